@@ -1,0 +1,50 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/mode.hpp"
+#include "ir/policy.hpp"
+#include "ir/source_location.hpp"
+#include "ir/syscall_policy.hpp"
+
+namespace zpolicy::ir {
+
+// What the host holds at a path when the policy is bound to it. Portable compilation
+// knows nothing of the host: every path is Unknown and spelled symbolically.
+enum class HostKind { Unknown, Directory, File, Missing };
+const char* to_string(HostKind k);
+
+// One path of the resolved policy. `path` is absolute and canonical for a bound run
+// ("/home/u/proj/.git") or symbolic for a portable one ("${WORKSPACE}/.git").
+struct ResolvedPath {
+  std::string path;
+  HostKind kind = HostKind::Unknown;
+  SourceLoc loc;  // the policy line that asked for it
+  friend bool operator==(const ResolvedPath&, const ResolvedPath&) = default;
+};
+
+// The policy bound to one host (or kept symbolic): the input of every emitter. Emitters
+// read only this; they never look at the environment or the filesystem.
+struct Resolved {
+  Mode mode = Mode::WorkspaceWrite;
+  bool portable = true;
+  std::vector<ResolvedPath> read;    // readable roots
+  std::vector<ResolvedPath> write;   // writable roots, shallowest first
+  // Directories between a writable root and a protected path: bound onto themselves so
+  // that they are mount points, which the kernel refuses to rename or remove (EBUSY).
+  std::vector<ResolvedPath> pin;
+  std::vector<ResolvedPath> protect;  // absolute, one per (writable root, subpath)
+  std::vector<ResolvedPath> deny;
+  Network network = Network::None;
+  bool private_tmp = true;  // false when a writable root is the host's /tmp
+  std::string cwd;          // the sandbox's working directory
+  SyscallPolicy syscalls;
+  EnvPolicy env;
+  std::optional<std::chrono::milliseconds> timeout;
+  Unavailable unavailable = Unavailable::Deny;
+};
+
+}  // namespace zpolicy::ir
