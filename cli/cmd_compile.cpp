@@ -1,0 +1,105 @@
+#include <filesystem>
+#include <fstream>
+
+#include "cli/json.hpp"
+#include "cli/options.hpp"
+#include "compiler/compile.hpp"
+
+namespace zpolicy::cli {
+namespace {
+
+// Writes every artifact next to its final name first and renames it into place only
+// when all are written, so DIR never holds a half-written set.
+bool write_artifacts(const std::string& dir, const std::vector<compiler::Artifact>& arts) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "zpolicy: cannot create '" << dir << "': " << ec.message() << "\n";
+    return false;
+  }
+  for (const auto& a : arts) {
+    std::ofstream out(fs::path(dir) / (a.name + ".tmp"), std::ios::binary | std::ios::trunc);
+    out.write(a.content.data(), static_cast<std::streamsize>(a.content.size()));
+    if (!out.flush()) {
+      std::cerr << "zpolicy: cannot write '" << dir << "/" << a.name << "'\n";
+      return false;
+    }
+  }
+  for (const auto& a : arts) {
+    fs::rename(fs::path(dir) / (a.name + ".tmp"), fs::path(dir) / a.name, ec);
+    if (ec) {
+      std::cerr << "zpolicy: cannot write '" << dir << "/" << a.name << "': " << ec.message()
+                << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int cmd_compile(const Args& args) {
+  const std::string usage =
+      "zpolicy compile POLICY --target linux|macos [--mode M] [--workspace DIR] [--out DIR] "
+      "[--emit ARTIFACT] [--format text|json]";
+  po::options_description opts("compile options");
+  opts.add_options()("policy", po::value<std::string>()->required(), "policy file")(
+      "target", po::value<std::string>()->required(), "linux or macos")(
+      "mode", po::value<std::string>(), "narrow the policy's mode")(
+      "workspace", po::value<std::string>(),
+      "bind ${WORKSPACE} etc. to this host (default: portable, symbolic output)")(
+      "out", po::value<std::string>(), "write the artifacts into DIR")(
+      "emit", po::value<std::string>(), "print one artifact to stdout")(
+      "format", po::value<std::string>()->default_value("text"), "text or json");
+  po::positional_options_description pos;
+  pos.add("policy", 1);
+  po::variables_map vm;
+  bool help = false;
+  if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
+  if (help) return kExitOk;
+
+  ir::Diagnostics diags;
+  auto target = compiler::parse_target(vm["target"].as<std::string>());
+  if (!target) diags.error({"<command line>"}, "invalid --target (expected linux or macos)");
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "text" && format != "json")
+    diags.error({"<command line>"}, "invalid --format (expected text or json)");
+  auto requested = mode_option(vm, diags);
+  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
+  std::optional<compiler::HostFacts> host;
+  if (policy && !diags.has_errors() && vm.count("workspace"))
+    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
+  std::optional<ir::Mode> mode;
+  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
+  std::optional<std::vector<compiler::Artifact>> arts;
+  if (mode && !diags.has_errors()) arts = compiler::compile(*policy, *target, *mode, host, diags);
+  if (!arts || diags.has_errors()) {
+    print_diagnostics(diags);
+    return kExitUsage;
+  }
+
+  if (vm.count("emit")) {
+    auto name = vm["emit"].as<std::string>();
+    for (const auto& a : *arts)
+      if (a.name == name) {
+        std::cout.write(a.content.data(), static_cast<std::streamsize>(a.content.size()));
+        return std::cout.flush() ? kExitOk : kExitInternal;
+      }
+    std::cerr << "zpolicy: no artifact '" << name << "' for target "
+              << compiler::to_string(*target) << "\n";
+    return kExitUsage;
+  }
+  if (vm.count("out")) return write_artifacts(vm["out"].as<std::string>(), *arts) ? kExitOk : kExitInternal;
+  if (format == "json") {
+    std::cout << artifacts_json(compiler::to_string(*target), *arts);
+    return kExitOk;
+  }
+  for (const auto& a : *arts) {
+    if (a.binary) continue;
+    std::cout << "==> " << a.name << " <==\n" << a.content;
+  }
+  return kExitOk;
+}
+
+}  // namespace zpolicy::cli

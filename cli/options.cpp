@@ -1,0 +1,45 @@
+#include "cli/options.hpp"
+
+#include "compiler/default_policy.hpp"
+#include "compiler/frontend.hpp"
+
+namespace zpolicy::cli {
+
+bool parse_options(const Args& args, const std::string& usage, po::options_description& opts,
+                   const po::positional_options_description& positional, po::variables_map& vm,
+                   bool& help_shown) {
+  opts.add_options()("help,h", "show this help");
+  help_shown = false;
+  try {
+    po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "zpolicy: " << e.what() << "\nusage: " << usage << "\n";
+    return false;
+  }
+  if (vm.count("help")) {
+    std::cout << "usage: " << usage << "\n\n" << opts;
+    help_shown = true;
+  }
+  return true;
+}
+
+std::optional<ir::Policy> load_policy(const std::string& path, ir::Diagnostics& diags) {
+  if (path.empty()) return compiler::default_policy();
+  return compiler::load_policy_file(path, diags);
+}
+
+std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics& diags) {
+  if (!vm.count("mode")) return std::nullopt;
+  auto text = vm["mode"].as<std::string>();
+  auto m = ir::parse_mode(text);
+  if (!m)
+    diags.error({"<command line>"}, "invalid --mode '" + text +
+                                        "' (expected read-only, workspace-write or "
+                                        "danger-full-access)");
+  return m;
+}
+
+void print_diagnostics(const ir::Diagnostics& diags) { std::cerr << diags.str(); }
+
+}  // namespace zpolicy::cli

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "compiler/exit_code.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/mode.hpp"
+#include "ir/policy.hpp"
+
+namespace zpolicy::cli {
+
+namespace po = boost::program_options;
+
+// Parses a subcommand's arguments; on a usage error prints it and the help text and
+// returns false (the caller exits 2). `--help` prints help and sets `help_shown`.
+bool parse_options(const Args& args, const std::string& usage, po::options_description& opts,
+                   const po::positional_options_description& positional, po::variables_map& vm,
+                   bool& help_shown);
+
+// Loads --policy / a positional POLICY, or the built-in default when `path` is empty.
+std::optional<ir::Policy> load_policy(const std::string& path, ir::Diagnostics& diags);
+
+std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics& diags);
+
+// Prints diagnostics to stderr, each prefixed by nothing but its location.
+void print_diagnostics(const ir::Diagnostics& diags);
+
+}  // namespace zpolicy::cli

@@ -1,0 +1,50 @@
+#include "compiler/compile.hpp"
+
+#include "emitters/bwrap/bwrap_emitter.hpp"
+#include "emitters/seccomp/seccomp_emitter.hpp"
+
+namespace zpolicy::compiler {
+
+std::optional<Target> parse_target(const std::string& s) {
+  if (s == "linux") return Target::Linux;
+  if (s == "macos") return Target::Macos;
+  return std::nullopt;
+}
+
+const char* to_string(Target t) { return t == Target::Linux ? "linux" : "macos"; }
+
+std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target) {
+  std::vector<Artifact> out;
+  if (target == Target::Linux) {
+    out.push_back({"bwrap.args", emitters::bwrap::args_text(emitters::bwrap::emit_args(r))});
+    out.push_back({"seccomp.bpf", emitters::seccomp::emit_bpf(r.syscalls), true});
+    out.push_back({"seccomp.txt", emitters::seccomp::emit_listing(r.syscalls)});
+  }
+  return out;
+}
+
+std::optional<std::vector<Artifact>> compile(const ir::Policy& policy, Target target,
+                                             ir::Mode mode, const std::optional<HostFacts>& host,
+                                             ir::Diagnostics& diags) {
+  if (!ir::is_confined(mode)) {
+    diags.error(policy.mode.loc.line ? policy.mode.loc : policy.origin,
+                "nothing to compile: danger-full-access runs without a sandbox "
+                "(use --mode to compile a narrower mode)");
+    return std::nullopt;
+  }
+  if (target == Target::Macos) {
+    diags.error(policy.origin, "the macos target is not implemented yet (issue #5)");
+    return std::nullopt;
+  }
+  ir::Resolved r;
+  if (host) {
+    auto bound = resolve_for_host(policy, mode, *host, diags);
+    if (!bound) return std::nullopt;
+    r = std::move(*bound);
+  } else {
+    r = resolve_portable(policy, mode);
+  }
+  return emit_artifacts(r, target);
+}
+
+}  // namespace zpolicy::compiler

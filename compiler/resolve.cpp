@@ -1,0 +1,293 @@
+#include "compiler/resolve.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+#include "compiler/seccomp_baseline.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+using ir::HostKind;
+using ir::PathRoot;
+using ir::PolicyPath;
+using ir::ResolvedPath;
+
+std::optional<std::string> canonical(const std::string& p) {
+  char buf[PATH_MAX];
+  if (!realpath(p.c_str(), buf)) return std::nullopt;
+  return std::string(buf);
+}
+
+HostKind kind_of(const std::string& p, bool follow) {
+  struct stat st;
+  int rc = follow ? stat(p.c_str(), &st) : lstat(p.c_str(), &st);
+  if (rc != 0) return HostKind::Missing;
+  return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
+}
+
+bool is_symlink(const std::string& p) {
+  struct stat st;
+  return lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+std::string join(const std::string& base, const std::vector<std::string>& comps) {
+  std::string out = base == "/" ? "" : base;
+  for (const auto& c : comps) out += "/" + c;
+  return out.empty() ? "/" : out;
+}
+
+bool under(const std::string& root, const std::string& p) {
+  if (root == "/") return true;
+  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
+                       p[root.size()] == '/');
+}
+
+// Sorting by depth first and text second gives the bind order (a parent before its
+// children, so later, deeper mounts cover earlier ones) and a deterministic artifact.
+void sort_by_depth(std::vector<ResolvedPath>& v) {
+  auto depth = [](const std::string& s) { return std::count(s.begin(), s.end(), '/'); };
+  std::sort(v.begin(), v.end(), [&](const ResolvedPath& a, const ResolvedPath& b) {
+    auto da = depth(a.path), db = depth(b.path);
+    return da != db ? da < db : a.path < b.path;
+  });
+  v.erase(std::unique(v.begin(), v.end(),
+                      [](const ResolvedPath& a, const ResolvedPath& b) { return a.path == b.path; }),
+          v.end());
+}
+
+ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
+  ir::Resolved r;
+  r.mode = mode;
+  r.network = mode == ir::Mode::ReadOnly ? ir::Network::None : policy.network.value;
+  r.syscalls = effective_syscalls(policy, mode);
+  r.env = policy.env;
+  if (policy.timeout) r.timeout = policy.timeout->value;
+  r.unavailable = policy.unavailable.value;
+  return r;
+}
+
+// One protected path (absolute components) below a writable root: its pins are the
+// directories strictly between the root and it.
+void add_protected(ir::Resolved& r, const std::string& root, const std::vector<std::string>& rel,
+                   HostKind kind, const ir::SourceLoc& loc) {
+  for (size_t i = 1; i < rel.size(); ++i)
+    r.pin.push_back({join(root, {rel.begin(), rel.begin() + static_cast<long>(i)}),
+                     HostKind::Unknown, loc});
+  r.protect.push_back({join(root, rel), kind, loc});
+}
+
+}  // namespace
+
+std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
+                                       const std::optional<ir::Mode>& requested,
+                                       ir::Diagnostics& diags) {
+  if (!requested) return policy.mode.value;
+  if (!ir::narrower_or_equal(*requested, policy.mode.value)) {
+    diags.error(policy.mode.loc.line ? policy.mode.loc : policy.origin,
+                std::string("--mode ") + ir::to_string(*requested) +
+                    " is wider than the policy's ceiling '" + ir::to_string(policy.mode.value) +
+                    "'; --mode may only narrow it");
+    return std::nullopt;
+  }
+  return requested;
+}
+
+ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
+  ir::Resolved r = common(policy, mode);
+  r.portable = true;
+  r.cwd = "${WORKSPACE}";
+  for (const auto& p : policy.read) r.read.push_back({p.value.str(), HostKind::Unknown, p.loc});
+  if (mode == ir::Mode::WorkspaceWrite) {
+    for (const auto& w : policy.write) {
+      r.write.push_back({w.value.str(), HostKind::Unknown, w.loc});
+      if (w.value.str() == "/tmp" || w.value.str() == "${TMPDIR}") r.private_tmp = false;
+      for (const auto& pr : policy.protect) {
+        if (pr.value.is_relative())
+          add_protected(r, w.value.str(), pr.value.components, HostKind::Unknown, pr.loc);
+        else if (w.value.contains(pr.value) && !(pr.value == w.value))
+          add_protected(r, w.value.str(),
+                        {pr.value.components.begin() + static_cast<long>(w.value.components.size()),
+                         pr.value.components.end()},
+                        HostKind::Unknown, pr.loc);
+      }
+    }
+  }
+  for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
+  sort_by_depth(r.read);
+  sort_by_depth(r.write);
+  sort_by_depth(r.pin);
+  sort_by_depth(r.protect);
+  sort_by_depth(r.deny);
+  return r;
+}
+
+std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
+                                    ir::Diagnostics& diags) {
+  HostFacts h;
+  char buf[PATH_MAX];
+  if (!getcwd(buf, sizeof buf)) {
+    diags.error({"<host>"}, "cannot determine the current directory");
+    return std::nullopt;
+  }
+  auto cwd = canonical(buf);
+  h.cwd = cwd ? *cwd : buf;
+  auto ws = canonical(workspace.value_or(h.cwd));
+  if (!ws || kind_of(*ws, true) != HostKind::Directory) {
+    diags.error({"<host>"}, "workspace '" + workspace.value_or(h.cwd) + "' is not a directory");
+    return std::nullopt;
+  }
+  h.workspace = *ws;
+  const char* home = std::getenv("HOME");
+  if (!home || home[0] != '/') {
+    const passwd* pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : "/";
+  }
+  h.home = home;
+  const char* tmp = std::getenv("TMPDIR");
+  h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+  return h;
+}
+
+namespace {
+
+class HostResolver {
+ public:
+  HostResolver(const HostFacts& host, ir::Diagnostics& diags) : host_(host), diags_(diags) {}
+
+  std::string bind(const PolicyPath& p) const {
+    switch (p.root) {
+      case PathRoot::Workspace:
+        return join(host_.workspace, p.components);
+      case PathRoot::Home:
+        return join(host_.home, p.components);
+      case PathRoot::Tmpdir:
+        return join(host_.tmpdir, p.components);
+      case PathRoot::Absolute:
+      case PathRoot::Relative:
+        return join("/", p.components);
+    }
+    return "/";
+  }
+
+  // Canonical form of a root; a missing root keeps its lexical form.
+  std::string root_path(const PolicyPath& p) const {
+    std::string lexical = bind(p);
+    auto c = canonical(lexical);
+    return c ? *c : lexical;
+  }
+
+  // Walks rel below root one component at a time, refusing any symlink: a protected or
+  // deny path reached through a symlink would protect the link, not what it names.
+  bool walk_without_symlinks(const std::string& root, const std::vector<std::string>& rel,
+                             const ir::SourceLoc& loc, const std::string& what) {
+    std::string cur = root;
+    for (const auto& c : rel) {
+      cur = join(cur, {c});
+      if (is_symlink(cur)) {
+        diags_.error(loc, what + " '" + cur + "' crosses a symlink inside a writable root ('" +
+                              cur + "'); refusing to run");
+        return false;
+      }
+      if (kind_of(cur, false) == HostKind::Missing) return true;
+    }
+    return true;
+  }
+
+  // A `.git` that is a file (worktree, submodule) points at the real git directory,
+  // which needs the same protection as the pointer.
+  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc) {
+    std::ifstream in(pointer);
+    std::string line;
+    if (!std::getline(in, line) || line.rfind("gitdir: ", 0) != 0) return;
+    std::string target = line.substr(8);
+    if (!target.empty() && target[0] != '/')
+      target = pointer.substr(0, pointer.rfind('/')) + "/" + target;
+    auto c = canonical(target);
+    if (!c) {
+      diags_.error(loc, "'" + pointer + "' points at git directory '" + target +
+                            "', which does not exist; refusing to run");
+      return;
+    }
+    r.protect.push_back({*c, kind_of(*c, true), loc});
+  }
+
+ private:
+  const HostFacts& host_;
+  ir::Diagnostics& diags_;
+};
+
+}  // namespace
+
+std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
+                                             const HostFacts& host, ir::Diagnostics& diags) {
+  ir::Resolved r = common(policy, mode);
+  r.portable = false;
+  HostResolver h(host, diags);
+  r.cwd = under(host.workspace, host.cwd) ? host.cwd : host.workspace;
+  for (const auto& p : policy.read) {
+    std::string path = h.root_path(p.value);
+    HostKind k = kind_of(path, true);
+    if (k != HostKind::Missing) r.read.push_back({path, k, p.loc});
+  }
+  if (mode == ir::Mode::WorkspaceWrite) {
+    for (const auto& w : policy.write) {
+      std::string root = h.root_path(w.value);
+      HostKind k = kind_of(root, true);
+      if (k != HostKind::Directory) {
+        diags.error(w.loc, "writable root '" + root + "' is not an existing directory");
+        continue;
+      }
+      r.write.push_back({root, k, w.loc});
+      if (root == "/tmp") r.private_tmp = false;
+      for (const auto& pr : policy.protect) {
+        std::vector<std::string> rel;
+        if (pr.value.is_relative()) {
+          rel = pr.value.components;
+        } else {
+          std::string abs = h.bind(pr.value);
+          if (!under(root, abs) || abs == root) continue;
+          std::string tail = abs.substr(root == "/" ? 1 : root.size() + 1);
+          rel = ir::parse_policy_path(tail, true, nullptr)->components;
+        }
+        if (!h.walk_without_symlinks(root, rel, pr.loc, "protected path")) continue;
+        std::string path = join(root, rel);
+        HostKind pk = kind_of(path, false);
+        add_protected(r, root, rel, pk, pr.loc);
+        if (rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, pr.loc);
+      }
+    }
+  }
+  for (const auto& d : policy.deny) {
+    std::string lexical = h.bind(d.value);
+    const ResolvedPath* inside = nullptr;
+    for (const auto& w : r.write)
+      if (under(w.path, lexical)) inside = &w;
+    if (inside) {
+      std::string tail = lexical == inside->path ? "" : lexical.substr(inside->path == "/" ? 1 : inside->path.size() + 1);
+      auto rel = tail.empty() ? std::vector<std::string>{} : ir::parse_policy_path(tail, true, nullptr)->components;
+      if (!h.walk_without_symlinks(inside->path, rel, d.loc, "deny path")) continue;
+      r.deny.push_back({lexical, kind_of(lexical, false), d.loc});
+      continue;
+    }
+    auto c = canonical(lexical);
+    r.deny.push_back({c ? *c : lexical, kind_of(c ? *c : lexical, true), d.loc});
+  }
+  for (auto& p : r.pin) p.kind = kind_of(p.path, false);
+  sort_by_depth(r.read);
+  sort_by_depth(r.write);
+  sort_by_depth(r.pin);
+  sort_by_depth(r.protect);
+  sort_by_depth(r.deny);
+  if (diags.has_errors()) return std::nullopt;
+  return r;
+}
+
+}  // namespace zpolicy::compiler

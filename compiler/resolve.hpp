@@ -1,0 +1,40 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "ir/diagnostic.hpp"
+#include "ir/policy.hpp"
+#include "ir/resolved.hpp"
+
+namespace zpolicy::compiler {
+
+// The host facts a policy is bound to. Gathered in one place (host_facts) so that
+// resolution itself is reproducible in tests with made-up facts.
+struct HostFacts {
+  std::string workspace;  // canonical
+  std::string home;
+  std::string tmpdir;
+  std::string cwd;  // canonical current directory
+};
+
+// Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,
+// and canonicalizes the workspace (default: the current directory).
+std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
+                                    ir::Diagnostics& diags);
+
+// The mode a run gets: the requested one, which may only narrow the policy's ceiling.
+std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
+                                       const std::optional<ir::Mode>& requested,
+                                       ir::Diagnostics& diags);
+
+// Portable resolution: variables stay symbolic, nothing on the host is looked at.
+ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode);
+
+// Binds the policy to a host: canonical paths, host kinds, `.git` pointer files, and
+// refusal (located diagnostics) of protected or deny paths that cross a symlink inside
+// a writable root. Looks at the filesystem but never changes it.
+std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
+                                             const HostFacts& host, ir::Diagnostics& diags);
+
+}  // namespace zpolicy::compiler

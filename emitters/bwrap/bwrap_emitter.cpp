@@ -1,0 +1,73 @@
+#include "emitters/bwrap/bwrap_emitter.hpp"
+
+#include <stdexcept>
+
+namespace zpolicy::emitters::bwrap {
+namespace {
+
+bool under(const std::string& root, const std::string& p) {
+  if (root == "/") return true;
+  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
+                       p[root.size()] == '/');
+}
+
+class Argv {
+ public:
+  void add(std::initializer_list<std::string> words) { args_.insert(args_.end(), words); }
+  std::vector<std::string> take() { return std::move(args_); }
+
+ private:
+  std::vector<std::string> args_;
+};
+
+}  // namespace
+
+std::vector<std::string> emit_args(const ir::Resolved& r) {
+  if (!ir::is_confined(r.mode))
+    throw std::invalid_argument("bwrap emitter: danger-full-access has no sandbox");
+  Argv a;
+  // Process isolation. --unshare-user is explicit because bwrap started by root would
+  // otherwise skip it, and --disable-userns needs it; together with --cap-drop ALL a
+  // sandbox started by root holds no capability inside.
+  a.add({"--new-session", "--die-with-parent"});
+  a.add({"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts",
+         "--unshare-cgroup-try"});
+  if (r.network != ir::Network::Full) a.add({"--unshare-net"});
+  a.add({"--disable-userns", "--cap-drop", "ALL"});
+
+  // The mount plan: later mounts cover earlier ones, so the order is read roots, the
+  // sandbox's own /dev /proc /tmp, writable roots, pins, protected paths, deny masks.
+  for (const auto& p : r.read) a.add({"--ro-bind", p.path, p.path});
+  a.add({"--dev", "/dev", "--proc", "/proc"});
+  if (r.private_tmp) a.add({"--tmpfs", "/tmp"});
+  if (r.mode == ir::Mode::WorkspaceWrite) {
+    for (const auto& w : r.write) a.add({"--bind", w.path, w.path});
+    // A pin is a directory bound onto itself: the kernel refuses to rename or remove a
+    // mount point, so a protected path cannot be moved out from under its rule.
+    for (const auto& p : r.pin) a.add({"--bind", p.path, p.path});
+    // Missing protected paths get a placeholder from the runner before bwrap starts, so
+    // --ro-bind (never -try) is always right: a protection that could silently not
+    // apply would be a dropped deny.
+    for (const auto& p : r.protect) a.add({"--ro-bind", p.path, p.path});
+  }
+  for (const auto& d : r.deny) {
+    bool in_writable = false;
+    for (const auto& w : r.write) in_writable |= r.mode == ir::Mode::WorkspaceWrite && under(w.path, d.path);
+    if (d.kind == ir::HostKind::Missing && !in_writable) continue;  // nothing to read, nothing can create it
+    if (d.kind == ir::HostKind::File)
+      a.add({"--ro-bind", "/dev/null", d.path});
+    else
+      a.add({"--perms", "000", "--tmpfs", d.path, "--remount-ro", d.path});
+  }
+  a.add({"--chdir", r.cwd});
+  a.add({"--seccomp", std::to_string(kSeccompFd)});
+  return a.take();
+}
+
+std::string args_text(const std::vector<std::string>& args) {
+  std::string out;
+  for (const auto& s : args) out += s + "\n";
+  return out;
+}
+
+}  // namespace zpolicy::emitters::bwrap
