@@ -1,5 +1,56 @@
+#include <algorithm>
 #include "cli/options.hpp"
+#include "runner/backend.hpp"
+#include "runner/run.hpp"
+
 namespace zpolicy::cli {
-int cmd_run(const Args&) { std::cerr << "zpolicy: run: not implemented yet (issue #3)\n"; return kExitInternal; }
-int cmd_doctor(const Args&) { std::cerr << "zpolicy: doctor: not implemented yet (issue #3)\n"; return kExitUsage; }
+
+int cmd_run(const Args& args) {
+  const std::string usage =
+      "zpolicy run [--policy POLICY] [--mode M] [--workspace DIR] [--timeout S] -- CMD [ARG...]";
+  // Everything after "--" is the command, never an option of ours.
+  auto dashdash = std::find(args.begin(), args.end(), "--");
+  Args ours(args.begin(), dashdash);
+  po::options_description opts("run options");
+  opts.add_options()("policy", po::value<std::string>(), "policy file (default: built-in)")(
+      "mode", po::value<std::string>(), "narrow the policy's mode")(
+      "workspace", po::value<std::string>(), "the workspace (default: current directory)")(
+      "timeout", po::value<double>(), "kill the whole sandbox after S seconds (exit 124)");
+  po::variables_map vm;
+  bool help = false;
+  if (!parse_options(ours, usage, opts, {}, vm, help)) return kExitUsage;
+  if (help) return kExitOk;
+  runner::RunRequest req;
+  if (dashdash != args.end()) req.command.assign(dashdash + 1, args.end());
+  ir::Diagnostics diags;
+  req.mode = mode_option(vm, diags);
+  if (vm.count("policy")) req.policy_path = vm["policy"].as<std::string>();
+  if (vm.count("workspace")) req.workspace = vm["workspace"].as<std::string>();
+  if (vm.count("timeout")) {
+    double s = vm["timeout"].as<double>();
+    if (!(s > 0 && s <= 7 * 24 * 3600))
+      diags.error({"<command line>"}, "--timeout must be more than 0 and at most 7 days");
+    else
+      req.timeout = std::chrono::milliseconds(static_cast<long long>(s * 1000));
+  }
+  if (diags.has_errors()) {
+    print_diagnostics(diags);
+    return kExitUsage;
+  }
+  return runner::run(req, std::cerr);
 }
+
+int cmd_doctor(const Args& args) {
+  const std::string usage = "zpolicy doctor";
+  po::options_description opts("doctor options");
+  po::variables_map vm;
+  bool help = false;
+  if (!parse_options(args, usage, opts, {}, vm, help)) return kExitUsage;
+  if (help) return kExitOk;
+  auto status = runner::probe();
+  std::cout << "linux backend: " << runner::kBwrapPath << "\n";
+  std::cout << "status: " << status.str() << "\n";
+  return status.usable() ? kExitOk : kExitUnavailable;
+}
+
+}  // namespace zpolicy::cli

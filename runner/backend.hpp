@@ -1,0 +1,42 @@
+#pragma once
+
+#include <string>
+
+namespace zpolicy::runner {
+
+// The fixed, trusted location of the Linux backend. Never PATH, never the workspace.
+inline constexpr const char* kBwrapPath = "/usr/bin/bwrap";
+
+// Why a sandbox cannot be started here. Each is a fail-closed refusal (exit 4).
+enum class Unavailability {
+  None,
+  UnsupportedPlatform,
+  Wsl1,
+  NotInstalled,
+  Untrusted,               // wrong owner or writable by others
+  UserNamespacesDisabled,  // sysctl user.max_user_namespaces=0 or unprivileged_userns_clone=0
+  AppArmorRestriction,     // kernel.apparmor_restrict_unprivileged_userns=1
+  ContainerWithoutNamespaces,
+  SeccompUnavailable,
+  ProbeTimeout,
+  ProbeFailed,
+};
+
+const char* to_string(Unavailability u);
+
+struct BackendStatus {
+  Unavailability reason = Unavailability::None;
+  std::string detail;  // human-readable, one line
+  bool usable() const { return reason == Unavailability::None; }
+  std::string str() const;  // "<reason>: <detail>"
+};
+
+// Cheap checks done before every run: platform, trusted binary, namespace sysctls,
+// seccomp. They read files only; nothing is started.
+BackendStatus preflight();
+
+// Starts bwrap with the sandbox's namespace flags on /bin/true, within a time limit,
+// and classifies a failure. Used by `doctor` and to explain a run whose setup failed.
+BackendStatus probe(int timeout_ms = 5000);
+
+}  // namespace zpolicy::runner

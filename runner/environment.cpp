@@ -1,0 +1,45 @@
+#include "runner/environment.hpp"
+
+#include <map>
+
+extern char** environ;
+
+namespace zpolicy::runner {
+namespace {
+
+bool kept(const ir::EnvPolicy& policy, const std::string& name) {
+  for (const auto& k : policy.keep) {
+    const std::string& pat = k.value;
+    if (!pat.empty() && pat.back() == '*') {
+      if (name.compare(0, pat.size() - 1, pat, 0, pat.size() - 1) == 0) return true;
+    } else if (name == pat) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string> build_environment(const ir::EnvPolicy& policy,
+                                           const std::vector<std::string>& caller_env) {
+  std::map<std::string, std::string> env;
+  for (const auto& entry : caller_env) {
+    auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    std::string name = entry.substr(0, eq);
+    if (kept(policy, name)) env[name] = entry.substr(eq + 1);
+  }
+  for (const auto& [name, value] : policy.set) env[name] = value.value;
+  std::vector<std::string> out;
+  for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+  return out;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> out;
+  for (char** e = environ; e && *e; ++e) out.emplace_back(*e);
+  return out;
+}
+
+}  // namespace zpolicy::runner

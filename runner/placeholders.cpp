@@ -1,0 +1,243 @@
+#include "runner/placeholders.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace zpolicy::runner {
+namespace {
+
+bool under(const std::string& root, const std::string& p) {
+  if (root == "/") return true;
+  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
+                       p[root.size()] == '/');
+}
+
+// A directory we may keep state in: ours, not a symlink, closed to everybody else.
+bool private_dir(const std::string& dir) {
+  mkdir(dir.c_str(), 0700);
+  struct stat st;
+  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+         (st.st_mode & 077) == 0;
+}
+
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) {
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd_ >= 0 && flock(fd_, LOCK_EX) != 0) {
+      close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~FileLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  bool ok() const { return fd_ >= 0; }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Record {
+  std::string path;
+  bool live;
+  std::vector<std::string> lines;
+};
+
+std::vector<Record> read_records(const std::string& dir, const std::string& own) {
+  std::vector<Record> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name.rfind("run-", 0) != 0) continue;
+    std::string path = dir + "/" + name;
+    if (path == own) continue;
+    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) continue;
+    Record r{path, flock(fd, LOCK_EX | LOCK_NB) != 0, {}};
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) r.lines.push_back(line);
+    close(fd);
+    out.push_back(std::move(r));
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end(), [](const Record& a, const Record& b) { return a.path < b.path; });
+  return out;
+}
+
+struct Parsed {
+  unsigned long long dev = 0, ino = 0;
+  std::string path;
+};
+
+std::optional<Parsed> parse_line(const std::string& line) {
+  Parsed p;
+  std::istringstream in(line);
+  if (!(in >> p.dev >> p.ino)) return std::nullopt;
+  in.get();
+  std::getline(in, p.path);
+  if (p.path.empty() || p.path[0] != '/') return std::nullopt;
+  return p;
+}
+
+std::set<std::string> live_paths(const std::vector<Record>& records) {
+  std::set<std::string> live;
+  for (const auto& r : records)
+    if (r.live)
+      for (const auto& l : r.lines)
+        if (auto p = parse_line(l)) live.insert(p->path);
+  return live;
+}
+
+// Removes `path` only if it is still the empty directory with this identity.
+void remove_if_ours(const std::string& path, unsigned long long dev, unsigned long long ino) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+  if (st.st_dev != dev || st.st_ino != ino) return;
+  rmdir(path.c_str());  // fails with ENOTEMPTY if anything was put inside: then it stays
+}
+
+void reconcile_dead(const std::vector<Record>& records, const std::set<std::string>& live) {
+  for (const auto& r : records) {
+    if (r.live) continue;
+    for (auto it = r.lines.rbegin(); it != r.lines.rend(); ++it)
+      if (auto p = parse_line(*it); p && !live.count(p->path)) remove_if_ours(p->path, p->dev, p->ino);
+    unlink(r.path.c_str());
+  }
+}
+
+}  // namespace
+
+std::string Placeholders::state_dir() {
+  if (getuid() == 0) return "/run/zpolicy";
+  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
+  if (xdg && xdg[0] == '/') {
+    struct stat st;
+    if (stat(xdg, &st) == 0 && st.st_uid == getuid()) return std::string(xdg) + "/zpolicy";
+  }
+  return "/tmp/zpolicy-" + std::to_string(getuid());
+}
+
+Placeholders::~Placeholders() { cleanup(); }
+
+bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
+  const std::string dir = state_dir();
+  if (!private_dir(dir)) {
+    error = "state directory '" + dir + "' is not a private directory owned by this user";
+    return false;
+  }
+  FileLock lock(dir + "/lock");
+  if (!lock.ok()) {
+    error = "cannot lock '" + dir + "/lock'";
+    return false;
+  }
+  std::random_device rd;
+  record_path_ = dir + "/run-" + std::to_string(getpid()) + "-" + std::to_string(rd());
+  record_fd_ = open(record_path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (record_fd_ < 0 || flock(record_fd_, LOCK_EX) != 0) {
+    error = "cannot create run record '" + record_path_ + "': " + std::strerror(errno);
+    return false;
+  }
+  auto records = read_records(dir, record_path_);
+  auto live = live_paths(records);
+  reconcile_dead(records, live);
+
+  // Every path that must exist before bwrap binds it, shallowest first.
+  std::vector<ir::ResolvedPath*> needed;
+  for (auto& p : r.pin) needed.push_back(&p);
+  for (auto& p : r.protect) needed.push_back(&p);
+  for (auto& d : r.deny)
+    for (const auto& w : r.write)
+      if (under(w.path, d.path) && d.path != w.path) {
+        needed.push_back(&d);
+        break;
+      }
+  std::stable_sort(needed.begin(), needed.end(), [](auto* a, auto* b) {
+    return std::count(a->path.begin(), a->path.end(), '/') <
+           std::count(b->path.begin(), b->path.end(), '/');
+  });
+
+  for (auto* p : needed) {
+    const ir::ResolvedPath* root = nullptr;
+    for (const auto& w : r.write)
+      if (under(w.path, p->path)) root = &w;
+    if (!root) continue;
+    if (p->kind == ir::HostKind::Missing) {
+    // Walk from the writable root with O_NOFOLLOW so that a symlink planted on the host
+    // between resolution and now cannot redirect a placeholder outside the root.
+    int fd = open(root->path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    std::string cur = root->path;
+    std::string rest = p->path.substr(root->path.size());
+    std::istringstream comps(rest);
+    for (std::string c; fd >= 0 && std::getline(comps, c, '/');) {
+      if (c.empty()) continue;
+      cur += "/" + c;
+      bool created = mkdirat(fd, c.c_str(), 0755) == 0;
+      if (!created && errno != EEXIST) {
+        error = "cannot create placeholder '" + cur + "': " + std::strerror(errno);
+        close(fd);
+        return false;
+      }
+      int next = openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      struct stat st;
+      if (next >= 0 && fstat(next, &st) == 0 && (created || live.count(cur))) {
+        Entry e{cur, static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
+        std::string line = std::to_string(e.dev) + " " + std::to_string(e.ino) + " " + cur + "\n";
+        if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
+            fsync(record_fd_) != 0) {
+          error = "cannot write run record '" + record_path_ + "'";
+          close(next);
+          close(fd);
+          return false;
+        }
+        entries_.push_back(std::move(e));
+      }
+      close(fd);
+      fd = next;
+      if (next < 0 && cur != p->path) break;
+    }
+    if (fd >= 0) close(fd);
+    }
+    struct stat st;
+    if (lstat(p->path.c_str(), &st) != 0) {
+      error = "cannot create placeholder '" + p->path + "'";
+      return false;
+    }
+    if (S_ISLNK(st.st_mode)) {
+      error = "'" + p->path + "' became a symlink; refusing to run";
+      return false;
+    }
+    p->kind = S_ISDIR(st.st_mode) ? ir::HostKind::Directory : ir::HostKind::File;
+  }
+  return true;
+}
+
+void Placeholders::cleanup() {
+  if (record_fd_ < 0) return;
+  const std::string dir = state_dir();
+  {
+    FileLock lock(dir + "/lock");
+    auto live = live_paths(read_records(dir, record_path_));
+    for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
+      if (!live.count(it->path)) remove_if_ours(it->path, it->dev, it->ino);
+    unlink(record_path_.c_str());
+  }
+  close(record_fd_);
+  record_fd_ = -1;
+  entries_.clear();
+}
+
+}  // namespace zpolicy::runner

@@ -1,0 +1,167 @@
+#include "runner/supervise.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace zpolicy::runner {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+sigset_t watched_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  return set;
+}
+
+[[noreturn]] void exec_child(const SpawnSpec& spec, const sigset_t& old_mask, pid_t parent) {
+  setpgid(0, 0);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(125);  // the runner already died: start nothing
+  // Move every source above the targets first so that no dup2 clobbers a later source.
+  std::vector<int> moved;
+  for (const auto& [from, to] : spec.fds) moved.push_back(fcntl(from, F_DUPFD_CLOEXEC, 64));
+  for (size_t i = 0; i < spec.fds.size(); ++i)
+    if (moved[i] < 0 || dup2(moved[i], spec.fds[i].second) < 0) _exit(125);
+  int highest = 2;
+  for (const auto& [from, to] : spec.fds) highest = std::max(highest, to);
+  syscall(SYS_close_range, highest + 1, ~0U, 0);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const auto& e : spec.envp) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  execve(spec.exe.c_str(), argv.data(), envp.data());
+  _exit(errno == ENOENT ? 127 : 126);
+}
+
+std::string ns_of(pid_t pid) {
+  char buf[64];
+  std::string link = "/proc/" + std::to_string(pid) + "/ns/pid";
+  ssize_t n = readlink(link.c_str(), buf, sizeof buf);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+}
+
+// Every process in the sandbox's pid namespace except its init, which only takes the
+// signals it has handlers for and is not the command.
+void signal_sandbox(pid_t init, int sig) {
+  std::string ns = ns_of(init);
+  if (ns.empty()) return;
+  DIR* d = opendir("/proc");
+  if (!d) return;
+  while (dirent* e = readdir(d)) {
+    char* end;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (*end || pid <= 0 || pid == init) continue;
+    if (ns_of(static_cast<pid_t>(pid)) == ns) kill(static_cast<pid_t>(pid), sig);
+  }
+  closedir(d);
+}
+
+// bwrap's status stream: {"child-pid": N ...} once the sandbox init exists, then
+// {"exit-code": N} only if setup finished and the command was exec'd.
+struct StatusStream {
+  std::string text;
+  pid_t child_pid() const {
+    auto at = text.find("\"child-pid\":");
+    return at == std::string::npos ? 0 : static_cast<pid_t>(std::atol(text.c_str() + at + 12));
+  }
+  bool exec_reported() const { return text.find("\"exit-code\":") != std::string::npos; }
+};
+
+}  // namespace
+
+Outcome supervise(const SpawnSpec& spec) {
+  sigset_t set = watched_signals(), old_mask;
+  sigprocmask(SIG_BLOCK, &set, &old_mask);
+  int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+  pid_t parent = getpid();
+  pid_t pid = sfd < 0 ? -1 : fork();
+  if (pid == 0) exec_child(spec, old_mask, parent);
+  Outcome out;
+  if (pid < 0) {
+    if (sfd >= 0) close(sfd);
+    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    return out;
+  }
+  setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
+  StatusStream status;
+  bool status_open = spec.status_fd >= 0;
+  auto deadline = spec.timeout ? std::optional(Clock::now() + *spec.timeout) : std::nullopt;
+  int forwarded = 0;
+  int wstatus = 0;
+  bool done = false, timed_out = false;
+  auto kill_all = [&] {
+    if (pid_t init = status.child_pid()) kill(init, SIGKILL);
+    kill(-pid, SIGKILL);
+  };
+  while (!done) {
+    int wait_ms = -1;
+    if (deadline) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0 && !timed_out) {
+        timed_out = true;
+        kill_all();
+      }
+      wait_ms = timed_out ? 200 : static_cast<int>(std::min<long long>(left, 1 << 30));
+    }
+    pollfd fds[2] = {{sfd, POLLIN, 0}, {status_open ? spec.status_fd : -1, POLLIN, 0}};
+    poll(fds, 2, wait_ms);
+    if (fds[1].revents) {
+      char buf[256];
+      ssize_t n = read(spec.status_fd, buf, sizeof buf);
+      if (n > 0 && status.text.size() < 4096) status.text.append(buf, static_cast<size_t>(n));
+      if (n <= 0) status_open = false;
+    }
+    signalfd_siginfo si;
+    while (read(sfd, &si, sizeof si) == sizeof si) {
+      int sig = static_cast<int>(si.ssi_signo);
+      if (sig == SIGCHLD) continue;
+      if (++forwarded > 1) {
+        kill_all();
+      } else if (pid_t init = status.child_pid()) {
+        signal_sandbox(init, sig);
+      } else {
+        kill(-pid, sig);
+      }
+    }
+    pid_t w = waitpid(pid, &wstatus, WNOHANG);
+    if (w == pid) done = true;
+  }
+  // The monitor is gone; make sure nothing of the tree survives it.
+  kill_all();
+  if (status_open) {
+    char buf[256];
+    ssize_t n;
+    while ((n = read(spec.status_fd, buf, sizeof buf)) > 0)
+      if (status.text.size() < 4096) status.text.append(buf, static_cast<size_t>(n));
+  }
+  close(sfd);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  out.setup_finished = status.exec_reported();
+  if (timed_out) {
+    out.kind = Outcome::Kind::TimedOut;
+  } else if (WIFEXITED(wstatus)) {
+    out.kind = Outcome::Kind::Exited;
+    out.code = WEXITSTATUS(wstatus);
+  } else {
+    out.kind = Outcome::Kind::Signaled;
+    out.code = WTERMSIG(wstatus);
+  }
+  return out;
+}
+
+}  // namespace zpolicy::runner
