@@ -3,6 +3,7 @@
 // Shared by the seccomp unit tests: the policies they compile and the calls they probe.
 
 #include <fstream>
+#include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +16,11 @@
 #include "compiler/syscall_decision.hpp"
 #include "ir/policy.hpp"
 #include "ir/syscall_table.hpp"
+
+namespace zpolicy::ir {
+// How Boost.Test prints an action in a failed check.
+inline std::ostream& boost_test_print_type(std::ostream& o, const Action& a) { return o << a.str(); }
+}  // namespace zpolicy::ir
 
 namespace zpolicy::test {
 
