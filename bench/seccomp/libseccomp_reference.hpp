@@ -51,7 +51,7 @@ inline scmp_compare libseccomp_op(ir::CmpOp op) {
 
 struct LibseccompBuild {
   std::string bpf;      // the exported program
-  size_t skipped = 0;   // rules libseccomp refused (e.g. action == default)
+  size_t skipped = 0;   // rules for names x86_64 lacks, or that libseccomp refused
 };
 
 // Native x86_64 filter; every other ABI (x32 included) gets the bad-arch action. Rules
