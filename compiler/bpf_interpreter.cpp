@@ -134,13 +134,15 @@ std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::strin
   return prog;
 }
 
-BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d) {
+BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
+               std::vector<uint32_t>* trace) {
   uint32_t a = 0, x = 0;
   uint32_t mem[kMemWords] = {};
   BpfRun r;
   for (size_t pc = 0; pc < prog.size(); ++pc) {
     const BpfInsn& in = prog[pc];
     ++r.executed;
+    if (trace) trace->push_back(static_cast<uint32_t>(pc));
     const uint32_t operand = src(in.code) == X ? x : in.k;
     switch (cls(in.code)) {
       case LD:
@@ -207,6 +209,20 @@ BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d) {
   }
   r.ret = 0;
   return r;
+}
+
+std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                          const std::array<uint64_t, 6>& args,
+                                          uint64_t instruction_pointer, std::string* error) {
+  const auto prog = parse_bpf(bytes, error);
+  if (!prog) return std::nullopt;
+  SeccompData d;
+  d.arch = ir::audit_arch(arch);
+  d.nr = arch == ir::Arch::X32 ? nr | ir::kX32SyscallBit : nr;
+  d.instruction_pointer = instruction_pointer;
+  d.args = args;
+  const BpfRun r = run_bpf(*prog, d);
+  return BpfEvaluation{r.ret, decode_seccomp_ret(r.ret), r.executed};
 }
 
 std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {

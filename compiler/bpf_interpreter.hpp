@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/syscall_policy.hpp"
+#include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
 
@@ -42,8 +43,21 @@ struct BpfRun {
 };
 
 // Runs a checked program on one call. A program that falls off its end or divides by
-// zero returns 0 (SECCOMP_RET_KILL_THREAD), as the kernel treats it.
-BpfRun run_bpf(std::span<const BpfInsn> program, const SeccompData& data);
+// zero returns 0 (SECCOMP_RET_KILL_THREAD), as the kernel treats it. With `trace`, the
+// index of every executed instruction is appended to it.
+BpfRun run_bpf(std::span<const BpfInsn> program, const SeccompData& data,
+               std::vector<uint32_t>* trace = nullptr);
+
+// One call evaluated from raw program bytes, for `zpolicy inspect --syscall`: `nr` is the
+// arch's own number (the x32 bit is added for Arch::X32).
+struct BpfEvaluation {
+  uint32_t ret = 0;
+  std::optional<ir::Action> action;  // nullopt for a return the IR has no word for
+  size_t executed = 0;
+};
+std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                          const std::array<uint64_t, 6>& args,
+                                          uint64_t instruction_pointer, std::string* error);
 
 // The IR action of a seccomp return value; nullopt for actions the IR has no word for
 // (trap, trace, log, user notification).

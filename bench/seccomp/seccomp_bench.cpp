@@ -151,13 +151,10 @@ int main(int argc, char** argv) {
   ir::SyscallPolicy docker;
   docker.default_action = spec->action.value;
   docker.rules = spec->rules;
-  ir::Policy in_sandbox;
-  in_sandbox.syscalls = *spec;
 
   const std::vector<std::pair<std::string, ir::SyscallPolicy>> sets = {
       {"default policy (workspace-write)", zc::effective_syscalls(ir::Policy{}, ir::Mode::WorkspaceWrite)},
       {"Docker default profile", docker},
-      {"Docker profile + zpolicy baseline", zc::effective_syscalls(in_sandbox, ir::Mode::WorkspaceWrite)},
   };
   std::printf("| rule set | filter | length | mean | max | mean with cache | dispatch mean | optimal dispatch |\n");
   std::printf("|---|---|---:|---:|---:|---:|---:|---:|\n");

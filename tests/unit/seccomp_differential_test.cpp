@@ -4,11 +4,12 @@
 #include "bench/seccomp/libseccomp_reference.hpp"
 #include "compiler/bpf_interpreter.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
+#include "compiler/seccomp_verify.hpp"
 #include "seccomp_test_support.hpp"
 
 namespace zc = zpolicy::compiler;
 namespace ir = zpolicy::ir;
-using zpolicy::test::probe_args;
+using zpolicy::compiler::probe_arguments;
 
 namespace {
 
@@ -27,7 +28,7 @@ std::vector<Probe> probes(const ir::SyscallPolicy& policy) {
   for (uint32_t nr = 0; nr < 1024; ++nr) {
     const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, nr);
     if (s) {
-      for (const auto& a : probe_args(policy, *s))
+      for (const auto& a : probe_arguments(policy, *s))
         out.push_back({ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a});
     } else {
       out.push_back({ir::kAuditArchX86_64, ir::Arch::X86_64, nr, zero});

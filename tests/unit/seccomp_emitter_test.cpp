@@ -6,6 +6,7 @@
 
 #include "compiler/bpf_interpreter.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
+#include "compiler/seccomp_verify.hpp"
 #include "seccomp_test_support.hpp"
 
 namespace zc = zpolicy::compiler;
@@ -118,7 +119,7 @@ BOOST_AUTO_TEST_CASE(long_programs_get_trampolines_and_stay_correct) {
   BOOST_TEST(prog.size() > 1000u);
   BOOST_TEST(es::emit_listing(p).find("(trampoline)") != std::string::npos);
   for (const auto& s : ir::syscall_table(ir::Arch::X86_64)) {
-    for (const auto& args : zpolicy::test::probe_args(p, s)) {
+    for (const auto& args : zpolicy::compiler::probe_arguments(p, s)) {
       zc::SeccompData d;
       d.arch = ir::kAuditArchX86_64;
       d.nr = s.nr;

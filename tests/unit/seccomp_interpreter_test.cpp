@@ -78,4 +78,20 @@ BOOST_AUTO_TEST_CASE(disassembly_names_fields_syscalls_and_actions) {
   BOOST_TEST(zc::disassemble_bpf(std::string_view("abc")).rfind("invalid seccomp program", 0) == 0);
 }
 
+BOOST_AUTO_TEST_CASE(evaluates_one_call_per_arch) {
+  const std::string bpf = zpolicy::emitters::seccomp::emit_bpf(zpolicy::test::default_syscalls());
+  std::string error;
+  const auto ptrace = zc::evaluate_bpf(bpf, ir::Arch::X86_64, 101, {}, 0, &error);
+  BOOST_REQUIRE(ptrace.has_value());
+  BOOST_TEST(ptrace->ret == 0x50001u);
+  BOOST_TEST((ptrace->action && *ptrace->action == ir::Action::errno_(1)));
+  BOOST_TEST(ptrace->executed > 3u);
+  const auto x32 = zc::evaluate_bpf(bpf, ir::Arch::X32, 0, {}, 0, &error);  // x32 read
+  BOOST_TEST((x32 && x32->action && *x32->action == ir::Action::kill()));
+  const auto i386 = zc::evaluate_bpf(bpf, ir::Arch::I386, 3, {}, 0, &error);  // i386 read
+  BOOST_TEST((i386 && i386->action && *i386->action == ir::Action::kill()));
+  BOOST_TEST(!zc::evaluate_bpf("xyz", ir::Arch::X86_64, 0, {}, 0, &error).has_value());
+  BOOST_TEST(!error.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
