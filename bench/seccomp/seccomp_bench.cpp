@@ -171,11 +171,11 @@ int main(int argc, char** argv) {
                    linear.skipped, policy.rules.size());
     for (const auto& [fname, prog] : filters) {
       const Figures f = measure(prog);
-      const std::string opt =
-          fname == "zpolicy" ? std::to_string(optimal_dispatch(prog)).substr(0, 4) : "";
-      std::printf("| %s | %s | %zu | %.2f | %zu | %.2f | %.2f | %s |\n", name.c_str(),
+      char opt[32] = "";
+      if (fname == "zpolicy") std::snprintf(opt, sizeof opt, "%.3f", optimal_dispatch(prog));
+      std::printf("| %s | %s | %zu | %.2f | %zu | %.2f | %.3f | %s |\n", name.c_str(),
                   fname.c_str(), f.length, f.mean, f.max, f.cached_mean, f.tree_mean,
-                  opt.c_str());
+                  opt);
     }
   }
   return 0;

@@ -6,10 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench/seccomp/libseccomp_reference.hpp"
+#include "compiler/oci_import.hpp"
 #include "compiler/seccomp_baseline.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "ir/syscall_table.hpp"
@@ -40,8 +43,11 @@ Outcome sandboxed(const std::string& filter, const std::vector<std::string>& cmd
     argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
   for (const char* a : {"/usr/bin/bwrap", "--unshare-user", "--unshare-pid", "--unshare-net",
                         "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
-                        "/proc", "--tmpfs", "/tmp", "--cap-drop", "ALL", "--disable-userns",
-                        "--chdir", "/tmp", "--setenv", "HOME", "/tmp", "--seccomp"})
+                        "/proc", "--tmpfs", "/tmp",
+                        // The probe stays visible should the build tree live under /tmp.
+                        "--ro-bind", ZPOLICY_SECCOMP_PROBE, ZPOLICY_SECCOMP_PROBE,
+                        "--cap-drop", "ALL", "--disable-userns", "--chdir", "/tmp",
+                        "--setenv", "HOME", "/tmp", "--seccomp"})
     argv.push_back(a);
   argv.push_back(std::to_string(fd));
   argv.push_back("--");
@@ -239,6 +245,34 @@ BOOST_AUTO_TEST_CASE(ordinary_programs_still_work) {
       }
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(docker_profile_high_bit_bypass_is_closed) {
+  // Docker's profile allows socket() except for AF_VSOCK (40). Compiled by libseccomp it
+  // compares the int argument on 64 bits, so AF_VSOCK | 1<<32 passes and the kernel,
+  // which truncates the argument, creates an AF_VSOCK socket (or says the family is not
+  // supported on a host without vsock). Compiled by zpolicy the call is refused.
+  const std::string path = std::string(ZPOLICY_SHARED_DATA) + "/moby-default-seccomp.json";
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  ir::Diagnostics diags;
+  const auto spec = zc::import_oci_seccomp(text.str(), path, diags);
+  BOOST_REQUIRE_MESSAGE(spec.has_value(), diags.str());
+  ir::SyscallPolicy docker;
+  docker.default_action = spec->action.value;
+  docker.rules = spec->rules;
+  const std::vector<std::string> cmd = {ZPOLICY_SECCOMP_PROBE, call("socket", {kAfVsock, kSockStream, 0}),
+                                        call("socket", {kAfVsock | kHigh, kSockStream, 0})};
+  const Outcome ours = sandboxed(emit_bpf(docker), cmd, true);
+  BOOST_REQUIRE_EQUAL(ours.lines.size(), 2u);
+  BOOST_TEST(ours.lines[0] == "errno=1");
+  BOOST_TEST(ours.lines[1] == "errno=1");
+  const Outcome theirs = sandboxed(zpolicy::bench::build_libseccomp(docker, 2).bpf, cmd, true);
+  BOOST_REQUIRE_EQUAL(theirs.lines.size(), 2u);
+  BOOST_TEST(theirs.lines[0] == "errno=1");
+  BOOST_TEST(theirs.lines[1] != "errno=1");
+  BOOST_TEST_MESSAGE("libseccomp's Docker filter, socket(AF_VSOCK | 1<<32): " << theirs.lines[1]);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
