@@ -175,6 +175,23 @@ BOOST_AUTO_TEST_CASE(escapes_are_refused_and_ipc_works) {
   });
 }
 
+BOOST_AUTO_TEST_CASE(kill_action_kills_the_process) {
+  const auto policy = zc::effective_syscalls(
+      [] {
+        ir::Policy p;
+        p.mode.value = ir::Mode::ReadOnly;
+        p.syscalls.action.value = ir::Action::kill();
+        return p;
+      }(),
+      ir::Mode::ReadOnly);
+  expect_probe(policy, {
+      {"fork:" + call("ptrace", {0}), "signal=31"},
+      {"fork:" + call("socket", {1, kSockStream, 0}), "signal=31"},
+      {"fork:" + call("clone3", {0, 0}), "exit=38"},  // still ENOSYS: libc falls back
+      {call("getpid"), "ret="},
+  });
+}
+
 BOOST_AUTO_TEST_CASE(i386_calls_are_killed) {
   // Some hosts refuse `int 0x80` from 64-bit code before seccomp ever runs (ia32
   // emulation off, or a hypervisor without it); there the call must fail the same way
