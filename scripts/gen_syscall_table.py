@@ -9,6 +9,11 @@ output):
   --kernel DIR    a kernel header tree holding include/linux/syscalls.h and
                   include/linux/compat.h (linux-headers-<ver>-common)
 
+Regenerate (from the repository root):
+  apt-get download linux-headers-6.1.0-50-common && dpkg -x linux-headers-*.deb /tmp/lh
+  scripts/gen_syscall_table.py --kernel /tmp/lh/usr/src/linux-headers-6.1.0-50-common \
+      > ir/syscall_table_data.inc
+
 Calls newer than those headers (451..469, up to Linux 6.18) and the x86-only calls whose
 prototypes live outside include/linux are listed below with their prototypes from the
 kernel source, so that their widths are derived by the same rule as all others.
