@@ -1,0 +1,333 @@
+#include "compiler/bpf_interpreter.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+// Opcode fields of classic BPF (linux/bpf_common.h).
+constexpr uint16_t cls(uint16_t c) { return c & 0x07; }
+constexpr uint16_t size_of(uint16_t c) { return c & 0x18; }
+constexpr uint16_t mode(uint16_t c) { return c & 0xe0; }
+constexpr uint16_t op(uint16_t c) { return c & 0xf0; }
+constexpr uint16_t src(uint16_t c) { return c & 0x08; }
+constexpr uint16_t rval(uint16_t c) { return c & 0x18; }
+
+constexpr uint16_t LD = 0x00, LDX = 0x01, ST = 0x02, STX = 0x03, ALU = 0x04, JMP = 0x05,
+                   RET = 0x06, MISC = 0x07;
+constexpr uint16_t W = 0x00;
+constexpr uint16_t IMM = 0x00, ABS = 0x20, MEM = 0x60, LEN = 0x80;
+constexpr uint16_t ADD = 0x00, SUB = 0x10, MUL = 0x20, DIV = 0x30, OR = 0x40, AND = 0x50,
+                   LSH = 0x60, RSH = 0x70, NEG = 0x80, MOD = 0x90, XOR = 0xa0;
+constexpr uint16_t JA = 0x00, JEQ = 0x10, JGT = 0x20, JGE = 0x30, JSET = 0x40;
+constexpr uint16_t K = 0x00, X = 0x08, A = 0x10;
+constexpr uint16_t TAX = 0x00, TXA = 0x80;
+constexpr uint32_t kDataSize = 64;  // sizeof(struct seccomp_data)
+constexpr size_t kMemWords = 16;
+
+bool valid_opcode(uint16_t c) {
+  switch (cls(c)) {
+    case LD:
+      return c == (LD | W | ABS) || c == (LD | W | LEN) || c == (LD | IMM) ||
+             c == (LD | MEM);
+    case LDX:
+      return c == (LDX | W | LEN) || c == (LDX | IMM) || c == (LDX | MEM);
+    case ST:
+    case STX:
+      return c == ST || c == STX;
+    case ALU:
+      if (op(c) == NEG) return c == (ALU | NEG);
+      return op(c) <= XOR && op(c) != 0x80;
+    case JMP:
+      if (op(c) == JA) return c == (JMP | JA);
+      return op(c) <= JSET;
+    case RET:
+      return c == (RET | K) || c == (RET | A);
+    case MISC:
+      return c == (MISC | TAX) || c == (MISC | TXA);
+  }
+  return false;
+}
+
+uint32_t load_word(const SeccompData& d, uint32_t off) {
+  unsigned char raw[kDataSize];
+  std::memcpy(raw, &d.nr, 4);
+  std::memcpy(raw + 4, &d.arch, 4);
+  std::memcpy(raw + 8, &d.instruction_pointer, 8);
+  std::memcpy(raw + 16, d.args.data(), 48);
+  uint32_t v;
+  std::memcpy(&v, raw + off, 4);
+  return v;
+}
+
+std::string field_name(uint32_t off) {
+  if (off == 0) return "nr";
+  if (off == 4) return "arch";
+  if (off == 8 || off == 12) return off == 8 ? "ip low" : "ip high";
+  if (off >= 16 && off < kDataSize) {
+    const uint32_t i = (off - 16) / 8;
+    return "args[" + std::to_string(i) + "] " + ((off - 16) % 8 ? "high" : "low");
+  }
+  return "?";
+}
+
+std::string ret_name(uint32_t k) {
+  const auto a = decode_seccomp_ret(k);
+  if (a) return a->str();
+  switch (k & 0xffff0000u) {
+    case 0x00030000u:
+      return "trap";
+    case 0x7ff00000u:
+      return "trace";
+    case 0x7ffc0000u:
+      return "log";
+    case 0x7fc00000u:
+      return "user_notif";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<std::vector<BpfInsn>> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  if (bytes.empty() || bytes.size() % 8 != 0)
+    return fail("a seccomp program is a non-empty array of 8-byte instructions");
+  const size_t n = bytes.size() / 8;
+  if (n > 4096) return fail("more than 4096 instructions");
+  std::vector<BpfInsn> prog(n);
+  for (size_t i = 0; i < n; ++i) {
+    const char* p = bytes.data() + 8 * i;
+    std::memcpy(&prog[i].code, p, 2);
+    prog[i].jt = static_cast<uint8_t>(p[2]);
+    prog[i].jf = static_cast<uint8_t>(p[3]);
+    std::memcpy(&prog[i].k, p + 4, 4);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const BpfInsn& in = prog[i];
+    const std::string at = "instruction " + std::to_string(i) + ": ";
+    if (!valid_opcode(in.code)) return fail(at + "opcode not allowed in seccomp");
+    if (in.code == (LD | W | ABS) && (in.k >= kDataSize || in.k % 4 != 0))
+      return fail(at + "load outside seccomp_data or unaligned");
+    if ((in.code == (LD | MEM) || in.code == (LDX | MEM) || in.code == ST ||
+         in.code == STX) &&
+        in.k >= kMemWords)
+      return fail(at + "scratch memory index out of range");
+    if (cls(in.code) == ALU && src(in.code) == K && (op(in.code) == DIV || op(in.code) == MOD) &&
+        in.k == 0)
+      return fail(at + "division by zero");
+    if (cls(in.code) == JMP) {
+      if (op(in.code) == JA) {
+        if (in.k >= n - i - 1) return fail(at + "jump past the end");
+      } else if (i + 1 + in.jt >= n || i + 1 + in.jf >= n) {
+        return fail(at + "jump past the end");
+      }
+    }
+  }
+  if (cls(prog.back().code) != RET) return fail("the last instruction is not a return");
+  return prog;
+}
+
+BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
+               std::vector<uint32_t>* trace) {
+  uint32_t a = 0, x = 0;
+  uint32_t mem[kMemWords] = {};
+  BpfRun r;
+  for (size_t pc = 0; pc < prog.size(); ++pc) {
+    const BpfInsn& in = prog[pc];
+    ++r.executed;
+    if (trace) trace->push_back(static_cast<uint32_t>(pc));
+    const uint32_t operand = src(in.code) == X ? x : in.k;
+    switch (cls(in.code)) {
+      case LD:
+        if (mode(in.code) == ABS) a = load_word(d, in.k);
+        else if (mode(in.code) == LEN) a = kDataSize;
+        else if (mode(in.code) == IMM) a = in.k;
+        else a = mem[in.k % kMemWords];
+        break;
+      case LDX:
+        if (mode(in.code) == LEN) x = kDataSize;
+        else if (mode(in.code) == IMM) x = in.k;
+        else x = mem[in.k % kMemWords];
+        break;
+      case ST:
+        mem[in.k % kMemWords] = a;
+        break;
+      case STX:
+        mem[in.k % kMemWords] = x;
+        break;
+      case ALU:
+        switch (op(in.code)) {
+          case ADD: a += operand; break;
+          case SUB: a -= operand; break;
+          case MUL: a *= operand; break;
+          case DIV:
+            if (operand == 0) return {0, r.executed};
+            a /= operand;
+            break;
+          case MOD:
+            if (operand == 0) return {0, r.executed};
+            a %= operand;
+            break;
+          case OR: a |= operand; break;
+          case AND: a &= operand; break;
+          case XOR: a ^= operand; break;
+          case LSH: a = operand >= 32 ? 0 : a << operand; break;
+          case RSH: a = operand >= 32 ? 0 : a >> operand; break;
+          case NEG: a = 0u - a; break;
+        }
+        break;
+      case JMP: {
+        if (op(in.code) == JA) {
+          pc += in.k;
+          break;
+        }
+        bool taken = false;
+        switch (op(in.code)) {
+          case JEQ: taken = a == operand; break;
+          case JGT: taken = a > operand; break;
+          case JGE: taken = a >= operand; break;
+          case JSET: taken = (a & operand) != 0; break;
+        }
+        pc += taken ? in.jt : in.jf;
+        break;
+      }
+      case RET:
+        r.ret = rval(in.code) == A ? a : in.k;
+        return r;
+      case MISC:
+        if (op(in.code) == TAX) x = a;
+        else a = x;
+        break;
+    }
+  }
+  r.ret = 0;
+  return r;
+}
+
+std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                          const std::array<uint64_t, 6>& args,
+                                          uint64_t instruction_pointer, std::string* error) {
+  const auto prog = parse_bpf(bytes, error);
+  if (!prog) return std::nullopt;
+  SeccompData d;
+  d.arch = ir::audit_arch(arch);
+  d.nr = arch == ir::Arch::X32 ? nr | ir::kX32SyscallBit : nr;
+  d.instruction_pointer = instruction_pointer;
+  d.args = args;
+  const BpfRun r = run_bpf(*prog, d);
+  return BpfEvaluation{r.ret, decode_seccomp_ret(r.ret), r.executed};
+}
+
+std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
+  switch (ret & 0xffff0000u) {
+    case 0x80000000u:  // SECCOMP_RET_KILL_PROCESS
+    case 0x00000000u:  // SECCOMP_RET_KILL_THREAD
+      return ir::Action::kill();
+    case 0x00050000u:  // SECCOMP_RET_ERRNO
+      return ir::Action::errno_(static_cast<uint16_t>(ret & 0xffffu));
+    case 0x7fff0000u:  // SECCOMP_RET_ALLOW
+      return ir::Action::allow();
+  }
+  return std::nullopt;
+}
+
+std::string disassemble_bpf(std::span<const BpfInsn> prog) {
+  std::string out;
+  char buf[192];
+  bool a_is_nr = false;
+  for (size_t i = 0; i < prog.size(); ++i) {
+    const BpfInsn& in = prog[i];
+    std::string text, note;
+    const char* xk = src(in.code) == X ? "x" : nullptr;
+    switch (cls(in.code)) {
+      case LD:
+        if (mode(in.code) == ABS) {
+          std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
+          note = field_name(in.k);
+          a_is_nr = in.k == 0;
+        } else {
+          std::snprintf(buf, sizeof buf, "ld    %s%u",
+                        mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
+                        mode(in.code) == LEN ? kDataSize : in.k);
+          a_is_nr = false;
+        }
+        text = buf;
+        break;
+      case LDX:
+        std::snprintf(buf, sizeof buf, "ldx   %s%u", mode(in.code) == MEM ? "M" : "#",
+                      mode(in.code) == LEN ? kDataSize : in.k);
+        text = buf;
+        break;
+      case ST:
+      case STX:
+        std::snprintf(buf, sizeof buf, "%s   M%u", cls(in.code) == ST ? "st " : "stx", in.k);
+        text = buf;
+        break;
+      case ALU: {
+        static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
+                                      "lsh", "rsh", "neg", "mod", "xor"};
+        const char* n = names[op(in.code) >> 4];
+        if (op(in.code) == NEG) std::snprintf(buf, sizeof buf, "neg");
+        else if (xk) std::snprintf(buf, sizeof buf, "%-5s x", n);
+        else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
+        text = buf;
+        a_is_nr = false;
+        break;
+      }
+      case JMP: {
+        if (op(in.code) == JA) {
+          std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
+          text = buf;
+          break;
+        }
+        static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
+        const char* n = names[op(in.code) >> 4];
+        if (xk)
+          std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
+        else
+          std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt,
+                        i + 1 + in.jf);
+        text = buf;
+        if (a_is_nr && !xk && op(in.code) != JSET) {
+          if (const auto* s = ir::find_syscall(ir::Arch::X86_64, in.k)) note = s->name;
+        }
+        break;
+      }
+      case RET:
+        if (rval(in.code) == A) {
+          text = "ret   a";
+        } else {
+          std::snprintf(buf, sizeof buf, "ret   #%#x", in.k);
+          text = buf;
+          note = ret_name(in.k);
+        }
+        break;
+      case MISC:
+        text = op(in.code) == TAX ? "tax" : "txa";
+        if (op(in.code) == TXA) a_is_nr = false;
+        break;
+    }
+    std::snprintf(buf, sizeof buf, "%04zu  %-32s", i, text.c_str());
+    std::string line = buf;
+    if (!note.empty()) line += "; " + note;
+    while (line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string disassemble_bpf(std::string_view bytes) {
+  std::string error;
+  const auto prog = parse_bpf(bytes, &error);
+  if (!prog) return "invalid seccomp program: " + error + "\n";
+  return disassemble_bpf(*prog);
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ir/syscall_policy.hpp"
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::compiler {
+
+// A classic BPF instruction as stored in a seccomp program (struct sock_filter). This
+// interpreter is written independently of the emitter it checks: it knows the kernel's
+// instruction set, not the emitter's habits.
+struct BpfInsn {
+  uint16_t code = 0;
+  uint8_t jt = 0;
+  uint8_t jf = 0;
+  uint32_t k = 0;
+};
+
+// struct seccomp_data, field for field.
+struct SeccompData {
+  uint32_t nr = 0;
+  uint32_t arch = 0;
+  uint64_t instruction_pointer = 0;
+  std::array<uint64_t, 6> args{};
+};
+
+// Splits the raw bytes of a program (host byte order) into instructions and checks them
+// the way the kernel's seccomp_check_filter does: length 1..4096, only the opcodes a
+// seccomp filter may use, loads aligned and inside seccomp_data, jumps inside the
+// program, and a return at the end. On failure returns nullopt and says why.
+std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error);
+
+struct BpfRun {
+  uint32_t ret = 0;     // the filter's return value
+  size_t executed = 0;  // instructions executed, the return included
+};
+
+// Runs a checked program on one call. A program that falls off its end or divides by
+// zero returns 0 (SECCOMP_RET_KILL_THREAD), as the kernel treats it. With `trace`, the
+// index of every executed instruction is appended to it.
+BpfRun run_bpf(std::span<const BpfInsn> program, const SeccompData& data,
+               std::vector<uint32_t>* trace = nullptr);
+
+// One call evaluated from raw program bytes, for `zpolicy inspect --syscall`: `nr` is the
+// arch's own number (the x32 bit is added for Arch::X32).
+struct BpfEvaluation {
+  uint32_t ret = 0;
+  std::optional<ir::Action> action;  // nullopt for a return the IR has no word for
+  size_t executed = 0;
+};
+std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                          const std::array<uint64_t, 6>& args,
+                                          uint64_t instruction_pointer, std::string* error);
+
+// The IR action of a seccomp return value; nullopt for actions the IR has no word for
+// (trap, trace, log, user notification).
+std::optional<ir::Action> decode_seccomp_ret(uint32_t ret);
+
+// One instruction per line: index, mnemonic, operands with absolute jump targets, and
+// for loads the seccomp_data field, for returns the action. Comparisons made right
+// after loading `nr` name the x86_64 syscall.
+std::string disassemble_bpf(std::span<const BpfInsn> program);
+// Same, from raw bytes; an invalid program yields its error message.
+std::string disassemble_bpf(std::string_view bytes);
+
+}  // namespace zpolicy::compiler

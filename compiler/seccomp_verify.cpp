@@ -1,0 +1,122 @@
+#include "compiler/seccomp_verify.hpp"
+
+#include <cstdio>
+#include <set>
+
+#include "compiler/bpf_interpreter.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+constexpr uint32_t kAuditArchAarch64 = 0xC00000B7u;  // any arch the filter must refuse
+constexpr size_t kKeptFindings = 100;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+bool SeccompFinding::dropped_deny() const {
+  return !actual || ir::more_restrictive(intended, *actual);
+}
+
+std::string SeccompFinding::str() const {
+  std::string s = std::string(ir::to_string(call.arch)) + " (arch " + hex(audit_arch) + ") nr " +
+                  std::to_string(call.nr);
+  if (call.arch == ir::Arch::X86_64)
+    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
+      s += " " + std::string(info->name);
+  s += " args";
+  for (uint64_t a : call.args) s += " " + hex(a);
+  s += ": policy says " + intended.str() + ", filter says " + (actual ? actual->str() : "?");
+  s += "; path";
+  for (uint32_t pc : trace) s += " " + std::to_string(pc);
+  return s;
+}
+
+std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
+                                                     const ir::SyscallInfo& info) {
+  std::array<std::set<uint64_t>, 6> cand;
+  std::set<unsigned> used;
+  const uint64_t high = uint64_t{1} << 32;
+  for (const auto& r : policy.rules) {
+    if (r.name != info.name) continue;
+    for (const auto& c : r.conditions) {
+      if (c.index >= 6) continue;
+      used.insert(c.index);
+      for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
+        for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
+                           v + high, v - high, v | 0xffffffff00000000u})
+          cand[c.index].insert(d);
+    }
+  }
+  for (unsigned i : used)
+    for (uint64_t d : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
+                       uint64_t{0xffffffff}, high, ~uint64_t{0}, uint64_t{1} << 63})
+      cand[i].insert(d);
+  std::vector<std::array<uint64_t, 6>> out{{}};
+  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                 ~uint64_t{0}});
+  for (unsigned i : used)
+    for (uint64_t v : cand[i]) {
+      std::array<uint64_t, 6> a{};
+      a[i] = v;
+      out.push_back(a);
+    }
+  for (unsigned i : used)
+    for (unsigned j : used)
+      if (j > i)
+        for (uint64_t vi : cand[i])
+          for (uint64_t vj : cand[j]) {
+            std::array<uint64_t, 6> a{};
+            a[i] = vi;
+            a[j] = vj;
+            out.push_back(a);
+          }
+  return out;
+}
+
+SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
+  SeccompVerification v;
+  const auto prog = parse_bpf(bpf, &v.program_error);
+  if (!prog) return v;
+  auto probe = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const std::array<uint64_t, 6>& args) {
+    ++v.probes;
+    SeccompData d;
+    d.arch = audit;
+    d.nr = nr;
+    d.args = args;
+    const SyscallCall call{arch, nr, args};
+    const ir::Action want = decide(policy, call);
+    const auto got = decode_seccomp_ret(run_bpf(*prog, d).ret);
+    if (got && *got == want) return;
+    ++v.mismatches;
+    if (v.findings.size() >= kKeptFindings) return;
+    SeccompFinding f{audit, call, want, got, {}};
+    run_bpf(*prog, d, &f.trace);
+    v.findings.push_back(std::move(f));
+  };
+  const std::array<uint64_t, 6> zero{};
+  for (uint32_t nr = 0; nr < 1024; ++nr) {
+    if (const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, nr)) {
+      for (const auto& a : probe_arguments(policy, *s))
+        probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
+    } else {
+      probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, zero);
+    }
+    probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, zero);
+    probe(ir::kAuditArchI386, ir::Arch::I386, nr, zero);
+    // The IR has no name for other arches; like i386 they are foreign.
+    probe(kAuditArchAarch64, ir::Arch::I386, nr, zero);
+  }
+  for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
+                      0xc0000000u, 0xffffffffu})
+    probe(ir::kAuditArchX86_64,
+          (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64, nr, zero);
+  return v;
+}
+
+}  // namespace zpolicy::compiler

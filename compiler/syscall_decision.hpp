@@ -1,0 +1,30 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "ir/syscall_policy.hpp"
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::compiler {
+
+// One call as the kernel hands it to a seccomp filter.
+struct SyscallCall {
+  ir::Arch arch = ir::Arch::X86_64;
+  uint32_t nr = 0;  // as in seccomp_data.nr (x32 numbers carry ir::kX32SyscallBit)
+  std::array<uint64_t, 6> args{};
+};
+
+// The IR's intent for one call: the reference every seccomp artifact is checked against.
+// * i386 and x32 calls (any number with the x32 bit, whatever the arch) answer
+//   foreign_abi_action; the policy is written for the x86_64 ABI only.
+// * An x86_64 number the table does not know answers unknown_number_action (ENOSYS).
+// * Otherwise the most restrictive rule of that name whose conditions all hold decides,
+//   or default_action when none does. A condition on an argument of width U32 compares
+//   the low 32 bits of the argument, value and mask, as the kernel truncates it;
+//   U64 (and an index past the arity) compares all 64 bits, unsigned.
+ir::Action decide(const ir::SyscallPolicy& policy, const SyscallCall& call);
+
+bool condition_holds(const ir::ArgCondition& c, ir::ArgWidth width, uint64_t arg);
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,97 @@
+#define BOOST_TEST_DYN_LINK
+#include <boost/test/unit_test.hpp>
+
+#include <cstring>
+
+#include "compiler/bpf_interpreter.hpp"
+#include "emitters/seccomp/seccomp_emitter.hpp"
+#include "seccomp_test_support.hpp"
+
+namespace zc = zpolicy::compiler;
+namespace ir = zpolicy::ir;
+
+namespace {
+
+std::string bytes(const std::vector<zc::BpfInsn>& prog) {
+  std::string out(prog.size() * 8, '\0');
+  for (size_t i = 0; i < prog.size(); ++i) {
+    std::memcpy(out.data() + 8 * i, &prog[i].code, 2);
+    out[8 * i + 2] = static_cast<char>(prog[i].jt);
+    out[8 * i + 3] = static_cast<char>(prog[i].jf);
+    std::memcpy(out.data() + 8 * i + 4, &prog[i].k, 4);
+  }
+  return out;
+}
+
+bool rejected(const std::vector<zc::BpfInsn>& prog) {
+  std::string error;
+  return !zc::parse_bpf(bytes(prog), &error).has_value() && !error.empty();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(seccomp_interpreter)
+
+BOOST_AUTO_TEST_CASE(rejects_what_the_kernel_rejects) {
+  BOOST_TEST(rejected({}));
+  BOOST_TEST(rejected({{0x20, 0, 0, 64}, {0x06, 0, 0, 0}}));   // load past seccomp_data
+  BOOST_TEST(rejected({{0x20, 0, 0, 2}, {0x06, 0, 0, 0}}));    // unaligned load
+  BOOST_TEST(rejected({{0x15, 5, 0, 1}, {0x06, 0, 0, 0}}));    // jump past the end
+  BOOST_TEST(rejected({{0x05, 0, 0, 7}, {0x06, 0, 0, 0}}));    // ja past the end
+  BOOST_TEST(rejected({{0x20, 0, 0, 0}}));                     // no return at the end
+  BOOST_TEST(rejected({{0x28, 0, 0, 0}, {0x06, 0, 0, 0}}));    // ld half-word: not seccomp
+  BOOST_TEST(rejected({{0x34, 0, 0, 0}, {0x06, 0, 0, 0}}));    // div #0
+  std::string error;
+  BOOST_TEST(!zc::parse_bpf(std::string(12, '\0'), &error).has_value());  // not 8-byte units
+}
+
+BOOST_AUTO_TEST_CASE(runs_alu_scratch_and_x_register) {
+  // A = nr * 2 + args[0].low; M[1] = A; X = 10; A = M[1]; jgt x -> allow else errno(A)
+  const std::vector<zc::BpfInsn> prog = {
+      {0x20, 0, 0, 0},  {0x24, 0, 0, 2},  {0x02, 0, 0, 1},  {0x20, 0, 0, 16},
+      {0x07, 0, 0, 0},  {0x60, 0, 0, 1},  {0x0c, 0, 0, 0},  {0x01, 0, 0, 10},
+      {0x2d, 0, 1, 0},  {0x06, 0, 0, 0x7fff0000u}, {0x54, 0, 0, 0xffff},
+      {0x44, 0, 0, 0x50000}, {0x16, 0, 0, 0},
+  };
+  std::string error;
+  const auto parsed = zc::parse_bpf(bytes(prog), &error);
+  BOOST_REQUIRE_MESSAGE(parsed.has_value(), error);
+  zc::SeccompData d;
+  d.nr = 3;
+  d.args[0] = 1;  // A = 3*2 + 1 = 7, not > 10: errno(7)
+  auto r = zc::run_bpf(*parsed, d);
+  BOOST_TEST(r.ret == 0x50007u);
+  BOOST_TEST(r.executed == 12u);  // the allow return is jumped over
+  d.args[0] = 5;  // 11 > 10
+  BOOST_TEST(zc::run_bpf(*parsed, d).ret == 0x7fff0000u);
+}
+
+BOOST_AUTO_TEST_CASE(disassembly_names_fields_syscalls_and_actions) {
+  const std::string text =
+      zc::disassemble_bpf(zpolicy::emitters::seccomp::emit_bpf(zpolicy::test::default_syscalls()));
+  BOOST_TEST(text.find("; arch") != std::string::npos);
+  BOOST_TEST(text.find("; nr") != std::string::npos);
+  BOOST_TEST(text.find("; args[1] low") != std::string::npos);  // ioctl's request
+  BOOST_TEST(text.find("; ptrace") != std::string::npos);
+  BOOST_TEST(text.find("; errno(38)") != std::string::npos);
+  BOOST_TEST(text.find("; kill") != std::string::npos);
+  BOOST_TEST(zc::disassemble_bpf(std::string_view("abc")).rfind("invalid seccomp program", 0) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(evaluates_one_call_per_arch) {
+  const std::string bpf = zpolicy::emitters::seccomp::emit_bpf(zpolicy::test::default_syscalls());
+  std::string error;
+  const auto ptrace = zc::evaluate_bpf(bpf, ir::Arch::X86_64, 101, {}, 0, &error);
+  BOOST_REQUIRE(ptrace.has_value());
+  BOOST_TEST(ptrace->ret == 0x50001u);
+  BOOST_TEST((ptrace->action && *ptrace->action == ir::Action::errno_(1)));
+  BOOST_TEST(ptrace->executed > 3u);
+  const auto x32 = zc::evaluate_bpf(bpf, ir::Arch::X32, 0, {}, 0, &error);  // x32 read
+  BOOST_TEST((x32 && x32->action && *x32->action == ir::Action::kill()));
+  const auto i386 = zc::evaluate_bpf(bpf, ir::Arch::I386, 3, {}, 0, &error);  // i386 read
+  BOOST_TEST((i386 && i386->action && *i386->action == ir::Action::kill()));
+  BOOST_TEST(!zc::evaluate_bpf("xyz", ir::Arch::X86_64, 0, {}, 0, &error).has_value());
+  BOOST_TEST(!error.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
