@@ -1,0 +1,36 @@
+#pragma once
+
+#include "ir/mode.hpp"
+#include "ir/policy.hpp"
+#include "ir/syscall_policy.hpp"
+
+namespace zpolicy::compiler {
+
+// The syscall policy a confined run enforces: the mode's baseline denies, the network
+// rules of `policy.network`, and the policy's own `syscalls:` section, combined so that
+// the most restrictive applying rule wins (see ir/syscall_policy.hpp). Baseline rules
+// carry SourceLoc file "<builtin>"; network rules carry the `network:` line.
+// danger-full-access yields an allow-all policy (no filter is loaded then).
+ir::SyscallPolicy effective_syscalls(const ir::Policy& policy, ir::Mode mode);
+
+// Clone flags that create a namespace; clone() with any of them is denied. clone3 cannot
+// be inspected (its flags live in memory), so it answers ENOSYS and libc falls back to
+// clone.
+inline constexpr uint64_t kNamespaceCloneFlags[] = {
+    0x00020000,  // CLONE_NEWNS
+    0x02000000,  // CLONE_NEWCGROUP
+    0x04000000,  // CLONE_NEWUTS
+    0x08000000,  // CLONE_NEWIPC
+    0x10000000,  // CLONE_NEWUSER
+    0x20000000,  // CLONE_NEWPID
+    0x40000000,  // CLONE_NEWNET
+};
+
+inline constexpr uint64_t kTIOCSTI = 0x5412;
+inline constexpr uint64_t kTIOCLINUX = 0x541C;
+inline constexpr uint64_t kAF_UNIX = 1;
+inline constexpr uint64_t kAF_INET = 2;
+inline constexpr uint64_t kAF_INET6 = 10;
+inline constexpr uint16_t kENOSYS = 38;
+
+}  // namespace zpolicy::compiler
