@@ -13,6 +13,5 @@ int not_yet(const char* what, int issue) {
 int cmd_verify(const Args&) { return not_yet("verify", 6); }
 int cmd_check(const Args&) { return not_yet("check", 6); }
 int cmd_explain(const Args&) { return not_yet("explain", 6); }
-int cmd_inspect(const Args&) { return not_yet("inspect", 4); }
 
 }  // namespace zpolicy::cli

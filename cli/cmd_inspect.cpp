@@ -1,0 +1,108 @@
+#include <fstream>
+#include <sstream>
+
+#include "cli/options.hpp"
+#include "compiler/bpf_interpreter.hpp"
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::cli {
+namespace {
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+bool looks_binary(const std::string& bytes) {
+  return bytes.find('\0') != std::string::npos;
+}
+
+std::optional<uint64_t> parse_u64(const std::string& s) {
+  try {
+    size_t used = 0;
+    uint64_t v = std::stoull(s, &used, 0);
+    if (used == s.size() && !s.empty() && s[0] != '-') return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int cmd_inspect(const Args& args) {
+  const std::string usage =
+      "zpolicy inspect FILE [--syscall NAME [--arch x86_64|x32|i386] [--args A0,A1,...]]";
+  po::options_description opts("inspect options");
+  opts.add_options()("file", po::value<std::string>()->required(), "artifact to inspect")(
+      "syscall", po::value<std::string>(), "evaluate one call against a seccomp program")(
+      "arch", po::value<std::string>()->default_value("x86_64"), "ABI of the call")(
+      "args", po::value<std::string>()->default_value(""),
+      "comma-separated argument values (decimal or 0x hex), missing ones are 0");
+  po::positional_options_description pos;
+  pos.add("file", 1);
+  po::variables_map vm;
+  bool help = false;
+  if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
+  if (help) return kExitOk;
+  const std::string path = vm["file"].as<std::string>();
+  auto bytes = read_file(path);
+  if (!bytes) {
+    std::cerr << "zpolicy: cannot read '" << path << "'\n";
+    return kExitUsage;
+  }
+  bool bpf = path.ends_with(".bpf") || looks_binary(*bytes);
+  if (!vm.count("syscall")) {
+    if (!bpf) {
+      std::cout << *bytes;
+      return kExitOk;
+    }
+    std::string error;
+    if (!compiler::parse_bpf(*bytes, &error)) {
+      std::cerr << path << ": error: " << error << "\n";
+      return kExitUsage;
+    }
+    std::cout << compiler::disassemble_bpf(std::string_view(*bytes));
+    return kExitOk;
+  }
+
+  auto arch = ir::parse_arch(vm["arch"].as<std::string>());
+  if (!arch) {
+    std::cerr << "zpolicy: invalid --arch (expected x86_64, x32 or i386)\n";
+    return kExitUsage;
+  }
+  const std::string name = vm["syscall"].as<std::string>();
+  const ir::SyscallInfo* info = ir::find_syscall(*arch, name);
+  std::optional<uint64_t> number = info ? std::nullopt : parse_u64(name);
+  if (!info && !number) {
+    std::cerr << "zpolicy: unknown syscall '" << name << "' for " << ir::to_string(*arch) << "\n";
+    return kExitUsage;
+  }
+  std::array<uint64_t, 6> call_args{};
+  std::stringstream list(vm["args"].as<std::string>());
+  size_t i = 0;
+  for (std::string item; std::getline(list, item, ',');) {
+    auto v = parse_u64(item);
+    if (!v || i >= call_args.size()) {
+      std::cerr << "zpolicy: invalid --args (at most 6 numbers, decimal or 0x hex)\n";
+      return kExitUsage;
+    }
+    call_args[i++] = *v;
+  }
+  // The table stores x32 numbers with the x32 bit; evaluate_bpf adds it itself.
+  uint32_t nr = info ? (info->nr & ~ir::kX32SyscallBit) : static_cast<uint32_t>(*number);
+  std::string error;
+  auto eval = compiler::evaluate_bpf(*bytes, *arch, nr, call_args, 0, &error);
+  if (!eval) {
+    std::cerr << path << ": error: " << error << "\n";
+    return kExitUsage;
+  }
+  std::cout << name << " (" << ir::to_string(*arch) << " #" << nr << "): "
+            << (eval->action ? eval->action->str() : "unknown action") << " (ret 0x" << std::hex
+            << eval->ret << std::dec << ", " << eval->executed << " instructions)\n";
+  return kExitOk;
+}
+
+}  // namespace zpolicy::cli
