@@ -1,0 +1,197 @@
+#define BOOST_TEST_DYN_LINK
+#include <boost/test/unit_test.hpp>
+
+#include "compiler/sbpl_verify.hpp"
+#include "emitters/sbpl/profile.hpp"
+#include "tests/unit/sbpl_fixtures.hpp"
+
+using namespace zpolicy;
+using compiler::SbplFinding;
+namespace fx = zpolicy::test::sbpl;
+
+namespace {
+
+std::vector<std::pair<std::string, ir::Resolved>> all_fixtures() {
+  return {{"default-portable", fx::default_portable()},
+          {"default-bound", fx::default_bound("/Users/u/proj")},
+          {"injection-bound", fx::default_bound("/Users/u/x\")(allow default)(")},
+          {"read-only", fx::read_only()},
+          {"deny-roots-loopback", fx::deny_roots_loopback()},
+          {"partial-read-full-network", fx::partial_read_full_network()},
+          {"nested-roots", fx::nested_roots()},
+          {"danger", fx::danger()}};
+}
+
+std::string all(const std::vector<SbplFinding>& fs) {
+  std::string out;
+  for (const auto& f : fs) out += f.str() + "\n";
+  return out;
+}
+
+const SbplFinding* find(const std::vector<SbplFinding>& fs, SbplFinding::Kind k,
+                        const std::string& op, const std::string& probe) {
+  for (const auto& f : fs)
+    if (f.kind == k && f.operation == op && f.probe == probe) return &f;
+  return nullptr;
+}
+
+std::string replace(std::string s, const std::string& from, const std::string& to) {
+  auto pos = s.find(from);
+  BOOST_REQUIRE(pos != std::string::npos);
+  return s.replace(pos, from.size(), to);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sbpl_verify)
+
+BOOST_AUTO_TEST_CASE(every_emitted_profile_agrees_with_its_policy_on_every_probe) {
+  for (const auto& [name, r] : all_fixtures()) {
+    BOOST_TEST_CONTEXT(name) {
+      auto p = emitters::sbpl::emit(r);
+      auto findings = compiler::verify_sbpl(r, p.text, p.params);
+      BOOST_TEST(findings.empty(), all(findings));
+      auto probes = compiler::sbpl_probes(r);
+      int judged = 0;
+      for (const auto& pr : probes) judged += pr.intent != compiler::SbplIntent::Unspecified;
+      BOOST_TEST_MESSAGE(name << ": " << probes.size() << " probes, " << judged << " judged");
+      BOOST_TEST(judged > 50);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(probes_cover_roots_protected_paths_siblings_and_the_outside) {
+  auto probes = compiler::sbpl_probes(fx::deny_roots_loopback());
+  auto intent = [&](const std::string& op, const std::string& target) {
+    for (const auto& p : probes)
+      if (p.operation == op && p.target == target) return p.intent;
+    BOOST_FAIL("no probe " + op + " " + target);
+    return compiler::SbplIntent::Unspecified;
+  };
+  using I = compiler::SbplIntent;
+  BOOST_TEST((intent("file-write-create", "${WORKSPACE}/.git") == I::Deny));
+  BOOST_TEST((intent("file-write-data", "${WORKSPACE}/.git/zp-probe") == I::Deny));
+  BOOST_TEST((intent("file-write-create", "${WORKSPACE}/.github") == I::Allow));
+  BOOST_TEST((intent("file-write-unlink", "${WORKSPACE}/data") == I::Deny));
+  BOOST_TEST((intent("file-write-unlink", "${WORKSPACE}") == I::Deny));
+  BOOST_TEST((intent("file-write-create", "${WORKSPACE}/data/zp-sibling") == I::Allow));
+  BOOST_TEST((intent("file-read-data", "${HOME}/.ssh/zp-probe") == I::Deny));
+  BOOST_TEST((intent("file-read-data", "${HOME}/.sshhub") == I::Allow));
+  BOOST_TEST((intent("file-write-create", "${WORKSPACE}/secrets") == I::Deny));
+  BOOST_TEST((intent("file-write-data", "/zp-outside") == I::Deny));
+  BOOST_TEST((intent("file-read-data", "/zp-outside") == I::Allow));
+  BOOST_TEST((intent("file-link", "${WORKSPACE}/.env") == I::Deny));
+  BOOST_TEST((intent("network-outbound", "localhost:8080") == I::Allow));
+  BOOST_TEST((intent("network-outbound", "192.0.2.1:8080") == I::Deny));
+  BOOST_TEST((intent("network-outbound", "unix:/private/var/run/docker.sock") == I::Deny));
+  BOOST_TEST((intent("signal", "host-process") == I::Deny));
+  BOOST_TEST((intent("process-exec", "/bin/sh") == I::Allow));
+}
+
+BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_and_trace) {
+  ir::Resolved r = fx::default_portable();
+  auto p = emitters::sbpl::emit(r);
+  // A hand-edited copy where .git (PROTECTED_0) lost both of its rules.
+  std::string text = replace(p.text, "    (require-not (literal (param \"PROTECTED_0\")))\n", "");
+  text = replace(text, "    (require-not (subpath (param \"PROTECTED_0\")))\n", "");
+  text = replace(text, "  (literal (param \"PROTECTED_0\"))\n  (subpath (param \"PROTECTED_0\"))\n", "");
+  auto findings = compiler::verify_sbpl(r, text, p.params);
+  const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-write-data",
+                       "${WORKSPACE}/.git/zp-probe");
+  BOOST_REQUIRE_MESSAGE(f, all(findings));
+  BOOST_TEST(f->loc.str() == "policy.yaml:10:3");
+  BOOST_TEST(f->str().find("protected path ${WORKSPACE}/.git") != std::string::npos, f->str());
+  BOOST_TEST(f->trace.find("allow file-write*") != std::string::npos, f->trace);
+  BOOST_TEST(f->trace.find("last-match/subpath-includes-self") != std::string::npos, f->trace);
+}
+
+BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
+  ir::Resolved r = fx::default_portable();
+  auto p = emitters::sbpl::emit(r);
+  std::string text = replace(p.text, "    (require-not (literal (param \"PROTECTED_1\")))\n", "");
+  text = replace(text, "  (literal (param \"PROTECTED_1\"))\n", "");
+  auto findings = compiler::verify_sbpl(r, text, p.params);
+  BOOST_REQUIRE_EQUAL(findings.size(), 1u);
+  BOOST_TEST(findings[0].probe == "${WORKSPACE}/.env");
+  BOOST_TEST(findings[0].operation == "file-write-create");
+  BOOST_TEST(findings[0].trace.find("subpath-excludes-self-on-create") != std::string::npos);
+  BOOST_TEST(findings[0].trace.find("subpath-includes-self") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropped) {
+  ir::Resolved r = fx::read_only();
+  auto p = emitters::sbpl::emit(r);
+  // Without its require-not pair the full-read allow overlaps the deny root: the last
+  // matching rule and any-deny-wins still deny, first-match does not.
+  std::string text = replace(p.text,
+                             "(allow file-read*\n  (require-all\n"
+                             "    (require-not (literal (param \"DENY_ROOT_0\")))\n"
+                             "    (require-not (subpath (param \"DENY_ROOT_0\")))))",
+                             "(allow file-read*)");
+  auto findings = compiler::verify_sbpl(r, text, p.params);
+  const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-read-data", "${HOME}/.ssh");
+  BOOST_REQUIRE_MESSAGE(f, all(findings));
+  BOOST_TEST(f->trace.find("first-match") != std::string::npos);
+  BOOST_TEST(f->trace.find("last-match") == std::string::npos);
+  BOOST_TEST(f->loc.str() == "policy.yaml:12:3");
+}
+
+BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
+  ir::Resolved r = fx::default_bound("/Users/u/proj");
+  auto p = emitters::sbpl::emit(r);
+  auto params = p.params;
+  params[0].second = "/";  // WRITABLE_ROOT_0 widened to the whole disk
+  auto findings = compiler::verify_sbpl(r, p.text, params);
+  BOOST_TEST(find(findings, SbplFinding::Kind::DroppedDeny, "file-write-create", "/zp-outside"),
+             all(findings));
+
+  auto missing = p.params;
+  missing.pop_back();
+  auto bad = compiler::verify_sbpl(r, p.text, missing);
+  BOOST_REQUIRE_EQUAL(bad.size(), 1u);
+  BOOST_TEST((bad[0].kind == SbplFinding::Kind::BadParams));
+  BOOST_TEST(bad[0].message.find("PROTECTED_5") != std::string::npos);
+
+  auto twice = p.params;
+  twice.push_back(twice.front());
+  BOOST_TEST((compiler::verify_sbpl(r, p.text, twice).at(0).kind == SbplFinding::Kind::BadParams));
+}
+
+BOOST_AUTO_TEST_CASE(a_foreign_profile_is_refused) {
+  auto r = fx::default_portable();
+  auto findings =
+      compiler::verify_sbpl(r, "(version 1)\n(allow default)\n(deny file-write* (regex #\"^/\"))", {});
+  BOOST_REQUIRE_EQUAL(findings.size(), 1u);
+  BOOST_TEST((findings[0].kind == SbplFinding::Kind::BadProfile));
+  BOOST_TEST(findings[0].str().find("profile.sb:3:") != std::string::npos, findings[0].str());
+}
+
+BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
+  ir::Resolved r = fx::deny_roots_loopback();
+  auto p = emitters::sbpl::emit(r);
+  std::string text = replace(p.text, "(allow network-outbound (remote ip \"localhost:*\"))\n", "");
+  auto findings = compiler::verify_sbpl(r, text, p.params);
+  const auto* f =
+      find(findings, SbplFinding::Kind::MissingAllow, "network-outbound", "localhost:8080");
+  BOOST_REQUIRE_MESSAGE(f, all(findings));
+  BOOST_TEST(f->message.find("network: loopback") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(params_text_round_trips_and_rejects_malformed_lines) {
+  auto p = emitters::sbpl::emit(fx::deny_roots_loopback());
+  std::string error;
+  auto back = compiler::parse_params_text(emitters::sbpl::params_text(p), &error);
+  BOOST_REQUIRE_MESSAGE(back, error);
+  BOOST_TEST((*back == p.params));
+  BOOST_TEST(!compiler::parse_params_text("A=1\nB\n", &error));
+  BOOST_TEST(error == "params.txt:2: expected NAME=VALUE");
+  BOOST_TEST(!compiler::parse_params_text("A=1\nA=2\n", &error));
+  BOOST_TEST(error == "params.txt:2: parameter A is defined twice");
+  BOOST_TEST(!compiler::parse_params_text("=x\n", &error));
+  // A value may hold '=' (only the first one separates).
+  auto eq = compiler::parse_params_text("A=/x=y\n", &error);
+  BOOST_REQUIRE(eq);
+  BOOST_TEST(eq->at(0).second == "/x=y");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
