@@ -208,6 +208,19 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
       findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
                           "parameter " + name + " is defined twice", ""});
   }
+  if (!policy.portable) {
+    for (const auto& [name, value] : params) {
+      for (const char* link : {"/tmp", "/var", "/etc"}) {
+        if (contains(link, value))
+          findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
+                              "parameter " + name + "=" + value + " is not canonical on macOS: " +
+                                  link + " is a symlink to /private" + link +
+                                  ", and Seatbelt matches the resolved path, so a rule on it "
+                                  "would never apply",
+                              ""});
+      }
+    }
+  }
   for (const auto& name : referenced_params(profile))
     if (!values.contains(name))
       findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",

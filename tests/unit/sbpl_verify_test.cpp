@@ -121,12 +121,11 @@ BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
 BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropped) {
   ir::Resolved r = fx::read_only();
   auto p = emitters::sbpl::emit(r);
-  // Without its require-not pair the full-read allow overlaps the deny root: the last
+  // Without its require-not the full-read allow overlaps the deny root: the last
   // matching rule and any-deny-wins still deny, first-match does not.
   std::string text = replace(p.text,
-                             "(allow file-read*\n  (require-all\n"
-                             "    (require-not (literal (param \"DENY_ROOT_0\")))\n"
-                             "    (require-not (subpath (param \"DENY_ROOT_0\")))))",
+                             "(allow file-read*\n"
+                             "  (require-not (subpath (param \"DENY_ROOT_0\"))))",
                              "(allow file-read*)");
   auto findings = compiler::verify_sbpl(r, text, p.params);
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-read-data", "${HOME}/.ssh");
@@ -155,6 +154,29 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   auto twice = p.params;
   twice.push_back(twice.front());
   BOOST_TEST((compiler::verify_sbpl(r, p.text, twice).at(0).kind == SbplFinding::Kind::BadParams));
+}
+
+BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
+  // /var/folders/... is what $TMPDIR says; Seatbelt sees /private/var/folders/...
+  ir::Resolved r = fx::default_bound("/var/folders/zz/T/ws");
+  r.deny.push_back(fx::rp("/etc/secrets", 12));
+  auto p = emitters::sbpl::emit(r);
+  auto findings = compiler::verify_sbpl(r, p.text, p.params);
+  BOOST_REQUIRE(!findings.empty());
+  BOOST_TEST((findings[0].kind == SbplFinding::Kind::BadParams));
+  BOOST_TEST(findings[0].message.find("WRITABLE_ROOT_0=/var/folders/zz/T/ws is not canonical") !=
+             std::string::npos, findings[0].message);
+  bool etc = false;
+  for (const auto& f : findings) etc = etc || f.message.find("DENY_ROOT_0=/etc/secrets") != std::string::npos;
+  BOOST_TEST(etc);
+  // Canonical spellings, and look-alikes that are not the symlinks, pass.
+  BOOST_TEST(compiler::verify_sbpl(fx::default_bound("/private/var/folders/zz/T/ws"),
+                                   emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).text,
+                                   emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params)
+                 .empty());
+  auto look_alike = fx::default_bound("/variable/ws");
+  auto lp = emitters::sbpl::emit(look_alike);
+  BOOST_TEST(compiler::verify_sbpl(look_alike, lp.text, lp.params).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_foreign_profile_is_refused) {
