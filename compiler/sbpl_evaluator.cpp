@@ -280,15 +280,23 @@ struct Query {
   std::string_view op;
   std::string_view target;
   const SbplParams& params;
-  const SbplModel& model;
+  SbplSubpathSelf subpath_self;
 };
 
-// A match and how specific it is: the length of the longest path filter that matched
-// positively (literal ranks above subpath of the same length); -1 for no path filter.
+// A match, how specific it is (the length of the longest path filter that matched
+// positively; a literal ranks above a subpath of the same length; -1 for none), and that
+// filter, for the trace.
 struct Match {
   bool matched = false;
   long specificity = -1;
+  const SbplFilter* via = nullptr;
 };
+
+Match better(const Match& a, const Match& b) {
+  if (!a.matched) return b;
+  if (!b.matched) return a;
+  return b.specificity > a.specificity ? b : a;
+}
 
 Match match(const SbplFilter& f, const Query& q) {
   using K = SbplFilter::Kind;
@@ -296,7 +304,9 @@ Match match(const SbplFilter& f, const Query& q) {
     case K::Literal:
     case K::Subpath: {
       std::string_view path = f.value;
-      if (f.is_param) {
+      if (f.param_value) {
+        path = *f.param_value;
+      } else if (f.is_param) {
         auto it = q.params.find(f.value);
         if (it == q.params.end()) return {};
         path = it->second;
@@ -307,41 +317,38 @@ Match match(const SbplFilter& f, const Query& q) {
       } else {
         hit = path_contains(path, q.target);
         if (hit && q.target == path && q.op == "file-write-create" &&
-            q.model.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
+            q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
           hit = false;
       }
       if (!hit) return {};
-      return {true, static_cast<long>(path.size()) * 2 + (f.kind == K::Literal ? 1 : 0)};
+      return {true, static_cast<long>(path.size()) * 2 + (f.kind == K::Literal ? 1 : 0), &f};
     }
     case K::RequireAll: {
-      Match m{true, -1};
+      Match m{true, -1, nullptr};
       for (const auto& c : f.children) {
         Match cm = match(c, q);
         if (!cm.matched) return {};
-        m.specificity = std::max(m.specificity, cm.specificity);
+        if (cm.specificity > m.specificity) m = cm;
       }
       return m;
     }
     case K::RequireAny: {
       Match best;
-      for (const auto& c : f.children) {
-        Match cm = match(c, q);
-        if (cm.matched && (!best.matched || cm.specificity > best.specificity)) best = cm;
-      }
+      for (const auto& c : f.children) best = better(best, match(c, q));
       return best;
     }
     case K::RequireNot:
-      return {!match(f.children[0], q).matched, -1};
+      return {!match(f.children[0], q).matched, -1, nullptr};
     case K::TargetSameSandbox:
-      return {q.target == "same-sandbox", -1};
+      return {q.target == "same-sandbox", -1, &f};
     case K::SysctlName:
     case K::GlobalName:
-      return {q.target == f.value, -1};
+      return {q.target == f.value, -1, &f};
     case K::SysctlNamePrefix:
-      return {q.target.starts_with(f.value), -1};
+      return {q.target.starts_with(f.value), -1, &f};
     case K::LocalIp:
     case K::RemoteIp:
-      return {ip_matches(f.value, q.target), -1};
+      return {ip_matches(f.value, q.target), -1, &f};
   }
   return {};
 }
@@ -350,13 +357,103 @@ Match rule_match(const SbplRule& r, const Query& q) {
   bool op_hit = false;
   for (const auto& op : r.operations) op_hit = op_hit || operation_covers(op, q.op);
   if (!op_hit) return {};
-  if (r.filters.empty()) return {true, -1};
+  if (r.filters.empty()) return {true, -1, nullptr};
   Match best;
-  for (const auto& f : r.filters) {
-    Match m = match(f, q);
-    if (m.matched && (!best.matched || m.specificity > best.specificity)) best = m;
-  }
+  for (const auto& f : r.filters) best = better(best, match(f, q));
   return best;
+}
+
+std::string filter_text(const SbplFilter& f, const SbplParams& params) {
+  using K = SbplFilter::Kind;
+  switch (f.kind) {
+    case K::Literal:
+    case K::Subpath: {
+      std::string head = f.kind == K::Literal ? "literal" : "subpath";
+      if (!f.is_param) return "(" + head + " \"" + f.value + "\")";
+      std::string out = "(" + head + " (param \"" + f.value + "\"))";
+      if (f.param_value) return out + " = " + *f.param_value;
+      auto it = params.find(f.value);
+      return it == params.end() ? out : out + " = " + it->second;
+    }
+    case K::TargetSameSandbox:
+      return "(target same-sandbox)";
+    case K::SysctlName:
+      return "(sysctl-name \"" + f.value + "\")";
+    case K::SysctlNamePrefix:
+      return "(sysctl-name-prefix \"" + f.value + "\")";
+    case K::GlobalName:
+      return "(global-name \"" + f.value + "\")";
+    case K::LocalIp:
+      return "(local ip \"" + f.value + "\")";
+    case K::RemoteIp:
+      return "(remote ip \"" + f.value + "\")";
+    case K::RequireAll:
+    case K::RequireAny:
+    case K::RequireNot:
+      break;
+  }
+  return "";
+}
+
+// Picks the deciding rule among the matches, under one precedence reading.
+SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
+                    SbplPrecedence precedence, const SbplParams& params) {
+  int chosen = -1;
+  for (int i = 0; i < static_cast<int>(matches.size()); ++i) {
+    if (!matches[i].matched) continue;
+    bool take = chosen < 0;
+    if (chosen >= 0) {
+      const bool allow = profile.rules[i].allow;
+      switch (precedence) {
+        case SbplPrecedence::LastMatchWins:
+          take = true;
+          break;
+        case SbplPrecedence::FirstMatchWins:
+          take = false;
+          break;
+        case SbplPrecedence::DenyWins:
+          take = !allow && profile.rules[chosen].allow;
+          break;
+        case SbplPrecedence::MostSpecificWins:
+          take = matches[i].specificity > matches[chosen].specificity ||
+                 (matches[i].specificity == matches[chosen].specificity && !allow);
+          break;
+      }
+    }
+    if (take) chosen = i;
+  }
+  SbplDecision d;
+  if (chosen < 0) {
+    d.allowed = profile.default_allow;
+    d.trace = std::string(d.allowed ? "allowed" : "denied") +
+              " by the default rule (no rule matches)";
+    return d;
+  }
+  const SbplRule& r = profile.rules[chosen];
+  d.allowed = r.allow;
+  d.rule = chosen;
+  std::string head = r.allow ? "(allow" : "(deny";
+  for (const auto& op : r.operations) head += " " + op;
+  head += r.filters.empty() ? ")" : " ...)";
+  d.trace = std::string(r.allow ? "allowed" : "denied") + " by rule " + std::to_string(chosen) +
+            " (profile.sb line " + std::to_string(r.line) + ") " + head;
+  if (matches[chosen].via) d.trace += " via " + filter_text(*matches[chosen].via, params);
+  return d;
+}
+
+std::vector<Match> all_matches(const SbplProfile& profile, const Query& q) {
+  std::vector<Match> out;
+  out.reserve(profile.rules.size());
+  for (const auto& r : profile.rules) out.push_back(rule_match(r, q));
+  return out;
+}
+
+void bind_filter(SbplFilter& f, const SbplParams& params) {
+  if (f.is_param) {
+    auto it = params.find(f.value);
+    if (it != params.end()) f.param_value = it->second;
+  }
+  for (auto& c : f.children) bind_filter(c, params);
 }
 
 void collect_params(const SbplFilter& f, std::set<std::string>& out) {
@@ -440,6 +537,13 @@ std::vector<std::string> referenced_params(const SbplProfile& profile) {
   return {names.begin(), names.end()};
 }
 
+SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
+  SbplProfile out = profile;
+  for (auto& r : out.rules)
+    for (auto& f : r.filters) bind_filter(f, params);
+  return out;
+}
+
 std::string SbplModel::str() const {
   return std::string(precedence_name(precedence)) +
          (subpath_self == SbplSubpathSelf::Included ? "/subpath-includes-self"
@@ -460,46 +564,24 @@ const std::vector<SbplModel>& all_sbpl_models() {
 
 SbplDecision decide(const SbplProfile& profile, std::string_view operation,
                     std::string_view target, const SbplParams& params, const SbplModel& model) {
-  Query q{operation, target, params, model};
-  int chosen = -1;
-  Match chosen_match;
-  for (int i = 0; i < static_cast<int>(profile.rules.size()); ++i) {
-    const SbplRule& r = profile.rules[i];
-    Match m = rule_match(r, q);
-    if (!m.matched) continue;
-    bool take = false;
-    switch (model.precedence) {
-      case SbplPrecedence::LastMatchWins:
-        take = true;
-        break;
-      case SbplPrecedence::FirstMatchWins:
-        take = chosen < 0;
-        break;
-      case SbplPrecedence::DenyWins:
-        take = chosen < 0 || (!r.allow && profile.rules[chosen].allow);
-        break;
-      case SbplPrecedence::MostSpecificWins:
-        take = chosen < 0 || m.specificity > chosen_match.specificity ||
-               (m.specificity == chosen_match.specificity && !r.allow);
-        break;
-    }
-    if (take) {
-      chosen = i;
-      chosen_match = m;
-    }
+  Query q{operation, target, params, model.subpath_self};
+  return choose(profile, all_matches(profile, q), model.precedence, params);
+}
+
+std::vector<SbplDecision> decide_all_models(const SbplProfile& profile,
+                                            std::string_view operation, std::string_view target,
+                                            const SbplParams& params) {
+  // Which rules match depends on the subpath reading only, and only for creation.
+  auto included = all_matches(profile, {operation, target, params, SbplSubpathSelf::Included});
+  std::vector<Match> excluded;
+  if (operation == "file-write-create")
+    excluded = all_matches(profile, {operation, target, params, SbplSubpathSelf::ExcludedOnCreate});
+  std::vector<SbplDecision> out;
+  for (const auto& m : all_sbpl_models()) {
+    const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
+    out.push_back(choose(profile, strict ? excluded : included, m.precedence, params));
   }
-  SbplDecision d;
-  if (chosen < 0) {
-    d.allowed = profile.default_allow;
-    d.trace = std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
-    return d;
-  }
-  const SbplRule& r = profile.rules[chosen];
-  d.allowed = r.allow;
-  d.rule = chosen;
-  d.trace = std::string(r.allow ? "allowed" : "denied") + " by rule " + std::to_string(chosen) +
-            " (profile.sb line " + std::to_string(r.line) + "): " + r.text;
-  return d;
+  return out;
 }
 
 }  // namespace zpolicy::compiler

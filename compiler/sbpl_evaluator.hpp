@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -58,6 +59,7 @@ struct SbplFilter {
   Kind kind = Kind::Literal;
   std::string value;       // constant string argument
   bool is_param = false;   // Literal/Subpath: `value` names a (param "...")
+  std::optional<std::string> param_value;  // set by bind_params
   std::vector<SbplFilter> children;
 };
 
@@ -109,10 +111,16 @@ const std::vector<SbplModel>& all_sbpl_models();
 
 using SbplParams = std::map<std::string, std::string, std::less<>>;
 
+// A copy of `profile` with each (param "NAME") looked up once, so that many decisions on
+// the same parameters do not search `params` again. Undefined names stay unbound.
+SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params);
+
 struct SbplDecision {
   bool allowed = false;
-  int rule = -1;      // index into SbplProfile::rules, -1 for the default
-  std::string trace;  // "allowed by rule 12 (line 40): (allow file-write* ...)"
+  int rule = -1;  // index into SbplProfile::rules, -1 for the default
+  // "allowed by rule 15 (profile.sb line 70) (allow file-write* ...) via
+  //  (subpath (param "WRITABLE_ROOT_0")) = ${WORKSPACE}"
+  std::string trace;
 };
 
 // `operation` is a concrete operation (no '*'). `target` is a path for file operations
@@ -122,5 +130,10 @@ struct SbplDecision {
 // check referenced_params first.
 SbplDecision decide(const SbplProfile& profile, std::string_view operation,
                     std::string_view target, const SbplParams& params, const SbplModel& model);
+
+// decide() under every model, in all_sbpl_models() order, sharing the rule matching.
+std::vector<SbplDecision> decide_all_models(const SbplProfile& profile,
+                                            std::string_view operation, std::string_view target,
+                                            const SbplParams& params);
 
 }  // namespace zpolicy::compiler

@@ -150,6 +150,8 @@ const char* to_string(SbplFinding::Kind k) {
       return "bad profile";
     case SbplFinding::Kind::BadParams:
       return "bad parameters";
+    case SbplFinding::Kind::NotCanonical:
+      return "not canonical";
     case SbplFinding::Kind::DroppedDeny:
       return "dropped deny";
     case SbplFinding::Kind::MissingAllow:
@@ -197,7 +199,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     findings.push_back({SbplFinding::Kind::BadProfile, {}, "", "", err->str(), ""});
     return findings;
   }
-  const auto& profile = std::get<SbplProfile>(parsed);
+  const auto& unbound = std::get<SbplProfile>(parsed);
 
   SbplParams values;
   for (const auto& [name, value] : params) {
@@ -212,7 +214,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     for (const auto& [name, value] : params) {
       for (const char* link : {"/tmp", "/var", "/etc"}) {
         if (contains(link, value))
-          findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
+          findings.push_back({SbplFinding::Kind::NotCanonical, {}, "", "",
                               "parameter " + name + "=" + value + " is not canonical on macOS: " +
                                   link + " is a symlink to /private" + link +
                                   ", and Seatbelt matches the resolved path, so a rule on it "
@@ -221,16 +223,18 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
       }
     }
   }
-  for (const auto& name : referenced_params(profile))
+  for (const auto& name : referenced_params(unbound))
     if (!values.contains(name))
       findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
                           "the profile reads parameter " + name + ", which is not defined", ""});
   if (!findings.empty()) return findings;
+  const SbplProfile profile = bind_params(unbound, values);
 
   for (const auto& probe : sbpl_probes(policy)) {
     std::vector<std::pair<const SbplModel*, SbplDecision>> answers;
-    for (const auto& m : all_sbpl_models())
-      answers.emplace_back(&m, decide(profile, probe.operation, probe.target, values, m));
+    auto decisions = decide_all_models(profile, probe.operation, probe.target, values);
+    for (size_t i = 0; i < decisions.size(); ++i)
+      answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
     std::vector<std::pair<const SbplModel*, SbplDecision>> wrong;
     for (const auto& a : answers) {
       if ((probe.intent == SbplIntent::Deny && a.second.allowed) ||

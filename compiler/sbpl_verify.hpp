@@ -33,6 +33,9 @@ struct SbplFinding {
   enum class Kind {
     BadProfile,       // not parseable, or outside the emitted subset
     BadParams,        // a referenced parameter is undefined, or a value is malformed
+    NotCanonical,     // a bound path goes through /tmp, /var or /etc, macOS symlinks that
+                      // Seatbelt sees resolved: a rule on it would never apply. Expected
+                      // when a macOS profile is bound on another OS; an error on macOS.
     DroppedDeny,      // the policy denies, the profile allows (under some model)
     MissingAllow,     // the policy allows, the profile denies (under some model)
     Ambiguous,        // the answer depends on how Seatbelt orders overlapping rules

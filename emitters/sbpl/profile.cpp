@@ -173,11 +173,12 @@ class Builder {
     form("(allow file-read*", filters);
   }
 
-  // The require-not pairs that keep deny roots out of an allow rule. `subpath` covers the
-  // path and everything below; the `literal` twin covers creating it while it is missing.
-  void deny_root_exclusions(std::vector<std::string>& out) const {
+  // The filters that keep deny roots out of an allow rule. `subpath` covers the path and
+  // everything below; a write rule also needs the `literal` twin, which covers creating
+  // the path while it is missing (nothing is created by a read).
+  void deny_root_exclusions(std::vector<std::string>& out, bool for_writes) const {
     for (const auto& d : deny_) {
-      out.push_back("(require-not (literal " + param(d.name) + "))");
+      if (for_writes) out.push_back("(require-not (literal " + param(d.name) + "))");
       out.push_back("(require-not (subpath " + param(d.name) + "))");
     }
   }
@@ -186,7 +187,7 @@ class Builder {
     blank();
     line("; Reads: the whole file system except the deny roots.");
     std::vector<std::string> parts;
-    deny_root_exclusions(parts);
+    deny_root_exclusions(parts, false);
     if (parts.empty()) {
       line("(allow file-read*)");
       return;
@@ -201,7 +202,7 @@ class Builder {
     line("; Reads: the read roots except the deny roots.");
     std::vector<std::string> parts;
     parts.push_back(any_subpath(read_));
-    deny_root_exclusions(parts);
+    deny_root_exclusions(parts, false);
     line("(allow file-read*");
     rule_body(parts);
   }
@@ -223,7 +224,7 @@ class Builder {
       parts.push_back("(require-not (literal " + param(p.name) + "))");
       parts.push_back("(require-not (subpath " + param(p.name) + "))");
     }
-    deny_root_exclusions(parts);
+    deny_root_exclusions(parts, true);
     line("(allow file-write*");
     rule_body(parts);
   }

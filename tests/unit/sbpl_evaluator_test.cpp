@@ -177,11 +177,29 @@ BOOST_AUTO_TEST_CASE(network_process_and_service_filters) {
   BOOST_TEST(allowed(p, "network-inbound", "192.0.2.1:1"));
 }
 
+BOOST_AUTO_TEST_CASE(decide_all_models_agrees_with_decide_model_by_model) {
+  auto p = profile("(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))\n"
+                   "(deny file-write* (subpath \"/w/.git\"))\n(allow file-write* (literal \"/w/.git/x\"))");
+  for (const char* op : {"file-write-create", "file-write-data"})
+    for (const char* t : {"/w/.git", "/w/.git/x", "/w/a", "/v"}) {
+      auto all = decide_all_models(p, op, t, {});
+      BOOST_REQUIRE_EQUAL(all.size(), all_sbpl_models().size());
+      for (size_t i = 0; i < all.size(); ++i) {
+        auto one = decide(p, op, t, {}, all_sbpl_models()[i]);
+        BOOST_TEST(all[i].allowed == one.allowed, op << " " << t << " " << all_sbpl_models()[i].str());
+        BOOST_TEST(all[i].trace == one.trace);
+      }
+    }
+}
+
 BOOST_AUTO_TEST_CASE(the_trace_names_the_deciding_rule_and_line) {
   auto p = profile("\n(allow file-read* (subpath \"/a\"))");
   auto d = decide(p, "file-read-data", "/a/x", {}, kLast);
   BOOST_TEST(d.rule == 0);
-  BOOST_TEST(d.trace == "allowed by rule 0 (profile.sb line 4): (allow file-read* (subpath \"/a\"))");
+  BOOST_TEST(d.trace == "allowed by rule 0 (profile.sb line 4) (allow file-read* ...) via (subpath \"/a\")");
+  auto w = profile("(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal \"/w/x\"))))");
+  BOOST_TEST(decide(w, "file-write-data", "/w/y", {{"W", "/w"}}, kLast).trace ==
+             "allowed by rule 0 (profile.sb line 3) (allow file-write* ...) via (subpath (param \"W\")) = /w");
   auto n = decide(p, "file-read-data", "/b", {}, kLast);
   BOOST_TEST(n.rule == -1);
   BOOST_TEST(n.trace == "denied by the default rule (no rule matches)");

@@ -163,7 +163,7 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   auto p = emitters::sbpl::emit(r);
   auto findings = compiler::verify_sbpl(r, p.text, p.params);
   BOOST_REQUIRE(!findings.empty());
-  BOOST_TEST((findings[0].kind == SbplFinding::Kind::BadParams));
+  BOOST_TEST((findings[0].kind == SbplFinding::Kind::NotCanonical));
   BOOST_TEST(findings[0].message.find("WRITABLE_ROOT_0=/var/folders/zz/T/ws is not canonical") !=
              std::string::npos, findings[0].message);
   bool etc = false;
