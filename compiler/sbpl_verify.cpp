@@ -227,7 +227,8 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     if (!values.contains(name))
       findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
                           "the profile reads parameter " + name + ", which is not defined", ""});
-  if (!findings.empty()) return findings;
+  for (const auto& f : findings)
+    if (f.kind == SbplFinding::Kind::BadParams) return findings;
   const SbplProfile profile = bind_params(unbound, values);
 
   for (const auto& probe : sbpl_probes(policy)) {
