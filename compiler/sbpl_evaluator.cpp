@@ -92,8 +92,8 @@ class Reader {
   }
 
   static bool symbol_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '*' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '*' || c == '_' || c == '.';
   }
 
   void skip_space() {
@@ -138,14 +138,14 @@ class Reader {
 // Every operation zpolicy may name. A wildcard covers the concrete operations that
 // start with its stem, which is how Seatbelt groups them.
 constexpr std::array kOperations = {
-    "file-read*",          "file-read-data",      "file-read-metadata", "file-read-xattr",
-    "file-write*",         "file-write-data",     "file-write-create",  "file-write-unlink",
-    "file-write-mode",     "file-write-xattr",    "file-write-times",   "file-write-flags",
-    "file-write-owner",    "file-link",           "file-ioctl",         "file-map-executable",
-    "process-exec",        "process-fork",        "process-info*",      "signal",
-    "sysctl-read",         "mach-lookup",         "user-preference-read", "ipc-posix-sem",
-    "pseudo-tty",          "network*",            "network-bind",       "network-inbound",
-    "network-outbound",    "system-socket",
+    "file-read*",       "file-read-data",   "file-read-metadata",   "file-read-xattr",
+    "file-write*",      "file-write-data",  "file-write-create",    "file-write-unlink",
+    "file-write-mode",  "file-write-xattr", "file-write-times",     "file-write-flags",
+    "file-write-owner", "file-link",        "file-ioctl",           "file-map-executable",
+    "process-exec",     "process-fork",     "process-info*",        "signal",
+    "sysctl-read",      "mach-lookup",      "user-preference-read", "ipc-posix-sem",
+    "pseudo-tty",       "network*",         "network-bind",         "network-inbound",
+    "network-outbound", "system-socket",
 };
 
 bool known_operation(std::string_view op) {
@@ -201,7 +201,7 @@ std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
     return form_error(e, "'" + head + "' takes a string or (param \"NAME\")");
   }
   if (head == "require-all" || head == "require-any" || head == "require-not") {
-    f.kind = head == "require-all" ? K::RequireAll
+    f.kind = head == "require-all"   ? K::RequireAll
              : head == "require-any" ? K::RequireAny
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
@@ -425,8 +425,8 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
-    d.trace = std::string(d.allowed ? "allowed" : "denied") +
-              " by the default rule (no rule matches)";
+    d.trace =
+        std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
     return d;
   }
   const SbplRule& r = profile.rules[chosen];
@@ -545,9 +545,9 @@ SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
 }
 
 std::string SbplModel::str() const {
-  return std::string(precedence_name(precedence)) +
-         (subpath_self == SbplSubpathSelf::Included ? "/subpath-includes-self"
-                                                    : "/subpath-excludes-self-on-create");
+  return std::string(precedence_name(precedence)) + (subpath_self == SbplSubpathSelf::Included
+                                                         ? "/subpath-includes-self"
+                                                         : "/subpath-excludes-self-on-create");
 }
 
 const std::vector<SbplModel>& all_sbpl_models() {
@@ -562,15 +562,14 @@ const std::vector<SbplModel>& all_sbpl_models() {
   return models;
 }
 
-SbplDecision decide(const SbplProfile& profile, std::string_view operation,
-                    std::string_view target, const SbplParams& params, const SbplModel& model) {
+SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
+                    const SbplParams& params, const SbplModel& model) {
   Query q{operation, target, params, model.subpath_self};
   return choose(profile, all_matches(profile, q), model.precedence, params);
 }
 
-std::vector<SbplDecision> decide_all_models(const SbplProfile& profile,
-                                            std::string_view operation, std::string_view target,
-                                            const SbplParams& params) {
+std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
+                                            std::string_view target, const SbplParams& params) {
   // Which rules match depends on the subpath reading only, and only for creation.
   auto included = all_matches(profile, {operation, target, params, SbplSubpathSelf::Included});
   std::vector<Match> excluded;

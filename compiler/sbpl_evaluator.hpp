@@ -44,21 +44,21 @@ std::string print_sexpr(const Sexpr& e);
 // A filter of the emitted subset. Several filters on one rule are alternatives.
 struct SbplFilter {
   enum class Kind {
-    Literal,           // (literal PATH)
-    Subpath,           // (subpath PATH)
-    RequireAll,        // (require-all F...)
-    RequireAny,        // (require-any F...)
-    RequireNot,        // (require-not F)
-    TargetSameSandbox, // (target same-sandbox)
-    SysctlName,        // (sysctl-name "NAME")
-    SysctlNamePrefix,  // (sysctl-name-prefix "PREFIX")
-    GlobalName,        // (global-name "SERVICE")
-    LocalIp,           // (local ip "localhost:*")
-    RemoteIp,          // (remote ip "localhost:*")
+    Literal,            // (literal PATH)
+    Subpath,            // (subpath PATH)
+    RequireAll,         // (require-all F...)
+    RequireAny,         // (require-any F...)
+    RequireNot,         // (require-not F)
+    TargetSameSandbox,  // (target same-sandbox)
+    SysctlName,         // (sysctl-name "NAME")
+    SysctlNamePrefix,   // (sysctl-name-prefix "PREFIX")
+    GlobalName,         // (global-name "SERVICE")
+    LocalIp,            // (local ip "localhost:*")
+    RemoteIp,           // (remote ip "localhost:*")
   };
   Kind kind = Kind::Literal;
-  std::string value;       // constant string argument
-  bool is_param = false;   // Literal/Subpath: `value` names a (param "...")
+  std::string value;                       // constant string argument
+  bool is_param = false;                   // Literal/Subpath: `value` names a (param "...")
   std::optional<std::string> param_value;  // set by bind_params
   std::vector<SbplFilter> children;
 };
@@ -128,12 +128,11 @@ struct SbplDecision {
 // network operations, the executable for process-exec, and "same-sandbox" or any other
 // word for signal and process-info. An undefined parameter matches nothing; callers
 // check referenced_params first.
-SbplDecision decide(const SbplProfile& profile, std::string_view operation,
-                    std::string_view target, const SbplParams& params, const SbplModel& model);
+SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
+                    const SbplParams& params, const SbplModel& model);
 
 // decide() under every model, in all_sbpl_models() order, sharing the rule matching.
-std::vector<SbplDecision> decide_all_models(const SbplProfile& profile,
-                                            std::string_view operation, std::string_view target,
-                                            const SbplParams& params);
+std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
+                                            std::string_view target, const SbplParams& params);
 
 }  // namespace zpolicy::compiler

@@ -50,8 +50,12 @@ struct Verdict {
   std::string why;
 };
 
-Verdict allow(SourceLoc loc, std::string why) { return {SbplIntent::Allow, std::move(loc), std::move(why)}; }
-Verdict deny(SourceLoc loc, std::string why) { return {SbplIntent::Deny, std::move(loc), std::move(why)}; }
+Verdict allow(SourceLoc loc, std::string why) {
+  return {SbplIntent::Allow, std::move(loc), std::move(why)};
+}
+Verdict deny(SourceLoc loc, std::string why) {
+  return {SbplIntent::Deny, std::move(loc), std::move(why)};
+}
 Verdict unspecified(std::string why) { return {SbplIntent::Unspecified, {}, std::move(why)}; }
 
 bool is_read(std::string_view op) { return op.starts_with("file-read"); }
@@ -191,8 +195,9 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   return out;
 }
 
-std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
-                                     const std::vector<std::pair<std::string, std::string>>& params) {
+std::vector<SbplFinding> verify_sbpl(
+    const ir::Resolved& policy, std::string_view profile_text,
+    const std::vector<std::pair<std::string, std::string>>& params) {
   std::vector<SbplFinding> findings;
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) {
@@ -204,17 +209,28 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   SbplParams values;
   for (const auto& [name, value] : params) {
     if (value.find_first_of(std::string("\n\0", 2)) != std::string::npos)
-      findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
-                          "parameter " + name + " holds a newline or NUL", ""});
+      findings.push_back({SbplFinding::Kind::BadParams,
+                          {},
+                          "",
+                          "",
+                          "parameter " + name + " holds a newline or NUL",
+                          ""});
     if (!values.emplace(name, value).second)
-      findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
-                          "parameter " + name + " is defined twice", ""});
+      findings.push_back({SbplFinding::Kind::BadParams,
+                          {},
+                          "",
+                          "",
+                          "parameter " + name + " is defined twice",
+                          ""});
   }
   if (!policy.portable) {
     for (const auto& [name, value] : params) {
       for (const char* link : {"/tmp", "/var", "/etc"}) {
         if (contains(link, value))
-          findings.push_back({SbplFinding::Kind::NotCanonical, {}, "", "",
+          findings.push_back({SbplFinding::Kind::NotCanonical,
+                              {},
+                              "",
+                              "",
                               "parameter " + name + "=" + value + " is not canonical on macOS: " +
                                   link + " is a symlink to /private" + link +
                                   ", and Seatbelt matches the resolved path, so a rule on it "
@@ -225,8 +241,12 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   }
   for (const auto& name : referenced_params(unbound))
     if (!values.contains(name))
-      findings.push_back({SbplFinding::Kind::BadParams, {}, "", "",
-                          "the profile reads parameter " + name + ", which is not defined", ""});
+      findings.push_back({SbplFinding::Kind::BadParams,
+                          {},
+                          "",
+                          "",
+                          "the profile reads parameter " + name + ", which is not defined",
+                          ""});
   for (const auto& f : findings)
     if (f.kind == SbplFinding::Kind::BadParams) return findings;
   const SbplProfile profile = bind_params(unbound, values);
@@ -244,12 +264,12 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     }
     if (!wrong.empty()) {
       bool dropped = probe.intent == SbplIntent::Deny;
-      findings.push_back({dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow,
-                          probe.loc, probe.operation, probe.target,
-                          std::string(dropped ? "denied" : "allowed") + " by the policy (" +
-                              probe.why + ") but " + (dropped ? "allowed" : "denied") +
-                              " by the profile",
-                          describe(wrong)});
+      findings.push_back(
+          {dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow, probe.loc,
+           probe.operation, probe.target,
+           std::string(dropped ? "denied" : "allowed") + " by the policy (" + probe.why + ") but " +
+               (dropped ? "allowed" : "denied") + " by the profile",
+           describe(wrong)});
       continue;
     }
     if (probe.intent != SbplIntent::Unspecified) continue;

@@ -20,8 +20,8 @@ struct SbplProbe {
   std::string operation;  // a concrete Seatbelt operation: "file-write-create", ...
   std::string target;     // see decide() in sbpl_evaluator.hpp
   SbplIntent intent = SbplIntent::Unspecified;
-  ir::SourceLoc loc;      // the policy line that decides the intent
-  std::string why;        // "protected path ${WORKSPACE}/.git"
+  ir::SourceLoc loc;  // the policy line that decides the intent
+  std::string why;    // "protected path ${WORKSPACE}/.git"
 };
 
 // Every root, protected and deny path, their parents, children and ancestors, siblings
@@ -31,14 +31,14 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& policy);
 
 struct SbplFinding {
   enum class Kind {
-    BadProfile,       // not parseable, or outside the emitted subset
-    BadParams,        // a referenced parameter is undefined, or a value is malformed
-    NotCanonical,     // a bound path goes through /tmp, /var or /etc, macOS symlinks that
-                      // Seatbelt sees resolved: a rule on it would never apply. Expected
-                      // when a macOS profile is bound on another OS; an error on macOS.
-    DroppedDeny,      // the policy denies, the profile allows (under some model)
-    MissingAllow,     // the policy allows, the profile denies (under some model)
-    Ambiguous,        // the answer depends on how Seatbelt orders overlapping rules
+    BadProfile,    // not parseable, or outside the emitted subset
+    BadParams,     // a referenced parameter is undefined, or a value is malformed
+    NotCanonical,  // a bound path goes through /tmp, /var or /etc, macOS symlinks that
+                   // Seatbelt sees resolved: a rule on it would never apply. Expected
+                   // when a macOS profile is bound on another OS; an error on macOS.
+    DroppedDeny,   // the policy denies, the profile allows (under some model)
+    MissingAllow,  // the policy allows, the profile denies (under some model)
+    Ambiguous,     // the answer depends on how Seatbelt orders overlapping rules
   };
   Kind kind = Kind::BadProfile;
   ir::SourceLoc loc;
@@ -56,8 +56,9 @@ const char* to_string(SbplFinding::Kind k);
 
 // Empty when the profile does exactly what the policy says on every probe, under every
 // precedence model.
-std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
-                                     const std::vector<std::pair<std::string, std::string>>& params);
+std::vector<SbplFinding> verify_sbpl(
+    const ir::Resolved& policy, std::string_view profile_text,
+    const std::vector<std::pair<std::string, std::string>>& params);
 
 // Reads a `params.txt` artifact (NAME=VALUE per line). nullopt and `error` set on a line
 // without '=', an empty or duplicate name.

@@ -67,9 +67,8 @@ std::optional<SandboxExecStatus> classify_preflight(int exit_status, bool killed
                                "sandbox-exec cannot apply a sandbox here, most likely because "
                                "zpolicy already runs inside one (exit 71)"};
     default:
-      return SandboxExecStatus{SandboxExecRefusal::Failed,
-                               "sandbox-exec failed with exit status " +
-                                   std::to_string(exit_status)};
+      return SandboxExecStatus{SandboxExecRefusal::Failed, "sandbox-exec failed with exit status " +
+                                                               std::to_string(exit_status)};
   }
 }
 

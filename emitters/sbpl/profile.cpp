@@ -86,8 +86,8 @@ class Builder {
     }
     for (const auto& a : ancestors) {
       const Named* root = find(write_, a);
-      ancestor_.push_back(root ? *root
-                               : Named{"PROTECTED_ANCESTOR_" + std::to_string(next_ancestor_++), a});
+      ancestor_.push_back(
+          root ? *root : Named{"PROTECTED_ANCESTOR_" + std::to_string(next_ancestor_++), a});
     }
   }
 
@@ -130,13 +130,33 @@ class Builder {
     line("(allow file-map-executable)");
     line("; Read-only sysctls that libc, language runtimes and build tools size themselves by.");
     std::vector<std::string> sysctls;
-    for (const char* name :
-         {"hw.activecpu", "hw.byteorder", "hw.cachelinesize", "hw.cpufamily", "hw.cputype",
-          "hw.l1dcachesize", "hw.l2cachesize", "hw.logicalcpu", "hw.logicalcpu_max",
-          "hw.machine", "hw.memsize", "hw.model", "hw.ncpu", "hw.pagesize", "hw.physicalcpu",
-          "hw.physicalcpu_max", "kern.argmax", "kern.hostname", "kern.maxfilesperproc",
-          "kern.osproductversion", "kern.osrelease", "kern.ostype", "kern.osversion",
-          "kern.version", "machdep.cpu.brand_string", "sysctl.proc_cputype", "vm.loadavg"})
+    for (const char* name : {"hw.activecpu",
+                             "hw.byteorder",
+                             "hw.cachelinesize",
+                             "hw.cpufamily",
+                             "hw.cputype",
+                             "hw.l1dcachesize",
+                             "hw.l2cachesize",
+                             "hw.logicalcpu",
+                             "hw.logicalcpu_max",
+                             "hw.machine",
+                             "hw.memsize",
+                             "hw.model",
+                             "hw.ncpu",
+                             "hw.pagesize",
+                             "hw.physicalcpu",
+                             "hw.physicalcpu_max",
+                             "kern.argmax",
+                             "kern.hostname",
+                             "kern.maxfilesperproc",
+                             "kern.osproductversion",
+                             "kern.osrelease",
+                             "kern.ostype",
+                             "kern.osversion",
+                             "kern.version",
+                             "machdep.cpu.brand_string",
+                             "sysctl.proc_cputype",
+                             "vm.loadavg"})
       sysctls.push_back("(sysctl-name \"" + std::string(name) + "\")");
     for (const char* prefix : {"hw.optional.", "hw.perflevel", "kern.proc.pid."})
       sysctls.push_back("(sysctl-name-prefix \"" + std::string(prefix) + "\")");
@@ -219,7 +239,8 @@ class Builder {
     line("; second, writable name.");
     std::vector<std::string> parts;
     parts.push_back(any_subpath(write_));
-    for (const auto& a : ancestor_) parts.push_back("(require-not (literal " + param(a.name) + "))");
+    for (const auto& a : ancestor_)
+      parts.push_back("(require-not (literal " + param(a.name) + "))");
     for (const auto& p : protect_) {
       parts.push_back("(require-not (literal " + param(p.name) + "))");
       parts.push_back("(require-not (subpath " + param(p.name) + "))");

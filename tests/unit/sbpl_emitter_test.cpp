@@ -1,6 +1,5 @@
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <set>
 
 #include "compiler/sbpl_evaluator.hpp"
@@ -51,9 +50,9 @@ std::set<std::string> exclusions(const compiler::SbplRule& r, const emitters::sb
     if (f.kind != compiler::SbplFilter::Kind::RequireNot) continue;
     const auto& inner = f.children.at(0);
     BOOST_REQUIRE(inner.is_param);
-    out.insert(std::string(inner.kind == compiler::SbplFilter::Kind::Literal ? "literal "
-                                                                                : "subpath ") +
-               value_of(p, inner.value));
+    out.insert(
+        std::string(inner.kind == compiler::SbplFilter::Kind::Literal ? "literal " : "subpath ") +
+        value_of(p, inner.value));
   }
   return out;
 }

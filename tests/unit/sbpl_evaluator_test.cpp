@@ -1,7 +1,7 @@
 #define BOOST_TEST_DYN_LINK
-#include <boost/test/unit_test.hpp>
-
 #include "compiler/sbpl_evaluator.hpp"
+
+#include <boost/test/unit_test.hpp>
 
 using namespace zpolicy::compiler;
 
@@ -25,8 +25,8 @@ const SbplModel kFirst{SbplPrecedence::FirstMatchWins, SbplSubpathSelf::Included
 const SbplModel kSpecific{SbplPrecedence::MostSpecificWins, SbplSubpathSelf::Included};
 const SbplModel kStrict{SbplPrecedence::LastMatchWins, SbplSubpathSelf::ExcludedOnCreate};
 
-bool allowed(const SbplProfile& p, const char* op, const char* target,
-             const SbplModel& m = kLast, const SbplParams& params = {}) {
+bool allowed(const SbplProfile& p, const char* op, const char* target, const SbplModel& m = kLast,
+             const SbplParams& params = {}) {
   return decide(p, op, target, params, m).allowed;
 }
 
@@ -45,11 +45,13 @@ BOOST_AUTO_TEST_CASE(reads_balanced_forms_and_comments) {
 }
 
 BOOST_AUTO_TEST_CASE(refuses_everything_outside_the_emitted_subset) {
-  BOOST_TEST(parse_error("(version 1)\n(deny default)\n(allow file-read*") .find("unbalanced '('") !=
+  BOOST_TEST(parse_error("(version 1)\n(deny default)\n(allow file-read*").find("unbalanced '('") !=
              std::string::npos);
-  BOOST_TEST(parse_error("(version 1)\n(deny default))").find("unbalanced ')'") != std::string::npos);
-  BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (regex #\"^/a\"))")
-                 .find("regex") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)\n(deny default))").find("unbalanced ')'") !=
+             std::string::npos);
+  BOOST_TEST(
+      parse_error("(version 1)(deny default)(allow file-read* (regex #\"^/a\"))").find("regex") !=
+      std::string::npos);
   BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (literal \"/a\\\"b\"))")
                  .find("backslash") != std::string::npos);
   BOOST_TEST(parse_error("(version 1)(deny default)(allow mach-register)").find("mach-register") !=
@@ -63,8 +65,9 @@ BOOST_AUTO_TEST_CASE(refuses_everything_outside_the_emitted_subset) {
              std::string::npos);
   BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (literal \"rel\"))")
                  .find("absolute") != std::string::npos);
-  BOOST_TEST(parse_error("(version 1)(deny default)(allow network-outbound (remote ip \"1.2.3.4:*\"))")
-                 .find("localhost") != std::string::npos);
+  BOOST_TEST(
+      parse_error("(version 1)(deny default)(allow network-outbound (remote ip \"1.2.3.4:*\"))")
+          .find("localhost") != std::string::npos);
   BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (require-not (literal \"/a\") "
                          "(literal \"/b\")))")
                  .find("require-not") != std::string::npos);
@@ -117,26 +120,30 @@ BOOST_AUTO_TEST_CASE(require_all_any_not_and_params) {
 }
 
 BOOST_AUTO_TEST_CASE(the_precedence_models_differ_where_rules_overlap) {
-  auto deny_last = profile("(allow file-read* (subpath \"/a\"))\n(deny file-read* (subpath \"/a/b\"))");
+  auto deny_last =
+      profile("(allow file-read* (subpath \"/a\"))\n(deny file-read* (subpath \"/a/b\"))");
   BOOST_TEST(!allowed(deny_last, "file-read-data", "/a/b/c", kLast));
   BOOST_TEST(!allowed(deny_last, "file-read-data", "/a/b/c", kDeny));
   BOOST_TEST(allowed(deny_last, "file-read-data", "/a/b/c", kFirst));
   BOOST_TEST(!allowed(deny_last, "file-read-data", "/a/b/c", kSpecific));
 
-  auto deny_first = profile("(deny file-read* (subpath \"/a/b\"))\n(allow file-read* (subpath \"/a\"))");
+  auto deny_first =
+      profile("(deny file-read* (subpath \"/a/b\"))\n(allow file-read* (subpath \"/a\"))");
   BOOST_TEST(allowed(deny_first, "file-read-data", "/a/b/c", kLast));
   BOOST_TEST(!allowed(deny_first, "file-read-data", "/a/b/c", kDeny));
   BOOST_TEST(!allowed(deny_first, "file-read-data", "/a/b/c", kFirst));
   BOOST_TEST(!allowed(deny_first, "file-read-data", "/a/b/c", kSpecific));
 
   // A more specific allow inside a broader deny: only most-specific lets it through first.
-  auto allow_inner = profile("(allow file-read* (literal \"/a/b\"))\n(deny file-read* (subpath \"/a\"))");
+  auto allow_inner =
+      profile("(allow file-read* (literal \"/a/b\"))\n(deny file-read* (subpath \"/a\"))");
   BOOST_TEST(allowed(allow_inner, "file-read-data", "/a/b", kSpecific));
   BOOST_TEST(!allowed(allow_inner, "file-read-data", "/a/b", kLast));
 }
 
 BOOST_AUTO_TEST_CASE(the_strict_subpath_reading_leaves_creation_of_the_root_uncovered) {
-  auto bare = profile("(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))");
+  auto bare = profile(
+      "(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))");
   BOOST_TEST(!allowed(bare, "file-write-create", "/w/.git", kLast));
   BOOST_TEST(allowed(bare, "file-write-create", "/w/.git", kStrict));
   BOOST_TEST(!allowed(bare, "file-write-data", "/w/.git", kStrict));
@@ -154,7 +161,8 @@ BOOST_AUTO_TEST_CASE(network_process_and_service_filters) {
       "(allow signal (target same-sandbox))\n"
       "(allow sysctl-read (sysctl-name \"hw.ncpu\") (sysctl-name-prefix \"kern.proc.pid.\"))\n"
       "(allow mach-lookup (global-name \"com.apple.x\"))\n"
-      "(allow network*)", "(deny default)");
+      "(allow network*)",
+      "(deny default)");
   auto q = profile(
       "(allow network-outbound (remote ip \"localhost:*\"))\n"
       "(allow network-bind (local ip \"*:8080\"))\n"
@@ -178,15 +186,17 @@ BOOST_AUTO_TEST_CASE(network_process_and_service_filters) {
 }
 
 BOOST_AUTO_TEST_CASE(decide_all_models_agrees_with_decide_model_by_model) {
-  auto p = profile("(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))\n"
-                   "(deny file-write* (subpath \"/w/.git\"))\n(allow file-write* (literal \"/w/.git/x\"))");
+  auto p = profile(
+      "(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))\n"
+      "(deny file-write* (subpath \"/w/.git\"))\n(allow file-write* (literal \"/w/.git/x\"))");
   for (const char* op : {"file-write-create", "file-write-data"})
     for (const char* t : {"/w/.git", "/w/.git/x", "/w/a", "/v"}) {
       auto all = decide_all_models(p, op, t, {});
       BOOST_REQUIRE_EQUAL(all.size(), all_sbpl_models().size());
       for (size_t i = 0; i < all.size(); ++i) {
         auto one = decide(p, op, t, {}, all_sbpl_models()[i]);
-        BOOST_TEST(all[i].allowed == one.allowed, op << " " << t << " " << all_sbpl_models()[i].str());
+        BOOST_TEST(all[i].allowed == one.allowed,
+                   op << " " << t << " " << all_sbpl_models()[i].str());
         BOOST_TEST(all[i].trace == one.trace);
       }
     }
@@ -196,10 +206,13 @@ BOOST_AUTO_TEST_CASE(the_trace_names_the_deciding_rule_and_line) {
   auto p = profile("\n(allow file-read* (subpath \"/a\"))");
   auto d = decide(p, "file-read-data", "/a/x", {}, kLast);
   BOOST_TEST(d.rule == 0);
-  BOOST_TEST(d.trace == "allowed by rule 0 (profile.sb line 4) (allow file-read* ...) via (subpath \"/a\")");
-  auto w = profile("(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal \"/w/x\"))))");
+  BOOST_TEST(d.trace ==
+             "allowed by rule 0 (profile.sb line 4) (allow file-read* ...) via (subpath \"/a\")");
+  auto w = profile(
+      "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal \"/w/x\"))))");
   BOOST_TEST(decide(w, "file-write-data", "/w/y", {{"W", "/w"}}, kLast).trace ==
-             "allowed by rule 0 (profile.sb line 3) (allow file-write* ...) via (subpath (param \"W\")) = /w");
+             "allowed by rule 0 (profile.sb line 3) (allow file-write* ...) via (subpath (param "
+             "\"W\")) = /w");
   auto n = decide(p, "file-read-data", "/b", {}, kLast);
   BOOST_TEST(n.rule == -1);
   BOOST_TEST(n.trace == "denied by the default rule (no rule matches)");

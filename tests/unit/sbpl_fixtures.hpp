@@ -11,8 +11,8 @@
 namespace zpolicy::test::sbpl {
 
 inline const std::vector<std::string>& default_carveouts() {
-  static const std::vector<std::string> names = {".git", ".env", ".env.local", "node_modules",
-                                                 ".next", "data/agent-sessions"};
+  static const std::vector<std::string> names = {".git",         ".env",  ".env.local",
+                                                 "node_modules", ".next", "data/agent-sessions"};
   return names;
 }
 

@@ -1,6 +1,5 @@
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <functional>
 
 #include "compiler/sbpl_evaluator.hpp"
@@ -25,8 +24,9 @@ std::string render(const std::vector<Sexpr>& forms) {
 }
 
 // Calls `visit` with the text of each mutant of `forms`.
-void for_each_mutant(const std::vector<Sexpr>& forms,
-                     const std::function<void(const std::string& what, const std::string&)>& visit) {
+void for_each_mutant(
+    const std::vector<Sexpr>& forms,
+    const std::function<void(const std::string& what, const std::string&)>& visit) {
   // Deletion of each list node, top-level forms included. `path` addresses the node.
   std::function<void(std::vector<Sexpr>&, std::vector<Sexpr>&, const std::string&)> walk;
   std::vector<Sexpr> copy = forms;
@@ -111,7 +111,9 @@ void check_mutants(const std::string& name, const ir::Resolved& r) {
 
 BOOST_AUTO_TEST_SUITE(sbpl_mutation)
 
-BOOST_AUTO_TEST_CASE(default_portable) { check_mutants("default-portable", fx::default_portable()); }
+BOOST_AUTO_TEST_CASE(default_portable) {
+  check_mutants("default-portable", fx::default_portable());
+}
 BOOST_AUTO_TEST_CASE(read_only) { check_mutants("read-only", fx::read_only()); }
 BOOST_AUTO_TEST_CASE(deny_roots_loopback) {
   check_mutants("deny-roots-loopback", fx::deny_roots_loopback());

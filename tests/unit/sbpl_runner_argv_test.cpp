@@ -7,8 +7,7 @@ using namespace zpolicy::runner;
 
 namespace {
 
-std::vector<std::string> argv_of(
-    std::variant<std::vector<std::string>, SandboxExecArgvError> v) {
+std::vector<std::string> argv_of(std::variant<std::vector<std::string>, SandboxExecArgvError> v) {
   if (auto* err = std::get_if<SandboxExecArgvError>(&v)) BOOST_FAIL(err->message);
   return std::get<std::vector<std::string>>(v);
 }
@@ -43,8 +42,9 @@ BOOST_AUTO_TEST_CASE(pinned_binary_profile_params_then_the_command_after_double_
 
 BOOST_AUTO_TEST_CASE(the_preflight_runs_the_same_profile_around_usr_bin_true) {
   auto argv = argv_of(preflight_argv("(version 1)\n(deny default)\n", {{"A", "/a"}}));
-  std::vector<std::string> expected = {"/usr/bin/sandbox-exec", "-p", "(version 1)\n(deny default)\n",
-                                       "-D", "A=/a", "--", "/usr/bin/true"};
+  std::vector<std::string> expected = {
+      "/usr/bin/sandbox-exec", "-p", "(version 1)\n(deny default)\n", "-D", "A=/a", "--",
+      "/usr/bin/true"};
   BOOST_TEST(argv == expected, boost::test_tools::per_element());
 }
 

@@ -1,7 +1,8 @@
 #define BOOST_TEST_DYN_LINK
+#include "compiler/sbpl_verify.hpp"
+
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/sbpl_verify.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "tests/unit/sbpl_fixtures.hpp"
 
@@ -94,7 +95,8 @@ BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_a
   // A hand-edited copy where .git (PROTECTED_0) lost both of its rules.
   std::string text = replace(p.text, "    (require-not (literal (param \"PROTECTED_0\")))\n", "");
   text = replace(text, "    (require-not (subpath (param \"PROTECTED_0\")))\n", "");
-  text = replace(text, "  (literal (param \"PROTECTED_0\"))\n  (subpath (param \"PROTECTED_0\"))\n", "");
+  text = replace(text, "  (literal (param \"PROTECTED_0\"))\n  (subpath (param \"PROTECTED_0\"))\n",
+                 "");
   auto findings = compiler::verify_sbpl(r, text, p.params);
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-write-data",
                        "${WORKSPACE}/.git/zp-probe");
@@ -165,7 +167,8 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   BOOST_REQUIRE(!findings.empty());
   BOOST_TEST((findings[0].kind == SbplFinding::Kind::NotCanonical));
   BOOST_TEST(findings[0].message.find("WRITABLE_ROOT_0=/var/folders/zz/T/ws is not canonical") !=
-             std::string::npos, findings[0].message);
+                 std::string::npos,
+             findings[0].message);
   bool etc = false;
   for (const auto& f : findings) {
     etc = etc || f.message.find("DENY_ROOT_0=/etc/secrets") != std::string::npos;
@@ -174,9 +177,10 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   }
   BOOST_TEST(etc);
   // Canonical spellings, and look-alikes that are not the symlinks, pass.
-  BOOST_TEST(compiler::verify_sbpl(fx::default_bound("/private/var/folders/zz/T/ws"),
-                                   emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).text,
-                                   emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params)
+  BOOST_TEST(compiler::verify_sbpl(
+                 fx::default_bound("/private/var/folders/zz/T/ws"),
+                 emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).text,
+                 emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params)
                  .empty());
   auto look_alike = fx::default_bound("/variable/ws");
   auto lp = emitters::sbpl::emit(look_alike);
@@ -185,8 +189,8 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
 
 BOOST_AUTO_TEST_CASE(a_foreign_profile_is_refused) {
   auto r = fx::default_portable();
-  auto findings =
-      compiler::verify_sbpl(r, "(version 1)\n(allow default)\n(deny file-write* (regex #\"^/\"))", {});
+  auto findings = compiler::verify_sbpl(
+      r, "(version 1)\n(allow default)\n(deny file-write* (regex #\"^/\"))", {});
   BOOST_REQUIRE_EQUAL(findings.size(), 1u);
   BOOST_TEST((findings[0].kind == SbplFinding::Kind::BadProfile));
   BOOST_TEST(findings[0].str().find("profile.sb:3:") != std::string::npos, findings[0].str());
