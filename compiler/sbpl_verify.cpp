@@ -293,6 +293,42 @@ std::vector<SbplFinding> verify_sbpl(
   return findings;
 }
 
+std::optional<SbplExplanation> explain_sbpl(
+    const ir::Resolved& policy, std::string_view profile_text,
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view operation,
+    std::string_view path, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<SbplExplanation> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  std::string op = operation == "read"     ? "file-read-data"
+                   : operation == "write"  ? "file-write-data"
+                   : operation == "create" ? "file-write-create"
+                                           : std::string(operation);
+  bool known = false;
+  for (const char* o : kFileOperations) known = known || op == o;
+  if (!known) return fail("unknown operation '" + std::string(operation) + "'");
+  auto parsed = parse_sbpl(profile_text);
+  if (auto* err = std::get_if<SbplError>(&parsed)) return fail(err->str());
+  SbplParams values(params.begin(), params.end());
+  for (const auto& name : referenced_params(std::get<SbplProfile>(parsed)))
+    if (!values.contains(name)) return fail("parameter " + name + " is not defined");
+  const SbplProfile profile = bind_params(std::get<SbplProfile>(parsed), values);
+
+  SbplExplanation out;
+  Verdict v = file_intent(policy, op, std::string(path));
+  out.policy = {op, std::string(path), v.intent, std::move(v.loc), std::move(v.why)};
+  auto decisions = decide_all_models(profile, op, path, values);
+  std::vector<std::pair<const SbplModel*, SbplDecision>> answers;
+  for (size_t i = 0; i < decisions.size(); ++i)
+    answers.emplace_back(&all_sbpl_models()[i], decisions[i]);
+  out.allowed = decisions.front().allowed;  // all_sbpl_models() starts with last-match
+  out.models_agree = true;
+  for (const auto& d : decisions) out.models_agree = out.models_agree && d.allowed == out.allowed;
+  out.trace = describe(answers);
+  return out;
+}
+
 std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_text(
     std::string_view text, std::string* error) {
   std::vector<std::pair<std::string, std::string>> out;

@@ -60,6 +60,23 @@ std::vector<SbplFinding> verify_sbpl(
     const ir::Resolved& policy, std::string_view profile_text,
     const std::vector<std::pair<std::string, std::string>>& params);
 
+// `zpolicy explain` for the macOS target: what the policy says about one file operation
+// on one path, and what the profile does under each model.
+struct SbplExplanation {
+  SbplProbe policy;           // the policy's intent, its rule and line
+  bool allowed = false;       // the profile's answer (last-match reading)
+  bool models_agree = false;  // every precedence and subpath reading gives `allowed`
+  std::string trace;          // the profile's deciding rule, per distinct answer
+};
+
+// `operation` is "read" (file-read-data), "write" (file-write-data), "create"
+// (file-write-create) or a concrete Seatbelt file operation. nullopt and `error` set when
+// the profile does not parse, a parameter is missing, or the operation is unknown.
+std::optional<SbplExplanation> explain_sbpl(
+    const ir::Resolved& policy, std::string_view profile_text,
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view operation,
+    std::string_view path, std::string* error);
+
 // Reads a `params.txt` artifact (NAME=VALUE per line). nullopt and `error` set on a line
 // without '=', an empty or duplicate name.
 std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_text(

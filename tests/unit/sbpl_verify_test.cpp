@@ -207,6 +207,34 @@ BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
   BOOST_TEST(f->message.find("network: loopback") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
+  ir::Resolved r = fx::default_portable();
+  auto p = emitters::sbpl::emit(r);
+  std::string error;
+  auto git =
+      compiler::explain_sbpl(r, p.text, p.params, "write", "${WORKSPACE}/.git/config", &error);
+  BOOST_REQUIRE_MESSAGE(git, error);
+  BOOST_TEST((git->policy.intent == compiler::SbplIntent::Deny));
+  BOOST_TEST(git->policy.why == "protected path ${WORKSPACE}/.git");
+  BOOST_TEST(git->policy.loc.str() == "policy.yaml:10:3");
+  BOOST_TEST(!git->allowed);
+  BOOST_TEST(git->models_agree);
+  BOOST_TEST(git->trace.find("(deny file-write* ...) via (subpath (param \"PROTECTED_0\")) = "
+                             "${WORKSPACE}/.git") != std::string::npos,
+             git->trace);
+
+  auto src = compiler::explain_sbpl(r, p.text, p.params, "create", "${WORKSPACE}/src/a.c", &error);
+  BOOST_REQUIRE_MESSAGE(src, error);
+  BOOST_TEST((src->policy.intent == compiler::SbplIntent::Allow));
+  BOOST_TEST(src->allowed);
+  BOOST_TEST(src->policy.loc.str() == "policy.yaml:4:3");
+
+  BOOST_TEST(!compiler::explain_sbpl(r, p.text, p.params, "chmod", "/x", &error));
+  BOOST_TEST(error == "unknown operation 'chmod'");
+  BOOST_TEST(!compiler::explain_sbpl(r, p.text, {}, "read", "/x", &error));
+  BOOST_TEST(error.find("is not defined") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(params_text_round_trips_and_rejects_malformed_lines) {
   auto p = emitters::sbpl::emit(fx::deny_roots_loopback());
   std::string error;
