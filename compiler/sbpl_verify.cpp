@@ -44,6 +44,23 @@ bool platform_runtime_path(std::string_view path) {
   return false;
 }
 
+// Seatbelt compares paths as strings after resolving them, so a parameter must already be
+// in the one spelling the kernel reports: absolute (or a symbolic variable), no empty,
+// "." or ".." component, no trailing slash.
+bool normalized(std::string_view v) {
+  if (v == "/") return true;
+  if (v.starts_with("${")) {
+    auto close = v.find('}');
+    if (close == std::string_view::npos) return false;
+    v.remove_prefix(close + 1);
+    if (v.empty()) return true;
+  }
+  if (!v.starts_with('/') || v.ends_with('/')) return false;
+  for (std::string_view bad : {"//", "/./", "/../"})
+    if (v.find(bad) != std::string_view::npos) return false;
+  return !v.ends_with("/.") && !v.ends_with("/..");
+}
+
 struct Verdict {
   SbplIntent intent = SbplIntent::Unspecified;
   SourceLoc loc;
@@ -214,6 +231,13 @@ std::vector<SbplFinding> verify_sbpl(
                           "",
                           "",
                           "parameter " + name + " holds a newline or NUL",
+                          ""});
+    if (!normalized(value))
+      findings.push_back({SbplFinding::Kind::BadParams,
+                          {},
+                          "",
+                          "",
+                          "parameter " + name + "=" + value + " is not a normalized absolute path",
                           ""});
     if (!values.emplace(name, value).second)
       findings.push_back({SbplFinding::Kind::BadParams,

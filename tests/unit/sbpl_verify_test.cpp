@@ -153,6 +153,15 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   BOOST_TEST((bad[0].kind == SbplFinding::Kind::BadParams));
   BOOST_TEST(bad[0].message.find("PROTECTED_5") != std::string::npos);
 
+  for (const char* bad : {"relative/x", "/Users/u/proj/", "/Users//u", "/Users/u/../x",
+                          "/Users/./u", "/Users/u/.", "${WORKSPACE}x"}) {
+    auto odd = p.params;
+    odd[0].second = bad;
+    auto f = compiler::verify_sbpl(r, p.text, odd);
+    BOOST_REQUIRE_MESSAGE(!f.empty(), bad);
+    BOOST_TEST(f[0].message.find("not a normalized absolute path") != std::string::npos, bad);
+  }
+
   auto twice = p.params;
   twice.push_back(twice.front());
   BOOST_TEST((compiler::verify_sbpl(r, p.text, twice).at(0).kind == SbplFinding::Kind::BadParams));
