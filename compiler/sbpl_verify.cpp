@@ -116,8 +116,15 @@ Verdict network_intent(const ir::Resolved& r, std::string_view target) {
   return deny({}, why);
 }
 
+Verdict exec_intent(const ir::Resolved& r, const std::string& path) {
+  if (r.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
+  if (const auto* d = containing(r.deny, path)) return deny(d->loc, "deny root " + d->path);
+  if (const auto* rd = containing(r.read, path)) return allow(rd->loc, "read root " + rd->path);
+  return unspecified("outside every read root");
+}
+
 Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
-  if (op == "process-exec" || op == "process-fork") return allow({}, "the command must run");
+  if (op == "process-fork") return allow({}, "the command must run");
   if (target == "same-sandbox") return allow({}, "processes of the sandbox itself");
   if (r.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
   return deny({}, "host processes are out of reach");
@@ -199,13 +206,15 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   auto add = [&](std::string op, std::string target, Verdict v) {
     out.push_back({std::move(op), std::move(target), v.intent, std::move(v.loc), std::move(v.why)});
   };
-  for (const auto& path : probe_paths(r))
+  for (const auto& path : probe_paths(r)) {
     for (const char* op : kFileOperations) add(op, path, file_intent(r, op, path));
+    add("process-exec", path, exec_intent(r, path));
+  }
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"}) add(op, t, network_intent(r, t));
   add("network-outbound", "unix:/private/var/run/docker.sock",
       network_intent(r, "unix:/private/var/run/docker.sock"));
-  add("process-exec", "/bin/sh", process_intent(r, "process-exec", "/bin/sh"));
+  add("process-exec", "/bin/sh", exec_intent(r, "/bin/sh"));
   add("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
     for (const char* t : {"same-sandbox", "host-process"}) add(op, t, process_intent(r, op, t));

@@ -120,8 +120,16 @@ class Builder {
 
   void process_primitives() {
     blank();
-    line("; Processes. Children inherit this profile, so exec and fork stay inside it.");
-    line("(allow process-exec)");
+    line("; Processes. Children inherit this profile, so exec and fork stay inside it. What");
+    line("; lies in a deny root is not run either: running a binary discloses what it holds.");
+    std::vector<std::string> not_denied;
+    deny_root_exclusions(not_denied, false);
+    if (not_denied.empty()) {
+      line("(allow process-exec)");
+    } else {
+      line("(allow process-exec");
+      rule_body(not_denied);
+    }
     line("(allow process-fork)");
     line("; Signals and process inspection only within this sandbox, never host processes.");
     line("(allow signal (target same-sandbox))");
@@ -295,7 +303,7 @@ class Builder {
     line("; again as the final rules keeps them denied whether Seatbelt lets the last");
     line("; matching rule or any matching deny decide.");
     if (!write_denied.empty()) form("(deny file-write*", write_denied);
-    if (!denied.empty()) form("(deny file-read* file-write*", denied);
+    if (!denied.empty()) form("(deny file-read* file-write* process-exec", denied);
   }
 
   static std::string any_subpath(const std::vector<Named>& roots) {

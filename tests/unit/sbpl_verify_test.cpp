@@ -87,6 +87,7 @@ BOOST_AUTO_TEST_CASE(probes_cover_roots_protected_paths_siblings_and_the_outside
   BOOST_TEST((intent("network-outbound", "unix:/private/var/run/docker.sock") == I::Deny));
   BOOST_TEST((intent("signal", "host-process") == I::Deny));
   BOOST_TEST((intent("process-exec", "/bin/sh") == I::Allow));
+  BOOST_TEST((intent("process-exec", "${HOME}/.ssh/zp-probe") == I::Deny));
 }
 
 BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_and_trace) {
