@@ -154,8 +154,10 @@ std::set<std::string> probe_paths(const ir::Resolved& r) {
   return paths;
 }
 
-std::string describe(const std::vector<std::pair<const SbplModel*, SbplDecision>>& answers) {
-  // Models that reached the same answer by the same rule share one line of the trace.
+using Answers = std::vector<std::pair<const SbplModel*, SbplDecision>>;
+
+// Models that reached the same answer by the same rule share one line of the trace.
+std::vector<std::string> describe(const Answers& answers) {
   std::map<std::string, std::string> by_trace;
   std::vector<std::string> order;
   for (const auto& [m, d] : answers) {
@@ -165,39 +167,56 @@ std::string describe(const std::vector<std::pair<const SbplModel*, SbplDecision>
     else
       it->second += ", " + m->str();
   }
-  std::string out;
-  for (const auto& t : order) out += (out.empty() ? "" : "; ") + by_trace[t] + ": " + t;
+  std::vector<std::string> out;
+  for (const auto& t : order) out.push_back(by_trace[t] + ": " + t);
   return out;
+}
+
+// "allow under last-match/..., deny-wins/...; deny under ..."
+std::string answers_summary(const Answers& answers) {
+  std::string allowed, denied;
+  for (const auto& [m, d] : answers) {
+    std::string& list = d.allowed ? allowed : denied;
+    list += (list.empty() ? "" : ", ") + m->str();
+  }
+  std::string out;
+  if (!allowed.empty()) out = "allow under " + allowed;
+  if (!denied.empty()) out += (out.empty() ? "" : "; ") + std::string("deny under ") + denied;
+  return out;
+}
+
+SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
+                      std::string actual) {
+  return {SbplFinding::Kind::MalformedArtifact,
+          std::move(loc),
+          std::move(what),
+          std::move(expected),
+          std::move(actual),
+          {}};
 }
 
 }  // namespace
 
 const char* to_string(SbplFinding::Kind k) {
   switch (k) {
-    case SbplFinding::Kind::BadProfile:
-      return "bad profile";
-    case SbplFinding::Kind::BadParams:
-      return "bad parameters";
+    case SbplFinding::Kind::MalformedArtifact:
+      return "malformed-artifact";
     case SbplFinding::Kind::NotCanonical:
-      return "not canonical";
+      return "not-canonical";
     case SbplFinding::Kind::DroppedDeny:
-      return "dropped deny";
+      return "dropped-deny";
     case SbplFinding::Kind::MissingAllow:
-      return "missing allow";
+      return "missing-allow";
     case SbplFinding::Kind::Ambiguous:
-      return "ambiguous precedence";
+      return "ambiguous-precedence";
   }
-  return "bad profile";
+  return "malformed-artifact";
 }
 
 std::string SbplFinding::str() const {
-  std::string out = loc.file.empty() ? "zpolicy" : loc.str();
-  out += ": error: macos: ";
-  out += to_string(kind);
-  out += ": ";
-  if (!operation.empty()) out += operation + " " + probe + ": ";
-  out += message;
-  if (!trace.empty()) out += " [" + trace + "]";
+  std::string out = loc.str() + ": error: macos: " + to_string(kind) + ": " + probe +
+                    ": expected " + expected + ", artifact gives " + actual + "\n";
+  for (const auto& t : trace) out += "    " + t + "\n";
   return out;
 }
 
@@ -227,69 +246,50 @@ std::vector<SbplFinding> verify_sbpl(
   std::vector<SbplFinding> findings;
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) {
-    findings.push_back({SbplFinding::Kind::BadProfile, {}, "", "", err->str(), ""});
+    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
+                                 "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
   const auto& unbound = std::get<SbplProfile>(parsed);
 
+  const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
   for (const auto& [name, value] : params) {
+    const std::string what = "parameter " + name;
     if (value.find_first_of(std::string("\n\0", 2)) != std::string::npos)
-      findings.push_back({SbplFinding::Kind::BadParams,
-                          {},
-                          "",
-                          "",
-                          "parameter " + name + " holds a newline or NUL",
-                          ""});
-    if (!normalized(value))
-      findings.push_back({SbplFinding::Kind::BadParams,
-                          {},
-                          "",
-                          "",
-                          "parameter " + name + "=" + value + " is not a normalized absolute path",
-                          ""});
+      findings.push_back(malformed(params_file, what, "a path", "a value with a newline or NUL"));
+    else if (!normalized(value))
+      findings.push_back(malformed(params_file, what, "a normalized absolute path", value));
     if (!values.emplace(name, value).second)
-      findings.push_back({SbplFinding::Kind::BadParams,
-                          {},
-                          "",
-                          "",
-                          "parameter " + name + " is defined twice",
-                          ""});
-  }
-  if (!policy.portable) {
-    for (const auto& [name, value] : params) {
-      for (const char* link : {"/tmp", "/var", "/etc"}) {
-        if (contains(link, value))
-          findings.push_back({SbplFinding::Kind::NotCanonical,
-                              {},
-                              "",
-                              "",
-                              "parameter " + name + "=" + value + " is not canonical on macOS: " +
-                                  link + " is a symlink to /private" + link +
-                                  ", and Seatbelt matches the resolved path, so a rule on it "
-                                  "would never apply",
-                              ""});
-      }
-    }
+      findings.push_back(malformed(params_file, what, "one definition", "a second definition"));
   }
   for (const auto& name : referenced_params(unbound))
     if (!values.contains(name))
-      findings.push_back({SbplFinding::Kind::BadParams,
-                          {},
-                          "",
-                          "",
-                          "the profile reads parameter " + name + ", which is not defined",
-                          ""});
-  for (const auto& f : findings)
-    if (f.kind == SbplFinding::Kind::BadParams) return findings;
+      findings.push_back(malformed(params_file, "parameter " + name,
+                                   "a definition (the profile reads it)", "none"));
+  if (!findings.empty()) return findings;
+  if (!policy.portable) {
+    for (const auto& [name, value] : params)
+      for (const char* link : {"/tmp", "/var", "/etc"})
+        if (contains(link, value))
+          findings.push_back({SbplFinding::Kind::NotCanonical,
+                              params_file,
+                              "parameter " + name,
+                              std::string("a canonical macOS path (") + link +
+                                  " is a symlink to /private" + link +
+                                  "; Seatbelt matches the resolved path)",
+                              value + ", on which a rule would never apply",
+                              {}});
+  }
   const SbplProfile profile = bind_params(unbound, values);
 
   for (const auto& probe : sbpl_probes(policy)) {
-    std::vector<std::pair<const SbplModel*, SbplDecision>> answers;
+    Answers answers;
     auto decisions = decide_all_models(profile, probe.operation, probe.target, values);
     for (size_t i = 0; i < decisions.size(); ++i)
       answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
-    std::vector<std::pair<const SbplModel*, SbplDecision>> wrong;
+    const std::string what = probe.operation + (probe.target.empty() ? "" : " " + probe.target);
+    Answers wrong;
     for (const auto& a : answers) {
       if ((probe.intent == SbplIntent::Deny && a.second.allowed) ||
           (probe.intent == SbplIntent::Allow && !a.second.allowed))
@@ -299,16 +299,14 @@ std::vector<SbplFinding> verify_sbpl(
       bool dropped = probe.intent == SbplIntent::Deny;
       findings.push_back(
           {dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow, probe.loc,
-           probe.operation, probe.target,
-           std::string(dropped ? "denied" : "allowed") + " by the policy (" + probe.why + ") but " +
-               (dropped ? "allowed" : "denied") + " by the profile",
-           describe(wrong)});
+           what, std::string(dropped ? "deny" : "allow") + " (" + probe.why + ")",
+           answers_summary(wrong), describe(wrong)});
       continue;
     }
     if (probe.intent != SbplIntent::Unspecified) continue;
     // Not judged by the policy, but the answer must not depend on rule precedence.
     for (auto self : {SbplSubpathSelf::Included, SbplSubpathSelf::ExcludedOnCreate}) {
-      std::vector<std::pair<const SbplModel*, SbplDecision>> group;
+      Answers group;
       bool any_allow = false, any_deny = false;
       for (const auto& a : answers) {
         if (a.first->subpath_self != self) continue;
@@ -316,9 +314,9 @@ std::vector<SbplFinding> verify_sbpl(
         (a.second.allowed ? any_allow : any_deny) = true;
       }
       if (any_allow && any_deny) {
-        findings.push_back({SbplFinding::Kind::Ambiguous, probe.loc, probe.operation, probe.target,
-                            "the answer depends on Seatbelt's rule precedence (" + probe.why + ")",
-                            describe(group)});
+        findings.push_back({SbplFinding::Kind::Ambiguous, probe.loc, what,
+                            "the same answer under every precedence (" + probe.why + ")",
+                            answers_summary(group), describe(group)});
         break;
       }
     }
@@ -352,7 +350,7 @@ std::optional<SbplExplanation> explain_sbpl(
   Verdict v = file_intent(policy, op, std::string(path));
   out.policy = {op, std::string(path), v.intent, std::move(v.loc), std::move(v.why)};
   auto decisions = decide_all_models(profile, op, path, values);
-  std::vector<std::pair<const SbplModel*, SbplDecision>> answers;
+  Answers answers;
   for (size_t i = 0; i < decisions.size(); ++i)
     answers.emplace_back(&all_sbpl_models()[i], decisions[i]);
   out.allowed = decisions.front().allowed;  // all_sbpl_models() starts with last-match

@@ -29,29 +29,33 @@ struct SbplProbe {
 // (loopback, remote, a unix socket), exec, fork and signals. Sorted, no duplicates.
 std::vector<SbplProbe> sbpl_probes(const ir::Resolved& policy);
 
+// Shaped like the shared compiler::Finding (target "macos"), so the lead's verify can
+// report every target alike.
 struct SbplFinding {
   enum class Kind {
-    BadProfile,    // not parseable, or outside the emitted subset
-    BadParams,     // a referenced parameter is undefined, or a value is malformed
-    NotCanonical,  // a bound path goes through /tmp, /var or /etc, macOS symlinks that
-                   // Seatbelt sees resolved: a rule on it would never apply. Expected
-                   // when a macOS profile is bound on another OS; an error on macOS.
-    DroppedDeny,   // the policy denies, the profile allows (under some model)
-    MissingAllow,  // the policy allows, the profile denies (under some model)
-    Ambiguous,     // the answer depends on how Seatbelt orders overlapping rules
+    MalformedArtifact,  // the profile does not parse or leaves the emitted subset; a
+                        // parameter is undefined, defined twice, or not a normalized path
+    NotCanonical,       // a bound path goes through /tmp, /var or /etc, macOS symlinks
+                        // that Seatbelt sees resolved: a rule on it would never apply.
+                        // Expected when a macOS profile is bound on another OS.
+    DroppedDeny,        // the policy denies, the profile allows (under some model)
+    MissingAllow,       // the policy allows, the profile denies (under some model)
+    Ambiguous,          // the answer depends on how Seatbelt orders overlapping rules
   };
-  Kind kind = Kind::BadProfile;
-  ir::SourceLoc loc;
-  std::string operation;
-  std::string probe;
-  std::string message;
-  std::string trace;  // the evaluator's answer under each model that disagrees
+  Kind kind = Kind::MalformedArtifact;
+  ir::SourceLoc loc;     // the policy line that decides, or profile.sb:LINE:COL, params.txt
+  std::string probe;     // "file-write-create ${WORKSPACE}/.env", "parameter NAME"
+  std::string expected;  // "deny (protected path ${WORKSPACE}/.env)"
+  std::string actual;    // "allow under first-match/subpath-includes-self"
+  std::vector<std::string> trace;  // one line per distinct answer: "MODELS: TRACE"
 
-  // "policy.yaml:12:5: error: macos: dropped deny: file-write-create ${WORKSPACE}/.git
-  //  (protected path ...) is allowed; last-match/...: allowed by rule 14 ..."
+  // "policy.yaml:12:3: error: macos: dropped-deny: PROBE: expected ..., artifact gives ..."
+  // then one indented line per trace step (the layout of compiler::Finding::str()).
   std::string str() const;
 };
 
+// "malformed-artifact", "not-canonical", "dropped-deny", "missing-allow",
+// "ambiguous-precedence".
 const char* to_string(SbplFinding::Kind k);
 
 // Empty when the profile does exactly what the policy says on every probe, under every
@@ -63,10 +67,10 @@ std::vector<SbplFinding> verify_sbpl(
 // `zpolicy explain` for the macOS target: what the policy says about one file operation
 // on one path, and what the profile does under each model.
 struct SbplExplanation {
-  SbplProbe policy;           // the policy's intent, its rule and line
-  bool allowed = false;       // the profile's answer (last-match reading)
-  bool models_agree = false;  // every precedence and subpath reading gives `allowed`
-  std::string trace;          // the profile's deciding rule, per distinct answer
+  SbplProbe policy;                // the policy's intent, its rule and line
+  bool allowed = false;            // the profile's answer (last-match reading)
+  bool models_agree = false;       // every precedence and subpath reading gives `allowed`
+  std::vector<std::string> trace;  // the deciding rule, one line per distinct answer
 };
 
 // `operation` is "read" (file-read-data), "write" (file-write-data), "create"

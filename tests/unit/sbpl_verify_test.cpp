@@ -32,8 +32,14 @@ std::string all(const std::vector<SbplFinding>& fs) {
 const SbplFinding* find(const std::vector<SbplFinding>& fs, SbplFinding::Kind k,
                         const std::string& op, const std::string& probe) {
   for (const auto& f : fs)
-    if (f.kind == k && f.operation == op && f.probe == probe) return &f;
+    if (f.kind == k && f.probe == op + " " + probe) return &f;
   return nullptr;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
 }
 
 std::string replace(std::string s, const std::string& from, const std::string& to) {
@@ -104,8 +110,15 @@ BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_a
   BOOST_REQUIRE_MESSAGE(f, all(findings));
   BOOST_TEST(f->loc.str() == "policy.yaml:10:3");
   BOOST_TEST(f->str().find("protected path ${WORKSPACE}/.git") != std::string::npos, f->str());
-  BOOST_TEST(f->trace.find("allow file-write*") != std::string::npos, f->trace);
-  BOOST_TEST(f->trace.find("last-match/subpath-includes-self") != std::string::npos, f->trace);
+  BOOST_TEST(f->expected == "deny (protected path ${WORKSPACE}/.git)");
+  BOOST_TEST(f->actual.starts_with("allow under last-match/subpath-includes-self"), f->actual);
+  BOOST_TEST(joined(f->trace).find("(allow file-write* ...) via (subpath (param "
+                                   "\"WRITABLE_ROOT_0\")) = ${WORKSPACE}") != std::string::npos,
+             joined(f->trace));
+  BOOST_TEST(f->str().starts_with("policy.yaml:10:3: error: macos: dropped-deny: file-write-data "
+                                  "${WORKSPACE}/.git/zp-probe: expected deny (protected path "
+                                  "${WORKSPACE}/.git), artifact gives allow under "),
+             f->str());
 }
 
 BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
@@ -115,10 +128,9 @@ BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
   text = replace(text, "  (literal (param \"PROTECTED_1\"))\n", "");
   auto findings = compiler::verify_sbpl(r, text, p.params);
   BOOST_REQUIRE_EQUAL(findings.size(), 1u);
-  BOOST_TEST(findings[0].probe == "${WORKSPACE}/.env");
-  BOOST_TEST(findings[0].operation == "file-write-create");
-  BOOST_TEST(findings[0].trace.find("subpath-excludes-self-on-create") != std::string::npos);
-  BOOST_TEST(findings[0].trace.find("subpath-includes-self") == std::string::npos);
+  BOOST_TEST(findings[0].probe == "file-write-create ${WORKSPACE}/.env");
+  BOOST_TEST(findings[0].actual.find("subpath-excludes-self-on-create") != std::string::npos);
+  BOOST_TEST(findings[0].actual.find("subpath-includes-self") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropped) {
@@ -133,8 +145,10 @@ BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropp
   auto findings = compiler::verify_sbpl(r, text, p.params);
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-read-data", "${HOME}/.ssh");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
-  BOOST_TEST(f->trace.find("first-match") != std::string::npos);
-  BOOST_TEST(f->trace.find("last-match") == std::string::npos);
+  BOOST_TEST(f->actual ==
+             "allow under first-match/subpath-includes-self, "
+             "first-match/subpath-excludes-self-on-create");
+  BOOST_TEST(joined(f->trace).find("(allow file-read*)") != std::string::npos, joined(f->trace));
   BOOST_TEST(f->loc.str() == "policy.yaml:12:3");
 }
 
@@ -151,8 +165,10 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   missing.pop_back();
   auto bad = compiler::verify_sbpl(r, p.text, missing);
   BOOST_REQUIRE_EQUAL(bad.size(), 1u);
-  BOOST_TEST((bad[0].kind == SbplFinding::Kind::BadParams));
-  BOOST_TEST(bad[0].message.find("PROTECTED_5") != std::string::npos);
+  BOOST_TEST((bad[0].kind == SbplFinding::Kind::MalformedArtifact));
+  BOOST_TEST(bad[0].str() ==
+             "params.txt: error: macos: malformed-artifact: parameter PROTECTED_5: expected a "
+             "definition (the profile reads it), artifact gives none\n");
 
   for (const char* bad : {"relative/x", "/Users/u/proj/", "/Users//u", "/Users/u/../x",
                           "/Users/./u", "/Users/u/.", "${WORKSPACE}x"}) {
@@ -160,12 +176,14 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
     odd[0].second = bad;
     auto f = compiler::verify_sbpl(r, p.text, odd);
     BOOST_REQUIRE_MESSAGE(!f.empty(), bad);
-    BOOST_TEST(f[0].message.find("not a normalized absolute path") != std::string::npos, bad);
+    BOOST_TEST(f[0].expected == "a normalized absolute path", bad);
+    BOOST_TEST(f[0].actual == bad);
   }
 
   auto twice = p.params;
   twice.push_back(twice.front());
-  BOOST_TEST((compiler::verify_sbpl(r, p.text, twice).at(0).kind == SbplFinding::Kind::BadParams));
+  BOOST_TEST(
+      (compiler::verify_sbpl(r, p.text, twice).at(0).kind == SbplFinding::Kind::MalformedArtifact));
 }
 
 BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
@@ -176,12 +194,15 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   auto findings = compiler::verify_sbpl(r, p.text, p.params);
   BOOST_REQUIRE(!findings.empty());
   BOOST_TEST((findings[0].kind == SbplFinding::Kind::NotCanonical));
-  BOOST_TEST(findings[0].message.find("WRITABLE_ROOT_0=/var/folders/zz/T/ws is not canonical") !=
-                 std::string::npos,
-             findings[0].message);
+  BOOST_TEST(findings[0].probe == "parameter WRITABLE_ROOT_0");
+  BOOST_TEST(findings[0].str() ==
+             "params.txt: error: macos: not-canonical: parameter WRITABLE_ROOT_0: expected a "
+             "canonical macOS path (/var is a symlink to /private/var; Seatbelt matches the "
+             "resolved path), artifact gives /var/folders/zz/T/ws, on which a rule would never "
+             "apply\n");
   bool etc = false;
   for (const auto& f : findings) {
-    etc = etc || f.message.find("DENY_ROOT_0=/etc/secrets") != std::string::npos;
+    etc = etc || f.actual.starts_with("/etc/secrets");
     // The probes still run: the profile itself is right for the paths it was given.
     BOOST_TEST((f.kind == SbplFinding::Kind::NotCanonical), f.str());
   }
@@ -202,8 +223,9 @@ BOOST_AUTO_TEST_CASE(a_foreign_profile_is_refused) {
   auto findings = compiler::verify_sbpl(
       r, "(version 1)\n(allow default)\n(deny file-write* (regex #\"^/\"))", {});
   BOOST_REQUIRE_EQUAL(findings.size(), 1u);
-  BOOST_TEST((findings[0].kind == SbplFinding::Kind::BadProfile));
-  BOOST_TEST(findings[0].str().find("profile.sb:3:") != std::string::npos, findings[0].str());
+  BOOST_TEST((findings[0].kind == SbplFinding::Kind::MalformedArtifact));
+  BOOST_TEST(findings[0].str().starts_with("profile.sb:3:"), findings[0].str());
+  BOOST_TEST(findings[0].actual.find("regex") != std::string::npos, findings[0].actual);
 }
 
 BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
@@ -214,7 +236,7 @@ BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
   const auto* f =
       find(findings, SbplFinding::Kind::MissingAllow, "network-outbound", "localhost:8080");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
-  BOOST_TEST(f->message.find("network: loopback") != std::string::npos);
+  BOOST_TEST(f->expected == "allow (network: loopback)");
 }
 
 BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
@@ -229,9 +251,10 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
   BOOST_TEST(git->policy.loc.str() == "policy.yaml:10:3");
   BOOST_TEST(!git->allowed);
   BOOST_TEST(git->models_agree);
-  BOOST_TEST(git->trace.find("(deny file-write* ...) via (subpath (param \"PROTECTED_0\")) = "
-                             "${WORKSPACE}/.git") != std::string::npos,
-             git->trace);
+  BOOST_TEST(joined(git->trace)
+                     .find("(deny file-write* ...) via (subpath (param \"PROTECTED_0\")) = "
+                           "${WORKSPACE}/.git") != std::string::npos,
+             joined(git->trace));
 
   auto src = compiler::explain_sbpl(r, p.text, p.params, "create", "${WORKSPACE}/src/a.c", &error);
   BOOST_REQUIRE_MESSAGE(src, error);
