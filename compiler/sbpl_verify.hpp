@@ -26,10 +26,11 @@ struct SbplProbe {
 
 // Every root, protected and deny path, their parents, children and ancestors, siblings
 // that share a prefix (".git" vs ".github"), paths outside all roots, the network
-// (loopback, remote, a unix socket), exec, fork and signals. Sorted, no duplicates.
+// (loopback, remote, a unix socket), exec, fork and signals. Deterministic order (file
+// probes sorted by path), no duplicates.
 std::vector<SbplProbe> sbpl_probes(const ir::Resolved& policy);
 
-// Shaped like the shared compiler::Finding (target "macos"), so the lead's verify can
+// Shaped like the shared compiler::Finding (target "macos"), so that compiler/verify can
 // report every target alike.
 struct SbplFinding {
   enum class Kind {
