@@ -38,7 +38,7 @@ while IFS= read -r line; do defines+=(-D "$line"); done < "$scratch/out/params.t
 
 failures=0
 # Runs a shell snippet in the workspace under the compiled profile.
-sandboxed() { (cd "$ws" && /usr/bin/sandbox-exec -p "$profile" "${defines[@]}" -- /bin/sh -c "$1") >/dev/null 2>&1; }
+sandboxed() { (cd "$ws" && /usr/bin/sandbox-exec -p "$profile" ${defines[@]+"${defines[@]}"} -- /bin/sh -c "$1") >/dev/null 2>&1; }
 report() {  # report PASS|FAIL NAME
   echo "$1  $2"
   [[ $1 == PASS ]] || failures=$((failures + 1))

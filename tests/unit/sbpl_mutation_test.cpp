@@ -27,7 +27,7 @@ std::string render(const std::vector<Sexpr>& forms) {
 void for_each_mutant(
     const std::vector<Sexpr>& forms,
     const std::function<void(const std::string& what, const std::string&)>& visit) {
-  // Deletion of each list node, top-level forms included. `path` addresses the node.
+  // Deletion of each list node, top-level forms included; `where` addresses the node.
   std::function<void(std::vector<Sexpr>&, std::vector<Sexpr>&, const std::string&)> walk;
   std::vector<Sexpr> copy = forms;
   walk = [&](std::vector<Sexpr>& siblings, std::vector<Sexpr>& root, const std::string& where) {
