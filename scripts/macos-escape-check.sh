@@ -74,9 +74,10 @@ refused "host unix socket (mDNSResponder)" '/usr/bin/nc -z -U /var/run/mDNSRespo
 refused "signal a host process" "kill -0 $$" 'true'
 
 # A known limit, reported but not failed (docs/macos.md, "Limits"): on a case-insensitive
-# volume a missing protected name can be created in another spelling.
-if sandboxed 'echo SECRET=1 > .ENV' && [[ -e "$ws/.ENV" ]]; then
-  echo "NOTE  .ENV could be created while .env is missing (case-insensitive volume)"
+# volume a missing protected name can be created in another spelling, which then answers
+# to the protected name.
+if sandboxed 'echo SECRET=1 > .ENV' && [[ -e "$ws/.env" ]]; then
+  echo "NOTE  .ENV could be created while .env was missing, and .env now opens it"
 fi
 
 echo "$failures check(s) failed"
