@@ -151,6 +151,27 @@ BOOST_AUTO_TEST_CASE(directories_above_a_protected_path_are_excluded_as_literals
     BOOST_TEST(nex.count(std::string("literal ") + a), a);
 }
 
+BOOST_AUTO_TEST_CASE(denials_come_last_and_deny_roots_are_the_final_rule) {
+  for (const auto& [name, r] : all_fixtures()) {
+    if (r.mode == ir::Mode::DangerFullAccess) continue;
+    BOOST_TEST_CONTEXT(name) {
+      auto p = emitters::sbpl::emit(r);
+      auto sp = parsed(p.text);
+      bool seen_deny = false;
+      for (const auto& rule : sp.rules) {
+        BOOST_TEST(!(seen_deny && rule.allow), "an allow after a deny: " << rule.text);
+        seen_deny = seen_deny || !rule.allow;
+      }
+      if (r.deny.empty()) continue;
+      const auto& last = sp.rules.back();
+      BOOST_TEST(!last.allow);
+      BOOST_TEST((last.operations ==
+                  std::vector<std::string>{"file-read*", "file-write*", "process-exec"}));
+      BOOST_TEST(last.filters.size() == 2 * r.deny.size());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(network_none_emits_no_network_rule) {
   for (const auto& r : {fx::default_portable(), fx::read_only()}) {
     auto sp = parsed(emitters::sbpl::emit(r).text);
