@@ -56,6 +56,8 @@ allowed "create .github (shares a prefix with .git)" 'mkdir .github' '[[ -d "$ws
 allowed "read outside the workspace" 'cat /etc/hosts' 'true'
 refused "write outside the workspace" "echo x > '$scratch/outside'" '[[ ! -e "$scratch/outside" ]]'
 refused "write into .git" 'echo evil >> .git/config' '[[ $(cat "$ws/.git/config") == original ]]'
+refused "write into .git spelled .GIT" 'echo evil >> .GIT/config' \
+  '[[ $(cat "$ws/.git/config") == original ]]'
 refused "create a missing .env" 'echo SECRET=1 > .env' '[[ ! -e "$ws/.env" ]]'
 refused "rename .git away" 'mv .git git-moved' '[[ -d "$ws/.git" && ! -e "$ws/git-moved" ]]'
 refused "rename the parent of a protected path" 'mv data data-moved' \
