@@ -1,0 +1,586 @@
+#include "compiler/sbpl_evaluator.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <set>
+
+namespace zpolicy::compiler {
+namespace {
+
+// --- S-expression reader --------------------------------------------------------------
+
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : t_(text) {}
+
+  std::variant<std::vector<Sexpr>, SbplError> all() {
+    std::vector<Sexpr> out;
+    for (;;) {
+      skip_space();
+      if (error_) return *error_;
+      if (pos_ >= t_.size()) return out;
+      if (peek() == ')') return fail("unbalanced ')'");
+      auto e = read();
+      if (error_) return *error_;
+      out.push_back(std::move(*e));
+    }
+  }
+
+ private:
+  std::optional<Sexpr> read() {
+    Sexpr e;
+    e.line = line_;
+    e.col = col_;
+    char c = peek();
+    if (c == '(') {
+      advance();
+      e.kind = Sexpr::Kind::List;
+      for (;;) {
+        skip_space();
+        if (error_) return std::nullopt;
+        if (pos_ >= t_.size()) {
+          set_error(e.line, e.col, "unbalanced '(': the list is never closed");
+          return std::nullopt;
+        }
+        if (peek() == ')') {
+          advance();
+          return e;
+        }
+        auto item = read();
+        if (!item) return std::nullopt;
+        e.items.push_back(std::move(*item));
+      }
+    }
+    if (c == '"') {
+      advance();
+      e.kind = Sexpr::Kind::String;
+      for (;;) {
+        if (pos_ >= t_.size()) {
+          set_error(e.line, e.col, "unterminated string");
+          return std::nullopt;
+        }
+        char s = peek();
+        if (s == '"') {
+          advance();
+          return e;
+        }
+        if (s == '\\' || s == '\n' || s == '\0') {
+          fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
+          return std::nullopt;
+        }
+        e.atom += s;
+        advance();
+      }
+    }
+    if (c == '#') {
+      fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
+      return std::nullopt;
+    }
+    bool digits = true;
+    while (pos_ < t_.size() && symbol_char(peek())) {
+      digits = digits && peek() >= '0' && peek() <= '9';
+      e.atom += peek();
+      advance();
+    }
+    if (e.atom.empty()) {
+      fail(std::string("unexpected character '") + c + "'");
+      return std::nullopt;
+    }
+    e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
+    return e;
+  }
+
+  static bool symbol_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '*' || c == '_' || c == '.';
+  }
+
+  void skip_space() {
+    while (pos_ < t_.size()) {
+      char c = peek();
+      if (c == ';') {
+        while (pos_ < t_.size() && peek() != '\n') advance();
+      } else if (c == ' ' || c == '\n' || c == '\t') {
+        advance();
+      } else {
+        return;
+      }
+    }
+  }
+
+  char peek() const { return t_[pos_]; }
+  void advance() {
+    if (t_[pos_] == '\n') {
+      ++line_;
+      col_ = 1;
+    } else {
+      ++col_;
+    }
+    ++pos_;
+  }
+  SbplError fail(std::string message) {
+    set_error(line_, col_, std::move(message));
+    return *error_;
+  }
+  void set_error(int line, int col, std::string message) {
+    if (!error_) error_ = SbplError{line, col, std::move(message)};
+  }
+
+  std::string_view t_;
+  size_t pos_ = 0;
+  int line_ = 1, col_ = 1;
+  std::optional<SbplError> error_;
+};
+
+// --- Profile subset -------------------------------------------------------------------
+
+// Every operation zpolicy may name. A wildcard covers the concrete operations that
+// start with its stem, which is how Seatbelt groups them.
+constexpr std::array kOperations = {
+    "file-read*",       "file-read-data",   "file-read-metadata",   "file-read-xattr",
+    "file-write*",      "file-write-data",  "file-write-create",    "file-write-unlink",
+    "file-write-mode",  "file-write-xattr", "file-write-times",     "file-write-flags",
+    "file-write-owner", "file-link",        "file-ioctl",           "file-map-executable",
+    "process-exec",     "process-fork",     "process-info*",        "signal",
+    "sysctl-read",      "mach-lookup",      "user-preference-read", "ipc-posix-sem",
+    "pseudo-tty",       "network*",         "network-bind",         "network-inbound",
+    "network-outbound", "system-socket",
+};
+
+bool known_operation(std::string_view op) {
+  return std::find(kOperations.begin(), kOperations.end(), op) != kOperations.end();
+}
+
+bool operation_covers(std::string_view rule_op, std::string_view op) {
+  if (rule_op.ends_with('*')) return op.starts_with(rule_op.substr(0, rule_op.size() - 1));
+  return rule_op == op;
+}
+
+SbplError form_error(const Sexpr& e, std::string message) {
+  return SbplError{e.line, e.col, std::move(message) + ": " + print_sexpr(e)};
+}
+
+bool is_symbol(const Sexpr& e, std::string_view s) {
+  return e.kind == Sexpr::Kind::Symbol && e.atom == s;
+}
+
+bool head_is(const Sexpr& e, std::string_view s) {
+  return e.kind == Sexpr::Kind::List && !e.items.empty() && is_symbol(e.items[0], s);
+}
+
+std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
+  using K = SbplFilter::Kind;
+  if (e.kind != Sexpr::Kind::List || e.items.empty() || e.items[0].kind != Sexpr::Kind::Symbol)
+    return form_error(e, "expected a filter");
+  const std::string& head = e.items[0].atom;
+  const auto n = e.items.size();
+  SbplFilter f;
+  auto one_string = [&](K kind) -> std::variant<SbplFilter, SbplError> {
+    if (n != 2 || e.items[1].kind != Sexpr::Kind::String)
+      return form_error(e, "'" + head + "' takes one string");
+    f.kind = kind;
+    f.value = e.items[1].atom;
+    return f;
+  };
+  if (head == "literal" || head == "subpath") {
+    f.kind = head == "literal" ? K::Literal : K::Subpath;
+    if (n != 2) return form_error(e, "'" + head + "' takes one path");
+    const Sexpr& arg = e.items[1];
+    if (arg.kind == Sexpr::Kind::String) {
+      if (!arg.atom.starts_with('/')) return form_error(e, "a constant path must be absolute");
+      f.value = arg.atom;
+      return f;
+    }
+    if (head_is(arg, "param") && arg.items.size() == 2 &&
+        arg.items[1].kind == Sexpr::Kind::String) {
+      f.value = arg.items[1].atom;
+      f.is_param = true;
+      return f;
+    }
+    return form_error(e, "'" + head + "' takes a string or (param \"NAME\")");
+  }
+  if (head == "require-all" || head == "require-any" || head == "require-not") {
+    f.kind = head == "require-all"   ? K::RequireAll
+             : head == "require-any" ? K::RequireAny
+                                     : K::RequireNot;
+    if (n < 2 || (f.kind == K::RequireNot && n != 2))
+      return form_error(e, "'" + head + "' has the wrong number of filters");
+    for (size_t i = 1; i < n; ++i) {
+      auto child = filter_of(e.items[i]);
+      if (auto* err = std::get_if<SbplError>(&child)) return *err;
+      f.children.push_back(std::move(std::get<SbplFilter>(child)));
+    }
+    return f;
+  }
+  if (head == "target") {
+    if (n != 2 || !is_symbol(e.items[1], "same-sandbox"))
+      return form_error(e, "only (target same-sandbox) is in the subset");
+    f.kind = K::TargetSameSandbox;
+    return f;
+  }
+  if (head == "sysctl-name") return one_string(K::SysctlName);
+  if (head == "sysctl-name-prefix") return one_string(K::SysctlNamePrefix);
+  if (head == "global-name") return one_string(K::GlobalName);
+  if (head == "local" || head == "remote") {
+    if (n != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
+      return form_error(e, "expected (" + head + " ip \"HOST:PORT\")");
+    const std::string& addr = e.items[2].atom;
+    auto colon = addr.rfind(':');
+    std::string host = addr.substr(0, colon);
+    if (colon == std::string::npos || (host != "localhost" && host != "*"))
+      return form_error(e, "an ip address must be \"localhost:PORT\" or \"*:PORT\"");
+    f.kind = head == "local" ? K::LocalIp : K::RemoteIp;
+    f.value = addr;
+    return f;
+  }
+  return form_error(e, "'" + head + "' is not a filter zpolicy emits");
+}
+
+std::variant<SbplRule, SbplError> rule_of(const Sexpr& e) {
+  if (!(head_is(e, "allow") || head_is(e, "deny")))
+    return form_error(e, "expected an (allow ...) or (deny ...) rule");
+  SbplRule r;
+  r.allow = is_symbol(e.items[0], "allow");
+  r.line = e.line;
+  r.text = print_sexpr(e);
+  size_t i = 1;
+  for (; i < e.items.size() && e.items[i].kind == Sexpr::Kind::Symbol; ++i) {
+    if (!known_operation(e.items[i].atom))
+      return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
+    r.operations.push_back(e.items[i].atom);
+  }
+  if (r.operations.empty()) return form_error(e, "a rule names at least one operation");
+  for (; i < e.items.size(); ++i) {
+    auto f = filter_of(e.items[i]);
+    if (auto* err = std::get_if<SbplError>(&f)) return *err;
+    r.filters.push_back(std::move(std::get<SbplFilter>(f)));
+  }
+  return r;
+}
+
+// --- Matching -------------------------------------------------------------------------
+
+bool path_contains(std::string_view outer, std::string_view inner) {
+  if (outer == "/") return inner.starts_with('/') || inner.starts_with("${");
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
+}
+
+bool ip_matches(std::string_view pattern, std::string_view target) {
+  if (target.starts_with("unix:")) return false;
+  auto pc = pattern.rfind(':'), tc = target.rfind(':');
+  if (tc == std::string_view::npos) return false;
+  auto phost = pattern.substr(0, pc), pport = pattern.substr(pc + 1);
+  auto thost = target.substr(0, tc), tport = target.substr(tc + 1);
+  return (phost == "*" || phost == thost) && (pport == "*" || pport == tport);
+}
+
+struct Query {
+  std::string_view op;
+  std::string_view target;
+  const SbplParams& params;
+  SbplSubpathSelf subpath_self;
+};
+
+// A match, how specific it is (the length of the longest path filter that matched
+// positively; a literal ranks above a subpath of the same length; -1 for none), and that
+// filter, for the trace.
+struct Match {
+  bool matched = false;
+  long specificity = -1;
+  const SbplFilter* via = nullptr;
+};
+
+Match better(const Match& a, const Match& b) {
+  if (!a.matched) return b;
+  if (!b.matched) return a;
+  return b.specificity > a.specificity ? b : a;
+}
+
+Match match(const SbplFilter& f, const Query& q) {
+  using K = SbplFilter::Kind;
+  switch (f.kind) {
+    case K::Literal:
+    case K::Subpath: {
+      std::string_view path = f.value;
+      if (f.param_value) {
+        path = *f.param_value;
+      } else if (f.is_param) {
+        auto it = q.params.find(f.value);
+        if (it == q.params.end()) return {};
+        path = it->second;
+      }
+      bool hit;
+      if (f.kind == K::Literal) {
+        hit = q.target == path;
+      } else {
+        hit = path_contains(path, q.target);
+        if (hit && q.target == path && q.op == "file-write-create" &&
+            q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
+          hit = false;
+      }
+      if (!hit) return {};
+      return {true, static_cast<long>(path.size()) * 2 + (f.kind == K::Literal ? 1 : 0), &f};
+    }
+    case K::RequireAll: {
+      Match m{true, -1, nullptr};
+      for (const auto& c : f.children) {
+        Match cm = match(c, q);
+        if (!cm.matched) return {};
+        if (cm.specificity > m.specificity) m = cm;
+      }
+      return m;
+    }
+    case K::RequireAny: {
+      Match best;
+      for (const auto& c : f.children) best = better(best, match(c, q));
+      return best;
+    }
+    case K::RequireNot:
+      return {!match(f.children[0], q).matched, -1, nullptr};
+    case K::TargetSameSandbox:
+      return {q.target == "same-sandbox", -1, &f};
+    case K::SysctlName:
+    case K::GlobalName:
+      return {q.target == f.value, -1, &f};
+    case K::SysctlNamePrefix:
+      return {q.target.starts_with(f.value), -1, &f};
+    case K::LocalIp:
+    case K::RemoteIp:
+      return {ip_matches(f.value, q.target), -1, &f};
+  }
+  return {};
+}
+
+Match rule_match(const SbplRule& r, const Query& q) {
+  bool op_hit = false;
+  for (const auto& op : r.operations) op_hit = op_hit || operation_covers(op, q.op);
+  if (!op_hit) return {};
+  if (r.filters.empty()) return {true, -1, nullptr};
+  Match best;
+  for (const auto& f : r.filters) best = better(best, match(f, q));
+  return best;
+}
+
+std::string filter_text(const SbplFilter& f, const SbplParams& params) {
+  using K = SbplFilter::Kind;
+  switch (f.kind) {
+    case K::Literal:
+    case K::Subpath: {
+      std::string head = f.kind == K::Literal ? "literal" : "subpath";
+      if (!f.is_param) return "(" + head + " \"" + f.value + "\")";
+      std::string out = "(" + head + " (param \"" + f.value + "\"))";
+      if (f.param_value) return out + " = " + *f.param_value;
+      auto it = params.find(f.value);
+      return it == params.end() ? out : out + " = " + it->second;
+    }
+    case K::TargetSameSandbox:
+      return "(target same-sandbox)";
+    case K::SysctlName:
+      return "(sysctl-name \"" + f.value + "\")";
+    case K::SysctlNamePrefix:
+      return "(sysctl-name-prefix \"" + f.value + "\")";
+    case K::GlobalName:
+      return "(global-name \"" + f.value + "\")";
+    case K::LocalIp:
+      return "(local ip \"" + f.value + "\")";
+    case K::RemoteIp:
+      return "(remote ip \"" + f.value + "\")";
+    case K::RequireAll:
+    case K::RequireAny:
+    case K::RequireNot:
+      break;
+  }
+  return "";
+}
+
+// Picks the deciding rule among the matches, under one precedence reading.
+SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
+                    SbplPrecedence precedence, const SbplParams& params) {
+  int chosen = -1;
+  for (int i = 0; i < static_cast<int>(matches.size()); ++i) {
+    if (!matches[i].matched) continue;
+    bool take = chosen < 0;
+    if (chosen >= 0) {
+      const bool allow = profile.rules[i].allow;
+      switch (precedence) {
+        case SbplPrecedence::LastMatchWins:
+          take = true;
+          break;
+        case SbplPrecedence::FirstMatchWins:
+          take = false;
+          break;
+        case SbplPrecedence::DenyWins:
+          take = !allow && profile.rules[chosen].allow;
+          break;
+        case SbplPrecedence::MostSpecificWins:
+          take = matches[i].specificity > matches[chosen].specificity ||
+                 (matches[i].specificity == matches[chosen].specificity && !allow);
+          break;
+      }
+    }
+    if (take) chosen = i;
+  }
+  SbplDecision d;
+  if (chosen < 0) {
+    d.allowed = profile.default_allow;
+    d.trace =
+        std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
+    return d;
+  }
+  const SbplRule& r = profile.rules[chosen];
+  d.allowed = r.allow;
+  d.rule = chosen;
+  std::string head = r.allow ? "(allow" : "(deny";
+  for (const auto& op : r.operations) head += " " + op;
+  head += r.filters.empty() ? ")" : " ...)";
+  d.trace = std::string(r.allow ? "allowed" : "denied") + " by rule " + std::to_string(chosen) +
+            " (profile.sb line " + std::to_string(r.line) + ") " + head;
+  if (matches[chosen].via) d.trace += " via " + filter_text(*matches[chosen].via, params);
+  return d;
+}
+
+std::vector<Match> all_matches(const SbplProfile& profile, const Query& q) {
+  std::vector<Match> out;
+  out.reserve(profile.rules.size());
+  for (const auto& r : profile.rules) out.push_back(rule_match(r, q));
+  return out;
+}
+
+void bind_filter(SbplFilter& f, const SbplParams& params) {
+  if (f.is_param) {
+    auto it = params.find(f.value);
+    if (it != params.end()) f.param_value = it->second;
+  }
+  for (auto& c : f.children) bind_filter(c, params);
+}
+
+void collect_params(const SbplFilter& f, std::set<std::string>& out) {
+  if (f.is_param) out.insert(f.value);
+  for (const auto& c : f.children) collect_params(c, out);
+}
+
+const char* precedence_name(SbplPrecedence p) {
+  switch (p) {
+    case SbplPrecedence::LastMatchWins:
+      return "last-match";
+    case SbplPrecedence::DenyWins:
+      return "deny-wins";
+    case SbplPrecedence::FirstMatchWins:
+      return "first-match";
+    case SbplPrecedence::MostSpecificWins:
+      return "most-specific";
+  }
+  return "last-match";
+}
+
+}  // namespace
+
+std::string SbplError::str() const {
+  return "profile.sb:" + std::to_string(line) + ":" + std::to_string(col) + ": " + message;
+}
+
+std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text) {
+  return Reader(text).all();
+}
+
+std::string print_sexpr(const Sexpr& e) {
+  switch (e.kind) {
+    case Sexpr::Kind::Symbol:
+    case Sexpr::Kind::Integer:
+      return e.atom;
+    case Sexpr::Kind::String:
+      return "\"" + e.atom + "\"";
+    case Sexpr::Kind::List: {
+      std::string out = "(";
+      for (size_t i = 0; i < e.items.size(); ++i) out += (i ? " " : "") + print_sexpr(e.items[i]);
+      return out + ")";
+    }
+  }
+  return "";
+}
+
+std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
+  auto forms = parse_sexprs(text);
+  if (auto* err = std::get_if<SbplError>(&forms)) return *err;
+  const auto& top = std::get<std::vector<Sexpr>>(forms);
+  if (top.empty()) return SbplError{1, 1, "empty profile"};
+  const Sexpr& v = top[0];
+  if (!(head_is(v, "version") && v.items.size() == 2 && v.items[1].kind == Sexpr::Kind::Integer &&
+        v.items[1].atom == "1"))
+    return form_error(v, "the profile must start with (version 1)");
+  if (top.size() < 2) return SbplError{v.line, v.col, "no (deny default) after (version 1)"};
+  const Sexpr& d = top[1];
+  SbplProfile p;
+  if ((head_is(d, "deny") || head_is(d, "allow")) && d.items.size() == 2 &&
+      is_symbol(d.items[1], "default")) {
+    p.default_allow = is_symbol(d.items[0], "allow");
+  } else {
+    return form_error(d, "the second form must be (deny default) or (allow default)");
+  }
+  for (size_t i = 2; i < top.size(); ++i) {
+    if (head_is(top[i], "version")) return form_error(top[i], "a second (version ...)");
+    if (top[i].items.size() == 2 && is_symbol(top[i].items[1], "default"))
+      return form_error(top[i], "a second default rule");
+    auto r = rule_of(top[i]);
+    if (auto* err = std::get_if<SbplError>(&r)) return *err;
+    p.rules.push_back(std::move(std::get<SbplRule>(r)));
+  }
+  return p;
+}
+
+std::vector<std::string> referenced_params(const SbplProfile& profile) {
+  std::set<std::string> names;
+  for (const auto& r : profile.rules)
+    for (const auto& f : r.filters) collect_params(f, names);
+  return {names.begin(), names.end()};
+}
+
+SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
+  SbplProfile out = profile;
+  for (auto& r : out.rules)
+    for (auto& f : r.filters) bind_filter(f, params);
+  return out;
+}
+
+std::string SbplModel::str() const {
+  return std::string(precedence_name(precedence)) + (subpath_self == SbplSubpathSelf::Included
+                                                         ? "/subpath-includes-self"
+                                                         : "/subpath-excludes-self-on-create");
+}
+
+const std::vector<SbplModel>& all_sbpl_models() {
+  static const std::vector<SbplModel> models = [] {
+    std::vector<SbplModel> out;
+    for (auto s : {SbplSubpathSelf::Included, SbplSubpathSelf::ExcludedOnCreate})
+      for (auto p : {SbplPrecedence::LastMatchWins, SbplPrecedence::DenyWins,
+                     SbplPrecedence::FirstMatchWins, SbplPrecedence::MostSpecificWins})
+        out.push_back({p, s});
+    return out;
+  }();
+  return models;
+}
+
+SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
+                    const SbplParams& params, const SbplModel& model) {
+  Query q{operation, target, params, model.subpath_self};
+  return choose(profile, all_matches(profile, q), model.precedence, params);
+}
+
+std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
+                                            std::string_view target, const SbplParams& params) {
+  // Which rules match depends on the subpath reading only, and only for creation.
+  auto included = all_matches(profile, {operation, target, params, SbplSubpathSelf::Included});
+  std::vector<Match> excluded;
+  if (operation == "file-write-create")
+    excluded = all_matches(profile, {operation, target, params, SbplSubpathSelf::ExcludedOnCreate});
+  std::vector<SbplDecision> out;
+  for (const auto& m : all_sbpl_models()) {
+    const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
+    out.push_back(choose(profile, strict ? excluded : included, m.precedence, params));
+  }
+  return out;
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,138 @@
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+// An evaluator for the Seatbelt profiles zpolicy emits. It shares nothing with
+// emitters/sbpl but the language: it reads the profile text as an untrusted artifact,
+// accepts only the subset of SBPL zpolicy writes, and answers (operation, target)
+// queries under each plausible reading of Seatbelt's rule precedence.
+namespace zpolicy::compiler {
+
+// --- S-expressions --------------------------------------------------------------------
+
+struct Sexpr {
+  enum class Kind { List, Symbol, String, Integer };
+  Kind kind = Kind::List;
+  std::string atom;          // Symbol, String (unquoted) or Integer text
+  std::vector<Sexpr> items;  // List
+  int line = 0;              // 1-based line of the first character in the text
+  int col = 0;
+};
+
+struct SbplError {
+  int line = 0;
+  int col = 0;
+  std::string message;
+  std::string str() const;  // "profile.sb:LINE:COL: MESSAGE"
+};
+
+// The top-level forms of `text`. Comments (`;` to end of line) are dropped. Strings may
+// not contain a backslash or a newline, and `#"regex"` literals are refused: zpolicy never
+// writes them, so their presence means the text is not one of ours.
+std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text);
+
+// One-line canonical text of a form, re-parsable by parse_sexprs.
+std::string print_sexpr(const Sexpr& e);
+
+// --- Profiles -------------------------------------------------------------------------
+
+// A filter of the emitted subset. Several filters on one rule are alternatives.
+struct SbplFilter {
+  enum class Kind {
+    Literal,            // (literal PATH)
+    Subpath,            // (subpath PATH)
+    RequireAll,         // (require-all F...)
+    RequireAny,         // (require-any F...)
+    RequireNot,         // (require-not F)
+    TargetSameSandbox,  // (target same-sandbox)
+    SysctlName,         // (sysctl-name "NAME")
+    SysctlNamePrefix,   // (sysctl-name-prefix "PREFIX")
+    GlobalName,         // (global-name "SERVICE")
+    LocalIp,            // (local ip "localhost:*")
+    RemoteIp,           // (remote ip "localhost:*")
+  };
+  Kind kind = Kind::Literal;
+  std::string value;                       // constant string argument
+  bool is_param = false;                   // Literal/Subpath: `value` names a (param "...")
+  std::optional<std::string> param_value;  // set by bind_params
+  std::vector<SbplFilter> children;
+};
+
+struct SbplRule {
+  bool allow = false;
+  std::vector<std::string> operations;  // as written: "file-write*", "process-exec", ...
+  std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
+  int line = 0;                         // where the rule starts in the profile text
+  std::string text;                     // print_sexpr of the rule
+};
+
+struct SbplProfile {
+  bool default_allow = false;  // (allow default) / (deny default)
+  std::vector<SbplRule> rules;
+};
+
+// Parses the text zpolicy emits; anything outside the subset is an error naming the
+// form: `(version 1)` first, then exactly one `(allow|deny default)`, then rules whose
+// operations and filters are listed above.
+std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
+
+// The names a profile reads with (param "..."), sorted and unique.
+std::vector<std::string> referenced_params(const SbplProfile& profile);
+
+// --- Decisions ------------------------------------------------------------------------
+
+// Seatbelt's precedence between overlapping rules is not documented. zpolicy accepts a
+// profile only if every reading below gives the same answer wherever the answer matters.
+enum class SbplPrecedence {
+  LastMatchWins,     // the last matching rule decides (the common description)
+  DenyWins,          // any matching deny beats any matching allow
+  FirstMatchWins,    // the first matching rule decides
+  MostSpecificWins,  // the rule whose matching path filter is longest decides; ties: deny
+};
+
+// Whether (subpath P) covers P itself when P is being created. Profiles in the wild pair
+// every subpath with a literal because creating a missing P was observed to slip past a
+// bare subpath; the strict reading models exactly that gap.
+enum class SbplSubpathSelf { Included, ExcludedOnCreate };
+
+struct SbplModel {
+  SbplPrecedence precedence = SbplPrecedence::LastMatchWins;
+  SbplSubpathSelf subpath_self = SbplSubpathSelf::Included;
+  std::string str() const;  // "last-match/subpath-includes-self"
+};
+
+// Every combination, in a fixed order.
+const std::vector<SbplModel>& all_sbpl_models();
+
+using SbplParams = std::map<std::string, std::string, std::less<>>;
+
+// A copy of `profile` with each (param "NAME") looked up once, so that many decisions on
+// the same parameters do not search `params` again. Undefined names stay unbound.
+SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params);
+
+struct SbplDecision {
+  bool allowed = false;
+  int rule = -1;  // index into SbplProfile::rules, -1 for the default
+  // "allowed by rule 15 (profile.sb line 70) (allow file-write* ...) via
+  //  (subpath (param "WRITABLE_ROOT_0")) = ${WORKSPACE}"
+  std::string trace;
+};
+
+// `operation` is a concrete operation (no '*'). `target` is a path for file operations
+// (absolute, or symbolic like "${WORKSPACE}/.git"), "HOST:PORT" or "unix:PATH" for
+// network operations, the executable for process-exec, and "same-sandbox" or any other
+// word for signal and process-info. An undefined parameter matches nothing; callers
+// check referenced_params first.
+SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
+                    const SbplParams& params, const SbplModel& model);
+
+// decide() under every model, in all_sbpl_models() order, sharing the rule matching.
+std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
+                                            std::string_view target, const SbplParams& params);
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/resolved.hpp"
+#include "ir/source_location.hpp"
+
+// Checks a Seatbelt profile against the policy it claims to implement, without trusting
+// the emitter: probes are derived from the IR alone and answered by compiler/sbpl_evaluator.
+namespace zpolicy::compiler {
+
+// What the policy says about one (operation, target).
+enum class SbplIntent { Allow, Deny, Unspecified };
+
+struct SbplProbe {
+  std::string operation;  // a concrete Seatbelt operation: "file-write-create", ...
+  std::string target;     // see decide() in sbpl_evaluator.hpp
+  SbplIntent intent = SbplIntent::Unspecified;
+  ir::SourceLoc loc;  // the policy line that decides the intent
+  std::string why;    // "protected path ${WORKSPACE}/.git"
+};
+
+// Every root, protected and deny path, their parents, children and ancestors, siblings
+// that share a prefix (".git" vs ".github"), paths outside all roots, the network
+// (loopback, remote, a unix socket), exec, fork and signals. Deterministic order (file
+// probes sorted by path), no duplicates.
+std::vector<SbplProbe> sbpl_probes(const ir::Resolved& policy);
+
+// Shaped like the shared compiler::Finding (target "macos"), so that compiler/verify can
+// report every target alike.
+struct SbplFinding {
+  enum class Kind {
+    MalformedArtifact,  // the profile does not parse or leaves the emitted subset; a
+                        // parameter is undefined, defined twice, or not a normalized path
+    NotCanonical,       // a bound path goes through /tmp, /var or /etc, macOS symlinks
+                        // that Seatbelt sees resolved: a rule on it would never apply.
+                        // Expected when a macOS profile is bound on another OS.
+    DroppedDeny,        // the policy denies, the profile allows (under some model)
+    MissingAllow,       // the policy allows, the profile denies (under some model)
+    Ambiguous,          // the answer depends on how Seatbelt orders overlapping rules
+  };
+  Kind kind = Kind::MalformedArtifact;
+  ir::SourceLoc loc;     // the policy line that decides, or profile.sb:LINE:COL, params.txt
+  std::string probe;     // "file-write-create ${WORKSPACE}/.env", "parameter NAME"
+  std::string expected;  // "deny (protected path ${WORKSPACE}/.env)"
+  std::string actual;    // "allow under first-match/subpath-includes-self"
+  std::vector<std::string> trace;  // one line per distinct answer: "MODELS: TRACE"
+
+  // "policy.yaml:12:3: error: macos: dropped-deny: PROBE: expected ..., artifact gives ..."
+  // then one indented line per trace step (the layout of compiler::Finding::str()).
+  std::string str() const;
+};
+
+// "malformed-artifact", "not-canonical", "dropped-deny", "missing-allow",
+// "ambiguous-precedence".
+const char* to_string(SbplFinding::Kind k);
+
+// Empty when the profile does exactly what the policy says on every probe, under every
+// precedence model.
+std::vector<SbplFinding> verify_sbpl(
+    const ir::Resolved& policy, std::string_view profile_text,
+    const std::vector<std::pair<std::string, std::string>>& params);
+
+// `zpolicy explain` for the macOS target: what the policy says about one file operation
+// on one path, and what the profile does under each model.
+struct SbplExplanation {
+  SbplProbe policy;                // the policy's intent, its rule and line
+  bool allowed = false;            // the profile's answer (last-match reading)
+  bool models_agree = false;       // every precedence and subpath reading gives `allowed`
+  std::vector<std::string> trace;  // the deciding rule, one line per distinct answer
+};
+
+// `operation` is "read" (file-read-data), "write" (file-write-data), "create"
+// (file-write-create) or a concrete Seatbelt file operation. nullopt and `error` set when
+// the profile does not parse, a parameter is missing, or the operation is unknown.
+std::optional<SbplExplanation> explain_sbpl(
+    const ir::Resolved& policy, std::string_view profile_text,
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view operation,
+    std::string_view path, std::string* error);
+
+// Reads a `params.txt` artifact (NAME=VALUE per line). nullopt and `error` set on a line
+// without '=', an empty or duplicate name.
+std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_text(
+    std::string_view text, std::string* error);
+
+}  // namespace zpolicy::compiler

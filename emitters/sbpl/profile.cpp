@@ -1,0 +1,369 @@
+#include "emitters/sbpl/profile.hpp"
+
+#include <optional>
+#include <string_view>
+
+namespace zpolicy::emitters::sbpl {
+namespace {
+
+// "/" holds every path, symbolic ones included: ${WORKSPACE} and friends are absolute.
+bool contains(std::string_view outer, std::string_view inner) {
+  if (outer == "/") return true;
+  return inner == outer ||
+         (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
+}
+
+// The parent of "/a/b" is "/a", of "/a" is "/"; a bare variable ("${WORKSPACE}") has no
+// parent we can name portably.
+std::optional<std::string> parent_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string_view::npos || path == "/") return std::nullopt;
+  if (slash == 0) return std::string("/");
+  return std::string(path.substr(0, slash));
+}
+
+std::vector<std::string> unique_paths(const std::vector<ir::ResolvedPath>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) {
+    bool seen = false;
+    for (const auto& o : out) seen = seen || o == p.path;
+    if (!seen) out.push_back(p.path);
+  }
+  return out;
+}
+
+std::string param(const std::string& name) { return "(param \"" + name + "\")"; }
+
+// A path the profile refers to, by the parameter that carries it.
+struct Named {
+  std::string name;
+  std::string value;
+};
+
+class Builder {
+ public:
+  explicit Builder(const ir::Resolved& r) : r_(r) {}
+
+  Profile build() {
+    name_paths();
+    line("; zpolicy Seatbelt profile for sandbox-exec -p; every host path is a -D parameter.");
+    if (r_.mode == ir::Mode::DangerFullAccess) {
+      line("; danger-full-access: no confinement (zpolicy run does not start sandbox-exec).");
+      line("(version 1)");
+      line("(allow default)");
+      return finish();
+    }
+    line("(version 1)");
+    line("(deny default)");
+    process_primitives();
+    if (full_read_) {
+      reads_everywhere();
+    } else {
+      platform_read_defaults();
+      reads_in_roots();
+    }
+    if (r_.mode == ir::Mode::WorkspaceWrite) writes();
+    network();
+    denials();
+    return finish();
+  }
+
+ private:
+  void name_paths() {
+    for (const auto& p : unique_paths(r_.read)) full_read_ = full_read_ || p == "/";
+    if (!full_read_) read_ = number("READ_ROOT_", unique_paths(r_.read));
+    deny_ = number("DENY_ROOT_", unique_paths(r_.deny));
+    if (r_.mode != ir::Mode::WorkspaceWrite) return;
+    write_ = number("WRITABLE_ROOT_", unique_paths(r_.write));
+    protect_ = number("PROTECTED_", unique_paths(r_.protect));
+    std::vector<std::string> ancestors;
+    for (const auto& p : protect_) {
+      for (auto a = parent_of(p.value); a; a = parent_of(*a)) {
+        if (!inside_a_writable_root(*a)) break;
+        if (inside_a_protected_path(*a) || known(ancestors, *a)) continue;
+        ancestors.push_back(*a);
+      }
+    }
+    for (const auto& a : ancestors) {
+      const Named* root = find(write_, a);
+      ancestor_.push_back(
+          root ? *root : Named{"PROTECTED_ANCESTOR_" + std::to_string(next_ancestor_++), a});
+    }
+  }
+
+  std::vector<Named> number(const std::string& prefix, const std::vector<std::string>& paths) {
+    std::vector<Named> out;
+    for (size_t i = 0; i < paths.size(); ++i) out.push_back({prefix + std::to_string(i), paths[i]});
+    return out;
+  }
+
+  static const Named* find(const std::vector<Named>& v, std::string_view value) {
+    for (const auto& n : v)
+      if (n.value == value) return &n;
+    return nullptr;
+  }
+  static bool known(const std::vector<std::string>& v, std::string_view s) {
+    for (const auto& x : v)
+      if (x == s) return true;
+    return false;
+  }
+  bool inside_a_writable_root(std::string_view p) const {
+    for (const auto& w : write_)
+      if (contains(w.value, p)) return true;
+    return false;
+  }
+  bool inside_a_protected_path(std::string_view p) const {
+    for (const auto& q : protect_)
+      if (contains(q.value, p)) return true;
+    return false;
+  }
+
+  void process_primitives() {
+    blank();
+    line("; Processes. Children inherit this profile, so exec and fork stay inside it. What");
+    line("; lies in a deny root is not run either: running a binary discloses what it holds.");
+    std::vector<std::string> not_denied;
+    deny_root_exclusions(not_denied, false);
+    if (not_denied.empty()) {
+      line("(allow process-exec)");
+    } else {
+      line("(allow process-exec");
+      rule_body(not_denied);
+    }
+    line("(allow process-fork)");
+    line("; Signals and process inspection only within this sandbox, never host processes.");
+    line("(allow signal (target same-sandbox))");
+    line("(allow process-info* (target same-sandbox))");
+    line("; dyld maps libraries and executables; opening them is what the read rules decide.");
+    line("(allow file-map-executable)");
+    line("; Read-only sysctls that libc, language runtimes and build tools size themselves by.");
+    std::vector<std::string> sysctls;
+    for (const char* name : {"hw.activecpu",
+                             "hw.byteorder",
+                             "hw.cachelinesize",
+                             "hw.cpufamily",
+                             "hw.cputype",
+                             "hw.l1dcachesize",
+                             "hw.l2cachesize",
+                             "hw.logicalcpu",
+                             "hw.logicalcpu_max",
+                             "hw.machine",
+                             "hw.memsize",
+                             "hw.model",
+                             "hw.ncpu",
+                             "hw.pagesize",
+                             "hw.physicalcpu",
+                             "hw.physicalcpu_max",
+                             "kern.argmax",
+                             "kern.hostname",
+                             "kern.maxfilesperproc",
+                             "kern.osproductversion",
+                             "kern.osrelease",
+                             "kern.ostype",
+                             "kern.osversion",
+                             "kern.version",
+                             "machdep.cpu.brand_string",
+                             "sysctl.proc_cputype",
+                             "vm.loadavg"})
+      sysctls.push_back("(sysctl-name \"" + std::string(name) + "\")");
+    for (const char* prefix : {"hw.optional.", "hw.perflevel", "kern.proc.pid."})
+      sysctls.push_back("(sysctl-name-prefix \"" + std::string(prefix) + "\")");
+    form("(allow sysctl-read", sysctls);
+    line("; getpwuid/getgrgid (the user database) are answered by this service.");
+    line("(allow mach-lookup (global-name \"com.apple.system.opendirectoryd.libinfo\"))");
+    line("; Reading (never writing) user defaults, through cfprefsd.");
+    line("(allow user-preference-read)");
+    line("(allow mach-lookup (global-name \"com.apple.cfprefsd.daemon\")");
+    line("  (global-name \"com.apple.cfprefsd.agent\"))");
+    line("; POSIX semaphores: Python multiprocessing locks.");
+    line("(allow ipc-posix-sem)");
+    line("; New pseudo-terminals (openpty) for tools that drive a child through a pty. The");
+    line("; caller's terminal is not opened or ioctl'd: no input can be pushed into it.");
+    line("(allow pseudo-tty)");
+    line("(allow file-read* file-write-data file-ioctl (literal \"/dev/ptmx\"))");
+    line("; The standard sinks and sources, and re-opening one's own descriptors (/dev/fd/N).");
+    line("(allow file-read* file-write-data (literal \"/dev/null\") (literal \"/dev/zero\"))");
+    line("(allow file-read* (literal \"/dev/random\") (literal \"/dev/urandom\"))");
+    line("(allow file-read-data file-write-data (subpath \"/dev/fd\"))");
+  }
+
+  void platform_read_defaults() {
+    blank();
+    line("; Platform files every process needs to start when the policy does not read \"/\":");
+    line("; the loader, libc, frameworks, the base tools, and the /etc, /var, /tmp symlinks.");
+    std::vector<std::string> filters;
+    for (const char* p : {"/", "/etc", "/tmp", "/var"})
+      filters.push_back("(literal \"" + std::string(p) + "\")");
+    for (const char* p : {"/System", "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/lib",
+                          "/usr/libexec", "/usr/share", "/private/etc", "/Library/Apple",
+                          "/Library/Preferences", "/private/var/db/timezone"})
+      filters.push_back("(subpath \"" + std::string(p) + "\")");
+    form("(allow file-read*", filters);
+  }
+
+  // The filters that keep deny roots out of an allow rule. `subpath` covers the path and
+  // everything below; a write rule also needs the `literal` twin, which covers creating
+  // the path while it is missing (nothing is created by a read).
+  void deny_root_exclusions(std::vector<std::string>& out, bool for_writes) const {
+    for (const auto& d : deny_) {
+      if (for_writes) out.push_back("(require-not (literal " + param(d.name) + "))");
+      out.push_back("(require-not (subpath " + param(d.name) + "))");
+    }
+  }
+
+  void reads_everywhere() {
+    blank();
+    line("; Reads: the whole file system except the deny roots.");
+    std::vector<std::string> parts;
+    deny_root_exclusions(parts, false);
+    if (parts.empty()) {
+      line("(allow file-read*)");
+      return;
+    }
+    line("(allow file-read*");
+    rule_body(parts);
+  }
+
+  void reads_in_roots() {
+    if (read_.empty()) return;
+    blank();
+    line("; Reads: the read roots except the deny roots.");
+    std::vector<std::string> parts;
+    parts.push_back(any_subpath(read_));
+    deny_root_exclusions(parts, false);
+    line("(allow file-read*");
+    rule_body(parts);
+  }
+
+  void writes() {
+    if (write_.empty()) return;
+    blank();
+    line("; Writes: inside the writable roots, except");
+    line(";  - each protected path, and (literal twin) its creation while it is missing;");
+    line(";  - each directory between a writable root and a protected path, so none can be");
+    line(";    renamed or removed to carry the protected path out from under its rule;");
+    line(";  - the deny roots.");
+    line("; Hard links (file-link) are granted nowhere, so a protected file cannot gain a");
+    line("; second, writable name.");
+    std::vector<std::string> parts;
+    parts.push_back(any_subpath(write_));
+    for (const auto& a : ancestor_)
+      parts.push_back("(require-not (literal " + param(a.name) + "))");
+    for (const auto& p : protect_) {
+      parts.push_back("(require-not (literal " + param(p.name) + "))");
+      parts.push_back("(require-not (subpath " + param(p.name) + "))");
+    }
+    deny_root_exclusions(parts, true);
+    line("(allow file-write*");
+    rule_body(parts);
+  }
+
+  void network() {
+    switch (r_.mode == ir::Mode::ReadOnly ? ir::Network::None : r_.network) {
+      case ir::Network::None:
+        return;  // deny default covers every socket operation, unix-domain ones included
+      case ir::Network::Loopback:
+        blank();
+        line("; Network: loopback only (bind, accept and connect on localhost).");
+        line("(allow network-bind (local ip \"localhost:*\"))");
+        line("(allow network-inbound (local ip \"localhost:*\"))");
+        line("(allow network-outbound (remote ip \"localhost:*\"))");
+        return;
+      case ir::Network::Full:
+        blank();
+        line("; Network: everything, plus the services that name resolution and TLS");
+        line("; certificate checks talk to.");
+        line("(allow network*)");
+        line("(allow system-socket)");
+        line("(allow mach-lookup (global-name \"com.apple.dnssd.service\")");
+        line("  (global-name \"com.apple.SystemConfiguration.DNSConfiguration\")");
+        line("  (global-name \"com.apple.SystemConfiguration.configd\")");
+        line("  (global-name \"com.apple.networkd\")");
+        line("  (global-name \"com.apple.trustd.agent\")");
+        line("  (global-name \"com.apple.ocspd\"))");
+        return;
+    }
+  }
+
+  void denials() {
+    std::vector<std::string> write_denied;
+    for (const auto& a : ancestor_) write_denied.push_back("(literal " + param(a.name) + ")");
+    for (const auto& p : protect_) {
+      write_denied.push_back("(literal " + param(p.name) + ")");
+      write_denied.push_back("(subpath " + param(p.name) + ")");
+    }
+    std::vector<std::string> denied;
+    for (const auto& d : deny_) {
+      denied.push_back("(literal " + param(d.name) + ")");
+      denied.push_back("(subpath " + param(d.name) + ")");
+    }
+    if (write_denied.empty() && denied.empty()) return;
+    blank();
+    line("; Denials, last. The allow rules above already leave these paths out; stating them");
+    line("; again as the final rules keeps them denied whether Seatbelt lets the last");
+    line("; matching rule or any matching deny decide.");
+    if (!write_denied.empty()) form("(deny file-write*", write_denied);
+    if (!denied.empty()) form("(deny file-read* file-write* process-exec", denied);
+  }
+
+  static std::string any_subpath(const std::vector<Named>& roots) {
+    if (roots.size() == 1) return "(subpath " + param(roots[0].name) + ")";
+    std::string out = "(require-any";
+    for (const auto& r : roots) out += " (subpath " + param(r.name) + ")";
+    return out + ")";
+  }
+
+  // `head` (an unclosed "(allow OP"), then one item per line, closing on the last.
+  void form(const std::string& head, const std::vector<std::string>& items,
+            const std::string& indent = "  ", const std::string& close = ")") {
+    line(head);
+    for (size_t i = 0; i < items.size(); ++i)
+      line(indent + items[i] + (i + 1 == items.size() ? close : ""));
+  }
+
+  // Closes the `(allow OP` opened by the caller: one filter, or a require-all of several.
+  void rule_body(const std::vector<std::string>& parts) {
+    if (parts.size() == 1) {
+      line("  " + parts[0] + ")");
+      return;
+    }
+    form("  (require-all", parts, "    ", "))");
+  }
+
+  Profile finish() {
+    Profile out;
+    out.text = std::move(text_);
+    for (const auto* group : {&read_, &write_, &ancestor_, &protect_, &deny_})
+      for (const auto& n : *group)
+        if (!known_param(out, n.name)) out.params.emplace_back(n.name, n.value);
+    return out;
+  }
+
+  // An ancestor that is itself a writable root reuses that root's parameter.
+  static bool known_param(const Profile& p, const std::string& name) {
+    for (const auto& [n, v] : p.params)
+      if (n == name) return true;
+    return false;
+  }
+
+  void line(const std::string& s) { text_ += s + "\n"; }
+  void blank() { text_ += "\n"; }
+
+  const ir::Resolved& r_;
+  bool full_read_ = false;
+  std::vector<Named> read_, write_, protect_, deny_, ancestor_;
+  int next_ancestor_ = 0;
+  std::string text_;
+};
+
+}  // namespace
+
+Profile emit(const ir::Resolved& policy) { return Builder(policy).build(); }
+
+std::string params_text(const Profile& profile) {
+  std::string out;
+  for (const auto& [name, value] : profile.params) out += name + "=" + value + "\n";
+  return out;
+}
+
+}  // namespace zpolicy::emitters::sbpl

@@ -1,0 +1,254 @@
+#define BOOST_TEST_DYN_LINK
+#include <boost/test/unit_test.hpp>
+#include <set>
+
+#include "compiler/sbpl_evaluator.hpp"
+#include "emitters/sbpl/profile.hpp"
+#include "tests/unit/sbpl_fixtures.hpp"
+
+using namespace zpolicy;
+namespace fx = zpolicy::test::sbpl;
+
+namespace {
+
+std::vector<std::pair<std::string, ir::Resolved>> all_fixtures() {
+  return {{"default-portable", fx::default_portable()},
+          {"default-bound", fx::default_bound("/Users/u/proj")},
+          {"read-only", fx::read_only()},
+          {"deny-roots-loopback", fx::deny_roots_loopback()},
+          {"partial-read-full-network", fx::partial_read_full_network()},
+          {"nested-roots", fx::nested_roots()},
+          {"danger", fx::danger()}};
+}
+
+compiler::SbplProfile parsed(const std::string& text) {
+  auto p = compiler::parse_sbpl(text);
+  if (auto* err = std::get_if<compiler::SbplError>(&p)) BOOST_FAIL(err->str());
+  return std::get<compiler::SbplProfile>(p);
+}
+
+std::string value_of(const emitters::sbpl::Profile& p, const std::string& name) {
+  for (const auto& [n, v] : p.params)
+    if (n == name) return v;
+  BOOST_FAIL("no parameter " + name);
+  return "";
+}
+
+bool covers_write(const compiler::SbplRule& r) {
+  for (const auto& op : r.operations)
+    if (op == "file-write*" || op.starts_with("file-write-") || op == "file-link") return true;
+  return false;
+}
+
+// The filters of a rule's require-all that are (require-not (KIND (param NAME))), as
+// "KIND PARAM-VALUE" strings.
+std::set<std::string> exclusions(const compiler::SbplRule& r, const emitters::sbpl::Profile& p) {
+  std::set<std::string> out;
+  BOOST_REQUIRE_EQUAL(r.filters.size(), 1u);
+  BOOST_REQUIRE(r.filters[0].kind == compiler::SbplFilter::Kind::RequireAll);
+  for (const auto& f : r.filters[0].children) {
+    if (f.kind != compiler::SbplFilter::Kind::RequireNot) continue;
+    const auto& inner = f.children.at(0);
+    BOOST_REQUIRE(inner.is_param);
+    out.insert(
+        std::string(inner.kind == compiler::SbplFilter::Kind::Literal ? "literal " : "subpath ") +
+        value_of(p, inner.value));
+  }
+  return out;
+}
+
+// The result points into `sp`, so a temporary profile is refused.
+const compiler::SbplRule* allow_file_write_rule(compiler::SbplProfile&&) = delete;
+const compiler::SbplRule* allow_file_write_rule(const compiler::SbplProfile& sp) {
+  for (const auto& r : sp.rules)
+    if (r.allow && r.operations == std::vector<std::string>{"file-write*"}) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sbpl_emitter)
+
+BOOST_AUTO_TEST_CASE(every_profile_parses_as_the_emitted_subset_and_is_deterministic) {
+  for (const auto& [name, r] : all_fixtures()) {
+    BOOST_TEST_CONTEXT(name) {
+      auto a = emitters::sbpl::emit(r);
+      auto b = emitters::sbpl::emit(r);
+      BOOST_TEST(a.text == b.text);
+      BOOST_TEST((a.params == b.params));
+      auto sp = parsed(a.text);
+      BOOST_TEST(sp.default_allow == (r.mode == ir::Mode::DangerFullAccess));
+      std::set<std::string> defined;
+      for (const auto& [n, v] : a.params) BOOST_TEST(defined.insert(n).second, "duplicate " << n);
+      for (const auto& n : compiler::referenced_params(sp)) BOOST_TEST(defined.count(n), n);
+      // Every parameter is read by the profile: none is passed for nothing.
+      auto used = compiler::referenced_params(sp);
+      BOOST_TEST(used.size() == defined.size());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(no_host_path_or_variable_appears_in_the_text) {
+  for (const auto& [name, r] : all_fixtures()) {
+    BOOST_TEST_CONTEXT(name) {
+      auto p = emitters::sbpl::emit(r);
+      BOOST_TEST(p.text.find("${") == std::string::npos);
+      for (const auto& [n, v] : p.params)
+        BOOST_TEST(p.text.find(v) == std::string::npos, n << "=" << v << " spliced into the text");
+    }
+  }
+  // The text depends on the shape of the policy only: two workspaces, one profile.
+  BOOST_TEST(emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text ==
+             emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/w")).text);
+  BOOST_TEST(emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text ==
+             emitters::sbpl::emit(fx::default_portable()).text);
+}
+
+BOOST_AUTO_TEST_CASE(an_injection_named_workspace_cannot_change_the_profile) {
+  const std::string evil = "/Users/u/x\")(allow default)(";
+  auto p = emitters::sbpl::emit(fx::default_bound(evil));
+  BOOST_TEST(p.text == emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text);
+  BOOST_TEST(p.text.find("allow default") == std::string::npos);
+  BOOST_TEST(value_of(p, "WRITABLE_ROOT_0") == evil);
+  BOOST_TEST(value_of(p, "PROTECTED_0") == evil + "/.git");
+  BOOST_TEST(!parsed(p.text).default_allow);
+}
+
+BOOST_AUTO_TEST_CASE(each_protected_path_and_deny_root_has_its_literal_and_subpath_pair) {
+  for (const auto& [name, r] : all_fixtures()) {
+    if (r.mode != ir::Mode::WorkspaceWrite) continue;
+    BOOST_TEST_CONTEXT(name) {
+      auto p = emitters::sbpl::emit(r);
+      auto sp = parsed(p.text);
+      const auto* rule = allow_file_write_rule(sp);
+      BOOST_REQUIRE(rule);
+      auto ex = exclusions(*rule, p);
+      for (const auto& prot : r.protect) {
+        BOOST_TEST(ex.count("literal " + prot.path), prot.path);
+        BOOST_TEST(ex.count("subpath " + prot.path), prot.path);
+      }
+      for (const auto& d : r.deny) {
+        BOOST_TEST(ex.count("literal " + d.path), d.path);
+        BOOST_TEST(ex.count("subpath " + d.path), d.path);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(directories_above_a_protected_path_are_excluded_as_literals) {
+  auto p = emitters::sbpl::emit(fx::default_portable());
+  auto sp = parsed(p.text);
+  auto ex = exclusions(*allow_file_write_rule(sp), p);
+  BOOST_TEST(ex.count("literal ${WORKSPACE}/data"));
+  BOOST_TEST(ex.count("literal ${WORKSPACE}"));
+  // Only the literal: the rest of data/ stays writable.
+  BOOST_TEST(!ex.count("subpath ${WORKSPACE}/data"));
+
+  auto nested = emitters::sbpl::emit(fx::nested_roots());
+  auto nsp = parsed(nested.text);
+  auto nex = exclusions(*allow_file_write_rule(nsp), nested);
+  for (const char* a : {"/Users/u", "/Users/u/src", "/Users/u/src/proj", "/Users/u/src/proj/data"})
+    BOOST_TEST(nex.count(std::string("literal ") + a), a);
+}
+
+BOOST_AUTO_TEST_CASE(denials_come_last_and_deny_roots_are_the_final_rule) {
+  for (const auto& [name, r] : all_fixtures()) {
+    if (r.mode == ir::Mode::DangerFullAccess) continue;
+    BOOST_TEST_CONTEXT(name) {
+      auto p = emitters::sbpl::emit(r);
+      auto sp = parsed(p.text);
+      bool seen_deny = false;
+      for (const auto& rule : sp.rules) {
+        BOOST_TEST(!(seen_deny && rule.allow), "an allow after a deny: " << rule.text);
+        seen_deny = seen_deny || !rule.allow;
+      }
+      if (r.deny.empty()) continue;
+      const auto& last = sp.rules.back();
+      BOOST_TEST(!last.allow);
+      BOOST_TEST((last.operations ==
+                  std::vector<std::string>{"file-read*", "file-write*", "process-exec"}));
+      BOOST_TEST(last.filters.size() == 2 * r.deny.size());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(network_none_emits_no_network_rule) {
+  for (const auto& r : {fx::default_portable(), fx::read_only()}) {
+    auto sp = parsed(emitters::sbpl::emit(r).text);
+    for (const auto& rule : sp.rules)
+      for (const auto& op : rule.operations) {
+        BOOST_TEST(!op.starts_with("network"), rule.text);
+        BOOST_TEST(op != "system-socket", rule.text);
+      }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(loopback_allows_only_localhost) {
+  auto sp = parsed(emitters::sbpl::emit(fx::deny_roots_loopback()).text);
+  int network_rules = 0;
+  for (const auto& rule : sp.rules) {
+    bool net = false;
+    for (const auto& op : rule.operations) net = net || op.starts_with("network");
+    if (!net) continue;
+    ++network_rules;
+    BOOST_TEST(rule.allow);
+    BOOST_REQUIRE_EQUAL(rule.filters.size(), 1u);
+    BOOST_TEST(rule.filters[0].value == "localhost:*");
+  }
+  BOOST_TEST(network_rules == 3);
+}
+
+BOOST_AUTO_TEST_CASE(read_only_has_no_write_allow_on_any_root) {
+  ir::Resolved r = fx::read_only();
+  // Even a read-only policy that still lists writable roots gets none.
+  r.write.push_back(fx::rp("${WORKSPACE}", 4));
+  r.protect.push_back(fx::rp("${WORKSPACE}/.git", 10));
+  r.network = ir::Network::Full;
+  auto p = emitters::sbpl::emit(r);
+  for (const auto& rule : parsed(p.text).rules) {
+    if (!rule.allow) continue;
+    for (const auto& op : rule.operations) BOOST_TEST(!op.starts_with("network"), rule.text);
+    if (!covers_write(rule)) continue;
+    // Only the fixed device rules (/dev/null, /dev/ptmx, /dev/fd) may write.
+    for (const auto& f : rule.filters) {
+      BOOST_TEST(!f.is_param, rule.text);
+      BOOST_TEST(f.value.starts_with("/dev/"), rule.text);
+    }
+  }
+  for (const auto& [n, v] : p.params) BOOST_TEST(!n.starts_with("WRITABLE_ROOT_"), n);
+}
+
+BOOST_AUTO_TEST_CASE(danger_full_access_says_so_plainly) {
+  auto p = emitters::sbpl::emit(fx::danger());
+  auto sp = parsed(p.text);
+  BOOST_TEST(sp.default_allow);
+  BOOST_TEST(sp.rules.empty());
+  BOOST_TEST(p.params.empty());
+}
+
+BOOST_AUTO_TEST_CASE(params_text_is_one_name_value_per_line_in_order) {
+  auto p = emitters::sbpl::emit(fx::deny_roots_loopback());
+  std::string expected;
+  for (const auto& [n, v] : p.params) expected += n + "=" + v + "\n";
+  BOOST_TEST(emitters::sbpl::params_text(p) == expected);
+  BOOST_TEST(p.params.front().first == "WRITABLE_ROOT_0");
+  BOOST_TEST(p.params.back().first == "DENY_ROOT_2");
+  BOOST_TEST(p.params.back().second == "${WORKSPACE}/secrets");
+}
+
+BOOST_AUTO_TEST_CASE(duplicate_paths_get_one_parameter) {
+  ir::Resolved r = fx::default_portable();
+  r.protect.push_back(fx::rp("${WORKSPACE}/.git", 11));
+  r.deny.push_back(fx::rp("${HOME}/.ssh", 12));
+  r.deny.push_back(fx::rp("${HOME}/.ssh", 13));
+  auto p = emitters::sbpl::emit(r);
+  int git = 0, ssh = 0;
+  for (const auto& [n, v] : p.params) {
+    git += v == "${WORKSPACE}/.git";
+    ssh += v == "${HOME}/.ssh";
+  }
+  BOOST_TEST(git == 1);
+  BOOST_TEST(ssh == 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,221 @@
+#define BOOST_TEST_DYN_LINK
+#include "compiler/sbpl_evaluator.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+using namespace zpolicy::compiler;
+
+namespace {
+
+SbplProfile profile(const std::string& rules, const char* def = "(deny default)") {
+  auto p = parse_sbpl(std::string("(version 1)\n") + def + "\n" + rules);
+  if (auto* err = std::get_if<SbplError>(&p)) BOOST_FAIL(err->str());
+  return std::get<SbplProfile>(p);
+}
+
+std::string parse_error(const std::string& text) {
+  auto p = parse_sbpl(text);
+  auto* err = std::get_if<SbplError>(&p);
+  return err ? err->str() : "";
+}
+
+const SbplModel kLast{SbplPrecedence::LastMatchWins, SbplSubpathSelf::Included};
+const SbplModel kDeny{SbplPrecedence::DenyWins, SbplSubpathSelf::Included};
+const SbplModel kFirst{SbplPrecedence::FirstMatchWins, SbplSubpathSelf::Included};
+const SbplModel kSpecific{SbplPrecedence::MostSpecificWins, SbplSubpathSelf::Included};
+const SbplModel kStrict{SbplPrecedence::LastMatchWins, SbplSubpathSelf::ExcludedOnCreate};
+
+bool allowed(const SbplProfile& p, const char* op, const char* target, const SbplModel& m = kLast,
+             const SbplParams& params = {}) {
+  return decide(p, op, target, params, m).allowed;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sbpl_evaluator)
+
+BOOST_AUTO_TEST_CASE(reads_balanced_forms_and_comments) {
+  auto forms = parse_sexprs("; head\n(a (b \"c d\") 1) ; tail\n(e)");
+  BOOST_REQUIRE(std::holds_alternative<std::vector<Sexpr>>(forms));
+  const auto& v = std::get<std::vector<Sexpr>>(forms);
+  BOOST_REQUIRE_EQUAL(v.size(), 2u);
+  BOOST_TEST(print_sexpr(v[0]) == "(a (b \"c d\") 1)");
+  BOOST_TEST(v[0].line == 2);
+  BOOST_TEST(v[1].line == 3);
+}
+
+BOOST_AUTO_TEST_CASE(refuses_everything_outside_the_emitted_subset) {
+  BOOST_TEST(parse_error("(version 1)\n(deny default)\n(allow file-read*").find("unbalanced '('") !=
+             std::string::npos);
+  BOOST_TEST(parse_error("(version 1)\n(deny default))").find("unbalanced ')'") !=
+             std::string::npos);
+  BOOST_TEST(
+      parse_error("(version 1)(deny default)(allow file-read* (regex #\"^/a\"))").find("regex") !=
+      std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (literal \"/a\\\"b\"))")
+                 .find("backslash") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow mach-register)").find("mach-register") !=
+             std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (vnode-type DIRECTORY))")
+                 .find("vnode-type") != std::string::npos);
+  BOOST_TEST(parse_error("(deny default)").find("(version 1)") != std::string::npos);
+  BOOST_TEST(parse_error("(version 2)(deny default)").find("(version 1)") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(allow file-read*)").find("second form") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow default)").find("second default") !=
+             std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (literal \"rel\"))")
+                 .find("absolute") != std::string::npos);
+  BOOST_TEST(
+      parse_error("(version 1)(deny default)(allow network-outbound (remote ip \"1.2.3.4:*\"))")
+          .find("localhost") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (require-not (literal \"/a\") "
+                         "(literal \"/b\")))")
+                 .find("require-not") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)(deny default)(allow file-read* (literal (string-append "
+                         "(param \"A\") \"/b\")))")
+                 .find("param") != std::string::npos);
+  BOOST_TEST(parse_error("(version 1)\n(deny default)\n  (allow bogus)").find("profile.sb:3:3") !=
+             std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(deny_default_and_wildcards) {
+  auto p = profile("(allow file-write* (subpath \"/w\"))");
+  BOOST_TEST(allowed(p, "file-write-create", "/w/x"));
+  BOOST_TEST(allowed(p, "file-write-unlink", "/w/x"));
+  BOOST_TEST(!allowed(p, "file-read-data", "/w/x"));
+  // file-link is not a file-write operation: a write rule never grants hard links.
+  BOOST_TEST(!allowed(p, "file-link", "/w/x"));
+  BOOST_TEST(!allowed(p, "file-write-data", "/x"));
+  BOOST_TEST(allowed(profile("", "(allow default)"), "file-link", "/x"));
+}
+
+BOOST_AUTO_TEST_CASE(subpath_respects_component_boundaries) {
+  auto p = profile("(allow file-read* (subpath \"/a/b\"))");
+  BOOST_TEST(allowed(p, "file-read-data", "/a/b"));
+  BOOST_TEST(allowed(p, "file-read-data", "/a/b/c/d"));
+  BOOST_TEST(!allowed(p, "file-read-data", "/a/bc"));
+  BOOST_TEST(!allowed(p, "file-read-data", "/a"));
+  auto root = profile("(allow file-read* (subpath \"/\"))");
+  BOOST_TEST(allowed(root, "file-read-data", "/x"));
+  BOOST_TEST(allowed(root, "file-read-data", "${WORKSPACE}/x"));
+  auto lit = profile("(allow file-read* (literal \"/a/b\"))");
+  BOOST_TEST(allowed(lit, "file-read-data", "/a/b"));
+  BOOST_TEST(!allowed(lit, "file-read-data", "/a/b/c"));
+}
+
+BOOST_AUTO_TEST_CASE(require_all_any_not_and_params) {
+  auto p = profile(
+      "(allow file-write* (require-all (require-any (subpath (param \"W0\")) (subpath (param "
+      "\"W1\"))) (require-not (literal (param \"P\"))) (require-not (subpath (param \"P\")))))");
+  SbplParams params = {{"W0", "/w0"}, {"W1", "/w1"}, {"P", "/w0/.git"}};
+  BOOST_TEST(allowed(p, "file-write-data", "/w0/a", kLast, params));
+  BOOST_TEST(allowed(p, "file-write-data", "/w1/a", kLast, params));
+  BOOST_TEST(allowed(p, "file-write-data", "/w0/.github", kLast, params));
+  BOOST_TEST(!allowed(p, "file-write-data", "/w0/.git", kLast, params));
+  BOOST_TEST(!allowed(p, "file-write-data", "/w0/.git/config", kLast, params));
+  BOOST_TEST(!allowed(p, "file-write-data", "/w2/a", kLast, params));
+  // An undefined parameter matches nothing, and the profile names it.
+  BOOST_TEST(!allowed(p, "file-write-data", "/w0/a", kLast, {}));
+  BOOST_TEST((referenced_params(p) == std::vector<std::string>{"P", "W0", "W1"}));
+}
+
+BOOST_AUTO_TEST_CASE(the_precedence_models_differ_where_rules_overlap) {
+  auto deny_last =
+      profile("(allow file-read* (subpath \"/a\"))\n(deny file-read* (subpath \"/a/b\"))");
+  BOOST_TEST(!allowed(deny_last, "file-read-data", "/a/b/c", kLast));
+  BOOST_TEST(!allowed(deny_last, "file-read-data", "/a/b/c", kDeny));
+  BOOST_TEST(allowed(deny_last, "file-read-data", "/a/b/c", kFirst));
+  BOOST_TEST(!allowed(deny_last, "file-read-data", "/a/b/c", kSpecific));
+
+  auto deny_first =
+      profile("(deny file-read* (subpath \"/a/b\"))\n(allow file-read* (subpath \"/a\"))");
+  BOOST_TEST(allowed(deny_first, "file-read-data", "/a/b/c", kLast));
+  BOOST_TEST(!allowed(deny_first, "file-read-data", "/a/b/c", kDeny));
+  BOOST_TEST(!allowed(deny_first, "file-read-data", "/a/b/c", kFirst));
+  BOOST_TEST(!allowed(deny_first, "file-read-data", "/a/b/c", kSpecific));
+
+  // A more specific allow inside a broader deny: only most-specific lets it through first.
+  auto allow_inner =
+      profile("(allow file-read* (literal \"/a/b\"))\n(deny file-read* (subpath \"/a\"))");
+  BOOST_TEST(allowed(allow_inner, "file-read-data", "/a/b", kSpecific));
+  BOOST_TEST(!allowed(allow_inner, "file-read-data", "/a/b", kLast));
+}
+
+BOOST_AUTO_TEST_CASE(the_strict_subpath_reading_leaves_creation_of_the_root_uncovered) {
+  auto bare = profile(
+      "(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))");
+  BOOST_TEST(!allowed(bare, "file-write-create", "/w/.git", kLast));
+  BOOST_TEST(allowed(bare, "file-write-create", "/w/.git", kStrict));
+  BOOST_TEST(!allowed(bare, "file-write-data", "/w/.git", kStrict));
+  auto paired = profile(
+      "(allow file-write* (require-all (subpath \"/w\") (require-not (literal \"/w/.git\")) "
+      "(require-not (subpath \"/w/.git\"))))");
+  BOOST_TEST(!allowed(paired, "file-write-create", "/w/.git", kStrict));
+  BOOST_TEST(allowed(paired, "file-write-create", "/w/.github", kStrict));
+}
+
+BOOST_AUTO_TEST_CASE(network_process_and_service_filters) {
+  auto p = profile(
+      "(allow network-outbound (remote ip \"localhost:*\"))\n"
+      "(allow network-bind (local ip \"*:8080\"))\n"
+      "(allow signal (target same-sandbox))\n"
+      "(allow sysctl-read (sysctl-name \"hw.ncpu\") (sysctl-name-prefix \"kern.proc.pid.\"))\n"
+      "(allow mach-lookup (global-name \"com.apple.x\"))\n"
+      "(allow network*)",
+      "(deny default)");
+  auto q = profile(
+      "(allow network-outbound (remote ip \"localhost:*\"))\n"
+      "(allow network-bind (local ip \"*:8080\"))\n"
+      "(allow signal (target same-sandbox))\n"
+      "(allow sysctl-read (sysctl-name \"hw.ncpu\") (sysctl-name-prefix \"kern.proc.pid.\"))\n"
+      "(allow mach-lookup (global-name \"com.apple.x\"))");
+  BOOST_TEST(allowed(q, "network-outbound", "localhost:443"));
+  BOOST_TEST(!allowed(q, "network-outbound", "192.0.2.1:443"));
+  BOOST_TEST(!allowed(q, "network-outbound", "unix:/var/run/docker.sock"));
+  BOOST_TEST(allowed(q, "network-bind", "192.0.2.1:8080"));
+  BOOST_TEST(!allowed(q, "network-bind", "192.0.2.1:8081"));
+  BOOST_TEST(allowed(q, "signal", "same-sandbox"));
+  BOOST_TEST(!allowed(q, "signal", "host-process"));
+  BOOST_TEST(allowed(q, "sysctl-read", "hw.ncpu"));
+  BOOST_TEST(!allowed(q, "sysctl-read", "hw.ncpu2"));
+  BOOST_TEST(allowed(q, "sysctl-read", "kern.proc.pid.12"));
+  BOOST_TEST(allowed(q, "mach-lookup", "com.apple.x"));
+  BOOST_TEST(!allowed(q, "mach-lookup", "com.apple.y"));
+  BOOST_TEST(allowed(p, "network-outbound", "unix:/var/run/docker.sock"));
+  BOOST_TEST(allowed(p, "network-inbound", "192.0.2.1:1"));
+}
+
+BOOST_AUTO_TEST_CASE(decide_all_models_agrees_with_decide_model_by_model) {
+  auto p = profile(
+      "(allow file-write* (require-all (subpath \"/w\") (require-not (subpath \"/w/.git\"))))\n"
+      "(deny file-write* (subpath \"/w/.git\"))\n(allow file-write* (literal \"/w/.git/x\"))");
+  for (const char* op : {"file-write-create", "file-write-data"})
+    for (const char* t : {"/w/.git", "/w/.git/x", "/w/a", "/v"}) {
+      auto all = decide_all_models(p, op, t, {});
+      BOOST_REQUIRE_EQUAL(all.size(), all_sbpl_models().size());
+      for (size_t i = 0; i < all.size(); ++i) {
+        auto one = decide(p, op, t, {}, all_sbpl_models()[i]);
+        BOOST_TEST(all[i].allowed == one.allowed,
+                   op << " " << t << " " << all_sbpl_models()[i].str());
+        BOOST_TEST(all[i].trace == one.trace);
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(the_trace_names_the_deciding_rule_and_line) {
+  auto p = profile("\n(allow file-read* (subpath \"/a\"))");
+  auto d = decide(p, "file-read-data", "/a/x", {}, kLast);
+  BOOST_TEST(d.rule == 0);
+  BOOST_TEST(d.trace ==
+             "allowed by rule 0 (profile.sb line 4) (allow file-read* ...) via (subpath \"/a\")");
+  auto w = profile(
+      "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal \"/w/x\"))))");
+  BOOST_TEST(decide(w, "file-write-data", "/w/y", {{"W", "/w"}}, kLast).trace ==
+             "allowed by rule 0 (profile.sb line 3) (allow file-write* ...) via (subpath (param "
+             "\"W\")) = /w");
+  auto n = decide(p, "file-read-data", "/b", {}, kLast);
+  BOOST_TEST(n.rule == -1);
+  BOOST_TEST(n.trace == "denied by the default rule (no rule matches)");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

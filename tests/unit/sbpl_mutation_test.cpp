@@ -1,0 +1,126 @@
+#define BOOST_TEST_DYN_LINK
+#include <boost/test/unit_test.hpp>
+#include <functional>
+
+#include "compiler/sbpl_evaluator.hpp"
+#include "compiler/sbpl_verify.hpp"
+#include "emitters/sbpl/profile.hpp"
+#include "tests/unit/sbpl_fixtures.hpp"
+
+// Every single deletion of a form, swap of two neighbouring rules, or flip of a deny into
+// an allow in an emitted profile must either be caught by verify_sbpl, or leave every
+// denial of the original profile in place on every probe under every model.
+using namespace zpolicy;
+namespace fx = zpolicy::test::sbpl;
+
+namespace {
+
+using compiler::Sexpr;
+
+std::string render(const std::vector<Sexpr>& forms) {
+  std::string out;
+  for (const auto& f : forms) out += compiler::print_sexpr(f) + "\n";
+  return out;
+}
+
+// Calls `visit` with the text of each mutant of `forms`.
+void for_each_mutant(
+    const std::vector<Sexpr>& forms,
+    const std::function<void(const std::string& what, const std::string&)>& visit) {
+  // Deletion of each list node, top-level forms included; `where` addresses the node.
+  std::function<void(std::vector<Sexpr>&, std::vector<Sexpr>&, const std::string&)> walk;
+  std::vector<Sexpr> copy = forms;
+  walk = [&](std::vector<Sexpr>& siblings, std::vector<Sexpr>& root, const std::string& where) {
+    for (size_t i = 0; i < siblings.size(); ++i) {
+      if (siblings[i].kind != Sexpr::Kind::List) continue;
+      Sexpr saved = siblings[i];
+      siblings.erase(siblings.begin() + static_cast<long>(i));
+      visit("delete " + compiler::print_sexpr(saved) + " at " + where, render(root));
+      siblings.insert(siblings.begin() + static_cast<long>(i), saved);
+      walk(siblings[i].items, root, where + "/" + std::to_string(i));
+    }
+  };
+  walk(copy, copy, "");
+  for (size_t i = 0; i + 1 < forms.size(); ++i) {
+    std::vector<Sexpr> swapped = forms;
+    std::swap(swapped[i], swapped[i + 1]);
+    visit("swap forms " + std::to_string(i) + " and " + std::to_string(i + 1), render(swapped));
+  }
+  for (size_t i = 0; i < forms.size(); ++i) {
+    if (forms[i].items.empty() || forms[i].items[0].atom != "deny") continue;
+    std::vector<Sexpr> flipped = forms;
+    flipped[i].items[0].atom = "allow";
+    visit("flip " + compiler::print_sexpr(forms[i]), render(flipped));
+  }
+}
+
+enum class Effect { Weakens, Stricter, Equivalent };
+
+// How the mutant's answers compare with the original's on every probe under every model.
+Effect effect(const ir::Resolved& r, const compiler::SbplProfile& original,
+              const std::string& mutant_text, const compiler::SbplParams& params) {
+  auto parsed = compiler::parse_sbpl(mutant_text);
+  BOOST_REQUIRE(std::holds_alternative<compiler::SbplProfile>(parsed));
+  const auto& mutant = std::get<compiler::SbplProfile>(parsed);
+  bool differs = false;
+  for (const auto& probe : compiler::sbpl_probes(r)) {
+    auto before = compiler::decide_all_models(original, probe.operation, probe.target, params);
+    auto after = compiler::decide_all_models(mutant, probe.operation, probe.target, params);
+    for (size_t i = 0; i < before.size(); ++i) {
+      if (!before[i].allowed && after[i].allowed) return Effect::Weakens;
+      differs = differs || before[i].allowed != after[i].allowed;
+    }
+  }
+  return differs ? Effect::Stricter : Effect::Equivalent;
+}
+
+void check_mutants(const std::string& name, const ir::Resolved& r) {
+  auto profile = emitters::sbpl::emit(r);
+  auto forms = std::get<std::vector<Sexpr>>(compiler::parse_sexprs(profile.text));
+  auto original = std::get<compiler::SbplProfile>(compiler::parse_sbpl(profile.text));
+  compiler::SbplParams params(profile.params.begin(), profile.params.end());
+  BOOST_REQUIRE(compiler::verify_sbpl(r, render(forms), profile.params).empty());
+  int total = 0, killed = 0, stricter = 0, equivalent = 0;
+  for_each_mutant(forms, [&](const std::string& what, const std::string& text) {
+    ++total;
+    if (!compiler::verify_sbpl(r, text, profile.params).empty()) {
+      ++killed;
+      return;
+    }
+    switch (effect(r, original, text, params)) {
+      case Effect::Weakens:
+        BOOST_ERROR(name << ": a surviving mutant weakens a deny: " << what);
+        break;
+      case Effect::Stricter:
+        ++stricter;
+        break;
+      case Effect::Equivalent:
+        ++equivalent;
+        break;
+    }
+  });
+  BOOST_TEST_MESSAGE(name << ": " << killed << "/" << total << " mutants killed; of the "
+                          << total - killed << " survivors none weakens a deny: " << equivalent
+                          << " change no answer on any probe (the redundant final denials, "
+                             "platform allowances no probe exercises), "
+                          << stricter << " only deny more");
+  BOOST_TEST(killed > 0);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(sbpl_mutation)
+
+BOOST_AUTO_TEST_CASE(default_portable) {
+  check_mutants("default-portable", fx::default_portable());
+}
+BOOST_AUTO_TEST_CASE(read_only) { check_mutants("read-only", fx::read_only()); }
+BOOST_AUTO_TEST_CASE(deny_roots_loopback) {
+  check_mutants("deny-roots-loopback", fx::deny_roots_loopback());
+}
+BOOST_AUTO_TEST_CASE(partial_read_full_network) {
+  check_mutants("partial-read-full-network", fx::partial_read_full_network());
+}
+BOOST_AUTO_TEST_CASE(nested_roots) { check_mutants("nested-roots", fx::nested_roots()); }
+
+BOOST_AUTO_TEST_SUITE_END()
