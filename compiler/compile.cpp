@@ -1,6 +1,7 @@
 #include "compiler/compile.hpp"
 
 #include "emitters/bwrap/bwrap_emitter.hpp"
+#include "emitters/sbpl/profile.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 
 namespace zpolicy::compiler {
@@ -19,6 +20,10 @@ std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target) {
     out.push_back({"bwrap.args", emitters::bwrap::args_text(emitters::bwrap::emit_args(r))});
     out.push_back({"seccomp.bpf", emitters::seccomp::emit_bpf(r.syscalls), true});
     out.push_back({"seccomp.txt", emitters::seccomp::emit_listing(r.syscalls)});
+  } else {
+    auto profile = emitters::sbpl::emit(r);
+    out.push_back({"profile.sb", profile.text});
+    out.push_back({"params.txt", emitters::sbpl::params_text(profile)});
   }
   return out;
 }
@@ -30,10 +35,6 @@ std::optional<std::vector<Artifact>> compile(const ir::Policy& policy, Target ta
     diags.error(policy.mode.loc.line ? policy.mode.loc : policy.origin,
                 "nothing to compile: danger-full-access runs without a sandbox "
                 "(use --mode to compile a narrower mode)");
-    return std::nullopt;
-  }
-  if (target == Target::Macos) {
-    diags.error(policy.origin, "the macos target is not implemented yet (issue #5)");
     return std::nullopt;
   }
   ir::Resolved r;

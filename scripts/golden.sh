@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 action=${1:?usage: golden.sh --check|--update [zpolicy]}
 zpolicy=${2:-build/zpolicy}
-targets=(linux)
+targets=(linux macos)
 
 status=0
 scratch=$(mktemp -d)
