@@ -62,6 +62,11 @@ class Frontend {
   std::optional<ir::Policy> run(const YamlNode& root) {
     ir::Policy p;
     p.origin = {file_, 0, 0};
+    // Defaults are rules too: a later diagnostic about them names the built-in layer.
+    const SourceLoc builtin{ir::kBuiltinFile};
+    p.network.loc = builtin;
+    p.syscalls.action.loc = builtin;
+    p.unavailable.loc = builtin;
     if (!expect(root, Kind::Map, "the policy")) return std::nullopt;
     auto keys = map_keys(root, {"zpolicy", "mode", "filesystem", "network", "syscalls",
                                 "process", "unavailable"});
