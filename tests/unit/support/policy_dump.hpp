@@ -41,11 +41,19 @@ inline std::string dump(const ir::Policy& p) {
   return out;
 }
 
-inline std::string dump(const ir::Resolved& r) {
+struct ResolvedDumpOptions {
+  bool locations = true;
+  // The effective syscall set belongs to the seccomp baseline, not to resolution; tests
+  // of resolution leave it out so that they do not restate the baseline.
+  bool syscalls = false;
+};
+
+inline std::string dump(const ir::Resolved& r, ResolvedDumpOptions opt = {}) {
   std::string out = std::string("mode ") + ir::to_string(r.mode) + (r.portable ? " portable" : " bound") + "\n";
   auto paths = [&](const char* what, const auto& v) {
     for (const auto& x : v)
-      out += std::string(what) + " " + x.path + " " + ir::to_string(x.kind) + " @" + x.loc.str() + "\n";
+      out += std::string(what) + " " + x.path + " " + ir::to_string(x.kind) +
+             (opt.locations ? " @" + x.loc.str() : "") + "\n";
   };
   paths("read", r.read);
   paths("write", r.write);
@@ -55,9 +63,14 @@ inline std::string dump(const ir::Resolved& r) {
   out += std::string("network ") + ir::to_string(r.network) + "\n";
   out += std::string("private_tmp ") + (r.private_tmp ? "yes" : "no") + "\n";
   out += "cwd " + r.cwd + "\n";
-  out += "syscalls default " + r.syscalls.default_action.str() + " unknown " +
-         r.syscalls.unknown_number_action.str() + " foreign " + r.syscalls.foreign_abi_action.str() + "\n";
-  for (const auto& rule : r.syscalls.rules) out += "rule " + dump_rule(rule) + "\n";
+  if (opt.syscalls) {
+    out += "syscalls default " + r.syscalls.default_action.str() + " unknown " +
+           r.syscalls.unknown_number_action.str() + " foreign " + r.syscalls.foreign_abi_action.str() + "\n";
+    for (auto rule : r.syscalls.rules) {
+      if (!opt.locations) rule.loc = {};
+      out += "rule " + dump_rule(rule) + "\n";
+    }
+  }
   for (const auto& k : r.env.keep) out += "keep " + k.value + "\n";
   for (const auto& [k, v] : r.env.set) out += "set " + k + "=" + v.value + "\n";
   if (r.timeout) out += "timeout " + std::to_string(r.timeout->count()) + "ms\n";
