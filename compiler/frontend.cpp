@@ -365,6 +365,10 @@ std::optional<ir::Policy> load_policy_file(const std::string& path, ir::Diagnost
   constexpr size_t kLimit = YamlLimits{}.max_bytes;
   std::string text(kLimit + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {  // e.g. a directory: it opens, but reading it fails
+    diags.error({path, 0, 0}, "cannot read policy file");
+    return std::nullopt;
+  }
   text.resize(static_cast<size_t>(in.gcount()));
   return parse_policy(text, path, diags);
 }

@@ -29,8 +29,10 @@ inline std::string slurp(const std::string& path) {
 }
 
 // Runs `argv` with stdout and stderr captured in files under `scratch` (so no pipe can
-// fill up), stdin from /dev/null, and a CPU-time limit so that a hang fails the test
-// instead of stalling the suite.
+// fill up), stdin from /dev/null, a CPU-time limit so that a hang fails the test instead
+// of stalling the suite, and (outside sanitizer builds, whose shadow memory needs a huge
+// address space) a 1 GiB address-space limit so that a runaway allocation fails the test
+// instead of the machine.
 inline ProcessResult run_process(const std::vector<std::string>& argv, const std::string& scratch,
                                  const std::string& cwd = "", rlim_t cpu_seconds = 20) {
   const std::string out_path = scratch + "/.stdout", err_path = scratch + "/.stderr";
@@ -46,6 +48,10 @@ inline ProcessResult run_process(const std::vector<std::string>& argv, const std
     dup2(err, 2);
     rlimit cpu{cpu_seconds, cpu_seconds};
     setrlimit(RLIMIT_CPU, &cpu);
+#ifndef __SANITIZE_ADDRESS__
+    rlimit as{rlim_t{1} << 30, rlim_t{1} << 30};
+    setrlimit(RLIMIT_AS, &as);
+#endif
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(121);
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
