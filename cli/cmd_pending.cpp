@@ -18,7 +18,8 @@ int not_yet(const Args& args, const char* what, const char* usage, int issue) {
 }  // namespace
 
 int cmd_verify(const Args& a) {
-  return not_yet(a, "verify", "zpolicy verify POLICY DIR --target linux|macos [--workspace DIR]", 6);
+  return not_yet(a, "verify", "zpolicy verify POLICY DIR --target linux|macos [--workspace DIR]",
+                 6);
 }
 int cmd_check(const Args& a) { return not_yet(a, "check", "zpolicy check POLICY", 6); }
 int cmd_explain(const Args& a) {

@@ -323,7 +323,8 @@ class Frontend {
           continue;
         }
         if (p.env.set.count(k.value)) {
-          error(k, "duplicate key '" + k.value + "'");
+          error(k, "duplicate key '" + k.value + "' (first set at line " +
+                       std::to_string(p.env.set[k.value].loc.line) + ")");
           continue;
         }
         if (v.kind != Kind::Scalar) {

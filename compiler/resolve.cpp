@@ -87,7 +87,8 @@ ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
   if (policy.timeout) r.timeout = policy.timeout->value;
   // DESIGN.md "Fail-closed": running unconfined is only ever an option for
   // workspace-write, so narrowing the mode (--mode read-only) takes it away too.
-  r.unavailable = mode == ir::Mode::WorkspaceWrite ? policy.unavailable.value : ir::Unavailable::Deny;
+  r.unavailable =
+      mode == ir::Mode::WorkspaceWrite ? policy.unavailable.value : ir::Unavailable::Deny;
   return r;
 }
 
@@ -211,8 +212,9 @@ class HostResolver {
     for (const auto& c : rel) {
       cur = join(cur, {c});
       if (is_symlink(cur)) {
-        diags_.error(loc, what + " '" + join(root, rel) + "' crosses a symlink inside a writable root ('" +
-                              cur + "'); refusing to run");
+        diags_.error(loc, what + " '" + join(root, rel) +
+                              "' crosses a symlink inside a writable root ('" + cur +
+                              "'); refusing to run");
         return false;
       }
       if (kind_of(cur, false) == HostKind::Missing) return true;
@@ -284,7 +286,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         std::string path = join(root, rel);
         HostKind pk = kind_of(path, false);
         add_protected(r, root, rel, pk, pr.loc);
-        if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, pr.loc);
+        if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
+          h.git_pointer(r, path, pr.loc);
       }
     }
   }

@@ -139,7 +139,10 @@ size_t utf8_length(std::string_view s, size_t i) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
   unsigned char b = byte(0);
   if (b < 0x80) return 1;
-  size_t len = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+  size_t len = b >= 0xC2 && b <= 0xDF   ? 2
+               : b >= 0xE0 && b <= 0xEF ? 3
+               : b >= 0xF0 && b <= 0xF4 ? 4
+                                        : 0;
   if (len == 0 || i + len > s.size()) return 0;
   // The second byte's range depends on the first: this is what excludes overlong
   // forms (E0, F0), surrogates (ED) and code points above U+10FFFF (F4).

@@ -33,7 +33,8 @@ BOOST_AUTO_TEST_CASE(help_for_each_subcommand_exits_0) {
 BOOST_AUTO_TEST_CASE(top_level_help_lists_every_command) {
   auto r = zpolicy_run({"--help"});
   BOOST_TEST(r.exit_code == 0);
-  for (const char* cmd : {"compile", "verify", "check", "explain", "inspect", "run", "doctor", "show-default"})
+  for (const char* cmd :
+       {"compile", "verify", "check", "explain", "inspect", "run", "doctor", "show-default"})
     BOOST_TEST(r.out.find(std::string("\n  ") + cmd + " ") != std::string::npos, cmd);
 }
 

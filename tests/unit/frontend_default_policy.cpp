@@ -39,8 +39,9 @@ BOOST_AUTO_TEST_CASE(default_is_the_designed_workspace_write_policy) {
   };
   BOOST_TEST(strs(p.read) == std::vector<std::string>{"/"});
   BOOST_TEST(strs(p.write) == std::vector<std::string>{"${WORKSPACE}"});
-  BOOST_TEST(strs(p.protect) == (std::vector<std::string>{".git", ".env", ".env.local", "node_modules",
-                                                          ".next", "data/agent-sessions"}));
+  BOOST_TEST(strs(p.protect) ==
+             (std::vector<std::string>{".git", ".env", ".env.local", "node_modules", ".next",
+                                       "data/agent-sessions"}));
   BOOST_TEST(p.deny.empty());
   BOOST_TEST((p.network.value == ir::Network::None));
   BOOST_TEST((p.syscalls.style == ir::SyscallSpec::Style::DenyList));
@@ -49,7 +50,8 @@ BOOST_AUTO_TEST_CASE(default_is_the_designed_workspace_write_policy) {
     denied.push_back(r.name);
     BOOST_TEST(r.action.str() == "errno(1)");
   }
-  BOOST_TEST(denied == (std::vector<std::string>{"ptrace", "process_vm_readv", "process_vm_writev"}));
+  BOOST_TEST(denied ==
+             (std::vector<std::string>{"ptrace", "process_vm_readv", "process_vm_writev"}));
   std::vector<std::string> keep;
   for (const auto& k : p.env.keep) keep.push_back(k.value);
   BOOST_TEST(keep == ir::default_env_keep());
@@ -84,9 +86,10 @@ BOOST_AUTO_TEST_CASE(show_default_refuses_a_wider_mode) {
   BOOST_TEST(show_default({"--mode", "danger-full-access"}, 2) ==
              "<command line>: error: --mode danger-full-access is wider than the default policy's "
              "workspace-write\n");
-  BOOST_TEST(show_default({"--mode", "sideways"}, 2) ==
-             "<command line>: error: invalid --mode 'sideways' (expected read-only, workspace-write "
-             "or danger-full-access)\n");
+  BOOST_TEST(
+      show_default({"--mode", "sideways"}, 2) ==
+      "<command line>: error: invalid --mode 'sideways' (expected read-only, workspace-write "
+      "or danger-full-access)\n");
 }
 
 // Narrowing the default at run time (--mode read-only) gives the same sandbox as the
@@ -96,7 +99,8 @@ BOOST_AUTO_TEST_CASE(printed_read_only_default_equals_the_narrowed_default) {
   opt.locations = false;
   opt.syscalls = true;
   auto narrowed = compiler::resolve_portable(compiler::default_policy(), Mode::ReadOnly);
-  auto printed = compiler::resolve_portable(compiler::default_policy(Mode::ReadOnly), Mode::ReadOnly);
+  auto printed =
+      compiler::resolve_portable(compiler::default_policy(Mode::ReadOnly), Mode::ReadOnly);
   BOOST_TEST(test::dump(narrowed, opt) == test::dump(printed, opt));
   BOOST_TEST(narrowed.write.empty());
   BOOST_TEST(narrowed.protect.empty());

@@ -41,20 +41,24 @@ BOOST_AUTO_TEST_CASE(non_scalar_key) {
 }
 
 BOOST_AUTO_TEST_CASE(wrong_type) {
-  expect_errors(kHead + "network: [none]\n", "p.yaml:3:10: error: 'network' must be a scalar, not a list\n");
+  expect_errors(kHead + "network: [none]\n",
+                "p.yaml:3:10: error: 'network' must be a scalar, not a list\n");
   expect_errors(kHead + "filesystem: [/]\n",
                 "p.yaml:3:13: error: 'filesystem' must be a mapping, not a list\n");
-  expect_errors(kHead + "filesystem:\n  read: /\n", "p.yaml:4:9: error: 'read' must be a list, not a scalar\n");
+  expect_errors(kHead + "filesystem:\n  read: /\n",
+                "p.yaml:4:9: error: 'read' must be a list, not a scalar\n");
   expect_errors(kHead + "filesystem:\n  deny: [[/a]]\n",
                 "p.yaml:4:10: error: each entry of 'deny' must be a string, not a list\n");
   expect_errors(kHead + "filesystem:\n  deny: [~]\n",
                 "p.yaml:4:10: error: each entry of 'deny' must be a string, not nothing\n");
-  expect_errors(kHead + "syscalls: deny\n", "p.yaml:3:11: error: 'syscalls' must be a mapping, not a scalar\n");
+  expect_errors(kHead + "syscalls: deny\n",
+                "p.yaml:3:11: error: 'syscalls' must be a mapping, not a scalar\n");
   expect_errors(kHead + "process:\n  timeout: {s: 1}\n",
                 "p.yaml:4:12: error: 'timeout' must be a scalar, not a mapping\n");
   expect_errors(kHead + "process:\n  env: {set: {A: [1]}}\n",
                 "p.yaml:4:18: error: the value of 'A' must be a string, not a list\n");
-  expect_errors(kHead + "unavailable:\n", "p.yaml:3:1: error: 'unavailable' must be a scalar, not nothing\n");
+  expect_errors(kHead + "unavailable:\n",
+                "p.yaml:3:1: error: 'unavailable' must be a scalar, not nothing\n");
   expect_errors("- zpolicy: 1\n", "p.yaml:1:1: error: the policy must be a mapping, not a list\n");
 }
 
@@ -64,7 +68,7 @@ BOOST_AUTO_TEST_CASE(duplicate_key) {
   expect_errors(kHead + "filesystem:\n  deny: [/a]\n  read: [/]\n  deny: [/b]\n",
                 "p.yaml:6:3: error: duplicate key 'deny' (first set at line 4)\n");
   expect_errors(kHead + "process:\n  env:\n    set: {A: x, A: y}\n",
-                "p.yaml:5:17: error: duplicate key 'A'\n");
+                "p.yaml:5:17: error: duplicate key 'A' (first set at line 5)\n");
 }
 
 BOOST_AUTO_TEST_CASE(duplicate_list_entries) {
@@ -78,13 +82,16 @@ BOOST_AUTO_TEST_CASE(bad_enum) {
   expect_errors("zpolicy: 1\nmode: readonly\n",
                 "p.yaml:2:7: error: invalid mode 'readonly' (expected one of: read-only, "
                 "workspace-write, danger-full-access); did you mean 'read-only'?\n");
-  expect_errors(kHead + "network: nnoe\n",
-                "p.yaml:3:10: error: invalid network 'nnoe' (expected one of: none, loopback, full); "
-                "did you mean 'none'?\n");
-  expect_errors(kHead + "network: internet\n",
-                "p.yaml:3:10: error: invalid network 'internet' (expected one of: none, loopback, full)\n");
+  expect_errors(
+      kHead + "network: nnoe\n",
+      "p.yaml:3:10: error: invalid network 'nnoe' (expected one of: none, loopback, full); "
+      "did you mean 'none'?\n");
+  expect_errors(
+      kHead + "network: internet\n",
+      "p.yaml:3:10: error: invalid network 'internet' (expected one of: none, loopback, full)\n");
   expect_errors(kHead + "syscalls:\n  action: erno\n",
-                "p.yaml:4:11: error: invalid action 'erno' (expected errno or kill); did you mean 'errno'?\n");
+                "p.yaml:4:11: error: invalid action 'erno' (expected errno or kill); did you mean "
+                "'errno'?\n");
   expect_errors(kHead + "syscalls:\n  default: allow\n  allow: [read]\n",
                 "p.yaml:4:12: error: invalid default 'allow' (expected errno or kill)\n");
   expect_errors(kHead + "unavailable: run_unconfined\n",
@@ -96,8 +103,9 @@ BOOST_AUTO_TEST_CASE(missing_or_unsupported_version) {
   expect_errors("mode: read-only\n",
                 "p.yaml:1:1: error: missing required key 'zpolicy' (the schema version; write "
                 "'zpolicy: 1')\n");
-  expect_errors("zpolicy: 2\nmode: read-only\n",
-                "p.yaml:1:10: error: unsupported schema version 2 (this zpolicy reads version 1)\n");
+  expect_errors(
+      "zpolicy: 2\nmode: read-only\n",
+      "p.yaml:1:10: error: unsupported schema version 2 (this zpolicy reads version 1)\n");
   expect_errors("zpolicy: \"1\"\nmode: read-only\n",
                 "p.yaml:1:10: error: 'zpolicy' must be the schema version number 1, not '1'\n");
   expect_errors("zpolicy: 1.0\nmode: read-only\n",
@@ -113,17 +121,20 @@ BOOST_AUTO_TEST_CASE(missing_mode) {
 }
 
 BOOST_AUTO_TEST_CASE(unknown_variable) {
-  expect_errors(kHead + "filesystem:\n  write: [\"${WORKDIR}/x\"]\n",
-                "p.yaml:4:11: error: in 'write': unknown variable '${WORKDIR}' (known: ${WORKSPACE}, "
-                "${HOME}, ${TMPDIR}, ~)\n");
+  expect_errors(
+      kHead + "filesystem:\n  write: [\"${WORKDIR}/x\"]\n",
+      "p.yaml:4:11: error: in 'write': unknown variable '${WORKDIR}' (known: ${WORKSPACE}, "
+      "${HOME}, ${TMPDIR}, ~)\n");
   expect_errors(kHead + "filesystem:\n  deny: [\"${HOME\"]\n",
                 "p.yaml:4:10: error: in 'deny': unterminated variable in '${HOME'\n");
   expect_errors(kHead + "filesystem:\n  deny: [\"/a/${HOME}\"]\n",
                 "p.yaml:4:10: error: in 'deny': a variable may only start a path\n");
-  expect_errors(kHead + "filesystem:\n  deny: [\"${HOME}x\"]\n",
-                "p.yaml:4:10: error: in 'deny': a variable must be followed by '/' or end the path\n");
-  expect_errors(kHead + "filesystem:\n  deny: [\"~root/.ssh\"]\n",
-                "p.yaml:4:10: error: in 'deny': '~user' paths are not supported; use ~/ or ${HOME}\n");
+  expect_errors(
+      kHead + "filesystem:\n  deny: [\"${HOME}x\"]\n",
+      "p.yaml:4:10: error: in 'deny': a variable must be followed by '/' or end the path\n");
+  expect_errors(
+      kHead + "filesystem:\n  deny: [\"~root/.ssh\"]\n",
+      "p.yaml:4:10: error: in 'deny': '~user' paths are not supported; use ~/ or ${HOME}\n");
 }
 
 BOOST_AUTO_TEST_CASE(dot_dot_component) {
@@ -136,19 +147,22 @@ BOOST_AUTO_TEST_CASE(dot_dot_component) {
 }
 
 BOOST_AUTO_TEST_CASE(relative_path_where_absolute_is_required) {
-  expect_errors(kHead + "filesystem:\n  read: [etc]\n",
-                "p.yaml:4:10: error: in 'read': relative path 'etc'; an absolute path or a variable "
-                "is required\n");
+  expect_errors(
+      kHead + "filesystem:\n  read: [etc]\n",
+      "p.yaml:4:10: error: in 'read': relative path 'etc'; an absolute path or a variable "
+      "is required\n");
   expect_errors(kHead + "filesystem:\n  write: [build]\n",
                 "p.yaml:4:11: error: in 'write': relative path 'build'; an absolute path or a "
                 "variable is required\n");
-  expect_errors(kHead + "filesystem:\n  deny: [.ssh]\n",
-                "p.yaml:4:10: error: in 'deny': relative path '.ssh'; an absolute path or a variable "
-                "is required\n");
+  expect_errors(
+      kHead + "filesystem:\n  deny: [.ssh]\n",
+      "p.yaml:4:10: error: in 'deny': relative path '.ssh'; an absolute path or a variable "
+      "is required\n");
 }
 
 BOOST_AUTO_TEST_CASE(empty_or_dot_path) {
-  expect_errors(kHead + "filesystem:\n  deny: [\"\"]\n", "p.yaml:4:10: error: in 'deny': empty path\n");
+  expect_errors(kHead + "filesystem:\n  deny: [\"\"]\n",
+                "p.yaml:4:10: error: in 'deny': empty path\n");
   expect_errors(kHead + "filesystem:\n  protect: [\".\"]\n",
                 "p.yaml:4:13: error: in 'protect': relative path names nothing\n");
 }
@@ -188,8 +202,9 @@ BOOST_AUTO_TEST_CASE(malformed_duration) {
       {"2d", "malformed duration '2d' (expected e.g. 500ms, 120s, 10m, 2h)"},
       {"0s", "timeout '0s' is out of range (more than 0, at most 7 days)"},
       {"169h", "timeout '169h' is out of range (more than 0, at most 7 days)"},
-      {"99999999999999999999s", "malformed duration '99999999999999999999s' (expected e.g. 500ms, "
-                                "120s, 10m, 2h)"},
+      {"99999999999999999999s",
+       "malformed duration '99999999999999999999s' (expected e.g. 500ms, "
+       "120s, 10m, 2h)"},
   };
   for (const auto& [text, message] : cases)
     expect_errors(kHead + "process:\n  timeout: " + text + "\n",
@@ -206,12 +221,14 @@ BOOST_AUTO_TEST_CASE(invalid_environment_names) {
 }
 
 BOOST_AUTO_TEST_CASE(deny_list_and_allow_list_mixed) {
-  expect_errors(kHead + "syscalls:\n  deny: [ptrace]\n  default: errno\n  allow: [read]\n",
-                "p.yaml:4:3: error: 'syscalls' is either a deny-list (deny, action) or an allow-list "
-                "(default, allow), not both\n");
-  expect_errors(kHead + "syscalls:\n  action: kill\n  allow: [read]\n",
-                "p.yaml:4:3: error: 'syscalls' is either a deny-list (deny, action) or an allow-list "
-                "(default, allow), not both\n");
+  expect_errors(
+      kHead + "syscalls:\n  deny: [ptrace]\n  default: errno\n  allow: [read]\n",
+      "p.yaml:4:3: error: 'syscalls' is either a deny-list (deny, action) or an allow-list "
+      "(default, allow), not both\n");
+  expect_errors(
+      kHead + "syscalls:\n  action: kill\n  allow: [read]\n",
+      "p.yaml:4:3: error: 'syscalls' is either a deny-list (deny, action) or an allow-list "
+      "(default, allow), not both\n");
   expect_errors(kHead + "syscalls:\n  allow: [read]\n",
                 "p.yaml:4:3: error: an allow-list needs both 'default' and 'allow'\n");
 }
@@ -247,17 +264,18 @@ BOOST_AUTO_TEST_CASE(several_errors_in_one_run) {
       "process:\n"
       "  timeout: 10y\n"
       "unavailable: maybe\n";
-  expect_errors(text,
-                "p.yaml:3:1: error: unknown key 'netwrok'; did you mean 'network'?\n"
-                "p.yaml:5:11: error: in 'write': unknown variable '${FOO}' (known: ${WORKSPACE}, "
-                "${HOME}, ${TMPDIR}, ~)\n"
-                "p.yaml:5:21: error: in 'write': relative path 'build'; an absolute path or a "
-                "variable is required\n"
-                "p.yaml:6:10: error: in 'deny': '..' is not allowed in a path\n"
-                "p.yaml:8:10: error: unknown syscall 'frobnicate'\n"
-                "p.yaml:10:12: error: malformed duration '10y' (expected e.g. 500ms, 120s, 10m, 2h)\n"
-                "p.yaml:11:14: error: invalid unavailable 'maybe' (expected one of: deny, "
-                "run-unconfined)\n");
+  expect_errors(
+      text,
+      "p.yaml:3:1: error: unknown key 'netwrok'; did you mean 'network'?\n"
+      "p.yaml:5:11: error: in 'write': unknown variable '${FOO}' (known: ${WORKSPACE}, "
+      "${HOME}, ${TMPDIR}, ~)\n"
+      "p.yaml:5:21: error: in 'write': relative path 'build'; an absolute path or a "
+      "variable is required\n"
+      "p.yaml:6:10: error: in 'deny': '..' is not allowed in a path\n"
+      "p.yaml:8:10: error: unknown syscall 'frobnicate'\n"
+      "p.yaml:10:12: error: malformed duration '10y' (expected e.g. 500ms, 120s, 10m, 2h)\n"
+      "p.yaml:11:14: error: invalid unavailable 'maybe' (expected one of: deny, "
+      "run-unconfined)\n");
 }
 
 BOOST_AUTO_TEST_CASE(yaml_syntax_error_is_located) {

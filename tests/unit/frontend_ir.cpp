@@ -2,7 +2,6 @@
 // order, and the rule that --mode may only narrow a policy's ceiling.
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <random>
 
 #include "compiler/resolve.hpp"
@@ -56,8 +55,10 @@ BOOST_AUTO_TEST_CASE(path_str_parse_round_trip) {
   for (int i = 0; i < 20000; ++i) {
     std::string text(1 + rng() % 24, ' ');
     for (auto& c : text) c = alphabet[rng() % alphabet.size()];
-    if (rng() % 3 == 0) text = "${WORKSPACE}/" + text;
-    else if (rng() % 3 == 0) text = "/" + text;
+    if (rng() % 3 == 0)
+      text = "${WORKSPACE}/" + text;
+    else if (rng() % 3 == 0)
+      text = "/" + text;
     auto p = ir::parse_policy_path(text, true, nullptr);
     if (!p) continue;
     ++accepted;
@@ -152,7 +153,8 @@ BOOST_AUTO_TEST_CASE(effective_mode_narrows_and_never_widens) {
   auto policy = test::parse("zpolicy: 1\nmode: workspace-write\n").policy.value();
   ir::Diagnostics diags;
   BOOST_TEST((compiler::effective_mode(policy, std::nullopt, diags) == Mode::WorkspaceWrite));
-  BOOST_TEST((compiler::effective_mode(policy, Mode::WorkspaceWrite, diags) == Mode::WorkspaceWrite));
+  BOOST_TEST(
+      (compiler::effective_mode(policy, Mode::WorkspaceWrite, diags) == Mode::WorkspaceWrite));
   BOOST_TEST((compiler::effective_mode(policy, Mode::ReadOnly, diags) == Mode::ReadOnly));
   BOOST_TEST(diags.str() == "");
   BOOST_TEST(!compiler::effective_mode(policy, Mode::DangerFullAccess, diags).has_value());
@@ -174,7 +176,8 @@ BOOST_AUTO_TEST_CASE(diagnostics_shape) {
   BOOST_TEST(!d.has_errors());
   d.error({"p.yaml"}, "whole-file problem");
   BOOST_TEST(d.has_errors());
-  BOOST_TEST(d.str() == "p.yaml:3:5: warning: overlapping roots\np.yaml: error: whole-file problem\n");
+  BOOST_TEST(d.str() ==
+             "p.yaml:3:5: warning: overlapping roots\np.yaml: error: whole-file problem\n");
   BOOST_TEST((ir::SourceLoc{ir::kBuiltinFile}.str() == "<builtin>"));
 }
 

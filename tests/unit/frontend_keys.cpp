@@ -75,10 +75,12 @@ BOOST_AUTO_TEST_CASE(full_policy_every_key_with_provenance) {
 BOOST_AUTO_TEST_CASE(variables_become_symbolic_roots) {
   auto p = parse_ok(header() +
                     "filesystem:\n"
-                    "  deny: [\"${WORKSPACE}/a\", \"${HOME}\", \"~/b\", \"${TMPDIR}/c/d\", \"/e\", \"${TMPDIR}\"]\n");
+                    "  deny: [\"${WORKSPACE}/a\", \"${HOME}\", \"~/b\", \"${TMPDIR}/c/d\", \"/e\", "
+                    "\"${TMPDIR}\"]\n");
   BOOST_TEST_REQUIRE(p.deny.size() == 6u);
-  const ir::PathRoot roots[] = {ir::PathRoot::Workspace, ir::PathRoot::Home,     ir::PathRoot::Home,
-                                ir::PathRoot::Tmpdir,    ir::PathRoot::Absolute, ir::PathRoot::Tmpdir};
+  const ir::PathRoot roots[] = {ir::PathRoot::Workspace, ir::PathRoot::Home,
+                                ir::PathRoot::Home,      ir::PathRoot::Tmpdir,
+                                ir::PathRoot::Absolute,  ir::PathRoot::Tmpdir};
   const std::vector<std::vector<std::string>> comps = {{"a"}, {}, {"b"}, {"c", "d"}, {"e"}, {}};
   for (size_t i = 0; i < 6; ++i) {
     BOOST_TEST((p.deny[i].value.root == roots[i]), "entry " << i);
@@ -153,8 +155,9 @@ BOOST_AUTO_TEST_CASE(every_mode_spelling) {
 }
 
 BOOST_AUTO_TEST_CASE(every_network_value) {
-  const std::pair<const char*, ir::Network> cases[] = {
-      {"none", ir::Network::None}, {"loopback", ir::Network::Loopback}, {"full", ir::Network::Full}};
+  const std::pair<const char*, ir::Network> cases[] = {{"none", ir::Network::None},
+                                                       {"loopback", ir::Network::Loopback},
+                                                       {"full", ir::Network::Full}};
   for (const auto& [text, net] : cases) {
     auto p = parse_ok(header() + "network: " + text + "\n");
     BOOST_TEST((p.network.value == net), text);
@@ -199,9 +202,8 @@ BOOST_AUTO_TEST_CASE(allow_list_with_default_action) {
 
 BOOST_AUTO_TEST_CASE(every_duration_unit) {
   const std::pair<const char*, long long> cases[] = {
-      {"500ms", 500},        {"120s", 120000},   {"120", 120000},
-      {"10m", 600000},       {"2h", 7200000},    {"\"5s\"", 5000},
-      {"168h", 604800000LL}, {"1ms", 1},
+      {"500ms", 500},  {"120s", 120000}, {"120", 120000},       {"10m", 600000},
+      {"2h", 7200000}, {"\"5s\"", 5000}, {"168h", 604800000LL}, {"1ms", 1},
   };
   for (const auto& [text, ms] : cases) {
     auto p = parse_ok(header() + "process:\n  timeout: " + text + "\n");
@@ -269,10 +271,11 @@ BOOST_AUTO_TEST_CASE(comments_and_document_markers_are_accepted) {
 
 BOOST_AUTO_TEST_CASE(load_policy_file_reads_and_locates_with_the_path) {
   ir::Diagnostics diags;
-  auto p = compiler::load_policy_file(std::string(ZPOLICY_SOURCE_DIR) + "/does/not/exist.yaml", diags);
+  auto p =
+      compiler::load_policy_file(std::string(ZPOLICY_SOURCE_DIR) + "/does/not/exist.yaml", diags);
   BOOST_TEST(!p.has_value());
-  BOOST_TEST(diags.str() ==
-             std::string(ZPOLICY_SOURCE_DIR) + "/does/not/exist.yaml: error: cannot read policy file\n");
+  BOOST_TEST(diags.str() == std::string(ZPOLICY_SOURCE_DIR) +
+                                "/does/not/exist.yaml: error: cannot read policy file\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

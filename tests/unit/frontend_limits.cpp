@@ -3,7 +3,6 @@
 // aliases, recursing to the bottom of the nesting or reading the rest of the file.
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <random>
 #include <regex>
 
@@ -24,7 +23,8 @@ void expect_refused(const std::string& text, const std::string& expected) {
 }
 
 std::string billion_laughs() {
-  std::string t = "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+  std::string t =
+      "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
   for (char c = 'b'; c <= 'j'; ++c) {
     t += std::string(1, c) + ": &" + c + " [";
     for (int i = 0; i < 9; ++i) t += std::string(i ? "," : "") + "*" + static_cast<char>(c - 1);
@@ -33,7 +33,9 @@ std::string billion_laughs() {
   return t;
 }
 
-std::string nested_flow(int depth) { return std::string(depth, '[') + std::string(depth, ']') + "\n"; }
+std::string nested_flow(int depth) {
+  return std::string(depth, '[') + std::string(depth, ']') + "\n";
+}
 
 std::string nested_block_map(int depth) {
   std::string t;
@@ -64,9 +66,10 @@ BOOST_AUTO_TEST_CASE(ten_thousand_deep_flow_nesting_stops_at_level_33) {
   // first line, long before the end of the input.
   auto unclosed = parse(std::string(10000, '[') + "\n");
   BOOST_TEST(!unclosed.policy.has_value());
-  BOOST_TEST(std::regex_match(unclosed.errors,
-                              std::regex("p\\.yaml:1:[0-9]{1,2}: error: nesting deeper than 32 levels\n")),
-             unclosed.errors);
+  BOOST_TEST(
+      std::regex_match(unclosed.errors,
+                       std::regex("p\\.yaml:1:[0-9]{1,2}: error: nesting deeper than 32 levels\n")),
+      unclosed.errors);
   std::string maps;
   for (int i = 0; i < 5000; ++i) maps += "{a: ";
   expect_refused(maps + "1" + std::string(5000, '}'),
@@ -116,11 +119,14 @@ BOOST_AUTO_TEST_CASE(two_mebibyte_file_is_refused_by_load_policy_file) {
   auto path = dir.write("big.yaml", valid_prefix + "#" + std::string(2 << 20, 'x') + "\n");
   ir::Diagnostics diags;
   BOOST_TEST(!compiler::load_policy_file(path, diags).has_value());
-  BOOST_TEST(diags.str() == path + ": error: policy file is larger than the limit of 1048576 bytes\n");
+  BOOST_TEST(diags.str() ==
+             path + ": error: policy file is larger than the limit of 1048576 bytes\n");
 }
 
 BOOST_AUTO_TEST_CASE(binary_garbage) {
-  expect_refused(std::string("\x7f" "ELF\x02\x01\x01\x00", 8),
+  expect_refused(std::string("\x7f"
+                             "ELF\x02\x01\x01\x00",
+                             8),
                  "p.yaml:1:1: error: control character in policy file (binary input?)\n");
   expect_refused(std::string("zpolicy: 1\nmode: read-only\n\x1b[31m\n"),
                  "p.yaml:3:1: error: control character in policy file (binary input?)\n");
@@ -171,14 +177,18 @@ BOOST_AUTO_TEST_CASE(invalid_utf8) {
 }
 
 BOOST_AUTO_TEST_CASE(valid_utf8_is_accepted_and_columns_count_bytes) {
-  auto ok = parse("\xef\xbb\xbf# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\nzpolicy: 1\nmode: read-only\n");
+  auto ok = parse(
+      "\xef\xbb\xbf# caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\nzpolicy: 1\nmode: "
+      "read-only\n");
   BOOST_TEST(ok.errors == "");
   BOOST_TEST(ok.policy.has_value());
   // "/é" is five bytes, so `rel` starts at byte column 17 (code point column 16).
-  expect_refused("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  deny: [\"/\xc3\xa9\", rel]\n",
-                 "p.yaml:4:17: error: in 'deny': relative path 'rel'; an absolute path or a variable "
-                 "is required\n");
-  expect_refused("# \xc3\xa9\x01\n", "p.yaml:1:5: error: control character in policy file (binary input?)\n");
+  expect_refused(
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  deny: [\"/\xc3\xa9\", rel]\n",
+      "p.yaml:4:17: error: in 'deny': relative path 'rel'; an absolute path or a variable "
+      "is required\n");
+  expect_refused("# \xc3\xa9\x01\n",
+                 "p.yaml:1:5: error: control character in policy file (binary input?)\n");
 }
 
 BOOST_AUTO_TEST_CASE(nul_byte) {
@@ -188,9 +198,11 @@ BOOST_AUTO_TEST_CASE(nul_byte) {
 
 BOOST_AUTO_TEST_CASE(yaml_tags_are_refused) {
   expect_refused("zpolicy: 1\nmode: workspace-write\nx: !!python/object:os.system [ls]\n",
-                 "p.yaml:3:4: error: YAML tags are not allowed ('tag:yaml.org,2002:python/object:os.system')\n");
+                 "p.yaml:3:4: error: YAML tags are not allowed "
+                 "('tag:yaml.org,2002:python/object:os.system')\n");
   expect_refused("zpolicy: !!python/object/apply:os.system [\"id\"]\n",
-                 "p.yaml:1:10: error: YAML tags are not allowed ('tag:yaml.org,2002:python/object/apply:os.system')\n");
+                 "p.yaml:1:10: error: YAML tags are not allowed "
+                 "('tag:yaml.org,2002:python/object/apply:os.system')\n");
   expect_refused("zpolicy: !!int 1\nmode: read-only\n",
                  "p.yaml:1:10: error: YAML tags are not allowed ('tag:yaml.org,2002:int')\n");
   expect_refused("zpolicy: 1\nmode: !custom read-only\n",

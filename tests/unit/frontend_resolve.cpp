@@ -3,7 +3,6 @@
 // symlink.
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <filesystem>
 
 #include "compiler/resolve.hpp"
@@ -116,12 +115,14 @@ BOOST_AUTO_TEST_CASE(portable_keeps_variables_pins_nested_protected_paths_and_so
 }
 
 BOOST_AUTO_TEST_CASE(portable_output_does_not_depend_on_the_host) {
-  auto before = test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
+  auto before =
+      test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
   test::TempDir elsewhere;
   auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(elsewhere.path());
   setenv("ZPOLICY_TEST_UNRELATED", "1", 1);
-  auto after = test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
+  auto after =
+      test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
   std::filesystem::current_path(cwd);
   unsetenv("ZPOLICY_TEST_UNRELATED");
   BOOST_TEST(before == after);
@@ -161,7 +162,8 @@ BOOST_AUTO_TEST_CASE(protected_path_equal_to_a_writable_root_is_kept) {
 }
 
 BOOST_AUTO_TEST_CASE(narrowing_to_read_only_drops_writes_network_and_run_unconfined) {
-  auto p = policy("zpolicy: 1\nmode: workspace-write\nnetwork: full\nunavailable: run-unconfined\n");
+  auto p =
+      policy("zpolicy: 1\nmode: workspace-write\nnetwork: full\nunavailable: run-unconfined\n");
   auto ww = compiler::resolve_portable(p, Mode::WorkspaceWrite);
   BOOST_TEST((ww.unavailable == ir::Unavailable::RunUnconfined));
   BOOST_TEST((ww.network == ir::Network::Full));
@@ -187,33 +189,60 @@ BOOST_AUTO_TEST_CASE(host_facts_canonicalize_a_workspace_reached_through_a_symli
   BOOST_TEST(h.workspace == t.ws);
   ir::Diagnostics diags;
   BOOST_TEST(!compiler::host_facts(t.dir / "real/ws/.env", diags).has_value());
-  BOOST_TEST(diags.str() == "<host>: error: workspace '" + (t.dir / "real/ws/.env") + "' is not a directory\n");
+  BOOST_TEST(diags.str() ==
+             "<host>: error: workspace '" + (t.dir / "real/ws/.env") + "' is not a directory\n");
 }
 
 BOOST_AUTO_TEST_CASE(bound_to_a_host_tree) {
   HostTree t;
   ir::Diagnostics diags;
-  auto r = compiler::resolve_for_host(policy(kHostPolicy), Mode::WorkspaceWrite, t.bind(t.dir / "link"), diags);
+  auto r = compiler::resolve_for_host(policy(kHostPolicy), Mode::WorkspaceWrite,
+                                      t.bind(t.dir / "link"), diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   const std::string W = t.ws, T = t.dir.str();
   const std::string expected =
       "mode workspace-write bound\n"
       "read / directory @<builtin>\n"
-      "write " + W + " directory @p.yaml:4:11\n"
-      "pin " + W + "/data directory @p.yaml:5:51\n"
-      "protect " + T + "/real/gitdirs/wt directory @p.yaml:5:13\n"
-      "protect " + W + "/.env file @p.yaml:5:19\n"
-      "protect " + W + "/.env.local missing @p.yaml:5:25\n"
-      "protect " + W + "/.git file @p.yaml:5:13\n"
-      "protect " + W + "/node_modules directory @p.yaml:5:37\n"
-      "protect " + W + "/data/agent-sessions missing @p.yaml:5:51\n"
-      "deny " + T + "/home/.aws missing @p.yaml:6:20\n"
-      "deny " + T + "/home/.ssh directory @p.yaml:6:10\n"
-      "deny " + W + "/secrets missing @p.yaml:6:30\n"
+      "write " +
+      W +
+      " directory @p.yaml:4:11\n"
+      "pin " +
+      W +
+      "/data directory @p.yaml:5:51\n"
+      "protect " +
+      T +
+      "/real/gitdirs/wt directory @p.yaml:5:13\n"
+      "protect " +
+      W +
+      "/.env file @p.yaml:5:19\n"
+      "protect " +
+      W +
+      "/.env.local missing @p.yaml:5:25\n"
+      "protect " +
+      W +
+      "/.git file @p.yaml:5:13\n"
+      "protect " +
+      W +
+      "/node_modules directory @p.yaml:5:37\n"
+      "protect " +
+      W +
+      "/data/agent-sessions missing @p.yaml:5:51\n"
+      "deny " +
+      T +
+      "/home/.aws missing @p.yaml:6:20\n"
+      "deny " +
+      T +
+      "/home/.ssh directory @p.yaml:6:10\n"
+      "deny " +
+      W +
+      "/secrets missing @p.yaml:6:30\n"
       "network none\n"
       "private_tmp yes\n"
-      "cwd " + W + "/sub\n"
-      "keep PATH\nkeep HOME\nkeep USER\nkeep LOGNAME\nkeep LANG\nkeep LC_*\nkeep TERM\nkeep TZ\nkeep SHELL\n"
+      "cwd " +
+      W +
+      "/sub\n"
+      "keep PATH\nkeep HOME\nkeep USER\nkeep LOGNAME\nkeep LANG\nkeep LC_*\nkeep TERM\nkeep "
+      "TZ\nkeep SHELL\n"
       "unavailable deny\n";
   BOOST_TEST(test::dump(*r) == expected);
 }
@@ -223,8 +252,9 @@ BOOST_AUTO_TEST_CASE(git_pointer_with_an_absolute_gitdir) {
   t.dir.mkdir("main/.git/worktrees/ws");
   t.dir.write("real/ws/.git", "gitdir: " + (t.dir / "main/.git/worktrees/ws") + "\n");
   ir::Diagnostics diags;
-  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"),
-                                      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   std::vector<std::string> protect;
   for (const auto& p : r->protect) protect.push_back(p.path + " " + ir::to_string(p.kind));
@@ -235,9 +265,11 @@ BOOST_AUTO_TEST_CASE(git_pointer_with_an_absolute_gitdir) {
 BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_is_refused) {
   HostTree t;
   t.dir.write("real/ws/.git", "gitdir: /nonexistent/zpolicy/gitdir\n");
-  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n", t.bind(t.ws)) ==
-             "p.yaml:4:13: error: '" + t.ws + "/.git' points at git directory '/nonexistent/zpolicy/gitdir', "
-             "which does not exist; refusing to run\n");
+  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:4:13: error: '" + t.ws +
+                 "/.git' points at git directory '/nonexistent/zpolicy/gitdir', "
+                 "which does not exist; refusing to run\n");
 }
 
 BOOST_AUTO_TEST_CASE(protected_path_crossing_a_symlink_is_refused_naming_the_symlink) {
@@ -246,8 +278,10 @@ BOOST_AUTO_TEST_CASE(protected_path_crossing_a_symlink_is_refused_naming_the_sym
   t.dir.mkdir("elsewhere/agent-sessions");
   t.dir.symlink("../../elsewhere", "real/ws/data");
   BOOST_TEST(t.resolve_errors(kHostPolicy, t.bind(t.ws)) ==
-             "p.yaml:5:51: error: protected path '" + t.ws + "/data/agent-sessions' crosses a symlink "
-             "inside a writable root ('" + t.ws + "/data'); refusing to run\n");
+             "p.yaml:5:51: error: protected path '" + t.ws +
+                 "/data/agent-sessions' crosses a symlink "
+                 "inside a writable root ('" +
+                 t.ws + "/data'); refusing to run\n");
 }
 
 BOOST_AUTO_TEST_CASE(protected_path_that_is_a_symlink_is_refused) {
@@ -255,8 +289,10 @@ BOOST_AUTO_TEST_CASE(protected_path_that_is_a_symlink_is_refused) {
   std::filesystem::remove(t.ws + "/.env");
   t.dir.symlink("/etc/hostname", "real/ws/.env");
   BOOST_TEST(t.resolve_errors(kHostPolicy, t.bind(t.ws)) ==
-             "p.yaml:5:19: error: protected path '" + t.ws + "/.env' crosses a symlink inside a "
-             "writable root ('" + t.ws + "/.env'); refusing to run\n");
+             "p.yaml:5:19: error: protected path '" + t.ws +
+                 "/.env' crosses a symlink inside a "
+                 "writable root ('" +
+                 t.ws + "/.env'); refusing to run\n");
 }
 
 BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refused) {
@@ -264,16 +300,18 @@ BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refu
   t.dir.mkdir("outside");
   t.dir.symlink("../../outside", "real/ws/secrets");
   BOOST_TEST(t.resolve_errors(kHostPolicy, t.bind(t.ws)) ==
-             "p.yaml:6:30: error: deny path '" + t.ws + "/secrets' crosses a symlink inside a "
-             "writable root ('" + t.ws + "/secrets'); refusing to run\n");
+             "p.yaml:6:30: error: deny path '" + t.ws +
+                 "/secrets' crosses a symlink inside a "
+                 "writable root ('" +
+                 t.ws + "/secrets'); refusing to run\n");
 }
 
 BOOST_AUTO_TEST_CASE(missing_writable_root_is_refused) {
   HostTree t;
-  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${TMPDIR}/nope\"]\n",
-                              t.bind(t.ws)) ==
-             "p.yaml:4:11: error: writable root '" + (t.dir / "tmp/nope") +
-                 "' is not an existing directory\n");
+  BOOST_TEST(t.resolve_errors(
+                 "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${TMPDIR}/nope\"]\n",
+                 t.bind(t.ws)) == "p.yaml:4:11: error: writable root '" + (t.dir / "tmp/nope") +
+                                      "' is not an existing directory\n");
 }
 
 // ${HOME} bound through a symlink: a protected path spelled with the variable still lands

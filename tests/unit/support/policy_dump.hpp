@@ -21,21 +21,25 @@ inline std::string dump(const ir::Policy& p) {
   std::string out = "origin " + p.origin.str() + "\n";
   out += std::string("mode ") + ir::to_string(p.mode.value) + " @" + p.mode.loc.str() + "\n";
   auto paths = [&](const char* what, const auto& v) {
-    for (const auto& x : v) out += std::string(what) + " " + x.value.str() + " @" + x.loc.str() + "\n";
+    for (const auto& x : v)
+      out += std::string(what) + " " + x.value.str() + " @" + x.loc.str() + "\n";
   };
   paths("read", p.read);
   paths("write", p.write);
   paths("protect", p.protect);
   paths("deny", p.deny);
-  out += std::string("network ") + ir::to_string(p.network.value) + " @" + p.network.loc.str() + "\n";
+  out +=
+      std::string("network ") + ir::to_string(p.network.value) + " @" + p.network.loc.str() + "\n";
   out += std::string("syscalls ") +
          (p.syscalls.style == ir::SyscallSpec::Style::DenyList ? "deny-list" : "allow-list") +
          " action " + p.syscalls.action.value.str() + " @" + p.syscalls.action.loc.str() + "\n";
   for (const auto& r : p.syscalls.rules) out += "rule " + dump_rule(r) + "\n";
   for (const auto& k : p.env.keep) out += "keep " + k.value + " @" + k.loc.str() + "\n";
-  for (const auto& [k, v] : p.env.set) out += "set " + k + "=" + v.value + " @" + v.loc.str() + "\n";
+  for (const auto& [k, v] : p.env.set)
+    out += "set " + k + "=" + v.value + " @" + v.loc.str() + "\n";
   if (p.timeout)
-    out += "timeout " + std::to_string(p.timeout->value.count()) + "ms @" + p.timeout->loc.str() + "\n";
+    out += "timeout " + std::to_string(p.timeout->value.count()) + "ms @" + p.timeout->loc.str() +
+           "\n";
   out += std::string("unavailable ") + ir::to_string(p.unavailable.value) + " @" +
          p.unavailable.loc.str() + "\n";
   return out;
@@ -49,7 +53,8 @@ struct ResolvedDumpOptions {
 };
 
 inline std::string dump(const ir::Resolved& r, ResolvedDumpOptions opt = {}) {
-  std::string out = std::string("mode ") + ir::to_string(r.mode) + (r.portable ? " portable" : " bound") + "\n";
+  std::string out =
+      std::string("mode ") + ir::to_string(r.mode) + (r.portable ? " portable" : " bound") + "\n";
   auto paths = [&](const char* what, const auto& v) {
     for (const auto& x : v)
       out += std::string(what) + " " + x.path + " " + ir::to_string(x.kind) +
@@ -65,7 +70,8 @@ inline std::string dump(const ir::Resolved& r, ResolvedDumpOptions opt = {}) {
   out += "cwd " + r.cwd + "\n";
   if (opt.syscalls) {
     out += "syscalls default " + r.syscalls.default_action.str() + " unknown " +
-           r.syscalls.unknown_number_action.str() + " foreign " + r.syscalls.foreign_abi_action.str() + "\n";
+           r.syscalls.unknown_number_action.str() + " foreign " +
+           r.syscalls.foreign_abi_action.str() + "\n";
     for (auto rule : r.syscalls.rules) {
       if (!opt.locations) rule.loc = {};
       out += "rule " + dump_rule(rule) + "\n";

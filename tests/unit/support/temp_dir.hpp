@@ -1,12 +1,12 @@
 #pragma once
 
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-
-#include <stdlib.h>
 
 namespace zpolicy::test {
 
