@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "compiler/default_policy.hpp"
+#include "support/bad_policies.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -67,106 +68,6 @@ std::string base64(std::string_view in) {
   return out;
 }
 
-struct BadInput {
-  const char* name;
-  std::string content;
-  std::string expected_stderr;  // with the policy named "bad.yaml"
-};
-
-std::string billion_laughs() {
-  std::string t =
-      "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
-  for (char c = 'b'; c <= 'j'; ++c) {
-    t += std::string(1, c) + ": &" + c + " [";
-    for (int i = 0; i < 9; ++i) t += std::string(i ? "," : "") + "*" + static_cast<char>(c - 1);
-    t += "]\n";
-  }
-  return t;
-}
-
-std::vector<BadInput> bad_inputs() {
-  std::string deep_block;
-  for (int i = 0; i < 1400; ++i) deep_block += std::string(i, ' ') + "a:\n";
-  std::string garbage(
-      "\x7f"
-      "ELF\x02\x01\x01\x00",
-      8);
-  for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 2654435761u) >> 13);
-  return {
-      {"unknown key", kHead + "netwrok: none\n",
-       "bad.yaml:3:1: error: unknown key 'netwrok'; did you mean 'network'?\n"},
-      {"wrong type", kHead + "filesystem:\n  read: /\n",
-       "bad.yaml:4:9: error: 'read' must be a list, not a scalar\n"},
-      {"duplicate key", kHead + "mode: read-only\n",
-       "bad.yaml:3:1: error: duplicate key 'mode' (first set at line 2)\n"},
-      {"bad enum", kHead + "network: nnoe\n",
-       "bad.yaml:3:10: error: invalid network 'nnoe' (expected one of: none, loopback, full); did "
-       "you mean 'none'?\n"},
-      {"missing version", "mode: read-only\n",
-       "bad.yaml:1:1: error: missing required key 'zpolicy' (the schema version; write 'zpolicy: "
-       "1')\n"},
-      {"unsupported version", "zpolicy: 2\nmode: read-only\n",
-       "bad.yaml:1:10: error: unsupported schema version 2 (this zpolicy reads version 1)\n"},
-      {"unknown variable", kHead + "filesystem:\n  write: [\"${WORKDIR}\"]\n",
-       "bad.yaml:4:11: error: in 'write': unknown variable '${WORKDIR}' (known: ${WORKSPACE}, "
-       "${HOME}, ${TMPDIR}, ~)\n"},
-      {"dot-dot", kHead + "filesystem:\n  protect: [../.git]\n",
-       "bad.yaml:4:13: error: in 'protect': '..' is not allowed in a path\n"},
-      {"relative path", kHead + "filesystem:\n  deny: [.ssh]\n",
-       "bad.yaml:4:10: error: in 'deny': relative path '.ssh'; an absolute path or a variable is "
-       "required\n"},
-      {"NUL in a path", kHead + "filesystem:\n  write: [\"/a\\0b\"]\n",
-       "bad.yaml:4:11: error: in 'write': path contains a NUL byte\n"},
-      {"newline in a path", kHead + "filesystem:\n  deny: [\"/a\\nb\"]\n",
-       "bad.yaml:4:10: error: in 'deny': path contains a newline\n"},
-      {"unknown syscall", kHead + "syscalls:\n  deny: [ptrace, frobnicate]\n",
-       "bad.yaml:4:18: error: unknown syscall 'frobnicate'\n"},
-      {"malformed duration", kHead + "process:\n  timeout: 12x\n",
-       "bad.yaml:4:12: error: malformed duration '12x' (expected e.g. 500ms, 120s, 10m, 2h)\n"},
-      {"deny-list and allow-list",
-       kHead + "syscalls:\n  deny: [ptrace]\n  default: errno\n  allow: [read]\n",
-       "bad.yaml:4:3: error: 'syscalls' is either a deny-list (deny, action) or an allow-list "
-       "(default, allow), not both\n"},
-      {"write under read-only",
-       "zpolicy: 1\nmode: read-only\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n",
-       "bad.yaml:4:10: error: writable roots need mode workspace-write; this policy is "
-       "read-only\n"},
-      {"run-unconfined with read-only",
-       "zpolicy: 1\nmode: read-only\nunavailable: run-unconfined\n",
-       "bad.yaml:3:14: error: 'unavailable: run-unconfined' is only allowed with mode "
-       "workspace-write\n"},
-      {"several errors", kHead + "netwrok: none\nsyscalls:\n  deny: [frobnicate]\n",
-       "bad.yaml:3:1: error: unknown key 'netwrok'; did you mean 'network'?\n"
-       "bad.yaml:5:10: error: unknown syscall 'frobnicate'\n"},
-      {"YAML syntax", "zpolicy: 1\nmode: [\n",
-       "bad.yaml:3:1: error: YAML syntax error: end of sequence flow not found\n"},
-      {"not a mapping", "- zpolicy: 1\n",
-       "bad.yaml:1:1: error: the policy must be a mapping, not a list\n"},
-      {"danger-full-access has nothing to compile", "zpolicy: 1\nmode: danger-full-access\n",
-       "bad.yaml:2:7: error: nothing to compile: danger-full-access runs without a sandbox (use "
-       "--mode to compile a narrower mode)\n"},
-      {"alias bomb", billion_laughs(),
-       "bad.yaml:1:4: error: YAML anchors are not allowed in a policy\n"},
-      {"10000-deep flow nesting", std::string(10000, '[') + std::string(10000, ']'),
-       "bad.yaml:1:33: error: nesting deeper than 32 levels\n"},
-      {"deep block mapping", deep_block, "bad.yaml:33:33: error: nesting deeper than 32 levels\n"},
-      {"2 MiB file", kHead + "#" + std::string(2 << 20, 'x') + "\n",
-       "bad.yaml: error: policy file is larger than the limit of 1048576 bytes\n"},
-      {"binary garbage", garbage,
-       "bad.yaml:1:1: error: control character in policy file (binary input?)\n"},
-      {"invalid UTF-8", "zpolicy: 1\nmode: \"\xed\xa0\x80\"\n",
-       "bad.yaml:2:8: error: policy file is not valid UTF-8\n"},
-      {"NUL byte", std::string("zpolicy: 1\nmode: read-only\0\n", 28),
-       "bad.yaml:2:16: error: NUL byte in policy file\n"},
-      {"YAML tag", "zpolicy: !!python/object/apply:os.system [\"id\"]\nmode: read-only\n",
-       "bad.yaml:1:10: error: YAML tags are not allowed "
-       "('tag:yaml.org,2002:python/object/apply:os.system')\n"},
-      {"empty file", "", "bad.yaml: error: policy file is empty\n"},
-      {"two documents", "zpolicy: 1\nmode: read-only\n---\nzpolicy: 1\nmode: read-only\n",
-       "bad.yaml: error: policy file holds more than one YAML document\n"},
-  };
-}
-
 void expect_refused(const Cli& cli, const std::vector<std::string>& args,
                     const std::string& expected, const std::string& what) {
   auto r = cli.run(args);
@@ -182,7 +83,7 @@ void expect_refused(const Cli& cli, const std::vector<std::string>& args,
 BOOST_AUTO_TEST_SUITE(cli_compile)
 
 BOOST_AUTO_TEST_CASE(every_class_of_bad_input_exits_2_located_and_writes_nothing) {
-  for (const auto& bad : bad_inputs()) {
+  for (const auto& bad : test::bad_policies()) {
     Cli cli;
     cli.dir.write("bad.yaml", bad.content);
     cli.dir.mkdir("empty");

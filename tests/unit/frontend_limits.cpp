@@ -8,6 +8,7 @@
 
 #include "compiler/frontend.hpp"
 #include "compiler/yaml_tree.hpp"
+#include "support/bad_policies.hpp"
 #include "support/parse.hpp"
 #include "support/temp_dir.hpp"
 
@@ -20,17 +21,6 @@ void expect_refused(const std::string& text, const std::string& expected) {
   auto r = parse(text);
   BOOST_TEST(!r.policy.has_value());
   BOOST_TEST(r.errors == expected);
-}
-
-std::string billion_laughs() {
-  std::string t =
-      "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
-  for (char c = 'b'; c <= 'j'; ++c) {
-    t += std::string(1, c) + ": &" + c + " [";
-    for (int i = 0; i < 9; ++i) t += std::string(i ? "," : "") + "*" + static_cast<char>(c - 1);
-    t += "]\n";
-  }
-  return t;
 }
 
 std::string nested_flow(int depth) {
@@ -48,7 +38,8 @@ std::string nested_block_map(int depth) {
 BOOST_AUTO_TEST_SUITE(frontend_limits)
 
 BOOST_AUTO_TEST_CASE(billion_laughs_is_refused_at_the_first_anchor) {
-  expect_refused(billion_laughs(), "p.yaml:1:4: error: YAML anchors are not allowed in a policy\n");
+  expect_refused(test::billion_laughs(),
+                 "p.yaml:1:4: error: YAML anchors are not allowed in a policy\n");
 }
 
 BOOST_AUTO_TEST_CASE(aliases_and_anchors_anywhere_are_refused) {
