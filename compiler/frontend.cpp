@@ -41,6 +41,15 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 
+const std::vector<std::string>& syscall_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& s : ir::syscall_table(ir::Arch::X86_64)) v.emplace_back(s.name);
+    return v;
+  }();
+  return names;
+}
+
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::Null:
@@ -255,7 +264,7 @@ class Frontend {
     std::set<std::string> seen;
     for (auto& [name, where] : string_list(*list, allow_list ? "allow" : "deny")) {
       if (!ir::find_syscall(ir::Arch::X86_64, name)) {
-        diags_.error(where, "unknown syscall '" + name + "'");
+        diags_.error(where, "unknown syscall '" + name + "'" + did_you_mean(name, syscall_names()));
         continue;
       }
       if (!seen.insert(name).second) {

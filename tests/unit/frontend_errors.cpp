@@ -188,7 +188,9 @@ BOOST_AUTO_TEST_CASE(unknown_syscall) {
   expect_errors(kHead + "syscalls:\n  deny: [ptrace, frobnicate]\n",
                 "p.yaml:4:18: error: unknown syscall 'frobnicate'\n");
   expect_errors(kHead + "syscalls:\n  default: errno\n  allow: [read, rite]\n",
-                "p.yaml:5:17: error: unknown syscall 'rite'\n");
+                "p.yaml:5:17: error: unknown syscall 'rite'; did you mean 'write'?\n");
+  expect_errors(kHead + "syscalls:\n  deny: [ptrac]\n",
+                "p.yaml:4:10: error: unknown syscall 'ptrac'; did you mean 'ptrace'?\n");
 }
 
 BOOST_AUTO_TEST_CASE(malformed_duration) {
