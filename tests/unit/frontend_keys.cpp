@@ -6,6 +6,7 @@
 #include "compiler/frontend.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace zpolicy;
 using test::dump;
@@ -269,13 +270,23 @@ BOOST_AUTO_TEST_CASE(comments_and_document_markers_are_accepted) {
   BOOST_TEST(p.mode.loc.str() == "p.yaml:4:7");
 }
 
-BOOST_AUTO_TEST_CASE(load_policy_file_reads_and_locates_with_the_path) {
+BOOST_AUTO_TEST_CASE(load_policy_file_locates_rules_with_the_file_path) {
+  test::TempDir dir;
+  auto path = dir.write("team/policy.yaml", "zpolicy: 1\nmode: read-only\nnetwork: loopback\n");
   ir::Diagnostics diags;
-  auto p =
-      compiler::load_policy_file(std::string(ZPOLICY_SOURCE_DIR) + "/does/not/exist.yaml", diags);
-  BOOST_TEST(!p.has_value());
-  BOOST_TEST(diags.str() == std::string(ZPOLICY_SOURCE_DIR) +
-                                "/does/not/exist.yaml: error: cannot read policy file\n");
+  auto p = compiler::load_policy_file(path, diags);
+  BOOST_TEST_REQUIRE(p.has_value(), diags.str());
+  BOOST_TEST(p->origin.str() == path);
+  BOOST_TEST(p->network.loc.str() == path + ":3:10");
+}
+
+BOOST_AUTO_TEST_CASE(unreadable_policy_file_is_a_diagnostic) {
+  test::TempDir dir;
+  ir::Diagnostics diags;
+  BOOST_TEST(!compiler::load_policy_file(dir / "missing.yaml", diags).has_value());
+  BOOST_TEST(!compiler::load_policy_file(dir.str(), diags).has_value());
+  BOOST_TEST(diags.str() == dir / "missing.yaml" + ": error: cannot read policy file\n" +
+                                dir.str() + ": error: cannot read policy file\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
