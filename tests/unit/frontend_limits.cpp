@@ -114,6 +114,14 @@ BOOST_AUTO_TEST_CASE(two_mebibyte_file_is_refused_by_load_policy_file) {
              path + ": error: policy file is larger than the limit of 1048576 bytes\n");
 }
 
+// A file that never ends: the reader stops one byte past the limit.
+BOOST_AUTO_TEST_CASE(endless_file_is_read_only_up_to_the_limit) {
+  ir::Diagnostics zero;
+  BOOST_TEST(!compiler::load_policy_file("/dev/zero", zero).has_value());
+  BOOST_TEST(zero.str() ==
+             "/dev/zero: error: policy file is larger than the limit of 1048576 bytes\n");
+}
+
 BOOST_AUTO_TEST_CASE(binary_garbage) {
   expect_refused(std::string("\x7f"
                              "ELF\x02\x01\x01\x00",
