@@ -12,14 +12,16 @@ bool parse_options(const Args& args, const std::string& usage, po::options_descr
   help_shown = false;
   try {
     po::store(po::command_line_parser(args).options(opts).positional(positional).run(), vm);
+    // Help comes before the required-option check: `compile --help` has no POLICY.
+    if (vm.count("help")) {
+      std::cout << "usage: " << usage << "\n\n" << opts;
+      help_shown = true;
+      return true;
+    }
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "zpolicy: " << e.what() << "\nusage: " << usage << "\n";
     return false;
-  }
-  if (vm.count("help")) {
-    std::cout << "usage: " << usage << "\n\n" << opts;
-    help_shown = true;
   }
   return true;
 }

@@ -41,6 +41,15 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   return best.empty() ? "" : "; did you mean '" + best + "'?";
 }
 
+const std::vector<std::string>& syscall_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const auto& s : ir::syscall_table(ir::Arch::X86_64)) v.emplace_back(s.name);
+    return v;
+  }();
+  return names;
+}
+
 const char* kind_name(Kind k) {
   switch (k) {
     case Kind::Null:
@@ -62,6 +71,11 @@ class Frontend {
   std::optional<ir::Policy> run(const YamlNode& root) {
     ir::Policy p;
     p.origin = {file_, 0, 0};
+    // Defaults are rules too: a later diagnostic about them names the built-in layer.
+    const SourceLoc builtin{ir::kBuiltinFile};
+    p.network.loc = builtin;
+    p.syscalls.action.loc = builtin;
+    p.unavailable.loc = builtin;
     if (!expect(root, Kind::Map, "the policy")) return std::nullopt;
     auto keys = map_keys(root, {"zpolicy", "mode", "filesystem", "network", "syscalls",
                                 "process", "unavailable"});
@@ -250,7 +264,7 @@ class Frontend {
     std::set<std::string> seen;
     for (auto& [name, where] : string_list(*list, allow_list ? "allow" : "deny")) {
       if (!ir::find_syscall(ir::Arch::X86_64, name)) {
-        diags_.error(where, "unknown syscall '" + name + "'");
+        diags_.error(where, "unknown syscall '" + name + "'" + did_you_mean(name, syscall_names()));
         continue;
       }
       if (!seen.insert(name).second) {
@@ -318,7 +332,8 @@ class Frontend {
           continue;
         }
         if (p.env.set.count(k.value)) {
-          error(k, "duplicate key '" + k.value + "'");
+          error(k, "duplicate key '" + k.value + "' (first set at line " +
+                       std::to_string(p.env.set[k.value].loc.line) + ")");
           continue;
         }
         if (v.kind != Kind::Scalar) {
@@ -360,6 +375,10 @@ std::optional<ir::Policy> load_policy_file(const std::string& path, ir::Diagnost
   constexpr size_t kLimit = YamlLimits{}.max_bytes;
   std::string text(kLimit + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) {  // e.g. a directory: it opens, but reading it fails
+    diags.error({path, 0, 0}, "cannot read policy file");
+    return std::nullopt;
+  }
   text.resize(static_cast<size_t>(in.gcount()));
   return parse_policy(text, path, diags);
 }

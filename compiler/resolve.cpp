@@ -50,6 +50,21 @@ bool under(const std::string& root, const std::string& p) {
                        p[root.size()] == '/');
 }
 
+// The components of `p` below `root` (precondition: under(root, p)); empty when p is the
+// root. Host paths are split, not parsed as policy paths: a host directory name may hold
+// characters ('$') that the policy language reserves.
+std::vector<std::string> components_below(const std::string& root, const std::string& p) {
+  std::vector<std::string> out;
+  size_t pos = root == "/" ? 0 : root.size();
+  while (pos < p.size()) {
+    size_t next = p.find('/', pos + 1);
+    if (next == std::string::npos) next = p.size();
+    if (next > pos + 1) out.push_back(p.substr(pos + 1, next - pos - 1));
+    pos = next;
+  }
+  return out;
+}
+
 // Sorting by depth first and text second gives the bind order (a parent before its
 // children, so later, deeper mounts cover earlier ones) and a deterministic artifact.
 void sort_by_depth(std::vector<ResolvedPath>& v) {
@@ -70,7 +85,10 @@ ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
   r.syscalls = effective_syscalls(policy, mode);
   r.env = policy.env;
   if (policy.timeout) r.timeout = policy.timeout->value;
-  r.unavailable = policy.unavailable.value;
+  // DESIGN.md "Fail-closed": running unconfined is only ever an option for
+  // workspace-write, so narrowing the mode (--mode read-only) takes it away too.
+  r.unavailable =
+      mode == ir::Mode::WorkspaceWrite ? policy.unavailable.value : ir::Unavailable::Deny;
   return r;
 }
 
@@ -112,7 +130,7 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
       for (const auto& pr : policy.protect) {
         if (pr.value.is_relative())
           add_protected(r, w.value.str(), pr.value.components, HostKind::Unknown, pr.loc);
-        else if (w.value.contains(pr.value) && !(pr.value == w.value))
+        else if (w.value.contains(pr.value))
           add_protected(r, w.value.str(),
                         {pr.value.components.begin() + static_cast<long>(w.value.components.size()),
                          pr.value.components.end()},
@@ -162,14 +180,16 @@ class HostResolver {
  public:
   HostResolver(const HostFacts& host, ir::Diagnostics& diags) : host_(host), diags_(diags) {}
 
+  // Variables are bound to the canonical form of their directory, as writable roots are,
+  // so that "${HOME}/.config" still lies under a writable "${HOME}" reached via a symlink.
   std::string bind(const PolicyPath& p) const {
     switch (p.root) {
       case PathRoot::Workspace:
-        return join(host_.workspace, p.components);
+        return join(anchor(host_.workspace), p.components);
       case PathRoot::Home:
-        return join(host_.home, p.components);
+        return join(anchor(host_.home), p.components);
       case PathRoot::Tmpdir:
-        return join(host_.tmpdir, p.components);
+        return join(anchor(host_.tmpdir), p.components);
       case PathRoot::Absolute:
       case PathRoot::Relative:
         return join("/", p.components);
@@ -192,8 +212,9 @@ class HostResolver {
     for (const auto& c : rel) {
       cur = join(cur, {c});
       if (is_symlink(cur)) {
-        diags_.error(loc, what + " '" + cur + "' crosses a symlink inside a writable root ('" +
-                              cur + "'); refusing to run");
+        diags_.error(loc, what + " '" + join(root, rel) +
+                              "' crosses a symlink inside a writable root ('" + cur +
+                              "'); refusing to run");
         return false;
       }
       if (kind_of(cur, false) == HostKind::Missing) return true;
@@ -220,6 +241,11 @@ class HostResolver {
   }
 
  private:
+  static std::string anchor(const std::string& dir) {
+    auto c = canonical(dir);
+    return c ? *c : dir;
+  }
+
   const HostFacts& host_;
   ir::Diagnostics& diags_;
 };
@@ -253,15 +279,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           rel = pr.value.components;
         } else {
           std::string abs = h.bind(pr.value);
-          if (!under(root, abs) || abs == root) continue;
-          std::string tail = abs.substr(root == "/" ? 1 : root.size() + 1);
-          rel = ir::parse_policy_path(tail, true, nullptr)->components;
+          if (!under(root, abs)) continue;
+          rel = components_below(root, abs);
         }
         if (!h.walk_without_symlinks(root, rel, pr.loc, "protected path")) continue;
         std::string path = join(root, rel);
         HostKind pk = kind_of(path, false);
         add_protected(r, root, rel, pk, pr.loc);
-        if (rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, pr.loc);
+        if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
+          h.git_pointer(r, path, pr.loc);
       }
     }
   }
@@ -271,8 +297,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& w : r.write)
       if (under(w.path, lexical)) inside = &w;
     if (inside) {
-      std::string tail = lexical == inside->path ? "" : lexical.substr(inside->path == "/" ? 1 : inside->path.size() + 1);
-      auto rel = tail.empty() ? std::vector<std::string>{} : ir::parse_policy_path(tail, true, nullptr)->components;
+      auto rel = components_below(inside->path, lexical);
       if (!h.walk_without_symlinks(inside->path, rel, d.loc, "deny path")) continue;
       r.deny.push_back({lexical, kind_of(lexical, false), d.loc});
       continue;

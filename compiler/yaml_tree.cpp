@@ -118,6 +118,9 @@ class TreeBuilder : public YAML::EventHandler {
       top.key = std::move(n);
       top.have_key = true;
     } else {
+      // An empty value has no position of its own (yaml-cpp marks the next token, often
+      // on a later line), so it is reported at its key.
+      if (n.kind == YamlNode::Kind::Null) n.line = top.key.line, n.col = top.key.col;
       top.node.entries.emplace_back(std::move(top.key), std::move(n));
       top.have_key = false;
     }
@@ -130,14 +133,24 @@ class TreeBuilder : public YAML::EventHandler {
   int documents_ = 0;
 };
 
-// Length of the UTF-8 sequence starting at s[i], or 0 when it is malformed.
+// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or 0 when it is malformed.
 size_t utf8_length(std::string_view s, size_t i) {
-  auto b = static_cast<unsigned char>(s[i]);
-  size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  unsigned char b = byte(0);
+  if (b < 0x80) return 1;
+  size_t len = b >= 0xC2 && b <= 0xDF   ? 2
+               : b >= 0xE0 && b <= 0xEF ? 3
+               : b >= 0xF0 && b <= 0xF4 ? 4
+                                        : 0;
   if (len == 0 || i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k)
-    if ((static_cast<unsigned char>(s[i + k]) >> 6) != 0x2) return 0;
-  if (len == 2 && b < 0xC2) return 0;  // overlong
+  // The second byte's range depends on the first: this is what excludes overlong
+  // forms (E0, F0), surrogates (ED) and code points above U+10FFFF (F4).
+  unsigned char lo = b == 0xE0 ? 0xA0 : b == 0xF0 ? 0x90 : 0x80;
+  unsigned char hi = b == 0xED ? 0x9F : b == 0xF4 ? 0x8F : 0xBF;
+  if (byte(1) < lo || byte(1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k)
+    if ((byte(k) & 0xC0) != 0x80) return 0;
   return len;
 }
 
@@ -159,7 +172,7 @@ bool screen_bytes(std::string_view text, const std::string& file, const YamlLimi
       ++i;
       continue;
     }
-    if (c < 0x20 && c != '\t' && c != '\r') {
+    if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7F) {
       diags.error({file, line, col}, c == 0 ? "NUL byte in policy file"
                                             : "control character in policy file (binary input?)");
       return false;
@@ -169,8 +182,9 @@ bool screen_bytes(std::string_view text, const std::string& file, const YamlLimi
       diags.error({file, line, col}, "policy file is not valid UTF-8");
       return false;
     }
+    // Columns count bytes, as yaml-cpp's marks do, so that every diagnostic agrees.
     i += len;
-    ++col;
+    col += static_cast<int>(len);
   }
   return true;
 }

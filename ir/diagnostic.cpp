@@ -19,8 +19,33 @@ const char* to_string(Severity s) {
   return "error";
 }
 
+namespace {
+
+// A diagnostic is one line whatever the policy text it quotes: a newline or a control
+// byte from a scalar would otherwise split it or forge a second, differently located one.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7F) {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string Diagnostic::str() const {
-  return loc.str() + ": " + to_string(severity) + ": " + message;
+  return one_line(loc.str()) + ": " + to_string(severity) + ": " + one_line(message);
 }
 
 void Diagnostics::error(SourceLoc loc, std::string message) {

@@ -1,0 +1,244 @@
+// `zpolicy compile` as a user runs it: the built binary, a temp directory, real files.
+// Every class of bad input exits 2 with the located message on stderr and leaves no
+// trace: nothing on stdout, nothing in --out DIR.
+#define BOOST_TEST_DYN_LINK
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+
+#include "compiler/default_policy.hpp"
+#include "support/bad_policies.hpp"
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace zpolicy;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Far below what an expanded alias bomb or unbounded recursion would take, far above
+// what refusing a 2 MiB file takes (a few MiB).
+constexpr long kMaxRssKb = 128 * 1024;
+
+const std::string kHead = "zpolicy: 1\nmode: workspace-write\n";
+
+struct Cli {
+  test::TempDir dir;
+
+  test::ProcessResult run(const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {ZPOLICY_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test::run_process(argv, dir.str(), dir.str());
+  }
+  std::vector<std::string> listing(const std::string& rel) const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir / rel))
+      names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+};
+
+std::string json_string(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + static_cast<char>(c);
+    else if (c == '\n')
+      out += "\\n";
+    else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else
+      out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+std::string base64(std::string_view in) {
+  const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (size_t i = 0; i < in.size(); i += 3) {
+    uint32_t v = 0;
+    size_t n = std::min<size_t>(3, in.size() - i);
+    for (size_t k = 0; k < 3; ++k)
+      v = (v << 8) | (k < n ? static_cast<unsigned char>(in[i + k]) : 0);
+    for (size_t k = 0; k < 4; ++k) out += k <= n ? t[(v >> (18 - 6 * k)) & 63] : '=';
+  }
+  return out;
+}
+
+void expect_refused(const Cli& cli, const std::vector<std::string>& args,
+                    const std::string& expected, const std::string& what) {
+  auto r = cli.run(args);
+  BOOST_TEST(r.exit_code == 2, what);
+  BOOST_TEST(r.signal == 0, what);
+  BOOST_TEST(r.err == expected, what);
+  BOOST_TEST(r.out == "", what);
+  BOOST_TEST(r.max_rss_kb < kMaxRssKb, what << ": " << r.max_rss_kb << " KiB");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli_compile)
+
+BOOST_AUTO_TEST_CASE(every_class_of_bad_input_exits_2_located_and_writes_nothing) {
+  for (const auto& bad : test::bad_policies()) {
+    Cli cli;
+    cli.dir.write("bad.yaml", bad.content);
+    cli.dir.mkdir("empty");
+    expect_refused(cli, {"compile", "bad.yaml", "--target", "linux", "--out", "out"},
+                   bad.expected_stderr, bad.name);
+    expect_refused(
+        cli, {"compile", "bad.yaml", "--target", "linux", "--out", "empty", "--format", "json"},
+        bad.expected_stderr, bad.name);
+    BOOST_TEST(!fs::exists(cli.dir / "out"), bad.name);
+    BOOST_TEST(fs::is_empty(cli.dir / "empty"), bad.name);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(host_bound_refusal_writes_nothing) {
+  Cli cli;
+  cli.dir.mkdir("ws/elsewhere/agent-sessions");
+  cli.dir.symlink("elsewhere", "ws/data");
+  cli.dir.write("p.yaml", kHead + "filesystem:\n  protect: [data/agent-sessions]\n");
+  const std::string ws = cli.dir / "ws";
+  expect_refused(cli,
+                 {"compile", "p.yaml", "--target", "linux", "--workspace", "ws", "--out", "out"},
+                 "p.yaml:4:13: error: protected path '" + ws +
+                     "/data/agent-sessions' crosses a symlink "
+                     "inside a writable root ('" +
+                     ws + "/data'); refusing to run\n",
+                 "symlinked protected path");
+  BOOST_TEST(!fs::exists(cli.dir / "out"));
+  expect_refused(cli, {"compile", "p.yaml", "--target", "linux", "--workspace", "nowhere"},
+                 "<host>: error: workspace 'nowhere' is not a directory\n", "missing workspace");
+}
+
+BOOST_AUTO_TEST_CASE(mode_wider_than_the_ceiling_exits_2) {
+  Cli cli;
+  cli.dir.write("ro.yaml", "zpolicy: 1\nmode: read-only\n");
+  cli.dir.write("ww.yaml", kHead);
+  expect_refused(
+      cli, {"compile", "ro.yaml", "--target", "linux", "--mode", "workspace-write", "--out", "out"},
+      "ro.yaml:2:7: error: --mode workspace-write is wider than the policy's ceiling "
+      "'read-only'; --mode may only narrow it\n",
+      "read-only ceiling");
+  expect_refused(cli, {"compile", "ww.yaml", "--target", "linux", "--mode", "danger_full_access"},
+                 "ww.yaml:2:7: error: --mode danger-full-access is wider than the policy's ceiling "
+                 "'workspace-write'; --mode may only narrow it\n",
+                 "workspace-write ceiling");
+  expect_refused(
+      cli, {"compile", "ww.yaml", "--target", "linux", "--mode", "all"},
+      "<command line>: error: invalid --mode 'all' (expected read-only, workspace-write or "
+      "danger-full-access)\n",
+      "invalid mode");
+  BOOST_TEST(!fs::exists(cli.dir / "out"));
+
+  auto narrowed = cli.run(
+      {"compile", "ww.yaml", "--target", "linux", "--mode", "read-only", "--emit", "bwrap.args"});
+  BOOST_TEST(narrowed.exit_code == 0);
+  BOOST_TEST(narrowed.out.find("--ro-bind\n/\n/\n") != std::string::npos);
+  BOOST_TEST(narrowed.out.find("--bind\n") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
+  Cli cli;
+  cli.dir.write("p.yaml", kHead);
+  cli.dir.mkdir("adir");
+  expect_refused(cli, {"compile", "p.yaml", "--target", "windows"},
+                 "<command line>: error: invalid --target (expected linux or macos)\n",
+                 "bad target");
+  expect_refused(cli, {"compile", "missing.yaml", "--target", "linux"},
+                 "missing.yaml: error: cannot read policy file\n", "missing file");
+  expect_refused(cli, {"compile", "adir", "--target", "linux"},
+                 "adir: error: cannot read policy file\n", "directory");
+  expect_refused(cli, {"compile", "p.yaml", "--target", "linux", "--format", "yaml"},
+                 "<command line>: error: invalid --format (expected text or json)\n", "bad format");
+  auto no_target = cli.run({"compile", "p.yaml"});
+  BOOST_TEST(no_target.exit_code == 2);
+  BOOST_TEST(no_target.out == "");
+  BOOST_TEST(no_target.err.find("'--target' is required") != std::string::npos, no_target.err);
+  auto no_artifact = cli.run({"compile", "p.yaml", "--target", "linux", "--emit", "profile.sb"});
+  BOOST_TEST(no_artifact.exit_code == 2);
+  BOOST_TEST(no_artifact.out == "");
+  BOOST_TEST(no_artifact.err == "zpolicy: no artifact 'profile.sb' for target linux\n");
+}
+
+BOOST_AUTO_TEST_CASE(out_dir_emit_and_json_hold_the_same_artifacts) {
+  Cli cli;
+  cli.dir.write("p.yaml", compiler::default_policy_text());
+  auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out == "");
+  BOOST_TEST(r.err == "");
+  BOOST_TEST(cli.listing("out") ==
+             (std::vector<std::string>{"bwrap.args", "seccomp.bpf", "seccomp.txt"}));
+
+  std::map<std::string, std::string> files;
+  for (const char* name : {"bwrap.args", "seccomp.bpf", "seccomp.txt"}) {
+    files[name] = test::slurp(cli.dir / (std::string("out/") + name));
+    auto emitted = cli.run({"compile", "p.yaml", "--target", "linux", "--emit", name});
+    BOOST_TEST(emitted.exit_code == 0);
+    BOOST_TEST(emitted.out == files[name], name);
+  }
+  BOOST_TEST(files["bwrap.args"].find("--bind\n${WORKSPACE}\n${WORKSPACE}\n") != std::string::npos);
+  BOOST_TEST(files["bwrap.args"].find("--ro-bind\n${WORKSPACE}/.git\n${WORKSPACE}/.git\n") !=
+             std::string::npos);
+  BOOST_TEST(files["seccomp.bpf"].size() % 8 == 0u);  // struct sock_filter is 8 bytes
+  BOOST_TEST(!files["seccomp.bpf"].empty());
+
+  auto json = cli.run({"compile", "p.yaml", "--target", "linux", "--format", "json"});
+  BOOST_TEST(json.exit_code == 0);
+  BOOST_TEST(json.out == "{\"target\": \"linux\", \"artifacts\": {\"bwrap.args\": " +
+                             json_string(files["bwrap.args"]) +
+                             ", \"seccomp.bpf\": {\"base64\": \"" + base64(files["seccomp.bpf"]) +
+                             "\"}, \"seccomp.txt\": " + json_string(files["seccomp.txt"]) + "}}\n");
+
+  auto text = cli.run({"compile", "p.yaml", "--target", "linux"});
+  BOOST_TEST(text.exit_code == 0);
+  BOOST_TEST(text.out == "==> bwrap.args <==\n" + files["bwrap.args"] + "==> seccomp.txt <==\n" +
+                             files["seccomp.txt"]);
+}
+
+BOOST_AUTO_TEST_CASE(output_is_byte_identical_across_runs_and_directories) {
+  Cli cli;
+  cli.dir.write("p.yaml", compiler::default_policy_text());
+  for (const auto& format : {"text", "json"}) {
+    auto a = cli.run({"compile", "p.yaml", "--target", "linux", "--format", format});
+    auto b = cli.run({"compile", cli.dir / "p.yaml", "--target", "linux", "--format", format});
+    BOOST_TEST(a.exit_code == 0);
+    BOOST_TEST(a.out == b.out, format);
+  }
+  BOOST_TEST(cli.run({"compile", "p.yaml", "--target", "linux", "--out", "one"}).exit_code == 0);
+  Cli other;
+  other.dir.write("elsewhere.yaml", compiler::default_policy_text());
+  BOOST_TEST(
+      other.run({"compile", "elsewhere.yaml", "--target", "linux", "--out", "two"}).exit_code == 0);
+  for (const char* name : {"bwrap.args", "seccomp.bpf", "seccomp.txt"})
+    BOOST_TEST(test::slurp(cli.dir / (std::string("one/") + name)) ==
+                   test::slurp(other.dir / (std::string("two/") + name)),
+               name);
+  // Portable artifacts name no host path.
+  auto args = test::slurp(cli.dir / "one/bwrap.args");
+  BOOST_TEST(args.find(cli.dir.str()) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(workspace_binds_the_canonical_host_path) {
+  Cli cli;
+  cli.dir.write("p.yaml", compiler::default_policy_text());
+  cli.dir.mkdir("real/ws/.git");
+  cli.dir.symlink("real/ws", "ws");
+  auto a = cli.run(
+      {"compile", "p.yaml", "--target", "linux", "--workspace", "ws", "--emit", "bwrap.args"});
+  auto b = cli.run(
+      {"compile", "p.yaml", "--target", "linux", "--workspace", "ws", "--emit", "bwrap.args"});
+  BOOST_TEST_REQUIRE(a.exit_code == 0, a.err);
+  BOOST_TEST(a.out == b.out);
+  const std::string ws = cli.dir / "real/ws";
+  BOOST_TEST(a.out.find("--bind\n" + ws + "\n" + ws + "\n") != std::string::npos, a.out);
+  BOOST_TEST(a.out.find("--ro-bind\n" + ws + "/.git\n" + ws + "/.git\n") != std::string::npos);
+  BOOST_TEST(a.out.find("${WORKSPACE}") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,358 @@
+// Resolution: portable (symbolic, host-blind) and bound to a host directory tree built
+// here, with the refusals that keep a protected or denied path from slipping through a
+// symlink.
+#define BOOST_TEST_DYN_LINK
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+
+#include "compiler/resolve.hpp"
+#include "support/parse.hpp"
+#include "support/policy_dump.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace zpolicy;
+using ir::Mode;
+
+namespace {
+
+ir::Policy policy(const std::string& text) {
+  auto r = test::parse(text);
+  BOOST_TEST_REQUIRE(r.errors == "");
+  return *r.policy;
+}
+
+const std::string kPortablePolicy =
+    "zpolicy: 1\n"
+    "mode: workspace-write\n"
+    "filesystem:\n"
+    "  write: [\"${WORKSPACE}\", \"${TMPDIR}\"]\n"
+    "  protect: [.git, data/agent-sessions, a/b/c]\n"
+    "  deny: [\"~/.ssh\", \"/etc/shadow\", \"${WORKSPACE}/secrets\"]\n"
+    "network: full\n"
+    "process:\n"
+    "  env: {keep: [PATH], set: {A: b}}\n"
+    "  timeout: 2m\n";
+
+const std::string kHostPolicy =
+    "zpolicy: 1\n"
+    "mode: workspace-write\n"
+    "filesystem:\n"
+    "  write: [\"${WORKSPACE}\"]\n"
+    "  protect: [.git, .env, .env.local, node_modules, data/agent-sessions]\n"
+    "  deny: [\"~/.ssh\", \"~/.aws\", \"${WORKSPACE}/secrets\"]\n";
+
+// A workspace reached through a symlink, with a `.git` pointer file, some protected
+// paths present and some missing, and a home directory holding one deny root.
+struct HostTree {
+  test::TempDir dir;
+  std::string ws = dir / "real/ws";
+  compiler::HostFacts facts;
+
+  HostTree() {
+    dir.write("real/ws/.git", "gitdir: ../gitdirs/wt\n");
+    dir.mkdir("real/gitdirs/wt");
+    dir.write("real/ws/.env", "TOKEN=x\n");
+    dir.mkdir("real/ws/node_modules");
+    dir.mkdir("real/ws/data");
+    dir.mkdir("real/ws/sub");
+    dir.mkdir("home/.ssh");
+    dir.mkdir("tmp");
+    dir.symlink("real/ws", "link");
+  }
+
+  compiler::HostFacts bind(const std::string& workspace) {
+    ir::Diagnostics diags;
+    auto h = compiler::host_facts(workspace, diags);
+    BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+    h->home = dir / "home";
+    h->tmpdir = dir / "tmp";
+    h->cwd = ws + "/sub";
+    return *h;
+  }
+
+  std::string resolve_errors(const std::string& text, const compiler::HostFacts& h) {
+    ir::Diagnostics diags;
+    auto r = compiler::resolve_for_host(policy(text), Mode::WorkspaceWrite, h, diags);
+    BOOST_TEST(!r.has_value());
+    return diags.str();
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(frontend_resolve)
+
+BOOST_AUTO_TEST_CASE(portable_keeps_variables_pins_nested_protected_paths_and_sorts) {
+  auto r = compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite);
+  const std::string expected =
+      "mode workspace-write portable\n"
+      "read / unknown @<builtin>\n"
+      "write ${TMPDIR} unknown @p.yaml:4:27\n"
+      "write ${WORKSPACE} unknown @p.yaml:4:11\n"
+      "pin ${TMPDIR}/a unknown @p.yaml:5:40\n"
+      "pin ${TMPDIR}/data unknown @p.yaml:5:19\n"
+      "pin ${WORKSPACE}/a unknown @p.yaml:5:40\n"
+      "pin ${WORKSPACE}/data unknown @p.yaml:5:19\n"
+      "pin ${TMPDIR}/a/b unknown @p.yaml:5:40\n"
+      "pin ${WORKSPACE}/a/b unknown @p.yaml:5:40\n"
+      "protect ${TMPDIR}/.git unknown @p.yaml:5:13\n"
+      "protect ${WORKSPACE}/.git unknown @p.yaml:5:13\n"
+      "protect ${TMPDIR}/data/agent-sessions unknown @p.yaml:5:19\n"
+      "protect ${WORKSPACE}/data/agent-sessions unknown @p.yaml:5:19\n"
+      "protect ${TMPDIR}/a/b/c unknown @p.yaml:5:40\n"
+      "protect ${WORKSPACE}/a/b/c unknown @p.yaml:5:40\n"
+      "deny ${HOME}/.ssh unknown @p.yaml:6:10\n"
+      "deny ${WORKSPACE}/secrets unknown @p.yaml:6:35\n"
+      "deny /etc/shadow unknown @p.yaml:6:20\n"
+      "network full\n"
+      "private_tmp no\n"
+      "cwd ${WORKSPACE}\n"
+      "keep PATH\n"
+      "set A=b\n"
+      "timeout 120000ms\n"
+      "unavailable deny\n";
+  BOOST_TEST(test::dump(r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(portable_output_does_not_depend_on_the_host) {
+  auto before =
+      test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
+  test::TempDir elsewhere;
+  auto cwd = std::filesystem::current_path();
+  std::filesystem::current_path(elsewhere.path());
+  setenv("ZPOLICY_TEST_UNRELATED", "1", 1);
+  auto after =
+      test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
+  std::filesystem::current_path(cwd);
+  unsetenv("ZPOLICY_TEST_UNRELATED");
+  BOOST_TEST(before == after);
+  BOOST_TEST(before.find(elsewhere.str()) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(absolute_protected_path_under_a_root) {
+  auto r = compiler::resolve_portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                             "  write: [/srv/app]\n"
+                                             "  protect: [/srv/app/config/keys, /elsewhere/x]\n"),
+                                      Mode::WorkspaceWrite);
+  BOOST_TEST_REQUIRE(r.pin.size() == 1u);
+  BOOST_TEST(r.pin[0].path == "/srv/app/config");
+  BOOST_TEST_REQUIRE(r.protect.size() == 1u);
+  BOOST_TEST(r.protect[0].path == "/srv/app/config/keys");
+  BOOST_TEST(r.protect[0].loc.str() == "p.yaml:5:13");
+}
+
+// Protecting a whole writable root keeps it read-only rather than silently dropping the rule.
+BOOST_AUTO_TEST_CASE(protected_path_equal_to_a_writable_root_is_kept) {
+  auto r = compiler::resolve_portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                             "  write: [\"${WORKSPACE}\", /srv]\n"
+                                             "  protect: [/srv]\n"),
+                                      Mode::WorkspaceWrite);
+  BOOST_TEST_REQUIRE(r.protect.size() == 1u);
+  BOOST_TEST(r.protect[0].path == "/srv");
+  BOOST_TEST(r.pin.empty());
+
+  HostTree t;
+  ir::Diagnostics diags;
+  auto bound = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                                 "  protect: [\"${WORKSPACE}\"]\n"),
+                                          Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(bound.has_value(), diags.str());
+  BOOST_TEST_REQUIRE(bound->protect.size() == 1u);
+  BOOST_TEST(bound->protect[0].path == t.ws);
+}
+
+BOOST_AUTO_TEST_CASE(narrowing_to_read_only_drops_writes_network_and_run_unconfined) {
+  auto p =
+      policy("zpolicy: 1\nmode: workspace-write\nnetwork: full\nunavailable: run-unconfined\n");
+  auto ww = compiler::resolve_portable(p, Mode::WorkspaceWrite);
+  BOOST_TEST((ww.unavailable == ir::Unavailable::RunUnconfined));
+  BOOST_TEST((ww.network == ir::Network::Full));
+  auto ro = compiler::resolve_portable(p, Mode::ReadOnly);
+  BOOST_TEST((ro.mode == Mode::ReadOnly));
+  BOOST_TEST(ro.write.empty());
+  BOOST_TEST(ro.pin.empty());
+  BOOST_TEST(ro.protect.empty());
+  BOOST_TEST((ro.network == ir::Network::None));
+  BOOST_TEST((ro.unavailable == ir::Unavailable::Deny));
+
+  HostTree t;
+  ir::Diagnostics diags;
+  auto bound = compiler::resolve_for_host(p, Mode::ReadOnly, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(bound.has_value(), diags.str());
+  BOOST_TEST((bound->unavailable == ir::Unavailable::Deny));
+  BOOST_TEST(bound->write.empty());
+}
+
+BOOST_AUTO_TEST_CASE(host_facts_canonicalize_a_workspace_reached_through_a_symlink) {
+  HostTree t;
+  auto h = t.bind(t.dir / "link");
+  BOOST_TEST(h.workspace == t.ws);
+  ir::Diagnostics diags;
+  BOOST_TEST(!compiler::host_facts(t.dir / "real/ws/.env", diags).has_value());
+  BOOST_TEST(diags.str() ==
+             "<host>: error: workspace '" + (t.dir / "real/ws/.env") + "' is not a directory\n");
+}
+
+BOOST_AUTO_TEST_CASE(bound_to_a_host_tree) {
+  HostTree t;
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(policy(kHostPolicy), Mode::WorkspaceWrite,
+                                      t.bind(t.dir / "link"), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  const std::string W = t.ws, T = t.dir.str();
+  const std::string expected =
+      "mode workspace-write bound\n"
+      "read / directory @<builtin>\n"
+      "write " +
+      W +
+      " directory @p.yaml:4:11\n"
+      "pin " +
+      W +
+      "/data directory @p.yaml:5:51\n"
+      "protect " +
+      T +
+      "/real/gitdirs/wt directory @p.yaml:5:13\n"
+      "protect " +
+      W +
+      "/.env file @p.yaml:5:19\n"
+      "protect " +
+      W +
+      "/.env.local missing @p.yaml:5:25\n"
+      "protect " +
+      W +
+      "/.git file @p.yaml:5:13\n"
+      "protect " +
+      W +
+      "/node_modules directory @p.yaml:5:37\n"
+      "protect " +
+      W +
+      "/data/agent-sessions missing @p.yaml:5:51\n"
+      "deny " +
+      T +
+      "/home/.aws missing @p.yaml:6:20\n"
+      "deny " +
+      T +
+      "/home/.ssh directory @p.yaml:6:10\n"
+      "deny " +
+      W +
+      "/secrets missing @p.yaml:6:30\n"
+      "network none\n"
+      "private_tmp yes\n"
+      "cwd " +
+      W +
+      "/sub\n"
+      "keep PATH\nkeep HOME\nkeep USER\nkeep LOGNAME\nkeep LANG\nkeep LC_*\nkeep TERM\nkeep "
+      "TZ\nkeep SHELL\n"
+      "unavailable deny\n";
+  BOOST_TEST(test::dump(*r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(git_pointer_with_an_absolute_gitdir) {
+  HostTree t;
+  t.dir.mkdir("main/.git/worktrees/ws");
+  t.dir.write("real/ws/.git", "gitdir: " + (t.dir / "main/.git/worktrees/ws") + "\n");
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> protect;
+  for (const auto& p : r->protect) protect.push_back(p.path + " " + ir::to_string(p.kind));
+  BOOST_TEST(protect == (std::vector<std::string>{t.ws + "/.git file",
+                                                  t.dir / "main/.git/worktrees/ws directory"}));
+}
+
+BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_is_refused) {
+  HostTree t;
+  t.dir.write("real/ws/.git", "gitdir: /nonexistent/zpolicy/gitdir\n");
+  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:4:13: error: '" + t.ws +
+                 "/.git' points at git directory '/nonexistent/zpolicy/gitdir', "
+                 "which does not exist; refusing to run\n");
+}
+
+BOOST_AUTO_TEST_CASE(protected_path_crossing_a_symlink_is_refused_naming_the_symlink) {
+  HostTree t;
+  std::filesystem::remove(t.ws + "/data");
+  t.dir.mkdir("elsewhere/agent-sessions");
+  t.dir.symlink("../../elsewhere", "real/ws/data");
+  BOOST_TEST(t.resolve_errors(kHostPolicy, t.bind(t.ws)) ==
+             "p.yaml:5:51: error: protected path '" + t.ws +
+                 "/data/agent-sessions' crosses a symlink "
+                 "inside a writable root ('" +
+                 t.ws + "/data'); refusing to run\n");
+}
+
+BOOST_AUTO_TEST_CASE(protected_path_that_is_a_symlink_is_refused) {
+  HostTree t;
+  std::filesystem::remove(t.ws + "/.env");
+  t.dir.symlink("/etc/hostname", "real/ws/.env");
+  BOOST_TEST(t.resolve_errors(kHostPolicy, t.bind(t.ws)) ==
+             "p.yaml:5:19: error: protected path '" + t.ws +
+                 "/.env' crosses a symlink inside a "
+                 "writable root ('" +
+                 t.ws + "/.env'); refusing to run\n");
+}
+
+BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refused) {
+  HostTree t;
+  t.dir.mkdir("outside");
+  t.dir.symlink("../../outside", "real/ws/secrets");
+  BOOST_TEST(t.resolve_errors(kHostPolicy, t.bind(t.ws)) ==
+             "p.yaml:6:30: error: deny path '" + t.ws +
+                 "/secrets' crosses a symlink inside a "
+                 "writable root ('" +
+                 t.ws + "/secrets'); refusing to run\n");
+}
+
+BOOST_AUTO_TEST_CASE(missing_writable_root_is_refused) {
+  HostTree t;
+  BOOST_TEST(t.resolve_errors(
+                 "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${TMPDIR}/nope\"]\n",
+                 t.bind(t.ws)) == "p.yaml:4:11: error: writable root '" + (t.dir / "tmp/nope") +
+                                      "' is not an existing directory\n");
+}
+
+// ${HOME} bound through a symlink: a protected path spelled with the variable still lands
+// under the (canonical) writable root instead of being dropped.
+BOOST_AUTO_TEST_CASE(variable_anchors_are_canonical) {
+  HostTree t;
+  t.dir.mkdir("realhome/.config");
+  t.dir.symlink("realhome", "homelink");
+  auto h = t.bind(t.ws);
+  h.home = t.dir / "homelink";
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                             "  write: [\"${HOME}\"]\n"
+                                             "  protect: [\"${HOME}/.config\"]\n"
+                                             "  deny: [\"~/.ssh\"]\n"),
+                                      Mode::WorkspaceWrite, h, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  BOOST_TEST_REQUIRE(r->protect.size() == 1u);
+  BOOST_TEST(r->protect[0].path == t.dir / "realhome/.config");
+  BOOST_TEST((r->protect[0].kind == ir::HostKind::Directory));
+  BOOST_TEST_REQUIRE(r->deny.size() == 1u);
+  BOOST_TEST(r->deny[0].path == t.dir / "realhome/.ssh");
+}
+
+BOOST_AUTO_TEST_CASE(host_path_components_need_not_be_valid_policy_components) {
+  test::TempDir dir;
+  dir.mkdir("we$ird/.ssh");
+  dir.mkdir("tmp");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(dir.str(), diags).value();
+  h.home = dir / "we$ird";
+  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                             "  write: [\"${WORKSPACE}\"]\n"
+                                             "  protect: [\"${HOME}/.ssh\"]\n"
+                                             "  deny: [\"~/.ssh/keys\"]\n"),
+                                      Mode::WorkspaceWrite, h, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  BOOST_TEST_REQUIRE(r->protect.size() == 1u);
+  BOOST_TEST(r->protect[0].path == dir / "we$ird/.ssh");
+  BOOST_TEST_REQUIRE(r->deny.size() == 1u);
+  BOOST_TEST(r->deny[0].path == dir / "we$ird/.ssh/keys");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
