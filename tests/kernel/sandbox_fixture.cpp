@@ -100,8 +100,11 @@ void snapshot_into(const std::string& root, const std::string& rel, std::vector<
   std::ostringstream line;
   line << (rel.empty() ? "." : rel) << " mode=" << std::oct << st.st_mode << std::dec
        << " uid=" << st.st_uid << " gid=" << st.st_gid << " nlink=" << st.st_nlink;
+  // A directory's mtime is left out: its entries are listed below it, and zpolicy's own
+  // placeholders, created and removed again, legitimately touch it.
   if (S_ISREG(st.st_mode)) {
-    line << " size=" << st.st_size << " data=" << hex(read_file(path).value_or("<unreadable>"));
+    line << " mtime=" << st.st_mtim.tv_sec << "." << st.st_mtim.tv_nsec << " size=" << st.st_size
+         << " data=" << hex(read_file(path).value_or("<unreadable>"));
   } else if (S_ISLNK(st.st_mode)) {
     line << " target=" << fs::read_symlink(path).string();
   }
@@ -155,6 +158,7 @@ Sandbox::Sandbox(Caller caller) : caller_(caller) {
 Sandbox::~Sandbox() {
   std::error_code ec;
   fs::remove_all(base_, ec);
+  for (const auto& p : extra_) fs::remove_all(p, ec);
 }
 
 void Sandbox::make_dir(const std::string& path) const {
@@ -312,9 +316,14 @@ bool wait_until(const std::function<bool()>& condition, std::chrono::millisecond
   }
 }
 
-std::string unique_token() {
-  static std::atomic<unsigned> counter{0};
-  return std::to_string(getpid()) + "x" + std::to_string(++counter);
+namespace {
+std::atomic<unsigned> token_counter{0};
+}
+
+std::string unique_token() { return std::to_string(getpid()) + "x" + std::to_string(++token_counter); }
+
+std::string unique_sleep_seconds() {
+  return "987654." + std::to_string(getpid()) + "0" + std::to_string(++token_counter);
 }
 
 }  // namespace zpolicy::tests::kernel

@@ -78,6 +78,8 @@ class Sandbox {
   void make_dir(const std::string& path) const;
   void write_file(const std::string& path, const std::string& content, mode_t mode = 0644) const;
   void host_command(const std::vector<std::string>& argv) const;  // as the caller; must succeed
+  // Removes `path` (recursively) when the sandbox goes, for host paths outside base().
+  void remove_later(const std::string& path) { extra_.push_back(path); }
   // A root-owned policy file in base(), readable by every caller.
   std::string write_policy(const std::string& name, const std::string& yaml) const;
 
@@ -90,18 +92,22 @@ class Sandbox {
  private:
   Caller caller_;
   std::string base_, workspace_, home_;
+  std::vector<std::string> extra_;
 };
 
 // Host-side observations.
 bool exists(const std::string& path);  // lstat: a dangling symlink exists
 std::optional<std::string> read_file(const std::string& path);
-// Every entry below `root` (type, mode, owner, size, content or link target), sorted: two
-// equal snapshots mean nothing below root was written, created, renamed, deleted or chmod'ed.
+// Every entry below `root` (type, mode, owner, links, file mtime and content, link target),
+// sorted: two equal snapshots mean nothing below root was written, created, renamed,
+// deleted or chmod'ed.
 std::string snapshot(const std::string& root);
 // Host pids whose argv is exactly `argv`.
 std::vector<pid_t> processes_with_argv(const std::vector<std::string>& argv);
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 // A token unique in this test run, for markers, argv and socket names.
 std::string unique_token();
+// A `sleep` argument unique in this test run, so its processes can be found in /proc.
+std::string unique_sleep_seconds();
 
 }  // namespace zpolicy::tests::kernel
