@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -183,7 +184,7 @@ void Sandbox::write_file(const std::string& path, const std::string& content, mo
   if (chmod(path.c_str(), mode) != 0) fail("chmod " + path);
 }
 
-void Sandbox::host_command(const std::vector<std::string>& argv) const {
+RunResult Sandbox::host_command(const std::vector<std::string>& argv) const {
   std::vector<std::string> full;
   if (caller_ == Caller::Nobody)
     full = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"};
@@ -191,6 +192,7 @@ void Sandbox::host_command(const std::vector<std::string>& argv) const {
   Running r = spawn(full, caller_env(home_, {}), workspace_, std::chrono::seconds(30));
   RunResult res = finish(r);
   if (res.exit_code != 0) throw std::runtime_error("host command failed: " + argv[0] + "\n" + res.describe());
+  return res;
 }
 
 std::string Sandbox::write_policy(const std::string& name, const std::string& yaml) const {
@@ -268,6 +270,35 @@ RunResult Sandbox::sh(const std::string& script, const std::vector<std::string>&
   spec.options = options;
   spec.command = {"/bin/sh", "-c", script + "\necho '" + kDoneMarker + "'\n"};
   return run(spec);
+}
+
+HostProcess::HostProcess(Caller caller, const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  pid_ = fork();
+  if (pid_ < 0) fail("fork");
+  if (pid_ == 0) {
+    uid_t id = uid_of(caller);
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || setgroups(0, nullptr) != 0 ||
+        setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0)
+      _exit(120);
+    syscall(SYS_close_range, 3, ~0U, 0);
+    execv(cargv[0], cargv.data());
+    _exit(122);
+  }
+}
+
+HostProcess::~HostProcess() {
+  if (reaped_) return;
+  kill(pid_, SIGKILL);
+  waitpid(pid_, nullptr, 0);
+}
+
+bool HostProcess::alive() {
+  if (!reaped_ && waitpid(pid_, nullptr, WNOHANG) == pid_) reaped_ = true;
+  return !reaped_;
 }
 
 bool exists(const std::string& path) {

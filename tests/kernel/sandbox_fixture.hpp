@@ -77,7 +77,8 @@ class Sandbox {
   // Host-side setup; whatever is created is owned by the caller.
   void make_dir(const std::string& path) const;
   void write_file(const std::string& path, const std::string& content, mode_t mode = 0644) const;
-  void host_command(const std::vector<std::string>& argv) const;  // as the caller; must succeed
+  // Runs argv on the host (no sandbox) as the caller; throws unless it exits 0.
+  RunResult host_command(const std::vector<std::string>& argv) const;
   // Removes `path` (recursively) when the sandbox goes, for host paths outside base().
   void remove_later(const std::string& path) { extra_.push_back(path); }
   // A root-owned policy file in base(), readable by every caller.
@@ -93,6 +94,22 @@ class Sandbox {
   Caller caller_;
   std::string base_, workspace_, home_;
   std::vector<std::string> extra_;
+};
+
+// A process started on the host as `caller`, outside any sandbox; killed and reaped
+// when it goes out of scope.
+class HostProcess {
+ public:
+  HostProcess(Caller caller, const std::vector<std::string>& argv);
+  ~HostProcess();
+  HostProcess(const HostProcess&) = delete;
+  HostProcess& operator=(const HostProcess&) = delete;
+  pid_t pid() const { return pid_; }
+  bool alive();  // not exited (reaps it if it has)
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
 };
 
 // Host-side observations.
