@@ -25,6 +25,19 @@ BOOST_DATA_TEST_CASE(writing_in_the_workspace_reaches_the_host, bdata::make(kCal
   BOOST_TEST(st.st_uid == uid_of(caller));
 }
 
+BOOST_DATA_TEST_CASE(an_explicit_workspace_is_the_working_directory, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.cwd = box.base();
+  spec.options = {"--workspace", box.workspace()};
+  spec.command = {"/bin/sh", "-c", std::string("pwd; echo here > rel.txt; echo '") + kDoneMarker + "'"};
+  auto r = box.run(spec);
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(r.out.find(box.workspace() + "\n") == 0, r.describe());
+  BOOST_TEST(read_file(box.ws("rel.txt")).value_or("<missing>") == "here\n");
+}
+
 BOOST_DATA_TEST_CASE(git_status_works_in_a_host_repository, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   box.write_file(box.ws("tracked.txt"), "v1\n");

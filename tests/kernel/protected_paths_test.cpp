@@ -157,6 +157,46 @@ BOOST_DATA_TEST_CASE(unmount_and_remount_fail, bdata::make(kCallers), caller) {
   p.check_unchanged();
 }
 
+BOOST_DATA_TEST_CASE(a_git_pointer_file_protects_the_git_directory_it_names,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  // A submodule or worktree layout: .git is a file naming the real git directory, here
+  // inside the writable workspace, where nothing else would protect it.
+  box.write_file(box.ws(".git"), "gitdir: modules/real-git\n");
+  box.write_file(box.ws("modules/real-git/config"), "[core]\n");
+  box.write_file(box.ws("modules/real-git/HEAD"), "ref: refs/heads/main\n");
+  const std::string pointer = snapshot(box.ws(".git")), gitdir = snapshot(box.ws("modules/real-git"));
+  auto r = box.sh(
+      "echo x > modules/real-git/config; touch modules/real-git/new; rm -f modules/real-git/HEAD\n"
+      "mv modules/real-git modules/moved; mv modules m2; echo 'gitdir: /tmp' > .git; rm -f .git\n"
+      "echo control > modules/control.txt");
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(snapshot(box.ws(".git")) == pointer);
+  BOOST_TEST(snapshot(box.ws("modules/real-git")) == gitdir);
+  BOOST_TEST(!exists(box.ws("m2")));
+  BOOST_TEST(read_file(box.ws("modules/control.txt")).value_or("<missing>") == "control\n");
+}
+
+BOOST_DATA_TEST_CASE(a_protected_path_through_a_symlink_refuses_to_run, bdata::make(kCallers),
+                     caller) {
+  // A symlinked `data` or `.env` would make the rule protect the link, not what it names.
+  for (const auto& [link, target] : {std::pair<std::string, std::string>{"data", "elsewhere"},
+                                     {".env", "real.env"}}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws("elsewhere"));
+    box.write_file(box.ws("real.env"), "SECRET=1\n");
+    box.host_command({"/bin/ln", "-s", target, link});
+    const std::string marker = box.ws("MARKER");
+    RunSpec spec;
+    spec.command = {"/usr/bin/touch", marker};
+    auto r = box.run(spec);
+    BOOST_TEST(r.exit_code != 0, link << "\n" << r.describe());
+    BOOST_TEST(r.err.find(box.ws(link)) != std::string::npos, r.describe());
+    BOOST_TEST(!exists(marker), link << ": the command ran");
+    BOOST_TEST(read_file(box.ws("real.env")).value_or("<missing>") == "SECRET=1\n");
+  }
+}
+
 BOOST_DATA_TEST_CASE(a_run_leaves_no_placeholder_and_keeps_user_data, bdata::make(kCallers),
                      caller) {
   ProtectedWorkspace p(caller);
