@@ -40,13 +40,15 @@ BOOST_DATA_TEST_CASE(nothing_outside_the_writable_roots_changes, bdata::make(kCa
       "mv " + box.workspace() + " " + box.base() + "/ws2; rmdir " + box.base() + "\n"
       "echo x > /zpolicy-kt-" + token + "; echo x > /etc/zpolicy-kt-" + token + "\n"
       "echo x > /var/tmp/zpolicy-kt-" + token + "; echo x > /usr/zpolicy-kt-" + token + "\n"
-      "mkdir -p " + host_tmp + " && echo overwritten > " + host_tmp + "/f && touch " + host_tmp + "/new\n"
+      "cat " + host_tmp + "/f; mkdir -p " + host_tmp + " && echo overwritten > " + host_tmp +
+      "/f && touch " + host_tmp + "/new\n"
       "echo control > control.txt\n");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
 
   BOOST_TEST(snapshot(out) == before_out);
   BOOST_TEST(snapshot(box.home()) == before_home);
   BOOST_TEST(snapshot(host_tmp) == before_tmp);
+  BOOST_TEST(r.out.find("host tmp") == std::string::npos, "the host's /tmp is visible inside");
   for (const auto& p : {"/zpolicy-kt-", "/etc/zpolicy-kt-", "/var/tmp/zpolicy-kt-", "/usr/zpolicy-kt-"})
     BOOST_TEST(!exists(p + token), p + token);
   BOOST_TEST(!exists(box.base() + "/ws2"));

@@ -157,6 +157,37 @@ BOOST_DATA_TEST_CASE(host_unix_socket_files_are_unreachable, bdata::make(kCaller
                            {"unix-dgram", dgram.bind_unix(box.base() + "/dgram.sock"), &dgram}});
 }
 
+// The kernel reads socket()'s domain as 32 bits: AF_UNIX with bit 32 set is AF_UNIX to
+// the kernel and must be refused like it. Raw syscall (x86_64 number 41): libc would
+// truncate the argument itself.
+BOOST_DATA_TEST_CASE(a_high_bit_socket_domain_does_not_reach_host_sockets, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  Listener listener(AF_UNIX, SOCK_STREAM);
+  const std::string address = listener.bind_unix(box.ws("host.sock"));
+  const std::string program = box.base() + "/high-bit.py";
+  box.write_file(program, R"(import ctypes, socket, sys, errno
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+fd = libc.syscall(ctypes.c_long(41), ctypes.c_long(socket.AF_UNIX | (1 << 32)),
+                  ctypes.c_long(socket.SOCK_STREAM), ctypes.c_long(0))
+if fd < 0:
+    print("socket refused", errno.errorcode[ctypes.get_errno()], flush=True)
+else:
+    s = socket.socket(fileno=fd)
+    s.connect(sys.argv[1])
+    s.send(b"escaped")
+    print("socket reached", flush=True)
+)");
+  auto r = box.sh("/usr/bin/python3 " + program + " " + address);
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("socket refused EPERM") != std::string::npos, r.describe());
+  BOOST_TEST(!listener.received_something());
+  auto control = box.host_command({"/usr/bin/python3", program, address});
+  BOOST_TEST(control.out.find("socket reached") != std::string::npos, control.describe());
+  BOOST_TEST(listener.received_something());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

@@ -39,18 +39,20 @@ os.waitpid(child, 0)
 )";
 
 // TIOCSTI on a terminal that is the caller's controlling terminal, which the kernel
-// itself allows (dev.tty.legacy_tiocsti=1): only the filter can refuse it.
-const char* kTiocstiProgram = R"(import os, fcntl, termios, errno
+// itself allows (dev.tty.legacy_tiocsti=1): only the filter can refuse it. The kernel
+// reads the ioctl command as 32 bits, so the same request with bit 32 set must be
+// refused as well. Prints "NAME succeeded" or "NAME ERRNO".
+const char* kTiocstiProgram = R"(import ctypes, os, fcntl, termios, errno
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ioctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_char_p]
 m, s = os.openpty()
 child = os.fork()
 if child == 0:
     os.setsid()
     fcntl.ioctl(s, termios.TIOCSCTTY, 0)
-    try:
-        fcntl.ioctl(s, termios.TIOCSTI, b"x")
-        print("TIOCSTI succeeded", flush=True)
-    except OSError as e:
-        print("TIOCSTI", errno.errorcode[e.errno], flush=True)
+    for name, request in [("TIOCSTI", termios.TIOCSTI), ("TIOCSTI-high-bit", termios.TIOCSTI | (1 << 32))]:
+        rc = libc.ioctl(s, request, b"x")
+        print(name, "succeeded" if rc == 0 else errno.errorcode[ctypes.get_errno()], flush=True)
     os._exit(0)
 os.waitpid(child, 0)
 )";
@@ -104,17 +106,19 @@ BOOST_DATA_TEST_CASE(ptrace_and_process_vm_fail, bdata::make(kCallers), caller) 
                call << "\n" << control.describe());
 }
 
-BOOST_DATA_TEST_CASE(tiocsti_fails_with_eperm, bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(tiocsti_fails_with_eperm_also_with_bit_32_set, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string program = box.base() + "/tiocsti.py";
   box.write_file(program, kTiocstiProgram);
   auto r = box.sh("/usr/bin/python3 " + program);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("TIOCSTI EPERM") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("TIOCSTI-high-bit EPERM") != std::string::npos, r.describe());
   // Control: where the kernel still allows TIOCSTI, the same program does inject on the host.
   if (read_file("/proc/sys/dev/tty/legacy_tiocsti").value_or("0") == "1\n") {
     auto control = box.host_command({"/usr/bin/python3", program});
     BOOST_TEST(control.out.find("TIOCSTI succeeded") != std::string::npos, control.describe());
+    BOOST_TEST(control.out.find("TIOCSTI-high-bit succeeded") != std::string::npos, control.describe());
   }
 }
 

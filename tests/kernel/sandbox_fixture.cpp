@@ -1,3 +1,4 @@
+#define BOOST_TEST_DYN_LINK
 #include "sandbox_fixture.hpp"
 
 #include <dirent.h>
@@ -19,6 +20,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+
+#include <boost/test/unit_test.hpp>
 
 namespace zpolicy::tests::kernel {
 namespace {
@@ -124,6 +127,18 @@ void snapshot_into(const std::string& root, const std::string& rel, std::vector<
 std::string cmdline_of(const std::string& pid) {
   return read_file("/proc/" + pid + "/cmdline").value_or("");
 }
+
+// The harness starts zpolicy as root and, through setpriv, as uid 65534, and drives
+// these host tools; without them every test would fail for the wrong reason.
+struct HostPrerequisites {
+  HostPrerequisites() {
+    if (geteuid() != 0) throw std::runtime_error("the kernel tests must run as root");
+    for (const char* tool : {ZPOLICY_BINARY, "/usr/bin/bwrap", "/usr/bin/setpriv", "/usr/bin/unshare",
+                             "/usr/bin/python3", "/usr/bin/cc", "/usr/bin/git"})
+      if (access(tool, X_OK) != 0) throw std::runtime_error(std::string("missing ") + tool);
+  }
+};
+BOOST_TEST_GLOBAL_FIXTURE(HostPrerequisites);
 
 }  // namespace
 
