@@ -1,9 +1,8 @@
 #define BOOST_TEST_DYN_LINK
-#include <filesystem>
-
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 
 #include "sandbox_fixture.hpp"
 
@@ -49,22 +48,34 @@ BOOST_DATA_TEST_CASE(deny_roots_cannot_be_read_listed_or_created, bdata::make(kC
   box.write_file(box.ws("secrets/api.key"), "API-KEY-4714\n", 0600);
   box.write_file(H + "/visible.txt", "visible-home-file\n");
   const std::string before_secrets = snapshot(box.ws("secrets"));
-  auto r = box.sh(
-      "cat " + H + "/visible.txt\n"
-      "cat " + H + "/.ssh/id_ed25519; ls -la " + H + "/.ssh; cat " + H + "/.ssh/config\n"
-      "find " + H + " -type f 2>&1; grep -r 47 " + H + " 2>&1; cat " + H + "/.netrc\n"
-      "cp -r " + H + "/.ssh stolen-ssh; tar cf - " + H + " 2>/dev/null | strings | grep 47\n"
-      "cat secrets/api.key; ls -la secrets; cp -r secrets stolen-secrets\n"
-      "/usr/bin/python3 -c 'import os\n"
-      "for p in [\"" + H + "/.ssh\", \"secrets\"]:\n"
-      "  try: print(p, os.listdir(p))\n"
-      "  except OSError as e: print(p, e.strerror)\n"
-      "for p in [\"" + H + "/.ssh/id_ed25519\", \"secrets/api.key\"]:\n"
-      "  try: print(p, open(p).read())\n"
-      "  except OSError as e: print(p, e.strerror)'\n"
-      "echo x > secrets/new; mkdir -p .aws/x; echo x > .aws/credentials; rm -rf secrets; mv secrets s2\n"
-      "echo evil >> " + H + "/.ssh/authorized_keys",
-      {"--policy", policy});
+  auto r = box.sh("cat " + H +
+                      "/visible.txt\n"
+                      "cat " +
+                      H + "/.ssh/id_ed25519; ls -la " + H + "/.ssh; cat " + H +
+                      "/.ssh/config\n"
+                      "find " +
+                      H + " -type f 2>&1; grep -r 47 " + H + " 2>&1; cat " + H +
+                      "/.netrc\n"
+                      "cp -r " +
+                      H + "/.ssh stolen-ssh; tar cf - " + H +
+                      " 2>/dev/null | strings | grep 47\n"
+                      "cat secrets/api.key; ls -la secrets; cp -r secrets stolen-secrets\n"
+                      "/usr/bin/python3 -c 'import os\n"
+                      "for p in [\"" +
+                      H +
+                      "/.ssh\", \"secrets\"]:\n"
+                      "  try: print(p, os.listdir(p))\n"
+                      "  except OSError as e: print(p, e.strerror)\n"
+                      "for p in [\"" +
+                      H +
+                      "/.ssh/id_ed25519\", \"secrets/api.key\"]:\n"
+                      "  try: print(p, open(p).read())\n"
+                      "  except OSError as e: print(p, e.strerror)'\n"
+                      "echo x > secrets/new; mkdir -p .aws/x; echo x > .aws/credentials; rm -rf "
+                      "secrets; mv secrets s2\n"
+                      "echo evil >> " +
+                      H + "/.ssh/authorized_keys",
+                  {"--policy", policy});
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   // The home directory itself stays readable: the deny is what hides the secrets.
   BOOST_TEST(r.out.find("visible-home-file") != std::string::npos, r.describe());

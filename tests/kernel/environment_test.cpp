@@ -21,13 +21,14 @@ BOOST_DATA_TEST_CASE(only_kept_variables_reach_the_command, bdata::make(kCallers
                     "LD_LIBRARY_PATH=/nonexistent-4722"};
   auto r = box.run(spec);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  for (const char* gone : {kSecretValue, kSecretName, "aws-secret-4721", "AWS_SECRET_ACCESS_KEY",
-                           "/nonexistent-4722"})
+  for (const char* gone :
+       {kSecretValue, kSecretName, "aws-secret-4721", "AWS_SECRET_ACCESS_KEY", "/nonexistent-4722"})
     BOOST_TEST(r.out.find(gone) == std::string::npos, gone << " leaked\n" << r.describe());
-  for (const std::string& kept : {std::string("PATH=") + kHostPath, "HOME=" + box.home(),
-                                  std::string("LANG=C"), std::string("LC_ALL=C.UTF-8"),
-                                  std::string("USER=zpolicy-kt")})
-    BOOST_TEST(r.out.find("\n" + kept + "\n") != std::string::npos, kept << " missing\n" << r.describe());
+  for (const std::string& kept :
+       {std::string("PATH=") + kHostPath, "HOME=" + box.home(), std::string("LANG=C"),
+        std::string("LC_ALL=C.UTF-8"), std::string("USER=zpolicy-kt")})
+    BOOST_TEST(r.out.find("\n" + kept + "\n") != std::string::npos, kept << " missing\n"
+                                                                         << r.describe());
 }
 
 BOOST_DATA_TEST_CASE(the_policy_keep_list_and_set_map_apply, bdata::make(kCallers), caller) {
@@ -48,7 +49,8 @@ process:
   auto r = box.run(spec);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("GREETING=hello world\n") != std::string::npos, r.describe());
-  BOOST_TEST(r.out.find(std::string("PATH=") + kHostPath + "\n") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find(std::string("PATH=") + kHostPath + "\n") != std::string::npos,
+             r.describe());
   BOOST_TEST(r.out.find("HOME=/policy-home\n") != std::string::npos, r.describe());
   for (const char* gone : {"LANG=", "USER=", kSecretName})
     BOOST_TEST(r.out.find(gone) == std::string::npos, gone << " not dropped\n" << r.describe());

@@ -17,8 +17,14 @@ namespace {
 // Runs zpolicy in a private mount namespace where /usr/bin/bwrap is replaced by `cover`.
 RunSpec with_bwrap_covered_by(const std::string& cover) {
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                      "mount --bind '" + cover + "' /usr/bin/bwrap && exec \"$@\"", "sh"};
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
+                      "mount --bind '" + cover + "' /usr/bin/bwrap && exec \"$@\"",
+                      "sh"};
   return spec;
 }
 
@@ -107,7 +113,8 @@ BOOST_DATA_TEST_CASE(an_invalid_policy_exits_2_and_runs_nothing, bdata::make(kCa
   Sandbox box(caller);
   const std::string marker = box.ws("MARKER");
   const std::vector<std::string> policies{
-      box.write_policy("unknown-key.yaml", "zpolicy: 1\nmode: workspace-write\nnetwork: none\nnetwrk: full\n"),
+      box.write_policy("unknown-key.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nnetwork: none\nnetwrk: full\n"),
       box.write_policy("bad-mode.yaml", "zpolicy: 1\nmode: everything\n"),
       box.write_policy("not-yaml.yaml", "zpolicy: [1\n"),
       box.write_policy("read-only.yaml", "zpolicy: 1\nmode: read-only\n"),
@@ -116,7 +123,8 @@ BOOST_DATA_TEST_CASE(an_invalid_policy_exits_2_and_runs_nothing, bdata::make(kCa
   for (const auto& policy : policies) {
     RunSpec spec;
     spec.options = {"--policy", policy};
-    if (policy.find("read-only") != std::string::npos) spec.options.insert(spec.options.end(), {"--mode", "workspace-write"});
+    if (policy.find("read-only") != std::string::npos)
+      spec.options.insert(spec.options.end(), {"--mode", "workspace-write"});
     spec.command = {"/usr/bin/touch", marker};
     auto r = box.run(spec);
     BOOST_TEST(r.exit_code == 2, policy << "\n" << r.describe());

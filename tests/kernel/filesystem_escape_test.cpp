@@ -28,28 +28,51 @@ BOOST_DATA_TEST_CASE(nothing_outside_the_writable_roots_changes, bdata::make(kCa
                     before_tmp = snapshot(host_tmp);
 
   const std::string O = out, H = box.home();
-  auto r = box.sh(
-      "echo clobbered > " + O + "/keep.txt; echo appended >> " + O + "/keep.txt\n"
-      "truncate -s 0 " + O + "/keep.txt; touch " + O + "/keep.txt " + O + "/new.txt\n"
-      "mkdir " + O + "/newdir; mv " + O + "/keep.txt " + O + "/moved.txt; mv " + O + "/sub " + O + "/sub2\n"
-      "rm -f " + O + "/keep.txt; rm -rf " + O + "/sub; chmod 0777 " + O + "/keep.txt " + O + "/sub\n"
-      "chown 1:1 " + O + "/keep.txt; ln -s /etc/passwd " + O + "/link; ln " + O + "/keep.txt " + O + "/hard\n"
-      "mv inside.txt " + O + "/; cp inside.txt " + O + "/copied.txt; mv " + O + "/sub/inner.txt .\n"
-      "echo x > " + H + "/.profile; touch " + H + "/.bashrc; mkdir " + H + "/.config\n"
-      "echo evil >> " + H + "/.ssh/authorized_keys; rm -rf " + H + "/.ssh; chmod 0777 " + H + "\n"
-      "mv " + box.workspace() + " " + box.base() + "/ws2; rmdir " + box.base() + "\n"
-      "echo x > /zpolicy-kt-" + token + "; echo x > /etc/zpolicy-kt-" + token + "\n"
-      "echo x > /var/tmp/zpolicy-kt-" + token + "; echo x > /usr/zpolicy-kt-" + token + "\n"
-      "cat " + host_tmp + "/f; mkdir -p " + host_tmp + " && echo overwritten > " + host_tmp +
-      "/f && touch " + host_tmp + "/new\n"
-      "echo control > control.txt\n");
+  auto r = box.sh("echo clobbered > " + O + "/keep.txt; echo appended >> " + O +
+                  "/keep.txt\n"
+                  "truncate -s 0 " +
+                  O + "/keep.txt; touch " + O + "/keep.txt " + O +
+                  "/new.txt\n"
+                  "mkdir " +
+                  O + "/newdir; mv " + O + "/keep.txt " + O + "/moved.txt; mv " + O + "/sub " + O +
+                  "/sub2\n"
+                  "rm -f " +
+                  O + "/keep.txt; rm -rf " + O + "/sub; chmod 0777 " + O + "/keep.txt " + O +
+                  "/sub\n"
+                  "chown 1:1 " +
+                  O + "/keep.txt; ln -s /etc/passwd " + O + "/link; ln " + O + "/keep.txt " + O +
+                  "/hard\n"
+                  "mv inside.txt " +
+                  O + "/; cp inside.txt " + O + "/copied.txt; mv " + O +
+                  "/sub/inner.txt .\n"
+                  "echo x > " +
+                  H + "/.profile; touch " + H + "/.bashrc; mkdir " + H +
+                  "/.config\n"
+                  "echo evil >> " +
+                  H + "/.ssh/authorized_keys; rm -rf " + H + "/.ssh; chmod 0777 " + H +
+                  "\n"
+                  "mv " +
+                  box.workspace() + " " + box.base() + "/ws2; rmdir " + box.base() +
+                  "\n"
+                  "echo x > /zpolicy-kt-" +
+                  token + "; echo x > /etc/zpolicy-kt-" + token +
+                  "\n"
+                  "echo x > /var/tmp/zpolicy-kt-" +
+                  token + "; echo x > /usr/zpolicy-kt-" + token +
+                  "\n"
+                  "cat " +
+                  host_tmp + "/f; mkdir -p " + host_tmp + " && echo overwritten > " + host_tmp +
+                  "/f && touch " + host_tmp +
+                  "/new\n"
+                  "echo control > control.txt\n");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
 
   BOOST_TEST(snapshot(out) == before_out);
   BOOST_TEST(snapshot(box.home()) == before_home);
   BOOST_TEST(snapshot(host_tmp) == before_tmp);
   BOOST_TEST(r.out.find("host tmp") == std::string::npos, "the host's /tmp is visible inside");
-  for (const auto& p : {"/zpolicy-kt-", "/etc/zpolicy-kt-", "/var/tmp/zpolicy-kt-", "/usr/zpolicy-kt-"})
+  for (const auto& p :
+       {"/zpolicy-kt-", "/etc/zpolicy-kt-", "/var/tmp/zpolicy-kt-", "/usr/zpolicy-kt-"})
     BOOST_TEST(!exists(p + token), p + token);
   BOOST_TEST(!exists(box.base() + "/ws2"));
   BOOST_TEST(read_file(box.ws("inside.txt")).value_or("<missing>") == "in the workspace\n");

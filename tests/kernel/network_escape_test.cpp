@@ -70,8 +70,10 @@ class Listener {
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::memcpy(a.sun_path, name.data(), name.size());
-    if (name[0] == '@') a.sun_path[0] = '\0';
-    else path_ = name;
+    if (name[0] == '@')
+      a.sun_path[0] = '\0';
+    else
+      path_ = name;
     socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size());
     BOOST_TEST_REQUIRE(bind(fd_, reinterpret_cast<sockaddr*>(&a), len) == 0, std::strerror(errno));
     if (!path_.empty()) chmod(path_.c_str(), 0777);
@@ -110,18 +112,22 @@ void expect_unreachable(const Sandbox& box, const std::vector<Target>& targets) 
   const std::string client = box.base() + "/client.py";
   box.write_file(client, kClient);
   std::string script;
-  for (const auto& t : targets) script += "/usr/bin/python3 " + client + " " + t.kind + " '" + t.address + "'\n";
+  for (const auto& t : targets)
+    script += "/usr/bin/python3 " + client + " " + t.kind + " '" + t.address + "'\n";
   auto r = box.sh(script);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   for (const auto& t : targets) {
     // A UDP send "succeeds" into the sandbox's own empty loopback; only the host can tell.
     if (t.kind != "udp")
-      BOOST_TEST(r.out.find(t.kind + " " + t.address + " refused") != std::string::npos, t.address << "\n" << r.describe());
+      BOOST_TEST(r.out.find(t.kind + " " + t.address + " refused") != std::string::npos,
+                 t.address << "\n"
+                           << r.describe());
     BOOST_TEST(!t.listener->received_something(), t.kind << " " << t.address << " received data");
   }
   for (const auto& t : targets) {
     box.host_command({"/usr/bin/python3", client, t.kind, t.address});
-    BOOST_TEST(t.listener->received_something(), "control: host client did not reach " << t.address);
+    BOOST_TEST(t.listener->received_something(),
+               "control: host client did not reach " << t.address);
   }
 }
 
@@ -135,11 +141,11 @@ BOOST_DATA_TEST_CASE(host_loopback_and_abstract_sockets_are_unreachable, bdata::
   const std::string token = unique_token();
   Listener tcp(AF_INET, SOCK_STREAM), udp(AF_INET, SOCK_DGRAM);
   Listener abstract(AF_UNIX, SOCK_STREAM), abstract_dgram(AF_UNIX, SOCK_DGRAM);
-  expect_unreachable(box, {{"tcp", tcp.bind_loopback(), &tcp},
-                           {"udp", udp.bind_loopback(), &udp},
-                           {"unix", abstract.bind_unix("@zpolicy-kt-" + token), &abstract},
-                           {"unix-dgram", abstract_dgram.bind_unix("@zpolicy-kt-d" + token),
-                            &abstract_dgram}});
+  expect_unreachable(
+      box, {{"tcp", tcp.bind_loopback(), &tcp},
+            {"udp", udp.bind_loopback(), &udp},
+            {"unix", abstract.bind_unix("@zpolicy-kt-" + token), &abstract},
+            {"unix-dgram", abstract_dgram.bind_unix("@zpolicy-kt-d" + token), &abstract_dgram}});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

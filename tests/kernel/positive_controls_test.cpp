@@ -31,7 +31,8 @@ BOOST_DATA_TEST_CASE(an_explicit_workspace_is_the_working_directory, bdata::make
   RunSpec spec;
   spec.cwd = box.base();
   spec.options = {"--workspace", box.workspace()};
-  spec.command = {"/bin/sh", "-c", std::string("pwd; echo here > rel.txt; echo '") + kDoneMarker + "'"};
+  spec.command = {"/bin/sh", "-c",
+                  std::string("pwd; echo here > rel.txt; echo '") + kDoneMarker + "'"};
   auto r = box.run(spec);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find(box.workspace() + "\n") == 0, r.describe());
@@ -42,8 +43,10 @@ BOOST_DATA_TEST_CASE(git_status_works_in_a_host_repository, bdata::make(kCallers
   Sandbox box(caller);
   box.write_file(box.ws("tracked.txt"), "v1\n");
   box.host_command({"/usr/bin/git", "init", "-q", "."});
-  box.host_command({"/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@t", "add", "tracked.txt"});
-  box.host_command({"/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"});
+  box.host_command(
+      {"/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@t", "add", "tracked.txt"});
+  box.host_command(
+      {"/usr/bin/git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c"});
   box.write_file(box.ws("untracked.txt"), "new\n");
   box.write_file(box.ws("tracked.txt"), "v2\n");
   auto r = box.sh("git status --porcelain && git log --format=%s");

@@ -1,12 +1,11 @@
 #define BOOST_TEST_DYN_LINK
 #include <sys/stat.h>
-
-#include <cstdio>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
 
 #include "sandbox_fixture.hpp"
 
@@ -21,9 +20,9 @@ BOOST_DATA_TEST_CASE(no_capabilities_and_no_new_privs, bdata::make(kCallers), ca
   Sandbox box(caller);
   auto r = box.sh("grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  for (const char* line : {"CapInh:\t0000000000000000\n", "CapPrm:\t0000000000000000\n",
-                           "CapEff:\t0000000000000000\n", "CapBnd:\t0000000000000000\n",
-                           "CapAmb:\t0000000000000000\n", "NoNewPrivs:\t1\n"})
+  for (const char* line :
+       {"CapInh:\t0000000000000000\n", "CapPrm:\t0000000000000000\n", "CapEff:\t0000000000000000\n",
+        "CapBnd:\t0000000000000000\n", "CapAmb:\t0000000000000000\n", "NoNewPrivs:\t1\n"})
     BOOST_TEST(r.out.find(line) != std::string::npos, line << r.describe());
 }
 

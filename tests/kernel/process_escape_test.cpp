@@ -71,11 +71,15 @@ BOOST_DATA_TEST_CASE(host_processes_are_invisible_and_unsignalable, bdata::make(
   Sandbox box(caller);
   const std::string seconds = unique_sleep_seconds();
   HostProcess sleeper(caller, {"/bin/sleep", seconds});
-  BOOST_TEST_REQUIRE(wait_until([&] { return !processes_with_argv({"/bin/sleep", seconds}).empty(); },
-                                std::chrono::seconds(5)));
+  BOOST_TEST_REQUIRE(wait_until(
+      [&] {
+        return !processes_with_argv({"/bin/sleep", seconds}).empty();
+      },
+      std::chrono::seconds(5)));
   const std::string pid = std::to_string(sleeper.pid());
   auto r = box.sh("kill -0 " + pid + "; echo kill0=$?; kill -STOP " + pid + "; kill -9 " + pid +
-                  "\ntest -e /proc/" + pid + " && echo proc-\"\"visible\n"
+                  "\ntest -e /proc/" + pid +
+                  " && echo proc-\"\"visible\n"
                   "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; ps -eo pid,args");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("kill0=0") == std::string::npos, r.describe());
@@ -98,12 +102,14 @@ BOOST_DATA_TEST_CASE(ptrace_and_process_vm_fail, bdata::make(kCallers), caller) 
   auto r = box.sh("/usr/bin/python3 " + program);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   for (const char* call : {"process_vm_readv", "process_vm_writev", "ptrace_attach"})
-    BOOST_TEST(r.out.find(std::string(call) + " EPERM") != std::string::npos, call << "\n" << r.describe());
+    BOOST_TEST(r.out.find(std::string(call) + " EPERM") != std::string::npos, call << "\n"
+                                                                                   << r.describe());
   // Control: the same program run by the same user on the host is allowed all three.
   auto control = box.host_command({"/usr/bin/python3", program});
   for (const char* call : {"process_vm_readv", "process_vm_writev", "ptrace_attach"})
     BOOST_TEST(control.out.find(std::string(call) + " succeeded") != std::string::npos,
-               call << "\n" << control.describe());
+               call << "\n"
+                    << control.describe());
 }
 
 BOOST_DATA_TEST_CASE(tiocsti_fails_with_eperm_also_with_bit_32_set, bdata::make(kCallers), caller) {
@@ -118,7 +124,8 @@ BOOST_DATA_TEST_CASE(tiocsti_fails_with_eperm_also_with_bit_32_set, bdata::make(
   if (read_file("/proc/sys/dev/tty/legacy_tiocsti").value_or("0") == "1\n") {
     auto control = box.host_command({"/usr/bin/python3", program});
     BOOST_TEST(control.out.find("TIOCSTI succeeded") != std::string::npos, control.describe());
-    BOOST_TEST(control.out.find("TIOCSTI-high-bit succeeded") != std::string::npos, control.describe());
+    BOOST_TEST(control.out.find("TIOCSTI-high-bit succeeded") != std::string::npos,
+               control.describe());
   }
 }
 

@@ -59,8 +59,7 @@ BOOST_DATA_TEST_CASE(direct_writes_creates_and_deletes_fail, bdata::make(kCaller
   BOOST_TEST(read_file(p.box.ws("control.txt")).value_or("<missing>") == "control\n");
 }
 
-BOOST_DATA_TEST_CASE(renaming_a_protected_path_or_its_parent_fails, bdata::make(kCallers),
-                     caller) {
+BOOST_DATA_TEST_CASE(renaming_a_protected_path_or_its_parent_fails, bdata::make(kCallers), caller) {
   ProtectedWorkspace p(caller);
   auto r = p.box.sh(
       "mv data data2; mkdir -p data/agent-sessions/x; touch data/agent-sessions/y\n"
@@ -102,15 +101,16 @@ BOOST_DATA_TEST_CASE(symlinks_do_not_reach_protected_paths, bdata::make(kCallers
       "ln -s .env e; echo SECRET=1 > e; ln -s .env.local el; echo x >> el\n"
       "ln -s data/agent-sessions as; touch as/x; mkdir -p sub; ln -s ../.git sub/up; "
       "echo x > sub/up/config\n"
-      "ln -s " + p.box.ws("node_modules") + " nm; echo x > nm/pkg/index.js; rm -rf nm/\n"
+      "ln -s " +
+      p.box.ws("node_modules") +
+      " nm; echo x > nm/pkg/index.js; rm -rf nm/\n"
       "ln -s . self; echo x > self/.git/config; mkdir -p self/data/agent-sessions/y");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   p.check_unchanged();
   BOOST_TEST(exists(p.box.ws("cfg")));  // the links themselves were allowed
 }
 
-BOOST_DATA_TEST_CASE(hard_links_to_protected_files_fail_with_exdev, bdata::make(kCallers),
-                     caller) {
+BOOST_DATA_TEST_CASE(hard_links_to_protected_files_fail_with_exdev, bdata::make(kCallers), caller) {
   ProtectedWorkspace p(caller);
   p.box.write_file(p.box.ws("mine.txt"), "mine\n");
   auto r = p.box.sh(
@@ -146,26 +146,31 @@ BOOST_DATA_TEST_CASE(unmount_and_remount_fail, bdata::make(kCallers), caller) {
       "calls = [(\"umount2 .git\", lambda: libc.umount2(b\".git\", 0)),\n"
       "         (\"umount2 detach .git\", lambda: libc.umount2(b\".git\", MNT_DETACH)),\n"
       "         (\"umount2 .env\", lambda: libc.umount2(b\".env\", MNT_DETACH)),\n"
-      "         (\"umount2 data/agent-sessions\", lambda: libc.umount2(b\"data/agent-sessions\", MNT_DETACH)),\n"
-      "         (\"remount rw .git\", lambda: libc.mount(None, b\".git\", None, MS_REMOUNT | MS_BIND, None)),\n"
+      "         (\"umount2 data/agent-sessions\", lambda: libc.umount2(b\"data/agent-sessions\", "
+      "MNT_DETACH)),\n"
+      "         (\"remount rw .git\", lambda: libc.mount(None, b\".git\", None, MS_REMOUNT | "
+      "MS_BIND, None)),\n"
       "         (\"bind over .git\", lambda: libc.mount(b\".\", b\".git\", None, MS_BIND, None))]\n"
       "for name, call in calls:\n"
-      "  rc = call(); print(name, \"succeeded\" if rc == 0 else errno.errorcode[ctypes.get_errno()])'\n"
-      "echo x > .git/config; touch .env/x data/agent-sessions/x; echo x > node_modules/pkg/index.js");
+      "  rc = call(); print(name, \"succeeded\" if rc == 0 else "
+      "errno.errorcode[ctypes.get_errno()])'\n"
+      "echo x > .git/config; touch .env/x data/agent-sessions/x; echo x > "
+      "node_modules/pkg/index.js");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("succeeded") == std::string::npos, r.describe());
   p.check_unchanged();
 }
 
-BOOST_DATA_TEST_CASE(a_git_pointer_file_protects_the_git_directory_it_names,
-                     bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(a_git_pointer_file_protects_the_git_directory_it_names, bdata::make(kCallers),
+                     caller) {
   Sandbox box(caller);
   // A submodule or worktree layout: .git is a file naming the real git directory, here
   // inside the writable workspace, where nothing else would protect it.
   box.write_file(box.ws(".git"), "gitdir: modules/real-git\n");
   box.write_file(box.ws("modules/real-git/config"), "[core]\n");
   box.write_file(box.ws("modules/real-git/HEAD"), "ref: refs/heads/main\n");
-  const std::string pointer = snapshot(box.ws(".git")), gitdir = snapshot(box.ws("modules/real-git"));
+  const std::string pointer = snapshot(box.ws(".git")),
+                    gitdir = snapshot(box.ws("modules/real-git"));
   auto r = box.sh(
       "echo x > modules/real-git/config; touch modules/real-git/new; rm -f modules/real-git/HEAD\n"
       "mv modules/real-git modules/moved; mv modules m2; echo 'gitdir: /tmp' > .git; rm -f .git\n"
@@ -180,8 +185,8 @@ BOOST_DATA_TEST_CASE(a_git_pointer_file_protects_the_git_directory_it_names,
 BOOST_DATA_TEST_CASE(a_protected_path_through_a_symlink_refuses_to_run, bdata::make(kCallers),
                      caller) {
   // A symlinked `data` or `.env` would make the rule protect the link, not what it names.
-  for (const auto& [link, target] : {std::pair<std::string, std::string>{"data", "elsewhere"},
-                                     {".env", "real.env"}}) {
+  for (const auto& [link, target] :
+       {std::pair<std::string, std::string>{"data", "elsewhere"}, {".env", "real.env"}}) {
     Sandbox box(caller);
     box.make_dir(box.ws("elsewhere"));
     box.write_file(box.ws("real.env"), "SECRET=1\n");
@@ -222,14 +227,20 @@ BOOST_DATA_TEST_CASE(placeholders_of_a_killed_run_are_reconciled, bdata::make(kC
   RunSpec spec;
   spec.command = {"/bin/sleep", seconds};
   Running running = p.box.start(spec);
-  bool sandbox_up = wait_until([&] { return !processes_with_argv({"/bin/sleep", seconds}).empty(); },
-                               std::chrono::seconds(10));
+  bool sandbox_up = wait_until(
+      [&] {
+        return !processes_with_argv({"/bin/sleep", seconds}).empty();
+      },
+      std::chrono::seconds(10));
   kill(running.pid, SIGKILL);
   RunResult r = p.box.finish(running);
   BOOST_TEST_REQUIRE(sandbox_up, r.describe());
   BOOST_TEST(r.exit_code == 128 + SIGKILL, r.describe());
-  BOOST_TEST(wait_until([&] { return processes_with_argv({"/bin/sleep", seconds}).empty(); },
-                        std::chrono::seconds(5)));
+  BOOST_TEST(wait_until(
+      [&] {
+        return processes_with_argv({"/bin/sleep", seconds}).empty();
+      },
+      std::chrono::seconds(5)));
   // The premise: SIGKILL gave zpolicy no chance to clean up.
   BOOST_TEST_REQUIRE(exists(p.box.ws(".env")), "no placeholder was left behind to reconcile");
   BOOST_TEST_REQUIRE(exists(p.box.ws("data/agent-sessions")));

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <boost/test/unit_test.hpp>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,8 +21,6 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
-
-#include <boost/test/unit_test.hpp>
 
 namespace zpolicy::tests::kernel {
 namespace {
@@ -133,8 +132,8 @@ std::string cmdline_of(const std::string& pid) {
 struct HostPrerequisites {
   HostPrerequisites() {
     if (geteuid() != 0) throw std::runtime_error("the kernel tests must run as root");
-    for (const char* tool : {ZPOLICY_BINARY, "/usr/bin/bwrap", "/usr/bin/setpriv", "/usr/bin/unshare",
-                             "/usr/bin/python3", "/usr/bin/cc", "/usr/bin/git"})
+    for (const char* tool : {ZPOLICY_BINARY, "/usr/bin/bwrap", "/usr/bin/setpriv",
+                             "/usr/bin/unshare", "/usr/bin/python3", "/usr/bin/cc", "/usr/bin/git"})
       if (access(tool, X_OK) != 0) throw std::runtime_error(std::string("missing ") + tool);
   }
 };
@@ -155,7 +154,9 @@ bool RunResult::completed() const {
 std::string RunResult::describe() const {
   std::ostringstream s;
   s << "exit=" << exit_code << (hit_limit ? " (killed at the harness limit)" : "")
-    << " seconds=" << seconds << "\n--- stdout ---\n" << out << "--- stderr ---\n" << err;
+    << " seconds=" << seconds << "\n--- stdout ---\n"
+    << out << "--- stderr ---\n"
+    << err;
   return s.str();
 }
 
@@ -183,8 +184,10 @@ void Sandbox::make_dir(const std::string& path) const {
   for (std::string c; std::getline(comps, c, '/');) {
     if (c.empty()) continue;
     cur += "/" + c;
-    if (mkdir(cur.c_str(), 0755) == 0) own(cur, caller_);
-    else if (errno != EEXIST) fail("mkdir " + cur);
+    if (mkdir(cur.c_str(), 0755) == 0)
+      own(cur, caller_);
+    else if (errno != EEXIST)
+      fail("mkdir " + cur);
   }
 }
 
@@ -206,7 +209,8 @@ RunResult Sandbox::host_command(const std::vector<std::string>& argv) const {
   full.insert(full.end(), argv.begin(), argv.end());
   Running r = spawn(full, caller_env(home_, {}), workspace_, std::chrono::seconds(30));
   RunResult res = finish(r);
-  if (res.exit_code != 0) throw std::runtime_error("host command failed: " + argv[0] + "\n" + res.describe());
+  if (res.exit_code != 0)
+    throw std::runtime_error("host command failed: " + argv[0] + "\n" + res.describe());
   return res;
 }
 
@@ -223,7 +227,8 @@ std::string Sandbox::write_policy(const std::string& name, const std::string& ya
 Running Sandbox::start(const RunSpec& spec) const {
   std::vector<std::string> argv = spec.root_prefix;
   if (caller_ == Caller::Nobody)
-    argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
+    argv.insert(argv.end(),
+                {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
   argv.push_back(ZPOLICY_BINARY);
   argv.push_back("run");
   argv.insert(argv.end(), spec.options.begin(), spec.options.end());
@@ -259,7 +264,8 @@ RunResult Sandbox::finish(Running& r) const {
       if (fd < 0 || !fds[i].revents) continue;
       char buf[4096];
       ssize_t n = read(fd, buf, sizeof buf);
-      if (n > 0) (i == 0 ? res.out : res.err).append(buf, static_cast<size_t>(n));
+      if (n > 0)
+        (i == 0 ? res.out : res.err).append(buf, static_cast<size_t>(n));
       else {
         close(fd);
         fd = -1;
@@ -366,7 +372,9 @@ namespace {
 std::atomic<unsigned> token_counter{0};
 }
 
-std::string unique_token() { return std::to_string(getpid()) + "x" + std::to_string(++token_counter); }
+std::string unique_token() {
+  return std::to_string(getpid()) + "x" + std::to_string(++token_counter);
+}
 
 std::string unique_sleep_seconds() {
   return "987654." + std::to_string(getpid()) + "0" + std::to_string(++token_counter);

@@ -29,10 +29,11 @@ inline constexpr const char* kDoneMarker = "zpolicy-kernel-test: script finished
 inline constexpr const char* kSecretName = "ZPOLICY_KT_SECRET";
 inline constexpr const char* kSecretValue = "hunter2-must-not-leak";
 
-inline constexpr const char* kHostPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+inline constexpr const char* kHostPath =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 struct RunResult {
-  int exit_code = -1;  // zpolicy's status; 128+N when it was killed by signal N
+  int exit_code = -1;      // zpolicy's status; 128+N when it was killed by signal N
   bool hit_limit = false;  // the harness killed it after RunSpec::limit
   double seconds = 0;
   std::string out, err;
