@@ -58,6 +58,23 @@ BOOST_DATA_TEST_CASE(timeout_kills_the_whole_tree_with_124, bdata::make(kCallers
   BOOST_TEST(tree_is_gone(seconds), sleepers(seconds) << " sleeps survived the timeout");
 }
 
+BOOST_DATA_TEST_CASE(the_policys_timeout_applies_too, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string seconds = unique_sleep_seconds();
+  RunSpec spec = tree(seconds);
+  spec.options = {"--policy", box.write_policy("timeout.yaml", R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  write: ["${WORKSPACE}"]
+process:
+  timeout: 1s
+)")};
+  RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(r.seconds < 5.0, r.describe());
+  BOOST_TEST(tree_is_gone(seconds), sleepers(seconds) << " sleeps survived the timeout");
+}
+
 BOOST_DATA_TEST_CASE(sigterm_to_zpolicy_kills_the_whole_tree, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string seconds = unique_sleep_seconds();

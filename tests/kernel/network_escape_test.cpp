@@ -108,13 +108,14 @@ struct Target {
 
 // Runs the client inside the sandbox against every target, checks on the host that no
 // listener got anything, then runs it on the host to prove each listener is reachable.
-void expect_unreachable(const Sandbox& box, const std::vector<Target>& targets) {
+void expect_unreachable(const Sandbox& box, const std::vector<Target>& targets,
+                        const std::vector<std::string>& options = {}) {
   const std::string client = box.base() + "/client.py";
   box.write_file(client, kClient);
   std::string script;
   for (const auto& t : targets)
     script += "/usr/bin/python3 " + client + " " + t.kind + " '" + t.address + "'\n";
-  auto r = box.sh(script);
+  auto r = box.sh(script, options);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   for (const auto& t : targets) {
     // A UDP send "succeeds" into the sandbox's own empty loopback; only the host can tell.
@@ -146,6 +147,48 @@ BOOST_DATA_TEST_CASE(host_loopback_and_abstract_sockets_are_unreachable, bdata::
             {"udp", udp.bind_loopback(), &udp},
             {"unix", abstract.bind_unix("@zpolicy-kt-" + token), &abstract},
             {"unix-dgram", abstract_dgram.bind_unix("@zpolicy-kt-d" + token), &abstract_dgram}});
+}
+
+// `network: loopback` is the sandbox's own loopback: it works inside, and the host's
+// loopback listeners stay out of reach.
+BOOST_DATA_TEST_CASE(loopback_means_the_sandboxs_own_loopback, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy("loopback.yaml", R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  write: ["${WORKSPACE}"]
+network: loopback
+)");
+  auto inside = box.sh(
+      "/usr/bin/python3 -c 'import socket\n"
+      "srv = socket.socket(); srv.bind((\"127.0.0.1\", 0)); srv.listen(1)\n"
+      "c = socket.create_connection(srv.getsockname()); a, _ = srv.accept()\n"
+      "c.send(b\"ping\"); print(\"inside loopback:\", a.recv(4).decode())'",
+      {"--policy", policy});
+  BOOST_TEST_REQUIRE(inside.completed(), inside.describe());
+  BOOST_TEST(inside.out.find("inside loopback: ping") != std::string::npos, inside.describe());
+
+  const std::string token = unique_token();
+  Listener tcp(AF_INET, SOCK_STREAM), abstract(AF_UNIX, SOCK_STREAM);
+  expect_unreachable(box,
+                     {{"tcp", tcp.bind_loopback(), &tcp},
+                      {"unix", abstract.bind_unix("@zpolicy-kt-" + token), &abstract}},
+                     {"--policy", policy});
+}
+
+// read-only never has a network, whatever the policy says for the wider modes.
+BOOST_DATA_TEST_CASE(read_only_mode_has_no_network_even_if_the_policy_has, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy("full.yaml", R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  write: ["${WORKSPACE}"]
+network: full
+)");
+  Listener tcp(AF_INET, SOCK_STREAM);
+  expect_unreachable(box, {{"tcp", tcp.bind_loopback(), &tcp}},
+                     {"--policy", policy, "--mode", "read-only"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
