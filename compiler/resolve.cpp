@@ -305,6 +305,21 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     auto c = canonical(lexical);
     r.deny.push_back({c ? *c : lexical, kind_of(c ? *c : lexical, true), d.loc});
   }
+  // Every protected path inside a writable root needs the directories between it and
+  // the root pinned, whichever rule put it there: a `.git` pointer's target is not a
+  // relative carveout, and without pins `mv modules m2` would move it aside and let the
+  // sandbox plant a fresh git directory (with, say, a core.fsmonitor hook) in its place.
+  for (size_t i = 0, n = r.protect.size(); i < n; ++i) {
+    const ResolvedPath* root = nullptr;
+    for (const auto& w : r.write)
+      if (under(w.path, r.protect[i].path) && w.path != r.protect[i].path &&
+          (!root || w.path.size() > root->path.size()))
+        root = &w;
+    if (!root) continue;
+    for (auto at = r.protect[i].path.find('/', root->path.size() + 1); at != std::string::npos;
+         at = r.protect[i].path.find('/', at + 1))
+      r.pin.push_back({r.protect[i].path.substr(0, at), HostKind::Unknown, r.protect[i].loc});
+  }
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   sort_by_depth(r.read);
   sort_by_depth(r.write);

@@ -110,9 +110,27 @@ void remove_if_ours(const std::string& path, unsigned long long dev, unsigned lo
   rmdir(path.c_str());  // fails with ENOTEMPTY if anything was put inside: then it stays
 }
 
+// A pin is writable inside the sandbox, so the command may have chmod'ed it (say to
+// 000), which would leave the placeholders below it unremovable and make every later
+// run fail to prepare. Our own directories (same inode, checked through an O_PATH
+// descriptor so a path swapped for a symlink is never followed) get their owner's rwx
+// back before anything below them is removed; callers go shallowest first.
+void restore_access_if_ours(const std::string& path, unsigned long long dev,
+                            unsigned long long ino) {
+  int fd = open(path.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && (st.st_mode & 0700) != 0700)
+    chmod(("/proc/self/fd/" + std::to_string(fd)).c_str(), (st.st_mode & 07777) | 0700);
+  close(fd);
+}
+
 void reconcile_dead(const std::vector<Record>& records, const std::set<std::string>& live) {
   for (const auto& r : records) {
     if (r.live) continue;
+    for (const auto& line : r.lines)
+      if (auto p = parse_line(line); p && !live.count(p->path))
+        restore_access_if_ours(p->path, p->dev, p->ino);
     for (auto it = r.lines.rbegin(); it != r.lines.rend(); ++it)
       if (auto p = parse_line(*it); p && !live.count(p->path)) remove_if_ours(p->path, p->dev, p->ino);
     unlink(r.path.c_str());
@@ -175,7 +193,10 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     for (const auto& w : r.write)
       if (under(w.path, p->path)) root = &w;
     if (!root) continue;
-    if (p->kind == ir::HostKind::Missing) {
+    // The host's state now, not at resolution: reconciling a dead run may just have
+    // removed a leftover placeholder that resolution saw as an existing directory.
+    struct stat now;
+    if (lstat(p->path.c_str(), &now) != 0) {
     // Walk from the writable root with O_NOFOLLOW so that a symlink planted on the host
     // between resolution and now cannot redirect a placeholder outside the root.
     int fd = open(root->path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -231,6 +252,8 @@ void Placeholders::cleanup() {
   {
     FileLock lock(dir + "/lock");
     auto live = live_paths(read_records(dir, record_path_));
+    for (const auto& e : entries_)
+      if (!live.count(e.path)) restore_access_if_ours(e.path, e.dev, e.ino);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
       if (!live.count(it->path)) remove_if_ours(it->path, it->dev, it->ino);
     unlink(record_path_.c_str());

@@ -60,6 +60,12 @@ std::string ns_of(pid_t pid) {
 void signal_sandbox(pid_t init, int sig) {
   std::string ns = ns_of(init);
   if (ns.empty()) return;
+  // A sandbox without a pid namespace of its own shares ours: broadcasting would signal
+  // every process on the host. Only its first process is ours to signal then.
+  if (ns == ns_of(getpid())) {
+    kill(init, sig);
+    return;
+  }
   DIR* d = opendir("/proc");
   if (!d) return;
   while (dirent* e = readdir(d)) {

@@ -1,0 +1,131 @@
+#pragma once
+
+// Host-side harness for the kernel tests: a fresh workspace and HOME per test, the real
+// `zpolicy run` started as root or as an unprivileged user, and observations made from
+// the host (files, sockets, processes) rather than trusting what the sandbox reports.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace zpolicy::tests::kernel {
+
+// Who starts `zpolicy run`: root on the host, or uid/gid 65534 through setpriv.
+enum class Caller { Root, Nobody };
+std::ostream& operator<<(std::ostream& os, Caller c);
+inline const std::vector<Caller> kCallers{Caller::Root, Caller::Nobody};
+uid_t uid_of(Caller c);
+
+// Printed by Sandbox::sh after the escape attempts, so a test can tell "the attempt
+// failed inside a running sandbox" from "the sandbox never ran".
+inline constexpr const char* kDoneMarker = "zpolicy-kernel-test: script finished";
+
+// Exported by the harness to every run; it must never be visible inside.
+inline constexpr const char* kSecretName = "ZPOLICY_KT_SECRET";
+inline constexpr const char* kSecretValue = "hunter2-must-not-leak";
+
+inline constexpr const char* kHostPath =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+struct RunResult {
+  int exit_code = -1;      // zpolicy's status; 128+N when it was killed by signal N
+  bool hit_limit = false;  // the harness killed it after RunSpec::limit
+  double seconds = 0;
+  std::string out, err;
+
+  bool completed() const;  // exit 0 and the done marker printed
+  std::string describe() const;
+};
+
+struct RunSpec {
+  std::vector<std::string> options;  // `zpolicy run` options, before "--"
+  std::vector<std::string> command;
+  std::vector<std::string> extra_env;  // NAME=VALUE added to (or replacing in) the caller's env
+  std::optional<std::string> cwd;      // default: the workspace
+  // Run as root before the caller's own argv (setpriv ... zpolicy ...), which is
+  // appended as its arguments: e.g. {"unshare", "-m", "sh", "-c", "...; exec \"$@\"", "sh"}.
+  std::vector<std::string> root_prefix;
+  std::chrono::milliseconds limit{30000};
+};
+
+// A started `zpolicy run`; `pid` is zpolicy's own process (setpriv execs into it).
+struct Running {
+  pid_t pid = -1;
+  int out_fd = -1, err_fd = -1;
+  std::chrono::steady_clock::time_point started, deadline;
+};
+
+class Sandbox {
+ public:
+  explicit Sandbox(Caller caller);
+  ~Sandbox();
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  Caller caller() const { return caller_; }
+  // A root-owned 0755 directory outside /tmp (which is private inside the sandbox), so
+  // every host path below it is visible, read-only, from inside.
+  const std::string& base() const { return base_; }
+  const std::string& workspace() const { return workspace_; }  // owned by the caller
+  const std::string& home() const { return home_; }            // owned by the caller
+  std::string ws(const std::string& rel) const { return workspace_ + "/" + rel; }
+
+  // Host-side setup; whatever is created is owned by the caller.
+  void make_dir(const std::string& path) const;
+  void write_file(const std::string& path, const std::string& content, mode_t mode = 0644) const;
+  // Runs argv on the host (no sandbox) as the caller; throws unless it exits 0.
+  RunResult host_command(const std::vector<std::string>& argv) const;
+  // Removes `path` (recursively) when the sandbox goes, for host paths outside base().
+  void remove_later(const std::string& path) { extra_.push_back(path); }
+  // A root-owned policy file in base(), readable by every caller.
+  std::string write_policy(const std::string& name, const std::string& yaml) const;
+
+  Running start(const RunSpec& spec) const;
+  RunResult finish(Running& running) const;
+  RunResult run(const RunSpec& spec) const;
+  // `zpolicy run OPTIONS -- sh -c SCRIPT`, the script followed by printing kDoneMarker.
+  RunResult sh(const std::string& script, const std::vector<std::string>& options = {}) const;
+
+ private:
+  Caller caller_;
+  std::string base_, workspace_, home_;
+  std::vector<std::string> extra_;
+};
+
+// A process started on the host as `caller`, outside any sandbox; killed and reaped
+// when it goes out of scope.
+class HostProcess {
+ public:
+  HostProcess(Caller caller, const std::vector<std::string>& argv);
+  ~HostProcess();
+  HostProcess(const HostProcess&) = delete;
+  HostProcess& operator=(const HostProcess&) = delete;
+  pid_t pid() const { return pid_; }
+  bool alive();  // not exited (reaps it if it has)
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+// Host-side observations.
+bool exists(const std::string& path);  // lstat: a dangling symlink exists
+std::optional<std::string> read_file(const std::string& path);
+// Every entry below `root` (type, mode, owner, links, file mtime and content, link target),
+// sorted: two equal snapshots mean nothing below root was written, created, renamed,
+// deleted or chmod'ed.
+std::string snapshot(const std::string& root);
+// Host pids whose argv is exactly `argv`.
+std::vector<pid_t> processes_with_argv(const std::vector<std::string>& argv);
+bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit);
+// A token unique in this test run, for markers, argv and socket names.
+std::string unique_token();
+// A `sleep` argument unique in this test run, so its processes can be found in /proc.
+std::string unique_sleep_seconds();
+
+}  // namespace zpolicy::tests::kernel
