@@ -133,6 +133,10 @@ bool MountTable::exists_in_scratch(const SymbolicPath& p, size_t mount) const {
 
 std::optional<unsigned> MountTable::known_mode(const SymbolicPath& p) const {
   size_t c = covering(p);
+  // The sandbox owns what bwrap creates for it (and may own host files), and chmod
+  // needs ownership, not a capability: a mode binds it only where chmod fails, on a
+  // read-only mount.
+  if (!mounts_[c].read_only) return std::nullopt;
   if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
   if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
   if (mounts_[c].dest == p) return mounts_[c].mode;

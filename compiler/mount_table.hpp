@@ -34,8 +34,9 @@ enum class Existence { Exists, Missing, Unknown };
 // mount covers whatever earlier mounts lie at or below its destination, a remount
 // changes only the mount at exactly that point, and every path resolves to the deepest
 // visible mount that contains it. The sandbox has no capabilities, so known permission
-// bits (tmpfs and --dir modes, --chmod) are enforced without CAP_DAC_OVERRIDE; host
-// objects' own modes are unknown and assumed to allow.
+// bits (tmpfs and --dir modes, --chmod) on a read-only mount are enforced without
+// CAP_DAC_OVERRIDE; on a writable mount the owner may chmod them open, so they count
+// for nothing. Host objects' own modes are unknown and assumed to allow.
 class MountTable {
  public:
   enum class MountKind { Root, Bind, Tmpfs, Dev, Proc };

@@ -125,6 +125,7 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
       {f.unshare_pid, "--unshare-pid", "host processes invisible"},
       {f.unshare_ipc, "--unshare-ipc", "no host IPC"},
       {f.unshare_uts, "--unshare-uts", "no host hostname changes"},
+      {f.unshare_cgroup || f.unshare_cgroup_try, "--unshare-cgroup-try", "host cgroup paths hidden"},
       {f.cap_drop_all, "--cap-drop ALL", "no capabilities, even when run as root"},
       {f.disable_userns, "--disable-userns", "no nested user namespace to remount from"},
       {f.seccomp_fd.has_value(), "--seccomp FD", "the syscall filter is loaded"},
@@ -169,10 +170,11 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
   }
 }
 
-bool satisfies(Expect e, Outcome o) {
+bool satisfies(Expect e, const AccessResult& r, const SymbolicPath& path) {
+  const Outcome o = r.outcome;
   switch (e) {
     case Expect::Allow:
-      return o == Outcome::Host;
+      return o == Outcome::Host && r.host_path == path;
     case Expect::Deny:
       return o != Outcome::Host;
     case Expect::DenyStrict:
@@ -186,8 +188,11 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables, std
     for (FsOp op : kAllFsOps) {
       const Expectation& exp = probe.at(op);
       for (const auto& s : tables) {
-        AccessResult r = s.table.host_access(probe.path, op);
-        if (satisfies(exp.expect, r.outcome)) continue;
+        // An allow holds only at the path itself: the same content under another name
+        // is no use to a command. A deny must hold wherever the host object shows up.
+        AccessResult r = exp.expect == Expect::Allow ? s.table.access(probe.path, op)
+                                                     : s.table.host_access(probe.path, op);
+        if (satisfies(exp.expect, r, probe.path)) continue;
         Finding f{kTarget,
                   exp.expect == Expect::Allow ? "missing-allow" : "dropped-deny",
                   exp.rule,

@@ -39,6 +39,8 @@ BOOST_AUTO_TEST_SUITE(verify_bwrap_findings)
 BOOST_AUTO_TEST_CASE(the_expected_shape_verifies_clean) {
   auto fs = verify_bwrap(test::workspace_policy(), test::render(test::workspace_argv()));
   BOOST_TEST(fs.empty(), all(fs));
+  auto ro = verify_bwrap(test::readonly_policy(), test::render(test::readonly_argv()));
+  BOOST_TEST(ro.empty(), all(ro));
 }
 
 BOOST_AUTO_TEST_CASE(a_protected_path_bound_writable_is_a_dropped_deny_naming_its_rule) {
@@ -77,7 +79,7 @@ BOOST_AUTO_TEST_CASE(a_deny_mask_before_the_writable_bind_is_covered_by_it) {
 
 BOOST_AUTO_TEST_CASE(each_missing_hardening_option_is_named) {
   const Option drops[] = {{"--new-session"},  {"--die-with-parent"}, {"--unshare-user"}, {"--unshare-ipc"},
-                          {"--unshare-pid"},  {"--unshare-uts"},     {"--unshare-net"},  {"--cap-drop", "ALL"},
+                          {"--unshare-pid"},  {"--unshare-uts"},     {"--unshare-net"}, {"--unshare-cgroup-try"},  {"--cap-drop", "ALL"},
                           {"--seccomp", "3"}, {"--dev", "/dev"},     {"--proc", "/proc"}, {"--tmpfs", "/tmp"}};
   for (const auto& d : drops) {
     auto argv = without(test::workspace_argv(), d);

@@ -66,6 +66,48 @@ inline std::vector<Option> workspace_argv() {
   };
 }
 
+// read-only, bound to a host: three readable roots (no "/"), a deny directory inside
+// one of them and a deny file, loopback network.
+inline ir::Resolved readonly_policy() {
+  ir::Resolved r;
+  r.mode = ir::Mode::ReadOnly;
+  r.portable = false;
+  r.read = {at("/usr", 3, ir::HostKind::Directory), at("/etc", 3, ir::HostKind::Directory),
+            at("/home/u/proj", 4, ir::HostKind::Directory)};
+  r.deny = {at("/home/u/proj/secrets", 8, ir::HostKind::Directory), at("/etc/shadow", 9, ir::HostKind::File)};
+  r.network = ir::Network::Loopback;
+  r.private_tmp = true;
+  r.cwd = "/home/u/proj";
+  return r;
+}
+
+inline std::vector<Option> readonly_argv() {
+  return {
+      {"--new-session"},
+      {"--die-with-parent"},
+      {"--unshare-user"},
+      {"--unshare-ipc"},
+      {"--unshare-pid"},
+      {"--unshare-uts"},
+      {"--unshare-cgroup-try"},
+      {"--unshare-net"},
+      {"--disable-userns"},
+      {"--cap-drop", "ALL"},
+      {"--ro-bind", "/usr", "/usr"},
+      {"--ro-bind", "/etc", "/etc"},
+      {"--ro-bind", "/home/u/proj", "/home/u/proj"},
+      {"--dev", "/dev"},
+      {"--proc", "/proc"},
+      {"--tmpfs", "/tmp"},
+      {"--perms", "000"},
+      {"--tmpfs", "/home/u/proj/secrets"},
+      {"--remount-ro", "/home/u/proj/secrets"},
+      {"--ro-bind", "/dev/null", "/etc/shadow"},
+      {"--chdir", "/home/u/proj"},
+      {"--seccomp", "3"},
+  };
+}
+
 inline std::string render(const std::vector<Option>& options) {
   std::string out;
   for (const auto& o : options)
