@@ -127,8 +127,15 @@ const MountTable::Node* MountTable::node_at(const SymbolicPath& p, size_t mount,
 }
 
 bool MountTable::exists_in_scratch(const SymbolicPath& p, size_t mount) const {
-  return mounts_[mount].dest == p || node_at(p, mount, Node::Kind::Dir) ||
-         node_at(p, mount, Node::Kind::Symlink);
+  const Mount& m = mounts_[mount];
+  // What bwrap's --dev populates: device nodes bound from the host, and directories.
+  static const char* const kDevEntries[] = {"null", "zero", "full", "random", "urandom",
+                                            "tty", "ptmx", "pts", "shm", "console"};
+  if (m.kind == MountKind::Dev && p.parent() == m.dest &&
+      std::any_of(std::begin(kDevEntries), std::end(kDevEntries),
+                  [&](const char* e) { return p.components.back() == e; }))
+    return true;
+  return m.dest == p || node_at(p, mount, Node::Kind::Dir) || node_at(p, mount, Node::Kind::Symlink);
 }
 
 std::optional<unsigned> MountTable::known_mode(const SymbolicPath& p) const {

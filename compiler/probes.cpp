@@ -99,14 +99,14 @@ Expectation Intent::entry_rule(const SymbolicPath& p, FsOp op) const {
     return make(Expect::Deny, builtin(), std::string("mode ") + ir::to_string(mode_) + " writes nothing");
   if (const Root* pr = deepest_containing(protect_, p))
     return make(Expect::Deny, pr->origin.loc, "protected path " + pr->path.str() + " cannot be created, deleted or renamed");
-  if (const Root* g = guarded_below(protect_, write_, p))
-    return make(Expect::Deny, g->origin.loc, "renaming " + p.str() + " would carry protected " + g->path.str() + " away");
-  if (const Root* g = guarded_below(deny_, write_, p))
-    return make(Expect::Deny, g->origin.loc, "renaming " + p.str() + " would carry deny root " + g->path.str() + " away");
   for (const auto* roots : {&write_, &read_, &pin_})
     for (const auto& r : *roots)
       if (r.path == p)
         return make(Expect::Deny, r.origin.loc, p.str() + " is a root of the policy, fixed for the sandbox's life");
+  if (const Root* g = guarded_below(protect_, write_, p))
+    return make(Expect::Deny, g->origin.loc, "renaming " + p.str() + " would carry protected " + g->path.str() + " away");
+  if (const Root* g = guarded_below(deny_, write_, p))
+    return make(Expect::Deny, g->origin.loc, "renaming " + p.str() + " would carry deny root " + g->path.str() + " away");
   auto parent = p.parent();
   if (!parent) return make(Expect::Deny, builtin(), p.str() + " has no known parent directory");
   if (const Root* w = deepest_containing(write_, *parent))
