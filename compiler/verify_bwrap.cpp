@@ -39,6 +39,12 @@ class SourceFacts {
       if (op.source && !op.try_source) required_.push_back(*op.source);
   }
 
+  bool known_missing(const SymbolicPath& src) const {
+    for (const auto& [path, kind] : kinds_)
+      if (kind == ir::HostKind::Missing && path.contains(src)) return true;
+    return false;
+  }
+
   Existence operator()(const SymbolicPath& src) const {
     for (const auto& req : required_)
       if (src.contains(req)) return Existence::Exists;
@@ -226,7 +232,14 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
     findings.push_back(Finding{kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                "an absolute or ${VAR} path", "cannot be evaluated", {}});
   check_flags(resolved, argv.flags, findings);
-  auto tables = scenarios(argv.ops, SourceFacts(intent, argv.ops), findings);
+  const SourceFacts facts(intent, argv.ops);
+  // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
+  // artifact never runs the command it was compiled for.
+  for (const auto& op : argv.ops)
+    if (op.source && !op.try_source && facts.known_missing(*op.source))
+      findings.push_back(malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
+                                                      "policy); bwrap would abort"));
+  auto tables = scenarios(argv.ops, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_probes(intent, tables, findings);

@@ -132,6 +132,17 @@ BOOST_AUTO_TEST_CASE(a_try_bind_that_protects_counts_as_missing_unless_the_ir_kn
   BOOST_TEST(verify_bwrap(known, test::render(argv)).empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_plain_bind_of_a_source_known_missing_aborts_bwrap) {
+  auto policy = test::workspace_policy();
+  policy.protect[0].kind = ir::HostKind::Missing;  // ${WORKSPACE}/.env
+  auto fs = verify_bwrap(policy, test::render(test::workspace_argv()));
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST(fs[0].str() ==
+             "bwrap.args:27:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv in the subset "
+             "zpolicy verifies, artifact gives --ro-bind ${WORKSPACE}/.env ${WORKSPACE}/.env: the source is missing "
+             "on this host (per the resolved policy); bwrap would abort\n");
+}
+
 BOOST_AUTO_TEST_CASE(danger_full_access_is_not_verified) {
   auto policy = test::workspace_policy();
   policy.mode = ir::Mode::DangerFullAccess;
