@@ -107,9 +107,14 @@ void MountTable::add_mount(Mount m) {
 
 size_t MountTable::covering(const SymbolicPath& p) const {
   size_t best = 0;
-  for (size_t i = 0; i < mounts_.size(); ++i) {
+  size_t best_depth = 0;
+  for (size_t i = 1; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.dest.contains(p) && depth(m.dest) >= depth(mounts_[best].dest)) best = i;
+    size_t d = depth(m.dest);
+    if (m.visible && d >= best_depth && d <= depth(p) && m.dest.contains(p)) {
+      best = i;
+      best_depth = d;
+    }
   }
   return best;
 }
@@ -138,8 +143,7 @@ bool MountTable::exists_in_scratch(const SymbolicPath& p, size_t mount) const {
   return m.dest == p || node_at(p, mount, Node::Kind::Dir) || node_at(p, mount, Node::Kind::Symlink);
 }
 
-std::optional<unsigned> MountTable::known_mode(const SymbolicPath& p) const {
-  size_t c = covering(p);
+std::optional<unsigned> MountTable::known_mode(const SymbolicPath& p, size_t c) const {
   // The sandbox owns what bwrap creates for it (and may own host files), and chmod
   // needs ownership, not a capability: a mode binds it only where chmod fails, on a
   // read-only mount.
@@ -255,6 +259,8 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
 
 std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, bool follow_last,
                                                          std::vector<std::string>& trace) const {
+  if (std::none_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.kind == Node::Kind::Symlink; }))
+    return p;
   SymbolicPath cur = p;
   // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
   for (int hops = 0; hops < 40; ++hops) {
@@ -294,7 +300,7 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
     if (is_scratch(ma.kind) && !exists_in_scratch(a, ca))
       return result(Outcome::Denied, std::move(trace),
                     a.str() + " does not exist in " + describe(ca) + ": ENOENT");
-    auto mode = known_mode(a);
+    auto mode = known_mode(a, ca);
     if (mode && (*mode & 0111) == 0)
       return result(Outcome::Denied, std::move(trace),
                     a.str() + " has mode " + octal(*mode) + " in " + describe(ca) +
@@ -309,9 +315,9 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
   std::optional<SymbolicPath> host;
   if (m.kind == MountKind::Bind) host = m.source->rebase(m.dest, rp);
   const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
-  const auto mode = known_mode(rp);
+  const auto mode = known_mode(rp, c);
   const auto parent = rp.parent();
-  const auto parent_mode = parent ? known_mode(*parent) : std::nullopt;
+  const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
 
   if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
       is_char_device(*m.source)) {

@@ -89,7 +89,8 @@ class MountTable {
   size_t covering(const SymbolicPath& p) const;
   const Node* node_at(const SymbolicPath& p, size_t mount, Node::Kind kind) const;
   bool exists_in_scratch(const SymbolicPath& p, size_t mount) const;
-  std::optional<unsigned> known_mode(const SymbolicPath& p) const;
+  // The mode that binds the sandbox at `p`, whose covering mount is `c`.
+  std::optional<unsigned> known_mode(const SymbolicPath& p, size_t c) const;
   void ensure_parents(const SymbolicPath& dest, std::optional<unsigned> perms, int line);
   std::optional<SymbolicPath> resolve_symlinks(const SymbolicPath& p, bool follow_last,
                                                std::vector<std::string>& trace) const;
