@@ -4,32 +4,6 @@
 
 namespace zpolicy::compiler {
 
-const char* to_string(BwrapOpKind k) {
-  switch (k) {
-    case BwrapOpKind::Bind:
-      return "bind";
-    case BwrapOpKind::RoBind:
-      return "ro-bind";
-    case BwrapOpKind::DevBind:
-      return "dev-bind";
-    case BwrapOpKind::RemountRo:
-      return "remount-ro";
-    case BwrapOpKind::Tmpfs:
-      return "tmpfs";
-    case BwrapOpKind::Dev:
-      return "dev";
-    case BwrapOpKind::Proc:
-      return "proc";
-    case BwrapOpKind::Dir:
-      return "dir";
-    case BwrapOpKind::Symlink:
-      return "symlink";
-    case BwrapOpKind::Chmod:
-      return "chmod";
-  }
-  return "?";
-}
-
 namespace {
 
 struct BindSpelling {

@@ -12,7 +12,6 @@ namespace zpolicy::compiler {
 // One filesystem setup operation, in the order bwrap executes them (the model of
 // bubblewrap.c's SetupOp list).
 enum class BwrapOpKind { Bind, RoBind, DevBind, RemountRo, Tmpfs, Dev, Proc, Dir, Symlink, Chmod };
-const char* to_string(BwrapOpKind k);
 
 struct BwrapOp {
   BwrapOpKind kind = BwrapOpKind::Bind;

@@ -70,7 +70,6 @@ class MountTable {
   // at the same path and at every alias a bind with a different source creates.
   AccessResult host_access(const SymbolicPath& host, FsOp op) const;
 
-  const std::vector<Mount>& mounts() const { return mounts_; }
   // The visible mount whose destination is exactly `p`, if any.
   const Mount* mount_at(const SymbolicPath& p) const;
 

@@ -143,6 +143,31 @@ BOOST_AUTO_TEST_CASE(a_plain_bind_of_a_source_known_missing_aborts_bwrap) {
              "on this host (per the resolved policy); bwrap would abort\n");
 }
 
+BOOST_AUTO_TEST_CASE(a_skipped_try_source_implies_its_descendants_are_missing_too) {
+  const std::string pin = "${WORKSPACE}/data", sessions = "${WORKSPACE}/data/agent-sessions";
+  auto argv = replaced(test::workspace_argv(), {"--bind", pin, pin}, {"--bind-try", pin, pin});
+  argv = replaced(argv, {"--ro-bind", sessions, sessions}, {"--ro-bind-try", sessions, sessions});
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  auto it = std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.probe == "delete ${WORKSPACE}/data"; });
+  BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
+  // Skipping the pin while its descendant's bind applies is impossible, so the first
+  // scenario that loses the pin has lost the protected bind as well.
+  BOOST_TEST(it->trace.at(1).find("bwrap.args:24") != std::string::npos, it->trace.at(1));
+  BOOST_TEST(it->trace.at(2).find("bwrap.args:33") != std::string::npos, it->trace.at(2));
+}
+
+BOOST_AUTO_TEST_CASE(too_many_uncertain_try_binds_are_refused) {
+  auto argv = test::workspace_argv();
+  for (int i = 0; i < 9; ++i) {
+    const std::string p = "${WORKSPACE}/opt" + std::to_string(i);
+    argv.insert(argv.end() - 2, Option{"--ro-bind-try", p, p});
+  }
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST(fs[0].kind == "malformed-artifact");
+  BOOST_TEST(fs[0].actual.find("9 -try binds") != std::string::npos, fs[0].actual);
+}
+
 BOOST_AUTO_TEST_CASE(danger_full_access_is_not_verified) {
   auto policy = test::workspace_policy();
   policy.mode = ir::Mode::DangerFullAccess;
