@@ -24,8 +24,10 @@ struct DestSpelling {
 };
 
 constexpr DestSpelling kDestOps[] = {
-    {"--remount-ro", BwrapOpKind::RemountRo}, {"--tmpfs", BwrapOpKind::Tmpfs},
-    {"--dev", BwrapOpKind::Dev},              {"--proc", BwrapOpKind::Proc},
+    {"--remount-ro", BwrapOpKind::RemountRo},
+    {"--tmpfs", BwrapOpKind::Tmpfs},
+    {"--dev", BwrapOpKind::Dev},
+    {"--proc", BwrapOpKind::Proc},
     {"--dir", BwrapOpKind::Dir},
 };
 
@@ -63,7 +65,8 @@ class Parser {
       if (args_[k].find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos)
         fail(static_cast<int>(k) + 1, "argument contains a control character");
     while (i_ < args_.size() && !error_) step();
-    if (!error_ && pending_perms_) fail(perms_line_, "--perms must be followed by --tmpfs or --dir");
+    if (!error_ && pending_perms_)
+      fail(perms_line_, "--perms must be followed by --tmpfs or --dir");
     if (!error_ && pending_size_) fail(perms_line_, "--size must be followed by --tmpfs");
     if (!error_ && out_.flags.disable_userns && !out_.flags.unshare_user)
       fail(disable_userns_line_, "--disable-userns requires --unshare-user");
@@ -97,9 +100,9 @@ class Parser {
     auto a = arg(option, n);
     if (!a) return std::nullopt;
     auto p = SymbolicPath::parse(*a);
-    if (!p) fail(line() + static_cast<int>(n),
-                 std::string(option) + ": '" + std::string(*a) +
-                     "' is not an absolute path or ${VAR} path");
+    if (!p)
+      fail(line() + static_cast<int>(n), std::string(option) + ": '" + std::string(*a) +
+                                             "' is not an absolute path or ${VAR} path");
     return p;
   }
 
@@ -122,8 +125,8 @@ class Parser {
   // --perms and --size only modify the very next option, and bwrap refuses any other
   // option in between.
   void check_modifiers(std::string_view option) {
-    bool perms_ok = option == "--tmpfs" || option == "--dir" || option == "--size" ||
-                    option == "--perms";
+    bool perms_ok =
+        option == "--tmpfs" || option == "--dir" || option == "--size" || option == "--perms";
     bool size_ok = option == "--tmpfs" || option == "--perms" || option == "--size";
     if (pending_perms_ && !perms_ok)
       fail(perms_line_, "--perms must be followed by --tmpfs or --dir, not " + std::string(option));
@@ -166,8 +169,10 @@ class Parser {
     if (a == "--cap-drop") {
       auto cap = arg(a, 1);
       if (!cap) return;
-      if (*cap == "ALL") f.cap_drop_all = true;
-      else if (!cap->starts_with("CAP_")) return fail(line() + 1, "--cap-drop: unknown capability '" + std::string(*cap) + "'");
+      if (*cap == "ALL")
+        f.cap_drop_all = true;
+      else if (!cap->starts_with("CAP_"))
+        return fail(line() + 1, "--cap-drop: unknown capability '" + std::string(*cap) + "'");
       i_ += 2;
       return;
     }
@@ -175,7 +180,8 @@ class Parser {
       auto fd = arg(a, 1);
       if (!fd) return;
       auto v = parse_decimal(*fd);
-      if (!v || *v > 1'000'000) return fail(line() + 1, "--seccomp: '" + std::string(*fd) + "' is not a file descriptor");
+      if (!v || *v > 1'000'000)
+        return fail(line() + 1, "--seccomp: '" + std::string(*fd) + "' is not a file descriptor");
       f.seccomp_fd = static_cast<int>(*v);
       i_ += 2;
       return;

@@ -15,7 +15,7 @@ enum class BwrapOpKind { Bind, RoBind, DevBind, RemountRo, Tmpfs, Dev, Proc, Dir
 
 struct BwrapOp {
   BwrapOpKind kind = BwrapOpKind::Bind;
-  bool try_source = false;            // --*-bind-try: skipped when the source is missing
+  bool try_source = false;             // --*-bind-try: skipped when the source is missing
   std::optional<SymbolicPath> source;  // bind source on the host
   std::string link_target;             // --symlink target, verbatim
   SymbolicPath dest;

@@ -13,8 +13,8 @@ struct Finding {
   std::string target;  // "linux", "macos"
   // "dropped-deny", "missing-allow", "malformed-artifact" or "missing-hardening"
   std::string kind;
-  ir::SourceLoc rule;     // the policy line that decides (or the artifact line at fault)
-  std::string probe;      // "write ${HOME}/.ssh/zpolicy-probe"
+  ir::SourceLoc rule;  // the policy line that decides (or the artifact line at fault)
+  std::string probe;   // "write ${HOME}/.ssh/zpolicy-probe"
   std::string expected;
   std::string actual;
   std::vector<std::string> trace;  // the evaluator's reasoning, in order

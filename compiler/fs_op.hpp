@@ -8,8 +8,7 @@ namespace zpolicy::compiler {
 // create brings a new directory entry into being; delete removes or renames one away.
 enum class FsOp { Read, Write, Create, Delete };
 
-inline constexpr std::array<FsOp, 4> kAllFsOps{FsOp::Read, FsOp::Write, FsOp::Create,
-                                               FsOp::Delete};
+inline constexpr std::array<FsOp, 4> kAllFsOps{FsOp::Read, FsOp::Write, FsOp::Create, FsOp::Delete};
 
 inline const char* to_string(FsOp op) {
   switch (op) {

@@ -43,10 +43,11 @@ std::string octal(unsigned mode) {
 // Device nodes a bind may put over a file to mask it. A bind without --dev-bind is
 // mounted nodev, so such a node cannot even be opened.
 bool is_char_device(const SymbolicPath& p) {
-  static const char* const kDevices[] = {"/dev/null", "/dev/zero", "/dev/full",
+  static const char* const kDevices[] = {"/dev/null",   "/dev/zero",    "/dev/full",
                                          "/dev/random", "/dev/urandom", "/dev/tty"};
   std::string s = p.str();
-  return std::any_of(std::begin(kDevices), std::end(kDevices), [&](const char* d) { return s == d; });
+  return std::any_of(std::begin(kDevices), std::end(kDevices),
+                     [&](const char* d) { return s == d; });
 }
 
 bool is_scratch(MountTable::MountKind k) {
@@ -135,12 +136,13 @@ bool MountTable::exists_in_scratch(const SymbolicPath& p, size_t mount) const {
   const Mount& m = mounts_[mount];
   // What bwrap's --dev populates: device nodes bound from the host, and directories.
   static const char* const kDevEntries[] = {"null", "zero", "full", "random", "urandom",
-                                            "tty", "ptmx", "pts", "shm", "console"};
+                                            "tty",  "ptmx", "pts",  "shm",    "console"};
   if (m.kind == MountKind::Dev && p.parent() == m.dest &&
       std::any_of(std::begin(kDevEntries), std::end(kDevEntries),
                   [&](const char* e) { return p.components.back() == e; }))
     return true;
-  return m.dest == p || node_at(p, mount, Node::Kind::Dir) || node_at(p, mount, Node::Kind::Symlink);
+  return m.dest == p || node_at(p, mount, Node::Kind::Dir) ||
+         node_at(p, mount, Node::Kind::Symlink);
 }
 
 std::optional<unsigned> MountTable::known_mode(const SymbolicPath& p, size_t c) const {
@@ -216,7 +218,8 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       if (!target) return fail("the path does not resolve");
       size_t c = covering(*target);
       // The kernel remounts only a mount's root; bwrap dies on anything else.
-      if (mounts_[c].dest != *target) return fail(target->str() + " is not a mount point at this step");
+      if (mounts_[c].dest != *target)
+        return fail(target->str() + " is not a mount point at this step");
       mounts_[c].read_only = true;
       return std::nullopt;
     }
@@ -234,8 +237,10 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       ensure_parents(op.dest, std::nullopt, op.line);
       size_t c = covering(op.dest);
       if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
-      if (is_scratch(mounts_[c].kind) && mounts_[c].read_only) return fail("symlink on a read-only mount");
-      nodes_.push_back(Node{Node::Kind::Symlink, op.dest, c, std::nullopt, op.link_target, op.line});
+      if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
+        return fail("symlink on a read-only mount");
+      nodes_.push_back(
+          Node{Node::Kind::Symlink, op.dest, c, std::nullopt, op.link_target, op.line});
       return std::nullopt;
     }
     case BwrapOpKind::Chmod: {
@@ -249,7 +254,8 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
         m.mode = op.perms;
         return std::nullopt;
       }
-      if (is_scratch(m.kind) && !exists_in_scratch(*target, c)) return fail(target->str() + " does not exist");
+      if (is_scratch(m.kind) && !exists_in_scratch(*target, c))
+        return fail(target->str() + " does not exist");
       nodes_.push_back(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
       return std::nullopt;
     }
@@ -259,7 +265,8 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
 
 std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, bool follow_last,
                                                          std::vector<std::string>& trace) const {
-  if (std::none_of(nodes_.begin(), nodes_.end(), [](const Node& n) { return n.kind == Node::Kind::Symlink; }))
+  if (std::none_of(nodes_.begin(), nodes_.end(),
+                   [](const Node& n) { return n.kind == Node::Kind::Symlink; }))
     return p;
   SymbolicPath cur = p;
   // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
@@ -286,7 +293,9 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
   std::vector<std::string> trace;
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
   auto rp_opt = resolve_symlinks(p, follow_last, trace);
-  if (!rp_opt) return result(Outcome::Denied, std::move(trace), "symlink loop or dangling target: ENOENT/ELOOP");
+  if (!rp_opt)
+    return result(Outcome::Denied, std::move(trace),
+                  "symlink loop or dangling target: ENOENT/ELOOP");
   const SymbolicPath rp = *rp_opt;
 
   auto chain = lineage(rp);
@@ -295,8 +304,9 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
     size_t ca = covering(a);
     const Mount& ma = mounts_[ca];
     if (ma.kind == MountKind::Bind && ma.dest == a && is_char_device(*ma.source))
-      return result(Outcome::Denied, std::move(trace),
-                    a.str() + " is the device " + ma.source->str() + " (" + describe(ca) + "): ENOTDIR");
+      return result(
+          Outcome::Denied, std::move(trace),
+          a.str() + " is the device " + ma.source->str() + " (" + describe(ca) + "): ENOTDIR");
     if (is_scratch(ma.kind) && !exists_in_scratch(a, ca))
       return result(Outcome::Denied, std::move(trace),
                     a.str() + " does not exist in " + describe(ca) + ": ENOENT");
@@ -324,16 +334,20 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
     if (!m.devices)
       return result(Outcome::Denied, std::move(trace),
                     m.source->str() + " is a device node on a nodev bind: open fails EACCES");
-    return result(Outcome::Scratch, std::move(trace), "the device " + m.source->str() + " holds no host data");
+    return result(Outcome::Scratch, std::move(trace),
+                  "the device " + m.source->str() + " holds no host data");
   }
 
   // Creating or removing a directory entry needs a writable mount and write and search
   // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
   auto entry_change = [&](const char* mount_point_errno) -> AccessResult {
     if (mount_point)
-      return result(Outcome::Denied, std::move(trace), rp.str() + " is a mount point: " + mount_point_errno);
-    if (!parent) return result(Outcome::Denied, std::move(trace), rp.str() + " has no parent to change");
-    if (m.kind == MountKind::Proc) return result(Outcome::Denied, std::move(trace), "procfs: no new entries");
+      return result(Outcome::Denied, std::move(trace),
+                    rp.str() + " is a mount point: " + mount_point_errno);
+    if (!parent)
+      return result(Outcome::Denied, std::move(trace), rp.str() + " has no parent to change");
+    if (m.kind == MountKind::Proc)
+      return result(Outcome::Denied, std::move(trace), "procfs: no new entries");
     if (op == FsOp::Delete && scratch && !exists_in_scratch(rp, c))
       return result(Outcome::Denied, std::move(trace), rp.str() + " does not exist: ENOENT");
     if (op != FsOp::Delete && scratch && exists_in_scratch(rp, c))
@@ -347,18 +361,23 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
 
   switch (op) {
     case FsOp::Read:
-      if (m.kind == MountKind::Proc) return result(Outcome::Scratch, std::move(trace), "the sandbox's own procfs");
+      if (m.kind == MountKind::Proc)
+        return result(Outcome::Scratch, std::move(trace), "the sandbox's own procfs");
       if (scratch && !exists_in_scratch(rp, c))
         return result(Outcome::Denied, std::move(trace), rp.str() + " does not exist: ENOENT");
       if (mode && (*mode & 0444) == 0)
-        return result(Outcome::Denied, std::move(trace), rp.str() + " has mode " + octal(*mode) + ": EACCES");
+        return result(Outcome::Denied, std::move(trace),
+                      rp.str() + " has mode " + octal(*mode) + ": EACCES");
       return result(success, std::move(trace), "read succeeds", host);
     case FsOp::Write:
-      if (m.kind == MountKind::Proc) return result(Outcome::Denied, std::move(trace), "procfs: writes out of scope, treated as denied");
+      if (m.kind == MountKind::Proc)
+        return result(Outcome::Denied, std::move(trace),
+                      "procfs: writes out of scope, treated as denied");
       if (scratch && !exists_in_scratch(rp, c)) return entry_change("EEXIST");
       if (m.read_only) return result(Outcome::Denied, std::move(trace), "read-only mount: EROFS");
       if (mode && (*mode & 0222) == 0)
-        return result(Outcome::Denied, std::move(trace), rp.str() + " has mode " + octal(*mode) + ": EACCES");
+        return result(Outcome::Denied, std::move(trace),
+                      rp.str() + " has mode " + octal(*mode) + ": EACCES");
       return result(success, std::move(trace), "write succeeds", host);
     case FsOp::Create:
       return entry_change("EEXIST");
@@ -373,7 +392,8 @@ AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op) const {
   if (direct.outcome == Outcome::Host && direct.host_path == host) return direct;
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (!m.visible || m.kind != MountKind::Bind || *m.source == m.dest || !m.source->contains(host)) continue;
+    if (!m.visible || m.kind != MountKind::Bind || *m.source == m.dest || !m.source->contains(host))
+      continue;
     SymbolicPath alias = m.dest.rebase(*m.source, host);
     if (alias == host) continue;
     AccessResult r = access(alias, op);
@@ -384,7 +404,8 @@ AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op) const {
     }
   }
   if (direct.outcome == Outcome::Host) {
-    direct.trace.push_back("that is the host object " + direct.host_path->str() + ", not " + host.str());
+    direct.trace.push_back("that is the host object " + direct.host_path->str() + ", not " +
+                           host.str());
     direct.outcome = Outcome::Scratch;
     direct.host_path.reset();
   }

@@ -46,10 +46,10 @@ class MountTable {
     SymbolicPath dest;
     std::optional<SymbolicPath> source;  // for Bind
     bool read_only = false;
-    bool devices = false;             // --dev-bind: device nodes may be opened
-    std::optional<unsigned> mode;     // known mode of the mount's root directory
-    bool visible = true;              // false once a later mount covers it
-    int line = 0;                     // bwrap.args line; 0 for bwrap's own root
+    bool devices = false;          // --dev-bind: device nodes may be opened
+    std::optional<unsigned> mode;  // known mode of the mount's root directory
+    bool visible = true;           // false once a later mount covers it
+    int line = 0;                  // bwrap.args line; 0 for bwrap's own root
     std::string text;
   };
 

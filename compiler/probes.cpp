@@ -54,8 +54,10 @@ Expectation make(Expect e, const ir::SourceLoc& rule, std::string reason) {
 Intent::Intent(const ir::Resolved& r) : mode_(r.mode), private_tmp_(r.private_tmp) {
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out) {
     for (const auto& rp : in) {
-      if (auto p = SymbolicPath::parse(rp.path)) out.push_back(Root{*p, rp});
-      else unparsable_.push_back(rp);
+      if (auto p = SymbolicPath::parse(rp.path))
+        out.push_back(Root{*p, rp});
+      else
+        unparsable_.push_back(rp);
     }
   };
   load(r.read, read_);
@@ -67,7 +69,8 @@ Intent::Intent(const ir::Resolved& r) : mode_(r.mode), private_tmp_(r.private_tm
 
 Expectation Intent::outside_writable(const SymbolicPath& p, std::string what) const {
   if (const Root* r = deepest_containing(read_, p))
-    return make(Expect::Deny, r->origin.loc, what + " is readable through " + r->path.str() + " but under no writable root");
+    return make(Expect::Deny, r->origin.loc,
+                what + " is readable through " + r->path.str() + " but under no writable root");
   return make(Expect::Deny, builtin(), what + " is under no root");
 }
 
@@ -83,7 +86,8 @@ Expectation Intent::read_rule(const SymbolicPath& p) const {
 
 Expectation Intent::write_rule(const SymbolicPath& p) const {
   if (mode_ != ir::Mode::WorkspaceWrite)
-    return make(Expect::Deny, builtin(), std::string("mode ") + ir::to_string(mode_) + " writes nothing");
+    return make(Expect::Deny, builtin(),
+                std::string("mode ") + ir::to_string(mode_) + " writes nothing");
   if (const Root* pr = deepest_containing(protect_, p))
     return make(Expect::Deny, pr->origin.loc, "under protected path " + pr->path.str());
   if (const Root* w = deepest_containing(write_, p))
@@ -96,17 +100,22 @@ Expectation Intent::write_rule(const SymbolicPath& p) const {
 Expectation Intent::entry_rule(const SymbolicPath& p, FsOp op) const {
   const std::string verb = to_string(op);
   if (mode_ != ir::Mode::WorkspaceWrite)
-    return make(Expect::Deny, builtin(), std::string("mode ") + ir::to_string(mode_) + " writes nothing");
+    return make(Expect::Deny, builtin(),
+                std::string("mode ") + ir::to_string(mode_) + " writes nothing");
   if (const Root* pr = deepest_containing(protect_, p))
-    return make(Expect::Deny, pr->origin.loc, "protected path " + pr->path.str() + " cannot be created, deleted or renamed");
+    return make(Expect::Deny, pr->origin.loc,
+                "protected path " + pr->path.str() + " cannot be created, deleted or renamed");
   for (const auto* roots : {&write_, &read_, &pin_})
     for (const auto& r : *roots)
       if (r.path == p)
-        return make(Expect::Deny, r.origin.loc, p.str() + " is a root of the policy, fixed for the sandbox's life");
+        return make(Expect::Deny, r.origin.loc,
+                    p.str() + " is a root of the policy, fixed for the sandbox's life");
   if (const Root* g = guarded_below(protect_, write_, p))
-    return make(Expect::Deny, g->origin.loc, "renaming " + p.str() + " would carry protected " + g->path.str() + " away");
+    return make(Expect::Deny, g->origin.loc,
+                "renaming " + p.str() + " would carry protected " + g->path.str() + " away");
   if (const Root* g = guarded_below(deny_, write_, p))
-    return make(Expect::Deny, g->origin.loc, "renaming " + p.str() + " would carry deny root " + g->path.str() + " away");
+    return make(Expect::Deny, g->origin.loc,
+                "renaming " + p.str() + " would carry deny root " + g->path.str() + " away");
   auto parent = p.parent();
   if (!parent) return make(Expect::Deny, builtin(), p.str() + " has no known parent directory");
   if (const Root* w = deepest_containing(write_, *parent))
@@ -154,7 +163,8 @@ std::vector<Probe> generate_probes(const Intent& intent) {
     for (const auto& w : intent.write()) {
       if (!w.path.contains(r.path)) continue;
       for (auto a = r.path.parent(); a && w.path.contains(*a) && !(*a == w.path); a = a->parent())
-        add(*a, "directory between writable root " + w.path.str() + " and protected " + r.path.str());
+        add(*a,
+            "directory between writable root " + w.path.str() + " and protected " + r.path.str());
     }
   }
   add(*SymbolicPath::parse("/zpolicy-probe-outside"), "outside every root");

@@ -19,13 +19,23 @@ constexpr size_t kMaxUncertainOps = 8;
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
 Finding malformed(int line, std::string message) {
-  return Finding{kTarget, "malformed-artifact", ir::SourceLoc{kArtifact, line, 1},
-                 kArtifact, "a bwrap argv in the subset zpolicy verifies", std::move(message), {}};
+  return Finding{kTarget,
+                 "malformed-artifact",
+                 ir::SourceLoc{kArtifact, line, 1},
+                 kArtifact,
+                 "a bwrap argv in the subset zpolicy verifies",
+                 std::move(message),
+                 {}};
 }
 
 Finding hardening(std::string what, std::string expected, std::string actual) {
-  return Finding{kTarget, "missing-hardening", builtin(), std::move(what), std::move(expected),
-                 std::move(actual), {}};
+  return Finding{kTarget,
+                 "missing-hardening",
+                 builtin(),
+                 std::move(what),
+                 std::move(expected),
+                 std::move(actual),
+                 {}};
 }
 
 // What the host holds at a bind source, as far as the IR and the artifact tell: a
@@ -33,7 +43,8 @@ Finding hardening(std::string what, std::string expected, std::string actual) {
 class SourceFacts {
  public:
   SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops) {
-    for (const auto* roots : {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
+    for (const auto* roots :
+         {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
       for (const auto& r : *roots) kinds_.emplace(r.path, r.origin.kind);
     for (const auto& op : ops)
       if (op.source && !op.try_source) required_.push_back(*op.source);
@@ -87,7 +98,8 @@ std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFac
   }
   if (uncertain.size() > kMaxUncertainOps) {
     findings.push_back(malformed(ops[uncertain[kMaxUncertainOps]].line,
-                                 std::to_string(uncertain.size()) + " -try binds with sources of unknown existence; at most " +
+                                 std::to_string(uncertain.size()) +
+                                     " -try binds with sources of unknown existence; at most " +
                                      std::to_string(kMaxUncertainOps) + " can be verified"));
     return {};
   }
@@ -95,7 +107,8 @@ std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFac
   const size_t all = size_t{1} << uncertain.size();
   for (size_t mask = 0; mask < all; ++mask) {
     std::vector<bool> applied = base;
-    for (size_t b = 0; b < uncertain.size(); ++b) applied[uncertain[b]] = !(mask & (size_t{1} << b));
+    for (size_t b = 0; b < uncertain.size(); ++b)
+      applied[uncertain[b]] = !(mask & (size_t{1} << b));
     bool possible = true;
     for (size_t i : uncertain)
       for (size_t j : uncertain)
@@ -111,8 +124,8 @@ std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFac
     Scenario s{std::get<MountTable>(std::move(replayed)), {}};
     for (size_t i : uncertain)
       if (!applied[i])
-        s.assumptions.push_back("assuming the source of bwrap.args:" + std::to_string(ops[i].line) + " (" +
-                                ops[i].text + ") is missing, so bwrap skips it");
+        s.assumptions.push_back("assuming the source of bwrap.args:" + std::to_string(ops[i].line) +
+                                " (" + ops[i].text + ") is missing, so bwrap skips it");
     out.push_back(std::move(s));
   }
   return out;
@@ -131,7 +144,8 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
       {f.unshare_pid, "--unshare-pid", "host processes invisible"},
       {f.unshare_ipc, "--unshare-ipc", "no host IPC"},
       {f.unshare_uts, "--unshare-uts", "no host hostname changes"},
-      {f.unshare_cgroup || f.unshare_cgroup_try, "--unshare-cgroup-try", "host cgroup paths hidden"},
+      {f.unshare_cgroup || f.unshare_cgroup_try, "--unshare-cgroup-try",
+       "host cgroup paths hidden"},
       {f.cap_drop_all, "--cap-drop ALL", "no capabilities, even when run as root"},
       {f.disable_userns, "--disable-userns", "no nested user namespace to remount from"},
       {f.seccomp_fd.has_value(), "--seccomp FD", "the syscall filter is loaded"},
@@ -140,20 +154,32 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
     if (!r.present) out.push_back(hardening(r.option, std::string("present: ") + r.why, "absent"));
   bool want_net_ns = intent.network != ir::Network::Full;
   if (want_net_ns && !f.unshare_net)
-    out.push_back(hardening("--unshare-net", std::string("present: network ") + ir::to_string(intent.network),
+    out.push_back(hardening("--unshare-net",
+                            std::string("present: network ") + ir::to_string(intent.network),
                             "absent: the host network is reachable"));
   if (!want_net_ns && f.unshare_net)
-    out.push_back(Finding{kTarget, "missing-allow", builtin(), "--unshare-net",
-                          "absent: network full", "present: no network", {}});
+    out.push_back(Finding{kTarget,
+                          "missing-allow",
+                          builtin(),
+                          "--unshare-net",
+                          "absent: network full",
+                          "present: no network",
+                          {}});
   if (!intent.cwd.empty()) {
     auto cwd = SymbolicPath::parse(intent.cwd);
     if (!f.chdir || !cwd || !(*f.chdir == *cwd))
-      out.push_back(Finding{kTarget, "missing-allow", builtin(), "--chdir", "--chdir " + intent.cwd,
-                            f.chdir ? "--chdir " + f.chdir->str() : "absent", {}});
+      out.push_back(Finding{kTarget,
+                            "missing-allow",
+                            builtin(),
+                            "--chdir",
+                            "--chdir " + intent.cwd,
+                            f.chdir ? "--chdir " + f.chdir->str() : "absent",
+                            {}});
   }
 }
 
-void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables, std::vector<Finding>& out) {
+void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables,
+                  std::vector<Finding>& out) {
   struct Required {
     const char* path;
     MountTable::MountKind kind;
@@ -161,14 +187,16 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
   };
   std::vector<Required> required = {{"/proc", MountTable::MountKind::Proc, "--proc /proc"},
                                     {"/dev", MountTable::MountKind::Dev, "--dev /dev"}};
-  if (intent.private_tmp) required.push_back({"/tmp", MountTable::MountKind::Tmpfs, "--tmpfs /tmp"});
+  if (intent.private_tmp)
+    required.push_back({"/tmp", MountTable::MountKind::Tmpfs, "--tmpfs /tmp"});
   for (const auto& r : required) {
     const auto path = *SymbolicPath::parse(r.path);
     for (const auto& s : tables) {
       const auto* m = s.table.mount_at(path);
       if (m && m->kind == r.kind) continue;
-      Finding f = hardening(r.option, std::string("the sandbox's own ") + r.path,
-                            m ? "a different mount: " + m->text : "no mount at " + std::string(r.path));
+      Finding f =
+          hardening(r.option, std::string("the sandbox's own ") + r.path,
+                    m ? "a different mount: " + m->text : "no mount at " + std::string(r.path));
       f.trace = s.assumptions;
       out.push_back(std::move(f));
       break;
@@ -189,7 +217,8 @@ bool satisfies(Expect e, const AccessResult& r, const SymbolicPath& path) {
   return false;
 }
 
-void check_probes(const Intent& intent, const std::vector<Scenario>& tables, std::vector<Finding>& out) {
+void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
+                  std::vector<Finding>& out) {
   for (const auto& probe : generate_probes(intent)) {
     for (FsOp op : kAllFsOps) {
       const Expectation& exp = probe.at(op);
@@ -229,16 +258,22 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   const BwrapArgv& argv = *parsed.argv;
   Intent intent(resolved);
   for (const auto& p : intent.unparsable())
-    findings.push_back(Finding{kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
-                               "an absolute or ${VAR} path", "cannot be evaluated", {}});
+    findings.push_back(Finding{kTarget,
+                               "malformed-artifact",
+                               p.loc,
+                               "intent path " + p.path,
+                               "an absolute or ${VAR} path",
+                               "cannot be evaluated",
+                               {}});
   check_flags(resolved, argv.flags, findings);
   const SourceFacts facts(intent, argv.ops);
   // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
   // artifact never runs the command it was compiled for.
   for (const auto& op : argv.ops)
     if (op.source && !op.try_source && facts.known_missing(*op.source))
-      findings.push_back(malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
-                                                      "policy); bwrap would abort"));
+      findings.push_back(
+          malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
+                                       "policy); bwrap would abort"));
   auto tables = scenarios(argv.ops, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);

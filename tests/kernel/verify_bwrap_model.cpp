@@ -1,11 +1,10 @@
 #define BOOST_TEST_DYN_LINK
-#include <boost/test/unit_test.hpp>
-
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -37,13 +36,15 @@ std::string substitute(std::string s, const std::string& root) {
 }
 
 void make_layout(const std::string& root) {
-  for (const char* d : {"/w/src", "/w/.git", "/w/data/agent-sessions", "/w/data/other", "/h/.ssh", "/h/.aws"})
+  for (const char* d :
+       {"/w/src", "/w/.git", "/w/data/agent-sessions", "/w/data/other", "/h/.ssh", "/h/.aws"})
     fs::create_directories(root + d);
-  for (const char* f : {"/w/src/a.c", "/w/.git/config", "/w/.env", "/w/data/agent-sessions/s.json", "/h/.ssh/id",
-                        "/h/.aws/credentials"})
+  for (const char* f : {"/w/src/a.c", "/w/.git/config", "/w/.env", "/w/data/agent-sessions/s.json",
+                        "/h/.ssh/id", "/h/.aws/credentials"})
     std::ofstream(root + f) << "host content\n";
   // The model assumes host modes allow; make that true for an unprivileged sandbox user.
-  for (const auto& e : fs::recursive_directory_iterator(root)) fs::permissions(e.path(), fs::perms::all);
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    fs::permissions(e.path(), fs::perms::all);
   fs::permissions(root, fs::perms::all);
 }
 
@@ -74,11 +75,13 @@ std::string run(const std::vector<Option>& argv, const std::string& script, bool
   close(out[1]);
   std::string text;
   char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<size_t>(n));
   close(out[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  BOOST_TEST_REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0), "bwrap failed with status " << status << ", output: " << text);
+  BOOST_TEST_REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0),
+                     "bwrap failed with status " << status << ", output: " << text);
   return text;
 }
 
@@ -95,16 +98,18 @@ std::string script_for(const std::vector<Check>& checks) {
     const std::string p = quote(checks[i].path.str()), id = std::to_string(i);
     switch (checks[i].op) {
       case FsOp::Read:
-        s += "{ if test -d " + p + "; then ls " + p + "; else cat " + p + "; fi; } >/dev/null 2>&1; echo " + id + " $?\n";
+        s += "{ if test -d " + p + "; then ls " + p + "; else cat " + p +
+             "; fi; } >/dev/null 2>&1; echo " + id + " $?\n";
         break;
       case FsOp::Write:
-        s += "if test -e " + p + "; then if test -d " + p + "; then touch " + p + "; else true >> " + p +
-             "; fi; echo " + id + " $?; else if true >> " + p + "; then echo " + id + " 0; rm -f " + p +
-             "; else echo " + id + " 1; fi; fi 2>/dev/null\n";
+        s += "if test -e " + p + "; then if test -d " + p + "; then touch " + p +
+             "; else true >> " + p + "; fi; echo " + id + " $?; else if true >> " + p +
+             "; then echo " + id + " 0; rm -f " + p + "; else echo " + id +
+             " 1; fi; fi 2>/dev/null\n";
         break;
       case FsOp::Delete:
-        s += "if mv " + p + " " + p + ".moved 2>/dev/null; then echo " + id + " 0; mv " + p + ".moved " + p +
-             "; else echo " + id + " 1; fi\n";
+        s += "if mv " + p + " " + p + ".moved 2>/dev/null; then echo " + id + " 0; mv " + p +
+             ".moved " + p + "; else echo " + id + " 1; fi\n";
         break;
       case FsOp::Create:
         s += "mkdir " + p + " 2>/dev/null; echo " + id + " $?\n";
@@ -145,8 +150,8 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
       const bool exists = fs::exists(fs::symlink_status(host));
       const bool parent_exists = fs::exists(host.parent_path());
       bool comparable = op == FsOp::Read || op == FsOp::Delete ? exists
-                        : op == FsOp::Write                   ? exists || parent_exists
-                                                              : !exists && parent_exists;
+                        : op == FsOp::Write                    ? exists || parent_exists
+                                                               : !exists && parent_exists;
       if (comparable) checks.push_back({probe.path, op});
     }
   std::istringstream out(run(argv, script_for(checks), as_nobody));
@@ -165,9 +170,11 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
     const bool kernel_allows = status[i] == 0, model_allows = r.outcome != Outcome::Denied;
     std::string trace;
     for (const auto& t : r.trace) trace += "\n    " + t;
-    BOOST_TEST_CONTEXT(variant << (as_nobody ? " as nobody: " : " as caller: ") << to_string(c.op) << " "
-                               << c.path.str() << " model " << to_string(r.outcome) << trace) {
-      BOOST_TEST(!(kernel_allows && !model_allows), "unsound: the kernel allows what the model denies");
+    BOOST_TEST_CONTEXT(variant << (as_nobody ? " as nobody: " : " as caller: ") << to_string(c.op)
+                               << " " << c.path.str() << " model " << to_string(r.outcome)
+                               << trace) {
+      BOOST_TEST(!(kernel_allows && !model_allows),
+                 "unsound: the kernel allows what the model denies");
       if (exact) BOOST_TEST(kernel_allows == model_allows);
       if (c.op == FsOp::Create && kernel_allows)
         BOOST_TEST(fs::exists(c.path.str()) == (r.outcome == Outcome::Host));
@@ -175,8 +182,9 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
     agreed += kernel_allows == model_allows;
     conservative += model_allows && !kernel_allows;
   }
-  BOOST_TEST_MESSAGE(variant << (as_nobody ? " as nobody" : " as caller") << ": model agrees with the kernel on "
-                             << agreed << " of " << checks.size() << " probe operations, over-approximates "
+  BOOST_TEST_MESSAGE(variant << (as_nobody ? " as nobody" : " as caller")
+                             << ": model agrees with the kernel on " << agreed << " of "
+                             << checks.size() << " probe operations, over-approximates "
                              << conservative);
   fs::remove_all(root);
 }
@@ -195,7 +203,8 @@ BOOST_AUTO_TEST_CASE(the_mount_table_predicts_the_kernel) {
   const std::string w = "${WORKSPACE}";
   const auto golden = test::workspace_argv();
   auto env_writable = golden;
-  std::replace(env_writable.begin(), env_writable.end(), Option{"--ro-bind", w + "/.env", w + "/.env"},
+  std::replace(env_writable.begin(), env_writable.end(),
+               Option{"--ro-bind", w + "/.env", w + "/.env"},
                Option{"--bind", w + "/.env", w + "/.env"});
   const std::pair<std::string, std::vector<Option>> variants[] = {
       {"golden", golden},

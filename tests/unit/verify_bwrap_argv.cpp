@@ -41,7 +41,8 @@ BOOST_AUTO_TEST_CASE(parses_the_expected_shape_into_ordered_ops_and_flags) {
 }
 
 BOOST_AUTO_TEST_CASE(try_variants_and_network_precedence) {
-  auto r = parse_bwrap_args("--unshare-net\n--share-net\n--bind-try\n/a\n/b\n--ro-bind-try\n/c\n/d\n");
+  auto r =
+      parse_bwrap_args("--unshare-net\n--share-net\n--bind-try\n/a\n/b\n--ro-bind-try\n/c\n/d\n");
   BOOST_TEST_REQUIRE(!r.error.has_value());
   BOOST_TEST(!r.argv->flags.unshare_net);
   BOOST_TEST(r.argv->ops[0].try_source);
@@ -56,7 +57,8 @@ BOOST_AUTO_TEST_CASE(try_variants_and_network_precedence) {
 }
 
 BOOST_AUTO_TEST_CASE(perms_apply_only_to_the_next_tmpfs_or_dir) {
-  auto r = parse_bwrap_args("--perms\n0700\n--size\n4096\n--tmpfs\n/a\n--tmpfs\n/b\n--perms\n0750\n--dir\n/c\n");
+  auto r = parse_bwrap_args(
+      "--perms\n0700\n--size\n4096\n--tmpfs\n/a\n--tmpfs\n/b\n--perms\n0750\n--dir\n/c\n");
   BOOST_TEST_REQUIRE(!r.error.has_value());
   BOOST_TEST((r.argv->ops[0].perms == std::optional<unsigned>(0700)));
   BOOST_TEST(!r.argv->ops[1].perms.has_value());

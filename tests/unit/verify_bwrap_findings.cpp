@@ -1,7 +1,6 @@
 #define BOOST_TEST_DYN_LINK
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 
 #include "compiler/verify_bwrap.hpp"
 #include "verify_bwrap_fixture.hpp"
@@ -29,7 +28,8 @@ std::vector<Option> replaced(std::vector<Option> argv, const Option& from, const
 }
 
 bool has(const std::vector<Finding>& fs, const std::string& kind, const std::string& probe) {
-  return std::any_of(fs.begin(), fs.end(), [&](const Finding& f) { return f.kind == kind && f.probe == probe; });
+  return std::any_of(fs.begin(), fs.end(),
+                     [&](const Finding& f) { return f.kind == kind && f.probe == probe; });
 }
 
 }  // namespace
@@ -46,14 +46,17 @@ BOOST_AUTO_TEST_CASE(the_expected_shape_verifies_clean) {
 BOOST_AUTO_TEST_CASE(a_protected_path_bound_writable_is_a_dropped_deny_naming_its_rule) {
   const std::string env = "${WORKSPACE}/.env";
   auto fs = verify_bwrap(test::workspace_policy(),
-                         test::render(replaced(test::workspace_argv(), {"--ro-bind", env, env}, {"--bind", env, env})));
+                         test::render(replaced(test::workspace_argv(), {"--ro-bind", env, env},
+                                               {"--bind", env, env})));
   BOOST_TEST_REQUIRE(fs.size() == 7u, all(fs));
-  BOOST_TEST(fs[0].str() ==
-             "policy.yaml:6:5: error: linux: dropped-deny: write ${WORKSPACE}/.env: expected no access to the host "
-             "object (under protected path ${WORKSPACE}/.env), artifact gives allowed on the host object\n"
-             "    probe: protected path ${WORKSPACE}/.env\n"
-             "    bwrap.args:27: --bind ${WORKSPACE}/.env ${WORKSPACE}/.env covers ${WORKSPACE}/.env\n"
-             "    write succeeds\n");
+  BOOST_TEST(
+      fs[0].str() ==
+      "policy.yaml:6:5: error: linux: dropped-deny: write ${WORKSPACE}/.env: expected no access to "
+      "the host "
+      "object (under protected path ${WORKSPACE}/.env), artifact gives allowed on the host object\n"
+      "    probe: protected path ${WORKSPACE}/.env\n"
+      "    bwrap.args:27: --bind ${WORKSPACE}/.env ${WORKSPACE}/.env covers ${WORKSPACE}/.env\n"
+      "    write succeeds\n");
   BOOST_TEST(has(fs, "dropped-deny", "write ${WORKSPACE}/.env/zpolicy-probe"));
   BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/.env/zpolicy-probe"));
   BOOST_TEST(has(fs, "dropped-deny", "delete ${WORKSPACE}/.env/zpolicy-probe/deeper"));
@@ -78,14 +81,16 @@ BOOST_AUTO_TEST_CASE(a_deny_mask_before_the_writable_bind_is_covered_by_it) {
 }
 
 BOOST_AUTO_TEST_CASE(each_missing_hardening_option_is_named) {
-  const Option drops[] = {{"--new-session"},  {"--die-with-parent"}, {"--unshare-user"}, {"--unshare-ipc"},
-                          {"--unshare-pid"},  {"--unshare-uts"},     {"--unshare-net"}, {"--unshare-cgroup-try"},  {"--cap-drop", "ALL"},
-                          {"--seccomp", "3"}, {"--dev", "/dev"},     {"--proc", "/proc"}, {"--tmpfs", "/tmp"}};
+  const Option drops[] = {{"--new-session"},  {"--die-with-parent"},    {"--unshare-user"},
+                          {"--unshare-ipc"},  {"--unshare-pid"},        {"--unshare-uts"},
+                          {"--unshare-net"},  {"--unshare-cgroup-try"}, {"--cap-drop", "ALL"},
+                          {"--seccomp", "3"}, {"--dev", "/dev"},        {"--proc", "/proc"},
+                          {"--tmpfs", "/tmp"}};
   for (const auto& d : drops) {
     auto argv = without(test::workspace_argv(), d);
     if (d.front() == "--unshare-user") argv = without(argv, {"--disable-userns"});
     auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
-    std::string probe = d.front() == "--cap-drop" ? "--cap-drop ALL"
+    std::string probe = d.front() == "--cap-drop"  ? "--cap-drop ALL"
                         : d.front() == "--seccomp" ? "--seccomp FD"
                         : d.size() == 2            ? d[0] + " " + d[1]
                                                    : d[0];
@@ -100,15 +105,18 @@ BOOST_AUTO_TEST_CASE(network_full_needs_the_host_network) {
   BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
   BOOST_TEST(fs[0].kind == "missing-allow");
   BOOST_TEST(fs[0].probe == "--unshare-net");
-  BOOST_TEST(verify_bwrap(policy, test::render(without(test::workspace_argv(), {"--unshare-net"}))).empty());
+  BOOST_TEST(verify_bwrap(policy, test::render(without(test::workspace_argv(), {"--unshare-net"})))
+                 .empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_malformed_artifact_names_its_line) {
   auto fs = verify_bwrap(test::workspace_policy(), "--new-session\n--bind-data\n3\n/x\n");
   BOOST_TEST_REQUIRE(fs.size() == 1u);
   BOOST_TEST(fs[0].str() ==
-             "bwrap.args:2:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv in the subset "
-             "zpolicy verifies, artifact gives option '--bind-data' is outside the subset zpolicy verifies\n");
+             "bwrap.args:2:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv "
+             "in the subset "
+             "zpolicy verifies, artifact gives option '--bind-data' is outside the subset zpolicy "
+             "verifies\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_remount_of_what_is_not_a_mount_point_aborts_bwrap) {
@@ -123,7 +131,8 @@ BOOST_AUTO_TEST_CASE(a_remount_of_what_is_not_a_mount_point_aborts_bwrap) {
 
 BOOST_AUTO_TEST_CASE(a_try_bind_that_protects_counts_as_missing_unless_the_ir_knows_it_exists) {
   const std::string git = "${WORKSPACE}/.git";
-  auto argv = replaced(test::workspace_argv(), {"--ro-bind", git, git}, {"--ro-bind-try", git, git});
+  auto argv =
+      replaced(test::workspace_argv(), {"--ro-bind", git, git}, {"--ro-bind-try", git, git});
   auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
   BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/.git"), all(fs));
   BOOST_TEST(fs.front().trace.at(1).find("is missing, so bwrap skips it") != std::string::npos);
@@ -138,8 +147,10 @@ BOOST_AUTO_TEST_CASE(a_plain_bind_of_a_source_known_missing_aborts_bwrap) {
   auto fs = verify_bwrap(policy, test::render(test::workspace_argv()));
   BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
   BOOST_TEST(fs[0].str() ==
-             "bwrap.args:27:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv in the subset "
-             "zpolicy verifies, artifact gives --ro-bind ${WORKSPACE}/.env ${WORKSPACE}/.env: the source is missing "
+             "bwrap.args:27:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv "
+             "in the subset "
+             "zpolicy verifies, artifact gives --ro-bind ${WORKSPACE}/.env ${WORKSPACE}/.env: the "
+             "source is missing "
              "on this host (per the resolved policy); bwrap would abort\n");
 }
 
@@ -148,7 +159,8 @@ BOOST_AUTO_TEST_CASE(a_skipped_try_source_implies_its_descendants_are_missing_to
   auto argv = replaced(test::workspace_argv(), {"--bind", pin, pin}, {"--bind-try", pin, pin});
   argv = replaced(argv, {"--ro-bind", sessions, sessions}, {"--ro-bind-try", sessions, sessions});
   auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
-  auto it = std::find_if(fs.begin(), fs.end(), [](const Finding& f) { return f.probe == "delete ${WORKSPACE}/data"; });
+  auto it = std::find_if(fs.begin(), fs.end(),
+                         [](const Finding& f) { return f.probe == "delete ${WORKSPACE}/data"; });
   BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
   // Skipping the pin while its descendant's bind applies is impossible, so the first
   // scenario that loses the pin has lost the protected bind as well.

@@ -74,7 +74,8 @@ inline ir::Resolved readonly_policy() {
   r.portable = false;
   r.read = {at("/usr", 3, ir::HostKind::Directory), at("/etc", 3, ir::HostKind::Directory),
             at("/home/u/proj", 4, ir::HostKind::Directory)};
-  r.deny = {at("/home/u/proj/secrets", 8, ir::HostKind::Directory), at("/etc/shadow", 9, ir::HostKind::File)};
+  r.deny = {at("/home/u/proj/secrets", 8, ir::HostKind::Directory),
+            at("/etc/shadow", 9, ir::HostKind::File)};
   r.network = ir::Network::Loopback;
   r.private_tmp = true;
   r.cwd = "/home/u/proj";

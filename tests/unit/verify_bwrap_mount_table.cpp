@@ -39,7 +39,9 @@ std::string trace(const MountTable& t, const char* path, FsOp op) {
   return out;
 }
 
-bool mentions(const std::string& text, const char* part) { return text.find(part) != std::string::npos; }
+bool mentions(const std::string& text, const char* part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -48,7 +50,8 @@ BOOST_AUTO_TEST_SUITE(verify_bwrap_mount_table)
 BOOST_AUTO_TEST_CASE(a_later_mount_covers_earlier_ones_at_or_below_it) {
   auto protect_first = replay(args({"--ro-bind / /", "--ro-bind /w/.git /w/.git", "--bind /w /w"}));
   BOOST_TEST((at(protect_first, "/w/.git/config", FsOp::Write) == Outcome::Host));
-  BOOST_TEST(mentions(trace(protect_first, "/w/.git/config", FsOp::Write), "bwrap.args:7: --bind /w /w covers"));
+  BOOST_TEST(mentions(trace(protect_first, "/w/.git/config", FsOp::Write),
+                      "bwrap.args:7: --bind /w /w covers"));
   auto protect_last = replay(args({"--ro-bind / /", "--bind /w /w", "--ro-bind /w/.git /w/.git"}));
   BOOST_TEST((at(protect_last, "/w/.git/config", FsOp::Write) == Outcome::Denied));
   BOOST_TEST(mentions(trace(protect_last, "/w/.git/config", FsOp::Write), "EROFS"));
@@ -58,7 +61,8 @@ BOOST_AUTO_TEST_CASE(a_later_mount_covers_earlier_ones_at_or_below_it) {
 }
 
 BOOST_AUTO_TEST_CASE(mount_points_cannot_be_created_removed_or_renamed) {
-  auto t = replay(args({"--ro-bind / /", "--bind /w /w", "--bind /w/data /w/data", "--ro-bind /w/a/b /w/a/b"}));
+  auto t = replay(
+      args({"--ro-bind / /", "--bind /w /w", "--bind /w/data /w/data", "--ro-bind /w/a/b /w/a/b"}));
   BOOST_TEST((at(t, "/w/data", FsOp::Delete) == Outcome::Denied));
   BOOST_TEST(mentions(trace(t, "/w/data", FsOp::Delete), "EBUSY"));
   BOOST_TEST((at(t, "/w/data", FsOp::Create) == Outcome::Denied));
@@ -70,7 +74,8 @@ BOOST_AUTO_TEST_CASE(mount_points_cannot_be_created_removed_or_renamed) {
 }
 
 BOOST_AUTO_TEST_CASE(a_tmpfs_mask_holds_only_when_mode_000_and_read_only) {
-  auto masked = replay(args({"--ro-bind / /", "--perms 000", "--tmpfs /h/.ssh", "--remount-ro /h/.ssh"}));
+  auto masked =
+      replay(args({"--ro-bind / /", "--perms 000", "--tmpfs /h/.ssh", "--remount-ro /h/.ssh"}));
   for (FsOp op : kAllFsOps) {
     BOOST_TEST((at(masked, "/h/.ssh", op) == Outcome::Denied));
     BOOST_TEST((at(masked, "/h/.ssh/id_ed25519", op) == Outcome::Denied));
@@ -117,7 +122,8 @@ BOOST_AUTO_TEST_CASE(paths_outside_every_mount_are_not_visible) {
   auto t = replay(args({"--ro-bind /usr /usr", "--ro-bind /a/b/c /a/b/c"}));
   BOOST_TEST((at(t, "/usr/bin/sh", FsOp::Read) == Outcome::Host));
   BOOST_TEST((at(t, "/etc/passwd", FsOp::Read) == Outcome::Denied));
-  BOOST_TEST(mentions(trace(t, "/etc/passwd", FsOp::Read), "does not exist in bwrap's empty root tmpfs"));
+  BOOST_TEST(
+      mentions(trace(t, "/etc/passwd", FsOp::Read), "does not exist in bwrap's empty root tmpfs"));
   BOOST_TEST((at(t, "/a/b", FsOp::Read) == Outcome::Scratch));  // a parent bwrap created
   BOOST_TEST((at(t, "/a/x", FsOp::Read) == Outcome::Denied));
   BOOST_TEST((at(t, "/new", FsOp::Create) == Outcome::Scratch));
@@ -141,7 +147,8 @@ BOOST_AUTO_TEST_CASE(a_skipped_try_bind_leaves_what_was_below) {
 }
 
 BOOST_AUTO_TEST_CASE(a_bind_elsewhere_is_an_alias_of_the_host_object) {
-  auto t = replay(args({"--ro-bind / /", "--perms 000", "--tmpfs /h/.ssh", "--remount-ro /h/.ssh", "--ro-bind /h /mnt/h"}));
+  auto t = replay(args({"--ro-bind / /", "--perms 000", "--tmpfs /h/.ssh", "--remount-ro /h/.ssh",
+                        "--ro-bind /h /mnt/h"}));
   BOOST_TEST((at(t, "/h/.ssh/id", FsOp::Read) == Outcome::Denied));
   auto r = t.host_access(P("/h/.ssh/id"), FsOp::Read);
   BOOST_TEST((r.outcome == Outcome::Host));
@@ -150,7 +157,8 @@ BOOST_AUTO_TEST_CASE(a_bind_elsewhere_is_an_alias_of_the_host_object) {
 }
 
 BOOST_AUTO_TEST_CASE(symlinks_created_by_bwrap_are_followed) {
-  auto t = replay(args({"--ro-bind / /", "--tmpfs /t", "--symlink /etc /t/etc", "--symlink ../etc/hosts /t/h"}));
+  auto t = replay(args(
+      {"--ro-bind / /", "--tmpfs /t", "--symlink /etc /t/etc", "--symlink ../etc/hosts /t/h"}));
   auto r = t.access(P("/t/etc/passwd"), FsOp::Read);
   BOOST_TEST((r.outcome == Outcome::Host));
   BOOST_TEST(r.host_path->str() == "/etc/passwd");

@@ -1,6 +1,5 @@
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <map>
 #include <set>
 
@@ -51,10 +50,14 @@ std::vector<Mutant> mutants(const std::vector<Option>& argv) {
   // --remount-ro with the mount it remounts.
   std::vector<std::vector<Option>> units;
   for (size_t i = 0; i < argv.size(); ++i) {
-    bool joins_previous = !units.empty() && (units.back().back()[0] == "--perms" ||
-                                             (argv[i][0] == "--remount-ro" && units.back().back().back() == argv[i][1]));
-    if (joins_previous) units.back().push_back(argv[i]);
-    else units.push_back({argv[i]});
+    bool joins_previous =
+        !units.empty() &&
+        (units.back().back()[0] == "--perms" ||
+         (argv[i][0] == "--remount-ro" && units.back().back().back() == argv[i][1]));
+    if (joins_previous)
+      units.back().push_back(argv[i]);
+    else
+      units.push_back({argv[i]});
   }
   for (size_t i = 0; i < units.size(); ++i) {
     if (units[i].size() == 1) continue;
@@ -66,8 +69,8 @@ std::vector<Mutant> mutants(const std::vector<Option>& argv) {
       m.insert(m.begin() + static_cast<long>(k), moved);
       std::vector<Option> flat;
       for (const auto& u : m) flat.insert(flat.end(), u.begin(), u.end());
-      out.push_back({"move the group '" + join(units[i][0]) + " ... " + join(units[i].back()) + "' to position " +
-                         std::to_string(k),
+      out.push_back({"move the group '" + join(units[i][0]) + " ... " + join(units[i].back()) +
+                         "' to position " + std::to_string(k),
                      test::render(flat)});
     }
   }
@@ -78,17 +81,24 @@ std::vector<Mutant> mutants(const std::vector<Option>& argv) {
       Option moved = m[i];
       m.erase(m.begin() + static_cast<long>(i));
       m.insert(m.begin() + static_cast<long>(k), moved);
-      out.push_back({"move '" + join(argv[i]) + "' to position " + std::to_string(k), test::render(m)});
+      out.push_back(
+          {"move '" + join(argv[i]) + "' to position " + std::to_string(k), test::render(m)});
     }
   }
   // Weakenings of one option: a read-only bind made writable or optional, a mode
   // opened up, a namespace made optional or shared, a mask replaced by something
   // that shows or stores.
   const std::multimap<std::string, std::string> weaker = {
-      {"--ro-bind", "--bind"},          {"--ro-bind", "--ro-bind-try"}, {"--ro-bind", "--dev-bind"},
-      {"--bind", "--bind-try"},         {"--tmpfs", "--dir"},           {"--unshare-user", "--unshare-user-try"},
-      {"--unshare-net", "--share-net"}, {"--unshare-cgroup-try", "--share-net"},
-      {"--proc", "--dir"},              {"--dev", "--dir"},
+      {"--ro-bind", "--bind"},
+      {"--ro-bind", "--ro-bind-try"},
+      {"--ro-bind", "--dev-bind"},
+      {"--bind", "--bind-try"},
+      {"--tmpfs", "--dir"},
+      {"--unshare-user", "--unshare-user-try"},
+      {"--unshare-net", "--share-net"},
+      {"--unshare-cgroup-try", "--share-net"},
+      {"--proc", "--dir"},
+      {"--dev", "--dir"},
   };
   for (size_t i = 0; i < argv.size(); ++i) {
     auto [lo, hi] = weaker.equal_range(argv[i][0]);
@@ -111,11 +121,13 @@ std::vector<Mutant> mutants(const std::vector<Option>& argv) {
     }
     // A path turned into a sibling that shares its name as a prefix (.git -> .gitx).
     for (size_t a = 1; a < argv[i].size(); ++a) {
-      if (argv[i][a].empty() || (argv[i][a][0] != '/' && argv[i][a][0] != '$') || argv[i][a] == "/") continue;
+      if (argv[i][a].empty() || (argv[i][a][0] != '/' && argv[i][a][0] != '$') || argv[i][a] == "/")
+        continue;
       auto m = argv;
       m[i][a] += "x";
-      out.push_back({"rename argument " + std::to_string(a) + " of '" + join(argv[i]) + "' to a sibling",
-                     test::render(m)});
+      out.push_back(
+          {"rename argument " + std::to_string(a) + " of '" + join(argv[i]) + "' to a sibling",
+           test::render(m)});
     }
   }
   return out;
@@ -152,12 +164,17 @@ std::string grants_more(const ir::Resolved& policy, const BwrapArgv& orig, const
                         const std::vector<SymbolicPath>& paths) {
   const BwrapFlags &a = orig.flags, &b = mut.flags;
   const std::pair<bool, bool> flags[] = {
-      {a.new_session, b.new_session},       {a.die_with_parent, b.die_with_parent},
-      {a.unshare_user, b.unshare_user},     {a.unshare_ipc, b.unshare_ipc},
-      {a.unshare_pid, b.unshare_pid},       {a.unshare_net, b.unshare_net},
-      {a.unshare_uts, b.unshare_uts},       {a.cap_drop_all, b.cap_drop_all},
+      {a.new_session, b.new_session},
+      {a.die_with_parent, b.die_with_parent},
+      {a.unshare_user, b.unshare_user},
+      {a.unshare_ipc, b.unshare_ipc},
+      {a.unshare_pid, b.unshare_pid},
+      {a.unshare_net, b.unshare_net},
+      {a.unshare_uts, b.unshare_uts},
+      {a.cap_drop_all, b.cap_drop_all},
       {a.unshare_cgroup || a.unshare_cgroup_try, b.unshare_cgroup || b.unshare_cgroup_try},
-      {a.disable_userns, b.disable_userns}, {a.seccomp_fd.has_value(), b.seccomp_fd.has_value()},
+      {a.disable_userns, b.disable_userns},
+      {a.seccomp_fd.has_value(), b.seccomp_fd.has_value()},
   };
   for (const auto& [was, is] : flags)
     if (was && !is) return "a namespace or lockdown option is gone";
@@ -169,8 +186,8 @@ std::string grants_more(const ir::Resolved& policy, const BwrapArgv& orig, const
       for (FsOp op : kAllFsOps) {
         auto ra = ta[s].host_access(p, op), rb = tb[s].host_access(p, op);
         if (rank(rb.outcome) > rank(ra.outcome))
-          return std::string(to_string(op)) + " " + p.str() + ": " + to_string(ra.outcome) + " -> " +
-                 to_string(rb.outcome);
+          return std::string(to_string(op)) + " " + p.str() + ": " + to_string(ra.outcome) +
+                 " -> " + to_string(rb.outcome);
       }
   return "";
 }
@@ -208,12 +225,13 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv, 
       if (auto parent = p.parent()) wide.push_back(*parent);
     }
     std::string more = grants_more(policy, original, *parsed.argv, wide);
-    BOOST_TEST(more.empty(), "surviving mutant weakens the sandbox: " << m.description << ": " << more);
+    BOOST_TEST(more.empty(),
+               "surviving mutant weakens the sandbox: " << m.description << ": " << more);
     ++harmless;
     harmless_list.push_back(m.description);
   }
   BOOST_TEST_MESSAGE(name << ": bwrap mutants: " << killed << " killed, " << harmless
-                                       << " survived granting nothing more, of " << all.size());
+                          << " survived granting nothing more, of " << all.size());
   for (const auto& h : harmless_list) BOOST_TEST_MESSAGE("  survivor: " << h);
   BOOST_TEST(killed + harmless == all.size());
   BOOST_TEST(all.size() > 500u);

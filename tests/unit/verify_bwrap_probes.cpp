@@ -1,7 +1,6 @@
 #define BOOST_TEST_DYN_LINK
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 
 #include "compiler/probes.hpp"
 #include "verify_bwrap_fixture.hpp"
@@ -72,9 +71,9 @@ BOOST_AUTO_TEST_CASE(prefix_siblings_are_not_inside) {
   policy.deny = {test::at("/w/s", 5)};
   Intent intent(policy);
   const Case cases[] = {
-      {"/a/bc", FsOp::Read, Expect::Deny, 0},     {"/a/b/c", FsOp::Read, Expect::Allow, 2},
-      {"/w/a/bc", FsOp::Write, Expect::Allow, 3}, {"/w/a/b/c", FsOp::Write, Expect::Deny, 4},
-      {"/w/a", FsOp::Delete, Expect::Deny, 4},    {"/w/sx", FsOp::Read, Expect::Allow, 3},
+      {"/a/bc", FsOp::Read, Expect::Deny, 0},        {"/a/b/c", FsOp::Read, Expect::Allow, 2},
+      {"/w/a/bc", FsOp::Write, Expect::Allow, 3},    {"/w/a/b/c", FsOp::Write, Expect::Deny, 4},
+      {"/w/a", FsOp::Delete, Expect::Deny, 4},       {"/w/sx", FsOp::Read, Expect::Allow, 3},
       {"/w/s", FsOp::Delete, Expect::DenyStrict, 5},
   };
   for (const auto& c : cases) check(intent, c);
@@ -94,19 +93,22 @@ BOOST_AUTO_TEST_CASE(read_only_writes_nothing_and_danger_allows_everything) {
 BOOST_AUTO_TEST_CASE(probe_set_covers_roots_their_neighbours_and_the_outside) {
   auto probes = generate_probes(Intent(test::workspace_policy()));
   auto has = [&](const char* path) {
-    return std::any_of(probes.begin(), probes.end(), [&](const Probe& p) { return p.path == P(path); });
+    return std::any_of(probes.begin(), probes.end(),
+                       [&](const Probe& p) { return p.path == P(path); });
   };
-  for (const char* p : {"/", "/zpolicy-probe", "${WORKSPACE}", "${WORKSPACE}/zpolicy-probe", "${WORKSPACE}/.git",
-                        "${WORKSPACE}/.gitx", "${WORKSPACE}/.git/zpolicy-probe", "${WORKSPACE}/data",
-                        "${WORKSPACE}/data/agent-sessionsx", "${HOME}/.ssh", "${HOME}/.ssh/zpolicy-probe/deeper",
-                        "${HOME}", "${HOME}/.sshx", "${HOME}/.aws", "/zpolicy-probe-outside", "/tmp/zpolicy-probe"})
+  for (const char* p :
+       {"/", "/zpolicy-probe", "${WORKSPACE}", "${WORKSPACE}/zpolicy-probe", "${WORKSPACE}/.git",
+        "${WORKSPACE}/.gitx", "${WORKSPACE}/.git/zpolicy-probe", "${WORKSPACE}/data",
+        "${WORKSPACE}/data/agent-sessionsx", "${HOME}/.ssh", "${HOME}/.ssh/zpolicy-probe/deeper",
+        "${HOME}", "${HOME}/.sshx", "${HOME}/.aws", "/zpolicy-probe-outside", "/tmp/zpolicy-probe"})
     BOOST_TEST(has(p), p);
   BOOST_TEST(std::is_sorted(probes.begin(), probes.end(),
                             [](const Probe& a, const Probe& b) { return a.path < b.path; }));
   BOOST_TEST((std::adjacent_find(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) {
                 return a.path == b.path;
               }) == probes.end()));
-  auto git = std::find_if(probes.begin(), probes.end(), [](const Probe& p) { return p.path == P("${WORKSPACE}/.git"); });
+  auto git = std::find_if(probes.begin(), probes.end(),
+                          [](const Probe& p) { return p.path == P("${WORKSPACE}/.git"); });
   BOOST_TEST_REQUIRE((git != probes.end()));
   BOOST_TEST(git->role == "protected path ${WORKSPACE}/.git");
   BOOST_TEST((git->at(FsOp::Delete).expect == Expect::Deny));
