@@ -1,7 +1,6 @@
 #include "compiler/mount_table.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace zpolicy::compiler {
 
@@ -35,9 +34,10 @@ std::vector<SymbolicPath> lineage(const SymbolicPath& p) {
 size_t depth(const SymbolicPath& p) { return p.components.size() + (p.anchor.empty() ? 0 : 1); }
 
 std::string octal(unsigned mode) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "%04o", mode);
-  return buf;
+  std::string out;
+  for (int shift = 9; shift >= 0; shift -= 3)
+    out += static_cast<char>('0' + ((mode >> shift) & 7u));
+  return out;
 }
 
 // Device nodes a bind may put over a file to mask it. A bind without --dev-bind is
@@ -77,10 +77,11 @@ std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std
   return out;
 }
 
-AccessResult result(Outcome o, std::vector<std::string> trace, std::string why,
+template <class F>
+AccessResult finish(Outcome o, MountTable::Trace& t, F&& why,
                     std::optional<SymbolicPath> host = std::nullopt) {
-  trace.push_back(std::move(why));
-  return AccessResult{o, std::move(host), std::move(trace)};
+  t.add(why);
+  return AccessResult{o, std::move(host), t.take()};
 }
 
 }  // namespace
@@ -192,6 +193,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       m.source = op.source;
       m.read_only = op.kind == BwrapOpKind::RoBind;
       m.devices = op.kind == BwrapOpKind::DevBind;
+      m.device_source = is_char_device(*op.source);
       m.line = op.line;
       m.text = op.text;
       add_mount(std::move(m));
@@ -213,7 +215,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       return std::nullopt;
     }
     case BwrapOpKind::RemountRo: {
-      std::vector<std::string> ignored;
+      Trace ignored(false);
       auto target = resolve_symlinks(op.dest, true, ignored);
       if (!target) return fail("the path does not resolve");
       size_t c = covering(*target);
@@ -244,7 +246,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       return std::nullopt;
     }
     case BwrapOpKind::Chmod: {
-      std::vector<std::string> ignored;
+      Trace ignored(false);
       auto target = resolve_symlinks(op.dest, true, ignored);
       if (!target) return fail("the path does not resolve");
       size_t c = covering(*target);
@@ -264,7 +266,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
 }
 
 std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, bool follow_last,
-                                                         std::vector<std::string>& trace) const {
+                                                         Trace& trace) const {
   if (std::none_of(nodes_.begin(), nodes_.end(),
                    [](const Node& n) { return n.kind == Node::Kind::Symlink; }))
     return p;
@@ -278,8 +280,10 @@ std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, 
       if (!link) continue;
       auto dest = link_destination(prefix, link->target);
       if (!dest) return std::nullopt;
-      trace.push_back("bwrap.args:" + std::to_string(link->line) + ": symlink " + prefix.str() +
-                      " -> " + link->target);
+      trace.add([&] {
+        return "bwrap.args:" + std::to_string(link->line) + ": symlink " + prefix.str() + " -> " +
+               link->target;
+      });
       cur = dest->rebase(prefix, cur);
       replaced = true;
       break;
@@ -289,13 +293,13 @@ std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, 
   return std::nullopt;
 }
 
-AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
-  std::vector<std::string> trace;
+AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace) const {
+  Trace tr(with_trace);
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
-  auto rp_opt = resolve_symlinks(p, follow_last, trace);
+  auto rp_opt = resolve_symlinks(p, follow_last, tr);
   if (!rp_opt)
-    return result(Outcome::Denied, std::move(trace),
-                  "symlink loop or dangling target: ENOENT/ELOOP");
+    return finish(Outcome::Denied, tr,
+                  [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const SymbolicPath rp = *rp_opt;
 
   auto chain = lineage(rp);
@@ -303,23 +307,26 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
   for (const auto& a : chain) {
     size_t ca = covering(a);
     const Mount& ma = mounts_[ca];
-    if (ma.kind == MountKind::Bind && ma.dest == a && is_char_device(*ma.source))
-      return result(
-          Outcome::Denied, std::move(trace),
-          a.str() + " is the device " + ma.source->str() + " (" + describe(ca) + "): ENOTDIR");
+    if (ma.device_source && ma.dest == a)
+      return finish(Outcome::Denied, tr, [&] {
+        return std::string(a.str() + " is the device " + ma.source->str() + " (" + describe(ca) +
+                           "): ENOTDIR");
+      });
     if (is_scratch(ma.kind) && !exists_in_scratch(a, ca))
-      return result(Outcome::Denied, std::move(trace),
-                    a.str() + " does not exist in " + describe(ca) + ": ENOENT");
+      return finish(Outcome::Denied, tr, [&] {
+        return std::string(a.str() + " does not exist in " + describe(ca) + ": ENOENT");
+      });
     auto mode = known_mode(a, ca);
     if (mode && (*mode & 0111) == 0)
-      return result(Outcome::Denied, std::move(trace),
-                    a.str() + " has mode " + octal(*mode) + " in " + describe(ca) +
-                        ": no search permission without CAP_DAC_OVERRIDE: EACCES");
+      return finish(Outcome::Denied, tr, [&] {
+        return std::string(a.str() + " has mode " + octal(*mode) + " in " + describe(ca) +
+                           ": no search permission without CAP_DAC_OVERRIDE: EACCES");
+      });
   }
 
   const size_t c = covering(rp);
   const Mount& m = mounts_[c];
-  trace.push_back(describe(c) + " covers " + rp.str() + (m.read_only ? " (read-only)" : ""));
+  tr.add([&] { return describe(c) + " covers " + rp.str() + (m.read_only ? " (read-only)" : ""); });
   const bool mount_point = m.dest == rp;
   const bool scratch = is_scratch(m.kind);
   std::optional<SymbolicPath> host;
@@ -330,65 +337,83 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op) const {
   const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
 
   if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
-      is_char_device(*m.source)) {
+      m.device_source) {
     if (!m.devices)
-      return result(Outcome::Denied, std::move(trace),
-                    m.source->str() + " is a device node on a nodev bind: open fails EACCES");
-    return result(Outcome::Scratch, std::move(trace),
-                  "the device " + m.source->str() + " holds no host data");
+      return finish(Outcome::Denied, tr, [&] {
+        return std::string(m.source->str() +
+                           " is a device node on a nodev bind: open fails EACCES");
+      });
+    return finish(Outcome::Scratch, tr, [&] {
+      return std::string("the device " + m.source->str() + " holds no host data");
+    });
   }
 
   // Creating or removing a directory entry needs a writable mount and write and search
   // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
   auto entry_change = [&](const char* mount_point_errno) -> AccessResult {
     if (mount_point)
-      return result(Outcome::Denied, std::move(trace),
-                    rp.str() + " is a mount point: " + mount_point_errno);
+      return finish(Outcome::Denied, tr, [&] {
+        return std::string(rp.str() + " is a mount point: " + mount_point_errno);
+      });
     if (!parent)
-      return result(Outcome::Denied, std::move(trace), rp.str() + " has no parent to change");
+      return finish(Outcome::Denied, tr,
+                    [&] { return std::string(rp.str() + " has no parent to change"); });
     if (m.kind == MountKind::Proc)
-      return result(Outcome::Denied, std::move(trace), "procfs: no new entries");
+      return finish(Outcome::Denied, tr, [&] { return std::string("procfs: no new entries"); });
     if (op == FsOp::Delete && scratch && !exists_in_scratch(rp, c))
-      return result(Outcome::Denied, std::move(trace), rp.str() + " does not exist: ENOENT");
+      return finish(Outcome::Denied, tr,
+                    [&] { return std::string(rp.str() + " does not exist: ENOENT"); });
     if (op != FsOp::Delete && scratch && exists_in_scratch(rp, c))
-      return result(Outcome::Denied, std::move(trace), rp.str() + " already exists: EEXIST");
-    if (m.read_only) return result(Outcome::Denied, std::move(trace), "read-only mount: EROFS");
+      return finish(Outcome::Denied, tr,
+                    [&] { return std::string(rp.str() + " already exists: EEXIST"); });
+    if (m.read_only)
+      return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
     if (parent_mode && (*parent_mode & 0222) == 0)
-      return result(Outcome::Denied, std::move(trace),
-                    parent->str() + " has mode " + octal(*parent_mode) + ": EACCES");
-    return result(success, std::move(trace), std::string(to_string(op)) + " succeeds", host);
+      return finish(Outcome::Denied, tr, [&] {
+        return std::string(parent->str() + " has mode " + octal(*parent_mode) + ": EACCES");
+      });
+    return finish(
+        success, tr, [&] { return std::string(std::string(to_string(op)) + " succeeds"); }, host);
   };
 
   switch (op) {
     case FsOp::Read:
       if (m.kind == MountKind::Proc)
-        return result(Outcome::Scratch, std::move(trace), "the sandbox's own procfs");
+        return finish(Outcome::Scratch, tr,
+                      [&] { return std::string("the sandbox's own procfs"); });
       if (scratch && !exists_in_scratch(rp, c))
-        return result(Outcome::Denied, std::move(trace), rp.str() + " does not exist: ENOENT");
+        return finish(Outcome::Denied, tr,
+                      [&] { return std::string(rp.str() + " does not exist: ENOENT"); });
       if (mode && (*mode & 0444) == 0)
-        return result(Outcome::Denied, std::move(trace),
-                      rp.str() + " has mode " + octal(*mode) + ": EACCES");
-      return result(success, std::move(trace), "read succeeds", host);
+        return finish(Outcome::Denied, tr, [&] {
+          return std::string(rp.str() + " has mode " + octal(*mode) + ": EACCES");
+        });
+      return finish(
+          success, tr, [&] { return std::string("read succeeds"); }, host);
     case FsOp::Write:
       if (m.kind == MountKind::Proc)
-        return result(Outcome::Denied, std::move(trace),
-                      "procfs: writes out of scope, treated as denied");
+        return finish(Outcome::Denied, tr, [&] {
+          return std::string("procfs: writes out of scope, treated as denied");
+        });
       if (scratch && !exists_in_scratch(rp, c)) return entry_change("EEXIST");
-      if (m.read_only) return result(Outcome::Denied, std::move(trace), "read-only mount: EROFS");
+      if (m.read_only)
+        return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
       if (mode && (*mode & 0222) == 0)
-        return result(Outcome::Denied, std::move(trace),
-                      rp.str() + " has mode " + octal(*mode) + ": EACCES");
-      return result(success, std::move(trace), "write succeeds", host);
+        return finish(Outcome::Denied, tr, [&] {
+          return std::string(rp.str() + " has mode " + octal(*mode) + ": EACCES");
+        });
+      return finish(
+          success, tr, [&] { return std::string("write succeeds"); }, host);
     case FsOp::Create:
       return entry_change("EEXIST");
     case FsOp::Delete:
       return entry_change("EBUSY");
   }
-  return result(Outcome::Denied, std::move(trace), "unknown operation");
+  return finish(Outcome::Denied, tr, [&] { return std::string("unknown operation"); });
 }
 
-AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op) const {
-  AccessResult direct = access(host, op);
+AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op, bool with_trace) const {
+  AccessResult direct = access(host, op, with_trace);
   if (direct.outcome == Outcome::Host && direct.host_path == host) return direct;
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
@@ -396,16 +421,18 @@ AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op) const {
       continue;
     SymbolicPath alias = m.dest.rebase(*m.source, host);
     if (alias == host) continue;
-    AccessResult r = access(alias, op);
+    AccessResult r = access(alias, op, with_trace);
     if (r.outcome == Outcome::Host && r.host_path == host) {
-      r.trace.insert(r.trace.begin(), "the host object " + host.str() + " is also visible at " +
-                                          alias.str() + " through " + describe(i));
+      if (with_trace)
+        r.trace.insert(r.trace.begin(), "the host object " + host.str() + " is also visible at " +
+                                            alias.str() + " through " + describe(i));
       return r;
     }
   }
   if (direct.outcome == Outcome::Host) {
-    direct.trace.push_back("that is the host object " + direct.host_path->str() + ", not " +
-                           host.str());
+    if (with_trace)
+      direct.trace.push_back("that is the host object " + direct.host_path->str() + ", not " +
+                             host.str());
     direct.outcome = Outcome::Scratch;
     direct.host_path.reset();
   }

@@ -47,10 +47,26 @@ class MountTable {
     std::optional<SymbolicPath> source;  // for Bind
     bool read_only = false;
     bool devices = false;          // --dev-bind: device nodes may be opened
+    bool device_source = false;    // the source is a device node (/dev/null ...)
     std::optional<unsigned> mode;  // known mode of the mount's root directory
     bool visible = true;           // false once a later mount covers it
     int line = 0;                  // bwrap.args line; 0 for bwrap's own root
     std::string text;
+  };
+
+  // Trace lines, built only when wanted.
+  class Trace {
+   public:
+    explicit Trace(bool on) : on_(on) {}
+    template <class F>
+    void add(F&& line) {
+      if (on_) lines_.push_back(line());
+    }
+    std::vector<std::string> take() { return std::move(lines_); }
+
+   private:
+    bool on_;
+    std::vector<std::string> lines_;
   };
 
   struct ReplayError {
@@ -64,11 +80,12 @@ class MountTable {
   static std::variant<MountTable, ReplayError> replay(const std::vector<BwrapOp>& ops,
                                                       const std::function<bool(size_t)>& applied);
 
-  // The outcome of `op` at sandbox path `p`.
-  AccessResult access(const SymbolicPath& p, FsOp op) const;
+  // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
+  // since a verifier evaluates many operations and explains only the few that fail.
+  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) const;
   // The outcome of `op` on the host object at `host`, wherever the sandbox can reach it:
   // at the same path and at every alias a bind with a different source creates.
-  AccessResult host_access(const SymbolicPath& host, FsOp op) const;
+  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) const;
 
   // The visible mount whose destination is exactly `p`, if any.
   const Mount* mount_at(const SymbolicPath& p) const;
@@ -92,7 +109,7 @@ class MountTable {
   std::optional<unsigned> known_mode(const SymbolicPath& p, size_t c) const;
   void ensure_parents(const SymbolicPath& dest, std::optional<unsigned> perms, int line);
   std::optional<SymbolicPath> resolve_symlinks(const SymbolicPath& p, bool follow_last,
-                                               std::vector<std::string>& trace) const;
+                                               Trace& trace) const;
   std::string describe(size_t mount) const;
 
   std::vector<Mount> mounts_;

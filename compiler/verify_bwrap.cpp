@@ -225,9 +225,12 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
       for (const auto& s : tables) {
         // An allow holds only at the path itself: the same content under another name
         // is no use to a command. A deny must hold wherever the host object shows up.
-        AccessResult r = exp.expect == Expect::Allow ? s.table.access(probe.path, op)
-                                                     : s.table.host_access(probe.path, op);
-        if (satisfies(exp.expect, r, probe.path)) continue;
+        auto evaluate = [&](bool with_trace) {
+          return exp.expect == Expect::Allow ? s.table.access(probe.path, op, with_trace)
+                                             : s.table.host_access(probe.path, op, with_trace);
+        };
+        if (satisfies(exp.expect, evaluate(false), probe.path)) continue;
+        const AccessResult r = evaluate(true);
         Finding f{kTarget,
                   exp.expect == Expect::Allow ? "missing-allow" : "dropped-deny",
                   exp.rule,
