@@ -180,6 +180,21 @@ BOOST_AUTO_TEST_CASE(too_many_uncertain_try_binds_are_refused) {
   BOOST_TEST(fs[0].actual.find("9 -try binds") != std::string::npos, fs[0].actual);
 }
 
+BOOST_AUTO_TEST_CASE(a_deny_root_the_host_lacks_needs_no_mask_unless_the_sandbox_can_create_it) {
+  auto policy = test::workspace_policy();
+  policy.deny[0].kind = ir::HostKind::Missing;  // ${HOME}/.ssh
+  const Option perms{"--perms", "000"}, mask{"--tmpfs", "${HOME}/.ssh"},
+      ro{"--remount-ro", "${HOME}/.ssh"};
+  auto unmasked = without(without(without(test::workspace_argv(), perms), mask), ro);
+  auto fs = verify_bwrap(policy, test::render(unmasked));
+  BOOST_TEST(fs.empty(), all(fs));
+  // Inside a writable root the sandbox could create it, and then read what it wrote.
+  policy.deny.push_back(test::at("${WORKSPACE}/keys", 9, ir::HostKind::Missing));
+  fs = verify_bwrap(policy, test::render(unmasked));
+  BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/keys"), all(fs));
+  BOOST_TEST(has(fs, "dropped-deny", "read ${WORKSPACE}/keys/zpolicy-probe"), all(fs));
+}
+
 BOOST_AUTO_TEST_CASE(danger_full_access_is_not_verified) {
   auto policy = test::workspace_policy();
   policy.mode = ir::Mode::DangerFullAccess;
