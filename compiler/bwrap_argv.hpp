@@ -1,0 +1,67 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/symbolic_path.hpp"
+
+namespace zpolicy::compiler {
+
+// One filesystem setup operation, in the order bwrap executes them (the model of
+// bubblewrap.c's SetupOp list).
+enum class BwrapOpKind { Bind, RoBind, DevBind, RemountRo, Tmpfs, Dev, Proc, Dir, Symlink, Chmod };
+
+struct BwrapOp {
+  BwrapOpKind kind = BwrapOpKind::Bind;
+  bool try_source = false;             // --*-bind-try: skipped when the source is missing
+  std::optional<SymbolicPath> source;  // bind source on the host
+  std::string link_target;             // --symlink target, verbatim
+  SymbolicPath dest;
+  std::optional<unsigned> perms;  // --perms for --tmpfs/--dir, the mode of --chmod
+  int line = 0;                   // 1-based line of the option in bwrap.args
+  std::string text;               // the option and its arguments, for traces
+};
+
+// Namespace and lockdown options, with bwrap's own precedence already applied
+// (--share-net after --unshare-net wins, and the reverse).
+struct BwrapFlags {
+  bool unshare_user = false;
+  bool unshare_user_try = false;
+  bool unshare_ipc = false;
+  bool unshare_pid = false;
+  bool unshare_net = false;
+  bool unshare_uts = false;
+  bool unshare_cgroup = false;
+  bool unshare_cgroup_try = false;
+  bool new_session = false;
+  bool die_with_parent = false;
+  bool cap_drop_all = false;
+  bool disable_userns = false;
+  std::optional<int> seccomp_fd;
+  std::optional<SymbolicPath> chdir;
+};
+
+struct BwrapArgv {
+  std::vector<BwrapOp> ops;
+  BwrapFlags flags;
+};
+
+struct BwrapParseError {
+  int line = 0;
+  std::string message;
+};
+
+struct BwrapParseResult {
+  std::optional<BwrapArgv> argv;
+  std::optional<BwrapParseError> error;
+};
+
+// Parses a `bwrap.args` artifact: one argument per line, up to and excluding `--`.
+// Only the subset zpolicy emits is accepted; any other option, a missing or relative
+// path argument, or an argument combination bwrap itself rejects is an error, so that
+// nothing the evaluator does not understand is ever waved through.
+BwrapParseResult parse_bwrap_args(std::string_view text);
+
+}  // namespace zpolicy::compiler

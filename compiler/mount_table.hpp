@@ -1,0 +1,119 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "compiler/bwrap_argv.hpp"
+#include "compiler/fs_op.hpp"
+#include "compiler/symbolic_path.hpp"
+
+namespace zpolicy::compiler {
+
+// What an operation at a sandbox path reaches.
+enum class Outcome {
+  Denied,   // the call fails (EACCES, EROFS, EBUSY, EEXIST, ENOENT)
+  Host,     // it succeeds on the host's own object (persistent, original content)
+  Scratch,  // it succeeds on sandbox-private storage (tmpfs, /dev, /proc): nothing of
+            // the host is read or changed
+};
+const char* to_string(Outcome o);
+
+struct AccessResult {
+  Outcome outcome = Outcome::Denied;
+  std::optional<SymbolicPath> host_path;  // the host object reached, for Outcome::Host
+  std::vector<std::string> trace;         // which operations decided, in order
+};
+
+// Whether the host holds a bind source: the only fact the replay needs from the host.
+enum class Existence { Exists, Missing, Unknown };
+
+// The mount namespace bwrap builds from its setup operations, replayed in order: each
+// mount covers whatever earlier mounts lie at or below its destination, a remount
+// changes only the mount at exactly that point, and every path resolves to the deepest
+// visible mount that contains it. The sandbox has no capabilities, so known permission
+// bits (tmpfs and --dir modes, --chmod) on a read-only mount are enforced without
+// CAP_DAC_OVERRIDE; on a writable mount the owner may chmod them open, so they count
+// for nothing. Host objects' own modes are unknown and assumed to allow.
+class MountTable {
+ public:
+  enum class MountKind { Root, Bind, Tmpfs, Dev, Proc };
+
+  struct Mount {
+    MountKind kind = MountKind::Root;
+    SymbolicPath dest;
+    std::optional<SymbolicPath> source;  // for Bind
+    bool read_only = false;
+    bool devices = false;          // --dev-bind: device nodes may be opened
+    bool device_source = false;    // the source is a device node (/dev/null ...)
+    std::optional<unsigned> mode;  // known mode of the mount's root directory
+    bool visible = true;           // false once a later mount covers it
+    int line = 0;                  // bwrap.args line; 0 for bwrap's own root
+    std::string text;
+  };
+
+  // Trace lines, built only when wanted.
+  class Trace {
+   public:
+    explicit Trace(bool on) : on_(on) {}
+    template <class F>
+    void add(F&& line) {
+      if (on_) lines_.push_back(line());
+    }
+    std::vector<std::string> take() { return std::move(lines_); }
+
+   private:
+    bool on_;
+    std::vector<std::string> lines_;
+  };
+
+  struct ReplayError {
+    int line = 0;
+    std::string message;
+  };
+
+  // Replays `ops`; applied(i) says whether the i-th op, a -try bind, finds its source.
+  // An operation bwrap would die on (remounting what is not a mount point, chmod of a
+  // missing path) yields an error: such an artifact never runs a command.
+  static std::variant<MountTable, ReplayError> replay(const std::vector<BwrapOp>& ops,
+                                                      const std::function<bool(size_t)>& applied);
+
+  // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
+  // since a verifier evaluates many operations and explains only the few that fail.
+  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) const;
+  // The outcome of `op` on the host object at `host`, wherever the sandbox can reach it:
+  // at the same path and at every alias a bind with a different source creates.
+  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) const;
+
+  // The visible mount whose destination is exactly `p`, if any.
+  const Mount* mount_at(const SymbolicPath& p) const;
+
+ private:
+  struct Node {
+    enum class Kind { Dir, Symlink, ModeOverride } kind = Kind::Dir;
+    SymbolicPath path;
+    size_t mount = 0;  // index of the mount the node was created in
+    std::optional<unsigned> mode;
+    std::string target;  // symlink target
+    int line = 0;
+  };
+
+  std::optional<ReplayError> apply(const BwrapOp& op);
+  void add_mount(Mount m);
+  size_t covering(const SymbolicPath& p) const;
+  const Node* node_at(const SymbolicPath& p, size_t mount, Node::Kind kind) const;
+  bool exists_in_scratch(const SymbolicPath& p, size_t mount) const;
+  // The mode that binds the sandbox at `p`, whose covering mount is `c`.
+  std::optional<unsigned> known_mode(const SymbolicPath& p, size_t c) const;
+  void ensure_parents(const SymbolicPath& dest, std::optional<unsigned> perms, int line);
+  std::optional<SymbolicPath> resolve_symlinks(const SymbolicPath& p, bool follow_last,
+                                               Trace& trace) const;
+  std::string describe(size_t mount) const;
+
+  std::vector<Mount> mounts_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,300 @@
+#include "compiler/verify_bwrap.hpp"
+
+#include <map>
+
+#include "compiler/bwrap_argv.hpp"
+#include "compiler/mount_table.hpp"
+#include "compiler/probes.hpp"
+
+namespace zpolicy::compiler {
+
+namespace {
+
+constexpr const char* kTarget = "linux";
+constexpr const char* kArtifact = "bwrap.args";
+// Each -try bind whose source may be missing doubles the mount tables to check; past
+// this many the artifact is refused rather than checked partially.
+constexpr size_t kMaxUncertainOps = 8;
+
+ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
+
+Finding malformed(int line, std::string message) {
+  return Finding{kTarget,
+                 "malformed-artifact",
+                 ir::SourceLoc{kArtifact, line, 1},
+                 kArtifact,
+                 "a bwrap argv in the subset zpolicy verifies",
+                 std::move(message),
+                 {}};
+}
+
+Finding hardening(std::string what, std::string expected, std::string actual) {
+  return Finding{kTarget,
+                 "missing-hardening",
+                 builtin(),
+                 std::move(what),
+                 std::move(expected),
+                 std::move(actual),
+                 {}};
+}
+
+// What the host holds at a bind source, as far as the IR and the artifact tell: a
+// plain bind's source must exist or bwrap aborts, so it and its ancestors exist.
+class SourceFacts {
+ public:
+  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops) {
+    for (const auto* roots :
+         {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
+      for (const auto& r : *roots) kinds_.emplace(r.path, r.origin.kind);
+    for (const auto& op : ops)
+      if (op.source && !op.try_source) required_.push_back(*op.source);
+  }
+
+  bool known_missing(const SymbolicPath& src) const {
+    for (const auto& [path, kind] : kinds_)
+      if (kind == ir::HostKind::Missing && path.contains(src)) return true;
+    return false;
+  }
+
+  Existence operator()(const SymbolicPath& src) const {
+    for (const auto& req : required_)
+      if (src.contains(req)) return Existence::Exists;
+    for (const auto& [path, kind] : kinds_) {
+      bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
+      if (present && src.contains(path)) return Existence::Exists;
+      if (kind == ir::HostKind::Missing && path.contains(src)) return Existence::Missing;
+    }
+    return Existence::Unknown;
+  }
+
+ private:
+  std::map<SymbolicPath, ir::HostKind> kinds_;
+  std::vector<SymbolicPath> required_;
+};
+
+struct Scenario {
+  MountTable table;
+  std::vector<std::string> assumptions;  // the -try binds assumed skipped
+};
+
+// One mount table per combination of -try binds that may or may not find their
+// source; combinations where a skipped source contains an applied one are impossible.
+std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFacts& facts,
+                                std::vector<Finding>& findings) {
+  std::vector<size_t> uncertain;
+  std::vector<bool> base(ops.size(), true);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].try_source) continue;
+    switch (facts(*ops[i].source)) {
+      case Existence::Exists:
+        break;
+      case Existence::Missing:
+        base[i] = false;
+        break;
+      case Existence::Unknown:
+        uncertain.push_back(i);
+        break;
+    }
+  }
+  if (uncertain.size() > kMaxUncertainOps) {
+    findings.push_back(malformed(ops[uncertain[kMaxUncertainOps]].line,
+                                 std::to_string(uncertain.size()) +
+                                     " -try binds with sources of unknown existence; at most " +
+                                     std::to_string(kMaxUncertainOps) + " can be verified"));
+    return {};
+  }
+  std::vector<Scenario> out;
+  const size_t all = size_t{1} << uncertain.size();
+  for (size_t mask = 0; mask < all; ++mask) {
+    std::vector<bool> applied = base;
+    for (size_t b = 0; b < uncertain.size(); ++b)
+      applied[uncertain[b]] = !(mask & (size_t{1} << b));
+    bool possible = true;
+    for (size_t i : uncertain)
+      for (size_t j : uncertain)
+        if (!applied[i] && applied[j] && ops[i].source->contains(*ops[j].source)) possible = false;
+    if (!possible) continue;
+    auto replayed = MountTable::replay(ops, [&](size_t i) { return applied[i]; });
+    if (auto* err = std::get_if<MountTable::ReplayError>(&replayed)) {
+      // bwrap aborting is fail-closed; it is a defect only when it happens with every
+      // source present, the case the artifact exists for.
+      if (mask == 0) findings.push_back(malformed(err->line, err->message));
+      continue;
+    }
+    Scenario s{std::get<MountTable>(std::move(replayed)), {}};
+    for (size_t i : uncertain)
+      if (!applied[i])
+        s.assumptions.push_back("assuming the source of bwrap.args:" + std::to_string(ops[i].line) +
+                                " (" + ops[i].text + ") is missing, so bwrap skips it");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Finding>& out) {
+  struct Required {
+    bool present;
+    const char* option;
+    const char* why;
+  };
+  const Required required[] = {
+      {f.new_session, "--new-session", "no terminal input injection (TIOCSTI)"},
+      {f.die_with_parent, "--die-with-parent", "the sandbox dies with its runner"},
+      {f.unshare_user, "--unshare-user", "a user namespace (-try may be skipped)"},
+      {f.unshare_pid, "--unshare-pid", "host processes invisible"},
+      {f.unshare_ipc, "--unshare-ipc", "no host IPC"},
+      {f.unshare_uts, "--unshare-uts", "no host hostname changes"},
+      {f.unshare_cgroup || f.unshare_cgroup_try, "--unshare-cgroup-try",
+       "host cgroup paths hidden"},
+      {f.cap_drop_all, "--cap-drop ALL", "no capabilities, even when run as root"},
+      {f.disable_userns, "--disable-userns", "no nested user namespace to remount from"},
+      {f.seccomp_fd.has_value(), "--seccomp FD", "the syscall filter is loaded"},
+  };
+  for (const auto& r : required)
+    if (!r.present) out.push_back(hardening(r.option, std::string("present: ") + r.why, "absent"));
+  bool want_net_ns = intent.network != ir::Network::Full;
+  if (want_net_ns && !f.unshare_net)
+    out.push_back(hardening("--unshare-net",
+                            std::string("present: network ") + ir::to_string(intent.network),
+                            "absent: the host network is reachable"));
+  if (!want_net_ns && f.unshare_net)
+    out.push_back(Finding{kTarget,
+                          "missing-allow",
+                          builtin(),
+                          "--unshare-net",
+                          "absent: network full",
+                          "present: no network",
+                          {}});
+  if (!intent.cwd.empty()) {
+    auto cwd = SymbolicPath::parse(intent.cwd);
+    if (!f.chdir || !cwd || !(*f.chdir == *cwd))
+      out.push_back(Finding{kTarget,
+                            "missing-allow",
+                            builtin(),
+                            "--chdir",
+                            "--chdir " + intent.cwd,
+                            f.chdir ? "--chdir " + f.chdir->str() : "absent",
+                            {}});
+  }
+}
+
+void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables,
+                  std::vector<Finding>& out) {
+  struct Required {
+    const char* path;
+    MountTable::MountKind kind;
+    const char* option;
+  };
+  std::vector<Required> required = {{"/proc", MountTable::MountKind::Proc, "--proc /proc"},
+                                    {"/dev", MountTable::MountKind::Dev, "--dev /dev"}};
+  if (intent.private_tmp)
+    required.push_back({"/tmp", MountTable::MountKind::Tmpfs, "--tmpfs /tmp"});
+  for (const auto& r : required) {
+    const auto path = *SymbolicPath::parse(r.path);
+    for (const auto& s : tables) {
+      const auto* m = s.table.mount_at(path);
+      if (m && m->kind == r.kind) continue;
+      Finding f =
+          hardening(r.option, std::string("the sandbox's own ") + r.path,
+                    m ? "a different mount: " + m->text : "no mount at " + std::string(r.path));
+      f.trace = s.assumptions;
+      out.push_back(std::move(f));
+      break;
+    }
+  }
+}
+
+bool satisfies(Expect e, const AccessResult& r, const SymbolicPath& path) {
+  const Outcome o = r.outcome;
+  switch (e) {
+    case Expect::Allow:
+      return o == Outcome::Host && r.host_path == path;
+    case Expect::Deny:
+      return o != Outcome::Host;
+    case Expect::DenyStrict:
+      return o == Outcome::Denied;
+  }
+  return false;
+}
+
+// A deny root the host lacks (the resolved policy says Missing) cannot be masked under
+// a read-only bind (bwrap cannot create the mount point), and needs no mask when the
+// sandbox cannot bring it into existence either: there is nothing to read at it. A
+// file the host itself creates there during the run is outside this guarantee.
+bool absent_and_uncreatable(const Intent& intent, const MountTable& table,
+                            const SymbolicPath& path) {
+  for (const auto& d : intent.deny())
+    if (d.origin.kind == ir::HostKind::Missing && d.path.contains(path))
+      return table.host_access(d.path, FsOp::Create, false).outcome == Outcome::Denied;
+  return false;
+}
+
+void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
+                  std::vector<Finding>& out) {
+  for (const auto& probe : generate_probes(intent)) {
+    for (FsOp op : kAllFsOps) {
+      const Expectation& exp = probe.at(op);
+      for (const auto& s : tables) {
+        // An allow holds only at the path itself: the same content under another name
+        // is no use to a command. A deny must hold wherever the host object shows up.
+        auto evaluate = [&](bool with_trace) {
+          return exp.expect == Expect::Allow ? s.table.access(probe.path, op, with_trace)
+                                             : s.table.host_access(probe.path, op, with_trace);
+        };
+        if (satisfies(exp.expect, evaluate(false), probe.path)) continue;
+        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.path)) continue;
+        const AccessResult r = evaluate(true);
+        Finding f{kTarget,
+                  exp.expect == Expect::Allow ? "missing-allow" : "dropped-deny",
+                  exp.rule,
+                  std::string(to_string(op)) + " " + probe.path.str(),
+                  std::string(to_string(exp.expect)) + " (" + exp.reason + ")",
+                  to_string(r.outcome),
+                  {}};
+        f.trace.push_back("probe: " + probe.role);
+        f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
+        f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
+        out.push_back(std::move(f));
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text) {
+  std::vector<Finding> findings;
+  if (!ir::is_confined(resolved.mode)) return findings;
+  auto parsed = parse_bwrap_args(bwrap_args_text);
+  if (parsed.error) {
+    findings.push_back(malformed(parsed.error->line, parsed.error->message));
+    return findings;
+  }
+  const BwrapArgv& argv = *parsed.argv;
+  Intent intent(resolved);
+  for (const auto& p : intent.unparsable())
+    findings.push_back(Finding{kTarget,
+                               "malformed-artifact",
+                               p.loc,
+                               "intent path " + p.path,
+                               "an absolute or ${VAR} path",
+                               "cannot be evaluated",
+                               {}});
+  check_flags(resolved, argv.flags, findings);
+  const SourceFacts facts(intent, argv.ops);
+  // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
+  // artifact never runs the command it was compiled for.
+  for (const auto& op : argv.ops)
+    if (op.source && !op.try_source && facts.known_missing(*op.source))
+      findings.push_back(
+          malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
+                                       "policy); bwrap would abort"));
+  auto tables = scenarios(argv.ops, facts, findings);
+  if (tables.empty()) return findings;
+  check_mounts(resolved, tables, findings);
+  check_probes(intent, tables, findings);
+  return findings;
+}
+
+}  // namespace zpolicy::compiler

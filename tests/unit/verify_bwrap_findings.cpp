@@ -1,0 +1,204 @@
+#define BOOST_TEST_DYN_LINK
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+
+#include "compiler/verify_bwrap.hpp"
+#include "verify_bwrap_fixture.hpp"
+
+using namespace zpolicy;
+using namespace zpolicy::compiler;
+using test::Option;
+
+namespace {
+
+std::string all(const std::vector<Finding>& fs) {
+  std::string out;
+  for (const auto& f : fs) out += f.str();
+  return out;
+}
+
+std::vector<Option> without(std::vector<Option> argv, const Option& drop) {
+  argv.erase(std::remove(argv.begin(), argv.end(), drop), argv.end());
+  return argv;
+}
+
+std::vector<Option> replaced(std::vector<Option> argv, const Option& from, const Option& to) {
+  std::replace(argv.begin(), argv.end(), from, to);
+  return argv;
+}
+
+bool has(const std::vector<Finding>& fs, const std::string& kind, const std::string& probe) {
+  return std::any_of(fs.begin(), fs.end(),
+                     [&](const Finding& f) { return f.kind == kind && f.probe == probe; });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(verify_bwrap_findings)
+
+BOOST_AUTO_TEST_CASE(the_expected_shape_verifies_clean) {
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(test::workspace_argv()));
+  BOOST_TEST(fs.empty(), all(fs));
+  auto ro = verify_bwrap(test::readonly_policy(), test::render(test::readonly_argv()));
+  BOOST_TEST(ro.empty(), all(ro));
+}
+
+BOOST_AUTO_TEST_CASE(a_protected_path_bound_writable_is_a_dropped_deny_naming_its_rule) {
+  const std::string env = "${WORKSPACE}/.env";
+  auto fs = verify_bwrap(test::workspace_policy(),
+                         test::render(replaced(test::workspace_argv(), {"--ro-bind", env, env},
+                                               {"--bind", env, env})));
+  BOOST_TEST_REQUIRE(fs.size() == 7u, all(fs));
+  BOOST_TEST(
+      fs[0].str() ==
+      "policy.yaml:6:5: error: linux: dropped-deny: write ${WORKSPACE}/.env: expected no access to "
+      "the host "
+      "object (under protected path ${WORKSPACE}/.env), artifact gives allowed on the host object\n"
+      "    probe: protected path ${WORKSPACE}/.env\n"
+      "    bwrap.args:27: --bind ${WORKSPACE}/.env ${WORKSPACE}/.env covers ${WORKSPACE}/.env\n"
+      "    write succeeds\n");
+  BOOST_TEST(has(fs, "dropped-deny", "write ${WORKSPACE}/.env/zpolicy-probe"));
+  BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/.env/zpolicy-probe"));
+  BOOST_TEST(has(fs, "dropped-deny", "delete ${WORKSPACE}/.env/zpolicy-probe/deeper"));
+}
+
+BOOST_AUTO_TEST_CASE(a_deny_mask_before_the_writable_bind_is_covered_by_it) {
+  auto argv = test::workspace_argv();
+  // Deny ${WORKSPACE}/secret, masked before the workspace bind that covers it.
+  auto policy = test::workspace_policy();
+  policy.deny.push_back(test::at("${WORKSPACE}/secret", 9, ir::HostKind::Directory));
+  const Option perms{"--perms", "000"}, mask{"--tmpfs", "${WORKSPACE}/secret"},
+      ro{"--remount-ro", "${WORKSPACE}/secret"};
+  auto good = argv;
+  good.insert(good.end() - 2, {perms, mask, ro});
+  auto clean = verify_bwrap(policy, test::render(good));
+  BOOST_TEST(clean.empty(), all(clean));
+  auto bad = argv;
+  bad.insert(bad.begin() + 14, {perms, mask, ro});
+  auto fs = verify_bwrap(policy, test::render(bad));
+  BOOST_TEST(has(fs, "dropped-deny", "read ${WORKSPACE}/secret"), all(fs));
+  BOOST_TEST(fs.front().rule.str() == "policy.yaml:9:5");
+}
+
+BOOST_AUTO_TEST_CASE(each_missing_hardening_option_is_named) {
+  const Option drops[] = {{"--new-session"},  {"--die-with-parent"},    {"--unshare-user"},
+                          {"--unshare-ipc"},  {"--unshare-pid"},        {"--unshare-uts"},
+                          {"--unshare-net"},  {"--unshare-cgroup-try"}, {"--cap-drop", "ALL"},
+                          {"--seccomp", "3"}, {"--dev", "/dev"},        {"--proc", "/proc"},
+                          {"--tmpfs", "/tmp"}};
+  for (const auto& d : drops) {
+    auto argv = without(test::workspace_argv(), d);
+    if (d.front() == "--unshare-user") argv = without(argv, {"--disable-userns"});
+    auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+    std::string probe = d.front() == "--cap-drop"  ? "--cap-drop ALL"
+                        : d.front() == "--seccomp" ? "--seccomp FD"
+                        : d.size() == 2            ? d[0] + " " + d[1]
+                                                   : d[0];
+    BOOST_TEST_CONTEXT(probe) { BOOST_TEST(has(fs, "missing-hardening", probe), all(fs)); }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(network_full_needs_the_host_network) {
+  auto policy = test::workspace_policy();
+  policy.network = ir::Network::Full;
+  auto fs = verify_bwrap(policy, test::render(test::workspace_argv()));
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST(fs[0].kind == "missing-allow");
+  BOOST_TEST(fs[0].probe == "--unshare-net");
+  BOOST_TEST(verify_bwrap(policy, test::render(without(test::workspace_argv(), {"--unshare-net"})))
+                 .empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_artifact_names_its_line) {
+  auto fs = verify_bwrap(test::workspace_policy(), "--new-session\n--bind-data\n3\n/x\n");
+  BOOST_TEST_REQUIRE(fs.size() == 1u);
+  BOOST_TEST(fs[0].str() ==
+             "bwrap.args:2:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv "
+             "in the subset "
+             "zpolicy verifies, artifact gives option '--bind-data' is outside the subset zpolicy "
+             "verifies\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_remount_of_what_is_not_a_mount_point_aborts_bwrap) {
+  auto argv = test::workspace_argv();
+  std::swap(argv[20], argv[21]);  // --remount-ro before the tmpfs it remounts
+  std::swap(argv[19], argv[20]);
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST(fs[0].kind == "malformed-artifact");
+  BOOST_TEST(fs[0].actual.find("not a mount point") != std::string::npos, fs[0].actual);
+}
+
+BOOST_AUTO_TEST_CASE(a_try_bind_that_protects_counts_as_missing_unless_the_ir_knows_it_exists) {
+  const std::string git = "${WORKSPACE}/.git";
+  auto argv =
+      replaced(test::workspace_argv(), {"--ro-bind", git, git}, {"--ro-bind-try", git, git});
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/.git"), all(fs));
+  BOOST_TEST(fs.front().trace.at(1).find("is missing, so bwrap skips it") != std::string::npos);
+  auto known = test::workspace_policy();
+  known.protect[1].kind = ir::HostKind::Directory;
+  BOOST_TEST(verify_bwrap(known, test::render(argv)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_plain_bind_of_a_source_known_missing_aborts_bwrap) {
+  auto policy = test::workspace_policy();
+  policy.protect[0].kind = ir::HostKind::Missing;  // ${WORKSPACE}/.env
+  auto fs = verify_bwrap(policy, test::render(test::workspace_argv()));
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST(fs[0].str() ==
+             "bwrap.args:27:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv "
+             "in the subset "
+             "zpolicy verifies, artifact gives --ro-bind ${WORKSPACE}/.env ${WORKSPACE}/.env: the "
+             "source is missing "
+             "on this host (per the resolved policy); bwrap would abort\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_skipped_try_source_implies_its_descendants_are_missing_too) {
+  const std::string pin = "${WORKSPACE}/data", sessions = "${WORKSPACE}/data/agent-sessions";
+  auto argv = replaced(test::workspace_argv(), {"--bind", pin, pin}, {"--bind-try", pin, pin});
+  argv = replaced(argv, {"--ro-bind", sessions, sessions}, {"--ro-bind-try", sessions, sessions});
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  auto it = std::find_if(fs.begin(), fs.end(),
+                         [](const Finding& f) { return f.probe == "delete ${WORKSPACE}/data"; });
+  BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
+  // Skipping the pin while its descendant's bind applies is impossible, so the first
+  // scenario that loses the pin has lost the protected bind as well.
+  BOOST_TEST(it->trace.at(1).find("bwrap.args:24") != std::string::npos, it->trace.at(1));
+  BOOST_TEST(it->trace.at(2).find("bwrap.args:33") != std::string::npos, it->trace.at(2));
+}
+
+BOOST_AUTO_TEST_CASE(too_many_uncertain_try_binds_are_refused) {
+  auto argv = test::workspace_argv();
+  for (int i = 0; i < 9; ++i) {
+    const std::string p = "${WORKSPACE}/opt" + std::to_string(i);
+    argv.insert(argv.end() - 2, Option{"--ro-bind-try", p, p});
+  }
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST(fs[0].kind == "malformed-artifact");
+  BOOST_TEST(fs[0].actual.find("9 -try binds") != std::string::npos, fs[0].actual);
+}
+
+BOOST_AUTO_TEST_CASE(a_deny_root_the_host_lacks_needs_no_mask_unless_the_sandbox_can_create_it) {
+  auto policy = test::workspace_policy();
+  policy.deny[0].kind = ir::HostKind::Missing;  // ${HOME}/.ssh
+  const Option perms{"--perms", "000"}, mask{"--tmpfs", "${HOME}/.ssh"},
+      ro{"--remount-ro", "${HOME}/.ssh"};
+  auto unmasked = without(without(without(test::workspace_argv(), perms), mask), ro);
+  auto fs = verify_bwrap(policy, test::render(unmasked));
+  BOOST_TEST(fs.empty(), all(fs));
+  // Inside a writable root the sandbox could create it, and then read what it wrote.
+  policy.deny.push_back(test::at("${WORKSPACE}/keys", 9, ir::HostKind::Missing));
+  fs = verify_bwrap(policy, test::render(unmasked));
+  BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/keys"), all(fs));
+  BOOST_TEST(has(fs, "dropped-deny", "read ${WORKSPACE}/keys/zpolicy-probe"), all(fs));
+}
+
+BOOST_AUTO_TEST_CASE(danger_full_access_is_not_verified) {
+  auto policy = test::workspace_policy();
+  policy.mode = ir::Mode::DangerFullAccess;
+  BOOST_TEST(verify_bwrap(policy, "").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
