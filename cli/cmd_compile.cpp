@@ -72,12 +72,17 @@ int cmd_compile(const Args& args) {
     host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
   std::optional<ir::Mode> mode;
   if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
-  std::optional<std::vector<compiler::Artifact>> arts;
-  if (mode && !diags.has_errors()) arts = compiler::compile(*policy, *target, *mode, host, diags);
-  if (!arts || diags.has_errors()) {
+  std::optional<compiler::Compiled> compiled;
+  if (mode && !diags.has_errors()) compiled = compiler::compile(*policy, *target, *mode, host, diags);
+  if (!compiled || diags.has_errors()) {
     print_diagnostics(diags);
     return kExitUsage;
   }
+  if (!compiled->findings.empty()) {
+    print_findings(compiled->findings);
+    return kExitVerify;
+  }
+  const auto* arts = &compiled->artifacts;
 
   if (vm.count("emit")) {
     auto name = vm["emit"].as<std::string>();

@@ -44,4 +44,11 @@ std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics
 
 void print_diagnostics(const ir::Diagnostics& diags) { std::cerr << diags.str(); }
 
+void print_findings(const std::vector<compiler::Finding>& findings) {
+  for (const auto& f : findings) std::cerr << f.str() << "\n";
+  std::cerr << "zpolicy: verification failed: " << findings.size()
+            << (findings.size() == 1 ? " finding" : " findings")
+            << "; nothing was written\n";
+}
+
 }  // namespace zpolicy::cli

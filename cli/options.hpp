@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "compiler/exit_code.hpp"
+#include "compiler/finding.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/mode.hpp"
 #include "ir/policy.hpp"
@@ -28,5 +29,8 @@ std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics
 
 // Prints diagnostics to stderr, each prefixed by nothing but its location.
 void print_diagnostics(const ir::Diagnostics& diags);
+
+// Prints verification findings to stderr, then how many there were.
+void print_findings(const std::vector<compiler::Finding>& findings);
 
 }  // namespace zpolicy::cli

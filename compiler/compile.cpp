@@ -1,5 +1,6 @@
 #include "compiler/compile.hpp"
 
+#include "compiler/verify.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
@@ -28,24 +29,37 @@ std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target) {
   return out;
 }
 
-std::optional<std::vector<Artifact>> compile(const ir::Policy& policy, Target target,
-                                             ir::Mode mode, const std::optional<HostFacts>& host,
-                                             ir::Diagnostics& diags) {
+std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target target,
+                                               ir::Mode mode, const std::optional<HostFacts>& host,
+                                               ir::Diagnostics& diags) {
   if (!ir::is_confined(mode)) {
     diags.error(policy.mode.loc.line ? policy.mode.loc : policy.origin,
                 "nothing to compile: danger-full-access runs without a sandbox "
                 "(use --mode to compile a narrower mode)");
     return std::nullopt;
   }
-  ir::Resolved r;
-  if (host) {
-    auto bound = resolve_for_host(policy, mode, *host, diags);
-    if (!bound) return std::nullopt;
-    r = std::move(*bound);
-  } else {
-    r = resolve_portable(policy, mode);
+  if (!host) return resolve_portable(policy, mode);
+#ifndef __APPLE__
+  if (target == Target::Macos) {
+    diags.error({"<command line>"},
+                "--workspace binds the policy to this host, and this host is not macOS; "
+                "compile the macos target without --workspace (portable) instead");
+    return std::nullopt;
   }
-  return emit_artifacts(r, target);
+#endif
+  auto bound = resolve_for_host(policy, mode, *host, diags);
+  if (bound) assume_placeholders(*bound);
+  return bound;
+}
+
+std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
+                                const std::optional<HostFacts>& host, ir::Diagnostics& diags) {
+  auto r = resolve_for_target(policy, target, mode, host, diags);
+  if (!r) return std::nullopt;
+  Compiled c{std::move(*r), {}, {}};
+  c.artifacts = emit_artifacts(c.resolved, target);
+  c.findings = verify_artifacts(c.resolved, target, c.artifacts);
+  return c;
 }
 
 }  // namespace zpolicy::compiler

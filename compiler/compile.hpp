@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/finding.hpp"
 #include "compiler/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
@@ -25,10 +26,22 @@ struct Artifact {
 // Emits every artifact of a target from a resolved policy. Pure.
 std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target);
 
-// policy -> resolved (portable, or bound to `host`) -> artifacts. Confined modes only;
-// danger-full-access has nothing to compile and is reported as an error.
-std::optional<std::vector<Artifact>> compile(const ir::Policy& policy, Target target,
-                                             ir::Mode mode, const std::optional<HostFacts>& host,
-                                             ir::Diagnostics& diags);
+// Binds or keeps symbolic: the resolved policy `compile` and `verify` work from. Bound,
+// missing protected paths are taken as the placeholders `run` will create, so that the
+// result is exactly what `run` executes. Errors (and danger-full-access, which has
+// nothing to compile) are diagnostics.
+std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target target,
+                                               ir::Mode mode, const std::optional<HostFacts>& host,
+                                               ir::Diagnostics& diags);
+
+struct Compiled {
+  ir::Resolved resolved;
+  std::vector<Artifact> artifacts;
+  std::vector<Finding> findings;  // from the independent verifier; non-empty = exit 3
+};
+
+// policy -> resolved -> artifacts -> verification of every artifact.
+std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
+                                const std::optional<HostFacts>& host, ir::Diagnostics& diags);
 
 }  // namespace zpolicy::compiler

@@ -62,7 +62,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     out.push_back({id, sev, loc, std::move(msg)});
   };
   using S = ir::Severity;
-  bool writes = p.mode.value == ir::Mode::WorkspaceWrite;
+  bool writes = p.mode.value != ir::Mode::ReadOnly;
 
   for (const auto& pr : p.protect) {
     if (pr.value.is_relative()) continue;

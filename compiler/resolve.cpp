@@ -92,14 +92,29 @@ ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
   return r;
 }
 
-// One protected path (absolute components) below a writable root: its pins are the
-// directories strictly between the root and it.
+// One protected path (components relative to a writable root).
 void add_protected(ir::Resolved& r, const std::string& root, const std::vector<std::string>& rel,
                    HostKind kind, const ir::SourceLoc& loc) {
-  for (size_t i = 1; i < rel.size(); ++i)
-    r.pin.push_back({join(root, {rel.begin(), rel.begin() + static_cast<long>(i)}),
-                     HostKind::Unknown, loc});
   r.protect.push_back({join(root, rel), kind, loc});
+}
+
+// Every protected or deny path inside a writable root needs the directories between it
+// and the root pinned, whichever rule put it there: without pins `mv data d2` (or
+// `mv modules m2` for a `.git` pointer's target) would move it aside and let the sandbox
+// plant a fresh one in its place.
+void add_pins(ir::Resolved& r) {
+  std::vector<ResolvedPath> guarded = r.protect;
+  guarded.insert(guarded.end(), r.deny.begin(), r.deny.end());
+  for (const auto& g : guarded) {
+    const ResolvedPath* root = nullptr;
+    for (const auto& w : r.write)
+      if (under(w.path, g.path) && w.path != g.path && (!root || w.path.size() > root->path.size()))
+        root = &w;
+    if (!root) continue;
+    for (auto at = g.path.find('/', root->path.size() + 1); at != std::string::npos;
+         at = g.path.find('/', at + 1))
+      r.pin.push_back({g.path.substr(0, at), HostKind::Unknown, g.loc});
+  }
 }
 
 }  // namespace
@@ -139,6 +154,7 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
     }
   }
   for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
+  if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
   sort_by_depth(r.read);
   sort_by_depth(r.write);
   sort_by_depth(r.pin);
@@ -305,21 +321,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     auto c = canonical(lexical);
     r.deny.push_back({c ? *c : lexical, kind_of(c ? *c : lexical, true), d.loc});
   }
-  // Every protected path inside a writable root needs the directories between it and
-  // the root pinned, whichever rule put it there: a `.git` pointer's target is not a
-  // relative carveout, and without pins `mv modules m2` would move it aside and let the
-  // sandbox plant a fresh git directory (with, say, a core.fsmonitor hook) in its place.
-  for (size_t i = 0, n = r.protect.size(); i < n; ++i) {
-    const ResolvedPath* root = nullptr;
-    for (const auto& w : r.write)
-      if (under(w.path, r.protect[i].path) && w.path != r.protect[i].path &&
-          (!root || w.path.size() > root->path.size()))
-        root = &w;
-    if (!root) continue;
-    for (auto at = r.protect[i].path.find('/', root->path.size() + 1); at != std::string::npos;
-         at = r.protect[i].path.find('/', at + 1))
-      r.pin.push_back({r.protect[i].path.substr(0, at), HostKind::Unknown, r.protect[i].loc});
-  }
+  add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   sort_by_depth(r.read);
   sort_by_depth(r.write);
@@ -328,6 +330,29 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   sort_by_depth(r.deny);
   if (diags.has_errors()) return std::nullopt;
   return r;
+}
+
+std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {
+  std::vector<ir::ResolvedPath*> out;
+  if (r.mode != ir::Mode::WorkspaceWrite) return out;
+  for (auto& p : r.pin) out.push_back(&p);
+  for (auto& p : r.protect) out.push_back(&p);
+  for (auto& d : r.deny)
+    for (const auto& w : r.write)
+      if (under(w.path, d.path) && d.path != w.path) {
+        out.push_back(&d);
+        break;
+      }
+  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
+    return std::count(a->path.begin(), a->path.end(), '/') <
+           std::count(b->path.begin(), b->path.end(), '/');
+  });
+  return out;
+}
+
+void assume_placeholders(ir::Resolved& r) {
+  for (auto* p : placeholder_candidates(r))
+    if (p->kind == HostKind::Missing) p->kind = HostKind::Directory;
 }
 
 }  // namespace zpolicy::compiler

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
@@ -36,5 +37,14 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode);
 // a writable root. Looks at the filesystem but never changes it.
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
                                              const HostFacts& host, ir::Diagnostics& diags);
+
+// The paths `run` makes exist before bwrap starts (runner/placeholders): pins, protected
+// paths and deny paths inside writable roots, shallowest first.
+std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r);
+
+// `r` as `run` will execute it: every missing candidate marked as the empty directory the
+// runner creates for it. `compile --workspace` uses this so that its output is exactly
+// what runs.
+void assume_placeholders(ir::Resolved& r);
 
 }  // namespace zpolicy::compiler

@@ -1,5 +1,7 @@
 #include "runner/placeholders.hpp"
 
+#include "compiler/resolve.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -174,20 +176,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   reconcile_dead(records, live);
 
   // Every path that must exist before bwrap binds it, shallowest first.
-  std::vector<ir::ResolvedPath*> needed;
-  for (auto& p : r.pin) needed.push_back(&p);
-  for (auto& p : r.protect) needed.push_back(&p);
-  for (auto& d : r.deny)
-    for (const auto& w : r.write)
-      if (under(w.path, d.path) && d.path != w.path) {
-        needed.push_back(&d);
-        break;
-      }
-  std::stable_sort(needed.begin(), needed.end(), [](auto* a, auto* b) {
-    return std::count(a->path.begin(), a->path.end(), '/') <
-           std::count(b->path.begin(), b->path.end(), '/');
-  });
-
+  std::vector<ir::ResolvedPath*> needed = compiler::placeholder_candidates(r);
   for (auto* p : needed) {
     const ir::ResolvedPath* root = nullptr;
     for (const auto& w : r.write)

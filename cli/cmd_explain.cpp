@@ -1,0 +1,126 @@
+#include "cli/options.hpp"
+#include "compiler/bwrap_argv.hpp"
+#include "compiler/compile.hpp"
+#include "compiler/mount_table.hpp"
+#include "compiler/probes.hpp"
+#include "compiler/sbpl_verify.hpp"
+
+namespace zpolicy::cli {
+namespace {
+
+std::optional<compiler::FsOp> parse_op(const std::string& s) {
+  for (auto op : compiler::kAllFsOps)
+    if (s == compiler::to_string(op)) return op;
+  return std::nullopt;
+}
+
+std::string artifact(const compiler::Compiled& c, const std::string& name) {
+  for (const auto& a : c.artifacts)
+    if (a.name == name) return a.content;
+  return {};
+}
+
+// The Linux answer: the argv's mount plan replayed by the independent evaluator.
+void explain_linux(const compiler::Compiled& c, const compiler::SymbolicPath& path,
+                   compiler::FsOp op) {
+  auto parsed = compiler::parse_bwrap_args(artifact(c, "bwrap.args"));
+  if (!parsed.argv) {
+    std::cout << "  linux:  the argv does not parse: " << parsed.error->message << "\n";
+    return;
+  }
+  auto table = compiler::MountTable::replay(parsed.argv->ops, [](size_t) { return true; });
+  if (auto* err = std::get_if<compiler::MountTable::ReplayError>(&table)) {
+    std::cout << "  linux:  bwrap would refuse the argv (line " << err->line << "): "
+              << err->message << "\n";
+    return;
+  }
+  auto result = std::get<compiler::MountTable>(table).access(path, op);
+  std::cout << "  linux:  " << compiler::to_string(result.outcome) << "\n";
+  for (const auto& t : result.trace) std::cout << "          " << t << "\n";
+}
+
+void explain_macos(const compiler::Compiled& c, const std::string& path, compiler::FsOp op) {
+  std::string error;
+  auto params = compiler::parse_params_text(artifact(c, "params.txt"), &error);
+  // Seatbelt has no single "delete": unlinking and renaming away are file-write-unlink.
+  const char* operation = op == compiler::FsOp::Delete ? "file-write-unlink" : compiler::to_string(op);
+  std::optional<compiler::SbplExplanation> e;
+  if (params) e = compiler::explain_sbpl(c.resolved, artifact(c, "profile.sb"), *params, operation, path, &error);
+  if (!e) {
+    std::cout << "  macos:  cannot evaluate: " << error << "\n";
+    return;
+  }
+  std::cout << "  macos:  " << (e->allowed ? "allowed" : "denied")
+            << (e->models_agree ? "" : " (precedence models disagree)") << "\n";
+  for (const auto& t : e->trace) std::cout << "          " << t << "\n";
+}
+
+}  // namespace
+
+int cmd_explain(const Args& args) {
+  const std::string usage =
+      "zpolicy explain POLICY PATH [--op read|write|create|delete] [--target linux|macos] "
+      "[--mode M] [--workspace DIR]";
+  po::options_description opts("explain options");
+  opts.add_options()("policy", po::value<std::string>()->required(), "policy file")(
+      "path", po::value<std::string>()->required(),
+      "path to explain: absolute, or ${WORKSPACE}/... (portable)")(
+      "op", po::value<std::string>()->default_value("write"), "read, write, create or delete")(
+      "target", po::value<std::string>(), "linux or macos (default: both)")(
+      "mode", po::value<std::string>(), "narrow the policy's mode")(
+      "workspace", po::value<std::string>(), "bind the policy to this workspace");
+  po::positional_options_description pos;
+  pos.add("policy", 1).add("path", 1);
+  po::variables_map vm;
+  bool help = false;
+  if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
+  if (help) return kExitOk;
+
+  ir::Diagnostics diags;
+  auto op = parse_op(vm["op"].as<std::string>());
+  if (!op) diags.error({"<command line>"}, "invalid --op (expected read, write, create or delete)");
+  std::vector<compiler::Target> targets = {compiler::Target::Linux, compiler::Target::Macos};
+  if (vm.count("target")) {
+    auto t = compiler::parse_target(vm["target"].as<std::string>());
+    if (!t) diags.error({"<command line>"}, "invalid --target (expected linux or macos)");
+    else targets = {*t};
+  }
+  auto path = compiler::SymbolicPath::parse(vm["path"].as<std::string>());
+  if (!path)
+    diags.error({"<command line>"}, "invalid path '" + vm["path"].as<std::string>() +
+                                        "' (absolute, or starting with ${WORKSPACE}, ${HOME}, ${TMPDIR})");
+  auto requested = mode_option(vm, diags);
+  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
+  std::optional<compiler::HostFacts> host;
+  if (policy && !diags.has_errors() && vm.count("workspace")) {
+    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
+    if (!vm.count("target")) targets = {compiler::Target::Linux};
+  }
+  std::optional<ir::Mode> mode;
+  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
+  if (!mode || diags.has_errors()) {
+    print_diagnostics(diags);
+    return kExitUsage;
+  }
+
+  bool printed_policy = false;
+  for (auto target : targets) {
+    auto c = compiler::compile(*policy, target, *mode, host, diags);
+    if (!c) {
+      print_diagnostics(diags);
+      return kExitUsage;
+    }
+    if (!printed_policy) {
+      auto e = compiler::Intent(c->resolved).expect(*path, *op);
+      std::cout << compiler::to_string(*op) << " " << path->str() << "\n";
+      std::cout << "  policy: " << compiler::to_string(e.expect) << " — " << e.reason << " ("
+                << e.rule.str() << ")\n";
+      printed_policy = true;
+    }
+    if (target == compiler::Target::Linux) explain_linux(*c, *path, *op);
+    else explain_macos(*c, path->str(), *op);
+  }
+  return kExitOk;
+}
+
+}  // namespace zpolicy::cli
