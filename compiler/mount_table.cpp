@@ -31,8 +31,6 @@ std::vector<SymbolicPath> lineage(const SymbolicPath& p) {
   return out;
 }
 
-size_t depth(const SymbolicPath& p) { return p.components.size() + (p.anchor.empty() ? 0 : 1); }
-
 std::string octal(unsigned mode) {
   std::string out;
   for (int shift = 9; shift >= 0; shift -= 3)
@@ -103,22 +101,21 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
 
 void MountTable::add_mount(Mount m) {
   for (auto& old : mounts_)
-    if (old.visible && m.dest.contains(old.dest)) old.visible = false;
+    if (old.visible && m.dest.contains(old.dest)) {
+      old.visible = false;
+      visible_at_.erase(old.dest);
+    }
   mounts_.push_back(std::move(m));
+  visible_at_[mounts_.back().dest] = mounts_.size() - 1;
 }
 
+// The deepest visible mount whose destination holds `p`; lineage(p) is exactly the set
+// of paths that contain `p`, shallowest first.
 size_t MountTable::covering(const SymbolicPath& p) const {
-  size_t best = 0;
-  size_t best_depth = 0;
-  for (size_t i = 1; i < mounts_.size(); ++i) {
-    const Mount& m = mounts_[i];
-    size_t d = depth(m.dest);
-    if (m.visible && d >= best_depth && d <= depth(p) && m.dest.contains(p)) {
-      best = i;
-      best_depth = d;
-    }
-  }
-  return best;
+  const auto chain = lineage(p);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+    if (auto v = visible_at_.find(*it); v != visible_at_.end()) return v->second;
+  return 0;
 }
 
 const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {

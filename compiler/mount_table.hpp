@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -114,6 +115,10 @@ class MountTable {
 
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
+  // The one visible mount at each destination (a new mount hides every mount at or
+  // under its destination), so that covering() looks up the path's ancestors instead of
+  // scanning every mount: verification probes each root, and a scan made it quadratic.
+  std::map<SymbolicPath, size_t> visible_at_;
 };
 
 }  // namespace zpolicy::compiler
