@@ -65,6 +65,8 @@ int cmd_compile(const Args& args) {
   const std::string format = vm["format"].as<std::string>();
   if (format != "text" && format != "json")
     diags.error({"<command line>"}, "invalid --format (expected text or json)");
+  if (vm.count("emit") && vm.count("out"))
+    diags.error({"<command line>"}, "--emit prints one artifact and --out writes them all; use one");
   auto requested = mode_option(vm, diags);
   auto policy = load_policy(vm["policy"].as<std::string>(), diags);
   std::optional<compiler::HostFacts> host;
