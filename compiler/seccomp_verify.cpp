@@ -83,6 +83,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   SeccompVerification v;
   const auto prog = parse_bpf(bpf, &v.program_error);
   if (!prog) return v;
+  std::set<std::pair<uint32_t, uint32_t>> reported;
   auto probe = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const std::array<uint64_t, 6>& args) {
     ++v.probes;
     SeccompData d;
@@ -94,7 +95,8 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     const auto got = decode_seccomp_ret(run_bpf(*prog, d).ret);
     if (got && *got == want) return;
     ++v.mismatches;
-    if (v.findings.size() >= kKeptFindings) return;
+    // One finding per call number and ABI, so that the kept ones name distinct calls.
+    if (v.findings.size() >= kKeptFindings || !reported.insert({audit, nr}).second) return;
     SeccompFinding f{audit, call, want, got, {}};
     run_bpf(*prog, d, &f.trace);
     v.findings.push_back(std::move(f));
