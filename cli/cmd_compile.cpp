@@ -65,15 +65,12 @@ int cmd_compile(const Args& args) {
   const std::string format = vm["format"].as<std::string>();
   if (format != "text" && format != "json")
     diags.error({"<command line>"}, "invalid --format (expected text or json)");
-  auto requested = mode_option(vm, diags);
-  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
-  std::optional<compiler::HostFacts> host;
-  if (policy && !diags.has_errors() && vm.count("workspace"))
-    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
-  std::optional<ir::Mode> mode;
-  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
+  if (vm.count("emit") && vm.count("out"))
+    diags.error({"<command line>"}, "--emit prints one artifact and --out writes them all; use one");
+  auto req = load_request(vm, diags);
   std::optional<compiler::Compiled> compiled;
-  if (mode && !diags.has_errors()) compiled = compiler::compile(*policy, *target, *mode, host, diags);
+  if (req && !diags.has_errors())
+    compiled = compiler::compile(req->policy, *target, req->mode, req->host, diags);
   if (!compiled || diags.has_errors()) {
     print_diagnostics(diags);
     return kExitUsage;

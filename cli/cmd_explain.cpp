@@ -89,23 +89,17 @@ int cmd_explain(const Args& args) {
   if (!path)
     diags.error({"<command line>"}, "invalid path '" + vm["path"].as<std::string>() +
                                         "' (absolute, or starting with ${WORKSPACE}, ${HOME}, ${TMPDIR})");
-  auto requested = mode_option(vm, diags);
-  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
-  std::optional<compiler::HostFacts> host;
-  if (policy && !diags.has_errors() && vm.count("workspace")) {
-    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
-    if (!vm.count("target")) targets = {compiler::Target::Linux};
-  }
-  std::optional<ir::Mode> mode;
-  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
-  if (!mode || diags.has_errors()) {
+  auto req = load_request(vm, diags);
+  if (!req || diags.has_errors()) {
     print_diagnostics(diags);
     return kExitUsage;
   }
+  // A bound policy is a policy for this host, and this host is Linux.
+  if (req->host && !vm.count("target")) targets = {compiler::Target::Linux};
 
   bool printed_policy = false;
   for (auto target : targets) {
-    auto c = compiler::compile(*policy, target, *mode, host, diags);
+    auto c = compiler::compile(req->policy, target, req->mode, req->host, diags);
     if (!c) {
       print_diagnostics(diags);
       return kExitUsage;

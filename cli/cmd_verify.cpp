@@ -27,16 +27,10 @@ int cmd_verify(const Args& args) {
   ir::Diagnostics diags;
   auto target = compiler::parse_target(vm["target"].as<std::string>());
   if (!target) diags.error({"<command line>"}, "invalid --target (expected linux or macos)");
-  auto requested = mode_option(vm, diags);
-  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
-  std::optional<compiler::HostFacts> host;
-  if (policy && !diags.has_errors() && vm.count("workspace"))
-    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
-  std::optional<ir::Mode> mode;
-  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
+  auto req = load_request(vm, diags);
   std::optional<ir::Resolved> resolved;
-  if (mode && !diags.has_errors())
-    resolved = compiler::resolve_for_target(*policy, *target, *mode, host, diags);
+  if (req && !diags.has_errors())
+    resolved = compiler::resolve_for_target(req->policy, *target, req->mode, req->host, diags);
   if (!resolved || diags.has_errors()) {
     print_diagnostics(diags);
     return kExitUsage;

@@ -42,6 +42,18 @@ std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics
   return m;
 }
 
+std::optional<PolicyRequest> load_request(const po::variables_map& vm, ir::Diagnostics& diags) {
+  auto requested = mode_option(vm, diags);
+  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
+  std::optional<compiler::HostFacts> host;
+  if (policy && !diags.has_errors() && vm.count("workspace"))
+    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
+  std::optional<ir::Mode> mode;
+  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
+  if (!mode || diags.has_errors()) return std::nullopt;
+  return PolicyRequest{std::move(*policy), *mode, std::move(host)};
+}
+
 void print_diagnostics(const ir::Diagnostics& diags) { std::cerr << diags.str(); }
 
 void print_findings(const std::vector<compiler::Finding>& findings) {

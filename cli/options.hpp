@@ -8,6 +8,7 @@
 #include "cli/commands.hpp"
 #include "compiler/exit_code.hpp"
 #include "compiler/finding.hpp"
+#include "compiler/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/mode.hpp"
 #include "ir/policy.hpp"
@@ -29,6 +30,15 @@ std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics
 
 // Prints diagnostics to stderr, each prefixed by nothing but its location.
 void print_diagnostics(const ir::Diagnostics& diags);
+
+// What compile, verify and explain work on: the policy, the mode (--mode, which may only
+// narrow the policy's ceiling) and the host binding (--workspace), or located errors.
+struct PolicyRequest {
+  ir::Policy policy;
+  ir::Mode mode;
+  std::optional<compiler::HostFacts> host;
+};
+std::optional<PolicyRequest> load_request(const po::variables_map& vm, ir::Diagnostics& diags);
 
 // Prints verification findings to stderr, then how many there were.
 void print_findings(const std::vector<compiler::Finding>& findings);

@@ -30,17 +30,11 @@ std::optional<std::string> bind(const PolicyPath& p, const std::optional<HostFac
   return base;
 }
 
-bool under(const std::string& root, const std::string& p) {
-  if (root == "/") return true;
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       p[root.size()] == '/');
-}
-
 bool contains(const PolicyPath& a, const PolicyPath& b, const std::optional<HostFacts>& host) {
   if (root_is_filesystem_root(a)) return !b.is_relative();
   if (a.contains(b)) return true;
   auto ba = bind(a, host), bb = bind(b, host);
-  return ba && bb && under(*ba, *bb);
+  return ba && bb && ir::path_within(*ba, *bb);
 }
 
 // Paths a writable root must not hold: what the shell runs at start-up, and keys.
@@ -95,18 +89,18 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
               "writable root '" + w.value.str() + "' holds shell start-up file '~/" + f + "'");
       }
       if (auto bw = bind(w.value, ctx.host)) {
-        if (ctx.policy_file && under(*bw, *ctx.policy_file))
+        if (ctx.policy_file && ir::path_within(*bw, *ctx.policy_file))
           add("ZP004", S::Error, w.loc,
               "writable root '" + w.value.str() + "' holds the policy file itself ('" +
                   *ctx.policy_file + "'): the sandbox could rewrite its own policy");
-        if (ctx.zpolicy_binary && under(*bw, *ctx.zpolicy_binary))
+        if (ctx.zpolicy_binary && ir::path_within(*bw, *ctx.zpolicy_binary))
           add("ZP005", S::Error, w.loc,
               "writable root '" + w.value.str() + "' holds the zpolicy binary ('" +
                   *ctx.zpolicy_binary + "')");
         char real[PATH_MAX];
         struct stat st;
         if (ctx.host && lstat(bw->c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
-            realpath(bw->c_str(), real) && !under(*bw, real))
+            realpath(bw->c_str(), real) && !ir::path_within(*bw, real))
           add("ZP006", S::Warning, w.loc,
               "writable root '" + w.value.str() + "' is a symlink out of itself (to '" +
                   std::string(real) + "'); the target is what becomes writable");

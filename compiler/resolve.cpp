@@ -44,13 +44,7 @@ std::string join(const std::string& base, const std::vector<std::string>& comps)
   return out.empty() ? "/" : out;
 }
 
-bool under(const std::string& root, const std::string& p) {
-  if (root == "/") return true;
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       p[root.size()] == '/');
-}
-
-// The components of `p` below `root` (precondition: under(root, p)); empty when p is the
+// The components of `p` below `root` (precondition: ir::path_within(root, p)); empty when p is the
 // root. Host paths are split, not parsed as policy paths: a host directory name may hold
 // characters ('$') that the policy language reserves.
 std::vector<std::string> components_below(const std::string& root, const std::string& p) {
@@ -108,7 +102,7 @@ void add_pins(ir::Resolved& r) {
   for (const auto& g : guarded) {
     const ResolvedPath* root = nullptr;
     for (const auto& w : r.write)
-      if (under(w.path, g.path) && w.path != g.path && (!root || w.path.size() > root->path.size()))
+      if (ir::path_within(w.path, g.path) && w.path != g.path && (!root || w.path.size() > root->path.size()))
         root = &w;
     if (!root) continue;
     for (auto at = g.path.find('/', root->path.size() + 1); at != std::string::npos;
@@ -273,7 +267,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   ir::Resolved r = common(policy, mode);
   r.portable = false;
   HostResolver h(host, diags);
-  r.cwd = under(host.workspace, host.cwd) ? host.cwd : host.workspace;
+  r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   for (const auto& p : policy.read) {
     std::string path = h.root_path(p.value);
     HostKind k = kind_of(path, true);
@@ -295,7 +289,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           rel = pr.value.components;
         } else {
           std::string abs = h.bind(pr.value);
-          if (!under(root, abs)) continue;
+          if (!ir::path_within(root, abs)) continue;
           rel = components_below(root, abs);
         }
         if (!h.walk_without_symlinks(root, rel, pr.loc, "protected path")) continue;
@@ -311,7 +305,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     std::string lexical = h.bind(d.value);
     const ResolvedPath* inside = nullptr;
     for (const auto& w : r.write)
-      if (under(w.path, lexical)) inside = &w;
+      if (ir::path_within(w.path, lexical)) inside = &w;
     if (inside) {
       auto rel = components_below(inside->path, lexical);
       if (!h.walk_without_symlinks(inside->path, rel, d.loc, "deny path")) continue;
@@ -339,7 +333,7 @@ std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {
   for (auto& p : r.protect) out.push_back(&p);
   for (auto& d : r.deny)
     for (const auto& w : r.write)
-      if (under(w.path, d.path) && d.path != w.path) {
+      if (ir::path_within(w.path, d.path) && d.path != w.path) {
         out.push_back(&d);
         break;
       }

@@ -12,12 +12,6 @@ using ir::Mode;
 using ir::ResolvedPath;
 using ir::SourceLoc;
 
-bool contains(std::string_view outer, std::string_view inner) {
-  if (outer == "/") return true;
-  return inner == outer ||
-         (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
-}
-
 std::optional<std::string> parent_of(std::string_view path) {
   auto slash = path.rfind('/');
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
@@ -27,7 +21,7 @@ std::optional<std::string> parent_of(std::string_view path) {
 
 const ResolvedPath* containing(const std::vector<ResolvedPath>& roots, std::string_view path) {
   for (const auto& r : roots)
-    if (contains(r.path, path)) return &r;
+    if (ir::path_within(r.path, path)) return &r;
   return nullptr;
 }
 
@@ -40,7 +34,7 @@ bool platform_runtime_path(std::string_view path) {
   for (const char* p : {"/System", "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/lib",
                         "/usr/libexec", "/usr/share", "/private/etc", "/Library/Apple",
                         "/Library/Preferences", "/private/var/db/timezone", "/dev"})
-    if (contains(p, path)) return true;
+    if (ir::path_within(p, path)) return true;
   return false;
 }
 
@@ -91,7 +85,7 @@ Verdict file_intent(const ir::Resolved& r, std::string_view op, const std::strin
   if (!w) return deny({}, "outside every writable root");
   if (op == "file-link") return unspecified("hard link inside a writable root");
   for (const auto& p : r.protect) {
-    if (!contains(path, p.path)) continue;
+    if (!ir::path_within(path, p.path)) continue;
     if (op == "file-write-unlink")
       return deny(p.loc, "directory above protected path " + p.path +
                              ": renaming or removing it would carry the protected path away");
@@ -271,7 +265,7 @@ std::vector<SbplFinding> verify_sbpl(
   if (!policy.portable) {
     for (const auto& [name, value] : params)
       for (const char* link : {"/tmp", "/var", "/etc"})
-        if (contains(link, value))
+        if (ir::path_within(link, value))
           findings.push_back({SbplFinding::Kind::NotCanonical,
                               params_file,
                               "parameter " + name,

@@ -83,6 +83,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   SeccompVerification v;
   const auto prog = parse_bpf(bpf, &v.program_error);
   if (!prog) return v;
+  std::set<std::pair<uint32_t, uint32_t>> reported;
   auto probe = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const std::array<uint64_t, 6>& args) {
     ++v.probes;
     SeccompData d;
@@ -94,18 +95,33 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     const auto got = decode_seccomp_ret(run_bpf(*prog, d).ret);
     if (got && *got == want) return;
     ++v.mismatches;
-    if (v.findings.size() >= kKeptFindings) return;
+    // One finding per call number and ABI, so that the kept ones name distinct calls.
+    if (v.findings.size() >= kKeptFindings || !reported.insert({audit, nr}).second) return;
     SeccompFinding f{audit, call, want, got, {}};
     run_bpf(*prog, d, &f.trace);
     v.findings.push_back(std::move(f));
   };
   const std::array<uint64_t, 6> zero{};
+  // Every value some rule compares with, in every argument at once: a program whose
+  // answer for a call depends on arguments the IR does not look at for that call (an
+  // argument check reached by the wrong numbers) shows up on one of these.
+  std::set<uint64_t> values;
+  for (const auto& r : policy.rules)
+    if (const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, r.name))
+      for (const auto& a : probe_arguments(policy, *s))
+        values.insert(a.begin(), a.end());
+  std::vector<std::array<uint64_t, 6>> shared;
+  for (uint64_t v : values) shared.push_back({v, v, v, v, v, v});
   for (uint32_t nr = 0; nr < 1024; ++nr) {
     if (const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, nr)) {
       for (const auto& a : probe_arguments(policy, *s))
         probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
     } else {
       probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, zero);
+    }
+    for (const auto& a : shared) {
+      probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
+      probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, a);
     }
     probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, zero);
     probe(ir::kAuditArchI386, ir::Arch::I386, nr, zero);

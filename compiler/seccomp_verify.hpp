@@ -29,7 +29,7 @@ struct SeccompVerification {
   std::string program_error;  // non-empty when the bytes are no valid seccomp program
   size_t probes = 0;
   size_t mismatches = 0;
-  std::vector<SeccompFinding> findings;  // the first 100 mismatches
+  std::vector<SeccompFinding> findings;  // the first mismatch of each call, up to 100
   bool ok() const { return program_error.empty() && mismatches == 0; }
 };
 

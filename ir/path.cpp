@@ -94,4 +94,10 @@ std::optional<PolicyPath> parse_policy_path(std::string_view text, bool allow_re
   return p;
 }
 
+bool path_within(std::string_view root, std::string_view path) {
+  if (root == "/") return true;
+  return path == root ||
+         (path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/');
+}
+
 }  // namespace zpolicy::ir

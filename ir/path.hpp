@@ -40,4 +40,8 @@ struct PathError {
 std::optional<PolicyPath> parse_policy_path(std::string_view text, bool allow_relative,
                                             PathError* error);
 
+// Whether `path` is `root` or lies below it, on normalized path text: absolute, or
+// anchored at a variable ("${WORKSPACE}/a"). "/" holds every path, symbolic ones too.
+bool path_within(std::string_view root, std::string_view path);
+
 }  // namespace zpolicy::ir

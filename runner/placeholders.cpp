@@ -20,12 +20,6 @@
 namespace zpolicy::runner {
 namespace {
 
-bool under(const std::string& root, const std::string& p) {
-  if (root == "/") return true;
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       p[root.size()] == '/');
-}
-
 // A directory we may keep state in: ours, not a symlink, closed to everybody else.
 bool private_dir(const std::string& dir) {
   mkdir(dir.c_str(), 0700);
@@ -180,7 +174,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   for (auto* p : needed) {
     const ir::ResolvedPath* root = nullptr;
     for (const auto& w : r.write)
-      if (under(w.path, p->path)) root = &w;
+      if (ir::path_within(w.path, p->path)) root = &w;
     if (!root) continue;
     // The host's state now, not at resolution: reconciling a dead run may just have
     // removed a leftover placeholder that resolution saw as an existing directory.

@@ -5,12 +5,6 @@
 namespace zpolicy::emitters::bwrap {
 namespace {
 
-bool under(const std::string& root, const std::string& p) {
-  if (root == "/") return true;
-  return p == root || (p.size() > root.size() && p.compare(0, root.size(), root) == 0 &&
-                       p[root.size()] == '/');
-}
-
 class Argv {
  public:
   void add(std::initializer_list<std::string> words) { args_.insert(args_.end(), words); }
@@ -52,7 +46,7 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
   }
   for (const auto& d : r.deny) {
     bool in_writable = false;
-    for (const auto& w : r.write) in_writable |= r.mode == ir::Mode::WorkspaceWrite && under(w.path, d.path);
+    for (const auto& w : r.write) in_writable |= r.mode == ir::Mode::WorkspaceWrite && ir::path_within(w.path, d.path);
     if (d.kind == ir::HostKind::Missing && !in_writable) continue;  // nothing to read, nothing can create it
     if (d.kind == ir::HostKind::File)
       a.add({"--ro-bind", "/dev/null", d.path});

@@ -6,13 +6,6 @@
 namespace zpolicy::emitters::sbpl {
 namespace {
 
-// "/" holds every path, symbolic ones included: ${WORKSPACE} and friends are absolute.
-bool contains(std::string_view outer, std::string_view inner) {
-  if (outer == "/") return true;
-  return inner == outer ||
-         (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
-}
-
 // The parent of "/a/b" is "/a", of "/a" is "/"; a bare variable ("${WORKSPACE}") has no
 // parent we can name portably.
 std::optional<std::string> parent_of(std::string_view path) {
@@ -109,12 +102,12 @@ class Builder {
   }
   bool inside_a_writable_root(std::string_view p) const {
     for (const auto& w : write_)
-      if (contains(w.value, p)) return true;
+      if (ir::path_within(w.value, p)) return true;
     return false;
   }
   bool inside_a_protected_path(std::string_view p) const {
     for (const auto& q : protect_)
-      if (contains(q.value, p)) return true;
+      if (ir::path_within(q.value, p)) return true;
     return false;
   }
 

@@ -97,6 +97,20 @@ BOOST_AUTO_TEST_CASE(every_class_of_bad_input_exits_2_located_and_writes_nothing
   }
 }
 
+// `run` reads a policy through the same frontend: every bad input is refused before
+// anything is started. (A danger-full-access policy is bad only for `compile`: `run`
+// runs it, unconfined, as the explicit opt-out.)
+BOOST_AUTO_TEST_CASE(run_refuses_every_bad_policy_and_runs_nothing) {
+  for (const auto& bad : test::bad_policies()) {
+    if (std::string_view(bad.name) == "danger-full-access has nothing to compile") continue;
+    Cli cli;
+    cli.dir.write("bad.yaml", bad.content);
+    expect_refused(cli, {"run", "--policy", "bad.yaml", "--", "touch", "marker"},
+                   bad.expected_stderr, bad.name);
+    BOOST_TEST(!fs::exists(cli.dir / "marker"), bad.name);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(host_bound_refusal_writes_nothing) {
   Cli cli;
   cli.dir.mkdir("ws/elsewhere/agent-sessions");

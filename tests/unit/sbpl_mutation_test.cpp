@@ -1,5 +1,7 @@
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
+
+#include "golden_support.hpp"
 #include <functional>
 
 #include "compiler/sbpl_evaluator.hpp"
@@ -122,5 +124,11 @@ BOOST_AUTO_TEST_CASE(partial_read_full_network) {
   check_mutants("partial-read-full-network", fx::partial_read_full_network());
 }
 BOOST_AUTO_TEST_CASE(nested_roots) { check_mutants("nested-roots", fx::nested_roots()); }
+// The profiles the golden policies really compile to (`large` only repeats their shapes
+// at a size whose mutants would cost minutes).
+BOOST_AUTO_TEST_CASE(golden_policies) {
+  for (const auto& g : test::golden_compiles(compiler::Target::Macos))
+    if (g.name != "large") check_mutants("golden " + g.name, g.compiled.resolved);
+}
 
 BOOST_AUTO_TEST_SUITE_END()
