@@ -79,6 +79,26 @@ std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& po
   return out;
 }
 
+namespace {
+
+// Whether the program's path for this call, with every argument zero, loads an argument
+// or the instruction pointer. If it does not, no other argument values can change the
+// path either (control flow depends only on what was loaded), so one probe stands for
+// them all.
+bool reads_arguments(const std::vector<BpfInsn>& prog, uint32_t audit, uint32_t nr) {
+  SeccompData d;
+  d.arch = audit;
+  d.nr = nr;
+  std::vector<uint32_t> trace;
+  run_bpf(prog, d, &trace);
+  constexpr uint16_t kLdAbsW = 0x20;
+  for (uint32_t pc : trace)
+    if (prog[pc].code == kLdAbsW && prog[pc].k >= 8) return true;
+  return false;
+}
+
+}  // namespace
+
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
   SeccompVerification v;
   const auto prog = parse_bpf(bpf, &v.program_error);
@@ -119,10 +139,10 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     } else {
       probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, zero);
     }
-    for (const auto& a : shared) {
-      probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
-      probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, a);
-    }
+    if (reads_arguments(*prog, ir::kAuditArchX86_64, nr))
+      for (const auto& a : shared) probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
+    if (reads_arguments(*prog, ir::kAuditArchX86_64, nr | ir::kX32SyscallBit))
+      for (const auto& a : shared) probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, a);
     probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, zero);
     probe(ir::kAuditArchI386, ir::Arch::I386, nr, zero);
     // The IR has no name for other arches; like i386 they are foreign.
