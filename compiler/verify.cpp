@@ -19,13 +19,18 @@ Finding malformed(Target t, const std::string& file, std::string why) {
 }
 
 // The policy line behind the IR's answer for a probed call: the rule for that syscall
-// with the intended action, else the policy's default.
+// with the intended action (the policy's own before the built-in baseline's), else the
+// policy's default.
 ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f) {
+  ir::SourceLoc found{ir::kBuiltinFile};
   if (f.call.arch == ir::Arch::X86_64)
     if (const auto* info = ir::find_syscall(ir::Arch::X86_64, f.call.nr))
       for (const auto& rule : p.rules)
-        if (rule.name == info->name && rule.action == f.intended) return rule.loc;
-  return {ir::kBuiltinFile};
+        if (rule.name == info->name && rule.action == f.intended) {
+          if (rule.loc.file != ir::kBuiltinFile) return rule.loc;
+          found = rule.loc;
+        }
+  return found;
 }
 
 void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts,
@@ -36,6 +41,9 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts,
   } else {
     out.push_back(malformed(Target::Linux, "bwrap.args", "missing"));
   }
+  // The listing is for review, not what the kernel loads, but a set without it is not
+  // what compile writes.
+  if (!find(arts, "seccomp.txt")) out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
   const Artifact* bpf = find(arts, "seccomp.bpf");
   if (!bpf) {
     out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
