@@ -26,6 +26,8 @@ constexpr uint16_t JA = 0x00, JEQ = 0x10, JGT = 0x20, JGE = 0x30, JSET = 0x40;
 constexpr uint16_t K = 0x00, X = 0x08, A = 0x10;
 constexpr uint16_t TAX = 0x00, TXA = 0x80;
 constexpr uint32_t kDataSize = 64;  // sizeof(struct seccomp_data)
+// struct seccomp_data: nr and arch come first; from here on, instruction_pointer and args.
+constexpr uint32_t kCallerDataOffset = 8;
 constexpr size_t kMemWords = 16;
 
 bool valid_opcode(uint16_t c) {
@@ -52,14 +54,13 @@ bool valid_opcode(uint16_t c) {
   return false;
 }
 
+// The word at a (checked, aligned) offset of struct seccomp_data in host byte order.
 uint32_t load_word(const SeccompData& d, uint32_t off) {
-  unsigned char raw[kDataSize];
-  std::memcpy(raw, &d.nr, 4);
-  std::memcpy(raw + 4, &d.arch, 4);
-  std::memcpy(raw + 8, &d.instruction_pointer, 8);
-  std::memcpy(raw + 16, d.args.data(), 48);
+  if (off == 0) return d.nr;
+  if (off == 4) return d.arch;
+  const uint64_t field = off < 16 ? d.instruction_pointer : d.args[(off - 16) / 8];
   uint32_t v;
-  std::memcpy(&v, raw + off, 4);
+  std::memcpy(&v, reinterpret_cast<const unsigned char*>(&field) + off % 8, 4);
   return v;
 }
 
@@ -146,8 +147,10 @@ BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
     const uint32_t operand = src(in.code) == X ? x : in.k;
     switch (cls(in.code)) {
       case LD:
-        if (mode(in.code) == ABS) a = load_word(d, in.k);
-        else if (mode(in.code) == LEN) a = kDataSize;
+        if (mode(in.code) == ABS) {
+          a = load_word(d, in.k);
+          r.read_arguments |= in.k >= kCallerDataOffset;
+        } else if (mode(in.code) == LEN) a = kDataSize;
         else if (mode(in.code) == IMM) a = in.k;
         else a = mem[in.k % kMemWords];
         break;
@@ -168,11 +171,11 @@ BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
           case SUB: a -= operand; break;
           case MUL: a *= operand; break;
           case DIV:
-            if (operand == 0) return {0, r.executed};
+            if (operand == 0) return {0, r.executed, r.read_arguments};
             a /= operand;
             break;
           case MOD:
-            if (operand == 0) return {0, r.executed};
+            if (operand == 0) return {0, r.executed, r.read_arguments};
             a %= operand;
             break;
           case OR: a |= operand; break;

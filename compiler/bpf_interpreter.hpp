@@ -40,6 +40,10 @@ std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::strin
 struct BpfRun {
   uint32_t ret = 0;     // the filter's return value
   size_t executed = 0;  // instructions executed, the return included
+  // Whether an executed load read an argument or the instruction pointer. When none did,
+  // the path, and so the answer, is the same for every argument vector: control flow
+  // depends only on loaded data.
+  bool read_arguments = false;
 };
 
 // Runs a checked program on one call. A program that falls off its end or divides by

@@ -79,79 +79,67 @@ std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& po
   return out;
 }
 
-namespace {
-
-// Whether the program's path for this call, with every argument zero, loads an argument
-// or the instruction pointer. If it does not, no other argument values can change the
-// path either (control flow depends only on what was loaded), so one probe stands for
-// them all.
-bool reads_arguments(const std::vector<BpfInsn>& prog, uint32_t audit, uint32_t nr) {
-  SeccompData d;
-  d.arch = audit;
-  d.nr = nr;
-  std::vector<uint32_t> trace;
-  run_bpf(prog, d, &trace);
-  constexpr uint16_t kLdAbsW = 0x20;
-  for (uint32_t pc : trace)
-    if (prog[pc].code == kLdAbsW && prog[pc].k >= 8) return true;
-  return false;
-}
-
-}  // namespace
-
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
   SeccompVerification v;
   const auto prog = parse_bpf(bpf, &v.program_error);
   if (!prog) return v;
+  const SyscallIntent intent(policy);
   std::set<std::pair<uint32_t, uint32_t>> reported;
-  auto probe = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const std::array<uint64_t, 6>& args) {
+  // Compares the program's answer `got` for one call with the IR's.
+  auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
     ++v.probes;
-    SeccompData d;
-    d.arch = audit;
-    d.nr = nr;
-    d.args = args;
-    const SyscallCall call{arch, nr, args};
-    const ir::Action want = decide(policy, call);
-    const auto got = decode_seccomp_ret(run_bpf(*prog, d).ret);
+    const ir::Action want = intent.decide(call);
+    const auto got = decode_seccomp_ret(got_run.ret);
     if (got && *got == want) return;
     ++v.mismatches;
     // One finding per call number and ABI, so that the kept ones name distinct calls.
-    if (v.findings.size() >= kKeptFindings || !reported.insert({audit, nr}).second) return;
+    if (v.findings.size() >= kKeptFindings || !reported.insert({audit, call.nr}).second) return;
     SeccompFinding f{audit, call, want, got, {}};
-    run_bpf(*prog, d, &f.trace);
+    run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
     v.findings.push_back(std::move(f));
   };
-  const std::array<uint64_t, 6> zero{};
+  auto probe = [&](uint32_t audit, const SyscallCall& call) {
+    check(audit, call, run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}));
+  };
   // Every value some rule compares with, in every argument at once: a program whose
   // answer for a call depends on arguments the IR does not look at for that call (an
   // argument check reached by the wrong numbers) shows up on one of these.
   std::set<uint64_t> values;
-  for (const auto& r : policy.rules)
-    if (const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, r.name))
-      for (const auto& a : probe_arguments(policy, *s))
-        values.insert(a.begin(), a.end());
-  std::vector<std::array<uint64_t, 6>> shared;
-  for (uint64_t v : values) shared.push_back({v, v, v, v, v, v});
-  for (uint32_t nr = 0; nr < 1024; ++nr) {
-    if (const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, nr)) {
-      for (const auto& a : probe_arguments(policy, *s))
-        probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
-    } else {
-      probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, zero);
+  for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
+    if (intent.reads_arguments(s.nr))
+      for (const auto& a : probe_arguments(policy, s)) values.insert(a.begin(), a.end());
+  const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                                     ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
+  // One number on one ABI: first with every argument zero. If that path read no
+  // argument, the program gives the same answer for every argument vector, so only the
+  // IR's side needs the other vectors.
+  auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr) {
+    const BpfRun first = run_bpf(*prog, SeccompData{nr, audit, 0, {}});
+    check(audit, SyscallCall{arch, nr, {}}, first);
+    const ir::SyscallInfo* ruled = arch == ir::Arch::X86_64 && intent.reads_arguments(nr)
+                                       ? ir::find_syscall(arch, nr)
+                                       : nullptr;
+    std::vector<std::array<uint64_t, 6>> vectors;
+    if (ruled) vectors = probe_arguments(policy, *ruled);
+    if (!first.read_arguments) {
+      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
+      return;
     }
-    if (reads_arguments(*prog, ir::kAuditArchX86_64, nr))
-      for (const auto& a : shared) probe(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, a);
-    if (reads_arguments(*prog, ir::kAuditArchX86_64, nr | ir::kX32SyscallBit))
-      for (const auto& a : shared) probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, a);
-    probe(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, zero);
-    probe(ir::kAuditArchI386, ir::Arch::I386, nr, zero);
+    vectors.push_back(ones);
+    for (uint64_t x : values) vectors.push_back({x, x, x, x, x, x});
+    for (const auto& a : vectors) probe(audit, SyscallCall{arch, nr, a});
+  };
+  for (uint32_t nr = 0; nr < 1024; ++nr) {
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr);
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit);
+    probe_number(ir::kAuditArchI386, ir::Arch::I386, nr);
     // The IR has no name for other arches; like i386 they are foreign.
-    probe(kAuditArchAarch64, ir::Arch::I386, nr, zero);
+    probe_number(kAuditArchAarch64, ir::Arch::I386, nr);
   }
   for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
                       0xc0000000u, 0xffffffffu})
-    probe(ir::kAuditArchX86_64,
-          (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64, nr, zero);
+    probe_number(ir::kAuditArchX86_64,
+                 (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64, nr);
   return v;
 }
 

@@ -37,7 +37,10 @@ struct SeccompVerification {
 // trusting the emitter: every audited ABI (x86_64, x32 through the x32 bit, i386, and a
 // foreign arch), every number 0..1023, the boundaries of the number space, and for each
 // x86_64 syscall with argument rules the values around each condition, their high-word
-// variants and pairs of them.
+// variants and pairs of them. The program runs once per number with zero arguments;
+// only where that path loads an argument does it run again on the other vectors (plus
+// all-ones and every compared value in every argument), since a path that loads none
+// answers the same for all of them.
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf);
 
 // The argument vectors probed for one x86_64 syscall.

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "ir/syscall_policy.hpp"
 #include "ir/syscall_table.hpp"
@@ -24,6 +25,24 @@ struct SyscallCall {
 //   the low 32 bits of the argument, value and mask, as the kernel truncates it;
 //   U64 (and an index past the arity) compares all 64 bits, unsigned.
 ir::Action decide(const ir::SyscallPolicy& policy, const SyscallCall& call);
+
+// The same decision, with the policy's rules indexed by x86_64 number once, for callers
+// that ask about every number (the verifier asks thousands of times per artifact).
+class SyscallIntent {
+ public:
+  explicit SyscallIntent(const ir::SyscallPolicy& policy);
+  ir::Action decide(const SyscallCall& call) const;
+  // Whether the decision for this x86_64 number depends on the call's arguments: some
+  // rule naming it has a condition.
+  bool reads_arguments(uint32_t nr) const {
+    return nr < conditional_.size() && conditional_[nr];
+  }
+
+ private:
+  const ir::SyscallPolicy& policy_;
+  std::vector<std::vector<const ir::SyscallRule*>> by_nr_;
+  std::vector<bool> conditional_;
+};
 
 bool condition_holds(const ir::ArgCondition& c, ir::ArgWidth width, uint64_t arg);
 
