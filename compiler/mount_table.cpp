@@ -96,6 +96,7 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     if (ops[i].try_source && !applied(i)) continue;
     if (auto err = t.apply(ops[i])) return *err;
   }
+  t.index_aliases();
   return t;
 }
 
@@ -109,13 +110,24 @@ void MountTable::add_mount(Mount m) {
   visible_at_[mounts_.back().dest] = mounts_.size() - 1;
 }
 
-// The deepest visible mount whose destination holds `p`; lineage(p) is exactly the set
-// of paths that contain `p`, shallowest first.
+void MountTable::add_node(Node n) {
+  has_symlinks_ |= n.kind == Node::Kind::Symlink;
+  nodes_at_[n.path].push_back(nodes_.size());
+  nodes_.push_back(std::move(n));
+}
+
+void MountTable::index_aliases() {
+  for (size_t i = 0; i < mounts_.size(); ++i) {
+    const Mount& m = mounts_[i];
+    if (m.visible && m.kind == MountKind::Bind && !(*m.source == m.dest))
+      aliases_by_source_[*m.source].push_back(i);
+  }
+}
+
+// The deepest visible mount whose destination holds `p`.
 size_t MountTable::covering(const SymbolicPath& p) const {
-  const auto chain = lineage(p);
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-    if (auto v = visible_at_.find(*it); v != visible_at_.end()) return v->second;
-  return 0;
+  const size_t* v = visible_at_.deepest_containing(p);
+  return v ? *v : 0;
 }
 
 const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
@@ -125,8 +137,10 @@ const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
 
 const MountTable::Node* MountTable::node_at(const SymbolicPath& p, size_t mount,
                                             Node::Kind kind) const {
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it)
-    if (it->mount == mount && it->kind == kind && it->path == p) return &*it;
+  auto it = nodes_at_.find(p);
+  if (it == nodes_at_.end()) return nullptr;
+  for (auto n = it->second.rbegin(); n != it->second.rend(); ++n)
+    if (nodes_[*n].mount == mount && nodes_[*n].kind == kind) return &nodes_[*n];
   return nullptr;
 }
 
@@ -171,7 +185,7 @@ void MountTable::ensure_parents(const SymbolicPath& dest, std::optional<unsigned
   for (const auto& a : chain) {
     size_t c = covering(a);
     if (!is_scratch(mounts_[c].kind) || exists_in_scratch(a, c)) continue;
-    nodes_.push_back(Node{Node::Kind::Dir, a, c, mode, {}, line});
+    add_node(Node{Node::Kind::Dir, a, c, mode, {}, line});
   }
 }
 
@@ -229,7 +243,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       if (m.kind == MountKind::Proc) return fail("cannot create a directory in procfs");
       if (!is_scratch(m.kind) || exists_in_scratch(op.dest, c)) return std::nullopt;
       if (m.read_only) return fail("mkdir on a read-only mount");
-      nodes_.push_back(Node{Node::Kind::Dir, op.dest, c, op.perms.value_or(0755u), {}, op.line});
+      add_node(Node{Node::Kind::Dir, op.dest, c, op.perms.value_or(0755u), {}, op.line});
       return std::nullopt;
     }
     case BwrapOpKind::Symlink: {
@@ -238,8 +252,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
       if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
         return fail("symlink on a read-only mount");
-      nodes_.push_back(
-          Node{Node::Kind::Symlink, op.dest, c, std::nullopt, op.link_target, op.line});
+      add_node(Node{Node::Kind::Symlink, op.dest, c, std::nullopt, op.link_target, op.line});
       return std::nullopt;
     }
     case BwrapOpKind::Chmod: {
@@ -255,7 +268,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       }
       if (is_scratch(m.kind) && !exists_in_scratch(*target, c))
         return fail(target->str() + " does not exist");
-      nodes_.push_back(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
+      add_node(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
       return std::nullopt;
     }
   }
@@ -264,9 +277,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
 
 std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, bool follow_last,
                                                          Trace& trace) const {
-  if (std::none_of(nodes_.begin(), nodes_.end(),
-                   [](const Node& n) { return n.kind == Node::Kind::Symlink; }))
-    return p;
+  if (!has_symlinks_) return p;
   SymbolicPath cur = p;
   // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
   for (int hops = 0; hops < 40; ++hops) {
@@ -299,10 +310,19 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace)
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const SymbolicPath rp = *rp_opt;
 
-  auto chain = lineage(rp);
-  chain.pop_back();
-  for (const auto& a : chain) {
-    size_t ca = covering(a);
+  // The mounts that hold rp, shallowest first: the one covering each ancestor is the
+  // deepest of them at or above it, so one index lookup serves the whole walk.
+  auto holding = visible_at_.containing(rp);
+  std::reverse(holding.begin(), holding.end());
+  size_t next = 0, ca = 0;
+  SymbolicPath a;
+  const size_t levels = rp.components.size() + (rp.anchor.empty() ? 0 : 1);
+  for (size_t level = 0; level < levels; ++level) {
+    if (level > 0) {
+      if (!rp.anchor.empty() && a.anchor.empty()) a.anchor = rp.anchor;
+      else a.components.push_back(rp.components[a.components.size()]);
+    }
+    while (next < holding.size() && mounts_[*holding[next]].dest.contains(a)) ca = *holding[next++];
     const Mount& ma = mounts_[ca];
     if (ma.device_source && ma.dest == a)
       return finish(Outcome::Denied, tr, [&] {
@@ -412,10 +432,13 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace)
 AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op, bool with_trace) const {
   AccessResult direct = access(host, op, with_trace);
   if (direct.outcome == Outcome::Host && direct.host_path == host) return direct;
-  for (size_t i = 0; i < mounts_.size(); ++i) {
+  std::vector<size_t> candidates;
+  for (const auto* binds : aliases_by_source_.containing(host))
+    candidates.insert(candidates.end(), binds->begin(), binds->end());
+  // In replay order, so that the trace names the same bind whatever the index holds.
+  std::sort(candidates.begin(), candidates.end());
+  for (size_t i : candidates) {
     const Mount& m = mounts_[i];
-    if (!m.visible || m.kind != MountKind::Bind || *m.source == m.dest || !m.source->contains(host))
-      continue;
     SymbolicPath alias = m.dest.rebase(*m.source, host);
     if (alias == host) continue;
     AccessResult r = access(alias, op, with_trace);

@@ -9,6 +9,7 @@
 
 #include "compiler/bwrap_argv.hpp"
 #include "compiler/fs_op.hpp"
+#include "compiler/path_index.hpp"
 #include "compiler/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -113,12 +114,21 @@ class MountTable {
                                                Trace& trace) const;
   std::string describe(size_t mount) const;
 
+  void add_node(Node n);
+  // Every visible bind whose source is not its destination, by source: the aliases
+  // host_access() must try. Built once the replay is done.
+  void index_aliases();
+
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
   // under its destination), so that covering() looks up the path's ancestors instead of
   // scanning every mount: verification probes each root, and a scan made it quadratic.
-  std::map<SymbolicPath, size_t> visible_at_;
+  PathIndex<size_t> visible_at_;
+  // The nodes at each path, in creation order, for the same reason.
+  std::map<SymbolicPath, std::vector<size_t>> nodes_at_;
+  bool has_symlinks_ = false;
+  PathIndex<std::vector<size_t>> aliases_by_source_;
 };
 
 }  // namespace zpolicy::compiler

@@ -22,113 +22,86 @@ using Root = Intent::Root;
 
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
-size_t depth(const SymbolicPath& p) { return p.components.size() + (p.anchor.empty() ? 0 : 1); }
-
-const Root* deepest_containing(const std::vector<Root>& roots, const SymbolicPath& p) {
-  const Root* best = nullptr;
-  for (const auto& r : roots)
-    if (r.path.contains(p) && (!best || depth(r.path) > depth(best->path))) best = &r;
-  return best;
-}
-
-// A protected or deny path strictly below `p` and inside a writable root: renaming `p`
-// would carry it away and let the old name be recreated unprotected.
-const Root* guarded_below(const std::vector<Root>& guarded, const std::vector<Root>& write,
-                          const SymbolicPath& p) {
-  for (const auto& g : guarded)
-    if (p.contains(g.path) && !(p == g.path) && deepest_containing(write, p)) return &g;
-  return nullptr;
-}
-
 const SymbolicPath& tmp_path() {
   static const SymbolicPath tmp = *SymbolicPath::parse("/tmp");
   return tmp;
 }
 
-Expectation make(Expect e, const ir::SourceLoc& rule, std::string reason) {
-  return Expectation{e, rule, std::move(reason)};
-}
-
 }  // namespace
 
 Intent::Intent(const ir::Resolved& r) : mode_(r.mode), private_tmp_(r.private_tmp) {
-  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out) {
+  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
     for (const auto& rp : in) {
       if (auto p = SymbolicPath::parse(rp.path))
         out.push_back(Root{*p, rp});
       else
         unparsable_.push_back(rp);
     }
+    for (const auto& root : out) index.insert(root.path, &root);
   };
-  load(r.read, read_);
-  load(r.write, write_);
-  load(r.protect, protect_);
-  load(r.deny, deny_);
-  load(r.pin, pin_);
+  load(r.read, read_, read_index_);
+  load(r.write, write_, write_index_);
+  load(r.protect, protect_, protect_index_);
+  load(r.deny, deny_, deny_index_);
+  load(r.pin, pin_, pin_index_);
+  auto ancestors = [](const std::vector<Root>& guarded, Index& out) {
+    for (const auto& g : guarded) {
+      for (auto a = g.path.parent(); a; a = a->parent()) out.insert(*a, &g);
+      out.insert(SymbolicPath{}, &g);  // "/" holds a symbolic root too
+    }
+  };
+  ancestors(protect_, protect_ancestors_);
+  ancestors(deny_, deny_ancestors_);
 }
 
-Expectation Intent::outside_writable(const SymbolicPath& p, std::string what) const {
-  if (const Root* r = deepest_containing(read_, p))
-    return make(Expect::Deny, r->origin.loc,
-                what + " is readable through " + r->path.str() + " but under no writable root");
-  return make(Expect::Deny, builtin(), what + " is under no root");
+const Root* Intent::deepest(const Index& index, const SymbolicPath& p) {
+  const Root* const* r = index.deepest_containing(p);
+  return r ? *r : nullptr;
 }
 
-Expectation Intent::read_rule(const SymbolicPath& p) const {
-  if (const Root* w = deepest_containing(write_, p))
-    return make(Expect::Allow, w->origin.loc, "under writable root " + w->path.str());
-  if (private_tmp_ && tmp_path().contains(p))
-    return make(Expect::Deny, builtin(), "/tmp is private to the sandbox");
-  if (const Root* r = deepest_containing(read_, p))
-    return make(Expect::Allow, r->origin.loc, "under readable root " + r->path.str());
-  return make(Expect::Deny, builtin(), "under no readable root");
+// A protected or deny path strictly below `p` and inside a writable root: renaming `p`
+// would carry it away and let the old name be recreated unprotected.
+const Root* Intent::guarded_below(const Index& ancestors, const SymbolicPath& p) const {
+  const Root* const* g = ancestors.find(p);
+  return g && deepest(write_index_, p) ? *g : nullptr;
 }
 
-Expectation Intent::write_rule(const SymbolicPath& p) const {
-  if (mode_ != ir::Mode::WorkspaceWrite)
-    return make(Expect::Deny, builtin(),
-                std::string("mode ") + ir::to_string(mode_) + " writes nothing");
-  if (const Root* pr = deepest_containing(protect_, p))
-    return make(Expect::Deny, pr->origin.loc, "under protected path " + pr->path.str());
-  if (const Root* w = deepest_containing(write_, p))
-    return make(Expect::Allow, w->origin.loc, "under writable root " + w->path.str());
-  if (private_tmp_ && tmp_path().contains(p))
-    return make(Expect::Deny, builtin(), "/tmp is private to the sandbox");
-  return outside_writable(p, p.str());
+Intent::Decision Intent::read_rule(const SymbolicPath& p) const {
+  if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
+  if (private_tmp_ && tmp_path().contains(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (const Root* r = deepest(read_index_, p)) return {Expect::Allow, Why::UnderReadable, r};
+  return {Expect::Deny, Why::NoReadableRoot};
 }
 
-Expectation Intent::entry_rule(const SymbolicPath& p, FsOp op) const {
-  const std::string verb = to_string(op);
-  if (mode_ != ir::Mode::WorkspaceWrite)
-    return make(Expect::Deny, builtin(),
-                std::string("mode ") + ir::to_string(mode_) + " writes nothing");
-  if (const Root* pr = deepest_containing(protect_, p))
-    return make(Expect::Deny, pr->origin.loc,
-                "protected path " + pr->path.str() + " cannot be created, deleted or renamed");
-  for (const auto* roots : {&write_, &read_, &pin_})
-    for (const auto& r : *roots)
-      if (r.path == p)
-        return make(Expect::Deny, r.origin.loc,
-                    p.str() + " is a root of the policy, fixed for the sandbox's life");
-  if (const Root* g = guarded_below(protect_, write_, p))
-    return make(Expect::Deny, g->origin.loc,
-                "renaming " + p.str() + " would carry protected " + g->path.str() + " away");
-  if (const Root* g = guarded_below(deny_, write_, p))
-    return make(Expect::Deny, g->origin.loc,
-                "renaming " + p.str() + " would carry deny root " + g->path.str() + " away");
+Intent::Decision Intent::write_rule(const SymbolicPath& p) const {
+  if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
+  if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::UnderProtected, pr};
+  if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
+  if (private_tmp_ && tmp_path().contains(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (const Root* r = deepest(read_index_, p)) return {Expect::Deny, Why::ReadableNotWritable, r};
+  return {Expect::Deny, Why::UnderNoRoot};
+}
+
+Intent::Decision Intent::entry_rule(const SymbolicPath& p) const {
+  if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
+  if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::ProtectedEntry, pr};
+  for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
+    if (const Root* const* r = roots->find(p)) return {Expect::Deny, Why::PolicyRoot, *r};
+  if (const Root* g = guarded_below(protect_ancestors_, p))
+    return {Expect::Deny, Why::CarriesProtected, g};
+  if (const Root* g = guarded_below(deny_ancestors_, p)) return {Expect::Deny, Why::CarriesDeny, g};
   auto parent = p.parent();
-  if (!parent) return make(Expect::Deny, builtin(), p.str() + " has no known parent directory");
-  if (const Root* w = deepest_containing(write_, *parent))
-    return make(Expect::Allow, w->origin.loc, "parent is under writable root " + w->path.str());
-  if (private_tmp_ && tmp_path().contains(p))
-    return make(Expect::Deny, builtin(), "/tmp is private to the sandbox");
-  return outside_writable(*parent, "the parent " + parent->str());
+  if (!parent) return {Expect::Deny, Why::NoParent};
+  if (const Root* w = deepest(write_index_, *parent)) return {Expect::Allow, Why::ParentWritable, w};
+  if (private_tmp_ && tmp_path().contains(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (const Root* r = deepest(read_index_, *parent))
+    return {Expect::Deny, Why::ParentReadableNotWritable, r};
+  return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
-Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
-  if (!confined()) return make(Expect::Allow, builtin(), "danger-full-access: no confinement");
-  if (const Root* d = deepest_containing(deny_, p))
-    return make(Expect::DenyStrict, d->origin.loc, "under deny root " + d->path.str());
+Intent::Decision Intent::decide(const SymbolicPath& p, FsOp op) const {
+  if (!confined()) return {Expect::Allow, Why::NotConfined};
+  if (const Root* d = deepest(deny_index_, p)) return {Expect::DenyStrict, Why::UnderDeny, d};
   switch (op) {
     case FsOp::Read:
       return read_rule(p);
@@ -136,22 +109,101 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
       return write_rule(p);
     case FsOp::Create:
     case FsOp::Delete:
-      return entry_rule(p, op);
+      return entry_rule(p);
   }
-  return make(Expect::Deny, builtin(), "unknown operation");
+  return {Expect::Deny, Why::UnknownOp};
+}
+
+Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
+  const Decision d = decide(p, op);
+  const std::string root = d.root ? d.root->path.str() : "";
+  const std::string parent = p.parent() ? p.parent()->str() : "";
+  auto reason = [&]() -> std::string {
+    switch (d.why) {
+      case Why::NotConfined:
+        return "danger-full-access: no confinement";
+      case Why::UnderDeny:
+        return "under deny root " + root;
+      case Why::ModeWritesNothing:
+        return std::string("mode ") + ir::to_string(mode_) + " writes nothing";
+      case Why::UnderProtected:
+        return "under protected path " + root;
+      case Why::UnderWritable:
+        return "under writable root " + root;
+      case Why::PrivateTmp:
+        return "/tmp is private to the sandbox";
+      case Why::UnderReadable:
+        return "under readable root " + root;
+      case Why::NoReadableRoot:
+        return "under no readable root";
+      case Why::ReadableNotWritable:
+        return p.str() + " is readable through " + root + " but under no writable root";
+      case Why::UnderNoRoot:
+        return p.str() + " is under no root";
+      case Why::ProtectedEntry:
+        return "protected path " + root + " cannot be created, deleted or renamed";
+      case Why::PolicyRoot:
+        return p.str() + " is a root of the policy, fixed for the sandbox's life";
+      case Why::CarriesProtected:
+        return "renaming " + p.str() + " would carry protected " + root + " away";
+      case Why::CarriesDeny:
+        return "renaming " + p.str() + " would carry deny root " + root + " away";
+      case Why::NoParent:
+        return p.str() + " has no known parent directory";
+      case Why::ParentWritable:
+        return "parent is under writable root " + root;
+      case Why::ParentReadableNotWritable:
+        return "the parent " + parent + " is readable through " + root +
+               " but under no writable root";
+      case Why::ParentUnderNoRoot:
+        return "the parent " + parent + " is under no root";
+      case Why::UnknownOp:
+        return "unknown operation";
+    }
+    return "?";
+  };
+  return Expectation{d.expect, d.root ? d.root->origin.loc : builtin(), reason()};
+}
+
+std::string Probe::role() const {
+  const std::string name = std::string(root_kind) + " " + (root ? root->path.str() : "");
+  switch (relation) {
+    case Relation::Self:
+      return name;
+    case Relation::Child:
+      return "child of " + name;
+    case Relation::Grandchild:
+      return "grandchild of " + name;
+    case Relation::Parent:
+      return "parent of " + name;
+    case Relation::PrefixSibling:
+      return "sibling sharing a prefix with " + name;
+    case Relation::Between:
+      return "directory between writable root " + writable->path.str() + " and protected " +
+             root->path.str();
+    case Relation::Outside:
+      return "outside every root";
+    case Relation::InTmp:
+      return "in /tmp";
+  }
+  return "?";
 }
 
 std::vector<Probe> generate_probes(const Intent& intent) {
-  std::map<SymbolicPath, std::string> paths;
-  auto add = [&](const SymbolicPath& p, std::string role) { paths.emplace(p, std::move(role)); };
-  auto around = [&](const Root& r, const std::string& what) {
-    const std::string name = what + " " + r.path.str();
-    add(r.path, name);
-    add(r.path.child("zpolicy-probe"), "child of " + name);
-    add(r.path.child("zpolicy-probe").child("deeper"), "grandchild of " + name);
+  std::map<SymbolicPath, Probe> probes;
+  auto add = [&](SymbolicPath p, Probe::Relation rel, const char* kind, const Root* root,
+                 const Root* writable = nullptr) {
+    Probe probe{p, rel, kind, root, writable, {}};
+    probes.emplace(std::move(p), std::move(probe));
+  };
+  using R = Probe::Relation;
+  auto around = [&](const Root& r, const char* kind) {
+    add(r.path, R::Self, kind, &r);
+    add(r.path.child("zpolicy-probe"), R::Child, kind, &r);
+    add(r.path.child("zpolicy-probe").child("deeper"), R::Grandchild, kind, &r);
     if (auto parent = r.path.parent()) {
-      add(*parent, "parent of " + name);
-      add(parent->child(r.path.components.back() + "x"), "sibling sharing a prefix with " + name);
+      add(*parent, R::Parent, kind, &r);
+      add(parent->child(r.path.components.back() + "x"), R::PrefixSibling, kind, &r);
     }
   };
   for (const auto& r : intent.read()) around(r, "readable root");
@@ -163,18 +215,17 @@ std::vector<Probe> generate_probes(const Intent& intent) {
     for (const auto& w : intent.write()) {
       if (!w.path.contains(r.path)) continue;
       for (auto a = r.path.parent(); a && w.path.contains(*a) && !(*a == w.path); a = a->parent())
-        add(*a,
-            "directory between writable root " + w.path.str() + " and protected " + r.path.str());
+        add(*a, R::Between, "protected path", &r, &w);
     }
   }
-  add(*SymbolicPath::parse("/zpolicy-probe-outside"), "outside every root");
-  add(*SymbolicPath::parse("/tmp/zpolicy-probe"), "in /tmp");
+  add(*SymbolicPath::parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
+  add(*SymbolicPath::parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);
 
   std::vector<Probe> out;
-  for (const auto& [path, role] : paths) {
-    Probe p{path, role, {}};
-    for (FsOp op : kAllFsOps) p.expected[static_cast<size_t>(op)] = intent.expect(path, op);
-    out.push_back(std::move(p));
+  out.reserve(probes.size());
+  for (auto& [path, probe] : probes) {
+    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(path, op);
+    out.push_back(std::move(probe));
   }
   return out;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/fs_op.hpp"
+#include "compiler/path_index.hpp"
 #include "compiler/symbolic_path.hpp"
 #include "ir/resolved.hpp"
 
@@ -24,20 +25,17 @@ struct Expectation {
   std::string reason;
 };
 
-struct Probe {
-  SymbolicPath path;
-  std::string role;  // why the path was chosen: "deny root", "child of protected ..."
-  std::array<Expectation, 4> expected;  // indexed by FsOp
-  const Expectation& at(FsOp op) const { return expected[static_cast<size_t>(op)]; }
-};
-
 // The IR's intent, answered for any path and operation (DESIGN.md "Modes" and
 // "Security invariants"). Independent of every artifact.
 class Intent {
  public:
   explicit Intent(const ir::Resolved& resolved);
 
+  // The decision with the rule that makes it and why, for findings and `explain`.
   Expectation expect(const SymbolicPath& path, FsOp op) const;
+  // The same decision alone: what a verifier asks for every probe, without building
+  // the text it needs only for the few that fail.
+  Expect verdict(const SymbolicPath& path, FsOp op) const { return decide(path, op).expect; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 
@@ -53,21 +51,69 @@ class Intent {
   bool confined() const { return ir::is_confined(mode_); }
 
  private:
-  Expectation read_rule(const SymbolicPath& p) const;
-  Expectation write_rule(const SymbolicPath& p) const;
-  Expectation entry_rule(const SymbolicPath& p, FsOp op) const;
-  Expectation outside_writable(const SymbolicPath& p, std::string what) const;
+  enum class Why {
+    NotConfined,
+    UnderDeny,
+    ModeWritesNothing,
+    UnderProtected,
+    UnderWritable,
+    PrivateTmp,
+    UnderReadable,
+    NoReadableRoot,
+    ReadableNotWritable,  // `root` is the readable root
+    UnderNoRoot,
+    ProtectedEntry,
+    PolicyRoot,
+    CarriesProtected,
+    CarriesDeny,
+    NoParent,
+    ParentWritable,
+    ParentReadableNotWritable,
+    ParentUnderNoRoot,
+    UnknownOp,
+  };
+  struct Decision {
+    Expect expect;
+    Why why;
+    const Root* root = nullptr;  // the root whose rule decides; none for the built-ins
+  };
+  using Index = PathIndex<const Root*>;
+
+  Decision decide(const SymbolicPath& p, FsOp op) const;
+  Decision read_rule(const SymbolicPath& p) const;
+  Decision write_rule(const SymbolicPath& p) const;
+  Decision entry_rule(const SymbolicPath& p) const;
+  const Root* guarded_below(const PathIndex<const Root*>& ancestors, const SymbolicPath& p) const;
+  static const Root* deepest(const Index& index, const SymbolicPath& p);
 
   ir::Mode mode_;
   bool private_tmp_;
   std::vector<Root> read_, write_, protect_, deny_, pin_;
+  Index read_index_, write_index_, protect_index_, deny_index_, pin_index_;
+  // Every strict ancestor of a protected (or deny) path, with the first such path.
+  Index protect_ancestors_, deny_ancestors_;
   std::vector<ir::ResolvedPath> unparsable_;
+};
+
+// A path the verifier asks about, with the IR's answer for every operation.
+struct Probe {
+  // How the path relates to the root it was derived from.
+  enum class Relation { Self, Child, Grandchild, Parent, PrefixSibling, Between, Outside, InTmp };
+  SymbolicPath path;
+  Relation relation = Relation::Outside;
+  const char* root_kind = "";               // "readable root", "protected path", ...
+  const Intent::Root* root = nullptr;       // the root it was derived from
+  const Intent::Root* writable = nullptr;   // for Between: the writable root above it
+  std::array<Expect, 4> expected{};         // indexed by FsOp
+  Expect at(FsOp op) const { return expected[static_cast<size_t>(op)]; }
+  std::string role() const;  // why the path was chosen: "child of protected path ..."
 };
 
 // Every root, protected, deny and pin path of the IR, with their parents, children
 // (`p/zpolicy-probe`), a sibling sharing the name as a prefix (`.git` -> `.gitx`), the
 // directories between a writable root and each protected path, a path outside every
-// root, and a path in the private /tmp. Sorted by path, no duplicates.
+// root, and a path in the private /tmp. Sorted by path, no duplicates. The probes point
+// into `intent`, which must outlive them.
 std::vector<Probe> generate_probes(const Intent& intent);
 
 }  // namespace zpolicy::compiler

@@ -233,25 +233,26 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
                   std::vector<Finding>& out) {
   for (const auto& probe : generate_probes(intent)) {
     for (FsOp op : kAllFsOps) {
-      const Expectation& exp = probe.at(op);
+      const Expect expect = probe.at(op);
       for (const auto& s : tables) {
         // An allow holds only at the path itself: the same content under another name
         // is no use to a command. A deny must hold wherever the host object shows up.
         auto evaluate = [&](bool with_trace) {
-          return exp.expect == Expect::Allow ? s.table.access(probe.path, op, with_trace)
-                                             : s.table.host_access(probe.path, op, with_trace);
+          return expect == Expect::Allow ? s.table.access(probe.path, op, with_trace)
+                                         : s.table.host_access(probe.path, op, with_trace);
         };
-        if (satisfies(exp.expect, evaluate(false), probe.path)) continue;
+        if (satisfies(expect, evaluate(false), probe.path)) continue;
         if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.path)) continue;
         const AccessResult r = evaluate(true);
+        const Expectation exp = intent.expect(probe.path, op);
         Finding f{kTarget,
-                  exp.expect == Expect::Allow ? "missing-allow" : "dropped-deny",
+                  expect == Expect::Allow ? "missing-allow" : "dropped-deny",
                   exp.rule,
                   std::string(to_string(op)) + " " + probe.path.str(),
-                  std::string(to_string(exp.expect)) + " (" + exp.reason + ")",
+                  std::string(to_string(expect)) + " (" + exp.reason + ")",
                   to_string(r.outcome),
                   {}};
-        f.trace.push_back("probe: " + probe.role);
+        f.trace.push_back("probe: " + probe.role());
         f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
         f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
         out.push_back(std::move(f));

@@ -91,7 +91,8 @@ BOOST_AUTO_TEST_CASE(read_only_writes_nothing_and_danger_allows_everything) {
 }
 
 BOOST_AUTO_TEST_CASE(probe_set_covers_roots_their_neighbours_and_the_outside) {
-  auto probes = generate_probes(Intent(test::workspace_policy()));
+  const Intent intent(test::workspace_policy());
+  auto probes = generate_probes(intent);
   auto has = [&](const char* path) {
     return std::any_of(probes.begin(), probes.end(),
                        [&](const Probe& p) { return p.path == P(path); });
@@ -110,9 +111,9 @@ BOOST_AUTO_TEST_CASE(probe_set_covers_roots_their_neighbours_and_the_outside) {
   auto git = std::find_if(probes.begin(), probes.end(),
                           [](const Probe& p) { return p.path == P("${WORKSPACE}/.git"); });
   BOOST_TEST_REQUIRE((git != probes.end()));
-  BOOST_TEST(git->role == "protected path ${WORKSPACE}/.git");
-  BOOST_TEST((git->at(FsOp::Delete).expect == Expect::Deny));
-  BOOST_TEST(git->at(FsOp::Delete).rule.str() == "policy.yaml:6:5");
+  BOOST_TEST(git->role() == "protected path ${WORKSPACE}/.git");
+  BOOST_TEST((git->at(FsOp::Delete) == Expect::Deny));
+  BOOST_TEST(intent.expect(git->path, FsOp::Delete).rule.str() == "policy.yaml:6:5");
 }
 
 BOOST_AUTO_TEST_CASE(unparsable_intent_paths_are_reported) {
