@@ -298,6 +298,94 @@ Match better(const Match& a, const Match& b) {
   return b.specificity > a.specificity ? b : a;
 }
 
+Match match(const SbplFilter& f, const Query& q);
+
+bool is_path_filter(const SbplFilter& f) {
+  return f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath;
+}
+
+// A path filter whose value is known without a query, and which a lookup of the target's
+// ancestors finds exactly when the filter matches (an empty value would match any
+// absolute target, but is no ancestor of it).
+const std::string* indexable_value(const SbplFilter& f) {
+  if (!is_path_filter(f) || (f.is_param && !f.param_value)) return nullptr;
+  const std::string& v = f.param_value ? *f.param_value : f.value;
+  return v.empty() ? nullptr : &v;
+}
+
+// The filter a list position stands for: itself, or for a require-all list the filter
+// under its (require-not ...).
+const SbplFilter* path_filter_at(const std::vector<SbplFilter>& list, size_t pos, bool negated) {
+  const SbplFilter& f = list[pos];
+  if (!negated) return &f;
+  return f.kind == SbplFilter::Kind::RequireNot ? &f.children[0] : nullptr;
+}
+
+std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated) {
+  auto set = std::make_shared<SbplPathSet>();
+  for (size_t pos = 0; pos < list.size(); ++pos) {
+    const SbplFilter* f = path_filter_at(list, pos, negated);
+    const std::string* v = f ? indexable_value(*f) : nullptr;
+    if (!v)
+      set->others.push_back(pos);
+    else
+      (f->kind == SbplFilter::Kind::Literal ? set->literal : set->subpath).emplace(*v, pos);
+  }
+  return set;
+}
+
+// A match and the list position it came from: the linear reading of a list of
+// alternatives keeps the highest specificity, and the earliest position on ties.
+struct Ranked {
+  Match m;
+  size_t pos = 0;
+  void offer(const Match& c, size_t at) {
+    if (c.matched && (!m.matched || c.specificity > m.specificity ||
+                      (c.specificity == m.specificity && at < pos))) {
+      m = c;
+      pos = at;
+    }
+  }
+};
+
+// The best match among the indexed filters of `set`: the target itself among the
+// literals, the target and each of its ancestors among the subpaths.
+Ranked lookup(const SbplPathSet& set, const std::vector<SbplFilter>& list, bool negated,
+              const Query& q) {
+  Ranked best;
+  auto offer = [&](size_t pos, std::string_view value) {
+    const SbplFilter* f = path_filter_at(list, pos, negated);
+    const bool literal = f->kind == SbplFilter::Kind::Literal;
+    best.offer({true, static_cast<long>(value.size()) * 2 + (literal ? 1 : 0), f}, pos);
+  };
+  if (auto it = set.literal.find(q.target); it != set.literal.end()) offer(it->second, q.target);
+  auto subpath = [&](std::string_view prefix) {
+    auto it = set.subpath.find(prefix);
+    if (it == set.subpath.end()) return;
+    if (prefix == q.target && q.op == "file-write-create" &&
+        q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
+      return;
+    offer(it->second, prefix);
+  };
+  if (!q.target.empty()) subpath(q.target);
+  for (size_t i = q.target.size(); i-- > 1;)
+    if (q.target[i] == '/') subpath(q.target.substr(0, i));
+  if (q.target != "/" && (q.target.starts_with('/') || q.target.starts_with("${"))) subpath("/");
+  return best;
+}
+
+// The best alternative of a list, through its index when it has one.
+Match best_of(const std::vector<SbplFilter>& list, const SbplPathSet* set, const Query& q) {
+  if (!set) {
+    Match best;
+    for (const auto& c : list) best = better(best, match(c, q));
+    return best;
+  }
+  Ranked best = lookup(*set, list, false, q);
+  for (size_t pos : set->others) best.offer(match(list[pos], q), pos);
+  return best.m;
+}
+
 Match match(const SbplFilter& f, const Query& q) {
   using K = SbplFilter::Kind;
   switch (f.kind) {
@@ -324,19 +412,26 @@ Match match(const SbplFilter& f, const Query& q) {
       return {true, static_cast<long>(path.size()) * 2 + (f.kind == K::Literal ? 1 : 0), &f};
     }
     case K::RequireAll: {
+      // A (require-not ...) child matches with no specificity, so the indexed ones only
+      // decide whether the whole matches.
+      if (f.child_paths && lookup(*f.child_paths, f.children, true, q).m.matched) return {};
       Match m{true, -1, nullptr};
-      for (const auto& c : f.children) {
+      auto require = [&](const SbplFilter& c) {
         Match cm = match(c, q);
-        if (!cm.matched) return {};
-        if (cm.specificity > m.specificity) m = cm;
+        if (cm.matched && cm.specificity > m.specificity) m = cm;
+        return cm.matched;
+      };
+      if (f.child_paths) {
+        for (size_t pos : f.child_paths->others)
+          if (!require(f.children[pos])) return {};
+      } else {
+        for (const auto& c : f.children)
+          if (!require(c)) return {};
       }
       return m;
     }
-    case K::RequireAny: {
-      Match best;
-      for (const auto& c : f.children) best = better(best, match(c, q));
-      return best;
-    }
+    case K::RequireAny:
+      return best_of(f.children, f.child_paths.get(), q);
     case K::RequireNot:
       return {!match(f.children[0], q).matched, -1, nullptr};
     case K::TargetSameSandbox:
@@ -358,9 +453,7 @@ Match rule_match(const SbplRule& r, const Query& q) {
   for (const auto& op : r.operations) op_hit = op_hit || operation_covers(op, q.op);
   if (!op_hit) return {};
   if (r.filters.empty()) return {true, -1, nullptr};
-  Match best;
-  for (const auto& f : r.filters) best = better(best, match(f, q));
-  return best;
+  return best_of(r.filters, r.filter_paths.get(), q);
 }
 
 std::string filter_text(const SbplFilter& f, const SbplParams& params) {
@@ -397,7 +490,7 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
 
 // Picks the deciding rule among the matches, under one precedence reading.
 SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
-                    SbplPrecedence precedence, const SbplParams& params) {
+                    SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
   int chosen = -1;
   for (int i = 0; i < static_cast<int>(matches.size()); ++i) {
     if (!matches[i].matched) continue;
@@ -425,13 +518,15 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
-    d.trace =
+    if (with_trace)
+      d.trace =
         std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
     return d;
   }
   const SbplRule& r = profile.rules[chosen];
   d.allowed = r.allow;
   d.rule = chosen;
+  if (!with_trace) return d;
   std::string head = r.allow ? "(allow" : "(deny";
   for (const auto& op : r.operations) head += " " + op;
   head += r.filters.empty() ? ")" : " ...)";
@@ -454,6 +549,8 @@ void bind_filter(SbplFilter& f, const SbplParams& params) {
     if (it != params.end()) f.param_value = it->second;
   }
   for (auto& c : f.children) bind_filter(c, params);
+  if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true);
+  if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false);
 }
 
 void collect_params(const SbplFilter& f, std::set<std::string>& out) {
@@ -539,8 +636,10 @@ std::vector<std::string> referenced_params(const SbplProfile& profile) {
 
 SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
   SbplProfile out = profile;
-  for (auto& r : out.rules)
+  for (auto& r : out.rules) {
     for (auto& f : r.filters) bind_filter(f, params);
+    r.filter_paths = index_paths(r.filters, false);
+  }
   return out;
 }
 
@@ -565,11 +664,12 @@ const std::vector<SbplModel>& all_sbpl_models() {
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
   Query q{operation, target, params, model.subpath_self};
-  return choose(profile, all_matches(profile, q), model.precedence, params);
+  return choose(profile, all_matches(profile, q), model.precedence, params, true);
 }
 
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
-                                            std::string_view target, const SbplParams& params) {
+                                            std::string_view target, const SbplParams& params,
+                                            bool with_trace) {
   // Which rules match depends on the subpath reading only, and only for creation.
   auto included = all_matches(profile, {operation, target, params, SbplSubpathSelf::Included});
   std::vector<Match> excluded;
@@ -578,7 +678,7 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
-    out.push_back(choose(profile, strict ? excluded : included, m.precedence, params));
+    out.push_back(choose(profile, strict ? excluded : included, m.precedence, params, with_trace));
   }
   return out;
 }

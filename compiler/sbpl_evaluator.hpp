@@ -1,9 +1,11 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -41,6 +43,23 @@ std::string print_sexpr(const Sexpr& e);
 
 // --- Profiles -------------------------------------------------------------------------
 
+struct SbplFilter;
+
+// The literal and subpath filters of one filter list, by bound value, so that a query
+// looks up its target and the target's ancestors instead of comparing with every filter:
+// profiles list hundreds of them (a parameter per writable root and protected path).
+// Built by bind_params.
+struct SbplPathSet {
+  // value -> position of the first such filter in the list; for a require-all list, the
+  // filters are the ones under its (require-not ...) children
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> literal, subpath;
+  std::vector<size_t> others;  // positions evaluated one by one
+};
+
 // A filter of the emitted subset. Several filters on one rule are alternatives.
 struct SbplFilter {
   enum class Kind {
@@ -61,12 +80,14 @@ struct SbplFilter {
   bool is_param = false;                   // Literal/Subpath: `value` names a (param "...")
   std::optional<std::string> param_value;  // set by bind_params
   std::vector<SbplFilter> children;
+  std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params
 };
 
 struct SbplRule {
   bool allow = false;
   std::vector<std::string> operations;  // as written: "file-write*", "process-exec", ...
   std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
+  std::shared_ptr<const SbplPathSet> filter_paths;  // set by bind_params
   int line = 0;                         // where the rule starts in the profile text
   std::string text;                     // print_sexpr of the rule
 };
@@ -111,8 +132,9 @@ const std::vector<SbplModel>& all_sbpl_models();
 
 using SbplParams = std::map<std::string, std::string, std::less<>>;
 
-// A copy of `profile` with each (param "NAME") looked up once, so that many decisions on
-// the same parameters do not search `params` again. Undefined names stay unbound.
+// A copy of `profile` with each (param "NAME") looked up once, and the path filters of
+// each list indexed (SbplPathSet), so that many decisions on the same parameters do not
+// search `params` or scan long lists again. Undefined names stay unbound.
 SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params);
 
 struct SbplDecision {
@@ -132,7 +154,10 @@ SbplDecision decide(const SbplProfile& profile, std::string_view operation, std:
                     const SbplParams& params, const SbplModel& model);
 
 // decide() under every model, in all_sbpl_models() order, sharing the rule matching.
+// Without `with_trace` the traces stay empty: a verifier asks many questions and
+// explains only the answers that are wrong.
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
-                                            std::string_view target, const SbplParams& params);
+                                            std::string_view target, const SbplParams& params,
+                                            bool with_trace = true);
 
 }  // namespace zpolicy::compiler

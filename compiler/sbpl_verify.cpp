@@ -1,5 +1,6 @@
 #include "compiler/sbpl_verify.hpp"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -17,12 +18,6 @@ std::optional<std::string> parent_of(std::string_view path) {
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
   if (slash == 0) return std::string("/");
   return std::string(path.substr(0, slash));
-}
-
-const ResolvedPath* containing(const std::vector<ResolvedPath>& roots, std::string_view path) {
-  for (const auto& r : roots)
-    if (ir::path_within(r.path, path)) return &r;
-  return nullptr;
 }
 
 // Files a confined process must be able to read to start at all, whatever its read roots
@@ -71,21 +66,72 @@ Verdict unspecified(std::string why) { return {SbplIntent::Unspecified, {}, std:
 
 bool is_read(std::string_view op) { return op.starts_with("file-read"); }
 
-Verdict file_intent(const ir::Resolved& r, std::string_view op, const std::string& path) {
-  if (r.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
-  if (const auto* d = containing(r.deny, path)) return deny(d->loc, "deny root " + d->path);
+// `path` itself, each of its ancestors, and "/": every root that ir::path_within()
+// says holds `path` is one of these.
+template <class F>
+void for_each_holder(std::string_view path, F&& fn) {
+  fn(path);
+  for (size_t i = path.size(); i-- > 1;)
+    if (path[i] == '/') fn(path.substr(0, i));
+  if (path != "/") fn(std::string_view("/"));
+}
+
+// The first root of a list (in policy order) that holds a path, found by looking up the
+// path's ancestors rather than testing every root: probes are made for every root, so a
+// scan made the verifier quadratic.
+class RootIndex {
+ public:
+  explicit RootIndex(const std::vector<ResolvedPath>& roots) : roots_(roots) {
+    for (size_t i = 0; i < roots.size(); ++i) first_.emplace(roots[i].path, i);
+  }
+  const ResolvedPath* containing(std::string_view path) const {
+    std::optional<size_t> best;
+    for_each_holder(path, [&](std::string_view holder) {
+      if (auto it = first_.find(holder); it != first_.end() && (!best || it->second < *best))
+        best = it->second;
+    });
+    return best ? &roots_[*best] : nullptr;
+  }
+
+ private:
+  const std::vector<ResolvedPath>& roots_;
+  std::map<std::string, size_t, std::less<>> first_;
+};
+
+// What the policy says about file operations, with its roots indexed once.
+class FileIntent {
+ public:
+  explicit FileIntent(const ir::Resolved& r)
+      : r_(r), read_(r.read), write_(r.write), protect_(r.protect), deny_(r.deny) {
+    // The first protected path below (or at) each directory.
+    for (size_t i = 0; i < r.protect.size(); ++i)
+      for_each_holder(r.protect[i].path,
+                      [&](std::string_view a) { protected_below_.emplace(std::string(a), i); });
+  }
+  Verdict operator()(std::string_view op, const std::string& path) const;
+  Verdict exec(const std::string& path) const;  // process-exec of the file at `path`
+
+ private:
+  const ir::Resolved& r_;
+  RootIndex read_, write_, protect_, deny_;
+  std::map<std::string, size_t, std::less<>> protected_below_;
+};
+
+Verdict FileIntent::operator()(std::string_view op, const std::string& path) const {
+  if (r_.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
+  if (const auto* d = deny_.containing(path)) return deny(d->loc, "deny root " + d->path);
   if (is_read(op)) {
-    if (const auto* rd = containing(r.read, path)) return allow(rd->loc, "read root " + rd->path);
+    if (const auto* rd = read_.containing(path)) return allow(rd->loc, "read root " + rd->path);
     if (platform_runtime_path(path)) return unspecified("platform runtime path");
     return deny({}, "outside every read root");
   }
-  if (r.mode == Mode::ReadOnly) return deny({}, "read-only mode");
-  if (const auto* p = containing(r.protect, path)) return deny(p->loc, "protected path " + p->path);
-  const ResolvedPath* w = containing(r.write, path);
+  if (r_.mode == Mode::ReadOnly) return deny({}, "read-only mode");
+  if (const auto* p = protect_.containing(path)) return deny(p->loc, "protected path " + p->path);
+  const ResolvedPath* w = write_.containing(path);
   if (!w) return deny({}, "outside every writable root");
   if (op == "file-link") return unspecified("hard link inside a writable root");
-  for (const auto& p : r.protect) {
-    if (!ir::path_within(path, p.path)) continue;
+  if (auto it = protected_below_.find(path); it != protected_below_.end()) {
+    const ResolvedPath& p = r_.protect[it->second];
     if (op == "file-write-unlink")
       return deny(p.loc, "directory above protected path " + p.path +
                              ": renaming or removing it would carry the protected path away");
@@ -110,10 +156,10 @@ Verdict network_intent(const ir::Resolved& r, std::string_view target) {
   return deny({}, why);
 }
 
-Verdict exec_intent(const ir::Resolved& r, const std::string& path) {
-  if (r.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
-  if (const auto* d = containing(r.deny, path)) return deny(d->loc, "deny root " + d->path);
-  if (const auto* rd = containing(r.read, path)) return allow(rd->loc, "read root " + rd->path);
+Verdict FileIntent::exec(const std::string& path) const {
+  if (r_.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
+  if (const auto* d = deny_.containing(path)) return deny(d->loc, "deny root " + d->path);
+  if (const auto* rd = read_.containing(path)) return allow(rd->loc, "read root " + rd->path);
   return unspecified("outside every read root");
 }
 
@@ -219,15 +265,16 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   auto add = [&](std::string op, std::string target, Verdict v) {
     out.push_back({std::move(op), std::move(target), v.intent, std::move(v.loc), std::move(v.why)});
   };
+  const FileIntent file_intent(r);
   for (const auto& path : probe_paths(r)) {
-    for (const char* op : kFileOperations) add(op, path, file_intent(r, op, path));
-    add("process-exec", path, exec_intent(r, path));
+    for (const char* op : kFileOperations) add(op, path, file_intent(op, path));
+    add("process-exec", path, file_intent.exec(path));
   }
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"}) add(op, t, network_intent(r, t));
   add("network-outbound", "unix:/private/var/run/docker.sock",
       network_intent(r, "unix:/private/var/run/docker.sock"));
-  add("process-exec", "/bin/sh", exec_intent(r, "/bin/sh"));
+  add("process-exec", "/bin/sh", file_intent.exec("/bin/sh"));
   add("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
     for (const char* t : {"same-sandbox", "host-process"}) add(op, t, process_intent(r, op, t));
@@ -278,8 +325,16 @@ std::vector<SbplFinding> verify_sbpl(
   const SbplProfile profile = bind_params(unbound, values);
 
   for (const auto& probe : sbpl_probes(policy)) {
+    // Without traces first: they are needed only for a finding.
+    auto decisions = decide_all_models(profile, probe.operation, probe.target, values, false);
+    const bool agree = std::all_of(decisions.begin(), decisions.end(), [&](const SbplDecision& d) {
+      return d.allowed == decisions.front().allowed;
+    });
+    const bool right = probe.intent == SbplIntent::Unspecified ||
+                       decisions.front().allowed == (probe.intent == SbplIntent::Allow);
+    if (agree && right) continue;
+    decisions = decide_all_models(profile, probe.operation, probe.target, values);
     Answers answers;
-    auto decisions = decide_all_models(profile, probe.operation, probe.target, values);
     for (size_t i = 0; i < decisions.size(); ++i)
       answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
     const std::string what = probe.operation + (probe.target.empty() ? "" : " " + probe.target);
@@ -341,7 +396,7 @@ std::optional<SbplExplanation> explain_sbpl(
   const SbplProfile profile = bind_params(std::get<SbplProfile>(parsed), values);
 
   SbplExplanation out;
-  Verdict v = file_intent(policy, op, std::string(path));
+  Verdict v = FileIntent(policy)(op, std::string(path));
   out.policy = {op, std::string(path), v.intent, std::move(v.loc), std::move(v.why)};
   auto decisions = decide_all_models(profile, op, path, values);
   Answers answers;

@@ -219,3 +219,34 @@ BOOST_AUTO_TEST_CASE(the_trace_names_the_deciding_rule_and_line) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// bind_params indexes the path filters of each list (SbplPathSet); the index must give
+// the answer, rule and trace of comparing every filter in order, which is what decide()
+// does on a profile that was not bound.
+BOOST_AUTO_TEST_SUITE(sbpl_evaluator_index)
+
+BOOST_AUTO_TEST_CASE(the_indexed_profile_answers_like_the_linear_scan) {
+  auto p = profile(
+      "(allow file-write* (require-all (require-any (subpath (param \"W\")) (literal \"/x\")"
+      " (subpath \"/w\")) (require-not (literal (param \"G\"))) (require-not (subpath (param "
+      "\"G\"))) (require-not (literal \"/w/ab\"))))\n"
+      "(deny file-write-unlink (literal \"/w\") (subpath (param \"G\")) (literal (param \"G\")))\n"
+      "(allow file-read* (subpath \"/\"))\n"
+      "(deny file-read* (subpath (param \"W\")) (subpath \"/w/a\") (literal \"/w/a\"))");
+  const SbplParams params{{"W", "/w"}, {"G", "/w/a"}};
+  const SbplProfile bound = bind_params(p, params);
+  for (const char* op : {"file-write-create", "file-write-data", "file-write-unlink",
+                         "file-read-data"})
+    for (const char* t : {"/", "/w", "/w/a", "/w/a/b", "/w/ab", "/w/abc", "/x", "/x/y", "/v",
+                          "${HOME}/w", "/w//a"}) {
+      auto indexed = decide_all_models(bound, op, t, params);
+      for (size_t i = 0; i < indexed.size(); ++i) {
+        auto linear = decide(p, op, t, params, all_sbpl_models()[i]);
+        BOOST_TEST(indexed[i].allowed == linear.allowed, op << " " << t);
+        BOOST_TEST(indexed[i].rule == linear.rule, op << " " << t);
+        BOOST_TEST(indexed[i].trace == linear.trace, op << " " << t);
+      }
+    }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
