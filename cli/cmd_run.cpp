@@ -48,7 +48,7 @@ int cmd_doctor(const Args& args) {
   if (!parse_options(args, usage, opts, {}, vm, help)) return kExitUsage;
   if (help) return kExitOk;
   auto status = runner::probe();
-  std::cout << "linux backend: " << runner::kBwrapPath << "\n";
+  std::cout << runner::backend_description() << "\n";
   std::cout << "status: " << status.str() << "\n";
   return status.usable() ? kExitOk : kExitUnavailable;
 }

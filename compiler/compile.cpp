@@ -39,16 +39,19 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
     return std::nullopt;
   }
   if (!host) return resolve_portable(policy, mode);
-#ifndef __APPLE__
-  if (target == Target::Macos) {
+  const HostOs needed = target == Target::Linux ? HostOs::Linux : HostOs::Macos;
+  if (host->os != needed) {
     diags.error({"<command line>"},
-                "--workspace binds the policy to this host, and this host is not macOS; "
-                "compile the macos target without --workspace (portable) instead");
+                std::string("--workspace binds the policy to this host's paths, and this host "
+                            "is not ") +
+                    (target == Target::Linux ? "Linux" : "macOS") + "; compile the " +
+                    to_string(target) + " target without --workspace (portable) instead");
     return std::nullopt;
   }
-#endif
   auto bound = resolve_for_host(policy, mode, *host, diags);
-  if (bound) assume_placeholders(*bound);
+  // Only bwrap needs a missing protected path to exist (runner/placeholders); Seatbelt's
+  // literal + subpath pair refuses creating it, so a macOS run creates nothing.
+  if (bound && target == Target::Linux) assume_placeholders(*bound);
   return bound;
 }
 

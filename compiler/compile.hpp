@@ -26,10 +26,11 @@ struct Artifact {
 // Emits every artifact of a target from a resolved policy. Pure.
 std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target);
 
-// Binds or keeps symbolic: the resolved policy `compile` and `verify` work from. Bound,
-// missing protected paths are taken as the placeholders `run` will create, so that the
-// result is exactly what `run` executes. Errors (and danger-full-access, which has
-// nothing to compile) are diagnostics.
+// Binds or keeps symbolic: the resolved policy `compile` and `verify` work from. A
+// target is bound only to facts of a host of its own system (host.os). Bound for
+// Linux, missing protected paths are taken as the placeholders `run` will create, so
+// that the result is exactly what `run` executes; macOS creates none. Errors (and
+// danger-full-access, which has nothing to compile) are diagnostics.
 std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target target,
                                                ir::Mode mode, const std::optional<HostFacts>& host,
                                                ir::Diagnostics& diags);

@@ -33,11 +33,6 @@ HostKind kind_of(const std::string& p, bool follow) {
   return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
 }
 
-bool is_symlink(const std::string& p) {
-  struct stat st;
-  return lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
-}
-
 std::string join(const std::string& base, const std::vector<std::string>& comps) {
   std::string out = base == "/" ? "" : base;
   for (const auto& c : comps) out += "/" + c;
@@ -181,10 +176,26 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   h.home = home;
   const char* tmp = std::getenv("TMPDIR");
   h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+#if defined(__linux__)
+  h.os = HostOs::Linux;
+#elif defined(__APPLE__)
+  h.os = HostOs::Macos;
+#else
+  h.os = HostOs::Other;
+#endif
   return h;
 }
 
 namespace {
+
+// Where canonicalization had to stop: the path crosses a symlink inside a writable root
+// (the sandbox could re-point it), or has '..' below a component that does not exist.
+struct Canonical {
+  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing };
+  std::string path;
+  Stop stop = Stop::None;
+  std::string at;  // the symlink, or the missing component
+};
 
 class HostResolver {
  public:
@@ -207,29 +218,65 @@ class HostResolver {
     return "/";
   }
 
-  // Canonical form of a root; a missing root keeps its lexical form.
-  std::string root_path(const PolicyPath& p) const {
-    std::string lexical = bind(p);
-    auto c = canonical(lexical);
-    return c ? *c : lexical;
+  // The canonical form of `lexical`, walked one component at a time. A symlink outside
+  // every root in `guarded` is host layout and is resolved; one inside such a root stops
+  // the walk. Since `cur` is canonical whenever a '..' of the existing prefix is met,
+  // dropping its last component is what the kernel would do.
+  static Canonical canonicalize(const std::string& lexical,
+                                const std::vector<ResolvedPath>& guarded) {
+    const std::vector<std::string> comps = components_below("/", lexical);
+    std::string cur = "/";
+    for (size_t i = 0; i < comps.size(); ++i) {
+      if (comps[i] == ".") continue;
+      if (comps[i] == "..") {
+        cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
+        continue;
+      }
+      std::string next = join(cur, {comps[i]});
+      struct stat st;
+      bool exists = lstat(next.c_str(), &st) == 0;
+      if (exists && S_ISLNK(st.st_mode)) {
+        for (const auto& g : guarded)
+          if (ir::path_within(g.path, cur))
+            return {lexical, Canonical::Stop::SymlinkInWritableRoot, next};
+        // A dangling symlink names nothing yet: the rest is spelled from the link.
+        if (auto target = canonical(next))
+          next = *target;
+        else
+          exists = false;
+      }
+      if (!exists) {
+        std::vector<std::string> rest;
+        for (size_t j = i + 1; j < comps.size(); ++j) {
+          if (comps[j] == "..") return {lexical, Canonical::Stop::DotDotBelowMissing, next};
+          if (comps[j] != ".") rest.push_back(comps[j]);
+        }
+        return {join(next, rest), Canonical::Stop::None, {}};
+      }
+      cur = next;
+    }
+    return {cur, Canonical::Stop::None, {}};
   }
 
-  // Walks rel below root one component at a time, refusing any symlink: a protected or
-  // deny path reached through a symlink would protect the link, not what it names.
-  bool walk_without_symlinks(const std::string& root, const std::vector<std::string>& rel,
-                             const ir::SourceLoc& loc, const std::string& what) {
-    std::string cur = root;
-    for (const auto& c : rel) {
-      cur = join(cur, {c});
-      if (is_symlink(cur)) {
-        diags_.error(loc, what + " '" + join(root, rel) +
-                              "' crosses a symlink inside a writable root ('" + cur +
-                              "'); refusing to run");
-        return false;
-      }
-      if (kind_of(cur, false) == HostKind::Missing) return true;
+  // canonicalize() with its stop reported at `loc`; nullopt when it stopped.
+  std::optional<std::string> canonical_or_refuse(const std::string& lexical,
+                                                 const std::vector<ResolvedPath>& guarded,
+                                                 const ir::SourceLoc& loc,
+                                                 const std::string& what) {
+    Canonical c = canonicalize(lexical, guarded);
+    switch (c.stop) {
+      case Canonical::Stop::None:
+        return c.path;
+      case Canonical::Stop::SymlinkInWritableRoot:
+        diags_.error(loc, what + " '" + lexical + "' crosses a symlink inside a writable root ('" +
+                              c.at + "'); refusing to run");
+        return std::nullopt;
+      case Canonical::Stop::DotDotBelowMissing:
+        diags_.error(loc, what + " '" + lexical + "' has '..' below '" + c.at +
+                              "', which does not exist; refusing to guess what it names");
+        return std::nullopt;
     }
-    return true;
+    return std::nullopt;
   }
 
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
@@ -251,9 +298,11 @@ class HostResolver {
   }
 
  private:
+  // A '..' the walk cannot resolve stays in the anchor, so that the bound path is
+  // refused where the policy uses it.
   static std::string anchor(const std::string& dir) {
-    auto c = canonical(dir);
-    return c ? *c : dir;
+    Canonical c = canonicalize(dir, {});
+    return c.stop == Canonical::Stop::None ? c.path : dir;
   }
 
   const HostFacts& host_;
@@ -269,51 +318,52 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   HostResolver h(host, diags);
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   for (const auto& p : policy.read) {
-    std::string path = h.root_path(p.value);
-    HostKind k = kind_of(path, true);
-    if (k != HostKind::Missing) r.read.push_back({path, k, p.loc});
+    auto path = h.canonical_or_refuse(h.bind(p.value), {}, p.loc, "readable root");
+    if (!path) continue;
+    HostKind k = kind_of(*path, true);
+    if (k != HostKind::Missing) r.read.push_back({*path, k, p.loc});
   }
   if (mode == ir::Mode::WorkspaceWrite) {
     for (const auto& w : policy.write) {
-      std::string root = h.root_path(w.value);
-      HostKind k = kind_of(root, true);
+      auto root = h.canonical_or_refuse(h.bind(w.value), {}, w.loc, "writable root");
+      if (!root) continue;
+      HostKind k = kind_of(*root, true);
       if (k != HostKind::Directory) {
-        diags.error(w.loc, "writable root '" + root + "' is not an existing directory");
+        diags.error(w.loc, "writable root '" + *root + "' is not an existing directory");
         continue;
       }
-      r.write.push_back({root, k, w.loc});
-      if (root == "/tmp") r.private_tmp = false;
-      for (const auto& pr : policy.protect) {
-        std::vector<std::string> rel;
-        if (pr.value.is_relative()) {
-          rel = pr.value.components;
-        } else {
-          std::string abs = h.bind(pr.value);
-          if (!ir::path_within(root, abs)) continue;
-          rel = components_below(root, abs);
-        }
-        if (!h.walk_without_symlinks(root, rel, pr.loc, "protected path")) continue;
-        std::string path = join(root, rel);
-        HostKind pk = kind_of(path, false);
-        add_protected(r, root, rel, pk, pr.loc);
-        if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
-          h.git_pointer(r, path, pr.loc);
+      r.write.push_back({*root, k, w.loc});
+      if (*root == "/tmp") r.private_tmp = false;
+    }
+    auto protect = [&](const std::string& root, const std::vector<std::string>& rel,
+                       const ir::SourceLoc& loc) {
+      std::string path = join(root, rel);
+      HostKind pk = kind_of(path, false);
+      add_protected(r, root, rel, pk, loc);
+      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, loc);
+    };
+    const std::vector<ResolvedPath> roots = r.write;
+    for (const auto& pr : policy.protect) {
+      if (pr.value.is_relative()) {
+        for (const auto& w : roots)
+          if (h.canonical_or_refuse(join(w.path, pr.value.components), roots, pr.loc,
+                                    "protected path"))
+            protect(w.path, pr.value.components, pr.loc);
+        continue;
       }
+      auto abs = h.canonical_or_refuse(h.bind(pr.value), roots, pr.loc, "protected path");
+      if (!abs) continue;
+      for (const auto& w : roots)
+        if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), pr.loc);
     }
   }
   for (const auto& d : policy.deny) {
-    std::string lexical = h.bind(d.value);
-    const ResolvedPath* inside = nullptr;
-    for (const auto& w : r.write)
-      if (ir::path_within(w.path, lexical)) inside = &w;
-    if (inside) {
-      auto rel = components_below(inside->path, lexical);
-      if (!h.walk_without_symlinks(inside->path, rel, d.loc, "deny path")) continue;
-      r.deny.push_back({lexical, kind_of(lexical, false), d.loc});
-      continue;
-    }
-    auto c = canonical(lexical);
-    r.deny.push_back({c ? *c : lexical, kind_of(c ? *c : lexical, true), d.loc});
+    auto path = h.canonical_or_refuse(h.bind(d.value), r.write, d.loc, "deny path");
+    if (!path) continue;
+    bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+      return ir::path_within(w.path, *path);
+    });
+    r.deny.push_back({*path, kind_of(*path, !inside), d.loc});
   }
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);

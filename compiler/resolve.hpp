@@ -10,6 +10,10 @@
 
 namespace zpolicy::compiler {
 
+// The operating system whose filesystem the facts describe. Bound artifacts name that
+// filesystem's paths, so a target is bound only on a host of its own system.
+enum class HostOs { Linux, Macos, Other };
+
 // The host facts a policy is bound to. Gathered in one place (host_facts) so that
 // resolution itself is reproducible in tests with made-up facts.
 struct HostFacts {
@@ -17,10 +21,12 @@ struct HostFacts {
   std::string home;
   std::string tmpdir;
   std::string cwd;  // canonical current directory
+  HostOs os = HostOs::Other;
 };
 
 // Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,
-// and canonicalizes the workspace (default: the current directory).
+// the operating system, and canonicalizes the workspace (default: the current
+// directory).
 std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
                                     ir::Diagnostics& diags);
 
@@ -34,7 +40,11 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode);
 
 // Binds the policy to a host: canonical paths, host kinds, `.git` pointer files, and
 // refusal (located diagnostics) of protected or deny paths that cross a symlink inside
-// a writable root. Looks at the filesystem but never changes it.
+// a writable root. A path is canonical when every symlink of its longest existing
+// prefix is resolved (/tmp -> /private/tmp on macOS, a symlinked workspace -> its
+// target); the part that does not exist yet follows as spelled, and a '..' in that part
+// is refused (nothing on disk says what it would mean). Looks at the filesystem (the
+// one it runs on, whatever the system) but never changes it.
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
                                              const HostFacts& host, ir::Diagnostics& diags);
 

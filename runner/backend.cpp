@@ -3,18 +3,43 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
 
+#if defined(__linux__)
+#include <sys/prctl.h>
+#elif defined(__APPLE__)
+#include "runner/macos_argv.hpp"
+#endif
+
 namespace zpolicy::runner {
 namespace {
 
+#if defined(__linux__) || defined(__APPLE__)
+// A backend binary is trusted only if nobody but root can have changed it or any
+// directory on its path.
+BackendStatus check_binary(const std::string& binary, const std::string& install_hint) {
+  struct stat st;
+  if (lstat(binary.c_str(), &st) != 0)
+    return {Unavailability::NotInstalled, binary + " does not exist" + install_hint};
+  if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR) || st.st_size == 0)
+    return {Unavailability::NotInstalled, binary + " is not an executable file"};
+  for (std::string p = binary;; p = p.substr(0, std::max<size_t>(p.rfind('/'), 1))) {
+    if (stat(p.c_str(), &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+      return {Unavailability::Untrusted, p + " is not owned by root or is writable by others"};
+    if (p == "/") break;
+  }
+  return {};
+}
+#endif
+
+#if defined(__linux__)
 std::string read_first_line(const char* path) {
   std::ifstream in(path);
   std::string line;
@@ -27,22 +52,6 @@ bool file_exists(const char* path) {
   return stat(path, &st) == 0;
 }
 
-// A backend binary is trusted only if nobody but root can have changed it or any
-// directory on its path.
-BackendStatus check_binary() {
-  struct stat st;
-  if (lstat(kBwrapPath, &st) != 0)
-    return {Unavailability::NotInstalled, std::string(kBwrapPath) + " does not exist (apt-get install bubblewrap)"};
-  if (!S_ISREG(st.st_mode) || !(st.st_mode & S_IXUSR) || st.st_size == 0)
-    return {Unavailability::NotInstalled, std::string(kBwrapPath) + " is not an executable file"};
-  for (const char* p : {kBwrapPath, "/usr/bin", "/usr", "/"}) {
-    if (stat(p, &st) != 0 || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
-      return {Unavailability::Untrusted,
-              std::string(p) + " is not owned by root or is writable by others"};
-  }
-  return {};
-}
-
 bool in_container() {
   if (file_exists("/.dockerenv") || file_exists("/run/.containerenv")) return true;
   std::ifstream in("/proc/1/cgroup");
@@ -52,6 +61,7 @@ bool in_container() {
   return t.find("docker") != std::string::npos || t.find("kubepods") != std::string::npos ||
          t.find("lxc") != std::string::npos;
 }
+#endif
 
 }  // namespace
 
@@ -87,14 +97,27 @@ std::string BackendStatus::str() const {
   return detail.empty() ? to_string(reason) : std::string(to_string(reason)) + ": " + detail;
 }
 
+std::string backend_description() {
+#if defined(__APPLE__)
+  return "macos backend: " + std::string(kSandboxExec);
+#elif defined(__linux__)
+  return std::string("linux backend: ") + kBwrapPath;
+#else
+  return "no backend for this platform";
+#endif
+}
+
 BackendStatus preflight() {
-#ifndef __linux__
-  return {Unavailability::UnsupportedPlatform, "the linux target runs only on Linux"};
+#if defined(__APPLE__)
+  return check_binary(std::string(kSandboxExec), "");
+#elif !defined(__linux__)
+  return {Unavailability::UnsupportedPlatform,
+          "zpolicy runs sandboxes on Linux (bwrap) and macOS (sandbox-exec) only"};
 #else
   std::string osrelease = read_first_line("/proc/sys/kernel/osrelease");
   if (osrelease.find("Microsoft") != std::string::npos)
     return {Unavailability::Wsl1, "WSL1 has no namespaces; use WSL2"};
-  if (auto b = check_binary(); !b.usable()) return b;
+  if (auto b = check_binary(kBwrapPath, " (apt-get install bubblewrap)"); !b.usable()) return b;
   if (read_first_line("/proc/sys/user/max_user_namespaces") == "0")
     return {Unavailability::UserNamespacesDisabled, "sysctl user.max_user_namespaces is 0"};
   if (getuid() != 0 && read_first_line("/proc/sys/kernel/unprivileged_userns_clone") == "0")
@@ -106,8 +129,12 @@ BackendStatus preflight() {
 #endif
 }
 
-BackendStatus probe(int timeout_ms) {
+BackendStatus probe([[maybe_unused]] int timeout_ms) {
   if (auto pre = preflight(); !pre.usable()) return pre;
+#if !defined(__linux__)
+  // sandbox-exec is proven per run, by the preflight of runner/macos_run.
+  return {};
+#else
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) return {Unavailability::ProbeFailed, "pipe failed"};
   pid_t pid = fork();
@@ -162,6 +189,7 @@ BackendStatus probe(int timeout_ms) {
       message.find("Operation not permitted") != std::string::npos)
     return {Unavailability::UserNamespacesDisabled, message};
   return {Unavailability::ProbeFailed, message.empty() ? "bwrap failed" : message};
+#endif
 }
 
 }  // namespace zpolicy::runner

@@ -31,6 +31,9 @@ struct BackendStatus {
   std::string str() const;  // "<reason>: <detail>"
 };
 
+// This platform's backend, as `doctor` names it ("linux backend: /usr/bin/bwrap").
+std::string backend_description();
+
 // Cheap checks done before every run: platform, trusted binary, namespace sysctls,
 // seccomp. They read files only; nothing is started.
 BackendStatus preflight();

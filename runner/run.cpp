@@ -1,27 +1,33 @@
 #include "runner/run.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cstring>
 
 #include "compiler/default_policy.hpp"
 #include "compiler/exit_code.hpp"
 #include "compiler/frontend.hpp"
 #include "compiler/resolve.hpp"
-#include "emitters/bwrap/bwrap_emitter.hpp"
-#include "emitters/seccomp/seccomp_emitter.hpp"
 #include "runner/backend.hpp"
 #include "runner/environment.hpp"
-#include "runner/placeholders.hpp"
 #include "runner/supervise.hpp"
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <cstring>
+
+#include "emitters/bwrap/bwrap_emitter.hpp"
+#include "emitters/seccomp/seccomp_emitter.hpp"
+#include "runner/placeholders.hpp"
+#elif defined(__APPLE__)
+#include "emitters/sbpl/profile.hpp"
+#include "runner/macos_argv.hpp"
+#include "runner/macos_run.hpp"
+#endif
 
 namespace zpolicy::runner {
 namespace {
-
-constexpr int kStatusFd = 4;
 
 // Resolves the command the way execvp would, but with the sandbox's own PATH, so a
 // missing or non-executable command is reported (127/126) before anything starts.
@@ -55,20 +61,6 @@ std::optional<std::string> find_command(const std::string& name, const std::vect
   return std::nullopt;
 }
 
-int status_of(const Outcome& o) {
-  switch (o.kind) {
-    case Outcome::Kind::TimedOut:
-      return kExitTimeout;
-    case Outcome::Kind::Exited:
-      return o.code;
-    case Outcome::Kind::Signaled:
-      return kExitSignalBase + o.code;
-    case Outcome::Kind::SpawnFailed:
-      return kExitInternal;
-  }
-  return kExitInternal;
-}
-
 int run_unconfined(const std::vector<std::string>& command, const std::string& exe,
                    const std::vector<std::string>& env,
                    std::optional<std::chrono::milliseconds> timeout) {
@@ -88,6 +80,78 @@ bool trusted_policy_file(const std::optional<std::string>& path) {
   return stat(path->c_str(), &st) == 0 && (st.st_uid == 0 || st.st_uid == getuid()) &&
          !(st.st_mode & (S_IWGRP | S_IWOTH));
 }
+
+#if defined(__linux__)
+// bwrap with the seccomp filter on fd 3 and its status on fd 4, after the placeholders
+// for missing protected paths exist (which marks them in `resolved`).
+int run_confined(ir::Resolved& resolved, const std::vector<std::string>& command,
+                 const std::vector<std::string>& env,
+                 std::optional<std::chrono::milliseconds> timeout, std::ostream& err) {
+  constexpr int kStatusFd = 4;
+  Placeholders placeholders;
+  std::string why;
+  if (!placeholders.prepare(resolved, why)) {
+    err << "zpolicy: " << why << "\n";
+    return kExitInternal;
+  }
+
+  std::string bpf = emitters::seccomp::emit_bpf(resolved.syscalls);
+  int filter = memfd_create("zpolicy-seccomp", MFD_CLOEXEC);
+  int status[2] = {-1, -1};
+  if (filter < 0 || write(filter, bpf.data(), bpf.size()) != static_cast<ssize_t>(bpf.size()) ||
+      lseek(filter, 0, SEEK_SET) != 0 || pipe2(status, O_CLOEXEC | O_NONBLOCK) != 0) {
+    err << "zpolicy: cannot prepare the seccomp filter: " << std::strerror(errno) << "\n";
+    return kExitInternal;
+  }
+  SpawnSpec spec;
+  spec.exe = kBwrapPath;
+  spec.argv = {kBwrapPath};
+  for (auto& a : emitters::bwrap::emit_args(resolved)) spec.argv.push_back(std::move(a));
+  spec.argv.insert(spec.argv.end(), {"--json-status-fd", std::to_string(kStatusFd), "--"});
+  spec.argv.insert(spec.argv.end(), command.begin(), command.end());
+  spec.envp = env;
+  spec.fds = {{filter, emitters::bwrap::kSeccompFd}, {status[1], kStatusFd}};
+  spec.timeout = timeout;
+  spec.status_fd = status[0];
+  Outcome outcome = supervise(spec);
+  close(filter);
+  close(status[0]);
+  close(status[1]);
+  placeholders.cleanup();
+
+  if (outcome.kind == Outcome::Kind::TimedOut) {
+    err << "zpolicy: timed out; the sandbox and every process in it were killed\n";
+    return kExitTimeout;
+  }
+  if (!outcome.setup_finished) {
+    auto diagnosis = probe();
+    if (!diagnosis.usable()) {
+      err << "zpolicy: the sandbox could not be set up; nothing ran: " << diagnosis.str() << "\n";
+      return kExitUnavailable;
+    }
+    err << "zpolicy: the sandbox could not start '" << command[0] << "'; nothing ran\n";
+    return kExitNotExecutable;
+  }
+  return status_of(outcome);
+}
+#elif defined(__APPLE__)
+// sandbox-exec, pinned, after a preflight that proves the profile loads (runner/macos_run).
+int run_confined(const ir::Resolved& resolved, const std::vector<std::string>& command,
+                 const std::vector<std::string>& env,
+                 std::optional<std::chrono::milliseconds> timeout, std::ostream& err) {
+  auto profile = emitters::sbpl::emit(resolved);
+  SandboxExecRun run{profile.text, profile.params, command, env, resolved.cwd, timeout};
+  return run_sandbox_exec(std::string(kSandboxExec), run, err);
+}
+#else
+// preflight() refuses every other platform before anything is resolved.
+int run_confined(const ir::Resolved&, const std::vector<std::string>&,
+                 const std::vector<std::string>&, std::optional<std::chrono::milliseconds>,
+                 std::ostream& err) {
+  err << "zpolicy: refusing to run without a sandbox: unsupported-platform\n";
+  return kExitUnavailable;
+}
+#endif
 
 }  // namespace
 
@@ -137,51 +201,9 @@ int run(const RunRequest& req, std::ostream& err) {
     err << diags.str();
     return kExitUsage;
   }
-  Placeholders placeholders;
-  std::string why;
-  if (!placeholders.prepare(*resolved, why)) {
-    err << "zpolicy: " << why << "\n";
-    return kExitInternal;
-  }
-
-  std::string bpf = emitters::seccomp::emit_bpf(resolved->syscalls);
-  int filter = memfd_create("zpolicy-seccomp", MFD_CLOEXEC);
-  int status[2] = {-1, -1};
-  if (filter < 0 || write(filter, bpf.data(), bpf.size()) != static_cast<ssize_t>(bpf.size()) ||
-      lseek(filter, 0, SEEK_SET) != 0 || pipe2(status, O_CLOEXEC | O_NONBLOCK) != 0) {
-    err << "zpolicy: cannot prepare the seccomp filter: " << std::strerror(errno) << "\n";
-    return kExitInternal;
-  }
-  SpawnSpec spec;
-  spec.exe = kBwrapPath;
-  spec.argv = {kBwrapPath};
-  for (auto& a : emitters::bwrap::emit_args(*resolved)) spec.argv.push_back(std::move(a));
-  spec.argv.insert(spec.argv.end(), {"--json-status-fd", std::to_string(kStatusFd), "--", *exe});
-  spec.argv.insert(spec.argv.end(), req.command.begin() + 1, req.command.end());
-  spec.envp = env;
-  spec.fds = {{filter, emitters::bwrap::kSeccompFd}, {status[1], kStatusFd}};
-  spec.timeout = timeout;
-  spec.status_fd = status[0];
-  Outcome outcome = supervise(spec);
-  close(filter);
-  close(status[0]);
-  close(status[1]);
-  placeholders.cleanup();
-
-  if (outcome.kind == Outcome::Kind::TimedOut) {
-    err << "zpolicy: timed out; the sandbox and every process in it were killed\n";
-    return kExitTimeout;
-  }
-  if (!outcome.setup_finished) {
-    auto diagnosis = probe();
-    if (!diagnosis.usable()) {
-      err << "zpolicy: the sandbox could not be set up; nothing ran: " << diagnosis.str() << "\n";
-      return kExitUnavailable;
-    }
-    err << "zpolicy: the sandbox could not start '" << req.command[0] << "'; nothing ran\n";
-    return kExitNotExecutable;
-  }
-  return status_of(outcome);
+  std::vector<std::string> command = req.command;
+  command[0] = *exe;
+  return run_confined(*resolved, command, env, timeout, err);
 }
 
 }  // namespace zpolicy::runner

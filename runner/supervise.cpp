@@ -4,30 +4,72 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <iterator>
+
+#include "compiler/exit_code.hpp"
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
 
 namespace zpolicy::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int kWatched[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+
 sigset_t watched_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD}) sigaddset(&set, s);
+  for (int s : kWatched) sigaddset(&set, s);
   return set;
+}
+
+// The self-pipe: the handler writes the signal number, the supervision loop polls the
+// read end. Plain POSIX, so that Linux and macOS supervise through the same code.
+int g_signal_pipe = -1;
+
+void on_signal(int sig) {
+  int saved = errno;
+  unsigned char b = static_cast<unsigned char>(sig);
+  [[maybe_unused]] ssize_t n = write(g_signal_pipe, &b, 1);
+  errno = saved;
+}
+
+bool nonblocking_cloexec_pipe(int fds[2]) {
+  if (pipe(fds) != 0) return false;
+  for (int i = 0; i < 2; ++i)
+    if (fcntl(fds[i], F_SETFD, FD_CLOEXEC) != 0 ||
+        fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK) != 0) {
+      close(fds[0]);
+      close(fds[1]);
+      return false;
+    }
+  return true;
+}
+
+// Every descriptor above `highest` is closed so that the child inherits only what the
+// spec passes it.
+void close_from(int lowest) {
+#if defined(__linux__)
+  syscall(SYS_close_range, lowest, ~0U, 0);
+#else
+  for (int fd = lowest, n = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < n; ++fd) close(fd);
+#endif
 }
 
 [[noreturn]] void exec_child(const SpawnSpec& spec, const sigset_t& old_mask, pid_t parent) {
   setpgid(0, 0);
+#if defined(__linux__)
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
   if (getppid() != parent) _exit(125);  // the runner already died: start nothing
   // Move every source above the targets first so that no dup2 clobbers a later source.
   std::vector<int> moved;
@@ -36,9 +78,10 @@ sigset_t watched_signals() {
     if (moved[i] < 0 || dup2(moved[i], spec.fds[i].second) < 0) _exit(125);
   int highest = 2;
   for (const auto& [from, to] : spec.fds) highest = std::max(highest, to);
-  syscall(SYS_close_range, highest + 1, ~0U, 0);
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  close_from(highest + 1);
+  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(125);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   std::vector<char*> argv, envp;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -91,19 +134,37 @@ struct StatusStream {
 }  // namespace
 
 Outcome supervise(const SpawnSpec& spec) {
+  Outcome out;
+  int sig_pipe[2];
+  if (!nonblocking_cloexec_pipe(sig_pipe)) return out;
+  // Blocked until the child exists, so that the child starts with them blocked and
+  // resets their handlers before anything can be delivered to it.
   sigset_t set = watched_signals(), old_mask;
   sigprocmask(SIG_BLOCK, &set, &old_mask);
-  int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-  pid_t parent = getpid();
-  pid_t pid = sfd < 0 ? -1 : fork();
-  if (pid == 0) exec_child(spec, old_mask, parent);
-  Outcome out;
-  if (pid < 0) {
-    if (sfd >= 0) close(sfd);
+  g_signal_pipe = sig_pipe[1];
+  struct sigaction act = {};
+  struct sigaction old_act[std::size(kWatched)];
+  act.sa_handler = on_signal;
+  sigemptyset(&act.sa_mask);
+  act.sa_flags = SA_RESTART;
+  for (size_t i = 0; i < std::size(kWatched); ++i) sigaction(kWatched[i], &act, &old_act[i]);
+  auto restore = [&] {
+    for (size_t i = 0; i < std::size(kWatched); ++i) sigaction(kWatched[i], &old_act[i], nullptr);
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    g_signal_pipe = -1;
+    close(sig_pipe[0]);
+    close(sig_pipe[1]);
+  };
+  const int sfd = sig_pipe[0];
+  pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) exec_child(spec, old_mask, parent);
+  if (pid < 0) {
+    restore();
     return out;
   }
   setpgid(pid, pid);  // also done in the child; whichever runs first wins the race
+  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   StatusStream status;
   bool status_open = spec.status_fd >= 0;
   auto deadline = spec.timeout ? std::optional(Clock::now() + *spec.timeout) : std::nullopt;
@@ -132,9 +193,9 @@ Outcome supervise(const SpawnSpec& spec) {
       if (n > 0 && status.text.size() < 4096) status.text.append(buf, static_cast<size_t>(n));
       if (n <= 0) status_open = false;
     }
-    signalfd_siginfo si;
-    while (read(sfd, &si, sizeof si) == sizeof si) {
-      int sig = static_cast<int>(si.ssi_signo);
+    unsigned char si;
+    while (read(sfd, &si, 1) == 1) {
+      int sig = si;
       if (sig == SIGCHLD) continue;
       if (++forwarded > 1) {
         kill_all();
@@ -155,8 +216,7 @@ Outcome supervise(const SpawnSpec& spec) {
     while ((n = read(spec.status_fd, buf, sizeof buf)) > 0)
       if (status.text.size() < 4096) status.text.append(buf, static_cast<size_t>(n));
   }
-  close(sfd);
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  restore();
   out.setup_finished = status.exec_reported();
   if (timed_out) {
     out.kind = Outcome::Kind::TimedOut;
@@ -168,6 +228,20 @@ Outcome supervise(const SpawnSpec& spec) {
     out.code = WTERMSIG(wstatus);
   }
   return out;
+}
+
+int status_of(const Outcome& o) {
+  switch (o.kind) {
+    case Outcome::Kind::TimedOut:
+      return kExitTimeout;
+    case Outcome::Kind::Exited:
+      return o.code;
+    case Outcome::Kind::Signaled:
+      return kExitSignalBase + o.code;
+    case Outcome::Kind::SpawnFailed:
+      return kExitInternal;
+  }
+  return kExitInternal;
 }
 
 }  // namespace zpolicy::runner

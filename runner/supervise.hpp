@@ -10,13 +10,14 @@
 
 namespace zpolicy::runner {
 
-// One child to start and watch: the bwrap monitor, or the command itself under
-// danger-full-access.
+// One child to start and watch: the bwrap monitor, sandbox-exec, or the command itself
+// under danger-full-access.
 struct SpawnSpec {
   std::string exe;  // absolute; executed as is, never looked up in PATH
   std::vector<std::string> argv;
   std::vector<std::string> envp;
   std::vector<std::pair<int, int>> fds;  // (fd in this process, fd number in the child)
+  std::string cwd;  // the child's working directory; empty: this process's
   std::optional<std::chrono::milliseconds> timeout;
   int status_fd = -1;  // read end of bwrap's --json-status-fd pipe, or -1
 };
@@ -28,9 +29,14 @@ struct Outcome {
   bool setup_finished = false;  // bwrap reported that the command was exec'd
 };
 
-// Runs the child in its own process group with PR_SET_PDEATHSIG, forwards SIGINT,
-// SIGTERM and SIGHUP to every process of the sandbox (a second one kills them all),
-// and on timeout kills the whole tree: the sandbox's pid namespace dies with its init.
+// Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux), forwards
+// SIGINT, SIGTERM and SIGHUP to every process of the sandbox (a second one kills them
+// all), and on timeout kills the whole tree: the sandbox's pid namespace dies with its
+// init; without one (sandbox-exec), the child's process group is killed.
 Outcome supervise(const SpawnSpec& spec);
+
+// The exit status `run` reports for an outcome: the child's own, 124 on timeout, 128+N
+// when killed by signal N, 125 when it could not be started.
+int status_of(const Outcome& o);
 
 }  // namespace zpolicy::runner

@@ -75,6 +75,26 @@ refused "network (TCP to 1.1.1.1:443)" '/usr/bin/nc -z -G 3 1.1.1.1 443' 'true'
 refused "host unix socket (mDNSResponder)" '/usr/bin/nc -z -U /var/run/mDNSResponder' 'true'
 refused "signal a host process" "kill -0 $$" 'true'
 
+# `zpolicy run` itself: the same profile through the runner, its preflight, and the
+# command's own status passed through (65 and 71 are also sandbox-exec's refusal codes).
+zrun() { (cd "$ws" && "$zpolicy" run --policy "$scratch/policy.yaml" --workspace "$ws" -- /bin/sh -c "$1") >/dev/null 2>&1; }
+if ! zrun 'echo evil >> .git/config' && [[ $(cat "$ws/.git/config") == original ]]; then
+  report PASS "zpolicy run: write into .git"
+else
+  report FAIL "zpolicy run: write into .git"
+fi
+if zrun 'echo ok > run-file' && [[ $(cat "$ws/run-file") == ok ]]; then
+  report PASS "zpolicy run: write inside the workspace"
+else
+  report FAIL "zpolicy run: write inside the workspace"
+fi
+for code in 65 71; do
+  zrun "exit $code"
+  status=$?
+  if [[ $status -eq $code ]]; then report PASS "zpolicy run: the command's own exit $code"
+  else report FAIL "zpolicy run: the command's own exit $code (got $status)"; fi
+done
+
 # A known limit, reported but not failed (docs/macos.md, "Limits"): on a case-insensitive
 # volume a missing protected name can be created in another spelling, which then answers
 # to the protected name.

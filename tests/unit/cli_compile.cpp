@@ -129,6 +129,25 @@ BOOST_AUTO_TEST_CASE(host_bound_refusal_writes_nothing) {
                  "<host>: error: workspace 'nowhere' is not a directory\n", "missing workspace");
 }
 
+// A bound macOS profile names this host's paths; on a Linux host they would be
+// Linux paths (a real /tmp, no /private), so binding the macos target is refused here.
+BOOST_AUTO_TEST_CASE(macos_target_binds_only_on_macos) {
+  Cli cli;
+  cli.dir.mkdir("ws");
+  cli.dir.write("p.yaml", kHead);
+#if defined(__APPLE__)
+  BOOST_TEST(cli.run({"compile", "p.yaml", "--target", "macos", "--workspace", "ws"}).exit_code == 0);
+#else
+  expect_refused(cli,
+                 {"compile", "p.yaml", "--target", "macos", "--workspace", "ws", "--out", "out"},
+                 "<command line>: error: --workspace binds the policy to this host's paths, and "
+                 "this host is not macOS; compile the macos target without --workspace "
+                 "(portable) instead\n",
+                 "macos bound on another system");
+  BOOST_TEST(!fs::exists(cli.dir / "out"));
+#endif
+}
+
 BOOST_AUTO_TEST_CASE(mode_wider_than_the_ceiling_exits_2) {
   Cli cli;
   cli.dir.write("ro.yaml", "zpolicy: 1\nmode: read-only\n");

@@ -13,9 +13,10 @@ namespace zpolicy::test {
 // A fresh directory under $TMPDIR (or /tmp), removed with everything in it on scope exit.
 class TempDir {
  public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && base[0] == '/' ? base : "/tmp") + "/zpolicy-test-XXXXXX";
+  TempDir() : TempDir(default_base()) {}
+  // Under `base` instead, for trees whose paths must not lie below the temporary directory.
+  explicit TempDir(const std::string& base) {
+    std::string tmpl = base + "/zpolicy-test-XXXXXX";
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     path_ = std::filesystem::canonical(tmpl);
   }
@@ -52,6 +53,11 @@ class TempDir {
   }
 
  private:
+  static std::string default_base() {
+    const char* base = std::getenv("TMPDIR");
+    return base && base[0] == '/' ? base : "/tmp";
+  }
+
   std::filesystem::path path_;
 };
 
