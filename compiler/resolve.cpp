@@ -71,6 +71,10 @@ ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
   ir::Resolved r;
   r.mode = mode;
   r.network = mode == ir::Mode::ReadOnly ? ir::Network::None : policy.network.value;
+  const ir::SourceLoc& decided_by =
+      mode == ir::Mode::ReadOnly && policy.network.value != ir::Network::None ? policy.mode.loc
+                                                                                : policy.network.loc;
+  r.network_loc = decided_by.file.empty() ? ir::SourceLoc{ir::kBuiltinFile, 0, 0} : decided_by;
   r.syscalls = effective_syscalls(policy, mode);
   r.env = policy.env;
   if (policy.timeout) r.timeout = policy.timeout->value;

@@ -153,14 +153,17 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
   for (const auto& r : required)
     if (!r.present) out.push_back(hardening(r.option, std::string("present: ") + r.why, "absent"));
   bool want_net_ns = intent.network != ir::Network::Full;
-  if (want_net_ns && !f.unshare_net)
-    out.push_back(hardening("--unshare-net",
-                            std::string("present: network ") + ir::to_string(intent.network),
-                            "absent: the host network is reachable"));
+  if (want_net_ns && !f.unshare_net) {
+    Finding missing = hardening("--unshare-net",
+                                std::string("present: network ") + ir::to_string(intent.network),
+                                "absent: the host network is reachable");
+    missing.rule = intent.network_loc;
+    out.push_back(std::move(missing));
+  }
   if (!want_net_ns && f.unshare_net)
     out.push_back(Finding{kTarget,
                           "missing-allow",
-                          builtin(),
+                          intent.network_loc,
                           "--unshare-net",
                           "absent: network full",
                           "present: no network",
@@ -197,7 +200,14 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
       Finding f =
           hardening(r.option, std::string("the sandbox's own ") + r.path,
                     m ? "a different mount: " + m->text : "no mount at " + std::string(r.path));
-      f.trace = s.assumptions;
+      // A deny root over it is the policy line that took it away.
+      for (const auto& d : intent.deny)
+        if (auto dp = SymbolicPath::parse(d.path); dp && dp->contains(path)) {
+          f.rule = d.loc;
+          f.trace.push_back("deny root " + d.path + " masks " + r.path);
+          break;
+        }
+      f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
       out.push_back(std::move(f));
       break;
     }

@@ -39,6 +39,9 @@ struct Resolved {
   std::vector<ResolvedPath> protect;  // absolute, one per (writable root, subpath)
   std::vector<ResolvedPath> deny;
   Network network = Network::None;
+  // The line that decides the network: `network:`, or `mode:` when read-only forces none;
+  // "<builtin>" for the default.
+  SourceLoc network_loc;
   bool private_tmp = true;  // false when a writable root is the host's /tmp
   std::string cwd;          // the sandbox's working directory
   SyscallPolicy syscalls;

@@ -194,6 +194,20 @@ BOOST_AUTO_TEST_CASE(check_with_only_warnings_exits_0) {
   BOOST_TEST(r.exit_code == 0);
 }
 
+// Every finding points at a policy line: mounts the sandbox needs that a deny root masks
+// are blamed on that deny root.
+BOOST_AUTO_TEST_CASE(check_blames_a_deny_root_for_the_mounts_it_masks) {
+  Cli cli;
+  cli.dir.write("all.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  deny: [\"/\"]\n");
+  auto r = cli.run({"check", "all.yaml"});
+  BOOST_TEST(r.exit_code == 3);
+  std::vector<std::string> heads;
+  for (const auto& line : headlines(r.out)) heads.push_back(line.substr(0, line.find(": error: ")));
+  BOOST_TEST_REQUIRE(heads.size() == 8u, r.out);
+  for (size_t i = 0; i + 1 < heads.size(); ++i) BOOST_TEST(heads[i] == "all.yaml:4:10", r.out);
+  BOOST_TEST(r.out.find("    deny root / masks /proc\n") != std::string::npos, r.out);
+}
+
 BOOST_AUTO_TEST_CASE(check_of_an_invalid_policy_exits_2) {
   Cli cli;
   cli.dir.write("bad.yaml", "zpolicy: 1\nmode: workspace-write\nnetwrok: none\n");
@@ -338,7 +352,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_the_network_namespace_gone) {
   BOOST_TEST(r.exit_code == 3);
   BOOST_TEST(headlines(r.err) ==
                  std::vector<std::string>(
-                     {"<builtin>: error: linux: missing-hardening: --unshare-net: expected "
+                     {"p.yaml:9:10: error: linux: missing-hardening: --unshare-net: expected "
                       "present: network none, artifact gives absent: the host network is "
                       "reachable",
                       "zpolicy: verification failed: 1 finding"}),
