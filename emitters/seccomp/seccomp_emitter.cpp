@@ -124,7 +124,9 @@ Plan plan(const ir::SyscallPolicy& policy) {
   uint32_t next = 0;
   for (const auto& s : ir::syscall_table(ir::Arch::X86_64)) {
     if (s.nr > next) push(next, s.nr - 1, unknown, 0);
-    auto chain = decision_chain(by_name[s.name], policy.default_action);
+    const auto named = by_name.find(s.name);
+    auto chain = named == by_name.end() ? std::vector<const ir::SyscallRule*>{}
+                                        : decision_chain(named->second, policy.default_action);
     size_t leaf;
     if (chain.empty())
       leaf = constant(policy.default_action);
@@ -157,7 +159,11 @@ class Generator {
 
   std::vector<Assembler::Line> run(const ir::SyscallPolicy& policy) {
     std::vector<uint64_t> weights;
-    for (const auto& iv : p_.intervals) weights.push_back(iv.weight);
+    prefix_.assign(1, 0);
+    for (const auto& iv : p_.intervals) {
+      weights.push_back(iv.weight);
+      prefix_.push_back(prefix_.back() + iv.weight);
+    }
     tree_ = optimal_alphabetic_tree(weights);
     const Label native = a_.new_label();
     a_.stmt(kLdAbsW, kOffsetArch, "arch");
@@ -171,15 +177,11 @@ class Generator {
   }
 
  private:
-  uint64_t weight(size_t i, size_t j) const {
-    uint64_t w = 0;
-    for (size_t k = i; k <= j; ++k) w += p_.intervals[k].weight;
-    return w;
-  }
+  uint64_t weight(size_t i, size_t j) const { return prefix_[j + 1] - prefix_[i]; }
 
   void subtree(size_t i, size_t j) {
     if (i == j) return leaf(p_.intervals[i]);
-    const size_t r = tree_.split[i][j];
+    const size_t r = tree_.split(i, j);
     const uint32_t bound = p_.intervals[r + 1].lo;
     const Label later = a_.new_label();
     const std::string what = "nr >= " + nr_name(bound);
@@ -405,6 +407,7 @@ class Generator {
 
   const Plan& p_;
   AlphabeticTree tree_;
+  std::vector<uint64_t> prefix_;  // prefix_[k]: the weight of intervals 0..k-1
   Assembler a_;
   std::optional<uint32_t> loaded_;  // the seccomp_data offset A holds, when known
 };

@@ -64,6 +64,18 @@ BOOST_AUTO_TEST_CASE(default_is_the_designed_workspace_write_policy) {
   BOOST_TEST(p.protect.at(5).loc.line > 0);
 }
 
+// `run` takes the default IR as built, without parsing: it must be exactly what the
+// frontend makes of the default's text, every value and every location.
+BOOST_AUTO_TEST_CASE(built_default_equals_its_parsed_text_in_every_mode) {
+  for (auto mode : {Mode::ReadOnly, Mode::WorkspaceWrite, Mode::DangerFullAccess}) {
+    BOOST_TEST_CONTEXT(ir::to_string(mode)) {
+      auto parsed = test::parse(compiler::default_policy_text(mode), compiler::kDefaultPolicyFile);
+      BOOST_TEST_REQUIRE(parsed.errors == "");
+      BOOST_TEST(test::dump(compiler::default_policy(mode)) == test::dump(*parsed.policy));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(show_default_parses_back_into_the_default_for_every_accepted_mode) {
   const std::pair<std::vector<std::string>, Mode> cases[] = {
       {{}, Mode::WorkspaceWrite},

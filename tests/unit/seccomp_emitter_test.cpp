@@ -3,8 +3,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <limits>
+#include <random>
 
 #include "compiler/bpf_interpreter.hpp"
+#include "emitters/seccomp/decision_tree.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "compiler/seccomp_verify.hpp"
 #include "seccomp_test_support.hpp"
@@ -127,6 +130,38 @@ BOOST_AUTO_TEST_CASE(long_programs_get_trampolines_and_stay_correct) {
       const auto got = zc::decode_seccomp_ret(zc::run_bpf(prog, d).ret);
       const auto want = zc::decide(p, {ir::Arch::X86_64, s.nr, args});
       BOOST_TEST((got && *got == want), s.name);
+    }
+  }
+}
+
+// The full cubic search for the smallest cheapest split: what the emitter's tree must
+// equal, split for split, so that the programs it emits do not change.
+BOOST_AUTO_TEST_CASE(optimal_tree_equals_the_exhaustive_search) {
+  std::mt19937_64 rng(4);
+  for (uint64_t max_weight : {1ull, 3ull, 50ull, 4000000ull}) {
+    for (size_t n = 1; n <= 90; n += (n < 12 ? 1 : 7)) {
+      std::vector<uint64_t> w(n);
+      for (auto& x : w) x = 1 + rng() % max_weight;
+      std::vector<std::vector<uint64_t>> cost(n, std::vector<uint64_t>(n, 0));
+      std::vector<std::vector<uint32_t>> split(n, std::vector<uint32_t>(n, 0));
+      for (size_t len = 2; len <= n; ++len)
+        for (size_t i = 0; i + len <= n; ++i) {
+          const size_t j = i + len - 1;
+          uint64_t best = std::numeric_limits<uint64_t>::max(), sum = 0;
+          for (size_t k = i; k <= j; ++k) sum += w[k];
+          for (size_t r = i; r < j; ++r)
+            if (cost[i][r] + cost[r + 1][j] < best) {
+              best = cost[i][r] + cost[r + 1][j];
+              split[i][j] = static_cast<uint32_t>(r);
+            }
+          cost[i][j] = best + sum;
+        }
+      const auto t = es::optimal_alphabetic_tree(w);
+      BOOST_TEST_CONTEXT("max weight " << max_weight << ", " << n << " intervals") {
+        BOOST_TEST(t.cost == cost[0][n - 1]);
+        for (size_t i = 0; i < n; ++i)
+          for (size_t j = i + 1; j < n; ++j) BOOST_TEST_REQUIRE(t.split(i, j) == split[i][j]);
+      }
     }
   }
 }
