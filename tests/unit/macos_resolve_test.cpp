@@ -1,11 +1,17 @@
 // Binding the macOS target: resolution runs on this (Linux) filesystem, with a scratch
 // tree laid out like a Mac's (tmp -> private/tmp, var -> private/var, a workspace reached
 // through a symlink), and the bound artifacts go through the same verifier as on a Mac.
-// The tree lives below the current directory, not below /tmp: the SBPL verifier reports
-// any bound value under /tmp, /var or /etc as not canonical, as it would be on a Mac.
+// The tree must not lie below /tmp, /var or /etc: the SBPL verifier reports any bound
+// value there as not canonical, as it would be on a Mac (see mac_base()).
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
+#include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "compiler/compile.hpp"
 #include "support/parse.hpp"
@@ -19,8 +25,25 @@ using ir::Mode;
 
 namespace {
 
+// A writable directory outside /tmp, /var and /etc whatever the checkout's location (CI
+// may clone below /tmp): the current directory, else $HOME, else /run.
+std::string mac_base() {
+  std::vector<std::string> candidates{std::filesystem::current_path().string()};
+  if (const char* home = std::getenv("HOME")) candidates.emplace_back(home);
+  candidates.emplace_back("/run");
+  for (const auto& c : candidates) {
+    std::error_code ec;
+    const std::string real = std::filesystem::canonical(c, ec).string();
+    bool outside = !ec;
+    for (const char* link : {"/tmp", "/var", "/etc"})
+      outside = outside && real != link && !real.starts_with(std::string(link) + "/");
+    if (outside && access(real.c_str(), W_OK) == 0) return real;
+  }
+  throw std::runtime_error("no writable directory outside /tmp, /var and /etc");
+}
+
 struct MacTree {
-  test::TempDir dir{std::filesystem::current_path().string()};
+  test::TempDir dir{mac_base()};
   const std::string S = dir.str();
   const std::string W = S + "/private/tmp/ws";  // the workspace's canonical path
 
