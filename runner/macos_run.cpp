@@ -44,11 +44,16 @@ int run_sandbox_exec(const std::string& sandbox_exec, const SandboxExecRun& run,
     err << "zpolicy: cannot open /dev/null for the sandbox-exec preflight; nothing ran\n";
     return kExitInternal;
   }
-  SpawnSpec check;
-  check.exe = sandbox_exec;
-  check.argv = std::get<std::vector<std::string>>(preflight);
-  check.envp = run.env;
-  check.cwd = run.cwd;
+  // Both runs: the same binary, environment and directory; only argv and limits differ.
+  auto spec_for = [&](const std::variant<std::vector<std::string>, SandboxExecArgvError>& argv) {
+    SpawnSpec s;
+    s.exe = sandbox_exec;
+    s.argv = std::get<std::vector<std::string>>(argv);
+    s.envp = run.env;
+    s.cwd = run.cwd;
+    return s;
+  };
+  SpawnSpec check = spec_for(preflight);
   check.fds = {{null, 0}, {null, 1}};
   check.timeout = kPreflightTimeout;
   Outcome checked = supervise(check);
@@ -59,11 +64,7 @@ int run_sandbox_exec(const std::string& sandbox_exec, const SandboxExecRun& run,
     return kExitUnavailable;
   }
 
-  SpawnSpec spec;
-  spec.exe = sandbox_exec;
-  spec.argv = std::get<std::vector<std::string>>(command);
-  spec.envp = run.env;
-  spec.cwd = run.cwd;
+  SpawnSpec spec = spec_for(command);
   spec.timeout = run.timeout;
   Outcome outcome = supervise(spec);
   if (outcome.kind == Outcome::Kind::TimedOut)

@@ -12,6 +12,7 @@
 #include "compiler/compile.hpp"
 #include "compiler/verify.hpp"
 #include "support/parse.hpp"
+#include "support/cli.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -20,18 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Cli {
-  test::TempDir dir;
-
-  test::ProcessResult run(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {ZPOLICY_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return test::run_process(argv, dir.str(), dir.str());
-  }
-  void copy_golden(const std::string& name, const std::string& as) const {
-    dir.write(as, test::slurp(std::string(ZPOLICY_SOURCE_DIR) + "/golden/" + name));
-  }
-};
+using test::Cli;
 
 std::vector<std::string> golden_policies() {
   std::vector<std::string> names;

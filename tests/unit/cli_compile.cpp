@@ -7,6 +7,7 @@
 
 #include "compiler/default_policy.hpp"
 #include "support/bad_policies.hpp"
+#include "support/cli.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -21,22 +22,7 @@ constexpr long kMaxRssKb = 128 * 1024;
 
 const std::string kHead = "zpolicy: 1\nmode: workspace-write\n";
 
-struct Cli {
-  test::TempDir dir;
-
-  test::ProcessResult run(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {ZPOLICY_BINARY};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return test::run_process(argv, dir.str(), dir.str());
-  }
-  std::vector<std::string> listing(const std::string& rel) const {
-    std::vector<std::string> names;
-    for (const auto& e : fs::directory_iterator(dir / rel))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-};
+using test::Cli;
 
 std::string json_string(std::string_view s) {
   std::string out = "\"";
