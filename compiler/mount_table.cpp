@@ -18,19 +18,6 @@ const char* to_string(Outcome o) {
 
 namespace {
 
-// Every directory from "/" down to `p`, `p` included. A symbolic root counts as one
-// level below "/".
-std::vector<SymbolicPath> lineage(const SymbolicPath& p) {
-  std::vector<SymbolicPath> out{SymbolicPath{}};
-  SymbolicPath cur{p.anchor, {}};
-  if (!p.anchor.empty()) out.push_back(cur);
-  for (const auto& c : p.components) {
-    cur.components.push_back(c);
-    out.push_back(cur);
-  }
-  return out;
-}
-
 std::string octal(unsigned mode) {
   std::string out;
   for (int shift = 9; shift >= 0; shift -= 3)
@@ -76,17 +63,28 @@ std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std
 }
 
 template <class F>
-AccessResult finish(Outcome o, MountTable::Trace& t, F&& why,
-                    std::optional<SymbolicPath> host = std::nullopt) {
+AccessResult finish(Outcome o, MountTable::Trace& t, F&& why) {
   t.add(why);
-  return AccessResult{o, std::move(host), t.take()};
+  AccessResult r;
+  r.outcome = o;
+  r.trace = t.take();
+  return r;
 }
 
 }  // namespace
 
+MountTable::MountTable(std::shared_ptr<PathTable> paths)
+    : paths_(std::move(paths)),
+      visible_at_(*paths_),
+      visible_below_(*paths_),
+      nodes_at_(*paths_),
+      aliases_by_source_(*paths_),
+      searchable_(*paths_) {}
+
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
-    const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied) {
-  MountTable t;
+    const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied,
+    std::shared_ptr<PathTable> paths) {
+  MountTable t(std::move(paths));
   Mount root;
   root.kind = MountKind::Root;
   root.mode = 0755;
@@ -100,14 +98,37 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
   return t;
 }
 
+std::vector<PathTable::Id> MountTable::lineage(Id p) const {
+  std::vector<Id> out;
+  for (Id a = p;; a = paths_->up(a)) {
+    out.push_back(a);
+    if (a == PathTable::kRoot) break;
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
 void MountTable::add_mount(Mount m) {
-  for (auto& old : mounts_)
-    if (old.visible && m.dest.contains(old.dest)) {
-      old.visible = false;
-      visible_at_.erase(old.dest);
+  auto count_below = [&](Id dest, int delta) {
+    for (Id a = dest;; a = paths_->up(a)) {
+      visible_below_[a] += delta;
+      if (a == PathTable::kRoot) break;
     }
+  };
+  const size_t* below = visible_below_.find(m.dest_id);
+  if (below && *below > 0) {
+    for (auto& old : mounts_)
+      if (old.visible && paths_->contains(m.dest_id, old.dest_id)) {
+        old.visible = false;
+        visible_at_.erase(old.dest_id);
+        count_below(old.dest_id, -1);
+      }
+  }
+  // bwrap's own root, never added here, is covered by the first mount at "/".
+  if (m.dest_id == PathTable::kRoot) mounts_[0].visible = false;
   mounts_.push_back(std::move(m));
-  visible_at_[mounts_.back().dest] = mounts_.size() - 1;
+  visible_at_[mounts_.back().dest_id] = mounts_.size() - 1;
+  count_below(mounts_.back().dest_id, +1);
 }
 
 void MountTable::add_node(Node n) {
@@ -119,53 +140,91 @@ void MountTable::add_node(Node n) {
 void MountTable::index_aliases() {
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.kind == MountKind::Bind && !(*m.source == m.dest))
-      aliases_by_source_[*m.source].push_back(i);
+    if (m.visible && m.kind == MountKind::Bind && m.source_id != m.dest_id)
+      aliases_by_source_[m.source_id].push_back(i);
   }
 }
 
 // The deepest visible mount whose destination holds `p`.
-size_t MountTable::covering(const SymbolicPath& p) const {
+size_t MountTable::covering(Id p) const {
   const size_t* v = visible_at_.deepest_containing(p);
   return v ? *v : 0;
 }
 
 const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
-  size_t c = covering(p);
-  return mounts_[c].dest == p ? &mounts_[c] : nullptr;
+  const Id id = paths_->intern(p);
+  size_t c = covering(id);
+  return mounts_[c].dest_id == id ? &mounts_[c] : nullptr;
 }
 
-const MountTable::Node* MountTable::node_at(const SymbolicPath& p, size_t mount,
-                                            Node::Kind kind) const {
-  auto it = nodes_at_.find(p);
-  if (it == nodes_at_.end()) return nullptr;
-  for (auto n = it->second.rbegin(); n != it->second.rend(); ++n)
+const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
+  const auto* at = nodes_at_.find(p);
+  if (!at) return nullptr;
+  for (auto n = at->rbegin(); n != at->rend(); ++n)
     if (nodes_[*n].mount == mount && nodes_[*n].kind == kind) return &nodes_[*n];
   return nullptr;
 }
 
-bool MountTable::exists_in_scratch(const SymbolicPath& p, size_t mount) const {
+bool MountTable::exists_in_scratch(Id p, size_t mount) const {
   const Mount& m = mounts_[mount];
   // What bwrap's --dev populates: device nodes bound from the host, and directories.
   static const char* const kDevEntries[] = {"null", "zero", "full", "random", "urandom",
                                             "tty",  "ptmx", "pts",  "shm",    "console"};
-  if (m.kind == MountKind::Dev && p.parent() == m.dest &&
+  if (m.kind == MountKind::Dev && paths_->parent(p) == m.dest_id &&
       std::any_of(std::begin(kDevEntries), std::end(kDevEntries),
-                  [&](const char* e) { return p.components.back() == e; }))
+                  [&](const char* e) { return paths_->name(p) == e; }))
     return true;
-  return m.dest == p || node_at(p, mount, Node::Kind::Dir) ||
+  return m.dest_id == p || node_at(p, mount, Node::Kind::Dir) ||
          node_at(p, mount, Node::Kind::Symlink);
 }
 
-std::optional<unsigned> MountTable::known_mode(const SymbolicPath& p, size_t c) const {
+std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // The sandbox owns what bwrap creates for it (and may own host files), and chmod
   // needs ownership, not a capability: a mode binds it only where chmod fails, on a
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
   if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
   if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
-  if (mounts_[c].dest == p) return mounts_[c].mode;
+  if (mounts_[c].dest_id == p) return mounts_[c].mode;
   return std::nullopt;
+}
+
+std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_text) const {
+  const Mount& m = mounts_[c];
+  auto text = [&](auto&& why) { return with_text ? why() : std::string(); };
+  auto a_str = [&] { return paths_->path(a).str(); };
+  if (m.device_source && m.dest_id == a)
+    return text([&] {
+      return a_str() + " is the device " + m.source->str() + " (" + describe(c) + "): ENOTDIR";
+    });
+  if (is_scratch(m.kind) && !exists_in_scratch(a, c))
+    return text([&] { return a_str() + " does not exist in " + describe(c) + ": ENOENT"; });
+  auto mode = known_mode(a, c);
+  if (mode && (*mode & 0111) == 0)
+    return text([&] {
+      return a_str() + " has mode " + octal(*mode) + " in " + describe(c) +
+             ": no search permission without CAP_DAC_OVERRIDE: EACCES";
+    });
+  return std::nullopt;
+}
+
+bool MountTable::searchable(Id a) const {
+  // The directories from `a` up to the first with a known answer, then down again.
+  std::vector<Id> pending;
+  bool ok = true;
+  for (Id cur = a;; cur = paths_->up(cur)) {
+    if (const bool* known = searchable_.find(cur)) {
+      ok = *known;
+      break;
+    }
+    pending.push_back(cur);
+    if (cur == PathTable::kRoot) break;
+  }
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+    ok = ok && !unsearchable(*it, covering(*it), false);
+    searchable_.insert(*it, ok);
+  }
+  return ok;
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -176,13 +235,13 @@ std::string MountTable::describe(size_t mount) const {
 
 // bwrap creates missing parents of every destination with mode 0755, minus the group
 // and other bits that the operation's --perms clears.
-void MountTable::ensure_parents(const SymbolicPath& dest, std::optional<unsigned> perms, int line) {
+void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line) {
   unsigned mode = 0755;
   if (perms && (*perms & 0070) == 0) mode &= ~0050u;
   if (perms && (*perms & 0007) == 0) mode &= ~0005u;
   auto chain = lineage(dest);
   chain.pop_back();
-  for (const auto& a : chain) {
+  for (Id a : chain) {
     size_t c = covering(a);
     if (!is_scratch(mounts_[c].kind) || exists_in_scratch(a, c)) continue;
     add_node(Node{Node::Kind::Dir, a, c, mode, {}, line});
@@ -193,15 +252,18 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, op.text + ": " + why + "; bwrap would abort"};
   };
+  const Id dest = paths_->intern(op.dest);
   switch (op.kind) {
     case BwrapOpKind::Bind:
     case BwrapOpKind::RoBind:
     case BwrapOpKind::DevBind: {
-      ensure_parents(op.dest, std::nullopt, op.line);
+      ensure_parents(dest, std::nullopt, op.line);
       Mount m;
       m.kind = MountKind::Bind;
       m.dest = op.dest;
       m.source = op.source;
+      m.dest_id = dest;
+      m.source_id = paths_->intern(*op.source);
       m.read_only = op.kind == BwrapOpKind::RoBind;
       m.devices = op.kind == BwrapOpKind::DevBind;
       m.device_source = is_char_device(*op.source);
@@ -213,12 +275,13 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
     case BwrapOpKind::Tmpfs:
     case BwrapOpKind::Dev:
     case BwrapOpKind::Proc: {
-      ensure_parents(op.dest, op.perms, op.line);
+      ensure_parents(dest, op.perms, op.line);
       Mount m;
       m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs
                : op.kind == BwrapOpKind::Dev ? MountKind::Dev
                                              : MountKind::Proc;
       m.dest = op.dest;
+      m.dest_id = dest;
       m.mode = op.kind == BwrapOpKind::Proc ? 0555u : op.perms.value_or(0755u);
       m.line = op.line;
       m.text = op.text;
@@ -227,47 +290,47 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
     }
     case BwrapOpKind::RemountRo: {
       Trace ignored(false);
-      auto target = resolve_symlinks(op.dest, true, ignored);
+      auto target = resolve_symlinks(dest, true, ignored);
       if (!target) return fail("the path does not resolve");
       size_t c = covering(*target);
       // The kernel remounts only a mount's root; bwrap dies on anything else.
-      if (mounts_[c].dest != *target)
-        return fail(target->str() + " is not a mount point at this step");
+      if (mounts_[c].dest_id != *target)
+        return fail(paths_->path(*target).str() + " is not a mount point at this step");
       mounts_[c].read_only = true;
       return std::nullopt;
     }
     case BwrapOpKind::Dir: {
-      ensure_parents(op.dest, op.perms, op.line);
-      size_t c = covering(op.dest);
+      ensure_parents(dest, op.perms, op.line);
+      size_t c = covering(dest);
       const Mount& m = mounts_[c];
       if (m.kind == MountKind::Proc) return fail("cannot create a directory in procfs");
-      if (!is_scratch(m.kind) || exists_in_scratch(op.dest, c)) return std::nullopt;
+      if (!is_scratch(m.kind) || exists_in_scratch(dest, c)) return std::nullopt;
       if (m.read_only) return fail("mkdir on a read-only mount");
-      add_node(Node{Node::Kind::Dir, op.dest, c, op.perms.value_or(0755u), {}, op.line});
+      add_node(Node{Node::Kind::Dir, dest, c, op.perms.value_or(0755u), {}, op.line});
       return std::nullopt;
     }
     case BwrapOpKind::Symlink: {
-      ensure_parents(op.dest, std::nullopt, op.line);
-      size_t c = covering(op.dest);
+      ensure_parents(dest, std::nullopt, op.line);
+      size_t c = covering(dest);
       if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
       if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
         return fail("symlink on a read-only mount");
-      add_node(Node{Node::Kind::Symlink, op.dest, c, std::nullopt, op.link_target, op.line});
+      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line});
       return std::nullopt;
     }
     case BwrapOpKind::Chmod: {
       Trace ignored(false);
-      auto target = resolve_symlinks(op.dest, true, ignored);
+      auto target = resolve_symlinks(dest, true, ignored);
       if (!target) return fail("the path does not resolve");
       size_t c = covering(*target);
       Mount& m = mounts_[c];
       if (m.read_only || m.kind == MountKind::Proc) return fail("chmod on a read-only mount");
-      if (m.dest == *target && is_scratch(m.kind)) {
+      if (m.dest_id == *target && is_scratch(m.kind)) {
         m.mode = op.perms;
         return std::nullopt;
       }
       if (is_scratch(m.kind) && !exists_in_scratch(*target, c))
-        return fail(target->str() + " does not exist");
+        return fail(paths_->path(*target).str() + " does not exist");
       add_node(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
       return std::nullopt;
     }
@@ -275,24 +338,25 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   return std::nullopt;
 }
 
-std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, bool follow_last,
-                                                         Trace& trace) const {
+std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
+                                                          Trace& trace) const {
   if (!has_symlinks_) return p;
-  SymbolicPath cur = p;
+  Id cur = p;
   // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
   for (int hops = 0; hops < 40; ++hops) {
     bool replaced = false;
-    for (const auto& prefix : lineage(cur)) {
+    for (Id prefix : lineage(cur)) {
       if (prefix == cur && !follow_last) break;
       const Node* link = node_at(prefix, covering(prefix), Node::Kind::Symlink);
       if (!link) continue;
-      auto dest = link_destination(prefix, link->target);
+      const SymbolicPath& link_path = paths_->path(prefix);
+      auto dest = link_destination(link_path, link->target);
       if (!dest) return std::nullopt;
       trace.add([&] {
-        return "bwrap.args:" + std::to_string(link->line) + ": symlink " + prefix.str() + " -> " +
-               link->target;
+        return "bwrap.args:" + std::to_string(link->line) + ": symlink " + link_path.str() +
+               " -> " + link->target;
       });
-      cur = dest->rebase(prefix, cur);
+      cur = paths_->rebase(paths_->intern(*dest), prefix, cur);
       replaced = true;
       break;
     }
@@ -301,58 +365,48 @@ std::optional<SymbolicPath> MountTable::resolve_symlinks(const SymbolicPath& p, 
   return std::nullopt;
 }
 
-AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace) const {
+AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   Trace tr(with_trace);
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
   auto rp_opt = resolve_symlinks(p, follow_last, tr);
   if (!rp_opt)
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
-  const SymbolicPath rp = *rp_opt;
+  const Id rp = *rp_opt;
+  const SymbolicPath& rp_path = paths_->path(rp);
 
-  // The mounts that hold rp, shallowest first: the one covering each ancestor is the
-  // deepest of them at or above it, so one index lookup serves the whole walk.
-  auto holding = visible_at_.containing(rp);
-  std::reverse(holding.begin(), holding.end());
-  size_t next = 0, ca = 0;
-  SymbolicPath a;
-  const size_t levels = rp.components.size() + (rp.anchor.empty() ? 0 : 1);
-  for (size_t level = 0; level < levels; ++level) {
-    if (level > 0) {
-      if (!rp.anchor.empty() && a.anchor.empty()) a.anchor = rp.anchor;
-      else a.components.push_back(rp.components[a.components.size()]);
+  // Search permission on every strict ancestor, "/" first; the mount covering each is
+  // the deepest visible one met on the way down.
+  if (rp != PathTable::kRoot && !searchable(paths_->up(rp))) {
+    size_t ca = 0;
+    const auto chain = lineage(rp);
+    for (size_t level = 0; level + 1 < chain.size(); ++level) {
+      if (const size_t* v = visible_at_.find(chain[level])) ca = *v;
+      if (auto why = unsearchable(chain[level], ca, tr.on()))
+        return finish(Outcome::Denied, tr, [&] { return *why; });
     }
-    while (next < holding.size() && mounts_[*holding[next]].dest.contains(a)) ca = *holding[next++];
-    const Mount& ma = mounts_[ca];
-    if (ma.device_source && ma.dest == a)
-      return finish(Outcome::Denied, tr, [&] {
-        return std::string(a.str() + " is the device " + ma.source->str() + " (" + describe(ca) +
-                           "): ENOTDIR");
-      });
-    if (is_scratch(ma.kind) && !exists_in_scratch(a, ca))
-      return finish(Outcome::Denied, tr, [&] {
-        return std::string(a.str() + " does not exist in " + describe(ca) + ": ENOENT");
-      });
-    auto mode = known_mode(a, ca);
-    if (mode && (*mode & 0111) == 0)
-      return finish(Outcome::Denied, tr, [&] {
-        return std::string(a.str() + " has mode " + octal(*mode) + " in " + describe(ca) +
-                           ": no search permission without CAP_DAC_OVERRIDE: EACCES");
-      });
   }
 
   const size_t c = covering(rp);
   const Mount& m = mounts_[c];
-  tr.add([&] { return describe(c) + " covers " + rp.str() + (m.read_only ? " (read-only)" : ""); });
-  const bool mount_point = m.dest == rp;
+  tr.add([&] { return describe(c) + " covers " + rp_path.str() + (m.read_only ? " (read-only)" : ""); });
+  const bool mount_point = m.dest_id == rp;
   const bool scratch = is_scratch(m.kind);
-  std::optional<SymbolicPath> host;
-  if (m.kind == MountKind::Bind) host = m.source->rebase(m.dest, rp);
+  std::optional<Id> host;
+  if (m.kind == MountKind::Bind)
+    host = m.source_id == m.dest_id ? rp : paths_->rebase(m.source_id, m.dest_id, rp);
   const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
   const auto mode = known_mode(rp, c);
-  const auto parent = rp.parent();
+  const auto parent = paths_->parent(rp);
   const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
-
+  auto done = [&](Outcome o, auto&& why, std::optional<Id> reached = std::nullopt) {
+    AccessResult r = finish(o, tr, why);
+    if (reached) {
+      r.host = reached;
+      r.host_path = &paths_->path(*reached);
+    }
+    return r;
+  };
   if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
       m.device_source) {
     if (!m.devices)
@@ -370,27 +424,26 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace)
   auto entry_change = [&](const char* mount_point_errno) -> AccessResult {
     if (mount_point)
       return finish(Outcome::Denied, tr, [&] {
-        return std::string(rp.str() + " is a mount point: " + mount_point_errno);
+        return std::string(rp_path.str() + " is a mount point: " + mount_point_errno);
       });
     if (!parent)
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp.str() + " has no parent to change"); });
+                    [&] { return std::string(rp_path.str() + " has no parent to change"); });
     if (m.kind == MountKind::Proc)
       return finish(Outcome::Denied, tr, [&] { return std::string("procfs: no new entries"); });
     if (op == FsOp::Delete && scratch && !exists_in_scratch(rp, c))
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp.str() + " does not exist: ENOENT"); });
+                    [&] { return std::string(rp_path.str() + " does not exist: ENOENT"); });
     if (op != FsOp::Delete && scratch && exists_in_scratch(rp, c))
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp.str() + " already exists: EEXIST"); });
+                    [&] { return std::string(rp_path.str() + " already exists: EEXIST"); });
     if (m.read_only)
       return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
     if (parent_mode && (*parent_mode & 0222) == 0)
       return finish(Outcome::Denied, tr, [&] {
-        return std::string(parent->str() + " has mode " + octal(*parent_mode) + ": EACCES");
+        return std::string(paths_->path(*parent).str() + " has mode " + octal(*parent_mode) + ": EACCES");
       });
-    return finish(
-        success, tr, [&] { return std::string(std::string(to_string(op)) + " succeeds"); }, host);
+    return done(success, [&] { return std::string(std::string(to_string(op)) + " succeeds"); }, host);
   };
 
   switch (op) {
@@ -400,13 +453,12 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace)
                       [&] { return std::string("the sandbox's own procfs"); });
       if (scratch && !exists_in_scratch(rp, c))
         return finish(Outcome::Denied, tr,
-                      [&] { return std::string(rp.str() + " does not exist: ENOENT"); });
+                      [&] { return std::string(rp_path.str() + " does not exist: ENOENT"); });
       if (mode && (*mode & 0444) == 0)
         return finish(Outcome::Denied, tr, [&] {
-          return std::string(rp.str() + " has mode " + octal(*mode) + ": EACCES");
+          return std::string(rp_path.str() + " has mode " + octal(*mode) + ": EACCES");
         });
-      return finish(
-          success, tr, [&] { return std::string("read succeeds"); }, host);
+      return done(success, [&] { return std::string("read succeeds"); }, host);
     case FsOp::Write:
       if (m.kind == MountKind::Proc)
         return finish(Outcome::Denied, tr, [&] {
@@ -417,10 +469,9 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace)
         return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
       if (mode && (*mode & 0222) == 0)
         return finish(Outcome::Denied, tr, [&] {
-          return std::string(rp.str() + " has mode " + octal(*mode) + ": EACCES");
+          return std::string(rp_path.str() + " has mode " + octal(*mode) + ": EACCES");
         });
-      return finish(
-          success, tr, [&] { return std::string("write succeeds"); }, host);
+      return done(success, [&] { return std::string("write succeeds"); }, host);
     case FsOp::Create:
       return entry_change("EEXIST");
     case FsOp::Delete:
@@ -429,9 +480,9 @@ AccessResult MountTable::access(const SymbolicPath& p, FsOp op, bool with_trace)
   return finish(Outcome::Denied, tr, [&] { return std::string("unknown operation"); });
 }
 
-AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op, bool with_trace) const {
+AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   AccessResult direct = access(host, op, with_trace);
-  if (direct.outcome == Outcome::Host && direct.host_path == host) return direct;
+  if (direct.outcome == Outcome::Host && direct.host == host) return direct;
   std::vector<size_t> candidates;
   for (const auto* binds : aliases_by_source_.containing(host))
     candidates.insert(candidates.end(), binds->begin(), binds->end());
@@ -439,22 +490,24 @@ AccessResult MountTable::host_access(const SymbolicPath& host, FsOp op, bool wit
   std::sort(candidates.begin(), candidates.end());
   for (size_t i : candidates) {
     const Mount& m = mounts_[i];
-    SymbolicPath alias = m.dest.rebase(*m.source, host);
+    const Id alias = paths_->rebase(m.dest_id, m.source_id, host);
     if (alias == host) continue;
     AccessResult r = access(alias, op, with_trace);
-    if (r.outcome == Outcome::Host && r.host_path == host) {
+    if (r.outcome == Outcome::Host && r.host == host) {
       if (with_trace)
-        r.trace.insert(r.trace.begin(), "the host object " + host.str() + " is also visible at " +
-                                            alias.str() + " through " + describe(i));
+        r.trace.insert(r.trace.begin(), "the host object " + paths_->path(host).str() +
+                                            " is also visible at " + paths_->path(alias).str() +
+                                            " through " + describe(i));
       return r;
     }
   }
   if (direct.outcome == Outcome::Host) {
     if (with_trace)
       direct.trace.push_back("that is the host object " + direct.host_path->str() + ", not " +
-                             host.str());
+                             paths_->path(host).str());
     direct.outcome = Outcome::Scratch;
-    direct.host_path.reset();
+    direct.host.reset();
+    direct.host_path = nullptr;
   }
   return direct;
 }

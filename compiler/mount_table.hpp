@@ -1,7 +1,7 @@
 #pragma once
 
 #include <functional>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -9,7 +9,7 @@
 
 #include "compiler/bwrap_argv.hpp"
 #include "compiler/fs_op.hpp"
-#include "compiler/path_index.hpp"
+#include "compiler/path_table.hpp"
 #include "compiler/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -25,8 +25,10 @@ const char* to_string(Outcome o);
 
 struct AccessResult {
   Outcome outcome = Outcome::Denied;
-  std::optional<SymbolicPath> host_path;  // the host object reached, for Outcome::Host
-  std::vector<std::string> trace;         // which operations decided, in order
+  // The host object reached, for Outcome::Host: its id and path in the table's PathTable.
+  std::optional<PathTable::Id> host;
+  const SymbolicPath* host_path = nullptr;
+  std::vector<std::string> trace;  // which operations decided, in order
 };
 
 // Whether the host holds a bind source: the only fact the replay needs from the host.
@@ -47,6 +49,8 @@ class MountTable {
     MountKind kind = MountKind::Root;
     SymbolicPath dest;
     std::optional<SymbolicPath> source;  // for Bind
+    PathTable::Id dest_id = PathTable::kRoot;
+    PathTable::Id source_id = PathTable::kRoot;
     bool read_only = false;
     bool devices = false;          // --dev-bind: device nodes may be opened
     bool device_source = false;    // the source is a device node (/dev/null ...)
@@ -65,6 +69,7 @@ class MountTable {
       if (on_) lines_.push_back(line());
     }
     std::vector<std::string> take() { return std::move(lines_); }
+    bool on() const { return on_; }
 
    private:
     bool on_;
@@ -78,40 +83,60 @@ class MountTable {
 
   // Replays `ops`; applied(i) says whether the i-th op, a -try bind, finds its source.
   // An operation bwrap would die on (remounting what is not a mount point, chmod of a
-  // missing path) yields an error: such an artifact never runs a command.
-  static std::variant<MountTable, ReplayError> replay(const std::vector<BwrapOp>& ops,
-                                                      const std::function<bool(size_t)>& applied);
+  // missing path) yields an error: such an artifact never runs a command. Paths are
+  // interned in `paths`, which a verifier shares with its Intent.
+  static std::variant<MountTable, ReplayError> replay(
+      const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied,
+      std::shared_ptr<PathTable> paths = std::make_shared<PathTable>());
 
   // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
   // since a verifier evaluates many operations and explains only the few that fail.
-  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) const;
+  AccessResult access(PathTable::Id p, FsOp op, bool with_trace = true) const;
+  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) const {
+    return access(paths_->intern(p), op, with_trace);
+  }
   // The outcome of `op` on the host object at `host`, wherever the sandbox can reach it:
   // at the same path and at every alias a bind with a different source creates.
-  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) const;
+  AccessResult host_access(PathTable::Id host, FsOp op, bool with_trace = true) const;
+  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) const {
+    return host_access(paths_->intern(host), op, with_trace);
+  }
 
   // The visible mount whose destination is exactly `p`, if any.
   const Mount* mount_at(const SymbolicPath& p) const;
 
+  PathTable& paths() const { return *paths_; }
+
  private:
+  using Id = PathTable::Id;
   struct Node {
     enum class Kind { Dir, Symlink, ModeOverride } kind = Kind::Dir;
-    SymbolicPath path;
+    Id path = PathTable::kRoot;
     size_t mount = 0;  // index of the mount the node was created in
     std::optional<unsigned> mode;
     std::string target;  // symlink target
     int line = 0;
   };
 
+  explicit MountTable(std::shared_ptr<PathTable> paths);
+
   std::optional<ReplayError> apply(const BwrapOp& op);
   void add_mount(Mount m);
-  size_t covering(const SymbolicPath& p) const;
-  const Node* node_at(const SymbolicPath& p, size_t mount, Node::Kind kind) const;
-  bool exists_in_scratch(const SymbolicPath& p, size_t mount) const;
+  size_t covering(Id p) const;
+  const Node* node_at(Id p, size_t mount, Node::Kind kind) const;
+  bool exists_in_scratch(Id p, size_t mount) const;
   // The mode that binds the sandbox at `p`, whose covering mount is `c`.
-  std::optional<unsigned> known_mode(const SymbolicPath& p, size_t c) const;
-  void ensure_parents(const SymbolicPath& dest, std::optional<unsigned> perms, int line);
-  std::optional<SymbolicPath> resolve_symlinks(const SymbolicPath& p, bool follow_last,
-                                               Trace& trace) const;
+  std::optional<unsigned> known_mode(Id p, size_t c) const;
+  void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
+  std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
+  // "/" down to `p`, `p` included.
+  std::vector<Id> lineage(Id p) const;
+  // Why the directory `a`, covered by mount `c`, cannot be searched (an empty text
+  // unless `with_text`); none when it can.
+  std::optional<std::string> unsearchable(Id a, size_t c, bool with_text) const;
+  // Whether every directory from "/" down to `a` can be searched: what any access below
+  // `a` needs first. Memoized, as the probes share their ancestors.
+  bool searchable(Id a) const;
   std::string describe(size_t mount) const;
 
   void add_node(Node n);
@@ -119,16 +144,23 @@ class MountTable {
   // host_access() must try. Built once the replay is done.
   void index_aliases();
 
+  std::shared_ptr<PathTable> paths_;
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
   // under its destination), so that covering() looks up the path's ancestors instead of
   // scanning every mount: verification probes each root, and a scan made it quadratic.
-  PathIndex<size_t> visible_at_;
+  PathMap<size_t> visible_at_;
+  // How many visible mounts lie at or below each path, so that a new mount looks for
+  // the ones it hides only when there are any.
+  PathMap<size_t> visible_below_;
   // The nodes at each path, in creation order, for the same reason.
-  std::map<SymbolicPath, std::vector<size_t>> nodes_at_;
+  PathMap<std::vector<size_t>> nodes_at_;
   bool has_symlinks_ = false;
-  PathIndex<std::vector<size_t>> aliases_by_source_;
+  PathMap<std::vector<size_t>> aliases_by_source_;
+  // searchable(), for the directories asked about so far; the table is immutable once
+  // replayed, so an answer stays true.
+  mutable PathMap<bool> searchable_;
 };
 
 }  // namespace zpolicy::compiler

@@ -1,6 +1,6 @@
 #include "compiler/probes.hpp"
 
-#include <map>
+#include <algorithm>
 
 namespace zpolicy::compiler {
 
@@ -22,67 +22,73 @@ using Root = Intent::Root;
 
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
-const SymbolicPath& tmp_path() {
-  static const SymbolicPath tmp = *SymbolicPath::parse("/tmp");
-  return tmp;
-}
-
 }  // namespace
 
-Intent::Intent(const ir::Resolved& r) : mode_(r.mode), private_tmp_(r.private_tmp) {
+Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
+    : paths_(std::move(paths)),
+      mode_(r.mode),
+      private_tmp_(r.private_tmp),
+      tmp_(paths_->intern(*SymbolicPath::parse("/tmp"))),
+      read_index_(*paths_),
+      write_index_(*paths_),
+      protect_index_(*paths_),
+      deny_index_(*paths_),
+      pin_index_(*paths_),
+      protect_ancestors_(*paths_),
+      deny_ancestors_(*paths_) {
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
     for (const auto& rp : in) {
       if (auto p = SymbolicPath::parse(rp.path))
-        out.push_back(Root{*p, rp});
+        out.push_back(Root{*p, paths_->intern(*p), rp});
       else
         unparsable_.push_back(rp);
     }
-    for (const auto& root : out) index.insert(root.path, &root);
+    for (const auto& root : out) index.insert(root.id, &root);
   };
   load(r.read, read_, read_index_);
   load(r.write, write_, write_index_);
   load(r.protect, protect_, protect_index_);
   load(r.deny, deny_, deny_index_);
   load(r.pin, pin_, pin_index_);
-  auto ancestors = [](const std::vector<Root>& guarded, Index& out) {
+  auto ancestors = [&](const std::vector<Root>& guarded, Index& out) {
     for (const auto& g : guarded) {
-      for (auto a = g.path.parent(); a; a = a->parent()) out.insert(*a, &g);
-      out.insert(SymbolicPath{}, &g);  // "/" holds a symbolic root too
+      for (auto a = paths_->parent(g.id); a; a = paths_->parent(*a)) out.insert(*a, &g);
+      out.insert(PathTable::kRoot, &g);  // "/" holds a symbolic root too
     }
   };
   ancestors(protect_, protect_ancestors_);
   ancestors(deny_, deny_ancestors_);
 }
 
-const Root* Intent::deepest(const Index& index, const SymbolicPath& p) {
+const Root* Intent::deepest(const Index& index, Id p) {
   const Root* const* r = index.deepest_containing(p);
   return r ? *r : nullptr;
 }
 
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
 // would carry it away and let the old name be recreated unprotected.
-const Root* Intent::guarded_below(const Index& ancestors, const SymbolicPath& p) const {
+const Root* Intent::guarded_below(const Index& ancestors, Id p) const {
   const Root* const* g = ancestors.find(p);
   return g && deepest(write_index_, p) ? *g : nullptr;
 }
 
-Intent::Decision Intent::read_rule(const SymbolicPath& p) const {
+Intent::Decision Intent::read_rule(Id p) const {
   if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
-  if (private_tmp_ && tmp_path().contains(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
   if (const Root* r = deepest(read_index_, p)) return {Expect::Allow, Why::UnderReadable, r};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
-Intent::Decision Intent::write_rule(const SymbolicPath& p) const {
+Intent::Decision Intent::write_rule(Id p) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
   if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::UnderProtected, pr};
   if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
-  if (private_tmp_ && tmp_path().contains(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
   if (const Root* r = deepest(read_index_, p)) return {Expect::Deny, Why::ReadableNotWritable, r};
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
-Intent::Decision Intent::entry_rule(const SymbolicPath& p) const {
+Intent::Decision Intent::entry_rule(Id p) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
   if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::ProtectedEntry, pr};
   for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
@@ -90,16 +96,16 @@ Intent::Decision Intent::entry_rule(const SymbolicPath& p) const {
   if (const Root* g = guarded_below(protect_ancestors_, p))
     return {Expect::Deny, Why::CarriesProtected, g};
   if (const Root* g = guarded_below(deny_ancestors_, p)) return {Expect::Deny, Why::CarriesDeny, g};
-  auto parent = p.parent();
+  auto parent = paths_->parent(p);
   if (!parent) return {Expect::Deny, Why::NoParent};
   if (const Root* w = deepest(write_index_, *parent)) return {Expect::Allow, Why::ParentWritable, w};
-  if (private_tmp_ && tmp_path().contains(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
   if (const Root* r = deepest(read_index_, *parent))
     return {Expect::Deny, Why::ParentReadableNotWritable, r};
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
-Intent::Decision Intent::decide(const SymbolicPath& p, FsOp op) const {
+Intent::Decision Intent::decide(Id p, FsOp op) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
   if (const Root* d = deepest(deny_index_, p)) return {Expect::DenyStrict, Why::UnderDeny, d};
   switch (op) {
@@ -115,7 +121,7 @@ Intent::Decision Intent::decide(const SymbolicPath& p, FsOp op) const {
 }
 
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
-  const Decision d = decide(p, op);
+  const Decision d = decide(paths_->intern(p), op);
   const std::string root = d.root ? d.root->path.str() : "";
   const std::string parent = p.parent() ? p.parent()->str() : "";
   auto reason = [&]() -> std::string {
@@ -190,20 +196,25 @@ std::string Probe::role() const {
 }
 
 std::vector<Probe> generate_probes(const Intent& intent) {
-  std::map<SymbolicPath, Probe> probes;
-  auto add = [&](SymbolicPath p, Probe::Relation rel, const char* kind, const Root* root,
+  PathTable& paths = intent.paths();
+  std::vector<Probe> probes;
+  std::vector<bool> seen;  // by path id: the first probe of a path keeps its role
+  auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
-    Probe probe{p, rel, kind, root, writable, {}};
-    probes.emplace(std::move(p), std::move(probe));
+    if (id >= seen.size()) seen.resize(id + 1);
+    if (seen[id]) return;
+    seen[id] = true;
+    probes.push_back(Probe{id, &paths.path(id), rel, kind, root, writable, {}});
   };
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
-    add(r.path, R::Self, kind, &r);
-    add(r.path.child("zpolicy-probe"), R::Child, kind, &r);
-    add(r.path.child("zpolicy-probe").child("deeper"), R::Grandchild, kind, &r);
-    if (auto parent = r.path.parent()) {
+    add(r.id, R::Self, kind, &r);
+    const PathTable::Id child = paths.child(r.id, "zpolicy-probe");
+    add(child, R::Child, kind, &r);
+    add(paths.child(child, "deeper"), R::Grandchild, kind, &r);
+    if (auto parent = paths.parent(r.id)) {
       add(*parent, R::Parent, kind, &r);
-      add(parent->child(r.path.components.back() + "x"), R::PrefixSibling, kind, &r);
+      add(paths.child(*parent, paths.name(r.id) + "x"), R::PrefixSibling, kind, &r);
     }
   };
   for (const auto& r : intent.read()) around(r, "readable root");
@@ -213,19 +224,23 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   for (const auto& r : intent.protect()) {
     around(r, "protected path");
     for (const auto& w : intent.write()) {
-      if (!w.path.contains(r.path)) continue;
-      for (auto a = r.path.parent(); a && w.path.contains(*a) && !(*a == w.path); a = a->parent())
+      if (!paths.contains(w.id, r.id)) continue;
+      for (auto a = paths.parent(r.id); a && *a != w.id; a = paths.parent(*a))
         add(*a, R::Between, "protected path", &r, &w);
     }
   }
-  add(*SymbolicPath::parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
-  add(*SymbolicPath::parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);
+  add(paths.intern(*SymbolicPath::parse("/zpolicy-probe-outside")), R::Outside, "", nullptr);
+  add(paths.intern(*SymbolicPath::parse("/tmp/zpolicy-probe")), R::InTmp, "", nullptr);
 
+  std::vector<size_t> order(probes.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return paths.less(probes[a].id, probes[b].id); });
   std::vector<Probe> out;
   out.reserve(probes.size());
-  for (auto& [path, probe] : probes) {
-    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(path, op);
-    out.push_back(std::move(probe));
+  for (size_t i : order) {
+    Probe& probe = out.emplace_back(probes[i]);
+    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(probe.id, op);
   }
   return out;
 }

@@ -1,11 +1,12 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "compiler/fs_op.hpp"
-#include "compiler/path_index.hpp"
+#include "compiler/path_table.hpp"
 #include "compiler/symbolic_path.hpp"
 #include "ir/resolved.hpp"
 
@@ -29,18 +30,24 @@ struct Expectation {
 // "Security invariants"). Independent of every artifact.
 class Intent {
  public:
-  explicit Intent(const ir::Resolved& resolved);
+  // Paths are interned in `paths`, which a verifier shares with the mount tables it
+  // checks so that both speak of the same ids.
+  explicit Intent(const ir::Resolved& resolved,
+                  std::shared_ptr<PathTable> paths = std::make_shared<PathTable>());
 
   // The decision with the rule that makes it and why, for findings and `explain`.
   Expectation expect(const SymbolicPath& path, FsOp op) const;
   // The same decision alone: what a verifier asks for every probe, without building
   // the text it needs only for the few that fail.
-  Expect verdict(const SymbolicPath& path, FsOp op) const { return decide(path, op).expect; }
+  Expect verdict(PathTable::Id path, FsOp op) const { return decide(path, op).expect; }
+  PathTable& paths() const { return *paths_; }
+  const std::shared_ptr<PathTable>& shared_paths() const { return paths_; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 
   struct Root {
     SymbolicPath path;
+    PathTable::Id id = PathTable::kRoot;
     ir::ResolvedPath origin;
   };
   const std::vector<Root>& read() const { return read_; }
@@ -77,17 +84,21 @@ class Intent {
     Why why;
     const Root* root = nullptr;  // the root whose rule decides; none for the built-ins
   };
-  using Index = PathIndex<const Root*>;
+  using Id = PathTable::Id;
+  using Index = PathMap<const Root*>;
 
-  Decision decide(const SymbolicPath& p, FsOp op) const;
-  Decision read_rule(const SymbolicPath& p) const;
-  Decision write_rule(const SymbolicPath& p) const;
-  Decision entry_rule(const SymbolicPath& p) const;
-  const Root* guarded_below(const PathIndex<const Root*>& ancestors, const SymbolicPath& p) const;
-  static const Root* deepest(const Index& index, const SymbolicPath& p);
+  Decision decide(Id p, FsOp op) const;
+  Decision read_rule(Id p) const;
+  Decision write_rule(Id p) const;
+  Decision entry_rule(Id p) const;
+  const Root* guarded_below(const Index& ancestors, Id p) const;
+  static const Root* deepest(const Index& index, Id p);
+  bool in_private_tmp(Id p) const { return private_tmp_ && paths_->contains(tmp_, p); }
 
+  std::shared_ptr<PathTable> paths_;
   ir::Mode mode_;
   bool private_tmp_;
+  Id tmp_;
   std::vector<Root> read_, write_, protect_, deny_, pin_;
   Index read_index_, write_index_, protect_index_, deny_index_, pin_index_;
   // Every strict ancestor of a protected (or deny) path, with the first such path.
@@ -99,7 +110,8 @@ class Intent {
 struct Probe {
   // How the path relates to the root it was derived from.
   enum class Relation { Self, Child, Grandchild, Parent, PrefixSibling, Between, Outside, InTmp };
-  SymbolicPath path;
+  PathTable::Id id = PathTable::kRoot;
+  const SymbolicPath* path = nullptr;  // in the intent's path table
   Relation relation = Relation::Outside;
   const char* root_kind = "";               // "readable root", "protected path", ...
   const Intent::Root* root = nullptr;       // the root it was derived from

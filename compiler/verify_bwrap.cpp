@@ -42,18 +42,19 @@ Finding hardening(std::string what, std::string expected, std::string actual) {
 // plain bind's source must exist or bwrap aborts, so it and its ancestors exist.
 class SourceFacts {
  public:
-  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops) {
+  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops)
+      : paths_(intent.paths()), missing_(intent.paths()) {
     for (const auto* roots :
          {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
-      for (const auto& r : *roots) kinds_.emplace(r.path, r.origin.kind);
+      for (const auto& r : *roots)
+        if (kinds_.emplace(r.path, r.origin.kind).second && r.origin.kind == ir::HostKind::Missing)
+          missing_.insert(r.id, true);
     for (const auto& op : ops)
       if (op.source && !op.try_source) required_.push_back(*op.source);
   }
 
   bool known_missing(const SymbolicPath& src) const {
-    for (const auto& [path, kind] : kinds_)
-      if (kind == ir::HostKind::Missing && path.contains(src)) return true;
-    return false;
+    return missing_.deepest_containing(paths_.intern(src)) != nullptr;
   }
 
   Existence operator()(const SymbolicPath& src) const {
@@ -68,7 +69,9 @@ class SourceFacts {
   }
 
  private:
+  PathTable& paths_;
   std::map<SymbolicPath, ir::HostKind> kinds_;
+  PathMap<bool> missing_;  // the paths of kinds_ that are Missing
   std::vector<SymbolicPath> required_;
 };
 
@@ -80,6 +83,7 @@ struct Scenario {
 // One mount table per combination of -try binds that may or may not find their
 // source; combinations where a skipped source contains an applied one are impossible.
 std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFacts& facts,
+                                const std::shared_ptr<PathTable>& paths,
                                 std::vector<Finding>& findings) {
   std::vector<size_t> uncertain;
   std::vector<bool> base(ops.size(), true);
@@ -114,7 +118,7 @@ std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFac
       for (size_t j : uncertain)
         if (!applied[i] && applied[j] && ops[i].source->contains(*ops[j].source)) possible = false;
     if (!possible) continue;
-    auto replayed = MountTable::replay(ops, [&](size_t i) { return applied[i]; });
+    auto replayed = MountTable::replay(ops, [&](size_t i) { return applied[i]; }, paths);
     if (auto* err = std::get_if<MountTable::ReplayError>(&replayed)) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
       // source present, the case the artifact exists for.
@@ -214,11 +218,11 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
   }
 }
 
-bool satisfies(Expect e, const AccessResult& r, const SymbolicPath& path) {
+bool satisfies(Expect e, const AccessResult& r, PathTable::Id path) {
   const Outcome o = r.outcome;
   switch (e) {
     case Expect::Allow:
-      return o == Outcome::Host && r.host_path == path;
+      return o == Outcome::Host && r.host == path;
     case Expect::Deny:
       return o != Outcome::Host;
     case Expect::DenyStrict:
@@ -231,11 +235,10 @@ bool satisfies(Expect e, const AccessResult& r, const SymbolicPath& path) {
 // a read-only bind (bwrap cannot create the mount point), and needs no mask when the
 // sandbox cannot bring it into existence either: there is nothing to read at it. A
 // file the host itself creates there during the run is outside this guarantee.
-bool absent_and_uncreatable(const Intent& intent, const MountTable& table,
-                            const SymbolicPath& path) {
+bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathTable::Id path) {
   for (const auto& d : intent.deny())
-    if (d.origin.kind == ir::HostKind::Missing && d.path.contains(path))
-      return table.host_access(d.path, FsOp::Create, false).outcome == Outcome::Denied;
+    if (d.origin.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
+      return table.host_access(d.id, FsOp::Create, false).outcome == Outcome::Denied;
   return false;
 }
 
@@ -248,17 +251,17 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
         // An allow holds only at the path itself: the same content under another name
         // is no use to a command. A deny must hold wherever the host object shows up.
         auto evaluate = [&](bool with_trace) {
-          return expect == Expect::Allow ? s.table.access(probe.path, op, with_trace)
-                                         : s.table.host_access(probe.path, op, with_trace);
+          return expect == Expect::Allow ? s.table.access(probe.id, op, with_trace)
+                                         : s.table.host_access(probe.id, op, with_trace);
         };
-        if (satisfies(expect, evaluate(false), probe.path)) continue;
-        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.path)) continue;
+        if (satisfies(expect, evaluate(false), probe.id)) continue;
+        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
         const AccessResult r = evaluate(true);
-        const Expectation exp = intent.expect(probe.path, op);
+        const Expectation exp = intent.expect(*probe.path, op);
         Finding f{kTarget,
                   expect == Expect::Allow ? "missing-allow" : "dropped-deny",
                   exp.rule,
-                  std::string(to_string(op)) + " " + probe.path.str(),
+                  std::string(to_string(op)) + " " + probe.path->str(),
                   std::string(to_string(expect)) + " (" + exp.reason + ")",
                   to_string(r.outcome),
                   {}};
@@ -301,7 +304,7 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
       findings.push_back(
           malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
                                        "policy); bwrap would abort"));
-  auto tables = scenarios(argv.ops, facts, findings);
+  auto tables = scenarios(argv.ops, facts, intent.shared_paths(), findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_probes(intent, tables, findings);

@@ -1,0 +1,147 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "compiler/symbolic_path.hpp"
+
+namespace zpolicy::compiler {
+
+// Paths interned as small integers in a trie of components, so that the verifiers,
+// which ask thousands of questions about the same few hundred paths, compare and look
+// up integers instead of strings: "is A inside B", "the deepest key above P" and "the
+// parent of P" become walks up an array. A symbolic root ("${HOME}") is a child of "/",
+// as "/" contains it. Ids are never reused; a path keeps its id for the table's life.
+class PathTable {
+ public:
+  using Id = std::uint32_t;
+  static constexpr Id kRoot = 0;
+
+  PathTable();
+  PathTable(const PathTable&) = delete;
+  PathTable& operator=(const PathTable&) = delete;
+
+  Id intern(const SymbolicPath& p);
+  // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
+  Id child(Id dir, std::string_view name);
+
+  const SymbolicPath& path(Id id) const { return texts_[id].path; }
+  // The trie parent: "/" for a bare symbolic root, "/" itself for "/".
+  Id up(Id id) const { return links_[id].up; }
+  // The containing directory, as SymbolicPath::parent() knows it: none for "/" and for
+  // a bare symbolic root, whose place is unknown.
+  std::optional<Id> parent(Id id) const {
+    if (id == kRoot || links_[id].anchor) return std::nullopt;
+    return links_[id].up;
+  }
+  // The last component, or the symbolic root's name; "" for "/".
+  const std::string& name(Id id) const { return texts_[id].name; }
+  unsigned depth(Id id) const { return links_[id].depth; }
+  // True when `inner` is `outer` or lies below it.
+  bool contains(Id outer, Id inner) const;
+  // The order of SymbolicPath's operator<, without building the paths: "/" and its
+  // plain descendants first, then each symbolic root's, by name.
+  bool less(Id a, Id b) const;
+  // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
+  Id rebase(Id to, Id from, Id p);
+  size_t size() const { return links_.size(); }
+
+ private:
+  // The structure the walks read, kept small and contiguous.
+  struct Link {
+    Id up = kRoot;
+    unsigned depth = 0;
+    bool anchor = false;
+  };
+  struct Text {
+    std::string name;
+    SymbolicPath path;
+  };
+  using Key = std::pair<Id, std::string>;
+  using KeyView = std::pair<Id, std::string_view>;
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(const KeyView& k) const {
+      return std::hash<std::string_view>{}(k.second) * 31 + k.first;
+    }
+    size_t operator()(const Key& k) const { return (*this)(KeyView{k.first, k.second}); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return a.first == b.first && std::string_view(a.second) == std::string_view(b.second);
+    }
+  };
+
+  std::vector<Link> links_;
+  // A deque, so that name() and path() references stay valid while new paths are
+  // interned.
+  std::deque<Text> texts_;
+  std::unordered_map<Key, Id, KeyHash, KeyEq> children_;
+};
+
+// Values keyed by interned path, answering "which keys contain this path" by walking
+// the path's ancestors in the table: O(depth), no string in sight.
+template <class T>
+class PathMap {
+ public:
+  using Id = PathTable::Id;
+  explicit PathMap(const PathTable& table) : table_(&table) {}
+
+  // Keeps the first value given for a path.
+  T& insert(Id id, T value) {
+    auto& slot = at(id);
+    if (!slot) slot = std::move(value);
+    return *slot;
+  }
+  T& operator[](Id id) {
+    auto& slot = at(id);
+    if (!slot) slot.emplace();
+    return *slot;
+  }
+  void erase(Id id) {
+    if (id < values_.size()) values_[id].reset();
+  }
+  const T* find(Id id) const {
+    return id < values_.size() && values_[id] ? &*values_[id] : nullptr;
+  }
+
+  // The value of the deepest key that contains `id`, or null.
+  const T* deepest_containing(Id id) const {
+    for (;;) {
+      if (const T* v = find(id)) return v;
+      if (id == PathTable::kRoot) return nullptr;
+      id = table_->up(id);
+    }
+  }
+
+  // The values of every key that contains `id`, deepest first.
+  std::vector<const T*> containing(Id id) const {
+    std::vector<const T*> out;
+    for (;;) {
+      if (const T* v = find(id)) out.push_back(v);
+      if (id == PathTable::kRoot) return out;
+      id = table_->up(id);
+    }
+  }
+
+ private:
+  std::optional<T>& at(Id id) {
+    if (id >= values_.size()) values_.resize(id + 1);
+    return values_[id];
+  }
+
+  const PathTable* table_;
+  // By id; shorter than the table when the newest paths hold nothing.
+  std::vector<std::optional<T>> values_;
+};
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,113 @@
+#define BOOST_TEST_DYN_LINK
+#include "compiler/path_table.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <random>
+
+using namespace zpolicy::compiler;
+
+namespace {
+
+SymbolicPath P(const char* s) { return *SymbolicPath::parse(s); }
+
+// Paths over a small alphabet, so that keys, probes and their prefixes collide often:
+// names that share a prefix ("a" vs "ab"), symbolic roots, "/" itself.
+SymbolicPath random_path(std::mt19937& rng) {
+  static const char* const kAnchors[] = {"", "", "", "${HOME}", "${WORKSPACE}"};
+  static const char* const kNames[] = {"a", "ab", "b", ".git", ".github", "a.b"};
+  SymbolicPath p;
+  p.anchor = kAnchors[rng() % 5];
+  for (unsigned n = rng() % 5; n > 0; --n) p.components.emplace_back(kNames[rng() % 6]);
+  return p;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(path_table)
+
+BOOST_AUTO_TEST_CASE(finds_the_deepest_and_every_containing_key) {
+  PathTable t;
+  PathMap<int> index(t);
+  auto id = [&](const char* s) { return t.intern(P(s)); };
+  index.insert(id("/"), 0);
+  index.insert(id("/a"), 1);
+  index.insert(id("/a/b/c"), 2);
+  index.insert(id("${HOME}"), 3);
+  index.insert(id("/a"), 9);  // the first value stays
+  BOOST_TEST(*index.deepest_containing(id("/a/b/c/d")) == 2);
+  BOOST_TEST(*index.deepest_containing(id("/a/b")) == 1);
+  BOOST_TEST(*index.deepest_containing(id("/ab")) == 0);  // a name prefix is no ancestor
+  BOOST_TEST(*index.deepest_containing(id("${HOME}/x")) == 3);
+  BOOST_TEST(*index.deepest_containing(id("${WORKSPACE}/x")) == 0);  // "/" holds it
+  auto all = index.containing(id("/a/b/c"));
+  BOOST_TEST_REQUIRE(all.size() == 3u);
+  BOOST_TEST((*all[0] == 2 && *all[1] == 1 && *all[2] == 0));
+  index.erase(id("/a/b/c"));
+  BOOST_TEST(*index.deepest_containing(id("/a/b/c")) == 1);
+  BOOST_TEST(index.find(id("/a/b")) == nullptr);
+}
+
+// Interning keeps a path's identity, text and structure.
+BOOST_AUTO_TEST_CASE(interned_paths_keep_their_text_parent_and_name) {
+  PathTable t;
+  const auto a = t.intern(P("${HOME}/x/y"));
+  BOOST_TEST(t.intern(P("${HOME}/x/y")) == a);
+  BOOST_TEST(t.path(a).str() == "${HOME}/x/y");
+  BOOST_TEST(t.name(a) == "y");
+  BOOST_TEST(t.path(*t.parent(a)).str() == "${HOME}/x");
+  BOOST_TEST(!t.parent(t.intern(P("${HOME}"))).has_value());  // its place is unknown
+  BOOST_TEST(t.up(t.intern(P("${HOME}"))) == PathTable::kRoot);
+  BOOST_TEST(!t.parent(PathTable::kRoot).has_value());
+  BOOST_TEST(t.child(t.intern(P("/mnt")), "${HOME}") != t.intern(P("${HOME}")));
+}
+
+// Against the definitions in SymbolicPath: contains, parent and rebase.
+BOOST_AUTO_TEST_CASE(agrees_with_symbolic_path) {
+  std::mt19937 rng(20261203);
+  PathTable t;
+  for (int round = 0; round < 3000; ++round) {
+    const SymbolicPath a = random_path(rng), b = random_path(rng);
+    const auto ia = t.intern(a), ib = t.intern(b);
+    BOOST_TEST(t.contains(ia, ib) == a.contains(b), a.str() + " " + b.str());
+    BOOST_TEST(t.less(ia, ib) == (a < b), a.str() + " " + b.str());
+    BOOST_TEST(t.parent(ib).has_value() == b.parent().has_value(), b.str());
+    if (b.parent()) BOOST_TEST((t.path(*t.parent(ib)) == *b.parent()), b.str());
+    if (a.contains(b)) {
+      const SymbolicPath to = random_path(rng);
+      const SymbolicPath want = to.rebase(a, b);
+      BOOST_TEST((t.path(t.rebase(t.intern(to), ia, ib)) == want), to.str() + " " + a.str() + " " + b.str());
+    }
+  }
+}
+
+// Against the definition: a key contains a path when SymbolicPath::contains says so.
+BOOST_AUTO_TEST_CASE(agrees_with_a_scan_of_every_key) {
+  std::mt19937 rng(20261202);
+  for (int round = 0; round < 200; ++round) {
+    PathTable t;
+    PathMap<size_t> index(t);
+    std::vector<SymbolicPath> keys;
+    for (int k = 0; k < 12; ++k) {
+      SymbolicPath p = random_path(rng);
+      if (index.find(t.intern(p))) continue;
+      index.insert(t.intern(p), keys.size());
+      keys.push_back(p);
+    }
+    for (int q = 0; q < 30; ++q) {
+      const SymbolicPath p = random_path(rng);
+      std::vector<size_t> want;  // deepest first
+      for (size_t k = 0; k < keys.size(); ++k)
+        if (keys[k].contains(p)) want.push_back(k);
+      auto depth = [&](size_t k) { return keys[k].components.size() + !keys[k].anchor.empty(); };
+      std::sort(want.begin(), want.end(), [&](size_t x, size_t y) { return depth(x) > depth(y); });
+      std::vector<size_t> got;
+      for (const size_t* v : index.containing(t.intern(p))) got.push_back(*v);
+      BOOST_TEST(got == want, p.str());
+      const size_t* deepest = index.deepest_containing(t.intern(p));
+      BOOST_TEST((deepest != nullptr) == !want.empty(), p.str());
+      if (deepest && !want.empty()) BOOST_TEST(*deepest == want.front(), p.str());
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
