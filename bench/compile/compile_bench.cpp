@@ -125,9 +125,48 @@ std::string generated_policy(int n) {
   return t + "network: none\n";
 }
 
+// One `zpolicy compile POLICY --target T --out DIR` as its own process, with or without
+// the verification, for bench/compile_cli.py: the difference of the two is what
+// verification adds to the compile a user waits for (a fresh process pays its page
+// faults and cold caches, which the in-process medians above do not show). The steps are
+// those of cli/cmd_compile.cpp.
+int compile_once(const std::string& mode, const std::string& path, const std::string& target_name,
+                 const std::string& out) {
+  ir::Diagnostics d;
+  auto target = compiler::parse_target(target_name);
+  auto policy = compiler::load_policy_file(path, d);
+  if (!target || !policy) return 2;
+  std::vector<compiler::Artifact> arts;
+  if (mode == "verify") {
+    auto c = compiler::compile(*policy, *target, policy->mode.value, std::nullopt, d);
+    if (!c || !c->findings.empty()) return 3;
+    arts = std::move(c->artifacts);
+  } else {
+    auto r = compiler::resolve_for_target(*policy, *target, policy->mode.value, std::nullopt, d);
+    if (!r) return 2;
+    arts = compiler::emit_artifacts(*r, *target);
+  }
+  namespace fs = std::filesystem;
+  fs::create_directories(out);
+  for (const auto& a : arts) {
+    std::ofstream f(fs::path(out) / (a.name + ".tmp"), std::ios::binary | std::ios::trunc);
+    f.write(a.content.data(), static_cast<std::streamsize>(a.content.size()));
+    if (!f.flush()) return 1;
+  }
+  for (const auto& a : arts) fs::rename(fs::path(out) / (a.name + ".tmp"), fs::path(out) / a.name);
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc == 6 && std::string(argv[1]) == "--once" &&
+      (std::string(argv[2]) == "verify" || std::string(argv[2]) == "noverify"))
+    return compile_once(argv[2], argv[3], argv[4], argv[5]);
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: zpolicy_compile_bench [--once verify|noverify POLICY TARGET OUT]\n");
+    return 2;
+  }
   const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden";
   std::vector<std::string> names;
   for (const auto& e : std::filesystem::directory_iterator(golden))
