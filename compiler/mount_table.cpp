@@ -373,7 +373,6 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const Id rp = *rp_opt;
-  const SymbolicPath& rp_path = paths_->path(rp);
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
@@ -389,7 +388,7 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
 
   const size_t c = covering(rp);
   const Mount& m = mounts_[c];
-  tr.add([&] { return describe(c) + " covers " + rp_path.str() + (m.read_only ? " (read-only)" : ""); });
+  tr.add([&] { return describe(c) + " covers " + paths_->path(rp).str() + (m.read_only ? " (read-only)" : ""); });
   const bool mount_point = m.dest_id == rp;
   const bool scratch = is_scratch(m.kind);
   std::optional<Id> host;
@@ -401,10 +400,7 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
   auto done = [&](Outcome o, auto&& why, std::optional<Id> reached = std::nullopt) {
     AccessResult r = finish(o, tr, why);
-    if (reached) {
-      r.host = reached;
-      r.host_path = &paths_->path(*reached);
-    }
+    r.host = reached;
     return r;
   };
   if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
@@ -424,19 +420,19 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   auto entry_change = [&](const char* mount_point_errno) -> AccessResult {
     if (mount_point)
       return finish(Outcome::Denied, tr, [&] {
-        return std::string(rp_path.str() + " is a mount point: " + mount_point_errno);
+        return std::string(paths_->path(rp).str() + " is a mount point: " + mount_point_errno);
       });
     if (!parent)
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp_path.str() + " has no parent to change"); });
+                    [&] { return std::string(paths_->path(rp).str() + " has no parent to change"); });
     if (m.kind == MountKind::Proc)
       return finish(Outcome::Denied, tr, [&] { return std::string("procfs: no new entries"); });
     if (op == FsOp::Delete && scratch && !exists_in_scratch(rp, c))
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp_path.str() + " does not exist: ENOENT"); });
+                    [&] { return std::string(paths_->path(rp).str() + " does not exist: ENOENT"); });
     if (op != FsOp::Delete && scratch && exists_in_scratch(rp, c))
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp_path.str() + " already exists: EEXIST"); });
+                    [&] { return std::string(paths_->path(rp).str() + " already exists: EEXIST"); });
     if (m.read_only)
       return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
     if (parent_mode && (*parent_mode & 0222) == 0)
@@ -453,10 +449,10 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
                       [&] { return std::string("the sandbox's own procfs"); });
       if (scratch && !exists_in_scratch(rp, c))
         return finish(Outcome::Denied, tr,
-                      [&] { return std::string(rp_path.str() + " does not exist: ENOENT"); });
+                      [&] { return std::string(paths_->path(rp).str() + " does not exist: ENOENT"); });
       if (mode && (*mode & 0444) == 0)
         return finish(Outcome::Denied, tr, [&] {
-          return std::string(rp_path.str() + " has mode " + octal(*mode) + ": EACCES");
+          return std::string(paths_->path(rp).str() + " has mode " + octal(*mode) + ": EACCES");
         });
       return done(success, [&] { return std::string("read succeeds"); }, host);
     case FsOp::Write:
@@ -469,7 +465,7 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
         return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
       if (mode && (*mode & 0222) == 0)
         return finish(Outcome::Denied, tr, [&] {
-          return std::string(rp_path.str() + " has mode " + octal(*mode) + ": EACCES");
+          return std::string(paths_->path(rp).str() + " has mode " + octal(*mode) + ": EACCES");
         });
       return done(success, [&] { return std::string("write succeeds"); }, host);
     case FsOp::Create:
@@ -503,11 +499,10 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   }
   if (direct.outcome == Outcome::Host) {
     if (with_trace)
-      direct.trace.push_back("that is the host object " + direct.host_path->str() + ", not " +
+      direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() + ", not " +
                              paths_->path(host).str());
     direct.outcome = Outcome::Scratch;
     direct.host.reset();
-    direct.host_path = nullptr;
   }
   return direct;
 }

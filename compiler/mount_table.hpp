@@ -25,9 +25,8 @@ const char* to_string(Outcome o);
 
 struct AccessResult {
   Outcome outcome = Outcome::Denied;
-  // The host object reached, for Outcome::Host: its id and path in the table's PathTable.
+  // The host object reached, for Outcome::Host, in the table's PathTable.
   std::optional<PathTable::Id> host;
-  const SymbolicPath* host_path = nullptr;
   std::vector<std::string> trace;  // which operations decided, in order
 };
 

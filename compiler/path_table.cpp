@@ -4,17 +4,24 @@ namespace zpolicy::compiler {
 
 PathTable::PathTable() {
   links_.push_back(Link{});
-  texts_.push_back(Text{});
+  texts_.push_back(Text{"", SymbolicPath{}});
+}
+
+const SymbolicPath& PathTable::path(Id id) const {
+  const Text& t = texts_[id];
+  if (!t.path) {
+    if (links_[id].anchor)
+      t.path = SymbolicPath{t.name, {}};
+    else
+      t.path = path(links_[id].up).child(t.name);
+  }
+  return *t.path;
 }
 
 PathTable::Id PathTable::child(Id dir, std::string_view name) {
   if (auto it = children_.find(KeyView{dir, name}); it != children_.end()) return it->second;
   Link link{dir, links_[dir].depth + 1, dir == kRoot && name.starts_with("${")};
-  Text text{std::string(name), {}};
-  if (link.anchor)
-    text.path.anchor = text.name;
-  else
-    text.path = texts_[dir].path.child(name);
+  Text text{std::string(name), std::nullopt};
   const Id id = static_cast<Id>(links_.size());
   links_.push_back(link);
   texts_.push_back(std::move(text));

@@ -32,7 +32,8 @@ class PathTable {
   // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
   Id child(Id dir, std::string_view name);
 
-  const SymbolicPath& path(Id id) const { return texts_[id].path; }
+  // Built on first use: most interned paths are only compared, never printed.
+  const SymbolicPath& path(Id id) const;
   // The trie parent: "/" for a bare symbolic root, "/" itself for "/".
   Id up(Id id) const { return links_[id].up; }
   // The containing directory, as SymbolicPath::parent() knows it: none for "/" and for
@@ -62,7 +63,7 @@ class PathTable {
   };
   struct Text {
     std::string name;
-    SymbolicPath path;
+    mutable std::optional<SymbolicPath> path;
   };
   using Key = std::pair<Id, std::string>;
   using KeyView = std::pair<Id, std::string_view>;

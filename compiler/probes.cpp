@@ -1,6 +1,5 @@
 #include "compiler/probes.hpp"
 
-#include <algorithm>
 
 namespace zpolicy::compiler {
 
@@ -204,7 +203,8 @@ std::vector<Probe> generate_probes(const Intent& intent) {
     if (id >= seen.size()) seen.resize(id + 1);
     if (seen[id]) return;
     seen[id] = true;
-    probes.push_back(Probe{id, &paths.path(id), rel, kind, root, writable, {}});
+    Probe& probe = probes.emplace_back(Probe{id, &paths, rel, kind, root, writable, {}});
+    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(id, op);
   };
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
@@ -232,17 +232,7 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   add(paths.intern(*SymbolicPath::parse("/zpolicy-probe-outside")), R::Outside, "", nullptr);
   add(paths.intern(*SymbolicPath::parse("/tmp/zpolicy-probe")), R::InTmp, "", nullptr);
 
-  std::vector<size_t> order(probes.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return paths.less(probes[a].id, probes[b].id); });
-  std::vector<Probe> out;
-  out.reserve(probes.size());
-  for (size_t i : order) {
-    Probe& probe = out.emplace_back(probes[i]);
-    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(probe.id, op);
-  }
-  return out;
+  return probes;
 }
 
 }  // namespace zpolicy::compiler

@@ -111,7 +111,8 @@ struct Probe {
   // How the path relates to the root it was derived from.
   enum class Relation { Self, Child, Grandchild, Parent, PrefixSibling, Between, Outside, InTmp };
   PathTable::Id id = PathTable::kRoot;
-  const SymbolicPath* path = nullptr;  // in the intent's path table
+  const PathTable* paths = nullptr;  // the intent's
+  const SymbolicPath& path() const { return paths->path(id); }
   Relation relation = Relation::Outside;
   const char* root_kind = "";               // "readable root", "protected path", ...
   const Intent::Root* root = nullptr;       // the root it was derived from
@@ -124,8 +125,10 @@ struct Probe {
 // Every root, protected, deny and pin path of the IR, with their parents, children
 // (`p/zpolicy-probe`), a sibling sharing the name as a prefix (`.git` -> `.gitx`), the
 // directories between a writable root and each protected path, a path outside every
-// root, and a path in the private /tmp. Sorted by path, no duplicates. The probes point
-// into `intent`, which must outlive them.
+// root, and a path in the private /tmp. No duplicates; in the order of the IR's lists
+// (sorting thousands of probes cost more than evaluating them; a verifier sorts its few
+// findings instead, with PathTable::less). The probes point into `intent`, which must
+// outlive them.
 std::vector<Probe> generate_probes(const Intent& intent);
 
 }  // namespace zpolicy::compiler

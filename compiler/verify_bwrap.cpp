@@ -1,5 +1,6 @@
 #include "compiler/verify_bwrap.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "compiler/bwrap_argv.hpp"
@@ -244,6 +245,12 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
 
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
                   std::vector<Finding>& out) {
+  struct Found {
+    PathTable::Id path;
+    FsOp op;
+    Finding finding;
+  };
+  std::vector<Found> found;
   for (const auto& probe : generate_probes(intent)) {
     for (FsOp op : kAllFsOps) {
       const Expect expect = probe.at(op);
@@ -257,22 +264,29 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
         if (satisfies(expect, evaluate(false), probe.id)) continue;
         if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
         const AccessResult r = evaluate(true);
-        const Expectation exp = intent.expect(*probe.path, op);
+        const Expectation exp = intent.expect(probe.path(), op);
         Finding f{kTarget,
                   expect == Expect::Allow ? "missing-allow" : "dropped-deny",
                   exp.rule,
-                  std::string(to_string(op)) + " " + probe.path->str(),
+                  std::string(to_string(op)) + " " + probe.path().str(),
                   std::string(to_string(expect)) + " (" + exp.reason + ")",
                   to_string(r.outcome),
                   {}};
         f.trace.push_back("probe: " + probe.role());
         f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
         f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
-        out.push_back(std::move(f));
+        found.push_back({probe.id, op, std::move(f)});
         break;
       }
     }
   }
+  // By path, then operation: the order a reader scans a report in.
+  const PathTable& paths = intent.paths();
+  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+    if (a.path != b.path) return paths.less(a.path, b.path);
+    return a.op < b.op;
+  });
+  for (auto& f : found) out.push_back(std::move(f.finding));
 }
 
 }  // namespace

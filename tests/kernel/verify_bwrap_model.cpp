@@ -148,13 +148,13 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
   const auto probes = generate_probes(intent);
   for (FsOp op : {FsOp::Read, FsOp::Write, FsOp::Delete, FsOp::Create})
     for (const auto& probe : probes) {
-      const fs::path host(probe.path->str());
+      const fs::path host(probe.path().str());
       const bool exists = fs::exists(fs::symlink_status(host));
       const bool parent_exists = fs::exists(host.parent_path());
       bool comparable = op == FsOp::Read || op == FsOp::Delete ? exists
                         : op == FsOp::Write                    ? exists || parent_exists
                                                                : !exists && parent_exists;
-      if (comparable) checks.push_back({*probe.path, op});
+      if (comparable) checks.push_back({probe.path(), op});
     }
   std::istringstream out(run(argv, script_for(checks), as_nobody));
   std::map<size_t, int> status;

@@ -161,8 +161,8 @@ BOOST_AUTO_TEST_CASE(symlinks_created_by_bwrap_are_followed) {
       {"--ro-bind / /", "--tmpfs /t", "--symlink /etc /t/etc", "--symlink ../etc/hosts /t/h"}));
   auto r = t.access(P("/t/etc/passwd"), FsOp::Read);
   BOOST_TEST((r.outcome == Outcome::Host));
-  BOOST_TEST(r.host_path->str() == "/etc/passwd");
-  BOOST_TEST(t.access(P("/t/h"), FsOp::Read).host_path->str() == "/etc/hosts");
+  BOOST_TEST(t.paths().path(*r.host).str() == "/etc/passwd");
+  BOOST_TEST(t.paths().path(*t.access(P("/t/h"), FsOp::Read).host).str() == "/etc/hosts");
   // Deleting a link removes the link, not its target.
   BOOST_TEST((at(t, "/t/etc", FsOp::Delete) == Outcome::Scratch));
 }
@@ -171,9 +171,9 @@ BOOST_AUTO_TEST_CASE(symbolic_roots_sit_below_slash) {
   auto t = replay(args({"--ro-bind / /", "--bind ${WORKSPACE} ${WORKSPACE}"}));
   auto r = t.access(P("${WORKSPACE}/src/a.c"), FsOp::Create);
   BOOST_TEST((r.outcome == Outcome::Host));
-  BOOST_TEST(r.host_path->str() == "${WORKSPACE}/src/a.c");
+  BOOST_TEST(t.paths().path(*r.host).str() == "${WORKSPACE}/src/a.c");
   BOOST_TEST((at(t, "${HOME}/.bashrc", FsOp::Write) == Outcome::Denied));
-  BOOST_TEST(t.access(P("${HOME}/.bashrc"), FsOp::Read).host_path->str() == "${HOME}/.bashrc");
+  BOOST_TEST(t.paths().path(*t.access(P("${HOME}/.bashrc"), FsOp::Read).host).str() == "${HOME}/.bashrc");
 }
 
 BOOST_AUTO_TEST_CASE(dir_modes_and_chmod_bind_on_a_read_only_tmpfs) {

@@ -207,7 +207,7 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv, 
   // artifact, its parent and a child, on top of the probe set.
   std::set<SymbolicPath> base;
   const Intent intent(policy);
-  for (const auto& p : generate_probes(intent)) base.insert(*p.path);
+  for (const auto& p : generate_probes(intent)) base.insert(p.path());
   for (const auto& op : original.ops) base.insert(op.dest);
 
   size_t killed = 0, harmless = 0;
