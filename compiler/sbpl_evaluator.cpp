@@ -148,13 +148,26 @@ constexpr std::array kOperations = {
     "network-outbound", "system-socket",
 };
 
-bool known_operation(std::string_view op) {
-  return std::find(kOperations.begin(), kOperations.end(), op) != kOperations.end();
+static_assert(kOperations.size() <= 64, "SbplRule::operation_bits has a bit per operation");
+
+// The bit of a profile operation in SbplRule::operation_bits, 0 for an unknown one.
+uint64_t operation_bit(std::string_view op) {
+  auto it = std::find(kOperations.begin(), kOperations.end(), op);
+  return it == kOperations.end() ? 0 : uint64_t{1} << (it - kOperations.begin());
 }
 
 bool operation_covers(std::string_view rule_op, std::string_view op) {
   if (rule_op.ends_with('*')) return op.starts_with(rule_op.substr(0, rule_op.size() - 1));
   return rule_op == op;
+}
+
+// The profile operations that cover the concrete operation `op`: a rule applies to `op`
+// exactly when its operation_bits meet these.
+uint64_t covering(std::string_view op) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < kOperations.size(); ++i)
+    if (operation_covers(kOperations[i], op)) bits |= uint64_t{1} << i;
+  return bits;
 }
 
 SbplError form_error(const Sexpr& e, std::string message) {
@@ -246,9 +259,10 @@ std::variant<SbplRule, SbplError> rule_of(const Sexpr& e) {
   r.text = print_sexpr(e);
   size_t i = 1;
   for (; i < e.items.size() && e.items[i].kind == Sexpr::Kind::Symbol; ++i) {
-    if (!known_operation(e.items[i].atom))
-      return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
+    const uint64_t bit = operation_bit(e.items[i].atom);
+    if (!bit) return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
     r.operations.push_back(e.items[i].atom);
+    r.operation_bits |= bit;
   }
   if (r.operations.empty()) return form_error(e, "a rule names at least one operation");
   for (; i < e.items.size(); ++i) {
@@ -276,12 +290,40 @@ bool ip_matches(std::string_view pattern, std::string_view target) {
   return (phost == "*" || phost == thost) && (pport == "*" || pport == tport);
 }
 
-struct Query {
-  std::string_view op;
-  std::string_view target;
-  const SbplParams& params;
-  SbplSubpathSelf subpath_self;
+// A path the profile's SbplPathSets name that holds the target: the target itself, one
+// of its ancestors, or "/".
+struct Holder {
+  uint32_t id = 0;  // SbplPathIds number
+  uint32_t length = 0;
+  bool is_target = false;
 };
+
+struct Query {
+  std::string_view target;
+  const std::vector<Holder>& holders;  // empty on a profile that bind_params did not index
+  const SbplParams& params;
+  // A subpath does not cover the target itself: the target is being created, under
+  // SbplSubpathSelf::ExcludedOnCreate.
+  bool exclude_self = false;
+  // Set when a subpath equal to the target matched: only then can excluding it change a
+  // match, so the strict reading need not be evaluated otherwise.
+  mutable bool covered_self = false;
+};
+
+std::vector<Holder> holders_of(const SbplProfile& profile, std::string_view target) {
+  std::vector<Holder> out;
+  if (!profile.path_ids) return out;
+  auto add = [&](std::string_view path, bool is_target) {
+    const auto& ids = profile.path_ids->ids;
+    if (auto it = ids.find(path); it != ids.end())
+      out.push_back({it->second, static_cast<uint32_t>(path.size()), is_target});
+  };
+  if (!target.empty()) add(target, true);
+  for (size_t i = target.size(); i-- > 1;)
+    if (target[i] == '/') add(target.substr(0, i), false);
+  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) add("/", false);
+  return out;
+}
 
 // A match, how specific it is (the length of the longest path filter that matched
 // positively; a literal ranks above a subpath of the same length; -1 for none), and that
@@ -321,15 +363,18 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& list, size_t pos
   return f.kind == SbplFilter::Kind::RequireNot ? &f.children[0] : nullptr;
 }
 
-std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated) {
+std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated,
+                                               SbplPathIds& ids) {
   auto set = std::make_shared<SbplPathSet>();
   for (size_t pos = 0; pos < list.size(); ++pos) {
     const SbplFilter* f = path_filter_at(list, pos, negated);
     const std::string* v = f ? indexable_value(*f) : nullptr;
-    if (!v)
+    if (!v) {
       set->others.push_back(pos);
-    else
-      (f->kind == SbplFilter::Kind::Literal ? set->literal : set->subpath).emplace(*v, pos);
+      continue;
+    }
+    const uint32_t id = ids.ids.emplace(*v, static_cast<uint32_t>(ids.ids.size())).first->second;
+    (f->kind == SbplFilter::Kind::Literal ? set->literal : set->subpath).emplace(id, pos);
   }
   return set;
 }
@@ -353,24 +398,22 @@ struct Ranked {
 Ranked lookup(const SbplPathSet& set, const std::vector<SbplFilter>& list, bool negated,
               const Query& q) {
   Ranked best;
-  auto offer = [&](size_t pos, std::string_view value) {
+  auto offer = [&](size_t pos, uint32_t length) {
     const SbplFilter* f = path_filter_at(list, pos, negated);
     const bool literal = f->kind == SbplFilter::Kind::Literal;
-    best.offer({true, static_cast<long>(value.size()) * 2 + (literal ? 1 : 0), f}, pos);
+    best.offer({true, static_cast<long>(length) * 2 + (literal ? 1 : 0), f}, pos);
   };
-  if (auto it = set.literal.find(q.target); it != set.literal.end()) offer(it->second, q.target);
-  auto subpath = [&](std::string_view prefix) {
-    auto it = set.subpath.find(prefix);
-    if (it == set.subpath.end()) return;
-    if (prefix == q.target && q.op == "file-write-create" &&
-        q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
-      return;
-    offer(it->second, prefix);
-  };
-  if (!q.target.empty()) subpath(q.target);
-  for (size_t i = q.target.size(); i-- > 1;)
-    if (q.target[i] == '/') subpath(q.target.substr(0, i));
-  if (q.target != "/" && (q.target.starts_with('/') || q.target.starts_with("${"))) subpath("/");
+  for (const Holder& h : q.holders) {
+    if (h.is_target)
+      if (auto it = set.literal.find(h.id); it != set.literal.end()) offer(it->second, h.length);
+    auto it = set.subpath.find(h.id);
+    if (it == set.subpath.end()) continue;
+    if (h.is_target) {
+      q.covered_self = true;
+      if (q.exclude_self) continue;
+    }
+    offer(it->second, h.length);
+  }
   return best;
 }
 
@@ -404,9 +447,10 @@ Match match(const SbplFilter& f, const Query& q) {
         hit = q.target == path;
       } else {
         hit = path_contains(path, q.target);
-        if (hit && q.target == path && q.op == "file-write-create" &&
-            q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
-          hit = false;
+        if (hit && q.target == path) {
+          q.covered_self = true;
+          hit = !q.exclude_self;
+        }
       }
       if (!hit) return {};
       return {true, static_cast<long>(path.size()) * 2 + (f.kind == K::Literal ? 1 : 0), &f};
@@ -448,10 +492,7 @@ Match match(const SbplFilter& f, const Query& q) {
   return {};
 }
 
-Match rule_match(const SbplRule& r, const Query& q) {
-  bool op_hit = false;
-  for (const auto& op : r.operations) op_hit = op_hit || operation_covers(op, q.op);
-  if (!op_hit) return {};
+Match filters_match(const SbplRule& r, const Query& q) {
   if (r.filters.empty()) return {true, -1, nullptr};
   return best_of(r.filters, r.filter_paths.get(), q);
 }
@@ -488,12 +529,12 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
   return "";
 }
 
-// Picks the deciding rule among the matches, under one precedence reading.
-SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
-                    SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
+// The rule that decides among the matching ones (`matched`, ascending), under one
+// precedence reading; -1 for the default.
+int chosen_rule(const SbplProfile& profile, const std::vector<Match>& matches,
+                const std::vector<int>& matched, SbplPrecedence precedence) {
   int chosen = -1;
-  for (int i = 0; i < static_cast<int>(matches.size()); ++i) {
-    if (!matches[i].matched) continue;
+  for (int i : matched) {
     bool take = chosen < 0;
     if (chosen >= 0) {
       const bool allow = profile.rules[i].allow;
@@ -515,12 +556,31 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
     }
     if (take) chosen = i;
   }
+  return chosen;
+}
+
+bool allowed_by(const SbplProfile& profile, int chosen) {
+  return chosen < 0 ? profile.default_allow : profile.rules[chosen].allow;
+}
+
+// The positions of the matches that hold, ascending.
+std::vector<int> matched_rules(const std::vector<Match>& matches) {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(matches.size()); ++i)
+    if (matches[i].matched) out.push_back(i);
+  return out;
+}
+
+// Picks the deciding rule among the matches, under one precedence reading.
+SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
+                    SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
+  const int chosen = chosen_rule(profile, matches, matched_rules(matches), precedence);
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
     if (with_trace)
       d.trace =
-        std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
+          std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
     return d;
   }
   const SbplRule& r = profile.rules[chosen];
@@ -536,21 +596,23 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
   return d;
 }
 
-std::vector<Match> all_matches(const SbplProfile& profile, const Query& q) {
+// Which rules match `q`, among those naming one of the `operations` (covering() bits).
+std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
   std::vector<Match> out;
   out.reserve(profile.rules.size());
-  for (const auto& r : profile.rules) out.push_back(rule_match(r, q));
+  for (const auto& r : profile.rules)
+    out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
   return out;
 }
 
-void bind_filter(SbplFilter& f, const SbplParams& params) {
+void bind_filter(SbplFilter& f, const SbplParams& params, SbplPathIds& ids) {
   if (f.is_param) {
     auto it = params.find(f.value);
     if (it != params.end()) f.param_value = it->second;
   }
-  for (auto& c : f.children) bind_filter(c, params);
-  if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true);
-  if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false);
+  for (auto& c : f.children) bind_filter(c, params, ids);
+  if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true, ids);
+  if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false, ids);
 }
 
 void collect_params(const SbplFilter& f, std::set<std::string>& out) {
@@ -636,10 +698,12 @@ std::vector<std::string> referenced_params(const SbplProfile& profile) {
 
 SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
   SbplProfile out = profile;
+  auto ids = std::make_shared<SbplPathIds>();
   for (auto& r : out.rules) {
-    for (auto& f : r.filters) bind_filter(f, params);
-    r.filter_paths = index_paths(r.filters, false);
+    for (auto& f : r.filters) bind_filter(f, params, *ids);
+    r.filter_paths = index_paths(r.filters, false, *ids);
   }
+  out.path_ids = std::move(ids);
   return out;
 }
 
@@ -663,22 +727,68 @@ const std::vector<SbplModel>& all_sbpl_models() {
 
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
-  Query q{operation, target, params, model.subpath_self};
-  return choose(profile, all_matches(profile, q), model.precedence, params, true);
+  const auto holders = holders_of(profile, target);
+  const Query q{
+      target, holders, params,
+      operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
+  return choose(profile, all_matches(profile, q, covering(operation)), model.precedence, params,
+                true);
 }
 
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace) {
+  const uint64_t operations = covering(operation);
+  const auto holders = holders_of(profile, target);
+  const Query q{target, holders, params};
+  const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
-  auto included = all_matches(profile, {operation, target, params, SbplSubpathSelf::Included});
   std::vector<Match> excluded;
-  if (operation == "file-write-create")
-    excluded = all_matches(profile, {operation, target, params, SbplSubpathSelf::ExcludedOnCreate});
+  if (operation == "file-write-create" && q.covered_self)
+    excluded = all_matches(profile, {target, holders, params, true}, operations);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
     out.push_back(choose(profile, strict ? excluded : included, m.precedence, params, with_trace));
+  }
+  return out;
+}
+
+SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
+                                 const std::vector<std::string>& operations)
+    : profile_(profile), params_(params) {
+  for (const auto& op : operations) {
+    covering_.push_back(covering(op));
+    create_.push_back(op == "file-write-create");
+    any_ |= covering_.back();
+  }
+}
+
+std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) const {
+  const auto holders = holders_of(profile_, target);
+  const Query q{target, holders, params_};
+  const auto included = all_matches(profile_, q, any_);
+  std::vector<Match> excluded;
+  if (q.covered_self) excluded = all_matches(profile_, {target, holders, params_, true}, any_);
+  const auto& models = all_sbpl_models();
+  std::vector<uint32_t> out(covering_.size());
+  std::vector<int> matched;
+  for (size_t k = 0; k < covering_.size(); ++k) {
+    const bool apart = create_[k] && !excluded.empty();  // the subpath readings differ
+    for (const bool strict : {false, true}) {
+      if (strict && !apart) break;
+      const auto& matches = strict ? excluded : included;
+      matched.clear();
+      for (int i = 0; i < static_cast<int>(matches.size()); ++i)
+        if (matches[i].matched && (profile_.rules[i].operation_bits & covering_[k]))
+          matched.push_back(i);
+      for (size_t m = 0; m < models.size(); ++m) {
+        if (apart && (models[m].subpath_self == SbplSubpathSelf::ExcludedOnCreate) != strict)
+          continue;
+        if (allowed_by(profile_, chosen_rule(profile_, matches, matched, models[m].precedence)))
+          out[k] |= uint32_t{1} << m;
+      }
+    }
   }
   return out;
 }

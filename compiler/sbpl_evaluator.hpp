@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,16 +49,23 @@ struct SbplFilter;
 // The literal and subpath filters of one filter list, by bound value, so that a query
 // looks up its target and the target's ancestors instead of comparing with every filter:
 // profiles list hundreds of them (a parameter per writable root and protected path).
-// Built by bind_params.
+// Values are SbplPathIds numbers. Built by bind_params.
 struct SbplPathSet {
   // value -> position of the first such filter in the list; for a require-all list, the
   // filters are the ones under its (require-not ...) children
+  std::unordered_map<uint32_t, size_t> literal, subpath;
+  std::vector<size_t> others;  // positions evaluated one by one
+};
+
+// Every value in a bound profile's SbplPathSets, numbered: a query finds the numbers of
+// its target and the target's ancestors once, and every list compares numbers, instead
+// of hashing each ancestor again in each list.
+struct SbplPathIds {
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> literal, subpath;
-  std::vector<size_t> others;  // positions evaluated one by one
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
 };
 
 // A filter of the emitted subset. Several filters on one rule are alternatives.
@@ -86,15 +94,17 @@ struct SbplFilter {
 struct SbplRule {
   bool allow = false;
   std::vector<std::string> operations;  // as written: "file-write*", "process-exec", ...
+  uint64_t operation_bits = 0;          // the same, as bits over the subset's operations
   std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
   std::shared_ptr<const SbplPathSet> filter_paths;  // set by bind_params
-  int line = 0;                         // where the rule starts in the profile text
-  std::string text;                     // print_sexpr of the rule
+  int line = 0;                                     // where the rule starts in the profile text
+  std::string text;                                 // print_sexpr of the rule
 };
 
 struct SbplProfile {
   bool default_allow = false;  // (allow default) / (deny default)
   std::vector<SbplRule> rules;
+  std::shared_ptr<const SbplPathIds> path_ids;  // set by bind_params
 };
 
 // Parses the text zpolicy emits; anything outside the subset is an error naming the
@@ -159,5 +169,24 @@ SbplDecision decide(const SbplProfile& profile, std::string_view operation, std:
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace = true);
+
+// decide_all_models() without traces for a fixed list of operations on one target at a
+// time: which rules' filters match depends on the operation only through whether the
+// rules name it (and creation's subpath reading), so the target is matched once for all
+// the operations. For a verifier asking about many targets; `profile` is bound.
+class SbplTargetQuery {
+ public:
+  SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
+                  const std::vector<std::string>& operations);
+  // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
+  std::vector<uint32_t> allowed(std::string_view target) const;
+
+ private:
+  const SbplProfile& profile_;
+  const SbplParams& params_;
+  std::vector<uint64_t> covering_;  // per operation, the profile operations that cover it
+  std::vector<bool> create_;        // per operation, whether it is file-write-create
+  uint64_t any_ = 0;                // every profile operation that covers one of them
+};
 
 }  // namespace zpolicy::compiler

@@ -432,20 +432,20 @@ std::vector<SbplFinding> verify_sbpl(
                        ((allowed & 1) != 0) == (v.intent == SbplIntent::Allow);
     if (!(agree && right)) report(findings, profile, values, op, target, v);
   };
-  auto allowed_by = [&](std::string_view op, std::string_view target) {
-    unsigned allowed = 0;
-    auto decisions = decide_all_models(profile, op, target, values, false);
-    for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
-    return allowed;
-  };
+  const SbplTargetQuery path_query(
+      profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
   for_each_probe(
       policy,
       [&](const std::string& path, const PathVerdicts& verdicts) {
+        const auto allowed = path_query.allowed(path);
         for (size_t k = 0; k < kPathOperations.size(); ++k)
-          judge(kPathOperations[k], path, verdicts[k], allowed_by(kPathOperations[k], path));
+          judge(kPathOperations[k], path, verdicts[k], allowed[k]);
       },
       [&](std::string_view op, std::string_view target, const Verdict& v) {
-        judge(op, target, v, allowed_by(op, target));
+        unsigned allowed = 0;
+        auto decisions = decide_all_models(profile, op, target, values, false);
+        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
+        judge(op, target, v, allowed);
       });
   return findings;
 }
