@@ -55,34 +55,33 @@ class Reader {
     if (c == '"') {
       advance();
       e.kind = Sexpr::Kind::String;
-      for (;;) {
-        if (pos_ >= t_.size()) {
-          set_error(e.line, e.col, "unterminated string");
-          return std::nullopt;
-        }
-        char s = peek();
-        if (s == '"') {
-          advance();
-          return e;
-        }
-        if (s == '\\' || s == '\n' || s == '\0') {
-          fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
-          return std::nullopt;
-        }
-        e.atom += s;
-        advance();
+      // A string spans no newline, so the column moves with the position.
+      const auto end = t_.find_first_of(std::string_view("\"\\\n\0", 4), pos_);
+      e.atom = t_.substr(pos_, std::min(end, t_.size()) - pos_);
+      col_ += static_cast<int>(e.atom.size());
+      pos_ += e.atom.size();
+      if (end == std::string_view::npos) {
+        set_error(e.line, e.col, "unterminated string");
+        return std::nullopt;
       }
+      if (peek() != '"') {
+        fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
+        return std::nullopt;
+      }
+      advance();
+      return e;
     }
     if (c == '#') {
       fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
       return std::nullopt;
     }
     bool digits = true;
-    while (pos_ < t_.size() && symbol_char(peek())) {
-      digits = digits && peek() >= '0' && peek() <= '9';
-      e.atom += peek();
-      advance();
-    }
+    size_t end = pos_;
+    for (; end < t_.size() && symbol_char(t_[end]); ++end)
+      digits = digits && t_[end] >= '0' && t_[end] <= '9';
+    e.atom = t_.substr(pos_, end - pos_);
+    col_ += static_cast<int>(end - pos_);
+    pos_ = end;
     if (e.atom.empty()) {
       fail(std::string("unexpected character '") + c + "'");
       return std::nullopt;
@@ -168,6 +167,30 @@ uint64_t covering(std::string_view op) {
   for (size_t i = 0; i < kOperations.size(); ++i)
     if (operation_covers(kOperations[i], op)) bits |= uint64_t{1} << i;
   return bits;
+}
+
+// print_sexpr, appending to one string: the rules of a large profile hold hundreds of
+// forms, and concatenating each level's text anew was most of the parser's time.
+void print_to(const Sexpr& e, std::string& out) {
+  switch (e.kind) {
+    case Sexpr::Kind::Symbol:
+    case Sexpr::Kind::Integer:
+      out += e.atom;
+      return;
+    case Sexpr::Kind::String:
+      out += '"';
+      out += e.atom;
+      out += '"';
+      return;
+    case Sexpr::Kind::List:
+      out += '(';
+      for (size_t i = 0; i < e.items.size(); ++i) {
+        if (i) out += ' ';
+        print_to(e.items[i], out);
+      }
+      out += ')';
+      return;
+  }
 }
 
 SbplError form_error(const Sexpr& e, std::string message) {
@@ -310,9 +333,9 @@ struct Query {
   mutable bool covered_self = false;
 };
 
-std::vector<Holder> holders_of(const SbplProfile& profile, std::string_view target) {
-  std::vector<Holder> out;
-  if (!profile.path_ids) return out;
+void holders_of(const SbplProfile& profile, std::string_view target, std::vector<Holder>& out) {
+  out.clear();
+  if (!profile.path_ids) return;
   auto add = [&](std::string_view path, bool is_target) {
     const auto& ids = profile.path_ids->ids;
     if (auto it = ids.find(path); it != ids.end())
@@ -322,6 +345,11 @@ std::vector<Holder> holders_of(const SbplProfile& profile, std::string_view targ
   for (size_t i = target.size(); i-- > 1;)
     if (target[i] == '/') add(target.substr(0, i), false);
   if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) add("/", false);
+}
+
+std::vector<Holder> holders_of(const SbplProfile& profile, std::string_view target) {
+  std::vector<Holder> out;
+  holders_of(profile, target, out);
   return out;
 }
 
@@ -564,10 +592,15 @@ bool allowed_by(const SbplProfile& profile, int chosen) {
 }
 
 // The positions of the matches that hold, ascending.
-std::vector<int> matched_rules(const std::vector<Match>& matches) {
-  std::vector<int> out;
+void matched_rules(const std::vector<Match>& matches, std::vector<int>& out) {
+  out.clear();
   for (int i = 0; i < static_cast<int>(matches.size()); ++i)
     if (matches[i].matched) out.push_back(i);
+}
+
+std::vector<int> matched_rules(const std::vector<Match>& matches) {
+  std::vector<int> out;
+  matched_rules(matches, out);
   return out;
 }
 
@@ -597,11 +630,16 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
 }
 
 // Which rules match `q`, among those naming one of the `operations` (covering() bits).
-std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
-  std::vector<Match> out;
-  out.reserve(profile.rules.size());
+void all_matches(const SbplProfile& profile, const Query& q, uint64_t operations,
+                 std::vector<Match>& out) {
+  out.clear();
   for (const auto& r : profile.rules)
     out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
+}
+
+std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
+  std::vector<Match> out;
+  all_matches(profile, q, operations, out);
   return out;
 }
 
@@ -645,19 +683,9 @@ std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text) 
 }
 
 std::string print_sexpr(const Sexpr& e) {
-  switch (e.kind) {
-    case Sexpr::Kind::Symbol:
-    case Sexpr::Kind::Integer:
-      return e.atom;
-    case Sexpr::Kind::String:
-      return "\"" + e.atom + "\"";
-    case Sexpr::Kind::List: {
-      std::string out = "(";
-      for (size_t i = 0; i < e.items.size(); ++i) out += (i ? " " : "") + print_sexpr(e.items[i]);
-      return out + ")";
-    }
-  }
-  return "";
+  std::string out;
+  print_to(e, out);
+  return out;
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
@@ -696,15 +724,14 @@ std::vector<std::string> referenced_params(const SbplProfile& profile) {
   return {names.begin(), names.end()};
 }
 
-SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
-  SbplProfile out = profile;
+SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ids = std::make_shared<SbplPathIds>();
-  for (auto& r : out.rules) {
+  for (auto& r : profile.rules) {
     for (auto& f : r.filters) bind_filter(f, params, *ids);
     r.filter_paths = index_paths(r.filters, false, *ids);
   }
-  out.path_ids = std::move(ids);
-  return out;
+  profile.path_ids = std::move(ids);
+  return profile;
 }
 
 std::string SbplModel::str() const {
@@ -754,9 +781,15 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   return out;
 }
 
+struct SbplTargetQuery::Scratch {
+  std::vector<Holder> holders;
+  std::vector<Match> included, excluded;
+  std::vector<int> included_hits, excluded_hits, matched;
+};
+
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
                                  const std::vector<std::string>& operations)
-    : profile_(profile), params_(params) {
+    : profile_(profile), params_(params), scratch_(std::make_unique<Scratch>()) {
   for (const auto& op : operations) {
     covering_.push_back(covering(op));
     create_.push_back(op == "file-write-create");
@@ -764,24 +797,29 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   }
 }
 
-std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) const {
-  const auto holders = holders_of(profile_, target);
+SbplTargetQuery::~SbplTargetQuery() = default;
+
+std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) {
+  auto& [holders, included, excluded, included_hits, excluded_hits, matched] = *scratch_;
+  holders_of(profile_, target, holders);
   const Query q{target, holders, params_};
-  const auto included = all_matches(profile_, q, any_);
-  std::vector<Match> excluded;
-  if (q.covered_self) excluded = all_matches(profile_, {target, holders, params_, true}, any_);
+  all_matches(profile_, q, any_, included);
+  excluded.clear();
+  if (q.covered_self) all_matches(profile_, {target, holders, params_, true}, any_, excluded);
+  // Few rules match a target; each operation keeps those of them that name it, and
+  // operations that keep the same ones get the same answers.
+  matched_rules(included, included_hits);
+  matched_rules(excluded, excluded_hits);
   const auto& models = all_sbpl_models();
   std::vector<uint32_t> out(covering_.size());
-  std::vector<int> matched;
   for (size_t k = 0; k < covering_.size(); ++k) {
     const bool apart = create_[k] && !excluded.empty();  // the subpath readings differ
     for (const bool strict : {false, true}) {
       if (strict && !apart) break;
       const auto& matches = strict ? excluded : included;
       matched.clear();
-      for (int i = 0; i < static_cast<int>(matches.size()); ++i)
-        if (matches[i].matched && (profile_.rules[i].operation_bits & covering_[k]))
-          matched.push_back(i);
+      for (int i : strict ? excluded_hits : included_hits)
+        if (profile_.rules[i].operation_bits & covering_[k]) matched.push_back(i);
       for (size_t m = 0; m < models.size(); ++m) {
         if (apart && (models[m].subpath_self == SbplSubpathSelf::ExcludedOnCreate) != strict)
           continue;

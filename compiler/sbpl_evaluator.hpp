@@ -142,10 +142,11 @@ const std::vector<SbplModel>& all_sbpl_models();
 
 using SbplParams = std::map<std::string, std::string, std::less<>>;
 
-// A copy of `profile` with each (param "NAME") looked up once, and the path filters of
-// each list indexed (SbplPathSet), so that many decisions on the same parameters do not
-// search `params` or scan long lists again. Undefined names stay unbound.
-SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params);
+// `profile` with each (param "NAME") looked up once, and the path filters of each list
+// indexed (SbplPathSet), so that many decisions on the same parameters do not search
+// `params` or scan long lists again. Undefined names stay unbound. Taken by value: a
+// caller done with the unbound profile moves it in rather than copying every filter.
+SbplProfile bind_params(SbplProfile profile, const SbplParams& params);
 
 struct SbplDecision {
   bool allowed = false;
@@ -178,15 +179,19 @@ class SbplTargetQuery {
  public:
   SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
                   const std::vector<std::string>& operations);
+  ~SbplTargetQuery();
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
-  std::vector<uint32_t> allowed(std::string_view target) const;
+  std::vector<uint32_t> allowed(std::string_view target);
 
  private:
+  struct Scratch;
   const SbplProfile& profile_;
   const SbplParams& params_;
   std::vector<uint64_t> covering_;  // per operation, the profile operations that cover it
   std::vector<bool> create_;        // per operation, whether it is file-write-create
   uint64_t any_ = 0;                // every profile operation that covers one of them
+  // Per-target working space, kept to spare allocating it for each of thousands.
+  std::unique_ptr<Scratch> scratch_;
 };
 
 }  // namespace zpolicy::compiler

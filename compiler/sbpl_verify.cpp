@@ -391,7 +391,7 @@ std::vector<SbplFinding> verify_sbpl(
                                  "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
-  const auto& unbound = std::get<SbplProfile>(parsed);
+  auto& unbound = std::get<SbplProfile>(parsed);
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
@@ -422,7 +422,7 @@ std::vector<SbplFinding> verify_sbpl(
                               value + ", on which a rule would never apply",
                               {}});
   }
-  const SbplProfile profile = bind_params(unbound, values);
+  const SbplProfile profile = bind_params(std::move(unbound), values);
 
   const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   auto judge = [&](std::string_view op, std::string_view target, const Verdict& v,
@@ -432,7 +432,7 @@ std::vector<SbplFinding> verify_sbpl(
                        ((allowed & 1) != 0) == (v.intent == SbplIntent::Allow);
     if (!(agree && right)) report(findings, profile, values, op, target, v);
   };
-  const SbplTargetQuery path_query(
+  SbplTargetQuery path_query(
       profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
   for_each_probe(
       policy,
@@ -471,7 +471,7 @@ std::optional<SbplExplanation> explain_sbpl(
   SbplParams values(params.begin(), params.end());
   for (const auto& name : referenced_params(std::get<SbplProfile>(parsed)))
     if (!values.contains(name)) return fail("parameter " + name + " is not defined");
-  const SbplProfile profile = bind_params(std::get<SbplProfile>(parsed), values);
+  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
 
   SbplExplanation out;
   const FileIntent intent(policy);
