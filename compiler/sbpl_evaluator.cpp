@@ -313,17 +313,18 @@ bool ip_matches(std::string_view pattern, std::string_view target) {
   return (phost == "*" || phost == thost) && (pport == "*" || pport == tport);
 }
 
-// A path the profile's SbplPathSets name that holds the target: the target itself, one
-// of its ancestors, or "/".
-struct Holder {
-  uint32_t id = 0;  // SbplPathIds number
-  uint32_t length = 0;
-  bool is_target = false;
+// What one indexed list's path filters say about a target: the best of them that matches
+// (the highest specificity, then the earliest position; -1: none), with and without a
+// subpath equal to the target, which creation under the strict subpath reading leaves out.
+struct SetMatch {
+  long specificity = -1, strict_specificity = -1;
+  size_t pos = 0, strict_pos = 0;
+  bool self = false;  // a subpath equal to the target is in the list
 };
 
 struct Query {
   std::string_view target;
-  const std::vector<Holder>& holders;  // empty on a profile that bind_params did not index
+  const std::vector<SetMatch>& sets;  // by SbplPathSet::index; see set_matches()
   const SbplParams& params;
   // A subpath does not cover the target itself: the target is being created, under
   // SbplSubpathSelf::ExcludedOnCreate.
@@ -333,24 +334,38 @@ struct Query {
   mutable bool covered_self = false;
 };
 
-void holders_of(const SbplProfile& profile, std::string_view target, std::vector<Holder>& out) {
+// Every indexed list's SetMatch for `target`, from the occurrences of the target and its
+// ancestors: each is looked up once for the whole profile, and only the lists that
+// name one of them are touched.
+void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out) {
   out.clear();
   if (!profile.path_ids) return;
-  auto add = [&](std::string_view path, bool is_target) {
-    const auto& ids = profile.path_ids->ids;
-    if (auto it = ids.find(path); it != ids.end())
-      out.push_back({it->second, static_cast<uint32_t>(path.size()), is_target});
+  const SbplPathIds& index = *profile.path_ids;
+  out.resize(index.sets);
+  auto offer = [](long& best, size_t& best_pos, long specificity, size_t pos) {
+    if (specificity > best || (specificity == best && pos < best_pos)) {
+      best = specificity;
+      best_pos = pos;
+    }
   };
-  if (!target.empty()) add(target, true);
+  auto holder = [&](std::string_view path, bool is_target) {
+    auto it = index.ids.find(path);
+    if (it == index.ids.end()) return;
+    for (const auto& o : index.occurrences[it->second]) {
+      if (o.literal && !is_target) continue;
+      SetMatch& m = out[o.set];
+      const long specificity = static_cast<long>(path.size()) * 2 + (o.literal ? 1 : 0);
+      offer(m.specificity, m.pos, specificity, o.pos);
+      if (!o.literal && is_target)
+        m.self = true;
+      else
+        offer(m.strict_specificity, m.strict_pos, specificity, o.pos);
+    }
+  };
+  if (!target.empty()) holder(target, true);
   for (size_t i = target.size(); i-- > 1;)
-    if (target[i] == '/') add(target.substr(0, i), false);
-  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) add("/", false);
-}
-
-std::vector<Holder> holders_of(const SbplProfile& profile, std::string_view target) {
-  std::vector<Holder> out;
-  holders_of(profile, target, out);
-  return out;
+    if (target[i] == '/') holder(target.substr(0, i), false);
+  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) holder("/", false);
 }
 
 // A match, how specific it is (the length of the longest path filter that matched
@@ -392,8 +407,9 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& list, size_t pos
 }
 
 std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated,
-                                               SbplPathIds& ids) {
+                                               SbplPathIds& index) {
   auto set = std::make_shared<SbplPathSet>();
+  set->index = index.sets++;
   for (size_t pos = 0; pos < list.size(); ++pos) {
     const SbplFilter* f = path_filter_at(list, pos, negated);
     const std::string* v = f ? indexable_value(*f) : nullptr;
@@ -401,8 +417,10 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
       set->others.push_back(pos);
       continue;
     }
-    const uint32_t id = ids.ids.emplace(*v, static_cast<uint32_t>(ids.ids.size())).first->second;
-    (f->kind == SbplFilter::Kind::Literal ? set->literal : set->subpath).emplace(id, pos);
+    auto [it, fresh] = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size()));
+    if (fresh) index.occurrences.emplace_back();
+    index.occurrences[it->second].push_back(
+        {set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
   return set;
 }
@@ -421,28 +439,15 @@ struct Ranked {
   }
 };
 
-// The best match among the indexed filters of `set`: the target itself among the
-// literals, the target and each of its ancestors among the subpaths.
+// The best match among the indexed filters of `set`, as set_matches() found it.
 Ranked lookup(const SbplPathSet& set, const std::vector<SbplFilter>& list, bool negated,
               const Query& q) {
-  Ranked best;
-  auto offer = [&](size_t pos, uint32_t length) {
-    const SbplFilter* f = path_filter_at(list, pos, negated);
-    const bool literal = f->kind == SbplFilter::Kind::Literal;
-    best.offer({true, static_cast<long>(length) * 2 + (literal ? 1 : 0), f}, pos);
-  };
-  for (const Holder& h : q.holders) {
-    if (h.is_target)
-      if (auto it = set.literal.find(h.id); it != set.literal.end()) offer(it->second, h.length);
-    auto it = set.subpath.find(h.id);
-    if (it == set.subpath.end()) continue;
-    if (h.is_target) {
-      q.covered_self = true;
-      if (q.exclude_self) continue;
-    }
-    offer(it->second, h.length);
-  }
-  return best;
+  const SetMatch& m = q.sets[set.index];
+  q.covered_self = q.covered_self || m.self;
+  const long specificity = q.exclude_self ? m.strict_specificity : m.specificity;
+  const size_t pos = q.exclude_self ? m.strict_pos : m.pos;
+  if (specificity < 0) return {};
+  return {{true, specificity, path_filter_at(list, pos, negated)}, pos};
 }
 
 // The best alternative of a list, through its index when it has one.
@@ -557,33 +562,28 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
   return "";
 }
 
-// The rule that decides among the matching ones (`matched`, ascending), under one
-// precedence reading; -1 for the default.
-int chosen_rule(const SbplProfile& profile, const std::vector<Match>& matches,
-                const std::vector<int>& matched, SbplPrecedence precedence) {
-  int chosen = -1;
-  for (int i : matched) {
-    bool take = chosen < 0;
-    if (chosen >= 0) {
-      const bool allow = profile.rules[i].allow;
-      switch (precedence) {
-        case SbplPrecedence::LastMatchWins:
-          take = true;
-          break;
-        case SbplPrecedence::FirstMatchWins:
-          take = false;
-          break;
-        case SbplPrecedence::DenyWins:
-          take = !allow && profile.rules[chosen].allow;
-          break;
-        case SbplPrecedence::MostSpecificWins:
-          take = matches[i].specificity > matches[chosen].specificity ||
-                 (matches[i].specificity == matches[chosen].specificity && !allow);
-          break;
-      }
-    }
-    if (take) chosen = i;
+// The rule that decides among the matching ones (`matched`, ascending) under each
+// precedence reading, indexed by SbplPrecedence; -1 for the default. One pass serves
+// every reading: a verifier asks all of them about every probe.
+std::array<int, 4> chosen_rules(const SbplProfile& profile, const std::vector<Match>& matches,
+                                const std::vector<int>& matched) {
+  std::array<int, 4> chosen;
+  chosen.fill(-1);
+  if (matched.empty()) return chosen;
+  int last = matched.front(), first = last, deny_wins = last, most_specific = last;
+  for (size_t n = 1; n < matched.size(); ++n) {
+    const int i = matched[n];
+    const bool allow = profile.rules[i].allow;
+    last = i;
+    if (!allow && profile.rules[deny_wins].allow) deny_wins = i;
+    if (matches[i].specificity > matches[most_specific].specificity ||
+        (matches[i].specificity == matches[most_specific].specificity && !allow))
+      most_specific = i;
   }
+  chosen[static_cast<size_t>(SbplPrecedence::LastMatchWins)] = last;
+  chosen[static_cast<size_t>(SbplPrecedence::DenyWins)] = deny_wins;
+  chosen[static_cast<size_t>(SbplPrecedence::FirstMatchWins)] = first;
+  chosen[static_cast<size_t>(SbplPrecedence::MostSpecificWins)] = most_specific;
   return chosen;
 }
 
@@ -607,7 +607,8 @@ std::vector<int> matched_rules(const std::vector<Match>& matches) {
 // Picks the deciding rule among the matches, under one precedence reading.
 SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
                     SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
-  const int chosen = chosen_rule(profile, matches, matched_rules(matches), precedence);
+  const int chosen =
+      chosen_rules(profile, matches, matched_rules(matches))[static_cast<size_t>(precedence)];
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
@@ -754,9 +755,10 @@ const std::vector<SbplModel>& all_sbpl_models() {
 
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
-  const auto holders = holders_of(profile, target);
+  std::vector<SetMatch> sets;
+  set_matches(profile, target, sets);
   const Query q{
-      target, holders, params,
+      target, sets, params,
       operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
   return choose(profile, all_matches(profile, q, covering(operation)), model.precedence, params,
                 true);
@@ -766,13 +768,14 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace) {
   const uint64_t operations = covering(operation);
-  const auto holders = holders_of(profile, target);
-  const Query q{target, holders, params};
+  std::vector<SetMatch> sets;
+  set_matches(profile, target, sets);
+  const Query q{target, sets, params};
   const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
   std::vector<Match> excluded;
   if (operation == "file-write-create" && q.covered_self)
-    excluded = all_matches(profile, {target, holders, params, true}, operations);
+    excluded = all_matches(profile, {target, sets, params, true}, operations);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
@@ -782,7 +785,7 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
 }
 
 struct SbplTargetQuery::Scratch {
-  std::vector<Holder> holders;
+  std::vector<SetMatch> sets;
   std::vector<Match> included, excluded;
   std::vector<int> included_hits, excluded_hits, matched;
 };
@@ -795,22 +798,24 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
     create_.push_back(op == "file-write-create");
     any_ |= covering_.back();
   }
+  const auto& models = all_sbpl_models();
+  for (size_t m = 0; m < models.size(); ++m)
+    models_[models[m].subpath_self == SbplSubpathSelf::ExcludedOnCreate]
+           [static_cast<size_t>(models[m].precedence)] |= uint32_t{1} << m;
 }
 
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) {
-  auto& [holders, included, excluded, included_hits, excluded_hits, matched] = *scratch_;
-  holders_of(profile_, target, holders);
-  const Query q{target, holders, params_};
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched] = *scratch_;
+  set_matches(profile_, target, sets);
+  const Query q{target, sets, params_};
   all_matches(profile_, q, any_, included);
   excluded.clear();
-  if (q.covered_self) all_matches(profile_, {target, holders, params_, true}, any_, excluded);
-  // Few rules match a target; each operation keeps those of them that name it, and
-  // operations that keep the same ones get the same answers.
+  if (q.covered_self) all_matches(profile_, {target, sets, params_, true}, any_, excluded);
+  // Few rules match a target; each operation keeps those of them that name it.
   matched_rules(included, included_hits);
   matched_rules(excluded, excluded_hits);
-  const auto& models = all_sbpl_models();
   std::vector<uint32_t> out(covering_.size());
   for (size_t k = 0; k < covering_.size(); ++k) {
     const bool apart = create_[k] && !excluded.empty();  // the subpath readings differ
@@ -820,11 +825,10 @@ std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) {
       matched.clear();
       for (int i : strict ? excluded_hits : included_hits)
         if (profile_.rules[i].operation_bits & covering_[k]) matched.push_back(i);
-      for (size_t m = 0; m < models.size(); ++m) {
-        if (apart && (models[m].subpath_self == SbplSubpathSelf::ExcludedOnCreate) != strict)
-          continue;
-        if (allowed_by(profile_, chosen_rule(profile_, matches, matched, models[m].precedence)))
-          out[k] |= uint32_t{1} << m;
+      const auto chosen = chosen_rules(profile_, matches, matched);
+      for (size_t p = 0; p < chosen.size(); ++p) {
+        if (!allowed_by(profile_, chosen[p])) continue;
+        out[k] |= strict ? models_[1][p] : apart ? models_[0][p] : models_[0][p] | models_[1][p];
       }
     }
   }

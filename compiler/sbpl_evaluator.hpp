@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -46,26 +47,33 @@ std::string print_sexpr(const Sexpr& e);
 
 struct SbplFilter;
 
-// The literal and subpath filters of one filter list, by bound value, so that a query
-// looks up its target and the target's ancestors instead of comparing with every filter:
-// profiles list hundreds of them (a parameter per writable root and protected path).
-// Values are SbplPathIds numbers. Built by bind_params.
+// One filter list of a bound profile, of which the literal and subpath filters are found
+// through SbplPathIds: a query looks up its target and the target's ancestors instead of
+// comparing with every filter, since profiles list hundreds of them (a parameter per
+// writable root and protected path). Built by bind_params.
 struct SbplPathSet {
-  // value -> position of the first such filter in the list; for a require-all list, the
-  // filters are the ones under its (require-not ...) children
-  std::unordered_map<uint32_t, size_t> literal, subpath;
+  uint32_t index = 0;          // the list's number in SbplPathIds::Occurrence
   std::vector<size_t> others;  // positions evaluated one by one
 };
 
-// Every value in a bound profile's SbplPathSets, numbered: a query finds the numbers of
-// its target and the target's ancestors once, and every list compares numbers, instead
-// of hashing each ancestor again in each list.
+// Every value of a bound profile's indexed path filters, numbered, with the lists that
+// hold it: a query looks up the target and each of its ancestors once for the whole
+// profile, and touches only the lists that name one of them.
 struct SbplPathIds {
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  // A filter with the value: in list `set` at position `pos`; for a require-all list,
+  // the filter under the (require-not ...) there.
+  struct Occurrence {
+    uint32_t set = 0;
+    size_t pos = 0;
+    bool literal = false;  // a literal, else a subpath
+  };
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
+  std::vector<std::vector<Occurrence>> occurrences;  // by id
+  uint32_t sets = 0;                                 // the number of lists
 };
 
 // A filter of the emitted subset. Several filters on one rule are alternatives.
@@ -190,6 +198,9 @@ class SbplTargetQuery {
   std::vector<uint64_t> covering_;  // per operation, the profile operations that cover it
   std::vector<bool> create_;        // per operation, whether it is file-write-create
   uint64_t any_ = 0;                // every profile operation that covers one of them
+  // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
+  // and precedence.
+  std::array<std::array<uint32_t, 4>, 2> models_{};
   // Per-target working space, kept to spare allocating it for each of thousands.
   std::unique_ptr<Scratch> scratch_;
 };
