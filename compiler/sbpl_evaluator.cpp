@@ -21,15 +21,14 @@ class Reader {
       if (error_) return *error_;
       if (pos_ >= t_.size()) return out;
       if (peek() == ')') return fail("unbalanced ')'");
-      auto e = read();
-      if (error_) return *error_;
-      out.push_back(std::move(*e));
+      if (!read(out.emplace_back())) return *error_;
     }
   }
 
  private:
-  std::optional<Sexpr> read() {
-    Sexpr e;
+  // Reads the next form into `e`, in place: moving each form up the tree cost more than
+  // reading it. False on an error.
+  bool read(Sexpr& e) {
     e.line = line_;
     e.col = col_;
     char c = peek();
@@ -38,42 +37,43 @@ class Reader {
       e.kind = Sexpr::Kind::List;
       for (;;) {
         skip_space();
-        if (error_) return std::nullopt;
+        if (error_) return false;
         if (pos_ >= t_.size()) {
           set_error(e.line, e.col, "unbalanced '(': the list is never closed");
-          return std::nullopt;
+          return false;
         }
         if (peek() == ')') {
           advance();
-          return e;
+          return true;
         }
-        auto item = read();
-        if (!item) return std::nullopt;
-        e.items.push_back(std::move(*item));
+        if (!read(e.items.emplace_back())) return false;
       }
     }
     if (c == '"') {
       advance();
       e.kind = Sexpr::Kind::String;
       // A string spans no newline, so the column moves with the position.
-      const auto end = t_.find_first_of(std::string_view("\"\\\n\0", 4), pos_);
-      e.atom = t_.substr(pos_, std::min(end, t_.size()) - pos_);
-      col_ += static_cast<int>(e.atom.size());
-      pos_ += e.atom.size();
-      if (end == std::string_view::npos) {
+      size_t end = pos_;
+      while (end < t_.size() && t_[end] != '"' && t_[end] != '\\' && t_[end] != '\n' &&
+             t_[end] != '\0')
+        ++end;
+      e.atom = t_.substr(pos_, end - pos_);
+      col_ += static_cast<int>(end - pos_);
+      pos_ = end;
+      if (end == t_.size()) {
         set_error(e.line, e.col, "unterminated string");
-        return std::nullopt;
+        return false;
       }
       if (peek() != '"') {
         fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
-        return std::nullopt;
+        return false;
       }
       advance();
-      return e;
+      return true;
     }
     if (c == '#') {
       fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
-      return std::nullopt;
+      return false;
     }
     bool digits = true;
     size_t end = pos_;
@@ -84,10 +84,10 @@ class Reader {
     pos_ = end;
     if (e.atom.empty()) {
       fail(std::string("unexpected character '") + c + "'");
-      return std::nullopt;
+      return false;
     }
     e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
-    return e;
+    return true;
   }
 
   static bool symbol_char(char c) {
@@ -654,7 +654,7 @@ void bind_filter(SbplFilter& f, const SbplParams& params, SbplPathIds& ids) {
   if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false, ids);
 }
 
-void collect_params(const SbplFilter& f, std::set<std::string>& out) {
+void collect_params(const SbplFilter& f, std::set<std::string_view>& out) {
   if (f.is_param) out.insert(f.value);
   for (const auto& c : f.children) collect_params(c, out);
 }
@@ -719,7 +719,7 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
 }
 
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
-  std::set<std::string> names;
+  std::set<std::string_view> names;
   for (const auto& r : profile.rules)
     for (const auto& f : r.filters) collect_params(f, names);
   return {names.begin(), names.end()};
@@ -788,6 +788,7 @@ struct SbplTargetQuery::Scratch {
   std::vector<SetMatch> sets;
   std::vector<Match> included, excluded;
   std::vector<int> included_hits, excluded_hits, matched;
+  std::vector<uint32_t> allowed;
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -806,8 +807,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 
 SbplTargetQuery::~SbplTargetQuery() = default;
 
-std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched] = *scratch_;
+const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out] = *scratch_;
   set_matches(profile_, target, sets);
   const Query q{target, sets, params_};
   all_matches(profile_, q, any_, included);
@@ -816,7 +817,7 @@ std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   // Few rules match a target; each operation keeps those of them that name it.
   matched_rules(included, included_hits);
   matched_rules(excluded, excluded_hits);
-  std::vector<uint32_t> out(covering_.size());
+  out.assign(covering_.size(), 0);
   for (size_t k = 0; k < covering_.size(); ++k) {
     const bool apart = create_[k] && !excluded.empty();  // the subpath readings differ
     for (const bool strict : {false, true}) {

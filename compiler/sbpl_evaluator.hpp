@@ -189,7 +189,8 @@ class SbplTargetQuery {
                   const std::vector<std::string>& operations);
   ~SbplTargetQuery();
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
-  std::vector<uint32_t> allowed(std::string_view target);
+  // Valid until the next call.
+  const std::vector<uint32_t>& allowed(std::string_view target);
 
  private:
   struct Scratch;

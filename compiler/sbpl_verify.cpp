@@ -148,9 +148,8 @@ PathFacts FileIntent::facts(std::string_view path) const {
     held.write = std::min(held.write, it->second.write);
     held.protect = std::min(held.protect, it->second.protect);
     held.deny = std::min(held.deny, it->second.deny);
+    if (holder.size() == path.size()) held.protected_below = it->second.protected_below;
   });
-  if (auto it = firsts_.find(path); it != firsts_.end())
-    held.protected_below = it->second.protected_below;
   auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
     return i == kNone ? nullptr : &list[i];
   };
@@ -437,7 +436,7 @@ std::vector<SbplFinding> verify_sbpl(
   for_each_probe(
       policy,
       [&](const std::string& path, const PathVerdicts& verdicts) {
-        const auto allowed = path_query.allowed(path);
+        const auto& allowed = path_query.allowed(path);
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           judge(kPathOperations[k], path, verdicts[k], allowed[k]);
       },
