@@ -35,6 +35,9 @@ class Reader {
     if (c == '(') {
       advance();
       e.kind = Sexpr::Kind::List;
+      // Most forms zpolicy writes have at most four items; growing each list from empty
+      // reallocated and moved most of them twice.
+      e.items.reserve(4);
       for (;;) {
         skip_space();
         if (error_) return false;
@@ -242,6 +245,7 @@ std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
       return form_error(e, "'" + head + "' has the wrong number of filters");
+    f.children.reserve(n - 1);
     for (size_t i = 1; i < n; ++i) {
       auto child = filter_of(e.items[i]);
       if (auto* err = std::get_if<SbplError>(&child)) return *err;

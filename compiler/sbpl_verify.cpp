@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/sbpl_evaluator.hpp"
 
@@ -16,11 +17,10 @@ using ir::Mode;
 using ir::ResolvedPath;
 using ir::SourceLoc;
 
-std::optional<std::string> parent_of(std::string_view path) {
+std::optional<std::string_view> parent_of(std::string_view path) {
   auto slash = path.rfind('/');
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
-  if (slash == 0) return std::string("/");
-  return std::string(path.substr(0, slash));
+  return path.substr(0, slash == 0 ? 1 : slash);
 }
 
 // Files a confined process must be able to read to start at all, whatever its read roots
@@ -205,27 +205,43 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 
 // The operations probed on every probe path: the file operations, then process-exec of
 // the file.
-constexpr std::array<const char*, 8> kPathOperations = {
+constexpr std::array<std::string_view, 8> kPathOperations = {
     "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
     "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
 };
 
-std::set<std::string> probe_paths(const ir::Resolved& r) {
-  std::set<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
+using PathSet = std::set<std::string, std::less<>>;
+
+PathSet probe_paths(const ir::Resolved& r) {
+  PathSet paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
+  // Most candidates are already in (shared parents and siblings): look them up before
+  // making a string of them.
+  auto add = [&](std::string_view path) {
+    auto it = paths.lower_bound(path);
+    if (it == paths.end() || *it != path) paths.emplace_hint(it, path);
+  };
+  std::string buf;
+  auto add_joined = [&](std::string_view a, std::string_view b) {
+    buf.assign(a).append(b);
+    add(buf);
+  };
   auto family = [&](const std::string& p) {
-    paths.insert(p);
-    paths.insert(p + "/zp-probe");
-    paths.insert(p + "/zp-dir/zp-probe");
-    paths.insert(p + "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
+    add(p);
+    add_joined(p, "/zp-probe");
+    add_joined(p, "/zp-dir/zp-probe");
+    add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
     if (auto parent = parent_of(p)) {
-      paths.insert(*parent);
-      paths.insert(*parent == "/" ? "/zp-sibling" : *parent + "/zp-sibling");
+      add(*parent);
+      add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
   };
   for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
     for (const auto& p : *group) family(p.path);
+  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
+  // went through: that walk added the rest.
+  std::unordered_set<std::string_view> walked;
   for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a; a = parent_of(*a)) paths.insert(*a);
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
   return paths;
 }
 
