@@ -283,7 +283,6 @@ std::variant<SbplRule, SbplError> rule_of(const Sexpr& e) {
   SbplRule r;
   r.allow = is_symbol(e.items[0], "allow");
   r.line = e.line;
-  r.text = print_sexpr(e);
   size_t i = 1;
   for (; i < e.items.size() && e.items[i].kind == Sexpr::Kind::Symbol; ++i) {
     const uint64_t bit = operation_bit(e.items[i].atom);
@@ -355,7 +354,8 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
   auto holder = [&](std::string_view path, bool is_target) {
     auto it = index.ids.find(path);
     if (it == index.ids.end()) return;
-    for (const auto& o : index.occurrences[it->second]) {
+    for (uint32_t n = index.first[it->second]; n < index.first[it->second + 1]; ++n) {
+      const auto& o = index.occurrences[n];
       if (o.literal && !is_target) continue;
       SetMatch& m = out[o.set];
       const long specificity = static_cast<long>(path.size()) * 2 + (o.literal ? 1 : 0);
@@ -421,10 +421,9 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
       set->others.push_back(pos);
       continue;
     }
-    auto [it, fresh] = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size()));
-    if (fresh) index.occurrences.emplace_back();
-    index.occurrences[it->second].push_back(
-        {set->index, pos, f->kind == SbplFilter::Kind::Literal});
+    const uint32_t id =
+        index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
+    index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
   return set;
 }
@@ -596,15 +595,10 @@ bool allowed_by(const SbplProfile& profile, int chosen) {
 }
 
 // The positions of the matches that hold, ascending.
-void matched_rules(const std::vector<Match>& matches, std::vector<int>& out) {
-  out.clear();
-  for (int i = 0; i < static_cast<int>(matches.size()); ++i)
-    if (matches[i].matched) out.push_back(i);
-}
-
 std::vector<int> matched_rules(const std::vector<Match>& matches) {
   std::vector<int> out;
-  matched_rules(matches, out);
+  for (int i = 0; i < static_cast<int>(matches.size()); ++i)
+    if (matches[i].matched) out.push_back(i);
   return out;
 }
 
@@ -635,16 +629,11 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
 }
 
 // Which rules match `q`, among those naming one of the `operations` (covering() bits).
-void all_matches(const SbplProfile& profile, const Query& q, uint64_t operations,
-                 std::vector<Match>& out) {
-  out.clear();
-  for (const auto& r : profile.rules)
-    out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
-}
-
 std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
   std::vector<Match> out;
-  all_matches(profile, q, operations, out);
+  out.reserve(profile.rules.size());
+  for (const auto& r : profile.rules)
+    out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
   return out;
 }
 
@@ -658,9 +647,16 @@ void bind_filter(SbplFilter& f, const SbplParams& params, SbplPathIds& ids) {
   if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false, ids);
 }
 
-void collect_params(const SbplFilter& f, std::set<std::string_view>& out) {
-  if (f.is_param) out.insert(f.value);
-  for (const auto& c : f.children) collect_params(c, out);
+void collect_params(const SbplFilter& f, bool unbound_only, std::set<std::string_view>& out) {
+  if (f.is_param && !(unbound_only && f.param_value)) out.insert(f.value);
+  for (const auto& c : f.children) collect_params(c, unbound_only, out);
+}
+
+std::vector<std::string> collect_params(const SbplProfile& profile, bool unbound_only) {
+  std::set<std::string_view> names;
+  for (const auto& r : profile.rules)
+    for (const auto& f : r.filters) collect_params(f, unbound_only, names);
+  return {names.begin(), names.end()};
 }
 
 const char* precedence_name(SbplPrecedence p) {
@@ -723,10 +719,11 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
 }
 
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
-  std::set<std::string_view> names;
-  for (const auto& r : profile.rules)
-    for (const auto& f : r.filters) collect_params(f, names);
-  return {names.begin(), names.end()};
+  return collect_params(profile, false);
+}
+
+std::vector<std::string> unbound_params(const SbplProfile& bound) {
+  return collect_params(bound, true);
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
@@ -735,6 +732,12 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
     for (auto& f : r.filters) bind_filter(f, params, *ids);
     r.filter_paths = index_paths(r.filters, false, *ids);
   }
+  auto& occurrences = ids->occurrences;
+  std::stable_sort(occurrences.begin(), occurrences.end(),
+                   [](const auto& a, const auto& b) { return a.id < b.id; });
+  ids->first.assign(ids->ids.size() + 1, 0);
+  for (const auto& o : occurrences) ++ids->first[o.id + 1];
+  for (size_t i = 1; i < ids->first.size(); ++i) ids->first[i] += ids->first[i - 1];
   profile.path_ids = std::move(ids);
   return profile;
 }
@@ -799,10 +802,23 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
                                  const std::vector<std::string>& operations)
     : profile_(profile), params_(params), scratch_(std::make_unique<Scratch>()) {
   for (const auto& op : operations) {
-    covering_.push_back(covering(op));
-    create_.push_back(op == "file-write-create");
-    any_ |= covering_.back();
+    operations_.push_back({covering(op), op == "file-write-create"});
+    any_ |= operations_.back().covering;
   }
+  for (int i = 0; i < static_cast<int>(profile.rules.size()); ++i)
+    if (profile.rules[i].operation_bits & any_) candidates_.push_back(i);
+  auto same_rules = [&](const Operation& a, const Operation& b) {
+    return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
+             const uint64_t bits = profile.rules[i].operation_bits;
+             return !(bits & a.covering) == !(bits & b.covering);
+           });
+  };
+  for (size_t k = 0; k < operations_.size(); ++k)
+    for (size_t j = 0; j < k && operations_[k].same_as < 0; ++j)
+      if (operations_[j].same_as < 0 && same_rules(operations_[j], operations_[k]))
+        operations_[k].same_as = static_cast<int>(j);
+  scratch_->included.resize(profile.rules.size());
+  scratch_->excluded.resize(profile.rules.size());
   const auto& models = all_sbpl_models();
   for (size_t m = 0; m < models.size(); ++m)
     models_[models[m].subpath_self == SbplSubpathSelf::ExcludedOnCreate]
@@ -814,22 +830,33 @@ SbplTargetQuery::~SbplTargetQuery() = default;
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out] = *scratch_;
   set_matches(profile_, target, sets);
+  // Only the rules naming one of the operations are matched; the others stay unmatched
+  // in `matches` from the start. `hits` lists the matching ones, ascending.
+  auto match_rules = [&](const Query& q, std::vector<Match>& matches, std::vector<int>& hits) {
+    hits.clear();
+    for (int i : candidates_) {
+      matches[i] = filters_match(profile_.rules[i], q);
+      if (matches[i].matched) hits.push_back(i);
+    }
+  };
   const Query q{target, sets, params_};
-  all_matches(profile_, q, any_, included);
-  excluded.clear();
-  if (q.covered_self) all_matches(profile_, {target, sets, params_, true}, any_, excluded);
+  match_rules(q, included, included_hits);
+  const bool strict_differs = q.covered_self;
+  if (strict_differs) match_rules({target, sets, params_, true}, excluded, excluded_hits);
   // Few rules match a target; each operation keeps those of them that name it.
-  matched_rules(included, included_hits);
-  matched_rules(excluded, excluded_hits);
-  out.assign(covering_.size(), 0);
-  for (size_t k = 0; k < covering_.size(); ++k) {
-    const bool apart = create_[k] && !excluded.empty();  // the subpath readings differ
+  out.assign(operations_.size(), 0);
+  for (size_t k = 0; k < operations_.size(); ++k) {
+    if (operations_[k].same_as >= 0) {
+      out[k] = out[operations_[k].same_as];
+      continue;
+    }
+    const bool apart = operations_[k].create && strict_differs;  // the subpath readings differ
     for (const bool strict : {false, true}) {
       if (strict && !apart) break;
       const auto& matches = strict ? excluded : included;
       matched.clear();
       for (int i : strict ? excluded_hits : included_hits)
-        if (profile_.rules[i].operation_bits & covering_[k]) matched.push_back(i);
+        if (profile_.rules[i].operation_bits & operations_[k].covering) matched.push_back(i);
       const auto chosen = chosen_rules(profile_, matches, matched);
       for (size_t p = 0; p < chosen.size(); ++p) {
         if (!allowed_by(profile_, chosen[p])) continue;

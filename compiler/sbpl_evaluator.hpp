@@ -67,13 +67,16 @@ struct SbplPathIds {
   // A filter with the value: in list `set` at position `pos`; for a require-all list,
   // the filter under the (require-not ...) there.
   struct Occurrence {
+    uint32_t id = 0;  // the value's number
     uint32_t set = 0;
     size_t pos = 0;
     bool literal = false;  // a literal, else a subpath
   };
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
-  std::vector<std::vector<Occurrence>> occurrences;  // by id
-  uint32_t sets = 0;                                 // the number of lists
+  // By id, in one array: those of value i run from first[i] to first[i + 1].
+  std::vector<Occurrence> occurrences;
+  std::vector<uint32_t> first;
+  uint32_t sets = 0;  // the number of lists
 };
 
 // A filter of the emitted subset. Several filters on one rule are alternatives.
@@ -106,7 +109,6 @@ struct SbplRule {
   std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
   std::shared_ptr<const SbplPathSet> filter_paths;  // set by bind_params
   int line = 0;                                     // where the rule starts in the profile text
-  std::string text;                                 // print_sexpr of the rule
 };
 
 struct SbplProfile {
@@ -122,6 +124,10 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
 
 // The names a profile reads with (param "..."), sorted and unique.
 std::vector<std::string> referenced_params(const SbplProfile& profile);
+
+// The names a profile reads that bind_params found no value for, sorted and unique: on a
+// bound profile, cheaper than looking every referenced_params() name up again.
+std::vector<std::string> unbound_params(const SbplProfile& bound);
 
 // --- Decisions ------------------------------------------------------------------------
 
@@ -168,7 +174,7 @@ struct SbplDecision {
 // (absolute, or symbolic like "${WORKSPACE}/.git"), "HOST:PORT" or "unix:PATH" for
 // network operations, the executable for process-exec, and "same-sandbox" or any other
 // word for signal and process-info. An undefined parameter matches nothing; callers
-// check referenced_params first.
+// check unbound_params (or referenced_params) first.
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model);
 
@@ -196,9 +202,15 @@ class SbplTargetQuery {
   struct Scratch;
   const SbplProfile& profile_;
   const SbplParams& params_;
-  std::vector<uint64_t> covering_;  // per operation, the profile operations that cover it
-  std::vector<bool> create_;        // per operation, whether it is file-write-create
-  uint64_t any_ = 0;                // every profile operation that covers one of them
+  struct Operation {
+    uint64_t covering = 0;  // the profile operations that cover it
+    bool create = false;    // file-write-create
+    // An earlier operation that the same rules name, and so gets the same answers; -1.
+    int same_as = -1;
+  };
+  std::vector<Operation> operations_;
+  uint64_t any_ = 0;             // every profile operation that covers one of them
+  std::vector<int> candidates_;  // the rules naming one of them, ascending
   // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
   // and precedence.
   std::array<std::array<uint32_t, 4>, 2> models_{};

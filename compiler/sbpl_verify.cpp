@@ -406,23 +406,22 @@ std::vector<SbplFinding> verify_sbpl(
                                  "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
-  auto& unbound = std::get<SbplProfile>(parsed);
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
   for (const auto& [name, value] : params) {
     const std::string what = "parameter " + name;
-    if (value.find_first_of(std::string("\n\0", 2)) != std::string::npos)
+    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what, "a path", "a value with a newline or NUL"));
     else if (!normalized(value))
       findings.push_back(malformed(params_file, what, "a normalized absolute path", value));
     if (!values.emplace(name, value).second)
       findings.push_back(malformed(params_file, what, "one definition", "a second definition"));
   }
-  for (const auto& name : referenced_params(unbound))
-    if (!values.contains(name))
-      findings.push_back(malformed(params_file, "parameter " + name,
-                                   "a definition (the profile reads it)", "none"));
+  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  for (const auto& name : unbound_params(profile))
+    findings.push_back(
+        malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
   if (!findings.empty()) return findings;
   if (!policy.portable) {
     for (const auto& [name, value] : params)
@@ -437,7 +436,6 @@ std::vector<SbplFinding> verify_sbpl(
                               value + ", on which a rule would never apply",
                               {}});
   }
-  const SbplProfile profile = bind_params(std::move(unbound), values);
 
   const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   auto judge = [&](std::string_view op, std::string_view target, const Verdict& v,
@@ -484,9 +482,9 @@ std::optional<SbplExplanation> explain_sbpl(
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) return fail(err->str());
   SbplParams values(params.begin(), params.end());
-  for (const auto& name : referenced_params(std::get<SbplProfile>(parsed)))
-    if (!values.contains(name)) return fail("parameter " + name + " is not defined");
   const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  if (auto missing = unbound_params(profile); !missing.empty())
+    return fail("parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
   const FileIntent intent(policy);
