@@ -188,7 +188,8 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
 // decide_all_models() without traces for a fixed list of operations on one target at a
 // time: which rules' filters match depends on the operation only through whether the
 // rules name it (and creation's subpath reading), so the target is matched once for all
-// the operations. For a verifier asking about many targets; `profile` is bound.
+// the operations. For a verifier asking about many targets; `profile` is bound, and it
+// and `params` must outlive the query.
 class SbplTargetQuery {
  public:
   SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
