@@ -58,8 +58,8 @@ bool normalized(std::string_view v) {
 // every explanation cost more than the rest of the verifier.
 struct Verdict {
   SbplIntent intent = SbplIntent::Unspecified;
-  const char* why = "";              // the reason, or its first part when `by` is set
-  const ResolvedPath* by = nullptr;  // the entry that decides; its path follows `why`
+  const char* why = "";              // the reason: this, `by`'s path, then `why_tail`
+  const ResolvedPath* by = nullptr;  // the policy entry that decides, if one does
   const char* why_tail = "";
 
   SourceLoc loc() const { return by ? by->loc : SourceLoc{}; }
