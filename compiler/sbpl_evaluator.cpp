@@ -21,74 +21,76 @@ class Reader {
       if (error_) return *error_;
       if (pos_ >= t_.size()) return out;
       if (peek() == ')') return fail("unbalanced ')'");
-      auto e = read();
-      if (error_) return *error_;
-      out.push_back(std::move(*e));
+      if (!read(out.emplace_back())) return *error_;
     }
   }
 
  private:
-  std::optional<Sexpr> read() {
-    Sexpr e;
+  // Reads the next form into `e`, in place: moving each form up the tree cost more than
+  // reading it. False on an error.
+  bool read(Sexpr& e) {
     e.line = line_;
     e.col = col_;
     char c = peek();
     if (c == '(') {
       advance();
       e.kind = Sexpr::Kind::List;
+      // Most forms zpolicy writes have at most four items; growing each list from empty
+      // reallocated and moved most of them twice.
+      e.items.reserve(4);
       for (;;) {
         skip_space();
-        if (error_) return std::nullopt;
+        if (error_) return false;
         if (pos_ >= t_.size()) {
           set_error(e.line, e.col, "unbalanced '(': the list is never closed");
-          return std::nullopt;
+          return false;
         }
         if (peek() == ')') {
           advance();
-          return e;
+          return true;
         }
-        auto item = read();
-        if (!item) return std::nullopt;
-        e.items.push_back(std::move(*item));
+        if (!read(e.items.emplace_back())) return false;
       }
     }
     if (c == '"') {
       advance();
       e.kind = Sexpr::Kind::String;
-      for (;;) {
-        if (pos_ >= t_.size()) {
-          set_error(e.line, e.col, "unterminated string");
-          return std::nullopt;
-        }
-        char s = peek();
-        if (s == '"') {
-          advance();
-          return e;
-        }
-        if (s == '\\' || s == '\n' || s == '\0') {
-          fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
-          return std::nullopt;
-        }
-        e.atom += s;
-        advance();
+      // A string spans no newline, so the column moves with the position.
+      size_t end = pos_;
+      while (end < t_.size() && t_[end] != '"' && t_[end] != '\\' && t_[end] != '\n' &&
+             t_[end] != '\0')
+        ++end;
+      e.atom = t_.substr(pos_, end - pos_);
+      col_ += static_cast<int>(end - pos_);
+      pos_ = end;
+      if (end == t_.size()) {
+        set_error(e.line, e.col, "unterminated string");
+        return false;
       }
+      if (peek() != '"') {
+        fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
+        return false;
+      }
+      advance();
+      return true;
     }
     if (c == '#') {
       fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
-      return std::nullopt;
+      return false;
     }
     bool digits = true;
-    while (pos_ < t_.size() && symbol_char(peek())) {
-      digits = digits && peek() >= '0' && peek() <= '9';
-      e.atom += peek();
-      advance();
-    }
+    size_t end = pos_;
+    for (; end < t_.size() && symbol_char(t_[end]); ++end)
+      digits = digits && t_[end] >= '0' && t_[end] <= '9';
+    e.atom = t_.substr(pos_, end - pos_);
+    col_ += static_cast<int>(end - pos_);
+    pos_ = end;
     if (e.atom.empty()) {
       fail(std::string("unexpected character '") + c + "'");
-      return std::nullopt;
+      return false;
     }
     e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
-    return e;
+    return true;
   }
 
   static bool symbol_char(char c) {
@@ -148,13 +150,50 @@ constexpr std::array kOperations = {
     "network-outbound", "system-socket",
 };
 
-bool known_operation(std::string_view op) {
-  return std::find(kOperations.begin(), kOperations.end(), op) != kOperations.end();
+static_assert(kOperations.size() <= 64, "SbplRule::operation_bits has a bit per operation");
+
+// The bit of a profile operation in SbplRule::operation_bits, 0 for an unknown one.
+uint64_t operation_bit(std::string_view op) {
+  auto it = std::find(kOperations.begin(), kOperations.end(), op);
+  return it == kOperations.end() ? 0 : uint64_t{1} << (it - kOperations.begin());
 }
 
 bool operation_covers(std::string_view rule_op, std::string_view op) {
   if (rule_op.ends_with('*')) return op.starts_with(rule_op.substr(0, rule_op.size() - 1));
   return rule_op == op;
+}
+
+// The profile operations that cover the concrete operation `op`: a rule applies to `op`
+// exactly when its operation_bits meet these.
+uint64_t covering(std::string_view op) {
+  uint64_t bits = 0;
+  for (size_t i = 0; i < kOperations.size(); ++i)
+    if (operation_covers(kOperations[i], op)) bits |= uint64_t{1} << i;
+  return bits;
+}
+
+// print_sexpr, appending to one string: the rules of a large profile hold hundreds of
+// forms, and concatenating each level's text anew was most of the parser's time.
+void print_to(const Sexpr& e, std::string& out) {
+  switch (e.kind) {
+    case Sexpr::Kind::Symbol:
+    case Sexpr::Kind::Integer:
+      out += e.atom;
+      return;
+    case Sexpr::Kind::String:
+      out += '"';
+      out += e.atom;
+      out += '"';
+      return;
+    case Sexpr::Kind::List:
+      out += '(';
+      for (size_t i = 0; i < e.items.size(); ++i) {
+        if (i) out += ' ';
+        print_to(e.items[i], out);
+      }
+      out += ')';
+      return;
+  }
 }
 
 SbplError form_error(const Sexpr& e, std::string message) {
@@ -206,6 +245,7 @@ std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
       return form_error(e, "'" + head + "' has the wrong number of filters");
+    f.children.reserve(n - 1);
     for (size_t i = 1; i < n; ++i) {
       auto child = filter_of(e.items[i]);
       if (auto* err = std::get_if<SbplError>(&child)) return *err;
@@ -243,12 +283,12 @@ std::variant<SbplRule, SbplError> rule_of(const Sexpr& e) {
   SbplRule r;
   r.allow = is_symbol(e.items[0], "allow");
   r.line = e.line;
-  r.text = print_sexpr(e);
   size_t i = 1;
   for (; i < e.items.size() && e.items[i].kind == Sexpr::Kind::Symbol; ++i) {
-    if (!known_operation(e.items[i].atom))
-      return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
+    const uint64_t bit = operation_bit(e.items[i].atom);
+    if (!bit) return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
     r.operations.push_back(e.items[i].atom);
+    r.operation_bits |= bit;
   }
   if (r.operations.empty()) return form_error(e, "a rule names at least one operation");
   for (; i < e.items.size(); ++i) {
@@ -276,12 +316,61 @@ bool ip_matches(std::string_view pattern, std::string_view target) {
   return (phost == "*" || phost == thost) && (pport == "*" || pport == tport);
 }
 
-struct Query {
-  std::string_view op;
-  std::string_view target;
-  const SbplParams& params;
-  SbplSubpathSelf subpath_self;
+// What one indexed list's path filters say about a target: the best of them that matches
+// (the highest specificity, then the earliest position; -1: none), with and without a
+// subpath equal to the target, which creation under the strict subpath reading leaves out.
+struct SetMatch {
+  long specificity = -1, strict_specificity = -1;
+  size_t pos = 0, strict_pos = 0;
+  bool self = false;  // a subpath equal to the target is in the list
 };
+
+struct Query {
+  std::string_view target;
+  const std::vector<SetMatch>& sets;  // by SbplPathSet::index; see set_matches()
+  const SbplParams& params;
+  // A subpath does not cover the target itself: the target is being created, under
+  // SbplSubpathSelf::ExcludedOnCreate.
+  bool exclude_self = false;
+  // Set when a subpath equal to the target matched: only then can excluding it change a
+  // match, so the strict reading need not be evaluated otherwise.
+  mutable bool covered_self = false;
+};
+
+// Every indexed list's SetMatch for `target`, from the occurrences of the target and its
+// ancestors: each is looked up once for the whole profile, and only the lists that
+// name one of them are touched.
+void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out) {
+  out.clear();
+  if (!profile.path_ids) return;
+  const SbplPathIds& index = *profile.path_ids;
+  out.resize(index.sets);
+  auto offer = [](long& best, size_t& best_pos, long specificity, size_t pos) {
+    if (specificity > best || (specificity == best && pos < best_pos)) {
+      best = specificity;
+      best_pos = pos;
+    }
+  };
+  auto holder = [&](std::string_view path, bool is_target) {
+    auto it = index.ids.find(path);
+    if (it == index.ids.end()) return;
+    for (uint32_t n = index.first[it->second]; n < index.first[it->second + 1]; ++n) {
+      const auto& o = index.occurrences[n];
+      if (o.literal && !is_target) continue;
+      SetMatch& m = out[o.set];
+      const long specificity = static_cast<long>(path.size()) * 2 + (o.literal ? 1 : 0);
+      offer(m.specificity, m.pos, specificity, o.pos);
+      if (!o.literal && is_target)
+        m.self = true;
+      else
+        offer(m.strict_specificity, m.strict_pos, specificity, o.pos);
+    }
+  };
+  if (!target.empty()) holder(target, true);
+  for (size_t i = target.size(); i-- > 1;)
+    if (target[i] == '/') holder(target.substr(0, i), false);
+  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) holder("/", false);
+}
 
 // A match, how specific it is (the length of the longest path filter that matched
 // positively; a literal ranks above a subpath of the same length; -1 for none), and that
@@ -321,15 +410,20 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& list, size_t pos
   return f.kind == SbplFilter::Kind::RequireNot ? &f.children[0] : nullptr;
 }
 
-std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated) {
+std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated,
+                                               SbplPathIds& index) {
   auto set = std::make_shared<SbplPathSet>();
+  set->index = index.sets++;
   for (size_t pos = 0; pos < list.size(); ++pos) {
     const SbplFilter* f = path_filter_at(list, pos, negated);
     const std::string* v = f ? indexable_value(*f) : nullptr;
-    if (!v)
+    if (!v) {
       set->others.push_back(pos);
-    else
-      (f->kind == SbplFilter::Kind::Literal ? set->literal : set->subpath).emplace(*v, pos);
+      continue;
+    }
+    const uint32_t id =
+        index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
+    index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
   return set;
 }
@@ -348,30 +442,15 @@ struct Ranked {
   }
 };
 
-// The best match among the indexed filters of `set`: the target itself among the
-// literals, the target and each of its ancestors among the subpaths.
+// The best match among the indexed filters of `set`, as set_matches() found it.
 Ranked lookup(const SbplPathSet& set, const std::vector<SbplFilter>& list, bool negated,
               const Query& q) {
-  Ranked best;
-  auto offer = [&](size_t pos, std::string_view value) {
-    const SbplFilter* f = path_filter_at(list, pos, negated);
-    const bool literal = f->kind == SbplFilter::Kind::Literal;
-    best.offer({true, static_cast<long>(value.size()) * 2 + (literal ? 1 : 0), f}, pos);
-  };
-  if (auto it = set.literal.find(q.target); it != set.literal.end()) offer(it->second, q.target);
-  auto subpath = [&](std::string_view prefix) {
-    auto it = set.subpath.find(prefix);
-    if (it == set.subpath.end()) return;
-    if (prefix == q.target && q.op == "file-write-create" &&
-        q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
-      return;
-    offer(it->second, prefix);
-  };
-  if (!q.target.empty()) subpath(q.target);
-  for (size_t i = q.target.size(); i-- > 1;)
-    if (q.target[i] == '/') subpath(q.target.substr(0, i));
-  if (q.target != "/" && (q.target.starts_with('/') || q.target.starts_with("${"))) subpath("/");
-  return best;
+  const SetMatch& m = q.sets[set.index];
+  q.covered_self = q.covered_self || m.self;
+  const long specificity = q.exclude_self ? m.strict_specificity : m.specificity;
+  const size_t pos = q.exclude_self ? m.strict_pos : m.pos;
+  if (specificity < 0) return {};
+  return {{true, specificity, path_filter_at(list, pos, negated)}, pos};
 }
 
 // The best alternative of a list, through its index when it has one.
@@ -404,9 +483,10 @@ Match match(const SbplFilter& f, const Query& q) {
         hit = q.target == path;
       } else {
         hit = path_contains(path, q.target);
-        if (hit && q.target == path && q.op == "file-write-create" &&
-            q.subpath_self == SbplSubpathSelf::ExcludedOnCreate)
-          hit = false;
+        if (hit && q.target == path) {
+          q.covered_self = true;
+          hit = !q.exclude_self;
+        }
       }
       if (!hit) return {};
       return {true, static_cast<long>(path.size()) * 2 + (f.kind == K::Literal ? 1 : 0), &f};
@@ -448,10 +528,7 @@ Match match(const SbplFilter& f, const Query& q) {
   return {};
 }
 
-Match rule_match(const SbplRule& r, const Query& q) {
-  bool op_hit = false;
-  for (const auto& op : r.operations) op_hit = op_hit || operation_covers(op, q.op);
-  if (!op_hit) return {};
+Match filters_match(const SbplRule& r, const Query& q) {
   if (r.filters.empty()) return {true, -1, nullptr};
   return best_of(r.filters, r.filter_paths.get(), q);
 }
@@ -488,39 +565,54 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
   return "";
 }
 
+// The rule that decides among the matching ones (`matched`, ascending) under each
+// precedence reading, indexed by SbplPrecedence; -1 for the default. One pass serves
+// every reading: a verifier asks all of them about every probe.
+std::array<int, 4> chosen_rules(const SbplProfile& profile, const std::vector<Match>& matches,
+                                const std::vector<int>& matched) {
+  std::array<int, 4> chosen;
+  chosen.fill(-1);
+  if (matched.empty()) return chosen;
+  int last = matched.front(), first = last, deny_wins = last, most_specific = last;
+  for (size_t n = 1; n < matched.size(); ++n) {
+    const int i = matched[n];
+    const bool allow = profile.rules[i].allow;
+    last = i;
+    if (!allow && profile.rules[deny_wins].allow) deny_wins = i;
+    if (matches[i].specificity > matches[most_specific].specificity ||
+        (matches[i].specificity == matches[most_specific].specificity && !allow))
+      most_specific = i;
+  }
+  chosen[static_cast<size_t>(SbplPrecedence::LastMatchWins)] = last;
+  chosen[static_cast<size_t>(SbplPrecedence::DenyWins)] = deny_wins;
+  chosen[static_cast<size_t>(SbplPrecedence::FirstMatchWins)] = first;
+  chosen[static_cast<size_t>(SbplPrecedence::MostSpecificWins)] = most_specific;
+  return chosen;
+}
+
+bool allowed_by(const SbplProfile& profile, int chosen) {
+  return chosen < 0 ? profile.default_allow : profile.rules[chosen].allow;
+}
+
+// The positions of the matches that hold, ascending.
+std::vector<int> matched_rules(const std::vector<Match>& matches) {
+  std::vector<int> out;
+  for (int i = 0; i < static_cast<int>(matches.size()); ++i)
+    if (matches[i].matched) out.push_back(i);
+  return out;
+}
+
 // Picks the deciding rule among the matches, under one precedence reading.
 SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
                     SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
-  int chosen = -1;
-  for (int i = 0; i < static_cast<int>(matches.size()); ++i) {
-    if (!matches[i].matched) continue;
-    bool take = chosen < 0;
-    if (chosen >= 0) {
-      const bool allow = profile.rules[i].allow;
-      switch (precedence) {
-        case SbplPrecedence::LastMatchWins:
-          take = true;
-          break;
-        case SbplPrecedence::FirstMatchWins:
-          take = false;
-          break;
-        case SbplPrecedence::DenyWins:
-          take = !allow && profile.rules[chosen].allow;
-          break;
-        case SbplPrecedence::MostSpecificWins:
-          take = matches[i].specificity > matches[chosen].specificity ||
-                 (matches[i].specificity == matches[chosen].specificity && !allow);
-          break;
-      }
-    }
-    if (take) chosen = i;
-  }
+  const int chosen =
+      chosen_rules(profile, matches, matched_rules(matches))[static_cast<size_t>(precedence)];
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
     if (with_trace)
       d.trace =
-        std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
+          std::string(d.allowed ? "allowed" : "denied") + " by the default rule (no rule matches)";
     return d;
   }
   const SbplRule& r = profile.rules[chosen];
@@ -536,26 +628,35 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
   return d;
 }
 
-std::vector<Match> all_matches(const SbplProfile& profile, const Query& q) {
+// Which rules match `q`, among those naming one of the `operations` (covering() bits).
+std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
   std::vector<Match> out;
   out.reserve(profile.rules.size());
-  for (const auto& r : profile.rules) out.push_back(rule_match(r, q));
+  for (const auto& r : profile.rules)
+    out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
   return out;
 }
 
-void bind_filter(SbplFilter& f, const SbplParams& params) {
+void bind_filter(SbplFilter& f, const SbplParams& params, SbplPathIds& ids) {
   if (f.is_param) {
     auto it = params.find(f.value);
     if (it != params.end()) f.param_value = it->second;
   }
-  for (auto& c : f.children) bind_filter(c, params);
-  if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true);
-  if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false);
+  for (auto& c : f.children) bind_filter(c, params, ids);
+  if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true, ids);
+  if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false, ids);
 }
 
-void collect_params(const SbplFilter& f, std::set<std::string>& out) {
-  if (f.is_param) out.insert(f.value);
-  for (const auto& c : f.children) collect_params(c, out);
+void collect_params(const SbplFilter& f, bool unbound_only, std::set<std::string_view>& out) {
+  if (f.is_param && !(unbound_only && f.param_value)) out.insert(f.value);
+  for (const auto& c : f.children) collect_params(c, unbound_only, out);
+}
+
+std::vector<std::string> collect_params(const SbplProfile& profile, bool unbound_only) {
+  std::set<std::string_view> names;
+  for (const auto& r : profile.rules)
+    for (const auto& f : r.filters) collect_params(f, unbound_only, names);
+  return {names.begin(), names.end()};
 }
 
 const char* precedence_name(SbplPrecedence p) {
@@ -583,19 +684,9 @@ std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text) 
 }
 
 std::string print_sexpr(const Sexpr& e) {
-  switch (e.kind) {
-    case Sexpr::Kind::Symbol:
-    case Sexpr::Kind::Integer:
-      return e.atom;
-    case Sexpr::Kind::String:
-      return "\"" + e.atom + "\"";
-    case Sexpr::Kind::List: {
-      std::string out = "(";
-      for (size_t i = 0; i < e.items.size(); ++i) out += (i ? " " : "") + print_sexpr(e.items[i]);
-      return out + ")";
-    }
-  }
-  return "";
+  std::string out;
+  print_to(e, out);
+  return out;
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
@@ -628,19 +719,27 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
 }
 
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
-  std::set<std::string> names;
-  for (const auto& r : profile.rules)
-    for (const auto& f : r.filters) collect_params(f, names);
-  return {names.begin(), names.end()};
+  return collect_params(profile, false);
 }
 
-SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params) {
-  SbplProfile out = profile;
-  for (auto& r : out.rules) {
-    for (auto& f : r.filters) bind_filter(f, params);
-    r.filter_paths = index_paths(r.filters, false);
+std::vector<std::string> unbound_params(const SbplProfile& bound) {
+  return collect_params(bound, true);
+}
+
+SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
+  auto ids = std::make_shared<SbplPathIds>();
+  for (auto& r : profile.rules) {
+    for (auto& f : r.filters) bind_filter(f, params, *ids);
+    r.filter_paths = index_paths(r.filters, false, *ids);
   }
-  return out;
+  auto& occurrences = ids->occurrences;
+  std::stable_sort(occurrences.begin(), occurrences.end(),
+                   [](const auto& a, const auto& b) { return a.id < b.id; });
+  ids->first.assign(ids->ids.size() + 1, 0);
+  for (const auto& o : occurrences) ++ids->first[o.id + 1];
+  for (size_t i = 1; i < ids->first.size(); ++i) ids->first[i] += ids->first[i - 1];
+  profile.path_ids = std::move(ids);
+  return profile;
 }
 
 std::string SbplModel::str() const {
@@ -663,22 +762,107 @@ const std::vector<SbplModel>& all_sbpl_models() {
 
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
-  Query q{operation, target, params, model.subpath_self};
-  return choose(profile, all_matches(profile, q), model.precedence, params, true);
+  std::vector<SetMatch> sets;
+  set_matches(profile, target, sets);
+  const Query q{
+      target, sets, params,
+      operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
+  return choose(profile, all_matches(profile, q, covering(operation)), model.precedence, params,
+                true);
 }
 
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace) {
+  const uint64_t operations = covering(operation);
+  std::vector<SetMatch> sets;
+  set_matches(profile, target, sets);
+  const Query q{target, sets, params};
+  const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
-  auto included = all_matches(profile, {operation, target, params, SbplSubpathSelf::Included});
   std::vector<Match> excluded;
-  if (operation == "file-write-create")
-    excluded = all_matches(profile, {operation, target, params, SbplSubpathSelf::ExcludedOnCreate});
+  if (operation == "file-write-create" && q.covered_self)
+    excluded = all_matches(profile, {target, sets, params, true}, operations);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
     out.push_back(choose(profile, strict ? excluded : included, m.precedence, params, with_trace));
+  }
+  return out;
+}
+
+struct SbplTargetQuery::Scratch {
+  std::vector<SetMatch> sets;
+  std::vector<Match> included, excluded;
+  std::vector<int> included_hits, excluded_hits, matched;
+  std::vector<uint32_t> allowed;
+};
+
+SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
+                                 const std::vector<std::string>& operations)
+    : profile_(profile), params_(params), scratch_(std::make_unique<Scratch>()) {
+  for (const auto& op : operations) {
+    operations_.push_back({covering(op), op == "file-write-create"});
+    any_ |= operations_.back().covering;
+  }
+  for (int i = 0; i < static_cast<int>(profile.rules.size()); ++i)
+    if (profile.rules[i].operation_bits & any_) candidates_.push_back(i);
+  auto same_rules = [&](const Operation& a, const Operation& b) {
+    return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
+             const uint64_t bits = profile.rules[i].operation_bits;
+             return !(bits & a.covering) == !(bits & b.covering);
+           });
+  };
+  for (size_t k = 0; k < operations_.size(); ++k)
+    for (size_t j = 0; j < k && operations_[k].same_as < 0; ++j)
+      if (operations_[j].same_as < 0 && same_rules(operations_[j], operations_[k]))
+        operations_[k].same_as = static_cast<int>(j);
+  scratch_->included.resize(profile.rules.size());
+  scratch_->excluded.resize(profile.rules.size());
+  const auto& models = all_sbpl_models();
+  for (size_t m = 0; m < models.size(); ++m)
+    models_[models[m].subpath_self == SbplSubpathSelf::ExcludedOnCreate]
+           [static_cast<size_t>(models[m].precedence)] |= uint32_t{1} << m;
+}
+
+SbplTargetQuery::~SbplTargetQuery() = default;
+
+const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out] = *scratch_;
+  set_matches(profile_, target, sets);
+  // Only the rules naming one of the operations are matched; the others stay unmatched
+  // in `matches` from the start. `hits` lists the matching ones, ascending.
+  auto match_rules = [&](const Query& q, std::vector<Match>& matches, std::vector<int>& hits) {
+    hits.clear();
+    for (int i : candidates_) {
+      matches[i] = filters_match(profile_.rules[i], q);
+      if (matches[i].matched) hits.push_back(i);
+    }
+  };
+  const Query q{target, sets, params_};
+  match_rules(q, included, included_hits);
+  const bool strict_differs = q.covered_self;
+  if (strict_differs) match_rules({target, sets, params_, true}, excluded, excluded_hits);
+  // Few rules match a target; each operation keeps those of them that name it.
+  out.assign(operations_.size(), 0);
+  for (size_t k = 0; k < operations_.size(); ++k) {
+    if (operations_[k].same_as >= 0) {
+      out[k] = out[operations_[k].same_as];
+      continue;
+    }
+    const bool apart = operations_[k].create && strict_differs;  // the subpath readings differ
+    for (const bool strict : {false, true}) {
+      if (strict && !apart) break;
+      const auto& matches = strict ? excluded : included;
+      matched.clear();
+      for (int i : strict ? excluded_hits : included_hits)
+        if (profile_.rules[i].operation_bits & operations_[k].covering) matched.push_back(i);
+      const auto chosen = chosen_rules(profile_, matches, matched);
+      for (size_t p = 0; p < chosen.size(); ++p) {
+        if (!allowed_by(profile_, chosen[p])) continue;
+        out[k] |= strict ? models_[1][p] : apart ? models_[0][p] : models_[0][p] | models_[1][p];
+      }
+    }
   }
   return out;
 }

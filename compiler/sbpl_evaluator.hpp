@@ -1,5 +1,7 @@
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -45,19 +47,36 @@ std::string print_sexpr(const Sexpr& e);
 
 struct SbplFilter;
 
-// The literal and subpath filters of one filter list, by bound value, so that a query
-// looks up its target and the target's ancestors instead of comparing with every filter:
-// profiles list hundreds of them (a parameter per writable root and protected path).
-// Built by bind_params.
+// One filter list of a bound profile, of which the literal and subpath filters are found
+// through SbplPathIds: a query looks up its target and the target's ancestors instead of
+// comparing with every filter, since profiles list hundreds of them (a parameter per
+// writable root and protected path). Built by bind_params.
 struct SbplPathSet {
-  // value -> position of the first such filter in the list; for a require-all list, the
-  // filters are the ones under its (require-not ...) children
+  uint32_t index = 0;          // the list's number in SbplPathIds::Occurrence
+  std::vector<size_t> others;  // positions evaluated one by one
+};
+
+// Every value of a bound profile's indexed path filters, numbered, with the lists that
+// hold it: a query looks up the target and each of its ancestors once for the whole
+// profile, and touches only the lists that name one of them.
+struct SbplPathIds {
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
-  std::unordered_map<std::string, size_t, Hash, std::equal_to<>> literal, subpath;
-  std::vector<size_t> others;  // positions evaluated one by one
+  // A filter with the value: in list `set` at position `pos`; for a require-all list,
+  // the filter under the (require-not ...) there.
+  struct Occurrence {
+    uint32_t id = 0;  // the value's number
+    uint32_t set = 0;
+    size_t pos = 0;
+    bool literal = false;  // a literal, else a subpath
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
+  // By id, in one array: those of value i run from first[i] to first[i + 1].
+  std::vector<Occurrence> occurrences;
+  std::vector<uint32_t> first;
+  uint32_t sets = 0;  // the number of lists
 };
 
 // A filter of the emitted subset. Several filters on one rule are alternatives.
@@ -86,15 +105,16 @@ struct SbplFilter {
 struct SbplRule {
   bool allow = false;
   std::vector<std::string> operations;  // as written: "file-write*", "process-exec", ...
+  uint64_t operation_bits = 0;          // the same, as bits over the subset's operations
   std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
   std::shared_ptr<const SbplPathSet> filter_paths;  // set by bind_params
-  int line = 0;                         // where the rule starts in the profile text
-  std::string text;                     // print_sexpr of the rule
+  int line = 0;                                     // where the rule starts in the profile text
 };
 
 struct SbplProfile {
   bool default_allow = false;  // (allow default) / (deny default)
   std::vector<SbplRule> rules;
+  std::shared_ptr<const SbplPathIds> path_ids;  // set by bind_params
 };
 
 // Parses the text zpolicy emits; anything outside the subset is an error naming the
@@ -104,6 +124,10 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
 
 // The names a profile reads with (param "..."), sorted and unique.
 std::vector<std::string> referenced_params(const SbplProfile& profile);
+
+// The names a profile reads that bind_params found no value for, sorted and unique: on a
+// bound profile, cheaper than looking every referenced_params() name up again.
+std::vector<std::string> unbound_params(const SbplProfile& bound);
 
 // --- Decisions ------------------------------------------------------------------------
 
@@ -132,10 +156,11 @@ const std::vector<SbplModel>& all_sbpl_models();
 
 using SbplParams = std::map<std::string, std::string, std::less<>>;
 
-// A copy of `profile` with each (param "NAME") looked up once, and the path filters of
-// each list indexed (SbplPathSet), so that many decisions on the same parameters do not
-// search `params` or scan long lists again. Undefined names stay unbound.
-SbplProfile bind_params(const SbplProfile& profile, const SbplParams& params);
+// `profile` with each (param "NAME") looked up once, and the path filters of each list
+// indexed (SbplPathSet), so that many decisions on the same parameters do not search
+// `params` or scan long lists again. Undefined names stay unbound. Taken by value: a
+// caller done with the unbound profile moves it in rather than copying every filter.
+SbplProfile bind_params(SbplProfile profile, const SbplParams& params);
 
 struct SbplDecision {
   bool allowed = false;
@@ -149,7 +174,7 @@ struct SbplDecision {
 // (absolute, or symbolic like "${WORKSPACE}/.git"), "HOST:PORT" or "unix:PATH" for
 // network operations, the executable for process-exec, and "same-sandbox" or any other
 // word for signal and process-info. An undefined parameter matches nothing; callers
-// check referenced_params first.
+// check unbound_params (or referenced_params) first.
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model);
 
@@ -159,5 +184,39 @@ SbplDecision decide(const SbplProfile& profile, std::string_view operation, std:
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace = true);
+
+// decide_all_models() without traces for a fixed list of operations on one target at a
+// time: which rules' filters match depends on the operation only through whether the
+// rules name it (and creation's subpath reading), so the target is matched once for all
+// the operations. For a verifier asking about many targets; `profile` is bound, and it
+// and `params` must outlive the query.
+class SbplTargetQuery {
+ public:
+  SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
+                  const std::vector<std::string>& operations);
+  ~SbplTargetQuery();
+  // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
+  // Valid until the next call.
+  const std::vector<uint32_t>& allowed(std::string_view target);
+
+ private:
+  struct Scratch;
+  const SbplProfile& profile_;
+  const SbplParams& params_;
+  struct Operation {
+    uint64_t covering = 0;  // the profile operations that cover it
+    bool create = false;    // file-write-create
+    // An earlier operation that the same rules name, and so gets the same answers; -1.
+    int same_as = -1;
+  };
+  std::vector<Operation> operations_;
+  uint64_t any_ = 0;             // every profile operation that covers one of them
+  std::vector<int> candidates_;  // the rules naming one of them, ascending
+  // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
+  // and precedence.
+  std::array<std::array<uint32_t, 4>, 2> models_{};
+  // Per-target working space, kept to spare allocating it for each of thousands.
+  std::unique_ptr<Scratch> scratch_;
+};
 
 }  // namespace zpolicy::compiler

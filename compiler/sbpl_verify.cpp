@@ -1,8 +1,12 @@
 #include "compiler/sbpl_verify.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/sbpl_evaluator.hpp"
 
@@ -13,11 +17,10 @@ using ir::Mode;
 using ir::ResolvedPath;
 using ir::SourceLoc;
 
-std::optional<std::string> parent_of(std::string_view path) {
+std::optional<std::string_view> parent_of(std::string_view path) {
   auto slash = path.rfind('/');
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
-  if (slash == 0) return std::string("/");
-  return std::string(path.substr(0, slash));
+  return path.substr(0, slash == 0 ? 1 : slash);
 }
 
 // Files a confined process must be able to read to start at all, whatever its read roots
@@ -50,19 +53,28 @@ bool normalized(std::string_view v) {
   return !v.ends_with("/.") && !v.ends_with("/..");
 }
 
+// What the policy says about a probe and which entry decides it, without its text: a
+// verifier asks for every probe and explains only the few that fail, and formatting
+// every explanation cost more than the rest of the verifier.
 struct Verdict {
   SbplIntent intent = SbplIntent::Unspecified;
-  SourceLoc loc;
-  std::string why;
+  const char* why = "";              // the reason: this, `by`'s path, then `why_tail`
+  const ResolvedPath* by = nullptr;  // the policy entry that decides, if one does
+  const char* why_tail = "";
+
+  SourceLoc loc() const { return by ? by->loc : SourceLoc{}; }
+  std::string reason() const {
+    return std::string(why) + (by ? by->path : std::string()) + why_tail;
+  }
 };
 
-Verdict allow(SourceLoc loc, std::string why) {
-  return {SbplIntent::Allow, std::move(loc), std::move(why)};
+Verdict allow(const char* why, const ResolvedPath* by = nullptr) {
+  return {SbplIntent::Allow, why, by};
 }
-Verdict deny(SourceLoc loc, std::string why) {
-  return {SbplIntent::Deny, std::move(loc), std::move(why)};
+Verdict deny(const char* why, const ResolvedPath* by = nullptr) {
+  return {SbplIntent::Deny, why, by};
 }
-Verdict unspecified(std::string why) { return {SbplIntent::Unspecified, {}, std::move(why)}; }
+Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
 
 bool is_read(std::string_view op) { return op.starts_with("file-read"); }
 
@@ -76,122 +88,188 @@ void for_each_holder(std::string_view path, F&& fn) {
   if (path != "/") fn(std::string_view("/"));
 }
 
-// The first root of a list (in policy order) that holds a path, found by looking up the
-// path's ancestors rather than testing every root: probes are made for every root, so a
-// scan made the verifier quadratic.
-class RootIndex {
- public:
-  explicit RootIndex(const std::vector<ResolvedPath>& roots) : roots_(roots) {
-    for (size_t i = 0; i < roots.size(); ++i) first_.emplace(roots[i].path, i);
-  }
-  const ResolvedPath* containing(std::string_view path) const {
-    std::optional<size_t> best;
-    for_each_holder(path, [&](std::string_view holder) {
-      if (auto it = first_.find(holder); it != first_.end() && (!best || it->second < *best))
-        best = it->second;
-    });
-    return best ? &roots_[*best] : nullptr;
-  }
-
- private:
-  const std::vector<ResolvedPath>& roots_;
-  std::map<std::string, size_t, std::less<>> first_;
+// The entries of the policy that decide about one path, whatever the operation.
+struct PathFacts {
+  const ResolvedPath* deny = nullptr;  // the first deny root holding the path
+  const ResolvedPath* read = nullptr;  // the first read root holding it
+  const ResolvedPath* protect = nullptr;
+  const ResolvedPath* write = nullptr;
+  const ResolvedPath* protected_below = nullptr;  // the first protected path at or below it
 };
 
-// What the policy says about file operations, with its roots indexed once.
+// What the policy says about file operations. Each list is indexed by path, and a probe
+// path's holders are looked up once for all its operations rather than scanning the
+// lists: probes are made for every root, so a scan made the verifier quadratic.
 class FileIntent {
  public:
-  explicit FileIntent(const ir::Resolved& r)
-      : r_(r), read_(r.read), write_(r.write), protect_(r.protect), deny_(r.deny) {
-    // The first protected path below (or at) each directory.
-    for (size_t i = 0; i < r.protect.size(); ++i)
+  explicit FileIntent(const ir::Resolved& r) : r_(r) {
+    auto keep_first = [](size_t& slot, size_t i) { slot = std::min(slot, i); };
+    for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
+    for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
+    for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
+    for (size_t i = 0; i < r.protect.size(); ++i) {
+      keep_first(first(r.protect[i].path).protect, i);
       for_each_holder(r.protect[i].path,
-                      [&](std::string_view a) { protected_below_.emplace(std::string(a), i); });
+                      [&](std::string_view a) { keep_first(first(a).protected_below, i); });
+    }
   }
-  Verdict operator()(std::string_view op, const std::string& path) const;
-  Verdict exec(const std::string& path) const;  // process-exec of the file at `path`
+
+  PathFacts facts(std::string_view path) const;
+  Verdict operator()(std::string_view op, std::string_view path, const PathFacts& f) const;
+  Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
 
  private:
+  static constexpr size_t kNone = SIZE_MAX;
+  // The first entry (in policy order) of each list whose path is this one.
+  struct Firsts {
+    size_t read = kNone, write = kNone, protect = kNone, deny = kNone;
+    size_t protected_below = kNone;  // the first protected path at or below this one
+  };
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  Firsts& first(std::string_view path) {
+    auto it = firsts_.find(path);
+    if (it == firsts_.end()) it = firsts_.emplace(std::string(path), Firsts{}).first;
+    return it->second;
+  }
+
   const ir::Resolved& r_;
-  RootIndex read_, write_, protect_, deny_;
-  std::map<std::string, size_t, std::less<>> protected_below_;
+  std::unordered_map<std::string, Firsts, Hash, std::equal_to<>> firsts_;
 };
 
-Verdict FileIntent::operator()(std::string_view op, const std::string& path) const {
-  if (r_.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
-  if (const auto* d = deny_.containing(path)) return deny(d->loc, "deny root " + d->path);
+PathFacts FileIntent::facts(std::string_view path) const {
+  Firsts held;
+  for_each_holder(path, [&](std::string_view holder) {
+    auto it = firsts_.find(holder);
+    if (it == firsts_.end()) return;
+    held.read = std::min(held.read, it->second.read);
+    held.write = std::min(held.write, it->second.write);
+    held.protect = std::min(held.protect, it->second.protect);
+    held.deny = std::min(held.deny, it->second.deny);
+    if (holder.size() == path.size()) held.protected_below = it->second.protected_below;
+  });
+  auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
+    return i == kNone ? nullptr : &list[i];
+  };
+  return {at(r_.deny, held.deny), at(r_.read, held.read), at(r_.protect, held.protect),
+          at(r_.write, held.write), at(r_.protect, held.protected_below)};
+}
+
+Verdict FileIntent::operator()(std::string_view op, std::string_view path,
+                               const PathFacts& f) const {
+  if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  if (f.deny) return deny("deny root ", f.deny);
   if (is_read(op)) {
-    if (const auto* rd = read_.containing(path)) return allow(rd->loc, "read root " + rd->path);
+    if (f.read) return allow("read root ", f.read);
     if (platform_runtime_path(path)) return unspecified("platform runtime path");
-    return deny({}, "outside every read root");
+    return deny("outside every read root");
   }
-  if (r_.mode == Mode::ReadOnly) return deny({}, "read-only mode");
-  if (const auto* p = protect_.containing(path)) return deny(p->loc, "protected path " + p->path);
-  const ResolvedPath* w = write_.containing(path);
-  if (!w) return deny({}, "outside every writable root");
+  if (r_.mode == Mode::ReadOnly) return deny("read-only mode");
+  if (f.protect) return deny("protected path ", f.protect);
+  if (!f.write) return deny("outside every writable root");
   if (op == "file-link") return unspecified("hard link inside a writable root");
-  if (auto it = protected_below_.find(path); it != protected_below_.end()) {
-    const ResolvedPath& p = r_.protect[it->second];
+  if (f.protected_below) {
     if (op == "file-write-unlink")
-      return deny(p.loc, "directory above protected path " + p.path +
-                             ": renaming or removing it would carry the protected path away");
+      return {SbplIntent::Deny, "directory above protected path ", f.protected_below,
+              ": renaming or removing it would carry the protected path away"};
     return unspecified("directory above a protected path");
   }
-  if (path == w->path) return unspecified("the writable root itself");
-  return allow(w->loc, "writable root " + w->path);
+  if (path == f.write->path) return unspecified("the writable root itself");
+  return allow("writable root ", f.write);
 }
 
 Verdict network_intent(const ir::Resolved& r, std::string_view target) {
-  if (r.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
-  std::string why = std::string("network: ") + ir::to_string(n);
-  switch (n) {
-    case ir::Network::None:
-      return deny({}, why);
-    case ir::Network::Loopback:
-      return target.starts_with("localhost:") ? allow({}, why) : deny({}, why);
-    case ir::Network::Full:
-      return allow({}, why);
-  }
-  return deny({}, why);
+  Verdict v{SbplIntent::Deny, "network: ", nullptr, ir::to_string(n)};
+  if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
+    v.intent = SbplIntent::Allow;
+  return v;
 }
 
-Verdict FileIntent::exec(const std::string& path) const {
-  if (r_.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
-  if (const auto* d = deny_.containing(path)) return deny(d->loc, "deny root " + d->path);
-  if (const auto* rd = read_.containing(path)) return allow(rd->loc, "read root " + rd->path);
+Verdict FileIntent::exec(const PathFacts& f) const {
+  if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  if (f.deny) return deny("deny root ", f.deny);
+  if (f.read) return allow("read root ", f.read);
   return unspecified("outside every read root");
 }
 
 Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
-  if (op == "process-fork") return allow({}, "the command must run");
-  if (target == "same-sandbox") return allow({}, "processes of the sandbox itself");
-  if (r.mode == Mode::DangerFullAccess) return allow({}, "danger-full-access");
-  return deny({}, "host processes are out of reach");
+  if (op == "process-fork") return allow("the command must run");
+  if (target == "same-sandbox") return allow("processes of the sandbox itself");
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  return deny("host processes are out of reach");
 }
 
-constexpr const char* kFileOperations[] = {
+// The operations probed on every probe path: the file operations, then process-exec of
+// the file.
+constexpr std::array<std::string_view, 8> kPathOperations = {
     "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
-    "file-write-unlink", "file-write-mode",    "file-link",
+    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
 };
 
-std::set<std::string> probe_paths(const ir::Resolved& r) {
-  std::set<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
+using PathSet = std::set<std::string, std::less<>>;
+
+PathSet probe_paths(const ir::Resolved& r) {
+  PathSet paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
+  // Most candidates are already in (shared parents and siblings): look them up before
+  // making a string of them.
+  auto add = [&](std::string_view path) {
+    auto it = paths.lower_bound(path);
+    if (it == paths.end() || *it != path) paths.emplace_hint(it, path);
+  };
+  std::string buf;
+  auto add_joined = [&](std::string_view a, std::string_view b) {
+    buf.assign(a).append(b);
+    add(buf);
+  };
   auto family = [&](const std::string& p) {
-    paths.insert(p);
-    paths.insert(p + "/zp-probe");
-    paths.insert(p + "/zp-dir/zp-probe");
-    paths.insert(p + "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
+    add(p);
+    add_joined(p, "/zp-probe");
+    add_joined(p, "/zp-dir/zp-probe");
+    add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
     if (auto parent = parent_of(p)) {
-      paths.insert(*parent);
-      paths.insert(*parent == "/" ? "/zp-sibling" : *parent + "/zp-sibling");
+      add(*parent);
+      add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
   };
   for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
     for (const auto& p : *group) family(p.path);
+  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
+  // went through: that walk added the rest.
+  std::unordered_set<std::string_view> walked;
   for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a; a = parent_of(*a)) paths.insert(*a);
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
   return paths;
+}
+
+using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
+
+// The probes, in sbpl_probes() order: `on_path(path, verdicts)` for each probe path with
+// the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
+template <class OnPath, class OnOther>
+void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
+  const FileIntent file_intent(r);
+  PathVerdicts verdicts;
+  for (const auto& path : probe_paths(r)) {
+    const PathFacts facts = file_intent.facts(path);
+    for (size_t k = 0; k + 1 < kPathOperations.size(); ++k)
+      verdicts[k] = file_intent(kPathOperations[k], path, facts);
+    verdicts.back() = file_intent.exec(facts);
+    on_path(path, verdicts);
+  }
+  for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
+    for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
+      on_other(op, t, network_intent(r, t));
+  on_other("network-outbound", "unix:/private/var/run/docker.sock",
+           network_intent(r, "unix:/private/var/run/docker.sock"));
+  on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
+  on_other("process-fork", "", process_intent(r, "process-fork", ""));
+  for (const char* op : {"signal", "process-info-pidinfo"})
+    for (const char* t : {"same-sandbox", "host-process"})
+      on_other(op, t, process_intent(r, op, t));
 }
 
 using Answers = std::vector<std::pair<const SbplModel*, SbplDecision>>;
@@ -235,6 +313,49 @@ SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
           {}};
 }
 
+// The finding for a probe the profile answers wrongly or ambiguously, with the traces
+// of the models that give the wrong answer.
+void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
+            const SbplParams& values, std::string_view op, std::string_view target,
+            const Verdict& v) {
+  auto decisions = decide_all_models(profile, op, target, values);
+  Answers answers;
+  for (size_t i = 0; i < decisions.size(); ++i)
+    answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
+  const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
+  Answers wrong;
+  for (const auto& a : answers) {
+    if ((v.intent == SbplIntent::Deny && a.second.allowed) ||
+        (v.intent == SbplIntent::Allow && !a.second.allowed))
+      wrong.push_back(a);
+  }
+  if (!wrong.empty()) {
+    bool dropped = v.intent == SbplIntent::Deny;
+    findings.push_back({dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow,
+                        v.loc(), what,
+                        std::string(dropped ? "deny" : "allow") + " (" + v.reason() + ")",
+                        answers_summary(wrong), describe(wrong)});
+    return;
+  }
+  if (v.intent != SbplIntent::Unspecified) return;
+  // Not judged by the policy, but the answer must not depend on rule precedence.
+  for (auto self : {SbplSubpathSelf::Included, SbplSubpathSelf::ExcludedOnCreate}) {
+    Answers group;
+    bool any_allow = false, any_deny = false;
+    for (const auto& a : answers) {
+      if (a.first->subpath_self != self) continue;
+      group.push_back(a);
+      (a.second.allowed ? any_allow : any_deny) = true;
+    }
+    if (any_allow && any_deny) {
+      findings.push_back({SbplFinding::Kind::Ambiguous, v.loc(), what,
+                          "the same answer under every precedence (" + v.reason() + ")",
+                          answers_summary(group), describe(group)});
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 const char* to_string(SbplFinding::Kind k) {
@@ -262,22 +383,16 @@ std::string SbplFinding::str() const {
 
 std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   std::vector<SbplProbe> out;
-  auto add = [&](std::string op, std::string target, Verdict v) {
-    out.push_back({std::move(op), std::move(target), v.intent, std::move(v.loc), std::move(v.why)});
+  auto add = [&](std::string_view op, std::string_view target, const Verdict& v) {
+    out.push_back({std::string(op), std::string(target), v.intent, v.loc(), v.reason()});
   };
-  const FileIntent file_intent(r);
-  for (const auto& path : probe_paths(r)) {
-    for (const char* op : kFileOperations) add(op, path, file_intent(op, path));
-    add("process-exec", path, file_intent.exec(path));
-  }
-  for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
-    for (const char* t : {"localhost:8080", "192.0.2.1:8080"}) add(op, t, network_intent(r, t));
-  add("network-outbound", "unix:/private/var/run/docker.sock",
-      network_intent(r, "unix:/private/var/run/docker.sock"));
-  add("process-exec", "/bin/sh", file_intent.exec("/bin/sh"));
-  add("process-fork", "", process_intent(r, "process-fork", ""));
-  for (const char* op : {"signal", "process-info-pidinfo"})
-    for (const char* t : {"same-sandbox", "host-process"}) add(op, t, process_intent(r, op, t));
+  for_each_probe(
+      r,
+      [&](const std::string& path, const PathVerdicts& verdicts) {
+        for (size_t k = 0; k < kPathOperations.size(); ++k)
+          add(kPathOperations[k], path, verdicts[k]);
+      },
+      add);
   return out;
 }
 
@@ -291,23 +406,22 @@ std::vector<SbplFinding> verify_sbpl(
                                  "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
-  const auto& unbound = std::get<SbplProfile>(parsed);
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
   for (const auto& [name, value] : params) {
     const std::string what = "parameter " + name;
-    if (value.find_first_of(std::string("\n\0", 2)) != std::string::npos)
+    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what, "a path", "a value with a newline or NUL"));
     else if (!normalized(value))
       findings.push_back(malformed(params_file, what, "a normalized absolute path", value));
     if (!values.emplace(name, value).second)
       findings.push_back(malformed(params_file, what, "one definition", "a second definition"));
   }
-  for (const auto& name : referenced_params(unbound))
-    if (!values.contains(name))
-      findings.push_back(malformed(params_file, "parameter " + name,
-                                   "a definition (the profile reads it)", "none"));
+  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  for (const auto& name : unbound_params(profile))
+    findings.push_back(
+        malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
   if (!findings.empty()) return findings;
   if (!policy.portable) {
     for (const auto& [name, value] : params)
@@ -322,54 +436,30 @@ std::vector<SbplFinding> verify_sbpl(
                               value + ", on which a rule would never apply",
                               {}});
   }
-  const SbplProfile profile = bind_params(unbound, values);
 
-  for (const auto& probe : sbpl_probes(policy)) {
-    // Without traces first: they are needed only for a finding.
-    auto decisions = decide_all_models(profile, probe.operation, probe.target, values, false);
-    const bool agree = std::all_of(decisions.begin(), decisions.end(), [&](const SbplDecision& d) {
-      return d.allowed == decisions.front().allowed;
-    });
-    const bool right = probe.intent == SbplIntent::Unspecified ||
-                       decisions.front().allowed == (probe.intent == SbplIntent::Allow);
-    if (agree && right) continue;
-    decisions = decide_all_models(profile, probe.operation, probe.target, values);
-    Answers answers;
-    for (size_t i = 0; i < decisions.size(); ++i)
-      answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
-    const std::string what = probe.operation + (probe.target.empty() ? "" : " " + probe.target);
-    Answers wrong;
-    for (const auto& a : answers) {
-      if ((probe.intent == SbplIntent::Deny && a.second.allowed) ||
-          (probe.intent == SbplIntent::Allow && !a.second.allowed))
-        wrong.push_back(a);
-    }
-    if (!wrong.empty()) {
-      bool dropped = probe.intent == SbplIntent::Deny;
-      findings.push_back(
-          {dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow, probe.loc,
-           what, std::string(dropped ? "deny" : "allow") + " (" + probe.why + ")",
-           answers_summary(wrong), describe(wrong)});
-      continue;
-    }
-    if (probe.intent != SbplIntent::Unspecified) continue;
-    // Not judged by the policy, but the answer must not depend on rule precedence.
-    for (auto self : {SbplSubpathSelf::Included, SbplSubpathSelf::ExcludedOnCreate}) {
-      Answers group;
-      bool any_allow = false, any_deny = false;
-      for (const auto& a : answers) {
-        if (a.first->subpath_self != self) continue;
-        group.push_back(a);
-        (a.second.allowed ? any_allow : any_deny) = true;
-      }
-      if (any_allow && any_deny) {
-        findings.push_back({SbplFinding::Kind::Ambiguous, probe.loc, what,
-                            "the same answer under every precedence (" + probe.why + ")",
-                            answers_summary(group), describe(group)});
-        break;
-      }
-    }
-  }
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+  auto judge = [&](std::string_view op, std::string_view target, const Verdict& v,
+                   unsigned allowed) {
+    const bool agree = allowed == 0 || allowed == every_model;
+    const bool right = v.intent == SbplIntent::Unspecified ||
+                       ((allowed & 1) != 0) == (v.intent == SbplIntent::Allow);
+    if (!(agree && right)) report(findings, profile, values, op, target, v);
+  };
+  SbplTargetQuery path_query(
+      profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
+  for_each_probe(
+      policy,
+      [&](const std::string& path, const PathVerdicts& verdicts) {
+        const auto& allowed = path_query.allowed(path);
+        for (size_t k = 0; k < kPathOperations.size(); ++k)
+          judge(kPathOperations[k], path, verdicts[k], allowed[k]);
+      },
+      [&](std::string_view op, std::string_view target, const Verdict& v) {
+        unsigned allowed = 0;
+        auto decisions = decide_all_models(profile, op, target, values, false);
+        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
+        judge(op, target, v, allowed);
+      });
   return findings;
 }
 
@@ -385,19 +475,21 @@ std::optional<SbplExplanation> explain_sbpl(
                    : operation == "write"  ? "file-write-data"
                    : operation == "create" ? "file-write-create"
                                            : std::string(operation);
-  bool known = false;
-  for (const char* o : kFileOperations) known = known || op == o;
+  const bool known =
+      op != "process-exec" &&
+      std::find(kPathOperations.begin(), kPathOperations.end(), op) != kPathOperations.end();
   if (!known) return fail("unknown operation '" + std::string(operation) + "'");
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) return fail(err->str());
   SbplParams values(params.begin(), params.end());
-  for (const auto& name : referenced_params(std::get<SbplProfile>(parsed)))
-    if (!values.contains(name)) return fail("parameter " + name + " is not defined");
-  const SbplProfile profile = bind_params(std::get<SbplProfile>(parsed), values);
+  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  if (auto missing = unbound_params(profile); !missing.empty())
+    return fail("parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
-  Verdict v = FileIntent(policy)(op, std::string(path));
-  out.policy = {op, std::string(path), v.intent, std::move(v.loc), std::move(v.why)};
+  const FileIntent intent(policy);
+  const Verdict v = intent(op, path, intent.facts(path));
+  out.policy = {op, std::string(path), v.intent, v.loc(), v.reason()};
   auto decisions = decide_all_models(profile, op, path, values);
   Answers answers;
   for (size_t i = 0; i < decisions.size(); ++i)

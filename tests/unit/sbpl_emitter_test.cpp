@@ -159,7 +159,8 @@ BOOST_AUTO_TEST_CASE(denials_come_last_and_deny_roots_are_the_final_rule) {
       auto sp = parsed(p.text);
       bool seen_deny = false;
       for (const auto& rule : sp.rules) {
-        BOOST_TEST(!(seen_deny && rule.allow), "an allow after a deny: " << rule.text);
+        BOOST_TEST(!(seen_deny && rule.allow),
+                   "an allow after a deny: profile.sb line " << rule.line);
         seen_deny = seen_deny || !rule.allow;
       }
       if (r.deny.empty()) continue;
@@ -177,8 +178,8 @@ BOOST_AUTO_TEST_CASE(network_none_emits_no_network_rule) {
     auto sp = parsed(emitters::sbpl::emit(r).text);
     for (const auto& rule : sp.rules)
       for (const auto& op : rule.operations) {
-        BOOST_TEST(!op.starts_with("network"), rule.text);
-        BOOST_TEST(op != "system-socket", rule.text);
+        BOOST_TEST(!op.starts_with("network"), "profile.sb line " << rule.line);
+        BOOST_TEST(op != "system-socket", "profile.sb line " << rule.line);
       }
   }
 }
@@ -207,12 +208,13 @@ BOOST_AUTO_TEST_CASE(read_only_has_no_write_allow_on_any_root) {
   auto p = emitters::sbpl::emit(r);
   for (const auto& rule : parsed(p.text).rules) {
     if (!rule.allow) continue;
-    for (const auto& op : rule.operations) BOOST_TEST(!op.starts_with("network"), rule.text);
+    for (const auto& op : rule.operations)
+      BOOST_TEST(!op.starts_with("network"), "profile.sb line " << rule.line);
     if (!covers_write(rule)) continue;
     // Only the fixed device rules (/dev/null, /dev/ptmx, /dev/fd) may write.
     for (const auto& f : rule.filters) {
-      BOOST_TEST(!f.is_param, rule.text);
-      BOOST_TEST(f.value.starts_with("/dev/"), rule.text);
+      BOOST_TEST(!f.is_param, "profile.sb line " << rule.line);
+      BOOST_TEST(f.value.starts_with("/dev/"), "profile.sb line " << rule.line);
     }
   }
   for (const auto& [n, v] : p.params) BOOST_TEST(!n.starts_with("WRITABLE_ROOT_"), n);

@@ -235,8 +235,8 @@ BOOST_AUTO_TEST_CASE(the_indexed_profile_answers_like_the_linear_scan) {
       "(deny file-read* (subpath (param \"W\")) (subpath \"/w/a\") (literal \"/w/a\"))");
   const SbplParams params{{"W", "/w"}, {"G", "/w/a"}};
   const SbplProfile bound = bind_params(p, params);
-  for (const char* op : {"file-write-create", "file-write-data", "file-write-unlink",
-                         "file-read-data"})
+  for (const char* op :
+       {"file-write-create", "file-write-data", "file-write-unlink", "file-read-data"})
     for (const char* t : {"/", "/w", "/w/a", "/w/a/b", "/w/ab", "/w/abc", "/x", "/x/y", "/v",
                           "${HOME}/w", "/w//a"}) {
       auto indexed = decide_all_models(bound, op, t, params);
@@ -247,6 +247,37 @@ BOOST_AUTO_TEST_CASE(the_indexed_profile_answers_like_the_linear_scan) {
         BOOST_TEST(indexed[i].trace == linear.trace, op << " " << t);
       }
     }
+}
+
+// SbplTargetQuery shares the matching of a target among operations, and the answers of
+// operations that the same rules name: each must still be decide_all_models()'s.
+BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_models) {
+  auto p = profile(
+      "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal "
+      "\"/w/g\"))))\n"
+      "(deny file-write-unlink (literal \"/w\") (subpath (param \"G\")))\n"
+      "(allow file-read-data file-write-data (literal \"/w/g\"))\n"
+      "(allow file-read* (subpath \"/\"))\n"
+      "(deny file-read* file-write* process-exec (subpath \"/w/g\") (literal \"/w/g\"))\n"
+      "(allow process-exec (require-all (require-not (subpath (param \"G\")))))");
+  const SbplParams params{{"W", "/w"}, {"G", "/w/g"}};
+  const SbplProfile bound = bind_params(p, params);
+  const std::vector<std::string> ops = {
+      "file-read-data",    "file-read-metadata", "file-write-data",
+      "file-write-create", "file-write-mode",    "file-write-unlink",
+      "file-link",         "process-exec",       "file-write-flags"};
+  SbplTargetQuery query(bound, params, ops);
+  for (const char* t : {"/", "/w", "/w/g", "/w/g/x", "/w/gx", "/w/a", "/v", "${HOME}/w"}) {
+    const auto answers = query.allowed(t);
+    BOOST_REQUIRE_EQUAL(answers.size(), ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) {
+      uint32_t want = 0;
+      auto decisions = decide_all_models(bound, ops[k], t, params, false);
+      for (size_t m = 0; m < decisions.size(); ++m)
+        if (decisions[m].allowed) want |= uint32_t{1} << m;
+      BOOST_TEST(answers[k] == want, ops[k] << " " << t);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
