@@ -1,5 +1,7 @@
 #include "compiler/symbolic_path.hpp"
 
+#include <algorithm>
+
 namespace zpolicy::compiler {
 
 std::optional<SymbolicPath> SymbolicPath::parse(std::string_view text) {
@@ -14,6 +16,7 @@ std::optional<SymbolicPath> SymbolicPath::parse(std::string_view text) {
   } else if (!rest.starts_with("/")) {
     return std::nullopt;
   }
+  p.components.reserve(static_cast<size_t>(std::count(rest.begin(), rest.end(), '/')));
   size_t pos = 0;
   while (pos <= rest.size()) {
     size_t next = rest.find('/', pos);
