@@ -45,35 +45,43 @@ class SourceFacts {
  public:
   SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops)
       : paths_(intent.paths()), missing_(intent.paths()) {
+    PathMap<bool> seen(paths_);
     for (const auto* roots :
          {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
-      for (const auto& r : *roots)
-        if (kinds_.emplace(r.path, r.origin.kind).second && r.origin.kind == ir::HostKind::Missing)
-          missing_.insert(r.id, true);
+      for (const auto& r : *roots) {
+        if (seen.find(r.id)) continue;  // the first list to name a path says its kind
+        seen.insert(r.id, true);
+        kinds_.emplace_back(r.id, r.origin.kind);
+        if (r.origin.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
+      }
+    // In path order, so that conflicting facts resolve the same way on every host.
+    std::sort(kinds_.begin(), kinds_.end(),
+              [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
     for (const auto& op : ops)
-      if (op.source && !op.try_source) required_.push_back(*op.source);
+      if (op.source && !op.try_source) required_.push_back(paths_.intern(*op.source));
   }
 
   bool known_missing(const SymbolicPath& src) const {
     return missing_.deepest_containing(paths_.intern(src)) != nullptr;
   }
 
-  Existence operator()(const SymbolicPath& src) const {
-    for (const auto& req : required_)
-      if (src.contains(req)) return Existence::Exists;
+  Existence operator()(const SymbolicPath& source) const {
+    const PathTable::Id src = paths_.intern(source);
+    for (PathTable::Id req : required_)
+      if (paths_.contains(src, req)) return Existence::Exists;
     for (const auto& [path, kind] : kinds_) {
       bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
-      if (present && src.contains(path)) return Existence::Exists;
-      if (kind == ir::HostKind::Missing && path.contains(src)) return Existence::Missing;
+      if (present && paths_.contains(src, path)) return Existence::Exists;
+      if (kind == ir::HostKind::Missing && paths_.contains(path, src)) return Existence::Missing;
     }
     return Existence::Unknown;
   }
 
  private:
   PathTable& paths_;
-  std::map<SymbolicPath, ir::HostKind> kinds_;
+  std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
   PathMap<bool> missing_;  // the paths of kinds_ that are Missing
-  std::vector<SymbolicPath> required_;
+  std::vector<PathTable::Id> required_;
 };
 
 struct Scenario {
