@@ -10,48 +10,64 @@ namespace {
 
 // --- S-expression reader --------------------------------------------------------------
 
+// A form, in one preorder array of the text's forms. Atoms point into the text, and a
+// list's items follow it: a tree of vectors and strings was most of the cost of parsing
+// a profile, which the rules outlive only as SbplRule.
+struct Node {
+  Sexpr::Kind kind = Sexpr::Kind::List;
+  std::string_view atom;  // Symbol, String (unquoted) or Integer text
+  int line = 0, col = 0;
+  uint32_t size = 0;  // List: the number of items
+  uint32_t end = 0;   // the index just past the node and its items
+};
+using Nodes = std::vector<Node>;
+
 class Reader {
  public:
-  explicit Reader(std::string_view text) : t_(text) {}
+  explicit Reader(std::string_view text) : t_(text) {
+    // zpolicy writes about one form per eight characters.
+    nodes_.reserve(text.size() / 8);
+  }
 
-  std::variant<std::vector<Sexpr>, SbplError> all() {
-    std::vector<Sexpr> out;
+  // Every form of the text: the top-level ones start at 0 and at each one's `end`.
+  std::variant<Nodes, SbplError> all() {
     for (;;) {
       skip_space();
       if (error_) return *error_;
-      if (pos_ >= t_.size()) return out;
+      if (pos_ >= t_.size()) return std::move(nodes_);
       if (peek() == ')') return fail("unbalanced ')'");
-      if (!read(out.emplace_back())) return *error_;
+      if (!read()) return *error_;
     }
   }
 
  private:
-  // Reads the next form into `e`, in place: moving each form up the tree cost more than
-  // reading it. False on an error.
-  bool read(Sexpr& e) {
-    e.line = line_;
-    e.col = col_;
+  // Appends the next form and its items. False on an error.
+  bool read() {
+    const auto at = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back({Sexpr::Kind::List, {}, line_, col_});
+    auto done = [&] {
+      nodes_[at].end = static_cast<uint32_t>(nodes_.size());
+      return true;
+    };
     char c = peek();
     if (c == '(') {
       advance();
-      e.kind = Sexpr::Kind::List;
-      // Most forms zpolicy writes have at most four items; growing each list from empty
-      // reallocated and moved most of them twice.
-      e.items.reserve(4);
       for (;;) {
         skip_space();
         if (error_) return false;
         if (pos_ >= t_.size()) {
-          set_error(e.line, e.col, "unbalanced '(': the list is never closed");
+          set_error(nodes_[at].line, nodes_[at].col, "unbalanced '(': the list is never closed");
           return false;
         }
         if (peek() == ')') {
           advance();
-          return true;
+          return done();
         }
-        if (!read(e.items.emplace_back())) return false;
+        ++nodes_[at].size;
+        if (!read()) return false;
       }
     }
+    Node& e = nodes_[at];
     if (c == '"') {
       advance();
       e.kind = Sexpr::Kind::String;
@@ -72,7 +88,7 @@ class Reader {
         return false;
       }
       advance();
-      return true;
+      return done();
     }
     if (c == '#') {
       fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
@@ -90,7 +106,7 @@ class Reader {
       return false;
     }
     e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
-    return true;
+    return done();
   }
 
   static bool symbol_char(char c) {
@@ -133,7 +149,16 @@ class Reader {
   size_t pos_ = 0;
   int line_ = 1, col_ = 1;
   std::optional<SbplError> error_;
+  Nodes nodes_;
 };
+
+Sexpr to_sexpr(const Nodes& nodes, uint32_t i) {
+  const Node& n = nodes[i];
+  Sexpr e{n.kind, std::string(n.atom), {}, n.line, n.col};
+  e.items.reserve(n.size);
+  for (uint32_t c = i + 1; c < n.end; c = nodes[c].end) e.items.push_back(to_sexpr(nodes, c));
+  return e;
+}
 
 // --- Profile subset -------------------------------------------------------------------
 
@@ -196,66 +221,108 @@ void print_to(const Sexpr& e, std::string& out) {
   }
 }
 
-SbplError form_error(const Sexpr& e, std::string message) {
-  return SbplError{e.line, e.col, std::move(message) + ": " + print_sexpr(e)};
+// The same text for a form read in place.
+void print_to(const Nodes& nodes, uint32_t i, std::string& out) {
+  const Node& n = nodes[i];
+  switch (n.kind) {
+    case Sexpr::Kind::Symbol:
+    case Sexpr::Kind::Integer:
+      out += n.atom;
+      return;
+    case Sexpr::Kind::String:
+      out += '"';
+      out += n.atom;
+      out += '"';
+      return;
+    case Sexpr::Kind::List:
+      out += '(';
+      for (uint32_t c = i + 1; c < n.end; c = nodes[c].end) {
+        if (c != i + 1) out += ' ';
+        print_to(nodes, c, out);
+      }
+      out += ')';
+      return;
+  }
 }
 
-bool is_symbol(const Sexpr& e, std::string_view s) {
-  return e.kind == Sexpr::Kind::Symbol && e.atom == s;
-}
+// A list form of the read text and its items by position.
+class Form {
+ public:
+  Form(const Nodes& nodes, uint32_t i) : nodes_(&nodes), i_(i) {}
+  const Node& node() const { return (*nodes_)[i_]; }
+  uint32_t size() const { return node().kind == Sexpr::Kind::List ? node().size : 0; }
+  Form item(uint32_t k) const {
+    uint32_t c = i_ + 1;
+    while (k--) c = (*nodes_)[c].end;
+    return {*nodes_, c};
+  }
+  // The item after this one in their list.
+  Form next() const { return {*nodes_, node().end}; }
+  Sexpr::Kind kind() const { return node().kind; }
+  std::string_view atom() const { return node().atom; }
+  bool is_symbol(std::string_view s) const {
+    return kind() == Sexpr::Kind::Symbol && atom() == s;
+  }
+  bool head_is(std::string_view s) const { return size() > 0 && item(0).is_symbol(s); }
+  SbplError error(std::string message) const {
+    message += ": ";
+    print_to(*nodes_, i_, message);
+    return SbplError{node().line, node().col, std::move(message)};
+  }
 
-bool head_is(const Sexpr& e, std::string_view s) {
-  return e.kind == Sexpr::Kind::List && !e.items.empty() && is_symbol(e.items[0], s);
-}
+ private:
+  const Nodes* nodes_;
+  uint32_t i_;
+};
 
-std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
+std::variant<SbplFilter, SbplError> filter_of(const Form& e) {
   using K = SbplFilter::Kind;
-  if (e.kind != Sexpr::Kind::List || e.items.empty() || e.items[0].kind != Sexpr::Kind::Symbol)
-    return form_error(e, "expected a filter");
-  const std::string& head = e.items[0].atom;
-  const auto n = e.items.size();
+  if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
+    return e.error("expected a filter");
+  const std::string head(e.item(0).atom());
+  const auto n = e.size();
   SbplFilter f;
   auto one_string = [&](K kind) -> std::variant<SbplFilter, SbplError> {
-    if (n != 2 || e.items[1].kind != Sexpr::Kind::String)
-      return form_error(e, "'" + head + "' takes one string");
+    if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
+      return e.error("'" + head + "' takes one string");
     f.kind = kind;
-    f.value = e.items[1].atom;
+    f.value = e.item(1).atom();
     return f;
   };
   if (head == "literal" || head == "subpath") {
     f.kind = head == "literal" ? K::Literal : K::Subpath;
-    if (n != 2) return form_error(e, "'" + head + "' takes one path");
-    const Sexpr& arg = e.items[1];
-    if (arg.kind == Sexpr::Kind::String) {
-      if (!arg.atom.starts_with('/')) return form_error(e, "a constant path must be absolute");
-      f.value = arg.atom;
+    if (n != 2) return e.error("'" + head + "' takes one path");
+    const Form arg = e.item(1);
+    if (arg.kind() == Sexpr::Kind::String) {
+      if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
+      f.value = arg.atom();
       return f;
     }
-    if (head_is(arg, "param") && arg.items.size() == 2 &&
-        arg.items[1].kind == Sexpr::Kind::String) {
-      f.value = arg.items[1].atom;
+    if (arg.head_is("param") && arg.size() == 2 && arg.item(1).kind() == Sexpr::Kind::String) {
+      f.value = arg.item(1).atom();
       f.is_param = true;
       return f;
     }
-    return form_error(e, "'" + head + "' takes a string or (param \"NAME\")");
+    return e.error("'" + head + "' takes a string or (param \"NAME\")");
   }
   if (head == "require-all" || head == "require-any" || head == "require-not") {
     f.kind = head == "require-all"   ? K::RequireAll
              : head == "require-any" ? K::RequireAny
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
-      return form_error(e, "'" + head + "' has the wrong number of filters");
+      return e.error("'" + head + "' has the wrong number of filters");
     f.children.reserve(n - 1);
-    for (size_t i = 1; i < n; ++i) {
-      auto child = filter_of(e.items[i]);
+    Form c = e.item(1);
+    for (uint32_t i = 1; i < n; ++i, c = c.next()) {
+      auto child = filter_of(c);
       if (auto* err = std::get_if<SbplError>(&child)) return *err;
       f.children.push_back(std::move(std::get<SbplFilter>(child)));
     }
     return f;
   }
   if (head == "target") {
-    if (n != 2 || !is_symbol(e.items[1], "same-sandbox"))
-      return form_error(e, "only (target same-sandbox) is in the subset");
+    if (n != 2 || !e.item(1).is_symbol("same-sandbox"))
+      return e.error("only (target same-sandbox) is in the subset");
     f.kind = K::TargetSameSandbox;
     return f;
   }
@@ -263,36 +330,39 @@ std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
   if (head == "sysctl-name-prefix") return one_string(K::SysctlNamePrefix);
   if (head == "global-name") return one_string(K::GlobalName);
   if (head == "local" || head == "remote") {
-    if (n != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
-      return form_error(e, "expected (" + head + " ip \"HOST:PORT\")");
-    const std::string& addr = e.items[2].atom;
+    if (n != 3 || !e.item(1).is_symbol("ip") || e.item(2).kind() != Sexpr::Kind::String)
+      return e.error("expected (" + head + " ip \"HOST:PORT\")");
+    const std::string_view addr = e.item(2).atom();
     auto colon = addr.rfind(':');
-    std::string host = addr.substr(0, colon);
-    if (colon == std::string::npos || (host != "localhost" && host != "*"))
-      return form_error(e, "an ip address must be \"localhost:PORT\" or \"*:PORT\"");
+    std::string_view host = addr.substr(0, colon);
+    if (colon == std::string_view::npos || (host != "localhost" && host != "*"))
+      return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
     f.kind = head == "local" ? K::LocalIp : K::RemoteIp;
     f.value = addr;
     return f;
   }
-  return form_error(e, "'" + head + "' is not a filter zpolicy emits");
+  return e.error("'" + head + "' is not a filter zpolicy emits");
 }
 
-std::variant<SbplRule, SbplError> rule_of(const Sexpr& e) {
-  if (!(head_is(e, "allow") || head_is(e, "deny")))
-    return form_error(e, "expected an (allow ...) or (deny ...) rule");
+std::variant<SbplRule, SbplError> rule_of(const Form& e) {
+  if (!(e.head_is("allow") || e.head_is("deny")))
+    return e.error("expected an (allow ...) or (deny ...) rule");
   SbplRule r;
-  r.allow = is_symbol(e.items[0], "allow");
-  r.line = e.line;
-  size_t i = 1;
-  for (; i < e.items.size() && e.items[i].kind == Sexpr::Kind::Symbol; ++i) {
-    const uint64_t bit = operation_bit(e.items[i].atom);
-    if (!bit) return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
-    r.operations.push_back(e.items[i].atom);
+  r.allow = e.item(0).is_symbol("allow");
+  r.line = e.node().line;
+  uint32_t i = 1;
+  Form item = e.item(1);
+  for (; i < e.size() && item.kind() == Sexpr::Kind::Symbol; ++i, item = item.next()) {
+    const uint64_t bit = operation_bit(item.atom());
+    if (!bit)
+      return e.error("unknown or unsupported operation '" + std::string(item.atom()) + "'");
+    r.operations.emplace_back(item.atom());
     r.operation_bits |= bit;
   }
-  if (r.operations.empty()) return form_error(e, "a rule names at least one operation");
-  for (; i < e.items.size(); ++i) {
-    auto f = filter_of(e.items[i]);
+  if (r.operations.empty()) return e.error("a rule names at least one operation");
+  r.filters.reserve(e.size() - i);
+  for (; i < e.size(); ++i, item = item.next()) {
+    auto f = filter_of(item);
     if (auto* err = std::get_if<SbplError>(&f)) return *err;
     r.filters.push_back(std::move(std::get<SbplFilter>(f)));
   }
@@ -680,7 +750,12 @@ std::string SbplError::str() const {
 }
 
 std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text) {
-  return Reader(text).all();
+  auto read = Reader(text).all();
+  if (auto* err = std::get_if<SbplError>(&read)) return *err;
+  const Nodes& nodes = std::get<Nodes>(read);
+  std::vector<Sexpr> out;
+  for (uint32_t i = 0; i < nodes.size(); i = nodes[i].end) out.push_back(to_sexpr(nodes, i));
+  return out;
 }
 
 std::string print_sexpr(const Sexpr& e) {
@@ -690,28 +765,29 @@ std::string print_sexpr(const Sexpr& e) {
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
-  auto forms = parse_sexprs(text);
-  if (auto* err = std::get_if<SbplError>(&forms)) return *err;
-  const auto& top = std::get<std::vector<Sexpr>>(forms);
-  if (top.empty()) return SbplError{1, 1, "empty profile"};
-  const Sexpr& v = top[0];
-  if (!(head_is(v, "version") && v.items.size() == 2 && v.items[1].kind == Sexpr::Kind::Integer &&
-        v.items[1].atom == "1"))
-    return form_error(v, "the profile must start with (version 1)");
-  if (top.size() < 2) return SbplError{v.line, v.col, "no (deny default) after (version 1)"};
-  const Sexpr& d = top[1];
+  auto read = Reader(text).all();
+  if (auto* err = std::get_if<SbplError>(&read)) return *err;
+  const Nodes& nodes = std::get<Nodes>(read);
+  if (nodes.empty()) return SbplError{1, 1, "empty profile"};
+  const Form v(nodes, 0);
+  if (!(v.head_is("version") && v.size() == 2 && v.item(1).kind() == Sexpr::Kind::Integer &&
+        v.item(1).atom() == "1"))
+    return v.error("the profile must start with (version 1)");
+  if (v.node().end == nodes.size())
+    return SbplError{v.node().line, v.node().col, "no (deny default) after (version 1)"};
+  const Form d = v.next();
   SbplProfile p;
-  if ((head_is(d, "deny") || head_is(d, "allow")) && d.items.size() == 2 &&
-      is_symbol(d.items[1], "default")) {
-    p.default_allow = is_symbol(d.items[0], "allow");
+  if ((d.head_is("deny") || d.head_is("allow")) && d.size() == 2 &&
+      d.item(1).is_symbol("default")) {
+    p.default_allow = d.item(0).is_symbol("allow");
   } else {
-    return form_error(d, "the second form must be (deny default) or (allow default)");
+    return d.error("the second form must be (deny default) or (allow default)");
   }
-  for (size_t i = 2; i < top.size(); ++i) {
-    if (head_is(top[i], "version")) return form_error(top[i], "a second (version ...)");
-    if (top[i].items.size() == 2 && is_symbol(top[i].items[1], "default"))
-      return form_error(top[i], "a second default rule");
-    auto r = rule_of(top[i]);
+  for (uint32_t i = d.node().end; i < nodes.size(); i = nodes[i].end) {
+    const Form e(nodes, i);
+    if (e.head_is("version")) return e.error("a second (version ...)");
+    if (e.size() == 2 && e.item(1).is_symbol("default")) return e.error("a second default rule");
+    auto r = rule_of(e);
     if (auto* err = std::get_if<SbplError>(&r)) return *err;
     p.rules.push_back(std::move(std::get<SbplRule>(r)));
   }
