@@ -260,9 +260,7 @@ class Form {
   Form next() const { return {*nodes_, node().end}; }
   Sexpr::Kind kind() const { return node().kind; }
   std::string_view atom() const { return node().atom; }
-  bool is_symbol(std::string_view s) const {
-    return kind() == Sexpr::Kind::Symbol && atom() == s;
-  }
+  bool is_symbol(std::string_view s) const { return kind() == Sexpr::Kind::Symbol && atom() == s; }
   bool head_is(std::string_view s) const { return size() > 0 && item(0).is_symbol(s); }
   SbplError error(std::string message) const {
     message += ": ";
@@ -354,8 +352,7 @@ std::variant<SbplRule, SbplError> rule_of(const Form& e) {
   Form item = e.item(1);
   for (; i < e.size() && item.kind() == Sexpr::Kind::Symbol; ++i, item = item.next()) {
     const uint64_t bit = operation_bit(item.atom());
-    if (!bit)
-      return e.error("unknown or unsupported operation '" + std::string(item.atom()) + "'");
+    if (!bit) return e.error("unknown or unsupported operation '" + std::string(item.atom()) + "'");
     r.operations.emplace_back(item.atom());
     r.operation_bits |= bit;
   }
@@ -491,8 +488,11 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
       set->others.push_back(pos);
       continue;
     }
-    const uint32_t id =
-        index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
+    // Most values are in several lists: look them up before making a key of them.
+    auto it = index.ids.find(*v);
+    if (it == index.ids.end())
+      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
+    const uint32_t id = it->second;
     index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
   return set;
