@@ -210,22 +210,35 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
     "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
 };
 
-using PathSet = std::set<std::string, std::less<>>;
-
-PathSet probe_paths(const ir::Resolved& r) {
-  PathSet paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
-  // Most candidates are already in (shared parents and siblings): look them up before
-  // making a string of them.
+// The probe paths, sorted, each once. Most candidates are repeats (shared parents and
+// siblings), so they are told apart by hash and only the distinct ones sorted. A path of
+// the policy, or a prefix of one, is viewed in place; the others are written into
+// `storage`, sized up front so that the views into it stay valid.
+std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& storage) {
+  const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
+  size_t size = 0;
+  for (const auto* group : groups)
+    for (const auto& p : *group)
+      // family() writes the path three times and its parent once, with these suffixes.
+      size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
+  storage.clear();
+  storage.reserve(size);
+  std::vector<std::string_view> paths;
+  std::unordered_set<std::string_view> seen;
   auto add = [&](std::string_view path) {
-    auto it = paths.lower_bound(path);
-    if (it == paths.end() || *it != path) paths.emplace_hint(it, path);
+    if (seen.insert(path).second) paths.push_back(path);
   };
-  std::string buf;
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
   auto add_joined = [&](std::string_view a, std::string_view b) {
-    buf.assign(a).append(b);
-    add(buf);
+    const size_t start = storage.size();
+    storage.append(a).append(b);
+    const std::string_view joined(storage.data() + start, storage.size() - start);
+    if (seen.insert(joined).second)
+      paths.push_back(joined);
+    else
+      storage.resize(start);
   };
-  auto family = [&](const std::string& p) {
+  auto family = [&](std::string_view p) {
     add(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
@@ -235,13 +248,14 @@ PathSet probe_paths(const ir::Resolved& r) {
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
   };
-  for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
+  for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
   // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
   // went through: that walk added the rest.
   std::unordered_set<std::string_view> walked;
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
+  std::sort(paths.begin(), paths.end());
   return paths;
 }
 
@@ -253,7 +267,8 @@ template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
   const FileIntent file_intent(r);
   PathVerdicts verdicts;
-  for (const auto& path : probe_paths(r)) {
+  std::string storage;
+  for (std::string_view path : probe_paths(r, storage)) {
     const PathFacts facts = file_intent.facts(path);
     for (size_t k = 0; k + 1 < kPathOperations.size(); ++k)
       verdicts[k] = file_intent(kPathOperations[k], path, facts);
@@ -388,7 +403,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   };
   for_each_probe(
       r,
-      [&](const std::string& path, const PathVerdicts& verdicts) {
+      [&](std::string_view path, const PathVerdicts& verdicts) {
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           add(kPathOperations[k], path, verdicts[k]);
       },
@@ -449,7 +464,7 @@ std::vector<SbplFinding> verify_sbpl(
       profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
   for_each_probe(
       policy,
-      [&](const std::string& path, const PathVerdicts& verdicts) {
+      [&](std::string_view path, const PathVerdicts& verdicts) {
         const auto& allowed = path_query.allowed(path);
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           judge(kPathOperations[k], path, verdicts[k], allowed[k]);
