@@ -707,10 +707,14 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
   return out;
 }
 
-void bind_filter(SbplFilter& f, const SbplParams& params, SbplPathIds& ids) {
+// The parameters by name, hashed: a profile reads hundreds of them, and the names
+// ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
+using ParamIndex = std::unordered_map<std::string_view, const std::string*>;
+
+void bind_filter(SbplFilter& f, const ParamIndex& params, SbplPathIds& ids) {
   if (f.is_param) {
     auto it = params.find(f.value);
-    if (it != params.end()) f.param_value = it->second;
+    if (it != params.end()) f.param_value = *it->second;
   }
   for (auto& c : f.children) bind_filter(c, params, ids);
   if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true, ids);
@@ -803,17 +807,23 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
+  ParamIndex index;
+  index.reserve(params.size());
+  for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
   for (auto& r : profile.rules) {
-    for (auto& f : r.filters) bind_filter(f, params, *ids);
+    for (auto& f : r.filters) bind_filter(f, index, *ids);
     r.filter_paths = index_paths(r.filters, false, *ids);
   }
-  auto& occurrences = ids->occurrences;
-  std::stable_sort(occurrences.begin(), occurrences.end(),
-                   [](const auto& a, const auto& b) { return a.id < b.id; });
+  // Grouped by id, each group in the order found: a counting sort, as the group bounds
+  // are counted anyway.
   ids->first.assign(ids->ids.size() + 1, 0);
-  for (const auto& o : occurrences) ++ids->first[o.id + 1];
+  for (const auto& o : ids->occurrences) ++ids->first[o.id + 1];
   for (size_t i = 1; i < ids->first.size(); ++i) ids->first[i] += ids->first[i - 1];
+  std::vector<SbplPathIds::Occurrence> grouped(ids->occurrences.size());
+  std::vector<uint32_t> next(ids->first.begin(), ids->first.end() - 1);
+  for (const auto& o : ids->occurrences) grouped[next[o.id]++] = o;
+  ids->occurrences = std::move(grouped);
   profile.path_ids = std::move(ids);
   return profile;
 }
