@@ -118,7 +118,10 @@ class Reader {
     while (pos_ < t_.size()) {
       char c = peek();
       if (c == ';') {
-        while (pos_ < t_.size() && peek() != '\n') advance();
+        // A comment spans no newline, so the column moves with the position.
+        const size_t end = std::min(t_.find('\n', pos_), t_.size());
+        col_ += static_cast<int>(end - pos_);
+        pos_ = end;
       } else if (c == ' ' || c == '\n' || c == '\t') {
         advance();
       } else {
@@ -273,19 +276,19 @@ class Form {
   uint32_t i_;
 };
 
-std::variant<SbplFilter, SbplError> filter_of(const Form& e) {
+// Reads `e` into `f`, in place: moving each filter up the tree cost as much as reading it.
+std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
   using K = SbplFilter::Kind;
   if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
     return e.error("expected a filter");
   const std::string head(e.item(0).atom());
   const auto n = e.size();
-  SbplFilter f;
-  auto one_string = [&](K kind) -> std::variant<SbplFilter, SbplError> {
+  auto one_string = [&](K kind) -> std::optional<SbplError> {
     if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
       return e.error("'" + head + "' takes one string");
     f.kind = kind;
     f.value = e.item(1).atom();
-    return f;
+    return std::nullopt;
   };
   if (head == "literal" || head == "subpath") {
     f.kind = head == "literal" ? K::Literal : K::Subpath;
@@ -294,12 +297,12 @@ std::variant<SbplFilter, SbplError> filter_of(const Form& e) {
     if (arg.kind() == Sexpr::Kind::String) {
       if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
       f.value = arg.atom();
-      return f;
+      return std::nullopt;
     }
     if (arg.head_is("param") && arg.size() == 2 && arg.item(1).kind() == Sexpr::Kind::String) {
       f.value = arg.item(1).atom();
       f.is_param = true;
-      return f;
+      return std::nullopt;
     }
     return e.error("'" + head + "' takes a string or (param \"NAME\")");
   }
@@ -312,17 +315,15 @@ std::variant<SbplFilter, SbplError> filter_of(const Form& e) {
     f.children.reserve(n - 1);
     Form c = e.item(1);
     for (uint32_t i = 1; i < n; ++i, c = c.next()) {
-      auto child = filter_of(c);
-      if (auto* err = std::get_if<SbplError>(&child)) return *err;
-      f.children.push_back(std::move(std::get<SbplFilter>(child)));
+      if (auto err = filter_of(c, f.children.emplace_back())) return err;
     }
-    return f;
+    return std::nullopt;
   }
   if (head == "target") {
     if (n != 2 || !e.item(1).is_symbol("same-sandbox"))
       return e.error("only (target same-sandbox) is in the subset");
     f.kind = K::TargetSameSandbox;
-    return f;
+    return std::nullopt;
   }
   if (head == "sysctl-name") return one_string(K::SysctlName);
   if (head == "sysctl-name-prefix") return one_string(K::SysctlNamePrefix);
@@ -337,7 +338,7 @@ std::variant<SbplFilter, SbplError> filter_of(const Form& e) {
       return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
     f.kind = head == "local" ? K::LocalIp : K::RemoteIp;
     f.value = addr;
-    return f;
+    return std::nullopt;
   }
   return e.error("'" + head + "' is not a filter zpolicy emits");
 }
@@ -359,9 +360,7 @@ std::variant<SbplRule, SbplError> rule_of(const Form& e) {
   if (r.operations.empty()) return e.error("a rule names at least one operation");
   r.filters.reserve(e.size() - i);
   for (; i < e.size(); ++i, item = item.next()) {
-    auto f = filter_of(item);
-    if (auto* err = std::get_if<SbplError>(&f)) return *err;
-    r.filters.push_back(std::move(std::get<SbplFilter>(f)));
+    if (auto err = filter_of(item, r.filters.emplace_back())) return *err;
   }
   return r;
 }
