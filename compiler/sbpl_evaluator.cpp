@@ -881,6 +881,12 @@ struct SbplTargetQuery::Scratch {
   std::vector<Match> included, excluded;
   std::vector<int> included_hits, excluded_hits, matched;
   std::vector<uint32_t> allowed;
+  // The answers by the matches they follow from (see signature()): the probes below one
+  // root mostly match the same rules alike, and choosing among them per operation cost
+  // more than finding them.
+  std::unordered_map<std::string, std::vector<uint32_t>, SbplPathIds::Hash, std::equal_to<>>
+      answers;
+  std::string signature;
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -913,7 +919,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out] = *scratch_;
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature] =
+      *scratch_;
   set_matches(profile_, target, sets);
   // Only the rules naming one of the operations are matched; the others stay unmatched
   // in `matches` from the start. `hits` lists the matching ones, ascending.
@@ -928,6 +935,22 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   match_rules(q, included, included_hits);
   const bool strict_differs = q.covered_self;
   if (strict_differs) match_rules({target, sets, params_, true}, excluded, excluded_hits);
+  // All the answers depend on: which rules match under each subpath reading, and how
+  // specifically.
+  signature.clear();
+  auto sign = [&](const std::vector<Match>& matches, const std::vector<int>& hits) {
+    for (int i : hits) {
+      signature.append(reinterpret_cast<const char*>(&i), sizeof i);
+      signature.append(reinterpret_cast<const char*>(&matches[i].specificity),
+                       sizeof matches[i].specificity);
+    }
+  };
+  sign(included, included_hits);
+  if (strict_differs) {
+    signature += '|';
+    sign(excluded, excluded_hits);
+  }
+  if (auto it = answers.find(signature); it != answers.end()) return it->second;
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
   for (size_t k = 0; k < operations_.size(); ++k) {
@@ -949,7 +972,7 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
       }
     }
   }
-  return out;
+  return answers.emplace(signature, out).first->second;
 }
 
 }  // namespace zpolicy::compiler
