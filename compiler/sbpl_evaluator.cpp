@@ -388,7 +388,8 @@ bool ip_matches(std::string_view pattern, std::string_view target) {
 struct SetMatch {
   long specificity = -1, strict_specificity = -1;
   size_t pos = 0, strict_pos = 0;
-  bool self = false;  // a subpath equal to the target is in the list
+  bool self = false;     // a subpath equal to the target is in the list
+  bool touched = false;  // listed in set_matches()'s `touched`
 };
 
 struct Query {
@@ -406,8 +407,12 @@ struct Query {
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
 // ancestors: each is looked up once for the whole profile, and only the lists that
 // name one of them are touched.
-void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out) {
+// `touched`, when given, gets the lists that name the target or an ancestor: the others
+// match nothing by their indexed filters.
+void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
+                 std::vector<uint32_t>* touched = nullptr) {
   out.clear();
+  if (touched) touched->clear();
   if (!profile.path_ids) return;
   const SbplPathIds& index = *profile.path_ids;
   out.resize(index.sets);
@@ -424,6 +429,10 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
       const auto& o = index.occurrences[n];
       if (o.literal && !is_target) continue;
       SetMatch& m = out[o.set];
+      if (touched && !m.touched) {
+        m.touched = true;
+        touched->push_back(o.set);
+      }
       const long specificity = static_cast<long>(path.size()) * 2 + (o.literal ? 1 : 0);
       offer(m.specificity, m.pos, specificity, o.pos);
       if (!o.literal && is_target)
@@ -887,6 +896,7 @@ struct SbplTargetQuery::Scratch {
   std::unordered_map<std::string, std::vector<uint32_t>, SbplPathIds::Hash, std::equal_to<>>
       answers;
   std::string signature;
+  std::vector<uint32_t> touched;
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -898,6 +908,14 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   }
   for (int i = 0; i < static_cast<int>(profile.rules.size()); ++i)
     if (profile.rules[i].operation_bits & any_) candidates_.push_back(i);
+  by_set_.resize(profile.path_ids ? profile.path_ids->sets : 0);
+  for (int i : candidates_) {
+    const SbplRule& r = profile.rules[i];
+    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty())
+      by_set_[r.filter_paths->index].push_back(i);
+    else
+      always_.push_back(i);
+  }
   auto same_rules = [&](const Operation& a, const Operation& b) {
     return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
              const uint64_t bits = profile.rules[i].operation_bits;
@@ -919,17 +937,22 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature] =
-      *scratch_;
-  set_matches(profile_, target, sets);
-  // Only the rules naming one of the operations are matched; the others stay unmatched
-  // in `matches` from the start. `hits` lists the matching ones, ascending.
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
+         touched] = *scratch_;
+  set_matches(profile_, target, sets, &touched);
+  // Only the rules naming one of the operations, and of those only the ones the target's
+  // lists can match, are matched; `matches` is read only where `hits`, the matching
+  // ones, ascending, says.
   auto match_rules = [&](const Query& q, std::vector<Match>& matches, std::vector<int>& hits) {
     hits.clear();
-    for (int i : candidates_) {
+    auto match_rule = [&](int i) {
       matches[i] = filters_match(profile_.rules[i], q);
       if (matches[i].matched) hits.push_back(i);
-    }
+    };
+    for (int i : always_) match_rule(i);
+    for (uint32_t set : touched)
+      for (int i : by_set_[set]) match_rule(i);
+    std::sort(hits.begin(), hits.end());
   };
   const Query q{target, sets, params_};
   match_rules(q, included, included_hits);

@@ -212,6 +212,11 @@ class SbplTargetQuery {
   std::vector<Operation> operations_;
   uint64_t any_ = 0;             // every profile operation that covers one of them
   std::vector<int> candidates_;  // the rules naming one of them, ascending
+  // The candidates whose filters are all indexed, by their list's SbplPathSet::index:
+  // they can match only a target that the list names, or an ancestor of it. The others,
+  // ascending, are matched against every target.
+  std::vector<std::vector<int>> by_set_;
+  std::vector<int> always_;
   // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
   // and precedence.
   std::array<std::array<uint32_t, 4>, 2> models_{};
