@@ -722,7 +722,7 @@ using ParamIndex = std::unordered_map<std::string_view, const std::string*>;
 void bind_filter(SbplFilter& f, const ParamIndex& params, SbplPathIds& ids) {
   if (f.is_param) {
     auto it = params.find(f.value);
-    if (it != params.end()) f.param_value = *it->second;
+    if (it != params.end()) f.param_value = it->second;
   }
   for (auto& c : f.children) bind_filter(c, params, ids);
   if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true, ids);
