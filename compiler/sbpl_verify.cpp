@@ -216,7 +216,8 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
 // `storage`, sized up front so that the views into it stay valid.
 std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
-  size_t size = 0;
+  size_t size = 0, count = 0;
+  for (const auto* group : groups) count += group->size();
   for (const auto* group : groups)
     for (const auto& p : *group)
       // family() writes the path three times and its parent once, with these suffixes.
@@ -225,6 +226,7 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   storage.reserve(size);
   std::vector<std::string_view> paths;
   std::unordered_set<std::string_view> seen;
+  seen.reserve(6 * count);  // family() offers six paths per policy path: no rehashing
   auto add = [&](std::string_view path) {
     if (seen.insert(path).second) paths.push_back(path);
   };
