@@ -114,6 +114,8 @@ class FileIntent {
     }
   }
 
+  // Keeps the holders of `path` by view until a later call leaves them: paths asked
+  // about must outlive the FileIntent.
   PathFacts facts(std::string_view path) const;
   Verdict operator()(std::string_view op, std::string_view path, const PathFacts& f) const;
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
@@ -137,19 +139,55 @@ class FileIntent {
 
   const ir::Resolved& r_;
   std::unordered_map<std::string, Firsts, Hash, std::equal_to<>> firsts_;
+  // The holders of the last path asked about, "/" first, each with the least Firsts of
+  // it and its holders: probe paths come sorted, so most of a path's holders are the
+  // last one's, and looking each one up for every path was most of the policy side.
+  struct Holder {
+    std::string_view path;
+    Firsts held;
+    const Firsts* own = nullptr;  // its entry in firsts_
+  };
+  mutable std::vector<Holder> holders_;
+  mutable std::vector<std::string_view> pending_;
 };
 
 PathFacts FileIntent::facts(std::string_view path) const {
-  Firsts held;
-  for_each_holder(path, [&](std::string_view holder) {
-    auto it = firsts_.find(holder);
-    if (it == firsts_.end()) return;
-    held.read = std::min(held.read, it->second.read);
-    held.write = std::min(held.write, it->second.write);
-    held.protect = std::min(held.protect, it->second.protect);
-    held.deny = std::min(held.deny, it->second.deny);
-    if (holder.size() == path.size()) held.protected_below = it->second.protected_below;
-  });
+  // The holders for_each_holder() lists: the path, its ancestors, then "/".
+  auto holds = [&](std::string_view h) {
+    return h == path || h == "/" ||
+           (!h.empty() && path.starts_with(h) && path.size() > h.size() && path[h.size()] == '/');
+  };
+  auto up = [](std::string_view h) {
+    for (size_t i = h.size(); i-- > 1;)
+      if (h[i] == '/') return h.substr(0, i);
+    return std::string_view("/");
+  };
+  while (!holders_.empty() && !holds(holders_.back().path)) holders_.pop_back();
+  pending_.clear();
+  for (std::string_view h = path; holders_.empty() || h != holders_.back().path; h = up(h)) {
+    pending_.push_back(h);
+    if (h == "/") break;
+  }
+  for (auto h = pending_.rbegin(); h != pending_.rend(); ++h) {
+    Holder next{*h, holders_.empty() ? Firsts{} : holders_.back().held};
+    if (auto it = firsts_.find(*h); it != firsts_.end()) {
+      next.own = &it->second;
+      next.held.read = std::min(next.held.read, it->second.read);
+      next.held.write = std::min(next.held.write, it->second.write);
+      next.held.protect = std::min(next.held.protect, it->second.protect);
+      next.held.deny = std::min(next.held.deny, it->second.deny);
+    }
+    holders_.push_back(next);
+  }
+  Firsts held = holders_.back().held;
+  // protected_below is the path's own, or for a one-character path that of "/", which
+  // for_each_holder() lists last.
+  held.protected_below = kNone;
+  for (const auto& h : holders_)
+    if (h.own && h.path.size() == path.size()) {
+      held.protected_below = h.own->protected_below;
+      break;
+    }
   auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
     return i == kNone ? nullptr : &list[i];
   };
@@ -267,9 +305,9 @@ using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
 template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
+  std::string storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
   PathVerdicts verdicts;
-  std::string storage;
   for (std::string_view path : probe_paths(r, storage)) {
     const PathFacts facts = file_intent.facts(path);
     for (size_t k = 0; k + 1 < kPathOperations.size(); ++k)
