@@ -404,28 +404,41 @@ struct Query {
   mutable bool covered_self = false;
 };
 
+// The ancestors of the last target a query matched, with their ids: consecutive probe
+// paths share most of theirs, which need not be hashed again.
+struct Ancestors {
+  std::string target;
+  std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
+};
+
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
 // ancestors: each is looked up once for the whole profile, and only the lists that
-// name one of them are touched.
-// `touched`, when given, gets the lists that name the target or an ancestor: the others
-// match nothing by their indexed filters.
+// name one of them are touched. With `touched`, the lists that name the target or an
+// ancestor are listed there, and only the last call's ones reset: the others match
+// nothing by their indexed filters. With `memo`, the ancestors the last target shared
+// are not looked up again.
 void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
-                 std::vector<uint32_t>* touched = nullptr) {
-  out.clear();
-  if (touched) touched->clear();
-  if (!profile.path_ids) return;
+                 std::vector<uint32_t>* touched = nullptr, Ancestors* memo = nullptr) {
+  if (!profile.path_ids) {
+    out.clear();
+    return;
+  }
   const SbplPathIds& index = *profile.path_ids;
-  out.resize(index.sets);
+  if (touched && out.size() == index.sets) {
+    for (uint32_t set : *touched) out[set] = {};
+  } else {
+    out.clear();
+    out.resize(index.sets);
+  }
+  if (touched) touched->clear();
   auto offer = [](long& best, size_t& best_pos, long specificity, size_t pos) {
     if (specificity > best || (specificity == best && pos < best_pos)) {
       best = specificity;
       best_pos = pos;
     }
   };
-  auto holder = [&](std::string_view path, bool is_target) {
-    auto it = index.ids.find(path);
-    if (it == index.ids.end()) return;
-    for (uint32_t n = index.first[it->second]; n < index.first[it->second + 1]; ++n) {
+  auto offer_id = [&](uint32_t id, size_t size, bool is_target) {
+    for (uint32_t n = index.first[id]; n < index.first[id + 1]; ++n) {
       const auto& o = index.occurrences[n];
       if (o.literal && !is_target) continue;
       SetMatch& m = out[o.set];
@@ -433,7 +446,7 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
         m.touched = true;
         touched->push_back(o.set);
       }
-      const long specificity = static_cast<long>(path.size()) * 2 + (o.literal ? 1 : 0);
+      const long specificity = static_cast<long>(size) * 2 + (o.literal ? 1 : 0);
       offer(m.specificity, m.pos, specificity, o.pos);
       if (!o.literal && is_target)
         m.self = true;
@@ -441,9 +454,31 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
         offer(m.strict_specificity, m.strict_pos, specificity, o.pos);
     }
   };
+  auto holder = [&](std::string_view path, bool is_target) {
+    auto it = index.ids.find(path);
+    if (it != index.ids.end()) offer_id(it->second, path.size(), is_target);
+  };
   if (!target.empty()) holder(target, true);
-  for (size_t i = target.size(); i-- > 1;)
-    if (target[i] == '/') holder(target.substr(0, i), false);
+  if (memo) {
+    // The last target's ancestors shorter than the common prefix are this one's too;
+    // its others lie from there on.
+    const auto common = static_cast<size_t>(
+        std::mismatch(target.begin(), target.end(), memo->target.begin(), memo->target.end())
+            .first -
+        target.begin());
+    while (!memo->ids.empty() && memo->ids.back().first >= common) memo->ids.pop_back();
+    for (size_t i = std::max<size_t>(common, 1); i < target.size(); ++i) {
+      if (target[i] != '/') continue;
+      auto it = index.ids.find(target.substr(0, i));
+      memo->ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
+    }
+    for (const auto& [size, id] : memo->ids)
+      if (id >= 0) offer_id(static_cast<uint32_t>(id), size, false);
+    memo->target.assign(target);
+  } else {
+    for (size_t i = target.size(); i-- > 1;)
+      if (target[i] == '/') holder(target.substr(0, i), false);
+  }
   if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) holder("/", false);
 }
 
@@ -890,13 +925,14 @@ struct SbplTargetQuery::Scratch {
   std::vector<Match> included, excluded;
   std::vector<int> included_hits, excluded_hits, matched;
   std::vector<uint32_t> allowed;
-  // The answers by the matches they follow from (see signature()): the probes below one
+  // The answers by the matches they follow from (see allowed()): the probes below one
   // root mostly match the same rules alike, and choosing among them per operation cost
   // more than finding them.
   std::unordered_map<std::string, std::vector<uint32_t>, SbplPathIds::Hash, std::equal_to<>>
       answers;
   std::string signature;
   std::vector<uint32_t> touched;
+  Ancestors ancestors;
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -938,8 +974,8 @@ SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
-         touched] = *scratch_;
-  set_matches(profile_, target, sets, &touched);
+         touched, ancestors] = *scratch_;
+  set_matches(profile_, target, sets, &touched, &ancestors);
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
   // ones, ascending, says.
