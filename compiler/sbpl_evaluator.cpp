@@ -10,48 +10,64 @@ namespace {
 
 // --- S-expression reader --------------------------------------------------------------
 
+// A form, in one preorder array of the text's forms. Atoms point into the text, and a
+// list's items follow it: a tree of vectors and strings was most of the cost of parsing
+// a profile, which the rules outlive only as SbplRule.
+struct Node {
+  Sexpr::Kind kind = Sexpr::Kind::List;
+  std::string_view atom;  // Symbol, String (unquoted) or Integer text
+  int line = 0, col = 0;
+  uint32_t size = 0;  // List: the number of items
+  uint32_t end = 0;   // the index just past the node and its items
+};
+using Nodes = std::vector<Node>;
+
 class Reader {
  public:
-  explicit Reader(std::string_view text) : t_(text) {}
+  explicit Reader(std::string_view text) : t_(text) {
+    // zpolicy writes about one form per eight characters.
+    nodes_.reserve(text.size() / 8);
+  }
 
-  std::variant<std::vector<Sexpr>, SbplError> all() {
-    std::vector<Sexpr> out;
+  // Every form of the text: the top-level ones start at 0 and at each one's `end`.
+  std::variant<Nodes, SbplError> all() {
     for (;;) {
       skip_space();
       if (error_) return *error_;
-      if (pos_ >= t_.size()) return out;
+      if (pos_ >= t_.size()) return std::move(nodes_);
       if (peek() == ')') return fail("unbalanced ')'");
-      if (!read(out.emplace_back())) return *error_;
+      if (!read()) return *error_;
     }
   }
 
  private:
-  // Reads the next form into `e`, in place: moving each form up the tree cost more than
-  // reading it. False on an error.
-  bool read(Sexpr& e) {
-    e.line = line_;
-    e.col = col_;
+  // Appends the next form and its items. False on an error.
+  bool read() {
+    const auto at = static_cast<uint32_t>(nodes_.size());
+    nodes_.push_back({Sexpr::Kind::List, {}, line_, col_});
+    auto done = [&] {
+      nodes_[at].end = static_cast<uint32_t>(nodes_.size());
+      return true;
+    };
     char c = peek();
     if (c == '(') {
       advance();
-      e.kind = Sexpr::Kind::List;
-      // Most forms zpolicy writes have at most four items; growing each list from empty
-      // reallocated and moved most of them twice.
-      e.items.reserve(4);
       for (;;) {
         skip_space();
         if (error_) return false;
         if (pos_ >= t_.size()) {
-          set_error(e.line, e.col, "unbalanced '(': the list is never closed");
+          set_error(nodes_[at].line, nodes_[at].col, "unbalanced '(': the list is never closed");
           return false;
         }
         if (peek() == ')') {
           advance();
-          return true;
+          return done();
         }
-        if (!read(e.items.emplace_back())) return false;
+        ++nodes_[at].size;
+        if (!read()) return false;
       }
     }
+    Node& e = nodes_[at];
     if (c == '"') {
       advance();
       e.kind = Sexpr::Kind::String;
@@ -72,7 +88,7 @@ class Reader {
         return false;
       }
       advance();
-      return true;
+      return done();
     }
     if (c == '#') {
       fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
@@ -90,7 +106,7 @@ class Reader {
       return false;
     }
     e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
-    return true;
+    return done();
   }
 
   static bool symbol_char(char c) {
@@ -102,7 +118,10 @@ class Reader {
     while (pos_ < t_.size()) {
       char c = peek();
       if (c == ';') {
-        while (pos_ < t_.size() && peek() != '\n') advance();
+        // A comment spans no newline, so the column moves with the position.
+        const size_t end = std::min(t_.find('\n', pos_), t_.size());
+        col_ += static_cast<int>(end - pos_);
+        pos_ = end;
       } else if (c == ' ' || c == '\n' || c == '\t') {
         advance();
       } else {
@@ -133,7 +152,16 @@ class Reader {
   size_t pos_ = 0;
   int line_ = 1, col_ = 1;
   std::optional<SbplError> error_;
+  Nodes nodes_;
 };
+
+Sexpr to_sexpr(const Nodes& nodes, uint32_t i) {
+  const Node& n = nodes[i];
+  Sexpr e{n.kind, std::string(n.atom), {}, n.line, n.col};
+  e.items.reserve(n.size);
+  for (uint32_t c = i + 1; c < n.end; c = nodes[c].end) e.items.push_back(to_sexpr(nodes, c));
+  return e;
+}
 
 // --- Profile subset -------------------------------------------------------------------
 
@@ -196,105 +224,143 @@ void print_to(const Sexpr& e, std::string& out) {
   }
 }
 
-SbplError form_error(const Sexpr& e, std::string message) {
-  return SbplError{e.line, e.col, std::move(message) + ": " + print_sexpr(e)};
+// The same text for a form read in place.
+void print_to(const Nodes& nodes, uint32_t i, std::string& out) {
+  const Node& n = nodes[i];
+  switch (n.kind) {
+    case Sexpr::Kind::Symbol:
+    case Sexpr::Kind::Integer:
+      out += n.atom;
+      return;
+    case Sexpr::Kind::String:
+      out += '"';
+      out += n.atom;
+      out += '"';
+      return;
+    case Sexpr::Kind::List:
+      out += '(';
+      for (uint32_t c = i + 1; c < n.end; c = nodes[c].end) {
+        if (c != i + 1) out += ' ';
+        print_to(nodes, c, out);
+      }
+      out += ')';
+      return;
+  }
 }
 
-bool is_symbol(const Sexpr& e, std::string_view s) {
-  return e.kind == Sexpr::Kind::Symbol && e.atom == s;
-}
+// A list form of the read text and its items by position.
+class Form {
+ public:
+  Form(const Nodes& nodes, uint32_t i) : nodes_(&nodes), i_(i) {}
+  const Node& node() const { return (*nodes_)[i_]; }
+  uint32_t size() const { return node().kind == Sexpr::Kind::List ? node().size : 0; }
+  Form item(uint32_t k) const {
+    uint32_t c = i_ + 1;
+    while (k--) c = (*nodes_)[c].end;
+    return {*nodes_, c};
+  }
+  // The item after this one in their list.
+  Form next() const { return {*nodes_, node().end}; }
+  Sexpr::Kind kind() const { return node().kind; }
+  std::string_view atom() const { return node().atom; }
+  bool is_symbol(std::string_view s) const { return kind() == Sexpr::Kind::Symbol && atom() == s; }
+  bool head_is(std::string_view s) const { return size() > 0 && item(0).is_symbol(s); }
+  SbplError error(std::string message) const {
+    message += ": ";
+    print_to(*nodes_, i_, message);
+    return SbplError{node().line, node().col, std::move(message)};
+  }
 
-bool head_is(const Sexpr& e, std::string_view s) {
-  return e.kind == Sexpr::Kind::List && !e.items.empty() && is_symbol(e.items[0], s);
-}
+ private:
+  const Nodes* nodes_;
+  uint32_t i_;
+};
 
-std::variant<SbplFilter, SbplError> filter_of(const Sexpr& e) {
+// Reads `e` into `f`, in place: moving each filter up the tree cost as much as reading it.
+std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
   using K = SbplFilter::Kind;
-  if (e.kind != Sexpr::Kind::List || e.items.empty() || e.items[0].kind != Sexpr::Kind::Symbol)
-    return form_error(e, "expected a filter");
-  const std::string& head = e.items[0].atom;
-  const auto n = e.items.size();
-  SbplFilter f;
-  auto one_string = [&](K kind) -> std::variant<SbplFilter, SbplError> {
-    if (n != 2 || e.items[1].kind != Sexpr::Kind::String)
-      return form_error(e, "'" + head + "' takes one string");
+  if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
+    return e.error("expected a filter");
+  const std::string head(e.item(0).atom());
+  const auto n = e.size();
+  auto one_string = [&](K kind) -> std::optional<SbplError> {
+    if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
+      return e.error("'" + head + "' takes one string");
     f.kind = kind;
-    f.value = e.items[1].atom;
-    return f;
+    f.value = e.item(1).atom();
+    return std::nullopt;
   };
   if (head == "literal" || head == "subpath") {
     f.kind = head == "literal" ? K::Literal : K::Subpath;
-    if (n != 2) return form_error(e, "'" + head + "' takes one path");
-    const Sexpr& arg = e.items[1];
-    if (arg.kind == Sexpr::Kind::String) {
-      if (!arg.atom.starts_with('/')) return form_error(e, "a constant path must be absolute");
-      f.value = arg.atom;
-      return f;
+    if (n != 2) return e.error("'" + head + "' takes one path");
+    const Form arg = e.item(1);
+    if (arg.kind() == Sexpr::Kind::String) {
+      if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
+      f.value = arg.atom();
+      return std::nullopt;
     }
-    if (head_is(arg, "param") && arg.items.size() == 2 &&
-        arg.items[1].kind == Sexpr::Kind::String) {
-      f.value = arg.items[1].atom;
+    if (arg.head_is("param") && arg.size() == 2 && arg.item(1).kind() == Sexpr::Kind::String) {
+      f.value = arg.item(1).atom();
       f.is_param = true;
-      return f;
+      return std::nullopt;
     }
-    return form_error(e, "'" + head + "' takes a string or (param \"NAME\")");
+    return e.error("'" + head + "' takes a string or (param \"NAME\")");
   }
   if (head == "require-all" || head == "require-any" || head == "require-not") {
     f.kind = head == "require-all"   ? K::RequireAll
              : head == "require-any" ? K::RequireAny
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
-      return form_error(e, "'" + head + "' has the wrong number of filters");
+      return e.error("'" + head + "' has the wrong number of filters");
     f.children.reserve(n - 1);
-    for (size_t i = 1; i < n; ++i) {
-      auto child = filter_of(e.items[i]);
-      if (auto* err = std::get_if<SbplError>(&child)) return *err;
-      f.children.push_back(std::move(std::get<SbplFilter>(child)));
+    Form c = e.item(1);
+    for (uint32_t i = 1; i < n; ++i, c = c.next()) {
+      if (auto err = filter_of(c, f.children.emplace_back())) return err;
     }
-    return f;
+    return std::nullopt;
   }
   if (head == "target") {
-    if (n != 2 || !is_symbol(e.items[1], "same-sandbox"))
-      return form_error(e, "only (target same-sandbox) is in the subset");
+    if (n != 2 || !e.item(1).is_symbol("same-sandbox"))
+      return e.error("only (target same-sandbox) is in the subset");
     f.kind = K::TargetSameSandbox;
-    return f;
+    return std::nullopt;
   }
   if (head == "sysctl-name") return one_string(K::SysctlName);
   if (head == "sysctl-name-prefix") return one_string(K::SysctlNamePrefix);
   if (head == "global-name") return one_string(K::GlobalName);
   if (head == "local" || head == "remote") {
-    if (n != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
-      return form_error(e, "expected (" + head + " ip \"HOST:PORT\")");
-    const std::string& addr = e.items[2].atom;
+    if (n != 3 || !e.item(1).is_symbol("ip") || e.item(2).kind() != Sexpr::Kind::String)
+      return e.error("expected (" + head + " ip \"HOST:PORT\")");
+    const std::string_view addr = e.item(2).atom();
     auto colon = addr.rfind(':');
-    std::string host = addr.substr(0, colon);
-    if (colon == std::string::npos || (host != "localhost" && host != "*"))
-      return form_error(e, "an ip address must be \"localhost:PORT\" or \"*:PORT\"");
+    std::string_view host = addr.substr(0, colon);
+    if (colon == std::string_view::npos || (host != "localhost" && host != "*"))
+      return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
     f.kind = head == "local" ? K::LocalIp : K::RemoteIp;
     f.value = addr;
-    return f;
+    return std::nullopt;
   }
-  return form_error(e, "'" + head + "' is not a filter zpolicy emits");
+  return e.error("'" + head + "' is not a filter zpolicy emits");
 }
 
-std::variant<SbplRule, SbplError> rule_of(const Sexpr& e) {
-  if (!(head_is(e, "allow") || head_is(e, "deny")))
-    return form_error(e, "expected an (allow ...) or (deny ...) rule");
+std::variant<SbplRule, SbplError> rule_of(const Form& e) {
+  if (!(e.head_is("allow") || e.head_is("deny")))
+    return e.error("expected an (allow ...) or (deny ...) rule");
   SbplRule r;
-  r.allow = is_symbol(e.items[0], "allow");
-  r.line = e.line;
-  size_t i = 1;
-  for (; i < e.items.size() && e.items[i].kind == Sexpr::Kind::Symbol; ++i) {
-    const uint64_t bit = operation_bit(e.items[i].atom);
-    if (!bit) return form_error(e, "unknown or unsupported operation '" + e.items[i].atom + "'");
-    r.operations.push_back(e.items[i].atom);
+  r.allow = e.item(0).is_symbol("allow");
+  r.line = e.node().line;
+  uint32_t i = 1;
+  Form item = e.item(1);
+  for (; i < e.size() && item.kind() == Sexpr::Kind::Symbol; ++i, item = item.next()) {
+    const uint64_t bit = operation_bit(item.atom());
+    if (!bit) return e.error("unknown or unsupported operation '" + std::string(item.atom()) + "'");
+    r.operations.emplace_back(item.atom());
     r.operation_bits |= bit;
   }
-  if (r.operations.empty()) return form_error(e, "a rule names at least one operation");
-  for (; i < e.items.size(); ++i) {
-    auto f = filter_of(e.items[i]);
-    if (auto* err = std::get_if<SbplError>(&f)) return *err;
-    r.filters.push_back(std::move(std::get<SbplFilter>(f)));
+  if (r.operations.empty()) return e.error("a rule names at least one operation");
+  r.filters.reserve(e.size() - i);
+  for (; i < e.size(); ++i, item = item.next()) {
+    if (auto err = filter_of(item, r.filters.emplace_back())) return *err;
   }
   return r;
 }
@@ -322,7 +388,8 @@ bool ip_matches(std::string_view pattern, std::string_view target) {
 struct SetMatch {
   long specificity = -1, strict_specificity = -1;
   size_t pos = 0, strict_pos = 0;
-  bool self = false;  // a subpath equal to the target is in the list
+  bool self = false;     // a subpath equal to the target is in the list
+  bool touched = false;  // listed in set_matches()'s `touched`
 };
 
 struct Query {
@@ -337,28 +404,49 @@ struct Query {
   mutable bool covered_self = false;
 };
 
+// The ancestors of the last target a query matched, with their ids: consecutive probe
+// paths share most of theirs, which need not be hashed again.
+struct Ancestors {
+  std::string target;
+  std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
+};
+
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
 // ancestors: each is looked up once for the whole profile, and only the lists that
-// name one of them are touched.
-void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out) {
-  out.clear();
-  if (!profile.path_ids) return;
+// name one of them are touched. With `touched`, the lists that name the target or an
+// ancestor are listed there, and only the last call's ones reset: the others match
+// nothing by their indexed filters. With `memo`, the ancestors the last target shared
+// are not looked up again.
+void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
+                 std::vector<uint32_t>* touched = nullptr, Ancestors* memo = nullptr) {
+  if (!profile.path_ids) {
+    out.clear();
+    return;
+  }
   const SbplPathIds& index = *profile.path_ids;
-  out.resize(index.sets);
+  if (touched && out.size() == index.sets) {
+    for (uint32_t set : *touched) out[set] = {};
+  } else {
+    out.clear();
+    out.resize(index.sets);
+  }
+  if (touched) touched->clear();
   auto offer = [](long& best, size_t& best_pos, long specificity, size_t pos) {
     if (specificity > best || (specificity == best && pos < best_pos)) {
       best = specificity;
       best_pos = pos;
     }
   };
-  auto holder = [&](std::string_view path, bool is_target) {
-    auto it = index.ids.find(path);
-    if (it == index.ids.end()) return;
-    for (uint32_t n = index.first[it->second]; n < index.first[it->second + 1]; ++n) {
+  auto offer_id = [&](uint32_t id, size_t size, bool is_target) {
+    for (uint32_t n = index.first[id]; n < index.first[id + 1]; ++n) {
       const auto& o = index.occurrences[n];
       if (o.literal && !is_target) continue;
       SetMatch& m = out[o.set];
-      const long specificity = static_cast<long>(path.size()) * 2 + (o.literal ? 1 : 0);
+      if (touched && !m.touched) {
+        m.touched = true;
+        touched->push_back(o.set);
+      }
+      const long specificity = static_cast<long>(size) * 2 + (o.literal ? 1 : 0);
       offer(m.specificity, m.pos, specificity, o.pos);
       if (!o.literal && is_target)
         m.self = true;
@@ -366,9 +454,31 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
         offer(m.strict_specificity, m.strict_pos, specificity, o.pos);
     }
   };
+  auto holder = [&](std::string_view path, bool is_target) {
+    auto it = index.ids.find(path);
+    if (it != index.ids.end()) offer_id(it->second, path.size(), is_target);
+  };
   if (!target.empty()) holder(target, true);
-  for (size_t i = target.size(); i-- > 1;)
-    if (target[i] == '/') holder(target.substr(0, i), false);
+  if (memo) {
+    // The last target's ancestors shorter than the common prefix are this one's too;
+    // its others lie from there on.
+    const auto common = static_cast<size_t>(
+        std::mismatch(target.begin(), target.end(), memo->target.begin(), memo->target.end())
+            .first -
+        target.begin());
+    while (!memo->ids.empty() && memo->ids.back().first >= common) memo->ids.pop_back();
+    for (size_t i = std::max<size_t>(common, 1); i < target.size(); ++i) {
+      if (target[i] != '/') continue;
+      auto it = index.ids.find(target.substr(0, i));
+      memo->ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
+    }
+    for (const auto& [size, id] : memo->ids)
+      if (id >= 0) offer_id(static_cast<uint32_t>(id), size, false);
+    memo->target.assign(target);
+  } else {
+    for (size_t i = target.size(); i-- > 1;)
+      if (target[i] == '/') holder(target.substr(0, i), false);
+  }
   if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) holder("/", false);
 }
 
@@ -421,8 +531,11 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
       set->others.push_back(pos);
       continue;
     }
-    const uint32_t id =
-        index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
+    // Most values are in several lists: look them up before making a key of them.
+    auto it = index.ids.find(*v);
+    if (it == index.ids.end())
+      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
+    const uint32_t id = it->second;
     index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
   return set;
@@ -637,7 +750,11 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
   return out;
 }
 
-void bind_filter(SbplFilter& f, const SbplParams& params, SbplPathIds& ids) {
+// The parameters by name, hashed: a profile reads hundreds of them, and the names
+// ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
+using ParamIndex = std::unordered_map<std::string_view, const std::string*>;
+
+void bind_filter(SbplFilter& f, const ParamIndex& params, SbplPathIds& ids) {
   if (f.is_param) {
     auto it = params.find(f.value);
     if (it != params.end()) f.param_value = it->second;
@@ -680,7 +797,12 @@ std::string SbplError::str() const {
 }
 
 std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text) {
-  return Reader(text).all();
+  auto read = Reader(text).all();
+  if (auto* err = std::get_if<SbplError>(&read)) return *err;
+  const Nodes& nodes = std::get<Nodes>(read);
+  std::vector<Sexpr> out;
+  for (uint32_t i = 0; i < nodes.size(); i = nodes[i].end) out.push_back(to_sexpr(nodes, i));
+  return out;
 }
 
 std::string print_sexpr(const Sexpr& e) {
@@ -690,28 +812,29 @@ std::string print_sexpr(const Sexpr& e) {
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
-  auto forms = parse_sexprs(text);
-  if (auto* err = std::get_if<SbplError>(&forms)) return *err;
-  const auto& top = std::get<std::vector<Sexpr>>(forms);
-  if (top.empty()) return SbplError{1, 1, "empty profile"};
-  const Sexpr& v = top[0];
-  if (!(head_is(v, "version") && v.items.size() == 2 && v.items[1].kind == Sexpr::Kind::Integer &&
-        v.items[1].atom == "1"))
-    return form_error(v, "the profile must start with (version 1)");
-  if (top.size() < 2) return SbplError{v.line, v.col, "no (deny default) after (version 1)"};
-  const Sexpr& d = top[1];
+  auto read = Reader(text).all();
+  if (auto* err = std::get_if<SbplError>(&read)) return *err;
+  const Nodes& nodes = std::get<Nodes>(read);
+  if (nodes.empty()) return SbplError{1, 1, "empty profile"};
+  const Form v(nodes, 0);
+  if (!(v.head_is("version") && v.size() == 2 && v.item(1).kind() == Sexpr::Kind::Integer &&
+        v.item(1).atom() == "1"))
+    return v.error("the profile must start with (version 1)");
+  if (v.node().end == nodes.size())
+    return SbplError{v.node().line, v.node().col, "no (deny default) after (version 1)"};
+  const Form d = v.next();
   SbplProfile p;
-  if ((head_is(d, "deny") || head_is(d, "allow")) && d.items.size() == 2 &&
-      is_symbol(d.items[1], "default")) {
-    p.default_allow = is_symbol(d.items[0], "allow");
+  if ((d.head_is("deny") || d.head_is("allow")) && d.size() == 2 &&
+      d.item(1).is_symbol("default")) {
+    p.default_allow = d.item(0).is_symbol("allow");
   } else {
-    return form_error(d, "the second form must be (deny default) or (allow default)");
+    return d.error("the second form must be (deny default) or (allow default)");
   }
-  for (size_t i = 2; i < top.size(); ++i) {
-    if (head_is(top[i], "version")) return form_error(top[i], "a second (version ...)");
-    if (top[i].items.size() == 2 && is_symbol(top[i].items[1], "default"))
-      return form_error(top[i], "a second default rule");
-    auto r = rule_of(top[i]);
+  for (uint32_t i = d.node().end; i < nodes.size(); i = nodes[i].end) {
+    const Form e(nodes, i);
+    if (e.head_is("version")) return e.error("a second (version ...)");
+    if (e.size() == 2 && e.item(1).is_symbol("default")) return e.error("a second default rule");
+    auto r = rule_of(e);
     if (auto* err = std::get_if<SbplError>(&r)) return *err;
     p.rules.push_back(std::move(std::get<SbplRule>(r)));
   }
@@ -727,17 +850,23 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
+  ParamIndex index;
+  index.reserve(params.size());
+  for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
   for (auto& r : profile.rules) {
-    for (auto& f : r.filters) bind_filter(f, params, *ids);
+    for (auto& f : r.filters) bind_filter(f, index, *ids);
     r.filter_paths = index_paths(r.filters, false, *ids);
   }
-  auto& occurrences = ids->occurrences;
-  std::stable_sort(occurrences.begin(), occurrences.end(),
-                   [](const auto& a, const auto& b) { return a.id < b.id; });
+  // Grouped by id, each group in the order found: a counting sort, as the group bounds
+  // are counted anyway.
   ids->first.assign(ids->ids.size() + 1, 0);
-  for (const auto& o : occurrences) ++ids->first[o.id + 1];
+  for (const auto& o : ids->occurrences) ++ids->first[o.id + 1];
   for (size_t i = 1; i < ids->first.size(); ++i) ids->first[i] += ids->first[i - 1];
+  std::vector<SbplPathIds::Occurrence> grouped(ids->occurrences.size());
+  std::vector<uint32_t> next(ids->first.begin(), ids->first.end() - 1);
+  for (const auto& o : ids->occurrences) grouped[next[o.id]++] = o;
+  ids->occurrences = std::move(grouped);
   profile.path_ids = std::move(ids);
   return profile;
 }
@@ -796,6 +925,14 @@ struct SbplTargetQuery::Scratch {
   std::vector<Match> included, excluded;
   std::vector<int> included_hits, excluded_hits, matched;
   std::vector<uint32_t> allowed;
+  // The answers by the matches they follow from (see allowed()): the probes below one
+  // root mostly match the same rules alike, and choosing among them per operation cost
+  // more than finding them.
+  std::unordered_map<std::string, std::vector<uint32_t>, SbplPathIds::Hash, std::equal_to<>>
+      answers;
+  std::string signature;
+  std::vector<uint32_t> touched;
+  Ancestors ancestors;
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -807,6 +944,14 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   }
   for (int i = 0; i < static_cast<int>(profile.rules.size()); ++i)
     if (profile.rules[i].operation_bits & any_) candidates_.push_back(i);
+  by_set_.resize(profile.path_ids ? profile.path_ids->sets : 0);
+  for (int i : candidates_) {
+    const SbplRule& r = profile.rules[i];
+    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty())
+      by_set_[r.filter_paths->index].push_back(i);
+    else
+      always_.push_back(i);
+  }
   auto same_rules = [&](const Operation& a, const Operation& b) {
     return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
              const uint64_t bits = profile.rules[i].operation_bits;
@@ -828,21 +973,43 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out] = *scratch_;
-  set_matches(profile_, target, sets);
-  // Only the rules naming one of the operations are matched; the others stay unmatched
-  // in `matches` from the start. `hits` lists the matching ones, ascending.
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
+         touched, ancestors] = *scratch_;
+  set_matches(profile_, target, sets, &touched, &ancestors);
+  // Only the rules naming one of the operations, and of those only the ones the target's
+  // lists can match, are matched; `matches` is read only where `hits`, the matching
+  // ones, ascending, says.
   auto match_rules = [&](const Query& q, std::vector<Match>& matches, std::vector<int>& hits) {
     hits.clear();
-    for (int i : candidates_) {
+    auto match_rule = [&](int i) {
       matches[i] = filters_match(profile_.rules[i], q);
       if (matches[i].matched) hits.push_back(i);
-    }
+    };
+    for (int i : always_) match_rule(i);
+    for (uint32_t set : touched)
+      for (int i : by_set_[set]) match_rule(i);
+    std::sort(hits.begin(), hits.end());
   };
   const Query q{target, sets, params_};
   match_rules(q, included, included_hits);
   const bool strict_differs = q.covered_self;
   if (strict_differs) match_rules({target, sets, params_, true}, excluded, excluded_hits);
+  // All the answers depend on: which rules match under each subpath reading, and how
+  // specifically.
+  signature.clear();
+  auto sign = [&](const std::vector<Match>& matches, const std::vector<int>& hits) {
+    for (int i : hits) {
+      signature.append(reinterpret_cast<const char*>(&i), sizeof i);
+      signature.append(reinterpret_cast<const char*>(&matches[i].specificity),
+                       sizeof matches[i].specificity);
+    }
+  };
+  sign(included, included_hits);
+  if (strict_differs) {
+    signature += '|';
+    sign(excluded, excluded_hits);
+  }
+  if (auto it = answers.find(signature); it != answers.end()) return it->second;
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
   for (size_t k = 0; k < operations_.size(); ++k) {
@@ -864,7 +1031,7 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
       }
     }
   }
-  return out;
+  return answers.emplace(signature, out).first->second;
 }
 
 }  // namespace zpolicy::compiler

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -95,9 +94,9 @@ struct SbplFilter {
     RemoteIp,           // (remote ip "localhost:*")
   };
   Kind kind = Kind::Literal;
-  std::string value;                       // constant string argument
-  bool is_param = false;                   // Literal/Subpath: `value` names a (param "...")
-  std::optional<std::string> param_value;  // set by bind_params
+  std::string value;                         // constant string argument
+  bool is_param = false;                     // Literal/Subpath: `value` names a (param "...")
+  const std::string* param_value = nullptr;  // set by bind_params: the value in its params
   std::vector<SbplFilter> children;
   std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params
 };
@@ -160,6 +159,7 @@ using SbplParams = std::map<std::string, std::string, std::less<>>;
 // indexed (SbplPathSet), so that many decisions on the same parameters do not search
 // `params` or scan long lists again. Undefined names stay unbound. Taken by value: a
 // caller done with the unbound profile moves it in rather than copying every filter.
+// The result points into `params`, which must outlive it (decisions take it again).
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params);
 
 struct SbplDecision {
@@ -212,6 +212,11 @@ class SbplTargetQuery {
   std::vector<Operation> operations_;
   uint64_t any_ = 0;             // every profile operation that covers one of them
   std::vector<int> candidates_;  // the rules naming one of them, ascending
+  // The candidates whose filters are all indexed, by their list's SbplPathSet::index:
+  // they can match only a target that the list names, or an ancestor of it. The others,
+  // ascending, are matched against every target.
+  std::vector<std::vector<int>> by_set_;
+  std::vector<int> always_;
   // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
   // and precedence.
   std::array<std::array<uint32_t, 4>, 2> models_{};

@@ -114,6 +114,8 @@ class FileIntent {
     }
   }
 
+  // Keeps the holders of `path` by view until a later call leaves them: paths asked
+  // about must outlive the FileIntent.
   PathFacts facts(std::string_view path) const;
   Verdict operator()(std::string_view op, std::string_view path, const PathFacts& f) const;
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
@@ -137,19 +139,55 @@ class FileIntent {
 
   const ir::Resolved& r_;
   std::unordered_map<std::string, Firsts, Hash, std::equal_to<>> firsts_;
+  // The holders of the last path asked about, "/" first, each with the least Firsts of
+  // it and its holders: probe paths come sorted, so most of a path's holders are the
+  // last one's, and looking each one up for every path was most of the policy side.
+  struct Holder {
+    std::string_view path;
+    Firsts held;
+    const Firsts* own = nullptr;  // its entry in firsts_
+  };
+  mutable std::vector<Holder> holders_;
+  mutable std::vector<std::string_view> pending_;
 };
 
 PathFacts FileIntent::facts(std::string_view path) const {
-  Firsts held;
-  for_each_holder(path, [&](std::string_view holder) {
-    auto it = firsts_.find(holder);
-    if (it == firsts_.end()) return;
-    held.read = std::min(held.read, it->second.read);
-    held.write = std::min(held.write, it->second.write);
-    held.protect = std::min(held.protect, it->second.protect);
-    held.deny = std::min(held.deny, it->second.deny);
-    if (holder.size() == path.size()) held.protected_below = it->second.protected_below;
-  });
+  // The holders for_each_holder() lists: the path, its ancestors, then "/".
+  auto holds = [&](std::string_view h) {
+    return h == path || h == "/" ||
+           (!h.empty() && path.starts_with(h) && path.size() > h.size() && path[h.size()] == '/');
+  };
+  auto up = [](std::string_view h) {
+    for (size_t i = h.size(); i-- > 1;)
+      if (h[i] == '/') return h.substr(0, i);
+    return std::string_view("/");
+  };
+  while (!holders_.empty() && !holds(holders_.back().path)) holders_.pop_back();
+  pending_.clear();
+  for (std::string_view h = path; holders_.empty() || h != holders_.back().path; h = up(h)) {
+    pending_.push_back(h);
+    if (h == "/") break;
+  }
+  for (auto h = pending_.rbegin(); h != pending_.rend(); ++h) {
+    Holder next{*h, holders_.empty() ? Firsts{} : holders_.back().held};
+    if (auto it = firsts_.find(*h); it != firsts_.end()) {
+      next.own = &it->second;
+      next.held.read = std::min(next.held.read, it->second.read);
+      next.held.write = std::min(next.held.write, it->second.write);
+      next.held.protect = std::min(next.held.protect, it->second.protect);
+      next.held.deny = std::min(next.held.deny, it->second.deny);
+    }
+    holders_.push_back(next);
+  }
+  Firsts held = holders_.back().held;
+  // protected_below is the path's own, or for a one-character path that of "/", which
+  // for_each_holder() lists last.
+  held.protected_below = kNone;
+  for (const auto& h : holders_)
+    if (h.own && h.path.size() == path.size()) {
+      held.protected_below = h.own->protected_below;
+      break;
+    }
   auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
     return i == kNone ? nullptr : &list[i];
   };
@@ -210,22 +248,37 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
     "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
 };
 
-using PathSet = std::set<std::string, std::less<>>;
-
-PathSet probe_paths(const ir::Resolved& r) {
-  PathSet paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
-  // Most candidates are already in (shared parents and siblings): look them up before
-  // making a string of them.
+// The probe paths, sorted, each once. Most candidates are repeats (shared parents and
+// siblings), so they are told apart by hash and only the distinct ones sorted. A path of
+// the policy, or a prefix of one, is viewed in place; the others are written into
+// `storage`, sized up front so that the views into it stay valid.
+std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& storage) {
+  const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
+  size_t size = 0, count = 0;
+  for (const auto* group : groups) count += group->size();
+  for (const auto* group : groups)
+    for (const auto& p : *group)
+      // family() writes the path three times and its parent once, with these suffixes.
+      size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
+  storage.clear();
+  storage.reserve(size);
+  std::vector<std::string_view> paths;
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(6 * count);  // family() offers six paths per policy path: no rehashing
   auto add = [&](std::string_view path) {
-    auto it = paths.lower_bound(path);
-    if (it == paths.end() || *it != path) paths.emplace_hint(it, path);
+    if (seen.insert(path).second) paths.push_back(path);
   };
-  std::string buf;
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
   auto add_joined = [&](std::string_view a, std::string_view b) {
-    buf.assign(a).append(b);
-    add(buf);
+    const size_t start = storage.size();
+    storage.append(a).append(b);
+    const std::string_view joined(storage.data() + start, storage.size() - start);
+    if (seen.insert(joined).second)
+      paths.push_back(joined);
+    else
+      storage.resize(start);
   };
-  auto family = [&](const std::string& p) {
+  auto family = [&](std::string_view p) {
     add(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
@@ -235,13 +288,14 @@ PathSet probe_paths(const ir::Resolved& r) {
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
   };
-  for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
+  for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
   // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
   // went through: that walk added the rest.
   std::unordered_set<std::string_view> walked;
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
+  std::sort(paths.begin(), paths.end());
   return paths;
 }
 
@@ -251,9 +305,10 @@ using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
 template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
+  std::string storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
   PathVerdicts verdicts;
-  for (const auto& path : probe_paths(r)) {
+  for (std::string_view path : probe_paths(r, storage)) {
     const PathFacts facts = file_intent.facts(path);
     for (size_t k = 0; k + 1 < kPathOperations.size(); ++k)
       verdicts[k] = file_intent(kPathOperations[k], path, facts);
@@ -388,7 +443,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   };
   for_each_probe(
       r,
-      [&](const std::string& path, const PathVerdicts& verdicts) {
+      [&](std::string_view path, const PathVerdicts& verdicts) {
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           add(kPathOperations[k], path, verdicts[k]);
       },
@@ -449,7 +504,7 @@ std::vector<SbplFinding> verify_sbpl(
       profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
   for_each_probe(
       policy,
-      [&](const std::string& path, const PathVerdicts& verdicts) {
+      [&](std::string_view path, const PathVerdicts& verdicts) {
         const auto& allowed = path_query.allowed(path);
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           judge(kPathOperations[k], path, verdicts[k], allowed[k]);
