@@ -44,7 +44,6 @@ class PathTable {
   }
   // The last component, or the symbolic root's name; "" for "/".
   const std::string& name(Id id) const { return texts_[id].name; }
-  unsigned depth(Id id) const { return links_[id].depth; }
   // True when `inner` is `outer` or lies below it.
   bool contains(Id outer, Id inner) const;
   // The order of SymbolicPath's operator<, without building the paths: "/" and its
@@ -52,7 +51,6 @@ class PathTable {
   bool less(Id a, Id b) const;
   // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
   Id rebase(Id to, Id from, Id p);
-  size_t size() const { return links_.size(); }
 
  private:
   // The structure the walks read, kept small and contiguous.
