@@ -1,5 +1,6 @@
 #include "compiler/bpf_interpreter.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -135,104 +136,183 @@ std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::strin
   return prog;
 }
 
+namespace {
+
+struct Machine {
+  uint32_t a = 0, x = 0;
+  std::array<uint32_t, kMemWords> mem{};
+  BpfRun run;
+};
+
+// Executes prog[pc] (counted in m.run.executed): the next pc, or none once the program
+// has returned (m.run.ret set).
+std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const SeccompData& d,
+                           Machine& m) {
+  const BpfInsn& in = prog[pc];
+  ++m.run.executed;
+  uint32_t& a = m.a;
+  uint32_t& x = m.x;
+  // The verifier runs a program thousands of times, and a seccomp filter is almost
+  // only loads, comparisons with constants and returns: those are decided by one
+  // dispatch on the whole opcode, the rest field by field below.
+  switch (in.code) {
+    case LD | W | ABS:
+      a = load_word(d, in.k);
+      m.run.read_arguments |= in.k >= kCallerDataOffset;
+      return pc + 1;
+    case JMP | JEQ | K:
+      return pc + 1 + (a == in.k ? in.jt : in.jf);
+    case JMP | JGT | K:
+      return pc + 1 + (a > in.k ? in.jt : in.jf);
+    case JMP | JGE | K:
+      return pc + 1 + (a >= in.k ? in.jt : in.jf);
+    case JMP | JSET | K:
+      return pc + 1 + ((a & in.k) != 0 ? in.jt : in.jf);
+    case RET | K:
+      m.run.ret = in.k;
+      return std::nullopt;
+  }
+  const uint32_t operand = src(in.code) == X ? x : in.k;
+  switch (cls(in.code)) {
+    case LD:
+      if (mode(in.code) == LEN) a = kDataSize;
+      else if (mode(in.code) == IMM) a = in.k;
+      else a = m.mem[in.k % kMemWords];
+      break;
+    case LDX:
+      if (mode(in.code) == LEN) x = kDataSize;
+      else if (mode(in.code) == IMM) x = in.k;
+      else x = m.mem[in.k % kMemWords];
+      break;
+    case ST:
+      m.mem[in.k % kMemWords] = a;
+      break;
+    case STX:
+      m.mem[in.k % kMemWords] = x;
+      break;
+    case ALU:
+      switch (op(in.code)) {
+        case ADD: a += operand; break;
+        case SUB: a -= operand; break;
+        case MUL: a *= operand; break;
+        case DIV:
+        case MOD:
+          if (operand == 0) {
+            m.run.ret = 0;
+            return std::nullopt;
+          }
+          a = op(in.code) == DIV ? a / operand : a % operand;
+          break;
+        case OR: a |= operand; break;
+        case AND: a &= operand; break;
+        case XOR: a ^= operand; break;
+        case LSH: a = operand >= 32 ? 0 : a << operand; break;
+        case RSH: a = operand >= 32 ? 0 : a >> operand; break;
+        case NEG: a = 0u - a; break;
+      }
+      break;
+    case JMP: {
+      if (op(in.code) == JA) return pc + 1 + in.k;
+      bool taken = false;
+      switch (op(in.code)) {
+        case JEQ: taken = a == operand; break;
+        case JGT: taken = a > operand; break;
+        case JGE: taken = a >= operand; break;
+        case JSET: taken = (a & operand) != 0; break;
+      }
+      return pc + 1 + (taken ? in.jt : in.jf);
+    }
+    case RET:  // RET | A; RET | K is decided above
+      m.run.ret = a;
+      return std::nullopt;
+    case MISC:
+      if (op(in.code) == TAX) x = a;
+      else a = x;
+      break;
+  }
+  return pc + 1;
+}
+
+// The walk of run_bpf_for_numbers over one path, for the numbers lo..hi, all of which
+// have taken it so far. While `a_is_nr`, the accumulator holds the number itself and only
+// instructions that do not read it run on the machine.
+struct NumberWalk {
+  std::span<const BpfInsn> prog;
+  uint32_t arch;
+  uint32_t base;
+  std::vector<BpfRun>& out;
+
+  void walk(size_t pc, uint32_t lo, uint32_t hi, bool a_is_nr, Machine m) {
+    // The number is read only through the accumulator, so a representative stands for
+    // the rest of the range in `data`.
+    const SeccompData data{lo, arch, 0, {}};
+    while (pc < prog.size()) {
+      const BpfInsn& in = prog[pc];
+      const uint16_t c = in.code;
+      if (a_is_nr && cls(c) == JMP && src(c) == K &&
+          (op(c) == JEQ || op(c) == JGT || op(c) == JGE)) {
+        ++m.run.executed;
+        split(pc, in, lo, hi, m);
+        return;
+      }
+      const bool leaves_a = c == (LD | W | ABS) || cls(c) == LD || cls(c) == LDX ||
+                            cls(c) == STX || c == (MISC | TXA) || c == (JMP | JA) ||
+                            c == (RET | K);
+      if (a_is_nr && !leaves_a) {
+        for (uint64_t nr = lo; nr <= hi; ++nr)
+          out[nr - base] = run_bpf(prog, SeccompData{static_cast<uint32_t>(nr), arch, 0, {}});
+        return;
+      }
+      if (cls(c) == LD) a_is_nr = c == (LD | W | ABS) && in.k == 0;
+      if (c == (MISC | TXA)) a_is_nr = false;
+      auto next = step(prog, pc, data, m);
+      if (!next) break;
+      pc = *next;
+    }
+    if (pc >= prog.size()) m.run.ret = 0;
+    for (uint64_t nr = lo; nr <= hi; ++nr) out[nr - base] = m.run;
+  }
+
+  // A comparison of the number with a constant: the numbers that take the jump,
+  // [t_lo, t_hi], and those on either side of them that do not.
+  void split(size_t pc, const BpfInsn& in, uint32_t lo, uint32_t hi, const Machine& m) {
+    uint64_t t_lo = in.k, t_hi = in.k;
+    if (op(in.code) == JGT) t_lo = uint64_t{in.k} + 1, t_hi = UINT32_MAX;
+    if (op(in.code) == JGE) t_hi = UINT32_MAX;
+    t_lo = std::max<uint64_t>(t_lo, lo);
+    t_hi = std::min<uint64_t>(t_hi, hi);
+    const size_t taken = pc + 1 + in.jt, not_taken = pc + 1 + in.jf;
+    auto go = [&](uint64_t from, uint64_t to, size_t next) {
+      if (from <= to)
+        walk(next, static_cast<uint32_t>(from), static_cast<uint32_t>(to), true, m);
+    };
+    if (t_lo > t_hi) return go(lo, hi, not_taken);
+    if (t_lo > lo) go(lo, t_lo - 1, not_taken);
+    go(t_lo, t_hi, taken);
+    go(t_hi + 1, hi, not_taken);
+  }
+};
+
+}  // namespace
+
 BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
                std::vector<uint32_t>* trace) {
-  uint32_t a = 0, x = 0;
-  uint32_t mem[kMemWords] = {};
-  BpfRun r;
-  for (size_t pc = 0; pc < prog.size(); ++pc) {
-    const BpfInsn& in = prog[pc];
-    ++r.executed;
+  Machine m;
+  for (size_t pc = 0; pc < prog.size();) {
     if (trace) trace->push_back(static_cast<uint32_t>(pc));
-    // The verifier runs a program thousands of times, and a seccomp filter is almost
-    // only loads, comparisons with constants and returns: those are decided by one
-    // dispatch on the whole opcode, the rest field by field below.
-    switch (in.code) {
-      case LD | W | ABS:
-        a = load_word(d, in.k);
-        r.read_arguments |= in.k >= kCallerDataOffset;
-        continue;
-      case JMP | JEQ | K:
-        pc += a == in.k ? in.jt : in.jf;
-        continue;
-      case JMP | JGT | K:
-        pc += a > in.k ? in.jt : in.jf;
-        continue;
-      case JMP | JGE | K:
-        pc += a >= in.k ? in.jt : in.jf;
-        continue;
-      case JMP | JSET | K:
-        pc += (a & in.k) != 0 ? in.jt : in.jf;
-        continue;
-      case RET | K:
-        r.ret = in.k;
-        return r;
-    }
-    const uint32_t operand = src(in.code) == X ? x : in.k;
-    switch (cls(in.code)) {
-      case LD:
-        if (mode(in.code) == LEN) a = kDataSize;
-        else if (mode(in.code) == IMM) a = in.k;
-        else a = mem[in.k % kMemWords];
-        break;
-      case LDX:
-        if (mode(in.code) == LEN) x = kDataSize;
-        else if (mode(in.code) == IMM) x = in.k;
-        else x = mem[in.k % kMemWords];
-        break;
-      case ST:
-        mem[in.k % kMemWords] = a;
-        break;
-      case STX:
-        mem[in.k % kMemWords] = x;
-        break;
-      case ALU:
-        switch (op(in.code)) {
-          case ADD: a += operand; break;
-          case SUB: a -= operand; break;
-          case MUL: a *= operand; break;
-          case DIV:
-            if (operand == 0) return {0, r.executed, r.read_arguments};
-            a /= operand;
-            break;
-          case MOD:
-            if (operand == 0) return {0, r.executed, r.read_arguments};
-            a %= operand;
-            break;
-          case OR: a |= operand; break;
-          case AND: a &= operand; break;
-          case XOR: a ^= operand; break;
-          case LSH: a = operand >= 32 ? 0 : a << operand; break;
-          case RSH: a = operand >= 32 ? 0 : a >> operand; break;
-          case NEG: a = 0u - a; break;
-        }
-        break;
-      case JMP: {
-        if (op(in.code) == JA) {
-          pc += in.k;
-          break;
-        }
-        bool taken = false;
-        switch (op(in.code)) {
-          case JEQ: taken = a == operand; break;
-          case JGT: taken = a > operand; break;
-          case JGE: taken = a >= operand; break;
-          case JSET: taken = (a & operand) != 0; break;
-        }
-        pc += taken ? in.jt : in.jf;
-        break;
-      }
-      case RET:  // RET | A; RET | K is decided above
-        r.ret = a;
-        return r;
-      case MISC:
-        if (op(in.code) == TAX) x = a;
-        else a = x;
-        break;
-    }
+    auto next = step(prog, pc, d, m);
+    if (!next) return m.run;
+    pc = *next;
   }
-  r.ret = 0;
-  return r;
+  m.run.ret = 0;
+  return m.run;
+}
+
+std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> prog, uint32_t arch,
+                                        uint32_t base, uint32_t count) {
+  std::vector<BpfRun> out(count);
+  if (count > 0) NumberWalk{prog, arch, base, out}.walk(0, base, base + (count - 1), false, {});
+  return out;
 }
 
 std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,

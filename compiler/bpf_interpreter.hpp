@@ -52,6 +52,17 @@ struct BpfRun {
 BpfRun run_bpf(std::span<const BpfInsn> program, const SeccompData& data,
                std::vector<uint32_t>* trace = nullptr);
 
+// run_bpf for each number base .. base + count - 1 on one arch, every argument and the
+// instruction pointer zero: element i is the run for number base + i. The numbers are
+// followed as ranges: a comparison of the loaded number with a constant splits the
+// range, and one walk answers every number that takes the same path. Anything else done
+// with the number (arithmetic, a bit test, a copy, a comparison with X, returning it)
+// falls back to run_bpf for each number of the range, so every answer is run_bpf's.
+// The verifier asks for thousands of numbers; a filter tells them apart with a few
+// dozen comparisons.
+std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> program, uint32_t arch,
+                                        uint32_t base, uint32_t count);
+
 // One call evaluated from raw program bytes, for `zpolicy inspect --syscall`: `nr` is the
 // arch's own number (the x32 bit is added for Arch::X32).
 struct BpfEvaluation {

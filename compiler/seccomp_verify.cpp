@@ -113,8 +113,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // One number on one ABI: first with every argument zero. If that path read no
   // argument, the program gives the same answer for every argument vector, so only the
   // IR's side needs the other vectors.
-  auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr) {
-    const BpfRun first = run_bpf(*prog, SeccompData{nr, audit, 0, {}});
+  auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
     check(audit, SyscallCall{arch, nr, {}}, first);
     const ir::SyscallInfo* ruled = arch == ir::Arch::X86_64 && intent.reads_arguments(nr)
                                        ? ir::find_syscall(arch, nr)
@@ -129,17 +128,22 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     for (uint64_t x : values) vectors.push_back({x, x, x, x, x, x});
     for (const auto& a : vectors) probe(audit, SyscallCall{arch, nr, a});
   };
-  for (uint32_t nr = 0; nr < 1024; ++nr) {
-    probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr);
-    probe_number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit);
-    probe_number(ir::kAuditArchI386, ir::Arch::I386, nr);
+  constexpr uint32_t kNumbers = 1024;
+  const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
+  const auto x32 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, ir::kX32SyscallBit, kNumbers);
+  const auto i386 = run_bpf_for_numbers(*prog, ir::kAuditArchI386, 0, kNumbers);
+  const auto aarch64 = run_bpf_for_numbers(*prog, kAuditArchAarch64, 0, kNumbers);
+  for (uint32_t nr = 0; nr < kNumbers; ++nr) {
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, x86_64[nr]);
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
+    probe_number(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
     // The IR has no name for other arches; like i386 they are foreign.
-    probe_number(kAuditArchAarch64, ir::Arch::I386, nr);
+    probe_number(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
   }
   for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
                       0xc0000000u, 0xffffffffu})
-    probe_number(ir::kAuditArchX86_64,
-                 (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64, nr);
+    probe_number(ir::kAuditArchX86_64, (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64,
+                 nr, run_bpf(*prog, SeccompData{nr, ir::kAuditArchX86_64, 0, {}}));
   return v;
 }
 
