@@ -115,20 +115,20 @@ void MountTable::add_mount(Mount m) {
       if (a == PathTable::kRoot) break;
     }
   };
-  const size_t* below = visible_below_.find(m.dest_id);
+  const size_t* below = visible_below_.find(m.dest);
   if (below && *below > 0) {
     for (auto& old : mounts_)
-      if (old.visible && paths_->contains(m.dest_id, old.dest_id)) {
+      if (old.visible && paths_->contains(m.dest, old.dest)) {
         old.visible = false;
-        visible_at_.erase(old.dest_id);
-        count_below(old.dest_id, -1);
+        visible_at_.erase(old.dest);
+        count_below(old.dest, -1);
       }
   }
   // bwrap's own root, never added here, is covered by the first mount at "/".
-  if (m.dest_id == PathTable::kRoot) mounts_[0].visible = false;
+  if (m.dest == PathTable::kRoot) mounts_[0].visible = false;
   mounts_.push_back(std::move(m));
-  visible_at_[mounts_.back().dest_id] = mounts_.size() - 1;
-  count_below(mounts_.back().dest_id, +1);
+  visible_at_[mounts_.back().dest] = mounts_.size() - 1;
+  count_below(mounts_.back().dest, +1);
 }
 
 void MountTable::add_node(Node n) {
@@ -140,8 +140,8 @@ void MountTable::add_node(Node n) {
 void MountTable::index_aliases() {
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.kind == MountKind::Bind && m.source_id != m.dest_id)
-      aliases_by_source_[m.source_id].push_back(i);
+    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest)
+      aliases_by_source_[m.source].push_back(i);
   }
 }
 
@@ -154,7 +154,7 @@ size_t MountTable::covering(Id p) const {
 const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
   const Id id = paths_->intern(p);
   size_t c = covering(id);
-  return mounts_[c].dest_id == id ? &mounts_[c] : nullptr;
+  return mounts_[c].dest == id ? &mounts_[c] : nullptr;
 }
 
 const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
@@ -170,11 +170,11 @@ bool MountTable::exists_in_scratch(Id p, size_t mount) const {
   // What bwrap's --dev populates: device nodes bound from the host, and directories.
   static const char* const kDevEntries[] = {"null", "zero", "full", "random", "urandom",
                                             "tty",  "ptmx", "pts",  "shm",    "console"};
-  if (m.kind == MountKind::Dev && paths_->parent(p) == m.dest_id &&
+  if (m.kind == MountKind::Dev && paths_->parent(p) == m.dest &&
       std::any_of(std::begin(kDevEntries), std::end(kDevEntries),
                   [&](const char* e) { return paths_->name(p) == e; }))
     return true;
-  return m.dest_id == p || node_at(p, mount, Node::Kind::Dir) ||
+  return m.dest == p || node_at(p, mount, Node::Kind::Dir) ||
          node_at(p, mount, Node::Kind::Symlink);
 }
 
@@ -185,7 +185,7 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   if (!mounts_[c].read_only) return std::nullopt;
   if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
   if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
-  if (mounts_[c].dest_id == p) return mounts_[c].mode;
+  if (mounts_[c].dest == p) return mounts_[c].mode;
   return std::nullopt;
 }
 
@@ -193,9 +193,10 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
   const Mount& m = mounts_[c];
   auto text = [&](auto&& why) { return with_text ? why() : std::string(); };
   auto a_str = [&] { return paths_->path(a).str(); };
-  if (m.device_source && m.dest_id == a)
+  if (m.device_source && m.dest == a)
     return text([&] {
-      return a_str() + " is the device " + m.source->str() + " (" + describe(c) + "): ENOTDIR";
+      return a_str() + " is the device " + paths_->path(m.source).str() + " (" + describe(c) +
+             "): ENOTDIR";
     });
   if (is_scratch(m.kind) && !exists_in_scratch(a, c))
     return text([&] { return a_str() + " does not exist in " + describe(c) + ": ENOENT"; });
@@ -260,10 +261,8 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       ensure_parents(dest, std::nullopt, op.line);
       Mount m;
       m.kind = MountKind::Bind;
-      m.dest = op.dest;
-      m.source = op.source;
-      m.dest_id = dest;
-      m.source_id = paths_->intern(*op.source);
+      m.dest = dest;
+      m.source = paths_->intern(*op.source);
       m.read_only = op.kind == BwrapOpKind::RoBind;
       m.devices = op.kind == BwrapOpKind::DevBind;
       m.device_source = is_char_device(*op.source);
@@ -280,8 +279,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs
                : op.kind == BwrapOpKind::Dev ? MountKind::Dev
                                              : MountKind::Proc;
-      m.dest = op.dest;
-      m.dest_id = dest;
+      m.dest = dest;
       m.mode = op.kind == BwrapOpKind::Proc ? 0555u : op.perms.value_or(0755u);
       m.line = op.line;
       m.text = op.text;
@@ -294,7 +292,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       if (!target) return fail("the path does not resolve");
       size_t c = covering(*target);
       // The kernel remounts only a mount's root; bwrap dies on anything else.
-      if (mounts_[c].dest_id != *target)
+      if (mounts_[c].dest != *target)
         return fail(paths_->path(*target).str() + " is not a mount point at this step");
       mounts_[c].read_only = true;
       return std::nullopt;
@@ -325,7 +323,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       size_t c = covering(*target);
       Mount& m = mounts_[c];
       if (m.read_only || m.kind == MountKind::Proc) return fail("chmod on a read-only mount");
-      if (m.dest_id == *target && is_scratch(m.kind)) {
+      if (m.dest == *target && is_scratch(m.kind)) {
         m.mode = op.perms;
         return std::nullopt;
       }
@@ -373,6 +371,7 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const Id rp = *rp_opt;
+  auto rp_str = [&] { return paths_->path(rp).str(); };
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
@@ -388,17 +387,17 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
 
   const size_t c = covering(rp);
   const Mount& m = mounts_[c];
-  tr.add([&] { return describe(c) + " covers " + paths_->path(rp).str() + (m.read_only ? " (read-only)" : ""); });
-  const bool mount_point = m.dest_id == rp;
+  tr.add([&] { return describe(c) + " covers " + rp_str() + (m.read_only ? " (read-only)" : ""); });
+  const bool mount_point = m.dest == rp;
   const bool scratch = is_scratch(m.kind);
   std::optional<Id> host;
   if (m.kind == MountKind::Bind)
-    host = m.source_id == m.dest_id ? rp : paths_->rebase(m.source_id, m.dest_id, rp);
+    host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
   const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
   const auto mode = known_mode(rp, c);
   const auto parent = paths_->parent(rp);
   const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
-  auto done = [&](Outcome o, auto&& why, std::optional<Id> reached = std::nullopt) {
+  auto done = [&](Outcome o, auto&& why, std::optional<Id> reached) {
     AccessResult r = finish(o, tr, why);
     r.host = reached;
     return r;
@@ -407,11 +406,11 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
       m.device_source) {
     if (!m.devices)
       return finish(Outcome::Denied, tr, [&] {
-        return std::string(m.source->str() +
+        return std::string(paths_->path(m.source).str() +
                            " is a device node on a nodev bind: open fails EACCES");
       });
     return finish(Outcome::Scratch, tr, [&] {
-      return std::string("the device " + m.source->str() + " holds no host data");
+      return std::string("the device " + paths_->path(m.source).str() + " holds no host data");
     });
   }
 
@@ -420,26 +419,28 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   auto entry_change = [&](const char* mount_point_errno) -> AccessResult {
     if (mount_point)
       return finish(Outcome::Denied, tr, [&] {
-        return std::string(paths_->path(rp).str() + " is a mount point: " + mount_point_errno);
+        return std::string(rp_str() + " is a mount point: " + mount_point_errno);
       });
     if (!parent)
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(paths_->path(rp).str() + " has no parent to change"); });
+                    [&] { return std::string(rp_str() + " has no parent to change"); });
     if (m.kind == MountKind::Proc)
       return finish(Outcome::Denied, tr, [&] { return std::string("procfs: no new entries"); });
     if (op == FsOp::Delete && scratch && !exists_in_scratch(rp, c))
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(paths_->path(rp).str() + " does not exist: ENOENT"); });
+                    [&] { return std::string(rp_str() + " does not exist: ENOENT"); });
     if (op != FsOp::Delete && scratch && exists_in_scratch(rp, c))
       return finish(Outcome::Denied, tr,
-                    [&] { return std::string(paths_->path(rp).str() + " already exists: EEXIST"); });
+                    [&] { return std::string(rp_str() + " already exists: EEXIST"); });
     if (m.read_only)
       return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
     if (parent_mode && (*parent_mode & 0222) == 0)
       return finish(Outcome::Denied, tr, [&] {
-        return std::string(paths_->path(*parent).str() + " has mode " + octal(*parent_mode) + ": EACCES");
+        return std::string(paths_->path(*parent).str() + " has mode " + octal(*parent_mode) +
+                           ": EACCES");
       });
-    return done(success, [&] { return std::string(std::string(to_string(op)) + " succeeds"); }, host);
+    return done(
+        success, [&] { return std::string(std::string(to_string(op)) + " succeeds"); }, host);
   };
 
   switch (op) {
@@ -449,12 +450,13 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
                       [&] { return std::string("the sandbox's own procfs"); });
       if (scratch && !exists_in_scratch(rp, c))
         return finish(Outcome::Denied, tr,
-                      [&] { return std::string(paths_->path(rp).str() + " does not exist: ENOENT"); });
+                      [&] { return std::string(rp_str() + " does not exist: ENOENT"); });
       if (mode && (*mode & 0444) == 0)
         return finish(Outcome::Denied, tr, [&] {
-          return std::string(paths_->path(rp).str() + " has mode " + octal(*mode) + ": EACCES");
+          return std::string(rp_str() + " has mode " + octal(*mode) + ": EACCES");
         });
-      return done(success, [&] { return std::string("read succeeds"); }, host);
+      return done(
+          success, [&] { return std::string("read succeeds"); }, host);
     case FsOp::Write:
       if (m.kind == MountKind::Proc)
         return finish(Outcome::Denied, tr, [&] {
@@ -465,9 +467,10 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
         return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
       if (mode && (*mode & 0222) == 0)
         return finish(Outcome::Denied, tr, [&] {
-          return std::string(paths_->path(rp).str() + " has mode " + octal(*mode) + ": EACCES");
+          return std::string(rp_str() + " has mode " + octal(*mode) + ": EACCES");
         });
-      return done(success, [&] { return std::string("write succeeds"); }, host);
+      return done(
+          success, [&] { return std::string("write succeeds"); }, host);
     case FsOp::Create:
       return entry_change("EEXIST");
     case FsOp::Delete:
@@ -486,7 +489,7 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   std::sort(candidates.begin(), candidates.end());
   for (size_t i : candidates) {
     const Mount& m = mounts_[i];
-    const Id alias = paths_->rebase(m.dest_id, m.source_id, host);
+    const Id alias = paths_->rebase(m.dest, m.source, host);
     if (alias == host) continue;
     AccessResult r = access(alias, op, with_trace);
     if (r.outcome == Outcome::Host && r.host == host) {
@@ -499,8 +502,8 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   }
   if (direct.outcome == Outcome::Host) {
     if (with_trace)
-      direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() + ", not " +
-                             paths_->path(host).str());
+      direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() +
+                             ", not " + paths_->path(host).str());
     direct.outcome = Outcome::Scratch;
     direct.host.reset();
   }

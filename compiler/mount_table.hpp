@@ -46,10 +46,8 @@ class MountTable {
 
   struct Mount {
     MountKind kind = MountKind::Root;
-    SymbolicPath dest;
-    std::optional<SymbolicPath> source;  // for Bind
-    PathTable::Id dest_id = PathTable::kRoot;
-    PathTable::Id source_id = PathTable::kRoot;
+    PathTable::Id dest = PathTable::kRoot;
+    PathTable::Id source = PathTable::kRoot;  // for Bind
     bool read_only = false;
     bool devices = false;          // --dev-bind: device nodes may be opened
     bool device_source = false;    // the source is a device node (/dev/null ...)

@@ -38,7 +38,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
     for (const auto& rp : in) {
       if (auto p = SymbolicPath::parse(rp.path))
-        out.push_back(Root{*p, paths_->intern(*p), rp});
+        out.push_back(Root{paths_->intern(*p), rp});
       else
         unparsable_.push_back(rp);
     }
@@ -121,7 +121,7 @@ Intent::Decision Intent::decide(Id p, FsOp op) const {
 
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
   const Decision d = decide(paths_->intern(p), op);
-  const std::string root = d.root ? d.root->path.str() : "";
+  const std::string root = d.root ? paths_->path(d.root->id).str() : "";
   const std::string parent = p.parent() ? p.parent()->str() : "";
   auto reason = [&]() -> std::string {
     switch (d.why) {
@@ -171,7 +171,7 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
 }
 
 std::string Probe::role() const {
-  const std::string name = std::string(root_kind) + " " + (root ? root->path.str() : "");
+  const std::string name = std::string(root_kind) + " " + (root ? paths->path(root->id).str() : "");
   switch (relation) {
     case Relation::Self:
       return name;
@@ -184,8 +184,8 @@ std::string Probe::role() const {
     case Relation::PrefixSibling:
       return "sibling sharing a prefix with " + name;
     case Relation::Between:
-      return "directory between writable root " + writable->path.str() + " and protected " +
-             root->path.str();
+      return "directory between writable root " + paths->path(writable->id).str() +
+             " and protected " + paths->path(root->id).str();
     case Relation::Outside:
       return "outside every root";
     case Relation::InTmp:

@@ -46,8 +46,7 @@ class Intent {
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 
   struct Root {
-    SymbolicPath path;
-    PathTable::Id id = PathTable::kRoot;
+    PathTable::Id id = PathTable::kRoot;  // in paths()
     ir::ResolvedPath origin;
   };
   const std::vector<Root>& read() const { return read_; }

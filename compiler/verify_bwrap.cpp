@@ -1,7 +1,6 @@
 #include "compiler/verify_bwrap.hpp"
 
 #include <algorithm>
-#include <map>
 
 #include "compiler/bwrap_argv.hpp"
 #include "compiler/mount_table.hpp"

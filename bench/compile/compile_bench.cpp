@@ -164,7 +164,8 @@ int main(int argc, char** argv) {
       (std::string(argv[2]) == "verify" || std::string(argv[2]) == "noverify"))
     return compile_once(argv[2], argv[3], argv[4], argv[5]);
   if (argc != 1) {
-    std::fprintf(stderr, "usage: zpolicy_compile_bench [--once verify|noverify POLICY TARGET OUT]\n");
+    std::fprintf(stderr,
+                 "usage: zpolicy_compile_bench [--once verify|noverify POLICY TARGET OUT]\n");
     return 2;
   }
   const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden";

@@ -3,7 +3,6 @@
 // number what zpolicy's never do (arithmetic, bit tests, copies, comparisons with X).
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
-
 #include <cstring>
 #include <random>
 
@@ -49,8 +48,8 @@ BOOST_AUTO_TEST_CASE(answers_like_run_bpf_on_the_golden_programs_and_their_varia
   std::mt19937 rng(20261203);
   // Opcodes that read the accumulator in every way a range cannot follow, and ones that
   // leave it alone.
-  const uint16_t kOthers[] = {0x04 /*add k*/, 0x54 /*and k*/, 0x45 /*jset k*/, 0x1d /*jeq x*/,
-                              0x07 /*tax*/,   0x87 /*txa*/,   0x02 /*st*/,     0x16 /*ret a*/,
+  const uint16_t kOthers[] = {0x04 /*add k*/,  0x54 /*and k*/,   0x45 /*jset k*/,  0x1d /*jeq x*/,
+                              0x07 /*tax*/,    0x87 /*txa*/,     0x02 /*st*/,      0x16 /*ret a*/,
                               0x00 /*ld imm*/, 0x01 /*ldx imm*/, 0x61 /*ldx mem*/, 0x84 /*neg*/};
   for (const auto& g : test::golden_compiles(compiler::Target::Linux)) {
     const auto prog = program_of(g.artifact("seccomp.bpf"));
@@ -74,9 +73,9 @@ BOOST_AUTO_TEST_CASE(answers_like_run_bpf_on_the_golden_programs_and_their_varia
 BOOST_AUTO_TEST_CASE(splits_ranges_at_every_kind_of_comparison) {
   // nr == 5 -> 1; nr > 1000 -> 2; nr >= 7 -> 3; else the number reloaded, 4 if nr == 0.
   const std::vector<BpfInsn> prog = {
-      {0x20, 0, 0, 0},    {0x15, 0, 1, 5},    {0x06, 0, 0, 1}, {0x25, 0, 1, 1000},
-      {0x06, 0, 0, 2},    {0x35, 0, 1, 7},    {0x06, 0, 0, 3}, {0x20, 0, 0, 0},
-      {0x15, 0, 1, 0},    {0x06, 0, 0, 4},    {0x06, 0, 0, 5},
+      {0x20, 0, 0, 0}, {0x15, 0, 1, 5}, {0x06, 0, 0, 1}, {0x25, 0, 1, 1000},
+      {0x06, 0, 0, 2}, {0x35, 0, 1, 7}, {0x06, 0, 0, 3}, {0x20, 0, 0, 0},
+      {0x15, 0, 1, 0}, {0x06, 0, 0, 4}, {0x06, 0, 0, 5},
   };
   expect_same(prog, "hand-written");
   const auto r = compiler::run_bpf_for_numbers(prog, ir::kAuditArchX86_64, 0, 1024);

@@ -75,7 +75,8 @@ BOOST_AUTO_TEST_CASE(agrees_with_symbolic_path) {
     if (a.contains(b)) {
       const SymbolicPath to = random_path(rng);
       const SymbolicPath want = to.rebase(a, b);
-      BOOST_TEST((t.path(t.rebase(t.intern(to), ia, ib)) == want), to.str() + " " + a.str() + " " + b.str());
+      BOOST_TEST((t.path(t.rebase(t.intern(to), ia, ib)) == want),
+                 to.str() + " " + a.str() + " " + b.str());
     }
   }
 }

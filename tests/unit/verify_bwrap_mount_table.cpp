@@ -173,7 +173,8 @@ BOOST_AUTO_TEST_CASE(symbolic_roots_sit_below_slash) {
   BOOST_TEST((r.outcome == Outcome::Host));
   BOOST_TEST(t.paths().path(*r.host).str() == "${WORKSPACE}/src/a.c");
   BOOST_TEST((at(t, "${HOME}/.bashrc", FsOp::Write) == Outcome::Denied));
-  BOOST_TEST(t.paths().path(*t.access(P("${HOME}/.bashrc"), FsOp::Read).host).str() == "${HOME}/.bashrc");
+  BOOST_TEST(t.paths().path(*t.access(P("${HOME}/.bashrc"), FsOp::Read).host).str() ==
+             "${HOME}/.bashrc");
 }
 
 BOOST_AUTO_TEST_CASE(dir_modes_and_chmod_bind_on_a_read_only_tmpfs) {

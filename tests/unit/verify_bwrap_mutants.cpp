@@ -298,8 +298,8 @@ std::string grants_more(const ir::Resolved& policy, const BwrapArgv& orig, const
 
 BOOST_AUTO_TEST_SUITE(verify_bwrap_mutants)
 
-void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv, const std::string& name,
-                   size_t min_mutants = 500, bool commute = false) {
+void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
+                   const std::string& name, size_t min_mutants = 500, bool commute = false) {
   const auto original = *parse_bwrap_args(test::render(argv)).argv;
   BOOST_TEST_REQUIRE(verify_bwrap(policy, test::render(argv)).empty());
 
@@ -363,7 +363,8 @@ BOOST_AUTO_TEST_CASE(golden_policies_every_mutant_is_killed_or_grants_nothing_mo
 // The reduction of moves rests on this: moves with the same key are the same mutant to
 // the verifier. Checked on every move of policies small enough to try them all.
 BOOST_AUTO_TEST_CASE(moves_with_the_same_key_verify_alike) {
-  auto check = [](const ir::Resolved& policy, const std::vector<Option>& argv, const std::string& name) {
+  auto check = [](const ir::Resolved& policy, const std::vector<Option>& argv,
+                  const std::string& name) {
     const Interaction interact(argv);
     std::map<std::pair<size_t, std::vector<size_t>>, bool> verdict;
     size_t moves_tried = 0;
