@@ -1,6 +1,7 @@
 #include "ir/syscall_table.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace zpolicy::ir {
 namespace {
@@ -43,17 +44,71 @@ std::span<const SyscallInfo> syscall_table(Arch a) {
   return {};
 }
 
+namespace {
+
+// Lookups by name and by number, computed at compile time: the compiler, the emitter
+// and the verifier ask thousands of times per policy, and a scan of ~400 names each
+// time was a visible share of `zpolicy compile`.
+constexpr size_t kNumbers = 1024;  // every table's numbers, less kX32SyscallBit, are below
+
+struct TableIndex {
+  std::span<const SyscallInfo> table;
+  uint32_t nr_base;                            // kX32SyscallBit for x32
+  std::span<const uint16_t> by_name;           // table positions, sorted by name
+  const std::array<int16_t, kNumbers>* by_nr;  // table position of each number, or -1
+};
+
+template <size_t N>
+constexpr std::array<uint16_t, N> name_order(const SyscallInfo (&table)[N]) {
+  std::array<uint16_t, N> order{};
+  for (size_t i = 0; i < N; ++i) order[i] = static_cast<uint16_t>(i);
+  std::sort(order.begin(), order.end(),
+            [&](uint16_t x, uint16_t y) { return table[x].name < table[y].name; });
+  return order;
+}
+
+template <size_t N>
+constexpr std::array<int16_t, kNumbers> number_index(const SyscallInfo (&table)[N], uint32_t base) {
+  std::array<int16_t, kNumbers> index{};
+  index.fill(-1);
+  for (size_t i = 0; i < N; ++i) index.at(table[i].nr - base) = static_cast<int16_t>(i);
+  return index;
+}
+
+constexpr auto kX8664ByName = name_order(kX8664Table);
+constexpr auto kX32ByName = name_order(kX32Table);
+constexpr auto kI386ByName = name_order(kI386Table);
+constexpr auto kX8664ByNr = number_index(kX8664Table, 0);
+constexpr auto kX32ByNr = number_index(kX32Table, kX32SyscallBit);
+constexpr auto kI386ByNr = number_index(kI386Table, 0);
+
+TableIndex table_index(Arch a) {
+  switch (a) {
+    case Arch::X32:
+      return {kX32Table, kX32SyscallBit, kX32ByName, &kX32ByNr};
+    case Arch::I386:
+      return {kI386Table, 0, kI386ByName, &kI386ByNr};
+    case Arch::X86_64:
+      break;
+  }
+  return {kX8664Table, 0, kX8664ByName, &kX8664ByNr};
+}
+
+}  // namespace
+
 const SyscallInfo* find_syscall(Arch a, std::string_view name) {
-  for (const auto& s : syscall_table(a))
-    if (s.name == name) return &s;
-  return nullptr;
+  const TableIndex index = table_index(a);
+  auto it =
+      std::lower_bound(index.by_name.begin(), index.by_name.end(), name,
+                       [&](uint16_t pos, std::string_view n) { return index.table[pos].name < n; });
+  return it != index.by_name.end() && index.table[*it].name == name ? &index.table[*it] : nullptr;
 }
 
 const SyscallInfo* find_syscall(Arch a, uint32_t nr) {
-  auto table = syscall_table(a);
-  auto it = std::lower_bound(table.begin(), table.end(), nr,
-                             [](const SyscallInfo& s, uint32_t n) { return s.nr < n; });
-  return it != table.end() && it->nr == nr ? &*it : nullptr;
+  const TableIndex index = table_index(a);
+  if (nr < index.nr_base || nr - index.nr_base >= kNumbers) return nullptr;
+  const int16_t pos = (*index.by_nr)[nr - index.nr_base];
+  return pos < 0 ? nullptr : &index.table[static_cast<size_t>(pos)];
 }
 
 uint32_t max_syscall_number(Arch a) { return syscall_table(a).back().nr; }
