@@ -113,22 +113,23 @@ std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::strin
   }
   for (size_t i = 0; i < n; ++i) {
     const BpfInsn& in = prog[i];
-    const std::string at = "instruction " + std::to_string(i) + ": ";
-    if (!valid_opcode(in.code)) return fail(at + "opcode not allowed in seccomp");
+    // Built only on failure: a valid program has hundreds of instructions.
+    auto at = [i] { return "instruction " + std::to_string(i) + ": "; };
+    if (!valid_opcode(in.code)) return fail(at() + "opcode not allowed in seccomp");
     if (in.code == (LD | W | ABS) && (in.k >= kDataSize || in.k % 4 != 0))
-      return fail(at + "load outside seccomp_data or unaligned");
+      return fail(at() + "load outside seccomp_data or unaligned");
     if ((in.code == (LD | MEM) || in.code == (LDX | MEM) || in.code == ST ||
          in.code == STX) &&
         in.k >= kMemWords)
-      return fail(at + "scratch memory index out of range");
+      return fail(at() + "scratch memory index out of range");
     if (cls(in.code) == ALU && src(in.code) == K && (op(in.code) == DIV || op(in.code) == MOD) &&
         in.k == 0)
-      return fail(at + "division by zero");
+      return fail(at() + "division by zero");
     if (cls(in.code) == JMP) {
       if (op(in.code) == JA) {
-        if (in.k >= n - i - 1) return fail(at + "jump past the end");
+        if (in.k >= n - i - 1) return fail(at() + "jump past the end");
       } else if (i + 1 + in.jt >= n || i + 1 + in.jf >= n) {
-        return fail(at + "jump past the end");
+        return fail(at() + "jump past the end");
       }
     }
   }

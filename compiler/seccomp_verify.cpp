@@ -1,6 +1,8 @@
 #include "compiler/seccomp_verify.hpp"
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 #include <set>
 
 #include "compiler/bpf_interpreter.hpp"
@@ -85,11 +87,18 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   if (!prog) return v;
   const SyscallIntent intent(policy);
   std::set<std::pair<uint32_t, uint32_t>> reported;
+  uint32_t last_ret = 0;
+  std::optional<ir::Action> last_decoded = decode_seccomp_ret(last_ret);
   // Compares the program's answer `got` for one call with the IR's.
   auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
     ++v.probes;
     const ir::Action want = intent.decide(call);
-    const auto got = decode_seccomp_ret(got_run.ret);
+    // Neighbouring numbers mostly share a return value; decode each run of them once.
+    if (got_run.ret != last_ret) {
+      last_ret = got_run.ret;
+      last_decoded = decode_seccomp_ret(last_ret);
+    }
+    const auto& got = last_decoded;
     if (got && *got == want) return;
     ++v.mismatches;
     // One finding per call number and ABI, so that the kept ones name distinct calls.
@@ -104,10 +113,16 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // Every value some rule compares with, in every argument at once: a program whose
   // answer for a call depends on arguments the IR does not look at for that call (an
   // argument check reached by the wrong numbers) shows up on one of these.
-  std::set<uint64_t> values;
+  std::vector<uint64_t> values;
+  // The argument vectors of each x86_64 number some rule's conditions read.
+  std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
   for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
-    if (intent.reads_arguments(s.nr))
-      for (const auto& a : probe_arguments(policy, s)) values.insert(a.begin(), a.end());
+    if (intent.reads_arguments(s.nr)) {
+      auto& vectors = ruled[s.nr] = probe_arguments(policy, s);
+      for (const auto& a : vectors) values.insert(values.end(), a.begin(), a.end());
+    }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
   const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
                                      ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
   // One number on one ABI: first with every argument zero. If that path read no
@@ -115,11 +130,9 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // IR's side needs the other vectors.
   auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
     check(audit, SyscallCall{arch, nr, {}}, first);
-    const ir::SyscallInfo* ruled = arch == ir::Arch::X86_64 && intent.reads_arguments(nr)
-                                       ? ir::find_syscall(arch, nr)
-                                       : nullptr;
     std::vector<std::array<uint64_t, 6>> vectors;
-    if (ruled) vectors = probe_arguments(policy, *ruled);
+    if (arch == ir::Arch::X86_64)
+      if (auto it = ruled.find(nr); it != ruled.end()) vectors = it->second;
     if (!first.read_arguments) {
       for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
       return;
