@@ -130,16 +130,17 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // IR's side needs the other vectors.
   auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
     check(audit, SyscallCall{arch, nr, {}}, first);
-    std::vector<std::array<uint64_t, 6>> vectors;
-    if (arch == ir::Arch::X86_64)
-      if (auto it = ruled.find(nr); it != ruled.end()) vectors = it->second;
+    const auto it = arch == ir::Arch::X86_64 ? ruled.find(nr) : ruled.end();
+    if (it == ruled.end() && !first.read_arguments) return;
+    static const std::vector<std::array<uint64_t, 6>> kNone;
+    const auto& vectors = it == ruled.end() ? kNone : it->second;
     if (!first.read_arguments) {
       for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
       return;
     }
-    vectors.push_back(ones);
-    for (uint64_t x : values) vectors.push_back({x, x, x, x, x, x});
     for (const auto& a : vectors) probe(audit, SyscallCall{arch, nr, a});
+    probe(audit, SyscallCall{arch, nr, ones});
+    for (uint64_t x : values) probe(audit, SyscallCall{arch, nr, {x, x, x, x, x, x}});
   };
   constexpr uint32_t kNumbers = 1024;
   const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
