@@ -8,7 +8,10 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <set>
+#include <string_view>
+#include <unordered_set>
 
 #include "compiler/seccomp_baseline.hpp"
 
@@ -98,13 +101,22 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
 void add_pins(ir::Resolved& r) {
   std::vector<ResolvedPath> guarded = r.protect;
   guarded.insert(guarded.end(), r.deny.begin(), r.deny.end());
+  // The deepest writable root strictly above a guarded path is found by looking its
+  // ancestors up, not by testing every root: with a thousand roots and their carve-outs
+  // the scan made resolving quadratic.
+  std::unordered_set<std::string_view> writable;
+  for (const auto& w : r.write) writable.insert(w.path);
+  auto deepest_writable_above = [&](std::string_view path) -> std::optional<std::string_view> {
+    for (auto at = path.rfind('/'); at != std::string_view::npos && at > 0;
+         at = path.rfind('/', at - 1))
+      if (writable.contains(path.substr(0, at))) return path.substr(0, at);
+    if (path != "/" && writable.contains("/")) return std::string_view("/");
+    return std::nullopt;
+  };
   for (const auto& g : guarded) {
-    const ResolvedPath* root = nullptr;
-    for (const auto& w : r.write)
-      if (ir::path_within(w.path, g.path) && w.path != g.path && (!root || w.path.size() > root->path.size()))
-        root = &w;
+    const auto root = deepest_writable_above(g.path);
     if (!root) continue;
-    for (auto at = g.path.find('/', root->path.size() + 1); at != std::string::npos;
+    for (auto at = g.path.find('/', root->size() + 1); at != std::string::npos;
          at = g.path.find('/', at + 1))
       r.pin.push_back({g.path.substr(0, at), HostKind::Unknown, g.loc});
   }
