@@ -214,7 +214,7 @@ std::vector<Probe> generate_probes(const Intent& intent) {
     add(paths.child(child, "deeper"), R::Grandchild, kind, &r);
     if (auto parent = paths.parent(r.id)) {
       add(*parent, R::Parent, kind, &r);
-      add(paths.child(*parent, paths.name(r.id) + "x"), R::PrefixSibling, kind, &r);
+      add(paths.child(*parent, std::string(paths.name(r.id)) + "x"), R::PrefixSibling, kind, &r);
     }
   };
   for (const auto& r : intent.read()) around(r, "readable root");

@@ -3,6 +3,10 @@
 
 #include <boost/test/unit_test.hpp>
 #include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 using namespace zpolicy::compiler;
 
@@ -109,6 +113,30 @@ BOOST_AUTO_TEST_CASE(agrees_with_a_scan_of_every_key) {
       if (deepest && !want.empty()) BOOST_TEST(*deepest == want.front(), p.str());
     }
   }
+}
+
+// Enough paths to grow the children index many times over: every path keeps its id,
+// and names handed out before the growth still read the same.
+BOOST_AUTO_TEST_CASE(ids_and_names_survive_growth) {
+  PathTable t;
+  std::vector<std::pair<PathTable::Id, std::string_view>> seen;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "n" + std::to_string(i) + std::string(i % 40, 'x');
+    const PathTable::Id dir = seen.empty() ? PathTable::kRoot : seen[i / 7].first;
+    const PathTable::Id id = t.child(dir, name);
+    BOOST_TEST_REQUIRE(t.child(dir, name) == id);
+    BOOST_TEST_REQUIRE(t.up(id) == dir);
+    seen.emplace_back(id, t.name(id));
+  }
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "n" + std::to_string(i) + std::string(i % 40, 'x');
+    BOOST_TEST_REQUIRE(seen[i].second == name);
+    BOOST_TEST_REQUIRE(t.name(seen[i].first) == name);
+    const PathTable::Id dir = i == 0 ? PathTable::kRoot : seen[i / 7].first;
+    BOOST_TEST_REQUIRE(t.child(dir, name) == seen[i].first);
+  }
+  // The same name below different directories is different paths.
+  BOOST_TEST(t.child(seen[1].first, "same") != t.child(seen[2].first, "same"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
