@@ -1,5 +1,6 @@
 #include "compiler/bwrap_argv.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace zpolicy::compiler {
@@ -50,6 +51,7 @@ std::optional<long> parse_decimal(std::string_view s) {
 class Parser {
  public:
   explicit Parser(std::string_view text) {
+    args_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     size_t pos = 0;
     while (pos < text.size()) {
       size_t nl = text.find('\n', pos);
@@ -61,9 +63,12 @@ class Parser {
 
   BwrapParseResult run() {
     BwrapParseResult result;
+    // A scan per character: find_first_of makes a library call for each one.
+    auto control = [](char c) { return c == '\r' || c == '\0'; };
     for (size_t k = 0; k < args_.size() && !error_; ++k)
-      if (args_[k].find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos)
+      if (std::any_of(args_[k].begin(), args_[k].end(), control))
         fail(static_cast<int>(k) + 1, "argument contains a control character");
+    out_.ops.reserve(args_.size() / 2);
     while (i_ < args_.size() && !error_) step();
     if (!error_ && pending_perms_)
       fail(perms_line_, "--perms must be followed by --tmpfs or --dir");
@@ -108,6 +113,9 @@ class Parser {
 
   std::string text_of(size_t count) const {
     std::string t;
+    size_t size = 0;
+    for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) size += args_[i_ + k].size() + 1;
+    t.reserve(size);
     for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) {
       if (k) t += ' ';
       t += args_[i_ + k];
@@ -189,7 +197,7 @@ class Parser {
     if (a == "--chdir") {
       auto p = path_arg(a, 1);
       if (!p) return;
-      f.chdir = *p;
+      f.chdir = std::move(p);
       i_ += 2;
       return;
     }
@@ -223,8 +231,8 @@ class Parser {
       BwrapOp op;
       op.kind = b.kind;
       op.try_source = b.try_source;
-      op.source = *src;
-      op.dest = *dest;
+      op.source = std::move(src);
+      op.dest = std::move(*dest);
       return push(std::move(op), 3);
     }
     for (const auto& d : kDestOps) {
@@ -233,7 +241,7 @@ class Parser {
       if (!dest) return;
       BwrapOp op;
       op.kind = d.kind;
-      op.dest = *dest;
+      op.dest = std::move(*dest);
       if (d.kind == BwrapOpKind::Tmpfs || d.kind == BwrapOpKind::Dir) {
         op.perms = pending_perms_;
         pending_perms_.reset();
@@ -250,7 +258,7 @@ class Parser {
       BwrapOp op;
       op.kind = BwrapOpKind::Symlink;
       op.link_target = std::string(*target);
-      op.dest = *dest;
+      op.dest = std::move(*dest);
       return push(std::move(op), 3);
     }
     if (a == "--chmod") {
@@ -263,7 +271,7 @@ class Parser {
       BwrapOp op;
       op.kind = BwrapOpKind::Chmod;
       op.perms = perms;
-      op.dest = *dest;
+      op.dest = std::move(*dest);
       return push(std::move(op), 3);
     }
     if (a.starts_with("--"))
