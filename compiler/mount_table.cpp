@@ -28,11 +28,10 @@ std::string octal(unsigned mode) {
 // Device nodes a bind may put over a file to mask it. A bind without --dev-bind is
 // mounted nodev, so such a node cannot even be opened.
 bool is_char_device(const SymbolicPath& p) {
-  static const char* const kDevices[] = {"/dev/null",   "/dev/zero",    "/dev/full",
-                                         "/dev/random", "/dev/urandom", "/dev/tty"};
-  std::string s = p.str();
+  static const char* const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+  if (!p.anchor.empty() || p.components.size() != 2 || p.components[0] != "dev") return false;
   return std::any_of(std::begin(kDevices), std::end(kDevices),
-                     [&](const char* d) { return s == d; });
+                     [&](const char* d) { return p.components[1] == d; });
 }
 
 bool is_scratch(MountTable::MountKind k) {
@@ -240,13 +239,15 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
   unsigned mode = 0755;
   if (perms && (*perms & 0070) == 0) mode &= ~0050u;
   if (perms && (*perms & 0007) == 0) mode &= ~0005u;
-  auto chain = lineage(dest);
-  chain.pop_back();
-  for (Id a : chain) {
-    size_t c = covering(a);
-    if (!is_scratch(mounts_[c].kind) || exists_in_scratch(a, c)) continue;
-    add_node(Node{Node::Kind::Dir, a, c, mode, {}, line});
-  }
+  if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
+}
+
+void MountTable::ensure_directory(Id dir, unsigned mode, int line) {
+  // "/" first: a directory is created after its parent.
+  if (dir != PathTable::kRoot) ensure_directory(paths_->up(dir), mode, line);
+  size_t c = covering(dir);
+  if (!is_scratch(mounts_[c].kind) || exists_in_scratch(dir, c)) return;
+  add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
 }
 
 std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
@@ -483,8 +484,10 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   AccessResult direct = access(host, op, with_trace);
   if (direct.outcome == Outcome::Host && direct.host == host) return direct;
   std::vector<size_t> candidates;
-  for (const auto* binds : aliases_by_source_.containing(host))
-    candidates.insert(candidates.end(), binds->begin(), binds->end());
+  // Most paths lie under no aliased source: look before allocating.
+  if (aliases_by_source_.deepest_containing(host))
+    for (const auto* binds : aliases_by_source_.containing(host))
+      candidates.insert(candidates.end(), binds->begin(), binds->end());
   // In replay order, so that the trace names the same bind whatever the index holds.
   std::sort(candidates.begin(), candidates.end());
   for (size_t i : candidates) {
