@@ -50,7 +50,8 @@ std::optional<long> parse_decimal(std::string_view s) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) {
+  Parser(std::string_view text, std::shared_ptr<PathTable> paths) {
+    out_.paths = std::move(paths);
     args_.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
     size_t pos = 0;
     while (pos < text.size()) {
@@ -101,14 +102,17 @@ class Parser {
     return args_[at];
   }
 
-  std::optional<SymbolicPath> path_arg(std::string_view option, size_t n) {
+  void not_a_path(std::string_view option, size_t n, std::string_view a) {
+    fail(line() + static_cast<int>(n),
+         std::string(option) + ": '" + std::string(a) + "' is not an absolute path or ${VAR} path");
+  }
+
+  std::optional<PathTable::Id> path_arg(std::string_view option, size_t n) {
     auto a = arg(option, n);
     if (!a) return std::nullopt;
-    auto p = SymbolicPath::parse(*a);
-    if (!p)
-      fail(line() + static_cast<int>(n), std::string(option) + ": '" + std::string(*a) +
-                                             "' is not an absolute path or ${VAR} path");
-    return p;
+    auto id = out_.paths->parse(*a);
+    if (!id) not_a_path(option, n, *a);
+    return id;
   }
 
   std::string text_of(size_t count) const {
@@ -195,8 +199,10 @@ class Parser {
       return;
     }
     if (a == "--chdir") {
-      auto p = path_arg(a, 1);
-      if (!p) return;
+      auto dir = arg(a, 1);
+      if (!dir) return;
+      auto p = SymbolicPath::parse(*dir);
+      if (!p) return not_a_path(a, 1, *dir);
       f.chdir = std::move(p);
       i_ += 2;
       return;
@@ -231,8 +237,8 @@ class Parser {
       BwrapOp op;
       op.kind = b.kind;
       op.try_source = b.try_source;
-      op.source = std::move(src);
-      op.dest = std::move(*dest);
+      op.source = src;
+      op.dest = *dest;
       return push(std::move(op), 3);
     }
     for (const auto& d : kDestOps) {
@@ -241,7 +247,7 @@ class Parser {
       if (!dest) return;
       BwrapOp op;
       op.kind = d.kind;
-      op.dest = std::move(*dest);
+      op.dest = *dest;
       if (d.kind == BwrapOpKind::Tmpfs || d.kind == BwrapOpKind::Dir) {
         op.perms = pending_perms_;
         pending_perms_.reset();
@@ -258,7 +264,7 @@ class Parser {
       BwrapOp op;
       op.kind = BwrapOpKind::Symlink;
       op.link_target = std::string(*target);
-      op.dest = std::move(*dest);
+      op.dest = *dest;
       return push(std::move(op), 3);
     }
     if (a == "--chmod") {
@@ -271,7 +277,7 @@ class Parser {
       BwrapOp op;
       op.kind = BwrapOpKind::Chmod;
       op.perms = perms;
-      op.dest = std::move(*dest);
+      op.dest = *dest;
       return push(std::move(op), 3);
     }
     if (a.starts_with("--"))
@@ -291,6 +297,8 @@ class Parser {
 
 }  // namespace
 
-BwrapParseResult parse_bwrap_args(std::string_view text) { return Parser(text).run(); }
+BwrapParseResult parse_bwrap_args(std::string_view text, std::shared_ptr<PathTable> paths) {
+  return Parser(text, std::move(paths)).run();
+}
 
 }  // namespace zpolicy::compiler

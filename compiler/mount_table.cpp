@@ -27,11 +27,12 @@ std::string octal(unsigned mode) {
 
 // Device nodes a bind may put over a file to mask it. A bind without --dev-bind is
 // mounted nodev, so such a node cannot even be opened.
-bool is_char_device(const SymbolicPath& p) {
+bool is_char_device(const PathTable& paths, PathTable::Id p) {
   static const char* const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
-  if (!p.anchor.empty() || p.components.size() != 2 || p.components[0] != "dev") return false;
+  const auto dir = paths.parent(p);
+  if (!dir || paths.name(*dir) != "dev" || paths.parent(*dir) != PathTable::kRoot) return false;
   return std::any_of(std::begin(kDevices), std::end(kDevices),
-                     [&](const char* d) { return p.components[1] == d; });
+                     [&](const char* d) { return paths.name(p) == d; });
 }
 
 bool is_scratch(MountTable::MountKind k) {
@@ -81,9 +82,9 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths)
       searchable_(*paths_) {}
 
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
-    const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied,
-    std::shared_ptr<PathTable> paths) {
-  MountTable t(std::move(paths));
+    const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
+  const std::vector<BwrapOp>& ops = argv.ops;
+  MountTable t(argv.paths);
   Mount root;
   root.kind = MountKind::Root;
   root.mode = 0755;
@@ -254,7 +255,7 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, op.text + ": " + why + "; bwrap would abort"};
   };
-  const Id dest = paths_->intern(op.dest);
+  const Id dest = op.dest;
   switch (op.kind) {
     case BwrapOpKind::Bind:
     case BwrapOpKind::RoBind:
@@ -263,10 +264,10 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       Mount m;
       m.kind = MountKind::Bind;
       m.dest = dest;
-      m.source = paths_->intern(*op.source);
+      m.source = *op.source;
       m.read_only = op.kind == BwrapOpKind::RoBind;
       m.devices = op.kind == BwrapOpKind::DevBind;
-      m.device_source = is_char_device(*op.source);
+      m.device_source = is_char_device(*paths_, *op.source);
       m.line = op.line;
       m.text = op.text;
       add_mount(std::move(m));

@@ -78,13 +78,12 @@ class MountTable {
     std::string message;
   };
 
-  // Replays `ops`; applied(i) says whether the i-th op, a -try bind, finds its source.
-  // An operation bwrap would die on (remounting what is not a mount point, chmod of a
-  // missing path) yields an error: such an artifact never runs a command. Paths are
-  // interned in `paths`, which a verifier shares with its Intent.
-  static std::variant<MountTable, ReplayError> replay(
-      const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied,
-      std::shared_ptr<PathTable> paths = std::make_shared<PathTable>());
+  // Replays `argv`'s ops; applied(i) says whether the i-th op, a -try bind, finds its
+  // source. An operation bwrap would die on (remounting what is not a mount point, chmod
+  // of a missing path) yields an error: such an artifact never runs a command. The
+  // table speaks of paths in argv.paths, which a verifier shares with its Intent.
+  static std::variant<MountTable, ReplayError> replay(const BwrapArgv& argv,
+                                                      const std::function<bool(size_t)>& applied);
 
   // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
   // since a verifier evaluates many operations and explains only the few that fail.

@@ -70,6 +70,13 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
   return id;
 }
 
+std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
+  Id id = kRoot;
+  auto down = [&](std::string_view name) { id = child(id, name); };
+  if (!SymbolicPath::read(text, down, down)) return std::nullopt;
+  return id;
+}
+
 bool PathTable::contains(Id outer, Id inner) const {
   const unsigned d = links_[outer].depth;
   while (links_[inner].depth > d) inner = links_[inner].up;

@@ -26,6 +26,10 @@ class PathTable {
   PathTable& operator=(const PathTable&) = delete;
 
   Id intern(const SymbolicPath& p);
+  // The path `text` spells, as SymbolicPath::parse reads it, interned without building
+  // it; none where parse refuses the text (whose leading directories may then have
+  // been interned, which changes no answer).
+  std::optional<Id> parse(std::string_view text);
   // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
   Id child(Id dir, std::string_view name);
 

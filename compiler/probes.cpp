@@ -27,7 +27,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
     : paths_(std::move(paths)),
       mode_(r.mode),
       private_tmp_(r.private_tmp),
-      tmp_(paths_->intern(*SymbolicPath::parse("/tmp"))),
+      tmp_(*paths_->parse("/tmp")),
       read_index_(*paths_),
       write_index_(*paths_),
       protect_index_(*paths_),
@@ -37,8 +37,8 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       deny_ancestors_(*paths_) {
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
     for (const auto& rp : in) {
-      if (auto p = SymbolicPath::parse(rp.path))
-        out.push_back(Root{paths_->intern(*p), rp});
+      if (auto id = paths_->parse(rp.path))
+        out.push_back(Root{*id, rp});
       else
         unparsable_.push_back(rp);
     }
@@ -229,8 +229,8 @@ std::vector<Probe> generate_probes(const Intent& intent) {
         add(*a, R::Between, "protected path", &r, &w);
     }
   }
-  add(paths.intern(*SymbolicPath::parse("/zpolicy-probe-outside")), R::Outside, "", nullptr);
-  add(paths.intern(*SymbolicPath::parse("/tmp/zpolicy-probe")), R::InTmp, "", nullptr);
+  add(*paths.parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
+  add(*paths.parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);
 
   return probes;
 }

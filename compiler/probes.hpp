@@ -41,7 +41,6 @@ class Intent {
   // the text it needs only for the few that fail.
   Expect verdict(PathTable::Id path, FsOp op) const { return decide(path, op).expect; }
   PathTable& paths() const { return *paths_; }
-  const std::shared_ptr<PathTable>& shared_paths() const { return paths_; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 

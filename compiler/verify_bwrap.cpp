@@ -57,15 +57,14 @@ class SourceFacts {
     std::sort(kinds_.begin(), kinds_.end(),
               [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
     for (const auto& op : ops)
-      if (op.source && !op.try_source) required_.push_back(paths_.intern(*op.source));
+      if (op.source && !op.try_source) required_.push_back(*op.source);
   }
 
-  bool known_missing(const SymbolicPath& src) const {
-    return missing_.deepest_containing(paths_.intern(src)) != nullptr;
+  bool known_missing(PathTable::Id src) const {
+    return missing_.deepest_containing(src) != nullptr;
   }
 
-  Existence operator()(const SymbolicPath& source) const {
-    const PathTable::Id src = paths_.intern(source);
+  Existence operator()(PathTable::Id src) const {
     for (PathTable::Id req : required_)
       if (paths_.contains(src, req)) return Existence::Exists;
     for (const auto& [path, kind] : kinds_) {
@@ -90,9 +89,10 @@ struct Scenario {
 
 // One mount table per combination of -try binds that may or may not find their
 // source; combinations where a skipped source contains an applied one are impossible.
-std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFacts& facts,
-                                const std::shared_ptr<PathTable>& paths,
+std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
                                 std::vector<Finding>& findings) {
+  const std::vector<BwrapOp>& ops = argv.ops;
+  const PathTable& paths = *argv.paths;
   std::vector<size_t> uncertain;
   std::vector<bool> base(ops.size(), true);
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -124,9 +124,10 @@ std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFac
     bool possible = true;
     for (size_t i : uncertain)
       for (size_t j : uncertain)
-        if (!applied[i] && applied[j] && ops[i].source->contains(*ops[j].source)) possible = false;
+        if (!applied[i] && applied[j] && paths.contains(*ops[i].source, *ops[j].source))
+          possible = false;
     if (!possible) continue;
-    auto replayed = MountTable::replay(ops, [&](size_t i) { return applied[i]; }, paths);
+    auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
     if (auto* err = std::get_if<MountTable::ReplayError>(&replayed)) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
       // source present, the case the artifact exists for.
@@ -301,13 +302,15 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
 std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text) {
   std::vector<Finding> findings;
   if (!ir::is_confined(resolved.mode)) return findings;
-  auto parsed = parse_bwrap_args(bwrap_args_text);
+  // One table for the artifact and the intent, so that each path is interned once.
+  auto paths = std::make_shared<PathTable>();
+  auto parsed = parse_bwrap_args(bwrap_args_text, paths);
   if (parsed.error) {
     findings.push_back(malformed(parsed.error->line, parsed.error->message));
     return findings;
   }
   const BwrapArgv& argv = *parsed.argv;
-  Intent intent(resolved);
+  Intent intent(resolved, paths);
   for (const auto& p : intent.unparsable())
     findings.push_back(Finding{kTarget,
                                "malformed-artifact",
@@ -325,7 +328,7 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
       findings.push_back(
           malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
                                        "policy); bwrap would abort"));
-  auto tables = scenarios(argv.ops, facts, intent.shared_paths(), findings);
+  auto tables = scenarios(argv, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_probes(intent, tables, findings);

@@ -139,4 +139,22 @@ BOOST_AUTO_TEST_CASE(ids_and_names_survive_growth) {
   BOOST_TEST(t.child(seen[1].first, "same") != t.child(seen[2].first, "same"));
 }
 
+// PathTable::parse reads text as SymbolicPath::parse does: the same texts refused, the
+// same path interned for the others.
+BOOST_AUTO_TEST_CASE(parse_agrees_with_symbolic_path_parse) {
+  static const char* const kPieces[] = {"/",  "//", "a",  "ab", ".",   "..",  "${HOME}", "${",
+                                        "}",  "$",  "\n", "\r", ".git", "x.y", "/.", "${}"};
+  std::mt19937 rng(20261204);
+  PathTable t;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (unsigned n = rng() % 6; n > 0; --n) text += kPieces[rng() % 16];
+    if (rng() % 7 == 0) text += std::string(1, '\0');
+    const auto want = SymbolicPath::parse(text);
+    const auto got = t.parse(text);
+    BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), text);
+    if (want) BOOST_TEST_REQUIRE((*got == t.intern(*want) && t.path(*got) == *want), text);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

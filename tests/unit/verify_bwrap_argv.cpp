@@ -27,7 +27,7 @@ BOOST_AUTO_TEST_CASE(parses_the_expected_shape_into_ordered_ops_and_flags) {
   BOOST_TEST(a.flags.chdir->str() == "${WORKSPACE}");
   BOOST_TEST_REQUIRE(a.ops.size() == 12u);
   BOOST_TEST((a.ops[0].kind == BwrapOpKind::RoBind));
-  BOOST_TEST(a.ops[0].source->str() == "/");
+  BOOST_TEST(a.paths->path(*a.ops[0].source).str() == "/");
   BOOST_TEST(a.ops[0].line == 12);
   BOOST_TEST(a.ops[0].text == "--ro-bind / /");
   BOOST_TEST((a.ops[1].kind == BwrapOpKind::Dev));
@@ -35,9 +35,9 @@ BOOST_AUTO_TEST_CASE(parses_the_expected_shape_into_ordered_ops_and_flags) {
   BOOST_TEST(!a.ops[3].perms.has_value());
   BOOST_TEST((a.ops[9].kind == BwrapOpKind::Tmpfs));
   BOOST_TEST((a.ops[9].perms == std::optional<unsigned>(0)));
-  BOOST_TEST(a.ops[9].dest.str() == "${HOME}/.ssh");
+  BOOST_TEST(a.paths->path(a.ops[9].dest).str() == "${HOME}/.ssh");
   BOOST_TEST((a.ops[10].kind == BwrapOpKind::RemountRo));
-  BOOST_TEST(a.ops[11].source->str() == "/dev/null");
+  BOOST_TEST(a.paths->path(*a.ops[11].source).str() == "/dev/null");
 }
 
 BOOST_AUTO_TEST_CASE(try_variants_and_network_precedence) {
