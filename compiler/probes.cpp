@@ -66,35 +66,41 @@ const Root* Intent::deepest(const Index& index, Id p) {
 
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
 // would carry it away and let the old name be recreated unprotected.
-const Root* Intent::guarded_below(const Index& ancestors, Id p) const {
+const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near) const {
   const Root* const* g = ancestors.find(p);
-  return g && deepest(write_index_, p) ? *g : nullptr;
+  return g && near.write ? *g : nullptr;
 }
 
-Intent::Decision Intent::read_rule(Id p) const {
-  if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
+Intent::Near Intent::near(Id p) const {
+  return {deepest(deny_index_, p), deepest(write_index_, p), deepest(read_index_, p),
+          deepest(protect_index_, p)};
+}
+
+Intent::Decision Intent::read_rule(Id p, const Near& near) const {
+  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = deepest(read_index_, p)) return {Expect::Allow, Why::UnderReadable, r};
+  if (const Root* r = near.read) return {Expect::Allow, Why::UnderReadable, r};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
-Intent::Decision Intent::write_rule(Id p) const {
+Intent::Decision Intent::write_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::UnderProtected, pr};
-  if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
+  if (const Root* pr = near.protect) return {Expect::Deny, Why::UnderProtected, pr};
+  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = deepest(read_index_, p)) return {Expect::Deny, Why::ReadableNotWritable, r};
+  if (const Root* r = near.read) return {Expect::Deny, Why::ReadableNotWritable, r};
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
-Intent::Decision Intent::entry_rule(Id p) const {
+Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::ProtectedEntry, pr};
+  if (const Root* pr = near.protect) return {Expect::Deny, Why::ProtectedEntry, pr};
   for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
     if (const Root* const* r = roots->find(p)) return {Expect::Deny, Why::PolicyRoot, *r};
-  if (const Root* g = guarded_below(protect_ancestors_, p))
+  if (const Root* g = guarded_below(protect_ancestors_, p, near))
     return {Expect::Deny, Why::CarriesProtected, g};
-  if (const Root* g = guarded_below(deny_ancestors_, p)) return {Expect::Deny, Why::CarriesDeny, g};
+  if (const Root* g = guarded_below(deny_ancestors_, p, near))
+    return {Expect::Deny, Why::CarriesDeny, g};
   auto parent = paths_->parent(p);
   if (!parent) return {Expect::Deny, Why::NoParent};
   if (const Root* w = deepest(write_index_, *parent)) return {Expect::Allow, Why::ParentWritable, w};
@@ -104,23 +110,31 @@ Intent::Decision Intent::entry_rule(Id p) const {
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
-Intent::Decision Intent::decide(Id p, FsOp op) const {
+Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
-  if (const Root* d = deepest(deny_index_, p)) return {Expect::DenyStrict, Why::UnderDeny, d};
+  if (const Root* d = near.deny) return {Expect::DenyStrict, Why::UnderDeny, d};
   switch (op) {
     case FsOp::Read:
-      return read_rule(p);
+      return read_rule(p, near);
     case FsOp::Write:
-      return write_rule(p);
+      return write_rule(p, near);
     case FsOp::Create:
     case FsOp::Delete:
-      return entry_rule(p);
+      return entry_rule(p, near);
   }
   return {Expect::Deny, Why::UnknownOp};
 }
 
+std::array<Expect, 4> Intent::verdicts(Id p) const {
+  const Near n = near(p);
+  std::array<Expect, 4> out{};
+  for (FsOp op : kAllFsOps) out[static_cast<size_t>(op)] = decide(p, op, n).expect;
+  return out;
+}
+
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
-  const Decision d = decide(paths_->intern(p), op);
+  const Id id = paths_->intern(p);
+  const Decision d = decide(id, op, near(id));
   const std::string root = d.root ? paths_->path(d.root->id).str() : "";
   const std::string parent = p.parent() ? p.parent()->str() : "";
   auto reason = [&]() -> std::string {
@@ -197,14 +211,17 @@ std::string Probe::role() const {
 std::vector<Probe> generate_probes(const Intent& intent) {
   PathTable& paths = intent.paths();
   std::vector<Probe> probes;
+  // Up to five around each root; the directories between roots add a few more.
+  probes.reserve(5 * (intent.read().size() + intent.write().size() + intent.deny().size() +
+                      intent.pin().size() + intent.protect().size()) +
+                 2);
   std::vector<bool> seen;  // by path id: the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
     if (id >= seen.size()) seen.resize(id + 1);
     if (seen[id]) return;
     seen[id] = true;
-    Probe& probe = probes.emplace_back(Probe{id, &paths, rel, kind, root, writable, {}});
-    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(id, op);
+    probes.push_back(Probe{id, &paths, rel, kind, root, writable, intent.verdicts(id)});
   };
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
