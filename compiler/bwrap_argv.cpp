@@ -232,7 +232,9 @@ class Parser {
     for (const auto& b : kBinds) {
       if (a != b.option) continue;
       auto src = path_arg(a, 1);
-      auto dest = src ? path_arg(a, 2) : std::nullopt;
+      // Most binds put a path onto itself, and the same text is the same path.
+      const bool onto_itself = i_ + 2 < args_.size() && args_[i_ + 2] == args_[i_ + 1];
+      auto dest = !src ? std::nullopt : onto_itself ? src : path_arg(a, 2);
       if (!dest) return;
       BwrapOp op;
       op.kind = b.kind;
