@@ -53,9 +53,6 @@ class SourceFacts {
         kinds_.emplace_back(r.id, r.origin.kind);
         if (r.origin.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
-    // In path order, so that conflicting facts resolve the same way on every host.
-    std::sort(kinds_.begin(), kinds_.end(),
-              [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
     for (const auto& op : ops)
       if (op.source && !op.try_source) required_.push_back(*op.source);
   }
@@ -67,7 +64,7 @@ class SourceFacts {
   Existence operator()(PathTable::Id src) const {
     for (PathTable::Id req : required_)
       if (paths_.contains(src, req)) return Existence::Exists;
-    for (const auto& [path, kind] : kinds_) {
+    for (const auto& [path, kind] : sorted_kinds()) {
       bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
       if (present && paths_.contains(src, path)) return Existence::Exists;
       if (kind == ir::HostKind::Missing && paths_.contains(path, src)) return Existence::Missing;
@@ -76,8 +73,20 @@ class SourceFacts {
   }
 
  private:
+  // In path order, so that conflicting facts resolve the same way on every host. Sorted
+  // on first use: only a -try bind asks, and most artifacts have none.
+  const std::vector<std::pair<PathTable::Id, ir::HostKind>>& sorted_kinds() const {
+    if (!sorted_) {
+      std::sort(kinds_.begin(), kinds_.end(),
+                [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
+      sorted_ = true;
+    }
+    return kinds_;
+  }
+
   PathTable& paths_;
-  std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
+  mutable std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
+  mutable bool sorted_ = false;
   PathMap<bool> missing_;  // the paths of kinds_ that are Missing
   std::vector<PathTable::Id> required_;
 };
