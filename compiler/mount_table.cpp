@@ -210,22 +210,12 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
 }
 
 bool MountTable::searchable(Id a) const {
-  // The directories from `a` up to the first with a known answer, then down again.
-  std::vector<Id> pending;
-  bool ok = true;
-  for (Id cur = a;; cur = paths_->up(cur)) {
-    if (const bool* known = searchable_.find(cur)) {
-      ok = *known;
-      break;
-    }
-    pending.push_back(cur);
-    if (cur == PathTable::kRoot) break;
-  }
-  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
-    ok = ok && !unsearchable(*it, covering(*it), false);
-    searchable_.insert(*it, ok);
-  }
-  return ok;
+  if (const bool* known = searchable_.find(a)) return *known;
+  // Up to the first directory with a known answer, then down again; an unsearchable
+  // ancestor decides without looking at `a`.
+  const bool ok = (a == PathTable::kRoot || searchable(paths_->up(a))) &&
+                  !unsearchable(a, covering(a), false);
+  return searchable_.insert(a, ok);
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -368,7 +358,8 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
 AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   Trace tr(with_trace);
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
-  auto rp_opt = resolve_symlinks(p, follow_last, tr);
+  // Most tables have no symlink, and this runs for every probe.
+  auto rp_opt = has_symlinks_ ? resolve_symlinks(p, follow_last, tr) : std::optional<Id>(p);
   if (!rp_opt)
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
