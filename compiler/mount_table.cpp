@@ -355,6 +355,24 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
   return std::nullopt;
 }
 
+const MountTable::Place& MountTable::place(Id rp) const {
+  if (last_place_ && last_place_->path == rp) return *last_place_;
+  Place at;
+  at.path = rp;
+  at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
+  if (at.searchable) {
+    at.mount = covering(rp);
+    const Mount& m = mounts_[at.mount];
+    if (m.kind == MountKind::Bind)
+      at.host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
+    at.mode = known_mode(rp, at.mount);
+    at.parent = paths_->parent(rp);
+    if (at.parent) at.parent_mode = known_mode(*at.parent, covering(*at.parent));
+  }
+  last_place_ = at;
+  return *last_place_;
+}
+
 AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   Trace tr(with_trace);
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
@@ -365,10 +383,11 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const Id rp = *rp_opt;
   auto rp_str = [&] { return paths_->path(rp).str(); };
+  const Place& at = place(rp);
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
-  if (rp != PathTable::kRoot && !searchable(paths_->up(rp))) {
+  if (!at.searchable) {
     size_t ca = 0;
     const auto chain = lineage(rp);
     for (size_t level = 0; level + 1 < chain.size(); ++level) {
@@ -378,18 +397,16 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
     }
   }
 
-  const size_t c = covering(rp);
+  const size_t c = at.mount;
   const Mount& m = mounts_[c];
   tr.add([&] { return describe(c) + " covers " + rp_str() + (m.read_only ? " (read-only)" : ""); });
   const bool mount_point = m.dest == rp;
   const bool scratch = is_scratch(m.kind);
-  std::optional<Id> host;
-  if (m.kind == MountKind::Bind)
-    host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
+  const std::optional<Id> host = at.host;
   const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
-  const auto mode = known_mode(rp, c);
-  const auto parent = paths_->parent(rp);
-  const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
+  const auto mode = at.mode;
+  const auto parent = at.parent;
+  const auto parent_mode = at.parent_mode;
   auto done = [&](Outcome o, auto&& why, std::optional<Id> reached) {
     AccessResult r = finish(o, tr, why);
     r.host = reached;

@@ -136,6 +136,19 @@ class MountTable {
   // `a` needs first. Memoized, as the probes share their ancestors.
   bool searchable(Id a) const;
   std::string describe(size_t mount) const;
+  // What access() finds at the resolved path `rp` before it looks at the operation; the
+  // rest is left unset when an ancestor cannot be searched.
+  struct Place {
+    Id path = PathTable::kRoot;
+    bool searchable = true;  // every strict ancestor can be searched
+    size_t mount = 0;        // the covering mount
+    std::optional<Id> host;  // for a bind, the host object at `path`
+    std::optional<unsigned> mode;
+    std::optional<Id> parent;
+    std::optional<unsigned> parent_mode;
+  };
+  // Valid until the next call.
+  const Place& place(Id rp) const;
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
@@ -159,6 +172,9 @@ class MountTable {
   // searchable(), for the directories asked about so far; the table is immutable once
   // replayed, so an answer stays true.
   mutable PathMap<bool> searchable_;
+  // The last place(): a verifier asks the four operations of a probe in a row, and the
+  // table is immutable once replayed.
+  mutable std::optional<Place> last_place_;
 };
 
 }  // namespace zpolicy::compiler
