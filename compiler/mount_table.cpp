@@ -85,6 +85,7 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
   MountTable t(argv.paths);
+  t.mounts_.reserve(ops.size() + 1);
   Mount root;
   root.kind = MountKind::Root;
   root.mode = 0755;
@@ -99,12 +100,11 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
 }
 
 std::vector<PathTable::Id> MountTable::lineage(Id p) const {
-  std::vector<Id> out;
-  for (Id a = p;; a = paths_->up(a)) {
-    out.push_back(a);
-    if (a == PathTable::kRoot) break;
-  }
-  std::reverse(out.begin(), out.end());
+  // Counted first, so that the vector is allocated once.
+  size_t n = 1;
+  for (Id a = p; a != PathTable::kRoot; a = paths_->up(a)) ++n;
+  std::vector<Id> out(n);
+  for (Id a = p; n > 0; a = paths_->up(a)) out[--n] = a;
   return out;
 }
 
