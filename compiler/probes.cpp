@@ -36,9 +36,10 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_) {
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
+    out.reserve(in.size());
     for (const auto& rp : in) {
       if (auto id = paths_->parse(rp.path))
-        out.push_back(Root{*id, rp});
+        out.push_back(Root{*id, rp.kind, rp.loc});
       else
         unparsable_.push_back(rp);
     }
@@ -181,7 +182,7 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
     }
     return "?";
   };
-  return Expectation{d.expect, d.root ? d.root->origin.loc : builtin(), reason()};
+  return Expectation{d.expect, d.root ? d.root->loc : builtin(), reason()};
 }
 
 std::string Probe::role() const {

@@ -44,9 +44,11 @@ class Intent {
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 
+  // What the verifier needs of an IR path: not its text, which `id` stands for.
   struct Root {
     PathTable::Id id = PathTable::kRoot;  // in paths()
-    ir::ResolvedPath origin;
+    ir::HostKind kind = ir::HostKind::Unknown;
+    ir::SourceLoc loc;  // the policy line that asked for it
   };
   const std::vector<Root>& read() const { return read_; }
   const std::vector<Root>& write() const { return write_; }

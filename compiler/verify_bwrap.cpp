@@ -50,8 +50,8 @@ class SourceFacts {
       for (const auto& r : *roots) {
         if (seen.find(r.id)) continue;  // the first list to name a path says its kind
         seen.insert(r.id, true);
-        kinds_.emplace_back(r.id, r.origin.kind);
-        if (r.origin.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
+        kinds_.emplace_back(r.id, r.kind);
+        if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
     for (const auto& op : ops)
       if (op.source && !op.try_source) required_.push_back(*op.source);
@@ -255,7 +255,7 @@ bool satisfies(Expect e, const AccessResult& r, PathTable::Id path) {
 // file the host itself creates there during the run is outside this guarantee.
 bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathTable::Id path) {
   for (const auto& d : intent.deny())
-    if (d.origin.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
+    if (d.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
       return table.host_access(d.id, FsOp::Create, false).outcome == Outcome::Denied;
   return false;
 }
