@@ -1,5 +1,7 @@
 #include "compiler/probes.hpp"
 
+#include <algorithm>
+
 
 namespace zpolicy::compiler {
 
@@ -219,7 +221,8 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   std::vector<bool> seen;  // by path id: the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
-    if (id >= seen.size()) seen.resize(id + 1);
+    // Doubling: the ids grow by one as probes are interned.
+    if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()));
     if (seen[id]) return;
     seen[id] = true;
     probes.push_back(Probe{id, &paths, rel, kind, root, writable, intent.verdicts(id)});
