@@ -28,7 +28,7 @@ void explain_linux(const compiler::Compiled& c, const compiler::SymbolicPath& pa
     std::cout << "  linux:  the argv does not parse: " << parsed.error->message << "\n";
     return;
   }
-  auto table = compiler::MountTable::replay(parsed.argv->ops, [](size_t) { return true; });
+  auto table = compiler::MountTable::replay(*parsed.argv, [](size_t) { return true; });
   if (auto* err = std::get_if<compiler::MountTable::ReplayError>(&table)) {
     std::cout << "  linux:  bwrap would refuse the argv (line " << err->line << "): "
               << err->message << "\n";

@@ -1,5 +1,6 @@
 #include "compiler/bwrap_argv.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 namespace zpolicy::compiler {
@@ -49,7 +50,8 @@ std::optional<long> parse_decimal(std::string_view s) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view text) {
+  Parser(std::string_view text, std::shared_ptr<PathTable> paths) : text_(text) {
+    out_.paths = std::move(paths);
     size_t pos = 0;
     while (pos < text.size()) {
       size_t nl = text.find('\n', pos);
@@ -61,9 +63,13 @@ class Parser {
 
   BwrapParseResult run() {
     BwrapParseResult result;
-    for (size_t k = 0; k < args_.size() && !error_; ++k)
-      if (args_[k].find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos)
-        fail(static_cast<int>(k) + 1, "argument contains a control character");
+    // Two searches of the whole text, the library's fast ones, rather than a scan of
+    // every argument: the first such character is in the first argument that has one.
+    const size_t control = std::min(text_.find('\r'), text_.find('\0'));
+    if (control != std::string_view::npos)
+      fail(static_cast<int>(std::count(text_.begin(), text_.begin() + control, '\n')) + 1,
+           "argument contains a control character");
+    out_.ops.reserve(args_.size() / 2);
     while (i_ < args_.size() && !error_) step();
     if (!error_ && pending_perms_)
       fail(perms_line_, "--perms must be followed by --tmpfs or --dir");
@@ -96,18 +102,24 @@ class Parser {
     return args_[at];
   }
 
-  std::optional<SymbolicPath> path_arg(std::string_view option, size_t n) {
+  void not_a_path(std::string_view option, size_t n, std::string_view a) {
+    fail(line() + static_cast<int>(n),
+         std::string(option) + ": '" + std::string(a) + "' is not an absolute path or ${VAR} path");
+  }
+
+  std::optional<PathTable::Id> path_arg(std::string_view option, size_t n) {
     auto a = arg(option, n);
     if (!a) return std::nullopt;
-    auto p = SymbolicPath::parse(*a);
-    if (!p)
-      fail(line() + static_cast<int>(n), std::string(option) + ": '" + std::string(*a) +
-                                             "' is not an absolute path or ${VAR} path");
-    return p;
+    auto id = out_.paths->parse(*a);
+    if (!id) not_a_path(option, n, *a);
+    return id;
   }
 
   std::string text_of(size_t count) const {
     std::string t;
+    size_t size = 0;
+    for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) size += args_[i_ + k].size() + 1;
+    t.reserve(size);
     for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) {
       if (k) t += ' ';
       t += args_[i_ + k];
@@ -187,9 +199,11 @@ class Parser {
       return;
     }
     if (a == "--chdir") {
-      auto p = path_arg(a, 1);
-      if (!p) return;
-      f.chdir = *p;
+      auto dir = arg(a, 1);
+      if (!dir) return;
+      auto p = SymbolicPath::parse(*dir);
+      if (!p) return not_a_path(a, 1, *dir);
+      f.chdir = std::move(p);
       i_ += 2;
       return;
     }
@@ -218,12 +232,14 @@ class Parser {
     for (const auto& b : kBinds) {
       if (a != b.option) continue;
       auto src = path_arg(a, 1);
-      auto dest = src ? path_arg(a, 2) : std::nullopt;
+      // Most binds put a path onto itself, and the same text is the same path.
+      const bool onto_itself = i_ + 2 < args_.size() && args_[i_ + 2] == args_[i_ + 1];
+      auto dest = !src ? std::nullopt : onto_itself ? src : path_arg(a, 2);
       if (!dest) return;
       BwrapOp op;
       op.kind = b.kind;
       op.try_source = b.try_source;
-      op.source = *src;
+      op.source = src;
       op.dest = *dest;
       return push(std::move(op), 3);
     }
@@ -271,6 +287,7 @@ class Parser {
     fail(line(), "'" + std::string(a) + "' is not an option (an argument out of place?)");
   }
 
+  std::string_view text_;
   std::vector<std::string_view> args_;
   size_t i_ = 0;
   BwrapArgv out_;
@@ -283,6 +300,8 @@ class Parser {
 
 }  // namespace
 
-BwrapParseResult parse_bwrap_args(std::string_view text) { return Parser(text).run(); }
+BwrapParseResult parse_bwrap_args(std::string_view text, std::shared_ptr<PathTable> paths) {
+  return Parser(text, std::move(paths)).run();
+}
 
 }  // namespace zpolicy::compiler

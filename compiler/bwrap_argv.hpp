@@ -1,10 +1,12 @@
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "compiler/path_table.hpp"
 #include "compiler/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -16,9 +18,9 @@ enum class BwrapOpKind { Bind, RoBind, DevBind, RemountRo, Tmpfs, Dev, Proc, Dir
 struct BwrapOp {
   BwrapOpKind kind = BwrapOpKind::Bind;
   bool try_source = false;             // --*-bind-try: skipped when the source is missing
-  std::optional<SymbolicPath> source;  // bind source on the host
-  std::string link_target;             // --symlink target, verbatim
-  SymbolicPath dest;
+  std::optional<PathTable::Id> source;  // bind source on the host, in BwrapArgv::paths
+  std::string link_target;              // --symlink target, verbatim
+  PathTable::Id dest = PathTable::kRoot;  // in BwrapArgv::paths
   std::optional<unsigned> perms;  // --perms for --tmpfs/--dir, the mode of --chmod
   int line = 0;                   // 1-based line of the option in bwrap.args
   std::string text;               // the option and its arguments, for traces
@@ -46,6 +48,9 @@ struct BwrapFlags {
 struct BwrapArgv {
   std::vector<BwrapOp> ops;
   BwrapFlags flags;
+  // Where the ops' paths are interned: a verifier passes the table its Intent uses, so
+  // that the replay and the probes speak of the same ids without interning again.
+  std::shared_ptr<PathTable> paths;
 };
 
 struct BwrapParseError {
@@ -62,6 +67,7 @@ struct BwrapParseResult {
 // Only the subset zpolicy emits is accepted; any other option, a missing or relative
 // path argument, or an argument combination bwrap itself rejects is an error, so that
 // nothing the evaluator does not understand is ever waved through.
-BwrapParseResult parse_bwrap_args(std::string_view text);
+BwrapParseResult parse_bwrap_args(std::string_view text,
+                                  std::shared_ptr<PathTable> paths = std::make_shared<PathTable>());
 
 }  // namespace zpolicy::compiler

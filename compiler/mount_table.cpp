@@ -27,12 +27,12 @@ std::string octal(unsigned mode) {
 
 // Device nodes a bind may put over a file to mask it. A bind without --dev-bind is
 // mounted nodev, so such a node cannot even be opened.
-bool is_char_device(const SymbolicPath& p) {
-  static const char* const kDevices[] = {"/dev/null",   "/dev/zero",    "/dev/full",
-                                         "/dev/random", "/dev/urandom", "/dev/tty"};
-  std::string s = p.str();
+bool is_char_device(const PathTable& paths, PathTable::Id p) {
+  static const char* const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+  const auto dir = paths.parent(p);
+  if (!dir || paths.name(*dir) != "dev" || paths.parent(*dir) != PathTable::kRoot) return false;
   return std::any_of(std::begin(kDevices), std::end(kDevices),
-                     [&](const char* d) { return s == d; });
+                     [&](const char* d) { return paths.name(p) == d; });
 }
 
 bool is_scratch(MountTable::MountKind k) {
@@ -82,9 +82,10 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths)
       searchable_(*paths_) {}
 
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
-    const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied,
-    std::shared_ptr<PathTable> paths) {
-  MountTable t(std::move(paths));
+    const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
+  const std::vector<BwrapOp>& ops = argv.ops;
+  MountTable t(argv.paths);
+  t.mounts_.reserve(ops.size() + 1);
   Mount root;
   root.kind = MountKind::Root;
   root.mode = 0755;
@@ -99,12 +100,11 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
 }
 
 std::vector<PathTable::Id> MountTable::lineage(Id p) const {
-  std::vector<Id> out;
-  for (Id a = p;; a = paths_->up(a)) {
-    out.push_back(a);
-    if (a == PathTable::kRoot) break;
-  }
-  std::reverse(out.begin(), out.end());
+  // Counted first, so that the vector is allocated once.
+  size_t n = 1;
+  for (Id a = p; a != PathTable::kRoot; a = paths_->up(a)) ++n;
+  std::vector<Id> out(n);
+  for (Id a = p; n > 0; a = paths_->up(a)) out[--n] = a;
   return out;
 }
 
@@ -210,22 +210,12 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
 }
 
 bool MountTable::searchable(Id a) const {
-  // The directories from `a` up to the first with a known answer, then down again.
-  std::vector<Id> pending;
-  bool ok = true;
-  for (Id cur = a;; cur = paths_->up(cur)) {
-    if (const bool* known = searchable_.find(cur)) {
-      ok = *known;
-      break;
-    }
-    pending.push_back(cur);
-    if (cur == PathTable::kRoot) break;
-  }
-  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
-    ok = ok && !unsearchable(*it, covering(*it), false);
-    searchable_.insert(*it, ok);
-  }
-  return ok;
+  if (const bool* known = searchable_.find(a)) return *known;
+  // Up to the first directory with a known answer, then down again; an unsearchable
+  // ancestor decides without looking at `a`.
+  const bool ok = (a == PathTable::kRoot || searchable(paths_->up(a))) &&
+                  !unsearchable(a, covering(a), false);
+  return searchable_.insert(a, ok);
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -240,20 +230,22 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
   unsigned mode = 0755;
   if (perms && (*perms & 0070) == 0) mode &= ~0050u;
   if (perms && (*perms & 0007) == 0) mode &= ~0005u;
-  auto chain = lineage(dest);
-  chain.pop_back();
-  for (Id a : chain) {
-    size_t c = covering(a);
-    if (!is_scratch(mounts_[c].kind) || exists_in_scratch(a, c)) continue;
-    add_node(Node{Node::Kind::Dir, a, c, mode, {}, line});
-  }
+  if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
+}
+
+void MountTable::ensure_directory(Id dir, unsigned mode, int line) {
+  // "/" first: a directory is created after its parent.
+  if (dir != PathTable::kRoot) ensure_directory(paths_->up(dir), mode, line);
+  size_t c = covering(dir);
+  if (!is_scratch(mounts_[c].kind) || exists_in_scratch(dir, c)) return;
+  add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
 }
 
 std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, op.text + ": " + why + "; bwrap would abort"};
   };
-  const Id dest = paths_->intern(op.dest);
+  const Id dest = op.dest;
   switch (op.kind) {
     case BwrapOpKind::Bind:
     case BwrapOpKind::RoBind:
@@ -262,10 +254,10 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       Mount m;
       m.kind = MountKind::Bind;
       m.dest = dest;
-      m.source = paths_->intern(*op.source);
+      m.source = *op.source;
       m.read_only = op.kind == BwrapOpKind::RoBind;
       m.devices = op.kind == BwrapOpKind::DevBind;
-      m.device_source = is_char_device(*op.source);
+      m.device_source = is_char_device(*paths_, *op.source);
       m.line = op.line;
       m.text = op.text;
       add_mount(std::move(m));
@@ -363,19 +355,39 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
   return std::nullopt;
 }
 
+const MountTable::Place& MountTable::place(Id rp) const {
+  if (last_place_ && last_place_->path == rp) return *last_place_;
+  Place at;
+  at.path = rp;
+  at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
+  if (at.searchable) {
+    at.mount = covering(rp);
+    const Mount& m = mounts_[at.mount];
+    if (m.kind == MountKind::Bind)
+      at.host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
+    at.mode = known_mode(rp, at.mount);
+    at.parent = paths_->parent(rp);
+    if (at.parent) at.parent_mode = known_mode(*at.parent, covering(*at.parent));
+  }
+  last_place_ = at;
+  return *last_place_;
+}
+
 AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   Trace tr(with_trace);
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
-  auto rp_opt = resolve_symlinks(p, follow_last, tr);
+  // Most tables have no symlink, and this runs for every probe.
+  auto rp_opt = has_symlinks_ ? resolve_symlinks(p, follow_last, tr) : std::optional<Id>(p);
   if (!rp_opt)
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const Id rp = *rp_opt;
   auto rp_str = [&] { return paths_->path(rp).str(); };
+  const Place& at = place(rp);
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
-  if (rp != PathTable::kRoot && !searchable(paths_->up(rp))) {
+  if (!at.searchable) {
     size_t ca = 0;
     const auto chain = lineage(rp);
     for (size_t level = 0; level + 1 < chain.size(); ++level) {
@@ -385,18 +397,16 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
     }
   }
 
-  const size_t c = covering(rp);
+  const size_t c = at.mount;
   const Mount& m = mounts_[c];
   tr.add([&] { return describe(c) + " covers " + rp_str() + (m.read_only ? " (read-only)" : ""); });
   const bool mount_point = m.dest == rp;
   const bool scratch = is_scratch(m.kind);
-  std::optional<Id> host;
-  if (m.kind == MountKind::Bind)
-    host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
+  const std::optional<Id> host = at.host;
   const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
-  const auto mode = known_mode(rp, c);
-  const auto parent = paths_->parent(rp);
-  const auto parent_mode = parent ? known_mode(*parent, covering(*parent)) : std::nullopt;
+  const auto mode = at.mode;
+  const auto parent = at.parent;
+  const auto parent_mode = at.parent_mode;
   auto done = [&](Outcome o, auto&& why, std::optional<Id> reached) {
     AccessResult r = finish(o, tr, why);
     r.host = reached;
@@ -483,8 +493,10 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   AccessResult direct = access(host, op, with_trace);
   if (direct.outcome == Outcome::Host && direct.host == host) return direct;
   std::vector<size_t> candidates;
-  for (const auto* binds : aliases_by_source_.containing(host))
-    candidates.insert(candidates.end(), binds->begin(), binds->end());
+  // Most paths lie under no aliased source: look before allocating.
+  if (aliases_by_source_.deepest_containing(host))
+    for (const auto* binds : aliases_by_source_.containing(host))
+      candidates.insert(candidates.end(), binds->begin(), binds->end());
   // In replay order, so that the trace names the same bind whatever the index holds.
   std::sort(candidates.begin(), candidates.end());
   for (size_t i : candidates) {

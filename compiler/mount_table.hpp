@@ -78,13 +78,12 @@ class MountTable {
     std::string message;
   };
 
-  // Replays `ops`; applied(i) says whether the i-th op, a -try bind, finds its source.
-  // An operation bwrap would die on (remounting what is not a mount point, chmod of a
-  // missing path) yields an error: such an artifact never runs a command. Paths are
-  // interned in `paths`, which a verifier shares with its Intent.
-  static std::variant<MountTable, ReplayError> replay(
-      const std::vector<BwrapOp>& ops, const std::function<bool(size_t)>& applied,
-      std::shared_ptr<PathTable> paths = std::make_shared<PathTable>());
+  // Replays `argv`'s ops; applied(i) says whether the i-th op, a -try bind, finds its
+  // source. An operation bwrap would die on (remounting what is not a mount point, chmod
+  // of a missing path) yields an error: such an artifact never runs a command. The
+  // table speaks of paths in argv.paths, which a verifier shares with its Intent.
+  static std::variant<MountTable, ReplayError> replay(const BwrapArgv& argv,
+                                                      const std::function<bool(size_t)>& applied);
 
   // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
   // since a verifier evaluates many operations and explains only the few that fail.
@@ -125,6 +124,8 @@ class MountTable {
   // The mode that binds the sandbox at `p`, whose covering mount is `c`.
   std::optional<unsigned> known_mode(Id p, size_t c) const;
   void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
+  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does.
+  void ensure_directory(Id dir, unsigned mode, int line);
   std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
   // "/" down to `p`, `p` included.
   std::vector<Id> lineage(Id p) const;
@@ -135,6 +136,19 @@ class MountTable {
   // `a` needs first. Memoized, as the probes share their ancestors.
   bool searchable(Id a) const;
   std::string describe(size_t mount) const;
+  // What access() finds at the resolved path `rp` before it looks at the operation; the
+  // rest is left unset when an ancestor cannot be searched.
+  struct Place {
+    Id path = PathTable::kRoot;
+    bool searchable = true;  // every strict ancestor can be searched
+    size_t mount = 0;        // the covering mount
+    std::optional<Id> host;  // for a bind, the host object at `path`
+    std::optional<unsigned> mode;
+    std::optional<Id> parent;
+    std::optional<unsigned> parent_mode;
+  };
+  // Valid until the next call.
+  const Place& place(Id rp) const;
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
@@ -158,6 +172,9 @@ class MountTable {
   // searchable(), for the directories asked about so far; the table is immutable once
   // replayed, so an answer stays true.
   mutable PathMap<bool> searchable_;
+  // The last place(): a verifier asks the four operations of a probe in a row, and the
+  // table is immutable once replayed.
+  mutable std::optional<Place> last_place_;
 };
 
 }  // namespace zpolicy::compiler

@@ -1,15 +1,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <functional>
+#include <memory>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <unordered_map>
-#include <utility>
 #include <vector>
 
+#include "compiler/string_arena.hpp"
 #include "compiler/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -29,6 +26,10 @@ class PathTable {
   PathTable& operator=(const PathTable&) = delete;
 
   Id intern(const SymbolicPath& p);
+  // The path `text` spells, as SymbolicPath::parse reads it, interned without building
+  // it; none where parse refuses the text (whose leading directories may then have
+  // been interned, which changes no answer).
+  std::optional<Id> parse(std::string_view text);
   // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
   Id child(Id dir, std::string_view name);
 
@@ -42,8 +43,9 @@ class PathTable {
     if (id == kRoot || links_[id].anchor) return std::nullopt;
     return links_[id].up;
   }
-  // The last component, or the symbolic root's name; "" for "/".
-  const std::string& name(Id id) const { return texts_[id].name; }
+  // The last component, or the symbolic root's name; "" for "/". Valid for the table's
+  // life.
+  std::string_view name(Id id) const { return links_[id].name; }
   // True when `inner` is `outer` or lies below it.
   bool contains(Id outer, Id inner) const;
   // The order of SymbolicPath's operator<, without building the paths: "/" and its
@@ -53,38 +55,29 @@ class PathTable {
   Id rebase(Id to, Id from, Id p);
 
  private:
-  // The structure the walks read, kept small and contiguous.
+  // The structure the walks read, kept contiguous.
   struct Link {
     Id up = kRoot;
     unsigned depth = 0;
     bool anchor = false;
+    std::uint32_t hash = 0;  // of (up, name), for the children index
+    std::string_view name;   // in names_
   };
-  struct Text {
-    std::string name;
-    mutable std::optional<SymbolicPath> path;
-  };
-  using Key = std::pair<Id, std::string>;
-  using KeyView = std::pair<Id, std::string_view>;
-  struct KeyHash {
-    using is_transparent = void;
-    size_t operator()(const KeyView& k) const {
-      return std::hash<std::string_view>{}(k.second) * 31 + k.first;
-    }
-    size_t operator()(const Key& k) const { return (*this)(KeyView{k.first, k.second}); }
-  };
-  struct KeyEq {
-    using is_transparent = void;
-    template <class A, class B>
-    bool operator()(const A& a, const B& b) const {
-      return a.first == b.first && std::string_view(a.second) == std::string_view(b.second);
-    }
-  };
+  static constexpr Id kNoChild = ~Id{0};
+  static std::uint32_t hash_of(Id dir, std::string_view name);
+  // Where (dir, name) is in children_, or the empty slot where it belongs.
+  size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
+  void grow_children();
 
   std::vector<Link> links_;
-  // A deque, so that name() and path() references stay valid while new paths are
-  // interned.
-  std::deque<Text> texts_;
-  std::unordered_map<Key, Id, KeyHash, KeyEq> children_;
+  StringArena names_;
+  // The child of (dir, name) by open addressing with linear probing, kNoChild where
+  // empty, at most half full: every path of a verification is looked up here, often
+  // many times, and a node-based map spent more on allocation than on the lookups.
+  std::vector<Id> children_;
+  // Built on first use, each path allocated once so that the references path() hands
+  // out stay valid while the table grows.
+  mutable std::vector<std::unique_ptr<const SymbolicPath>> paths_;
 };
 
 // Values keyed by interned path, answering "which keys contain this path" by walking

@@ -1,5 +1,7 @@
 #include "compiler/probes.hpp"
 
+#include <algorithm>
+
 
 namespace zpolicy::compiler {
 
@@ -27,7 +29,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
     : paths_(std::move(paths)),
       mode_(r.mode),
       private_tmp_(r.private_tmp),
-      tmp_(paths_->intern(*SymbolicPath::parse("/tmp"))),
+      tmp_(*paths_->parse("/tmp")),
       read_index_(*paths_),
       write_index_(*paths_),
       protect_index_(*paths_),
@@ -36,9 +38,10 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_) {
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
+    out.reserve(in.size());
     for (const auto& rp : in) {
-      if (auto p = SymbolicPath::parse(rp.path))
-        out.push_back(Root{paths_->intern(*p), rp});
+      if (auto id = paths_->parse(rp.path))
+        out.push_back(Root{*id, rp.kind, rp.loc});
       else
         unparsable_.push_back(rp);
     }
@@ -66,35 +69,41 @@ const Root* Intent::deepest(const Index& index, Id p) {
 
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
 // would carry it away and let the old name be recreated unprotected.
-const Root* Intent::guarded_below(const Index& ancestors, Id p) const {
+const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near) const {
   const Root* const* g = ancestors.find(p);
-  return g && deepest(write_index_, p) ? *g : nullptr;
+  return g && near.write ? *g : nullptr;
 }
 
-Intent::Decision Intent::read_rule(Id p) const {
-  if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
+Intent::Near Intent::near(Id p) const {
+  return {deepest(deny_index_, p), deepest(write_index_, p), deepest(read_index_, p),
+          deepest(protect_index_, p)};
+}
+
+Intent::Decision Intent::read_rule(Id p, const Near& near) const {
+  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = deepest(read_index_, p)) return {Expect::Allow, Why::UnderReadable, r};
+  if (const Root* r = near.read) return {Expect::Allow, Why::UnderReadable, r};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
-Intent::Decision Intent::write_rule(Id p) const {
+Intent::Decision Intent::write_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::UnderProtected, pr};
-  if (const Root* w = deepest(write_index_, p)) return {Expect::Allow, Why::UnderWritable, w};
+  if (const Root* pr = near.protect) return {Expect::Deny, Why::UnderProtected, pr};
+  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = deepest(read_index_, p)) return {Expect::Deny, Why::ReadableNotWritable, r};
+  if (const Root* r = near.read) return {Expect::Deny, Why::ReadableNotWritable, r};
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
-Intent::Decision Intent::entry_rule(Id p) const {
+Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = deepest(protect_index_, p)) return {Expect::Deny, Why::ProtectedEntry, pr};
+  if (const Root* pr = near.protect) return {Expect::Deny, Why::ProtectedEntry, pr};
   for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
     if (const Root* const* r = roots->find(p)) return {Expect::Deny, Why::PolicyRoot, *r};
-  if (const Root* g = guarded_below(protect_ancestors_, p))
+  if (const Root* g = guarded_below(protect_ancestors_, p, near))
     return {Expect::Deny, Why::CarriesProtected, g};
-  if (const Root* g = guarded_below(deny_ancestors_, p)) return {Expect::Deny, Why::CarriesDeny, g};
+  if (const Root* g = guarded_below(deny_ancestors_, p, near))
+    return {Expect::Deny, Why::CarriesDeny, g};
   auto parent = paths_->parent(p);
   if (!parent) return {Expect::Deny, Why::NoParent};
   if (const Root* w = deepest(write_index_, *parent)) return {Expect::Allow, Why::ParentWritable, w};
@@ -104,23 +113,31 @@ Intent::Decision Intent::entry_rule(Id p) const {
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
-Intent::Decision Intent::decide(Id p, FsOp op) const {
+Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
-  if (const Root* d = deepest(deny_index_, p)) return {Expect::DenyStrict, Why::UnderDeny, d};
+  if (const Root* d = near.deny) return {Expect::DenyStrict, Why::UnderDeny, d};
   switch (op) {
     case FsOp::Read:
-      return read_rule(p);
+      return read_rule(p, near);
     case FsOp::Write:
-      return write_rule(p);
+      return write_rule(p, near);
     case FsOp::Create:
     case FsOp::Delete:
-      return entry_rule(p);
+      return entry_rule(p, near);
   }
   return {Expect::Deny, Why::UnknownOp};
 }
 
+std::array<Expect, 4> Intent::verdicts(Id p) const {
+  const Near n = near(p);
+  std::array<Expect, 4> out{};
+  for (FsOp op : kAllFsOps) out[static_cast<size_t>(op)] = decide(p, op, n).expect;
+  return out;
+}
+
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
-  const Decision d = decide(paths_->intern(p), op);
+  const Id id = paths_->intern(p);
+  const Decision d = decide(id, op, near(id));
   const std::string root = d.root ? paths_->path(d.root->id).str() : "";
   const std::string parent = p.parent() ? p.parent()->str() : "";
   auto reason = [&]() -> std::string {
@@ -167,7 +184,7 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
     }
     return "?";
   };
-  return Expectation{d.expect, d.root ? d.root->origin.loc : builtin(), reason()};
+  return Expectation{d.expect, d.root ? d.root->loc : builtin(), reason()};
 }
 
 std::string Probe::role() const {
@@ -197,14 +214,18 @@ std::string Probe::role() const {
 std::vector<Probe> generate_probes(const Intent& intent) {
   PathTable& paths = intent.paths();
   std::vector<Probe> probes;
+  // Up to five around each root; the directories between roots add a few more.
+  probes.reserve(5 * (intent.read().size() + intent.write().size() + intent.deny().size() +
+                      intent.pin().size() + intent.protect().size()) +
+                 2);
   std::vector<bool> seen;  // by path id: the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
-    if (id >= seen.size()) seen.resize(id + 1);
+    // Doubling: the ids grow by one as probes are interned.
+    if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()));
     if (seen[id]) return;
     seen[id] = true;
-    Probe& probe = probes.emplace_back(Probe{id, &paths, rel, kind, root, writable, {}});
-    for (FsOp op : kAllFsOps) probe.expected[static_cast<size_t>(op)] = intent.verdict(id, op);
+    probes.push_back(Probe{id, &paths, rel, kind, root, writable, intent.verdicts(id)});
   };
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
@@ -214,7 +235,7 @@ std::vector<Probe> generate_probes(const Intent& intent) {
     add(paths.child(child, "deeper"), R::Grandchild, kind, &r);
     if (auto parent = paths.parent(r.id)) {
       add(*parent, R::Parent, kind, &r);
-      add(paths.child(*parent, paths.name(r.id) + "x"), R::PrefixSibling, kind, &r);
+      add(paths.child(*parent, std::string(paths.name(r.id)) + "x"), R::PrefixSibling, kind, &r);
     }
   };
   for (const auto& r : intent.read()) around(r, "readable root");
@@ -229,8 +250,8 @@ std::vector<Probe> generate_probes(const Intent& intent) {
         add(*a, R::Between, "protected path", &r, &w);
     }
   }
-  add(paths.intern(*SymbolicPath::parse("/zpolicy-probe-outside")), R::Outside, "", nullptr);
-  add(paths.intern(*SymbolicPath::parse("/tmp/zpolicy-probe")), R::InTmp, "", nullptr);
+  add(*paths.parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
+  add(*paths.parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);
 
   return probes;
 }

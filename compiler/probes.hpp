@@ -37,17 +37,18 @@ class Intent {
 
   // The decision with the rule that makes it and why, for findings and `explain`.
   Expectation expect(const SymbolicPath& path, FsOp op) const;
-  // The same decision alone: what a verifier asks for every probe, without building
-  // the text it needs only for the few that fail.
-  Expect verdict(PathTable::Id path, FsOp op) const { return decide(path, op).expect; }
+  // The same decisions alone, for every operation, indexed by FsOp: what a verifier asks
+  // for every probe, without building the text it needs only for the few that fail.
+  std::array<Expect, 4> verdicts(PathTable::Id path) const;
   PathTable& paths() const { return *paths_; }
-  const std::shared_ptr<PathTable>& shared_paths() const { return paths_; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 
+  // What the verifier needs of an IR path: not its text, which `id` stands for.
   struct Root {
     PathTable::Id id = PathTable::kRoot;  // in paths()
-    ir::ResolvedPath origin;
+    ir::HostKind kind = ir::HostKind::Unknown;
+    ir::SourceLoc loc;  // the policy line that asked for it
   };
   const std::vector<Root>& read() const { return read_; }
   const std::vector<Root>& write() const { return write_; }
@@ -85,12 +86,21 @@ class Intent {
   };
   using Id = PathTable::Id;
   using Index = PathMap<const Root*>;
+  // The deepest root of each kind that contains one path, looked up once for all the
+  // rules and operations that ask: the walks up the table are most of a decision.
+  struct Near {
+    const Root* deny;
+    const Root* write;
+    const Root* read;
+    const Root* protect;
+  };
 
-  Decision decide(Id p, FsOp op) const;
-  Decision read_rule(Id p) const;
-  Decision write_rule(Id p) const;
-  Decision entry_rule(Id p) const;
-  const Root* guarded_below(const Index& ancestors, Id p) const;
+  Near near(Id p) const;
+  Decision decide(Id p, FsOp op, const Near& near) const;
+  Decision read_rule(Id p, const Near& near) const;
+  Decision write_rule(Id p, const Near& near) const;
+  Decision entry_rule(Id p, const Near& near) const;
+  const Root* guarded_below(const Index& ancestors, Id p, const Near& near) const;
   static const Root* deepest(const Index& index, Id p);
   bool in_private_tmp(Id p) const { return private_tmp_ && paths_->contains(tmp_, p); }
 

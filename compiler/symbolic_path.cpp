@@ -6,28 +6,11 @@ namespace zpolicy::compiler {
 
 std::optional<SymbolicPath> SymbolicPath::parse(std::string_view text) {
   SymbolicPath p;
-  std::string_view rest = text;
-  if (rest.starts_with("${")) {
-    auto close = rest.find('}');
-    if (close == std::string_view::npos || close == 2) return std::nullopt;
-    p.anchor = std::string(rest.substr(0, close + 1));
-    rest.remove_prefix(close + 1);
-    if (!rest.empty() && rest.front() != '/') return std::nullopt;
-  } else if (!rest.starts_with("/")) {
-    return std::nullopt;
-  }
-  p.components.reserve(static_cast<size_t>(std::count(rest.begin(), rest.end(), '/')));
-  size_t pos = 0;
-  while (pos <= rest.size()) {
-    size_t next = rest.find('/', pos);
-    if (next == std::string_view::npos) next = rest.size();
-    std::string_view comp = rest.substr(pos, next - pos);
-    if (comp == "..") return std::nullopt;
-    for (char c : comp)
-      if (c == '\0' || c == '\n' || c == '\r' || c == '$') return std::nullopt;
-    if (!comp.empty() && comp != ".") p.components.emplace_back(comp);
-    pos = next + 1;
-  }
+  p.components.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '/')));
+  const bool ok = read(
+      text, [&](std::string_view anchor) { p.anchor = std::string(anchor); },
+      [&](std::string_view comp) { p.components.emplace_back(comp); });
+  if (!ok) return std::nullopt;
   return p;
 }
 

@@ -19,6 +19,11 @@ struct SymbolicPath {
   // Accepts "/a/b", "${VAR}", "${VAR}/a"; collapses "//" and "."; rejects "..",
   // relative paths, NUL and newlines.
   static std::optional<SymbolicPath> parse(std::string_view text);
+  // The reading parse() does, for callers that keep the names elsewhere: calls
+  // on_anchor with "${VAR}" if there is one, then on_component with each component in
+  // order, and returns false where parse() refuses `text`, possibly after some calls.
+  template <class OnAnchor, class OnComponent>
+  static bool read(std::string_view text, OnAnchor&& on_anchor, OnComponent&& on_component);
 
   std::string str() const;
   bool is_root() const { return anchor.empty() && components.empty(); }
@@ -34,5 +39,34 @@ struct SymbolicPath {
   friend bool operator==(const SymbolicPath&, const SymbolicPath&) = default;
   friend auto operator<=>(const SymbolicPath&, const SymbolicPath&) = default;
 };
+
+template <class OnAnchor, class OnComponent>
+bool SymbolicPath::read(std::string_view text, OnAnchor&& on_anchor, OnComponent&& on_component) {
+  std::string_view rest = text;
+  if (rest.starts_with("${")) {
+    auto close = rest.find('}');
+    if (close == std::string_view::npos || close == 2) return false;
+    on_anchor(rest.substr(0, close + 1));
+    rest.remove_prefix(close + 1);
+    if (!rest.empty() && rest.front() != '/') return false;
+  } else if (!rest.starts_with("/")) {
+    return false;
+  }
+  // One pass over the characters: components are short, and a search per component
+  // cost more than the scan.
+  size_t start = 0;
+  for (size_t i = 0; i <= rest.size(); ++i) {
+    if (i < rest.size() && rest[i] != '/') {
+      const char c = rest[i];
+      if (c == '\0' || c == '\n' || c == '\r' || c == '$') return false;
+      continue;
+    }
+    const std::string_view comp = rest.substr(start, i - start);
+    if (comp == "..") return false;
+    if (!comp.empty() && comp != ".") on_component(comp);
+    start = i + 1;
+  }
+  return true;
+}
 
 }  // namespace zpolicy::compiler

@@ -50,25 +50,21 @@ class SourceFacts {
       for (const auto& r : *roots) {
         if (seen.find(r.id)) continue;  // the first list to name a path says its kind
         seen.insert(r.id, true);
-        kinds_.emplace_back(r.id, r.origin.kind);
-        if (r.origin.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
+        kinds_.emplace_back(r.id, r.kind);
+        if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
-    // In path order, so that conflicting facts resolve the same way on every host.
-    std::sort(kinds_.begin(), kinds_.end(),
-              [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
     for (const auto& op : ops)
-      if (op.source && !op.try_source) required_.push_back(paths_.intern(*op.source));
+      if (op.source && !op.try_source) required_.push_back(*op.source);
   }
 
-  bool known_missing(const SymbolicPath& src) const {
-    return missing_.deepest_containing(paths_.intern(src)) != nullptr;
+  bool known_missing(PathTable::Id src) const {
+    return missing_.deepest_containing(src) != nullptr;
   }
 
-  Existence operator()(const SymbolicPath& source) const {
-    const PathTable::Id src = paths_.intern(source);
+  Existence operator()(PathTable::Id src) const {
     for (PathTable::Id req : required_)
       if (paths_.contains(src, req)) return Existence::Exists;
-    for (const auto& [path, kind] : kinds_) {
+    for (const auto& [path, kind] : sorted_kinds()) {
       bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
       if (present && paths_.contains(src, path)) return Existence::Exists;
       if (kind == ir::HostKind::Missing && paths_.contains(path, src)) return Existence::Missing;
@@ -77,8 +73,20 @@ class SourceFacts {
   }
 
  private:
+  // In path order, so that conflicting facts resolve the same way on every host. Sorted
+  // on first use: only a -try bind asks, and most artifacts have none.
+  const std::vector<std::pair<PathTable::Id, ir::HostKind>>& sorted_kinds() const {
+    if (!sorted_) {
+      std::sort(kinds_.begin(), kinds_.end(),
+                [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
+      sorted_ = true;
+    }
+    return kinds_;
+  }
+
   PathTable& paths_;
-  std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
+  mutable std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
+  mutable bool sorted_ = false;
   PathMap<bool> missing_;  // the paths of kinds_ that are Missing
   std::vector<PathTable::Id> required_;
 };
@@ -90,9 +98,10 @@ struct Scenario {
 
 // One mount table per combination of -try binds that may or may not find their
 // source; combinations where a skipped source contains an applied one are impossible.
-std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFacts& facts,
-                                const std::shared_ptr<PathTable>& paths,
+std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
                                 std::vector<Finding>& findings) {
+  const std::vector<BwrapOp>& ops = argv.ops;
+  const PathTable& paths = *argv.paths;
   std::vector<size_t> uncertain;
   std::vector<bool> base(ops.size(), true);
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -124,9 +133,10 @@ std::vector<Scenario> scenarios(const std::vector<BwrapOp>& ops, const SourceFac
     bool possible = true;
     for (size_t i : uncertain)
       for (size_t j : uncertain)
-        if (!applied[i] && applied[j] && ops[i].source->contains(*ops[j].source)) possible = false;
+        if (!applied[i] && applied[j] && paths.contains(*ops[i].source, *ops[j].source))
+          possible = false;
     if (!possible) continue;
-    auto replayed = MountTable::replay(ops, [&](size_t i) { return applied[i]; }, paths);
+    auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
     if (auto* err = std::get_if<MountTable::ReplayError>(&replayed)) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
       // source present, the case the artifact exists for.
@@ -245,7 +255,7 @@ bool satisfies(Expect e, const AccessResult& r, PathTable::Id path) {
 // file the host itself creates there during the run is outside this guarantee.
 bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathTable::Id path) {
   for (const auto& d : intent.deny())
-    if (d.origin.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
+    if (d.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
       return table.host_access(d.id, FsOp::Create, false).outcome == Outcome::Denied;
   return false;
 }
@@ -301,13 +311,15 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
 std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text) {
   std::vector<Finding> findings;
   if (!ir::is_confined(resolved.mode)) return findings;
-  auto parsed = parse_bwrap_args(bwrap_args_text);
+  // One table for the artifact and the intent, so that each path is interned once.
+  auto paths = std::make_shared<PathTable>();
+  auto parsed = parse_bwrap_args(bwrap_args_text, paths);
   if (parsed.error) {
     findings.push_back(malformed(parsed.error->line, parsed.error->message));
     return findings;
   }
   const BwrapArgv& argv = *parsed.argv;
-  Intent intent(resolved);
+  Intent intent(resolved, paths);
   for (const auto& p : intent.unparsable())
     findings.push_back(Finding{kTarget,
                                "malformed-artifact",
@@ -325,7 +337,7 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
       findings.push_back(
           malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
                                        "policy); bwrap would abort"));
-  auto tables = scenarios(argv.ops, facts, intent.shared_paths(), findings);
+  auto tables = scenarios(argv, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_probes(intent, tables, findings);

@@ -135,7 +135,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
   }
   auto parsed = parse_bwrap_args(test::render(argv));
   BOOST_TEST_REQUIRE(parsed.argv.has_value());
-  auto replayed = MountTable::replay(parsed.argv->ops, [](size_t) { return true; });
+  auto replayed = MountTable::replay(*parsed.argv, [](size_t) { return true; });
   BOOST_TEST_REQUIRE(std::holds_alternative<MountTable>(replayed));
   const auto& table = std::get<MountTable>(replayed);
 

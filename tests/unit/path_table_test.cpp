@@ -3,6 +3,10 @@
 
 #include <boost/test/unit_test.hpp>
 #include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 using namespace zpolicy::compiler;
 
@@ -108,6 +112,48 @@ BOOST_AUTO_TEST_CASE(agrees_with_a_scan_of_every_key) {
       BOOST_TEST((deepest != nullptr) == !want.empty(), p.str());
       if (deepest && !want.empty()) BOOST_TEST(*deepest == want.front(), p.str());
     }
+  }
+}
+
+// Enough paths to grow the children index many times over: every path keeps its id,
+// and names handed out before the growth still read the same.
+BOOST_AUTO_TEST_CASE(ids_and_names_survive_growth) {
+  PathTable t;
+  std::vector<std::pair<PathTable::Id, std::string_view>> seen;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "n" + std::to_string(i) + std::string(i % 40, 'x');
+    const PathTable::Id dir = seen.empty() ? PathTable::kRoot : seen[i / 7].first;
+    const PathTable::Id id = t.child(dir, name);
+    BOOST_TEST_REQUIRE(t.child(dir, name) == id);
+    BOOST_TEST_REQUIRE(t.up(id) == dir);
+    seen.emplace_back(id, t.name(id));
+  }
+  for (int i = 0; i < 5000; ++i) {
+    const std::string name = "n" + std::to_string(i) + std::string(i % 40, 'x');
+    BOOST_TEST_REQUIRE(seen[i].second == name);
+    BOOST_TEST_REQUIRE(t.name(seen[i].first) == name);
+    const PathTable::Id dir = i == 0 ? PathTable::kRoot : seen[i / 7].first;
+    BOOST_TEST_REQUIRE(t.child(dir, name) == seen[i].first);
+  }
+  // The same name below different directories is different paths.
+  BOOST_TEST(t.child(seen[1].first, "same") != t.child(seen[2].first, "same"));
+}
+
+// PathTable::parse reads text as SymbolicPath::parse does: the same texts refused, the
+// same path interned for the others.
+BOOST_AUTO_TEST_CASE(parse_agrees_with_symbolic_path_parse) {
+  static const char* const kPieces[] = {"/",  "//", "a",  "ab", ".",   "..",  "${HOME}", "${",
+                                        "}",  "$",  "\n", "\r", ".git", "x.y", "/.", "${}"};
+  std::mt19937 rng(20261204);
+  PathTable t;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (unsigned n = rng() % 6; n > 0; --n) text += kPieces[rng() % 16];
+    if (rng() % 7 == 0) text += std::string(1, '\0');
+    const auto want = SymbolicPath::parse(text);
+    const auto got = t.parse(text);
+    BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), text);
+    if (want) BOOST_TEST_REQUIRE((*got == t.intern(*want) && t.path(*got) == *want), text);
   }
 }
 

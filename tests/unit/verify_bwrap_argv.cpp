@@ -1,5 +1,7 @@
 #define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
+#include <string>
+#include <utility>
 
 #include "compiler/bwrap_argv.hpp"
 #include "verify_bwrap_fixture.hpp"
@@ -27,7 +29,7 @@ BOOST_AUTO_TEST_CASE(parses_the_expected_shape_into_ordered_ops_and_flags) {
   BOOST_TEST(a.flags.chdir->str() == "${WORKSPACE}");
   BOOST_TEST_REQUIRE(a.ops.size() == 12u);
   BOOST_TEST((a.ops[0].kind == BwrapOpKind::RoBind));
-  BOOST_TEST(a.ops[0].source->str() == "/");
+  BOOST_TEST(a.paths->path(*a.ops[0].source).str() == "/");
   BOOST_TEST(a.ops[0].line == 12);
   BOOST_TEST(a.ops[0].text == "--ro-bind / /");
   BOOST_TEST((a.ops[1].kind == BwrapOpKind::Dev));
@@ -35,9 +37,9 @@ BOOST_AUTO_TEST_CASE(parses_the_expected_shape_into_ordered_ops_and_flags) {
   BOOST_TEST(!a.ops[3].perms.has_value());
   BOOST_TEST((a.ops[9].kind == BwrapOpKind::Tmpfs));
   BOOST_TEST((a.ops[9].perms == std::optional<unsigned>(0)));
-  BOOST_TEST(a.ops[9].dest.str() == "${HOME}/.ssh");
+  BOOST_TEST(a.paths->path(a.ops[9].dest).str() == "${HOME}/.ssh");
   BOOST_TEST((a.ops[10].kind == BwrapOpKind::RemountRo));
-  BOOST_TEST(a.ops[11].source->str() == "/dev/null");
+  BOOST_TEST(a.paths->path(*a.ops[11].source).str() == "/dev/null");
 }
 
 BOOST_AUTO_TEST_CASE(try_variants_and_network_precedence) {
@@ -103,6 +105,24 @@ BOOST_AUTO_TEST_CASE(rejects_what_it_does_not_understand_with_the_line) {
       BOOST_TEST(r.error->line == c.line);
       BOOST_TEST(r.error->message.find(c.message_part) != std::string::npos, r.error->message);
     }
+  }
+}
+
+// The first control character, of either kind, names the line; one in a last line
+// without its newline counts too.
+BOOST_AUTO_TEST_CASE(a_control_character_is_reported_at_its_line) {
+  using namespace std::string_literals;
+  const std::pair<std::string, int> cases[] = {
+      {"--tmpfs\n/a\n--dir\n/b\0c\n--tmpfs\n/c\r\n"s, 4},
+      {"--tmpfs\n/a\n--dir\n/b\rc\n--tmpfs\n/c\0\n"s, 4},
+      {"--tmpfs\n/a\n--dir\n/b\r"s, 4},
+      {"\0--tmpfs\n/a\n"s, 1},
+  };
+  for (const auto& [text, line] : cases) {
+    auto r = parse_bwrap_args(text);
+    BOOST_TEST_REQUIRE(r.error.has_value());
+    BOOST_TEST(r.error->line == line);
+    BOOST_TEST(r.error->message.find("control character") != std::string::npos);
   }
 }
 

@@ -240,9 +240,10 @@ int rank(Outcome o) { return o == Outcome::Denied ? 0 : o == Outcome::Scratch ? 
 // The oracle's scenarios: every -try bind applied, and every -try bind skipped whose
 // source is not implied to exist by a plain bind below it or by the IR.
 std::vector<MountTable> oracle_tables(const BwrapArgv& argv, const ir::Resolved& policy) {
+  const PathTable& paths = *argv.paths;
   std::vector<SymbolicPath> present;
   for (const auto& op : argv.ops)
-    if (op.source && !op.try_source) present.push_back(*op.source);
+    if (op.source && !op.try_source) present.push_back(paths.path(*op.source));
   for (const auto* list : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
     for (const auto& rp : *list)
       if (rp.kind == ir::HostKind::Directory || rp.kind == ir::HostKind::File)
@@ -252,10 +253,10 @@ std::vector<MountTable> oracle_tables(const BwrapArgv& argv, const ir::Resolved&
     auto applied = [&](size_t i) {
       if (!skip) return true;
       for (const auto& p : present)
-        if (argv.ops[i].source->contains(p)) return true;
+        if (paths.path(*argv.ops[i].source).contains(p)) return true;
       return false;
     };
-    auto r = MountTable::replay(argv.ops, applied);
+    auto r = MountTable::replay(argv, applied);
     if (auto* t = std::get_if<MountTable>(&r)) out.push_back(std::move(*t));
   }
   return out;
@@ -308,7 +309,7 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
   std::set<SymbolicPath> base;
   const Intent intent(policy);
   for (const auto& p : generate_probes(intent)) base.insert(p.path());
-  for (const auto& op : original.ops) base.insert(op.dest);
+  for (const auto& op : original.ops) base.insert(original.paths->path(op.dest));
 
   size_t killed = 0, harmless = 0;
   std::vector<std::string> harmless_list;
@@ -321,7 +322,7 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
     auto parsed = parse_bwrap_args(m.text);
     BOOST_TEST_REQUIRE(parsed.argv.has_value(), m.description + ": unparsable yet verified");
     std::set<SymbolicPath> paths = base;
-    for (const auto& op : parsed.argv->ops) paths.insert(op.dest);
+    for (const auto& op : parsed.argv->ops) paths.insert(parsed.argv->paths->path(op.dest));
     std::vector<SymbolicPath> wide;
     for (const auto& p : paths) {
       wide.push_back(p);
