@@ -88,6 +88,15 @@ void for_each_holder(std::string_view path, F&& fn) {
   if (path != "/") fn(std::string_view("/"));
 }
 
+// The operations probed on every probe path: the file operations, then process-exec of
+// the file.
+constexpr std::array<std::string_view, 8> kPathOperations = {
+    "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
+    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
+};
+
+using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
+
 // The entries of the policy that decide about one path, whatever the operation.
 struct PathFacts {
   const ResolvedPath* deny = nullptr;  // the first deny root holding the path
@@ -117,7 +126,9 @@ class FileIntent {
   // Keeps the holders of `path` by view until a later call leaves them: paths asked
   // about must outlive the FileIntent.
   PathFacts facts(std::string_view path) const;
-  Verdict operator()(std::string_view op, std::string_view path, const PathFacts& f) const;
+  // The verdicts of kPathOperations on `path`, in that order: they share most of their
+  // reasoning, and deciding each operation apart repeated it for every probe path.
+  PathVerdicts verdicts(std::string_view path, const PathFacts& f) const;
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
 
  private:
@@ -195,27 +206,44 @@ PathFacts FileIntent::facts(std::string_view path) const {
           at(r_.write, held.write), at(r_.protect, held.protected_below)};
 }
 
-Verdict FileIntent::operator()(std::string_view op, std::string_view path,
-                               const PathFacts& f) const {
-  if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  if (f.deny) return deny("deny root ", f.deny);
-  if (is_read(op)) {
-    if (f.read) return allow("read root ", f.read);
-    if (platform_runtime_path(path)) return unspecified("platform runtime path");
-    return deny("outside every read root");
+PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
+  PathVerdicts out;
+  if (r_.mode == Mode::DangerFullAccess || f.deny) {
+    out.fill(exec(f));
+    return out;
   }
-  if (r_.mode == Mode::ReadOnly) return deny("read-only mode");
-  if (f.protect) return deny("protected path ", f.protect);
-  if (!f.write) return deny("outside every writable root");
-  if (op == "file-link") return unspecified("hard link inside a writable root");
-  if (f.protected_below) {
-    if (op == "file-write-unlink")
-      return {SbplIntent::Deny, "directory above protected path ", f.protected_below,
-              ": renaming or removing it would carry the protected path away"};
-    return unspecified("directory above a protected path");
+  const Verdict read = f.read                        ? allow("read root ", f.read)
+                       : platform_runtime_path(path) ? unspecified("platform runtime path")
+                                                     : deny("outside every read root");
+  // `write` for the writes but unlink and link.
+  Verdict write, unlink, link;
+  if (r_.mode == Mode::ReadOnly) {
+    write = unlink = link = deny("read-only mode");
+  } else if (f.protect) {
+    write = unlink = link = deny("protected path ", f.protect);
+  } else if (!f.write) {
+    write = unlink = link = deny("outside every writable root");
+  } else {
+    link = unspecified("hard link inside a writable root");
+    if (f.protected_below) {
+      write = unspecified("directory above a protected path");
+      unlink = {SbplIntent::Deny, "directory above protected path ", f.protected_below,
+                ": renaming or removing it would carry the protected path away"};
+    } else if (path == f.write->path) {
+      write = unlink = unspecified("the writable root itself");
+    } else {
+      write = unlink = allow("writable root ", f.write);
+    }
   }
-  if (path == f.write->path) return unspecified("the writable root itself");
-  return allow("writable root ", f.write);
+  for (size_t k = 0; k < kPathOperations.size(); ++k) {
+    const std::string_view op = kPathOperations[k];
+    out[k] = is_read(op)                ? read
+             : op == "process-exec"      ? exec(f)
+             : op == "file-link"         ? link
+             : op == "file-write-unlink" ? unlink
+                                         : write;
+  }
+  return out;
 }
 
 Verdict network_intent(const ir::Resolved& r, std::string_view target) {
@@ -240,13 +268,6 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   return deny("host processes are out of reach");
 }
-
-// The operations probed on every probe path: the file operations, then process-exec of
-// the file.
-constexpr std::array<std::string_view, 8> kPathOperations = {
-    "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
-    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
-};
 
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
 // siblings), so they are told apart by hash and only the distinct ones sorted. A path of
@@ -299,22 +320,14 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   return paths;
 }
 
-using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
-
 // The probes, in sbpl_probes() order: `on_path(path, verdicts)` for each probe path with
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
 template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
   std::string storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
-  PathVerdicts verdicts;
-  for (std::string_view path : probe_paths(r, storage)) {
-    const PathFacts facts = file_intent.facts(path);
-    for (size_t k = 0; k + 1 < kPathOperations.size(); ++k)
-      verdicts[k] = file_intent(kPathOperations[k], path, facts);
-    verdicts.back() = file_intent.exec(facts);
-    on_path(path, verdicts);
-  }
+  for (std::string_view path : probe_paths(r, storage))
+    on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
       on_other(op, t, network_intent(r, t));
@@ -543,7 +556,9 @@ std::optional<SbplExplanation> explain_sbpl(
 
   SbplExplanation out;
   const FileIntent intent(policy);
-  const Verdict v = intent(op, path, intent.facts(path));
+  const auto k = static_cast<size_t>(
+      std::find(kPathOperations.begin(), kPathOperations.end(), op) - kPathOperations.begin());
+  const Verdict v = intent.verdicts(path, intent.facts(path))[k];
   out.policy = {op, std::string(path), v.intent, v.loc(), v.reason()};
   auto decisions = decide_all_models(profile, op, path, values);
   Answers answers;
