@@ -22,11 +22,25 @@ struct Node {
 };
 using Nodes = std::vector<Node>;
 
+// Characters by class, looked up once per character: the reader spends most of its time
+// scanning atoms.
+struct CharClasses {
+  std::array<bool, 256> symbol{};       // in a symbol or integer
+  std::array<bool, 256> string_stop{};  // ends a string's scan: '"' or what it may not hold
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c)
+      symbol[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '*' || c == '_' || c == '.';
+    for (unsigned char c : {'"', '\\', '\n', '\0'}) string_stop[c] = true;
+  }
+};
+constexpr CharClasses kChars;
+
 class Reader {
  public:
   explicit Reader(std::string_view text) : t_(text) {
-    // zpolicy writes about one form per eight characters.
-    nodes_.reserve(text.size() / 8);
+    // zpolicy writes a form per seven to eight characters: this spares growing the array.
+    nodes_.reserve(text.size() / 6);
   }
 
   // Every form of the text: the top-level ones start at 0 and at each one's `end`.
@@ -44,14 +58,14 @@ class Reader {
   // Appends the next form and its items. False on an error.
   bool read() {
     const auto at = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back({Sexpr::Kind::List, {}, line_, col_});
+    nodes_.push_back({Sexpr::Kind::List, {}, line_, col()});
     auto done = [&] {
       nodes_[at].end = static_cast<uint32_t>(nodes_.size());
       return true;
     };
     char c = peek();
     if (c == '(') {
-      advance();
+      ++pos_;
       for (;;) {
         skip_space();
         if (error_) return false;
@@ -60,7 +74,7 @@ class Reader {
           return false;
         }
         if (peek() == ')') {
-          advance();
+          ++pos_;
           return done();
         }
         ++nodes_[at].size;
@@ -69,15 +83,11 @@ class Reader {
     }
     Node& e = nodes_[at];
     if (c == '"') {
-      advance();
+      ++pos_;
       e.kind = Sexpr::Kind::String;
-      // A string spans no newline, so the column moves with the position.
       size_t end = pos_;
-      while (end < t_.size() && t_[end] != '"' && t_[end] != '\\' && t_[end] != '\n' &&
-             t_[end] != '\0')
-        ++end;
+      while (end < t_.size() && !kChars.string_stop[static_cast<unsigned char>(t_[end])]) ++end;
       e.atom = t_.substr(pos_, end - pos_);
-      col_ += static_cast<int>(end - pos_);
       pos_ = end;
       if (end == t_.size()) {
         set_error(e.line, e.col, "unterminated string");
@@ -87,7 +97,7 @@ class Reader {
         fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
         return false;
       }
-      advance();
+      ++pos_;
       return done();
     }
     if (c == '#') {
@@ -96,10 +106,9 @@ class Reader {
     }
     bool digits = true;
     size_t end = pos_;
-    for (; end < t_.size() && symbol_char(t_[end]); ++end)
+    for (; end < t_.size() && kChars.symbol[static_cast<unsigned char>(t_[end])]; ++end)
       digits = digits && t_[end] >= '0' && t_[end] <= '9';
     e.atom = t_.substr(pos_, end - pos_);
-    col_ += static_cast<int>(end - pos_);
     pos_ = end;
     if (e.atom.empty()) {
       fail(std::string("unexpected character '") + c + "'");
@@ -109,21 +118,16 @@ class Reader {
     return done();
   }
 
-  static bool symbol_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '*' || c == '_' || c == '.';
-  }
-
   void skip_space() {
     while (pos_ < t_.size()) {
-      char c = peek();
-      if (c == ';') {
-        // A comment spans no newline, so the column moves with the position.
-        const size_t end = std::min(t_.find('\n', pos_), t_.size());
-        col_ += static_cast<int>(end - pos_);
-        pos_ = end;
-      } else if (c == ' ' || c == '\n' || c == '\t') {
-        advance();
+      const char c = peek();
+      if (c == ' ' || c == '\t') {
+        ++pos_;
+      } else if (c == '\n') {
+        ++line_;
+        line_start_ = ++pos_;
+      } else if (c == ';') {
+        pos_ = std::min(t_.find('\n', pos_), t_.size());
       } else {
         return;
       }
@@ -131,17 +135,10 @@ class Reader {
   }
 
   char peek() const { return t_[pos_]; }
-  void advance() {
-    if (t_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
+  // Only skip_space() passes a newline: strings and comments end before one.
+  int col() const { return static_cast<int>(pos_ - line_start_) + 1; }
   SbplError fail(std::string message) {
-    set_error(line_, col_, std::move(message));
+    set_error(line_, col(), std::move(message));
     return *error_;
   }
   void set_error(int line, int col, std::string message) {
@@ -150,7 +147,8 @@ class Reader {
 
   std::string_view t_;
   size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
+  size_t line_start_ = 0;  // the position of the current line's first character
+  int line_ = 1;
   std::optional<SbplError> error_;
   Nodes nodes_;
 };
@@ -281,18 +279,20 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
   using K = SbplFilter::Kind;
   if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
     return e.error("expected a filter");
-  const std::string head(e.item(0).atom());
+  // A view: comparing a std::string with each keyword measured each keyword's length.
+  const std::string_view head = e.item(0).atom();
+  auto quoted = [&] { return "'" + std::string(head) + "'"; };
   const auto n = e.size();
   auto one_string = [&](K kind) -> std::optional<SbplError> {
     if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
-      return e.error("'" + head + "' takes one string");
+      return e.error(quoted() + " takes one string");
     f.kind = kind;
     f.value = e.item(1).atom();
     return std::nullopt;
   };
   if (head == "literal" || head == "subpath") {
     f.kind = head == "literal" ? K::Literal : K::Subpath;
-    if (n != 2) return e.error("'" + head + "' takes one path");
+    if (n != 2) return e.error(quoted() + " takes one path");
     const Form arg = e.item(1);
     if (arg.kind() == Sexpr::Kind::String) {
       if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
@@ -304,14 +304,14 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
       f.is_param = true;
       return std::nullopt;
     }
-    return e.error("'" + head + "' takes a string or (param \"NAME\")");
+    return e.error(quoted() + " takes a string or (param \"NAME\")");
   }
   if (head == "require-all" || head == "require-any" || head == "require-not") {
     f.kind = head == "require-all"   ? K::RequireAll
              : head == "require-any" ? K::RequireAny
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
-      return e.error("'" + head + "' has the wrong number of filters");
+      return e.error(quoted() + " has the wrong number of filters");
     f.children.reserve(n - 1);
     Form c = e.item(1);
     for (uint32_t i = 1; i < n; ++i, c = c.next()) {
@@ -330,7 +330,7 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
   if (head == "global-name") return one_string(K::GlobalName);
   if (head == "local" || head == "remote") {
     if (n != 3 || !e.item(1).is_symbol("ip") || e.item(2).kind() != Sexpr::Kind::String)
-      return e.error("expected (" + head + " ip \"HOST:PORT\")");
+      return e.error("expected (" + std::string(head) + " ip \"HOST:PORT\")");
     const std::string_view addr = e.item(2).atom();
     auto colon = addr.rfind(':');
     std::string_view host = addr.substr(0, colon);
@@ -340,7 +340,7 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
     f.value = addr;
     return std::nullopt;
   }
-  return e.error("'" + head + "' is not a filter zpolicy emits");
+  return e.error(quoted() + " is not a filter zpolicy emits");
 }
 
 std::variant<SbplRule, SbplError> rule_of(const Form& e) {
