@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <optional>
 #include <set>
 
@@ -411,6 +413,26 @@ struct Ancestors {
   std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
 };
 
+// The length of the longest common prefix of `a` and `b`, compared a word at a time:
+// consecutive probe paths share most of their length.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, sizeof x);
+    std::memcpy(&y, b.data() + i, sizeof y);
+    if (x == y) continue;
+    // The first differing byte in memory order is the lowest one on a little-endian host.
+    const uint64_t d = x ^ y;
+    return i + static_cast<size_t>(std::endian::native == std::endian::little ? std::countr_zero(d)
+                                                                               : std::countl_zero(d)) /
+                   8;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
 // ancestors: each is looked up once for the whole profile, and only the lists that
 // name one of them are touched. With `touched`, the lists that name the target or an
@@ -462,13 +484,10 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
   if (memo) {
     // The last target's ancestors shorter than the common prefix are this one's too;
     // its others lie from there on.
-    const auto common = static_cast<size_t>(
-        std::mismatch(target.begin(), target.end(), memo->target.begin(), memo->target.end())
-            .first -
-        target.begin());
+    const size_t common = common_prefix(target, memo->target);
     while (!memo->ids.empty() && memo->ids.back().first >= common) memo->ids.pop_back();
-    for (size_t i = std::max<size_t>(common, 1); i < target.size(); ++i) {
-      if (target[i] != '/') continue;
+    for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
+         i = target.find('/', i + 1)) {
       auto it = index.ids.find(target.substr(0, i));
       memo->ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
     }
