@@ -78,13 +78,13 @@ Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
 
 bool is_read(std::string_view op) { return op.starts_with("file-read"); }
 
-// `path` itself, each of its ancestors, and "/": every root that ir::path_within()
-// says holds `path` is one of these.
+// `path` itself, each of its ancestors, and "/", longest first, until `fn` returns false:
+// every root that ir::path_within() says holds `path` is one of these.
 template <class F>
 void for_each_holder(std::string_view path, F&& fn) {
-  fn(path);
+  if (!fn(path)) return;
   for (size_t i = path.size(); i-- > 1;)
-    if (path[i] == '/') fn(path.substr(0, i));
+    if (path[i] == '/' && !fn(path.substr(0, i))) return;
   if (path != "/") fn(std::string_view("/"));
 }
 
@@ -118,8 +118,14 @@ class FileIntent {
     for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
     for (size_t i = 0; i < r.protect.size(); ++i) {
       keep_first(first(r.protect[i].path).protect, i);
-      for_each_holder(r.protect[i].path,
-                      [&](std::string_view a) { keep_first(first(a).protected_below, i); });
+      // A walk stops at a holder an earlier one reached: with a lower index, that walk
+      // went on through the same holders.
+      for_each_holder(r.protect[i].path, [&](std::string_view a) {
+        size_t& below = first(a).protected_below;
+        if (below != kNone) return false;
+        below = i;
+        return true;
+      });
     }
   }
 
@@ -138,18 +144,12 @@ class FileIntent {
     size_t read = kNone, write = kNone, protect = kNone, deny = kNone;
     size_t protected_below = kNone;  // the first protected path at or below this one
   };
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  Firsts& first(std::string_view path) {
-    auto it = firsts_.find(path);
-    if (it == firsts_.end()) it = firsts_.emplace(std::string(path), Firsts{}).first;
-    return it->second;
-  }
+  Firsts& first(std::string_view path) { return firsts_[path]; }
 
   const ir::Resolved& r_;
-  std::unordered_map<std::string, Firsts, Hash, std::equal_to<>> firsts_;
+  // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
+  // into its key cost as much as the lookups.
+  std::unordered_map<std::string_view, Firsts> firsts_;
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -478,13 +478,13 @@ std::vector<SbplFinding> verify_sbpl(
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
   for (const auto& [name, value] : params) {
-    const std::string what = "parameter " + name;
+    auto what = [&] { return "parameter " + name; };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
-      findings.push_back(malformed(params_file, what, "a path", "a value with a newline or NUL"));
+      findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
     else if (!normalized(value))
-      findings.push_back(malformed(params_file, what, "a normalized absolute path", value));
+      findings.push_back(malformed(params_file, what(), "a normalized absolute path", value));
     if (!values.emplace(name, value).second)
-      findings.push_back(malformed(params_file, what, "one definition", "a second definition"));
+      findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
   const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
   for (const auto& name : unbound_params(profile))
