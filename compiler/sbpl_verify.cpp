@@ -270,9 +270,9 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 }
 
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
-// siblings), so they are told apart by hash and only the distinct ones sorted. A path of
-// the policy, or a prefix of one, is viewed in place; the others are written into
-// `storage`, sized up front so that the views into it stay valid.
+// siblings); sorting them all and dropping the repeats costs less than telling them apart
+// by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
+// others are written into `storage`, sized up front so that the views into it stay valid.
 std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
@@ -284,30 +284,28 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   storage.clear();
   storage.reserve(size);
   std::vector<std::string_view> paths;
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(6 * count);  // family() offers six paths per policy path: no rehashing
-  auto add = [&](std::string_view path) {
-    if (seen.insert(path).second) paths.push_back(path);
-  };
-  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
+  paths.reserve(6 * count + 3);  // family() offers six paths per policy path
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
+    paths.push_back(p);
   auto add_joined = [&](std::string_view a, std::string_view b) {
     const size_t start = storage.size();
     storage.append(a).append(b);
-    const std::string_view joined(storage.data() + start, storage.size() - start);
-    if (seen.insert(joined).second)
-      paths.push_back(joined);
-    else
-      storage.resize(start);
+    paths.emplace_back(storage.data() + start, storage.size() - start);
   };
+  // Policy paths come grouped by directory: a parent that the last path offered is left
+  // out at once, which spares sorting most of the repeats.
+  std::optional<std::string_view> last_parent;
   auto family = [&](std::string_view p) {
-    add(p);
+    paths.push_back(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
     add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
-    if (auto parent = parent_of(p)) {
-      add(*parent);
+    const auto parent = parent_of(p);
+    if (parent && parent != last_parent) {
+      paths.push_back(*parent);
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
+    last_parent = parent;
   };
   for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
@@ -315,8 +313,10 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   // went through: that walk added the rest.
   std::unordered_set<std::string_view> walked;
   for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
+      paths.push_back(*a);
   std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
 
