@@ -76,7 +76,7 @@ Verdict deny(const char* why, const ResolvedPath* by = nullptr) {
 }
 Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
 
-bool is_read(std::string_view op) { return op.starts_with("file-read"); }
+constexpr bool is_read(std::string_view op) { return op.starts_with("file-read"); }
 
 // `path` itself, each of its ancestors, and "/", longest first, until `fn` returns false:
 // every root that ir::path_within() says holds `path` is one of these.
@@ -96,6 +96,22 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
 };
 
 using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
+
+// Which of a path's verdicts each of kPathOperations takes, by position: worked out once
+// rather than by comparing names for every probe path.
+enum class PathOpKind { Read, Write, Unlink, Link, Exec };
+constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
+  std::array<PathOpKind, kPathOperations.size()> kinds{};
+  for (size_t k = 0; k < kPathOperations.size(); ++k) {
+    const std::string_view op = kPathOperations[k];
+    kinds[k] = is_read(op)                ? PathOpKind::Read
+               : op == "process-exec"      ? PathOpKind::Exec
+               : op == "file-link"         ? PathOpKind::Link
+               : op == "file-write-unlink" ? PathOpKind::Unlink
+                                           : PathOpKind::Write;
+  }
+  return kinds;
+}();
 
 // The entries of the policy that decide about one path, whatever the operation.
 struct PathFacts {
@@ -235,13 +251,25 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
       write = unlink = allow("writable root ", f.write);
     }
   }
+  const Verdict run = exec(f);
   for (size_t k = 0; k < kPathOperations.size(); ++k) {
-    const std::string_view op = kPathOperations[k];
-    out[k] = is_read(op)                ? read
-             : op == "process-exec"      ? exec(f)
-             : op == "file-link"         ? link
-             : op == "file-write-unlink" ? unlink
-                                         : write;
+    switch (kPathOpKinds[k]) {
+      case PathOpKind::Read:
+        out[k] = read;
+        break;
+      case PathOpKind::Write:
+        out[k] = write;
+        break;
+      case PathOpKind::Unlink:
+        out[k] = unlink;
+        break;
+      case PathOpKind::Link:
+        out[k] = link;
+        break;
+      case PathOpKind::Exec:
+        out[k] = run;
+        break;
+    }
   }
   return out;
 }
