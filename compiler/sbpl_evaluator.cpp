@@ -507,10 +507,11 @@ bool is_path_filter(const SbplFilter& f) {
 // A path filter whose value is known without a query, and which a lookup of the target's
 // ancestors finds exactly when the filter matches (an empty value would match any
 // absolute target, but is no ancestor of it).
-const std::string* indexable_value(const SbplFilter& f) {
-  if (!is_path_filter(f) || (f.is_param && !f.param_value)) return nullptr;
-  const std::string& v = f.param_value ? *f.param_value : f.value;
-  return v.empty() ? nullptr : &v;
+std::optional<std::string_view> indexable_value(const SbplFilter& f) {
+  if (!is_path_filter(f) || (f.is_param && !f.param_value)) return std::nullopt;
+  const std::string_view v = f.param_value ? *f.param_value : std::string_view(f.value);
+  if (v.empty()) return std::nullopt;
+  return v;
 }
 
 // The filter a list position stands for: itself, or for a require-all list the filter
@@ -527,7 +528,7 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
   set->index = index.sets++;
   for (size_t pos = 0; pos < list.size(); ++pos) {
     const SbplFilter* f = path_filter_at(list, pos, negated);
-    const std::string* v = f ? indexable_value(*f) : nullptr;
+    const auto v = f ? indexable_value(*f) : std::nullopt;
     if (!v) {
       set->others.push_back(pos);
       continue;
@@ -535,7 +536,7 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
     // Most values are in several lists: look them up before making a key of them.
     auto it = index.ids.find(*v);
     if (it == index.ids.end())
-      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
+      it = index.ids.emplace(std::string(*v), static_cast<uint32_t>(index.ids.size())).first;
     const uint32_t id = it->second;
     index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
@@ -655,9 +656,9 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
       std::string head = f.kind == K::Literal ? "literal" : "subpath";
       if (!f.is_param) return "(" + head + " \"" + f.value + "\")";
       std::string out = "(" + head + " (param \"" + f.value + "\"))";
-      if (f.param_value) return out + " = " + *f.param_value;
+      if (f.param_value) return out + " = " + std::string(*f.param_value);
       auto it = params.find(f.value);
-      return it == params.end() ? out : out + " = " + it->second;
+      return it == params.end() ? out : out + " = " + std::string(it->second);
     }
     case K::TargetSameSandbox:
       return "(target same-sandbox)";
@@ -753,7 +754,7 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
 
 // The parameters by name, hashed: a profile reads hundreds of them, and the names
 // ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
-using ParamIndex = std::unordered_map<std::string_view, const std::string*>;
+using ParamIndex = std::unordered_map<std::string_view, const std::string_view*>;
 
 void bind_filter(SbplFilter& f, const ParamIndex& params, SbplPathIds& ids) {
   if (f.is_param) {
