@@ -393,6 +393,7 @@ struct Query {
 struct Ancestors {
   std::string target;
   std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
+  std::optional<int64_t> root;                  // the id of "/" (or -1), once looked up
 };
 
 // The length of the longest common prefix of `a` and `b`, compared a word at a time:
@@ -419,8 +420,8 @@ size_t common_prefix(std::string_view a, std::string_view b) {
 // ancestors: each is looked up once for the whole profile, and only the lists that
 // name one of them are touched. With `touched`, the lists that name the target or an
 // ancestor are listed there, and only the last call's ones reset: the others match
-// nothing by their indexed filters. With `memo`, the ancestors the last target shared
-// are not looked up again.
+// nothing by their indexed filters. With `memo`, the ancestors the last target shared,
+// and "/", are not looked up again.
 void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
                  std::vector<uint32_t>* touched = nullptr, Ancestors* memo = nullptr) {
   if (!profile.path_ids) {
@@ -480,7 +481,16 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
     for (size_t i = target.size(); i-- > 1;)
       if (target[i] == '/') holder(target.substr(0, i), false);
   }
-  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) holder("/", false);
+  if (target == "/" || !(target.starts_with('/') || target.starts_with("${"))) return;
+  if (!memo) {
+    holder("/", false);
+    return;
+  }
+  if (!memo->root) {
+    auto it = index.ids.find(std::string_view("/"));
+    memo->root = it == index.ids.end() ? -1 : int64_t{it->second};
+  }
+  if (*memo->root >= 0) offer_id(static_cast<uint32_t>(*memo->root), 1, false);
 }
 
 // A match, how specific it is (the length of the longest path filter that matched
