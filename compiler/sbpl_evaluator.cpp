@@ -94,7 +94,8 @@ class Reader {
       ++pos_;
       return std::nullopt;
     }
-    if (c == '#') return fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
+    if (c == '#')
+      return fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
     bool digits = true;
     size_t end = pos_;
     for (; end < t_.size() && kChars.symbol[static_cast<unsigned char>(t_[end])]; ++end)
@@ -408,8 +409,9 @@ size_t common_prefix(std::string_view a, std::string_view b) {
     if (x == y) continue;
     // The first differing byte in memory order is the lowest one on a little-endian host.
     const uint64_t d = x ^ y;
-    return i + static_cast<size_t>(std::endian::native == std::endian::little ? std::countr_zero(d)
-                                                                               : std::countl_zero(d)) /
+    return i + static_cast<size_t>(std::endian::native == std::endian::little
+                                       ? std::countr_zero(d)
+                                       : std::countl_zero(d)) /
                    8;
   }
   while (i < n && a[i] == b[i]) ++i;

@@ -94,8 +94,8 @@ struct SbplFilter {
     RemoteIp,           // (remote ip "localhost:*")
   };
   Kind kind = Kind::Literal;
-  std::string value;                         // constant string argument
-  bool is_param = false;                     // Literal/Subpath: `value` names a (param "...")
+  std::string value;                              // constant string argument
+  bool is_param = false;                          // Literal/Subpath: `value` names a (param "...")
   const std::string_view* param_value = nullptr;  // set by bind_params: the value in its params
   std::vector<SbplFilter> children;
   std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params

@@ -104,7 +104,7 @@ constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
   std::array<PathOpKind, kPathOperations.size()> kinds{};
   for (size_t k = 0; k < kPathOperations.size(); ++k) {
     const std::string_view op = kPathOperations[k];
-    kinds[k] = is_read(op)                ? PathOpKind::Read
+    kinds[k] = is_read(op)                 ? PathOpKind::Read
                : op == "process-exec"      ? PathOpKind::Exec
                : op == "file-link"         ? PathOpKind::Link
                : op == "file-write-unlink" ? PathOpKind::Unlink
@@ -584,8 +584,8 @@ std::optional<SbplExplanation> explain_sbpl(
 
   SbplExplanation out;
   const FileIntent intent(policy);
-  const auto k = static_cast<size_t>(
-      std::find(kPathOperations.begin(), kPathOperations.end(), op) - kPathOperations.begin());
+  const auto k = static_cast<size_t>(std::find(kPathOperations.begin(), kPathOperations.end(), op) -
+                                     kPathOperations.begin());
   const Verdict v = intent.verdicts(path, intent.facts(path))[k];
   out.policy = {op, std::string(path), v.intent, v.loc(), v.reason()};
   auto decisions = decide_all_models(profile, op, path, values);
