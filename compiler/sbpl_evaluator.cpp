@@ -96,13 +96,14 @@ class Reader {
     }
     if (c == '#')
       return fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
-    bool digits = true;
     size_t end = pos_;
-    for (; end < t_.size() && kChars.symbol[static_cast<unsigned char>(t_[end])]; ++end)
-      digits = digits && t_[end] >= '0' && t_[end] <= '9';
+    while (end < t_.size() && kChars.symbol[static_cast<unsigned char>(t_[end])]) ++end;
     e.atom = t_.substr(pos_, end - pos_);
     pos_ = end;
     if (e.atom.empty()) return fail(std::string("unexpected character '") + c + "'");
+    // Told apart after the scan: most atoms are symbols, which show a letter at once.
+    const bool digits =
+        std::all_of(e.atom.begin(), e.atom.end(), [](char d) { return d >= '0' && d <= '9'; });
     e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
     return std::nullopt;
   }
