@@ -935,6 +935,33 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   return out;
 }
 
+namespace {
+
+// Whether `f`, met among a list's `others`, matches by what the indexed lists under it
+// say alone, and not by the target itself; if so, those lists are added to `sets`.
+bool decided_by_lists(const SbplFilter& f, std::vector<uint32_t>& sets) {
+  switch (f.kind) {
+    case SbplFilter::Kind::RequireAll:
+    case SbplFilter::Kind::RequireAny:
+      if (!f.child_paths) return false;
+      sets.push_back(f.child_paths->index);
+      return std::all_of(f.child_paths->others.begin(), f.child_paths->others.end(),
+                         [&](size_t pos) { return decided_by_lists(f.children[pos], sets); });
+    case SbplFilter::Kind::RequireNot:
+      return decided_by_lists(f.children[0], sets);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+struct SbplTargetQuery::Settled {
+  int rule = 0;
+  std::vector<uint32_t> sets;  // the indexed lists its match follows from
+  Match untouched;             // its match while the target touches none of them
+};
+
 struct SbplTargetQuery::Scratch {
   std::vector<SetMatch> sets;
   std::vector<Match> included, excluded;
@@ -962,11 +989,24 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   by_set_.resize(profile.path_ids ? profile.path_ids->sets : 0);
   for (int i : candidates_) {
     const SbplRule& r = profile.rules[i];
-    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty())
+    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty()) {
       by_set_[r.filter_paths->index].push_back(i);
-    else
+      continue;
+    }
+    Settled settled{i, {}, {}};
+    if (r.filters.empty() || !r.filter_paths ||
+        !std::all_of(r.filter_paths->others.begin(), r.filter_paths->others.end(),
+                     [&](size_t pos) { return decided_by_lists(r.filters[pos], settled.sets); })) {
       always_.push_back(i);
+      continue;
+    }
+    settled.sets.push_back(r.filter_paths->index);
+    settled_.push_back(std::move(settled));
   }
+  // No list matches a target that none names, under either subpath reading.
+  const std::vector<SetMatch> untouched(by_set_.size());
+  for (auto& s : settled_)
+    s.untouched = filters_match(profile.rules[s.rule], {std::string_view(), untouched, params});
   auto same_rules = [&](const Operation& a, const Operation& b) {
     return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
              const uint64_t bits = profile.rules[i].operation_bits;
@@ -1001,6 +1041,13 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
       if (matches[i].matched) hits.push_back(i);
     };
     for (int i : always_) match_rule(i);
+    for (const auto& s : settled_) {
+      if (std::any_of(s.sets.begin(), s.sets.end(),
+                      [&](uint32_t set) { return sets[set].touched; }))
+        match_rule(s.rule);
+      else if ((matches[s.rule] = s.untouched).matched)
+        hits.push_back(s.rule);
+    }
     for (uint32_t set : touched)
       for (int i : by_set_[set]) match_rule(i);
     std::sort(hits.begin(), hits.end());

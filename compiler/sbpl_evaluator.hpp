@@ -221,6 +221,11 @@ class SbplTargetQuery {
   // ascending, are matched against every target.
   std::vector<std::vector<int>> by_set_;
   std::vector<int> always_;
+  // Those of the others whose match follows from their indexed lists alone: while the
+  // target touches none of those lists, they match as they match a target no list names,
+  // which is worked out once.
+  struct Settled;
+  std::vector<Settled> settled_;
   // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
   // and precedence.
   std::array<std::array<uint32_t, 4>, 2> models_{};

@@ -250,11 +250,18 @@ BOOST_AUTO_TEST_CASE(the_indexed_profile_answers_like_the_linear_scan) {
 }
 
 // SbplTargetQuery shares the matching of a target among operations, and the answers of
-// operations that the same rules name: each must still be decide_all_models()'s.
+// operations that the same rules name: each must still be decide_all_models()'s. The
+// require-all and require-any rules include some whose match follows from their indexed
+// lists alone, worked out once for targets those lists do not name, and some (the
+// require-not of a literal inside a require-any) that match by the target itself.
 BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_models) {
   auto p = profile(
       "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal "
       "\"/w/g\"))))\n"
+      "(allow file-write-mode (require-all (require-any (subpath \"/v\") (require-not (literal "
+      "\"/w/a\")))))\n"
+      "(deny file-link (require-any (require-all (subpath \"/w\") (require-not (subpath (param "
+      "\"G\"))))))\n"
       "(deny file-write-unlink (literal \"/w\") (subpath (param \"G\")))\n"
       "(allow file-read-data file-write-data (literal \"/w/g\"))\n"
       "(allow file-read* (subpath \"/\"))\n"
