@@ -207,11 +207,13 @@ PathFacts FileIntent::facts(std::string_view path) const {
   }
   Firsts held = holders_.back().held;
   // protected_below is the path's own, or for a one-character path that of "/", which
-  // for_each_holder() lists last.
+  // for_each_holder() lists last. The holders grow longer from "/" to the path itself,
+  // so only for a one-character path can another holder have its length.
   held.protected_below = kNone;
-  for (const auto& h : holders_)
-    if (h.own && h.path.size() == path.size()) {
-      held.protected_below = h.own->protected_below;
+  auto own = path.size() == 1 ? holders_.begin() : holders_.end() - 1;
+  for (; own != holders_.end(); ++own)
+    if (own->own && own->path.size() == path.size()) {
+      held.protected_below = own->own->protected_below;
       break;
     }
   auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
@@ -250,26 +252,10 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
       write = unlink = allow("writable root ", f.write);
     }
   }
-  const Verdict run = exec(f);
-  for (size_t k = 0; k < kPathOperations.size(); ++k) {
-    switch (kPathOpKinds[k]) {
-      case PathOpKind::Read:
-        out[k] = read;
-        break;
-      case PathOpKind::Write:
-        out[k] = write;
-        break;
-      case PathOpKind::Unlink:
-        out[k] = unlink;
-        break;
-      case PathOpKind::Link:
-        out[k] = link;
-        break;
-      case PathOpKind::Exec:
-        out[k] = run;
-        break;
-    }
-  }
+  // In PathOpKind order.
+  const std::array<Verdict, 5> by_kind = {read, write, unlink, link, exec(f)};
+  for (size_t k = 0; k < kPathOperations.size(); ++k)
+    out[k] = by_kind[static_cast<size_t>(kPathOpKinds[k])];
   return out;
 }
 
