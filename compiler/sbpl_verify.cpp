@@ -490,13 +490,19 @@ std::vector<SbplFinding> verify_sbpl(
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
+  // params.txt lists the names in ascending runs (WRITABLE_ROOT_0, _1, ...): inserted just
+  // after the last one, most of them skip the search that compared their long shared
+  // prefixes all the way down the map.
+  auto after_last = values.end();
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + name; };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
     else if (!normalized(value))
       findings.push_back(malformed(params_file, what(), "a normalized absolute path", value));
-    if (!values.emplace(name, value).second)
+    const size_t defined = values.size();
+    after_last = std::next(values.emplace_hint(after_last, name, value));
+    if (values.size() == defined)
       findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
   const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
