@@ -390,12 +390,18 @@ struct Query {
   mutable bool covered_self = false;
 };
 
-// The ancestors of the last target a query matched, with their ids: consecutive probe
-// paths share most of theirs, which need not be hashed again.
+// The holders of the last target a query matched, with their ids in SbplPathIds (-1:
+// none): consecutive probe paths share most of their ancestors, which need not be hashed
+// again. See find_holders().
 struct Ancestors {
   std::string target;
+  int64_t target_id = -1;
   std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
   std::optional<int64_t> root;                  // the id of "/" (or -1), once looked up
+  bool under_root = false;                      // "/" holds the target
+  // The target, like the one before it, has no id, and they have the same holders with
+  // one: the index says the same about both.
+  bool same_as_last = false;
 };
 
 // The length of the longest common prefix of `a` and `b`, compared a word at a time:
@@ -419,12 +425,49 @@ size_t common_prefix(std::string_view a, std::string_view b) {
   return i;
 }
 
+// Whether (subpath "/") holds `target`, which is not "/" itself: an absolute or symbolic
+// path.
+bool under_root(std::string_view target) {
+  return target != "/" && (target.starts_with('/') || target.starts_with("${"));
+}
+
+// Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
+// target shared, and "/", are not looked up again.
+void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& memo) {
+  const int64_t last_id = memo.target_id;
+  const bool last_under_root = memo.under_root;
+  memo.target_id = -1;
+  if (!target.empty()) {
+    auto it = index.ids.find(target);
+    if (it != index.ids.end()) memo.target_id = it->second;
+  }
+  bool same = !memo.target.empty() && last_id < 0 && memo.target_id < 0;
+  // The last target's ancestors shorter than the common prefix are this one's too; its
+  // others lie from there on.
+  const size_t common = common_prefix(target, memo.target);
+  for (; !memo.ids.empty() && memo.ids.back().first >= common; memo.ids.pop_back())
+    same = same && memo.ids.back().second < 0;
+  for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
+       i = target.find('/', i + 1)) {
+    auto it = index.ids.find(target.substr(0, i));
+    memo.ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
+    same = same && memo.ids.back().second < 0;
+  }
+  memo.target.assign(target);
+  memo.under_root = under_root(target);
+  memo.same_as_last = same && memo.under_root == last_under_root;
+  if (memo.under_root && !memo.root) {
+    auto it = index.ids.find(std::string_view("/"));
+    memo.root = it == index.ids.end() ? -1 : int64_t{it->second};
+  }
+}
+
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
 // ancestors: each is looked up once for the whole profile, and only the lists that
 // name one of them are touched. With `touched`, the lists that name the target or an
 // ancestor are listed there, and only the last call's ones reset: the others match
-// nothing by their indexed filters. With `memo`, the ancestors the last target shared,
-// and "/", are not looked up again.
+// nothing by their indexed filters. With `memo`, the ids are those find_holders() put
+// there for this target.
 void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
                  std::vector<uint32_t>* touched = nullptr, Ancestors* memo = nullptr) {
   if (!profile.path_ids) {
@@ -466,34 +509,18 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
     auto it = index.ids.find(path);
     if (it != index.ids.end()) offer_id(it->second, path.size(), is_target);
   };
-  if (!target.empty()) holder(target, true);
   if (memo) {
-    // The last target's ancestors shorter than the common prefix are this one's too;
-    // its others lie from there on.
-    const size_t common = common_prefix(target, memo->target);
-    while (!memo->ids.empty() && memo->ids.back().first >= common) memo->ids.pop_back();
-    for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
-         i = target.find('/', i + 1)) {
-      auto it = index.ids.find(target.substr(0, i));
-      memo->ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
-    }
+    if (memo->target_id >= 0) offer_id(static_cast<uint32_t>(memo->target_id), target.size(), true);
     for (const auto& [size, id] : memo->ids)
       if (id >= 0) offer_id(static_cast<uint32_t>(id), size, false);
-    memo->target.assign(target);
-  } else {
-    for (size_t i = target.size(); i-- > 1;)
-      if (target[i] == '/') holder(target.substr(0, i), false);
-  }
-  if (target == "/" || !(target.starts_with('/') || target.starts_with("${"))) return;
-  if (!memo) {
-    holder("/", false);
+    if (memo->under_root && *memo->root >= 0)
+      offer_id(static_cast<uint32_t>(*memo->root), 1, false);
     return;
   }
-  if (!memo->root) {
-    auto it = index.ids.find(std::string_view("/"));
-    memo->root = it == index.ids.end() ? -1 : int64_t{it->second};
-  }
-  if (*memo->root >= 0) offer_id(static_cast<uint32_t>(*memo->root), 1, false);
+  if (!target.empty()) holder(target, true);
+  for (size_t i = target.size(); i-- > 1;)
+    if (target[i] == '/') holder(target.substr(0, i), false);
+  if (under_root(target)) holder("/", false);
 }
 
 // A match, how specific it is (the length of the longest path filter that matched
@@ -975,6 +1002,7 @@ struct SbplTargetQuery::Scratch {
   std::string signature;
   std::vector<uint32_t> touched;
   Ancestors ancestors;
+  const std::vector<uint32_t>* last = nullptr;  // the last answers, in `answers`
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -1028,8 +1056,21 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
+  Scratch& s = *scratch_;
+  if (profile_.path_ids) {
+    find_holders(*profile_.path_ids, target, s.ancestors);
+    // A rule matched against every target may read the target itself; without one,
+    // every rule matches through the index alone, and a target it says the same about as
+    // the last one (the next probe in a directory no rule names) gets the same answers.
+    if (always_.empty() && s.ancestors.same_as_last && s.last) return *s.last;
+  }
+  s.last = &answer(target);
+  return *s.last;
+}
+
+const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
-         touched, ancestors] = *scratch_;
+         touched, ancestors, last] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching

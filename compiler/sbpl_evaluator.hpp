@@ -205,6 +205,8 @@ class SbplTargetQuery {
 
  private:
   struct Scratch;
+  // allowed() for a target whose holders are in Scratch::ancestors.
+  const std::vector<uint32_t>& answer(std::string_view target);
   const SbplProfile& profile_;
   const SbplParams& params_;
   struct Operation {
