@@ -394,14 +394,18 @@ struct Query {
 // none): consecutive probe paths share most of their ancestors, which need not be hashed
 // again. See find_holders().
 struct Ancestors {
+  struct Holder {
+    size_t length = 0;
+    int64_t id = -1;
+    // The answers of SbplTargetQuery for a target with no id whose longest holder with
+    // one is this: they hold for every such target while this stays an ancestor.
+    const std::vector<uint32_t>* answers_below = nullptr;
+  };
   std::string target;
   int64_t target_id = -1;
-  std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
-  std::optional<int64_t> root;                  // the id of "/" (or -1), once looked up
-  bool under_root = false;                      // "/" holds the target
-  // The target, like the one before it, has no id, and they have the same holders with
-  // one: the index says the same about both.
-  bool same_as_last = false;
+  std::vector<Holder> ids;      // the ancestors, shortest first
+  std::optional<int64_t> root;  // the id of "/" (or -1), once looked up
+  bool under_root = false;      // "/" holds the target
 };
 
 // The length of the longest common prefix of `a` and `b`, compared a word at a time:
@@ -434,28 +438,22 @@ bool under_root(std::string_view target) {
 // Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
 // target shared, and "/", are not looked up again.
 void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& memo) {
-  const int64_t last_id = memo.target_id;
-  const bool last_under_root = memo.under_root;
   memo.target_id = -1;
   if (!target.empty()) {
     auto it = index.ids.find(target);
     if (it != index.ids.end()) memo.target_id = it->second;
   }
-  bool same = !memo.target.empty() && last_id < 0 && memo.target_id < 0;
   // The last target's ancestors shorter than the common prefix are this one's too; its
   // others lie from there on.
   const size_t common = common_prefix(target, memo.target);
-  for (; !memo.ids.empty() && memo.ids.back().first >= common; memo.ids.pop_back())
-    same = same && memo.ids.back().second < 0;
+  while (!memo.ids.empty() && memo.ids.back().length >= common) memo.ids.pop_back();
   for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
        i = target.find('/', i + 1)) {
     auto it = index.ids.find(target.substr(0, i));
-    memo.ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
-    same = same && memo.ids.back().second < 0;
+    memo.ids.push_back({i, it == index.ids.end() ? -1 : int64_t{it->second}});
   }
   memo.target.assign(target);
   memo.under_root = under_root(target);
-  memo.same_as_last = same && memo.under_root == last_under_root;
   if (memo.under_root && !memo.root) {
     auto it = index.ids.find(std::string_view("/"));
     memo.root = it == index.ids.end() ? -1 : int64_t{it->second};
@@ -511,8 +509,8 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
   };
   if (memo) {
     if (memo->target_id >= 0) offer_id(static_cast<uint32_t>(memo->target_id), target.size(), true);
-    for (const auto& [size, id] : memo->ids)
-      if (id >= 0) offer_id(static_cast<uint32_t>(id), size, false);
+    for (const auto& h : memo->ids)
+      if (h.id >= 0) offer_id(static_cast<uint32_t>(h.id), h.length, false);
     if (memo->under_root && *memo->root >= 0)
       offer_id(static_cast<uint32_t>(*memo->root), 1, false);
     return;
@@ -1002,7 +1000,9 @@ struct SbplTargetQuery::Scratch {
   std::string signature;
   std::vector<uint32_t> touched;
   Ancestors ancestors;
-  const std::vector<uint32_t>* last = nullptr;  // the last answers, in `answers`
+  // The answers (in `answers`) of a target with no id and no ancestor with one, by
+  // whether "/" holds it.
+  std::array<const std::vector<uint32_t>*, 2> answers_unnamed{};
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -1056,21 +1056,27 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
-  Scratch& s = *scratch_;
-  if (profile_.path_ids) {
-    find_holders(*profile_.path_ids, target, s.ancestors);
-    // A rule matched against every target may read the target itself; without one,
-    // every rule matches through the index alone, and a target it says the same about as
-    // the last one (the next probe in a directory no rule names) gets the same answers.
-    if (always_.empty() && s.ancestors.same_as_last && s.last) return *s.last;
-  }
-  s.last = &answer(target);
-  return *s.last;
+  if (!profile_.path_ids) return answer(target);
+  Ancestors& ancestors = scratch_->ancestors;
+  find_holders(*profile_.path_ids, target, ancestors);
+  // A rule matched against every target may read the target itself. Without one, every
+  // rule matches through the index alone, by the target's holders with an id: the
+  // targets with no id of their own below the same ones (the probes in a directory that
+  // no rule names) share their answers.
+  if (!always_.empty() || ancestors.target_id >= 0) return answer(target);
+  const std::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
+  for (auto h = ancestors.ids.rbegin(); h != ancestors.ids.rend(); ++h)
+    if (h->id >= 0) {
+      shared = &h->answers_below;
+      break;
+    }
+  if (!*shared) *shared = &answer(target);
+  return **shared;
 }
 
 const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
-         touched, ancestors, last] = *scratch_;
+         touched, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
