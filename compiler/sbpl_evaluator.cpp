@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstring>
 #include <optional>
 #include <set>
 
@@ -22,108 +24,100 @@ struct Node {
 };
 using Nodes = std::vector<Node>;
 
+// Characters by class, looked up once per character: the reader spends most of its time
+// scanning atoms.
+struct CharClasses {
+  std::array<bool, 256> symbol{};       // in a symbol or integer
+  std::array<bool, 256> string_stop{};  // ends a string's scan: '"' or what it may not hold
+  constexpr CharClasses() {
+    for (int c = 0; c < 256; ++c)
+      symbol[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '*' || c == '_' || c == '.';
+    for (unsigned char c : {'"', '\\', '\n', '\0'}) string_stop[c] = true;
+  }
+};
+constexpr CharClasses kChars;
+
 class Reader {
  public:
   explicit Reader(std::string_view text) : t_(text) {
-    // zpolicy writes about one form per eight characters.
-    nodes_.reserve(text.size() / 8);
+    // zpolicy writes a form per seven to eight characters: this spares growing the array.
+    nodes_.reserve(text.size() / 6);
   }
 
-  // Every form of the text: the top-level ones start at 0 and at each one's `end`.
+  // Every form of the text: the top-level ones start at 0 and at each one's `end`. One
+  // loop with a stack of the open lists: a recursive call per form cost an eighth of it.
   std::variant<Nodes, SbplError> all() {
+    std::vector<uint32_t> open;  // the lists not closed yet, innermost last
     for (;;) {
       skip_space();
-      if (error_) return *error_;
-      if (pos_ >= t_.size()) return std::move(nodes_);
-      if (peek() == ')') return fail("unbalanced ')'");
-      if (!read()) return *error_;
+      if (pos_ >= t_.size()) {
+        if (open.empty()) return std::move(nodes_);
+        const Node& list = nodes_[open.back()];
+        return fail_at(list.line, list.col, "unbalanced '(': the list is never closed");
+      }
+      const char c = peek();
+      if (c == ')') {
+        if (open.empty()) return fail("unbalanced ')'");
+        ++pos_;
+        nodes_[open.back()].end = static_cast<uint32_t>(nodes_.size());
+        open.pop_back();
+        continue;
+      }
+      if (!open.empty()) ++nodes_[open.back()].size;
+      const auto at = static_cast<uint32_t>(nodes_.size());
+      nodes_.push_back({Sexpr::Kind::List, {}, line_, col()});
+      if (c == '(') {
+        ++pos_;
+        open.push_back(at);
+        continue;
+      }
+      if (auto err = atom(nodes_[at])) return *err;
+      nodes_[at].end = at + 1;
     }
   }
 
  private:
-  // Appends the next form and its items. False on an error.
-  bool read() {
-    const auto at = static_cast<uint32_t>(nodes_.size());
-    nodes_.push_back({Sexpr::Kind::List, {}, line_, col_});
-    auto done = [&] {
-      nodes_[at].end = static_cast<uint32_t>(nodes_.size());
-      return true;
-    };
-    char c = peek();
-    if (c == '(') {
-      advance();
-      for (;;) {
-        skip_space();
-        if (error_) return false;
-        if (pos_ >= t_.size()) {
-          set_error(nodes_[at].line, nodes_[at].col, "unbalanced '(': the list is never closed");
-          return false;
-        }
-        if (peek() == ')') {
-          advance();
-          return done();
-        }
-        ++nodes_[at].size;
-        if (!read()) return false;
-      }
-    }
-    Node& e = nodes_[at];
+  // Reads the string, symbol or integer at the position into `e`.
+  std::optional<SbplError> atom(Node& e) {
+    const char c = peek();
     if (c == '"') {
-      advance();
+      ++pos_;
       e.kind = Sexpr::Kind::String;
-      // A string spans no newline, so the column moves with the position.
       size_t end = pos_;
-      while (end < t_.size() && t_[end] != '"' && t_[end] != '\\' && t_[end] != '\n' &&
-             t_[end] != '\0')
-        ++end;
+      while (end < t_.size() && !kChars.string_stop[static_cast<unsigned char>(t_[end])]) ++end;
       e.atom = t_.substr(pos_, end - pos_);
-      col_ += static_cast<int>(end - pos_);
       pos_ = end;
-      if (end == t_.size()) {
-        set_error(e.line, e.col, "unterminated string");
-        return false;
-      }
-      if (peek() != '"') {
-        fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
-        return false;
-      }
-      advance();
-      return done();
+      if (end == t_.size()) return fail_at(e.line, e.col, "unterminated string");
+      if (peek() != '"')
+        return fail("a backslash, newline or NUL in a string is outside the subset zpolicy emits");
+      ++pos_;
+      return std::nullopt;
     }
-    if (c == '#') {
-      fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
-      return false;
-    }
-    bool digits = true;
+    if (c == '#')
+      return fail("'#' (regex literals and booleans) is outside the subset zpolicy emits");
     size_t end = pos_;
-    for (; end < t_.size() && symbol_char(t_[end]); ++end)
-      digits = digits && t_[end] >= '0' && t_[end] <= '9';
+    while (end < t_.size() && kChars.symbol[static_cast<unsigned char>(t_[end])]) ++end;
     e.atom = t_.substr(pos_, end - pos_);
-    col_ += static_cast<int>(end - pos_);
     pos_ = end;
-    if (e.atom.empty()) {
-      fail(std::string("unexpected character '") + c + "'");
-      return false;
-    }
+    if (e.atom.empty()) return fail(std::string("unexpected character '") + c + "'");
+    // Told apart after the scan: most atoms are symbols, which show a letter at once.
+    const bool digits =
+        std::all_of(e.atom.begin(), e.atom.end(), [](char d) { return d >= '0' && d <= '9'; });
     e.kind = digits ? Sexpr::Kind::Integer : Sexpr::Kind::Symbol;
-    return done();
-  }
-
-  static bool symbol_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-           c == '*' || c == '_' || c == '.';
+    return std::nullopt;
   }
 
   void skip_space() {
     while (pos_ < t_.size()) {
-      char c = peek();
-      if (c == ';') {
-        // A comment spans no newline, so the column moves with the position.
-        const size_t end = std::min(t_.find('\n', pos_), t_.size());
-        col_ += static_cast<int>(end - pos_);
-        pos_ = end;
-      } else if (c == ' ' || c == '\n' || c == '\t') {
-        advance();
+      const char c = peek();
+      if (c == ' ' || c == '\t') {
+        ++pos_;
+      } else if (c == '\n') {
+        ++line_;
+        line_start_ = ++pos_;
+      } else if (c == ';') {
+        pos_ = std::min(t_.find('\n', pos_), t_.size());
       } else {
         return;
       }
@@ -131,27 +125,17 @@ class Reader {
   }
 
   char peek() const { return t_[pos_]; }
-  void advance() {
-    if (t_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-  SbplError fail(std::string message) {
-    set_error(line_, col_, std::move(message));
-    return *error_;
-  }
-  void set_error(int line, int col, std::string message) {
-    if (!error_) error_ = SbplError{line, col, std::move(message)};
+  // Only skip_space() passes a newline: strings and comments end before one.
+  int col() const { return static_cast<int>(pos_ - line_start_) + 1; }
+  SbplError fail(std::string message) const { return fail_at(line_, col(), std::move(message)); }
+  static SbplError fail_at(int line, int col, std::string message) {
+    return SbplError{line, col, std::move(message)};
   }
 
   std::string_view t_;
   size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
-  std::optional<SbplError> error_;
+  size_t line_start_ = 0;  // the position of the current line's first character
+  int line_ = 1;
   Nodes nodes_;
 };
 
@@ -281,18 +265,20 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
   using K = SbplFilter::Kind;
   if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
     return e.error("expected a filter");
-  const std::string head(e.item(0).atom());
+  // A view: comparing a std::string with each keyword measured each keyword's length.
+  const std::string_view head = e.item(0).atom();
+  auto quoted = [&] { return "'" + std::string(head) + "'"; };
   const auto n = e.size();
   auto one_string = [&](K kind) -> std::optional<SbplError> {
     if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
-      return e.error("'" + head + "' takes one string");
+      return e.error(quoted() + " takes one string");
     f.kind = kind;
     f.value = e.item(1).atom();
     return std::nullopt;
   };
   if (head == "literal" || head == "subpath") {
     f.kind = head == "literal" ? K::Literal : K::Subpath;
-    if (n != 2) return e.error("'" + head + "' takes one path");
+    if (n != 2) return e.error(quoted() + " takes one path");
     const Form arg = e.item(1);
     if (arg.kind() == Sexpr::Kind::String) {
       if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
@@ -304,14 +290,14 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
       f.is_param = true;
       return std::nullopt;
     }
-    return e.error("'" + head + "' takes a string or (param \"NAME\")");
+    return e.error(quoted() + " takes a string or (param \"NAME\")");
   }
   if (head == "require-all" || head == "require-any" || head == "require-not") {
     f.kind = head == "require-all"   ? K::RequireAll
              : head == "require-any" ? K::RequireAny
                                      : K::RequireNot;
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
-      return e.error("'" + head + "' has the wrong number of filters");
+      return e.error(quoted() + " has the wrong number of filters");
     f.children.reserve(n - 1);
     Form c = e.item(1);
     for (uint32_t i = 1; i < n; ++i, c = c.next()) {
@@ -330,7 +316,7 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
   if (head == "global-name") return one_string(K::GlobalName);
   if (head == "local" || head == "remote") {
     if (n != 3 || !e.item(1).is_symbol("ip") || e.item(2).kind() != Sexpr::Kind::String)
-      return e.error("expected (" + head + " ip \"HOST:PORT\")");
+      return e.error("expected (" + std::string(head) + " ip \"HOST:PORT\")");
     const std::string_view addr = e.item(2).atom();
     auto colon = addr.rfind(':');
     std::string_view host = addr.substr(0, colon);
@@ -340,7 +326,7 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
     f.value = addr;
     return std::nullopt;
   }
-  return e.error("'" + head + "' is not a filter zpolicy emits");
+  return e.error(quoted() + " is not a filter zpolicy emits");
 }
 
 std::variant<SbplRule, SbplError> rule_of(const Form& e) {
@@ -404,19 +390,82 @@ struct Query {
   mutable bool covered_self = false;
 };
 
-// The ancestors of the last target a query matched, with their ids: consecutive probe
-// paths share most of theirs, which need not be hashed again.
+// The holders of the last target a query matched, with their ids in SbplPathIds (-1:
+// none): consecutive probe paths share most of their ancestors, which need not be hashed
+// again. See find_holders().
 struct Ancestors {
+  struct Holder {
+    size_t length = 0;
+    int64_t id = -1;
+    // The answers of SbplTargetQuery for a target with no id whose longest holder with
+    // one is this: they hold for every such target while this stays an ancestor.
+    const std::vector<uint32_t>* answers_below = nullptr;
+  };
   std::string target;
-  std::vector<std::pair<size_t, int64_t>> ids;  // (length, id or -1), shortest first
+  int64_t target_id = -1;
+  std::vector<Holder> ids;      // the ancestors, shortest first
+  std::optional<int64_t> root;  // the id of "/" (or -1), once looked up
+  bool under_root = false;      // "/" holds the target
 };
+
+// The length of the longest common prefix of `a` and `b`, compared a word at a time:
+// consecutive probe paths share most of their length.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, sizeof x);
+    std::memcpy(&y, b.data() + i, sizeof y);
+    if (x == y) continue;
+    // The first differing byte in memory order is the lowest one on a little-endian host.
+    const uint64_t d = x ^ y;
+    return i + static_cast<size_t>(std::endian::native == std::endian::little
+                                       ? std::countr_zero(d)
+                                       : std::countl_zero(d)) /
+                   8;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+// Whether (subpath "/") holds `target`, which is not "/" itself: an absolute or symbolic
+// path.
+bool under_root(std::string_view target) {
+  return target != "/" && (target.starts_with('/') || target.starts_with("${"));
+}
+
+// Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
+// target shared, and "/", are not looked up again.
+void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& memo) {
+  memo.target_id = -1;
+  if (!target.empty()) {
+    auto it = index.ids.find(target);
+    if (it != index.ids.end()) memo.target_id = it->second;
+  }
+  // The last target's ancestors shorter than the common prefix are this one's too; its
+  // others lie from there on.
+  const size_t common = common_prefix(target, memo.target);
+  while (!memo.ids.empty() && memo.ids.back().length >= common) memo.ids.pop_back();
+  for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
+       i = target.find('/', i + 1)) {
+    auto it = index.ids.find(target.substr(0, i));
+    memo.ids.push_back({i, it == index.ids.end() ? -1 : int64_t{it->second}});
+  }
+  memo.target.assign(target);
+  memo.under_root = under_root(target);
+  if (memo.under_root && !memo.root) {
+    auto it = index.ids.find(std::string_view("/"));
+    memo.root = it == index.ids.end() ? -1 : int64_t{it->second};
+  }
+}
 
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
 // ancestors: each is looked up once for the whole profile, and only the lists that
 // name one of them are touched. With `touched`, the lists that name the target or an
 // ancestor are listed there, and only the last call's ones reset: the others match
-// nothing by their indexed filters. With `memo`, the ancestors the last target shared
-// are not looked up again.
+// nothing by their indexed filters. With `memo`, the ids are those find_holders() put
+// there for this target.
 void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
                  std::vector<uint32_t>* touched = nullptr, Ancestors* memo = nullptr) {
   if (!profile.path_ids) {
@@ -458,28 +507,18 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
     auto it = index.ids.find(path);
     if (it != index.ids.end()) offer_id(it->second, path.size(), is_target);
   };
-  if (!target.empty()) holder(target, true);
   if (memo) {
-    // The last target's ancestors shorter than the common prefix are this one's too;
-    // its others lie from there on.
-    const auto common = static_cast<size_t>(
-        std::mismatch(target.begin(), target.end(), memo->target.begin(), memo->target.end())
-            .first -
-        target.begin());
-    while (!memo->ids.empty() && memo->ids.back().first >= common) memo->ids.pop_back();
-    for (size_t i = std::max<size_t>(common, 1); i < target.size(); ++i) {
-      if (target[i] != '/') continue;
-      auto it = index.ids.find(target.substr(0, i));
-      memo->ids.emplace_back(i, it == index.ids.end() ? -1 : int64_t{it->second});
-    }
-    for (const auto& [size, id] : memo->ids)
-      if (id >= 0) offer_id(static_cast<uint32_t>(id), size, false);
-    memo->target.assign(target);
-  } else {
-    for (size_t i = target.size(); i-- > 1;)
-      if (target[i] == '/') holder(target.substr(0, i), false);
+    if (memo->target_id >= 0) offer_id(static_cast<uint32_t>(memo->target_id), target.size(), true);
+    for (const auto& h : memo->ids)
+      if (h.id >= 0) offer_id(static_cast<uint32_t>(h.id), h.length, false);
+    if (memo->under_root && *memo->root >= 0)
+      offer_id(static_cast<uint32_t>(*memo->root), 1, false);
+    return;
   }
-  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) holder("/", false);
+  if (!target.empty()) holder(target, true);
+  for (size_t i = target.size(); i-- > 1;)
+    if (target[i] == '/') holder(target.substr(0, i), false);
+  if (under_root(target)) holder("/", false);
 }
 
 // A match, how specific it is (the length of the longest path filter that matched
@@ -506,10 +545,11 @@ bool is_path_filter(const SbplFilter& f) {
 // A path filter whose value is known without a query, and which a lookup of the target's
 // ancestors finds exactly when the filter matches (an empty value would match any
 // absolute target, but is no ancestor of it).
-const std::string* indexable_value(const SbplFilter& f) {
-  if (!is_path_filter(f) || (f.is_param && !f.param_value)) return nullptr;
-  const std::string& v = f.param_value ? *f.param_value : f.value;
-  return v.empty() ? nullptr : &v;
+std::optional<std::string_view> indexable_value(const SbplFilter& f) {
+  if (!is_path_filter(f) || (f.is_param && !f.param_value)) return std::nullopt;
+  const std::string_view v = f.param_value ? *f.param_value : std::string_view(f.value);
+  if (v.empty()) return std::nullopt;
+  return v;
 }
 
 // The filter a list position stands for: itself, or for a require-all list the filter
@@ -526,7 +566,7 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
   set->index = index.sets++;
   for (size_t pos = 0; pos < list.size(); ++pos) {
     const SbplFilter* f = path_filter_at(list, pos, negated);
-    const std::string* v = f ? indexable_value(*f) : nullptr;
+    const auto v = f ? indexable_value(*f) : std::nullopt;
     if (!v) {
       set->others.push_back(pos);
       continue;
@@ -534,7 +574,7 @@ std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& li
     // Most values are in several lists: look them up before making a key of them.
     auto it = index.ids.find(*v);
     if (it == index.ids.end())
-      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
+      it = index.ids.emplace(std::string(*v), static_cast<uint32_t>(index.ids.size())).first;
     const uint32_t id = it->second;
     index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
   }
@@ -654,9 +694,9 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
       std::string head = f.kind == K::Literal ? "literal" : "subpath";
       if (!f.is_param) return "(" + head + " \"" + f.value + "\")";
       std::string out = "(" + head + " (param \"" + f.value + "\"))";
-      if (f.param_value) return out + " = " + *f.param_value;
+      if (f.param_value) return out + " = " + std::string(*f.param_value);
       auto it = params.find(f.value);
-      return it == params.end() ? out : out + " = " + it->second;
+      return it == params.end() ? out : out + " = " + std::string(it->second);
     }
     case K::TargetSameSandbox:
       return "(target same-sandbox)";
@@ -752,7 +792,7 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
 
 // The parameters by name, hashed: a profile reads hundreds of them, and the names
 // ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
-using ParamIndex = std::unordered_map<std::string_view, const std::string*>;
+using ParamIndex = std::unordered_map<std::string_view, const std::string_view*>;
 
 void bind_filter(SbplFilter& f, const ParamIndex& params, SbplPathIds& ids) {
   if (f.is_param) {
@@ -920,6 +960,33 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   return out;
 }
 
+namespace {
+
+// Whether `f`, met among a list's `others`, matches by what the indexed lists under it
+// say alone, and not by the target itself; if so, those lists are added to `sets`.
+bool decided_by_lists(const SbplFilter& f, std::vector<uint32_t>& sets) {
+  switch (f.kind) {
+    case SbplFilter::Kind::RequireAll:
+    case SbplFilter::Kind::RequireAny:
+      if (!f.child_paths) return false;
+      sets.push_back(f.child_paths->index);
+      return std::all_of(f.child_paths->others.begin(), f.child_paths->others.end(),
+                         [&](size_t pos) { return decided_by_lists(f.children[pos], sets); });
+    case SbplFilter::Kind::RequireNot:
+      return decided_by_lists(f.children[0], sets);
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+struct SbplTargetQuery::Settled {
+  int rule = 0;
+  std::vector<uint32_t> sets;  // the indexed lists its match follows from
+  Match untouched;             // its match while the target touches none of them
+};
+
 struct SbplTargetQuery::Scratch {
   std::vector<SetMatch> sets;
   std::vector<Match> included, excluded;
@@ -933,6 +1000,9 @@ struct SbplTargetQuery::Scratch {
   std::string signature;
   std::vector<uint32_t> touched;
   Ancestors ancestors;
+  // The answers (in `answers`) of a target with no id and no ancestor with one, by
+  // whether "/" holds it.
+  std::array<const std::vector<uint32_t>*, 2> answers_unnamed{};
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -947,11 +1017,24 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   by_set_.resize(profile.path_ids ? profile.path_ids->sets : 0);
   for (int i : candidates_) {
     const SbplRule& r = profile.rules[i];
-    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty())
+    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty()) {
       by_set_[r.filter_paths->index].push_back(i);
-    else
+      continue;
+    }
+    Settled settled{i, {}, {}};
+    if (r.filters.empty() || !r.filter_paths ||
+        !std::all_of(r.filter_paths->others.begin(), r.filter_paths->others.end(),
+                     [&](size_t pos) { return decided_by_lists(r.filters[pos], settled.sets); })) {
       always_.push_back(i);
+      continue;
+    }
+    settled.sets.push_back(r.filter_paths->index);
+    settled_.push_back(std::move(settled));
   }
+  // No list matches a target that none names, under either subpath reading.
+  const std::vector<SetMatch> untouched(by_set_.size());
+  for (auto& s : settled_)
+    s.untouched = filters_match(profile.rules[s.rule], {std::string_view(), untouched, params});
   auto same_rules = [&](const Operation& a, const Operation& b) {
     return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
              const uint64_t bits = profile.rules[i].operation_bits;
@@ -973,8 +1056,27 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 SbplTargetQuery::~SbplTargetQuery() = default;
 
 const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
+  if (!profile_.path_ids) return answer(target);
+  Ancestors& ancestors = scratch_->ancestors;
+  find_holders(*profile_.path_ids, target, ancestors);
+  // A rule matched against every target may read the target itself. Without one, every
+  // rule matches through the index alone, by the target's holders with an id: the
+  // targets with no id of their own below the same ones (the probes in a directory that
+  // no rule names) share their answers.
+  if (!always_.empty() || ancestors.target_id >= 0) return answer(target);
+  const std::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
+  for (auto h = ancestors.ids.rbegin(); h != ancestors.ids.rend(); ++h)
+    if (h->id >= 0) {
+      shared = &h->answers_below;
+      break;
+    }
+  if (!*shared) *shared = &answer(target);
+  return **shared;
+}
+
+const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
-         touched, ancestors] = *scratch_;
+         touched, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
@@ -986,6 +1088,13 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
       if (matches[i].matched) hits.push_back(i);
     };
     for (int i : always_) match_rule(i);
+    for (const auto& s : settled_) {
+      if (std::any_of(s.sets.begin(), s.sets.end(),
+                      [&](uint32_t set) { return sets[set].touched; }))
+        match_rule(s.rule);
+      else if ((matches[s.rule] = s.untouched).matched)
+        hits.push_back(s.rule);
+    }
     for (uint32_t set : touched)
       for (int i : by_set_[set]) match_rule(i);
     std::sort(hits.begin(), hits.end());

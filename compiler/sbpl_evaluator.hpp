@@ -94,9 +94,9 @@ struct SbplFilter {
     RemoteIp,           // (remote ip "localhost:*")
   };
   Kind kind = Kind::Literal;
-  std::string value;                         // constant string argument
-  bool is_param = false;                     // Literal/Subpath: `value` names a (param "...")
-  const std::string* param_value = nullptr;  // set by bind_params: the value in its params
+  std::string value;                              // constant string argument
+  bool is_param = false;                          // Literal/Subpath: `value` names a (param "...")
+  const std::string_view* param_value = nullptr;  // set by bind_params: the value in its params
   std::vector<SbplFilter> children;
   std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params
 };
@@ -153,13 +153,17 @@ struct SbplModel {
 // Every combination, in a fixed order.
 const std::vector<SbplModel>& all_sbpl_models();
 
-using SbplParams = std::map<std::string, std::string, std::less<>>;
+// The parameters' values by name, viewed: the strings they view (the params.txt pairs,
+// say) must outlive the map and what is bound with it. Copying hundreds of paths into
+// the map cost more than all the lookups made in it.
+using SbplParams = std::map<std::string_view, std::string_view, std::less<>>;
 
 // `profile` with each (param "NAME") looked up once, and the path filters of each list
 // indexed (SbplPathSet), so that many decisions on the same parameters do not search
 // `params` or scan long lists again. Undefined names stay unbound. Taken by value: a
 // caller done with the unbound profile moves it in rather than copying every filter.
-// The result points into `params`, which must outlive it (decisions take it again).
+// The result points into `params` and the strings it views, which must outlive it
+// (decisions take `params` again).
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params);
 
 struct SbplDecision {
@@ -201,6 +205,8 @@ class SbplTargetQuery {
 
  private:
   struct Scratch;
+  // allowed() for a target whose holders are in Scratch::ancestors.
+  const std::vector<uint32_t>& answer(std::string_view target);
   const SbplProfile& profile_;
   const SbplParams& params_;
   struct Operation {
@@ -217,6 +223,11 @@ class SbplTargetQuery {
   // ascending, are matched against every target.
   std::vector<std::vector<int>> by_set_;
   std::vector<int> always_;
+  // Those of the others whose match follows from their indexed lists alone: while the
+  // target touches none of those lists, they match as they match a target no list names,
+  // which is worked out once.
+  struct Settled;
+  std::vector<Settled> settled_;
   // The all_sbpl_models() bits of each subpath reading (included, excluded on create)
   // and precedence.
   std::array<std::array<uint32_t, 4>, 2> models_{};

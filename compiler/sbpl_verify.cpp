@@ -4,7 +4,6 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -76,17 +75,42 @@ Verdict deny(const char* why, const ResolvedPath* by = nullptr) {
 }
 Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
 
-bool is_read(std::string_view op) { return op.starts_with("file-read"); }
+constexpr bool is_read(std::string_view op) { return op.starts_with("file-read"); }
 
-// `path` itself, each of its ancestors, and "/": every root that ir::path_within()
-// says holds `path` is one of these.
+// `path` itself, each of its ancestors, and "/", longest first, until `fn` returns false:
+// every root that ir::path_within() says holds `path` is one of these.
 template <class F>
 void for_each_holder(std::string_view path, F&& fn) {
-  fn(path);
+  if (!fn(path)) return;
   for (size_t i = path.size(); i-- > 1;)
-    if (path[i] == '/') fn(path.substr(0, i));
+    if (path[i] == '/' && !fn(path.substr(0, i))) return;
   if (path != "/") fn(std::string_view("/"));
 }
+
+// The operations probed on every probe path: the file operations, then process-exec of
+// the file.
+constexpr std::array<std::string_view, 8> kPathOperations = {
+    "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
+    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
+};
+
+using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
+
+// Which of a path's verdicts each of kPathOperations takes, by position: worked out once
+// rather than by comparing names for every probe path.
+enum class PathOpKind { Read, Write, Unlink, Link, Exec };
+constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
+  std::array<PathOpKind, kPathOperations.size()> kinds{};
+  for (size_t k = 0; k < kPathOperations.size(); ++k) {
+    const std::string_view op = kPathOperations[k];
+    kinds[k] = is_read(op)                 ? PathOpKind::Read
+               : op == "process-exec"      ? PathOpKind::Exec
+               : op == "file-link"         ? PathOpKind::Link
+               : op == "file-write-unlink" ? PathOpKind::Unlink
+                                           : PathOpKind::Write;
+  }
+  return kinds;
+}();
 
 // The entries of the policy that decide about one path, whatever the operation.
 struct PathFacts {
@@ -109,15 +133,23 @@ class FileIntent {
     for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
     for (size_t i = 0; i < r.protect.size(); ++i) {
       keep_first(first(r.protect[i].path).protect, i);
-      for_each_holder(r.protect[i].path,
-                      [&](std::string_view a) { keep_first(first(a).protected_below, i); });
+      // A walk stops at a holder an earlier one reached: with a lower index, that walk
+      // went on through the same holders.
+      for_each_holder(r.protect[i].path, [&](std::string_view a) {
+        size_t& below = first(a).protected_below;
+        if (below != kNone) return false;
+        below = i;
+        return true;
+      });
     }
   }
 
   // Keeps the holders of `path` by view until a later call leaves them: paths asked
   // about must outlive the FileIntent.
   PathFacts facts(std::string_view path) const;
-  Verdict operator()(std::string_view op, std::string_view path, const PathFacts& f) const;
+  // The verdicts of kPathOperations on `path`, in that order: they share most of their
+  // reasoning, and deciding each operation apart repeated it for every probe path.
+  PathVerdicts verdicts(std::string_view path, const PathFacts& f) const;
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
 
  private:
@@ -127,18 +159,12 @@ class FileIntent {
     size_t read = kNone, write = kNone, protect = kNone, deny = kNone;
     size_t protected_below = kNone;  // the first protected path at or below this one
   };
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  Firsts& first(std::string_view path) {
-    auto it = firsts_.find(path);
-    if (it == firsts_.end()) it = firsts_.emplace(std::string(path), Firsts{}).first;
-    return it->second;
-  }
+  Firsts& first(std::string_view path) { return firsts_[path]; }
 
   const ir::Resolved& r_;
-  std::unordered_map<std::string, Firsts, Hash, std::equal_to<>> firsts_;
+  // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
+  // into its key cost as much as the lookups.
+  std::unordered_map<std::string_view, Firsts> firsts_;
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -181,11 +207,13 @@ PathFacts FileIntent::facts(std::string_view path) const {
   }
   Firsts held = holders_.back().held;
   // protected_below is the path's own, or for a one-character path that of "/", which
-  // for_each_holder() lists last.
+  // for_each_holder() lists last. The holders grow longer from "/" to the path itself,
+  // so only for a one-character path can another holder have its length.
   held.protected_below = kNone;
-  for (const auto& h : holders_)
-    if (h.own && h.path.size() == path.size()) {
-      held.protected_below = h.own->protected_below;
+  auto own = path.size() == 1 ? holders_.begin() : holders_.end() - 1;
+  for (; own != holders_.end(); ++own)
+    if (own->own && own->path.size() == path.size()) {
+      held.protected_below = own->own->protected_below;
       break;
     }
   auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
@@ -195,27 +223,40 @@ PathFacts FileIntent::facts(std::string_view path) const {
           at(r_.write, held.write), at(r_.protect, held.protected_below)};
 }
 
-Verdict FileIntent::operator()(std::string_view op, std::string_view path,
-                               const PathFacts& f) const {
-  if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  if (f.deny) return deny("deny root ", f.deny);
-  if (is_read(op)) {
-    if (f.read) return allow("read root ", f.read);
-    if (platform_runtime_path(path)) return unspecified("platform runtime path");
-    return deny("outside every read root");
+PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
+  PathVerdicts out;
+  if (r_.mode == Mode::DangerFullAccess || f.deny) {
+    out.fill(exec(f));
+    return out;
   }
-  if (r_.mode == Mode::ReadOnly) return deny("read-only mode");
-  if (f.protect) return deny("protected path ", f.protect);
-  if (!f.write) return deny("outside every writable root");
-  if (op == "file-link") return unspecified("hard link inside a writable root");
-  if (f.protected_below) {
-    if (op == "file-write-unlink")
-      return {SbplIntent::Deny, "directory above protected path ", f.protected_below,
-              ": renaming or removing it would carry the protected path away"};
-    return unspecified("directory above a protected path");
+  const Verdict read = f.read                        ? allow("read root ", f.read)
+                       : platform_runtime_path(path) ? unspecified("platform runtime path")
+                                                     : deny("outside every read root");
+  // `write` for the writes but unlink and link.
+  Verdict write, unlink, link;
+  if (r_.mode == Mode::ReadOnly) {
+    write = unlink = link = deny("read-only mode");
+  } else if (f.protect) {
+    write = unlink = link = deny("protected path ", f.protect);
+  } else if (!f.write) {
+    write = unlink = link = deny("outside every writable root");
+  } else {
+    link = unspecified("hard link inside a writable root");
+    if (f.protected_below) {
+      write = unspecified("directory above a protected path");
+      unlink = {SbplIntent::Deny, "directory above protected path ", f.protected_below,
+                ": renaming or removing it would carry the protected path away"};
+    } else if (path == f.write->path) {
+      write = unlink = unspecified("the writable root itself");
+    } else {
+      write = unlink = allow("writable root ", f.write);
+    }
   }
-  if (path == f.write->path) return unspecified("the writable root itself");
-  return allow("writable root ", f.write);
+  // In PathOpKind order.
+  const std::array<Verdict, 5> by_kind = {read, write, unlink, link, exec(f)};
+  for (size_t k = 0; k < kPathOperations.size(); ++k)
+    out[k] = by_kind[static_cast<size_t>(kPathOpKinds[k])];
+  return out;
 }
 
 Verdict network_intent(const ir::Resolved& r, std::string_view target) {
@@ -241,17 +282,10 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
   return deny("host processes are out of reach");
 }
 
-// The operations probed on every probe path: the file operations, then process-exec of
-// the file.
-constexpr std::array<std::string_view, 8> kPathOperations = {
-    "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
-    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
-};
-
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
-// siblings), so they are told apart by hash and only the distinct ones sorted. A path of
-// the policy, or a prefix of one, is viewed in place; the others are written into
-// `storage`, sized up front so that the views into it stay valid.
+// siblings); sorting them all and dropping the repeats costs less than telling them apart
+// by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
+// others are written into `storage`, sized up front so that the views into it stay valid.
 std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
@@ -263,30 +297,28 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   storage.clear();
   storage.reserve(size);
   std::vector<std::string_view> paths;
-  std::unordered_set<std::string_view> seen;
-  seen.reserve(6 * count);  // family() offers six paths per policy path: no rehashing
-  auto add = [&](std::string_view path) {
-    if (seen.insert(path).second) paths.push_back(path);
-  };
-  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
+  paths.reserve(6 * count + 3);  // family() offers six paths per policy path
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
+    paths.push_back(p);
   auto add_joined = [&](std::string_view a, std::string_view b) {
     const size_t start = storage.size();
     storage.append(a).append(b);
-    const std::string_view joined(storage.data() + start, storage.size() - start);
-    if (seen.insert(joined).second)
-      paths.push_back(joined);
-    else
-      storage.resize(start);
+    paths.emplace_back(storage.data() + start, storage.size() - start);
   };
+  // Policy paths come grouped by directory: a parent that the last path offered is left
+  // out at once, which spares sorting most of the repeats.
+  std::optional<std::string_view> last_parent;
   auto family = [&](std::string_view p) {
-    add(p);
+    paths.push_back(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
     add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
-    if (auto parent = parent_of(p)) {
-      add(*parent);
+    const auto parent = parent_of(p);
+    if (parent && parent != last_parent) {
+      paths.push_back(*parent);
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
+    last_parent = parent;
   };
   for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
@@ -294,12 +326,12 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   // went through: that walk added the rest.
   std::unordered_set<std::string_view> walked;
   for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
+      paths.push_back(*a);
   std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
-
-using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
 
 // The probes, in sbpl_probes() order: `on_path(path, verdicts)` for each probe path with
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
@@ -307,14 +339,8 @@ template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
   std::string storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
-  PathVerdicts verdicts;
-  for (std::string_view path : probe_paths(r, storage)) {
-    const PathFacts facts = file_intent.facts(path);
-    for (size_t k = 0; k + 1 < kPathOperations.size(); ++k)
-      verdicts[k] = file_intent(kPathOperations[k], path, facts);
-    verdicts.back() = file_intent.exec(facts);
-    on_path(path, verdicts);
-  }
+  for (std::string_view path : probe_paths(r, storage))
+    on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
       on_other(op, t, network_intent(r, t));
@@ -464,14 +490,20 @@ std::vector<SbplFinding> verify_sbpl(
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
+  // params.txt lists the names in ascending runs (WRITABLE_ROOT_0, _1, ...): inserted just
+  // after the last one, most of them skip the search that compared their long shared
+  // prefixes all the way down the map.
+  auto after_last = values.end();
   for (const auto& [name, value] : params) {
-    const std::string what = "parameter " + name;
+    auto what = [&] { return "parameter " + name; };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
-      findings.push_back(malformed(params_file, what, "a path", "a value with a newline or NUL"));
+      findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
     else if (!normalized(value))
-      findings.push_back(malformed(params_file, what, "a normalized absolute path", value));
-    if (!values.emplace(name, value).second)
-      findings.push_back(malformed(params_file, what, "one definition", "a second definition"));
+      findings.push_back(malformed(params_file, what(), "a normalized absolute path", value));
+    const size_t defined = values.size();
+    after_last = std::next(values.emplace_hint(after_last, name, value));
+    if (values.size() == defined)
+      findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
   const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
   for (const auto& name : unbound_params(profile))
@@ -543,7 +575,9 @@ std::optional<SbplExplanation> explain_sbpl(
 
   SbplExplanation out;
   const FileIntent intent(policy);
-  const Verdict v = intent(op, path, intent.facts(path));
+  const auto k = static_cast<size_t>(std::find(kPathOperations.begin(), kPathOperations.end(), op) -
+                                     kPathOperations.begin());
+  const Verdict v = intent.verdicts(path, intent.facts(path))[k];
   out.policy = {op, std::string(path), v.intent, v.loc(), v.reason()};
   auto decisions = decide_all_models(profile, op, path, values);
   Answers answers;
@@ -559,7 +593,12 @@ std::optional<SbplExplanation> explain_sbpl(
 std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_text(
     std::string_view text, std::string* error) {
   std::vector<std::pair<std::string, std::string>> out;
-  std::set<std::string, std::less<>> names;
+  // A line per parameter: sized once, and the names seen kept as views of `text`, since
+  // copying each name into an ordered set cost as much as the rest of the parse.
+  const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  out.reserve(lines);
+  std::unordered_set<std::string_view> names;
+  names.reserve(lines);
   int line_no = 0;
   while (!text.empty()) {
     ++line_no;
@@ -572,10 +611,11 @@ std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_tex
       return std::nullopt;
     };
     if (eq == std::string_view::npos) return fail("expected NAME=VALUE");
-    std::string name(line.substr(0, eq));
+    const std::string_view name = line.substr(0, eq);
     if (name.empty()) return fail("empty parameter name");
-    if (!names.insert(name).second) return fail("parameter " + name + " is defined twice");
-    out.emplace_back(std::move(name), std::string(line.substr(eq + 1)));
+    if (!names.insert(name).second)
+      return fail("parameter " + std::string(name) + " is defined twice");
+    out.emplace_back(name, line.substr(eq + 1));
   }
   return out;
 }

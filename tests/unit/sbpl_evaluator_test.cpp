@@ -250,11 +250,18 @@ BOOST_AUTO_TEST_CASE(the_indexed_profile_answers_like_the_linear_scan) {
 }
 
 // SbplTargetQuery shares the matching of a target among operations, and the answers of
-// operations that the same rules name: each must still be decide_all_models()'s.
+// operations that the same rules name: each must still be decide_all_models()'s. The
+// require-all and require-any rules include some whose match follows from their indexed
+// lists alone, worked out once for targets those lists do not name, and some (the
+// require-not of a literal inside a require-any) that match by the target itself.
 BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_models) {
   auto p = profile(
       "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal "
       "\"/w/g\"))))\n"
+      "(allow file-write-mode (require-all (require-any (subpath \"/v\") (require-not (literal "
+      "\"/w/a\")))))\n"
+      "(deny file-link (require-any (require-all (subpath \"/w\") (require-not (subpath (param "
+      "\"G\"))))))\n"
       "(deny file-write-unlink (literal \"/w\") (subpath (param \"G\")))\n"
       "(allow file-read-data file-write-data (literal \"/w/g\"))\n"
       "(allow file-read* (subpath \"/\"))\n"
@@ -278,6 +285,46 @@ BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_model
       BOOST_TEST(answers[k] == want, ops[k] << " " << t);
     }
   }
+}
+
+// With no rule that reads the target itself (each matches through the index, as the
+// emitter's require-all of require-any and require-not lists does), the targets that the
+// index names no id for, below the same ancestors with one, share their answers; with
+// one (a require-not of a literal in a require-any), they do not. Each answer must still
+// be decide_all_models()'s, in the sorted order a verifier asks and out of it.
+BOOST_AUTO_TEST_CASE(a_target_query_shares_answers_only_where_the_index_says_the_same) {
+  const SbplParams params{{"W", "/w"}, {"G", "/w/g"}};
+  const std::vector<std::string> ops = {"file-read-data", "file-write-data", "file-write-create",
+                                        "process-exec"};
+  auto check = [&](const std::string& rules, const std::vector<const char*>& targets) {
+    const SbplProfile bound = bind_params(profile(rules), params);
+    SbplTargetQuery query(bound, params, ops);
+    for (const char* t : targets) {
+      const auto answers = query.allowed(t);
+      BOOST_REQUIRE_EQUAL(answers.size(), ops.size());
+      for (size_t k = 0; k < ops.size(); ++k) {
+        uint32_t want = 0;
+        auto decisions = decide_all_models(bound, ops[k], t, params, false);
+        for (size_t m = 0; m < decisions.size(); ++m)
+          if (decisions[m].allowed) want |= uint32_t{1} << m;
+        BOOST_TEST(answers[k] == want, ops[k] << " " << t);
+      }
+    }
+  };
+  check(
+      "(allow file-read* (subpath \"/\"))\n"
+      "(allow file-write* (require-all (require-any (subpath (param \"W\"))) (require-not "
+      "(literal \"/w/g\"))))\n"
+      "(deny file-write* (literal \"/w/g\") (subpath \"/w/g/h\"))\n"
+      "(allow process-exec (require-all (require-not (subpath (param \"G\")))))",
+      {"/",        "/a",     "/a/b",   "/w",        "/w/a",     "/w/a/b",       "/w/a/c",
+       "/w/ab",    "/w/g",   "/w/g/h", "/w/g/h/i",  "/w/g/h/j", "/w/g/x",       "/w/g/y",
+       "/w/gx",    "/x",     "/y",     "${HOME}/w", "host",     "same-sandbox", "/w/a/b",
+       "/w/g/h/i", "/w/g/x", "/w/g",   "/w/gx",     "/"});
+  check(
+      "(allow file-read* (subpath (param \"W\")))\n"
+      "(deny file-read-data (require-any (require-not (literal \"/w/b\"))))",
+      {"/w", "/w/a", "/w/b", "/w/c"});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
