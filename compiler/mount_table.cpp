@@ -63,12 +63,9 @@ std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std
 }
 
 template <class F>
-AccessResult finish(Outcome o, MountTable::Trace& t, F&& why) {
+MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
   t.add(why);
-  AccessResult r;
-  r.outcome = o;
-  r.trace = t.take();
-  return r;
+  return MountTable::Reach{o, std::nullopt};
 }
 
 }  // namespace
@@ -375,6 +372,11 @@ const MountTable::Place& MountTable::place(Id rp) const {
 
 AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   Trace tr(with_trace);
+  const Reach r = reach(p, op, tr);
+  return AccessResult{r.outcome, r.host, tr.take()};
+}
+
+MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
   // Most tables have no symlink, and this runs for every probe.
   auto rp_opt = has_symlinks_ ? resolve_symlinks(p, follow_last, tr) : std::optional<Id>(p);
@@ -382,7 +384,6 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const Id rp = *rp_opt;
-  auto rp_str = [&] { return paths_->path(rp).str(); };
   const Place& at = place(rp);
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
@@ -397,6 +398,12 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
     }
   }
 
+  return decide(at, op, tr);
+}
+
+MountTable::Reach MountTable::decide(const Place& at, FsOp op, Trace& tr) const {
+  const Id rp = at.path;
+  auto rp_str = [&] { return paths_->path(rp).str(); };
   const size_t c = at.mount;
   const Mount& m = mounts_[c];
   tr.add([&] { return describe(c) + " covers " + rp_str() + (m.read_only ? " (read-only)" : ""); });
@@ -408,7 +415,7 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   const auto parent = at.parent;
   const auto parent_mode = at.parent_mode;
   auto done = [&](Outcome o, auto&& why, std::optional<Id> reached) {
-    AccessResult r = finish(o, tr, why);
+    Reach r = finish(o, tr, why);
     r.host = reached;
     return r;
   };
@@ -426,7 +433,7 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
 
   // Creating or removing a directory entry needs a writable mount and write and search
   // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
-  auto entry_change = [&](const char* mount_point_errno) -> AccessResult {
+  auto entry_change = [&](const char* mount_point_errno) -> Reach {
     if (mount_point)
       return finish(Outcome::Denied, tr, [&] {
         return std::string(rp_str() + " is a mount point: " + mount_point_errno);
@@ -489,28 +496,36 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   return finish(Outcome::Denied, tr, [&] { return std::string("unknown operation"); });
 }
 
-AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
-  AccessResult direct = access(host, op, with_trace);
-  if (direct.outcome == Outcome::Host && direct.host == host) return direct;
-  std::vector<size_t> candidates;
+std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
   // Most paths lie under no aliased source: look before allocating.
-  if (aliases_by_source_.deepest_containing(host))
-    for (const auto* binds : aliases_by_source_.containing(host))
-      candidates.insert(candidates.end(), binds->begin(), binds->end());
+  if (!aliases_by_source_.deepest_containing(host)) return std::nullopt;
+  std::vector<size_t> candidates;
+  for (const auto* binds : aliases_by_source_.containing(host))
+    candidates.insert(candidates.end(), binds->begin(), binds->end());
   // In replay order, so that the trace names the same bind whatever the index holds.
   std::sort(candidates.begin(), candidates.end());
   for (size_t i : candidates) {
     const Mount& m = mounts_[i];
     const Id alias = paths_->rebase(m.dest, m.source, host);
     if (alias == host) continue;
-    AccessResult r = access(alias, op, with_trace);
-    if (r.outcome == Outcome::Host && r.host == host) {
-      if (with_trace)
-        r.trace.insert(r.trace.begin(), "the host object " + paths_->path(host).str() +
-                                            " is also visible at " + paths_->path(alias).str() +
-                                            " through " + describe(i));
-      return r;
-    }
+    Trace none(false);
+    const Reach r = reach(alias, op, none);
+    if (r.outcome == Outcome::Host && r.host == host) return std::pair{i, alias};
+  }
+  return std::nullopt;
+}
+
+AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
+  AccessResult direct = access(host, op, with_trace);
+  if (direct.outcome == Outcome::Host && direct.host == host) return direct;
+  if (const auto alias = alias_reaching(host, op)) {
+    const auto [bind, at] = *alias;
+    AccessResult r = access(at, op, with_trace);
+    if (with_trace)
+      r.trace.insert(r.trace.begin(), "the host object " + paths_->path(host).str() +
+                                          " is also visible at " + paths_->path(at).str() +
+                                          " through " + describe(bind));
+    return r;
   }
   if (direct.outcome == Outcome::Host) {
     if (with_trace)
@@ -520,6 +535,30 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
     direct.host.reset();
   }
   return direct;
+}
+
+MountTable::Reaches MountTable::reach_all(Id p) const {
+  Reaches out;
+  // Without symlinks every operation resolves to `p` itself, so the four share its place;
+  // a copy, as looking at an alias replaces the one place() keeps.
+  std::optional<Place> shared;
+  if (!has_symlinks_ && place(p).searchable) shared = place(p);
+  const bool aliased = aliases_by_source_.deepest_containing(p) != nullptr;
+  for (FsOp op : kAllFsOps) {
+    const size_t i = static_cast<size_t>(op);
+    Trace none(false);
+    const Reach direct = shared ? decide(*shared, op, none) : reach(p, op, none);
+    out.at_path[i] = direct;
+    if (direct.outcome == Outcome::Host && direct.host == p)
+      out.of_host[i] = direct;
+    else if (aliased && alias_reaching(p, op))
+      out.of_host[i] = Reach{Outcome::Host, p};
+    else if (direct.outcome == Outcome::Host)
+      out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};
+    else
+      out.of_host[i] = direct;
+  }
+  return out;
 }
 
 }  // namespace zpolicy::compiler

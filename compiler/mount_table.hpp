@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -98,6 +99,20 @@ class MountTable {
     return host_access(paths_->intern(host), op, with_trace);
   }
 
+  // What one operation reaches: an AccessResult without its trace.
+  struct Reach {
+    Outcome outcome = Outcome::Denied;
+    std::optional<PathTable::Id> host;
+  };
+  // access() and host_access() at `p` for every operation, indexed by FsOp, without
+  // traces: a verifier asks all eight of every probe, and they share one look at the
+  // table. The traced calls are for explaining the few that fail.
+  struct Reaches {
+    std::array<Reach, 4> at_path;  // access(p, op)
+    std::array<Reach, 4> of_host;  // host_access(p, op)
+  };
+  Reaches reach_all(PathTable::Id p) const;
+
   // The visible mount whose destination is exactly `p`, if any.
   const Mount* mount_at(const SymbolicPath& p) const;
 
@@ -149,6 +164,14 @@ class MountTable {
   };
   // Valid until the next call.
   const Place& place(Id rp) const;
+  // access() itself, its trace written to `trace`.
+  Reach reach(Id p, FsOp op, Trace& trace) const;
+  // The part of reach() after symlinks are resolved, for a place every strict ancestor
+  // of which can be searched.
+  Reach decide(const Place& at, FsOp op, Trace& trace) const;
+  // The first alias of `host` in replay order, if any, where `op` reaches `host`: the
+  // bind's index and the alias path.
+  std::optional<std::pair<size_t, Id>> alias_reaching(Id host, FsOp op) const;
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -127,7 +128,8 @@ class PathMap {
 
  private:
   std::optional<T>& at(Id id) {
-    if (id >= values_.size()) values_.resize(id + 1);
+    // Doubling: maps that memoize fill in ids one by one as the table grows.
+    if (id >= values_.size()) values_.resize(std::max<size_t>(id + 1, 2 * values_.size()));
     return values_[id];
   }
 

@@ -36,7 +36,8 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       deny_index_(*paths_),
       pin_index_(*paths_),
       protect_ancestors_(*paths_),
-      deny_ancestors_(*paths_) {
+      deny_ancestors_(*paths_),
+      near_(*paths_) {
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
     out.reserve(in.size());
     for (const auto& rp : in) {
@@ -62,11 +63,6 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   ancestors(deny_, deny_ancestors_);
 }
 
-const Root* Intent::deepest(const Index& index, Id p) {
-  const Root* const* r = index.deepest_containing(p);
-  return r ? *r : nullptr;
-}
-
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
 // would carry it away and let the old name be recreated unprotected.
 const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near) const {
@@ -75,8 +71,16 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
 }
 
 Intent::Near Intent::near(Id p) const {
-  return {deepest(deny_index_, p), deepest(write_index_, p), deepest(read_index_, p),
-          deepest(protect_index_, p)};
+  if (const Near* known = near_.find(p)) return *known;
+  Near n = p == PathTable::kRoot ? Near{} : near(paths_->up(p));
+  auto at = [&](const Index& index, const Root*& deepest) {
+    if (const Root* const* r = index.find(p)) deepest = *r;
+  };
+  at(deny_index_, n.deny);
+  at(write_index_, n.write);
+  at(read_index_, n.read);
+  at(protect_index_, n.protect);
+  return near_.insert(p, n);
 }
 
 Intent::Decision Intent::read_rule(Id p, const Near& near) const {
@@ -106,10 +110,10 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
     return {Expect::Deny, Why::CarriesDeny, g};
   auto parent = paths_->parent(p);
   if (!parent) return {Expect::Deny, Why::NoParent};
-  if (const Root* w = deepest(write_index_, *parent)) return {Expect::Allow, Why::ParentWritable, w};
+  const Near around_parent = this->near(*parent);
+  if (const Root* w = around_parent.write) return {Expect::Allow, Why::ParentWritable, w};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = deepest(read_index_, *parent))
-    return {Expect::Deny, Why::ParentReadableNotWritable, r};
+  if (const Root* r = around_parent.read) return {Expect::Deny, Why::ParentReadableNotWritable, r};
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 

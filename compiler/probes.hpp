@@ -89,10 +89,10 @@ class Intent {
   // The deepest root of each kind that contains one path, looked up once for all the
   // rules and operations that ask: the walks up the table are most of a decision.
   struct Near {
-    const Root* deny;
-    const Root* write;
-    const Root* read;
-    const Root* protect;
+    const Root* deny = nullptr;
+    const Root* write = nullptr;
+    const Root* read = nullptr;
+    const Root* protect = nullptr;
   };
 
   Near near(Id p) const;
@@ -101,7 +101,6 @@ class Intent {
   Decision write_rule(Id p, const Near& near) const;
   Decision entry_rule(Id p, const Near& near) const;
   const Root* guarded_below(const Index& ancestors, Id p, const Near& near) const;
-  static const Root* deepest(const Index& index, Id p);
   bool in_private_tmp(Id p) const { return private_tmp_ && paths_->contains(tmp_, p); }
 
   std::shared_ptr<PathTable> paths_;
@@ -112,6 +111,10 @@ class Intent {
   Index read_index_, write_index_, protect_index_, deny_index_, pin_index_;
   // Every strict ancestor of a protected (or deny) path, with the first such path.
   Index protect_ancestors_, deny_ancestors_;
+  // near() of every path asked about so far and of its ancestors: the probes share
+  // ancestors, so a walk up stops at the first one known instead of at "/" once per
+  // kind of root.
+  mutable PathMap<Near> near_;
   std::vector<ir::ResolvedPath> unparsable_;
 };
 

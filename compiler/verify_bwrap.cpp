@@ -236,7 +236,7 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
   }
 }
 
-bool satisfies(Expect e, const AccessResult& r, PathTable::Id path) {
+bool satisfies(Expect e, const MountTable::Reach& r, PathTable::Id path) {
   const Outcome o = r.outcome;
   switch (e) {
     case Expect::Allow:
@@ -268,19 +268,22 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
     Finding finding;
   };
   std::vector<Found> found;
+  std::vector<MountTable::Reaches> reached(tables.size());  // by table, for one probe
   for (const auto& probe : generate_probes(intent)) {
+    for (size_t t = 0; t < tables.size(); ++t) reached[t] = tables[t].table.reach_all(probe.id);
     for (FsOp op : kAllFsOps) {
       const Expect expect = probe.at(op);
-      for (const auto& s : tables) {
+      const size_t i = static_cast<size_t>(op);
+      for (size_t t = 0; t < tables.size(); ++t) {
+        const Scenario& s = tables[t];
         // An allow holds only at the path itself: the same content under another name
         // is no use to a command. A deny must hold wherever the host object shows up.
-        auto evaluate = [&](bool with_trace) {
-          return expect == Expect::Allow ? s.table.access(probe.id, op, with_trace)
-                                         : s.table.host_access(probe.id, op, with_trace);
-        };
-        if (satisfies(expect, evaluate(false), probe.id)) continue;
+        const bool at_path = expect == Expect::Allow;
+        if (satisfies(expect, at_path ? reached[t].at_path[i] : reached[t].of_host[i], probe.id))
+          continue;
         if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
-        const AccessResult r = evaluate(true);
+        const AccessResult r =
+            at_path ? s.table.access(probe.id, op, true) : s.table.host_access(probe.id, op, true);
         const Expectation exp = intent.expect(probe.path(), op);
         Finding f{kTarget,
                   expect == Expect::Allow ? "missing-allow" : "dropped-deny",

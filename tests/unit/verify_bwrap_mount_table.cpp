@@ -156,6 +156,32 @@ BOOST_AUTO_TEST_CASE(a_bind_elsewhere_is_an_alias_of_the_host_object) {
   BOOST_TEST((t.host_access(P("/h/.ssh/id"), FsOp::Write).outcome == Outcome::Denied));
 }
 
+BOOST_AUTO_TEST_CASE(reach_all_answers_as_access_and_host_access_do) {
+  // /h/v/f is written through its writable alias /mnt/v/f, then asked about again.
+  const auto without_links =
+      args({"--ro-bind / /", "--perms 000", "--tmpfs /h/.ssh", "--remount-ro /h/.ssh",
+            "--ro-bind /h /mnt/h", "--bind /w /w", "--ro-bind /w/.git /w/.git", "--dev /dev",
+            "--proc /proc", "--perms 0555", "--dir /d", "--bind /h/v /mnt/v"});
+  const auto with_links = without_links + args({"--symlink ../etc /h/e"});
+  for (const auto& text : {without_links, with_links}) {
+    auto t = replay(text);
+    for (const char* path :
+         {"/", "/h/.ssh/id", "/h/.ssh", "/mnt/h/x", "/w/.git", "/w/.git/config", "/w/a",
+          "/dev/null", "/proc/1", "/d", "/d/x", "/h/e/passwd", "/h/e", "/h/v/f"}) {
+      const PathTable::Id id = t.paths().intern(P(path));
+      const MountTable::Reaches all = t.reach_all(id);
+      for (FsOp op : kAllFsOps) {
+        const auto i = static_cast<size_t>(op);
+        const AccessResult a = t.access(id, op), h = t.host_access(id, op);
+        BOOST_TEST((all.at_path[i].outcome == a.outcome && all.at_path[i].host == a.host),
+                   path << " " << to_string(op));
+        BOOST_TEST((all.of_host[i].outcome == h.outcome && all.of_host[i].host == h.host),
+                   path << " " << to_string(op));
+      }
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(symlinks_created_by_bwrap_are_followed) {
   auto t = replay(args(
       {"--ro-bind / /", "--tmpfs /t", "--symlink /etc /t/etc", "--symlink ../etc/hosts /t/h"}));
