@@ -692,8 +692,9 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
     case K::Literal:
     case K::Subpath: {
       std::string head = f.kind == K::Literal ? "literal" : "subpath";
-      if (!f.is_param) return "(" + head + " \"" + f.value + "\")";
-      std::string out = "(" + head + " (param \"" + f.value + "\"))";
+      const std::string value(f.value);
+      if (!f.is_param) return "(" + head + " \"" + value + "\")";
+      std::string out = "(" + head + " (param \"" + value + "\"))";
       if (f.param_value) return out + " = " + std::string(*f.param_value);
       auto it = params.find(f.value);
       return it == params.end() ? out : out + " = " + std::string(it->second);
@@ -701,15 +702,15 @@ std::string filter_text(const SbplFilter& f, const SbplParams& params) {
     case K::TargetSameSandbox:
       return "(target same-sandbox)";
     case K::SysctlName:
-      return "(sysctl-name \"" + f.value + "\")";
+      return "(sysctl-name \"" + std::string(f.value) + "\")";
     case K::SysctlNamePrefix:
-      return "(sysctl-name-prefix \"" + f.value + "\")";
+      return "(sysctl-name-prefix \"" + std::string(f.value) + "\")";
     case K::GlobalName:
-      return "(global-name \"" + f.value + "\")";
+      return "(global-name \"" + std::string(f.value) + "\")";
     case K::LocalIp:
-      return "(local ip \"" + f.value + "\")";
+      return "(local ip \"" + std::string(f.value) + "\")";
     case K::RemoteIp:
-      return "(remote ip \"" + f.value + "\")";
+      return "(remote ip \"" + std::string(f.value) + "\")";
     case K::RequireAll:
     case K::RequireAny:
     case K::RequireNot:

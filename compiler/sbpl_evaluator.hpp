@@ -94,8 +94,8 @@ struct SbplFilter {
     RemoteIp,           // (remote ip "localhost:*")
   };
   Kind kind = Kind::Literal;
-  std::string value;                              // constant string argument
-  bool is_param = false;                          // Literal/Subpath: `value` names a (param "...")
+  std::string_view value;  // constant string argument, in the text parse_sbpl read
+  bool is_param = false;   // Literal/Subpath: `value` names a (param "...")
   const std::string_view* param_value = nullptr;  // set by bind_params: the value in its params
   std::vector<SbplFilter> children;
   std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params
@@ -118,7 +118,8 @@ struct SbplProfile {
 
 // Parses the text zpolicy emits; anything outside the subset is an error naming the
 // form: `(version 1)` first, then exactly one `(allow|deny default)`, then rules whose
-// operations and filters are listed above.
+// operations and filters are listed above. The profile's filter values view `text`, which
+// must outlive it: copying each value allocated once per filter path.
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
 
 // The names a profile reads with (param "..."), sorted and unique.

@@ -21,16 +21,17 @@ std::vector<std::pair<std::string, ir::Resolved>> all_fixtures() {
           {"danger", fx::danger()}};
 }
 
+// The profile views `text`, which the caller keeps.
 compiler::SbplProfile parsed(const std::string& text) {
   auto p = compiler::parse_sbpl(text);
   if (auto* err = std::get_if<compiler::SbplError>(&p)) BOOST_FAIL(err->str());
   return std::get<compiler::SbplProfile>(p);
 }
 
-std::string value_of(const emitters::sbpl::Profile& p, const std::string& name) {
+std::string value_of(const emitters::sbpl::Profile& p, std::string_view name) {
   for (const auto& [n, v] : p.params)
     if (n == name) return v;
-  BOOST_FAIL("no parameter " + name);
+  BOOST_FAIL("no parameter " + std::string(name));
   return "";
 }
 
@@ -175,7 +176,8 @@ BOOST_AUTO_TEST_CASE(denials_come_last_and_deny_roots_are_the_final_rule) {
 
 BOOST_AUTO_TEST_CASE(network_none_emits_no_network_rule) {
   for (const auto& r : {fx::default_portable(), fx::read_only()}) {
-    auto sp = parsed(emitters::sbpl::emit(r).text);
+    const auto emitted = emitters::sbpl::emit(r);
+    auto sp = parsed(emitted.text);
     for (const auto& rule : sp.rules)
       for (const auto& op : rule.operations) {
         BOOST_TEST(!op.starts_with("network"), "profile.sb line " << rule.line);
@@ -185,7 +187,8 @@ BOOST_AUTO_TEST_CASE(network_none_emits_no_network_rule) {
 }
 
 BOOST_AUTO_TEST_CASE(loopback_allows_only_localhost) {
-  auto sp = parsed(emitters::sbpl::emit(fx::deny_roots_loopback()).text);
+  const auto emitted = emitters::sbpl::emit(fx::deny_roots_loopback());
+  auto sp = parsed(emitted.text);
   int network_rules = 0;
   for (const auto& rule : sp.rules) {
     bool net = false;

@@ -2,13 +2,21 @@
 #include "compiler/sbpl_evaluator.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <deque>
 
 using namespace zpolicy::compiler;
 
 namespace {
 
+// The profile views its text, so every text stays for the whole run; a deque does not
+// move the texts it holds as it grows.
+std::string_view kept(std::string text) {
+  static std::deque<std::string> texts;
+  return texts.emplace_back(std::move(text));
+}
+
 SbplProfile profile(const std::string& rules, const char* def = "(deny default)") {
-  auto p = parse_sbpl(std::string("(version 1)\n") + def + "\n" + rules);
+  auto p = parse_sbpl(kept(std::string("(version 1)\n") + def + "\n" + rules));
   if (auto* err = std::get_if<SbplError>(&p)) BOOST_FAIL(err->str());
   return std::get<SbplProfile>(p);
 }
