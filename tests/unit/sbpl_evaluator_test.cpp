@@ -27,6 +27,24 @@ std::string parse_error(const std::string& text) {
   return err ? err->str() : "";
 }
 
+// Each of the query's answers, a bit per model, must be decide_all_models()'s, asked
+// for the targets in the order given.
+void expect_answers_of_all_models(SbplTargetQuery& query, const SbplProfile& bound,
+                                  const SbplParams& params, const std::vector<std::string>& ops,
+                                  const std::vector<const char*>& targets) {
+  for (const char* t : targets) {
+    const auto answers = query.allowed(t);
+    BOOST_REQUIRE_EQUAL(answers.size(), ops.size());
+    for (size_t k = 0; k < ops.size(); ++k) {
+      uint32_t want = 0;
+      auto decisions = decide_all_models(bound, ops[k], t, params, false);
+      for (size_t m = 0; m < decisions.size(); ++m)
+        if (decisions[m].allowed) want |= uint32_t{1} << m;
+      BOOST_TEST(answers[k] == want, ops[k] << " " << t);
+    }
+  }
+}
+
 const SbplModel kLast{SbplPrecedence::LastMatchWins, SbplSubpathSelf::Included};
 const SbplModel kDeny{SbplPrecedence::DenyWins, SbplSubpathSelf::Included};
 const SbplModel kFirst{SbplPrecedence::FirstMatchWins, SbplSubpathSelf::Included};
@@ -282,17 +300,8 @@ BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_model
       "file-write-create", "file-write-mode",    "file-write-unlink",
       "file-link",         "process-exec",       "file-write-flags"};
   SbplTargetQuery query(bound, params, ops);
-  for (const char* t : {"/", "/w", "/w/g", "/w/g/x", "/w/gx", "/w/a", "/v", "${HOME}/w"}) {
-    const auto answers = query.allowed(t);
-    BOOST_REQUIRE_EQUAL(answers.size(), ops.size());
-    for (size_t k = 0; k < ops.size(); ++k) {
-      uint32_t want = 0;
-      auto decisions = decide_all_models(bound, ops[k], t, params, false);
-      for (size_t m = 0; m < decisions.size(); ++m)
-        if (decisions[m].allowed) want |= uint32_t{1} << m;
-      BOOST_TEST(answers[k] == want, ops[k] << " " << t);
-    }
-  }
+  expect_answers_of_all_models(query, bound, params, ops,
+                               {"/", "/w", "/w/g", "/w/g/x", "/w/gx", "/w/a", "/v", "${HOME}/w"});
 }
 
 // With no rule that reads the target itself (each matches through the index, as the
@@ -307,17 +316,7 @@ BOOST_AUTO_TEST_CASE(a_target_query_shares_answers_only_where_the_index_says_the
   auto check = [&](const std::string& rules, const std::vector<const char*>& targets) {
     const SbplProfile bound = bind_params(profile(rules), params);
     SbplTargetQuery query(bound, params, ops);
-    for (const char* t : targets) {
-      const auto answers = query.allowed(t);
-      BOOST_REQUIRE_EQUAL(answers.size(), ops.size());
-      for (size_t k = 0; k < ops.size(); ++k) {
-        uint32_t want = 0;
-        auto decisions = decide_all_models(bound, ops[k], t, params, false);
-        for (size_t m = 0; m < decisions.size(); ++m)
-          if (decisions[m].allowed) want |= uint32_t{1} << m;
-        BOOST_TEST(answers[k] == want, ops[k] << " " << t);
-      }
-    }
+    expect_answers_of_all_models(query, bound, params, ops, targets);
   };
   check(
       "(allow file-read* (subpath \"/\"))\n"
