@@ -32,6 +32,8 @@ class SyscallIntent {
  public:
   explicit SyscallIntent(const ir::SyscallPolicy& policy);
   ir::Action decide(const SyscallCall& call) const;
+  // What decide answers for every i386 and x32 call, whatever its number and arguments.
+  ir::Action foreign_abi_action() const { return policy_.foreign_abi_action; }
   // Whether the decision for this x86_64 number depends on the call's arguments: some
   // rule naming it has a condition.
   bool reads_arguments(uint32_t nr) const {
