@@ -159,6 +159,7 @@ class MountTable {
     size_t mount = 0;        // the covering mount
     std::optional<Id> host;  // for a bind, the host object at `path`
     std::optional<unsigned> mode;
+    bool exists = false;     // for a scratch mount, whether `path` exists in it
     std::optional<Id> parent;
     std::optional<unsigned> parent_mode;
   };
@@ -166,9 +167,34 @@ class MountTable {
   const Place& place(Id rp) const;
   // access() itself, its trace written to `trace`.
   Reach reach(Id p, FsOp op, Trace& trace) const;
+  // Which rule of decide() settles an operation, so that the text explaining it is built
+  // only for a trace: most operations are asked untraced, and the text cost more than
+  // the decision.
+  enum class Why {
+    DeviceOnNodev,
+    DeviceHoldsNoData,
+    MountPoint,
+    NoParent,
+    ProcNoEntries,
+    Missing,
+    Exists,
+    ReadOnly,
+    ParentMode,
+    Mode,
+    OwnProcfs,
+    ProcWrite,
+    Succeeds,
+    UnknownOp,
+  };
+  struct Decision {
+    Reach reach;
+    Why why;
+  };
   // The part of reach() after symlinks are resolved, for a place every strict ancestor
   // of which can be searched.
-  Reach decide(const Place& at, FsOp op, Trace& trace) const;
+  Decision decide(const Place& at, FsOp op) const;
+  // The trace line of decide()'s `why` for `op` at `at`.
+  std::string explain(const Place& at, FsOp op, Why why) const;
   // The first alias of `host` in replay order, if any, where `op` reaches `host`: the
   // bind's index and the alias path.
   std::optional<std::pair<size_t, Id>> alias_reaching(Id host, FsOp op) const;
