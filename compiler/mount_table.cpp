@@ -437,7 +437,8 @@ MountTable::Decision MountTable::decide(const Place& at, FsOp op) const {
 
   switch (op) {
     case FsOp::Read:
-      if (m.kind == MountKind::Proc) return Decision{{Outcome::Scratch, std::nullopt}, Why::OwnProcfs};
+      if (m.kind == MountKind::Proc)
+        return Decision{{Outcome::Scratch, std::nullopt}, Why::OwnProcfs};
       if (scratch && !at.exists) return denied(Why::Missing);
       if (at.mode && (*at.mode & 0444) == 0) return denied(Why::Mode);
       return Decision{{success, at.host}, Why::Succeeds};

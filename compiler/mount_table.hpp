@@ -159,7 +159,7 @@ class MountTable {
     size_t mount = 0;        // the covering mount
     std::optional<Id> host;  // for a bind, the host object at `path`
     std::optional<unsigned> mode;
-    bool exists = false;     // for a scratch mount, whether `path` exists in it
+    bool exists = false;  // for a scratch mount, whether `path` exists in it
     std::optional<Id> parent;
     std::optional<unsigned> parent_mode;
   };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace zpolicy::compiler {
 
 const char* to_string(Expect e) {
@@ -133,10 +132,16 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
 }
 
 std::array<Expect, 4> Intent::verdicts(Id p) const {
+  // decide() for each operation, with the checks they share made once: create and
+  // delete follow the same rule.
+  if (!confined()) return {Expect::Allow, Expect::Allow, Expect::Allow, Expect::Allow};
   const Near n = near(p);
-  std::array<Expect, 4> out{};
-  for (FsOp op : kAllFsOps) out[static_cast<size_t>(op)] = decide(p, op, n).expect;
-  return out;
+  if (n.deny)
+    return {Expect::DenyStrict, Expect::DenyStrict, Expect::DenyStrict, Expect::DenyStrict};
+  const Expect entry = entry_rule(p, n).expect;
+  static_assert(static_cast<size_t>(FsOp::Read) == 0 && static_cast<size_t>(FsOp::Write) == 1 &&
+                static_cast<size_t>(FsOp::Create) == 2 && static_cast<size_t>(FsOp::Delete) == 3);
+  return {read_rule(p, n).expect, write_rule(p, n).expect, entry, entry};
 }
 
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
