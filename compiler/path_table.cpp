@@ -1,8 +1,10 @@
 #include "compiler/path_table.hpp"
 
+#include <cstring>
+
 namespace zpolicy::compiler {
 
-PathTable::PathTable() : children_(256, kNoChild) { links_.push_back(Link{}); }
+PathTable::PathTable() : children_(256, kNoChild), texts_(64) { links_.push_back(Link{}); }
 
 const SymbolicPath& PathTable::path(Id id) const {
   if (id >= paths_.size()) paths_.resize(links_.size());
@@ -18,12 +20,37 @@ const SymbolicPath& PathTable::path(Id id) const {
   return *paths_[id];
 }
 
-// FNV-1a over the name, then the directory: names are short and this runs for every
-// lookup.
+// Eight bytes of the name at a time, then a final mix so that the low bits, which pick
+// the slot, depend on all of it: this runs for every component of every path looked up.
 std::uint32_t PathTable::hash_of(Id dir, std::string_view name) {
-  std::uint32_t h = 2166136261u;
-  for (char c : name) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
-  return (h ^ dir) * 16777619u;
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = (std::uint64_t{dir} << 32) ^ name.size();
+  size_t i = 0;
+  for (; i + 8 <= name.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, name.data() + i, 8);
+    h = (h ^ word) * kMul;
+    h ^= h >> 29;
+  }
+  // The last bytes, as whole words where the name is long enough: the loads may overlap
+  // bytes already mixed in, which changes nothing but the value.
+  const size_t n = name.size();
+  std::uint64_t tail = 0;
+  if (n >= 8) {
+    std::memcpy(&tail, name.data() + n - 8, 8);
+  } else if (n >= 4) {
+    std::uint32_t lo, hi;
+    std::memcpy(&lo, name.data(), 4);
+    std::memcpy(&hi, name.data() + n - 4, 4);
+    tail = (std::uint64_t{hi} << 32) | lo;
+  } else {
+    for (size_t k = 0; k < n; ++k)
+      tail |= std::uint64_t{static_cast<unsigned char>(name[k])} << (8 * k);
+  }
+  h = (h ^ tail) * kMul;
+  h ^= h >> 32;
+  h *= kMul;
+  return static_cast<std::uint32_t>(h >> 32);
 }
 
 size_t PathTable::slot_of(Id dir, std::string_view name, std::uint32_t hash) const {
@@ -71,10 +98,67 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
 }
 
 std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
+  // The same text again is one lookup: the verifier reads most paths twice, from the
+  // artifact and from the IR.
+  const std::uint32_t text_hash = hash_of(kRoot, text);
+  size_t slot = text_slot_of(text, text_hash);
+  if (texts_[slot].id != kNoChild) return texts_[slot].id;
+  // Start after the last component this text shares with the previous one; what comes
+  // before it was read, and found valid, then.
+  const size_t common = static_cast<size_t>(
+      std::mismatch(text.begin(), text.end(), last_text_.begin(), last_text_.end()).first -
+      text.begin());
   Id id = kRoot;
-  auto down = [&](std::string_view name) { id = child(id, name); };
-  if (!SymbolicPath::read(text, down, down)) return std::nullopt;
+  size_t from = 0;
+  size_t kept = 0;
+  for (; kept < last_ends_.size(); ++kept) {
+    const auto [end, at] = last_ends_[kept];
+    if (end > common || (end < text.size() && text[end] != '/')) break;
+    id = at;
+    from = end;
+  }
+  last_ends_.resize(kept);
+  auto down = [&](std::string_view name) {
+    id = child(id, name);
+    last_ends_.emplace_back(static_cast<size_t>(name.data() + name.size() - text.data()), id);
+  };
+  // A rest that is not empty starts with the '/' that ends the last shared component.
+  const bool ok = kept == 0             ? SymbolicPath::read(text, down, down)
+                  : from == text.size() ? true
+                                        : SymbolicPath::read(text.substr(from), down, down);
+  if (!ok) {
+    last_text_.clear();
+    last_ends_.clear();
+    return std::nullopt;
+  }
+  last_text_.assign(text);
+  if (2 * (text_count_ + 1) > texts_.size()) {
+    grow_texts();
+    slot = text_slot_of(text, text_hash);
+  }
+  texts_[slot] = Text{names_.store(text), text_hash, id};
+  ++text_count_;
   return id;
+}
+
+size_t PathTable::text_slot_of(std::string_view text, std::uint32_t hash) const {
+  const size_t mask = texts_.size() - 1;
+  for (size_t at = hash & mask;; at = (at + 1) & mask) {
+    const Text& t = texts_[at];
+    if (t.id == kNoChild || (t.hash == hash && t.text == text)) return at;
+  }
+}
+
+void PathTable::grow_texts() {
+  std::vector<Text> old(texts_.size() * 2);
+  old.swap(texts_);
+  const size_t mask = texts_.size() - 1;
+  for (const Text& t : old) {
+    if (t.id == kNoChild) continue;
+    size_t at = t.hash & mask;
+    while (texts_[at].id != kNoChild) at = (at + 1) & mask;
+    texts_[at] = t;
+  }
 }
 
 bool PathTable::contains(Id outer, Id inner) const {

@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/string_arena.hpp"
@@ -76,6 +78,22 @@ class PathTable {
   // empty, at most half full: every path of a verification is looked up here, often
   // many times, and a node-based map spent more on allocation than on the lookups.
   std::vector<Id> children_;
+  // Every text parse() accepted, with its path, by open addressing as children_ is;
+  // the views are in names_.
+  struct Text {
+    std::string_view text;
+    std::uint32_t hash = 0;
+    Id id = kNoChild;
+  };
+  size_t text_slot_of(std::string_view text, std::uint32_t hash) const;
+  void grow_texts();
+  std::vector<Text> texts_;
+  size_t text_count_ = 0;
+  // The previous parse()'s text, and the end of each of its components in it with the
+  // path read up to there: consecutive texts (argv arguments, the IR's lists) mostly
+  // share a long prefix, which parse() then neither scans nor looks up again.
+  std::string last_text_;
+  std::vector<std::pair<size_t, Id>> last_ends_;
   // Built on first use, each path allocated once so that the references path() hands
   // out stay valid while the table grows.
   mutable std::vector<std::unique_ptr<const SymbolicPath>> paths_;
