@@ -537,15 +537,22 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
   // Without symlinks every operation resolves to `p` itself, so the four share its place;
   // a copy, as looking at an alias replaces the one place() keeps.
   std::optional<Place> shared;
+  // Without symlinks an ancestor that cannot be searched denies every operation alike.
+  bool blocked = false;
   if (!has_symlinks_) {
     const Place& at = place(p);
-    if (at.searchable) shared = at;
+    if (at.searchable)
+      shared = at;
+    else
+      blocked = true;
   }
   const bool aliased = aliases_by_source_.deepest_containing(p) != nullptr;
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     Trace none(false);
-    const Reach direct = shared ? decide(*shared, op).reach : reach(p, op, none);
+    const Reach direct = shared    ? decide(*shared, op).reach
+                         : blocked ? Reach{Outcome::Denied, std::nullopt}
+                                   : reach(p, op, none);
     out.at_path[i] = direct;
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
