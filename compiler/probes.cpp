@@ -251,10 +251,20 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   for (const auto& r : intent.write()) around(r, "writable root");
   for (const auto& r : intent.deny()) around(r, "deny root");
   for (const auto& r : intent.pin()) around(r, "pin");
+  // The ancestors of one protected path, marked with its number, so that telling which
+  // writable roots contain it is a lookup per root instead of a walk up per root.
+  std::vector<size_t> marked;
+  size_t number = 0;
   for (const auto& r : intent.protect()) {
     around(r, "protected path");
+    ++number;
+    for (PathTable::Id a = r.id;; a = paths.up(a)) {
+      if (a >= marked.size()) marked.resize(std::max<size_t>(a + 1, 2 * marked.size()));
+      marked[a] = number;
+      if (a == PathTable::kRoot) break;
+    }
     for (const auto& w : intent.write()) {
-      if (!paths.contains(w.id, r.id)) continue;
+      if (w.id >= marked.size() || marked[w.id] != number) continue;
       for (auto a = paths.parent(r.id); a && *a != w.id; a = paths.parent(*a))
         add(*a, R::Between, "protected path", &r, &w);
     }
