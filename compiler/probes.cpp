@@ -37,11 +37,16 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_),
       near_(*paths_) {
+  // Consecutive roots almost always come from the same file.
+  auto file_of = [&](const std::string& file) {
+    if (files_.empty() || files_.back() != file) files_.push_back(file);
+    return static_cast<std::uint32_t>(files_.size() - 1);
+  };
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
     out.reserve(in.size());
     for (const auto& rp : in) {
       if (auto id = paths_->parse(rp.path))
-        out.push_back(Root{*id, rp.kind, rp.loc});
+        out.push_back(Root{*id, rp.kind, file_of(rp.loc.file), rp.loc.line, rp.loc.col});
       else
         unparsable_.push_back(rp);
     }
@@ -193,7 +198,7 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
     }
     return "?";
   };
-  return Expectation{d.expect, d.root ? d.root->loc : builtin(), reason()};
+  return Expectation{d.expect, d.root ? loc(*d.root) : builtin(), reason()};
 }
 
 std::string Probe::role() const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,8 +49,14 @@ class Intent {
   struct Root {
     PathTable::Id id = PathTable::kRoot;  // in paths()
     ir::HostKind kind = ir::HostKind::Unknown;
-    ir::SourceLoc loc;  // the policy line that asked for it
+    // The policy line that asked for it, which Intent::loc() spells out; the file is
+    // an index into the few the policy came from, since copying its name for every
+    // path cost more than the rest of building the intent.
+    std::uint32_t file = 0;
+    int line = 0;
+    int col = 0;
   };
+  ir::SourceLoc loc(const Root& r) const { return ir::SourceLoc{files_[r.file], r.line, r.col}; }
   const std::vector<Root>& read() const { return read_; }
   const std::vector<Root>& write() const { return write_; }
   const std::vector<Root>& protect() const { return protect_; }
@@ -116,6 +123,7 @@ class Intent {
   // kind of root.
   mutable PathMap<Near> near_;
   std::vector<ir::ResolvedPath> unparsable_;
+  std::vector<std::string> files_;  // the files of the roots' policy lines
 };
 
 // A path the verifier asks about, with the IR's answer for every operation.
