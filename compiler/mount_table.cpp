@@ -70,8 +70,9 @@ MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
 
 }  // namespace
 
-MountTable::MountTable(std::shared_ptr<PathTable> paths)
+MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts)
     : paths_(std::move(paths)),
+      texts_(std::move(texts)),
       visible_at_(*paths_),
       visible_below_(*paths_),
       nodes_at_(*paths_),
@@ -81,7 +82,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths)
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
-  MountTable t(argv.paths);
+  MountTable t(argv.paths, argv.texts);
   t.mounts_.reserve(ops.size() + 1);
   Mount root;
   root.kind = MountKind::Root;
@@ -217,8 +218,8 @@ bool MountTable::searchable(Id a) const {
 
 std::string MountTable::describe(size_t mount) const {
   const Mount& m = mounts_[mount];
-  if (m.line == 0) return m.text;
-  return "bwrap.args:" + std::to_string(m.line) + ": " + m.text;
+  if (m.line == 0) return std::string(m.text);
+  return ("bwrap.args:" + std::to_string(m.line) + ": ").append(m.text);
 }
 
 // bwrap creates missing parents of every destination with mode 0755, minus the group
@@ -240,7 +241,7 @@ void MountTable::ensure_directory(Id dir, unsigned mode, int line) {
 
 std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
-    return ReplayError{op.line, op.text + ": " + why + "; bwrap would abort"};
+    return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
   };
   const Id dest = op.dest;
   switch (op.kind) {

@@ -55,7 +55,7 @@ class MountTable {
     std::optional<unsigned> mode;  // known mode of the mount's root directory
     bool visible = true;           // false once a later mount covers it
     int line = 0;                  // bwrap.args line; 0 for bwrap's own root
-    std::string text;
+    std::string_view text;         // in the table's texts_, or a literal
   };
 
   // Trace lines, built only when wanted.
@@ -129,7 +129,7 @@ class MountTable {
     int line = 0;
   };
 
-  explicit MountTable(std::shared_ptr<PathTable> paths);
+  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts);
 
   std::optional<ReplayError> apply(const BwrapOp& op);
   void add_mount(Mount m);
@@ -205,6 +205,7 @@ class MountTable {
   void index_aliases();
 
   std::shared_ptr<PathTable> paths_;
+  std::shared_ptr<const StringArena> texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
