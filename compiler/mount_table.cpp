@@ -138,8 +138,10 @@ void MountTable::add_node(Node n) {
 void MountTable::index_aliases() {
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest)
+    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
       aliases_by_source_[m.source].push_back(i);
+      has_aliases_ = true;
+    }
   }
 }
 
@@ -181,8 +183,11 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // needs ownership, not a capability: a mode binds it only where chmod fails, on a
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
-  if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
-  if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
+  // Most paths hold no node: look once before asking for each kind.
+  if (nodes_at_.find(p)) {
+    if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
+    if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
+  }
   if (mounts_[c].dest == p) return mounts_[c].mode;
   return std::nullopt;
 }
@@ -547,7 +552,7 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
     else
       blocked = true;
   }
-  const bool aliased = aliases_by_source_.deepest_containing(p) != nullptr;
+  const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     Trace none(false);

@@ -219,6 +219,7 @@ class MountTable {
   PathMap<std::vector<size_t>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
+  bool has_aliases_ = false;  // most tables have none, and reach_all() asks for every probe
   // searchable(), for the directories asked about so far; the table is immutable once
   // replayed, so an answer stays true.
   mutable PathMap<bool> searchable_;
