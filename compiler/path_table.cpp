@@ -4,7 +4,12 @@
 
 namespace zpolicy::compiler {
 
-PathTable::PathTable() : children_(256, kNoChild), texts_(64) { links_.push_back(Link{}); }
+// Sized for the thousand or so paths of a large verification: growing from small rehashed
+// the tables several times, which cost more than clearing larger ones once.
+PathTable::PathTable() : children_(2048), texts_(512) {
+  links_.reserve(512);
+  links_.push_back(Link{});
+}
 
 const SymbolicPath& PathTable::path(Id id) const {
   if (id >= paths_.size()) paths_.resize(links_.size());
@@ -64,7 +69,7 @@ size_t PathTable::slot_of(Id dir, std::string_view name, std::uint32_t hash) con
 }
 
 void PathTable::grow_children() {
-  std::vector<Id> old(children_.size() * 2, kNoChild);
+  std::vector<Id> old(children_.size() * 2);
   old.swap(children_);
   const size_t mask = children_.size() - 1;
   for (Id id : old) {
@@ -132,6 +137,7 @@ std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
     return std::nullopt;
   }
   last_text_.assign(text);
+  if (id == kNoChild) return id;
   if (2 * (text_count_ + 1) > texts_.size()) {
     grow_texts();
     slot = text_slot_of(text, text_hash);

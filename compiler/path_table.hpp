@@ -66,7 +66,9 @@ class PathTable {
     std::uint32_t hash = 0;  // of (up, name), for the children index
     std::string_view name;   // in names_
   };
-  static constexpr Id kNoChild = ~Id{0};
+  // An empty slot of children_ and texts_: "/" is no path's child and is not worth
+  // remembering as a text, and zeroed tables are cheap to make.
+  static constexpr Id kNoChild = kRoot;
   static std::uint32_t hash_of(Id dir, std::string_view name);
   // Where (dir, name) is in children_, or the empty slot where it belongs.
   size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
