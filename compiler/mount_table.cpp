@@ -540,26 +540,23 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
 
 MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
-  // Without symlinks every operation resolves to `p` itself, so the four share its place;
-  // a copy, as looking at an alias replaces the one place() keeps.
-  std::optional<Place> shared;
-  // Without symlinks an ancestor that cannot be searched denies every operation alike.
-  bool blocked = false;
   if (!has_symlinks_) {
+    // Every operation resolves to `p` itself, so the four share its place; an ancestor
+    // that cannot be searched denies them all, as `out` already says. The place is
+    // used up before the aliases are looked at, as that replaces the one place() keeps.
     const Place& at = place(p);
     if (at.searchable)
-      shared = at;
-    else
-      blocked = true;
+      for (FsOp op : kAllFsOps) out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
+  } else {
+    for (FsOp op : kAllFsOps) {
+      Trace none(false);
+      out.at_path[static_cast<size_t>(op)] = reach(p, op, none);
+    }
   }
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
-    Trace none(false);
-    const Reach direct = shared    ? decide(*shared, op).reach
-                         : blocked ? Reach{Outcome::Denied, std::nullopt}
-                                   : reach(p, op, none);
-    out.at_path[i] = direct;
+    const Reach& direct = out.at_path[i];
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
     else if (aliased && alias_reaching(p, op))
