@@ -80,13 +80,15 @@ void PathTable::grow_children() {
   }
 }
 
-PathTable::Id PathTable::child(Id dir, std::string_view name) {
+PathTable::Id PathTable::child(Id dir, std::string_view name) { return child(dir, name, false); }
+
+PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
   const std::uint32_t hash = hash_of(dir, name);
   size_t at = slot_of(dir, name, hash);
   if (children_[at] != kNoChild) return children_[at];
   const Id id = static_cast<Id>(links_.size());
   links_.push_back(Link{dir, links_[dir].depth + 1, dir == kRoot && name.starts_with("${"), hash,
-                        names_.store(name)});
+                        stored ? name : names_.store(name)});
   if (2 * links_.size() > children_.size()) {
     grow_children();
     at = slot_of(dir, name, hash);
@@ -108,41 +110,44 @@ std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
   const std::uint32_t text_hash = hash_of(kRoot, text);
   size_t slot = text_slot_of(text, text_hash);
   if (texts_[slot].id != kNoChild) return texts_[slot].id;
+  // Read from the table's own copy, which the cache keeps anyway, so that the names of
+  // the new paths can view into it instead of being copied one by one.
+  const std::string_view kept = names_.store(text);
   // Start after the last component this text shares with the previous one; what comes
   // before it was read, and found valid, then.
   const size_t common = static_cast<size_t>(
-      std::mismatch(text.begin(), text.end(), last_text_.begin(), last_text_.end()).first -
-      text.begin());
+      std::mismatch(kept.begin(), kept.end(), last_text_.begin(), last_text_.end()).first -
+      kept.begin());
   Id id = kRoot;
   size_t from = 0;
-  size_t kept = 0;
-  for (; kept < last_ends_.size(); ++kept) {
-    const auto [end, at] = last_ends_[kept];
-    if (end > common || (end < text.size() && text[end] != '/')) break;
+  size_t shared = 0;
+  for (; shared < last_ends_.size(); ++shared) {
+    const auto [end, at] = last_ends_[shared];
+    if (end > common || (end < kept.size() && kept[end] != '/')) break;
     id = at;
     from = end;
   }
-  last_ends_.resize(kept);
+  last_ends_.resize(shared);
   auto down = [&](std::string_view name) {
-    id = child(id, name);
-    last_ends_.emplace_back(static_cast<size_t>(name.data() + name.size() - text.data()), id);
+    id = child(id, name, true);
+    last_ends_.emplace_back(static_cast<size_t>(name.data() + name.size() - kept.data()), id);
   };
   // A rest that is not empty starts with the '/' that ends the last shared component.
-  const bool ok = kept == 0             ? SymbolicPath::read(text, down, down)
-                  : from == text.size() ? true
-                                        : SymbolicPath::read(text.substr(from), down, down);
+  const bool ok = shared == 0           ? SymbolicPath::read(kept, down, down)
+                  : from == kept.size() ? true
+                                        : SymbolicPath::read(kept.substr(from), down, down);
   if (!ok) {
-    last_text_.clear();
+    last_text_ = {};
     last_ends_.clear();
     return std::nullopt;
   }
-  last_text_.assign(text);
+  last_text_ = kept;
   if (id == kNoChild) return id;
   if (2 * (text_count_ + 1) > texts_.size()) {
     grow_texts();
     slot = text_slot_of(text, text_hash);
   }
-  texts_[slot] = Text{names_.store(text), text_hash, id};
+  texts_[slot] = Text{kept, text_hash, id};
   ++text_count_;
   return id;
 }

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -70,6 +69,8 @@ class PathTable {
   // remembering as a text, and zeroed tables are cheap to make.
   static constexpr Id kNoChild = kRoot;
   static std::uint32_t hash_of(Id dir, std::string_view name);
+  // child(), where `stored` says that `name` is in names_ already.
+  Id child(Id dir, std::string_view name, bool stored);
   // Where (dir, name) is in children_, or the empty slot where it belongs.
   size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
   void grow_children();
@@ -94,7 +95,7 @@ class PathTable {
   // The previous parse()'s text, and the end of each of its components in it with the
   // path read up to there: consecutive texts (argv arguments, the IR's lists) mostly
   // share a long prefix, which parse() then neither scans nor looks up again.
-  std::string last_text_;
+  std::string_view last_text_;  // in names_
   std::vector<std::pair<size_t, Id>> last_ends_;
   // Built on first use, each path allocated once so that the references path() hands
   // out stay valid while the table grows.
