@@ -236,12 +236,14 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
   if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
 }
 
-void MountTable::ensure_directory(Id dir, unsigned mode, int line) {
-  // "/" first: a directory is created after its parent.
-  if (dir != PathTable::kRoot) ensure_directory(paths_->up(dir), mode, line);
-  size_t c = covering(dir);
-  if (!is_scratch(mounts_[c].kind) || exists_in_scratch(dir, c)) return;
-  add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
+  // "/" first: a directory is created after its parent. The mount covering each is the
+  // deepest visible one met on the way down, which covering() would walk up again for.
+  size_t c = dir == PathTable::kRoot ? 0 : ensure_directory(paths_->up(dir), mode, line);
+  if (const size_t* v = visible_at_.find(dir)) c = *v;
+  if (is_scratch(mounts_[c].kind) && !exists_in_scratch(dir, c))
+    add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+  return c;
 }
 
 std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {

@@ -139,8 +139,9 @@ class MountTable {
   // The mode that binds the sandbox at `p`, whose covering mount is `c`.
   std::optional<unsigned> known_mode(Id p, size_t c) const;
   void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
-  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does.
-  void ensure_directory(Id dir, unsigned mode, int line);
+  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does; returns the mount
+  // that covers `dir`.
+  size_t ensure_directory(Id dir, unsigned mode, int line);
   std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
   // "/" down to `p`, `p` included.
   std::vector<Id> lineage(Id p) const;
