@@ -31,18 +31,17 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       tmp_(*paths_->parse("/tmp")),
       read_index_(*paths_),
       write_index_(*paths_),
-      protect_index_(*paths_),
-      deny_index_(*paths_),
       pin_index_(*paths_),
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_),
+      at_(*paths_),
       near_(*paths_) {
   // Consecutive roots almost always come from the same file.
   auto file_of = [&](const std::string& file) {
     if (files_.empty() || files_.back() != file) files_.push_back(file);
     return static_cast<std::uint32_t>(files_.size() - 1);
   };
-  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
+  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index* index) {
     out.reserve(in.size());
     for (const auto& rp : in) {
       if (auto id = paths_->parse(rp.path))
@@ -50,13 +49,15 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       else
         unparsable_.push_back(rp);
     }
-    for (const auto& root : out) index.insert(root.id, &root);
+    if (index)
+      for (const auto& root : out) index->insert(root.id, &root);
   };
-  load(r.read, read_, read_index_);
-  load(r.write, write_, write_index_);
-  load(r.protect, protect_, protect_index_);
-  load(r.deny, deny_, deny_index_);
-  load(r.pin, pin_, pin_index_);
+  // Protected and deny roots need no index of their own: near() finds them in at_.
+  load(r.read, read_, &read_index_);
+  load(r.write, write_, &write_index_);
+  load(r.protect, protect_, nullptr);
+  load(r.deny, deny_, nullptr);
+  load(r.pin, pin_, &pin_index_);
   auto ancestors = [&](const std::vector<Root>& guarded, Index& out) {
     for (const auto& g : guarded) {
       for (auto a = paths_->parent(g.id); a; a = paths_->parent(*a)) out.insert(*a, &g);
@@ -65,6 +66,14 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   };
   ancestors(protect_, protect_ancestors_);
   ancestors(deny_, deny_ancestors_);
+  auto gather = [&](const std::vector<Root>& roots, const Root* Near::*kind) {
+    for (const auto& r : roots)
+      if (!(at_[r.id].*kind)) at_[r.id].*kind = &r;
+  };
+  gather(deny_, &Near::deny);
+  gather(write_, &Near::write);
+  gather(read_, &Near::read);
+  gather(protect_, &Near::protect);
 }
 
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
@@ -77,13 +86,12 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
 Intent::Near Intent::near(Id p) const {
   if (const Near* known = near_.find(p)) return *known;
   Near n = p == PathTable::kRoot ? Near{} : near(paths_->up(p));
-  auto at = [&](const Index& index, const Root*& deepest) {
-    if (const Root* const* r = index.find(p)) deepest = *r;
-  };
-  at(deny_index_, n.deny);
-  at(write_index_, n.write);
-  at(read_index_, n.read);
-  at(protect_index_, n.protect);
+  if (const Near* own = at_.find(p)) {
+    if (own->deny) n.deny = own->deny;
+    if (own->write) n.write = own->write;
+    if (own->read) n.read = own->read;
+    if (own->protect) n.protect = own->protect;
+  }
   return near_.insert(p, n);
 }
 

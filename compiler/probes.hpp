@@ -115,9 +115,12 @@ class Intent {
   bool private_tmp_;
   Id tmp_;
   std::vector<Root> read_, write_, protect_, deny_, pin_;
-  Index read_index_, write_index_, protect_index_, deny_index_, pin_index_;
+  Index read_index_, write_index_, pin_index_;
   // Every strict ancestor of a protected (or deny) path, with the first such path.
   Index protect_ancestors_, deny_ancestors_;
+  // The first root of each kind at each path, as the indexes above hold them, gathered
+  // so that near() looks a path up once instead of once per kind.
+  PathMap<Near> at_;
   // near() of every path asked about so far and of its ancestors: the probes share
   // ancestors, so a walk up stops at the first one known instead of at "/" once per
   // kind of root.
