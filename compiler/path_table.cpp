@@ -104,6 +104,25 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
   return id;
 }
 
+namespace {
+
+// How many leading bytes `a` and `b` share, compared eight at a time: paths share long
+// prefixes, and a byte at a time cost more than the lookups the prefix saves.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t x, y;
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) break;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+}  // namespace
+
 std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
   // The same text again is one lookup: the verifier reads most paths twice, from the
   // artifact and from the IR.
@@ -115,9 +134,7 @@ std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
   const std::string_view kept = names_.store(text);
   // Start after the last component this text shares with the previous one; what comes
   // before it was read, and found valid, then.
-  const size_t common = static_cast<size_t>(
-      std::mismatch(kept.begin(), kept.end(), last_text_.begin(), last_text_.end()).first -
-      kept.begin());
+  const size_t common = common_prefix(kept, last_text_);
   Id id = kRoot;
   size_t from = 0;
   size_t shared = 0;
