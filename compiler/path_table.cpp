@@ -82,6 +82,10 @@ void PathTable::grow_children() {
 
 PathTable::Id PathTable::child(Id dir, std::string_view name) { return child(dir, name, false); }
 
+PathTable::Id PathTable::lasting_child(Id dir, std::string_view name) {
+  return child(dir, name, true);
+}
+
 PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
   const std::uint32_t hash = hash_of(dir, name);
   size_t at = slot_of(dir, name, hash);

@@ -34,6 +34,9 @@ class PathTable {
   std::optional<Id> parse(std::string_view text);
   // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
   Id child(Id dir, std::string_view name);
+  // child() for a name that outlives the table, a literal say, which the table then
+  // refers to instead of copying.
+  Id lasting_child(Id dir, std::string_view name);
 
   // Built on first use: most interned paths are only compared, never printed.
   const SymbolicPath& path(Id id) const;
@@ -69,7 +72,7 @@ class PathTable {
   // remembering as a text, and zeroed tables are cheap to make.
   static constexpr Id kNoChild = kRoot;
   static std::uint32_t hash_of(Id dir, std::string_view name);
-  // child(), where `stored` says that `name` is in names_ already.
+  // child(), where `stored` says that `name` outlives the table already.
   Id child(Id dir, std::string_view name, bool stored);
   // Where (dir, name) is in children_, or the empty slot where it belongs.
   size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;

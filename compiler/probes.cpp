@@ -240,7 +240,7 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   probes.reserve(5 * (intent.read().size() + intent.write().size() + intent.deny().size() +
                       intent.pin().size() + intent.protect().size()) +
                  2);
-  std::vector<bool> seen;  // by path id: the first probe of a path keeps its role
+  std::vector<char> seen;  // by path id: the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
     // Doubling: the ids grow by one as probes are interned.
@@ -252,9 +252,9 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
     add(r.id, R::Self, kind, &r);
-    const PathTable::Id child = paths.child(r.id, "zpolicy-probe");
+    const PathTable::Id child = paths.lasting_child(r.id, "zpolicy-probe");
     add(child, R::Child, kind, &r);
-    add(paths.child(child, "deeper"), R::Grandchild, kind, &r);
+    add(paths.lasting_child(child, "deeper"), R::Grandchild, kind, &r);
     if (auto parent = paths.parent(r.id)) {
       add(*parent, R::Parent, kind, &r);
       add(paths.child(*parent, std::string(paths.name(r.id)) + "x"), R::PrefixSibling, kind, &r);
