@@ -115,16 +115,13 @@ class Parser {
     return id;
   }
 
-  std::string text_of(size_t count) const {
-    std::string t;
-    size_t size = 0;
-    for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) size += args_[i_ + k].size() + 1;
-    t.reserve(size);
+  std::string_view text_of(size_t count) {
+    joined_.clear();
     for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) {
-      if (k) t += ' ';
-      t += args_[i_ + k];
+      if (k) joined_ += ' ';
+      joined_ += args_[i_ + k];
     }
-    return t;
+    return out_.texts->store(joined_);
   }
 
   void push(BwrapOp op, size_t count) {
@@ -289,6 +286,7 @@ class Parser {
 
   std::string_view text_;
   std::vector<std::string_view> args_;
+  std::string joined_;  // text_of()'s buffer, reused
   size_t i_ = 0;
   BwrapArgv out_;
   std::optional<BwrapParseError> error_;

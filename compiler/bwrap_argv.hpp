@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/path_table.hpp"
+#include "compiler/string_arena.hpp"
 #include "compiler/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -23,7 +24,7 @@ struct BwrapOp {
   PathTable::Id dest = PathTable::kRoot;  // in BwrapArgv::paths
   std::optional<unsigned> perms;  // --perms for --tmpfs/--dir, the mode of --chmod
   int line = 0;                   // 1-based line of the option in bwrap.args
-  std::string text;               // the option and its arguments, for traces
+  std::string_view text;          // the option and its arguments, in BwrapArgv::texts
 };
 
 // Namespace and lockdown options, with bwrap's own precedence already applied
@@ -51,6 +52,9 @@ struct BwrapArgv {
   // Where the ops' paths are interned: a verifier passes the table its Intent uses, so
   // that the replay and the probes speak of the same ids without interning again.
   std::shared_ptr<PathTable> paths;
+  // Where the ops' texts are kept, one block for all of them rather than a string each;
+  // a mount table replayed from the ops shares it, so that its traces outlive the argv.
+  std::shared_ptr<StringArena> texts = std::make_shared<StringArena>();
 };
 
 struct BwrapParseError {

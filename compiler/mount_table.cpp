@@ -70,8 +70,9 @@ MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
 
 }  // namespace
 
-MountTable::MountTable(std::shared_ptr<PathTable> paths)
+MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts)
     : paths_(std::move(paths)),
+      texts_(std::move(texts)),
       visible_at_(*paths_),
       visible_below_(*paths_),
       nodes_at_(*paths_),
@@ -81,7 +82,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths)
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
-  MountTable t(argv.paths);
+  MountTable t(argv.paths, argv.texts);
   t.mounts_.reserve(ops.size() + 1);
   Mount root;
   root.kind = MountKind::Root;
@@ -137,8 +138,10 @@ void MountTable::add_node(Node n) {
 void MountTable::index_aliases() {
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest)
+    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
       aliases_by_source_[m.source].push_back(i);
+      has_aliases_ = true;
+    }
   }
 }
 
@@ -180,8 +183,11 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // needs ownership, not a capability: a mode binds it only where chmod fails, on a
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
-  if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
-  if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
+  // Most paths hold no node: look once before asking for each kind.
+  if (nodes_at_.find(p)) {
+    if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
+    if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
+  }
   if (mounts_[c].dest == p) return mounts_[c].mode;
   return std::nullopt;
 }
@@ -217,8 +223,8 @@ bool MountTable::searchable(Id a) const {
 
 std::string MountTable::describe(size_t mount) const {
   const Mount& m = mounts_[mount];
-  if (m.line == 0) return m.text;
-  return "bwrap.args:" + std::to_string(m.line) + ": " + m.text;
+  if (m.line == 0) return std::string(m.text);
+  return ("bwrap.args:" + std::to_string(m.line) + ": ").append(m.text);
 }
 
 // bwrap creates missing parents of every destination with mode 0755, minus the group
@@ -230,17 +236,19 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
   if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
 }
 
-void MountTable::ensure_directory(Id dir, unsigned mode, int line) {
-  // "/" first: a directory is created after its parent.
-  if (dir != PathTable::kRoot) ensure_directory(paths_->up(dir), mode, line);
-  size_t c = covering(dir);
-  if (!is_scratch(mounts_[c].kind) || exists_in_scratch(dir, c)) return;
-  add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
+  // "/" first: a directory is created after its parent. The mount covering each is the
+  // deepest visible one met on the way down, which covering() would walk up again for.
+  size_t c = dir == PathTable::kRoot ? 0 : ensure_directory(paths_->up(dir), mode, line);
+  if (const size_t* v = visible_at_.find(dir)) c = *v;
+  if (is_scratch(mounts_[c].kind) && !exists_in_scratch(dir, c))
+    add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+  return c;
 }
 
 std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
-    return ReplayError{op.line, op.text + ": " + why + "; bwrap would abort"};
+    return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
   };
   const Id dest = op.dest;
   switch (op.kind) {
@@ -363,8 +371,11 @@ const MountTable::Place& MountTable::place(Id rp) const {
     if (m.kind == MountKind::Bind)
       at.host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
     at.mode = known_mode(rp, at.mount);
+    if (is_scratch(m.kind)) at.exists = exists_in_scratch(rp, at.mount);
     at.parent = paths_->parent(rp);
-    if (at.parent) at.parent_mode = known_mode(*at.parent, covering(*at.parent));
+    // A mount that covers `rp` without being mounted at it covers the parent too.
+    if (at.parent)
+      at.parent_mode = known_mode(*at.parent, m.dest == rp ? covering(*at.parent) : at.mount);
   }
   last_place_ = at;
   return *last_place_;
@@ -398,102 +409,94 @@ MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
     }
   }
 
-  return decide(at, op, tr);
+  const Decision d = decide(at, op);
+  tr.add([&] {
+    return describe(at.mount) + " covers " + paths_->path(rp).str() +
+           (mounts_[at.mount].read_only ? " (read-only)" : "");
+  });
+  tr.add([&] { return explain(at, op, d.why); });
+  return d.reach;
 }
 
-MountTable::Reach MountTable::decide(const Place& at, FsOp op, Trace& tr) const {
-  const Id rp = at.path;
-  auto rp_str = [&] { return paths_->path(rp).str(); };
-  const size_t c = at.mount;
-  const Mount& m = mounts_[c];
-  tr.add([&] { return describe(c) + " covers " + rp_str() + (m.read_only ? " (read-only)" : ""); });
-  const bool mount_point = m.dest == rp;
+MountTable::Decision MountTable::decide(const Place& at, FsOp op) const {
+  const Mount& m = mounts_[at.mount];
+  const bool mount_point = m.dest == at.path;
   const bool scratch = is_scratch(m.kind);
-  const std::optional<Id> host = at.host;
   const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
-  const auto mode = at.mode;
-  const auto parent = at.parent;
-  const auto parent_mode = at.parent_mode;
-  auto done = [&](Outcome o, auto&& why, std::optional<Id> reached) {
-    Reach r = finish(o, tr, why);
-    r.host = reached;
-    return r;
-  };
+  auto denied = [](Why why) { return Decision{{Outcome::Denied, std::nullopt}, why}; };
   if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
       m.device_source) {
-    if (!m.devices)
-      return finish(Outcome::Denied, tr, [&] {
-        return std::string(paths_->path(m.source).str() +
-                           " is a device node on a nodev bind: open fails EACCES");
-      });
-    return finish(Outcome::Scratch, tr, [&] {
-      return std::string("the device " + paths_->path(m.source).str() + " holds no host data");
-    });
+    if (!m.devices) return denied(Why::DeviceOnNodev);
+    return Decision{{Outcome::Scratch, std::nullopt}, Why::DeviceHoldsNoData};
   }
 
   // Creating or removing a directory entry needs a writable mount and write and search
   // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
-  auto entry_change = [&](const char* mount_point_errno) -> Reach {
-    if (mount_point)
-      return finish(Outcome::Denied, tr, [&] {
-        return std::string(rp_str() + " is a mount point: " + mount_point_errno);
-      });
-    if (!parent)
-      return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp_str() + " has no parent to change"); });
-    if (m.kind == MountKind::Proc)
-      return finish(Outcome::Denied, tr, [&] { return std::string("procfs: no new entries"); });
-    if (op == FsOp::Delete && scratch && !exists_in_scratch(rp, c))
-      return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp_str() + " does not exist: ENOENT"); });
-    if (op != FsOp::Delete && scratch && exists_in_scratch(rp, c))
-      return finish(Outcome::Denied, tr,
-                    [&] { return std::string(rp_str() + " already exists: EEXIST"); });
-    if (m.read_only)
-      return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
-    if (parent_mode && (*parent_mode & 0222) == 0)
-      return finish(Outcome::Denied, tr, [&] {
-        return std::string(paths_->path(*parent).str() + " has mode " + octal(*parent_mode) +
-                           ": EACCES");
-      });
-    return done(
-        success, [&] { return std::string(std::string(to_string(op)) + " succeeds"); }, host);
+  auto entry_change = [&]() -> Decision {
+    if (mount_point) return denied(Why::MountPoint);
+    if (!at.parent) return denied(Why::NoParent);
+    if (m.kind == MountKind::Proc) return denied(Why::ProcNoEntries);
+    if (op == FsOp::Delete && scratch && !at.exists) return denied(Why::Missing);
+    if (op != FsOp::Delete && scratch && at.exists) return denied(Why::Exists);
+    if (m.read_only) return denied(Why::ReadOnly);
+    if (at.parent_mode && (*at.parent_mode & 0222) == 0) return denied(Why::ParentMode);
+    return Decision{{success, at.host}, Why::Succeeds};
   };
 
   switch (op) {
     case FsOp::Read:
       if (m.kind == MountKind::Proc)
-        return finish(Outcome::Scratch, tr,
-                      [&] { return std::string("the sandbox's own procfs"); });
-      if (scratch && !exists_in_scratch(rp, c))
-        return finish(Outcome::Denied, tr,
-                      [&] { return std::string(rp_str() + " does not exist: ENOENT"); });
-      if (mode && (*mode & 0444) == 0)
-        return finish(Outcome::Denied, tr, [&] {
-          return std::string(rp_str() + " has mode " + octal(*mode) + ": EACCES");
-        });
-      return done(
-          success, [&] { return std::string("read succeeds"); }, host);
+        return Decision{{Outcome::Scratch, std::nullopt}, Why::OwnProcfs};
+      if (scratch && !at.exists) return denied(Why::Missing);
+      if (at.mode && (*at.mode & 0444) == 0) return denied(Why::Mode);
+      return Decision{{success, at.host}, Why::Succeeds};
     case FsOp::Write:
-      if (m.kind == MountKind::Proc)
-        return finish(Outcome::Denied, tr, [&] {
-          return std::string("procfs: writes out of scope, treated as denied");
-        });
-      if (scratch && !exists_in_scratch(rp, c)) return entry_change("EEXIST");
-      if (m.read_only)
-        return finish(Outcome::Denied, tr, [&] { return std::string("read-only mount: EROFS"); });
-      if (mode && (*mode & 0222) == 0)
-        return finish(Outcome::Denied, tr, [&] {
-          return std::string(rp_str() + " has mode " + octal(*mode) + ": EACCES");
-        });
-      return done(
-          success, [&] { return std::string("write succeeds"); }, host);
+      if (m.kind == MountKind::Proc) return denied(Why::ProcWrite);
+      if (scratch && !at.exists) return entry_change();
+      if (m.read_only) return denied(Why::ReadOnly);
+      if (at.mode && (*at.mode & 0222) == 0) return denied(Why::Mode);
+      return Decision{{success, at.host}, Why::Succeeds};
     case FsOp::Create:
-      return entry_change("EEXIST");
     case FsOp::Delete:
-      return entry_change("EBUSY");
+      return entry_change();
   }
-  return finish(Outcome::Denied, tr, [&] { return std::string("unknown operation"); });
+  return denied(Why::UnknownOp);
+}
+
+std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
+  const Mount& m = mounts_[at.mount];
+  auto rp_str = [&] { return paths_->path(at.path).str(); };
+  switch (why) {
+    case Why::DeviceOnNodev:
+      return paths_->path(m.source).str() + " is a device node on a nodev bind: open fails EACCES";
+    case Why::DeviceHoldsNoData:
+      return "the device " + paths_->path(m.source).str() + " holds no host data";
+    case Why::MountPoint:
+      return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
+    case Why::NoParent:
+      return rp_str() + " has no parent to change";
+    case Why::ProcNoEntries:
+      return "procfs: no new entries";
+    case Why::Missing:
+      return rp_str() + " does not exist: ENOENT";
+    case Why::Exists:
+      return rp_str() + " already exists: EEXIST";
+    case Why::ReadOnly:
+      return "read-only mount: EROFS";
+    case Why::ParentMode:
+      return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
+    case Why::Mode:
+      return rp_str() + " has mode " + octal(*at.mode) + ": EACCES";
+    case Why::OwnProcfs:
+      return "the sandbox's own procfs";
+    case Why::ProcWrite:
+      return "procfs: writes out of scope, treated as denied";
+    case Why::Succeeds:
+      return std::string(to_string(op)) + " succeeds";
+    case Why::UnknownOp:
+      break;
+  }
+  return "unknown operation";
 }
 
 std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
@@ -539,16 +542,23 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
 
 MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
-  // Without symlinks every operation resolves to `p` itself, so the four share its place;
-  // a copy, as looking at an alias replaces the one place() keeps.
-  std::optional<Place> shared;
-  if (!has_symlinks_ && place(p).searchable) shared = place(p);
-  const bool aliased = aliases_by_source_.deepest_containing(p) != nullptr;
+  if (!has_symlinks_) {
+    // Every operation resolves to `p` itself, so the four share its place; an ancestor
+    // that cannot be searched denies them all, as `out` already says. The place is
+    // used up before the aliases are looked at, as that replaces the one place() keeps.
+    const Place& at = place(p);
+    if (at.searchable)
+      for (FsOp op : kAllFsOps) out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
+  } else {
+    for (FsOp op : kAllFsOps) {
+      Trace none(false);
+      out.at_path[static_cast<size_t>(op)] = reach(p, op, none);
+    }
+  }
+  const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
-    Trace none(false);
-    const Reach direct = shared ? decide(*shared, op, none) : reach(p, op, none);
-    out.at_path[i] = direct;
+    const Reach& direct = out.at_path[i];
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
     else if (aliased && alias_reaching(p, op))

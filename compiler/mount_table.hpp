@@ -55,7 +55,7 @@ class MountTable {
     std::optional<unsigned> mode;  // known mode of the mount's root directory
     bool visible = true;           // false once a later mount covers it
     int line = 0;                  // bwrap.args line; 0 for bwrap's own root
-    std::string text;
+    std::string_view text;         // in the table's texts_, or a literal
   };
 
   // Trace lines, built only when wanted.
@@ -129,7 +129,7 @@ class MountTable {
     int line = 0;
   };
 
-  explicit MountTable(std::shared_ptr<PathTable> paths);
+  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts);
 
   std::optional<ReplayError> apply(const BwrapOp& op);
   void add_mount(Mount m);
@@ -139,8 +139,9 @@ class MountTable {
   // The mode that binds the sandbox at `p`, whose covering mount is `c`.
   std::optional<unsigned> known_mode(Id p, size_t c) const;
   void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
-  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does.
-  void ensure_directory(Id dir, unsigned mode, int line);
+  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does; returns the mount
+  // that covers `dir`.
+  size_t ensure_directory(Id dir, unsigned mode, int line);
   std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
   // "/" down to `p`, `p` included.
   std::vector<Id> lineage(Id p) const;
@@ -159,6 +160,7 @@ class MountTable {
     size_t mount = 0;        // the covering mount
     std::optional<Id> host;  // for a bind, the host object at `path`
     std::optional<unsigned> mode;
+    bool exists = false;  // for a scratch mount, whether `path` exists in it
     std::optional<Id> parent;
     std::optional<unsigned> parent_mode;
   };
@@ -166,9 +168,34 @@ class MountTable {
   const Place& place(Id rp) const;
   // access() itself, its trace written to `trace`.
   Reach reach(Id p, FsOp op, Trace& trace) const;
+  // Which rule of decide() settles an operation, so that the text explaining it is built
+  // only for a trace: most operations are asked untraced, and the text cost more than
+  // the decision.
+  enum class Why {
+    DeviceOnNodev,
+    DeviceHoldsNoData,
+    MountPoint,
+    NoParent,
+    ProcNoEntries,
+    Missing,
+    Exists,
+    ReadOnly,
+    ParentMode,
+    Mode,
+    OwnProcfs,
+    ProcWrite,
+    Succeeds,
+    UnknownOp,
+  };
+  struct Decision {
+    Reach reach;
+    Why why;
+  };
   // The part of reach() after symlinks are resolved, for a place every strict ancestor
   // of which can be searched.
-  Reach decide(const Place& at, FsOp op, Trace& trace) const;
+  Decision decide(const Place& at, FsOp op) const;
+  // The trace line of decide()'s `why` for `op` at `at`.
+  std::string explain(const Place& at, FsOp op, Why why) const;
   // The first alias of `host` in replay order, if any, where `op` reaches `host`: the
   // bind's index and the alias path.
   std::optional<std::pair<size_t, Id>> alias_reaching(Id host, FsOp op) const;
@@ -179,6 +206,7 @@ class MountTable {
   void index_aliases();
 
   std::shared_ptr<PathTable> paths_;
+  std::shared_ptr<const StringArena> texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
@@ -192,6 +220,7 @@ class MountTable {
   PathMap<std::vector<size_t>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
+  bool has_aliases_ = false;  // most tables have none, and reach_all() asks for every probe
   // searchable(), for the directories asked about so far; the table is immutable once
   // replayed, so an answer stays true.
   mutable PathMap<bool> searchable_;

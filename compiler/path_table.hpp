@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "compiler/string_arena.hpp"
@@ -33,6 +34,9 @@ class PathTable {
   std::optional<Id> parse(std::string_view text);
   // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
   Id child(Id dir, std::string_view name);
+  // child() for a name that outlives the table, a literal say, which the table then
+  // refers to instead of copying.
+  Id lasting_child(Id dir, std::string_view name);
 
   // Built on first use: most interned paths are only compared, never printed.
   const SymbolicPath& path(Id id) const;
@@ -64,8 +68,12 @@ class PathTable {
     std::uint32_t hash = 0;  // of (up, name), for the children index
     std::string_view name;   // in names_
   };
-  static constexpr Id kNoChild = ~Id{0};
+  // An empty slot of children_ and texts_: "/" is no path's child and is not worth
+  // remembering as a text, and zeroed tables are cheap to make.
+  static constexpr Id kNoChild = kRoot;
   static std::uint32_t hash_of(Id dir, std::string_view name);
+  // child(), where `stored` says that `name` outlives the table already.
+  Id child(Id dir, std::string_view name, bool stored);
   // Where (dir, name) is in children_, or the empty slot where it belongs.
   size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
   void grow_children();
@@ -76,6 +84,22 @@ class PathTable {
   // empty, at most half full: every path of a verification is looked up here, often
   // many times, and a node-based map spent more on allocation than on the lookups.
   std::vector<Id> children_;
+  // Every text parse() accepted, with its path, by open addressing as children_ is;
+  // the views are in names_.
+  struct Text {
+    std::string_view text;
+    std::uint32_t hash = 0;
+    Id id = kNoChild;
+  };
+  size_t text_slot_of(std::string_view text, std::uint32_t hash) const;
+  void grow_texts();
+  std::vector<Text> texts_;
+  size_t text_count_ = 0;
+  // The previous parse()'s text, and the end of each of its components in it with the
+  // path read up to there: consecutive texts (argv arguments, the IR's lists) mostly
+  // share a long prefix, which parse() then neither scans nor looks up again.
+  std::string_view last_text_;  // in names_
+  std::vector<std::pair<size_t, Id>> last_ends_;
   // Built on first use, each path allocated once so that the references path() hands
   // out stay valid while the table grows.
   mutable std::vector<std::unique_ptr<const SymbolicPath>> paths_;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace zpolicy::compiler {
 
 const char* to_string(Expect e) {
@@ -32,27 +31,33 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       tmp_(*paths_->parse("/tmp")),
       read_index_(*paths_),
       write_index_(*paths_),
-      protect_index_(*paths_),
-      deny_index_(*paths_),
       pin_index_(*paths_),
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_),
+      at_(*paths_),
       near_(*paths_) {
-  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index& index) {
+  // Consecutive roots almost always come from the same file.
+  auto file_of = [&](const std::string& file) {
+    if (files_.empty() || files_.back() != file) files_.push_back(file);
+    return static_cast<std::uint32_t>(files_.size() - 1);
+  };
+  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index* index) {
     out.reserve(in.size());
     for (const auto& rp : in) {
       if (auto id = paths_->parse(rp.path))
-        out.push_back(Root{*id, rp.kind, rp.loc});
+        out.push_back(Root{*id, rp.kind, file_of(rp.loc.file), rp.loc.line, rp.loc.col});
       else
         unparsable_.push_back(rp);
     }
-    for (const auto& root : out) index.insert(root.id, &root);
+    if (index)
+      for (const auto& root : out) index->insert(root.id, &root);
   };
-  load(r.read, read_, read_index_);
-  load(r.write, write_, write_index_);
-  load(r.protect, protect_, protect_index_);
-  load(r.deny, deny_, deny_index_);
-  load(r.pin, pin_, pin_index_);
+  // Protected and deny roots need no index of their own: near() finds them in at_.
+  load(r.read, read_, &read_index_);
+  load(r.write, write_, &write_index_);
+  load(r.protect, protect_, nullptr);
+  load(r.deny, deny_, nullptr);
+  load(r.pin, pin_, &pin_index_);
   auto ancestors = [&](const std::vector<Root>& guarded, Index& out) {
     for (const auto& g : guarded) {
       for (auto a = paths_->parent(g.id); a; a = paths_->parent(*a)) out.insert(*a, &g);
@@ -61,6 +66,14 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   };
   ancestors(protect_, protect_ancestors_);
   ancestors(deny_, deny_ancestors_);
+  auto gather = [&](const std::vector<Root>& roots, const Root* Near::*kind) {
+    for (const auto& r : roots)
+      if (!(at_[r.id].*kind)) at_[r.id].*kind = &r;
+  };
+  gather(deny_, &Near::deny);
+  gather(write_, &Near::write);
+  gather(read_, &Near::read);
+  gather(protect_, &Near::protect);
 }
 
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
@@ -73,13 +86,12 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
 Intent::Near Intent::near(Id p) const {
   if (const Near* known = near_.find(p)) return *known;
   Near n = p == PathTable::kRoot ? Near{} : near(paths_->up(p));
-  auto at = [&](const Index& index, const Root*& deepest) {
-    if (const Root* const* r = index.find(p)) deepest = *r;
-  };
-  at(deny_index_, n.deny);
-  at(write_index_, n.write);
-  at(read_index_, n.read);
-  at(protect_index_, n.protect);
+  if (const Near* own = at_.find(p)) {
+    if (own->deny) n.deny = own->deny;
+    if (own->write) n.write = own->write;
+    if (own->read) n.read = own->read;
+    if (own->protect) n.protect = own->protect;
+  }
   return near_.insert(p, n);
 }
 
@@ -133,10 +145,16 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
 }
 
 std::array<Expect, 4> Intent::verdicts(Id p) const {
+  // decide() for each operation, with the checks they share made once: create and
+  // delete follow the same rule.
+  if (!confined()) return {Expect::Allow, Expect::Allow, Expect::Allow, Expect::Allow};
   const Near n = near(p);
-  std::array<Expect, 4> out{};
-  for (FsOp op : kAllFsOps) out[static_cast<size_t>(op)] = decide(p, op, n).expect;
-  return out;
+  if (n.deny)
+    return {Expect::DenyStrict, Expect::DenyStrict, Expect::DenyStrict, Expect::DenyStrict};
+  const Expect entry = entry_rule(p, n).expect;
+  static_assert(static_cast<size_t>(FsOp::Read) == 0 && static_cast<size_t>(FsOp::Write) == 1 &&
+                static_cast<size_t>(FsOp::Create) == 2 && static_cast<size_t>(FsOp::Delete) == 3);
+  return {read_rule(p, n).expect, write_rule(p, n).expect, entry, entry};
 }
 
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
@@ -188,7 +206,7 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
     }
     return "?";
   };
-  return Expectation{d.expect, d.root ? d.root->loc : builtin(), reason()};
+  return Expectation{d.expect, d.root ? loc(*d.root) : builtin(), reason()};
 }
 
 std::string Probe::role() const {
@@ -222,7 +240,7 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   probes.reserve(5 * (intent.read().size() + intent.write().size() + intent.deny().size() +
                       intent.pin().size() + intent.protect().size()) +
                  2);
-  std::vector<bool> seen;  // by path id: the first probe of a path keeps its role
+  std::vector<char> seen;  // by path id: the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
     // Doubling: the ids grow by one as probes are interned.
@@ -234,9 +252,9 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
     add(r.id, R::Self, kind, &r);
-    const PathTable::Id child = paths.child(r.id, "zpolicy-probe");
+    const PathTable::Id child = paths.lasting_child(r.id, "zpolicy-probe");
     add(child, R::Child, kind, &r);
-    add(paths.child(child, "deeper"), R::Grandchild, kind, &r);
+    add(paths.lasting_child(child, "deeper"), R::Grandchild, kind, &r);
     if (auto parent = paths.parent(r.id)) {
       add(*parent, R::Parent, kind, &r);
       add(paths.child(*parent, std::string(paths.name(r.id)) + "x"), R::PrefixSibling, kind, &r);
@@ -246,10 +264,20 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   for (const auto& r : intent.write()) around(r, "writable root");
   for (const auto& r : intent.deny()) around(r, "deny root");
   for (const auto& r : intent.pin()) around(r, "pin");
+  // The ancestors of one protected path, marked with its number, so that telling which
+  // writable roots contain it is a lookup per root instead of a walk up per root.
+  std::vector<size_t> marked;
+  size_t number = 0;
   for (const auto& r : intent.protect()) {
     around(r, "protected path");
+    ++number;
+    for (PathTable::Id a = r.id;; a = paths.up(a)) {
+      if (a >= marked.size()) marked.resize(std::max<size_t>(a + 1, 2 * marked.size()));
+      marked[a] = number;
+      if (a == PathTable::kRoot) break;
+    }
     for (const auto& w : intent.write()) {
-      if (!paths.contains(w.id, r.id)) continue;
+      if (w.id >= marked.size() || marked[w.id] != number) continue;
       for (auto a = paths.parent(r.id); a && *a != w.id; a = paths.parent(*a))
         add(*a, R::Between, "protected path", &r, &w);
     }

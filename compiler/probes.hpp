@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,8 +49,14 @@ class Intent {
   struct Root {
     PathTable::Id id = PathTable::kRoot;  // in paths()
     ir::HostKind kind = ir::HostKind::Unknown;
-    ir::SourceLoc loc;  // the policy line that asked for it
+    // The policy line that asked for it, which Intent::loc() spells out; the file is
+    // an index into the few the policy came from, since copying its name for every
+    // path cost more than the rest of building the intent.
+    std::uint32_t file = 0;
+    int line = 0;
+    int col = 0;
   };
+  ir::SourceLoc loc(const Root& r) const { return ir::SourceLoc{files_[r.file], r.line, r.col}; }
   const std::vector<Root>& read() const { return read_; }
   const std::vector<Root>& write() const { return write_; }
   const std::vector<Root>& protect() const { return protect_; }
@@ -108,14 +115,18 @@ class Intent {
   bool private_tmp_;
   Id tmp_;
   std::vector<Root> read_, write_, protect_, deny_, pin_;
-  Index read_index_, write_index_, protect_index_, deny_index_, pin_index_;
+  Index read_index_, write_index_, pin_index_;
   // Every strict ancestor of a protected (or deny) path, with the first such path.
   Index protect_ancestors_, deny_ancestors_;
+  // The first root of each kind at each path, as the indexes above hold them, gathered
+  // so that near() looks a path up once instead of once per kind.
+  PathMap<Near> at_;
   // near() of every path asked about so far and of its ancestors: the probes share
   // ancestors, so a walk up stops at the first one known instead of at "/" once per
   // kind of root.
   mutable PathMap<Near> near_;
   std::vector<ir::ResolvedPath> unparsable_;
+  std::vector<std::string> files_;  // the files of the roots' policy lines
 };
 
 // A path the verifier asks about, with the IR's answer for every operation.

@@ -147,7 +147,8 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
     for (size_t i : uncertain)
       if (!applied[i])
         s.assumptions.push_back("assuming the source of bwrap.args:" + std::to_string(ops[i].line) +
-                                " (" + ops[i].text + ") is missing, so bwrap skips it");
+                                " (" + std::string(ops[i].text) +
+                                ") is missing, so bwrap skips it");
     out.push_back(std::move(s));
   }
   return out;
@@ -219,9 +220,9 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
     for (const auto& s : tables) {
       const auto* m = s.table.mount_at(path);
       if (m && m->kind == r.kind) continue;
-      Finding f =
-          hardening(r.option, std::string("the sandbox's own ") + r.path,
-                    m ? "a different mount: " + m->text : "no mount at " + std::string(r.path));
+      Finding f = hardening(
+          r.option, std::string("the sandbox's own ") + r.path,
+          m ? "a different mount: " + std::string(m->text) : "no mount at " + std::string(r.path));
       // A deny root over it is the policy line that took it away.
       for (const auto& d : intent.deny)
         if (auto dp = SymbolicPath::parse(d.path); dp && dp->contains(path)) {
@@ -337,9 +338,9 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   // artifact never runs the command it was compiled for.
   for (const auto& op : argv.ops)
     if (op.source && !op.try_source && facts.known_missing(*op.source))
-      findings.push_back(
-          malformed(op.line, op.text + ": the source is missing on this host (per the resolved "
-                                       "policy); bwrap would abort"));
+      findings.push_back(malformed(
+          op.line, std::string(op.text) + ": the source is missing on this host (per the resolved "
+                                          "policy); bwrap would abort"));
   auto tables = scenarios(argv, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);

@@ -157,4 +157,23 @@ BOOST_AUTO_TEST_CASE(parse_agrees_with_symbolic_path_parse) {
   }
 }
 
+// parse() starts where a text parts from the one before it; texts that share prefixes of
+// every length with their predecessor read as if each came alone.
+BOOST_AUTO_TEST_CASE(parse_after_a_shared_prefix_agrees_with_symbolic_path_parse) {
+  static const char* const kPieces[] = {"/", "//", "a",  "ab", ".",    "..",   "${HOME}", "${",
+                                        "}", "$",  "\n", "/a", ".git", "/x.y", "/.",      "${}"};
+  std::mt19937 rng(20261203);
+  PathTable t;
+  std::string previous = "/a/ab/x.y";
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = previous.substr(0, rng() % (previous.size() + 1));
+    for (unsigned n = rng() % 4; n > 0; --n) text += kPieces[rng() % 16];
+    const auto want = SymbolicPath::parse(text);
+    const auto got = t.parse(text);
+    BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), text);
+    if (want) BOOST_TEST_REQUIRE((*got == t.intern(*want) && t.path(*got) == *want), text);
+    if (rng() % 3 != 0) previous = text;
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
