@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,15 +45,13 @@ std::string print_sexpr(const Sexpr& e);
 
 // --- Profiles -------------------------------------------------------------------------
 
-struct SbplFilter;
-
 // One filter list of a bound profile, of which the literal and subpath filters are found
 // through SbplPathIds: a query looks up its target and the target's ancestors instead of
 // comparing with every filter, since profiles list hundreds of them (a parameter per
 // writable root and protected path). Built by bind_params.
 struct SbplPathSet {
-  uint32_t index = 0;          // the list's number in SbplPathIds::Occurrence
-  std::vector<size_t> others;  // positions evaluated one by one
+  // The positions in the list evaluated one by one: SbplPathIds::others[first, end).
+  uint32_t first_other = 0, end_other = 0;
 };
 
 // Every value of a bound profile's indexed path filters, numbered, with the lists that
@@ -71,14 +70,19 @@ struct SbplPathIds {
     size_t pos = 0;
     bool literal = false;  // a literal, else a subpath
   };
+  // A list number (SbplFilter::child_paths, SbplRule::filter_paths) of no list.
+  static constexpr uint32_t kNoSet = UINT32_MAX;
   std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
   // By id, in one array: those of value i run from first[i] to first[i + 1].
   std::vector<Occurrence> occurrences;
   std::vector<uint32_t> first;
-  uint32_t sets = 0;  // the number of lists
+  std::vector<SbplPathSet> sets;  // by list number
+  std::vector<uint32_t> others;   // the SbplPathSet positions, list after list
 };
 
-// A filter of the emitted subset. Several filters on one rule are alternatives.
+// A filter of the emitted subset. Several filters on one rule are alternatives. The
+// filters of a profile live in one array, SbplProfile::filters, where a filter's children
+// are a range: a tree of vectors cost an allocation per filter to build and to free.
 struct SbplFilter {
   enum class Kind {
     Literal,            // (literal PATH)
@@ -97,23 +101,36 @@ struct SbplFilter {
   std::string_view value;  // constant string argument, in the text parse_sbpl read
   bool is_param = false;   // Literal/Subpath: `value` names a (param "...")
   const std::string_view* param_value = nullptr;  // set by bind_params: the value in its params
-  std::vector<SbplFilter> children;
-  std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params
+  // RequireAll/RequireAny/RequireNot: SbplProfile::filters[first_child, end_child); see
+  // SbplProfile::children().
+  uint32_t first_child = 0, end_child = 0;
+  // RequireAll/RequireAny: the children's list in SbplPathIds::sets, by bind_params.
+  uint32_t child_paths = SbplPathIds::kNoSet;
 };
 
 struct SbplRule {
   bool allow = false;
   std::vector<std::string> operations;  // as written: "file-write*", "process-exec", ...
   uint64_t operation_bits = 0;          // the same, as bits over the subset's operations
-  std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
-  std::shared_ptr<const SbplPathSet> filter_paths;  // set by bind_params
-  int line = 0;                                     // where the rule starts in the profile text
+  // SbplProfile::filters[first_filter, end_filter), see SbplProfile::filters_of(); none:
+  // the rule applies unconditionally.
+  uint32_t first_filter = 0, end_filter = 0;
+  uint32_t filter_paths = SbplPathIds::kNoSet;  // the filters' list, by bind_params
+  int line = 0;                                 // where the rule starts in the profile text
 };
 
 struct SbplProfile {
   bool default_allow = false;  // (allow default) / (deny default)
   std::vector<SbplRule> rules;
+  std::vector<SbplFilter> filters;  // of every rule, each list in a range of its own
   std::shared_ptr<const SbplPathIds> path_ids;  // set by bind_params
+
+  std::span<const SbplFilter> filters_of(const SbplRule& r) const {
+    return {filters.data() + r.first_filter, filters.data() + r.end_filter};
+  }
+  std::span<const SbplFilter> children(const SbplFilter& f) const {
+    return {filters.data() + f.first_child, filters.data() + f.end_child};
+  }
 };
 
 // Parses the text zpolicy emits; anything outside the subset is an error naming the
@@ -219,7 +236,7 @@ class SbplTargetQuery {
   std::vector<Operation> operations_;
   uint64_t any_ = 0;             // every profile operation that covers one of them
   std::vector<int> candidates_;  // the rules naming one of them, ascending
-  // The candidates whose filters are all indexed, by their list's SbplPathSet::index:
+  // The candidates whose filters are all indexed, by their list's number:
   // they can match only a target that the list names, or an ancestor of it. The others,
   // ascending, are matched against every target.
   std::vector<std::vector<int>> by_set_;
