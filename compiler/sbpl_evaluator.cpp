@@ -814,7 +814,8 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
 
 // The parameters by name, hashed: a profile reads hundreds of them, and the names
 // ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
-using ParamIndex = std::unordered_map<std::string_view, const std::string_view*>;
+using ParamIndex =
+    std::unordered_map<std::string_view, const std::string_view*, SbplPathIds::Hash>;
 
 // Binds filters[at] and the filters under it, and numbers their lists children first.
 void bind_filter(std::vector<SbplFilter>& filters, uint32_t at, const ParamIndex& params,

@@ -164,7 +164,7 @@ class FileIntent {
   const ir::Resolved& r_;
   // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
   // into its key cost as much as the lookups.
-  std::unordered_map<std::string_view, Firsts> firsts_;
+  std::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_;
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -324,7 +324,7 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
     for (const auto& p : *group) family(p.path);
   // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
   // went through: that walk added the rest.
-  std::unordered_set<std::string_view> walked;
+  std::unordered_set<std::string_view, SbplPathIds::Hash> walked;
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
       paths.push_back(*a);
