@@ -587,7 +587,7 @@ uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uin
     // Most values are in several lists: look them up before making a key of them.
     auto it = index.ids.find(*v);
     if (it == index.ids.end())
-      it = index.ids.emplace(std::string(*v), static_cast<uint32_t>(index.ids.size())).first;
+      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
     const uint32_t id = it->second;
     index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
   }
@@ -815,7 +815,7 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
 // The parameters by name, hashed: a profile reads hundreds of them, and the names
 // ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
 using ParamIndex =
-    std::unordered_map<std::string_view, const std::string_view*, SbplPathIds::Hash>;
+    std::pmr::unordered_map<std::string_view, const std::string_view*, SbplPathIds::Hash>;
 
 // Binds filters[at] and the filters under it, and numbers their lists children first.
 void bind_filter(std::vector<SbplFilter>& filters, uint32_t at, const ParamIndex& params,
@@ -914,7 +914,9 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
-  ParamIndex index;
+  // The index is dropped on return: its nodes are not freed one by one.
+  std::pmr::monotonic_buffer_resource arena;
+  ParamIndex index(&arena);
   index.reserve(params.size());
   for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
@@ -1023,9 +1025,12 @@ struct SbplTargetQuery::Scratch {
   std::vector<uint32_t> allowed;
   // The answers by the matches they follow from (see allowed()): the probes below one
   // root mostly match the same rules alike, and choosing among them per operation cost
-  // more than finding them.
-  std::unordered_map<std::string, std::vector<uint32_t>, SbplPathIds::Hash, std::equal_to<>>
-      answers;
+  // more than finding them. The signatures live in `arena`, freed with the query: a heap
+  // block each cost more than the lookup.
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_map<std::pmr::string, std::vector<uint32_t>, SbplPathIds::Hash,
+                          std::equal_to<>>
+      answers{&arena};
   std::string signature;
   std::vector<uint32_t> touched;
   Ancestors ancestors;
@@ -1108,8 +1113,8 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
 }
 
 const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
-         touched, ancestors, answers_unnamed] = *scratch_;
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, arena, answers,
+         signature, touched, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
@@ -1151,7 +1156,7 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
     signature += '|';
     sign(excluded, excluded_hits);
   }
-  if (auto it = answers.find(signature); it != answers.end()) return it->second;
+  if (auto it = answers.find(std::string_view(signature)); it != answers.end()) return it->second;
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
   for (size_t k = 0; k < operations_.size(); ++k) {
@@ -1173,7 +1178,7 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
       }
     }
   }
-  return answers.emplace(signature, out).first->second;
+  return answers.emplace(std::string_view(signature), out).first->second;
 }
 
 }  // namespace zpolicy::compiler

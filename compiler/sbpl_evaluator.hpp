@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <memory_resource>
 #include <span>
 #include <string>
 #include <string_view>
@@ -97,7 +98,11 @@ struct SbplPathIds {
   };
   // A list number (SbplFilter::child_paths, SbplRule::filter_paths) of no list.
   static constexpr uint32_t kNoSet = UINT32_MAX;
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
+  // Where `ids` keeps its nodes, freed all at once with it: a heap block per value to
+  // make and to free cost as much as looking the values up.
+  std::pmr::monotonic_buffer_resource arena;
+  // The values view the profile text and the parameters, which outlive the bound profile.
+  std::pmr::unordered_map<std::string_view, uint32_t, Hash> ids{&arena};
   // By id, in one array: those of value i run from first[i] to first[i + 1].
   std::vector<Occurrence> occurrences;
   std::vector<uint32_t> first;

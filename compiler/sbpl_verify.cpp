@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory_resource>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -162,9 +163,11 @@ class FileIntent {
   Firsts& first(std::string_view path) { return firsts_[path]; }
 
   const ir::Resolved& r_;
+  // Where firsts_ keeps its nodes, freed all at once with it.
+  std::pmr::monotonic_buffer_resource arena_;
   // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
   // into its key cost as much as the lookups.
-  std::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_;
+  std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -324,7 +327,8 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
     for (const auto& p : *group) family(p.path);
   // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
   // went through: that walk added the rest.
-  std::unordered_set<std::string_view, SbplPathIds::Hash> walked;
+  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
+  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
       paths.push_back(*a);
