@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory_resource>
 #include <unordered_map>
@@ -285,6 +287,75 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
   return deny("host processes are out of reach");
 }
 
+// A path being sorted by sort_paths(), with its bytes from the current depth on: the
+// next eight as a big-endian word (zeros past the end), and how many of them there are,
+// 9 standing for more than eight.
+struct SortEntry {
+  std::string_view path;
+  uint64_t word = 0;
+  uint32_t rest = 0;
+
+  void key(size_t depth) {
+    const size_t left = path.size() - std::min(depth, path.size());
+    rest = static_cast<uint32_t>(std::min<size_t>(left, 9));
+    uint64_t w = 0;
+    if (left >= sizeof w) {
+      std::memcpy(&w, path.data() + depth, sizeof w);
+      if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    } else {
+      for (size_t i = 0; i < left; ++i)
+        w |= uint64_t{static_cast<unsigned char>(path[depth + i])} << (56 - 8 * i);
+    }
+    word = w;
+  }
+  // By the current key: paths that agree on the bytes before it sort as their keys do,
+  // and equal keys with rest below 9 are equal paths.
+  bool before(const SortEntry& o) const { return word != o.word ? word < o.word : rest < o.rest; }
+  bool same_key(const SortEntry& o) const { return word == o.word && rest == o.rest; }
+};
+
+// Sorts a[0, n), whose paths agree on their first `depth` bytes and whose keys are those
+// at `depth`, as std::sort would: a three-way quicksort on eight bytes at a time. Probe
+// paths share long prefixes ("${HOME}/cache/tool"), so comparing whole paths spent most
+// of the sort on the same bytes; this reads each byte a few times.
+void sort_paths(SortEntry* a, size_t n, size_t depth) {
+  while (n > 1) {
+    if (n <= 16) {
+      // Few enough to insert one by one, by key, and past it by the rest of the paths.
+      auto less = [&](const SortEntry& x, const SortEntry& y) {
+        if (!x.same_key(y)) return x.before(y);
+        return x.rest > 8 && x.path.substr(depth + 8) < y.path.substr(depth + 8);
+      };
+      for (size_t i = 1; i < n; ++i) {
+        const SortEntry e = a[i];
+        size_t j = i;
+        for (; j > 0 && less(e, a[j - 1]); --j) a[j] = a[j - 1];
+        a[j] = e;
+      }
+      return;
+    }
+    const SortEntry pivot = a[n / 2];
+    size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+      if (a[i].before(pivot)) {
+        std::swap(a[lt++], a[i++]);
+      } else if (pivot.before(a[i])) {
+        std::swap(a[i], a[--gt]);
+      } else {
+        ++i;
+      }
+    }
+    sort_paths(a, lt, depth);
+    sort_paths(a + gt, n - gt, depth);
+    // The paths equal to the pivot's key: equal paths, or ones that go on past it.
+    if (pivot.rest <= 8) return;
+    a += lt;
+    n = gt - lt;
+    depth += sizeof(uint64_t);
+    for (size_t k = 0; k < n; ++k) a[k].key(depth);
+  }
+}
+
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
@@ -332,7 +403,13 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
       paths.push_back(*a);
-  std::sort(paths.begin(), paths.end());
+  std::vector<SortEntry> entries(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    entries[i].path = paths[i];
+    entries[i].key(0);
+  }
+  sort_paths(entries.data(), entries.size(), 0);
+  for (size_t i = 0; i < paths.size(); ++i) paths[i] = entries[i].path;
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
