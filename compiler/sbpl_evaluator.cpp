@@ -260,6 +260,32 @@ class Form {
   uint32_t i_;
 };
 
+// The filter kind a head names, if any, by one comparison of the text once the length
+// and end characters rule out the other keywords: comparing the head with each keyword in
+// turn was a third of reading the filters.
+std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
+  using K = SbplFilter::Kind;
+  static constexpr std::array<std::pair<std::string_view, K>, 11> kHeads = {{
+      {"literal", K::Literal},
+      {"subpath", K::Subpath},
+      {"require-all", K::RequireAll},
+      {"require-any", K::RequireAny},
+      {"require-not", K::RequireNot},
+      {"target", K::TargetSameSandbox},
+      {"sysctl-name", K::SysctlName},
+      {"sysctl-name-prefix", K::SysctlNamePrefix},
+      {"global-name", K::GlobalName},
+      {"local", K::LocalIp},
+      {"remote", K::RemoteIp},
+  }};
+  if (head.empty()) return std::nullopt;
+  for (const auto& [word, kind] : kHeads)
+    if (word.size() == head.size() && word.front() == head.front() &&
+        word.back() == head.back() && word == head)
+      return kind;
+  return std::nullopt;
+}
+
 // Reads `e` into filters[at], in place: moving each filter up the tree cost as much as
 // reading it. A list's children take the next free range of `filters`.
 std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filters, uint32_t at) {
@@ -272,15 +298,10 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
   const std::string_view head = e.item(0).atom();
   auto quoted = [&] { return "'" + std::string(head) + "'"; };
   const auto n = e.size();
-  auto one_string = [&](K kind) -> std::optional<SbplError> {
-    if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
-      return e.error(quoted() + " takes one string");
-    f.kind = kind;
-    f.value = e.item(1).atom();
-    return std::nullopt;
-  };
-  if (head == "literal" || head == "subpath") {
-    f.kind = head == "literal" ? K::Literal : K::Subpath;
+  const auto kind = filter_kind(head);
+  if (!kind) return e.error(quoted() + " is not a filter zpolicy emits");
+  f.kind = *kind;
+  if (f.kind == K::Literal || f.kind == K::Subpath) {
     if (n != 2) return e.error(quoted() + " takes one path");
     const Form arg = e.item(1);
     if (arg.kind() == Sexpr::Kind::String) {
@@ -295,10 +316,7 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     }
     return e.error(quoted() + " takes a string or (param \"NAME\")");
   }
-  if (head == "require-all" || head == "require-any" || head == "require-not") {
-    f.kind = head == "require-all"   ? K::RequireAll
-             : head == "require-any" ? K::RequireAny
-                                     : K::RequireNot;
+  if (f.kind == K::RequireAll || f.kind == K::RequireAny || f.kind == K::RequireNot) {
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
       return e.error(quoted() + " has the wrong number of filters");
     const auto first = static_cast<uint32_t>(filters.size());
@@ -311,16 +329,12 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     }
     return std::nullopt;
   }
-  if (head == "target") {
+  if (f.kind == K::TargetSameSandbox) {
     if (n != 2 || !e.item(1).is_symbol("same-sandbox"))
       return e.error("only (target same-sandbox) is in the subset");
-    f.kind = K::TargetSameSandbox;
     return std::nullopt;
   }
-  if (head == "sysctl-name") return one_string(K::SysctlName);
-  if (head == "sysctl-name-prefix") return one_string(K::SysctlNamePrefix);
-  if (head == "global-name") return one_string(K::GlobalName);
-  if (head == "local" || head == "remote") {
+  if (f.kind == K::LocalIp || f.kind == K::RemoteIp) {
     if (n != 3 || !e.item(1).is_symbol("ip") || e.item(2).kind() != Sexpr::Kind::String)
       return e.error("expected (" + std::string(head) + " ip \"HOST:PORT\")");
     const std::string_view addr = e.item(2).atom();
@@ -328,11 +342,14 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     std::string_view host = addr.substr(0, colon);
     if (colon == std::string_view::npos || (host != "localhost" && host != "*"))
       return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
-    f.kind = head == "local" ? K::LocalIp : K::RemoteIp;
     f.value = addr;
     return std::nullopt;
   }
-  return e.error(quoted() + " is not a filter zpolicy emits");
+  // The others, (sysctl-name ...), (sysctl-name-prefix ...) and (global-name ...).
+  if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
+    return e.error(quoted() + " takes one string");
+  f.value = e.item(1).atom();
+  return std::nullopt;
 }
 
 std::variant<SbplRule, SbplError> rule_of(const Form& e, std::vector<SbplFilter>& filters) {
