@@ -103,8 +103,6 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
     "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
 };
 
-using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
-
 // Which of a path's verdicts each of kPathOperations takes, by position: worked out once
 // rather than by comparing names for every probe path.
 enum class PathOpKind { Read, Write, Unlink, Link, Exec };
@@ -120,6 +118,21 @@ constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
   }
   return kinds;
 }();
+
+// The verdicts of kPathOperations on one path, by position, kept once per PathOpKind: the
+// operations of a kind share theirs, and a copy per operation for every probe path cost
+// more than deciding them.
+class PathVerdicts {
+ public:
+  // In PathOpKind order.
+  explicit PathVerdicts(const std::array<Verdict, 5>& by_kind) : by_kind_(by_kind) {}
+  const Verdict& operator[](size_t k) const {
+    return by_kind_[static_cast<size_t>(kPathOpKinds[k])];
+  }
+
+ private:
+  std::array<Verdict, 5> by_kind_;
+};
 
 // The entries of the policy that decide about one path, whatever the operation.
 struct PathFacts {
@@ -235,10 +248,9 @@ PathFacts FileIntent::facts(std::string_view path) const {
 }
 
 PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
-  PathVerdicts out;
   if (r_.mode == Mode::DangerFullAccess || f.deny) {
-    out.fill(exec(f));
-    return out;
+    const Verdict v = exec(f);
+    return PathVerdicts({v, v, v, v, v});
   }
   const Verdict read = f.read                        ? allow("read root ", f.read)
                        : platform_runtime_path(path) ? unspecified("platform runtime path")
@@ -263,11 +275,7 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
       write = unlink = allow("writable root ", f.write);
     }
   }
-  // In PathOpKind order.
-  const std::array<Verdict, 5> by_kind = {read, write, unlink, link, exec(f)};
-  for (size_t k = 0; k < kPathOperations.size(); ++k)
-    out[k] = by_kind[static_cast<size_t>(kPathOpKinds[k])];
-  return out;
+  return PathVerdicts({read, write, unlink, link, exec(f)});
 }
 
 Verdict network_intent(const ir::Resolved& r, std::string_view target) {
