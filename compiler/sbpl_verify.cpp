@@ -106,6 +106,7 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
 // Which of a path's verdicts each of kPathOperations takes, by position: worked out once
 // rather than by comparing names for every probe path.
 enum class PathOpKind { Read, Write, Unlink, Link, Exec };
+constexpr size_t kPathOpKindCount = static_cast<size_t>(PathOpKind::Exec) + 1;
 constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
   std::array<PathOpKind, kPathOperations.size()> kinds{};
   for (size_t k = 0; k < kPathOperations.size(); ++k) {
@@ -125,13 +126,14 @@ constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
 class PathVerdicts {
  public:
   // In PathOpKind order.
-  explicit PathVerdicts(const std::array<Verdict, 5>& by_kind) : by_kind_(by_kind) {}
+  explicit PathVerdicts(const std::array<Verdict, kPathOpKindCount>& by_kind)
+      : by_kind_(by_kind) {}
   const Verdict& operator[](size_t k) const {
     return by_kind_[static_cast<size_t>(kPathOpKinds[k])];
   }
 
  private:
-  std::array<Verdict, 5> by_kind_;
+  std::array<Verdict, kPathOpKindCount> by_kind_;
 };
 
 // The entries of the policy that decide about one path, whatever the operation.
@@ -302,18 +304,19 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 }
 
 // A path being sorted by sort_paths(), with its bytes from the current depth on: the
-// next eight as a big-endian word (zeros past the end), and how many of them there are,
-// 9 standing for more than eight.
+// next kWord as a big-endian word (zeros past the end), and how many of them there are,
+// kWord + 1 standing for more.
 struct SortEntry {
+  static constexpr size_t kWord = sizeof(uint64_t);
   std::string_view path;
   uint64_t word = 0;
   uint32_t rest = 0;
 
   void key(size_t depth) {
     const size_t left = path.size() - std::min(depth, path.size());
-    rest = static_cast<uint32_t>(std::min<size_t>(left, 9));
+    rest = static_cast<uint32_t>(std::min(left, kWord + 1));
     uint64_t w = 0;
-    if (left >= sizeof w) {
+    if (left >= kWord) {
       std::memcpy(&w, path.data() + depth, sizeof w);
       if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
     } else {
@@ -323,9 +326,10 @@ struct SortEntry {
     word = w;
   }
   // By the current key: paths that agree on the bytes before it sort as their keys do,
-  // and equal keys with rest below 9 are equal paths.
+  // and equal keys with rest up to kWord are equal paths.
   bool before(const SortEntry& o) const { return word != o.word ? word < o.word : rest < o.rest; }
   bool same_key(const SortEntry& o) const { return word == o.word && rest == o.rest; }
+  bool goes_on() const { return rest > kWord; }  // past the key
 };
 
 // Sorts a[0, n), whose paths agree on their first `depth` bytes and whose keys are those
@@ -338,7 +342,8 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
       // Few enough to insert one by one, by key, and past it by the rest of the paths.
       auto less = [&](const SortEntry& x, const SortEntry& y) {
         if (!x.same_key(y)) return x.before(y);
-        return x.rest > 8 && x.path.substr(depth + 8) < y.path.substr(depth + 8);
+        return x.goes_on() &&
+               x.path.substr(depth + SortEntry::kWord) < y.path.substr(depth + SortEntry::kWord);
       };
       for (size_t i = 1; i < n; ++i) {
         const SortEntry e = a[i];
@@ -362,10 +367,10 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
     sort_paths(a, lt, depth);
     sort_paths(a + gt, n - gt, depth);
     // The paths equal to the pivot's key: equal paths, or ones that go on past it.
-    if (pivot.rest <= 8) return;
+    if (!pivot.goes_on()) return;
     a += lt;
     n = gt - lt;
-    depth += sizeof(uint64_t);
+    depth += SortEntry::kWord;
     for (size_t k = 0; k < n; ++k) a[k].key(depth);
   }
 }
