@@ -155,9 +155,12 @@ struct SbplProfile {
   std::vector<SbplFilter> filters;  // of every rule, each list in a range of its own
   std::shared_ptr<const SbplPathIds> path_ids;  // set by bind_params
 
+  // A rule's filters, alternatives to one another; empty when it applies unconditionally.
   std::span<const SbplFilter> filters_of(const SbplRule& r) const {
     return {filters.data() + r.first_filter, filters.data() + r.end_filter};
   }
+  // The filters under a (require-all ...), (require-any ...) or (require-not ...); empty
+  // for the others. Valid while the profile's filters are not added to.
   std::span<const SbplFilter> children(const SbplFilter& f) const {
     return {filters.data() + f.first_child, filters.data() + f.end_child};
   }
