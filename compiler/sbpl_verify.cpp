@@ -697,7 +697,8 @@ std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_tex
   // copying each name into an ordered set cost as much as the rest of the parse.
   const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   out.reserve(lines);
-  std::unordered_set<std::string_view> names;
+  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
+  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> names(&arena);
   names.reserve(lines);
   int line_no = 0;
   while (!text.empty()) {
