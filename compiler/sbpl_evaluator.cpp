@@ -425,7 +425,7 @@ struct Ancestors {
     int64_t id = -1;
     // The answers of SbplTargetQuery for a target with no id whose longest holder with
     // one is this: they hold for every such target while this stays an ancestor.
-    const std::vector<uint32_t>* answers_below = nullptr;
+    const std::pmr::vector<uint32_t>* answers_below = nullptr;
   };
   std::string target;
   int64_t target_id = -1;
@@ -1042,10 +1042,10 @@ struct SbplTargetQuery::Scratch {
   std::vector<uint32_t> allowed;
   // The answers by the matches they follow from (see allowed()): the probes below one
   // root mostly match the same rules alike, and choosing among them per operation cost
-  // more than finding them. The signatures live in `arena`, freed with the query: a heap
-  // block each cost more than the lookup.
+  // more than finding them. They live in `arena`, freed with the query: a heap block for
+  // each signature and answer cost more than the lookup.
   std::pmr::monotonic_buffer_resource arena;
-  std::pmr::unordered_map<std::pmr::string, std::vector<uint32_t>, SbplPathIds::Hash,
+  std::pmr::unordered_map<std::pmr::string, std::pmr::vector<uint32_t>, SbplPathIds::Hash,
                           std::equal_to<>>
       answers{&arena};
   std::string signature;
@@ -1053,7 +1053,7 @@ struct SbplTargetQuery::Scratch {
   Ancestors ancestors;
   // The answers (in `answers`) of a target with no id and no ancestor with one, by
   // whether "/" holds it.
-  std::array<const std::vector<uint32_t>*, 2> answers_unnamed{};
+  std::array<const std::pmr::vector<uint32_t>*, 2> answers_unnamed{};
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -1110,7 +1110,7 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 
 SbplTargetQuery::~SbplTargetQuery() = default;
 
-const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
+std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   if (!profile_.path_ids) return answer(target);
   Ancestors& ancestors = scratch_->ancestors;
   find_holders(*profile_.path_ids, target, ancestors);
@@ -1119,7 +1119,7 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   // targets with no id of their own below the same ones (the probes in a directory that
   // no rule names) share their answers.
   if (!always_.empty() || ancestors.target_id >= 0) return answer(target);
-  const std::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
+  const std::pmr::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
   for (auto h = ancestors.ids.rbegin(); h != ancestors.ids.rend(); ++h)
     if (h->id >= 0) {
       shared = &h->answers_below;
@@ -1129,7 +1129,7 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   return **shared;
 }
 
-const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
+const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, arena, answers,
          signature, touched, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
@@ -1195,7 +1195,10 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
       }
     }
   }
-  return answers.emplace(std::string_view(signature), out).first->second;
+  return answers
+      .emplace(std::piecewise_construct, std::forward_as_tuple(std::string_view(signature)),
+               std::forward_as_tuple(out.begin(), out.end()))
+      .first->second;
 }
 
 }  // namespace zpolicy::compiler

@@ -251,13 +251,13 @@ class SbplTargetQuery {
                   const std::vector<std::string>& operations);
   ~SbplTargetQuery();
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
-  // Valid until the next call.
-  const std::vector<uint32_t>& allowed(std::string_view target);
+  // Valid while the query lives: answers are kept for the targets that share them.
+  std::span<const uint32_t> allowed(std::string_view target);
 
  private:
   struct Scratch;
-  // allowed() for a target whose holders are in Scratch::ancestors.
-  const std::vector<uint32_t>& answer(std::string_view target);
+  // allowed() for a target whose holders are in Scratch::ancestors, kept in its arena.
+  const std::pmr::vector<uint32_t>& answer(std::string_view target);
   const SbplProfile& profile_;
   const SbplParams& params_;
   struct Operation {

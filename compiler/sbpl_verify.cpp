@@ -637,7 +637,7 @@ std::vector<SbplFinding> verify_sbpl(
   for_each_probe(
       policy,
       [&](std::string_view path, const PathVerdicts& verdicts) {
-        const auto& allowed = path_query.allowed(path);
+        const auto allowed = path_query.allowed(path);
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           judge(kPathOperations[k], path, verdicts[k], allowed[k]);
       },
