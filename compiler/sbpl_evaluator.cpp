@@ -937,6 +937,9 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   index.reserve(params.size());
   for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
+  // A value per path filter at most: growing the table cost a rehash of every value each
+  // time it doubled.
+  ids->ids.reserve(profile.filters.size());
   for (auto& r : profile.rules) {
     for (uint32_t f = r.first_filter; f < r.end_filter; ++f)
       bind_filter(profile.filters, f, index, *ids);

@@ -151,6 +151,9 @@ struct PathFacts {
 class FileIntent {
  public:
   explicit FileIntent(const ir::Resolved& r) : r_(r) {
+    // Every path of the lists, and about as many ancestors of protected paths: growing
+    // the table to that cost a rehash of every path each time it doubled.
+    firsts_.reserve(r.read.size() + r.write.size() + r.deny.size() + 2 * r.protect.size());
     auto keep_first = [](size_t& slot, size_t i) { slot = std::min(slot, i); };
     for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
     for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
