@@ -1052,6 +1052,16 @@ struct SbplTargetQuery::Scratch {
                           std::equal_to<>>
       answers{&arena};
   std::string signature;
+  // The answers by what the target's lists say (for each list touched: its number, and
+  // the specificity of its best match under each subpath reading and whether a subpath
+  // equal to the target is among them), when every candidate rule matches through the
+  // lists alone: the answers follow from that, and the policy paths, whose values lie
+  // in the same lists at the same depth, share it, while matching their rules to find
+  // their signature cost most of a query.
+  std::pmr::unordered_map<std::pmr::string, const std::pmr::vector<uint32_t>*,
+                          SbplPathIds::Hash, std::equal_to<>>
+      by_lists{&arena};
+  std::string lists;
   std::vector<uint32_t> touched;
   Ancestors ancestors;
   // The answers (in `answers`) of a target with no id and no ancestor with one, by
@@ -1134,8 +1144,23 @@ std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
 
 const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, arena, answers,
-         signature, touched, ancestors, answers_unnamed] = *scratch_;
+         signature, by_lists, lists, touched, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
+  const bool by_lists_alone = always_.empty() && profile_.path_ids;
+  if (by_lists_alone) {
+    lists.clear();
+    for (uint32_t set : touched) {
+      const SetMatch& m = sets[set];
+      const std::array<int64_t, 3> fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
+                                             m.strict_specificity};
+      lists.append(reinterpret_cast<const char*>(fields.data()), sizeof fields);
+    }
+    if (auto it = by_lists.find(std::string_view(lists)); it != by_lists.end()) return *it->second;
+  }
+  auto remember = [&](const std::pmr::vector<uint32_t>& answer) -> const std::pmr::vector<uint32_t>& {
+    if (by_lists_alone) by_lists.emplace(std::string_view(lists), &answer);
+    return answer;
+  };
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
   // ones, ascending, says.
@@ -1176,7 +1201,8 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
     signature += '|';
     sign(excluded, excluded_hits);
   }
-  if (auto it = answers.find(std::string_view(signature)); it != answers.end()) return it->second;
+  if (auto it = answers.find(std::string_view(signature)); it != answers.end())
+    return remember(it->second);
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
   for (size_t k = 0; k < operations_.size(); ++k) {
@@ -1198,10 +1224,11 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
       }
     }
   }
-  return answers
-      .emplace(std::piecewise_construct, std::forward_as_tuple(std::string_view(signature)),
-               std::forward_as_tuple(out.begin(), out.end()))
-      .first->second;
+  return remember(
+      answers
+          .emplace(std::piecewise_construct, std::forward_as_tuple(std::string_view(signature)),
+                   std::forward_as_tuple(out.begin(), out.end()))
+          .first->second);
 }
 
 }  // namespace zpolicy::compiler
