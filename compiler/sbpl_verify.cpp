@@ -25,6 +25,27 @@ std::optional<std::string_view> parent_of(std::string_view path) {
   return path.substr(0, slash == 0 ? 1 : slash);
 }
 
+// The length of the longest common prefix of `a` and `b`, compared a word at a time:
+// consecutive probe paths share most of their length.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, sizeof x);
+    std::memcpy(&y, b.data() + i, sizeof y);
+    if (x == y) continue;
+    // The first differing byte in memory order is the lowest one on a little-endian host.
+    const uint64_t d = x ^ y;
+    return i + static_cast<size_t>(std::endian::native == std::endian::little
+                                       ? std::countr_zero(d)
+                                       : std::countl_zero(d)) /
+                   8;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
 // Files a confined process must be able to read to start at all, whatever its read roots
 // (docs/macos.md, "Platform read defaults"). Reads there are neither required nor refused
 // by a policy, so probes that land there are not judged.
@@ -203,29 +224,14 @@ class FileIntent {
     const Firsts* own = nullptr;  // its entry in firsts_
   };
   mutable std::vector<Holder> holders_;
-  mutable std::vector<std::string_view> pending_;
+  mutable std::string_view last_;  // the last path asked about
 };
 
 PathFacts FileIntent::facts(std::string_view path) const {
-  // The holders for_each_holder() lists: the path, its ancestors, then "/".
-  auto holds = [&](std::string_view h) {
-    return h == path || h == "/" ||
-           (!h.empty() && path.starts_with(h) && path.size() > h.size() && path[h.size()] == '/');
-  };
-  auto up = [](std::string_view h) {
-    for (size_t i = h.size(); i-- > 1;)
-      if (h[i] == '/') return h.substr(0, i);
-    return std::string_view("/");
-  };
-  while (!holders_.empty() && !holds(holders_.back().path)) holders_.pop_back();
-  pending_.clear();
-  for (std::string_view h = path; holders_.empty() || h != holders_.back().path; h = up(h)) {
-    pending_.push_back(h);
-    if (h == "/") break;
-  }
-  for (auto h = pending_.rbegin(); h != pending_.rend(); ++h) {
-    Holder next{*h, holders_.empty() ? Firsts{} : holders_.back().held};
-    if (auto it = firsts_.find(*h); it != firsts_.end()) {
+  // The holders for_each_holder() lists: "/", then the ancestors and the path itself.
+  auto push = [&](std::string_view h) {
+    Holder next{h, holders_.empty() ? Firsts{} : holders_.back().held};
+    if (auto it = firsts_.find(h); it != firsts_.end()) {
       next.own = &it->second;
       next.held.read = std::min(next.held.read, it->second.read);
       next.held.write = std::min(next.held.write, it->second.write);
@@ -233,7 +239,24 @@ PathFacts FileIntent::facts(std::string_view path) const {
       next.held.deny = std::min(next.held.deny, it->second.deny);
     }
     holders_.push_back(next);
+  };
+  if (holders_.empty()) push("/");
+  // Past "/", the holders are the last path and ancestors of it, so one holds this path
+  // when it is no longer than their common prefix and ends where a component of this path
+  // does: comparing each with the path again read the shared bytes once per holder.
+  const size_t common = common_prefix(path, last_);
+  while (holders_.size() > 1) {
+    const size_t n = holders_.back().path.size();
+    if (n <= common && (n == path.size() || (n != 0 && n < path.size() && path[n] == '/'))) break;
+    holders_.pop_back();
   }
+  // The ancestors past the longest holder kept, shortest first, then the path itself.
+  const size_t kept = holders_.size() == 1 ? 0 : holders_.back().path.size();
+  for (size_t i = path.find('/', kept + 1); i != std::string_view::npos; i = path.find('/', i + 1))
+    if (i != 1 || path[0] != '/') push(path.substr(0, i));
+  if (path != "/" && (holders_.size() == 1 || holders_.back().path.size() != path.size()))
+    push(path);
+  last_ = path;
   Firsts held = holders_.back().held;
   // protected_below is the path's own, or for a one-character path that of "/", which
   // for_each_holder() lists last. The holders grow longer from "/" to the path itself,
