@@ -1148,12 +1148,16 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
   set_matches(profile_, target, sets, &touched, &ancestors);
   const bool by_lists_alone = always_.empty() && profile_.path_ids;
   if (by_lists_alone) {
-    lists.clear();
+    using Fields = std::array<int64_t, 3>;
+    // Sized once and written in place: an append per list was a call per list.
+    lists.resize(touched.size() * sizeof(Fields));
+    char* at = lists.data();
     for (uint32_t set : touched) {
       const SetMatch& m = sets[set];
-      const std::array<int64_t, 3> fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
-                                             m.strict_specificity};
-      lists.append(reinterpret_cast<const char*>(fields.data()), sizeof fields);
+      const Fields fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
+                             m.strict_specificity};
+      std::memcpy(at, fields.data(), sizeof fields);
+      at += sizeof fields;
     }
     if (auto it = by_lists.find(std::string_view(lists)); it != by_lists.end()) return *it->second;
   }
