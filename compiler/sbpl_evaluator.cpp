@@ -462,10 +462,12 @@ bool under_root(std::string_view target) {
 }
 
 // Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
-// target shared, and "/", are not looked up again.
-void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& memo) {
+// target shared, and "/", are not looked up again, nor the paths `values` (those of
+// `index`) tells are none of its values.
+void find_holders(const SbplPathIds& index, const SbplPathFilter& values, std::string_view target,
+                  Ancestors& memo) {
   memo.target_id = -1;
-  if (!target.empty()) {
+  if (!target.empty() && values.may_hold(target)) {
     auto it = index.ids.find(target);
     if (it != index.ids.end()) memo.target_id = it->second;
   }
@@ -475,8 +477,11 @@ void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& 
   while (!memo.ids.empty() && memo.ids.back().length >= common) memo.ids.pop_back();
   for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
        i = target.find('/', i + 1)) {
-    auto it = index.ids.find(target.substr(0, i));
-    memo.ids.push_back({i, it == index.ids.end() ? -1 : int64_t{it->second}});
+    const std::string_view ancestor = target.substr(0, i);
+    int64_t id = -1;
+    if (values.may_hold(ancestor))
+      if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
+    memo.ids.push_back({i, id});
   }
   memo.target.assign(target);
   memo.under_root = under_root(target);
@@ -1058,11 +1063,12 @@ struct SbplTargetQuery::Scratch {
   // lists alone: the answers follow from that, and the policy paths, whose values lie
   // in the same lists at the same depth, share it, while matching their rules to find
   // their signature cost most of a query.
-  std::pmr::unordered_map<std::pmr::string, const std::pmr::vector<uint32_t>*,
-                          SbplPathIds::Hash, std::equal_to<>>
+  std::pmr::unordered_map<std::pmr::string, const std::pmr::vector<uint32_t>*, SbplPathIds::Hash,
+                          std::equal_to<>>
       by_lists{&arena};
   std::string lists;
   std::vector<uint32_t> touched;
+  SbplPathFilter values;  // the values in SbplProfile::path_ids
   Ancestors ancestors;
   // The answers (in `answers`) of a target with no id and no ancestor with one, by
   // whether "/" holds it.
@@ -1113,6 +1119,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
     for (size_t j = 0; j < k && operations_[k].same_as < 0; ++j)
       if (operations_[j].same_as < 0 && same_rules(operations_[j], operations_[k]))
         operations_[k].same_as = static_cast<int>(j);
+  if (profile.path_ids)
+    for (const auto& [value, id] : profile.path_ids->ids) scratch_->values.add(value);
   scratch_->included.resize(profile.rules.size());
   scratch_->excluded.resize(profile.rules.size());
   const auto& models = all_sbpl_models();
@@ -1126,7 +1134,7 @@ SbplTargetQuery::~SbplTargetQuery() = default;
 std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   if (!profile_.path_ids) return answer(target);
   Ancestors& ancestors = scratch_->ancestors;
-  find_holders(*profile_.path_ids, target, ancestors);
+  find_holders(*profile_.path_ids, scratch_->values, target, ancestors);
   // A rule matched against every target may read the target itself. Without one, every
   // rule matches through the index alone, by the target's holders with an id: the
   // targets with no id of their own below the same ones (the probes in a directory that
@@ -1144,7 +1152,7 @@ std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
 
 const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, arena, answers,
-         signature, by_lists, lists, touched, ancestors, answers_unnamed] = *scratch_;
+         signature, by_lists, lists, touched, values, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
   const bool by_lists_alone = always_.empty() && profile_.path_ids;
   if (by_lists_alone) {
@@ -1161,7 +1169,8 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
     }
     if (auto it = by_lists.find(std::string_view(lists)); it != by_lists.end()) return *it->second;
   }
-  auto remember = [&](const std::pmr::vector<uint32_t>& answer) -> const std::pmr::vector<uint32_t>& {
+  auto remember =
+      [&](const std::pmr::vector<uint32_t>& answer) -> const std::pmr::vector<uint32_t>& {
     if (by_lists_alone) by_lists.emplace(std::string_view(lists), &answer);
     return answer;
   };
@@ -1228,11 +1237,11 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
       }
     }
   }
-  return remember(
-      answers
-          .emplace(std::piecewise_construct, std::forward_as_tuple(std::string_view(signature)),
-                   std::forward_as_tuple(out.begin(), out.end()))
-          .first->second);
+  return remember(answers
+                      .emplace(std::piecewise_construct,
+                               std::forward_as_tuple(std::string_view(signature)),
+                               std::forward_as_tuple(out.begin(), out.end()))
+                      .first->second);
 }
 
 }  // namespace zpolicy::compiler

@@ -240,6 +240,37 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace = true);
 
+// A set of paths that tells, in a few instructions, that most paths outside it are not
+// in it: a verifier looks up thousands of probe paths and their ancestors in tables that
+// hold few of them, and hashing each whole path for a lookup that fails was most of the
+// cost of its walks. It goes by a path's length and last eight bytes, where sibling
+// paths with a long shared prefix differ.
+class SbplPathFilter {
+ public:
+  void add(std::string_view path) {
+    const size_t s = slot(path);
+    bits_[s / 64] |= uint64_t{1} << (s % 64);
+  }
+  // False when `path` was never added; true when it may have been.
+  bool may_hold(std::string_view path) const {
+    const size_t s = slot(path);
+    return (bits_[s / 64] >> (s % 64)) & 1;
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 12;
+  static size_t slot(std::string_view path) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+    uint64_t w = 0;
+    if (path.size() >= sizeof w)
+      std::memcpy(&w, path.data() + path.size() - sizeof w, sizeof w);
+    else
+      for (char c : path) w = (w << 8) | static_cast<unsigned char>(c);
+    return static_cast<size_t>(((w ^ (path.size() * kMul)) * kMul) >> (64 - kSlotBits));
+  }
+  std::array<uint64_t, (size_t{1} << kSlotBits) / 64> bits_{};
+};
+
 // decide_all_models() without traces for a fixed list of operations on one target at a
 // time: which rules' filters match depends on the operation only through whether the
 // rules name it (and creation's subpath reading), so the target is matched once for all

@@ -190,6 +190,7 @@ class FileIntent {
         return true;
       });
     }
+    for (const auto& [path, firsts] : firsts_) listed_.add(path);
   }
 
   // Keeps the holders of `path` by view until a later call leaves them: paths asked
@@ -215,6 +216,7 @@ class FileIntent {
   // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
   // into its key cost as much as the lookups.
   std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
+  SbplPathFilter listed_;  // the paths in firsts_
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -231,7 +233,7 @@ PathFacts FileIntent::facts(std::string_view path) const {
   // The holders for_each_holder() lists: "/", then the ancestors and the path itself.
   auto push = [&](std::string_view h) {
     Holder next{h, holders_.empty() ? Firsts{} : holders_.back().held};
-    if (auto it = firsts_.find(h); it != firsts_.end()) {
+    if (auto it = listed_.may_hold(h) ? firsts_.find(h) : firsts_.end(); it != firsts_.end()) {
       next.own = &it->second;
       next.held.read = std::min(next.held.read, it->second.read);
       next.held.write = std::min(next.held.write, it->second.write);
