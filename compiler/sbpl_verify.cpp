@@ -415,16 +415,20 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
     for (const auto& p : *group)
       // family() writes the path three times and its parent once, with these suffixes.
       size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
-  storage.clear();
-  storage.reserve(size);
+  // Sized once and written in place, the suffixes by a copy of known length: two appends
+  // per path were two calls.
+  storage.assign(size, '\0');
+  size_t used = 0;
   std::vector<std::string_view> paths;
   paths.reserve(6 * count + 3);  // family() offers six paths per policy path
   for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
     paths.push_back(p);
-  auto add_joined = [&](std::string_view a, std::string_view b) {
-    const size_t start = storage.size();
-    storage.append(a).append(b);
-    paths.emplace_back(storage.data() + start, storage.size() - start);
+  auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
+    char* const start = storage.data() + used;
+    std::memcpy(start, a.data(), a.size());
+    std::memcpy(start + a.size(), b, N - 1);
+    used += a.size() + N - 1;
+    paths.emplace_back(start, a.size() + N - 1);
   };
   // Policy paths come grouped by directory: a parent that the last path offered is left
   // out at once, which spares sorting most of the repeats.
