@@ -260,24 +260,48 @@ class Form {
   uint32_t i_;
 };
 
-// Reads `e` into `f`, in place: moving each filter up the tree cost as much as reading it.
-std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
+// The filter kind a head names, if any, by one comparison of the text once the length
+// and end characters rule out the other keywords: comparing the head with each keyword in
+// turn was a third of reading the filters.
+std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
   using K = SbplFilter::Kind;
+  static constexpr std::array<std::pair<std::string_view, K>, 11> kHeads = {{
+      {"literal", K::Literal},
+      {"subpath", K::Subpath},
+      {"require-all", K::RequireAll},
+      {"require-any", K::RequireAny},
+      {"require-not", K::RequireNot},
+      {"target", K::TargetSameSandbox},
+      {"sysctl-name", K::SysctlName},
+      {"sysctl-name-prefix", K::SysctlNamePrefix},
+      {"global-name", K::GlobalName},
+      {"local", K::LocalIp},
+      {"remote", K::RemoteIp},
+  }};
+  if (head.empty()) return std::nullopt;
+  for (const auto& [word, kind] : kHeads)
+    if (word.size() == head.size() && word.front() == head.front() &&
+        word.back() == head.back() && word == head)
+      return kind;
+  return std::nullopt;
+}
+
+// Reads `e` into filters[at], in place: moving each filter up the tree cost as much as
+// reading it. A list's children take the next free range of `filters`.
+std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filters, uint32_t at) {
+  using K = SbplFilter::Kind;
+  // Not used once the children are added: `filters` may move.
+  SbplFilter& f = filters[at];
   if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
     return e.error("expected a filter");
   // A view: comparing a std::string with each keyword measured each keyword's length.
   const std::string_view head = e.item(0).atom();
   auto quoted = [&] { return "'" + std::string(head) + "'"; };
   const auto n = e.size();
-  auto one_string = [&](K kind) -> std::optional<SbplError> {
-    if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
-      return e.error(quoted() + " takes one string");
-    f.kind = kind;
-    f.value = e.item(1).atom();
-    return std::nullopt;
-  };
-  if (head == "literal" || head == "subpath") {
-    f.kind = head == "literal" ? K::Literal : K::Subpath;
+  const auto kind = filter_kind(head);
+  if (!kind) return e.error(quoted() + " is not a filter zpolicy emits");
+  f.kind = *kind;
+  if (f.kind == K::Literal || f.kind == K::Subpath) {
     if (n != 2) return e.error(quoted() + " takes one path");
     const Form arg = e.item(1);
     if (arg.kind() == Sexpr::Kind::String) {
@@ -292,29 +316,25 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
     }
     return e.error(quoted() + " takes a string or (param \"NAME\")");
   }
-  if (head == "require-all" || head == "require-any" || head == "require-not") {
-    f.kind = head == "require-all"   ? K::RequireAll
-             : head == "require-any" ? K::RequireAny
-                                     : K::RequireNot;
+  if (f.kind == K::RequireAll || f.kind == K::RequireAny || f.kind == K::RequireNot) {
     if (n < 2 || (f.kind == K::RequireNot && n != 2))
       return e.error(quoted() + " has the wrong number of filters");
-    f.children.reserve(n - 1);
+    const auto first = static_cast<uint32_t>(filters.size());
+    f.first_child = first;
+    f.end_child = first + (n - 1);
+    filters.resize(f.end_child);
     Form c = e.item(1);
     for (uint32_t i = 1; i < n; ++i, c = c.next()) {
-      if (auto err = filter_of(c, f.children.emplace_back())) return err;
+      if (auto err = filter_of(c, filters, first + i - 1)) return err;
     }
     return std::nullopt;
   }
-  if (head == "target") {
+  if (f.kind == K::TargetSameSandbox) {
     if (n != 2 || !e.item(1).is_symbol("same-sandbox"))
       return e.error("only (target same-sandbox) is in the subset");
-    f.kind = K::TargetSameSandbox;
     return std::nullopt;
   }
-  if (head == "sysctl-name") return one_string(K::SysctlName);
-  if (head == "sysctl-name-prefix") return one_string(K::SysctlNamePrefix);
-  if (head == "global-name") return one_string(K::GlobalName);
-  if (head == "local" || head == "remote") {
+  if (f.kind == K::LocalIp || f.kind == K::RemoteIp) {
     if (n != 3 || !e.item(1).is_symbol("ip") || e.item(2).kind() != Sexpr::Kind::String)
       return e.error("expected (" + std::string(head) + " ip \"HOST:PORT\")");
     const std::string_view addr = e.item(2).atom();
@@ -322,14 +342,17 @@ std::optional<SbplError> filter_of(const Form& e, SbplFilter& f) {
     std::string_view host = addr.substr(0, colon);
     if (colon == std::string_view::npos || (host != "localhost" && host != "*"))
       return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
-    f.kind = head == "local" ? K::LocalIp : K::RemoteIp;
     f.value = addr;
     return std::nullopt;
   }
-  return e.error(quoted() + " is not a filter zpolicy emits");
+  // The others, (sysctl-name ...), (sysctl-name-prefix ...) and (global-name ...).
+  if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
+    return e.error(quoted() + " takes one string");
+  f.value = e.item(1).atom();
+  return std::nullopt;
 }
 
-std::variant<SbplRule, SbplError> rule_of(const Form& e) {
+std::variant<SbplRule, SbplError> rule_of(const Form& e, std::vector<SbplFilter>& filters) {
   if (!(e.head_is("allow") || e.head_is("deny")))
     return e.error("expected an (allow ...) or (deny ...) rule");
   SbplRule r;
@@ -344,9 +367,11 @@ std::variant<SbplRule, SbplError> rule_of(const Form& e) {
     r.operation_bits |= bit;
   }
   if (r.operations.empty()) return e.error("a rule names at least one operation");
-  r.filters.reserve(e.size() - i);
-  for (; i < e.size(); ++i, item = item.next()) {
-    if (auto err = filter_of(item, r.filters.emplace_back())) return *err;
+  r.first_filter = static_cast<uint32_t>(filters.size());
+  r.end_filter = r.first_filter + (e.size() - i);
+  filters.resize(r.end_filter);
+  for (uint32_t at = r.first_filter; i < e.size(); ++i, ++at, item = item.next()) {
+    if (auto err = filter_of(item, filters, at)) return *err;
   }
   return r;
 }
@@ -379,8 +404,9 @@ struct SetMatch {
 };
 
 struct Query {
+  const SbplProfile& profile;
   std::string_view target;
-  const std::vector<SetMatch>& sets;  // by SbplPathSet::index; see set_matches()
+  const std::vector<SetMatch>& sets;  // by list number; see set_matches()
   const SbplParams& params;
   // A subpath does not cover the target itself: the target is being created, under
   // SbplSubpathSelf::ExcludedOnCreate.
@@ -399,7 +425,7 @@ struct Ancestors {
     int64_t id = -1;
     // The answers of SbplTargetQuery for a target with no id whose longest holder with
     // one is this: they hold for every such target while this stays an ancestor.
-    const std::vector<uint32_t>* answers_below = nullptr;
+    const std::pmr::vector<uint32_t>* answers_below = nullptr;
   };
   std::string target;
   int64_t target_id = -1;
@@ -436,10 +462,12 @@ bool under_root(std::string_view target) {
 }
 
 // Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
-// target shared, and "/", are not looked up again.
-void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& memo) {
+// target shared, and "/", are not looked up again, nor the paths `values` (those of
+// `index`) tells are none of its values.
+void find_holders(const SbplPathIds& index, const SbplPathFilter& values, std::string_view target,
+                  Ancestors& memo) {
   memo.target_id = -1;
-  if (!target.empty()) {
+  if (!target.empty() && values.may_hold(target)) {
     auto it = index.ids.find(target);
     if (it != index.ids.end()) memo.target_id = it->second;
   }
@@ -449,8 +477,11 @@ void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& 
   while (!memo.ids.empty() && memo.ids.back().length >= common) memo.ids.pop_back();
   for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
        i = target.find('/', i + 1)) {
-    auto it = index.ids.find(target.substr(0, i));
-    memo.ids.push_back({i, it == index.ids.end() ? -1 : int64_t{it->second}});
+    const std::string_view ancestor = target.substr(0, i);
+    int64_t id = -1;
+    if (values.may_hold(ancestor))
+      if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
+    memo.ids.push_back({i, id});
   }
   memo.target.assign(target);
   memo.under_root = under_root(target);
@@ -473,11 +504,11 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
     return;
   }
   const SbplPathIds& index = *profile.path_ids;
-  if (touched && out.size() == index.sets) {
+  if (touched && out.size() == index.sets.size()) {
     for (uint32_t set : *touched) out[set] = {};
   } else {
     out.clear();
-    out.resize(index.sets);
+    out.resize(index.sets.size());
   }
   if (touched) touched->clear();
   auto offer = [](long& best, size_t& best_pos, long specificity, size_t pos) {
@@ -554,31 +585,42 @@ std::optional<std::string_view> indexable_value(const SbplFilter& f) {
 
 // The filter a list position stands for: itself, or for a require-all list the filter
 // under its (require-not ...).
-const SbplFilter* path_filter_at(const std::vector<SbplFilter>& list, size_t pos, bool negated) {
+const SbplFilter* path_filter_at(const std::vector<SbplFilter>& filters,
+                                 std::span<const SbplFilter> list, size_t pos, bool negated) {
   const SbplFilter& f = list[pos];
   if (!negated) return &f;
-  return f.kind == SbplFilter::Kind::RequireNot ? &f.children[0] : nullptr;
+  return f.kind == SbplFilter::Kind::RequireNot ? &filters[f.first_child] : nullptr;
 }
 
-std::shared_ptr<const SbplPathSet> index_paths(const std::vector<SbplFilter>& list, bool negated,
-                                               SbplPathIds& index) {
-  auto set = std::make_shared<SbplPathSet>();
-  set->index = index.sets++;
+// Numbers the list filters[first, end) in `index` and indexes its path filters.
+uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
+                     bool negated, SbplPathIds& index) {
+  const auto number = static_cast<uint32_t>(index.sets.size());
+  const std::span<const SbplFilter> list(filters.data() + first, filters.data() + end);
+  SbplPathSet& set = index.sets.emplace_back();
+  set.first_other = static_cast<uint32_t>(index.others.size());
   for (size_t pos = 0; pos < list.size(); ++pos) {
-    const SbplFilter* f = path_filter_at(list, pos, negated);
+    const SbplFilter* f = path_filter_at(filters, list, pos, negated);
     const auto v = f ? indexable_value(*f) : std::nullopt;
     if (!v) {
-      set->others.push_back(pos);
+      index.others.push_back(static_cast<uint32_t>(pos));
       continue;
     }
     // Most values are in several lists: look them up before making a key of them.
     auto it = index.ids.find(*v);
     if (it == index.ids.end())
-      it = index.ids.emplace(std::string(*v), static_cast<uint32_t>(index.ids.size())).first;
+      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
     const uint32_t id = it->second;
-    index.occurrences.push_back({id, set->index, pos, f->kind == SbplFilter::Kind::Literal});
+    index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
   }
-  return set;
+  set.end_other = static_cast<uint32_t>(index.others.size());
+  return number;
+}
+
+// The positions of list `set` that its index leaves to be evaluated one by one.
+std::span<const uint32_t> others_of(const SbplPathIds& index, uint32_t set) {
+  const SbplPathSet& s = index.sets[set];
+  return {index.others.data() + s.first_other, index.others.data() + s.end_other};
 }
 
 // A match and the list position it came from: the linear reading of a list of
@@ -595,26 +637,25 @@ struct Ranked {
   }
 };
 
-// The best match among the indexed filters of `set`, as set_matches() found it.
-Ranked lookup(const SbplPathSet& set, const std::vector<SbplFilter>& list, bool negated,
-              const Query& q) {
-  const SetMatch& m = q.sets[set.index];
+// The best match among the indexed filters of list `set`, as set_matches() found it.
+Ranked lookup(uint32_t set, std::span<const SbplFilter> list, bool negated, const Query& q) {
+  const SetMatch& m = q.sets[set];
   q.covered_self = q.covered_self || m.self;
   const long specificity = q.exclude_self ? m.strict_specificity : m.specificity;
   const size_t pos = q.exclude_self ? m.strict_pos : m.pos;
   if (specificity < 0) return {};
-  return {{true, specificity, path_filter_at(list, pos, negated)}, pos};
+  return {{true, specificity, path_filter_at(q.profile.filters, list, pos, negated)}, pos};
 }
 
-// The best alternative of a list, through its index when it has one.
-Match best_of(const std::vector<SbplFilter>& list, const SbplPathSet* set, const Query& q) {
-  if (!set) {
+// The best alternative of a list, through its index (list `set`) when it has one.
+Match best_of(std::span<const SbplFilter> list, uint32_t set, const Query& q) {
+  if (set == SbplPathIds::kNoSet) {
     Match best;
     for (const auto& c : list) best = better(best, match(c, q));
     return best;
   }
-  Ranked best = lookup(*set, list, false, q);
-  for (size_t pos : set->others) best.offer(match(list[pos], q), pos);
+  Ranked best = lookup(set, list, false, q);
+  for (size_t pos : others_of(*q.profile.path_ids, set)) best.offer(match(list[pos], q), pos);
   return best.m;
 }
 
@@ -647,26 +688,28 @@ Match match(const SbplFilter& f, const Query& q) {
     case K::RequireAll: {
       // A (require-not ...) child matches with no specificity, so the indexed ones only
       // decide whether the whole matches.
-      if (f.child_paths && lookup(*f.child_paths, f.children, true, q).m.matched) return {};
+      const auto children = q.profile.children(f);
+      const bool indexed = f.child_paths != SbplPathIds::kNoSet;
+      if (indexed && lookup(f.child_paths, children, true, q).m.matched) return {};
       Match m{true, -1, nullptr};
       auto require = [&](const SbplFilter& c) {
         Match cm = match(c, q);
         if (cm.matched && cm.specificity > m.specificity) m = cm;
         return cm.matched;
       };
-      if (f.child_paths) {
-        for (size_t pos : f.child_paths->others)
-          if (!require(f.children[pos])) return {};
+      if (indexed) {
+        for (size_t pos : others_of(*q.profile.path_ids, f.child_paths))
+          if (!require(children[pos])) return {};
       } else {
-        for (const auto& c : f.children)
+        for (const auto& c : children)
           if (!require(c)) return {};
       }
       return m;
     }
     case K::RequireAny:
-      return best_of(f.children, f.child_paths.get(), q);
+      return best_of(q.profile.children(f), f.child_paths, q);
     case K::RequireNot:
-      return {!match(f.children[0], q).matched, -1, nullptr};
+      return {!match(q.profile.filters[f.first_child], q).matched, -1, nullptr};
     case K::TargetSameSandbox:
       return {q.target == "same-sandbox", -1, &f};
     case K::SysctlName:
@@ -682,8 +725,8 @@ Match match(const SbplFilter& f, const Query& q) {
 }
 
 Match filters_match(const SbplRule& r, const Query& q) {
-  if (r.filters.empty()) return {true, -1, nullptr};
-  return best_of(r.filters, r.filter_paths.get(), q);
+  if (r.first_filter == r.end_filter) return {true, -1, nullptr};
+  return best_of(q.profile.filters_of(r), r.filter_paths, q);
 }
 
 std::string filter_text(const SbplFilter& f, const SbplParams& params) {
@@ -775,7 +818,7 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
   if (!with_trace) return d;
   std::string head = r.allow ? "(allow" : "(deny";
   for (const auto& op : r.operations) head += " " + op;
-  head += r.filters.empty() ? ")" : " ...)";
+  head += r.first_filter == r.end_filter ? ")" : " ...)";
   d.trace = std::string(r.allow ? "allowed" : "denied") + " by rule " + std::to_string(chosen) +
             " (profile.sb line " + std::to_string(r.line) + ") " + head;
   if (matches[chosen].via) d.trace += " via " + filter_text(*matches[chosen].via, params);
@@ -793,27 +836,27 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
 
 // The parameters by name, hashed: a profile reads hundreds of them, and the names
 // ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
-using ParamIndex = std::unordered_map<std::string_view, const std::string_view*>;
+using ParamIndex =
+    std::pmr::unordered_map<std::string_view, const std::string_view*, SbplPathIds::Hash>;
 
-void bind_filter(SbplFilter& f, const ParamIndex& params, SbplPathIds& ids) {
+// Binds filters[at] and the filters under it, and numbers their lists children first.
+void bind_filter(std::vector<SbplFilter>& filters, uint32_t at, const ParamIndex& params,
+                 SbplPathIds& ids) {
+  SbplFilter& f = filters[at];
   if (f.is_param) {
     auto it = params.find(f.value);
     if (it != params.end()) f.param_value = it->second;
   }
-  for (auto& c : f.children) bind_filter(c, params, ids);
-  if (f.kind == SbplFilter::Kind::RequireAll) f.child_paths = index_paths(f.children, true, ids);
-  if (f.kind == SbplFilter::Kind::RequireAny) f.child_paths = index_paths(f.children, false, ids);
-}
-
-void collect_params(const SbplFilter& f, bool unbound_only, std::set<std::string_view>& out) {
-  if (f.is_param && !(unbound_only && f.param_value)) out.insert(f.value);
-  for (const auto& c : f.children) collect_params(c, unbound_only, out);
+  for (uint32_t c = f.first_child; c < f.end_child; ++c) bind_filter(filters, c, params, ids);
+  if (f.kind == SbplFilter::Kind::RequireAll || f.kind == SbplFilter::Kind::RequireAny)
+    f.child_paths = index_paths(filters, f.first_child, f.end_child,
+                                f.kind == SbplFilter::Kind::RequireAll, ids);
 }
 
 std::vector<std::string> collect_params(const SbplProfile& profile, bool unbound_only) {
   std::set<std::string_view> names;
-  for (const auto& r : profile.rules)
-    for (const auto& f : r.filters) collect_params(f, unbound_only, names);
+  for (const auto& f : profile.filters)
+    if (f.is_param && !(unbound_only && f.param_value)) names.insert(f.value);
   return {names.begin(), names.end()};
 }
 
@@ -865,6 +908,8 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
     return SbplError{v.node().line, v.node().col, "no (deny default) after (version 1)"};
   const Form d = v.next();
   SbplProfile p;
+  // A filter takes three forms or more ((literal (param "X"))): this spares growing the array.
+  p.filters.reserve(nodes.size() / 3);
   if ((d.head_is("deny") || d.head_is("allow")) && d.size() == 2 &&
       d.item(1).is_symbol("default")) {
     p.default_allow = d.item(0).is_symbol("allow");
@@ -875,7 +920,7 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
     const Form e(nodes, i);
     if (e.head_is("version")) return e.error("a second (version ...)");
     if (e.size() == 2 && e.item(1).is_symbol("default")) return e.error("a second default rule");
-    auto r = rule_of(e);
+    auto r = rule_of(e, p.filters);
     if (auto* err = std::get_if<SbplError>(&r)) return *err;
     p.rules.push_back(std::move(std::get<SbplRule>(r)));
   }
@@ -891,13 +936,19 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
-  ParamIndex index;
+  // The index is dropped on return: its nodes are not freed one by one.
+  std::pmr::monotonic_buffer_resource arena;
+  ParamIndex index(&arena);
   index.reserve(params.size());
   for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
+  // A value per path filter at most: growing the table cost a rehash of every value each
+  // time it doubled.
+  ids->ids.reserve(profile.filters.size());
   for (auto& r : profile.rules) {
-    for (auto& f : r.filters) bind_filter(f, index, *ids);
-    r.filter_paths = index_paths(r.filters, false, *ids);
+    for (uint32_t f = r.first_filter; f < r.end_filter; ++f)
+      bind_filter(profile.filters, f, index, *ids);
+    r.filter_paths = index_paths(profile.filters, r.first_filter, r.end_filter, false, *ids);
   }
   // Grouped by id, each group in the order found: a counting sort, as the group bounds
   // are counted anyway.
@@ -935,7 +986,7 @@ SbplDecision decide(const SbplProfile& profile, std::string_view operation, std:
   std::vector<SetMatch> sets;
   set_matches(profile, target, sets);
   const Query q{
-      target, sets, params,
+      profile, target, sets, params,
       operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
   return choose(profile, all_matches(profile, q, covering(operation)), model.precedence, params,
                 true);
@@ -947,12 +998,12 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   const uint64_t operations = covering(operation);
   std::vector<SetMatch> sets;
   set_matches(profile, target, sets);
-  const Query q{target, sets, params};
+  const Query q{profile, target, sets, params};
   const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
   std::vector<Match> excluded;
   if (operation == "file-write-create" && q.covered_self)
-    excluded = all_matches(profile, {target, sets, params, true}, operations);
+    excluded = all_matches(profile, {profile, target, sets, params, true}, operations);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
@@ -965,16 +1016,20 @@ namespace {
 
 // Whether `f`, met among a list's `others`, matches by what the indexed lists under it
 // say alone, and not by the target itself; if so, those lists are added to `sets`.
-bool decided_by_lists(const SbplFilter& f, std::vector<uint32_t>& sets) {
+bool decided_by_lists(const SbplProfile& profile, const SbplFilter& f,
+                      std::vector<uint32_t>& sets) {
   switch (f.kind) {
     case SbplFilter::Kind::RequireAll:
-    case SbplFilter::Kind::RequireAny:
-      if (!f.child_paths) return false;
-      sets.push_back(f.child_paths->index);
-      return std::all_of(f.child_paths->others.begin(), f.child_paths->others.end(),
-                         [&](size_t pos) { return decided_by_lists(f.children[pos], sets); });
+    case SbplFilter::Kind::RequireAny: {
+      if (f.child_paths == SbplPathIds::kNoSet) return false;
+      sets.push_back(f.child_paths);
+      const auto others = others_of(*profile.path_ids, f.child_paths);
+      return std::all_of(others.begin(), others.end(), [&](size_t pos) {
+        return decided_by_lists(profile, profile.filters[f.first_child + pos], sets);
+      });
+    }
     case SbplFilter::Kind::RequireNot:
-      return decided_by_lists(f.children[0], sets);
+      return decided_by_lists(profile, profile.filters[f.first_child], sets);
     default:
       return false;
   }
@@ -995,15 +1050,29 @@ struct SbplTargetQuery::Scratch {
   std::vector<uint32_t> allowed;
   // The answers by the matches they follow from (see allowed()): the probes below one
   // root mostly match the same rules alike, and choosing among them per operation cost
-  // more than finding them.
-  std::unordered_map<std::string, std::vector<uint32_t>, SbplPathIds::Hash, std::equal_to<>>
-      answers;
+  // more than finding them. They live in `arena`, freed with the query: a heap block for
+  // each signature and answer cost more than the lookup.
+  std::pmr::monotonic_buffer_resource arena;
+  std::pmr::unordered_map<std::pmr::string, std::pmr::vector<uint32_t>, SbplPathIds::Hash,
+                          std::equal_to<>>
+      answers{&arena};
   std::string signature;
+  // The answers by what the target's lists say (for each list touched: its number, and
+  // the specificity of its best match under each subpath reading and whether a subpath
+  // equal to the target is among them), when every candidate rule matches through the
+  // lists alone: the answers follow from that, and the policy paths, whose values lie
+  // in the same lists at the same depth, share it, while matching their rules to find
+  // their signature cost most of a query.
+  std::pmr::unordered_map<std::pmr::string, const std::pmr::vector<uint32_t>*, SbplPathIds::Hash,
+                          std::equal_to<>>
+      by_lists{&arena};
+  std::string lists;
   std::vector<uint32_t> touched;
+  SbplPathFilter values;  // the values in SbplProfile::path_ids
   Ancestors ancestors;
   // The answers (in `answers`) of a target with no id and no ancestor with one, by
   // whether "/" holds it.
-  std::array<const std::vector<uint32_t>*, 2> answers_unnamed{};
+  std::array<const std::pmr::vector<uint32_t>*, 2> answers_unnamed{};
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -1015,27 +1084,31 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   }
   for (int i = 0; i < static_cast<int>(profile.rules.size()); ++i)
     if (profile.rules[i].operation_bits & any_) candidates_.push_back(i);
-  by_set_.resize(profile.path_ids ? profile.path_ids->sets : 0);
+  by_set_.resize(profile.path_ids ? profile.path_ids->sets.size() : 0);
   for (int i : candidates_) {
     const SbplRule& r = profile.rules[i];
-    if (!r.filters.empty() && r.filter_paths && r.filter_paths->others.empty()) {
-      by_set_[r.filter_paths->index].push_back(i);
+    const bool unconditional = r.first_filter == r.end_filter;
+    const bool indexed = r.filter_paths != SbplPathIds::kNoSet;
+    const auto others = indexed ? others_of(*profile.path_ids, r.filter_paths)
+                                : std::span<const uint32_t>();
+    if (!unconditional && indexed && others.empty()) {
+      by_set_[r.filter_paths].push_back(i);
       continue;
     }
     Settled settled{i, {}, {}};
-    if (r.filters.empty() || !r.filter_paths ||
-        !std::all_of(r.filter_paths->others.begin(), r.filter_paths->others.end(),
-                     [&](size_t pos) { return decided_by_lists(r.filters[pos], settled.sets); })) {
+    if (unconditional || !indexed || !std::all_of(others.begin(), others.end(), [&](size_t pos) {
+          return decided_by_lists(profile, profile.filters[r.first_filter + pos], settled.sets);
+        })) {
       always_.push_back(i);
       continue;
     }
-    settled.sets.push_back(r.filter_paths->index);
+    settled.sets.push_back(r.filter_paths);
     settled_.push_back(std::move(settled));
   }
   // No list matches a target that none names, under either subpath reading.
   const std::vector<SetMatch> untouched(by_set_.size());
   for (auto& s : settled_)
-    s.untouched = filters_match(profile.rules[s.rule], {std::string_view(), untouched, params});
+    s.untouched = filters_match(profile.rules[s.rule], {profile, std::string_view(), untouched, params});
   auto same_rules = [&](const Operation& a, const Operation& b) {
     return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
              const uint64_t bits = profile.rules[i].operation_bits;
@@ -1046,6 +1119,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
     for (size_t j = 0; j < k && operations_[k].same_as < 0; ++j)
       if (operations_[j].same_as < 0 && same_rules(operations_[j], operations_[k]))
         operations_[k].same_as = static_cast<int>(j);
+  if (profile.path_ids)
+    for (const auto& [value, id] : profile.path_ids->ids) scratch_->values.add(value);
   scratch_->included.resize(profile.rules.size());
   scratch_->excluded.resize(profile.rules.size());
   const auto& models = all_sbpl_models();
@@ -1056,16 +1131,16 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 
 SbplTargetQuery::~SbplTargetQuery() = default;
 
-const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
+std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   if (!profile_.path_ids) return answer(target);
   Ancestors& ancestors = scratch_->ancestors;
-  find_holders(*profile_.path_ids, target, ancestors);
+  find_holders(*profile_.path_ids, scratch_->values, target, ancestors);
   // A rule matched against every target may read the target itself. Without one, every
   // rule matches through the index alone, by the target's holders with an id: the
   // targets with no id of their own below the same ones (the probes in a directory that
   // no rule names) share their answers.
   if (!always_.empty() || ancestors.target_id >= 0) return answer(target);
-  const std::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
+  const std::pmr::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
   for (auto h = ancestors.ids.rbegin(); h != ancestors.ids.rend(); ++h)
     if (h->id >= 0) {
       shared = &h->answers_below;
@@ -1075,10 +1150,30 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   return **shared;
 }
 
-const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers, signature,
-         touched, ancestors, answers_unnamed] = *scratch_;
+const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, arena, answers,
+         signature, by_lists, lists, touched, values, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
+  const bool by_lists_alone = always_.empty() && profile_.path_ids;
+  if (by_lists_alone) {
+    using Fields = std::array<int64_t, 3>;
+    // Sized once and written in place: an append per list was a call per list.
+    lists.resize(touched.size() * sizeof(Fields));
+    char* at = lists.data();
+    for (uint32_t set : touched) {
+      const SetMatch& m = sets[set];
+      const Fields fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
+                             m.strict_specificity};
+      std::memcpy(at, fields.data(), sizeof fields);
+      at += sizeof fields;
+    }
+    if (auto it = by_lists.find(std::string_view(lists)); it != by_lists.end()) return *it->second;
+  }
+  auto remember =
+      [&](const std::pmr::vector<uint32_t>& answer) -> const std::pmr::vector<uint32_t>& {
+    if (by_lists_alone) by_lists.emplace(std::string_view(lists), &answer);
+    return answer;
+  };
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
   // ones, ascending, says.
@@ -1100,10 +1195,10 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
       for (int i : by_set_[set]) match_rule(i);
     std::sort(hits.begin(), hits.end());
   };
-  const Query q{target, sets, params_};
+  const Query q{profile_, target, sets, params_};
   match_rules(q, included, included_hits);
   const bool strict_differs = q.covered_self;
-  if (strict_differs) match_rules({target, sets, params_, true}, excluded, excluded_hits);
+  if (strict_differs) match_rules({profile_, target, sets, params_, true}, excluded, excluded_hits);
   // All the answers depend on: which rules match under each subpath reading, and how
   // specifically.
   signature.clear();
@@ -1119,7 +1214,8 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
     signature += '|';
     sign(excluded, excluded_hits);
   }
-  if (auto it = answers.find(signature); it != answers.end()) return it->second;
+  if (auto it = answers.find(std::string_view(signature)); it != answers.end())
+    return remember(it->second);
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
   for (size_t k = 0; k < operations_.size(); ++k) {
@@ -1141,7 +1237,11 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
       }
     }
   }
-  return answers.emplace(signature, out).first->second;
+  return remember(answers
+                      .emplace(std::piecewise_construct,
+                               std::forward_as_tuple(std::string_view(signature)),
+                               std::forward_as_tuple(out.begin(), out.end()))
+                      .first->second);
 }
 
 }  // namespace zpolicy::compiler

@@ -2,8 +2,11 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
+#include <memory_resource>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -44,24 +47,46 @@ std::string print_sexpr(const Sexpr& e);
 
 // --- Profiles -------------------------------------------------------------------------
 
-struct SbplFilter;
-
 // One filter list of a bound profile, of which the literal and subpath filters are found
 // through SbplPathIds: a query looks up its target and the target's ancestors instead of
 // comparing with every filter, since profiles list hundreds of them (a parameter per
 // writable root and protected path). Built by bind_params.
 struct SbplPathSet {
-  uint32_t index = 0;          // the list's number in SbplPathIds::Occurrence
-  std::vector<size_t> others;  // positions evaluated one by one
+  // The positions in the list evaluated one by one: SbplPathIds::others[first, end).
+  uint32_t first_other = 0, end_other = 0;
 };
 
 // Every value of a bound profile's indexed path filters, numbered, with the lists that
 // hold it: a query looks up the target and each of its ancestors once for the whole
 // profile, and touches only the lists that name one of them.
 struct SbplPathIds {
+  // Hashes a path a word at a time, inline: a verifier looks up every ancestor of
+  // thousands of probe paths, and std::hash's out-of-line call was a tenth of its cost.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+      auto mix = [](uint64_t h, uint64_t w) {
+        h = (h ^ w) * kMul;
+        return h ^ (h >> 32);
+      };
+      auto word = [&](size_t at) {
+        uint64_t w;
+        std::memcpy(&w, s.data() + at, sizeof w);
+        return w;
+      };
+      uint64_t h = s.size() * kMul;
+      if (s.size() < sizeof(uint64_t)) {
+        uint64_t w = 0;
+        for (char c : s) w = (w << 8) | static_cast<unsigned char>(c);
+        return mix(h, w);
+      }
+      size_t i = 0;
+      for (; i + sizeof(uint64_t) <= s.size(); i += sizeof(uint64_t)) h = mix(h, word(i));
+      // The last bytes, in a word that overlaps the one before.
+      if (i < s.size()) h = mix(h, word(s.size() - sizeof(uint64_t)));
+      return h;
+    }
   };
   // A filter with the value: in list `set` at position `pos`; for a require-all list,
   // the filter under the (require-not ...) there.
@@ -71,14 +96,23 @@ struct SbplPathIds {
     size_t pos = 0;
     bool literal = false;  // a literal, else a subpath
   };
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids;
+  // A list number (SbplFilter::child_paths, SbplRule::filter_paths) of no list.
+  static constexpr uint32_t kNoSet = UINT32_MAX;
+  // Where `ids` keeps its nodes, freed all at once with it: a heap block per value to
+  // make and to free cost as much as looking the values up.
+  std::pmr::monotonic_buffer_resource arena;
+  // The values view the profile text and the parameters, which outlive the bound profile.
+  std::pmr::unordered_map<std::string_view, uint32_t, Hash> ids{&arena};
   // By id, in one array: those of value i run from first[i] to first[i + 1].
   std::vector<Occurrence> occurrences;
   std::vector<uint32_t> first;
-  uint32_t sets = 0;  // the number of lists
+  std::vector<SbplPathSet> sets;  // by list number
+  std::vector<uint32_t> others;   // the SbplPathSet positions, list after list
 };
 
-// A filter of the emitted subset. Several filters on one rule are alternatives.
+// A filter of the emitted subset. Several filters on one rule are alternatives. The
+// filters of a profile live in one array, SbplProfile::filters, where a filter's children
+// are a range: a tree of vectors cost an allocation per filter to build and to free.
 struct SbplFilter {
   enum class Kind {
     Literal,            // (literal PATH)
@@ -97,23 +131,39 @@ struct SbplFilter {
   std::string_view value;  // constant string argument, in the text parse_sbpl read
   bool is_param = false;   // Literal/Subpath: `value` names a (param "...")
   const std::string_view* param_value = nullptr;  // set by bind_params: the value in its params
-  std::vector<SbplFilter> children;
-  std::shared_ptr<const SbplPathSet> child_paths;  // RequireAll/RequireAny, by bind_params
+  // RequireAll/RequireAny/RequireNot: SbplProfile::filters[first_child, end_child); see
+  // SbplProfile::children().
+  uint32_t first_child = 0, end_child = 0;
+  // RequireAll/RequireAny: the children's list in SbplPathIds::sets, by bind_params.
+  uint32_t child_paths = SbplPathIds::kNoSet;
 };
 
 struct SbplRule {
   bool allow = false;
   std::vector<std::string> operations;  // as written: "file-write*", "process-exec", ...
   uint64_t operation_bits = 0;          // the same, as bits over the subset's operations
-  std::vector<SbplFilter> filters;      // empty: the rule applies unconditionally
-  std::shared_ptr<const SbplPathSet> filter_paths;  // set by bind_params
-  int line = 0;                                     // where the rule starts in the profile text
+  // SbplProfile::filters[first_filter, end_filter), see SbplProfile::filters_of(); none:
+  // the rule applies unconditionally.
+  uint32_t first_filter = 0, end_filter = 0;
+  uint32_t filter_paths = SbplPathIds::kNoSet;  // the filters' list, by bind_params
+  int line = 0;                                 // where the rule starts in the profile text
 };
 
 struct SbplProfile {
   bool default_allow = false;  // (allow default) / (deny default)
   std::vector<SbplRule> rules;
+  std::vector<SbplFilter> filters;  // of every rule, each list in a range of its own
   std::shared_ptr<const SbplPathIds> path_ids;  // set by bind_params
+
+  // A rule's filters, alternatives to one another; empty when it applies unconditionally.
+  std::span<const SbplFilter> filters_of(const SbplRule& r) const {
+    return {filters.data() + r.first_filter, filters.data() + r.end_filter};
+  }
+  // The filters under a (require-all ...), (require-any ...) or (require-not ...); empty
+  // for the others. Valid while the profile's filters are not added to.
+  std::span<const SbplFilter> children(const SbplFilter& f) const {
+    return {filters.data() + f.first_child, filters.data() + f.end_child};
+  }
 };
 
 // Parses the text zpolicy emits; anything outside the subset is an error naming the
@@ -190,6 +240,37 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace = true);
 
+// A set of paths that tells, in a few instructions, that most paths outside it are not
+// in it: a verifier looks up thousands of probe paths and their ancestors in tables that
+// hold few of them, and hashing each whole path for a lookup that fails was most of the
+// cost of its walks. It goes by a path's length and last eight bytes, where sibling
+// paths with a long shared prefix differ.
+class SbplPathFilter {
+ public:
+  void add(std::string_view path) {
+    const size_t s = slot(path);
+    bits_[s / 64] |= uint64_t{1} << (s % 64);
+  }
+  // False when `path` was never added; true when it may have been.
+  bool may_hold(std::string_view path) const {
+    const size_t s = slot(path);
+    return (bits_[s / 64] >> (s % 64)) & 1;
+  }
+
+ private:
+  static constexpr unsigned kSlotBits = 12;
+  static size_t slot(std::string_view path) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+    uint64_t w = 0;
+    if (path.size() >= sizeof w)
+      std::memcpy(&w, path.data() + path.size() - sizeof w, sizeof w);
+    else
+      for (char c : path) w = (w << 8) | static_cast<unsigned char>(c);
+    return static_cast<size_t>(((w ^ (path.size() * kMul)) * kMul) >> (64 - kSlotBits));
+  }
+  std::array<uint64_t, (size_t{1} << kSlotBits) / 64> bits_{};
+};
+
 // decide_all_models() without traces for a fixed list of operations on one target at a
 // time: which rules' filters match depends on the operation only through whether the
 // rules name it (and creation's subpath reading), so the target is matched once for all
@@ -201,13 +282,13 @@ class SbplTargetQuery {
                   const std::vector<std::string>& operations);
   ~SbplTargetQuery();
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
-  // Valid until the next call.
-  const std::vector<uint32_t>& allowed(std::string_view target);
+  // Valid while the query lives: answers are kept for the targets that share them.
+  std::span<const uint32_t> allowed(std::string_view target);
 
  private:
   struct Scratch;
-  // allowed() for a target whose holders are in Scratch::ancestors.
-  const std::vector<uint32_t>& answer(std::string_view target);
+  // allowed() for a target whose holders are in Scratch::ancestors, kept in its arena.
+  const std::pmr::vector<uint32_t>& answer(std::string_view target);
   const SbplProfile& profile_;
   const SbplParams& params_;
   struct Operation {
@@ -219,7 +300,7 @@ class SbplTargetQuery {
   std::vector<Operation> operations_;
   uint64_t any_ = 0;             // every profile operation that covers one of them
   std::vector<int> candidates_;  // the rules naming one of them, ascending
-  // The candidates whose filters are all indexed, by their list's SbplPathSet::index:
+  // The candidates whose filters are all indexed, by their list's number:
   // they can match only a target that the list names, or an ancestor of it. The others,
   // ascending, are matched against every target.
   std::vector<std::vector<int>> by_set_;

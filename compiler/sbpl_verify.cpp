@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <map>
+#include <memory_resource>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -20,6 +23,27 @@ std::optional<std::string_view> parent_of(std::string_view path) {
   auto slash = path.rfind('/');
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
   return path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// The length of the longest common prefix of `a` and `b`, compared a word at a time:
+// consecutive probe paths share most of their length.
+size_t common_prefix(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data() + i, sizeof x);
+    std::memcpy(&y, b.data() + i, sizeof y);
+    if (x == y) continue;
+    // The first differing byte in memory order is the lowest one on a little-endian host.
+    const uint64_t d = x ^ y;
+    return i + static_cast<size_t>(std::endian::native == std::endian::little
+                                       ? std::countr_zero(d)
+                                       : std::countl_zero(d)) /
+                   8;
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
 }
 
 // Files a confined process must be able to read to start at all, whatever its read roots
@@ -47,9 +71,15 @@ bool normalized(std::string_view v) {
     if (v.empty()) return true;
   }
   if (!v.starts_with('/') || v.ends_with('/')) return false;
-  for (std::string_view bad : {"//", "/./", "/../"})
-    if (v.find(bad) != std::string_view::npos) return false;
-  return !v.ends_with("/.") && !v.ends_with("/..");
+  // One pass over the components: searching for "//", "/./" and "/../" in turn read each
+  // value three times, for hundreds of parameters.
+  for (size_t start = 1; start <= v.size();) {
+    const size_t end = std::min(v.find('/', start), v.size());
+    const std::string_view component = v.substr(start, end - start);
+    if (component.empty() || component == "." || component == "..") return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 // What the policy says about a probe and which entry decides it, without its text: a
@@ -94,11 +124,10 @@ constexpr std::array<std::string_view, 8> kPathOperations = {
     "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
 };
 
-using PathVerdicts = std::array<Verdict, kPathOperations.size()>;
-
 // Which of a path's verdicts each of kPathOperations takes, by position: worked out once
 // rather than by comparing names for every probe path.
 enum class PathOpKind { Read, Write, Unlink, Link, Exec };
+constexpr size_t kPathOpKindCount = static_cast<size_t>(PathOpKind::Exec) + 1;
 constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
   std::array<PathOpKind, kPathOperations.size()> kinds{};
   for (size_t k = 0; k < kPathOperations.size(); ++k) {
@@ -111,6 +140,22 @@ constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
   }
   return kinds;
 }();
+
+// The verdicts of kPathOperations on one path, by position, kept once per PathOpKind: the
+// operations of a kind share theirs, and a copy per operation for every probe path cost
+// more than deciding them.
+class PathVerdicts {
+ public:
+  // In PathOpKind order.
+  explicit PathVerdicts(const std::array<Verdict, kPathOpKindCount>& by_kind)
+      : by_kind_(by_kind) {}
+  const Verdict& operator[](size_t k) const {
+    return by_kind_[static_cast<size_t>(kPathOpKinds[k])];
+  }
+
+ private:
+  std::array<Verdict, kPathOpKindCount> by_kind_;
+};
 
 // The entries of the policy that decide about one path, whatever the operation.
 struct PathFacts {
@@ -127,6 +172,9 @@ struct PathFacts {
 class FileIntent {
  public:
   explicit FileIntent(const ir::Resolved& r) : r_(r) {
+    // Every path of the lists, and about as many ancestors of protected paths: growing
+    // the table to that cost a rehash of every path each time it doubled.
+    firsts_.reserve(r.read.size() + r.write.size() + r.deny.size() + 2 * r.protect.size());
     auto keep_first = [](size_t& slot, size_t i) { slot = std::min(slot, i); };
     for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
     for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
@@ -142,6 +190,7 @@ class FileIntent {
         return true;
       });
     }
+    for (const auto& [path, firsts] : firsts_) listed_.add(path);
   }
 
   // Keeps the holders of `path` by view until a later call leaves them: paths asked
@@ -162,9 +211,12 @@ class FileIntent {
   Firsts& first(std::string_view path) { return firsts_[path]; }
 
   const ir::Resolved& r_;
+  // Where firsts_ keeps its nodes, freed all at once with it.
+  std::pmr::monotonic_buffer_resource arena_;
   // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
   // into its key cost as much as the lookups.
-  std::unordered_map<std::string_view, Firsts> firsts_;
+  std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
+  SbplPathFilter listed_;  // the paths in firsts_
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -174,29 +226,14 @@ class FileIntent {
     const Firsts* own = nullptr;  // its entry in firsts_
   };
   mutable std::vector<Holder> holders_;
-  mutable std::vector<std::string_view> pending_;
+  mutable std::string_view last_;  // the last path asked about
 };
 
 PathFacts FileIntent::facts(std::string_view path) const {
-  // The holders for_each_holder() lists: the path, its ancestors, then "/".
-  auto holds = [&](std::string_view h) {
-    return h == path || h == "/" ||
-           (!h.empty() && path.starts_with(h) && path.size() > h.size() && path[h.size()] == '/');
-  };
-  auto up = [](std::string_view h) {
-    for (size_t i = h.size(); i-- > 1;)
-      if (h[i] == '/') return h.substr(0, i);
-    return std::string_view("/");
-  };
-  while (!holders_.empty() && !holds(holders_.back().path)) holders_.pop_back();
-  pending_.clear();
-  for (std::string_view h = path; holders_.empty() || h != holders_.back().path; h = up(h)) {
-    pending_.push_back(h);
-    if (h == "/") break;
-  }
-  for (auto h = pending_.rbegin(); h != pending_.rend(); ++h) {
-    Holder next{*h, holders_.empty() ? Firsts{} : holders_.back().held};
-    if (auto it = firsts_.find(*h); it != firsts_.end()) {
+  // The holders for_each_holder() lists: "/", then the ancestors and the path itself.
+  auto push = [&](std::string_view h) {
+    Holder next{h, holders_.empty() ? Firsts{} : holders_.back().held};
+    if (auto it = listed_.may_hold(h) ? firsts_.find(h) : firsts_.end(); it != firsts_.end()) {
       next.own = &it->second;
       next.held.read = std::min(next.held.read, it->second.read);
       next.held.write = std::min(next.held.write, it->second.write);
@@ -204,7 +241,24 @@ PathFacts FileIntent::facts(std::string_view path) const {
       next.held.deny = std::min(next.held.deny, it->second.deny);
     }
     holders_.push_back(next);
+  };
+  if (holders_.empty()) push("/");
+  // Past "/", the holders are the last path and ancestors of it, so one holds this path
+  // when it is no longer than their common prefix and ends where a component of this path
+  // does: comparing each with the path again read the shared bytes once per holder.
+  const size_t common = common_prefix(path, last_);
+  while (holders_.size() > 1) {
+    const size_t n = holders_.back().path.size();
+    if (n <= common && (n == path.size() || (n != 0 && n < path.size() && path[n] == '/'))) break;
+    holders_.pop_back();
   }
+  // The ancestors past the longest holder kept, shortest first, then the path itself.
+  const size_t kept = holders_.size() == 1 ? 0 : holders_.back().path.size();
+  for (size_t i = path.find('/', kept + 1); i != std::string_view::npos; i = path.find('/', i + 1))
+    if (i != 1 || path[0] != '/') push(path.substr(0, i));
+  if (path != "/" && (holders_.size() == 1 || holders_.back().path.size() != path.size()))
+    push(path);
+  last_ = path;
   Firsts held = holders_.back().held;
   // protected_below is the path's own, or for a one-character path that of "/", which
   // for_each_holder() lists last. The holders grow longer from "/" to the path itself,
@@ -224,10 +278,9 @@ PathFacts FileIntent::facts(std::string_view path) const {
 }
 
 PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
-  PathVerdicts out;
   if (r_.mode == Mode::DangerFullAccess || f.deny) {
-    out.fill(exec(f));
-    return out;
+    const Verdict v = exec(f);
+    return PathVerdicts({v, v, v, v, v});
   }
   const Verdict read = f.read                        ? allow("read root ", f.read)
                        : platform_runtime_path(path) ? unspecified("platform runtime path")
@@ -252,11 +305,7 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
       write = unlink = allow("writable root ", f.write);
     }
   }
-  // In PathOpKind order.
-  const std::array<Verdict, 5> by_kind = {read, write, unlink, link, exec(f)};
-  for (size_t k = 0; k < kPathOperations.size(); ++k)
-    out[k] = by_kind[static_cast<size_t>(kPathOpKinds[k])];
-  return out;
+  return PathVerdicts({read, write, unlink, link, exec(f)});
 }
 
 Verdict network_intent(const ir::Resolved& r, std::string_view target) {
@@ -282,6 +331,78 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
   return deny("host processes are out of reach");
 }
 
+// A path being sorted by sort_paths(), with its bytes from the current depth on: the
+// next kWord as a big-endian word (zeros past the end), and how many of them there are,
+// kWord + 1 standing for more.
+struct SortEntry {
+  static constexpr size_t kWord = sizeof(uint64_t);
+  std::string_view path;
+  uint64_t word = 0;
+  uint32_t rest = 0;
+
+  void key(size_t depth) {
+    const size_t left = path.size() - std::min(depth, path.size());
+    rest = static_cast<uint32_t>(std::min(left, kWord + 1));
+    uint64_t w = 0;
+    if (left >= kWord) {
+      std::memcpy(&w, path.data() + depth, sizeof w);
+      if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    } else {
+      for (size_t i = 0; i < left; ++i)
+        w |= uint64_t{static_cast<unsigned char>(path[depth + i])} << (56 - 8 * i);
+    }
+    word = w;
+  }
+  // By the current key: paths that agree on the bytes before it sort as their keys do,
+  // and equal keys with rest up to kWord are equal paths.
+  bool before(const SortEntry& o) const { return word != o.word ? word < o.word : rest < o.rest; }
+  bool same_key(const SortEntry& o) const { return word == o.word && rest == o.rest; }
+  bool goes_on() const { return rest > kWord; }  // past the key
+};
+
+// Sorts a[0, n), whose paths agree on their first `depth` bytes and whose keys are those
+// at `depth`, as std::sort would: a three-way quicksort on eight bytes at a time. Probe
+// paths share long prefixes ("${HOME}/cache/tool"), so comparing whole paths spent most
+// of the sort on the same bytes; this reads each byte a few times.
+void sort_paths(SortEntry* a, size_t n, size_t depth) {
+  while (n > 1) {
+    if (n <= 16) {
+      // Few enough to insert one by one, by key, and past it by the rest of the paths.
+      auto less = [&](const SortEntry& x, const SortEntry& y) {
+        if (!x.same_key(y)) return x.before(y);
+        return x.goes_on() &&
+               x.path.substr(depth + SortEntry::kWord) < y.path.substr(depth + SortEntry::kWord);
+      };
+      for (size_t i = 1; i < n; ++i) {
+        const SortEntry e = a[i];
+        size_t j = i;
+        for (; j > 0 && less(e, a[j - 1]); --j) a[j] = a[j - 1];
+        a[j] = e;
+      }
+      return;
+    }
+    const SortEntry pivot = a[n / 2];
+    size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+      if (a[i].before(pivot)) {
+        std::swap(a[lt++], a[i++]);
+      } else if (pivot.before(a[i])) {
+        std::swap(a[i], a[--gt]);
+      } else {
+        ++i;
+      }
+    }
+    sort_paths(a, lt, depth);
+    sort_paths(a + gt, n - gt, depth);
+    // The paths equal to the pivot's key: equal paths, or ones that go on past it.
+    if (!pivot.goes_on()) return;
+    a += lt;
+    n = gt - lt;
+    depth += SortEntry::kWord;
+    for (size_t k = 0; k < n; ++k) a[k].key(depth);
+  }
+}
+
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
@@ -294,16 +415,20 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
     for (const auto& p : *group)
       // family() writes the path three times and its parent once, with these suffixes.
       size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
-  storage.clear();
-  storage.reserve(size);
+  // Sized once and written in place, the suffixes by a copy of known length: two appends
+  // per path were two calls.
+  storage.assign(size, '\0');
+  size_t used = 0;
   std::vector<std::string_view> paths;
   paths.reserve(6 * count + 3);  // family() offers six paths per policy path
   for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
     paths.push_back(p);
-  auto add_joined = [&](std::string_view a, std::string_view b) {
-    const size_t start = storage.size();
-    storage.append(a).append(b);
-    paths.emplace_back(storage.data() + start, storage.size() - start);
+  auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
+    char* const start = storage.data() + used;
+    std::memcpy(start, a.data(), a.size());
+    std::memcpy(start + a.size(), b, N - 1);
+    used += a.size() + N - 1;
+    paths.emplace_back(start, a.size() + N - 1);
   };
   // Policy paths come grouped by directory: a parent that the last path offered is left
   // out at once, which spares sorting most of the repeats.
@@ -324,11 +449,18 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
     for (const auto& p : *group) family(p.path);
   // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
   // went through: that walk added the rest.
-  std::unordered_set<std::string_view> walked;
+  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
+  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
       paths.push_back(*a);
-  std::sort(paths.begin(), paths.end());
+  std::vector<SortEntry> entries(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    entries[i].path = paths[i];
+    entries[i].key(0);
+  }
+  sort_paths(entries.data(), entries.size(), 0);
+  for (size_t i = 0; i < paths.size(); ++i) paths[i] = entries[i].path;
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
@@ -537,7 +669,7 @@ std::vector<SbplFinding> verify_sbpl(
   for_each_probe(
       policy,
       [&](std::string_view path, const PathVerdicts& verdicts) {
-        const auto& allowed = path_query.allowed(path);
+        const auto allowed = path_query.allowed(path);
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           judge(kPathOperations[k], path, verdicts[k], allowed[k]);
       },
@@ -597,7 +729,8 @@ std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_tex
   // copying each name into an ordered set cost as much as the rest of the parse.
   const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
   out.reserve(lines);
-  std::unordered_set<std::string_view> names;
+  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
+  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> names(&arena);
   names.reserve(lines);
   int line_no = 0;
   while (!text.empty()) {

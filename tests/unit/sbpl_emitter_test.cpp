@@ -43,13 +43,16 @@ bool covers_write(const compiler::SbplRule& r) {
 
 // The filters of a rule's require-all that are (require-not (KIND (param NAME))), as
 // "KIND PARAM-VALUE" strings.
-std::set<std::string> exclusions(const compiler::SbplRule& r, const emitters::sbpl::Profile& p) {
+std::set<std::string> exclusions(const compiler::SbplProfile& sp, const compiler::SbplRule& r,
+                                 const emitters::sbpl::Profile& p) {
   std::set<std::string> out;
-  BOOST_REQUIRE_EQUAL(r.filters.size(), 1u);
-  BOOST_REQUIRE(r.filters[0].kind == compiler::SbplFilter::Kind::RequireAll);
-  for (const auto& f : r.filters[0].children) {
+  const auto filters = sp.filters_of(r);
+  BOOST_REQUIRE_EQUAL(filters.size(), 1u);
+  BOOST_REQUIRE(filters[0].kind == compiler::SbplFilter::Kind::RequireAll);
+  for (const auto& f : sp.children(filters[0])) {
     if (f.kind != compiler::SbplFilter::Kind::RequireNot) continue;
-    const auto& inner = f.children.at(0);
+    BOOST_REQUIRE_EQUAL(sp.children(f).size(), 1u);
+    const auto& inner = sp.children(f)[0];
     BOOST_REQUIRE(inner.is_param);
     out.insert(
         std::string(inner.kind == compiler::SbplFilter::Kind::Literal ? "literal " : "subpath ") +
@@ -123,7 +126,7 @@ BOOST_AUTO_TEST_CASE(each_protected_path_and_deny_root_has_its_literal_and_subpa
       auto sp = parsed(p.text);
       const auto* rule = allow_file_write_rule(sp);
       BOOST_REQUIRE(rule);
-      auto ex = exclusions(*rule, p);
+      auto ex = exclusions(sp, *rule, p);
       for (const auto& prot : r.protect) {
         BOOST_TEST(ex.count("literal " + prot.path), prot.path);
         BOOST_TEST(ex.count("subpath " + prot.path), prot.path);
@@ -139,7 +142,7 @@ BOOST_AUTO_TEST_CASE(each_protected_path_and_deny_root_has_its_literal_and_subpa
 BOOST_AUTO_TEST_CASE(directories_above_a_protected_path_are_excluded_as_literals) {
   auto p = emitters::sbpl::emit(fx::default_portable());
   auto sp = parsed(p.text);
-  auto ex = exclusions(*allow_file_write_rule(sp), p);
+  auto ex = exclusions(sp, *allow_file_write_rule(sp), p);
   BOOST_TEST(ex.count("literal ${WORKSPACE}/data"));
   BOOST_TEST(ex.count("literal ${WORKSPACE}"));
   // Only the literal: the rest of data/ stays writable.
@@ -147,7 +150,7 @@ BOOST_AUTO_TEST_CASE(directories_above_a_protected_path_are_excluded_as_literals
 
   auto nested = emitters::sbpl::emit(fx::nested_roots());
   auto nsp = parsed(nested.text);
-  auto nex = exclusions(*allow_file_write_rule(nsp), nested);
+  auto nex = exclusions(nsp, *allow_file_write_rule(nsp), nested);
   for (const char* a : {"/Users/u", "/Users/u/src", "/Users/u/src/proj", "/Users/u/src/proj/data"})
     BOOST_TEST(nex.count(std::string("literal ") + a), a);
 }
@@ -169,7 +172,7 @@ BOOST_AUTO_TEST_CASE(denials_come_last_and_deny_roots_are_the_final_rule) {
       BOOST_TEST(!last.allow);
       BOOST_TEST((last.operations ==
                   std::vector<std::string>{"file-read*", "file-write*", "process-exec"}));
-      BOOST_TEST(last.filters.size() == 2 * r.deny.size());
+      BOOST_TEST(sp.filters_of(last).size() == 2 * r.deny.size());
     }
   }
 }
@@ -196,8 +199,8 @@ BOOST_AUTO_TEST_CASE(loopback_allows_only_localhost) {
     if (!net) continue;
     ++network_rules;
     BOOST_TEST(rule.allow);
-    BOOST_REQUIRE_EQUAL(rule.filters.size(), 1u);
-    BOOST_TEST(rule.filters[0].value == "localhost:*");
+    BOOST_REQUIRE_EQUAL(sp.filters_of(rule).size(), 1u);
+    BOOST_TEST(sp.filters_of(rule)[0].value == "localhost:*");
   }
   BOOST_TEST(network_rules == 3);
 }
@@ -209,13 +212,14 @@ BOOST_AUTO_TEST_CASE(read_only_has_no_write_allow_on_any_root) {
   r.protect.push_back(fx::rp("${WORKSPACE}/.git", 10));
   r.network = ir::Network::Full;
   auto p = emitters::sbpl::emit(r);
-  for (const auto& rule : parsed(p.text).rules) {
+  const auto sp = parsed(p.text);
+  for (const auto& rule : sp.rules) {
     if (!rule.allow) continue;
     for (const auto& op : rule.operations)
       BOOST_TEST(!op.starts_with("network"), "profile.sb line " << rule.line);
     if (!covers_write(rule)) continue;
     // Only the fixed device rules (/dev/null, /dev/ptmx, /dev/fd) may write.
-    for (const auto& f : rule.filters) {
+    for (const auto& f : sp.filters_of(rule)) {
       BOOST_TEST(!f.is_param, "profile.sb line " << rule.line);
       BOOST_TEST(f.value.starts_with("/dev/"), "profile.sb line " << rule.line);
     }
