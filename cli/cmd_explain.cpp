@@ -41,7 +41,8 @@ void explain_linux(const compiler::Compiled& c, const compiler::SymbolicPath& pa
 
 void explain_macos(const compiler::Compiled& c, const std::string& path, compiler::FsOp op) {
   std::string error;
-  auto params = compiler::parse_params_text(artifact(c, "params.txt"), &error);
+  const std::string params_text = artifact(c, "params.txt");  // the parameters view it
+  auto params = compiler::parse_params_text(params_text, &error);
   // Seatbelt has no single "delete": unlinking and renaming away are file-write-unlink.
   const char* operation = op == compiler::FsOp::Delete ? "file-write-unlink" : compiler::to_string(op);
   std::optional<compiler::SbplExplanation> e;

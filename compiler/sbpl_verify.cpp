@@ -611,7 +611,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
 
 std::vector<SbplFinding> verify_sbpl(
     const ir::Resolved& policy, std::string_view profile_text,
-    const std::vector<std::pair<std::string, std::string>>& params) {
+    const SbplParamList& params) {
   std::vector<SbplFinding> findings;
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) {
@@ -627,11 +627,12 @@ std::vector<SbplFinding> verify_sbpl(
   // prefixes all the way down the map.
   auto after_last = values.end();
   for (const auto& [name, value] : params) {
-    auto what = [&] { return "parameter " + name; };
+    auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
     else if (!normalized(value))
-      findings.push_back(malformed(params_file, what(), "a normalized absolute path", value));
+      findings.push_back(
+          malformed(params_file, what(), "a normalized absolute path", std::string(value)));
     const size_t defined = values.size();
     after_last = std::next(values.emplace_hint(after_last, name, value));
     if (values.size() == defined)
@@ -648,11 +649,11 @@ std::vector<SbplFinding> verify_sbpl(
         if (ir::path_within(link, value))
           findings.push_back({SbplFinding::Kind::NotCanonical,
                               params_file,
-                              "parameter " + name,
+                              "parameter " + std::string(name),
                               std::string("a canonical macOS path (") + link +
                                   " is a symlink to /private" + link +
                                   "; Seatbelt matches the resolved path)",
-                              value + ", on which a rule would never apply",
+                              std::string(value) + ", on which a rule would never apply",
                               {}});
   }
 
@@ -684,7 +685,7 @@ std::vector<SbplFinding> verify_sbpl(
 
 std::optional<SbplExplanation> explain_sbpl(
     const ir::Resolved& policy, std::string_view profile_text,
-    const std::vector<std::pair<std::string, std::string>>& params, std::string_view operation,
+    const SbplParamList& params, std::string_view operation,
     std::string_view path, std::string* error) {
   auto fail = [&](std::string why) -> std::optional<SbplExplanation> {
     if (error) *error = std::move(why);
@@ -722,12 +723,15 @@ std::optional<SbplExplanation> explain_sbpl(
   return out;
 }
 
-std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_text(
-    std::string_view text, std::string* error) {
-  std::vector<std::pair<std::string, std::string>> out;
+std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
+  SbplParamList out;
   // A line per parameter: sized once, and the names seen kept as views of `text`, since
   // copying each name into an ordered set cost as much as the rest of the parse.
-  const auto lines = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+  size_t lines = 1;
+  for (const char* p = text.data(), *end = p + text.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))));
+       ++p)
+    ++lines;
   out.reserve(lines);
   std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
   std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> names(&arena);

@@ -30,6 +30,10 @@ struct SbplProbe {
 // probes sorted by path), no duplicates.
 std::vector<SbplProbe> sbpl_probes(const ir::Resolved& policy);
 
+// The NAME=VALUE pairs of a params.txt, in file order; views of the text they were read
+// from, so reading them costs no copy per line.
+using SbplParamList = std::vector<std::pair<std::string_view, std::string_view>>;
+
 // Shaped like the shared compiler::Finding (target "macos"), so that compiler/verify can
 // report every target alike.
 struct SbplFinding {
@@ -63,7 +67,7 @@ const char* to_string(SbplFinding::Kind k);
 // precedence model.
 std::vector<SbplFinding> verify_sbpl(
     const ir::Resolved& policy, std::string_view profile_text,
-    const std::vector<std::pair<std::string, std::string>>& params);
+    const SbplParamList& params);
 
 // `zpolicy explain` for the macOS target: what the policy says about one file operation
 // on one path, and what the profile does under each model.
@@ -79,12 +83,11 @@ struct SbplExplanation {
 // the profile does not parse, a parameter is missing, or the operation is unknown.
 std::optional<SbplExplanation> explain_sbpl(
     const ir::Resolved& policy, std::string_view profile_text,
-    const std::vector<std::pair<std::string, std::string>>& params, std::string_view operation,
+    const SbplParamList& params, std::string_view operation,
     std::string_view path, std::string* error);
 
 // Reads a `params.txt` artifact (NAME=VALUE per line). nullopt and `error` set on a line
-// without '=', an empty or duplicate name.
-std::optional<std::vector<std::pair<std::string, std::string>>> parse_params_text(
-    std::string_view text, std::string* error);
+// without '=', an empty or duplicate name. The list views `text`, which must outlive it.
+std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error);
 
 }  // namespace zpolicy::compiler

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/sbpl_verify.hpp"
 #include "ir/resolved.hpp"
 
 // Resolved policies built in code for the macOS tests: the built-in default (portable and
@@ -14,6 +15,12 @@ inline const std::vector<std::string>& default_carveouts() {
   static const std::vector<std::string> names = {".git",         ".env",  ".env.local",
                                                  "node_modules", ".next", "data/agent-sessions"};
   return names;
+}
+
+// The emitter's parameters as the verifier takes them: views of `params`, which must
+// outlive the list.
+inline compiler::SbplParamList views(const std::vector<std::pair<std::string, std::string>>& params) {
+  return {params.begin(), params.end()};
 }
 
 inline ir::ResolvedPath rp(std::string path, int line = 0) {

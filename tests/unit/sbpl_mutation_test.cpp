@@ -81,14 +81,15 @@ void check_mutants(const std::string& name, const ir::Resolved& r) {
   auto profile = emitters::sbpl::emit(r);
   auto forms = std::get<std::vector<Sexpr>>(compiler::parse_sexprs(profile.text));
   compiler::SbplParams params(profile.params.begin(), profile.params.end());
+  const compiler::SbplParamList params_list = test::sbpl::views(profile.params);
   auto original = compiler::bind_params(
       std::get<compiler::SbplProfile>(compiler::parse_sbpl(profile.text)), params);
-  BOOST_REQUIRE(compiler::verify_sbpl(r, render(forms), profile.params).empty());
+  BOOST_REQUIRE(compiler::verify_sbpl(r, render(forms), test::sbpl::views(profile.params)).empty());
   const auto probes = compiler::sbpl_probes(r);
   int total = 0, killed = 0, stricter = 0, equivalent = 0;
   for_each_mutant(forms, [&](const std::string& what, const std::string& text) {
     ++total;
-    if (!compiler::verify_sbpl(r, text, profile.params).empty()) {
+    if (!compiler::verify_sbpl(r, text, params_list).empty()) {
       ++killed;
       return;
     }

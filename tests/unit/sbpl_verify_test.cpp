@@ -56,7 +56,7 @@ BOOST_AUTO_TEST_CASE(every_emitted_profile_agrees_with_its_policy_on_every_probe
   for (const auto& [name, r] : all_fixtures()) {
     BOOST_TEST_CONTEXT(name) {
       auto p = emitters::sbpl::emit(r);
-      auto findings = compiler::verify_sbpl(r, p.text, p.params);
+      auto findings = compiler::verify_sbpl(r, p.text, fx::views(p.params));
       BOOST_TEST(findings.empty(), all(findings));
       auto probes = compiler::sbpl_probes(r);
       int judged = 0;
@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_a
   text = replace(text, "    (require-not (subpath (param \"PROTECTED_0\")))\n", "");
   text = replace(text, "  (literal (param \"PROTECTED_0\"))\n  (subpath (param \"PROTECTED_0\"))\n",
                  "");
-  auto findings = compiler::verify_sbpl(r, text, p.params);
+  auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-write-data",
                        "${WORKSPACE}/.git/zp-probe");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
   auto p = emitters::sbpl::emit(r);
   std::string text = replace(p.text, "    (require-not (literal (param \"PROTECTED_1\")))\n", "");
   text = replace(text, "  (literal (param \"PROTECTED_1\"))\n", "");
-  auto findings = compiler::verify_sbpl(r, text, p.params);
+  auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   BOOST_REQUIRE_EQUAL(findings.size(), 1u);
   BOOST_TEST(findings[0].probe == "file-write-create ${WORKSPACE}/.env");
   BOOST_TEST(findings[0].actual.find("subpath-excludes-self-on-create") != std::string::npos);
@@ -142,7 +142,7 @@ BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropp
                              "(allow file-read*\n"
                              "  (require-not (subpath (param \"DENY_ROOT_0\"))))",
                              "(allow file-read*)");
-  auto findings = compiler::verify_sbpl(r, text, p.params);
+  auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-read-data", "${HOME}/.ssh");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
   BOOST_TEST(f->actual ==
@@ -157,13 +157,13 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   auto p = emitters::sbpl::emit(r);
   auto params = p.params;
   params[0].second = "/";  // WRITABLE_ROOT_0 widened to the whole disk
-  auto findings = compiler::verify_sbpl(r, p.text, params);
+  auto findings = compiler::verify_sbpl(r, p.text, fx::views(params));
   BOOST_TEST(find(findings, SbplFinding::Kind::DroppedDeny, "file-write-create", "/zp-outside"),
              all(findings));
 
   auto missing = p.params;
   missing.pop_back();
-  auto bad = compiler::verify_sbpl(r, p.text, missing);
+  auto bad = compiler::verify_sbpl(r, p.text, fx::views(missing));
   BOOST_REQUIRE_EQUAL(bad.size(), 1u);
   BOOST_TEST((bad[0].kind == SbplFinding::Kind::MalformedArtifact));
   BOOST_TEST(bad[0].str() ==
@@ -174,7 +174,7 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
                           "/Users/./u", "/Users/u/.", "${WORKSPACE}x"}) {
     auto odd = p.params;
     odd[0].second = bad;
-    auto f = compiler::verify_sbpl(r, p.text, odd);
+    auto f = compiler::verify_sbpl(r, p.text, fx::views(odd));
     BOOST_REQUIRE_MESSAGE(!f.empty(), bad);
     BOOST_TEST(f[0].expected == "a normalized absolute path", bad);
     BOOST_TEST(f[0].actual == bad);
@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   auto twice = p.params;
   twice.push_back(twice.front());
   BOOST_TEST(
-      (compiler::verify_sbpl(r, p.text, twice).at(0).kind == SbplFinding::Kind::MalformedArtifact));
+      (compiler::verify_sbpl(r, p.text, fx::views(twice)).at(0).kind == SbplFinding::Kind::MalformedArtifact));
 }
 
 BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
@@ -191,7 +191,7 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   ir::Resolved r = fx::default_bound("/var/folders/zz/T/ws");
   r.deny.push_back(fx::rp("/etc/secrets", 12));
   auto p = emitters::sbpl::emit(r);
-  auto findings = compiler::verify_sbpl(r, p.text, p.params);
+  auto findings = compiler::verify_sbpl(r, p.text, fx::views(p.params));
   BOOST_REQUIRE(!findings.empty());
   BOOST_TEST((findings[0].kind == SbplFinding::Kind::NotCanonical));
   BOOST_TEST(findings[0].probe == "parameter WRITABLE_ROOT_0");
@@ -211,11 +211,11 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   BOOST_TEST(compiler::verify_sbpl(
                  fx::default_bound("/private/var/folders/zz/T/ws"),
                  emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).text,
-                 emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params)
+                 fx::views(emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params))
                  .empty());
   auto look_alike = fx::default_bound("/variable/ws");
   auto lp = emitters::sbpl::emit(look_alike);
-  BOOST_TEST(compiler::verify_sbpl(look_alike, lp.text, lp.params).empty());
+  BOOST_TEST(compiler::verify_sbpl(look_alike, lp.text, fx::views(lp.params)).empty());
 }
 
 BOOST_AUTO_TEST_CASE(a_foreign_profile_is_refused) {
@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
   ir::Resolved r = fx::deny_roots_loopback();
   auto p = emitters::sbpl::emit(r);
   std::string text = replace(p.text, "(allow network-outbound (remote ip \"localhost:*\"))\n", "");
-  auto findings = compiler::verify_sbpl(r, text, p.params);
+  auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   const auto* f =
       find(findings, SbplFinding::Kind::MissingAllow, "network-outbound", "localhost:8080");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
@@ -244,7 +244,7 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
   auto p = emitters::sbpl::emit(r);
   std::string error;
   auto git =
-      compiler::explain_sbpl(r, p.text, p.params, "write", "${WORKSPACE}/.git/config", &error);
+      compiler::explain_sbpl(r, p.text, fx::views(p.params), "write", "${WORKSPACE}/.git/config", &error);
   BOOST_REQUIRE_MESSAGE(git, error);
   BOOST_TEST((git->policy.intent == compiler::SbplIntent::Deny));
   BOOST_TEST(git->policy.why == "protected path ${WORKSPACE}/.git");
@@ -256,13 +256,13 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
                            "${WORKSPACE}/.git") != std::string::npos,
              joined(git->trace));
 
-  auto src = compiler::explain_sbpl(r, p.text, p.params, "create", "${WORKSPACE}/src/a.c", &error);
+  auto src = compiler::explain_sbpl(r, p.text, fx::views(p.params), "create", "${WORKSPACE}/src/a.c", &error);
   BOOST_REQUIRE_MESSAGE(src, error);
   BOOST_TEST((src->policy.intent == compiler::SbplIntent::Allow));
   BOOST_TEST(src->allowed);
   BOOST_TEST(src->policy.loc.str() == "policy.yaml:4:3");
 
-  BOOST_TEST(!compiler::explain_sbpl(r, p.text, p.params, "chmod", "/x", &error));
+  BOOST_TEST(!compiler::explain_sbpl(r, p.text, fx::views(p.params), "chmod", "/x", &error));
   BOOST_TEST(error == "unknown operation 'chmod'");
   BOOST_TEST(!compiler::explain_sbpl(r, p.text, {}, "read", "/x", &error));
   BOOST_TEST(error.find("is not defined") != std::string::npos);
@@ -271,9 +271,10 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
 BOOST_AUTO_TEST_CASE(params_text_round_trips_and_rejects_malformed_lines) {
   auto p = emitters::sbpl::emit(fx::deny_roots_loopback());
   std::string error;
-  auto back = compiler::parse_params_text(emitters::sbpl::params_text(p), &error);
+  const std::string text = emitters::sbpl::params_text(p);
+  auto back = compiler::parse_params_text(text, &error);
   BOOST_REQUIRE_MESSAGE(back, error);
-  BOOST_TEST((*back == p.params));
+  BOOST_TEST((*back == fx::views(p.params)));
   BOOST_TEST(!compiler::parse_params_text("A=1\nB\n", &error));
   BOOST_TEST(error == "params.txt:2: expected NAME=VALUE");
   BOOST_TEST(!compiler::parse_params_text("A=1\nA=2\n", &error));
