@@ -376,6 +376,245 @@ std::variant<SbplRule, SbplError> rule_of(const Form& e, std::vector<SbplFilter>
   return r;
 }
 
+// Reads a profile straight from its text into an SbplProfile, for texts in the subset
+// only: at anything else (an error, but also a form it does not expect) it gives up, and
+// parse_sbpl reads the text again with Reader and Form, whose positions and messages are
+// the ones reported. Building every form as a Node first, then walking them, was most of
+// the cost of checking a profile that is fine, as the emitted ones are.
+class FastReader {
+ public:
+  explicit FastReader(std::string_view text)
+      : p_(text.data()), end_(text.data() + text.size()) {}
+
+  bool profile(SbplProfile& out) {
+    if (!open() || !keyword("version") || token() != "1" || !close()) return false;
+    if (!open()) return false;
+    const std::string_view d = token();
+    if ((d != "deny" && d != "allow") || !keyword("default") || !close()) return false;
+    out.default_allow = d == "allow";
+    // zpolicy writes a filter per 30 characters or so: this spares growing the array.
+    out.filters.reserve(static_cast<size_t>(end_ - p_) / 24);
+    for (;;) {
+      skip_space();
+      if (p_ == end_) return true;
+      if (!rule(out)) return false;
+    }
+  }
+
+ private:
+  bool rule(SbplProfile& out) {
+    SbplRule r;
+    r.line = line_;
+    if (*p_ != '(') return false;
+    ++p_;
+    const std::string_view head = token();
+    if (head != "allow" && head != "deny") return false;
+    r.allow = head == "allow";
+    for (;;) {
+      skip_space();
+      if (p_ == end_ || !kChars.symbol[static_cast<unsigned char>(*p_)]) break;
+      const std::string_view op = token();
+      const uint64_t bit = operation_bit(op);
+      if (!bit) return false;
+      r.operations.emplace_back(op);
+      r.operation_bits |= bit;
+    }
+    if (r.operations.empty() || !filter_list(out.filters, 0, r.first_filter, r.end_filter))
+      return false;
+    out.rules.push_back(std::move(r));
+    return true;
+  }
+
+  // The filters up to the list's ')', appended to `filters` as one range once all are
+  // read: those under them, read first, take ranges before it.
+  bool filter_list(std::vector<SbplFilter>& filters, size_t depth, uint32_t& first,
+                   uint32_t& end) {
+    if (pending_.size() <= depth) pending_.resize(depth + 1);
+    pending_[depth].clear();
+    for (;;) {
+      skip_space();
+      if (p_ == end_) return false;
+      if (*p_ == ')') {
+        ++p_;
+        break;
+      }
+      if (*p_ != '(') return false;
+      ++p_;
+      SbplFilter f;
+      if (!filter(f, filters, depth + 1)) return false;
+      pending_[depth].push_back(f);
+    }
+    first = static_cast<uint32_t>(filters.size());
+    filters.insert(filters.end(), pending_[depth].begin(), pending_[depth].end());
+    end = static_cast<uint32_t>(filters.size());
+    return true;
+  }
+
+  // The filter after its '(', up to and with its ')'.
+  bool filter(SbplFilter& f, std::vector<SbplFilter>& filters, size_t depth) {
+    using K = SbplFilter::Kind;
+    const auto kind = filter_head();
+    if (!kind) return false;
+    f.kind = *kind;
+    switch (f.kind) {
+      case K::Literal:
+      case K::Subpath:
+        skip_space();
+        if (p_ != end_ && *p_ == '(') {
+          ++p_;
+          if (!keyword("param") || !string(f.value) || !close()) return false;
+          f.is_param = true;
+        } else if (!string(f.value) || !f.value.starts_with('/')) {
+          return false;
+        }
+        return close();
+      case K::RequireAll:
+      case K::RequireAny:
+      case K::RequireNot:
+        if (!filter_list(filters, depth, f.first_child, f.end_child)) return false;
+        return f.end_child - f.first_child == 1 ||
+               (f.end_child > f.first_child && f.kind != K::RequireNot);
+      case K::TargetSameSandbox:
+        return keyword("same-sandbox") && close();
+      case K::LocalIp:
+      case K::RemoteIp: {
+        if (!keyword("ip") || !string(f.value) || !close()) return false;
+        const auto colon = f.value.rfind(':');
+        const std::string_view host = f.value.substr(0, colon);
+        return colon != std::string_view::npos && (host == "localhost" || host == "*");
+      }
+      case K::SysctlName:
+      case K::SysctlNamePrefix:
+      case K::GlobalName:
+        return string(f.value) && close();
+    }
+    return false;
+  }
+
+  // The symbol or integer next, empty if something else is.
+  std::string_view token() {
+    skip_space();
+    const char* start = p_;
+    while (p_ != end_ && kChars.symbol[static_cast<unsigned char>(*p_)]) ++p_;
+    return {start, static_cast<size_t>(p_ - start)};
+  }
+  // The symbol `word` next.
+  template <size_t N>
+  bool keyword(const char (&word)[N]) {
+    skip_space();
+    return at(word);
+  }
+  // The symbol `word` at the position, compared in place rather than scanned first, the
+  // length known to the compiler so that the comparison is a load or two.
+  template <size_t N>
+  bool at(const char (&word)[N]) {
+    constexpr size_t n = N - 1;
+    const auto left = static_cast<size_t>(end_ - p_);
+    if (left < n || std::memcmp(p_, word, n) != 0) return false;
+    if (left > n && kChars.symbol[static_cast<unsigned char>(p_[n])]) return false;
+    p_ += n;
+    return true;
+  }
+  // The head of a filter: its first character leaves a keyword or a few to compare it
+  // with. Scanning the head first, then looking it up, cost twice as much.
+  std::optional<SbplFilter::Kind> filter_head() {
+    using K = SbplFilter::Kind;
+    skip_space();
+    if (p_ == end_) return std::nullopt;
+    switch (*p_) {
+      case 'l':
+        if (at("literal")) return K::Literal;
+        if (at("local")) return K::LocalIp;
+        break;
+      case 's':
+        if (at("subpath")) return K::Subpath;
+        if (at("sysctl-name")) return K::SysctlName;
+        if (at("sysctl-name-prefix")) return K::SysctlNamePrefix;
+        break;
+      case 'r':
+        if (at("require-not")) return K::RequireNot;
+        if (at("require-all")) return K::RequireAll;
+        if (at("require-any")) return K::RequireAny;
+        if (at("remote")) return K::RemoteIp;
+        break;
+      case 't':
+        if (at("target")) return K::TargetSameSandbox;
+        break;
+      case 'g':
+        if (at("global-name")) return K::GlobalName;
+        break;
+      default:
+        break;
+    }
+    return std::nullopt;
+  }
+  bool string(std::string_view& value) {
+    skip_space();
+    if (p_ == end_ || *p_ != '"') return false;
+    const char* start = ++p_;
+    skip_string_body();
+    if (p_ == end_ || *p_ != '"') return false;
+    value = {start, static_cast<size_t>(p_ - start)};
+    ++p_;
+    return true;
+  }
+  // Up to the first character in kChars.string_stop, eight at a time where the host's byte
+  // order lets the first one found in a word be told by its lowest bit: paths are most of
+  // the text.
+  void skip_string_body() {
+    if constexpr (std::endian::native == std::endian::little) {
+      constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+      // The high bit of each byte of `w` equal to `c`, and perhaps of bytes after one.
+      auto bytes_of = [](uint64_t w, unsigned char c) {
+        const uint64_t x = w ^ (kOnes * c);
+        return (x - kOnes) & ~x & kHighs;
+      };
+      while (end_ - p_ >= static_cast<ptrdiff_t>(sizeof(uint64_t))) {
+        uint64_t w;
+        std::memcpy(&w, p_, sizeof w);
+        const uint64_t stops =
+            bytes_of(w, '"') | bytes_of(w, '\\') | bytes_of(w, '\n') | bytes_of(w, '\0');
+        if (stops) {
+          p_ += std::countr_zero(stops) / 8;
+          return;
+        }
+        p_ += sizeof w;
+      }
+    }
+    while (p_ != end_ && !kChars.string_stop[static_cast<unsigned char>(*p_)]) ++p_;
+  }
+  bool open() { return punct('('); }
+  bool close() { return punct(')'); }
+  bool punct(char c) {
+    skip_space();
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+  void skip_space() {
+    while (p_ != end_) {
+      const char c = *p_;
+      if (c == ' ' || c == '\t') {
+        ++p_;
+      } else if (c == '\n') {
+        ++line_;
+        ++p_;
+      } else if (c == ';') {
+        const void* nl = std::memchr(p_, '\n', static_cast<size_t>(end_ - p_));
+        p_ = nl ? static_cast<const char*>(nl) : end_;
+      } else {
+        return;
+      }
+    }
+  }
+
+  const char* p_;
+  const char* end_;
+  int line_ = 1;
+  // The filters read of each open list, by depth; kept to reuse their space.
+  std::vector<std::vector<SbplFilter>> pending_;
+};
+
 // --- Matching -------------------------------------------------------------------------
 
 bool path_contains(std::string_view outer, std::string_view inner) {
@@ -891,6 +1130,7 @@ std::string print_sexpr(const Sexpr& e) {
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
+  if (SbplProfile p; FastReader(text).profile(p)) return p;
   auto read = Reader(text).all();
   if (auto* err = std::get_if<SbplError>(&read)) return *err;
   const Nodes& nodes = std::get<Nodes>(read);
