@@ -826,9 +826,15 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& filters,
   return f.kind == SbplFilter::Kind::RequireNot ? &filters[f.first_child] : nullptr;
 }
 
-// Numbers the list filters[first, end) in `index` and indexes its path filters.
+// A path id not given yet.
+constexpr uint32_t kNoId = UINT32_MAX;
+
+// Numbers the list filters[first, end) in `index` and indexes its path filters. A filter
+// whose `param_ids` entry is set reads a parameter, and takes the id kept there: a
+// profile names each parameter many times, and looking its value up each time was most
+// of the cost of binding.
 uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
-                     bool negated, SbplPathIds& index) {
+                     bool negated, std::span<uint32_t* const> param_ids, SbplPathIds& index) {
   const auto number = static_cast<uint32_t>(index.sets.size());
   const std::span<const SbplFilter> list(filters.data() + first, filters.data() + end);
   SbplPathSet& set = index.sets.emplace_back();
@@ -840,11 +846,16 @@ uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uin
       index.others.push_back(static_cast<uint32_t>(pos));
       continue;
     }
-    // Most values are in several lists: look them up before making a key of them.
-    auto it = index.ids.find(*v);
-    if (it == index.ids.end())
-      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
-    const uint32_t id = it->second;
+    uint32_t* const kept = param_ids[static_cast<size_t>(f - filters.data())];
+    uint32_t id = kept ? *kept : kNoId;
+    if (id == kNoId) {
+      // Most values are in several lists: look them up before making a key of them.
+      auto it = index.ids.find(*v);
+      if (it == index.ids.end())
+        it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
+      id = it->second;
+      if (kept) *kept = id;
+    }
     index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
   }
   set.end_other = static_cast<uint32_t>(index.others.size());
@@ -1068,24 +1079,73 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
   return out;
 }
 
-// The parameters by name, hashed: a profile reads hundreds of them, and the names
-// ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
-using ParamIndex =
-    std::pmr::unordered_map<std::string_view, const std::string_view*, SbplPathIds::Hash>;
-
-// Binds filters[at] and the filters under it, and numbers their lists children first.
-void bind_filter(std::vector<SbplFilter>& filters, uint32_t at, const ParamIndex& params,
-                 SbplPathIds& ids) {
-  SbplFilter& f = filters[at];
-  if (f.is_param) {
-    auto it = params.find(f.value);
-    if (it != params.end()) f.param_value = it->second;
+// The parameters by name, in a table probed linearly: a profile reads hundreds of them,
+// and the names ("WRITABLE_ROOT_12") share long prefixes that made each search of the
+// sorted map slow, and each node of a hash map cost as much to make as the lookups.
+class ParamTable {
+ public:
+  struct Entry {
+    std::string_view name;
+    const std::string_view* value = nullptr;  // in the SbplParams; none: a free slot
+    uint32_t id = kNoId;                      // the value's path id once a list names it
+  };
+  explicit ParamTable(const SbplParams& params)
+      // Half full at most, so that a probe ends after a slot or two.
+      : bits_(std::bit_width(std::max<size_t>(8, 2 * params.size()))),
+        mask_((size_t{1} << bits_) - 1),
+        slots_(mask_ + 1) {
+    for (const auto& [name, value] : params) {
+      Entry& e = slot(name);
+      e.name = name;
+      e.value = &value;
+    }
   }
-  for (uint32_t c = f.first_child; c < f.end_child; ++c) bind_filter(filters, c, params, ids);
-  if (f.kind == SbplFilter::Kind::RequireAll || f.kind == SbplFilter::Kind::RequireAny)
-    f.child_paths = index_paths(filters, f.first_child, f.end_child,
-                                f.kind == SbplFilter::Kind::RequireAll, ids);
-}
+  Entry* find(std::string_view name) {
+    Entry& e = slot(name);
+    return e.value ? &e : nullptr;
+  }
+
+ private:
+  // The entry of `name`, or the free slot where it would go. The slot is taken from the
+  // hash's product's top bits: the names differ in their last characters, which the
+  // hash's low bits hardly tell apart.
+  Entry& slot(std::string_view name) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+    for (size_t i = (SbplPathIds::Hash{}(name) * kMul) >> (64 - bits_);; i = (i + 1) & mask_) {
+      Entry& e = slots_[i];
+      if (!e.value || e.name == name) return e;
+    }
+  }
+  int bits_;  // log2 of the slots
+  size_t mask_;
+  std::vector<Entry> slots_;
+};
+
+// Binds the filters of a profile to their parameters and indexes their lists.
+struct Binder {
+  std::vector<SbplFilter>& filters;
+  ParamTable params;
+  // By filter: the id kept for the parameter it reads, if bound (see index_paths).
+  std::vector<uint32_t*> param_ids;
+  SbplPathIds& ids;
+
+  // Binds filters[at] and the filters under it, and numbers their lists children first.
+  void bind(uint32_t at) {
+    SbplFilter& f = filters[at];
+    if (f.is_param) {
+      if (ParamTable::Entry* e = params.find(f.value)) {
+        f.param_value = e->value;
+        param_ids[at] = &e->id;
+      }
+    }
+    for (uint32_t c = f.first_child; c < f.end_child; ++c) bind(c);
+    if (f.kind == SbplFilter::Kind::RequireAll || f.kind == SbplFilter::Kind::RequireAny)
+      f.child_paths = index(f.first_child, f.end_child, f.kind == SbplFilter::Kind::RequireAll);
+  }
+  uint32_t index(uint32_t first, uint32_t end, bool negated) {
+    return index_paths(filters, first, end, negated, param_ids, ids);
+  }
+};
 
 std::vector<std::string> collect_params(const SbplProfile& profile, bool unbound_only) {
   std::set<std::string_view> names;
@@ -1171,19 +1231,15 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
-  // The index is dropped on return: its nodes are not freed one by one.
-  std::pmr::monotonic_buffer_resource arena;
-  ParamIndex index(&arena);
-  index.reserve(params.size());
-  for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
   // A value per path filter at most: growing the table cost a rehash of every value each
   // time it doubled.
   ids->ids.reserve(profile.filters.size());
+  Binder binder{profile.filters, ParamTable(params),
+                std::vector<uint32_t*>(profile.filters.size()), *ids};
   for (auto& r : profile.rules) {
-    for (uint32_t f = r.first_filter; f < r.end_filter; ++f)
-      bind_filter(profile.filters, f, index, *ids);
-    r.filter_paths = index_paths(profile.filters, r.first_filter, r.end_filter, false, *ids);
+    for (uint32_t f = r.first_filter; f < r.end_filter; ++f) binder.bind(f);
+    r.filter_paths = binder.index(r.first_filter, r.end_filter, false);
   }
   // Grouped by id, each group in the order found: a counting sort, as the group bounds
   // are counted anyway.
