@@ -29,11 +29,13 @@ using Nodes = std::vector<Node>;
 struct CharClasses {
   std::array<bool, 256> symbol{};       // in a symbol or integer
   std::array<bool, 256> string_stop{};  // ends a string's scan: '"' or what it may not hold
+  std::array<bool, 256> space{};        // what skip_space passes: blanks and comments
   constexpr CharClasses() {
     for (int c = 0; c < 256; ++c)
       symbol[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                   c == '-' || c == '*' || c == '_' || c == '.';
     for (unsigned char c : {'"', '\\', '\n', '\0'}) string_stop[c] = true;
+    for (unsigned char c : {' ', '\t', '\n', ';'}) space[c] = true;
   }
 };
 constexpr CharClasses kChars;
@@ -419,18 +421,17 @@ class FastReader {
       r.operations.emplace_back(op);
       r.operation_bits |= bit;
     }
-    if (r.operations.empty() || !filter_list(out.filters, 0, r.first_filter, r.end_filter))
+    if (r.operations.empty() || !filter_list(out.filters, r.first_filter, r.end_filter))
       return false;
     out.rules.push_back(std::move(r));
     return true;
   }
 
   // The filters up to the list's ')', appended to `filters` as one range once all are
-  // read: those under them, read first, take ranges before it.
-  bool filter_list(std::vector<SbplFilter>& filters, size_t depth, uint32_t& first,
-                   uint32_t& end) {
-    if (pending_.size() <= depth) pending_.resize(depth + 1);
-    pending_[depth].clear();
+  // read: those under them, read first, take ranges before it. Until then they wait on
+  // `open_`, above those of the lists they are in.
+  bool filter_list(std::vector<SbplFilter>& filters, uint32_t& first, uint32_t& end) {
+    const size_t base = open_.size();
     for (;;) {
       skip_space();
       if (p_ == end_) return false;
@@ -440,21 +441,23 @@ class FastReader {
       }
       if (*p_ != '(') return false;
       ++p_;
-      SbplFilter f;
-      if (!filter(f, filters, depth + 1)) return false;
-      pending_[depth].push_back(f);
+      open_.emplace_back();
+      if (!filter(open_.size() - 1, filters)) return false;
     }
     first = static_cast<uint32_t>(filters.size());
-    filters.insert(filters.end(), pending_[depth].begin(), pending_[depth].end());
+    filters.insert(filters.end(), open_.begin() + static_cast<ptrdiff_t>(base), open_.end());
     end = static_cast<uint32_t>(filters.size());
+    open_.resize(base);
     return true;
   }
 
-  // The filter after its '(', up to and with its ')'.
-  bool filter(SbplFilter& f, std::vector<SbplFilter>& filters, size_t depth) {
+  // The filter open_[at] after its '(', up to and with its ')'.
+  bool filter(size_t at, std::vector<SbplFilter>& filters) {
     using K = SbplFilter::Kind;
     const auto kind = filter_head();
     if (!kind) return false;
+    // Not used once the filters under it are read: `open_` may move.
+    SbplFilter& f = open_[at];
     f.kind = *kind;
     switch (f.kind) {
       case K::Literal:
@@ -470,10 +473,13 @@ class FastReader {
         return close();
       case K::RequireAll:
       case K::RequireAny:
-      case K::RequireNot:
-        if (!filter_list(filters, depth, f.first_child, f.end_child)) return false;
-        return f.end_child - f.first_child == 1 ||
-               (f.end_child > f.first_child && f.kind != K::RequireNot);
+      case K::RequireNot: {
+        uint32_t first = 0, end = 0;
+        if (!filter_list(filters, first, end)) return false;
+        open_[at].first_child = first;
+        open_[at].end_child = end;
+        return end - first == 1 || (end > first && *kind != K::RequireNot);
+      }
       case K::TargetSameSandbox:
         return keyword("same-sandbox") && close();
       case K::LocalIp:
@@ -564,21 +570,21 @@ class FastReader {
   void skip_string_body() {
     if constexpr (std::endian::native == std::endian::little) {
       constexpr uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
-      // The high bit of each byte of `w` equal to `c`, and perhaps of bytes after one.
-      auto bytes_of = [](uint64_t w, unsigned char c) {
-        const uint64_t x = w ^ (kOnes * c);
-        return (x - kOnes) & ~x & kHighs;
-      };
+      // The high bit of each byte of `w` below `c` (at most 0x80), and perhaps of bytes
+      // after one: the lowest is exact.
+      auto below = [](uint64_t w, unsigned char c) { return (w - kOnes * c) & ~w & kHighs; };
       while (end_ - p_ >= static_cast<ptrdiff_t>(sizeof(uint64_t))) {
         uint64_t w;
         std::memcpy(&w, p_, sizeof w);
-        const uint64_t stops =
-            bytes_of(w, '"') | bytes_of(w, '\\') | bytes_of(w, '\n') | bytes_of(w, '\0');
-        if (stops) {
-          p_ += std::countr_zero(stops) / 8;
-          return;
+        // The stops but '\\' are below '#', with a few characters a path may hold.
+        const uint64_t maybe = below(w, '#') | below(w ^ (kOnes * '\\'), 1);
+        if (!maybe) {
+          p_ += sizeof w;
+          continue;
         }
-        p_ += sizeof w;
+        p_ += std::countr_zero(maybe) / 8;
+        if (kChars.string_stop[static_cast<unsigned char>(*p_)]) return;
+        ++p_;
       }
     }
     while (p_ != end_ && !kChars.string_stop[static_cast<unsigned char>(*p_)]) ++p_;
@@ -591,28 +597,27 @@ class FastReader {
     ++p_;
     return true;
   }
+  // A token next, the common case, is told inline by one look-up.
   void skip_space() {
-    while (p_ != end_) {
-      const char c = *p_;
-      if (c == ' ' || c == '\t') {
-        ++p_;
-      } else if (c == '\n') {
-        ++line_;
-        ++p_;
-      } else if (c == ';') {
+    if (p_ != end_ && kChars.space[static_cast<unsigned char>(*p_)]) skip_some_space();
+  }
+  void skip_some_space() {
+    while (p_ != end_ && kChars.space[static_cast<unsigned char>(*p_)]) {
+      if (*p_ == ';') {
         const void* nl = std::memchr(p_, '\n', static_cast<size_t>(end_ - p_));
         p_ = nl ? static_cast<const char*>(nl) : end_;
-      } else {
-        return;
+        continue;
       }
+      if (*p_ == '\n') ++line_;
+      ++p_;
     }
   }
 
   const char* p_;
   const char* end_;
   int line_ = 1;
-  // The filters read of each open list, by depth; kept to reuse their space.
-  std::vector<std::vector<SbplFilter>> pending_;
+  // The filters read of the lists not closed yet, innermost last.
+  std::vector<SbplFilter> open_;
 };
 
 // --- Matching -------------------------------------------------------------------------
