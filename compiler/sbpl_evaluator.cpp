@@ -854,11 +854,8 @@ uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uin
     uint32_t* const kept = param_ids[static_cast<size_t>(f - filters.data())];
     uint32_t id = kept ? *kept : kNoId;
     if (id == kNoId) {
-      // Most values are in several lists: look them up before making a key of them.
-      auto it = index.ids.find(*v);
-      if (it == index.ids.end())
-        it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
-      id = it->second;
+      // Hashed once, and a node made only for a value not seen yet.
+      id = index.ids.try_emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
       if (kept) *kept = id;
     }
     index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
@@ -1134,16 +1131,23 @@ struct Binder {
   std::vector<uint32_t*> param_ids;
   SbplPathIds& ids;
 
-  // Binds filters[at] and the filters under it, and numbers their lists children first.
-  void bind(uint32_t at) {
-    SbplFilter& f = filters[at];
-    if (f.is_param) {
+  // Binds every filter that reads a parameter, in one pass over the array.
+  void bind() {
+    for (size_t i = 0; i < filters.size(); ++i) {
+      SbplFilter& f = filters[i];
+      if (!f.is_param) continue;
       if (ParamTable::Entry* e = params.find(f.value)) {
         f.param_value = e->value;
-        param_ids[at] = &e->id;
+        param_ids[i] = &e->id;
       }
     }
-    for (uint32_t c = f.first_child; c < f.end_child; ++c) bind(c);
+  }
+  // Numbers the lists under filters[at], and its own, children first. Only lists are
+  // visited: most filters are paths.
+  void index_lists(uint32_t at) {
+    SbplFilter& f = filters[at];
+    for (uint32_t c = f.first_child; c < f.end_child; ++c)
+      if (filters[c].first_child != filters[c].end_child) index_lists(c);
     if (f.kind == SbplFilter::Kind::RequireAll || f.kind == SbplFilter::Kind::RequireAny)
       f.child_paths = index(f.first_child, f.end_child, f.kind == SbplFilter::Kind::RequireAll);
   }
@@ -1242,8 +1246,13 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   ids->ids.reserve(profile.filters.size());
   Binder binder{profile.filters, ParamTable(params),
                 std::vector<uint32_t*>(profile.filters.size()), *ids};
+  binder.bind();
+  // Each filter holds one list position, an occurrence or one of the others.
+  ids->occurrences.reserve(profile.filters.size());
+  ids->others.reserve(profile.filters.size());
   for (auto& r : profile.rules) {
-    for (uint32_t f = r.first_filter; f < r.end_filter; ++f) binder.bind(f);
+    for (uint32_t f = r.first_filter; f < r.end_filter; ++f)
+      if (profile.filters[f].first_child != profile.filters[f].end_child) binder.index_lists(f);
     r.filter_paths = binder.index(r.first_filter, r.end_filter, false);
   }
   // Grouped by id, each group in the order found: a counting sort, as the group bounds
