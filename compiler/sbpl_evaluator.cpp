@@ -462,6 +462,7 @@ class FastReader {
     switch (f.kind) {
       case K::Literal:
       case K::Subpath:
+        if (param_path(f)) return true;
         skip_space();
         if (p_ != end_ && *p_ == '(') {
           ++p_;
@@ -495,6 +496,29 @@ class FastReader {
         return string(f.value) && close();
     }
     return false;
+  }
+
+  // A path filter's rest written as zpolicy writes nearly all of them,
+  // ` (param "NAME"))`, told by comparing the bytes rather than token by token; if it is
+  // written otherwise, nothing is read.
+  bool param_path(SbplFilter& f) {
+    constexpr std::string_view open = " (param \"", close = "\"))";
+    if (static_cast<size_t>(end_ - p_) < open.size() ||
+        std::memcmp(p_, open.data(), open.size()) != 0)
+      return false;
+    const char* const start = p_ + open.size();
+    const char* const resume = p_;
+    p_ = start;
+    skip_string_body();
+    if (static_cast<size_t>(end_ - p_) < close.size() ||
+        std::memcmp(p_, close.data(), close.size()) != 0) {
+      p_ = resume;
+      return false;
+    }
+    f.value = {start, static_cast<size_t>(p_ - start)};
+    f.is_param = true;
+    p_ += close.size();
+    return true;
   }
 
   // The symbol or integer next, empty if something else is.
