@@ -1155,23 +1155,16 @@ struct Binder {
   std::vector<uint32_t*> param_ids;
   SbplPathIds& ids;
 
-  // Binds every filter that reads a parameter, in one pass over the array. Returns how
-  // many path values there may be: one per constant, and one per parameter read.
-  size_t bind(size_t defined) {
-    size_t constants = 0, reads = 0;
+  // Binds every filter that reads a parameter, in one pass over the array.
+  void bind() {
     for (size_t i = 0; i < filters.size(); ++i) {
       SbplFilter& f = filters[i];
-      if (!f.is_param) {
-        constants += is_path_filter(f);
-        continue;
-      }
+      if (!f.is_param) continue;
       if (ParamTable::Entry* e = params.find(f.value)) {
         f.param_value = e->value;
         param_ids[i] = &e->id;
-        ++reads;
       }
     }
-    return constants + std::min(reads, defined);
   }
   // Numbers the lists under filters[at], and its own, children first. Only lists are
   // visited: most filters are paths.
@@ -1272,11 +1265,12 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ids = std::make_shared<SbplPathIds>();
+  // A value per path filter at most: growing the table cost a rehash of every value each
+  // time it doubled.
+  ids->ids.reserve(profile.filters.size());
   Binder binder{profile.filters, ParamTable(params),
                 std::vector<uint32_t*>(profile.filters.size()), *ids};
-  // Growing the table cost a rehash of every value each time it doubled; a bucket per
-  // filter, most reading the same few parameters, cost clearing them.
-  ids->ids.reserve(binder.bind(params.size()));
+  binder.bind();
   // Each filter holds one list position, an occurrence or one of the others.
   ids->occurrences.reserve(profile.filters.size());
   ids->others.reserve(profile.filters.size());
