@@ -7,8 +7,15 @@
 #include <optional>
 #include <set>
 
+#include "compiler/sbpl_emitted_reader.hpp"
+#include "compiler/sbpl_subset.hpp"
+
 namespace zpolicy::compiler {
 namespace {
+
+using sbpl_subset::kChars;
+using sbpl_subset::kOperations;
+using sbpl_subset::operation_bit;
 
 // --- S-expression reader --------------------------------------------------------------
 
@@ -23,20 +30,6 @@ struct Node {
   uint32_t end = 0;   // the index just past the node and its items
 };
 using Nodes = std::vector<Node>;
-
-// Characters by class, looked up once per character: the reader spends most of its time
-// scanning atoms.
-struct CharClasses {
-  std::array<bool, 256> symbol{};       // in a symbol or integer
-  std::array<bool, 256> string_stop{};  // ends a string's scan: '"' or what it may not hold
-  constexpr CharClasses() {
-    for (int c = 0; c < 256; ++c)
-      symbol[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '-' || c == '*' || c == '_' || c == '.';
-    for (unsigned char c : {'"', '\\', '\n', '\0'}) string_stop[c] = true;
-  }
-};
-constexpr CharClasses kChars;
 
 class Reader {
  public:
@@ -148,27 +141,6 @@ Sexpr to_sexpr(const Nodes& nodes, uint32_t i) {
 }
 
 // --- Profile subset -------------------------------------------------------------------
-
-// Every operation zpolicy may name. A wildcard covers the concrete operations that
-// start with its stem, which is how Seatbelt groups them.
-constexpr std::array kOperations = {
-    "file-read*",       "file-read-data",   "file-read-metadata",   "file-read-xattr",
-    "file-write*",      "file-write-data",  "file-write-create",    "file-write-unlink",
-    "file-write-mode",  "file-write-xattr", "file-write-times",     "file-write-flags",
-    "file-write-owner", "file-link",        "file-ioctl",           "file-map-executable",
-    "process-exec",     "process-fork",     "process-info*",        "signal",
-    "sysctl-read",      "mach-lookup",      "user-preference-read", "ipc-posix-sem",
-    "pseudo-tty",       "network*",         "network-bind",         "network-inbound",
-    "network-outbound", "system-socket",
-};
-
-static_assert(kOperations.size() <= 64, "SbplRule::operation_bits has a bit per operation");
-
-// The bit of a profile operation in SbplRule::operation_bits, 0 for an unknown one.
-uint64_t operation_bit(std::string_view op) {
-  auto it = std::find(kOperations.begin(), kOperations.end(), op);
-  return it == kOperations.end() ? 0 : uint64_t{1} << (it - kOperations.begin());
-}
 
 bool operation_covers(std::string_view rule_op, std::string_view op) {
   if (rule_op.ends_with('*')) return op.starts_with(rule_op.substr(0, rule_op.size() - 1));
@@ -592,9 +564,15 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& filters,
   return f.kind == SbplFilter::Kind::RequireNot ? &filters[f.first_child] : nullptr;
 }
 
-// Numbers the list filters[first, end) in `index` and indexes its path filters.
+// A path id not given yet.
+constexpr uint32_t kNoId = UINT32_MAX;
+
+// Numbers the list filters[first, end) in `index` and indexes its path filters. A filter
+// whose `param_ids` entry is set reads a parameter, and takes the id kept there: a
+// profile names each parameter many times, and looking its value up each time was most
+// of the cost of binding.
 uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
-                     bool negated, SbplPathIds& index) {
+                     bool negated, std::span<uint32_t* const> param_ids, SbplPathIds& index) {
   const auto number = static_cast<uint32_t>(index.sets.size());
   const std::span<const SbplFilter> list(filters.data() + first, filters.data() + end);
   SbplPathSet& set = index.sets.emplace_back();
@@ -606,11 +584,13 @@ uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uin
       index.others.push_back(static_cast<uint32_t>(pos));
       continue;
     }
-    // Most values are in several lists: look them up before making a key of them.
-    auto it = index.ids.find(*v);
-    if (it == index.ids.end())
-      it = index.ids.emplace(*v, static_cast<uint32_t>(index.ids.size())).first;
-    const uint32_t id = it->second;
+    uint32_t* const kept = param_ids[static_cast<size_t>(f - filters.data())];
+    uint32_t id = kept ? *kept : kNoId;
+    if (id == kNoId) {
+      // Hashed once, and a node made only for a value not seen yet.
+      id = index.ids.try_emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
+      if (kept) *kept = id;
+    }
     index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
   }
   set.end_other = static_cast<uint32_t>(index.others.size());
@@ -834,24 +814,80 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
   return out;
 }
 
-// The parameters by name, hashed: a profile reads hundreds of them, and the names
-// ("WRITABLE_ROOT_12") share long prefixes that made each search of the sorted map slow.
-using ParamIndex =
-    std::pmr::unordered_map<std::string_view, const std::string_view*, SbplPathIds::Hash>;
-
-// Binds filters[at] and the filters under it, and numbers their lists children first.
-void bind_filter(std::vector<SbplFilter>& filters, uint32_t at, const ParamIndex& params,
-                 SbplPathIds& ids) {
-  SbplFilter& f = filters[at];
-  if (f.is_param) {
-    auto it = params.find(f.value);
-    if (it != params.end()) f.param_value = it->second;
+// The parameters by name, in a table probed linearly: a profile reads hundreds of them,
+// and the names ("WRITABLE_ROOT_12") share long prefixes that made each search of the
+// sorted map slow, and each node of a hash map cost as much to make as the lookups.
+class ParamTable {
+ public:
+  struct Entry {
+    std::string_view name;
+    const std::string_view* value = nullptr;  // in the SbplParams; none: a free slot
+    uint32_t id = kNoId;                      // the value's path id once a list names it
+  };
+  explicit ParamTable(const SbplParams& params)
+      // Half full at most, so that a probe ends after a slot or two.
+      : bits_(std::bit_width(std::max<size_t>(8, 2 * params.size()))),
+        mask_((size_t{1} << bits_) - 1),
+        slots_(mask_ + 1) {
+    for (const auto& [name, value] : params) {
+      Entry& e = slot(name);
+      e.name = name;
+      e.value = &value;
+    }
   }
-  for (uint32_t c = f.first_child; c < f.end_child; ++c) bind_filter(filters, c, params, ids);
-  if (f.kind == SbplFilter::Kind::RequireAll || f.kind == SbplFilter::Kind::RequireAny)
-    f.child_paths = index_paths(filters, f.first_child, f.end_child,
-                                f.kind == SbplFilter::Kind::RequireAll, ids);
-}
+  Entry* find(std::string_view name) {
+    Entry& e = slot(name);
+    return e.value ? &e : nullptr;
+  }
+
+ private:
+  // The entry of `name`, or the free slot where it would go. The slot is taken from the
+  // hash's product's top bits: the names differ in their last characters, which the
+  // hash's low bits hardly tell apart.
+  Entry& slot(std::string_view name) {
+    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+    for (size_t i = (SbplPathIds::Hash{}(name) * kMul) >> (64 - bits_);; i = (i + 1) & mask_) {
+      Entry& e = slots_[i];
+      if (!e.value || e.name == name) return e;
+    }
+  }
+  int bits_;  // log2 of the slots
+  size_t mask_;
+  std::vector<Entry> slots_;
+};
+
+// Binds the filters of a profile to their parameters and indexes their lists.
+struct Binder {
+  std::vector<SbplFilter>& filters;
+  ParamTable params;
+  // By filter: the id kept for the parameter it reads, if bound (see index_paths).
+  std::vector<uint32_t*> param_ids;
+  SbplPathIds& ids;
+
+  // Binds every filter that reads a parameter, in one pass over the array.
+  void bind() {
+    for (size_t i = 0; i < filters.size(); ++i) {
+      SbplFilter& f = filters[i];
+      if (!f.is_param) continue;
+      if (ParamTable::Entry* e = params.find(f.value)) {
+        f.param_value = e->value;
+        param_ids[i] = &e->id;
+      }
+    }
+  }
+  // Numbers the lists under filters[at], and its own, children first. Only lists are
+  // visited: most filters are paths.
+  void index_lists(uint32_t at) {
+    SbplFilter& f = filters[at];
+    for (uint32_t c = f.first_child; c < f.end_child; ++c)
+      if (filters[c].first_child != filters[c].end_child) index_lists(c);
+    if (f.kind == SbplFilter::Kind::RequireAll || f.kind == SbplFilter::Kind::RequireAny)
+      f.child_paths = index(f.first_child, f.end_child, f.kind == SbplFilter::Kind::RequireAll);
+  }
+  uint32_t index(uint32_t first, uint32_t end, bool negated) {
+    return index_paths(filters, first, end, negated, param_ids, ids);
+  }
+};
 
 std::vector<std::string> collect_params(const SbplProfile& profile, bool unbound_only) {
   std::set<std::string_view> names;
@@ -896,6 +932,11 @@ std::string print_sexpr(const Sexpr& e) {
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
+  if (SbplProfile p; read_emitted_profile(text, p)) return p;
+  return parse_sbpl_general(text);
+}
+
+std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text) {
   auto read = Reader(text).all();
   if (auto* err = std::get_if<SbplError>(&read)) return *err;
   const Nodes& nodes = std::get<Nodes>(read);
@@ -936,19 +977,20 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 }
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
-  // The index is dropped on return: its nodes are not freed one by one.
-  std::pmr::monotonic_buffer_resource arena;
-  ParamIndex index(&arena);
-  index.reserve(params.size());
-  for (const auto& [name, value] : params) index.emplace(name, &value);
   auto ids = std::make_shared<SbplPathIds>();
   // A value per path filter at most: growing the table cost a rehash of every value each
   // time it doubled.
   ids->ids.reserve(profile.filters.size());
+  Binder binder{profile.filters, ParamTable(params),
+                std::vector<uint32_t*>(profile.filters.size()), *ids};
+  binder.bind();
+  // Each filter holds one list position, an occurrence or one of the others.
+  ids->occurrences.reserve(profile.filters.size());
+  ids->others.reserve(profile.filters.size());
   for (auto& r : profile.rules) {
     for (uint32_t f = r.first_filter; f < r.end_filter; ++f)
-      bind_filter(profile.filters, f, index, *ids);
-    r.filter_paths = index_paths(profile.filters, r.first_filter, r.end_filter, false, *ids);
+      if (profile.filters[f].first_child != profile.filters[f].end_child) binder.index_lists(f);
+    r.filter_paths = binder.index(r.first_filter, r.end_filter, false);
   }
   // Grouped by id, each group in the order found: a counting sort, as the group bounds
   // are counted anyway.
