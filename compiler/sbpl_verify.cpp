@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "compiler/common_prefix.hpp"
 #include "compiler/sbpl_evaluator.hpp"
 
 namespace zpolicy::compiler {
@@ -23,27 +24,6 @@ std::optional<std::string_view> parent_of(std::string_view path) {
   auto slash = path.rfind('/');
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
   return path.substr(0, slash == 0 ? 1 : slash);
-}
-
-// The length of the longest common prefix of `a` and `b`, compared a word at a time:
-// consecutive probe paths share most of their length.
-size_t common_prefix(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  for (; i + sizeof(uint64_t) <= n; i += sizeof(uint64_t)) {
-    uint64_t x, y;
-    std::memcpy(&x, a.data() + i, sizeof x);
-    std::memcpy(&y, b.data() + i, sizeof y);
-    if (x == y) continue;
-    // The first differing byte in memory order is the lowest one on a little-endian host.
-    const uint64_t d = x ^ y;
-    return i + static_cast<size_t>(std::endian::native == std::endian::little
-                                       ? std::countr_zero(d)
-                                       : std::countl_zero(d)) /
-                   8;
-  }
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
 }
 
 // Files a confined process must be able to read to start at all, whatever its read roots
