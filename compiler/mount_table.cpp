@@ -362,7 +362,8 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
 
 const MountTable::Place& MountTable::place(Id rp) const {
   if (last_place_ && last_place_->path == rp) return *last_place_;
-  Place at;
+  // Built where it is kept: a copy cost as much as the cheaper half of the fields.
+  Place& at = last_place_.emplace();
   at.path = rp;
   at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
   if (at.searchable) {
@@ -377,8 +378,7 @@ const MountTable::Place& MountTable::place(Id rp) const {
     if (at.parent)
       at.parent_mode = known_mode(*at.parent, m.dest == rp ? covering(*at.parent) : at.mount);
   }
-  last_place_ = at;
-  return *last_place_;
+  return at;
 }
 
 AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
@@ -540,7 +540,9 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   return direct;
 }
 
-MountTable::Reaches MountTable::reach_all(Id p) const {
+// Flattened: with decide() inlined, each of the four calls has its operation known and
+// drops the branches of the other three, and this runs for every probe of every table.
+[[gnu::flatten]] MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
   if (!has_symlinks_) {
     // Every operation resolves to `p` itself, so the four share its place; an ancestor
