@@ -558,12 +558,22 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
     }
   }
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
+  if (!aliased) {
+    // The host object is reachable only at `p`: the loop below without the alias walk,
+    // for the common case, where its branches cost more than the four decisions.
+    for (size_t i = 0; i < out.at_path.size(); ++i) {
+      const Reach& direct = out.at_path[i];
+      const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
+      out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
+    }
+    return out;
+  }
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     const Reach& direct = out.at_path[i];
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
-    else if (aliased && alias_reaching(p, op))
+    else if (alias_reaching(p, op))
       out.of_host[i] = Reach{Outcome::Host, p};
     else if (direct.outcome == Outcome::Host)
       out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};
