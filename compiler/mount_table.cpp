@@ -79,7 +79,9 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const S
       aliases_by_source_(*paths_),
       searchable_(*paths_) {}
 
-std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
+// Flattened: the replay of each scenario's table runs every op through apply(), and the
+// bookkeeping around each (the -try check, the alias index) inlined costs less.
+[[gnu::flatten]] std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
   MountTable t(argv.paths, argv.texts);
@@ -246,7 +248,9 @@ size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
   return c;
 }
 
-std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
+// Flattened: each op of the artifact comes through here, and the lookups each kind
+// makes (parents, covering mount, nodes) cost less inlined than as calls.
+[[gnu::flatten]] std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
   };
@@ -362,7 +366,8 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
 
 const MountTable::Place& MountTable::place(Id rp) const {
   if (last_place_ && last_place_->path == rp) return *last_place_;
-  Place at;
+  // Built where it is kept: a copy cost as much as the cheaper half of the fields.
+  Place& at = last_place_.emplace();
   at.path = rp;
   at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
   if (at.searchable) {
@@ -377,8 +382,7 @@ const MountTable::Place& MountTable::place(Id rp) const {
     if (at.parent)
       at.parent_mode = known_mode(*at.parent, m.dest == rp ? covering(*at.parent) : at.mount);
   }
-  last_place_ = at;
-  return *last_place_;
+  return at;
 }
 
 AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
@@ -540,7 +544,9 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   return direct;
 }
 
-MountTable::Reaches MountTable::reach_all(Id p) const {
+// Flattened: with decide() inlined, each of the four calls has its operation known and
+// drops the branches of the other three, and this runs for every probe of every table.
+[[gnu::flatten]] MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
   if (!has_symlinks_) {
     // Every operation resolves to `p` itself, so the four share its place; an ancestor
@@ -556,12 +562,22 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
     }
   }
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
+  if (!aliased) {
+    // The host object is reachable only at `p`: the loop below without the alias walk,
+    // for the common case, where its branches cost more than the four decisions.
+    for (size_t i = 0; i < out.at_path.size(); ++i) {
+      const Reach& direct = out.at_path[i];
+      const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
+      out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
+    }
+    return out;
+  }
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     const Reach& direct = out.at_path[i];
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
-    else if (aliased && alias_reaching(p, op))
+    else if (alias_reaching(p, op))
       out.of_host[i] = Reach{Outcome::Host, p};
     else if (direct.outcome == Outcome::Host)
       out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};

@@ -86,7 +86,9 @@ PathTable::Id PathTable::lasting_child(Id dir, std::string_view name) {
   return child(dir, name, true);
 }
 
-PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
+// Flattened, as parse() is: every component of every path comes through here, and the
+// hash and the probe, inlined, share the name's registers instead of passing it twice.
+[[gnu::flatten]] PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
   const std::uint32_t hash = hash_of(dir, name);
   size_t at = slot_of(dir, name, hash);
   if (children_[at] != kNoChild) return children_[at];
@@ -127,7 +129,8 @@ size_t common_prefix(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
+// Flattened: the reading and the lookups of each new component inlined into one loop.
+[[gnu::flatten]] std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
   // The same text again is one lookup: the verifier reads most paths twice, from the
   // artifact and from the IR.
   const std::uint32_t text_hash = hash_of(kRoot, text);
