@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "compiler/common_prefix.hpp"
+
 namespace zpolicy::compiler {
 
 // Sized for the thousand or so paths of a large verification: growing from small rehashed
@@ -109,25 +111,6 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
   for (const auto& c : p.components) id = child(id, c);
   return id;
 }
-
-namespace {
-
-// How many leading bytes `a` and `b` share, compared eight at a time: paths share long
-// prefixes, and a byte at a time cost more than the lookups the prefix saves.
-size_t common_prefix(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    std::uint64_t x, y;
-    std::memcpy(&x, a.data() + i, 8);
-    std::memcpy(&y, b.data() + i, 8);
-    if (x != y) break;
-  }
-  while (i < n && a[i] == b[i]) ++i;
-  return i;
-}
-
-}  // namespace
 
 // Flattened: the reading and the lookups of each new component inlined into one loop.
 [[gnu::flatten]] std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
