@@ -236,12 +236,17 @@ std::string Probe::role() const {
 }
 
 std::vector<Probe> generate_probes(const Intent& intent) {
-  PathTable& paths = intent.paths();
   std::vector<Probe> probes;
   // Up to five around each root; the directories between roots add a few more.
   probes.reserve(5 * (intent.read().size() + intent.write().size() + intent.deny().size() +
                       intent.pin().size() + intent.protect().size()) +
                  2);
+  for_each_probe(intent, [&](const Probe& p) { probes.push_back(p); });
+  return probes;
+}
+
+void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit) {
+  PathTable& paths = intent.paths();
   std::vector<char> seen;  // by path id: the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
@@ -249,7 +254,7 @@ std::vector<Probe> generate_probes(const Intent& intent) {
     if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()));
     if (seen[id]) return;
     seen[id] = true;
-    probes.push_back(Probe{id, &paths, rel, kind, root, writable, intent.verdicts(id)});
+    visit(Probe{id, &paths, rel, kind, root, writable, intent.verdicts(id)});
   };
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
@@ -286,8 +291,6 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   }
   add(*paths.parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
   add(*paths.parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);
-
-  return probes;
 }
 
 }  // namespace zpolicy::compiler

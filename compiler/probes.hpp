@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -153,5 +154,10 @@ struct Probe {
 // findings instead, with PathTable::less). The probes point into `intent`, which must
 // outlive them.
 std::vector<Probe> generate_probes(const Intent& intent);
+// The same probes in the same order, each handed to `visit` as it is made instead of
+// kept: a verifier checks one at a time, and the thousands of a large policy held at
+// once cost more in freshly touched pages than checking them does. The probe lives
+// only for the call; `visit` may intern paths in intent.paths().
+void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit);
 
 }  // namespace zpolicy::compiler

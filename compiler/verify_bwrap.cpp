@@ -272,7 +272,7 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
   };
   std::vector<Found> found;
   std::vector<MountTable::Reaches> reached(tables.size());  // by table, for one probe
-  for (const auto& probe : generate_probes(intent)) {
+  for_each_probe(intent, [&](const Probe& probe) {
     for (size_t t = 0; t < tables.size(); ++t) reached[t] = tables[t].table.reach_all(probe.id);
     for (FsOp op : kAllFsOps) {
       const Expect expect = probe.at(op);
@@ -302,7 +302,7 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
         break;
       }
     }
-  }
+  });
   // By path, then operation: the order a reader scans a report in.
   const PathTable& paths = intent.paths();
   std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
