@@ -7,9 +7,11 @@
 namespace zpolicy::compiler {
 
 // Sized for the thousand or so paths of a large verification: growing from small rehashed
-// the tables several times, which cost more than clearing larger ones once.
+// the tables several times, which cost more than clearing larger ones once. The links
+// have room for twice that: each doubling copied them into freshly touched pages, and
+// pages reserved but never reached cost nothing.
 PathTable::PathTable() : children_(2048), texts_(512) {
-  links_.reserve(512);
+  links_.reserve(2048);
   links_.push_back(Link{});
 }
 
