@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <memory_resource>
 #include <unordered_map>
 #include <unordered_set>
@@ -387,7 +388,8 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
 // others are written into `storage`, sized up front so that the views into it stay valid.
-std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& storage) {
+std::vector<std::string_view> probe_paths(const ir::Resolved& r,
+                                          std::unique_ptr<char[]>& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
@@ -396,15 +398,16 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
       // family() writes the path three times and its parent once, with these suffixes.
       size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
   // Sized once and written in place, the suffixes by a copy of known length: two appends
-  // per path were two calls.
-  storage.assign(size, '\0');
+  // per path were two calls. Left uninitialised: `size` is a bound, and zeroing it touched
+  // pages that no path reaches.
+  storage.reset(new char[size]);
   size_t used = 0;
   std::vector<std::string_view> paths;
   paths.reserve(6 * count + 3);  // family() offers six paths per policy path
   for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
     paths.push_back(p);
   auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
-    char* const start = storage.data() + used;
+    char* const start = storage.get() + used;
     std::memcpy(start, a.data(), a.size());
     std::memcpy(start + a.size(), b, N - 1);
     used += a.size() + N - 1;
@@ -449,7 +452,7 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::string& st
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
 template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
-  std::string storage;  // before file_intent, which keeps views of the paths
+  std::unique_ptr<char[]> storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
   for (std::string_view path : probe_paths(r, storage))
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
