@@ -314,23 +314,28 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 
 // A path being sorted by sort_paths(), with its bytes from the current depth on: the
 // next kWord as a big-endian word (zeros past the end), and how many of them there are,
-// kWord + 1 standing for more.
+// kWord + 1 standing for more. The path is a pointer and a 32-bit size rather than a
+// string_view: 24 bytes an entry instead of 32, for thousands of entries.
 struct SortEntry {
   static constexpr size_t kWord = sizeof(uint64_t);
-  std::string_view path;
   uint64_t word = 0;
+  const char* data = nullptr;
+  uint32_t size = 0;
   uint32_t rest = 0;
 
+  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {}
+  std::string_view path() const { return {data, size}; }
+
   void key(size_t depth) {
-    const size_t left = path.size() - std::min(depth, path.size());
+    const size_t left = size - std::min<size_t>(depth, size);
     rest = static_cast<uint32_t>(std::min(left, kWord + 1));
     uint64_t w = 0;
     if (left >= kWord) {
-      std::memcpy(&w, path.data() + depth, sizeof w);
+      std::memcpy(&w, data + depth, sizeof w);
       if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
     } else {
       for (size_t i = 0; i < left; ++i)
-        w |= uint64_t{static_cast<unsigned char>(path[depth + i])} << (56 - 8 * i);
+        w |= uint64_t{static_cast<unsigned char>(data[depth + i])} << (56 - 8 * i);
     }
     word = w;
   }
@@ -351,8 +356,8 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
       // Few enough to insert one by one, by key, and past it by the rest of the paths.
       auto less = [&](const SortEntry& x, const SortEntry& y) {
         if (!x.same_key(y)) return x.before(y);
-        return x.goes_on() &&
-               x.path.substr(depth + SortEntry::kWord) < y.path.substr(depth + SortEntry::kWord);
+        return x.goes_on() && x.path().substr(depth + SortEntry::kWord) <
+                                  y.path().substr(depth + SortEntry::kWord);
       };
       for (size_t i = 1; i < n; ++i) {
         const SortEntry e = a[i];
@@ -437,13 +442,10 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r,
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
       paths.push_back(*a);
-  std::vector<SortEntry> entries(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) {
-    entries[i].path = paths[i];
-    entries[i].key(0);
-  }
+  std::vector<SortEntry> entries(paths.begin(), paths.end());
+  for (SortEntry& e : entries) e.key(0);
   sort_paths(entries.data(), entries.size(), 0);
-  for (size_t i = 0; i < paths.size(); ++i) paths[i] = entries[i].path;
+  for (size_t i = 0; i < paths.size(); ++i) paths[i] = entries[i].path();
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
