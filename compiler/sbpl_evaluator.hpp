@@ -113,8 +113,10 @@ struct SbplPathIds {
 // A filter of the emitted subset. Several filters on one rule are alternatives. The
 // filters of a profile live in one array, SbplProfile::filters, where a filter's children
 // are a range: a tree of vectors cost an allocation per filter to build and to free.
+// Its fields are ordered for size: a profile has thousands of filters, and at 40 bytes
+// instead of 56 the array of a large one stays below glibc's mmap threshold.
 struct SbplFilter {
-  enum class Kind {
+  enum class Kind : uint8_t {
     Literal,            // (literal PATH)
     Subpath,            // (subpath PATH)
     RequireAll,         // (require-all F...)
@@ -127,15 +129,15 @@ struct SbplFilter {
     LocalIp,            // (local ip "localhost:*")
     RemoteIp,           // (remote ip "localhost:*")
   };
-  Kind kind = Kind::Literal;
   std::string_view value;  // constant string argument, in the text parse_sbpl read
-  bool is_param = false;   // Literal/Subpath: `value` names a (param "...")
   const std::string_view* param_value = nullptr;  // set by bind_params: the value in its params
   // RequireAll/RequireAny/RequireNot: SbplProfile::filters[first_child, end_child); see
   // SbplProfile::children().
   uint32_t first_child = 0, end_child = 0;
   // RequireAll/RequireAny: the children's list in SbplPathIds::sets, by bind_params.
   uint32_t child_paths = SbplPathIds::kNoSet;
+  Kind kind = Kind::Literal;
+  bool is_param = false;  // Literal/Subpath: `value` names a (param "...")
 };
 
 struct SbplRule {
