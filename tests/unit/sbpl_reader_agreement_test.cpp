@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,6 +49,24 @@ std::vector<Golden> golden_profiles() {
   return out;
 }
 
+std::string filter_difference(const SbplProfile& pa, const SbplFilter& a, const SbplProfile& pb,
+                              const SbplFilter& b, const std::string& where);
+
+// The first difference between the filter lists `a` of profile `pa` and `b` of `pb`, or
+// "": element by element, each compared as a tree.
+std::string list_difference(const SbplProfile& pa, std::span<const SbplFilter> a,
+                            const SbplProfile& pb, std::span<const SbplFilter> b,
+                            const std::string& where, const char* what) {
+  if (a.size() != b.size())
+    return where + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " " +
+           what;
+  for (size_t i = 0; i < a.size(); ++i) {
+    auto d = filter_difference(pa, a[i], pb, b[i], where + "/" + std::to_string(i));
+    if (!d.empty()) return d;
+  }
+  return "";
+}
+
 // The first difference between filter `a` of profile `pa` and `b` of `pb`, with their
 // children, or "": the readers lay the children out in different orders, so the filters
 // are compared as trees rather than by position.
@@ -59,15 +78,7 @@ std::string filter_difference(const SbplProfile& pa, const SbplFilter& a, const 
   if (a.value != b.value)
     return where + ": value \"" + std::string(a.value) + "\" vs \"" + std::string(b.value) + "\"";
   if (a.is_param != b.is_param) return where + ": is_param differs";
-  const auto ca = pa.children(a), cb = pb.children(b);
-  if (ca.size() != cb.size())
-    return where + ": " + std::to_string(ca.size()) + " vs " + std::to_string(cb.size()) +
-           " children";
-  for (size_t i = 0; i < ca.size(); ++i) {
-    auto d = filter_difference(pa, ca[i], pb, cb[i], where + "/" + std::to_string(i));
-    if (!d.empty()) return d;
-  }
-  return "";
+  return list_difference(pa, pa.children(a), pb, pb.children(b), where, "children");
 }
 
 // The first difference between the profiles as parse_sbpl's callers see them, or "".
@@ -84,14 +95,9 @@ std::string difference(const SbplProfile& a, const SbplProfile& b) {
       return where + ": line " + std::to_string(ra.line) + " vs " + std::to_string(rb.line);
     if (ra.operations != rb.operations) return where + ": operations differ";
     if (ra.operation_bits != rb.operation_bits) return where + ": operation bits differ";
-    const auto fa = a.filters_of(ra), fb = b.filters_of(rb);
-    if (fa.size() != fb.size())
-      return where + ": " + std::to_string(fa.size()) + " vs " + std::to_string(fb.size()) +
-             " filters";
-    for (size_t i = 0; i < fa.size(); ++i) {
-      auto d = filter_difference(a, fa[i], b, fb[i], where + " filter " + std::to_string(i));
-      if (!d.empty()) return d;
-    }
+    auto d = list_difference(a, a.filters_of(ra), b, b.filters_of(rb), where + " filter",
+                             "filters");
+    if (!d.empty()) return d;
   }
   return "";
 }
