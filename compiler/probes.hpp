@@ -119,8 +119,8 @@ class Intent {
   Index read_index_, write_index_, pin_index_;
   // Every strict ancestor of a protected (or deny) path, with the first such path.
   Index protect_ancestors_, deny_ancestors_;
-  // The first root of each kind at each path, as the indexes above hold them, gathered
-  // so that near() looks a path up once instead of once per kind.
+  // The first root of each kind (read, write, protect, deny) loaded at each path, in one
+  // map so that near() looks a path up once instead of once per kind.
   PathMap<Near> at_;
   // near() of every path asked about so far and of its ancestors: the probes share
   // ancestors, so a walk up stops at the first one known instead of at "/" once per

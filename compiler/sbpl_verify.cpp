@@ -711,7 +711,9 @@ std::optional<SbplExplanation> explain_sbpl(
 std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
   SbplParamList out;
   // A line per parameter: sized once, and the names seen kept as views of `text`, since
-  // copying each name into an ordered set cost as much as the rest of the parse.
+  // copying each name into an ordered set cost as much as the rest of the parse. Lines
+  // are counted with memchr: std::count went a byte at a time (0.1 M instructions on
+  // golden/large.yaml's params.txt).
   size_t lines = 1;
   for (const char* p = text.data(), *end = p + text.size();
        (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))));

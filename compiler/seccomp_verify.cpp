@@ -95,7 +95,6 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   std::set<std::pair<uint32_t, uint32_t>> reported;
   uint32_t last_ret = 0;
   std::optional<ir::Action> last_decoded = decode_seccomp_ret(last_ret);
-  // Compares the program's answer `got` for one call with the IR's.
   // Neighbouring numbers mostly share a return value; decode each run of them once.
   auto decoded = [&](uint32_t ret) -> const std::optional<ir::Action>& {
     if (ret != last_ret) {
@@ -104,6 +103,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     }
     return last_decoded;
   };
+  // Compares the program's answer `got` for one call with the IR's.
   auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
     ++v.probes;
     const ir::Action want = intent.decide(call);

@@ -84,7 +84,7 @@ void check_mutants(const std::string& name, const ir::Resolved& r) {
   const compiler::SbplParamList params_list = test::sbpl::views(profile.params);
   auto original = compiler::bind_params(
       std::get<compiler::SbplProfile>(compiler::parse_sbpl(profile.text)), params);
-  BOOST_REQUIRE(compiler::verify_sbpl(r, render(forms), test::sbpl::views(profile.params)).empty());
+  BOOST_REQUIRE(compiler::verify_sbpl(r, render(forms), params_list).empty());
   const auto probes = compiler::sbpl_probes(r);
   int total = 0, killed = 0, stricter = 0, equivalent = 0;
   for_each_mutant(forms, [&](const std::string& what, const std::string& text) {
