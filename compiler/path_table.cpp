@@ -142,8 +142,8 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
     last_ends_.emplace_back(static_cast<size_t>(name.data() + name.size() - kept.data()), id);
   };
   // A rest that is not empty starts with the '/' that ends the last shared component.
-  const bool ok = (shared > 0 && from == kept.size()) ||
-                  SymbolicPath::read(kept.substr(from), down, down);
+  const bool ok =
+      (shared > 0 && from == kept.size()) || SymbolicPath::read(kept.substr(from), down, down);
   if (!ok) {
     last_text_ = {};
     last_ends_.clear();

@@ -253,8 +253,8 @@ std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
   }};
   if (head.empty()) return std::nullopt;
   for (const auto& [word, kind] : kHeads)
-    if (word.size() == head.size() && word.front() == head.front() &&
-        word.back() == head.back() && word == head)
+    if (word.size() == head.size() && word.front() == head.front() && word.back() == head.back() &&
+        word == head)
       return kind;
   return std::nullopt;
 }
@@ -961,8 +961,8 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   // A value per path filter at most: growing the table cost a rehash of every value each
   // time it doubled.
   ids->ids.reserve(profile.filters.size());
-  Binder binder{profile.filters, ParamTable(params),
-                std::vector<uint32_t*>(profile.filters.size()), *ids};
+  Binder binder{profile.filters, ParamTable(params), std::vector<uint32_t*>(profile.filters.size()),
+                *ids};
   binder.bind();
   // Each filter holds one list position, an occurrence or one of the others.
   ids->occurrences.reserve(profile.filters.size());
@@ -1111,8 +1111,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
     const SbplRule& r = profile.rules[i];
     const bool unconditional = r.first_filter == r.end_filter;
     const bool indexed = r.filter_paths != SbplPathIds::kNoSet;
-    const auto others = indexed ? others_of(*profile.path_ids, r.filter_paths)
-                                : std::span<const uint32_t>();
+    const auto others =
+        indexed ? others_of(*profile.path_ids, r.filter_paths) : std::span<const uint32_t>();
     if (!unconditional && indexed && others.empty()) {
       by_set_[r.filter_paths].push_back(i);
       continue;
@@ -1130,7 +1130,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   // No list matches a target that none names, under either subpath reading.
   const std::vector<SetMatch> untouched(by_set_.size());
   for (auto& s : settled_)
-    s.untouched = filters_match(profile.rules[s.rule], {profile, std::string_view(), untouched, params});
+    s.untouched =
+        filters_match(profile.rules[s.rule], {profile, std::string_view(), untouched, params});
   auto same_rules = [&](const Operation& a, const Operation& b) {
     return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
              const uint64_t bits = profile.rules[i].operation_bits;

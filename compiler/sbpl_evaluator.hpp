@@ -154,7 +154,7 @@ struct SbplRule {
 struct SbplProfile {
   bool default_allow = false;  // (allow default) / (deny default)
   std::vector<SbplRule> rules;
-  std::vector<SbplFilter> filters;  // of every rule, each list in a range of its own
+  std::vector<SbplFilter> filters;              // of every rule, each list in a range of its own
   std::shared_ptr<const SbplPathIds> path_ids;  // set by bind_params
 
   // A rule's filters, alternatives to one another; empty when it applies unconditionally.

@@ -128,8 +128,7 @@ constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
 class PathVerdicts {
  public:
   // In PathOpKind order.
-  explicit PathVerdicts(const std::array<Verdict, kPathOpKindCount>& by_kind)
-      : by_kind_(by_kind) {}
+  explicit PathVerdicts(const std::array<Verdict, kPathOpKindCount>& by_kind) : by_kind_(by_kind) {}
   const Verdict& operator[](size_t k) const {
     return by_kind_[static_cast<size_t>(kPathOpKinds[k])];
   }
@@ -393,8 +392,7 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
 // others are written into `storage`, sized up front so that the views into it stay valid.
-std::vector<std::string_view> probe_paths(const ir::Resolved& r,
-                                          std::unique_ptr<char[]>& storage) {
+std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
@@ -594,9 +592,8 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   return out;
 }
 
-std::vector<SbplFinding> verify_sbpl(
-    const ir::Resolved& policy, std::string_view profile_text,
-    const SbplParamList& params) {
+std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+                                     const SbplParamList& params) {
   std::vector<SbplFinding> findings;
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) {
@@ -668,10 +665,10 @@ std::vector<SbplFinding> verify_sbpl(
   return findings;
 }
 
-std::optional<SbplExplanation> explain_sbpl(
-    const ir::Resolved& policy, std::string_view profile_text,
-    const SbplParamList& params, std::string_view operation,
-    std::string_view path, std::string* error) {
+std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
+                                            std::string_view profile_text,
+                                            const SbplParamList& params, std::string_view operation,
+                                            std::string_view path, std::string* error) {
   auto fail = [&](std::string why) -> std::optional<SbplExplanation> {
     if (error) *error = std::move(why);
     return std::nullopt;
@@ -715,9 +712,8 @@ std::optional<SbplParamList> parse_params_text(std::string_view text, std::strin
   // are counted with memchr: std::count went a byte at a time (0.1 M instructions on
   // golden/large.yaml's params.txt).
   size_t lines = 1;
-  for (const char* p = text.data(), *end = p + text.size();
-       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))));
-       ++p)
+  for (const char *p = text.data(), *end = p + text.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
     ++lines;
   out.reserve(lines);
   std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return

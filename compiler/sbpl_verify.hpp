@@ -65,9 +65,8 @@ const char* to_string(SbplFinding::Kind k);
 
 // Empty when the profile does exactly what the policy says on every probe, under every
 // precedence model.
-std::vector<SbplFinding> verify_sbpl(
-    const ir::Resolved& policy, std::string_view profile_text,
-    const SbplParamList& params);
+std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+                                     const SbplParamList& params);
 
 // `zpolicy explain` for the macOS target: what the policy says about one file operation
 // on one path, and what the profile does under each model.
@@ -81,10 +80,10 @@ struct SbplExplanation {
 // `operation` is "read" (file-read-data), "write" (file-write-data), "create"
 // (file-write-create) or a concrete Seatbelt file operation. nullopt and `error` set when
 // the profile does not parse, a parameter is missing, or the operation is unknown.
-std::optional<SbplExplanation> explain_sbpl(
-    const ir::Resolved& policy, std::string_view profile_text,
-    const SbplParamList& params, std::string_view operation,
-    std::string_view path, std::string* error);
+std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
+                                            std::string_view profile_text,
+                                            const SbplParamList& params, std::string_view operation,
+                                            std::string_view path, std::string* error);
 
 // Reads a `params.txt` artifact (NAME=VALUE per line). nullopt and `error` set on a line
 // without '=', an empty or duplicate name. The list views `text`, which must outlive it.

@@ -205,7 +205,7 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
 }
 
 void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables,
-                                   std::vector<Finding>& out) {
+                  std::vector<Finding>& out) {
   struct Required {
     const char* path;
     MountTable::MountKind kind;

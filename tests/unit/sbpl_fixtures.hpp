@@ -19,7 +19,8 @@ inline const std::vector<std::string>& default_carveouts() {
 
 // The emitter's parameters as the verifier takes them: views of `params`, which must
 // outlive the list.
-inline compiler::SbplParamList views(const std::vector<std::pair<std::string, std::string>>& params) {
+inline compiler::SbplParamList views(
+    const std::vector<std::pair<std::string, std::string>>& params) {
   return {params.begin(), params.end()};
 }
 

@@ -4,15 +4,14 @@
 // profile. The texts are the golden profiles and seeded mutants of them, so that a change
 // to either reader that makes them disagree fails here rather than in a verdict.
 #define BOOST_TEST_DYN_LINK
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,8 +57,7 @@ std::string list_difference(const SbplProfile& pa, std::span<const SbplFilter> a
                             const SbplProfile& pb, std::span<const SbplFilter> b,
                             const std::string& where, const char* what) {
   if (a.size() != b.size())
-    return where + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " " +
-           what;
+    return where + ": " + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + " " + what;
   for (size_t i = 0; i < a.size(); ++i) {
     auto d = filter_difference(pa, a[i], pb, b[i], where + "/" + std::to_string(i));
     if (!d.empty()) return d;
@@ -95,8 +93,8 @@ std::string difference(const SbplProfile& a, const SbplProfile& b) {
       return where + ": line " + std::to_string(ra.line) + " vs " + std::to_string(rb.line);
     if (ra.operations != rb.operations) return where + ": operations differ";
     if (ra.operation_bits != rb.operation_bits) return where + ": operation bits differ";
-    auto d = list_difference(a, a.filters_of(ra), b, b.filters_of(rb), where + " filter",
-                             "filters");
+    auto d =
+        list_difference(a, a.filters_of(ra), b, b.filters_of(rb), where + " filter", "filters");
     if (!d.empty()) return d;
   }
   return "";

@@ -182,8 +182,8 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
 
   auto twice = p.params;
   twice.push_back(twice.front());
-  BOOST_TEST(
-      (compiler::verify_sbpl(r, p.text, fx::views(twice)).at(0).kind == SbplFinding::Kind::MalformedArtifact));
+  BOOST_TEST((compiler::verify_sbpl(r, p.text, fx::views(twice)).at(0).kind ==
+              SbplFinding::Kind::MalformedArtifact));
 }
 
 BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
@@ -208,11 +208,12 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   }
   BOOST_TEST(etc);
   // Canonical spellings, and look-alikes that are not the symlinks, pass.
-  BOOST_TEST(compiler::verify_sbpl(
-                 fx::default_bound("/private/var/folders/zz/T/ws"),
-                 emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).text,
-                 fx::views(emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params))
-                 .empty());
+  BOOST_TEST(
+      compiler::verify_sbpl(
+          fx::default_bound("/private/var/folders/zz/T/ws"),
+          emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).text,
+          fx::views(emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/T/ws")).params))
+          .empty());
   auto look_alike = fx::default_bound("/variable/ws");
   auto lp = emitters::sbpl::emit(look_alike);
   BOOST_TEST(compiler::verify_sbpl(look_alike, lp.text, fx::views(lp.params)).empty());
@@ -243,8 +244,8 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
   ir::Resolved r = fx::default_portable();
   auto p = emitters::sbpl::emit(r);
   std::string error;
-  auto git =
-      compiler::explain_sbpl(r, p.text, fx::views(p.params), "write", "${WORKSPACE}/.git/config", &error);
+  auto git = compiler::explain_sbpl(r, p.text, fx::views(p.params), "write",
+                                    "${WORKSPACE}/.git/config", &error);
   BOOST_REQUIRE_MESSAGE(git, error);
   BOOST_TEST((git->policy.intent == compiler::SbplIntent::Deny));
   BOOST_TEST(git->policy.why == "protected path ${WORKSPACE}/.git");
@@ -256,7 +257,8 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
                            "${WORKSPACE}/.git") != std::string::npos,
              joined(git->trace));
 
-  auto src = compiler::explain_sbpl(r, p.text, fx::views(p.params), "create", "${WORKSPACE}/src/a.c", &error);
+  auto src = compiler::explain_sbpl(r, p.text, fx::views(p.params), "create",
+                                    "${WORKSPACE}/src/a.c", &error);
   BOOST_REQUIRE_MESSAGE(src, error);
   BOOST_TEST((src->policy.intent == compiler::SbplIntent::Allow));
   BOOST_TEST(src->allowed);
