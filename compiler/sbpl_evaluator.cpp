@@ -794,52 +794,12 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
   return out;
 }
 
-// The parameters by name, in a table probed linearly: a profile reads hundreds of them,
-// and the names ("WRITABLE_ROOT_12") share long prefixes that made each search of the
-// sorted map slow, and each node of a hash map cost as much to make as the lookups.
-class ParamTable {
- public:
-  struct Entry {
-    std::string_view name;
-    const std::string_view* value = nullptr;  // in the SbplParams; none: a free slot
-    uint32_t id = kNoId;                      // the value's path id once a list names it
-  };
-  explicit ParamTable(const SbplParams& params)
-      // Half full at most, so that a probe ends after a slot or two.
-      : bits_(std::bit_width(std::max<size_t>(8, 2 * params.size()))),
-        mask_((size_t{1} << bits_) - 1),
-        slots_(mask_ + 1) {
-    for (const auto& [name, value] : params) {
-      Entry& e = slot(name);
-      e.name = name;
-      e.value = &value;
-    }
-  }
-  Entry* find(std::string_view name) {
-    Entry& e = slot(name);
-    return e.value ? &e : nullptr;
-  }
-
- private:
-  // The entry of `name`, or the free slot where it would go. The slot is taken from the
-  // hash's product's top bits: the names differ in their last characters, which the
-  // hash's low bits hardly tell apart.
-  Entry& slot(std::string_view name) {
-    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
-    for (size_t i = (SbplPathIds::Hash{}(name) * kMul) >> (64 - bits_);; i = (i + 1) & mask_) {
-      Entry& e = slots_[i];
-      if (!e.value || e.name == name) return e;
-    }
-  }
-  int bits_;  // log2 of the slots
-  size_t mask_;
-  std::vector<Entry> slots_;
-};
-
 // Binds the filters of a profile to their parameters and indexes their lists.
 struct Binder {
   std::vector<SbplFilter>& filters;
-  ParamTable params;
+  const SbplParams& params;
+  // By parameter, in `params` order: the path id of its value once a list names it.
+  std::vector<uint32_t> value_ids;
   // By filter: the id kept for the parameter it reads, if bound (see index_paths).
   std::vector<uint32_t*> param_ids;
   SbplPathIds& ids;
@@ -849,9 +809,9 @@ struct Binder {
     for (size_t i = 0; i < filters.size(); ++i) {
       SbplFilter& f = filters[i];
       if (!f.is_param) continue;
-      if (ParamTable::Entry* e = params.find(f.value)) {
-        f.param_value = e->value;
-        param_ids[i] = &e->id;
+      if (auto it = params.find(f.value); it != params.end()) {
+        f.param_value = &it->second;
+        param_ids[i] = &value_ids[static_cast<size_t>(it - params.begin())];
       }
     }
   }
@@ -948,6 +908,44 @@ std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text) {
   return p;
 }
 
+void SbplParams::reserve(size_t n) {
+  pairs_.reserve(n);
+  // Half full at most, so that a probe ends after a slot or two.
+  const size_t slots = std::bit_ceil(std::max<size_t>(8, 2 * n));
+  if (slots <= slots_.size()) return;
+  slots_.assign(slots, 0);
+  for (size_t i = 0; i < pairs_.size(); ++i)
+    slots_[slot(pairs_[i].first)] = static_cast<uint32_t>(i + 1);
+}
+
+bool SbplParams::insert(std::string_view name, std::string_view value) {
+  if (2 * (pairs_.size() + 1) > slots_.size())
+    reserve(std::max(pairs_.size() + 1, 2 * pairs_.size()));
+  uint32_t& at = slots_[slot(name)];
+  if (at != 0) return false;
+  pairs_.emplace_back(name, value);
+  at = static_cast<uint32_t>(pairs_.size());
+  return true;
+}
+
+SbplParams::const_iterator SbplParams::find(std::string_view name) const {
+  if (slots_.empty()) return end();
+  const uint32_t at = slots_[slot(name)];
+  return at == 0 ? end() : begin() + (at - 1);
+}
+
+// The slot is taken from the hash's product's top bits: the names ("WRITABLE_ROOT_12")
+// differ in their last characters, which the hash's low bits hardly tell apart.
+size_t SbplParams::slot(std::string_view name) const {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+  const size_t mask = slots_.size() - 1;
+  const int bits = std::countr_zero(slots_.size());
+  for (size_t i = (SbplPathIds::Hash{}(name)*kMul) >> (64 - bits);; i = (i + 1) & mask) {
+    const uint32_t at = slots_[i];
+    if (at == 0 || pairs_[at - 1].first == name) return i;
+  }
+}
+
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
   return collect_params(profile, false);
 }
@@ -961,8 +959,8 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   // A value per path filter at most: growing the table cost a rehash of every value each
   // time it doubled.
   ids->ids.reserve(profile.filters.size());
-  Binder binder{profile.filters, ParamTable(params), std::vector<uint32_t*>(profile.filters.size()),
-                *ids};
+  Binder binder{profile.filters, params, std::vector<uint32_t>(params.size(), kNoId),
+                std::vector<uint32_t*>(profile.filters.size()), *ids};
   binder.bind();
   // Each filter holds one list position, an occurrence or one of the others.
   ids->occurrences.reserve(profile.filters.size());

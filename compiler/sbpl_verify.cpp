@@ -604,10 +604,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
-  // params.txt lists the names in ascending runs (WRITABLE_ROOT_0, _1, ...): inserted just
-  // after the last one, most of them skip the search that compared their long shared
-  // prefixes all the way down the map.
-  auto after_last = values.end();
+  values.reserve(params.size());
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
@@ -615,9 +612,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     else if (!normalized(value))
       findings.push_back(
           malformed(params_file, what(), "a normalized absolute path", std::string(value)));
-    const size_t defined = values.size();
-    after_last = std::next(values.emplace_hint(after_last, name, value));
-    if (values.size() == defined)
+    if (!values.insert(name, value))
       findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
   const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
