@@ -548,11 +548,12 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& filters,
 constexpr uint32_t kNoId = UINT32_MAX;
 
 // Numbers the list filters[first, end) in `index` and indexes its path filters. A filter
-// whose `param_ids` entry is set reads a parameter, and takes the id kept there: a
-// profile names each parameter many times, and looking its value up each time was most
-// of the cost of binding.
+// whose `param_of` entry is set reads that parameter, and takes the id kept for it in
+// `value_ids`: a profile names each parameter many times, and looking its value up each
+// time was most of the cost of binding.
 uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
-                     bool negated, std::span<uint32_t* const> param_ids, SbplPathIds& index) {
+                     bool negated, std::span<const uint32_t> param_of,
+                     std::span<uint32_t> value_ids, SbplPathIds& index) {
   const auto number = static_cast<uint32_t>(index.sets.size());
   const std::span<const SbplFilter> list(filters.data() + first, filters.data() + end);
   SbplPathSet& set = index.sets.emplace_back();
@@ -564,14 +565,16 @@ uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uin
       index.others.push_back(static_cast<uint32_t>(pos));
       continue;
     }
-    uint32_t* const kept = param_ids[static_cast<size_t>(f - filters.data())];
+    const uint32_t param = param_of[static_cast<size_t>(f - filters.data())];
+    uint32_t* const kept = param == kNoId ? nullptr : &value_ids[param];
     uint32_t id = kept ? *kept : kNoId;
     if (id == kNoId) {
       // Hashed once, and a node made only for a value not seen yet.
       id = index.ids.try_emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
       if (kept) *kept = id;
     }
-    index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
+    index.occurrences.push_back(
+        {id, number, static_cast<uint32_t>(pos), f->kind == SbplFilter::Kind::Literal});
   }
   set.end_other = static_cast<uint32_t>(index.others.size());
   return number;
@@ -800,18 +803,23 @@ struct Binder {
   const SbplParams& params;
   // By parameter, in `params` order: the path id of its value once a list names it.
   std::vector<uint32_t> value_ids;
-  // By filter: the id kept for the parameter it reads, if bound (see index_paths).
-  std::vector<uint32_t*> param_ids;
+  // By filter: the position in `params` of the parameter it reads, if bound; else kNoId.
+  std::vector<uint32_t> param_of;
   SbplPathIds& ids;
+  size_t constant_paths = 0;  // the path filters that read no parameter
 
   // Binds every filter that reads a parameter, in one pass over the array.
   void bind() {
     for (size_t i = 0; i < filters.size(); ++i) {
       SbplFilter& f = filters[i];
-      if (!f.is_param) continue;
+      if (!f.is_param) {
+        constant_paths +=
+            f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath;
+        continue;
+      }
       if (auto it = params.find(f.value); it != params.end()) {
         f.param_value = &it->second;
-        param_ids[i] = &value_ids[static_cast<size_t>(it - params.begin())];
+        param_of[i] = static_cast<uint32_t>(it - params.begin());
       }
     }
   }
@@ -825,7 +833,7 @@ struct Binder {
       f.child_paths = index(f.first_child, f.end_child, f.kind == SbplFilter::Kind::RequireAll);
   }
   uint32_t index(uint32_t first, uint32_t end, bool negated) {
-    return index_paths(filters, first, end, negated, param_ids, ids);
+    return index_paths(filters, first, end, negated, param_of, value_ids, ids);
   }
 };
 
@@ -956,12 +964,13 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ids = std::make_shared<SbplPathIds>();
-  // A value per path filter at most: growing the table cost a rehash of every value each
-  // time it doubled.
-  ids->ids.reserve(profile.filters.size());
   Binder binder{profile.filters, params, std::vector<uint32_t>(params.size(), kNoId),
-                std::vector<uint32_t*>(profile.filters.size()), *ids};
+                std::vector<uint32_t>(profile.filters.size(), kNoId), *ids};
   binder.bind();
+  // A value per parameter and per constant path at most: growing the table cost a rehash
+  // of every value each time it doubled, and sizing it by every filter zeroed pages of
+  // buckets that no value used.
+  ids->ids.reserve(params.size() + binder.constant_paths);
   // Each filter holds one list position, an occurrence or one of the others.
   ids->occurrences.reserve(profile.filters.size());
   ids->others.reserve(profile.filters.size());

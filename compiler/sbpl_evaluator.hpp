@@ -90,11 +90,12 @@ struct SbplPathIds {
     }
   };
   // A filter with the value: in list `set` at position `pos`; for a require-all list,
-  // the filter under the (require-not ...) there.
+  // the filter under the (require-not ...) there. 16 bytes: a profile has one per path
+  // filter, and bind_params() makes them twice.
   struct Occurrence {
     uint32_t id = 0;  // the value's number
     uint32_t set = 0;
-    size_t pos = 0;
+    uint32_t pos = 0;
     bool literal = false;  // a literal, else a subpath
   };
   // A list number (SbplFilter::child_paths, SbplRule::filter_paths) of no list.
