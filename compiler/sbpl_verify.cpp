@@ -10,6 +10,7 @@
 #include <memory_resource>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "compiler/common_prefix.hpp"
 #include "compiler/sbpl_evaluator.hpp"
@@ -648,8 +649,12 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
       policy,
       [&](std::string_view path, const PathVerdicts& verdicts) {
         const auto allowed = path_query.allowed(path);
-        for (size_t k = 0; k < kPathOperations.size(); ++k)
-          judge(kPathOperations[k], path, verdicts[k], allowed[k]);
+        // Unrolled as written, each verdict's position known to the compiler: a loop whose
+        // unrolling was left to it read the kinds' table for each of thousands of paths.
+        auto judge_each = [&]<size_t... K>(std::index_sequence<K...>) {
+          (judge(kPathOperations[K], path, verdicts[K], allowed[K]), ...);
+        };
+        judge_each(std::make_index_sequence<kPathOperations.size()>());
       },
       [&](std::string_view op, std::string_view target, const Verdict& v) {
         unsigned allowed = 0;
