@@ -315,7 +315,9 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 // A path being sorted by sort_paths(), with its bytes from the current depth on: the
 // next kWord as a big-endian word (zeros past the end), and how many of them there are,
 // kWord + 1 standing for more. The path is a pointer and a 32-bit size rather than a
-// string_view: 24 bytes an entry instead of 32, for thousands of entries.
+// string_view: 24 bytes an entry instead of 32, for thousands of entries. Made keyed at
+// depth 0, and kept as the probe paths once sorted: a list of views besides them cost
+// a copy each way and pages of its own.
 struct SortEntry {
   static constexpr size_t kWord = sizeof(uint64_t);
   uint64_t word = 0;
@@ -323,7 +325,9 @@ struct SortEntry {
   uint32_t size = 0;
   uint32_t rest = 0;
 
-  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {}
+  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {
+    key(0);
+  }
   std::string_view path() const { return {data, size}; }
 
   void key(size_t depth) {
@@ -393,7 +397,7 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
 // others are written into `storage`, sized up front so that the views into it stay valid.
-std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
+std::vector<SortEntry> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
@@ -406,28 +410,28 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::unique_ptr
   // pages that no path reaches.
   storage.reset(new char[size]);
   size_t used = 0;
-  std::vector<std::string_view> paths;
+  std::vector<SortEntry> paths;
   paths.reserve(6 * count + 3);  // family() offers six paths per policy path
   for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
-    paths.push_back(p);
+    paths.emplace_back(p);
   auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
     char* const start = storage.get() + used;
     std::memcpy(start, a.data(), a.size());
     std::memcpy(start + a.size(), b, N - 1);
     used += a.size() + N - 1;
-    paths.emplace_back(start, a.size() + N - 1);
+    paths.emplace_back(std::string_view(start, a.size() + N - 1));
   };
   // Policy paths come grouped by directory: a parent that the last path offered is left
   // out at once, which spares sorting most of the repeats.
   std::optional<std::string_view> last_parent;
   auto family = [&](std::string_view p) {
-    paths.push_back(p);
+    paths.emplace_back(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
     add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
     const auto parent = parent_of(p);
     if (parent && parent != last_parent) {
-      paths.push_back(*parent);
+      paths.emplace_back(*parent);
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
     last_parent = parent;
@@ -440,12 +444,12 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::unique_ptr
   std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
   for (const auto& p : r.protect)
     for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
-      paths.push_back(*a);
-  std::vector<SortEntry> entries(paths.begin(), paths.end());
-  for (SortEntry& e : entries) e.key(0);
-  sort_paths(entries.data(), entries.size(), 0);
-  for (size_t i = 0; i < paths.size(); ++i) paths[i] = entries[i].path();
-  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+      paths.emplace_back(*a);
+  sort_paths(paths.data(), paths.size(), 0);
+  paths.erase(
+      std::unique(paths.begin(), paths.end(),
+                  [](const SortEntry& a, const SortEntry& b) { return a.path() == b.path(); }),
+      paths.end());
   return paths;
 }
 
@@ -455,8 +459,10 @@ template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
   std::unique_ptr<char[]> storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
-  for (std::string_view path : probe_paths(r, storage))
+  for (const SortEntry& e : probe_paths(r, storage)) {
+    const std::string_view path = e.path();
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
+  }
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
       on_other(op, t, network_intent(r, t));
