@@ -714,17 +714,17 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
 std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
   SbplParamList out;
   // A line per parameter: sized once, and the names seen kept as views of `text`, since
-  // copying each name into an ordered set cost as much as the rest of the parse. Lines
-  // are counted with memchr: std::count went a byte at a time (0.1 M instructions on
-  // golden/large.yaml's params.txt).
+  // copying each name into an ordered set cost as much as the rest of the parse. They are
+  // kept in an SbplParams, whose flat index costs less to fill than a set's node per name.
+  // Lines are counted with memchr: std::count went a byte at a time (0.1 M instructions
+  // on golden/large.yaml's params.txt).
   size_t lines = 1;
   for (const char *p = text.data(), *end = p + text.size();
        (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
     ++lines;
   out.reserve(lines);
-  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
-  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> names(&arena);
-  names.reserve(lines);
+  SbplParams seen;
+  seen.reserve(lines);
   int line_no = 0;
   while (!text.empty()) {
     ++line_no;
@@ -739,9 +739,10 @@ std::optional<SbplParamList> parse_params_text(std::string_view text, std::strin
     if (eq == std::string_view::npos) return fail("expected NAME=VALUE");
     const std::string_view name = line.substr(0, eq);
     if (name.empty()) return fail("empty parameter name");
-    if (!names.insert(name).second)
+    const std::string_view value = line.substr(eq + 1);
+    if (!seen.insert(name, value))
       return fail("parameter " + std::string(name) + " is defined twice");
-    out.emplace_back(name, line.substr(eq + 1));
+    out.emplace_back(name, value);
   }
   return out;
 }
