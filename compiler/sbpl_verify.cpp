@@ -156,7 +156,9 @@ class FileIntent {
     // Every path of the lists, and about as many ancestors of protected paths: growing
     // the table to that cost a rehash of every path each time it doubled.
     firsts_.reserve(r.read.size() + r.write.size() + r.deny.size() + 2 * r.protect.size());
-    auto keep_first = [](size_t& slot, size_t i) { slot = std::min(slot, i); };
+    auto keep_first = [](uint32_t& slot, size_t i) {
+      slot = std::min(slot, static_cast<uint32_t>(i));
+    };
     for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
     for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
     for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
@@ -165,9 +167,9 @@ class FileIntent {
       // A walk stops at a holder an earlier one reached: with a lower index, that walk
       // went on through the same holders.
       for_each_holder(r.protect[i].path, [&](std::string_view a) {
-        size_t& below = first(a).protected_below;
+        uint32_t& below = first(a).protected_below;
         if (below != kNone) return false;
-        below = i;
+        below = static_cast<uint32_t>(i);
         return true;
       });
     }
@@ -183,11 +185,12 @@ class FileIntent {
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
 
  private:
-  static constexpr size_t kNone = SIZE_MAX;
-  // The first entry (in policy order) of each list whose path is this one.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // The first entry (in policy order) of each list whose path is this one. 32-bit
+  // positions: one is kept per path of the policy and copied per holder of a probe path.
   struct Firsts {
-    size_t read = kNone, write = kNone, protect = kNone, deny = kNone;
-    size_t protected_below = kNone;  // the first protected path at or below this one
+    uint32_t read = kNone, write = kNone, protect = kNone, deny = kNone;
+    uint32_t protected_below = kNone;  // the first protected path at or below this one
   };
   Firsts& first(std::string_view path) { return firsts_[path]; }
 
@@ -251,7 +254,7 @@ PathFacts FileIntent::facts(std::string_view path) const {
       held.protected_below = own->own->protected_below;
       break;
     }
-  auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
+  auto at = [](const std::vector<ResolvedPath>& list, uint32_t i) {
     return i == kNone ? nullptr : &list[i];
   };
   return {at(r_.deny, held.deny), at(r_.read, held.read), at(r_.protect, held.protect),
