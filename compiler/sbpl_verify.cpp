@@ -359,8 +359,9 @@ struct SortEntry {
 // of the sort on the same bytes; this reads each byte a few times.
 void sort_paths(SortEntry* a, size_t n, size_t depth) {
   while (n > 1) {
-    if (n <= 16) {
-      // Few enough to insert one by one, by key, and past it by the rest of the paths.
+    if (n <= 8) {
+      // Few enough to insert one by one, by key, and past it by the rest of the paths. At
+      // up to 16, the insertions' comparisons cost more than partitioning further did.
       auto less = [&](const SortEntry& x, const SortEntry& y) {
         if (!x.same_key(y)) return x.before(y);
         return x.goes_on() && x.path().substr(depth + SortEntry::kWord) <
