@@ -323,11 +323,13 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 // a copy each way and pages of its own.
 struct SortEntry {
   static constexpr size_t kWord = sizeof(uint64_t);
-  uint64_t word = 0;
-  const char* data = nullptr;
-  uint32_t size = 0;
-  uint32_t rest = 0;
+  uint64_t word;
+  const char* data;
+  uint32_t size;
+  uint32_t rest;
 
+  // Unset, so that an array of entries is not written before its entries are made.
+  SortEntry() = default;
   explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {
     key(0);
   }
@@ -397,14 +399,29 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
   }
 }
 
+// The probe paths of probe_paths(), in an array sized by a bound and written in place:
+// a std::vector's emplace_back() was a call per path, costing more than making the entry.
+struct ProbePaths {
+  std::unique_ptr<SortEntry[]> entries;
+  size_t size = 0;
+  const SortEntry* begin() const { return entries.get(); }
+  const SortEntry* end() const { return entries.get() + size; }
+};
+
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
 // others are written into `storage`, sized up front so that the views into it stay valid.
-std::vector<SortEntry> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
+ProbePaths probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
+  // family() offers six paths per policy path, and a protected path has fewer ancestors
+  // than characters. Left uninitialised, like `storage`: the bound is seldom reached.
+  size_t bound = 6 * count + 3;
+  for (const auto& p : r.protect) bound += p.path.size();
+  ProbePaths paths{std::make_unique_for_overwrite<SortEntry[]>(bound)};
+  auto add = [&](std::string_view p) { paths.entries[paths.size++] = SortEntry(p); };
   for (const auto* group : groups)
     for (const auto& p : *group)
       // family() writes the path three times and its parent once, with these suffixes.
@@ -414,28 +431,25 @@ std::vector<SortEntry> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]
   // pages that no path reaches.
   storage.reset(new char[size]);
   size_t used = 0;
-  std::vector<SortEntry> paths;
-  paths.reserve(6 * count + 3);  // family() offers six paths per policy path
-  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
-    paths.emplace_back(p);
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
   auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
     char* const start = storage.get() + used;
     std::memcpy(start, a.data(), a.size());
     std::memcpy(start + a.size(), b, N - 1);
     used += a.size() + N - 1;
-    paths.emplace_back(std::string_view(start, a.size() + N - 1));
+    add(std::string_view(start, a.size() + N - 1));
   };
   // Policy paths come grouped by directory: a parent that the last path offered is left
   // out at once, which spares sorting most of the repeats.
   std::optional<std::string_view> last_parent;
   auto family = [&](std::string_view p) {
-    paths.emplace_back(p);
+    add(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
     add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
     const auto parent = parent_of(p);
     if (parent && parent != last_parent) {
-      paths.emplace_back(*parent);
+      add(*parent);
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
     last_parent = parent;
@@ -447,13 +461,13 @@ std::vector<SortEntry> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]
   std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
   std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
   for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
-      paths.emplace_back(*a);
-  sort_paths(paths.data(), paths.size(), 0);
-  paths.erase(
-      std::unique(paths.begin(), paths.end(),
-                  [](const SortEntry& a, const SortEntry& b) { return a.path() == b.path(); }),
-      paths.end());
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
+  SortEntry* const first = paths.entries.get();
+  sort_paths(first, paths.size, 0);
+  paths.size = static_cast<size_t>(
+      std::unique(first, first + paths.size,
+                  [](const SortEntry& a, const SortEntry& b) { return a.path() == b.path(); }) -
+      first);
   return paths;
 }
 
