@@ -381,7 +381,11 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
     size_t lt = 0, i = 0, gt = n;
     while (i < gt) {
       if (a[i].before(pivot)) {
-        std::swap(a[lt++], a[i++]);
+        // Until a key equal to the pivot's turns up, lt == i and a swap would move nothing:
+        // the candidates come mostly in order, so that is most of the entries below it.
+        if (lt != i) std::swap(a[lt], a[i]);
+        ++lt;
+        ++i;
       } else if (pivot.before(a[i])) {
         std::swap(a[i], a[--gt]);
       } else {
