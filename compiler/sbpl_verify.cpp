@@ -420,11 +420,19 @@ ProbePaths probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) 
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
-  // family() offers six paths per policy path, and a protected path has fewer ancestors
-  // than characters. Left uninitialised, like `storage`: the bound is seldom reached.
-  size_t bound = 6 * count + 3;
-  for (const auto& p : r.protect) bound += p.path.size();
-  ProbePaths paths{std::make_unique_for_overwrite<SortEntry[]>(bound)};
+  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
+  // went through: that walk found the rest.
+  std::pmr::monotonic_buffer_resource arena;  // freed at once on return
+  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
+  std::pmr::vector<std::string_view> ancestors(&arena);  // in the order walked
+  for (const auto& p : r.protect)
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
+      ancestors.push_back(*a);
+  // family() offers six paths per policy path, then come the ancestors. Walked first so
+  // that they are counted: bounded by the protected paths' lengths instead, the array
+  // outgrew malloc's mmap threshold, and was mapped afresh on every call. Left
+  // uninitialised, like `storage`: the bound is seldom reached.
+  ProbePaths paths{std::make_unique_for_overwrite<SortEntry[]>(6 * count + 3 + ancestors.size())};
   auto add = [&](std::string_view p) { paths.entries[paths.size++] = SortEntry(p); };
   for (const auto* group : groups)
     for (const auto& p : *group)
@@ -460,12 +468,7 @@ ProbePaths probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) 
   };
   for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
-  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
-  // went through: that walk added the rest.
-  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
-  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
-  for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a)) add(*a);
+  for (std::string_view a : ancestors) add(a);
   SortEntry* const first = paths.entries.get();
   sort_paths(first, paths.size, 0);
   paths.size = static_cast<size_t>(
