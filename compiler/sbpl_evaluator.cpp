@@ -400,7 +400,12 @@ struct Ancestors {
     // one is this: they hold for every such target while this stays an ancestor.
     const std::pmr::vector<uint32_t>* answers_below = nullptr;
   };
-  std::string target;
+  // The last target, in a copy of its own: the caller's bytes need not outlive the call.
+  // The buffer grows only for a longer target and is written by one copy: a std::string's
+  // assign() cost some 70 instructions a target, for thousands of targets.
+  std::string_view target;
+  std::unique_ptr<char[]> target_copy;
+  size_t target_capacity = 0;
   int64_t target_id = -1;
   std::vector<Holder> ids;      // the ancestors, shortest first
   std::optional<int64_t> root;  // the id of "/" (or -1), once looked up
@@ -435,7 +440,12 @@ void find_holders(const SbplPathIds& index, const SbplPathFilter& values, std::s
       if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
     memo.ids.push_back({i, id});
   }
-  memo.target.assign(target);
+  if (target.size() > memo.target_capacity) {
+    memo.target_capacity = std::max(target.size(), 2 * memo.target_capacity);
+    memo.target_copy = std::make_unique_for_overwrite<char[]>(memo.target_capacity);
+  }
+  if (!target.empty()) std::memcpy(memo.target_copy.get(), target.data(), target.size());
+  memo.target = {memo.target_copy.get(), target.size()};
   memo.under_root = under_root(target);
   if (memo.under_root && !memo.root) {
     auto it = index.ids.find(std::string_view("/"));
@@ -548,11 +558,12 @@ const SbplFilter* path_filter_at(const std::vector<SbplFilter>& filters,
 constexpr uint32_t kNoId = UINT32_MAX;
 
 // Numbers the list filters[first, end) in `index` and indexes its path filters. A filter
-// whose `param_ids` entry is set reads a parameter, and takes the id kept there: a
-// profile names each parameter many times, and looking its value up each time was most
-// of the cost of binding.
+// whose `param_of` entry is set reads that parameter, and takes the id kept for it in
+// `value_ids`: a profile names each parameter many times, and looking its value up each
+// time was most of the cost of binding.
 uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
-                     bool negated, std::span<uint32_t* const> param_ids, SbplPathIds& index) {
+                     bool negated, std::span<const uint32_t> param_of,
+                     std::span<uint32_t> value_ids, SbplPathIds& index) {
   const auto number = static_cast<uint32_t>(index.sets.size());
   const std::span<const SbplFilter> list(filters.data() + first, filters.data() + end);
   SbplPathSet& set = index.sets.emplace_back();
@@ -564,14 +575,16 @@ uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uin
       index.others.push_back(static_cast<uint32_t>(pos));
       continue;
     }
-    uint32_t* const kept = param_ids[static_cast<size_t>(f - filters.data())];
+    const uint32_t param = param_of[static_cast<size_t>(f - filters.data())];
+    uint32_t* const kept = param == kNoId ? nullptr : &value_ids[param];
     uint32_t id = kept ? *kept : kNoId;
     if (id == kNoId) {
       // Hashed once, and a node made only for a value not seen yet.
       id = index.ids.try_emplace(*v, static_cast<uint32_t>(index.ids.size())).first->second;
       if (kept) *kept = id;
     }
-    index.occurrences.push_back({id, number, pos, f->kind == SbplFilter::Kind::Literal});
+    index.occurrences.push_back(
+        {id, number, static_cast<uint32_t>(pos), f->kind == SbplFilter::Kind::Literal});
   }
   set.end_other = static_cast<uint32_t>(index.others.size());
   return number;
@@ -794,64 +807,29 @@ std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint6
   return out;
 }
 
-// The parameters by name, in a table probed linearly: a profile reads hundreds of them,
-// and the names ("WRITABLE_ROOT_12") share long prefixes that made each search of the
-// sorted map slow, and each node of a hash map cost as much to make as the lookups.
-class ParamTable {
- public:
-  struct Entry {
-    std::string_view name;
-    const std::string_view* value = nullptr;  // in the SbplParams; none: a free slot
-    uint32_t id = kNoId;                      // the value's path id once a list names it
-  };
-  explicit ParamTable(const SbplParams& params)
-      // Half full at most, so that a probe ends after a slot or two.
-      : bits_(std::bit_width(std::max<size_t>(8, 2 * params.size()))),
-        mask_((size_t{1} << bits_) - 1),
-        slots_(mask_ + 1) {
-    for (const auto& [name, value] : params) {
-      Entry& e = slot(name);
-      e.name = name;
-      e.value = &value;
-    }
-  }
-  Entry* find(std::string_view name) {
-    Entry& e = slot(name);
-    return e.value ? &e : nullptr;
-  }
-
- private:
-  // The entry of `name`, or the free slot where it would go. The slot is taken from the
-  // hash's product's top bits: the names differ in their last characters, which the
-  // hash's low bits hardly tell apart.
-  Entry& slot(std::string_view name) {
-    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
-    for (size_t i = (SbplPathIds::Hash{}(name) * kMul) >> (64 - bits_);; i = (i + 1) & mask_) {
-      Entry& e = slots_[i];
-      if (!e.value || e.name == name) return e;
-    }
-  }
-  int bits_;  // log2 of the slots
-  size_t mask_;
-  std::vector<Entry> slots_;
-};
-
 // Binds the filters of a profile to their parameters and indexes their lists.
 struct Binder {
   std::vector<SbplFilter>& filters;
-  ParamTable params;
-  // By filter: the id kept for the parameter it reads, if bound (see index_paths).
-  std::vector<uint32_t*> param_ids;
+  const SbplParams& params;
+  // By parameter, in `params` order: the path id of its value once a list names it.
+  std::vector<uint32_t> value_ids;
+  // By filter: the position in `params` of the parameter it reads, if bound; else kNoId.
+  std::vector<uint32_t> param_of;
   SbplPathIds& ids;
+  size_t constant_paths = 0;  // the path filters that read no parameter
 
   // Binds every filter that reads a parameter, in one pass over the array.
   void bind() {
     for (size_t i = 0; i < filters.size(); ++i) {
       SbplFilter& f = filters[i];
-      if (!f.is_param) continue;
-      if (ParamTable::Entry* e = params.find(f.value)) {
-        f.param_value = e->value;
-        param_ids[i] = &e->id;
+      if (!f.is_param) {
+        constant_paths +=
+            f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath;
+        continue;
+      }
+      if (auto it = params.find(f.value); it != params.end()) {
+        f.param_value = &it->second;
+        param_of[i] = static_cast<uint32_t>(it - params.begin());
       }
     }
   }
@@ -865,7 +843,7 @@ struct Binder {
       f.child_paths = index(f.first_child, f.end_child, f.kind == SbplFilter::Kind::RequireAll);
   }
   uint32_t index(uint32_t first, uint32_t end, bool negated) {
-    return index_paths(filters, first, end, negated, param_ids, ids);
+    return index_paths(filters, first, end, negated, param_of, value_ids, ids);
   }
 };
 
@@ -948,6 +926,44 @@ std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text) {
   return p;
 }
 
+void SbplParams::reserve(size_t n) {
+  pairs_.reserve(n);
+  // Half full at most, so that a probe ends after a slot or two.
+  const size_t slots = std::bit_ceil(std::max<size_t>(8, 2 * n));
+  if (slots <= slots_.size()) return;
+  slots_.assign(slots, 0);
+  for (size_t i = 0; i < pairs_.size(); ++i)
+    slots_[slot(pairs_[i].first)] = static_cast<uint32_t>(i + 1);
+}
+
+bool SbplParams::insert(std::string_view name, std::string_view value) {
+  if (2 * (pairs_.size() + 1) > slots_.size())
+    reserve(std::max(pairs_.size() + 1, 2 * pairs_.size()));
+  uint32_t& at = slots_[slot(name)];
+  if (at != 0) return false;
+  pairs_.emplace_back(name, value);
+  at = static_cast<uint32_t>(pairs_.size());
+  return true;
+}
+
+SbplParams::const_iterator SbplParams::find(std::string_view name) const {
+  if (slots_.empty()) return end();
+  const uint32_t at = slots_[slot(name)];
+  return at == 0 ? end() : begin() + (at - 1);
+}
+
+// The slot is taken from the hash's product's top bits: the names ("WRITABLE_ROOT_12")
+// differ in their last characters, which the hash's low bits hardly tell apart.
+size_t SbplParams::slot(std::string_view name) const {
+  constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
+  const size_t mask = slots_.size() - 1;
+  const int bits = std::countr_zero(slots_.size());
+  for (size_t i = (SbplPathIds::Hash{}(name)*kMul) >> (64 - bits);; i = (i + 1) & mask) {
+    const uint32_t at = slots_[i];
+    if (at == 0 || pairs_[at - 1].first == name) return i;
+  }
+}
+
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
   return collect_params(profile, false);
 }
@@ -958,12 +974,13 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ids = std::make_shared<SbplPathIds>();
-  // A value per path filter at most: growing the table cost a rehash of every value each
-  // time it doubled.
-  ids->ids.reserve(profile.filters.size());
-  Binder binder{profile.filters, ParamTable(params), std::vector<uint32_t*>(profile.filters.size()),
-                *ids};
+  Binder binder{profile.filters, params, std::vector<uint32_t>(params.size(), kNoId),
+                std::vector<uint32_t>(profile.filters.size(), kNoId), *ids};
   binder.bind();
+  // A value per parameter and per constant path at most: growing the table cost a rehash
+  // of every value each time it doubled, and sizing it by every filter zeroed pages of
+  // buckets that no value used.
+  ids->ids.reserve(params.size() + binder.constant_paths);
   // Each filter holds one list position, an occurrence or one of the others.
   ids->occurrences.reserve(profile.filters.size());
   ids->others.reserve(profile.filters.size());

@@ -3,7 +3,8 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <map>
+#include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <memory_resource>
 #include <span>
@@ -62,9 +63,10 @@ struct SbplPathSet {
 struct SbplPathIds {
   // Hashes a path a word at a time, inline: a verifier looks up every ancestor of
   // thousands of probe paths, and std::hash's out-of-line call was a tenth of its cost.
+  // Inlining is forced: GCC otherwise kept one out-of-line copy, called for each lookup.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept {
+    [[gnu::always_inline]] size_t operator()(std::string_view s) const noexcept {
       constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
       auto mix = [](uint64_t h, uint64_t w) {
         h = (h ^ w) * kMul;
@@ -89,11 +91,12 @@ struct SbplPathIds {
     }
   };
   // A filter with the value: in list `set` at position `pos`; for a require-all list,
-  // the filter under the (require-not ...) there.
+  // the filter under the (require-not ...) there. 16 bytes: a profile has one per path
+  // filter, and bind_params() makes them twice.
   struct Occurrence {
     uint32_t id = 0;  // the value's number
     uint32_t set = 0;
-    size_t pos = 0;
+    uint32_t pos = 0;
     bool literal = false;  // a literal, else a subpath
   };
   // A list number (SbplFilter::child_paths, SbplRule::filter_paths) of no list.
@@ -212,9 +215,44 @@ struct SbplModel {
 const std::vector<SbplModel>& all_sbpl_models();
 
 // The parameters' values by name, viewed: the strings they view (the params.txt pairs,
-// say) must outlive the map and what is bound with it. Copying hundreds of paths into
-// the map cost more than all the lookups made in it.
-using SbplParams = std::map<std::string_view, std::string_view, std::less<>>;
+// say) must outlive the table and what is bound with it, since copying hundreds of paths
+// cost more than all the lookups made in them. In the order given, in one array found
+// through an open-addressing index: an ordered map made a node per parameter and compared
+// the names' long shared prefixes ("WRITABLE_ROOT_12") to place each, which cost more than
+// every lookup made in it; and bind_params() finds the names through this index rather
+// than hashing them all into a table of its own.
+class SbplParams {
+ public:
+  using value_type = std::pair<std::string_view, std::string_view>;
+  using const_iterator = const value_type*;
+
+  SbplParams() = default;
+  SbplParams(std::initializer_list<value_type> pairs) : SbplParams(pairs.begin(), pairs.end()) {}
+  // Pairs whose members convert to string_view; of a name given twice, the first value.
+  template <class It>
+  SbplParams(It first, It last) {
+    reserve(static_cast<size_t>(std::distance(first, last)));
+    for (; first != last; ++first) insert(first->first, first->second);
+  }
+
+  // Room for `n` parameters in all, so that inserting them moves nothing.
+  void reserve(size_t n);
+  // False, keeping the first value, when `name` is defined already.
+  bool insert(std::string_view name, std::string_view value);
+  // The pair of `name`, or end().
+  const_iterator find(std::string_view name) const;
+
+  const_iterator begin() const { return pairs_.data(); }
+  const_iterator end() const { return pairs_.data() + pairs_.size(); }
+  size_t size() const { return pairs_.size(); }
+
+ private:
+  // The slot of `name`: the one holding its pair, or the free one where it would go.
+  size_t slot(std::string_view name) const;
+  std::vector<value_type> pairs_;
+  // Positions in pairs_ plus one, 0 for a free slot; a power of two, at most half full.
+  std::vector<uint32_t> slots_;
+};
 
 // `profile` with each (param "NAME") looked up once, and the path filters of each list
 // indexed (SbplPathSet), so that many decisions on the same parameters do not search

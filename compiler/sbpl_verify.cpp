@@ -10,6 +10,7 @@
 #include <memory_resource>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include "compiler/common_prefix.hpp"
 #include "compiler/sbpl_evaluator.hpp"
@@ -155,7 +156,9 @@ class FileIntent {
     // Every path of the lists, and about as many ancestors of protected paths: growing
     // the table to that cost a rehash of every path each time it doubled.
     firsts_.reserve(r.read.size() + r.write.size() + r.deny.size() + 2 * r.protect.size());
-    auto keep_first = [](size_t& slot, size_t i) { slot = std::min(slot, i); };
+    auto keep_first = [](uint32_t& slot, size_t i) {
+      slot = std::min(slot, static_cast<uint32_t>(i));
+    };
     for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
     for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
     for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
@@ -164,9 +167,9 @@ class FileIntent {
       // A walk stops at a holder an earlier one reached: with a lower index, that walk
       // went on through the same holders.
       for_each_holder(r.protect[i].path, [&](std::string_view a) {
-        size_t& below = first(a).protected_below;
+        uint32_t& below = first(a).protected_below;
         if (below != kNone) return false;
-        below = i;
+        below = static_cast<uint32_t>(i);
         return true;
       });
     }
@@ -182,11 +185,12 @@ class FileIntent {
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
 
  private:
-  static constexpr size_t kNone = SIZE_MAX;
-  // The first entry (in policy order) of each list whose path is this one.
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // The first entry (in policy order) of each list whose path is this one. 32-bit
+  // positions: one is kept per path of the policy and copied per holder of a probe path.
   struct Firsts {
-    size_t read = kNone, write = kNone, protect = kNone, deny = kNone;
-    size_t protected_below = kNone;  // the first protected path at or below this one
+    uint32_t read = kNone, write = kNone, protect = kNone, deny = kNone;
+    uint32_t protected_below = kNone;  // the first protected path at or below this one
   };
   Firsts& first(std::string_view path) { return firsts_[path]; }
 
@@ -250,7 +254,7 @@ PathFacts FileIntent::facts(std::string_view path) const {
       held.protected_below = own->own->protected_below;
       break;
     }
-  auto at = [](const std::vector<ResolvedPath>& list, size_t i) {
+  auto at = [](const std::vector<ResolvedPath>& list, uint32_t i) {
     return i == kNone ? nullptr : &list[i];
   };
   return {at(r_.deny, held.deny), at(r_.read, held.read), at(r_.protect, held.protect),
@@ -314,15 +318,21 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 // A path being sorted by sort_paths(), with its bytes from the current depth on: the
 // next kWord as a big-endian word (zeros past the end), and how many of them there are,
 // kWord + 1 standing for more. The path is a pointer and a 32-bit size rather than a
-// string_view: 24 bytes an entry instead of 32, for thousands of entries.
+// string_view: 24 bytes an entry instead of 32, for thousands of entries. Made keyed at
+// depth 0, and kept as the probe paths once sorted: a list of views besides them cost
+// a copy each way and pages of its own.
 struct SortEntry {
   static constexpr size_t kWord = sizeof(uint64_t);
-  uint64_t word = 0;
-  const char* data = nullptr;
-  uint32_t size = 0;
-  uint32_t rest = 0;
+  uint64_t word;
+  const char* data;
+  uint32_t size;
+  uint32_t rest;
 
-  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {}
+  // Unset, so that an array of entries is not written before its entries are made.
+  SortEntry() = default;
+  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {
+    key(0);
+  }
   std::string_view path() const { return {data, size}; }
 
   void key(size_t depth) {
@@ -351,8 +361,9 @@ struct SortEntry {
 // of the sort on the same bytes; this reads each byte a few times.
 void sort_paths(SortEntry* a, size_t n, size_t depth) {
   while (n > 1) {
-    if (n <= 16) {
-      // Few enough to insert one by one, by key, and past it by the rest of the paths.
+    if (n <= 8) {
+      // Few enough to insert one by one, by key, and past it by the rest of the paths. At
+      // up to 16, the insertions' comparisons cost more than partitioning further did.
       auto less = [&](const SortEntry& x, const SortEntry& y) {
         if (!x.same_key(y)) return x.before(y);
         return x.goes_on() && x.path().substr(depth + SortEntry::kWord) <
@@ -370,7 +381,11 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
     size_t lt = 0, i = 0, gt = n;
     while (i < gt) {
       if (a[i].before(pivot)) {
-        std::swap(a[lt++], a[i++]);
+        // Until a key equal to the pivot's turns up, lt == i and a swap would move nothing:
+        // the candidates come mostly in order, so that is most of the entries below it.
+        if (lt != i) std::swap(a[lt], a[i]);
+        ++lt;
+        ++i;
       } else if (pivot.before(a[i])) {
         std::swap(a[i], a[--gt]);
       } else {
@@ -388,14 +403,37 @@ void sort_paths(SortEntry* a, size_t n, size_t depth) {
   }
 }
 
+// The probe paths of probe_paths(), in an array sized by a bound and written in place:
+// a std::vector's emplace_back() was a call per path, costing more than making the entry.
+struct ProbePaths {
+  std::unique_ptr<SortEntry[]> entries;
+  size_t size = 0;
+  const SortEntry* begin() const { return entries.get(); }
+  const SortEntry* end() const { return entries.get() + size; }
+};
+
 // The probe paths, sorted, each once. Most candidates are repeats (shared parents and
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
 // others are written into `storage`, sized up front so that the views into it stay valid.
-std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
+ProbePaths probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
+  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
+  // went through: that walk found the rest.
+  std::pmr::monotonic_buffer_resource arena;  // freed at once on return
+  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
+  std::pmr::vector<std::string_view> ancestors(&arena);  // in the order walked
+  for (const auto& p : r.protect)
+    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
+      ancestors.push_back(*a);
+  // family() offers six paths per policy path, then come the ancestors. Walked first so
+  // that they are counted: bounded by the protected paths' lengths instead, the array
+  // outgrew malloc's mmap threshold, and was mapped afresh on every call. Left
+  // uninitialised, like `storage`: the bound is seldom reached.
+  ProbePaths paths{std::make_unique_for_overwrite<SortEntry[]>(6 * count + 3 + ancestors.size())};
+  auto add = [&](std::string_view p) { paths.entries[paths.size++] = SortEntry(p); };
   for (const auto* group : groups)
     for (const auto& p : *group)
       // family() writes the path three times and its parent once, with these suffixes.
@@ -405,46 +443,38 @@ std::vector<std::string_view> probe_paths(const ir::Resolved& r, std::unique_ptr
   // pages that no path reaches.
   storage.reset(new char[size]);
   size_t used = 0;
-  std::vector<std::string_view> paths;
-  paths.reserve(6 * count + 3);  // family() offers six paths per policy path
-  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"})
-    paths.push_back(p);
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
   auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
     char* const start = storage.get() + used;
     std::memcpy(start, a.data(), a.size());
     std::memcpy(start + a.size(), b, N - 1);
     used += a.size() + N - 1;
-    paths.emplace_back(start, a.size() + N - 1);
+    add(std::string_view(start, a.size() + N - 1));
   };
   // Policy paths come grouped by directory: a parent that the last path offered is left
   // out at once, which spares sorting most of the repeats.
   std::optional<std::string_view> last_parent;
   auto family = [&](std::string_view p) {
-    paths.push_back(p);
+    add(p);
     add_joined(p, "/zp-probe");
     add_joined(p, "/zp-dir/zp-probe");
     add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
     const auto parent = parent_of(p);
     if (parent && parent != last_parent) {
-      paths.push_back(*parent);
+      add(*parent);
       add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
     }
     last_parent = parent;
   };
   for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
-  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
-  // went through: that walk added the rest.
-  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
-  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
-  for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
-      paths.push_back(*a);
-  std::vector<SortEntry> entries(paths.begin(), paths.end());
-  for (SortEntry& e : entries) e.key(0);
-  sort_paths(entries.data(), entries.size(), 0);
-  for (size_t i = 0; i < paths.size(); ++i) paths[i] = entries[i].path();
-  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  for (std::string_view a : ancestors) add(a);
+  SortEntry* const first = paths.entries.get();
+  sort_paths(first, paths.size, 0);
+  paths.size = static_cast<size_t>(
+      std::unique(first, first + paths.size,
+                  [](const SortEntry& a, const SortEntry& b) { return a.path() == b.path(); }) -
+      first);
   return paths;
 }
 
@@ -454,8 +484,10 @@ template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
   std::unique_ptr<char[]> storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
-  for (std::string_view path : probe_paths(r, storage))
+  for (const SortEntry& e : probe_paths(r, storage)) {
+    const std::string_view path = e.path();
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
+  }
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
       on_other(op, t, network_intent(r, t));
@@ -604,10 +636,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
-  // params.txt lists the names in ascending runs (WRITABLE_ROOT_0, _1, ...): inserted just
-  // after the last one, most of them skip the search that compared their long shared
-  // prefixes all the way down the map.
-  auto after_last = values.end();
+  values.reserve(params.size());
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
@@ -615,9 +644,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     else if (!normalized(value))
       findings.push_back(
           malformed(params_file, what(), "a normalized absolute path", std::string(value)));
-    const size_t defined = values.size();
-    after_last = std::next(values.emplace_hint(after_last, name, value));
-    if (values.size() == defined)
+    if (!values.insert(name, value))
       findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
   const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
@@ -653,8 +680,12 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
       policy,
       [&](std::string_view path, const PathVerdicts& verdicts) {
         const auto allowed = path_query.allowed(path);
-        for (size_t k = 0; k < kPathOperations.size(); ++k)
-          judge(kPathOperations[k], path, verdicts[k], allowed[k]);
+        // Unrolled as written, each verdict's position known to the compiler: a loop whose
+        // unrolling was left to it read the kinds' table for each of thousands of paths.
+        auto judge_each = [&]<size_t... K>(std::index_sequence<K...>) {
+          (judge(kPathOperations[K], path, verdicts[K], allowed[K]), ...);
+        };
+        judge_each(std::make_index_sequence<kPathOperations.size()>());
       },
       [&](std::string_view op, std::string_view target, const Verdict& v) {
         unsigned allowed = 0;
@@ -708,17 +739,17 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
 std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
   SbplParamList out;
   // A line per parameter: sized once, and the names seen kept as views of `text`, since
-  // copying each name into an ordered set cost as much as the rest of the parse. Lines
-  // are counted with memchr: std::count went a byte at a time (0.1 M instructions on
-  // golden/large.yaml's params.txt).
+  // copying each name into an ordered set cost as much as the rest of the parse. They are
+  // kept in an SbplParams, whose flat index costs less to fill than a set's node per name.
+  // Lines are counted with memchr: std::count went a byte at a time (0.1 M instructions
+  // on golden/large.yaml's params.txt).
   size_t lines = 1;
   for (const char *p = text.data(), *end = p + text.size();
        (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
     ++lines;
   out.reserve(lines);
-  std::pmr::monotonic_buffer_resource arena;  // the set's nodes, freed at once on return
-  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> names(&arena);
-  names.reserve(lines);
+  SbplParams seen;
+  seen.reserve(lines);
   int line_no = 0;
   while (!text.empty()) {
     ++line_no;
@@ -733,9 +764,10 @@ std::optional<SbplParamList> parse_params_text(std::string_view text, std::strin
     if (eq == std::string_view::npos) return fail("expected NAME=VALUE");
     const std::string_view name = line.substr(0, eq);
     if (name.empty()) return fail("empty parameter name");
-    if (!names.insert(name).second)
+    const std::string_view value = line.substr(eq + 1);
+    if (!seen.insert(name, value))
       return fail("parameter " + std::string(name) + " is defined twice");
-    out.emplace_back(name, line.substr(eq + 1));
+    out.emplace_back(name, value);
   }
   return out;
 }
