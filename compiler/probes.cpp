@@ -34,8 +34,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       pin_index_(*paths_),
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_),
-      at_(*paths_),
-      near_(*paths_) {
+      at_(*paths_) {
   // Consecutive roots almost always come from the same file.
   auto file_of = [&](const std::string& file) {
     if (files_.empty() || files_.back() != file) files_.push_back(file);
@@ -66,9 +65,9 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   };
   ancestors(protect_, protect_ancestors_);
   ancestors(deny_, deny_ancestors_);
-  auto gather = [&](const std::vector<Root>& roots, const Root* Near::*kind) {
-    for (const auto& r : roots)
-      if (!(at_[r.id].*kind)) at_[r.id].*kind = &r;
+  auto gather = [&](const std::vector<Root>& roots, std::uint32_t Near::*kind) {
+    for (std::uint32_t i = 0; i < roots.size(); ++i)
+      if (!(at_[roots[i].id].*kind)) at_[roots[i].id].*kind = i + 1;
   };
   gather(deny_, &Near::deny);
   gather(write_, &Near::write);
@@ -84,7 +83,7 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
 }
 
 Intent::Near Intent::near(Id p) const {
-  if (const Near* known = near_.find(p)) return *known;
+  if (p < near_.size() && near_[p].deny != kNotYet.deny) return near_[p];
   Near n = p == PathTable::kRoot ? Near{} : near(paths_->up(p));
   if (const Near* own = at_.find(p)) {
     if (own->deny) n.deny = own->deny;
@@ -92,28 +91,30 @@ Intent::Near Intent::near(Id p) const {
     if (own->read) n.read = own->read;
     if (own->protect) n.protect = own->protect;
   }
-  return near_.insert(p, n);
+  // Doubling: the memo fills in ids one by one as the probes are interned.
+  if (p >= near_.size()) near_.resize(std::max<size_t>(p + 1, 2 * near_.size()), kNotYet);
+  return near_[p] = n;
 }
 
 Intent::Decision Intent::read_rule(Id p, const Near& near) const {
-  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root(write_, near.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = near.read) return {Expect::Allow, Why::UnderReadable, r};
+  if (near.read) return {Expect::Allow, Why::UnderReadable, root(read_, near.read)};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
 Intent::Decision Intent::write_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = near.protect) return {Expect::Deny, Why::UnderProtected, pr};
-  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
+  if (near.protect) return {Expect::Deny, Why::UnderProtected, root(protect_, near.protect)};
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root(write_, near.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = near.read) return {Expect::Deny, Why::ReadableNotWritable, r};
+  if (near.read) return {Expect::Deny, Why::ReadableNotWritable, root(read_, near.read)};
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
 Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = near.protect) return {Expect::Deny, Why::ProtectedEntry, pr};
+  if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root(protect_, near.protect)};
   for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
     if (const Root* const* r = roots->find(p)) return {Expect::Deny, Why::PolicyRoot, *r};
   if (const Root* g = guarded_below(protect_ancestors_, p, near))
@@ -123,15 +124,17 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   auto parent = paths_->parent(p);
   if (!parent) return {Expect::Deny, Why::NoParent};
   const Near around_parent = this->near(*parent);
-  if (const Root* w = around_parent.write) return {Expect::Allow, Why::ParentWritable, w};
+  if (around_parent.write)
+    return {Expect::Allow, Why::ParentWritable, root(write_, around_parent.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = around_parent.read) return {Expect::Deny, Why::ParentReadableNotWritable, r};
+  if (around_parent.read)
+    return {Expect::Deny, Why::ParentReadableNotWritable, root(read_, around_parent.read)};
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
 Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
-  if (const Root* d = near.deny) return {Expect::DenyStrict, Why::UnderDeny, d};
+  if (near.deny) return {Expect::DenyStrict, Why::UnderDeny, root(deny_, near.deny)};
   switch (op) {
     case FsOp::Read:
       return read_rule(p, near);
