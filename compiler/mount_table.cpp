@@ -75,7 +75,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const S
       texts_(std::move(texts)),
       visible_at_(*paths_),
       visible_below_(*paths_),
-      nodes_at_(*paths_),
+      newest_node_at_(*paths_),
       aliases_by_source_(*paths_),
       searchable_(*paths_) {}
 
@@ -133,7 +133,9 @@ void MountTable::add_mount(Mount m) {
 
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
-  nodes_at_[n.path].push_back(nodes_.size());
+  const std::uint32_t* newest = newest_node_at_.find(n.path);
+  n.earlier = newest ? *newest : kNoNode;
+  newest_node_at_[n.path] = static_cast<std::uint32_t>(nodes_.size());
   nodes_.push_back(std::move(n));
 }
 
@@ -160,10 +162,10 @@ const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
 }
 
 const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
-  const auto* at = nodes_at_.find(p);
-  if (!at) return nullptr;
-  for (auto n = at->rbegin(); n != at->rend(); ++n)
-    if (nodes_[*n].mount == mount && nodes_[*n].kind == kind) return &nodes_[*n];
+  const std::uint32_t* newest = newest_node_at_.find(p);
+  if (!newest) return nullptr;
+  for (std::uint32_t n = *newest; n != kNoNode; n = nodes_[n].earlier)
+    if (nodes_[n].mount == mount && nodes_[n].kind == kind) return &nodes_[n];
   return nullptr;
 }
 
@@ -186,7 +188,7 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
   // Most paths hold no node: look once before asking for each kind.
-  if (nodes_at_.find(p)) {
+  if (newest_node_at_.find(p)) {
     if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
     if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
   }
