@@ -59,6 +59,8 @@ class PathTable {
   bool less(Id a, Id b) const;
   // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
   Id rebase(Id to, Id from, Id p);
+  // How many ids the table holds before it next grows: room for a memo by id.
+  size_t capacity() const { return links_.capacity(); }
 
  private:
   // The structure the walks read, kept contiguous.

@@ -91,8 +91,13 @@ Intent::Near Intent::near(Id p) const {
     if (own->read) n.read = own->read;
     if (own->protect) n.protect = own->protect;
   }
-  // Doubling: the memo fills in ids one by one as the probes are interned.
-  if (p >= near_.size()) near_.resize(std::max<size_t>(p + 1, 2 * near_.size()), kNotYet);
+  // The memo fills in ids one by one as the probes are interned. It is grown a page at a
+  // time within room for every id the table has room for: doubling it touched up to
+  // twice the pages it needs, and left a trail of discarded copies in fresh ones.
+  if (p >= near_.size()) {
+    if (near_.empty()) near_.reserve(paths_->capacity());
+    near_.resize(std::max<size_t>(p + 1, near_.size() + 4096 / sizeof(Near)), kNotYet);
+  }
   return near_[p] = n;
 }
 
