@@ -262,9 +262,12 @@ class Parser {
       if (!dest) return;
       BwrapOp op;
       op.kind = BwrapOpKind::Symlink;
-      op.link_target = std::string(*target);
       op.dest = *dest;
-      return push(std::move(op), 3);
+      push(std::move(op), 3);
+      // A view of the target in the op's text, which the argv keeps, rather than a copy.
+      BwrapOp& pushed = out_.ops.back();
+      pushed.link_target = pushed.text.substr(a.size() + 1, target->size());
+      return;
     }
     if (a == "--chmod") {
       auto v = arg(a, 1);

@@ -41,7 +41,7 @@ bool is_scratch(MountTable::MountKind k) {
 }
 
 // The path a symlink's target names, relative targets taken from the link's directory.
-std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std::string& target) {
+std::optional<SymbolicPath> link_destination(const SymbolicPath& link, std::string_view target) {
   if (target.starts_with("/") || target.starts_with("${")) return SymbolicPath::parse(target);
   auto dir = link.parent();
   if (!dir) return std::nullopt;
@@ -49,13 +49,13 @@ std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std
   size_t pos = 0;
   while (pos <= target.size()) {
     size_t next = target.find('/', pos);
-    if (next == std::string::npos) next = target.size();
-    std::string comp = target.substr(pos, next - pos);
+    if (next == std::string_view::npos) next = target.size();
+    const std::string_view comp = target.substr(pos, next - pos);
     if (comp == "..") {
       if (out.components.empty()) return std::nullopt;
       out.components.pop_back();
     } else if (!comp.empty() && comp != ".") {
-      out.components.push_back(comp);
+      out.components.emplace_back(comp);
     }
     pos = next + 1;
   }
@@ -355,7 +355,7 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
       if (!dest) return std::nullopt;
       trace.add([&] {
         return "bwrap.args:" + std::to_string(link->line) + ": symlink " + link_path.str() +
-               " -> " + link->target;
+               " -> " + std::string(link->target);
       });
       cur = paths_->rebase(paths_->intern(*dest), prefix, cur);
       replaced = true;

@@ -127,7 +127,7 @@ class MountTable {
     Id path = PathTable::kRoot;
     size_t mount = 0;  // index of the mount the node was created in
     std::optional<unsigned> mode;
-    std::string target;  // symlink target
+    std::string_view target;  // symlink target, in texts_
     int line = 0;
     std::uint32_t earlier = kNoNode;  // the node created before it at the same path
   };
