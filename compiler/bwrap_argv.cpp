@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <span>
 
 namespace zpolicy::compiler {
 
@@ -116,12 +117,8 @@ class Parser {
   }
 
   std::string_view text_of(size_t count) {
-    joined_.clear();
-    for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) {
-      if (k) joined_ += ' ';
-      joined_ += args_[i_ + k];
-    }
-    return out_.texts->store(joined_);
+    const size_t n = std::min(count, args_.size() - i_);
+    return out_.texts->store_joined(std::span(args_).subspan(i_, n), ' ');
   }
 
   void push(BwrapOp op, size_t count) {
@@ -289,7 +286,6 @@ class Parser {
 
   std::string_view text_;
   std::vector<std::string_view> args_;
-  std::string joined_;  // text_of()'s buffer, reused
   size_t i_ = 0;
   BwrapArgv out_;
   std::optional<BwrapParseError> error_;

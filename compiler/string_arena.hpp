@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -19,21 +20,43 @@ class StringArena {
 
   std::string_view store(std::string_view s) {
     if (s.empty()) return {};
-    if (s.size() > free_) {
-      // A string longer than a block gets a block of its own.
-      const size_t size = std::max(kBlockSize, s.size());
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
-      next_ = blocks_.back().get();
-      free_ = size;
-    }
-    char* at = next_;
+    char* at = take(s.size());
     std::memcpy(at, s.data(), s.size());
-    next_ += s.size();
-    free_ -= s.size();
     return {at, s.size()};
   }
 
+  // `parts` joined by `sep`, copied in place rather than joined in a buffer first.
+  std::string_view store_joined(std::span<const std::string_view> parts, char sep) {
+    if (parts.empty()) return {};
+    size_t size = parts.size() - 1;
+    for (std::string_view p : parts) size += p.size();
+    if (size == 0) return {};
+    char* const start = take(size);
+    char* at = start;
+    for (size_t k = 0; k < parts.size(); ++k) {
+      if (k) *at++ = sep;
+      std::memcpy(at, parts[k].data(), parts[k].size());
+      at += parts[k].size();
+    }
+    return {start, size};
+  }
+
  private:
+  // Room for `size` characters.
+  char* take(size_t size) {
+    if (size > free_) {
+      // A string longer than a block gets a block of its own.
+      const size_t block = std::max(kBlockSize, size);
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(block));
+      next_ = blocks_.back().get();
+      free_ = block;
+    }
+    char* at = next_;
+    next_ += size;
+    free_ -= size;
+    return at;
+  }
+
   static constexpr size_t kBlockSize = 4096;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* next_ = nullptr;
