@@ -279,23 +279,24 @@ void for_each_probe(const Intent& intent, const std::function<void(const Probe&)
   for (const auto& r : intent.write()) around(r, "writable root");
   for (const auto& r : intent.deny()) around(r, "deny root");
   for (const auto& r : intent.pin()) around(r, "pin");
-  // The ancestors of one protected path, marked with its number, so that telling which
-  // writable roots contain it is a lookup per root instead of a walk up per root.
-  std::vector<size_t> marked;
-  size_t number = 0;
+  // The first writable root at each path, so that the writable roots containing a
+  // protected path are found by a walk up from it instead of a look at every writable
+  // root. A later writable root at the same path adds only directories already seen.
+  PathMap<const Root*, nullptr> writable_at(paths);
+  for (const auto& w : intent.write()) writable_at.insert(w.id, &w);
+  std::vector<const Root*> containing;
   for (const auto& r : intent.protect()) {
     around(r, "protected path");
-    ++number;
+    containing.clear();
     for (PathTable::Id a = r.id;; a = paths.up(a)) {
-      if (a >= marked.size()) marked.resize(std::max<size_t>(a + 1, 2 * marked.size()));
-      marked[a] = number;
+      if (const Root* const* w = writable_at.find(a)) containing.push_back(*w);
       if (a == PathTable::kRoot) break;
     }
-    for (const auto& w : intent.write()) {
-      if (w.id >= marked.size() || marked[w.id] != number) continue;
-      for (auto a = paths.parent(r.id); a && *a != w.id; a = paths.parent(*a))
-        add(*a, R::Between, "protected path", &r, &w);
-    }
+    // In the order of the IR's list, as every probe is.
+    std::sort(containing.begin(), containing.end());
+    for (const Root* w : containing)
+      for (auto a = paths.parent(r.id); a && *a != w->id; a = paths.parent(*a))
+        add(*a, R::Between, "protected path", &r, w);
   }
   add(*paths.parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
   add(*paths.parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);
