@@ -574,12 +574,18 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   if (!aliased) {
     // The host object is reachable only at `p`: the loop below without the alias walk,
-    // for the common case, where its branches cost more than the four decisions.
-    for (size_t i = 0; i < out.at_path.size(); ++i) {
+    // for the common case, where its branches cost more than the four decisions. Spelled
+    // out, as above, since the loop's own counting cost as much as its body.
+    auto set = [&](FsOp op) {
+      const size_t i = static_cast<size_t>(op);
       const Reach& direct = out.at_path[i];
       const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
       out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
-    }
+    };
+    set(FsOp::Read);
+    set(FsOp::Write);
+    set(FsOp::Create);
+    set(FsOp::Delete);
     return out;
   }
   for (FsOp op : kAllFsOps) {
