@@ -113,7 +113,7 @@ class PathTable {
 // holds a std::optional's empty flag, or, where the map names one (`kNone`, a value no
 // key ever holds: a null pointer, an impossible index), that value in place of the flag,
 // which halves a map of pointers or indices: the maps have a slot per id, and the pages
-// they touch cost a verification as much as the lookups.
+// they touch are a cost of their own.
 template <class T, T... kNone>
 class PathMap {
   static_assert(sizeof...(kNone) <= 1, "at most one value stands for none");

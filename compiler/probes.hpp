@@ -96,7 +96,7 @@ class Intent {
   using Index = PathMap<const Root*, nullptr>;
   // The deepest root of each kind that contains one path, looked up once for all the
   // rules and operations that ask: the walks up the table are most of a decision. Each
-  // is the root's place in its list plus one, 0 for none: a quarter of the bytes of
+  // is the root's place in its list plus one, 0 for none: 16 bytes rather than the 40 of
   // four pointers and a flag, in a memo with a slot for every path a verifier asks about.
   struct Near {
     std::uint32_t deny = 0;
