@@ -19,26 +19,16 @@ class StringArena {
   StringArena& operator=(const StringArena&) = delete;
 
   std::string_view store(std::string_view s) {
+    const std::span<char> copy = store_writable(s);
+    return {copy.data(), copy.size()};
+  }
+
+  // A copy of `s` that the caller may still change, as long as the arena lives.
+  std::span<char> store_writable(std::string_view s) {
     if (s.empty()) return {};
     char* at = take(s.size());
     std::memcpy(at, s.data(), s.size());
     return {at, s.size()};
-  }
-
-  // `parts` joined by `sep`, copied in place rather than joined in a buffer first.
-  std::string_view store_joined(std::span<const std::string_view> parts, char sep) {
-    if (parts.empty()) return {};
-    size_t size = parts.size() - 1;
-    for (std::string_view p : parts) size += p.size();
-    if (size == 0) return {};
-    char* const start = take(size);
-    char* at = start;
-    for (size_t k = 0; k < parts.size(); ++k) {
-      if (k) *at++ = sep;
-      std::memcpy(at, parts[k].data(), parts[k].size());
-      at += parts[k].size();
-    }
-    return {start, size};
   }
 
  private:
