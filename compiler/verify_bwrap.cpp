@@ -278,6 +278,17 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
     std::array<bool, kAllFsOps.size()> reported{};
     for (const Scenario& s : tables) {
       const MountTable::Reaches reached = s.table.reach_all(probe.id);
+      // Nearly every table holds to every operation: said by a look at each, spelled
+      // out, before the loop, whose counting cost as much as those looks.
+      auto holds = [&](FsOp op) {
+        const size_t i = static_cast<size_t>(op);
+        const Expect expect = probe.at(op);
+        return reported[i] ||
+               satisfies(expect, expect == Expect::Allow ? reached.at_path[i] : reached.of_host[i],
+                         probe.id);
+      };
+      if (holds(FsOp::Read) && holds(FsOp::Write) && holds(FsOp::Create) && holds(FsOp::Delete))
+        continue;
       for (FsOp op : kAllFsOps) {
         const size_t i = static_cast<size_t>(op);
         if (reported[i]) continue;
