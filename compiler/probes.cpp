@@ -120,8 +120,12 @@ Intent::Decision Intent::write_rule(Id p, const Near& near) const {
 Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
   if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root(protect_, near.protect)};
-  for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
-    if (const Root* const* r = roots->find(p)) return {Expect::Deny, Why::PolicyRoot, *r};
+  // The three indexes one after another, rather than a loop over a list of them that
+  // is built on every call.
+  const Root* const* r = write_index_.find(p);
+  if (!r) r = read_index_.find(p);
+  if (!r) r = pin_index_.find(p);
+  if (r) return {Expect::Deny, Why::PolicyRoot, *r};
   if (const Root* g = guarded_below(protect_ancestors_, p, near))
     return {Expect::Deny, Why::CarriesProtected, g};
   if (const Root* g = guarded_below(deny_ancestors_, p, near))
