@@ -38,8 +38,11 @@ struct SeccompData {
 std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error);
 
 struct BpfRun {
-  uint32_t ret = 0;     // the filter's return value
-  size_t executed = 0;  // instructions executed, the return included
+  uint32_t ret = 0;  // the filter's return value
+  // Instructions executed, the return included: at most the 4096 of a checked program,
+  // whose jumps only go forward. Four bytes rather than eight: the verifier keeps a run
+  // for every number of every arch it sweeps.
+  uint32_t executed = 0;
   // Whether an executed load read an argument or the instruction pointer. When none did,
   // the path, and so the answer, is the same for every argument vector: control flow
   // depends only on loaded data.

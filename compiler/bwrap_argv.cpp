@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <span>
 
 namespace zpolicy::compiler {
 
@@ -54,11 +55,11 @@ class Parser {
     out_.paths = std::move(paths);
     size_t pos = 0;
     while (pos < text.size()) {
-      size_t nl = text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = text.size();
-      args_.push_back(text.substr(pos, nl - pos));
-      pos = nl + 1;
+      starts_.push_back(pos);
+      const size_t nl = text.find('\n', pos);
+      pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     }
+    starts_.push_back(pos);
   }
 
   BwrapParseResult run() {
@@ -69,8 +70,8 @@ class Parser {
     if (control != std::string_view::npos)
       fail(static_cast<int>(std::count(text_.begin(), text_.begin() + control, '\n')) + 1,
            "argument contains a control character");
-    out_.ops.reserve(args_.size() / 2);
-    while (i_ < args_.size() && !error_) step();
+    out_.ops.reserve(size() / 2);
+    while (i_ < size() && !error_) step();
     if (!error_ && pending_perms_)
       fail(perms_line_, "--perms must be followed by --tmpfs or --dir");
     if (!error_ && pending_size_) fail(perms_line_, "--size must be followed by --tmpfs");
@@ -95,11 +96,11 @@ class Parser {
   // where an argument belongs means the artifact was cut or shifted.
   std::optional<std::string_view> arg(std::string_view option, size_t n) {
     size_t at = i_ + n;
-    if (at >= args_.size()) {
+    if (at >= size()) {
       fail(line(), std::string(option) + ": missing argument");
       return std::nullopt;
     }
-    return args_[at];
+    return arg_at(at);
   }
 
   void not_a_path(std::string_view option, size_t n, std::string_view a) {
@@ -115,13 +116,16 @@ class Parser {
     return id;
   }
 
+  // The arguments are one stretch of the text: a copy of it with the newlines between
+  // them made spaces.
   std::string_view text_of(size_t count) {
-    joined_.clear();
-    for (size_t k = 0; k < count && i_ + k < args_.size(); ++k) {
-      if (k) joined_ += ' ';
-      joined_ += args_[i_ + k];
-    }
-    return out_.texts->store(joined_);
+    const size_t n = std::min(count, size() - i_);
+    if (n == 0) return {};
+    const size_t first = starts_[i_];
+    const std::span<char> copy =
+        out_.texts->store_writable(text_.substr(first, starts_[i_ + n] - 1 - first));
+    for (size_t k = i_ + 1; k < i_ + n; ++k) copy[starts_[k] - 1 - first] = ' ';
+    return {copy.data(), copy.size()};
   }
 
   void push(BwrapOp op, size_t count) {
@@ -144,7 +148,7 @@ class Parser {
   }
 
   void step() {
-    std::string_view a = args_[i_];
+    std::string_view a = arg_at(i_);
     if (a == "--") return fail(line(), "'--' ends bwrap's options; bwrap.args must stop before it");
     check_modifiers(a);
     if (error_) return;
@@ -230,7 +234,7 @@ class Parser {
       if (a != b.option) continue;
       auto src = path_arg(a, 1);
       // Most binds put a path onto itself, and the same text is the same path.
-      const bool onto_itself = i_ + 2 < args_.size() && args_[i_ + 2] == args_[i_ + 1];
+      const bool onto_itself = i_ + 2 < size() && arg_at(i_ + 2) == arg_at(i_ + 1);
       auto dest = !src ? std::nullopt : onto_itself ? src : path_arg(a, 2);
       if (!dest) return;
       BwrapOp op;
@@ -262,9 +266,12 @@ class Parser {
       if (!dest) return;
       BwrapOp op;
       op.kind = BwrapOpKind::Symlink;
-      op.link_target = std::string(*target);
       op.dest = *dest;
-      return push(std::move(op), 3);
+      push(std::move(op), 3);
+      // A view of the target in the op's text, which the argv keeps, rather than a copy.
+      BwrapOp& pushed = out_.ops.back();
+      pushed.link_target = pushed.text.substr(a.size() + 1, target->size());
+      return;
     }
     if (a == "--chmod") {
       auto v = arg(a, 1);
@@ -284,9 +291,17 @@ class Parser {
     fail(line(), "'" + std::string(a) + "' is not an option (an argument out of place?)");
   }
 
+  size_t size() const { return starts_.size() - 1; }
+
+  std::string_view arg_at(size_t k) const {
+    return text_.substr(starts_[k], starts_[k + 1] - 1 - starts_[k]);
+  }
+
   std::string_view text_;
-  std::vector<std::string_view> args_;
-  std::string joined_;  // text_of()'s buffer, reused
+  // Where each argument (a line) starts in the text, then where one more would start
+  // (past the last one's newline, or where it would be): half the room of a view per
+  // argument, and a view costs a subtraction.
+  std::vector<size_t> starts_;
   size_t i_ = 0;
   BwrapArgv out_;
   std::optional<BwrapParseError> error_;

@@ -20,7 +20,7 @@ struct BwrapOp {
   BwrapOpKind kind = BwrapOpKind::Bind;
   bool try_source = false;             // --*-bind-try: skipped when the source is missing
   std::optional<PathTable::Id> source;  // bind source on the host, in BwrapArgv::paths
-  std::string link_target;              // --symlink target, verbatim
+  std::string_view link_target;         // --symlink target, verbatim, in BwrapArgv::texts
   PathTable::Id dest = PathTable::kRoot;  // in BwrapArgv::paths
   std::optional<unsigned> perms;  // --perms for --tmpfs/--dir, the mode of --chmod
   int line = 0;                   // 1-based line of the option in bwrap.args

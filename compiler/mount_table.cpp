@@ -41,7 +41,7 @@ bool is_scratch(MountTable::MountKind k) {
 }
 
 // The path a symlink's target names, relative targets taken from the link's directory.
-std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std::string& target) {
+std::optional<SymbolicPath> link_destination(const SymbolicPath& link, std::string_view target) {
   if (target.starts_with("/") || target.starts_with("${")) return SymbolicPath::parse(target);
   auto dir = link.parent();
   if (!dir) return std::nullopt;
@@ -49,13 +49,13 @@ std::optional<SymbolicPath> link_destination(const SymbolicPath& link, const std
   size_t pos = 0;
   while (pos <= target.size()) {
     size_t next = target.find('/', pos);
-    if (next == std::string::npos) next = target.size();
-    std::string comp = target.substr(pos, next - pos);
+    if (next == std::string_view::npos) next = target.size();
+    const std::string_view comp = target.substr(pos, next - pos);
     if (comp == "..") {
       if (out.components.empty()) return std::nullopt;
       out.components.pop_back();
     } else if (!comp.empty() && comp != ".") {
-      out.components.push_back(comp);
+      out.components.emplace_back(comp);
     }
     pos = next + 1;
   }
@@ -75,7 +75,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const S
       texts_(std::move(texts)),
       visible_at_(*paths_),
       visible_below_(*paths_),
-      nodes_at_(*paths_),
+      newest_node_at_(*paths_),
       aliases_by_source_(*paths_),
       searchable_(*paths_) {}
 
@@ -133,7 +133,9 @@ void MountTable::add_mount(Mount m) {
 
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
-  nodes_at_[n.path].push_back(nodes_.size());
+  const std::uint32_t* newest = newest_node_at_.find(n.path);
+  n.earlier = newest ? *newest : kNoNode;
+  newest_node_at_[n.path] = static_cast<std::uint32_t>(nodes_.size());
   nodes_.push_back(std::move(n));
 }
 
@@ -160,10 +162,10 @@ const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
 }
 
 const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
-  const auto* at = nodes_at_.find(p);
-  if (!at) return nullptr;
-  for (auto n = at->rbegin(); n != at->rend(); ++n)
-    if (nodes_[*n].mount == mount && nodes_[*n].kind == kind) return &nodes_[*n];
+  const std::uint32_t* newest = newest_node_at_.find(p);
+  if (!newest) return nullptr;
+  for (std::uint32_t n = *newest; n != kNoNode; n = nodes_[n].earlier)
+    if (nodes_[n].mount == mount && nodes_[n].kind == kind) return &nodes_[n];
   return nullptr;
 }
 
@@ -186,7 +188,7 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
   // Most paths hold no node: look once before asking for each kind.
-  if (nodes_at_.find(p)) {
+  if (newest_node_at_.find(p)) {
     if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
     if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
   }
@@ -353,7 +355,7 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
       if (!dest) return std::nullopt;
       trace.add([&] {
         return "bwrap.args:" + std::to_string(link->line) + ": symlink " + link_path.str() +
-               " -> " + link->target;
+               " -> " + std::string(link->target);
       });
       cur = paths_->rebase(paths_->intern(*dest), prefix, cur);
       replaced = true;
@@ -553,8 +555,16 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
     // that cannot be searched denies them all, as `out` already says. The place is
     // used up before the aliases are looked at, as that replaces the one place() keeps.
     const Place& at = place(p);
-    if (at.searchable)
-      for (FsOp op : kAllFsOps) out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
+    if (at.searchable) {
+      // A call per operation, spelled out rather than looped over: the compiler does not
+      // unroll the loop, and only with its operation a constant does an inlined decide()
+      // drop the branches of the other three.
+      auto set = [&](FsOp op) { out.at_path[static_cast<size_t>(op)] = decide(at, op).reach; };
+      set(FsOp::Read);
+      set(FsOp::Write);
+      set(FsOp::Create);
+      set(FsOp::Delete);
+    }
   } else {
     for (FsOp op : kAllFsOps) {
       Trace none(false);
@@ -564,12 +574,18 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   if (!aliased) {
     // The host object is reachable only at `p`: the loop below without the alias walk,
-    // for the common case, where its branches cost more than the four decisions.
-    for (size_t i = 0; i < out.at_path.size(); ++i) {
+    // for the common case, where its branches cost more than the four decisions. Spelled
+    // out, as above, since the loop's own counting cost as much as its body.
+    auto set = [&](FsOp op) {
+      const size_t i = static_cast<size_t>(op);
       const Reach& direct = out.at_path[i];
       const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
       out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
-    }
+    };
+    set(FsOp::Read);
+    set(FsOp::Write);
+    set(FsOp::Create);
+    set(FsOp::Delete);
     return out;
   }
   for (FsOp op : kAllFsOps) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -120,13 +121,15 @@ class MountTable {
 
  private:
   using Id = PathTable::Id;
+  static constexpr std::uint32_t kNoNode = ~std::uint32_t{0};
   struct Node {
     enum class Kind { Dir, Symlink, ModeOverride } kind = Kind::Dir;
     Id path = PathTable::kRoot;
     size_t mount = 0;  // index of the mount the node was created in
     std::optional<unsigned> mode;
-    std::string target;  // symlink target
+    std::string_view target;  // symlink target, in texts_
     int line = 0;
+    std::uint32_t earlier = kNoNode;  // the node created before it at the same path
   };
 
   MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts);
@@ -212,12 +215,15 @@ class MountTable {
   // The one visible mount at each destination (a new mount hides every mount at or
   // under its destination), so that covering() looks up the path's ancestors instead of
   // scanning every mount: verification probes each root, and a scan made it quadratic.
-  PathMap<size_t> visible_at_;
+  // Index 0, bwrap's own root, is never at a destination, and stands for none.
+  PathMap<size_t, 0> visible_at_;
   // How many visible mounts lie at or below each path, so that a new mount looks for
-  // the ones it hides only when there are any.
-  PathMap<size_t> visible_below_;
-  // The nodes at each path, in creation order, for the same reason.
-  PathMap<std::vector<size_t>> nodes_at_;
+  // the ones it hides only when there are any; no count is as good as 0.
+  PathMap<size_t, 0> visible_below_;
+  // The newest node at each path, for the same reason; Node::earlier leads from it to
+  // the others, newest first. One index a slot rather than a vector of them (eight times
+  // the bytes, in a map with a slot for every id up to the highest with a node).
+  PathMap<std::uint32_t, kNoNode> newest_node_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
   bool has_aliases_ = false;  // most tables have none, and reach_all() asks for every probe

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,8 @@ class PathTable {
   bool less(Id a, Id b) const;
   // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
   Id rebase(Id to, Id from, Id p);
+  // How many ids the table holds before it next grows: room for a memo by id.
+  size_t capacity() const { return links_.capacity(); }
 
  private:
   // The structure the walks read, kept contiguous.
@@ -106,9 +109,17 @@ class PathTable {
 };
 
 // Values keyed by interned path, answering "which keys contain this path" by walking
-// the path's ancestors in the table: O(depth), no string in sight.
-template <class T>
+// the path's ancestors in the table: O(depth), no string in sight. An id without a value
+// holds a std::optional's empty flag, or, where the map names one (`kNone`, a value no
+// key ever holds: a null pointer, an impossible index), that value in place of the flag,
+// which halves a map of pointers or indices: the maps have a slot per id, and the pages
+// they touch are a cost of their own.
+template <class T, T... kNone>
 class PathMap {
+  static_assert(sizeof...(kNone) <= 1, "at most one value stands for none");
+  static constexpr bool kSentinel = sizeof...(kNone) == 1;
+  using Slot = std::conditional_t<kSentinel, T, std::optional<T>>;
+
  public:
   using Id = PathTable::Id;
   explicit PathMap(const PathTable& table) : table_(&table) {}
@@ -116,19 +127,20 @@ class PathMap {
   // Keeps the first value given for a path.
   T& insert(Id id, T value) {
     auto& slot = at(id);
-    if (!slot) slot = std::move(value);
-    return *slot;
+    if (!holds(slot)) slot = std::move(value);
+    return value_of(slot);
   }
+  // With a `kNone` equal to T{}, the value is not found until it is changed.
   T& operator[](Id id) {
     auto& slot = at(id);
-    if (!slot) slot.emplace();
-    return *slot;
+    if (!holds(slot)) slot = T{};
+    return value_of(slot);
   }
   void erase(Id id) {
-    if (id < values_.size()) values_[id].reset();
+    if (id < values_.size()) values_[id] = empty();
   }
   const T* find(Id id) const {
-    return id < values_.size() && values_[id] ? &*values_[id] : nullptr;
+    return id < values_.size() && holds(values_[id]) ? &value_of(values_[id]) : nullptr;
   }
 
   // The value of the deepest key that contains `id`, or null.
@@ -151,15 +163,35 @@ class PathMap {
   }
 
  private:
-  std::optional<T>& at(Id id) {
+  static Slot empty() { return Slot{kNone...}; }
+  static bool holds(const Slot& slot) {
+    if constexpr (kSentinel)
+      return !(slot == empty());
+    else
+      return slot.has_value();
+  }
+  static T& value_of(Slot& slot) {
+    if constexpr (kSentinel)
+      return slot;
+    else
+      return *slot;
+  }
+  static const T& value_of(const Slot& slot) {
+    if constexpr (kSentinel)
+      return slot;
+    else
+      return *slot;
+  }
+
+  Slot& at(Id id) {
     // Doubling: maps that memoize fill in ids one by one as the table grows.
-    if (id >= values_.size()) values_.resize(std::max<size_t>(id + 1, 2 * values_.size()));
+    if (id >= values_.size()) values_.resize(std::max<size_t>(id + 1, 2 * values_.size()), empty());
     return values_[id];
   }
 
   const PathTable* table_;
   // By id; shorter than the table when the newest paths hold nothing.
-  std::vector<std::optional<T>> values_;
+  std::vector<Slot> values_;
 };
 
 }  // namespace zpolicy::compiler

@@ -34,8 +34,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       pin_index_(*paths_),
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_),
-      at_(*paths_),
-      near_(*paths_) {
+      at_(*paths_) {
   // Consecutive roots almost always come from the same file.
   auto file_of = [&](const std::string& file) {
     if (files_.empty() || files_.back() != file) files_.push_back(file);
@@ -66,9 +65,9 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   };
   ancestors(protect_, protect_ancestors_);
   ancestors(deny_, deny_ancestors_);
-  auto gather = [&](const std::vector<Root>& roots, const Root* Near::*kind) {
-    for (const auto& r : roots)
-      if (!(at_[r.id].*kind)) at_[r.id].*kind = &r;
+  auto gather = [&](const std::vector<Root>& roots, std::uint32_t Near::*kind) {
+    for (std::uint32_t i = 0; i < roots.size(); ++i)
+      if (!(at_[roots[i].id].*kind)) at_[roots[i].id].*kind = i + 1;
   };
   gather(deny_, &Near::deny);
   gather(write_, &Near::write);
@@ -84,7 +83,7 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
 }
 
 Intent::Near Intent::near(Id p) const {
-  if (const Near* known = near_.find(p)) return *known;
+  if (p < near_.size() && near_[p].deny != kNotYet.deny) return near_[p];
   Near n = p == PathTable::kRoot ? Near{} : near(paths_->up(p));
   if (const Near* own = at_.find(p)) {
     if (own->deny) n.deny = own->deny;
@@ -92,30 +91,41 @@ Intent::Near Intent::near(Id p) const {
     if (own->read) n.read = own->read;
     if (own->protect) n.protect = own->protect;
   }
-  return near_.insert(p, n);
+  // The memo fills in ids one by one as the probes are interned. It is grown a page at a
+  // time within room for every id the table has room for: doubling it touched up to
+  // twice the pages it needs, and left a trail of discarded copies in fresh ones.
+  if (p >= near_.size()) {
+    if (near_.empty()) near_.reserve(paths_->capacity());
+    near_.resize(std::max<size_t>(p + 1, near_.size() + 4096 / sizeof(Near)), kNotYet);
+  }
+  return near_[p] = n;
 }
 
 Intent::Decision Intent::read_rule(Id p, const Near& near) const {
-  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root(write_, near.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = near.read) return {Expect::Allow, Why::UnderReadable, r};
+  if (near.read) return {Expect::Allow, Why::UnderReadable, root(read_, near.read)};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
 Intent::Decision Intent::write_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = near.protect) return {Expect::Deny, Why::UnderProtected, pr};
-  if (const Root* w = near.write) return {Expect::Allow, Why::UnderWritable, w};
+  if (near.protect) return {Expect::Deny, Why::UnderProtected, root(protect_, near.protect)};
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root(write_, near.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = near.read) return {Expect::Deny, Why::ReadableNotWritable, r};
+  if (near.read) return {Expect::Deny, Why::ReadableNotWritable, root(read_, near.read)};
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
 Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (const Root* pr = near.protect) return {Expect::Deny, Why::ProtectedEntry, pr};
-  for (const Index* roots : {&write_index_, &read_index_, &pin_index_})
-    if (const Root* const* r = roots->find(p)) return {Expect::Deny, Why::PolicyRoot, *r};
+  if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root(protect_, near.protect)};
+  // The three indexes one after another, rather than a loop over a list of them that
+  // is built on every call.
+  const Root* const* r = write_index_.find(p);
+  if (!r) r = read_index_.find(p);
+  if (!r) r = pin_index_.find(p);
+  if (r) return {Expect::Deny, Why::PolicyRoot, *r};
   if (const Root* g = guarded_below(protect_ancestors_, p, near))
     return {Expect::Deny, Why::CarriesProtected, g};
   if (const Root* g = guarded_below(deny_ancestors_, p, near))
@@ -123,15 +133,17 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   auto parent = paths_->parent(p);
   if (!parent) return {Expect::Deny, Why::NoParent};
   const Near around_parent = this->near(*parent);
-  if (const Root* w = around_parent.write) return {Expect::Allow, Why::ParentWritable, w};
+  if (around_parent.write)
+    return {Expect::Allow, Why::ParentWritable, root(write_, around_parent.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (const Root* r = around_parent.read) return {Expect::Deny, Why::ParentReadableNotWritable, r};
+  if (around_parent.read)
+    return {Expect::Deny, Why::ParentReadableNotWritable, root(read_, around_parent.read)};
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
 Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
-  if (const Root* d = near.deny) return {Expect::DenyStrict, Why::UnderDeny, d};
+  if (near.deny) return {Expect::DenyStrict, Why::UnderDeny, root(deny_, near.deny)};
   switch (op) {
     case FsOp::Read:
       return read_rule(p, near);
@@ -271,23 +283,24 @@ void for_each_probe(const Intent& intent, const std::function<void(const Probe&)
   for (const auto& r : intent.write()) around(r, "writable root");
   for (const auto& r : intent.deny()) around(r, "deny root");
   for (const auto& r : intent.pin()) around(r, "pin");
-  // The ancestors of one protected path, marked with its number, so that telling which
-  // writable roots contain it is a lookup per root instead of a walk up per root.
-  std::vector<size_t> marked;
-  size_t number = 0;
+  // The first writable root at each path, so that the writable roots containing a
+  // protected path are found by a walk up from it instead of a look at every writable
+  // root. A later writable root at the same path adds only directories already seen.
+  PathMap<const Root*, nullptr> writable_at(paths);
+  for (const auto& w : intent.write()) writable_at.insert(w.id, &w);
+  std::vector<const Root*> containing;
   for (const auto& r : intent.protect()) {
     around(r, "protected path");
-    ++number;
+    containing.clear();
     for (PathTable::Id a = r.id;; a = paths.up(a)) {
-      if (a >= marked.size()) marked.resize(std::max<size_t>(a + 1, 2 * marked.size()));
-      marked[a] = number;
+      if (const Root* const* w = writable_at.find(a)) containing.push_back(*w);
       if (a == PathTable::kRoot) break;
     }
-    for (const auto& w : intent.write()) {
-      if (w.id >= marked.size() || marked[w.id] != number) continue;
-      for (auto a = paths.parent(r.id); a && *a != w.id; a = paths.parent(*a))
-        add(*a, R::Between, "protected path", &r, &w);
-    }
+    // In the order of the IR's list, as every probe is.
+    std::sort(containing.begin(), containing.end());
+    for (const Root* w : containing)
+      for (auto a = paths.parent(r.id); a && *a != w->id; a = paths.parent(*a))
+        add(*a, R::Between, "protected path", &r, w);
   }
   add(*paths.parse("/zpolicy-probe-outside"), R::Outside, "", nullptr);
   add(*paths.parse("/tmp/zpolicy-probe"), R::InTmp, "", nullptr);

@@ -93,15 +93,23 @@ class Intent {
     const Root* root = nullptr;  // the root whose rule decides; none for the built-ins
   };
   using Id = PathTable::Id;
-  using Index = PathMap<const Root*>;
+  using Index = PathMap<const Root*, nullptr>;
   // The deepest root of each kind that contains one path, looked up once for all the
-  // rules and operations that ask: the walks up the table are most of a decision.
+  // rules and operations that ask: the walks up the table are most of a decision. Each
+  // is the root's place in its list plus one, 0 for none: 16 bytes rather than the 40 of
+  // four pointers and a flag, in a memo with a slot for every path a verifier asks about.
   struct Near {
-    const Root* deny = nullptr;
-    const Root* write = nullptr;
-    const Root* read = nullptr;
-    const Root* protect = nullptr;
+    std::uint32_t deny = 0;
+    std::uint32_t write = 0;
+    std::uint32_t read = 0;
+    std::uint32_t protect = 0;
   };
+  // No path's Near (no list holds that many roots): a path whose Near is yet to be found.
+  static constexpr Near kNotYet{~std::uint32_t{0}, 0, 0, 0};
+  // The root a Near names in `roots`, or null.
+  static const Root* root(const std::vector<Root>& roots, std::uint32_t n) {
+    return n ? &roots[n - 1] : nullptr;
+  }
 
   Near near(Id p) const;
   Decision decide(Id p, FsOp op, const Near& near) const;
@@ -122,10 +130,10 @@ class Intent {
   // The first root of each kind (read, write, protect, deny) loaded at each path, in one
   // map so that near() looks a path up once instead of once per kind.
   PathMap<Near> at_;
-  // near() of every path asked about so far and of its ancestors: the probes share
-  // ancestors, so a walk up stops at the first one known instead of at "/" once per
-  // kind of root.
-  mutable PathMap<Near> near_;
+  // near() of every path asked about so far and of its ancestors, by id, kNotYet where
+  // none is known: the probes share ancestors, so a walk up stops at the first one known
+  // instead of at "/" once per kind of root.
+  mutable std::vector<Near> near_;
   std::vector<ir::ResolvedPath> unparsable_;
   std::vector<std::string> files_;  // the files of the roots' policy lines
 };

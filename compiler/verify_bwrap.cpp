@@ -271,18 +271,32 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
     Finding finding;
   };
   std::vector<Found> found;
-  std::vector<MountTable::Reaches> reached(tables.size());  // by table, for one probe
   for_each_probe(intent, [&](const Probe& probe) {
-    for (size_t t = 0; t < tables.size(); ++t) reached[t] = tables[t].table.reach_all(probe.id);
-    for (FsOp op : kAllFsOps) {
-      const Expect expect = probe.at(op);
-      const size_t i = static_cast<size_t>(op);
-      for (size_t t = 0; t < tables.size(); ++t) {
-        const Scenario& s = tables[t];
+    // Table by table, each operation reported for the first table it fails in: one
+    // look at each table's answers while they are at hand, instead of keeping every
+    // table's to go through operation by operation.
+    std::array<bool, kAllFsOps.size()> reported{};
+    for (const Scenario& s : tables) {
+      const MountTable::Reaches reached = s.table.reach_all(probe.id);
+      // Nearly every table holds to every operation: said by a look at each, spelled
+      // out, before the loop, whose counting cost as much as those looks.
+      auto holds = [&](FsOp op) {
+        const size_t i = static_cast<size_t>(op);
+        const Expect expect = probe.at(op);
+        return reported[i] ||
+               satisfies(expect, expect == Expect::Allow ? reached.at_path[i] : reached.of_host[i],
+                         probe.id);
+      };
+      if (holds(FsOp::Read) && holds(FsOp::Write) && holds(FsOp::Create) && holds(FsOp::Delete))
+        continue;
+      for (FsOp op : kAllFsOps) {
+        const size_t i = static_cast<size_t>(op);
+        if (reported[i]) continue;
+        const Expect expect = probe.at(op);
         // An allow holds only at the path itself: the same content under another name
         // is no use to a command. A deny must hold wherever the host object shows up.
         const bool at_path = expect == Expect::Allow;
-        if (satisfies(expect, at_path ? reached[t].at_path[i] : reached[t].of_host[i], probe.id))
+        if (satisfies(expect, at_path ? reached.at_path[i] : reached.of_host[i], probe.id))
           continue;
         if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
         const AccessResult r =
@@ -299,7 +313,7 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
         f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
         f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
         found.push_back({probe.id, op, std::move(f)});
-        break;
+        reported[i] = true;
       }
     }
   });
