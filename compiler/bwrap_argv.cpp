@@ -268,7 +268,8 @@ class Parser {
       op.kind = BwrapOpKind::Symlink;
       op.dest = *dest;
       push(std::move(op), 3);
-      // A view of the target in the op's text, which the argv keeps, rather than a copy.
+      // A view of the target in the op's text, which the argv keeps, rather than a copy:
+      // the text is the option, then each argument after one separator.
       BwrapOp& pushed = out_.ops.back();
       pushed.link_target = pushed.text.substr(a.size() + 1, target->size());
       return;

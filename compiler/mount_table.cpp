@@ -555,16 +555,8 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
     // that cannot be searched denies them all, as `out` already says. The place is
     // used up before the aliases are looked at, as that replaces the one place() keeps.
     const Place& at = place(p);
-    if (at.searchable) {
-      // A call per operation, spelled out rather than looped over: the compiler does not
-      // unroll the loop, and only with its operation a constant does an inlined decide()
-      // drop the branches of the other three.
-      auto set = [&](FsOp op) { out.at_path[static_cast<size_t>(op)] = decide(at, op).reach; };
-      set(FsOp::Read);
-      set(FsOp::Write);
-      set(FsOp::Create);
-      set(FsOp::Delete);
-    }
+    if (at.searchable)
+      for_each_fs_op([&](FsOp op) { out.at_path[static_cast<size_t>(op)] = decide(at, op).reach; });
   } else {
     for (FsOp op : kAllFsOps) {
       Trace none(false);
@@ -574,18 +566,13 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   if (!aliased) {
     // The host object is reachable only at `p`: the loop below without the alias walk,
-    // for the common case, where its branches cost more than the four decisions. Spelled
-    // out, as above, since the loop's own counting cost as much as its body.
-    auto set = [&](FsOp op) {
+    // for the common case, where its branches cost more than the four decisions.
+    for_each_fs_op([&](FsOp op) {
       const size_t i = static_cast<size_t>(op);
       const Reach& direct = out.at_path[i];
       const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
       out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
-    };
-    set(FsOp::Read);
-    set(FsOp::Write);
-    set(FsOp::Create);
-    set(FsOp::Delete);
+    });
     return out;
   }
   for (FsOp op : kAllFsOps) {

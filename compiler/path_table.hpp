@@ -130,7 +130,9 @@ class PathMap {
     if (!holds(slot)) slot = std::move(value);
     return value_of(slot);
   }
-  // With a `kNone` equal to T{}, the value is not found until it is changed.
+  // The value at `id`, value-initialised if there is none. With a `kNone` equal to T{}
+  // (a count, say) it is still not found until it is changed; with another `kNone` it is
+  // found at once.
   T& operator[](Id id) {
     auto& slot = at(id);
     if (!holds(slot)) slot = T{};

@@ -91,9 +91,10 @@ Intent::Near Intent::near(Id p) const {
     if (own->read) n.read = own->read;
     if (own->protect) n.protect = own->protect;
   }
-  // The memo fills in ids one by one as the probes are interned. It is grown a page at a
-  // time within room for every id the table has room for: doubling it touched up to
-  // twice the pages it needs, and left a trail of discarded copies in fresh ones.
+  // The memo fills in ids one by one as the probes are interned. It is reserved to the
+  // table's capacity when first used and grown a page at a time within that room:
+  // doubling it touched up to twice the pages it needs, and left a trail of discarded
+  // copies in fresh ones. Past that room it grows as any vector does.
   if (p >= near_.size()) {
     if (near_.empty()) near_.reserve(paths_->capacity());
     near_.resize(std::max<size_t>(p + 1, near_.size() + 4096 / sizeof(Near)), kNotYet);
@@ -102,26 +103,24 @@ Intent::Near Intent::near(Id p) const {
 }
 
 Intent::Decision Intent::read_rule(Id p, const Near& near) const {
-  if (near.write) return {Expect::Allow, Why::UnderWritable, root(write_, near.write)};
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (near.read) return {Expect::Allow, Why::UnderReadable, root(read_, near.read)};
+  if (near.read) return {Expect::Allow, Why::UnderReadable, root_at(read_, near.read)};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
 Intent::Decision Intent::write_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (near.protect) return {Expect::Deny, Why::UnderProtected, root(protect_, near.protect)};
-  if (near.write) return {Expect::Allow, Why::UnderWritable, root(write_, near.write)};
+  if (near.protect) return {Expect::Deny, Why::UnderProtected, root_at(protect_, near.protect)};
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
-  if (near.read) return {Expect::Deny, Why::ReadableNotWritable, root(read_, near.read)};
+  if (near.read) return {Expect::Deny, Why::ReadableNotWritable, root_at(read_, near.read)};
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
 Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
-  if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root(protect_, near.protect)};
-  // The three indexes one after another, rather than a loop over a list of them that
-  // is built on every call.
+  if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root_at(protect_, near.protect)};
   const Root* const* r = write_index_.find(p);
   if (!r) r = read_index_.find(p);
   if (!r) r = pin_index_.find(p);
@@ -134,16 +133,16 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   if (!parent) return {Expect::Deny, Why::NoParent};
   const Near around_parent = this->near(*parent);
   if (around_parent.write)
-    return {Expect::Allow, Why::ParentWritable, root(write_, around_parent.write)};
+    return {Expect::Allow, Why::ParentWritable, root_at(write_, around_parent.write)};
   if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
   if (around_parent.read)
-    return {Expect::Deny, Why::ParentReadableNotWritable, root(read_, around_parent.read)};
+    return {Expect::Deny, Why::ParentReadableNotWritable, root_at(read_, around_parent.read)};
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
 Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
-  if (near.deny) return {Expect::DenyStrict, Why::UnderDeny, root(deny_, near.deny)};
+  if (near.deny) return {Expect::DenyStrict, Why::UnderDeny, root_at(deny_, near.deny)};
   switch (op) {
     case FsOp::Read:
       return read_rule(p, near);

@@ -107,7 +107,7 @@ class Intent {
   // No path's Near (no list holds that many roots): a path whose Near is yet to be found.
   static constexpr Near kNotYet{~std::uint32_t{0}, 0, 0, 0};
   // The root a Near names in `roots`, or null.
-  static const Root* root(const std::vector<Root>& roots, std::uint32_t n) {
+  static const Root* root_at(const std::vector<Root>& roots, std::uint32_t n) {
     return n ? &roots[n - 1] : nullptr;
   }
 
