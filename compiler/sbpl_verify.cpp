@@ -9,7 +9,6 @@
 #include <memory>
 #include <memory_resource>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "compiler/common_prefix.hpp"
@@ -170,6 +169,7 @@ class FileIntent {
         uint32_t& below = first(a).protected_below;
         if (below != kNone) return false;
         below = static_cast<uint32_t>(i);
+        ++protected_holders_;
         return true;
       });
     }
@@ -183,6 +183,17 @@ class FileIntent {
   // reasoning, and deciding each operation apart repeated it for every probe path.
   PathVerdicts verdicts(std::string_view path, const PathFacts& f) const;
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
+
+  // How many paths are protected or hold a protected path, and `fn(path)` for each of
+  // those that are not protected themselves, in no order: the ancestors of the protected
+  // paths (and "/", which for_each_holder() lists for every path). probe_paths() probes
+  // them, and walking them again cost a second table of them.
+  size_t protected_holders() const { return protected_holders_; }
+  template <class F>
+  void for_each_protected_ancestor(F&& fn) const {
+    for (const auto& [path, firsts] : firsts_)
+      if (firsts.protected_below != kNone && firsts.protect == kNone) fn(path);
+  }
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -200,7 +211,8 @@ class FileIntent {
   // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
   // into its key cost as much as the lookups.
   std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
-  SbplPathFilter listed_;  // the paths in firsts_
+  SbplPathFilter listed_;         // the paths in firsts_
+  size_t protected_holders_ = 0;  // the entries of firsts_ with a protected_below
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
   // last one's, and looking each one up for every path was most of the policy side.
@@ -416,23 +428,17 @@ struct ProbePaths {
 // siblings); sorting them all and dropping the repeats costs less than telling them apart
 // by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
 // others are written into `storage`, sized up front so that the views into it stay valid.
-ProbePaths probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) {
+ProbePaths probe_paths(const ir::Resolved& r, const FileIntent& file_intent,
+                       std::unique_ptr<char[]>& storage) {
   const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
   size_t size = 0, count = 0;
   for (const auto* group : groups) count += group->size();
-  // Every ancestor of each protected path. A walk stops at an ancestor an earlier walk
-  // went through: that walk found the rest.
-  std::pmr::monotonic_buffer_resource arena;  // freed at once on return
-  std::pmr::unordered_set<std::string_view, SbplPathIds::Hash> walked(&arena);
-  std::pmr::vector<std::string_view> ancestors(&arena);  // in the order walked
-  for (const auto& p : r.protect)
-    for (auto a = parent_of(p.path); a && walked.insert(*a).second; a = parent_of(*a))
-      ancestors.push_back(*a);
-  // family() offers six paths per policy path, then come the ancestors. Walked first so
-  // that they are counted: bounded by the protected paths' lengths instead, the array
-  // outgrew malloc's mmap threshold, and was mapped afresh on every call. Left
-  // uninitialised, like `storage`: the bound is seldom reached.
-  ProbePaths paths{std::make_unique_for_overwrite<SortEntry[]>(6 * count + 3 + ancestors.size())};
+  // family() offers six paths per policy path, then come the ancestors of the protected
+  // paths, which file_intent has walked and counted: bounded by the protected paths'
+  // lengths instead, the array outgrew malloc's mmap threshold, and was mapped afresh on
+  // every call. Left uninitialised, like `storage`: the bound is seldom reached.
+  ProbePaths paths{
+      std::make_unique_for_overwrite<SortEntry[]>(6 * count + 3 + file_intent.protected_holders())};
   auto add = [&](std::string_view p) { paths.entries[paths.size++] = SortEntry(p); };
   for (const auto* group : groups)
     for (const auto& p : *group)
@@ -468,7 +474,13 @@ ProbePaths probe_paths(const ir::Resolved& r, std::unique_ptr<char[]>& storage) 
   };
   for (const auto* group : groups)
     for (const auto& p : *group) family(p.path);
-  for (std::string_view a : ancestors) add(a);
+  // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
+  // above an absolute path.
+  const bool absolute = std::any_of(r.protect.begin(), r.protect.end(),
+                                    [](const auto& p) { return p.path.starts_with('/'); });
+  file_intent.for_each_protected_ancestor([&](std::string_view a) {
+    if (a != "/" || absolute) add(a);
+  });
   SortEntry* const first = paths.entries.get();
   sort_paths(first, paths.size, 0);
   paths.size = static_cast<size_t>(
@@ -484,7 +496,7 @@ template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
   std::unique_ptr<char[]> storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
-  for (const SortEntry& e : probe_paths(r, storage)) {
+  for (const SortEntry& e : probe_paths(r, file_intent, storage)) {
     const std::string_view path = e.path();
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
   }
