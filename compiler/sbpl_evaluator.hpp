@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -237,7 +238,8 @@ class SbplParams {
 
   // Room for `n` parameters in all, so that inserting them moves nothing.
   void reserve(size_t n);
-  // False, keeping the first value, when `name` is defined already.
+  // False, keeping the first value, when `name` is defined already. May move the pairs,
+  // and so must not be called while a profile bound with the table lives.
   bool insert(std::string_view name, std::string_view value);
   // The pair of `name`, or end().
   const_iterator find(std::string_view name) const;
@@ -259,7 +261,8 @@ class SbplParams {
 // `params` or scan long lists again. Undefined names stay unbound. Taken by value: a
 // caller done with the unbound profile moves it in rather than copying every filter.
 // The result points into `params` and the strings it views, which must outlive it
-// (decisions take `params` again).
+// (decisions take `params` again), and into its array of pairs: a parameter inserted
+// after binding may move that array, so `params` must not change while the result lives.
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params);
 
 struct SbplDecision {
