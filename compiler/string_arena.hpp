@@ -26,27 +26,21 @@ class StringArena {
   // A copy of `s` that the caller may still change, as long as the arena lives.
   std::span<char> store_writable(std::string_view s) {
     if (s.empty()) return {};
-    char* at = take(s.size());
+    if (s.size() > free_) {
+      // A string longer than a block gets a block of its own.
+      const size_t size = std::max(kBlockSize, s.size());
+      blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+      next_ = blocks_.back().get();
+      free_ = size;
+    }
+    char* at = next_;
     std::memcpy(at, s.data(), s.size());
+    next_ += s.size();
+    free_ -= s.size();
     return {at, s.size()};
   }
 
  private:
-  // Room for `size` characters.
-  char* take(size_t size) {
-    if (size > free_) {
-      // A string longer than a block gets a block of its own.
-      const size_t block = std::max(kBlockSize, size);
-      blocks_.push_back(std::make_unique_for_overwrite<char[]>(block));
-      next_ = blocks_.back().get();
-      free_ = block;
-    }
-    char* at = next_;
-    next_ += size;
-    free_ -= size;
-    return at;
-  }
-
   static constexpr size_t kBlockSize = 4096;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* next_ = nullptr;
