@@ -4,9 +4,9 @@
 
 #include "cli/json.hpp"
 #include "cli/options.hpp"
-#include "compiler/compile.hpp"
-#include "compiler/lint.hpp"
-#include "compiler/seccomp_lint.hpp"
+#include "compiler/pipeline.hpp"
+#include "compiler/lint/policy_lint.hpp"
+#include "compiler/lint/syscall_lint.hpp"
 
 namespace zpolicy::cli {
 namespace {

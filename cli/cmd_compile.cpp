@@ -3,7 +3,7 @@
 
 #include "cli/json.hpp"
 #include "cli/options.hpp"
-#include "compiler/compile.hpp"
+#include "compiler/pipeline.hpp"
 
 namespace zpolicy::cli {
 namespace {

@@ -1,9 +1,9 @@
 #include "cli/options.hpp"
-#include "compiler/bwrap_argv.hpp"
-#include "compiler/compile.hpp"
-#include "compiler/mount_table.hpp"
-#include "compiler/probes.hpp"
-#include "compiler/sbpl_verify.hpp"
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/pipeline.hpp"
+#include "compiler/analyzer/bwrap/mount_table.hpp"
+#include "compiler/analyzer/probes.hpp"
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 
 namespace zpolicy::cli {
 namespace {

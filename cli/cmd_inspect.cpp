@@ -2,7 +2,7 @@
 #include <sstream>
 
 #include "cli/options.hpp"
-#include "compiler/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::cli {

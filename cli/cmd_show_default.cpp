@@ -1,5 +1,5 @@
 #include "cli/options.hpp"
-#include "compiler/default_policy.hpp"
+#include "compiler/frontend/default_policy.hpp"
 
 namespace zpolicy::cli {
 

@@ -3,8 +3,8 @@
 #include <sstream>
 
 #include "cli/options.hpp"
-#include "compiler/compile.hpp"
-#include "compiler/verify.hpp"
+#include "compiler/pipeline.hpp"
+#include "compiler/analyzer/verify.hpp"
 
 namespace zpolicy::cli {
 

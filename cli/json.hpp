@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/compile.hpp"
+#include "compiler/pipeline.hpp"
 
 namespace zpolicy::cli {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "compiler/exit_code.hpp"
+#include "include/zpolicy/exit_code.hpp"
 
 namespace {
 

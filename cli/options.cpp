@@ -1,7 +1,7 @@
 #include "cli/options.hpp"
 
-#include "compiler/default_policy.hpp"
-#include "compiler/frontend.hpp"
+#include "compiler/frontend/default_policy.hpp"
+#include "compiler/frontend/policy_parser.hpp"
 
 namespace zpolicy::cli {
 

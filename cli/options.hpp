@@ -6,9 +6,9 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "compiler/exit_code.hpp"
-#include "compiler/finding.hpp"
-#include "compiler/resolve.hpp"
+#include "include/zpolicy/exit_code.hpp"
+#include "compiler/analyzer/finding.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/mode.hpp"
 #include "ir/policy.hpp"

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "compiler/exit_code.hpp"
+#include "include/zpolicy/exit_code.hpp"
 #include "runner/macos_argv.hpp"
 #include "runner/supervise.hpp"
 

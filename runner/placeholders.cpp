@@ -1,6 +1,6 @@
 #include "runner/placeholders.hpp"
 
-#include "compiler/resolve.hpp"
+#include "compiler/resolve/resolve.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -3,10 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compiler/default_policy.hpp"
-#include "compiler/exit_code.hpp"
-#include "compiler/frontend.hpp"
-#include "compiler/resolve.hpp"
+#include "compiler/frontend/default_policy.hpp"
+#include "include/zpolicy/exit_code.hpp"
+#include "compiler/frontend/policy_parser.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "runner/backend.hpp"
 #include "runner/environment.hpp"
 #include "runner/supervise.hpp"

@@ -12,7 +12,7 @@
 #include <iterator>
 #include <vector>
 
-#include "compiler/exit_code.hpp"
+#include "include/zpolicy/exit_code.hpp"
 
 #if defined(__linux__)
 #include <sched.h>

@@ -6,7 +6,7 @@ set -euo pipefail
 # The -dev packages (and g++, through libstdc++-12-dev and libgcc-12-dev) also carry the
 # static archives the zpolicy binary links (CMakeLists.txt, ZPOLICY_STATIC_DEPS).
 packages=(
-  g++ cmake make pkg-config
+  g++ cmake make ninja-build ccache pkg-config
   libyaml-cpp-dev libboost-program-options-dev libboost-test-dev libfmt-dev libseccomp-dev
   bubblewrap util-linux python3 git strace
 )

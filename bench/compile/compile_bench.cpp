@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compile.hpp"
-#include "compiler/frontend.hpp"
-#include "compiler/sbpl_verify.hpp"
-#include "compiler/seccomp_verify.hpp"
-#include "compiler/verify.hpp"
-#include "compiler/verify_bwrap.hpp"
+#include "compiler/pipeline.hpp"
+#include "compiler/frontend/policy_parser.hpp"
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
+#include "compiler/analyzer/verify.hpp"
+#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 
 using namespace zpolicy;
 using Clock = std::chrono::steady_clock;

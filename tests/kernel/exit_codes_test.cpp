@@ -1,4 +1,3 @@
-#define BOOST_TEST_DYN_LINK
 #include <signal.h>
 
 #include <boost/test/data/monomorphic.hpp>

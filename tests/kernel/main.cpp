@@ -1,3 +1,2 @@
-#define BOOST_TEST_DYN_LINK
 #define BOOST_TEST_MODULE zpolicy_kernel
 #include <boost/test/unit_test.hpp>

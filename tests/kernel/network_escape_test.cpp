@@ -1,4 +1,3 @@
-#define BOOST_TEST_DYN_LINK
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

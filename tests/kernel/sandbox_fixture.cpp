@@ -1,4 +1,3 @@
-#define BOOST_TEST_DYN_LINK
 #include "sandbox_fixture.hpp"
 
 #include <dirent.h>

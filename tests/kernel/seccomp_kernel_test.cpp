@@ -1,4 +1,3 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
@@ -12,8 +11,8 @@
 #include <vector>
 
 #include "bench/seccomp/libseccomp_reference.hpp"
-#include "compiler/oci_import.hpp"
-#include "compiler/seccomp_baseline.hpp"
+#include "compiler/frontend/oci_import.hpp"
+#include "compiler/resolve/seccomp_baseline.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "ir/syscall_table.hpp"
 

@@ -1,4 +1,3 @@
-#define BOOST_TEST_DYN_LINK
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,9 +10,9 @@
 #include <sstream>
 
 #include "../unit/verify_bwrap_fixture.hpp"
-#include "compiler/bwrap_argv.hpp"
-#include "compiler/mount_table.hpp"
-#include "compiler/probes.hpp"
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/mount_table.hpp"
+#include "compiler/analyzer/probes.hpp"
 
 // Differential test of the mount-table model against the real bwrap and kernel: for
 // every probe of the golden workspace policy (bound to a scratch directory) and every

@@ -1,12 +1,11 @@
 // run_bpf_for_numbers follows numbers as ranges; it must answer exactly as run_bpf does
 // number by number, on the programs zpolicy emits and on programs that do with the
 // number what zpolicy's never do (arithmetic, bit tests, copies, comparisons with X).
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <random>
 
-#include "compiler/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "golden_support.hpp"
 
 using namespace zpolicy;

@@ -1,16 +1,15 @@
 // The static analyzer as a user meets it: `zpolicy check`, `explain` and `verify` on
 // the built binary, policies copied into a temp directory so that file names in the
 // output are stable, and artifacts weakened by hand the way a careless edit would.
-#define BOOST_TEST_DYN_LINK
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
-#include "compiler/bpf_interpreter.hpp"
-#include "compiler/compile.hpp"
-#include "compiler/verify.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/pipeline.hpp"
+#include "compiler/analyzer/verify.hpp"
 #include "support/parse.hpp"
 #include "support/cli.hpp"
 #include "support/subprocess.hpp"

@@ -1,5 +1,4 @@
 // The command-line surface: help for every subcommand, exit 2 for anything unknown.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include "support/subprocess.hpp"

@@ -1,11 +1,10 @@
 // `zpolicy compile` as a user runs it: the built binary, a temp directory, real files.
 // Every class of bad input exits 2 with the located message on stderr and leaves no
 // trace: nothing on stdout, nothing in --out DIR.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
-#include "compiler/default_policy.hpp"
+#include "compiler/frontend/default_policy.hpp"
 #include "support/bad_policies.hpp"
 #include "support/cli.hpp"
 #include "support/subprocess.hpp"

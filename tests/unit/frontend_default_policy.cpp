@@ -1,11 +1,10 @@
 // The built-in default policy is DESIGN.md's workspace-write default, and what
 // `zpolicy show-default` prints parses back into exactly the policy `run` uses.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/default_policy.hpp"
-#include "compiler/frontend.hpp"
-#include "compiler/resolve.hpp"
+#include "compiler/frontend/default_policy.hpp"
+#include "compiler/frontend/policy_parser.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
 #include "support/subprocess.hpp"

@@ -1,6 +1,5 @@
 // Every class of invalid policy is refused with its exact `file:line:col: error: reason`
 // and no IR at all (DESIGN.md: "nothing is compiled or run").
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include "support/parse.hpp"

@@ -1,10 +1,9 @@
 // Invariants of the IR the frontend produces: path canonical form, containment, the mode
 // order, and the rule that --mode may only narrow a policy's ceiling.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <random>
 
-#include "compiler/resolve.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/mode.hpp"
 #include "ir/path.hpp"

@@ -1,9 +1,8 @@
 // Every key of policy language version 1 lands in the right IR value, with the policy
 // line:col that set it (DESIGN.md "Policy language (version 1)").
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/frontend.hpp"
+#include "compiler/frontend/policy_parser.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
 #include "support/temp_dir.hpp"

@@ -1,13 +1,12 @@
 // Pathological input is refused at the first byte or event that proves it pathological:
 // the location of each refusal shows that the parser stopped there instead of expanding
 // aliases, recursing to the bottom of the nesting or reading the rest of the file.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <random>
 #include <regex>
 
-#include "compiler/frontend.hpp"
-#include "compiler/yaml_tree.hpp"
+#include "compiler/frontend/policy_parser.hpp"
+#include "compiler/frontend/yaml_tree.hpp"
 #include "support/bad_policies.hpp"
 #include "support/parse.hpp"
 #include "support/temp_dir.hpp"

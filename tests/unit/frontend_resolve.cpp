@@ -1,11 +1,10 @@
 // Resolution: portable (symbolic, host-blind) and bound to a host directory tree built
 // here, with the refusals that keep a protected or denied path from slipping through a
 // symlink.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
-#include "compiler/resolve.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
 #include "support/temp_dir.hpp"

@@ -3,14 +3,13 @@
 // and neutralisation of one instruction is either caught by verify_seccomp, or changes
 // no answer on a wider oracle (every number of every audited ABI, boundary and random
 // argument vectors). A survivor that changes an answer fails the test.
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
 #include <random>
 
-#include "compiler/bpf_interpreter.hpp"
-#include "compiler/seccomp_verify.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "golden_support.hpp"
 #include "ir/syscall_table.hpp"
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/compile.hpp"
-#include "compiler/frontend.hpp"
+#include "compiler/pipeline.hpp"
+#include "compiler/frontend/policy_parser.hpp"
 
 namespace zpolicy::test {
 

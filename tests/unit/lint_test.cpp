@@ -1,7 +1,6 @@
 // Policy lints (docs/lints.md): one policy per lint ID that trips exactly that lint, with
 // its severity and location, and no lint at all on the golden policies.
-#define BOOST_TEST_DYN_LINK
-#include "compiler/lint.hpp"
+#include "compiler/lint/policy_lint.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>

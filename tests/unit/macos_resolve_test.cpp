@@ -3,7 +3,6 @@
 // through a symlink), and the bound artifacts go through the same verifier as on a Mac.
 // The tree must not lie below /tmp, /var or /etc: the SBPL verifier reports any bound
 // value there as not canonical, as it would be on a Mac (see mac_base()).
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +12,7 @@
 
 #include <unistd.h>
 
-#include "compiler/compile.hpp"
+#include "compiler/pipeline.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
 #include "support/temp_dir.hpp"

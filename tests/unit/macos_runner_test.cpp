@@ -1,7 +1,6 @@
 // The macOS spawn path (runner/macos_run) driven with a stand-in for sandbox-exec: a
 // shell script that records its arguments, environment and directory, answers the
 // preflight with a chosen status, and otherwise execs the command as sandbox-exec does.
-#define BOOST_TEST_DYN_LINK
 #include <signal.h>
 #include <unistd.h>
 

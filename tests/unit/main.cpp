@@ -1,3 +1,2 @@
-#define BOOST_TEST_DYN_LINK
 #define BOOST_TEST_MODULE zpolicy_unit
 #include <boost/test/unit_test.hpp>

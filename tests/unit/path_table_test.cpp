@@ -1,5 +1,4 @@
-#define BOOST_TEST_DYN_LINK
-#include "compiler/path_table.hpp"
+#include "compiler/analyzer/path_table.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <random>

@@ -1,8 +1,7 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <set>
 
-#include "compiler/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "tests/unit/sbpl_fixtures.hpp"
 

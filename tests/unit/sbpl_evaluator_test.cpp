@@ -1,5 +1,4 @@
-#define BOOST_TEST_DYN_LINK
-#include "compiler/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <deque>

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/sbpl_verify.hpp"
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "ir/resolved.hpp"
 
 // Resolved policies built in code for the macOS tests: the built-in default (portable and

@@ -1,11 +1,10 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include "golden_support.hpp"
 #include <functional>
 
-#include "compiler/sbpl_evaluator.hpp"
-#include "compiler/sbpl_verify.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "tests/unit/sbpl_fixtures.hpp"
 

@@ -3,7 +3,6 @@
 // agree: whatever read_emitted_profile accepts, parse_sbpl_general must accept as the same
 // profile. The texts are the golden profiles and seeded mutants of them, so that a change
 // to either reader that makes them disagree fails here rather than in a verdict.
-#define BOOST_TEST_DYN_LINK
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <cstdint>
@@ -18,8 +17,8 @@
 #include <variant>
 #include <vector>
 
-#include "compiler/sbpl_emitted_reader.hpp"
-#include "compiler/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_emitted_reader.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 
 using namespace zpolicy;
 using compiler::SbplFilter;

@@ -1,7 +1,6 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/seccomp_cache_rule.hpp"
+#include "compiler/analyzer/seccomp/seccomp_cache_rule.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "seccomp_test_support.hpp"
 

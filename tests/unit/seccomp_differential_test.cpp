@@ -1,10 +1,9 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include "bench/seccomp/libseccomp_reference.hpp"
-#include "compiler/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
-#include "compiler/seccomp_verify.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "seccomp_test_support.hpp"
 
 namespace zc = zpolicy::compiler;

@@ -1,4 +1,3 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
@@ -6,10 +5,10 @@
 #include <limits>
 #include <random>
 
-#include "compiler/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "emitters/seccomp/decision_tree.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
-#include "compiler/seccomp_verify.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "seccomp_test_support.hpp"
 
 namespace zc = zpolicy::compiler;

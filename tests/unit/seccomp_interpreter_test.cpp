@@ -1,9 +1,8 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
 
-#include "compiler/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "seccomp_test_support.hpp"
 

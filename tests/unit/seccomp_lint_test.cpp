@@ -1,7 +1,6 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/seccomp_lint.hpp"
+#include "compiler/lint/syscall_lint.hpp"
 #include "seccomp_test_support.hpp"
 
 namespace zc = zpolicy::compiler;

@@ -1,8 +1,7 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/oci_import.hpp"
-#include "compiler/syscall_decision.hpp"
+#include "compiler/frontend/oci_import.hpp"
+#include "compiler/analyzer/seccomp/syscall_decision.hpp"
 #include "seccomp_test_support.hpp"
 
 namespace zc = zpolicy::compiler;

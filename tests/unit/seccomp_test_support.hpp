@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/oci_import.hpp"
+#include "compiler/frontend/oci_import.hpp"
 
-#include "compiler/seccomp_baseline.hpp"
-#include "compiler/syscall_decision.hpp"
+#include "compiler/resolve/seccomp_baseline.hpp"
+#include "compiler/analyzer/seccomp/syscall_decision.hpp"
 #include "ir/policy.hpp"
 #include "ir/syscall_table.hpp"
 

@@ -1,9 +1,8 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
 #include <cstring>
 
-#include "compiler/seccomp_verify.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "seccomp_test_support.hpp"
 

@@ -1,5 +1,4 @@
-#define BOOST_TEST_DYN_LINK
-#include "compiler/string_arena.hpp"
+#include "compiler/analyzer/string_arena.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <string>

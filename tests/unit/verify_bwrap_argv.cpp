@@ -1,9 +1,8 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <string>
 #include <utility>
 
-#include "compiler/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "verify_bwrap_fixture.hpp"
 
 using namespace zpolicy::compiler;

@@ -1,8 +1,7 @@
-#define BOOST_TEST_DYN_LINK
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/verify_bwrap.hpp"
+#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 #include "verify_bwrap_fixture.hpp"
 
 using namespace zpolicy;

@@ -1,8 +1,7 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/bwrap_argv.hpp"
-#include "compiler/mount_table.hpp"
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/mount_table.hpp"
 
 using namespace zpolicy::compiler;
 

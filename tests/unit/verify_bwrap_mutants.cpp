@@ -1,13 +1,12 @@
-#define BOOST_TEST_DYN_LINK
 #include <boost/test/unit_test.hpp>
 #include <map>
 #include <set>
 #include <sstream>
 
-#include "compiler/bwrap_argv.hpp"
-#include "compiler/mount_table.hpp"
-#include "compiler/probes.hpp"
-#include "compiler/verify_bwrap.hpp"
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/mount_table.hpp"
+#include "compiler/analyzer/probes.hpp"
+#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 #include "golden_support.hpp"
 #include "verify_bwrap_fixture.hpp"
 

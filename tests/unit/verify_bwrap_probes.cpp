@@ -1,9 +1,8 @@
-#define BOOST_TEST_DYN_LINK
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <set>
 
-#include "compiler/probes.hpp"
+#include "compiler/analyzer/probes.hpp"
 #include "verify_bwrap_fixture.hpp"
 
 using namespace zpolicy;

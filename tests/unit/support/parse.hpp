@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/frontend.hpp"
+#include "compiler/frontend/policy_parser.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
 

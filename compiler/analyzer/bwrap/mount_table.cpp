@@ -1,0 +1,593 @@
+#include "compiler/analyzer/bwrap/mount_table.hpp"
+
+#include <algorithm>
+
+namespace zpolicy::compiler {
+
+const char* to_string(Outcome o) {
+  switch (o) {
+    case Outcome::Denied:
+      return "denied";
+    case Outcome::Host:
+      return "allowed on the host object";
+    case Outcome::Scratch:
+      return "allowed on sandbox-private storage";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string octal(unsigned mode) {
+  std::string out;
+  for (int shift = 9; shift >= 0; shift -= 3)
+    out += static_cast<char>('0' + ((mode >> shift) & 7u));
+  return out;
+}
+
+// Device nodes a bind may put over a file to mask it. A bind without --dev-bind is
+// mounted nodev, so such a node cannot even be opened.
+bool is_char_device(const PathTable& paths, PathTable::Id p) {
+  static const char* const kDevices[] = {"null", "zero", "full", "random", "urandom", "tty"};
+  const auto dir = paths.parent(p);
+  if (!dir || paths.name(*dir) != "dev" || paths.parent(*dir) != PathTable::kRoot) return false;
+  return std::any_of(std::begin(kDevices), std::end(kDevices),
+                     [&](const char* d) { return paths.name(p) == d; });
+}
+
+bool is_scratch(MountTable::MountKind k) {
+  return k == MountTable::MountKind::Root || k == MountTable::MountKind::Tmpfs ||
+         k == MountTable::MountKind::Dev;
+}
+
+// The path a symlink's target names, relative targets taken from the link's directory.
+std::optional<SymbolicPath> link_destination(const SymbolicPath& link, std::string_view target) {
+  if (target.starts_with("/") || target.starts_with("${")) return SymbolicPath::parse(target);
+  auto dir = link.parent();
+  if (!dir) return std::nullopt;
+  SymbolicPath out = *dir;
+  size_t pos = 0;
+  while (pos <= target.size()) {
+    size_t next = target.find('/', pos);
+    if (next == std::string_view::npos) next = target.size();
+    const std::string_view comp = target.substr(pos, next - pos);
+    if (comp == "..") {
+      if (out.components.empty()) return std::nullopt;
+      out.components.pop_back();
+    } else if (!comp.empty() && comp != ".") {
+      out.components.emplace_back(comp);
+    }
+    pos = next + 1;
+  }
+  return out;
+}
+
+template <class F>
+MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
+  t.add(why);
+  return MountTable::Reach{o, std::nullopt};
+}
+
+}  // namespace
+
+MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts)
+    : paths_(std::move(paths)),
+      texts_(std::move(texts)),
+      visible_at_(*paths_),
+      visible_below_(*paths_),
+      newest_node_at_(*paths_),
+      aliases_by_source_(*paths_),
+      searchable_(*paths_) {}
+
+// Flattened: the replay of each scenario's table runs every op through apply(), and the
+// bookkeeping around each (the -try check, the alias index) inlined costs less.
+[[gnu::flatten]] std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
+    const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
+  const std::vector<BwrapOp>& ops = argv.ops;
+  MountTable t(argv.paths, argv.texts);
+  t.mounts_.reserve(ops.size() + 1);
+  Mount root;
+  root.kind = MountKind::Root;
+  root.mode = 0755;
+  root.text = "bwrap's empty root tmpfs";
+  t.mounts_.push_back(root);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].try_source && !applied(i)) continue;
+    if (auto err = t.apply(ops[i])) return *err;
+  }
+  t.index_aliases();
+  return t;
+}
+
+std::vector<PathTable::Id> MountTable::lineage(Id p) const {
+  // Counted first, so that the vector is allocated once.
+  size_t n = 1;
+  for (Id a = p; a != PathTable::kRoot; a = paths_->up(a)) ++n;
+  std::vector<Id> out(n);
+  for (Id a = p; n > 0; a = paths_->up(a)) out[--n] = a;
+  return out;
+}
+
+void MountTable::add_mount(Mount m) {
+  auto count_below = [&](Id dest, int delta) {
+    for (Id a = dest;; a = paths_->up(a)) {
+      visible_below_[a] += delta;
+      if (a == PathTable::kRoot) break;
+    }
+  };
+  const size_t* below = visible_below_.find(m.dest);
+  if (below && *below > 0) {
+    for (auto& old : mounts_)
+      if (old.visible && paths_->contains(m.dest, old.dest)) {
+        old.visible = false;
+        visible_at_.erase(old.dest);
+        count_below(old.dest, -1);
+      }
+  }
+  // bwrap's own root, never added here, is covered by the first mount at "/".
+  if (m.dest == PathTable::kRoot) mounts_[0].visible = false;
+  mounts_.push_back(std::move(m));
+  visible_at_[mounts_.back().dest] = mounts_.size() - 1;
+  count_below(mounts_.back().dest, +1);
+}
+
+void MountTable::add_node(Node n) {
+  has_symlinks_ |= n.kind == Node::Kind::Symlink;
+  const std::uint32_t* newest = newest_node_at_.find(n.path);
+  n.earlier = newest ? *newest : kNoNode;
+  newest_node_at_[n.path] = static_cast<std::uint32_t>(nodes_.size());
+  nodes_.push_back(std::move(n));
+}
+
+void MountTable::index_aliases() {
+  for (size_t i = 0; i < mounts_.size(); ++i) {
+    const Mount& m = mounts_[i];
+    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
+      aliases_by_source_[m.source].push_back(i);
+      has_aliases_ = true;
+    }
+  }
+}
+
+// The deepest visible mount whose destination holds `p`.
+size_t MountTable::covering(Id p) const {
+  const size_t* v = visible_at_.deepest_containing(p);
+  return v ? *v : 0;
+}
+
+const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
+  const Id id = paths_->intern(p);
+  size_t c = covering(id);
+  return mounts_[c].dest == id ? &mounts_[c] : nullptr;
+}
+
+const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
+  const std::uint32_t* newest = newest_node_at_.find(p);
+  if (!newest) return nullptr;
+  for (std::uint32_t n = *newest; n != kNoNode; n = nodes_[n].earlier)
+    if (nodes_[n].mount == mount && nodes_[n].kind == kind) return &nodes_[n];
+  return nullptr;
+}
+
+bool MountTable::exists_in_scratch(Id p, size_t mount) const {
+  const Mount& m = mounts_[mount];
+  // What bwrap's --dev populates: device nodes bound from the host, and directories.
+  static const char* const kDevEntries[] = {"null", "zero", "full", "random", "urandom",
+                                            "tty",  "ptmx", "pts",  "shm",    "console"};
+  if (m.kind == MountKind::Dev && paths_->parent(p) == m.dest &&
+      std::any_of(std::begin(kDevEntries), std::end(kDevEntries),
+                  [&](const char* e) { return paths_->name(p) == e; }))
+    return true;
+  return m.dest == p || node_at(p, mount, Node::Kind::Dir) ||
+         node_at(p, mount, Node::Kind::Symlink);
+}
+
+std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
+  // The sandbox owns what bwrap creates for it (and may own host files), and chmod
+  // needs ownership, not a capability: a mode binds it only where chmod fails, on a
+  // read-only mount.
+  if (!mounts_[c].read_only) return std::nullopt;
+  // Most paths hold no node: look once before asking for each kind.
+  if (newest_node_at_.find(p)) {
+    if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
+    if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
+  }
+  if (mounts_[c].dest == p) return mounts_[c].mode;
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_text) const {
+  const Mount& m = mounts_[c];
+  auto text = [&](auto&& why) { return with_text ? why() : std::string(); };
+  auto a_str = [&] { return paths_->path(a).str(); };
+  if (m.device_source && m.dest == a)
+    return text([&] {
+      return a_str() + " is the device " + paths_->path(m.source).str() + " (" + describe(c) +
+             "): ENOTDIR";
+    });
+  if (is_scratch(m.kind) && !exists_in_scratch(a, c))
+    return text([&] { return a_str() + " does not exist in " + describe(c) + ": ENOENT"; });
+  auto mode = known_mode(a, c);
+  if (mode && (*mode & 0111) == 0)
+    return text([&] {
+      return a_str() + " has mode " + octal(*mode) + " in " + describe(c) +
+             ": no search permission without CAP_DAC_OVERRIDE: EACCES";
+    });
+  return std::nullopt;
+}
+
+bool MountTable::searchable(Id a) const {
+  if (const bool* known = searchable_.find(a)) return *known;
+  // Up to the first directory with a known answer, then down again; an unsearchable
+  // ancestor decides without looking at `a`.
+  const bool ok = (a == PathTable::kRoot || searchable(paths_->up(a))) &&
+                  !unsearchable(a, covering(a), false);
+  return searchable_.insert(a, ok);
+}
+
+std::string MountTable::describe(size_t mount) const {
+  const Mount& m = mounts_[mount];
+  if (m.line == 0) return std::string(m.text);
+  return ("bwrap.args:" + std::to_string(m.line) + ": ").append(m.text);
+}
+
+// bwrap creates missing parents of every destination with mode 0755, minus the group
+// and other bits that the operation's --perms clears.
+void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line) {
+  unsigned mode = 0755;
+  if (perms && (*perms & 0070) == 0) mode &= ~0050u;
+  if (perms && (*perms & 0007) == 0) mode &= ~0005u;
+  if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
+}
+
+size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
+  // "/" first: a directory is created after its parent. The mount covering each is the
+  // deepest visible one met on the way down, which covering() would walk up again for.
+  size_t c = dir == PathTable::kRoot ? 0 : ensure_directory(paths_->up(dir), mode, line);
+  if (const size_t* v = visible_at_.find(dir)) c = *v;
+  if (is_scratch(mounts_[c].kind) && !exists_in_scratch(dir, c))
+    add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+  return c;
+}
+
+// Flattened: each op of the artifact comes through here, and the lookups each kind
+// makes (parents, covering mount, nodes) cost less inlined than as calls.
+[[gnu::flatten]] std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
+  auto fail = [&](std::string why) {
+    return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
+  };
+  const Id dest = op.dest;
+  switch (op.kind) {
+    case BwrapOpKind::Bind:
+    case BwrapOpKind::RoBind:
+    case BwrapOpKind::DevBind: {
+      ensure_parents(dest, std::nullopt, op.line);
+      Mount m;
+      m.kind = MountKind::Bind;
+      m.dest = dest;
+      m.source = *op.source;
+      m.read_only = op.kind == BwrapOpKind::RoBind;
+      m.devices = op.kind == BwrapOpKind::DevBind;
+      m.device_source = is_char_device(*paths_, *op.source);
+      m.line = op.line;
+      m.text = op.text;
+      add_mount(std::move(m));
+      return std::nullopt;
+    }
+    case BwrapOpKind::Tmpfs:
+    case BwrapOpKind::Dev:
+    case BwrapOpKind::Proc: {
+      ensure_parents(dest, op.perms, op.line);
+      Mount m;
+      m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs
+               : op.kind == BwrapOpKind::Dev ? MountKind::Dev
+                                             : MountKind::Proc;
+      m.dest = dest;
+      m.mode = op.kind == BwrapOpKind::Proc ? 0555u : op.perms.value_or(0755u);
+      m.line = op.line;
+      m.text = op.text;
+      add_mount(std::move(m));
+      return std::nullopt;
+    }
+    case BwrapOpKind::RemountRo: {
+      Trace ignored(false);
+      auto target = resolve_symlinks(dest, true, ignored);
+      if (!target) return fail("the path does not resolve");
+      size_t c = covering(*target);
+      // The kernel remounts only a mount's root; bwrap dies on anything else.
+      if (mounts_[c].dest != *target)
+        return fail(paths_->path(*target).str() + " is not a mount point at this step");
+      mounts_[c].read_only = true;
+      return std::nullopt;
+    }
+    case BwrapOpKind::Dir: {
+      ensure_parents(dest, op.perms, op.line);
+      size_t c = covering(dest);
+      const Mount& m = mounts_[c];
+      if (m.kind == MountKind::Proc) return fail("cannot create a directory in procfs");
+      if (!is_scratch(m.kind) || exists_in_scratch(dest, c)) return std::nullopt;
+      if (m.read_only) return fail("mkdir on a read-only mount");
+      add_node(Node{Node::Kind::Dir, dest, c, op.perms.value_or(0755u), {}, op.line});
+      return std::nullopt;
+    }
+    case BwrapOpKind::Symlink: {
+      ensure_parents(dest, std::nullopt, op.line);
+      size_t c = covering(dest);
+      if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
+      if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
+        return fail("symlink on a read-only mount");
+      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line});
+      return std::nullopt;
+    }
+    case BwrapOpKind::Chmod: {
+      Trace ignored(false);
+      auto target = resolve_symlinks(dest, true, ignored);
+      if (!target) return fail("the path does not resolve");
+      size_t c = covering(*target);
+      Mount& m = mounts_[c];
+      if (m.read_only || m.kind == MountKind::Proc) return fail("chmod on a read-only mount");
+      if (m.dest == *target && is_scratch(m.kind)) {
+        m.mode = op.perms;
+        return std::nullopt;
+      }
+      if (is_scratch(m.kind) && !exists_in_scratch(*target, c))
+        return fail(paths_->path(*target).str() + " does not exist");
+      add_node(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
+      return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
+                                                          Trace& trace) const {
+  if (!has_symlinks_) return p;
+  Id cur = p;
+  // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
+  for (int hops = 0; hops < 40; ++hops) {
+    bool replaced = false;
+    for (Id prefix : lineage(cur)) {
+      if (prefix == cur && !follow_last) break;
+      const Node* link = node_at(prefix, covering(prefix), Node::Kind::Symlink);
+      if (!link) continue;
+      const SymbolicPath& link_path = paths_->path(prefix);
+      auto dest = link_destination(link_path, link->target);
+      if (!dest) return std::nullopt;
+      trace.add([&] {
+        return "bwrap.args:" + std::to_string(link->line) + ": symlink " + link_path.str() +
+               " -> " + std::string(link->target);
+      });
+      cur = paths_->rebase(paths_->intern(*dest), prefix, cur);
+      replaced = true;
+      break;
+    }
+    if (!replaced) return cur;
+  }
+  return std::nullopt;
+}
+
+const MountTable::Place& MountTable::place(Id rp) const {
+  if (last_place_ && last_place_->path == rp) return *last_place_;
+  // Built where it is kept: a copy cost as much as the cheaper half of the fields.
+  Place& at = last_place_.emplace();
+  at.path = rp;
+  at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
+  if (at.searchable) {
+    at.mount = covering(rp);
+    const Mount& m = mounts_[at.mount];
+    if (m.kind == MountKind::Bind)
+      at.host = m.source == m.dest ? rp : paths_->rebase(m.source, m.dest, rp);
+    at.mode = known_mode(rp, at.mount);
+    if (is_scratch(m.kind)) at.exists = exists_in_scratch(rp, at.mount);
+    at.parent = paths_->parent(rp);
+    // A mount that covers `rp` without being mounted at it covers the parent too.
+    if (at.parent)
+      at.parent_mode = known_mode(*at.parent, m.dest == rp ? covering(*at.parent) : at.mount);
+  }
+  return at;
+}
+
+AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
+  Trace tr(with_trace);
+  const Reach r = reach(p, op, tr);
+  return AccessResult{r.outcome, r.host, tr.take()};
+}
+
+MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
+  bool follow_last = op == FsOp::Read || op == FsOp::Write;
+  // Most tables have no symlink, and this runs for every probe.
+  auto rp_opt = has_symlinks_ ? resolve_symlinks(p, follow_last, tr) : std::optional<Id>(p);
+  if (!rp_opt)
+    return finish(Outcome::Denied, tr,
+                  [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
+  const Id rp = *rp_opt;
+  const Place& at = place(rp);
+
+  // Search permission on every strict ancestor, "/" first; the mount covering each is
+  // the deepest visible one met on the way down.
+  if (!at.searchable) {
+    size_t ca = 0;
+    const auto chain = lineage(rp);
+    for (size_t level = 0; level + 1 < chain.size(); ++level) {
+      if (const size_t* v = visible_at_.find(chain[level])) ca = *v;
+      if (auto why = unsearchable(chain[level], ca, tr.on()))
+        return finish(Outcome::Denied, tr, [&] { return *why; });
+    }
+  }
+
+  const Decision d = decide(at, op);
+  tr.add([&] {
+    return describe(at.mount) + " covers " + paths_->path(rp).str() +
+           (mounts_[at.mount].read_only ? " (read-only)" : "");
+  });
+  tr.add([&] { return explain(at, op, d.why); });
+  return d.reach;
+}
+
+MountTable::Decision MountTable::decide(const Place& at, FsOp op) const {
+  const Mount& m = mounts_[at.mount];
+  const bool mount_point = m.dest == at.path;
+  const bool scratch = is_scratch(m.kind);
+  const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
+  auto denied = [](Why why) { return Decision{{Outcome::Denied, std::nullopt}, why}; };
+  if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
+      m.device_source) {
+    if (!m.devices) return denied(Why::DeviceOnNodev);
+    return Decision{{Outcome::Scratch, std::nullopt}, Why::DeviceHoldsNoData};
+  }
+
+  // Creating or removing a directory entry needs a writable mount and write and search
+  // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
+  auto entry_change = [&]() -> Decision {
+    if (mount_point) return denied(Why::MountPoint);
+    if (!at.parent) return denied(Why::NoParent);
+    if (m.kind == MountKind::Proc) return denied(Why::ProcNoEntries);
+    if (op == FsOp::Delete && scratch && !at.exists) return denied(Why::Missing);
+    if (op != FsOp::Delete && scratch && at.exists) return denied(Why::Exists);
+    if (m.read_only) return denied(Why::ReadOnly);
+    if (at.parent_mode && (*at.parent_mode & 0222) == 0) return denied(Why::ParentMode);
+    return Decision{{success, at.host}, Why::Succeeds};
+  };
+
+  switch (op) {
+    case FsOp::Read:
+      if (m.kind == MountKind::Proc)
+        return Decision{{Outcome::Scratch, std::nullopt}, Why::OwnProcfs};
+      if (scratch && !at.exists) return denied(Why::Missing);
+      if (at.mode && (*at.mode & 0444) == 0) return denied(Why::Mode);
+      return Decision{{success, at.host}, Why::Succeeds};
+    case FsOp::Write:
+      if (m.kind == MountKind::Proc) return denied(Why::ProcWrite);
+      if (scratch && !at.exists) return entry_change();
+      if (m.read_only) return denied(Why::ReadOnly);
+      if (at.mode && (*at.mode & 0222) == 0) return denied(Why::Mode);
+      return Decision{{success, at.host}, Why::Succeeds};
+    case FsOp::Create:
+    case FsOp::Delete:
+      return entry_change();
+  }
+  return denied(Why::UnknownOp);
+}
+
+std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
+  const Mount& m = mounts_[at.mount];
+  auto rp_str = [&] { return paths_->path(at.path).str(); };
+  switch (why) {
+    case Why::DeviceOnNodev:
+      return paths_->path(m.source).str() + " is a device node on a nodev bind: open fails EACCES";
+    case Why::DeviceHoldsNoData:
+      return "the device " + paths_->path(m.source).str() + " holds no host data";
+    case Why::MountPoint:
+      return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
+    case Why::NoParent:
+      return rp_str() + " has no parent to change";
+    case Why::ProcNoEntries:
+      return "procfs: no new entries";
+    case Why::Missing:
+      return rp_str() + " does not exist: ENOENT";
+    case Why::Exists:
+      return rp_str() + " already exists: EEXIST";
+    case Why::ReadOnly:
+      return "read-only mount: EROFS";
+    case Why::ParentMode:
+      return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
+    case Why::Mode:
+      return rp_str() + " has mode " + octal(*at.mode) + ": EACCES";
+    case Why::OwnProcfs:
+      return "the sandbox's own procfs";
+    case Why::ProcWrite:
+      return "procfs: writes out of scope, treated as denied";
+    case Why::Succeeds:
+      return std::string(to_string(op)) + " succeeds";
+    case Why::UnknownOp:
+      break;
+  }
+  return "unknown operation";
+}
+
+std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
+  // Most paths lie under no aliased source: look before allocating.
+  if (!aliases_by_source_.deepest_containing(host)) return std::nullopt;
+  std::vector<size_t> candidates;
+  for (const auto* binds : aliases_by_source_.containing(host))
+    candidates.insert(candidates.end(), binds->begin(), binds->end());
+  // In replay order, so that the trace names the same bind whatever the index holds.
+  std::sort(candidates.begin(), candidates.end());
+  for (size_t i : candidates) {
+    const Mount& m = mounts_[i];
+    const Id alias = paths_->rebase(m.dest, m.source, host);
+    if (alias == host) continue;
+    Trace none(false);
+    const Reach r = reach(alias, op, none);
+    if (r.outcome == Outcome::Host && r.host == host) return std::pair{i, alias};
+  }
+  return std::nullopt;
+}
+
+AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
+  AccessResult direct = access(host, op, with_trace);
+  if (direct.outcome == Outcome::Host && direct.host == host) return direct;
+  if (const auto alias = alias_reaching(host, op)) {
+    const auto [bind, at] = *alias;
+    AccessResult r = access(at, op, with_trace);
+    if (with_trace)
+      r.trace.insert(r.trace.begin(), "the host object " + paths_->path(host).str() +
+                                          " is also visible at " + paths_->path(at).str() +
+                                          " through " + describe(bind));
+    return r;
+  }
+  if (direct.outcome == Outcome::Host) {
+    if (with_trace)
+      direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() +
+                             ", not " + paths_->path(host).str());
+    direct.outcome = Outcome::Scratch;
+    direct.host.reset();
+  }
+  return direct;
+}
+
+// Flattened: with decide() inlined, each of the four calls has its operation known and
+// drops the branches of the other three, and this runs for every probe of every table.
+[[gnu::flatten]] MountTable::Reaches MountTable::reach_all(Id p) const {
+  Reaches out;
+  if (!has_symlinks_) {
+    // Every operation resolves to `p` itself, so the four share its place; an ancestor
+    // that cannot be searched denies them all, as `out` already says. The place is
+    // used up before the aliases are looked at, as that replaces the one place() keeps.
+    const Place& at = place(p);
+    if (at.searchable)
+      for_each_fs_op([&](FsOp op) { out.at_path[static_cast<size_t>(op)] = decide(at, op).reach; });
+  } else {
+    for (FsOp op : kAllFsOps) {
+      Trace none(false);
+      out.at_path[static_cast<size_t>(op)] = reach(p, op, none);
+    }
+  }
+  const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
+  if (!aliased) {
+    // The host object is reachable only at `p`: the loop below without the alias walk,
+    // for the common case, where its branches cost more than the four decisions.
+    for_each_fs_op([&](FsOp op) {
+      const size_t i = static_cast<size_t>(op);
+      const Reach& direct = out.at_path[i];
+      const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
+      out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
+    });
+    return out;
+  }
+  for (FsOp op : kAllFsOps) {
+    const size_t i = static_cast<size_t>(op);
+    const Reach& direct = out.at_path[i];
+    if (direct.outcome == Outcome::Host && direct.host == p)
+      out.of_host[i] = direct;
+    else if (alias_reaching(p, op))
+      out.of_host[i] = Reach{Outcome::Host, p};
+    else if (direct.outcome == Outcome::Host)
+      out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};
+    else
+      out.of_host[i] = direct;
+  }
+  return out;
+}
+
+}  // namespace zpolicy::compiler

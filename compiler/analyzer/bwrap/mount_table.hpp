@@ -1,0 +1,238 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/fs_op.hpp"
+#include "compiler/analyzer/path_table.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
+
+namespace zpolicy::compiler {
+
+// What an operation at a sandbox path reaches.
+enum class Outcome {
+  Denied,   // the call fails (EACCES, EROFS, EBUSY, EEXIST, ENOENT)
+  Host,     // it succeeds on the host's own object (persistent, original content)
+  Scratch,  // it succeeds on sandbox-private storage (tmpfs, /dev, /proc): nothing of
+            // the host is read or changed
+};
+const char* to_string(Outcome o);
+
+struct AccessResult {
+  Outcome outcome = Outcome::Denied;
+  // The host object reached, for Outcome::Host, in the table's PathTable.
+  std::optional<PathTable::Id> host;
+  std::vector<std::string> trace;  // which operations decided, in order
+};
+
+// Whether the host holds a bind source: the only fact the replay needs from the host.
+enum class Existence { Exists, Missing, Unknown };
+
+// The mount namespace bwrap builds from its setup operations, replayed in order: each
+// mount covers whatever earlier mounts lie at or below its destination, a remount
+// changes only the mount at exactly that point, and every path resolves to the deepest
+// visible mount that contains it. The sandbox has no capabilities, so known permission
+// bits (tmpfs and --dir modes, --chmod) on a read-only mount are enforced without
+// CAP_DAC_OVERRIDE; on a writable mount the owner may chmod them open, so they count
+// for nothing. Host objects' own modes are unknown and assumed to allow.
+class MountTable {
+ public:
+  enum class MountKind { Root, Bind, Tmpfs, Dev, Proc };
+
+  struct Mount {
+    MountKind kind = MountKind::Root;
+    PathTable::Id dest = PathTable::kRoot;
+    PathTable::Id source = PathTable::kRoot;  // for Bind
+    bool read_only = false;
+    bool devices = false;          // --dev-bind: device nodes may be opened
+    bool device_source = false;    // the source is a device node (/dev/null ...)
+    std::optional<unsigned> mode;  // known mode of the mount's root directory
+    bool visible = true;           // false once a later mount covers it
+    int line = 0;                  // bwrap.args line; 0 for bwrap's own root
+    std::string_view text;         // in the table's texts_, or a literal
+  };
+
+  // Trace lines, built only when wanted.
+  class Trace {
+   public:
+    explicit Trace(bool on) : on_(on) {}
+    template <class F>
+    void add(F&& line) {
+      if (on_) lines_.push_back(line());
+    }
+    std::vector<std::string> take() { return std::move(lines_); }
+    bool on() const { return on_; }
+
+   private:
+    bool on_;
+    std::vector<std::string> lines_;
+  };
+
+  struct ReplayError {
+    int line = 0;
+    std::string message;
+  };
+
+  // Replays `argv`'s ops; applied(i) says whether the i-th op, a -try bind, finds its
+  // source. An operation bwrap would die on (remounting what is not a mount point, chmod
+  // of a missing path) yields an error: such an artifact never runs a command. The
+  // table speaks of paths in argv.paths, which a verifier shares with its Intent.
+  static std::variant<MountTable, ReplayError> replay(const BwrapArgv& argv,
+                                                      const std::function<bool(size_t)>& applied);
+
+  // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
+  // since a verifier evaluates many operations and explains only the few that fail.
+  AccessResult access(PathTable::Id p, FsOp op, bool with_trace = true) const;
+  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) const {
+    return access(paths_->intern(p), op, with_trace);
+  }
+  // The outcome of `op` on the host object at `host`, wherever the sandbox can reach it:
+  // at the same path and at every alias a bind with a different source creates.
+  AccessResult host_access(PathTable::Id host, FsOp op, bool with_trace = true) const;
+  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) const {
+    return host_access(paths_->intern(host), op, with_trace);
+  }
+
+  // What one operation reaches: an AccessResult without its trace.
+  struct Reach {
+    Outcome outcome = Outcome::Denied;
+    std::optional<PathTable::Id> host;
+  };
+  // access() and host_access() at `p` for every operation, indexed by FsOp, without
+  // traces: a verifier asks all eight of every probe, and they share one look at the
+  // table. The traced calls are for explaining the few that fail.
+  struct Reaches {
+    std::array<Reach, 4> at_path;  // access(p, op)
+    std::array<Reach, 4> of_host;  // host_access(p, op)
+  };
+  Reaches reach_all(PathTable::Id p) const;
+
+  // The visible mount whose destination is exactly `p`, if any.
+  const Mount* mount_at(const SymbolicPath& p) const;
+
+  PathTable& paths() const { return *paths_; }
+
+ private:
+  using Id = PathTable::Id;
+  static constexpr std::uint32_t kNoNode = ~std::uint32_t{0};
+  struct Node {
+    enum class Kind { Dir, Symlink, ModeOverride } kind = Kind::Dir;
+    Id path = PathTable::kRoot;
+    size_t mount = 0;  // index of the mount the node was created in
+    std::optional<unsigned> mode;
+    std::string_view target;  // symlink target, in texts_
+    int line = 0;
+    std::uint32_t earlier = kNoNode;  // the node created before it at the same path
+  };
+
+  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts);
+
+  std::optional<ReplayError> apply(const BwrapOp& op);
+  void add_mount(Mount m);
+  size_t covering(Id p) const;
+  const Node* node_at(Id p, size_t mount, Node::Kind kind) const;
+  bool exists_in_scratch(Id p, size_t mount) const;
+  // The mode that binds the sandbox at `p`, whose covering mount is `c`.
+  std::optional<unsigned> known_mode(Id p, size_t c) const;
+  void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
+  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does; returns the mount
+  // that covers `dir`.
+  size_t ensure_directory(Id dir, unsigned mode, int line);
+  std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
+  // "/" down to `p`, `p` included.
+  std::vector<Id> lineage(Id p) const;
+  // Why the directory `a`, covered by mount `c`, cannot be searched (an empty text
+  // unless `with_text`); none when it can.
+  std::optional<std::string> unsearchable(Id a, size_t c, bool with_text) const;
+  // Whether every directory from "/" down to `a` can be searched: what any access below
+  // `a` needs first. Memoized, as the probes share their ancestors.
+  bool searchable(Id a) const;
+  std::string describe(size_t mount) const;
+  // What access() finds at the resolved path `rp` before it looks at the operation; the
+  // rest is left unset when an ancestor cannot be searched.
+  struct Place {
+    Id path = PathTable::kRoot;
+    bool searchable = true;  // every strict ancestor can be searched
+    size_t mount = 0;        // the covering mount
+    std::optional<Id> host;  // for a bind, the host object at `path`
+    std::optional<unsigned> mode;
+    bool exists = false;  // for a scratch mount, whether `path` exists in it
+    std::optional<Id> parent;
+    std::optional<unsigned> parent_mode;
+  };
+  // Valid until the next call.
+  const Place& place(Id rp) const;
+  // access() itself, its trace written to `trace`.
+  Reach reach(Id p, FsOp op, Trace& trace) const;
+  // Which rule of decide() settles an operation, so that the text explaining it is built
+  // only for a trace: most operations are asked untraced, and the text cost more than
+  // the decision.
+  enum class Why {
+    DeviceOnNodev,
+    DeviceHoldsNoData,
+    MountPoint,
+    NoParent,
+    ProcNoEntries,
+    Missing,
+    Exists,
+    ReadOnly,
+    ParentMode,
+    Mode,
+    OwnProcfs,
+    ProcWrite,
+    Succeeds,
+    UnknownOp,
+  };
+  struct Decision {
+    Reach reach;
+    Why why;
+  };
+  // The part of reach() after symlinks are resolved, for a place every strict ancestor
+  // of which can be searched.
+  Decision decide(const Place& at, FsOp op) const;
+  // The trace line of decide()'s `why` for `op` at `at`.
+  std::string explain(const Place& at, FsOp op, Why why) const;
+  // The first alias of `host` in replay order, if any, where `op` reaches `host`: the
+  // bind's index and the alias path.
+  std::optional<std::pair<size_t, Id>> alias_reaching(Id host, FsOp op) const;
+
+  void add_node(Node n);
+  // Every visible bind whose source is not its destination, by source: the aliases
+  // host_access() must try. Built once the replay is done.
+  void index_aliases();
+
+  std::shared_ptr<PathTable> paths_;
+  std::shared_ptr<const StringArena> texts_;  // the argv's, which the mounts' texts are in
+  std::vector<Mount> mounts_;
+  std::vector<Node> nodes_;
+  // The one visible mount at each destination (a new mount hides every mount at or
+  // under its destination), so that covering() looks up the path's ancestors instead of
+  // scanning every mount: verification probes each root, and a scan made it quadratic.
+  // Index 0, bwrap's own root, is never at a destination, and stands for none.
+  PathMap<size_t, 0> visible_at_;
+  // How many visible mounts lie at or below each path, so that a new mount looks for
+  // the ones it hides only when there are any; no count is as good as 0.
+  PathMap<size_t, 0> visible_below_;
+  // The newest node at each path, for the same reason; Node::earlier leads from it to
+  // the others, newest first. One index a slot rather than a vector of them (eight times
+  // the bytes, in a map with a slot for every id up to the highest with a node).
+  PathMap<std::uint32_t, kNoNode> newest_node_at_;
+  bool has_symlinks_ = false;
+  PathMap<std::vector<size_t>> aliases_by_source_;
+  bool has_aliases_ = false;  // most tables have none, and reach_all() asks for every probe
+  // searchable(), for the directories asked about so far; the table is immutable once
+  // replayed, so an answer stays true.
+  mutable PathMap<bool> searchable_;
+  // The last place(): a verifier asks the four operations of a probe in a row, and the
+  // table is immutable once replayed.
+  mutable std::optional<Place> last_place_;
+};
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,364 @@
+#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
+
+#include <algorithm>
+
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/mount_table.hpp"
+#include "compiler/analyzer/probes.hpp"
+
+namespace zpolicy::compiler {
+
+namespace {
+
+constexpr const char* kTarget = "linux";
+constexpr const char* kArtifact = "bwrap.args";
+// Each -try bind whose source may be missing doubles the mount tables to check; past
+// this many the artifact is refused rather than checked partially.
+constexpr size_t kMaxUncertainOps = 8;
+
+ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
+
+Finding malformed(int line, std::string message) {
+  return Finding{kTarget,
+                 "malformed-artifact",
+                 ir::SourceLoc{kArtifact, line, 1},
+                 kArtifact,
+                 "a bwrap argv in the subset zpolicy verifies",
+                 std::move(message),
+                 {}};
+}
+
+Finding hardening(std::string what, std::string expected, std::string actual) {
+  return Finding{kTarget,
+                 "missing-hardening",
+                 builtin(),
+                 std::move(what),
+                 std::move(expected),
+                 std::move(actual),
+                 {}};
+}
+
+// What the host holds at a bind source, as far as the IR and the artifact tell: a
+// plain bind's source must exist or bwrap aborts, so it and its ancestors exist.
+class SourceFacts {
+ public:
+  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops)
+      : paths_(intent.paths()), missing_(intent.paths()) {
+    PathMap<bool> seen(paths_);
+    for (const auto* roots :
+         {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
+      for (const auto& r : *roots) {
+        if (seen.find(r.id)) continue;  // the first list to name a path says its kind
+        seen.insert(r.id, true);
+        kinds_.emplace_back(r.id, r.kind);
+        if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
+      }
+    for (const auto& op : ops)
+      if (op.source && !op.try_source) required_.push_back(*op.source);
+  }
+
+  bool known_missing(PathTable::Id src) const {
+    return missing_.deepest_containing(src) != nullptr;
+  }
+
+  Existence operator()(PathTable::Id src) const {
+    for (PathTable::Id req : required_)
+      if (paths_.contains(src, req)) return Existence::Exists;
+    for (const auto& [path, kind] : sorted_kinds()) {
+      bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
+      if (present && paths_.contains(src, path)) return Existence::Exists;
+      if (kind == ir::HostKind::Missing && paths_.contains(path, src)) return Existence::Missing;
+    }
+    return Existence::Unknown;
+  }
+
+ private:
+  // In path order, so that conflicting facts resolve the same way on every host. Sorted
+  // on first use: only a -try bind asks, and most artifacts have none.
+  const std::vector<std::pair<PathTable::Id, ir::HostKind>>& sorted_kinds() const {
+    if (!sorted_) {
+      std::sort(kinds_.begin(), kinds_.end(),
+                [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
+      sorted_ = true;
+    }
+    return kinds_;
+  }
+
+  PathTable& paths_;
+  mutable std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
+  mutable bool sorted_ = false;
+  PathMap<bool> missing_;  // the paths of kinds_ that are Missing
+  std::vector<PathTable::Id> required_;
+};
+
+struct Scenario {
+  MountTable table;
+  std::vector<std::string> assumptions;  // the -try binds assumed skipped
+};
+
+// One mount table per combination of -try binds that may or may not find their
+// source; combinations where a skipped source contains an applied one are impossible.
+std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
+                                std::vector<Finding>& findings) {
+  const std::vector<BwrapOp>& ops = argv.ops;
+  const PathTable& paths = *argv.paths;
+  std::vector<size_t> uncertain;
+  std::vector<bool> base(ops.size(), true);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].try_source) continue;
+    switch (facts(*ops[i].source)) {
+      case Existence::Exists:
+        break;
+      case Existence::Missing:
+        base[i] = false;
+        break;
+      case Existence::Unknown:
+        uncertain.push_back(i);
+        break;
+    }
+  }
+  if (uncertain.size() > kMaxUncertainOps) {
+    findings.push_back(malformed(ops[uncertain[kMaxUncertainOps]].line,
+                                 std::to_string(uncertain.size()) +
+                                     " -try binds with sources of unknown existence; at most " +
+                                     std::to_string(kMaxUncertainOps) + " can be verified"));
+    return {};
+  }
+  std::vector<Scenario> out;
+  const size_t all = size_t{1} << uncertain.size();
+  for (size_t mask = 0; mask < all; ++mask) {
+    std::vector<bool> applied = base;
+    for (size_t b = 0; b < uncertain.size(); ++b)
+      applied[uncertain[b]] = !(mask & (size_t{1} << b));
+    bool possible = true;
+    for (size_t i : uncertain)
+      for (size_t j : uncertain)
+        if (!applied[i] && applied[j] && paths.contains(*ops[i].source, *ops[j].source))
+          possible = false;
+    if (!possible) continue;
+    auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
+    if (auto* err = std::get_if<MountTable::ReplayError>(&replayed)) {
+      // bwrap aborting is fail-closed; it is a defect only when it happens with every
+      // source present, the case the artifact exists for.
+      if (mask == 0) findings.push_back(malformed(err->line, err->message));
+      continue;
+    }
+    Scenario s{std::get<MountTable>(std::move(replayed)), {}};
+    for (size_t i : uncertain)
+      if (!applied[i])
+        s.assumptions.push_back("assuming the source of bwrap.args:" + std::to_string(ops[i].line) +
+                                " (" + std::string(ops[i].text) +
+                                ") is missing, so bwrap skips it");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Finding>& out) {
+  struct Required {
+    bool present;
+    const char* option;
+    const char* why;
+  };
+  const Required required[] = {
+      {f.new_session, "--new-session", "no terminal input injection (TIOCSTI)"},
+      {f.die_with_parent, "--die-with-parent", "the sandbox dies with its runner"},
+      {f.unshare_user, "--unshare-user", "a user namespace (-try may be skipped)"},
+      {f.unshare_pid, "--unshare-pid", "host processes invisible"},
+      {f.unshare_ipc, "--unshare-ipc", "no host IPC"},
+      {f.unshare_uts, "--unshare-uts", "no host hostname changes"},
+      {f.unshare_cgroup || f.unshare_cgroup_try, "--unshare-cgroup-try",
+       "host cgroup paths hidden"},
+      {f.cap_drop_all, "--cap-drop ALL", "no capabilities, even when run as root"},
+      {f.disable_userns, "--disable-userns", "no nested user namespace to remount from"},
+      {f.seccomp_fd.has_value(), "--seccomp FD", "the syscall filter is loaded"},
+  };
+  for (const auto& r : required)
+    if (!r.present) out.push_back(hardening(r.option, std::string("present: ") + r.why, "absent"));
+  bool want_net_ns = intent.network != ir::Network::Full;
+  if (want_net_ns && !f.unshare_net) {
+    Finding missing = hardening("--unshare-net",
+                                std::string("present: network ") + ir::to_string(intent.network),
+                                "absent: the host network is reachable");
+    missing.rule = intent.network_loc;
+    out.push_back(std::move(missing));
+  }
+  if (!want_net_ns && f.unshare_net)
+    out.push_back(Finding{kTarget,
+                          "missing-allow",
+                          intent.network_loc,
+                          "--unshare-net",
+                          "absent: network full",
+                          "present: no network",
+                          {}});
+  if (!intent.cwd.empty()) {
+    auto cwd = SymbolicPath::parse(intent.cwd);
+    if (!f.chdir || !cwd || !(*f.chdir == *cwd))
+      out.push_back(Finding{kTarget,
+                            "missing-allow",
+                            builtin(),
+                            "--chdir",
+                            "--chdir " + intent.cwd,
+                            f.chdir ? "--chdir " + f.chdir->str() : "absent",
+                            {}});
+  }
+}
+
+void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables,
+                  std::vector<Finding>& out) {
+  struct Required {
+    const char* path;
+    MountTable::MountKind kind;
+    const char* option;
+  };
+  std::vector<Required> required = {{"/proc", MountTable::MountKind::Proc, "--proc /proc"},
+                                    {"/dev", MountTable::MountKind::Dev, "--dev /dev"}};
+  if (intent.private_tmp)
+    required.push_back({"/tmp", MountTable::MountKind::Tmpfs, "--tmpfs /tmp"});
+  for (const auto& r : required) {
+    const auto path = *SymbolicPath::parse(r.path);
+    for (const auto& s : tables) {
+      const auto* m = s.table.mount_at(path);
+      if (m && m->kind == r.kind) continue;
+      Finding f = hardening(
+          r.option, std::string("the sandbox's own ") + r.path,
+          m ? "a different mount: " + std::string(m->text) : "no mount at " + std::string(r.path));
+      // A deny root over it is the policy line that took it away.
+      for (const auto& d : intent.deny)
+        if (auto dp = SymbolicPath::parse(d.path); dp && dp->contains(path)) {
+          f.rule = d.loc;
+          f.trace.push_back("deny root " + d.path + " masks " + r.path);
+          break;
+        }
+      f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
+      out.push_back(std::move(f));
+      break;
+    }
+  }
+}
+
+bool satisfies(Expect e, const MountTable::Reach& r, PathTable::Id path) {
+  const Outcome o = r.outcome;
+  switch (e) {
+    case Expect::Allow:
+      return o == Outcome::Host && r.host == path;
+    case Expect::Deny:
+      return o != Outcome::Host;
+    case Expect::DenyStrict:
+      return o == Outcome::Denied;
+  }
+  return false;
+}
+
+// A deny root the host lacks (the resolved policy says Missing) cannot be masked under
+// a read-only bind (bwrap cannot create the mount point), and needs no mask when the
+// sandbox cannot bring it into existence either: there is nothing to read at it. A
+// file the host itself creates there during the run is outside this guarantee.
+bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathTable::Id path) {
+  for (const auto& d : intent.deny())
+    if (d.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
+      return table.host_access(d.id, FsOp::Create, false).outcome == Outcome::Denied;
+  return false;
+}
+
+// Flattened: the loop runs four operations of every probe against every table, and
+// inlined, the answers reach_all() returns are read where they were written.
+[[gnu::flatten]] void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
+                                   std::vector<Finding>& out) {
+  struct Found {
+    PathTable::Id path;
+    FsOp op;
+    Finding finding;
+  };
+  std::vector<Found> found;
+  for_each_probe(intent, [&](const Probe& probe) {
+    // Table by table, each operation reported for the first table it fails in: one
+    // look at each table's answers while they are at hand, instead of keeping every
+    // table's to go through operation by operation.
+    std::array<bool, kAllFsOps.size()> reported{};
+    for (const Scenario& s : tables) {
+      const MountTable::Reaches reached = s.table.reach_all(probe.id);
+      // An allow holds only at the path itself: the same content under another name is
+      // no use to a command. A deny must hold wherever the host object shows up.
+      auto holds = [&](FsOp op) {
+        const size_t i = static_cast<size_t>(op);
+        const Expect expect = probe.at(op);
+        return reported[i] ||
+               satisfies(expect, expect == Expect::Allow ? reached.at_path[i] : reached.of_host[i],
+                         probe.id);
+      };
+      // Nearly every table holds to every operation: one unrolled test of all four
+      // before the loop that finds and reports the ones that fail.
+      if (all_fs_ops(holds)) continue;
+      for (FsOp op : kAllFsOps) {
+        if (holds(op)) continue;
+        const size_t i = static_cast<size_t>(op);
+        const Expect expect = probe.at(op);
+        const bool at_path = expect == Expect::Allow;
+        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
+        const AccessResult r =
+            at_path ? s.table.access(probe.id, op, true) : s.table.host_access(probe.id, op, true);
+        const Expectation exp = intent.expect(probe.path(), op);
+        Finding f{kTarget,
+                  expect == Expect::Allow ? "missing-allow" : "dropped-deny",
+                  exp.rule,
+                  std::string(to_string(op)) + " " + probe.path().str(),
+                  std::string(to_string(expect)) + " (" + exp.reason + ")",
+                  to_string(r.outcome),
+                  {}};
+        f.trace.push_back("probe: " + probe.role());
+        f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
+        f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
+        found.push_back({probe.id, op, std::move(f)});
+        reported[i] = true;
+      }
+    }
+  });
+  // By path, then operation: the order a reader scans a report in.
+  const PathTable& paths = intent.paths();
+  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+    if (a.path != b.path) return paths.less(a.path, b.path);
+    return a.op < b.op;
+  });
+  for (auto& f : found) out.push_back(std::move(f.finding));
+}
+
+}  // namespace
+
+std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text) {
+  std::vector<Finding> findings;
+  if (!ir::is_confined(resolved.mode)) return findings;
+  // One table for the artifact and the intent, so that each path is interned once.
+  auto paths = std::make_shared<PathTable>();
+  auto parsed = parse_bwrap_args(bwrap_args_text, paths);
+  if (parsed.error) {
+    findings.push_back(malformed(parsed.error->line, parsed.error->message));
+    return findings;
+  }
+  const BwrapArgv& argv = *parsed.argv;
+  Intent intent(resolved, paths);
+  for (const auto& p : intent.unparsable())
+    findings.push_back(Finding{kTarget,
+                               "malformed-artifact",
+                               p.loc,
+                               "intent path " + p.path,
+                               "an absolute or ${VAR} path",
+                               "cannot be evaluated",
+                               {}});
+  check_flags(resolved, argv.flags, findings);
+  const SourceFacts facts(intent, argv.ops);
+  // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
+  // artifact never runs the command it was compiled for.
+  for (const auto& op : argv.ops)
+    if (op.source && !op.try_source && facts.known_missing(*op.source))
+      findings.push_back(malformed(
+          op.line, std::string(op.text) + ": the source is missing on this host (per the resolved "
+                                          "policy); bwrap would abort"));
+  auto tables = scenarios(argv, facts, findings);
+  if (tables.empty()) return findings;
+  check_mounts(resolved, tables, findings);
+  check_probes(intent, tables, findings);
+  return findings;
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,199 @@
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "compiler/analyzer/string_arena.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
+
+namespace zpolicy::compiler {
+
+// Paths interned as small integers in a trie of components, so that the verifiers,
+// which ask thousands of questions about the same few hundred paths, compare and look
+// up integers instead of strings: "is A inside B", "the deepest key above P" and "the
+// parent of P" become walks up an array. A symbolic root ("${HOME}") is a child of "/",
+// as "/" contains it. Ids are never reused; a path keeps its id for the table's life.
+class PathTable {
+ public:
+  using Id = std::uint32_t;
+  static constexpr Id kRoot = 0;
+
+  PathTable();
+  PathTable(const PathTable&) = delete;
+  PathTable& operator=(const PathTable&) = delete;
+
+  Id intern(const SymbolicPath& p);
+  // The path `text` spells, as SymbolicPath::parse reads it, interned without building
+  // it; none where parse refuses the text (whose leading directories may then have
+  // been interned, which changes no answer).
+  std::optional<Id> parse(std::string_view text);
+  // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
+  Id child(Id dir, std::string_view name);
+  // child() for a name that outlives the table, a literal say, which the table then
+  // refers to instead of copying.
+  Id lasting_child(Id dir, std::string_view name);
+
+  // Built on first use: most interned paths are only compared, never printed.
+  const SymbolicPath& path(Id id) const;
+  // The trie parent: "/" for a bare symbolic root, "/" itself for "/".
+  Id up(Id id) const { return links_[id].up; }
+  // The containing directory, as SymbolicPath::parent() knows it: none for "/" and for
+  // a bare symbolic root, whose place is unknown.
+  std::optional<Id> parent(Id id) const {
+    if (id == kRoot || links_[id].anchor) return std::nullopt;
+    return links_[id].up;
+  }
+  // The last component, or the symbolic root's name; "" for "/". Valid for the table's
+  // life.
+  std::string_view name(Id id) const { return links_[id].name; }
+  // True when `inner` is `outer` or lies below it.
+  bool contains(Id outer, Id inner) const;
+  // The order of SymbolicPath's operator<, without building the paths: "/" and its
+  // plain descendants first, then each symbolic root's, by name.
+  bool less(Id a, Id b) const;
+  // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
+  Id rebase(Id to, Id from, Id p);
+  // How many ids the table holds before it next grows: room for a memo by id.
+  size_t capacity() const { return links_.capacity(); }
+
+ private:
+  // The structure the walks read, kept contiguous.
+  struct Link {
+    Id up = kRoot;
+    unsigned depth = 0;
+    bool anchor = false;
+    std::uint32_t hash = 0;  // of (up, name), for the children index
+    std::string_view name;   // in names_
+  };
+  // An empty slot of children_ and texts_: "/" is no path's child and is not worth
+  // remembering as a text, and zeroed tables are cheap to make.
+  static constexpr Id kNoChild = kRoot;
+  static std::uint32_t hash_of(Id dir, std::string_view name);
+  // child(), where `stored` says that `name` outlives the table already.
+  Id child(Id dir, std::string_view name, bool stored);
+  // Where (dir, name) is in children_, or the empty slot where it belongs.
+  size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
+  void grow_children();
+
+  std::vector<Link> links_;
+  StringArena names_;
+  // The child of (dir, name) by open addressing with linear probing, kNoChild where
+  // empty, at most half full: every path of a verification is looked up here, often
+  // many times, and a node-based map spent more on allocation than on the lookups.
+  std::vector<Id> children_;
+  // Every text parse() accepted, with its path, by open addressing as children_ is;
+  // the views are in names_.
+  struct Text {
+    std::string_view text;
+    std::uint32_t hash = 0;
+    Id id = kNoChild;
+  };
+  size_t text_slot_of(std::string_view text, std::uint32_t hash) const;
+  void grow_texts();
+  std::vector<Text> texts_;
+  size_t text_count_ = 0;
+  // The previous parse()'s text, and the end of each of its components in it with the
+  // path read up to there: consecutive texts (argv arguments, the IR's lists) mostly
+  // share a long prefix, which parse() then neither scans nor looks up again.
+  std::string_view last_text_;  // in names_
+  std::vector<std::pair<size_t, Id>> last_ends_;
+  // Built on first use, each path allocated once so that the references path() hands
+  // out stay valid while the table grows.
+  mutable std::vector<std::unique_ptr<const SymbolicPath>> paths_;
+};
+
+// Values keyed by interned path, answering "which keys contain this path" by walking
+// the path's ancestors in the table: O(depth), no string in sight. An id without a value
+// holds a std::optional's empty flag, or, where the map names one (`kNone`, a value no
+// key ever holds: a null pointer, an impossible index), that value in place of the flag,
+// which halves a map of pointers or indices: the maps have a slot per id, and the pages
+// they touch are a cost of their own.
+template <class T, T... kNone>
+class PathMap {
+  static_assert(sizeof...(kNone) <= 1, "at most one value stands for none");
+  static constexpr bool kSentinel = sizeof...(kNone) == 1;
+  using Slot = std::conditional_t<kSentinel, T, std::optional<T>>;
+
+ public:
+  using Id = PathTable::Id;
+  explicit PathMap(const PathTable& table) : table_(&table) {}
+
+  // Keeps the first value given for a path.
+  T& insert(Id id, T value) {
+    auto& slot = at(id);
+    if (!holds(slot)) slot = std::move(value);
+    return value_of(slot);
+  }
+  // The value at `id`, value-initialised if there is none. With a `kNone` equal to T{}
+  // (a count, say) it is still not found until it is changed; with another `kNone` it is
+  // found at once.
+  T& operator[](Id id) {
+    auto& slot = at(id);
+    if (!holds(slot)) slot = T{};
+    return value_of(slot);
+  }
+  void erase(Id id) {
+    if (id < values_.size()) values_[id] = empty();
+  }
+  const T* find(Id id) const {
+    return id < values_.size() && holds(values_[id]) ? &value_of(values_[id]) : nullptr;
+  }
+
+  // The value of the deepest key that contains `id`, or null.
+  const T* deepest_containing(Id id) const {
+    for (;;) {
+      if (const T* v = find(id)) return v;
+      if (id == PathTable::kRoot) return nullptr;
+      id = table_->up(id);
+    }
+  }
+
+  // The values of every key that contains `id`, deepest first.
+  std::vector<const T*> containing(Id id) const {
+    std::vector<const T*> out;
+    for (;;) {
+      if (const T* v = find(id)) out.push_back(v);
+      if (id == PathTable::kRoot) return out;
+      id = table_->up(id);
+    }
+  }
+
+ private:
+  static Slot empty() { return Slot{kNone...}; }
+  static bool holds(const Slot& slot) {
+    if constexpr (kSentinel)
+      return !(slot == empty());
+    else
+      return slot.has_value();
+  }
+  static T& value_of(Slot& slot) {
+    if constexpr (kSentinel)
+      return slot;
+    else
+      return *slot;
+  }
+  static const T& value_of(const Slot& slot) {
+    if constexpr (kSentinel)
+      return slot;
+    else
+      return *slot;
+  }
+
+  Slot& at(Id id) {
+    // Doubling: maps that memoize fill in ids one by one as the table grows.
+    if (id >= values_.size()) values_.resize(std::max<size_t>(id + 1, 2 * values_.size()), empty());
+    return values_[id];
+  }
+
+  const PathTable* table_;
+  // By id; shorter than the table when the newest paths hold nothing.
+  std::vector<Slot> values_;
+};
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,787 @@
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <memory_resource>
+#include <unordered_map>
+#include <utility>
+
+#include "compiler/analyzer/common_prefix.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+using ir::Mode;
+using ir::ResolvedPath;
+using ir::SourceLoc;
+
+std::optional<std::string_view> parent_of(std::string_view path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string_view::npos || path == "/") return std::nullopt;
+  return path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// Files a confined process must be able to read to start at all, whatever its read roots
+// (docs/macos.md, "Platform read defaults"). Reads there are neither required nor refused
+// by a policy, so probes that land there are not judged.
+bool platform_runtime_path(std::string_view path) {
+  for (const char* p : {"/", "/etc", "/tmp", "/var"})
+    if (path == p) return true;
+  for (const char* p : {"/System", "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/lib",
+                        "/usr/libexec", "/usr/share", "/private/etc", "/Library/Apple",
+                        "/Library/Preferences", "/private/var/db/timezone", "/dev"})
+    if (ir::path_within(p, path)) return true;
+  return false;
+}
+
+// Seatbelt compares paths as strings after resolving them, so a parameter must already be
+// in the one spelling the kernel reports: absolute (or a symbolic variable), no empty,
+// "." or ".." component, no trailing slash.
+bool normalized(std::string_view v) {
+  if (v == "/") return true;
+  if (v.starts_with("${")) {
+    auto close = v.find('}');
+    if (close == std::string_view::npos) return false;
+    v.remove_prefix(close + 1);
+    if (v.empty()) return true;
+  }
+  if (!v.starts_with('/') || v.ends_with('/')) return false;
+  // One pass over the components: searching for "//", "/./" and "/../" in turn read each
+  // value three times, for hundreds of parameters.
+  for (size_t start = 1; start <= v.size();) {
+    const size_t end = std::min(v.find('/', start), v.size());
+    const std::string_view component = v.substr(start, end - start);
+    if (component.empty() || component == "." || component == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// What the policy says about a probe and which entry decides it, without its text: a
+// verifier asks for every probe and explains only the few that fail, and formatting
+// every explanation cost more than the rest of the verifier.
+struct Verdict {
+  SbplIntent intent = SbplIntent::Unspecified;
+  const char* why = "";              // the reason: this, `by`'s path, then `why_tail`
+  const ResolvedPath* by = nullptr;  // the policy entry that decides, if one does
+  const char* why_tail = "";
+
+  SourceLoc loc() const { return by ? by->loc : SourceLoc{}; }
+  std::string reason() const {
+    return std::string(why) + (by ? by->path : std::string()) + why_tail;
+  }
+};
+
+Verdict allow(const char* why, const ResolvedPath* by = nullptr) {
+  return {SbplIntent::Allow, why, by};
+}
+Verdict deny(const char* why, const ResolvedPath* by = nullptr) {
+  return {SbplIntent::Deny, why, by};
+}
+Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
+
+constexpr bool is_read(std::string_view op) { return op.starts_with("file-read"); }
+
+// `path` itself, each of its ancestors, and "/", longest first, until `fn` returns false:
+// every root that ir::path_within() says holds `path` is one of these.
+template <class F>
+void for_each_holder(std::string_view path, F&& fn) {
+  if (!fn(path)) return;
+  for (size_t i = path.size(); i-- > 1;)
+    if (path[i] == '/' && !fn(path.substr(0, i))) return;
+  if (path != "/") fn(std::string_view("/"));
+}
+
+// The operations probed on every probe path: the file operations, then process-exec of
+// the file.
+constexpr std::array<std::string_view, 8> kPathOperations = {
+    "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
+    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
+};
+
+// Which of a path's verdicts each of kPathOperations takes, by position: worked out once
+// rather than by comparing names for every probe path.
+enum class PathOpKind { Read, Write, Unlink, Link, Exec };
+constexpr size_t kPathOpKindCount = static_cast<size_t>(PathOpKind::Exec) + 1;
+constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
+  std::array<PathOpKind, kPathOperations.size()> kinds{};
+  for (size_t k = 0; k < kPathOperations.size(); ++k) {
+    const std::string_view op = kPathOperations[k];
+    kinds[k] = is_read(op)                 ? PathOpKind::Read
+               : op == "process-exec"      ? PathOpKind::Exec
+               : op == "file-link"         ? PathOpKind::Link
+               : op == "file-write-unlink" ? PathOpKind::Unlink
+                                           : PathOpKind::Write;
+  }
+  return kinds;
+}();
+
+// The verdicts of kPathOperations on one path, by position, kept once per PathOpKind: the
+// operations of a kind share theirs, and a copy per operation for every probe path cost
+// more than deciding them.
+class PathVerdicts {
+ public:
+  // In PathOpKind order.
+  explicit PathVerdicts(const std::array<Verdict, kPathOpKindCount>& by_kind) : by_kind_(by_kind) {}
+  const Verdict& operator[](size_t k) const {
+    return by_kind_[static_cast<size_t>(kPathOpKinds[k])];
+  }
+
+ private:
+  std::array<Verdict, kPathOpKindCount> by_kind_;
+};
+
+// The entries of the policy that decide about one path, whatever the operation.
+struct PathFacts {
+  const ResolvedPath* deny = nullptr;  // the first deny root holding the path
+  const ResolvedPath* read = nullptr;  // the first read root holding it
+  const ResolvedPath* protect = nullptr;
+  const ResolvedPath* write = nullptr;
+  const ResolvedPath* protected_below = nullptr;  // the first protected path at or below it
+};
+
+// What the policy says about file operations. Each list is indexed by path, and a probe
+// path's holders are looked up once for all its operations rather than scanning the
+// lists: probes are made for every root, so a scan made the verifier quadratic.
+class FileIntent {
+ public:
+  explicit FileIntent(const ir::Resolved& r) : r_(r) {
+    // Every path of the lists, and about as many ancestors of protected paths: growing
+    // the table to that cost a rehash of every path each time it doubled.
+    firsts_.reserve(r.read.size() + r.write.size() + r.deny.size() + 2 * r.protect.size());
+    auto keep_first = [](uint32_t& slot, size_t i) {
+      slot = std::min(slot, static_cast<uint32_t>(i));
+    };
+    for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
+    for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
+    for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
+    for (size_t i = 0; i < r.protect.size(); ++i) {
+      keep_first(first(r.protect[i].path).protect, i);
+      // A walk stops at a holder an earlier one reached: with a lower index, that walk
+      // went on through the same holders.
+      for_each_holder(r.protect[i].path, [&](std::string_view a) {
+        uint32_t& below = first(a).protected_below;
+        if (below != kNone) return false;
+        below = static_cast<uint32_t>(i);
+        ++protected_holders_;
+        return true;
+      });
+    }
+    for (const auto& [path, firsts] : firsts_) listed_.add(path);
+  }
+
+  // Keeps the holders of `path` by view until a later call leaves them: paths asked
+  // about must outlive the FileIntent.
+  PathFacts facts(std::string_view path) const;
+  // The verdicts of kPathOperations on `path`, in that order: they share most of their
+  // reasoning, and deciding each operation apart repeated it for every probe path.
+  PathVerdicts verdicts(std::string_view path, const PathFacts& f) const;
+  Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
+
+  // How many paths are protected or hold a protected path, and `fn(path)` for each of
+  // those that are not protected themselves, in no order: the ancestors of the protected
+  // paths (and "/", which for_each_holder() lists for every path). probe_paths() probes
+  // them, and walking them again cost a second table of them.
+  size_t protected_holders() const { return protected_holders_; }
+  template <class F>
+  void for_each_protected_ancestor(F&& fn) const {
+    for (const auto& [path, firsts] : firsts_)
+      if (firsts.protected_below != kNone && firsts.protect == kNone) fn(path);
+  }
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // The first entry (in policy order) of each list whose path is this one. 32-bit
+  // positions: one is kept per path of the policy and copied per holder of a probe path.
+  struct Firsts {
+    uint32_t read = kNone, write = kNone, protect = kNone, deny = kNone;
+    uint32_t protected_below = kNone;  // the first protected path at or below this one
+  };
+  Firsts& first(std::string_view path) { return firsts_[path]; }
+
+  const ir::Resolved& r_;
+  // Where firsts_ keeps its nodes, freed all at once with it.
+  std::pmr::monotonic_buffer_resource arena_;
+  // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
+  // into its key cost as much as the lookups.
+  std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
+  SbplPathFilter listed_;         // the paths in firsts_
+  size_t protected_holders_ = 0;  // the entries of firsts_ with a protected_below
+  // The holders of the last path asked about, "/" first, each with the least Firsts of
+  // it and its holders: probe paths come sorted, so most of a path's holders are the
+  // last one's, and looking each one up for every path was most of the policy side.
+  struct Holder {
+    std::string_view path;
+    Firsts held;
+    const Firsts* own = nullptr;  // its entry in firsts_
+  };
+  mutable std::vector<Holder> holders_;
+  mutable std::string_view last_;  // the last path asked about
+};
+
+PathFacts FileIntent::facts(std::string_view path) const {
+  // The holders for_each_holder() lists: "/", then the ancestors and the path itself.
+  auto push = [&](std::string_view h) {
+    Holder next{h, holders_.empty() ? Firsts{} : holders_.back().held};
+    if (auto it = listed_.may_hold(h) ? firsts_.find(h) : firsts_.end(); it != firsts_.end()) {
+      next.own = &it->second;
+      next.held.read = std::min(next.held.read, it->second.read);
+      next.held.write = std::min(next.held.write, it->second.write);
+      next.held.protect = std::min(next.held.protect, it->second.protect);
+      next.held.deny = std::min(next.held.deny, it->second.deny);
+    }
+    holders_.push_back(next);
+  };
+  if (holders_.empty()) push("/");
+  // Past "/", the holders are the last path and ancestors of it, so one holds this path
+  // when it is no longer than their common prefix and ends where a component of this path
+  // does: comparing each with the path again read the shared bytes once per holder.
+  const size_t common = common_prefix(path, last_);
+  while (holders_.size() > 1) {
+    const size_t n = holders_.back().path.size();
+    if (n <= common && (n == path.size() || (n != 0 && n < path.size() && path[n] == '/'))) break;
+    holders_.pop_back();
+  }
+  // The ancestors past the longest holder kept, shortest first, then the path itself.
+  const size_t kept = holders_.size() == 1 ? 0 : holders_.back().path.size();
+  for (size_t i = path.find('/', kept + 1); i != std::string_view::npos; i = path.find('/', i + 1))
+    if (i != 1 || path[0] != '/') push(path.substr(0, i));
+  if (path != "/" && (holders_.size() == 1 || holders_.back().path.size() != path.size()))
+    push(path);
+  last_ = path;
+  Firsts held = holders_.back().held;
+  // protected_below is the path's own, or for a one-character path that of "/", which
+  // for_each_holder() lists last. The holders grow longer from "/" to the path itself,
+  // so only for a one-character path can another holder have its length.
+  held.protected_below = kNone;
+  auto own = path.size() == 1 ? holders_.begin() : holders_.end() - 1;
+  for (; own != holders_.end(); ++own)
+    if (own->own && own->path.size() == path.size()) {
+      held.protected_below = own->own->protected_below;
+      break;
+    }
+  auto at = [](const std::vector<ResolvedPath>& list, uint32_t i) {
+    return i == kNone ? nullptr : &list[i];
+  };
+  return {at(r_.deny, held.deny), at(r_.read, held.read), at(r_.protect, held.protect),
+          at(r_.write, held.write), at(r_.protect, held.protected_below)};
+}
+
+PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
+  if (r_.mode == Mode::DangerFullAccess || f.deny) {
+    const Verdict v = exec(f);
+    return PathVerdicts({v, v, v, v, v});
+  }
+  const Verdict read = f.read                        ? allow("read root ", f.read)
+                       : platform_runtime_path(path) ? unspecified("platform runtime path")
+                                                     : deny("outside every read root");
+  // `write` for the writes but unlink and link.
+  Verdict write, unlink, link;
+  if (r_.mode == Mode::ReadOnly) {
+    write = unlink = link = deny("read-only mode");
+  } else if (f.protect) {
+    write = unlink = link = deny("protected path ", f.protect);
+  } else if (!f.write) {
+    write = unlink = link = deny("outside every writable root");
+  } else {
+    link = unspecified("hard link inside a writable root");
+    if (f.protected_below) {
+      write = unspecified("directory above a protected path");
+      unlink = {SbplIntent::Deny, "directory above protected path ", f.protected_below,
+                ": renaming or removing it would carry the protected path away"};
+    } else if (path == f.write->path) {
+      write = unlink = unspecified("the writable root itself");
+    } else {
+      write = unlink = allow("writable root ", f.write);
+    }
+  }
+  return PathVerdicts({read, write, unlink, link, exec(f)});
+}
+
+Verdict network_intent(const ir::Resolved& r, std::string_view target) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
+  Verdict v{SbplIntent::Deny, "network: ", nullptr, ir::to_string(n)};
+  if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
+    v.intent = SbplIntent::Allow;
+  return v;
+}
+
+Verdict FileIntent::exec(const PathFacts& f) const {
+  if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  if (f.deny) return deny("deny root ", f.deny);
+  if (f.read) return allow("read root ", f.read);
+  return unspecified("outside every read root");
+}
+
+Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
+  if (op == "process-fork") return allow("the command must run");
+  if (target == "same-sandbox") return allow("processes of the sandbox itself");
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  return deny("host processes are out of reach");
+}
+
+// A path being sorted by sort_paths(), with its bytes from the current depth on: the
+// next kWord as a big-endian word (zeros past the end), and how many of them there are,
+// kWord + 1 standing for more. The path is a pointer and a 32-bit size rather than a
+// string_view: 24 bytes an entry instead of 32, for thousands of entries. Made keyed at
+// depth 0, and kept as the probe paths once sorted: a list of views besides them cost
+// a copy each way and pages of its own.
+struct SortEntry {
+  static constexpr size_t kWord = sizeof(uint64_t);
+  uint64_t word;
+  const char* data;
+  uint32_t size;
+  uint32_t rest;
+
+  // Unset, so that an array of entries is not written before its entries are made.
+  SortEntry() = default;
+  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {
+    key(0);
+  }
+  std::string_view path() const { return {data, size}; }
+
+  void key(size_t depth) {
+    const size_t left = size - std::min<size_t>(depth, size);
+    rest = static_cast<uint32_t>(std::min(left, kWord + 1));
+    uint64_t w = 0;
+    if (left >= kWord) {
+      std::memcpy(&w, data + depth, sizeof w);
+      if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    } else {
+      for (size_t i = 0; i < left; ++i)
+        w |= uint64_t{static_cast<unsigned char>(data[depth + i])} << (56 - 8 * i);
+    }
+    word = w;
+  }
+  // By the current key: paths that agree on the bytes before it sort as their keys do,
+  // and equal keys with rest up to kWord are equal paths.
+  bool before(const SortEntry& o) const { return word != o.word ? word < o.word : rest < o.rest; }
+  bool same_key(const SortEntry& o) const { return word == o.word && rest == o.rest; }
+  bool goes_on() const { return rest > kWord; }  // past the key
+};
+
+// Sorts a[0, n), whose paths agree on their first `depth` bytes and whose keys are those
+// at `depth`, as std::sort would: a three-way quicksort on eight bytes at a time. Probe
+// paths share long prefixes ("${HOME}/cache/tool"), so comparing whole paths spent most
+// of the sort on the same bytes; this reads each byte a few times.
+void sort_paths(SortEntry* a, size_t n, size_t depth) {
+  while (n > 1) {
+    if (n <= 8) {
+      // Few enough to insert one by one, by key, and past it by the rest of the paths. At
+      // up to 16, the insertions' comparisons cost more than partitioning further did.
+      auto less = [&](const SortEntry& x, const SortEntry& y) {
+        if (!x.same_key(y)) return x.before(y);
+        return x.goes_on() && x.path().substr(depth + SortEntry::kWord) <
+                                  y.path().substr(depth + SortEntry::kWord);
+      };
+      for (size_t i = 1; i < n; ++i) {
+        const SortEntry e = a[i];
+        size_t j = i;
+        for (; j > 0 && less(e, a[j - 1]); --j) a[j] = a[j - 1];
+        a[j] = e;
+      }
+      return;
+    }
+    const SortEntry pivot = a[n / 2];
+    size_t lt = 0, i = 0, gt = n;
+    while (i < gt) {
+      if (a[i].before(pivot)) {
+        // Until a key equal to the pivot's turns up, lt == i and a swap would move nothing:
+        // the candidates come mostly in order, so that is most of the entries below it.
+        if (lt != i) std::swap(a[lt], a[i]);
+        ++lt;
+        ++i;
+      } else if (pivot.before(a[i])) {
+        std::swap(a[i], a[--gt]);
+      } else {
+        ++i;
+      }
+    }
+    sort_paths(a, lt, depth);
+    sort_paths(a + gt, n - gt, depth);
+    // The paths equal to the pivot's key: equal paths, or ones that go on past it.
+    if (!pivot.goes_on()) return;
+    a += lt;
+    n = gt - lt;
+    depth += SortEntry::kWord;
+    for (size_t k = 0; k < n; ++k) a[k].key(depth);
+  }
+}
+
+// The probe paths of probe_paths(), in an array sized by a bound and written in place:
+// a std::vector's emplace_back() was a call per path, costing more than making the entry.
+struct ProbePaths {
+  std::unique_ptr<SortEntry[]> entries;
+  size_t size = 0;
+  const SortEntry* begin() const { return entries.get(); }
+  const SortEntry* end() const { return entries.get() + size; }
+};
+
+// The probe paths, sorted, each once. Most candidates are repeats (shared parents and
+// siblings); sorting them all and dropping the repeats costs less than telling them apart
+// by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
+// others are written into `storage`, sized up front so that the views into it stay valid.
+ProbePaths probe_paths(const ir::Resolved& r, const FileIntent& file_intent,
+                       std::unique_ptr<char[]>& storage) {
+  const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
+  size_t size = 0, count = 0;
+  for (const auto* group : groups) count += group->size();
+  // family() offers six paths per policy path, then come the ancestors of the protected
+  // paths, which file_intent has walked and counted: bounded by the protected paths'
+  // lengths instead, the array outgrew malloc's mmap threshold, and was mapped afresh on
+  // every call. Left uninitialised, like `storage`: the bound is seldom reached.
+  ProbePaths paths{
+      std::make_unique_for_overwrite<SortEntry[]>(6 * count + 3 + file_intent.protected_holders())};
+  auto add = [&](std::string_view p) { paths.entries[paths.size++] = SortEntry(p); };
+  for (const auto* group : groups)
+    for (const auto& p : *group)
+      // family() writes the path three times and its parent once, with these suffixes.
+      size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
+  // Sized once and written in place, the suffixes by a copy of known length: two appends
+  // per path were two calls. Left uninitialised: `size` is a bound, and zeroing it touched
+  // pages that no path reaches.
+  storage.reset(new char[size]);
+  size_t used = 0;
+  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
+  auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
+    char* const start = storage.get() + used;
+    std::memcpy(start, a.data(), a.size());
+    std::memcpy(start + a.size(), b, N - 1);
+    used += a.size() + N - 1;
+    add(std::string_view(start, a.size() + N - 1));
+  };
+  // Policy paths come grouped by directory: a parent that the last path offered is left
+  // out at once, which spares sorting most of the repeats.
+  std::optional<std::string_view> last_parent;
+  auto family = [&](std::string_view p) {
+    add(p);
+    add_joined(p, "/zp-probe");
+    add_joined(p, "/zp-dir/zp-probe");
+    add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
+    const auto parent = parent_of(p);
+    if (parent && parent != last_parent) {
+      add(*parent);
+      add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
+    }
+    last_parent = parent;
+  };
+  for (const auto* group : groups)
+    for (const auto& p : *group) family(p.path);
+  // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
+  // above an absolute path.
+  const bool absolute = std::any_of(r.protect.begin(), r.protect.end(),
+                                    [](const auto& p) { return p.path.starts_with('/'); });
+  file_intent.for_each_protected_ancestor([&](std::string_view a) {
+    if (a != "/" || absolute) add(a);
+  });
+  SortEntry* const first = paths.entries.get();
+  sort_paths(first, paths.size, 0);
+  paths.size = static_cast<size_t>(
+      std::unique(first, first + paths.size,
+                  [](const SortEntry& a, const SortEntry& b) { return a.path() == b.path(); }) -
+      first);
+  return paths;
+}
+
+// The probes, in sbpl_probes() order: `on_path(path, verdicts)` for each probe path with
+// the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
+template <class OnPath, class OnOther>
+void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
+  std::unique_ptr<char[]> storage;  // before file_intent, which keeps views of the paths
+  const FileIntent file_intent(r);
+  for (const SortEntry& e : probe_paths(r, file_intent, storage)) {
+    const std::string_view path = e.path();
+    on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
+  }
+  for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
+    for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
+      on_other(op, t, network_intent(r, t));
+  on_other("network-outbound", "unix:/private/var/run/docker.sock",
+           network_intent(r, "unix:/private/var/run/docker.sock"));
+  on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
+  on_other("process-fork", "", process_intent(r, "process-fork", ""));
+  for (const char* op : {"signal", "process-info-pidinfo"})
+    for (const char* t : {"same-sandbox", "host-process"})
+      on_other(op, t, process_intent(r, op, t));
+}
+
+using Answers = std::vector<std::pair<const SbplModel*, SbplDecision>>;
+
+// Models that reached the same answer by the same rule share one line of the trace.
+std::vector<std::string> describe(const Answers& answers) {
+  std::map<std::string, std::string> by_trace;
+  std::vector<std::string> order;
+  for (const auto& [m, d] : answers) {
+    auto [it, fresh] = by_trace.emplace(d.trace, m->str());
+    if (fresh)
+      order.push_back(d.trace);
+    else
+      it->second += ", " + m->str();
+  }
+  std::vector<std::string> out;
+  for (const auto& t : order) out.push_back(by_trace[t] + ": " + t);
+  return out;
+}
+
+// "allow under last-match/..., deny-wins/...; deny under ..."
+std::string answers_summary(const Answers& answers) {
+  std::string allowed, denied;
+  for (const auto& [m, d] : answers) {
+    std::string& list = d.allowed ? allowed : denied;
+    list += (list.empty() ? "" : ", ") + m->str();
+  }
+  std::string out;
+  if (!allowed.empty()) out = "allow under " + allowed;
+  if (!denied.empty()) out += (out.empty() ? "" : "; ") + std::string("deny under ") + denied;
+  return out;
+}
+
+SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
+                      std::string actual) {
+  return {SbplFinding::Kind::MalformedArtifact,
+          std::move(loc),
+          std::move(what),
+          std::move(expected),
+          std::move(actual),
+          {}};
+}
+
+// The finding for a probe the profile answers wrongly or ambiguously, with the traces
+// of the models that give the wrong answer.
+void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
+            const SbplParams& values, std::string_view op, std::string_view target,
+            const Verdict& v) {
+  auto decisions = decide_all_models(profile, op, target, values);
+  Answers answers;
+  for (size_t i = 0; i < decisions.size(); ++i)
+    answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
+  const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
+  Answers wrong;
+  for (const auto& a : answers) {
+    if ((v.intent == SbplIntent::Deny && a.second.allowed) ||
+        (v.intent == SbplIntent::Allow && !a.second.allowed))
+      wrong.push_back(a);
+  }
+  if (!wrong.empty()) {
+    bool dropped = v.intent == SbplIntent::Deny;
+    findings.push_back({dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow,
+                        v.loc(), what,
+                        std::string(dropped ? "deny" : "allow") + " (" + v.reason() + ")",
+                        answers_summary(wrong), describe(wrong)});
+    return;
+  }
+  if (v.intent != SbplIntent::Unspecified) return;
+  // Not judged by the policy, but the answer must not depend on rule precedence.
+  for (auto self : {SbplSubpathSelf::Included, SbplSubpathSelf::ExcludedOnCreate}) {
+    Answers group;
+    bool any_allow = false, any_deny = false;
+    for (const auto& a : answers) {
+      if (a.first->subpath_self != self) continue;
+      group.push_back(a);
+      (a.second.allowed ? any_allow : any_deny) = true;
+    }
+    if (any_allow && any_deny) {
+      findings.push_back({SbplFinding::Kind::Ambiguous, v.loc(), what,
+                          "the same answer under every precedence (" + v.reason() + ")",
+                          answers_summary(group), describe(group)});
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+const char* to_string(SbplFinding::Kind k) {
+  switch (k) {
+    case SbplFinding::Kind::MalformedArtifact:
+      return "malformed-artifact";
+    case SbplFinding::Kind::NotCanonical:
+      return "not-canonical";
+    case SbplFinding::Kind::DroppedDeny:
+      return "dropped-deny";
+    case SbplFinding::Kind::MissingAllow:
+      return "missing-allow";
+    case SbplFinding::Kind::Ambiguous:
+      return "ambiguous-precedence";
+  }
+  return "malformed-artifact";
+}
+
+std::string SbplFinding::str() const {
+  std::string out = loc.str() + ": error: macos: " + to_string(kind) + ": " + probe +
+                    ": expected " + expected + ", artifact gives " + actual + "\n";
+  for (const auto& t : trace) out += "    " + t + "\n";
+  return out;
+}
+
+std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
+  std::vector<SbplProbe> out;
+  auto add = [&](std::string_view op, std::string_view target, const Verdict& v) {
+    out.push_back({std::string(op), std::string(target), v.intent, v.loc(), v.reason()});
+  };
+  for_each_probe(
+      r,
+      [&](std::string_view path, const PathVerdicts& verdicts) {
+        for (size_t k = 0; k < kPathOperations.size(); ++k)
+          add(kPathOperations[k], path, verdicts[k]);
+      },
+      add);
+  return out;
+}
+
+std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+                                     const SbplParamList& params) {
+  std::vector<SbplFinding> findings;
+  auto parsed = parse_sbpl(profile_text);
+  if (auto* err = std::get_if<SbplError>(&parsed)) {
+    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
+                                 "the SBPL subset zpolicy emits", err->message));
+    return findings;
+  }
+
+  const ir::SourceLoc params_file{"params.txt"};
+  SbplParams values;
+  values.reserve(params.size());
+  for (const auto& [name, value] : params) {
+    auto what = [&] { return "parameter " + std::string(name); };
+    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
+      findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
+    else if (!normalized(value))
+      findings.push_back(
+          malformed(params_file, what(), "a normalized absolute path", std::string(value)));
+    if (!values.insert(name, value))
+      findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
+  }
+  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  for (const auto& name : unbound_params(profile))
+    findings.push_back(
+        malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
+  if (!findings.empty()) return findings;
+  if (!policy.portable) {
+    for (const auto& [name, value] : params)
+      for (const char* link : {"/tmp", "/var", "/etc"})
+        if (ir::path_within(link, value))
+          findings.push_back({SbplFinding::Kind::NotCanonical,
+                              params_file,
+                              "parameter " + std::string(name),
+                              std::string("a canonical macOS path (") + link +
+                                  " is a symlink to /private" + link +
+                                  "; Seatbelt matches the resolved path)",
+                              std::string(value) + ", on which a rule would never apply",
+                              {}});
+  }
+
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+  auto judge = [&](std::string_view op, std::string_view target, const Verdict& v,
+                   unsigned allowed) {
+    const bool agree = allowed == 0 || allowed == every_model;
+    const bool right = v.intent == SbplIntent::Unspecified ||
+                       ((allowed & 1) != 0) == (v.intent == SbplIntent::Allow);
+    if (!(agree && right)) report(findings, profile, values, op, target, v);
+  };
+  SbplTargetQuery path_query(
+      profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
+  for_each_probe(
+      policy,
+      [&](std::string_view path, const PathVerdicts& verdicts) {
+        const auto allowed = path_query.allowed(path);
+        // Unrolled as written, each verdict's position known to the compiler: a loop whose
+        // unrolling was left to it read the kinds' table for each of thousands of paths.
+        auto judge_each = [&]<size_t... K>(std::index_sequence<K...>) {
+          (judge(kPathOperations[K], path, verdicts[K], allowed[K]), ...);
+        };
+        judge_each(std::make_index_sequence<kPathOperations.size()>());
+      },
+      [&](std::string_view op, std::string_view target, const Verdict& v) {
+        unsigned allowed = 0;
+        auto decisions = decide_all_models(profile, op, target, values, false);
+        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
+        judge(op, target, v, allowed);
+      });
+  return findings;
+}
+
+std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
+                                            std::string_view profile_text,
+                                            const SbplParamList& params, std::string_view operation,
+                                            std::string_view path, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<SbplExplanation> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  std::string op = operation == "read"     ? "file-read-data"
+                   : operation == "write"  ? "file-write-data"
+                   : operation == "create" ? "file-write-create"
+                                           : std::string(operation);
+  const bool known =
+      op != "process-exec" &&
+      std::find(kPathOperations.begin(), kPathOperations.end(), op) != kPathOperations.end();
+  if (!known) return fail("unknown operation '" + std::string(operation) + "'");
+  auto parsed = parse_sbpl(profile_text);
+  if (auto* err = std::get_if<SbplError>(&parsed)) return fail(err->str());
+  SbplParams values(params.begin(), params.end());
+  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  if (auto missing = unbound_params(profile); !missing.empty())
+    return fail("parameter " + missing.front() + " is not defined");
+
+  SbplExplanation out;
+  const FileIntent intent(policy);
+  const auto k = static_cast<size_t>(std::find(kPathOperations.begin(), kPathOperations.end(), op) -
+                                     kPathOperations.begin());
+  const Verdict v = intent.verdicts(path, intent.facts(path))[k];
+  out.policy = {op, std::string(path), v.intent, v.loc(), v.reason()};
+  auto decisions = decide_all_models(profile, op, path, values);
+  Answers answers;
+  for (size_t i = 0; i < decisions.size(); ++i)
+    answers.emplace_back(&all_sbpl_models()[i], decisions[i]);
+  out.allowed = decisions.front().allowed;  // all_sbpl_models() starts with last-match
+  out.models_agree = true;
+  for (const auto& d : decisions) out.models_agree = out.models_agree && d.allowed == out.allowed;
+  out.trace = describe(answers);
+  return out;
+}
+
+std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
+  SbplParamList out;
+  // A line per parameter: sized once, and the names seen kept as views of `text`, since
+  // copying each name into an ordered set cost as much as the rest of the parse. They are
+  // kept in an SbplParams, whose flat index costs less to fill than a set's node per name.
+  // Lines are counted with memchr: std::count went a byte at a time (0.1 M instructions
+  // on golden/large.yaml's params.txt).
+  size_t lines = 1;
+  for (const char *p = text.data(), *end = p + text.size();
+       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
+    ++lines;
+  out.reserve(lines);
+  SbplParams seen;
+  seen.reserve(lines);
+  int line_no = 0;
+  while (!text.empty()) {
+    ++line_no;
+    auto nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+    auto eq = line.find('=');
+    auto fail = [&](const std::string& why) {
+      if (error) *error = "params.txt:" + std::to_string(line_no) + ": " + why;
+      return std::nullopt;
+    };
+    if (eq == std::string_view::npos) return fail("expected NAME=VALUE");
+    const std::string_view name = line.substr(0, eq);
+    if (name.empty()) return fail("empty parameter name");
+    const std::string_view value = line.substr(eq + 1);
+    if (!seen.insert(name, value))
+      return fail("parameter " + std::string(name) + " is defined twice");
+    out.emplace_back(name, value);
+  }
+  return out;
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,438 @@
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+// Opcode fields of classic BPF (linux/bpf_common.h).
+constexpr uint16_t cls(uint16_t c) { return c & 0x07; }
+constexpr uint16_t size_of(uint16_t c) { return c & 0x18; }
+constexpr uint16_t mode(uint16_t c) { return c & 0xe0; }
+constexpr uint16_t op(uint16_t c) { return c & 0xf0; }
+constexpr uint16_t src(uint16_t c) { return c & 0x08; }
+constexpr uint16_t rval(uint16_t c) { return c & 0x18; }
+
+constexpr uint16_t LD = 0x00, LDX = 0x01, ST = 0x02, STX = 0x03, ALU = 0x04, JMP = 0x05,
+                   RET = 0x06, MISC = 0x07;
+constexpr uint16_t W = 0x00;
+constexpr uint16_t IMM = 0x00, ABS = 0x20, MEM = 0x60, LEN = 0x80;
+constexpr uint16_t ADD = 0x00, SUB = 0x10, MUL = 0x20, DIV = 0x30, OR = 0x40, AND = 0x50,
+                   LSH = 0x60, RSH = 0x70, NEG = 0x80, MOD = 0x90, XOR = 0xa0;
+constexpr uint16_t JA = 0x00, JEQ = 0x10, JGT = 0x20, JGE = 0x30, JSET = 0x40;
+constexpr uint16_t K = 0x00, X = 0x08, A = 0x10;
+constexpr uint16_t TAX = 0x00, TXA = 0x80;
+constexpr uint32_t kDataSize = 64;  // sizeof(struct seccomp_data)
+// struct seccomp_data: nr and arch come first; from here on, instruction_pointer and args.
+constexpr uint32_t kCallerDataOffset = 8;
+constexpr size_t kMemWords = 16;
+
+bool valid_opcode(uint16_t c) {
+  switch (cls(c)) {
+    case LD:
+      return c == (LD | W | ABS) || c == (LD | W | LEN) || c == (LD | IMM) ||
+             c == (LD | MEM);
+    case LDX:
+      return c == (LDX | W | LEN) || c == (LDX | IMM) || c == (LDX | MEM);
+    case ST:
+    case STX:
+      return c == ST || c == STX;
+    case ALU:
+      if (op(c) == NEG) return c == (ALU | NEG);
+      return op(c) <= XOR && op(c) != 0x80;
+    case JMP:
+      if (op(c) == JA) return c == (JMP | JA);
+      return op(c) <= JSET;
+    case RET:
+      return c == (RET | K) || c == (RET | A);
+    case MISC:
+      return c == (MISC | TAX) || c == (MISC | TXA);
+  }
+  return false;
+}
+
+// The word at a (checked, aligned) offset of struct seccomp_data in host byte order.
+uint32_t load_word(const SeccompData& d, uint32_t off) {
+  if (off == 0) return d.nr;
+  if (off == 4) return d.arch;
+  const uint64_t field = off < 16 ? d.instruction_pointer : d.args[(off - 16) / 8];
+  uint32_t v;
+  std::memcpy(&v, reinterpret_cast<const unsigned char*>(&field) + off % 8, 4);
+  return v;
+}
+
+std::string field_name(uint32_t off) {
+  if (off == 0) return "nr";
+  if (off == 4) return "arch";
+  if (off == 8 || off == 12) return off == 8 ? "ip low" : "ip high";
+  if (off >= 16 && off < kDataSize) {
+    const uint32_t i = (off - 16) / 8;
+    return "args[" + std::to_string(i) + "] " + ((off - 16) % 8 ? "high" : "low");
+  }
+  return "?";
+}
+
+std::string ret_name(uint32_t k) {
+  const auto a = decode_seccomp_ret(k);
+  if (a) return a->str();
+  switch (k & 0xffff0000u) {
+    case 0x00030000u:
+      return "trap";
+    case 0x7ff00000u:
+      return "trace";
+    case 0x7ffc0000u:
+      return "log";
+    case 0x7fc00000u:
+      return "user_notif";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<std::vector<BpfInsn>> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  if (bytes.empty() || bytes.size() % 8 != 0)
+    return fail("a seccomp program is a non-empty array of 8-byte instructions");
+  const size_t n = bytes.size() / 8;
+  if (n > 4096) return fail("more than 4096 instructions");
+  std::vector<BpfInsn> prog(n);
+  for (size_t i = 0; i < n; ++i) {
+    const char* p = bytes.data() + 8 * i;
+    std::memcpy(&prog[i].code, p, 2);
+    prog[i].jt = static_cast<uint8_t>(p[2]);
+    prog[i].jf = static_cast<uint8_t>(p[3]);
+    std::memcpy(&prog[i].k, p + 4, 4);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const BpfInsn& in = prog[i];
+    // Built only on failure: a valid program has hundreds of instructions.
+    auto at = [i] { return "instruction " + std::to_string(i) + ": "; };
+    if (!valid_opcode(in.code)) return fail(at() + "opcode not allowed in seccomp");
+    if (in.code == (LD | W | ABS) && (in.k >= kDataSize || in.k % 4 != 0))
+      return fail(at() + "load outside seccomp_data or unaligned");
+    if ((in.code == (LD | MEM) || in.code == (LDX | MEM) || in.code == ST ||
+         in.code == STX) &&
+        in.k >= kMemWords)
+      return fail(at() + "scratch memory index out of range");
+    if (cls(in.code) == ALU && src(in.code) == K && (op(in.code) == DIV || op(in.code) == MOD) &&
+        in.k == 0)
+      return fail(at() + "division by zero");
+    if (cls(in.code) == JMP) {
+      if (op(in.code) == JA) {
+        if (in.k >= n - i - 1) return fail(at() + "jump past the end");
+      } else if (i + 1 + in.jt >= n || i + 1 + in.jf >= n) {
+        return fail(at() + "jump past the end");
+      }
+    }
+  }
+  if (cls(prog.back().code) != RET) return fail("the last instruction is not a return");
+  return prog;
+}
+
+namespace {
+
+struct Machine {
+  uint32_t a = 0, x = 0;
+  std::array<uint32_t, kMemWords> mem{};
+  BpfRun run;
+};
+
+// Executes prog[pc] (counted in m.run.executed): the next pc, or none once the program
+// has returned (m.run.ret set).
+std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const SeccompData& d,
+                           Machine& m) {
+  const BpfInsn& in = prog[pc];
+  ++m.run.executed;
+  uint32_t& a = m.a;
+  uint32_t& x = m.x;
+  // The verifier runs a program thousands of times, and a seccomp filter is almost
+  // only loads, comparisons with constants and returns: those are decided by one
+  // dispatch on the whole opcode, the rest field by field below.
+  switch (in.code) {
+    case LD | W | ABS:
+      a = load_word(d, in.k);
+      m.run.read_arguments |= in.k >= kCallerDataOffset;
+      return pc + 1;
+    case JMP | JEQ | K:
+      return pc + 1 + (a == in.k ? in.jt : in.jf);
+    case JMP | JGT | K:
+      return pc + 1 + (a > in.k ? in.jt : in.jf);
+    case JMP | JGE | K:
+      return pc + 1 + (a >= in.k ? in.jt : in.jf);
+    case JMP | JSET | K:
+      return pc + 1 + ((a & in.k) != 0 ? in.jt : in.jf);
+    case RET | K:
+      m.run.ret = in.k;
+      return std::nullopt;
+  }
+  const uint32_t operand = src(in.code) == X ? x : in.k;
+  switch (cls(in.code)) {
+    case LD:
+      if (mode(in.code) == LEN) a = kDataSize;
+      else if (mode(in.code) == IMM) a = in.k;
+      else a = m.mem[in.k % kMemWords];
+      break;
+    case LDX:
+      if (mode(in.code) == LEN) x = kDataSize;
+      else if (mode(in.code) == IMM) x = in.k;
+      else x = m.mem[in.k % kMemWords];
+      break;
+    case ST:
+      m.mem[in.k % kMemWords] = a;
+      break;
+    case STX:
+      m.mem[in.k % kMemWords] = x;
+      break;
+    case ALU:
+      switch (op(in.code)) {
+        case ADD: a += operand; break;
+        case SUB: a -= operand; break;
+        case MUL: a *= operand; break;
+        case DIV:
+        case MOD:
+          if (operand == 0) {
+            m.run.ret = 0;
+            return std::nullopt;
+          }
+          a = op(in.code) == DIV ? a / operand : a % operand;
+          break;
+        case OR: a |= operand; break;
+        case AND: a &= operand; break;
+        case XOR: a ^= operand; break;
+        case LSH: a = operand >= 32 ? 0 : a << operand; break;
+        case RSH: a = operand >= 32 ? 0 : a >> operand; break;
+        case NEG: a = 0u - a; break;
+      }
+      break;
+    case JMP: {
+      if (op(in.code) == JA) return pc + 1 + in.k;
+      bool taken = false;
+      switch (op(in.code)) {
+        case JEQ: taken = a == operand; break;
+        case JGT: taken = a > operand; break;
+        case JGE: taken = a >= operand; break;
+        case JSET: taken = (a & operand) != 0; break;
+      }
+      return pc + 1 + (taken ? in.jt : in.jf);
+    }
+    case RET:  // RET | A; RET | K is decided above
+      m.run.ret = a;
+      return std::nullopt;
+    case MISC:
+      if (op(in.code) == TAX) x = a;
+      else a = x;
+      break;
+  }
+  return pc + 1;
+}
+
+// The walk of run_bpf_for_numbers over one path, for the numbers lo..hi, all of which
+// have taken it so far. While `a_is_nr`, the accumulator holds the number itself and only
+// instructions that do not read it run on the machine.
+struct NumberWalk {
+  std::span<const BpfInsn> prog;
+  uint32_t arch;
+  uint32_t base;
+  std::vector<BpfRun>& out;
+
+  void walk(size_t pc, uint32_t lo, uint32_t hi, bool a_is_nr, Machine m) {
+    // The number is read only through the accumulator, so a representative stands for
+    // the rest of the range in `data`.
+    const SeccompData data{lo, arch, 0, {}};
+    while (pc < prog.size()) {
+      const BpfInsn& in = prog[pc];
+      const uint16_t c = in.code;
+      if (a_is_nr && cls(c) == JMP && src(c) == K &&
+          (op(c) == JEQ || op(c) == JGT || op(c) == JGE)) {
+        ++m.run.executed;
+        split(pc, in, lo, hi, m);
+        return;
+      }
+      const bool leaves_a = c == (LD | W | ABS) || cls(c) == LD || cls(c) == LDX ||
+                            cls(c) == STX || c == (MISC | TXA) || c == (JMP | JA) ||
+                            c == (RET | K);
+      if (a_is_nr && !leaves_a) {
+        for (uint64_t nr = lo; nr <= hi; ++nr)
+          out[nr - base] = run_bpf(prog, SeccompData{static_cast<uint32_t>(nr), arch, 0, {}});
+        return;
+      }
+      if (cls(c) == LD) a_is_nr = c == (LD | W | ABS) && in.k == 0;
+      if (c == (MISC | TXA)) a_is_nr = false;
+      auto next = step(prog, pc, data, m);
+      if (!next) break;
+      pc = *next;
+    }
+    if (pc >= prog.size()) m.run.ret = 0;
+    for (uint64_t nr = lo; nr <= hi; ++nr) out[nr - base] = m.run;
+  }
+
+  // A comparison of the number with a constant: the numbers that take the jump,
+  // [t_lo, t_hi], and those on either side of them that do not.
+  void split(size_t pc, const BpfInsn& in, uint32_t lo, uint32_t hi, const Machine& m) {
+    uint64_t t_lo = in.k, t_hi = in.k;
+    if (op(in.code) == JGT) t_lo = uint64_t{in.k} + 1, t_hi = UINT32_MAX;
+    if (op(in.code) == JGE) t_hi = UINT32_MAX;
+    t_lo = std::max<uint64_t>(t_lo, lo);
+    t_hi = std::min<uint64_t>(t_hi, hi);
+    const size_t taken = pc + 1 + in.jt, not_taken = pc + 1 + in.jf;
+    auto go = [&](uint64_t from, uint64_t to, size_t next) {
+      if (from <= to)
+        walk(next, static_cast<uint32_t>(from), static_cast<uint32_t>(to), true, m);
+    };
+    if (t_lo > t_hi) return go(lo, hi, not_taken);
+    if (t_lo > lo) go(lo, t_lo - 1, not_taken);
+    go(t_lo, t_hi, taken);
+    go(t_hi + 1, hi, not_taken);
+  }
+};
+
+}  // namespace
+
+BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
+               std::vector<uint32_t>* trace) {
+  Machine m;
+  for (size_t pc = 0; pc < prog.size();) {
+    if (trace) trace->push_back(static_cast<uint32_t>(pc));
+    auto next = step(prog, pc, d, m);
+    if (!next) return m.run;
+    pc = *next;
+  }
+  m.run.ret = 0;
+  return m.run;
+}
+
+std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> prog, uint32_t arch,
+                                        uint32_t base, uint32_t count) {
+  std::vector<BpfRun> out(count);
+  if (count > 0) NumberWalk{prog, arch, base, out}.walk(0, base, base + (count - 1), false, {});
+  return out;
+}
+
+std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                          const std::array<uint64_t, 6>& args,
+                                          uint64_t instruction_pointer, std::string* error) {
+  const auto prog = parse_bpf(bytes, error);
+  if (!prog) return std::nullopt;
+  SeccompData d;
+  d.arch = ir::audit_arch(arch);
+  d.nr = arch == ir::Arch::X32 ? nr | ir::kX32SyscallBit : nr;
+  d.instruction_pointer = instruction_pointer;
+  d.args = args;
+  const BpfRun r = run_bpf(*prog, d);
+  return BpfEvaluation{r.ret, decode_seccomp_ret(r.ret), r.executed};
+}
+
+std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
+  switch (ret & 0xffff0000u) {
+    case 0x80000000u:  // SECCOMP_RET_KILL_PROCESS
+    case 0x00000000u:  // SECCOMP_RET_KILL_THREAD
+      return ir::Action::kill();
+    case 0x00050000u:  // SECCOMP_RET_ERRNO
+      return ir::Action::errno_(static_cast<uint16_t>(ret & 0xffffu));
+    case 0x7fff0000u:  // SECCOMP_RET_ALLOW
+      return ir::Action::allow();
+  }
+  return std::nullopt;
+}
+
+std::string disassemble_bpf(std::span<const BpfInsn> prog) {
+  std::string out;
+  char buf[192];
+  bool a_is_nr = false;
+  for (size_t i = 0; i < prog.size(); ++i) {
+    const BpfInsn& in = prog[i];
+    std::string text, note;
+    const char* xk = src(in.code) == X ? "x" : nullptr;
+    switch (cls(in.code)) {
+      case LD:
+        if (mode(in.code) == ABS) {
+          std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
+          note = field_name(in.k);
+          a_is_nr = in.k == 0;
+        } else {
+          std::snprintf(buf, sizeof buf, "ld    %s%u",
+                        mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
+                        mode(in.code) == LEN ? kDataSize : in.k);
+          a_is_nr = false;
+        }
+        text = buf;
+        break;
+      case LDX:
+        std::snprintf(buf, sizeof buf, "ldx   %s%u", mode(in.code) == MEM ? "M" : "#",
+                      mode(in.code) == LEN ? kDataSize : in.k);
+        text = buf;
+        break;
+      case ST:
+      case STX:
+        std::snprintf(buf, sizeof buf, "%s   M%u", cls(in.code) == ST ? "st " : "stx", in.k);
+        text = buf;
+        break;
+      case ALU: {
+        static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
+                                      "lsh", "rsh", "neg", "mod", "xor"};
+        const char* n = names[op(in.code) >> 4];
+        if (op(in.code) == NEG) std::snprintf(buf, sizeof buf, "neg");
+        else if (xk) std::snprintf(buf, sizeof buf, "%-5s x", n);
+        else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
+        text = buf;
+        a_is_nr = false;
+        break;
+      }
+      case JMP: {
+        if (op(in.code) == JA) {
+          std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
+          text = buf;
+          break;
+        }
+        static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
+        const char* n = names[op(in.code) >> 4];
+        if (xk)
+          std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
+        else
+          std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt,
+                        i + 1 + in.jf);
+        text = buf;
+        if (a_is_nr && !xk && op(in.code) != JSET) {
+          if (const auto* s = ir::find_syscall(ir::Arch::X86_64, in.k)) note = s->name;
+        }
+        break;
+      }
+      case RET:
+        if (rval(in.code) == A) {
+          text = "ret   a";
+        } else {
+          std::snprintf(buf, sizeof buf, "ret   #%#x", in.k);
+          text = buf;
+          note = ret_name(in.k);
+        }
+        break;
+      case MISC:
+        text = op(in.code) == TAX ? "tax" : "txa";
+        if (op(in.code) == TXA) a_is_nr = false;
+        break;
+    }
+    std::snprintf(buf, sizeof buf, "%04zu  %-32s", i, text.c_str());
+    std::string line = buf;
+    if (!note.empty()) line += "; " + note;
+    while (line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string disassemble_bpf(std::string_view bytes) {
+  std::string error;
+  const auto prog = parse_bpf(bytes, &error);
+  if (!prog) return "invalid seccomp program: " + error + "\n";
+  return disassemble_bpf(*prog);
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,193 @@
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+constexpr uint32_t kAuditArchAarch64 = 0xC00000B7u;  // any arch the filter must refuse
+constexpr size_t kKeptFindings = 100;
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+bool SeccompFinding::dropped_deny() const {
+  return !actual || ir::more_restrictive(intended, *actual);
+}
+
+std::string SeccompFinding::str() const {
+  std::string s = std::string(ir::to_string(call.arch)) + " (arch " + hex(audit_arch) + ") nr " +
+                  std::to_string(call.nr);
+  if (call.arch == ir::Arch::X86_64)
+    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
+      s += " " + std::string(info->name);
+  s += " args";
+  for (uint64_t a : call.args) s += " " + hex(a);
+  s += ": policy says " + intended.str() + ", filter says " + (actual ? actual->str() : "?");
+  s += "; path";
+  for (uint32_t pc : trace) s += " " + std::to_string(pc);
+  return s;
+}
+
+std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
+                                                     const ir::SyscallInfo& info) {
+  // Sorted and without repeats once filled, like a set, at a fraction of its cost.
+  std::array<std::vector<uint64_t>, 6> cand;
+  std::vector<unsigned> used;
+  const uint64_t high = uint64_t{1} << 32;
+  for (const auto& r : policy.rules) {
+    if (r.name != info.name) continue;
+    for (const auto& c : r.conditions) {
+      if (c.index >= 6) continue;
+      used.push_back(c.index);
+      for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
+        for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
+                           v + high, v - high, v | 0xffffffff00000000u})
+          cand[c.index].push_back(d);
+    }
+  }
+  std::sort(used.begin(), used.end());
+  used.erase(std::unique(used.begin(), used.end()), used.end());
+  for (unsigned i : used) {
+    for (uint64_t d : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
+                       uint64_t{0xffffffff}, high, ~uint64_t{0}, uint64_t{1} << 63})
+      cand[i].push_back(d);
+    std::sort(cand[i].begin(), cand[i].end());
+    cand[i].erase(std::unique(cand[i].begin(), cand[i].end()), cand[i].end());
+  }
+  std::vector<std::array<uint64_t, 6>> out{{}};
+  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                 ~uint64_t{0}});
+  for (unsigned i : used)
+    for (uint64_t v : cand[i]) {
+      std::array<uint64_t, 6> a{};
+      a[i] = v;
+      out.push_back(a);
+    }
+  for (unsigned i : used)
+    for (unsigned j : used)
+      if (j > i)
+        for (uint64_t vi : cand[i])
+          for (uint64_t vj : cand[j]) {
+            std::array<uint64_t, 6> a{};
+            a[i] = vi;
+            a[j] = vj;
+            out.push_back(a);
+          }
+  return out;
+}
+
+SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
+  SeccompVerification v;
+  const auto prog = parse_bpf(bpf, &v.program_error);
+  if (!prog) return v;
+  const SyscallIntent intent(policy);
+  std::set<std::pair<uint32_t, uint32_t>> reported;
+  uint32_t last_ret = 0;
+  std::optional<ir::Action> last_decoded = decode_seccomp_ret(last_ret);
+  // Neighbouring numbers mostly share a return value; decode each run of them once.
+  auto decoded = [&](uint32_t ret) -> const std::optional<ir::Action>& {
+    if (ret != last_ret) {
+      last_ret = ret;
+      last_decoded = decode_seccomp_ret(ret);
+    }
+    return last_decoded;
+  };
+  // Compares the program's answer `got` for one call with the IR's.
+  auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
+    ++v.probes;
+    const ir::Action want = intent.decide(call);
+    const auto& got = decoded(got_run.ret);
+    if (got && *got == want) return;
+    ++v.mismatches;
+    // One finding per call number and ABI, so that the kept ones name distinct calls.
+    if (v.findings.size() >= kKeptFindings || !reported.insert({audit, call.nr}).second) return;
+    SeccompFinding f{audit, call, want, got, {}};
+    run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
+    v.findings.push_back(std::move(f));
+  };
+  auto probe = [&](uint32_t audit, const SyscallCall& call) {
+    check(audit, call, run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}));
+  };
+  // Every value some rule compares with, in every argument at once: a program whose
+  // answer for a call depends on arguments the IR does not look at for that call (an
+  // argument check reached by the wrong numbers) shows up on one of these.
+  std::vector<uint64_t> values;
+  // The argument vectors of each x86_64 number some rule's conditions read.
+  std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
+  for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
+    if (intent.reads_arguments(s.nr)) {
+      auto& vectors = ruled[s.nr] = probe_arguments(policy, s);
+      for (const auto& a : vectors) values.insert(values.end(), a.begin(), a.end());
+    }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                                     ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
+  // One number on one ABI: first with every argument zero. If that path read no
+  // argument, the program gives the same answer for every argument vector, so only the
+  // IR's side needs the other vectors.
+  auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
+    check(audit, SyscallCall{arch, nr, {}}, first);
+    const auto it = arch == ir::Arch::X86_64 ? ruled.find(nr) : ruled.end();
+    if (it == ruled.end() && !first.read_arguments) return;
+    static const std::vector<std::array<uint64_t, 6>> kNone;
+    const auto& vectors = it == ruled.end() ? kNone : it->second;
+    if (!first.read_arguments) {
+      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
+      return;
+    }
+    for (const auto& a : vectors) probe(audit, SyscallCall{arch, nr, a});
+    probe(audit, SyscallCall{arch, nr, ones});
+    for (uint64_t x : values) probe(audit, SyscallCall{arch, nr, {x, x, x, x, x, x}});
+  };
+  constexpr uint32_t kNumbers = 1024;
+  const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
+  const auto x32 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, ir::kX32SyscallBit, kNumbers);
+  const auto i386 = run_bpf_for_numbers(*prog, ir::kAuditArchI386, 0, kNumbers);
+  const auto aarch64 = run_bpf_for_numbers(*prog, kAuditArchAarch64, 0, kNumbers);
+  // A foreign call whose path read no argument has one answer to compare, and the IR
+  // knows it without a lookup. The three foreign sweeps are three quarters of the calls
+  // and nearly all return one value: the last return seen to match is remembered.
+  const ir::Action foreign = intent.foreign_abi_action();
+  std::optional<uint32_t> foreign_ret;
+  auto probe_foreign = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
+    if (!first.read_arguments) {
+      if (foreign_ret == first.ret) {
+        ++v.probes;
+        return;
+      }
+      const auto got = decode_seccomp_ret(first.ret);
+      if (got && *got == foreign) {
+        foreign_ret = first.ret;
+        ++v.probes;
+        return;
+      }
+    }
+    probe_number(audit, arch, nr, first);
+  };
+  for (uint32_t nr = 0; nr < kNumbers; ++nr) {
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, x86_64[nr]);
+    probe_foreign(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
+    probe_foreign(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
+    // The IR has no name for other arches; like i386 they are foreign.
+    probe_foreign(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
+  }
+  for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
+                      0xc0000000u, 0xffffffffu})
+    probe_number(ir::kAuditArchX86_64, (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64,
+                 nr, run_bpf(*prog, SeccompData{nr, ir::kAuditArchX86_64, 0, {}}));
+  return v;
+}
+
+}  // namespace zpolicy::compiler

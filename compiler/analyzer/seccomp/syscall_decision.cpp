@@ -1,0 +1,96 @@
+#include "compiler/analyzer/seccomp/syscall_decision.hpp"
+
+#include <span>
+#include <optional>
+#include <variant>
+
+namespace zpolicy::compiler {
+
+bool condition_holds(const ir::ArgCondition& c, ir::ArgWidth width, uint64_t arg) {
+  const uint64_t bits = width == ir::ArgWidth::U32 ? 0xFFFFFFFFu : ~uint64_t{0};
+  const uint64_t a = arg & bits;
+  const uint64_t v = c.value & bits;
+  switch (c.op) {
+    case ir::CmpOp::Eq:
+      return a == v;
+    case ir::CmpOp::Ne:
+      return a != v;
+    case ir::CmpOp::Lt:
+      return a < v;
+    case ir::CmpOp::Le:
+      return a <= v;
+    case ir::CmpOp::Gt:
+      return a > v;
+    case ir::CmpOp::Ge:
+      return a >= v;
+    case ir::CmpOp::MaskedEq:
+      return (a & c.mask & bits) == v;
+  }
+  return false;
+}
+
+namespace {
+
+// Among `rules` (those naming the call), the most restrictive one whose conditions all
+// hold, or the policy default.
+ir::Action strictest(const ir::SyscallPolicy& policy, const ir::SyscallInfo& info,
+                     const SyscallCall& call, std::span<const ir::SyscallRule* const> rules) {
+  std::optional<ir::Action> result;
+  for (const ir::SyscallRule* r : rules) {
+    const ir::SyscallRule& rule = *r;
+    bool applies = true;
+    for (const auto& c : rule.conditions) {
+      const ir::ArgWidth w = c.index < 6 ? info.args[c.index] : ir::ArgWidth::U64;
+      if (c.index >= 6 || !condition_holds(c, w, call.args[c.index])) {
+        applies = false;
+        break;
+      }
+    }
+    if (applies && (!result || ir::more_restrictive(rule.action, *result))) result = rule.action;
+  }
+  return result.value_or(policy.default_action);
+}
+
+// The foreign-ABI and unknown-number answers, or the table entry to decide by rules.
+std::variant<ir::Action, const ir::SyscallInfo*> classify(const ir::SyscallPolicy& policy,
+                                                         const SyscallCall& call) {
+  if (call.arch != ir::Arch::X86_64 || (call.nr & ir::kX32SyscallBit) != 0)
+    return policy.foreign_abi_action;
+  const ir::SyscallInfo* info = ir::find_syscall(ir::Arch::X86_64, call.nr);
+  if (info == nullptr) return policy.unknown_number_action;
+  return info;
+}
+
+}  // namespace
+
+ir::Action decide(const ir::SyscallPolicy& policy, const SyscallCall& call) {
+  auto c = classify(policy, call);
+  if (auto* a = std::get_if<ir::Action>(&c)) return *a;
+  const ir::SyscallInfo* info = std::get<const ir::SyscallInfo*>(c);
+  std::vector<const ir::SyscallRule*> named;
+  for (const auto& rule : policy.rules)
+    if (rule.name == info->name) named.push_back(&rule);
+  return strictest(policy, *info, call, named);
+}
+
+SyscallIntent::SyscallIntent(const ir::SyscallPolicy& policy) : policy_(policy) {
+  for (const auto& rule : policy.rules)
+    if (const ir::SyscallInfo* info = ir::find_syscall(ir::Arch::X86_64, rule.name)) {
+      if (info->nr >= by_nr_.size()) {
+        by_nr_.resize(info->nr + 1);
+        conditional_.resize(info->nr + 1);
+      }
+      by_nr_[info->nr].push_back(&rule);
+      if (!rule.conditions.empty()) conditional_[info->nr] = true;
+    }
+}
+
+ir::Action SyscallIntent::decide(const SyscallCall& call) const {
+  auto c = classify(policy_, call);
+  if (auto* a = std::get_if<ir::Action>(&c)) return *a;
+  const ir::SyscallInfo* info = std::get<const ir::SyscallInfo*>(c);
+  if (info->nr >= by_nr_.size()) return policy_.default_action;
+  return strictest(policy_, *info, call, by_nr_[info->nr]);
+}
+
+}  // namespace zpolicy::compiler

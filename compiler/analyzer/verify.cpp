@@ -1,0 +1,100 @@
+#include "compiler/analyzer/verify.hpp"
+
+#include <algorithm>
+
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
+#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+const Artifact* find(const std::vector<Artifact>& arts, const std::string& name) {
+  auto it = std::find_if(arts.begin(), arts.end(), [&](const Artifact& a) { return a.name == name; });
+  return it == arts.end() ? nullptr : &*it;
+}
+
+Finding malformed(Target t, const std::string& file, std::string why) {
+  return {to_string(t), "malformed-artifact", {file}, file, "a valid artifact", std::move(why), {}};
+}
+
+// The policy line behind the IR's answer for a probed call: the rule for that syscall
+// with the intended action (the policy's own before the built-in baseline's), else the
+// policy's default.
+ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f) {
+  ir::SourceLoc found{ir::kBuiltinFile};
+  if (f.call.arch == ir::Arch::X86_64)
+    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, f.call.nr))
+      for (const auto& rule : p.rules)
+        if (rule.name == info->name && rule.action == f.intended) {
+          if (rule.loc.file != ir::kBuiltinFile) return rule.loc;
+          found = rule.loc;
+        }
+  return found;
+}
+
+void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts,
+                  std::vector<Finding>& out) {
+  if (const Artifact* args = find(arts, "bwrap.args")) {
+    auto f = verify_bwrap(r, args->content);
+    out.insert(out.end(), f.begin(), f.end());
+  } else {
+    out.push_back(malformed(Target::Linux, "bwrap.args", "missing"));
+  }
+  // The listing is for review, not what the kernel loads, but a set without it is not
+  // what compile writes.
+  if (!find(arts, "seccomp.txt")) out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
+  const Artifact* bpf = find(arts, "seccomp.bpf");
+  if (!bpf) {
+    out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
+    return;
+  }
+  auto v = verify_seccomp(r.syscalls, bpf->content);
+  if (!v.program_error.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.program_error));
+  for (const auto& s : v.findings)
+    out.push_back({"linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
+                   deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
+                   s.actual ? s.actual->str() : "an action the IR has no word for", {}});
+  if (v.mismatches > v.findings.size())
+    out.push_back({"linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf",
+                   "no further mismatches",
+                   std::to_string(v.mismatches - v.findings.size()) + " more not listed", {}});
+}
+
+void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts,
+                  std::vector<Finding>& out) {
+  const Artifact* profile = find(arts, "profile.sb");
+  const Artifact* params = find(arts, "params.txt");
+  if (!profile || !params) {
+    out.push_back(malformed(Target::Macos, profile ? "params.txt" : "profile.sb", "missing"));
+    return;
+  }
+  std::string error;
+  auto values = parse_params_text(params->content, &error);
+  if (!values) {
+    out.push_back(malformed(Target::Macos, "params.txt", error));
+    return;
+  }
+  for (auto& s : verify_sbpl(r, profile->content, *values))
+    out.push_back({"macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace});
+}
+
+}  // namespace
+
+std::vector<std::string> artifact_names(Target target) {
+  if (target == Target::Linux) return {"bwrap.args", "seccomp.bpf", "seccomp.txt"};
+  return {"profile.sb", "params.txt"};
+}
+
+std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
+                                      const std::vector<Artifact>& artifacts) {
+  std::vector<Finding> out;
+  if (!ir::is_confined(intent.mode)) return out;
+  if (target == Target::Linux)
+    verify_linux(intent, artifacts, out);
+  else
+    verify_macos(intent, artifacts, out);
+  return out;
+}
+
+}  // namespace zpolicy::compiler

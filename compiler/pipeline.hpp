@@ -1,0 +1,43 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/analyzer/finding.hpp"
+#include "compiler/resolve/resolve.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/policy.hpp"
+#include "ir/resolved.hpp"
+#include "ir/target.hpp"
+
+namespace zpolicy::compiler {
+
+using ir::Artifact;
+using ir::parse_target;
+using ir::Target;
+using ir::to_string;
+
+// Emits every artifact of a target from a resolved policy. Pure.
+std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target);
+
+// Binds or keeps symbolic: the resolved policy `compile` and `verify` work from. A
+// target is bound only to facts of a host of its own system (host.os). Bound for
+// Linux, missing protected paths are taken as the placeholders `run` will create, so
+// that the result is exactly what `run` executes; macOS creates none. Errors (and
+// danger-full-access, which has nothing to compile) are diagnostics.
+std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target target,
+                                               ir::Mode mode, const std::optional<HostFacts>& host,
+                                               ir::Diagnostics& diags);
+
+struct Compiled {
+  ir::Resolved resolved;
+  std::vector<Artifact> artifacts;
+  std::vector<Finding> findings;  // from the independent verifier; non-empty = exit 3
+};
+
+// policy -> resolved -> artifacts -> verification of every artifact.
+std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
+                                const std::optional<HostFacts>& host, ir::Diagnostics& diags);
+
+}  // namespace zpolicy::compiler

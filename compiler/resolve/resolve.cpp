@@ -1,0 +1,418 @@
+#include "compiler/resolve/resolve.hpp"
+
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <unordered_set>
+
+#include "compiler/resolve/seccomp_baseline.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+using ir::HostKind;
+using ir::PathRoot;
+using ir::PolicyPath;
+using ir::ResolvedPath;
+
+std::optional<std::string> canonical(const std::string& p) {
+  char buf[PATH_MAX];
+  if (!realpath(p.c_str(), buf)) return std::nullopt;
+  return std::string(buf);
+}
+
+HostKind kind_of(const std::string& p, bool follow) {
+  struct stat st;
+  int rc = follow ? stat(p.c_str(), &st) : lstat(p.c_str(), &st);
+  if (rc != 0) return HostKind::Missing;
+  return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
+}
+
+std::string join(const std::string& base, const std::vector<std::string>& comps) {
+  std::string out = base == "/" ? "" : base;
+  for (const auto& c : comps) out += "/" + c;
+  return out.empty() ? "/" : out;
+}
+
+// The components of `p` below `root` (precondition: ir::path_within(root, p)); empty when p is the
+// root. Host paths are split, not parsed as policy paths: a host directory name may hold
+// characters ('$') that the policy language reserves.
+std::vector<std::string> components_below(const std::string& root, const std::string& p) {
+  std::vector<std::string> out;
+  size_t pos = root == "/" ? 0 : root.size();
+  while (pos < p.size()) {
+    size_t next = p.find('/', pos + 1);
+    if (next == std::string::npos) next = p.size();
+    if (next > pos + 1) out.push_back(p.substr(pos + 1, next - pos - 1));
+    pos = next;
+  }
+  return out;
+}
+
+// Sorting by depth first and text second gives the bind order (a parent before its
+// children, so later, deeper mounts cover earlier ones) and a deterministic artifact.
+void sort_by_depth(std::vector<ResolvedPath>& v) {
+  auto depth = [](const std::string& s) { return std::count(s.begin(), s.end(), '/'); };
+  std::sort(v.begin(), v.end(), [&](const ResolvedPath& a, const ResolvedPath& b) {
+    auto da = depth(a.path), db = depth(b.path);
+    return da != db ? da < db : a.path < b.path;
+  });
+  v.erase(std::unique(v.begin(), v.end(),
+                      [](const ResolvedPath& a, const ResolvedPath& b) { return a.path == b.path; }),
+          v.end());
+}
+
+ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
+  ir::Resolved r;
+  r.mode = mode;
+  r.network = mode == ir::Mode::ReadOnly ? ir::Network::None : policy.network.value;
+  const ir::SourceLoc& decided_by =
+      mode == ir::Mode::ReadOnly && policy.network.value != ir::Network::None ? policy.mode.loc
+                                                                                : policy.network.loc;
+  r.network_loc = decided_by.file.empty() ? ir::SourceLoc{ir::kBuiltinFile, 0, 0} : decided_by;
+  r.syscalls = effective_syscalls(policy, mode);
+  r.env = policy.env;
+  if (policy.timeout) r.timeout = policy.timeout->value;
+  // DESIGN.md "Fail-closed": running unconfined is only ever an option for
+  // workspace-write, so narrowing the mode (--mode read-only) takes it away too.
+  r.unavailable =
+      mode == ir::Mode::WorkspaceWrite ? policy.unavailable.value : ir::Unavailable::Deny;
+  return r;
+}
+
+// One protected path (components relative to a writable root).
+void add_protected(ir::Resolved& r, const std::string& root, const std::vector<std::string>& rel,
+                   HostKind kind, const ir::SourceLoc& loc) {
+  r.protect.push_back({join(root, rel), kind, loc});
+}
+
+// Every protected or deny path inside a writable root needs the directories between it
+// and the root pinned, whichever rule put it there: without pins `mv data d2` (or
+// `mv modules m2` for a `.git` pointer's target) would move it aside and let the sandbox
+// plant a fresh one in its place.
+void add_pins(ir::Resolved& r) {
+  std::vector<ResolvedPath> guarded = r.protect;
+  guarded.insert(guarded.end(), r.deny.begin(), r.deny.end());
+  // The deepest writable root strictly above a guarded path is found by looking its
+  // ancestors up, not by testing every root: with a thousand roots and their carve-outs
+  // the scan made resolving quadratic.
+  std::unordered_set<std::string_view> writable;
+  for (const auto& w : r.write) writable.insert(w.path);
+  auto deepest_writable_above = [&](std::string_view path) -> std::optional<std::string_view> {
+    for (auto at = path.rfind('/'); at != std::string_view::npos && at > 0;
+         at = path.rfind('/', at - 1))
+      if (writable.contains(path.substr(0, at))) return path.substr(0, at);
+    if (path != "/" && writable.contains("/")) return std::string_view("/");
+    return std::nullopt;
+  };
+  for (const auto& g : guarded) {
+    const auto root = deepest_writable_above(g.path);
+    if (!root) continue;
+    for (auto at = g.path.find('/', root->size() + 1); at != std::string::npos;
+         at = g.path.find('/', at + 1))
+      r.pin.push_back({g.path.substr(0, at), HostKind::Unknown, g.loc});
+  }
+}
+
+}  // namespace
+
+std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
+                                       const std::optional<ir::Mode>& requested,
+                                       ir::Diagnostics& diags) {
+  if (!requested) return policy.mode.value;
+  if (!ir::narrower_or_equal(*requested, policy.mode.value)) {
+    diags.error(policy.mode.loc.line ? policy.mode.loc : policy.origin,
+                std::string("--mode ") + ir::to_string(*requested) +
+                    " is wider than the policy's ceiling '" + ir::to_string(policy.mode.value) +
+                    "'; --mode may only narrow it");
+    return std::nullopt;
+  }
+  return requested;
+}
+
+ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
+  ir::Resolved r = common(policy, mode);
+  r.portable = true;
+  r.cwd = "${WORKSPACE}";
+  for (const auto& p : policy.read) r.read.push_back({p.value.str(), HostKind::Unknown, p.loc});
+  if (mode == ir::Mode::WorkspaceWrite) {
+    for (const auto& w : policy.write) {
+      r.write.push_back({w.value.str(), HostKind::Unknown, w.loc});
+      if (w.value.str() == "/tmp" || w.value.str() == "${TMPDIR}") r.private_tmp = false;
+      for (const auto& pr : policy.protect) {
+        if (pr.value.is_relative())
+          add_protected(r, w.value.str(), pr.value.components, HostKind::Unknown, pr.loc);
+        else if (w.value.contains(pr.value))
+          add_protected(r, w.value.str(),
+                        {pr.value.components.begin() + static_cast<long>(w.value.components.size()),
+                         pr.value.components.end()},
+                        HostKind::Unknown, pr.loc);
+      }
+    }
+  }
+  for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
+  if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
+  sort_by_depth(r.read);
+  sort_by_depth(r.write);
+  sort_by_depth(r.pin);
+  sort_by_depth(r.protect);
+  sort_by_depth(r.deny);
+  return r;
+}
+
+std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
+                                    ir::Diagnostics& diags) {
+  HostFacts h;
+  char buf[PATH_MAX];
+  if (!getcwd(buf, sizeof buf)) {
+    diags.error({"<host>"}, "cannot determine the current directory");
+    return std::nullopt;
+  }
+  auto cwd = canonical(buf);
+  h.cwd = cwd ? *cwd : buf;
+  auto ws = canonical(workspace.value_or(h.cwd));
+  if (!ws || kind_of(*ws, true) != HostKind::Directory) {
+    diags.error({"<host>"}, "workspace '" + workspace.value_or(h.cwd) + "' is not a directory");
+    return std::nullopt;
+  }
+  h.workspace = *ws;
+  const char* home = std::getenv("HOME");
+  if (!home || home[0] != '/') {
+    const passwd* pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : "/";
+  }
+  h.home = home;
+  const char* tmp = std::getenv("TMPDIR");
+  h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+#if defined(__linux__)
+  h.os = HostOs::Linux;
+#elif defined(__APPLE__)
+  h.os = HostOs::Macos;
+#else
+  h.os = HostOs::Other;
+#endif
+  return h;
+}
+
+namespace {
+
+// Where canonicalization had to stop: the path crosses a symlink inside a writable root
+// (the sandbox could re-point it), or has '..' below a component that does not exist.
+struct Canonical {
+  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing };
+  std::string path;
+  Stop stop = Stop::None;
+  std::string at;  // the symlink, or the missing component
+};
+
+class HostResolver {
+ public:
+  HostResolver(const HostFacts& host, ir::Diagnostics& diags) : host_(host), diags_(diags) {}
+
+  // Variables are bound to the canonical form of their directory, as writable roots are,
+  // so that "${HOME}/.config" still lies under a writable "${HOME}" reached via a symlink.
+  std::string bind(const PolicyPath& p) const {
+    switch (p.root) {
+      case PathRoot::Workspace:
+        return join(anchor(host_.workspace), p.components);
+      case PathRoot::Home:
+        return join(anchor(host_.home), p.components);
+      case PathRoot::Tmpdir:
+        return join(anchor(host_.tmpdir), p.components);
+      case PathRoot::Absolute:
+      case PathRoot::Relative:
+        return join("/", p.components);
+    }
+    return "/";
+  }
+
+  // The canonical form of `lexical`, walked one component at a time. A symlink outside
+  // every root in `guarded` is host layout and is resolved; one inside such a root stops
+  // the walk. Since `cur` is canonical whenever a '..' of the existing prefix is met,
+  // dropping its last component is what the kernel would do.
+  static Canonical canonicalize(const std::string& lexical,
+                                const std::vector<ResolvedPath>& guarded) {
+    const std::vector<std::string> comps = components_below("/", lexical);
+    std::string cur = "/";
+    for (size_t i = 0; i < comps.size(); ++i) {
+      if (comps[i] == ".") continue;
+      if (comps[i] == "..") {
+        cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
+        continue;
+      }
+      std::string next = join(cur, {comps[i]});
+      struct stat st;
+      bool exists = lstat(next.c_str(), &st) == 0;
+      if (exists && S_ISLNK(st.st_mode)) {
+        for (const auto& g : guarded)
+          if (ir::path_within(g.path, cur))
+            return {lexical, Canonical::Stop::SymlinkInWritableRoot, next};
+        // A dangling symlink names nothing yet: the rest is spelled from the link.
+        if (auto target = canonical(next))
+          next = *target;
+        else
+          exists = false;
+      }
+      if (!exists) {
+        std::vector<std::string> rest;
+        for (size_t j = i + 1; j < comps.size(); ++j) {
+          if (comps[j] == "..") return {lexical, Canonical::Stop::DotDotBelowMissing, next};
+          if (comps[j] != ".") rest.push_back(comps[j]);
+        }
+        return {join(next, rest), Canonical::Stop::None, {}};
+      }
+      cur = next;
+    }
+    return {cur, Canonical::Stop::None, {}};
+  }
+
+  // canonicalize() with its stop reported at `loc`; nullopt when it stopped.
+  std::optional<std::string> canonical_or_refuse(const std::string& lexical,
+                                                 const std::vector<ResolvedPath>& guarded,
+                                                 const ir::SourceLoc& loc,
+                                                 const std::string& what) {
+    Canonical c = canonicalize(lexical, guarded);
+    switch (c.stop) {
+      case Canonical::Stop::None:
+        return c.path;
+      case Canonical::Stop::SymlinkInWritableRoot:
+        diags_.error(loc, what + " '" + lexical + "' crosses a symlink inside a writable root ('" +
+                              c.at + "'); refusing to run");
+        return std::nullopt;
+      case Canonical::Stop::DotDotBelowMissing:
+        diags_.error(loc, what + " '" + lexical + "' has '..' below '" + c.at +
+                              "', which does not exist; refusing to guess what it names");
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // A `.git` that is a file (worktree, submodule) points at the real git directory,
+  // which needs the same protection as the pointer.
+  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc) {
+    std::ifstream in(pointer);
+    std::string line;
+    if (!std::getline(in, line) || line.rfind("gitdir: ", 0) != 0) return;
+    std::string target = line.substr(8);
+    if (!target.empty() && target[0] != '/')
+      target = pointer.substr(0, pointer.rfind('/')) + "/" + target;
+    auto c = canonical(target);
+    if (!c) {
+      diags_.error(loc, "'" + pointer + "' points at git directory '" + target +
+                            "', which does not exist; refusing to run");
+      return;
+    }
+    r.protect.push_back({*c, kind_of(*c, true), loc});
+  }
+
+ private:
+  // A '..' the walk cannot resolve stays in the anchor, so that the bound path is
+  // refused where the policy uses it.
+  static std::string anchor(const std::string& dir) {
+    Canonical c = canonicalize(dir, {});
+    return c.stop == Canonical::Stop::None ? c.path : dir;
+  }
+
+  const HostFacts& host_;
+  ir::Diagnostics& diags_;
+};
+
+}  // namespace
+
+std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
+                                             const HostFacts& host, ir::Diagnostics& diags) {
+  ir::Resolved r = common(policy, mode);
+  r.portable = false;
+  HostResolver h(host, diags);
+  r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
+  for (const auto& p : policy.read) {
+    auto path = h.canonical_or_refuse(h.bind(p.value), {}, p.loc, "readable root");
+    if (!path) continue;
+    HostKind k = kind_of(*path, true);
+    if (k != HostKind::Missing) r.read.push_back({*path, k, p.loc});
+  }
+  if (mode == ir::Mode::WorkspaceWrite) {
+    for (const auto& w : policy.write) {
+      auto root = h.canonical_or_refuse(h.bind(w.value), {}, w.loc, "writable root");
+      if (!root) continue;
+      HostKind k = kind_of(*root, true);
+      if (k != HostKind::Directory) {
+        diags.error(w.loc, "writable root '" + *root + "' is not an existing directory");
+        continue;
+      }
+      r.write.push_back({*root, k, w.loc});
+      if (*root == "/tmp") r.private_tmp = false;
+    }
+    auto protect = [&](const std::string& root, const std::vector<std::string>& rel,
+                       const ir::SourceLoc& loc) {
+      std::string path = join(root, rel);
+      HostKind pk = kind_of(path, false);
+      add_protected(r, root, rel, pk, loc);
+      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, loc);
+    };
+    const std::vector<ResolvedPath> roots = r.write;
+    for (const auto& pr : policy.protect) {
+      if (pr.value.is_relative()) {
+        for (const auto& w : roots)
+          if (h.canonical_or_refuse(join(w.path, pr.value.components), roots, pr.loc,
+                                    "protected path"))
+            protect(w.path, pr.value.components, pr.loc);
+        continue;
+      }
+      auto abs = h.canonical_or_refuse(h.bind(pr.value), roots, pr.loc, "protected path");
+      if (!abs) continue;
+      for (const auto& w : roots)
+        if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), pr.loc);
+    }
+  }
+  for (const auto& d : policy.deny) {
+    auto path = h.canonical_or_refuse(h.bind(d.value), r.write, d.loc, "deny path");
+    if (!path) continue;
+    bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+      return ir::path_within(w.path, *path);
+    });
+    r.deny.push_back({*path, kind_of(*path, !inside), d.loc});
+  }
+  add_pins(r);
+  for (auto& p : r.pin) p.kind = kind_of(p.path, false);
+  sort_by_depth(r.read);
+  sort_by_depth(r.write);
+  sort_by_depth(r.pin);
+  sort_by_depth(r.protect);
+  sort_by_depth(r.deny);
+  if (diags.has_errors()) return std::nullopt;
+  return r;
+}
+
+std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {
+  std::vector<ir::ResolvedPath*> out;
+  if (r.mode != ir::Mode::WorkspaceWrite) return out;
+  for (auto& p : r.pin) out.push_back(&p);
+  for (auto& p : r.protect) out.push_back(&p);
+  for (auto& d : r.deny)
+    for (const auto& w : r.write)
+      if (ir::path_within(w.path, d.path) && d.path != w.path) {
+        out.push_back(&d);
+        break;
+      }
+  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
+    return std::count(a->path.begin(), a->path.end(), '/') <
+           std::count(b->path.begin(), b->path.end(), '/');
+  });
+  return out;
+}
+
+void assume_placeholders(ir::Resolved& r) {
+  for (auto* p : placeholder_candidates(r))
+    if (p->kind == HostKind::Missing) p->kind = HostKind::Directory;
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,92 @@
+#include "compiler/resolve/seccomp_baseline.hpp"
+
+#include <string_view>
+
+namespace zpolicy::compiler {
+namespace {
+
+// Each entry is documented in docs/seccomp.md.
+constexpr std::string_view kBaselineDenies[] = {
+    // Reading or steering other processes' memory.
+    "ptrace", "process_vm_readv", "process_vm_writev",
+    // Changing the mount table: would undo the read-only binds and protected subpaths.
+    "mount", "umount2", "pivot_root", "move_mount", "open_tree", "open_tree_attr",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    // New namespaces give a fresh set of capabilities over new mounts and networks.
+    "unshare", "setns",
+    // Kernel keyrings are shared with the host user.
+    "keyctl", "add_key", "request_key",
+    // Large kernel attack surface, not needed by ordinary programs.
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register",
+    // Host-wide state.
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "open_by_handle_at", "swapon", "swapoff", "reboot", "syslog", "acct", "quotactl",
+    "quotactl_fd", "iopl", "ioperm",
+};
+
+ir::SyscallRule rule(std::string_view name, ir::Action action, ir::SourceLoc loc,
+                     std::vector<ir::ArgCondition> conditions = {}) {
+  return {std::string(name), action, std::move(conditions), std::move(loc)};
+}
+
+ir::ArgCondition arg(unsigned index, ir::CmpOp op, uint64_t value) {
+  return {index, op, value, ~uint64_t{0}};
+}
+
+void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
+  const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
+  for (auto name : kBaselineDenies) out.rules.push_back(rule(name, deny, builtin));
+  for (uint64_t flag : kNamespaceCloneFlags)
+    out.rules.push_back(rule("clone", deny, builtin, {{0, ir::CmpOp::MaskedEq, flag, flag}}));
+  out.rules.push_back(rule("clone3", ir::Action::errno_(kENOSYS), builtin));
+  out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kTIOCSTI)}));
+  out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kTIOCLINUX)}));
+}
+
+// `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable
+// through the read-only filesystem; socketpair(AF_UNIX) creates only a private pair and
+// stays allowed. `loopback`: the sandbox has its own network namespace holding only
+// `lo`, so AF_INET and AF_INET6 sockets reach nothing but the sandbox itself; every
+// other family (AF_UNIX for the reason above, AF_NETLINK, AF_PACKET, AF_VSOCK, ...)
+// stays denied. `full`: no network rules.
+void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network,
+                 ir::Action deny) {
+  switch (network.value) {
+    case ir::Network::None:
+      out.rules.push_back(rule("socket", deny, network.loc));
+      break;
+    case ir::Network::Loopback:
+      out.rules.push_back(rule("socket", deny, network.loc,
+                               {arg(0, ir::CmpOp::Ne, kAF_INET),
+                                arg(0, ir::CmpOp::Ne, kAF_INET6)}));
+      break;
+    case ir::Network::Full:
+      return;
+  }
+  out.rules.push_back(
+      rule("socketpair", deny, network.loc, {arg(0, ir::CmpOp::Ne, kAF_UNIX)}));
+}
+
+}  // namespace
+
+ir::SyscallPolicy effective_syscalls(const ir::Policy& policy, ir::Mode mode) {
+  ir::SyscallPolicy out;
+  if (!ir::is_confined(mode)) {
+    out.default_action = ir::Action::allow();
+    out.unknown_number_action = ir::Action::allow();
+    out.foreign_abi_action = ir::Action::allow();
+    return out;
+  }
+  const auto& spec = policy.syscalls;
+  // An allow-list's action is its default; a deny-list's is what its rules (and the
+  // baseline) answer. Either way it is the answer the policy chose for a refused call.
+  const ir::Action deny = spec.action.value;
+  if (spec.style == ir::SyscallSpec::Style::AllowList) out.default_action = deny;
+  add_baseline(out, deny);
+  add_network(out, policy.network, deny);
+  for (const auto& r : spec.rules) out.rules.push_back(r);
+  return out;
+}
+
+}  // namespace zpolicy::compiler
