@@ -126,14 +126,44 @@ std::string cmdline_of(const std::string& pid) {
   return read_file("/proc/" + pid + "/cmdline").value_or("");
 }
 
+struct Staged {
+  std::string dir, zpolicy, probe;
+};
+Staged& staged() {
+  static Staged s;
+  return s;
+}
+
+// A copy of `from` in `dir`, mode 0755, owned by root.
+std::string stage(const std::string& from, const std::string& dir) {
+  std::string to = dir + "/" + fs::path(from).filename().string();
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  if (chmod(to.c_str(), 0755) != 0) fail("chmod " + to);
+  return to;
+}
+
 // The harness starts zpolicy as root and, through setpriv, as uid 65534, and drives
 // these host tools; without them every test would fail for the wrong reason.
 struct HostPrerequisites {
   HostPrerequisites() {
     if (geteuid() != 0) throw std::runtime_error("the kernel tests must run as root");
-    for (const char* tool : {ZPOLICY_BINARY, "/usr/bin/bwrap", "/usr/bin/setpriv",
-                             "/usr/bin/unshare", "/usr/bin/python3", "/usr/bin/cc", "/usr/bin/git"})
+    for (const char* tool : {ZPOLICY_BINARY, ZPOLICY_SECCOMP_PROBE, "/usr/bin/bwrap",
+                             "/usr/bin/setpriv", "/usr/bin/unshare", "/usr/bin/python3",
+                             "/usr/bin/cc", "/usr/bin/git"})
       if (access(tool, X_OK) != 0) throw std::runtime_error(std::string("missing ") + tool);
+    char tmpl[] = "/var/tmp/zpolicy-kt-bin-XXXXXX";
+    if (!mkdtemp(tmpl)) fail("mkdtemp");
+    Staged& s = staged();
+    s.dir = tmpl;
+    if (chmod(s.dir.c_str(), 0755) != 0) fail("chmod " + s.dir);
+    s.zpolicy = stage(ZPOLICY_BINARY, s.dir);
+    s.probe = stage(ZPOLICY_SECCOMP_PROBE, s.dir);
+    // The point of staging: fail here, once, rather than in every test as `nobody`.
+    if (access(s.dir.c_str(), X_OK) != 0) fail("staging directory " + s.dir);
+  }
+  ~HostPrerequisites() {
+    std::error_code ec;
+    fs::remove_all(staged().dir, ec);
   }
 };
 BOOST_TEST_GLOBAL_FIXTURE(HostPrerequisites);
@@ -143,6 +173,9 @@ BOOST_TEST_GLOBAL_FIXTURE(HostPrerequisites);
 std::ostream& operator<<(std::ostream& os, Caller c) {
   return os << (c == Caller::Root ? "root" : "uid65534");
 }
+
+const std::string& zpolicy_binary() { return staged().zpolicy; }
+const std::string& seccomp_probe() { return staged().probe; }
 
 uid_t uid_of(Caller c) { return c == Caller::Root ? 0 : 65534; }
 
@@ -228,7 +261,7 @@ Running Sandbox::start(const RunSpec& spec) const {
   if (caller_ == Caller::Nobody)
     argv.insert(argv.end(),
                 {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
-  argv.push_back(ZPOLICY_BINARY);
+  argv.push_back(zpolicy_binary());
   argv.push_back("run");
   argv.insert(argv.end(), spec.options.begin(), spec.options.end());
   argv.push_back("--");

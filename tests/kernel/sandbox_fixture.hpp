@@ -29,6 +29,13 @@ inline constexpr const char* kDoneMarker = "zpolicy-kernel-test: script finished
 inline constexpr const char* kSecretName = "ZPOLICY_KT_SECRET";
 inline constexpr const char* kSecretValue = "hunter2-must-not-leak";
 
+// The programs the tests start, staged by the suite's global fixture into a root-owned
+// 0755 directory under /var/tmp: the build tree may lie where `nobody` cannot enter (a
+// checkout under /root, mode 700, or a `mktemp -d` clone), and /var/tmp is visible,
+// read-only, inside the sandbox.
+const std::string& zpolicy_binary();
+const std::string& seccomp_probe();
+
 inline constexpr const char* kHostPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 

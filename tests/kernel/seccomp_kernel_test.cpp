@@ -15,10 +15,12 @@
 #include "compiler/resolve/seccomp_baseline.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "ir/syscall_table.hpp"
+#include "sandbox_fixture.hpp"
 
 namespace ir = zpolicy::ir;
 namespace zc = zpolicy::compiler;
 using zpolicy::emitters::seccomp::emit_bpf;
+using zpolicy::tests::kernel::seccomp_probe;
 
 namespace {
 
@@ -44,7 +46,7 @@ Outcome sandboxed(const std::string& filter, const std::vector<std::string>& cmd
                         "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
                         "/proc", "--tmpfs", "/tmp",
                         // The probe stays visible should the build tree live under /tmp.
-                        "--ro-bind", ZPOLICY_SECCOMP_PROBE, ZPOLICY_SECCOMP_PROBE,
+                        "--ro-bind", seccomp_probe().c_str(), seccomp_probe().c_str(),
                         "--cap-drop", "ALL", "--disable-userns", "--chdir", "/tmp",
                         "--setenv", "HOME", "/tmp", "--seccomp"})
     argv.push_back(a);
@@ -93,7 +95,7 @@ std::string call(const char* name, std::vector<uint64_t> args = {}) {
 // Runs the probe with one call per entry and checks each answer line.
 void expect_probe(const ir::SyscallPolicy& policy,
                   const std::vector<std::pair<std::string, std::string>>& calls) {
-  std::vector<std::string> cmd{ZPOLICY_SECCOMP_PROBE};
+  std::vector<std::string> cmd{seccomp_probe()};
   for (const auto& c : calls) cmd.push_back(c.first);
   const std::string filter = emit_bpf(policy);
   for (bool nobody : {false, true}) {
@@ -201,7 +203,7 @@ BOOST_AUTO_TEST_CASE(i386_calls_are_killed) {
     const pid_t pid = fork();
     if (pid == 0) {
       dup2(p[1], 1);
-      execl(ZPOLICY_SECCOMP_PROBE, ZPOLICY_SECCOMP_PROBE, "int80:20", nullptr);
+      execl(seccomp_probe().c_str(), seccomp_probe().c_str(), "int80:20", nullptr);
       _exit(127);
     }
     close(p[1]);
@@ -278,7 +280,7 @@ BOOST_AUTO_TEST_CASE(docker_profile_high_bit_bypass_is_closed) {
   ir::SyscallPolicy docker;
   docker.default_action = spec->action.value;
   docker.rules = spec->rules;
-  const std::vector<std::string> cmd = {ZPOLICY_SECCOMP_PROBE, call("socket", {kAfVsock, kSockStream, 0}),
+  const std::vector<std::string> cmd = {seccomp_probe(), call("socket", {kAfVsock, kSockStream, 0}),
                                         call("socket", {kAfVsock | kHigh, kSockStream, 0})};
   const Outcome ours = sandboxed(emit_bpf(docker), cmd, true);
   BOOST_REQUIRE_EQUAL(ours.lines.size(), 2u);

@@ -10,6 +10,7 @@
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/pipeline.hpp"
 #include "compiler/analyzer/verify.hpp"
+#include "golden_support.hpp"
 #include "support/parse.hpp"
 #include "support/cli.hpp"
 #include "support/subprocess.hpp"
@@ -24,9 +25,7 @@ using test::Cli;
 
 std::vector<std::string> golden_policies() {
   std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(std::string(ZPOLICY_SOURCE_DIR) + "/golden"))
-    if (e.path().extension() == ".yaml") names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
+  for (const auto& f : test::golden_policy_files()) names.push_back(f.filename().string());
   return names;
 }
 

@@ -81,7 +81,7 @@ std::vector<compiler::SeccompData> oracle_calls() {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(golden_bpf_mutation)
+BOOST_AUTO_TEST_SUITE(golden_bpf_mutation, *boost::unit_test::label("mutation"))
 
 BOOST_AUTO_TEST_CASE(every_mutant_is_killed_or_changes_no_answer) {
   const auto calls = oracle_calls();

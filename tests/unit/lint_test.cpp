@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
+#include "golden_support.hpp"
 #include "support/parse.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
@@ -135,11 +136,9 @@ BOOST_AUTO_TEST_CASE(lints_are_sorted_by_location) {
 }
 
 BOOST_AUTO_TEST_CASE(no_lint_on_the_golden_policies) {
-  for (const auto& e :
-       std::filesystem::directory_iterator(std::string(ZPOLICY_SOURCE_DIR) + "/golden")) {
-    if (e.path().extension() != ".yaml") continue;
-    auto lints = lints_of(test::slurp(e.path().string()));
-    for (const auto& l : lints) BOOST_ERROR(e.path().filename().string() + ": " + l.str());
+  for (const auto& f : test::golden_policy_files()) {
+    auto lints = lints_of(test::slurp(f.string()));
+    for (const auto& l : lints) BOOST_ERROR(f.filename().string() + ": " + l.str());
   }
 }
 

@@ -114,7 +114,7 @@ void check_mutants(const std::string& name, const ir::Resolved& r) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(sbpl_mutation)
+BOOST_AUTO_TEST_SUITE(sbpl_mutation, *boost::unit_test::label("mutation"))
 
 BOOST_AUTO_TEST_CASE(default_portable) {
   check_mutants("default-portable", fx::default_portable());

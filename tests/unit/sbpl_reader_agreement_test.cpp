@@ -300,7 +300,7 @@ std::string disagreement(const std::string& text, bool& fast, bool& general) {
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(sbpl_reader_agreement)
+BOOST_AUTO_TEST_SUITE(sbpl_reader_agreement, *boost::unit_test::label("mutation"))
 
 // The emitted profiles take the fast path: were they to fall back, the agreement below
 // would hold for texts parse_sbpl never reads that way.

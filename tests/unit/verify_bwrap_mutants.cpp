@@ -296,7 +296,7 @@ std::string grants_more(const ir::Resolved& policy, const BwrapArgv& orig, const
 
 }  // namespace
 
-BOOST_AUTO_TEST_SUITE(verify_bwrap_mutants)
+BOOST_AUTO_TEST_SUITE(verify_bwrap_mutants, *boost::unit_test::label("mutation"))
 
 void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
                    const std::string& name, size_t min_mutants = 500, bool commute = false) {
