@@ -59,7 +59,7 @@ std::string sarif_output(const std::vector<Result>& results) {
     out += std::string(i ? ", " : "") + "{\"ruleId\": " + json_string(r.rule_id) +
            ", \"level\": \"" + level + "\", \"message\": {\"text\": " + json_string(r.message) +
            "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " +
-           json_string(r.loc.file) + "}, \"region\": {\"startLine\": " +
+           json_string(uri_reference(r.loc.file)) + "}, \"region\": {\"startLine\": " +
            std::to_string(std::max(r.loc.line, 1)) + ", \"startColumn\": " +
            std::to_string(std::max(r.loc.col, 1)) + "}}}]}";
   }

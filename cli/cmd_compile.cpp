@@ -1,43 +1,9 @@
-#include <filesystem>
-#include <fstream>
-
+#include "cli/artifact_files.hpp"
 #include "cli/json.hpp"
 #include "cli/options.hpp"
 #include "compiler/pipeline.hpp"
 
 namespace zpolicy::cli {
-namespace {
-
-// Writes every artifact next to its final name first and renames it into place only
-// when all are written, so DIR never holds a half-written set.
-bool write_artifacts(const std::string& dir, const std::vector<compiler::Artifact>& arts) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << "zpolicy: cannot create '" << dir << "': " << ec.message() << "\n";
-    return false;
-  }
-  for (const auto& a : arts) {
-    std::ofstream out(fs::path(dir) / (a.name + ".tmp"), std::ios::binary | std::ios::trunc);
-    out.write(a.content.data(), static_cast<std::streamsize>(a.content.size()));
-    if (!out.flush()) {
-      std::cerr << "zpolicy: cannot write '" << dir << "/" << a.name << "'\n";
-      return false;
-    }
-  }
-  for (const auto& a : arts) {
-    fs::rename(fs::path(dir) / (a.name + ".tmp"), fs::path(dir) / a.name, ec);
-    if (ec) {
-      std::cerr << "zpolicy: cannot write '" << dir << "/" << a.name << "': " << ec.message()
-                << "\n";
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
 
 int cmd_compile(const Args& args) {
   const std::string usage =
@@ -92,7 +58,12 @@ int cmd_compile(const Args& args) {
               << compiler::to_string(*target) << "\n";
     return kExitUsage;
   }
-  if (vm.count("out")) return write_artifacts(vm["out"].as<std::string>(), *arts) ? kExitOk : kExitInternal;
+  if (vm.count("out")) {
+    std::string error;
+    if (write_artifacts(vm["out"].as<std::string>(), *arts, error)) return kExitOk;
+    std::cerr << "zpolicy: " << error << "\n";
+    return kExitInternal;
+  }
   if (format == "json") {
     std::cout << artifacts_json(compiler::to_string(*target), *arts);
     return kExitOk;

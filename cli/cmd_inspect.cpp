@@ -20,14 +20,24 @@ bool looks_binary(const std::string& bytes) {
   return bytes.find('\0') != std::string::npos;
 }
 
+// Decimal, or hexadecimal after "0x": nothing else (no sign, no blanks, no octal for a
+// leading zero), and nothing that does not fit in 64 bits.
 std::optional<uint64_t> parse_u64(const std::string& s) {
-  try {
-    size_t used = 0;
-    uint64_t v = std::stoull(s, &used, 0);
-    if (used == s.size() && !s.empty() && s[0] != '-') return v;
-  } catch (const std::exception&) {
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const unsigned base = hex ? 16 : 10;
+  const std::string_view digits = std::string_view(s).substr(hex ? 2 : 0);
+  if (digits.empty()) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : digits) {
+    unsigned d;
+    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
+    else if (hex && c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
+    else if (hex && c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
+    else return std::nullopt;
+    if (v > (~uint64_t{0} - d) / base) return std::nullopt;
+    v = v * base + d;
   }
-  return std::nullopt;
+  return v;
 }
 
 }  // namespace
@@ -75,24 +85,37 @@ int cmd_inspect(const Args& args) {
   }
   const std::string name = vm["syscall"].as<std::string>();
   const ir::SyscallInfo* info = ir::find_syscall(*arch, name);
-  std::optional<uint64_t> number = info ? std::nullopt : parse_u64(name);
-  if (!info && !number) {
+  // The table stores x32 numbers with the x32 bit; evaluate_bpf adds it itself.
+  uint32_t nr = 0;
+  if (info) {
+    nr = info->nr & ~ir::kX32SyscallBit;
+  } else if (auto number = parse_u64(name)) {
+    // seccomp_data.nr is 32 bits: a wider number would be cut to another call.
+    if (*number > 0xffffffffu) {
+      std::cerr << "zpolicy: invalid --syscall " << name
+                << ": a system call number is 32 bits (at most 4294967295)\n";
+      return kExitUsage;
+    }
+    nr = static_cast<uint32_t>(*number);
+  } else {
     std::cerr << "zpolicy: unknown syscall '" << name << "' for " << ir::to_string(*arch) << "\n";
     return kExitUsage;
   }
+  // An i386 register holds 32 bits, so no i386 call carries a wider argument.
+  const uint64_t widest = *arch == ir::Arch::I386 ? 0xffffffffu : ~uint64_t{0};
   std::array<uint64_t, 6> call_args{};
   std::stringstream list(vm["args"].as<std::string>());
   size_t i = 0;
   for (std::string item; std::getline(list, item, ',');) {
     auto v = parse_u64(item);
-    if (!v || i >= call_args.size()) {
-      std::cerr << "zpolicy: invalid --args (at most 6 numbers, decimal or 0x hex)\n";
+    if (!v || i >= call_args.size() || *v > widest) {
+      std::cerr << "zpolicy: invalid --args '" << item << "' (at most 6 numbers, decimal or 0x hex, "
+                << (widest == ~uint64_t{0} ? "64" : "32") << " bits each for " << ir::to_string(*arch)
+                << ")\n";
       return kExitUsage;
     }
     call_args[i++] = *v;
   }
-  // The table stores x32 numbers with the x32 bit; evaluate_bpf adds it itself.
-  uint32_t nr = info ? (info->nr & ~ir::kX32SyscallBit) : static_cast<uint32_t>(*number);
   std::string error;
   auto eval = compiler::evaluate_bpf(*bytes, *arch, nr, call_args, 0, &error);
   if (!eval) {

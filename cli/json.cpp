@@ -5,23 +5,74 @@
 
 namespace zpolicy::cli {
 
+size_t utf8_sequence_length(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xc0) != 0x80) return 0;
+  // Overlong forms, UTF-16 surrogates and code points above U+10FFFF are not UTF-8.
+  const unsigned char d = byte(i + 1);
+  if ((c == 0xe0 && d < 0xa0) || (c == 0xed && d > 0x9f) || (c == 0xf0 && d < 0x90) ||
+      (c == 0xf4 && d > 0x8f))
+    return 0;
+  return n;
+}
+
+bool valid_utf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = utf8_sequence_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 std::string json_string(std::string_view s) {
   std::string out = "\"";
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = utf8_sequence_length(s, i);
+    if (n == 0) {
+      // JSON is UTF-8: a byte that is not (a host path's, say) becomes U+FFFD.
+      out += "\\ufffd";
+      ++i;
+      continue;
+    }
     if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
     } else if (c == '\n') {
       out += "\\n";
-    } else if (c < 0x20) {
+    } else if (c < 0x20 || c == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", c);
       out += buf;
     } else {
-      out += static_cast<char>(c);
+      out.append(s.substr(i, n));
     }
+    i += n;
   }
   return out + "\"";
+}
+
+std::string uri_reference(std::string_view path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    const bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
 }
 
 namespace {
@@ -58,7 +109,10 @@ std::string artifacts_json(const std::string& target,
   for (size_t i = 0; i < sorted.size(); ++i) {
     const auto& a = *sorted[i];
     out += (i ? ", " : "") + json_string(a.name) + ": ";
-    out += a.binary ? "{\"base64\": \"" + base64(a.content) + "\"}" : json_string(a.content);
+    // Text that is not UTF-8 (a bound artifact naming such a host path) travels as bytes,
+    // so that the JSON form holds exactly what --out would write.
+    const bool as_bytes = a.binary || !valid_utf8(a.content);
+    out += as_bytes ? "{\"base64\": \"" + base64(a.content) + "\"}" : json_string(a.content);
   }
   return out + "}}\n";
 }

@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ir/target.hpp"
+
+namespace zpolicy::cli {
+
+// Writes `artifacts` into `dir` (created if missing), all or nothing, never through a
+// link: a compiled directory is often a cloned repository's, whose entries its author
+// chose. Each file is written fresh in a private staging directory inside `dir` and then
+// exchanged with its final name; if any exchange fails the earlier ones are undone. An
+// entry of `dir` with an artifact's name that is not a regular file (a symlink, a
+// directory, a FIFO) is refused before anything is written, and so is a `dir` that is a
+// symlink. Returns false with `error` set.
+bool write_artifacts(const std::string& dir, const std::vector<ir::Artifact>& artifacts,
+                     std::string& error);
+
+}  // namespace zpolicy::cli

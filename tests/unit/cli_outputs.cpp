@@ -1,0 +1,187 @@
+// What zpolicy writes and prints is never a way in: `compile --out` writes no file
+// through a link planted in DIR and leaves either the whole new set or the old one;
+// JSON and SARIF output stay UTF-8 and well-formed whatever bytes the policy's file name
+// holds; `inspect` refuses numbers that would be cut to another call.
+#include <boost/test/unit_test.hpp>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "support/cli.hpp"
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace zpolicy;
+namespace fs = std::filesystem;
+
+namespace {
+
+using test::Cli;
+
+const std::vector<std::string> kLinuxArtifacts = {"bwrap.args", "seccomp.bpf", "seccomp.txt"};
+
+// Whether `s` is well-formed UTF-8 (an independent check of the CLI's encoder).
+bool utf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+// The built-in default policy, written as p.yaml in the CLI's directory.
+void write_policy(const Cli& cli) {
+  auto r = cli.run({"show-default"});
+  BOOST_REQUIRE(r.exit_code == 0);
+  cli.dir.write("p.yaml", r.out);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(cli_outputs)
+
+BOOST_AUTO_TEST_CASE(an_artifact_name_that_is_a_link_is_refused_and_its_target_unchanged) {
+  for (const auto& name : kLinuxArtifacts) {
+    for (const std::string tmp : {"", ".tmp"}) {
+      Cli cli;
+      write_policy(cli);
+      cli.dir.write("victim", "victim\n");
+      cli.dir.mkdir("out");
+      cli.dir.symlink("../victim", "out/" + name + tmp);
+      auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+      BOOST_TEST_CONTEXT(name + tmp) {
+        BOOST_TEST(test::slurp(cli.dir / "victim") == "victim\n");
+        if (tmp.empty()) {
+          BOOST_TEST(r.exit_code == 125);
+          BOOST_TEST(r.err.find("refusing to write through it") != std::string::npos, r.err);
+          // Nothing of the new set was written next to the link.
+          BOOST_TEST(cli.listing("out") == std::vector<std::string>{name});
+        } else {
+          // A link with another name is not in the way: the set is written beside it.
+          BOOST_TEST(r.exit_code == 0, r.err);
+          BOOST_TEST(fs::is_symlink(cli.dir / ("out/" + name + tmp)));
+        }
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_directory_or_fifo_in_the_way_leaves_the_old_set_whole) {
+  for (const auto& name : kLinuxArtifacts) {
+    for (bool fifo : {false, true}) {
+      Cli cli;
+      write_policy(cli);
+      cli.dir.mkdir("out");
+      for (const auto& a : kLinuxArtifacts) cli.dir.write("out/" + a, "old " + a);
+      fs::remove(cli.dir / ("out/" + name));
+      if (fifo)
+        BOOST_REQUIRE(mkfifo((cli.dir / ("out/" + name)).c_str(), 0644) == 0);
+      else
+        cli.dir.mkdir("out/" + name);
+      auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+      BOOST_TEST_CONTEXT(name << (fifo ? " as a fifo" : " as a directory")) {
+        BOOST_TEST(r.exit_code == 125);
+        BOOST_TEST(cli.listing("out") == kLinuxArtifacts);
+        for (const auto& a : kLinuxArtifacts)
+          if (a != name) BOOST_TEST(test::slurp(cli.dir / ("out/" + a)) == "old " + a);
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(out_dir_that_is_a_symlink_is_refused) {
+  Cli cli;
+  write_policy(cli);
+  cli.dir.mkdir("elsewhere");
+  cli.dir.symlink("elsewhere", "out");
+  auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+  BOOST_TEST(r.exit_code == 125);
+  BOOST_TEST(r.err == "zpolicy: 'out' is a symlink; give the directory it points to\n");
+  BOOST_TEST(cli.listing("elsewhere").empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_existing_set_is_replaced_whole_and_no_staging_is_left) {
+  Cli cli;
+  write_policy(cli);
+  cli.dir.mkdir("out");
+  for (const auto& a : kLinuxArtifacts) cli.dir.write("out/" + a, "old");
+  cli.dir.write("out/README", "kept");
+  auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  auto want = kLinuxArtifacts;
+  want.insert(want.begin(), "README");
+  BOOST_TEST(cli.listing("out") == want);
+  auto emitted = cli.run({"compile", "p.yaml", "--target", "linux", "--emit", "bwrap.args"});
+  BOOST_TEST(test::slurp(cli.dir / "out/bwrap.args") == emitted.out);
+  BOOST_TEST(test::slurp(cli.dir / "out/README") == "kept");
+}
+
+BOOST_AUTO_TEST_CASE(json_and_sarif_stay_utf8_whatever_the_file_name_holds) {
+  Cli cli;
+  // A lint (ZP010) so that the output names the file; the name holds a byte that is not
+  // UTF-8, a space and a percent sign.
+  const std::string name = "p\xff %x.yaml";
+  cli.dir.write(name, "zpolicy: 1\nmode: danger-full-access\n");
+  auto json = cli.run({"check", name, "--format", "json"});
+  BOOST_TEST(utf8(json.out), json.out);
+  BOOST_TEST(json.out.find("\"file\": \"p\\ufffd %x.yaml\"") != std::string::npos, json.out);
+  auto sarif = cli.run({"check", name, "--format", "sarif"});
+  BOOST_TEST(utf8(sarif.out), sarif.out);
+  BOOST_TEST(sarif.out.find("\"uri\": \"p%FF%20%25x.yaml\"") != std::string::npos, sarif.out);
+}
+
+BOOST_AUTO_TEST_CASE(compile_json_carries_non_utf8_text_as_bytes) {
+  Cli cli;
+  write_policy(cli);
+  const std::string ws = "ws\xfe";
+  cli.dir.mkdir(ws);
+  auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--workspace", ws, "--format", "json"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(utf8(r.out));
+  BOOST_TEST(r.out.find("\"bwrap.args\": {\"base64\": ") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_CASE(inspect_refuses_numbers_that_do_not_fit) {
+  Cli cli;
+  const std::string bpf = std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/seccomp.bpf";
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const std::vector<Case> cases = {
+      {{"--syscall", "4294967296"},
+       "zpolicy: invalid --syscall 4294967296: a system call number is 32 bits (at most "
+       "4294967295)\n"},
+      {{"--syscall", "18446744073709551616"},
+       "zpolicy: unknown syscall '18446744073709551616' for x86_64\n"},
+      {{"--syscall", "ptrace", "--args", "18446744073709551616"},
+       "zpolicy: invalid --args '18446744073709551616' (at most 6 numbers, decimal or 0x hex, "
+       "64 bits each for x86_64)\n"},
+      {{"--syscall", "ptrace", "--arch", "i386", "--args", "0x100000000"},
+       "zpolicy: invalid --args '0x100000000' (at most 6 numbers, decimal or 0x hex, 32 bits "
+       "each for i386)\n"},
+      {{"--syscall", "ptrace", "--args", "-1"},
+       "zpolicy: invalid --args '-1' (at most 6 numbers, decimal or 0x hex, 64 bits each for "
+       "x86_64)\n"},
+      {{"--syscall", "ptrace", "--args", " 1"},
+       "zpolicy: invalid --args ' 1' (at most 6 numbers, decimal or 0x hex, 64 bits each for "
+       "x86_64)\n"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {"inspect", bpf};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto r = cli.run(argv);
+    BOOST_TEST(r.exit_code == 2, c.err);
+    BOOST_TEST(r.err == c.err);
+    BOOST_TEST(r.out == "");
+  }
+  // A leading zero is decimal, not octal: 010 is ten.
+  auto ok = cli.run({"inspect", bpf, "--syscall", "ptrace", "--args", "010"});
+  BOOST_TEST(ok.exit_code == 0, ok.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
