@@ -54,8 +54,10 @@ int cmd_compile(const Args& args) {
         std::cout.write(a.content.data(), static_cast<std::streamsize>(a.content.size()));
         return std::cout.flush() ? kExitOk : kExitInternal;
       }
-    std::cerr << "zpolicy: no artifact '" << name << "' for target "
-              << compiler::to_string(*target) << "\n";
+    std::cerr << "zpolicy: no artifact '" << name << "' for target " << compiler::to_string(*target)
+              << " (one of:";
+    for (const auto& a : *arts) std::cerr << " " << a.name;
+    std::cerr << ")\n";
     return kExitUsage;
   }
   if (vm.count("out")) {

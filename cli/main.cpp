@@ -4,7 +4,8 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "include/zpolicy/exit_code.hpp"
+#include "zpolicy/exit_code.hpp"
+#include "zpolicy/version.hpp"
 
 namespace {
 
@@ -32,7 +33,8 @@ void usage(std::ostream& out) {
   out << "usage: zpolicy COMMAND [OPTIONS]\n\ncommands:\n";
   for (const auto& [name, c] : commands())
     out << "  " << name << std::string(14 - name.size(), ' ') << c.summary << "\n";
-  out << "\n'zpolicy COMMAND --help' describes one command.\n";
+  out << "\n'zpolicy COMMAND --help' describes one command; 'zpolicy --version' prints the "
+         "version.\n";
 }
 
 }  // namespace
@@ -45,6 +47,10 @@ int main(int argc, char** argv) {
   std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     usage(std::cout);
+    return zpolicy::kExitOk;
+  }
+  if (name == "--version" || name == "-V" || name == "version") {
+    std::cout << "zpolicy " << ZPOLICY_VERSION << "\n";
     return zpolicy::kExitOk;
   }
   auto it = commands().find(name);

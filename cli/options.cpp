@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include <cctype>
+
 #include "compiler/frontend/default_policy.hpp"
 #include "compiler/frontend/policy_parser.hpp"
 
@@ -19,6 +21,20 @@ bool parse_options(const Args& args, const std::string& usage, po::options_descr
       return true;
     }
     po::notify(vm);
+  } catch (const po::required_option& e) {
+    // Boost names the option ("--policy"), but users give these positionally (POLICY).
+    std::string name = e.get_option_name();
+    name.erase(0, name.find_first_not_of('-'));
+    bool is_positional = false;
+    for (unsigned i = 0; i < positional.max_total_count() && i < 8; ++i)
+      is_positional |= positional.name_for_position(i) == name;
+    if (is_positional) {
+      for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      std::cerr << "zpolicy: missing the " << name << " argument\nusage: " << usage << "\n";
+    } else {
+      std::cerr << "zpolicy: " << e.what() << "\nusage: " << usage << "\n";
+    }
+    return false;
   } catch (const po::error& e) {
     std::cerr << "zpolicy: " << e.what() << "\nusage: " << usage << "\n";
     return false;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
-#include "include/zpolicy/exit_code.hpp"
+#include "zpolicy/exit_code.hpp"
 #include "compiler/analyzer/finding.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "include/zpolicy/exit_code.hpp"
+#include "zpolicy/exit_code.hpp"
 #include "runner/macos_argv.hpp"
 #include "runner/supervise.hpp"
 

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include "compiler/frontend/default_policy.hpp"
-#include "include/zpolicy/exit_code.hpp"
+#include "zpolicy/exit_code.hpp"
 #include "compiler/frontend/policy_parser.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "runner/backend.hpp"

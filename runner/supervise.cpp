@@ -12,7 +12,7 @@
 #include <iterator>
 #include <vector>
 
-#include "include/zpolicy/exit_code.hpp"
+#include "zpolicy/exit_code.hpp"
 
 #if defined(__linux__)
 #include <sched.h>

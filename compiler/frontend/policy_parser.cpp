@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -367,7 +369,7 @@ std::optional<ir::Policy> parse_policy(std::string_view text, const std::string&
 std::optional<ir::Policy> load_policy_file(const std::string& path, ir::Diagnostics& diags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    diags.error({path, 0, 0}, "cannot read policy file");
+    diags.error({path, 0, 0}, std::string("cannot read policy file: ") + std::strerror(errno));
     return std::nullopt;
   }
   // Read at most one byte past the limit so that an oversized file is refused without
@@ -383,7 +385,7 @@ std::optional<ir::Policy> load_policy_file(const std::string& path, ir::Diagnost
     if (!in) break;
   }
   if (in.bad()) {  // e.g. a directory: it opens, but reading it fails
-    diags.error({path, 0, 0}, "cannot read policy file");
+    diags.error({path, 0, 0}, std::string("cannot read policy file: ") + std::strerror(errno));
     return std::nullopt;
   }
   return parse_policy(text, path, diags);

@@ -5,7 +5,10 @@
 #include <yaml-cpp/exceptions.h>
 #include <yaml-cpp/parser.h>
 
+#include <algorithm>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 namespace zpolicy::compiler {
 namespace {
@@ -189,6 +192,27 @@ bool screen_bytes(std::string_view text, const std::string& file, const YamlLimi
   return true;
 }
 
+// The 0-based column of a tab in the indentation of 0-based line `line` (or of the
+// nearest line above it that holds one), if any: what makes yaml-cpp report "illegal map
+// value" or "illegal block entry" for a line that looks well indented in an editor.
+std::optional<int> indentation_tab(std::string_view text, int line) {
+  std::vector<std::string_view> lines;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  for (int l = std::min<int>(line, static_cast<int>(lines.size()) - 1); l >= 0 && l >= line - 1; --l) {
+    const std::string_view s = lines[static_cast<size_t>(l)];
+    const size_t content = s.find_first_not_of(" \t");
+    if (content == std::string_view::npos) continue;
+    const size_t tab = s.substr(0, content).find('\t');
+    if (tab != std::string_view::npos) return static_cast<int>(tab);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::unique_ptr<YamlNode> parse_yaml(std::string_view text, const std::string& file,
@@ -214,6 +238,11 @@ std::unique_ptr<YamlNode> parse_yaml(std::string_view text, const std::string& f
     diags.error({file, e.mark.line + 1, e.mark.column + 1}, "nesting too deep");
     return nullptr;
   } catch (const YAML::Exception& e) {
+    if (auto tab = indentation_tab(text, e.mark.line)) {
+      diags.error({file, e.mark.line + 1, *tab + 1},
+                  "tabs are not allowed for indentation in YAML; indent with spaces");
+      return nullptr;
+    }
     diags.error({file, e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
     return nullptr;
   }

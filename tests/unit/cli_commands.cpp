@@ -2,6 +2,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "support/subprocess.hpp"
+#include "zpolicy/version.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -35,6 +36,62 @@ BOOST_AUTO_TEST_CASE(top_level_help_lists_every_command) {
   for (const char* cmd :
        {"compile", "verify", "check", "explain", "inspect", "run", "doctor", "show-default"})
     BOOST_TEST(r.out.find(std::string("\n  ") + cmd + " ") != std::string::npos, cmd);
+}
+
+BOOST_AUTO_TEST_CASE(version_prints_the_project_version) {
+  for (const char* flag : {"--version", "-V", "version"}) {
+    auto r = zpolicy_run({flag});
+    BOOST_TEST(r.exit_code == 0, flag);
+    BOOST_TEST(r.out == std::string("zpolicy ") + ZPOLICY_VERSION + "\n", flag);
+    BOOST_TEST(r.err == "", flag);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_positional_argument_is_named_as_the_usage_names_it) {
+  for (const auto& [args, missing] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"check"}, "POLICY"},
+           {{"compile", "--target", "linux"}, "POLICY"},
+           {{"verify", "p.yaml", "--target", "linux"}, "DIR"},
+           {{"explain", "p.yaml"}, "PATH"},
+           {{"inspect"}, "FILE"}}) {
+    auto r = zpolicy_run(args);
+    BOOST_TEST(r.exit_code == 2, args[0]);
+    BOOST_TEST(r.err.rfind("zpolicy: missing the " + missing + " argument\nusage: zpolicy " + args[0], 0) == 0,
+               r.err);
+    BOOST_TEST(r.err.find("--policy") == std::string::npos, r.err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unreadable_policies_say_why_and_tabs_are_named) {
+  zpolicy::test::TempDir dir;
+  dir.mkdir("a-directory");
+  dir.write("tab.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n\tread: [\"/\"]\n");
+  dir.write("tab-entry.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read:\n  \t- /\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"missing.yaml", "missing.yaml: error: cannot read policy file: No such file or directory\n"},
+      {"a-directory", "a-directory: error: cannot read policy file: Is a directory\n"},
+      {"tab.yaml",
+       "tab.yaml:4:1: error: tabs are not allowed for indentation in YAML; indent with spaces\n"},
+      {"tab-entry.yaml",
+       "tab-entry.yaml:5:3: error: tabs are not allowed for indentation in YAML; indent with "
+       "spaces\n"},
+  };
+  for (const auto& [file, err] : cases) {
+    auto r = zpolicy::test::run_process({ZPOLICY_BINARY, "check", file}, dir.str(), dir.str());
+    BOOST_TEST(r.exit_code == 2, file);
+    BOOST_TEST(r.err == err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(emit_of_an_unknown_artifact_lists_the_names) {
+  zpolicy::test::TempDir dir;
+  auto policy = zpolicy::test::run_process({ZPOLICY_BINARY, "show-default"}, dir.str(), dir.str());
+  dir.write("p.yaml", policy.out);
+  auto r = zpolicy::test::run_process(
+      {ZPOLICY_BINARY, "compile", "p.yaml", "--target", "macos", "--emit", "nope"}, dir.str(),
+      dir.str());
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err == "zpolicy: no artifact 'nope' for target macos (one of: profile.sb params.txt)\n");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_or_missing_command_exits_2) {

@@ -168,9 +168,9 @@ BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
                  "<command line>: error: invalid --target (expected linux or macos)\n",
                  "bad target");
   expect_refused(cli, {"compile", "missing.yaml", "--target", "linux"},
-                 "missing.yaml: error: cannot read policy file\n", "missing file");
+                 "missing.yaml: error: cannot read policy file: No such file or directory\n", "missing file");
   expect_refused(cli, {"compile", "adir", "--target", "linux"},
-                 "adir: error: cannot read policy file\n", "directory");
+                 "adir: error: cannot read policy file: Is a directory\n", "directory");
   expect_refused(cli, {"compile", "p.yaml", "--target", "linux", "--format", "yaml"},
                  "<command line>: error: invalid --format (expected text or json)\n", "bad format");
   auto no_target = cli.run({"compile", "p.yaml"});
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(command_line_errors_exit_2) {
   auto no_artifact = cli.run({"compile", "p.yaml", "--target", "linux", "--emit", "profile.sb"});
   BOOST_TEST(no_artifact.exit_code == 2);
   BOOST_TEST(no_artifact.out == "");
-  BOOST_TEST(no_artifact.err == "zpolicy: no artifact 'profile.sb' for target linux\n");
+  BOOST_TEST(no_artifact.err == "zpolicy: no artifact 'profile.sb' for target linux (one of: bwrap.args seccomp.bpf seccomp.txt)\n");
 }
 
 BOOST_AUTO_TEST_CASE(out_dir_emit_and_json_hold_the_same_artifacts) {

@@ -284,8 +284,8 @@ BOOST_AUTO_TEST_CASE(unreadable_policy_file_is_a_diagnostic) {
   ir::Diagnostics diags;
   BOOST_TEST(!compiler::load_policy_file(dir / "missing.yaml", diags).has_value());
   BOOST_TEST(!compiler::load_policy_file(dir.str(), diags).has_value());
-  BOOST_TEST(diags.str() == dir / "missing.yaml" + ": error: cannot read policy file\n" +
-                                dir.str() + ": error: cannot read policy file\n");
+  BOOST_TEST(diags.str() == dir / "missing.yaml" + ": error: cannot read policy file: No such file or directory\n" +
+                                dir.str() + ": error: cannot read policy file: Is a directory\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
