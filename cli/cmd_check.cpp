@@ -5,20 +5,12 @@
 #include "cli/json.hpp"
 #include "cli/options.hpp"
 #include "compiler/pipeline.hpp"
-#include "compiler/lint/policy_lint.hpp"
-#include "compiler/lint/syscall_lint.hpp"
+#include "compiler/check.hpp"
 
 namespace zpolicy::cli {
 namespace {
 
-// One line of `check` output, whichever check produced it.
-struct Result {
-  std::string rule_id;  // lint ID, or "verify-<target>"
-  ir::Severity severity;
-  ir::SourceLoc loc;
-  std::string message;
-  std::vector<std::string> detail;
-};
+using Result = compiler::CheckItem;
 
 std::optional<std::string> canonical(const std::string& p) {
   char buf[PATH_MAX];
@@ -95,40 +87,9 @@ int cmd_check(const Args& args) {
     return kExitUsage;
   }
 
-  std::vector<Result> results;
-  compiler::LintContext ctx{host, canonical(path), canonical("/proc/self/exe")};
-  for (const auto& l : compiler::lint_policy(*policy, ctx))
-    results.push_back({l.id, l.severity, l.loc, l.message, {}});
-  ir::Diagnostics syscall_diags;
-  compiler::lint_syscall_rules(policy->syscalls, syscall_diags);
-  for (const auto& d : syscall_diags.all())
-    results.push_back({"ZP100", d.severity, d.loc, d.message, {}});
-
-  // Verification of every target, for every confined mode the ceiling allows.
-  for (ir::Mode mode : {ir::Mode::ReadOnly, ir::Mode::WorkspaceWrite}) {
-    if (!ir::narrower_or_equal(mode, policy->mode.value)) continue;
-    for (auto target : {compiler::Target::Linux, compiler::Target::Macos}) {
-      std::vector<std::optional<compiler::HostFacts>> bindings = {std::nullopt};
-      if (host && target == compiler::Target::Linux) bindings.push_back(host);
-      for (const auto& binding : bindings) {
-        ir::Diagnostics cd;
-        auto compiled = compiler::compile(*policy, target, mode, binding, cd);
-        for (const auto& d : cd.all())
-          results.push_back({std::string("verify-") + compiler::to_string(target), d.severity,
-                             d.loc, d.message, {}});
-        if (!compiled) continue;
-        for (const auto& f : compiled->findings)
-          results.push_back({std::string("verify-") + compiler::to_string(target),
-                             ir::Severity::Error, f.rule,
-                             std::string(ir::to_string(mode)) + (binding ? " bound" : "") + ": " +
-                                 f.kind + ": " + f.probe + ": expected " + f.expected +
-                                 ", artifact gives " + f.actual,
-                             f.trace});
-      }
-    }
-  }
-  bool failed = false;
-  for (const auto& r : results) failed |= r.severity == ir::Severity::Error;
+  const auto results =
+      compiler::check_policy(*policy, {host, canonical(path), canonical("/proc/self/exe")});
+  const bool failed = compiler::has_errors(results);
   if (format == "json") std::cout << json_output(results);
   else if (format == "sarif") std::cout << sarif_output(results);
   else {
