@@ -3,6 +3,8 @@
 // output are stable, and artifacts weakened by hand the way a careless edit would.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+
+#include "compiler/lint/lint_catalog.hpp"
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,6 +137,13 @@ BOOST_AUTO_TEST_CASE(check_json_is_the_findings_as_objects) {
   BOOST_TEST(r.exit_code == 3);
 }
 
+size_t rule_index(std::string_view id) {
+  const auto& rules = zpolicy::compiler::lint_catalog();
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].id == id) return i;
+  throw std::runtime_error("no rule " + std::string(id));
+}
+
 BOOST_AUTO_TEST_CASE(check_sarif_is_version_2_1_0_with_rule_ids_levels_and_lines) {
   Cli cli;
   cli.dir.write("linty.yaml", kLinty);
@@ -146,7 +155,8 @@ BOOST_AUTO_TEST_CASE(check_sarif_is_version_2_1_0_with_rule_ids_levels_and_lines
   // Results appear in order; each names its rule, level, file and region.
   size_t at = 0;
   for (const auto& e : kLintyFindings) {
-    std::string result = std::string("{\"ruleId\": \"") + e.id + "\", \"level\": \"" + e.severity +
+    std::string result = std::string("{\"ruleId\": \"") + e.id + "\", \"ruleIndex\": " +
+                         std::to_string(rule_index(e.id)) + ", \"level\": \"" + e.severity +
                          "\", \"message\": {\"text\": \"" + json_escape(e.message) +
                          "\"}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": "
                          "{\"uri\": \"linty.yaml\"}, \"region\": {\"startLine\": " +

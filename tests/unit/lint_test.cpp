@@ -1,9 +1,12 @@
 // Policy lints (docs/lints.md): one policy per lint ID that trips exactly that lint, with
 // its severity and location, and no lint at all on the golden policies.
 #include "compiler/lint/policy_lint.hpp"
+#include "compiler/lint/lint_catalog.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "golden_support.hpp"
 #include "support/parse.hpp"
@@ -140,6 +143,24 @@ BOOST_AUTO_TEST_CASE(no_lint_on_the_golden_policies) {
     auto lints = lints_of(test::slurp(f.string()));
     for (const auto& l : lints) BOOST_ERROR(f.filename().string() + ": " + l.str());
   }
+}
+
+// docs/lints.md is what users read and the catalog is what SARIF carries: the same ids
+// at the same levels, in both directions.
+BOOST_AUTO_TEST_CASE(the_catalog_and_docs_lints_md_list_the_same_rules) {
+  std::map<std::string, std::string> documented;
+  std::istringstream doc(test::slurp(std::filesystem::path(ZPOLICY_SOURCE_DIR) / "docs/lints.md"));
+  for (std::string line; std::getline(doc, line);) {
+    if (!line.starts_with("| ") || line.starts_with("| ID") || line.starts_with("|--")) continue;
+    auto id_end = line.find(" |", 2);
+    auto level_end = line.find(" |", id_end + 3);
+    documented[line.substr(2, id_end - 2)] = line.substr(id_end + 3, level_end - id_end - 3);
+  }
+  std::map<std::string, std::string> catalogued;
+  for (const auto& r : compiler::lint_catalog())
+    catalogued[std::string(r.id)] = ir::to_string(r.level);
+  BOOST_TEST(documented.size() >= 14u);
+  BOOST_TEST((documented == catalogued));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
