@@ -261,4 +261,19 @@ BOOST_AUTO_TEST_CASE(host_proc_and_sys_writable_anywhere_are_dropped_denies) {
   }
 }
 
+// When the policy itself made /sys writable, the finding names that line.
+BOOST_AUTO_TEST_CASE(a_writable_root_over_kernel_state_is_the_rule_named) {
+  auto policy = test::workspace_policy();
+  policy.write.push_back(test::at("/sys", 9, ir::HostKind::Directory));
+  auto argv = test::workspace_argv();
+  argv.insert(argv.begin() + 15, Option{"--bind", "/sys", "/sys"});
+  auto fs = verify_bwrap(policy, test::render(argv));
+  auto it = std::find_if(fs.begin(), fs.end(), [](const Finding& f) {
+    return f.probe == "write /sys/kernel/mm/transparent_hugepage/enabled";
+  });
+  BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
+  BOOST_TEST(it->rule.str() == "policy.yaml:9:5");
+  BOOST_TEST(it->trace.at(0) == "writable root /sys overlaps /sys/kernel/mm/transparent_hugepage/enabled");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

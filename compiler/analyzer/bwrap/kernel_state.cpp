@@ -29,7 +29,8 @@ Finding finding(std::string kind, std::string probe, std::string expected, std::
 
 }  // namespace
 
-void check_kernel_state(const BwrapArgv& argv, const MountTable& table,
+void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv,
+                        const MountTable& table,
                         const std::vector<std::string>& assumptions, std::vector<Finding>& out) {
   PathTable& paths = table.paths();
   for (const BwrapOp& op : argv.ops) {
@@ -52,6 +53,13 @@ void check_kernel_state(const BwrapArgv& argv, const MountTable& table,
     Finding f = finding("dropped-deny", std::string("write ") + host,
                         "deny (host kernel state, invariant 10)", to_string(r.outcome),
                         assumptions);
+    // A writable root over or under the kernel path is the policy line to change.
+    for (const auto& w : intent.write)
+      if (auto wp = SymbolicPath::parse(w.path); wp && (wp->contains(path) || path.contains(*wp))) {
+        f.rule = w.loc;
+        f.trace.insert(f.trace.begin(), "writable root " + w.path + " overlaps " + host);
+        break;
+      }
     f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
     out.push_back(std::move(f));
   }

@@ -6,6 +6,7 @@
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/finding.hpp"
+#include "ir/resolved.hpp"
 
 namespace zpolicy::compiler {
 
@@ -16,8 +17,10 @@ namespace zpolicy::compiler {
 // derived from it do not reach them: this check asks for them by name. It holds when
 // every procfs the argv mounts is remounted read-only and no host /proc or /sys object
 // is writable at any path the sandbox can reach it by (its own, or an alias of a bind
-// that carries it, such as a writable bind of "/").
-void check_kernel_state(const BwrapArgv& argv, const MountTable& table,
+// that carries it, such as a writable bind of "/"). A finding names the writable root
+// that overlaps the kernel path, when the policy asked for one.
+void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv,
+                        const MountTable& table,
                         const std::vector<std::string>& assumptions, std::vector<Finding>& out);
 
 }  // namespace zpolicy::compiler

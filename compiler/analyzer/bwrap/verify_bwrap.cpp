@@ -363,7 +363,7 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   // table's findings are enough; the others differ only in -try binds.
   for (const Scenario& s : tables) {
     const size_t before = findings.size();
-    check_kernel_state(argv, s.table, s.assumptions, findings);
+    check_kernel_state(resolved, argv, s.table, s.assumptions, findings);
     if (findings.size() != before) break;
   }
   return findings;
