@@ -226,7 +226,7 @@ BOOST_AUTO_TEST_CASE(explain_a_protected_path_on_both_targets) {
       "  policy: no access to the host object — under protected path ${WORKSPACE}/.git "
       "(p.yaml:7:13)\n"
       "  linux:  denied\n"
-      "          bwrap.args:52: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
+      "          bwrap.args:54: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
       "${WORKSPACE}/.git/config (read-only)\n"
       "          read-only mount: EROFS\n"
       "  macos:  denied\n"
@@ -250,7 +250,7 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "  policy: allowed on the host object — under writable root ${WORKSPACE} "
       "(p.yaml:6:11)\n"
       "  linux:  allowed on the host object\n"
-      "          bwrap.args:22: --bind ${WORKSPACE} ${WORKSPACE} covers "
+      "          bwrap.args:24: --bind ${WORKSPACE} ${WORKSPACE} covers "
       "${WORKSPACE}/src/a.c\n"
       "          write succeeds\n"
       "  macos:  allowed\n"
@@ -271,7 +271,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
       "  policy: denied outright (deny root: neither readable nor writable) — under deny root "
       "${HOME}/.ssh (p.yaml:8:10)\n"
       "  linux:  denied\n"
-      "          ${HOME}/.ssh has mode 0000 in bwrap.args:81: --tmpfs ${HOME}/.ssh: no search "
+      "          ${HOME}/.ssh has mode 0000 in bwrap.args:83: --tmpfs ${HOME}/.ssh: no search "
       "permission without CAP_DAC_OVERRIDE: EACCES\n";
   auto both = cli.run({"explain", "p.yaml", "${HOME}/.ssh/id_rsa", "--op", "read"});
   BOOST_TEST(both.exit_code == 0, both.err);
@@ -339,7 +339,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_protected_path_bound_writable) {
   for (size_t i = 0; i + 1 < heads.size(); ++i)
     BOOST_TEST(heads[i].starts_with("p.yaml:7:13: error: linux: dropped-deny: "), heads[i]);
   BOOST_TEST(heads.back() == "zpolicy: verification failed: 7 findings");
-  BOOST_TEST(r.err.find("    bwrap.args:52: --bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
+  BOOST_TEST(r.err.find("    bwrap.args:54: --bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
                         "${WORKSPACE}/.git\n") != std::string::npos);
 }
 
