@@ -32,6 +32,18 @@ const std::vector<LintRule>& lint_catalog() {
        "It denies everything, including the command itself."},
       {"ZP010", "DangerFullAccess", S::Warning, "the mode is danger-full-access",
        "Commands run without any sandbox."},
+      {"ZP011", "NoProtectedSubpaths", S::Warning,
+       "protect: [] in a mode that writes",
+       "Every writable root is then writable whole: .git (hooks run later on the host), .env "
+       "and the other defaults included."},
+      {"ZP012", "SecretLookingEnvKept", S::Warning,
+       "an environment name kept into the sandbox looks like a secret",
+       "Names such as *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_* are readable by everything "
+       "the sandbox runs; keep them only if the command needs them."},
+      {"ZP013", "WritableSystemDirectory", S::Error,
+       "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot)",
+       "Programs and configuration the host runs, often as root, become writable from the "
+       "sandbox."},
       {"ZP100", "SyscallRule", S::Error,
        "a syscall rule names no syscall or argument of the target, or compares bits the kernel "
        "ignores",

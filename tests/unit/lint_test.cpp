@@ -126,6 +126,28 @@ BOOST_AUTO_TEST_CASE(zp010_danger_full_access) {
              7);
 }
 
+BOOST_AUTO_TEST_CASE(zp011_no_protected_subpaths_in_a_writing_mode) {
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n  protect: []\n"), "ZP011",
+             ir::Severity::Warning, 4, 11);
+  BOOST_TEST(lints_of("zpolicy: 1\nmode: read-only\nfilesystem:\n  protect: []\n").empty());
+}
+
+BOOST_AUTO_TEST_CASE(zp012_secret_looking_names_kept) {
+  for (const char* name : {"GITHUB_TOKEN", "AWS_*", "aws_secret_access_key", "OPENAI_API_KEY",
+                           "DB_PASSWORD", "NPM_TOKEN", "SSH_PRIVATE_KEY", "MY_CREDENTIALS"})
+    expect_one(lints_of(kHead + "process:\n  env:\n    keep: [PATH, \"" + name + "\"]\n"), "ZP012",
+               ir::Severity::Warning, 5, 18);
+  BOOST_TEST(lints_of(kHead + "process:\n  env:\n    keep: [PATH, HOME, LANG, \"LC_*\", TERM, "
+                              "SSH_AUTH_SOCK_NOT, KEYBOARD]\n").empty());
+}
+
+BOOST_AUTO_TEST_CASE(zp013_writable_system_directories) {
+  for (const char* root : {"/etc", "/usr/local/bin", "/usr", "/lib64", "/boot/efi"})
+    expect_one(lints_of(kHead + "filesystem:\n  write: [\"" + std::string(root) + "\"]\n"),
+               "ZP013", ir::Severity::Error, 4, 11);
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /var/tmp, /usrdata]\n").empty());
+}
+
 BOOST_AUTO_TEST_CASE(lints_are_sorted_by_location) {
   auto lints =
       lints_of(kHead +
