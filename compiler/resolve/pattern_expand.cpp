@@ -42,7 +42,8 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
       ok = false;
       continue;
     }
-    for (auto& m : w.matches) hits.push_back({std::move(m.path), g.origins[m.origin]->loc});
+    for (auto& m : w.matches)
+      hits.push_back({std::move(m.path), g.origins[m.origin]->loc, !m.symlink});
   }
   if (!ok) return std::nullopt;
   return hits;

@@ -31,6 +31,9 @@ struct HostBinding {
 struct PatternHit {
   std::string path;
   ir::SourceLoc loc;
+  // Found by the walk through real directories and not a symlink itself: canonical as
+  // it stands, so resolve need not walk it again (a symlink is refused there).
+  bool canonical = false;
 };
 
 // The paths the `protect` patterns name below the writable roots of `r` (resolved

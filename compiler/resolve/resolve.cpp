@@ -338,8 +338,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   // What a protect entry or pattern names on the host, protected in each writable root
   // that holds it (set for workspace-write only: no root holds anything otherwise).
-  std::function<void(const std::string&, const ir::SourceLoc&)> protect_absolute =
-      [](const std::string&, const ir::SourceLoc&) {};
+  std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
+      [](const std::string&, const ir::SourceLoc&, bool) {};
   for (const auto& p : policy.read) {
     auto path = h.canonical_or_refuse(h.bind(p.value), {}, p.loc, "readable root");
     if (!path) continue;
@@ -366,8 +366,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, loc);
     };
     const std::vector<ResolvedPath> roots = r.write;
-    protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc) {
-      auto abs = h.canonical_or_refuse(lexical, roots, loc, "protected path");
+    protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
+                                            bool canonical) {
+      auto abs = canonical ? std::optional<std::string>(lexical)
+                           : h.canonical_or_refuse(lexical, roots, loc, "protected path");
       if (!abs) return;
       for (const auto& w : roots)
         if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), loc);
@@ -380,7 +382,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
             protect(w.path, pr.value.components, pr.loc);
         continue;
       }
-      protect_absolute(h.bind(pr.value), pr.loc);
+      protect_absolute(h.bind(pr.value), pr.loc, false);
     }
   }
   auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
@@ -400,7 +402,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   if (auto hits = expand_deny_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
-    for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc);
+    for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   sort_by_depth(r.read);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 namespace zpolicy::compiler {
 namespace {
@@ -23,12 +24,93 @@ struct State {
   friend auto operator<=>(const State&, const State&) = default;
 };
 
-struct DirCloser {
-  void operator()(DIR* d) const { closedir(d); }
+// The entries of one open directory. On Linux straight from getdents64 into a buffer:
+// fdopendir() adds an fcntl and an fstat per directory, a third of the walk's calls.
+class DirReader {
+ public:
+  struct Entry {
+    const char* name;
+    unsigned char type;  // DT_*
+  };
+
+  explicit DirReader(int fd) : fd_(fd) {
+#if !defined(__linux__)
+    dir_ = fdopendir(fd);
+    if (dir_) fd_ = -1;  // owned by dir_ now
+#endif
+  }
+  ~DirReader() {
+#if !defined(__linux__)
+    if (dir_) closedir(dir_);
+#endif
+    if (fd_ >= 0) close(fd_);
+  }
+  DirReader(DirReader&& o) noexcept { *this = std::move(o); }
+  DirReader& operator=(DirReader&& o) noexcept {
+    std::swap(fd_, o.fd_);
+    std::swap(buf_, o.buf_);
+    std::swap(len_, o.len_);
+    std::swap(pos_, o.pos_);
+#if !defined(__linux__)
+    std::swap(dir_, o.dir_);
+#endif
+    return *this;
+  }
+
+  bool ok() const {
+#if defined(__linux__)
+    return fd_ >= 0;
+#else
+    return dir_ != nullptr;
+#endif
+  }
+  int fd() const {
+#if defined(__linux__)
+    return fd_;
+#else
+    return dirfd(dir_);
+#endif
+  }
+
+  // The next entry; nullopt at the end or, with `failed` set, on a read error.
+  std::optional<Entry> next(bool& failed) {
+#if defined(__linux__)
+    if (pos_ >= len_) {
+      if (!buf_) buf_ = std::make_unique<char[]>(kBufferSize);
+      const ssize_t n = getdents64(fd_, buf_.get(), kBufferSize);
+      if (n <= 0) {
+        failed = n < 0;
+        return std::nullopt;
+      }
+      len_ = static_cast<size_t>(n);
+      pos_ = 0;
+    }
+    const auto* d = reinterpret_cast<const dirent64*>(buf_.get() + pos_);
+    pos_ += d->d_reclen;
+    return Entry{d->d_name, d->d_type};
+#else
+    errno = 0;
+    const dirent* d = readdir(dir_);
+    if (!d) {
+      failed = errno != 0;
+      return std::nullopt;
+    }
+    return Entry{d->d_name, d->d_type};
+#endif
+  }
+
+ private:
+  static constexpr size_t kBufferSize = 32768;
+  int fd_ = -1;
+  std::unique_ptr<char[]> buf_;
+  size_t len_ = 0, pos_ = 0;
+#if !defined(__linux__)
+  DIR* dir_ = nullptr;
+#endif
 };
 
 struct Frame {
-  std::unique_ptr<DIR, DirCloser> dir;
+  DirReader dir;
   std::string path;
   std::vector<State> states;  // the states that need this directory listed
 };
@@ -89,14 +171,14 @@ class Walker {
                     "', which the sandbox could write into; a pattern cannot be checked there";
   }
 
-  void add_match(std::string path, size_t origin, bool listed) {
+  void add_match(std::string path, size_t origin, bool listed, bool symlink) {
     if (options_.keep && !options_.keep(path)) return;
     if (result_.matches.size() >= options_.limits.max_matches) {
       result_.error = "more than " + std::to_string(options_.limits.max_matches) +
                       " paths match; narrow the pattern";
       return;
     }
-    result_.matches.push_back({std::move(path), origin, listed});
+    result_.matches.push_back({std::move(path), origin, listed, symlink});
   }
 
   // Takes ownership of `fd`.
@@ -109,8 +191,10 @@ class Walker {
         listed.push_back(s);
         continue;
       }
-      add_match((path == "/" ? "/" : path + "/") + comps(s)[s.index].pieces.front(),
-                patterns_[s.pattern].origin, false);
+      const std::string& name = comps(s)[s.index].pieces.front();
+      struct stat st;
+      const bool link = fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+      add_match((path == "/" ? "/" : path + "/") + name, patterns_[s.pattern].origin, false, link);
     }
     if (listed.empty() || result_.error) {
       close(fd);
@@ -122,26 +206,25 @@ class Walker {
                       " directories deep";
       return;
     }
-    DIR* d = fdopendir(fd);
-    if (!d) {
-      close(fd);
+    DirReader dir(fd);
+    if (!dir.ok()) {
       unlistable(path);
       return;
     }
-    stack_.push_back({std::unique_ptr<DIR, DirCloser>(d), path, std::move(listed)});
+    stack_.push_back({std::move(dir), path, std::move(listed)});
   }
 
   // Reads one entry of the innermost directory (or leaves it when done).
   void step() {
     Frame& f = stack_.back();
-    errno = 0;
-    dirent* e = readdir(f.dir.get());
+    bool failed = false;
+    const auto e = f.dir.next(failed);
     if (!e) {
-      if (errno != 0) unlistable(f.path);
+      if (failed) unlistable(f.path);
       stack_.pop_back();
       return;
     }
-    const std::string_view name = e->d_name;
+    const std::string_view name = e->name;
     if (name == "." || name == "..") return;
     if (++result_.entries > options_.limits.max_entries) {
       result_.error = "more than " + std::to_string(options_.limits.max_entries) +
@@ -165,24 +248,24 @@ class Walker {
     }
     if (!matched && next.empty()) return;
     std::string path = f.path == "/" ? "/" + std::string(name) : f.path + "/" + std::string(name);
-    if (matched) {
-      // Protected or denied whole: nothing below it needs a rule of its own.
-      add_match(std::move(path), *matched, true);
-      return;
-    }
-    unsigned char type = e->d_type;
-    const int parent = dirfd(f.dir.get());
+    unsigned char type = e->type;
+    const int parent = f.dir.fd();
     if (type == DT_UNKNOWN) {
       struct stat st;
-      if (fstatat(parent, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
+      if (fstatat(parent, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    }
+    if (matched) {
+      // Protected or denied whole: nothing below it needs a rule of its own.
+      add_match(std::move(path), *matched, true, type == DT_LNK);
+      return;
     }
     if (type != DT_DIR) return;
     if (options_.may_enter && !options_.may_enter(path)) return;
-    int fd = openat(parent, e->d_name, kOpenDir);
+    int fd = openat(parent, e->name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.
-      if (errno == EACCES && writable(parent, e->d_name)) unlistable(path);
+      if (errno == EACCES && writable(parent, e->name)) unlistable(path);
       return;
     }
     enter(fd, path, std::move(next));

@@ -33,6 +33,9 @@ struct WalkMatch {
   // `packages/a/.env` in every existing directory `packages/a`): emitted whether it
   // exists or not, so that it is protected like any literal path.
   bool listed = true;
+  // The last component is a symlink. Every directory above it was opened with
+  // O_NOFOLLOW from the start, so a match that is not a link is canonical as it stands.
+  bool symlink = false;
 };
 
 struct WalkResult {
