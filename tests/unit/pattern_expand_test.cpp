@@ -12,6 +12,7 @@
 #include "compiler/resolve/tree_walker.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
+#include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace zpolicy;
@@ -296,6 +297,29 @@ BOOST_AUTO_TEST_CASE(a_walk_limit_is_a_located_refusal) {
              diags.str());
   BOOST_TEST(diags.str().ends_with("' is more than 128 directories deep; refusing to run\n"),
              diags.str());
+}
+
+// `explain` answers for the expansion with --workspace, and says that it cannot without.
+BOOST_AUTO_TEST_CASE(explain_a_path_a_pattern_matches) {
+  Monorepo m;
+  test::TempDir scratch;
+  const std::string policy = scratch.write("p.yaml", "zpolicy: 1\nmode: workspace-write\n");
+  auto bound = test::run_process({ZPOLICY_BINARY, "explain", policy, m.t / "packages/a/.git/hooks/x",
+                                  "--op", "write", "--workspace", m.t.str()},
+                                 scratch.str());
+  BOOST_TEST(bound.exit_code == 0, bound.err);
+  BOOST_TEST(bound.out.find("  policy: no access to the host object — under protected path " +
+                            (m.t / "packages/a/.git")) != std::string::npos,
+             bound.out);
+  BOOST_TEST(bound.out.find("note:") == std::string::npos, bound.out);
+  auto portable = test::run_process({ZPOLICY_BINARY, "explain", policy,
+                                     "${WORKSPACE}/packages/a/.git/hooks/x", "--op", "write"},
+                                    scratch.str());
+  BOOST_TEST(portable.exit_code == 0, portable.err);
+  BOOST_TEST(portable.out.find("  note:   patterns (e.g. '**/.git') are expanded only against a "
+                               "host; add --workspace DIR for what they match there\n") !=
+                 std::string::npos,
+             portable.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
