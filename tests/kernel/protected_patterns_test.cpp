@@ -125,6 +125,34 @@ BOOST_DATA_TEST_CASE(a_star_pattern_protects_existing_and_missing_paths, bdata::
   BOOST_TEST(!exists(box.ws("packages/*")));
 }
 
+BOOST_DATA_TEST_CASE(deny_patterns_hide_matches_at_any_depth, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string H = box.home();
+  box.write_file(box.ws("deploy.pem"), "PEM-TOP-5101\n", 0600);
+  box.write_file(box.ws("packages/a/keys/prod.pem"), "PEM-DEEP-5102\n", 0600);
+  box.write_file(box.ws("packages/a/keys/readme.txt"), "visible-5103\n");
+  box.write_file(H + "/.config/tool-a/token", "TOKEN-5104\n", 0600);
+  box.write_file(H + "/.config/tool-a/settings", "visible-5105\n");
+  const std::string policy = box.write_policy(
+      "deny-patterns.yaml",
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+      "  deny: [\"${WORKSPACE}/**/*.pem\", \"~/.config/*/token\"]\n");
+  const std::string before = snapshot(box.workspace());
+  auto r = box.sh("cat deploy.pem packages/a/keys/prod.pem packages/a/keys/readme.txt " + H +
+                      "/.config/tool-a/token " + H + "/.config/tool-a/settings\n"
+                      "grep -r 510 . " + H + "/.config 2>&1\n"
+                      "echo x > deploy.pem; rm -f packages/a/keys/prod.pem; mv deploy.pem d2",
+                  {"--policy", policy});
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  for (const char* visible : {"visible-5103", "visible-5105"})
+    BOOST_TEST(r.out.find(visible) != std::string::npos, visible << "\n" << r.describe());
+  for (const char* secret : {"PEM-TOP-5101", "PEM-DEEP-5102", "TOKEN-5104"}) {
+    BOOST_TEST(r.out.find(secret) == std::string::npos, secret << " leaked:\n" << r.describe());
+    BOOST_TEST(r.err.find(secret) == std::string::npos, secret << " leaked:\n" << r.describe());
+  }
+  BOOST_TEST(snapshot(box.workspace()) == before);
+}
+
 BOOST_DATA_TEST_CASE(a_nested_git_that_is_a_symlink_refuses_to_run, bdata::make(kCallers),
                      caller) {
   // A rule on a link would protect what it names, not the name the host's git will use.
