@@ -42,8 +42,18 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
       ok = false;
       continue;
     }
-    for (auto& m : w.matches)
-      hits.push_back({std::move(m.path), g.origins[m.origin]->loc, !m.symlink});
+    for (auto& m : w.matches) {
+      const auto& origin = *g.origins[m.origin];
+      // Artifacts hold one path per line: a name with a line break in it (which an
+      // earlier sandbox could have made) cannot be written down faithfully.
+      if (m.path.find_first_of("\n\r") != std::string::npos) {
+        diags.error(origin.loc, "pattern '" + origin.value.str() + "' matches a path with a line "
+                                "break in a name below '" + start + "'; rename it; refusing to run");
+        ok = false;
+        continue;
+      }
+      hits.push_back({std::move(m.path), origin.loc, !m.symlink});
+    }
   }
   if (!ok) return std::nullopt;
   return hits;

@@ -299,6 +299,20 @@ BOOST_AUTO_TEST_CASE(a_walk_limit_is_a_located_refusal) {
              diags.str());
 }
 
+BOOST_AUTO_TEST_CASE(a_match_with_a_line_break_in_its_path_is_refused) {
+  test::TempDir t;
+  t.mkdir("a\n--bind\n/\n/x/.git");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST(!r.has_value());
+  BOOST_TEST(diags.str() == "p.yaml:4:13: error: pattern '**/.git' matches a path with a line "
+                            "break in a name below '" + t.str() + "'; rename it; refusing to run\n");
+}
+
 // `explain` answers for the expansion with --workspace, and says that it cannot without.
 BOOST_AUTO_TEST_CASE(explain_a_path_a_pattern_matches) {
   Monorepo m;
