@@ -169,6 +169,29 @@ BOOST_DATA_TEST_CASE(a_nested_git_that_is_a_symlink_refuses_to_run, bdata::make(
   BOOST_TEST(!exists(marker), "the command ran");
 }
 
+BOOST_DATA_TEST_CASE(a_directory_the_walk_cannot_list_but_the_sandbox_can_write_is_refused,
+                     bdata::make(kCallers), caller) {
+  // Mode 0300: the caller may create names inside but not list them, so a repository
+  // there cannot be found; nobody's run refuses, root (who lists anything) protects it.
+  Sandbox box(caller);
+  box.write_file(box.ws("locked/repo/.git/config"), "[core]\n");
+  box.host_command({"/bin/chmod", "0300", box.ws("locked")});
+  const std::string before = snapshot(box.ws("locked/repo/.git"));
+  const std::string marker = box.ws("MARKER");
+  auto r = box.sh("touch " + marker + "; echo evil >> locked/repo/.git/config");
+  if (caller == Caller::Nobody) {
+    BOOST_TEST(r.exit_code != 0, r.describe());
+    BOOST_TEST(r.err.find("cannot list '" + box.ws("locked") + "'") != std::string::npos,
+               r.describe());
+    BOOST_TEST(!exists(marker), "the command ran");
+  } else {
+    BOOST_TEST_REQUIRE(r.completed(), r.describe());
+    BOOST_TEST(exists(marker));
+  }
+  box.host_command({"/bin/chmod", "0700", box.ws("locked")});
+  BOOST_TEST(snapshot(box.ws("locked/repo/.git")) == before);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
