@@ -30,10 +30,18 @@ struct Monorepo {
     box.make_dir(box.ws(".git/modules/libs"));
     git({"init", "-q", "--separate-git-dir=" + box.ws(".git/modules/libs/sub"), box.ws("libs/sub")});
     box.write_file(box.ws("packages/a/.git/hooks/pre-commit.sample"), "#!/bin/sh\n", 0755);
+    // A nested `.git` file naming a git directory elsewhere in the workspace, outside
+    // every `.git`: only the pointer makes it protected.
+    box.write_file(box.ws("tools/t/.git"), "gitdir: ../../store/t.git\n");
+    box.write_file(box.ws("store/t.git/config"), "[core]\n");
+    box.write_file(box.ws("store/t.git/HEAD"), "ref: refs/heads/main\n");
     git({"-C", box.workspace(), "add", "README"});
-    for (const std::string repo : {".git", "packages/a/.git", "vendor/c/.git", "odd/[x]*/deep/.git",
-                                   "libs/sub/.git"})
-      before.push_back(snapshot(box.ws(repo)));
+    for (const auto& repo : repos()) before.push_back(snapshot(box.ws(repo)));
+  }
+
+  static std::vector<std::string> repos() {
+    return {".git", "packages/a/.git", "vendor/c/.git", "odd/[x]*/deep/.git", "libs/sub/.git",
+            "tools/t/.git", "store/t.git"};
   }
 
   void git(std::vector<std::string> args) const {
@@ -43,8 +51,7 @@ struct Monorepo {
 
   void check_unchanged() const {
     size_t i = 0;
-    for (const std::string repo : {".git", "packages/a/.git", "vendor/c/.git", "odd/[x]*/deep/.git",
-                                   "libs/sub/.git"})
+    for (const auto& repo : repos())
       BOOST_TEST(snapshot(box.ws(repo)) == before[i++], repo << " changed on the host");
     BOOST_TEST(!exists(box.ws("packages/a/.git/hooks/pre-commit")));
   }
@@ -67,13 +74,14 @@ BOOST_DATA_TEST_CASE(nested_repositories_and_submodules_are_protected, bdata::ma
       "touch 'odd/[x]*/deep/.git/config'; rm -rf 'odd/[x]*/deep/.git/hooks'\n"
       "echo 'gitdir: /tmp' > libs/sub/.git; rm -f libs/sub/.git\n"
       "echo evil >> .git/modules/libs/sub/config; chmod -R 777 packages/a/.git\n"
+      "echo evil >> store/t.git/config; rm -f store/t.git/HEAD; mv store s2; echo x > tools/t/.git\n"
       "mv packages/a packages/a2; mv packages p2; mv vendor/c/.git vendor/c/g2; mv vendor v2\n"
       "mkdir -p packages/a/.git/hooks; echo evil > packages/a/.git/hooks/pre-push\n"
       "ln -s ../../.git/hooks packages/a/h; echo evil > packages/a/h/pre-commit\n"
       "echo control > packages/a/control.txt");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   m.check_unchanged();
-  for (const char* moved : {"packages/a2", "p2", "vendor/c/g2", "v2"})
+  for (const char* moved : {"packages/a2", "p2", "vendor/c/g2", "v2", "s2"})
     BOOST_TEST(!exists(m.box.ws(moved)), moved << " exists on the host");
   BOOST_TEST(read_file(m.box.ws("packages/a/control.txt")).value_or("<missing>") == "control\n");
 }
