@@ -9,8 +9,7 @@ bool PatternComponent::matches(std::string_view name) const {
   // pieces occur in order between them; taking each at its first occurrence is optimal.
   const std::string& first = pieces.front();
   const std::string& last = pieces.back();
-  if (name.size() < first.size() + last.size() || !name.starts_with(first) ||
-      !name.ends_with(last))
+  if (name.size() < first.size() + last.size() || !name.starts_with(first) || !name.ends_with(last))
     return false;
   size_t at = first.size();
   const size_t end = name.size() - last.size();
@@ -47,7 +46,8 @@ PolicyPath PathPattern::literal_prefix() const {
 
 PathPattern PathPattern::below(const PolicyPath& base) const {
   PathPattern out{base.root, {}};
-  for (const auto& c : base.components) out.components.push_back({PatternComponent::Kind::Literal, {c}});
+  for (const auto& c : base.components)
+    out.components.push_back({PatternComponent::Kind::Literal, {c}});
   out.components.insert(out.components.end(), components.begin(), components.end());
   return out;
 }
@@ -76,19 +76,19 @@ std::optional<PathPattern> parse_path_pattern(std::string_view text, bool allow_
     if (comp.find('?') != std::string::npos)
       return fail("pattern " + quoted + ": '?' is not supported (only '*' and '**')");
     if (comp.find('[') != std::string::npos)
-      return fail("pattern " + quoted + ": '[' (character classes) is not supported (only '*' and '**')");
+      return fail("pattern " + quoted +
+                  ": '[' (character classes) is not supported (only '*' and '**')");
     if (comp.find('\\') != std::string::npos)
       return fail("pattern " + quoted + ": '\\' (escapes) is not supported in a pattern");
     if (comp == "**") {
-      if (!out.components.empty() &&
-          out.components.back().kind == PatternComponent::Kind::AnyDepth)
+      if (!out.components.empty() && out.components.back().kind == PatternComponent::Kind::AnyDepth)
         return fail("pattern " + quoted + ": '**/**' is redundant; write '**' once");
       out.components.push_back({PatternComponent::Kind::AnyDepth, {}});
       continue;
     }
     if (comp.find("**") != std::string::npos)
-      return fail("pattern " + quoted + ": '**' must be a whole component ('**/NAME'), not part of '" +
-                  comp + "'");
+      return fail("pattern " + quoted +
+                  ": '**' must be a whole component ('**/NAME'), not part of '" + comp + "'");
     PatternComponent c{PatternComponent::Kind::Literal, {}};
     size_t pos = 0;
     for (size_t star = comp.find('*'); star != std::string::npos; star = comp.find('*', pos)) {

@@ -47,8 +47,9 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
       // Artifacts hold one path per line: a name with a line break in it (which an
       // earlier sandbox could have made) cannot be written down faithfully.
       if (m.path.find_first_of("\n\r") != std::string::npos) {
-        diags.error(origin.loc, "pattern '" + origin.value.str() + "' matches a path with a line "
-                                "break in a name below '" + start + "'; rename it; refusing to run");
+        diags.error(origin.loc, "pattern '" + origin.value.str() + "' matches a path with a " +
+                                    "line break in a name below '" + start +
+                                    "'; rename it; refusing to run");
         ok = false;
         continue;
       }
@@ -66,7 +67,8 @@ void add_to_group(std::map<std::string, Group>& groups, const std::string& start
   g.origins.push_back(&p);
 }
 
-std::unordered_set<std::string> paths_of(std::initializer_list<const std::vector<ir::ResolvedPath>*> sets) {
+std::unordered_set<std::string> paths_of(
+    std::initializer_list<const std::vector<ir::ResolvedPath>*> sets) {
   std::unordered_set<std::string> out;
   for (const auto* s : sets)
     for (const auto& p : *s) out.insert(p.path);

@@ -193,7 +193,8 @@ class Walker {
       }
       const std::string& name = comps(s)[s.index].pieces.front();
       struct stat st;
-      const bool link = fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
+      const bool link =
+          fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
       add_match((path == "/" ? "/" : path + "/") + name, patterns_[s.pattern].origin, false, link);
     }
     if (listed.empty() || result_.error) {

@@ -40,7 +40,7 @@ struct WalkMatch {
 
 struct WalkResult {
   std::vector<WalkMatch> matches;
-  size_t entries = 0;          // directory entries read (the cost, for bench/)
+  size_t entries = 0;                // directory entries read (the cost, for bench/)
   std::optional<std::string> error;  // a limit hit, or a directory that cannot be listed
 };
 

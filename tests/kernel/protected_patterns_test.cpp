@@ -28,7 +28,8 @@ struct Monorepo {
     for (const std::string repo : {"", "packages/a", "vendor/c", "odd/[x]*/deep"})
       git({"init", "-q", box.ws(repo)});
     box.make_dir(box.ws(".git/modules/libs"));
-    git({"init", "-q", "--separate-git-dir=" + box.ws(".git/modules/libs/sub"), box.ws("libs/sub")});
+    git({"init", "-q", "--separate-git-dir=" + box.ws(".git/modules/libs/sub"),
+         box.ws("libs/sub")});
     box.write_file(box.ws("packages/a/.git/hooks/pre-commit.sample"), "#!/bin/sh\n", 0755);
     // A nested `.git` file naming a git directory elsewhere in the workspace, outside
     // every `.git`: only the pointer makes it protected.
@@ -40,8 +41,8 @@ struct Monorepo {
   }
 
   static std::vector<std::string> repos() {
-    return {".git", "packages/a/.git", "vendor/c/.git", "odd/[x]*/deep/.git", "libs/sub/.git",
-            "tools/t/.git", "store/t.git"};
+    return {".git",          "packages/a/.git", "vendor/c/.git", "odd/[x]*/deep/.git",
+            "libs/sub/.git", "tools/t/.git",    "store/t.git"};
   }
 
   void git(std::vector<std::string> args) const {
@@ -69,12 +70,14 @@ BOOST_DATA_TEST_CASE(nested_repositories_and_submodules_are_protected, bdata::ma
   Monorepo m(caller);
   auto r = m.box.sh(
       "printf '#!/bin/sh\\necho planted\\n' > packages/a/.git/hooks/pre-commit\n"
-      "chmod +x packages/a/.git/hooks/pre-commit; cp /bin/true packages/a/.git/hooks/post-checkout\n"
+      "chmod +x packages/a/.git/hooks/pre-commit; cp /bin/true "
+      "packages/a/.git/hooks/post-checkout\n"
       "echo '[core] fsmonitor = evil' >> vendor/c/.git/config; rm -rf vendor/c/.git/hooks\n"
       "touch 'odd/[x]*/deep/.git/config'; rm -rf 'odd/[x]*/deep/.git/hooks'\n"
       "echo 'gitdir: /tmp' > libs/sub/.git; rm -f libs/sub/.git\n"
       "echo evil >> .git/modules/libs/sub/config; chmod -R 777 packages/a/.git\n"
-      "echo evil >> store/t.git/config; rm -f store/t.git/HEAD; mv store s2; echo x > tools/t/.git\n"
+      "echo evil >> store/t.git/config; rm -f store/t.git/HEAD; mv store s2; echo x > "
+      "tools/t/.git\n"
       "mv packages/a packages/a2; mv packages p2; mv vendor/c/.git vendor/c/g2; mv vendor v2\n"
       "mkdir -p packages/a/.git/hooks; echo evil > packages/a/.git/hooks/pre-push\n"
       "ln -s ../../.git/hooks packages/a/h; echo evil > packages/a/h/pre-commit\n"
@@ -97,8 +100,8 @@ BOOST_DATA_TEST_CASE(git_and_ordinary_writes_still_work, bdata::make(kCallers), 
       " echo writes-ok\n"
       "git commit -qm x >/dev/null 2>&1 || echo commit-refused");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  for (const char* ok : {"top-status-ok", "top-diff-ok", "nested-status-ok", "writes-ok",
-                         "commit-refused"})
+  for (const char* ok :
+       {"top-status-ok", "top-diff-ok", "nested-status-ok", "writes-ok", "commit-refused"})
     BOOST_TEST(r.out.find(ok) != std::string::npos, ok << "\n" << r.describe());
   BOOST_TEST(read_file(m.box.ws("packages/a/new.js")).value_or("<missing>") == "new\n");
   BOOST_TEST(read_file(m.box.ws("vendor/c/src/x.c")).value_or("<missing>") == "x\n");
@@ -141,14 +144,17 @@ BOOST_DATA_TEST_CASE(deny_patterns_hide_matches_at_any_depth, bdata::make(kCalle
   box.write_file(box.ws("packages/a/keys/readme.txt"), "visible-5103\n");
   box.write_file(H + "/.config/tool-a/token", "TOKEN-5104\n", 0600);
   box.write_file(H + "/.config/tool-a/settings", "visible-5105\n");
-  const std::string policy = box.write_policy(
-      "deny-patterns.yaml",
-      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
-      "  deny: [\"${WORKSPACE}/**/*.pem\", \"~/.config/*/token\"]\n");
+  const std::string policy =
+      box.write_policy("deny-patterns.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                       "  deny: [\"${WORKSPACE}/**/*.pem\", \"~/.config/*/token\"]\n");
   const std::string before = snapshot(box.workspace());
   auto r = box.sh("cat deploy.pem packages/a/keys/prod.pem packages/a/keys/readme.txt " + H +
-                      "/.config/tool-a/token " + H + "/.config/tool-a/settings\n"
-                      "grep -r 510 . " + H + "/.config 2>&1\n"
+                      "/.config/tool-a/token " + H +
+                      "/.config/tool-a/settings\n"
+                      "grep -r 510 . " +
+                      H +
+                      "/.config 2>&1\n"
                       "echo x > deploy.pem; rm -f packages/a/keys/prod.pem; mv deploy.pem d2",
                   {"--policy", policy});
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
@@ -161,8 +167,7 @@ BOOST_DATA_TEST_CASE(deny_patterns_hide_matches_at_any_depth, bdata::make(kCalle
   BOOST_TEST(snapshot(box.workspace()) == before);
 }
 
-BOOST_DATA_TEST_CASE(a_nested_git_that_is_a_symlink_refuses_to_run, bdata::make(kCallers),
-                     caller) {
+BOOST_DATA_TEST_CASE(a_nested_git_that_is_a_symlink_refuses_to_run, bdata::make(kCallers), caller) {
   // A rule on a link would protect what it names, not the name the host's git will use.
   Sandbox box(caller);
   box.make_dir(box.ws("elsewhere/repo-git"));

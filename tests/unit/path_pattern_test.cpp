@@ -1,10 +1,11 @@
 // Patterns in `protect` and `deny`: the typed value the frontend makes of them, what a
 // component matches, and every malformed form refused at its file:line:col. A '*', '?'
 // or '[' is never taken literally (a glob that silently names nothing is a lost rule).
+#include "ir/path_pattern.hpp"
+
 #include <boost/test/unit_test.hpp>
 
 #include "compiler/lint/policy_lint.hpp"
-#include "ir/path_pattern.hpp"
 #include "support/parse.hpp"
 
 using namespace zpolicy;
@@ -101,8 +102,7 @@ BOOST_AUTO_TEST_CASE(every_malformed_pattern_is_refused_where_it_is_written) {
       {"\"file?.txt\"", "pattern 'file?.txt': '?' is not supported (only '*' and '**')"},
       {"\"[ab]/.env\"",
        "pattern '[ab]/.env': '[' (character classes) is not supported (only '*' and '**')"},
-      {"\"x[\"",
-       "pattern 'x[': '[' (character classes) is not supported (only '*' and '**')"},
+      {"\"x[\"", "pattern 'x[': '[' (character classes) is not supported (only '*' and '**')"},
       {"\"a\\\\*b\"", "pattern 'a\\*b': '\\' (escapes) is not supported in a pattern"},
       {"\"**\"",
        "pattern '**': '**' cannot end a pattern (everything below a directory is protected by "
@@ -112,7 +112,8 @@ BOOST_AUTO_TEST_CASE(every_malformed_pattern_is_refused_where_it_is_written) {
        "by naming the directory itself)"},
       {"\"**/**/.git\"", "pattern '**/**/.git': '**/**' is redundant; write '**' once"},
       {"\"*/../x\"", "'..' is not allowed in a path"},
-      {"\"${WORK*}/x\"", "unknown variable '${WORK*}' (known: ${WORKSPACE}, ${HOME}, ${TMPDIR}, ~)"},
+      {"\"${WORK*}/x\"",
+       "unknown variable '${WORK*}' (known: ${WORKSPACE}, ${HOME}, ${TMPDIR}, ~)"},
       {"\"a/${HOME}/*\"", "a variable may only start a path"},
   };
   for (const auto& c : cases)

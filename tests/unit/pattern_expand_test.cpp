@@ -4,8 +4,8 @@
 // portable output that keeps the pattern symbolic.
 #include <sys/stat.h>
 
-#include <boost/test/unit_test.hpp>
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <filesystem>
 
 #include "compiler/resolve/resolve.hpp"
@@ -35,7 +35,8 @@ std::vector<std::string> walk(const test::TempDir& t, const std::vector<std::str
   std::vector<compiler::WalkPattern> ps;
   for (size_t i = 0; i < patterns.size(); ++i) ps.push_back({pattern(patterns[i]).components, i});
   auto r = compiler::walk_tree(t.str(), ps, options);
-  if (error) *error = r.error.value_or("");
+  if (error)
+    *error = r.error.value_or("");
   else
     BOOST_TEST(!r.error.has_value(), r.error.value_or(""));
   std::vector<std::string> out;
@@ -61,7 +62,7 @@ struct Monorepo {
     t.write("packages/notadir", "x");
     t.write("vendor/c/.git", "gitdir: ../../.git/modules/vendor/c\n");
     t.mkdir("deep/x/y/z/.git");
-    t.mkdir("node_modules/pkg/.git");  // inside a protected directory
+    t.mkdir("node_modules/pkg/.git");               // inside a protected directory
     t.mkdir("packages/a/.git/modules/inner/.git");  // inside a matched directory
   }
 };
@@ -72,9 +73,9 @@ BOOST_AUTO_TEST_SUITE(pattern_expansion)
 
 BOOST_AUTO_TEST_CASE(any_depth_finds_every_repository_and_never_enters_one) {
   Monorepo m;
-  BOOST_TEST(walk(m.t, {"**/.git"}) == (Paths{".git", "deep/x/y/z/.git", "lib/.git",
-                                               "node_modules/pkg/.git", "packages/a/.git",
-                                               "vendor/c/.git"}),
+  BOOST_TEST(walk(m.t, {"**/.git"}) ==
+                 (Paths{".git", "deep/x/y/z/.git", "lib/.git", "node_modules/pkg/.git",
+                        "packages/a/.git", "vendor/c/.git"}),
              boost::test_tools::per_element());
   compiler::WalkOptions prune;
   prune.may_enter = [&](const std::string& d) { return d != m.t / "node_modules"; };
@@ -95,8 +96,7 @@ BOOST_AUTO_TEST_CASE(star_matches_one_name_and_spells_out_literal_tails) {
   BOOST_TEST(walk(m.t, {"packages/*/.env"}) ==
                  (Paths{"packages/a/.env (spelled)", "packages/b/.env (spelled)"}),
              boost::test_tools::per_element());
-  BOOST_TEST(walk(m.t, {"packages/*"}) ==
-                 (Paths{"packages/a", "packages/b", "packages/notadir"}),
+  BOOST_TEST(walk(m.t, {"packages/*"}) == (Paths{"packages/a", "packages/b", "packages/notadir"}),
              boost::test_tools::per_element());
   m.t.write("keys/a.pem", "");
   m.t.write("keys/a.pem.bak", "");
@@ -119,9 +119,9 @@ BOOST_AUTO_TEST_CASE(symlinks_are_never_followed) {
   m.t.symlink(outside.str(), "linked-out");
   m.t.symlink("packages", "linked-in");
   m.t.symlink(outside / "repo/.git", "sub/.git");  // a match that is itself a link
-  BOOST_TEST(walk(m.t, {"**/.git"}) == (Paths{".git", "deep/x/y/z/.git", "lib/.git",
-                                               "node_modules/pkg/.git", "packages/a/.git",
-                                               "sub/.git", "vendor/c/.git"}),
+  BOOST_TEST(walk(m.t, {"**/.git"}) ==
+                 (Paths{".git", "deep/x/y/z/.git", "lib/.git", "node_modules/pkg/.git",
+                        "packages/a/.git", "sub/.git", "vendor/c/.git"}),
              boost::test_tools::per_element());
   // Nor through `*`: linked-in/a/.git is packages/a/.git, found where it lies.
   BOOST_TEST(walk(m.t, {"*/a/.git"}) == Paths{"packages/a/.git (spelled)"},
@@ -151,8 +151,9 @@ BOOST_AUTO_TEST_CASE(limits_refuse_instead_of_hanging) {
   o = {};
   o.limits.max_entries = 20;
   walk(t, {"**/.git"}, o, &error);
-  BOOST_TEST(error == "more than 20 entries below the pattern's start; narrow the pattern or "
-                      "move large trees out of the writable root");
+  BOOST_TEST(error ==
+             "more than 20 entries below the pattern's start; narrow the pattern or "
+             "move large trees out of the writable root");
   o = {};
   o.limits.max_matches = 10;
   walk(t, {"wide/*"}, o, &error);
@@ -198,7 +199,8 @@ BOOST_AUTO_TEST_CASE(bound_default_policy_protects_every_repository_of_a_monorep
   auto h = compiler::host_facts(m.t.str(), diags);
   BOOST_TEST_REQUIRE(h.has_value(), diags.str());
   h->home = m.t / "home";
-  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"), Mode::WorkspaceWrite, *h, diags);
+  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"),
+                                      Mode::WorkspaceWrite, *h, diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   std::vector<std::string> protect, pin;
   for (const auto& p : r->protect)
@@ -208,19 +210,18 @@ BOOST_AUTO_TEST_CASE(bound_default_policy_protects_every_repository_of_a_monorep
   // The top `.git` from the literal entry (line 1 col 1 of <builtin>), the nested ones
   // from `**/.git`; node_modules is protected whole and not entered; the submodule's
   // pointer file and the git directory it names are both protected.
-  BOOST_TEST(protect == (Paths{"/.env missing @<builtin>", "/.env.local missing @<builtin>",
-                               "/.git directory @<builtin>", "/.next missing @<builtin>",
-                               "/node_modules directory @<builtin>",
-                               "/data/agent-sessions missing @<builtin>",
-                               "/lib/.git directory @<builtin>",
-                               "/packages/a/.git directory @<builtin>",
-                               "/vendor/c/.git file @<builtin>",
-                               "/.git/modules/vendor/c directory @<builtin>",
-                               "/deep/x/y/z/.git directory @<builtin>"}),
-             boost::test_tools::per_element());
-  BOOST_TEST(pin == (Paths{"/.git", "/data", "/deep", "/lib", "/packages", "/vendor", "/.git/modules",
-                           "/deep/x", "/packages/a", "/vendor/c", "/.git/modules/vendor",
-                           "/deep/x/y", "/deep/x/y/z"}),
+  BOOST_TEST(
+      protect ==
+          (Paths{"/.env missing @<builtin>", "/.env.local missing @<builtin>",
+                 "/.git directory @<builtin>", "/.next missing @<builtin>",
+                 "/node_modules directory @<builtin>", "/data/agent-sessions missing @<builtin>",
+                 "/lib/.git directory @<builtin>", "/packages/a/.git directory @<builtin>",
+                 "/vendor/c/.git file @<builtin>", "/.git/modules/vendor/c directory @<builtin>",
+                 "/deep/x/y/z/.git directory @<builtin>"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(pin == (Paths{"/.git", "/data", "/deep", "/lib", "/packages", "/vendor",
+                           "/.git/modules", "/deep/x", "/packages/a", "/vendor/c",
+                           "/.git/modules/vendor", "/deep/x/y", "/deep/x/y/z"}),
              boost::test_tools::per_element());
 }
 
@@ -241,9 +242,9 @@ BOOST_AUTO_TEST_CASE(bound_star_pattern_protects_existing_and_missing_tails) {
   BOOST_TEST(protect == (Paths{"/packages/a/.env missing", "/packages/b/.env file"}),
              boost::test_tools::per_element());
   // A deny walk enters protected and git directories (they are still readable).
-  BOOST_TEST(deny == (Paths{"/.git/hooks", "/packages/a/.git/hooks",
-                            "/.git/modules/vendor/c/hooks"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      deny == (Paths{"/.git/hooks", "/packages/a/.git/hooks", "/.git/modules/vendor/c/hooks"}),
+      boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(anchored_pattern_above_the_workspace_stays_inside_it) {
@@ -257,8 +258,8 @@ BOOST_AUTO_TEST_CASE(anchored_pattern_above_the_workspace_stays_inside_it) {
   BOOST_TEST_REQUIRE(h.has_value(), diags.str());
   h->home = home.str();
   auto r = compiler::resolve_for_host(
-      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"${HOME}/**/.git\"]\n"), Mode::WorkspaceWrite,
-      *h, diags);
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"${HOME}/**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   std::vector<std::string> protect;
   for (const auto& p : r->protect) protect.push_back(p.path.substr(home.str().size()));
@@ -273,8 +274,9 @@ BOOST_AUTO_TEST_CASE(a_matched_symlink_is_refused_like_any_protected_path) {
   ir::Diagnostics diags;
   auto h = compiler::host_facts(t.str(), diags);
   BOOST_TEST_REQUIRE(h.has_value(), diags.str());
-  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
-                                      Mode::WorkspaceWrite, *h, diags);
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
   BOOST_TEST(!r.has_value());
   BOOST_TEST(diags.str() == "p.yaml:4:13: error: protected path '" + (t / "sub/.git") +
                                 "' crosses a symlink inside a writable root ('" + (t / "sub/.git") +
@@ -289,12 +291,13 @@ BOOST_AUTO_TEST_CASE(a_walk_limit_is_a_located_refusal) {
   ir::Diagnostics diags;
   auto h = compiler::host_facts(t.str(), diags);
   BOOST_TEST_REQUIRE(h.has_value(), diags.str());
-  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
-                                      Mode::WorkspaceWrite, *h, diags);
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
   BOOST_TEST(!r.has_value());
-  BOOST_TEST(diags.str().starts_with("p.yaml:4:13: error: pattern '**/.git' below '" + t.str() +
-                                     "': '"),
-             diags.str());
+  BOOST_TEST(
+      diags.str().starts_with("p.yaml:4:13: error: pattern '**/.git' below '" + t.str() + "': '"),
+      diags.str());
   BOOST_TEST(diags.str().ends_with("' is more than 128 directories deep; refusing to run\n"),
              diags.str());
 }
@@ -309,8 +312,10 @@ BOOST_AUTO_TEST_CASE(a_match_with_a_line_break_in_its_path_is_refused) {
       policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
       Mode::WorkspaceWrite, *h, diags);
   BOOST_TEST(!r.has_value());
-  BOOST_TEST(diags.str() == "p.yaml:4:13: error: pattern '**/.git' matches a path with a line "
-                            "break in a name below '" + t.str() + "'; rename it; refusing to run\n");
+  BOOST_TEST(diags.str() ==
+             "p.yaml:4:13: error: pattern '**/.git' matches a path with a line "
+             "break in a name below '" +
+                 t.str() + "'; rename it; refusing to run\n");
 }
 
 // `explain` answers for the expansion with --workspace, and says that it cannot without.
@@ -318,17 +323,18 @@ BOOST_AUTO_TEST_CASE(explain_a_path_a_pattern_matches) {
   Monorepo m;
   test::TempDir scratch;
   const std::string policy = scratch.write("p.yaml", "zpolicy: 1\nmode: workspace-write\n");
-  auto bound = test::run_process({ZPOLICY_BINARY, "explain", policy, m.t / "packages/a/.git/hooks/x",
-                                  "--op", "write", "--workspace", m.t.str()},
-                                 scratch.str());
+  auto bound =
+      test::run_process({ZPOLICY_BINARY, "explain", policy, m.t / "packages/a/.git/hooks/x", "--op",
+                         "write", "--workspace", m.t.str()},
+                        scratch.str());
   BOOST_TEST(bound.exit_code == 0, bound.err);
   BOOST_TEST(bound.out.find("  policy: no access to the host object — under protected path " +
                             (m.t / "packages/a/.git")) != std::string::npos,
              bound.out);
   BOOST_TEST(bound.out.find("note:") == std::string::npos, bound.out);
-  auto portable = test::run_process({ZPOLICY_BINARY, "explain", policy,
-                                     "${WORKSPACE}/packages/a/.git/hooks/x", "--op", "write"},
-                                    scratch.str());
+  auto portable = test::run_process(
+      {ZPOLICY_BINARY, "explain", policy, "${WORKSPACE}/packages/a/.git/hooks/x", "--op", "write"},
+      scratch.str());
   BOOST_TEST(portable.exit_code == 0, portable.err);
   BOOST_TEST(portable.out.find("  note:   patterns (e.g. '**/.git') are expanded only against a "
                                "host; add --workspace DIR for what they match there\n") !=
