@@ -20,6 +20,9 @@ using Kind = ir::PatternComponent::Kind;
 struct State {
   unsigned pattern = 0;
   unsigned index = 0;
+  // Reached by a `**` that matches no directory here: `a/**/.env` names `a/.env` itself,
+  // as the literal `a/.env` would, so that name is spelled out (protected, existing or not).
+  bool zero_depth = false;
   friend bool operator==(const State&, const State&) = default;
   friend auto operator<=>(const State&, const State&) = default;
 };
@@ -130,7 +133,7 @@ class Walker {
 
   WalkResult run(const std::string& start) {
     std::vector<State> states;
-    for (unsigned p = 0; p < patterns_.size(); ++p) add_closure(states, {p, 0});
+    for (unsigned p = 0; p < patterns_.size(); ++p) add_closure(states, {p, 0}, true);
     int fd = open(start.c_str(), kOpenDir);
     if (fd < 0) {
       // Nothing to match in a directory that is not there; the literal tails of
@@ -148,18 +151,22 @@ class Walker {
     return patterns_[s.pattern].components;
   }
 
-  void add_closure(std::vector<State>& out, State s) const {
+  // `s` and, when it is a `**`, the state after it; `entered` when `s` begins in this
+  // directory (rather than being a `**` carried down from its parent).
+  void add_closure(std::vector<State>& out, State s, bool entered) const {
     out.push_back(s);
-    if (comps(s)[s.index].kind == Kind::AnyDepth) out.push_back({s.pattern, s.index + 1});
+    if (comps(s)[s.index].kind == Kind::AnyDepth) out.push_back({s.pattern, s.index + 1, entered});
   }
 
   // Whether `s` needs only its last component, a literal name, in a pattern without
-  // `**`: then its match is spelled out, not searched for, and exists or not. Literal
+  // `**` (or where its `**` matches no directory): then its match is spelled out, not
+  // searched for, and exists or not. Literal
   // directories before it are searched for like wildcards, so that a spelled path never
   // needs more than its last name created.
   bool literal_tail(const State& s) const {
     const auto& c = comps(s);
-    return !any_depth_[s.pattern] && s.index + 1 == c.size() && c[s.index].kind == Kind::Literal;
+    return (!any_depth_[s.pattern] || s.zero_depth) && s.index + 1 == c.size() &&
+           c[s.index].kind == Kind::Literal;
   }
 
   static bool writable(int dirfd, const char* name) {
@@ -184,7 +191,15 @@ class Walker {
   // Takes ownership of `fd`.
   void enter(int fd, const std::string& path, std::vector<State> states) {
     std::sort(states.begin(), states.end());
-    states.erase(std::unique(states.begin(), states.end()), states.end());
+    // One state per (pattern, index); spelled out if any way of reaching it says so.
+    std::vector<State> unique;
+    for (const auto& s : states) {
+      if (!unique.empty() && unique.back().pattern == s.pattern && unique.back().index == s.index)
+        unique.back().zero_depth |= s.zero_depth;
+      else
+        unique.push_back(s);
+    }
+    states = std::move(unique);
     std::vector<State> listed;
     for (const auto& s : states) {
       if (!literal_tail(s)) {
@@ -238,12 +253,12 @@ class Walker {
     for (const State& s : f.states) {
       const auto& c = comps(s);
       if (c[s.index].kind == Kind::AnyDepth) {
-        add_closure(next, s);
+        add_closure(next, s, false);
       } else if (c[s.index].matches(name)) {
         if (s.index + 1 == c.size()) {
           if (!matched) matched = patterns_[s.pattern].origin;
         } else {
-          add_closure(next, {s.pattern, s.index + 1});
+          add_closure(next, {s.pattern, s.index + 1}, true);
         }
       }
     }
