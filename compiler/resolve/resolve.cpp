@@ -13,7 +13,11 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/gitdir.hpp"
+#include "compiler/resolve/hard_links.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
+#include "compiler/resolve/state_dir.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -194,6 +198,7 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
 #if defined(__linux__)
   h.os = HostOs::Linux;
+  h.state_dir = zpolicy_state_dir();
 #elif defined(__APPLE__)
   h.os = HostOs::Macos;
 #else
@@ -296,21 +301,23 @@ class HostResolver {
   }
 
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
-  // which needs the same protection as the pointer.
-  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc) {
-    std::ifstream in(pointer);
-    std::string line;
-    if (!std::getline(in, line) || line.rfind("gitdir: ", 0) != 0) return;
-    std::string target = line.substr(8);
-    if (!target.empty() && target[0] != '/')
-      target = pointer.substr(0, pointer.rfind('/')) + "/" + target;
-    auto c = canonical(target);
-    if (!c) {
-      diags_.error(loc, "'" + pointer + "' points at git directory '" + target +
+  // which needs the same protection as the pointer, and is canonicalized by the same
+  // rules: a symlink inside a writable root on the way would let the sandbox re-point
+  // the host's next git command at a directory it wrote.
+  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc,
+                   const std::vector<ResolvedPath>& guarded) {
+    auto target = gitdir_named_by(pointer);
+    if (!target) return;
+    auto c = canonical_or_refuse(*target, guarded, loc,
+                                 "git directory named by '" + pointer + "'");
+    if (!c) return;
+    HostKind k = kind_of(*c, false);
+    if (k == HostKind::Missing) {
+      diags_.error(loc, "'" + pointer + "' points at git directory '" + *target +
                             "', which does not exist; refusing to run");
       return;
     }
-    r.protect.push_back({*c, kind_of(*c, true), loc});
+    r.protect.push_back({*c, k, loc});
   }
 
  private:
@@ -351,14 +358,18 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       r.write.push_back({*root, k, w.loc});
       if (*root == "/tmp") r.private_tmp = false;
     }
-    auto protect = [&](const std::string& root, const std::vector<std::string>& rel,
+    const std::vector<ResolvedPath> roots = r.write;
+    auto protect = [&](const std::string& root, std::vector<std::string> rel,
                        const ir::SourceLoc& loc) {
+      // A file where the path needs a directory: protect the file, which is all that
+      // stands between the sandbox and creating the path (blocked_way.hpp).
+      if (auto at = first_non_directory_on_way(root, rel)) rel.resize(*at + 1);
       std::string path = join(root, rel);
       HostKind pk = kind_of(path, false);
       add_protected(r, root, rel, pk, loc);
-      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, loc);
+      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
+        h.git_pointer(r, path, loc, roots);
     };
-    const std::vector<ResolvedPath> roots = r.write;
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
         for (const auto& w : roots)
@@ -381,6 +392,16 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     });
     r.deny.push_back({*path, kind_of(*path, !inside), d.loc});
   }
+  // zpolicy's own state is never reachable from a sandbox. The runner creates the
+  // directory before bwrap starts, so it is masked as a directory whether or not it
+  // exists yet.
+  if (!host.state_dir.empty()) {
+    const ir::SourceLoc state_rule{kStateDirRule, 0, 0};
+    if (auto path = h.canonical_or_refuse(host.state_dir, r.write, state_rule,
+                                          "zpolicy's state directory"))
+      r.deny.push_back({*path, HostKind::Directory, state_rule});
+  }
+  protect_hard_link_aliases(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   sort_by_depth(r.read);
