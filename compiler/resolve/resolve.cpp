@@ -341,11 +341,26 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   HostResolver h(host, diags);
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   for (const auto& p : policy.read) {
-    auto path = h.canonical_or_refuse(h.bind(p.value), {}, p.loc, "readable root");
+    const std::string named = h.bind(p.value);
+    auto path = h.canonical_or_refuse(named, {}, p.loc, "readable root");
     if (!path) continue;
     HostKind k = kind_of(*path, true);
-    if (k != HostKind::Missing) r.read.push_back({*path, k, p.loc});
+    if (k == HostKind::Missing) continue;
+    r.read.push_back({*path, k, p.loc});
+    if (named != *path) r.read_links.push_back({named, *path, p.loc});
   }
+  // A name another readable root already shows (as the host's own symlink) needs nothing.
+  std::erase_if(r.read_links, [&](const ir::ReadLink& l) {
+    return std::any_of(r.read.begin(), r.read.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, l.link); });
+  });
+  std::sort(r.read_links.begin(), r.read_links.end(),
+            [](const ir::ReadLink& a, const ir::ReadLink& b) { return a.link < b.link; });
+  r.read_links.erase(std::unique(r.read_links.begin(), r.read_links.end(),
+                                 [](const ir::ReadLink& a, const ir::ReadLink& b) {
+                                   return a.link == b.link;
+                                 }),
+                     r.read_links.end());
   if (mode == ir::Mode::WorkspaceWrite) {
     for (const auto& w : policy.write) {
       auto root = h.canonical_or_refuse(h.bind(w.value), {}, w.loc, "writable root");

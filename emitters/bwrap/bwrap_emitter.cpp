@@ -32,6 +32,8 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
   // The mount plan: later mounts cover earlier ones, so the order is read roots, the
   // sandbox's own /dev /proc /tmp, writable roots, pins, protected paths, deny masks.
   for (const auto& p : r.read) a.add({"--ro-bind", p.path, p.path});
+  // A readable root named through a symlink keeps its name (/lib64 -> /usr/lib64).
+  for (const auto& l : r.read_links) a.add({"--symlink", l.target, l.link});
   a.add({"--dev", "/dev", "--proc", "/proc"});
   if (r.private_tmp) a.add({"--tmpfs", "/tmp"});
   if (r.mode == ir::Mode::WorkspaceWrite) {
