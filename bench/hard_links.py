@@ -16,7 +16,9 @@ layouts, alternating runs so that machine load hits all equally:
           objects, the protected tree is walked too, and the run is refused (more than
           256 aliases to bind).
 
-An empty workspace is the baseline. Usage: hard_links.py [ZPOLICY] [OBJECTS] [RUNS]
+An empty workspace is the baseline. A second binary (BASELINE, e.g. a build without the
+check) is timed on the same layouts when given, alternating with the first.
+Usage: hard_links.py [ZPOLICY] [OBJECTS] [RUNS] [BASELINE]
 """
 import os
 import shutil
@@ -29,6 +31,10 @@ import time
 zpolicy = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/zpolicy")
 objects = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
 runs = int(sys.argv[3]) if len(sys.argv) > 3 else 21
+baseline = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else None
+binaries = {"zpolicy": zpolicy}
+if baseline:
+    binaries["baseline"] = baseline
 
 
 def fill_objects(git_dir):
@@ -79,18 +85,21 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-hl-", dir="/var/tmp") as top:
     with open(policy, "w") as f:
         f.write(subprocess.check_output([zpolicy, "show-default"], text=True))
 
-    times = {name: [] for name in layouts}
+    times = {(b, name): [] for b in binaries for name in layouts}
     status = {}
     for _ in range(runs):
         for name, ws in layouts.items():
-            t = time.perf_counter()
-            p = subprocess.run([zpolicy, "compile", policy, "--target", "linux", "--workspace", ws,
-                                "--emit", "bwrap.args"], stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True)
-            times[name].append(time.perf_counter() - t)
-            status[name] = (p.returncode, p.stderr.strip().splitlines()[-1:] if p.stderr else [])
-    base = statistics.median(times["empty"])
+            for b, exe in binaries.items():
+                t = time.perf_counter()
+                p = subprocess.run([exe, "compile", policy, "--target", "linux", "--workspace", ws,
+                                    "--emit", "bwrap.args"], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)
+                times[(b, name)].append(time.perf_counter() - t)
+                status[(b, name)] = (p.returncode, p.stderr.strip()[:120])
     print(f"objects={objects} runs={runs}")
-    for name in layouts:
-        m = statistics.median(times[name])
-        print(f"{name:7s} median {m * 1000:8.2f} ms  (+{(m - base) * 1000:7.2f} ms)  exit {status[name][0]} {status[name][1]}")
+    for b in binaries:
+        base = statistics.median(times[(b, "empty")])
+        for name in layouts:
+            m = statistics.median(times[(b, name)])
+            rc, err = status[(b, name)]
+            print(f"{b:8s} {name:7s} median {m * 1000:8.2f} ms  (+{(m - base) * 1000:7.2f} ms)  exit {rc} {err}")

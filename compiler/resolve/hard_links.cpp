@@ -18,18 +18,19 @@ namespace {
 using Inode = std::pair<dev_t, ino_t>;
 
 // Calls `file(path, st)` for every non-directory below `top` (and for `top` itself when
-// it is not a directory), never following a symlink and never entering a path in `skip`.
-// Iterative: the workspace decides the depth, not the stack.
+// it is not a directory), never following a symlink and never entering a path in `skip`,
+// until `file` returns false. Iterative: the workspace decides the depth, not the stack.
 void walk(const std::string& top, const std::set<std::string>& skip,
-          const std::function<void(const std::string&, const struct stat&)>& file) {
+          const std::function<bool(const std::string&, const struct stat&)>& file) {
   struct stat st;
   if (lstat(top.c_str(), &st) != 0) return;
   if (!S_ISDIR(st.st_mode)) {
     file(top, st);
     return;
   }
+  bool more = true;
   std::vector<std::string> pending{top};
-  while (!pending.empty()) {
+  while (more && !pending.empty()) {
     const std::string dir = std::move(pending.back());
     pending.pop_back();
     int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -40,7 +41,7 @@ void walk(const std::string& top, const std::set<std::string>& skip,
       continue;
     }
     const std::string prefix = dir == "/" ? "" : dir;
-    while (dirent* e = readdir(d)) {
+    while (dirent* e = more ? readdir(d) : nullptr) {
       const std::string_view name = e->d_name;
       if (name == "." || name == "..") continue;
       std::string path = prefix + "/" + e->d_name;
@@ -54,7 +55,7 @@ void walk(const std::string& top, const std::set<std::string>& skip,
       if (S_ISDIR(st.st_mode))
         pending.push_back(std::move(path));
       else
-        file(path, st);
+        more = file(path, st);
     }
     closedir(d);
   }
@@ -77,6 +78,7 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
     if (nested) continue;
     walk(w.path, guarded, [&](const std::string& path, const struct stat& st) {
       if (S_ISREG(st.st_mode) && st.st_nlink > 1) linked[{st.st_dev, st.st_ino}].push_back(path);
+      return true;
     });
   }
   if (linked.empty()) return;
@@ -84,19 +86,20 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
   // Which of them a protected file shares. Protected paths are walked whole (a nested
   // protected path is walked with its parent; the set below removes duplicates).
   std::map<std::string, const ir::ResolvedPath*> aliases;  // writable name -> its rule
+  // Past the limit the run is refused, so the walk stops there.
   for (const auto& p : r.protect)
     walk(p.path, {}, [&](const std::string&, const struct stat& st) {
       auto it = linked.find({st.st_dev, st.st_ino});
-      if (it == linked.end()) return;
-      for (const auto& name : it->second) aliases.emplace(name, &p);
+      if (it != linked.end())
+        for (const auto& name : it->second) aliases.emplace(name, &p);
+      return aliases.size() <= kMaxHardLinkAliases;
     });
   if (aliases.size() > kMaxHardLinkAliases) {
     const auto& [name, rule] = *aliases.begin();
-    diags.error(rule->loc, std::to_string(aliases.size()) +
+    diags.error(rule->loc, "more than " + std::to_string(kMaxHardLinkAliases) +
                                " names inside writable roots share their inode with protected "
                                "files (e.g. '" + name + "' and a file under '" + rule->path +
-                               "'); at most " + std::to_string(kMaxHardLinkAliases) +
-                               " are bound read-only; refusing to run (copy them apart, e.g. "
+                               "'); no more are bound read-only; refusing to run (copy them apart, e.g. "
                                "`git repack -a -d` or `cp --remove-destination`)");
     return;
   }

@@ -410,7 +410,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
   // directory before bwrap starts, so it is masked as a directory whether or not it
   // exists yet.
-  if (!host.state_dir.empty()) {
+  if (!host.state_dir.empty() && host.os == HostOs::Linux) {
     const ir::SourceLoc state_rule{kStateDirRule, 0, 0};
     if (auto path = h.canonical_or_refuse(host.state_dir, r.write, state_rule,
                                           "zpolicy's state directory"))
