@@ -96,14 +96,17 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
     });
   if (aliases.size() > kMaxHardLinkAliases) {
     const auto& [name, rule] = *aliases.begin();
-    diags.error(rule->loc, "more than " + std::to_string(kMaxHardLinkAliases) +
-                               " names inside writable roots share their inode with protected "
-                               "files (e.g. '" + name + "' and a file under '" + rule->path +
-                               "'); no more are bound read-only; refusing to run (copy them apart, e.g. "
-                               "`git repack -a -d` or `cp --remove-destination`)");
+    diags.error(rule->loc,
+                "more than " + std::to_string(kMaxHardLinkAliases) +
+                    " names inside writable roots share their inode with protected "
+                    "files (e.g. '" +
+                    name + "' and a file under '" + rule->path +
+                    "'); no more are bound read-only; refusing to run (copy them apart, e.g. "
+                    "`git repack -a -d` or `cp --remove-destination`)");
     return;
   }
-  for (const auto& [name, rule] : aliases) r.protect.push_back({name, ir::HostKind::File, rule->loc});
+  for (const auto& [name, rule] : aliases)
+    r.protect.push_back({name, ir::HostKind::File, rule->loc});
 }
 
 }  // namespace zpolicy::compiler

@@ -68,8 +68,7 @@ struct Workspace {
 BOOST_AUTO_TEST_SUITE(kernel_concurrent_runs)
 
 // The reproduction of issue 14 §4: the first run ends while the second still runs.
-BOOST_DATA_TEST_CASE(a_run_ending_early_leaves_the_other_protected, bdata::make(kCallers),
-                     caller) {
+BOOST_DATA_TEST_CASE(a_run_ending_early_leaves_the_other_protected, bdata::make(kCallers), caller) {
   Workspace w(caller);
   Running a = w.start("a");
   BOOST_TEST_REQUIRE(w.up("a"));
@@ -91,8 +90,7 @@ BOOST_DATA_TEST_CASE(a_run_ending_early_leaves_the_other_protected, bdata::make(
 
 // Three runs, ending in the order first, third, second; the later ones attack only after
 // the earlier ones are gone.
-BOOST_DATA_TEST_CASE(three_runs_ending_in_any_order_stay_protected, bdata::make(kCallers),
-                     caller) {
+BOOST_DATA_TEST_CASE(three_runs_ending_in_any_order_stay_protected, bdata::make(kCallers), caller) {
   Workspace w(caller);
   Running a = w.start("a");
   BOOST_TEST_REQUIRE(w.up("a"));
@@ -129,8 +127,11 @@ BOOST_DATA_TEST_CASE(a_killed_run_is_reconciled_without_hurting_a_live_one, bdat
   kill(a.pid, SIGKILL);
   RunResult ra = w.box.finish(a);
   BOOST_TEST(ra.exit_code == 128 + SIGKILL, ra.describe());
-  BOOST_TEST(wait_until([&] { return processes_with_argv({"/bin/sh", "-c", waiting_attack("a")}).empty(); },
-                        std::chrono::seconds(5)));
+  BOOST_TEST(wait_until(
+      [&] {
+        return processes_with_argv({"/bin/sh", "-c", waiting_attack("a")}).empty();
+      },
+      std::chrono::seconds(5)));
   auto c = w.box.sh("echo c > control-c");  // reconciles a's record
   BOOST_TEST_REQUIRE(c.completed(), c.describe());
   w.check_protected("after a killed run was reconciled");
@@ -197,7 +198,8 @@ filesystem:
                     "  except OSError as e: print('open', p, e.strerror)\n"
                     "open('attempted', 'w').close()\n"
                     "import time; time.sleep(3)\n"
-                    "print('" + std::string(kDoneMarker) + "')\n",
+                    "print('" +
+                        std::string(kDoneMarker) + "')\n",
                     m.state};
     // The sandbox holds whatever it managed to lock while another run starts.
     Running holder = box.start(spec);

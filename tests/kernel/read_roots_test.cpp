@@ -35,7 +35,8 @@ filesystem:
                     "m.set_start_method('fork')\n"
                     "with m.Pool(2) as p: print('sum', sum(p.map(abs, [-1, -2, 3])))\n"
                     "print(os.readlink('/lib64'), os.readlink('/bin'))\n"
-                    "print('home', os.path.exists('" + box.home() + "/outside.txt'))"};
+                    "print('home', os.path.exists('" +
+                        box.home() + "/outside.txt'))"};
     auto py = box.run(spec);
     BOOST_TEST(py.exit_code == 0, mode << "\n" << py.describe());
     BOOST_TEST(py.out.find("sum 6") != std::string::npos, py.describe());

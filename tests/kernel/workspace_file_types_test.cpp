@@ -21,7 +21,8 @@ namespace {
 // opens one for writing: a protected FIFO is still a FIFO, and opening it blocks.)
 const char* kReplaceAll =
     "rm -rf .git .env .env.local data .next 2>/dev/null; mv .git g2 2>/dev/null\n"
-    "mv data d2 2>/dev/null; mv .env e2 2>/dev/null; mkdir -p data/agent-sessions/x .git 2>/dev/null\n"
+    "mv data d2 2>/dev/null; mv .env e2 2>/dev/null; mkdir -p data/agent-sessions/x .git "
+    "2>/dev/null\n"
     "touch .env .env.local 2>/dev/null; ln -sfn /tmp .git 2>/dev/null\n"
     "echo control > control.txt";
 
@@ -113,7 +114,8 @@ filesystem:
       "  try: os.rename(p, p + \"3\"); print(\"renamed\", p)\n"
       "  except OSError as e: print(p, e.strerror)'";
   // The default policy protects data/agent-sessions (not build); the policy, both.
-  auto r = run_with_limit(box, "cp build build.orig; " + attack + "; mv build.orig build; rm -f build3");
+  auto r =
+      run_with_limit(box, "cp build build.orig; " + attack + "; mv build.orig build; rm -f build3");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("renamed data") == std::string::npos, r.describe());
   BOOST_TEST(read_file(box.ws("data")).value_or("") == "user data file\n");
