@@ -1,6 +1,5 @@
 #include <algorithm>
 #include "cli/options.hpp"
-#include "runner/backend.hpp"
 #include "runner/run.hpp"
 
 namespace zpolicy::cli {
@@ -38,19 +37,6 @@ int cmd_run(const Args& args) {
     return kExitUsage;
   }
   return runner::run(req, std::cerr);
-}
-
-int cmd_doctor(const Args& args) {
-  const std::string usage = "zpolicy doctor";
-  po::options_description opts("doctor options");
-  po::variables_map vm;
-  bool help = false;
-  if (!parse_options(args, usage, opts, {}, vm, help)) return kExitUsage;
-  if (help) return kExitOk;
-  auto status = runner::probe();
-  std::cout << runner::backend_description() << "\n";
-  std::cout << "status: " << status.str() << "\n";
-  return status.usable() ? kExitOk : kExitUnavailable;
 }
 
 }  // namespace zpolicy::cli

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <tuple>
@@ -42,6 +43,26 @@ const std::vector<std::string>& home_startup_files() {
   static const std::vector<std::string> v = {".bashrc", ".bash_profile", ".profile", ".zshrc",
                                              ".zprofile", ".bash_login", ".config/fish"};
   return v;
+}
+
+// Directories whose files the host runs or trusts as root: a writable root over or under
+// one of them lets a sandboxed command plant code that runs outside the sandbox.
+const std::vector<std::string>& system_directories() {
+  static const std::vector<std::string> v = {"/bin", "/boot", "/etc", "/lib", "/lib32",
+                                             "/lib64", "/libx32", "/sbin", "/usr"};
+  return v;
+}
+
+// Environment names that usually carry a credential (case-insensitive): kept into the
+// sandbox, they are readable by everything it runs.
+bool looks_like_secret(std::string name) {
+  for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (name.ends_with("*")) name.pop_back();
+  for (const char* part : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY",
+                           "PRIVATE_KEY", "ACCESS_KEY"})
+    if (name.find(part) != std::string::npos) return true;
+  return name.ends_with("_KEY") || name.starts_with("AWS_") || name == "AWS" ||
+         name.starts_with("GITHUB_TOKEN") || name.starts_with("NPM_TOKEN");
 }
 
 }  // namespace
@@ -123,6 +144,27 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   for (const auto& d : p.deny)
     if (root_is_filesystem_root(d.value))
       add("ZP009", S::Error, d.loc, "deny root '/' denies everything, including the command itself");
+  if (writes && p.protect.empty() && !p.write.empty())
+    add("ZP011", S::Warning, p.write.front().loc,
+        "no protected subpaths (protect: []): .git, .env and the rest of each writable root "
+        "become writable, and git hooks planted there run outside the sandbox");
+  for (const auto& k : p.env.keep)
+    if (looks_like_secret(k.value))
+      add("ZP012", S::Warning, k.loc,
+          "keep '" + k.value + "' looks like a secret: everything the sandbox runs can read it");
+  if (writes)
+    for (const auto& w : p.write) {
+      if (w.value.root != PathRoot::Absolute) continue;
+      const std::string root = w.value.str();
+      for (const auto& sys : system_directories())
+        if (ir::path_within(root, sys) || ir::path_within(sys, root)) {
+          add("ZP013", S::Error, w.loc,
+              "writable root '" + root + "' " +
+                  (ir::path_within(sys, root) ? "lies in" : "holds") + " system directory '" + sys +
+                  "': programs and configuration the host runs become writable");
+          break;
+        }
+    }
   if (p.mode.value == ir::Mode::DangerFullAccess)
     add("ZP010", S::Warning, p.mode.loc,
         "mode danger-full-access runs commands without any sandbox");

@@ -38,6 +38,13 @@ BOOST_AUTO_TEST_CASE(top_level_help_lists_every_command) {
     BOOST_TEST(r.out.find(std::string("\n  ") + cmd + " ") != std::string::npos, cmd);
 }
 
+BOOST_AUTO_TEST_CASE(doctor_refuses_an_unknown_format_before_probing) {
+  auto r = zpolicy_run({"doctor", "--format", "yaml"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err == "zpolicy: doctor: --format must be text or json, not 'yaml'\n");
+  BOOST_TEST(r.out == "");
+}
+
 BOOST_AUTO_TEST_CASE(version_prints_the_project_version) {
   for (const char* flag : {"--version", "-V", "version"}) {
     auto r = zpolicy_run({flag});

@@ -1,9 +1,12 @@
 // Policy lints (docs/lints.md): one policy per lint ID that trips exactly that lint, with
 // its severity and location, and no lint at all on the golden policies.
 #include "compiler/lint/policy_lint.hpp"
+#include "compiler/lint/lint_catalog.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "golden_support.hpp"
 #include "support/parse.hpp"
@@ -123,6 +126,28 @@ BOOST_AUTO_TEST_CASE(zp010_danger_full_access) {
              7);
 }
 
+BOOST_AUTO_TEST_CASE(zp011_no_protected_subpaths_in_a_writing_mode) {
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n  protect: []\n"), "ZP011",
+             ir::Severity::Warning, 4, 11);
+  BOOST_TEST(lints_of("zpolicy: 1\nmode: read-only\nfilesystem:\n  protect: []\n").empty());
+}
+
+BOOST_AUTO_TEST_CASE(zp012_secret_looking_names_kept) {
+  for (const char* name : {"GITHUB_TOKEN", "AWS_*", "aws_secret_access_key", "OPENAI_API_KEY",
+                           "DB_PASSWORD", "NPM_TOKEN", "SSH_PRIVATE_KEY", "MY_CREDENTIALS"})
+    expect_one(lints_of(kHead + "process:\n  env:\n    keep: [PATH, \"" + name + "\"]\n"), "ZP012",
+               ir::Severity::Warning, 5, 18);
+  BOOST_TEST(lints_of(kHead + "process:\n  env:\n    keep: [PATH, HOME, LANG, \"LC_*\", TERM, "
+                              "SSH_AUTH_SOCK_NOT, KEYBOARD]\n").empty());
+}
+
+BOOST_AUTO_TEST_CASE(zp013_writable_system_directories) {
+  for (const char* root : {"/etc", "/usr/local/bin", "/usr", "/lib64", "/boot/efi"})
+    expect_one(lints_of(kHead + "filesystem:\n  write: [\"" + std::string(root) + "\"]\n"),
+               "ZP013", ir::Severity::Error, 4, 11);
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /var/tmp, /usrdata]\n").empty());
+}
+
 BOOST_AUTO_TEST_CASE(lints_are_sorted_by_location) {
   auto lints =
       lints_of(kHead +
@@ -140,6 +165,24 @@ BOOST_AUTO_TEST_CASE(no_lint_on_the_golden_policies) {
     auto lints = lints_of(test::slurp(f.string()));
     for (const auto& l : lints) BOOST_ERROR(f.filename().string() + ": " + l.str());
   }
+}
+
+// docs/lints.md is what users read and the catalog is what SARIF carries: the same ids
+// at the same levels, in both directions.
+BOOST_AUTO_TEST_CASE(the_catalog_and_docs_lints_md_list_the_same_rules) {
+  std::map<std::string, std::string> documented;
+  std::istringstream doc(test::slurp(std::filesystem::path(ZPOLICY_SOURCE_DIR) / "docs/lints.md"));
+  for (std::string line; std::getline(doc, line);) {
+    if (!line.starts_with("| ") || line.starts_with("| ID") || line.starts_with("|--")) continue;
+    auto id_end = line.find(" |", 2);
+    auto level_end = line.find(" |", id_end + 3);
+    documented[line.substr(2, id_end - 2)] = line.substr(id_end + 3, level_end - id_end - 3);
+  }
+  std::map<std::string, std::string> catalogued;
+  for (const auto& r : compiler::lint_catalog())
+    catalogued[std::string(r.id)] = ir::to_string(r.level);
+  BOOST_TEST(documented.size() >= 14u);
+  BOOST_TEST((documented == catalogued));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
