@@ -26,12 +26,24 @@ struct ResolvedPath {
   friend bool operator==(const ResolvedPath&, const ResolvedPath&) = default;
 };
 
+// A readable root the policy names through a symlink (/lib64 -> usr/lib64 on merged-/usr
+// systems). `read` holds the canonical target; the sandbox keeps the name as a symlink to
+// it, since programs use the name (the ELF interpreter /lib64/ld-linux-x86-64.so.2).
+struct ReadLink {
+  std::string link;    // the name as the policy binds it, absolute
+  std::string target;  // the canonical path, a readable root
+  SourceLoc loc;
+  friend bool operator==(const ReadLink&, const ReadLink&) = default;
+};
+
 // The policy bound to one host (or kept symbolic): the input of every emitter. Emitters
 // read only this; they never look at the environment or the filesystem.
 struct Resolved {
   Mode mode = Mode::WorkspaceWrite;
   bool portable = true;
   std::vector<ResolvedPath> read;    // readable roots
+  // Names of readable roots that are symlinks, where no other readable root shows them.
+  std::vector<ReadLink> read_links;
   std::vector<ResolvedPath> write;   // writable roots, shallowest first
   // Directories between a writable root and a protected path: bound onto themselves so
   // that they are mount points, which the kernel refuses to rename or remove (EBUSY).

@@ -1,6 +1,7 @@
 #include "runner/placeholders.hpp"
 
 #include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/state_dir.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace zpolicy::runner {
 namespace {
@@ -89,12 +91,19 @@ std::optional<Parsed> parse_line(const std::string& line) {
   return p;
 }
 
-std::set<std::string> live_paths(const std::vector<Record>& records) {
-  std::set<std::string> live;
+// The placeholders live runs rely on, by path, with the identity each recorded.
+using LiveSet = std::set<std::string>;
+using LiveIdentities = std::set<std::tuple<std::string, unsigned long long, unsigned long long>>;
+
+LiveSet live_paths(const std::vector<Record>& records, LiveIdentities* identities = nullptr) {
+  LiveSet live;
   for (const auto& r : records)
     if (r.live)
       for (const auto& l : r.lines)
-        if (auto p = parse_line(l)) live.insert(p->path);
+        if (auto p = parse_line(l)) {
+          live.insert(p->path);
+          if (identities) identities->emplace(p->path, p->dev, p->ino);
+        }
   return live;
 }
 
@@ -135,20 +144,23 @@ void reconcile_dead(const std::vector<Record>& records, const std::set<std::stri
 
 }  // namespace
 
-std::string Placeholders::state_dir() {
-  if (getuid() == 0) return "/run/zpolicy";
-  const char* xdg = std::getenv("XDG_RUNTIME_DIR");
-  if (xdg && xdg[0] == '/') {
-    struct stat st;
-    if (stat(xdg, &st) == 0 && st.st_uid == getuid()) return std::string(xdg) + "/zpolicy";
-  }
-  return "/tmp/zpolicy-" + std::to_string(getuid());
-}
+std::string Placeholders::state_dir() { return compiler::zpolicy_state_dir(); }
 
 Placeholders::~Placeholders() { cleanup(); }
 
 bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   const std::string dir = state_dir();
+  // Fail closed: state the sandbox could reach (lock it, edit a record) would let it
+  // stall other runs or have cleanup remove what a live run relies on.
+  if (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly) {
+    bool hidden = std::any_of(r.deny.begin(), r.deny.end(), [&](const ir::ResolvedPath& d) {
+      return ir::path_within(d.path, dir);
+    });
+    if (!hidden) {
+      error = "internal error: the state directory '" + dir + "' is not hidden from the sandbox";
+      return false;
+    }
+  }
   if (!private_dir(dir)) {
     error = "state directory '" + dir + "' is not a private directory owned by this user";
     return false;
@@ -166,26 +178,24 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     return false;
   }
   auto records = read_records(dir, record_path_);
-  auto live = live_paths(records);
-  reconcile_dead(records, live);
+  reconcile_dead(records, live_paths(records));
+  LiveIdentities shared;
+  live_paths(records, &shared);
 
-  // Every path that must exist before bwrap binds it, shallowest first.
+  // Every path that must exist before bwrap binds it, shallowest first. Each is walked
+  // from its writable root with O_NOFOLLOW (a symlink planted on the host since
+  // resolution cannot redirect a placeholder out of the root), whether it exists now or
+  // not: a directory another live run made is this run's placeholder too, and is
+  // recorded here so that the other run's cleanup leaves it in place.
   std::vector<ir::ResolvedPath*> needed = compiler::placeholder_candidates(r);
   for (auto* p : needed) {
     const ir::ResolvedPath* root = nullptr;
     for (const auto& w : r.write)
       if (ir::path_within(w.path, p->path)) root = &w;
     if (!root) continue;
-    // The host's state now, not at resolution: reconciling a dead run may just have
-    // removed a leftover placeholder that resolution saw as an existing directory.
-    struct stat now;
-    if (lstat(p->path.c_str(), &now) != 0) {
-    // Walk from the writable root with O_NOFOLLOW so that a symlink planted on the host
-    // between resolution and now cannot redirect a placeholder outside the root.
-    int fd = open(root->path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = open(root->path.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
     std::string cur = root->path;
-    std::string rest = p->path.substr(root->path.size());
-    std::istringstream comps(rest);
+    std::istringstream comps(p->path.substr(root->path.size()));
     for (std::string c; fd >= 0 && std::getline(comps, c, '/');) {
       if (c.empty()) continue;
       cur += "/" + c;
@@ -195,9 +205,14 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
         close(fd);
         return false;
       }
-      int next = openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      // O_DIRECTORY fails on anything else before a FIFO or device could be opened.
+      int next = openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       struct stat st;
-      if (next >= 0 && fstat(next, &st) == 0 && (created || live.count(cur))) {
+      const bool recorded = std::any_of(entries_.begin(), entries_.end(),
+                                        [&](const Entry& e) { return e.path == cur; });
+      if (next >= 0 && !recorded && fstat(next, &st) == 0 &&
+          (created || shared.count({cur, static_cast<unsigned long long>(st.st_dev),
+                                    static_cast<unsigned long long>(st.st_ino)}))) {
         Entry e{cur, static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
         std::string line = std::to_string(e.dev) + " " + std::to_string(e.ino) + " " + cur + "\n";
         if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
@@ -211,10 +226,8 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       }
       close(fd);
       fd = next;
-      if (next < 0 && cur != p->path) break;
     }
     if (fd >= 0) close(fd);
-    }
     struct stat st;
     if (lstat(p->path.c_str(), &st) != 0) {
       error = "cannot create placeholder '" + p->path + "'";

@@ -14,8 +14,12 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/gitdir.hpp"
+#include "compiler/resolve/hard_links.hpp"
 #include "compiler/resolve/pattern_expand.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
+#include "compiler/resolve/state_dir.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -197,6 +201,7 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
 #if defined(__linux__)
   h.os = HostOs::Linux;
+  h.state_dir = zpolicy_state_dir();
 #elif defined(__APPLE__)
   h.os = HostOs::Macos;
 #else
@@ -299,21 +304,23 @@ class HostResolver {
   }
 
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
-  // which needs the same protection as the pointer.
-  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc) {
-    std::ifstream in(pointer);
-    std::string line;
-    if (!std::getline(in, line) || line.rfind("gitdir: ", 0) != 0) return;
-    std::string target = line.substr(8);
-    if (!target.empty() && target[0] != '/')
-      target = pointer.substr(0, pointer.rfind('/')) + "/" + target;
-    auto c = canonical(target);
-    if (!c) {
-      diags_.error(loc, "'" + pointer + "' points at git directory '" + target +
+  // which needs the same protection as the pointer, and is canonicalized by the same
+  // rules: a symlink inside a writable root on the way would let the sandbox re-point
+  // the host's next git command at a directory it wrote.
+  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc,
+                   const std::vector<ResolvedPath>& guarded) {
+    auto target = gitdir_named_by(pointer);
+    if (!target) return;
+    auto c = canonical_or_refuse(*target, guarded, loc,
+                                 "git directory named by '" + pointer + "'");
+    if (!c) return;
+    HostKind k = kind_of(*c, false);
+    if (k == HostKind::Missing) {
+      diags_.error(loc, "'" + pointer + "' points at git directory '" + *target +
                             "', which does not exist; refusing to run");
       return;
     }
-    r.protect.push_back({*c, kind_of(*c, true), loc});
+    r.protect.push_back({*c, k, loc});
   }
 
  private:
@@ -341,11 +348,26 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
       [](const std::string&, const ir::SourceLoc&, bool) {};
   for (const auto& p : policy.read) {
-    auto path = h.canonical_or_refuse(h.bind(p.value), {}, p.loc, "readable root");
+    const std::string named = h.bind(p.value);
+    auto path = h.canonical_or_refuse(named, {}, p.loc, "readable root");
     if (!path) continue;
     HostKind k = kind_of(*path, true);
-    if (k != HostKind::Missing) r.read.push_back({*path, k, p.loc});
+    if (k == HostKind::Missing) continue;
+    r.read.push_back({*path, k, p.loc});
+    if (named != *path) r.read_links.push_back({named, *path, p.loc});
   }
+  // A name another readable root already shows (as the host's own symlink) needs nothing.
+  std::erase_if(r.read_links, [&](const ir::ReadLink& l) {
+    return std::any_of(r.read.begin(), r.read.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, l.link); });
+  });
+  std::sort(r.read_links.begin(), r.read_links.end(),
+            [](const ir::ReadLink& a, const ir::ReadLink& b) { return a.link < b.link; });
+  r.read_links.erase(std::unique(r.read_links.begin(), r.read_links.end(),
+                                 [](const ir::ReadLink& a, const ir::ReadLink& b) {
+                                   return a.link == b.link;
+                                 }),
+                     r.read_links.end());
   if (mode == ir::Mode::WorkspaceWrite) {
     for (const auto& w : policy.write) {
       auto root = h.canonical_or_refuse(h.bind(w.value), {}, w.loc, "writable root");
@@ -362,14 +384,18 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       r.write.push_back({*root, k, w.loc});
       if (*root == "/tmp") r.private_tmp = false;
     }
-    auto protect = [&](const std::string& root, const std::vector<std::string>& rel,
+    const std::vector<ResolvedPath> roots = r.write;
+    auto protect = [&](const std::string& root, std::vector<std::string> rel,
                        const ir::SourceLoc& loc) {
+      // A file where the path needs a directory: protect the file, which is all that
+      // stands between the sandbox and creating the path (blocked_way.hpp).
+      if (auto at = first_non_directory_on_way(root, rel)) rel.resize(*at + 1);
       std::string path = join(root, rel);
       HostKind pk = kind_of(path, false);
       add_protected(r, root, rel, pk, loc);
-      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, loc);
+      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
+        h.git_pointer(r, path, loc, roots);
     };
-    const std::vector<ResolvedPath> roots = r.write;
     protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
                                             bool canonical) {
       auto abs = canonical ? std::optional<std::string>(lexical)
@@ -398,6 +424,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     r.deny.push_back({*path, kind_of(*path, !inside), loc});
   };
   for (const auto& d : policy.deny) deny(h.bind(d.value), d.loc);
+  // zpolicy's own state is never reachable from a sandbox. The runner creates the
+  // directory before bwrap starts, so it is masked as a directory whether or not it
+  // exists yet.
+  if (!host.state_dir.empty() && host.os == HostOs::Linux) {
+    const ir::SourceLoc state_rule{kStateDirRule, 0, 0};
+    if (auto path = h.canonical_or_refuse(host.state_dir, r.write, state_rule,
+                                          "zpolicy's state directory"))
+      r.deny.push_back({*path, HostKind::Directory, state_rule});
+  }
   // Patterns after the literal rules, whose walks skip what those protect or deny.
   const HostBinding binding{[&](const PolicyPath& p) { return h.bind(p); },
                             [&](const std::string& lexical, const ir::SourceLoc& loc) {
@@ -407,6 +442,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
+  // After every protected path is known, patterns' matches included.
+  protect_hard_link_aliases(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   sort_by_depth(r.read);

@@ -22,10 +22,13 @@ struct HostFacts {
   std::string tmpdir;
   std::string cwd;  // canonical current directory
   HostOs os = HostOs::Other;
+  // zpolicy's own state (compiler/resolve/state_dir.hpp), hidden from every sandbox;
+  // empty where runs keep no state (macOS).
+  std::string state_dir = {};
 };
 
 // Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,
-// the operating system, and canonicalizes the workspace (default: the current
+// the operating system, where zpolicy's state lives, and canonicalizes the workspace (default: the current
 // directory).
 std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
                                     ir::Diagnostics& diags);

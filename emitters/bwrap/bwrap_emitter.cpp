@@ -32,6 +32,8 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
   // The mount plan: later mounts cover earlier ones, so the order is read roots, the
   // sandbox's own /dev /proc /tmp, writable roots, pins, protected paths, deny masks.
   for (const auto& p : r.read) a.add({"--ro-bind", p.path, p.path});
+  // A readable root named through a symlink keeps its name (/lib64 -> /usr/lib64).
+  for (const auto& l : r.read_links) a.add({"--symlink", l.target, l.link});
   // The whole procfs read-only: a sandbox started by root keeps kuid 0, and every
   // procfs file that checks only its owner (/proc/sys/*, sysrq-trigger, irq, ...) would
   // write the host kernel's state. Read-only at the mount closes the class, including

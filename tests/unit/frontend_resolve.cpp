@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/state_dir.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
 #include "support/temp_dir.hpp"
@@ -66,6 +67,9 @@ struct HostTree {
     h->home = dir / "home";
     h->tmpdir = dir / "tmp";
     h->cwd = ws + "/sub";
+    // zpolicy's own state is hidden from every bound policy; the expectations below are
+    // about the policy's paths (see zpolicys_state_directory_is_a_deny_root).
+    h->state_dir.clear();
     return *h;
   }
 
@@ -344,6 +348,7 @@ BOOST_AUTO_TEST_CASE(host_path_components_need_not_be_valid_policy_components) {
   ir::Diagnostics diags;
   auto h = compiler::host_facts(dir.str(), diags).value();
   h.home = dir / "we$ird";
+  h.state_dir.clear();
   auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
                                              "  write: [\"${WORKSPACE}\"]\n"
                                              "  protect: [\"${HOME}/.ssh\"]\n"
@@ -354,6 +359,27 @@ BOOST_AUTO_TEST_CASE(host_path_components_need_not_be_valid_policy_components) {
   BOOST_TEST(r->protect[0].path == dir / "we$ird/.ssh");
   BOOST_TEST_REQUIRE(r->deny.size() == 1u);
   BOOST_TEST(r->deny[0].path == dir / "we$ird/.ssh/keys");
+}
+
+// The lock and run records of `zpolicy run` are masked in every bound policy, whatever
+// the policy says, and nowhere in portable output.
+BOOST_AUTO_TEST_CASE(zpolicys_state_directory_is_a_deny_root) {
+  HostTree t;
+  auto h = t.bind(t.ws);
+  h.state_dir = t.dir / "state/zpolicy";
+  ir::Diagnostics diags;
+  const auto p = policy("zpolicy: 1\nmode: workspace-write\n");
+  for (auto mode : {Mode::WorkspaceWrite, Mode::ReadOnly}) {
+    auto r = compiler::resolve_for_host(p, mode, h, diags);
+    BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+    BOOST_TEST_REQUIRE(r->deny.size() == 1u);
+    BOOST_TEST(r->deny[0].path == t.dir / "state/zpolicy");
+    BOOST_TEST((r->deny[0].kind == ir::HostKind::Directory));  // created by run before bwrap
+    BOOST_TEST(r->deny[0].loc.file == "<zpolicy state>");
+  }
+  BOOST_TEST(compiler::resolve_portable(p, Mode::WorkspaceWrite).deny.empty());
+  ir::Diagnostics d2;
+  BOOST_TEST(compiler::host_facts(t.ws, d2).value().state_dir == compiler::zpolicy_state_dir());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -201,6 +201,30 @@ BOOST_AUTO_TEST_CASE(danger_full_access_is_not_verified) {
   BOOST_TEST(verify_bwrap(policy, "").empty());
 }
 
+// Issue 14 §7: a read root named through a symlink (/lib64 -> usr/lib64) must keep its
+// name in the sandbox, or no dynamically linked program starts.
+BOOST_AUTO_TEST_CASE(a_symlinked_read_root_must_keep_its_name) {
+  auto policy = test::readonly_policy();
+  policy.read_links = {{"/lib64", "/usr/lib64", ir::SourceLoc{"policy.yaml", 3, 20}}};
+  auto argv = test::readonly_argv();
+  auto with = [&](const Option& link) {
+    auto a = argv;
+    a.insert(a.begin() + 13, link);  // after the readable roots
+    return test::render(a);
+  };
+  auto clean = verify_bwrap(policy, with({"--symlink", "/usr/lib64", "/lib64"}));
+  BOOST_TEST(clean.empty(), all(clean));
+  auto relative = verify_bwrap(policy, with({"--symlink", "usr/lib64", "/lib64"}));
+  BOOST_TEST(relative.empty(), all(relative));
+  for (const std::string& text : {test::render(argv), with({"--symlink", "/etc", "/lib64"}),
+                                  with({"--symlink", "/usr/lib64/missing", "/lib64"})}) {
+    auto fs = verify_bwrap(policy, text);
+    BOOST_TEST(has(fs, "missing-allow", "read /lib64"), all(fs));
+    BOOST_TEST(!fs.empty());
+    if (!fs.empty()) BOOST_TEST(fs.front().rule.str() == "policy.yaml:3:20");
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Invariant 10: a root-started sandbox keeps kuid 0, so the host's kernel state must be

@@ -238,6 +238,33 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
   }
 }
 
+// A readable root named through a symlink must keep its name: reading at the name
+// reaches the canonical root on the host, or programs that use the name (the ELF
+// interpreter under /lib64) do not start.
+void check_read_links(const ir::Resolved& intent, const std::vector<Scenario>& tables,
+                      PathTable& paths, std::vector<Finding>& out) {
+  for (const auto& l : intent.read_links) {
+    auto link = SymbolicPath::parse(l.link);
+    auto target = SymbolicPath::parse(l.target);
+    if (!link || !target) continue;  // reported as unparsable intent paths
+    const PathTable::Id target_id = paths.intern(*target);
+    for (const auto& s : tables) {
+      AccessResult r = s.table.access(*link, FsOp::Read, true);
+      if (r.outcome == Outcome::Host && r.host == target_id) continue;
+      Finding f{kTarget,
+                "missing-allow",
+                l.loc,
+                "read " + l.link,
+                "the readable root " + l.target + " under its name " + l.link,
+                to_string(r.outcome),
+                std::move(r.trace)};
+      f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
+      out.push_back(std::move(f));
+      break;
+    }
+  }
+}
+
 bool satisfies(Expect e, const MountTable::Reach& r, PathTable::Id path) {
   const Outcome o = r.outcome;
   switch (e) {
@@ -358,6 +385,7 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   auto tables = scenarios(argv, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
+  check_read_links(resolved, tables, *paths, findings);
   check_probes(intent, tables, findings);
   // After the probes: the kernel paths it interns are no region of the policy's. One
   // table's findings are enough; the others differ only in -try binds.

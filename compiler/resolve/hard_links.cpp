@@ -1,0 +1,112 @@
+#include "compiler/resolve/hard_links.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zpolicy::compiler {
+namespace {
+
+using Inode = std::pair<dev_t, ino_t>;
+
+// Calls `file(path, st)` for every non-directory below `top` (and for `top` itself when
+// it is not a directory), never following a symlink and never entering a path in `skip`,
+// until `file` returns false. Iterative: the workspace decides the depth, not the stack.
+void walk(const std::string& top, const std::set<std::string>& skip,
+          const std::function<bool(const std::string&, const struct stat&)>& file) {
+  struct stat st;
+  if (lstat(top.c_str(), &st) != 0) return;
+  if (!S_ISDIR(st.st_mode)) {
+    file(top, st);
+    return;
+  }
+  bool more = true;
+  std::vector<std::string> pending{top};
+  while (more && !pending.empty()) {
+    const std::string dir = std::move(pending.back());
+    pending.pop_back();
+    int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;
+    DIR* d = fdopendir(fd);
+    if (!d) {
+      close(fd);
+      continue;
+    }
+    const std::string prefix = dir == "/" ? "" : dir;
+    while (dirent* e = more ? readdir(d) : nullptr) {
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      std::string path = prefix + "/" + e->d_name;
+      if (skip.count(path)) continue;
+      if (e->d_type == DT_DIR) {
+        pending.push_back(std::move(path));
+        continue;
+      }
+      if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;  // links, FIFOs, …
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISDIR(st.st_mode))
+        pending.push_back(std::move(path));
+      else
+        more = file(path, st);
+    }
+    closedir(d);
+  }
+}
+
+}  // namespace
+
+void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
+  if (r.mode != ir::Mode::WorkspaceWrite || r.write.empty()) return;
+  std::set<std::string> guarded;
+  for (const auto& p : r.protect) guarded.insert(p.path);
+  for (const auto& d : r.deny) guarded.insert(d.path);
+
+  // Regular files with other names, in the writable part of every writable root. A
+  // nested writable root is walked as part of its parent (and skipped on its own).
+  std::map<Inode, std::vector<std::string>> linked;
+  for (const auto& w : r.write) {
+    bool nested = false;
+    for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
+    if (nested) continue;
+    walk(w.path, guarded, [&](const std::string& path, const struct stat& st) {
+      if (S_ISREG(st.st_mode) && st.st_nlink > 1) linked[{st.st_dev, st.st_ino}].push_back(path);
+      return true;
+    });
+  }
+  if (linked.empty()) return;
+
+  // Which of them a protected file shares. Protected paths are walked whole (a nested
+  // protected path is walked with its parent; the set below removes duplicates).
+  std::map<std::string, const ir::ResolvedPath*> aliases;  // writable name -> its rule
+  // Past the limit the run is refused, so the walk stops there.
+  for (const auto& p : r.protect)
+    walk(p.path, {}, [&](const std::string&, const struct stat& st) {
+      auto it = linked.find({st.st_dev, st.st_ino});
+      if (it != linked.end())
+        for (const auto& name : it->second) aliases.emplace(name, &p);
+      return aliases.size() <= kMaxHardLinkAliases;
+    });
+  if (aliases.size() > kMaxHardLinkAliases) {
+    const auto& [name, rule] = *aliases.begin();
+    diags.error(rule->loc,
+                "more than " + std::to_string(kMaxHardLinkAliases) +
+                    " names inside writable roots share their inode with protected "
+                    "files (e.g. '" +
+                    name + "' and a file under '" + rule->path +
+                    "'); no more are bound read-only; refusing to run (copy them apart, e.g. "
+                    "`git repack -a -d` or `cp --remove-destination`)");
+    return;
+  }
+  for (const auto& [name, rule] : aliases)
+    r.protect.push_back({name, ir::HostKind::File, rule->loc});
+}
+
+}  // namespace zpolicy::compiler
