@@ -4,6 +4,7 @@
 
 #include "cli/json.hpp"
 #include "cli/options.hpp"
+#include "compiler/backend_paths.hpp"
 #include "compiler/pipeline.hpp"
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/lint/syscall_lint.hpp"
@@ -96,7 +97,14 @@ int cmd_check(const Args& args) {
   }
 
   std::vector<Result> results;
-  compiler::LintContext ctx{host, canonical(path), canonical("/proc/self/exe")};
+  // The policy file as it is opened (its symlinks are followed one by one, ZP004).
+  std::string opened = path;
+  if (!opened.starts_with("/")) {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd)) opened = std::string(cwd) + "/" + path;
+  }
+  compiler::LintContext ctx{host, opened, canonical("/proc/self/exe"),
+                            std::string(compiler::kBwrapPath)};
   for (const auto& l : compiler::lint_policy(*policy, ctx))
     results.push_back({l.id, l.severity, l.loc, l.message, {}});
   ir::Diagnostics syscall_diags;

@@ -72,18 +72,18 @@ BOOST_AUTO_TEST_CASE(zp003_home_or_a_startup_file_writable) {
 BOOST_AUTO_TEST_CASE(zp004_policy_file_in_a_writable_root) {
   Host h;
   const std::string policy_file = h.dir.write("ws/p.yaml", "");
-  compiler::LintContext ctx{h.facts, policy_file, std::nullopt};
+  compiler::LintContext ctx{h.facts, policy_file, std::nullopt, std::nullopt};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx), "ZP004",
              ir::Severity::Error, 4, 11);
   // Portable (no host): the check is skipped.
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n",
-                      {std::nullopt, policy_file, std::nullopt})
+                      {std::nullopt, policy_file, std::nullopt, std::nullopt})
                  .empty());
 }
 
 BOOST_AUTO_TEST_CASE(zp005_zpolicy_binary_in_a_writable_root) {
   Host h;
-  compiler::LintContext ctx{h.facts, std::nullopt, h.facts.tmpdir + "/bin/zpolicy"};
+  compiler::LintContext ctx{h.facts, std::nullopt, h.facts.tmpdir + "/bin/zpolicy", std::nullopt};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${TMPDIR}\"]\n", ctx), "ZP005",
              ir::Severity::Error, 4, 11);
 }
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(zp005_zpolicy_binary_in_a_writable_root) {
 BOOST_AUTO_TEST_CASE(zp006_writable_root_is_a_symlink_out_of_itself) {
   Host h;
   h.dir.symlink(h.facts.home, "ws/out");
-  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt};
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}/out\"]\n", ctx), "ZP006",
              ir::Severity::Warning, 4, 11);
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx).empty());
