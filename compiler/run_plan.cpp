@@ -83,7 +83,7 @@ RunPlan plan_unconfined(const RunInput& in) {
 
 std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target) {
   ir::Diagnostics diags;
-  auto compiled = compile(in.policy, target, in.mode, in.host, diags);
+  auto compiled = compile(in.policy, target, in.mode, in.host, diags, ArtifactSet::Enforced);
   if (!compiled || diags.has_errors()) return Refusal{kExitUsage, diags.str()};
 
   // The lints judge the mode this run gets: --mode read-only makes nothing writable.

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <deque>
 #include <tuple>
+#include <unordered_map>
 
 namespace zpolicy::compiler {
 namespace {
@@ -32,37 +33,54 @@ std::optional<std::string> bind_raw(const PolicyPath& p, const std::optional<Hos
   return base;
 }
 
-std::string canonical_prefix(const std::string& path) {
-  std::string head = path, tail;
-  while (head.size() > 1) {
-    char real[PATH_MAX];
-    if (realpath(head.c_str(), real)) {
-      std::string r = real;
-      return r == "/" ? (tail.empty() ? r : tail) : r + tail;
-    }
-    auto cut = head.rfind('/');
-    tail = head.substr(cut) + tail;
-    head = head.substr(0, std::max<size_t>(cut, 1));
+// Binds policy paths to the host canonically: each existing symlink resolved, the
+// missing rest as spelled, so that "${HOME}" reached through a symlinked /home and a
+// canonical workspace compare as the same directory. Each distinct directory is looked
+// at once per lint run (the ZP003 list shares most of its prefixes).
+class Binder {
+ public:
+  explicit Binder(const std::optional<HostFacts>& host) : host_(host) {}
+
+  std::optional<std::string> bind(const PolicyPath& p) {
+    auto raw = bind_raw(p, host_);
+    if (!raw || !host_) return raw;
+    return canonical(*raw);
   }
-  return tail.empty() ? "/" : tail;
-}
 
-// The host path a policy path names, canonical (the longest existing prefix with its
-// symlinks resolved, the rest as spelled), so that "${HOME}" reached through a symlinked
-// /home and a canonical workspace compare as the same directory.
-std::optional<std::string> bind(const PolicyPath& p, const std::optional<HostFacts>& host) {
-  auto raw = bind_raw(p, host);
-  if (!raw || !host) return raw;
-  return canonical_prefix(*raw);
-}
+  // Whether `a` contains `b`, also across anchors when both can be bound to the host.
+  bool contains(const PolicyPath& a, const PolicyPath& b) {
+    if (root_is_filesystem_root(a)) return !b.is_relative();
+    if (a.contains(b)) return true;
+    auto ba = bind(a), bb = bind(b);
+    return ba && bb && ir::path_within(*ba, *bb);
+  }
 
-// Whether `a` contains `b`, also across anchors when both can be bound to the host.
-bool contains(const PolicyPath& a, const PolicyPath& b, const std::optional<HostFacts>& host) {
-  if (root_is_filesystem_root(a)) return !b.is_relative();
-  if (a.contains(b)) return true;
-  auto ba = bind(a, host), bb = bind(b, host);
-  return ba && bb && ir::path_within(*ba, *bb);
-}
+ private:
+  std::string canonical(const std::string& path) {
+    if (path.empty() || path == "/") return "/";
+    if (auto it = memo_.find(path); it != memo_.end()) return it->second;
+    const size_t cut = path.rfind('/');
+    const std::string parent = canonical(cut == 0 || cut == std::string::npos ? "/" : path.substr(0, cut));
+    const std::string name = path.substr(cut + 1);
+    std::string out;
+    if (name.empty() || name == ".") {
+      out = parent;
+    } else if (name == "..") {
+      out = parent.substr(0, std::max<size_t>(parent.rfind('/'), 1));
+    } else {
+      out = (parent == "/" ? "" : parent) + "/" + name;
+      struct stat st;
+      char real[PATH_MAX];
+      if (lstat(out.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && realpath(out.c_str(), real))
+        out = real;
+    }
+    memo_.emplace(path, out);
+    return out;
+  }
+
+  const std::optional<HostFacts>& host_;
+  std::unordered_map<std::string, std::string> memo_;
+};
 
 std::vector<std::string> split(const std::string& path) {
   std::vector<std::string> out;
@@ -220,26 +238,27 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     out.push_back({id, sev, loc, std::move(msg)});
   };
   using S = ir::Severity;
+  Binder binder(ctx.host);
   bool writes = p.mode.value != ir::Mode::ReadOnly;
 
   for (const auto& pr : p.protect) {
     if (pr.value.is_relative()) continue;
     bool covered = false;
-    for (const auto& w : p.write) covered |= contains(w.value, pr.value, ctx.host);
+    for (const auto& w : p.write) covered |= binder.contains(w.value, pr.value);
     if (!covered)
       add("ZP001", S::Warning, pr.loc,
           "protected path '" + pr.value.str() + "' is under no writable root; it is read-only anyway");
   }
   for (size_t i = 0; i < p.write.size(); ++i)
     for (size_t j = 0; j < p.write.size(); ++j)
-      if (i != j && contains(p.write[i].value, p.write[j].value, ctx.host))
+      if (i != j && binder.contains(p.write[i].value, p.write[j].value))
         add("ZP002", S::Warning, p.write[j].loc,
             "writable root '" + p.write[j].value.str() + "' is nested in writable root '" +
                 p.write[i].value.str() + "' (line " + std::to_string(p.write[i].loc.line) + ")");
   if (writes) {
     PolicyPath home{PathRoot::Home, {}};
     for (const auto& w : p.write) {
-      if (contains(w.value, home, ctx.host)) {
+      if (binder.contains(w.value, home)) {
         add("ZP003", S::Error, w.loc,
             "writable root '" + w.value.str() +
                 "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile), "
@@ -248,7 +267,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
         std::vector<std::string> held;
         for (const auto& s : sensitive_paths()) {
           PolicyPath sp = sensitive_policy_path(s);
-          if (contains(w.value, sp, ctx.host) || (s.tree && contains(sp, w.value, ctx.host)))
+          if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)))
             held.push_back(std::string(s.path[0] == '/' ? "'" : "'~/") + s.path + "' (" +
                            s.what + ")");
         }
@@ -261,7 +280,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
                   ": a write there outlives the sandbox");
         }
       }
-      if (auto bw = bind(w.value, ctx.host)) {
+      if (auto bw = binder.bind(w.value)) {
         if (ctx.host && ctx.policy_file && reaches(*bw, *ctx.policy_file))
           add("ZP004", S::Error, w.loc,
               "writable root '" + w.value.str() + "' holds the policy file ('" +
