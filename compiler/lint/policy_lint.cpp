@@ -261,8 +261,8 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
       if (binder.contains(w.value, home)) {
         add("ZP003", S::Error, w.loc,
             "writable root '" + w.value.str() +
-                "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile), "
-                "~/.ssh and other credentials become writable, which outlives the sandbox");
+                "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile) "
+                "and ~/.ssh become writable, which outlives the sandbox");
       } else {
         std::vector<std::string> held;
         for (const auto& s : sensitive_paths()) {
