@@ -6,20 +6,14 @@
 #include "cli/options.hpp"
 #include "compiler/backend_paths.hpp"
 #include "compiler/pipeline.hpp"
-#include "compiler/lint/policy_lint.hpp"
-#include "compiler/lint/syscall_lint.hpp"
+#include "compiler/check.hpp"
+#include "compiler/lint/lint_catalog.hpp"
+#include "zpolicy/version.hpp"
 
 namespace zpolicy::cli {
 namespace {
 
-// One line of `check` output, whichever check produced it.
-struct Result {
-  std::string rule_id;  // lint ID, or "verify-<target>"
-  ir::Severity severity;
-  ir::SourceLoc loc;
-  std::string message;
-  std::vector<std::string> detail;
-};
+using Result = compiler::CheckItem;
 
 std::optional<std::string> canonical(const std::string& p) {
   char buf[PATH_MAX];
@@ -48,17 +42,40 @@ std::string json_output(const std::vector<Result>& results) {
   return out + "]}\n";
 }
 
-// SARIF 2.1.0, the format code-scanning services read.
+// The help URI of every rule: the table in docs/lints.md.
+constexpr const char* kLintsDoc = "https://github.com/zpolicy/zpolicy/blob/main/docs/lints.md";
+
+const char* sarif_level(ir::Severity s) {
+  return s == ir::Severity::Error ? "error" : s == ir::Severity::Warning ? "warning" : "note";
+}
+
+// SARIF 2.1.0, the format code-scanning services read: every rule of the catalog as
+// metadata (so a result's rule is described even where docs are not at hand), then the
+// results, each pointing at its rule by id and index.
 std::string sarif_output(const std::vector<Result>& results) {
+  const auto& rules = compiler::lint_catalog();
   std::string out =
       "{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\", "
-      "\"runs\": [{\"tool\": {\"driver\": {\"name\": \"zpolicy\"}}, \"results\": [";
+      "\"runs\": [{\"tool\": {\"driver\": {\"name\": \"zpolicy\", \"version\": \"" ZPOLICY_VERSION
+      "\", \"informationUri\": " + json_string(kLintsDoc) + ", \"rules\": [";
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const auto& r = rules[i];
+    out += std::string(i ? ", " : "") + "{\"id\": " + json_string(r.id) +
+           ", \"name\": " + json_string(r.name) +
+           ", \"shortDescription\": {\"text\": " + json_string(r.summary) +
+           "}, \"fullDescription\": {\"text\": " + json_string(r.description) +
+           "}, \"helpUri\": " + json_string(kLintsDoc) +
+           ", \"defaultConfiguration\": {\"level\": \"" + sarif_level(r.level) + "\"}}";
+  }
+  out += "]}}, \"results\": [";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    const char* level = r.severity == ir::Severity::Error ? "error"
-                        : r.severity == ir::Severity::Warning ? "warning" : "note";
-    out += std::string(i ? ", " : "") + "{\"ruleId\": " + json_string(r.rule_id) +
-           ", \"level\": \"" + level + "\", \"message\": {\"text\": " + json_string(r.message) +
+    std::string index;
+    for (size_t k = 0; k < rules.size(); ++k)
+      if (rules[k].id == r.rule_id) index = ", \"ruleIndex\": " + std::to_string(k);
+    out += std::string(i ? ", " : "") + "{\"ruleId\": " + json_string(r.rule_id) + index +
+           ", \"level\": \"" + sarif_level(r.severity) + "\", \"message\": {\"text\": " +
+           json_string(r.message) +
            "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " +
            json_string(uri_reference(r.loc.file)) + "}, \"region\": {\"startLine\": " +
            std::to_string(std::max(r.loc.line, 1)) + ", \"startColumn\": " +
@@ -92,51 +109,26 @@ int cmd_check(const Args& args) {
   if (policy && !diags.has_errors() && vm.count("workspace"))
     host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
   if (!policy || diags.has_errors()) {
+    // A machine reader still gets a document: the reasons are its results (ZP000).
+    if (format == "json" || format == "sarif") {
+      std::vector<Result> invalid;
+      for (const auto& d : diags.all())
+        invalid.push_back({std::string(compiler::kInvalidPolicyRule), d.severity, d.loc, d.message, {}});
+      std::cout << (format == "json" ? json_output(invalid) : sarif_output(invalid));
+    }
     print_diagnostics(diags);
     return kExitUsage;
   }
 
-  std::vector<Result> results;
   // The policy file as it is opened (its symlinks are followed one by one, ZP004).
   std::string opened = path;
   if (!opened.starts_with("/")) {
     char cwd[PATH_MAX];
     if (getcwd(cwd, sizeof cwd)) opened = std::string(cwd) + "/" + path;
   }
-  compiler::LintContext ctx{host, opened, canonical("/proc/self/exe"),
-                            std::string(compiler::kBwrapPath)};
-  for (const auto& l : compiler::lint_policy(*policy, ctx))
-    results.push_back({l.id, l.severity, l.loc, l.message, {}});
-  ir::Diagnostics syscall_diags;
-  compiler::lint_syscall_rules(policy->syscalls, syscall_diags);
-  for (const auto& d : syscall_diags.all())
-    results.push_back({"ZP100", d.severity, d.loc, d.message, {}});
-
-  // Verification of every target, for every confined mode the ceiling allows.
-  for (ir::Mode mode : {ir::Mode::ReadOnly, ir::Mode::WorkspaceWrite}) {
-    if (!ir::narrower_or_equal(mode, policy->mode.value)) continue;
-    for (auto target : {compiler::Target::Linux, compiler::Target::Macos}) {
-      std::vector<std::optional<compiler::HostFacts>> bindings = {std::nullopt};
-      if (host && target == compiler::Target::Linux) bindings.push_back(host);
-      for (const auto& binding : bindings) {
-        ir::Diagnostics cd;
-        auto compiled = compiler::compile(*policy, target, mode, binding, cd);
-        for (const auto& d : cd.all())
-          results.push_back({std::string("verify-") + compiler::to_string(target), d.severity,
-                             d.loc, d.message, {}});
-        if (!compiled) continue;
-        for (const auto& f : compiled->findings)
-          results.push_back({std::string("verify-") + compiler::to_string(target),
-                             ir::Severity::Error, f.rule,
-                             std::string(ir::to_string(mode)) + (binding ? " bound" : "") + ": " +
-                                 f.kind + ": " + f.probe + ": expected " + f.expected +
-                                 ", artifact gives " + f.actual,
-                             f.trace});
-      }
-    }
-  }
-  bool failed = false;
-  for (const auto& r : results) failed |= r.severity == ir::Severity::Error;
+  const auto results = compiler::check_policy(
+      *policy, {host, opened, canonical("/proc/self/exe"), std::string(compiler::kBwrapPath)});
+  const bool failed = compiler::has_errors(results);
   if (format == "json") std::cout << json_output(results);
   else if (format == "sarif") std::cout << sarif_output(results);
   else {

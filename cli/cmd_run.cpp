@@ -1,6 +1,5 @@
 #include <algorithm>
 #include "cli/options.hpp"
-#include "runner/backend.hpp"
 #include "runner/run.hpp"
 
 namespace zpolicy::cli {
@@ -18,7 +17,7 @@ int cmd_run(const Args& args) {
       "workspace", po::value<std::string>(), "the workspace (default: current directory)")(
       "timeout", po::value<double>(), "kill the whole sandbox after S seconds (exit 124)")(
       "accept", po::value<std::vector<std::string>>()->composing(),
-      "run despite this error-level lint (ZP003, ZP004 or ZP005; repeatable); a verifier "
+      "run despite this error-level lint (ZP003, ZP004, ZP005 or ZP013; repeatable); a verifier "
       "finding is never accepted");
   po::variables_map vm;
   bool help = false;
@@ -43,19 +42,6 @@ int cmd_run(const Args& args) {
     return kExitUsage;
   }
   return runner::run(req, std::cerr);
-}
-
-int cmd_doctor(const Args& args) {
-  const std::string usage = "zpolicy doctor";
-  po::options_description opts("doctor options");
-  po::variables_map vm;
-  bool help = false;
-  if (!parse_options(args, usage, opts, {}, vm, help)) return kExitUsage;
-  if (help) return kExitOk;
-  auto status = runner::probe();
-  std::cout << runner::backend_description() << "\n";
-  std::cout << "status: " << status.str() << "\n";
-  return status.usable() ? kExitOk : kExitUnavailable;
 }
 
 }  // namespace zpolicy::cli

@@ -62,6 +62,9 @@ std::optional<std::string> check_accepted(const std::vector<std::string>& ids) {
       case Acceptance::NotAcceptable:
         return "--accept " + id + ": this lint is a mistake in the policy, not a risk to take; "
                "fix the policy (acceptable: " + acceptable + ")";
+      case Acceptance::VerifierFinding:
+        return "--accept " + id + ": a verifier finding (a dropped deny) is never accepted "
+               "(acceptable: " + acceptable + ")";
       case Acceptance::Unknown:
         return "--accept " + id + ": not a lint that can be accepted (acceptable: " + acceptable +
                "); a verifier finding (a dropped deny) is never accepted";

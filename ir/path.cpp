@@ -74,6 +74,10 @@ std::optional<PolicyPath> parse_policy_path(std::string_view text, bool allow_re
     p.root = PathRoot::Absolute;
   } else if (rest.front() == '~') {
     return fail("'~user' paths are not supported; use ~/ or ${HOME}");
+  } else if (rest.front() == '$') {
+    return fail("'" + std::string(text) +
+                "': shell variables are not expanded in a policy; the variables are ${WORKSPACE}, "
+                "${HOME}, ${TMPDIR} and ~");
   } else {
     if (!allow_relative) return fail("relative path '" + std::string(text) + "'; an absolute path or a variable is required");
     p.root = PathRoot::Relative;

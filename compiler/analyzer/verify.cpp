@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 
@@ -56,6 +57,8 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::
     out.push_back({"linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
                    deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
                    s.actual ? s.actual->str() : "an action the IR has no word for", {}});
+  auto network = check_network_invariant(r, bpf->content);
+  out.insert(out.end(), network.begin(), network.end());
   if (v.mismatches > v.findings.size())
     out.push_back({"linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf",
                    "no further mismatches",

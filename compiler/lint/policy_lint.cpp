@@ -1,9 +1,12 @@
 #include "compiler/lint/policy_lint.hpp"
 
+#include "compiler/lint/lint_catalog.hpp"
+
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <deque>
@@ -140,7 +143,7 @@ bool reaches(const std::string& root, const std::string& path) {
 }
 
 struct Sensitive {
-  const char* path;  // relative to $HOME, or absolute
+  const char* path;  // relative to $HOME
   const char* what;
   bool tree;  // read as a whole at start-up: a writable root inside it counts too
 };
@@ -209,21 +212,32 @@ const std::vector<Sensitive>& sensitive_paths() {
       {".password-store", "credentials", true},
       {".local/share/keyrings", "credentials", true},
       {".pgpass", "credentials", false},
-      // The system's shell start-up files and the preload list of every program.
-      {"/etc/profile", "shell start-up", false},
-      {"/etc/profile.d", "shell start-up", true},
-      {"/etc/bash.bashrc", "shell start-up", false},
-      {"/etc/environment", "session start-up", false},
-      {"/etc/zsh", "shell start-up", true},
-      {"/etc/fish", "shell start-up", true},
-      {"/etc/ld.so.preload", "loaded into every program", false},
   };
   return v;
 }
 
 PolicyPath sensitive_policy_path(const Sensitive& s) {
-  if (s.path[0] == '/') return *ir::parse_policy_path(s.path, false, nullptr);
   return PolicyPath{PathRoot::Home, {}}.join(*ir::parse_policy_path(s.path, true, nullptr));
+}
+
+// Directories whose files the host runs or trusts as root: a writable root over or under
+// one of them lets a sandboxed command plant code that runs outside the sandbox.
+const std::vector<std::string>& system_directories() {
+  static const std::vector<std::string> v = {"/bin", "/boot", "/etc", "/lib", "/lib32",
+                                             "/lib64", "/libx32", "/sbin", "/usr"};
+  return v;
+}
+
+// Environment names that usually carry a credential (case-insensitive): kept into the
+// sandbox, they are readable by everything it runs.
+bool looks_like_secret(std::string name) {
+  for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (name.ends_with("*")) name.pop_back();
+  for (const char* part : {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "API_KEY",
+                           "PRIVATE_KEY", "ACCESS_KEY"})
+    if (name.find(part) != std::string::npos) return true;
+  return name.ends_with("_KEY") || name.starts_with("AWS_") || name == "AWS" ||
+         name.starts_with("GITHUB_TOKEN") || name.starts_with("NPM_TOKEN");
 }
 
 }  // namespace
@@ -268,7 +282,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
         for (const auto& s : sensitive_paths()) {
           PolicyPath sp = sensitive_policy_path(s);
           if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)))
-            held.push_back(std::string(s.path[0] == '/' ? "'" : "'~/") + s.path + "' (" +
+            held.push_back(std::string("'~/") + s.path + "' (" +
                            s.what + ")");
         }
         if (!held.empty()) {
@@ -320,6 +334,30 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   for (const auto& d : p.deny)
     if (root_is_filesystem_root(d.value))
       add("ZP009", S::Error, d.loc, "deny root '/' denies everything, including the command itself");
+  if (writes && p.protect.empty() && !p.write.empty())
+    add("ZP011", S::Warning, p.write.front().loc,
+        "no protected subpaths (protect: []): .git, .env and the rest of each writable root "
+        "become writable, and git hooks planted there run outside the sandbox");
+  for (const auto& k : p.env.keep)
+    if (looks_like_secret(k.value))
+      add("ZP012", S::Warning, k.loc,
+          "keep '" + k.value + "' looks like a secret: everything the sandbox runs can read it");
+  if (writes)
+    for (const auto& w : p.write) {
+      // Bound, a workspace counts too (`cd /usr/local/bin && zpolicy run ...`).
+      const auto bound = w.value.root == PathRoot::Absolute ? std::optional(w.value.str())
+                                                            : binder.bind(w.value);
+      if (!bound) continue;
+      const std::string& root = *bound;
+      for (const auto& sys : system_directories())
+        if (ir::path_within(root, sys) || ir::path_within(sys, root)) {
+          add("ZP013", S::Error, w.loc,
+              "writable root '" + root + "' " +
+                  (ir::path_within(sys, root) ? "lies in" : "holds") + " system directory '" + sys +
+                  "': programs and configuration the host runs become writable");
+          break;
+        }
+    }
   if (p.mode.value == ir::Mode::DangerFullAccess)
     add("ZP010", S::Warning, p.mode.loc,
         "mode danger-full-access runs commands without any sandbox");
@@ -334,16 +372,16 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
 }
 
 Acceptance acceptance_of(const std::string& id) {
+  const LintRule* rule = find_lint_rule(id);
+  if (!rule) return Acceptance::Unknown;
+  if (id.starts_with("verify-")) return Acceptance::VerifierFinding;
   for (const auto& a : acceptable_lints())
     if (id == a) return Acceptance::Acceptable;
-  for (const char* w : {"ZP001", "ZP002", "ZP006", "ZP007", "ZP008", "ZP010"})
-    if (id == w) return Acceptance::Warning;
-  if (id == "ZP009" || id == kSyscallLintId) return Acceptance::NotAcceptable;
-  return Acceptance::Unknown;
+  return rule->level == ir::Severity::Error ? Acceptance::NotAcceptable : Acceptance::Warning;
 }
 
 const std::vector<std::string>& acceptable_lints() {
-  static const std::vector<std::string> v = {"ZP003", "ZP004", "ZP005"};
+  static const std::vector<std::string> v = {"ZP003", "ZP004", "ZP005", "ZP013"};
   return v;
 }
 

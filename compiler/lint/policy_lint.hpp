@@ -38,8 +38,9 @@ std::vector<Lint> lint_policy(const ir::Policy& policy, const LintContext& ctx);
 enum class Acceptance {
   Acceptable,  // an error-level lint naming a risk the user may knowingly take for one run
   Warning,     // a warning-level lint: it never refuses a run, there is nothing to accept
-  NotAcceptable,  // an error that is a mistake, not a risk (e.g. ZP009, ZP100)
-  Unknown,        // no such lint (verifier findings have no lint ID and are never accepted)
+  NotAcceptable,    // an error that is a mistake, not a risk (ZP000, ZP009, ZP100)
+  VerifierFinding,  // verify-linux, verify-macos: a dropped deny, never accepted
+  Unknown,          // no such rule (docs/lints.md, compiler/lint/lint_catalog)
 };
 Acceptance acceptance_of(const std::string& id);
 
@@ -49,7 +50,7 @@ const std::vector<std::string>& acceptable_lints();
 // The lint ID of syscall-rule findings (compiler/lint/syscall_lint), as `check` reports them.
 inline constexpr const char* kSyscallLintId = "ZP100";
 
-// The paths ZP003 keeps out of writable roots ("~"-relative, or absolute): what a shell,
+// The paths ZP003 keeps out of writable roots (relative to $HOME): what a shell,
 // a session, git or an editor runs at start-up, and credential stores. docs/lints.md
 // lists the same.
 const std::vector<std::string>& sensitive_path_list();

@@ -345,7 +345,11 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (!root) continue;
       HostKind k = kind_of(*root, true);
       if (k != HostKind::Directory) {
-        diags.error(w.loc, "writable root '" + *root + "' is not an existing directory");
+        diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
+                               (k == HostKind::Missing
+                                    ? "; create it (`mkdir -p '" + *root +
+                                          "'`) or remove it from filesystem.write"
+                                    : std::string()));
         continue;
       }
       r.write.push_back({*root, k, w.loc});

@@ -45,16 +45,29 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
 }
 
 // `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable
-// through the read-only filesystem; socketpair(AF_UNIX) creates only a private pair and
-// stays allowed. `loopback`: the sandbox has its own network namespace holding only
-// `lo`, so AF_INET and AF_INET6 sockets reach nothing but the sandbox itself; every
-// other family (AF_UNIX for the reason above, AF_NETLINK, AF_PACKET, AF_VSOCK, ...)
-// stays denied. `full`: no network rules.
+// through the read-only filesystem (a read-only mount does not stop connect() or
+// sendto() to a socket file). `loopback`: the sandbox has its own network namespace
+// holding only `lo`, so AF_INET and AF_INET6 sockets reach nothing but the sandbox
+// itself; every other family (AF_UNIX for the reason above, AF_NETLINK, AF_PACKET,
+// AF_VSOCK, ...) stays denied. `full`: no network rules.
+//
+// Under both, socketpair() may make a private AF_UNIX pair only of a connected type:
+// SOCK_STREAM or SOCK_SEQPACKET, whose ends refuse connect() (EISCONN) and ignore or
+// refuse a sendto() address. A SOCK_DGRAM end (SOCK_RAW is one too, for AF_UNIX) takes
+// any address per call and would reach every host socket file. The three masked tests
+// leave exactly the types 1 and 5 of the low four bits: bit 0 set, bits 1 and 3 clear.
+//
+// Under `none` no socket the sandbox makes can address anything, so connect() and a
+// sendto() with an address serve only sockets handed in from outside (stdio): refusing
+// them too narrows what such a socket can reach. sendmsg() cannot be filtered on its
+// address (it lies in memory); docs/seccomp.md names that limit.
 void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network,
                  ir::Action deny) {
   switch (network.value) {
     case ir::Network::None:
       out.rules.push_back(rule("socket", deny, network.loc));
+      out.rules.push_back(rule("connect", deny, network.loc));
+      out.rules.push_back(rule("sendto", deny, network.loc, {arg(4, ir::CmpOp::Ne, 0)}));
       break;
     case ir::Network::Loopback:
       out.rules.push_back(rule("socket", deny, network.loc,
@@ -66,6 +79,20 @@ void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network
   }
   out.rules.push_back(
       rule("socketpair", deny, network.loc, {arg(0, ir::CmpOp::Ne, kAF_UNIX)}));
+  constexpr uint64_t bit0 = 0x1, bit1 = 0x2, bit3 = 0x8;
+  static_assert([] {
+    for (uint64_t type = 0; type < 16; ++type) {
+      const bool passes = (type & bit0) != 0 && (type & bit1) == 0 && (type & bit3) == 0;
+      if (passes != (type == kSOCK_STREAM || type == kSOCK_SEQPACKET)) return false;
+    }
+    return true;
+  }());
+  out.rules.push_back(rule("socketpair", deny, network.loc,
+                           {{1, ir::CmpOp::MaskedEq, 0, bit0}}));
+  out.rules.push_back(rule("socketpair", deny, network.loc,
+                           {{1, ir::CmpOp::MaskedEq, bit1, bit1}}));
+  out.rules.push_back(rule("socketpair", deny, network.loc,
+                           {{1, ir::CmpOp::MaskedEq, bit3, bit3}}));
 }
 
 }  // namespace
@@ -84,7 +111,15 @@ ir::SyscallPolicy effective_syscalls(const ir::Policy& policy, ir::Mode mode) {
   const ir::Action deny = spec.action.value;
   if (spec.style == ir::SyscallSpec::Style::AllowList) out.default_action = deny;
   add_baseline(out, deny);
-  add_network(out, policy.network, deny);
+  // read-only never has a network, whatever the policy says for the wider modes: the
+  // filter must say so too, or a read-only run of a `network: full` policy could
+  // socket(AF_UNIX) its way to every host socket file.
+  ir::Located<ir::Network> network = policy.network;
+  if (mode == ir::Mode::ReadOnly && network.value != ir::Network::None)
+    network = {ir::Network::None, policy.mode.loc.file.empty()
+                                      ? ir::SourceLoc{ir::kBuiltinFile, 0, 0}
+                                      : policy.mode.loc};
+  add_network(out, network, deny);
   for (const auto& r : spec.rules) out.rules.push_back(r);
   return out;
 }

@@ -31,6 +31,10 @@ inline constexpr uint64_t kTIOCLINUX = 0x541C;
 inline constexpr uint64_t kAF_UNIX = 1;
 inline constexpr uint64_t kAF_INET = 2;
 inline constexpr uint64_t kAF_INET6 = 10;
+// socketpair()'s type argument: the kernel reads the type from its low four bits
+// (SOCK_TYPE_MASK) and allows only SOCK_NONBLOCK and SOCK_CLOEXEC above them.
+inline constexpr uint64_t kSOCK_STREAM = 1;
+inline constexpr uint64_t kSOCK_SEQPACKET = 5;
 inline constexpr uint16_t kENOSYS = 38;
 
 }  // namespace zpolicy::compiler

@@ -32,7 +32,11 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
   // The mount plan: later mounts cover earlier ones, so the order is read roots, the
   // sandbox's own /dev /proc /tmp, writable roots, pins, protected paths, deny masks.
   for (const auto& p : r.read) a.add({"--ro-bind", p.path, p.path});
-  a.add({"--dev", "/dev", "--proc", "/proc"});
+  // The whole procfs read-only: a sandbox started by root keeps kuid 0, and every
+  // procfs file that checks only its owner (/proc/sys/*, sysrq-trigger, irq, ...) would
+  // write the host kernel's state. Read-only at the mount closes the class, including
+  // files a future kernel adds; docs/kernel-state.md gives the trade-off.
+  a.add({"--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"});
   if (r.private_tmp) a.add({"--tmpfs", "/tmp"});
   if (r.mode == ir::Mode::WorkspaceWrite) {
     for (const auto& w : r.write) a.add({"--bind", w.path, w.path});

@@ -185,8 +185,12 @@ filesystem:
   write: ["${WORKSPACE}"]
 network: full
 )");
-  Listener tcp(AF_INET, SOCK_STREAM);
-  expect_unreachable(box, {{"tcp", tcp.bind_loopback(), &tcp}},
+  // Host socket files too: the filter of a read-only run is `none`'s, not the policy's.
+  Listener tcp(AF_INET, SOCK_STREAM), file(AF_UNIX, SOCK_STREAM), dgram(AF_UNIX, SOCK_DGRAM);
+  expect_unreachable(box,
+                     {{"tcp", tcp.bind_loopback(), &tcp},
+                      {"unix", file.bind_unix(box.base() + "/host.sock"), &file},
+                      {"unix-dgram", dgram.bind_unix(box.base() + "/dgram.sock"), &dgram}},
                      {"--policy", policy, "--mode", "read-only"});
 }
 
@@ -234,6 +238,166 @@ else:
   auto control = box.host_command({"/usr/bin/python3", program, address});
   BOOST_TEST(control.out.find("socket reached") != std::string::npos, control.describe());
   BOOST_TEST(listener.received_something());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+
+// Invariant 4 through the sockets the sandbox may still make: socketpair(). A datagram
+// end takes any address per call, so every datagram type is refused (SOCK_DGRAM,
+// SOCK_RAW, with flags, with high bits the kernel drops); a connected stream or seqpacket
+// end refuses a new peer even once its own peer is gone. Checked on the host: listeners
+// on socket files (in the workspace and outside it) and abstract names, stream and
+// datagram, receive nothing, under none, loopback and read-only, as root and nobody.
+namespace {
+
+// argv: ADDRESS... ("@name" for an abstract name). One line per attempt and address:
+// "LABEL HOW ADDRESS reached" or "... refused ERRNO". The plain socket() attempts are
+// what lets the host control reach the stream listeners.
+const char* kPairClient = R"(import ctypes, errno, socket, sys
+AF, S = socket.AF_UNIX, socket
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+def raw_pair(kind):
+    sv = (ctypes.c_int * 2)()
+    if libc.syscall(ctypes.c_long(53), ctypes.c_long(AF), ctypes.c_long(kind), ctypes.c_long(0), sv) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, errno.errorcode.get(e, str(e)))
+    return socket.socket(fileno=sv[0]), socket.socket(fileno=sv[1])
+def dgram_pair(kind):
+    return lambda: socket.socketpair(AF, kind)
+def lone_end(kind):
+    def make():
+        a, b = socket.socketpair(AF, kind)
+        b.close()
+        return a, None
+    return make
+pairs = [("pair-dgram", dgram_pair(S.SOCK_DGRAM)),
+         ("pair-raw", dgram_pair(S.SOCK_RAW)),
+         ("pair-dgram-flags", dgram_pair(S.SOCK_DGRAM | S.SOCK_CLOEXEC | S.SOCK_NONBLOCK)),
+         ("pair-dgram-highbit", lambda: raw_pair(S.SOCK_DGRAM | (1 << 32))),
+         ("pair-stream-lone", lone_end(S.SOCK_STREAM)),
+         ("pair-seqpacket-lone", lone_end(S.SOCK_SEQPACKET)),
+         ("socket-stream", lambda: (socket.socket(AF, S.SOCK_STREAM), None)),
+         ("socket-dgram", lambda: (socket.socket(AF, S.SOCK_DGRAM), None))]
+for addr in sys.argv[1:]:
+    target = addr.replace("@", "\0", 1)
+    for label, make in pairs:
+        for how in ("sendto", "connect"):
+            try:
+                a, _ = make()
+                a.settimeout(2)
+                if how == "sendto":
+                    a.sendto(b"escaped", target)
+                else:
+                    a.connect(target)
+                    a.send(b"escaped")
+                print(label, how, addr, "reached", flush=True)
+            except OSError as e:
+                print(label, how, addr, "refused", errno.errorcode.get(e.errno, e.errno), flush=True)
+)";
+
+void expect_pairs_reach_nothing(Caller caller, const std::vector<std::string>& options,
+                                const std::string& policy_yaml) {
+  Sandbox box(caller);
+  std::vector<std::string> opts = options;
+  if (!policy_yaml.empty()) {
+    opts.insert(opts.begin(), box.write_policy("policy.yaml", policy_yaml));
+    opts.insert(opts.begin(), "--policy");
+  }
+  const std::string token = unique_token();
+  Listener file_dgram(AF_UNIX, SOCK_DGRAM), file_stream(AF_UNIX, SOCK_STREAM),
+      ws_dgram(AF_UNIX, SOCK_DGRAM), abstract_dgram(AF_UNIX, SOCK_DGRAM),
+      abstract_stream(AF_UNIX, SOCK_STREAM);
+  const std::vector<std::pair<std::string, Listener*>> targets = {
+      {file_dgram.bind_unix(box.base() + "/dgram.sock"), &file_dgram},
+      {file_stream.bind_unix(box.base() + "/stream.sock"), &file_stream},
+      {ws_dgram.bind_unix(box.ws("dgram.sock")), &ws_dgram},
+      {abstract_dgram.bind_unix("@zpolicy-kt-pd" + token), &abstract_dgram},
+      {abstract_stream.bind_unix("@zpolicy-kt-ps" + token), &abstract_stream}};
+  const std::string client = box.base() + "/pair-client.py";
+  box.write_file(client, kPairClient);
+  std::string command = "/usr/bin/python3 " + client;
+  for (const auto& [address, listener] : targets) command += " '" + address + "'";
+  auto r = box.sh(command, opts);
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(r.out.find(" reached") == std::string::npos, r.describe());
+  // Every datagram pair is refused at its creation, by the filter (EPERM).
+  for (const char* label : {"pair-dgram ", "pair-raw ", "pair-dgram-flags ", "pair-dgram-highbit "})
+    BOOST_TEST(r.out.find(std::string(label) + "sendto " + targets[0].first + " refused EPERM") !=
+                   std::string::npos,
+               label << r.describe());
+  for (const auto& [address, listener] : targets)
+    BOOST_TEST(!listener->received_something(), address << " received data");
+  // Control: the same client on the host reaches every listener.
+  auto control = box.host_command({"/usr/bin/python3", client, targets[0].first,
+                                   targets[1].first, targets[2].first, targets[3].first,
+                                   targets[4].first});
+  for (const auto& [address, listener] : targets)
+    BOOST_TEST(listener->received_something(), "control: host client did not reach " << address);
+}
+
+const char* kLoopbackPolicy = R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  write: ["${WORKSPACE}"]
+network: loopback
+)";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_socketpair_escapes)
+
+BOOST_DATA_TEST_CASE(socketpairs_reach_no_host_socket_under_none, bdata::make(kCallers), caller) {
+  expect_pairs_reach_nothing(caller, {}, "");
+}
+
+BOOST_DATA_TEST_CASE(socketpairs_reach_no_host_socket_under_loopback, bdata::make(kCallers),
+                     caller) {
+  expect_pairs_reach_nothing(caller, {}, kLoopbackPolicy);
+}
+
+BOOST_DATA_TEST_CASE(socketpairs_reach_no_host_socket_in_read_only_mode, bdata::make(kCallers),
+                     caller) {
+  expect_pairs_reach_nothing(caller, {"--mode", "read-only"}, "");
+}
+
+// What stays allowed still works: stream and seqpacket pairs carry data and file
+// descriptors, and Python multiprocessing with fork (Pipe, Queue, Pool) runs.
+BOOST_DATA_TEST_CASE(stream_and_seqpacket_pairs_and_multiprocessing_work, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string program = box.base() + "/pairs.py";
+  box.write_file(program, R"(import multiprocessing as mp, os, socket
+for kind in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET, socket.SOCK_STREAM | socket.SOCK_CLOEXEC):
+    a, b = socket.socketpair(socket.AF_UNIX, kind)
+    r, w = os.pipe()
+    socket.send_fds(a, [b"fd"], [w])
+    msg, fds, _, _ = socket.recv_fds(b, 16, 1)
+    os.write(fds[0], b"ok")
+    print("pair", int(kind), msg.decode(), os.read(r, 2).decode(), flush=True)
+def square(x):
+    return x * x
+def child(conn, q):
+    conn.send("pipe-ok"); q.put("queue-ok")
+if __name__ == "__main__":
+    mp.set_start_method("fork")
+    parent, kid = mp.Pipe(duplex=True)
+    q = mp.Queue()
+    p = mp.Process(target=child, args=(kid, q)); p.start()
+    print(parent.recv(), q.get(timeout=10), flush=True); p.join()
+    with mp.Pool(2) as pool:
+        print("pool", sum(pool.map(square, range(10))), flush=True)
+)");
+  for (const std::vector<std::string>& opts :
+       {std::vector<std::string>{}, {"--mode", "read-only"},
+        {"--policy", box.write_policy("loopback.yaml", kLoopbackPolicy)}}) {
+    auto r = box.sh("/usr/bin/python3 " + program, opts);
+    BOOST_TEST_REQUIRE(r.completed(), r.describe());
+    for (const char* line : {"pair 1 fd ok\n", "pair 5 fd ok\n", "pair 524289 fd ok\n",
+                             "pipe-ok queue-ok\n", "pool 285\n"})
+      BOOST_TEST(r.out.find(line) != std::string::npos, line << r.describe());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -168,6 +168,27 @@ BOOST_DATA_TEST_CASE(the_zpolicy_binary_in_a_writable_root_is_refused, bdata::ma
   BOOST_TEST(names_lint(r, "ZP005"), r.describe());
 }
 
+BOOST_DATA_TEST_CASE(a_workspace_in_a_system_directory_is_refused_unless_zp013_is_accepted,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const std::string dir : {"/usr/local/bin", "/etc", "/usr/lib"}) {
+    RunSpec spec;
+    spec.cwd = dir;
+    spec.command = {"/bin/true"};
+    auto r = box.run(spec);
+    BOOST_TEST(r.exit_code == 3, dir << "\n" << r.describe());
+    BOOST_TEST(names_lint(r, "ZP013"), dir << "\n" << r.describe());
+  }
+  // Accepted, root runs there (nobody cannot create the placeholders: exit 125).
+  RunSpec spec;
+  spec.cwd = "/usr/local/bin";
+  spec.options = {"--accept", "ZP013"};
+  spec.command = {"/bin/true"};
+  auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == (caller == Caller::Root ? 0 : 125), r.describe());
+  BOOST_TEST(!exists("/usr/local/bin/.env"), "a placeholder was left behind");
+}
+
 BOOST_DATA_TEST_CASE(git_pointer_files_naming_hidden_host_paths_are_refused, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);

@@ -3,6 +3,8 @@
 // output are stable, and artifacts weakened by hand the way a careless edit would.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+
+#include "compiler/lint/lint_catalog.hpp"
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,6 +137,13 @@ BOOST_AUTO_TEST_CASE(check_json_is_the_findings_as_objects) {
   BOOST_TEST(r.exit_code == 3);
 }
 
+size_t rule_index(std::string_view id) {
+  const auto& rules = zpolicy::compiler::lint_catalog();
+  for (size_t i = 0; i < rules.size(); ++i)
+    if (rules[i].id == id) return i;
+  throw std::runtime_error("no rule " + std::string(id));
+}
+
 BOOST_AUTO_TEST_CASE(check_sarif_is_version_2_1_0_with_rule_ids_levels_and_lines) {
   Cli cli;
   cli.dir.write("linty.yaml", kLinty);
@@ -146,7 +155,8 @@ BOOST_AUTO_TEST_CASE(check_sarif_is_version_2_1_0_with_rule_ids_levels_and_lines
   // Results appear in order; each names its rule, level, file and region.
   size_t at = 0;
   for (const auto& e : kLintyFindings) {
-    std::string result = std::string("{\"ruleId\": \"") + e.id + "\", \"level\": \"" + e.severity +
+    std::string result = std::string("{\"ruleId\": \"") + e.id + "\", \"ruleIndex\": " +
+                         std::to_string(rule_index(e.id)) + ", \"level\": \"" + e.severity +
                          "\", \"message\": {\"text\": \"" + json_escape(e.message) +
                          "\"}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": "
                          "{\"uri\": \"linty.yaml\"}, \"region\": {\"startLine\": " +
@@ -216,7 +226,7 @@ BOOST_AUTO_TEST_CASE(explain_a_protected_path_on_both_targets) {
       "  policy: no access to the host object — under protected path ${WORKSPACE}/.git "
       "(p.yaml:7:13)\n"
       "  linux:  denied\n"
-      "          bwrap.args:52: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
+      "          bwrap.args:54: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
       "${WORKSPACE}/.git/config (read-only)\n"
       "          read-only mount: EROFS\n"
       "  macos:  denied\n"
@@ -240,7 +250,7 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "  policy: allowed on the host object — under writable root ${WORKSPACE} "
       "(p.yaml:6:11)\n"
       "  linux:  allowed on the host object\n"
-      "          bwrap.args:22: --bind ${WORKSPACE} ${WORKSPACE} covers "
+      "          bwrap.args:24: --bind ${WORKSPACE} ${WORKSPACE} covers "
       "${WORKSPACE}/src/a.c\n"
       "          write succeeds\n"
       "  macos:  allowed\n"
@@ -261,7 +271,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
       "  policy: denied outright (deny root: neither readable nor writable) — under deny root "
       "${HOME}/.ssh (p.yaml:8:10)\n"
       "  linux:  denied\n"
-      "          ${HOME}/.ssh has mode 0000 in bwrap.args:81: --tmpfs ${HOME}/.ssh: no search "
+      "          ${HOME}/.ssh has mode 0000 in bwrap.args:83: --tmpfs ${HOME}/.ssh: no search "
       "permission without CAP_DAC_OVERRIDE: EACCES\n";
   auto both = cli.run({"explain", "p.yaml", "${HOME}/.ssh/id_rsa", "--op", "read"});
   BOOST_TEST(both.exit_code == 0, both.err);
@@ -329,7 +339,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_protected_path_bound_writable) {
   for (size_t i = 0; i + 1 < heads.size(); ++i)
     BOOST_TEST(heads[i].starts_with("p.yaml:7:13: error: linux: dropped-deny: "), heads[i]);
   BOOST_TEST(heads.back() == "zpolicy: verification failed: 7 findings");
-  BOOST_TEST(r.err.find("    bwrap.args:52: --bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
+  BOOST_TEST(r.err.find("    bwrap.args:54: --bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
                         "${WORKSPACE}/.git\n") != std::string::npos);
 }
 

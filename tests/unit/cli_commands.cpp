@@ -38,6 +38,13 @@ BOOST_AUTO_TEST_CASE(top_level_help_lists_every_command) {
     BOOST_TEST(r.out.find(std::string("\n  ") + cmd + " ") != std::string::npos, cmd);
 }
 
+BOOST_AUTO_TEST_CASE(doctor_refuses_an_unknown_format_before_probing) {
+  auto r = zpolicy_run({"doctor", "--format", "yaml"});
+  BOOST_TEST(r.exit_code == 2);
+  BOOST_TEST(r.err == "zpolicy: doctor: --format must be text or json, not 'yaml'\n");
+  BOOST_TEST(r.out == "");
+}
+
 BOOST_AUTO_TEST_CASE(version_prints_the_project_version) {
   for (const char* flag : {"--version", "-V", "version"}) {
     auto r = zpolicy_run({flag});
@@ -114,7 +121,7 @@ BOOST_AUTO_TEST_CASE(unknown_option_exits_2) {
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// `run --accept ID`: only ZP003, ZP004 and ZP005, each exactly; anything else is a usage
+// `run --accept ID`: only ZP003, ZP004, ZP005 and ZP013, each exactly; anything else is a usage
 // error (exit 2) before a policy is read or anything starts.
 BOOST_AUTO_TEST_SUITE(cli_run_options)
 
@@ -123,9 +130,10 @@ BOOST_AUTO_TEST_CASE(accept_refuses_what_cannot_be_accepted) {
   const std::string marker = dir.str() + "/MARKER";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--accept", "dropped-deny"}, "a verifier finding (a dropped deny) is never accepted"},
-      {{"--accept", "verify-linux"}, "never accepted"},
-      {{"--accept", "ZP999"}, "acceptable: ZP003, ZP004, ZP005"},
-      {{"--accept", "zp003"}, "acceptable: ZP003, ZP004, ZP005"},
+      {{"--accept", "verify-linux"}, "a verifier finding (a dropped deny) is never accepted"},
+      {{"--accept", "ZP000"}, "fix the policy"},
+      {{"--accept", "ZP999"}, "acceptable: ZP003, ZP004, ZP005, ZP013"},
+      {{"--accept", "zp003"}, "acceptable: ZP003, ZP004, ZP005, ZP013"},
       {{"--accept", "ZP001"}, "a warning never refuses a run"},
       {{"--accept", "ZP009"}, "fix the policy"},
       {{"--accept", "ZP100"}, "fix the policy"},

@@ -134,6 +134,47 @@ BOOST_AUTO_TEST_CASE(json_and_sarif_stay_utf8_whatever_the_file_name_holds) {
   BOOST_TEST(sarif.out.find("\"uri\": \"p%FF%20%25x.yaml\"") != std::string::npos, sarif.out);
 }
 
+// Parses SARIF with Python's json module and prints "ruleId ruleIndex->rules[i].id
+// helpUri level" per result, so the test checks structure, not substrings.
+std::string sarif_summary(Cli& cli, const std::string& sarif) {
+  cli.dir.write("sarif.json", sarif);
+  auto r = test::run_process(
+      {"/usr/bin/python3", "-c",
+       "import json,sys\n"
+       "run=json.load(open(sys.argv[1]))['runs'][0]\n"
+       "rules=run['tool']['driver']['rules']\n"
+       "assert all(r['helpUri'].endswith('docs/lints.md') and r['shortDescription']['text'] and "
+       "r['fullDescription']['text'] for r in rules)\n"
+       "for x in run['results']:\n"
+       "  print(x['ruleId'], rules[x['ruleIndex']]['id'], rules[x['ruleIndex']]['name'], x['level'])\n",
+       (cli.dir / "sarif.json")},
+      cli.dir.str(), cli.dir.str());
+  BOOST_TEST(r.exit_code == 0, r.err);
+  return r.out;
+}
+
+BOOST_AUTO_TEST_CASE(sarif_describes_every_rule_a_result_names) {
+  Cli cli;
+  cli.dir.write("p.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"~\"]\n");
+  auto r = cli.run({"check", "p.yaml", "--format", "sarif"});
+  BOOST_TEST(r.exit_code == 3);
+  BOOST_TEST(sarif_summary(cli, r.out) == "ZP003 ZP003 WritableHomeOrStartupFile error\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_policy_that_does_not_load_is_still_a_sarif_and_json_document) {
+  Cli cli;
+  cli.dir.write("p.yaml", "zpolicy: 1\nmode: workspace-write\nnetwrok: none\n");
+  auto sarif = cli.run({"check", "p.yaml", "--format", "sarif"});
+  BOOST_TEST(sarif.exit_code == 2);
+  BOOST_TEST(sarif_summary(cli, sarif.out) == "ZP000 ZP000 InvalidPolicy error\n");
+  BOOST_TEST(sarif.err.find("p.yaml:3:1: error: unknown key 'netwrok'") != std::string::npos, sarif.err);
+  auto json = cli.run({"check", "p.yaml", "--format", "json"});
+  BOOST_TEST(json.exit_code == 2);
+  BOOST_TEST(json.out.rfind("{\"findings\": [{\"id\": \"ZP000\", \"severity\": \"error\", "
+                            "\"file\": \"p.yaml\", \"line\": 3, \"column\": 1", 0) == 0,
+             json.out);
+}
+
 BOOST_AUTO_TEST_CASE(compile_json_carries_non_utf8_text_as_bytes) {
   Cli cli;
   write_policy(cli);

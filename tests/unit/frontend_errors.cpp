@@ -159,6 +159,12 @@ BOOST_AUTO_TEST_CASE(relative_path_where_absolute_is_required) {
       "is required\n");
 }
 
+BOOST_AUTO_TEST_CASE(a_shell_variable_is_named_as_one_not_as_a_relative_path) {
+  expect_errors(kHead + "filesystem:\n  write: [\"$HOME/.cache\"]\n",
+                "p.yaml:4:11: error: in 'write': '$HOME/.cache': shell variables are not expanded "
+                "in a policy; the variables are ${WORKSPACE}, ${HOME}, ${TMPDIR} and ~\n");
+}
+
 BOOST_AUTO_TEST_CASE(empty_or_dot_path) {
   expect_errors(kHead + "filesystem:\n  deny: [\"\"]\n",
                 "p.yaml:4:10: error: in 'deny': empty path\n");

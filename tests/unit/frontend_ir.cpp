@@ -99,7 +99,10 @@ BOOST_AUTO_TEST_CASE(path_rejections) {
       {"", "empty path"},
       {"/a/../b", "'..' is not allowed in a path"},
       {"${PWD}/x", "unknown variable '${PWD}' (known: ${WORKSPACE}, ${HOME}, ${TMPDIR}, ~)"},
-      {"$HOME/x", "a variable may only start a path"},
+      {"$HOME/x", "'$HOME/x': shell variables are not expanded in a policy; the variables are "
+                  "${WORKSPACE}, ${HOME}, ${TMPDIR} and ~"},
+      {"$PWD", "'$PWD': shell variables are not expanded in a policy; the variables are "
+               "${WORKSPACE}, ${HOME}, ${TMPDIR} and ~"},
       {"/a/${HOME}", "a variable may only start a path"},
       {"${HOME", "unterminated variable in '${HOME'"},
       {"${TMPDIR}x", "a variable must be followed by '/' or end the path"},

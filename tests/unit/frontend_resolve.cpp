@@ -310,7 +310,9 @@ BOOST_AUTO_TEST_CASE(missing_writable_root_is_refused) {
   BOOST_TEST(t.resolve_errors(
                  "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${TMPDIR}/nope\"]\n",
                  t.bind(t.ws)) == "p.yaml:4:11: error: writable root '" + (t.dir / "tmp/nope") +
-                                      "' is not an existing directory\n");
+                                      "' is not an existing directory; create it (`mkdir -p '" +
+                                      (t.dir / "tmp/nope") +
+                                      "'`) or remove it from filesystem.write\n");
 }
 
 // ${HOME} bound through a symlink: a protected path spelled with the variable still lands

@@ -26,7 +26,7 @@ BOOST_AUTO_TEST_CASE(parses_the_expected_shape_into_ordered_ops_and_flags) {
   BOOST_TEST(a.flags.cap_drop_all);
   BOOST_TEST((a.flags.seccomp_fd == std::optional<int>(3)));
   BOOST_TEST(a.flags.chdir->str() == "${WORKSPACE}");
-  BOOST_TEST_REQUIRE(a.ops.size() == 12u);
+  BOOST_TEST_REQUIRE(a.ops.size() == 13u);
   BOOST_TEST((a.ops[0].kind == BwrapOpKind::RoBind));
   BOOST_TEST(a.paths->path(*a.ops[0].source).str() == "/");
   BOOST_TEST(a.ops[0].line == 12);

@@ -88,6 +88,7 @@ BOOST_AUTO_TEST_CASE(each_missing_hardening_option_is_named) {
   for (const auto& d : drops) {
     auto argv = without(test::workspace_argv(), d);
     if (d.front() == "--unshare-user") argv = without(argv, {"--disable-userns"});
+    if (d.front() == "--proc") argv = without(argv, {"--remount-ro", "/proc"});
     auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
     std::string probe = d.front() == "--cap-drop"  ? "--cap-drop ALL"
                         : d.front() == "--seccomp" ? "--seccomp FD"
@@ -198,6 +199,81 @@ BOOST_AUTO_TEST_CASE(danger_full_access_is_not_verified) {
   auto policy = test::workspace_policy();
   policy.mode = ir::Mode::DangerFullAccess;
   BOOST_TEST(verify_bwrap(policy, "").empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Invariant 10: a root-started sandbox keeps kuid 0, so the host's kernel state must be
+// out of reach by the mounts alone.
+BOOST_AUTO_TEST_SUITE(verify_bwrap_kernel_state)
+
+BOOST_AUTO_TEST_CASE(a_procfs_left_writable_is_missing_hardening) {
+  for (const auto& [policy, argv] :
+       {std::pair{test::workspace_policy(), test::workspace_argv()},
+        std::pair{test::readonly_policy(), test::readonly_argv()}}) {
+    auto fs = verify_bwrap(policy, test::render(without(argv, {"--remount-ro", "/proc"})));
+    BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+    BOOST_TEST(fs[0].kind == "missing-hardening");
+    BOOST_TEST(fs[0].probe == "--remount-ro /proc");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_second_procfs_must_be_read_only_too) {
+  auto argv = test::workspace_argv();
+  argv.insert(argv.end() - 2, Option{"--proc", "${WORKSPACE}/p"});
+  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+  BOOST_TEST(has(fs, "missing-hardening", "--remount-ro ${WORKSPACE}/p"), all(fs));
+  argv.insert(argv.end() - 2, Option{"--remount-ro", "${WORKSPACE}/p"});
+  BOOST_TEST(!has(verify_bwrap(test::workspace_policy(), test::render(argv)), "missing-hardening",
+                  "--remount-ro ${WORKSPACE}/p"));
+}
+
+BOOST_AUTO_TEST_CASE(host_proc_and_sys_writable_anywhere_are_dropped_denies) {
+  struct Case {
+    Option bind;
+    const char* probe;
+    long at = -3;  // where the bind goes, from the end; >= 0 from the start
+  };
+  const Case cases[] = {
+      {{"--bind", "/sys", "/sys"}, "write /sys"},
+      {{"--bind", "/sys/fs/cgroup", "/sys/fs/cgroup"}, "write /sys/fs/cgroup/cgroup.procs"},
+      {{"--bind", "/proc/sys", "${WORKSPACE}/sysctl"}, "write /proc/sys/kernel/core_pattern"},
+      {{"--bind", "/proc/sysrq-trigger", "${WORKSPACE}/sysrq"}, "write /proc/sysrq-trigger"},
+      {{"--bind", "/proc/sys", "/proc/sys"}, "write /proc/sys/kernel/core_pattern"},
+      // A writable bind of "/" carries /sys along with it (placed before --proc, which
+      // would otherwise be no mount point for --remount-ro).
+      {{"--bind", "/", "/"}, "write /sys/kernel/mm/transparent_hugepage/enabled", 11},
+  };
+  auto with = [](const Option& bind, long at) {
+    auto argv = test::workspace_argv();
+    argv.insert(at >= 0 ? argv.begin() + at : argv.end() + at, bind);
+    return argv;
+  };
+  for (const auto& c : cases) {
+    auto argv = with(c.bind, c.at);
+    auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+    BOOST_TEST_CONTEXT(c.probe) { BOOST_TEST(has(fs, "dropped-deny", c.probe), all(fs)); }
+    // Read-only, the same bind is harmless.
+    Option ro = c.bind;
+    ro[0] = "--ro-bind";
+    fs = verify_bwrap(test::workspace_policy(), test::render(with(ro, c.at)));
+    BOOST_TEST_CONTEXT(c.probe) { BOOST_TEST(!has(fs, "dropped-deny", c.probe), all(fs)); }
+  }
+}
+
+// When the policy itself made /sys writable, the finding names that line.
+BOOST_AUTO_TEST_CASE(a_writable_root_over_kernel_state_is_the_rule_named) {
+  auto policy = test::workspace_policy();
+  policy.write.push_back(test::at("/sys", 9, ir::HostKind::Directory));
+  auto argv = test::workspace_argv();
+  argv.insert(argv.begin() + 15, Option{"--bind", "/sys", "/sys"});
+  auto fs = verify_bwrap(policy, test::render(argv));
+  auto it = std::find_if(fs.begin(), fs.end(), [](const Finding& f) {
+    return f.probe == "write /sys/kernel/mm/transparent_hugepage/enabled";
+  });
+  BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
+  BOOST_TEST(it->rule.str() == "policy.yaml:9:5");
+  BOOST_TEST(it->trace.at(0) == "writable root /sys overlaps /sys/kernel/mm/transparent_hugepage/enabled");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

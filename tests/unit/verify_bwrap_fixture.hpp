@@ -61,6 +61,9 @@ inline std::vector<Option> workspace_argv() {
       {"--tmpfs", "${HOME}/.ssh"},
       {"--remount-ro", "${HOME}/.ssh"},
       {"--ro-bind", "/dev/null", "${HOME}/.aws/credentials"},
+      // Last rather than after --proc, where the emitter puts it: the tests that place
+      // options by index were written before it.
+      {"--remount-ro", "/proc"},
       {"--chdir", w},
       {"--seccomp", "3"},
   };
@@ -104,6 +107,7 @@ inline std::vector<Option> readonly_argv() {
       {"--tmpfs", "/home/u/proj/secrets"},
       {"--remount-ro", "/home/u/proj/secrets"},
       {"--ro-bind", "/dev/null", "/etc/shadow"},
+      {"--remount-ro", "/proc"},
       {"--chdir", "/home/u/proj"},
       {"--seccomp", "3"},
   };

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/kernel_state.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/probes.hpp"
 
@@ -358,6 +359,13 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_probes(intent, tables, findings);
+  // After the probes: the kernel paths it interns are no region of the policy's. One
+  // table's findings are enough; the others differ only in -try binds.
+  for (const Scenario& s : tables) {
+    const size_t before = findings.size();
+    check_kernel_state(resolved, argv, s.table, s.assumptions, findings);
+    if (findings.size() != before) break;
+  }
   return findings;
 }
 

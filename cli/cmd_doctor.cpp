@@ -1,0 +1,60 @@
+#include <iostream>
+
+#include "cli/json.hpp"
+#include "cli/options.hpp"
+#include "runner/doctor.hpp"
+
+namespace zpolicy::cli {
+namespace {
+
+void print_text(const runner::DoctorReport& report) {
+  std::cout << runner::backend_description() << "\n";
+  for (const auto& c : report.checks) {
+    std::cout << to_string(c.status) << "\t" << c.id << ": " << c.value;
+    if (!c.reason.empty()) std::cout << " [" << c.reason << "]";
+    std::cout << "\n";
+    if (!c.fix.empty()) std::cout << "\tfix: " << c.fix << "\n";
+  }
+  std::cout << "status: " << report.backend.str() << "\n";
+}
+
+void print_json(const runner::DoctorReport& report) {
+  std::cout << "{\"backend\": " << json_string(runner::backend_description())
+            << ", \"usable\": " << (report.backend.usable() ? "true" : "false")
+            << ", \"reason\": " << json_string(to_string(report.backend.reason))
+            << ", \"checks\": [";
+  const char* sep = "";
+  for (const auto& c : report.checks) {
+    std::cout << sep << "{\"id\": " << json_string(c.id) << ", \"status\": "
+              << json_string(to_string(c.status)) << ", \"value\": " << json_string(c.value)
+              << ", \"reason\": " << json_string(c.reason) << ", \"fix\": " << json_string(c.fix)
+              << "}";
+    sep = ", ";
+  }
+  std::cout << "]}\n";
+}
+
+}  // namespace
+
+int cmd_doctor(const Args& args) {
+  const std::string usage = "zpolicy doctor [--format text|json]";
+  po::options_description opts("doctor options");
+  opts.add_options()("format", po::value<std::string>()->default_value("text"), "text | json");
+  po::variables_map vm;
+  bool help = false;
+  if (!parse_options(args, usage, opts, {}, vm, help)) return kExitUsage;
+  if (help) return kExitOk;
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "text" && format != "json") {
+    std::cerr << "zpolicy: doctor: --format must be text or json, not '" << format << "'\n";
+    return kExitUsage;
+  }
+  const auto report = runner::doctor();
+  if (format == "json")
+    print_json(report);
+  else
+    print_text(report);
+  return report.backend.usable() ? kExitOk : kExitUnavailable;
+}
+
+}  // namespace zpolicy::cli

@@ -1,0 +1,72 @@
+#include "compiler/lint/lint_catalog.hpp"
+
+namespace zpolicy::compiler {
+
+const std::vector<LintRule>& lint_catalog() {
+  using S = ir::Severity;
+  static const std::vector<LintRule> rules{
+      {"ZP000", "InvalidPolicy", S::Error, "the policy does not load",
+       "A syntax or schema error: nothing is compiled, checked or run until it is fixed."},
+      {"ZP001", "ProtectedPathUnderNoWritableRoot", S::Warning,
+       "an absolute protected path lies under no writable root",
+       "It is read-only anyway, so the rule does nothing; it may name the wrong root."},
+      {"ZP002", "NestedWritableRoots", S::Warning, "a writable root is nested in another one",
+       "The inner root adds nothing; protected subpaths apply relative to both."},
+      {"ZP003", "WritableHomeOrStartupFile", S::Error,
+       "a writable root holds the home directory, a shell start-up file or a credential store",
+       "A write there runs code or leaks secrets outside the sandbox later (~/.bashrc, "
+       "~/.profile, ~/.ssh, ...)."},
+      {"ZP004", "WritablePolicyFile", S::Error,
+       "a writable root holds the policy file, or a directory or symlink on its way",
+       "The sandboxed command could rewrite the policy that the next run obeys."},
+      {"ZP005", "WritableZpolicyBinary", S::Error,
+       "a writable root holds the zpolicy binary or the sandbox backend (bwrap, sandbox-exec)",
+       "The sandboxed command could replace the program that confines the next run."},
+      {"ZP006", "WritableRootSymlinkOut", S::Warning,
+       "a writable root is a symlink out of itself",
+       "The symlink's target, not the path the policy names, becomes writable."},
+      {"ZP007", "FullNetworkWithDenyRoots", S::Warning,
+       "network: full in a policy with three or more deny roots",
+       "Secrets kept from the filesystem can still leave through the network."},
+      {"ZP008", "DenyInsideProtected", S::Warning, "a deny root lies inside a protected path",
+       "It is denied; the protection above it stays read-only."},
+      {"ZP009", "DenyRootIsSlash", S::Error, "'/' is a deny root",
+       "It denies everything, including the command itself."},
+      {"ZP010", "DangerFullAccess", S::Warning, "the mode is danger-full-access",
+       "Commands run without any sandbox."},
+      {"ZP011", "NoProtectedSubpaths", S::Warning,
+       "protect: [] in a mode that writes",
+       "Every writable root is then writable whole: .git (hooks run later on the host), .env "
+       "and the other defaults included."},
+      {"ZP012", "SecretLookingEnvKept", S::Warning,
+       "an environment name kept into the sandbox looks like a secret",
+       "Names such as *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_* are readable by everything "
+       "the sandbox runs; keep them only if the command needs them."},
+      {"ZP013", "WritableSystemDirectory", S::Error,
+       "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot)",
+       "Programs and configuration the host runs, often as root, become writable from the "
+       "sandbox."},
+      {"ZP100", "SyscallRule", S::Error,
+       "a syscall rule names no syscall or argument of the target, or compares bits the kernel "
+       "ignores",
+       "A deny that matches nothing is a dropped deny (error); a comparison of ignored bits is "
+       "a warning. docs/seccomp.md describes the baseline."},
+      {"verify-linux", "LinuxArtifactDropsDeny", S::Error,
+       "the compiled bwrap argv or seccomp filter grants what the policy denies",
+       "The independent analyzer found an access the artifact allows and the policy does not "
+       "(a dropped deny); nothing is written or run."},
+      {"verify-macos", "MacosArtifactDropsDeny", S::Error,
+       "the compiled Seatbelt profile grants what the policy denies",
+       "The independent analyzer found an access the profile allows and the policy does not "
+       "(a dropped deny); nothing is written or run."},
+  };
+  return rules;
+}
+
+const LintRule* find_lint_rule(std::string_view id) {
+  for (const auto& r : lint_catalog())
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,115 @@
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+
+#include "compiler/analyzer/seccomp/network_invariant.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
+#include "emitters/seccomp/seccomp_emitter.hpp"
+#include "seccomp_test_support.hpp"
+
+namespace zc = zpolicy::compiler;
+namespace ir = zpolicy::ir;
+namespace es = zpolicy::emitters::seccomp;
+
+namespace {
+
+ir::Resolved resolved(ir::Mode mode, ir::Network net) {
+  ir::Resolved r;
+  r.mode = mode;
+  r.network = net;
+  r.syscalls = zc::effective_syscalls(zpolicy::test::policy_with(mode, net), mode);
+  return r;
+}
+
+// The resolved policy with the rules `drop` matches taken out of its IR, as a baseline
+// that lost them would have it; the artifact is emitted from that IR.
+template <class Drop>
+std::string emitted_without(const ir::Resolved& r, Drop drop) {
+  ir::SyscallPolicy weakened = r.syscalls;
+  std::erase_if(weakened.rules, drop);
+  return es::emit_bpf(weakened);
+}
+
+std::string all(const std::vector<zc::Finding>& fs) {
+  std::string out;
+  for (const auto& f : fs) out += f.str();
+  return out;
+}
+
+bool names(const std::vector<zc::Finding>& fs, const std::string& text) {
+  return std::any_of(fs.begin(), fs.end(), [&](const zc::Finding& f) {
+    return f.kind == "dropped-deny" && f.probe.find(text) != std::string::npos;
+  });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(seccomp_network_invariant)
+
+BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_and_full_network_has_none) {
+  for (auto net : {ir::Network::None, ir::Network::Loopback, ir::Network::Full})
+    for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly}) {
+      const auto r = resolved(mode, net);
+      const auto fs = zc::check_network_invariant(r, es::emit_bpf(r.syscalls));
+      BOOST_TEST(fs.empty(), all(fs));
+    }
+  // Under `full` even an allow-all program is no finding.
+  const auto full = resolved(ir::Mode::WorkspaceWrite, ir::Network::Full);
+  ir::SyscallPolicy allow_all;
+  BOOST_TEST(zc::check_network_invariant(full, es::emit_bpf(allow_all)).empty());
+}
+
+// A baseline that lost the type rules: the datagram pair is let through. Both checks
+// catch it: the IR-independent one, and the IR comparison, whose probes include the
+// values around the type masks (SOCK_DGRAM among them).
+BOOST_AUTO_TEST_CASE(a_datagram_socketpair_is_a_dropped_deny) {
+  for (auto net : {ir::Network::None, ir::Network::Loopback}) {
+    const auto r = resolved(ir::Mode::WorkspaceWrite, net);
+    const std::string bpf = emitted_without(r, [](const ir::SyscallRule& rule) {
+      return rule.name == "socketpair" &&
+             std::any_of(rule.conditions.begin(), rule.conditions.end(),
+                         [](const ir::ArgCondition& c) { return c.index == 1; });
+    });
+    const auto fs = zc::check_network_invariant(r, bpf);
+    BOOST_TEST(names(fs, "x86_64 socketpair(0x1, 0x2,"), all(fs));
+    const auto v = zc::verify_seccomp(r.syscalls, bpf);
+    BOOST_TEST_REQUIRE(!v.ok());
+    BOOST_TEST(v.findings[0].dropped_deny());
+    BOOST_TEST(v.findings[0].str().find(" socketpair args ") != std::string::npos,
+               v.findings[0].str());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(each_lost_network_rule_is_named) {
+  struct Case {
+    ir::Network net;
+    const char* rule;
+    const char* probe;
+  };
+  const Case cases[] = {
+      {ir::Network::None, "socket", "x86_64 socket(0x1, 0x1,"},
+      {ir::Network::Loopback, "socket", "x86_64 socket(0x1, 0x1,"},
+      {ir::Network::None, "connect", "x86_64 connect("},
+      {ir::Network::None, "sendto", "x86_64 sendto("},
+      {ir::Network::None, "io_uring_setup", "x86_64 io_uring_setup("},
+      {ir::Network::Loopback, "io_uring_enter", "x86_64 io_uring_enter("},
+  };
+  for (const auto& c : cases) {
+    const auto r = resolved(ir::Mode::WorkspaceWrite, c.net);
+    const auto fs = zc::check_network_invariant(
+        r, emitted_without(r, [&](const ir::SyscallRule& rule) { return rule.name == c.rule; }));
+    BOOST_TEST_CONTEXT(c.probe) { BOOST_TEST(names(fs, c.probe), all(fs)); }
+  }
+}
+
+// The foreign ABIs answer kill; a program that let them through would let i386
+// socketcall and x32 socketpair through as well.
+BOOST_AUTO_TEST_CASE(foreign_abis_are_probed) {
+  auto r = resolved(ir::Mode::WorkspaceWrite, ir::Network::None);
+  ir::SyscallPolicy open = r.syscalls;
+  open.foreign_abi_action = ir::Action::allow();
+  const auto fs = zc::check_network_invariant(r, es::emit_bpf(open));
+  BOOST_TEST(names(fs, "i386 socketcall"), all(fs));
+  BOOST_TEST(names(fs, "x32 socketpair("), all(fs));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
