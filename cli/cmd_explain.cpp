@@ -111,6 +111,16 @@ int cmd_explain(const Args& args) {
       std::cout << "  policy: " << compiler::to_string(e.expect) << " — " << e.reason << " ("
                 << e.rule.str() << ")\n";
       printed_policy = true;
+      // Portable output names a pattern as one symbolic entry, which the answer above
+      // compares as text: say so rather than let "allowed" stand for a matched path.
+      if (!req->host && (!req->policy.protect_patterns.empty() || !req->policy.deny_patterns.empty()))
+        std::cout << "  note:   patterns (e.g. '"
+                  << (req->policy.protect_patterns.empty() ? req->policy.deny_patterns
+                                                           : req->policy.protect_patterns)
+                         .front()
+                         .value.str()
+                  << "') are expanded only against a host; add --workspace DIR for what they "
+                     "match there\n";
     }
     if (target == compiler::Target::Linux) explain_linux(*c, *path, *op);
     else explain_macos(*c, path->str(), *op);

@@ -8,6 +8,7 @@
 
 #include "ir/mode.hpp"
 #include "ir/path.hpp"
+#include "ir/path_pattern.hpp"
 #include "ir/source_location.hpp"
 #include "ir/syscall_policy.hpp"
 
@@ -43,6 +44,11 @@ struct Policy {
   std::vector<Located<PolicyPath>> write;
   std::vector<Located<PolicyPath>> protect;  // relative = below each writable root
   std::vector<Located<PolicyPath>> deny;
+  // Entries of `protect` and `deny` written as patterns (`**/.git`, `packages/*/.env`):
+  // kept symbolic here and in portable output, expanded against the host tree when the
+  // policy is bound (compiler/resolve/pattern_expand).
+  std::vector<Located<PathPattern>> protect_patterns;
+  std::vector<Located<PathPattern>> deny_patterns;
   Located<Network> network{Network::None, {}};
   SyscallSpec syscalls;
   EnvPolicy env;

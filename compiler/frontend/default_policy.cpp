@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "compiler/frontend/policy_parser.hpp"
+#include "ir/path_pattern.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -31,7 +32,8 @@ class TextWriter {
     for (size_t i = 0; i < items.size(); ++i) {
       if (i) put(", ");
       at.push_back(here());
-      put(quoted ? "\"" + items[i] + "\"" : items[i]);
+      // A plain scalar starting with '*' would be a YAML alias.
+      put(quoted || items[i].starts_with('*') ? "\"" + items[i] + "\"" : items[i]);
     }
     put("]");
     return at;
@@ -45,6 +47,14 @@ class TextWriter {
 
 ir::PolicyPath path(const std::string& text, bool relative) {
   return *ir::parse_policy_path(text, relative, nullptr);
+}
+
+// A default protected entry, a path or a pattern, as the frontend files it.
+void add_protected(ir::Policy& p, const std::string& text, const ir::SourceLoc& at) {
+  if (ir::looks_like_pattern(text))
+    p.protect_patterns.push_back({*ir::parse_path_pattern(text, true, nullptr), at});
+  else
+    p.protect.push_back({path(text, true), at});
 }
 
 struct DefaultPolicy {
@@ -78,11 +88,11 @@ DefaultPolicy build(ir::Mode mode) {
     w.put("  # Stay read-only inside every writable root, whether they exist or not.\n");
     w.put("  protect: ");
     const auto at = w.list(subs, false);
-    for (size_t i = 0; i < subs.size(); ++i) p.protect.push_back({path(subs[i], true), at[i]});
+    for (size_t i = 0; i < subs.size(); ++i) add_protected(p, subs[i], at[i]);
     w.put("\n");
   } else {
     // Without a `protect` key the frontend supplies the same list as built-in rules.
-    for (const auto& s : subs) p.protect.push_back({path(s, true), builtin});
+    for (const auto& s : subs) add_protected(p, s, builtin);
   }
   w.put("  deny: []\n");
   w.put("network: ");

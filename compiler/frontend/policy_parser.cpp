@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "compiler/frontend/yaml_tree.hpp"
+#include "ir/path_pattern.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
@@ -187,12 +188,33 @@ class Frontend {
     return out;
   }
 
+  // A list of paths; where `patterns` is given (protect, deny), entries with '*' go there
+  // as typed patterns. Elsewhere a '*', '?' or '[' is an error: a glob taken literally
+  // would be a rule that silently names nothing.
   std::vector<Located<ir::PolicyPath>> paths(const YamlNode& n, const std::string& what,
-                                              bool allow_relative) {
+                                              bool allow_relative,
+                                              std::vector<Located<ir::PathPattern>>* patterns = nullptr) {
     std::vector<Located<ir::PolicyPath>> out;
     std::set<ir::PolicyPath> seen;
+    std::set<ir::PathPattern> seen_patterns;
     for (auto& [text, where] : string_list(n, what)) {
       ir::PathError why;
+      if (ir::looks_like_pattern(text)) {
+        if (!patterns) {
+          diags_.error(where, "in '" + what + "': '" + text +
+                                  "' is a pattern; patterns are allowed only in 'protect' and 'deny'");
+          continue;
+        }
+        auto pat = ir::parse_path_pattern(text, allow_relative, &why);
+        if (!pat) {
+          diags_.error(where, "in '" + what + "': " + why.reason);
+        } else if (!seen_patterns.insert(*pat).second) {
+          diags_.error(where, "'" + pat->str() + "' is listed twice in '" + what + "'");
+        } else {
+          patterns->push_back({std::move(*pat), where});
+        }
+        continue;
+      }
       auto p = ir::parse_policy_path(text, allow_relative, &why);
       if (!p) {
         diags_.error(where, "in '" + what + "': " + why.reason);
@@ -225,12 +247,16 @@ class Frontend {
       p.write.push_back({ir::PolicyPath{ir::PathRoot::Workspace, {}}, builtin});
     }
     if (keys.count("protect")) {
-      p.protect = paths(*keys["protect"], "protect", true);
+      p.protect = paths(*keys["protect"], "protect", true, &p.protect_patterns);
     } else {
-      for (const auto& s : default_protected_subpaths())
-        p.protect.push_back({*ir::parse_policy_path(s, true, nullptr), builtin});
+      for (const auto& s : default_protected_subpaths()) {
+        if (ir::looks_like_pattern(s))
+          p.protect_patterns.push_back({*ir::parse_path_pattern(s, true, nullptr), builtin});
+        else
+          p.protect.push_back({*ir::parse_policy_path(s, true, nullptr), builtin});
+      }
     }
-    if (keys.count("deny")) p.deny = paths(*keys["deny"], "deny", false);
+    if (keys.count("deny")) p.deny = paths(*keys["deny"], "deny", false, &p.deny_patterns);
   }
 
   std::optional<ir::Action> action(const YamlNode& n, const std::string& key) {
@@ -354,8 +380,11 @@ class Frontend {
 }  // namespace
 
 const std::vector<std::string>& default_protected_subpaths() {
-  static const std::vector<std::string> v = {".git",         ".env", ".env.local",
-                                             "node_modules", ".next", "data/agent-sessions"};
+  // `.git` stays protected at the top even where it does not exist yet (a placeholder);
+  // `**/.git` adds every repository that exists below it: nested ones, submodules,
+  // worktrees (docs/patterns.md).
+  static const std::vector<std::string> v = {".git",         "**/.git", ".env", ".env.local",
+                                             "node_modules", ".next",   "data/agent-sessions"};
   return v;
 }
 

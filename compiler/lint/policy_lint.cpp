@@ -263,6 +263,20 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
       add("ZP001", S::Warning, pr.loc,
           "protected path '" + pr.value.str() + "' is under no writable root; it is read-only anyway");
   }
+  // A pattern is placed by its literal prefix: it can match below a writable root only
+  // when the prefix lies in one or holds one (`${HOME}/**/.git` reaches a workspace
+  // below ${HOME}). Matching nothing on this host is no finding: repositories come and go.
+  for (const auto& pr : p.protect_patterns) {
+    if (pr.value.is_relative()) continue;
+    const PolicyPath prefix = pr.value.literal_prefix();
+    bool covered = false;
+    for (const auto& w : p.write)
+      covered |= contains(w.value, prefix, ctx.host) || contains(prefix, w.value, ctx.host);
+    if (!covered)
+      add("ZP001", S::Warning, pr.loc,
+          "protected pattern '" + pr.value.str() +
+              "' can match nothing under a writable root; it is read-only anyway");
+  }
   for (size_t i = 0; i < p.write.size(); ++i)
     for (size_t j = 0; j < p.write.size(); ++j)
       if (i != j && binder.contains(p.write[i].value, p.write[j].value))

@@ -8,11 +8,13 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_set>
 
+#include "compiler/resolve/pattern_expand.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
 
 namespace zpolicy::compiler {
@@ -159,6 +161,7 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
     }
   }
   for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
+  add_portable_patterns(policy, r);
   if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
   sort_by_depth(r.read);
   sort_by_depth(r.write);
@@ -333,6 +336,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   r.portable = false;
   HostResolver h(host, diags);
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
+  // What a protect entry or pattern names on the host, protected in each writable root
+  // that holds it (set for workspace-write only: no root holds anything otherwise).
+  std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
+      [](const std::string&, const ir::SourceLoc&, bool) {};
   for (const auto& p : policy.read) {
     auto path = h.canonical_or_refuse(h.bind(p.value), {}, p.loc, "readable root");
     if (!path) continue;
@@ -363,6 +370,14 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) h.git_pointer(r, path, loc);
     };
     const std::vector<ResolvedPath> roots = r.write;
+    protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
+                                            bool canonical) {
+      auto abs = canonical ? std::optional<std::string>(lexical)
+                           : h.canonical_or_refuse(lexical, roots, loc, "protected path");
+      if (!abs) return;
+      for (const auto& w : roots)
+        if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), loc);
+    };
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
         for (const auto& w : roots)
@@ -371,20 +386,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
             protect(w.path, pr.value.components, pr.loc);
         continue;
       }
-      auto abs = h.canonical_or_refuse(h.bind(pr.value), roots, pr.loc, "protected path");
-      if (!abs) continue;
-      for (const auto& w : roots)
-        if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), pr.loc);
+      protect_absolute(h.bind(pr.value), pr.loc, false);
     }
   }
-  for (const auto& d : policy.deny) {
-    auto path = h.canonical_or_refuse(h.bind(d.value), r.write, d.loc, "deny path");
-    if (!path) continue;
+  auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
+    auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
+    if (!path) return;
     bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
       return ir::path_within(w.path, *path);
     });
-    r.deny.push_back({*path, kind_of(*path, !inside), d.loc});
-  }
+    r.deny.push_back({*path, kind_of(*path, !inside), loc});
+  };
+  for (const auto& d : policy.deny) deny(h.bind(d.value), d.loc);
+  // Patterns after the literal rules, whose walks skip what those protect or deny.
+  const HostBinding binding{[&](const PolicyPath& p) { return h.bind(p); },
+                            [&](const std::string& lexical, const ir::SourceLoc& loc) {
+                              return h.canonical_or_refuse(lexical, r.write, loc, "pattern");
+                            }};
+  if (auto hits = expand_deny_patterns(policy, r, binding, diags))
+    for (const auto& hit : *hits) deny(hit.path, hit.loc);
+  if (auto hits = expand_protect_patterns(policy, r, binding, diags))
+    for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   sort_by_depth(r.read);

@@ -115,6 +115,7 @@ BOOST_AUTO_TEST_CASE(defaults_when_keys_are_omitted) {
       "protect node_modules @<builtin>\n"
       "protect .next @<builtin>\n"
       "protect data/agent-sessions @<builtin>\n"
+      "protect-pattern **/.git @<builtin>\n"
       "network none @<builtin>\n"
       "syscalls deny-list action errno(1) @<builtin>\n"
       "keep PATH @<builtin>\n"

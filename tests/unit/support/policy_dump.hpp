@@ -28,6 +28,8 @@ inline std::string dump(const ir::Policy& p) {
   paths("write", p.write);
   paths("protect", p.protect);
   paths("deny", p.deny);
+  paths("protect-pattern", p.protect_patterns);
+  paths("deny-pattern", p.deny_patterns);
   out +=
       std::string("network ") + ir::to_string(p.network.value) + " @" + p.network.loc.str() + "\n";
   out += std::string("syscalls ") +

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/path_pattern.hpp"
+
+namespace zpolicy::compiler {
+
+// How far one expansion may go before it refuses (a clear error, never a hang): a tree
+// larger than this inside a writable root is a cache or a mount that should not be
+// there, and the run would not be cheap anyway.
+struct WalkLimits {
+  size_t max_entries = 1'000'000;  // directory entries read, over the whole walk
+  size_t max_depth = 128;          // directories below the start
+  size_t max_matches = 4096;       // paths matched: each becomes a mount
+};
+
+// Pattern components relative to the walk's start directory; `origin` is returned with
+// each match so that the caller can say which policy line asked for it.
+struct WalkPattern {
+  std::vector<ir::PatternComponent> components;
+  size_t origin = 0;
+};
+
+struct WalkMatch {
+  std::string path;
+  size_t origin = 0;
+  // False for the literal last name of a pattern without `**` (`packages/*/.env` names
+  // `packages/a/.env` in every existing directory `packages/a`): emitted whether it
+  // exists or not, so that it is protected like any literal path.
+  bool listed = true;
+  // The last component is a symlink. Every directory above it was opened with
+  // O_NOFOLLOW from the start, so a match that is not a link is canonical as it stands.
+  bool symlink = false;
+};
+
+struct WalkResult {
+  std::vector<WalkMatch> matches;
+  size_t entries = 0;                // directory entries read (the cost, for bench/)
+  std::optional<std::string> error;  // a limit hit, or a directory that cannot be listed
+};
+
+struct WalkOptions {
+  WalkLimits limits;
+  // Whether a directory may be entered (the caller prunes protected and denied
+  // directories, and everything outside the writable roots).
+  std::function<bool(const std::string& dir)> may_enter;
+  // Whether a match is kept (outside every writable root, a protection is moot).
+  std::function<bool(const std::string& path)> keep;
+};
+
+// Matches `patterns` against the tree below `start` (canonical, absolute). The walk
+// opens only directories, each relative to its parent with O_NOFOLLOW|O_DIRECTORY, so it
+// never follows a symlink, never opens a FIFO or device, and a directory swapped for a
+// link during the walk is skipped rather than followed. It does cross into other file
+// systems mounted below `start`: the sandbox can write there too. A match is never
+// descended into (it is protected or denied whole). No recursion: an explicit stack.
+// A directory that cannot be listed but could be written into is an error (the sandbox
+// could plant a match there); one that can be neither is skipped.
+WalkResult walk_tree(const std::string& start, const std::vector<WalkPattern>& patterns,
+                     const WalkOptions& options);
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,345 @@
+// Expansion of `protect`/`deny` patterns against a host tree: depths 1-4, `*` within a
+// name, no descent into protected, denied or matched directories, symlinks never
+// followed, odd file types never opened, limits that refuse instead of hanging, and
+// portable output that keeps the pattern symbolic.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+
+#include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/tree_walker.hpp"
+#include "support/parse.hpp"
+#include "support/policy_dump.hpp"
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace zpolicy;
+using ir::Mode;
+
+namespace {
+
+ir::Policy policy(const std::string& text) {
+  auto r = test::parse(text);
+  BOOST_TEST_REQUIRE(r.errors == "");
+  return *r.policy;
+}
+
+ir::PathPattern pattern(const std::string& text) {
+  return *ir::parse_path_pattern(text, true, nullptr);
+}
+
+std::vector<std::string> walk(const test::TempDir& t, const std::vector<std::string>& patterns,
+                              compiler::WalkOptions options = {}, std::string* error = nullptr) {
+  std::vector<compiler::WalkPattern> ps;
+  for (size_t i = 0; i < patterns.size(); ++i) ps.push_back({pattern(patterns[i]).components, i});
+  auto r = compiler::walk_tree(t.str(), ps, options);
+  if (error)
+    *error = r.error.value_or("");
+  else
+    BOOST_TEST(!r.error.has_value(), r.error.value_or(""));
+  std::vector<std::string> out;
+  for (const auto& m : r.matches)
+    out.push_back(m.path.substr(t.str().size() + 1) + (m.listed ? "" : " (spelled)"));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+using Paths = std::vector<std::string>;
+
+// A monorepo: the top repository, nested repositories at depths 1-4, a submodule (a
+// `.git` file), repositories inside places the walk must not enter.
+struct Monorepo {
+  test::TempDir t;
+  Monorepo() {
+    t.mkdir(".git/hooks");
+    t.mkdir(".git/modules/vendor/c/hooks");
+    t.mkdir("lib/.git");
+    t.mkdir("packages/a/.git/hooks");
+    t.mkdir("packages/b/src");
+    t.write("packages/b/.env", "B=1\n");
+    t.write("packages/notadir", "x");
+    t.write("vendor/c/.git", "gitdir: ../../.git/modules/vendor/c\n");
+    t.mkdir("deep/x/y/z/.git");
+    t.mkdir("node_modules/pkg/.git");               // inside a protected directory
+    t.mkdir("packages/a/.git/modules/inner/.git");  // inside a matched directory
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(pattern_expansion)
+
+BOOST_AUTO_TEST_CASE(any_depth_finds_every_repository_and_never_enters_one) {
+  Monorepo m;
+  BOOST_TEST(walk(m.t, {"**/.git"}) ==
+                 (Paths{".git", "deep/x/y/z/.git", "lib/.git", "node_modules/pkg/.git",
+                        "packages/a/.git", "vendor/c/.git"}),
+             boost::test_tools::per_element());
+  compiler::WalkOptions prune;
+  prune.may_enter = [&](const std::string& d) { return d != m.t / "node_modules"; };
+  BOOST_TEST(walk(m.t, {"**/.git"}, prune) ==
+                 (Paths{".git", "deep/x/y/z/.git", "lib/.git", "packages/a/.git", "vendor/c/.git"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(m.t, {"deep/**/.git"}) == Paths{"deep/x/y/z/.git"},
+             boost::test_tools::per_element());
+  // `**` matches zero directories too.
+  BOOST_TEST(walk(m.t, {"packages/**/.env"}) == Paths{"packages/b/.env"},
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(star_matches_one_name_and_spells_out_literal_tails) {
+  Monorepo m;
+  // packages/b/.env exists; packages/a has none (still protected: it is spelled out,
+  // like any missing protected path); packages/notadir is a file and holds nothing.
+  BOOST_TEST(walk(m.t, {"packages/*/.env"}) ==
+                 (Paths{"packages/a/.env (spelled)", "packages/b/.env (spelled)"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(m.t, {"packages/*"}) == (Paths{"packages/a", "packages/b", "packages/notadir"}),
+             boost::test_tools::per_element());
+  m.t.write("keys/a.pem", "");
+  m.t.write("keys/a.pem.bak", "");
+  m.t.write("keys/sub/b.pem", "");
+  BOOST_TEST(walk(m.t, {"keys/*.pem"}) == Paths{"keys/a.pem"}, boost::test_tools::per_element());
+  BOOST_TEST(walk(m.t, {"**/*.pem"}) == (Paths{"keys/a.pem", "keys/sub/b.pem"}),
+             boost::test_tools::per_element());
+  // A literal tail is spelled out in every directory the stars match (here `.git` in
+  // packages/a, packages/b), existing or not.
+  BOOST_TEST(walk(m.t, {"packages/*/.git"}) ==
+                 (Paths{"packages/a/.git (spelled)", "packages/b/.git (spelled)"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(m.t, {"missing/*/.env"}).empty());
+}
+
+BOOST_AUTO_TEST_CASE(symlinks_are_never_followed) {
+  Monorepo m;
+  test::TempDir outside;
+  outside.mkdir("repo/.git");
+  m.t.symlink(outside.str(), "linked-out");
+  m.t.symlink("packages", "linked-in");
+  m.t.symlink(outside / "repo/.git", "sub/.git");  // a match that is itself a link
+  BOOST_TEST(walk(m.t, {"**/.git"}) ==
+                 (Paths{".git", "deep/x/y/z/.git", "lib/.git", "node_modules/pkg/.git",
+                        "packages/a/.git", "sub/.git", "vendor/c/.git"}),
+             boost::test_tools::per_element());
+  // Nor through `*`: linked-in/a/.git is packages/a/.git, found where it lies.
+  BOOST_TEST(walk(m.t, {"*/a/.git"}) == Paths{"packages/a/.git (spelled)"},
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(odd_file_types_are_matched_but_never_opened) {
+  test::TempDir t;
+  t.mkdir("a/b");
+  BOOST_TEST_REQUIRE(mkfifo((t / "a/b/.git").c_str(), 0600) == 0);
+  BOOST_TEST_REQUIRE(mkfifo((t / "a/fifo").c_str(), 0600) == 0);
+  // Opening either FIFO would block this test forever (ctest's timeout would fail it).
+  BOOST_TEST(walk(t, {"**/.git", "**/x"}) == Paths{"a/b/.git"}, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(limits_refuse_instead_of_hanging) {
+  test::TempDir t;
+  std::string deep = "d";
+  for (int i = 0; i < 10; ++i) deep += "/d";
+  t.mkdir(deep);
+  for (int i = 0; i < 50; ++i) t.write("wide/f" + std::to_string(i), "");
+  std::string error;
+  compiler::WalkOptions o;
+  o.limits.max_depth = 5;
+  walk(t, {"**/.git"}, o, &error);
+  BOOST_TEST(error.find("is more than 5 directories deep") != std::string::npos, error);
+  o = {};
+  o.limits.max_entries = 20;
+  walk(t, {"**/.git"}, o, &error);
+  BOOST_TEST(error ==
+             "more than 20 entries below the pattern's start; narrow the pattern or "
+             "move large trees out of the writable root");
+  o = {};
+  o.limits.max_matches = 10;
+  walk(t, {"wide/*"}, o, &error);
+  BOOST_TEST(error == "more than 10 paths match; narrow the pattern");
+  o = {};
+  BOOST_TEST(walk(t, {"**/.git"}, o, &error).empty());
+  BOOST_TEST(error == "");
+}
+
+BOOST_AUTO_TEST_CASE(portable_output_keeps_the_pattern) {
+  auto r = compiler::resolve_portable(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+             "  write: [\"${WORKSPACE}\", \"${TMPDIR}\"]\n"
+             "  protect: [\"**/.git\", \"${WORKSPACE}/packages/*/.env\", \"/elsewhere/*\"]\n"
+             "  deny: [\"~/.config/*/token\"]\n"),
+      Mode::WorkspaceWrite);
+  const std::string expected =
+      "mode workspace-write portable\n"
+      "read / unknown @<builtin>\n"
+      "write ${TMPDIR} unknown @p.yaml:4:27\n"
+      "write ${WORKSPACE} unknown @p.yaml:4:11\n"
+      "pin ${TMPDIR}/** unknown @p.yaml:5:13\n"
+      "pin ${WORKSPACE}/** unknown @p.yaml:5:13\n"
+      "pin ${WORKSPACE}/packages unknown @p.yaml:5:24\n"
+      "pin ${WORKSPACE}/packages/* unknown @p.yaml:5:24\n"
+      "protect ${TMPDIR}/**/.git unknown @p.yaml:5:13\n"
+      "protect ${WORKSPACE}/**/.git unknown @p.yaml:5:13\n"
+      "protect ${WORKSPACE}/packages/*/.env unknown @p.yaml:5:24\n"
+      "deny ${HOME}/.config/*/token unknown @p.yaml:6:10\n"
+      "network none\n"
+      "private_tmp no\n"
+      "cwd ${WORKSPACE}\n"
+      "keep PATH\nkeep HOME\nkeep USER\nkeep LOGNAME\nkeep LANG\nkeep LC_*\nkeep TERM\n"
+      "keep TZ\nkeep SHELL\n"
+      "unavailable deny\n";
+  BOOST_TEST(test::dump(r) == expected);
+}
+
+BOOST_AUTO_TEST_CASE(bound_default_policy_protects_every_repository_of_a_monorepo) {
+  Monorepo m;
+  m.t.mkdir("home");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(m.t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  h->home = m.t / "home";
+  auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"),
+                                      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> protect, pin;
+  for (const auto& p : r->protect)
+    protect.push_back(p.path.substr(m.t.str().size()) + " " + ir::to_string(p.kind) + " @" +
+                      p.loc.str());
+  for (const auto& p : r->pin) pin.push_back(p.path.substr(m.t.str().size()));
+  // The top `.git` from the literal entry (line 1 col 1 of <builtin>), the nested ones
+  // from `**/.git`; node_modules is protected whole and not entered; the submodule's
+  // pointer file and the git directory it names are both protected.
+  BOOST_TEST(
+      protect ==
+          (Paths{"/.env missing @<builtin>", "/.env.local missing @<builtin>",
+                 "/.git directory @<builtin>", "/.next missing @<builtin>",
+                 "/node_modules directory @<builtin>", "/data/agent-sessions missing @<builtin>",
+                 "/lib/.git directory @<builtin>", "/packages/a/.git directory @<builtin>",
+                 "/vendor/c/.git file @<builtin>", "/.git/modules/vendor/c directory @<builtin>",
+                 "/deep/x/y/z/.git directory @<builtin>"}),
+      boost::test_tools::per_element());
+  BOOST_TEST(pin == (Paths{"/.git", "/data", "/deep", "/lib", "/packages", "/vendor",
+                           "/.git/modules", "/deep/x", "/packages/a", "/vendor/c",
+                           "/.git/modules/vendor", "/deep/x/y", "/deep/x/y/z"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(bound_star_pattern_protects_existing_and_missing_tails) {
+  Monorepo m;
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(m.t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"packages/*/.env\"]\n"
+             "  deny: [\"${WORKSPACE}/**/hooks\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> protect, deny;
+  for (const auto& p : r->protect)
+    protect.push_back(p.path.substr(m.t.str().size()) + " " + ir::to_string(p.kind));
+  for (const auto& p : r->deny) deny.push_back(p.path.substr(m.t.str().size()));
+  BOOST_TEST(protect == (Paths{"/packages/a/.env missing", "/packages/b/.env file"}),
+             boost::test_tools::per_element());
+  // A deny walk enters protected and git directories (they are still readable).
+  BOOST_TEST(
+      deny == (Paths{"/.git/hooks", "/packages/a/.git/hooks", "/.git/modules/vendor/c/hooks"}),
+      boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(anchored_pattern_above_the_workspace_stays_inside_it) {
+  Monorepo m;
+  test::TempDir home;
+  home.mkdir("other/.git");
+  home.mkdir("ws/.git");
+  home.mkdir("ws/a/.git");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(home / "ws", diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  h->home = home.str();
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"${HOME}/**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> protect;
+  for (const auto& p : r->protect) protect.push_back(p.path.substr(home.str().size()));
+  BOOST_TEST(protect == (Paths{"/ws/.git", "/ws/a/.git"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_matched_symlink_is_refused_like_any_protected_path) {
+  test::TempDir t;
+  test::TempDir outside;
+  outside.mkdir("repo/.git");
+  t.symlink(outside / "repo/.git", "sub/.git");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST(!r.has_value());
+  BOOST_TEST(diags.str() == "p.yaml:4:13: error: protected path '" + (t / "sub/.git") +
+                                "' crosses a symlink inside a writable root ('" + (t / "sub/.git") +
+                                "'); refusing to run\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_walk_limit_is_a_located_refusal) {
+  test::TempDir t;
+  std::string deep = "d";
+  for (int i = 0; i < 130; ++i) deep += "/d";
+  t.mkdir(deep);
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST(!r.has_value());
+  BOOST_TEST(
+      diags.str().starts_with("p.yaml:4:13: error: pattern '**/.git' below '" + t.str() + "': '"),
+      diags.str());
+  BOOST_TEST(diags.str().ends_with("' is more than 128 directories deep; refusing to run\n"),
+             diags.str());
+}
+
+BOOST_AUTO_TEST_CASE(a_match_with_a_line_break_in_its_path_is_refused) {
+  test::TempDir t;
+  t.mkdir("a\n--bind\n/\n/x/.git");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"**/.git\"]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST(!r.has_value());
+  BOOST_TEST(diags.str() ==
+             "p.yaml:4:13: error: pattern '**/.git' matches a path with a line "
+             "break in a name below '" +
+                 t.str() + "'; rename it; refusing to run\n");
+}
+
+// `explain` answers for the expansion with --workspace, and says that it cannot without.
+BOOST_AUTO_TEST_CASE(explain_a_path_a_pattern_matches) {
+  Monorepo m;
+  test::TempDir scratch;
+  const std::string policy = scratch.write("p.yaml", "zpolicy: 1\nmode: workspace-write\n");
+  auto bound =
+      test::run_process({ZPOLICY_BINARY, "explain", policy, m.t / "packages/a/.git/hooks/x", "--op",
+                         "write", "--workspace", m.t.str()},
+                        scratch.str());
+  BOOST_TEST(bound.exit_code == 0, bound.err);
+  BOOST_TEST(bound.out.find("  policy: no access to the host object — under protected path " +
+                            (m.t / "packages/a/.git")) != std::string::npos,
+             bound.out);
+  BOOST_TEST(bound.out.find("note:") == std::string::npos, bound.out);
+  auto portable = test::run_process(
+      {ZPOLICY_BINARY, "explain", policy, "${WORKSPACE}/packages/a/.git/hooks/x", "--op", "write"},
+      scratch.str());
+  BOOST_TEST(portable.exit_code == 0, portable.err);
+  BOOST_TEST(portable.out.find("  note:   patterns (e.g. '**/.git') are expanded only against a "
+                               "host; add --workspace DIR for what they match there\n") !=
+                 std::string::npos,
+             portable.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
