@@ -271,7 +271,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     const PolicyPath prefix = pr.value.literal_prefix();
     bool covered = false;
     for (const auto& w : p.write)
-      covered |= contains(w.value, prefix, ctx.host) || contains(prefix, w.value, ctx.host);
+      covered |= binder.contains(w.value, prefix) || binder.contains(prefix, w.value);
     if (!covered)
       add("ZP001", S::Warning, pr.loc,
           "protected pattern '" + pr.value.str() +
