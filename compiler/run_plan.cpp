@@ -85,11 +85,9 @@ RunPlan plan_unconfined(const RunInput& in) {
 }
 
 std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target) {
-  ir::Diagnostics diags;
-  auto compiled = compile(in.policy, target, in.mode, in.host, diags, ArtifactSet::Enforced);
-  if (!compiled || diags.has_errors()) return Refusal{kExitUsage, diags.str()};
-
-  // The lints judge the mode this run gets: --mode read-only makes nothing writable.
+  // The lints first: they look at the policy and a few host paths only, so a run they
+  // refuse (a workspace of `/` or `$HOME`) is refused before resolution walks the tree.
+  // They judge the mode this run gets: --mode read-only makes nothing writable.
   ir::Policy judged = in.policy;
   judged.mode.value = in.mode;
   std::vector<Lint> refused, accepted;
@@ -105,21 +103,27 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     if (d.severity == ir::Severity::Error)
       refused.push_back({kSyscallLintId, d.severity, d.loc, d.message});
 
-  if (!refused.empty() || !compiled->findings.empty()) {
+  std::optional<Compiled> compiled;
+  if (refused.empty()) {
+    ir::Diagnostics diags;
+    compiled = compile(in.policy, target, in.mode, in.host, diags, ArtifactSet::Enforced);
+    if (!compiled || diags.has_errors()) return Refusal{kExitUsage, diags.str()};
+  }
+  const size_t findings = compiled ? compiled->findings.size() : 0;
+  if (!refused.empty() || findings) {
     std::string report;
     for (const auto& l : refused) report += l.str() + "\n";
-    for (const auto& f : compiled->findings) report += f.str();
+    if (compiled)
+      for (const auto& f : compiled->findings) report += f.str();
     report += "zpolicy: refusing to run";
-    if (!compiled->findings.empty())
-      report += ": " + plural(compiled->findings.size(), "verifier finding", "verifier findings");
+    if (findings) report += ": " + plural(findings, "verifier finding", "verifier findings");
     if (!refused.empty())
-      report += std::string(compiled->findings.empty() ? ": " : ", ") +
-                plural(refused.size(), "lint", "lints") + " at error level";
+      report += std::string(findings ? ", " : ": ") + plural(refused.size(), "lint", "lints") +
+                " at error level";
     report += "; nothing ran\n";
-    bool acceptable_only = compiled->findings.empty() &&
-                           std::all_of(refused.begin(), refused.end(), [](const Lint& l) {
-                             return acceptance_of(l.id) == Acceptance::Acceptable;
-                           });
+    bool acceptable_only = !findings && std::all_of(refused.begin(), refused.end(), [](const Lint& l) {
+      return acceptance_of(l.id) == Acceptance::Acceptable;
+    });
     if (acceptable_only)
       report += "zpolicy: to take this risk for one run, name each lint: --accept ID\n";
     return Refusal{kExitVerify, report};

@@ -80,10 +80,11 @@ struct RunInput {
 // reason, for a usage error (exit 2).
 std::optional<std::string> check_accepted(const std::vector<std::string>& ids);
 
-// The confined plan for this host's target: resolve_for_target, emit, verify, lint (the
-// policy judged in the mode the run gets). Any verifier finding, error-level syscall
-// rule or error-level lint not accepted is a Refusal (exit 3) that names each one at
-// its policy file:line:col; a resolution error is a Refusal with exit 2, as in `compile`.
+// The confined plan for this host's target: lint (the policy judged in the mode the run
+// gets), then resolve_for_target, emit, verify. Any error-level lint not accepted or
+// syscall rule, and any verifier finding, is a Refusal (exit 3) that names each one at
+// its policy file:line:col; lints that refuse are reported without resolving further. A
+// resolution error is a Refusal with exit 2, as in `compile`.
 std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target);
 
 // The command as is, without a sandbox (danger-full-access; run-unconfined).

@@ -348,7 +348,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   for (const auto& d : p.deny)
     if (root_is_filesystem_root(d.value))
       add("ZP009", S::Error, d.loc, "deny root '/' denies everything, including the command itself");
-  if (writes && p.protect.empty() && !p.write.empty())
+  if (writes && p.protect.empty() && p.protect_patterns.empty() && !p.write.empty())
     add("ZP011", S::Warning, p.write.front().loc,
         "no protected subpaths (protect: []): .git, .env and the rest of each writable root "
         "become writable, and git hooks planted there run outside the sandbox");

@@ -38,12 +38,10 @@ BOOST_DATA_TEST_CASE(workspace_root_is_refused_and_writes_nothing, bdata::make(k
   Sandbox box(caller);
   const std::string marker = "/zpolicy-kt-" + unique_token();
   box.remove_later(marker);
-  // The current directory, --workspace, and both with every lint accepted: the verifier's
-  // findings (the host's /proc, /dev and /tmp) are never acceptable.
+  // The current directory and --workspace: refused by the lints (ZP003, ZP005, ZP013).
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases{
       {"/", {}},
       {box.workspace(), {"--workspace", "/"}},
-      {"/", {"--accept", "ZP003", "--accept", "ZP005"}},
   };
   for (const auto& [cwd, options] : cases) {
     RunSpec spec;
@@ -55,6 +53,17 @@ BOOST_DATA_TEST_CASE(workspace_root_is_refused_and_writes_nothing, bdata::make(k
     BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
     BOOST_TEST(!exists(marker), cwd << ": the host file was created");
   }
+  // Every lint accepted, it is still refused: by resolution (the `**/.git` pattern cannot
+  // be checked under the host's /proc, exit 2) or by the verifier (the host's /proc, /dev
+  // and /tmp as the sandbox's, exit 3); neither can be accepted.
+  RunSpec spec;
+  spec.cwd = "/";
+  spec.options = {"--accept", "ZP003", "--accept", "ZP005", "--accept", "ZP013"};
+  spec.command = {"/usr/bin/touch", marker};
+  spec.limit = std::chrono::seconds(120);
+  auto r = box.run(spec);
+  BOOST_TEST((r.exit_code == 2 || r.exit_code == 3), r.describe());
+  BOOST_TEST(!exists(marker), "the host file was created with every lint accepted");
 }
 
 BOOST_DATA_TEST_CASE(home_as_workspace_is_refused_unless_zp003_is_accepted, bdata::make(kCallers),
