@@ -63,7 +63,9 @@ BOOST_DATA_TEST_CASE(two_sigints_after_the_command_ran_never_claim_nothing_ran,
     spec.command = {"/bin/sh", "-c", prelude + "echo yes > ran; sleep " + seconds};
     spec.limit = std::chrono::seconds(20);
     Running running = box.start(spec);
-    bool started = wait_until([&] { return exists(ran); }, std::chrono::seconds(10));
+    // The whole line written: the shell is in its sleep.
+    bool started = wait_until([&] { return read_file(ran).value_or("") == "yes\n"; },
+                              std::chrono::seconds(10));
     kill(running.pid, SIGINT);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     kill(running.pid, SIGINT);
