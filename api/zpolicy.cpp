@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "compiler/analyzer/verify.hpp"
+#include "compiler/backend_paths.hpp"
 #include "compiler/check.hpp"
 #include "compiler/frontend/default_policy.hpp"
 #include "compiler/frontend/policy_parser.hpp"
@@ -155,7 +156,7 @@ Result check(const Request& request) {
   if (!loaded) return result;
   compiler::LintContext ctx{loaded->host,
                             request.policy_file ? canonical(*request.policy_file) : std::nullopt,
-                            canonical("/proc/self/exe")};
+                            canonical("/proc/self/exe"), std::string(compiler::kBwrapPath)};
   const auto items = compiler::check_policy(loaded->policy, ctx);
   for (const auto& i : items)
     result.diagnostics.push_back(diagnostic_of(i.rule_id, i.severity, i.loc, i.message, i.detail));

@@ -4,6 +4,7 @@
 
 #include "cli/json.hpp"
 #include "cli/options.hpp"
+#include "compiler/backend_paths.hpp"
 #include "compiler/pipeline.hpp"
 #include "compiler/check.hpp"
 #include "compiler/lint/lint_catalog.hpp"
@@ -119,8 +120,14 @@ int cmd_check(const Args& args) {
     return kExitUsage;
   }
 
-  const auto results =
-      compiler::check_policy(*policy, {host, canonical(path), canonical("/proc/self/exe")});
+  // The policy file as it is opened (its symlinks are followed one by one, ZP004).
+  std::string opened = path;
+  if (!opened.starts_with("/")) {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof cwd)) opened = std::string(cwd) + "/" + path;
+  }
+  const auto results = compiler::check_policy(
+      *policy, {host, opened, canonical("/proc/self/exe"), std::string(compiler::kBwrapPath)});
   const bool failed = compiler::has_errors(results);
   if (format == "json") std::cout << json_output(results);
   else if (format == "sarif") std::cout << sarif_output(results);

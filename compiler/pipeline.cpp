@@ -7,12 +7,13 @@
 
 namespace zpolicy::compiler {
 
-std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target) {
+std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target, ArtifactSet set) {
   std::vector<Artifact> out;
   if (target == Target::Linux) {
     out.push_back({"bwrap.args", emitters::bwrap::args_text(emitters::bwrap::emit_args(r))});
     out.push_back({"seccomp.bpf", emitters::seccomp::emit_bpf(r.syscalls), true});
-    out.push_back({"seccomp.txt", emitters::seccomp::emit_listing(r.syscalls)});
+    if (set == ArtifactSet::All)
+      out.push_back({"seccomp.txt", emitters::seccomp::emit_listing(r.syscalls)});
   } else {
     auto profile = emitters::sbpl::emit(r);
     out.push_back({"profile.sb", profile.text});
@@ -48,12 +49,13 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
 }
 
 std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
-                                const std::optional<HostFacts>& host, ir::Diagnostics& diags) {
+                                const std::optional<HostFacts>& host, ir::Diagnostics& diags,
+                                ArtifactSet set) {
   auto r = resolve_for_target(policy, target, mode, host, diags);
   if (!r) return std::nullopt;
   Compiled c{std::move(*r), {}, {}};
-  c.artifacts = emit_artifacts(c.resolved, target);
-  c.findings = verify_artifacts(c.resolved, target, c.artifacts);
+  c.artifacts = emit_artifacts(c.resolved, target, set);
+  c.findings = verify_artifacts(c.resolved, target, c.artifacts, set);
   return c;
 }
 

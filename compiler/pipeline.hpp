@@ -14,12 +14,14 @@
 namespace zpolicy::compiler {
 
 using ir::Artifact;
+using ir::ArtifactSet;
 using ir::parse_target;
 using ir::Target;
 using ir::to_string;
 
-// Emits every artifact of a target from a resolved policy. Pure.
-std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target);
+// Emits the artifacts of a target from a resolved policy. Pure.
+std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target,
+                                     ArtifactSet set = ArtifactSet::All);
 
 // Binds or keeps symbolic: the resolved policy `compile` and `verify` work from. A
 // target is bound only to facts of a host of its own system (host.os). Bound for
@@ -38,6 +40,7 @@ struct Compiled {
 
 // policy -> resolved -> artifacts -> verification of every artifact.
 std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
-                                const std::optional<HostFacts>& host, ir::Diagnostics& diags);
+                                const std::optional<HostFacts>& host, ir::Diagnostics& diags,
+                                ArtifactSet set = ArtifactSet::All);
 
 }  // namespace zpolicy::compiler

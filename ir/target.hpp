@@ -17,4 +17,8 @@ struct Artifact {
   bool binary = false;
 };
 
+// A target's artifacts: all of DESIGN.md "Artifact files", or only those a backend
+// enforces (what `run` hands over; without the review listing seccomp.txt).
+enum class ArtifactSet { All, Enforced };
+
 }  // namespace zpolicy::ir

@@ -2,10 +2,11 @@
 
 #include <string>
 
+#include "compiler/backend_paths.hpp"
+
 namespace zpolicy::runner {
 
-// The fixed, trusted location of the Linux backend. Never PATH, never the workspace.
-inline constexpr const char* kBwrapPath = "/usr/bin/bwrap";
+using compiler::kBwrapPath;
 
 // Why a sandbox cannot be started here. Each is a fail-closed refusal (exit 4).
 enum class Unavailability {

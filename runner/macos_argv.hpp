@@ -7,13 +7,15 @@
 #include <variant>
 #include <vector>
 
+#include "compiler/backend_paths.hpp"
+
 // The macOS backend as data: the sandbox-exec command line and the meaning of its exit
 // status. No platform calls, so it builds and is tested on every host; runner/ spawns it.
 namespace zpolicy::runner {
 
 // Pinned: resolving sandbox-exec through PATH or the workspace would let the sandboxed
 // project pick its own "sandbox".
-inline constexpr std::string_view kSandboxExec = "/usr/bin/sandbox-exec";
+inline constexpr std::string_view kSandboxExec = compiler::kSandboxExecPath;
 
 // A program that exists on every macOS install and exits 0; see preflight_argv.
 inline constexpr std::string_view kPreflightCommand = "/usr/bin/true";

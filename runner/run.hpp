@@ -15,12 +15,15 @@ struct RunRequest {
   std::optional<ir::Mode> mode;            // may only narrow the policy's ceiling
   std::optional<std::string> workspace;    // default: the current directory
   std::optional<std::chrono::milliseconds> timeout;  // overrides the policy's
+  std::vector<std::string> accept;  // lint IDs accepted for this run (compiler::check_accepted)
   std::vector<std::string> command;
 };
 
-// Compiles the policy for this host and runs the command under it. Returns the
-// command's status, or one of zpolicy's own exit codes (DESIGN.md "Command line");
-// every failure before the command starts refuses to run it.
+// Compiles the policy for this host through the pipeline `compile --workspace` uses
+// (resolve, emit, verify) plus the bound lints (compiler::plan_confined), refuses on any
+// error-level finding, then executes exactly the verified artifacts (runner::execute).
+// Returns the command's status, or one of zpolicy's own exit codes (DESIGN.md "Command
+// line"); every failure before the command starts refuses to run it.
 int run(const RunRequest& request, std::ostream& err);
 
 }  // namespace zpolicy::runner

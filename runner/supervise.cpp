@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <iterator>
@@ -152,21 +155,80 @@ void signal_sandbox(pid_t init, int sig) {
   closedir(d);
 }
 
-// bwrap's status stream: {"child-pid": N ...} once the sandbox init exists, then
-// {"exit-code": N} only if setup finished and the command was exec'd.
+// bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
+// setup; the init waits for the monitor to write this), then {"exit-code": N} only if
+// setup finished and the command was exec'd (bubblewrap.c, report_child_exit_status).
 struct StatusStream {
   std::string text;
+  bool open = false;
+  int fd = -1;
   pid_t child_pid() const {
     auto at = text.find("\"child-pid\":");
     return at == std::string::npos ? 0 : static_cast<pid_t>(std::atol(text.c_str() + at + 12));
   }
   bool exec_reported() const { return text.find("\"exit-code\":") != std::string::npos; }
+  // Reads what is there now (the descriptor is non-blocking).
+  void drain() {
+    char buf[256];
+    while (open) {
+      ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        if (text.size() < 4096) text.append(buf, static_cast<size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN) return;
+      open = false;  // end of the stream, or an error
+    }
+  }
 };
+
+// The settings of every terminal among stdin, stdout and stderr, put back after the run:
+// a sandboxed `stty -echo -icanon` must not outlive it. Each terminal once, by device.
+class TerminalSettings {
+ public:
+  TerminalSettings() {
+    for (int fd = 0; fd <= 2; ++fd) {
+      struct stat st;
+      termios t;
+      if (!isatty(fd) || fstat(fd, &st) != 0 || tcgetattr(fd, &t) != 0) continue;
+      bool seen = false;
+      for (const auto& s : saved_) seen |= s.device == st.st_rdev;
+      if (!seen) saved_.push_back({fd, st.st_rdev, t});
+    }
+  }
+  // From a background process group tcsetattr would stop us with SIGTTOU; blocked, the
+  // kernel lets the call through.
+  void restore() const {
+    if (saved_.empty()) return;
+    sigset_t ttou, old;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    sigprocmask(SIG_BLOCK, &ttou, &old);
+    for (const auto& s : saved_)
+      while (tcsetattr(s.fd, TCSANOW, &s.settings) != 0 && errno == EINTR) {
+      }
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+  }
+
+ private:
+  struct Saved {
+    int fd;
+    dev_t device;
+    termios settings;
+  };
+  std::vector<Saved> saved_;
+};
+
+// How long bwrap's monitor gets to report after the sandbox's init was killed, before
+// its whole process group is killed too.
+constexpr auto kReportGrace = std::chrono::seconds(2);
 
 }  // namespace
 
 Outcome supervise(const SpawnSpec& spec) {
   Outcome out;
+  const TerminalSettings terminal;
   int sig_pipe[2];
   if (!nonblocking_cloexec_pipe(sig_pipe)) return out;
   // Blocked until the child exists, so that the child starts with them blocked and
@@ -195,39 +257,53 @@ Outcome supervise(const SpawnSpec& spec) {
   }
   sigprocmask(SIG_SETMASK, &old_mask, nullptr);
   StatusStream status;
-  bool status_open = spec.status_fd >= 0;
+  status.fd = spec.status_fd;
+  status.open = spec.status_fd >= 0;
   auto deadline = spec.timeout ? std::optional(Clock::now() + *spec.timeout) : std::nullopt;
+  std::optional<Clock::time_point> grace_until;
   int forwarded = 0;
   int wstatus = 0;
   bool done = false, timed_out = false;
-  auto kill_all = [&] {
-    if (pid_t init = status.child_pid()) kill(init, SIGKILL);
-    kill(-pid, SIGKILL);
+  // Kills the sandbox through its init when bwrap has named it: the pid namespace dies
+  // with it, and bwrap's monitor, alive, still reports whether the command was exec'd.
+  // Without an init (not started yet, or no bwrap) the whole process group is killed.
+  auto kill_sandbox = [&] {
+    status.drain();
+    if (pid_t init = status.child_pid()) {
+      kill(init, SIGKILL);
+      if (!grace_until) grace_until = Clock::now() + kReportGrace;
+    } else {
+      kill(-pid, SIGKILL);
+    }
+  };
+  auto ms_until = [](Clock::time_point t, Clock::time_point now) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count();
+    return static_cast<int>(std::clamp<long long>(left, 1, 1 << 30));
   };
   while (!done) {
-    int wait_ms = -1;
-    if (deadline) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
-      if (left <= 0 && !timed_out) {
-        timed_out = true;
-        kill_all();
-      }
-      wait_ms = timed_out ? 200 : static_cast<int>(std::min<long long>(left, 1 << 30));
+    auto now = Clock::now();
+    if (deadline && !timed_out && now >= *deadline) {
+      timed_out = true;
+      kill_sandbox();
     }
-    pollfd fds[2] = {{sfd, POLLIN, 0}, {status_open ? spec.status_fd : -1, POLLIN, 0}};
+    int wait_ms = deadline && !timed_out ? ms_until(*deadline, now) : -1;
+    if (grace_until && now >= *grace_until) {
+      kill(-pid, SIGKILL);
+      wait_ms = 200;
+    } else if (grace_until) {
+      wait_ms = wait_ms < 0 ? ms_until(*grace_until, now) : std::min(wait_ms, ms_until(*grace_until, now));
+    }
+    pollfd fds[2] = {{sfd, POLLIN, 0}, {status.open ? status.fd : -1, POLLIN, 0}};
     poll(fds, 2, wait_ms);
-    if (fds[1].revents) {
-      char buf[256];
-      ssize_t n = read(spec.status_fd, buf, sizeof buf);
-      if (n > 0 && status.text.size() < 4096) status.text.append(buf, static_cast<size_t>(n));
-      if (n <= 0) status_open = false;
-    }
+    if (fds[1].revents) status.drain();
     unsigned char si;
     while (read(sfd, &si, 1) == 1) {
       int sig = si;
       if (sig == SIGCHLD) continue;
+      out.signal = sig;
       if (++forwarded > 1) {
-        kill_all();
+        out.killed_by_signal = true;
+        kill_sandbox();
       } else if (pid_t init = status.child_pid()) {
         signal_sandbox(init, sig);
       } else {
@@ -237,15 +313,14 @@ Outcome supervise(const SpawnSpec& spec) {
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
     if (w == pid) done = true;
   }
-  // The monitor is gone; make sure nothing of the tree survives it.
-  kill_all();
-  if (status_open) {
-    char buf[256];
-    ssize_t n;
-    while ((n = read(spec.status_fd, buf, sizeof buf)) > 0)
-      if (status.text.size() < 4096) status.text.append(buf, static_cast<size_t>(n));
-  }
+  // The monitor is gone; make sure nothing of the tree survives it (an init that bwrap
+  // had not yet bound to its monitor's life included).
+  if (pid_t init = status.child_pid()) kill(init, SIGKILL);
+  kill(-pid, SIGKILL);
+  status.drain();  // the monitor is reaped: whatever it wrote is in the pipe
   restore();
+  terminal.restore();
+  out.started = status.child_pid() != 0;
   out.setup_finished = status.exec_reported();
   if (timed_out) {
     out.kind = Outcome::Kind::TimedOut;
@@ -257,6 +332,14 @@ Outcome supervise(const SpawnSpec& spec) {
     out.code = WTERMSIG(wstatus);
   }
   return out;
+}
+
+Execution execution_of(const Outcome& o) {
+  if (o.setup_finished) return Execution::Ran;
+  if (!o.started) return Execution::DidNotRun;
+  // bwrap's monitor ran to its end and reported no exec: setup or exec failed.
+  if (o.kind == Outcome::Kind::Exited) return Execution::DidNotRun;
+  return Execution::Unknown;
 }
 
 int status_of(const Outcome& o) {

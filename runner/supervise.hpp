@@ -25,14 +25,28 @@ struct SpawnSpec {
 struct Outcome {
   enum class Kind { Exited, Signaled, TimedOut, SpawnFailed };
   Kind kind = Kind::SpawnFailed;
-  int code = 0;                 // exit code, or signal number
-  bool setup_finished = false;  // bwrap reported that the command was exec'd
+  int code = 0;  // exit code, or signal number
+  // From bwrap's status stream (status_fd): `started` once it reported the sandbox's init
+  // (child-pid; before that the command cannot have been exec'd), `setup_finished` once it
+  // reported the command's exit (which bwrap does only when the command was exec'd).
+  bool started = false;
+  bool setup_finished = false;
+  int signal = 0;          // the last SIGINT, SIGTERM or SIGHUP this process received, or 0
+  bool killed_by_signal = false;  // a second such signal made us kill the whole tree
 };
+
+// Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the
+// monitor's fate tell. Unknown only when the monitor died before it could report.
+enum class Execution { Ran, DidNotRun, Unknown };
+Execution execution_of(const Outcome& o);
 
 // Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux), forwards
 // SIGINT, SIGTERM and SIGHUP to every process of the sandbox (a second one kills them
 // all), and on timeout kills the whole tree: the sandbox's pid namespace dies with its
-// init; without one (sandbox-exec), the child's process group is killed.
+// init; without one (sandbox-exec), the child's process group is killed. A sandbox is
+// killed through its init first, so that bwrap's monitor survives long enough to report
+// whether the command had been exec'd. The terminal settings of stdin, stdout and stderr
+// (those that are terminals) are restored when the child is gone, whatever it did to them.
 Outcome supervise(const SpawnSpec& spec);
 
 // The exit status `run` reports for an outcome: the child's own, 124 on timeout, 128+N

@@ -34,7 +34,7 @@ ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f)
   return found;
 }
 
-void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts,
+void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::ArtifactSet set,
                   std::vector<Finding>& out) {
   if (const Artifact* args = find(arts, "bwrap.args")) {
     auto f = verify_bwrap(r, args->content);
@@ -44,7 +44,8 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts,
   }
   // The listing is for review, not what the kernel loads, but a set without it is not
   // what compile writes.
-  if (!find(arts, "seccomp.txt")) out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
+  if (set == ir::ArtifactSet::All && !find(arts, "seccomp.txt"))
+    out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
   const Artifact* bpf = find(arts, "seccomp.bpf");
   if (!bpf) {
     out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
@@ -90,11 +91,12 @@ std::vector<std::string> artifact_names(Target target) {
 }
 
 std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
-                                      const std::vector<Artifact>& artifacts) {
+                                      const std::vector<Artifact>& artifacts,
+                                      ir::ArtifactSet set) {
   std::vector<Finding> out;
   if (!ir::is_confined(intent.mode)) return out;
   if (target == Target::Linux)
-    verify_linux(intent, artifacts, out);
+    verify_linux(intent, artifacts, set, out);
   else
     verify_macos(intent, artifacts, out);
   return out;

@@ -16,9 +16,11 @@ const std::vector<LintRule>& lint_catalog() {
        "a writable root holds the home directory, a shell start-up file or a credential store",
        "A write there runs code or leaks secrets outside the sandbox later (~/.bashrc, "
        "~/.profile, ~/.ssh, ...)."},
-      {"ZP004", "WritablePolicyFile", S::Error, "a writable root holds the policy file itself",
+      {"ZP004", "WritablePolicyFile", S::Error,
+       "a writable root holds the policy file, or a directory or symlink on its way",
        "The sandboxed command could rewrite the policy that the next run obeys."},
-      {"ZP005", "WritableZpolicyBinary", S::Error, "a writable root holds the zpolicy binary",
+      {"ZP005", "WritableZpolicyBinary", S::Error,
+       "a writable root holds the zpolicy binary or the sandbox backend (bwrap, sandbox-exec)",
        "The sandboxed command could replace the program that confines the next run."},
       {"ZP006", "WritableRootSymlinkOut", S::Warning,
        "a writable root is a symlink out of itself",

@@ -1,12 +1,17 @@
 #include "compiler/lint/policy_lint.hpp"
 
+#include "compiler/lint/lint_catalog.hpp"
+
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <deque>
 #include <tuple>
+#include <unordered_map>
 
 namespace zpolicy::compiler {
 namespace {
@@ -18,8 +23,8 @@ bool root_is_filesystem_root(const PolicyPath& p) {
   return p.root == PathRoot::Absolute && p.components.empty();
 }
 
-// Whether `a` contains `b`, also across anchors when both can be bound to the host.
-std::optional<std::string> bind(const PolicyPath& p, const std::optional<HostFacts>& host) {
+// The host path a policy path names, as spelled.
+std::optional<std::string> bind_raw(const PolicyPath& p, const std::optional<HostFacts>& host) {
   if (p.root == PathRoot::Absolute) return p.str();
   if (!host) return std::nullopt;
   std::string base = p.root == PathRoot::Workspace ? host->workspace
@@ -31,18 +36,188 @@ std::optional<std::string> bind(const PolicyPath& p, const std::optional<HostFac
   return base;
 }
 
-bool contains(const PolicyPath& a, const PolicyPath& b, const std::optional<HostFacts>& host) {
-  if (root_is_filesystem_root(a)) return !b.is_relative();
-  if (a.contains(b)) return true;
-  auto ba = bind(a, host), bb = bind(b, host);
-  return ba && bb && ir::path_within(*ba, *bb);
+// Binds policy paths to the host canonically: each existing symlink resolved, the
+// missing rest as spelled, so that "${HOME}" reached through a symlinked /home and a
+// canonical workspace compare as the same directory. Each distinct directory is looked
+// at once per lint run (the ZP003 list shares most of its prefixes).
+class Binder {
+ public:
+  explicit Binder(const std::optional<HostFacts>& host) : host_(host) {}
+
+  std::optional<std::string> bind(const PolicyPath& p) {
+    auto raw = bind_raw(p, host_);
+    if (!raw || !host_) return raw;
+    return canonical(*raw);
+  }
+
+  // Whether `a` contains `b`, also across anchors when both can be bound to the host.
+  bool contains(const PolicyPath& a, const PolicyPath& b) {
+    if (root_is_filesystem_root(a)) return !b.is_relative();
+    if (a.contains(b)) return true;
+    auto ba = bind(a), bb = bind(b);
+    return ba && bb && ir::path_within(*ba, *bb);
+  }
+
+ private:
+  std::string canonical(const std::string& path) {
+    if (path.empty() || path == "/") return "/";
+    if (auto it = memo_.find(path); it != memo_.end()) return it->second;
+    const size_t cut = path.rfind('/');
+    const std::string parent = canonical(cut == 0 || cut == std::string::npos ? "/" : path.substr(0, cut));
+    const std::string name = path.substr(cut + 1);
+    std::string out;
+    if (name.empty() || name == ".") {
+      out = parent;
+    } else if (name == "..") {
+      out = parent.substr(0, std::max<size_t>(parent.rfind('/'), 1));
+    } else {
+      out = (parent == "/" ? "" : parent) + "/" + name;
+      struct stat st;
+      char real[PATH_MAX];
+      if (lstat(out.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && realpath(out.c_str(), real))
+        out = real;
+    }
+    memo_.emplace(path, out);
+    return out;
+  }
+
+  const std::optional<HostFacts>& host_;
+  std::unordered_map<std::string, std::string> memo_;
+};
+
+std::vector<std::string> split(const std::string& path) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    if (next > pos) out.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
 }
 
-// Paths a writable root must not hold: what the shell runs at start-up, and keys.
-const std::vector<std::string>& home_startup_files() {
-  static const std::vector<std::string> v = {".bashrc", ".bash_profile", ".profile", ".zshrc",
-                                             ".zprofile", ".bash_login", ".config/fish"};
+// Every directory entry the kernel looks up to open `path` (absolute), each named under
+// its canonical parent, symlinks on the way included and followed. Whoever can write
+// one of these entries decides what `path` opens.
+std::vector<std::string> entries_on_the_way(const std::string& path) {
+  std::vector<std::string> out;
+  std::deque<std::string> todo;
+  for (auto& c : split(path)) todo.push_back(std::move(c));
+  std::string cur = "/";
+  int links = 0;
+  while (!todo.empty()) {
+    std::string c = std::move(todo.front());
+    todo.pop_front();
+    if (c == ".") continue;
+    if (c == "..") {
+      cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
+      continue;
+    }
+    std::string next = cur == "/" ? "/" + c : cur + "/" + c;
+    out.push_back(next);
+    struct stat st;
+    char target[PATH_MAX];
+    ssize_t n;
+    // The kernel gives up after 40 links (ELOOP); so does this walk.
+    if (lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ++links <= 40 &&
+        (n = readlink(next.c_str(), target, sizeof target)) > 0) {
+      std::string t(target, static_cast<size_t>(n));
+      auto comps = split(t);
+      todo.insert(todo.begin(), comps.begin(), comps.end());
+      if (t[0] == '/') cur = "/";
+      continue;
+    }
+    cur = next;
+  }
+  return out;
+}
+
+// Whether a writable root (canonical) can change what `path` opens: it holds one of the
+// entries on the way, other than itself (a writable root is a mount point in the
+// sandbox, which cannot be renamed or removed).
+bool reaches(const std::string& root, const std::string& path) {
+  for (const auto& e : entries_on_the_way(path))
+    if (e != root && ir::path_within(root, e)) return true;
+  return false;
+}
+
+struct Sensitive {
+  const char* path;  // relative to $HOME
+  const char* what;
+  bool tree;  // read as a whole at start-up: a writable root inside it counts too
+};
+
+// docs/lints.md "ZP003" lists the same entries.
+const std::vector<Sensitive>& sensitive_paths() {
+  static const std::vector<Sensitive> v = {
+      // Shell start-up files (bash, zsh, sh, ksh, csh, fish, nushell, PowerShell).
+      {".profile", "shell start-up", false},
+      {".bashrc", "shell start-up", false},
+      {".bash_profile", "shell start-up", false},
+      {".bash_login", "shell start-up", false},
+      {".bash_logout", "shell start-up", false},
+      {".bash_aliases", "shell start-up", false},
+      {".zshenv", "shell start-up", false},
+      {".zprofile", "shell start-up", false},
+      {".zshrc", "shell start-up", false},
+      {".zlogin", "shell start-up", false},
+      {".zlogout", "shell start-up", false},
+      {".shrc", "shell start-up", false},
+      {".kshrc", "shell start-up", false},
+      {".mkshrc", "shell start-up", false},
+      {".cshrc", "shell start-up", false},
+      {".tcshrc", "shell start-up", false},
+      {".login", "shell start-up", false},
+      {".logout", "shell start-up", false},
+      {".config/fish", "shell start-up", true},
+      {".config/nushell", "shell start-up", true},
+      {".config/powershell", "shell start-up", true},
+      // Session start-up and the PATH directories ~/.profile adds.
+      {".pam_environment", "session start-up", false},
+      {".config/environment.d", "session start-up", true},
+      {".config/autostart", "session start-up", true},
+      {".config/systemd", "session start-up", true},
+      {".xprofile", "session start-up", false},
+      {".xsession", "session start-up", false},
+      {".xsessionrc", "session start-up", false},
+      {".xinitrc", "session start-up", false},
+      {"bin", "a PATH directory", false},
+      {".local/bin", "a PATH directory", false},
+      // Configuration that makes tools run commands (core.fsmonitor, ProxyCommand, …).
+      {".gitconfig", "git configuration", false},
+      {".config/git", "git configuration", true},
+      {".vimrc", "editor start-up", false},
+      {".vim", "editor start-up", true},
+      {".config/nvim", "editor start-up", true},
+      {".emacs", "editor start-up", false},
+      {".emacs.d", "editor start-up", true},
+      {".cargo/config.toml", "cargo configuration", false},
+      {".cargo/config", "cargo configuration", false},
+      // Credentials.
+      {".ssh", "credentials", true},
+      {".gnupg", "credentials", true},
+      {".aws", "credentials", true},
+      {".azure", "credentials", true},
+      {".config/gcloud", "credentials", true},
+      {".kube", "credentials", true},
+      {".docker", "credentials", true},
+      {".netrc", "credentials", false},
+      {".git-credentials", "credentials", false},
+      {".config/gh", "credentials", true},
+      {".npmrc", "credentials", false},
+      {".pypirc", "credentials", false},
+      {".cargo/credentials", "credentials", false},
+      {".cargo/credentials.toml", "credentials", false},
+      {".password-store", "credentials", true},
+      {".local/share/keyrings", "credentials", true},
+      {".pgpass", "credentials", false},
+  };
   return v;
+}
+
+PolicyPath sensitive_policy_path(const Sensitive& s) {
+  return PolicyPath{PathRoot::Home, {}}.join(*ir::parse_policy_path(s.path, true, nullptr));
 }
 
 // Directories whose files the host runs or trusts as root: a writable root over or under
@@ -77,12 +252,13 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     out.push_back({id, sev, loc, std::move(msg)});
   };
   using S = ir::Severity;
+  Binder binder(ctx.host);
   bool writes = p.mode.value != ir::Mode::ReadOnly;
 
   for (const auto& pr : p.protect) {
     if (pr.value.is_relative()) continue;
     bool covered = false;
-    for (const auto& w : p.write) covered |= contains(w.value, pr.value, ctx.host);
+    for (const auto& w : p.write) covered |= binder.contains(w.value, pr.value);
     if (!covered)
       add("ZP001", S::Warning, pr.loc,
           "protected path '" + pr.value.str() + "' is under no writable root; it is read-only anyway");
@@ -95,7 +271,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     const PolicyPath prefix = pr.value.literal_prefix();
     bool covered = false;
     for (const auto& w : p.write)
-      covered |= contains(w.value, prefix, ctx.host) || contains(prefix, w.value, ctx.host);
+      covered |= binder.contains(w.value, prefix) || binder.contains(prefix, w.value);
     if (!covered)
       add("ZP001", S::Warning, pr.loc,
           "protected pattern '" + pr.value.str() +
@@ -103,39 +279,53 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   }
   for (size_t i = 0; i < p.write.size(); ++i)
     for (size_t j = 0; j < p.write.size(); ++j)
-      if (i != j && contains(p.write[i].value, p.write[j].value, ctx.host))
+      if (i != j && binder.contains(p.write[i].value, p.write[j].value))
         add("ZP002", S::Warning, p.write[j].loc,
             "writable root '" + p.write[j].value.str() + "' is nested in writable root '" +
                 p.write[i].value.str() + "' (line " + std::to_string(p.write[i].loc.line) + ")");
   if (writes) {
     PolicyPath home{PathRoot::Home, {}};
     for (const auto& w : p.write) {
-      if (contains(w.value, home, ctx.host)) {
+      if (binder.contains(w.value, home)) {
         add("ZP003", S::Error, w.loc,
             "writable root '" + w.value.str() +
                 "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile) "
                 "and ~/.ssh become writable, which outlives the sandbox");
-        continue;
-      }
-      for (const auto& f : home_startup_files()) {
-        PolicyPath startup = home.join(*ir::parse_policy_path(f, true, nullptr));
-        if (contains(w.value, startup, ctx.host))
+      } else {
+        std::vector<std::string> held;
+        for (const auto& s : sensitive_paths()) {
+          PolicyPath sp = sensitive_policy_path(s);
+          if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)))
+            held.push_back(std::string("'~/") + s.path + "' (" +
+                           s.what + ")");
+        }
+        if (!held.empty()) {
+          std::string list;
+          for (size_t i = 0; i < held.size() && i < 4; ++i) list += (i ? ", " : "") + held[i];
+          if (held.size() > 4) list += " and " + std::to_string(held.size() - 4) + " more";
           add("ZP003", S::Error, w.loc,
-              "writable root '" + w.value.str() + "' holds shell start-up file '~/" + f + "'");
+              "writable root '" + w.value.str() + "' holds or lies in " + list +
+                  ": a write there outlives the sandbox");
+        }
       }
-      if (auto bw = bind(w.value, ctx.host)) {
-        if (ctx.policy_file && ir::path_within(*bw, *ctx.policy_file))
+      if (auto bw = binder.bind(w.value)) {
+        if (ctx.host && ctx.policy_file && reaches(*bw, *ctx.policy_file))
           add("ZP004", S::Error, w.loc,
-              "writable root '" + w.value.str() + "' holds the policy file itself ('" +
-                  *ctx.policy_file + "'): the sandbox could rewrite its own policy");
-        if (ctx.zpolicy_binary && ir::path_within(*bw, *ctx.zpolicy_binary))
-          add("ZP005", S::Error, w.loc,
-              "writable root '" + w.value.str() + "' holds the zpolicy binary ('" +
-                  *ctx.zpolicy_binary + "')");
+              "writable root '" + w.value.str() + "' holds the policy file ('" +
+                  *ctx.policy_file + "') or a directory or link on its way: the sandbox "
+                  "could rewrite its own policy");
+        for (const auto* binary : {&ctx.zpolicy_binary, &ctx.backend_binary})
+          if (ctx.host && *binary && reaches(*bw, **binary))
+            add("ZP005", S::Error, w.loc,
+                "writable root '" + w.value.str() + "' holds '" + **binary +
+                    "' (what the next run executes outside the sandbox) or a directory on "
+                    "its way");
+      }
+      if (auto raw = bind_raw(w.value, ctx.host)) {
         char real[PATH_MAX];
         struct stat st;
-        if (ctx.host && lstat(bw->c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
-            realpath(bw->c_str(), real) && !ir::path_within(*bw, real))
+        if (ctx.host && lstat(raw->c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
+            realpath(raw->c_str(), real) && !ir::path_within(*raw, real))
           add("ZP006", S::Warning, w.loc,
               "writable root '" + w.value.str() + "' is a symlink out of itself (to '" +
                   std::string(real) + "'); the target is what becomes writable");
@@ -168,8 +358,11 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
           "keep '" + k.value + "' looks like a secret: everything the sandbox runs can read it");
   if (writes)
     for (const auto& w : p.write) {
-      if (w.value.root != PathRoot::Absolute) continue;
-      const std::string root = w.value.str();
+      // Bound, a workspace counts too (`cd /usr/local/bin && zpolicy run ...`).
+      const auto bound = w.value.root == PathRoot::Absolute ? std::optional(w.value.str())
+                                                            : binder.bind(w.value);
+      if (!bound) continue;
+      const std::string& root = *bound;
       for (const auto& sys : system_directories())
         if (ir::path_within(root, sys) || ir::path_within(sys, root)) {
           add("ZP013", S::Error, w.loc,
@@ -190,6 +383,29 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
                         [](const Lint& a, const Lint& b) { return a.str() == b.str(); }),
             out.end());
   return out;
+}
+
+Acceptance acceptance_of(const std::string& id) {
+  const LintRule* rule = find_lint_rule(id);
+  if (!rule) return Acceptance::Unknown;
+  if (id.starts_with("verify-")) return Acceptance::VerifierFinding;
+  for (const auto& a : acceptable_lints())
+    if (id == a) return Acceptance::Acceptable;
+  return rule->level == ir::Severity::Error ? Acceptance::NotAcceptable : Acceptance::Warning;
+}
+
+const std::vector<std::string>& acceptable_lints() {
+  static const std::vector<std::string> v = {"ZP003", "ZP004", "ZP005", "ZP013"};
+  return v;
+}
+
+const std::vector<std::string>& sensitive_path_list() {
+  static const std::vector<std::string> v = [] {
+    std::vector<std::string> out;
+    for (const auto& s : sensitive_paths()) out.push_back(s.path);
+    return out;
+  }();
+  return v;
 }
 
 }  // namespace zpolicy::compiler

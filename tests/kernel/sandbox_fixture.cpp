@@ -50,7 +50,7 @@ std::vector<std::string> caller_env(const std::string& home,
 // Forks and execs argv with env in cwd, stdin from /dev/null, stdout and stderr into
 // pipes. Everything else of this process (fds, blocked signals) stays behind.
 Running spawn(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-              const std::string& cwd, std::chrono::milliseconds limit) {
+              const std::string& cwd, std::chrono::milliseconds limit, int stdin_fd = -1) {
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) fail("pipe2");
   std::vector<char*> cargv, cenv;
@@ -68,8 +68,8 @@ Running spawn(const std::vector<std::string>& argv, const std::vector<std::strin
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     for (int s = 1; s < NSIG; ++s) signal(s, SIG_DFL);
-    int null = open("/dev/null", O_RDONLY);
-    if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) _exit(120);
+    int in = stdin_fd >= 0 ? stdin_fd : open("/dev/null", O_RDONLY);
+    if (in < 0 || dup2(in, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) _exit(120);
     syscall(SYS_close_range, 3, ~0U, 0);
     if (chdir(cwd.c_str()) != 0) _exit(121);
     execve(cargv[0], cargv.data(), cenv.data());
@@ -266,7 +266,8 @@ Running Sandbox::start(const RunSpec& spec) const {
   argv.insert(argv.end(), spec.options.begin(), spec.options.end());
   argv.push_back("--");
   argv.insert(argv.end(), spec.command.begin(), spec.command.end());
-  return spawn(argv, caller_env(home_, spec.extra_env), spec.cwd.value_or(workspace_), spec.limit);
+  return spawn(argv, caller_env(home_, spec.extra_env), spec.cwd.value_or(workspace_), spec.limit,
+               spec.stdin_fd);
 }
 
 RunResult Sandbox::finish(Running& r) const {

@@ -58,6 +58,7 @@ struct RunSpec {
   // appended as its arguments: e.g. {"unshare", "-m", "sh", "-c", "...; exec \"$@\"", "sh"}.
   std::vector<std::string> root_prefix;
   std::chrono::milliseconds limit{30000};
+  int stdin_fd = -1;  // zpolicy's stdin (e.g. a pty); -1: /dev/null
 };
 
 // A started `zpolicy run`; `pid` is zpolicy's own process (setpriv execs into it).

@@ -120,3 +120,41 @@ BOOST_AUTO_TEST_CASE(unknown_option_exits_2) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// `run --accept ID`: only ZP003, ZP004, ZP005 and ZP013, each exactly; anything else is a usage
+// error (exit 2) before a policy is read or anything starts.
+BOOST_AUTO_TEST_SUITE(cli_run_options)
+
+BOOST_AUTO_TEST_CASE(accept_refuses_what_cannot_be_accepted) {
+  zpolicy::test::TempDir dir;
+  const std::string marker = dir.str() + "/MARKER";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--accept", "dropped-deny"}, "a verifier finding (a dropped deny) is never accepted"},
+      {{"--accept", "verify-linux"}, "a verifier finding (a dropped deny) is never accepted"},
+      {{"--accept", "ZP000"}, "fix the policy"},
+      {{"--accept", "ZP999"}, "acceptable: ZP003, ZP004, ZP005, ZP013"},
+      {{"--accept", "zp003"}, "acceptable: ZP003, ZP004, ZP005, ZP013"},
+      {{"--accept", "ZP001"}, "a warning never refuses a run"},
+      {{"--accept", "ZP009"}, "fix the policy"},
+      {{"--accept", "ZP100"}, "fix the policy"},
+      {{"--accept", "ZP003", "--accept", "nope"}, "--accept nope"},
+      {{"--accept"}, "zpolicy: the required argument for option '--accept' is missing"},
+  };
+  for (const auto& [options, message] : cases) {
+    std::vector<std::string> argv = {ZPOLICY_BINARY, "run"};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.insert(argv.end(), {"--", "/usr/bin/touch", marker});
+    auto r = zpolicy::test::run_process(argv, dir.str(), dir.str());
+    BOOST_TEST(r.exit_code == 2, options.back() << ": " << r.err);
+    BOOST_TEST(r.err.find(message) != std::string::npos, r.err);
+    BOOST_TEST(access(marker.c_str(), F_OK) != 0, "the command ran");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(run_help_names_accept) {
+  auto r = zpolicy_run({"run", "--help"});
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(r.out.find("--accept LINT") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -72,29 +72,118 @@ BOOST_AUTO_TEST_CASE(zp003_home_or_a_startup_file_writable) {
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"~/.cache\"]\n").empty());
 }
 
+// Every start-up file, PATH directory and credential store of the documented list, held
+// by a writable root (the workspace bound to its parent) or, for directories read as a
+// whole, holding one.
+BOOST_AUTO_TEST_CASE(zp003_every_sensitive_path_of_the_list) {
+  for (const auto& entry : compiler::sensitive_path_list()) {
+    const std::string policy = kHead + "filesystem:\n  write: [\"~/" + entry + "\"]\n";
+    expect_one(lints_of(policy), "ZP003", ir::Severity::Error, 4, 11);
+    // Bound: a workspace that is the directory holding the entry.
+    Host h;
+    std::string parent = entry.find('/') == std::string::npos ? "" : entry.substr(0, entry.rfind('/'));
+    h.facts.workspace = parent.empty() ? h.facts.home : h.dir.mkdir("home/" + parent);
+    compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt};
+    auto lints = lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx);
+    BOOST_TEST(lints.size() == 1u, entry);
+    BOOST_TEST((!lints.empty() && lints[0].id == "ZP003"), entry);
+  }
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"~/.config/fish/conf.d\"]\n"), "ZP003",
+             ir::Severity::Error, 4, 11);
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"~/.ssh/keys\"]\n"), "ZP003",
+             ir::Severity::Error, 4, 11);
+  // Not sensitive: the inside of a PATH directory's neighbour, a cache, a project.
+  for (const char* ok : {"~/.cache", "~/.local/share/venvs", "~/src/project", "~/bin-not"})
+    BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"" + ok + "\"]\n").empty(), ok);
+}
+
+BOOST_AUTO_TEST_CASE(zp003_bound_through_symlinks_and_ancestors) {
+  Host h;
+  // $HOME spelled through a symlink, the workspace canonical: still the home.
+  h.dir.symlink(h.facts.home, "home-link");
+  compiler::HostFacts f = h.facts;
+  f.home = h.dir.str() + "/home-link";
+  f.workspace = h.facts.home;
+  compiler::LintContext ctx{f, std::nullopt, std::nullopt, std::nullopt};
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx), "ZP003",
+             ir::Severity::Error, 4, 11);
+  // A workspace that is an ancestor of the home.
+  f = h.facts;
+  f.workspace = h.dir.str();
+  ctx.host = f;
+  auto lints = lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx);
+  BOOST_TEST((lints.size() == 1u && lints[0].id == "ZP003"));
+}
+
+BOOST_AUTO_TEST_CASE(zp004_policy_file_reached_through_the_writable_root) {
+  Host h;
+  const std::string outside = h.dir.write("p.yaml", "");
+  h.dir.symlink(h.dir.str(), "ws/link");
+  const std::string text = kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n";
+  // Through a link inside the workspace: the sandbox could re-point it.
+  compiler::LintContext ctx{h.facts, h.facts.workspace + "/link/p.yaml", std::nullopt, std::nullopt};
+  expect_one(lints_of(text, ctx), "ZP004", ir::Severity::Error, 4, 11);
+  // The same file by its own name, and a '..' that leaves the workspace: not reachable.
+  ctx.policy_file = outside;
+  BOOST_TEST(lints_of(text, ctx).empty());
+  ctx.policy_file = h.facts.workspace + "/../p.yaml";
+  BOOST_TEST(lints_of(text, ctx).empty());
+}
+
+BOOST_AUTO_TEST_CASE(zp005_the_backend_binary_too) {
+  Host h;
+  const std::string backend = h.dir.write("tmp/bin/bwrap", "");
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, backend};
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${TMPDIR}\"]\n", ctx), "ZP005",
+             ir::Severity::Error, 4, 11);
+  h.dir.mkdir("tmp/share");
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${TMPDIR}/share\"]\n", ctx).empty());
+}
+
+BOOST_AUTO_TEST_CASE(acceptance_of_lint_ids) {
+  using compiler::Acceptance;
+  for (const char* id : {"ZP003", "ZP004", "ZP005", "ZP013"})
+    BOOST_TEST((compiler::acceptance_of(id) == Acceptance::Acceptable), id);
+  for (const char* id : {"ZP001", "ZP002", "ZP006", "ZP007", "ZP008", "ZP010", "ZP011", "ZP012"})
+    BOOST_TEST((compiler::acceptance_of(id) == Acceptance::Warning), id);
+  for (const char* id : {"ZP000", "ZP009", "ZP100"})
+    BOOST_TEST((compiler::acceptance_of(id) == Acceptance::NotAcceptable), id);
+  for (const char* id : {"verify-linux", "verify-macos"})
+    BOOST_TEST((compiler::acceptance_of(id) == Acceptance::VerifierFinding), id);
+  for (const char* id : {"", "zp003", "ZP003 ", "dropped-deny", "ZP999"})
+    BOOST_TEST((compiler::acceptance_of(id) == Acceptance::Unknown), id);
+}
+
+BOOST_AUTO_TEST_CASE(docs_list_every_sensitive_path) {
+  const std::string docs = test::slurp(ZPOLICY_SOURCE_DIR "/docs/lints.md");
+  for (const auto& entry : compiler::sensitive_path_list())
+    BOOST_TEST(docs.find("`~/" + entry + "`") != std::string::npos,
+               entry);
+}
+
 BOOST_AUTO_TEST_CASE(zp004_policy_file_in_a_writable_root) {
   Host h;
   const std::string policy_file = h.dir.write("ws/p.yaml", "");
-  compiler::LintContext ctx{h.facts, policy_file, std::nullopt};
+  compiler::LintContext ctx{h.facts, policy_file, std::nullopt, std::nullopt};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx), "ZP004",
              ir::Severity::Error, 4, 11);
   // Portable (no host): the check is skipped.
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n",
-                      {std::nullopt, policy_file, std::nullopt})
+                      {std::nullopt, policy_file, std::nullopt, std::nullopt})
                  .empty());
 }
 
 BOOST_AUTO_TEST_CASE(zp005_zpolicy_binary_in_a_writable_root) {
   Host h;
-  compiler::LintContext ctx{h.facts, std::nullopt, h.facts.tmpdir + "/bin/zpolicy"};
+  compiler::LintContext ctx{h.facts, std::nullopt, h.facts.tmpdir + "/bin/zpolicy", std::nullopt};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${TMPDIR}\"]\n", ctx), "ZP005",
              ir::Severity::Error, 4, 11);
 }
 
 BOOST_AUTO_TEST_CASE(zp006_writable_root_is_a_symlink_out_of_itself) {
   Host h;
-  h.dir.symlink(h.facts.home, "ws/out");
-  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt};
+  h.dir.symlink(h.facts.tmpdir, "ws/out");
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}/out\"]\n", ctx), "ZP006",
              ir::Severity::Warning, 4, 11);
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx).empty());

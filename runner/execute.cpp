@@ -1,0 +1,215 @@
+#include "runner/execute.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "compiler/resolve/resolve.hpp"
+#include "runner/backend.hpp"
+#include "runner/supervise.hpp"
+#include "zpolicy/exit_code.hpp"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+
+#include "runner/placeholders.hpp"
+#elif defined(__APPLE__)
+#include "runner/macos_run.hpp"
+#endif
+
+namespace zpolicy::runner {
+namespace {
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "signal " + std::to_string(sig);
+  }
+}
+
+// The status of a run whose command was not started through bwrap's status stream
+// (unconfined, sandbox-exec): the child's own, or 128+N when a second signal N made us
+// kill it.
+int plain_status(const Outcome& o, std::ostream& err) {
+  if (o.kind == Outcome::Kind::SpawnFailed) return kExitInternal;
+  if (o.kind == Outcome::Kind::TimedOut) {
+    err << "zpolicy: timed out; the command and its process group were killed\n";
+    return kExitTimeout;
+  }
+  if (o.killed_by_signal) {
+    err << "zpolicy: interrupted (" << signal_name(o.signal)
+        << " twice); the command and its process group were killed\n";
+    return kExitSignalBase + o.signal;
+  }
+  return status_of(o);
+}
+
+int execute_unconfined(const compiler::RunPlan& plan, std::ostream& err) {
+  SpawnSpec spec;
+  spec.exe = plan.exe;
+  spec.argv = plan.argv;
+  spec.envp = plan.env;
+  spec.cwd = plan.cwd;
+  spec.timeout = plan.timeout;
+  return plain_status(supervise(spec), err);
+}
+
+#if defined(__linux__)
+// A sealed memfd holding `bytes`: what the backend reads is exactly what was verified.
+int sealed_memfd(const std::string& bytes) {
+  int fd = memfd_create("zpolicy-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return -1;
+  if (write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()) ||
+      lseek(fd, 0, SEEK_SET) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// The first placeholder candidate whose host kind differs from the verified one, if any:
+// the workspace changed between verification and the start (a path appeared, or became
+// a file), so what bwrap would bind is not what was proved.
+std::optional<std::string> changed_since_verified(ir::Resolved verified, ir::Resolved& now) {
+  auto expected = compiler::placeholder_candidates(verified);
+  auto actual = compiler::placeholder_candidates(now);
+  if (expected.size() != actual.size()) return std::string("the set of protected paths");
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (expected[i]->path != actual[i]->path || expected[i]->kind != actual[i]->kind)
+      return "'" + actual[i]->path + "' (verified as " + ir::to_string(expected[i]->kind) +
+             ", now " + ir::to_string(actual[i]->kind) + ")";
+  return std::nullopt;
+}
+
+// The truthful status of a bwrap run (docs/run.md "Status"): the command's own when bwrap
+// reported its exec; "nothing ran" only when the status stream proves it.
+int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err) {
+  const Execution ran = execution_of(o);
+  if (o.kind == Outcome::Kind::SpawnFailed) {
+    err << "zpolicy: cannot start " << kBwrapPath << "; nothing ran\n";
+    return kExitInternal;
+  }
+  const char* may = ran == Execution::Ran         ? ""
+                    : ran == Execution::DidNotRun ? " before the command started; nothing ran"
+                                                  : " (the command may have started)";
+  if (o.kind == Outcome::Kind::TimedOut) {
+    err << "zpolicy: timed out" << may << "; the sandbox and every process in it were killed\n";
+    return kExitTimeout;
+  }
+  if (o.killed_by_signal) {
+    err << "zpolicy: interrupted (" << signal_name(o.signal) << " twice)" << may
+        << "; the sandbox and every process in it were killed\n";
+    return kExitSignalBase + o.signal;
+  }
+  if (ran == Execution::Ran) return status_of(o);
+  if (o.signal) {
+    // The forwarded signal ended the sandbox: before the exec if bwrap says so.
+    err << "zpolicy: interrupted by " << signal_name(o.signal) << may << "\n";
+    return kExitSignalBase + o.signal;
+  }
+  if (ran == Execution::Unknown) {
+    err << "zpolicy: the sandbox was killed by " << signal_name(o.code)
+        << " (the command may have started)\n";
+    return status_of(o);
+  }
+  auto diagnosis = probe();
+  if (!diagnosis.usable()) {
+    err << "zpolicy: the sandbox could not be set up; nothing ran: " << diagnosis.str() << "\n";
+    return kExitUnavailable;
+  }
+  err << "zpolicy: the sandbox could not start '" << command << "'; nothing ran\n";
+  return kExitNotExecutable;
+}
+
+int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
+  ir::Resolved live = *plan.verified;
+  Placeholders placeholders;
+  std::string why;
+  if (!placeholders.prepare(live, why)) {
+    err << "zpolicy: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
+  if (auto changed = changed_since_verified(*plan.verified, live)) {
+    err << "zpolicy: the workspace changed after verification: " << *changed
+        << "; refusing to run what was not verified; nothing ran\n";
+    return kExitInternal;
+  }
+  std::vector<int> payloads;
+  auto close_all = [&] {
+    for (int fd : payloads) close(fd);
+  };
+  SpawnSpec spec;
+  for (const auto& p : plan.fds) {
+    int fd = sealed_memfd(p.bytes);
+    if (fd < 0) {
+      err << "zpolicy: cannot hand over the verified artifacts: " << std::strerror(errno)
+          << "; nothing ran\n";
+      close_all();
+      return kExitInternal;
+    }
+    payloads.push_back(fd);
+    spec.fds.push_back({fd, p.child_fd});
+  }
+  int status[2] = {-1, -1};
+  if (plan.status_fd >= 0) {
+    if (pipe2(status, O_CLOEXEC | O_NONBLOCK) != 0) {
+      err << "zpolicy: cannot create the status pipe: " << std::strerror(errno)
+          << "; nothing ran\n";
+      close_all();
+      return kExitInternal;
+    }
+    spec.fds.push_back({status[1], plan.status_fd});
+    spec.status_fd = status[0];
+  }
+  spec.exe = plan.exe;
+  spec.argv = plan.argv;
+  spec.envp = plan.env;
+  spec.cwd = plan.cwd;
+  spec.timeout = plan.timeout;
+  Outcome outcome = supervise(spec);
+  close_all();
+  for (int fd : status)
+    if (fd >= 0) close(fd);
+  placeholders.cleanup();
+  return bwrap_status(outcome, plan.command.at(0), err);
+}
+#endif
+
+}  // namespace
+
+int execute(const compiler::RunPlan& plan, std::ostream& err) {
+  for (const auto& l : plan.accepted)
+    err << "zpolicy: accepted for this run: " << l.str() << "\n";
+  switch (plan.backend) {
+    case compiler::Backend::Unconfined:
+      return execute_unconfined(plan, err);
+    case compiler::Backend::Bwrap:
+#if defined(__linux__)
+      if (plan.verified) return execute_bwrap(plan, err);
+#endif
+      break;
+    case compiler::Backend::SandboxExec:
+#if defined(__APPLE__)
+      return run_sandbox_exec(plan.exe,
+                              SandboxExecRun{plan.sbpl_profile, plan.sbpl_params, plan.command,
+                                             plan.env, plan.cwd, plan.timeout},
+                              err);
+#endif
+      break;
+  }
+  err << "zpolicy: refusing to run: no " << compiler::to_string(plan.backend)
+      << " backend on this system; nothing ran\n";
+  return kExitUnavailable;
+}
+
+}  // namespace zpolicy::runner

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <ostream>
+
+#include "compiler/run_plan.hpp"
+
+namespace zpolicy::runner {
+
+// Executes a plan built by compiler::plan_confined / plan_unconfined, and nothing else:
+// the argv, descriptors and environment it names. For bwrap it first creates the
+// placeholders the verified policy assumed (runner/placeholders) and refuses (exit 125,
+// nothing started) if the host no longer matches what was verified. Returns the
+// command's status, or zpolicy's own exit code (DESIGN.md "Command line"); status
+// messages never claim that nothing ran unless bwrap's status stream proves it.
+int execute(const compiler::RunPlan& plan, std::ostream& err);
+
+}  // namespace zpolicy::runner

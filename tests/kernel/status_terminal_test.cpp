@@ -1,0 +1,146 @@
+#include <pty.h>
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <thread>
+
+#include "sandbox_fixture.hpp"
+
+// Issue 14 §6: the status zpolicy reports is true (never "nothing ran" once the command
+// was exec'd, 128+N when a signal ended the run), and the caller's terminal settings
+// survive whatever the sandboxed command did to them.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+bool says_nothing_ran(const RunResult& r) {
+  return r.err.find("nothing ran") != std::string::npos ||
+         r.err.find("could not start") != std::string::npos;
+}
+
+// A pseudo-terminal whose slave is zpolicy's stdin; closed when it goes out of scope.
+struct Pty {
+  int master = -1, slave = -1;
+  Pty() {
+    if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
+      throw std::runtime_error("openpty failed");
+    // The settings of an interactive shell's terminal, whatever the pty started with.
+    termios t;
+    tcgetattr(slave, &t);
+    t.c_lflag |= ECHO | ICANON;
+    tcsetattr(slave, TCSANOW, &t);
+  }
+  ~Pty() {
+    close(master);
+    close(slave);
+  }
+  tcflag_t lflag() const {
+    termios t;
+    tcgetattr(slave, &t);
+    return t.c_lflag;
+  }
+  bool echo_and_canonical() const { return (lflag() & (ECHO | ICANON)) == (ECHO | ICANON); }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_status_terminal)
+
+// The reported bug: two SIGINTs 0.3 s apart while the command runs; zpolicy said "nothing
+// ran" and exited 126. With and without a command that ignores SIGINT (then the second
+// signal has to kill the sandbox).
+BOOST_DATA_TEST_CASE(two_sigints_after_the_command_ran_never_claim_nothing_ran,
+                     bdata::make(kCallers), caller) {
+  for (const std::string prelude : {"", "trap '' INT; "}) {
+    Sandbox box(caller);
+    const std::string seconds = unique_sleep_seconds();
+    const std::string ran = box.ws("ran");
+    RunSpec spec;
+    spec.command = {"/bin/sh", "-c", prelude + "echo yes > ran; sleep " + seconds};
+    spec.limit = std::chrono::seconds(20);
+    Running running = box.start(spec);
+    // The whole line written: the shell is in its sleep.
+    bool started = wait_until([&] { return read_file(ran).value_or("") == "yes\n"; },
+                              std::chrono::seconds(10));
+    kill(running.pid, SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    kill(running.pid, SIGINT);
+    RunResult r = box.finish(running);
+    BOOST_TEST_REQUIRE(started, "the command never ran\n" << r.describe());
+    BOOST_TEST(!says_nothing_ran(r), "'" << prelude << "'\n" << r.describe());
+    BOOST_TEST(r.exit_code == 128 + SIGINT, "'" << prelude << "'\n" << r.describe());
+    BOOST_TEST(!r.hit_limit, r.describe());
+    BOOST_TEST(read_file(ran).value_or("") == "yes\n");
+    BOOST_TEST(wait_until([&] { return processes_with_argv({"sleep", seconds}).empty(); },
+                          std::chrono::seconds(3)),
+               "the sleep survived");
+  }
+}
+
+BOOST_DATA_TEST_CASE(a_timeout_after_the_command_ran_says_so, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--timeout", "1"};
+  spec.command = {"/bin/sh", "-c", "trap '' INT TERM; echo yes > ran; sleep 30"};
+  auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(!says_nothing_ran(r), r.describe());
+  BOOST_TEST(exists(box.ws("ran")));
+}
+
+// Control for the status logic: a command that cannot start inside is still reported as
+// not started (the status stream proves it).
+BOOST_DATA_TEST_CASE(a_command_that_never_started_is_reported_as_such, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  // Executable on the host, but its interpreter does not exist: execvp fails inside.
+  box.write_file(box.ws("broken"), "#!/nonexistent/interpreter\n", 0755);
+  RunSpec spec;
+  spec.command = {box.ws("broken")};
+  auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == 126, r.describe());
+  BOOST_TEST(says_nothing_ran(r), r.describe());
+}
+
+BOOST_DATA_TEST_CASE(the_terminal_settings_outlive_no_run, bdata::make(kCallers), caller) {
+  // How each run ends: by itself, by its timeout, by SIGTERM to zpolicy, by two SIGINTs.
+  enum class End { Exit, Timeout, Sigterm, TwoSigints };
+  for (End end : {End::Exit, End::Timeout, End::Sigterm, End::TwoSigints}) {
+    Sandbox box(caller);
+    Pty pty;
+    BOOST_TEST_REQUIRE(pty.echo_and_canonical());
+    const std::string changed = box.ws("changed");
+    RunSpec spec;
+    spec.stdin_fd = pty.slave;
+    spec.limit = std::chrono::seconds(20);
+    spec.command = {"/bin/sh", "-c",
+                    std::string(end == End::TwoSigints ? "trap '' INT; " : "") +
+                        "stty -echo -icanon && touch changed" +
+                        (end == End::Exit ? "" : " && sleep 30")};
+    if (end == End::Timeout) spec.options = {"--timeout", "2"};
+    Running running = box.start(spec);
+    bool did_change = wait_until([&] { return exists(changed); }, std::chrono::seconds(10));
+    // The test can fail: while the run lasts, the terminal is as the command left it.
+    bool seen_changed = end == End::Exit || !pty.echo_and_canonical();
+    if (end == End::Sigterm) kill(running.pid, SIGTERM);
+    if (end == End::TwoSigints) {
+      kill(running.pid, SIGINT);
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      kill(running.pid, SIGINT);
+    }
+    RunResult r = box.finish(running);
+    BOOST_TEST_REQUIRE(did_change, static_cast<int>(end) << "\n" << r.describe());
+    BOOST_TEST(seen_changed, static_cast<int>(end) << ": the command did not change the terminal");
+    BOOST_TEST(pty.echo_and_canonical(),
+               static_cast<int>(end) << ": the sandbox's stty outlived the run\n" << r.describe());
+    BOOST_TEST(!r.hit_limit, r.describe());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
