@@ -385,8 +385,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (*root == "/tmp") r.private_tmp = false;
     }
     const std::vector<ResolvedPath> roots = r.write;
-    auto protect = [&](const std::string& root, std::vector<std::string> rel,
-                       const ir::SourceLoc& loc) {
+    // By value: protect_absolute outlives this block (pattern matches come later).
+    auto protect = [&r, &h, roots](const std::string& root, std::vector<std::string> rel,
+                                   const ir::SourceLoc& loc) {
       // A file where the path needs a directory: protect the file, which is all that
       // stands between the sandbox and creating the path (blocked_way.hpp).
       if (auto at = first_non_directory_on_way(root, rel)) rel.resize(*at + 1);
