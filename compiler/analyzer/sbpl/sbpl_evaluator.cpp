@@ -8,7 +8,6 @@
 #include <set>
 
 #include "compiler/analyzer/common_prefix.hpp"
-#include "compiler/analyzer/sbpl/sbpl_emitted_reader.hpp"
 #include "compiler/analyzer/sbpl/sbpl_subset.hpp"
 
 namespace zpolicy::compiler {
@@ -890,11 +889,6 @@ std::string print_sexpr(const Sexpr& e) {
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
-  if (SbplProfile p; read_emitted_profile(text, p)) return p;
-  return parse_sbpl_general(text);
-}
-
-std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text) {
   auto read = Reader(text).all();
   if (auto* err = std::get_if<SbplError>(&read)) return *err;
   const Nodes& nodes = std::get<Nodes>(read);

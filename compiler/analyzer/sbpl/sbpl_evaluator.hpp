@@ -178,11 +178,6 @@ struct SbplProfile {
 // must outlive it: copying each value allocated once per filter path.
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
 
-// parse_sbpl without its reader for the emitted layout (sbpl_emitted_reader.hpp): the
-// reader whose errors parse_sbpl reports, on its own so that a test can hold the two
-// readers to the same profiles. Callers want parse_sbpl, which is faster.
-std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text);
-
 // The names a profile reads with (param "..."), sorted and unique.
 std::vector<std::string> referenced_params(const SbplProfile& profile);
 
