@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -9,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/analyzer/string_arena.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -39,8 +42,7 @@ class PathTable {
   // refers to instead of copying.
   Id lasting_child(Id dir, std::string_view name);
 
-  // Built on first use: most interned paths are only compared, never printed.
-  const SymbolicPath& path(Id id) const;
+  const SymbolicPath& path(Id id) const { return *paths_[id]; }
   // The trie parent: "/" for a bare symbolic root, "/" itself for "/".
   Id up(Id id) const { return links_[id].up; }
   // The containing directory, as SymbolicPath::parent() knows it: none for "/" and for
@@ -61,51 +63,37 @@ class PathTable {
   Id rebase(Id to, Id from, Id p);
   // How many ids the table holds before it next grows: room for a memo by id.
   size_t capacity() const { return links_.capacity(); }
+  size_t size() const { return links_.size(); }
 
  private:
-  // The structure the walks read, kept contiguous.
   struct Link {
     Id up = kRoot;
     unsigned depth = 0;
     bool anchor = false;
-    std::uint32_t hash = 0;  // of (up, name), for the children index
-    std::string_view name;   // in names_
+    std::string_view name;  // in names_
   };
-  // An empty slot of children_ and texts_: "/" is no path's child and is not worth
-  // remembering as a text, and zeroed tables are cheap to make.
-  static constexpr Id kNoChild = kRoot;
-  static std::uint32_t hash_of(Id dir, std::string_view name);
+  struct ChildKey {
+    Id dir;
+    std::string_view name;
+    friend bool operator==(const ChildKey&, const ChildKey&) = default;
+  };
+  struct ChildHash {
+    size_t operator()(const ChildKey& k) const {
+      return std::hash<std::string_view>{}(k.name) * 31 + k.dir;
+    }
+  };
   // child(), where `stored` says that `name` outlives the table already.
   Id child(Id dir, std::string_view name, bool stored);
-  // Where (dir, name) is in children_, or the empty slot where it belongs.
-  size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
-  void grow_children();
 
-  std::vector<Link> links_;
-  StringArena names_;
-  // The child of (dir, name) by open addressing with linear probing, kNoChild where
-  // empty, at most half full: every path of a verification is looked up here, often
-  // many times, and a node-based map spent more on allocation than on the lookups.
-  std::vector<Id> children_;
-  // Every text parse() accepted, with its path, by open addressing as children_ is;
-  // the views are in names_.
-  struct Text {
-    std::string_view text;
-    std::uint32_t hash = 0;
-    Id id = kNoChild;
-  };
-  size_t text_slot_of(std::string_view text, std::uint32_t hash) const;
-  void grow_texts();
-  std::vector<Text> texts_;
-  size_t text_count_ = 0;
-  // The previous parse()'s text, and the end of each of its components in it with the
-  // path read up to there: consecutive texts (argv arguments, the IR's lists) mostly
-  // share a long prefix, which parse() then neither scans nor looks up again.
-  std::string_view last_text_;  // in names_
-  std::vector<std::pair<size_t, Id>> last_ends_;
-  // Built on first use, each path allocated once so that the references path() hands
-  // out stay valid while the table grows.
-  mutable std::vector<std::unique_ptr<const SymbolicPath>> paths_;
+  std::vector<Link> links_;  // by id
+  // Each path as a SymbolicPath, made with its id so that path() hands out references
+  // that stay valid while the table grows.
+  std::vector<std::unique_ptr<const SymbolicPath>> paths_;
+  std::deque<std::string> names_;  // the names and texts the table keeps; never moved
+  std::unordered_map<ChildKey, Id, ChildHash> children_;
+  // Every text parse() accepted, with its path: the verifier reads most paths twice,
+  // from the artifact and from the IR.
+  std::unordered_map<std::string_view, Id> texts_;
 };
 
 // Values keyed by interned path, answering "which keys contain this path" by walking

@@ -157,7 +157,7 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
 
 // Flattened: it runs for every probe, and the calls it makes (near() and the three rules)
 // each cost less than passing a Near between them.
-[[gnu::flatten]] std::array<Expect, 4> Intent::verdicts(Id p) const {
+std::array<Expect, 4> Intent::verdicts(Id p) const {
   // decide() for each operation, with the checks they share made once: create and
   // delete follow the same rule.
   if (!confined()) return {Expect::Allow, Expect::Allow, Expect::Allow, Expect::Allow};

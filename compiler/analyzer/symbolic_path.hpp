@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +40,12 @@ struct SymbolicPath {
   friend bool operator==(const SymbolicPath&, const SymbolicPath&) = default;
   friend auto operator<=>(const SymbolicPath&, const SymbolicPath&) = default;
 };
+
+// The length of the longest common prefix of `a` and `b`.
+inline size_t common_prefix_length(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
+}
 
 template <class OnAnchor, class OnComponent>
 bool SymbolicPath::read(std::string_view text, OnAnchor&& on_anchor, OnComponent&& on_component) {

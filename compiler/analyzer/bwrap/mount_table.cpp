@@ -70,7 +70,7 @@ MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
 
 }  // namespace
 
-MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts)
+MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const std::deque<std::string>> texts)
     : paths_(std::move(paths)),
       texts_(std::move(texts)),
       visible_at_(*paths_),
@@ -81,7 +81,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const S
 
 // Flattened: the replay of each scenario's table runs every op through apply(), and the
 // bookkeeping around each (the -try check, the alias index) inlined costs less.
-[[gnu::flatten]] std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
+std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
   MountTable t(argv.paths, argv.texts);
@@ -252,7 +252,7 @@ size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
 
 // Flattened: each op of the artifact comes through here, and the lookups each kind
 // makes (parents, covering mount, nodes) cost less inlined than as calls.
-[[gnu::flatten]] std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
+std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
   };
@@ -548,7 +548,7 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
 
 // Flattened: with decide() inlined, each of the four calls has its operation known and
 // drops the branches of the other three, and this runs for every probe of every table.
-[[gnu::flatten]] MountTable::Reaches MountTable::reach_all(Id p) const {
+MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
   if (!has_symlinks_) {
     // Every operation resolves to `p` itself, so the four share its place; an ancestor
@@ -556,7 +556,7 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
     // used up before the aliases are looked at, as that replaces the one place() keeps.
     const Place& at = place(p);
     if (at.searchable)
-      for_each_fs_op([&](FsOp op) { out.at_path[static_cast<size_t>(op)] = decide(at, op).reach; });
+      for (FsOp op : kAllFsOps) out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
   } else {
     for (FsOp op : kAllFsOps) {
       Trace none(false);
@@ -567,12 +567,12 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   if (!aliased) {
     // The host object is reachable only at `p`: the loop below without the alias walk,
     // for the common case, where its branches cost more than the four decisions.
-    for_each_fs_op([&](FsOp op) {
+    for (FsOp op : kAllFsOps) {
       const size_t i = static_cast<size_t>(op);
       const Reach& direct = out.at_path[i];
       const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
       out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
-    });
+    }
     return out;
   }
   for (FsOp op : kAllFsOps) {

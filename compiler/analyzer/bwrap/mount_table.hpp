@@ -132,7 +132,7 @@ class MountTable {
     std::uint32_t earlier = kNoNode;  // the node created before it at the same path
   };
 
-  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts);
+  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const std::deque<std::string>> texts);
 
   std::optional<ReplayError> apply(const BwrapOp& op);
   void add_mount(Mount m);
@@ -209,7 +209,7 @@ class MountTable {
   void index_aliases();
 
   std::shared_ptr<PathTable> paths_;
-  std::shared_ptr<const StringArena> texts_;  // the argv's, which the mounts' texts are in
+  std::shared_ptr<const std::deque<std::string>> texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or

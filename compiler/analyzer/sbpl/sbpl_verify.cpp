@@ -1,4 +1,5 @@
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,11 +8,9 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <unordered_map>
 #include <utility>
 
-#include "compiler/analyzer/common_prefix.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 
 namespace zpolicy::compiler {
@@ -173,7 +172,6 @@ class FileIntent {
         return true;
       });
     }
-    for (const auto& [path, firsts] : firsts_) listed_.add(path);
   }
 
   // Keeps the holders of `path` by view until a later call leaves them: paths asked
@@ -206,12 +204,9 @@ class FileIntent {
   Firsts& first(std::string_view path) { return firsts_[path]; }
 
   const ir::Resolved& r_;
-  // Where firsts_ keeps its nodes, freed all at once with it.
-  std::pmr::monotonic_buffer_resource arena_;
   // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
   // into its key cost as much as the lookups.
-  std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
-  SbplPathFilter listed_;         // the paths in firsts_
+  std::unordered_map<std::string_view, Firsts> firsts_;
   size_t protected_holders_ = 0;  // the entries of firsts_ with a protected_below
   // The holders of the last path asked about, "/" first, each with the least Firsts of
   // it and its holders: probe paths come sorted, so most of a path's holders are the
@@ -229,7 +224,7 @@ PathFacts FileIntent::facts(std::string_view path) const {
   // The holders for_each_holder() lists: "/", then the ancestors and the path itself.
   auto push = [&](std::string_view h) {
     Holder next{h, holders_.empty() ? Firsts{} : holders_.back().held};
-    if (auto it = listed_.may_hold(h) ? firsts_.find(h) : firsts_.end(); it != firsts_.end()) {
+    if (auto it = firsts_.find(h); it != firsts_.end()) {
       next.own = &it->second;
       next.held.read = std::min(next.held.read, it->second.read);
       next.held.write = std::min(next.held.write, it->second.write);
@@ -242,7 +237,7 @@ PathFacts FileIntent::facts(std::string_view path) const {
   // Past "/", the holders are the last path and ancestors of it, so one holds this path
   // when it is no longer than their common prefix and ends where a component of this path
   // does: comparing each with the path again read the shared bytes once per holder.
-  const size_t common = common_prefix(path, last_);
+  const size_t common = common_prefix_length(path, last_);
   while (holders_.size() > 1) {
     const size_t n = holders_.back().path.size();
     if (n <= common && (n == path.size() || (n != 0 && n < path.size() && path[n] == '/'))) break;
