@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -61,9 +60,6 @@ class PathTable {
   bool less(Id a, Id b) const;
   // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
   Id rebase(Id to, Id from, Id p);
-  // How many ids the table holds before it next grows: room for a memo by id.
-  size_t capacity() const { return links_.capacity(); }
-  size_t size() const { return links_.size(); }
 
  private:
   struct Link {
@@ -97,17 +93,9 @@ class PathTable {
 };
 
 // Values keyed by interned path, answering "which keys contain this path" by walking
-// the path's ancestors in the table: O(depth), no string in sight. An id without a value
-// holds a std::optional's empty flag, or, where the map names one (`kNone`, a value no
-// key ever holds: a null pointer, an impossible index), that value in place of the flag,
-// which halves a map of pointers or indices: the maps have a slot per id, and the pages
-// they touch are a cost of their own.
-template <class T, T... kNone>
+// the path's ancestors in the table: O(depth), no string in sight.
+template <class T>
 class PathMap {
-  static_assert(sizeof...(kNone) <= 1, "at most one value stands for none");
-  static constexpr bool kSentinel = sizeof...(kNone) == 1;
-  using Slot = std::conditional_t<kSentinel, T, std::optional<T>>;
-
  public:
   using Id = PathTable::Id;
   explicit PathMap(const PathTable& table) : table_(&table) {}
@@ -115,22 +103,20 @@ class PathMap {
   // Keeps the first value given for a path.
   T& insert(Id id, T value) {
     auto& slot = at(id);
-    if (!holds(slot)) slot = std::move(value);
-    return value_of(slot);
+    if (!slot) slot = std::move(value);
+    return *slot;
   }
-  // The value at `id`, value-initialised if there is none. With a `kNone` equal to T{}
-  // (a count, say) it is still not found until it is changed; with another `kNone` it is
-  // found at once.
+  // The value at `id`, value-initialised if there is none.
   T& operator[](Id id) {
     auto& slot = at(id);
-    if (!holds(slot)) slot = T{};
-    return value_of(slot);
+    if (!slot) slot = T{};
+    return *slot;
   }
   void erase(Id id) {
-    if (id < values_.size()) values_[id] = empty();
+    if (id < values_.size()) values_[id].reset();
   }
   const T* find(Id id) const {
-    return id < values_.size() && holds(values_[id]) ? &value_of(values_[id]) : nullptr;
+    return id < values_.size() && values_[id] ? &*values_[id] : nullptr;
   }
 
   // The value of the deepest key that contains `id`, or null.
@@ -153,35 +139,13 @@ class PathMap {
   }
 
  private:
-  static Slot empty() { return Slot{kNone...}; }
-  static bool holds(const Slot& slot) {
-    if constexpr (kSentinel)
-      return !(slot == empty());
-    else
-      return slot.has_value();
-  }
-  static T& value_of(Slot& slot) {
-    if constexpr (kSentinel)
-      return slot;
-    else
-      return *slot;
-  }
-  static const T& value_of(const Slot& slot) {
-    if constexpr (kSentinel)
-      return slot;
-    else
-      return *slot;
-  }
-
-  Slot& at(Id id) {
-    // Doubling: maps that memoize fill in ids one by one as the table grows.
-    if (id >= values_.size()) values_.resize(std::max<size_t>(id + 1, 2 * values_.size()), empty());
+  std::optional<T>& at(Id id) {
+    if (id >= values_.size()) values_.resize(id + 1);
     return values_[id];
   }
 
   const PathTable* table_;
-  // By id; shorter than the table when the newest paths hold nothing.
-  std::vector<Slot> values_;
+  std::vector<std::optional<T>> values_;  // by id
 };
 
 }  // namespace zpolicy::compiler

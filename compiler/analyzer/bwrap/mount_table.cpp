@@ -217,12 +217,24 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
 }
 
 bool MountTable::searchable(Id a) const {
-  if (const bool* known = searchable_.find(a)) return *known;
-  // Up to the first directory with a known answer, then down again; an unsearchable
-  // ancestor decides without looking at `a`.
-  const bool ok = (a == PathTable::kRoot || searchable(paths_->up(a))) &&
-                  !unsearchable(a, covering(a), false);
-  return searchable_.insert(a, ok);
+  // Up to the first directory with a known answer, then down again, in a loop: an argv
+  // may name paths thousands of components deep. An unsearchable ancestor decides for
+  // everything below it.
+  std::vector<Id> unknown;
+  bool ok = true;
+  for (Id b = a;; b = paths_->up(b)) {
+    if (const bool* known = searchable_.find(b)) {
+      ok = *known;
+      break;
+    }
+    unknown.push_back(b);
+    if (b == PathTable::kRoot) break;
+  }
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
+    ok = ok && !unsearchable(*it, covering(*it), false);
+    searchable_.insert(*it, ok);
+  }
+  return ok;
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -368,7 +380,6 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
 
 const MountTable::Place& MountTable::place(Id rp) const {
   if (last_place_ && last_place_->path == rp) return *last_place_;
-  // Built where it is kept: a copy cost as much as the cheaper half of the fields.
   Place& at = last_place_.emplace();
   at.path = rp;
   at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
@@ -565,8 +576,7 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
   }
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   if (!aliased) {
-    // The host object is reachable only at `p`: the loop below without the alias walk,
-    // for the common case, where its branches cost more than the four decisions.
+    // The host object is reachable only at `p`: no alias to look through.
     for (FsOp op : kAllFsOps) {
       const size_t i = static_cast<size_t>(op);
       const Reach& direct = out.at_path[i];

@@ -20,8 +20,7 @@ using sbpl_subset::operation_bit;
 // --- S-expression reader --------------------------------------------------------------
 
 // A form, in one preorder array of the text's forms. Atoms point into the text, and a
-// list's items follow it: a tree of vectors and strings was most of the cost of parsing
-// a profile, which the rules outlive only as SbplRule.
+// list's items follow it: the forms live only until the rules are read from them.
 struct Node {
   Sexpr::Kind kind = Sexpr::Kind::List;
   std::string_view atom;  // Symbol, String (unquoted) or Integer text
@@ -38,8 +37,14 @@ class Reader {
     nodes_.reserve(text.size() / 6);
   }
 
+  // How deep lists may nest. zpolicy writes five levels at most ((allow OP (require-all
+  // (require-not (literal (param "X")))))); the bound keeps every walk over the forms
+  // (filters, printing) shallow whatever the text, so that none of them can exhaust the
+  // stack.
+  static constexpr size_t kMaxDepth = 16;
+
   // Every form of the text: the top-level ones start at 0 and at each one's `end`. One
-  // loop with a stack of the open lists: a recursive call per form cost an eighth of it.
+  // loop with a stack of the open lists, never a call per nesting level.
   std::variant<Nodes, SbplError> all() {
     std::vector<uint32_t> open;  // the lists not closed yet, innermost last
     for (;;) {
@@ -61,6 +66,9 @@ class Reader {
       const auto at = static_cast<uint32_t>(nodes_.size());
       nodes_.push_back({Sexpr::Kind::List, {}, line_, col()});
       if (c == '(') {
+        if (open.size() == kMaxDepth)
+          return fail("lists nested deeper than " + std::to_string(kMaxDepth) +
+                      " are outside the subset zpolicy emits");
         ++pos_;
         open.push_back(at);
         continue;
@@ -156,8 +164,7 @@ uint64_t covering(std::string_view op) {
   return bits;
 }
 
-// print_sexpr, appending to one string: the rules of a large profile hold hundreds of
-// forms, and concatenating each level's text anew was most of the parser's time.
+// print_sexpr, appending to one string.
 void print_to(const Sexpr& e, std::string& out) {
   switch (e.kind) {
     case Sexpr::Kind::Symbol:
@@ -258,8 +265,8 @@ std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
   return std::nullopt;
 }
 
-// Reads `e` into filters[at], in place: moving each filter up the tree cost as much as
-// reading it. A list's children take the next free range of `filters`.
+// Reads `e` into filters[at]. A list's children take the next free range of `filters`,
+// so that every filter of a profile lives in one array.
 std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filters, uint32_t at) {
   using K = SbplFilter::Kind;
   // Not used once the children are added: `filters` may move.
@@ -400,8 +407,6 @@ struct Ancestors {
     const std::vector<uint32_t>* answers_below = nullptr;
   };
   // The last target, in a copy of its own: the caller's bytes need not outlive the call.
-  // The buffer grows only for a longer target and is written by one copy: a std::string's
-  // assign() cost some 70 instructions a target, for thousands of targets.
   std::string_view target;
   std::unique_ptr<char[]> target_copy;
   size_t target_capacity = 0;
@@ -557,8 +562,7 @@ constexpr uint32_t kNoId = UINT32_MAX;
 
 // Numbers the list filters[first, end) in `index` and indexes its path filters. A filter
 // whose `param_of` entry is set reads that parameter, and takes the id kept for it in
-// `value_ids`: a profile names each parameter many times, and looking its value up each
-// time was most of the cost of binding.
+// `value_ids`, so that a parameter named many times is looked up once.
 uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
                      bool negated, std::span<const uint32_t> param_of,
                      std::span<uint32_t> value_ids, SbplPathIds& index) {

@@ -62,7 +62,7 @@ struct SbplPathSet {
 // profile, and touches only the lists that name one of them.
 struct SbplPathIds {
   // A filter with the value: in list `set` at position `pos`; for a require-all list,
-  // the filter under the (require-not ...) there. 16 bytes: a profile has one per path
+  // the filter under the (require-not ...) there.
   // filter, and bind_params() makes them twice.
   struct Occurrence {
     uint32_t id = 0;  // the value's number
@@ -83,9 +83,7 @@ struct SbplPathIds {
 
 // A filter of the emitted subset. Several filters on one rule are alternatives. The
 // filters of a profile live in one array, SbplProfile::filters, where a filter's children
-// are a range: a tree of vectors cost an allocation per filter to build and to free.
-// Its fields are ordered for size: a profile has thousands of filters, and at 40 bytes
-// instead of 56 the array of a large one stays below glibc's mmap threshold.
+// are a range.
 struct SbplFilter {
   enum class Kind : uint8_t {
     Literal,            // (literal PATH)
