@@ -1,11 +1,22 @@
 #include "compiler/analyzer/path_table.hpp"
 
+#include <algorithm>
+
 
 namespace zpolicy::compiler {
 
-PathTable::PathTable() {
-  links_.push_back(Link{});
-  paths_.push_back(std::make_unique<const SymbolicPath>());
+PathTable::PathTable() { links_.push_back(Link{}); }
+
+SymbolicPath PathTable::path(Id id) const {
+  SymbolicPath out;
+  for (; id != kRoot; id = links_[id].up) {
+    if (links_[id].anchor)
+      out.anchor = std::string(links_[id].name);
+    else
+      out.components.emplace_back(links_[id].name);
+  }
+  std::reverse(out.components.begin(), out.components.end());
+  return out;
 }
 
 PathTable::Id PathTable::child(Id dir, std::string_view name) { return child(dir, name, false); }
@@ -20,8 +31,6 @@ PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
   const Id id = static_cast<Id>(links_.size());
   const bool anchor = dir == kRoot && name.starts_with("${");
   links_.push_back(Link{dir, links_[dir].depth + 1, anchor, name});
-  paths_.push_back(std::make_unique<const SymbolicPath>(
-      anchor ? SymbolicPath{std::string(name), {}} : path(dir).child(name)));
   children_.emplace(ChildKey{dir, name}, id);
   return id;
 }

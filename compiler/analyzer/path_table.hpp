@@ -41,7 +41,9 @@ class PathTable {
   // refers to instead of copying.
   Id lasting_child(Id dir, std::string_view name);
 
-  const SymbolicPath& path(Id id) const { return *paths_[id]; }
+  // The path an id stands for, built by a walk up the table: O(depth), and nothing kept,
+  // so that interning a deep path costs memory linear in its length.
+  SymbolicPath path(Id id) const;
   // The trie parent: "/" for a bare symbolic root, "/" itself for "/".
   Id up(Id id) const { return links_[id].up; }
   // The containing directory, as SymbolicPath::parent() knows it: none for "/" and for
@@ -82,9 +84,6 @@ class PathTable {
   Id child(Id dir, std::string_view name, bool stored);
 
   std::vector<Link> links_;  // by id
-  // Each path as a SymbolicPath, made with its id so that path() hands out references
-  // that stay valid while the table grows.
-  std::vector<std::unique_ptr<const SymbolicPath>> paths_;
   std::deque<std::string> names_;  // the names and texts the table keeps; never moved
   std::unordered_map<ChildKey, Id, ChildHash> children_;
   // Every text parse() accepted, with its path: the verifier reads most paths twice,

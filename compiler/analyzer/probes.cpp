@@ -149,8 +149,7 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   return {Expect::Deny, Why::UnknownOp};
 }
 
-// Flattened: it runs for every probe, and the calls it makes (near() and the three rules)
-// each cost less than passing a Near between them.
+// The four verdicts of one path, for a verifier that needs the reasons only for findings.
 std::array<Expect, 4> Intent::verdicts(Id p) const {
   // decide() for each operation, with the checks they share made once: create and
   // delete follow the same rule.

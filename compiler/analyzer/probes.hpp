@@ -135,7 +135,7 @@ struct Probe {
   enum class Relation { Self, Child, Grandchild, Parent, PrefixSibling, Between, Outside, InTmp };
   PathTable::Id id = PathTable::kRoot;
   const PathTable* paths = nullptr;  // the intent's
-  const SymbolicPath& path() const { return paths->path(id); }
+  SymbolicPath path() const { return paths->path(id); }
   Relation relation = Relation::Outside;
   const char* root_kind = "";               // "readable root", "protected path", ...
   const Intent::Root* root = nullptr;       // the root it was derived from

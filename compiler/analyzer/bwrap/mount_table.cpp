@@ -79,8 +79,6 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const s
       aliases_by_source_(*paths_),
       searchable_(*paths_) {}
 
-// Flattened: the replay of each scenario's table runs every op through apply(), and the
-// bookkeeping around each (the -try check, the alias index) inlined costs less.
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
@@ -254,16 +252,17 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
 
 size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
   // "/" first: a directory is created after its parent. The mount covering each is the
-  // deepest visible one met on the way down, which covering() would walk up again for.
-  size_t c = dir == PathTable::kRoot ? 0 : ensure_directory(paths_->up(dir), mode, line);
-  if (const size_t* v = visible_at_.find(dir)) c = *v;
-  if (is_scratch(mounts_[c].kind) && !exists_in_scratch(dir, c))
-    add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+  // deepest visible one met on the way down. A loop, not a call per level: an argv may
+  // name paths thousands of components deep.
+  size_t c = 0;
+  for (Id d : lineage(dir)) {
+    if (const size_t* v = visible_at_.find(d)) c = *v;
+    if (is_scratch(mounts_[c].kind) && !exists_in_scratch(d, c))
+      add_node(Node{Node::Kind::Dir, d, c, mode, {}, line});
+  }
   return c;
 }
 
-// Flattened: each op of the artifact comes through here, and the lookups each kind
-// makes (parents, covering mount, nodes) cost less inlined than as calls.
 std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
@@ -557,8 +556,7 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   return direct;
 }
 
-// Flattened: with decide() inlined, each of the four calls has its operation known and
-// drops the branches of the other three, and this runs for every probe of every table.
+// The four operations on `p`, without traces.
 MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
   if (!has_symlinks_) {

@@ -261,10 +261,10 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
   return false;
 }
 
-// Flattened: the loop runs four operations of every probe against every table, and
-// inlined, the answers reach_all() returns are read where they were written.
+// Every operation of every probe against every table; traces are built only for the
+// operations that fail.
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
-                                   std::vector<Finding>& out) {
+                  std::vector<Finding>& out) {
   struct Found {
     PathTable::Id path;
     FsOp op;
