@@ -20,9 +20,13 @@ std::string artifact(const compiler::Compiled& c, const std::string& name) {
   return {};
 }
 
-// The Linux answer: the argv's mount plan replayed by the independent evaluator.
+// The Linux answer: the policy's intent as the bwrap verifier reads it, then the argv's
+// mount plan replayed by the independent evaluator.
 void explain_linux(const compiler::Compiled& c, const compiler::SymbolicPath& path,
                    compiler::FsOp op) {
+  const auto e = compiler::Intent(c.resolved).expect(path, op);
+  std::cout << "  policy: " << compiler::to_string(e.expect) << " — " << e.reason << " ("
+            << e.rule.str() << ")\n";
   auto parsed = compiler::parse_bwrap_args(artifact(c, "bwrap.args"));
   if (!parsed.argv) {
     std::cout << "  linux:  the argv does not parse: " << parsed.error->message << "\n";
@@ -51,6 +55,17 @@ void explain_macos(const compiler::Compiled& c, const std::string& path, compile
     std::cout << "  macos:  cannot evaluate: " << error << "\n";
     return;
   }
+  // The intent the Seatbelt verifier holds the profile to, which is what decides whether
+  // the profile passes; it may be stricter than Linux's (a directory above a protected
+  // path cannot be renamed away on macOS).
+  const auto intent = e->policy.intent;
+  std::cout << "  policy: "
+            << (intent == compiler::SbplIntent::Allow  ? "allowed"
+                : intent == compiler::SbplIntent::Deny ? "denied"
+                                                       : "either answer passes verification")
+            << " — " << e->policy.why;
+  if (!e->policy.loc.file.empty()) std::cout << " (" << e->policy.loc.str() << ")";
+  std::cout << "\n";
   std::cout << "  macos:  " << (e->allowed ? "allowed" : "denied")
             << (e->models_agree ? "" : " (precedence models disagree)") << "\n";
   for (const auto& t : e->trace) std::cout << "          " << t << "\n";
@@ -98,21 +113,18 @@ int cmd_explain(const Args& args) {
   // A bound policy is a policy for this host, and this host is Linux.
   if (req->host && !vm.count("target")) targets = {compiler::Target::Linux};
 
-  bool printed_policy = false;
+  bool printed_header = false;
   for (auto target : targets) {
     auto c = compiler::compile(req->policy, target, req->mode, req->host, diags);
     if (!c) {
       print_diagnostics(diags);
       return kExitUsage;
     }
-    if (!printed_policy) {
-      auto e = compiler::Intent(c->resolved).expect(*path, *op);
+    if (!printed_header) {
       std::cout << compiler::to_string(*op) << " " << path->str() << "\n";
-      std::cout << "  policy: " << compiler::to_string(e.expect) << " — " << e.reason << " ("
-                << e.rule.str() << ")\n";
-      printed_policy = true;
-      // Portable output names a pattern as one symbolic entry, which the answer above
-      // compares as text: say so rather than let "allowed" stand for a matched path.
+      printed_header = true;
+      // Portable output names a pattern as one symbolic entry, which the answers below
+      // compare as text: say so rather than let "allowed" stand for a matched path.
       if (!req->host && (!req->policy.protect_patterns.empty() || !req->policy.deny_patterns.empty()))
         std::cout << "  note:   patterns (e.g. '"
                   << (req->policy.protect_patterns.empty() ? req->policy.deny_patterns

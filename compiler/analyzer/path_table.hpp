@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <string_view>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "compiler/analyzer/string_arena.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -39,8 +41,9 @@ class PathTable {
   // refers to instead of copying.
   Id lasting_child(Id dir, std::string_view name);
 
-  // Built on first use: most interned paths are only compared, never printed.
-  const SymbolicPath& path(Id id) const;
+  // The path an id stands for, built by a walk up the table: O(depth), and nothing kept,
+  // so that interning a deep path costs memory linear in its length.
+  SymbolicPath path(Id id) const;
   // The trie parent: "/" for a bare symbolic root, "/" itself for "/".
   Id up(Id id) const { return links_[id].up; }
   // The containing directory, as SymbolicPath::parent() knows it: none for "/" and for
@@ -59,67 +62,39 @@ class PathTable {
   bool less(Id a, Id b) const;
   // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
   Id rebase(Id to, Id from, Id p);
-  // How many ids the table holds before it next grows: room for a memo by id.
-  size_t capacity() const { return links_.capacity(); }
 
  private:
-  // The structure the walks read, kept contiguous.
   struct Link {
     Id up = kRoot;
     unsigned depth = 0;
     bool anchor = false;
-    std::uint32_t hash = 0;  // of (up, name), for the children index
-    std::string_view name;   // in names_
+    std::string_view name;  // in names_
   };
-  // An empty slot of children_ and texts_: "/" is no path's child and is not worth
-  // remembering as a text, and zeroed tables are cheap to make.
-  static constexpr Id kNoChild = kRoot;
-  static std::uint32_t hash_of(Id dir, std::string_view name);
+  struct ChildKey {
+    Id dir;
+    std::string_view name;
+    friend bool operator==(const ChildKey&, const ChildKey&) = default;
+  };
+  struct ChildHash {
+    size_t operator()(const ChildKey& k) const {
+      return std::hash<std::string_view>{}(k.name) * 31 + k.dir;
+    }
+  };
   // child(), where `stored` says that `name` outlives the table already.
   Id child(Id dir, std::string_view name, bool stored);
-  // Where (dir, name) is in children_, or the empty slot where it belongs.
-  size_t slot_of(Id dir, std::string_view name, std::uint32_t hash) const;
-  void grow_children();
 
-  std::vector<Link> links_;
-  StringArena names_;
-  // The child of (dir, name) by open addressing with linear probing, kNoChild where
-  // empty, at most half full: every path of a verification is looked up here, often
-  // many times, and a node-based map spent more on allocation than on the lookups.
-  std::vector<Id> children_;
-  // Every text parse() accepted, with its path, by open addressing as children_ is;
-  // the views are in names_.
-  struct Text {
-    std::string_view text;
-    std::uint32_t hash = 0;
-    Id id = kNoChild;
-  };
-  size_t text_slot_of(std::string_view text, std::uint32_t hash) const;
-  void grow_texts();
-  std::vector<Text> texts_;
-  size_t text_count_ = 0;
-  // The previous parse()'s text, and the end of each of its components in it with the
-  // path read up to there: consecutive texts (argv arguments, the IR's lists) mostly
-  // share a long prefix, which parse() then neither scans nor looks up again.
-  std::string_view last_text_;  // in names_
-  std::vector<std::pair<size_t, Id>> last_ends_;
-  // Built on first use, each path allocated once so that the references path() hands
-  // out stay valid while the table grows.
-  mutable std::vector<std::unique_ptr<const SymbolicPath>> paths_;
+  std::vector<Link> links_;  // by id
+  std::deque<std::string> names_;  // the names and texts the table keeps; never moved
+  std::unordered_map<ChildKey, Id, ChildHash> children_;
+  // Every text parse() accepted, with its path: the verifier reads most paths twice,
+  // from the artifact and from the IR.
+  std::unordered_map<std::string_view, Id> texts_;
 };
 
 // Values keyed by interned path, answering "which keys contain this path" by walking
-// the path's ancestors in the table: O(depth), no string in sight. An id without a value
-// holds a std::optional's empty flag, or, where the map names one (`kNone`, a value no
-// key ever holds: a null pointer, an impossible index), that value in place of the flag,
-// which halves a map of pointers or indices: the maps have a slot per id, and the pages
-// they touch are a cost of their own.
-template <class T, T... kNone>
+// the path's ancestors in the table: O(depth), no string in sight.
+template <class T>
 class PathMap {
-  static_assert(sizeof...(kNone) <= 1, "at most one value stands for none");
-  static constexpr bool kSentinel = sizeof...(kNone) == 1;
-  using Slot = std::conditional_t<kSentinel, T, std::optional<T>>;
-
  public:
   using Id = PathTable::Id;
   explicit PathMap(const PathTable& table) : table_(&table) {}
@@ -127,22 +102,20 @@ class PathMap {
   // Keeps the first value given for a path.
   T& insert(Id id, T value) {
     auto& slot = at(id);
-    if (!holds(slot)) slot = std::move(value);
-    return value_of(slot);
+    if (!slot) slot = std::move(value);
+    return *slot;
   }
-  // The value at `id`, value-initialised if there is none. With a `kNone` equal to T{}
-  // (a count, say) it is still not found until it is changed; with another `kNone` it is
-  // found at once.
+  // The value at `id`, value-initialised if there is none.
   T& operator[](Id id) {
     auto& slot = at(id);
-    if (!holds(slot)) slot = T{};
-    return value_of(slot);
+    if (!slot) slot = T{};
+    return *slot;
   }
   void erase(Id id) {
-    if (id < values_.size()) values_[id] = empty();
+    if (id < values_.size()) values_[id].reset();
   }
   const T* find(Id id) const {
-    return id < values_.size() && holds(values_[id]) ? &value_of(values_[id]) : nullptr;
+    return id < values_.size() && values_[id] ? &*values_[id] : nullptr;
   }
 
   // The value of the deepest key that contains `id`, or null.
@@ -165,35 +138,13 @@ class PathMap {
   }
 
  private:
-  static Slot empty() { return Slot{kNone...}; }
-  static bool holds(const Slot& slot) {
-    if constexpr (kSentinel)
-      return !(slot == empty());
-    else
-      return slot.has_value();
-  }
-  static T& value_of(Slot& slot) {
-    if constexpr (kSentinel)
-      return slot;
-    else
-      return *slot;
-  }
-  static const T& value_of(const Slot& slot) {
-    if constexpr (kSentinel)
-      return slot;
-    else
-      return *slot;
-  }
-
-  Slot& at(Id id) {
-    // Doubling: maps that memoize fill in ids one by one as the table grows.
-    if (id >= values_.size()) values_.resize(std::max<size_t>(id + 1, 2 * values_.size()), empty());
+  std::optional<T>& at(Id id) {
+    if (id >= values_.size()) values_.resize(id + 1);
     return values_[id];
   }
 
   const PathTable* table_;
-  // By id; shorter than the table when the newest paths hold nothing.
-  std::vector<Slot> values_;
+  std::vector<std::optional<T>> values_;  // by id
 };
 
 }  // namespace zpolicy::compiler

@@ -82,24 +82,18 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
   return g && near.write ? *g : nullptr;
 }
 
+// The deepest root of each kind at or above `p`, found by one walk up the table.
 Intent::Near Intent::near(Id p) const {
-  if (p < near_.size() && near_[p].deny != kNotYet.deny) return near_[p];
-  Near n = p == PathTable::kRoot ? Near{} : near(paths_->up(p));
-  if (const Near* own = at_.find(p)) {
-    if (own->deny) n.deny = own->deny;
-    if (own->write) n.write = own->write;
-    if (own->read) n.read = own->read;
-    if (own->protect) n.protect = own->protect;
+  Near n;
+  for (Id a = p;; a = paths_->up(a)) {
+    if (const Near* own = at_.find(a)) {
+      if (!n.deny) n.deny = own->deny;
+      if (!n.write) n.write = own->write;
+      if (!n.read) n.read = own->read;
+      if (!n.protect) n.protect = own->protect;
+    }
+    if (a == PathTable::kRoot) return n;
   }
-  // The memo fills in ids one by one as the probes are interned. It is reserved to the
-  // table's capacity when first used and grown a page at a time within that room:
-  // doubling it touched up to twice the pages it needs, and left a trail of discarded
-  // copies in fresh ones. Past that room it grows as any vector does.
-  if (p >= near_.size()) {
-    if (near_.empty()) near_.reserve(paths_->capacity());
-    near_.resize(std::max<size_t>(p + 1, near_.size() + 4096 / sizeof(Near)), kNotYet);
-  }
-  return near_[p] = n;
 }
 
 Intent::Decision Intent::read_rule(Id p, const Near& near) const {
@@ -155,9 +149,8 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   return {Expect::Deny, Why::UnknownOp};
 }
 
-// Flattened: it runs for every probe, and the calls it makes (near() and the three rules)
-// each cost less than passing a Near between them.
-[[gnu::flatten]] std::array<Expect, 4> Intent::verdicts(Id p) const {
+// The four verdicts of one path, for a verifier that needs the reasons only for findings.
+std::array<Expect, 4> Intent::verdicts(Id p) const {
   // decide() for each operation, with the checks they share made once: create and
   // delete follow the same rule.
   if (!confined()) return {Expect::Allow, Expect::Allow, Expect::Allow, Expect::Allow};
@@ -285,7 +278,7 @@ void for_each_probe(const Intent& intent, const std::function<void(const Probe&)
   // The first writable root at each path, so that the writable roots containing a
   // protected path are found by a walk up from it instead of a look at every writable
   // root. A later writable root at the same path adds only directories already seen.
-  PathMap<const Root*, nullptr> writable_at(paths);
+  PathMap<const Root*> writable_at(paths);
   for (const auto& w : intent.write()) writable_at.insert(w.id, &w);
   std::vector<const Root*> containing;
   for (const auto& r : intent.protect()) {

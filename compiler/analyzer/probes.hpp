@@ -51,8 +51,7 @@ class Intent {
     PathTable::Id id = PathTable::kRoot;  // in paths()
     ir::HostKind kind = ir::HostKind::Unknown;
     // The policy line that asked for it, which Intent::loc() spells out; the file is
-    // an index into the few the policy came from, since copying its name for every
-    // path cost more than the rest of building the intent.
+    // an index into the few files the policy came from.
     std::uint32_t file = 0;
     int line = 0;
     int col = 0;
@@ -93,19 +92,15 @@ class Intent {
     const Root* root = nullptr;  // the root whose rule decides; none for the built-ins
   };
   using Id = PathTable::Id;
-  using Index = PathMap<const Root*, nullptr>;
-  // The deepest root of each kind that contains one path, looked up once for all the
-  // rules and operations that ask: the walks up the table are most of a decision. Each
-  // is the root's place in its list plus one, 0 for none: 16 bytes rather than the 40 of
-  // four pointers and a flag, in a memo with a slot for every path a verifier asks about.
+  using Index = PathMap<const Root*>;
+  // The deepest root of each kind that contains one path: its place in its list plus
+  // one, 0 for none.
   struct Near {
     std::uint32_t deny = 0;
     std::uint32_t write = 0;
     std::uint32_t read = 0;
     std::uint32_t protect = 0;
   };
-  // No path's Near (no list holds that many roots): a path whose Near is yet to be found.
-  static constexpr Near kNotYet{~std::uint32_t{0}, 0, 0, 0};
   // The root a Near names in `roots`, or null.
   static const Root* root_at(const std::vector<Root>& roots, std::uint32_t n) {
     return n ? &roots[n - 1] : nullptr;
@@ -130,10 +125,6 @@ class Intent {
   // The first root of each kind (read, write, protect, deny) loaded at each path, in one
   // map so that near() looks a path up once instead of once per kind.
   PathMap<Near> at_;
-  // near() of every path asked about so far and of its ancestors, by id, kNotYet where
-  // none is known: the probes share ancestors, so a walk up stops at the first one known
-  // instead of at "/" once per kind of root.
-  mutable std::vector<Near> near_;
   std::vector<ir::ResolvedPath> unparsable_;
   std::vector<std::string> files_;  // the files of the roots' policy lines
 };
@@ -144,7 +135,7 @@ struct Probe {
   enum class Relation { Self, Child, Grandchild, Parent, PrefixSibling, Between, Outside, InTmp };
   PathTable::Id id = PathTable::kRoot;
   const PathTable* paths = nullptr;  // the intent's
-  const SymbolicPath& path() const { return paths->path(id); }
+  SymbolicPath path() const { return paths->path(id); }
   Relation relation = Relation::Outside;
   const char* root_kind = "";               // "readable root", "protected path", ...
   const Intent::Root* root = nullptr;       // the root it was derived from
@@ -157,15 +148,12 @@ struct Probe {
 // Every root, protected, deny and pin path of the IR, with their parents, children
 // (`p/zpolicy-probe`), a sibling sharing the name as a prefix (`.git` -> `.gitx`), the
 // directories between a writable root and each protected path, a path outside every
-// root, and a path in the private /tmp. No duplicates; in the order of the IR's lists
-// (sorting thousands of probes cost more than evaluating them; a verifier sorts its few
-// findings instead, with PathTable::less). The probes point into `intent`, which must
-// outlive them.
+// root, and a path in the private /tmp. No duplicates; in the order of the IR's lists (a
+// verifier sorts its findings, with PathTable::less, so that its output does not depend
+// on this order). The probes point into `intent`, which must outlive them.
 std::vector<Probe> generate_probes(const Intent& intent);
 // The same probes in the same order, each handed to `visit` as it is made instead of
-// kept: a verifier checks one at a time, and the thousands of a large policy held at
-// once cost more in freshly touched pages than checking them does. The probe lives
-// only for the call; `visit` may intern paths in intent.paths().
+// kept. The probe lives only for the call; `visit` may intern paths in intent.paths().
 void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit);
 
 }  // namespace zpolicy::compiler

@@ -2,6 +2,8 @@
 
 #include <optional>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace zpolicy::emitters::sbpl {
 namespace {
@@ -15,14 +17,22 @@ std::optional<std::string> parent_of(std::string_view path) {
   return std::string(path.substr(0, slash));
 }
 
+// In first-seen order. Sets keep this and the look-ups below linear in the policy's size:
+// a policy may list tens of thousands of protected paths (docs/benchmarks.md).
 std::vector<std::string> unique_paths(const std::vector<ir::ResolvedPath>& paths) {
   std::vector<std::string> out;
-  for (const auto& p : paths) {
-    bool seen = false;
-    for (const auto& o : out) seen = seen || o == p.path;
-    if (!seen) out.push_back(p.path);
-  }
+  std::unordered_set<std::string_view> seen;
+  for (const auto& p : paths)
+    if (seen.insert(p.path).second) out.push_back(p.path);
   return out;
+}
+
+// Whether `path` is one of `roots` or lies below one (ir::path_within against each).
+bool within_any(const std::unordered_set<std::string_view>& roots, std::string_view path) {
+  if (roots.contains("/") || roots.contains(path)) return true;
+  for (size_t i = path.find('/'); i != std::string_view::npos; i = path.find('/', i + 1))
+    if (roots.contains(path.substr(0, i))) return true;
+  return false;
 }
 
 std::string param(const std::string& name) { return "(param \"" + name + "\")"; }
@@ -69,18 +79,28 @@ class Builder {
     if (r_.mode != ir::Mode::WorkspaceWrite) return;
     write_ = number("WRITABLE_ROOT_", unique_paths(r_.write));
     protect_ = number("PROTECTED_", unique_paths(r_.protect));
+    std::unordered_set<std::string_view> writable, protected_paths;
+    std::unordered_map<std::string_view, const Named*> writable_named;
+    for (const auto& w : write_) {
+      writable.insert(w.value);
+      writable_named.try_emplace(w.value, &w);
+    }
+    for (const auto& p : protect_) protected_paths.insert(p.value);
     std::vector<std::string> ancestors;
+    std::unordered_set<std::string> known;
     for (const auto& p : protect_) {
       for (auto a = parent_of(p.value); a; a = parent_of(*a)) {
-        if (!inside_a_writable_root(*a)) break;
-        if (inside_a_protected_path(*a) || known(ancestors, *a)) continue;
+        if (!within_any(writable, *a)) break;
+        if (within_any(protected_paths, *a) || known.contains(*a)) continue;
+        known.insert(*a);
         ancestors.push_back(*a);
       }
     }
     for (const auto& a : ancestors) {
-      const Named* root = find(write_, a);
-      ancestor_.push_back(
-          root ? *root : Named{"PROTECTED_ANCESTOR_" + std::to_string(next_ancestor_++), a});
+      auto root = writable_named.find(a);
+      ancestor_.push_back(root != writable_named.end()
+                              ? *root->second
+                              : Named{"PROTECTED_ANCESTOR_" + std::to_string(next_ancestor_++), a});
     }
   }
 
@@ -90,26 +110,6 @@ class Builder {
     return out;
   }
 
-  static const Named* find(const std::vector<Named>& v, std::string_view value) {
-    for (const auto& n : v)
-      if (n.value == value) return &n;
-    return nullptr;
-  }
-  static bool known(const std::vector<std::string>& v, std::string_view s) {
-    for (const auto& x : v)
-      if (x == s) return true;
-    return false;
-  }
-  bool inside_a_writable_root(std::string_view p) const {
-    for (const auto& w : write_)
-      if (ir::path_within(w.value, p)) return true;
-    return false;
-  }
-  bool inside_a_protected_path(std::string_view p) const {
-    for (const auto& q : protect_)
-      if (ir::path_within(q.value, p)) return true;
-    return false;
-  }
 
   void process_primitives() {
     blank();
@@ -326,17 +326,12 @@ class Builder {
   Profile finish() {
     Profile out;
     out.text = std::move(text_);
+    // An ancestor that is itself a writable root reuses that root's parameter.
+    std::unordered_set<std::string> named;
     for (const auto* group : {&read_, &write_, &ancestor_, &protect_, &deny_})
       for (const auto& n : *group)
-        if (!known_param(out, n.name)) out.params.emplace_back(n.name, n.value);
+        if (named.insert(n.name).second) out.params.emplace_back(n.name, n.value);
     return out;
-  }
-
-  // An ancestor that is itself a writable root reuses that root's parameter.
-  static bool known_param(const Profile& p, const std::string& name) {
-    for (const auto& [n, v] : p.params)
-      if (n == name) return true;
-    return false;
   }
 
   void line(const std::string& s) { text_ += s + "\n"; }

@@ -229,6 +229,7 @@ BOOST_AUTO_TEST_CASE(explain_a_protected_path_on_both_targets) {
       "          bwrap.args:54: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
       "${WORKSPACE}/.git/config (read-only)\n"
       "          read-only mount: EROFS\n"
+      "  policy: denied — protected path ${WORKSPACE}/.git (p.yaml:7:13)\n"
       "  macos:  denied\n"
       "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
       "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -253,6 +254,7 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "          bwrap.args:24: --bind ${WORKSPACE} ${WORKSPACE} covers "
       "${WORKSPACE}/src/a.c\n"
       "          write succeeds\n"
+      "  policy: allowed — writable root ${WORKSPACE} (p.yaml:6:11)\n"
       "  macos:  allowed\n"
       "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
       "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -261,6 +263,25 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "most-specific/subpath-excludes-self-on-create: allowed by rule 16 (profile.sb line "
       "85) (allow file-write* ...) via (subpath (param \"WRITABLE_ROOT_1\")) = "
       "${WORKSPACE}\n");
+}
+
+// Issue 18: the macOS answer comes with the intent the Seatbelt verifier holds the
+// profile to, not the Linux one. A directory above a protected path is writable on Linux
+// and left to the profile on macOS (it denies it, so that the protected path cannot be
+// renamed away): the old output said "policy: allowed" and then "macos: denied".
+BOOST_AUTO_TEST_CASE(explain_for_macos_prints_the_macos_intent) {
+  Cli cli;
+  cli.copy_golden("default.yaml", "p.yaml");
+  auto r = cli.run({"explain", "p.yaml", "${WORKSPACE}/data", "--op", "write", "--target", "macos"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.find("write ${WORKSPACE}/data\n"
+                        "  note:   patterns (e.g. '**/.git') are expanded only against a host; "
+                        "add --workspace DIR for what they match there\n"
+                        "  policy: either answer passes verification — directory above a "
+                        "protected path\n"
+                        "  macos:  denied\n") == 0,
+             r.out);
+  BOOST_TEST(r.out.find("allowed") == std::string::npos, r.out);
 }
 
 BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_only) {
@@ -277,6 +298,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
   BOOST_TEST(both.exit_code == 0, both.err);
   BOOST_TEST(both.out ==
              head +
+                 "  policy: denied — deny root ${HOME}/.ssh (p.yaml:8:10)\n"
                  "  macos:  denied\n"
                  "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
                  "first-match/subpath-includes-self, most-specific/subpath-includes-self, "

@@ -11,6 +11,7 @@
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "golden_support.hpp"
+#include "tests/unit/support/mutant_dump.hpp"
 #include "ir/syscall_table.hpp"
 
 using namespace zpolicy;
@@ -94,7 +95,12 @@ BOOST_AUTO_TEST_CASE(every_mutant_is_killed_or_changes_no_answer) {
     size_t killed = 0, harmless = 0, total = 0;
     for (const auto& m : mutants(*prog)) {
       ++total;
-      if (!compiler::verify_seccomp(g.compiled.resolved.syscalls, bytes_of(m.prog)).ok()) {
+      const auto v = compiler::verify_seccomp(g.compiled.resolved.syscalls, bytes_of(m.prog));
+      auto texts = test::finding_texts(v.findings);
+      texts.push_back("program error: " + v.program_error + "; mismatches: " +
+                      std::to_string(v.mismatches) + " of " + std::to_string(v.probes));
+      test::dump_mutant("seccomp " + g.name, m.what, texts);
+      if (!v.ok()) {
         ++killed;
         continue;
       }

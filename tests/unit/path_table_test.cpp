@@ -50,41 +50,7 @@ BOOST_AUTO_TEST_CASE(finds_the_deepest_and_every_containing_key) {
   BOOST_TEST(index.find(id("/a/b")) == nullptr);
 }
 
-// A map that names a value standing for none answers as one holding optionals does: the
-// value, never found, is what an absent key holds, so find() and operator[] must tell a
-// key given a value from one never given one, whichever value the sentinel is.
-BOOST_AUTO_TEST_CASE(a_map_with_a_none_value_answers_as_one_with_optionals) {
-  PathTable t;
-  auto id = [&](const char* s) { return t.intern(P(s)); };
-  const int kOne = 1;
-  PathMap<const int*, nullptr> pointers(t);
-  PathMap<unsigned, 0u> counts(t);
-  PathMap<unsigned, ~0u> indices(t);
-  BOOST_TEST(pointers.find(id("/a")) == nullptr);
-  BOOST_TEST(indices.find(id("/a")) == nullptr);
-  pointers.insert(id("/a"), &kOne);
-  BOOST_TEST(*pointers.deepest_containing(id("/a/b")) == &kOne);
-  BOOST_TEST(pointers.deepest_containing(id("/b")) == nullptr);
-  // An index of 0 is a value when ~0 stands for none.
-  indices.insert(id("/a/b"), 0u);
-  BOOST_TEST_REQUIRE(indices.find(id("/a/b")) != nullptr);
-  BOOST_TEST(*indices.find(id("/a/b")) == 0u);
-  BOOST_TEST(indices.find(id("/a")) == nullptr);
-  BOOST_TEST(indices[id("/c")] == 0u);  // operator[] makes a value-initialised one
-  BOOST_TEST(indices.find(id("/c")) != nullptr);
-  indices.erase(id("/a/b"));
-  BOOST_TEST(indices.find(id("/a/b")) == nullptr);
-  // A count of 0 is none when 0 stands for none: counted up, it is found; back at 0,
-  // it is gone.
-  counts[id("/a")] += 2;
-  BOOST_TEST(*counts.find(id("/a")) == 2u);
-  counts[id("/a")] -= 2;
-  BOOST_TEST(counts.find(id("/a")) == nullptr);
-  BOOST_TEST(counts[id("/d")] == 0u);
-  BOOST_TEST(counts.find(id("/d")) == nullptr);
-}
 
-// Interning keeps a path's identity, text and structure.
 BOOST_AUTO_TEST_CASE(interned_paths_keep_their_text_parent_and_name) {
   PathTable t;
   const auto a = t.intern(P("${HOME}/x/y"));

@@ -7,6 +7,7 @@
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "tests/unit/sbpl_fixtures.hpp"
+#include "tests/unit/support/mutant_dump.hpp"
 
 // Every single deletion of a form, swap of two neighbouring rules, or flip of a deny into
 // an allow in an emitted profile must either be caught by verify_sbpl, or leave every
@@ -88,7 +89,9 @@ void check_mutants(const std::string& name, const ir::Resolved& r) {
   int total = 0, killed = 0, stricter = 0, equivalent = 0;
   for_each_mutant(forms, [&](const std::string& what, const std::string& text) {
     ++total;
-    if (!compiler::verify_sbpl(r, text, params_list).empty()) {
+    const auto findings = compiler::verify_sbpl(r, text, params_list);
+    test::dump_mutant("sbpl " + name, what, test::finding_texts(findings));
+    if (!findings.empty()) {
       ++killed;
       return;
     }

@@ -8,6 +8,7 @@
 #include "compiler/analyzer/probes.hpp"
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 #include "golden_support.hpp"
+#include "tests/unit/support/mutant_dump.hpp"
 #include "verify_bwrap_fixture.hpp"
 
 // Mutation test of the verifier: every single deletion, move or weakening of one
@@ -314,7 +315,9 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
   std::vector<std::string> harmless_list;
   const auto all = mutants(argv, commute);
   for (const auto& m : all) {
-    if (!verify_bwrap(policy, m.text).empty()) {
+    const auto findings = verify_bwrap(policy, m.text);
+    test::dump_mutant("bwrap " + name, m.description, test::finding_texts(findings));
+    if (!findings.empty()) {
       ++killed;
       continue;
     }

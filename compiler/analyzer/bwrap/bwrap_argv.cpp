@@ -122,10 +122,9 @@ class Parser {
     const size_t n = std::min(count, size() - i_);
     if (n == 0) return {};
     const size_t first = starts_[i_];
-    const std::span<char> copy =
-        out_.texts->store_writable(text_.substr(first, starts_[i_ + n] - 1 - first));
+    std::string copy(text_.substr(first, starts_[i_ + n] - 1 - first));
     for (size_t k = i_ + 1; k < i_ + n; ++k) copy[starts_[k] - 1 - first] = ' ';
-    return {copy.data(), copy.size()};
+    return out_.texts->emplace_back(std::move(copy));
   }
 
   void push(BwrapOp op, size_t count) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -7,7 +8,6 @@
 #include <vector>
 
 #include "compiler/analyzer/path_table.hpp"
-#include "compiler/analyzer/string_arena.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
@@ -52,9 +52,9 @@ struct BwrapArgv {
   // Where the ops' paths are interned: a verifier passes the table its Intent uses, so
   // that the replay and the probes speak of the same ids without interning again.
   std::shared_ptr<PathTable> paths;
-  // Where the ops' texts are kept, one block for all of them rather than a string each;
-  // a mount table replayed from the ops shares it, so that its traces outlive the argv.
-  std::shared_ptr<StringArena> texts = std::make_shared<StringArena>();
+  // Where the ops' texts are kept (a deque never moves its strings); a mount table
+  // replayed from the ops shares it, so that its traces outlive the argv.
+  std::shared_ptr<std::deque<std::string>> texts = std::make_shared<std::deque<std::string>>();
 };
 
 struct BwrapParseError {

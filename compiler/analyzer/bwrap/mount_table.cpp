@@ -70,7 +70,7 @@ MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
 
 }  // namespace
 
-MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts)
+MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const std::deque<std::string>> texts)
     : paths_(std::move(paths)),
       texts_(std::move(texts)),
       visible_at_(*paths_),
@@ -79,9 +79,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const S
       aliases_by_source_(*paths_),
       searchable_(*paths_) {}
 
-// Flattened: the replay of each scenario's table runs every op through apply(), and the
-// bookkeeping around each (the -try check, the alias index) inlined costs less.
-[[gnu::flatten]] std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
+std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
   MountTable t(argv.paths, argv.texts);
@@ -217,12 +215,24 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
 }
 
 bool MountTable::searchable(Id a) const {
-  if (const bool* known = searchable_.find(a)) return *known;
-  // Up to the first directory with a known answer, then down again; an unsearchable
-  // ancestor decides without looking at `a`.
-  const bool ok = (a == PathTable::kRoot || searchable(paths_->up(a))) &&
-                  !unsearchable(a, covering(a), false);
-  return searchable_.insert(a, ok);
+  // Up to the first directory with a known answer, then down again, in a loop: an argv
+  // may name paths thousands of components deep. An unsearchable ancestor decides for
+  // everything below it.
+  std::vector<Id> unknown;
+  bool ok = true;
+  for (Id b = a;; b = paths_->up(b)) {
+    if (const bool* known = searchable_.find(b)) {
+      ok = *known;
+      break;
+    }
+    unknown.push_back(b);
+    if (b == PathTable::kRoot) break;
+  }
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
+    ok = ok && !unsearchable(*it, covering(*it), false);
+    searchable_.insert(*it, ok);
+  }
+  return ok;
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -242,17 +252,18 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
 
 size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
   // "/" first: a directory is created after its parent. The mount covering each is the
-  // deepest visible one met on the way down, which covering() would walk up again for.
-  size_t c = dir == PathTable::kRoot ? 0 : ensure_directory(paths_->up(dir), mode, line);
-  if (const size_t* v = visible_at_.find(dir)) c = *v;
-  if (is_scratch(mounts_[c].kind) && !exists_in_scratch(dir, c))
-    add_node(Node{Node::Kind::Dir, dir, c, mode, {}, line});
+  // deepest visible one met on the way down. A loop, not a call per level: an argv may
+  // name paths thousands of components deep.
+  size_t c = 0;
+  for (Id d : lineage(dir)) {
+    if (const size_t* v = visible_at_.find(d)) c = *v;
+    if (is_scratch(mounts_[c].kind) && !exists_in_scratch(d, c))
+      add_node(Node{Node::Kind::Dir, d, c, mode, {}, line});
+  }
   return c;
 }
 
-// Flattened: each op of the artifact comes through here, and the lookups each kind
-// makes (parents, covering mount, nodes) cost less inlined than as calls.
-[[gnu::flatten]] std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
+std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
   };
@@ -368,7 +379,6 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
 
 const MountTable::Place& MountTable::place(Id rp) const {
   if (last_place_ && last_place_->path == rp) return *last_place_;
-  // Built where it is kept: a copy cost as much as the cheaper half of the fields.
   Place& at = last_place_.emplace();
   at.path = rp;
   at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
@@ -546,9 +556,8 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   return direct;
 }
 
-// Flattened: with decide() inlined, each of the four calls has its operation known and
-// drops the branches of the other three, and this runs for every probe of every table.
-[[gnu::flatten]] MountTable::Reaches MountTable::reach_all(Id p) const {
+// The four operations on `p`, without traces.
+MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
   if (!has_symlinks_) {
     // Every operation resolves to `p` itself, so the four share its place; an ancestor
@@ -556,7 +565,7 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
     // used up before the aliases are looked at, as that replaces the one place() keeps.
     const Place& at = place(p);
     if (at.searchable)
-      for_each_fs_op([&](FsOp op) { out.at_path[static_cast<size_t>(op)] = decide(at, op).reach; });
+      for (FsOp op : kAllFsOps) out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
   } else {
     for (FsOp op : kAllFsOps) {
       Trace none(false);
@@ -565,14 +574,13 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   }
   const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
   if (!aliased) {
-    // The host object is reachable only at `p`: the loop below without the alias walk,
-    // for the common case, where its branches cost more than the four decisions.
-    for_each_fs_op([&](FsOp op) {
+    // The host object is reachable only at `p`: no alias to look through.
+    for (FsOp op : kAllFsOps) {
       const size_t i = static_cast<size_t>(op);
       const Reach& direct = out.at_path[i];
       const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
       out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
-    });
+    }
     return out;
   }
   for (FsOp op : kAllFsOps) {

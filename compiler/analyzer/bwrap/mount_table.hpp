@@ -132,7 +132,7 @@ class MountTable {
     std::uint32_t earlier = kNoNode;  // the node created before it at the same path
   };
 
-  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const StringArena> texts);
+  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const std::deque<std::string>> texts);
 
   std::optional<ReplayError> apply(const BwrapOp& op);
   void add_mount(Mount m);
@@ -172,8 +172,7 @@ class MountTable {
   // access() itself, its trace written to `trace`.
   Reach reach(Id p, FsOp op, Trace& trace) const;
   // Which rule of decide() settles an operation, so that the text explaining it is built
-  // only for a trace: most operations are asked untraced, and the text cost more than
-  // the decision.
+  // only for a trace (traces are built only for findings and `explain`).
   enum class Why {
     DeviceOnNodev,
     DeviceHoldsNoData,
@@ -209,21 +208,20 @@ class MountTable {
   void index_aliases();
 
   std::shared_ptr<PathTable> paths_;
-  std::shared_ptr<const StringArena> texts_;  // the argv's, which the mounts' texts are in
+  std::shared_ptr<const std::deque<std::string>> texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
   // under its destination), so that covering() looks up the path's ancestors instead of
   // scanning every mount: verification probes each root, and a scan made it quadratic.
-  // Index 0, bwrap's own root, is never at a destination, and stands for none.
-  PathMap<size_t, 0> visible_at_;
+  // Index 0, bwrap's own root, is never at a destination.
+  PathMap<size_t> visible_at_;
   // How many visible mounts lie at or below each path, so that a new mount looks for
-  // the ones it hides only when there are any; no count is as good as 0.
-  PathMap<size_t, 0> visible_below_;
+  // the ones it hides only when there are any.
+  PathMap<size_t> visible_below_;
   // The newest node at each path, for the same reason; Node::earlier leads from it to
-  // the others, newest first. One index a slot rather than a vector of them (eight times
-  // the bytes, in a map with a slot for every id up to the highest with a node).
-  PathMap<std::uint32_t, kNoNode> newest_node_at_;
+  // the others, newest first.
+  PathMap<std::uint32_t> newest_node_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
   bool has_aliases_ = false;  // most tables have none, and reach_all() asks for every probe

@@ -7,9 +7,8 @@
 #include <optional>
 #include <set>
 
-#include "compiler/analyzer/common_prefix.hpp"
-#include "compiler/analyzer/sbpl/sbpl_emitted_reader.hpp"
 #include "compiler/analyzer/sbpl/sbpl_subset.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -21,8 +20,7 @@ using sbpl_subset::operation_bit;
 // --- S-expression reader --------------------------------------------------------------
 
 // A form, in one preorder array of the text's forms. Atoms point into the text, and a
-// list's items follow it: a tree of vectors and strings was most of the cost of parsing
-// a profile, which the rules outlive only as SbplRule.
+// list's items follow it: the forms live only until the rules are read from them.
 struct Node {
   Sexpr::Kind kind = Sexpr::Kind::List;
   std::string_view atom;  // Symbol, String (unquoted) or Integer text
@@ -39,8 +37,14 @@ class Reader {
     nodes_.reserve(text.size() / 6);
   }
 
+  // How deep lists may nest. zpolicy writes five levels at most ((allow OP (require-all
+  // (require-not (literal (param "X")))))); the bound keeps every walk over the forms
+  // (filters, printing) shallow whatever the text, so that none of them can exhaust the
+  // stack.
+  static constexpr size_t kMaxDepth = 16;
+
   // Every form of the text: the top-level ones start at 0 and at each one's `end`. One
-  // loop with a stack of the open lists: a recursive call per form cost an eighth of it.
+  // loop with a stack of the open lists, never a call per nesting level.
   std::variant<Nodes, SbplError> all() {
     std::vector<uint32_t> open;  // the lists not closed yet, innermost last
     for (;;) {
@@ -62,6 +66,9 @@ class Reader {
       const auto at = static_cast<uint32_t>(nodes_.size());
       nodes_.push_back({Sexpr::Kind::List, {}, line_, col()});
       if (c == '(') {
+        if (open.size() == kMaxDepth)
+          return fail("lists nested deeper than " + std::to_string(kMaxDepth) +
+                      " are outside the subset zpolicy emits");
         ++pos_;
         open.push_back(at);
         continue;
@@ -157,8 +164,7 @@ uint64_t covering(std::string_view op) {
   return bits;
 }
 
-// print_sexpr, appending to one string: the rules of a large profile hold hundreds of
-// forms, and concatenating each level's text anew was most of the parser's time.
+// print_sexpr, appending to one string.
 void print_to(const Sexpr& e, std::string& out) {
   switch (e.kind) {
     case Sexpr::Kind::Symbol:
@@ -259,8 +265,8 @@ std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
   return std::nullopt;
 }
 
-// Reads `e` into filters[at], in place: moving each filter up the tree cost as much as
-// reading it. A list's children take the next free range of `filters`.
+// Reads `e` into filters[at]. A list's children take the next free range of `filters`,
+// so that every filter of a profile lives in one array.
 std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filters, uint32_t at) {
   using K = SbplFilter::Kind;
   // Not used once the children are added: `filters` may move.
@@ -398,11 +404,9 @@ struct Ancestors {
     int64_t id = -1;
     // The answers of SbplTargetQuery for a target with no id whose longest holder with
     // one is this: they hold for every such target while this stays an ancestor.
-    const std::pmr::vector<uint32_t>* answers_below = nullptr;
+    const std::vector<uint32_t>* answers_below = nullptr;
   };
   // The last target, in a copy of its own: the caller's bytes need not outlive the call.
-  // The buffer grows only for a longer target and is written by one copy: a std::string's
-  // assign() cost some 70 instructions a target, for thousands of targets.
   std::string_view target;
   std::unique_ptr<char[]> target_copy;
   size_t target_capacity = 0;
@@ -421,23 +425,22 @@ bool under_root(std::string_view target) {
 // Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
 // target shared, and "/", are not looked up again, nor the paths `values` (those of
 // `index`) tells are none of its values.
-void find_holders(const SbplPathIds& index, const SbplPathFilter& values, std::string_view target,
+void find_holders(const SbplPathIds& index, std::string_view target,
                   Ancestors& memo) {
   memo.target_id = -1;
-  if (!target.empty() && values.may_hold(target)) {
+  if (!target.empty()) {
     auto it = index.ids.find(target);
     if (it != index.ids.end()) memo.target_id = it->second;
   }
   // The last target's ancestors shorter than the common prefix are this one's too; its
   // others lie from there on.
-  const size_t common = common_prefix(target, memo.target);
+  const size_t common = common_prefix_length(target, memo.target);
   while (!memo.ids.empty() && memo.ids.back().length >= common) memo.ids.pop_back();
   for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
        i = target.find('/', i + 1)) {
     const std::string_view ancestor = target.substr(0, i);
     int64_t id = -1;
-    if (values.may_hold(ancestor))
-      if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
+    if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
     memo.ids.push_back({i, id});
   }
   if (target.size() > memo.target_capacity) {
@@ -559,8 +562,7 @@ constexpr uint32_t kNoId = UINT32_MAX;
 
 // Numbers the list filters[first, end) in `index` and indexes its path filters. A filter
 // whose `param_of` entry is set reads that parameter, and takes the id kept for it in
-// `value_ids`: a profile names each parameter many times, and looking its value up each
-// time was most of the cost of binding.
+// `value_ids`, so that a parameter named many times is looked up once.
 uint32_t index_paths(const std::vector<SbplFilter>& filters, uint32_t first, uint32_t end,
                      bool negated, std::span<const uint32_t> param_of,
                      std::span<uint32_t> value_ids, SbplPathIds& index) {
@@ -890,11 +892,6 @@ std::string print_sexpr(const Sexpr& e) {
 }
 
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
-  if (SbplProfile p; read_emitted_profile(text, p)) return p;
-  return parse_sbpl_general(text);
-}
-
-std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text) {
   auto read = Reader(text).all();
   if (auto* err = std::get_if<SbplError>(&read)) return *err;
   const Nodes& nodes = std::get<Nodes>(read);
@@ -924,44 +921,6 @@ std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text) {
     p.rules.push_back(std::move(std::get<SbplRule>(r)));
   }
   return p;
-}
-
-void SbplParams::reserve(size_t n) {
-  pairs_.reserve(n);
-  // Half full at most, so that a probe ends after a slot or two.
-  const size_t slots = std::bit_ceil(std::max<size_t>(8, 2 * n));
-  if (slots <= slots_.size()) return;
-  slots_.assign(slots, 0);
-  for (size_t i = 0; i < pairs_.size(); ++i)
-    slots_[slot(pairs_[i].first)] = static_cast<uint32_t>(i + 1);
-}
-
-bool SbplParams::insert(std::string_view name, std::string_view value) {
-  if (2 * (pairs_.size() + 1) > slots_.size())
-    reserve(std::max(pairs_.size() + 1, 2 * pairs_.size()));
-  uint32_t& at = slots_[slot(name)];
-  if (at != 0) return false;
-  pairs_.emplace_back(name, value);
-  at = static_cast<uint32_t>(pairs_.size());
-  return true;
-}
-
-SbplParams::const_iterator SbplParams::find(std::string_view name) const {
-  if (slots_.empty()) return end();
-  const uint32_t at = slots_[slot(name)];
-  return at == 0 ? end() : begin() + (at - 1);
-}
-
-// The slot is taken from the hash's product's top bits: the names ("WRITABLE_ROOT_12")
-// differ in their last characters, which the hash's low bits hardly tell apart.
-size_t SbplParams::slot(std::string_view name) const {
-  constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
-  const size_t mask = slots_.size() - 1;
-  const int bits = std::countr_zero(slots_.size());
-  for (size_t i = (SbplPathIds::Hash{}(name)*kMul) >> (64 - bits);; i = (i + 1) & mask) {
-    const uint32_t at = slots_[i];
-    if (at == 0 || pairs_[at - 1].first == name) return i;
-  }
 }
 
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
@@ -1089,12 +1048,8 @@ struct SbplTargetQuery::Scratch {
   std::vector<uint32_t> allowed;
   // The answers by the matches they follow from (see allowed()): the probes below one
   // root mostly match the same rules alike, and choosing among them per operation cost
-  // more than finding them. They live in `arena`, freed with the query: a heap block for
-  // each signature and answer cost more than the lookup.
-  std::pmr::monotonic_buffer_resource arena;
-  std::pmr::unordered_map<std::pmr::string, std::pmr::vector<uint32_t>, SbplPathIds::Hash,
-                          std::equal_to<>>
-      answers{&arena};
+  // more than finding them. Answers are referenced by pointer: a node map keeps them in place.
+  std::unordered_map<std::string, std::vector<uint32_t>> answers;
   std::string signature;
   // The answers by what the target's lists say (for each list touched: its number, and
   // the specificity of its best match under each subpath reading and whether a subpath
@@ -1102,16 +1057,13 @@ struct SbplTargetQuery::Scratch {
   // lists alone: the answers follow from that, and the policy paths, whose values lie
   // in the same lists at the same depth, share it, while matching their rules to find
   // their signature cost most of a query.
-  std::pmr::unordered_map<std::pmr::string, const std::pmr::vector<uint32_t>*, SbplPathIds::Hash,
-                          std::equal_to<>>
-      by_lists{&arena};
+  std::unordered_map<std::string, const std::vector<uint32_t>*> by_lists;
   std::string lists;
   std::vector<uint32_t> touched;
-  SbplPathFilter values;  // the values in SbplProfile::path_ids
   Ancestors ancestors;
   // The answers (in `answers`) of a target with no id and no ancestor with one, by
   // whether "/" holds it.
-  std::array<const std::pmr::vector<uint32_t>*, 2> answers_unnamed{};
+  std::array<const std::vector<uint32_t>*, 2> answers_unnamed{};
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -1159,8 +1111,6 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
     for (size_t j = 0; j < k && operations_[k].same_as < 0; ++j)
       if (operations_[j].same_as < 0 && same_rules(operations_[j], operations_[k]))
         operations_[k].same_as = static_cast<int>(j);
-  if (profile.path_ids)
-    for (const auto& [value, id] : profile.path_ids->ids) scratch_->values.add(value);
   scratch_->included.resize(profile.rules.size());
   scratch_->excluded.resize(profile.rules.size());
   const auto& models = all_sbpl_models();
@@ -1174,13 +1124,13 @@ SbplTargetQuery::~SbplTargetQuery() = default;
 std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   if (!profile_.path_ids) return answer(target);
   Ancestors& ancestors = scratch_->ancestors;
-  find_holders(*profile_.path_ids, scratch_->values, target, ancestors);
+  find_holders(*profile_.path_ids, target, ancestors);
   // A rule matched against every target may read the target itself. Without one, every
   // rule matches through the index alone, by the target's holders with an id: the
   // targets with no id of their own below the same ones (the probes in a directory that
   // no rule names) share their answers.
   if (!always_.empty() || ancestors.target_id >= 0) return answer(target);
-  const std::pmr::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
+  const std::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
   for (auto h = ancestors.ids.rbegin(); h != ancestors.ids.rend(); ++h)
     if (h->id >= 0) {
       shared = &h->answers_below;
@@ -1190,9 +1140,9 @@ std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   return **shared;
 }
 
-const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, arena, answers,
-         signature, by_lists, lists, touched, values, ancestors, answers_unnamed] = *scratch_;
+const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
+  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers,
+         signature, by_lists, lists, touched, ancestors, answers_unnamed] = *scratch_;
   set_matches(profile_, target, sets, &touched, &ancestors);
   const bool by_lists_alone = always_.empty() && profile_.path_ids;
   if (by_lists_alone) {
@@ -1207,11 +1157,11 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
       std::memcpy(at, fields.data(), sizeof fields);
       at += sizeof fields;
     }
-    if (auto it = by_lists.find(std::string_view(lists)); it != by_lists.end()) return *it->second;
+    if (auto it = by_lists.find(lists); it != by_lists.end()) return *it->second;
   }
   auto remember =
-      [&](const std::pmr::vector<uint32_t>& answer) -> const std::pmr::vector<uint32_t>& {
-    if (by_lists_alone) by_lists.emplace(std::string_view(lists), &answer);
+      [&](const std::vector<uint32_t>& answer) -> const std::vector<uint32_t>& {
+    if (by_lists_alone) by_lists.emplace(lists, &answer);
     return answer;
   };
   // Only the rules naming one of the operations, and of those only the ones the target's
@@ -1254,7 +1204,7 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
     signature += '|';
     sign(excluded, excluded_hits);
   }
-  if (auto it = answers.find(std::string_view(signature)); it != answers.end())
+  if (auto it = answers.find(signature); it != answers.end())
     return remember(it->second);
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
@@ -1279,7 +1229,7 @@ const std::pmr::vector<uint32_t>& SbplTargetQuery::answer(std::string_view targe
   }
   return remember(answers
                       .emplace(std::piecewise_construct,
-                               std::forward_as_tuple(std::string_view(signature)),
+                               std::forward_as_tuple(signature),
                                std::forward_as_tuple(out.begin(), out.end()))
                       .first->second);
 }

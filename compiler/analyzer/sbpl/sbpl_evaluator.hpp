@@ -6,7 +6,6 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
-#include <memory_resource>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,37 +61,8 @@ struct SbplPathSet {
 // hold it: a query looks up the target and each of its ancestors once for the whole
 // profile, and touches only the lists that name one of them.
 struct SbplPathIds {
-  // Hashes a path a word at a time, inline: a verifier looks up every ancestor of
-  // thousands of probe paths, and std::hash's out-of-line call was a tenth of its cost.
-  // Inlining is forced: GCC otherwise kept one out-of-line copy, called for each lookup.
-  struct Hash {
-    using is_transparent = void;
-    [[gnu::always_inline]] size_t operator()(std::string_view s) const noexcept {
-      constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
-      auto mix = [](uint64_t h, uint64_t w) {
-        h = (h ^ w) * kMul;
-        return h ^ (h >> 32);
-      };
-      auto word = [&](size_t at) {
-        uint64_t w;
-        std::memcpy(&w, s.data() + at, sizeof w);
-        return w;
-      };
-      uint64_t h = s.size() * kMul;
-      if (s.size() < sizeof(uint64_t)) {
-        uint64_t w = 0;
-        for (char c : s) w = (w << 8) | static_cast<unsigned char>(c);
-        return mix(h, w);
-      }
-      size_t i = 0;
-      for (; i + sizeof(uint64_t) <= s.size(); i += sizeof(uint64_t)) h = mix(h, word(i));
-      // The last bytes, in a word that overlaps the one before.
-      if (i < s.size()) h = mix(h, word(s.size() - sizeof(uint64_t)));
-      return h;
-    }
-  };
   // A filter with the value: in list `set` at position `pos`; for a require-all list,
-  // the filter under the (require-not ...) there. 16 bytes: a profile has one per path
+  // the filter under the (require-not ...) there.
   // filter, and bind_params() makes them twice.
   struct Occurrence {
     uint32_t id = 0;  // the value's number
@@ -102,11 +72,8 @@ struct SbplPathIds {
   };
   // A list number (SbplFilter::child_paths, SbplRule::filter_paths) of no list.
   static constexpr uint32_t kNoSet = UINT32_MAX;
-  // Where `ids` keeps its nodes, freed all at once with it: a heap block per value to
-  // make and to free cost as much as looking the values up.
-  std::pmr::monotonic_buffer_resource arena;
   // The values view the profile text and the parameters, which outlive the bound profile.
-  std::pmr::unordered_map<std::string_view, uint32_t, Hash> ids{&arena};
+  std::unordered_map<std::string_view, uint32_t> ids;
   // By id, in one array: those of value i run from first[i] to first[i + 1].
   std::vector<Occurrence> occurrences;
   std::vector<uint32_t> first;
@@ -116,9 +83,7 @@ struct SbplPathIds {
 
 // A filter of the emitted subset. Several filters on one rule are alternatives. The
 // filters of a profile live in one array, SbplProfile::filters, where a filter's children
-// are a range: a tree of vectors cost an allocation per filter to build and to free.
-// Its fields are ordered for size: a profile has thousands of filters, and at 40 bytes
-// instead of 56 the array of a large one stays below glibc's mmap threshold.
+// are a range.
 struct SbplFilter {
   enum class Kind : uint8_t {
     Literal,            // (literal PATH)
@@ -178,11 +143,6 @@ struct SbplProfile {
 // must outlive it: copying each value allocated once per filter path.
 std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
 
-// parse_sbpl without its reader for the emitted layout (sbpl_emitted_reader.hpp): the
-// reader whose errors parse_sbpl reports, on its own so that a test can hold the two
-// readers to the same profiles. Callers want parse_sbpl, which is faster.
-std::variant<SbplProfile, SbplError> parse_sbpl_general(std::string_view text);
-
 // The names a profile reads with (param "..."), sorted and unique.
 std::vector<std::string> referenced_params(const SbplProfile& profile);
 
@@ -216,12 +176,7 @@ struct SbplModel {
 const std::vector<SbplModel>& all_sbpl_models();
 
 // The parameters' values by name, viewed: the strings they view (the params.txt pairs,
-// say) must outlive the table and what is bound with it, since copying hundreds of paths
-// cost more than all the lookups made in them. In the order given, in one array found
-// through an open-addressing index: an ordered map made a node per parameter and compared
-// the names' long shared prefixes ("WRITABLE_ROOT_12") to place each, which cost more than
-// every lookup made in it; and bind_params() finds the names through this index rather
-// than hashing them all into a table of its own.
+// say) must outlive the table and what is bound with it. In the order given.
 class SbplParams {
  public:
   using value_type = std::pair<std::string_view, std::string_view>;
@@ -232,28 +187,33 @@ class SbplParams {
   // Pairs whose members convert to string_view; of a name given twice, the first value.
   template <class It>
   SbplParams(It first, It last) {
-    reserve(static_cast<size_t>(std::distance(first, last)));
     for (; first != last; ++first) insert(first->first, first->second);
   }
 
-  // Room for `n` parameters in all, so that inserting them moves nothing.
-  void reserve(size_t n);
+  void reserve(size_t n) {
+    pairs_.reserve(n);
+    index_.reserve(n);
+  }
   // False, keeping the first value, when `name` is defined already. May move the pairs,
   // and so must not be called while a profile bound with the table lives.
-  bool insert(std::string_view name, std::string_view value);
+  bool insert(std::string_view name, std::string_view value) {
+    if (!index_.try_emplace(name, pairs_.size()).second) return false;
+    pairs_.emplace_back(name, value);
+    return true;
+  }
   // The pair of `name`, or end().
-  const_iterator find(std::string_view name) const;
+  const_iterator find(std::string_view name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? end() : begin() + it->second;
+  }
 
   const_iterator begin() const { return pairs_.data(); }
   const_iterator end() const { return pairs_.data() + pairs_.size(); }
   size_t size() const { return pairs_.size(); }
 
  private:
-  // The slot of `name`: the one holding its pair, or the free one where it would go.
-  size_t slot(std::string_view name) const;
   std::vector<value_type> pairs_;
-  // Positions in pairs_ plus one, 0 for a free slot; a power of two, at most half full.
-  std::vector<uint32_t> slots_;
+  std::unordered_map<std::string_view, size_t> index_;  // position in pairs_
 };
 
 // `profile` with each (param "NAME") looked up once, and the path filters of each list
@@ -288,37 +248,6 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
                                             std::string_view target, const SbplParams& params,
                                             bool with_trace = true);
 
-// A set of paths that tells, in a few instructions, that most paths outside it are not
-// in it: a verifier looks up thousands of probe paths and their ancestors in tables that
-// hold few of them, and hashing each whole path for a lookup that fails was most of the
-// cost of its walks. It goes by a path's length and last eight bytes, where sibling
-// paths with a long shared prefix differ.
-class SbplPathFilter {
- public:
-  void add(std::string_view path) {
-    const size_t s = slot(path);
-    bits_[s / 64] |= uint64_t{1} << (s % 64);
-  }
-  // False when `path` was never added; true when it may have been.
-  bool may_hold(std::string_view path) const {
-    const size_t s = slot(path);
-    return (bits_[s / 64] >> (s % 64)) & 1;
-  }
-
- private:
-  static constexpr unsigned kSlotBits = 12;
-  static size_t slot(std::string_view path) {
-    constexpr uint64_t kMul = 0x9E3779B97F4A7C15;  // 2^64 / golden ratio, odd
-    uint64_t w = 0;
-    if (path.size() >= sizeof w)
-      std::memcpy(&w, path.data() + path.size() - sizeof w, sizeof w);
-    else
-      for (char c : path) w = (w << 8) | static_cast<unsigned char>(c);
-    return static_cast<size_t>(((w ^ (path.size() * kMul)) * kMul) >> (64 - kSlotBits));
-  }
-  std::array<uint64_t, (size_t{1} << kSlotBits) / 64> bits_{};
-};
-
 // decide_all_models() without traces for a fixed list of operations on one target at a
 // time: which rules' filters match depends on the operation only through whether the
 // rules name it (and creation's subpath reading), so the target is matched once for all
@@ -335,8 +264,8 @@ class SbplTargetQuery {
 
  private:
   struct Scratch;
-  // allowed() for a target whose holders are in Scratch::ancestors, kept in its arena.
-  const std::pmr::vector<uint32_t>& answer(std::string_view target);
+  // allowed() for a target whose holders are in Scratch::ancestors, kept in Scratch.
+  const std::vector<uint32_t>& answer(std::string_view target);
   const SbplProfile& profile_;
   const SbplParams& params_;
   struct Operation {

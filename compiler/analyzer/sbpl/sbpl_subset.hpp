@@ -1,9 +1,7 @@
 #pragma once
 
-// Internal to compiler/: not part of the API other tools use (sbpl_evaluator.hpp).
-// What both SBPL profile readers (sbpl_emitted_reader.cpp and the general one in
-// sbpl_evaluator.cpp) must agree on, kept in one place so that they cannot drift apart
-// on which characters make a token or which operations exist.
+// Internal to the SBPL evaluator: the lexical classes and the operations of the subset
+// of SBPL that zpolicy emits and the reader in sbpl_evaluator.cpp accepts.
 
 #include <algorithm>
 #include <array>
@@ -12,8 +10,7 @@
 
 namespace zpolicy::compiler::sbpl_subset {
 
-// Characters by class, looked up once per character: both readers spend most of their time
-// scanning atoms.
+// Characters by class.
 struct CharClasses {
   std::array<bool, 256> symbol{};       // in a symbol or integer
   std::array<bool, 256> string_stop{};  // ends a string's scan: '"' or what it may not hold

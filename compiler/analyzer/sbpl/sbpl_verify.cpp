@@ -1,4 +1,5 @@
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,11 +8,9 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <unordered_map>
 #include <utility>
 
-#include "compiler/analyzer/common_prefix.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 
 namespace zpolicy::compiler {
@@ -36,7 +35,7 @@ bool platform_runtime_path(std::string_view path) {
   for (const char* p : {"/System", "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/lib",
                         "/usr/libexec", "/usr/share", "/private/etc", "/Library/Apple",
                         "/Library/Preferences", "/private/var/db/timezone", "/dev"})
-    if (ir::path_within(p, path)) return true;
+    if (text_within(p, path)) return true;
   return false;
 }
 
@@ -63,9 +62,8 @@ bool normalized(std::string_view v) {
   return true;
 }
 
-// What the policy says about a probe and which entry decides it, without its text: a
-// verifier asks for every probe and explains only the few that fail, and formatting
-// every explanation cost more than the rest of the verifier.
+// What the policy says about a probe and which entry decides it; the text of the reason
+// is built only for the probes that are reported.
 struct Verdict {
   SbplIntent intent = SbplIntent::Unspecified;
   const char* why = "";              // the reason: this, `by`'s path, then `why_tail`
@@ -89,7 +87,7 @@ Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
 constexpr bool is_read(std::string_view op) { return op.starts_with("file-read"); }
 
 // `path` itself, each of its ancestors, and "/", longest first, until `fn` returns false:
-// every root that ir::path_within() says holds `path` is one of these.
+// every root that text_within() says holds `path` is one of these.
 template <class F>
 void for_each_holder(std::string_view path, F&& fn) {
   if (!fn(path)) return;
@@ -152,9 +150,6 @@ struct PathFacts {
 class FileIntent {
  public:
   explicit FileIntent(const ir::Resolved& r) : r_(r) {
-    // Every path of the lists, and about as many ancestors of protected paths: growing
-    // the table to that cost a rehash of every path each time it doubled.
-    firsts_.reserve(r.read.size() + r.write.size() + r.deny.size() + 2 * r.protect.size());
     auto keep_first = [](uint32_t& slot, size_t i) {
       slot = std::min(slot, static_cast<uint32_t>(i));
     };
@@ -169,26 +164,22 @@ class FileIntent {
         uint32_t& below = first(a).protected_below;
         if (below != kNone) return false;
         below = static_cast<uint32_t>(i);
-        ++protected_holders_;
         return true;
       });
     }
-    for (const auto& [path, firsts] : firsts_) listed_.add(path);
   }
 
-  // Keeps the holders of `path` by view until a later call leaves them: paths asked
-  // about must outlive the FileIntent.
+  // The first entry of each list that holds `path`: `path` and its ancestors are looked
+  // up, never the lists scanned, so that probing every root stays linear.
   PathFacts facts(std::string_view path) const;
   // The verdicts of kPathOperations on `path`, in that order: they share most of their
   // reasoning, and deciding each operation apart repeated it for every probe path.
   PathVerdicts verdicts(std::string_view path, const PathFacts& f) const;
   Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
 
-  // How many paths are protected or hold a protected path, and `fn(path)` for each of
-  // those that are not protected themselves, in no order: the ancestors of the protected
-  // paths (and "/", which for_each_holder() lists for every path). probe_paths() probes
-  // them, and walking them again cost a second table of them.
-  size_t protected_holders() const { return protected_holders_; }
+  // `fn(path)` for each path that holds a protected path without being protected itself,
+  // in no order: the ancestors of the protected paths (and "/", which for_each_holder()
+  // lists for every path).
   template <class F>
   void for_each_protected_ancestor(F&& fn) const {
     for (const auto& [path, firsts] : firsts_)
@@ -197,8 +188,7 @@ class FileIntent {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
-  // The first entry (in policy order) of each list whose path is this one. 32-bit
-  // positions: one is kept per path of the policy and copied per holder of a probe path.
+  // The first entry (in policy order) of each list whose path is this one.
   struct Firsts {
     uint32_t read = kNone, write = kNone, protect = kNone, deny = kNone;
     uint32_t protected_below = kNone;  // the first protected path at or below this one
@@ -206,66 +196,25 @@ class FileIntent {
   Firsts& first(std::string_view path) { return firsts_[path]; }
 
   const ir::Resolved& r_;
-  // Where firsts_ keeps its nodes, freed all at once with it.
-  std::pmr::monotonic_buffer_resource arena_;
-  // By view of the policy's paths (and their prefixes), which r_ holds: copying each path
-  // into its key cost as much as the lookups.
-  std::pmr::unordered_map<std::string_view, Firsts, SbplPathIds::Hash> firsts_{&arena_};
-  SbplPathFilter listed_;         // the paths in firsts_
-  size_t protected_holders_ = 0;  // the entries of firsts_ with a protected_below
-  // The holders of the last path asked about, "/" first, each with the least Firsts of
-  // it and its holders: probe paths come sorted, so most of a path's holders are the
-  // last one's, and looking each one up for every path was most of the policy side.
-  struct Holder {
-    std::string_view path;
-    Firsts held;
-    const Firsts* own = nullptr;  // its entry in firsts_
-  };
-  mutable std::vector<Holder> holders_;
-  mutable std::string_view last_;  // the last path asked about
+  // By view of the policy's paths (and their prefixes), which r_ holds.
+  std::unordered_map<std::string_view, Firsts> firsts_;
 };
 
 PathFacts FileIntent::facts(std::string_view path) const {
-  // The holders for_each_holder() lists: "/", then the ancestors and the path itself.
-  auto push = [&](std::string_view h) {
-    Holder next{h, holders_.empty() ? Firsts{} : holders_.back().held};
-    if (auto it = listed_.may_hold(h) ? firsts_.find(h) : firsts_.end(); it != firsts_.end()) {
-      next.own = &it->second;
-      next.held.read = std::min(next.held.read, it->second.read);
-      next.held.write = std::min(next.held.write, it->second.write);
-      next.held.protect = std::min(next.held.protect, it->second.protect);
-      next.held.deny = std::min(next.held.deny, it->second.deny);
+  // The least position in each list among the holders: the first entry in policy order.
+  Firsts held;
+  for_each_holder(path, [&](std::string_view h) {
+    if (auto it = firsts_.find(h); it != firsts_.end()) {
+      held.read = std::min(held.read, it->second.read);
+      held.write = std::min(held.write, it->second.write);
+      held.protect = std::min(held.protect, it->second.protect);
+      held.deny = std::min(held.deny, it->second.deny);
     }
-    holders_.push_back(next);
-  };
-  if (holders_.empty()) push("/");
-  // Past "/", the holders are the last path and ancestors of it, so one holds this path
-  // when it is no longer than their common prefix and ends where a component of this path
-  // does: comparing each with the path again read the shared bytes once per holder.
-  const size_t common = common_prefix(path, last_);
-  while (holders_.size() > 1) {
-    const size_t n = holders_.back().path.size();
-    if (n <= common && (n == path.size() || (n != 0 && n < path.size() && path[n] == '/'))) break;
-    holders_.pop_back();
-  }
-  // The ancestors past the longest holder kept, shortest first, then the path itself.
-  const size_t kept = holders_.size() == 1 ? 0 : holders_.back().path.size();
-  for (size_t i = path.find('/', kept + 1); i != std::string_view::npos; i = path.find('/', i + 1))
-    if (i != 1 || path[0] != '/') push(path.substr(0, i));
-  if (path != "/" && (holders_.size() == 1 || holders_.back().path.size() != path.size()))
-    push(path);
-  last_ = path;
-  Firsts held = holders_.back().held;
-  // protected_below is the path's own, or for a one-character path that of "/", which
-  // for_each_holder() lists last. The holders grow longer from "/" to the path itself,
-  // so only for a one-character path can another holder have its length.
-  held.protected_below = kNone;
-  auto own = path.size() == 1 ? holders_.begin() : holders_.end() - 1;
-  for (; own != holders_.end(); ++own)
-    if (own->own && own->path.size() == path.size()) {
-      held.protected_below = own->own->protected_below;
-      break;
-    }
+    return true;
+  });
+  // Only the path's own entry says whether a protected path lies at or below it.
+  const auto own = firsts_.find(path);
+  held.protected_below = own == firsts_.end() ? kNone : own->second.protected_below;
   auto at = [](const std::vector<ResolvedPath>& list, uint32_t i) {
     return i == kNone ? nullptr : &list[i];
   };
@@ -327,166 +276,32 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
   return deny("host processes are out of reach");
 }
 
-// A path being sorted by sort_paths(), with its bytes from the current depth on: the
-// next kWord as a big-endian word (zeros past the end), and how many of them there are,
-// kWord + 1 standing for more. The path is a pointer and a 32-bit size rather than a
-// string_view: 24 bytes an entry instead of 32, for thousands of entries. Made keyed at
-// depth 0, and kept as the probe paths once sorted: a list of views besides them cost
-// a copy each way and pages of its own.
-struct SortEntry {
-  static constexpr size_t kWord = sizeof(uint64_t);
-  uint64_t word;
-  const char* data;
-  uint32_t size;
-  uint32_t rest;
-
-  // Unset, so that an array of entries is not written before its entries are made.
-  SortEntry() = default;
-  explicit SortEntry(std::string_view p) : data(p.data()), size(static_cast<uint32_t>(p.size())) {
-    key(0);
-  }
-  std::string_view path() const { return {data, size}; }
-
-  void key(size_t depth) {
-    const size_t left = size - std::min<size_t>(depth, size);
-    rest = static_cast<uint32_t>(std::min(left, kWord + 1));
-    uint64_t w = 0;
-    if (left >= kWord) {
-      std::memcpy(&w, data + depth, sizeof w);
-      if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
-    } else {
-      for (size_t i = 0; i < left; ++i)
-        w |= uint64_t{static_cast<unsigned char>(data[depth + i])} << (56 - 8 * i);
+// The probe paths, sorted, each once: every path of the policy, a child, a grandchild,
+// a sibling sharing its name as a prefix (".git" vs ".github"), its parent and a child of
+// that; every ancestor of each protected path; and paths outside every root.
+std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& file_intent) {
+  std::vector<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
+  auto family = [&](const std::string& p) {
+    paths.push_back(p);
+    paths.push_back(p + "/zp-probe");
+    paths.push_back(p + "/zp-dir/zp-probe");
+    paths.push_back(p + "hub");
+    if (const auto parent = parent_of(p)) {
+      paths.emplace_back(*parent);
+      paths.push_back((*parent == "/" ? std::string() : std::string(*parent)) + "/zp-sibling");
     }
-    word = w;
-  }
-  // By the current key: paths that agree on the bytes before it sort as their keys do,
-  // and equal keys with rest up to kWord are equal paths.
-  bool before(const SortEntry& o) const { return word != o.word ? word < o.word : rest < o.rest; }
-  bool same_key(const SortEntry& o) const { return word == o.word && rest == o.rest; }
-  bool goes_on() const { return rest > kWord; }  // past the key
-};
-
-// Sorts a[0, n), whose paths agree on their first `depth` bytes and whose keys are those
-// at `depth`, as std::sort would: a three-way quicksort on eight bytes at a time. Probe
-// paths share long prefixes ("${HOME}/cache/tool"), so comparing whole paths spent most
-// of the sort on the same bytes; this reads each byte a few times.
-void sort_paths(SortEntry* a, size_t n, size_t depth) {
-  while (n > 1) {
-    if (n <= 8) {
-      // Few enough to insert one by one, by key, and past it by the rest of the paths. At
-      // up to 16, the insertions' comparisons cost more than partitioning further did.
-      auto less = [&](const SortEntry& x, const SortEntry& y) {
-        if (!x.same_key(y)) return x.before(y);
-        return x.goes_on() && x.path().substr(depth + SortEntry::kWord) <
-                                  y.path().substr(depth + SortEntry::kWord);
-      };
-      for (size_t i = 1; i < n; ++i) {
-        const SortEntry e = a[i];
-        size_t j = i;
-        for (; j > 0 && less(e, a[j - 1]); --j) a[j] = a[j - 1];
-        a[j] = e;
-      }
-      return;
-    }
-    const SortEntry pivot = a[n / 2];
-    size_t lt = 0, i = 0, gt = n;
-    while (i < gt) {
-      if (a[i].before(pivot)) {
-        // Until a key equal to the pivot's turns up, lt == i and a swap would move nothing:
-        // the candidates come mostly in order, so that is most of the entries below it.
-        if (lt != i) std::swap(a[lt], a[i]);
-        ++lt;
-        ++i;
-      } else if (pivot.before(a[i])) {
-        std::swap(a[i], a[--gt]);
-      } else {
-        ++i;
-      }
-    }
-    sort_paths(a, lt, depth);
-    sort_paths(a + gt, n - gt, depth);
-    // The paths equal to the pivot's key: equal paths, or ones that go on past it.
-    if (!pivot.goes_on()) return;
-    a += lt;
-    n = gt - lt;
-    depth += SortEntry::kWord;
-    for (size_t k = 0; k < n; ++k) a[k].key(depth);
-  }
-}
-
-// The probe paths of probe_paths(), in an array sized by a bound and written in place:
-// a std::vector's emplace_back() was a call per path, costing more than making the entry.
-struct ProbePaths {
-  std::unique_ptr<SortEntry[]> entries;
-  size_t size = 0;
-  const SortEntry* begin() const { return entries.get(); }
-  const SortEntry* end() const { return entries.get() + size; }
-};
-
-// The probe paths, sorted, each once. Most candidates are repeats (shared parents and
-// siblings); sorting them all and dropping the repeats costs less than telling them apart
-// by hash on the way. A path of the policy, or a prefix of one, is viewed in place; the
-// others are written into `storage`, sized up front so that the views into it stay valid.
-ProbePaths probe_paths(const ir::Resolved& r, const FileIntent& file_intent,
-                       std::unique_ptr<char[]>& storage) {
-  const auto groups = {&r.read, &r.write, &r.protect, &r.deny, &r.pin};
-  size_t size = 0, count = 0;
-  for (const auto* group : groups) count += group->size();
-  // family() offers six paths per policy path, then come the ancestors of the protected
-  // paths, which file_intent has walked and counted: bounded by the protected paths'
-  // lengths instead, the array outgrew malloc's mmap threshold, and was mapped afresh on
-  // every call. Left uninitialised, like `storage`: the bound is seldom reached.
-  ProbePaths paths{
-      std::make_unique_for_overwrite<SortEntry[]>(6 * count + 3 + file_intent.protected_holders())};
-  auto add = [&](std::string_view p) { paths.entries[paths.size++] = SortEntry(p); };
-  for (const auto* group : groups)
-    for (const auto& p : *group)
-      // family() writes the path three times and its parent once, with these suffixes.
-      size += 4 * p.path.size() + sizeof("/zp-probe/zp-dir/zp-probehub/zp-sibling");
-  // Sized once and written in place, the suffixes by a copy of known length: two appends
-  // per path were two calls. Left uninitialised: `size` is a bound, and zeroing it touched
-  // pages that no path reaches.
-  storage.reset(new char[size]);
-  size_t used = 0;
-  for (std::string_view p : {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"}) add(p);
-  auto add_joined = [&]<size_t N>(std::string_view a, const char(&b)[N]) {
-    char* const start = storage.get() + used;
-    std::memcpy(start, a.data(), a.size());
-    std::memcpy(start + a.size(), b, N - 1);
-    used += a.size() + N - 1;
-    add(std::string_view(start, a.size() + N - 1));
   };
-  // Policy paths come grouped by directory: a parent that the last path offered is left
-  // out at once, which spares sorting most of the repeats.
-  std::optional<std::string_view> last_parent;
-  auto family = [&](std::string_view p) {
-    add(p);
-    add_joined(p, "/zp-probe");
-    add_joined(p, "/zp-dir/zp-probe");
-    add_joined(p, "hub");  // shares the prefix: ".git" vs ".github", "/a/b" vs "/a/bhub"
-    const auto parent = parent_of(p);
-    if (parent && parent != last_parent) {
-      add(*parent);
-      add_joined(*parent == "/" ? "" : *parent, "/zp-sibling");
-    }
-    last_parent = parent;
-  };
-  for (const auto* group : groups)
+  for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
     for (const auto& p : *group) family(p.path);
   // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
   // above an absolute path.
   const bool absolute = std::any_of(r.protect.begin(), r.protect.end(),
                                     [](const auto& p) { return p.path.starts_with('/'); });
   file_intent.for_each_protected_ancestor([&](std::string_view a) {
-    if (a != "/" || absolute) add(a);
+    if (a != "/" || absolute) paths.emplace_back(a);
   });
-  SortEntry* const first = paths.entries.get();
-  sort_paths(first, paths.size, 0);
-  paths.size = static_cast<size_t>(
-      std::unique(first, first + paths.size,
-                  [](const SortEntry& a, const SortEntry& b) { return a.path() == b.path(); }) -
-      first);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
 
@@ -494,12 +309,9 @@ ProbePaths probe_paths(const ir::Resolved& r, const FileIntent& file_intent,
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
 template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
-  std::unique_ptr<char[]> storage;  // before file_intent, which keeps views of the paths
   const FileIntent file_intent(r);
-  for (const SortEntry& e : probe_paths(r, file_intent, storage)) {
-    const std::string_view path = e.path();
+  for (const std::string& path : probe_paths(r, file_intent))
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
-  }
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
       on_other(op, t, network_intent(r, t));
@@ -667,7 +479,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   if (!policy.portable) {
     for (const auto& [name, value] : params)
       for (const char* link : {"/tmp", "/var", "/etc"})
-        if (ir::path_within(link, value))
+        if (text_within(link, value))
           findings.push_back({SbplFinding::Kind::NotCanonical,
                               params_file,
                               "parameter " + std::string(name),
@@ -750,18 +562,7 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
 
 std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
   SbplParamList out;
-  // A line per parameter: sized once, and the names seen kept as views of `text`, since
-  // copying each name into an ordered set cost as much as the rest of the parse. They are
-  // kept in an SbplParams, whose flat index costs less to fill than a set's node per name.
-  // Lines are counted with memchr: std::count went a byte at a time (0.1 M instructions
-  // on golden/large.yaml's params.txt).
-  size_t lines = 1;
-  for (const char *p = text.data(), *end = p + text.size();
-       (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)))); ++p)
-    ++lines;
-  out.reserve(lines);
-  SbplParams seen;
-  seen.reserve(lines);
+  SbplParams seen;  // to refuse a name defined twice
   int line_no = 0;
   while (!text.empty()) {
     ++line_no;

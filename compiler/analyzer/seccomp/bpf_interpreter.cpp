@@ -234,44 +234,65 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
   return pc + 1;
 }
 
-// The walk of run_bpf_for_numbers over one path, for the numbers lo..hi, all of which
-// have taken it so far. While `a_is_nr`, the accumulator holds the number itself and only
-// instructions that do not read it run on the machine.
+// The walk of run_bpf_for_numbers: each branch is one path of the program for the numbers
+// lo..hi, all of which have taken it so far. While `a_is_nr`, the accumulator holds the
+// number itself and only instructions that do not read it run on the machine. Branches
+// wait on an explicit stack, not the call stack: a hostile program may nest 4096
+// comparisons. The ranges of the branches are disjoint, so the order they run in does
+// not matter.
 struct NumberWalk {
+  struct Branch {
+    size_t pc;
+    uint32_t lo, hi;
+    bool a_is_nr;
+    Machine m;
+  };
   std::span<const BpfInsn> prog;
   uint32_t arch;
   uint32_t base;
   std::vector<BpfRun>& out;
+  std::vector<Branch> pending;
 
-  void walk(size_t pc, uint32_t lo, uint32_t hi, bool a_is_nr, Machine m) {
+  void run(Branch first) {
+    pending.push_back(std::move(first));
+    while (!pending.empty()) {
+      Branch b = std::move(pending.back());
+      pending.pop_back();
+      walk(b);
+    }
+  }
+
+  void walk(Branch& b) {
     // The number is read only through the accumulator, so a representative stands for
     // the rest of the range in `data`.
-    const SeccompData data{lo, arch, 0, {}};
+    const SeccompData data{b.lo, arch, 0, {}};
+    size_t pc = b.pc;
+    Machine& m = b.m;
     while (pc < prog.size()) {
       const BpfInsn& in = prog[pc];
       const uint16_t c = in.code;
-      if (a_is_nr && cls(c) == JMP && src(c) == K &&
+      if (b.a_is_nr && cls(c) == JMP && src(c) == K &&
           (op(c) == JEQ || op(c) == JGT || op(c) == JGE)) {
         ++m.run.executed;
-        split(pc, in, lo, hi, m);
+        split(pc, in, b.lo, b.hi, m);
         return;
       }
       const bool leaves_a = c == (LD | W | ABS) || cls(c) == LD || cls(c) == LDX ||
                             cls(c) == STX || c == (MISC | TXA) || c == (JMP | JA) ||
                             c == (RET | K);
-      if (a_is_nr && !leaves_a) {
-        for (uint64_t nr = lo; nr <= hi; ++nr)
+      if (b.a_is_nr && !leaves_a) {
+        for (uint64_t nr = b.lo; nr <= b.hi; ++nr)
           out[nr - base] = run_bpf(prog, SeccompData{static_cast<uint32_t>(nr), arch, 0, {}});
         return;
       }
-      if (cls(c) == LD) a_is_nr = c == (LD | W | ABS) && in.k == 0;
-      if (c == (MISC | TXA)) a_is_nr = false;
+      if (cls(c) == LD) b.a_is_nr = c == (LD | W | ABS) && in.k == 0;
+      if (c == (MISC | TXA)) b.a_is_nr = false;
       auto next = step(prog, pc, data, m);
       if (!next) break;
       pc = *next;
     }
     if (pc >= prog.size()) m.run.ret = 0;
-    for (uint64_t nr = lo; nr <= hi; ++nr) out[nr - base] = m.run;
+    for (uint64_t nr = b.lo; nr <= b.hi; ++nr) out[nr - base] = m.run;
   }
 
   // A comparison of the number with a constant: the numbers that take the jump,
@@ -285,7 +306,7 @@ struct NumberWalk {
     const size_t taken = pc + 1 + in.jt, not_taken = pc + 1 + in.jf;
     auto go = [&](uint64_t from, uint64_t to, size_t next) {
       if (from <= to)
-        walk(next, static_cast<uint32_t>(from), static_cast<uint32_t>(to), true, m);
+        pending.push_back({next, static_cast<uint32_t>(from), static_cast<uint32_t>(to), true, m});
     };
     if (t_lo > t_hi) return go(lo, hi, not_taken);
     if (t_lo > lo) go(lo, t_lo - 1, not_taken);
@@ -312,7 +333,7 @@ BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
 std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> prog, uint32_t arch,
                                         uint32_t base, uint32_t count) {
   std::vector<BpfRun> out(count);
-  if (count > 0) NumberWalk{prog, arch, base, out}.walk(0, base, base + (count - 1), false, {});
+  if (count > 0) NumberWalk{prog, arch, base, out, {}}.run({0, base, base + (count - 1), false, {}});
   return out;
 }
 
