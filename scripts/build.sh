@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds zpolicy into build/ (warnings are errors). Extra arguments go to
 # the CMake configure step, e.g. -DZPOLICY_SANITIZE=ON. ZPOLICY_BUILD_DIR picks another
-# directory. Ninja and ccache are used when installed (scripts/install-deps.sh installs
-# both): they only make rebuilds faster.
+# directory; ZPOLICY_BUILD_TARGETS limits the build to those targets. Ninja and ccache are
+# used when installed (scripts/install-deps.sh installs both): they only make rebuilds faster.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${ZPOLICY_BUILD_DIR:-build}
@@ -16,4 +16,6 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B "$build_dir" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DZPOLICY_WERROR=ON ${launcher[@]+"${launcher[@]}"} "$@" >/dev/null
-cmake --build "$build_dir" -j"$(nproc)"
+targets=()
+for t in ${ZPOLICY_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j"$(nproc)" ${targets[@]+"${targets[@]}"}
