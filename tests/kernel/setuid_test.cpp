@@ -74,8 +74,8 @@ std::vector<std::string> setid_files(const std::string& root) {
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     struct stat st;
     if (::lstat(e.path().c_str(), &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) != 0)
-      out.push_back(e.path().string() + " mode " + std::to_string(st.st_mode & 07777) +
-                    " uid " + std::to_string(st.st_uid));
+      out.push_back(e.path().string() + " mode " + std::to_string(st.st_mode & 07777) + " uid " +
+                    std::to_string(st.st_uid));
   }
   return out;
 }
@@ -149,7 +149,8 @@ BOOST_DATA_TEST_CASE(no_file_capability_and_no_chown_from_inside, bdata::make(kC
   auto r = box.sh(
       "/usr/bin/python3 -c \"import os\n"
       "cap = bytes([0,0,0,2, 0,0x20,0,0, 0,0,0,0, 0,0,0,0, 0,0,0,0])\n"
-      "for fn in (lambda: os.setxattr('f', 'security.capability', cap), lambda: os.chown('f', 1, 1)):\n"
+      "for fn in (lambda: os.setxattr('f', 'security.capability', cap), lambda: os.chown('f', 1, "
+      "1)):\n"
       "    try: fn(); print('ok')\n"
       "    except OSError as e: print(e)\"");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
@@ -175,9 +176,11 @@ BOOST_DATA_TEST_CASE(ordinary_modes_still_work, bdata::make(kCallers), caller) {
       "chmod 1777 d\n"
       "/usr/bin/python3 -c \"import tarfile, io\n"
       "with tarfile.open('ok.tar', 'w') as t:\n"
-      "    i = tarfile.TarInfo('tarred'); i.size = 1; i.mode = 0o751; t.addfile(i, io.BytesIO(b'x'))\"\n"
+      "    i = tarfile.TarInfo('tarred'); i.size = 1; i.mode = 0o751; t.addfile(i, "
+      "io.BytesIO(b'x'))\"\n"
       "mkdir x && tar -xpf ok.tar -C x\n"
-      "/usr/bin/python3 -c \"import os; os.close(os.open('o', os.O_CREAT | os.O_WRONLY, 0o700))\"\n");
+      "/usr/bin/python3 -c \"import os; os.close(os.open('o', os.O_CREAT | os.O_WRONLY, "
+      "0o700))\"\n");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(mode_of(box.ws("a")) == 0755u, r.describe());
   BOOST_TEST(mode_of(box.ws("b")) == 0755u, r.describe());

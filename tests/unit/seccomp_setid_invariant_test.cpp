@@ -1,6 +1,6 @@
 #include <algorithm>
-#include <cstring>
 #include <boost/test/unit_test.hpp>
+#include <cstring>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
@@ -54,9 +54,7 @@ BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
       if (!ir::find_syscall(*ir::parse_arch(std::string_view(abi, std::strlen(abi) - 1)),
                             std::string_view(call, std::strlen(call) - 1)))
         continue;
-      BOOST_TEST_CONTEXT(abi << call) {
-        BOOST_TEST(names(fs, std::string(abi) + call), all(fs));
-      }
+      BOOST_TEST_CONTEXT(abi << call) { BOOST_TEST(names(fs, std::string(abi) + call), all(fs)); }
     }
 }
 
@@ -68,8 +66,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
       ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
       const auto before = weakened.rules.size();
       std::erase_if(weakened.rules, [&](const ir::SyscallRule& r) {
-        return r.name == call.name && r.conditions.size() == 1 &&
-               r.conditions[0].value == bit;
+        return r.name == call.name && r.conditions.size() == 1 && r.conditions[0].value == bit;
       });
       BOOST_TEST_REQUIRE(weakened.rules.size() == before - 1);
       const auto fs = zc::check_setid_invariant(es::emit_bpf(weakened));

@@ -12,8 +12,7 @@ namespace {
 
 // Written out here rather than taken from the baseline: the check must not share a
 // mistake with what it checks.
-constexpr uint64_t kS_ISUID = 04000, kS_ISGID = 02000, kS_IFREG = 0100000,
-                   kS_IFCHR = 0020000;
+constexpr uint64_t kS_ISUID = 04000, kS_ISGID = 02000, kS_IFREG = 0100000, kS_IFCHR = 0020000;
 constexpr uint64_t kO_WRONLY = 01, kO_RDWR = 02, kO_CREAT = 0100, kO_EXCL = 0200,
                    kO_TMPFILE = 020200000;
 constexpr uint64_t kHigh = 0xffffffff00000000u;
@@ -34,17 +33,16 @@ std::string hex(uint64_t v) {
 std::vector<uint64_t> setid_modes() {
   std::vector<uint64_t> out;
   for (uint64_t bits : {kS_ISUID, kS_ISGID, kS_ISUID | kS_ISGID})
-    for (uint64_t rest : {uint64_t{0}, uint64_t{0755}, uint64_t{01777}, kS_IFREG | 0755,
-                          kHigh | 0755})
+    for (uint64_t rest :
+         {uint64_t{0}, uint64_t{0755}, uint64_t{01777}, kS_IFREG | 0755, kHigh | 0755})
       out.push_back(bits | rest);
   return out;
 }
 
 std::vector<Probe> probes() {
   std::vector<Probe> out;
-  const uint64_t open_flags[] = {kO_WRONLY | kO_CREAT,      kO_RDWR | kO_CREAT | kO_EXCL,
-                                 kO_RDWR | kO_TMPFILE,      kO_WRONLY | kO_CREAT | kHigh,
-                                 uint64_t{0}};
+  const uint64_t open_flags[] = {kO_WRONLY | kO_CREAT, kO_RDWR | kO_CREAT | kO_EXCL,
+                                 kO_RDWR | kO_TMPFILE, kO_WRONLY | kO_CREAT | kHigh, uint64_t{0}};
   for (uint64_t mode : setid_modes()) {
     out.push_back({"chmod", {kPath, mode}});
     out.push_back({"fchmod", {3, mode}});

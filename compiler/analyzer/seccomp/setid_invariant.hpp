@@ -5,7 +5,6 @@
 
 #include "compiler/analyzer/finding.hpp"
 
-
 namespace zpolicy::compiler {
 
 // Invariant 6 (setuid is inert), checked on the program itself rather than against the
