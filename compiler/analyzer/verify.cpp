@@ -5,6 +5,7 @@
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
+#include "compiler/analyzer/seccomp/setid_invariant.hpp"
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 
 namespace zpolicy::compiler {
@@ -59,6 +60,8 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::
                    s.actual ? s.actual->str() : "an action the IR has no word for", {}});
   auto network = check_network_invariant(r, bpf->content);
   out.insert(out.end(), network.begin(), network.end());
+  auto setid = check_setid_invariant(bpf->content);
+  out.insert(out.end(), setid.begin(), setid.end());
   if (v.mismatches > v.findings.size())
     out.push_back({"linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf",
                    "no further mismatches",

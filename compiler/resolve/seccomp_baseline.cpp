@@ -7,8 +7,10 @@ namespace {
 
 // Each entry is documented in docs/seccomp.md.
 constexpr std::string_view kBaselineDenies[] = {
-    // Reading or steering other processes' memory.
-    "ptrace", "process_vm_readv", "process_vm_writev",
+    // Reading or steering other processes' memory, or taking their files: each of these
+    // is a ptrace-mode access and gives part of what ptrace would.
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "process_madvise",
+    "kcmp", "process_mrelease",
     // Changing the mount table: would undo the read-only binds and protected subpaths.
     "mount", "umount2", "pivot_root", "move_mount", "open_tree", "open_tree_attr",
     "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
@@ -34,6 +36,24 @@ ir::ArgCondition arg(unsigned index, ir::CmpOp op, uint64_t value) {
   return {index, op, value, ~uint64_t{0}};
 }
 
+// A sandbox started by root runs as host uid 0 and owns what it creates; a setuid or
+// setgid bit it set would outlive the run and hand root to any host user. Every call
+// that takes a mode is refused when the mode asks for S_ISUID or S_ISGID, whatever the
+// other arguments say (open/openat too without O_CREAT: the kernel ignores the mode
+// then, so nothing is lost, and O_TMPFILE needs no O_CREAT). The kernel reads the mode
+// as a umode_t, so only its low bits count and a masked test on them is exact.
+// mkdir never sets either bit from its mode (the kernel keeps only rwx and sticky), but
+// refusing it too keeps the rule one sentence. openat2 carries its mode in memory the
+// filter cannot read: ENOSYS, and libc falls back to openat.
+void add_setid_mode_denies(ir::SyscallPolicy& out, ir::Action deny) {
+  const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
+  for (const auto& call : kModeArguments)
+    for (uint64_t bit : {kS_ISUID, kS_ISGID})
+      out.rules.push_back(
+          rule(call.name, deny, builtin, {{call.mode_index, ir::CmpOp::MaskedEq, bit, bit}}));
+  out.rules.push_back(rule("openat2", ir::Action::errno_(kENOSYS), builtin));
+}
+
 void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
   for (auto name : kBaselineDenies) out.rules.push_back(rule(name, deny, builtin));
@@ -42,6 +62,7 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   out.rules.push_back(rule("clone3", ir::Action::errno_(kENOSYS), builtin));
   out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kTIOCSTI)}));
   out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kTIOCLINUX)}));
+  add_setid_mode_denies(out, deny);
 }
 
 // `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string_view>
+
 #include "ir/mode.hpp"
 #include "ir/policy.hpp"
 #include "ir/syscall_policy.hpp"
@@ -25,6 +27,21 @@ inline constexpr uint64_t kNamespaceCloneFlags[] = {
     0x20000000,  // CLONE_NEWPID
     0x40000000,  // CLONE_NEWNET
 };
+
+// The calls that create a file or change a mode, and which argument holds the mode. A
+// call among them whose mode has S_ISUID or S_ISGID is denied; openat2 (mode in memory)
+// answers ENOSYS.
+struct ModeArgument {
+  std::string_view name;
+  unsigned mode_index;
+};
+inline constexpr ModeArgument kModeArguments[] = {
+    {"chmod", 1},  {"fchmod", 1},  {"fchmodat", 2}, {"fchmodat2", 2}, {"open", 2},
+    {"openat", 3}, {"creat", 1},   {"mknod", 1},    {"mknodat", 2},   {"mkdir", 1},
+    {"mkdirat", 2},
+};
+inline constexpr uint64_t kS_ISUID = 04000;
+inline constexpr uint64_t kS_ISGID = 02000;
 
 inline constexpr uint64_t kTIOCSTI = 0x5412;
 inline constexpr uint64_t kTIOCLINUX = 0x541C;
