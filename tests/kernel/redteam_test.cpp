@@ -118,6 +118,23 @@ BOOST_DATA_TEST_CASE(a_workspace_holding_pythons_user_site_is_refused, bdata::ma
   BOOST_TEST(!exists(marker), "host python ran code the sandbox planted\n" << r.describe());
 }
 
+// ESCAPE (sec-run): ZP003 compares paths, so the caller's HOME reached through another
+// name (a bind mount: a dev container's /work, `mount --bind ~ /srv/me`) is accepted as a
+// workspace and the sandbox appends to ~/.profile. The same holds for /etc (cron.d).
+BOOST_DATA_TEST_CASE(home_through_a_bind_mount_alias_is_refused_as_a_workspace,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string alias = box.base() + "/alias";
+  box.make_dir(alias);
+  RunSpec spec;
+  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                      "mount --bind \"$0\" \"$1\" && cd \"$1\" && shift && exec \"$@\"",
+                      box.home(), alias};
+  spec.command = {"/bin/sh", "-c", "echo evil >> .profile"};
+  auto r = box.run(spec);
+  BOOST_TEST(read_file(box.home() + "/.profile").value_or("") == "echo profile\n", r.describe());
+}
+
 // ESCAPE (main, sec-run): with the host's /tmp (nobody) or /run (root) as workspace, the
 // sandbox reaches zpolicy's own state: it can hold the lock (every later run stalls) and
 // forge run records that the next run reconciles as root (rmdir, chmod).
@@ -207,6 +224,29 @@ BOOST_DATA_TEST_CASE(a_nested_git_fifo_does_not_hang_the_run, bdata::make(kCalle
   spec.limit = std::chrono::seconds(20);
   auto r = box.run(spec);
   BOOST_TEST(!r.hit_limit, "zpolicy blocked on a FIFO\n" << r.describe());
+}
+
+// ESCAPE (all; sec-placeholders holds the top-level case): a hard link that already exists
+// between a writable name and a file under a nested repository's .git (git clone --local,
+// cp -al, a backup) makes the protected object writable: `chmod u+w` + write on the
+// writable name changes hooks, config (core.fsmonitor) or objects the host uses later.
+BOOST_DATA_TEST_CASE(existing_hard_links_into_top_and_nested_git_stay_read_only,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.write_file(box.ws(".git/config"), "[core]\n", 0444);
+  box.write_file(box.ws("packages/a/.git/config"), "[core]\n", 0444);
+  box.write_file(box.ws("packages/a/.git/objects/ab/cdef"), "blob\n", 0444);
+  box.make_dir(box.ws("backup"));
+  for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {".git/config", "backup/top-config"},
+           {"packages/a/.git/config", "backup/nested-config"},
+           {"packages/a/.git/objects/ab/cdef", "backup/object"}})
+    BOOST_TEST_REQUIRE(::link(box.ws(from).c_str(), box.ws(to).c_str()) == 0);
+  const std::string top = snapshot(box.ws(".git")), nested = snapshot(box.ws("packages/a/.git"));
+  auto r = box.sh("for f in backup/*; do chmod u+w $f; echo '[core] fsmonitor=evil' >> $f; done");
+  // Refusing to run is as good as binding the links read-only: only the host's view counts.
+  BOOST_TEST(snapshot(box.ws(".git")) == top, r.describe());
+  BOOST_TEST(snapshot(box.ws("packages/a/.git")) == nested, r.describe());
 }
 
 // ESCAPE (all, low): ptrace and process_vm_writev are denied, yet /proc/PID/mem and
