@@ -249,6 +249,29 @@ BOOST_DATA_TEST_CASE(existing_hard_links_into_top_and_nested_git_stay_read_only,
   BOOST_TEST(snapshot(box.ws("packages/a/.git")) == nested, r.describe());
 }
 
+// ESCAPE (all, medium; a documented limit at least): a deny root masks paths, so a file
+// under it that has another name outside (a hard link made by the host: a backup, cp -al,
+// a dotfile manager) is read through that name.
+BOOST_DATA_TEST_CASE(a_hard_link_out_of_a_deny_root_is_not_readable, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.write_file(box.home() + "/.aws/credentials", "aws-secret-key\n", 0600);
+  box.make_dir(box.home() + "/notes");
+  BOOST_TEST_REQUIRE(::link((box.home() + "/.aws/credentials").c_str(),
+                            (box.home() + "/notes/creds").c_str()) == 0);
+  const std::string policy = box.write_policy("deny.yaml", R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  read: ["/"]
+  write: ["${WORKSPACE}"]
+  deny: ["~/.ssh", "~/.aws"]
+network: none
+)");
+  auto r = box.sh("cat ~/.aws/credentials; cat ~/notes/creds", {"--policy", policy});
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find("aws-secret-key") == std::string::npos, r.describe());
+}
+
 // ESCAPE (all, low): ptrace and process_vm_writev are denied, yet /proc/PID/mem and
 // pidfd_getfd give the same power over a sibling in the sandbox.
 BOOST_DATA_TEST_CASE(proc_mem_and_pidfd_getfd_do_not_bypass_the_ptrace_deny, bdata::make(kCallers),
