@@ -285,6 +285,22 @@ BOOST_DATA_TEST_CASE(proc_mem_and_pidfd_getfd_do_not_bypass_the_ptrace_deny, bda
   BOOST_TEST(r.out.find("pidfd_getfd succeeded") == std::string::npos, r.describe());
 }
 
+// HELD on sec-patterns, ESCAPE on main (issue 14 §5): renaming the parent of a nested
+// repository and creating a fresh `.git` in its place plants a repository (core.fsmonitor)
+// at the path the host's next `git status` uses.
+BOOST_DATA_TEST_CASE(renaming_the_parent_of_a_nested_git_plants_nothing, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.write_file(box.ws("packages/a/.git/config"), "[core]\n\trepositoryformatversion = 0\n");
+  box.write_file(box.ws("packages/a/.git/HEAD"), "ref: refs/heads/main\n");
+  const std::string before = snapshot(box.ws("packages"));
+  auto r = box.sh(
+      "mv packages p2 || mv packages/a packages/b\n"
+      "mkdir -p packages/a/.git && printf '[core]\\n\\tfsmonitor = evil\\n' > packages/a/.git/config");
+  BOOST_TEST(snapshot(box.ws("packages")) == before, r.describe());
+  BOOST_TEST(!exists(box.ws("p2")), r.describe());
+}
+
 // HELD (guard): descriptors the caller leaves open never reach the command.
 BOOST_DATA_TEST_CASE(descriptors_inherited_from_the_caller_are_closed, bdata::make(kCallers),
                      caller) {
