@@ -135,6 +135,30 @@ BOOST_DATA_TEST_CASE(home_through_a_bind_mount_alias_is_refused_as_a_workspace,
   BOOST_TEST(read_file(box.home() + "/.profile").value_or("") == "echo profile\n", r.describe());
 }
 
+// ESCAPE (sec-run; main has no ZP004 on the run path): ZP004 compares names, so a
+// policy file that is also a name in the workspace (a hard link: a dotfile manager,
+// cp -al) is rewritten by the command it confines: here to danger-full-access, and the
+// next run is unconfined.
+BOOST_DATA_TEST_CASE(a_policy_hard_linked_into_the_workspace_is_refused, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string text = R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  read: ["/"]
+  write: ["${WORKSPACE}"]
+network: none
+)";
+  const std::string policy = box.write_policy("policy.yaml", text);
+  BOOST_TEST_REQUIRE(::chown(policy.c_str(), uid_of(caller), uid_of(caller)) == 0);
+  BOOST_TEST_REQUIRE(::link(policy.c_str(), box.ws("policy.yaml").c_str()) == 0);
+  auto r = box.sh("sed 's/^mode: .*/mode: danger-full-access/' policy.yaml > /tmp/p && "
+                  "cat /tmp/p > policy.yaml",
+                  {"--policy", policy});
+  BOOST_TEST(read_file(policy).value_or("") == text, "the sandbox rewrote its own policy\n"
+                                                         << r.describe());
+}
+
 // ESCAPE (main, sec-run): with the host's /tmp (nobody) or /run (root) as workspace, the
 // sandbox reaches zpolicy's own state: it can hold the lock (every later run stalls) and
 // forge run records that the next run reconciles as root (rmdir, chmod).
