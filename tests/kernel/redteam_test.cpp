@@ -308,6 +308,26 @@ BOOST_DATA_TEST_CASE(a_host_file_hard_linked_into_the_workspace_stays_unchanged,
   BOOST_TEST(read_file(box.home() + "/.profile").value_or("") == "echo profile\n", r.describe());
 }
 
+// ESCAPE (sec-patterns): `**/NAME` protects NAME where it exists at any depth, but a
+// missing NAME at the top of the writable root gets no placeholder, while the literal
+// entry `NAME` does: switching `.env.local` to `**/.env.local` (to cover nested ones)
+// silently unprotects the top-level one.
+BOOST_DATA_TEST_CASE(a_double_star_pattern_protects_a_missing_top_level_name,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("sub"));
+  const std::string policy = box.write_policy("pattern.yaml", R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  read: ["/"]
+  write: ["${WORKSPACE}"]
+  protect: [".git", "**/.env.local"]
+network: none
+)");
+  auto r = box.sh("echo SECRET=pwn > .env.local", {"--policy", policy});
+  BOOST_TEST(!exists(box.ws(".env.local")), r.describe());
+}
+
 // ESCAPE (all, low): ptrace and process_vm_writev are denied, yet /proc/PID/mem and
 // pidfd_getfd give the same power over a sibling in the sandbox.
 BOOST_DATA_TEST_CASE(proc_mem_and_pidfd_getfd_do_not_bypass_the_ptrace_deny, bdata::make(kCallers),
