@@ -207,6 +207,36 @@ while time.time() < end:
     libc.syscall(316, -100, a, -100, b, 2)
 )";
 
+// A sandbox (the attacker, same caller) in box's workspace swaps `swapped` (a directory
+// below sub/ or sub itself) with a symlink to the caller's HOME while 150 runs start in
+// sub/ (by cwd or --workspace) and write below `swapped`. Returns HOME's snapshot after.
+static std::string race_symlink_swap(Sandbox& box, const std::string& swapped) {
+  box.make_dir(box.ws(swapped));
+  box.write_file(box.ws("swap.py"), kSwapProgram);
+  RunSpec swapper;
+  swapper.command = {"/bin/sh", "-c",
+                     "ln -s " + box.home() + " " + swapped + "L && /usr/bin/python3 swap.py " +
+                         swapped + " " + swapped + "L 90"};
+  swapper.limit = std::chrono::seconds(120);
+  Running a = box.start(swapper);
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return exists(box.ws(swapped + "L")); }, std::chrono::seconds(10)));
+  const std::string below = swapped == "sub" ? "" : swapped.substr(4) + "/";
+  for (int i = 0; i < 150; ++i) {
+    RunSpec victim;
+    victim.limit = std::chrono::seconds(10);
+    if (i % 2)
+      victim.options = {"--workspace", box.ws("sub")};
+    else
+      victim.cwd = box.ws("sub");
+    victim.command = {"/bin/sh", "-c", "touch " + below + "pwn-" + std::to_string(i)};
+    box.run(victim);  // refusing is fine; only what reaches the host counts
+  }
+  kill(a.pid, SIGTERM);
+  box.finish(a);
+  return snapshot(box.home());
+}
+
 // ESCAPE (main, sec-run): a sandbox whose workspace holds another run's workspace swaps
 // that directory with a symlink (renameat2 RENAME_EXCHANGE) while the other run starts:
 // zpolicy creates its placeholders, and bwrap binds the workspace, through the symlink,
@@ -214,26 +244,18 @@ while time.time() < end:
 BOOST_DATA_TEST_CASE(a_workspace_swapped_for_a_symlink_during_start_binds_nothing_else,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  box.make_dir(box.ws("sub"));
-  box.write_file(box.ws("swap.py"), kSwapProgram);
   const std::string before = snapshot(box.home());
-  RunSpec swapper;
-  swapper.command = {"/bin/sh", "-c",
-                     "ln -s " + box.home() + " subL && /usr/bin/python3 swap.py sub subL 30"};
-  swapper.limit = std::chrono::seconds(60);
-  Running a = box.start(swapper);
-  BOOST_TEST_REQUIRE(wait_until([&] { return exists(box.ws("subL")); }, std::chrono::seconds(10)));
-  for (int i = 0; i < 60; ++i) {
-    RunSpec victim;
-    victim.limit = std::chrono::seconds(10);
-    if (i % 2) victim.options = {"--workspace", box.ws("sub")};
-    else victim.cwd = box.ws("sub");
-    victim.command = {"/bin/sh", "-c", "touch pwn-" + std::to_string(i)};
-    box.run(victim);
-  }
-  kill(a.pid, SIGTERM);
-  box.finish(a);
-  BOOST_TEST(snapshot(box.home()) == before, "the host HOME changed:\n" << snapshot(box.home()));
+  BOOST_TEST(race_symlink_swap(box, "sub") == before, "the host HOME changed");
+}
+
+// ESCAPE (main, sec-run): the same race on a writable bind that is not the workspace
+// (`data`, bound for the protected data/agent-sessions): the victim's sandbox writes
+// into the symlink's target.
+BOOST_DATA_TEST_CASE(a_protected_paths_parent_swapped_for_a_symlink_binds_nothing_else,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string before = snapshot(box.home());
+  BOOST_TEST(race_symlink_swap(box, "sub/data") == before, "the host HOME changed");
 }
 
 // ESCAPE (sec-patterns): the default now protects every nested .git, and a FIFO named
