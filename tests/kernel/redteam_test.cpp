@@ -245,7 +245,8 @@ BOOST_DATA_TEST_CASE(a_workspace_swapped_for_a_symlink_during_start_binds_nothin
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string before = snapshot(box.home());
-  BOOST_TEST(race_symlink_swap(box, "sub") == before, "the host HOME changed");
+  const std::string after = race_symlink_swap(box, "sub");
+  BOOST_TEST(after == before, "the host HOME changed:\n" << after);
 }
 
 // ESCAPE (main, sec-run): the same race on a writable bind that is not the workspace
@@ -255,7 +256,8 @@ BOOST_DATA_TEST_CASE(a_protected_paths_parent_swapped_for_a_symlink_binds_nothin
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string before = snapshot(box.home());
-  BOOST_TEST(race_symlink_swap(box, "sub/data") == before, "the host HOME changed");
+  const std::string after = race_symlink_swap(box, "sub/data");
+  BOOST_TEST(after == before, "the host HOME changed:\n" << after);
 }
 
 // ESCAPE (sec-patterns): the default now protects every nested .git, and a FIFO named
