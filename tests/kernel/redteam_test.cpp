@@ -352,6 +352,29 @@ network: none
   BOOST_TEST(!exists(box.ws(".env.local")), r.describe());
 }
 
+// ESCAPE (all, critical as root): setuid is inert inside (nosuid mounts), but what the
+// sandbox leaves in the workspace is not: started by root, the sandbox's files are owned
+// by root on the host, so `chmod 4755` on a copy of a shell leaves a setuid-root shell
+// that any local user who can reach the workspace runs as euid 0.
+BOOST_DATA_TEST_CASE(the_sandbox_leaves_no_setuid_or_setgid_file, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  auto r = box.sh(
+      "cp /bin/dash chmod-sh && chmod 4755 chmod-sh\n"
+      "cp /bin/dash chmod-sg && chmod 2755 chmod-sg\n"
+      "install -m 6755 /bin/dash install-sh\n"
+      "/usr/bin/python3 -c \"import os; os.close(os.open('creat-sh', os.O_CREAT | os.O_WRONLY, "
+      "0o4755))\"\n"
+      "ls -l");
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  for (const char* name : {"chmod-sh", "chmod-sg", "install-sh", "creat-sh"}) {
+    struct stat st;
+    if (::lstat(box.ws(name).c_str(), &st) != 0) continue;
+    BOOST_TEST((st.st_mode & (S_ISUID | S_ISGID)) == 0u,
+               name << " is setuid/setgid (owner uid " << st.st_uid << ") on the host\n"
+                    << r.describe());
+  }
+}
+
 // ESCAPE (all, low): ptrace and process_vm_writev are denied, yet /proc/PID/mem and
 // pidfd_getfd give the same power over a sibling in the sandbox.
 BOOST_DATA_TEST_CASE(proc_mem_and_pidfd_getfd_do_not_bypass_the_ptrace_deny, bdata::make(kCallers),
