@@ -111,8 +111,10 @@ BOOST_DATA_TEST_CASE(a_workspace_holding_pythons_user_site_is_refused, bdata::ma
   spec.cwd = lib;
   spec.command = {"/bin/sh", "-c",
                   "d=$(/usr/bin/python3 -c 'import site; print(site.getusersitepackages())')\n"
-                  "mkdir -p \"$d\" && echo 'open(\"" + marker + "\", \"w\").write(\"x\")' > "
-                  "\"$d/usercustomize.py\""};
+                  "mkdir -p \"$d\" && echo 'open(\"" +
+                      marker +
+                      "\", \"w\").write(\"x\")' > "
+                      "\"$d/usercustomize.py\""};
   auto r = box.run(spec);
   box.host_command({"/usr/bin/python3", "-c", "pass"});
   BOOST_TEST(!exists(marker), "host python ran code the sandbox planted\n" << r.describe());
@@ -127,9 +129,15 @@ BOOST_DATA_TEST_CASE(home_through_a_bind_mount_alias_is_refused_as_a_workspace,
   const std::string alias = box.base() + "/alias";
   box.make_dir(alias);
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
                       "mount --bind \"$0\" \"$1\" && cd \"$1\" && shift && exec \"$@\"",
-                      box.home(), alias};
+                      box.home(),
+                      alias};
   spec.command = {"/bin/sh", "-c", "echo evil >> .profile"};
   auto r = box.run(spec);
   BOOST_TEST(read_file(box.home() + "/.profile").value_or("") == "echo profile\n", r.describe());
@@ -152,9 +160,10 @@ network: none
   const std::string policy = box.write_policy("policy.yaml", text);
   BOOST_TEST_REQUIRE(::chown(policy.c_str(), uid_of(caller), uid_of(caller)) == 0);
   BOOST_TEST_REQUIRE(::link(policy.c_str(), box.ws("policy.yaml").c_str()) == 0);
-  auto r = box.sh("sed 's/^mode: .*/mode: danger-full-access/' policy.yaml > /tmp/p && "
-                  "cat /tmp/p > policy.yaml",
-                  {"--policy", policy});
+  auto r = box.sh(
+      "sed 's/^mode: .*/mode: danger-full-access/' policy.yaml > /tmp/p && "
+      "cat /tmp/p > policy.yaml",
+      {"--policy", policy});
   BOOST_TEST(read_file(policy).value_or("") == text, "the sandbox rewrote its own policy\n"
                                                          << r.describe());
 }
@@ -169,8 +178,9 @@ BOOST_DATA_TEST_CASE(zpolicy_state_is_unreachable_from_a_system_workspace, bdata
   box.remove_later(forged);
   RunSpec spec;
   spec.cwd = system_workspace_of(caller);
-  spec.command = {"/bin/sh", "-c", "echo '1 1 /nonexistent' > " + forged + "; ls -la " +
-                                       state_dir_of(caller) + "; echo '" + kDoneMarker + "'"};
+  spec.command = {"/bin/sh", "-c",
+                  "echo '1 1 /nonexistent' > " + forged + "; ls -la " + state_dir_of(caller) +
+                      "; echo '" + kDoneMarker + "'"};
   auto r = box.run(spec);
   BOOST_TEST(!exists(forged), "the sandbox wrote into zpolicy's state directory\n" << r.describe());
 }
@@ -336,8 +346,8 @@ BOOST_DATA_TEST_CASE(a_host_file_hard_linked_into_the_workspace_stays_unchanged,
 // missing NAME at the top of the writable root gets no placeholder, while the literal
 // entry `NAME` does: switching `.env.local` to `**/.env.local` (to cover nested ones)
 // silently unprotects the top-level one.
-BOOST_DATA_TEST_CASE(a_double_star_pattern_protects_a_missing_top_level_name,
-                     bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(a_double_star_pattern_protects_a_missing_top_level_name, bdata::make(kCallers),
+                     caller) {
   Sandbox box(caller);
   box.make_dir(box.ws("sub"));
   const std::string policy = box.write_policy("pattern.yaml", R"(zpolicy: 1
@@ -369,9 +379,9 @@ BOOST_DATA_TEST_CASE(the_sandbox_leaves_no_setuid_or_setgid_file, bdata::make(kC
   for (const char* name : {"chmod-sh", "chmod-sg", "install-sh", "creat-sh"}) {
     struct stat st;
     if (::lstat(box.ws(name).c_str(), &st) != 0) continue;
-    BOOST_TEST((st.st_mode & (S_ISUID | S_ISGID)) == 0u,
-               name << " is setuid/setgid (owner uid " << st.st_uid << ") on the host\n"
-                    << r.describe());
+    BOOST_TEST((st.st_mode & (S_ISUID | S_ISGID)) == 0u, name << " is setuid/setgid (owner uid "
+                                                              << st.st_uid << ") on the host\n"
+                                                              << r.describe());
   }
 }
 
@@ -399,7 +409,8 @@ BOOST_DATA_TEST_CASE(renaming_the_parent_of_a_nested_git_plants_nothing, bdata::
   const std::string before = snapshot(box.ws("packages"));
   auto r = box.sh(
       "mv packages p2 || mv packages/a packages/b\n"
-      "mkdir -p packages/a/.git && printf '[core]\\n\\tfsmonitor = evil\\n' > packages/a/.git/config");
+      "mkdir -p packages/a/.git && printf '[core]\\n\\tfsmonitor = evil\\n' > "
+      "packages/a/.git/config");
   BOOST_TEST(snapshot(box.ws("packages")) == before, r.describe());
   BOOST_TEST(!exists(box.ws("p2")), r.describe());
 }
@@ -412,9 +423,9 @@ BOOST_DATA_TEST_CASE(descriptors_inherited_from_the_caller_are_closed, bdata::ma
   box.write_file(secret, "inherited-secret\n", 0600);
   RunSpec spec;
   spec.root_prefix = {"/bin/sh", "-c", "exec 7<\"$0\" 8>>\"$0\"; exec \"$@\"", secret};
-  spec.command = {"/bin/sh", "-c",
-                  "cat <&7; echo appended >&8; ls -l /proc/self/fd; echo '" +
-                      std::string(kDoneMarker) + "'"};
+  spec.command = {
+      "/bin/sh", "-c",
+      "cat <&7; echo appended >&8; ls -l /proc/self/fd; echo '" + std::string(kDoneMarker) + "'"};
   auto r = box.run(spec);
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("inherited-secret") == std::string::npos, r.describe());
@@ -432,8 +443,9 @@ BOOST_DATA_TEST_CASE(device_nodes_in_the_workspace_do_not_open, bdata::make(kCal
                                makedev(1, std::string(name) == "zero" ? 5 : 11)) == 0);
     BOOST_TEST_REQUIRE(::chown(node.c_str(), uid_of(caller), uid_of(caller)) == 0);
   }
-  auto r = box.sh("head -c 4 zero >/dev/null && echo zero-opened; head -c 1 kmsg >/dev/null && "
-                  "echo kmsg-opened; echo x > kmsg && echo kmsg-written");
+  auto r = box.sh(
+      "head -c 4 zero >/dev/null && echo zero-opened; head -c 1 kmsg >/dev/null && "
+      "echo kmsg-opened; echo x > kmsg && echo kmsg-written");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(r.out.find("opened") == std::string::npos, r.describe());
   BOOST_TEST(r.out.find("written") == std::string::npos, r.describe());
@@ -449,7 +461,7 @@ BOOST_DATA_TEST_CASE(escape_syscalls_are_refused, bdata::make(kCallers), caller)
                            "perf_event_open", "unshare", "setns", "fsopen", "open_tree",
                            "move_mount", "mount", "open_by_handle_at", "fanotify_init", "syslog"})
     BOOST_TEST(r.out.find(std::string(name) + " OK") == std::string::npos, name << "\n"
-                                                                             << r.describe());
+                                                                                << r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
