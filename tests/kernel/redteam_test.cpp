@@ -270,6 +270,32 @@ BOOST_DATA_TEST_CASE(a_protected_paths_parent_swapped_for_a_symlink_binds_nothin
   BOOST_TEST(after == before, "the host HOME changed:\n" << after);
 }
 
+// ESCAPE (sec-placeholders): the same for one user whose two runs see different
+// XDG_RUNTIME_DIR (a systemd user service and a cron job or ssh session without one):
+// the state directories differ, so the runs do not see each other's placeholders.
+BOOST_DATA_TEST_CASE(concurrent_runs_with_different_runtime_dirs_keep_protected_paths,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string xdg = box.home() + "/xdg";
+  box.make_dir(xdg);
+  BOOST_TEST_REQUIRE(::chmod(xdg.c_str(), 0700) == 0);
+  RunSpec first;
+  first.extra_env = {"XDG_RUNTIME_DIR=" + xdg};
+  first.command = {"/bin/sleep", "2"};
+  Running a = box.start(first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(800));
+  auto r = box.sh(
+      "sleep 4\n"
+      "for p in .git .env .env.local .next node_modules data/agent-sessions/x; do\n"
+      "  mkdir -p \"$(dirname $p)\" 2>/dev/null; echo pwn > $p 2>/dev/null && echo \"created $p\"\n"
+      "done");
+  auto ra = box.finish(a);
+  BOOST_TEST(ra.exit_code == 0, ra.describe());
+  BOOST_TEST(r.completed(), r.describe());
+  for (const char* p : {".git", ".env", ".env.local", ".next", "node_modules", "data"})
+    BOOST_TEST(!exists(box.ws(p)), p << " exists on the host after the run\n" << r.describe());
+}
+
 // ESCAPE (sec-patterns): the default now protects every nested .git, and a FIFO named
 // .git below the top makes expansion block forever (the top-level case is issue 14 §4).
 BOOST_DATA_TEST_CASE(a_nested_git_fifo_does_not_hang_the_run, bdata::make(kCallers), caller) {
