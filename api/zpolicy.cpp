@@ -156,7 +156,7 @@ Result check(const Request& request) {
   if (!loaded) return result;
   compiler::LintContext ctx{loaded->host,
                             request.policy_file ? canonical(*request.policy_file) : std::nullopt,
-                            canonical("/proc/self/exe"), std::string(compiler::kBwrapPath)};
+                            canonical("/proc/self/exe"), std::string(compiler::kBwrapPath), {}};
   const auto items = compiler::check_policy(loaded->policy, ctx);
   for (const auto& i : items)
     result.diagnostics.push_back(diagnostic_of(i.rule_id, i.severity, i.loc, i.message, i.detail));

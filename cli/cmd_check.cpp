@@ -127,7 +127,7 @@ int cmd_check(const Args& args) {
     if (getcwd(cwd, sizeof cwd)) opened = std::string(cwd) + "/" + path;
   }
   const auto results = compiler::check_policy(
-      *policy, {host, opened, canonical("/proc/self/exe"), std::string(compiler::kBwrapPath)});
+      *policy, {host, opened, canonical("/proc/self/exe"), std::string(compiler::kBwrapPath), {}});
   const bool failed = compiler::has_errors(results);
   if (format == "json") std::cout << json_output(results);
   else if (format == "sarif") std::cout << sarif_output(results);

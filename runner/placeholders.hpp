@@ -41,6 +41,7 @@ class Placeholders {
   };
   std::string record_path_;
   int record_fd_ = -1;
+  int host_lock_ = -1;  // shared while this run lives (kHostRunLock)
   std::vector<Entry> entries_;
 };
 

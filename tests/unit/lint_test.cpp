@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(zp003_every_sensitive_path_of_the_list) {
     Host h;
     std::string parent = entry.find('/') == std::string::npos ? "" : entry.substr(0, entry.rfind('/'));
     h.facts.workspace = parent.empty() ? h.facts.home : h.dir.mkdir("home/" + parent);
-    compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt};
+    compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
     auto lints = lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx);
     BOOST_TEST(lints.size() == 1u, entry);
     BOOST_TEST((!lints.empty() && lints[0].id == "ZP003"), entry);
@@ -104,7 +104,7 @@ BOOST_AUTO_TEST_CASE(zp003_bound_through_symlinks_and_ancestors) {
   compiler::HostFacts f = h.facts;
   f.home = h.dir.str() + "/home-link";
   f.workspace = h.facts.home;
-  compiler::LintContext ctx{f, std::nullopt, std::nullopt, std::nullopt};
+  compiler::LintContext ctx{f, std::nullopt, std::nullopt, std::nullopt, {}};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx), "ZP003",
              ir::Severity::Error, 4, 11);
   // A workspace that is an ancestor of the home.
@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(zp004_policy_file_reached_through_the_writable_root) {
   h.dir.symlink(h.dir.str(), "ws/link");
   const std::string text = kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n";
   // Through a link inside the workspace: the sandbox could re-point it.
-  compiler::LintContext ctx{h.facts, h.facts.workspace + "/link/p.yaml", std::nullopt, std::nullopt};
+  compiler::LintContext ctx{h.facts, h.facts.workspace + "/link/p.yaml", std::nullopt, std::nullopt, {}};
   expect_one(lints_of(text, ctx), "ZP004", ir::Severity::Error, 4, 11);
   // The same file by its own name, and a '..' that leaves the workspace: not reachable.
   ctx.policy_file = outside;
@@ -133,7 +133,7 @@ BOOST_AUTO_TEST_CASE(zp004_policy_file_reached_through_the_writable_root) {
 BOOST_AUTO_TEST_CASE(zp005_the_backend_binary_too) {
   Host h;
   const std::string backend = h.dir.write("tmp/bin/bwrap", "");
-  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, backend};
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, backend, {}};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${TMPDIR}\"]\n", ctx), "ZP005",
              ir::Severity::Error, 4, 11);
   h.dir.mkdir("tmp/share");
@@ -164,18 +164,18 @@ BOOST_AUTO_TEST_CASE(docs_list_every_sensitive_path) {
 BOOST_AUTO_TEST_CASE(zp004_policy_file_in_a_writable_root) {
   Host h;
   const std::string policy_file = h.dir.write("ws/p.yaml", "");
-  compiler::LintContext ctx{h.facts, policy_file, std::nullopt, std::nullopt};
+  compiler::LintContext ctx{h.facts, policy_file, std::nullopt, std::nullopt, {}};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx), "ZP004",
              ir::Severity::Error, 4, 11);
   // Portable (no host): the check is skipped.
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n",
-                      {std::nullopt, policy_file, std::nullopt, std::nullopt})
+                      {std::nullopt, policy_file, std::nullopt, std::nullopt, {}})
                  .empty());
 }
 
 BOOST_AUTO_TEST_CASE(zp005_zpolicy_binary_in_a_writable_root) {
   Host h;
-  compiler::LintContext ctx{h.facts, std::nullopt, h.facts.tmpdir + "/bin/zpolicy", std::nullopt};
+  compiler::LintContext ctx{h.facts, std::nullopt, h.facts.tmpdir + "/bin/zpolicy", std::nullopt, {}};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${TMPDIR}\"]\n", ctx), "ZP005",
              ir::Severity::Error, 4, 11);
 }
@@ -183,7 +183,7 @@ BOOST_AUTO_TEST_CASE(zp005_zpolicy_binary_in_a_writable_root) {
 BOOST_AUTO_TEST_CASE(zp006_writable_root_is_a_symlink_out_of_itself) {
   Host h;
   h.dir.symlink(h.facts.tmpdir, "ws/out");
-  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt};
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}/out\"]\n", ctx), "ZP006",
              ir::Severity::Warning, 4, 11);
   BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx).empty());
