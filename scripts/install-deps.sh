@@ -9,7 +9,12 @@ packages=(
   g++ cmake make ninja-build ccache pkg-config
   libyaml-cpp-dev libboost-program-options-dev libboost-test-dev libfmt-dev libseccomp-dev
   bubblewrap util-linux python3 git strace
+  # What the kernel tests' everyday developer jobs use inside the sandbox.
+  python3-venv sqlite3 perl patch
 )
+# Node may come from elsewhere (NodeSource bundles npm in its nodejs, which Debian's npm
+# package would conflict with): ask for Debian's only when no npm is on PATH.
+if ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do
