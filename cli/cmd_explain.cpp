@@ -4,6 +4,7 @@
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/probes.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/network/admission.hpp"
 
 namespace zpolicy::cli {
 namespace {
@@ -71,15 +72,67 @@ void explain_macos(const compiler::Compiled& c, const std::string& path, compile
   for (const auto& t : e->trace) std::cout << "          " << t << "\n";
 }
 
+// `--connect HOST:PORT`: what the policy's network says about one destination. The
+// name is not resolved here: the proxy resolves it at run time and refuses it then if any
+// address is not public (docs/network.md).
+int explain_connect(const ir::Policy& policy, std::optional<ir::Mode> mode,
+                    const std::string& text) {
+  const auto colon = text.rfind(':');
+  unsigned long port = 0;
+  if (colon == std::string::npos || colon == 0 ||
+      text.find_first_not_of("0123456789", colon + 1) != std::string::npos ||
+      colon + 1 == text.size() || (port = std::stoul(text.substr(colon + 1))) == 0 ||
+      port > 65535) {
+    ir::Diagnostics diags;
+    diags.error({"<command line>"}, "invalid --connect '" + text + "' (expected HOST:PORT)");
+    print_diagnostics(diags);
+    return kExitUsage;
+  }
+  const std::string host = text.substr(0, colon);
+  const ir::Mode effective = mode ? *mode : policy.mode.value;
+  ir::Network n = effective == ir::Mode::ReadOnly ? ir::Network::None : policy.network.value;
+  std::cout << "connect " << text << "\n";
+  const std::string rule =
+      policy.network.loc.file.empty() ? std::string(ir::kBuiltinFile) : policy.network.loc.str();
+  if (effective == ir::Mode::DangerFullAccess || n == ir::Network::Full) {
+    std::cout << "  policy: allowed — network full (" << rule << ")\n";
+    return kExitOk;
+  }
+  if (n != ir::Network::Allow) {
+    std::cout << "  policy: refused — network " << ir::to_string(n)
+              << (n == ir::Network::Loopback ? ": only the sandbox's own loopback" : "") << " ("
+              << rule << ")\n";
+    return kExitOk;
+  }
+  const auto a = compiler::match_destination(policy.allow, host, static_cast<uint16_t>(port));
+  if (!a.admitted) {
+    std::cout << "  policy: refused (" << compiler::to_string(*a.refusal) << ") — " << a.reason
+              << "\n";
+    return kExitOk;
+  }
+  std::cout << "  policy: admitted — " << a.reason << "\n";
+  if (a.entry->value.kind == ir::DestinationKind::Localhost)
+    std::cout << "  linux:  127.0.0.1:" << port << " inside the sandbox is forwarded to the "
+              << "host's 127.0.0.1:" << port << "; the proxy admits it too\n"
+              << "  macos:  the profile allows localhost:" << port << "\n";
+  else
+    std::cout << "  linux:  through zpolicy's proxy only (HTTP CONNECT or an absolute-form "
+                 "request); the proxy resolves the name and refuses it if any address is "
+                 "loopback, private, link-local, multicast or unspecified\n"
+              << "  macos:  refused: the proxy is not served on macOS yet (issue 15)\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int cmd_explain(const Args& args) {
   const std::string usage =
       "zpolicy explain POLICY PATH [--op read|write|create|delete] [--target linux|macos] "
-      "[--mode M] [--workspace DIR]";
+      "[--mode M] [--workspace DIR]\n       zpolicy explain POLICY --connect HOST:PORT [--mode M]";
   po::options_description opts("explain options");
   opts.add_options()("policy", po::value<std::string>()->required(), "policy file")(
-      "path", po::value<std::string>()->required(),
+      "connect", po::value<std::string>(), "explain a network destination HOST:PORT instead")(
+      "path", po::value<std::string>(),
       "path to explain: absolute, or ${WORKSPACE}/... (portable)")(
       "op", po::value<std::string>()->default_value("write"), "read, write, create or delete")(
       "target", po::value<std::string>(), "linux or macos (default: both)")(
@@ -93,6 +146,23 @@ int cmd_explain(const Args& args) {
   if (help) return kExitOk;
 
   ir::Diagnostics diags;
+  if (!vm.count("connect") && !vm.count("path")) {
+    std::cerr << "zpolicy: missing the PATH argument\nusage: " << usage << "\n";
+    return kExitUsage;
+  }
+  if (vm.count("connect") && vm.count("path")) {
+    diags.error({"<command line>"}, "give either PATH or --connect HOST:PORT");
+    print_diagnostics(diags);
+    return kExitUsage;
+  }
+  if (vm.count("connect")) {
+    auto req = load_request(vm, diags);
+    if (!req || diags.has_errors()) {
+      print_diagnostics(diags);
+      return kExitUsage;
+    }
+    return explain_connect(req->policy, req->mode, vm["connect"].as<std::string>());
+  }
   auto op = parse_op(vm["op"].as<std::string>());
   if (!op) diags.error({"<command line>"}, "invalid --op (expected read, write, create or delete)");
   std::vector<compiler::Target> targets = {compiler::Target::Linux, compiler::Target::Macos};

@@ -132,6 +132,11 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
 }
 
 int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
+  if (plan.verified->network == ir::Network::Allow) {
+    err << "zpolicy: refusing to run: network-proxy-unavailable: this zpolicy does not serve "
+           "the allow-list proxy yet (issue 15); nothing ran\n";
+    return kExitUnavailable;
+  }
   ir::Resolved live = *plan.verified;
   Placeholders placeholders;
   std::string why;
@@ -200,6 +205,11 @@ int execute(const compiler::RunPlan& plan, std::ostream& err) {
       break;
     case compiler::Backend::SandboxExec:
 #if defined(__APPLE__)
+      if (plan.verified && plan.verified->network == ir::Network::Allow) {
+        err << "zpolicy: refusing to run: network-proxy-unavailable: the allow-list proxy is "
+               "not served on macOS yet (issue 15); nothing ran\n";
+        return kExitUnavailable;
+      }
       return run_sandbox_exec(plan.exe,
                               SandboxExecRun{plan.sbpl_profile, plan.sbpl_params, plan.command,
                                              plan.env, plan.cwd, plan.timeout},

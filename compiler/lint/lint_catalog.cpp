@@ -46,6 +46,14 @@ const std::vector<LintRule>& lint_catalog() {
        "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot)",
        "Programs and configuration the host runs, often as root, become writable from the "
        "sandbox."},
+      {"ZP014", "PublicSuffixWildcard", S::Error,
+       "a network allow-list wildcard covers a whole public suffix (*.com, *.co.uk, *.github.io)",
+       "Anyone can own a name below a public suffix, so the entry admits anyone: an "
+       "exfiltration path. docs/lints.md lists the suffixes zpolicy knows."},
+      {"ZP015", "AllowEntryNeverMatches", S::Warning,
+       "a network allow-list entry can never be admitted",
+       "An ip: literal the proxy refuses (loopback, private, link-local, ...), or a name "
+       "under .localhost or .invalid; the host's loopback is reached with localhost:PORT."},
       {"ZP100", "SyscallRule", S::Error,
        "a syscall rule names no syscall or argument of the target, or compares bits the kernel "
        "ignores",

@@ -253,13 +253,31 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
   return PathVerdicts({read, write, unlink, link, exec(f)});
 }
 
-Verdict network_intent(const ir::Resolved& r, std::string_view target) {
+Verdict network_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
   Verdict v{SbplIntent::Deny, "network: ", nullptr, ir::to_string(n)};
   if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
     v.intent = SbplIntent::Allow;
+  if (n == ir::Network::Allow && op == "network-outbound")
+    for (const auto& d : r.allow)
+      if (d.value.kind == ir::DestinationKind::Localhost &&
+          target == "localhost:" + std::to_string(d.value.port))
+        v.intent = SbplIntent::Allow;
   return v;
+}
+
+// The network probes: a loopback and a routable port, and under an allow list each
+// forwarded localhost port and its neighbours, so a widened port range is seen.
+std::vector<std::string> network_targets(const ir::Resolved& r) {
+  std::vector<std::string> out = {"localhost:8080", "192.0.2.1:8080"};
+  for (const auto& d : r.allow)
+    if (d.value.kind == ir::DestinationKind::Localhost)
+      for (int port : {d.value.port - 1, static_cast<int>(d.value.port), d.value.port + 1})
+        if (port > 0 && port < 65536) out.push_back("localhost:" + std::to_string(port));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 Verdict FileIntent::exec(const PathFacts& f) const {
@@ -313,10 +331,9 @@ void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other)
   for (const std::string& path : probe_paths(r, file_intent))
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
-    for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
-      on_other(op, t, network_intent(r, t));
+    for (const std::string& t : network_targets(r)) on_other(op, t, network_intent(r, op, t));
   on_other("network-outbound", "unix:/private/var/run/docker.sock",
-           network_intent(r, "unix:/private/var/run/docker.sock"));
+           network_intent(r, "network-outbound", "unix:/private/var/run/docker.sock"));
   on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
