@@ -42,8 +42,8 @@ std::string json_output(const std::vector<Result>& results) {
   return out + "]}\n";
 }
 
-// The help URI of every rule: the table in docs/lints.md.
-constexpr const char* kLintsDoc = "https://github.com/zpolicy/zpolicy/blob/main/docs/lints.md";
+// The help URI of every rule: the table in docs/lints.md, under the project's one address.
+constexpr const char* kLintsDoc = ZPOLICY_HOMEPAGE_URL "/blob/main/docs/lints.md";
 
 const char* sarif_level(ir::Severity s) {
   return s == ir::Severity::Error ? "error" : s == ir::Severity::Warning ? "warning" : "note";
@@ -57,7 +57,7 @@ std::string sarif_output(const std::vector<Result>& results) {
   std::string out =
       "{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\", "
       "\"runs\": [{\"tool\": {\"driver\": {\"name\": \"zpolicy\", \"version\": \"" ZPOLICY_VERSION
-      "\", \"informationUri\": " + json_string(kLintsDoc) + ", \"rules\": [";
+      "\", \"informationUri\": " + json_string(ZPOLICY_HOMEPAGE_URL) + ", \"rules\": [";
   for (size_t i = 0; i < rules.size(); ++i) {
     const auto& r = rules[i];
     out += std::string(i ? ", " : "") + "{\"id\": " + json_string(r.id) +
