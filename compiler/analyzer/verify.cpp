@@ -54,6 +54,7 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::
   }
   auto v = verify_seccomp(r.syscalls, bpf->content);
   if (!v.program_error.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.program_error));
+  if (!v.unprovable.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.unprovable));
   for (const auto& s : v.findings)
     out.push_back({"linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
                    deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
