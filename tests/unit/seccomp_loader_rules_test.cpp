@@ -17,7 +17,7 @@ BOOST_AUTO_TEST_CASE(each_rule_refuses_its_case_and_names_the_instruction) {
   for (const auto& c : zpolicy::test::loader_cases()) {
     const auto refusal = zc::loader_refusal(c.refused);
     BOOST_TEST_REQUIRE(refusal.has_value(), c.rule);
-    BOOST_TEST(refusal->instruction == c.instruction, c.rule << ": " << refusal->str());
+    BOOST_TEST((refusal->instruction == c.instruction), c.rule << ": " << refusal->str());
     BOOST_TEST(refusal->rule.find(c.says) != std::string::npos, c.rule << ": " << refusal->str());
     std::string error;
     BOOST_TEST(!zc::parse_bpf(zpolicy::test::bytes_of(c.refused), &error).has_value(), c.rule);
