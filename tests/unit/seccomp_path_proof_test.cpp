@@ -77,7 +77,7 @@ void expect_counterexample(const std::vector<BpfInsn>& prog, const std::string& 
         compiler::run_bpf(prog, {c.call.nr, c.audit_arch, c.instruction_pointer, c.call.args});
     const auto got = compiler::decode_seccomp_ret(run.ret);
     BOOST_TEST((!got || !(*got == c.intended)), what << ": nr " << c.call.nr);
-    BOOST_TEST(intent.decide(c.call) == c.intended, what << ": nr " << c.call.nr);
+    BOOST_TEST((intent.decide(c.call) == c.intended), what << ": nr " << c.call.nr);
   }
   const auto v = verify(prog);
   BOOST_TEST(!v.ok(), what);
