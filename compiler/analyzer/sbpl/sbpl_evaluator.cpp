@@ -284,7 +284,11 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     if (n != 2) return e.error(quoted() + " takes one path");
     const Form arg = e.item(1);
     if (arg.kind() == Sexpr::Kind::String) {
-      if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
+      if (!sbpl_subset::normalized_path(arg.atom()) || arg.atom().starts_with("${"))
+        return e.error("a constant path must be absolute and normalized");
+      if (arg.atom().size() > sbpl_subset::kMaxPathBytes)
+        return e.error("a path longer than " + std::to_string(sbpl_subset::kMaxPathBytes) +
+                       " bytes (macOS MAXPATHLEN) can never be matched");
       f.value = arg.atom();
       return std::nullopt;
     }
@@ -319,8 +323,9 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     const std::string_view addr = e.item(2).atom();
     auto colon = addr.rfind(':');
     std::string_view host = addr.substr(0, colon);
-    if (colon == std::string_view::npos || (host != "localhost" && host != "*"))
-      return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
+    if (colon == std::string_view::npos || (host != "localhost" && host != "*") ||
+        !sbpl_subset::canonical_port(addr.substr(colon + 1)))
+      return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\", PORT * or 0-65535");
     f.value = addr;
     return std::nullopt;
   }
@@ -328,6 +333,32 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
   if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
     return e.error(quoted() + " takes one string");
   f.value = e.item(1).atom();
+  return std::nullopt;
+}
+
+// What a leaf filter tests; none for (require-...), which tests through its children.
+std::optional<sbpl_subset::TargetKind> filter_target(SbplFilter::Kind k) {
+  using K = SbplFilter::Kind;
+  using T = sbpl_subset::TargetKind;
+  switch (k) {
+    case K::Literal:
+    case K::Subpath:
+      return T::Path;
+    case K::SysctlName:
+    case K::SysctlNamePrefix:
+      return T::Sysctl;
+    case K::GlobalName:
+      return T::MachService;
+    case K::LocalIp:
+    case K::RemoteIp:
+      return T::Address;
+    case K::TargetSameSandbox:
+      return T::Process;
+    case K::RequireAll:
+    case K::RequireAny:
+    case K::RequireNot:
+      break;
+  }
   return std::nullopt;
 }
 
@@ -351,6 +382,14 @@ std::variant<SbplRule, SbplError> rule_of(const Form& e, std::vector<SbplFilter>
   filters.resize(r.end_filter);
   for (uint32_t at = r.first_filter; i < e.size(); ++i, ++at, item = item.next()) {
     if (auto err = filter_of(item, filters, at)) return *err;
+  }
+  // The rule's filters, nested ones included, take the range from its first on.
+  for (size_t f = r.first_filter; f < filters.size(); ++f) {
+    const auto tests = filter_target(filters[f].kind);
+    if (!tests) continue;
+    for (const auto& op : r.operations)
+      if (sbpl_subset::operation_target(op) != *tests)
+        return e.error("a filter on what '" + op + "' does not act on is outside the subset");
   }
   return r;
 }
@@ -774,11 +813,12 @@ std::vector<int> matched_rules(const std::vector<Match>& matches) {
   return out;
 }
 
-// Picks the deciding rule among the matches, under one precedence reading.
+// Picks the deciding rule among the matches (`matched`: those that hold, ascending), under
+// one precedence reading.
 SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
-                    SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
-  const int chosen =
-      chosen_rules(profile, matches, matched_rules(matches))[static_cast<size_t>(precedence)];
+                    const std::vector<int>& matched, SbplPrecedence precedence,
+                    const SbplParams& params, bool with_trace) {
+  const int chosen = chosen_rules(profile, matches, matched)[static_cast<size_t>(precedence)];
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
@@ -801,11 +841,18 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
 }
 
 // Which rules match `q`, among those naming one of the `operations` (covering() bits).
+// `q.sets` comes from set_matches() with its `touched` list: a rule with filters, all
+// indexed in a list the target does not touch, matches nothing and is not evaluated.
 std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
   std::vector<Match> out;
   out.reserve(profile.rules.size());
-  for (const auto& r : profile.rules)
-    out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
+  for (const auto& r : profile.rules) {
+    const bool untouched = r.first_filter != r.end_filter &&
+                           r.filter_paths != SbplPathIds::kNoSet &&
+                           !q.sets[r.filter_paths].touched &&
+                           others_of(*profile.path_ids, r.filter_paths).empty();
+    out.push_back(r.operation_bits & operations && !untouched ? filters_match(r, q) : Match{});
+  }
   return out;
 }
 
@@ -982,12 +1029,13 @@ const std::vector<SbplModel>& all_sbpl_models() {
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
   std::vector<SetMatch> sets;
-  set_matches(profile, target, sets);
+  std::vector<uint32_t> touched;
+  set_matches(profile, target, sets, &touched);
   const Query q{
       profile, target, sets, params,
       operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
-  return choose(profile, all_matches(profile, q, covering(operation)), model.precedence, params,
-                true);
+  const auto matches = all_matches(profile, q, covering(operation));
+  return choose(profile, matches, matched_rules(matches), model.precedence, params, true);
 }
 
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
@@ -995,17 +1043,23 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
                                             bool with_trace) {
   const uint64_t operations = covering(operation);
   std::vector<SetMatch> sets;
-  set_matches(profile, target, sets);
+  std::vector<uint32_t> touched;
+  set_matches(profile, target, sets, &touched);
   const Query q{profile, target, sets, params};
   const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
   std::vector<Match> excluded;
   if (operation == "file-write-create" && q.covered_self)
     excluded = all_matches(profile, {profile, target, sets, params, true}, operations);
+  // Listed once for the eight models: a scan of every rule per model was most of the cost
+  // of explaining a finding in a long profile.
+  const auto included_matched = matched_rules(included), excluded_matched = matched_rules(excluded);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
-    out.push_back(choose(profile, strict ? excluded : included, m.precedence, params, with_trace));
+    out.push_back(choose(profile, strict ? excluded : included,
+                         strict ? excluded_matched : included_matched, m.precedence, params,
+                         with_trace));
   }
   return out;
 }
@@ -1120,6 +1174,13 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 }
 
 SbplTargetQuery::~SbplTargetQuery() = default;
+
+std::vector<int> SbplTargetQuery::rules_matched_per_target() const {
+  std::vector<int> out = always_;
+  for (const auto& s : settled_) out.push_back(s.rule);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   if (!profile_.path_ids) return answer(target);
