@@ -34,8 +34,8 @@ void write_lines(const std::string& path, const std::vector<std::string>& lines)
 
 // Where an edit goes in the compiled argv.
 enum class At {
-  End,              // before the closing --chdir: after every mount
-  BeforeGitBind,    // before the read-only bind that protects WORKSPACE/.git
+  End,            // before the closing --chdir: after every mount
+  BeforeGitBind,  // before the read-only bind that protects WORKSPACE/.git
 };
 
 struct Edit {
@@ -57,12 +57,18 @@ std::pair<int, std::string> verify_edited(Sandbox& box, const Edit& edit) {
                     box.workspace(), "--out", out});
   auto args = read_lines(out + "/bwrap.args");
   std::vector<std::string> inserted;
-  for (const auto& a : edit.args) inserted.push_back(a == "WS" ? box.workspace() : a.rfind("WS/", 0) == 0 ? box.workspace() + a.substr(2) : a);
+  for (const auto& a : edit.args)
+    inserted.push_back(a == "WS"                ? box.workspace()
+                       : a.rfind("WS/", 0) == 0 ? box.workspace() + a.substr(2)
+                                                : a);
   auto where = std::find(args.begin(), args.end(), "--chdir");
   if (edit.at == At::BeforeGitBind)
     for (size_t i = 0; i + 2 < args.size(); ++i)
-      if (args[i] == "--ro-bind" && args[i + 2] == box.ws(".git")) where = args.begin() + static_cast<long>(i);
-  BOOST_TEST_REQUIRE((where != args.end()), "no place for the edit in\n" << box.host_command({"/bin/cat", out + "/bwrap.args"}).out);
+      if (args[i] == "--ro-bind" && args[i + 2] == box.ws(".git"))
+        where = args.begin() + static_cast<long>(i);
+  BOOST_TEST_REQUIRE((where != args.end()),
+                     "no place for the edit in\n"
+                         << box.host_command({"/bin/cat", out + "/bwrap.args"}).out);
   args.insert(where, inserted.begin(), inserted.end());
   write_lines(out + "/bwrap.args", args);
   auto r = box.host_command({"/bin/sh", "-c",
@@ -78,8 +84,8 @@ void expect_refused(const Edit& edit) {
   for (Caller caller : kCallers) {
     Sandbox box(caller);
     auto [code, text] = verify_edited(box, edit);
-    BOOST_TEST(code == 3, caller << ": verify accepted bwrap.args with " << edit.name
-                                 << " (exit " << code << ")\n"
+    BOOST_TEST(code == 3, caller << ": verify accepted bwrap.args with " << edit.name << " (exit "
+                                 << code << ")\n"
                                  << text);
   }
 }
@@ -88,22 +94,21 @@ void expect_refused(const Edit& edit) {
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam3)
 
-// R3-V1 (OPEN on main db78682; the verify-bwrap-regions branch refuses the binds): a
-// writable bind of a system directory the policy only reads is accepted, because the
-// verifier probed only the paths the policy names. Run by hand, the edited argv lets the
-// command write /etc on the host.
+// R3-V1 (fixed: accepted on main db78682, refused since the bwrap region proof landed,
+// main 3735898): a writable bind of a system directory the policy only reads, accepted
+// while the verifier probed only the paths the policy names. Run by hand, the edited argv
+// let the command write /etc on the host.
 const Edit kWritableSystemBinds[] = {
     {"--bind /etc /etc", At::End, {"--bind", "/etc", "/etc"}},
     {"--bind-try /etc /etc", At::End, {"--bind-try", "/etc", "/etc"}},
     {"--bind /usr/bin /usr/bin", At::End, {"--bind", "/usr/bin", "/usr/bin"}},
 };
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
 BOOST_DATA_TEST_CASE(verify_refuses_a_writable_bind_of_a_read_only_system_directory,
                      bdata::make(kWritableSystemBinds), edit) {
   expect_refused(edit);
 }
 
-// R3-V2 (OPEN on main db78682 and verify-bwrap-regions ce71fb1): `--chmod` is accepted.
+// R3-V2 (OPEN on main 3735898): `--chmod` is accepted.
 // bwrap chmods host files through the writable workspace bind: a root-owned file in the
 // workspace becomes setuid root (E0 through the artifact), and a protected directory
 // chmodded before its read-only bind is world-writable on the host.
@@ -116,7 +121,7 @@ BOOST_DATA_TEST_CASE(verify_refuses_chmod_of_host_files, bdata::make(kChmods), e
   expect_refused(edit);
 }
 
-// R3-V3 (OPEN on main db78682 and verify-bwrap-regions ce71fb1): `--dir`, `--symlink` and
+// R3-V3 (OPEN on main 3735898): `--dir`, `--symlink` and
 // `--perms` placed before a protected path's read-only bind create entries in the host's
 // protected directory: a `.git/hooks/pre-commit` symlink that git on the host runs.
 const Edit kCreationsInProtected[] = {
@@ -132,7 +137,7 @@ BOOST_DATA_TEST_CASE(verify_refuses_creations_inside_a_protected_path,
   expect_refused(edit);
 }
 
-// R3-V4 (OPEN on main db78682 and verify-bwrap-regions ce71fb1, low): a private writable
+// R3-V4 (OPEN on main 3735898, low): a private writable
 // tmpfs over a directory the policy gives read-only from the host (/etc) is accepted; the
 // command sees and writes an /etc of its own making.
 BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
@@ -156,10 +161,10 @@ BOOST_DATA_TEST_CASE(verify_refuses_options_it_does_not_model, bdata::make(kOuts
   expect_refused(edit);
 }
 
-// R3-L1 (OPEN): the host run lock /dev/shm/zpolicy-runs.lock is a name in a world-writable
-// sticky directory; a local user who creates it first (it survives until reboot) owns the
-// name and may rename it away while runs are live. A run that starts after the swap locks
-// another inode, so a root run in the same workspace ends "alone" and removes the
+// R3-L1 (OPEN on main 3735898 and e1-bind-fd 38c7304): the host run lock /dev/shm/zpolicy-runs.lock
+// is a name in a world-writable sticky directory; a local user who creates it first (it survives
+// until reboot) owns the name and may rename it away while runs are live. A run that starts after
+// the swap locks another inode, so a root run in the same workspace ends "alone" and removes the
 // placeholders that run relies on (E2 reopened): its sandbox creates the protected paths.
 // Played in a private mount namespace with its own /dev/shm, so the host's lock is left
 // alone; uid 4242 is the hostile user, who cannot even enter the workspace.
@@ -173,12 +178,12 @@ BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
                   "exec sleep 600"});
   const std::string in_ns = "/proc/" + std::to_string(ns.pid()) + "/root/dev/shm/ready";
   BOOST_TEST_REQUIRE(wait_until([&] { return exists(in_ns); }, std::chrono::seconds(10)));
-  const std::vector<std::string> enter = {"/usr/bin/nsenter", "-t", std::to_string(ns.pid()),
-                                          "-m", "--"};
+  const std::vector<std::string> enter = {"/usr/bin/nsenter", "-t", std::to_string(ns.pid()), "-m",
+                                          "--"};
   auto as_other = [&](const std::string& script) {
     std::vector<std::string> argv = enter;
-    argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=4242", "--regid=4242",
-                             "--clear-groups", "/bin/sh", "-c", script});
+    argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                             "/bin/sh", "-c", script});
     root.host_command(argv);
   };
   as_other("cd /dev/shm && touch zpolicy-runs.lock && chmod 666 zpolicy-runs.lock");
@@ -194,16 +199,19 @@ BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
     auto ra = root.finish(a);
     BOOST_FAIL("the first run made no placeholder\n" << ra.describe());
   }
-  as_other("cd /dev/shm && mv zpolicy-runs.lock old && touch zpolicy-runs.lock && "
-           "chmod 666 zpolicy-runs.lock");
+  as_other(
+      "cd /dev/shm && mv zpolicy-runs.lock old && touch zpolicy-runs.lock && "
+      "chmod 666 zpolicy-runs.lock");
   RunSpec second;
   second.root_prefix = enter_ws;
-  second.command = {"/bin/sh", "-c",
-                    "sleep 4\n"
-                    "for p in .git/config .env .env.local .next/x node_modules/x data/agent-sessions/x; do\n"
-                    "  echo pwn > $p 2>/dev/null && echo \"created $p\"\n"
-                    "done\n"
-                    "echo '" + std::string(kDoneMarker) + "'"};
+  second.command = {
+      "/bin/sh", "-c",
+      "sleep 4\n"
+      "for p in .git/config .env .env.local .next/x node_modules/x data/agent-sessions/x; do\n"
+      "  echo pwn > $p 2>/dev/null && echo \"created $p\"\n"
+      "done\n"
+      "echo '" +
+          std::string(kDoneMarker) + "'"};
   auto r = user.run(second);
   auto ra = root.finish(a);
   BOOST_TEST(ra.exit_code == 0, ra.describe());
@@ -211,7 +219,7 @@ BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
   BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
 }
 
-// R3-W1 (OPEN on main db78682 and e1-bind-fd 38c7304): as root, /var/lib/dpkg/info is
+// R3-W1 (OPEN on main 3735898 and e1-bind-fd 38c7304): as root, /var/lib/dpkg/info is
 // accepted as a workspace; dpkg runs the maintainer scripts there (postinst, prerm) as
 // root at the next package operation. The E3 class: what the host executes next.
 BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
@@ -226,7 +234,7 @@ BOOST_AUTO_TEST_CASE(the_package_managers_script_directory_is_refused_as_a_works
   BOOST_TEST(!exists(canary), "the sandbox wrote a maintainer script\n" << r.describe());
 }
 
-// R3-E1s (OPEN on main db78682 and e1-bind-fd 38c7304): a sandbox plants `sub` as a
+// R3-E1s (OPEN on main 3735898 and e1-bind-fd 38c7304): a sandbox plants `sub` as a
 // symlink to a directory outside its writable roots; a later run given `--workspace
 // WS/sub` follows it when it resolves the workspace, so its sandbox writes the target. No
 // race is needed: binding by descriptor binds what resolution found, and resolution
@@ -244,7 +252,8 @@ BOOST_DATA_TEST_CASE(a_workspace_spelled_through_a_planted_symlink_binds_nothing
   spec.options = {"--workspace", box.ws("sub")};
   spec.command = {"/bin/sh", "-c", "echo pwn > pwned"};
   auto r = box.run(spec);
-  BOOST_TEST(snapshot(victim) == before, "the run wrote into the symlink's target\n" << r.describe());
+  BOOST_TEST(snapshot(victim) == before, "the run wrote into the symlink's target\n"
+                                             << r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
