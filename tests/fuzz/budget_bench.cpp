@@ -18,13 +18,16 @@ constexpr double kBudgetSeconds = 2.0;
 constexpr double kBudgetMiB = 512.0;
 
 struct Measured {
-  double seconds = 0;
+  double seconds = 0;      // wall
+  double cpu_seconds = 0;  // user + system: what the budget is judged by, since a shared
+                           // machine's load stretches wall time, not this
   double peak_mib = 0;
   bool failed = false;
 };
 
 Measured measure(const Corpus& corpus, const Input& input, const std::string& path,
                  const std::string& what, const BenchOptions& options) {
+  std::fflush(nullptr);  // or the child's exit prints the parent's buffer again
   const auto start = std::chrono::steady_clock::now();
   const pid_t child = ::fork();
   if (child == 0) {
@@ -54,6 +57,8 @@ Measured measure(const Corpus& corpus, const Input& input, const std::string& pa
   ::wait4(child, &status, 0, &usage);
   Measured m;
   m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  m.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                  static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
   m.peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB
   m.failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
   return m;
@@ -63,11 +68,11 @@ Measured measure(const Corpus& corpus, const Input& input, const std::string& pa
 
 int run_budget_bench(const Corpus& corpus, const BenchOptions& options, const std::string& program) {
   bool any_failed = false;
-  std::printf("%-8s %9s %10s %9s %9s  %s\n", "kind", "iteration", "bytes", "seconds", "peak MiB",
-              "over budget");
+  std::printf("%-8s %9s %10s %9s %9s %9s  %s\n", "kind", "iteration", "bytes", "wall s",
+              "CPU s", "peak MiB", "over budget");
   for (Kind kind : options.kinds) {
     size_t over = 0;
-    double worst_seconds = 0, worst_mib = 0;
+    double worst_seconds = 0, worst_cpu = 0, worst_mib = 0;
     for (uint64_t i = 0; i < options.iterations; ++i) {
       const Input input = corpus.generate_hostile(kind, options.seed, i);
       const std::string stem = std::string("bench-") + to_string(kind) + "-s" +
@@ -77,22 +82,24 @@ int run_budget_bench(const Corpus& corpus, const BenchOptions& options, const st
                                std::to_string(i) + ", seed " + std::to_string(options.seed);
       const Measured m = measure(corpus, input, path, what, options);
       worst_seconds = std::max(worst_seconds, m.seconds);
+      worst_cpu = std::max(worst_cpu, m.cpu_seconds);
       worst_mib = std::max(worst_mib, m.peak_mib);
-      const bool over_budget = m.seconds > kBudgetSeconds || m.peak_mib > kBudgetMiB;
+      const bool over_budget = m.cpu_seconds > kBudgetSeconds || m.peak_mib > kBudgetMiB;
       if (over_budget) {
         ++over;
         save_input(input.bytes, path);
       }
       any_failed |= m.failed;
       if (over_budget || m.failed)
-        std::printf("%-8s %9llu %10zu %9.2f %9.1f  %s%s\n", to_string(kind),
-                    static_cast<unsigned long long>(i), input.bytes.size(), m.seconds, m.peak_mib,
+        std::printf("%-8s %9llu %10zu %9.2f %9.2f %9.1f  %s%s\n", to_string(kind),
+                    static_cast<unsigned long long>(i), input.bytes.size(), m.seconds,
+                    m.cpu_seconds, m.peak_mib,
                     over_budget ? path.c_str() : "", m.failed ? " FAILED" : "");
     }
-    std::printf("%-8s %llu inputs, %zu over the 2 s / 512 MiB budget; slowest %.2f s, "
-                "largest peak %.1f MiB\n",
+    std::printf("%-8s %llu inputs, %zu over the 2 s / 512 MiB budget; slowest %.2f s wall, "
+                "%.2f s CPU; largest peak %.1f MiB\n",
                 to_string(kind), static_cast<unsigned long long>(options.iterations), over,
-                worst_seconds, worst_mib);
+                worst_seconds, worst_cpu, worst_mib);
     std::fflush(stdout);
   }
   if (any_failed) std::printf("a child failed: replay its input with %s --replay FILE\n", program.c_str());

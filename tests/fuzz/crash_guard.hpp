@@ -14,7 +14,7 @@ class CrashGuard {
   static void install(const std::string& program);
 
   // From here until the guard is destroyed, a crash saves `bytes` to `path`; a run
-  // longer than `timeout_seconds` is a hang. `what` names the input in the report
+  // over `timeout_seconds` of CPU time (or ten times that of wall time) is a hang. `what` names the input in the report
   // ("bwrap iteration 523, seed 1"). The arguments must outlive the guard.
   CrashGuard(const std::string& bytes, const std::string& path, const std::string& what,
              unsigned timeout_seconds);

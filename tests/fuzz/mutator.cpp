@@ -232,7 +232,8 @@ void insert_at_line(std::string& s, std::string_view text, Rng& rng) {
 
 std::string long_path(size_t bytes, Rng& rng) {
   static const Words roots = {"/", "${WORKSPACE}/", "${HOME}/", "/proc/", "~/", "/tmp/"};
-  static const Words names = {"a/", "aa/", "../", "./", "x", "/", ".git/", "a"};
+  // Mostly names every reader accepts, so that the path gets past the parsers.
+  static const Words names = {"a/", "a/", "a/", "aa/", ".git/", "../", "./", "/", "x"};
   std::string p(pick(roots, rng));
   const std::string_view name = pick(names, rng);
   while (p.size() + name.size() <= bytes) p += name;
@@ -562,7 +563,7 @@ void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
         insert_at_line(s, std::string(pick(kParamNames, rng)) + "=" + path, rng);
       else if (g == Grammar::Argv)
         insert_at_line(s, std::string(rng.percent(50) ? "--tmpfs" : "--ro-bind\n/") + "\n" + path, rng);
-      else if (g == Grammar::Yaml)
+      else if (g == Grammar::Yaml && rng.percent(50))
         insert_at_line(s, "  deny: [\"" + path + "\"]", rng);
       else
         replace_word(s, "\"" + path + "\"", rng);
@@ -588,7 +589,11 @@ void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
         piece = s.size() >= kInsn && rng.percent(70) ? s.substr(rng.below(s.size() / kInsn) * kInsn, kInsn)
                                                    : random_insn(rng);
       } else if (g == Grammar::Argv) {
-        piece = argv_option(rng) + "\n";
+        // Mostly an option the artifact already holds (`--tmpfs /t` 60 000 times), so
+        // that the repeats reach the mount table.
+        const auto group = rng.percent(60) ? argv_group(s, rng) : std::nullopt;
+        piece = group ? s.substr(group->first, group->second - group->first) : argv_option(rng);
+        if (piece.empty() || piece.back() != '\n') piece += '\n';
       } else if (!s.empty()) {
         auto [b, e] = line_around(s, rng.below(s.size()));
         piece = s.substr(b, e - b);
