@@ -66,6 +66,12 @@ Outcome run_policy(const Input& input, const std::string& workspace) {
   for (Target t : {Target::Linux, Target::Macos})
     check(t == Target::Linux ? "compile --target linux" : "compile --target macos",
           zpolicy::compile(req, t), true);
+  static const char* const kPaths[] = {"${WORKSPACE}/.git/config", "/etc/passwd",
+                                       "${HOME}/.ssh/id_rsa", "${TMPDIR}/x", "/"};
+  static const char* const kOperations[] = {"read", "write", "create", "delete"};
+  const Explanation e = zpolicy::explain(req, kPaths[(h >> 8) % 5], kOperations[(h >> 16) % 4]);
+  if (e.exit_code != kExitOk && e.exit_code != kExitUsage && !check.outcome.broken)
+    check.outcome.broken = "explain returned exit code " + std::to_string(e.exit_code);
   return check.outcome;
 }
 
