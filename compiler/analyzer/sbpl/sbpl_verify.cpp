@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
@@ -276,6 +277,45 @@ Verdict network_intent(const ir::Resolved& r, std::string_view target) {
   return v;
 }
 
+// The Mach services a confined profile may look up (docs/macos.md, "Process primitives"
+// and "Network"): the user database and preferences always, name resolution and
+// certificate checks with `network: full`. Reaching them is neither required nor refused
+// by a policy; any other service is a grant nobody asked for (a Mach service runs outside
+// the sandbox, with its own rights).
+constexpr std::array<std::string_view, 3> kPlatformServices = {
+    "com.apple.system.opendirectoryd.libinfo", "com.apple.cfprefsd.daemon",
+    "com.apple.cfprefsd.agent"};
+constexpr std::array<std::string_view, 6> kNetworkServices = {
+    "com.apple.dnssd.service",   "com.apple.SystemConfiguration.DNSConfiguration",
+    "com.apple.SystemConfiguration.configd", "com.apple.networkd",
+    "com.apple.trustd.agent",    "com.apple.ocspd"};
+
+bool full_network(const ir::Resolved& r) {
+  return r.mode != Mode::ReadOnly && r.network == ir::Network::Full;
+}
+
+Verdict service_intent(const ir::Resolved& r, std::string_view service) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  auto listed = [&](const auto& list) {
+    return std::find(list.begin(), list.end(), service) != list.end();
+  };
+  if (listed(kPlatformServices)) return unspecified("a platform service");
+  if (listed(kNetworkServices)) {
+    if (full_network(r)) return unspecified("a network service under network: full");
+    return {SbplIntent::Deny, "a network service under network: ", nullptr,
+            ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network)};
+  }
+  return deny("a Mach service the design grants no profile");
+}
+
+// AF_SYSTEM sockets (kernel control, routing events) come with the network.
+Verdict system_socket_intent(const ir::Resolved& r) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  if (full_network(r)) return unspecified("system sockets under network: full");
+  return {SbplIntent::Deny, "system sockets under network: ", nullptr,
+          ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network)};
+}
+
 Verdict FileIntent::exec(const PathFacts& f) const {
   if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   if (f.deny) return deny("deny root ", f.deny);
@@ -296,13 +336,18 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 struct ArtifactNames {
   std::vector<std::string_view> paths;
   std::vector<std::string_view> ports;  // distinct, without "*"
+  std::vector<std::string_view> services;  // of global-name filters
 };
 
 // The most distinct ports a profile may name: each is probed with every network
 // operation by a query that reads every rule, and zpolicy names none ("localhost:*").
 constexpr size_t kMaxPorts = 64;
 
-// The names of a bound profile; an error at the rule that names one port too many.
+// Likewise for the names of global-name filters (zpolicy names nine at most).
+constexpr size_t kMaxServices = 64;
+
+// The names of a bound profile; an error at the rule that names one port or service too
+// many.
 std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) {
   ArtifactNames out;
   for (size_t r = 0; r < bound.rules.size(); ++r) {
@@ -313,6 +358,14 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
       const SbplFilter& f = bound.filters[i];
       if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
         out.paths.push_back(f.param_value ? *f.param_value : f.value);
+      } else if (f.kind == SbplFilter::Kind::GlobalName) {
+        if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
+          continue;
+        if (out.services.size() == kMaxServices)
+          return SbplError{bound.rules[r].line, 1,
+                           "more than " + std::to_string(kMaxServices) +
+                               " distinct Mach services are outside the subset zpolicy emits"};
+        out.services.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
         const std::string_view port = f.value.substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
@@ -326,15 +379,6 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
     }
   }
   return out;
-}
-
-// Paths in the order a walk of their tree visits them: a directory right before what it
-// holds ('/' ranks below every other byte), so that what a path holds is one run after it.
-bool tree_less(std::string_view a, std::string_view b) {
-  const size_t k = common_prefix_length(a, b);
-  if (k == std::min(a.size(), b.size())) return a.size() < b.size();
-  auto rank = [](unsigned char c) { return c == '/' ? 0 : c + 1; };
-  return rank(static_cast<unsigned char>(a[k])) < rank(static_cast<unsigned char>(b[k]));
 }
 
 // The deepest path that holds both `a` and `b` (text_within's reading: "/" holds every
@@ -355,29 +399,48 @@ std::string_view common_holder(std::string_view a, std::string_view b) {
 // holder of two of them is a node; each node is probed, with a child no named path lies
 // at or below (everything below the node and outside the named paths), and the node's
 // parent (what lies strictly between the node and the next node above).
-void region_paths(std::vector<std::string_view> named, std::vector<std::string>& paths) {
+// `family` holds the paths probe_paths() already probes with their parent and
+// `P/zp-probe`: their nodes add nothing unless that child is a named path.
+void region_paths(std::vector<std::string_view> named,
+                  const std::unordered_set<std::string_view>& family,
+                  std::vector<std::string>& paths) {
   named.push_back("/");
-  std::sort(named.begin(), named.end(), tree_less);
+  // In byte order, the paths that start with any given text are one run, so the paths
+  // below a node are too: where two neighbours below a branch point lie below different
+  // children of it, their deepest common holder is that branch point, and so every
+  // branch point is the common holder of some two neighbours.
+  std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  std::vector<std::string_view> nodes = named;
-  for (size_t i = 1; i < named.size(); ++i)
-    nodes.push_back(common_holder(named[i - 1], named[i]));
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  // A child of `n` that is no named path and holds none: its subtree starts where it
-  // would be inserted.
+  // Whether a named path is `c` or lies below it: those below it are the run that starts
+  // with `c/`.
+  auto holds_named = [&](const std::string& c) {
+    if (std::binary_search(named.begin(), named.end(), std::string_view(c))) return true;
+    const std::string below = c + "/";
+    auto it = std::lower_bound(named.begin(), named.end(), std::string_view(below));
+    return it != named.end() && it->starts_with(below);
+  };
+  // A child of `n` that is no named path and holds none.
   auto fresh_child = [&](std::string_view n) {
     const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
     for (size_t i = 0;; ++i) {
       std::string c = i ? base + "-" + std::to_string(i) : base;
-      auto it = std::lower_bound(named.begin(), named.end(), std::string_view(c), tree_less);
-      if (it == named.end() || !text_within(c, *it)) return c;
+      if (!holds_named(c)) return c;
     }
   };
-  for (const std::string_view n : nodes) {
+  // Each node once per time it is met; probe_paths() removes the repeats.
+  auto probe_node = [&](std::string_view n) {
+    std::string child = fresh_child(n);
+    if (family.contains(n) && child.size() == n.size() + 9) return;  // n + "/zp-probe"
     paths.emplace_back(n);
-    paths.push_back(fresh_child(n));
+    paths.push_back(std::move(child));
     if (const auto parent = parent_of(n)) paths.emplace_back(*parent);
+  };
+  for (size_t i = 0; i < named.size(); ++i) {
+    probe_node(named[i]);
+    if (i > 0) {
+      const std::string_view holder = common_holder(named[i - 1], named[i]);
+      if (holder != named[i - 1] && holder != named[i]) probe_node(holder);
+    }
   }
 }
 
@@ -401,6 +464,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
   };
   // The intent's own constant paths are named too: its answer changes at them.
   std::vector<std::string_view> named = artifact_paths;
+  std::unordered_set<std::string_view> family_paths;
   named.insert(named.end(), kPlatformReadPaths.begin(), kPlatformReadPaths.end());
   named.insert(named.end(), kPlatformReadTrees.begin(), kPlatformReadTrees.end());
   named.insert(named.end(), kPlatformDevices.begin(), kPlatformDevices.end());
@@ -409,6 +473,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
     for (const auto& p : *group) {
       family(p.path);
       named.push_back(p.path);
+      family_paths.insert(p.path);
     }
   // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
   // above an absolute path.
@@ -417,7 +482,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
   file_intent.for_each_protected_ancestor([&](std::string_view a) {
     if (a != "/" || absolute) paths.emplace_back(a);
   });
-  region_paths(std::move(named), paths);
+  region_paths(std::move(named), family_paths, paths);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
@@ -450,6 +515,22 @@ void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& 
       }
   on_other("network-outbound", "unix:/private/var/run/docker.sock",
            network_intent(r, "unix:/private/var/run/docker.sock"));
+  // A global-name filter tells its name from every other: each named service, the
+  // design's own, and one nobody names.
+  std::vector<std::string> services(names.services.begin(), names.services.end());
+  services.insert(services.end(), kPlatformServices.begin(), kPlatformServices.end());
+  services.insert(services.end(), kNetworkServices.begin(), kNetworkServices.end());
+  for (int fresh = 0;; ++fresh) {
+    std::string name = "org.zpolicy.probe." + std::to_string(fresh);
+    if (std::find(services.begin(), services.end(), name) == services.end()) {
+      services.push_back(std::move(name));
+      break;
+    }
+  }
+  std::sort(services.begin(), services.end());
+  services.erase(std::unique(services.begin(), services.end()), services.end());
+  for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
+  on_other("system-socket", "", system_socket_intent(r));
   on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
