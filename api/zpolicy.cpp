@@ -1,90 +1,19 @@
 #include "zpolicy/zpolicy.hpp"
 
+#include <unistd.h>
+
 #include <climits>
 #include <cstdlib>
 
+#include "api/request.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "compiler/backend_paths.hpp"
 #include "compiler/check.hpp"
 #include "compiler/frontend/default_policy.hpp"
-#include "compiler/frontend/policy_parser.hpp"
-#include "compiler/pipeline.hpp"
+#include "compiler/lint/lint_catalog.hpp"
 
 namespace zpolicy {
 namespace {
-
-Severity severity_of(ir::Severity s) {
-  switch (s) {
-    case ir::Severity::Note:
-      return Severity::Note;
-    case ir::Severity::Warning:
-      return Severity::Warning;
-    case ir::Severity::Error:
-      return Severity::Error;
-  }
-  return Severity::Error;
-}
-
-Diagnostic diagnostic_of(std::string code, ir::Severity s, const ir::SourceLoc& loc,
-                         std::string message, std::vector<std::string> trace = {}) {
-  return {std::move(code), severity_of(s), loc.file, loc.line, loc.col, std::move(message),
-          std::move(trace)};
-}
-
-void add_all(Result& result, const ir::Diagnostics& diags) {
-  for (const auto& d : diags.all())
-    result.diagnostics.push_back(diagnostic_of("", d.severity, d.loc, d.message));
-}
-
-// A verification finding, worded as `compile` and `verify` print it.
-Diagnostic diagnostic_of(const compiler::Finding& f) {
-  return diagnostic_of("verify-" + f.target, ir::Severity::Error, f.rule,
-                       f.target + ": " + f.kind + ": " + f.probe + ": expected " + f.expected +
-                           ", artifact gives " + f.actual,
-                       f.trace);
-}
-
-compiler::Target target_of(Target t) {
-  return t == Target::Linux ? compiler::Target::Linux : compiler::Target::Macos;
-}
-
-std::optional<ir::Policy> load(const Request& req, ir::Diagnostics& diags) {
-  if (req.policy_file) return compiler::load_policy_file(*req.policy_file, diags);
-  if (req.policy_text) return compiler::parse_policy(*req.policy_text, req.policy_name, diags);
-  return compiler::default_policy();
-}
-
-struct Loaded {
-  ir::Policy policy;
-  ir::Mode mode;
-  std::optional<compiler::HostFacts> host;
-};
-
-// The policy, its effective mode and the host binding, or the located reasons why not
-// (recorded in `result`, exit code 2).
-std::optional<Loaded> load_request(const Request& req, Result& result) {
-  ir::Diagnostics diags;
-  std::optional<ir::Mode> requested;
-  if (req.mode) {
-    requested = ir::parse_mode(*req.mode);
-    if (!requested)
-      diags.error({"<command line>"}, "invalid mode '" + *req.mode +
-                                          "' (expected read-only, workspace-write or "
-                                          "danger-full-access)");
-  }
-  auto policy = load(req, diags);
-  std::optional<compiler::HostFacts> host;
-  if (policy && !diags.has_errors() && req.workspace)
-    host = compiler::host_facts(*req.workspace, diags);
-  std::optional<ir::Mode> mode;
-  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
-  add_all(result, diags);
-  if (!mode || diags.has_errors()) {
-    result.exit_code = kExitUsage;
-    return std::nullopt;
-  }
-  return Loaded{std::move(*policy), *mode, std::move(host)};
-}
 
 std::optional<std::string> canonical(const std::string& p) {
   char buf[PATH_MAX];
@@ -92,35 +21,87 @@ std::optional<std::string> canonical(const std::string& p) {
   return std::string(buf);
 }
 
+// The policy file as it is opened: absolute, but with its symlinks, which the lints follow
+// one by one (ZP004).
+std::string opened_path(const std::string& path) {
+  if (path.starts_with("/")) return path;
+  char cwd[PATH_MAX];
+  return getcwd(cwd, sizeof cwd) ? std::string(cwd) + "/" + path : path;
+}
+
 }  // namespace
 
 std::string Diagnostic::str() const {
-  std::string out = file;
-  if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
-  out += std::string(": ") +
-         (severity == Severity::Error ? "error" : severity == Severity::Warning ? "warning" : "note") +
-         ": " + message;
+  ir::Diagnostic located{api::severity_of(severity), {file, line, column}, message};
+  std::string out = located.str();
   if (!code.empty()) out += " [" + code + "]";
   out += "\n";
   for (const auto& t : trace) out += "    " + t + "\n";
   return out;
 }
 
+const char* to_string(Target target) { return compiler::to_string(api::target_of(target)); }
+
+std::optional<Target> parse_target(const std::string& name) {
+  auto t = compiler::parse_target(name);
+  if (!t) return std::nullopt;
+  return *t == compiler::Target::Linux ? Target::Linux : Target::Macos;
+}
+
+std::vector<std::string> artifact_names(Target target) {
+  std::vector<std::string> out;
+  for (const auto& n : compiler::artifact_names(api::target_of(target))) out.emplace_back(n);
+  return out;
+}
+
 std::string default_policy_text() { return compiler::default_policy_text(); }
+
+TextResult default_policy_text(const std::optional<std::string>& mode_name) {
+  TextResult result;
+  ir::Diagnostics diags;
+  const auto policy = compiler::default_policy();
+  std::optional<ir::Mode> mode;
+  if (mode_name) {
+    mode = ir::parse_mode(*mode_name);
+    if (!mode)
+      diags.error({"<command line>"}, "invalid --mode '" + *mode_name +
+                                          "' (expected read-only, workspace-write or "
+                                          "danger-full-access)");
+  }
+  if (mode && !ir::narrower_or_equal(*mode, policy.mode.value))
+    diags.error({"<command line>"}, std::string("--mode ") + ir::to_string(*mode) +
+                                        " is wider than the default policy's workspace-write");
+  api::add_all(result.diagnostics, diags);
+  if (diags.has_errors()) {
+    result.exit_code = kExitUsage;
+    return result;
+  }
+  result.text = compiler::default_policy_text(mode.value_or(policy.mode.value));
+  return result;
+}
+
+Result validate(const Request& request) {
+  Result result;
+  ir::Diagnostics diags;
+  if (!api::load_request(request, diags)) result.exit_code = kExitUsage;
+  api::add_all(result.diagnostics, diags);
+  return result;
+}
 
 Result compile(const Request& request, Target target) {
   Result result;
-  auto loaded = load_request(request, result);
-  if (!loaded) return result;
   ir::Diagnostics diags;
-  auto compiled =
-      compiler::compile(loaded->policy, target_of(target), loaded->mode, loaded->host, diags);
-  add_all(result, diags);
+  auto loaded = api::load_request(request, diags);
+  std::optional<compiler::Compiled> compiled;
+  if (loaded)
+    compiled = compiler::compile(loaded->policy, api::target_of(target), loaded->mode,
+                                 loaded->host, diags);
+  api::add_all(result.diagnostics, diags);
   if (!compiled || diags.has_errors()) {
     result.exit_code = kExitUsage;
     return result;
   }
-  for (const auto& f : compiled->findings) result.diagnostics.push_back(diagnostic_of(f));
+  for (const auto& f : compiled->findings) result.diagnostics.push_back(api::diagnostic_of(f));
   if (!compiled->findings.empty()) {
     result.exit_code = kExitVerify;
     return result;
@@ -132,36 +113,52 @@ Result compile(const Request& request, Target target) {
 
 Result verify(const Request& request, Target target, const std::vector<Artifact>& artifacts) {
   Result result;
-  auto loaded = load_request(request, result);
-  if (!loaded) return result;
   ir::Diagnostics diags;
-  auto resolved = compiler::resolve_for_target(loaded->policy, target_of(target), loaded->mode,
-                                               loaded->host, diags);
-  add_all(result, diags);
+  auto loaded = api::load_request(request, diags);
+  std::optional<ir::Resolved> resolved;
+  if (loaded)
+    resolved = compiler::resolve_for_target(loaded->policy, api::target_of(target), loaded->mode,
+                                            loaded->host, diags);
+  api::add_all(result.diagnostics, diags);
   if (!resolved || diags.has_errors()) {
     result.exit_code = kExitUsage;
     return result;
   }
   std::vector<compiler::Artifact> arts;
   for (const auto& a : artifacts) arts.push_back({a.name, a.content, a.binary});
-  for (const auto& f : compiler::verify_artifacts(*resolved, target_of(target), arts))
-    result.diagnostics.push_back(diagnostic_of(f));
-  if (result.diagnostics.size() > diags.all().size()) result.exit_code = kExitVerify;
+  const auto findings = compiler::verify_artifacts(*resolved, api::target_of(target), arts);
+  for (const auto& f : findings) result.diagnostics.push_back(api::diagnostic_of(f));
+  if (!findings.empty()) result.exit_code = kExitVerify;
   return result;
 }
 
 Result check(const Request& request) {
   Result result;
-  auto loaded = load_request(request, result);
-  if (!loaded) return result;
-  compiler::LintContext ctx{loaded->host,
-                            request.policy_file ? canonical(*request.policy_file) : std::nullopt,
-                            canonical("/proc/self/exe"), std::string(compiler::kBwrapPath), {}};
+  ir::Diagnostics diags;
+  auto loaded = api::load_request(request, diags);
+  api::add_all(result.diagnostics, diags);
+  if (!loaded) {
+    result.exit_code = kExitUsage;
+    return result;
+  }
+  compiler::LintContext ctx{
+      loaded->host,
+      request.policy_file ? std::optional(opened_path(*request.policy_file)) : std::nullopt,
+      canonical("/proc/self/exe"), std::string(compiler::kBwrapPath), {}};
   const auto items = compiler::check_policy(loaded->policy, ctx);
   for (const auto& i : items)
-    result.diagnostics.push_back(diagnostic_of(i.rule_id, i.severity, i.loc, i.message, i.detail));
+    result.diagnostics.push_back(
+        api::diagnostic_of(i.rule_id, i.severity, i.loc, i.message, i.detail));
   if (compiler::has_errors(items)) result.exit_code = kExitVerify;
   return result;
+}
+
+std::vector<LintRule> lint_rules() {
+  std::vector<LintRule> out;
+  for (const auto& r : compiler::lint_catalog())
+    out.push_back({std::string(r.id), std::string(r.name), std::string(r.summary),
+                   std::string(r.description), api::severity_of(r.level)});
+  return out;
 }
 
 }  // namespace zpolicy

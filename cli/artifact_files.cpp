@@ -55,7 +55,7 @@ bool write_all(int fd, const std::string& bytes) {
 
 }  // namespace
 
-bool write_artifacts(const std::string& dir, const std::vector<ir::Artifact>& artifacts,
+bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifacts,
                      std::string& error) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

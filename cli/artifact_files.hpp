@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "ir/target.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy::cli {
 
@@ -14,7 +14,7 @@ namespace zpolicy::cli {
 // entry of `dir` with an artifact's name that is not a regular file (a symlink, a
 // directory, a FIFO) is refused before anything is written, and so is a `dir` that is a
 // symlink. Returns false with `error` set.
-bool write_artifacts(const std::string& dir, const std::vector<ir::Artifact>& artifacts,
+bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifacts,
                      std::string& error);
 
 }  // namespace zpolicy::cli

@@ -1,63 +1,54 @@
-#include <climits>
-#include <cstdlib>
-#include <unistd.h>
-
 #include "cli/json.hpp"
 #include "cli/options.hpp"
-#include "compiler/backend_paths.hpp"
-#include "compiler/pipeline.hpp"
-#include "compiler/check.hpp"
-#include "compiler/lint/lint_catalog.hpp"
-#include "zpolicy/version.hpp"
 
 namespace zpolicy::cli {
 namespace {
 
-using Result = compiler::CheckItem;
-
-std::optional<std::string> canonical(const std::string& p) {
-  char buf[PATH_MAX];
-  if (!realpath(p.c_str(), buf)) return std::nullopt;
-  return std::string(buf);
+// A check result's location as the text output gives it: "file:line:col", or "file".
+std::string location(const Diagnostic& d) {
+  if (d.line <= 0) return d.file;
+  return d.file + ":" + std::to_string(d.line) + ":" + std::to_string(d.column);
 }
 
-std::string text_output(const std::vector<Result>& results) {
+const char* severity_name(Severity s) {
+  return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note";
+}
+
+std::string text_output(const std::vector<Diagnostic>& results) {
   std::string out;
   for (const auto& r : results) {
-    out += r.loc.str() + ": " + ir::to_string(r.severity) + ": " + r.message + " [" + r.rule_id + "]\n";
-    for (const auto& d : r.detail) out += "    " + d + "\n";
+    out += location(r) + ": " + severity_name(r.severity) + ": " + r.message + " [" + r.code + "]\n";
+    for (const auto& d : r.trace) out += "    " + d + "\n";
   }
   return out;
 }
 
-std::string json_output(const std::vector<Result>& results) {
+std::string json_output(const std::vector<Diagnostic>& results) {
   std::string out = "{\"findings\": [";
   for (size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    out += std::string(i ? ", " : "") + "{\"id\": " + json_string(r.rule_id) +
-           ", \"severity\": " + json_string(ir::to_string(r.severity)) +
-           ", \"file\": " + json_string(r.loc.file) + ", \"line\": " + std::to_string(r.loc.line) +
-           ", \"column\": " + std::to_string(r.loc.col) + ", \"message\": " + json_string(r.message) + "}";
+    out += std::string(i ? ", " : "") + "{\"id\": " + json_string(r.code) +
+           ", \"severity\": " + json_string(severity_name(r.severity)) +
+           ", \"file\": " + json_string(r.file) + ", \"line\": " + std::to_string(r.line) +
+           ", \"column\": " + std::to_string(r.column) + ", \"message\": " + json_string(r.message) + "}";
   }
   return out + "]}\n";
 }
 
-// The help URI of every rule: the table in docs/lints.md.
-constexpr const char* kLintsDoc = "https://github.com/zpolicy/zpolicy/blob/main/docs/lints.md";
+// The help URI of every rule: the table in docs/lints.md, under the project's one address.
+constexpr const char* kLintsDoc = ZPOLICY_HOMEPAGE_URL "/blob/main/docs/lints.md";
 
-const char* sarif_level(ir::Severity s) {
-  return s == ir::Severity::Error ? "error" : s == ir::Severity::Warning ? "warning" : "note";
-}
+const char* sarif_level(Severity s) { return severity_name(s); }
 
 // SARIF 2.1.0, the format code-scanning services read: every rule of the catalog as
 // metadata (so a result's rule is described even where docs are not at hand), then the
 // results, each pointing at its rule by id and index.
-std::string sarif_output(const std::vector<Result>& results) {
-  const auto& rules = compiler::lint_catalog();
+std::string sarif_output(const std::vector<Diagnostic>& results) {
+  const auto rules = lint_rules();
   std::string out =
       "{\"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\", \"version\": \"2.1.0\", "
       "\"runs\": [{\"tool\": {\"driver\": {\"name\": \"zpolicy\", \"version\": \"" ZPOLICY_VERSION
-      "\", \"informationUri\": " + json_string(kLintsDoc) + ", \"rules\": [";
+      "\", \"informationUri\": " + json_string(ZPOLICY_HOMEPAGE_URL) + ", \"rules\": [";
   for (size_t i = 0; i < rules.size(); ++i) {
     const auto& r = rules[i];
     out += std::string(i ? ", " : "") + "{\"id\": " + json_string(r.id) +
@@ -72,14 +63,14 @@ std::string sarif_output(const std::vector<Result>& results) {
     const auto& r = results[i];
     std::string index;
     for (size_t k = 0; k < rules.size(); ++k)
-      if (rules[k].id == r.rule_id) index = ", \"ruleIndex\": " + std::to_string(k);
-    out += std::string(i ? ", " : "") + "{\"ruleId\": " + json_string(r.rule_id) + index +
+      if (rules[k].id == r.code) index = ", \"ruleIndex\": " + std::to_string(k);
+    out += std::string(i ? ", " : "") + "{\"ruleId\": " + json_string(r.code) + index +
            ", \"level\": \"" + sarif_level(r.severity) + "\", \"message\": {\"text\": " +
            json_string(r.message) +
            "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " +
-           json_string(uri_reference(r.loc.file)) + "}, \"region\": {\"startLine\": " +
-           std::to_string(std::max(r.loc.line, 1)) + ", \"startColumn\": " +
-           std::to_string(std::max(r.loc.col, 1)) + "}}}]}";
+           json_string(uri_reference(r.file)) + "}, \"region\": {\"startLine\": " +
+           std::to_string(std::max(r.line, 1)) + ", \"startColumn\": " +
+           std::to_string(std::max(r.column, 1)) + "}}}]}";
   }
   return out + "]}]}\n";
 }
@@ -100,35 +91,29 @@ int cmd_check(const Args& args) {
   if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
   if (help) return kExitOk;
   const std::string format = vm["format"].as<std::string>();
-  ir::Diagnostics diags;
-  if (format != "text" && format != "json" && format != "sarif")
-    diags.error({"<command line>"}, "invalid --format (expected text, json or sarif)");
+  const Request request = request_of(vm);
   const std::string path = vm["policy"].as<std::string>();
-  auto policy = load_policy(path, diags);
-  std::optional<compiler::HostFacts> host;
-  if (policy && !diags.has_errors() && vm.count("workspace"))
-    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
-  if (!policy || diags.has_errors()) {
-    // A machine reader still gets a document: the reasons are its results (ZP000).
-    if (format == "json" || format == "sarif") {
-      std::vector<Result> invalid;
-      for (const auto& d : diags.all())
-        invalid.push_back({std::string(compiler::kInvalidPolicyRule), d.severity, d.loc, d.message, {}});
-      std::cout << (format == "json" ? json_output(invalid) : sarif_output(invalid));
-    }
+  if (format != "text" && format != "json" && format != "sarif") {
+    std::vector<Diagnostic> diags = {usage_error("invalid --format (expected text, json or sarif)")};
+    auto checked = validate(request);
+    diags.insert(diags.end(), checked.diagnostics.begin(), checked.diagnostics.end());
     print_diagnostics(diags);
     return kExitUsage;
   }
-
-  // The policy file as it is opened (its symlinks are followed one by one, ZP004).
-  std::string opened = path;
-  if (!opened.starts_with("/")) {
-    char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof cwd)) opened = std::string(cwd) + "/" + path;
+  const auto checked = check(request);
+  if (checked.exit_code == kExitUsage) {
+    // A machine reader still gets a document: the reasons are its results (ZP000, the
+    // rule of a policy that does not load).
+    if (format == "json" || format == "sarif") {
+      std::vector<Diagnostic> invalid = checked.diagnostics;
+      for (auto& d : invalid) d.code = "ZP000";
+      std::cout << (format == "json" ? json_output(invalid) : sarif_output(invalid));
+    }
+    print_diagnostics(checked.diagnostics);
+    return kExitUsage;
   }
-  const auto results = compiler::check_policy(
-      *policy, {host, opened, canonical("/proc/self/exe"), std::string(compiler::kBwrapPath), {}});
-  const bool failed = compiler::has_errors(results);
+  const auto& results = checked.diagnostics;
+  const bool failed = checked.exit_code == kExitVerify;
   if (format == "json") std::cout << json_output(results);
   else if (format == "sarif") std::cout << sarif_output(results);
   else {
@@ -136,7 +121,7 @@ int cmd_check(const Args& args) {
     std::cout << path << ": " << results.size() << " finding" << (results.size() == 1 ? "" : "s")
               << (failed ? ", check failed\n" : ", check passed\n");
   }
-  return failed ? kExitVerify : kExitOk;
+  return checked.exit_code;
 }
 
 }  // namespace zpolicy::cli

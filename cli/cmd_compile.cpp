@@ -1,7 +1,6 @@
 #include "cli/artifact_files.hpp"
 #include "cli/json.hpp"
 #include "cli/options.hpp"
-#include "compiler/pipeline.hpp"
 
 namespace zpolicy::cli {
 
@@ -25,52 +24,58 @@ int cmd_compile(const Args& args) {
   if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
   if (help) return kExitOk;
 
-  ir::Diagnostics diags;
-  auto target = compiler::parse_target(vm["target"].as<std::string>());
-  if (!target) diags.error({"<command line>"}, "invalid --target (expected linux or macos)");
+  std::vector<Diagnostic> usage_errors;
+  auto target = parse_target(vm["target"].as<std::string>());
+  if (!target) usage_errors.push_back(usage_error("invalid --target (expected linux or macos)"));
   const std::string format = vm["format"].as<std::string>();
   if (format != "text" && format != "json")
-    diags.error({"<command line>"}, "invalid --format (expected text or json)");
+    usage_errors.push_back(usage_error("invalid --format (expected text or json)"));
   if (vm.count("emit") && vm.count("out"))
-    diags.error({"<command line>"}, "--emit prints one artifact and --out writes them all; use one");
-  auto req = load_request(vm, diags);
-  std::optional<compiler::Compiled> compiled;
-  if (req && !diags.has_errors())
-    compiled = compiler::compile(req->policy, *target, req->mode, req->host, diags);
-  if (!compiled || diags.has_errors()) {
-    print_diagnostics(diags);
+    usage_errors.push_back(
+        usage_error("--emit prints one artifact and --out writes them all; use one"));
+  const Request request = request_of(vm);
+  if (!usage_errors.empty()) {
+    // The policy's own errors too, so that one try shows everything to fix.
+    auto checked = validate(request);
+    usage_errors.insert(usage_errors.end(), checked.diagnostics.begin(), checked.diagnostics.end());
+    print_diagnostics(usage_errors);
     return kExitUsage;
   }
-  if (!compiled->findings.empty()) {
-    print_findings(compiled->findings);
+  const auto compiled = compile(request, *target);
+  if (compiled.exit_code == kExitVerify) {
+    print_findings(compiled.diagnostics, "; nothing was written");
     return kExitVerify;
   }
-  const auto* arts = &compiled->artifacts;
+  if (!compiled.ok()) {
+    print_diagnostics(compiled.diagnostics);
+    return compiled.exit_code;
+  }
+  const auto& arts = compiled.artifacts;
 
   if (vm.count("emit")) {
     auto name = vm["emit"].as<std::string>();
-    for (const auto& a : *arts)
+    for (const auto& a : arts)
       if (a.name == name) {
         std::cout.write(a.content.data(), static_cast<std::streamsize>(a.content.size()));
         return std::cout.flush() ? kExitOk : kExitInternal;
       }
-    std::cerr << "zpolicy: no artifact '" << name << "' for target " << compiler::to_string(*target)
+    std::cerr << "zpolicy: no artifact '" << name << "' for target " << to_string(*target)
               << " (one of:";
-    for (const auto& a : *arts) std::cerr << " " << a.name;
+    for (const auto& a : arts) std::cerr << " " << a.name;
     std::cerr << ")\n";
     return kExitUsage;
   }
   if (vm.count("out")) {
     std::string error;
-    if (write_artifacts(vm["out"].as<std::string>(), *arts, error)) return kExitOk;
+    if (write_artifacts(vm["out"].as<std::string>(), arts, error)) return kExitOk;
     std::cerr << "zpolicy: " << error << "\n";
     return kExitInternal;
   }
   if (format == "json") {
-    std::cout << artifacts_json(compiler::to_string(*target), *arts);
+    std::cout << artifacts_json(to_string(*target), arts);
     return kExitOk;
   }
-  for (const auto& a : *arts) {
+  for (const auto& a : arts) {
     if (a.binary) continue;
     std::cout << "==> " << a.name << " <==\n" << a.content;
   }

@@ -2,31 +2,29 @@
 
 #include "cli/json.hpp"
 #include "cli/options.hpp"
-#include "runner/doctor.hpp"
 
 namespace zpolicy::cli {
 namespace {
 
-void print_text(const runner::DoctorReport& report) {
-  std::cout << runner::backend_description() << "\n";
+void print_text(const DoctorReport& report) {
+  std::cout << report.backend << "\n";
   for (const auto& c : report.checks) {
-    std::cout << to_string(c.status) << "\t" << c.id << ": " << c.value;
+    std::cout << c.status << "\t" << c.id << ": " << c.value;
     if (!c.reason.empty()) std::cout << " [" << c.reason << "]";
     std::cout << "\n";
     if (!c.fix.empty()) std::cout << "\tfix: " << c.fix << "\n";
   }
-  std::cout << "status: " << report.backend.str() << "\n";
+  std::cout << "status: " << report.status << "\n";
 }
 
-void print_json(const runner::DoctorReport& report) {
-  std::cout << "{\"backend\": " << json_string(runner::backend_description())
-            << ", \"usable\": " << (report.backend.usable() ? "true" : "false")
-            << ", \"reason\": " << json_string(to_string(report.backend.reason))
-            << ", \"checks\": [";
+void print_json(const DoctorReport& report) {
+  std::cout << "{\"backend\": " << json_string(report.backend)
+            << ", \"usable\": " << (report.usable ? "true" : "false")
+            << ", \"reason\": " << json_string(report.reason) << ", \"checks\": [";
   const char* sep = "";
   for (const auto& c : report.checks) {
     std::cout << sep << "{\"id\": " << json_string(c.id) << ", \"status\": "
-              << json_string(to_string(c.status)) << ", \"value\": " << json_string(c.value)
+              << json_string(c.status) << ", \"value\": " << json_string(c.value)
               << ", \"reason\": " << json_string(c.reason) << ", \"fix\": " << json_string(c.fix)
               << "}";
     sep = ", ";
@@ -49,12 +47,12 @@ int cmd_doctor(const Args& args) {
     std::cerr << "zpolicy: doctor: --format must be text or json, not '" << format << "'\n";
     return kExitUsage;
   }
-  const auto report = runner::doctor();
+  const auto report = doctor();
   if (format == "json")
     print_json(report);
   else
     print_text(report);
-  return report.backend.usable() ? kExitOk : kExitUnavailable;
+  return report.usable ? kExitOk : kExitUnavailable;
 }
 
 }  // namespace zpolicy::cli

@@ -1,77 +1,6 @@
 #include "cli/options.hpp"
-#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
-#include "compiler/pipeline.hpp"
-#include "compiler/analyzer/bwrap/mount_table.hpp"
-#include "compiler/analyzer/probes.hpp"
-#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 
 namespace zpolicy::cli {
-namespace {
-
-std::optional<compiler::FsOp> parse_op(const std::string& s) {
-  for (auto op : compiler::kAllFsOps)
-    if (s == compiler::to_string(op)) return op;
-  return std::nullopt;
-}
-
-std::string artifact(const compiler::Compiled& c, const std::string& name) {
-  for (const auto& a : c.artifacts)
-    if (a.name == name) return a.content;
-  return {};
-}
-
-// The Linux answer: the policy's intent as the bwrap verifier reads it, then the argv's
-// mount plan replayed by the independent evaluator.
-void explain_linux(const compiler::Compiled& c, const compiler::SymbolicPath& path,
-                   compiler::FsOp op) {
-  const auto e = compiler::Intent(c.resolved).expect(path, op);
-  std::cout << "  policy: " << compiler::to_string(e.expect) << " — " << e.reason << " ("
-            << e.rule.str() << ")\n";
-  auto parsed = compiler::parse_bwrap_args(artifact(c, "bwrap.args"));
-  if (!parsed.argv) {
-    std::cout << "  linux:  the argv does not parse: " << parsed.error->message << "\n";
-    return;
-  }
-  auto table = compiler::MountTable::replay(*parsed.argv, [](size_t) { return true; });
-  if (auto* err = std::get_if<compiler::MountTable::ReplayError>(&table)) {
-    std::cout << "  linux:  bwrap would refuse the argv (line " << err->line << "): "
-              << err->message << "\n";
-    return;
-  }
-  auto result = std::get<compiler::MountTable>(table).access(path, op);
-  std::cout << "  linux:  " << compiler::to_string(result.outcome) << "\n";
-  for (const auto& t : result.trace) std::cout << "          " << t << "\n";
-}
-
-void explain_macos(const compiler::Compiled& c, const std::string& path, compiler::FsOp op) {
-  std::string error;
-  const std::string params_text = artifact(c, "params.txt");  // the parameters view it
-  auto params = compiler::parse_params_text(params_text, &error);
-  // Seatbelt has no single "delete": unlinking and renaming away are file-write-unlink.
-  const char* operation = op == compiler::FsOp::Delete ? "file-write-unlink" : compiler::to_string(op);
-  std::optional<compiler::SbplExplanation> e;
-  if (params) e = compiler::explain_sbpl(c.resolved, artifact(c, "profile.sb"), *params, operation, path, &error);
-  if (!e) {
-    std::cout << "  macos:  cannot evaluate: " << error << "\n";
-    return;
-  }
-  // The intent the Seatbelt verifier holds the profile to, which is what decides whether
-  // the profile passes; it may be stricter than Linux's (a directory above a protected
-  // path cannot be renamed away on macOS).
-  const auto intent = e->policy.intent;
-  std::cout << "  policy: "
-            << (intent == compiler::SbplIntent::Allow  ? "allowed"
-                : intent == compiler::SbplIntent::Deny ? "denied"
-                                                       : "either answer passes verification")
-            << " — " << e->policy.why;
-  if (!e->policy.loc.file.empty()) std::cout << " (" << e->policy.loc.str() << ")";
-  std::cout << "\n";
-  std::cout << "  macos:  " << (e->allowed ? "allowed" : "denied")
-            << (e->models_agree ? "" : " (precedence models disagree)") << "\n";
-  for (const auto& t : e->trace) std::cout << "          " << t << "\n";
-}
-
-}  // namespace
 
 int cmd_explain(const Args& args) {
   const std::string usage =
@@ -92,52 +21,20 @@ int cmd_explain(const Args& args) {
   if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
   if (help) return kExitOk;
 
-  ir::Diagnostics diags;
-  auto op = parse_op(vm["op"].as<std::string>());
-  if (!op) diags.error({"<command line>"}, "invalid --op (expected read, write, create or delete)");
-  std::vector<compiler::Target> targets = {compiler::Target::Linux, compiler::Target::Macos};
-  if (vm.count("target")) {
-    auto t = compiler::parse_target(vm["target"].as<std::string>());
-    if (!t) diags.error({"<command line>"}, "invalid --target (expected linux or macos)");
-    else targets = {*t};
+  const auto e = explain(request_of(vm), vm["path"].as<std::string>(), vm["op"].as<std::string>(),
+                         vm.count("target") ? std::optional(vm["target"].as<std::string>())
+                                            : std::nullopt);
+  if (!e.answers.empty()) {
+    std::cout << e.query << "\n";
+    for (const auto& n : e.notes) std::cout << "  note:   " << n << "\n";
   }
-  auto path = compiler::SymbolicPath::parse(vm["path"].as<std::string>());
-  if (!path)
-    diags.error({"<command line>"}, "invalid path '" + vm["path"].as<std::string>() +
-                                        "' (absolute, or starting with ${WORKSPACE}, ${HOME}, ${TMPDIR})");
-  auto req = load_request(vm, diags);
-  if (!req || diags.has_errors()) {
-    print_diagnostics(diags);
-    return kExitUsage;
+  for (const auto& a : e.answers) {
+    if (!a.policy.empty()) std::cout << "  policy: " << a.policy << "\n";
+    std::cout << "  " << to_string(a.target) << ":  " << a.artifact << "\n";
+    for (const auto& t : a.trace) std::cout << "          " << t << "\n";
   }
-  // A bound policy is a policy for this host, and this host is Linux.
-  if (req->host && !vm.count("target")) targets = {compiler::Target::Linux};
-
-  bool printed_header = false;
-  for (auto target : targets) {
-    auto c = compiler::compile(req->policy, target, req->mode, req->host, diags);
-    if (!c) {
-      print_diagnostics(diags);
-      return kExitUsage;
-    }
-    if (!printed_header) {
-      std::cout << compiler::to_string(*op) << " " << path->str() << "\n";
-      printed_header = true;
-      // Portable output names a pattern as one symbolic entry, which the answers below
-      // compare as text: say so rather than let "allowed" stand for a matched path.
-      if (!req->host && (!req->policy.protect_patterns.empty() || !req->policy.deny_patterns.empty()))
-        std::cout << "  note:   patterns (e.g. '"
-                  << (req->policy.protect_patterns.empty() ? req->policy.deny_patterns
-                                                           : req->policy.protect_patterns)
-                         .front()
-                         .value.str()
-                  << "') are expanded only against a host; add --workspace DIR for what they "
-                     "match there\n";
-    }
-    if (target == compiler::Target::Linux) explain_linux(*c, *path, *op);
-    else explain_macos(*c, path->str(), *op);
-  }
-  return kExitOk;
+  print_diagnostics(e.diagnostics);
+  return e.exit_code;
 }
 
 }  // namespace zpolicy::cli

@@ -1,6 +1,5 @@
 #include <algorithm>
 #include "cli/options.hpp"
-#include "runner/run.hpp"
 
 namespace zpolicy::cli {
 
@@ -23,25 +22,14 @@ int cmd_run(const Args& args) {
   bool help = false;
   if (!parse_options(ours, usage, opts, {}, vm, help)) return kExitUsage;
   if (help) return kExitOk;
-  runner::RunRequest req;
+  RunRequest req;
   if (dashdash != args.end()) req.command.assign(dashdash + 1, args.end());
-  ir::Diagnostics diags;
-  req.mode = mode_option(vm, diags);
-  if (vm.count("policy")) req.policy_path = vm["policy"].as<std::string>();
+  if (vm.count("policy")) req.policy_file = vm["policy"].as<std::string>();
+  if (vm.count("mode")) req.mode = vm["mode"].as<std::string>();
   if (vm.count("workspace")) req.workspace = vm["workspace"].as<std::string>();
   if (vm.count("accept")) req.accept = vm["accept"].as<std::vector<std::string>>();
-  if (vm.count("timeout")) {
-    double s = vm["timeout"].as<double>();
-    if (!(s > 0 && s <= 7 * 24 * 3600))
-      diags.error({"<command line>"}, "--timeout must be more than 0 and at most 7 days");
-    else
-      req.timeout = std::chrono::milliseconds(static_cast<long long>(s * 1000));
-  }
-  if (diags.has_errors()) {
-    print_diagnostics(diags);
-    return kExitUsage;
-  }
-  return runner::run(req, std::cerr);
+  if (vm.count("timeout")) req.timeout_seconds = vm["timeout"].as<double>();
+  return run(req, std::cerr);
 }
 
 }  // namespace zpolicy::cli

@@ -1,5 +1,4 @@
 #include "cli/options.hpp"
-#include "compiler/frontend/default_policy.hpp"
 
 namespace zpolicy::cli {
 
@@ -11,17 +10,13 @@ int cmd_show_default(const Args& args) {
   bool help = false;
   if (!parse_options(args, usage, opts, {}, vm, help)) return kExitUsage;
   if (help) return kExitOk;
-  ir::Diagnostics diags;
-  auto mode = mode_option(vm, diags);
-  auto policy = compiler::default_policy();
-  if (mode && !ir::narrower_or_equal(*mode, policy.mode.value))
-    diags.error({"<command line>"}, std::string("--mode ") + ir::to_string(*mode) +
-                                        " is wider than the default policy's workspace-write");
-  if (diags.has_errors()) {
-    print_diagnostics(diags);
-    return kExitUsage;
+  auto shown = default_policy_text(vm.count("mode") ? std::optional(vm["mode"].as<std::string>())
+                                                    : std::nullopt);
+  if (shown.exit_code != kExitOk) {
+    print_diagnostics(shown.diagnostics);
+    return shown.exit_code;
   }
-  std::cout << compiler::default_policy_text(mode.value_or(policy.mode.value));
+  std::cout << shown.text;
   return kExitOk;
 }
 

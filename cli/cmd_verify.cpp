@@ -3,8 +3,6 @@
 #include <sstream>
 
 #include "cli/options.hpp"
-#include "compiler/pipeline.hpp"
-#include "compiler/analyzer/verify.hpp"
 
 namespace zpolicy::cli {
 
@@ -24,35 +22,35 @@ int cmd_verify(const Args& args) {
   if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
   if (help) return kExitOk;
 
-  ir::Diagnostics diags;
-  auto target = compiler::parse_target(vm["target"].as<std::string>());
-  if (!target) diags.error({"<command line>"}, "invalid --target (expected linux or macos)");
-  auto req = load_request(vm, diags);
-  std::optional<ir::Resolved> resolved;
-  if (req && !diags.has_errors())
-    resolved = compiler::resolve_for_target(req->policy, *target, req->mode, req->host, diags);
-  if (!resolved || diags.has_errors()) {
+  const Request request = request_of(vm);
+  auto target = parse_target(vm["target"].as<std::string>());
+  if (!target) {
+    std::vector<Diagnostic> diags = {usage_error("invalid --target (expected linux or macos)")};
+    auto checked = validate(request);
+    diags.insert(diags.end(), checked.diagnostics.begin(), checked.diagnostics.end());
     print_diagnostics(diags);
     return kExitUsage;
   }
   // Every artifact file of the target is read as it is; a missing one is a finding.
-  std::vector<compiler::Artifact> arts;
+  std::vector<Artifact> arts;
   const std::string dir = vm["dir"].as<std::string>();
-  for (const auto& name : compiler::artifact_names(*target)) {
+  for (const auto& name : artifact_names(*target)) {
     std::ifstream in(std::filesystem::path(dir) / name, std::ios::binary);
     if (!in) continue;
     std::ostringstream s;
     s << in.rdbuf();
     arts.push_back({name, s.str(), name.ends_with(".bpf")});
   }
-  auto findings = compiler::verify_artifacts(*resolved, *target, arts);
-  if (!findings.empty()) {
-    for (const auto& f : findings) std::cerr << f.str() << "\n";
-    std::cerr << "zpolicy: verification failed: " << findings.size() << " finding"
-              << (findings.size() == 1 ? "" : "s") << "\n";
+  const auto verified = verify(request, *target, arts);
+  if (verified.exit_code == kExitVerify) {
+    print_findings(verified.diagnostics, "");
     return kExitVerify;
   }
-  std::cout << "verified: " << dir << " (" << compiler::to_string(*target)
+  if (!verified.ok()) {
+    print_diagnostics(verified.diagnostics);
+    return verified.exit_code;
+  }
+  std::cout << "verified: " << dir << " (" << to_string(*target)
             << ") does what the policy says\n";
   return kExitOk;
 }

@@ -100,8 +100,8 @@ std::string base64(std::string_view in) {
 }  // namespace
 
 std::string artifacts_json(const std::string& target,
-                           const std::vector<compiler::Artifact>& arts) {
-  std::vector<const compiler::Artifact*> sorted;
+                           const std::vector<Artifact>& arts) {
+  std::vector<const Artifact*> sorted;
   for (const auto& a : arts) sorted.push_back(&a);
   std::sort(sorted.begin(), sorted.end(),
             [](auto* a, auto* b) { return a->name < b->name; });

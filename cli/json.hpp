@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/pipeline.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy::cli {
 
@@ -22,6 +22,6 @@ std::string uri_reference(std::string_view path);
 // {"target": ..., "artifacts": {"name": "text" | {"base64": "..."}}} with sorted names;
 // binary artifacts, and text ones that are not UTF-8, are base64.
 std::string artifacts_json(const std::string& target,
-                           const std::vector<compiler::Artifact>& arts);
+                           const std::vector<Artifact>& arts);
 
 }  // namespace zpolicy::cli

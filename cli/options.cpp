@@ -2,9 +2,6 @@
 
 #include <cctype>
 
-#include "compiler/frontend/default_policy.hpp"
-#include "compiler/frontend/policy_parser.hpp"
-
 namespace zpolicy::cli {
 
 bool parse_options(const Args& args, const std::string& usage, po::options_description& opts,
@@ -42,41 +39,35 @@ bool parse_options(const Args& args, const std::string& usage, po::options_descr
   return true;
 }
 
-std::optional<ir::Policy> load_policy(const std::string& path, ir::Diagnostics& diags) {
-  if (path.empty()) return compiler::default_policy();
-  return compiler::load_policy_file(path, diags);
+Request request_of(const po::variables_map& vm) {
+  Request req;
+  if (vm.count("policy")) req.policy_file = vm["policy"].as<std::string>();
+  if (vm.count("mode")) req.mode = vm["mode"].as<std::string>();
+  if (vm.count("workspace")) req.workspace = vm["workspace"].as<std::string>();
+  return req;
 }
 
-std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics& diags) {
-  if (!vm.count("mode")) return std::nullopt;
-  auto text = vm["mode"].as<std::string>();
-  auto m = ir::parse_mode(text);
-  if (!m)
-    diags.error({"<command line>"}, "invalid --mode '" + text +
-                                        "' (expected read-only, workspace-write or "
-                                        "danger-full-access)");
-  return m;
+Diagnostic usage_error(std::string message) {
+  return {"", Severity::Error, "<command line>", 0, 0, std::move(message), {}};
 }
 
-std::optional<PolicyRequest> load_request(const po::variables_map& vm, ir::Diagnostics& diags) {
-  auto requested = mode_option(vm, diags);
-  auto policy = load_policy(vm["policy"].as<std::string>(), diags);
-  std::optional<compiler::HostFacts> host;
-  if (policy && !diags.has_errors() && vm.count("workspace"))
-    host = compiler::host_facts(vm["workspace"].as<std::string>(), diags);
-  std::optional<ir::Mode> mode;
-  if (policy && !diags.has_errors()) mode = compiler::effective_mode(*policy, requested, diags);
-  if (!mode || diags.has_errors()) return std::nullopt;
-  return PolicyRequest{std::move(*policy), *mode, std::move(host)};
+void print_diagnostics(const std::vector<Diagnostic>& diags) {
+  for (const auto& d : diags) std::cerr << d.str();
 }
 
-void print_diagnostics(const ir::Diagnostics& diags) { std::cerr << diags.str(); }
-
-void print_findings(const std::vector<compiler::Finding>& findings) {
-  for (const auto& f : findings) std::cerr << f.str() << "\n";
-  std::cerr << "zpolicy: verification failed: " << findings.size()
-            << (findings.size() == 1 ? " finding" : " findings")
-            << "; nothing was written\n";
+void print_findings(const std::vector<Diagnostic>& diags, const std::string& consequence) {
+  size_t count = 0;
+  for (const auto& d : diags) {
+    if (!d.code.starts_with("verify-")) continue;
+    ++count;
+    std::cerr << d.file;
+    if (d.line > 0) std::cerr << ":" << d.line << ":" << d.column;
+    std::cerr << ": error: " << d.message << "\n";
+    for (const auto& t : d.trace) std::cerr << "    " << t << "\n";
+    std::cerr << "\n";
+  }
+  std::cerr << "zpolicy: verification failed: " << count << (count == 1 ? " finding" : " findings")
+            << consequence << "\n";
 }
 
 }  // namespace zpolicy::cli

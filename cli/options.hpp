@@ -2,16 +2,11 @@
 
 #include <boost/program_options.hpp>
 #include <iostream>
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/commands.hpp"
-#include "zpolicy/exit_code.hpp"
-#include "compiler/analyzer/finding.hpp"
-#include "compiler/resolve/resolve.hpp"
-#include "ir/diagnostic.hpp"
-#include "ir/mode.hpp"
-#include "ir/policy.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy::cli {
 
@@ -23,24 +18,18 @@ bool parse_options(const Args& args, const std::string& usage, po::options_descr
                    const po::positional_options_description& positional, po::variables_map& vm,
                    bool& help_shown);
 
-// Loads --policy / a positional POLICY, or the built-in default when `path` is empty.
-std::optional<ir::Policy> load_policy(const std::string& path, ir::Diagnostics& diags);
+// The request compile, verify, check and explain work on: POLICY, --mode, --workspace.
+Request request_of(const po::variables_map& vm);
 
-std::optional<ir::Mode> mode_option(const po::variables_map& vm, ir::Diagnostics& diags);
+// A usage error found by the command line itself, worded as the API words its own.
+Diagnostic usage_error(std::string message);
 
-// Prints diagnostics to stderr, each prefixed by nothing but its location.
-void print_diagnostics(const ir::Diagnostics& diags);
+// Prints diagnostics to stderr, one per line (Diagnostic::str()).
+void print_diagnostics(const std::vector<Diagnostic>& diags);
 
-// What compile, verify and explain work on: the policy, the mode (--mode, which may only
-// narrow the policy's ceiling) and the host binding (--workspace), or located errors.
-struct PolicyRequest {
-  ir::Policy policy;
-  ir::Mode mode;
-  std::optional<compiler::HostFacts> host;
-};
-std::optional<PolicyRequest> load_request(const po::variables_map& vm, ir::Diagnostics& diags);
-
-// Prints verification findings to stderr, then how many there were.
-void print_findings(const std::vector<compiler::Finding>& findings);
+// Prints the verification findings among `diags` to stderr as the pipeline words them
+// ("file:line:col: error: linux: ...", then the trace and a blank line), then how many
+// there were and `consequence` ("; nothing was written").
+void print_findings(const std::vector<Diagnostic>& diags, const std::string& consequence);
 
 }  // namespace zpolicy::cli

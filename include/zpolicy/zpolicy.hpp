@@ -5,6 +5,7 @@
 // The C API for other languages is zpolicy.h.
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,19 @@ struct ZPOLICY_API Diagnostic {
   std::string message;
   std::vector<std::string> trace;
 
-  // "file:line:col: error: message [code]", then one indented line per trace step.
+  // "file:line:col: error: message [code]", then one indented line per trace step. A
+  // newline or control byte in the file name or message is escaped (\n, \t, \xNN), so
+  // that text from a policy cannot forge a second diagnostic.
   std::string str() const;
 };
 
 enum class Target { Linux, Macos };
+
+// "linux", "macos".
+ZPOLICY_API const char* to_string(Target target);
+ZPOLICY_API std::optional<Target> parse_target(const std::string& name);
+// The artifact files of a target, in the order `compile` produces them.
+ZPOLICY_API std::vector<std::string> artifact_names(Target target);
 
 // One compiled file: "bwrap.args", "seccomp.bpf", "seccomp.txt" (linux); "profile.sb",
 // "params.txt" (macos). DESIGN.md "Command line" describes each.
@@ -67,6 +76,21 @@ struct Result {
 // The built-in default policy, as YAML.
 ZPOLICY_API std::string default_policy_text();
 
+// Text a command prints (`show-default`), or the reasons why not (exit code 2).
+struct TextResult {
+  int exit_code = kExitOk;
+  std::vector<Diagnostic> diagnostics;
+  std::string text;
+};
+
+// The built-in default policy narrowed to `mode` ("read-only", "workspace-write"; the
+// default's own when empty); a wider mode is an error.
+ZPOLICY_API TextResult default_policy_text(const std::optional<std::string>& mode);
+
+// Loads the policy, binds it to the workspace and checks the mode against its ceiling,
+// without compiling: exit code 0, or 2 with the located reasons.
+ZPOLICY_API Result validate(const Request& request);
+
 // Compiles and verifies: artifacts only if the independent analyzer finds every deny kept.
 ZPOLICY_API Result compile(const Request& request, Target target);
 
@@ -77,5 +101,78 @@ ZPOLICY_API Result verify(const Request& request, Target target,
 // Lints the policy and verifies every target in every confined mode its ceiling admits.
 // Error-level diagnostics give exit code 3.
 ZPOLICY_API Result check(const Request& request);
+
+// A rule `check` can report (docs/lints.md): "ZP003", its name, a one-line summary, the
+// full description and the level it is reported at.
+struct LintRule {
+  std::string id;
+  std::string name;
+  std::string summary;
+  std::string description;
+  Severity level = Severity::Error;
+};
+ZPOLICY_API std::vector<LintRule> lint_rules();
+
+// One target's answer to "may PATH be accessed this way?".
+struct ExplainAnswer {
+  Target target = Target::Linux;
+  // What the verifier holds the artifact to here: the verdict, its reason and the policy
+  // rule ("denied — a protected path (p.yaml:5:3)"); empty when the artifact cannot be
+  // evaluated at all.
+  std::string policy;
+  // What the compiled artifact does ("read-only", "allowed", ...), or why it cannot be
+  // evaluated; then the independent evaluator's trace.
+  std::string artifact;
+  std::vector<std::string> trace;
+};
+
+struct Explanation {
+  int exit_code = kExitOk;  // 2: bad path, operation, target or policy
+  std::vector<Diagnostic> diagnostics;
+  std::string query;               // "write ${WORKSPACE}/.git/config"
+  std::vector<std::string> notes;  // caveats of the question (unexpanded patterns)
+  std::vector<ExplainAnswer> answers;
+};
+
+// Which rule decides `operation` ("read", "write", "create", "delete") on `path`
+// (absolute, or ${WORKSPACE}/..., ${HOME}/..., ${TMPDIR}/...), for `target` ("linux" or
+// "macos"; both when empty, Linux only for a bound request, since this host is Linux).
+ZPOLICY_API Explanation explain(const Request& request, const std::string& path,
+                                const std::string& operation = "write",
+                                const std::optional<std::string>& target = std::nullopt);
+
+// The host's sandbox backend, as `doctor` reports it (docs/run.md "doctor").
+struct HostCheck {
+  std::string id;
+  std::string status;  // "ok", "info", "warning", "failed"
+  std::string value;
+  std::string reason;  // typed reason of a failed check
+  std::string fix;     // the exact fix, where there is one
+};
+struct DoctorReport {
+  std::string backend;  // which backend this build uses, and where
+  bool usable = false;  // a confined run would start
+  std::string reason;   // the typed reason when not usable
+  std::string status;   // one line: the probe's verdict
+  std::vector<HostCheck> checks;
+};
+ZPOLICY_API DoctorReport doctor();
+
+// `zpolicy run`: compile the policy for this host through the same pipeline as
+// `compile --workspace` plus the bound lints, refuse on any error-level finding, then
+// execute exactly the verified artifacts and supervise the command (docs/run.md).
+struct RunRequest {
+  std::optional<std::string> policy_file;  // the built-in default when absent
+  std::optional<std::string> mode;         // may only narrow the policy's ceiling
+  std::optional<std::string> workspace;    // default: the current directory
+  std::optional<double> timeout_seconds;   // (0, 7 days]; overrides the policy's
+  std::vector<std::string> accept;         // error-level lints accepted for this run
+  std::vector<std::string> command;        // command[0] is found with the sandbox's PATH
+};
+
+// Runs the command and returns DESIGN.md's exit status: the command's own, or zpolicy's
+// (2 usage, 3 refused, 4 no backend, 124 timeout, 125 internal, 126/127, 128+N). Every
+// message for the user (refusals, status) goes to `messages`.
+ZPOLICY_API int run(const RunRequest& request, std::ostream& messages);
 
 }  // namespace zpolicy

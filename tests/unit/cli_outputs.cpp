@@ -10,6 +10,7 @@
 #include "support/cli.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
+#include "zpolicy/version.hpp"
 
 using namespace zpolicy;
 namespace fs = std::filesystem;
@@ -93,6 +94,23 @@ BOOST_AUTO_TEST_CASE(a_directory_or_fifo_in_the_way_leaves_the_old_set_whole) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(an_artifact_name_hard_linked_to_a_victim_is_replaced_not_written_through) {
+  for (const auto& name : kLinuxArtifacts) {
+    Cli cli;
+    write_policy(cli);
+    cli.dir.write("victim", "victim\n");
+    cli.dir.mkdir("out");
+    fs::create_hard_link(cli.dir / "victim", cli.dir / ("out/" + name));
+    auto r = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(r.exit_code == 0, r.err);
+      BOOST_TEST(test::slurp(cli.dir / "victim") == "victim\n");
+      BOOST_TEST(fs::hard_link_count(cli.dir / "victim") == 1u);
+      BOOST_TEST(cli.listing("out") == kLinuxArtifacts);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(out_dir_that_is_a_symlink_is_refused) {
   Cli cli;
   write_policy(cli);
@@ -132,6 +150,23 @@ BOOST_AUTO_TEST_CASE(json_and_sarif_stay_utf8_whatever_the_file_name_holds) {
   auto sarif = cli.run({"check", name, "--format", "sarif"});
   BOOST_TEST(utf8(sarif.out), sarif.out);
   BOOST_TEST(sarif.out.find("\"uri\": \"p%FF%20%25x.yaml\"") != std::string::npos, sarif.out);
+
+  // Both documents as a strict reader sees them: bytes decoded as UTF-8 with errors
+  // refused, then parsed; the name is U+FFFD in JSON text and %FF in the SARIF URI.
+  cli.dir.write("check.json", json.out);
+  cli.dir.write("check.sarif", sarif.out);
+  auto parsed = test::run_process(
+      {"/usr/bin/python3", "-c",
+       "import json,sys\n"
+       "def load(p): return json.loads(open(p,'rb').read().decode('utf-8','strict'))\n"
+       "j=load(sys.argv[1])\n"
+       "s=load(sys.argv[2])['runs'][0]\n"
+       "print(ascii(j['findings'][0]['file']))\n"
+       "print(s['results'][0]['locations'][0]['physicalLocation']['artifactLocation']['uri'])\n",
+       (cli.dir / "check.json"), (cli.dir / "check.sarif")},
+      cli.dir.str(), cli.dir.str());
+  BOOST_TEST(parsed.exit_code == 0, parsed.err);
+  BOOST_TEST(parsed.out == "'p\\ufffd %x.yaml'\np%FF%20%25x.yaml\n");
 }
 
 // Parses SARIF with Python's json module and prints "ruleId ruleIndex->rules[i].id
@@ -143,7 +178,8 @@ std::string sarif_summary(Cli& cli, const std::string& sarif) {
        "import json,sys\n"
        "run=json.load(open(sys.argv[1]))['runs'][0]\n"
        "rules=run['tool']['driver']['rules']\n"
-       "assert all(r['helpUri'].endswith('docs/lints.md') and r['shortDescription']['text'] and "
+       "home=run['tool']['driver']['informationUri']\n"
+       "assert all(r['helpUri']==home+'/blob/main/docs/lints.md' and r['shortDescription']['text'] and "
        "r['fullDescription']['text'] for r in rules)\n"
        "for x in run['results']:\n"
        "  print(x['ruleId'], rules[x['ruleIndex']]['id'], rules[x['ruleIndex']]['name'], x['level'])\n",
@@ -151,6 +187,14 @@ std::string sarif_summary(Cli& cli, const std::string& sarif) {
       cli.dir.str(), cli.dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
   return r.out;
+}
+
+BOOST_AUTO_TEST_CASE(sarif_links_come_from_the_project_address) {
+  Cli cli;
+  cli.dir.write("p.yaml", "zpolicy: 1\nmode: danger-full-access\n");
+  auto r = cli.run({"check", "p.yaml", "--format", "sarif"});
+  BOOST_TEST(r.out.find("\"informationUri\": \"" ZPOLICY_HOMEPAGE_URL "\"") != std::string::npos,
+             r.out);
 }
 
 BOOST_AUTO_TEST_CASE(sarif_describes_every_rule_a_result_names) {

@@ -284,7 +284,11 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     if (n != 2) return e.error(quoted() + " takes one path");
     const Form arg = e.item(1);
     if (arg.kind() == Sexpr::Kind::String) {
-      if (!arg.atom().starts_with('/')) return e.error("a constant path must be absolute");
+      if (!sbpl_subset::normalized_path(arg.atom()) || arg.atom().starts_with("${"))
+        return e.error("a constant path must be absolute and normalized");
+      if (arg.atom().size() > sbpl_subset::kMaxPathBytes)
+        return e.error("a path longer than " + std::to_string(sbpl_subset::kMaxPathBytes) +
+                       " bytes (macOS MAXPATHLEN) can never be matched");
       f.value = arg.atom();
       return std::nullopt;
     }
@@ -319,8 +323,9 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
     const std::string_view addr = e.item(2).atom();
     auto colon = addr.rfind(':');
     std::string_view host = addr.substr(0, colon);
-    if (colon == std::string_view::npos || (host != "localhost" && host != "*"))
-      return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\"");
+    if (colon == std::string_view::npos || (host != "localhost" && host != "*") ||
+        !sbpl_subset::canonical_port(addr.substr(colon + 1)))
+      return e.error("an ip address must be \"localhost:PORT\" or \"*:PORT\", PORT * or 0-65535");
     f.value = addr;
     return std::nullopt;
   }
@@ -328,6 +333,32 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
   if (n != 2 || e.item(1).kind() != Sexpr::Kind::String)
     return e.error(quoted() + " takes one string");
   f.value = e.item(1).atom();
+  return std::nullopt;
+}
+
+// What a leaf filter tests; none for (require-...), which tests through its children.
+std::optional<sbpl_subset::TargetKind> filter_target(SbplFilter::Kind k) {
+  using K = SbplFilter::Kind;
+  using T = sbpl_subset::TargetKind;
+  switch (k) {
+    case K::Literal:
+    case K::Subpath:
+      return T::Path;
+    case K::SysctlName:
+    case K::SysctlNamePrefix:
+      return T::Sysctl;
+    case K::GlobalName:
+      return T::MachService;
+    case K::LocalIp:
+    case K::RemoteIp:
+      return T::Address;
+    case K::TargetSameSandbox:
+      return T::Process;
+    case K::RequireAll:
+    case K::RequireAny:
+    case K::RequireNot:
+      break;
+  }
   return std::nullopt;
 }
 
@@ -351,6 +382,14 @@ std::variant<SbplRule, SbplError> rule_of(const Form& e, std::vector<SbplFilter>
   filters.resize(r.end_filter);
   for (uint32_t at = r.first_filter; i < e.size(); ++i, ++at, item = item.next()) {
     if (auto err = filter_of(item, filters, at)) return *err;
+  }
+  // The rule's filters, nested ones included, take the range from its first on.
+  for (size_t f = r.first_filter; f < filters.size(); ++f) {
+    const auto tests = filter_target(filters[f].kind);
+    if (!tests) continue;
+    for (const auto& op : r.operations)
+      if (sbpl_subset::operation_target(op) != *tests)
+        return e.error("a filter on what '" + op + "' does not act on is outside the subset");
   }
   return r;
 }
@@ -1120,6 +1159,13 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
 }
 
 SbplTargetQuery::~SbplTargetQuery() = default;
+
+std::vector<int> SbplTargetQuery::rules_matched_per_target() const {
+  std::vector<int> out = always_;
+  for (const auto& s : settled_) out.push_back(s.rule);
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
   if (!profile_.path_ids) return answer(target);

@@ -261,6 +261,10 @@ class SbplTargetQuery {
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
   // Valid while the query lives: answers are kept for the targets that share them.
   std::span<const uint32_t> allowed(std::string_view target);
+  // The rules that the index does not place (unconditional ones, and those with a filter
+  // the index cannot decide), ascending: every target is matched against each of them,
+  // so a verifier bounds how many there may be.
+  std::vector<int> rules_matched_per_target() const;
 
  private:
   struct Scratch;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_subset.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -27,39 +28,34 @@ std::optional<std::string_view> parent_of(std::string_view path) {
 }
 
 // Files a confined process must be able to read to start at all, whatever its read roots
-// (docs/macos.md, "Platform read defaults"). Reads there are neither required nor refused
-// by a policy, so probes that land there are not judged.
+// (docs/macos.md, "Platform read defaults"): these paths themselves, and everything in
+// these directories. Reads there are neither required nor refused by a policy, so probes
+// that land there are not judged.
+constexpr std::array<std::string_view, 4> kPlatformReadPaths = {"/", "/etc", "/tmp", "/var"};
+constexpr std::array<std::string_view, 13> kPlatformReadTrees = {
+    "/System",       "/bin",           "/sbin",          "/usr/bin",
+    "/usr/sbin",     "/usr/lib",       "/usr/libexec",   "/usr/share",
+    "/private/etc",  "/Library/Apple", "/Library/Preferences", "/private/var/db/timezone",
+    "/dev"};
+// The devices every confined profile may write (docs/macos.md, "Process primitives"):
+// the sinks, the pty master, and one's own descriptors (everything in /dev/fd).
+constexpr std::array<std::string_view, 3> kPlatformDevices = {"/dev/null", "/dev/zero",
+                                                              "/dev/ptmx"};
+constexpr std::string_view kPlatformDescriptors = "/dev/fd";
+
 bool platform_runtime_path(std::string_view path) {
-  for (const char* p : {"/", "/etc", "/tmp", "/var"})
-    if (path == p) return true;
-  for (const char* p : {"/System", "/bin", "/sbin", "/usr/bin", "/usr/sbin", "/usr/lib",
-                        "/usr/libexec", "/usr/share", "/private/etc", "/Library/Apple",
-                        "/Library/Preferences", "/private/var/db/timezone", "/dev"})
-    if (text_within(p, path)) return true;
-  return false;
+  return std::find(kPlatformReadPaths.begin(), kPlatformReadPaths.end(), path) !=
+             kPlatformReadPaths.end() ||
+         std::any_of(kPlatformReadTrees.begin(), kPlatformReadTrees.end(),
+                     [&](std::string_view t) { return text_within(t, path); });
 }
 
-// Seatbelt compares paths as strings after resolving them, so a parameter must already be
-// in the one spelling the kernel reports: absolute (or a symbolic variable), no empty,
-// "." or ".." component, no trailing slash.
-bool normalized(std::string_view v) {
-  if (v == "/") return true;
-  if (v.starts_with("${")) {
-    auto close = v.find('}');
-    if (close == std::string_view::npos) return false;
-    v.remove_prefix(close + 1);
-    if (v.empty()) return true;
-  }
-  if (!v.starts_with('/') || v.ends_with('/')) return false;
-  // One pass over the components: searching for "//", "/./" and "/../" in turn read each
-  // value three times, for hundreds of parameters.
-  for (size_t start = 1; start <= v.size();) {
-    const size_t end = std::min(v.find('/', start), v.size());
-    const std::string_view component = v.substr(start, end - start);
-    if (component.empty() || component == "." || component == "..") return false;
-    start = end + 1;
-  }
-  return true;
+// Writing the data of a platform device is neither required nor refused by a policy;
+// anything else on it is.
+bool platform_device(std::string_view path) {
+  return std::find(kPlatformDevices.begin(), kPlatformDevices.end(), path) !=
+             kPlatformDevices.end() ||
+         text_within(kPlatformDescriptors, path);
 }
 
 // What the policy says about a probe and which entry decides it; the text of the reason
@@ -96,26 +92,32 @@ void for_each_holder(std::string_view path, F&& fn) {
   if (path != "/") fn(std::string_view("/"));
 }
 
-// The operations probed on every probe path: the file operations, then process-exec of
-// the file.
-constexpr std::array<std::string_view, 8> kPathOperations = {
-    "file-read-data",    "file-read-metadata", "file-write-data", "file-write-create",
-    "file-write-unlink", "file-write-mode",    "file-link",       "process-exec",
+// The operations probed on every probe path: every file operation of the subset, then
+// process-exec of the file. A file operation left out here is one a rule could grant
+// anywhere unseen.
+constexpr std::array<std::string_view, 15> kPathOperations = {
+    "file-read-data",    "file-read-metadata", "file-read-xattr",  "file-write-data",
+    "file-write-create", "file-write-unlink",  "file-write-mode",  "file-write-xattr",
+    "file-write-times",  "file-write-flags",   "file-write-owner", "file-link",
+    "file-ioctl",        "file-map-executable", "process-exec",
 };
 
 // Which of a path's verdicts each of kPathOperations takes, by position: worked out once
 // rather than by comparing names for every probe path.
-enum class PathOpKind { Read, Write, Unlink, Link, Exec };
+enum class PathOpKind { Read, WriteData, Write, Unlink, Link, Ioctl, Map, Exec };
 constexpr size_t kPathOpKindCount = static_cast<size_t>(PathOpKind::Exec) + 1;
 constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
   std::array<PathOpKind, kPathOperations.size()> kinds{};
   for (size_t k = 0; k < kPathOperations.size(); ++k) {
     const std::string_view op = kPathOperations[k];
-    kinds[k] = is_read(op)                 ? PathOpKind::Read
-               : op == "process-exec"      ? PathOpKind::Exec
-               : op == "file-link"         ? PathOpKind::Link
-               : op == "file-write-unlink" ? PathOpKind::Unlink
-                                           : PathOpKind::Write;
+    kinds[k] = is_read(op)                   ? PathOpKind::Read
+               : op == "process-exec"        ? PathOpKind::Exec
+               : op == "file-link"           ? PathOpKind::Link
+               : op == "file-write-unlink"   ? PathOpKind::Unlink
+               : op == "file-write-data"     ? PathOpKind::WriteData
+               : op == "file-ioctl"          ? PathOpKind::Ioctl
+               : op == "file-map-executable" ? PathOpKind::Map
+                                             : PathOpKind::Write;
   }
   return kinds;
 }();
@@ -223,23 +225,31 @@ PathFacts FileIntent::facts(std::string_view path) const {
 }
 
 PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
+  // Mapping code needs a descriptor open for reading, which the read rules decide.
+  const Verdict map = r_.mode == Mode::DangerFullAccess
+                          ? allow("danger-full-access")
+                          : unspecified("mapping an open file: its opening is what is judged");
   if (r_.mode == Mode::DangerFullAccess || f.deny) {
     const Verdict v = exec(f);
-    return PathVerdicts({v, v, v, v, v});
+    return PathVerdicts({v, v, v, v, v, v, map, v});
   }
   const Verdict read = f.read                        ? allow("read root ", f.read)
                        : platform_runtime_path(path) ? unspecified("platform runtime path")
                                                      : deny("outside every read root");
-  // `write` for the writes but unlink and link.
-  Verdict write, unlink, link;
+  // `write` for the writes but the data of a platform device, unlink and link.
+  Verdict write, unlink, link, ioctl;
   if (r_.mode == Mode::ReadOnly) {
-    write = unlink = link = deny("read-only mode");
+    write = unlink = link = ioctl = deny("read-only mode");
   } else if (f.protect) {
-    write = unlink = link = deny("protected path ", f.protect);
+    write = unlink = link = ioctl = deny("protected path ", f.protect);
   } else if (!f.write) {
-    write = unlink = link = deny("outside every writable root");
+    // Attributed to the read root that leaves it readable, if one does: the policy line
+    // that makes the path read-only.
+    write = unlink = link = ioctl = f.read ? deny("outside every writable root, read-only through read root ", f.read)
+                                           : deny("outside every writable root");
   } else {
     link = unspecified("hard link inside a writable root");
+    ioctl = unspecified("ioctl inside a writable root");
     if (f.protected_below) {
       write = unspecified("directory above a protected path");
       unlink = {SbplIntent::Deny, "directory above protected path ", f.protected_below,
@@ -250,7 +260,11 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
       write = unlink = allow("writable root ", f.write);
     }
   }
-  return PathVerdicts({read, write, unlink, link, exec(f)});
+  const Verdict write_data = platform_device(path) && !f.protect
+                                 ? unspecified("platform device")
+                                 : write;
+  if (path == "/dev/ptmx" && !f.protect) ioctl = unspecified("platform device");
+  return PathVerdicts({read, write_data, write, unlink, link, ioctl, map, exec(f)});
 }
 
 Verdict network_intent(const ir::Resolved& r, std::string_view target) {
@@ -276,10 +290,104 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
   return deny("host processes are out of reach");
 }
 
-// The probe paths, sorted, each once: every path of the policy, a child, a grandchild,
-// a sibling sharing its name as a prefix (".git" vs ".github"), its parent and a child of
-// that; every ancestor of each protected path; and paths outside every root.
-std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& file_intent) {
+// What a profile names that its answers can depend on: the value of every path filter
+// (constant or bound parameter) and every port of an address filter. Views of the
+// profile text and the parameters.
+struct ArtifactNames {
+  std::vector<std::string_view> paths;
+  std::vector<std::string_view> ports;  // distinct, without "*"
+};
+
+// The most distinct ports a profile may name: each is probed with every network
+// operation by a query that reads every rule, and zpolicy names none ("localhost:*").
+constexpr size_t kMaxPorts = 64;
+
+// The names of a bound profile; an error at the rule that names one port too many.
+std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) {
+  ArtifactNames out;
+  for (size_t r = 0; r < bound.rules.size(); ++r) {
+    // A rule's filters, nested ones included, run up to the next rule's first.
+    const size_t end =
+        r + 1 < bound.rules.size() ? bound.rules[r + 1].first_filter : bound.filters.size();
+    for (size_t i = bound.rules[r].first_filter; i < end; ++i) {
+      const SbplFilter& f = bound.filters[i];
+      if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
+        out.paths.push_back(f.param_value ? *f.param_value : f.value);
+      } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
+        const std::string_view port = f.value.substr(f.value.rfind(':') + 1);
+        if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
+          continue;
+        if (out.ports.size() == kMaxPorts)
+          return SbplError{bound.rules[r].line, 1,
+                           "more than " + std::to_string(kMaxPorts) +
+                               " distinct ports are outside the subset zpolicy emits"};
+        out.ports.push_back(port);
+      }
+    }
+  }
+  return out;
+}
+
+// Paths in the order a walk of their tree visits them: a directory right before what it
+// holds ('/' ranks below every other byte), so that what a path holds is one run after it.
+bool tree_less(std::string_view a, std::string_view b) {
+  const size_t k = common_prefix_length(a, b);
+  if (k == std::min(a.size(), b.size())) return a.size() < b.size();
+  auto rank = [](unsigned char c) { return c == '/' ? 0 : c + 1; };
+  return rank(static_cast<unsigned char>(a[k])) < rank(static_cast<unsigned char>(b[k]));
+}
+
+// The deepest path that holds both `a` and `b` (text_within's reading: "/" holds every
+// path, symbolic roots included).
+std::string_view common_holder(std::string_view a, std::string_view b) {
+  const size_t k = common_prefix_length(a, b);
+  if (k == a.size() && (k == b.size() || b[k] == '/')) return a;
+  if (k == b.size() && a[k] == '/') return b;
+  const size_t slash = k == 0 ? std::string_view::npos : a.rfind('/', k - 1);
+  if (slash == std::string_view::npos || slash == 0) return "/";
+  return a.substr(0, slash);
+}
+
+// One path of each region of the namespace that the policy's paths and the profile's
+// filters cut it into (docs/verify.md, "The SBPL proof"): both the profile's answer and
+// the policy's intent for a path depend only on which named paths equal it, hold it, or
+// lie below it, and on the same for its parent. Every named path and every deepest common
+// holder of two of them is a node; each node is probed, with a child no named path lies
+// at or below (everything below the node and outside the named paths), and the node's
+// parent (what lies strictly between the node and the next node above).
+void region_paths(std::vector<std::string_view> named, std::vector<std::string>& paths) {
+  named.push_back("/");
+  std::sort(named.begin(), named.end(), tree_less);
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  std::vector<std::string_view> nodes = named;
+  for (size_t i = 1; i < named.size(); ++i)
+    nodes.push_back(common_holder(named[i - 1], named[i]));
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  // A child of `n` that is no named path and holds none: its subtree starts where it
+  // would be inserted.
+  auto fresh_child = [&](std::string_view n) {
+    const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
+    for (size_t i = 0;; ++i) {
+      std::string c = i ? base + "-" + std::to_string(i) : base;
+      auto it = std::lower_bound(named.begin(), named.end(), std::string_view(c), tree_less);
+      if (it == named.end() || !text_within(c, *it)) return c;
+    }
+  };
+  for (const std::string_view n : nodes) {
+    paths.emplace_back(n);
+    paths.push_back(fresh_child(n));
+    if (const auto parent = parent_of(n)) paths.emplace_back(*parent);
+  }
+}
+
+// The probe paths, sorted, each once: the regions of the policy's and the profile's
+// paths (region_paths); and, as a second net drawn from the policy alone, every path of
+// the policy, a child, a grandchild, a sibling sharing its name as a prefix (".git" vs
+// ".github"), its parent and a child of that, every ancestor of each protected path, and
+// paths outside every root.
+std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& file_intent,
+                                     const std::vector<std::string_view>& artifact_paths) {
   std::vector<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
   auto family = [&](const std::string& p) {
     paths.push_back(p);
@@ -291,8 +399,17 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
       paths.push_back((*parent == "/" ? std::string() : std::string(*parent)) + "/zp-sibling");
     }
   };
+  // The intent's own constant paths are named too: its answer changes at them.
+  std::vector<std::string_view> named = artifact_paths;
+  named.insert(named.end(), kPlatformReadPaths.begin(), kPlatformReadPaths.end());
+  named.insert(named.end(), kPlatformReadTrees.begin(), kPlatformReadTrees.end());
+  named.insert(named.end(), kPlatformDevices.begin(), kPlatformDevices.end());
+  named.push_back(kPlatformDescriptors);
   for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
-    for (const auto& p : *group) family(p.path);
+    for (const auto& p : *group) {
+      family(p.path);
+      named.push_back(p.path);
+    }
   // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
   // above an absolute path.
   const bool absolute = std::any_of(r.protect.begin(), r.protect.end(),
@@ -300,6 +417,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
   file_intent.for_each_protected_ancestor([&](std::string_view a) {
     if (a != "/" || absolute) paths.emplace_back(a);
   });
+  region_paths(std::move(named), paths);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
@@ -307,14 +425,29 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
 
 // The probes, in sbpl_probes() order: `on_path(path, verdicts)` for each probe path with
 // the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
+// `names` are those of the profile under test, whose regions are probed too.
 template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, OnPath&& on_path, OnOther&& on_other) {
+void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& on_path,
+                    OnOther&& on_other) {
   const FileIntent file_intent(r);
-  for (const std::string& path : probe_paths(r, file_intent))
+  for (const std::string& path : probe_paths(r, file_intent, names.paths))
     on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
+  // An address filter tells "localhost" from any host, and its port from any other: each
+  // named port and one that none names, on both kinds of host, cover every address.
+  std::vector<std::string> ports(names.ports.begin(), names.ports.end());
+  for (int fresh = 8080;; ++fresh)
+    if (std::find(ports.begin(), ports.end(), std::to_string(fresh)) == ports.end()) {
+      ports.push_back(std::to_string(fresh));
+      break;
+    }
+  std::sort(ports.begin(), ports.end());
+  ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
-    for (const char* t : {"localhost:8080", "192.0.2.1:8080"})
-      on_other(op, t, network_intent(r, t));
+    for (const char* host : {"localhost:", "192.0.2.1:"})
+      for (const auto& port : ports) {
+        const std::string t = host + port;
+        on_other(op, t, network_intent(r, t));
+      }
   on_other("network-outbound", "unix:/private/var/run/docker.sock",
            network_intent(r, "unix:/private/var/run/docker.sock"));
   on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
@@ -354,6 +487,15 @@ std::string answers_summary(const Answers& answers) {
   if (!denied.empty()) out += (out.empty() ? "" : "; ") + std::string("deny under ") + denied;
   return out;
 }
+
+// See verify_sbpl.
+constexpr size_t kMaxRulesPerTarget = 256;
+// Each finding is explained by evaluating every rule again: past this many, the profile
+// is refused all the same and the rest are not reported.
+constexpr size_t kMaxFindings = 1024;
+
+constexpr const char* kMaxPathExpected = "a path of at most 1023 bytes (macOS MAXPATHLEN)";
+static_assert(sbpl_subset::kMaxPathBytes == 1023, "kMaxPathExpected states the limit");
 
 SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
                       std::string actual) {
@@ -439,7 +581,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
     out.push_back({std::string(op), std::string(target), v.intent, v.loc(), v.reason()});
   };
   for_each_probe(
-      r,
+      r, ArtifactNames{},
       [&](std::string_view path, const PathVerdicts& verdicts) {
         for (size_t k = 0; k < kPathOperations.size(); ++k)
           add(kPathOperations[k], path, verdicts[k]);
@@ -458,6 +600,15 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     return findings;
   }
 
+  // A policy path no Seatbelt check can name is refused where the policy writes it,
+  // before any probe is made from it.
+  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group)
+      if (p.path.size() > sbpl_subset::kMaxPathBytes)
+        findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
+                                     kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+  if (!findings.empty()) return findings;
+
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
   values.reserve(params.size());
@@ -465,9 +616,12 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
-    else if (!normalized(value))
+    else if (!sbpl_subset::normalized_path(value))
       findings.push_back(
           malformed(params_file, what(), "a normalized absolute path", std::string(value)));
+    else if (value.size() > sbpl_subset::kMaxPathBytes)
+      findings.push_back(malformed(params_file, what(), kMaxPathExpected,
+                                   std::to_string(value.size()) + " bytes"));
     if (!values.insert(name, value))
       findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
@@ -490,18 +644,39 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
                               {}});
   }
 
+  SbplTargetQuery path_query(
+      profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
+  // Rules no index places are matched against every probe, and the probes grow with the
+  // profile: their number is bounded so that the work is linear in the profile. zpolicy's
+  // profiles have a fixed number of them (the unconditional platform rules, the exec and
+  // write rules), whatever the policy.
+  if (const auto per_target = path_query.rules_matched_per_target();
+      per_target.size() > kMaxRulesPerTarget) {
+    const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
+    findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
+                                 "the SBPL subset zpolicy emits",
+                                 "more than " + std::to_string(kMaxRulesPerTarget) +
+                                     " rules that are unconditional or not decided by their "
+                                     "paths alone"));
+    return findings;
+  }
   const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   auto judge = [&](std::string_view op, std::string_view target, const Verdict& v,
                    unsigned allowed) {
     const bool agree = allowed == 0 || allowed == every_model;
     const bool right = v.intent == SbplIntent::Unspecified ||
                        ((allowed & 1) != 0) == (v.intent == SbplIntent::Allow);
-    if (!(agree && right)) report(findings, profile, values, op, target, v);
+    if (!(agree && right) && findings.size() < kMaxFindings)
+      report(findings, profile, values, op, target, v);
   };
-  SbplTargetQuery path_query(
-      profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
+  auto names = artifact_names(profile);
+  if (auto* err = std::get_if<SbplError>(&names)) {
+    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
+                                 "the SBPL subset zpolicy emits", err->message));
+    return findings;
+  }
   for_each_probe(
-      policy,
+      policy, std::get<ArtifactNames>(names),
       [&](std::string_view path, const PathVerdicts& verdicts) {
         const auto allowed = path_query.allowed(path);
         // Unrolled as written, each verdict's position known to the compiler: a loop whose

@@ -1,0 +1,41 @@
+#pragma once
+
+// What every entry point of the public API does first: turn a Request into the policy,
+// the effective mode and the host binding, and turn the pipeline's results into the
+// public Diagnostic. Internal to api/.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/analyzer/finding.hpp"
+#include "compiler/pipeline.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/policy.hpp"
+#include "zpolicy/zpolicy.hpp"
+
+namespace zpolicy::api {
+
+Severity severity_of(ir::Severity s);
+ir::Severity severity_of(Severity s);
+
+Diagnostic diagnostic_of(std::string code, ir::Severity s, const ir::SourceLoc& loc,
+                         std::string message, std::vector<std::string> trace = {});
+// A verification finding, worded as `compile` and `verify` print it.
+Diagnostic diagnostic_of(const compiler::Finding& f);
+void add_all(std::vector<Diagnostic>& out, const ir::Diagnostics& diags);
+
+compiler::Target target_of(Target t);
+
+struct Loaded {
+  ir::Policy policy;
+  ir::Mode mode;
+  std::optional<compiler::HostFacts> host;
+};
+
+// The policy, its effective mode and the host binding, or the located reasons why not
+// (appended to `diags`). The mode is checked first, then the policy is loaded, bound and
+// its ceiling compared with the mode, as the command line reports them.
+std::optional<Loaded> load_request(const Request& req, ir::Diagnostics& diags);
+
+}  // namespace zpolicy::api
