@@ -2,6 +2,7 @@
 // with exit code 125 and its reason as a diagnostic.
 #include <new>
 
+#include "zpolicy/json.hpp"
 #include "zpolicy/zpolicy.h"
 #include "zpolicy/zpolicy.hpp"
 
@@ -127,6 +128,32 @@ zpolicy_result* zpolicy_verify(const zpolicy_request* request, int target,
                       name.ends_with(".bpf")});
     }
     return zpolicy::verify(request->request, target_of(target), arts);
+  });
+}
+
+zpolicy_result* zpolicy_plan(const zpolicy_request* request, const char* const* command,
+                             size_t count) {
+  if (!request || !command || count == 0) return nullptr;
+  return guarded([&] {
+    zpolicy::Result result;
+    const auto& req = request->request;
+    if (req.policy_text) {
+      result.exit_code = zpolicy::kExitUsage;
+      result.diagnostics.push_back({"", zpolicy::Severity::Error, req.policy_name, 0, 0,
+                                    "a run plan needs the policy as a file (the lints judge "
+                                    "where it lies); set it with zpolicy_request_set_policy_file",
+                                    {}});
+      return result;
+    }
+    zpolicy::RunRequest run{req.policy_file, req.mode, req.workspace, std::nullopt, {}, {}};
+    for (size_t i = 0; i < count; ++i) run.command.emplace_back(command[i] ? command[i] : "");
+    auto planned = zpolicy::plan(run);
+    result.exit_code = planned.exit_code;
+    if (!planned.messages.empty())
+      result.diagnostics.push_back({"", planned.plan ? zpolicy::Severity::Note : zpolicy::Severity::Error,
+                                    "<zpolicy>", 0, 0, planned.messages, {}});
+    if (planned.plan) result.artifacts.push_back({"plan.json", zpolicy::plan_json(*planned.plan), false});
+    return result;
   });
 }
 

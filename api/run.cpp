@@ -1,11 +1,22 @@
-// `run`: the command-line form of a run request checked here, then the runner.
+// `run` and `plan`: the command-line form of a run request checked here, then the
+// runner, which decides the plan (runner::prepare) and executes it.
+#include <unistd.h>
+
+#include <climits>
+#include <sstream>
+
+#include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
+#include "ir/path.hpp"
 #include "runner/run.hpp"
 #include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy {
+namespace {
 
-int run(const RunRequest& request, std::ostream& messages) {
+// The runner's request, or nullopt with the reasons printed to `messages`.
+std::optional<runner::RunRequest> runner_request(const RunRequest& request,
+                                                 std::ostream& messages) {
   ir::Diagnostics diags;
   runner::RunRequest req;
   if (request.mode) {
@@ -28,9 +39,74 @@ int run(const RunRequest& request, std::ostream& messages) {
   }
   if (diags.has_errors()) {
     messages << diags.str();
-    return kExitUsage;
+    return std::nullopt;
   }
-  return runner::run(req, messages);
+  return req;
+}
+
+std::string current_directory() {
+  char buf[PATH_MAX];
+  return getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
+}
+
+// The directories bwrap needs to exist, each with the writable root it is created from
+// (runner/placeholders.cpp walks them the same way).
+std::vector<Placeholder> placeholders_of(const ir::Resolved& verified) {
+  ir::Resolved r = verified;
+  std::vector<Placeholder> out;
+  for (const auto* p : compiler::placeholder_candidates(r)) {
+    const ir::ResolvedPath* root = nullptr;
+    for (const auto& w : r.write)
+      if (ir::path_within(w.path, p->path)) root = &w;
+    if (root) out.push_back({p->path, root->path});
+  }
+  return out;
+}
+
+Plan public_plan(const compiler::RunPlan& p) {
+  Plan out;
+  out.backend = compiler::to_string(p.backend);
+  out.exe = p.exe;
+  out.argv = p.argv;
+  out.env = p.env;
+  // The runner starts the backend where it was started itself.
+  out.cwd = p.cwd.empty() ? current_directory() : p.cwd;
+  for (const auto& f : p.fds) out.fds.push_back({f.child_fd, f.artifact, f.bytes});
+  if (p.status_fd >= 0) out.status_fd = p.status_fd;
+  if (p.backend == compiler::Backend::Bwrap && p.verified)
+    out.placeholders = placeholders_of(*p.verified);
+  if (p.timeout) out.timeout_ms = p.timeout->count();
+  out.sbpl_profile = p.sbpl_profile;
+  out.sbpl_params = p.sbpl_params;
+  for (const auto& l : p.accepted) out.accepted.push_back(l.str());
+  return out;
+}
+
+}  // namespace
+
+int run(const RunRequest& request, std::ostream& messages) {
+  auto req = runner_request(request, messages);
+  if (!req) return kExitUsage;
+  return runner::run(*req, messages);
+}
+
+PlanResult plan(const RunRequest& request) {
+  PlanResult out;
+  std::ostringstream messages;
+  auto req = runner_request(request, messages);
+  if (!req) {
+    out.exit_code = kExitUsage;
+    out.messages = messages.str();
+    return out;
+  }
+  auto prepared = runner::prepare(*req, messages);
+  out.messages = messages.str();
+  if (const int* refused = std::get_if<int>(&prepared)) {
+    out.exit_code = *refused;
+    return out;
+  }
+  out.plan = public_plan(std::get<compiler::RunPlan>(prepared));
+  return out;
 }
 
 }  // namespace zpolicy

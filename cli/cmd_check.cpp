@@ -1,4 +1,4 @@
-#include "cli/json.hpp"
+#include "zpolicy/json.hpp"
 #include "cli/options.hpp"
 
 namespace zpolicy::cli {

@@ -1,5 +1,5 @@
 #include "cli/artifact_files.hpp"
-#include "cli/json.hpp"
+#include "zpolicy/json.hpp"
 #include "cli/options.hpp"
 
 namespace zpolicy::cli {

@@ -1,6 +1,6 @@
 #include <iostream>
 
-#include "cli/json.hpp"
+#include "zpolicy/json.hpp"
 #include "cli/options.hpp"
 
 namespace zpolicy::cli {

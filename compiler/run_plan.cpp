@@ -156,7 +156,7 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.argv.insert(plan.argv.end(), {"--json-status-fd", std::to_string(kStatusFd), "--"});
     plan.argv.insert(plan.argv.end(), in.command.begin(), in.command.end());
     // The filter's descriptor is the one the verified argv names (`--seccomp 3`).
-    plan.fds.push_back({emitters::bwrap::kSeccompFd, bpf->content});
+    plan.fds.push_back({emitters::bwrap::kSeccompFd, bpf->content, bpf->name});
     plan.status_fd = kStatusFd;
   } else {
     const Artifact* profile = artifact(*compiled, "profile.sb");

@@ -35,6 +35,7 @@ const char* to_string(Backend b);
 struct FdPayload {
   int child_fd;
   std::string bytes;
+  std::string artifact;  // the verified artifact the bytes are: "seccomp.bpf"
 };
 
 // A bind of the verified argv by descriptor (bwrap.fds): before bwrap starts, the runner

@@ -91,7 +91,7 @@ std::string absolute(const std::string& path, const std::string& cwd) {
 
 }  // namespace
 
-int run(const RunRequest& req, std::ostream& err) {
+std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream& err) {
   if (req.command.empty()) {
     err << "zpolicy: run: no command given (zpolicy run [OPTIONS] -- CMD [ARG...])\n";
     return kExitUsage;
@@ -123,14 +123,14 @@ int run(const RunRequest& req, std::ostream& err) {
   in.command = req.command;
   in.command[0] = *exe;
 
-  if (*mode == ir::Mode::DangerFullAccess) return execute(compiler::plan_unconfined(in), err);
+  if (*mode == ir::Mode::DangerFullAccess) return compiler::plan_unconfined(in);
 
   if (auto backend = preflight(); !backend.usable()) {
     if (in.policy.unavailable.value == ir::Unavailable::RunUnconfined &&
         *mode == ir::Mode::WorkspaceWrite && trusted_policy_file(req.policy_path)) {
       err << "zpolicy: sandbox unavailable (" << backend.str()
           << "); running UNCONFINED as " << in.policy.unavailable.loc.str() << " allows\n";
-      return execute(compiler::plan_unconfined(in), err);
+      return compiler::plan_unconfined(in);
     }
     err << "zpolicy: refusing to run without a sandbox: " << backend.str() << "\n";
     return kExitUnavailable;
@@ -155,7 +155,13 @@ int run(const RunRequest& req, std::ostream& err) {
     err << refusal->report;
     return refusal->exit_code;
   }
-  return execute(std::get<compiler::RunPlan>(planned), err);
+  return std::get<compiler::RunPlan>(std::move(planned));
+}
+
+int run(const RunRequest& req, std::ostream& err) {
+  auto prepared = prepare(req, err);
+  if (const int* refused = std::get_if<int>(&prepared)) return *refused;
+  return execute(std::get<compiler::RunPlan>(prepared), err);
 }
 
 }  // namespace zpolicy::runner

@@ -4,8 +4,10 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "compiler/run_plan.hpp"
 #include "ir/mode.hpp"
 
 namespace zpolicy::runner {
@@ -18,6 +20,13 @@ struct RunRequest {
   std::vector<std::string> accept;  // lint IDs accepted for this run (compiler::check_accepted)
   std::vector<std::string> command;
 };
+
+// Everything `run` decides before it starts anything: the policy compiled for this host
+// through the pipeline `compile --workspace` uses plus the bound lints
+// (compiler::plan_confined), or the unconfined plan danger-full-access and a trusted
+// `unavailable: run-unconfined` allow. A refusal is printed to `err` and returned as
+// the exit code. `zpolicy plan` prints this; `run` executes it.
+std::variant<compiler::RunPlan, int> prepare(const RunRequest& request, std::ostream& err);
 
 // Compiles the policy for this host through the pipeline `compile --workspace` uses
 // (resolve, emit, verify) plus the bound lints (compiler::plan_confined), refuses on any

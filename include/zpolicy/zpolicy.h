@@ -47,6 +47,15 @@ ZPOLICY_C_API zpolicy_result* zpolicy_verify(const zpolicy_request* request, int
                                              const char* const* contents,
                                              const size_t* lengths, size_t count);
 
+/* The plan `zpolicy run` would execute for `command` (count words, command[0] found with
+ * the sandbox's PATH) under the request's policy file, mode and workspace: everything an
+ * embedder needs to start the sandbox itself. On success the result's one artifact is
+ * "plan.json" (docs/embedding.md "The run plan"); otherwise its exit code is the one run
+ * would refuse with (2, 3, 4, 126, 127) and its diagnostic the reason. A request with
+ * policy text instead of a file is refused (exit 2). NULL when `command` is empty. */
+ZPOLICY_C_API zpolicy_result* zpolicy_plan(const zpolicy_request* request,
+                                           const char* const* command, size_t count);
+
 /* DESIGN.md's exit codes: 0 ok, 2 invalid input, 3 a dropped deny, 125 internal error. */
 ZPOLICY_C_API int zpolicy_result_exit_code(const zpolicy_result* result);
 ZPOLICY_C_API size_t zpolicy_result_diagnostic_count(const zpolicy_result* result);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zpolicy/exit_code.hpp"
@@ -174,5 +175,38 @@ struct RunRequest {
 // (2 usage, 3 refused, 4 no backend, 124 timeout, 125 internal, 126/127, 128+N). Every
 // message for the user (refusals, status) goes to `messages`.
 ZPOLICY_API int run(const RunRequest& request, std::ostream& messages);
+
+// Everything `run` would do for a request, decided exactly as `run` decides it and
+// executed by nothing: what an embedder needs to start the sandbox itself
+// (docs/embedding.md "The run plan").
+struct PlanFd {
+  int fd = -1;           // the descriptor number the backend expects it on
+  std::string artifact;  // what it holds: "seccomp.bpf"
+  std::string content;   // its exact bytes (the verified artifact)
+};
+struct Placeholder {
+  std::string path;  // a directory that must exist while the sandbox runs
+  std::string root;  // the writable root it lies in: create from here, following no link
+};
+struct Plan {
+  std::string backend;             // "bwrap", "sandbox-exec" or "unconfined"
+  std::string exe;                 // absolute; executed as is, never searched for
+  std::vector<std::string> argv;   // argv[0] included; ends with the command
+  std::vector<std::string> env;    // NAME=VALUE: the command's whole environment
+  std::string cwd;                 // where to start the backend
+  std::vector<PlanFd> fds;         // open on these numbers when the backend starts
+  std::optional<int> status_fd;    // bwrap --json-status-fd: a pipe's write end
+  std::vector<Placeholder> placeholders;  // shallowest first
+  std::optional<long long> timeout_ms;    // then kill the whole process group
+  std::string sbpl_profile;        // sandbox-exec: the profile for -p
+  std::vector<std::pair<std::string, std::string>> sbpl_params;  // sandbox-exec: -D N=V
+  std::vector<std::string> accepted;  // error-level lints accepted for this run (--accept)
+};
+struct PlanResult {
+  int exit_code = kExitOk;  // as run would exit before starting anything: 2, 3, 4, 126, 127
+  std::string messages;     // what run would print (refusals, an unconfined notice)
+  std::optional<Plan> plan;
+};
+ZPOLICY_API PlanResult plan(const RunRequest& request);
 
 }  // namespace zpolicy

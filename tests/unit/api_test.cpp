@@ -2,6 +2,9 @@
 // embedder sees, with the same exit codes and located diagnostics as the command line.
 #include <boost/test/unit_test.hpp>
 
+#include "support/subprocess.hpp"
+#include "support/temp_dir.hpp"
+#include "zpolicy/json.hpp"
 #include "zpolicy/zpolicy.h"
 #include "zpolicy/zpolicy.hpp"
 
@@ -126,6 +129,75 @@ BOOST_AUTO_TEST_CASE(the_c_api_gives_the_same_results) {
   zpolicy_result_free(invalid);
   zpolicy_request_free(req);
   BOOST_TEST(zpolicy_compile(nullptr, ZPOLICY_TARGET_LINUX) == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(explain_answers_each_target_with_the_rule_and_the_trace) {
+  auto e = zpolicy::explain({}, "${WORKSPACE}/.git/config", "write");
+  BOOST_TEST(e.exit_code == 0);
+  BOOST_TEST(e.query == "write ${WORKSPACE}/.git/config");
+  BOOST_REQUIRE(e.answers.size() == 2u);
+  BOOST_TEST(std::string(to_string(e.answers[0].target)) == "linux");
+  BOOST_TEST(e.answers[0].policy.find("protected path ${WORKSPACE}/.git") != std::string::npos,
+             e.answers[0].policy);
+  BOOST_TEST(!e.answers[0].trace.empty());
+  BOOST_TEST(std::string(to_string(e.answers[1].target)) == "macos");
+  auto bad = zpolicy::explain({}, "relative", "sideways", std::string("plan9"));
+  BOOST_TEST(bad.exit_code == 2);
+  BOOST_TEST(bad.answers.empty());
+  BOOST_TEST(bad.diagnostics.size() == 3u);
+}
+
+// What an executor reads: one strict JSON document, and bytes that are not UTF-8 as
+// base64 so that an argv or environment entry reaches the backend exactly.
+BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
+  zpolicy::Plan plan;
+  plan.backend = "bwrap";
+  plan.exe = "/usr/bin/bwrap";
+  plan.argv = {"/usr/bin/bwrap", "--bind", "/ws\xff", "/ws\xff", "--", "/bin/true"};
+  plan.env = {"PATH=/usr/bin", "LANG=C.UTF-8"};
+  plan.cwd = "/ws\xff";
+  plan.fds = {{3, "seccomp.bpf", std::string("\x06\x00\x00\x00\xff", 5)}};
+  plan.status_fd = 4;
+  plan.placeholders = {{"/ws\xff/.git", "/ws\xff"}};
+  plan.timeout_ms = 1500;
+  zpolicy::test::TempDir dir;
+  dir.write("plan.json", zpolicy::plan_json(plan));
+  auto r = zpolicy::test::run_process(
+      {"/usr/bin/python3", "-c",
+       "import base64,json,sys\n"
+       "p=json.loads(open(sys.argv[1],'rb').read().decode('utf-8','strict'))\n"
+       "raw=lambda v: base64.b64decode(v['base64']) if isinstance(v,dict) else v.encode()\n"
+       "print(p['zpolicy_plan'], p['backend'], raw(p['cwd']), [raw(a) for a in p['argv'][2:4]],"
+       " raw(p['fds'][0]['content']), p['fds'][0]['fd'], p['status_fd'], p['timeout_ms'],"
+       " raw(p['placeholders'][0]['path']), p['env'])\n",
+       dir.str() + "/plan.json"},
+      dir.str(), dir.str());
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out ==
+             "1 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
+             "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8']\n");
+}
+
+BOOST_AUTO_TEST_CASE(the_c_plan_needs_a_policy_file_and_a_command) {
+  auto* req = zpolicy_request_new();
+  const char* command[] = {"/bin/true"};
+  BOOST_TEST(zpolicy_plan(req, command, 0) == nullptr);
+  const std::string text = zpolicy::default_policy_text();
+  BOOST_TEST(zpolicy_request_set_policy_text(req, text.data(), text.size(), "p.yaml") == 0);
+  auto* refused = zpolicy_plan(req, command, 1);
+  BOOST_TEST(zpolicy_result_exit_code(refused) == 2);
+  BOOST_TEST(zpolicy_result_artifact_count(refused) == 0u);
+  BOOST_TEST(std::string(zpolicy_result_diagnostic_message(refused, 0)).find("policy as a file") !=
+             std::string::npos);
+  zpolicy_result_free(refused);
+  BOOST_TEST(zpolicy_request_set_mode(req, "sideways") == 0);
+  BOOST_TEST(zpolicy_request_set_policy_file(req, "/nonexistent/p.yaml") == 0);
+  auto* invalid = zpolicy_plan(req, command, 1);
+  BOOST_TEST(zpolicy_result_exit_code(invalid) == 2);
+  BOOST_TEST(std::string(zpolicy_result_diagnostic_message(invalid, 0)).find("invalid --mode 'sideways'") !=
+             std::string::npos);
+  zpolicy_result_free(invalid);
+  zpolicy_request_free(req);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

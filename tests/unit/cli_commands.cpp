@@ -20,7 +20,7 @@ BOOST_AUTO_TEST_SUITE(cli_commands)
 
 BOOST_AUTO_TEST_CASE(help_for_each_subcommand_exits_0) {
   for (const char* cmd : {"compile", "show-default", "verify", "check", "explain", "inspect",
-                          "run", "doctor"}) {
+                          "run", "plan", "doctor"}) {
     for (const char* flag : {"--help", "-h"}) {
       auto r = zpolicy_run({cmd, flag});
       BOOST_TEST(r.exit_code == 0, cmd << " " << flag << ": " << r.err);
@@ -34,7 +34,7 @@ BOOST_AUTO_TEST_CASE(top_level_help_lists_every_command) {
   auto r = zpolicy_run({"--help"});
   BOOST_TEST(r.exit_code == 0);
   for (const char* cmd :
-       {"compile", "verify", "check", "explain", "inspect", "run", "doctor", "show-default"})
+       {"compile", "verify", "check", "explain", "inspect", "run", "plan", "doctor", "show-default"})
     BOOST_TEST(r.out.find(std::string("\n  ") + cmd + " ") != std::string::npos, cmd);
 }
 
@@ -148,6 +148,26 @@ BOOST_AUTO_TEST_CASE(accept_refuses_what_cannot_be_accepted) {
     BOOST_TEST(r.exit_code == 2, options.back() << ": " << r.err);
     BOOST_TEST(r.err.find(message) != std::string::npos, r.err);
     BOOST_TEST(access(marker.c_str(), F_OK) != 0, "the command ran");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_command_without_dashdash_is_shown_with_it) {
+  zpolicy::test::TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"run", "make", "test"}, "zpolicy: run: the command goes after '--'; did you mean `zpolicy run -- make test`?\n"},
+      {{"run", "ls", "-la"}, "zpolicy: run: the command goes after '--'; did you mean `zpolicy run -- ls -la`?\n"},
+      {{"run", "--mode", "read-only", "--timeout=5", "ls"},
+       "zpolicy: run: the command goes after '--'; did you mean `zpolicy run --mode read-only --timeout=5 -- ls`?\n"},
+      {{"plan", "--format", "json", "true"},
+       "zpolicy: plan: the command goes after '--'; did you mean `zpolicy plan --format json -- true`?\n"},
+  };
+  for (const auto& [args, message] : cases) {
+    std::vector<std::string> argv = {ZPOLICY_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = zpolicy::test::run_process(argv, dir.str(), dir.str());
+    BOOST_TEST(r.exit_code == 2);
+    BOOST_TEST(r.out == "");
+    BOOST_TEST(r.err.rfind(message, 0) == 0, r.err);
   }
 }
 

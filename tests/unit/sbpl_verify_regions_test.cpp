@@ -180,6 +180,38 @@ BOOST_AUTO_TEST_CASE(a_network_grant_on_a_port_the_policy_never_names_is_found) 
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_mach_service_or_system_socket_the_design_does_not_grant_is_found) {
+  for (const char* name : {"default", "read-only"}) {
+    const Golden g = golden(name);
+    struct Case {
+      std::string rule, probe;
+    };
+    for (const Case& c : std::vector<Case>{
+             {"(allow mach-lookup (global-name \"com.apple.security.authtrampoline\"))",
+              "mach-lookup com.apple.security.authtrampoline"},
+             {"(allow mach-lookup)", "mach-lookup org.zpolicy.probe.0"},
+             {"(allow mach-lookup (global-name \"com.apple.trustd.agent\"))",
+              "mach-lookup com.apple.trustd.agent"},
+             {"(allow system-socket)", "system-socket"},
+         }) {
+      BOOST_TEST_CONTEXT(name << " " << c.rule) {
+        int line = 0;
+        const auto findings = verify(g, with_rule_last(g.profile, c.rule, &line));
+        const SbplFinding* f = find(findings, SbplFinding::Kind::DroppedDeny, c.probe);
+        BOOST_REQUIRE_MESSAGE(f, all(findings));
+        BOOST_TEST(traces_line(*f, line), f->str());
+      }
+    }
+  }
+  std::string many = golden("default").profile;
+  for (int i = 0; i < 65; ++i)
+    many += "(deny mach-lookup (global-name \"org.example." + std::to_string(i) + "\"))\n";
+  const auto findings = verify(golden("default"), many);
+  BOOST_REQUIRE_EQUAL(findings.size(), 1u);
+  BOOST_TEST(findings.front().actual.find("more than 64 distinct Mach services") !=
+             std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(allow_default_is_found) {
   const Golden g = golden("default");
   std::string text = g.profile;

@@ -813,11 +813,12 @@ std::vector<int> matched_rules(const std::vector<Match>& matches) {
   return out;
 }
 
-// Picks the deciding rule among the matches, under one precedence reading.
+// Picks the deciding rule among the matches (`matched`: those that hold, ascending), under
+// one precedence reading.
 SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matches,
-                    SbplPrecedence precedence, const SbplParams& params, bool with_trace) {
-  const int chosen =
-      chosen_rules(profile, matches, matched_rules(matches))[static_cast<size_t>(precedence)];
+                    const std::vector<int>& matched, SbplPrecedence precedence,
+                    const SbplParams& params, bool with_trace) {
+  const int chosen = chosen_rules(profile, matches, matched)[static_cast<size_t>(precedence)];
   SbplDecision d;
   if (chosen < 0) {
     d.allowed = profile.default_allow;
@@ -840,11 +841,18 @@ SbplDecision choose(const SbplProfile& profile, const std::vector<Match>& matche
 }
 
 // Which rules match `q`, among those naming one of the `operations` (covering() bits).
+// `q.sets` comes from set_matches() with its `touched` list: a rule with filters, all
+// indexed in a list the target does not touch, matches nothing and is not evaluated.
 std::vector<Match> all_matches(const SbplProfile& profile, const Query& q, uint64_t operations) {
   std::vector<Match> out;
   out.reserve(profile.rules.size());
-  for (const auto& r : profile.rules)
-    out.push_back(r.operation_bits & operations ? filters_match(r, q) : Match{});
+  for (const auto& r : profile.rules) {
+    const bool untouched = r.first_filter != r.end_filter &&
+                           r.filter_paths != SbplPathIds::kNoSet &&
+                           !q.sets[r.filter_paths].touched &&
+                           others_of(*profile.path_ids, r.filter_paths).empty();
+    out.push_back(r.operation_bits & operations && !untouched ? filters_match(r, q) : Match{});
+  }
   return out;
 }
 
@@ -1021,12 +1029,13 @@ const std::vector<SbplModel>& all_sbpl_models() {
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
   std::vector<SetMatch> sets;
-  set_matches(profile, target, sets);
+  std::vector<uint32_t> touched;
+  set_matches(profile, target, sets, &touched);
   const Query q{
       profile, target, sets, params,
       operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
-  return choose(profile, all_matches(profile, q, covering(operation)), model.precedence, params,
-                true);
+  const auto matches = all_matches(profile, q, covering(operation));
+  return choose(profile, matches, matched_rules(matches), model.precedence, params, true);
 }
 
 std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::string_view operation,
@@ -1034,17 +1043,23 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
                                             bool with_trace) {
   const uint64_t operations = covering(operation);
   std::vector<SetMatch> sets;
-  set_matches(profile, target, sets);
+  std::vector<uint32_t> touched;
+  set_matches(profile, target, sets, &touched);
   const Query q{profile, target, sets, params};
   const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
   std::vector<Match> excluded;
   if (operation == "file-write-create" && q.covered_self)
     excluded = all_matches(profile, {profile, target, sets, params, true}, operations);
+  // Listed once for the eight models: a scan of every rule per model was most of the cost
+  // of explaining a finding in a long profile.
+  const auto included_matched = matched_rules(included), excluded_matched = matched_rules(excluded);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
     const bool strict = m.subpath_self == SbplSubpathSelf::ExcludedOnCreate && !excluded.empty();
-    out.push_back(choose(profile, strict ? excluded : included, m.precedence, params, with_trace));
+    out.push_back(choose(profile, strict ? excluded : included,
+                         strict ? excluded_matched : included_matched, m.precedence, params,
+                         with_trace));
   }
   return out;
 }

@@ -276,6 +276,45 @@ Verdict network_intent(const ir::Resolved& r, std::string_view target) {
   return v;
 }
 
+// The Mach services a confined profile may look up (docs/macos.md, "Process primitives"
+// and "Network"): the user database and preferences always, name resolution and
+// certificate checks with `network: full`. Reaching them is neither required nor refused
+// by a policy; any other service is a grant nobody asked for (a Mach service runs outside
+// the sandbox, with its own rights).
+constexpr std::array<std::string_view, 3> kPlatformServices = {
+    "com.apple.system.opendirectoryd.libinfo", "com.apple.cfprefsd.daemon",
+    "com.apple.cfprefsd.agent"};
+constexpr std::array<std::string_view, 6> kNetworkServices = {
+    "com.apple.dnssd.service",   "com.apple.SystemConfiguration.DNSConfiguration",
+    "com.apple.SystemConfiguration.configd", "com.apple.networkd",
+    "com.apple.trustd.agent",    "com.apple.ocspd"};
+
+bool full_network(const ir::Resolved& r) {
+  return r.mode != Mode::ReadOnly && r.network == ir::Network::Full;
+}
+
+Verdict service_intent(const ir::Resolved& r, std::string_view service) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  auto listed = [&](const auto& list) {
+    return std::find(list.begin(), list.end(), service) != list.end();
+  };
+  if (listed(kPlatformServices)) return unspecified("a platform service");
+  if (listed(kNetworkServices)) {
+    if (full_network(r)) return unspecified("a network service under network: full");
+    return {SbplIntent::Deny, "a network service under network: ", nullptr,
+            ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network)};
+  }
+  return deny("a Mach service the design grants no profile");
+}
+
+// AF_SYSTEM sockets (kernel control, routing events) come with the network.
+Verdict system_socket_intent(const ir::Resolved& r) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  if (full_network(r)) return unspecified("system sockets under network: full");
+  return {SbplIntent::Deny, "system sockets under network: ", nullptr,
+          ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network)};
+}
+
 Verdict FileIntent::exec(const PathFacts& f) const {
   if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   if (f.deny) return deny("deny root ", f.deny);
@@ -296,13 +335,18 @@ Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_v
 struct ArtifactNames {
   std::vector<std::string_view> paths;
   std::vector<std::string_view> ports;  // distinct, without "*"
+  std::vector<std::string_view> services;  // of global-name filters
 };
 
 // The most distinct ports a profile may name: each is probed with every network
 // operation by a query that reads every rule, and zpolicy names none ("localhost:*").
 constexpr size_t kMaxPorts = 64;
 
-// The names of a bound profile; an error at the rule that names one port too many.
+// Likewise for the names of global-name filters (zpolicy names nine at most).
+constexpr size_t kMaxServices = 64;
+
+// The names of a bound profile; an error at the rule that names one port or service too
+// many.
 std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) {
   ArtifactNames out;
   for (size_t r = 0; r < bound.rules.size(); ++r) {
@@ -313,6 +357,14 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
       const SbplFilter& f = bound.filters[i];
       if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
         out.paths.push_back(f.param_value ? *f.param_value : f.value);
+      } else if (f.kind == SbplFilter::Kind::GlobalName) {
+        if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
+          continue;
+        if (out.services.size() == kMaxServices)
+          return SbplError{bound.rules[r].line, 1,
+                           "more than " + std::to_string(kMaxServices) +
+                               " distinct Mach services are outside the subset zpolicy emits"};
+        out.services.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
         const std::string_view port = f.value.substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
@@ -450,6 +502,22 @@ void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& 
       }
   on_other("network-outbound", "unix:/private/var/run/docker.sock",
            network_intent(r, "unix:/private/var/run/docker.sock"));
+  // A global-name filter tells its name from every other: each named service, the
+  // design's own, and one nobody names.
+  std::vector<std::string> services(names.services.begin(), names.services.end());
+  services.insert(services.end(), kPlatformServices.begin(), kPlatformServices.end());
+  services.insert(services.end(), kNetworkServices.begin(), kNetworkServices.end());
+  for (int fresh = 0;; ++fresh) {
+    std::string name = "org.zpolicy.probe." + std::to_string(fresh);
+    if (std::find(services.begin(), services.end(), name) == services.end()) {
+      services.push_back(std::move(name));
+      break;
+    }
+  }
+  std::sort(services.begin(), services.end());
+  services.erase(std::unique(services.begin(), services.end()), services.end());
+  for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
+  on_other("system-socket", "", system_socket_intent(r));
   on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})

@@ -1,9 +1,11 @@
-#include "cli/json.hpp"
+#include "zpolicy/json.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace zpolicy::cli {
+namespace zpolicy {
+
+namespace {
 
 size_t utf8_sequence_length(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
@@ -20,6 +22,8 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
     return 0;
   return n;
 }
+
+}  // namespace
 
 bool valid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
@@ -117,4 +121,48 @@ std::string artifacts_json(const std::string& target,
   return out + "}}\n";
 }
 
-}  // namespace zpolicy::cli
+namespace {
+
+// A plan string: JSON text when it is UTF-8, else its bytes.
+std::string plan_string(std::string_view s) {
+  return valid_utf8(s) ? json_string(s) : "{\"base64\": \"" + base64(s) + "\"}";
+}
+
+std::string plan_strings(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + plan_string(v[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+std::string plan_json(const Plan& plan) {
+  std::string out = "{\"zpolicy_plan\": 1";
+  out += ", \"backend\": " + json_string(plan.backend);
+  out += ", \"exe\": " + plan_string(plan.exe);
+  out += ", \"argv\": " + plan_strings(plan.argv);
+  out += ", \"env\": " + plan_strings(plan.env);
+  out += ", \"cwd\": " + plan_string(plan.cwd);
+  out += ", \"fds\": [";
+  for (size_t i = 0; i < plan.fds.size(); ++i) {
+    const auto& f = plan.fds[i];
+    out += std::string(i ? ", " : "") + "{\"fd\": " + std::to_string(f.fd) +
+           ", \"artifact\": " + json_string(f.artifact) + ", \"content\": {\"base64\": \"" +
+           base64(f.content) + "\"}}";
+  }
+  out += "], \"status_fd\": " + (plan.status_fd ? std::to_string(*plan.status_fd) : "null");
+  out += ", \"placeholders\": [";
+  for (size_t i = 0; i < plan.placeholders.size(); ++i)
+    out += std::string(i ? ", " : "") + "{\"path\": " + plan_string(plan.placeholders[i].path) +
+           ", \"root\": " + plan_string(plan.placeholders[i].root) + "}";
+  out += "], \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
+  out += ", \"sbpl_profile\": " + plan_string(plan.sbpl_profile);
+  out += ", \"sbpl_params\": [";
+  for (size_t i = 0; i < plan.sbpl_params.size(); ++i)
+    out += std::string(i ? ", " : "") + "[" + plan_string(plan.sbpl_params[i].first) + ", " +
+           plan_string(plan.sbpl_params[i].second) + "]";
+  out += "], \"accepted\": " + plan_strings(plan.accepted);
+  return out + "}\n";
+}
+
+}  // namespace zpolicy

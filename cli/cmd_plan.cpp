@@ -1,0 +1,54 @@
+#include "cli/run_options.hpp"
+#include "zpolicy/json.hpp"
+
+namespace zpolicy::cli {
+namespace {
+
+void print_text(const Plan& plan) {
+  std::cout << "backend: " << plan.backend << "\nexe: " << plan.exe << "\ncwd: " << plan.cwd
+            << "\ntimeout: "
+            << (plan.timeout_ms ? std::to_string(*plan.timeout_ms) + " ms" : std::string("none"))
+            << "\nargv:\n";
+  for (const auto& a : plan.argv) std::cout << "  " << a << "\n";
+  std::cout << "env:\n";
+  for (const auto& e : plan.env) std::cout << "  " << e << "\n";
+  for (const auto& f : plan.fds)
+    std::cout << "fd " << f.fd << ": " << f.artifact << " (" << f.content.size() << " bytes)\n";
+  if (plan.status_fd)
+    std::cout << "fd " << *plan.status_fd << ": status (the write end of a pipe)\n";
+  for (const auto& p : plan.placeholders)
+    std::cout << "placeholder: " << p.path << " (in " << p.root << ")\n";
+  for (const auto& l : plan.accepted) std::cout << "accepted: " << l << "\n";
+}
+
+}  // namespace
+
+int cmd_plan(const Args& args) {
+  const std::string usage =
+      "zpolicy plan [--policy POLICY] [--mode M] [--workspace DIR] [--timeout S] "
+      "[--accept LINT]... [--format text|json] -- CMD [ARG...]";
+  po::options_description opts("plan options");
+  opts.add_options()("format", po::value<std::string>()->default_value("text"), "text or json");
+  po::variables_map vm;
+  RunRequest req;
+  bool help = false;
+  if (!parse_run_options(args, "plan", usage, opts, vm, req, help)) return kExitUsage;
+  if (help) return kExitOk;
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "text" && format != "json") {
+    std::cerr << "zpolicy: plan: --format must be text or json, not '" << format << "'\n";
+    return kExitUsage;
+  }
+  if (req.command.empty()) {
+    std::cerr << "zpolicy: plan: no command given (" << usage << ")\n";
+    return kExitUsage;
+  }
+  const auto planned = plan(req);
+  std::cerr << planned.messages;
+  if (!planned.plan) return planned.exit_code;
+  if (format == "json") std::cout << plan_json(*planned.plan);
+  else print_text(*planned.plan);
+  return kExitOk;
+}
+
+}  // namespace zpolicy::cli

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Executes a `zpolicy plan --format json` document without zpolicy: an independent,
+minimal executor (Linux, bwrap or unconfined plans), written from docs/embedding.md
+"The run plan" alone. The kernel tests run it to show that the plan holds everything a
+sandboxed run needs.
+
+usage: run_plan.py PLAN.json     exits with the command's status, 124 on the plan's
+                                 timeout, 125 when it refuses to start"""
+import base64
+import fcntl
+import json
+import os
+import signal
+import sys
+import time
+
+
+def refuse(why):
+    print(f"run_plan.py: {why}; nothing ran", file=sys.stderr)
+    sys.exit(125)
+
+
+def raw(value):
+    """A plan string: JSON text, or {"base64": ...} for bytes that are not UTF-8."""
+    if isinstance(value, dict):
+        return base64.b64decode(value["base64"], validate=True)
+    return value.encode("utf-8")
+
+
+def make_placeholders(placeholders):
+    """Each path made to exist as a directory, walking from its writable root without
+    following a symlink; returns the directories created, to remove after the run."""
+    created = []
+    for p in placeholders:
+        root, path = raw(p["root"]), raw(p["path"])
+        if path != root and not path.startswith(root.rstrip(b"/") + b"/"):
+            refuse(f"placeholder {path!r} is not under its root {root!r}")
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        cur = root.rstrip(b"/")
+        for comp in [c for c in path[len(root):].split(b"/") if c]:
+            cur += b"/" + comp
+            try:
+                os.mkdir(comp, 0o755, dir_fd=fd)
+                created.append(cur)
+            except FileExistsError:
+                pass
+            try:
+                nxt = os.open(comp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as e:
+                os.close(fd)
+                remove_placeholders(created)
+                refuse(f"placeholder {cur!r} is not a directory ({e.strerror})")
+            os.close(fd)
+            fd = nxt
+        os.close(fd)
+    return created
+
+
+def remove_placeholders(created):
+    for path in reversed(created):
+        try:
+            os.rmdir(path)  # only if still empty: never what the command put there
+        except OSError:
+            pass
+
+
+def main():
+    with open(sys.argv[1], "rb") as f:
+        plan = json.loads(f.read().decode("utf-8"))
+    if plan.get("zpolicy_plan") != 1:
+        refuse("not a version 1 zpolicy plan")
+    if plan["backend"] not in ("bwrap", "unconfined"):
+        refuse(f"backend {plan['backend']} is not supported by this executor")
+    exe = raw(plan["exe"])
+    argv = [raw(a) for a in plan["argv"]]
+    env = [raw(e) for e in plan["env"]]
+    env = dict(e.split(b"=", 1) for e in env)
+    cwd = raw(plan["cwd"])
+    timeout = plan["timeout_ms"]
+
+    created = make_placeholders(plan["placeholders"])
+    payloads = []
+    for fd in plan["fds"]:
+        m = os.memfd_create("plan-fd", 0)
+        os.write(m, raw(fd["content"]))
+        os.lseek(m, 0, os.SEEK_SET)
+        payloads.append((m, fd["fd"]))
+    status_r = None
+    if plan["status_fd"] is not None:
+        status_r, status_w = os.pipe()
+        payloads.append((status_w, plan["status_fd"]))
+
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            # Out of the way of the target numbers first, then onto them.
+            high = [(fcntl.fcntl(src, fcntl.F_DUPFD_CLOEXEC, 64), dst) for src, dst in payloads]
+            for src, dst in high:
+                os.dup2(src, dst, inheritable=True)
+            os.chdir(cwd)
+            os.execve(exe, argv, env)
+        finally:
+            os._exit(125)
+    for src, _ in payloads:
+        os.close(src)
+    deadline = time.monotonic() + timeout / 1000 if timeout is not None else None
+    status = None
+    while status is None:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+        elif deadline is not None and time.monotonic() > deadline:
+            os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            remove_placeholders(created)
+            print("run_plan.py: timed out", file=sys.stderr)
+            sys.exit(124)
+        else:
+            if status_r is not None:
+                os.set_blocking(status_r, False)
+                try:
+                    os.read(status_r, 65536)
+                except BlockingIOError:
+                    pass
+            time.sleep(0.01)
+    remove_placeholders(created)
+    sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+
+
+main()

@@ -1,0 +1,83 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "sandbox_fixture.hpp"
+
+// `zpolicy plan --format json` holds everything a sandboxed run needs: an executor that
+// knows nothing of zpolicy (examples/python/run_plan.py, written from docs/embedding.md)
+// runs the plan, and the command is confined as `run` confines it: nothing outside the
+// writable roots changes, the workspace is writable, the caller's secrets stay out, and
+// the placeholders bwrap needs are made and removed again.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+std::string source_file(const std::string& rel) {
+  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  BOOST_REQUIRE_MESSAGE(in.good() || in.eof(), "cannot read " << rel);
+  return s.str();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_plan_executor)
+
+BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string out = box.base() + "/outside";
+  box.write_file(out + "/keep.txt", "original\n");
+  const std::string before = snapshot(out);
+  // Staged where the unprivileged caller can read it (the checkout may not be).
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+
+  const std::string script = "echo clobbered > " + out + "/keep.txt; touch " + out +
+                             "/new.txt; rm -f " + out + "/keep.txt; echo inside > inside.txt; "
+                             "echo git > .git/x; env; echo " + std::string(kDoneMarker);
+  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--timeout",
+                                   "60", "--", "/bin/sh", "-c", script});
+  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 1") != std::string::npos, planned.out);
+  BOOST_TEST(planned.out.find(kSecretValue) == std::string::npos, "the plan carries the secret");
+  const std::string plan = box.write_policy("plan.json", planned.out);
+
+  auto ran = box.host_command({"/usr/bin/python3", executor, plan});
+  BOOST_TEST(ran.out.find(kDoneMarker) != std::string::npos, ran.describe());
+  // Nothing outside the workspace changed; the workspace itself was writable.
+  BOOST_TEST(snapshot(out) == before);
+  BOOST_TEST(read_file(box.ws("inside.txt")).value_or("") == "inside\n");
+  // .git did not exist: the plan's placeholder made it, read-only inside, and removed it.
+  BOOST_TEST(!exists(box.ws(".git")));
+  BOOST_TEST(!exists(box.ws(".env")));
+  BOOST_TEST(ran.err.find(".git/x") != std::string::npos, ran.err);
+  BOOST_TEST(ran.out.find(kSecretName) == std::string::npos, ran.out);
+  BOOST_TEST(ran.out.find("ZPOLICY_KT_") == std::string::npos, ran.out);
+}
+
+BOOST_DATA_TEST_CASE(a_plan_refuses_what_run_refuses, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy(
+      "home.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"~\"]\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/true"};
+  auto run = box.run(spec);
+  BOOST_TEST(run.exit_code == 3, run.describe());
+  // The same refusal, word for word, from plan, and no plan on stdout.
+  auto planned = box.host_command({"/bin/sh", "-c",
+                                   "\"$0\" plan --policy \"$1\" -- /bin/true 2>/dev/null; echo \"rc=$?\"; "
+                                   "\"$0\" plan --policy \"$1\" -- /bin/true 2>&1 >/dev/null; exit 0",
+                                   zpolicy_binary(), policy});
+  BOOST_TEST(planned.out == "rc=3\n" + run.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace kernel
