@@ -248,11 +248,13 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       return false;
     }
     std::string cur = root->path;
+    bool made_here = false;  // the last component was created by this run just now
     std::istringstream comps(p->path.substr(root->path.size()));
     for (std::string c; fd >= 0 && std::getline(comps, c, '/');) {
       if (c.empty()) continue;
       cur += "/" + c;
       bool created = mkdirat(fd, c.c_str(), 0755) == 0;
+      made_here = created;
       if (!created && errno != EEXIST) {
         error = "cannot create placeholder '" + cur + "': " + std::strerror(errno);
         close(fd);
@@ -290,11 +292,13 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       error = "'" + p->path + "' became a symlink; refusing to run";
       return false;
     }
-    // What existed at resolution must still be that object; a placeholder made now is
-    // recorded, so that the bind descriptor is checked against it (runner/bind_sources).
+    // What existed at resolution must still be that object, unless this run just made
+    // it (a dead run's placeholder reconciled away above, made again); either way the
+    // identity is recorded, so that the bind descriptor is checked against it
+    // (runner/bind_sources).
     const ir::HostIdentity now{static_cast<std::uint64_t>(st.st_dev),
                                static_cast<std::uint64_t>(st.st_ino)};
-    if (p->identity && *p->identity != now) {
+    if (p->identity && *p->identity != now && !made_here) {
       error = "'" + p->path + "' was replaced after verification; refusing to run";
       return false;
     }
