@@ -145,7 +145,10 @@ zpolicy_result* zpolicy_plan(const zpolicy_request* request, const char* const* 
                                     {}});
       return result;
     }
-    zpolicy::RunRequest run{req.policy_file, req.mode, req.workspace, std::nullopt, {}, {}};
+    zpolicy::RunRequest run;
+    run.policy_file = req.policy_file;
+    run.mode = req.mode;
+    run.workspace = req.workspace;
     for (size_t i = 0; i < count; ++i) run.command.emplace_back(command[i] ? command[i] : "");
     auto planned = zpolicy::plan(run);
     result.exit_code = planned.exit_code;

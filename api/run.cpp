@@ -2,11 +2,14 @@
 // runner, which decides the plan (runner::prepare) and executes it.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <sstream>
 
 #include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
+#include "ir/duration.hpp"
 #include "ir/path.hpp"
 #include "runner/run.hpp"
 #include "zpolicy/zpolicy.hpp"
@@ -30,13 +33,29 @@ std::optional<runner::RunRequest> runner_request(const RunRequest& request,
   req.workspace = request.workspace;
   req.accept = request.accept;
   req.command = request.command;
-  if (request.timeout_seconds) {
-    const double s = *request.timeout_seconds;
-    if (!(s > 0 && s <= 7 * 24 * 3600))
-      diags.error({"<command line>"}, "--timeout must be more than 0 and at most 7 days");
+  if (request.timeout) {
+    auto d = ir::parse_duration(*request.timeout);
+    if (auto* ms = std::get_if<std::chrono::milliseconds>(&d))
+      req.timeout = *ms;
+    else if (std::get<ir::DurationError>(d) == ir::DurationError::Malformed)
+      diags.error({"<command line>"}, "invalid --timeout '" + *request.timeout +
+                                          "' (expected e.g. 500ms, 120s, 10m, 2h; a bare "
+                                          "number is seconds)");
     else
-      req.timeout = std::chrono::milliseconds(static_cast<long long>(s * 1000));
+      diags.error({"<command line>"}, "--timeout must be more than 0 and at most 7 days");
   }
+  for (const auto& e : request.env) {
+    const std::string name = e.substr(0, e.find('='));
+    const bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+                       std::all_of(name.begin(), name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                       });
+    if (!valid)
+      diags.error({"<command line>"}, "invalid --env '" + e +
+                                          "' (expected NAME or NAME=VALUE, NAME of letters, "
+                                          "digits and '_')");
+  }
+  req.env = request.env;
   if (diags.has_errors()) {
     messages << diags.str();
     return std::nullopt;

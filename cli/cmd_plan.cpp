@@ -25,7 +25,7 @@ void print_text(const Plan& plan) {
 
 int cmd_plan(const Args& args) {
   const std::string usage =
-      "zpolicy plan [--policy POLICY] [--mode M] [--workspace DIR] [--timeout S] "
+      "zpolicy plan [--policy POLICY] [--mode M] [--workspace DIR] [--timeout T] [--env NAME[=V]]... "
       "[--accept LINT]... [--format text|json] -- CMD [ARG...]";
   po::options_description opts("plan options");
   opts.add_options()("format", po::value<std::string>()->default_value("text"), "text or json");

@@ -4,7 +4,8 @@ namespace zpolicy::cli {
 
 int cmd_run(const Args& args) {
   const std::string usage =
-      "zpolicy run [--policy POLICY] [--mode M] [--workspace DIR] [--timeout S] [--accept LINT]... "
+      "zpolicy run [--policy POLICY] [--mode M] [--workspace DIR] [--timeout T] [--env NAME[=V]]... "
+      "[--accept LINT]... "
       "-- CMD [ARG...]";
   po::options_description opts("run options");
   po::variables_map vm;

@@ -42,7 +42,11 @@ bool parse_run_options(const Args& args, const std::string& command_name,
   opts.add_options()("policy", po::value<std::string>(), "policy file (default: built-in)")(
       "mode", po::value<std::string>(), "narrow the policy's mode")(
       "workspace", po::value<std::string>(), "the workspace (default: current directory)")(
-      "timeout", po::value<double>(), "kill the whole sandbox after S seconds (exit 124)")(
+      "timeout", po::value<std::string>(),
+      "kill the whole sandbox after this long (500ms, 120s, 10m, 2h; exit 124); may only "
+      "shorten the policy's timeout")(
+      "env", po::value<std::vector<std::string>>()->composing(),
+      "NAME=VALUE sets, NAME keeps the caller's NAME for this run (repeatable)")(
       "accept", po::value<std::vector<std::string>>()->composing(),
       "run despite this error-level lint (ZP003, ZP004, ZP005 or ZP013; repeatable); a verifier "
       "finding is never accepted");
@@ -53,7 +57,8 @@ bool parse_run_options(const Args& args, const std::string& command_name,
   if (vm.count("mode")) request.mode = vm["mode"].as<std::string>();
   if (vm.count("workspace")) request.workspace = vm["workspace"].as<std::string>();
   if (vm.count("accept")) request.accept = vm["accept"].as<std::vector<std::string>>();
-  if (vm.count("timeout")) request.timeout_seconds = vm["timeout"].as<double>();
+  if (vm.count("timeout")) request.timeout = vm["timeout"].as<std::string>();
+  if (vm.count("env")) request.env = vm["env"].as<std::vector<std::string>>();
   return true;
 }
 

@@ -6,7 +6,7 @@
 
 namespace zpolicy::cli {
 
-// The options `run` and `plan` share (--policy, --mode, --workspace, --timeout,
+// The options `run` and `plan` share (--policy, --mode, --workspace, --timeout, --env,
 // --accept), those of `opts` as well, and the command after "--", which is never parsed
 // as ours. A command given without "--" is a usage error that shows the line with it.
 // Returns false on a usage error (printed; exit 2); `help_shown` as parse_options.

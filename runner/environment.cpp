@@ -1,5 +1,6 @@
 #include "runner/environment.hpp"
 
+#include <algorithm>
 #include <map>
 
 extern char** environ;
@@ -34,6 +35,13 @@ std::vector<std::string> build_environment(const ir::EnvPolicy& policy,
   std::vector<std::string> out;
   for (const auto& [name, value] : env) out.push_back(name + "=" + value);
   return out;
+}
+
+void set_variable(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+  const std::string prefix = name + "=";
+  auto it = std::find_if(env.begin(), env.end(), [&](const std::string& e) { return e >= prefix; });
+  if (it != env.end() && it->starts_with(prefix)) *it = prefix + value;
+  else env.insert(it, prefix + value);
 }
 
 std::vector<std::string> current_environment() {

@@ -12,6 +12,9 @@ namespace zpolicy::runner {
 std::vector<std::string> build_environment(const ir::EnvPolicy& policy,
                                            const std::vector<std::string>& caller_env);
 
+// `env` (sorted by name) with NAME=VALUE, replacing NAME's earlier value; still sorted.
+void set_variable(std::vector<std::string>& env, const std::string& name, const std::string& value);
+
 // The caller's environment as NAME=VALUE strings.
 std::vector<std::string> current_environment();
 

@@ -8,6 +8,7 @@
 
 #include "compiler/frontend/default_policy.hpp"
 #include "compiler/frontend/policy_parser.hpp"
+#include "compiler/lint/policy_lint.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/run_plan.hpp"
 #include "runner/backend.hpp"
@@ -110,9 +111,31 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     err << diags.str();
     return kExitUsage;
   }
+  // --timeout narrows like --mode: it may shorten the policy's limit, never lift it.
+  if (req.timeout && policy->timeout && *req.timeout > policy->timeout->value) {
+    err << "<command line>: error: --timeout is longer than the policy's timeout ("
+        << policy->timeout->loc.str() << "); it may only shorten it\n";
+    return kExitUsage;
+  }
   compiler::RunInput in{std::move(*policy), *mode, std::nullopt, {}, req.accept, {}, {}, req.timeout};
   if (!in.timeout && in.policy.timeout) in.timeout = in.policy.timeout->value;
-  in.env = build_environment(in.policy.env, current_environment());
+  const auto caller = current_environment();
+  in.env = build_environment(in.policy.env, caller);
+  for (const auto& e : req.env) {
+    const auto eq = e.find('=');
+    const std::string name = e.substr(0, eq);
+    if (compiler::looks_like_secret(name))
+      err << "zpolicy: warning: --env " << name
+          << " looks like a secret; everything in the sandbox can read it\n";
+    if (eq != std::string::npos) {
+      set_variable(in.env, name, e.substr(eq + 1));
+      continue;
+    }
+    for (const auto& c : caller)
+      if (c.starts_with(name + "=")) set_variable(in.env, name, c.substr(name.size() + 1));
+  }
+  // Tells a program it runs under zpolicy, and how confined (docs/run.md "Environment").
+  set_variable(in.env, "ZPOLICY_SANDBOX", ir::to_string(*mode));
   int failure = 0;
   auto exe = find_command(req.command[0], in.env, failure);
   if (!exe) {

@@ -16,7 +16,9 @@ struct RunRequest {
   std::optional<std::string> policy_path;  // the built-in default when absent
   std::optional<ir::Mode> mode;            // may only narrow the policy's ceiling
   std::optional<std::string> workspace;    // default: the current directory
-  std::optional<std::chrono::milliseconds> timeout;  // overrides the policy's
+  std::optional<std::chrono::milliseconds> timeout;  // may only shorten the policy's
+  // --env: NAME=VALUE sets NAME for this run; NAME alone keeps the caller's NAME too.
+  std::vector<std::string> env;
   std::vector<std::string> accept;  // lint IDs accepted for this run (compiler::check_accepted)
   std::vector<std::string> command;
 };

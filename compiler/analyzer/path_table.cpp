@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace zpolicy::compiler {
 
 PathTable::PathTable() { links_.push_back(Link{}); }
@@ -52,6 +51,23 @@ std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
   return id;
 }
 
+std::optional<PathTable::Id> PathTable::link_destination(Id link, std::string_view target) {
+  if (target.starts_with("/") || target.starts_with("${")) return parse(target);
+  std::optional<Id> out = parent(link);
+  size_t pos = 0;
+  while (out && pos <= target.size()) {
+    size_t next = target.find('/', pos);
+    if (next == std::string_view::npos) next = target.size();
+    const std::string_view comp = target.substr(pos, next - pos);
+    if (comp == "..")
+      out = parent(*out);
+    else if (!comp.empty() && comp != ".")
+      out = child(*out, comp);
+    pos = next + 1;
+  }
+  return out;
+}
+
 bool PathTable::contains(Id outer, Id inner) const {
   const unsigned d = links_[outer].depth;
   while (links_[inner].depth > d) inner = links_[inner].up;
@@ -75,10 +91,20 @@ bool PathTable::less(Id a, Id b) const {
 }
 
 PathTable::Id PathTable::rebase(Id to, Id from, Id p) {
+  // Up to `from` or to the nearest path rebased before, then down again.
   std::vector<Id> below;
-  for (Id at = p; at != from && at != kRoot; at = links_[at].up) below.push_back(at);
   Id out = to;
-  for (auto it = below.rbegin(); it != below.rend(); ++it) out = child(out, links_[*it].name);
+  for (Id at = p; at != from && at != kRoot; at = links_[at].up) {
+    if (auto it = rebased_.find({to, from, at}); it != rebased_.end()) {
+      out = it->second;
+      break;
+    }
+    below.push_back(at);
+  }
+  for (auto it = below.rbegin(); it != below.rend(); ++it) {
+    out = child(out, links_[*it].name, true);  // the name is the table's already
+    rebased_.emplace(RebaseKey{to, from, *it}, out);
+  }
   return out;
 }
 

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <string>
-#include <unordered_map>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -41,6 +41,11 @@ class PathTable {
   // refers to instead of copying.
   Id lasting_child(Id dir, std::string_view name);
 
+  // Where a link at `link` whose text is `target` leads: an absolute or ${VAR} target
+  // as parse() reads it, a relative one from the link's directory; none where it cannot
+  // be followed (above "/" or a symbolic root, or a text parse() refuses).
+  std::optional<Id> link_destination(Id link, std::string_view target);
+
   // The path an id stands for, built by a walk up the table: O(depth), and nothing kept,
   // so that interning a deep path costs memory linear in its length.
   SymbolicPath path(Id id) const;
@@ -61,6 +66,8 @@ class PathTable {
   // plain descendants first, then each symbolic root's, by name.
   bool less(Id a, Id b) const;
   // `p`, which `from` contains, re-rooted onto `to`, as SymbolicPath::rebase does.
+  // Remembered, so that rebasing every path of a deep chain costs the chain's length
+  // once, not once per path.
   Id rebase(Id to, Id from, Id p);
 
  private:
@@ -80,15 +87,25 @@ class PathTable {
       return std::hash<std::string_view>{}(k.name) * 31 + k.dir;
     }
   };
+  struct RebaseKey {
+    Id to, from, p;
+    friend bool operator==(const RebaseKey&, const RebaseKey&) = default;
+  };
+  struct RebaseHash {
+    size_t operator()(const RebaseKey& k) const {
+      return (static_cast<size_t>(k.to) * 0x9E3779B1u ^ k.from) * 0x85EBCA77u ^ k.p;
+    }
+  };
   // child(), where `stored` says that `name` outlives the table already.
   Id child(Id dir, std::string_view name, bool stored);
 
-  std::vector<Link> links_;  // by id
+  std::vector<Link> links_;        // by id
   std::deque<std::string> names_;  // the names and texts the table keeps; never moved
   std::unordered_map<ChildKey, Id, ChildHash> children_;
   // Every text parse() accepted, with its path: the verifier reads most paths twice,
   // from the artifact and from the IR.
   std::unordered_map<std::string_view, Id> texts_;
+  std::unordered_map<RebaseKey, Id, RebaseHash> rebased_;
 };
 
 // Values keyed by interned path, answering "which keys contain this path" by walking

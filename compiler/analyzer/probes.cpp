@@ -34,7 +34,8 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
       pin_index_(*paths_),
       protect_ancestors_(*paths_),
       deny_ancestors_(*paths_),
-      at_(*paths_) {
+      at_(*paths_),
+      near_(*paths_) {
   // Consecutive roots almost always come from the same file.
   auto file_of = [&](const std::string& file) {
     if (files_.empty() || files_.back() != file) files_.push_back(file);
@@ -73,6 +74,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths)
   gather(write_, &Near::write);
   gather(read_, &Near::read);
   gather(protect_, &Near::protect);
+  at_[tmp_].tmp = true;
 }
 
 // A protected or deny path strictly below `p` and inside a writable root: renaming `p`
@@ -82,32 +84,44 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
   return g && near.write ? *g : nullptr;
 }
 
-// The deepest root of each kind at or above `p`, found by one walk up the table.
+// The deepest root of each kind at or above `p`: up to the nearest path answered
+// before, then down again, a loop rather than a call per level.
 Intent::Near Intent::near(Id p) const {
+  std::vector<Id> unknown;
   Near n;
   for (Id a = p;; a = paths_->up(a)) {
-    if (const Near* own = at_.find(a)) {
-      if (!n.deny) n.deny = own->deny;
-      if (!n.write) n.write = own->write;
-      if (!n.read) n.read = own->read;
-      if (!n.protect) n.protect = own->protect;
+    if (const Near* known = near_.find(a)) {
+      n = *known;
+      break;
     }
-    if (a == PathTable::kRoot) return n;
+    unknown.push_back(a);
+    if (a == PathTable::kRoot) break;
   }
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
+    if (const Near* own = at_.find(*it)) {
+      if (own->deny) n.deny = own->deny;
+      if (own->write) n.write = own->write;
+      if (own->read) n.read = own->read;
+      if (own->protect) n.protect = own->protect;
+      n.tmp = n.tmp || own->tmp;
+    }
+    near_.insert(*it, n);
+  }
+  return n;
 }
 
-Intent::Decision Intent::read_rule(Id p, const Near& near) const {
+Intent::Decision Intent::read_rule(const Near& near) const {
   if (near.write) return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
-  if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (in_private_tmp(near)) return {Expect::Deny, Why::PrivateTmp};
   if (near.read) return {Expect::Allow, Why::UnderReadable, root_at(read_, near.read)};
   return {Expect::Deny, Why::NoReadableRoot};
 }
 
-Intent::Decision Intent::write_rule(Id p, const Near& near) const {
+Intent::Decision Intent::write_rule(const Near& near) const {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
   if (near.protect) return {Expect::Deny, Why::UnderProtected, root_at(protect_, near.protect)};
   if (near.write) return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
-  if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (in_private_tmp(near)) return {Expect::Deny, Why::PrivateTmp};
   if (near.read) return {Expect::Deny, Why::ReadableNotWritable, root_at(read_, near.read)};
   return {Expect::Deny, Why::UnderNoRoot};
 }
@@ -128,7 +142,7 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   const Near around_parent = this->near(*parent);
   if (around_parent.write)
     return {Expect::Allow, Why::ParentWritable, root_at(write_, around_parent.write)};
-  if (in_private_tmp(p)) return {Expect::Deny, Why::PrivateTmp};
+  if (in_private_tmp(near)) return {Expect::Deny, Why::PrivateTmp};
   if (around_parent.read)
     return {Expect::Deny, Why::ParentReadableNotWritable, root_at(read_, around_parent.read)};
   return {Expect::Deny, Why::ParentUnderNoRoot};
@@ -139,9 +153,9 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& near) const {
   if (near.deny) return {Expect::DenyStrict, Why::UnderDeny, root_at(deny_, near.deny)};
   switch (op) {
     case FsOp::Read:
-      return read_rule(p, near);
+      return read_rule(near);
     case FsOp::Write:
-      return write_rule(p, near);
+      return write_rule(near);
     case FsOp::Create:
     case FsOp::Delete:
       return entry_rule(p, near);
@@ -160,7 +174,7 @@ std::array<Expect, 4> Intent::verdicts(Id p) const {
   const Expect entry = entry_rule(p, n).expect;
   static_assert(static_cast<size_t>(FsOp::Read) == 0 && static_cast<size_t>(FsOp::Write) == 1 &&
                 static_cast<size_t>(FsOp::Create) == 2 && static_cast<size_t>(FsOp::Delete) == 3);
-  return {read_rule(p, n).expect, write_rule(p, n).expect, entry, entry};
+  return {read_rule(n).expect, write_rule(n).expect, entry, entry};
 }
 
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
@@ -212,7 +226,13 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
     }
     return "?";
   };
-  return Expectation{d.expect, d.root ? loc(*d.root) : builtin(), reason()};
+  // Under no root at all, the policy's read list is the line that leaves the path out.
+  const bool outside =
+      d.why == Why::NoReadableRoot || d.why == Why::UnderNoRoot || d.why == Why::ParentUnderNoRoot;
+  const ir::SourceLoc rule = d.root                      ? loc(*d.root)
+                             : outside && !read_.empty() ? loc(read_.front())
+                                                         : builtin();
+  return Expectation{d.expect, rule, reason()};
 }
 
 std::string Probe::role() const {

@@ -100,6 +100,7 @@ class Intent {
     std::uint32_t write = 0;
     std::uint32_t read = 0;
     std::uint32_t protect = 0;
+    bool tmp = false;  // at or below /tmp
   };
   // The root a Near names in `roots`, or null.
   static const Root* root_at(const std::vector<Root>& roots, std::uint32_t n) {
@@ -108,11 +109,11 @@ class Intent {
 
   Near near(Id p) const;
   Decision decide(Id p, FsOp op, const Near& near) const;
-  Decision read_rule(Id p, const Near& near) const;
-  Decision write_rule(Id p, const Near& near) const;
+  Decision read_rule(const Near& near) const;
+  Decision write_rule(const Near& near) const;
   Decision entry_rule(Id p, const Near& near) const;
   const Root* guarded_below(const Index& ancestors, Id p, const Near& near) const;
-  bool in_private_tmp(Id p) const { return private_tmp_ && paths_->contains(tmp_, p); }
+  bool in_private_tmp(const Near& near) const { return private_tmp_ && near.tmp; }
 
   std::shared_ptr<PathTable> paths_;
   ir::Mode mode_;
@@ -125,6 +126,9 @@ class Intent {
   // The first root of each kind (read, write, protect, deny) loaded at each path, in one
   // map so that near() looks a path up once instead of once per kind.
   PathMap<Near> at_;
+  // near() of every path asked about so far, and of its ancestors: a verifier asks about
+  // every directory of a deep path, and a walk to "/" for each would be quadratic.
+  mutable PathMap<Near> near_;
   std::vector<ir::ResolvedPath> unparsable_;
   std::vector<std::string> files_;  // the files of the roots' policy lines
 };
@@ -137,10 +141,10 @@ struct Probe {
   const PathTable* paths = nullptr;  // the intent's
   SymbolicPath path() const { return paths->path(id); }
   Relation relation = Relation::Outside;
-  const char* root_kind = "";               // "readable root", "protected path", ...
-  const Intent::Root* root = nullptr;       // the root it was derived from
-  const Intent::Root* writable = nullptr;   // for Between: the writable root above it
-  std::array<Expect, 4> expected{};         // indexed by FsOp
+  const char* root_kind = "";              // "readable root", "protected path", ...
+  const Intent::Root* root = nullptr;      // the root it was derived from
+  const Intent::Root* writable = nullptr;  // for Between: the writable root above it
+  std::array<Expect, 4> expected{};        // indexed by FsOp
   Expect at(FsOp op) const { return expected[static_cast<size_t>(op)]; }
   std::string role() const;  // why the path was chosen: "child of protected path ..."
 };

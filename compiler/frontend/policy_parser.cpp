@@ -1,4 +1,5 @@
 #include "compiler/frontend/policy_parser.hpp"
+#include "ir/duration.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -306,21 +307,13 @@ class Frontend {
   std::optional<std::chrono::milliseconds> duration(const YamlNode& n) {
     if (!expect(n, Kind::Scalar, "'timeout'")) return std::nullopt;
     const std::string& s = n.value;
-    uint64_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    std::string_view unit(ptr, s.data() + s.size() - ptr);
-    uint64_t ms_per = unit == "ms" ? 1 : unit == "s" || unit.empty() ? 1000
-                      : unit == "m" ? 60000 : unit == "h" ? 3600000 : 0;
-    constexpr uint64_t kMaxMs = 7ull * 24 * 3600 * 1000;
-    if (ec != std::errc() || ptr == s.data() || ms_per == 0) {
+    auto d = ir::parse_duration(s);
+    if (auto* ms = std::get_if<std::chrono::milliseconds>(&d)) return *ms;
+    if (std::get<ir::DurationError>(d) == ir::DurationError::Malformed)
       error(n, "malformed duration '" + s + "' (expected e.g. 500ms, 120s, 10m, 2h)");
-      return std::nullopt;
-    }
-    if (v == 0 || v > kMaxMs / ms_per) {
+    else
       error(n, "timeout '" + s + "' is out of range (more than 0, at most 7 days)");
-      return std::nullopt;
-    }
-    return std::chrono::milliseconds(v * ms_per);
+    return std::nullopt;
   }
 
   static bool env_name_ok(std::string_view s, bool allow_glob) {

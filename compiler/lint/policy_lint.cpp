@@ -260,6 +260,8 @@ const std::vector<std::string>& system_directories() {
   return v;
 }
 
+}  // namespace
+
 // Environment names that usually carry a credential (case-insensitive): kept into the
 // sandbox, they are readable by everything it runs.
 bool looks_like_secret(std::string name) {
@@ -271,8 +273,6 @@ bool looks_like_secret(std::string name) {
   return name.ends_with("_KEY") || name.starts_with("AWS_") || name == "AWS" ||
          name.starts_with("GITHUB_TOKEN") || name.starts_with("NPM_TOKEN");
 }
-
-}  // namespace
 
 std::string Lint::str() const {
   return loc.str() + ": " + ir::to_string(severity) + ": " + message + " [" + id + "]";

@@ -36,6 +36,10 @@ struct LintContext {
 // the policy with the mode a run actually gets.
 std::vector<Lint> lint_policy(const ir::Policy& policy, const LintContext& ctx);
 
+// Whether an environment name usually carries a credential (ZP012; case-insensitive, a
+// trailing '*' ignored): `run --env NAME` warns about the same names.
+bool looks_like_secret(std::string name);
+
 // What `run --accept ID` may do with a lint ID.
 enum class Acceptance {
   Acceptable,  // an error-level lint naming a risk the user may knowingly take for one run

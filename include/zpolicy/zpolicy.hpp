@@ -166,7 +166,11 @@ struct RunRequest {
   std::optional<std::string> policy_file;  // the built-in default when absent
   std::optional<std::string> mode;         // may only narrow the policy's ceiling
   std::optional<std::string> workspace;    // default: the current directory
-  std::optional<double> timeout_seconds;   // (0, 7 days]; overrides the policy's
+  // "500ms", "120s", "10m", "2h" or a number of seconds, at most 7 days; it may only
+  // shorten the policy's timeout.
+  std::optional<std::string> timeout;
+  // NAME=VALUE sets NAME for this run; NAME alone keeps the caller's NAME as well.
+  std::vector<std::string> env;
   std::vector<std::string> accept;         // error-level lints accepted for this run
   std::vector<std::string> command;        // command[0] is found with the sandbox's PATH
 };

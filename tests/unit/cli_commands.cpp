@@ -171,6 +171,52 @@ BOOST_AUTO_TEST_CASE(a_command_without_dashdash_is_shown_with_it) {
   }
 }
 
+// --timeout takes the policy's durations and only shortens; --env adds one variable for
+// one run; ZPOLICY_SANDBOX names the mode. Checked on `plan`, which decides as run does.
+BOOST_AUTO_TEST_CASE(timeout_and_env_options) {
+  zpolicy::test::TempDir dir;
+  dir.write("timed.yaml", "zpolicy: 1\nmode: workspace-write\nprocess:\n  timeout: 1m\n");
+  dir.write("danger.yaml", "zpolicy: 1\nmode: danger-full-access\n");
+  auto plan = [&](std::vector<std::string> args) {
+    std::vector<std::string> argv = {ZPOLICY_BINARY, "plan"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.insert(argv.end(), {"--", "/bin/true"});
+    return zpolicy::test::run_process(argv, dir.str(), dir.str());
+  };
+  auto malformed = plan({"--timeout", "2x"});
+  BOOST_TEST(malformed.exit_code == 2);
+  BOOST_TEST(malformed.err ==
+             "<command line>: error: invalid --timeout '2x' (expected e.g. 500ms, 120s, 10m, 2h; "
+             "a bare number is seconds)\n");
+  auto longer = plan({"--policy", "timed.yaml", "--timeout", "2m"});
+  BOOST_TEST(longer.exit_code == 2);
+  BOOST_TEST(longer.err ==
+             "<command line>: error: --timeout is longer than the policy's timeout "
+             "(timed.yaml:4:12); it may only shorten it\n");
+  auto bad_env = plan({"--env", "1X=y"});
+  BOOST_TEST(bad_env.exit_code == 2);
+  BOOST_TEST(bad_env.err.find("invalid --env '1X=y'") != std::string::npos, bad_env.err);
+
+  setenv("ZPOLICY_UT_KEPT", "kept-value", 1);
+  auto ok = plan({"--policy", "danger.yaml", "--timeout", "2m", "--env", "GREETING=hi",
+                  "--env", "ZPOLICY_UT_KEPT", "--env", "API_TOKEN=t", "--format", "json"});
+  unsetenv("ZPOLICY_UT_KEPT");
+  BOOST_TEST(ok.exit_code == 0, ok.err);
+  BOOST_TEST(ok.err == "zpolicy: warning: --env API_TOKEN looks like a secret; everything in the "
+                       "sandbox can read it\n");
+  dir.write("plan.json", ok.out);
+  auto parsed = zpolicy::test::run_process(
+      {"/usr/bin/python3", "-c",
+       "import json,sys\np=json.load(open(sys.argv[1]))\n"
+       "e=[x for x in p['env'] if x.split('=')[0] in ('GREETING','ZPOLICY_UT_KEPT','API_TOKEN','ZPOLICY_SANDBOX')]\n"
+       "print(p['backend'], p['timeout_ms'], e)\n",
+       dir.str() + "/plan.json"},
+      dir.str(), dir.str());
+  BOOST_TEST(parsed.out == "unconfined 120000 ['API_TOKEN=t', 'GREETING=hi', "
+                           "'ZPOLICY_SANDBOX=danger-full-access', 'ZPOLICY_UT_KEPT=kept-value']\n",
+             parsed.err);
+}
+
 BOOST_AUTO_TEST_CASE(run_help_names_accept) {
   auto r = zpolicy_run({"run", "--help"});
   BOOST_TEST(r.exit_code == 0);

@@ -40,28 +40,6 @@ bool is_scratch(MountTable::MountKind k) {
          k == MountTable::MountKind::Dev;
 }
 
-// The path a symlink's target names, relative targets taken from the link's directory.
-std::optional<SymbolicPath> link_destination(const SymbolicPath& link, std::string_view target) {
-  if (target.starts_with("/") || target.starts_with("${")) return SymbolicPath::parse(target);
-  auto dir = link.parent();
-  if (!dir) return std::nullopt;
-  SymbolicPath out = *dir;
-  size_t pos = 0;
-  while (pos <= target.size()) {
-    size_t next = target.find('/', pos);
-    if (next == std::string_view::npos) next = target.size();
-    const std::string_view comp = target.substr(pos, next - pos);
-    if (comp == "..") {
-      if (out.components.empty()) return std::nullopt;
-      out.components.pop_back();
-    } else if (!comp.empty() && comp != ".") {
-      out.components.emplace_back(comp);
-    }
-    pos = next + 1;
-  }
-  return out;
-}
-
 template <class F>
 MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
   t.add(why);
@@ -70,14 +48,19 @@ MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
 
 }  // namespace
 
-MountTable::MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const std::deque<std::string>> texts)
+MountTable::MountTable(std::shared_ptr<PathTable> paths,
+                       std::shared_ptr<const std::deque<std::string>> texts)
     : paths_(std::move(paths)),
       texts_(std::move(texts)),
       visible_at_(*paths_),
       visible_below_(*paths_),
+      mounts_below_(*paths_),
       newest_node_at_(*paths_),
       aliases_by_source_(*paths_),
-      searchable_(*paths_) {}
+      searchable_(*paths_),
+      covering_(*paths_),
+      top_link_(*paths_),
+      alias_source_(*paths_) {}
 
 std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
@@ -93,6 +76,7 @@ std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
     if (ops[i].try_source && !applied(i)) continue;
     if (auto err = t.apply(ops[i])) return *err;
   }
+  t.frozen_ = true;
   t.index_aliases();
   return t;
 }
@@ -107,30 +91,47 @@ std::vector<PathTable::Id> MountTable::lineage(Id p) const {
 }
 
 void MountTable::add_mount(Mount m) {
-  auto count_below = [&](Id dest, int delta) {
-    for (Id a = dest;; a = paths_->up(a)) {
-      visible_below_[a] += delta;
-      if (a == PathTable::kRoot) break;
-    }
-  };
-  const size_t* below = visible_below_.find(m.dest);
-  if (below && *below > 0) {
-    for (auto& old : mounts_)
-      if (old.visible && paths_->contains(m.dest, old.dest)) {
-        old.visible = false;
-        visible_at_.erase(old.dest);
-        count_below(old.dest, -1);
+  const size_t index = mounts_.size();
+  // Each mount is listed at its destination and every ancestor, so that a new mount
+  // finds the ones it hides without a scan of every mount: an argv may repeat a mount
+  // tens of thousands of times. A list is emptied when a mount lands on its path (all it
+  // holds are hidden then), so each entry is looked at once.
+  if (const size_t* below = visible_below_.find(m.dest); below && *below > 0) {
+    std::vector<size_t> hidden = std::move(mounts_below_[m.dest]);
+    mounts_below_[m.dest].clear();
+    for (size_t i : hidden) {
+      Mount& old = mounts_[i];
+      if (!old.visible) continue;
+      old.visible = false;
+      visible_at_.erase(old.dest);
+      for (Id a = old.dest;; a = paths_->up(a)) {
+        --visible_below_[a];
+        if (a == PathTable::kRoot) break;
       }
+    }
   }
   // bwrap's own root, never added here, is covered by the first mount at "/".
   if (m.dest == PathTable::kRoot) mounts_[0].visible = false;
+  visible_at_[m.dest] = index;
+  for (Id a = m.dest;; a = paths_->up(a)) {
+    ++visible_below_[a];
+    mounts_below_[a].push_back(index);
+    if (a == PathTable::kRoot) break;
+  }
   mounts_.push_back(std::move(m));
-  visible_at_[mounts_.back().dest] = mounts_.size() - 1;
-  count_below(mounts_.back().dest, +1);
 }
 
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
+  // A mode set again in the same mount replaces the last one: a chain of thousands of
+  // --chmod of one path would make every look-up there walk them all.
+  if (n.kind == Node::Kind::ModeOverride)
+    if (const Node* old = node_at(n.path, n.mount, n.kind)) {
+      Node& same = nodes_[static_cast<size_t>(old - nodes_.data())];
+      same.mode = n.mode;
+      same.line = n.line;
+      return;
+    }
   const std::uint32_t* newest = newest_node_at_.find(n.path);
   n.earlier = newest ? *newest : kNoNode;
   newest_node_at_[n.path] = static_cast<std::uint32_t>(nodes_.size());
@@ -147,10 +148,30 @@ void MountTable::index_aliases() {
   }
 }
 
-// The deepest visible mount whose destination holds `p`.
+// The deepest visible mount whose destination holds `p`. Once the replay is done the
+// table is immutable and the answers are remembered: a verifier asks about every
+// directory of a deep path.
 size_t MountTable::covering(Id p) const {
-  const size_t* v = visible_at_.deepest_containing(p);
-  return v ? *v : 0;
+  if (!frozen_) {
+    const size_t* v = visible_at_.deepest_containing(p);
+    return v ? *v : 0;
+  }
+  std::vector<Id> unknown;
+  size_t c = 0;
+  for (Id a = p;; a = paths_->up(a)) {
+    if (const size_t* known = covering_.find(a)) {
+      c = *known;
+      break;
+    }
+    unknown.push_back(a);
+    if (const size_t* v = visible_at_.find(a)) {
+      c = *v;
+      break;
+    }
+    if (a == PathTable::kRoot) break;
+  }
+  for (Id a : unknown) covering_.insert(a, c);
+  return c;
 }
 
 const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
@@ -267,7 +288,19 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
     return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
   };
-  const Id dest = op.dest;
+  Id dest = op.dest;
+  // A mount lands where its destination leads: bwrap opens it and mounts on what it
+  // opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc /tmp/l`
+  // binds /etc over /etc).
+  const bool mounts = op.kind == BwrapOpKind::Bind || op.kind == BwrapOpKind::RoBind ||
+                      op.kind == BwrapOpKind::DevBind || op.kind == BwrapOpKind::Tmpfs ||
+                      op.kind == BwrapOpKind::Dev || op.kind == BwrapOpKind::Proc;
+  if (mounts && has_symlinks_) {
+    Trace ignored(false);
+    auto target = resolve_symlinks(dest, true, ignored);
+    if (!target) return fail("the destination does not resolve");
+    dest = *target;
+  }
   switch (op.kind) {
     case BwrapOpKind::Bind:
     case BwrapOpKind::RoBind:
@@ -327,6 +360,14 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
       if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
       if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
         return fail("symlink on a read-only mount");
+      // bwrap accepts a link that is already there with the same target and dies on
+      // anything else at the destination.
+      if (const Node* old = node_at(dest, c, Node::Kind::Symlink)) {
+        if (old->target == op.link_target) return std::nullopt;
+        return fail("the destination is already a link to " + std::string(old->target));
+      }
+      if (is_scratch(mounts_[c].kind) && exists_in_scratch(dest, c))
+        return fail("the destination exists and is not a link");
       add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line});
       return std::nullopt;
     }
@@ -350,31 +391,74 @@ std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
   return std::nullopt;
 }
 
+// The link that decides where `cur` leads, the one nearest "/": a strict ancestor of
+// `cur`, or `cur` itself when the last component is followed.
+std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) const {
+  if (frozen_) {
+    std::optional<Id> above = cur == PathTable::kRoot ? std::nullopt : top_link(paths_->up(cur));
+    if (above || !follow_last) return above;
+    return node_at(cur, covering(cur), Node::Kind::Symlink) ? std::optional<Id>(cur) : std::nullopt;
+  }
+  // During the replay the table changes with each operation: "/" down, the covering
+  // mount followed on the way.
+  size_t c = 0;
+  for (Id prefix : lineage(cur)) {
+    if (prefix == cur && !follow_last) break;
+    if (const size_t* v = visible_at_.find(prefix)) c = *v;
+    if (node_at(prefix, c, Node::Kind::Symlink)) return prefix;
+  }
+  return std::nullopt;
+}
+
+// The shallowest path at or above `p` that holds a visible link, remembered for every
+// path on the way: up to the nearest answer known, then down again.
+std::optional<PathTable::Id> MountTable::top_link(Id p) const {
+  constexpr Id kNone = ~Id{0};
+  std::vector<Id> unknown;
+  Id found = kNone;
+  for (Id a = p;; a = paths_->up(a)) {
+    if (const Id* known = top_link_.find(a)) {
+      found = *known;
+      break;
+    }
+    unknown.push_back(a);
+    if (a == PathTable::kRoot) break;
+  }
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
+    if (found == kNone && node_at(*it, covering(*it), Node::Kind::Symlink)) found = *it;
+    top_link_.insert(*it, found);
+  }
+  if (found == kNone) return std::nullopt;
+  return found;
+}
+
 std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
                                                           Trace& trace) const {
   if (!has_symlinks_) return p;
   Id cur = p;
   // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
   for (int hops = 0; hops < 40; ++hops) {
-    bool replaced = false;
-    for (Id prefix : lineage(cur)) {
-      if (prefix == cur && !follow_last) break;
-      const Node* link = node_at(prefix, covering(prefix), Node::Kind::Symlink);
-      if (!link) continue;
-      const SymbolicPath& link_path = paths_->path(prefix);
-      auto dest = link_destination(link_path, link->target);
-      if (!dest) return std::nullopt;
-      trace.add([&] {
-        return "bwrap.args:" + std::to_string(link->line) + ": symlink " + link_path.str() +
-               " -> " + std::string(link->target);
-      });
-      cur = paths_->rebase(paths_->intern(*dest), prefix, cur);
-      replaced = true;
-      break;
-    }
-    if (!replaced) return cur;
+    const std::optional<Id> prefix = first_link(cur, follow_last);
+    if (!prefix) return cur;
+    const Node* link = node_at(*prefix, covering(*prefix), Node::Kind::Symlink);
+    const std::optional<Id> dest = link_target(*prefix, *link);
+    if (!dest) return std::nullopt;
+    trace.add([&] {
+      return "bwrap.args:" + std::to_string(link->line) + ": symlink " +
+             paths_->path(*prefix).str() + " -> " + std::string(link->target);
+    });
+    cur = paths_->rebase(*dest, *prefix, cur);
   }
   return std::nullopt;
+}
+
+// Where the link at `at` leads, once per link.
+std::optional<PathTable::Id> MountTable::link_target(Id at, const Node& link) const {
+  const auto key = static_cast<std::uint32_t>(&link - nodes_.data());
+  if (auto it = link_targets_.find(key); it != link_targets_.end()) return it->second;
+  const std::optional<Id> out = paths_->link_destination(at, link.target);
+  link_targets_.emplace(key, out);
+  return out;
 }
 
 const MountTable::Place& MountTable::place(Id rp) const {
@@ -416,6 +500,8 @@ MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
   if (!at.searchable) {
+    // Which ancestor refuses matters only to a trace; finding it is a walk from "/".
+    if (!tr.on()) return Reach{Outcome::Denied, std::nullopt};
     size_t ca = 0;
     const auto chain = lineage(rp);
     for (size_t level = 0; level + 1 < chain.size(); ++level) {
@@ -431,7 +517,9 @@ MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
            (mounts_[at.mount].read_only ? " (read-only)" : "");
   });
   tr.add([&] { return explain(at, op, d.why); });
-  return d.reach;
+  Reach out = d.reach;
+  out.mount = at.mount;
+  return out;
 }
 
 MountTable::Decision MountTable::decide(const Place& at, FsOp op) const {
@@ -515,12 +603,36 @@ std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
   return "unknown operation";
 }
 
+// The deepest alias source at or above `p`, remembered as covering() is.
+std::optional<PathTable::Id> MountTable::alias_source_above(Id p) const {
+  constexpr Id kNone = ~Id{0};
+  std::vector<Id> unknown;
+  Id found = kNone;
+  for (Id a = p;; a = paths_->up(a)) {
+    if (const Id* known = alias_source_.find(a)) {
+      found = *known;
+      break;
+    }
+    unknown.push_back(a);
+    if (aliases_by_source_.find(a)) {
+      found = a;
+      break;
+    }
+    if (a == PathTable::kRoot) break;
+  }
+  for (Id a : unknown) alias_source_.insert(a, found);
+  if (found == kNone) return std::nullopt;
+  return found;
+}
+
 std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
-  // Most paths lie under no aliased source: look before allocating.
-  if (!aliases_by_source_.deepest_containing(host)) return std::nullopt;
+  if (!has_aliases_) return std::nullopt;
   std::vector<size_t> candidates;
-  for (const auto* binds : aliases_by_source_.containing(host))
+  for (auto src = alias_source_above(host); src;
+       src = *src == PathTable::kRoot ? std::nullopt : alias_source_above(paths_->up(*src))) {
+    const auto* binds = aliases_by_source_.find(*src);
     candidates.insert(candidates.end(), binds->begin(), binds->end());
+  }
   // In replay order, so that the trace names the same bind whatever the index holds.
   std::sort(candidates.begin(), candidates.end());
   for (size_t i : candidates) {
@@ -565,14 +677,17 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
     // used up before the aliases are looked at, as that replaces the one place() keeps.
     const Place& at = place(p);
     if (at.searchable)
-      for (FsOp op : kAllFsOps) out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
+      for (FsOp op : kAllFsOps) {
+        out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
+        out.at_path[static_cast<size_t>(op)].mount = at.mount;
+      }
   } else {
     for (FsOp op : kAllFsOps) {
       Trace none(false);
       out.at_path[static_cast<size_t>(op)] = reach(p, op, none);
     }
   }
-  const bool aliased = has_aliases_ && aliases_by_source_.deepest_containing(p) != nullptr;
+  const bool aliased = has_aliases_ && alias_source_above(p).has_value();
   if (!aliased) {
     // The host object is reachable only at `p`: no alias to look through.
     for (FsOp op : kAllFsOps) {
@@ -588,8 +703,8 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
     const Reach& direct = out.at_path[i];
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
-    else if (alias_reaching(p, op))
-      out.of_host[i] = Reach{Outcome::Host, p};
+    else if (const auto alias = alias_reaching(p, op))
+      out.of_host[i] = Reach{Outcome::Host, p, alias->first};
     else if (direct.outcome == Outcome::Host)
       out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};
     else

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -104,6 +105,9 @@ class MountTable {
   struct Reach {
     Outcome outcome = Outcome::Denied;
     std::optional<PathTable::Id> host;
+    // The mount that grants it (for a host object reached through an alias, the alias's
+    // bind), so that a verifier reports one grant once, not at every path it shows in.
+    size_t mount = 0;
   };
   // access() and host_access() at `p` for every operation, indexed by FsOp, without
   // traces: a verifier asks all eight of every probe, and they share one look at the
@@ -132,7 +136,8 @@ class MountTable {
     std::uint32_t earlier = kNoNode;  // the node created before it at the same path
   };
 
-  MountTable(std::shared_ptr<PathTable> paths, std::shared_ptr<const std::deque<std::string>> texts);
+  MountTable(std::shared_ptr<PathTable> paths,
+             std::shared_ptr<const std::deque<std::string>> texts);
 
   std::optional<ReplayError> apply(const BwrapOp& op);
   void add_mount(Mount m);
@@ -146,6 +151,10 @@ class MountTable {
   // that covers `dir`.
   size_t ensure_directory(Id dir, unsigned mode, int line);
   std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
+  std::optional<Id> first_link(Id cur, bool follow_last) const;
+  std::optional<Id> top_link(Id p) const;
+  std::optional<Id> link_target(Id at, const Node& link) const;
+  std::optional<Id> alias_source_above(Id p) const;
   // "/" down to `p`, `p` included.
   std::vector<Id> lineage(Id p) const;
   // Why the directory `a`, covered by mount `c`, cannot be searched (an empty text
@@ -208,7 +217,8 @@ class MountTable {
   void index_aliases();
 
   std::shared_ptr<PathTable> paths_;
-  std::shared_ptr<const std::deque<std::string>> texts_;  // the argv's, which the mounts' texts are in
+  std::shared_ptr<const std::deque<std::string>>
+      texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
   std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
@@ -217,8 +227,10 @@ class MountTable {
   // Index 0, bwrap's own root, is never at a destination.
   PathMap<size_t> visible_at_;
   // How many visible mounts lie at or below each path, so that a new mount looks for
-  // the ones it hides only when there are any.
+  // the ones it hides only when there are any, and which mounts were added there since
+  // the last mount at the path itself (some since hidden): the ones to look at.
   PathMap<size_t> visible_below_;
+  PathMap<std::vector<size_t>> mounts_below_;
   // The newest node at each path, for the same reason; Node::earlier leads from it to
   // the others, newest first.
   PathMap<std::uint32_t> newest_node_at_;
@@ -228,6 +240,12 @@ class MountTable {
   // searchable(), for the directories asked about so far; the table is immutable once
   // replayed, so an answer stays true.
   mutable PathMap<bool> searchable_;
+  // Set once the replay is done: from then on the answers below are remembered.
+  bool frozen_ = false;
+  mutable PathMap<size_t> covering_;
+  mutable PathMap<Id> top_link_;      // top_link(), ~0 for none
+  mutable PathMap<Id> alias_source_;  // alias_source_above(), ~0 for none
+  mutable std::unordered_map<std::uint32_t, std::optional<Id>> link_targets_;  // by node
   // The last place(): a verifier asks the four operations of a probe in a row, and the
   // table is immutable once replayed.
   mutable std::optional<Place> last_place_;

@@ -1,10 +1,13 @@
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/kernel_state.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
+#include "compiler/analyzer/bwrap/regions.hpp"
 #include "compiler/analyzer/probes.hpp"
 
 namespace zpolicy::compiler {
@@ -16,6 +19,9 @@ constexpr const char* kArtifact = "bwrap.args";
 // Each -try bind whose source may be missing doubles the mount tables to check; past
 // this many the artifact is refused rather than checked partially.
 constexpr size_t kMaxUncertainOps = 8;
+// Region findings reported in full; a grant in one region usually shows in many (every
+// directory below a writable bind of "/"), and the rest are counted.
+constexpr size_t kMaxRegionFindings = 32;
 
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
@@ -155,6 +161,27 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
   return out;
 }
 
+// Host device nodes are outside the verified subset: the model knows no device but the
+// /dev/null zpolicy binds over a denied file (nodev, so not even that can be opened).
+// `--dev-bind` makes device nodes usable and is never emitted; a bind of any other path
+// under the host's /dev (a disk, /dev/shm, the whole tree) is refused rather than
+// modelled.
+void check_devices(const BwrapArgv& argv, std::vector<Finding>& out) {
+  PathTable& paths = *argv.paths;
+  const PathTable::Id dev = *paths.parse("/dev");
+  const PathTable::Id null = *paths.parse("/dev/null");
+  for (const BwrapOp& op : argv.ops) {
+    if (op.kind == BwrapOpKind::DevBind)
+      out.push_back(malformed(op.line, std::string(op.text) +
+                                           ": --dev-bind lets the sandbox open host device "
+                                           "nodes; outside the subset zpolicy verifies"));
+    else if (op.source && *op.source != null && paths.contains(dev, *op.source))
+      out.push_back(malformed(op.line, std::string(op.text) +
+                                           ": binds the host's device tree (only /dev/null "
+                                           "masks a file); outside the subset zpolicy verifies"));
+  }
+}
+
 void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Finding>& out) {
   struct Required {
     bool present;
@@ -178,9 +205,9 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
     if (!r.present) out.push_back(hardening(r.option, std::string("present: ") + r.why, "absent"));
   bool want_net_ns = intent.network != ir::Network::Full;
   if (want_net_ns && !f.unshare_net) {
-    Finding missing = hardening("--unshare-net",
-                                std::string("present: network ") + ir::to_string(intent.network),
-                                "absent: the host network is reachable");
+    Finding missing =
+        hardening("--unshare-net", std::string("present: network ") + ir::to_string(intent.network),
+                  "absent: the host network is reachable");
     missing.rule = intent.network_loc;
     out.push_back(std::move(missing));
   }
@@ -289,10 +316,13 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
   return false;
 }
 
+// A grant found: in which table, for which operation, through which mount.
+using Grant = std::tuple<size_t, FsOp, size_t>;
+
 // Every operation of every probe against every table; traces are built only for the
-// operations that fail.
+// operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
-                  std::vector<Finding>& out) {
+                  std::vector<char>& probed, std::set<Grant>& granted, std::vector<Finding>& out) {
   struct Found {
     PathTable::Id path;
     FsOp op;
@@ -300,11 +330,14 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
   };
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
+    if (probe.id >= probed.size()) probed.resize(std::max<size_t>(probe.id + 1, 2 * probed.size()));
+    probed[probe.id] = true;
     // Table by table, each operation reported for the first table it fails in: one
     // look at each table's answers while they are at hand, instead of keeping every
     // table's to go through operation by operation.
     std::array<bool, kAllFsOps.size()> reported{};
-    for (const Scenario& s : tables) {
+    for (size_t t = 0; t < tables.size(); ++t) {
+      const Scenario& s = tables[t];
       const MountTable::Reaches reached = s.table.reach_all(probe.id);
       // An allow holds only at the path itself: the same content under another name is
       // no use to a command. A deny must hold wherever the host object shows up.
@@ -321,6 +354,7 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
         const Expect expect = probe.at(op);
         const bool at_path = expect == Expect::Allow;
         if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
+        if (!at_path) granted.emplace(t, op, reached.of_host[i].mount);
         const AccessResult r =
             at_path ? s.table.access(probe.id, op, true) : s.table.host_access(probe.id, op, true);
         const Expectation exp = intent.expect(probe.path(), op);
@@ -346,6 +380,78 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
     return a.op < b.op;
   });
   for (auto& f : found) out.push_back(std::move(f.finding));
+}
+
+// The region proof (docs/verify.md): every cell of the common refinement of the mount
+// tables and the intent that the policy net did not probe, for the grants the policy
+// does not ask for. The first kMaxRegionFindings are reported in full, sorted; the rest
+// are counted.
+void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
+                   const std::vector<Scenario>& tables, const std::vector<char>& probed,
+                   std::set<Grant>& granted, std::vector<Finding>& out) {
+  PathTable& paths = intent.paths();
+  std::vector<PathTable::Id> more{*paths.parse("/tmp")};
+  for (const auto& l : resolved.read_links)
+    for (const auto* text : {&l.link, &l.target})
+      if (auto id = paths.parse(*text)) more.push_back(*id);
+  struct Found {
+    PathTable::Id path;
+    FsOp op;
+    Finding finding;
+  };
+  std::vector<Found> found;
+  size_t unlisted = 0;
+  for_each_region(argv, intent, more, [&](const Region& region) {
+    if (region.id < probed.size() && probed[region.id]) return;
+    const std::array<Expect, 4> expected = intent.verdicts(region.id);
+    std::array<bool, kAllFsOps.size()> reported{};
+    for (size_t t = 0; t < tables.size(); ++t) {
+      const Scenario& s = tables[t];
+      const MountTable::Reaches reached = s.table.reach_all(region.id);
+      for (FsOp op : kAllFsOps) {
+        const size_t i = static_cast<size_t>(op);
+        const Expect expect = expected[i];
+        // A missing allow fails closed; the policy's own probes look for those.
+        if (reported[i] || expect == Expect::Allow) continue;
+        if (satisfies(expect, reached.of_host[i], region.id)) continue;
+        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, region.id)) continue;
+        reported[i] = true;
+        // One finding per grant: the same mount granting the same operation elsewhere
+        // was reported already.
+        if (!granted.emplace(t, op, reached.of_host[i].mount).second) continue;
+        if (found.size() == kMaxRegionFindings) {
+          ++unlisted;
+          continue;
+        }
+        const AccessResult r = s.table.host_access(region.id, op, true);
+        const Expectation exp = intent.expect(paths.path(region.id), op);
+        Finding f{kTarget,
+                  "dropped-deny",
+                  exp.rule,
+                  std::string(to_string(op)) + " " + paths.path(region.id).str(),
+                  std::string(to_string(expect)) + " (" + exp.reason + ")",
+                  to_string(r.outcome),
+                  {}};
+        f.trace.push_back(region.describe(paths));
+        f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
+        f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
+        found.push_back({region.id, op, std::move(f)});
+      }
+    }
+  });
+  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+    if (a.path != b.path) return paths.less(a.path, b.path);
+    return a.op < b.op;
+  });
+  for (auto& f : found) out.push_back(std::move(f.finding));
+  if (unlisted > 0)
+    out.push_back(Finding{kTarget,
+                          "dropped-deny",
+                          ir::SourceLoc{kArtifact, 0, 0},
+                          "more regions",
+                          "no access the policy does not grant",
+                          std::to_string(unlisted) + " more grants not listed",
+                          {}});
 }
 
 }  // namespace
@@ -382,6 +488,7 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
                                "cannot be evaluated",
                                {}});
   check_flags(resolved, argv.flags, findings);
+  check_devices(argv, findings);
   const SourceFacts facts(intent, argv.ops);
   // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
   // artifact never runs the command it was compiled for.
@@ -394,7 +501,10 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_read_links(resolved, tables, *paths, findings);
-  check_probes(intent, tables, findings);
+  std::vector<char> probed;  // by path id
+  std::set<Grant> granted;
+  check_probes(intent, tables, probed, granted, findings);
+  check_regions(resolved, argv, intent, tables, probed, granted, findings);
   // After the probes: the kernel paths it interns are no region of the policy's. One
   // table's findings are enough; the others differ only in -try binds.
   for (const Scenario& s : tables) {

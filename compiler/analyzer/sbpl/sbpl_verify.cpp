@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
@@ -380,15 +381,6 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
   return out;
 }
 
-// Paths in the order a walk of their tree visits them: a directory right before what it
-// holds ('/' ranks below every other byte), so that what a path holds is one run after it.
-bool tree_less(std::string_view a, std::string_view b) {
-  const size_t k = common_prefix_length(a, b);
-  if (k == std::min(a.size(), b.size())) return a.size() < b.size();
-  auto rank = [](unsigned char c) { return c == '/' ? 0 : c + 1; };
-  return rank(static_cast<unsigned char>(a[k])) < rank(static_cast<unsigned char>(b[k]));
-}
-
 // The deepest path that holds both `a` and `b` (text_within's reading: "/" holds every
 // path, symbolic roots included).
 std::string_view common_holder(std::string_view a, std::string_view b) {
@@ -407,29 +399,48 @@ std::string_view common_holder(std::string_view a, std::string_view b) {
 // holder of two of them is a node; each node is probed, with a child no named path lies
 // at or below (everything below the node and outside the named paths), and the node's
 // parent (what lies strictly between the node and the next node above).
-void region_paths(std::vector<std::string_view> named, std::vector<std::string>& paths) {
+// `family` holds the paths probe_paths() already probes with their parent and
+// `P/zp-probe`: their nodes add nothing unless that child is a named path.
+void region_paths(std::vector<std::string_view> named,
+                  const std::unordered_set<std::string_view>& family,
+                  std::vector<std::string>& paths) {
   named.push_back("/");
-  std::sort(named.begin(), named.end(), tree_less);
+  // In byte order, the paths that start with any given text are one run, so the paths
+  // below a node are too: where two neighbours below a branch point lie below different
+  // children of it, their deepest common holder is that branch point, and so every
+  // branch point is the common holder of some two neighbours.
+  std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  std::vector<std::string_view> nodes = named;
-  for (size_t i = 1; i < named.size(); ++i)
-    nodes.push_back(common_holder(named[i - 1], named[i]));
-  std::sort(nodes.begin(), nodes.end());
-  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
-  // A child of `n` that is no named path and holds none: its subtree starts where it
-  // would be inserted.
+  // Whether a named path is `c` or lies below it: those below it are the run that starts
+  // with `c/`.
+  auto holds_named = [&](const std::string& c) {
+    if (std::binary_search(named.begin(), named.end(), std::string_view(c))) return true;
+    const std::string below = c + "/";
+    auto it = std::lower_bound(named.begin(), named.end(), std::string_view(below));
+    return it != named.end() && it->starts_with(below);
+  };
+  // A child of `n` that is no named path and holds none.
   auto fresh_child = [&](std::string_view n) {
     const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
     for (size_t i = 0;; ++i) {
       std::string c = i ? base + "-" + std::to_string(i) : base;
-      auto it = std::lower_bound(named.begin(), named.end(), std::string_view(c), tree_less);
-      if (it == named.end() || !text_within(c, *it)) return c;
+      if (!holds_named(c)) return c;
     }
   };
-  for (const std::string_view n : nodes) {
+  // Each node once per time it is met; probe_paths() removes the repeats.
+  auto probe_node = [&](std::string_view n) {
+    std::string child = fresh_child(n);
+    if (family.contains(n) && child.size() == n.size() + 9) return;  // n + "/zp-probe"
     paths.emplace_back(n);
-    paths.push_back(fresh_child(n));
+    paths.push_back(std::move(child));
     if (const auto parent = parent_of(n)) paths.emplace_back(*parent);
+  };
+  for (size_t i = 0; i < named.size(); ++i) {
+    probe_node(named[i]);
+    if (i > 0) {
+      const std::string_view holder = common_holder(named[i - 1], named[i]);
+      if (holder != named[i - 1] && holder != named[i]) probe_node(holder);
+    }
   }
 }
 
@@ -453,6 +464,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
   };
   // The intent's own constant paths are named too: its answer changes at them.
   std::vector<std::string_view> named = artifact_paths;
+  std::unordered_set<std::string_view> family_paths;
   named.insert(named.end(), kPlatformReadPaths.begin(), kPlatformReadPaths.end());
   named.insert(named.end(), kPlatformReadTrees.begin(), kPlatformReadTrees.end());
   named.insert(named.end(), kPlatformDevices.begin(), kPlatformDevices.end());
@@ -461,6 +473,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
     for (const auto& p : *group) {
       family(p.path);
       named.push_back(p.path);
+      family_paths.insert(p.path);
     }
   // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
   // above an absolute path.
@@ -469,7 +482,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
   file_intent.for_each_protected_ancestor([&](std::string_view a) {
     if (a != "/" || absolute) paths.emplace_back(a);
   });
-  region_paths(std::move(named), paths);
+  region_paths(std::move(named), family_paths, paths);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;

@@ -1,0 +1,141 @@
+// The region proof as a user meets it: each tests/data/verify-bwrap/*.case compiles a
+// policy with the built binary, edits the bwrap.args it wrote, and runs `zpolicy verify`
+// on the result, which must exit as the case says and print each finding it names.
+//
+// A case file: `#` comments, then header lines
+//   policy PATH          the policy, relative to the source tree
+//   bound                compile and verify with --workspace (a fresh directory)
+//   expect N             verify's exit status
+//   finding TEXT         a text verify's output must contain (any number)
+// then edits of bwrap.args, one argument per line after each directive:
+//   @before LINE         insert before the first argument equal to LINE
+//   @replace ... @with   replace the first run of the arguments after @replace
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "support/cli.hpp"
+
+using namespace zpolicy;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Case {
+  std::string policy;
+  bool bound = false;
+  int expect = -1;
+  std::vector<std::string> findings;
+  struct Edit {
+    std::string before;                // @before
+    std::vector<std::string> replace;  // @replace
+    std::vector<std::string> lines;    // the new arguments
+  };
+  std::vector<Edit> edits;
+};
+
+Case read_case(const fs::path& file) {
+  Case c;
+  std::ifstream in(file);
+  std::string line;
+  Case::Edit* edit = nullptr;
+  bool in_replace = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("#")) continue;
+    if (line.starts_with("@before ")) {
+      edit = &c.edits.emplace_back(Case::Edit{line.substr(8), {}, {}});
+      in_replace = false;
+    } else if (line == "@replace") {
+      edit = &c.edits.emplace_back();
+      in_replace = true;
+    } else if (line == "@with") {
+      in_replace = false;
+    } else if (edit) {
+      (in_replace ? edit->replace : edit->lines).push_back(line);
+    } else if (line.starts_with("policy ")) {
+      c.policy = line.substr(7);
+    } else if (line == "bound") {
+      c.bound = true;
+    } else if (line.starts_with("expect ")) {
+      c.expect = std::stoi(line.substr(7));
+    } else if (line.starts_with("finding ")) {
+      c.findings.push_back(line.substr(8));
+    } else if (!line.empty()) {
+      throw std::runtime_error(file.string() + ": cannot read '" + line + "'");
+    }
+  }
+  if (c.policy.empty() || c.expect < 0 || c.edits.empty())
+    throw std::runtime_error(file.string() + ": needs policy, expect and an edit");
+  return c;
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The edited argv, or a message saying which edit found nothing to apply to.
+std::string apply(const std::vector<Case::Edit>& edits, std::vector<std::string> args) {
+  for (const auto& e : edits) {
+    if (!e.replace.empty()) {
+      auto at = std::search(args.begin(), args.end(), e.replace.begin(), e.replace.end());
+      if (at == args.end()) return "no run to replace starting " + e.replace.front();
+      at = args.erase(at, at + static_cast<std::ptrdiff_t>(e.replace.size()));
+      args.insert(at, e.lines.begin(), e.lines.end());
+    } else {
+      auto at = std::find(args.begin(), args.end(), e.before);
+      if (at == args.end()) return "no argument " + e.before;
+      args.insert(at, e.lines.begin(), e.lines.end());
+    }
+  }
+  std::string out;
+  for (const auto& a : args) out += a + "\n";
+  return "\n" + out;  // a leading newline marks success: no argv starts with one
+}
+
+std::vector<fs::path> case_files() {
+  std::vector<fs::path> files;
+  for (const auto& e :
+       fs::directory_iterator(std::string(ZPOLICY_SOURCE_DIR) + "/tests/data/verify-bwrap"))
+    if (e.path().extension() == ".case") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  if (files.empty()) throw std::runtime_error("no verify-bwrap cases");
+  return files;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(verify_bwrap_regions)
+
+BOOST_AUTO_TEST_CASE(every_case_exits_as_it_says_with_its_findings) {
+  for (const auto& file : case_files()) {
+    BOOST_TEST_CONTEXT(file.filename().string()) {
+      const Case c = read_case(file);
+      test::Cli cli;
+      const std::string policy = fs::path(c.policy).filename().string();
+      cli.dir.write(policy, test::slurp(std::string(ZPOLICY_SOURCE_DIR) + "/" + c.policy));
+      std::vector<std::string> bind;
+      if (c.bound) bind = {"--workspace", cli.dir.mkdir("ws")};
+      std::vector<std::string> compile = {"compile", policy, "--target", "linux", "--out", "out"};
+      compile.insert(compile.end(), bind.begin(), bind.end());
+      const auto compiled = cli.run(compile);
+      BOOST_REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.err);
+      const std::string edited =
+          apply(c.edits, split_lines(test::slurp(cli.dir / "out/bwrap.args")));
+      BOOST_REQUIRE_MESSAGE(edited.starts_with("\n"), edited);
+      cli.dir.write("out/bwrap.args", edited.substr(1));
+      std::vector<std::string> verify = {"verify", policy, "out", "--target", "linux"};
+      verify.insert(verify.end(), bind.begin(), bind.end());
+      const auto r = cli.run(verify);
+      BOOST_TEST(r.signal == 0);
+      BOOST_TEST(r.exit_code == c.expect, r.err);
+      for (const auto& f : c.findings)
+        BOOST_TEST(r.err.find(f) != std::string::npos, "missing: " << f << "\n" << r.err);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
