@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +39,15 @@ std::optional<uint64_t> parse_u64(const std::string& s) {
     v = v * base + d;
   }
   return v;
+}
+
+// Digits, or 0x and hex digits: a number, whether or not it fits.
+bool looks_numeric(const std::string& s) {
+  const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  const std::string_view digits = std::string_view(s).substr(hex ? 2 : 0);
+  return !digits.empty() && std::all_of(digits.begin(), digits.end(), [hex](char c) {
+    return (c >= '0' && c <= '9') || (hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+  });
 }
 
 }  // namespace
@@ -89,9 +99,9 @@ int cmd_inspect(const Args& args) {
   uint32_t nr = 0;
   if (info) {
     nr = info->nr & ~ir::kX32SyscallBit;
-  } else if (auto number = parse_u64(name)) {
+  } else if (auto number = parse_u64(name); number || looks_numeric(name)) {
     // seccomp_data.nr is 32 bits: a wider number would be cut to another call.
-    if (*number > 0xffffffffu) {
+    if (!number || *number > 0xffffffffu) {
       std::cerr << "zpolicy: invalid --syscall " << name
                 << ": a system call number is 32 bits (at most 4294967295)\n";
       return kExitUsage;
@@ -123,7 +133,7 @@ int cmd_inspect(const Args& args) {
     return kExitUsage;
   }
   std::cout << name << " (" << ir::to_string(*arch) << " #" << nr << "): "
-            << (eval->action ? eval->action->str() : "unknown action") << " (ret 0x" << std::hex
+            << (eval->action ? eval->action->str() : compiler::seccomp_ret_name(eval->ret)) << " (ret 0x" << std::hex
             << eval->ret << std::dec << ", " << eval->executed << " instructions)\n";
   return kExitOk;
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/listing_check.hpp"
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "compiler/analyzer/seccomp/setid_invariant.hpp"
@@ -48,17 +50,29 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::
   } else {
     out.push_back(malformed(Target::Linux, "bwrap.args", "missing"));
   }
-  // The listing is for review, not what the kernel loads, but a set without it is not
-  // what compile writes.
-  if (set == ir::ArtifactSet::All && !find(arts, "seccomp.txt"))
-    out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
   const Artifact* bpf = find(arts, "seccomp.bpf");
+  // The listing is for review, not what the kernel loads, but reviewers read it in
+  // golden diffs: it must be the listing of this very program, and a set without it is
+  // not what compile writes.
+  if (set == ir::ArtifactSet::All) {
+    const Artifact* listing = find(arts, "seccomp.txt");
+    std::string error;
+    const auto prog = bpf ? parse_bpf(bpf->content, &error) : std::nullopt;
+    if (!listing) {
+      out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
+    } else if (prog) {
+      if (auto m = check_listing(listing->content, *prog, r.syscalls))
+        out.push_back({"linux", "malformed-artifact", {"seccomp.txt", m->line, 1}, "seccomp.txt",
+                       "the listing of seccomp.bpf", m->why, {}});
+    }
+  }
   if (!bpf) {
     out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
     return;
   }
   auto v = verify_seccomp(r.syscalls, bpf->content);
   if (!v.program_error.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.program_error));
+  if (!v.unprovable.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.unprovable));
   for (const auto& s : v.findings)
     out.push_back({"linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
                    deciding_rule(r.syscalls, s), s.str(), s.intended.str(),

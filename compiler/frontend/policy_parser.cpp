@@ -39,6 +39,10 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
   std::string best;
   size_t best_d = 3;
   for (const auto& c : choices) {
+    // The distance is at least the difference in length: a word far longer than every
+    // choice (a pasted path, a 1 MiB name) costs no quadratic comparison.
+    if ((word.size() > c.size() ? word.size() - c.size() : c.size() - word.size()) >= best_d)
+      continue;
     size_t d = edit_distance(word, c);
     if (d < best_d) best_d = d, best = c;
   }

@@ -242,7 +242,11 @@ BOOST_AUTO_TEST_CASE(inspect_refuses_numbers_that_do_not_fit) {
        "zpolicy: invalid --syscall 4294967296: a system call number is 32 bits (at most "
        "4294967295)\n"},
       {{"--syscall", "18446744073709551616"},
-       "zpolicy: unknown syscall '18446744073709551616' for x86_64\n"},
+       "zpolicy: invalid --syscall 18446744073709551616: a system call number is 32 bits (at "
+       "most 4294967295)\n"},
+      {{"--syscall", "0x100000000", "--arch", "i386"},
+       "zpolicy: invalid --syscall 0x100000000: a system call number is 32 bits (at most "
+       "4294967295)\n"},
       {{"--syscall", "ptrace", "--args", "18446744073709551616"},
        "zpolicy: invalid --args '18446744073709551616' (at most 6 numbers, decimal or 0x hex, "
        "64 bits each for x86_64)\n"},

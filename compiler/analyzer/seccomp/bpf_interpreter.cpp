@@ -4,56 +4,16 @@
 #include <cstdio>
 #include <cstring>
 
+#include "compiler/analyzer/seccomp/bpf_loader_rules.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
 namespace {
 
-// Opcode fields of classic BPF (linux/bpf_common.h).
-constexpr uint16_t cls(uint16_t c) { return c & 0x07; }
-constexpr uint16_t size_of(uint16_t c) { return c & 0x18; }
-constexpr uint16_t mode(uint16_t c) { return c & 0xe0; }
-constexpr uint16_t op(uint16_t c) { return c & 0xf0; }
-constexpr uint16_t src(uint16_t c) { return c & 0x08; }
-constexpr uint16_t rval(uint16_t c) { return c & 0x18; }
+using namespace bpf;
 
-constexpr uint16_t LD = 0x00, LDX = 0x01, ST = 0x02, STX = 0x03, ALU = 0x04, JMP = 0x05,
-                   RET = 0x06, MISC = 0x07;
-constexpr uint16_t W = 0x00;
-constexpr uint16_t IMM = 0x00, ABS = 0x20, MEM = 0x60, LEN = 0x80;
-constexpr uint16_t ADD = 0x00, SUB = 0x10, MUL = 0x20, DIV = 0x30, OR = 0x40, AND = 0x50,
-                   LSH = 0x60, RSH = 0x70, NEG = 0x80, MOD = 0x90, XOR = 0xa0;
-constexpr uint16_t JA = 0x00, JEQ = 0x10, JGT = 0x20, JGE = 0x30, JSET = 0x40;
-constexpr uint16_t K = 0x00, X = 0x08, A = 0x10;
-constexpr uint16_t TAX = 0x00, TXA = 0x80;
-constexpr uint32_t kDataSize = 64;  // sizeof(struct seccomp_data)
 // struct seccomp_data: nr and arch come first; from here on, instruction_pointer and args.
 constexpr uint32_t kCallerDataOffset = 8;
-constexpr size_t kMemWords = 16;
-
-bool valid_opcode(uint16_t c) {
-  switch (cls(c)) {
-    case LD:
-      return c == (LD | W | ABS) || c == (LD | W | LEN) || c == (LD | IMM) ||
-             c == (LD | MEM);
-    case LDX:
-      return c == (LDX | W | LEN) || c == (LDX | IMM) || c == (LDX | MEM);
-    case ST:
-    case STX:
-      return c == ST || c == STX;
-    case ALU:
-      if (op(c) == NEG) return c == (ALU | NEG);
-      return op(c) <= XOR && op(c) != 0x80;
-    case JMP:
-      if (op(c) == JA) return c == (JMP | JA);
-      return op(c) <= JSET;
-    case RET:
-      return c == (RET | K) || c == (RET | A);
-    case MISC:
-      return c == (MISC | TAX) || c == (MISC | TXA);
-  }
-  return false;
-}
 
 // The word at a (checked, aligned) offset of struct seccomp_data in host byte order.
 uint32_t load_word(const SeccompData& d, uint32_t off) {
@@ -80,6 +40,8 @@ std::string ret_name(uint32_t k) {
   const auto a = decode_seccomp_ret(k);
   if (a) return a->str();
   switch (k & 0xffff0000u) {
+    case 0x00000000u:
+      return "kill_thread";
     case 0x00030000u:
       return "trap";
     case 0x7ff00000u:
@@ -102,7 +64,6 @@ std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::strin
   if (bytes.empty() || bytes.size() % 8 != 0)
     return fail("a seccomp program is a non-empty array of 8-byte instructions");
   const size_t n = bytes.size() / 8;
-  if (n > 4096) return fail("more than 4096 instructions");
   std::vector<BpfInsn> prog(n);
   for (size_t i = 0; i < n; ++i) {
     const char* p = bytes.data() + 8 * i;
@@ -111,29 +72,7 @@ std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::strin
     prog[i].jf = static_cast<uint8_t>(p[3]);
     std::memcpy(&prog[i].k, p + 4, 4);
   }
-  for (size_t i = 0; i < n; ++i) {
-    const BpfInsn& in = prog[i];
-    // Built only on failure: a valid program has hundreds of instructions.
-    auto at = [i] { return "instruction " + std::to_string(i) + ": "; };
-    if (!valid_opcode(in.code)) return fail(at() + "opcode not allowed in seccomp");
-    if (in.code == (LD | W | ABS) && (in.k >= kDataSize || in.k % 4 != 0))
-      return fail(at() + "load outside seccomp_data or unaligned");
-    if ((in.code == (LD | MEM) || in.code == (LDX | MEM) || in.code == ST ||
-         in.code == STX) &&
-        in.k >= kMemWords)
-      return fail(at() + "scratch memory index out of range");
-    if (cls(in.code) == ALU && src(in.code) == K && (op(in.code) == DIV || op(in.code) == MOD) &&
-        in.k == 0)
-      return fail(at() + "division by zero");
-    if (cls(in.code) == JMP) {
-      if (op(in.code) == JA) {
-        if (in.k >= n - i - 1) return fail(at() + "jump past the end");
-      } else if (i + 1 + in.jt >= n || i + 1 + in.jf >= n) {
-        return fail(at() + "jump past the end");
-      }
-    }
-  }
-  if (cls(prog.back().code) != RET) return fail("the last instruction is not a return");
+  if (auto refusal = loader_refusal(prog)) return fail("the kernel refuses to load it: " + refusal->str());
   return prog;
 }
 
@@ -352,16 +291,72 @@ std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch,
 }
 
 std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
+  constexpr uint32_t kMaxErrno = 4095;
   switch (ret & 0xffff0000u) {
     case 0x80000000u:  // SECCOMP_RET_KILL_PROCESS
-    case 0x00000000u:  // SECCOMP_RET_KILL_THREAD
       return ir::Action::kill();
     case 0x00050000u:  // SECCOMP_RET_ERRNO
-      return ir::Action::errno_(static_cast<uint16_t>(ret & 0xffffu));
+      return ir::Action::errno_(static_cast<uint16_t>(std::min(ret & 0xffffu, kMaxErrno)));
     case 0x7fff0000u:  // SECCOMP_RET_ALLOW
       return ir::Action::allow();
   }
   return std::nullopt;
+}
+
+std::string seccomp_ret_name(uint32_t ret) { return ret_name(ret); }
+
+std::string instruction_text(std::span<const BpfInsn> prog, size_t i) {
+  const BpfInsn& in = prog[i];
+  char buf[96];
+  const bool xk = src(in.code) == X;
+  switch (cls(in.code)) {
+    case LD:
+      if (mode(in.code) == ABS) std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
+      else
+        std::snprintf(buf, sizeof buf, "ld    %s%u",
+                      mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
+                      mode(in.code) == LEN ? kDataSize : in.k);
+      return buf;
+    case LDX:
+      std::snprintf(buf, sizeof buf, "ldx   %s%u",
+                    mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
+                    mode(in.code) == LEN ? kDataSize : in.k);
+      return buf;
+    case ST:
+    case STX:
+      std::snprintf(buf, sizeof buf, "%s   M%u", cls(in.code) == ST ? "st " : "stx", in.k);
+      return buf;
+    case ALU: {
+      static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
+                                    "lsh", "rsh", "neg", "mod", "xor"};
+      const unsigned o = op(in.code) >> 4;
+      const char* n = o < 11 ? names[o] : "?";
+      if (op(in.code) == NEG) return "neg";
+      if (xk) std::snprintf(buf, sizeof buf, "%-5s x", n);
+      else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
+      return buf;
+    }
+    case JMP: {
+      if (op(in.code) == JA) {
+        std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
+        return buf;
+      }
+      static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
+      const unsigned o = op(in.code) >> 4;
+      const char* n = o < 5 ? names[o] : "?";
+      if (xk) std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
+      else
+        std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt, i + 1 + in.jf);
+      return buf;
+    }
+    case RET:
+      if (rval(in.code) == A) return "ret   a";
+      std::snprintf(buf, sizeof buf, "ret   #%#x", in.k);
+      return buf;
+    case MISC:
+      return op(in.code) == TAX ? "tax" : "txa";
+  }
+  return "?";
 }
 
 std::string disassemble_bpf(std::span<const BpfInsn> prog) {
@@ -370,77 +365,19 @@ std::string disassemble_bpf(std::span<const BpfInsn> prog) {
   bool a_is_nr = false;
   for (size_t i = 0; i < prog.size(); ++i) {
     const BpfInsn& in = prog[i];
-    std::string text, note;
-    const char* xk = src(in.code) == X ? "x" : nullptr;
-    switch (cls(in.code)) {
-      case LD:
-        if (mode(in.code) == ABS) {
-          std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
-          note = field_name(in.k);
-          a_is_nr = in.k == 0;
-        } else {
-          std::snprintf(buf, sizeof buf, "ld    %s%u",
-                        mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
-                        mode(in.code) == LEN ? kDataSize : in.k);
-          a_is_nr = false;
-        }
-        text = buf;
-        break;
-      case LDX:
-        std::snprintf(buf, sizeof buf, "ldx   %s%u", mode(in.code) == MEM ? "M" : "#",
-                      mode(in.code) == LEN ? kDataSize : in.k);
-        text = buf;
-        break;
-      case ST:
-      case STX:
-        std::snprintf(buf, sizeof buf, "%s   M%u", cls(in.code) == ST ? "st " : "stx", in.k);
-        text = buf;
-        break;
-      case ALU: {
-        static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
-                                      "lsh", "rsh", "neg", "mod", "xor"};
-        const char* n = names[op(in.code) >> 4];
-        if (op(in.code) == NEG) std::snprintf(buf, sizeof buf, "neg");
-        else if (xk) std::snprintf(buf, sizeof buf, "%-5s x", n);
-        else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
-        text = buf;
-        a_is_nr = false;
-        break;
-      }
-      case JMP: {
-        if (op(in.code) == JA) {
-          std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
-          text = buf;
-          break;
-        }
-        static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
-        const char* n = names[op(in.code) >> 4];
-        if (xk)
-          std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
-        else
-          std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt,
-                        i + 1 + in.jf);
-        text = buf;
-        if (a_is_nr && !xk && op(in.code) != JSET) {
-          if (const auto* s = ir::find_syscall(ir::Arch::X86_64, in.k)) note = s->name;
-        }
-        break;
-      }
-      case RET:
-        if (rval(in.code) == A) {
-          text = "ret   a";
-        } else {
-          std::snprintf(buf, sizeof buf, "ret   #%#x", in.k);
-          text = buf;
-          note = ret_name(in.k);
-        }
-        break;
-      case MISC:
-        text = op(in.code) == TAX ? "tax" : "txa";
-        if (op(in.code) == TXA) a_is_nr = false;
-        break;
+    std::string note;
+    if (cls(in.code) == LD) {
+      a_is_nr = mode(in.code) == ABS && in.k == 0;
+      if (mode(in.code) == ABS) note = field_name(in.k);
+    } else if ((cls(in.code) == ALU) || in.code == (MISC | TXA)) {
+      a_is_nr = false;
+    } else if (cls(in.code) == JMP && op(in.code) != JA && a_is_nr && src(in.code) != X &&
+               op(in.code) != JSET) {
+      if (const auto* s = ir::find_syscall(ir::Arch::X86_64, in.k)) note = s->name;
+    } else if (in.code == (RET | K)) {
+      note = ret_name(in.k);
     }
-    std::snprintf(buf, sizeof buf, "%04zu  %-32s", i, text.c_str());
+    std::snprintf(buf, sizeof buf, "%04zu  %-32s", i, instruction_text(prog, i).c_str());
     std::string line = buf;
     if (!note.empty()) line += "; " + note;
     while (line.back() == ' ') line.pop_back();

@@ -8,20 +8,14 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/analyzer/seccomp/bpf_insn.hpp"
 #include "ir/syscall_policy.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
 
-// A classic BPF instruction as stored in a seccomp program (struct sock_filter). This
-// interpreter is written independently of the emitter it checks: it knows the kernel's
-// instruction set, not the emitter's habits.
-struct BpfInsn {
-  uint16_t code = 0;
-  uint8_t jt = 0;
-  uint8_t jf = 0;
-  uint32_t k = 0;
-};
+// This interpreter is written independently of the emitter it checks: it knows the
+// kernel's instruction set, not the emitter's habits.
 
 // struct seccomp_data, field for field.
 struct SeccompData {
@@ -32,9 +26,8 @@ struct SeccompData {
 };
 
 // Splits the raw bytes of a program (host byte order) into instructions and checks them
-// the way the kernel's seccomp_check_filter does: length 1..4096, only the opcodes a
-// seccomp filter may use, loads aligned and inside seccomp_data, jumps inside the
-// program, and a return at the end. On failure returns nullopt and says why.
+// against every rule the kernel's loader applies (bpf_loader_rules.hpp). On failure
+// returns nullopt and says why, naming the instruction.
 std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error);
 
 struct BpfRun {
@@ -77,9 +70,19 @@ std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch,
                                           const std::array<uint64_t, 6>& args,
                                           uint64_t instruction_pointer, std::string* error);
 
-// The IR action of a seccomp return value; nullopt for actions the IR has no word for
-// (trap, trace, log, user notification).
+// The IR action of a seccomp return value, exactly: SECCOMP_RET_KILL_PROCESS is kill,
+// SECCOMP_RET_ERRNO keeps its value (capped at MAX_ERRNO, 4095, as the kernel does),
+// SECCOMP_RET_ALLOW is allow. nullopt for every action the IR has no word for:
+// KILL_THREAD (only the calling thread dies), trap, trace, log, user notification, and
+// values no action has.
 std::optional<ir::Action> decode_seccomp_ret(uint32_t ret);
+
+// The mnemonic and operands of instruction `i`, jump targets absolute ("jeq   #0x1, 5, 7").
+std::string instruction_text(std::span<const BpfInsn> program, size_t i);
+
+// The name of the action a return value selects ("allow", "errno(1)", "kill",
+// "kill_thread", "trap", "trace", "log", "user_notif", "?").
+std::string seccomp_ret_name(uint32_t ret);
 
 // One instruction per line: index, mnemonic, operands with absolute jump targets, and
 // for loads the seccomp_data field, for returns the action. Comparisons made right

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/seccomp_path_proof.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -26,13 +27,16 @@ bool SeccompFinding::dropped_deny() const {
 }
 
 std::string SeccompFinding::str() const {
-  std::string s = std::string(ir::to_string(call.arch)) + " (arch " + hex(audit_arch) + ") nr " +
-                  std::to_string(call.nr);
+  // The IR names x86_64, x32 and i386; any other arch value is just foreign.
+  const bool named = audit_arch == ir::kAuditArchX86_64 || audit_arch == ir::kAuditArchI386;
+  std::string s = std::string(named ? ir::to_string(call.arch) : "foreign") + " (arch " + hex(audit_arch) +
+                  ") nr " + std::to_string(call.nr);
   if (call.arch == ir::Arch::X86_64)
     if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
       s += " " + std::string(info->name);
   s += " args";
   for (uint64_t a : call.args) s += " " + hex(a);
+  if (instruction_pointer != 0) s += " ip " + hex(instruction_pointer);
   s += ": policy says " + intended.str() + ", filter says " + (actual ? actual->str() : "?");
   s += "; path";
   for (uint32_t pc : trace) s += " " + std::to_string(pc);
@@ -93,6 +97,18 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   if (!prog) return v;
   const SyscallIntent intent(policy);
   std::set<std::pair<uint32_t, uint32_t>> reported;
+  const PathProof proof = prove_paths(intent, *prog);
+  if (proof.unprovable) v.unprovable = "cannot be proven: " + proof.unprovable->str();
+  v.paths = proof.paths;
+  v.mismatches += proof.mismatches;
+  for (const PathCounterexample& c : proof.counterexamples) {
+    reported.insert({c.audit_arch, c.call.nr});
+    SeccompFinding f{c.audit_arch, c.call, c.intended, std::nullopt, c.instruction_pointer, {}};
+    const BpfRun run =
+        run_bpf(*prog, SeccompData{c.call.nr, c.audit_arch, c.instruction_pointer, c.call.args}, &f.trace);
+    f.actual = decode_seccomp_ret(run.ret);
+    v.findings.push_back(std::move(f));
+  }
   uint32_t last_ret = 0;
   std::optional<ir::Action> last_decoded = decode_seccomp_ret(last_ret);
   // Neighbouring numbers mostly share a return value; decode each run of them once.
@@ -112,7 +128,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     ++v.mismatches;
     // One finding per call number and ABI, so that the kept ones name distinct calls.
     if (v.findings.size() >= kKeptFindings || !reported.insert({audit, call.nr}).second) return;
-    SeccompFinding f{audit, call, want, got, {}};
+    SeccompFinding f{audit, call, want, got, 0, {}};
     run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
     v.findings.push_back(std::move(f));
   };

@@ -19,6 +19,7 @@ struct SeccompFinding {
   SyscallCall call;
   ir::Action intended;
   std::optional<ir::Action> actual;  // nullopt: a return value the IR has no word for
+  uint64_t instruction_pointer = 0;
   std::vector<uint32_t> trace;       // the instructions the interpreter executed
   // The artifact answers less restrictively than the IR: a deny would be dropped.
   bool dropped_deny() const;
@@ -26,21 +27,32 @@ struct SeccompFinding {
 };
 
 struct SeccompVerification {
-  std::string program_error;  // non-empty when the bytes are no valid seccomp program
-  size_t probes = 0;
+  // Non-empty when the bytes are no program the kernel would load (naming the
+  // instruction and the loader's rule).
+  std::string program_error;
+  // Non-empty when the program does something the path proof cannot follow exactly
+  // (naming the instruction): refused rather than accepted unproven.
+  std::string unprovable;
+  size_t paths = 0;   // paths of the program the proof followed
+  size_t probes = 0;  // calls the probe sweep ran
   size_t mismatches = 0;
   std::vector<SeccompFinding> findings;  // the first mismatch of each call, up to 100
-  bool ok() const { return program_error.empty() && mismatches == 0; }
+  bool ok() const { return program_error.empty() && unprovable.empty() && mismatches == 0; }
 };
 
-// Checks a seccomp program against the IR with the independent interpreter, never
-// trusting the emitter: every audited ABI (x86_64, x32 through the x32 bit, i386, and a
-// foreign arch), every number 0..1023, the boundaries of the number space, and for each
-// x86_64 syscall with argument rules the values around each condition, their high-word
-// variants and pairs of them. The program runs once per number with zero arguments;
-// only where that path loads an argument does it run again on the other vectors (plus
-// all-ones and every compared value in every argument), since a path that loads none
-// answers the same for all of them.
+// Checks a seccomp program against the IR, never trusting the emitter, in three steps:
+// * the kernel loader's rules (bpf_loader_rules.hpp): a program it would refuse is an
+//   error naming the instruction;
+// * the proof over every path (seccomp_path_proof.hpp): every call, whatever its arch,
+//   number, instruction pointer and arguments, gets the policy's action, exactly;
+// * as a second, independent net, probes with the interpreter: every audited ABI
+//   (x86_64, x32 through the x32 bit, i386, and a foreign arch), every number 0..1023,
+//   the boundaries of the number space, and for each x86_64 syscall with argument
+//   rules the values around each condition, their high-word variants and pairs of them.
+//   The program runs once per number with zero arguments; only where that path loads
+//   an argument does it run again on the other vectors (plus all-ones and every
+//   compared value in every argument), since a path that loads none answers the same
+//   for all of them.
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf);
 
 // The argument vectors probed for one x86_64 syscall.

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "ir/syscall_policy.hpp"
@@ -39,6 +40,12 @@ class SyscallIntent {
   bool reads_arguments(uint32_t nr) const {
     return nr < conditional_.size() && conditional_[nr];
   }
+  // The rules naming this x86_64 number, and what applies when none does.
+  std::span<const ir::SyscallRule* const> rules_for(uint32_t nr) const {
+    if (nr >= by_nr_.size()) return {};
+    return by_nr_[nr];
+  }
+  const ir::SyscallPolicy& policy() const { return policy_; }
 
  private:
   const ir::SyscallPolicy& policy_;

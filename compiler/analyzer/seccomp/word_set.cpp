@@ -1,0 +1,99 @@
+#include "compiler/analyzer/seccomp/word_set.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <optional>
+
+namespace zpolicy::compiler {
+
+void WordSet::at_least(uint32_t v) { lo_ = std::max(lo_, v); }
+void WordSet::at_most(uint32_t v) { hi_ = std::min(hi_, v); }
+
+void WordSet::bits(uint32_t mask, uint32_t value) {
+  if ((value & ~mask) != 0 || ((known_value_ ^ value) & known_mask_ & mask) != 0) {
+    contradiction_ = true;
+    return;
+  }
+  known_mask_ |= mask;
+  known_value_ |= value;
+}
+
+void WordSet::not_bits(uint32_t mask, uint32_t value) {
+  if ((value & ~mask) != 0) return;
+  if (mask == 0) {  // w & 0 is 0, always equal to 0
+    contradiction_ = true;
+    return;
+  }
+  excluded_.push_back({mask, value});
+}
+
+bool WordSet::contains(uint32_t w) const {
+  if (contradiction_ || w < lo_ || w > hi_ || (w & known_mask_) != known_value_) return false;
+  return std::none_of(excluded_.begin(), excluded_.end(),
+                      [w](const Pattern& p) { return (w & p.mask) == p.value; });
+}
+
+namespace {
+
+// The smallest x >= lo with (x & fixed) == value, if any.
+std::optional<uint32_t> smallest_at_least(uint32_t lo, uint32_t fixed, uint32_t value) {
+  for (int bit = 31; bit >= 0; --bit) {
+    const uint32_t b = uint32_t{1} << bit;
+    if (!(fixed & b) || (value & b) == (lo & b)) continue;
+    const uint32_t above = bit == 31 ? 0 : ~((b << 1) - 1);
+    if (value & b)  // the pattern is above lo from here: lo's bits above, the pattern below
+      return (lo & above) | b | (value & (b - 1));
+    // The pattern is below lo here: raise the lowest free bit above that lo has clear.
+    for (int up = bit + 1; up < 32; ++up) {
+      const uint32_t u = uint32_t{1} << up;
+      if ((fixed & u) || (lo & u)) continue;
+      const uint32_t keep = up == 31 ? 0 : ~((u << 1) - 1);
+      return (lo & keep) | u | (value & (u - 1));
+    }
+    return std::nullopt;
+  }
+  return lo;
+}
+
+}  // namespace
+
+WordSet::Witness WordSet::witness(size_t& budget) const {
+  if (contradiction_ || lo_ > hi_) return {Witness::Kind::Empty};
+  // Depth-first over the bits the excluded patterns test (and no known bit fixes), high
+  // bit first, on an explicit stack. A node fixes some of them; its members are the
+  // words with those bits and the known bits. It is cut when an excluded pattern lies
+  // wholly in its fixed bits and matches, or when none of its members is in [lo, hi]
+  // (the smallest member at or above lo is computed exactly). Its smallest member in
+  // range is tried first, so a set with few exclusions answers after a handful of
+  // nodes, and bits no pattern tests are never branched on.
+  uint32_t relevant = 0;
+  for (const Pattern& p : excluded_) relevant |= p.mask;
+  relevant &= ~known_mask_;
+  struct Node {
+    uint32_t decided, value;
+  };
+  std::vector<Node> stack{{0, 0}};
+  while (!stack.empty()) {
+    if (budget == 0) return {Witness::Kind::Unknown};
+    --budget;
+    const Node n = stack.back();
+    stack.pop_back();
+    const uint32_t fixed = n.decided | known_mask_;
+    const uint32_t value = n.value | known_value_;
+    const bool cut = std::any_of(excluded_.begin(), excluded_.end(), [&](const Pattern& p) {
+      return (p.mask & ~fixed) == 0 && (value & p.mask) == p.value;
+    });
+    if (cut) continue;
+    const auto v = smallest_at_least(lo_, fixed, value);
+    if (!v || *v > hi_) continue;
+    if (contains(*v)) return {Witness::Kind::Found, *v};
+    const uint32_t open = relevant & ~n.decided;
+    if (open == 0) continue;
+    const uint32_t bit = uint32_t{1} << (31 - std::countl_zero(open));
+    stack.push_back({n.decided | bit, n.value | bit});
+    stack.push_back({n.decided | bit, n.value});
+  }
+  return {Witness::Kind::Empty};
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace zpolicy::compiler {
+
+// The values one 32-bit word of struct seccomp_data can take on a path of a filter: the
+// conjunction of what the path's comparisons said about it. A range from jgt/jge, bits
+// known from jeq (of the word, or of the word under an `and` mask) and from a jset not
+// taken, and patterns ruled out by a jeq or jset the other way. Every comparison a
+// classic BPF filter can make of a word with a constant is one of these, so the set is
+// exact, not an approximation.
+class WordSet {
+ public:
+  void make_empty() { contradiction_ = true; }
+  void at_least(uint32_t v);
+  void at_most(uint32_t v);
+  // (w & mask) == value; a value with bits outside the mask empties the set.
+  void bits(uint32_t mask, uint32_t value);
+  // (w & mask) != value; a value with bits outside the mask rules nothing out.
+  void not_bits(uint32_t mask, uint32_t value);
+
+  bool contains(uint32_t w) const;
+
+  // A member of the set, found by a search over the bits from the top that gives up
+  // after `budget` steps (shared by the caller's searches, decremented here).
+  struct Witness {
+    enum class Kind { Found, Empty, Unknown } kind;
+    uint32_t value = 0;
+  };
+  Witness witness(size_t& budget) const;
+
+ private:
+  uint32_t lo_ = 0, hi_ = UINT32_MAX;
+  uint32_t known_mask_ = 0, known_value_ = 0;
+  bool contradiction_ = false;
+  struct Pattern {
+    uint32_t mask, value;
+  };
+  std::vector<Pattern> excluded_;
+};
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,112 @@
+// seccomp.txt must be the listing of seccomp.bpf (listing_check.hpp): a stale, empty or
+// edited listing is a finding, since it is what reviewers read in golden diffs.
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/listing_check.hpp"
+#include "golden_support.hpp"
+#include "support/cli.hpp"
+
+using namespace zpolicy;
+
+namespace {
+
+struct Listed {
+  std::string name;
+  ir::SyscallPolicy policy;
+  std::vector<compiler::BpfInsn> program;
+  std::string listing;
+};
+
+const std::vector<Listed>& goldens() {
+  static const std::vector<Listed> all = [] {
+    std::vector<Listed> out;
+    for (auto& c : test::golden_compiles(compiler::Target::Linux)) {
+      std::string error;
+      auto prog = compiler::parse_bpf(c.artifact("seccomp.bpf"), &error);
+      if (!prog) throw std::runtime_error(error);
+      out.push_back({c.name, c.compiled.resolved.syscalls, *prog, c.artifact("seccomp.txt")});
+    }
+    return out;
+  }();
+  return all;
+}
+
+const Listed& golden(const std::string& name) {
+  for (const auto& g : goldens())
+    if (g.name == name) return g;
+  throw std::runtime_error("no golden " + name);
+}
+
+std::optional<compiler::ListingMismatch> check(const std::string& listing) {
+  const auto& g = golden("default");
+  return compiler::check_listing(listing, g.program, g.policy);
+}
+
+std::string replaced(std::string s, const std::string& from, const std::string& to) {
+  const size_t at = s.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the listing");
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(seccomp_listing_check)
+
+BOOST_AUTO_TEST_CASE(every_golden_listing_is_its_programs_listing) {
+  for (const auto& g : goldens()) {
+    const auto m = compiler::check_listing(g.listing, g.program, g.policy);
+    BOOST_TEST(!m.has_value(),
+               g.name << ": line " << (m ? m->line : 0) << ": " << (m ? m->why : ""));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
+  const std::string ok = golden("default").listing;
+  struct Case {
+    std::string what, listing;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"empty", "", 1},
+      {"another program's listing", golden("deny-roots").listing, 3},
+      {"a constant", replaced(ok, "jeq   #0xc000003e, 3, 2", "jeq   #0xc000003f, 3, 2"), 5},
+      {"a jump target", replaced(ok, "jeq   #0xc000003e, 3, 2", "jeq   #0xc000003e, 2, 3"), 5},
+      {"a return's action",
+       replaced(ok, "ret   #0x50001                    ; errno(1)  # clone",
+                "ret   #0x50001                    ; allow  # clone"),
+       20},
+      {"a load's field",
+       replaced(ok, "ld    [16]                        ; clone arg0 low word",
+                "ld    [16]                        ; clone arg1 low word"),
+       18},
+      {"a bound's syscall", replaced(ok, "nr >= ioctl(16)", "nr >= pread64(17)"), 8},
+      {"the default action", replaced(ok, "# default allow,", "# default errno(1),"), 2},
+      {"the length", replaced(ok, "# 229 instructions", "# 228 instructions"), 3},
+      {"a line after the program", ok + "0229  ret   #0x7fff0000\n", 233},
+      {"a missing instruction", ok.substr(0, ok.rfind("0228")), 232},
+      {"no final newline", ok.substr(0, ok.size() - 1), 232},
+  };
+  for (const auto& c : cases) {
+    const auto m = check(c.listing);
+    BOOST_TEST_REQUIRE(m.has_value(), c.what);
+    BOOST_TEST(m->line == c.line, c.what << ": " << m->why);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(verify_reports_a_stale_listing_with_its_line) {
+  test::Cli cli;
+  cli.copy_golden("default.yaml", "p.yaml");
+  auto c = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+  BOOST_REQUIRE_MESSAGE(c.exit_code == 0, c.err);
+  std::ofstream(cli.dir / "out/seccomp.txt", std::ios::trunc) << "";
+  auto r = cli.run({"verify", "p.yaml", "out", "--target", "linux"});
+  BOOST_TEST(r.exit_code == 3);
+  BOOST_TEST(
+      r.err.find("seccomp.txt:1:1: error: linux: malformed-artifact: seccomp.txt: expected the "
+                 "listing of seccomp.bpf") != std::string::npos,
+      r.err);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
