@@ -138,15 +138,28 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
   if (target == Target::Linux) {
     const Artifact* args = artifact(*compiled, "bwrap.args");
     const Artifact* bpf = artifact(*compiled, "seccomp.bpf");
-    if (!args || !bpf) return Refusal{kExitInternal, "zpolicy: internal error: no linux artifacts\n"};
+    const Artifact* fds = artifact(*compiled, "bwrap.fds");
+    if (!args || !bpf || !fds)
+      return Refusal{kExitInternal, "zpolicy: internal error: no linux artifacts\n"};
+    // Split as the verifier split it ("FD PATH"); it refused anything else.
+    for (const auto& line : lines_of(fds->content)) {
+      const size_t space = line.find(' ');
+      const int fd = std::stoi(line.substr(0, space));
+      if (fd == kStatusFd || fd == emitters::bwrap::kSeccompFd)
+        return Refusal{kExitInternal, "zpolicy: internal error: bind descriptor " +
+                                          std::to_string(fd) + " is already in use\n"};
+      plan.bind_sources.push_back({fd, line.substr(space + 1)});
+    }
     plan.backend = Backend::Bwrap;
     plan.exe = kBwrapPath;
     plan.argv = {kBwrapPath};
     for (auto& a : lines_of(args->content)) plan.argv.push_back(std::move(a));
     plan.argv.insert(plan.argv.end(), {"--json-status-fd", std::to_string(kStatusFd)});
     if (compiled->resolved.network == ir::Network::Allow) {
-      plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(kBlockFd)});
-      plan.block_fd = kBlockFd;
+      // Above every descriptor the verified argv names (the bind sources start at 5).
+      plan.block_fd = kStatusFd + 1;
+      for (const auto& s : plan.bind_sources) plan.block_fd = std::max(plan.block_fd, s.fd + 1);
+      plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(plan.block_fd)});
       plan.proxy_port = proxy_port(compiled->resolved.allow);
       set_proxy_environment(plan.env, plan.proxy_port, compiled->resolved.allow);
     }

@@ -90,6 +90,47 @@ void expect_refused(const Edit& edit) {
   }
 }
 
+// A private mount namespace with its own /dev/shm, held open by a sleeping process, so
+// that runs can share a run lock other than the host's; uid 4242 acts in it as a hostile
+// local user.
+class PrivateShm {
+ public:
+  explicit PrivateShm(const Sandbox& root)
+      : root_(root),
+        ns_(Caller::Root, {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                           "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && touch /dev/shm/ready && "
+                           "exec sleep 600"}) {
+    const std::string ready = "/proc/" + std::to_string(ns_.pid()) + "/root/dev/shm/ready";
+    BOOST_TEST_REQUIRE(wait_until([&] { return exists(ready); }, std::chrono::seconds(10)));
+  }
+  // A RunSpec::root_prefix that enters the namespace and the directory `cwd` (nsenter
+  // starts in the namespace's "/").
+  std::vector<std::string> enter_in(const std::string& cwd) const {
+    return {"/usr/bin/nsenter", "-t", std::to_string(ns_.pid()),  "-m", "--",
+            "/bin/sh",          "-c", "cd \"$0\" && exec \"$@\"", cwd};
+  }
+  // Runs `script` in the namespace as uid 4242; throws unless it exits 0.
+  void as_other(const std::string& script) const {
+    root_.host_command({"/usr/bin/nsenter", "-t", std::to_string(ns_.pid()), "-m", "--",
+                        "/usr/bin/setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                        "/bin/sh", "-c", script});
+  }
+  // `path` as seen in the namespace, reached from the host.
+  std::string host_path_of(const std::string& path) const {
+    return "/proc/" + std::to_string(ns_.pid()) + "/root" + path;
+  }
+  // Starts `script` in the namespace as uid 4242, in the background.
+  HostProcess start_other(const std::string& script) const {
+    return HostProcess(Caller::Root, {"/usr/bin/nsenter", "-t", std::to_string(ns_.pid()), "-m",
+                                      "--", "/usr/bin/setpriv", "--reuid=4242", "--regid=4242",
+                                      "--clear-groups", "/bin/sh", "-c", script});
+  }
+
+ private:
+  const Sandbox& root_;
+  HostProcess ns_;
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam3)
@@ -172,24 +213,9 @@ BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
 BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
   Sandbox user(Caller::Nobody);
   Sandbox root(Caller::Root);
-  HostProcess ns(Caller::Root,
-                 {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                  "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && touch /dev/shm/ready && "
-                  "exec sleep 600"});
-  const std::string in_ns = "/proc/" + std::to_string(ns.pid()) + "/root/dev/shm/ready";
-  BOOST_TEST_REQUIRE(wait_until([&] { return exists(in_ns); }, std::chrono::seconds(10)));
-  const std::vector<std::string> enter = {"/usr/bin/nsenter", "-t", std::to_string(ns.pid()), "-m",
-                                          "--"};
-  auto as_other = [&](const std::string& script) {
-    std::vector<std::string> argv = enter;
-    argv.insert(argv.end(), {"/usr/bin/setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
-                             "/bin/sh", "-c", script});
-    root.host_command(argv);
-  };
-  as_other("cd /dev/shm && touch zpolicy-runs.lock && chmod 666 zpolicy-runs.lock");
-  // nsenter starts in the namespace's "/": go back to the workspace.
-  std::vector<std::string> enter_ws = enter;
-  enter_ws.insert(enter_ws.end(), {"/bin/sh", "-c", "cd \"$0\" && exec \"$@\"", user.workspace()});
+  PrivateShm shm(root);
+  shm.as_other("cd /dev/shm && touch zpolicy-runs.lock && chmod 666 zpolicy-runs.lock");
+  const auto enter_ws = shm.enter_in(user.workspace());
   RunSpec first;
   first.root_prefix = enter_ws;
   first.cwd = user.workspace();
@@ -199,7 +225,7 @@ BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
     auto ra = root.finish(a);
     BOOST_FAIL("the first run made no placeholder\n" << ra.describe());
   }
-  as_other(
+  shm.as_other(
       "cd /dev/shm && mv zpolicy-runs.lock old && touch zpolicy-runs.lock && "
       "chmod 666 zpolicy-runs.lock");
   RunSpec second;
@@ -219,19 +245,45 @@ BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
   BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
 }
 
-// R3-W1 (OPEN on main 3735898 and e1-bind-fd 38c7304): as root, /var/lib/dpkg/info is
-// accepted as a workspace; dpkg runs the maintainer scripts there (postinst, prerm) as
-// root at the next package operation. The E3 class: what the host executes next.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
-BOOST_AUTO_TEST_CASE(the_package_managers_script_directory_is_refused_as_a_workspace) {
+// R3-L2 (held: fail closed, a denial of service): a local user who holds the host run
+// lock exclusively makes every run of every user refuse after 5 s rather than run without
+// it (which would let cleanup remove placeholders another run relies on).
+BOOST_DATA_TEST_CASE(a_run_lock_held_exclusively_by_another_user_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox root(Caller::Root);
+  Sandbox box(caller);
+  PrivateShm shm(root);
+  shm.as_other("cd /dev/shm && touch zpolicy-runs.lock && chmod 666 zpolicy-runs.lock");
+  HostProcess holder = shm.start_other(
+      "exec flock -x /dev/shm/zpolicy-runs.lock sh -c 'touch /dev/shm/held; exec sleep 60'");
+  const std::string held = shm.host_path_of("/dev/shm/held");
+  BOOST_TEST_REQUIRE(wait_until([&] { return exists(held); }, std::chrono::seconds(10)));
+  RunSpec spec;
+  spec.root_prefix = shm.enter_in(box.workspace());
+  spec.command = {"/bin/sh", "-c", "echo pwn > ran"};
+  auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(!exists(box.ws("ran")), r.describe());
+}
+
+// R3-W1 (fixed: ZP013 covers /var/lib, /var/cache, /var/spool, /var/log): as root, a
+// workspace where the host keeps what it runs or trusts next is refused: dpkg runs the
+// maintainer scripts in /var/lib/dpkg/info as root at the next package operation,
+// debconf's answers in /var/cache/debconf feed them. The E3 class.
+const char* const kHostStateWorkspaces[] = {"/var/lib/dpkg/info", "/var/cache/debconf",
+                                            "/var/lib/systemd", "/var/log", "/var/spool"};
+BOOST_DATA_TEST_CASE(a_directory_the_host_runs_or_trusts_is_refused_as_a_workspace,
+                     bdata::make(kHostStateWorkspaces), dir) {
   Sandbox box(Caller::Root);
-  const std::string canary = "/var/lib/dpkg/info/zpolicy-kt-" + unique_token() + ".postinst";
+  const std::string canary = std::string(dir) + "/zpolicy-kt-" + unique_token() + ".postinst";
   box.remove_later(canary);
   RunSpec spec;
-  spec.cwd = "/var/lib/dpkg/info";
+  spec.cwd = dir;
   spec.command = {"/bin/sh", "-c", "echo 'echo pwn' > " + canary};
   auto r = box.run(spec);
-  BOOST_TEST(!exists(canary), "the sandbox wrote a maintainer script\n" << r.describe());
+  BOOST_TEST(r.exit_code == 3, r.describe());
+  BOOST_TEST(r.err.find("[ZP013]") != std::string::npos, r.describe());
+  BOOST_TEST(!exists(canary), "the sandbox wrote into " << dir << "\n" << r.describe());
 }
 
 // R3-E1s (OPEN on main 3735898 and e1-bind-fd 38c7304): a sandbox plants `sub` as a

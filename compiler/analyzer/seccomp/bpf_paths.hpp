@@ -39,7 +39,7 @@ struct BpfPath {
 };
 
 struct PathWalkLimits {
-  size_t max_paths = 200000;
+  size_t max_paths = 4096;
   size_t search_budget = 50'000'000;  // WordSet::witness steps in all
 };
 
