@@ -197,8 +197,10 @@ bool emitted_creation(const ir::Resolved& intent, const BwrapOp& op, PathTable& 
   };
   switch (op.kind) {
     case BwrapOpKind::Symlink:
+      // The link's name decides whether the emitter made it; its target is judged
+      // against the policy by check_read_links, which names the policy line.
       for (const auto& l : intent.read_links)
-        if (op.link_target == l.target && is(l.link)) return true;
+        if (is(l.link)) return true;
       return false;
     case BwrapOpKind::Tmpfs:
       if (intent.private_tmp && is("/tmp")) return true;
@@ -232,8 +234,10 @@ void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTabl
                         ? "a symlink that is no readable root's name"
                         : "bwrap creates or changes a mode with its own privileges, on the host "
                           "under a bind";
-  std::string message = "'" + std::string(first->text) + "' is outside the subset zpolicy verifies (" +
-                        why + ")";
+  // Quoted briefly: a hostile option may be a megabyte long.
+  std::string quoted(first->text.substr(0, 160));
+  if (first->text.size() > quoted.size()) quoted += "...";
+  std::string message = "'" + quoted + "' is outside the subset zpolicy verifies (" + why + ")";
   if (more > 0) message += "; " + std::to_string(more) + " more such operations";
   out.push_back(malformed(first->line, std::move(message)));
 }
