@@ -155,6 +155,16 @@ std::string plan_json(const Plan& plan) {
   for (size_t i = 0; i < plan.placeholders.size(); ++i)
     out += std::string(i ? ", " : "") + "{\"path\": " + plan_string(plan.placeholders[i].path) +
            ", \"root\": " + plan_string(plan.placeholders[i].root) + "}";
+  out += "], \"binds\": [";
+  for (size_t i = 0; i < plan.binds.size(); ++i) {
+    const auto& b = plan.binds[i];
+    auto number = [](const std::optional<unsigned long long>& v) {
+      return v ? std::to_string(*v) : std::string("null");
+    };
+    out += std::string(i ? ", " : "") + "{\"fd\": " + std::to_string(b.fd) +
+           ", \"path\": " + plan_string(b.path) + ", \"dev\": " + number(b.dev) +
+           ", \"ino\": " + number(b.ino) + "}";
+  }
   out += "], \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
   out += ", \"sbpl_profile\": " + plan_string(plan.sbpl_profile);
   out += ", \"sbpl_params\": [";

@@ -92,8 +92,20 @@ Plan public_plan(const compiler::RunPlan& p) {
   out.cwd = p.cwd.empty() ? current_directory() : p.cwd;
   for (const auto& f : p.fds) out.fds.push_back({f.child_fd, f.artifact, f.bytes});
   if (p.status_fd >= 0) out.status_fd = p.status_fd;
-  if (p.backend == compiler::Backend::Bwrap && p.verified)
+  if (p.backend == compiler::Backend::Bwrap && p.verified) {
     out.placeholders = placeholders_of(*p.verified);
+    for (const auto& b : p.bind_sources) {
+      PlanBind bind{b.fd, b.path, std::nullopt, std::nullopt};
+      for (const auto* list : {&p.verified->read, &p.verified->write, &p.verified->pin,
+                               &p.verified->protect})
+        for (const auto& r : *list)
+          if (r.path == b.path && r.identity && !bind.dev) {
+            bind.dev = r.identity->dev;
+            bind.ino = r.identity->ino;
+          }
+      out.binds.push_back(std::move(bind));
+    }
+  }
   if (p.timeout) out.timeout_ms = p.timeout->count();
   out.sbpl_profile = p.sbpl_profile;
   out.sbpl_params = p.sbpl_params;

@@ -10,7 +10,14 @@ namespace zpolicy::compiler {
 std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target, ArtifactSet set) {
   std::vector<Artifact> out;
   if (target == Target::Linux) {
-    out.push_back({"bwrap.args", emitters::bwrap::args_text(emitters::bwrap::emit_args(r))});
+    namespace bw = emitters::bwrap;
+    if (set == ArtifactSet::All) {
+      out.push_back({"bwrap.args", bw::args_text(bw::emit_args(r))});
+    } else {
+      auto emitted = bw::emit(r, bw::BindForm::Descriptor);
+      out.push_back({"bwrap.args", bw::args_text(emitted.args)});
+      out.push_back({"bwrap.fds", bw::sources_text(emitted.sources)});
+    }
     out.push_back({"seccomp.bpf", emitters::seccomp::emit_bpf(r.syscalls), true});
     if (set == ArtifactSet::All)
       out.push_back({"seccomp.txt", emitters::seccomp::emit_listing(r.syscalls)});

@@ -137,7 +137,18 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
   if (target == Target::Linux) {
     const Artifact* args = artifact(*compiled, "bwrap.args");
     const Artifact* bpf = artifact(*compiled, "seccomp.bpf");
-    if (!args || !bpf) return Refusal{kExitInternal, "zpolicy: internal error: no linux artifacts\n"};
+    const Artifact* fds = artifact(*compiled, "bwrap.fds");
+    if (!args || !bpf || !fds)
+      return Refusal{kExitInternal, "zpolicy: internal error: no linux artifacts\n"};
+    // Split as the verifier split it ("FD PATH"); it refused anything else.
+    for (const auto& line : lines_of(fds->content)) {
+      const size_t space = line.find(' ');
+      const int fd = std::stoi(line.substr(0, space));
+      if (fd == kStatusFd || fd == emitters::bwrap::kSeccompFd)
+        return Refusal{kExitInternal, "zpolicy: internal error: bind descriptor " +
+                                          std::to_string(fd) + " is already in use\n"};
+      plan.bind_sources.push_back({fd, line.substr(space + 1)});
+    }
     plan.backend = Backend::Bwrap;
     plan.exe = kBwrapPath;
     plan.argv = {kBwrapPath};

@@ -38,6 +38,14 @@ struct FdPayload {
   std::string artifact;  // the verified artifact the bytes are: "seccomp.bpf"
 };
 
+// A bind of the verified argv by descriptor (bwrap.fds): before bwrap starts, the runner
+// opens `path` without following any symlink, checks that it is the object resolution
+// saw, and installs it as descriptor `fd`.
+struct BindSource {
+  int fd;
+  std::string path;
+};
+
 struct RunPlan {
   Backend backend = Backend::Bwrap;
   std::string exe;                // absolute; executed as is
@@ -48,6 +56,7 @@ struct RunPlan {
   std::vector<std::string> env;      // the command's whole environment
   std::string cwd;                   // where the backend starts; empty: the caller's
   std::vector<FdPayload> fds;        // Bwrap: the verified seccomp.bpf on fd 3
+  std::vector<BindSource> bind_sources;  // Bwrap: the lines of the verified bwrap.fds
   int status_fd = -1;                // Bwrap: kStatusFd
   // SandboxExec: the verified profile.sb and the pairs of the verified params.txt.
   std::string sbpl_profile;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,12 +18,25 @@ namespace zpolicy::ir {
 enum class HostKind { Unknown, Directory, File, Missing };
 const char* to_string(HostKind k);
 
+// Which object a host path named when it was resolved (st_dev, st_ino). The runner hands
+// bwrap a descriptor of each bind source and refuses when the object it opened is not
+// this one: a path swapped (for a symlink, or another directory) after resolution binds
+// nothing (docs/run.md "Binding by descriptor").
+struct HostIdentity {
+  std::uint64_t dev = 0;
+  std::uint64_t ino = 0;
+  friend bool operator==(const HostIdentity&, const HostIdentity&) = default;
+};
+
 // One path of the resolved policy. `path` is absolute and canonical for a bound run
 // ("/home/u/proj/.git") or symbolic for a portable one ("${WORKSPACE}/.git").
 struct ResolvedPath {
   std::string path;
   HostKind kind = HostKind::Unknown;
   SourceLoc loc;  // the policy line that asked for it
+  // For a bound path that exists: the object resolution looked at. Empty when portable,
+  // missing, or a placeholder the runner has not created yet.
+  std::optional<HostIdentity> identity = {};
   friend bool operator==(const ResolvedPath&, const ResolvedPath&) = default;
 };
 

@@ -17,8 +17,10 @@ struct Artifact {
   bool binary = false;
 };
 
-// A target's artifacts: all of DESIGN.md "Artifact files", or only those a backend
-// enforces (what `run` hands over; without the review listing seccomp.txt).
+// A target's artifacts: all of DESIGN.md "Artifact files" (what `compile` writes), or
+// what `run` hands a backend: without the review listing seccomp.txt, and on Linux with
+// every bind by descriptor (`--bind-fd FD DEST` in bwrap.args, the path each FD holds in
+// bwrap.fds), so that bwrap mounts the objects the runner opened and checked.
 enum class ArtifactSet { All, Enforced };
 
 }  // namespace zpolicy::ir

@@ -15,6 +15,7 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 
+#include "runner/bind_sources.hpp"
 #include "runner/placeholders.hpp"
 #elif defined(__APPLE__)
 #include "runner/macos_run.hpp"
@@ -144,11 +145,18 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
         << "; refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
+  // From here on bwrap mounts these objects whatever the paths come to name.
+  BindSources sources;
+  if (!sources.open(plan.bind_sources, live, why)) {
+    err << "zpolicy: " << why << "; refusing to run what was not verified; nothing ran\n";
+    return kExitInternal;
+  }
   std::vector<int> payloads;
   auto close_all = [&] {
     for (int fd : payloads) close(fd);
   };
   SpawnSpec spec;
+  spec.fds = sources.fds();
   for (const auto& p : plan.fds) {
     int fd = sealed_memfd(p.bytes);
     if (fd < 0) {

@@ -2,6 +2,7 @@
 
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/state_dir.hpp"
+#include "runner/open_no_symlinks.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -234,13 +235,26 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     for (const auto& w : r.write)
       if (ir::path_within(w.path, p->path)) root = &w;
     if (!root) continue;
-    int fd = open(root->path.c_str(), O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+    // The root is opened as resolved, never through a symlink swapped in since, and must
+    // be the object resolution saw: placeholders are never made in another directory.
+    int fd = open_no_symlinks(root->path, O_RDONLY | O_DIRECTORY | O_NONBLOCK);
+    struct stat root_st;
+    if (fd < 0 || fstat(fd, &root_st) != 0 || !root->identity ||
+        *root->identity != ir::HostIdentity{static_cast<std::uint64_t>(root_st.st_dev),
+                                            static_cast<std::uint64_t>(root_st.st_ino)}) {
+      error = "writable root '" + root->path +
+              "' is not the directory that was verified (replaced or swapped for a symlink)";
+      if (fd >= 0) close(fd);
+      return false;
+    }
     std::string cur = root->path;
+    bool made_here = false;  // the last component was created by this run just now
     std::istringstream comps(p->path.substr(root->path.size()));
     for (std::string c; fd >= 0 && std::getline(comps, c, '/');) {
       if (c.empty()) continue;
       cur += "/" + c;
       bool created = mkdirat(fd, c.c_str(), 0755) == 0;
+      made_here = created;
       if (!created && errno != EEXIST) {
         error = "cannot create placeholder '" + cur + "': " + std::strerror(errno);
         close(fd);
@@ -278,6 +292,17 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       error = "'" + p->path + "' became a symlink; refusing to run";
       return false;
     }
+    // What existed at resolution must still be that object, unless this run just made
+    // it (a dead run's placeholder reconciled away above, made again); either way the
+    // identity is recorded, so that the bind descriptor is checked against it
+    // (runner/bind_sources).
+    const ir::HostIdentity now{static_cast<std::uint64_t>(st.st_dev),
+                               static_cast<std::uint64_t>(st.st_ino)};
+    if (p->identity && *p->identity != now && !made_here) {
+      error = "'" + p->path + "' was replaced after verification; refusing to run";
+      return false;
+    }
+    p->identity = now;
     p->kind = S_ISDIR(st.st_mode) ? ir::HostKind::Directory : ir::HostKind::File;
   }
   return true;

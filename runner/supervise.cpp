@@ -88,13 +88,13 @@ int exec_child(void* arg) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
   if (getppid() != c.parent) _exit(125);  // the runner already died: start nothing
-  // Move every source above the targets first so that no dup2 clobbers a later source.
-  for (size_t i = 0; i < spec.fds.size(); ++i)
-    c.moved[i] = fcntl(spec.fds[i].first, F_DUPFD_CLOEXEC, 64);
-  for (size_t i = 0; i < spec.fds.size(); ++i)
-    if (c.moved[i] < 0 || dup2(c.moved[i], spec.fds[i].second) < 0) _exit(125);
   int highest = 2;
   for (const auto& [from, to] : spec.fds) highest = std::max(highest, to);
+  // Move every source above the targets first so that no dup2 clobbers a later source.
+  for (size_t i = 0; i < spec.fds.size(); ++i)
+    c.moved[i] = fcntl(spec.fds[i].first, F_DUPFD_CLOEXEC, highest + 1);
+  for (size_t i = 0; i < spec.fds.size(); ++i)
+    if (c.moved[i] < 0 || dup2(c.moved[i], spec.fds[i].second) < 0) _exit(125);
   close_from(highest + 1);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(125);
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);

@@ -39,8 +39,13 @@ ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f)
 
 void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::ArtifactSet set,
                   std::vector<Finding>& out) {
+  // A run binds by descriptor, and bwrap.fds says what each descriptor holds.
+  const Artifact* fds = find(arts, "bwrap.fds");
+  if (set == ir::ArtifactSet::Enforced && !fds)
+    out.push_back(malformed(Target::Linux, "bwrap.fds", "missing"));
   if (const Artifact* args = find(arts, "bwrap.args")) {
-    auto f = verify_bwrap(r, args->content);
+    auto f = verify_bwrap(r, args->content,
+                          fds ? std::optional<std::string_view>(fds->content) : std::nullopt);
     out.insert(out.end(), f.begin(), f.end());
   } else {
     out.push_back(malformed(Target::Linux, "bwrap.args", "missing"));

@@ -43,9 +43,10 @@ const std::vector<LintRule>& lint_catalog() {
        "Names such as *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_* are readable by everything "
        "the sandbox runs; keep them only if the command needs them."},
       {"ZP013", "WritableSystemDirectory", S::Error,
-       "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot)",
-       "Programs and configuration the host runs, often as root, become writable from the "
-       "sandbox."},
+       "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot) "
+       "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log)",
+       "Programs, configuration and state the host runs or reads back, often as root (dpkg "
+       "maintainer scripts, cron jobs), become writable from the sandbox."},
       {"ZP100", "SyscallRule", S::Error,
        "a syscall rule names no syscall or argument of the target, or compares bits the kernel "
        "ignores",

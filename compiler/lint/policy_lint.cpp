@@ -10,6 +10,7 @@
 #include <climits>
 #include <cstdlib>
 #include <deque>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -38,8 +39,7 @@ std::optional<std::string> bind_raw(const PolicyPath& p, const std::optional<Hos
 
 // Binds policy paths to the host canonically: each existing symlink resolved, the
 // missing rest as spelled, so that "${HOME}" reached through a symlinked /home and a
-// canonical workspace compare as the same directory. Each distinct directory is looked
-// at once per lint run (the ZP003 list shares most of its prefixes).
+// canonical workspace compare as the same directory.
 class Binder {
  public:
   explicit Binder(const std::optional<HostFacts>& host) : host_(host) {}
@@ -59,22 +59,27 @@ class Binder {
   }
 
  private:
+  // One pass over the components, no recursion and no copy per prefix: a policy path of a
+  // million components is one string built in place. Past PATH_MAX nothing exists to look at.
   std::string canonical(const std::string& path) {
-    if (path.empty() || path == "/") return "/";
     if (auto it = memo_.find(path); it != memo_.end()) return it->second;
-    const size_t cut = path.rfind('/');
-    const std::string parent = canonical(cut == 0 || cut == std::string::npos ? "/" : path.substr(0, cut));
-    const std::string name = path.substr(cut + 1);
-    std::string out;
-    if (name.empty() || name == ".") {
-      out = parent;
-    } else if (name == "..") {
-      out = parent.substr(0, std::max<size_t>(parent.rfind('/'), 1));
-    } else {
-      out = (parent == "/" ? "" : parent) + "/" + name;
+    std::string out = "/";
+    for (size_t pos = 0; pos < path.size();) {
+      size_t next = path.find('/', pos);
+      if (next == std::string::npos) next = path.size();
+      const std::string_view name(path.data() + pos, next - pos);
+      pos = next + 1;
+      if (name.empty() || name == ".") continue;
+      if (name == "..") {
+        out.erase(std::max<size_t>(out.rfind('/'), 1));
+        continue;
+      }
+      if (out.size() > 1) out += '/';
+      out += name;
       struct stat st;
       char real[PATH_MAX];
-      if (lstat(out.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && realpath(out.c_str(), real))
+      if (out.size() < PATH_MAX && lstat(out.c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
+          realpath(out.c_str(), real))
         out = real;
     }
     memo_.emplace(path, out);
@@ -253,10 +258,15 @@ PolicyPath sensitive_policy_path(const Sensitive& s) {
 }
 
 // Directories whose files the host runs or trusts as root: a writable root over or under
-// one of them lets a sandboxed command plant code that runs outside the sandbox.
+// one of them lets a sandboxed command plant code that runs outside the sandbox. Beside
+// programs and configuration, that is the state root's own tools read back: dpkg's
+// maintainer scripts and debconf's answers (/var/lib, /var/cache), cron and at jobs
+// (/var/spool), logs root parses (/var/log). /opt, /srv and /var/tmp stay out: users
+// build there (docs/lints.md).
 const std::vector<std::string>& system_directories() {
-  static const std::vector<std::string> v = {"/bin", "/boot", "/etc", "/lib", "/lib32",
-                                             "/lib64", "/libx32", "/sbin", "/usr"};
+  static const std::vector<std::string> v = {
+      "/bin", "/boot", "/etc",       "/lib",     "/lib32",  "/lib64",    "/libx32",
+      "/sbin", "/usr", "/var/cache", "/var/lib", "/var/log", "/var/spool"};
   return v;
 }
 

@@ -42,6 +42,12 @@ HostKind kind_of(const std::string& p, bool follow) {
   return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
 }
 
+std::optional<ir::HostIdentity> identity_of(const std::string& p) {
+  struct stat st;
+  if (lstat(p.c_str(), &st) != 0) return std::nullopt;
+  return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 std::string join(const std::string& base, const std::vector<std::string>& comps) {
   std::string out = base == "/" ? "" : base;
   for (const auto& c : comps) out += "/" + c;
@@ -149,6 +155,7 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
   r.portable = true;
   r.cwd = "${WORKSPACE}";
   for (const auto& p : policy.read) r.read.push_back({p.value.str(), HostKind::Unknown, p.loc});
+  std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
   if (mode == ir::Mode::WorkspaceWrite) {
     for (const auto& w : policy.write) {
       r.write.push_back({w.value.str(), HostKind::Unknown, w.loc});
@@ -191,6 +198,7 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
     return std::nullopt;
   }
   h.workspace = *ws;
+  h.workspace_identity = identity_of(*ws);
   const char* home = std::getenv("HOME");
   if (!home || home[0] != '/') {
     const passwd* pw = getpwuid(getuid());
@@ -368,6 +376,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                    return a.link == b.link;
                                  }),
                      r.read_links.end());
+  std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
   if (mode == ir::Mode::WorkspaceWrite) {
     for (const auto& w : policy.write) {
       auto root = h.canonical_or_refuse(h.bind(w.value), {}, w.loc, "writable root");
@@ -382,6 +391,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         continue;
       }
       r.write.push_back({*root, k, w.loc});
+      if (w.value.root == PathRoot::Workspace && w.value.components.empty())
+        workspace_rules.push_back(w.loc);
       if (*root == "/tmp") r.private_tmp = false;
     }
     const std::vector<ResolvedPath> roots = r.write;
@@ -447,6 +458,19 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   protect_hard_link_aliases(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
+  // Last, so that every check above looked at these objects or earlier ones; the runner
+  // binds nothing but them.
+  for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})
+    for (auto& p : *list)
+      if (p.kind != HostKind::Missing) p.identity = identity_of(p.path);
+  for (const auto& loc : workspace_rules) {
+    auto w = std::find_if(r.write.begin(), r.write.end(),
+                          [&](const ResolvedPath& p) { return p.path == host.workspace; });
+    if (host.workspace_identity && (w == r.write.end() || w->identity != host.workspace_identity))
+      diags.error(loc, "the workspace '" + host.workspace +
+                           "' changed while the policy was resolved (replaced or swapped for a "
+                           "symlink); refusing to run");
+  }
   sort_by_depth(r.read);
   sort_by_depth(r.write);
   sort_by_depth(r.pin);

@@ -25,6 +25,9 @@ struct HostFacts {
   // zpolicy's own state (compiler/resolve/state_dir.hpp), hidden from every sandbox;
   // empty where runs keep no state (macOS).
   std::string state_dir = {};
+  // The object `workspace` named when it was canonicalized: what the lints judge and
+  // what resolution must find again (a workspace swapped in between is refused).
+  std::optional<ir::HostIdentity> workspace_identity = {};
 };
 
 // Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,
@@ -46,8 +49,10 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode);
 // a writable root. A path is canonical when every symlink of its longest existing
 // prefix is resolved (/tmp -> /private/tmp on macOS, a symlinked workspace -> its
 // target); the part that does not exist yet follows as spelled, and a '..' in that part
-// is refused (nothing on disk says what it would mean). Looks at the filesystem (the
-// one it runs on, whatever the system) but never changes it.
+// is refused (nothing on disk says what it would mean). Every bound path that exists
+// gets the identity of the object it names; a writable root `${WORKSPACE}` that is not
+// the object host_facts saw is refused. Looks at the filesystem (the one it runs on,
+// whatever the system) but never changes it.
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
                                              const HostFacts& host, ir::Diagnostics& diags);
 

@@ -7,19 +7,28 @@ namespace {
 
 class Argv {
  public:
-  void add(std::initializer_list<std::string> words) { args_.insert(args_.end(), words); }
-  std::vector<std::string> take() { return std::move(args_); }
+  explicit Argv(BindForm form) : form_(form) {}
+  void add(std::initializer_list<std::string> words) { out_.args.insert(out_.args.end(), words); }
+  // A bind of host `source` at `dest`: by path, or by the next descriptor.
+  void bind(bool read_only, const std::string& source, const std::string& dest) {
+    if (form_ == BindForm::Path) return add({read_only ? "--ro-bind" : "--bind", source, dest});
+    const int fd = kFirstBindFd + static_cast<int>(out_.sources.size());
+    out_.sources.push_back({fd, source});
+    add({read_only ? "--ro-bind-fd" : "--bind-fd", std::to_string(fd), dest});
+  }
+  BwrapArgs take() { return std::move(out_); }
 
  private:
-  std::vector<std::string> args_;
+  BindForm form_;
+  BwrapArgs out_;
 };
 
 }  // namespace
 
-std::vector<std::string> emit_args(const ir::Resolved& r) {
+BwrapArgs emit(const ir::Resolved& r, BindForm form) {
   if (!ir::is_confined(r.mode))
     throw std::invalid_argument("bwrap emitter: danger-full-access has no sandbox");
-  Argv a;
+  Argv a(form);
   // Process isolation. --unshare-user is explicit because bwrap started by root would
   // otherwise skip it, and --disable-userns needs it; together with --cap-drop ALL a
   // sandbox started by root holds no capability inside.
@@ -31,7 +40,7 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
 
   // The mount plan: later mounts cover earlier ones, so the order is read roots, the
   // sandbox's own /dev /proc /tmp, writable roots, pins, protected paths, deny masks.
-  for (const auto& p : r.read) a.add({"--ro-bind", p.path, p.path});
+  for (const auto& p : r.read) a.bind(true, p.path, p.path);
   // A readable root named through a symlink keeps its name (/lib64 -> /usr/lib64).
   for (const auto& l : r.read_links) a.add({"--symlink", l.target, l.link});
   // The whole procfs read-only: a sandbox started by root keeps kuid 0, and every
@@ -41,21 +50,21 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
   a.add({"--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"});
   if (r.private_tmp) a.add({"--tmpfs", "/tmp"});
   if (r.mode == ir::Mode::WorkspaceWrite) {
-    for (const auto& w : r.write) a.add({"--bind", w.path, w.path});
+    for (const auto& w : r.write) a.bind(false, w.path, w.path);
     // A pin is a directory bound onto itself: the kernel refuses to rename or remove a
     // mount point, so a protected path cannot be moved out from under its rule.
-    for (const auto& p : r.pin) a.add({"--bind", p.path, p.path});
+    for (const auto& p : r.pin) a.bind(false, p.path, p.path);
     // Missing protected paths get a placeholder from the runner before bwrap starts, so
     // --ro-bind (never -try) is always right: a protection that could silently not
     // apply would be a dropped deny.
-    for (const auto& p : r.protect) a.add({"--ro-bind", p.path, p.path});
+    for (const auto& p : r.protect) a.bind(true, p.path, p.path);
   }
   for (const auto& d : r.deny) {
     bool in_writable = false;
     for (const auto& w : r.write) in_writable |= r.mode == ir::Mode::WorkspaceWrite && ir::path_within(w.path, d.path);
     if (d.kind == ir::HostKind::Missing && !in_writable) continue;  // nothing to read, nothing can create it
     if (d.kind == ir::HostKind::File)
-      a.add({"--ro-bind", "/dev/null", d.path});
+      a.bind(true, "/dev/null", d.path);
     else
       a.add({"--perms", "000", "--tmpfs", d.path, "--remount-ro", d.path});
   }
@@ -64,9 +73,17 @@ std::vector<std::string> emit_args(const ir::Resolved& r) {
   return a.take();
 }
 
+std::vector<std::string> emit_args(const ir::Resolved& r) { return emit(r, BindForm::Path).args; }
+
 std::string args_text(const std::vector<std::string>& args) {
   std::string out;
   for (const auto& s : args) out += s + "\n";
+  return out;
+}
+
+std::string sources_text(const std::vector<BindSource>& sources) {
+  std::string out;
+  for (const auto& s : sources) out += std::to_string(s.fd) + " " + s.path + "\n";
   return out;
 }
 

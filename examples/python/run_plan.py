@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import sys
 import time
 
@@ -64,6 +65,50 @@ def remove_placeholders(created):
             pass
 
 
+def open_no_symlinks(path):
+    """O_PATH descriptor of `path`, walked from / without following any symlink."""
+    fd = os.open("/", os.O_PATH | os.O_DIRECTORY)
+    names = [n for n in path.split(b"/") if n]
+    try:
+        for i, name in enumerate(names):
+            last = i == len(names) - 1
+            flags = os.O_PATH | os.O_NOFOLLOW | (0 if last else os.O_DIRECTORY)
+            nxt = os.open(name, flags, dir_fd=fd)
+            os.close(fd)
+            fd = nxt
+        if stat.S_ISLNK(os.fstat(fd).st_mode):
+            raise OSError(f"{path!r} is a symlink")
+        return fd
+    except OSError:
+        os.close(fd)
+        raise
+
+
+def open_binds(binds, placeholders, created):
+    """The bind sources, each the very object the plan names, on its descriptor number."""
+    made = {raw(p["path"]) for p in placeholders}
+    out = []
+    for b in binds:
+        path = raw(b["path"])
+        try:
+            fd = open_no_symlinks(path)
+        except OSError as e:
+            remove_placeholders(created)
+            refuse(f"bind source {path!r} cannot be opened without following a symlink ({e})")
+        st = os.fstat(fd)
+        if path == b"/dev/null":
+            ok = stat.S_ISCHR(st.st_mode) and st.st_rdev == os.makedev(1, 3)
+        elif b["dev"] is not None:
+            ok = (st.st_dev, st.st_ino) == (b["dev"], b["ino"])
+        else:
+            ok = path in made and stat.S_ISDIR(st.st_mode)
+        if not ok:
+            remove_placeholders(created)
+            refuse(f"bind source {path!r} is not the object that was verified")
+        out.append((fd, b["fd"]))
+    return out
+
+
 def main():
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
@@ -79,7 +124,7 @@ def main():
     timeout = plan["timeout_ms"]
 
     created = make_placeholders(plan["placeholders"])
-    payloads = []
+    payloads = open_binds(plan.get("binds", []), plan["placeholders"], created)
     for fd in plan["fds"]:
         m = os.memfd_create("plan-fd", 0)
         os.write(m, raw(fd["content"]))
@@ -95,7 +140,8 @@ def main():
         try:
             os.setpgid(0, 0)
             # Out of the way of the target numbers first, then onto them.
-            high = [(fcntl.fcntl(src, fcntl.F_DUPFD_CLOEXEC, 64), dst) for src, dst in payloads]
+            top = max([dst for _, dst in payloads] + [63]) + 1
+            high = [(fcntl.fcntl(src, fcntl.F_DUPFD_CLOEXEC, top), dst) for src, dst in payloads]
             for src, dst in high:
                 os.dup2(src, dst, inheritable=True)
             os.chdir(cwd)

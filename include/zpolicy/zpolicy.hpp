@@ -188,6 +188,15 @@ struct PlanFd {
   std::string artifact;  // what it holds: "seccomp.bpf"
   std::string content;   // its exact bytes (the verified artifact)
 };
+// A bind source of bwrap's argv (`--bind-fd FD DEST`): open `path` O_PATH without
+// following any symlink (component by component, O_NOFOLLOW), check it is the object
+// resolution saw (`dev`, `ino`; absent for a placeholder, which must be the directory the
+// executor made or found; /dev/null must be the null device), and pass it on `fd`.
+struct PlanBind {
+  int fd = -1;
+  std::string path;
+  std::optional<unsigned long long> dev, ino;
+};
 struct Placeholder {
   std::string path;  // a directory that must exist while the sandbox runs
   std::string root;  // the writable root it lies in: create from here, following no link
@@ -201,6 +210,7 @@ struct Plan {
   std::vector<PlanFd> fds;         // open on these numbers when the backend starts
   std::optional<int> status_fd;    // bwrap --json-status-fd: a pipe's write end
   std::vector<Placeholder> placeholders;  // shallowest first
+  std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
   std::optional<long long> timeout_ms;    // then kill the whole process group
   std::string sbpl_profile;        // sandbox-exec: the profile for -p
   std::vector<std::pair<std::string, std::string>> sbpl_params;  // sandbox-exec: -D N=V

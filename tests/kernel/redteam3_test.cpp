@@ -265,19 +265,24 @@ BOOST_DATA_TEST_CASE(a_run_lock_held_exclusively_by_another_user_refuses_the_run
   BOOST_TEST(!exists(box.ws("ran")), r.describe());
 }
 
-// R3-W1 (OPEN on main 3735898 and e1-bind-fd 38c7304): as root, /var/lib/dpkg/info is
-// accepted as a workspace; dpkg runs the maintainer scripts there (postinst, prerm) as
-// root at the next package operation. The E3 class: what the host executes next.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
-BOOST_AUTO_TEST_CASE(the_package_managers_script_directory_is_refused_as_a_workspace) {
+// R3-W1 (fixed: ZP013 covers /var/lib, /var/cache, /var/spool, /var/log): as root, a
+// workspace where the host keeps what it runs or trusts next is refused: dpkg runs the
+// maintainer scripts in /var/lib/dpkg/info as root at the next package operation,
+// debconf's answers in /var/cache/debconf feed them. The E3 class.
+const char* const kHostStateWorkspaces[] = {"/var/lib/dpkg/info", "/var/cache/debconf",
+                                            "/var/lib/systemd", "/var/log", "/var/spool"};
+BOOST_DATA_TEST_CASE(a_directory_the_host_runs_or_trusts_is_refused_as_a_workspace,
+                     bdata::make(kHostStateWorkspaces), dir) {
   Sandbox box(Caller::Root);
-  const std::string canary = "/var/lib/dpkg/info/zpolicy-kt-" + unique_token() + ".postinst";
+  const std::string canary = std::string(dir) + "/zpolicy-kt-" + unique_token() + ".postinst";
   box.remove_later(canary);
   RunSpec spec;
-  spec.cwd = "/var/lib/dpkg/info";
+  spec.cwd = dir;
   spec.command = {"/bin/sh", "-c", "echo 'echo pwn' > " + canary};
   auto r = box.run(spec);
-  BOOST_TEST(!exists(canary), "the sandbox wrote a maintainer script\n" << r.describe());
+  BOOST_TEST(r.exit_code == 3, r.describe());
+  BOOST_TEST(r.err.find("[ZP013]") != std::string::npos, r.describe());
+  BOOST_TEST(!exists(canary), "the sandbox wrote into " << dir << "\n" << r.describe());
 }
 
 // R3-E1s (OPEN on main 3735898 and e1-bind-fd 38c7304): a sandbox plants `sub` as a

@@ -160,6 +160,7 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
   plan.status_fd = 4;
   plan.placeholders = {{"/ws\xff/.git", "/ws\xff"}};
   plan.timeout_ms = 1500;
+  plan.binds = {{5, "/ws\xff", 2049, 77}, {6, "/ws\xff/.git", std::nullopt, std::nullopt}};
   zpolicy::test::TempDir dir;
   dir.write("plan.json", zpolicy::plan_json(plan));
   auto r = zpolicy::test::run_process(
@@ -169,13 +170,15 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
        "raw=lambda v: base64.b64decode(v['base64']) if isinstance(v,dict) else v.encode()\n"
        "print(p['zpolicy_plan'], p['backend'], raw(p['cwd']), [raw(a) for a in p['argv'][2:4]],"
        " raw(p['fds'][0]['content']), p['fds'][0]['fd'], p['status_fd'], p['timeout_ms'],"
-       " raw(p['placeholders'][0]['path']), p['env'])\n",
+       " raw(p['placeholders'][0]['path']), p['env'],"
+       " [(b['fd'], raw(b['path']), b['dev'], b['ino']) for b in p['binds']])\n",
        dir.str() + "/plan.json"},
       dir.str(), dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out ==
              "1 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
-             "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8']\n");
+             "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8'] "
+             "[(5, b'/ws\\xff', 2049, 77), (6, b'/ws\\xff/.git', None, None)]\n");
 }
 
 BOOST_AUTO_TEST_CASE(the_c_plan_needs_a_policy_file_and_a_command) {

@@ -1,6 +1,8 @@
 // Resolution: portable (symbolic, host-blind) and bound to a host directory tree built
 // here, with the refusals that keep a protected or denied path from slipping through a
 // symlink.
+#include <sys/stat.h>
+
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
@@ -380,6 +382,41 @@ BOOST_AUTO_TEST_CASE(zpolicys_state_directory_is_a_deny_root) {
   BOOST_TEST(compiler::resolve_portable(p, Mode::WorkspaceWrite).deny.empty());
   ir::Diagnostics d2;
   BOOST_TEST(compiler::host_facts(t.ws, d2).value().state_dir == compiler::zpolicy_state_dir());
+}
+
+// Red-team E1: the runner binds exactly the objects resolution saw, so every bound path
+// that exists carries its (st_dev, st_ino); a workspace that is no longer the object
+// host_facts canonicalized (and the lints judged) is refused.
+BOOST_AUTO_TEST_CASE(bound_paths_carry_the_identity_of_what_was_resolved) {
+  HostTree t;
+  const auto facts = t.bind(t.dir / "link");
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(policy(kHostPolicy), Mode::WorkspaceWrite, facts, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  auto identity = [](const std::string& p) {
+    struct stat st;
+    BOOST_TEST_REQUIRE(lstat(p.c_str(), &st) == 0);
+    return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev),
+                            static_cast<std::uint64_t>(st.st_ino)};
+  };
+  for (const auto* list : {&r->read, &r->write, &r->pin, &r->protect})
+    for (const auto& p : *list) {
+      if (p.kind == ir::HostKind::Missing) {
+        BOOST_TEST(!p.identity.has_value(), p.path);
+        continue;
+      }
+      BOOST_TEST_REQUIRE(p.identity.has_value(), p.path);
+      BOOST_TEST((*p.identity == identity(p.path)), p.path);
+    }
+  BOOST_TEST((facts.workspace_identity == std::optional(identity(t.ws))));
+
+  // The same workspace path, but not the object the facts were taken from.
+  auto swapped = facts;
+  swapped.workspace_identity->ino += 1;
+  const std::string err = t.resolve_errors(kHostPolicy, swapped);
+  BOOST_TEST(err.find("p.yaml:4:11: error: the workspace '" + t.ws + "' changed while the policy was resolved") !=
+                 std::string::npos,
+             err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

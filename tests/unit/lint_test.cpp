@@ -115,6 +115,20 @@ BOOST_AUTO_TEST_CASE(zp003_bound_through_symlinks_and_ancestors) {
   BOOST_TEST((lints.size() == 1u && lints[0].id == "ZP003"));
 }
 
+// Binding walks a path's components in one pass: a protected path of 100 000 components
+// under ${HOME} (a fuzz find: the old binder recursed once per component and overflowed
+// the stack) is bound and judged like a short one.
+BOOST_AUTO_TEST_CASE(bound_paths_of_any_depth_are_judged_without_recursion) {
+  Host h;
+  std::string deep = "${HOME}";
+  for (int i = 0; i < 100000; ++i) deep += "/a";
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n  protect: [\"" + deep +
+                          "\"]\n",
+                      ctx),
+             "ZP001", ir::Severity::Warning, 5, 13);
+}
+
 BOOST_AUTO_TEST_CASE(zp004_policy_file_reached_through_the_writable_root) {
   Host h;
   const std::string outside = h.dir.write("p.yaml", "");
@@ -231,10 +245,12 @@ BOOST_AUTO_TEST_CASE(zp012_secret_looking_names_kept) {
 }
 
 BOOST_AUTO_TEST_CASE(zp013_writable_system_directories) {
-  for (const char* root : {"/etc", "/usr/local/bin", "/usr", "/lib64", "/boot/efi"})
+  for (const char* root : {"/etc", "/usr/local/bin", "/usr", "/lib64", "/boot/efi",
+                           "/var/lib/dpkg/info", "/var/spool/cron", "/var/cache/debconf",
+                           "/var/log", "/var"})
     expect_one(lints_of(kHead + "filesystem:\n  write: [\"" + std::string(root) + "\"]\n"),
                "ZP013", ir::Severity::Error, 4, 11);
-  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /var/tmp, /usrdata]\n").empty());
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /var/tmp, /usrdata, /varlib]\n").empty());
 }
 
 BOOST_AUTO_TEST_CASE(lints_are_sorted_by_location) {

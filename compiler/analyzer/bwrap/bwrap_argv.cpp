@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <span>
 
 namespace zpolicy::compiler {
@@ -49,6 +50,13 @@ std::optional<long> parse_decimal(std::string_view s) {
   return v;
 }
 
+// One line of bwrap.fds.
+struct FdEntry {
+  PathTable::Id path;
+  int line;
+  bool used = false;
+};
+
 class Parser {
  public:
   Parser(std::string_view text, std::shared_ptr<PathTable> paths) : text_(text) {
@@ -62,8 +70,42 @@ class Parser {
     starts_.push_back(pos);
   }
 
+  // Reads the bwrap.fds table; false (with the error set) when it is malformed.
+  bool read_fds(std::string_view table) {
+    by_descriptor_ = true;
+    int line = 0;
+    size_t pos = 0;
+    while (pos < table.size()) {
+      ++line;
+      size_t nl = table.find('\n', pos);
+      if (nl == std::string_view::npos) nl = table.size();
+      const std::string_view entry = table.substr(pos, nl - pos);
+      pos = nl + 1;
+      auto table_error = [&](std::string message) {
+        error_ = BwrapParseError{line, std::move(message), "bwrap.fds"};
+        return false;
+      };
+      const size_t space = entry.find(' ');
+      if (space == std::string_view::npos) return table_error("expected 'FD PATH'");
+      auto fd = parse_decimal(entry.substr(0, space));
+      if (!fd || *fd > 1'000'000) return table_error("'" + std::string(entry.substr(0, space)) + "' is not a file descriptor");
+      if (*fd <= 2) return table_error("descriptor " + std::to_string(*fd) + " is standard input, output or error");
+      if (entry.find_first_of(std::string_view("\r\0", 2)) != std::string_view::npos)
+        return table_error("path contains a control character");
+      auto id = out_.paths->parse(entry.substr(space + 1));
+      if (!id) return table_error("'" + std::string(entry.substr(space + 1)) + "' is not an absolute path");
+      if (!fds_.emplace(static_cast<int>(*fd), FdEntry{*id, line}).second)
+        return table_error("descriptor " + std::to_string(*fd) + " is listed twice");
+    }
+    return true;
+  }
+
   BwrapParseResult run() {
     BwrapParseResult result;
+    if (error_) {
+      result.error = error_;
+      return result;
+    }
     // Two searches of the whole text, the library's fast ones, rather than a scan of
     // every argument: the first such character is in the first argument that has one.
     const size_t control = std::min(text_.find('\r'), text_.find('\0'));
@@ -77,6 +119,14 @@ class Parser {
     if (!error_ && pending_size_) fail(perms_line_, "--size must be followed by --tmpfs");
     if (!error_ && out_.flags.disable_userns && !out_.flags.unshare_user)
       fail(disable_userns_line_, "--disable-userns requires --unshare-user");
+    if (!error_ && out_.flags.seccomp_fd && fds_.count(*out_.flags.seccomp_fd))
+      fail(fds_.at(*out_.flags.seccomp_fd).line,
+           "descriptor " + std::to_string(*out_.flags.seccomp_fd) +
+               " is both a bind source and the --seccomp program", "bwrap.fds");
+    for (const auto& [fd, e] : fds_)
+      if (!error_ && !e.used)
+        fail(e.line, "descriptor " + std::to_string(fd) + " is bound by no --bind-fd or --ro-bind-fd",
+             "bwrap.fds");
     if (error_) {
       result.error = error_;
     } else {
@@ -86,8 +136,8 @@ class Parser {
   }
 
  private:
-  void fail(int line, std::string message) {
-    if (!error_) error_ = BwrapParseError{line, std::move(message)};
+  void fail(int line, std::string message, std::string artifact = "bwrap.args") {
+    if (!error_) error_ = BwrapParseError{line, std::move(message), std::move(artifact)};
   }
 
   int line() const { return static_cast<int>(i_) + 1; }
@@ -243,6 +293,37 @@ class Parser {
       op.dest = *dest;
       return push(std::move(op), 3);
     }
+    if (a == "--bind-fd" || a == "--ro-bind-fd") {
+      auto fd_text = arg(a, 1);
+      if (!fd_text) return;
+      auto fd = parse_decimal(*fd_text);
+      if (!fd || *fd > 1'000'000)
+        return fail(line() + 1, std::string(a) + ": '" + std::string(*fd_text) + "' is not a file descriptor");
+      auto entry = fds_.find(static_cast<int>(*fd));
+      if (!by_descriptor_)
+        return fail(line(), std::string(a) + ": no bwrap.fds says what descriptor " +
+                                std::to_string(*fd) + " holds");
+      if (entry == fds_.end())
+        return fail(line() + 1, std::string(a) + ": descriptor " + std::to_string(*fd) +
+                                    " is not in bwrap.fds");
+      if (entry->second.used)
+        return fail(line() + 1, std::string(a) + ": descriptor " + std::to_string(*fd) +
+                                    " is bound twice; bwrap closes it after the first mount");
+      entry->second.used = true;
+      auto dest = path_arg(a, 2);
+      if (!dest) return;
+      BwrapOp op;
+      op.kind = a == "--bind-fd" ? BwrapOpKind::Bind : BwrapOpKind::RoBind;
+      op.source = entry->second.path;
+      op.source_fd = static_cast<int>(*fd);
+      op.dest = *dest;
+      push(std::move(op), 3);
+      // Traces name the host path the descriptor holds, not only its number.
+      BwrapOp& pushed = out_.ops.back();
+      pushed.text = out_.texts->emplace_back(std::string(pushed.text) + " (" +
+                                             out_.paths->path(*pushed.source).str() + ")");
+      return;
+    }
     for (const auto& d : kDestOps) {
       if (a != d.option) continue;
       auto dest = path_arg(a, 1);
@@ -309,12 +390,17 @@ class Parser {
   bool pending_size_ = false;
   int perms_line_ = 0;
   int disable_userns_line_ = 0;
+  bool by_descriptor_ = false;  // a bwrap.fds table was given
+  std::map<int, FdEntry> fds_;
 };
 
 }  // namespace
 
-BwrapParseResult parse_bwrap_args(std::string_view text, std::shared_ptr<PathTable> paths) {
-  return Parser(text, std::move(paths)).run();
+BwrapParseResult parse_bwrap_args(std::string_view text, std::shared_ptr<PathTable> paths,
+                                  std::optional<std::string_view> fds) {
+  Parser parser(text, std::move(paths));
+  if (fds) parser.read_fds(*fds);
+  return parser.run();
 }
 
 }  // namespace zpolicy::compiler

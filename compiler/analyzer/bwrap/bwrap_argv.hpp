@@ -20,6 +20,9 @@ struct BwrapOp {
   BwrapOpKind kind = BwrapOpKind::Bind;
   bool try_source = false;             // --*-bind-try: skipped when the source is missing
   std::optional<PathTable::Id> source;  // bind source on the host, in BwrapArgv::paths
+  // For --bind-fd/--ro-bind-fd: the descriptor, whose host path (`source`) the bwrap.fds
+  // table gives. Empty for a bind by path, which bwrap resolves again when it mounts.
+  std::optional<int> source_fd;
   std::string_view link_target;         // --symlink target, verbatim, in BwrapArgv::texts
   PathTable::Id dest = PathTable::kRoot;  // in BwrapArgv::paths
   std::optional<unsigned> perms;  // --perms for --tmpfs/--dir, the mode of --chmod
@@ -60,6 +63,8 @@ struct BwrapArgv {
 struct BwrapParseError {
   int line = 0;
   std::string message;
+  // The artifact the line is in: bwrap.args, or bwrap.fds for a descriptor table error.
+  std::string artifact = "bwrap.args";
 };
 
 struct BwrapParseResult {
@@ -71,7 +76,14 @@ struct BwrapParseResult {
 // Only the subset zpolicy emits is accepted; any other option, a missing or relative
 // path argument, or an argument combination bwrap itself rejects is an error, so that
 // nothing the evaluator does not understand is ever waved through.
+//
+// `fds` is the `bwrap.fds` table of a run's argv ("FD PATH" per line): what host path
+// each `--bind-fd FD` / `--ro-bind-fd FD` binds. Without it a descriptor bind is an error
+// (nothing says what it mounts). With it, a descriptor must be named by the table and
+// used by exactly one bind (bwrap closes it after the mount), may not be 0-2 or the
+// --seccomp descriptor, and every table entry must be used.
 BwrapParseResult parse_bwrap_args(std::string_view text,
-                                  std::shared_ptr<PathTable> paths = std::make_shared<PathTable>());
+                                  std::shared_ptr<PathTable> paths = std::make_shared<PathTable>(),
+                                  std::optional<std::string_view> fds = std::nullopt);
 
 }  // namespace zpolicy::compiler

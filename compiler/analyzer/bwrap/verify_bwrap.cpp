@@ -25,11 +25,11 @@ constexpr size_t kMaxRegionFindings = 32;
 
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
-Finding malformed(int line, std::string message) {
+Finding malformed(int line, std::string message, const std::string& artifact = kArtifact) {
   return Finding{kTarget,
                  "malformed-artifact",
-                 ir::SourceLoc{kArtifact, line, 1},
-                 kArtifact,
+                 ir::SourceLoc{artifact, line, 1},
+                 artifact,
                  "a bwrap argv in the subset zpolicy verifies",
                  std::move(message),
                  {}};
@@ -516,17 +516,28 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
 
 }  // namespace
 
-std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text) {
+std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text,
+                                  std::optional<std::string_view> bwrap_fds_text) {
   std::vector<Finding> findings;
   if (!ir::is_confined(resolved.mode)) return findings;
   // One table for the artifact and the intent, so that each path is interned once.
   auto paths = std::make_shared<PathTable>();
-  auto parsed = parse_bwrap_args(bwrap_args_text, paths);
+  auto parsed = parse_bwrap_args(bwrap_args_text, paths, bwrap_fds_text);
   if (parsed.error) {
-    findings.push_back(malformed(parsed.error->line, parsed.error->message));
+    findings.push_back(malformed(parsed.error->line, parsed.error->message, parsed.error->artifact));
     return findings;
   }
   const BwrapArgv& argv = *parsed.argv;
+  // A run binds what the runner opened and checked; a path is looked up again by bwrap
+  // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
+  if (bwrap_fds_text)
+    for (const auto& op : argv.ops)
+      if (op.source && !op.source_fd) {
+        Finding f = hardening(std::string(op.text), "a bind by descriptor (--bind-fd, --ro-bind-fd)",
+                              "a bind by path, resolved again when bwrap mounts it");
+        f.rule = ir::SourceLoc{kArtifact, op.line, 1};
+        findings.push_back(std::move(f));
+      }
   Intent intent(resolved, paths);
   for (const auto& p : intent.unparsable())
     findings.push_back(Finding{kTarget,
