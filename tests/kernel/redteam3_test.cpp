@@ -149,7 +149,7 @@ BOOST_DATA_TEST_CASE(verify_refuses_a_writable_bind_of_a_read_only_system_direct
   expect_refused(edit);
 }
 
-// R3-V2 (OPEN on main 3735898): `--chmod` is accepted.
+// R3-V2 (fixed: accepted on main 3735898; --chmod is outside the verified subset).
 // bwrap chmods host files through the writable workspace bind: a root-owned file in the
 // workspace becomes setuid root (E0 through the artifact), and a protected directory
 // chmodded before its read-only bind is world-writable on the host.
@@ -157,12 +157,12 @@ const Edit kChmods[] = {
     {"--chmod 4755 WS/tool", At::End, {"--chmod", "4755", "WS/tool"}},
     {"--chmod 0777 WS/.git before its bind", At::BeforeGitBind, {"--chmod", "0777", "WS/.git"}},
 };
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
 BOOST_DATA_TEST_CASE(verify_refuses_chmod_of_host_files, bdata::make(kChmods), edit) {
   expect_refused(edit);
 }
 
-// R3-V3 (OPEN on main 3735898): `--dir`, `--symlink` and
+// R3-V3 (fixed: accepted on main 3735898; --dir, and --symlink other than a readable
+// root's name, are outside the verified subset): `--dir`, `--symlink` and
 // `--perms` placed before a protected path's read-only bind create entries in the host's
 // protected directory: a `.git/hooks/pre-commit` symlink that git on the host runs.
 const Edit kCreationsInProtected[] = {
@@ -172,16 +172,15 @@ const Edit kCreationsInProtected[] = {
      {"--dir", "WS/.git/hooks", "--symlink", "/tmp/evil", "WS/.git/hooks/pre-commit"}},
     {"--perms 0777 --dir WS/.git/x", At::BeforeGitBind, {"--perms", "0777", "--dir", "WS/.git/x"}},
 };
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
 BOOST_DATA_TEST_CASE(verify_refuses_creations_inside_a_protected_path,
                      bdata::make(kCreationsInProtected), edit) {
   expect_refused(edit);
 }
 
-// R3-V4 (OPEN on main 3735898, low): a private writable
+// R3-V4 (fixed: accepted on main 3735898; a --tmpfs only at a private /tmp or a deny
+// root): a private writable
 // tmpfs over a directory the policy gives read-only from the host (/etc) is accepted; the
 // command sees and writes an /etc of its own making.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
 BOOST_AUTO_TEST_CASE(verify_refuses_a_tmpfs_over_a_read_root) {
   expect_refused({"--tmpfs /etc", At::End, {"--tmpfs", "/etc"}});
 }

@@ -182,6 +182,66 @@ void check_devices(const BwrapArgv& argv, std::vector<Finding>& out) {
   }
 }
 
+// bwrap's own creations and mode changes (--chmod, --dir, --symlink, --tmpfs) act with
+// its privileges, and under a writable bind they act on the host: `--chmod 4755` of a
+// root-owned workspace file makes it setuid on the host, a --dir or --symlink placed
+// before a protected path's read-only bind lands in the host's protected directory
+// (docs/redteam-2026-12.md R3-V2, R3-V3). A private tmpfs over a read root hides the host
+// content the policy grants (R3-V4). The emitter makes exactly these: a --symlink for each
+// readable root named through a link, a --tmpfs at /tmp when /tmp is private, and one at
+// each deny root; anything else of these kinds is outside the verified subset.
+bool emitted_creation(const ir::Resolved& intent, const BwrapOp& op, PathTable& paths) {
+  const auto is = [&](const std::string& path) {
+    auto id = paths.parse(path);
+    return id && *id == op.dest;
+  };
+  switch (op.kind) {
+    case BwrapOpKind::Symlink:
+      // The link's name decides whether the emitter made it; its target is judged
+      // against the policy by check_read_links, which names the policy line.
+      for (const auto& l : intent.read_links)
+        if (is(l.link)) return true;
+      return false;
+    case BwrapOpKind::Tmpfs:
+      if (intent.private_tmp && is("/tmp")) return true;
+      for (const auto& d : intent.deny)
+        if (d.kind != ir::HostKind::File && is(d.path)) return true;
+      return false;
+    case BwrapOpKind::Chmod:
+    case BwrapOpKind::Dir:
+      return false;
+    default:
+      return true;
+  }
+}
+
+// Reports the first creation the emitter does not make, and how many more there are.
+void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTable& paths,
+                     std::vector<Finding>& out) {
+  const BwrapOp* first = nullptr;
+  size_t more = 0;
+  for (const auto& op : argv.ops) {
+    if (emitted_creation(intent, op, paths)) continue;
+    if (first)
+      ++more;
+    else
+      first = &op;
+  }
+  if (!first) return;
+  std::string why = first->kind == BwrapOpKind::Tmpfs
+                        ? "a private tmpfs where the policy gives neither private /tmp nor a deny root"
+                    : first->kind == BwrapOpKind::Symlink
+                        ? "a symlink that is no readable root's name"
+                        : "bwrap creates or changes a mode with its own privileges, on the host "
+                          "under a bind";
+  // Quoted briefly: a hostile option may be a megabyte long.
+  std::string quoted(first->text.substr(0, 160));
+  if (first->text.size() > quoted.size()) quoted += "...";
+  std::string message = "'" + quoted + "' is outside the subset zpolicy verifies (" + why + ")";
+  if (more > 0) message += "; " + std::to_string(more) + " more such operations";
+  out.push_back(malformed(first->line, std::move(message)));
+}
+
 void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Finding>& out) {
   struct Required {
     bool present;
@@ -489,6 +549,9 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
                                {}});
   check_flags(resolved, argv.flags, findings);
   check_devices(argv, findings);
+  const size_t before_creations = findings.size();
+  check_creations(resolved, argv, *paths, findings);
+  if (findings.size() != before_creations) return findings;
   const SourceFacts facts(intent, argv.ops);
   // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
   // artifact never runs the command it was compiled for.
