@@ -151,6 +151,17 @@ std::string plan_json(const Plan& plan) {
            base64(f.content) + "\"}}";
   }
   out += "], \"status_fd\": " + (plan.status_fd ? std::to_string(*plan.status_fd) : "null");
+  out += ", \"block_fd\": " + (plan.block_fd ? std::to_string(*plan.block_fd) : "null");
+  out += ", \"setup_checks\": [";
+  for (size_t i = 0; i < plan.setup_checks.size(); ++i) {
+    const auto& c = plan.setup_checks[i];
+    out += std::string(i ? ", " : "") + "{\"path\": " + plan_string(c.path) +
+           ", \"kind\": " + json_string(c.kind) +
+           ", \"fd\": " + (c.fd ? std::to_string(*c.fd) : "null") +
+           ", \"read_only\": " + (c.read_only ? "true" : "false") +
+           ", \"link_target\": " + plan_string(c.link_target) + "}";
+  }
+  out += "]";
   out += ", \"placeholders\": [";
   for (size_t i = 0; i < plan.placeholders.size(); ++i)
     out += std::string(i ? ", " : "") + "{\"path\": " + plan_string(plan.placeholders[i].path) +

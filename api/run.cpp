@@ -92,6 +92,10 @@ Plan public_plan(const compiler::RunPlan& p) {
   out.cwd = p.cwd.empty() ? current_directory() : p.cwd;
   for (const auto& f : p.fds) out.fds.push_back({f.child_fd, f.artifact, f.bytes});
   if (p.status_fd >= 0) out.status_fd = p.status_fd;
+  if (p.block_fd >= 0) out.block_fd = p.block_fd;
+  for (const auto& e : p.expected_setup)
+    out.setup_checks.push_back(
+        {e.dest, compiler::to_string(e.kind), e.source_fd, e.read_only, e.link_target});
   if (p.backend == compiler::Backend::Bwrap && p.verified) {
     out.placeholders = placeholders_of(*p.verified);
     for (const auto& b : p.bind_sources) {

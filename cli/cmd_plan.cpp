@@ -16,8 +16,17 @@ void print_text(const Plan& plan) {
     std::cout << "fd " << f.fd << ": " << f.artifact << " (" << f.content.size() << " bytes)\n";
   if (plan.status_fd)
     std::cout << "fd " << *plan.status_fd << ": status (the write end of a pipe)\n";
+  if (plan.block_fd)
+    std::cout << "fd " << *plan.block_fd
+              << ": block (the read end of a pipe; one byte once every setup check holds)\n";
   for (const auto& p : plan.placeholders)
     std::cout << "placeholder: " << p.path << " (in " << p.root << ")\n";
+  for (const auto& c : plan.setup_checks) {
+    std::cout << "setup check: " << c.path << " is " << c.kind;
+    if (c.fd) std::cout << " of fd " << *c.fd;
+    if (!c.link_target.empty()) std::cout << " to " << c.link_target;
+    std::cout << (c.read_only ? ", read-only" : "") << "\n";
+  }
   for (const auto& l : plan.accepted) std::cout << "accepted: " << l << "\n";
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/lint/syscall_lint.hpp"
 #include "compiler/network/proxy_environment.hpp"
 #include "compiler/pipeline.hpp"
@@ -155,11 +156,16 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.argv = {kBwrapPath};
     for (auto& a : lines_of(args->content)) plan.argv.push_back(std::move(a));
     plan.argv.insert(plan.argv.end(), {"--json-status-fd", std::to_string(kStatusFd)});
+    // Above every descriptor the verified argv names (the bind sources start at 5).
+    plan.block_fd = kStatusFd + 1;
+    for (const auto& s : plan.bind_sources) plan.block_fd = std::max(plan.block_fd, s.fd + 1);
+    plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(plan.block_fd)});
+    auto parsed = parse_bwrap_args(args->content, std::make_shared<PathTable>(), fds->content);
+    if (!parsed.argv)
+      return Refusal{kExitInternal, "zpolicy: internal error: the verified bwrap.args no longer "
+                                    "parses\n"};
+    plan.expected_setup = expected_setup(*parsed.argv);
     if (compiled->resolved.network == ir::Network::Allow) {
-      // Above every descriptor the verified argv names (the bind sources start at 5).
-      plan.block_fd = kStatusFd + 1;
-      for (const auto& s : plan.bind_sources) plan.block_fd = std::max(plan.block_fd, s.fd + 1);
-      plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(plan.block_fd)});
       plan.proxy_port = proxy_port(compiled->resolved.allow);
       set_proxy_environment(plan.env, plan.proxy_port, compiled->resolved.allow);
     }

@@ -7,6 +7,7 @@
 #include <variant>
 #include <vector>
 
+#include "compiler/analyzer/bwrap/expected_setup.hpp"
 #include "compiler/analyzer/finding.hpp"
 #include "compiler/backend_paths.hpp"
 #include "compiler/lint/policy_lint.hpp"
@@ -50,7 +51,7 @@ struct RunPlan {
   Backend backend = Backend::Bwrap;
   std::string exe;                // absolute; executed as is
   // argv[0] included. Bwrap: the lines of the verified bwrap.args, --json-status-fd,
-  // "--", the command. SandboxExec: built by the runner from the profile and params.
+  // --block-fd, "--", the command. SandboxExec: built by the runner from the profile and params.
   std::vector<std::string> argv;
   std::vector<std::string> command;  // command[0] absolute (found with the sandbox's PATH)
   std::vector<std::string> env;      // the command's whole environment
@@ -65,9 +66,12 @@ struct RunPlan {
   // must create assumed (resolve_for_target). Empty for Unconfined.
   std::optional<ir::Resolved> verified;
   std::optional<std::chrono::milliseconds> timeout;
-  // Bwrap with network Allow: bwrap waits on `block_fd` (--block-fd) until the runner has
-  // put the proxy's listener on `proxy_port` of the sandbox's loopback, and the forwards.
+  // Bwrap: bwrap waits on `block_fd` (--block-fd), with the sandbox set up and the
+  // command not started, until the runner has found `expected_setup` in the sandbox's
+  // mount namespace and, under network Allow, put the proxy's listener on `proxy_port`
+  // of the sandbox's loopback, and the forwards.
   int block_fd = -1;
+  std::vector<ExpectedObject> expected_setup;
   uint16_t proxy_port = 0;
   std::vector<Lint> accepted;  // error-level lints the caller accepted (--accept)
 };

@@ -19,6 +19,7 @@
 #include "runner/bind_sources.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
+#include "runner/setup_check.hpp"
 #elif defined(__APPLE__)
 #include "runner/macos_run.hpp"
 #endif
@@ -181,36 +182,60 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
     spec.fds.push_back({status[1], plan.status_fd});
     spec.status_fd = status[0];
   }
-  // network Allow: bwrap waits on the block pipe until the proxy listens on the
-  // sandbox's loopback (docs/network.md "The proxy channel").
+  // bwrap waits on the block pipe, set up and with the command not started, until the
+  // sandbox is found to be what was verified (docs/run.md "Checking the sandbox before
+  // the command starts") and, under network Allow, the proxy listens on its loopback
+  // (docs/network.md "The proxy channel").
   int block[2] = {-1, -1};
-  std::unique_ptr<NetworkProxy> proxy;
-  std::string proxy_failure;
-  if (plan.block_fd >= 0) {
-    if (pipe2(block, O_CLOEXEC) != 0) {
-      err << "zpolicy: refusing to run: network-proxy-unavailable: " << std::strerror(errno)
-          << "; nothing ran\n";
-      close_all();
-      for (int fd : status)
-        if (fd >= 0) close(fd);
-      return kExitUnavailable;
-    }
-    payloads.push_back(block[0]);
-    spec.fds.push_back({block[0], plan.block_fd});
-    proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
-    spec.on_started = [&](pid_t init) {
-      int l = listen_in_sandbox(init, plan.proxy_port, proxy_failure);
-      if (l < 0) return false;
-      proxy->serve_proxy(l);
-      for (const auto& d : plan.verified->allow) {
-        if (d.value.kind != ir::DestinationKind::Localhost) continue;
-        l = listen_in_sandbox(init, d.value.port, proxy_failure);
-        if (l < 0) return false;
-        proxy->serve_forward(l, d.value.port);
-      }
-      return write(block[1], "1", 1) == 1;
-    };
+  if (pipe2(block, O_CLOEXEC) != 0) {
+    err << "zpolicy: cannot create the block pipe: " << std::strerror(errno) << "; nothing ran\n";
+    close_all();
+    for (int fd : status)
+      if (fd >= 0) close(fd);
+    return kExitInternal;
   }
+  payloads.push_back(block[0]);
+  spec.fds.push_back({block[0], plan.block_fd});
+  const SetupCheck setup(plan.expected_setup, sources.fds(), plan.block_fd);
+  std::unique_ptr<NetworkProxy> proxy;
+  if (plan.verified->network == ir::Network::Allow)
+    proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
+  // Why the sandbox was killed before its command could start, and the exit code.
+  std::string refused;
+  int refused_code = kExitInternal;
+  spec.on_started = [&](pid_t init) {
+    std::string why;
+    switch (setup.check(init, why)) {
+      case SetupCheck::Result::SetupEnded:
+        return true;  // bwrap failed on its own; its status stream tells
+      case SetupCheck::Result::Differs:
+        refused = "the sandbox is not what was verified: " + why +
+                  "; refusing to run what was not verified";
+        return false;
+      case SetupCheck::Result::Holds:
+        break;
+    }
+    // Served only in a sandbox found to be what was verified.
+    if (proxy) {
+      std::string failure;
+      int l = listen_in_sandbox(init, plan.proxy_port, failure);
+      if (l >= 0) {
+        proxy->serve_proxy(l);
+        for (const auto& d : plan.verified->allow) {
+          if (d.value.kind != ir::DestinationKind::Localhost) continue;
+          l = listen_in_sandbox(init, d.value.port, failure);
+          if (l < 0) break;
+          proxy->serve_forward(l, d.value.port);
+        }
+      }
+      if (l < 0) {
+        refused = "refusing to run: network-proxy-unavailable: " + failure;
+        refused_code = kExitUnavailable;
+        return false;
+      }
+    }
+    return write(block[1], "1", 1) == 1;
+  };
   spec.exe = plan.exe;
   spec.argv = plan.argv;
   spec.envp = plan.env;
@@ -223,9 +248,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
     placeholders.cleanup();
     for (int fd : status)
       if (fd >= 0) close(fd);
-    err << "zpolicy: refusing to run: network-proxy-unavailable: " << proxy_failure
-        << "; nothing ran\n";
-    return kExitUnavailable;
+    if (refused.empty()) refused = "cannot release the sandbox: " + std::string(std::strerror(errno));
+    err << "zpolicy: " << refused << "; nothing ran\n";
+    return refused_code;
   }
   if (proxy)
     for (const auto& r : proxy->refusals())

@@ -1,6 +1,8 @@
 #include "runner/network_proxy.hpp"
 
 #include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -308,8 +310,10 @@ std::vector<ProxyRefusal> NetworkProxy::refusals() const {
 
 int listen_in_sandbox(pid_t pid, uint16_t port, std::string& why) {
   const std::string ns = "/proc/" + std::to_string(pid) + "/ns/";
-  const int user_fd = open((ns + "user").c_str(), O_RDONLY | O_CLOEXEC);
   const int net_fd = open((ns + "net").c_str(), O_RDONLY | O_CLOEXEC);
+  // The user namespace that owns the network namespace, not the one `pid` is in by now:
+  // bwrap moves into a nested one (--disable-userns) that holds no capability over it.
+  const int user_fd = net_fd >= 0 ? ioctl(net_fd, NS_GET_USERNS) : -1;
   struct stat ours {}, theirs {};
   const bool same_user = user_fd >= 0 && stat("/proc/self/ns/user", &ours) == 0 &&
                          fstat(user_fd, &theirs) == 0 && ours.st_ino == theirs.st_ino &&

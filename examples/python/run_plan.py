@@ -109,6 +109,103 @@ def open_binds(binds, placeholders, created):
     return out
 
 
+def wait_until_blocked(pid, block_fd):
+    """Until bwrap's init `pid` sits in read(block_fd): every setup step is done and the
+    command not started. False when it ended first (bwrap failed on its own)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/syscall") as f:
+                words = f.read().split()
+            with open(f"/proc/{pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        if state in ("Z", "X"):
+            return False
+        if len(words) >= 2 and words[0] == "0" and int(words[1], 16) == block_fd:  # read
+            return True
+        time.sleep(0.001)
+    raise OSError("the sandbox did not finish setting up within 30 s")
+
+
+def mount_of(fd):
+    """The id of the mount descriptor `fd` is on (/proc/self/fdinfo): a destination is a
+    mount point when its mount differs from its parent's."""
+    with open(f"/proc/self/fdinfo/{fd}") as f:
+        mnt_id = next(int(l.split()[1]) for l in f if l.startswith("mnt_id:"))
+    return mnt_id
+
+
+def fs_type(pid, mnt_id):
+    """The filesystem type of mount `mnt_id` in the sandbox's /proc/PID/mountinfo."""
+    with open(f"/proc/{pid}/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            if int(fields[0]) == mnt_id:
+                return fields[fields.index("-") + 1]
+    return None
+
+
+def check_setup(pid, checks, sources):
+    """Each setup check of the plan, found below /proc/PID/root without following any
+    symlink; the reason the first one fails, or None."""
+    for c in checks:
+        path = raw(c["path"])
+        names = [n for n in path.split(b"/") if n]
+        fd = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
+        parent = None
+        try:
+            for i, name in enumerate(names):
+                if parent is not None:
+                    os.close(parent)
+                parent, fd = fd, os.open(name, os.O_PATH | os.O_NOFOLLOW, dir_fd=fd)
+                if stat.S_ISLNK(os.fstat(fd).st_mode) and i < len(names) - 1:
+                    return f"{path!r} is reached through a symlink"
+            st = os.fstat(fd)
+            kind = c["kind"]
+            if kind == "symlink":
+                if not stat.S_ISLNK(st.st_mode) or os.readlink(b"", dir_fd=fd) != raw(c["link_target"]):
+                    return f"{path!r} is not the symlink to {c['link_target']!r}"
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                return f"{path!r} is a symlink"
+            if kind == "directory":
+                if not stat.S_ISDIR(st.st_mode):
+                    return f"{path!r} is not a directory"
+                continue
+            mnt = mount_of(fd)
+            if parent is not None and mount_of(parent) == mnt:
+                return f"{path!r} is not a mount point: the mount went elsewhere"
+            if c["read_only"] and not os.fstatvfs(fd).f_flag & os.ST_RDONLY:
+                return f"{path!r} is a writable mount, not read-only"
+            if kind == "bind":
+                src = os.fstat(sources[c["fd"]])
+                if (st.st_dev, st.st_ino) != (src.st_dev, src.st_ino):
+                    return f"{path!r} shows another object than descriptor {c['fd']}"
+            elif fs_type(pid, mnt) != ("proc" if kind == "proc" else "tmpfs"):
+                return f"{path!r} is not a {kind} mount"
+        except OSError as e:
+            return f"{path!r} cannot be checked ({e.strerror})"
+        finally:
+            os.close(fd)
+            if parent is not None:
+                os.close(parent)
+    return None
+
+
+def child_pid(status_r, seen):
+    """The sandbox's init from bwrap's status stream, once it has been written."""
+    try:
+        seen += os.read(status_r, 65536)
+    except BlockingIOError:
+        pass
+    for line in seen.splitlines():
+        if b"child-pid" in line:
+            return json.loads(line)["child-pid"], seen
+    return None, seen
+
+
 def main():
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
@@ -134,6 +231,14 @@ def main():
     if plan["status_fd"] is not None:
         status_r, status_w = os.pipe()
         payloads.append((status_w, plan["status_fd"]))
+        os.set_blocking(status_r, False)
+    block_w = None
+    if plan.get("block_fd") is not None:
+        if status_r is None:
+            refuse("a block descriptor without a status stream")
+        block_r, block_w = os.pipe()
+        payloads.append((block_r, plan["block_fd"]))
+    sources = {dst: src for src, dst in payloads}
 
     pid = os.fork()
     if pid == 0:
@@ -148,8 +253,11 @@ def main():
             os.execve(exe, argv, env)
         finally:
             os._exit(125)
-    for src, _ in payloads:
-        os.close(src)
+    # The bind sources stay open until the setup check has compared them.
+    for src, dst in payloads:
+        if block_w is None or dst not in {b["fd"] for b in plan.get("binds", [])}:
+            os.close(src)
+    seen, released = b"", block_w is None
     deadline = time.monotonic() + timeout / 1000 if timeout is not None else None
     status = None
     while status is None:
@@ -162,9 +270,24 @@ def main():
             remove_placeholders(created)
             print("run_plan.py: timed out", file=sys.stderr)
             sys.exit(124)
+        elif not released:
+            init, seen = child_pid(status_r, seen)
+            if init is None:
+                time.sleep(0.001)
+                continue
+            released = True
+            why = check_setup(init, plan["setup_checks"], sources) if wait_until_blocked(
+                init, plan["block_fd"]) else None
+            for b in plan.get("binds", []):
+                os.close(sources[b["fd"]])
+            if why is not None:
+                os.killpg(pid, signal.SIGKILL)  # bwrap's init is still in this group
+                os.waitpid(pid, 0)
+                remove_placeholders(created)
+                refuse(f"the sandbox is not what was verified: {why}")
+            os.write(block_w, b"1")
         else:
             if status_r is not None:
-                os.set_blocking(status_r, False)
                 try:
                     os.read(status_r, 65536)
                 except BlockingIOError:

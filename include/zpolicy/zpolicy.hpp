@@ -202,6 +202,20 @@ struct PlanBind {
   std::string path;
   std::optional<unsigned long long> dev, ino;
 };
+// What must be found in the sandbox before the command may start (docs/run.md
+// "Checking the sandbox before the command starts"): bwrap sets up, then waits on
+// `block_fd`; the executor walks `path` below /proc/PID/root (PID: the child-pid of the
+// status stream) without following any symlink, checks it, and only then writes one
+// byte to `block_fd`. `kind` is "bind" (a mount root showing the object of bind
+// descriptor `fd`), "tmpfs", "dev" (a tmpfs), "proc" (mount roots of that type),
+// "directory", or "symlink" (to `link_target`). `read_only`: the mount must be.
+struct SetupCheck {
+  std::string path;
+  std::string kind;
+  std::optional<int> fd;
+  bool read_only = false;
+  std::string link_target;
+};
 struct Placeholder {
   std::string path;  // a directory that must exist while the sandbox runs
   std::string root;  // the writable root it lies in: create from here, following no link
@@ -214,6 +228,8 @@ struct Plan {
   std::string cwd;                 // where to start the backend
   std::vector<PlanFd> fds;         // open on these numbers when the backend starts
   std::optional<int> status_fd;    // bwrap --json-status-fd: a pipe's write end
+  std::optional<int> block_fd;     // bwrap --block-fd: a pipe's read end (setup_checks)
+  std::vector<SetupCheck> setup_checks;  // bwrap: all must hold before the release
   std::vector<Placeholder> placeholders;  // shallowest first
   std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
   std::optional<long long> timeout_ms;    // then kill the whole process group

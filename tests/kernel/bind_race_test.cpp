@@ -127,11 +127,10 @@ BOOST_DATA_TEST_CASE(a_workspace_swapped_for_a_symlink_while_runs_start_binds_no
 // a protected directory (`.git`, bound read-only), each swapped for a symlink to a victim
 // directory: the source side (bwrap would bind the victim) and the destination side (the
 // mount lands on the symlink instead of the verified directory).
-// OPEN (E1d, docs/redteam-2026-12.md): out of the suite until the destination side is
-// closed. A symlink in place of the destination when bwrap mounts, swapped back before
-// bwrap's own identity check (lstat of the destination), passes that check: the mount
-// went elsewhere and the command runs with `.git` writable. Run it by name to reproduce.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
+// E1d (docs/redteam-2026-12.md): a symlink in place of the destination when bwrap
+// mounts, swapped back before bwrap's own identity check (lstat of the destination),
+// passes that check; the runner's check of the finished setup (docs/run.md "Checking
+// the sandbox before the command starts") refuses to release the command.
 BOOST_DATA_TEST_CASE(a_pin_or_protected_dir_swapped_for_a_symlink_binds_nothing_else,
                      bdata::make(kCallers) * bdata::make({"data", ".git"}), caller, swapped) {
   Sandbox box(caller);
