@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/resolve/resolve.hpp"
+#include "compiler/review/network_diff.hpp"
 #include "compiler/review/path_diff.hpp"
 #include "compiler/review/process_diff.hpp"
 #include "compiler/review/syscall_diff.hpp"
@@ -23,6 +24,7 @@ std::vector<Difference> diff_policies(const ModedPolicy& before, const ModedPoli
   const ir::Resolved a = resolve_portable(before.policy, before.mode);
   const ir::Resolved b = resolve_portable(after.policy, after.mode);
   std::vector<Difference> both = diff_process({before.policy, a}, {after.policy, b});
+  for (auto& d : diff_network(a, b)) both.push_back(std::move(d));
   for (auto& d : diff_paths(a, b)) both.push_back(std::move(d));
   for (auto& d : both) d.targets = {ir::Target::Linux, ir::Target::Macos};
   for (auto& d : diff_syscalls({a.syscalls, default_loc(before.policy)},

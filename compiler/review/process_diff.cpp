@@ -19,18 +19,6 @@ ir::SourceLoc builtin_if_empty(const ir::SourceLoc& loc) {
   return loc.file.empty() ? ir::SourceLoc{ir::kBuiltinFile, 0, 0} : loc;
 }
 
-int breadth(ir::Network n) {
-  switch (n) {
-    case ir::Network::None:
-      return 0;
-    case ir::Network::Loopback:
-      return 1;
-    case ir::Network::Full:
-      return 2;
-  }
-  return 2;
-}
-
 // Whether keep entry `wide` keeps every name `narrow` keeps: equal, or `wide` a prefix
 // pattern ("LC_*") whose prefix starts `narrow`'s name or prefix.
 bool covers(const std::string& wide, const std::string& narrow) {
@@ -110,12 +98,6 @@ std::vector<Difference> diff_process(const Reviewed& before, const Reviewed& aft
                                                                 : Direction::Widening,
                           {ir::to_string(a.mode), "mode", builtin_if_empty(before.policy.mode.loc)},
                           {ir::to_string(b.mode), "mode", builtin_if_empty(after.policy.mode.loc)}));
-  if (a.network != b.network)
-    out.push_back(setting(Area::Network, "network",
-                          breadth(b.network) > breadth(a.network) ? Direction::Widening
-                                                                  : Direction::Narrowing,
-                          {ir::to_string(a.network), "network", a.network_loc},
-                          {ir::to_string(b.network), "network", b.network_loc}));
   diff_env(before, after, out);
   if (a.timeout != b.timeout) {
     auto side = [](const Reviewed& r) {

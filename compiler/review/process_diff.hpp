@@ -15,7 +15,7 @@ struct Reviewed {
   const ir::Resolved& resolved;
 };
 
-// The mode, the network, the environment (keep list and set values), the timeout and
+// The mode, the environment (keep list and set values), the timeout and
 // `unavailable`: each a single setting or a list, compared by meaning (a `keep` entry
 // covered by a wider one on the other side, `LC_ALL` under `LC_*`, is no difference).
 std::vector<Difference> diff_process(const Reviewed& before, const Reviewed& after);

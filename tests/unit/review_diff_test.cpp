@@ -206,6 +206,28 @@ BOOST_AUTO_TEST_CASE(network_none_to_loopback_is_a_widening_of_network_and_sysca
   BOOST_TEST(dump(r).find("AF_UNIX") == std::string::npos, dump(r));
 }
 
+BOOST_AUTO_TEST_CASE(allow_list_destinations_by_what_the_proxy_admits) {
+  const std::string before =
+      edited(golden("default.yaml"), "network: none", R"(network: {allow: [pypi.org, "*.pythonhosted.org"]})");
+  // A name a wildcard admits already: no difference.
+  BOOST_TEST(diff_texts(before, edited(before, "pypi.org, ", "pypi.org, files.pythonhosted.org, "))
+                 .differences.empty());
+  const auto added = diff_texts(before, edited(before, "pypi.org, ", "pypi.org, github.com:22, "));
+  const Difference* ssh = find(added, "network", "connect github.com:22");
+  BOOST_TEST_REQUIRE(ssh != nullptr, dump(added));
+  BOOST_TEST(ssh->widening);
+  BOOST_TEST(ssh->after.line.str() == "new.yaml:10:29");
+  BOOST_TEST(added.differences.size() == 1u, dump(added));
+  const auto full = diff_texts(before, edited(before, R"({allow: [pypi.org, "*.pythonhosted.org"]})", "full"));
+  BOOST_TEST(find(full, "network", "network") != nullptr, dump(full));
+  BOOST_TEST(full.widenings() == full.differences.size(), dump(full));
+  const auto none = diff_texts(before, golden("default.yaml"));
+  const Difference* pypi = find(none, "network", "connect pypi.org:443");
+  BOOST_TEST_REQUIRE(pypi != nullptr, dump(none));
+  BOOST_TEST(!pypi->widening);
+  BOOST_TEST(pypi->before.line.str() == "old.yaml:10:19");
+}
+
 BOOST_AUTO_TEST_CASE(the_reverse_edit_is_a_narrowing) {
   const std::string wide = edited(golden("default.yaml"), "network: none", "network: full");
   const auto r = diff_texts(wide, golden("default.yaml"));
@@ -257,6 +279,7 @@ const Edit kWidening[] = {
     {"deny-roots.yaml", "timeout: 120s", "timeout: 1h"},
     {"loopback.yaml", "action: kill", "action: errno"},
     {"loopback.yaml", "network: loopback", "network: full"},
+    {"loopback.yaml", "network: loopback", "network: {allow: [pypi.org]}"},
     {"read-only.yaml", "mode: read-only", "mode: workspace-write"},
     {"large.yaml", R"(    - "${HOME}/secret07")" "\n", ""},
 };
