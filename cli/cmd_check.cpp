@@ -117,7 +117,14 @@ int cmd_check(const Args& args) {
   const std::string format = vm["format"].as<std::string>();
   const Request request = request_of(vm);
   const std::string path = vm["policy"].as<std::string>();
-  if (vm.count("within")) return check_within_ceiling(request, vm["within"].as<std::string>(), format);
+  if (vm.count("within")) {
+    if (vm.count("workspace")) {
+      // The comparison is portable (docs/review.md): a host binding would be ignored.
+      print_diagnostics({usage_error("--within compares portable policies; drop --workspace")});
+      return kExitUsage;
+    }
+    return check_within_ceiling(request, vm["within"].as<std::string>(), format);
+  }
   if (vm.count("mode")) {
     // check covers every mode the ceiling admits; a narrower one is a question for --within.
     print_diagnostics({usage_error("--mode is only for --within (check covers every mode)")});

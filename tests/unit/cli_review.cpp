@@ -99,6 +99,8 @@ BOOST_AUTO_TEST_CASE(check_within_exits_3_on_an_escape_with_both_lines) {
   BOOST_TEST(json.out.starts_with(R"({"kind": "within", "before": "org.yaml", "after": "project.yaml")"), json.out);
   BOOST_TEST(cli.run({"check", "project.yaml", "--within", "missing.yaml"}).exit_code == 2);
   BOOST_TEST(cli.run({"check", "project.yaml", "--mode", "read-only"}).exit_code == 2);
+  BOOST_TEST(cli.run({"check", "project.yaml", "--within", "org.yaml", "--workspace", "."}).exit_code == 2);
+  BOOST_TEST(cli.run({"check", "project.yaml", "--within", "org.yaml", "--format", "sarif"}).exit_code == 2);
 }
 
 BOOST_AUTO_TEST_CASE(git_diff_shows_the_semantic_table_through_the_driver) {
