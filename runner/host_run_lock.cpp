@@ -108,21 +108,21 @@ bool HostRunLock::acquire(std::string& error, std::string& note) {
                  "placeholders and leaves them (`zpolicy doctor` says how to fix it)";
     return true;
   }
-  if (flock(fd_, LOCK_EX | LOCK_NB) == 0) {
-    coordinated_ = alone_ = names(fd_);
-  } else {
-    // Never try an exclusive lock while holding the shared one: a failed conversion drops
-    // the lock held.
-    if (!take_shared(fd_)) {
-      release();
-      error = held_for_too_long();
-      return false;
-    }
-    coordinated_ = names(fd_);
+  alone_ = flock(fd_, LOCK_EX | LOCK_NB) == 0;
+  // Never try an exclusive lock while holding the shared one: a failed conversion drops
+  // the lock held.
+  if (!alone_ && !take_shared(fd_)) {
+    release();
+    error = held_for_too_long();
+    return false;
   }
-  if (!coordinated_)
-    note = std::string(kPath) + " was replaced while this run locked it: this run leaves its "
-                                "placeholders";
+  if (!names(fd_)) {
+    release();  // not the lock other runs take: holding it would only stall them
+    note = std::string(kPath) + " was replaced while this run locked it, so this run leaves "
+                                "its placeholders";
+    return true;
+  }
+  coordinated_ = true;
   return true;
 }
 
