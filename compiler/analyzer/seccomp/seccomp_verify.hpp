@@ -31,7 +31,8 @@ struct SeccompVerification {
   // instruction and the loader's rule).
   std::string program_error;
   // Non-empty when the program does something the path proof cannot follow exactly
-  // (naming the instruction): refused rather than accepted unproven.
+  // (naming the instruction), or makes the probe sweep run past its bound: refused
+  // rather than accepted unproven.
   std::string unprovable;
   size_t paths = 0;   // paths of the program the proof followed
   size_t probes = 0;  // calls the probe sweep ran
