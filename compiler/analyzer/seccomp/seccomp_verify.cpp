@@ -41,7 +41,7 @@ std::string SeccompFinding::str() const {
   s += " args";
   for (uint64_t a : call.args) s += " " + hex(a);
   if (instruction_pointer != 0) s += " ip " + hex(instruction_pointer);
-  s += ": policy says " + intended.str() + ", filter says " + (actual ? actual->str() : "?");
+  s += ": policy says " + intended.str() + ", filter says " + seccomp_action_text(ret);
   s += "; path";
   for (uint32_t pc : trace) s += " " + std::to_string(pc);
   return s;
@@ -107,10 +107,11 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   v.mismatches += proof.mismatches;
   for (const PathCounterexample& c : proof.counterexamples) {
     reported.insert({c.audit_arch, c.call.nr});
-    SeccompFinding f{c.audit_arch, c.call, c.intended, std::nullopt, c.instruction_pointer, {}};
+    SeccompFinding f{c.audit_arch, c.call, c.intended, std::nullopt, 0, c.instruction_pointer, {}};
     const BpfRun run =
         run_bpf(*prog, SeccompData{c.call.nr, c.audit_arch, c.instruction_pointer, c.call.args}, &f.trace);
     f.actual = decode_seccomp_ret(run.ret);
+    f.ret = run.ret;
     v.findings.push_back(std::move(f));
   }
   uint32_t last_ret = 0;
@@ -132,7 +133,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     ++v.mismatches;
     // One finding per call number and ABI, so that the kept ones name distinct calls.
     if (v.findings.size() >= kKeptFindings || !reported.insert({audit, call.nr}).second) return;
-    SeccompFinding f{audit, call, want, got, 0, {}};
+    SeccompFinding f{audit, call, want, got, got_run.ret, 0, {}};
     run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
     v.findings.push_back(std::move(f));
   };

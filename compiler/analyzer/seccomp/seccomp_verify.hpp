@@ -19,6 +19,7 @@ struct SeccompFinding {
   SyscallCall call;
   ir::Action intended;
   std::optional<ir::Action> actual;  // nullopt: a return value the IR has no word for
+  uint32_t ret = 0;                  // the program's return value, whatever it selects
   uint64_t instruction_pointer = 0;
   std::vector<uint32_t> trace;       // the instructions the interpreter executed
   // The artifact answers less restrictively than the IR: a deny would be dropped.
