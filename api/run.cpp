@@ -7,6 +7,7 @@
 #include <climits>
 #include <sstream>
 
+#include "api/request.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/duration.hpp"
@@ -17,17 +18,19 @@
 namespace zpolicy {
 namespace {
 
-// The runner's request, or nullopt with the reasons printed to `messages`.
+// The runner's request with its policy loaded, or nullopt with the reasons printed to
+// `messages`.
 std::optional<runner::RunRequest> runner_request(const RunRequest& request,
                                                  std::ostream& messages) {
   ir::Diagnostics diags;
   runner::RunRequest req;
-  if (request.mode) {
-    req.mode = ir::parse_mode(*request.mode);
-    if (!req.mode)
-      diags.error({"<command line>"}, "invalid --mode '" + *request.mode +
-                                          "' (expected read-only, workspace-write or "
-                                          "danger-full-access)");
+  // The workspace is bound by the runner, after its preflight.
+  Request policy;
+  policy.policy_file = request.policy_file;
+  policy.mode = request.mode;
+  if (auto loaded = api::load_request(policy, diags)) {
+    req.policy = std::move(loaded->policy);
+    req.mode = loaded->mode;
   }
   req.policy_path = request.policy_file;
   req.workspace = request.workspace;

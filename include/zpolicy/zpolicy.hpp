@@ -142,6 +142,25 @@ ZPOLICY_API Explanation explain(const Request& request, const std::string& path,
                                 const std::string& operation = "write",
                                 const std::optional<std::string>& target = std::nullopt);
 
+// `inspect`: a compiled artifact read back by the analyzer's own readers. A seccomp
+// program (`name` ends in ".bpf", or the bytes hold a NUL) gives its disassembly, any other
+// artifact its text as it is; a program that does not parse gives exit code 2 and the
+// reason at `name`.
+ZPOLICY_API TextResult inspect(const std::string& name, const std::string& bytes);
+
+// One system call, as a seccomp program answers it.
+struct SyscallCall {
+  std::string syscall;            // a name of `arch`'s table, or a number (decimal or 0x hex)
+  std::string arch = "x86_64";    // "x86_64", "x32" or "i386"
+  std::vector<std::string> args;  // at most six numbers (decimal or 0x hex); missing ones are 0
+};
+
+// `inspect --syscall`: "NAME (ARCH #NR): ACTION (ret 0x..., N instructions)", evaluated by
+// the analyzer's BPF interpreter. Exit code 2 for a malformed call (at "<command line>") or
+// a program that does not parse (at `name`).
+ZPOLICY_API TextResult evaluate_syscall(const std::string& name, const std::string& program,
+                                        const SyscallCall& call);
+
 // The host's sandbox backend, as `doctor` reports it (docs/run.md "doctor").
 struct HostCheck {
   std::string id;
