@@ -45,4 +45,9 @@ class Placeholders {
   std::vector<Entry> entries_;
 };
 
+// The host-wide run lock taken exclusively, which succeeds only while no run of any user
+// is live on this host (every run holds it shared for its life): its descriptor, which
+// keeps every run from starting until it is closed, or -1.
+int lock_quiet_host();
+
 }  // namespace zpolicy::runner

@@ -199,6 +199,26 @@ struct RunRequest {
 // message for the user (refusals, status) goes to `messages`.
 ZPOLICY_API int run(const RunRequest& request, std::ostream& messages);
 
+// `cleanup`: the placeholders runs left behind (killed, or ended while another run was
+// live), removed as the next run would remove them (docs/run.md "Cleanup").
+struct CleanedPlaceholder {
+  std::string action;  // "removed"; "gone" (already); "kept" (for good); "left" (for now)
+  std::string path;
+  std::string reason;  // why it was kept or left
+};
+struct CleanupReport {
+  // 0 done; 1 nothing was touched because a run (of any user) is live on this host, and
+  // `placeholders` lists what is left; 2 DIR cannot be resolved; 125 the state directory
+  // is not private to the caller.
+  int exit_code = kExitOk;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<CleanedPlaceholder> placeholders;
+};
+// Only placeholders within `dir` (symlinks in `dir` itself are resolved first), or all of
+// the caller's. Never removes a directory that is not empty or not the one a run made, and
+// follows no symlink on the way to one.
+ZPOLICY_API CleanupReport cleanup(const std::optional<std::string>& dir = std::nullopt);
+
 // Everything `run` would do for a request, decided exactly as `run` decides it and
 // executed by nothing: what an embedder needs to start the sandbox itself
 // (docs/embedding.md "The run plan").
