@@ -5,10 +5,11 @@ namespace zpolicy::cli {
 int cmd_explain(const Args& args) {
   const std::string usage =
       "zpolicy explain POLICY PATH [--op read|write|create|delete] [--target linux|macos] "
-      "[--mode M] [--workspace DIR]";
+      "[--mode M] [--workspace DIR]\n       zpolicy explain POLICY --connect HOST:PORT [--mode M]";
   po::options_description opts("explain options");
   opts.add_options()("policy", po::value<std::string>()->required(), "policy file")(
-      "path", po::value<std::string>()->required(),
+      "connect", po::value<std::string>(), "explain a network destination HOST:PORT instead")(
+      "path", po::value<std::string>(),
       "path to explain: absolute, or ${WORKSPACE}/... (portable)")(
       "op", po::value<std::string>()->default_value("write"), "read, write, create or delete")(
       "target", po::value<std::string>(), "linux or macos (default: both)")(
@@ -21,9 +22,20 @@ int cmd_explain(const Args& args) {
   if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
   if (help) return kExitOk;
 
-  const auto e = explain(request_of(vm), vm["path"].as<std::string>(), vm["op"].as<std::string>(),
-                         vm.count("target") ? std::optional(vm["target"].as<std::string>())
-                                            : std::nullopt);
+  if (!vm.count("connect") && !vm.count("path")) {
+    std::cerr << "zpolicy: missing the PATH argument\nusage: " << usage << "\n";
+    return kExitUsage;
+  }
+  if (vm.count("connect") && vm.count("path")) {
+    std::cerr << "zpolicy: give either PATH or --connect HOST:PORT\nusage: " << usage << "\n";
+    return kExitUsage;
+  }
+  const auto e =
+      vm.count("connect")
+          ? explain_connect(request_of(vm), vm["connect"].as<std::string>())
+          : explain(request_of(vm), vm["path"].as<std::string>(), vm["op"].as<std::string>(),
+                    vm.count("target") ? std::optional(vm["target"].as<std::string>())
+                                       : std::nullopt);
   if (!e.answers.empty()) {
     std::cout << e.query << "\n";
     for (const auto& n : e.notes) std::cout << "  note:   " << n << "\n";

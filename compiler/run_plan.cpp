@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/lint/syscall_lint.hpp"
+#include "compiler/network/proxy_environment.hpp"
 #include "compiler/pipeline.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "zpolicy/exit_code.hpp"
@@ -153,7 +154,16 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.exe = kBwrapPath;
     plan.argv = {kBwrapPath};
     for (auto& a : lines_of(args->content)) plan.argv.push_back(std::move(a));
-    plan.argv.insert(plan.argv.end(), {"--json-status-fd", std::to_string(kStatusFd), "--"});
+    plan.argv.insert(plan.argv.end(), {"--json-status-fd", std::to_string(kStatusFd)});
+    if (compiled->resolved.network == ir::Network::Allow) {
+      // Above every descriptor the verified argv names (the bind sources start at 5).
+      plan.block_fd = kStatusFd + 1;
+      for (const auto& s : plan.bind_sources) plan.block_fd = std::max(plan.block_fd, s.fd + 1);
+      plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(plan.block_fd)});
+      plan.proxy_port = proxy_port(compiled->resolved.allow);
+      set_proxy_environment(plan.env, plan.proxy_port, compiled->resolved.allow);
+    }
+    plan.argv.push_back("--");
     plan.argv.insert(plan.argv.end(), in.command.begin(), in.command.end());
     // The filter's descriptor is the one the verified argv names (`--seccomp 3`).
     plan.fds.push_back({emitters::bwrap::kSeccompFd, bpf->content, bpf->name});

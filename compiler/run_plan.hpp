@@ -65,6 +65,10 @@ struct RunPlan {
   // must create assumed (resolve_for_target). Empty for Unconfined.
   std::optional<ir::Resolved> verified;
   std::optional<std::chrono::milliseconds> timeout;
+  // Bwrap with network Allow: bwrap waits on `block_fd` (--block-fd) until the runner has
+  // put the proxy's listener on `proxy_port` of the sandbox's loopback, and the forwards.
+  int block_fd = -1;
+  uint16_t proxy_port = 0;
   std::vector<Lint> accepted;  // error-level lints the caller accepted (--accept)
 };
 

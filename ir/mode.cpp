@@ -36,6 +36,8 @@ const char* to_string(Network n) {
       return "loopback";
     case Network::Full:
       return "full";
+    case Network::Allow:
+      return "allow";
   }
   return "none";
 }

@@ -21,7 +21,9 @@ inline bool is_confined(Mode m) { return m != Mode::DangerFullAccess; }
 std::optional<Mode> parse_mode(std::string_view text);
 const char* to_string(Mode m);
 
-enum class Network { None, Loopback, Full };
+// Allow: the sandbox's own loopback only, and zpolicy's proxy admitting the policy's
+// allow list (ir::Destination); the list lives next to this value in Policy/Resolved.
+enum class Network { None, Loopback, Full, Allow };
 std::optional<Network> parse_network(std::string_view text);
 const char* to_string(Network n);
 

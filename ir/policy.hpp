@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/destination.hpp"
 #include "ir/mode.hpp"
 #include "ir/path.hpp"
 #include "ir/path_pattern.hpp"
@@ -50,6 +51,9 @@ struct Policy {
   std::vector<Located<PathPattern>> protect_patterns;
   std::vector<Located<PathPattern>> deny_patterns;
   Located<Network> network{Network::None, {}};
+  // With network Allow: the destinations the proxy admits, sorted, each once (the first
+  // entry that names it gives the location).
+  std::vector<Located<Destination>> allow;
   SyscallSpec syscalls;
   EnvPolicy env;
   std::optional<Located<std::chrono::milliseconds>> timeout;

@@ -68,6 +68,7 @@ struct Resolved {
   // The line that decides the network: `network:`, or `mode:` when read-only forces none;
   // "<builtin>" for the default.
   SourceLoc network_loc;
+  std::vector<Located<Destination>> allow;  // network Allow only; empty otherwise
   bool private_tmp = true;  // false when a writable root is the host's /tmp
   std::string cwd;          // the sandbox's working directory
   SyscallPolicy syscalls;

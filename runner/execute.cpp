@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "compiler/resolve/resolve.hpp"
 #include "runner/backend.hpp"
@@ -16,6 +17,7 @@
 #include <sys/mman.h>
 
 #include "runner/bind_sources.hpp"
+#include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
 #elif defined(__APPLE__)
 #include "runner/macos_run.hpp"
@@ -179,6 +181,36 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
     spec.fds.push_back({status[1], plan.status_fd});
     spec.status_fd = status[0];
   }
+  // network Allow: bwrap waits on the block pipe until the proxy listens on the
+  // sandbox's loopback (docs/network.md "The proxy channel").
+  int block[2] = {-1, -1};
+  std::unique_ptr<NetworkProxy> proxy;
+  std::string proxy_failure;
+  if (plan.block_fd >= 0) {
+    if (pipe2(block, O_CLOEXEC) != 0) {
+      err << "zpolicy: refusing to run: network-proxy-unavailable: " << std::strerror(errno)
+          << "; nothing ran\n";
+      close_all();
+      for (int fd : status)
+        if (fd >= 0) close(fd);
+      return kExitUnavailable;
+    }
+    payloads.push_back(block[0]);
+    spec.fds.push_back({block[0], plan.block_fd});
+    proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
+    spec.on_started = [&](pid_t init) {
+      int l = listen_in_sandbox(init, plan.proxy_port, proxy_failure);
+      if (l < 0) return false;
+      proxy->serve_proxy(l);
+      for (const auto& d : plan.verified->allow) {
+        if (d.value.kind != ir::DestinationKind::Localhost) continue;
+        l = listen_in_sandbox(init, d.value.port, proxy_failure);
+        if (l < 0) return false;
+        proxy->serve_forward(l, d.value.port);
+      }
+      return write(block[1], "1", 1) == 1;
+    };
+  }
   spec.exe = plan.exe;
   spec.argv = plan.argv;
   spec.envp = plan.env;
@@ -186,6 +218,19 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
   spec.timeout = plan.timeout;
   Outcome outcome = supervise(spec);
   close_all();
+  if (block[1] >= 0) close(block[1]);
+  if (outcome.start_refused) {
+    placeholders.cleanup();
+    for (int fd : status)
+      if (fd >= 0) close(fd);
+    err << "zpolicy: refusing to run: network-proxy-unavailable: " << proxy_failure
+        << "; nothing ran\n";
+    return kExitUnavailable;
+  }
+  if (proxy)
+    for (const auto& r : proxy->refusals())
+      err << "zpolicy: network: refused " << r.host << ":" << r.port << " (" << r.reason
+          << "): " << r.detail << "\n";
   for (int fd : status)
     if (fd >= 0) close(fd);
   placeholders.cleanup();
@@ -208,6 +253,11 @@ int execute(const compiler::RunPlan& plan, std::ostream& err) {
       break;
     case compiler::Backend::SandboxExec:
 #if defined(__APPLE__)
+      if (plan.verified && plan.verified->network == ir::Network::Allow) {
+        err << "zpolicy: refusing to run: network-proxy-unavailable: the allow-list proxy is "
+               "not served on macOS yet (issue 15); nothing ran\n";
+        return kExitUnavailable;
+      }
       return run_sandbox_exec(plan.exe,
                               SandboxExecRun{plan.sbpl_profile, plan.sbpl_params, plan.command,
                                              plan.env, plan.cwd, plan.timeout},

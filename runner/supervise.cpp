@@ -263,7 +263,7 @@ Outcome supervise(const SpawnSpec& spec) {
   std::optional<Clock::time_point> grace_until;
   int forwarded = 0;
   int wstatus = 0;
-  bool done = false, timed_out = false;
+  bool done = false, timed_out = false, started_hook_ran = false;
   // Kills the sandbox through its init when bwrap has named it: the pid namespace dies
   // with it, and bwrap's monitor, alive, still reports whether the command was exec'd.
   // Without an init (not started yet, or no bwrap) the whole process group is killed.
@@ -296,6 +296,14 @@ Outcome supervise(const SpawnSpec& spec) {
     pollfd fds[2] = {{sfd, POLLIN, 0}, {status.open ? status.fd : -1, POLLIN, 0}};
     poll(fds, 2, wait_ms);
     if (fds[1].revents) status.drain();
+    if (spec.on_started && !started_hook_ran)
+      if (pid_t init = status.child_pid()) {
+        started_hook_ran = true;
+        if (!spec.on_started(init)) {
+          out.start_refused = true;
+          kill_sandbox();
+        }
+      }
     unsigned char si;
     while (read(sfd, &si, 1) == 1) {
       int sig = si;

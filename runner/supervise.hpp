@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +21,9 @@ struct SpawnSpec {
   std::string cwd;  // the child's working directory; empty: this process's
   std::optional<std::chrono::milliseconds> timeout;
   int status_fd = -1;  // read end of bwrap's --json-status-fd pipe, or -1
+  // Called once, as soon as bwrap names the sandbox's init (before the command can have
+  // started when bwrap waits on --block-fd); false kills the sandbox.
+  std::function<bool(pid_t init)> on_started;
 };
 
 struct Outcome {
@@ -33,6 +37,7 @@ struct Outcome {
   bool setup_finished = false;
   int signal = 0;          // the last SIGINT, SIGTERM or SIGHUP this process received, or 0
   bool killed_by_signal = false;  // a second such signal made us kill the whole tree
+  bool start_refused = false;     // on_started returned false and the sandbox was killed
 };
 
 // Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the

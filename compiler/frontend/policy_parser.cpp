@@ -99,10 +99,7 @@ class Frontend {
       p.mode = ir::Located<ir::Mode>{*m, loc(*keys["mode"])};
     }
     filesystem(keys.count("filesystem") ? keys["filesystem"] : nullptr, p);
-    if (keys.count("network"))
-      if (auto n = enum_value(*keys["network"], "network", ir::parse_network,
-                              {"none", "loopback", "full"}))
-        p.network = ir::Located<ir::Network>{*n, loc(*keys["network"])};
+    if (keys.count("network")) network(*keys["network"], p);
     if (keys.count("syscalls")) syscalls(*keys["syscalls"], p.syscalls);
     if (keys.count("process")) process(*keys["process"], p);
     else
@@ -262,6 +259,43 @@ class Frontend {
       }
     }
     if (keys.count("deny")) p.deny = paths(*keys["deny"], "deny", false, &p.deny_patterns);
+  }
+
+  // `none | loopback | full`, or a mapping `{allow: [ENTRY, ...]}` (docs/network.md).
+  void network(const YamlNode& n, ir::Policy& p) {
+    if (n.kind != Kind::Map) {
+      if (auto v = enum_value(n, "network", ir::parse_network, {"none", "loopback", "full"}))
+        p.network = ir::Located<ir::Network>{*v, loc(n)};
+      return;
+    }
+    auto keys = map_keys(n, {"allow"});
+    if (!keys.count("allow")) {
+      if (n.entries.empty() || !diags_.has_errors())
+        error(n, "a network mapping needs 'allow: [DESTINATION, ...]'");
+      return;
+    }
+    const YamlNode& list = *keys["allow"];
+    std::vector<Located<ir::Destination>> allow;
+    for (auto& [text, where] : string_list(list, "allow")) {
+      ir::DestinationError why;
+      auto parsed = ir::parse_destination(text, &why);
+      if (!parsed) {
+        diags_.error(where, "in 'allow': " + why.reason);
+        continue;
+      }
+      for (auto& d : *parsed) allow.push_back({std::move(d), where});
+    }
+    if (list.kind == Kind::Sequence && list.items.empty())
+      error(list, "an empty allow list admits nothing; write 'network: none'");
+    // Sorted and each destination once, the first entry naming it keeping its line:
+    // `pypi.org` and `pypi.org:443` overlap by design and say the same thing.
+    std::stable_sort(allow.begin(), allow.end(),
+                     [](const auto& a, const auto& b) { return a.value < b.value; });
+    allow.erase(std::unique(allow.begin(), allow.end(),
+                            [](const auto& a, const auto& b) { return a.value == b.value; }),
+                allow.end());
+    p.network = ir::Located<ir::Network>{ir::Network::Allow, loc(n)};
+    p.allow = std::move(allow);
   }
 
   std::optional<ir::Action> action(const YamlNode& n, const std::string& key) {

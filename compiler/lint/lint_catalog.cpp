@@ -47,6 +47,14 @@ const std::vector<LintRule>& lint_catalog() {
        "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log)",
        "Programs, configuration and state the host runs or reads back, often as root (dpkg "
        "maintainer scripts, cron jobs), become writable from the sandbox."},
+      {"ZP014", "PublicSuffixWildcard", S::Error,
+       "a network allow-list wildcard covers a whole public suffix (*.com, *.co.uk, *.github.io)",
+       "Anyone can own a name below a public suffix, so the entry admits anyone: an "
+       "exfiltration path. docs/lints.md lists the suffixes zpolicy knows."},
+      {"ZP015", "AllowEntryNeverMatches", S::Warning,
+       "a network allow-list entry can never be admitted",
+       "An ip: literal the proxy refuses (loopback, private, link-local, ...), or a name "
+       "under .localhost or .invalid; the host's loopback is reached with localhost:PORT."},
       {"ZP100", "SyscallRule", S::Error,
        "a syscall rule names no syscall or argument of the target, or compares bits the kernel "
        "ignores",

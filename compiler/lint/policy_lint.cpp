@@ -1,5 +1,6 @@
 #include "compiler/lint/policy_lint.hpp"
 
+#include "compiler/lint/network_lint.hpp"
 #include "compiler/lint/lint_catalog.hpp"
 
 #include <sys/stat.h>
@@ -396,6 +397,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     add("ZP007", S::Warning, p.network.loc,
         "network: full in a policy with " + std::to_string(p.deny.size()) +
             " deny roots: secrets kept from the filesystem can still leave through the network");
+  for (auto& l : lint_network(p)) out.push_back(std::move(l));
   for (const auto& d : p.deny)
     for (const auto& w : p.write)
       for (const auto& pr : p.protect) {

@@ -90,6 +90,7 @@ ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
       mode == ir::Mode::ReadOnly && policy.network.value != ir::Network::None ? policy.mode.loc
                                                                                 : policy.network.loc;
   r.network_loc = decided_by.file.empty() ? ir::SourceLoc{ir::kBuiltinFile, 0, 0} : decided_by;
+  if (r.network == ir::Network::Allow) r.allow = policy.allow;
   r.syscalls = effective_syscalls(policy, mode);
   r.env = policy.env;
   if (policy.timeout) r.timeout = policy.timeout->value;

@@ -70,7 +70,8 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
 // sendto() to a socket file). `loopback`: the sandbox has its own network namespace
 // holding only `lo`, so AF_INET and AF_INET6 sockets reach nothing but the sandbox
 // itself; every other family (AF_UNIX for the reason above, AF_NETLINK, AF_PACKET,
-// AF_VSOCK, ...) stays denied. `full`: no network rules.
+// AF_VSOCK, ...) stays denied. `allow` is `loopback` for the filter: the runner's proxy
+// and forwards listen on that loopback (docs/network.md). `full`: no network rules.
 //
 // Under both, socketpair() may make a private AF_UNIX pair only of a connected type:
 // SOCK_STREAM or SOCK_SEQPACKET, whose ends refuse connect() (EISCONN) and ignore or
@@ -91,6 +92,7 @@ void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network
       out.rules.push_back(rule("sendto", deny, network.loc, {arg(4, ir::CmpOp::Ne, 0)}));
       break;
     case ir::Network::Loopback:
+    case ir::Network::Allow:  // the proxy listens on the sandbox's own loopback
       out.rules.push_back(rule("socket", deny, network.loc,
                                {arg(0, ir::CmpOp::Ne, kAF_INET),
                                 arg(0, ir::CmpOp::Ne, kAF_INET6)}));

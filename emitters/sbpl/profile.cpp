@@ -262,6 +262,17 @@ class Builder {
         line("(allow network-inbound (local ip \"localhost:*\"))");
         line("(allow network-outbound (remote ip \"localhost:*\"))");
         return;
+      case ir::Network::Allow:
+        // The macOS runner does not serve the proxy yet (issue 15): only the policy's
+        // `localhost:PORT` forwards, which on macOS are the host's loopback itself.
+        blank();
+        line("; Network: allow list; the proxy is not served on macOS, so only the");
+        line("; localhost:PORT entries are reachable.");
+        for (const auto& d : r_.allow)
+          if (d.value.kind == ir::DestinationKind::Localhost)
+            line("(allow network-outbound (remote ip \"localhost:" + std::to_string(d.value.port) +
+                 "\"))");
+        return;
       case ir::Network::Full:
         blank();
         line("; Network: everything, plus the services that name resolution and TLS");

@@ -142,6 +142,11 @@ ZPOLICY_API Explanation explain(const Request& request, const std::string& path,
                                 const std::string& operation = "write",
                                 const std::optional<std::string>& target = std::nullopt);
 
+// What the policy's network says about one destination "HOST:PORT" (`explain --connect`):
+// the allow-list entry that admits it or the refusal, and how each target reaches it
+// (docs/network.md). Names are not resolved.
+ZPOLICY_API Explanation explain_connect(const Request& request, const std::string& destination);
+
 // `inspect`: a compiled artifact read back by the analyzer's own readers. A seccomp
 // program (`name` ends in ".bpf", or the bytes hold a NUL) gives its disassembly, any other
 // artifact its text as it is; a program that does not parse gives exit code 2 and the

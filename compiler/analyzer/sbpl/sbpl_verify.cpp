@@ -268,12 +268,17 @@ PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) con
   return PathVerdicts({read, write_data, write, unlink, link, ioctl, map, exec(f)});
 }
 
-Verdict network_intent(const ir::Resolved& r, std::string_view target) {
+Verdict network_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
   Verdict v{SbplIntent::Deny, "network: ", nullptr, ir::to_string(n)};
   if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
     v.intent = SbplIntent::Allow;
+  if (n == ir::Network::Allow && op == "network-outbound")
+    for (const auto& d : r.allow)
+      if (d.value.kind == ir::DestinationKind::Localhost &&
+          target == "localhost:" + std::to_string(d.value.port))
+        v.intent = SbplIntent::Allow;
   return v;
 }
 
@@ -500,6 +505,8 @@ void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& 
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
+  for (const auto& d : r.allow)  // the ports the policy forwards, whether the profile names them
+    if (d.value.kind == ir::DestinationKind::Localhost) ports.push_back(std::to_string(d.value.port));
   for (int fresh = 8080;; ++fresh)
     if (std::find(ports.begin(), ports.end(), std::to_string(fresh)) == ports.end()) {
       ports.push_back(std::to_string(fresh));
@@ -511,10 +518,10 @@ void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& 
     for (const char* host : {"localhost:", "192.0.2.1:"})
       for (const auto& port : ports) {
         const std::string t = host + port;
-        on_other(op, t, network_intent(r, t));
+        on_other(op, t, network_intent(r, op, t));
       }
   on_other("network-outbound", "unix:/private/var/run/docker.sock",
-           network_intent(r, "unix:/private/var/run/docker.sock"));
+           network_intent(r, "network-outbound", "unix:/private/var/run/docker.sock"));
   // A global-name filter tells its name from every other: each named service, the
   // design's own, and one nobody names.
   std::vector<std::string> services(names.services.begin(), names.services.end());

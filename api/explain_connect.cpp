@@ -1,0 +1,72 @@
+// `explain --connect HOST:PORT`: what the policy's network says about one destination,
+// and how each target reaches it. The name is not resolved here: the proxy resolves it
+// at run time and refuses it then if any address is not public (docs/network.md).
+#include "api/request.hpp"
+#include "compiler/network/admission.hpp"
+
+namespace zpolicy {
+
+Explanation explain_connect(const Request& request, const std::string& destination) {
+  Explanation out;
+  ir::Diagnostics diags;
+  const auto colon = destination.rfind(':');
+  const bool port_digits = colon != std::string::npos && colon + 1 < destination.size() &&
+                           colon + 6 >= destination.size() &&
+                           destination.find_first_not_of("0123456789", colon + 1) == std::string::npos;
+  const unsigned long port = port_digits ? std::stoul(destination.substr(colon + 1)) : 0;
+  if (colon == 0 || port == 0 || port > 65535)
+    diags.error({"<command line>"}, "invalid --connect '" + destination + "' (expected HOST:PORT)");
+  auto loaded = api::load_request(request, diags);
+  if (!loaded || diags.has_errors()) {
+    api::add_all(out.diagnostics, diags);
+    out.exit_code = kExitUsage;
+    return out;
+  }
+  const ir::Policy& policy = loaded->policy;
+  const std::string host = destination.substr(0, colon);
+  out.query = "connect " + destination;
+  const ir::Network n =
+      loaded->mode == ir::Mode::ReadOnly ? ir::Network::None : policy.network.value;
+  const std::string rule =
+      policy.network.loc.file.empty() ? std::string(ir::kBuiltinFile) : policy.network.loc.str();
+  ExplainAnswer linux_answer{Target::Linux, {}, {}, {}};
+  ExplainAnswer macos_answer{Target::Macos, {}, {}, {}};
+  if (loaded->mode == ir::Mode::DangerFullAccess || n == ir::Network::Full) {
+    linux_answer.policy = "allowed — network full (" + rule + ")";
+    linux_answer.artifact = macos_answer.artifact = "allowed: the host network";
+  } else if (n != ir::Network::Allow) {
+    linux_answer.policy = std::string("refused — network ") + ir::to_string(n) + " (" + rule + ")";
+    linux_answer.artifact = n == ir::Network::Loopback
+                                ? "refused: only the sandbox's own loopback is reachable"
+                                : "refused: no socket reaches anything";
+    macos_answer.artifact = "refused";
+  } else {
+    const auto a =
+        compiler::match_destination(policy.allow, host, static_cast<uint16_t>(port));
+    if (!a.admitted) {
+      linux_answer.policy =
+          std::string("refused (") + compiler::to_string(*a.refusal) + ") — " + a.reason;
+      linux_answer.artifact =
+          "refused: the proxy refuses it; a direct connection reaches only the sandbox's own "
+          "loopback";
+      macos_answer.artifact = "refused";
+    } else if (a.entry->value.kind == ir::DestinationKind::Localhost) {
+      linux_answer.policy = "admitted — " + a.reason;
+      linux_answer.artifact = "127.0.0.1:" + std::to_string(port) +
+                              " inside the sandbox is forwarded to the host's 127.0.0.1:" +
+                              std::to_string(port);
+      macos_answer.artifact = "allowed: the profile allows localhost:" + std::to_string(port);
+    } else {
+      linux_answer.policy = "admitted — " + a.reason;
+      linux_answer.artifact =
+          "through zpolicy's proxy only (HTTP CONNECT or an absolute-form request); the proxy "
+          "resolves the name and refuses it if any address is not public";
+      macos_answer.artifact = "refused: the proxy is not served on macOS yet (issue 15)";
+    }
+  }
+  out.answers.push_back(std::move(linux_answer));
+  out.answers.push_back(std::move(macos_answer));
+  return out;
+}
+
+}  // namespace zpolicy

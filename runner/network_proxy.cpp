@@ -1,0 +1,388 @@
+#include "runner/network_proxy.hpp"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "compiler/network/admission.hpp"
+
+namespace zpolicy::runner {
+
+struct NetworkProxy::State {
+  std::vector<ir::Located<ir::Destination>> allow;
+  PinnedNames pinned;
+  mutable std::mutex mu;
+  std::set<ProxyRefusal> refused;
+  std::vector<int> listeners;
+  std::vector<std::thread> acceptors;
+};
+
+namespace {
+
+constexpr size_t kMaxHead = 16 * 1024;
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n) {
+    ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// Copies both ways until both directions are closed.
+void relay(int a, int b) {
+  bool open[2] = {true, true};  // a→b, b→a
+  char buf[64 * 1024];
+  while (open[0] || open[1]) {
+    pollfd fds[2] = {{open[0] ? a : -1, POLLIN, 0}, {open[1] ? b : -1, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (!fds[i].revents) continue;
+      const int from = i == 0 ? a : b, to = i == 0 ? b : a;
+      ssize_t r = recv(from, buf, sizeof buf, 0);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0 || !write_all(to, buf, static_cast<size_t>(r))) {
+        shutdown(to, SHUT_WR);
+        open[i] = false;
+      }
+    }
+  }
+}
+
+int connect_to(const ir::IpAddress& address, uint16_t port) {
+  sockaddr_storage ss{};
+  socklen_t len = 0;
+  if (address.v6) {
+    auto* s6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    s6->sin6_family = AF_INET6;
+    s6->sin6_port = htons(port);
+    std::memcpy(&s6->sin6_addr, address.bytes.data(), 16);
+    len = sizeof *s6;
+  } else {
+    auto* s4 = reinterpret_cast<sockaddr_in*>(&ss);
+    s4->sin_family = AF_INET;
+    s4->sin_port = htons(port);
+    std::memcpy(&s4->sin_addr, address.bytes.data(), 4);
+    len = sizeof *s4;
+  }
+  int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::vector<ir::IpAddress> resolve(const NetworkProxy::State& s, const std::string& host) {
+  std::string key = host;
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (key.ends_with('.')) key.pop_back();
+  if (auto it = s.pinned.find(key); it != s.pinned.end()) return it->second;
+  std::vector<ir::IpAddress> out;
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0) return out;
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    ir::IpAddress a;
+    if (ai->ai_family == AF_INET) {
+      std::memcpy(a.bytes.data(), &reinterpret_cast<sockaddr_in*>(ai->ai_addr)->sin_addr, 4);
+    } else if (ai->ai_family == AF_INET6) {
+      a.v6 = true;
+      std::memcpy(a.bytes.data(), &reinterpret_cast<sockaddr_in6*>(ai->ai_addr)->sin6_addr, 16);
+    } else {
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  freeaddrinfo(res);
+  return out;
+}
+
+void respond(int fd, const char* status, const std::string& body, const char* refusal = nullptr) {
+  std::string r = std::string("HTTP/1.1 ") + status + "\r\n";
+  if (refusal) r += std::string("X-Zpolicy-Refusal: ") + refusal + "\r\n";
+  r += "Content-Type: text/plain\r\nContent-Length: " + std::to_string(body.size() + 1) +
+       "\r\nConnection: close\r\n\r\n" + body + "\n";
+  write_all(fd, r.data(), r.size());
+}
+
+// "host:port" or "[v6]:port" → (host, port); port 0 when missing or invalid.
+std::pair<std::string, uint16_t> split_authority(std::string_view a, uint16_t default_port) {
+  std::string_view host = a, port;
+  if (a.starts_with('[')) {
+    const size_t close = a.find(']');
+    if (close == std::string_view::npos) return {"", 0};
+    host = a.substr(0, close + 1);
+    if (close + 1 < a.size()) {
+      if (a[close + 1] != ':') return {"", 0};
+      port = a.substr(close + 2);
+    }
+  } else if (const size_t colon = a.rfind(':'); colon != std::string_view::npos) {
+    host = a.substr(0, colon);
+    port = a.substr(colon + 1);
+  }
+  if (port.empty()) return {std::string(host), default_port};
+  unsigned long p = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9' || (p = p * 10 + static_cast<unsigned long>(c - '0')) > 65535)
+      return {"", 0};
+  }
+  return {std::string(host), static_cast<uint16_t>(p)};
+}
+
+void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
+  std::string head;
+  char buf[4096];
+  size_t end = std::string::npos;
+  while ((end = head.find("\r\n\r\n")) == std::string::npos && head.size() < kMaxHead) {
+    ssize_t r = recv(client, buf, sizeof buf, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      close(client);
+      return;
+    }
+    head.append(buf, static_cast<size_t>(r));
+  }
+  if (end == std::string::npos) {
+    respond(client, "431 Request Header Fields Too Large", "zpolicy: request head too large");
+    close(client);
+    return;
+  }
+  const std::string rest = head.substr(end + 4);
+  const size_t line_end = head.find("\r\n");
+  const std::string line = head.substr(0, line_end);
+  const size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
+  if (sp1 == std::string::npos || sp2 == sp1) {
+    respond(client, "400 Bad Request", "zpolicy: malformed request line");
+    close(client);
+    return;
+  }
+  const std::string method = line.substr(0, sp1);
+  const std::string target = line.substr(sp1 + 1, sp2 - sp1 - 1);
+  const std::string version = line.substr(sp2 + 1);
+  const bool is_connect = method == "CONNECT";
+  std::string authority, path = "/";
+  if (is_connect) {
+    authority = target;
+  } else if (target.rfind("http://", 0) == 0) {
+    const size_t slash = target.find('/', 7);
+    authority = target.substr(7, slash == std::string::npos ? std::string::npos : slash - 7);
+    if (slash != std::string::npos) path = target.substr(slash);
+  } else {
+    respond(client, "400 Bad Request",
+            "zpolicy: the proxy takes CONNECT host:port or an absolute http:// request");
+    close(client);
+    return;
+  }
+  auto [host, port] = split_authority(authority, is_connect ? 0 : 80);
+  if (host.empty() || port == 0 || authority.find('@') != std::string::npos) {
+    respond(client, "400 Bad Request", "zpolicy: malformed destination '" + authority + "'");
+    close(client);
+    return;
+  }
+  const bool literal = compiler::host_literal(host).has_value();
+  const auto addresses = literal ? std::vector<ir::IpAddress>{} : [&] {
+    // Resolve only names the list names: an unlisted name never reaches a resolver.
+    auto first = compiler::match_destination(s->allow, host, port);
+    return first.admitted ? resolve(*s, host) : std::vector<ir::IpAddress>{};
+  }();
+  const auto a = compiler::admit(s->allow, host, port, addresses);
+  if (!a.admitted) {
+    {
+      std::lock_guard<std::mutex> lock(s->mu);
+      s->refused.insert({host, port, compiler::to_string(*a.refusal), a.reason});
+    }
+    respond(client, "403 Forbidden", "zpolicy: refused " + a.reason, compiler::to_string(*a.refusal));
+    close(client);
+    return;
+  }
+  const int upstream = connect_to(*a.address, port);
+  if (upstream < 0) {
+    respond(client, "502 Bad Gateway",
+            "zpolicy: cannot connect to " + a.address->str() + ":" + std::to_string(port) + ": " +
+                std::strerror(errno));
+    close(client);
+    return;
+  }
+  bool ok = true;
+  if (is_connect) {
+    const std::string established = version + " 200 Connection established\r\n\r\n";
+    ok = write_all(client, established.data(), established.size()) &&
+         write_all(upstream, rest.data(), rest.size());
+  } else {
+    // Origin form to the server; the proxy's own headers stay here.
+    std::string out = method + " " + path + " " + version + "\r\n";
+    size_t pos = line_end + 2;
+    while (pos < end) {
+      const size_t next = head.find("\r\n", pos);
+      const std::string h = head.substr(pos, next - pos);
+      std::string lower = h.substr(0, h.find(':'));
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower != "proxy-connection" && lower != "proxy-authorization") out += h + "\r\n";
+      pos = next + 2;
+    }
+    out += "\r\n" + rest;
+    ok = write_all(upstream, out.data(), out.size());
+  }
+  if (ok) relay(client, upstream);
+  close(upstream);
+  close(client);
+}
+
+void handle_forward(int client, uint16_t port) {
+  const int upstream = connect_to(*ir::IpAddress::parse("127.0.0.1"), port);
+  if (upstream >= 0) {
+    relay(client, upstream);
+    close(upstream);
+  }
+  close(client);
+}
+
+template <class Handle>
+void accept_loop(int listener, Handle handle) {
+  while (true) {
+    int c = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // shut down
+    }
+    std::thread([handle, c] { handle(c); }).detach();
+  }
+}
+
+}  // namespace
+
+NetworkProxy::NetworkProxy(std::vector<ir::Located<ir::Destination>> allow, PinnedNames pinned)
+    : state_(std::make_shared<State>()) {
+  state_->allow = std::move(allow);
+  state_->pinned = std::move(pinned);
+}
+
+NetworkProxy::~NetworkProxy() {
+  for (int fd : state_->listeners) shutdown(fd, SHUT_RDWR);
+  for (auto& t : state_->acceptors) t.join();
+  for (int fd : state_->listeners) close(fd);
+}
+
+void NetworkProxy::serve_proxy(int listener) {
+  state_->listeners.push_back(listener);
+  auto s = state_;
+  state_->acceptors.emplace_back([s, listener] {
+    accept_loop(listener, [s](int c) { handle_client(s, c); });
+  });
+}
+
+void NetworkProxy::serve_forward(int listener, uint16_t port) {
+  state_->listeners.push_back(listener);
+  state_->acceptors.emplace_back([listener, port] {
+    accept_loop(listener, [port](int c) { handle_forward(c, port); });
+  });
+}
+
+std::vector<ProxyRefusal> NetworkProxy::refusals() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return {state_->refused.begin(), state_->refused.end()};
+}
+
+int listen_in_sandbox(pid_t pid, uint16_t port, std::string& why) {
+  const std::string ns = "/proc/" + std::to_string(pid) + "/ns/";
+  const int user_fd = open((ns + "user").c_str(), O_RDONLY | O_CLOEXEC);
+  const int net_fd = open((ns + "net").c_str(), O_RDONLY | O_CLOEXEC);
+  struct stat ours {}, theirs {};
+  const bool same_user = user_fd >= 0 && stat("/proc/self/ns/user", &ours) == 0 &&
+                         fstat(user_fd, &theirs) == 0 && ours.st_ino == theirs.st_ino &&
+                         ours.st_dev == theirs.st_dev;
+  int pair[2];
+  if (user_fd < 0 || net_fd < 0 || socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    why = std::string("cannot reach the sandbox's namespaces: ") + std::strerror(errno);
+    if (user_fd >= 0) close(user_fd);
+    if (net_fd >= 0) close(net_fd);
+    return -1;
+  }
+  const pid_t child = fork();
+  if (child == 0) {
+    // Only system calls from here: this process may have threads.
+    int err = 0;
+    int fd = -1;
+    if (!same_user && setns(user_fd, CLONE_NEWUSER) != 0) err = errno;
+    if (!err && setns(net_fd, CLONE_NEWNET) != 0) err = errno;
+    if (!err && (fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) err = errno;
+    const int one = 1;
+    sockaddr_in sa{};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons(port);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (!err && setsockopt(fd, IPPROTO_IP, IP_FREEBIND, &one, sizeof one) != 0) err = errno;
+    if (!err && setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0) err = errno;
+    if (!err && bind(fd, reinterpret_cast<sockaddr*>(&sa), sizeof sa) != 0) err = errno;
+    if (!err && listen(fd, 128) != 0) err = errno;
+    char data[sizeof(int)];
+    std::memcpy(data, &err, sizeof err);
+    iovec iov{data, sizeof data};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    if (!err) {
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      cmsghdr* c = CMSG_FIRSTHDR(&msg);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int));
+      std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+    }
+    _exit(sendmsg(pair[1], &msg, 0) < 0 ? 1 : 0);
+  }
+  close(pair[1]);
+  close(user_fd);
+  close(net_fd);
+  int err = 0, fd = -1;
+  char data[sizeof(int)];
+  iovec iov{data, sizeof data};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  const ssize_t got = child > 0 ? recvmsg(pair[0], &msg, MSG_CMSG_CLOEXEC) : -1;
+  close(pair[0]);
+  if (child > 0) waitpid(child, nullptr, 0);
+  if (got != static_cast<ssize_t>(sizeof data)) {
+    why = "the helper that joins the sandbox's network namespace failed";
+    return -1;
+  }
+  std::memcpy(&err, data, sizeof err);
+  if (cmsghdr* c = CMSG_FIRSTHDR(&msg); !err && c && c->cmsg_type == SCM_RIGHTS)
+    std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+  if (err || fd < 0) {
+    why = std::string("cannot listen on the sandbox's loopback: ") + std::strerror(err ? err : EBADF);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace zpolicy::runner

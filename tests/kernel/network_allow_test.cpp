@@ -1,0 +1,159 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "sandbox_fixture.hpp"
+
+// `network: {allow: ...}` end to end (docs/network.md): real HTTP servers on addresses
+// the host routes, in a private network and mount namespace of the test (so the host's
+// interfaces and /etc/hosts stay untouched; the proxy resolves through the test's
+// /etc/hosts). curl inside the sandbox goes through the proxy variables; every refused
+// destination's server must have received nothing, and the refusals are reported.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+// Serves HTTP on each ADDRESS:PORT and counts TCP and UDP on 198.51.100.7:53; appends
+// one line per request or datagram to HITS. argv: HITS SECONDS.
+const char* kServers = R"PY(import socket, sys, threading, time, http.server
+hits_path, seconds = sys.argv[1], float(sys.argv[2])
+lock = threading.Lock()
+def hit(what):
+    with lock, open(hits_path, "a") as f:
+        f.write(what + "\n")
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        hit("HTTP %s:%d %s" % (self.server.server_address[0], self.server.server_address[1], self.path))
+        b = b"hello from %s\n" % self.server.server_address[0].encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(b))); self.end_headers(); self.wfile.write(b)
+    def log_message(self, *a): pass
+def serve(addr, port):
+    http.server.ThreadingHTTPServer((addr, port), H).serve_forever()
+def dns_udp():
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("198.51.100.7", 53))
+    while True:
+        s.recvfrom(512); hit("DNS udp")
+def dns_tcp():
+    s = socket.socket(); s.bind(("198.51.100.7", 53)); s.listen()
+    while True:
+        s.accept(); hit("DNS tcp")
+for addr, port in [("198.51.100.7", 8080), ("198.51.100.7", 9090), ("127.0.0.1", 8080),
+                   ("127.0.0.1", 5432), ("10.0.0.7", 8080), ("169.254.169.254", 8080)]:
+    threading.Thread(target=serve, args=(addr, port), daemon=True).start()
+threading.Thread(target=dns_udp, daemon=True).start()
+threading.Thread(target=dns_tcp, daemon=True).start()
+open(hits_path + ".ready", "w").close()
+time.sleep(seconds)
+)PY";
+
+const char* kHosts = R"HOSTS(127.0.0.1 localhost
+198.51.100.7 allowed.test other.test
+127.0.0.1 rebind-loop.test
+10.0.0.7 rebind-private.test
+169.254.169.254 metadata.test
+)HOSTS";
+
+const char* kPolicy = R"YAML(zpolicy: 1
+mode: workspace-write
+network:
+  allow:
+    - allowed.test:8080
+    - rebind-loop.test:8080
+    - rebind-private.test:8080
+    - metadata.test:8080
+    - localhost:5432
+)YAML";
+
+// Inside the sandbox: each case prints its name and curl's HTTP status (000: no answer).
+const char* kClient = R"SH(code() { curl -s -m 5 -o /dev/null -w "%{http_code}" "$@"; }
+echo "plain $(curl -s -m 5 http://allowed.test:8080/plain)"
+echo "connect $(curl -s -m 5 -p http://allowed.test:8080/tunnel)"
+echo "other-port $(code http://allowed.test:9090/other-port)"
+echo "not-listed $(code http://other.test:8080/not-listed)"
+echo "ip-literal $(code http://198.51.100.7:8080/ip-literal)"
+echo "connect-ip-literal $(code -p http://198.51.100.7:8080/connect-ip-literal)"
+echo "rebind-loop $(code http://rebind-loop.test:8080/rebind-loop)"
+echo "rebind-private $(code http://rebind-private.test:8080/rebind-private)"
+echo "metadata $(code http://metadata.test:8080/metadata)"
+echo "direct $(code --noproxy '*' http://198.51.100.7:8080/direct)"
+echo "forward $(curl -s -m 5 http://127.0.0.1:5432/forward)"
+echo "unforwarded $(code --noproxy '*' http://127.0.0.1:8080/unforwarded)"
+python3 -c '
+import socket
+for t, name in ((socket.SOCK_DGRAM, "udp"), (socket.SOCK_STREAM, "tcp")):
+    try:
+        s = socket.socket(socket.AF_INET, t); s.settimeout(2)
+        s.connect(("198.51.100.7", 53)); s.send(b"q"); print("dns-" + name, "sent")
+    except OSError as e:
+        print("dns-" + name, "refused", e.errno)
+'
+echo "proxy $HTTP_PROXY $https_proxy $ALL_PROXY $NO_PROXY"
+)SH";
+
+bool has_line(const std::string& text, const std::string& line) {
+  return ("\n" + text + "\n").find("\n" + line + "\n") != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_network_allow)
+
+BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy,
+                     bdata::make(kCallers), caller) {
+  Sandbox sb(caller);
+  const std::string servers = sb.base() + "/servers.py", hosts = sb.base() + "/hosts",
+                    hits = sb.base() + "/hits";
+  sb.write_file(servers, kServers);
+  sb.write_file(hosts, kHosts);
+  const std::string policy = sb.write_policy("allow.yaml", kPolicy);
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"bash", "-c", kClient};
+  // Root, before setpriv: a private network namespace with the test addresses on its
+  // loopback, a private /etc/hosts, the servers; then zpolicy as the caller.
+  spec.root_prefix = {
+      "/usr/bin/unshare", "-mn", "/bin/sh", "-c",
+      "ip link set lo up && for a in 198.51.100.7 10.0.0.7 169.254.169.254; do "
+      "ip addr add $a/32 dev lo || exit 1; done && mount --bind " + hosts + " /etc/hosts && "
+      "(/usr/bin/python3 " + servers + " " + hits + " 60 &) && "
+      "for i in $(seq 100); do [ -e " + hits + ".ready ] && break; sleep 0.1; done && "
+      "exec \"$@\"",
+      "sh"};
+  const RunResult r = sb.run(spec);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
+  const std::string& out = r.out;
+  BOOST_TEST(has_line(out, "plain hello from 198.51.100.7"), r.describe());
+  BOOST_TEST(has_line(out, "connect hello from 198.51.100.7"), r.describe());
+  for (const char* refused : {"other-port", "not-listed", "ip-literal", "rebind-loop",
+                              "rebind-private", "metadata"})
+    BOOST_TEST(has_line(out, std::string(refused) + " 403"), refused << "\n" << r.describe());
+  BOOST_TEST(has_line(out, "connect-ip-literal 000"), r.describe());  // CONNECT refused: 403, no tunnel
+  BOOST_TEST(has_line(out, "direct 000"), r.describe());
+  BOOST_TEST(has_line(out, "unforwarded 000"), r.describe());
+  BOOST_TEST(has_line(out, "forward hello from 127.0.0.1"), r.describe());
+  BOOST_TEST(has_line(out, "dns-udp refused 101"), r.describe());
+  BOOST_TEST(has_line(out, "dns-tcp refused 101"), r.describe());
+  BOOST_TEST(has_line(out, "proxy http://127.0.0.1:3128 http://127.0.0.1:3128 "
+                           "http://127.0.0.1:3128 localhost,127.0.0.1,::1"),
+             r.describe());
+  // The servers behind every refused destination received nothing.
+  const std::string got = read_file(hits).value_or("");
+  BOOST_TEST(got == "HTTP 198.51.100.7:8080 /plain\nHTTP 198.51.100.7:8080 /tunnel\n"
+                    "HTTP 127.0.0.1:5432 /forward\n");
+  // Each refusal once on stderr, with its reason.
+  for (const char* line :
+       {"zpolicy: network: refused allowed.test:9090 (port-not-listed)",
+        "zpolicy: network: refused other.test:8080 (not-listed)",
+        "zpolicy: network: refused 198.51.100.7:8080 (not-listed)",
+        "zpolicy: network: refused rebind-loop.test:8080 (address-refused)",
+        "zpolicy: network: refused rebind-private.test:8080 (address-refused)",
+        "zpolicy: network: refused metadata.test:8080 (address-refused)"}) {
+    const size_t at = r.err.find(line);
+    BOOST_TEST((at != std::string::npos && r.err.find(line, at + 1) == std::string::npos),
+               line << "\n" << r.err);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel

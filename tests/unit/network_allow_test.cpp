@@ -1,0 +1,272 @@
+// The allow-list language (ir/destination, the frontend) and the proxy's admission
+// function (compiler/network/admission), tested on their own and against each other.
+#include <boost/test/unit_test.hpp>
+
+#include <random>
+
+#include "compiler/lint/policy_lint.hpp"
+#include "compiler/network/admission.hpp"
+#include "support/cli.hpp"
+#include "support/parse.hpp"
+
+namespace zpolicy {
+namespace {
+
+std::string policy_with(const std::string& entries) {
+  return "zpolicy: 1\nmode: workspace-write\nnetwork:\n  allow: [" + entries + "]\n";
+}
+
+std::vector<ir::Located<ir::Destination>> allow_of(const std::string& entries) {
+  auto parsed = test::parse(policy_with(entries));
+  BOOST_TEST_REQUIRE(parsed.errors == "");
+  return parsed.policy->allow;
+}
+
+std::vector<ir::IpAddress> addrs(std::initializer_list<const char*> texts) {
+  std::vector<ir::IpAddress> out;
+  for (const char* t : texts) out.push_back(*ir::IpAddress::parse(t));
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(network_allow)
+
+BOOST_AUTO_TEST_CASE(entries_are_sorted_deduplicated_and_default_to_80_and_443) {
+  auto parsed = test::parse(policy_with(
+      "pypi.org, \"*.PythonHosted.org\", github.com:22, localhost:5432, pypi.org:443, "
+      "\"ip:[2001:DB8::0:1]:443\", ip:192.0.2.7"));
+  BOOST_TEST_REQUIRE(parsed.errors == "");
+  std::vector<std::string> got;
+  for (const auto& d : parsed.policy->allow) got.push_back(d.value.str() + "@" + d.loc.str());
+  const std::vector<std::string> want = {
+      "github.com:22@p.yaml:4:43",        "pypi.org:80@p.yaml:4:11",
+      "pypi.org:443@p.yaml:4:11",         "*.pythonhosted.org:80@p.yaml:4:21",
+      "*.pythonhosted.org:443@p.yaml:4:21", "localhost:5432@p.yaml:4:58",
+      "ip:192.0.2.7:80@p.yaml:4:114",     "ip:192.0.2.7:443@p.yaml:4:114",
+      "ip:[2001:db8::1]:443@p.yaml:4:88"};
+  BOOST_TEST(got == want, boost::test_tools::per_element());
+  BOOST_TEST(std::string(ir::to_string(parsed.policy->network.value)) == "allow");
+}
+
+BOOST_AUTO_TEST_CASE(bad_entries_are_refused_at_their_position) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"https://pypi.org", "a scheme"},
+      {"pypi.org/simple", "a path or query"},
+      {"user@pypi.org", "a user part"},
+      {"a..org", "empty label"},
+      {".pypi.org", "empty label"},
+      {"pypi.org.", "empty label"},
+      {"foo*.com", "whole leading label"},
+      {"a.*.com", "whole leading label"},
+      {"\"*\"", "a wildcard alone"},
+      {"pypi.org:0", "out of range"},
+      {"pypi.org:65536", "out of range"},
+      {"pypi.org:x", "a number from 1 to 65535"},
+      {"10.0.0.1", "bare IP literal"},
+      {"\"[2001:db8::1]:443\"", "bare IP literal"},
+      {"\"2001:db8::1\"", "bare IP literal"},
+      {"127.1", "looks like an IP address"},
+      {"localhost", "localhost needs a port"},
+      {"ip:pypi.org", "'ip:' must be followed"},
+      {"\"pypi .org\"", "whitespace"},
+      {"\"b\u00fccher.de\"", "non-ASCII"},
+      {"a_b-.org", "start or end with '-'"},
+      {"\"\"", "empty entry"},
+  };
+  for (const auto& [entry, why] : cases) {
+    auto parsed = test::parse(policy_with(entry));
+    BOOST_TEST_CONTEXT(entry) {
+      BOOST_TEST(!parsed.policy);
+      BOOST_TEST(parsed.errors.starts_with("p.yaml:4:11: error: in 'allow': "));
+      BOOST_TEST(parsed.errors.find(why) != std::string::npos, parsed.errors);
+    }
+  }
+  BOOST_TEST(test::parse("zpolicy: 1\nmode: workspace-write\nnetwork: {allow: []}\n")
+                 .errors.find("an empty allow list admits nothing") != std::string::npos);
+  BOOST_TEST(test::parse("zpolicy: 1\nmode: workspace-write\nnetwork: {deny: [a.org]}\n")
+                 .errors.find("unknown key 'deny'") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(lints_name_public_suffix_wildcards_and_entries_that_never_match) {
+  auto ids = [](const std::string& entries) {
+    auto parsed = test::parse(policy_with(entries));
+    BOOST_TEST_REQUIRE(parsed.errors == "");
+    std::vector<std::string> out;
+    for (const auto& l : compiler::lint_policy(*parsed.policy, {})) out.push_back(l.id);
+    return out;
+  };
+  BOOST_TEST(ids("\"*.com\"") == std::vector<std::string>{"ZP014"});
+  BOOST_TEST(ids("\"*.co.uk\"") == std::vector<std::string>{"ZP014"});
+  BOOST_TEST(ids("\"*.github.io\"") == std::vector<std::string>{"ZP014"});
+  BOOST_TEST(ids("\"*.example.co.uk\", \"*.pythonhosted.org\"").empty());
+  BOOST_TEST(ids("ip:10.1.2.3:443") == std::vector<std::string>{"ZP015"});
+  BOOST_TEST(ids("ip:169.254.169.254:80") == std::vector<std::string>{"ZP015"});
+  BOOST_TEST(ids("db.localhost:5432") == std::vector<std::string>{"ZP015"});
+  BOOST_TEST(ids("ip:192.0.2.1:443").empty());
+}
+
+BOOST_AUTO_TEST_CASE(address_scopes) {
+  const std::pair<const char*, ir::AddressScope> cases[] = {
+      {"8.8.8.8", ir::AddressScope::Public},
+      {"198.51.100.7", ir::AddressScope::Public},
+      {"2606:4700::1111", ir::AddressScope::Public},
+      {"127.0.0.1", ir::AddressScope::Loopback},
+      {"127.255.0.9", ir::AddressScope::Loopback},
+      {"::1", ir::AddressScope::Loopback},
+      {"10.0.0.1", ir::AddressScope::Private},
+      {"172.16.0.1", ir::AddressScope::Private},
+      {"172.31.255.255", ir::AddressScope::Private},
+      {"172.32.0.1", ir::AddressScope::Public},
+      {"192.168.1.1", ir::AddressScope::Private},
+      {"100.64.0.1", ir::AddressScope::Private},
+      {"fd00::1", ir::AddressScope::Private},
+      {"fc00::1", ir::AddressScope::Private},
+      {"169.254.169.254", ir::AddressScope::LinkLocal},
+      {"fe80::1", ir::AddressScope::LinkLocal},
+      {"224.0.0.1", ir::AddressScope::Multicast},
+      {"ff02::1", ir::AddressScope::Multicast},
+      {"0.0.0.0", ir::AddressScope::Unspecified},
+      {"::", ir::AddressScope::Unspecified},
+      {"255.255.255.255", ir::AddressScope::Reserved},
+      {"::ffff:8.8.8.8", ir::AddressScope::Ipv4Mapped},
+      {"::ffff:127.0.0.1", ir::AddressScope::Ipv4Mapped},
+      {"64:ff9b::a9fe:a9fe", ir::AddressScope::Translated},
+      {"64:ff9b::808:808", ir::AddressScope::Public},
+  };
+  for (const auto& [text, scope] : cases)
+    BOOST_TEST_CONTEXT(text) {
+      BOOST_TEST(std::string(ir::to_string(ir::scope_of(*ir::IpAddress::parse(text)))) ==
+                 ir::to_string(scope));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_address) {
+  const auto allow =
+      allow_of("pypi.org, \"*.pythonhosted.org\", github.com:22, localhost:5432, ip:192.0.2.7:443");
+  const auto pub = addrs({"151.101.0.223"});
+  auto verdict = [&](const char* host, uint16_t port, const std::vector<ir::IpAddress>& a) {
+    auto r = compiler::admit(allow, host, port, a);
+    return r.admitted ? std::string("admitted") : std::string(compiler::to_string(*r.refusal));
+  };
+  BOOST_TEST(verdict("pypi.org", 443, pub) == "admitted");
+  BOOST_TEST(verdict("PyPI.org.", 80, pub) == "admitted");
+  BOOST_TEST(verdict("pypi.org", 8443, pub) == "port-not-listed");
+  BOOST_TEST(verdict("files.pythonhosted.org", 443, pub) == "admitted");
+  BOOST_TEST(verdict("a.b.pythonhosted.org", 443, pub) == "admitted");
+  BOOST_TEST(verdict("pythonhosted.org", 443, pub) == "not-listed");
+  BOOST_TEST(verdict("evilpythonhosted.org", 443, pub) == "not-listed");
+  BOOST_TEST(verdict("pypi.org.evil.com", 443, pub) == "not-listed");
+  BOOST_TEST(verdict("github.com", 22, pub) == "admitted");
+  BOOST_TEST(verdict("github.com", 443, pub) == "port-not-listed");
+  BOOST_TEST(verdict("151.101.0.223", 443, {}) == "not-listed");
+  BOOST_TEST(verdict("192.0.2.7", 443, {}) == "admitted");
+  BOOST_TEST(verdict("pypi.org", 443, {}) == "not-resolved");
+  for (const char* bad : {"127.0.0.1", "10.0.0.5", "192.168.0.1", "172.20.0.1", "fd12::1",
+                          "169.254.169.254", "fe80::1", "224.0.0.251", "0.0.0.0", "::",
+                          "::ffff:127.0.0.1", "::ffff:151.101.0.223", "::1"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      BOOST_TEST(verdict("pypi.org", 443, addrs({bad})) == "address-refused");
+      // One bad address among good ones refuses the lot: a rebinding answer.
+      BOOST_TEST(verdict("pypi.org", 443, addrs({"151.101.0.223", bad})) == "address-refused");
+    }
+  }
+  // localhost:PORT is the one way to the host's loopback, and only on its port.
+  auto local = compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}));
+  BOOST_TEST(local.admitted);
+  BOOST_TEST(local.address->str() == "127.0.0.1");
+  BOOST_TEST(verdict("localhost", 5433, {}) == "port-not-listed");
+  BOOST_TEST(verdict("127.0.0.1", 5432, {}) == "not-listed");
+  // The admitted address is the one checked: the first the resolver returned.
+  auto a = compiler::admit(allow, "pypi.org", 443, addrs({"151.101.0.223", "151.101.64.223"}));
+  BOOST_TEST(a.address->str() == "151.101.0.223");
+  BOOST_TEST(a.entry->value.str() == "pypi.org:443");
+}
+
+// Property: over random allow lists and random requests, admit() admits exactly when an
+// entry names the host on that port (by the definition of the language, computed here
+// independently) and every address is public.
+BOOST_AUTO_TEST_CASE(admission_agrees_with_the_policy_on_random_requests) {
+  std::mt19937 rng(15);
+  const std::vector<std::string> labels = {"a", "b", "pypi", "org", "com", "x-y"};
+  const std::vector<uint16_t> ports = {22, 80, 443, 8080};
+  const std::vector<const char*> pool = {"151.101.0.223", "8.8.4.4", "10.0.0.1", "127.0.0.1",
+                                         "169.254.169.254", "2606:4700::1", "fd00::2"};
+  auto name = [&](size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) s += (i ? "." : "") + labels[rng() % labels.size()];
+    return s;
+  };
+  for (int round = 0; round < 300; ++round) {
+    std::string entries;
+    std::vector<std::tuple<bool, std::string, std::optional<uint16_t>>> spec;
+    for (size_t i = 0, n = 1 + rng() % 4; i < n; ++i) {
+      const bool wild = rng() % 3 == 0;
+      std::string host = name(2 + rng() % 2);
+      if (host.find('.') == std::string::npos || std::isdigit(host.back())) continue;
+      std::optional<uint16_t> port;
+      if (rng() % 2) port = ports[rng() % ports.size()];
+      spec.emplace_back(wild, host, port);
+      entries += std::string(entries.empty() ? "" : ", ") + (wild ? "\"*." : "\"") + host +
+                 (port ? ":" + std::to_string(*port) : "") + "\"";
+    }
+    if (spec.empty()) continue;
+    auto parsed = test::parse(policy_with(entries));
+    BOOST_TEST_REQUIRE(parsed.errors == "", entries);
+    for (int q = 0; q < 40; ++q) {
+      const std::string host = name(1 + rng() % 4);
+      const uint16_t port = ports[rng() % ports.size()];
+      std::vector<ir::IpAddress> a;
+      for (size_t i = 0, n = rng() % 3; i < n; ++i) a.push_back(*ir::IpAddress::parse(pool[rng() % pool.size()]));
+      bool listed = false;
+      for (const auto& [wild, h, p] : spec) {
+        const bool host_ok = wild ? host.size() > h.size() + 1 && host.ends_with("." + h) : host == h;
+        const bool port_ok = p ? *p == port : (port == 80 || port == 443);
+        listed = listed || (host_ok && port_ok);
+      }
+      bool all_public = !a.empty();
+      for (const auto& x : a) all_public = all_public && ir::scope_of(x) == ir::AddressScope::Public;
+      const auto got = compiler::admit(parsed.policy->allow, host, port, a);
+      BOOST_TEST_CONTEXT(entries << " ? " << host << ":" << port) {
+        BOOST_TEST(got.admitted == (listed && all_public));
+        if (got.admitted) BOOST_TEST(got.address->str() == a.front().str());
+      }
+    }
+  }
+}
+
+// The analyzer proves the only way out is the sandbox's own loopback, where the proxy
+// listens: an argv without --unshare-net, or a filter that lets AF_UNIX or netlink
+// sockets through, is a finding (exit 3), and explain answers for a destination.
+BOOST_AUTO_TEST_CASE(the_analyzer_refuses_an_allow_list_artifact_with_another_way_out) {
+  test::Cli cli;
+  cli.copy_golden("allow-list.yaml", "p.yaml");
+  cli.dir.write("full.yaml", "zpolicy: 1\nmode: workspace-write\nnetwork: full\n");
+  BOOST_TEST_REQUIRE(cli.run({"compile", "p.yaml", "--target", "linux", "--out", "a"}).exit_code == 0);
+  BOOST_TEST_REQUIRE(cli.run({"compile", "full.yaml", "--target", "linux", "--out", "f"}).exit_code == 0);
+  BOOST_TEST(cli.run({"verify", "p.yaml", "a", "--target", "linux"}).exit_code == 0);
+  const std::string args = test::slurp(cli.dir / "a/bwrap.args");
+  const std::string without = args.substr(0, args.find("--unshare-net\n")) +
+                              args.substr(args.find("--unshare-net\n") + 14);
+  cli.dir.write("a/bwrap.args", without);
+  auto r = cli.run({"verify", "p.yaml", "a", "--target", "linux"});
+  BOOST_TEST(r.exit_code == 3);
+  BOOST_TEST(r.err.find("--unshare-net") != std::string::npos, r.err);
+  cli.dir.write("a/bwrap.args", args);
+  cli.dir.write("a/seccomp.bpf", test::slurp(cli.dir / "f/seccomp.bpf"));
+  r = cli.run({"verify", "p.yaml", "a", "--target", "linux"});
+  BOOST_TEST(r.exit_code == 3);
+  BOOST_TEST(r.err.find("x86_64 socket(0x1,") != std::string::npos, r.err);
+
+  r = cli.run({"explain", "p.yaml", "--connect", "pypi.org:443"});
+  BOOST_TEST(r.exit_code == 0);
+  BOOST_TEST(r.out.find("admitted — allowed by 'pypi.org:443' at p.yaml:6:7") != std::string::npos, r.out);
+  r = cli.run({"explain", "p.yaml", "--connect", "pypi.org:8080"});
+  BOOST_TEST(r.out.find("refused (port-not-listed)") != std::string::npos, r.out);
+  r = cli.run({"explain", "p.yaml", "--connect", "169.254.169.254:80"});
+  BOOST_TEST(r.out.find("refused (not-listed)") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy
