@@ -99,6 +99,7 @@ std::optional<Cleanup> remove_stale_placeholders(const std::optional<std::string
       else if (p)
         left.push_back(line);
     }
+    if (mine.empty() && !left.empty()) continue;
     for (const auto& p : mine) restore_access_if_ours(p);
     for (auto it = mine.rbegin(); it != mine.rend(); ++it)
       out.placeholders.emplace_back(it->path, remove_if_ours(*it));
