@@ -75,15 +75,39 @@ std::string sarif_output(const std::vector<Diagnostic>& results) {
   return out + "]}]}\n";
 }
 
+// `check POLICY --within CEILING`: the escapes, in the review's forms (docs/review.md).
+int check_within_ceiling(const Request& request, const std::string& ceiling,
+                         const std::string& format_name) {
+  const auto format = parse_diff_format(format_name);
+  Request ceiling_request;
+  ceiling_request.policy_file = ceiling;
+  if (!format) {
+    print_diagnostics({usage_error("invalid --format with --within (expected text, json or markdown)")});
+    return kExitUsage;
+  }
+  const auto result = check_within(request, ceiling_request);
+  if (result.exit_code == kExitUsage) {
+    print_diagnostics(result.diagnostics);
+    return kExitUsage;
+  }
+  std::cout << render_diff(result, *format);
+  return result.exit_code;
+}
+
 }  // namespace
 
 int cmd_check(const Args& args) {
-  const std::string usage = "zpolicy check POLICY [--workspace DIR] [--format text|json|sarif]";
+  const std::string usage =
+      "zpolicy check POLICY [--workspace DIR] [--format text|json|sarif]\n"
+      "       zpolicy check POLICY --within CEILING [--mode M] [--format text|json|markdown]";
   po::options_description opts("check options");
   opts.add_options()("policy", po::value<std::string>()->required(), "policy file")(
       "workspace", po::value<std::string>(),
       "also run the host-bound lints and verify the linux artifacts bound to DIR")(
-      "format", po::value<std::string>()->default_value("text"), "text, json or sarif");
+      "format", po::value<std::string>()->default_value("text"), "text, json or sarif")(
+      "within", po::value<std::string>(),
+      "prove POLICY allows nothing CEILING does not (every target, every mode up to POLICY's)")(
+      "mode", po::value<std::string>(), "with --within: check POLICY narrowed to mode M");
   po::positional_options_description pos;
   pos.add("policy", 1);
   po::variables_map vm;
@@ -93,6 +117,19 @@ int cmd_check(const Args& args) {
   const std::string format = vm["format"].as<std::string>();
   const Request request = request_of(vm);
   const std::string path = vm["policy"].as<std::string>();
+  if (vm.count("within")) {
+    if (vm.count("workspace")) {
+      // The comparison is portable (docs/review.md): a host binding would be ignored.
+      print_diagnostics({usage_error("--within compares portable policies; drop --workspace")});
+      return kExitUsage;
+    }
+    return check_within_ceiling(request, vm["within"].as<std::string>(), format);
+  }
+  if (vm.count("mode")) {
+    // check covers every mode the ceiling admits; a narrower one is a question for --within.
+    print_diagnostics({usage_error("--mode is only for --within (check covers every mode)")});
+    return kExitUsage;
+  }
   if (format != "text" && format != "json" && format != "sarif") {
     std::vector<Diagnostic> diags = {usage_error("invalid --format (expected text, json or sarif)")};
     auto checked = validate(request);

@@ -11,6 +11,7 @@ using Args = std::vector<std::string>;
 int cmd_compile(const Args& args);
 int cmd_verify(const Args& args);
 int cmd_check(const Args& args);
+int cmd_diff(const Args& args);
 int cmd_explain(const Args& args);
 int cmd_inspect(const Args& args);
 int cmd_run(const Args& args);

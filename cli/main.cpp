@@ -20,6 +20,7 @@ const std::map<std::string, Command>& commands() {
       {"compile", {cmd_compile, "compile a policy into a target's artifacts"}},
       {"verify", {cmd_verify, "check a compiled artifact directory against a policy"}},
       {"check", {cmd_check, "lint a policy and verify every target"}},
+      {"diff", {cmd_diff, "the semantic difference of two policies: what widened, what narrowed"}},
       {"explain", {cmd_explain, "say which rule decides an access, and why"}},
       {"inspect", {cmd_inspect, "disassemble a BPF program or pretty-print an artifact"}},
       {"run", {cmd_run, "run a command inside the compiled sandbox (fail-closed)"}},

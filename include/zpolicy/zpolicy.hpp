@@ -114,6 +114,66 @@ struct LintRule {
 };
 ZPOLICY_API std::vector<LintRule> lint_rules();
 
+// Review (docs/review.md): what one policy allows that another does not.
+
+// A line of a policy: empty `file` when no line of the policy speaks of it (a `keep`
+// entry one side lacks).
+struct PolicyLine {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  // "file:line:col", "file" without a position, "" when empty.
+  std::string str() const;
+};
+
+// One policy's answer for a difference's subject: "allowed", "denied", "errno(1)",
+// "loopback", "120s", "kept"; the rule in words; the line that decides it.
+struct DiffSide {
+  std::string verdict;
+  std::string reason;
+  PolicyLine line;
+};
+
+// One semantic difference. `widening`: the newer policy (or the checked policy) allows
+// what the older one (or the ceiling) does not.
+struct Difference {
+  std::vector<Target> targets;  // where it holds
+  std::string area;  // "mode", "filesystem", "network", "syscalls", "environment", "timeout", "unavailable"
+  // "${WORKSPACE}/.git and 2 paths probed below it", "socket(AF_INET)", "keep AWS_*"
+  std::string subject;
+  std::string path_class;  // filesystem: "protected path ${WORKSPACE}/.git", "child of ..."
+  std::vector<std::string> operations;  // filesystem: "read", "write", "create", "delete"
+  std::vector<std::string> paths;       // filesystem: every probed path that changes so
+  bool widening = false;
+  DiffSide before, after;
+  std::string mode;  // check_within: the mode of the policy it escapes in; "" for diff
+};
+
+struct DiffResult {
+  // diff: 0 no semantic difference, 1 a difference, 2 bad input.
+  // check_within: 0 within the ceiling, 2 bad input, 3 an access escapes it.
+  int exit_code = kExitOk;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<Difference> differences;
+  bool within = false;          // a check_within result (escapes) rather than a diff
+  std::string before, after;    // the names compared: OLD and NEW, or CEILING and POLICY
+  size_t widenings() const;
+};
+
+// The semantic difference of two policies, each in its mode (`Request::mode` narrows
+// it), resolved portably: the same answer on every machine.
+ZPOLICY_API DiffResult diff(const Request& before, const Request& after);
+
+// Whether everything `policy` allows `ceiling` allows too, in every mode `policy`'s
+// ceiling admits; each escape is a widening with both policies' lines.
+ZPOLICY_API DiffResult check_within(const Request& policy, const Request& ceiling);
+
+enum class DiffFormat { Text, Json, Markdown };
+ZPOLICY_API std::optional<DiffFormat> parse_diff_format(const std::string& name);
+// The result for a terminal, as one JSON document, or as a Markdown table for a pull
+// request. Deterministic: the differences in the order the result holds them.
+ZPOLICY_API std::string render_diff(const DiffResult& result, DiffFormat format);
+
 // One target's answer to "may PATH be accessed this way?".
 struct ExplainAnswer {
   Target target = Target::Linux;

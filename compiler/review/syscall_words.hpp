@@ -1,0 +1,19 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ir/syscall_policy.hpp"
+
+namespace zpolicy::compiler::review {
+
+// Syscall arguments in the words a reviewer knows: the argument's name where the call is
+// one the built-in rules name ("domain" of socket), and constants by name (AF_INET,
+// TIOCSTI, CLONE_NEWUSER, S_ISUID), otherwise "arg2" and hexadecimal.
+std::string argument_name(std::string_view call, unsigned index);
+std::string value_words(std::string_view call, unsigned index, uint64_t value);
+// "domain != AF_INET", "flags has CLONE_NEWUSER", "type lacks 0x2".
+std::string condition_words(std::string_view call, const ir::ArgCondition& c);
+
+}  // namespace zpolicy::compiler::review
