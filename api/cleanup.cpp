@@ -38,12 +38,10 @@ CleanupReport cleanup(const std::optional<std::string>& dir) {
     out.exit_code = kExitIncomplete;
     out.diagnostics.push_back(
         {"", Severity::Error, "zpolicy", 0, 0,
-         "a zpolicy run is live on this host (any user's) and may rely on any placeholder; "
-         "nothing was removed: run cleanup again when no run is live",
-         {}});
+         done->why_not + "; nothing was removed: run cleanup again when no run is live", {}});
     for (const auto& p : runner::stale_placeholders())
       if (!within || ir::path_within(*within, p))
-        out.placeholders.push_back({"left", p, "a run is live on this host"});
+        out.placeholders.push_back({"left", p, "cleanup acts only while no run is live"});
     return out;
   }
   for (const auto& [path, removal] : done->placeholders) {

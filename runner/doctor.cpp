@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "runner/host_run_lock.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/stale_placeholders.hpp"
 
@@ -201,6 +202,25 @@ HostCheck state_directory() {
 #endif
 }
 
+HostCheck host_run_lock() {
+#if defined(__linux__)
+  // As root this also creates it: the lock must exist before an unprivileged run can
+  // coordinate with other users' runs (runner/host_run_lock.hpp).
+  const std::string why = HostRunLock::ensure();
+  if (why.empty()) return {"host-run-lock", Status::Ok, HostRunLock::kPath, "", ""};
+  struct stat st;
+  if (lstat(HostRunLock::kDir, &st) != 0 || lstat(HostRunLock::kPath, &st) != 0)
+    return {"host-run-lock", Status::Warning,
+            why + "; until it exists, runs leave their placeholders in the workspace", "",
+            "run `sudo zpolicy doctor` once after each boot (or any run as root)"};
+  return {"host-run-lock", Status::Failed,
+          why + "; runs leave their placeholders in the workspace", "",
+          std::string("as root: `rm -rf ") + HostRunLock::kDir + " && zpolicy doctor`"};
+#else
+  return {"host-run-lock", Status::Info, "none (a macOS run creates no placeholders)", "", ""};
+#endif
+}
+
 #if defined(__linux__)
 HostCheck stale_placeholders_check() {
   const auto stale = stale_placeholders();
@@ -270,6 +290,7 @@ DoctorReport doctor() {
   r.checks.push_back({"sandbox-exec", Status::Ok, std::string(kSandboxExec), "", ""});
 #endif
   r.checks.push_back(state_directory());
+  r.checks.push_back(host_run_lock());
 #if defined(__linux__)
   r.checks.push_back(stale_placeholders_check());
 #endif

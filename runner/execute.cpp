@@ -142,6 +142,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
   }
+  if (!placeholders.note().empty()) err << "zpolicy: note: " << placeholders.note() << "\n";
   if (auto changed = changed_since_verified(*plan.verified, live)) {
     err << "zpolicy: the workspace changed after verification: " << *changed
         << "; refusing to run what was not verified; nothing ran\n";

@@ -2,6 +2,7 @@
 
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/state_dir.hpp"
+#include "runner/host_run_lock.hpp"
 #include "runner/open_no_symlinks.hpp"
 #include "runner/placeholder_removal.hpp"
 #include "runner/run_records.hpp"
@@ -78,53 +79,7 @@ void reconcile_dead(const std::vector<RunRecord>& records, const std::set<std::s
   }
 }
 
-// Every run on the host, whoever started it, holds this lock shared for its life. Run
-// records are per user, so only the lock tells one user's cleanup that another user's run
-// (or the same user's under another state directory) may rely on a placeholder: a
-// placeholder is removed only by a run that can take it exclusively, that is when no other
-// run is live. /dev/shm is the sandbox's own in every run (bwrap --dev), so no sandbox can
-// hold it.
-constexpr const char* kHostRunLock = "/dev/shm/zpolicy-runs.lock";
-
-// Opens the lock and takes it: exclusively when no other run is live (`alone`: this run may
-// then reconcile dead runs, and must downgrade to shared after), else shared. Never try an
-// exclusive lock while holding the shared one: a failed conversion drops the lock held.
-int host_lock(std::string& error, bool& alone) {
-  int fd = open(kHostRunLock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-  if (fd >= 0) fchmod(fd, 0666);  // for other users' runs; fails harmlessly if not ours
-  if (fd < 0) fd = open(kHostRunLock, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) {
-    error = std::string("cannot open '") + kHostRunLock + "': " + std::strerror(errno);
-    return -1;
-  }
-  alone = flock(fd, LOCK_EX | LOCK_NB) == 0;
-  if (alone) return fd;
-  // Another run holds it exclusively only for the moment of its cleanup.
-  for (int tries = 0; tries < 500; ++tries) {
-    if (flock(fd, LOCK_SH | LOCK_NB) == 0) return fd;
-    usleep(10000);
-  }
-  close(fd);
-  error = std::string("'") + kHostRunLock + "' has been held exclusively for 5 s; refusing to run";
-  return -1;
-}
-
-// At the end of a run: whether no other run is live on the host (then this one holds the
-// lock exclusively; if not, it holds nothing any more, which is right for a run that ends).
-bool alone_at_the_end(int fd) { return fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0; }
-
 }  // namespace
-
-int lock_quiet_host() {
-  std::string error;
-  bool alone = false;
-  int fd = host_lock(error, alone);
-  if (fd >= 0 && !alone) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 std::string Placeholders::state_dir() { return compiler::zpolicy_state_dir(); }
 
@@ -147,9 +102,10 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     error = "state directory '" + dir + "' is not a private directory owned by this user";
     return false;
   }
-  bool alone = false;
-  host_lock_ = host_lock(error, alone);
-  if (host_lock_ < 0) return false;
+  // Run records are per user, so only the host run lock tells one user's cleanup that
+  // another user's run (or the same user's under another state directory) may rely on a
+  // placeholder.
+  if (!host_lock_.acquire(error, note_)) return false;
   FileLock lock(dir + "/lock");
   if (!lock.ok()) {
     error = "cannot lock '" + dir + "/lock'";
@@ -163,9 +119,9 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     return false;
   }
   auto records = read_run_records(dir, record_path_);
-  if (alone) {
+  if (host_lock_.alone()) {
     reconcile_dead(records, live_paths(records));
-    flock(host_lock_, LOCK_SH);
+    if (!host_lock_.share(error)) return false;
   }
   LiveIdentities shared;
   live_paths(records, &shared);
@@ -251,6 +207,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     p->identity = now;
     p->kind = S_ISDIR(st.st_mode) ? ir::HostKind::Directory : ir::HostKind::File;
   }
+  if (entries_.empty()) note_.clear();  // nothing of this run's will stay
   return true;
 }
 
@@ -258,9 +215,10 @@ void Placeholders::cleanup() {
   if (record_fd_ < 0) return;
   const std::string dir = state_dir();
   // With another run live (possibly another user's, whose records this one cannot read),
-  // the record stays: unlocked, it reads as a dead run's, reconciled by a later run of
-  // this user that finds the host quiet (or by `zpolicy cleanup`).
-  if (alone_at_the_end(host_lock_)) {
+  // or without a host run lock this run can trust, the record stays: unlocked, it reads as
+  // a dead run's, reconciled by a later run of this user that finds the host quiet (or by
+  // `zpolicy cleanup`).
+  if (host_lock_.alone_at_the_end()) {
     FileLock lock(dir + "/lock");
     auto live = live_paths(read_run_records(dir, record_path_));
     for (const auto& e : entries_)
@@ -271,8 +229,7 @@ void Placeholders::cleanup() {
   }
   close(record_fd_);
   record_fd_ = -1;
-  if (host_lock_ >= 0) close(host_lock_);
-  host_lock_ = -1;
+  host_lock_.release();
   entries_.clear();
 }
 

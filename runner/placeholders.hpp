@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ir/resolved.hpp"
+#include "runner/host_run_lock.hpp"
 
 namespace zpolicy::runner {
 
@@ -28,8 +29,13 @@ class Placeholders {
   // directories in `r`. Returns false with `error` set on any failure (fail closed).
   bool prepare(ir::Resolved& r, std::string& error);
 
-  // Removes this run's placeholders (see above) and its record.
+  // Removes this run's placeholders (see above) and its record; removes nothing when
+  // another run is live or the host run lock cannot be trusted (runner/host_run_lock).
   void cleanup();
+
+  // Set by prepare() when this run will leave its placeholders whatever happens (no host
+  // run lock it can trust); for the caller to tell the user.
+  const std::string& note() const { return note_; }
 
   // The state directory used for run records (for tests and doctor).
   static std::string state_dir();
@@ -41,13 +47,9 @@ class Placeholders {
   };
   std::string record_path_;
   int record_fd_ = -1;
-  int host_lock_ = -1;  // shared while this run lives (kHostRunLock)
+  HostRunLock host_lock_;  // shared while this run lives
+  std::string note_;
   std::vector<Entry> entries_;
 };
-
-// The host-wide run lock taken exclusively, which succeeds only while no run of any user
-// is live on this host (every run holds it shared for its life): its descriptor, which
-// keeps every run from starting until it is closed, or -1.
-int lock_quiet_host();
 
 }  // namespace zpolicy::runner

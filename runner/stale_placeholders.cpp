@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ir/path.hpp"
+#include "runner/host_run_lock.hpp"
 #include "runner/placeholders.hpp"
 
 namespace zpolicy::runner {
@@ -45,16 +46,6 @@ void rewrite_record(const std::string& dir, const std::string& record,
   if (!written || rename(tmp.c_str(), record.c_str()) != 0) unlink(tmp.c_str());
 }
 
-struct HostLock {
-  int fd = lock_quiet_host();
-  HostLock() = default;
-  HostLock(const HostLock&) = delete;
-  HostLock& operator=(const HostLock&) = delete;
-  ~HostLock() {
-    if (fd >= 0) close(fd);
-  }
-};
-
 }  // namespace
 
 std::vector<std::string> stale_placeholders() {
@@ -82,10 +73,16 @@ std::optional<Cleanup> remove_stale_placeholders(const std::optional<std::string
       break;
   }
   // Every run takes this lock before it reads or writes a record, so holding it
-  // exclusively also keeps the records still.
-  HostLock lock;
-  if (lock.fd < 0) {
+  // exclusively also keeps the records still. A lock that cannot be trusted proves
+  // nothing about other users' runs.
+  HostRunLock lock;
+  std::string note;
+  if (!lock.acquire(out.why_not, note) || !lock.alone()) {
     out.host_quiet = false;
+    if (out.why_not.empty())
+      out.why_not = note.empty() ? "a zpolicy run is live on this host (any user's) and may "
+                                   "rely on any placeholder"
+                                 : note;
     return out;
   }
   for (const auto& r : read_run_records(dir)) {

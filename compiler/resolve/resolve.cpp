@@ -20,6 +20,7 @@
 #include "compiler/resolve/pattern_expand.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
 #include "compiler/resolve/state_dir.hpp"
+#include "compiler/resolve/workspace_spelling.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -198,6 +199,14 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
     diags.error({"<host>"}, "workspace '" + workspace.value_or(h.cwd) + "' is not a directory");
     return std::nullopt;
   }
+  if (workspace)
+    if (auto link = symlink_in_workspace_spelling(*workspace, h.cwd)) {
+      diags.error({"<host>"}, "workspace '" + *workspace + "' is spelled through the symlink '" +
+                                  *link + "', which may have been planted to redirect the run; " +
+                                  "if '" + *ws + "' is the directory meant, give it as " +
+                                  "--workspace " + *ws);
+      return std::nullopt;
+    }
   h.workspace = *ws;
   h.workspace_identity = identity_of(*ws);
   const char* home = std::getenv("HOME");

@@ -118,7 +118,7 @@ ZPOLICY_API std::vector<LintRule> lint_rules();
 
 // A line of a policy: empty `file` when no line of the policy speaks of it (a `keep`
 // entry one side lacks).
-struct PolicyLine {
+struct ZPOLICY_API PolicyLine {
   std::string file;
   int line = 0;
   int column = 0;
@@ -149,7 +149,7 @@ struct Difference {
   std::string mode;  // check_within: the mode of the policy it escapes in; "" for diff
 };
 
-struct DiffResult {
+struct ZPOLICY_API DiffResult {
   // diff: 0 no semantic difference, 1 a difference, 2 bad input.
   // check_within: 0 within the ceiling, 2 bad input, 3 an access escapes it.
   int exit_code = kExitOk;

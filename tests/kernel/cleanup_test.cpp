@@ -111,7 +111,7 @@ BOOST_DATA_TEST_CASE(cleanup_touches_nothing_while_a_run_is_live, bdata::make(kC
   kill_run(box, a, "a");
   const auto busy = cleanup(box, box.workspace());
   BOOST_TEST(busy.exit_code == 1, busy.out);
-  BOOST_TEST(busy.out.find("left    " + box.ws(".env") + ": a run is live") != std::string::npos,
+  BOOST_TEST(busy.out.find("left    " + box.ws(".env") + ": cleanup acts only while no run is live") != std::string::npos,
              busy.out);
   for (const char* p : {".env", ".env.local", ".next", "data/agent-sessions"})
     BOOST_TEST(exists(box.ws(p)), p << " removed under a live run");

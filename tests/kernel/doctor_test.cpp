@@ -12,7 +12,7 @@ namespace bdata = boost::unit_test::data;
 namespace {
 const std::vector<std::string> kCheckIds{"platform", "kernel", "bwrap", "user-namespaces",
                                          "container", "seccomp", "no-new-privs", "landlock",
-                                         "state-directory", "sandbox-probe"};
+                                         "state-directory", "host-run-lock", "sandbox-probe"};
 }
 
 BOOST_AUTO_TEST_SUITE(kernel_doctor)

@@ -19,6 +19,11 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
 
+bool is_regular(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
 std::vector<std::string> read_lines(const std::string& path) {
   std::vector<std::string> out;
   std::ifstream f(path);
@@ -95,11 +100,17 @@ void expect_refused(const Edit& edit) {
 // local user.
 class PrivateShm {
  public:
-  explicit PrivateShm(const Sandbox& root)
+  // `lock_dir_options`: the tmpfs mounted on the namespace's own /dev/zpolicy, where the
+  // host run lock lives (runner/host_run_lock.hpp; the global fixture made the mount point
+  // on the host); `lock_setup` then runs there as root. By default the lock is there, as
+  // `zpolicy doctor` as root makes it.
+  explicit PrivateShm(const Sandbox& root, const std::string& lock_dir_options = "mode=0755",
+                      const std::string& lock_setup = "touch /dev/zpolicy/runs.lock")
       : root_(root),
         ns_(Caller::Root, {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
-                           "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && touch /dev/shm/ready && "
-                           "exec sleep 600"}) {
+                           "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && "
+                           "mount -t tmpfs -o " + lock_dir_options + " tmpfs /dev/zpolicy && " +
+                           lock_setup + " && touch /dev/shm/ready && exec sleep 600"}) {
     const std::string ready = "/proc/" + std::to_string(ns_.pid()) + "/root/dev/shm/ready";
     BOOST_TEST_REQUIRE(wait_until([&] { return exists(ready); }, std::chrono::seconds(10)));
   }
@@ -113,6 +124,12 @@ class PrivateShm {
   void as_other(const std::string& script) const {
     root_.host_command({"/usr/bin/nsenter", "-t", std::to_string(ns_.pid()), "-m", "--",
                         "/usr/bin/setpriv", "--reuid=4242", "--regid=4242", "--clear-groups",
+                        "/bin/sh", "-c", script});
+  }
+  // Runs `script` in the namespace as root (the host's administrator); throws unless it
+  // exits 0.
+  void as_root(const std::string& script) const {
+    root_.host_command({"/usr/bin/nsenter", "-t", std::to_string(ns_.pid()), "-m", "--",
                         "/bin/sh", "-c", script});
   }
   // `path` as seen in the namespace, reached from the host.
@@ -130,6 +147,50 @@ class PrivateShm {
   const Sandbox& root_;
   HostProcess ns_;
 };
+
+// Who runs a script in the namespace between the two runs of overlapping_runs.
+enum class By { OtherUser, Root };
+
+// Two runs in one workspace (owned by nobody), one by each caller, `first` started first;
+// `between` runs in the namespace, `by` uid 4242 or root, once the first run made its
+// placeholders. The second
+// run outlives the first and then tries to create every protected path of the default
+// policy: the first run's cleanup must have left each placeholder it relies on.
+void overlapping_runs(Sandbox& user, Sandbox& root, const PrivateShm& shm, Caller first,
+                           By by, const std::string& between) {
+  Sandbox& a_box = first == Caller::Root ? root : user;
+  Sandbox& b_box = first == Caller::Root ? user : root;
+  const auto enter_ws = shm.enter_in(user.workspace());
+  RunSpec a_spec;
+  a_spec.root_prefix = enter_ws;
+  a_spec.options = {"--workspace", user.workspace()};
+  a_spec.command = {"/bin/sleep", "2"};
+  Running a = a_box.start(a_spec);
+  if (!wait_until([&] { return exists(user.ws(".env")); }, std::chrono::seconds(10))) {
+    auto ra = a_box.finish(a);
+    BOOST_FAIL("the first run made no placeholder\n" << ra.describe());
+  }
+  if (by == By::Root)
+    shm.as_root(between);
+  else
+    shm.as_other(between);
+  RunSpec b_spec;
+  b_spec.root_prefix = enter_ws;
+  b_spec.options = {"--workspace", user.workspace()};
+  b_spec.command = {
+      "/bin/sh", "-c",
+      "sleep 4\n"
+      "for p in .git/config .env .env.local .next/x node_modules/x data/agent-sessions/x; do\n"
+      "  echo pwn > $p 2>/dev/null && echo \"created $p\"\n"
+      "done\n"
+      "echo '" +
+          std::string(kDoneMarker) + "'"};
+  auto r = b_box.run(b_spec);
+  auto ra = a_box.finish(a);
+  BOOST_TEST(ra.exit_code == 0, ra.describe());
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
+}
 
 }  // namespace
 
@@ -201,65 +262,118 @@ BOOST_DATA_TEST_CASE(verify_refuses_options_it_does_not_model, bdata::make(kOuts
   expect_refused(edit);
 }
 
-// R3-L1 (OPEN on main 3735898 and e1-bind-fd 38c7304): the host run lock /dev/shm/zpolicy-runs.lock
-// is a name in a world-writable sticky directory; a local user who creates it first (it survives
-// until reboot) owns the name and may rename it away while runs are live. A run that starts after
-// the swap locks another inode, so a root run in the same workspace ends "alone" and removes the
-// placeholders that run relies on (E2 reopened): its sandbox creates the protected paths.
-// Played in a private mount namespace with its own /dev/shm, so the host's lock is left
-// alone; uid 4242 is the hostile user, who cannot even enter the workspace.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
-BOOST_AUTO_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths) {
+// R3-L1 (fixed; open on main 3735898 and e1-bind-fd 38c7304): the host run lock was
+// /dev/shm/zpolicy-runs.lock, a name in a world-writable sticky directory; a local user who
+// created it first owned the name and renamed it away while runs were live. A run that
+// started after the swap locked another inode, so the first run ended "alone" and removed
+// the placeholders the later run (another user's, in the same workspace) relied on: its
+// sandbox created the protected paths. The lock is now /dev/zpolicy/runs.lock, which only
+// root can create, rename or unlink: uid 4242 (who cannot even enter the workspace) plays
+// the old attack and tries the new name, in either order of root's and nobody's runs.
+// Played in a private mount namespace with its own /dev/shm and /dev/zpolicy, so the host's
+// lock is left alone.
+BOOST_DATA_TEST_CASE(a_run_lock_renamed_by_another_user_keeps_protected_paths,
+                     bdata::make(kCallers), first) {
   Sandbox user(Caller::Nobody);
   Sandbox root(Caller::Root);
   PrivateShm shm(root);
   shm.as_other("cd /dev/shm && touch zpolicy-runs.lock && chmod 666 zpolicy-runs.lock");
-  const auto enter_ws = shm.enter_in(user.workspace());
-  RunSpec first;
-  first.root_prefix = enter_ws;
-  first.cwd = user.workspace();
-  first.command = {"/bin/sleep", "2"};
-  Running a = root.start(first);
-  if (!wait_until([&] { return exists(user.ws(".env")); }, std::chrono::seconds(10))) {
-    auto ra = root.finish(a);
-    BOOST_FAIL("the first run made no placeholder\n" << ra.describe());
-  }
-  shm.as_other(
-      "cd /dev/shm && mv zpolicy-runs.lock old && touch zpolicy-runs.lock && "
-      "chmod 666 zpolicy-runs.lock");
-  RunSpec second;
-  second.root_prefix = enter_ws;
-  second.command = {
-      "/bin/sh", "-c",
-      "sleep 4\n"
-      "for p in .git/config .env .env.local .next/x node_modules/x data/agent-sessions/x; do\n"
-      "  echo pwn > $p 2>/dev/null && echo \"created $p\"\n"
-      "done\n"
-      "echo '" +
-          std::string(kDoneMarker) + "'"};
-  auto r = user.run(second);
-  auto ra = root.finish(a);
-  BOOST_TEST(ra.exit_code == 0, ra.describe());
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
+  overlapping_runs(user, root, shm, first, By::OtherUser,
+                   "cd /dev/shm && mv zpolicy-runs.lock old && touch zpolicy-runs.lock && "
+                   "chmod 666 zpolicy-runs.lock && "
+                   "! mv /dev/zpolicy/runs.lock /dev/zpolicy/old 2>/dev/null && "
+                   "! rm -f /dev/zpolicy/runs.lock 2>/dev/null && "
+                   "! touch /dev/zpolicy/runs2.lock 2>/dev/null && "
+                   "! chmod 666 /dev/zpolicy/runs.lock 2>/dev/null && "
+                   "test -f /dev/zpolicy/runs.lock");
 }
 
-// R3-L2 (held: fail closed, a denial of service): a local user who holds the host run
-// lock exclusively makes every run of every user refuse after 5 s rather than run without
-// it (which would let cleanup remove placeholders another run relies on).
+// R3-L1, the rule behind the fix: a run that finds at its end that the lock's name no
+// longer names the inode it locked removes nothing. Only root can replace the lock now;
+// here the host's administrator does, while the first run is live, so that the second run
+// locks another inode than the first and the first would otherwise end "alone".
+BOOST_DATA_TEST_CASE(a_run_lock_replaced_while_runs_are_live_removes_nothing,
+                     bdata::make(kCallers), first) {
+  Sandbox user(Caller::Nobody);
+  Sandbox root(Caller::Root);
+  PrivateShm shm(root);
+  overlapping_runs(user, root, shm, first, By::Root,
+                   "cd /dev/zpolicy && mv runs.lock old && touch runs.lock && "
+                   "chmod 644 runs.lock && rm old");
+  BOOST_TEST(exists(user.ws(".env")), "the placeholders stay after a replaced lock");
+}
+
+// R3-L1, a lock nobody can trust: before root ever ran (no /dev/zpolicy), or a directory
+// or file someone other than root owns or may write. The run goes ahead (its protected
+// paths hold: they are bound read-only), says so on stderr, and leaves its placeholders,
+// since it cannot tell whether another user's run relies on them. As root with no lock at
+// all, the run makes a trusted one and cleans up as usual.
+struct UntrustedLock {
+  const char* name;
+  const char* tmpfs_options;  // of /dev/zpolicy
+  const char* setup;          // as root in the namespace, before the run
+};
+std::ostream& operator<<(std::ostream& os, const UntrustedLock& l) { return os << l.name; }
+const UntrustedLock kUntrustedLocks[] = {
+    {"no lock yet", "mode=0755", "true"},
+    {"directory owned by uid 4242", "mode=0755,uid=4242", "touch /dev/zpolicy/runs.lock"},
+    {"directory writable by all", "mode=1777", "touch /dev/zpolicy/runs.lock"},
+    {"lock owned by uid 4242", "mode=0755",
+     "touch /dev/zpolicy/runs.lock && chown 4242 /dev/zpolicy/runs.lock"},
+    {"lock writable by all", "mode=0755",
+     "touch /dev/zpolicy/runs.lock && chmod 666 /dev/zpolicy/runs.lock"},
+    {"lock is a symlink", "mode=0755", "touch /dev/zpolicy/x && ln -s x /dev/zpolicy/runs.lock"},
+    {"lock has a second link", "mode=0755",
+     "touch /dev/zpolicy/runs.lock && ln /dev/zpolicy/runs.lock /dev/zpolicy/x"},
+};
+BOOST_DATA_TEST_CASE(an_untrusted_run_lock_leaves_placeholders,
+                     bdata::make(kCallers) * bdata::make(kUntrustedLocks), caller, lock) {
+  Sandbox box(caller);
+  Sandbox root(Caller::Root);
+  PrivateShm shm(root, lock.tmpfs_options, lock.setup);
+  RunSpec spec;
+  spec.root_prefix = shm.enter_in(box.workspace());
+  spec.command = {"/bin/sh", "-c", "echo pwn > .env 2>/dev/null; echo pwn > ran"};
+  auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(exists(box.ws("ran")), r.describe());
+  BOOST_TEST(!is_regular(box.ws(".env")), "the sandbox created .env\n" << r.describe());
+  const bool root_makes_it = caller == Caller::Root && std::string(lock.name) == "no lock yet";
+  if (root_makes_it) {
+    BOOST_TEST(!exists(box.ws(".env")), "root's run made the lock and cleaned up\n" << r.describe());
+    BOOST_TEST(r.err.find("note:") == std::string::npos, r.describe());
+  } else {
+    BOOST_TEST(exists(box.ws(".env")), "the placeholder must stay\n" << r.describe());
+    BOOST_TEST(r.err.find("leaves them") != std::string::npos, r.describe());
+  }
+}
+
+// R3-L2 (held: fail closed, a denial of service that remains): any local user may open
+// the lock to take it (every run must), so one who holds it exclusively makes every run of
+// every user refuse after 5 s rather than run without it (which would let cleanup remove
+// placeholders another run relies on). Holding the old name in /dev/shm stops nothing.
 BOOST_DATA_TEST_CASE(a_run_lock_held_exclusively_by_another_user_refuses_the_run,
                      bdata::make(kCallers), caller) {
   Sandbox root(Caller::Root);
   Sandbox box(caller);
   PrivateShm shm(root);
   shm.as_other("cd /dev/shm && touch zpolicy-runs.lock && chmod 666 zpolicy-runs.lock");
-  HostProcess holder = shm.start_other(
-      "exec flock -x /dev/shm/zpolicy-runs.lock sh -c 'touch /dev/shm/held; exec sleep 60'");
-  const std::string held = shm.host_path_of("/dev/shm/held");
-  BOOST_TEST_REQUIRE(wait_until([&] { return exists(held); }, std::chrono::seconds(10)));
+  HostProcess old_holder = shm.start_other(
+      "exec flock -x /dev/shm/zpolicy-runs.lock sh -c 'touch /dev/shm/held-old; exec sleep 60'");
+  const std::string held_old = shm.host_path_of("/dev/shm/held-old");
+  BOOST_TEST_REQUIRE(wait_until([&] { return exists(held_old); }, std::chrono::seconds(10)));
   RunSpec spec;
   spec.root_prefix = shm.enter_in(box.workspace());
   spec.command = {"/bin/sh", "-c", "echo pwn > ran"};
+  auto free_run = box.run(spec);
+  BOOST_TEST(free_run.exit_code == 0, free_run.describe());
+  BOOST_TEST(exists(box.ws("ran")), free_run.describe());
+  unlink(box.ws("ran").c_str());
+
+  HostProcess holder = shm.start_other(
+      "exec flock -x /dev/zpolicy/runs.lock sh -c 'touch /dev/shm/held; exec sleep 60'");
+  const std::string held = shm.host_path_of("/dev/shm/held");
+  BOOST_TEST_REQUIRE(wait_until([&] { return exists(held); }, std::chrono::seconds(10)));
   auto r = box.run(spec);
   BOOST_TEST(r.exit_code == 125, r.describe());
   BOOST_TEST(!exists(box.ws("ran")), r.describe());
@@ -285,26 +399,61 @@ BOOST_DATA_TEST_CASE(a_directory_the_host_runs_or_trusts_is_refused_as_a_workspa
   BOOST_TEST(!exists(canary), "the sandbox wrote into " << dir << "\n" << r.describe());
 }
 
-// R3-E1s (OPEN on main 3735898 and e1-bind-fd 38c7304): a sandbox plants `sub` as a
-// symlink to a directory outside its writable roots; a later run given `--workspace
-// WS/sub` follows it when it resolves the workspace, so its sandbox writes the target. No
-// race is needed: binding by descriptor binds what resolution found, and resolution
-// follows a symlink in the workspace's spelling.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
+// R3-E1s (fixed; open on main 3735898 and e1-bind-fd 38c7304): a sandbox plants a symlink
+// to a directory outside its writable roots; a later run given a --workspace spelled
+// through it followed it when it resolved the workspace, so its sandbox wrote the target.
+// No race is needed: binding by descriptor binds what resolution found. A workspace spelled
+// through a symlink (other than a root-owned one directly in "/") is now refused, exit 2,
+// naming the canonical form; given in that form, it runs (the user chose it).
+struct PlantedSpelling {
+  const char* name;
+  const char* plant;    // run in the sandbox, in the workspace; VICTIM is the target
+  const char* spelled;  // the --workspace given, WS/ for the workspace
+};
+std::ostream& operator<<(std::ostream& os, const PlantedSpelling& p) { return os << p.name; }
+const PlantedSpelling kPlantedSpellings[] = {
+    {"absolute link", "ln -s VICTIM sub", "WS/sub"},
+    {"relative link", "ln -s ../home/project sub", "WS/sub"},
+    {"link to the parent, then the name", "ln -s VICTIM/.. up", "WS/up/project"},
+    {"link, then dot", "ln -s VICTIM sub", "WS/sub/."},
+    {"link, then dot-dot back in", "mkdir -p d && ln -s VICTIM d/sub", "WS/d/sub/../project"},
+    {"relative spelling from the workspace", "ln -s VICTIM sub", "sub"},
+};
 BOOST_DATA_TEST_CASE(a_workspace_spelled_through_a_planted_symlink_binds_nothing_else,
-                     bdata::make(kCallers), caller) {
+                     bdata::make(kCallers) * bdata::make(kPlantedSpellings), caller, planted) {
   Sandbox box(caller);
   const std::string victim = box.home() + "/project";
   box.make_dir(victim);
   const std::string before = snapshot(victim);
-  auto plant = box.sh("ln -s " + victim + " sub");
+  auto with_paths = [&](std::string text) {
+    for (auto at = text.find("VICTIM"); at != std::string::npos; at = text.find("VICTIM"))
+      text.replace(at, 6, victim);
+    return text.rfind("WS/", 0) == 0 ? box.workspace() + text.substr(2) : text;
+  };
+  auto plant = box.sh(with_paths(planted.plant));
   BOOST_TEST_REQUIRE(plant.completed(), plant.describe());
+  const std::string spelled = with_paths(planted.spelled);
   RunSpec spec;
-  spec.options = {"--workspace", box.ws("sub")};
+  spec.options = {"--workspace", spelled};
   spec.command = {"/bin/sh", "-c", "echo pwn > pwned"};
   auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.err.find("--workspace " + victim) != std::string::npos, r.describe());
   BOOST_TEST(snapshot(victim) == before, "the run wrote into the symlink's target\n"
                                              << r.describe());
+  const std::string policy =
+      box.write_policy("policy.yaml", box.host_command({zpolicy_binary(), "show-default"}).out);
+  auto compiled = box.host_command({"/bin/sh", "-c",
+                                    "cd \"$0\" && \"$1\" compile \"$2\" --target linux "
+                                    "--workspace \"$3\" >/dev/null 2>&1; echo \"exit=$?\"",
+                                    box.workspace(), zpolicy_binary(), policy, spelled});
+  BOOST_TEST(compiled.out == "exit=2\n", "compile bound the symlink's target: " << compiled.out);
+
+  // Positive control: given in canonical form, the target is the workspace by choice.
+  spec.options = {"--workspace", victim};
+  auto chosen = box.run(spec);
+  BOOST_TEST(chosen.exit_code == 0, chosen.describe());
+  BOOST_TEST(exists(victim + "/pwned"), chosen.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

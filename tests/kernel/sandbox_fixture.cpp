@@ -14,6 +14,7 @@
 #include <atomic>
 #include <boost/test/unit_test.hpp>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,11 @@ struct HostPrerequisites {
     s.probe = stage(ZPOLICY_SECCOMP_PROBE, s.dir);
     // The point of staging: fail here, once, rather than in every test as `nobody`.
     if (access(s.dir.c_str(), X_OK) != 0) fail("staging directory " + s.dir);
+    // The host run lock (runner/host_run_lock.hpp) exists once root ran `zpolicy doctor`;
+    // without it, runs as `nobody` would leave their placeholders until a root run.
+    if (std::system((s.zpolicy + " doctor >/dev/null 2>&1").c_str()) == -1 ||
+        access("/dev/zpolicy/runs.lock", R_OK) != 0)
+      fail("zpolicy doctor did not create /dev/zpolicy/runs.lock");
   }
   ~HostPrerequisites() {
     std::error_code ec;

@@ -242,18 +242,26 @@ BOOST_AUTO_TEST_CASE(output_is_byte_identical_across_runs_and_directories) {
   BOOST_TEST(args.find(cli.dir.str()) == std::string::npos);
 }
 
+// A workspace spelled through a symlink is refused (red team R3-E1s), naming the
+// canonical form; given that way it binds the host path, deterministically.
 BOOST_AUTO_TEST_CASE(workspace_binds_the_canonical_host_path) {
   Cli cli;
   cli.dir.write("p.yaml", compiler::default_policy_text());
   cli.dir.mkdir("real/ws/.git");
   cli.dir.symlink("real/ws", "ws");
+  const std::string ws = cli.dir / "real/ws";
+  auto linked = cli.run(
+      {"compile", "p.yaml", "--target", "linux", "--workspace", "ws", "--emit", "bwrap.args"});
+  BOOST_TEST(linked.exit_code == 2, linked.err);
+  BOOST_TEST(linked.err.find("give it as --workspace " + ws + "\n") != std::string::npos,
+             linked.err);
+  BOOST_TEST(linked.out.empty());
   auto a = cli.run(
-      {"compile", "p.yaml", "--target", "linux", "--workspace", "ws", "--emit", "bwrap.args"});
-  auto b = cli.run(
-      {"compile", "p.yaml", "--target", "linux", "--workspace", "ws", "--emit", "bwrap.args"});
+      {"compile", "p.yaml", "--target", "linux", "--workspace", ws, "--emit", "bwrap.args"});
+  auto b = cli.run({"compile", "p.yaml", "--target", "linux", "--workspace", "real/ws", "--emit",
+                    "bwrap.args"});
   BOOST_TEST_REQUIRE(a.exit_code == 0, a.err);
   BOOST_TEST(a.out == b.out);
-  const std::string ws = cli.dir / "real/ws";
   BOOST_TEST(a.out.find("--bind\n" + ws + "\n" + ws + "\n") != std::string::npos, a.out);
   BOOST_TEST(a.out.find("--ro-bind\n" + ws + "/.git\n" + ws + "/.git\n") != std::string::npos);
   BOOST_TEST(a.out.find("${WORKSPACE}") == std::string::npos);

@@ -8,6 +8,7 @@
 
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/state_dir.hpp"
+#include "compiler/resolve/workspace_spelling.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
 #include "support/temp_dir.hpp"
@@ -188,21 +189,51 @@ BOOST_AUTO_TEST_CASE(narrowing_to_read_only_drops_writes_network_and_run_unconfi
   BOOST_TEST(bound->write.empty());
 }
 
-BOOST_AUTO_TEST_CASE(host_facts_canonicalize_a_workspace_reached_through_a_symlink) {
+// Red-team R3-E1s: a symlink in the spelling of the workspace may have been planted by a
+// sandbox; the user is told the canonical form to give instead.
+BOOST_AUTO_TEST_CASE(host_facts_refuse_a_workspace_spelled_through_a_symlink) {
   HostTree t;
-  auto h = t.bind(t.dir / "link");
-  BOOST_TEST(h.workspace == t.ws);
+  BOOST_TEST(t.bind(t.ws).workspace == t.ws);
+  for (const std::string& spelled : {t.dir / "link", t.dir / "link/../ws", t.dir / "link/."}) {
+    ir::Diagnostics d;
+    BOOST_TEST(!compiler::host_facts(spelled, d).has_value(), spelled);
+    BOOST_TEST(d.str() == "<host>: error: workspace '" + spelled +
+                              "' is spelled through the symlink '" + (t.dir / "link") +
+                              "', which may have been planted to redirect the run; if '" +
+                              std::filesystem::canonical(spelled).string() +
+                              "' is the directory meant, give it as --workspace " +
+                              std::filesystem::canonical(spelled).string() + "\n");
+  }
   ir::Diagnostics diags;
   BOOST_TEST(!compiler::host_facts(t.dir / "real/ws/.env", diags).has_value());
   BOOST_TEST(diags.str() ==
              "<host>: error: workspace '" + (t.dir / "real/ws/.env") + "' is not a directory\n");
 }
 
+// The one kind of link a workspace may be spelled through: a root-owned one directly in a
+// root-only "/" (merged-/usr's /lib, /home -> usr/home); the walk goes on from its target.
+BOOST_AUTO_TEST_CASE(a_root_owned_link_directly_in_the_root_may_be_crossed) {
+  int crossed = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/")) {
+    struct stat st;
+    if (lstat(e.path().c_str(), &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid != 0 ||
+        !std::filesystem::is_directory(e.path()))
+      continue;
+    BOOST_TEST(!compiler::symlink_in_workspace_spelling(e.path().string() + "/.", "/"),
+               e.path());
+    ++crossed;
+  }
+  BOOST_TEST_MESSAGE(crossed << " root-owned links to directories in /");
+  HostTree t;
+  BOOST_TEST(compiler::symlink_in_workspace_spelling("link/.", t.dir.str()).value_or("") == "link");
+  BOOST_TEST(!compiler::symlink_in_workspace_spelling("real/ws/../ws", t.dir.str()));
+}
+
 BOOST_AUTO_TEST_CASE(bound_to_a_host_tree) {
   HostTree t;
   ir::Diagnostics diags;
   auto r = compiler::resolve_for_host(policy(kHostPolicy), Mode::WorkspaceWrite,
-                                      t.bind(t.dir / "link"), diags);
+                                      t.bind(t.ws), diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   const std::string W = t.ws, T = t.dir.str();
   const std::string expected =
@@ -389,7 +420,7 @@ BOOST_AUTO_TEST_CASE(zpolicys_state_directory_is_a_deny_root) {
 // host_facts canonicalized (and the lints judged) is refused.
 BOOST_AUTO_TEST_CASE(bound_paths_carry_the_identity_of_what_was_resolved) {
   HostTree t;
-  const auto facts = t.bind(t.dir / "link");
+  const auto facts = t.bind(t.ws);
   ir::Diagnostics diags;
   auto r = compiler::resolve_for_host(policy(kHostPolicy), Mode::WorkspaceWrite, facts, diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());

@@ -1,0 +1,49 @@
+#include "compiler/resolve/workspace_spelling.hpp"
+
+#include <sys/stat.h>
+
+#include <climits>
+#include <cstdlib>
+#include <sstream>
+
+namespace zpolicy::compiler {
+namespace {
+
+bool only_root_writes(const std::string& dir) {
+  struct stat st;
+  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == 0 &&
+         (st.st_mode & 022) == 0;
+}
+
+}  // namespace
+
+std::optional<std::string> symlink_in_workspace_spelling(const std::string& spelled,
+                                                         const std::string& cwd) {
+  // `cur` is canonical at every step: the cwd is (the kernel resolved it), and so is every
+  // prefix below, since a link other than an accepted one in "/" stops the walk.
+  std::string cur = spelled.starts_with("/") ? "/" : cwd;
+  std::string as_spelled = spelled.starts_with("/") ? "" : ".";
+  std::istringstream parts(spelled);
+  for (std::string c; std::getline(parts, c, '/');) {
+    if (c.empty() || c == ".") continue;
+    as_spelled += "/" + c;
+    if (c == "..") {
+      cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
+      continue;
+    }
+    const std::string next = cur == "/" ? "/" + c : cur + "/" + c;
+    struct stat st;
+    if (lstat(next.c_str(), &st) != 0) return std::nullopt;
+    if (!S_ISLNK(st.st_mode)) {
+      cur = next;
+      continue;
+    }
+    char target[PATH_MAX];
+    if (cur != "/" || st.st_uid != 0 || !only_root_writes("/") || !realpath(next.c_str(), target))
+      return spelled.starts_with("/") ? as_spelled : as_spelled.substr(2);
+    cur = target;
+  }
+  return std::nullopt;
+}
+
+}  // namespace zpolicy::compiler
