@@ -76,7 +76,7 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::
   for (const auto& s : v.findings)
     out.push_back({"linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
                    deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
-                   s.actual ? s.actual->str() : "an action the IR has no word for", {}});
+                   seccomp_action_text(s.ret), {}});
   auto network = check_network_invariant(r, bpf->content);
   out.insert(out.end(), network.begin(), network.end());
   auto setid = check_setid_invariant(bpf->content);

@@ -109,6 +109,13 @@ class PrivateShm {
       : root_(root),
         ns_(Caller::Root, {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
                            "mount -t tmpfs -o mode=1777 tmpfs /dev/shm && "
+                           // Private state directories too: a run outside the namespace
+                           // takes another lock, so it could find itself alone and
+                           // reconcile the records of runs in here.
+                           "install -d -m 0700 /run/zpolicy && "
+                           "install -d -o 65534 -g 65534 -m 0700 /tmp/zpolicy-65534 && "
+                           "mount -t tmpfs -o mode=0700 tmpfs /run/zpolicy && "
+                           "mount -t tmpfs -o mode=0700,uid=65534 tmpfs /tmp/zpolicy-65534 && "
                            "mount -t tmpfs -o " + lock_dir_options + " tmpfs /dev/zpolicy && " +
                            lock_setup + " && touch /dev/shm/ready && exec sleep 600"}) {
     const std::string ready = "/proc/" + std::to_string(ns_.pid()) + "/root/dev/shm/ready";

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -41,6 +42,17 @@ constexpr uint32_t kPrctl = 157, kExitGroup = 231;
 // 6.13 and 6.16, "passthrough ... without filtering"), so no filter decides them.
 constexpr uint32_t kUretprobe = 335, kUprobe = 336;
 constexpr size_t kMaxCalls = 2048;
+constexpr uid_t kNobody = 65534;
+
+// Who loads the program: the test's own user, or (when the test runs as root) uid and
+// gid 65534 with no groups, as the kernel tier's unprivileged runs do. Seccomp needs no
+// privilege with PR_SET_NO_NEW_PRIVS; the loader and the answers must not depend on it.
+enum class Loader : uint8_t { Self, Nobody };
+std::vector<Loader> loaders() {
+  if (geteuid() != 0) return {Loader::Self};  // already unprivileged
+  return {Loader::Self, Loader::Nobody};
+}
+const char* name(Loader l) { return l == Loader::Self ? "own user" : "uid 65534"; }
 
 // What the kernel answered one call.
 struct Answer {
@@ -78,11 +90,17 @@ std::vector<BpfInsn> marker() {
 // Loads `program` after the marker in a child and makes `calls` from `first` on; returns
 // false when the program did not load (errno in shared->load_errno).
 void run_child(Shared* shared, const std::vector<BpfInsn>& program, const std::vector<Call>& calls,
-               size_t first) {
+               size_t first, Loader loader) {
   const pid_t pid = fork();
   if (pid == 0) {
     // Boost.Test catches SIGSYS; a trapped call must end the child like a killed one.
     signal(SIGSYS, SIG_DFL);
+    if (loader == Loader::Nobody &&
+        (setgroups(0, nullptr) != 0 || setresgid(kNobody, kNobody, kNobody) != 0 ||
+         setresuid(kNobody, kNobody, kNobody) != 0)) {
+      shared->load_errno = -3;
+      _exit(0);
+    }
     const auto m = marker();
     auto mp = fprog(m);
     auto tp = fprog(program);
@@ -124,7 +142,8 @@ struct KernelRun {
   std::vector<Answer> answers;
 };
 
-KernelRun kernel_run(const std::vector<BpfInsn>& program, const std::vector<Call>& calls) {
+KernelRun kernel_run(const std::vector<BpfInsn>& program, const std::vector<Call>& calls,
+                     Loader loader) {
   void* mem =
       mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) throw std::runtime_error("mmap");
@@ -135,7 +154,7 @@ KernelRun kernel_run(const std::vector<BpfInsn>& program, const std::vector<Call
   while (true) {
     shared->load_errno = -2;
     shared->current = first;
-    run_child(shared, program, calls, first);
+    run_child(shared, program, calls, first, loader);
     out.load_errno = shared->load_errno;
     if (out.load_errno != 0 || shared->done >= calls.size() || shared->done <= first) break;
     first = shared->done;
@@ -300,16 +319,18 @@ std::vector<BpfInsn> mutate(std::vector<BpfInsn> prog, std::mt19937& rng, std::s
 BOOST_AUTO_TEST_SUITE(seccomp_kernel_referee, *boost::unit_test::label("mutation"))
 
 BOOST_AUTO_TEST_CASE(the_kernel_loads_exactly_what_the_loader_rules_accept) {
-  for (const auto& c : test::loader_cases()) {
-    if (c.refused.empty()) continue;  // an empty program cannot be passed at all
-    BOOST_TEST(kernel_run(c.refused, {}).load_errno == EINVAL, c.rule);
-    BOOST_TEST(kernel_run(c.accepted, {}).load_errno == 0, c.rule);
-  }
+  for (Loader l : loaders())
+    for (const auto& c : test::loader_cases()) {
+      if (c.refused.empty()) continue;  // an empty program cannot be passed at all
+      BOOST_TEST(kernel_run(c.refused, {}, l).load_errno == EINVAL, c.rule << " as " << name(l));
+      BOOST_TEST(kernel_run(c.accepted, {}, l).load_errno == 0, c.rule << " as " << name(l));
+    }
 }
 
 BOOST_AUTO_TEST_CASE(random_edits_of_golden_programs_the_verifier_accepts_answer_as_the_policy) {
   std::mt19937 rng(20261204);
   size_t edits = 0, loader_refused = 0, refused = 0, accepted = 0, calls_checked = 0;
+  const std::vector<Loader> who = loaders();
   for (const auto& g : test::golden_compiles(compiler::Target::Linux)) {
     std::string error;
     const auto golden = compiler::parse_bpf(g.artifact("seccomp.bpf"), &error);
@@ -324,9 +345,12 @@ BOOST_AUTO_TEST_CASE(random_edits_of_golden_programs_the_verifier_accepts_answer
       const auto calls = edge_calls(prog, intent, rng);
       const auto v = compiler::verify_seccomp(policy, test::bytes_of(prog));
       const bool loader_ok = !compiler::loader_refusal(prog).has_value();
-      const auto k = kernel_run(prog, v.ok() ? calls : std::vector<Call>{});
+      // Edits alternate between the loaders, so that each is refereed without doubling
+      // the run (the edits themselves do not depend on it).
+      const Loader l = who[edits % who.size()];
+      const auto k = kernel_run(prog, v.ok() ? calls : std::vector<Call>{}, l);
       BOOST_TEST((k.load_errno == 0) == loader_ok,
-                 g.name << " " << what << ": kernel load errno " << k.load_errno
+                 g.name << " " << what << " as " << name(l) << ": kernel load errno " << k.load_errno
                         << ", verifier: " << (loader_ok ? "loads" : v.program_error));
       if (!loader_ok) {
         ++loader_refused;

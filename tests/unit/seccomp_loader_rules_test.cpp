@@ -11,7 +11,61 @@
 
 namespace zc = zpolicy::compiler;
 
+namespace {
+
+// The row of the loader's table (loader_rule_ids) each case of seccomp_loader_cases.hpp
+// breaks.
+std::string_view row_of(const std::string& c) {
+  if (c.starts_with("opcode")) return "opcode";
+  if (c == "division-by-zero" || c == "modulo-by-zero") return "division-by-zero";
+  if (c == "shift-32") return "shift";
+  if (c.ends_with("-range")) return "jump-range";
+  if (c == "ancillary" || c.starts_with("load-")) return "load-range";
+  if (c == "last-ret") return "last-return";
+  if (c == "scratch-index") return "scratch-index";
+  if (c.starts_with("scratch-")) return "scratch-before-store";
+  if (c.starts_with("seccomp-opcode")) return "seccomp-opcode";
+  return c;
+}
+
+}  // namespace
+
 BOOST_AUTO_TEST_SUITE(seccomp_loader_rules)
+
+BOOST_AUTO_TEST_CASE(each_case_is_refused_by_its_row_of_the_table) {
+  std::set<std::string_view> exercised;
+  for (const auto& c : zpolicy::test::loader_cases()) {
+    const auto refusal = zc::loader_refusal(c.refused);
+    BOOST_TEST_REQUIRE(refusal.has_value(), c.rule);
+    BOOST_TEST(refusal->id == row_of(c.rule), c.rule << ": refused by " << refusal->id);
+    exercised.insert(refusal->id);
+  }
+  for (std::string_view id : zc::loader_rule_ids())
+    BOOST_TEST(exercised.contains(id), "no case breaks the loader rule " << id);
+}
+
+BOOST_AUTO_TEST_CASE(the_kernels_order_decides_which_rule_a_program_breaks) {
+  constexpr uint32_t kAllow = 0x7fff0000u;
+  const zc::BpfInsn ret{0x06, 0, 0, kAllow}, ld_nr{0x20, 0, 0, 0};
+  auto refusal = [](const std::vector<zc::BpfInsn>& prog) { return zc::loader_refusal(prog); };
+  // Classic BPF's loop sees a division by 0 at 1 before the unknown opcode at 2.
+  auto r = refusal({ld_nr, {0x34, 0, 0, 0}, {0x99, 0, 0, 0}, ret});
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST((r->id == "division-by-zero" && r->instruction == size_t{1}), r->str());
+  // Its rules come before seccomp's: a modulo by 0 is refused as a division by 0, not as
+  // an instruction seccomp forbids.
+  r = refusal({ld_nr, {0x94, 0, 0, 0}, ret});
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST(r->id == "division-by-zero", r->str());
+  // The last-return rule comes before the scratch memory flow, which comes before the
+  // loads seccomp allows.
+  r = refusal({{0x20, 0, 0, 2}, {0x60, 0, 0, 1}, ld_nr});
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST(r->id == "last-return", r->str());
+  r = refusal({{0x20, 0, 0, 2}, {0x60, 0, 0, 1}, ret});
+  BOOST_TEST_REQUIRE(r.has_value());
+  BOOST_TEST((r->id == "scratch-before-store" && r->instruction == size_t{1}), r->str());
+}
 
 BOOST_AUTO_TEST_CASE(each_rule_refuses_its_case_and_names_the_instruction) {
   for (const auto& c : zpolicy::test::loader_cases()) {

@@ -170,6 +170,21 @@ BOOST_AUTO_TEST_CASE(actions_are_compared_exactly) {
       with_prefix({ld(16), jump(kJeq, 5, 0, 2), {0x00, 0, 0, kAllow}, {0x16, 0, 0, 0}}), "ret a");
 }
 
+BOOST_AUTO_TEST_CASE(findings_name_the_action_the_program_takes) {
+  // Actions the IR has no word for were printed "filter says ?".
+  const std::vector<std::pair<uint32_t, std::string>> returns{
+      {0x00000000u, "kill_thread"}, {0x00030000u, "trap"},       {0x7ff00000u, "trace"},
+      {0x7ffc0000u, "log"},         {0x7fc00000u, "user_notif"}, {0x12340000u, "no action (0x12340000)"}};
+  for (const auto& [ret, name] : returns) {
+    const auto v = verify(with_returns(kKillProcess, ret));
+    BOOST_TEST_REQUIRE(!v.findings.empty(), name);
+    for (const auto& f : v.findings) {
+      BOOST_TEST(f.ret == ret, name);
+      BOOST_TEST(f.str().find(", filter says " + name + "; path") != std::string::npos, f.str());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(what_cannot_be_followed_exactly_is_refused) {
   expect_unprovable(with_prefix({ld(16), {0x04, 0, 0, 1}, jump(kJeq, 4243, 0, 1), kRetAllow}), 1,
                     "arithmetic on a value loaded from the call");

@@ -305,6 +305,14 @@ std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
 
 std::string seccomp_ret_name(uint32_t ret) { return ret_name(ret); }
 
+std::string seccomp_action_text(uint32_t ret) {
+  const std::string name = ret_name(ret);
+  if (name != "?") return name;
+  char bits[16];
+  std::snprintf(bits, sizeof bits, "%#x", ret);
+  return std::string("no action (") + bits + ")";
+}
+
 std::string instruction_text(std::span<const BpfInsn> prog, size_t i) {
   const BpfInsn& in = prog[i];
   char buf[96];

@@ -83,6 +83,9 @@ std::string instruction_text(std::span<const BpfInsn> program, size_t i);
 // The name of the action a return value selects ("allow", "errno(1)", "kill",
 // "kill_thread", "trap", "trace", "log", "user_notif", "?").
 std::string seccomp_ret_name(uint32_t ret);
+// The same for a finding, where "?" would hide what the program does: a value no
+// action has is named with its bits ("no action (0x12340000)").
+std::string seccomp_action_text(uint32_t ret);
 
 // One instruction per line: index, mnemonic, operands with absolute jump targets, and
 // for loads the seccomp_data field, for returns the action. Comparisons made right

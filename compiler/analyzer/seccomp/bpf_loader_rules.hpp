@@ -4,6 +4,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "compiler/analyzer/seccomp/bpf_insn.hpp"
 
@@ -14,6 +16,7 @@ namespace zpolicy::compiler {
 struct LoaderRefusal {
   std::optional<size_t> instruction;
   std::string rule;
+  std::string_view id;  // which rule of loader_rule_ids()
   std::string str() const;
 };
 
@@ -26,5 +29,8 @@ struct LoaderRefusal {
 // 32-bit loads aligned inside struct seccomp_data). Rewritten from the rules, not from
 // the kernel's code.
 std::optional<LoaderRefusal> loader_refusal(std::span<const BpfInsn> program);
+
+// Every rule loader_refusal applies, in its order, by the id its refusals carry.
+std::vector<std::string_view> loader_rule_ids();
 
 }  // namespace zpolicy::compiler

@@ -68,13 +68,13 @@ std::vector<Finding> check_network_invariant(const ir::Resolved& resolved, std::
                      std::vector<uint32_t>* trace) {
     const BpfRun run = run_bpf(*program, SeccompData{nr, arch, 0, args}, trace);
     const auto action = decode_seccomp_ret(run.ret);
-    return std::pair{action && action->kind != ir::Action::Kind::Allow, action};
+    return std::pair{action && action->kind != ir::Action::Kind::Allow, run.ret};
   };
   const char* network = ir::to_string(resolved.network);
   auto report = [&](std::string probe, uint32_t arch, uint32_t nr,
                     const std::array<uint64_t, 6>& args) {
     std::vector<uint32_t> trace;
-    const auto [ok, action] = refused(arch, nr, args, &trace);
+    const auto [ok, ret] = refused(arch, nr, args, &trace);
     if (ok) return;
     Finding f{"linux",
               "dropped-deny",
@@ -82,7 +82,7 @@ std::vector<Finding> check_network_invariant(const ir::Resolved& resolved, std::
               std::move(probe),
               std::string("refused: network ") + network +
                   " reaches no host socket file or abstract name",
-              action ? action->str() : "a return the IR has no word for",
+              seccomp_action_text(ret),
               {}};
     std::string path = "seccomp.bpf path";
     for (uint32_t pc : trace) path += " " + std::to_string(pc);

@@ -19,6 +19,7 @@ struct SeccompFinding {
   SyscallCall call;
   ir::Action intended;
   std::optional<ir::Action> actual;  // nullopt: a return value the IR has no word for
+  uint32_t ret = 0;                  // the program's return value, whatever it selects
   uint64_t instruction_pointer = 0;
   std::vector<uint32_t> trace;       // the instructions the interpreter executed
   // The artifact answers less restrictively than the IR: a deny would be dropped.
@@ -31,7 +32,8 @@ struct SeccompVerification {
   // instruction and the loader's rule).
   std::string program_error;
   // Non-empty when the program does something the path proof cannot follow exactly
-  // (naming the instruction): refused rather than accepted unproven.
+  // (naming the instruction), or makes the probe sweep run past its bound: refused
+  // rather than accepted unproven.
   std::string unprovable;
   size_t paths = 0;   // paths of the program the proof followed
   size_t probes = 0;  // calls the probe sweep ran

@@ -91,7 +91,7 @@ std::vector<Finding> check_setid_invariant(std::string_view bpf) {
                 text + ")",
                 "refused: no call sets S_ISUID or S_ISGID (a root run would leave a "
                 "setuid file on the host)",
-                action ? action->str() : "a return the IR has no word for",
+                seccomp_action_text(run.ret),
                 {}};
       std::string path = "seccomp.bpf path";
       for (uint32_t pc : trace) path += " " + std::to_string(pc);

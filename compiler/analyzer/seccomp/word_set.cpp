@@ -24,11 +24,21 @@ void WordSet::not_bits(uint32_t mask, uint32_t value) {
     contradiction_ = true;
     return;
   }
-  excluded_.push_back({mask, value});
+  if (mask != UINT32_MAX) {
+    excluded_.push_back({mask, value});
+    return;
+  }
+  const auto at = std::lower_bound(excluded_values_.begin(), excluded_values_.end(), value);
+  if (at == excluded_values_.end() || *at != value) excluded_values_.insert(at, value);
+}
+
+bool WordSet::excludes_value(uint32_t w) const {
+  return std::binary_search(excluded_values_.begin(), excluded_values_.end(), w);
 }
 
 bool WordSet::contains(uint32_t w) const {
   if (contradiction_ || w < lo_ || w > hi_ || (w & known_mask_) != known_value_) return false;
+  if (excludes_value(w)) return false;
   return std::none_of(excluded_.begin(), excluded_.end(),
                       [w](const Pattern& p) { return (w & p.mask) == p.value; });
 }
@@ -66,23 +76,32 @@ WordSet::Witness WordSet::witness(size_t& budget) const {
   // (the smallest member at or above lo is computed exactly). Its smallest member in
   // range is tried first, so a set with few exclusions answers after a handful of
   // nodes, and bits no pattern tests are never branched on.
-  uint32_t relevant = 0;
+  uint32_t relevant = excluded_values_.empty() ? 0 : UINT32_MAX;
   for (const Pattern& p : excluded_) relevant |= p.mask;
   relevant &= ~known_mask_;
   struct Node {
     uint32_t decided, value;
   };
   std::vector<Node> stack{{0, 0}};
+  // A node tests every excluded pattern (and looks its value up among the excluded
+  // words), so it costs one step per pattern, plus one: the budget then bounds the time
+  // a search takes, however many patterns a program piles up.
+  const size_t node_cost = 1 + excluded_.size();
   while (!stack.empty()) {
-    if (budget == 0) return {Witness::Kind::Unknown};
-    --budget;
+    if (budget < node_cost) {
+      budget = 0;
+      return {Witness::Kind::Unknown};
+    }
+    budget -= node_cost;
     const Node n = stack.back();
     stack.pop_back();
     const uint32_t fixed = n.decided | known_mask_;
     const uint32_t value = n.value | known_value_;
-    const bool cut = std::any_of(excluded_.begin(), excluded_.end(), [&](const Pattern& p) {
-      return (p.mask & ~fixed) == 0 && (value & p.mask) == p.value;
-    });
+    const bool cut =
+        (fixed == UINT32_MAX && excludes_value(value)) ||
+        std::any_of(excluded_.begin(), excluded_.end(), [&](const Pattern& p) {
+          return (p.mask & ~fixed) == 0 && (value & p.mask) == p.value;
+        });
     if (cut) continue;
     const auto v = smallest_at_least(lo_, fixed, value);
     if (!v || *v > hi_) continue;

@@ -25,7 +25,9 @@ class WordSet {
   bool contains(uint32_t w) const;
 
   // A member of the set, found by a search over the bits from the top that gives up
-  // after `budget` steps (shared by the caller's searches, decremented here).
+  // when it would take more than `budget` steps (shared by the caller's searches,
+  // decremented here; a node of the search costs one step per excluded pattern other
+  // than a whole word, plus one).
   struct Witness {
     enum class Kind { Found, Empty, Unknown } kind;
     uint32_t value = 0;
@@ -40,6 +42,11 @@ class WordSet {
     uint32_t mask, value;
   };
   std::vector<Pattern> excluded_;
+  // Patterns of the whole word (a jeq not taken on an unmasked word), kept apart, sorted
+  // and without repeats, so that a chain of thousands of them costs a binary search per
+  // test, not a scan, and a copy of the set (at each fork of a path) stays one block.
+  std::vector<uint32_t> excluded_values_;
+  bool excludes_value(uint32_t w) const;
 };
 
 }  // namespace zpolicy::compiler
