@@ -60,15 +60,19 @@ std::optional<ir::Policy> load(const Request& req, ir::Diagnostics& diags) {
 
 }  // namespace
 
+std::optional<ir::Mode> requested_mode(const std::optional<std::string>& name,
+                                       ir::Diagnostics& diags) {
+  if (!name) return std::nullopt;
+  auto mode = ir::parse_mode(*name);
+  if (!mode)
+    diags.error({"<command line>"}, "invalid --mode '" + *name +
+                                        "' (expected read-only, workspace-write or "
+                                        "danger-full-access)");
+  return mode;
+}
+
 std::optional<Loaded> load_request(const Request& req, ir::Diagnostics& diags) {
-  std::optional<ir::Mode> requested;
-  if (req.mode) {
-    requested = ir::parse_mode(*req.mode);
-    if (!requested)
-      diags.error({"<command line>"}, "invalid --mode '" + *req.mode +
-                                          "' (expected read-only, workspace-write or "
-                                          "danger-full-access)");
-  }
+  const auto requested = requested_mode(req.mode, diags);
   auto policy = load(req, diags);
   std::optional<compiler::HostFacts> host;
   if (policy && !diags.has_errors() && req.workspace)

@@ -33,9 +33,15 @@ struct Loaded {
   std::optional<compiler::HostFacts> host;
 };
 
+// The mode a request names (`--mode`): nullopt when it names none, or names no mode (then
+// with the reason appended to `diags`).
+std::optional<ir::Mode> requested_mode(const std::optional<std::string>& name,
+                                       ir::Diagnostics& diags);
+
 // The policy, its effective mode and the host binding, or the located reasons why not
 // (appended to `diags`). The mode is checked first, then the policy is loaded, bound and
-// its ceiling compared with the mode, as the command line reports them.
+// its ceiling compared with the mode, as the command line reports them. Every entry point
+// that takes a policy loads it here, and nowhere else.
 std::optional<Loaded> load_request(const Request& req, ir::Diagnostics& diags);
 
 }  // namespace zpolicy::api

@@ -1,33 +1,33 @@
 // `run` and `plan`: the command-line form of a run request checked here, then the
 // runner, which decides the plan (runner::prepare) and executes it.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <climits>
 #include <sstream>
 
-#include "compiler/resolve/resolve.hpp"
+#include "api/plan.hpp"
+#include "api/request.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/duration.hpp"
-#include "ir/path.hpp"
 #include "runner/run.hpp"
 #include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy {
 namespace {
 
-// The runner's request, or nullopt with the reasons printed to `messages`.
+// The runner's request with its policy loaded, or nullopt with the reasons printed to
+// `messages`.
 std::optional<runner::RunRequest> runner_request(const RunRequest& request,
                                                  std::ostream& messages) {
   ir::Diagnostics diags;
   runner::RunRequest req;
-  if (request.mode) {
-    req.mode = ir::parse_mode(*request.mode);
-    if (!req.mode)
-      diags.error({"<command line>"}, "invalid --mode '" + *request.mode +
-                                          "' (expected read-only, workspace-write or "
-                                          "danger-full-access)");
+  // The workspace is bound by the runner, after its preflight.
+  Request policy;
+  policy.policy_file = request.policy_file;
+  policy.mode = request.mode;
+  if (auto loaded = api::load_request(policy, diags)) {
+    req.policy = std::move(loaded->policy);
+    req.mode = loaded->mode;
   }
   req.policy_path = request.policy_file;
   req.workspace = request.workspace;
@@ -63,60 +63,6 @@ std::optional<runner::RunRequest> runner_request(const RunRequest& request,
   return req;
 }
 
-std::string current_directory() {
-  char buf[PATH_MAX];
-  return getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
-}
-
-// The directories bwrap needs to exist, each with the writable root it is created from
-// (runner/placeholders.cpp walks them the same way).
-std::vector<Placeholder> placeholders_of(const ir::Resolved& verified) {
-  ir::Resolved r = verified;
-  std::vector<Placeholder> out;
-  for (const auto* p : compiler::placeholder_candidates(r)) {
-    const ir::ResolvedPath* root = nullptr;
-    for (const auto& w : r.write)
-      if (ir::path_within(w.path, p->path)) root = &w;
-    if (root) out.push_back({p->path, root->path});
-  }
-  return out;
-}
-
-Plan public_plan(const compiler::RunPlan& p) {
-  Plan out;
-  out.backend = compiler::to_string(p.backend);
-  out.exe = p.exe;
-  out.argv = p.argv;
-  out.env = p.env;
-  // The runner starts the backend where it was started itself.
-  out.cwd = p.cwd.empty() ? current_directory() : p.cwd;
-  for (const auto& f : p.fds) out.fds.push_back({f.child_fd, f.artifact, f.bytes});
-  if (p.status_fd >= 0) out.status_fd = p.status_fd;
-  if (p.block_fd >= 0) out.block_fd = p.block_fd;
-  for (const auto& e : p.expected_setup)
-    out.setup_checks.push_back(
-        {e.dest, compiler::to_string(e.kind), e.source_fd, e.read_only, e.link_target});
-  if (p.backend == compiler::Backend::Bwrap && p.verified) {
-    out.placeholders = placeholders_of(*p.verified);
-    for (const auto& b : p.bind_sources) {
-      PlanBind bind{b.fd, b.path, std::nullopt, std::nullopt};
-      for (const auto* list : {&p.verified->read, &p.verified->write, &p.verified->pin,
-                               &p.verified->protect})
-        for (const auto& r : *list)
-          if (r.path == b.path && r.identity && !bind.dev) {
-            bind.dev = r.identity->dev;
-            bind.ino = r.identity->ino;
-          }
-      out.binds.push_back(std::move(bind));
-    }
-  }
-  if (p.timeout) out.timeout_ms = p.timeout->count();
-  out.sbpl_profile = p.sbpl_profile;
-  out.sbpl_params = p.sbpl_params;
-  for (const auto& l : p.accepted) out.accepted.push_back(l.str());
-  return out;
-}
-
 }  // namespace
 
 int run(const RunRequest& request, std::ostream& messages) {
@@ -140,7 +86,12 @@ PlanResult plan(const RunRequest& request) {
     out.exit_code = *refused;
     return out;
   }
-  out.plan = public_plan(std::get<compiler::RunPlan>(prepared));
+  std::string error;
+  out.plan = api::public_plan(std::get<compiler::RunPlan>(prepared), error);
+  if (!out.plan) {
+    out.exit_code = kExitInternal;
+    out.messages += "zpolicy: internal error: " + error + "; no plan\n";
+  }
   return out;
 }
 

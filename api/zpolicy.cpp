@@ -59,24 +59,15 @@ std::string default_policy_text() { return compiler::default_policy_text(); }
 TextResult default_policy_text(const std::optional<std::string>& mode_name) {
   TextResult result;
   ir::Diagnostics diags;
-  const auto policy = compiler::default_policy();
-  std::optional<ir::Mode> mode;
-  if (mode_name) {
-    mode = ir::parse_mode(*mode_name);
-    if (!mode)
-      diags.error({"<command line>"}, "invalid --mode '" + *mode_name +
-                                          "' (expected read-only, workspace-write or "
-                                          "danger-full-access)");
-  }
-  if (mode && !ir::narrower_or_equal(*mode, policy.mode.value))
-    diags.error({"<command line>"}, std::string("--mode ") + ir::to_string(*mode) +
-                                        " is wider than the default policy's workspace-write");
+  Request request;
+  request.mode = mode_name;
+  const auto loaded = api::load_request(request, diags);
   api::add_all(result.diagnostics, diags);
-  if (diags.has_errors()) {
+  if (!loaded) {
     result.exit_code = kExitUsage;
     return result;
   }
-  result.text = compiler::default_policy_text(mode.value_or(policy.mode.value));
+  result.text = compiler::default_policy_text(loaded->mode);
   return result;
 }
 

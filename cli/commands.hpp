@@ -16,6 +16,7 @@ int cmd_explain(const Args& args);
 int cmd_inspect(const Args& args);
 int cmd_run(const Args& args);
 int cmd_plan(const Args& args);
+int cmd_cleanup(const Args& args);
 int cmd_doctor(const Args& args);
 int cmd_show_default(const Args& args);
 

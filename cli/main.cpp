@@ -25,6 +25,7 @@ const std::map<std::string, Command>& commands() {
       {"inspect", {cmd_inspect, "disassemble a BPF program or pretty-print an artifact"}},
       {"run", {cmd_run, "run a command inside the compiled sandbox (fail-closed)"}},
       {"plan", {cmd_plan, "print everything run would do, for another tool to execute"}},
+      {"cleanup", {cmd_cleanup, "remove placeholders left by runs that were killed"}},
       {"doctor", {cmd_doctor, "report which sandbox backend this host can use"}},
       {"show-default", {cmd_show_default, "print the built-in default policy"}},
   };

@@ -16,6 +16,7 @@
 
 #include "runner/host_run_lock.hpp"
 #include "runner/placeholders.hpp"
+#include "runner/stale_placeholders.hpp"
 
 #if defined(__APPLE__)
 #include "runner/macos_argv.hpp"
@@ -220,6 +221,17 @@ HostCheck host_run_lock() {
 #endif
 }
 
+#if defined(__linux__)
+HostCheck stale_placeholders_check() {
+  const auto stale = stale_placeholders();
+  if (stale.empty()) return {"stale-placeholders", Status::Ok, "none", "", ""};
+  std::string value = std::to_string(stale.size()) + " left by runs that ended or died:";
+  for (const auto& p : stale) value += " " + p;
+  return {"stale-placeholders", Status::Warning, value, "",
+          "`zpolicy cleanup` removes them when no run is live"};
+}
+#endif
+
 }  // namespace
 
 HostCheck user_namespaces_check(const UserNamespaceSysctls& s) {
@@ -279,6 +291,9 @@ DoctorReport doctor() {
 #endif
   r.checks.push_back(state_directory());
   r.checks.push_back(host_run_lock());
+#if defined(__linux__)
+  r.checks.push_back(stale_placeholders_check());
+#endif
   r.backend = probe();
   HostCheck sandbox{"sandbox-probe", r.backend.usable() ? Status::Ok : Status::Failed,
                     r.backend.usable() ? "a sandbox with the namespaces zpolicy uses starts"

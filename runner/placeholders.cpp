@@ -4,6 +4,8 @@
 #include "compiler/resolve/state_dir.hpp"
 #include "runner/host_run_lock.hpp"
 #include "runner/open_no_symlinks.hpp"
+#include "runner/placeholder_removal.hpp"
+#include "runner/run_records.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -50,96 +52,29 @@ class FileLock {
   int fd_ = -1;
 };
 
-struct Record {
-  std::string path;
-  bool live;
-  std::vector<std::string> lines;
-};
-
-std::vector<Record> read_records(const std::string& dir, const std::string& own) {
-  std::vector<Record> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = readdir(d)) {
-    std::string name = e->d_name;
-    if (name.rfind("run-", 0) != 0) continue;
-    std::string path = dir + "/" + name;
-    if (path == own) continue;
-    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0) continue;
-    Record r{path, flock(fd, LOCK_EX | LOCK_NB) != 0, {}};
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) r.lines.push_back(line);
-    close(fd);
-    out.push_back(std::move(r));
-  }
-  closedir(d);
-  std::sort(out.begin(), out.end(), [](const Record& a, const Record& b) { return a.path < b.path; });
-  return out;
-}
-
-struct Parsed {
-  unsigned long long dev = 0, ino = 0;
-  std::string path;
-};
-
-std::optional<Parsed> parse_line(const std::string& line) {
-  Parsed p;
-  std::istringstream in(line);
-  if (!(in >> p.dev >> p.ino)) return std::nullopt;
-  in.get();
-  std::getline(in, p.path);
-  if (p.path.empty() || p.path[0] != '/') return std::nullopt;
-  return p;
-}
-
 // The placeholders live runs rely on, by path, with the identity each recorded.
 using LiveSet = std::set<std::string>;
 using LiveIdentities = std::set<std::tuple<std::string, unsigned long long, unsigned long long>>;
 
-LiveSet live_paths(const std::vector<Record>& records, LiveIdentities* identities = nullptr) {
+LiveSet live_paths(const std::vector<RunRecord>& records, LiveIdentities* identities = nullptr) {
   LiveSet live;
   for (const auto& r : records)
     if (r.live)
       for (const auto& l : r.lines)
-        if (auto p = parse_line(l)) {
+        if (auto p = parse_record_line(l)) {
           live.insert(p->path);
           if (identities) identities->emplace(p->path, p->dev, p->ino);
         }
   return live;
 }
 
-// Removes `path` only if it is still the empty directory with this identity.
-void remove_if_ours(const std::string& path, unsigned long long dev, unsigned long long ino) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
-  if (st.st_dev != dev || st.st_ino != ino) return;
-  rmdir(path.c_str());  // fails with ENOTEMPTY if anything was put inside: then it stays
-}
-
-// A pin is writable inside the sandbox, so the command may have chmod'ed it (say to
-// 000), which would leave the placeholders below it unremovable and make every later
-// run fail to prepare. Our own directories (same inode, checked through an O_PATH
-// descriptor so a path swapped for a symlink is never followed) get their owner's rwx
-// back before anything below them is removed; callers go shallowest first.
-void restore_access_if_ours(const std::string& path, unsigned long long dev,
-                            unsigned long long ino) {
-  int fd = open(path.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino && (st.st_mode & 0700) != 0700)
-    chmod(("/proc/self/fd/" + std::to_string(fd)).c_str(), (st.st_mode & 07777) | 0700);
-  close(fd);
-}
-
-void reconcile_dead(const std::vector<Record>& records, const std::set<std::string>& live) {
+void reconcile_dead(const std::vector<RunRecord>& records, const std::set<std::string>& live) {
   for (const auto& r : records) {
     if (r.live) continue;
     for (const auto& line : r.lines)
-      if (auto p = parse_line(line); p && !live.count(p->path))
-        restore_access_if_ours(p->path, p->dev, p->ino);
+      if (auto p = parse_record_line(line); p && !live.count(p->path)) restore_access_if_ours(*p);
     for (auto it = r.lines.rbegin(); it != r.lines.rend(); ++it)
-      if (auto p = parse_line(*it); p && !live.count(p->path)) remove_if_ours(p->path, p->dev, p->ino);
+      if (auto p = parse_record_line(*it); p && !live.count(p->path)) remove_if_ours(*p);
     unlink(r.path.c_str());
   }
 }
@@ -183,7 +118,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     error = "cannot create run record '" + record_path_ + "': " + std::strerror(errno);
     return false;
   }
-  auto records = read_records(dir, record_path_);
+  auto records = read_run_records(dir, record_path_);
   if (host_lock_.alone()) {
     reconcile_dead(records, live_paths(records));
     if (!host_lock_.share(error)) return false;
@@ -236,7 +171,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
           (created || shared.count({cur, static_cast<unsigned long long>(st.st_dev),
                                     static_cast<unsigned long long>(st.st_ino)}))) {
         Entry e{cur, static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
-        std::string line = std::to_string(e.dev) + " " + std::to_string(e.ino) + " " + cur + "\n";
+        const std::string line = record_line({e.path, e.dev, e.ino});
         if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
             fsync(record_fd_) != 0) {
           error = "cannot write run record '" + record_path_ + "'";
@@ -285,11 +220,11 @@ void Placeholders::cleanup() {
   // `zpolicy cleanup`).
   if (host_lock_.alone_at_the_end()) {
     FileLock lock(dir + "/lock");
-    auto live = live_paths(read_records(dir, record_path_));
+    auto live = live_paths(read_run_records(dir, record_path_));
     for (const auto& e : entries_)
-      if (!live.count(e.path)) restore_access_if_ours(e.path, e.dev, e.ino);
+      if (!live.count(e.path)) restore_access_if_ours({e.path, e.dev, e.ino});
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-      if (!live.count(it->path)) remove_if_ours(it->path, it->dev, it->ino);
+      if (!live.count(it->path)) remove_if_ours({it->path, it->dev, it->ino});
     unlink(record_path_.c_str());
   }
   close(record_fd_);

@@ -6,8 +6,6 @@
 #include <climits>
 #include <cstdlib>
 
-#include "compiler/frontend/default_policy.hpp"
-#include "compiler/frontend/policy_parser.hpp"
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/run_plan.hpp"
@@ -101,23 +99,13 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     err << "zpolicy: " << *why << "\n";
     return kExitUsage;
   }
-  ir::Diagnostics diags;
-  std::optional<ir::Policy> policy =
-      req.policy_path ? compiler::load_policy_file(*req.policy_path, diags)
-                      : std::optional(compiler::default_policy());
-  std::optional<ir::Mode> mode;
-  if (policy) mode = compiler::effective_mode(*policy, req.mode, diags);
-  if (!policy || !mode || diags.has_errors()) {
-    err << diags.str();
-    return kExitUsage;
-  }
   // --timeout narrows like --mode: it may shorten the policy's limit, never lift it.
-  if (req.timeout && policy->timeout && *req.timeout > policy->timeout->value) {
+  if (req.timeout && req.policy.timeout && *req.timeout > req.policy.timeout->value) {
     err << "<command line>: error: --timeout is longer than the policy's timeout ("
-        << policy->timeout->loc.str() << "); it may only shorten it\n";
+        << req.policy.timeout->loc.str() << "); it may only shorten it\n";
     return kExitUsage;
   }
-  compiler::RunInput in{std::move(*policy), *mode, std::nullopt, {}, req.accept, {}, {}, req.timeout};
+  compiler::RunInput in{req.policy, req.mode, std::nullopt, {}, req.accept, {}, {}, req.timeout};
   if (!in.timeout && in.policy.timeout) in.timeout = in.policy.timeout->value;
   const auto caller = current_environment();
   in.env = build_environment(in.policy.env, caller);
@@ -135,7 +123,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
       if (c.starts_with(name + "=")) set_variable(in.env, name, c.substr(name.size() + 1));
   }
   // Tells a program it runs under zpolicy, and how confined (docs/run.md "Environment").
-  set_variable(in.env, "ZPOLICY_SANDBOX", ir::to_string(*mode));
+  set_variable(in.env, "ZPOLICY_SANDBOX", ir::to_string(req.mode));
   int failure = 0;
   auto exe = find_command(req.command[0], in.env, failure);
   if (!exe) {
@@ -146,11 +134,11 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   in.command = req.command;
   in.command[0] = *exe;
 
-  if (*mode == ir::Mode::DangerFullAccess) return compiler::plan_unconfined(in);
+  if (req.mode == ir::Mode::DangerFullAccess) return compiler::plan_unconfined(in);
 
   if (auto backend = preflight(); !backend.usable()) {
     if (in.policy.unavailable.value == ir::Unavailable::RunUnconfined &&
-        *mode == ir::Mode::WorkspaceWrite && trusted_policy_file(req.policy_path)) {
+        req.mode == ir::Mode::WorkspaceWrite && trusted_policy_file(req.policy_path)) {
       err << "zpolicy: sandbox unavailable (" << backend.str()
           << "); running UNCONFINED as " << in.policy.unavailable.loc.str() << " allows\n";
       return compiler::plan_unconfined(in);
@@ -159,6 +147,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     return kExitUnavailable;
   }
 
+  ir::Diagnostics diags;
   in.host = compiler::host_facts(req.workspace, diags);
   if (!in.host) {
     err << diags.str();

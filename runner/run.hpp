@@ -9,12 +9,16 @@
 
 #include "compiler/run_plan.hpp"
 #include "ir/mode.hpp"
+#include "ir/policy.hpp"
 
 namespace zpolicy::runner {
 
+// The policy comes loaded, its mode already checked against its ceiling (by the public
+// API's one request loader, api/request.hpp).
 struct RunRequest {
-  std::optional<std::string> policy_path;  // the built-in default when absent
-  std::optional<ir::Mode> mode;            // may only narrow the policy's ceiling
+  ir::Policy policy;
+  ir::Mode mode = ir::Mode::ReadOnly;
+  std::optional<std::string> policy_path;  // the file `policy` was read from; none for the default
   std::optional<std::string> workspace;    // default: the current directory
   std::optional<std::chrono::milliseconds> timeout;  // may only shorten the policy's
   // --env: NAME=VALUE sets NAME for this run; NAME alone keeps the caller's NAME too.

@@ -11,6 +11,8 @@ packages=(
   bubblewrap util-linux python3 git strace
   # What the kernel tests' everyday developer jobs use inside the sandbox.
   python3-venv sqlite3 perl patch
+  # The plan JSON's schema test (tests/plan_schema_test.py).
+  python3-jsonschema
 )
 # Node may come from elsewhere (NodeSource bundles npm in its nodejs, which Debian's npm
 # package would conflict with): ask for Debian's only when no npm is on PATH.

@@ -23,6 +23,10 @@ cmake --build "$prefix/cpp-build" >/dev/null
 
 python3 "$source_dir/examples/python/compile_and_verify.py" "$libdir/libzpolicy.so" \
   "$source_dir/golden/default.yaml"
+mkdir "$prefix/plan-ws"
+(cd "$prefix/plan-ws" && python3 "$source_dir/examples/python/plan_with_ctypes.py" \
+  "$libdir/libzpolicy.so" "$source_dir/golden/default.yaml" "$prefix/plan-ws")
+[[ -f "$prefix/share/zpolicy/plan.schema.json" ]]
 # The Debian package: built by CPack, unpacked (not installed: the test leaves the host
 # as it was), and its binary runs a sandbox.
 (cd "$build_dir" && cpack -G DEB -B "$prefix/deb" >/dev/null)

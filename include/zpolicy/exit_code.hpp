@@ -6,6 +6,7 @@ namespace zpolicy {
 enum ExitCode : int {
   kExitOk = 0,
   kExitDifference = 1,    // `diff`: the policies differ (or, with --fail-on widen, widen)
+  kExitIncomplete = 1,    // cleanup: placeholders left, because a run is live on the host
   kExitUsage = 2,         // bad usage or invalid policy
   kExitVerify = 3,        // verification failed: a deny would be dropped
   kExitUnavailable = 4,   // sandbox backend unavailable (fail-closed refusal)

@@ -207,6 +207,25 @@ ZPOLICY_API Explanation explain(const Request& request, const std::string& path,
 // (docs/network.md). Names are not resolved.
 ZPOLICY_API Explanation explain_connect(const Request& request, const std::string& destination);
 
+// `inspect`: a compiled artifact read back by the analyzer's own readers. A seccomp
+// program (`name` ends in ".bpf", or the bytes hold a NUL) gives its disassembly, any other
+// artifact its text as it is; a program that does not parse gives exit code 2 and the
+// reason at `name`.
+ZPOLICY_API TextResult inspect(const std::string& name, const std::string& bytes);
+
+// One system call, as a seccomp program answers it.
+struct SyscallCall {
+  std::string syscall;            // a name of `arch`'s table, or a number (decimal or 0x hex)
+  std::string arch = "x86_64";    // "x86_64", "x32" or "i386"
+  std::vector<std::string> args;  // at most six numbers (decimal or 0x hex); missing ones are 0
+};
+
+// `inspect --syscall`: "NAME (ARCH #NR): ACTION (ret 0x..., N instructions)", evaluated by
+// the analyzer's BPF interpreter. Exit code 2 for a malformed call (at "<command line>") or
+// a program that does not parse (at `name`).
+ZPOLICY_API TextResult evaluate_syscall(const std::string& name, const std::string& program,
+                                        const SyscallCall& call);
+
 // The host's sandbox backend, as `doctor` reports it (docs/run.md "doctor").
 struct HostCheck {
   std::string id;
@@ -244,6 +263,26 @@ struct RunRequest {
 // (2 usage, 3 refused, 4 no backend, 124 timeout, 125 internal, 126/127, 128+N). Every
 // message for the user (refusals, status) goes to `messages`.
 ZPOLICY_API int run(const RunRequest& request, std::ostream& messages);
+
+// `cleanup`: the placeholders runs left behind (killed, or ended while another run was
+// live), removed as the next run would remove them (docs/run.md "Cleanup").
+struct CleanedPlaceholder {
+  std::string action;  // "removed"; "gone" (already); "kept" (for good); "left" (for now)
+  std::string path;
+  std::string reason;  // why it was kept or left
+};
+struct CleanupReport {
+  // 0 done; 1 nothing was touched because a run (of any user) is live on this host, and
+  // `placeholders` lists what is left; 2 DIR cannot be resolved; 125 the state directory
+  // is not private to the caller.
+  int exit_code = kExitOk;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<CleanedPlaceholder> placeholders;
+};
+// Only placeholders within `dir` (symlinks in `dir` itself are resolved first), or all of
+// the caller's. Never removes a directory that is not empty or not the one a run made, and
+// follows no symlink on the way to one.
+ZPOLICY_API CleanupReport cleanup(const std::optional<std::string>& dir = std::nullopt);
 
 // Everything `run` would do for a request, decided exactly as `run` decides it and
 // executed by nothing: what an embedder needs to start the sandbox itself

@@ -203,4 +203,39 @@ BOOST_AUTO_TEST_CASE(the_c_plan_needs_a_policy_file_and_a_command) {
   zpolicy_request_free(req);
 }
 
+// `inspect` through the API: the program's disassembly, one call's verdict, and the
+// reason a malformed program or call is refused, located as the command line prints it.
+BOOST_AUTO_TEST_CASE(inspect_reads_a_seccomp_program_back) {
+  auto compiled = zpolicy::compile({}, zpolicy::Target::Linux);
+  BOOST_REQUIRE(compiled.exit_code == 0);
+  std::string bpf;
+  for (const auto& a : compiled.artifacts)
+    if (a.name == "seccomp.bpf") bpf = a.content;
+  auto listing = zpolicy::inspect("seccomp.bpf", bpf);
+  BOOST_TEST(listing.exit_code == 0);
+  BOOST_TEST(listing.text.find("; kill\n") != std::string::npos, listing.text);
+  BOOST_TEST(zpolicy::inspect("bwrap.args", "--ro-bind\n/\n/\n").text == "--ro-bind\n/\n/\n");
+  auto truncated = zpolicy::inspect("x.bpf", bpf.substr(0, 5));
+  BOOST_TEST(truncated.exit_code == 2);
+  BOOST_REQUIRE(truncated.diagnostics.size() == 1u);
+  BOOST_TEST(truncated.diagnostics[0].str().rfind("x.bpf: error: ", 0) == 0u, truncated.diagnostics[0].str());
+
+  auto ptrace = zpolicy::evaluate_syscall("seccomp.bpf", bpf, {"ptrace", "x86_64", {}});
+  BOOST_TEST(ptrace.exit_code == 0);
+  BOOST_TEST(ptrace.text.rfind("ptrace (x86_64 #101): ", 0) == 0u, ptrace.text);
+  auto getpid = zpolicy::evaluate_syscall("seccomp.bpf", bpf, {"39", "x86_64", {}});
+  BOOST_TEST(getpid.text.rfind("39 (x86_64 #39): allow (ret 0x7fff0000, ", 0) == 0u, getpid.text);
+  auto wide = zpolicy::evaluate_syscall("seccomp.bpf", bpf, {"read", "i386", {"0x100000000"}});
+  BOOST_TEST(wide.exit_code == 2);
+  BOOST_TEST(wide.text.empty());
+  BOOST_REQUIRE(wide.diagnostics.size() == 1u);
+  BOOST_TEST(wide.diagnostics[0].str() ==
+             "<command line>: error: invalid --args '0x100000000' (at most 6 numbers, decimal "
+             "or 0x hex, 32 bits each for i386)\n");
+  BOOST_TEST(zpolicy::evaluate_syscall("seccomp.bpf", bpf, {"read", "arm64", {}}).exit_code == 2);
+  BOOST_TEST(zpolicy::evaluate_syscall("seccomp.bpf", bpf, {"frobnicate", "x86_64", {}})
+                 .diagnostics.at(0)
+                 .message == "unknown syscall 'frobnicate' for x86_64");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

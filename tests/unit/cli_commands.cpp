@@ -20,7 +20,7 @@ BOOST_AUTO_TEST_SUITE(cli_commands)
 
 BOOST_AUTO_TEST_CASE(help_for_each_subcommand_exits_0) {
   for (const char* cmd : {"compile", "show-default", "verify", "check", "diff", "explain",
-                          "inspect", "run", "plan", "doctor"}) {
+                          "inspect", "run", "plan", "cleanup", "doctor"}) {
     for (const char* flag : {"--help", "-h"}) {
       auto r = zpolicy_run({cmd, flag});
       BOOST_TEST(r.exit_code == 0, cmd << " " << flag << ": " << r.err);
@@ -34,8 +34,8 @@ BOOST_AUTO_TEST_CASE(top_level_help_lists_every_command) {
   auto r = zpolicy_run({"--help"});
   BOOST_TEST(r.exit_code == 0);
   for (const char* cmd :
-       {"compile", "verify", "check", "diff", "explain", "inspect", "run", "plan", "doctor",
-        "show-default"})
+       {"compile", "verify", "check", "diff", "explain", "inspect", "run", "plan", "cleanup",
+        "doctor", "show-default"})
     BOOST_TEST(r.out.find(std::string("\n  ") + cmd + " ") != std::string::npos, cmd);
 }
 

@@ -239,25 +239,25 @@ BOOST_AUTO_TEST_CASE(inspect_refuses_numbers_that_do_not_fit) {
   };
   const std::vector<Case> cases = {
       {{"--syscall", "4294967296"},
-       "zpolicy: invalid --syscall 4294967296: a system call number is 32 bits (at most "
+       "<command line>: error: invalid --syscall 4294967296: a system call number is 32 bits (at most "
        "4294967295)\n"},
       {{"--syscall", "18446744073709551616"},
-       "zpolicy: invalid --syscall 18446744073709551616: a system call number is 32 bits (at "
+       "<command line>: error: invalid --syscall 18446744073709551616: a system call number is 32 bits (at "
        "most 4294967295)\n"},
       {{"--syscall", "0x100000000", "--arch", "i386"},
-       "zpolicy: invalid --syscall 0x100000000: a system call number is 32 bits (at most "
+       "<command line>: error: invalid --syscall 0x100000000: a system call number is 32 bits (at most "
        "4294967295)\n"},
       {{"--syscall", "ptrace", "--args", "18446744073709551616"},
-       "zpolicy: invalid --args '18446744073709551616' (at most 6 numbers, decimal or 0x hex, "
+       "<command line>: error: invalid --args '18446744073709551616' (at most 6 numbers, decimal or 0x hex, "
        "64 bits each for x86_64)\n"},
       {{"--syscall", "ptrace", "--arch", "i386", "--args", "0x100000000"},
-       "zpolicy: invalid --args '0x100000000' (at most 6 numbers, decimal or 0x hex, 32 bits "
+       "<command line>: error: invalid --args '0x100000000' (at most 6 numbers, decimal or 0x hex, 32 bits "
        "each for i386)\n"},
       {{"--syscall", "ptrace", "--args", "-1"},
-       "zpolicy: invalid --args '-1' (at most 6 numbers, decimal or 0x hex, 64 bits each for "
+       "<command line>: error: invalid --args '-1' (at most 6 numbers, decimal or 0x hex, 64 bits each for "
        "x86_64)\n"},
       {{"--syscall", "ptrace", "--args", " 1"},
-       "zpolicy: invalid --args ' 1' (at most 6 numbers, decimal or 0x hex, 64 bits each for "
+       "<command line>: error: invalid --args ' 1' (at most 6 numbers, decimal or 0x hex, 64 bits each for "
        "x86_64)\n"},
   };
   for (const auto& c : cases) {

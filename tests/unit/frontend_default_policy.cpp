@@ -98,8 +98,8 @@ BOOST_AUTO_TEST_CASE(show_default_parses_back_into_the_default_for_every_accepte
 
 BOOST_AUTO_TEST_CASE(show_default_refuses_a_wider_mode) {
   BOOST_TEST(show_default({"--mode", "danger-full-access"}, 2) ==
-             "<command line>: error: --mode danger-full-access is wider than the default policy's "
-             "workspace-write\n");
+             "<default-policy>:3:7: error: --mode danger-full-access is wider than the policy's "
+             "ceiling 'workspace-write'; --mode may only narrow it\n");
   BOOST_TEST(
       show_default({"--mode", "sideways"}, 2) ==
       "<command line>: error: invalid --mode 'sideways' (expected read-only, workspace-write "

@@ -1,0 +1,80 @@
+#include "api/plan.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <variant>
+
+#include "compiler/resolve/resolve.hpp"
+#include "ir/path.hpp"
+#include "runner/macos_argv.hpp"
+
+namespace zpolicy::api {
+namespace {
+
+std::string current_directory() {
+  char buf[PATH_MAX];
+  return getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
+}
+
+// The directories bwrap needs to exist, each with the writable root it is created from
+// (runner/placeholders.cpp walks them the same way).
+std::vector<Placeholder> placeholders_of(const ir::Resolved& verified) {
+  ir::Resolved r = verified;
+  std::vector<Placeholder> out;
+  for (const auto* p : compiler::placeholder_candidates(r)) {
+    const ir::ResolvedPath* root = nullptr;
+    for (const auto& w : r.write)
+      if (ir::path_within(w.path, p->path)) root = &w;
+    if (root) out.push_back({p->path, root->path});
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) {
+  Plan out;
+  out.backend = compiler::to_string(p.backend);
+  out.exe = p.exe;
+  out.argv = p.argv;
+  if (p.backend == compiler::Backend::SandboxExec) {
+    // The runner builds this argv when it executes; the plan carries it built.
+    auto argv = runner::sandbox_exec_argv(p.sbpl_profile, p.sbpl_params, p.command);
+    if (const auto* e = std::get_if<runner::SandboxExecArgvError>(&argv)) {
+      error = "cannot build the sandbox-exec command line: " + e->message;
+      return std::nullopt;
+    }
+    out.argv = std::get<std::vector<std::string>>(std::move(argv));
+  }
+  out.env = p.env;
+  // The runner starts the backend where it was started itself.
+  out.cwd = p.cwd.empty() ? current_directory() : p.cwd;
+  for (const auto& f : p.fds) out.fds.push_back({f.child_fd, f.artifact, f.bytes});
+  if (p.status_fd >= 0) out.status_fd = p.status_fd;
+  if (p.block_fd >= 0) out.block_fd = p.block_fd;
+  for (const auto& e : p.expected_setup)
+    out.setup_checks.push_back(
+        {e.dest, compiler::to_string(e.kind), e.source_fd, e.read_only, e.link_target});
+  if (p.backend == compiler::Backend::Bwrap && p.verified) {
+    out.placeholders = placeholders_of(*p.verified);
+    for (const auto& b : p.bind_sources) {
+      PlanBind bind{b.fd, b.path, std::nullopt, std::nullopt};
+      for (const auto* list : {&p.verified->read, &p.verified->write, &p.verified->pin,
+                               &p.verified->protect})
+        for (const auto& r : *list)
+          if (r.path == b.path && r.identity && !bind.dev) {
+            bind.dev = r.identity->dev;
+            bind.ino = r.identity->ino;
+          }
+      out.binds.push_back(std::move(bind));
+    }
+  }
+  if (p.timeout) out.timeout_ms = p.timeout->count();
+  out.sbpl_profile = p.sbpl_profile;
+  out.sbpl_params = p.sbpl_params;
+  for (const auto& l : p.accepted) out.accepted.push_back(l.str());
+  return out;
+}
+
+}  // namespace zpolicy::api

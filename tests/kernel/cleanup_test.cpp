@@ -1,0 +1,130 @@
+#include <signal.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "sandbox_fixture.hpp"
+
+// `zpolicy cleanup [DIR]` (docs/run.md "Cleanup"): the placeholders a killed run left are
+// removed, but never one a live run relies on, never a directory a command put something
+// in, and never anything reached through a symlink. Observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+// Says it is up, then waits for the host to release it.
+std::vector<std::string> waiting(const std::string& name) {
+  return {"/bin/sh", "-c",
+          "touch up-" + name + "; while [ ! -e release-" + name + " ]; do sleep 0.05; done; echo '" +
+              kDoneMarker + "'"};
+}
+
+struct Cleaned {
+  int exit_code = -1;
+  std::string out;
+};
+
+// `zpolicy cleanup DIR` as the box's caller, on the host.
+Cleaned cleanup(const Sandbox& box, const std::string& dir) {
+  auto r = box.host_command({"/bin/sh", "-c", "\"$0\" cleanup \"$1\"; echo \"exit=$?\"",
+                             zpolicy_binary(), dir});
+  const auto at = r.out.rfind("exit=");
+  return {at == std::string::npos ? -1 : std::stoi(r.out.substr(at + 5)), r.out.substr(0, at)};
+}
+
+// Other zpolicy runs on this host (any user's) keep cleanup from acting: wait for a quiet
+// moment rather than fail because of them.
+Cleaned cleanup_when_quiet(const Sandbox& box, const std::string& dir) {
+  Cleaned c;
+  wait_until(
+      [&] {
+        c = cleanup(box, dir);
+        return c.exit_code != 1;
+      },
+      std::chrono::seconds(60));
+  return c;
+}
+
+Running start_and_wait(const Sandbox& box, const std::string& name) {
+  RunSpec spec;
+  spec.command = waiting(name);
+  Running r = box.start(spec);
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return exists(box.ws("up-" + name)); }, std::chrono::seconds(15)));
+  return r;
+}
+
+void kill_run(const Sandbox& box, Running& r, const std::string& name) {
+  kill(r.pid, SIGKILL);
+  RunResult res = box.finish(r);
+  BOOST_TEST(res.exit_code == 128 + SIGKILL, res.describe());
+  BOOST_TEST(wait_until([&] { return processes_with_argv(waiting(name)).empty(); },
+                        std::chrono::seconds(5)));
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_cleanup)
+
+// A killed run leaves its placeholders; cleanup removes the empty ones it made, keeps one
+// a command put a file in, and acts on nothing reached through a symlink planted since.
+BOOST_DATA_TEST_CASE(cleanup_removes_only_a_dead_runs_empty_placeholders, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  Running a = start_and_wait(box, "a");
+  kill_run(box, a, "a");
+  for (const char* p : {".env", ".env.local", ".next", "data/agent-sessions"})
+    BOOST_TEST_REQUIRE(exists(box.ws(p)), p << ": the killed run made no placeholder");
+  box.write_file(box.ws(".next/kept"), "user data\n");
+  // `data` moved away and a symlink in its place: `data/agent-sessions` now resolves to
+  // the very directory the run made, which cleanup must still not reach.
+  box.host_command({"/bin/mv", box.ws("data"), box.ws("data-moved")});
+  box.host_command({"/bin/ln", "-s", "data-moved", box.ws("data")});
+
+  const auto c = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(c.exit_code == 0, c.out);
+  BOOST_TEST(!exists(box.ws(".env")));
+  BOOST_TEST(!exists(box.ws(".env.local")));
+  BOOST_TEST(read_file(box.ws(".next/kept")).value_or("") == "user data\n");
+  BOOST_TEST(exists(box.ws("data-moved/agent-sessions")));
+  BOOST_TEST(exists(box.ws("data")));
+  BOOST_TEST(c.out.find("removed " + box.ws(".env") + "\n") != std::string::npos, c.out);
+  BOOST_TEST(c.out.find("kept    " + box.ws(".next") + ": not empty") != std::string::npos, c.out);
+  BOOST_TEST(c.out.find("kept    " + box.ws("data/agent-sessions") + ": cannot be reached") !=
+                 std::string::npos,
+             c.out);
+  // The record is gone with them: a second cleanup finds nothing.
+  const auto again = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(again.exit_code == 0);
+  BOOST_TEST(again.out == "no placeholders left by runs\n");
+}
+
+// While a run is live, cleanup removes nothing, even the placeholders of a run killed
+// beside it; once the live run is gone they go.
+BOOST_DATA_TEST_CASE(cleanup_touches_nothing_while_a_run_is_live, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  Running a = start_and_wait(box, "a");
+  Running b = start_and_wait(box, "b");
+  kill_run(box, a, "a");
+  const auto busy = cleanup(box, box.workspace());
+  BOOST_TEST(busy.exit_code == 1, busy.out);
+  BOOST_TEST(busy.out.find("left    " + box.ws(".env") + ": cleanup acts only while no run is live") != std::string::npos,
+             busy.out);
+  for (const char* p : {".env", ".env.local", ".next", "data/agent-sessions"})
+    BOOST_TEST(exists(box.ws(p)), p << " removed under a live run");
+  // The live run still keeps its protected paths uncreatable.
+  box.write_file(box.ws("release-b"), "");
+  RunResult rb = box.finish(b);
+  BOOST_TEST(rb.completed(), rb.describe());
+  const auto done = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(done.exit_code == 0, done.out);
+  for (const char* p : {".env", ".env.local", ".next", "data"})
+    BOOST_TEST(!exists(box.ws(p)), p << " left behind");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The plan JSON that `zpolicy plan --format json` emits is valid against the schema
+installed with the package (docs/plan.schema.json), and the schema is not vacuous: plans
+with a key missing or added, another format version, or bytes that are not base64 fail it.
+
+usage: plan_schema_test.py ZPOLICY SCHEMA
+Exits 77 (a skip for ctest) when python3's jsonschema is not installed
+(scripts/install-deps.sh installs python3-jsonschema)."""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+try:
+    import jsonschema
+except ImportError:
+    print("plan_schema_test: python3 jsonschema is not installed; skipped", file=sys.stderr)
+    sys.exit(77)
+
+zpolicy, schema_path = os.path.abspath(sys.argv[1]), sys.argv[2]
+with open(schema_path, encoding="utf-8") as f:
+    schema = json.load(f)
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+failures = []
+
+
+def plan(cwd, *options):
+    r = subprocess.run([zpolicy, "plan", "--format", "json", *options, "--", "/bin/true"],
+                       cwd=cwd, capture_output=True)
+    return r.returncode, r.stdout, r.stderr
+
+
+def check_valid(name, document):
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.path))
+    for e in errors:
+        failures.append(f"{name}: {'/'.join(map(str, e.path))}: {e.message}")
+
+
+def check_invalid(name, document):
+    if validator.is_valid(document):
+        failures.append(f"{name}: the schema accepts it")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # A workspace whose name is not UTF-8, so that the plan carries {"base64": ...} paths.
+    ws = os.path.join(os.fsencode(tmp), b"ws\xff")
+    os.mkdir(ws)
+    os.mkdir(os.path.join(ws, b".git"))
+    with open(os.path.join(tmp, "danger.yaml"), "w") as f:
+        f.write("zpolicy: 1\nmode: danger-full-access\n")
+    with open(os.path.join(tmp, "timed.yaml"), "w") as f:
+        f.write("zpolicy: 1\nmode: workspace-write\nprocess:\n  timeout: 90s\n")
+
+    plans = {}
+    rc, out, err = plan(ws, "--policy", os.path.join(tmp, "danger.yaml"))
+    if rc != 0:
+        failures.append(f"unconfined plan: exit {rc}: {err.decode(errors='replace')}")
+    else:
+        plans["unconfined"] = json.loads(out)
+    for name, options in (("bwrap", ()), ("bwrap with a timeout", ("--policy", os.path.join(tmp, "timed.yaml")))):
+        rc, out, err = plan(ws, *options)
+        if rc == 4:  # no usable bwrap on this host: the Linux plans cannot be made here
+            print(f"plan_schema_test: {name}: no sandbox backend here; not checked", file=sys.stderr)
+            continue
+        if rc != 0:
+            failures.append(f"{name} plan: exit {rc}: {err.decode(errors='replace')}")
+            continue
+        plans[name] = json.loads(out)
+
+    for name, document in plans.items():
+        check_valid(name, document)
+    if "bwrap" in plans:
+        p = plans["bwrap"]
+        if not isinstance(p["cwd"], dict) or not p["placeholders"] or not p["fds"]:
+            failures.append("bwrap plan: expected a base64 cwd, placeholders and the filter's fd")
+        timed = plans.get("bwrap with a timeout")
+        if timed and timed["timeout_ms"] != 90000:
+            failures.append(f"timed plan: timeout_ms {timed['timeout_ms']}")
+
+    # The schema refuses what an executor must refuse.
+    base = plans.get("bwrap") or plans.get("unconfined")
+    if base:
+        def mutated(change):
+            d = copy.deepcopy(base)
+            change(d)
+            return d
+        check_invalid("format version 2", mutated(lambda d: d.update(zpolicy_plan=2)))
+        check_invalid("no env", mutated(lambda d: d.pop("env")))
+        check_invalid("an unknown key", mutated(lambda d: d.update(network="open")))
+        check_invalid("an unknown backend", mutated(lambda d: d.update(backend="docker")))
+        check_invalid("a relative exe", mutated(lambda d: d.update(exe="bwrap")))
+        check_invalid("stdin as a plan fd", mutated(lambda d: d["fds"].append(
+            {"fd": 0, "artifact": "seccomp.bpf", "content": {"base64": ""}})))
+        check_invalid("content that is not base64", mutated(lambda d: d["fds"].append(
+            {"fd": 3, "artifact": "seccomp.bpf", "content": {"base64": "not base64!"}})))
+        check_invalid("an empty argv", mutated(lambda d: d.update(argv=[])))
+
+if not plans:
+    failures.append("no plan was made at all")
+for f in failures:
+    print("plan_schema_test: " + f, file=sys.stderr)
+print(f"plan_schema_test: {len(plans)} plans checked ({', '.join(plans)})")
+sys.exit(1 if failures else 0)
