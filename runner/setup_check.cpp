@@ -55,7 +55,9 @@ bool reads_from(const std::string& syscall_line, int fd) {
 
 Blocked wait_until_blocked(pid_t init, int block_fd) {
   const auto deadline = std::chrono::steady_clock::now() + kSetupDeadline;
-  auto pause = std::chrono::microseconds(200);
+  // Short pauses: setup takes a few milliseconds, and each one overshot is paid by every
+  // run; a look costs two small procfs reads.
+  auto pause = std::chrono::microseconds(100);
   while (std::chrono::steady_clock::now() < deadline) {
     auto line = proc_line(init, "syscall");
     if (!line) return errno == ENOENT || errno == ESRCH ? Blocked::Ended : Blocked::Unreadable;
@@ -67,7 +69,7 @@ Blocked wait_until_blocked(pid_t init, int block_fd) {
     const char state = (*stat)[paren + 2];
     if (state == 'Z' || state == 'X') return Blocked::Ended;
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(5000));
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
   }
   return Blocked::TimedOut;
 }
