@@ -171,7 +171,11 @@ void overlapping_runs(Sandbox& user, Sandbox& root, const PrivateShm& shm, Calle
   RunSpec a_spec;
   a_spec.root_prefix = enter_ws;
   a_spec.options = {"--workspace", user.workspace()};
-  a_spec.command = {"/bin/sleep", "2"};
+  // The first run ends once the second one's command is running (it has locked and made
+  // its placeholders by then), and the second tries its writes only once the first run
+  // is gone and cleaned up: events, not sleeps, so that a loaded machine changes nothing.
+  const std::string token = unique_token();
+  a_spec.command = {"/bin/sh", "-c", "while [ ! -e b-up-" + token + " ]; do sleep 0.05; done"};
   Running a = a_box.start(a_spec);
   if (!wait_until([&] { return exists(user.ws(".env")); }, std::chrono::seconds(10))) {
     auto ra = a_box.finish(a);
@@ -186,14 +190,21 @@ void overlapping_runs(Sandbox& user, Sandbox& root, const PrivateShm& shm, Calle
   b_spec.options = {"--workspace", user.workspace()};
   b_spec.command = {
       "/bin/sh", "-c",
-      "sleep 4\n"
+      "while [ ! -e a-gone-" + token + " ]; do sleep 0.05; done\n"
       "for p in .git/config .env .env.local .next/x node_modules/x data/agent-sessions/x; do\n"
       "  echo pwn > $p 2>/dev/null && echo \"created $p\"\n"
       "done\n"
       "echo '" +
           std::string(kDoneMarker) + "'"};
-  auto r = b_box.run(b_spec);
+  Running b = b_box.start(b_spec);
+  // Seen from the host (a root sandbox cannot write the user's workspace).
+  BOOST_TEST(wait_until([&] { return !processes_with_argv(b_spec.command).empty(); },
+                        std::chrono::seconds(15)),
+             "the second run's command never started");
+  user.write_file(user.ws("b-up-" + token), "");
   auto ra = a_box.finish(a);
+  user.write_file(user.ws("a-gone-" + token), "");
+  auto r = b_box.finish(b);
   BOOST_TEST(ra.exit_code == 0, ra.describe());
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("created") == std::string::npos, r.describe());
