@@ -44,7 +44,7 @@ const std::vector<LintRule>& lint_catalog() {
        "the sandbox runs; keep them only if the command needs them."},
       {"ZP013", "WritableSystemDirectory", S::Error,
        "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot) "
-       "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log)",
+       "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log, /run)",
        "Programs, configuration and state the host runs or reads back, often as root (dpkg "
        "maintainer scripts, cron jobs), become writable from the sandbox."},
       {"ZP014", "PublicSuffixWildcard", S::Error,

@@ -262,12 +262,13 @@ PolicyPath sensitive_policy_path(const Sensitive& s) {
 // one of them lets a sandboxed command plant code that runs outside the sandbox. Beside
 // programs and configuration, that is the state root's own tools read back: dpkg's
 // maintainer scripts and debconf's answers (/var/lib, /var/cache), cron and at jobs
-// (/var/spool), logs root parses (/var/log). /opt, /srv and /var/tmp stay out: users
-// build there (docs/lints.md).
+// (/var/spool), logs root parses (/var/log), and the runtime state services read back
+// (/run: systemd units in /run/systemd/system, sudo's timestamps; red team R4-W2).
+// /opt, /srv and /var/tmp stay out: users build there (docs/lints.md).
 const std::vector<std::string>& system_directories() {
   static const std::vector<std::string> v = {
       "/bin", "/boot", "/etc",       "/lib",     "/lib32",  "/lib64",    "/libx32",
-      "/sbin", "/usr", "/var/cache", "/var/lib", "/var/log", "/var/spool"};
+      "/run", "/sbin", "/usr", "/var/cache", "/var/lib", "/var/log", "/var/spool"};
   return v;
 }
 

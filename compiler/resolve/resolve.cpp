@@ -199,14 +199,22 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
     diags.error({"<host>"}, "workspace '" + workspace.value_or(h.cwd) + "' is not a directory");
     return std::nullopt;
   }
-  if (workspace)
-    if (auto link = symlink_in_workspace_spelling(*workspace, h.cwd)) {
+  if (workspace) {
+    const auto spelling = walk_workspace_spelling(*workspace, h.cwd);
+    if (spelling.link) {
       diags.error({"<host>"}, "workspace '" + *workspace + "' is spelled through the symlink '" +
-                                  *link + "', which may have been planted to redirect the run; " +
-                                  "if '" + *ws + "' is the directory meant, give it as " +
+                                  *spelling.link + "', which may have been planted to redirect " +
+                                  "the run; if '" + *ws + "' is the directory meant, give it as " +
                                   "--workspace " + *ws);
       return std::nullopt;
     }
+    if (spelling.walked != *ws) {
+      diags.error({"<host>"}, "workspace '" + *workspace + "' changed while it was resolved ('" +
+                                  *ws + "', then '" + spelling.walked +
+                                  "'): something is swapping a directory on its way");
+      return std::nullopt;
+    }
+  }
   h.workspace = *ws;
   h.workspace_identity = identity_of(*ws);
   const char* home = std::getenv("HOME");

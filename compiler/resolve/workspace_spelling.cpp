@@ -17,8 +17,7 @@ bool only_root_writes(const std::string& dir) {
 
 }  // namespace
 
-std::optional<std::string> symlink_in_workspace_spelling(const std::string& spelled,
-                                                         const std::string& cwd) {
+WorkspaceSpelling walk_workspace_spelling(const std::string& spelled, const std::string& cwd) {
   // `cur` is canonical at every step: the cwd is (the kernel resolved it), and so is every
   // prefix below, since a link other than an accepted one in "/" stops the walk.
   std::string cur = spelled.starts_with("/") ? "/" : cwd;
@@ -33,17 +32,17 @@ std::optional<std::string> symlink_in_workspace_spelling(const std::string& spel
     }
     const std::string next = cur == "/" ? "/" + c : cur + "/" + c;
     struct stat st;
-    if (lstat(next.c_str(), &st) != 0) return std::nullopt;
+    if (lstat(next.c_str(), &st) != 0) return {std::nullopt, next};
     if (!S_ISLNK(st.st_mode)) {
       cur = next;
       continue;
     }
     char target[PATH_MAX];
     if (cur != "/" || st.st_uid != 0 || !only_root_writes("/") || !realpath(next.c_str(), target))
-      return spelled.starts_with("/") ? as_spelled : as_spelled.substr(2);
+      return {spelled.starts_with("/") ? as_spelled : as_spelled.substr(2), next};
     cur = target;
   }
-  return std::nullopt;
+  return {std::nullopt, cur};
 }
 
 }  // namespace zpolicy::compiler

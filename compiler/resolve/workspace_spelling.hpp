@@ -13,10 +13,16 @@ namespace zpolicy::compiler {
 // a directory only root can write: no sandbox writes "/" unless a user accepted the finding
 // that refuses it as a writable root.
 //
-// Returns nullopt when `spelled` (absolute, or relative to the canonical `cwd`) crosses no
-// other symlink; else the first such link, named as spelled up to it. Components that do
-// not exist end the walk (the workspace check reports them).
-std::optional<std::string> symlink_in_workspace_spelling(const std::string& spelled,
-                                                         const std::string& cwd);
+// What walking `spelled` (absolute, or relative to the canonical `cwd`) one component at
+// a time found: the first symlink other than an accepted one, named as spelled up to it,
+// or else the canonical path the walk reached. Components that do not exist end the walk
+// (the workspace check reports them). The caller compares `walked` with its own
+// canonicalization of the spelling: a symlink swapped in or out between the two shows as
+// a difference (red team R4-W1).
+struct WorkspaceSpelling {
+  std::optional<std::string> link;
+  std::string walked;
+};
+WorkspaceSpelling walk_workspace_spelling(const std::string& spelled, const std::string& cwd);
 
 }  // namespace zpolicy::compiler
