@@ -1,19 +1,15 @@
 #include <fcntl.h>
-#include <poll.h>
-#include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <cstring>
-#include <functional>
+#include <atomic>
 #include <thread>
 
-#include "compiler/backend_paths.hpp"
+#include "exec_gate.hpp"
 #include "sandbox_fixture.hpp"
 
 // Round 4 of the red-team pass (docs/redteam-2026-12.md "Round 4"): the host-side setup
@@ -46,65 +42,6 @@ class Exchanger {
  private:
   std::string a_, b_;
   std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
-pid_t parent_of(pid_t pid) {
-  auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat) return -1;
-  const size_t paren = stat->rfind(')');
-  char state;
-  int ppid = -1;
-  if (paren == std::string::npos) return -1;
-  return std::sscanf(stat->c_str() + paren + 1, " %c %d", &state, &ppid) == 2 ? ppid : -1;
-}
-
-// Holds the run's exec of bwrap (after the runner opened and checked every bind source)
-// while `act` runs, as kernel_setup_check does: the swap lands before bwrap sets up.
-class ExecGate {
- public:
-  explicit ExecGate(std::function<void()> act) : act_(std::move(act)) {
-    fan_ = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY | O_CLOEXEC);
-    BOOST_TEST_REQUIRE(fan_ >= 0, "fanotify_init: " << std::strerror(errno));
-    BOOST_TEST_REQUIRE(
-        fanotify_mark(fan_, FAN_MARK_ADD, FAN_OPEN_EXEC_PERM, AT_FDCWD, compiler::kBwrapPath) == 0,
-        "fanotify_mark: " << std::strerror(errno));
-    thread_ = std::thread([this] { serve(); });
-  }
-  ~ExecGate() {
-    stop_ = true;
-    thread_.join();
-    close(fan_);
-  }
-  void watch(pid_t zpolicy) { zpolicy_ = zpolicy; }
-  bool acted() const { return acted_; }
-
- private:
-  void serve() {
-    alignas(fanotify_event_metadata) char buf[4096];
-    while (!stop_) {
-      pollfd p{fan_, POLLIN, 0};
-      if (poll(&p, 1, 50) <= 0) continue;
-      const ssize_t n = read(fan_, buf, sizeof buf);
-      auto* ev = reinterpret_cast<fanotify_event_metadata*>(buf);
-      for (ssize_t left = n; FAN_EVENT_OK(ev, left); ev = FAN_EVENT_NEXT(ev, left)) {
-        if (!acted_) {
-          while (zpolicy_ == 0 && !stop_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-          if (parent_of(ev->pid) == zpolicy_) {
-            act_();
-            acted_ = true;
-          }
-        }
-        fanotify_response r{ev->fd, FAN_ALLOW};
-        (void)!write(fan_, &r, sizeof r);
-        close(ev->fd);
-      }
-    }
-  }
-  std::function<void()> act_;
-  int fan_ = -1;
-  std::atomic<pid_t> zpolicy_{0};
-  std::atomic<bool> acted_{false}, stop_{false};
   std::thread thread_;
 };
 
