@@ -1,6 +1,8 @@
 // The C API over the C++ one. No exception crosses it: an internal failure is a result
 // with exit code 125 and its reason as a diagnostic.
 #include <new>
+#include <sstream>
+#include <type_traits>
 
 #include "zpolicy/json.hpp"
 #include "zpolicy/zpolicy.h"
@@ -13,12 +15,13 @@ struct zpolicy_request {
 struct zpolicy_result {
   zpolicy::Result result;
   std::vector<std::string> texts;  // Diagnostic::str() of each, kept for the caller
+  std::optional<zpolicy::Plan> plan;  // zpolicy_plan's, for zpolicy_run
 };
 
 namespace {
 
-zpolicy_result* wrap(zpolicy::Result&& r) {
-  auto* out = new (std::nothrow) zpolicy_result{std::move(r), {}};
+zpolicy_result* wrap(zpolicy::Result&& r, std::optional<zpolicy::Plan>&& plan = std::nullopt) {
+  auto* out = new (std::nothrow) zpolicy_result{std::move(r), {}, std::move(plan)};
   if (!out) return nullptr;
   try {
     for (const auto& d : out->result.diagnostics) out->texts.push_back(d.str());
@@ -29,10 +32,16 @@ zpolicy_result* wrap(zpolicy::Result&& r) {
   return out;
 }
 
+// f returns a Result, or a Result and a Plan.
 template <typename F>
 zpolicy_result* guarded(F&& f) {
   try {
-    return wrap(f());
+    if constexpr (std::is_same_v<decltype(f()), zpolicy::Result>) {
+      return wrap(f());
+    } else {
+      auto [result, plan] = f();
+      return wrap(std::move(result), std::move(plan));
+    }
   } catch (const std::exception& e) {
     zpolicy::Result r;
     r.exit_code = zpolicy::kExitInternal;
@@ -135,7 +144,8 @@ zpolicy_result* zpolicy_plan(const zpolicy_request* request, const char* const* 
                              size_t count) {
   if (!request || !command || count == 0) return nullptr;
   return guarded([&] {
-    zpolicy::Result result;
+    std::pair<zpolicy::Result, std::optional<zpolicy::Plan>> out;
+    auto& result = out.first;
     const auto& req = request->request;
     if (req.policy_text) {
       result.exit_code = zpolicy::kExitUsage;
@@ -143,7 +153,7 @@ zpolicy_result* zpolicy_plan(const zpolicy_request* request, const char* const* 
                                     "a run plan needs the policy as a file (the lints judge "
                                     "where it lies); set it with zpolicy_request_set_policy_file",
                                     {}});
-      return result;
+      return out;
     }
     zpolicy::RunRequest run;
     run.policy_file = req.policy_file;
@@ -156,6 +166,25 @@ zpolicy_result* zpolicy_plan(const zpolicy_request* request, const char* const* 
       result.diagnostics.push_back({"", planned.plan ? zpolicy::Severity::Note : zpolicy::Severity::Error,
                                     "<zpolicy>", 0, 0, planned.messages, {}});
     if (planned.plan) result.artifacts.push_back({"plan.json", zpolicy::plan_json(*planned.plan), false});
+    out.second = std::move(planned.plan);
+    return out;
+  });
+}
+
+zpolicy_result* zpolicy_run(const zpolicy_result* plan) {
+  if (!plan) return nullptr;
+  return guarded([&] {
+    zpolicy::Result result;
+    std::ostringstream messages;
+    if (plan->plan)
+      result.exit_code = zpolicy::run(*plan->plan, messages);
+    else {
+      result.exit_code = zpolicy::kExitUsage;
+      messages << "zpolicy: run: not a result of zpolicy_plan that holds a plan; nothing ran\n";
+    }
+    if (!messages.str().empty())
+      result.diagnostics.push_back({"", result.exit_code ? zpolicy::Severity::Error : zpolicy::Severity::Note,
+                                    "<zpolicy>", 0, 0, messages.str(), {}});
     return result;
   });
 }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <memory>
 #include <variant>
 
 #include "compiler/resolve/resolve.hpp"
@@ -78,6 +79,15 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
   out.sbpl_profile = p.sbpl_profile;
   out.sbpl_params = p.sbpl_params;
   for (const auto& l : p.accepted) out.accepted.push_back(l.str());
+  return out;
+}
+
+std::optional<Plan> runnable_plan(compiler::RunPlan p, std::string& error) {
+  auto out = public_plan(p, error);
+  if (!out) return out;
+  p.cwd = out->cwd;
+  out->verified = std::make_shared<const detail::VerifiedRun>(
+      detail::VerifiedRun{std::move(p), *out});
   return out;
 }
 

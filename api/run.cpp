@@ -1,14 +1,17 @@
 // `run` and `plan`: the command-line form of a run request checked here, then the
-// runner, which decides the plan (runner::prepare) and executes it.
+// runner, which decides the plan (runner::prepare); run(plan) executes it (runner::execute),
+// and `run` of a request is the two.
 
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <sstream>
 
 #include "api/plan.hpp"
 #include "api/request.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/duration.hpp"
+#include "runner/execute.hpp"
 #include "runner/run.hpp"
 #include "zpolicy/zpolicy.hpp"
 
@@ -66,9 +69,29 @@ std::optional<runner::RunRequest> runner_request(const RunRequest& request,
 }  // namespace
 
 int run(const RunRequest& request, std::ostream& messages) {
-  auto req = runner_request(request, messages);
-  if (!req) return kExitUsage;
-  return runner::run(*req, messages);
+  const auto planned = plan(request);
+  messages << planned.messages;
+  if (!planned.plan) return planned.exit_code;
+  return run(*planned.plan, messages);
+}
+
+int run(const Plan& plan, std::ostream& messages) {
+  if (!plan.verified) {
+    messages << "zpolicy: run: this plan was not made by plan() in this process, so nothing "
+                "says it was verified; nothing ran\n";
+    return kExitUsage;
+  }
+  Plan shown = plan;
+  shown.verified.reset();
+  if (!(shown == plan.verified->shown)) {
+    messages << "zpolicy: run: the plan was changed after plan() verified it; make a new one "
+                "(RunRequest holds what may be chosen); nothing ran\n";
+    return kExitUsage;
+  }
+  // The supervisor owns this process's signal handlers while it runs.
+  static std::mutex one_at_a_time;
+  const std::lock_guard lock(one_at_a_time);
+  return runner::execute(plan.verified->plan, messages);
 }
 
 PlanResult plan(const RunRequest& request) {
@@ -87,7 +110,7 @@ PlanResult plan(const RunRequest& request) {
     return out;
   }
   std::string error;
-  out.plan = api::public_plan(std::get<compiler::RunPlan>(prepared), error);
+  out.plan = api::runnable_plan(std::get<compiler::RunPlan>(std::move(prepared)), error);
   if (!out.plan) {
     out.exit_code = kExitInternal;
     out.messages += "zpolicy: internal error: " + error + "; no plan\n";

@@ -11,7 +11,6 @@
 #include "compiler/run_plan.hpp"
 #include "runner/backend.hpp"
 #include "runner/environment.hpp"
-#include "runner/execute.hpp"
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__APPLE__)
@@ -168,12 +167,6 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     return refusal->exit_code;
   }
   return std::get<compiler::RunPlan>(std::move(planned));
-}
-
-int run(const RunRequest& req, std::ostream& err) {
-  auto prepared = prepare(req, err);
-  if (const int* refused = std::get_if<int>(&prepared)) return *refused;
-  return execute(std::get<compiler::RunPlan>(prepared), err);
 }
 
 }  // namespace zpolicy::runner

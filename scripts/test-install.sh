@@ -16,6 +16,14 @@ export PKG_CONFIG_PATH="$libdir/pkgconfig" LD_LIBRARY_PATH="$libdir"
 cc -std=c11 -Wall -Werror "$source_dir/examples/c/compile_default.c" -o "$prefix/c-example" \
   $(pkg-config --cflags --libs zpolicy)
 "$prefix/c-example"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror "$source_dir/examples/c/run_command.c" -o "$prefix/run-command" \
+  $(pkg-config --cflags --libs zpolicy)
+mkdir "$prefix/run-ws"
+(cd "$prefix/run-ws" && "$prefix/run-command" -- true)
+status=0
+(cd "$prefix/run-ws" && "$prefix/run-command" -- false) || status=$?
+[[ $status == 1 ]]
 
 cmake -S "$source_dir/examples/cpp" -B "$prefix/cpp-build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/cpp-build" >/dev/null

@@ -56,7 +56,19 @@ ZPOLICY_C_API zpolicy_result* zpolicy_verify(const zpolicy_request* request, int
 ZPOLICY_C_API zpolicy_result* zpolicy_plan(const zpolicy_request* request,
                                            const char* const* command, size_t count);
 
-/* DESIGN.md's exit codes: 0 ok, 2 invalid input, 3 a dropped deny, 125 internal error. */
+/* Runs the plan of a zpolicy_plan result (exit code 0) in this process, with `zpolicy run`'s
+ * supervision: the placeholders, the setup check, forwarded signals, the timeout and its
+ * grace (docs/embedding.md "Running a plan in process"). No zpolicy process is started.
+ * The result's exit code is run's status: the command's own, 124 timeout, 128+N killed by
+ * signal N, or zpolicy's (2 not a plan, 4, 125, 126: the sandbox did not start); its one
+ * diagnostic, if any, holds the messages run prints (its message is their exact text).
+ * While it runs, SIGINT, SIGTERM, SIGHUP and SIGCHLD are handled by the supervisor and
+ * restored after; runs in one process take turns. NULL only when out of memory or `plan`
+ * is NULL. */
+ZPOLICY_C_API zpolicy_result* zpolicy_run(const zpolicy_result* plan);
+
+/* DESIGN.md's exit codes: 0 ok, 2 invalid input, 3 a dropped deny, 125 internal error
+ * (zpolicy_run: run's status). */
 ZPOLICY_C_API int zpolicy_result_exit_code(const zpolicy_result* result);
 ZPOLICY_C_API size_t zpolicy_result_diagnostic_count(const zpolicy_result* result);
 /* The i-th diagnostic; NULL / -1 for an index out of range. */

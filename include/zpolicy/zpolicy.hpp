@@ -4,6 +4,7 @@
 // command line does goes through these calls (DESIGN.md "Pipeline": one way through).
 // The C API for other languages is zpolicy.h.
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -20,6 +21,10 @@
 #endif
 
 namespace zpolicy {
+
+namespace detail {
+struct VerifiedRun;  // what plan() verified, for run(plan); internal to the library
+}
 
 enum class Severity { Note, Warning, Error };
 
@@ -291,6 +296,7 @@ struct PlanFd {
   int fd = -1;           // the descriptor number the backend expects it on
   std::string artifact;  // what it holds: "seccomp.bpf"
   std::string content;   // its exact bytes (the verified artifact)
+  bool operator==(const PlanFd&) const = default;
 };
 // A bind source of bwrap's argv (`--bind-fd FD DEST`): open `path` O_PATH without
 // following any symlink (component by component, O_NOFOLLOW), check it is the object
@@ -300,6 +306,7 @@ struct PlanBind {
   int fd = -1;
   std::string path;
   std::optional<unsigned long long> dev, ino;
+  bool operator==(const PlanBind&) const = default;
 };
 // What must be found in the sandbox before the command may start (docs/run.md
 // "Checking the sandbox before the command starts"): bwrap sets up, then waits on
@@ -314,10 +321,12 @@ struct SetupCheck {
   std::optional<int> fd;
   bool read_only = false;
   std::string link_target;
+  bool operator==(const SetupCheck&) const = default;
 };
 struct Placeholder {
   std::string path;  // a directory that must exist while the sandbox runs
   std::string root;  // the writable root it lies in: create from here, following no link
+  bool operator==(const Placeholder&) const = default;
 };
 struct Plan {
   std::string backend;             // "bwrap", "sandbox-exec" or "unconfined"
@@ -338,6 +347,9 @@ struct Plan {
   std::string sbpl_profile;        // sandbox-exec: the profile for -p
   std::vector<std::pair<std::string, std::string>> sbpl_params;  // sandbox-exec: -D N=V
   std::vector<std::string> accepted;  // error-level lints accepted for this run (--accept)
+  // Set by plan() only: the verified plan these fields describe, which run(plan) executes.
+  std::shared_ptr<const detail::VerifiedRun> verified;
+  bool operator==(const Plan&) const = default;
 };
 struct PlanResult {
   int exit_code = kExitOk;  // as run would exit before starting anything: 2, 3, 4, 126, 127
@@ -345,5 +357,17 @@ struct PlanResult {
   std::optional<Plan> plan;
 };
 ZPOLICY_API PlanResult plan(const RunRequest& request);
+
+// Executes a plan made by plan(), in this process, with run's supervision
+// (docs/embedding.md "Running a plan in process"): the placeholders, the bind descriptors
+// and the setup check, the status stream, forwarded signals, the timeout with its grace,
+// and DESIGN.md's exit status, which it returns (the command's own, 124, 128+N, or
+// zpolicy's 4, 125, 126 when the sandbox does not start); every message for the user goes
+// to `messages`. It executes only what was verified: a plan that plan() did not make, or
+// whose fields were changed since, is refused with exit 2 and nothing starts. `run(request)`
+// is plan() then this. While it runs, SIGINT, SIGTERM, SIGHUP and SIGCHLD are handled by
+// the supervisor (the caller's handlers and mask are restored after); runs in one process
+// take turns (a second call waits for the first).
+ZPOLICY_API int run(const Plan& plan, std::ostream& messages);
 
 }  // namespace zpolicy

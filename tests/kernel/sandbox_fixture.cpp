@@ -128,7 +128,7 @@ std::string cmdline_of(const std::string& pid) {
 }
 
 struct Staged {
-  std::string dir, zpolicy, probe;
+  std::string dir, zpolicy, probe, embedder;
 };
 Staged& staged() {
   static Staged s;
@@ -148,9 +148,9 @@ std::string stage(const std::string& from, const std::string& dir) {
 struct HostPrerequisites {
   HostPrerequisites() {
     if (geteuid() != 0) throw std::runtime_error("the kernel tests must run as root");
-    for (const char* tool : {ZPOLICY_BINARY, ZPOLICY_SECCOMP_PROBE, "/usr/bin/bwrap",
-                             "/usr/bin/setpriv", "/usr/bin/unshare", "/usr/bin/python3",
-                             "/usr/bin/cc", "/usr/bin/git"})
+    for (const char* tool : {ZPOLICY_BINARY, ZPOLICY_SECCOMP_PROBE, ZPOLICY_EMBEDDER,
+                             "/usr/bin/bwrap", "/usr/bin/setpriv", "/usr/bin/unshare",
+                             "/usr/bin/python3", "/usr/bin/cc", "/usr/bin/git"})
       if (access(tool, X_OK) != 0) throw std::runtime_error(std::string("missing ") + tool);
     char tmpl[] = "/var/tmp/zpolicy-kt-bin-XXXXXX";
     if (!mkdtemp(tmpl)) fail("mkdtemp");
@@ -159,6 +159,7 @@ struct HostPrerequisites {
     if (chmod(s.dir.c_str(), 0755) != 0) fail("chmod " + s.dir);
     s.zpolicy = stage(ZPOLICY_BINARY, s.dir);
     s.probe = stage(ZPOLICY_SECCOMP_PROBE, s.dir);
+    s.embedder = stage(ZPOLICY_EMBEDDER, s.dir);
     // The point of staging: fail here, once, rather than in every test as `nobody`.
     if (access(s.dir.c_str(), X_OK) != 0) fail("staging directory " + s.dir);
     // The host run lock (runner/host_run_lock.hpp) exists once root ran `zpolicy doctor`;
@@ -182,6 +183,7 @@ std::ostream& operator<<(std::ostream& os, Caller c) {
 
 const std::string& zpolicy_binary() { return staged().zpolicy; }
 const std::string& seccomp_probe() { return staged().probe; }
+const std::string& embedder_binary() { return staged().embedder; }
 
 uid_t uid_of(Caller c) { return c == Caller::Root ? 0 : 65534; }
 
@@ -267,8 +269,12 @@ Running Sandbox::start(const RunSpec& spec) const {
   if (caller_ == Caller::Nobody)
     argv.insert(argv.end(),
                 {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"});
-  argv.push_back(zpolicy_binary());
-  argv.push_back("run");
+  if (spec.launcher.empty()) {
+    argv.push_back(zpolicy_binary());
+    argv.push_back("run");
+  } else {
+    argv.insert(argv.end(), spec.launcher.begin(), spec.launcher.end());
+  }
   argv.insert(argv.end(), spec.options.begin(), spec.options.end());
   argv.push_back("--");
   argv.insert(argv.end(), spec.command.begin(), spec.command.end());

@@ -35,6 +35,8 @@ inline constexpr const char* kSecretValue = "hunter2-must-not-leak";
 // read-only, inside the sandbox.
 const std::string& zpolicy_binary();
 const std::string& seccomp_probe();
+// examples/c/run_command.c: `zpolicy run` as an embedder of the C API does it (run(plan)).
+const std::string& embedder_binary();
 
 inline constexpr const char* kHostPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -57,6 +59,9 @@ struct RunSpec {
   // Run as root before the caller's own argv (setpriv ... zpolicy ...), which is
   // appended as its arguments: e.g. {"unshare", "-m", "sh", "-c", "...; exec \"$@\"", "sh"}.
   std::vector<std::string> root_prefix;
+  // What runs in place of `zpolicy run` (given the same options, "--" and the command):
+  // {embedder_binary()}. Empty: zpolicy run.
+  std::vector<std::string> launcher;
   std::chrono::milliseconds limit{30000};
   int stdin_fd = -1;  // zpolicy's stdin (e.g. a pty); -1: /dev/null
 };
