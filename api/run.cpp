@@ -69,29 +69,52 @@ std::optional<runner::RunRequest> runner_request(const RunRequest& request,
 }  // namespace
 
 int run(const RunRequest& request, std::ostream& messages) {
-  const auto planned = plan(request);
-  messages << planned.messages;
-  if (!planned.plan) return planned.exit_code;
-  return run(*planned.plan, messages);
+  return run_with_status(request, messages).exit_code;
 }
 
-int run(const Plan& plan, std::ostream& messages) {
+namespace {
+
+// run(plan) with what the run observed besides the exit code.
+RunStatus execute_plan(const Plan& plan, std::ostream& messages) {
+  RunStatus status;
+  status.exit_code = kExitUsage;
   if (!plan.verified) {
     messages << "zpolicy: run: this plan was not made by plan() in this process, so nothing "
                 "says it was verified; nothing ran\n";
-    return kExitUsage;
+    return status;
   }
   Plan shown = plan;
   shown.verified.reset();
   if (!(shown == plan.verified->shown)) {
     messages << "zpolicy: run: the plan was changed after plan() verified it; make a new one "
                 "(RunRequest holds what may be chosen); nothing ran\n";
-    return kExitUsage;
+    return status;
   }
   // The supervisor owns this process's signal handlers while it runs.
   static std::mutex one_at_a_time;
   const std::lock_guard lock(one_at_a_time);
-  return runner::execute(plan.verified->plan, messages);
+  runner::RunReport report;
+  status.exit_code = runner::execute(plan.verified->plan, messages, &report);
+  for (const auto& r : report.network_refusals)
+    status.network_refusals.push_back({r.host, r.port, r.reason, r.detail});
+  return status;
+}
+
+}  // namespace
+
+int run(const Plan& plan, std::ostream& messages) {
+  return execute_plan(plan, messages).exit_code;
+}
+
+RunStatus run_with_status(const RunRequest& request, std::ostream& messages) {
+  const auto planned = plan(request);
+  messages << planned.messages;
+  if (!planned.plan) {
+    RunStatus status;
+    status.exit_code = planned.exit_code;
+    return status;
+  }
+  return execute_plan(*planned.plan, messages);
 }
 
 PlanResult plan(const RunRequest& request) {

@@ -10,6 +10,7 @@
 #include "compiler/run_plan.hpp"
 #include "ir/mode.hpp"
 #include "ir/policy.hpp"
+#include "runner/run_report.hpp"
 
 namespace zpolicy::runner {
 
