@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(explain_a_protected_path_on_both_targets) {
       "          bwrap.args:54: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
       "${WORKSPACE}/.git/config (read-only)\n"
       "          read-only mount: EROFS\n"
-      "  policy: denied — protected path ${WORKSPACE}/.git (p.yaml:7:13)\n"
+      "  policy: denied — under protected path ${WORKSPACE}/.git (p.yaml:7:13)\n"
       "  macos:  denied\n"
       "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
       "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "          bwrap.args:24: --bind ${WORKSPACE} ${WORKSPACE} covers "
       "${WORKSPACE}/src/a.c\n"
       "          write succeeds\n"
-      "  policy: allowed — writable root ${WORKSPACE} (p.yaml:6:11)\n"
+      "  policy: allowed — under writable root ${WORKSPACE} (p.yaml:6:11)\n"
       "  macos:  allowed\n"
       "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
       "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -301,7 +301,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
   BOOST_TEST(both.exit_code == 0, both.err);
   BOOST_TEST(both.out ==
              head +
-                 "  policy: denied — deny root ${HOME}/.ssh (p.yaml:8:10)\n"
+                 "  policy: denied — under deny root ${HOME}/.ssh (p.yaml:8:10)\n"
                  "  macos:  denied\n"
                  "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
                  "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -429,7 +429,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_deleted_sbpl_deny) {
     BOOST_TEST(
         std::count(heads.begin(), heads.end(),
                    std::string("p.yaml:8:10: error: macos: dropped-deny: process-exec ") + probe +
-                       " expected deny (deny root ${HOME}/.ssh), artifact gives allow under "
+                       " expected deny (under deny root ${HOME}/.ssh), artifact gives allow under "
                        "last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
                        "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
                        "last-match/subpath-excludes-self-on-create, "
