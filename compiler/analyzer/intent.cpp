@@ -93,6 +93,7 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform
   gather(read_, &Near::read);
   gather(protect_, &Near::protect);
   at_[tmp_].tmp = true;
+  if (!macos()) at_[*paths_->parse("/dev")].own_dev = true;
   if (macos()) {
     for (auto p : kRuntimePaths) runtime_paths_.push_back(*paths_->parse(p));
     for (auto p : kRuntimeTrees) at_[*paths_->parse(p)].runtime_tree = true;
@@ -102,9 +103,9 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform
   }
 }
 
-std::vector<std::string_view> Intent::platform_paths() const {
+std::vector<std::string_view> Intent::platform_paths(Platform platform) {
   std::vector<std::string_view> out;
-  if (!macos()) return out;
+  if (platform != Platform::Macos) return out;
   for (std::string_view p : kRuntimePaths) out.push_back(p);
   for (std::string_view p : kRuntimeTrees) out.push_back(p);
   for (std::string_view p : kDevices) out.push_back(p);
@@ -145,6 +146,7 @@ Intent::Near Intent::near(Id p) const {
       n.tmp = n.tmp || own->tmp;
       n.runtime_tree = n.runtime_tree || own->runtime_tree;
       n.descriptors = n.descriptors || own->descriptors;
+      n.own_dev = n.own_dev || own->own_dev;
     }
     near_.insert(*it, n);
   }
@@ -174,8 +176,10 @@ Intent::Decision Intent::write_rule(Id p, FsOp op, const Near& near) const {
     // Seatbelt has no rename of its own: a profile keeps a protected path in place by
     // denying every write of the directories above it (and a `subpath` rule may or may
     // not include the writable root itself, docs/macos.md "Precedence models").
-    if (macos() && guarded_below(protect_ancestors_, p, near))
-      return {Expect::Either, Why::AboveProtected};
+    if (const Root* g = macos() ? guarded_below(protect_ancestors_, p, near) : nullptr)
+      return {Expect::Either, Why::AboveProtected, g};
+    if (const Root* g = macos() ? guarded_below(deny_ancestors_, p, near) : nullptr)
+      return {Expect::Either, Why::AboveDeny, g};
     if (macos() && write_index_.find(p)) return {Expect::Either, Why::WritableRootItself};
     return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
   }
@@ -217,6 +221,10 @@ Intent::Decision Intent::decide(Id p, FsOp op) const {
   if (op == FsOp::Map) return {Expect::Either, Why::MapJudgedAtOpen};
   const Near n = near(p);
   if (n.deny) return {Expect::DenyStrict, Why::UnderDeny, root_at(deny_, n.deny)};
+  // A bwrap sandbox has a /dev of its own (DESIGN.md): the host's devices are not there to
+  // be read, and bwrap's are neither required nor refused by a policy. Changes stay
+  // refused: no host device may become writable.
+  if (n.own_dev && op == FsOp::Read) return {Expect::Either, Why::SandboxDev};
   switch (op) {
     case FsOp::Read:
       return read_rule(p, n);
@@ -301,6 +309,8 @@ Expectation Intent::expect(Id id, FsOp op) const {
                " but under no writable root";
       case Why::ParentUnderNoRoot:
         return "the parent " + parent + " is under no root";
+      case Why::SandboxDev:
+        return "/dev is the sandbox's own";
       case Why::PlatformRuntime:
         return "platform runtime path";
       case Why::PlatformDevice:
@@ -308,7 +318,9 @@ Expectation Intent::expect(Id id, FsOp op) const {
       case Why::WritableRootItself:
         return "the writable root itself";
       case Why::AboveProtected:
-        return "directory above a protected path";
+        return "directory above protected path " + root;
+      case Why::AboveDeny:
+        return "directory above deny root " + root;
       case Why::InsideWritable:
         return std::string(op == FsOp::Link ? "hard link" : "ioctl") + " inside a writable root";
       case Why::MapJudgedAtOpen:

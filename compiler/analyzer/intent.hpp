@@ -79,7 +79,7 @@ class Intent {
   // The paths at which the answer changes for the platform's reasons alone (macOS: the
   // runtime files and devices a process needs); none on Linux. A proof over regions
   // names them as it names the policy's paths.
-  std::vector<std::string_view> platform_paths() const;
+  static std::vector<std::string_view> platform_paths(Platform platform);
 
  private:
   enum class Why {
@@ -101,11 +101,13 @@ class Intent {
     ParentWritable,
     ParentReadableNotWritable,
     ParentUnderNoRoot,
-    // The platform's own answers (Platform::Macos).
+    // The platform's own answers.
+    SandboxDev,
     PlatformRuntime,
     PlatformDevice,
     WritableRootItself,
     AboveProtected,
+    AboveDeny,
     InsideWritable,
     MapJudgedAtOpen,
     ExecOutsideReadable,
@@ -127,6 +129,7 @@ class Intent {
     bool tmp = false;           // at or below /tmp
     bool runtime_tree = false;  // at or below a platform runtime tree (macOS)
     bool descriptors = false;   // at or below /dev/fd (macOS)
+    bool own_dev = false;       // at or below /dev, the sandbox's own (Linux)
   };
   // The root a Near names in `roots`, or null.
   static const Root* root_at(const std::vector<Root>& roots, std::uint32_t n) {

@@ -1,5 +1,6 @@
 #include "emitters/sbpl/profile.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -89,14 +90,19 @@ class Builder {
     std::vector<std::string> ancestors;
     std::unordered_set<std::string> known;
     // The directories above a protected path or a deny root, inside a writable root: a
-    // rename of one would carry the path away from its rule.
+    // rename of one would carry the path away from its rule. A symbolic writable root may
+    // be bound anywhere, so above a concrete path every directory but "/" may lie inside
+    // one (docs/verify.md, "Portable profiles").
+    const bool symbolic_root = std::any_of(write_.begin(), write_.end(),
+                                           [](const Named& w) { return w.value.starts_with("${"); });
     std::vector<const Named*> guarded;
     for (const auto& p : protect_) guarded.push_back(&p);
     for (const auto& d : deny_) guarded.push_back(&d);
     for (const Named* g : guarded) {
       const Named& p = *g;
       for (auto a = parent_of(p.value); a; a = parent_of(*a)) {
-        if (!within_any(writable, *a)) break;
+        const bool may_be_writable = symbolic_root && a->starts_with('/') && *a != "/";
+        if (!within_any(writable, *a) && !may_be_writable) break;
         if (within_any(protected_paths, *a) || known.contains(*a)) continue;
         known.insert(*a);
         ancestors.push_back(*a);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <unordered_set>
+#include <variant>
 #include <utility>
 
 #include "compiler/analyzer/intent.hpp"
@@ -277,7 +278,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
   // The intent's own constant paths are named too: its answer changes at them.
   std::vector<std::string_view> named = artifact_paths;
   std::unordered_set<std::string_view> family_paths;
-  for (std::string_view p : intent.platform_paths()) named.push_back(p);
+  for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
   for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
     for (const auto& p : *group) {
       family(p.path);
@@ -437,6 +438,146 @@ void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
   }
 }
 
+// The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
+// SBPL proof"): every probe path with every file operation, then the network, the Mach
+// services and the other processes.
+void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplParams& values,
+           std::vector<SbplFinding>& findings) {
+  SbplTargetQuery path_query(
+      profile, values, [] {
+        std::vector<std::string> names;
+        for (const auto& o : kPathOperations) names.emplace_back(o.name);
+        return names;
+      }());
+  // Rules no index places are matched against every probe, and the probes grow with the
+  // profile: their number is bounded so that the work is linear in the profile. zpolicy's
+  // profiles have a fixed number of them (the unconditional platform rules, the exec and
+  // write rules), whatever the policy.
+  if (const auto per_target = path_query.rules_matched_per_target();
+      per_target.size() > kMaxRulesPerTarget) {
+    const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
+    findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
+                                 "the SBPL subset zpolicy emits",
+                                 "more than " + std::to_string(kMaxRulesPerTarget) +
+                                     " rules that are unconditional or not decided by their "
+                                     "paths alone"));
+    return;
+  }
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+  // `expectation()` gives the reason and the policy line, built only for a finding.
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
+                   unsigned allowed, auto&& expectation) {
+    const bool agree = allowed == 0 || allowed == every_model;
+    const bool right =
+        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
+    if (!(agree && right) && findings.size() < kMaxFindings)
+      report(findings, profile, values, op, target, expectation());
+  };
+  auto names = artifact_names(profile);
+  if (auto* err = std::get_if<SbplError>(&names)) {
+    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
+                                 "the SBPL subset zpolicy emits", err->message));
+    return;
+  }
+  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  for_each_probe(
+      policy, intent, std::get<ArtifactNames>(names),
+      [&](std::string_view path, PathTable::Id id) {
+        const auto allowed = path_query.allowed(path);
+        for (size_t k = 0; k < kPathOperations.size(); ++k) {
+          const FsOp op = kPathOperations[k].op;
+          judge(kPathOperations[k].name, path, intent.verdict(id, op), allowed[k],
+                [&] { return intent.expect(id, op); });
+        }
+      },
+      [&](std::string_view op, std::string_view target, const Expectation& v) {
+        unsigned allowed = 0;
+        auto decisions = decide_all_models(profile, op, target, values, false);
+        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
+        judge(op, target, v.expect, allowed, [&] { return v; });
+      });
+}
+
+// The most places each symbolic root is bound to (see prove_bindings): each is a whole
+// proof again.
+constexpr size_t kMaxBindings = 32;
+
+// `text` with the symbolic root `root` at its start replaced by `place`.
+std::string rebind(std::string_view text, std::string_view root, std::string_view place) {
+  if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
+    return std::string(text);
+  return std::string(place) + std::string(text.substr(root.size()));
+}
+
+// A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
+// so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
+// grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
+// A portable profile is meant for every binding, so the proof runs again with each
+// symbolic root bound, one at a time, to one place in each region the concrete paths of
+// the profile and the policy cut the namespace into: each such path, a child of it that
+// nothing names, and each of its ancestors but "/" (docs/verify.md, "Portable profiles").
+// The platform's runtime trees and devices are not places: a workspace, home or
+// temporary directory inside /System or /dev is outside what the proof covers. The
+// first binding with findings is reported, each finding naming it.
+void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
+                    const SbplProfile& profile, const SbplParams& values,
+                    std::vector<SbplFinding>& findings) {
+  auto names = artifact_names(profile);
+  if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
+  std::vector<std::string_view> concrete = std::get<ArtifactNames>(names).paths;
+  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group) concrete.push_back(p.path);
+  const auto platform = Intent::platform_paths(Platform::Macos);
+  std::vector<std::string> places;
+  for (std::string_view c : concrete) {
+    if (!c.starts_with('/') || c == "/") continue;
+    if (std::any_of(platform.begin(), platform.end(), [&](std::string_view t) {
+          return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
+        }))
+      continue;
+    places.emplace_back(c);
+    places.push_back(std::string(c) + "/zp-bind");
+    for (auto a = parent_of(c); a && *a != "/"; a = parent_of(*a)) places.emplace_back(*a);
+  }
+  std::sort(places.begin(), places.end());
+  places.erase(std::unique(places.begin(), places.end()), places.end());
+  std::vector<std::string> roots;
+  auto root_of = [&](std::string_view text) {
+    if (text.starts_with("${") && text.find('}') != std::string_view::npos)
+      roots.emplace_back(text.substr(0, text.find('}') + 1));
+  };
+  for (const auto& [name, value] : values) root_of(value);
+  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group) root_of(p.path);
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  if (places.empty() || roots.empty()) return;
+  if (places.size() > kMaxBindings) {
+    findings.push_back(malformed(
+        {"profile.sb"}, "profile.sb",
+        "at most " + std::to_string(kMaxBindings) +
+            " places where a concrete path of a portable profile can meet a symbolic root",
+        std::to_string(places.size()) + " (verify the profile bound to a host: compile "
+                                        "--workspace)"));
+    return;
+  }
+  for (const auto& root : roots)
+    for (const auto& place : places) {
+      ir::Resolved bound = policy;
+      for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+        for (auto& p : *group) p.path = rebind(p.path, root, place);
+      std::vector<std::pair<std::string, std::string>> texts;
+      for (const auto& [name, value] : values)
+        texts.emplace_back(std::string(name), rebind(value, root, place));
+      const SbplParams bound_values(texts.begin(), texts.end());
+      prove(bound, bind_params(unbound, bound_values), bound_values, findings);
+      if (findings.empty()) continue;
+      for (auto& f : findings)
+        f.trace.insert(f.trace.begin(), "with " + root + " bound to " + place +
+                                            " (a portable profile must hold for every binding)");
+      return;
+    }
+}
 }  // namespace
 
 const char* to_string(SbplFinding::Kind k) {
@@ -512,7 +653,8 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     if (!values.insert(name, value))
       findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
-  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  const SbplProfile& unbound = std::get<SbplProfile>(parsed);
+  const SbplProfile profile = bind_params(unbound, values);
   for (const auto& name : unbound_params(profile))
     findings.push_back(
         malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
@@ -531,59 +673,9 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
                               {}});
   }
 
-  SbplTargetQuery path_query(
-      profile, values, [] {
-        std::vector<std::string> names;
-        for (const auto& o : kPathOperations) names.emplace_back(o.name);
-        return names;
-      }());
-  // Rules no index places are matched against every probe, and the probes grow with the
-  // profile: their number is bounded so that the work is linear in the profile. zpolicy's
-  // profiles have a fixed number of them (the unconditional platform rules, the exec and
-  // write rules), whatever the policy.
-  if (const auto per_target = path_query.rules_matched_per_target();
-      per_target.size() > kMaxRulesPerTarget) {
-    const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
-    findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
-                                 "the SBPL subset zpolicy emits",
-                                 "more than " + std::to_string(kMaxRulesPerTarget) +
-                                     " rules that are unconditional or not decided by their "
-                                     "paths alone"));
-    return findings;
-  }
-  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
-  // `expectation()` gives the reason and the policy line, built only for a finding.
-  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
-                   unsigned allowed, auto&& expectation) {
-    const bool agree = allowed == 0 || allowed == every_model;
-    const bool right =
-        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
-    if (!(agree && right) && findings.size() < kMaxFindings)
-      report(findings, profile, values, op, target, expectation());
-  };
-  auto names = artifact_names(profile);
-  if (auto* err = std::get_if<SbplError>(&names)) {
-    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
-                                 "the SBPL subset zpolicy emits", err->message));
-    return findings;
-  }
-  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
-  for_each_probe(
-      policy, intent, std::get<ArtifactNames>(names),
-      [&](std::string_view path, PathTable::Id id) {
-        const auto allowed = path_query.allowed(path);
-        for (size_t k = 0; k < kPathOperations.size(); ++k) {
-          const FsOp op = kPathOperations[k].op;
-          judge(kPathOperations[k].name, path, intent.verdict(id, op), allowed[k],
-                [&] { return intent.expect(id, op); });
-        }
-      },
-      [&](std::string_view op, std::string_view target, const Expectation& v) {
-        unsigned allowed = 0;
-        auto decisions = decide_all_models(profile, op, target, values, false);
-        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
-        judge(op, target, v.expect, allowed, [&] { return v; });
-      });
+  prove(policy, profile, values, findings);
+  if (findings.empty() && policy.portable)
+    prove_bindings(policy, unbound, profile, values, findings);
   return findings;
 }
 
