@@ -239,7 +239,7 @@ BOOST_AUTO_TEST_CASE(explain_a_protected_path_on_both_targets) {
       "last-match/subpath-excludes-self-on-create, deny-wins/subpath-excludes-self-on-create, "
       "first-match/subpath-excludes-self-on-create, "
       "most-specific/subpath-excludes-self-on-create: denied by rule 17 (profile.sb line "
-      "131) (deny file-write* ...) via (subpath (param \"PROTECTED_7\")) = "
+      "131) (deny file-write* ...) via (subpath (param \"PROTECTED_WORKSPACE_GIT\")) = "
       "${WORKSPACE}/.git\n");
 }
 
@@ -264,7 +264,7 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "last-match/subpath-excludes-self-on-create, deny-wins/subpath-excludes-self-on-create, "
       "first-match/subpath-excludes-self-on-create, "
       "most-specific/subpath-excludes-self-on-create: allowed by rule 16 (profile.sb line "
-      "85) (allow file-write* ...) via (subpath (param \"WRITABLE_ROOT_1\")) = "
+      "85) (allow file-write* ...) via (subpath (param \"WRITABLE_ROOT_WORKSPACE\")) = "
       "${WORKSPACE}\n");
 }
 
@@ -367,7 +367,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
                  "first-match/subpath-excludes-self-on-create, "
                  "most-specific/subpath-excludes-self-on-create: denied by rule 18 (profile.sb "
                  "line 161) (deny file-read* file-write* process-exec ...) via (subpath (param "
-                 "\"DENY_ROOT_2\")) = ${HOME}/.ssh\n");
+                 "\"DENY_ROOT_HOME_SSH\")) = ${HOME}/.ssh\n");
   auto linux_only =
       cli.run({"explain", "p.yaml", "${HOME}/.ssh/id_rsa", "--op", "read", "--target", "linux"});
   BOOST_TEST(linux_only.exit_code == 0, linux_only.err);
@@ -468,15 +468,15 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_deleted_sbpl_deny) {
   Compiled c("macos");
   const std::string path = c.dir / "out/profile.sb";
   // The final deny of ~/.ssh and the first rule's exclusion of it (process-exec), both gone.
-  edit(path, "  (literal (param \"DENY_ROOT_2\"))\n  (subpath (param \"DENY_ROOT_2\"))\n", "");
+  edit(path, "  (literal (param \"DENY_ROOT_HOME_SSH\"))\n  (subpath (param \"DENY_ROOT_HOME_SSH\"))\n", "");
   edit(path,
-       "    (require-not (subpath (param \"DENY_ROOT_1\")))\n"
-       "    (require-not (subpath (param \"DENY_ROOT_2\")))\n"
-       "    (require-not (subpath (param \"DENY_ROOT_3\")))\n    (require-not (subpath (param "
-       "\"DENY_ROOT_4\")))))",
-       "    (require-not (subpath (param \"DENY_ROOT_1\")))\n"
-       "    (require-not (subpath (param \"DENY_ROOT_3\")))\n    (require-not (subpath (param "
-       "\"DENY_ROOT_4\")))))");
+       "    (require-not (subpath (param \"DENY_ROOT_HOME_GNUPG\")))\n"
+       "    (require-not (subpath (param \"DENY_ROOT_HOME_SSH\")))\n"
+       "    (require-not (subpath (param \"DENY_ROOT_WORKSPACE_SECRETS\")))\n    (require-not (subpath (param "
+       "\"DENY_ROOT_ETC_SHADOW\")))))",
+       "    (require-not (subpath (param \"DENY_ROOT_HOME_GNUPG\")))\n"
+       "    (require-not (subpath (param \"DENY_ROOT_WORKSPACE_SECRETS\")))\n    (require-not (subpath (param "
+       "\"DENY_ROOT_ETC_SHADOW\")))))");
   auto r = c.verify();
   BOOST_TEST(r.exit_code == 3);
   auto heads = headlines(r.err);

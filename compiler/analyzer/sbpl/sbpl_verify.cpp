@@ -513,9 +513,10 @@ std::string rebind(std::string_view text, std::string_view root, std::string_vie
 // so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
 // grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
 // A portable profile is meant for every binding, so the proof runs again with each
-// symbolic root bound, one at a time, to one place in each region the concrete paths of
-// the profile and the policy cut the namespace into: each such path, a child of it that
-// nothing names, and each of its ancestors but "/" (docs/verify.md, "Portable profiles").
+// symbolic root bound, one at a time, to one place in each region the concrete paths
+// the profile names and the policy does not cut the namespace into: each such path, a
+// child of it that nothing names, and each of its ancestors but "/" (docs/verify.md,
+// "Portable profiles", which says why the policy's own concrete paths are left out).
 // The platform's runtime trees and devices are not places: a workspace, home or
 // temporary directory inside /System or /dev is outside what the proof covers. The
 // first binding with findings is reported, each finding naming it.
@@ -524,9 +525,12 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
                     std::vector<SbplFinding>& findings) {
   auto names = artifact_names(profile);
   if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
-  std::vector<std::string_view> concrete = std::get<ArtifactNames>(names).paths;
+  std::unordered_set<std::string_view> policy_paths;
   for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
-    for (const auto& p : *group) concrete.push_back(p.path);
+    for (const auto& p : *group) policy_paths.insert(p.path);
+  std::vector<std::string_view> concrete;
+  for (std::string_view c : std::get<ArtifactNames>(names).paths)
+    if (!policy_paths.contains(c)) concrete.push_back(c);
   const auto platform = Intent::platform_paths(Platform::Macos);
   std::vector<std::string> places;
   for (std::string_view c : concrete) {
