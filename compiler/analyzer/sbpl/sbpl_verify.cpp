@@ -514,7 +514,8 @@ std::string rebind(std::string_view text, std::string_view root, std::string_vie
 // grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
 // A portable profile is meant for every binding, so the proof runs again with each
 // symbolic root bound, one at a time, to one place in each region the concrete paths
-// the profile names and the policy does not cut the namespace into: each such path, a
+// the profile names and the policy does not (as a path or an ancestor of one) cut the
+// namespace into: each such path, a
 // child of it that nothing names, and each of its ancestors but "/" (docs/verify.md,
 // "Portable profiles", which says why the policy's own concrete paths are left out).
 // The platform's runtime trees and devices are not places: a workspace, home or
@@ -525,9 +526,11 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
                     std::vector<SbplFinding>& findings) {
   auto names = artifact_names(profile);
   if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
+  // The policy's paths and their ancestors (which the emitter pins above them).
   std::unordered_set<std::string_view> policy_paths;
   for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
-    for (const auto& p : *group) policy_paths.insert(p.path);
+    for (const auto& p : *group)
+      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a)) policy_paths.insert(*a);
   std::vector<std::string_view> concrete;
   for (std::string_view c : std::get<ArtifactNames>(names).paths)
     if (!policy_paths.contains(c)) concrete.push_back(c);
