@@ -170,10 +170,10 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   return std::get<compiler::RunPlan>(std::move(planned));
 }
 
-int run(const RunRequest& req, std::ostream& err) {
+int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   auto prepared = prepare(req, err);
   if (const int* refused = std::get_if<int>(&prepared)) return *refused;
-  return execute(std::get<compiler::RunPlan>(prepared), err);
+  return execute(std::get<compiler::RunPlan>(prepared), err, report);
 }
 
 }  // namespace zpolicy::runner
