@@ -69,9 +69,9 @@ ExplainAnswer explain_macos(const compiler::Compiled& c, const std::string& path
   // the profile passes; it may be stricter than Linux's (a directory above a protected
   // path cannot be renamed away on macOS).
   const auto intent = e->policy.intent;
-  out.policy = std::string(intent == compiler::SbplIntent::Allow  ? "allowed"
-                           : intent == compiler::SbplIntent::Deny ? "denied"
-                                                                  : "either answer passes verification") +
+  out.policy = std::string(intent == compiler::Expect::Allow    ? "allowed"
+                           : intent == compiler::Expect::Either ? "either answer passes verification"
+                                                                : "denied") +
                " — " + e->policy.why;
   if (!e->policy.loc.file.empty()) out.policy += " (" + e->policy.loc.str() + ")";
   out.artifact = std::string(e->allowed ? "allowed" : "denied") +

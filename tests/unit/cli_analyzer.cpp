@@ -232,14 +232,14 @@ BOOST_AUTO_TEST_CASE(explain_a_protected_path_on_both_targets) {
       "          bwrap.args:54: --ro-bind ${WORKSPACE}/.git ${WORKSPACE}/.git covers "
       "${WORKSPACE}/.git/config (read-only)\n"
       "          read-only mount: EROFS\n"
-      "  policy: denied — protected path ${WORKSPACE}/.git (p.yaml:7:13)\n"
+      "  policy: denied — under protected path ${WORKSPACE}/.git (p.yaml:7:13)\n"
       "  macos:  denied\n"
       "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
       "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
       "last-match/subpath-excludes-self-on-create, deny-wins/subpath-excludes-self-on-create, "
       "first-match/subpath-excludes-self-on-create, "
       "most-specific/subpath-excludes-self-on-create: denied by rule 17 (profile.sb line "
-      "130) (deny file-write* ...) via (subpath (param \"PROTECTED_WORKSPACE_GIT\")) = "
+      "131) (deny file-write* ...) via (subpath (param \"PROTECTED_WORKSPACE_GIT\")) = "
       "${WORKSPACE}/.git\n");
 }
 
@@ -257,7 +257,7 @@ BOOST_AUTO_TEST_CASE(explain_a_writable_path_on_both_targets) {
       "          bwrap.args:24: --bind ${WORKSPACE} ${WORKSPACE} covers "
       "${WORKSPACE}/src/a.c\n"
       "          write succeeds\n"
-      "  policy: allowed — writable root ${WORKSPACE} (p.yaml:6:11)\n"
+      "  policy: allowed — under writable root ${WORKSPACE} (p.yaml:6:11)\n"
       "  macos:  allowed\n"
       "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
       "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -280,11 +280,68 @@ BOOST_AUTO_TEST_CASE(explain_for_macos_prints_the_macos_intent) {
   BOOST_TEST(r.out.find("write ${WORKSPACE}/data\n"
                         "  note:   patterns (e.g. '**/.git') are expanded only against a host; "
                         "add --workspace DIR for what they match there\n"
-                        "  policy: either answer passes verification — directory above a "
-                        "protected path\n"
+                        "  policy: either answer passes verification — directory above "
+                        "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:69)\n"
                         "  macos:  denied\n") == 0,
              r.out);
   BOOST_TEST(r.out.find("allowed") == std::string::npos, r.out);
+  // Both targets: one intent, read for each platform, each line beside its own answer.
+  auto both = cli.run({"explain", "p.yaml", "${WORKSPACE}/data", "--op", "write"});
+  BOOST_TEST(both.exit_code == 0, both.err);
+  BOOST_TEST(both.out.find("  policy: allowed on the host object — under writable root "
+                           "${WORKSPACE} (p.yaml:6:11)\n"
+                           "  linux:  allowed on the host object\n") != std::string::npos,
+             both.out);
+  BOOST_TEST(both.out.find("  policy: either answer passes verification — directory above "
+                           "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:69)\n"
+                           "  macos:  denied\n") != std::string::npos,
+             both.out);
+}
+
+// Issue 18: where the SBPL verifier's own intent differed from Linux's for no platform
+// reason, the one intent decides, and the macOS profile follows it: a writable root
+// outside every read root is readable, and a directory above a deny root inside a
+// writable root cannot be renamed away from it.
+BOOST_AUTO_TEST_CASE(macos_reads_a_writable_root_and_keeps_a_deny_roots_directory_in_place) {
+  Cli cli;
+  cli.dir.write("p.yaml",
+                "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/usr\"]\n"
+                "  write: [\"${WORKSPACE}\"]\n  protect: []\n  deny: [\"${WORKSPACE}/a/secret\"]\n");
+  for (const char* op : {"read", "delete"}) {
+    const std::string path = std::string(op) == "read" ? "${WORKSPACE}/src" : "${WORKSPACE}/a";
+    auto r = cli.run({"explain", "p.yaml", path, "--op", op});
+    BOOST_TEST(r.exit_code == 0, r.err);
+    const bool read = std::string(op) == "read";
+    BOOST_TEST(r.out.find(read ? "  macos:  allowed\n" : "  macos:  denied\n") != std::string::npos,
+               r.out);
+    BOOST_TEST(r.out.find(read ? "  linux:  allowed on the host object\n" : "  linux:  denied\n") !=
+                   std::string::npos,
+               r.out);
+  }
+  auto c = cli.run({"compile", "p.yaml", "--target", "macos", "--out", "out"});
+  BOOST_TEST(c.exit_code == 0, c.err);
+}
+
+// Issue 19: a portable profile holds for every binding of its symbolic roots. A grant
+// on /Users ahead of the deny of ${HOME}/.ssh is a grant on the deny root wherever
+// ${HOME} lies below /Users; the proof binds ${HOME} there and finds it.
+BOOST_AUTO_TEST_CASE(a_portable_profile_is_proven_for_every_binding_of_its_roots) {
+  Cli cli;
+  cli.copy_golden("deny-roots.yaml", "p.yaml");
+  BOOST_REQUIRE(cli.run({"compile", "p.yaml", "--target", "macos", "--out", "out"}).exit_code == 0);
+  const std::string profile = test::slurp(cli.dir / "out/profile.sb");
+  const std::string anchor = "(deny default)\n";
+  const auto at = profile.find(anchor) + anchor.size();
+  cli.dir.write("out/profile.sb", profile.substr(0, at) + "(allow file-read* (subpath \"/Users\"))\n" +
+                                      profile.substr(at));
+  auto v = cli.run({"verify", "p.yaml", "out", "--target", "macos"});
+  BOOST_TEST(v.exit_code == 3, v.out);
+  BOOST_TEST(v.err.find("macos: dropped-deny: file-read-data /Users/.aws: expected deny (under deny "
+                        "root /Users/.aws)") != std::string::npos,
+             v.err);
+  BOOST_TEST(v.err.find("    with ${HOME} bound to /Users (a portable profile must hold for every "
+                        "binding)\n") != std::string::npos,
+             v.err);
 }
 
 BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_only) {
@@ -301,7 +358,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
   BOOST_TEST(both.exit_code == 0, both.err);
   BOOST_TEST(both.out ==
              head +
-                 "  policy: denied — deny root ${HOME}/.ssh (p.yaml:8:10)\n"
+                 "  policy: denied — under deny root ${HOME}/.ssh (p.yaml:8:10)\n"
                  "  macos:  denied\n"
                  "          last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
                  "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
@@ -309,7 +366,7 @@ BOOST_AUTO_TEST_CASE(explain_a_read_under_a_deny_root_on_both_targets_and_linux_
                  "deny-wins/subpath-excludes-self-on-create, "
                  "first-match/subpath-excludes-self-on-create, "
                  "most-specific/subpath-excludes-self-on-create: denied by rule 18 (profile.sb "
-                 "line 159) (deny file-read* file-write* process-exec ...) via (subpath (param "
+                 "line 161) (deny file-read* file-write* process-exec ...) via (subpath (param "
                  "\"DENY_ROOT_HOME_SSH\")) = ${HOME}/.ssh\n");
   auto linux_only =
       cli.run({"explain", "p.yaml", "${HOME}/.ssh/id_rsa", "--op", "read", "--target", "linux"});
@@ -429,7 +486,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_deleted_sbpl_deny) {
     BOOST_TEST(
         std::count(heads.begin(), heads.end(),
                    std::string("p.yaml:8:10: error: macos: dropped-deny: process-exec ") + probe +
-                       " expected deny (deny root ${HOME}/.ssh), artifact gives allow under "
+                       " expected deny (under deny root ${HOME}/.ssh), artifact gives allow under "
                        "last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
                        "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
                        "last-match/subpath-excludes-self-on-create, "
