@@ -177,6 +177,8 @@ std::string plan_json(const Plan& plan) {
            ", \"ino\": " + number(b.ino) + "}";
   }
   out += "], \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
+  out += ", \"timeout_grace_ms\": " +
+         (plan.timeout_grace_ms ? std::to_string(*plan.timeout_grace_ms) : "null");
   out += ", \"sbpl_profile\": " + plan_string(plan.sbpl_profile);
   out += ", \"sbpl_params\": [";
   for (size_t i = 0; i < plan.sbpl_params.size(); ++i)

@@ -8,6 +8,7 @@
 #include "compiler/resolve/resolve.hpp"
 #include "ir/path.hpp"
 #include "runner/macos_argv.hpp"
+#include "runner/supervise.hpp"
 
 namespace zpolicy::api {
 namespace {
@@ -70,7 +71,10 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
       out.binds.push_back(std::move(bind));
     }
   }
-  if (p.timeout) out.timeout_ms = p.timeout->count();
+  if (p.timeout) {
+    out.timeout_ms = p.timeout->count();
+    out.timeout_grace_ms = runner::kTimeoutGrace.count();
+  }
   out.sbpl_profile = p.sbpl_profile;
   out.sbpl_params = p.sbpl_params;
   for (const auto& l : p.accepted) out.accepted.push_back(l.str());

@@ -7,7 +7,10 @@ namespace {
 void print_text(const Plan& plan) {
   std::cout << "backend: " << plan.backend << "\nexe: " << plan.exe << "\ncwd: " << plan.cwd
             << "\ntimeout: "
-            << (plan.timeout_ms ? std::to_string(*plan.timeout_ms) + " ms" : std::string("none"))
+            << (plan.timeout_ms ? std::to_string(*plan.timeout_ms) + " ms, then SIGTERM and " +
+                                      std::to_string(plan.timeout_grace_ms.value_or(0)) +
+                                      " ms of grace before SIGKILL"
+                                : std::string("none"))
             << "\nargv:\n";
   for (const auto& a : plan.argv) std::cout << "  " << a << "\n";
   std::cout << "env:\n";

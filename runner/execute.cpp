@@ -46,7 +46,7 @@ std::string signal_name(int sig) {
 int plain_status(const Outcome& o, std::ostream& err) {
   if (o.kind == Outcome::Kind::SpawnFailed) return kExitInternal;
   if (o.kind == Outcome::Kind::TimedOut) {
-    err << "zpolicy: timed out; the command and its process group were killed\n";
+    err << timeout_report(o, false);
     return kExitTimeout;
   }
   if (o.killed_by_signal) {
@@ -107,7 +107,11 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
                     : ran == Execution::DidNotRun ? " before the command started; nothing ran"
                                                   : " (the command may have started)";
   if (o.kind == Outcome::Kind::TimedOut) {
-    err << "zpolicy: timed out" << may << "; the sandbox and every process in it were killed\n";
+    if (ran == Execution::DidNotRun)
+      err << "zpolicy: timed out before the command started; the sandbox was killed; nothing "
+             "ran\n";
+    else
+      err << timeout_report(o, true, may);
     return kExitTimeout;
   }
   if (o.killed_by_signal) {

@@ -56,6 +56,7 @@ int run_sandbox_exec(const std::string& sandbox_exec, const SandboxExecRun& run,
   SpawnSpec check = spec_for(preflight);
   check.fds = {{null, 0}, {null, 1}};
   check.timeout = kPreflightTimeout;
+  check.timeout_grace = std::chrono::milliseconds(0);
   Outcome checked = supervise(check);
   close(null);
   if (auto refusal = preflight_verdict(checked, sandbox_exec)) {
@@ -68,7 +69,7 @@ int run_sandbox_exec(const std::string& sandbox_exec, const SandboxExecRun& run,
   spec.timeout = run.timeout;
   Outcome outcome = supervise(spec);
   if (outcome.kind == Outcome::Kind::TimedOut)
-    err << "zpolicy: timed out; the command and its process group were killed\n";
+    err << timeout_report(outcome, false);
   if (outcome.kind == Outcome::Kind::SpawnFailed)
     err << "zpolicy: cannot start " << sandbox_exec << "; nothing ran\n";
   return status_of(outcome);

@@ -259,8 +259,14 @@ Outcome supervise(const SpawnSpec& spec) {
   StatusStream status;
   status.fd = spec.status_fd;
   status.open = spec.status_fd >= 0;
-  auto deadline = spec.timeout ? std::optional(Clock::now() + *spec.timeout) : std::nullopt;
+  // Plain time points: GCC 12 takes an optional one for uninitialized (-Wmaybe-uninitialized).
+  const bool has_deadline = spec.timeout.has_value();
+  const Clock::time_point deadline =
+      Clock::now() + spec.timeout.value_or(std::chrono::milliseconds{});
   std::optional<Clock::time_point> grace_until;
+  // The end of the timeout's SIGTERM grace, while it runs.
+  bool in_grace = false;
+  Clock::time_point kill_at;
   int forwarded = 0;
   int wstatus = 0;
   bool done = false, timed_out = false, started_hook_ran = false;
@@ -276,17 +282,34 @@ Outcome supervise(const SpawnSpec& spec) {
       kill(-pid, SIGKILL);
     }
   };
+  // Every process of the sandbox but its init (which is not the command), or the process
+  // group before bwrap has named an init.
+  auto signal_all = [&](int sig) {
+    if (pid_t init = status.child_pid())
+      signal_sandbox(init, sig);
+    else
+      kill(-pid, sig);
+  };
   auto ms_until = [](Clock::time_point t, Clock::time_point now) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count();
     return static_cast<int>(std::clamp<long long>(left, 1, 1 << 30));
   };
   while (!done) {
     auto now = Clock::now();
-    if (deadline && !timed_out && now >= *deadline) {
+    if (has_deadline && !timed_out && now >= deadline) {
       timed_out = true;
+      status.drain();
+      signal_all(SIGTERM);
+      in_grace = true;
+      kill_at = now + spec.timeout_grace;
+    }
+    if (in_grace && now >= kill_at) {
+      in_grace = false;
+      out.grace_expired = true;
       kill_sandbox();
     }
-    int wait_ms = deadline && !timed_out ? ms_until(*deadline, now) : -1;
+    int wait_ms = has_deadline && !timed_out ? ms_until(deadline, now) : -1;
+    if (in_grace) wait_ms = ms_until(kill_at, now);
     if (grace_until && now >= *grace_until) {
       kill(-pid, SIGKILL);
       wait_ms = 200;
@@ -309,13 +332,13 @@ Outcome supervise(const SpawnSpec& spec) {
       int sig = si;
       if (sig == SIGCHLD) continue;
       out.signal = sig;
-      if (++forwarded > 1) {
+      // The timeout's SIGTERM counts as the first: a signal in its grace kills at once.
+      if (++forwarded > 1 || in_grace) {
         out.killed_by_signal = true;
+        in_grace = false;
         kill_sandbox();
-      } else if (pid_t init = status.child_pid()) {
-        signal_sandbox(init, sig);
       } else {
-        kill(-pid, sig);
+        signal_all(sig);
       }
     }
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
@@ -348,6 +371,32 @@ Execution execution_of(const Outcome& o) {
   // bwrap's monitor ran to its end and reported no exec: setup or exec failed.
   if (o.kind == Outcome::Kind::Exited) return Execution::DidNotRun;
   return Execution::Unknown;
+}
+
+std::string timeout_report(const Outcome& o, bool sandbox, const std::string& when) {
+  const auto ms = kTimeoutGrace.count();
+  const std::string grace =
+      (ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms") +
+      " grace (time for a test runner to write its report)";
+  std::string out = "zpolicy: timed out" + when + "; ";
+  out += sandbox ? "every process in the sandbox got SIGTERM"
+                 : "the command's process group got SIGTERM";
+  const std::string killed =
+      sandbox ? ", then the sandbox and every process still in it were killed"
+              : ", then the group was killed";
+  if (o.grace_expired)
+    out += killed + " after the " + grace;
+  else if (o.killed_by_signal)
+    out += killed + " on " +
+           (o.signal == SIGINT    ? "SIGINT"
+            : o.signal == SIGHUP  ? "SIGHUP"
+            : o.signal == SIGTERM ? "SIGTERM"
+                                  : "signal " + std::to_string(o.signal)) +
+           ", within the " + grace;
+  else
+    out += sandbox ? " and the sandbox ended within the " + grace
+                   : " and the command ended within the " + grace + "; the group was killed";
+  return out + "\n";
 }
 
 int status_of(const Outcome& o) {

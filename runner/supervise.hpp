@@ -11,6 +11,10 @@
 
 namespace zpolicy::runner {
 
+// On timeout every process of the sandbox gets SIGTERM first and this long to exit (a
+// test runner writes its report), then the sandbox is killed (docs/run.md "Timeout").
+inline constexpr std::chrono::milliseconds kTimeoutGrace{2000};
+
 // One child to start and watch: the bwrap monitor, sandbox-exec, or the command itself
 // under danger-full-access.
 struct SpawnSpec {
@@ -20,6 +24,7 @@ struct SpawnSpec {
   std::vector<std::pair<int, int>> fds;  // (fd in this process, fd number in the child)
   std::string cwd;  // the child's working directory; empty: this process's
   std::optional<std::chrono::milliseconds> timeout;
+  std::chrono::milliseconds timeout_grace = kTimeoutGrace;  // SIGTERM, then this, then SIGKILL
   int status_fd = -1;  // read end of bwrap's --json-status-fd pipe, or -1
   // Called once, as soon as bwrap names the sandbox's init (before the command can have
   // started when bwrap waits on --block-fd); false kills the sandbox.
@@ -38,6 +43,7 @@ struct Outcome {
   int signal = 0;          // the last SIGINT, SIGTERM or SIGHUP this process received, or 0
   bool killed_by_signal = false;  // a second such signal made us kill the whole tree
   bool start_refused = false;     // on_started returned false and the sandbox was killed
+  bool grace_expired = false;     // timed out, and something outlived the SIGTERM's grace
 };
 
 // Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the
@@ -47,12 +53,18 @@ Execution execution_of(const Outcome& o);
 
 // Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux), forwards
 // SIGINT, SIGTERM and SIGHUP to every process of the sandbox (a second one kills them
-// all), and on timeout kills the whole tree: the sandbox's pid namespace dies with its
+// all), and on timeout sends SIGTERM the same way and kills the whole tree once the
+// timeout's grace is over or a signal comes: the sandbox's pid namespace dies with its
 // init; without one (sandbox-exec), the child's process group is killed. A sandbox is
 // killed through its init first, so that bwrap's monitor survives long enough to report
 // whether the command had been exec'd. The terminal settings of stdin, stdout and stderr
 // (those that are terminals) are restored when the child is gone, whatever it did to them.
 Outcome supervise(const SpawnSpec& spec);
+
+// The line `run` prints on timeout (exit 124): who got SIGTERM, and whether the sandbox
+// (`sandbox`; else the command's process group) ended within the grace or was killed
+// after it. `when` qualifies the timeout: "", " before the command started; nothing ran".
+std::string timeout_report(const Outcome& o, bool sandbox, const std::string& when = "");
 
 // The exit status `run` reports for an outcome: the child's own, 124 on timeout, 128+N
 // when killed by signal N, 125 when it could not be started.

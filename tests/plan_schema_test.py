@@ -77,8 +77,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if not isinstance(p["cwd"], dict) or not p["placeholders"] or not p["fds"]:
             failures.append("bwrap plan: expected a base64 cwd, placeholders and the filter's fd")
         timed = plans.get("bwrap with a timeout")
-        if timed and timed["timeout_ms"] != 90000:
-            failures.append(f"timed plan: timeout_ms {timed['timeout_ms']}")
+        if timed and (timed["timeout_ms"], timed["timeout_grace_ms"]) != (90000, 2000):
+            failures.append(f"timed plan: timeout_ms {timed['timeout_ms']}, "
+                            f"timeout_grace_ms {timed['timeout_grace_ms']}")
 
     # The schema refuses what an executor must refuse.
     base = plans.get("bwrap") or plans.get("unconfined")

@@ -35,6 +35,9 @@ bool within_any(const std::unordered_set<std::string_view>& roots, std::string_v
   return false;
 }
 
+// Long enough to tell paths apart in review, short enough to read.
+constexpr size_t kMaxPathPart = 48;
+
 std::string param(const std::string& name) { return "(param \"" + name + "\")"; }
 
 // A path the profile refers to, by the parameter that carries it.
@@ -74,11 +77,13 @@ class Builder {
  private:
   void name_paths() {
     for (const auto& p : unique_paths(r_.read)) full_read_ = full_read_ || p == "/";
-    if (!full_read_) read_ = number("READ_ROOT_", unique_paths(r_.read));
-    deny_ = number("DENY_ROOT_", unique_paths(r_.deny));
+    if (!full_read_) read_ = name_each("READ_ROOT", unique_paths(r_.read));
+    if (r_.mode == ir::Mode::WorkspaceWrite) {
+      write_ = name_each("WRITABLE_ROOT", unique_paths(r_.write));
+      protect_ = name_each("PROTECTED", unique_paths(r_.protect));
+    }
+    deny_ = name_each("DENY_ROOT", unique_paths(r_.deny));
     if (r_.mode != ir::Mode::WorkspaceWrite) return;
-    write_ = number("WRITABLE_ROOT_", unique_paths(r_.write));
-    protect_ = number("PROTECTED_", unique_paths(r_.protect));
     std::unordered_set<std::string_view> writable, protected_paths;
     std::unordered_map<std::string_view, const Named*> writable_named;
     for (const auto& w : write_) {
@@ -100,16 +105,52 @@ class Builder {
       auto root = writable_named.find(a);
       ancestor_.push_back(root != writable_named.end()
                               ? *root->second
-                              : Named{"PROTECTED_ANCESTOR_" + std::to_string(next_ancestor_++), a});
+                              : Named{unique_name("PROTECTED_ANCESTOR", a), a});
     }
   }
 
-  std::vector<Named> number(const std::string& prefix, const std::vector<std::string>& paths) {
+  std::vector<Named> name_each(std::string_view role, const std::vector<std::string>& paths) {
     std::vector<Named> out;
-    for (size_t i = 0; i < paths.size(); ++i) out.push_back({prefix + std::to_string(i), paths[i]});
+    for (const auto& p : paths) out.push_back({unique_name(role, p), p});
     return out;
   }
 
+  // ROLE_PATH: the path's letters and digits, upper-cased, every other run of characters
+  // one `_`, a `**` component ANY and a `*` STAR, at most the whole words of its last
+  // kMaxPathPart characters; `_2`, `_3`, ... after a name already taken. A name says what it stands
+  // for, so adding or removing one path leaves every other path's name as it was.
+  std::string unique_name(std::string_view role, std::string_view path) {
+    std::string part;
+    for (size_t i = 0; i < path.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(path[i]);
+      if (path.substr(i, 2) == "**") {
+        part += "_ANY_";
+        ++i;
+      } else if (c == '*') {
+        part += "_STAR_";
+      } else if ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+        part += static_cast<char>(c);
+      } else if (c >= 'a' && c <= 'z') {
+        part += static_cast<char>(c - 'a' + 'A');
+      } else {
+        part += '_';
+      }
+    }
+    std::string squeezed;
+    for (char c : part)
+      if (c != '_' || (!squeezed.empty() && squeezed.back() != '_')) squeezed += c;
+    while (!squeezed.empty() && squeezed.back() == '_') squeezed.pop_back();
+    if (squeezed.size() > kMaxPathPart) {
+      // Whole words only: from the first `_` within the last kMaxPathPart characters.
+      const size_t cut = squeezed.find('_', squeezed.size() - kMaxPathPart - 1);
+      squeezed.erase(0, cut == std::string::npos ? squeezed.size() - kMaxPathPart : cut + 1);
+    }
+    if (squeezed.empty()) squeezed = "ROOT";
+    const std::string base = std::string(role) + "_" + squeezed;
+    std::string name = base;
+    for (int n = 2; !names_.insert(name).second; ++n) name = base + "_" + std::to_string(n);
+    return name;
+  }
 
   void process_primitives() {
     blank();
@@ -351,7 +392,7 @@ class Builder {
   const ir::Resolved& r_;
   bool full_read_ = false;
   std::vector<Named> read_, write_, protect_, deny_, ancestor_;
-  int next_ancestor_ = 0;
+  std::unordered_set<std::string> names_;  // every parameter name given so far
   std::string text_;
 };
 

@@ -9,13 +9,14 @@
 namespace zpolicy::emitters::sbpl {
 
 // A Seatbelt profile for `sandbox-exec -p TEXT -D NAME=VALUE ...`. Every host path is a
-// parameter, so `text` depends only on the shape of the policy (how many roots, which
-// protected paths lie below which root), never on a path's characters: the same text
-// serves every workspace, and a hostile directory name cannot become SBPL syntax.
+// parameter, so a hostile directory name cannot become SBPL syntax: the text names a
+// path only by its parameter, whose name is made of A-Z, 0-9 and `_`. A name is derived
+// from its role and its path (PROTECTED_WORKSPACE_GIT for ${WORKSPACE}/.git), not from
+// its position, so that a one-line policy edit is a diff of that path's lines only.
 struct Profile {
   std::string text;
-  // NAME, VALUE grouped by role: READ_ROOT_i, WRITABLE_ROOT_i, PROTECTED_ANCESTOR_i,
-  // PROTECTED_i, DENY_ROOT_i.
+  // NAME, VALUE grouped by role: READ_ROOT_*, WRITABLE_ROOT_*, PROTECTED_ANCESTOR_*,
+  // PROTECTED_*, DENY_ROOT_*; every name unique.
   std::vector<std::pair<std::string, std::string>> params;
 };
 

@@ -23,7 +23,10 @@ inline constexpr uint32_t arg_offset(unsigned index, bool high) {
   return 16 + 8 * index + (high ? 4 : 0);  // seccomp_data.args, little-endian words
 }
 
-// A jump target that is bound to an instruction later on.
+// A jump target that is bound to an instruction later on. Its name is what the listing
+// calls it: unique in the program, and derived from what it stands for (the syscall
+// numbers a subtree decides), not from where it lands, so that a one-line policy edit
+// leaves the rest of the listing as it was.
 using Label = int;
 inline constexpr Label kNext = -1;  // the instruction right after the jump
 
@@ -40,15 +43,20 @@ struct Insn {
 // `ja` trampoline placed right behind the jump.
 class Assembler {
  public:
-  Label new_label();
+  Label new_label(std::string name);
   void bind(Label label);  // to the next instruction emitted
-  void stmt(uint16_t code, uint32_t k, std::string comment = {});
-  void jump(uint16_t code, uint32_t k, Label jt, Label jf, std::string comment = {});
+  // `k_text`: the constant as the listing writes it (a name); empty for hexadecimal.
+  void stmt(uint16_t code, uint32_t k, std::string comment = {}, std::string k_text = {});
+  void jump(uint16_t code, uint32_t k, Label jt, Label jf, std::string comment = {},
+            std::string k_text = {});
   void ja(Label target, std::string comment = {});
 
   struct Line {
     Insn insn;
     std::string comment;
+    std::vector<std::string> labels;  // the names jumps reach this instruction by
+    std::string k_text;
+    std::string jt_text, jf_text;  // a jump's targets: a label's name, or "next"
   };
   // Resolves every label. Throws std::length_error past the kernel's 4096 instructions.
   std::vector<Line> finish() const;
@@ -59,9 +67,11 @@ class Assembler {
     uint32_t k;
     Label jt, jf;  // for kJa: jt is the target
     std::string comment;
+    std::string k_text;
   };
   std::vector<Pending> code_;
   std::vector<int> label_pos_;  // label -> index of the instruction it names
+  std::vector<std::string> label_names_;
 };
 
 }  // namespace zpolicy::emitters::seccomp

@@ -14,6 +14,7 @@
 #include "emitters/seccomp/bpf_assembler.hpp"
 #include "emitters/seccomp/decision_tree.hpp"
 #include "emitters/seccomp/syscall_weights.hpp"
+#include "ir/syscall_constants.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::emitters::seccomp {
@@ -153,21 +154,30 @@ std::string nr_name(uint32_t nr) {
   return s ? std::string(s->name) + "(" + std::to_string(nr) + ")" : hex(nr);
 }
 
+// The syscall's name, or the number in hexadecimal where no syscall has it.
+std::string bare_nr_name(uint32_t nr) {
+  const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, nr);
+  return s ? std::string(s->name) : hex(nr);
+}
+
+// An argument constant as the listing writes it: by name where the argument has named
+// values (a mask only where the argument is a bit set), otherwise in hexadecimal.
+std::string value_text(std::string_view call, unsigned index, uint64_t v, bool mask) {
+  if (mask && !ir::argument_constants(call, index).flags) return hex(v);
+  return ir::constant_words(call, index, v).value_or(hex(v));
+}
+
 class Generator {
  public:
   explicit Generator(const Plan& p) : p_(p) {}
 
   std::vector<Assembler::Line> run(const ir::SyscallPolicy& policy) {
     std::vector<uint64_t> weights;
-    prefix_.assign(1, 0);
-    for (const auto& iv : p_.intervals) {
-      weights.push_back(iv.weight);
-      prefix_.push_back(prefix_.back() + iv.weight);
-    }
+    for (const auto& iv : p_.intervals) weights.push_back(iv.weight);
     tree_ = optimal_alphabetic_tree(weights);
-    const Label native = a_.new_label();
+    const Label native = a_.new_label("x86_64");
     a_.stmt(kLdAbsW, kOffsetArch, "arch");
-    a_.jump(kJeqK, ir::kAuditArchX86_64, native, kNext, "x86_64?");
+    a_.jump(kJeqK, ir::kAuditArchX86_64, native, kNext, {}, "AUDIT_ARCH_X86_64");
     a_.stmt(kRetK, ret_value(policy.foreign_abi_action),
             policy.foreign_abi_action.str() + "  # i386 and any other arch");
     bind(native);
@@ -177,27 +187,26 @@ class Generator {
   }
 
  private:
-  uint64_t weight(size_t i, size_t j) const { return prefix_[j + 1] - prefix_[i]; }
+  // The numbers intervals i..j decide: "link..readlink", "ioctl". No two subtrees share
+  // them, and they stay the same when the tree changes elsewhere.
+  std::string range_name(size_t i, size_t j) const {
+    const uint32_t lo = p_.intervals[i].lo, hi = p_.intervals[j].hi;
+    return lo == hi ? bare_nr_name(lo) : bare_nr_name(lo) + ".." + bare_nr_name(hi);
+  }
 
   void subtree(size_t i, size_t j) {
     if (i == j) return leaf(p_.intervals[i]);
     const size_t r = tree_.split(i, j);
     const uint32_t bound = p_.intervals[r + 1].lo;
-    const Label later = a_.new_label();
-    const std::string what = "nr >= " + nr_name(bound);
-    // The heavier side goes first: should the program need trampolines, they land on
-    // the lighter side.
-    if (weight(r + 1, j) > weight(i, r)) {
-      a_.jump(kJgeK, bound, kNext, later, what);
-      subtree(r + 1, j);
-      bind(later);
-      subtree(i, r);
-    } else {
-      a_.jump(kJgeK, bound, later, kNext, what);
-      subtree(i, r);
-      bind(later);
-      subtree(r + 1, j);
-    }
+    const std::string k_text = bare_nr_name(bound);
+    // Subtrees are laid out in number order, whatever their weights: a policy edit that
+    // reshapes one part of the tree then moves no other part in the listing. Every path
+    // runs the same comparisons in either order.
+    const Label later = a_.new_label(range_name(r + 1, j));
+    a_.jump(kJgeK, bound, later, kNext, {}, k_text);
+    subtree(i, r);
+    bind(later);
+    subtree(r + 1, j);
   }
 
   void leaf(const Interval& iv) {
@@ -209,11 +218,13 @@ class Generator {
       return;
     }
     const std::string name(l.info->name);
+    leaf_name_ = name;
+    local_labels_ = 0;
     loaded_.reset();  // A holds the syscall number here
     for (size_t k = 0; k < l.chain.size();) {
       const size_t group = bit_group(l, k);
       const ir::Action action = l.chain[k]->action;
-      const Label match = a_.new_label(), miss = a_.new_label();
+      const Label match = local_label(), miss = local_label();
       // When every jump to `miss` comes from one compare of one word, the next rule
       // finds that word still in A and need not load it again.
       std::optional<uint32_t> at_miss;
@@ -223,7 +234,7 @@ class Generator {
       } else {
         const auto& conds = l.chain[k]->conditions;
         for (size_t c = 0; c < conds.size(); ++c) {
-          const Label pass = c + 1 == conds.size() ? match : a_.new_label();
+          const Label pass = c + 1 == conds.size() ? match : local_label();
           condition(name, conds[c], width(l, conds[c].index), pass, miss);
           if (pass != match) bind(pass);
         }
@@ -239,6 +250,9 @@ class Generator {
     }
     a_.stmt(kRetK, ret_value(l.action), l.action.str() + "  # " + name);
   }
+
+  // A label inside the leaf being generated: "ioctl.1", "ioctl.2", ...
+  Label local_label() { return a_.new_label(leaf_name_ + "." + std::to_string(++local_labels_)); }
 
   static ir::ArgWidth width(const Leaf& l, unsigned index) {
     const ir::ArgWidth w = l.info->args[index];
@@ -275,8 +289,9 @@ class Generator {
     uint64_t mask = 0;
     for (size_t i = 0; i < n; ++i) mask |= l.chain[k + i]->conditions[0].mask & bits;
     const std::string arg = std::string(l.info->name) + " arg" + std::to_string(index);
+    const std::string call(l.info->name);
     if (mask >> 32) {
-      const Label low = a_.new_label();
+      const Label low = local_label();
       load(arg_offset(index, true), arg + " high word");
       a_.jump(kJsetK, static_cast<uint32_t>(mask >> 32), match,
               static_cast<uint32_t>(mask) ? low : miss,
@@ -284,42 +299,44 @@ class Generator {
       bind(low);
     }
     if (static_cast<uint32_t>(mask)) {
+      const std::string bits = value_text(call, index, static_cast<uint32_t>(mask), true);
       load(arg_offset(index, false), arg + " low word");
-      a_.jump(kJsetK, static_cast<uint32_t>(mask), match, miss,
-              arg + " has any bit of " + hex(static_cast<uint32_t>(mask)));
+      a_.jump(kJsetK, static_cast<uint32_t>(mask), match, miss, arg + " has any bit of " + bits,
+              bits);
     }
     if (mask >> 32) return std::nullopt;
     return arg_offset(index, false);
   }
 
-  void word_compare(ir::CmpOp op, uint32_t v, Label t, Label f, const std::string& what) {
+  void word_compare(ir::CmpOp op, uint32_t v, Label t, Label f, const std::string& what,
+                    const std::string& v_text) {
     switch (op) {
       case ir::CmpOp::Eq:
       case ir::CmpOp::MaskedEq:
-        return a_.jump(kJeqK, v, t, f, what);
+        return a_.jump(kJeqK, v, t, f, what, v_text);
       case ir::CmpOp::Ne:
-        return a_.jump(kJeqK, v, f, t, what);
+        return a_.jump(kJeqK, v, f, t, what, v_text);
       case ir::CmpOp::Gt:
-        return a_.jump(kJgtK, v, t, f, what);
+        return a_.jump(kJgtK, v, t, f, what, v_text);
       case ir::CmpOp::Ge:
-        return a_.jump(kJgeK, v, t, f, what);
+        return a_.jump(kJgeK, v, t, f, what, v_text);
       case ir::CmpOp::Lt:
-        return a_.jump(kJgeK, v, f, t, what);
+        return a_.jump(kJgeK, v, f, t, what, v_text);
       case ir::CmpOp::Le:
-        return a_.jump(kJgtK, v, f, t, what);
+        return a_.jump(kJgtK, v, f, t, what, v_text);
     }
   }
 
   // Jumps to `t` when the condition holds on the argument's kernel width, else to `f`.
   void condition(const std::string& name, const ir::ArgCondition& c, ir::ArgWidth w, Label t,
                  Label f) {
-    const std::string what = name + " arg" + std::to_string(c.index) + " " +
-                             ir::to_string(c.op) + " " + hex(c.value & width_bits(w)) +
-                             (c.op == ir::CmpOp::MaskedEq
-                                  ? " mask " + hex(c.mask & width_bits(w))
-                                  : std::string());
     const uint64_t value = c.value & width_bits(w);
     const uint64_t mask = c.mask & width_bits(w);
+    const bool masked = c.op == ir::CmpOp::MaskedEq;
+    const std::string what =
+        name + " arg" + std::to_string(c.index) + " " + ir::to_string(c.op) + " " +
+        value_text(name, c.index, value, masked) +
+        (masked ? " mask " + value_text(name, c.index, mask, true) : std::string());
     const std::string arg = name + " arg" + std::to_string(c.index);
     if (c.op == ir::CmpOp::MaskedEq) {
       struct Word {
@@ -340,20 +357,25 @@ class Generator {
       for (size_t i = 0; i < words.size(); ++i) {
         const Word& wd = words[i];
         load(arg_offset(c.index, wd.high), arg + (wd.high ? " high word" : " low word"));
-        if (wd.m != 0xffffffffu) and_mask(wd.m);
-        const Label next = i + 1 == words.size() ? t : a_.new_label();
-        a_.jump(kJeqK, wd.v, next, f, what);
+        if (wd.m != 0xffffffffu)
+          and_mask(wd.m, wd.high ? hex(wd.m) : value_text(name, c.index, wd.m, true));
+        const Label next = i + 1 == words.size() ? t : local_label();
+        a_.jump(kJeqK, wd.v, next, f, what,
+                wd.high ? std::string() : value_text(name, c.index, wd.v, true));
         if (next != t) bind(next);
       }
       return;
     }
     const uint32_t lo = static_cast<uint32_t>(value);
+    // The low word is named only when it is the whole value.
+    const std::string lo_text =
+        value >> 32 ? std::string() : value_text(name, c.index, value, false);
     if (w == ir::ArgWidth::U32) {
       load(arg_offset(c.index, false), arg + " low word");
-      return word_compare(c.op, lo, t, f, what);
+      return word_compare(c.op, lo, t, f, what, lo_text);
     }
     const uint32_t hi = static_cast<uint32_t>(value >> 32);
-    const Label low = a_.new_label();
+    const Label low = local_label();
     load(arg_offset(c.index, true), arg + " high word");
     switch (c.op) {
       case ir::CmpOp::Eq:
@@ -364,7 +386,7 @@ class Generator {
         break;
       case ir::CmpOp::Gt:
       case ir::CmpOp::Ge: {
-        const Label eq = a_.new_label();
+        const Label eq = local_label();
         a_.jump(kJgtK, hi, t, eq);
         bind(eq);
         a_.jump(kJeqK, hi, low, f);
@@ -372,7 +394,7 @@ class Generator {
       }
       case ir::CmpOp::Lt:
       case ir::CmpOp::Le: {
-        const Label eq = a_.new_label();
+        const Label eq = local_label();
         a_.jump(kJgtK, hi, f, eq);
         bind(eq);
         a_.jump(kJeqK, hi, low, t);
@@ -383,7 +405,7 @@ class Generator {
     }
     bind(low);
     load(arg_offset(c.index, false), arg + " low word");
-    word_compare(c.op, lo, t, f, what);
+    word_compare(c.op, lo, t, f, what, lo_text);
   }
 
   // Control may arrive at a label from several places: what A holds there is unknown
@@ -400,16 +422,17 @@ class Generator {
     loaded_ = offset;
   }
 
-  void and_mask(uint32_t m) {
-    a_.stmt(kAluAndK, m);
+  void and_mask(uint32_t m, const std::string& m_text) {
+    a_.stmt(kAluAndK, m, {}, m_text);
     loaded_.reset();
   }
 
   const Plan& p_;
   AlphabeticTree tree_;
-  std::vector<uint64_t> prefix_;  // prefix_[k]: the weight of intervals 0..k-1
   Assembler a_;
   std::optional<uint32_t> loaded_;  // the seccomp_data offset A holds, when known
+  std::string leaf_name_;           // the syscall whose arguments are being tested
+  int local_labels_ = 0;
 };
 
 std::vector<Assembler::Line> generate(const ir::SyscallPolicy& policy, const Plan& p) {
@@ -441,9 +464,15 @@ std::string emit_listing(const ir::SyscallPolicy& policy) {
     for (const auto& n : p.foreign_names) out += " " + n;
     out += "\n";
   }
-  char buf[160];
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const Insn& in = lines[i].insn;
+  // No instruction numbers: a jump names its target's label, so that instructions an
+  // edit does not change keep their lines.
+  auto padded = [](std::string s, size_t width) {
+    if (s.size() < width) s.resize(width, ' ');
+    return s;
+  };
+  for (const auto& l : lines) {
+    const Insn& in = l.insn;
+    for (const auto& label : l.labels) out += label + ":\n";
     const char* op = "?";
     switch (in.code) {
       case kLdAbsW:
@@ -471,23 +500,18 @@ std::string emit_listing(const ir::SyscallPolicy& policy) {
         op = "ret";
         break;
     }
+    const std::string k = "#" + (l.k_text.empty() ? hex(in.k) : l.k_text);
     std::string operand;
-    if (in.code == kLdAbsW) {
-      std::snprintf(buf, sizeof buf, "[%u]", in.k);
-      operand = buf;
-    } else if (in.code == kJa) {
-      std::snprintf(buf, sizeof buf, "%zu", i + 1 + in.k);
-      operand = buf;
-    } else if ((in.code & 0x07) == 0x05) {
-      std::snprintf(buf, sizeof buf, "#%#x, %zu, %zu", in.k, i + 1 + in.jt, i + 1 + in.jf);
-      operand = buf;
-    } else {
-      std::snprintf(buf, sizeof buf, "#%#x", in.k);
-      operand = buf;
-    }
-    std::snprintf(buf, sizeof buf, "%04zu  %-5s %-28s", i, op, operand.c_str());
-    std::string line = buf;
-    if (!lines[i].comment.empty()) line += "; " + lines[i].comment;
+    if (in.code == kLdAbsW)
+      operand = "[" + std::to_string(in.k) + "]";
+    else if (in.code == kJa)
+      operand = l.jt_text;
+    else if ((in.code & 0x07) == 0x05)
+      operand = k + ", " + l.jt_text + ", " + l.jf_text;
+    else
+      operand = k;
+    std::string line = "  " + padded(op, 5) + " " + padded(operand, 36);
+    if (!l.comment.empty()) line += (line.back() == ' ' ? "; " : " ; ") + l.comment;
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }

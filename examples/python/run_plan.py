@@ -194,6 +194,27 @@ def check_setup(pid, checks, sources):
     return None
 
 
+def terminate(pid, init):
+    """The timeout's SIGTERM: to every process in the sandbox's pid namespace but its init
+    (which is not the command), or to the process group when there is no sandbox."""
+    ns = None
+    if init is not None:
+        try:
+            ns = os.readlink(f"/proc/{init}/ns/pid")
+        except OSError:
+            pass
+    if ns is None or ns == os.readlink("/proc/self/ns/pid"):
+        os.killpg(pid, signal.SIGTERM)
+        return
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) != init:
+            try:
+                if os.readlink(f"/proc/{name}/ns/pid") == ns:
+                    os.kill(int(name), signal.SIGTERM)
+            except OSError:
+                pass
+
+
 def child_pid(status_r, seen):
     """The sandbox's init from bwrap's status stream, once it has been written."""
     try:
@@ -257,7 +278,7 @@ def main():
     for src, dst in payloads:
         if block_w is None or dst not in {b["fd"] for b in plan.get("binds", [])}:
             os.close(src)
-    seen, released = b"", block_w is None
+    seen, released, init = b"", block_w is None, None
     deadline = time.monotonic() + timeout / 1000 if timeout is not None else None
     status = None
     while status is None:
@@ -265,8 +286,20 @@ def main():
         if done:
             status = st
         elif deadline is not None and time.monotonic() > deadline:
-            os.killpg(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            # SIGTERM first, then SIGKILL to all that is left after the plan's grace.
+            terminate(pid, init)
+            grace_end = time.monotonic() + plan["timeout_grace_ms"] / 1000
+            while not done and time.monotonic() < grace_end:
+                time.sleep(0.01)
+                done, _ = os.waitpid(pid, os.WNOHANG)
+            for victim, kill in ((init, os.kill), (pid, os.killpg)):
+                try:
+                    if victim is not None:
+                        kill(victim, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if not done:
+                os.waitpid(pid, 0)
             remove_placeholders(created)
             print("run_plan.py: timed out", file=sys.stderr)
             sys.exit(124)

@@ -369,7 +369,10 @@ struct Plan {
   std::vector<SetupCheck> setup_checks;  // bwrap: all must hold before the release
   std::vector<Placeholder> placeholders;  // shallowest first
   std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
-  std::optional<long long> timeout_ms;    // then kill the whole process group
+  // Then SIGTERM to every process of the sandbox (the process group without one), and
+  // SIGKILL to all that is left `timeout_grace_ms` later (docs/run.md "Status").
+  std::optional<long long> timeout_ms;
+  std::optional<long long> timeout_grace_ms;  // with timeout_ms
   std::string sbpl_profile;        // sandbox-exec: the profile for -p
   std::vector<std::pair<std::string, std::string>> sbpl_params;  // sandbox-exec: -D N=V
   std::vector<std::string> accepted;  // error-level lints accepted for this run (--accept)

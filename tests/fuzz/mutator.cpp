@@ -68,7 +68,7 @@ const Words kSexprForms = {
     "(allow file-write* (subpath \"/Users\"))",
     "(allow file-write* (literal \"/etc/passwd\"))",
     "(allow file-write* (subpath \"/etc\"))",
-    "(allow file-read* (subpath (param \"WRITABLE_ROOT_0\")))",
+    "(allow file-read* (subpath (param \"WRITABLE_ROOT_WORKSPACE\")))",
     "(deny file-write* (regex #\"^/x/\"))",
     "(allow file-write* (regex #\"^(/.*)?$\"))",
     "(allow file-write* (prefix \"/\"))",
@@ -89,9 +89,10 @@ const Words kSexprWords = {"(", ")", "\"", "#\"", ";", "#|", "|#", "require-any"
                            "regex", "param", "allow", "deny", "file-write*", "file-read*",
                            "with", "report", "#t", "#f", "1", "-1"};
 
-const Words kParamNames = {"WRITABLE_ROOT_0", "WRITABLE_ROOT_1", "PROTECTED_0", "PROTECTED_9",
-                           "PROTECTED_ANCESTOR_0", "DENY_0", "DENY_ROOT_0", "HOME", "",
-                           "A B", "=", "WRITABLE_ROOT_00"};
+const Words kParamNames = {"WRITABLE_ROOT_WORKSPACE", "WRITABLE_ROOT_TMPDIR", "PROTECTED_WORKSPACE_GIT",
+                           "PROTECTED_WORKSPACE_GIT_2", "PROTECTED_ANCESTOR_WORKSPACE_DATA",
+                           "DENY_ROOT_HOME", "DENY_ROOT_HOME_SSH", "HOME", "", "A B", "=",
+                           "WRITABLE_ROOT_0"};
 
 const Words kJsonWords = {
     "\"defaultAction\": \"SCMP_ACT_ALLOW\"", "\"SCMP_ACT_ERRNO\"", "\"SCMP_ACT_KILL\"",

@@ -57,6 +57,45 @@ BOOST_DATA_TEST_CASE(timeout_kills_the_whole_tree_with_124, bdata::make(kCallers
   BOOST_TEST(tree_is_gone(seconds), sleepers(seconds) << " sleeps survived the timeout");
 }
 
+// On timeout every process of the sandbox gets SIGTERM first: a test runner's handler
+// writes its report (after a pause of its own) and the run still exits 124.
+BOOST_DATA_TEST_CASE(a_timeout_lets_a_sigterm_handler_write_its_report, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--timeout", "1"};
+  spec.command = {"/bin/sh", "-c",
+                  "trap 'sleep 0.2; echo written > report.xml; exit 3' TERM; "
+                  "echo started > started; sleep 30 & wait"};
+  RunResult r = box.run(spec);
+  BOOST_TEST_REQUIRE(exists(box.ws("started")), r.describe());
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(read_file(box.ws("report.xml")).value_or("") == "written\n", r.describe());
+  BOOST_TEST(r.err.find("every process in the sandbox got SIGTERM and the sandbox ended within "
+                        "the 2s grace (time for a test runner to write its report)") !=
+                 std::string::npos,
+             r.err);
+}
+
+// A tree that ignores the timeout's SIGTERM is killed once the grace is over (invariant 8).
+BOOST_DATA_TEST_CASE(a_tree_ignoring_the_timeouts_sigterm_is_killed_after_the_grace,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string seconds = unique_sleep_seconds();
+  RunSpec spec = tree(seconds, "trap '' TERM; ");
+  spec.options = {"--timeout", "1"};
+  Running running = box.start(spec);
+  bool up = tree_is_up(seconds);
+  RunResult r = box.finish(running);
+  BOOST_TEST_REQUIRE(up, "the tree never started\n" << r.describe());
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(!r.hit_limit, r.describe());
+  BOOST_TEST(r.err.find("every process in the sandbox got SIGTERM, then the sandbox and every "
+                        "process still in it were killed after the 2s grace") != std::string::npos,
+             r.err);
+  BOOST_TEST(tree_is_gone(seconds), sleepers(seconds) << " sleeps survived the timeout's grace");
+}
+
 BOOST_DATA_TEST_CASE(the_policys_timeout_applies_too, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string seconds = unique_sleep_seconds();

@@ -312,15 +312,15 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_deleted_sbpl_deny) {
   Compiled c("macos");
   const std::string path = c.dir / "out/profile.sb";
   // The final deny of ~/.ssh and the first rule's exclusion of it (process-exec), both gone.
-  edit(path, "  (literal (param \"DENY_ROOT_2\"))\n  (subpath (param \"DENY_ROOT_2\"))\n", "");
+  edit(path, "  (literal (param \"DENY_ROOT_HOME_SSH\"))\n  (subpath (param \"DENY_ROOT_HOME_SSH\"))\n", "");
   edit(path,
-       "    (require-not (subpath (param \"DENY_ROOT_1\")))\n"
-       "    (require-not (subpath (param \"DENY_ROOT_2\")))\n"
-       "    (require-not (subpath (param \"DENY_ROOT_3\")))\n    (require-not (subpath (param "
-       "\"DENY_ROOT_4\")))))",
-       "    (require-not (subpath (param \"DENY_ROOT_1\")))\n"
-       "    (require-not (subpath (param \"DENY_ROOT_3\")))\n    (require-not (subpath (param "
-       "\"DENY_ROOT_4\")))))");
+       "    (require-not (subpath (param \"DENY_ROOT_HOME_GNUPG\")))\n"
+       "    (require-not (subpath (param \"DENY_ROOT_HOME_SSH\")))\n"
+       "    (require-not (subpath (param \"DENY_ROOT_WORKSPACE_SECRETS\")))\n    (require-not (subpath (param "
+       "\"DENY_ROOT_ETC_SHADOW\")))))",
+       "    (require-not (subpath (param \"DENY_ROOT_HOME_GNUPG\")))\n"
+       "    (require-not (subpath (param \"DENY_ROOT_WORKSPACE_SECRETS\")))\n    (require-not (subpath (param "
+       "\"DENY_ROOT_ETC_SHADOW\")))))");
   auto r = c.verify();
   BOOST_TEST(r.exit_code == 3);
   auto heads = headlines(r.err);

@@ -34,6 +34,28 @@ std::string value_of(const emitters::sbpl::Profile& p, std::string_view name) {
   return "";
 }
 
+// The text with every parameter name left out: what depends on the policy's shape only.
+std::string without_names(std::string text) {
+  for (size_t at = text.find("(param \""); at != std::string::npos;
+       at = text.find("(param \"", at + 1)) {
+    const size_t end = text.find('"', at + 8);
+    text.erase(at + 8, end - (at + 8));
+  }
+  return text;
+}
+
+bool is_name(const std::string& n) {
+  return !n.empty() &&
+         n.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == std::string::npos;
+}
+
+std::string name_of(const emitters::sbpl::Profile& p, std::string_view value) {
+  for (const auto& [n, v] : p.params)
+    if (v == value) return n;
+  BOOST_FAIL("no parameter for " + std::string(value));
+  return "";
+}
+
 bool covers_write(const compiler::SbplRule& r) {
   for (const auto& op : r.operations)
     if (op == "file-write*" || op.starts_with("file-write-") || op == "file-link") return true;
@@ -100,20 +122,60 @@ BOOST_AUTO_TEST_CASE(no_host_path_or_variable_appears_in_the_text) {
         BOOST_TEST(p.text.find(v) == std::string::npos, n << "=" << v << " spliced into the text");
     }
   }
-  // The text depends on the shape of the policy only: two workspaces, one profile.
-  BOOST_TEST(emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text ==
-             emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/w")).text);
-  BOOST_TEST(emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text ==
-             emitters::sbpl::emit(fx::default_portable()).text);
+  // A path reaches the text only through its parameter's name, made of A-Z, 0-9 and
+  // `_`: two workspaces, one profile but for the names.
+  const auto a = emitters::sbpl::emit(fx::default_bound("/Users/u/proj"));
+  BOOST_TEST(
+      without_names(a.text) ==
+      without_names(emitters::sbpl::emit(fx::default_bound("/private/var/folders/zz/w")).text));
+  BOOST_TEST(without_names(a.text) ==
+             without_names(emitters::sbpl::emit(fx::default_portable()).text));
+  for (const auto& [n, v] : a.params) BOOST_TEST(is_name(n), n);
+}
+
+BOOST_AUTO_TEST_CASE(a_parameter_is_named_after_its_role_and_path) {
+  const auto p = emitters::sbpl::emit(fx::default_portable());
+  BOOST_TEST(name_of(p, "${WORKSPACE}") == "WRITABLE_ROOT_WORKSPACE");
+  BOOST_TEST(name_of(p, "${WORKSPACE}/.git") == "PROTECTED_WORKSPACE_GIT");
+  BOOST_TEST(name_of(p, "${WORKSPACE}/data") == "PROTECTED_ANCESTOR_WORKSPACE_DATA");
+  // Dropping a protected path drops its parameter and renames no other (issue 16).
+  ir::Resolved fewer = fx::default_portable();
+  std::erase_if(fewer.protect, [](const auto& x) { return x.path == "${WORKSPACE}/.env"; });
+  auto rest = p.params;
+  std::erase_if(rest, [](const auto& nv) { return nv.second == "${WORKSPACE}/.env"; });
+  BOOST_TEST(rest.size() + 1 == p.params.size());
+  BOOST_TEST((emitters::sbpl::emit(fewer).params == rest));
+}
+
+BOOST_AUTO_TEST_CASE(paths_that_spell_one_name_get_distinct_names) {
+  ir::Resolved r = fx::default_portable();
+  r.protect = {fx::rp("${WORKSPACE}/.env.local", 8),
+               fx::rp("${WORKSPACE}/.env-local", 8),
+               fx::rp("${WORKSPACE}/.ENV_LOCAL", 8),
+               fx::rp("${WORKSPACE}/a/**/b", 8),
+               fx::rp("${WORKSPACE}/a/*/b", 8),
+               fx::rp("${WORKSPACE}/" + std::string(60, 'x') + "/node_modules", 8)};
+  const auto p = emitters::sbpl::emit(r);
+  BOOST_TEST(name_of(p, "${WORKSPACE}/.env.local") == "PROTECTED_WORKSPACE_ENV_LOCAL");
+  BOOST_TEST(name_of(p, "${WORKSPACE}/.env-local") == "PROTECTED_WORKSPACE_ENV_LOCAL_2");
+  BOOST_TEST(name_of(p, "${WORKSPACE}/.ENV_LOCAL") == "PROTECTED_WORKSPACE_ENV_LOCAL_3");
+  BOOST_TEST(name_of(p, "${WORKSPACE}/a/**/b") == "PROTECTED_WORKSPACE_A_ANY_B");
+  BOOST_TEST(name_of(p, "${WORKSPACE}/a/*/b") == "PROTECTED_WORKSPACE_A_STAR_B");
+  // A long path keeps the whole words of its last 48 characters.
+  BOOST_TEST(name_of(p, "${WORKSPACE}/" + std::string(60, 'x') + "/node_modules") ==
+             "PROTECTED_NODE_MODULES");
+  std::set<std::string> names;
+  for (const auto& [n, v] : p.params) BOOST_TEST(names.insert(n).second, n);
 }
 
 BOOST_AUTO_TEST_CASE(an_injection_named_workspace_cannot_change_the_profile) {
   const std::string evil = "/Users/u/x\")(allow default)(";
   auto p = emitters::sbpl::emit(fx::default_bound(evil));
-  BOOST_TEST(p.text == emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text);
+  BOOST_TEST(without_names(p.text) ==
+             without_names(emitters::sbpl::emit(fx::default_bound("/Users/u/proj")).text));
   BOOST_TEST(p.text.find("allow default") == std::string::npos);
-  BOOST_TEST(value_of(p, "WRITABLE_ROOT_0") == evil);
-  BOOST_TEST(value_of(p, "PROTECTED_0") == evil + "/.git");
+  BOOST_TEST(name_of(p, evil) == "WRITABLE_ROOT_USERS_U_X_ALLOW_DEFAULT");
+  BOOST_TEST(name_of(p, evil + "/.git") == "PROTECTED_USERS_U_X_ALLOW_DEFAULT_GIT");
   BOOST_TEST(!parsed(p.text).default_allow);
 }
 
@@ -239,8 +301,8 @@ BOOST_AUTO_TEST_CASE(params_text_is_one_name_value_per_line_in_order) {
   std::string expected;
   for (const auto& [n, v] : p.params) expected += n + "=" + v + "\n";
   BOOST_TEST(emitters::sbpl::params_text(p) == expected);
-  BOOST_TEST(p.params.front().first == "WRITABLE_ROOT_0");
-  BOOST_TEST(p.params.back().first == "DENY_ROOT_2");
+  BOOST_TEST(p.params.front().first == "WRITABLE_ROOT_WORKSPACE");
+  BOOST_TEST(p.params.back().first == "DENY_ROOT_WORKSPACE_SECRETS");
   BOOST_TEST(p.params.back().second == "${WORKSPACE}/secrets");
 }
 

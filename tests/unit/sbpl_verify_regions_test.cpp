@@ -141,10 +141,10 @@ BOOST_AUTO_TEST_CASE(a_grant_through_a_parameter_equal_to_a_deny_root_is_found) 
   BOOST_REQUIRE(params);
   std::string deny_root;
   for (const auto& [name, value] : *params)
-    if (name == "DENY_ROOT_0") deny_root = value;
+    if (name == "DENY_ROOT_HOME_AWS") deny_root = value;
   BOOST_REQUIRE(!deny_root.empty());
   // The policy's own parameter, and a new one holding the same path.
-  for (const char* param : {"DENY_ROOT_0", "EXTRA"}) {
+  for (const char* param : {"DENY_ROOT_HOME_AWS", "EXTRA"}) {
     for (const char* op : {"file-read*", "process-exec"}) {
       BOOST_TEST_CONTEXT(param << " " << op) {
         int line = 0;

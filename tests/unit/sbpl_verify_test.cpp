@@ -98,10 +98,13 @@ BOOST_AUTO_TEST_CASE(probes_cover_roots_protected_paths_siblings_and_the_outside
 BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_and_trace) {
   ir::Resolved r = fx::default_portable();
   auto p = emitters::sbpl::emit(r);
-  // A hand-edited copy where .git (PROTECTED_0) lost both of its rules.
-  std::string text = replace(p.text, "    (require-not (literal (param \"PROTECTED_0\")))\n", "");
-  text = replace(text, "    (require-not (subpath (param \"PROTECTED_0\")))\n", "");
-  text = replace(text, "  (literal (param \"PROTECTED_0\"))\n  (subpath (param \"PROTECTED_0\"))\n",
+  // A hand-edited copy where .git (PROTECTED_WORKSPACE_GIT) lost both of its rules.
+  std::string text =
+      replace(p.text, "    (require-not (literal (param \"PROTECTED_WORKSPACE_GIT\")))\n", "");
+  text = replace(text, "    (require-not (subpath (param \"PROTECTED_WORKSPACE_GIT\")))\n", "");
+  text = replace(text,
+                 "  (literal (param \"PROTECTED_WORKSPACE_GIT\"))\n  (subpath (param "
+                 "\"PROTECTED_WORKSPACE_GIT\"))\n",
                  "");
   auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-write-data",
@@ -111,9 +114,10 @@ BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_a
   BOOST_TEST(f->str().find("protected path ${WORKSPACE}/.git") != std::string::npos, f->str());
   BOOST_TEST(f->expected == "deny (protected path ${WORKSPACE}/.git)");
   BOOST_TEST(f->actual.starts_with("allow under last-match/subpath-includes-self"), f->actual);
-  BOOST_TEST(joined(f->trace).find("(allow file-write* ...) via (subpath (param "
-                                   "\"WRITABLE_ROOT_0\")) = ${WORKSPACE}") != std::string::npos,
-             joined(f->trace));
+  BOOST_TEST(
+      joined(f->trace).find("(allow file-write* ...) via (subpath (param "
+                            "\"WRITABLE_ROOT_WORKSPACE\")) = ${WORKSPACE}") != std::string::npos,
+      joined(f->trace));
   BOOST_TEST(f->str().starts_with("policy.yaml:10:3: error: macos: dropped-deny: file-write-data "
                                   "${WORKSPACE}/.git/zp-probe: expected deny (protected path "
                                   "${WORKSPACE}/.git), artifact gives allow under "),
@@ -123,8 +127,9 @@ BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_a
 BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
   ir::Resolved r = fx::default_portable();
   auto p = emitters::sbpl::emit(r);
-  std::string text = replace(p.text, "    (require-not (literal (param \"PROTECTED_1\")))\n", "");
-  text = replace(text, "  (literal (param \"PROTECTED_1\"))\n", "");
+  std::string text =
+      replace(p.text, "    (require-not (literal (param \"PROTECTED_WORKSPACE_ENV\")))\n", "");
+  text = replace(text, "  (literal (param \"PROTECTED_WORKSPACE_ENV\"))\n", "");
   auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   BOOST_REQUIRE_EQUAL(findings.size(), 1u);
   BOOST_TEST(findings[0].probe == "file-write-create ${WORKSPACE}/.env");
@@ -139,7 +144,7 @@ BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropp
   // matching rule and any-deny-wins still deny, first-match does not.
   std::string text = replace(p.text,
                              "(allow file-read*\n"
-                             "  (require-not (subpath (param \"DENY_ROOT_0\"))))",
+                             "  (require-not (subpath (param \"DENY_ROOT_HOME_SSH\"))))",
                              "(allow file-read*)");
   auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-read-data", "${HOME}/.ssh");
@@ -155,7 +160,7 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   ir::Resolved r = fx::default_bound("/Users/u/proj");
   auto p = emitters::sbpl::emit(r);
   auto params = p.params;
-  params[0].second = "/";  // WRITABLE_ROOT_0 widened to the whole disk
+  params[0].second = "/";  // the writable root widened to the whole disk
   auto findings = compiler::verify_sbpl(r, p.text, fx::views(params));
   BOOST_TEST(find(findings, SbplFinding::Kind::DroppedDeny, "file-write-create", "/zp-outside"),
              all(findings));
@@ -166,8 +171,9 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   BOOST_REQUIRE_EQUAL(bad.size(), 1u);
   BOOST_TEST((bad[0].kind == SbplFinding::Kind::MalformedArtifact));
   BOOST_TEST(bad[0].str() ==
-             "params.txt: error: macos: malformed-artifact: parameter PROTECTED_5: expected a "
-             "definition (the profile reads it), artifact gives none\n");
+             "params.txt: error: macos: malformed-artifact: parameter "
+             "PROTECTED_USERS_U_PROJ_DATA_AGENT_SESSIONS: expected a definition (the profile reads "
+             "it), artifact gives none\n");
 
   for (const char* bad : {"relative/x", "/Users/u/proj/", "/Users//u", "/Users/u/../x",
                           "/Users/./u", "/Users/u/.", "${WORKSPACE}x"}) {
@@ -183,6 +189,15 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   twice.push_back(twice.front());
   BOOST_TEST((compiler::verify_sbpl(r, p.text, fx::views(twice)).at(0).kind ==
               SbplFinding::Kind::MalformedArtifact));
+  // Two paths under one name (a hand-edited params.txt): neither value is chosen.
+  auto clash = p.params;
+  clash.emplace_back(clash.front().first, "/Users/u/other");
+  const auto clashed = compiler::verify_sbpl(r, p.text, fx::views(clash));
+  BOOST_REQUIRE(!clashed.empty());
+  BOOST_TEST(clashed[0].str() == "params.txt: error: macos: malformed-artifact: parameter " +
+                                     clash.front().first +
+                                     ": expected one definition, artifact gives a second "
+                                     "definition\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
@@ -193,12 +208,14 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   auto findings = compiler::verify_sbpl(r, p.text, fx::views(p.params));
   BOOST_REQUIRE(!findings.empty());
   BOOST_TEST((findings[0].kind == SbplFinding::Kind::NotCanonical));
-  BOOST_TEST(findings[0].probe == "parameter WRITABLE_ROOT_0");
-  BOOST_TEST(findings[0].str() ==
-             "params.txt: error: macos: not-canonical: parameter WRITABLE_ROOT_0: expected a "
-             "canonical macOS path (/var is a symlink to /private/var; Seatbelt matches the "
-             "resolved path), artifact gives /var/folders/zz/T/ws, on which a rule would never "
-             "apply\n");
+  BOOST_TEST(findings[0].probe == "parameter WRITABLE_ROOT_VAR_FOLDERS_ZZ_T_WS");
+  BOOST_TEST(
+      findings[0].str() ==
+      "params.txt: error: macos: not-canonical: parameter WRITABLE_ROOT_VAR_FOLDERS_ZZ_T_WS: "
+      "expected a "
+      "canonical macOS path (/var is a symlink to /private/var; Seatbelt matches the "
+      "resolved path), artifact gives /var/folders/zz/T/ws, on which a rule would never "
+      "apply\n");
   bool etc = false;
   for (const auto& f : findings) {
     etc = etc || f.actual.starts_with("/etc/secrets");
@@ -251,10 +268,11 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
   BOOST_TEST(git->policy.loc.str() == "policy.yaml:10:3");
   BOOST_TEST(!git->allowed);
   BOOST_TEST(git->models_agree);
-  BOOST_TEST(joined(git->trace)
-                     .find("(deny file-write* ...) via (subpath (param \"PROTECTED_0\")) = "
-                           "${WORKSPACE}/.git") != std::string::npos,
-             joined(git->trace));
+  BOOST_TEST(
+      joined(git->trace)
+              .find("(deny file-write* ...) via (subpath (param \"PROTECTED_WORKSPACE_GIT\")) = "
+                    "${WORKSPACE}/.git") != std::string::npos,
+      joined(git->trace));
 
   auto src = compiler::explain_sbpl(r, p.text, fx::views(p.params), "create",
                                     "${WORKSPACE}/src/a.c", &error);

@@ -1,5 +1,6 @@
 // seccomp.txt must be the listing of seccomp.bpf (listing_check.hpp): a stale, empty or
 // edited listing is a finding, since it is what reviewers read in golden diffs.
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <fstream>
 
@@ -50,6 +51,13 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   return s.replace(at, from.size(), to);
 }
 
+// The 1-based line `needle` begins on (after its leading newline, if any).
+int line_of(const std::string& s, const std::string& needle) {
+  const size_t at = s.find(needle);
+  if (at == std::string::npos) throw std::runtime_error("no '" + needle + "' in the listing");
+  return static_cast<int>(std::count(s.begin(), s.begin() + static_cast<long>(at), '\n')) + 1;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(seccomp_listing_check)
@@ -64,29 +72,54 @@ BOOST_AUTO_TEST_CASE(every_golden_listing_is_its_programs_listing) {
 
 BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
   const std::string ok = golden("default").listing;
+  const int lines = static_cast<int>(std::count(ok.begin(), ok.end(), '\n'));
   struct Case {
     std::string what, listing;
     int line;
   };
+  const std::string arch = "jeq   #AUDIT_ARCH_X86_64, x86_64, next";
+  const std::string bound = "jge   #ioctl, ioctl..0xffffffff, next";
+  const std::string request = "jeq   #TIOCSTI, ioctl.1, ioctl.2";
   const std::vector<Case> cases = {
       {"empty", "", 1},
       {"another program's listing", golden("deny-roots").listing, 3},
-      {"a constant", replaced(ok, "jeq   #0xc000003e, 3, 2", "jeq   #0xc000003f, 3, 2"), 5},
-      {"a jump target", replaced(ok, "jeq   #0xc000003e, 3, 2", "jeq   #0xc000003e, 2, 3"), 5},
+      {"a named constant", replaced(ok, arch, "jeq   #AUDIT_ARCH_I386, x86_64, next"),
+       line_of(ok, arch)},
+      {"a constant's number", replaced(ok, arch, "jeq   #0xc000003f, x86_64, next"),
+       line_of(ok, arch)},
+      {"an argument constant", replaced(ok, request, "jeq   #TIOCLINUX, ioctl.1, ioctl.2"),
+       line_of(ok, request)},
+      {"an unknown name", replaced(ok, request, "jeq   #TIOCSTX, ioctl.1, ioctl.2"),
+       line_of(ok, request)},
+      {"swapped jump targets", replaced(ok, arch, "jeq   #AUDIT_ARCH_X86_64, next, x86_64"),
+       line_of(ok, arch)},
+      {"a target that is no label", replaced(ok, bound, "jge   #ioctl, nowhere, next"),
+       line_of(ok, bound)},
+      {"a label moved off its instruction", replaced(ok, "\nioctl.1:\n", "\nioctl.9:\n"),
+       line_of(ok, request)},
+      {"a label defined twice", replaced(ok, "\nioctl.2:\n", "\nioctl.1:\n"),
+       line_of(ok, "\nioctl.2:\n") + 1},
+      {"a label that is not a name", replaced(ok, "\nioctl.2:\n", "\nnext:\n"),
+       line_of(ok, "\nioctl.2:\n") + 1},
+      {"an instruction not indented", replaced(ok, "  ld    [4]", "ld    [4]"), 4},
       {"a return's action",
-       replaced(ok, "ret   #0x50001                    ; errno(1)  # clone",
-                "ret   #0x50001                    ; allow  # clone"),
-       20},
+       replaced(ok, "ret   #0x50001                            ; errno(1)  # ioctl",
+                "ret   #0x50001                            ; allow  # ioctl"),
+       line_of(ok, request) + 2},
       {"a load's field",
-       replaced(ok, "ld    [16]                        ; clone arg0 low word",
-                "ld    [16]                        ; clone arg1 low word"),
-       18},
-      {"a bound's syscall", replaced(ok, "nr >= ioctl(16)", "nr >= pread64(17)"), 8},
+       replaced(ok, "ld    [24]                                ; ioctl arg1 low word",
+                "ld    [24]                                ; ioctl arg2 low word"),
+       line_of(ok, request) - 1},
+      {"a bound's syscall", replaced(ok, bound, "jge   #pread64, ioctl..0xffffffff, next"),
+       line_of(ok, bound)},
+      {"a bound's comment", replaced(ok, bound, bound + " ; nr >= pread64(17)"),
+       line_of(ok, bound)},
       {"the default action", replaced(ok, "# default allow,", "# default errno(1),"), 2},
       {"the length", replaced(ok, "# 229 instructions", "# 228 instructions"), 3},
-      {"a line after the program", ok + "0229  ret   #0x7fff0000\n", 233},
-      {"a missing instruction", ok.substr(0, ok.rfind("0228")), 232},
-      {"no final newline", ok.substr(0, ok.size() - 1), 232},
+      {"a line after the program", ok + "  ret   #0x7fff0000\n", lines + 1},
+      {"a label after the program", ok + "end:\n", lines + 1},
+      {"a missing instruction", ok.substr(0, ok.rfind("  ret")), lines},
+      {"no final newline", ok.substr(0, ok.size() - 1), lines},
   };
   for (const auto& c : cases) {
     const auto m = check(c.listing);

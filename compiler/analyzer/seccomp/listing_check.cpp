@@ -2,9 +2,11 @@
 
 #include <charconv>
 #include <cstdio>
+#include <map>
 #include <vector>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "ir/syscall_constants.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
@@ -84,6 +86,108 @@ std::optional<std::string> comment_error(std::span<const BpfInsn> prog, size_t i
   return std::nullopt;
 }
 
+// A constant as the listing may write it: a number (hexadecimal or decimal), an argument
+// constant's or a syscall's name, or several joined by `|`; nullopt for anything else.
+std::optional<uint32_t> constant(std::string_view text) {
+  uint64_t value = 0;
+  while (true) {
+    const size_t bar = text.find('|');
+    const std::string_view part = text.substr(0, bar);
+    uint64_t v = 0;
+    const bool hex = part.starts_with("0x");
+    const std::string_view digits = hex ? part.substr(2) : part;
+    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v, hex ? 16 : 10);
+    if (digits.empty() || r.ec != std::errc() || r.ptr != digits.data() + digits.size()) {
+      if (auto named = ir::constant_value(part))
+        v = *named;
+      else if (const auto* s = ir::find_syscall(ir::Arch::X86_64, part))
+        v = s->nr;
+      else
+        return std::nullopt;
+    }
+    value |= v;
+    if (bar == std::string_view::npos) break;
+    text.remove_prefix(bar + 1);
+  }
+  if (value > 0xffffffffu) return std::nullopt;
+  return static_cast<uint32_t>(value);
+}
+
+bool is_number(std::string_view text) {
+  return !text.empty() && text.find_first_not_of("0123456789abcdefx") == std::string_view::npos &&
+         (text.starts_with("0x") || text.find_first_not_of("0123456789") == std::string_view::npos);
+}
+
+// A line that defines a label: NAME followed by `:`, flush left.
+std::optional<std::string_view> label_of(std::string_view line) {
+  if (line.empty() || line.front() == ' ' || !line.ends_with(':')) return std::nullopt;
+  return line.substr(0, line.size() - 1);
+}
+
+bool valid_label(std::string_view name) {
+  return !name.empty() && name != "next" && name.find_first_of(" ,;#:") == std::string_view::npos;
+}
+
+// The listing's instruction column (`jeq   #AF_UNIX, socketpair.2, next`) in the
+// analyzer's own rendering (`jeq   #0x1, 31, 32`), or why it has none.
+std::string numeric_text(std::string_view text, size_t i,
+                         const std::map<std::string_view, size_t>& labels, std::string* why) {
+  text = trim_right(text);
+  const size_t space = text.find(' ');
+  const std::string_view op = text.substr(0, space);
+  std::string_view operand =
+      space == std::string_view::npos ? std::string_view() : text.substr(space);
+  while (operand.starts_with(' ')) operand.remove_prefix(1);
+  auto target = [&](std::string_view name) -> std::optional<size_t> {
+    if (name == "next") return i + 1;
+    const auto at = labels.find(name);
+    if (at == labels.end()) return std::nullopt;
+    return at->second;
+  };
+  auto k_text = [&](std::string_view k) -> std::optional<std::string> {
+    if (!k.starts_with('#')) return std::nullopt;
+    k.remove_prefix(1);
+    if (is_number(k)) return "#" + std::string(k);
+    const auto v = constant(k);
+    if (!v) return std::nullopt;
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "#%#x", *v);
+    return std::string(buf);
+  };
+  auto fail = [&](std::string reason) {
+    *why = std::move(reason);
+    return std::string();
+  };
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%-5s ", std::string(op).c_str());
+  std::string out = buf;
+  const bool conditional = op == "jeq" || op == "jgt" || op == "jge" || op == "jset";
+  if (op == "ja") {
+    const auto t = target(operand);
+    if (!t) return fail("no label " + std::string(operand) + " precedes a later instruction");
+    return out + std::to_string(*t);
+  }
+  if (conditional && operand.starts_with('#')) {
+    const size_t c1 = operand.find(", ");
+    const size_t c2 = c1 == std::string_view::npos ? c1 : operand.find(", ", c1 + 2);
+    if (c2 == std::string_view::npos)
+      return fail("a conditional jump is `" + std::string(op) + " #K, TRUE, FALSE`");
+    const auto k = k_text(operand.substr(0, c1));
+    const std::string_view jt = operand.substr(c1 + 2, c2 - c1 - 2), jf = operand.substr(c2 + 2);
+    if (!k) return fail("unknown constant " + std::string(operand.substr(0, c1)));
+    for (auto name : {jt, jf})
+      if (!target(name))
+        return fail("no label " + std::string(name) + " precedes a later instruction");
+    return out + *k + ", " + std::to_string(*target(jt)) + ", " + std::to_string(*target(jf));
+  }
+  if (operand.starts_with('#')) {
+    const auto k = k_text(operand);
+    if (!k) return fail("unknown constant " + std::string(operand));
+    return out + *k;
+  }
+  return std::string(trim_right(out + std::string(operand)));
+}
+
 }  // namespace
 
 std::optional<ListingMismatch> check_listing(std::string_view listing,
@@ -109,28 +213,48 @@ std::optional<ListingMismatch> check_listing(std::string_view listing,
   }
   // Optional further header lines (names the policy has that x86_64 lacks).
   while (at < lines.size() && lines[at].starts_with("# ")) ++at;
+  // Labels first: a jump names a label further down.
+  std::map<std::string_view, size_t> labels;
+  for (size_t l = at, i = 0; l < lines.size(); ++l) {
+    const auto name = label_of(lines[l]);
+    if (!name) {
+      ++i;
+      continue;
+    }
+    const int line = static_cast<int>(l + 1);
+    if (!valid_label(*name))
+      return ListingMismatch{line,
+                             "a label is a name without space, comma, colon, semicolon or "
+                             "#, and not `next`"};
+    if (!labels.emplace(*name, i).second)
+      return ListingMismatch{line, "label " + std::string(*name) + " is defined twice"};
+  }
   for (size_t i = 0; i < prog.size(); ++i, ++at) {
+    while (at < lines.size() && label_of(lines[at])) ++at;
     const int line = static_cast<int>(at + 1);
     if (at >= lines.size())
       return ListingMismatch{line, "instruction " + std::to_string(i) +
                                        " is missing; the program has " +
                                        std::to_string(prog.size())};
-    char index[32];
-    std::snprintf(index, sizeof index, "%04zu  ", i);
     std::string_view text = lines[at];
-    if (!text.starts_with(index))
-      return ListingMismatch{line, "expected instruction " + std::to_string(i)};
-    text.remove_prefix(std::string_view(index).size());
+    if (!text.starts_with("  ") || text.starts_with("   "))
+      return ListingMismatch{
+          line, "expected instruction " + std::to_string(i) + ", indented by two spaces"};
+    text.remove_prefix(2);
     std::string_view comment;
     if (const size_t semi = text.find("; "); semi != std::string_view::npos) {
       comment = text.substr(semi + 2);
       text = text.substr(0, semi);
     }
+    std::string why;
+    const std::string numeric = numeric_text(text, i, labels, &why);
+    if (!why.empty()) return ListingMismatch{line, why};
     const std::string expected = instruction_text(prog, i);
-    if (trim_right(text) != expected)
+    if (numeric != expected)
       return ListingMismatch{
           line, "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf"};
-    if (auto why = comment_error(prog, i, comment)) return ListingMismatch{line, *why};
+    if (auto why_comment = comment_error(prog, i, comment))
+      return ListingMismatch{line, *why_comment};
   }
   if (at != lines.size())
     return ListingMismatch{static_cast<int>(at + 1), "text after the last instruction"};

@@ -18,11 +18,14 @@ struct ListingMismatch {
 // Whether `listing` (seccomp.txt) is the listing of `program` (seccomp.bpf), as
 // reviewers read it in golden diffs: the header states the policy's default,
 // unknown-number and foreign-ABI actions and the program's length; then one line per
-// instruction, in order, whose instruction column is exactly the analyzer's own
-// rendering of that instruction (mnemonic, constant, absolute jump targets). A comment
-// that names what the instruction does must say it truly: the action of a return, the
-// field of a load, the syscall of an `nr >= NAME(N)` bound. Other comment text (which
-// rule a return belongs to) is free. Nothing may follow the last instruction.
+// instruction, in order, indented by two spaces, each preceded by the labels (`NAME:`
+// lines) that jumps reach it by. An instruction says exactly what the program holds:
+// read back (a jump target is a label defined before a later instruction or `next`, a
+// constant a number or the name of one, ir/syscall_constants.hpp or a syscall's), it is
+// the analyzer's own rendering of that instruction. A comment that names what the
+// instruction does must say it truly: the action of a return, the field of a load, the
+// syscall of an `nr >= NAME(N)` bound. Other comment text (which rule a return belongs
+// to) is free. Nothing may follow the last instruction.
 std::optional<ListingMismatch> check_listing(std::string_view listing,
                                              std::span<const BpfInsn> program,
                                              const ir::SyscallPolicy& policy);
