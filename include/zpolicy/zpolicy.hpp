@@ -206,7 +206,9 @@ struct ExplainAnswer {
 };
 
 struct Explanation {
-  int exit_code = kExitOk;  // 2: bad path, operation, target or policy
+  // 2: bad path, operation, target or policy; 3: a run bound there would be refused by a
+  // lint on the workspace itself (ZP003, ZP013), so nothing bound is answered.
+  int exit_code = kExitOk;
   std::vector<Diagnostic> diagnostics;
   std::string query;               // "write ${WORKSPACE}/.git/config"
   std::vector<std::string> notes;  // caveats of the question (unexpanded patterns, symlinks)

@@ -39,8 +39,11 @@ struct Mutant {
   std::string args, bpf;
 };
 
-// One option deleted, one --ro-bind made --bind, one return of the filter made "allow".
-std::vector<Mutant> single_line_edits(const std::string& args, const std::string& bpf) {
+// One option deleted, one --ro-bind made --bind, one return of the filter made "allow"
+// (with `returns`: the filters of the goldens differ only in their network and syscall
+// rules, so two of them cover the kinds of return; each such diff costs ~0.1 s).
+std::vector<Mutant> single_line_edits(const std::string& args, const std::string& bpf,
+                                      bool returns) {
   std::vector<Mutant> out;
   const auto opts = options(args);
   for (size_t i = 0; i < opts.size(); ++i) {
@@ -54,7 +57,7 @@ std::vector<Mutant> single_line_edits(const std::string& args, const std::string
                    without, bpf});
     if (weaker != args) out.push_back({"--ro-bind -> --bind #" + std::to_string(i), weaker, bpf});
   }
-  for (size_t at = 0; at + 8 <= bpf.size(); at += 8) {
+  for (size_t at = 0; returns && at + 8 <= bpf.size(); at += 8) {
     uint16_t code;
     std::memcpy(&code, bpf.data() + at, 2);
     if (code != 0x06) continue;  // BPF_RET | BPF_K
@@ -79,7 +82,7 @@ BOOST_AUTO_TEST_CASE(every_widening_single_line_edit_of_a_golden_is_a_widening) 
     const std::string args = g.artifact("bwrap.args"), bpf = g.artifact("seccomp.bpf");
     const auto original = linux_artifacts(args, bpf);
     BOOST_TEST(diff_artifacts(Target::Linux, original, original).differences.empty(), g.name);
-    for (const auto& m : single_line_edits(args, bpf)) {
+    for (const auto& m : single_line_edits(args, bpf, g.name == "default" || g.name == "loopback")) {
       bool widens = false, unreadable = false;
       if (m.args != args)
         for (const auto& f : compiler::verify_bwrap(g.compiled.resolved, m.args)) {
