@@ -132,9 +132,9 @@ ExplainAnswer explain_macos(const compiler::Compiled& c, const std::string& path
   // the profile passes; it may be stricter than Linux's (a directory above a protected
   // path cannot be renamed away on macOS).
   const auto intent = e->policy.intent;
-  out.policy = intent == compiler::SbplIntent::Allow  ? "allowed"
-               : intent == compiler::SbplIntent::Deny ? "denied"
-                                                      : "either answer passes verification";
+  out.policy = intent == compiler::Expect::Allow    ? "allowed"
+               : intent == compiler::Expect::Either ? "either answer passes verification"
+                                                    : "denied";
   out.rule = e->policy.why;
   if (!e->policy.loc.file.empty()) out.line = api::line_of(e->policy.loc);
   out.artifact = e->allowed ? "allowed" : "denied";

@@ -188,4 +188,17 @@ std::string plan_json(const Plan& plan) {
   return out + "}\n";
 }
 
+std::string run_status_json(const RunStatus& status) {
+  std::string out =
+      "{\"zpolicy_run_status\": 1, \"exit_code\": " + std::to_string(status.exit_code);
+  out += ", \"network_refusals\": [";
+  for (size_t i = 0; i < status.network_refusals.size(); ++i) {
+    const auto& r = status.network_refusals[i];
+    out += std::string(i ? ", " : "") + "{\"host\": " + json_string(r.host) +
+           ", \"port\": " + std::to_string(r.port) + ", \"reason\": " + json_string(r.reason) +
+           ", \"detail\": " + json_string(r.detail) + "}";
+  }
+  return out + "]}\n";
+}
+
 }  // namespace zpolicy

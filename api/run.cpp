@@ -66,9 +66,21 @@ std::optional<runner::RunRequest> runner_request(const RunRequest& request,
 }  // namespace
 
 int run(const RunRequest& request, std::ostream& messages) {
+  return run_with_status(request, messages).exit_code;
+}
+
+RunStatus run_with_status(const RunRequest& request, std::ostream& messages) {
+  RunStatus status;
   auto req = runner_request(request, messages);
-  if (!req) return kExitUsage;
-  return runner::run(*req, messages);
+  if (!req) {
+    status.exit_code = kExitUsage;
+    return status;
+  }
+  runner::RunReport report;
+  status.exit_code = runner::run(*req, messages, &report);
+  for (const auto& r : report.network_refusals)
+    status.network_refusals.push_back({r.host, r.port, r.reason, r.detail});
+  return status;
 }
 
 PlanResult plan(const RunRequest& request) {

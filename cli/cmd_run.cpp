@@ -1,19 +1,53 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "cli/run_options.hpp"
+#include "zpolicy/json.hpp"
 
 namespace zpolicy::cli {
 
 int cmd_run(const Args& args) {
   const std::string usage =
-      "zpolicy run [--policy POLICY] [--mode M] [--workspace DIR] [--timeout T] [--env NAME[=V]]... "
-      "[--accept LINT]... "
+      "zpolicy run [--policy POLICY] [--mode M] [--workspace DIR] [--timeout T] [--env "
+      "NAME[=V]]... "
+      "[--accept LINT]... [--status-file FILE] "
       "-- CMD [ARG...]";
   po::options_description opts("run options");
+  opts.add_options()("status-file", po::value<std::string>(),
+                     "when the run ends, write its status here as JSON: the exit code and each "
+                     "destination the network proxy refused (docs/run.md \"Run status\")");
   po::variables_map vm;
   RunRequest req;
   bool help = false;
   if (!parse_run_options(args, "run", usage, opts, vm, req, help)) return kExitUsage;
   if (help) return kExitOk;
-  return run(req, std::cerr);
+  if (!vm.count("status-file")) return run(req, std::cerr);
+  // Opened before anything starts, so that a status that cannot be written refuses the
+  // run instead of losing its refusals afterwards.
+  const std::string path = vm["status-file"].as<std::string>();
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) {
+    std::cerr << "zpolicy: run: cannot write --status-file '" << path
+              << "': " << std::strerror(errno) << "; nothing ran\n";
+    return kExitUsage;
+  }
+  const RunStatus status = run_with_status(req, std::cerr);
+  const std::string json = run_status_json(status);
+  size_t done = 0;
+  while (done < json.size()) {
+    const ssize_t w = write(fd, json.data() + done, json.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
+  }
+  const bool written = done == json.size();
+  if (close(fd) != 0 || !written)
+    std::cerr << "zpolicy: run: cannot write --status-file '" << path
+              << "': " << std::strerror(errno) << "\n";
+  return status.exit_code;
 }
 
 }  // namespace zpolicy::cli

@@ -139,7 +139,7 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
   return kExitNotExecutable;
 }
 
-int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
+int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
   ir::Resolved live = *plan.verified;
   Placeholders placeholders;
   std::string why;
@@ -257,10 +257,13 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
     err << "zpolicy: " << refused << "; nothing ran\n";
     return refused_code;
   }
-  if (proxy)
-    for (const auto& r : proxy->refusals())
+  if (proxy) {
+    const auto refusals = proxy->refusals();
+    for (const auto& r : refusals)
       err << "zpolicy: network: refused " << r.host << ":" << r.port << " (" << r.reason
           << "): " << r.detail << "\n";
+    if (report) report->network_refusals = refusals;
+  }
   for (int fd : status)
     if (fd >= 0) close(fd);
   placeholders.cleanup();
@@ -270,7 +273,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err) {
 
 }  // namespace
 
-int execute(const compiler::RunPlan& plan, std::ostream& err) {
+int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
   for (const auto& l : plan.accepted)
     err << "zpolicy: accepted for this run: " << l.str() << "\n";
   switch (plan.backend) {
@@ -278,7 +281,7 @@ int execute(const compiler::RunPlan& plan, std::ostream& err) {
       return execute_unconfined(plan, err);
     case compiler::Backend::Bwrap:
 #if defined(__linux__)
-      if (plan.verified) return execute_bwrap(plan, err);
+      if (plan.verified) return execute_bwrap(plan, err, report);
 #endif
       break;
     case compiler::Backend::SandboxExec:

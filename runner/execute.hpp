@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "compiler/run_plan.hpp"
+#include "runner/run_report.hpp"
 
 namespace zpolicy::runner {
 
@@ -11,7 +12,8 @@ namespace zpolicy::runner {
 // placeholders the verified policy assumed (runner/placeholders) and refuses (exit 125,
 // nothing started) if the host no longer matches what was verified. Returns the
 // command's status, or zpolicy's own exit code (DESIGN.md "Command line"); status
-// messages never claim that nothing ran unless bwrap's status stream proves it.
-int execute(const compiler::RunPlan& plan, std::ostream& err);
+// messages never claim that nothing ran unless bwrap's status stream proves it. What the
+// run observed (the proxy's refusals) goes to `report` too, when given.
+int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report = nullptr);
 
 }  // namespace zpolicy::runner

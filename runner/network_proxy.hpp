@@ -11,17 +11,9 @@
 #include "ir/destination.hpp"
 #include "ir/ip_address.hpp"
 #include "ir/policy.hpp"
+#include "runner/run_report.hpp"
 
 namespace zpolicy::runner {
-
-// A destination the proxy refused, as reported at the end of a run (docs/network.md).
-struct ProxyRefusal {
-  std::string host;
-  uint16_t port = 0;
-  std::string reason;  // compiler::to_string(Refusal): "not-listed", "address-refused", ...
-  std::string detail;  // the admission's one-line reason
-  friend auto operator<=>(const ProxyRefusal&, const ProxyRefusal&) = default;
-};
 
 // Names the proxy resolves to fixed addresses instead of asking the host's resolver:
 // only `zpolicy run --resolve NAME=ADDRESS`, for tests (docs/network.md). A pinned

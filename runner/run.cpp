@@ -171,11 +171,11 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   return std::get<compiler::RunPlan>(std::move(planned));
 }
 
-int run(const RunRequest& req, std::ostream& err) {
+int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   auto prepared = prepare(req, err);
   if (const int* refused = std::get_if<int>(&prepared)) return *refused;
   const auto& plan = std::get<compiler::RunPlan>(prepared);
-  const int status = execute(plan, err);
+  const int status = execute(plan, err, report);
   if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status))
     err << *hint << "\n";
   return status;

@@ -10,6 +10,7 @@
 #include "compiler/run_plan.hpp"
 #include "ir/mode.hpp"
 #include "ir/policy.hpp"
+#include "runner/run_report.hpp"
 
 namespace zpolicy::runner {
 
@@ -38,7 +39,8 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& request, std::ost
 // (resolve, emit, verify) plus the bound lints (compiler::plan_confined), refuses on any
 // error-level finding, then executes exactly the verified artifacts (runner::execute).
 // Returns the command's status, or one of zpolicy's own exit codes (DESIGN.md "Command
-// line"); every failure before the command starts refuses to run it.
-int run(const RunRequest& request, std::ostream& err);
+// line"); every failure before the command starts refuses to run it. What the run
+// observed goes to `report` too, when given.
+int run(const RunRequest& request, std::ostream& err, RunReport* report = nullptr);
 
 }  // namespace zpolicy::runner

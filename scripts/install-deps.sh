@@ -13,6 +13,9 @@ packages=(
   python3-venv sqlite3 perl patch
   # The plan JSON's schema test (tests/plan_schema_test.py).
   python3-jsonschema
+  # Real clients through the network proxy (tests/kernel/network_clients_test.cpp): git
+  # clones through it, pip downloads through it, curl is in the other network tests.
+  python3-pip curl
 )
 # Node may come from elsewhere (NodeSource bundles npm in its nodejs, which Debian's npm
 # package would conflict with): ask for Debian's only when no npm is on PATH.

@@ -1,7 +1,8 @@
 #pragma once
 
 // The JSON zpolicy writes (`compile --format json`, `check --format json|sarif`, `doctor
-// --format json`, `plan --format json`), for embedders that write the same documents.
+// --format json`, `plan --format json`, `run --status-file`), for embedders that write the
+// same documents.
 
 #include <string>
 #include <string_view>
@@ -31,5 +32,9 @@ ZPOLICY_API std::string artifacts_json(const std::string& target,
 // document, keys in a fixed order; a string that is not UTF-8 (a host path's, say) is written as
 // {"base64": "..."} so that an executor gets its exact bytes.
 ZPOLICY_API std::string plan_json(const Plan& plan);
+
+// A run's status as docs/run.md "Run status" describes it (format version 1): the exit
+// code and each destination the network proxy refused.
+ZPOLICY_API std::string run_status_json(const RunStatus& status);
 
 }  // namespace zpolicy

@@ -304,6 +304,23 @@ struct RunRequest {
 // message for the user (refusals, status) goes to `messages`.
 ZPOLICY_API int run(const RunRequest& request, std::ostream& messages);
 
+// A destination the network proxy refused during a run (docs/network.md "Refusals are
+// reported"): what tells "the policy refused pypi.org:443" from "pypi.org is down".
+struct NetworkRefusal {
+  std::string host;
+  unsigned port = 0;
+  std::string reason;  // "not-listed", "port-not-listed", "not-resolved", "address-refused"
+  std::string detail;  // one line for a person
+};
+// The machine-readable status of a run (`zpolicy run --status-file`, docs/run.md "Run
+// status"; run_status_json in zpolicy/json.hpp).
+struct RunStatus {
+  int exit_code = kExitOk;                       // what `run` returns
+  std::vector<NetworkRefusal> network_refusals;  // sorted, each once
+};
+// `run`, returning its status with what the run observed besides the exit code.
+ZPOLICY_API RunStatus run_with_status(const RunRequest& request, std::ostream& messages);
+
 // `cleanup`: the placeholders runs left behind (killed, or ended while another run was
 // live), removed as the next run would remove them (docs/run.md "Cleanup").
 struct CleanedPlaceholder {

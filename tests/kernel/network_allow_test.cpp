@@ -107,7 +107,8 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
   sb.write_file(hosts, kHosts);
   const std::string policy = sb.write_policy("allow.yaml", kPolicy);
   RunSpec spec;
-  spec.options = {"--policy", policy};
+  const std::string status = sb.home() + "/status.json";
+  spec.options = {"--policy", policy, "--status-file", status};
   spec.command = {"bash", "-c", kClient};
   // Root, before setpriv: a private network namespace with the test addresses on its
   // loopback, a private /etc/hosts, the servers; then zpolicy as the caller.
@@ -152,6 +153,27 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
     BOOST_TEST((at != std::string::npos && r.err.find(line, at + 1) == std::string::npos),
                line << "\n" << r.err);
   }
+  // The same list in the machine-readable status, sorted, with the command's exit code.
+  const std::string json = read_file(status).value_or("");
+  BOOST_TEST(json.starts_with("{\"zpolicy_run_status\": 1, \"exit_code\": 0, "
+                              "\"network_refusals\": [{\"host\": \"198.51.100.7\", \"port\": 8080, "
+                              "\"reason\": \"not-listed\", "),
+             json);
+  size_t at = 0;
+  for (const char* refusal :
+       {"{\"host\": \"198.51.100.7\", \"port\": 8080, \"reason\": \"not-listed\", ",
+        "{\"host\": \"allowed.test\", \"port\": 9090, \"reason\": \"port-not-listed\", ",
+        "{\"host\": \"metadata.test\", \"port\": 8080, \"reason\": \"address-refused\", ",
+        "{\"host\": \"other.test\", \"port\": 8080, \"reason\": \"not-listed\", ",
+        "{\"host\": \"rebind-loop.test\", \"port\": 8080, \"reason\": \"address-refused\", ",
+        "{\"host\": \"rebind-private.test\", \"port\": 8080, \"reason\": \"address-refused\", "}) {
+    at = json.find(refusal, at);
+    BOOST_TEST(at != std::string::npos, refusal << "\n" << json);
+  }
+  size_t listed = 0;
+  for (size_t p = json.find("\"host\""); p != std::string::npos; p = json.find("\"host\"", p + 1))
+    ++listed;
+  BOOST_TEST(listed == 6u, json);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

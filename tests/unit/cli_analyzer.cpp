@@ -330,7 +330,7 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_deleted_sbpl_deny) {
     BOOST_TEST(
         std::count(heads.begin(), heads.end(),
                    std::string("p.yaml:8:10: error: macos: dropped-deny: process-exec ") + probe +
-                       " expected deny (deny root ${HOME}/.ssh), artifact gives allow under "
+                       " expected deny (under deny root ${HOME}/.ssh), artifact gives allow under "
                        "last-match/subpath-includes-self, deny-wins/subpath-includes-self, "
                        "first-match/subpath-includes-self, most-specific/subpath-includes-self, "
                        "last-match/subpath-excludes-self-on-create, "

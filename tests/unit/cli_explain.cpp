@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(portable_answers_both_targets_with_their_own_rule_and_line)
                          0) == 0,
              r.out);
   BOOST_TEST(has_line(r.out, "  macos: denied"), r.out);
-  BOOST_TEST(has_line(r.out, "    policy:   denied — protected path ${WORKSPACE}/.git (p.yaml:7:13)"),
+  BOOST_TEST(has_line(r.out, "    policy:   denied — under protected path ${WORKSPACE}/.git (p.yaml:7:13)"),
              r.out);
   BOOST_TEST(r.out.find("    artifact: denied by rule ") != std::string::npos, r.out);
   // The precedence models agree, so none is named.
@@ -109,10 +109,23 @@ BOOST_AUTO_TEST_CASE(macos_prints_the_macos_intent) {
                          "  note: patterns (e.g. '**/.git') are expanded only against a host; "
                          "bind to a workspace for what they match there\n"
                          "  macos: denied\n"
-                         "    policy:   either answer passes verification — directory above a "
-                         "protected path\n",
+                         "    policy:   either answer passes verification — directory above "
+                         "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:69)\n",
                          0) == 0,
              r.out);
+  BOOST_TEST(r.out.find("allowed") == std::string::npos, r.out);
+  // Both targets: one intent, read for each platform, each line beside its own answer.
+  auto both = cli.run({"explain", "--policy", "p.yaml", "--portable", "data"});
+  BOOST_TEST(both.exit_code == 0, both.err);
+  BOOST_TEST(both.out.find("  linux: allowed on the host object\n"
+                           "    policy:   allowed on the host object — under writable root "
+                           "${WORKSPACE} (p.yaml:6:11)\n") != std::string::npos,
+             both.out);
+  BOOST_TEST(both.out.find("  macos: denied\n"
+                           "    policy:   either answer passes verification — directory above "
+                           "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:69)\n") !=
+                 std::string::npos,
+             both.out);
 }
 
 BOOST_AUTO_TEST_CASE(a_system_call_by_names_with_its_rule_and_the_programs_answer) {

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace zpolicy::runner {
+
+// A destination the allow-list proxy refused (docs/network.md "Refusals are reported").
+struct ProxyRefusal {
+  std::string host;
+  uint16_t port = 0;
+  std::string reason;  // compiler::to_string(Refusal): "not-listed", "address-refused", ...
+  std::string detail;  // the admission's one-line reason
+  friend auto operator<=>(const ProxyRefusal&, const ProxyRefusal&) = default;
+};
+
+// What a run observed besides its exit status: the machine-readable run status carries
+// it (docs/run.md "Run status").
+struct RunReport {
+  std::vector<ProxyRefusal> network_refusals;  // sorted, each once
+};
+
+}  // namespace zpolicy::runner
