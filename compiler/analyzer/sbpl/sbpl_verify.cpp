@@ -66,6 +66,7 @@ constexpr std::array<PathOperation, 15> kPathOperations = {{
 // symbolic root that only "/" holds): every probe path has an id. A directory of "/"
 // whose name is spelled like a symbolic root (`/${HOME}`) is not that root: the table
 // knows it by a name no root has.
+// `path` must outlive the table (the table keeps views of its names).
 PathTable::Id intern(PathTable& table, std::string_view path) {
   PathTable::Id id = PathTable::kRoot;
   for (size_t start = 0; start <= path.size();) {
@@ -74,7 +75,7 @@ PathTable::Id intern(PathTable& table, std::string_view path) {
     if (start == 1 && name.starts_with("${"))
       id = table.child(id, "/" + std::string(name));
     else if (!name.empty())
-      id = table.child(id, name);
+      id = table.lasting_child(id, name);
     start = end + 1;
   }
   return id;
@@ -301,8 +302,9 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
 template <class OnPath, class OnOther>
 void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
                     OnPath&& on_path, OnOther&& on_other) {
-  for (const std::string& path : probe_paths(r, intent, names.paths))
-    on_path(path, intern(intent.paths(), path));
+  // Kept until the intent is done with them: its table views their names.
+  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
+  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
@@ -484,9 +486,13 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
       policy, intent, std::get<ArtifactNames>(names),
       [&](std::string_view path, PathTable::Id id) {
         const auto allowed = path_query.allowed(path);
+        // Each operation of the intent once, whichever Seatbelt operations share it.
+        std::array<std::optional<Expect>, static_cast<size_t>(FsOp::Exec) + 1> verdicts;
         for (size_t k = 0; k < kPathOperations.size(); ++k) {
           const FsOp op = kPathOperations[k].op;
-          judge(kPathOperations[k].name, path, intent.verdict(id, op), allowed[k],
+          auto& v = verdicts[static_cast<size_t>(op)];
+          if (!v) v = intent.verdict(id, op);
+          judge(kPathOperations[k].name, path, *v, allowed[k],
                 [&] { return intent.expect(id, op); });
         }
       },
