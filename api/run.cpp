@@ -107,14 +107,20 @@ int run(const Plan& plan, std::ostream& messages) {
 }
 
 RunStatus run_with_status(const RunRequest& request, std::ostream& messages) {
-  const auto planned = plan(request);
-  messages << planned.messages;
-  if (!planned.plan) {
-    RunStatus status;
-    status.exit_code = planned.exit_code;
+  // Not plan() then run(plan): the runner proves the seccomp program while bwrap starts
+  // (docs/run.md "When the seccomp program is proved"), which a plan handed out cannot
+  // wait for. Both execute through runner::execute.
+  RunStatus status;
+  auto req = runner_request(request, messages);
+  if (!req) {
+    status.exit_code = kExitUsage;
     return status;
   }
-  return execute_plan(*planned.plan, messages);
+  runner::RunReport report;
+  status.exit_code = runner::run(*req, messages, &report);
+  for (const auto& r : report.network_refusals)
+    status.network_refusals.push_back({r.host, r.port, r.reason, r.detail});
+  return status;
 }
 
 PlanResult plan(const RunRequest& request) {

@@ -14,8 +14,6 @@
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__linux__)
-#include <sys/mman.h>
-
 #include "runner/bind_sources.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
@@ -68,17 +66,36 @@ int execute_unconfined(const compiler::RunPlan& plan, std::ostream& err) {
 }
 
 #if defined(__linux__)
-// A sealed memfd holding `bytes`: what the backend reads is exactly what was verified.
-int sealed_memfd(const std::string& bytes) {
-  int fd = memfd_create("zpolicy-artifact", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) return -1;
-  if (write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size()) ||
-      lseek(fd, 0, SEEK_SET) != 0 ||
-      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
-    close(fd);
-    return -1;
+// An artifact bwrap reads only after the release (the seccomp program): a pipe whose
+// write end only the runner holds, filled at the release. bwrap takes end of file on
+// --block-fd for a release too, so a runner killed (SIGKILL) while the sandbox is checked
+// would let the command start unchecked, with nothing left to kill it at its timeout (red
+// team R5-K1); an empty program then makes bwrap fail instead. The pipe is sized to hold
+// the whole artifact, so filling it never waits on bwrap.
+struct HeldArtifact {
+  int read_end = -1, write_end = -1;
+  const std::string* bytes = nullptr;
+};
+
+bool held_artifact(const std::string& bytes, HeldArtifact& out) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return false;
+  out = {fds[0], fds[1], &bytes};
+  if (fcntl(fds[1], F_GETPIPE_SZ) < static_cast<long>(bytes.size()) &&
+      fcntl(fds[1], F_SETPIPE_SZ, static_cast<int>(bytes.size())) < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return false;
   }
-  return fd;
+  return true;
+}
+
+// Fills and closes the write end: what bwrap reads is exactly the verified bytes.
+bool hand_over(HeldArtifact& a) {
+  const ssize_t n = write(a.write_end, a.bytes->data(), a.bytes->size());
+  close(a.write_end);
+  a.write_end = -1;
+  return n == static_cast<ssize_t>(a.bytes->size());
 }
 
 // The first placeholder candidate whose host kind differs from the verified one, if any:
@@ -160,21 +177,26 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return kExitInternal;
   }
   std::vector<int> payloads;
+  std::vector<HeldArtifact> held;
   auto close_all = [&] {
     for (int fd : payloads) close(fd);
+    for (auto& a : held)
+      if (a.write_end >= 0) close(a.write_end);
+    held.clear();
   };
   SpawnSpec spec;
   spec.fds = sources.fds();
   for (const auto& p : plan.fds) {
-    int fd = sealed_memfd(p.bytes);
-    if (fd < 0) {
+    HeldArtifact a;
+    if (!held_artifact(p.bytes, a)) {
       err << "zpolicy: cannot hand over the verified artifacts: " << std::strerror(errno)
           << "; nothing ran\n";
       close_all();
       return kExitInternal;
     }
-    payloads.push_back(fd);
-    spec.fds.push_back({fd, p.child_fd});
+    payloads.push_back(a.read_end);
+    held.push_back(a);
+    spec.fds.push_back({a.read_end, p.child_fd});
   }
   int status[2] = {-1, -1};
   if (plan.status_fd >= 0) {
@@ -205,8 +227,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   std::unique_ptr<NetworkProxy> proxy;
   if (plan.verified->network == ir::Network::Allow)
     proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
-  // Why the sandbox was killed before its command could start, and the exit code.
-  std::string refused;
+  // Why the sandbox was killed before its command could start, and the exit code; or the
+  // whole report of a refused filter proof.
+  std::string refused, refused_report;
   int refused_code = kExitInternal;
   spec.on_started = [&](pid_t init) {
     std::string why;
@@ -219,6 +242,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         return false;
       case SetupCheck::Result::Holds:
         break;
+    }
+    if (auto r = compiler::await_filter_proof(plan)) {
+      refused_report = r->report;
+      refused_code = r->exit_code;
+      return false;
     }
     // Served only in a sandbox found to be what was verified.
     if (proxy) {
@@ -239,6 +267,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         return false;
       }
     }
+    for (auto& a : held)
+      if (!hand_over(a)) return false;
     return write(block[1], "1", 1) == 1;
   };
   spec.exe = plan.exe;
@@ -253,6 +283,10 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     placeholders.cleanup();
     for (int fd : status)
       if (fd >= 0) close(fd);
+    if (!refused_report.empty()) {
+      err << refused_report;
+      return refused_code;
+    }
     if (refused.empty()) refused = "cannot release the sandbox: " + std::string(std::strerror(errno));
     err << "zpolicy: " << refused << "; nothing ran\n";
     return refused_code;

@@ -11,6 +11,8 @@
 #include "compiler/run_plan.hpp"
 #include "runner/backend.hpp"
 #include "runner/environment.hpp"
+#include "runner/execute.hpp"
+#include "runner/explain_hint.hpp"
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__APPLE__)
@@ -89,7 +91,8 @@ std::string absolute(const std::string& path, const std::string& cwd) {
 
 }  // namespace
 
-std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream& err) {
+std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream& err,
+                                             compiler::FilterProof when) {
   if (req.command.empty()) {
     err << "zpolicy: run: no command given (zpolicy run [OPTIONS] -- CMD [ARG...])\n";
     return kExitUsage;
@@ -161,12 +164,22 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 #else
   const auto target = ir::Target::Linux;
 #endif
-  auto planned = compiler::plan_confined(in, target);
+  auto planned = compiler::plan_confined(in, target, when);
   if (auto* refusal = std::get_if<compiler::Refusal>(&planned)) {
     err << refusal->report;
     return refusal->exit_code;
   }
   return std::get<compiler::RunPlan>(std::move(planned));
+}
+
+int run(const RunRequest& req, std::ostream& err, RunReport* report) {
+  auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease);
+  if (const int* refused = std::get_if<int>(&prepared)) return *refused;
+  const auto& plan = std::get<compiler::RunPlan>(prepared);
+  const int status = execute(plan, err, report);
+  if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status))
+    err << *hint << "\n";
+  return status;
 }
 
 }  // namespace zpolicy::runner

@@ -32,8 +32,18 @@ struct RunRequest {
 // through the pipeline `compile --workspace` uses plus the bound lints
 // (compiler::plan_confined), or the unconfined plan danger-full-access and a trusted
 // `unavailable: run-unconfined` allow. A refusal is printed to `err` and returned as
-// the exit code. `zpolicy plan` prints this; `run` executes it (runner::execute, through
-// the public run(plan)).
-std::variant<compiler::RunPlan, int> prepare(const RunRequest& request, std::ostream& err);
+// the exit code. `zpolicy plan` prints this (every artifact proved); `run` executes it,
+// proving the seccomp program while bwrap starts (compiler::FilterProof).
+std::variant<compiler::RunPlan, int> prepare(
+    const RunRequest& request, std::ostream& err,
+    compiler::FilterProof when = compiler::FilterProof::BeforePlan);
+
+// Compiles the policy for this host through the pipeline `compile --workspace` uses
+// (resolve, emit, verify) plus the bound lints (compiler::plan_confined), refuses on any
+// error-level finding, then executes exactly the verified artifacts (runner::execute).
+// Returns the command's status, or one of zpolicy's own exit codes (DESIGN.md "Command
+// line"); every failure before the command starts refuses to run it. What the run
+// observed goes to `report` too, when given.
+int run(const RunRequest& request, std::ostream& err, RunReport* report = nullptr);
 
 }  // namespace zpolicy::runner

@@ -1,5 +1,6 @@
 #include "emitters/sbpl/profile.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -93,9 +94,20 @@ class Builder {
     for (const auto& p : protect_) protected_paths.insert(p.value);
     std::vector<std::string> ancestors;
     std::unordered_set<std::string> known;
-    for (const auto& p : protect_) {
+    // The directories above a protected path or a deny root, inside a writable root: a
+    // rename of one would carry the path away from its rule. A symbolic writable root may
+    // be bound anywhere, so above a concrete path every directory but "/" may lie inside
+    // one (docs/verify.md, "Portable profiles").
+    const bool symbolic_root = std::any_of(write_.begin(), write_.end(),
+                                           [](const Named& w) { return w.value.starts_with("${"); });
+    std::vector<const Named*> guarded;
+    for (const auto& p : protect_) guarded.push_back(&p);
+    for (const auto& d : deny_) guarded.push_back(&d);
+    for (const Named* g : guarded) {
+      const Named& p = *g;
       for (auto a = parent_of(p.value); a; a = parent_of(*a)) {
-        if (!within_any(writable, *a)) break;
+        const bool may_be_writable = symbolic_root && a->starts_with('/') && *a != "/";
+        if (!within_any(writable, *a) && !may_be_writable) break;
         if (within_any(protected_paths, *a) || known.contains(*a)) continue;
         known.insert(*a);
         ancestors.push_back(*a);
@@ -259,11 +271,19 @@ class Builder {
   }
 
   void reads_in_roots() {
-    if (read_.empty()) return;
+    // A writable root is readable too, as it is under bwrap, which binds it: the policy
+    // means one thing on every target.
+    std::unordered_set<std::string_view> read_paths;
+    for (const auto& r : read_) read_paths.insert(r.value);
+    std::vector<Named> roots = read_;
+    for (const auto& w : write_)
+      if (!within_any(read_paths, w.value)) roots.push_back(w);
+    if (roots.empty()) return;
     blank();
-    line("; Reads: the read roots except the deny roots.");
+    line(roots.size() == read_.size() ? "; Reads: the read roots except the deny roots."
+                                      : "; Reads: the read and writable roots except the deny roots.");
     std::vector<std::string> parts;
-    parts.push_back(any_subpath(read_));
+    parts.push_back(any_subpath(roots));
     deny_root_exclusions(parts, false);
     line("(allow file-read*");
     rule_body(parts);
@@ -274,8 +294,8 @@ class Builder {
     blank();
     line("; Writes: inside the writable roots, except");
     line(";  - each protected path, and (literal twin) its creation while it is missing;");
-    line(";  - each directory between a writable root and a protected path, so none can be");
-    line(";    renamed or removed to carry the protected path out from under its rule;");
+    line(";  - each directory between a writable root and a protected path or deny root, so");
+    line(";    none can be renamed or removed to carry the path out from under its rule;");
     line(";  - the deny roots.");
     line("; Hard links (file-link) are granted nowhere, so a protected file cannot gain a");
     line("; second, writable name.");

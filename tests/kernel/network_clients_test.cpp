@@ -117,7 +117,8 @@ BOOST_AUTO_TEST_SUITE(kernel_network_clients)
 
 BOOST_DATA_TEST_CASE(git_and_pip_work_through_the_proxy_for_listed_names_only,
                      bdata::make(kCallers), caller) {
-  for (const char* tool : {"/usr/bin/git", "/usr/lib/git-core/git-http-backend"})
+  for (const char* tool : {"/usr/bin/git", "/usr/lib/git-core/git-http-backend", "/usr/bin/curl",
+                           "/usr/lib/python3/dist-packages/pip"})
     BOOST_TEST_REQUIRE(exists(tool), tool << " is missing: run scripts/install-deps.sh");
   Sandbox sb(caller);
   const std::string server = sb.base() + "/server.py", hosts = sb.base() + "/hosts",

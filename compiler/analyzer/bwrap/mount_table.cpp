@@ -563,6 +563,8 @@ MountTable::Decision MountTable::decide(const Place& at, FsOp op) const {
     case FsOp::Create:
     case FsOp::Delete:
       return entry_change();
+    default:  // Seatbelt's finer operations: no mount table is asked about them
+      break;
   }
   return denied(Why::UnknownOp);
 }

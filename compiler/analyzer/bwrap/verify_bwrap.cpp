@@ -361,6 +361,8 @@ bool satisfies(Expect e, const MountTable::Reach& r, PathTable::Id path) {
       return o != Outcome::Host;
     case Expect::DenyStrict:
       return o == Outcome::Denied;
+    case Expect::Either:
+      return true;
   }
   return false;
 }

@@ -3,15 +3,14 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <memory>
-#include <unordered_map>
 #include <unordered_set>
+#include <variant>
 #include <utility>
 
+#include "compiler/analyzer/intent.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_subset.hpp"
 
@@ -19,7 +18,6 @@ namespace zpolicy::compiler {
 namespace {
 
 using ir::Mode;
-using ir::ResolvedPath;
 using ir::SourceLoc;
 
 std::optional<std::string_view> parent_of(std::string_view path) {
@@ -28,257 +26,77 @@ std::optional<std::string_view> parent_of(std::string_view path) {
   return path.substr(0, slash == 0 ? 1 : slash);
 }
 
-// Files a confined process must be able to read to start at all, whatever its read roots
-// (docs/macos.md, "Platform read defaults"): these paths themselves, and everything in
-// these directories. Reads there are neither required nor refused by a policy, so probes
-// that land there are not judged.
-constexpr std::array<std::string_view, 4> kPlatformReadPaths = {"/", "/etc", "/tmp", "/var"};
-constexpr std::array<std::string_view, 13> kPlatformReadTrees = {
-    "/System",       "/bin",           "/sbin",          "/usr/bin",
-    "/usr/sbin",     "/usr/lib",       "/usr/libexec",   "/usr/share",
-    "/private/etc",  "/Library/Apple", "/Library/Preferences", "/private/var/db/timezone",
-    "/dev"};
-// The devices every confined profile may write (docs/macos.md, "Process primitives"):
-// the sinks, the pty master, and one's own descriptors (everything in /dev/fd).
-constexpr std::array<std::string_view, 3> kPlatformDevices = {"/dev/null", "/dev/zero",
-                                                              "/dev/ptmx"};
-constexpr std::string_view kPlatformDescriptors = "/dev/fd";
+// What the policy says about an operation that is not on a file path (the network,
+// Mach services, other processes): its answer, a reason, and no policy line but the
+// network's.
+Expectation allow(std::string why) { return {Expect::Allow, SourceLoc{}, std::move(why)}; }
+Expectation deny(std::string why) { return {Expect::Deny, SourceLoc{}, std::move(why)}; }
+Expectation either(std::string why) { return {Expect::Either, SourceLoc{}, std::move(why)}; }
 
-bool platform_runtime_path(std::string_view path) {
-  return std::find(kPlatformReadPaths.begin(), kPlatformReadPaths.end(), path) !=
-             kPlatformReadPaths.end() ||
-         std::any_of(kPlatformReadTrees.begin(), kPlatformReadTrees.end(),
-                     [&](std::string_view t) { return text_within(t, path); });
-}
-
-// Writing the data of a platform device is neither required nor refused by a policy;
-// anything else on it is.
-bool platform_device(std::string_view path) {
-  return std::find(kPlatformDevices.begin(), kPlatformDevices.end(), path) !=
-             kPlatformDevices.end() ||
-         text_within(kPlatformDescriptors, path);
-}
-
-// What the policy says about a probe and which entry decides it; the text of the reason
-// is built only for the probes that are reported.
-struct Verdict {
-  SbplIntent intent = SbplIntent::Unspecified;
-  const char* why = "";              // the reason: this, `by`'s path, then `why_tail`
-  const ResolvedPath* by = nullptr;  // the policy entry that decides, if one does
-  const char* why_tail = "";
-
-  SourceLoc loc() const { return by ? by->loc : SourceLoc{}; }
-  std::string reason() const {
-    return std::string(why) + (by ? by->path : std::string()) + why_tail;
-  }
-};
-
-Verdict allow(const char* why, const ResolvedPath* by = nullptr) {
-  return {SbplIntent::Allow, why, by};
-}
-Verdict deny(const char* why, const ResolvedPath* by = nullptr) {
-  return {SbplIntent::Deny, why, by};
-}
-Verdict unspecified(const char* why) { return {SbplIntent::Unspecified, why}; }
-
-constexpr bool is_read(std::string_view op) { return op.starts_with("file-read"); }
-
-// `path` itself, each of its ancestors, and "/", longest first, until `fn` returns false:
-// every root that text_within() says holds `path` is one of these.
-template <class F>
-void for_each_holder(std::string_view path, F&& fn) {
-  if (!fn(path)) return;
-  for (size_t i = path.size(); i-- > 1;)
-    if (path[i] == '/' && !fn(path.substr(0, i))) return;
-  if (path != "/") fn(std::string_view("/"));
-}
+bool denies(Expect e) { return e == Expect::Deny || e == Expect::DenyStrict; }
 
 // The operations probed on every probe path: every file operation of the subset, then
-// process-exec of the file. A file operation left out here is one a rule could grant
-// anywhere unseen.
-constexpr std::array<std::string_view, 15> kPathOperations = {
-    "file-read-data",    "file-read-metadata", "file-read-xattr",  "file-write-data",
-    "file-write-create", "file-write-unlink",  "file-write-mode",  "file-write-xattr",
-    "file-write-times",  "file-write-flags",   "file-write-owner", "file-link",
-    "file-ioctl",        "file-map-executable", "process-exec",
+// process-exec of the file, with the operation of the intent each one is. A file
+// operation left out here is one a rule could grant anywhere unseen.
+struct PathOperation {
+  std::string_view name;
+  FsOp op;
 };
+constexpr std::array<PathOperation, 15> kPathOperations = {{
+    {"file-read-data", FsOp::Read},
+    {"file-read-metadata", FsOp::Read},
+    {"file-read-xattr", FsOp::Read},
+    {"file-write-data", FsOp::Write},
+    {"file-write-create", FsOp::Create},
+    {"file-write-unlink", FsOp::Delete},
+    {"file-write-mode", FsOp::Attributes},
+    {"file-write-xattr", FsOp::Attributes},
+    {"file-write-times", FsOp::Attributes},
+    {"file-write-flags", FsOp::Attributes},
+    {"file-write-owner", FsOp::Attributes},
+    {"file-link", FsOp::Link},
+    {"file-ioctl", FsOp::Ioctl},
+    {"file-map-executable", FsOp::Map},
+    {"process-exec", FsOp::Exec},
+}};
 
-// Which of a path's verdicts each of kPathOperations takes, by position: worked out once
-// rather than by comparing names for every probe path.
-enum class PathOpKind { Read, WriteData, Write, Unlink, Link, Ioctl, Map, Exec };
-constexpr size_t kPathOpKindCount = static_cast<size_t>(PathOpKind::Exec) + 1;
-constexpr std::array<PathOpKind, kPathOperations.size()> kPathOpKinds = [] {
-  std::array<PathOpKind, kPathOperations.size()> kinds{};
-  for (size_t k = 0; k < kPathOperations.size(); ++k) {
-    const std::string_view op = kPathOperations[k];
-    kinds[k] = is_read(op)                   ? PathOpKind::Read
-               : op == "process-exec"        ? PathOpKind::Exec
-               : op == "file-link"           ? PathOpKind::Link
-               : op == "file-write-unlink"   ? PathOpKind::Unlink
-               : op == "file-write-data"     ? PathOpKind::WriteData
-               : op == "file-ioctl"          ? PathOpKind::Ioctl
-               : op == "file-map-executable" ? PathOpKind::Map
-                                             : PathOpKind::Write;
+// A path of the profile or of the probes, in the intent's table. Interned name by name
+// rather than by SymbolicPath's reading, which refuses names the SBPL subset accepts (a
+// '$' inside a name) and texts the probes make (`${WORKSPACE}hub`, a sibling of the
+// symbolic root that only "/" holds): every probe path has an id. A directory of "/"
+// whose name is spelled like a symbolic root (`/${HOME}`) is not that root: the table
+// knows it by a name no root has.
+// `path` must outlive the table (the table keeps views of its names).
+PathTable::Id intern(PathTable& table, std::string_view path) {
+  PathTable::Id id = PathTable::kRoot;
+  for (size_t start = 0; start <= path.size();) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view name = path.substr(start, end - start);
+    if (start == 1 && name.starts_with("${"))
+      id = table.child(id, "/" + std::string(name));
+    else if (!name.empty())
+      id = table.lasting_child(id, name);
+    start = end + 1;
   }
-  return kinds;
-}();
-
-// The verdicts of kPathOperations on one path, by position, kept once per PathOpKind: the
-// operations of a kind share theirs, and a copy per operation for every probe path cost
-// more than deciding them.
-class PathVerdicts {
- public:
-  // In PathOpKind order.
-  explicit PathVerdicts(const std::array<Verdict, kPathOpKindCount>& by_kind) : by_kind_(by_kind) {}
-  const Verdict& operator[](size_t k) const {
-    return by_kind_[static_cast<size_t>(kPathOpKinds[k])];
-  }
-
- private:
-  std::array<Verdict, kPathOpKindCount> by_kind_;
-};
-
-// The entries of the policy that decide about one path, whatever the operation.
-struct PathFacts {
-  const ResolvedPath* deny = nullptr;  // the first deny root holding the path
-  const ResolvedPath* read = nullptr;  // the first read root holding it
-  const ResolvedPath* protect = nullptr;
-  const ResolvedPath* write = nullptr;
-  const ResolvedPath* protected_below = nullptr;  // the first protected path at or below it
-};
-
-// What the policy says about file operations. Each list is indexed by path, and a probe
-// path's holders are looked up once for all its operations rather than scanning the
-// lists: probes are made for every root, so a scan made the verifier quadratic.
-class FileIntent {
- public:
-  explicit FileIntent(const ir::Resolved& r) : r_(r) {
-    auto keep_first = [](uint32_t& slot, size_t i) {
-      slot = std::min(slot, static_cast<uint32_t>(i));
-    };
-    for (size_t i = 0; i < r.read.size(); ++i) keep_first(first(r.read[i].path).read, i);
-    for (size_t i = 0; i < r.write.size(); ++i) keep_first(first(r.write[i].path).write, i);
-    for (size_t i = 0; i < r.deny.size(); ++i) keep_first(first(r.deny[i].path).deny, i);
-    for (size_t i = 0; i < r.protect.size(); ++i) {
-      keep_first(first(r.protect[i].path).protect, i);
-      // A walk stops at a holder an earlier one reached: with a lower index, that walk
-      // went on through the same holders.
-      for_each_holder(r.protect[i].path, [&](std::string_view a) {
-        uint32_t& below = first(a).protected_below;
-        if (below != kNone) return false;
-        below = static_cast<uint32_t>(i);
-        return true;
-      });
-    }
-  }
-
-  // The first entry of each list that holds `path`: `path` and its ancestors are looked
-  // up, never the lists scanned, so that probing every root stays linear.
-  PathFacts facts(std::string_view path) const;
-  // The verdicts of kPathOperations on `path`, in that order: they share most of their
-  // reasoning, and deciding each operation apart repeated it for every probe path.
-  PathVerdicts verdicts(std::string_view path, const PathFacts& f) const;
-  Verdict exec(const PathFacts& f) const;  // process-exec of the file at the path
-
-  // `fn(path)` for each path that holds a protected path without being protected itself,
-  // in no order: the ancestors of the protected paths (and "/", which for_each_holder()
-  // lists for every path).
-  template <class F>
-  void for_each_protected_ancestor(F&& fn) const {
-    for (const auto& [path, firsts] : firsts_)
-      if (firsts.protected_below != kNone && firsts.protect == kNone) fn(path);
-  }
-
- private:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  // The first entry (in policy order) of each list whose path is this one.
-  struct Firsts {
-    uint32_t read = kNone, write = kNone, protect = kNone, deny = kNone;
-    uint32_t protected_below = kNone;  // the first protected path at or below this one
-  };
-  Firsts& first(std::string_view path) { return firsts_[path]; }
-
-  const ir::Resolved& r_;
-  // By view of the policy's paths (and their prefixes), which r_ holds.
-  std::unordered_map<std::string_view, Firsts> firsts_;
-};
-
-PathFacts FileIntent::facts(std::string_view path) const {
-  // The least position in each list among the holders: the first entry in policy order.
-  Firsts held;
-  for_each_holder(path, [&](std::string_view h) {
-    if (auto it = firsts_.find(h); it != firsts_.end()) {
-      held.read = std::min(held.read, it->second.read);
-      held.write = std::min(held.write, it->second.write);
-      held.protect = std::min(held.protect, it->second.protect);
-      held.deny = std::min(held.deny, it->second.deny);
-    }
-    return true;
-  });
-  // Only the path's own entry says whether a protected path lies at or below it.
-  const auto own = firsts_.find(path);
-  held.protected_below = own == firsts_.end() ? kNone : own->second.protected_below;
-  auto at = [](const std::vector<ResolvedPath>& list, uint32_t i) {
-    return i == kNone ? nullptr : &list[i];
-  };
-  return {at(r_.deny, held.deny), at(r_.read, held.read), at(r_.protect, held.protect),
-          at(r_.write, held.write), at(r_.protect, held.protected_below)};
+  return id;
 }
 
-PathVerdicts FileIntent::verdicts(std::string_view path, const PathFacts& f) const {
-  // Mapping code needs a descriptor open for reading, which the read rules decide.
-  const Verdict map = r_.mode == Mode::DangerFullAccess
-                          ? allow("danger-full-access")
-                          : unspecified("mapping an open file: its opening is what is judged");
-  if (r_.mode == Mode::DangerFullAccess || f.deny) {
-    const Verdict v = exec(f);
-    return PathVerdicts({v, v, v, v, v, v, map, v});
-  }
-  const Verdict read = f.read                        ? allow("read root ", f.read)
-                       : platform_runtime_path(path) ? unspecified("platform runtime path")
-                                                     : deny("outside every read root");
-  // `write` for the writes but the data of a platform device, unlink and link.
-  Verdict write, unlink, link, ioctl;
-  if (r_.mode == Mode::ReadOnly) {
-    write = unlink = link = ioctl = deny("read-only mode");
-  } else if (f.protect) {
-    write = unlink = link = ioctl = deny("protected path ", f.protect);
-  } else if (!f.write) {
-    // Attributed to the read root that leaves it readable, if one does: the policy line
-    // that makes the path read-only.
-    write = unlink = link = ioctl = f.read ? deny("outside every writable root, read-only through read root ", f.read)
-                                           : deny("outside every writable root");
-  } else {
-    link = unspecified("hard link inside a writable root");
-    ioctl = unspecified("ioctl inside a writable root");
-    if (f.protected_below) {
-      write = unspecified("directory above a protected path");
-      unlink = {SbplIntent::Deny, "directory above protected path ", f.protected_below,
-                ": renaming or removing it would carry the protected path away"};
-    } else if (path == f.write->path) {
-      write = unlink = unspecified("the writable root itself");
-    } else {
-      write = unlink = allow("writable root ", f.write);
-    }
-  }
-  const Verdict write_data = platform_device(path) && !f.protect
-                                 ? unspecified("platform device")
-                                 : write;
-  if (path == "/dev/ptmx" && !f.protect) ioctl = unspecified("platform device");
-  return PathVerdicts({read, write_data, write, unlink, link, ioctl, map, exec(f)});
+// The network a confined profile gets: none under read-only, whatever the policy says.
+const char* network_text(const ir::Resolved& r) {
+  return ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network);
 }
 
-Verdict network_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
+Expectation network_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
-  Verdict v{SbplIntent::Deny, "network: ", nullptr, ir::to_string(n)};
+  Expectation v = deny(std::string("network: ") + network_text(r));
   if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
-    v.intent = SbplIntent::Allow;
+    v.expect = Expect::Allow;
   if (n == ir::Network::Allow && op == "network-outbound")
     for (const auto& d : r.allow)
       if (d.value.kind == ir::DestinationKind::Localhost &&
           target == "localhost:" + std::to_string(d.value.port))
-        v.intent = SbplIntent::Allow;
+        v.expect = Expect::Allow;
   return v;
 }
 
@@ -299,36 +117,27 @@ bool full_network(const ir::Resolved& r) {
   return r.mode != Mode::ReadOnly && r.network == ir::Network::Full;
 }
 
-Verdict service_intent(const ir::Resolved& r, std::string_view service) {
+Expectation service_intent(const ir::Resolved& r, std::string_view service) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   auto listed = [&](const auto& list) {
     return std::find(list.begin(), list.end(), service) != list.end();
   };
-  if (listed(kPlatformServices)) return unspecified("a platform service");
+  if (listed(kPlatformServices)) return either("a platform service");
   if (listed(kNetworkServices)) {
-    if (full_network(r)) return unspecified("a network service under network: full");
-    return {SbplIntent::Deny, "a network service under network: ", nullptr,
-            ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network)};
+    if (full_network(r)) return either("a network service under network: full");
+    return deny(std::string("a network service under network: ") + network_text(r));
   }
   return deny("a Mach service the design grants no profile");
 }
 
 // AF_SYSTEM sockets (kernel control, routing events) come with the network.
-Verdict system_socket_intent(const ir::Resolved& r) {
+Expectation system_socket_intent(const ir::Resolved& r) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  if (full_network(r)) return unspecified("system sockets under network: full");
-  return {SbplIntent::Deny, "system sockets under network: ", nullptr,
-          ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network)};
+  if (full_network(r)) return either("system sockets under network: full");
+  return deny(std::string("system sockets under network: ") + network_text(r));
 }
 
-Verdict FileIntent::exec(const PathFacts& f) const {
-  if (r_.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  if (f.deny) return deny("deny root ", f.deny);
-  if (f.read) return allow("read root ", f.read);
-  return unspecified("outside every read root");
-}
-
-Verdict process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
+Expectation process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (op == "process-fork") return allow("the command must run");
   if (target == "same-sandbox") return allow("processes of the sandbox itself");
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
@@ -454,7 +263,7 @@ void region_paths(std::vector<std::string_view> named,
 // the policy, a child, a grandchild, a sibling sharing its name as a prefix (".git" vs
 // ".github"), its parent and a child of that, every ancestor of each protected path, and
 // paths outside every root.
-std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& file_intent,
+std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent,
                                      const std::vector<std::string_view>& artifact_paths) {
   std::vector<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
   auto family = [&](const std::string& p) {
@@ -470,38 +279,32 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const FileIntent& fi
   // The intent's own constant paths are named too: its answer changes at them.
   std::vector<std::string_view> named = artifact_paths;
   std::unordered_set<std::string_view> family_paths;
-  named.insert(named.end(), kPlatformReadPaths.begin(), kPlatformReadPaths.end());
-  named.insert(named.end(), kPlatformReadTrees.begin(), kPlatformReadTrees.end());
-  named.insert(named.end(), kPlatformDevices.begin(), kPlatformDevices.end());
-  named.push_back(kPlatformDescriptors);
+  for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
   for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
     for (const auto& p : *group) {
       family(p.path);
       named.push_back(p.path);
       family_paths.insert(p.path);
     }
-  // Every ancestor of each protected path, as parent_of() reaches them: "/" is one only
-  // above an absolute path.
-  const bool absolute = std::any_of(r.protect.begin(), r.protect.end(),
-                                    [](const auto& p) { return p.path.starts_with('/'); });
-  file_intent.for_each_protected_ancestor([&](std::string_view a) {
-    if (a != "/" || absolute) paths.emplace_back(a);
-  });
+  // Every ancestor of each protected path ("/" only above an absolute one).
+  const PathTable& table = intent.paths();
+  for (const auto& p : intent.protect())
+    for (auto a = table.parent(p.id); a; a = table.parent(*a)) paths.push_back(table.path(*a).str());
   region_paths(std::move(named), family_paths, paths);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
 }
 
-// The probes, in sbpl_probes() order: `on_path(path, verdicts)` for each probe path with
-// the verdicts of kPathOperations on it, then `on_other(operation, target, verdict)`.
-// `names` are those of the profile under test, whose regions are probed too.
+// The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
+// id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
+// those of the profile under test, whose regions are probed too.
 template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& on_path,
-                    OnOther&& on_other) {
-  const FileIntent file_intent(r);
-  for (const std::string& path : probe_paths(r, file_intent, names.paths))
-    on_path(path, file_intent.verdicts(path, file_intent.facts(path)));
+void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
+                    OnPath&& on_path, OnOther&& on_other) {
+  // Kept until the intent is done with them: its table views their names.
+  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
+  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
@@ -538,7 +341,7 @@ void for_each_probe(const ir::Resolved& r, const ArtifactNames& names, OnPath&& 
   services.erase(std::unique(services.begin(), services.end()), services.end());
   for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
   on_other("system-socket", "", system_socket_intent(r));
-  on_other("process-exec", "/bin/sh", file_intent.exec(file_intent.facts("/bin/sh")));
+  on_other("process-exec", "/bin/sh", intent.expect(intern(intent.paths(), "/bin/sh"), FsOp::Exec));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
     for (const char* t : {"same-sandbox", "host-process"})
@@ -599,7 +402,7 @@ SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
 // of the models that give the wrong answer.
 void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
             const SbplParams& values, std::string_view op, std::string_view target,
-            const Verdict& v) {
+            const Expectation& v) {
   auto decisions = decide_all_models(profile, op, target, values);
   Answers answers;
   for (size_t i = 0; i < decisions.size(); ++i)
@@ -607,19 +410,18 @@ void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
   const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
   Answers wrong;
   for (const auto& a : answers) {
-    if ((v.intent == SbplIntent::Deny && a.second.allowed) ||
-        (v.intent == SbplIntent::Allow && !a.second.allowed))
+    if ((denies(v.expect) && a.second.allowed) || (v.expect == Expect::Allow && !a.second.allowed))
       wrong.push_back(a);
   }
   if (!wrong.empty()) {
-    bool dropped = v.intent == SbplIntent::Deny;
+    bool dropped = denies(v.expect);
     findings.push_back({dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow,
-                        v.loc(), what,
-                        std::string(dropped ? "deny" : "allow") + " (" + v.reason() + ")",
+                        v.rule, what,
+                        std::string(dropped ? "deny" : "allow") + " (" + v.reason + ")",
                         answers_summary(wrong), describe(wrong)});
     return;
   }
-  if (v.intent != SbplIntent::Unspecified) return;
+  if (v.expect != Expect::Either) return;
   // Not judged by the policy, but the answer must not depend on rule precedence.
   for (auto self : {SbplSubpathSelf::Included, SbplSubpathSelf::ExcludedOnCreate}) {
     Answers group;
@@ -630,14 +432,165 @@ void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
       (a.second.allowed ? any_allow : any_deny) = true;
     }
     if (any_allow && any_deny) {
-      findings.push_back({SbplFinding::Kind::Ambiguous, v.loc(), what,
-                          "the same answer under every precedence (" + v.reason() + ")",
+      findings.push_back({SbplFinding::Kind::Ambiguous, v.rule, what,
+                          "the same answer under every precedence (" + v.reason + ")",
                           answers_summary(group), describe(group)});
       return;
     }
   }
 }
 
+// The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
+// SBPL proof"): every probe path with every file operation, then the network, the Mach
+// services and the other processes.
+void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplParams& values,
+           std::vector<SbplFinding>& findings) {
+  SbplTargetQuery path_query(
+      profile, values, [] {
+        std::vector<std::string> names;
+        for (const auto& o : kPathOperations) names.emplace_back(o.name);
+        return names;
+      }());
+  // Rules no index places are matched against every probe, and the probes grow with the
+  // profile: their number is bounded so that the work is linear in the profile. zpolicy's
+  // profiles have a fixed number of them (the unconditional platform rules, the exec and
+  // write rules), whatever the policy.
+  if (const auto per_target = path_query.rules_matched_per_target();
+      per_target.size() > kMaxRulesPerTarget) {
+    const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
+    findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
+                                 "the SBPL subset zpolicy emits",
+                                 "more than " + std::to_string(kMaxRulesPerTarget) +
+                                     " rules that are unconditional or not decided by their "
+                                     "paths alone"));
+    return;
+  }
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+  // `expectation()` gives the reason and the policy line, built only for a finding.
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
+                   unsigned allowed, auto&& expectation) {
+    const bool agree = allowed == 0 || allowed == every_model;
+    const bool right =
+        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
+    if (!(agree && right) && findings.size() < kMaxFindings)
+      report(findings, profile, values, op, target, expectation());
+  };
+  auto names = artifact_names(profile);
+  if (auto* err = std::get_if<SbplError>(&names)) {
+    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
+                                 "the SBPL subset zpolicy emits", err->message));
+    return;
+  }
+  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  for_each_probe(
+      policy, intent, std::get<ArtifactNames>(names),
+      [&](std::string_view path, PathTable::Id id) {
+        const auto allowed = path_query.allowed(path);
+        // Each operation of the intent once, whichever Seatbelt operations share it.
+        std::array<std::optional<Expect>, static_cast<size_t>(FsOp::Exec) + 1> verdicts;
+        for (size_t k = 0; k < kPathOperations.size(); ++k) {
+          const FsOp op = kPathOperations[k].op;
+          auto& v = verdicts[static_cast<size_t>(op)];
+          if (!v) v = intent.verdict(id, op);
+          judge(kPathOperations[k].name, path, *v, allowed[k],
+                [&] { return intent.expect(id, op); });
+        }
+      },
+      [&](std::string_view op, std::string_view target, const Expectation& v) {
+        unsigned allowed = 0;
+        auto decisions = decide_all_models(profile, op, target, values, false);
+        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
+        judge(op, target, v.expect, allowed, [&] { return v; });
+      });
+}
+
+// The most places each symbolic root is bound to (see prove_bindings): each is a whole
+// proof again.
+constexpr size_t kMaxBindings = 32;
+
+// `text` with the symbolic root `root` at its start replaced by `place`.
+std::string rebind(std::string_view text, std::string_view root, std::string_view place) {
+  if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
+    return std::string(text);
+  return std::string(place) + std::string(text.substr(root.size()));
+}
+
+// A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
+// so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
+// grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
+// A portable profile is meant for every binding, so the proof runs again with each
+// symbolic root bound, one at a time, to one place in each region the concrete paths
+// the profile names and the policy does not (as a path or an ancestor of one) cut the
+// namespace into: each such path, a
+// child of it that nothing names, and each of its ancestors but "/" (docs/verify.md,
+// "Portable profiles", which says why the policy's own concrete paths are left out).
+// The platform's runtime trees and devices are not places: a workspace, home or
+// temporary directory inside /System or /dev is outside what the proof covers. The
+// first binding with findings is reported, each finding naming it.
+void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
+                    const SbplProfile& profile, const SbplParams& values,
+                    std::vector<SbplFinding>& findings) {
+  auto names = artifact_names(profile);
+  if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
+  // The policy's paths and their ancestors (which the emitter pins above them).
+  std::unordered_set<std::string_view> policy_paths;
+  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group)
+      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a)) policy_paths.insert(*a);
+  std::vector<std::string_view> concrete;
+  for (std::string_view c : std::get<ArtifactNames>(names).paths)
+    if (!policy_paths.contains(c)) concrete.push_back(c);
+  const auto platform = Intent::platform_paths(Platform::Macos);
+  std::vector<std::string> places;
+  for (std::string_view c : concrete) {
+    if (!c.starts_with('/') || c == "/") continue;
+    if (std::any_of(platform.begin(), platform.end(), [&](std::string_view t) {
+          return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
+        }))
+      continue;
+    places.emplace_back(c);
+    places.push_back(std::string(c) + "/zp-bind");
+    for (auto a = parent_of(c); a && *a != "/"; a = parent_of(*a)) places.emplace_back(*a);
+  }
+  std::sort(places.begin(), places.end());
+  places.erase(std::unique(places.begin(), places.end()), places.end());
+  std::vector<std::string> roots;
+  auto root_of = [&](std::string_view text) {
+    if (text.starts_with("${") && text.find('}') != std::string_view::npos)
+      roots.emplace_back(text.substr(0, text.find('}') + 1));
+  };
+  for (const auto& [name, value] : values) root_of(value);
+  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group) root_of(p.path);
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  if (places.empty() || roots.empty()) return;
+  if (places.size() > kMaxBindings) {
+    findings.push_back(malformed(
+        {"profile.sb"}, "profile.sb",
+        "at most " + std::to_string(kMaxBindings) +
+            " places where a concrete path of a portable profile can meet a symbolic root",
+        std::to_string(places.size()) + " (verify the profile bound to a host: compile "
+                                        "--workspace)"));
+    return;
+  }
+  for (const auto& root : roots)
+    for (const auto& place : places) {
+      ir::Resolved bound = policy;
+      for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+        for (auto& p : *group) p.path = rebind(p.path, root, place);
+      std::vector<std::pair<std::string, std::string>> texts;
+      for (const auto& [name, value] : values)
+        texts.emplace_back(std::string(name), rebind(value, root, place));
+      const SbplParams bound_values(texts.begin(), texts.end());
+      prove(bound, bind_params(unbound, bound_values), bound_values, findings);
+      if (findings.empty()) continue;
+      for (auto& f : findings)
+        f.trace.insert(f.trace.begin(), "with " + root + " bound to " + place +
+                                            " (a portable profile must hold for every binding)");
+      return;
+    }
+}
 }  // namespace
 
 const char* to_string(SbplFinding::Kind k) {
@@ -665,14 +618,14 @@ std::string SbplFinding::str() const {
 
 std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   std::vector<SbplProbe> out;
-  auto add = [&](std::string_view op, std::string_view target, const Verdict& v) {
-    out.push_back({std::string(op), std::string(target), v.intent, v.loc(), v.reason()});
+  auto add = [&](std::string_view op, std::string_view target, const Expectation& v) {
+    out.push_back({std::string(op), std::string(target), v.expect, v.rule, v.reason});
   };
+  const Intent intent(r, std::make_shared<PathTable>(), Platform::Macos);
   for_each_probe(
-      r, ArtifactNames{},
-      [&](std::string_view path, const PathVerdicts& verdicts) {
-        for (size_t k = 0; k < kPathOperations.size(); ++k)
-          add(kPathOperations[k], path, verdicts[k]);
+      r, intent, ArtifactNames{},
+      [&](std::string_view path, PathTable::Id id) {
+        for (const auto& [name, op] : kPathOperations) add(name, path, intent.expect(id, op));
       },
       add);
   return out;
@@ -713,7 +666,8 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     if (!values.insert(name, value))
       findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
   }
-  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  const SbplProfile& unbound = std::get<SbplProfile>(parsed);
+  const SbplProfile profile = bind_params(unbound, values);
   for (const auto& name : unbound_params(profile))
     findings.push_back(
         malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
@@ -732,54 +686,9 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
                               {}});
   }
 
-  SbplTargetQuery path_query(
-      profile, values, std::vector<std::string>(kPathOperations.begin(), kPathOperations.end()));
-  // Rules no index places are matched against every probe, and the probes grow with the
-  // profile: their number is bounded so that the work is linear in the profile. zpolicy's
-  // profiles have a fixed number of them (the unconditional platform rules, the exec and
-  // write rules), whatever the policy.
-  if (const auto per_target = path_query.rules_matched_per_target();
-      per_target.size() > kMaxRulesPerTarget) {
-    const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
-    findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
-                                 "the SBPL subset zpolicy emits",
-                                 "more than " + std::to_string(kMaxRulesPerTarget) +
-                                     " rules that are unconditional or not decided by their "
-                                     "paths alone"));
-    return findings;
-  }
-  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
-  auto judge = [&](std::string_view op, std::string_view target, const Verdict& v,
-                   unsigned allowed) {
-    const bool agree = allowed == 0 || allowed == every_model;
-    const bool right = v.intent == SbplIntent::Unspecified ||
-                       ((allowed & 1) != 0) == (v.intent == SbplIntent::Allow);
-    if (!(agree && right) && findings.size() < kMaxFindings)
-      report(findings, profile, values, op, target, v);
-  };
-  auto names = artifact_names(profile);
-  if (auto* err = std::get_if<SbplError>(&names)) {
-    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
-                                 "the SBPL subset zpolicy emits", err->message));
-    return findings;
-  }
-  for_each_probe(
-      policy, std::get<ArtifactNames>(names),
-      [&](std::string_view path, const PathVerdicts& verdicts) {
-        const auto allowed = path_query.allowed(path);
-        // Unrolled as written, each verdict's position known to the compiler: a loop whose
-        // unrolling was left to it read the kinds' table for each of thousands of paths.
-        auto judge_each = [&]<size_t... K>(std::index_sequence<K...>) {
-          (judge(kPathOperations[K], path, verdicts[K], allowed[K]), ...);
-        };
-        judge_each(std::make_index_sequence<kPathOperations.size()>());
-      },
-      [&](std::string_view op, std::string_view target, const Verdict& v) {
-        unsigned allowed = 0;
-        auto decisions = decide_all_models(profile, op, target, values, false);
-        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
-        judge(op, target, v, allowed);
-      });
+  prove(policy, profile, values, findings);
+  if (findings.empty() && policy.portable)
+    prove_bindings(policy, unbound, profile, values, findings);
   return findings;
 }
 
@@ -795,10 +704,10 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
                    : operation == "write"  ? "file-write-data"
                    : operation == "create" ? "file-write-create"
                                            : std::string(operation);
-  const bool known =
-      op != "process-exec" &&
-      std::find(kPathOperations.begin(), kPathOperations.end(), op) != kPathOperations.end();
-  if (!known) return fail("unknown operation '" + std::string(operation) + "'");
+  const auto* known = std::find_if(kPathOperations.begin(), kPathOperations.end(),
+                                   [&](const PathOperation& o) { return o.name == op; });
+  if (known == kPathOperations.end() || known->op == FsOp::Exec)
+    return fail("unknown operation '" + std::string(operation) + "'");
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) return fail(err->str());
   SbplParams values(params.begin(), params.end());
@@ -807,11 +716,9 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
     return fail("parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
-  const FileIntent intent(policy);
-  const auto k = static_cast<size_t>(std::find(kPathOperations.begin(), kPathOperations.end(), op) -
-                                     kPathOperations.begin());
-  const Verdict v = intent.verdicts(path, intent.facts(path))[k];
-  out.policy = {op, std::string(path), v.intent, v.loc(), v.reason()};
+  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  const Expectation v = intent.expect(intern(intent.paths(), path), known->op);
+  out.policy = {op, std::string(path), v.expect, v.rule, v.reason};
   auto decisions = decide_all_models(profile, op, path, values);
   Answers answers;
   for (size_t i = 0; i < decisions.size(); ++i)

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/analyzer/intent.hpp"
 #include "ir/resolved.hpp"
 #include "ir/source_location.hpp"
 
@@ -13,15 +14,14 @@
 // the emitter: probes are derived from the IR alone and answered by compiler/sbpl_evaluator.
 namespace zpolicy::compiler {
 
-// What the policy says about one (operation, target).
-enum class SbplIntent { Allow, Deny, Unspecified };
-
+// What the policy says about one (operation, target), as compiler/analyzer/intent.hpp
+// reads it for macOS.
 struct SbplProbe {
   std::string operation;  // a concrete Seatbelt operation: "file-write-create", ...
   std::string target;     // see decide() in sbpl_evaluator.hpp
-  SbplIntent intent = SbplIntent::Unspecified;
+  Expect intent = Expect::Either;
   ir::SourceLoc loc;  // the policy line that decides the intent
-  std::string why;    // "protected path ${WORKSPACE}/.git"
+  std::string why;    // "under protected path ${WORKSPACE}/.git"
 };
 
 // Every root, protected and deny path, their parents, children and ancestors, siblings

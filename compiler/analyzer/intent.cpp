@@ -1,0 +1,342 @@
+#include "compiler/analyzer/intent.hpp"
+
+#include <algorithm>
+
+namespace zpolicy::compiler {
+
+const char* to_string(Expect e) {
+  switch (e) {
+    case Expect::Allow:
+      return "allowed on the host object";
+    case Expect::Deny:
+      return "no access to the host object";
+    case Expect::DenyStrict:
+      return "denied outright (deny root: neither readable nor writable)";
+    case Expect::Either:
+      return "either answer passes verification";
+  }
+  return "?";
+}
+
+namespace {
+
+using Root = Intent::Root;
+
+ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
+
+// What a confined macOS process must be able to read to start at all, whatever its read
+// roots (docs/macos.md, "Platform read defaults"): these paths themselves, and everything
+// in these trees.
+constexpr std::array<std::string_view, 4> kRuntimePaths = {"/", "/etc", "/tmp", "/var"};
+constexpr std::array<std::string_view, 13> kRuntimeTrees = {
+    "/System",       "/bin",           "/sbin",          "/usr/bin",
+    "/usr/sbin",     "/usr/lib",       "/usr/libexec",   "/usr/share",
+    "/private/etc",  "/Library/Apple", "/Library/Preferences", "/private/var/db/timezone",
+    "/dev"};
+// The devices every confined macOS process may write (docs/macos.md, "Process
+// primitives"): the sinks, the pty master, and its own descriptors (all of /dev/fd).
+constexpr std::array<std::string_view, 3> kDevices = {"/dev/null", "/dev/zero", "/dev/ptmx"};
+constexpr std::string_view kDescriptors = "/dev/fd";
+
+}  // namespace
+
+Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform platform)
+    : paths_(std::move(paths)),
+      platform_(platform),
+      mode_(r.mode),
+      // A bwrap sandbox mounts its own /tmp; a Seatbelt profile has no such thing.
+      private_tmp_(r.private_tmp && platform == Platform::Linux),
+      tmp_(*paths_->parse("/tmp")),
+      read_index_(*paths_),
+      write_index_(*paths_),
+      pin_index_(*paths_),
+      protect_ancestors_(*paths_),
+      deny_ancestors_(*paths_),
+      at_(*paths_),
+      near_(*paths_) {
+  // Consecutive roots almost always come from the same file.
+  auto file_of = [&](const std::string& file) {
+    if (files_.empty() || files_.back() != file) files_.push_back(file);
+    return static_cast<std::uint32_t>(files_.size() - 1);
+  };
+  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index* index) {
+    out.reserve(in.size());
+    for (const auto& rp : in) {
+      if (auto id = paths_->parse(rp.path))
+        out.push_back(Root{*id, rp.kind, file_of(rp.loc.file), rp.loc.line, rp.loc.col});
+      else
+        unparsable_.push_back(rp);
+    }
+    if (index)
+      for (const auto& root : out) index->insert(root.id, &root);
+  };
+  // Protected and deny roots need no index of their own: near() finds them in at_.
+  load(r.read, read_, &read_index_);
+  load(r.write, write_, &write_index_);
+  load(r.protect, protect_, nullptr);
+  load(r.deny, deny_, nullptr);
+  load(r.pin, pin_, &pin_index_);
+  auto ancestors = [&](const std::vector<Root>& guarded, Index& out) {
+    for (const auto& g : guarded) {
+      for (auto a = paths_->parent(g.id); a; a = paths_->parent(*a)) out.insert(*a, &g);
+      out.insert(PathTable::kRoot, &g);  // "/" holds a symbolic root too
+    }
+  };
+  ancestors(protect_, protect_ancestors_);
+  ancestors(deny_, deny_ancestors_);
+  auto gather = [&](const std::vector<Root>& roots, std::uint32_t Near::*kind) {
+    for (std::uint32_t i = 0; i < roots.size(); ++i)
+      if (!(at_[roots[i].id].*kind)) at_[roots[i].id].*kind = i + 1;
+  };
+  gather(deny_, &Near::deny);
+  gather(write_, &Near::write);
+  gather(read_, &Near::read);
+  gather(protect_, &Near::protect);
+  at_[tmp_].tmp = true;
+  if (!macos()) at_[*paths_->parse("/dev")].own_dev = true;
+  if (macos()) {
+    for (auto p : kRuntimePaths) runtime_paths_.push_back(*paths_->parse(p));
+    for (auto p : kRuntimeTrees) at_[*paths_->parse(p)].runtime_tree = true;
+    for (auto p : kDevices) devices_.push_back(*paths_->parse(p));
+    at_[*paths_->parse(kDescriptors)].descriptors = true;
+    ptmx_ = *paths_->parse("/dev/ptmx");
+  }
+}
+
+std::vector<std::string_view> Intent::platform_paths(Platform platform) {
+  std::vector<std::string_view> out;
+  if (platform != Platform::Macos) return out;
+  for (std::string_view p : kRuntimePaths) out.push_back(p);
+  for (std::string_view p : kRuntimeTrees) out.push_back(p);
+  for (std::string_view p : kDevices) out.push_back(p);
+  out.push_back(kDescriptors);
+  return out;
+}
+
+bool Intent::is(const std::vector<Id>& ids, Id p) const {
+  return std::find(ids.begin(), ids.end(), p) != ids.end();
+}
+
+// A protected or deny path strictly below `p` and inside a writable root: renaming `p`
+// would carry it away and let the old name be recreated unprotected.
+const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near) const {
+  const Root* const* g = ancestors.find(p);
+  return g && near.write ? *g : nullptr;
+}
+
+// The deepest root of each kind at or above `p`: up to the nearest path answered
+// before, then down again, a loop rather than a call per level.
+Intent::Near Intent::near(Id p) const {
+  std::vector<Id> unknown;
+  Near n;
+  for (Id a = p;; a = paths_->up(a)) {
+    if (const Near* known = near_.find(a)) {
+      n = *known;
+      break;
+    }
+    unknown.push_back(a);
+    if (a == PathTable::kRoot) break;
+  }
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
+    if (const Near* own = at_.find(*it)) {
+      if (own->deny) n.deny = own->deny;
+      if (own->write) n.write = own->write;
+      if (own->read) n.read = own->read;
+      if (own->protect) n.protect = own->protect;
+      n.tmp = n.tmp || own->tmp;
+      n.runtime_tree = n.runtime_tree || own->runtime_tree;
+      n.descriptors = n.descriptors || own->descriptors;
+      n.own_dev = n.own_dev || own->own_dev;
+    }
+    near_.insert(*it, n);
+  }
+  return n;
+}
+
+Intent::Decision Intent::read_rule(Id p, const Near& near) const {
+  if (near.write) return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
+  if (in_private_tmp(near)) return {Expect::Deny, Why::PrivateTmp};
+  if (near.read) return {Expect::Allow, Why::UnderReadable, root_at(read_, near.read)};
+  // A macOS process cannot start without its runtime files, which the profile may
+  // therefore grant whatever the read roots.
+  if (macos() && (near.runtime_tree || is(runtime_paths_, p)))
+    return {Expect::Either, Why::PlatformRuntime};
+  return {Expect::Deny, Why::NoReadableRoot};
+}
+
+// `op` is Write or Attributes; Link and Ioctl ask it too.
+Intent::Decision Intent::write_rule(Id p, FsOp op, const Near& near) const {
+  // Every macOS process may write the data of the sinks, the pty master and its own
+  // descriptors, whatever the mode.
+  if (macos() && op == FsOp::Write && !near.protect && (near.descriptors || is(devices_, p)))
+    return {Expect::Either, Why::PlatformDevice};
+  if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
+  if (near.protect) return {Expect::Deny, Why::UnderProtected, root_at(protect_, near.protect)};
+  if (near.write) {
+    // Seatbelt has no rename of its own: a profile keeps a protected path in place by
+    // denying every write of the directories above it (and a `subpath` rule may or may
+    // not include the writable root itself, docs/macos.md "Precedence models").
+    if (const Root* g = macos() ? guarded_below(protect_ancestors_, p, near) : nullptr)
+      return {Expect::Either, Why::AboveProtected, g};
+    if (const Root* g = macos() ? guarded_below(deny_ancestors_, p, near) : nullptr)
+      return {Expect::Either, Why::AboveDeny, g};
+    if (macos() && write_index_.find(p)) return {Expect::Either, Why::WritableRootItself};
+    return {Expect::Allow, Why::UnderWritable, root_at(write_, near.write)};
+  }
+  if (in_private_tmp(near)) return {Expect::Deny, Why::PrivateTmp};
+  if (near.read) return {Expect::Deny, Why::ReadableNotWritable, root_at(read_, near.read)};
+  return {Expect::Deny, Why::UnderNoRoot};
+}
+
+Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
+  if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
+  if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root_at(protect_, near.protect)};
+  // Every root of a bwrap sandbox is a mount point, which cannot be created, removed or
+  // renamed; a Seatbelt profile has no mount points.
+  if (!macos()) {
+    const Root* const* r = write_index_.find(p);
+    if (!r) r = read_index_.find(p);
+    if (!r) r = pin_index_.find(p);
+    if (r) return {Expect::Deny, Why::PolicyRoot, *r};
+  }
+  if (const Root* g = guarded_below(protect_ancestors_, p, near))
+    return {Expect::Deny, Why::CarriesProtected, g};
+  if (const Root* g = guarded_below(deny_ancestors_, p, near))
+    return {Expect::Deny, Why::CarriesDeny, g};
+  if (macos() && write_index_.find(p)) return {Expect::Either, Why::WritableRootItself};
+  auto parent = paths_->parent(p);
+  if (!parent) return {Expect::Deny, Why::NoParent};
+  const Near around_parent = this->near(*parent);
+  if (around_parent.write)
+    return {Expect::Allow, Why::ParentWritable, root_at(write_, around_parent.write)};
+  if (in_private_tmp(near)) return {Expect::Deny, Why::PrivateTmp};
+  if (around_parent.read)
+    return {Expect::Deny, Why::ParentReadableNotWritable, root_at(read_, around_parent.read)};
+  return {Expect::Deny, Why::ParentUnderNoRoot};
+}
+
+Intent::Decision Intent::decide(Id p, FsOp op) const {
+  if (!confined()) return {Expect::Allow, Why::NotConfined};
+  // Mapping code needs a descriptor open for reading, which the read rules decide.
+  if (op == FsOp::Map) return {Expect::Either, Why::MapJudgedAtOpen};
+  const Near n = near(p);
+  if (n.deny) return {Expect::DenyStrict, Why::UnderDeny, root_at(deny_, n.deny)};
+  // A bwrap sandbox has a /dev of its own (DESIGN.md): the host's devices are not there to
+  // be read, and bwrap's are neither required nor refused by a policy. Changes stay
+  // refused: no host device may become writable.
+  if (n.own_dev && op == FsOp::Read) return {Expect::Either, Why::SandboxDev};
+  switch (op) {
+    case FsOp::Read:
+      return read_rule(p, n);
+    case FsOp::Write:
+    case FsOp::Attributes:
+      return write_rule(p, op, n);
+    case FsOp::Create:
+    case FsOp::Delete:
+      return entry_rule(p, n);
+    case FsOp::Link:
+    case FsOp::Ioctl: {
+      // A hard link or an ioctl inside a writable root is the file's own business
+      // (protected paths and everything outside stay refused); a macOS process may
+      // ioctl its pty master.
+      if (op == FsOp::Ioctl && p == ptmx_ && macos() && !n.protect)
+        return {Expect::Either, Why::PlatformDevice};
+      const Decision d = write_rule(p, FsOp::Attributes, n);
+      return d.expect == Expect::Deny ? d : Decision{Expect::Either, Why::InsideWritable};
+    }
+    case FsOp::Exec:
+      if (n.read) return {Expect::Allow, Why::UnderReadable, root_at(read_, n.read)};
+      return {Expect::Either, Why::ExecOutsideReadable};
+    case FsOp::Map:
+      break;
+  }
+  return {Expect::Either, Why::MapJudgedAtOpen};
+}
+
+Expect Intent::verdict(Id p, FsOp op) const { return decide(p, op).expect; }
+
+std::array<Expect, 4> Intent::verdicts(Id p) const {
+  return {verdict(p, FsOp::Read), verdict(p, FsOp::Write), verdict(p, FsOp::Create),
+          verdict(p, FsOp::Delete)};
+}
+
+Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
+  return expect(paths_->intern(p), op);
+}
+
+Expectation Intent::expect(Id id, FsOp op) const {
+  const Decision d = decide(id, op);
+  const std::string path = paths_->path(id).str();
+  const std::string root = d.root ? paths_->path(d.root->id).str() : "";
+  const auto parent_id = paths_->parent(id);
+  const std::string parent = parent_id ? paths_->path(*parent_id).str() : "";
+  auto reason = [&]() -> std::string {
+    switch (d.why) {
+      case Why::NotConfined:
+        return "danger-full-access: no confinement";
+      case Why::UnderDeny:
+        return "under deny root " + root;
+      case Why::ModeWritesNothing:
+        return std::string("mode ") + ir::to_string(mode_) + " writes nothing";
+      case Why::UnderProtected:
+        return "under protected path " + root;
+      case Why::UnderWritable:
+        return "under writable root " + root;
+      case Why::PrivateTmp:
+        return "/tmp is private to the sandbox";
+      case Why::UnderReadable:
+        return "under readable root " + root;
+      case Why::NoReadableRoot:
+        return "under no readable root";
+      case Why::ReadableNotWritable:
+        return path + " is readable through " + root + " but under no writable root";
+      case Why::UnderNoRoot:
+        return path + " is under no root";
+      case Why::ProtectedEntry:
+        return "protected path " + root + " cannot be created, deleted or renamed";
+      case Why::PolicyRoot:
+        return path + " is a root of the policy, fixed for the sandbox's life";
+      case Why::CarriesProtected:
+        return "renaming " + path + " would carry protected " + root + " away";
+      case Why::CarriesDeny:
+        return "renaming " + path + " would carry deny root " + root + " away";
+      case Why::NoParent:
+        return path + " has no known parent directory";
+      case Why::ParentWritable:
+        return "parent is under writable root " + root;
+      case Why::ParentReadableNotWritable:
+        return "the parent " + parent + " is readable through " + root +
+               " but under no writable root";
+      case Why::ParentUnderNoRoot:
+        return "the parent " + parent + " is under no root";
+      case Why::SandboxDev:
+        return "/dev is the sandbox's own";
+      case Why::PlatformRuntime:
+        return "platform runtime path";
+      case Why::PlatformDevice:
+        return "platform device";
+      case Why::WritableRootItself:
+        return "the writable root itself";
+      case Why::AboveProtected:
+        return "directory above protected path " + root;
+      case Why::AboveDeny:
+        return "directory above deny root " + root;
+      case Why::InsideWritable:
+        return std::string(op == FsOp::Link ? "hard link" : "ioctl") + " inside a writable root";
+      case Why::MapJudgedAtOpen:
+        return "mapping an open file: its opening is what is judged";
+      case Why::ExecOutsideReadable:
+        return "outside every read root";
+    }
+    return "?";
+  };
+  // Under no root at all, the policy's read list is the line that leaves the path out.
+  const bool outside =
+      d.why == Why::NoReadableRoot || d.why == Why::UnderNoRoot || d.why == Why::ParentUnderNoRoot;
+  const ir::SourceLoc rule = d.root                      ? loc(*d.root)
+                             : outside && !read_.empty() ? loc(read_.front())
+                                                         : builtin();
+  return Expectation{d.expect, rule, reason()};
+}
+
+}  // namespace zpolicy::compiler
