@@ -10,9 +10,24 @@
 // The public API's run(plan), from C (examples/c/run_command.c: zpolicy_plan, then
 // zpolicy_run, in the embedder's own process), supervises a command exactly as
 // `zpolicy run` does: the same exit codes and messages, the placeholders made and
-// removed, the timeout. `zpolicy run` itself goes through the same entry point.
+// removed, the timeout. `zpolicy run` executes through the same runner::execute; only it
+// ends a failed command with the line pointing to `zpolicy explain` (it knows the request,
+// a plan does not).
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
+namespace {
+
+std::string without_explain_hint(const std::string& err) {
+  std::string out;
+  std::istringstream lines(err);
+  for (std::string line; std::getline(lines, line);)
+    if (!(line.starts_with("zpolicy: the command ") &&
+          line.find("zpolicy explain") != std::string::npos))
+      out += line + "\n";
+  return out;
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_embedded_run)
 
