@@ -131,6 +131,54 @@ zpolicy_result* zpolicy_verify(const zpolicy_request* request, int target,
   });
 }
 
+namespace {
+
+// A review result as a C result: its table as the one artifact, the reasons as diagnostics.
+zpolicy::Result review_result(const zpolicy::DiffResult& r, const char* format_name,
+                              int exit_code) {
+  zpolicy::Result result;
+  const std::string name = format_name ? format_name : "text";
+  const auto format = zpolicy::parse_diff_format(name);
+  if (!format) {
+    result.exit_code = zpolicy::kExitUsage;
+    result.diagnostics.push_back({"", zpolicy::Severity::Error, "<command line>", 0, 0,
+                                  "invalid format '" + name + "' (expected text, json or markdown)",
+                                  {}});
+    return result;
+  }
+  result.exit_code = r.exit_code == zpolicy::kExitUsage ? zpolicy::kExitUsage : exit_code;
+  result.diagnostics = r.diagnostics;
+  if (r.exit_code != zpolicy::kExitUsage) {
+    const char* file = *format == zpolicy::DiffFormat::Json       ? "diff.json"
+                       : *format == zpolicy::DiffFormat::Markdown ? "diff.md"
+                                                                  : "diff.txt";
+    result.artifacts.push_back({file, zpolicy::render_diff(r, *format), false});
+  }
+  return result;
+}
+
+}  // namespace
+
+zpolicy_result* zpolicy_diff(const zpolicy_request* before, const zpolicy_request* after,
+                             const char* format, int widen_only) {
+  if (!before || !after) return nullptr;
+  return guarded([&] {
+    const auto r = zpolicy::diff(before->request, after->request);
+    const int code = widen_only ? (r.widenings() ? zpolicy::kExitDifference : zpolicy::kExitOk)
+                                : r.exit_code;
+    return review_result(r, format, code);
+  });
+}
+
+zpolicy_result* zpolicy_check_within(const zpolicy_request* policy,
+                                     const zpolicy_request* ceiling, const char* format) {
+  if (!policy || !ceiling) return nullptr;
+  return guarded([&] {
+    const auto r = zpolicy::check_within(policy->request, ceiling->request);
+    return review_result(r, format, r.exit_code);
+  });
+}
+
 zpolicy_result* zpolicy_plan(const zpolicy_request* request, const char* const* command,
                              size_t count) {
   if (!request || !command || count == 0) return nullptr;

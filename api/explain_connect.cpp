@@ -27,15 +27,26 @@ Explanation explain_connect(const Request& request, const std::string& destinati
   out.query = "connect " + destination;
   const ir::Network n =
       loaded->mode == ir::Mode::ReadOnly ? ir::Network::None : policy.network.value;
-  const std::string rule =
-      policy.network.loc.file.empty() ? std::string(ir::kBuiltinFile) : policy.network.loc.str();
-  ExplainAnswer linux_answer{Target::Linux, {}, {}, {}};
-  ExplainAnswer macos_answer{Target::Macos, {}, {}, {}};
+  ExplainAnswer linux_answer, macos_answer;
+  linux_answer.target = Target::Linux;
+  macos_answer.target = Target::Macos;
+  const PolicyLine network_line = policy.network.loc.file.empty()
+                                      ? PolicyLine{ir::kBuiltinFile, 0, 0}
+                                      : api::line_of(policy.network.loc);
+  auto decide = [&](std::string verdict, std::string rule, PolicyLine line) {
+    for (auto* a : {&linux_answer, &macos_answer}) {
+      a->policy = verdict;
+      a->rule = rule;
+      a->line = line;
+    }
+  };
   if (loaded->mode == ir::Mode::DangerFullAccess || n == ir::Network::Full) {
-    linux_answer.policy = "allowed — network full (" + rule + ")";
+    decide("allowed", loaded->mode == ir::Mode::DangerFullAccess ? "mode danger-full-access"
+                                                                 : "network full",
+           network_line);
     linux_answer.artifact = macos_answer.artifact = "allowed: the host network";
   } else if (n != ir::Network::Allow) {
-    linux_answer.policy = std::string("refused — network ") + ir::to_string(n) + " (" + rule + ")";
+    decide("refused", std::string("network ") + ir::to_string(n), network_line);
     linux_answer.artifact = n == ir::Network::Loopback
                                 ? "refused: only the sandbox's own loopback is reachable"
                                 : "refused: no socket reaches anything";
@@ -44,24 +55,25 @@ Explanation explain_connect(const Request& request, const std::string& destinati
     const auto a =
         compiler::match_destination(policy.allow, host, static_cast<uint16_t>(port));
     if (!a.admitted) {
-      linux_answer.policy =
-          std::string("refused (") + compiler::to_string(*a.refusal) + ") — " + a.reason;
+      decide(std::string("refused (") + compiler::to_string(*a.refusal) + ")", a.reason,
+             network_line);
       linux_answer.artifact =
           "refused: the proxy refuses it; a direct connection reaches only the sandbox's own "
           "loopback";
       macos_answer.artifact = "refused";
-    } else if (a.entry->value.kind == ir::DestinationKind::Localhost) {
-      linux_answer.policy = "admitted — " + a.reason;
-      linux_answer.artifact = "127.0.0.1:" + std::to_string(port) +
-                              " inside the sandbox is forwarded to the host's 127.0.0.1:" +
-                              std::to_string(port);
-      macos_answer.artifact = "allowed: the profile allows localhost:" + std::to_string(port);
     } else {
-      linux_answer.policy = "admitted — " + a.reason;
-      linux_answer.artifact =
-          "through zpolicy's proxy only (HTTP CONNECT or an absolute-form request); the proxy "
-          "resolves the name and refuses it if any address is not public";
-      macos_answer.artifact = "refused: the proxy is not served on macOS yet (issue 15)";
+      decide("admitted", a.reason, api::line_of(a.entry->loc));
+      if (a.entry->value.kind == ir::DestinationKind::Localhost) {
+        linux_answer.artifact = "127.0.0.1:" + std::to_string(port) +
+                                " inside the sandbox is forwarded to the host's 127.0.0.1:" +
+                                std::to_string(port);
+        macos_answer.artifact = "allowed: the profile allows localhost:" + std::to_string(port);
+      } else {
+        linux_answer.artifact =
+            "through zpolicy's proxy only (HTTP CONNECT or an absolute-form request); the proxy "
+            "resolves the name and refuses it if any address is not public";
+        macos_answer.artifact = "refused: the proxy is not served on macOS yet (issue 15)";
+      }
     }
   }
   out.answers.push_back(std::move(linux_answer));

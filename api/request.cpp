@@ -46,6 +46,8 @@ void add_all(std::vector<Diagnostic>& out, const ir::Diagnostics& diags) {
   for (const auto& d : diags.all()) out.push_back(diagnostic_of("", d.severity, d.loc, d.message));
 }
 
+PolicyLine line_of(const ir::SourceLoc& loc) { return {loc.file, loc.line, loc.col}; }
+
 compiler::Target target_of(Target t) {
   return t == Target::Linux ? compiler::Target::Linux : compiler::Target::Macos;
 }

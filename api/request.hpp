@@ -24,6 +24,7 @@ Diagnostic diagnostic_of(std::string code, ir::Severity s, const ir::SourceLoc& 
 // A verification finding, worded as `compile` and `verify` print it.
 Diagnostic diagnostic_of(const compiler::Finding& f);
 void add_all(std::vector<Diagnostic>& out, const ir::Diagnostics& diags);
+PolicyLine line_of(const ir::SourceLoc& loc);
 
 compiler::Target target_of(Target t);
 

@@ -1,11 +1,10 @@
 // `diff` and `check --within`: two policies compared by meaning (compiler/review).
 #include "api/request.hpp"
+#include "compiler/review/artifact_diff.hpp"
 #include "compiler/review/policy_diff.hpp"
 
 namespace zpolicy {
 namespace {
-
-PolicyLine line_of(const ir::SourceLoc& loc) { return {loc.file, loc.line, loc.col}; }
 
 Difference public_of(const compiler::review::Difference& d) {
   Difference out;
@@ -16,8 +15,8 @@ Difference public_of(const compiler::review::Difference& d) {
   out.operations = d.operations;
   out.paths = d.paths;
   out.widening = d.direction == compiler::review::Direction::Widening;
-  out.before = {d.before.verdict, d.before.reason, line_of(d.before.loc)};
-  out.after = {d.after.verdict, d.after.reason, line_of(d.after.loc)};
+  out.before = {d.before.verdict, d.before.reason, api::line_of(d.before.loc)};
+  out.after = {d.after.verdict, d.after.reason, api::line_of(d.after.loc)};
   return out;
 }
 
@@ -81,6 +80,47 @@ DiffResult check_within(const Request& policy, const Request& ceiling) {
     out.differences.back().mode = ir::to_string(e.mode);
   }
   out.exit_code = out.differences.empty() ? kExitOk : kExitVerify;
+  return out;
+}
+
+DiffResult diff_artifacts(Target target, const std::vector<Artifact>& before,
+                          const std::vector<Artifact>& after) {
+  DiffResult out;
+  out.before = "before";
+  out.after = "after";
+  auto refuse = [&](std::string file, int line, std::string message) {
+    out.diagnostics.push_back({"", Severity::Error, std::move(file), line, 0, std::move(message), {}});
+    out.exit_code = kExitUsage;
+    return out;
+  };
+  const std::vector<Artifact>* given[2] = {&before, &after};
+  // The side's artifact `name`, or nullptr when it is missing.
+  auto find = [&](int side, const char* name) -> const std::string* {
+    for (const auto& a : *given[side])
+      if (a.name == name) return &a.content;
+    return nullptr;
+  };
+  const auto names = artifact_names(target);
+  for (int i = 0; i < 2; ++i)
+    for (const auto& name : names)
+      if (name != "seccomp.txt" && !find(i, name.c_str()))
+        return refuse(i ? out.after : out.before, 0, "no " + name + " to compare");
+  std::variant<std::vector<compiler::review::Difference>, compiler::review::ArtifactError> diffs;
+  if (target == Target::Linux)
+    diffs = compiler::review::diff_linux_artifacts({*find(0, "bwrap.args"), *find(0, "seccomp.bpf")},
+                                                   {*find(1, "bwrap.args"), *find(1, "seccomp.bpf")});
+  else
+    diffs = compiler::review::diff_macos_artifacts({*find(0, "profile.sb"), *find(0, "params.txt")},
+                                                   {*find(1, "profile.sb"), *find(1, "params.txt")});
+  if (const auto* e = std::get_if<compiler::review::ArtifactError>(&diffs))
+    return refuse((e->after ? out.after : out.before) + "/" + e->artifact, e->line, e->message);
+  for (const auto& d : std::get<std::vector<compiler::review::Difference>>(diffs)) {
+    out.differences.push_back(public_of(d));
+    auto& added = out.differences.back();
+    added.before.line.file = out.before + "/" + added.before.line.file;
+    added.after.line.file = out.after + "/" + added.after.line.file;
+  }
+  out.exit_code = out.differences.empty() ? kExitOk : kExitDifference;
   return out;
 }
 

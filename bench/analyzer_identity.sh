@@ -74,14 +74,14 @@ for p in "$out"/policies/*.yaml; do
     for op in read write create delete; do
       for path in "${paths[@]}"; do
         key=$(printf '%s' "$path" | tr -c 'A-Za-z0-9._-' '_')
-        run "explain/$n-$t-$op-$key" "$zp" explain "$p" "$path" --op "$op" --target "$t"
+        run "explain/$n-$t-$op-$key" "$zp" explain --policy "$p" --portable "$path" --op "$op" --target "$t"
       done
     done
   done
   run "check-$n" "$zp" check "$p"
   for path in '${WORKSPACE}/data' '${WORKSPACE}/.git' '${HOME}/.ssh'; do
     key=$(printf '%s' "$path" | tr -c 'A-Za-z0-9._-' '_')
-    run "explain/$n-both-$key" "$zp" explain "$p" "$path" --op write
+    run "explain/$n-both-$key" "$zp" explain --policy "$p" --portable "$path" --op write
   done
 done
 

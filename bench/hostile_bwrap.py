@@ -87,7 +87,7 @@ def main():
                 cmd, size = [ZP, "compile", "p.yaml", "--target", "linux", "--out", "out"], len(content)
             elif kind == "explain":
                 open(os.path.join(d, "p.yaml"), "w").write(policy(content))
-                cmd, size = [ZP, "explain", "p.yaml", content, "--target", "linux"], len(content)
+                cmd, size = [ZP, "explain", "--policy", "p.yaml", "--portable", content, "--target", "linux"], len(content)
             elif kind == "argv":
                 shutil.copytree(os.path.join(GOLDEN, "default.linux"), os.path.join(d, "out"))
                 open(os.path.join(d, "out/bwrap.args"), "w").write(content)

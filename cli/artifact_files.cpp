@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
 
 namespace zpolicy::cli {
 namespace {
@@ -130,6 +132,18 @@ bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifa
   remove_staging();
   fsync(out.get());
   return true;
+}
+
+std::vector<Artifact> read_artifacts(const std::string& dir, Target target) {
+  std::vector<Artifact> arts;
+  for (const auto& name : artifact_names(target)) {
+    std::ifstream in(std::filesystem::path(dir) / name, std::ios::binary);
+    if (!in) continue;
+    std::ostringstream s;
+    s << in.rdbuf();
+    arts.push_back({name, s.str(), name.ends_with(".bpf")});
+  }
+  return arts;
 }
 
 }  // namespace zpolicy::cli

@@ -17,4 +17,8 @@ namespace zpolicy::cli {
 bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifacts,
                      std::string& error);
 
+// The target's artifact files found in `dir`, each read as it is; a missing one is left
+// out, for the caller to judge.
+std::vector<Artifact> read_artifacts(const std::string& dir, Target target);
+
 }  // namespace zpolicy::cli

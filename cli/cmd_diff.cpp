@@ -1,3 +1,4 @@
+#include "cli/artifact_files.hpp"
 #include "cli/options.hpp"
 
 namespace zpolicy::cli {
@@ -18,13 +19,17 @@ Request git_side(const std::string& file) {
 int cmd_diff(const Args& args) {
   const std::string usage =
       "zpolicy diff OLD NEW [--format text|json|markdown] [--fail-on any|widen]\n"
+      "       zpolicy diff --artifacts OLD-DIR NEW-DIR [--target linux] [--format ...] [--fail-on ...]\n"
       "       zpolicy diff --git PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE";
   po::options_description opts("diff options");
   opts.add_options()("files", po::value<std::vector<std::string>>(), "OLD NEW")(
       "format", po::value<std::string>()->default_value("text"), "text, json or markdown")(
       "fail-on", po::value<std::string>()->default_value("any"),
       "any: exit 1 on any difference; widen: only on a widening")(
-      "git", po::bool_switch(), "called as git's diff driver: print the table, exit 0");
+      "git", po::bool_switch(), "called as git's diff driver: print the table, exit 0")(
+      "artifacts", po::bool_switch(),
+      "compare two compiled artifact directories by what they do (read back by the analyzer)")(
+      "target", po::value<std::string>()->default_value("linux"), "with --artifacts: the target");
   po::positional_options_description pos;
   pos.add("files", -1);
   po::variables_map vm;
@@ -34,6 +39,8 @@ int cmd_diff(const Args& args) {
   const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>()
                                        : std::vector<std::string>{};
   const bool git = vm["git"].as<bool>();
+  const bool artifacts = vm["artifacts"].as<bool>();
+  const auto target = parse_target(vm["target"].as<std::string>());
   const auto format = parse_diff_format(vm["format"].as<std::string>());
   const std::string fail_on = vm["fail-on"].as<std::string>();
   std::vector<Diagnostic> errors;
@@ -41,12 +48,43 @@ int cmd_diff(const Args& args) {
   if (fail_on != "any" && fail_on != "widen")
     errors.push_back(usage_error("invalid --fail-on (expected any or widen)"));
   if (git ? files.size() != 7 && files.size() != 9 : files.size() != 2)
-    errors.push_back(usage_error(git ? "--git takes the 7 (or 9) arguments git gives a diff driver"
-                                     : "diff takes two policy files, OLD and NEW"));
+    errors.push_back(usage_error(git         ? "--git takes the 7 (or 9) arguments git gives a diff driver"
+                                 : artifacts ? "diff --artifacts takes two artifact directories, OLD and NEW"
+                                             : "diff takes two policy files, OLD and NEW"));
+  if (git && artifacts) errors.push_back(usage_error("--git compares policy files; drop --artifacts"));
+  if (!target) errors.push_back(usage_error("invalid --target (expected linux or macos)"));
+  if (!vm["target"].defaulted() && !artifacts)
+    errors.push_back(usage_error("--target goes with --artifacts (a policy diff covers every target)"));
   if (!errors.empty()) {
     print_diagnostics(errors);
     std::cerr << "usage: " << usage << "\n";
     return kExitUsage;
+  }
+  if (artifacts) {
+    DiffResult result =
+        diff_artifacts(*target, read_artifacts(files[0], *target), read_artifacts(files[1], *target));
+    // Lines and reasons name the directories as the user gave them.
+    auto relabel = [&](std::string& file) {
+      for (const auto& [side, dir] : {std::pair{result.before, files[0]}, {result.after, files[1]}})
+        if (file == side || file.starts_with(side + "/")) {
+          file = dir + file.substr(side.size());
+          return;
+        }
+    };
+    for (auto& d : result.differences) {
+      relabel(d.before.line.file);
+      relabel(d.after.line.file);
+    }
+    for (auto& d : result.diagnostics) relabel(d.file);
+    result.before = files[0];
+    result.after = files[1];
+    if (result.exit_code == kExitUsage) {
+      print_diagnostics(result.diagnostics);
+      return kExitUsage;
+    }
+    std::cout << render_diff(result, *format);
+    if (fail_on == "widen") return result.widenings() ? kExitDifference : kExitOk;
+    return result.exit_code;
   }
   Request before, after;
   if (git) {

@@ -1,7 +1,4 @@
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-
+#include "cli/artifact_files.hpp"
 #include "cli/options.hpp"
 
 namespace zpolicy::cli {
@@ -32,15 +29,8 @@ int cmd_verify(const Args& args) {
     return kExitUsage;
   }
   // Every artifact file of the target is read as it is; a missing one is a finding.
-  std::vector<Artifact> arts;
   const std::string dir = vm["dir"].as<std::string>();
-  for (const auto& name : artifact_names(*target)) {
-    std::ifstream in(std::filesystem::path(dir) / name, std::ios::binary);
-    if (!in) continue;
-    std::ostringstream s;
-    s << in.rdbuf();
-    arts.push_back({name, s.str(), name.ends_with(".bpf")});
-  }
+  const auto arts = read_artifacts(dir, *target);
   const auto verified = verify(request, *target, arts);
   if (verified.exit_code == kExitVerify) {
     print_findings(verified.diagnostics, "");

@@ -12,6 +12,7 @@
 #include "runner/backend.hpp"
 #include "runner/environment.hpp"
 #include "runner/execute.hpp"
+#include "runner/explain_hint.hpp"
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__APPLE__)
@@ -173,7 +174,11 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   auto prepared = prepare(req, err);
   if (const int* refused = std::get_if<int>(&prepared)) return *refused;
-  return execute(std::get<compiler::RunPlan>(prepared), err, report);
+  const auto& plan = std::get<compiler::RunPlan>(prepared);
+  const int status = execute(plan, err, report);
+  if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status))
+    err << *hint << "\n";
+  return status;
 }
 
 }  // namespace zpolicy::runner

@@ -1,5 +1,6 @@
 #include "compiler/review/syscall_words.hpp"
 
+#include <algorithm>
 #include <array>
 #include <span>
 
@@ -84,6 +85,23 @@ std::string value_words(std::string_view call, unsigned index, uint64_t value) {
     }
   if (rest || out.empty()) out += (out.empty() ? "" : "|") + hex(rest);
   return out;
+}
+
+std::optional<uint64_t> value_of_words(std::string_view call, unsigned index,
+                                       std::string_view words) {
+  const Argument a = argument(call, index);
+  uint64_t out = 0;
+  while (true) {
+    const auto bar = words.find('|');
+    const std::string_view name = words.substr(0, bar);
+    const auto c = std::find_if(a.constants.begin(), a.constants.end(),
+                                [&](const Named& n) { return n.name == name; });
+    if (c == a.constants.end()) return std::nullopt;
+    out |= c->value;
+    if (bar == std::string_view::npos) return out;
+    if (!a.flags) return std::nullopt;
+    words.remove_prefix(bar + 1);
+  }
 }
 
 std::string condition_words(std::string_view call, const ir::ArgCondition& c) {

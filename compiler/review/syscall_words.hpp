@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,11 @@ namespace zpolicy::compiler::review {
 // TIOCSTI, CLONE_NEWUSER, S_ISUID), otherwise "arg2" and hexadecimal.
 std::string argument_name(std::string_view call, unsigned index);
 std::string value_words(std::string_view call, unsigned index, uint64_t value);
+// The value a constant's name stands for as argument `index` of `call`, as value_words
+// writes it ("AF_UNIX", "CLONE_NEWUSER|CLONE_NEWNET"); nullopt for a name it does not know
+// there.
+std::optional<uint64_t> value_of_words(std::string_view call, unsigned index,
+                                       std::string_view words);
 // "domain != AF_INET", "flags has CLONE_NEWUSER", "type lacks 0x2".
 std::string condition_words(std::string_view call, const ir::ArgCondition& c);
 

@@ -56,7 +56,21 @@ ZPOLICY_C_API zpolicy_result* zpolicy_verify(const zpolicy_request* request, int
 ZPOLICY_C_API zpolicy_result* zpolicy_plan(const zpolicy_request* request,
                                            const char* const* command, size_t count);
 
-/* DESIGN.md's exit codes: 0 ok, 2 invalid input, 3 a dropped deny, 125 internal error. */
+/* `zpolicy diff`: the semantic difference of two policies (docs/review.md). The result's
+ * one artifact is the table in `format` ("text", "json" or "markdown"; NULL is text):
+ * "diff.txt", "diff.json" or "diff.md". Exit code 0 no difference, 1 a difference (with
+ * `widen_only`, only a widening), 2 bad input with the reasons as diagnostics. */
+ZPOLICY_C_API zpolicy_result* zpolicy_diff(const zpolicy_request* before,
+                                           const zpolicy_request* after, const char* format,
+                                           int widen_only);
+/* `zpolicy check POLICY --within CEILING`: exit code 0 within, 3 an access escapes it (the
+ * artifact lists each with both policies' lines), 2 bad input. */
+ZPOLICY_C_API zpolicy_result* zpolicy_check_within(const zpolicy_request* policy,
+                                                   const zpolicy_request* ceiling,
+                                                   const char* format);
+
+/* DESIGN.md's exit codes: 0 ok, 1 a difference (diff), 2 invalid input, 3 a dropped deny or an
+ * escape, 125 internal error. */
 ZPOLICY_C_API int zpolicy_result_exit_code(const zpolicy_result* result);
 ZPOLICY_C_API size_t zpolicy_result_diagnostic_count(const zpolicy_result* result);
 /* The i-th diagnostic; NULL / -1 for an index out of range. */

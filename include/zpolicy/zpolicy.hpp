@@ -164,6 +164,14 @@ struct ZPOLICY_API DiffResult {
 // it), resolved portably: the same answer on every machine.
 ZPOLICY_API DiffResult diff(const Request& before, const Request& after);
 
+// `diff --artifacts`: two artifact sets of one target (compiled elsewhere, checked in,
+// edited by hand), each read back by the analyzer's own evaluators and compared by what
+// they do, not by their text (docs/review.md): Linux the mount table bwrap.args builds,
+// its namespace and lockdown switches and the seccomp.bpf program; macOS profile.sb with
+// params.txt. Lines name the artifact line on each side. Exit codes as diff's.
+ZPOLICY_API DiffResult diff_artifacts(Target target, const std::vector<Artifact>& before,
+                                      const std::vector<Artifact>& after);
+
 // Whether everything `policy` allows `ceiling` allows too, in every mode `policy`'s
 // ceiling admits; each escape is a widening with both policies' lines.
 ZPOLICY_API DiffResult check_within(const Request& policy, const Request& ceiling);
@@ -174,30 +182,46 @@ ZPOLICY_API std::optional<DiffFormat> parse_diff_format(const std::string& name)
 // request. Deterministic: the differences in the order the result holds them.
 ZPOLICY_API std::string render_diff(const DiffResult& result, DiffFormat format);
 
-// One target's answer to "may PATH be accessed this way?".
+// One target's answer to "may PATH be accessed this way?" (or to one system call, one
+// destination): what the policy says, with its rule and line, and what the compiled
+// artifact does, with its line.
 struct ExplainAnswer {
   Target target = Target::Linux;
-  // What the verifier holds the artifact to here: the verdict, its reason and the policy
-  // rule ("denied — a protected path (p.yaml:5:3)"); empty when the artifact cannot be
+  // What the verifier holds the artifact to: "denied", "allowed", "no access to the host
+  // object", "either answer passes verification"; empty when the artifact cannot be
   // evaluated at all.
   std::string policy;
-  // What the compiled artifact does ("read-only", "allowed", ...), or why it cannot be
-  // evaluated; then the independent evaluator's trace.
+  std::string rule;   // the policy's rule in words: "under protected path ${WORKSPACE}/.git"
+  PolicyLine line;    // the policy line of that rule; "<builtin>" for the defaults
+  // What the compiled artifact does ("read-only", "denied", "errno(1)"), or why it cannot
+  // be evaluated.
   std::string artifact;
+  // The artifact's deciding line ("bwrap.args:54: --ro-bind ...", "denied by rule 17
+  // (profile.sb line 130) ..."), then the rest of the evaluator's trace.
   std::vector<std::string> trace;
+  // macOS: whether every precedence model of Seatbelt (docs/verify.md) gives `artifact`;
+  // when not, `models` holds one line per distinct answer, naming the models.
+  bool models_agree = true;
+  std::vector<std::string> models;
 };
 
 struct Explanation {
-  int exit_code = kExitOk;  // 2: bad path, operation, target or policy
+  // 2: bad path, operation, target or policy; 3: a run bound there would be refused by a
+  // lint on the workspace itself (ZP003, ZP013), so nothing bound is answered.
+  int exit_code = kExitOk;
   std::vector<Diagnostic> diagnostics;
   std::string query;               // "write ${WORKSPACE}/.git/config"
-  std::vector<std::string> notes;  // caveats of the question (unexpanded patterns)
+  std::vector<std::string> notes;  // caveats of the question (unexpanded patterns, symlinks)
   std::vector<ExplainAnswer> answers;
 };
 
-// Which rule decides `operation` ("read", "write", "create", "delete") on `path`
-// (absolute, or ${WORKSPACE}/..., ${HOME}/..., ${TMPDIR}/...), for `target` ("linux" or
-// "macos"; both when empty, Linux only for a bound request, since this host is Linux).
+// Which rule decides `operation` ("read", "write", "create", "delete") on `path`, for
+// `target` ("linux" or "macos"; both when empty, this host's only for a bound request).
+// A request with a workspace is bound, as `run` binds it: `path` may then be relative
+// (to the current directory), start with `~/` or ${WORKSPACE}, ${HOME}, ${TMPDIR}, and is
+// answered for the object the kernel would reach (symlinks followed). Without one the
+// answer is for the portable artifacts: a relative path is taken as ${WORKSPACE}/path,
+// `~/x` as ${HOME}/x.
 ZPOLICY_API Explanation explain(const Request& request, const std::string& path,
                                 const std::string& operation = "write",
                                 const std::optional<std::string>& target = std::nullopt);
@@ -206,6 +230,12 @@ ZPOLICY_API Explanation explain(const Request& request, const std::string& path,
 // the allow-list entry that admits it or the refusal, and how each target reaches it
 // (docs/network.md). Names are not resolved.
 ZPOLICY_API Explanation explain_connect(const Request& request, const std::string& destination);
+
+enum class ExplainFormat { Text, Json };
+// Explanations for a terminal, or as one JSON document {"explanations": [...]}. The text
+// names Seatbelt's precedence models only with `verbose`, and only where they disagree.
+ZPOLICY_API std::string render_explanations(const std::vector<Explanation>& explanations,
+                                            ExplainFormat format, bool verbose = false);
 
 // `inspect`: a compiled artifact read back by the analyzer's own readers. A seccomp
 // program (`name` ends in ".bpf", or the bytes hold a NUL) gives its disassembly, any other
@@ -217,7 +247,9 @@ ZPOLICY_API TextResult inspect(const std::string& name, const std::string& bytes
 struct SyscallCall {
   std::string syscall;            // a name of `arch`'s table, or a number (decimal or 0x hex)
   std::string arch = "x86_64";    // "x86_64", "x32" or "i386"
-  std::vector<std::string> args;  // at most six numbers (decimal or 0x hex); missing ones are 0
+  // At most six numbers (decimal or 0x hex); missing ones are 0. explain_syscall also
+  // takes constant names.
+  std::vector<std::string> args;
 };
 
 // `inspect --syscall`: "NAME (ARCH #NR): ACTION (ret 0x..., N instructions)", evaluated by
@@ -225,6 +257,14 @@ struct SyscallCall {
 // a program that does not parse (at `name`).
 ZPOLICY_API TextResult evaluate_syscall(const std::string& name, const std::string& program,
                                         const SyscallCall& call);
+
+// What the policy's syscall filter does with one call (`explain --syscall`): the rule
+// that decides, with its line, and the compiled seccomp program's answer, evaluated by
+// the analyzer's interpreter. `call.args` may name constants (AF_UNIX, SOCK_STREAM,
+// TIOCSTI, CLONE_NEWUSER|CLONE_NEWNET, S_ISUID) as well as numbers. macOS answers that
+// Seatbelt has no syscall filter.
+ZPOLICY_API Explanation explain_syscall(const Request& request, const SyscallCall& call,
+                                        const std::optional<std::string>& target = std::nullopt);
 
 // The host's sandbox backend, as `doctor` reports it (docs/run.md "doctor").
 struct HostCheck {

@@ -131,17 +131,55 @@ BOOST_AUTO_TEST_CASE(the_c_api_gives_the_same_results) {
   BOOST_TEST(zpolicy_compile(nullptr, ZPOLICY_TARGET_LINUX) == nullptr);
 }
 
+// The review in C: the table as the one artifact, diff's and check --within's exit codes.
+BOOST_AUTO_TEST_CASE(the_c_api_diffs_and_checks_a_ceiling) {
+  const std::string old_text = zpolicy::default_policy_text();
+  std::string new_text = old_text;
+  new_text.replace(new_text.find("network: none"), 13, "network: full");
+  auto* before = zpolicy_request_new();
+  auto* after = zpolicy_request_new();
+  BOOST_TEST(zpolicy_request_set_policy_text(before, old_text.data(), old_text.size(), "old.yaml") == 0);
+  BOOST_TEST(zpolicy_request_set_policy_text(after, new_text.data(), new_text.size(), "new.yaml") == 0);
+  auto* same = zpolicy_diff(before, before, nullptr, 0);
+  BOOST_TEST(zpolicy_result_exit_code(same) == 0);
+  BOOST_TEST(std::string(zpolicy_result_artifact_name(same, 0)) == "diff.txt");
+  zpolicy_result_free(same);
+  auto* widened = zpolicy_diff(before, after, "json", 1);
+  BOOST_TEST(zpolicy_result_exit_code(widened) == 1);
+  size_t length = 0;
+  const std::string json = zpolicy_result_artifact_data(widened, 0, &length);
+  BOOST_TEST(std::string(zpolicy_result_artifact_name(widened, 0)) == "diff.json");
+  BOOST_TEST(json.find("\"widening\"") != std::string::npos, json);
+  zpolicy_result_free(widened);
+  auto* narrowed = zpolicy_diff(after, before, "markdown", 1);
+  BOOST_TEST(zpolicy_result_exit_code(narrowed) == 0);
+  BOOST_TEST(std::string(zpolicy_result_artifact_name(narrowed, 0)) == "diff.md");
+  zpolicy_result_free(narrowed);
+  auto* escapes = zpolicy_check_within(after, before, "text");
+  BOOST_TEST(zpolicy_result_exit_code(escapes) == 3);
+  zpolicy_result_free(escapes);
+  auto* bad_format = zpolicy_diff(before, after, "yaml", 0);
+  BOOST_TEST(zpolicy_result_exit_code(bad_format) == 2);
+  BOOST_TEST(std::string(zpolicy_result_diagnostic_message(bad_format, 0)) ==
+             "invalid format 'yaml' (expected text, json or markdown)");
+  BOOST_TEST(zpolicy_result_artifact_count(bad_format) == 0u);
+  zpolicy_result_free(bad_format);
+  BOOST_TEST(zpolicy_diff(nullptr, after, nullptr, 0) == nullptr);
+  zpolicy_request_free(before);
+  zpolicy_request_free(after);
+}
+
 BOOST_AUTO_TEST_CASE(explain_answers_each_target_with_the_rule_and_the_trace) {
   auto e = zpolicy::explain({}, "${WORKSPACE}/.git/config", "write");
   BOOST_TEST(e.exit_code == 0);
   BOOST_TEST(e.query == "write ${WORKSPACE}/.git/config");
   BOOST_REQUIRE(e.answers.size() == 2u);
   BOOST_TEST(std::string(to_string(e.answers[0].target)) == "linux");
-  BOOST_TEST(e.answers[0].policy.find("protected path ${WORKSPACE}/.git") != std::string::npos,
-             e.answers[0].policy);
+  BOOST_TEST(e.answers[0].rule.find("protected path ${WORKSPACE}/.git") != std::string::npos,
+             e.answers[0].rule);
   BOOST_TEST(!e.answers[0].trace.empty());
   BOOST_TEST(std::string(to_string(e.answers[1].target)) == "macos");
-  auto bad = zpolicy::explain({}, "relative", "sideways", std::string("plan9"));
+  auto bad = zpolicy::explain({}, "a/../b", "sideways", std::string("plan9"));
   BOOST_TEST(bad.exit_code == 2);
   BOOST_TEST(bad.answers.empty());
   BOOST_TEST(bad.diagnostics.size() == 3u);

@@ -60,7 +60,6 @@ BOOST_AUTO_TEST_CASE(a_missing_positional_argument_is_named_as_the_usage_names_i
            {{"check"}, "POLICY"},
            {{"compile", "--target", "linux"}, "POLICY"},
            {{"verify", "p.yaml", "--target", "linux"}, "DIR"},
-           {{"explain", "p.yaml"}, "PATH"},
            {{"inspect"}, "FILE"}}) {
     auto r = zpolicy_run(args);
     BOOST_TEST(r.exit_code == 2, args[0]);

@@ -258,12 +258,12 @@ BOOST_AUTO_TEST_CASE(the_analyzer_refuses_an_allow_list_artifact_with_another_wa
   BOOST_TEST(r.exit_code == 3);
   BOOST_TEST(r.err.find("x86_64 socket(0x1,") != std::string::npos, r.err);
 
-  r = cli.run({"explain", "p.yaml", "--connect", "pypi.org:443"});
+  r = cli.run({"explain", "--policy", "p.yaml", "--connect", "pypi.org:443"});
   BOOST_TEST(r.exit_code == 0);
   BOOST_TEST(r.out.find("admitted — allowed by 'pypi.org:443' at p.yaml:6:7") != std::string::npos, r.out);
-  r = cli.run({"explain", "p.yaml", "--connect", "pypi.org:8080"});
+  r = cli.run({"explain", "--policy", "p.yaml", "--connect", "pypi.org:8080"});
   BOOST_TEST(r.out.find("refused (port-not-listed)") != std::string::npos, r.out);
-  r = cli.run({"explain", "p.yaml", "--connect", "169.254.169.254:80"});
+  r = cli.run({"explain", "--policy", "p.yaml", "--connect", "169.254.169.254:80"});
   BOOST_TEST(r.out.find("refused (not-listed)") != std::string::npos, r.out);
 }
 

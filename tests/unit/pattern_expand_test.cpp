@@ -331,20 +331,21 @@ BOOST_AUTO_TEST_CASE(explain_a_path_a_pattern_matches) {
   test::TempDir scratch;
   const std::string policy = scratch.write("p.yaml", "zpolicy: 1\nmode: workspace-write\n");
   auto bound =
-      test::run_process({ZPOLICY_BINARY, "explain", policy, m.t / "packages/a/.git/hooks/x", "--op",
-                         "write", "--workspace", m.t.str()},
+      test::run_process({ZPOLICY_BINARY, "explain", "--policy", policy,
+                         m.t / "packages/a/.git/hooks/x", "--op", "write", "--workspace", m.t.str()},
                         scratch.str());
   BOOST_TEST(bound.exit_code == 0, bound.err);
-  BOOST_TEST(bound.out.find("  policy: no access to the host object — under protected path " +
+  BOOST_TEST(bound.out.find("    policy:   no access to the host object — under protected path " +
                             (m.t / "packages/a/.git")) != std::string::npos,
              bound.out);
-  BOOST_TEST(bound.out.find("note:") == std::string::npos, bound.out);
+  BOOST_TEST(bound.out.find("note: patterns") == std::string::npos, bound.out);
   auto portable = test::run_process(
-      {ZPOLICY_BINARY, "explain", policy, "${WORKSPACE}/packages/a/.git/hooks/x", "--op", "write"},
+      {ZPOLICY_BINARY, "explain", "--policy", policy, "--portable",
+       "${WORKSPACE}/packages/a/.git/hooks/x", "--op", "write"},
       scratch.str());
   BOOST_TEST(portable.exit_code == 0, portable.err);
-  BOOST_TEST(portable.out.find("  note:   patterns (e.g. '**/.git') are expanded only against a "
-                               "host; add --workspace DIR for what they match there\n") !=
+  BOOST_TEST(portable.out.find("  note: patterns (e.g. '**/.git') are expanded only against a "
+                               "host; bind to a workspace for what they match there\n") !=
                  std::string::npos,
              portable.out);
 }

@@ -96,7 +96,7 @@ BOOST_AUTO_TEST_CASE(explain_answers_for_a_15000_component_path) {
   test::Cli cli;
   const std::string deep = "/proc/" + repeat("a", 15000, "/");
   cli.dir.write("p.yaml", deny_policy(deep));
-  const auto r = cli.run({"explain", "p.yaml", deep, "--target", "linux"});
+  const auto r = cli.run({"explain", "--policy", "p.yaml", "--portable", deep, "--target", "linux"});
   BOOST_TEST(r.signal == 0);
   BOOST_TEST(r.exit_code == 0, r.err.substr(0, 2000));
   BOOST_TEST(r.out.find("deny root") != std::string::npos, r.out.substr(0, 2000));

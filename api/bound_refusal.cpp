@@ -1,0 +1,38 @@
+#include "api/bound_refusal.hpp"
+
+#include "compiler/lint/policy_lint.hpp"
+
+namespace zpolicy::api {
+
+BoundRefusal bound_refusal(const Loaded& loaded, const Request& request) {
+  BoundRefusal out;
+  if (!loaded.host) return out;
+  compiler::LintContext context;
+  context.host = loaded.host;
+  if (request.policy_file)
+    context.policy_file = request.policy_file->starts_with("/")
+                              ? *request.policy_file
+                              : loaded.host->cwd + "/" + *request.policy_file;
+  // The mode the run would get: --mode read-only makes nothing writable.
+  ir::Policy judged = loaded.policy;
+  judged.mode.value = loaded.mode;
+  std::string ids;
+  for (const auto& l : compiler::lint_policy(judged, context)) {
+    if (l.severity != ir::Severity::Error) continue;
+    if (l.id == "ZP003" || l.id == "ZP013") {
+      out.refused.push_back(diagnostic_of(l.id, l.severity, l.loc, l.message));
+      ids += (ids.empty() ? "" : ", ") + l.id;
+    } else {
+      out.notes.push_back("a run here is refused unless `run --accept " + l.id + "`: " + l.message);
+    }
+  }
+  if (!out.refused.empty())
+    out.refused.push_back(diagnostic_of(
+        "", ir::Severity::Error, {"<command line>"},
+        "a run bound to " + loaded.host->workspace + " would be refused (" + ids +
+            "), so there is nothing bound to explain; --portable answers for the portable "
+            "artifacts"));
+  return out;
+}
+
+}  // namespace zpolicy::api

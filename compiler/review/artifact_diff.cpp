@@ -1,0 +1,493 @@
+#include "compiler/review/artifact_diff.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/bwrap/mount_table.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/review/syscall_words.hpp"
+#include "ir/syscall_policy.hpp"
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::compiler::review {
+namespace {
+
+// A fresh name: no artifact mounts it, so it stands for everything else at its level.
+constexpr std::string_view kFresh = "zpolicy-probe";
+
+// Denied < sandbox scratch < the host's own object: more of the host is more access.
+int rank(Outcome o) {
+  switch (o) {
+    case Outcome::Denied:
+      return 0;
+    case Outcome::Scratch:
+      return 1;
+    case Outcome::Host:
+      return 2;
+  }
+  return 2;
+}
+
+// "bwrap.args:54: --ro-bind ..." as the trace gives it: its line, for the row's side.
+ir::SourceLoc loc_of(const std::vector<std::string>& trace) {
+  constexpr std::string_view kPrefix = "bwrap.args:";
+  for (const auto& t : trace) {
+    const auto at = t.find(kPrefix);
+    if (at == std::string::npos) continue;
+    int line = 0;
+    for (size_t i = at + kPrefix.size(); i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i)
+      line = line * 10 + (t[i] - '0');
+    if (line > 0) return {"bwrap.args", line, 1};
+  }
+  return {"bwrap.args", 0, 0};
+}
+
+Side side_of(const AccessResult& r) {
+  std::string reason;
+  for (const auto& t : r.trace) reason += (reason.empty() ? "" : "; ") + t;
+  return {to_string(r.outcome), reason, loc_of(r.trace)};
+}
+
+// Rows of several paths and operations are one difference when the same change is
+// decided by the same lines: widening, each side's verdict and line.
+using RowKey = std::tuple<bool, std::string, std::string, std::string, std::string>;
+
+std::vector<Difference> diff_mounts(const MountTable& before, const MountTable& after,
+                                    const std::vector<PathTable::Id>& probes, PathTable& table) {
+  std::map<RowKey, Difference> rows;
+  std::vector<RowKey> order;
+  for (PathTable::Id p : probes) {
+    const std::string path = table.path(p).str();
+    for (FsOp op : kAllFsOps)
+      for (bool host : {false, true}) {
+        const auto ask = [&](const MountTable& t) {
+          return host ? t.host_access(p, op) : t.access(p, op);
+        };
+        const AccessResult was = ask(before), now = ask(after);
+        if (rank(was.outcome) == rank(now.outcome)) continue;
+        const Side b = side_of(was), a = side_of(now);
+        const bool widening = rank(now.outcome) > rank(was.outcome);
+        const RowKey key{widening, b.verdict, b.loc.str(), a.verdict, a.loc.str()};
+        auto [it, fresh] = rows.try_emplace(key);
+        Difference& d = it->second;
+        const char* kind = host ? "the host object, wherever the sandbox reaches it"
+                                : "the path in the sandbox";
+        if (fresh) {
+          // Spoken of with the words of its first (shallowest) path.
+          order.push_back(key);
+          d.targets = {ir::Target::Linux};
+          d.area = Area::Filesystem;
+          d.path_class = kind;
+          d.direction = widening ? Direction::Widening : Direction::Narrowing;
+          d.before = b;
+          d.after = a;
+        } else if (d.path_class != kind && d.path_class.find(" and ") == std::string::npos) {
+          d.path_class = "the path in the sandbox and the host object";
+        }
+        if (std::find(d.operations.begin(), d.operations.end(), to_string(op)) == d.operations.end())
+          d.operations.push_back(to_string(op));
+        if (std::find(d.paths.begin(), d.paths.end(), path) == d.paths.end()) d.paths.push_back(path);
+      }
+  }
+  std::vector<Difference> out;
+  for (const auto& k : order) {
+    Difference d = std::move(rows[k]);
+    std::vector<std::string> ops;
+    for (FsOp op : kAllFsOps)
+      if (std::find(d.operations.begin(), d.operations.end(), to_string(op)) != d.operations.end())
+        ops.push_back(to_string(op));
+    d.operations = std::move(ops);
+    d.subject = d.paths.front() +
+                (d.paths.size() > 1 ? " and " + std::to_string(d.paths.size() - 1) + " more" : "");
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// The switches that confine more when set, by the option that sets them.
+std::vector<Difference> diff_flags(const BwrapFlags& before, const BwrapFlags& after) {
+  const std::pair<const char*, bool BwrapFlags::*> switches[] = {
+      {"--unshare-user", &BwrapFlags::unshare_user},
+      {"--unshare-user-try", &BwrapFlags::unshare_user_try},
+      {"--unshare-cgroup-try", &BwrapFlags::unshare_cgroup_try},
+      {"--unshare-ipc", &BwrapFlags::unshare_ipc},
+      {"--unshare-pid", &BwrapFlags::unshare_pid},
+      {"--unshare-net", &BwrapFlags::unshare_net},
+      {"--unshare-uts", &BwrapFlags::unshare_uts},
+      {"--unshare-cgroup", &BwrapFlags::unshare_cgroup},
+      {"--new-session", &BwrapFlags::new_session},
+      {"--die-with-parent", &BwrapFlags::die_with_parent},
+      {"--cap-drop ALL", &BwrapFlags::cap_drop_all},
+      {"--disable-userns", &BwrapFlags::disable_userns},
+  };
+  std::vector<Difference> out;
+  auto add = [&](std::string subject, bool was, bool now, Area area) {
+    if (was == now) return;
+    Difference d;
+    d.targets = {ir::Target::Linux};
+    d.area = area;
+    d.subject = std::move(subject);
+    d.direction = was ? Direction::Widening : Direction::Narrowing;
+    d.before = {was ? "set" : "not set", "", {"bwrap.args", 0, 0}};
+    d.after = {now ? "set" : "not set", "", {"bwrap.args", 0, 0}};
+    out.push_back(std::move(d));
+  };
+  for (const auto& [option, field] : switches)
+    add(std::string("bwrap ") + option, before.*field, after.*field,
+        field == &BwrapFlags::unshare_net ? Area::Network : Area::Mode);
+  add("bwrap --seccomp (a syscall filter is loaded)", before.seccomp_fd.has_value(),
+      after.seccomp_fd.has_value(), Area::Syscalls);
+  // Neither narrower nor wider: counted as a widening, as every such change (difference.hpp).
+  if (before.chdir != after.chdir) {
+    Difference d;
+    d.targets = {ir::Target::Linux};
+    d.area = Area::Mode;
+    d.subject = "bwrap --chdir (where the command starts)";
+    d.direction = Direction::Widening;
+    d.before = {before.chdir ? before.chdir->str() : "not set", "", {"bwrap.args", 0, 0}};
+    d.after = {after.chdir ? after.chdir->str() : "not set", "", {"bwrap.args", 0, 0}};
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+// A writable procfs lets a sandbox started by root write the host kernel's /proc/sys and
+// /proc/sysrq-trigger, which the mount table counts as the sandbox's own (docs/verify.md).
+std::optional<Difference> diff_proc(const MountTable& before, const MountTable& after) {
+  const auto proc = SymbolicPath::parse("/proc");
+  auto read_only = [&](const MountTable& t) {
+    const auto* m = t.mount_at(*proc);
+    return !m || m->kind != MountTable::MountKind::Proc || m->read_only;
+  };
+  const bool was = read_only(before), now = read_only(after);
+  if (was == now) return std::nullopt;
+  Difference d;
+  d.targets = {ir::Target::Linux};
+  d.area = Area::Mode;
+  d.subject = "procfs at /proc (/proc/sys and /proc/sysrq-trigger are the host kernel's)";
+  d.direction = was ? Direction::Widening : Direction::Narrowing;
+  d.before = {was ? "read-only" : "writable", "", {"bwrap.args", 0, 0}};
+  d.after = {now ? "read-only" : "writable", "", {"bwrap.args", 0, 0}};
+  return d;
+}
+
+// BPF_LD | BPF_W | BPF_ABS at an offset past nr, arch and the instruction pointer: an
+// argument word.
+bool reads_arguments(const std::vector<BpfInsn>& prog, const std::vector<uint32_t>& trace) {
+  return std::any_of(trace.begin(), trace.end(),
+                     [&](uint32_t pc) { return prog[pc].code == 0x20 && prog[pc].k >= 16; });
+}
+
+// Every constant a conditional jump compares with, and its neighbours.
+std::set<uint64_t> constants(const std::vector<BpfInsn>& prog) {
+  std::set<uint64_t> out = {0, 1, 0xffffffffu, uint64_t{1} << 32, ~uint64_t{0}};
+  for (const auto& in : prog) {
+    if ((in.code & 0x07) != 0x05 || (in.code & 0xf0) == 0x00) continue;  // JMP, not JA
+    out.insert(in.k);
+    out.insert(uint64_t{in.k} + 1);
+    if (in.k) out.insert(uint64_t{in.k} - 1);
+  }
+  return out;
+}
+
+// The constants the conditional jumps among `pcs` compare with, and their neighbours.
+void compared_on(const std::vector<BpfInsn>& prog, const std::vector<uint32_t>& pcs,
+                 std::set<uint64_t>& out) {
+  for (uint32_t pc : std::set<uint32_t>(pcs.begin(), pcs.end())) {
+    const BpfInsn& in = prog[pc];
+    if ((in.code & 0x07) != 0x05 || (in.code & 0xf0) == 0x00) continue;
+    for (uint64_t v : {uint64_t{in.k}, uint64_t{in.k} + 1, uint64_t{in.k} - 1})
+      if (v) out.insert(v);
+  }
+}
+
+struct Answer {
+  uint32_t ret = 0;
+  uint32_t pc = 0;
+};
+
+Answer run(const std::vector<BpfInsn>& prog, const SeccompData& d) {
+  std::vector<uint32_t> trace;
+  const BpfRun r = run_bpf(prog, d, &trace);
+  return {r.ret, trace.empty() ? 0 : trace.back()};
+}
+
+std::string action_words(uint32_t ret) {
+  const auto a = decode_seccomp_ret(ret);
+  return a ? a->str() : seccomp_action_text(ret);
+}
+
+// Whether the answers differ in what they let through, and whether the newer lets more.
+std::optional<Direction> change(uint32_t was, uint32_t now) {
+  const auto a = decode_seccomp_ret(was), b = decode_seccomp_ret(now);
+  if (a && b) {
+    if (a->kind == b->kind) return std::nullopt;
+    return ir::more_restrictive(*a, *b) ? Direction::Widening : Direction::Narrowing;
+  }
+  if ((was & 0xffff0000u) == (now & 0xffff0000u)) return std::nullopt;
+  return Direction::Widening;  // an action the IR has no word for: never let it pass unseen
+}
+
+std::vector<Difference> diff_programs(const std::vector<BpfInsn>& before,
+                                      const std::vector<BpfInsn>& after) {
+  std::set<uint64_t> values = constants(before);
+  values.merge(constants(after));
+  std::vector<Difference> out;
+  // The numbers: every one up to 1023 (past each table), then each constant either program
+  // compares with and its neighbours (a range's ends), and the top of the space.
+  std::set<uint32_t> spread = {0x3fffffffu, 0x7fffffffu, 0x80000000u, 0xbfffffffu, 0xc0000000u,
+                               0xffffffffu};
+  for (uint32_t n = 0; n < 1024; ++n) spread.insert(n);
+  for (uint64_t v : values)
+    if (v <= 0xffffffffu) spread.insert(static_cast<uint32_t>(v));
+  for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386}) {
+    std::set<uint32_t> numbers;
+    for (uint32_t n : spread) numbers.insert(arch == ir::Arch::X32 ? n | ir::kX32SyscallBit : n);
+    for (uint32_t nr : numbers) {
+      const ir::SyscallInfo* info = ir::find_syscall(arch, nr);
+      const std::string name =
+          info ? std::string(info->name) : "syscall #" + std::to_string(nr & ~ir::kX32SyscallBit);
+      SeccompData d{nr, ir::audit_arch(arch), 0, {}};
+      std::vector<std::array<uint64_t, 6>> points = {{}};
+      std::vector<uint32_t> t1, t2;
+      run_bpf(before, d, &t1);
+      run_bpf(after, d, &t2);
+      // Where an argument is read: each argument alone at each value, then each pair of
+      // arguments at the values this call's own comparisons use (a condition on one is
+      // often reached only past one on another).
+      if (reads_arguments(before, t1) || reads_arguments(after, t2)) {
+        for (unsigned i = 0; i < 6; ++i)
+          for (uint64_t v : values) {
+            if (!v) continue;
+            std::array<uint64_t, 6> p{};
+            p[i] = v;
+            points.push_back(p);
+            SeccompData probe = d;
+            probe.args = p;
+            run_bpf(before, probe, &t1);
+            run_bpf(after, probe, &t2);
+          }
+        std::set<uint64_t> local;
+        compared_on(before, t1, local);
+        compared_on(after, t2, local);
+        local.insert(0xffffffffu);
+        for (unsigned i = 0; i < 6; ++i)
+          for (unsigned j = i + 1; j < 6; ++j)
+            for (uint64_t v : local)
+              for (uint64_t w : local) {
+                std::array<uint64_t, 6> p{};
+                p[i] = v;
+                p[j] = w;
+                points.push_back(p);
+              }
+      }
+      // One row per call and change: the first point that shows it names it.
+      std::set<std::pair<uint32_t, uint32_t>> seen;
+      for (const auto& p : points) {
+        d.args = p;
+        const Answer was = run(before, d), now = run(after, d);
+        const auto dir = change(was.ret, now.ret);
+        if (!dir || !seen.insert({was.ret & 0xffff0000u, now.ret & 0xffff0000u}).second) continue;
+        std::string subject = name + "(";
+        int last = 5;
+        while (last >= 0 && p[last] == 0) --last;
+        for (int i = 0; i <= last; ++i)
+          subject += (i ? ", " : "") + value_words(name, static_cast<unsigned>(i), p[i]);
+        subject += ")";
+        if (arch != ir::Arch::X86_64) subject += " on " + std::string(ir::to_string(arch));
+        Difference diff;
+        diff.targets = {ir::Target::Linux};
+        diff.area = Area::Syscalls;
+        diff.subject = std::move(subject);
+        diff.direction = *dir;
+        diff.before = {action_words(was.ret), "returned at instruction " + std::to_string(was.pc),
+                       {"seccomp.bpf", 0, 0}};
+        diff.after = {action_words(now.ret), "returned at instruction " + std::to_string(now.pc),
+                      {"seccomp.bpf", 0, 0}};
+        out.push_back(std::move(diff));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::variant<std::vector<Difference>, ArtifactError> diff_linux_artifacts(
+    const LinuxArtifacts& before, const LinuxArtifacts& after) {
+  auto table = std::make_shared<PathTable>();
+  std::vector<BwrapArgv> argvs;
+  std::vector<MountTable> mounts;
+  for (const auto* side : {&before, &after}) {
+    auto parsed = parse_bwrap_args(side->bwrap_args, table);
+    const bool second = side == &after;
+    if (!parsed.argv)
+      return ArtifactError{second, parsed.error->artifact, parsed.error->line, parsed.error->message};
+    auto replayed = MountTable::replay(*parsed.argv, [](size_t) { return true; });
+    if (auto* e = std::get_if<MountTable::ReplayError>(&replayed))
+      return ArtifactError{second, "bwrap.args", e->line, "bwrap would refuse the argv: " + e->message};
+    mounts.push_back(std::get<MountTable>(std::move(replayed)));
+    argvs.push_back(std::move(*parsed.argv));
+  }
+  std::vector<std::vector<BpfInsn>> programs;
+  for (const auto* side : {&before, &after}) {
+    std::string error;
+    auto prog = parse_bpf(side->seccomp_bpf, &error);
+    if (!prog) return ArtifactError{side == &after, "seccomp.bpf", 0, error};
+    programs.push_back(std::move(*prog));
+  }
+
+  std::set<PathTable::Id> ids = {PathTable::kRoot, table->child(PathTable::kRoot, kFresh)};
+  for (const auto& argv : argvs)
+    for (const auto& op : argv.ops)
+      for (auto id : {std::optional(op.dest), op.source}) {
+        if (!id) continue;
+        ids.insert(*id);
+        ids.insert(table->child(*id, kFresh));
+        ids.insert(table->up(*id));
+      }
+  std::vector<PathTable::Id> probes(ids.begin(), ids.end());
+  std::sort(probes.begin(), probes.end(),
+            [&](PathTable::Id a, PathTable::Id b) { return table->less(a, b); });
+
+  // The same bytes do the same: only what differs is probed.
+  std::vector<Difference> out;
+  if (before.bwrap_args != after.bwrap_args) {
+    out = diff_flags(argvs[0].flags, argvs[1].flags);
+    if (auto proc = diff_proc(mounts[0], mounts[1])) out.push_back(std::move(*proc));
+    for (auto& d : diff_mounts(mounts[0], mounts[1], probes, *table)) out.push_back(std::move(d));
+  }
+  if (before.seccomp_bpf != after.seccomp_bpf)
+    for (auto& d : diff_programs(programs[0], programs[1])) out.push_back(std::move(d));
+  std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) {
+    return static_cast<int>(x.area) < static_cast<int>(y.area);
+  });
+  return out;
+}
+
+namespace {
+
+// One side's profile, parsed and bound to its parameters (which it views).
+struct BoundProfile {
+  std::string params_text;
+  SbplParams params;
+  SbplProfile profile;
+};
+
+std::variant<std::unique_ptr<BoundProfile>, ArtifactError> bind(const MacosArtifacts& side,
+                                                                 bool second) {
+  auto out = std::make_unique<BoundProfile>();
+  out->params_text = side.params_txt;
+  std::string error;
+  auto list = parse_params_text(out->params_text, &error);
+  if (!list) return ArtifactError{second, "params.txt", 0, error};
+  out->params = SbplParams(list->begin(), list->end());
+  auto parsed = parse_sbpl(side.profile_sb);
+  if (auto* e = std::get_if<SbplError>(&parsed))
+    return ArtifactError{second, "profile.sb", e->line, e->message};
+  out->profile = bind_params(std::get<SbplProfile>(std::move(parsed)), out->params);
+  if (auto missing = unbound_params(out->profile); !missing.empty())
+    return ArtifactError{second, "params.txt", 0, "parameter " + missing.front() + " is not defined"};
+  return out;
+}
+
+// Every path a literal or subpath filter of the profile names.
+void named_paths(const SbplProfile& p, std::set<std::string>& out) {
+  for (const auto& f : p.filters)
+    if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
+      const std::string_view v = f.is_param && f.param_value ? *f.param_value : f.value;
+      if (!v.empty() && (v.front() == '/' || v.front() == '$')) out.emplace(v);
+    }
+}
+
+struct Verdict {
+  bool allowed = false;  // under some model
+  Side side;
+};
+
+Verdict ask(const BoundProfile& b, const std::string& op, const std::string& target) {
+  const auto decisions = decide_all_models(b.profile, op, target, b.params);
+  Verdict v;
+  const SbplDecision* deciding = &decisions.front();
+  for (const auto& d : decisions)
+    if (d.allowed && !v.allowed) {
+      v.allowed = true;
+      deciding = &d;
+    }
+  const int line = deciding->rule >= 0 ? b.profile.rules[static_cast<size_t>(deciding->rule)].line : 0;
+  v.side = {v.allowed ? "allowed" : "denied", deciding->trace, {"profile.sb", line, line ? 1 : 0}};
+  return v;
+}
+
+}  // namespace
+
+std::variant<std::vector<Difference>, ArtifactError> diff_macos_artifacts(
+    const MacosArtifacts& before, const MacosArtifacts& after) {
+  std::unique_ptr<BoundProfile> sides[2];
+  for (int i = 0; i < 2; ++i) {
+    auto bound = bind(i ? after : before, i == 1);
+    if (auto* e = std::get_if<ArtifactError>(&bound)) return *e;
+    sides[i] = std::get<std::unique_ptr<BoundProfile>>(std::move(bound));
+  }
+  std::set<std::string> named = {"/"};
+  named_paths(sides[0]->profile, named);
+  named_paths(sides[1]->profile, named);
+  std::set<std::string> probes = {"/", "/" + std::string(kFresh)};
+  for (const auto& n : named) {
+    const auto p = SymbolicPath::parse(n);
+    if (!p) continue;
+    probes.insert(p->str());
+    probes.insert(p->child(kFresh).str());
+    if (auto up = p->parent()) probes.insert(up->str());
+  }
+  std::map<RowKey, Difference> rows;
+  std::vector<RowKey> order;
+  auto compare = [&](Area area, const std::string& op, const std::string& target) {
+    const Verdict was = ask(*sides[0], op, target), now = ask(*sides[1], op, target);
+    if (was.allowed == now.allowed) return;
+    const RowKey key{now.allowed, was.side.verdict, was.side.loc.str(), now.side.verdict,
+                     now.side.loc.str()};
+    auto [it, fresh] = rows.try_emplace(key);
+    Difference& d = it->second;
+    if (fresh) {
+      order.push_back(key);
+      d.targets = {ir::Target::Macos};
+      d.area = area;
+      d.path_class = area == Area::Filesystem ? "the path" : "";
+      d.direction = now.allowed ? Direction::Widening : Direction::Narrowing;
+      d.before = was.side;
+      d.after = now.side;
+    }
+    if (std::find(d.operations.begin(), d.operations.end(), op) == d.operations.end())
+      d.operations.push_back(op);
+    if (std::find(d.paths.begin(), d.paths.end(), target) == d.paths.end()) d.paths.push_back(target);
+  };
+  for (const auto& path : probes)
+    for (const char* op : {"file-read-data", "file-write-data", "file-write-create",
+                           "file-write-unlink", "process-exec"})
+      compare(Area::Filesystem, op, path);
+  for (const char* dest : {"localhost:5432", "example.com:443"})
+    compare(Area::Network, "network-outbound", dest);
+  std::vector<Difference> out;
+  for (const auto& k : order) {
+    Difference d = std::move(rows[k]);
+    d.subject = d.paths.front() +
+                (d.paths.size() > 1 ? " and " + std::to_string(d.paths.size() - 1) + " more" : "");
+    if (d.area == Area::Network) d.paths.clear();
+    out.push_back(std::move(d));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) {
+    return static_cast<int>(x.area) < static_cast<int>(y.area);
+  });
+  return out;
+}
+
+}  // namespace zpolicy::compiler::review
