@@ -57,12 +57,14 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
 
 std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
                                 const std::optional<HostFacts>& host, ir::Diagnostics& diags,
-                                ArtifactSet set) {
+                                ArtifactSet set, Proof proof) {
   auto r = resolve_for_target(policy, target, mode, host, diags);
   if (!r) return std::nullopt;
   Compiled c{std::move(*r), {}, {}};
   c.artifacts = emit_artifacts(c.resolved, target, set);
-  c.findings = verify_artifacts(c.resolved, target, c.artifacts, set);
+  c.findings = proof == Proof::MountPlanOnly && target == Target::Linux
+                   ? verify_linux_part(c.resolved, LinuxPart::Mounts, c.artifacts, set)
+                   : verify_artifacts(c.resolved, target, c.artifacts, set);
   return c;
 }
 

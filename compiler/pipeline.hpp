@@ -38,9 +38,15 @@ struct Compiled {
   std::vector<Finding> findings;  // from the independent verifier; non-empty = exit 3
 };
 
-// policy -> resolved -> artifacts -> verification of every artifact.
+// What compile() proves before it returns: every artifact, or for Linux only the mount
+// plan (bwrap.args, bwrap.fds), leaving the seccomp filter to the caller, which must prove
+// it with verify_linux_part(LinuxPart::Filter) before anything loads it (`run` does so
+// while bwrap sets up the sandbox; docs/run.md "When the seccomp program is proved").
+enum class Proof { All, MountPlanOnly };
+
+// policy -> resolved -> artifacts -> verification of the artifacts `proof` names.
 std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
                                 const std::optional<HostFacts>& host, ir::Diagnostics& diags,
-                                ArtifactSet set = ArtifactSet::All);
+                                ArtifactSet set = ArtifactSet::All, Proof proof = Proof::All);
 
 }  // namespace zpolicy::compiler

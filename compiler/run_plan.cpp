@@ -1,8 +1,12 @@
 #include "compiler/run_plan.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
+#include "compiler/analyzer/verify.hpp"
 #include "compiler/lint/syscall_lint.hpp"
 #include "compiler/network/proxy_environment.hpp"
 #include "compiler/pipeline.hpp"
@@ -35,6 +39,28 @@ const Artifact* artifact(const Compiled& c, const char* name) {
 
 std::string plural(size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// The refusal of a run for error-level lints and verifier findings: each one at its
+// policy line, then one summary line; --accept is suggested only when it could help.
+Refusal refusal(const std::vector<Lint>& refused, const std::vector<Finding>& findings) {
+  std::string report;
+  for (const auto& l : refused) report += l.str() + "\n";
+  for (const auto& f : findings) report += f.str();
+  report += "zpolicy: refusing to run";
+  if (!findings.empty())
+    report += ": " + plural(findings.size(), "verifier finding", "verifier findings");
+  if (!refused.empty())
+    report += std::string(findings.empty() ? ": " : ", ") +
+              plural(refused.size(), "lint", "lints") + " at error level";
+  report += "; nothing ran\n";
+  const bool acceptable_only =
+      findings.empty() && std::all_of(refused.begin(), refused.end(), [](const Lint& l) {
+        return acceptance_of(l.id) == Acceptance::Acceptable;
+      });
+  if (acceptable_only)
+    report += "zpolicy: to take this risk for one run, name each lint: --accept ID\n";
+  return Refusal{kExitVerify, report};
 }
 
 }  // namespace
@@ -86,7 +112,8 @@ RunPlan plan_unconfined(const RunInput& in) {
   return plan;
 }
 
-std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target) {
+std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target,
+                                             FilterProof when) {
   // The lints first: they look at the policy and a few host paths only, so a run they
   // refuse (a workspace of `/` or `$HOME`) is refused before resolution walks the tree.
   // They judge the mode this run gets: --mode read-only makes nothing writable.
@@ -108,28 +135,13 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
   std::optional<Compiled> compiled;
   if (refused.empty()) {
     ir::Diagnostics diags;
-    compiled = compile(in.policy, target, in.mode, in.host, diags, ArtifactSet::Enforced);
+    const bool overlap = when == FilterProof::BeforeRelease && target == Target::Linux;
+    compiled = compile(in.policy, target, in.mode, in.host, diags, ArtifactSet::Enforced,
+                       overlap ? Proof::MountPlanOnly : Proof::All);
     if (!compiled || diags.has_errors()) return Refusal{kExitUsage, diags.str()};
   }
-  const size_t findings = compiled ? compiled->findings.size() : 0;
-  if (!refused.empty() || findings) {
-    std::string report;
-    for (const auto& l : refused) report += l.str() + "\n";
-    if (compiled)
-      for (const auto& f : compiled->findings) report += f.str();
-    report += "zpolicy: refusing to run";
-    if (findings) report += ": " + plural(findings, "verifier finding", "verifier findings");
-    if (!refused.empty())
-      report += std::string(findings ? ", " : ": ") + plural(refused.size(), "lint", "lints") +
-                " at error level";
-    report += "; nothing ran\n";
-    bool acceptable_only = !findings && std::all_of(refused.begin(), refused.end(), [](const Lint& l) {
-      return acceptance_of(l.id) == Acceptance::Acceptable;
-    });
-    if (acceptable_only)
-      report += "zpolicy: to take this risk for one run, name each lint: --accept ID\n";
-    return Refusal{kExitVerify, report};
-  }
+  if (!refused.empty() || !compiled->findings.empty())
+    return refusal(refused, compiled ? compiled->findings : std::vector<Finding>{});
 
   RunPlan plan;
   plan.command = in.command;
@@ -173,6 +185,7 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.argv.insert(plan.argv.end(), in.command.begin(), in.command.end());
     // The filter's descriptor is the one the verified argv names (`--seccomp 3`).
     plan.fds.push_back({emitters::bwrap::kSeccompFd, bpf->content, bpf->name});
+
     plan.status_fd = kStatusFd;
   } else {
     const Artifact* profile = artifact(*compiled, "profile.sb");
@@ -190,7 +203,44 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.cwd = compiled->resolved.cwd;
   }
   plan.verified = std::move(compiled->resolved);
+  if (when == FilterProof::BeforeRelease && target == Target::Linux) start_filter_proof(plan);
   return plan;
+}
+
+void start_filter_proof(RunPlan& plan) {
+  // Over copies of exactly the bytes the backend will read, so that what is proved is
+  // what runs, whatever happens to `plan` meanwhile.
+  std::vector<Artifact> handed;
+  for (const auto& p : plan.fds) handed.push_back({p.artifact, p.bytes, true});
+  auto prove = [resolved = *plan.verified, handed = std::move(handed)] {
+    return verify_linux_part(resolved, LinuxPart::Filter, handed, ArtifactSet::Enforced);
+  };
+  // The thread takes no signal: it starts with every signal blocked (a new thread
+  // inherits its creator's mask), so the runner's handlers and masks (runner/supervise.cpp)
+  // stay the main thread's alone, and a signal never meets a disposition the runner did
+  // not set up.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  try {
+    plan.filter_proof = std::async(std::launch::async, prove).share();
+  } catch (const std::system_error&) {
+    // No thread: the proof runs when awaited, later than asked and never weaker.
+    plan.filter_proof = std::async(std::launch::deferred, prove).share();
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
+std::optional<Refusal> await_filter_proof(const RunPlan& plan) {
+  if (!plan.filter_proof.valid()) return std::nullopt;
+  try {
+    const auto& findings = plan.filter_proof.get();
+    if (findings.empty()) return std::nullopt;
+    return refusal({}, findings);
+  } catch (const std::exception& e) {
+    return Refusal{kExitInternal, std::string("zpolicy: cannot prove the seccomp program: ") +
+                                      e.what() + "; nothing ran\n"};
+  }
 }
 
 }  // namespace zpolicy::compiler

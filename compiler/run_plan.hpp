@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <future>
 #include <optional>
 #include <string>
 #include <utility>
@@ -74,6 +75,9 @@ struct RunPlan {
   std::vector<ExpectedObject> expected_setup;
   uint16_t proxy_port = 0;
   std::vector<Lint> accepted;  // error-level lints the caller accepted (--accept)
+  // Bwrap, FilterProof::BeforeRelease: the proof of the seccomp program in fds, running;
+  // the runner releases the sandbox only when await_filter_proof() says it holds.
+  std::shared_future<std::vector<Finding>> filter_proof;
 };
 
 // Why a run is refused before anything starts: the exit code of DESIGN.md (2 invalid
@@ -98,12 +102,30 @@ struct RunInput {
 // reason, for a usage error (exit 2).
 std::optional<std::string> check_accepted(const std::vector<std::string>& ids);
 
+// When a bwrap plan's seccomp program is proved. bwrap acts on the mount plan as soon as
+// it starts, but reads the program from its descriptor only after the runner releases it
+// (--block-fd), and loads it only just before it execs the command. `plan` hands out only
+// what is proved in full (BeforePlan); `run` proves the program on a second thread while
+// bwrap sets up the sandbox, and releases it only when the proof holds (BeforeRelease;
+// docs/run.md "When the seccomp program is proved").
+enum class FilterProof { BeforePlan, BeforeRelease };
+
 // The confined plan for this host's target: lint (the policy judged in the mode the run
 // gets), then resolve_for_target, emit, verify. Any error-level lint not accepted or
 // syscall rule, and any verifier finding, is a Refusal (exit 3) that names each one at
 // its policy file:line:col; lints that refuse are reported without resolving further. A
 // resolution error is a Refusal with exit 2, as in `compile`.
-std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target);
+std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target target,
+                                             FilterProof when = FilterProof::BeforePlan);
+
+// Starts proving the seccomp program of a bwrap plan (plan.fds, against plan.verified) on
+// its own thread: plan_confined does so for FilterProof::BeforeRelease.
+void start_filter_proof(RunPlan& plan);
+
+// Waits for a plan's pending filter proof: nullopt when it holds (or none is pending),
+// else the Refusal plan_confined would have returned for the same findings (exit 3), or
+// exit 125 when the proof itself failed.
+std::optional<Refusal> await_filter_proof(const RunPlan& plan);
 
 // The command as is, without a sandbox (danger-full-access; run-unconfined).
 RunPlan plan_unconfined(const RunInput& in);

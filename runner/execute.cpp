@@ -227,8 +227,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   std::unique_ptr<NetworkProxy> proxy;
   if (plan.verified->network == ir::Network::Allow)
     proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
-  // Why the sandbox was killed before its command could start, and the exit code.
-  std::string refused;
+  // Why the sandbox was killed before its command could start, and the exit code; or the
+  // whole report of a refused filter proof.
+  std::string refused, refused_report;
   int refused_code = kExitInternal;
   spec.on_started = [&](pid_t init) {
     std::string why;
@@ -241,6 +242,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         return false;
       case SetupCheck::Result::Holds:
         break;
+    }
+    if (auto r = compiler::await_filter_proof(plan)) {
+      refused_report = r->report;
+      refused_code = r->exit_code;
+      return false;
     }
     // Served only in a sandbox found to be what was verified.
     if (proxy) {
@@ -277,6 +283,10 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     placeholders.cleanup();
     for (int fd : status)
       if (fd >= 0) close(fd);
+    if (!refused_report.empty()) {
+      err << refused_report;
+      return refused_code;
+    }
     if (refused.empty()) refused = "cannot release the sandbox: " + std::string(std::strerror(errno));
     err << "zpolicy: " << refused << "; nothing ran\n";
     return refused_code;

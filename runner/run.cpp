@@ -91,7 +91,8 @@ std::string absolute(const std::string& path, const std::string& cwd) {
 
 }  // namespace
 
-std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream& err) {
+std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream& err,
+                                             compiler::FilterProof when) {
   if (req.command.empty()) {
     err << "zpolicy: run: no command given (zpolicy run [OPTIONS] -- CMD [ARG...])\n";
     return kExitUsage;
@@ -163,7 +164,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 #else
   const auto target = ir::Target::Linux;
 #endif
-  auto planned = compiler::plan_confined(in, target);
+  auto planned = compiler::plan_confined(in, target, when);
   if (auto* refusal = std::get_if<compiler::Refusal>(&planned)) {
     err << refusal->report;
     return refusal->exit_code;
@@ -172,7 +173,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 }
 
 int run(const RunRequest& req, std::ostream& err, RunReport* report) {
-  auto prepared = prepare(req, err);
+  auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease);
   if (const int* refused = std::get_if<int>(&prepared)) return *refused;
   const auto& plan = std::get<compiler::RunPlan>(prepared);
   const int status = execute(plan, err, report);

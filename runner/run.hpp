@@ -32,8 +32,11 @@ struct RunRequest {
 // through the pipeline `compile --workspace` uses plus the bound lints
 // (compiler::plan_confined), or the unconfined plan danger-full-access and a trusted
 // `unavailable: run-unconfined` allow. A refusal is printed to `err` and returned as
-// the exit code. `zpolicy plan` prints this; `run` executes it.
-std::variant<compiler::RunPlan, int> prepare(const RunRequest& request, std::ostream& err);
+// the exit code. `zpolicy plan` prints this (every artifact proved); `run` executes it,
+// proving the seccomp program while bwrap starts (compiler::FilterProof).
+std::variant<compiler::RunPlan, int> prepare(
+    const RunRequest& request, std::ostream& err,
+    compiler::FilterProof when = compiler::FilterProof::BeforePlan);
 
 // Compiles the policy for this host through the pipeline `compile --workspace` uses
 // (resolve, emit, verify) plus the bound lints (compiler::plan_confined), refuses on any

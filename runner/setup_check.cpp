@@ -73,7 +73,7 @@ Blocked wait_until_blocked(pid_t init, int block_fd) {
     const char state = (*stat)[paren + 2];
     if (state == 'Z' || state == 'X') return Blocked::Ended;
     std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    pause = std::min(pause * 2, std::chrono::microseconds(250));
   }
   return Blocked::TimedOut;
 }

@@ -37,8 +37,9 @@ ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f)
   return found;
 }
 
-void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::ArtifactSet set,
-                  std::vector<Finding>& out) {
+// bwrap.args and bwrap.fds: what bwrap acts on as soon as it starts.
+void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& arts,
+                         ir::ArtifactSet set, std::vector<Finding>& out) {
   // A run binds by descriptor, and bwrap.fds says what each descriptor holds.
   const Artifact* fds = find(arts, "bwrap.fds");
   if (set == ir::ArtifactSet::Enforced && !fds)
@@ -50,6 +51,11 @@ void verify_linux(const ir::Resolved& r, const std::vector<Artifact>& arts, ir::
   } else {
     out.push_back(malformed(Target::Linux, "bwrap.args", "missing"));
   }
+}
+
+// seccomp.bpf and its listing: what bwrap reads only once the runner releases it.
+void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& arts,
+                         ir::ArtifactSet set, std::vector<Finding>& out) {
   const Artifact* bpf = find(arts, "seccomp.bpf");
   // The listing is for review, not what the kernel loads, but reviewers read it in
   // golden diffs: it must be the listing of this very program, and a set without it is
@@ -117,10 +123,24 @@ std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
                                       ir::ArtifactSet set) {
   std::vector<Finding> out;
   if (!ir::is_confined(intent.mode)) return out;
-  if (target == Target::Linux)
-    verify_linux(intent, artifacts, set, out);
-  else
+  if (target == Target::Linux) {
+    verify_linux_mounts(intent, artifacts, set, out);
+    verify_linux_filter(intent, artifacts, set, out);
+  } else {
     verify_macos(intent, artifacts, out);
+  }
+  return out;
+}
+
+std::vector<Finding> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
+                                       const std::vector<Artifact>& artifacts,
+                                       ir::ArtifactSet set) {
+  std::vector<Finding> out;
+  if (!ir::is_confined(intent.mode)) return out;
+  if (part == LinuxPart::Mounts)
+    verify_linux_mounts(intent, artifacts, set, out);
+  else
+    verify_linux_filter(intent, artifacts, set, out);
   return out;
 }
 

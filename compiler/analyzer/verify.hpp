@@ -18,6 +18,15 @@ std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
                                       const std::vector<Artifact>& artifacts,
                                       ir::ArtifactSet set = ir::ArtifactSet::All);
 
+// The Linux artifacts in the two parts bwrap consumes at different times: the mount plan
+// (bwrap.args, bwrap.fds), which it acts on as soon as it starts, and the seccomp filter
+// (seccomp.bpf, seccomp.txt), which it reads only after the runner releases it
+// (--block-fd). verify_artifacts() for Linux is exactly both parts, in this order.
+enum class LinuxPart { Mounts, Filter };
+std::vector<Finding> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
+                                       const std::vector<Artifact>& artifacts,
+                                       ir::ArtifactSet set);
+
 // The names of a target's artifact files (DESIGN.md "Artifact files").
 std::vector<std::string> artifact_names(Target target);
 
