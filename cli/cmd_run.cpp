@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,15 +29,25 @@ int cmd_run(const Args& args) {
   // Opened before anything starts, so that a status that cannot be written refuses the
   // run instead of losing its refusals afterwards.
   const std::string path = vm["status-file"].as<std::string>();
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (fd < 0) {
-    std::cerr << "zpolicy: run: cannot write --status-file '" << path
-              << "': " << std::strerror(errno) << "; nothing ran\n";
+  // Never blocking on what is found there (a FIFO planted by an earlier sandbox would
+  // hang the run before it starts; red team R5-S1): only a regular file is a status file.
+  const int fd =
+      open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || ftruncate(fd, 0) != 0) {
+    const int e = errno;
+    std::cerr << "zpolicy: run: cannot write --status-file '" << path << "': "
+              << (fd >= 0 && !S_ISREG(st.st_mode) ? "not a regular file" : std::strerror(e))
+              << "; nothing ran\n";
+    if (fd >= 0) close(fd);
     return kExitUsage;
   }
   const RunStatus status = run_with_status(req, std::cerr);
   const std::string json = run_status_json(status);
-  size_t done = 0;
+  // What a command wrote into the file meanwhile (it may lie in a writable root) is
+  // not left after the document.
+  size_t done = ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 ? 0 : json.size() + 1;
   while (done < json.size()) {
     const ssize_t w = write(fd, json.data() + done, json.size() - done);
     if (w < 0 && errno == EINTR) continue;

@@ -58,8 +58,8 @@ BOOST_AUTO_TEST_SUITE(kernel_redteam5)
 // (a harness's kill(), the OOM killer) while bwrap waits there closed the pipe's write
 // end: the command started without the setup check, and the sandbox's init had lost its
 // parent-death signal to bwrap's credential changes, so the command outlived zpolicy and
-// its timeout. zpolicy is stopped as soon as the init exists, so that it cannot release
-// the sandbox itself; then killed once the init waits for the release.
+// its timeout. zpolicy is stopped as soon as it has started bwrap, so that it cannot
+// release the sandbox itself; then killed once the init waits for the release.
 BOOST_DATA_TEST_CASE(a_runner_killed_while_the_sandbox_is_checked_releases_nothing,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
@@ -69,9 +69,14 @@ BOOST_DATA_TEST_CASE(a_runner_killed_while_the_sandbox_is_checked_releases_nothi
     RunSpec spec;
     spec.command = {"/bin/sh", "-c", "echo x > ran; sleep 2; echo y > late"};
     Running r = box.start(spec);
+    // Stopped as soon as it has started bwrap, long before it could release anything;
+    // bwrap's monitor sets the sandbox up without it.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (children_of(r.pid).empty() && std::chrono::steady_clock::now() < until) {
+    }
+    kill(r.pid, SIGSTOP);
     pid_t init = 0;
     wait_until([&] { return (init = sandbox_init(r.pid)) != 0; }, std::chrono::seconds(5));
-    kill(r.pid, SIGSTOP);
     BOOST_REQUIRE_MESSAGE(init != 0, "no sandbox init appeared");
     held = wait_until([&] { return blocked_on_release(init); }, std::chrono::seconds(5));
     kill(r.pid, SIGKILL);
@@ -89,6 +94,55 @@ BOOST_DATA_TEST_CASE(a_runner_killed_while_the_sandbox_is_checked_releases_nothi
     BOOST_CHECK_MESSAGE(!exists(marker), "the command ran without the setup check");
   }
   BOOST_CHECK_MESSAGE(held, "zpolicy released every sandbox before it could be stopped");
+}
+
+// R5-S1: `--status-file` opened with a blocking open: a FIFO at that name (a sandbox in the
+// same workspace can plant one where the harness puts its status) hung the run before it
+// started, with no timeout to end it. And the file is opened before the run and written
+// at its end: what the command wrote into it meanwhile stayed after the document.
+BOOST_DATA_TEST_CASE(a_status_file_planted_as_a_fifo_refuses_the_run_at_once,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.host_command({"/usr/bin/mkfifo", box.ws("status.json")});
+  RunSpec spec;
+  spec.options = {"--status-file", box.ws("status.json")};
+  spec.command = {"/bin/sh", "-c", "echo x > ran"};
+  spec.limit = std::chrono::seconds(10);
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(!r.hit_limit && r.exit_code == 2, r.describe());
+  BOOST_CHECK(!exists(box.ws("ran")));
+}
+
+BOOST_DATA_TEST_CASE(a_status_file_the_command_writes_holds_only_zpolicys_document,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--status-file", box.ws("status.json")};
+  spec.command = {"/bin/sh", "-c", "head -c 3000 /dev/zero | tr '\\0' x > status.json; exit 3"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
+  const auto doc = read_file(box.ws("status.json"));
+  BOOST_REQUIRE(doc);
+  BOOST_CHECK_EQUAL(*doc, "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": []}\n");
+}
+
+// R5-S2, open: a status file in a writable root can be renamed away by the command and
+// another put at its name; zpolicy writes the true status into the renamed file and the
+// harness reads the forgery. Fix direction: refuse a --status-file inside a writable root
+// of the run (exit 2, before anything starts), or write the document by rename at the end.
+BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
+BOOST_DATA_TEST_CASE(a_status_file_renamed_by_the_command_is_not_forged, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--status-file", box.ws("status.json")};
+  spec.command = {"/bin/sh", "-c",
+                  "mv status.json old.json; echo '{\"zpolicy_run_status\": 1, \"exit_code\": 0, "
+                  "\"network_refusals\": []}' > status.json; exit 3"};
+  const RunResult r = box.run(spec);
+  const auto doc = read_file(box.ws("status.json"));
+  BOOST_CHECK_MESSAGE(r.exit_code != 3 || (doc && doc->find("\"exit_code\": 3") != std::string::npos),
+                      "the status file says another exit code than the run's: " + r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
