@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -113,36 +114,39 @@ BOOST_DATA_TEST_CASE(a_status_file_planted_as_a_fifo_refuses_the_run_at_once,
   BOOST_CHECK(!exists(box.ws("ran")));
 }
 
-BOOST_DATA_TEST_CASE(a_status_file_the_command_writes_holds_only_zpolicys_document,
-                     bdata::make(kCallers), caller) {
-  Sandbox box(caller);
-  RunSpec spec;
-  spec.options = {"--status-file", box.ws("status.json")};
-  spec.command = {"/bin/sh", "-c", "head -c 3000 /dev/zero | tr '\\0' x > status.json; exit 3"};
-  const RunResult r = box.run(spec);
-  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
-  const auto doc = read_file(box.ws("status.json"));
-  BOOST_REQUIRE(doc);
-  BOOST_CHECK_EQUAL(*doc, "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": []}\n");
-}
-
-// R5-S2, open: a status file in a writable root can be renamed away by the command and
-// another put at its name; zpolicy writes the true status into the renamed file and the
-// harness reads the forgery. Fix direction: refuse a --status-file inside a writable root
-// of the run (exit 2, before anything starts), or write the document by rename at the end.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
-BOOST_DATA_TEST_CASE(a_status_file_renamed_by_the_command_is_not_forged, bdata::make(kCallers),
+// R5-S2, fixed: a status file in a writable root could be renamed away by the command and
+// another put at its name, or overwritten; zpolicy wrote the true status into the renamed
+// file and the harness read the forgery. Such a status file is refused before anything
+// starts (exit 2), also when the writable root is reached through a bind-mount alias; one
+// outside every writable root holds zpolicy's document only.
+BOOST_DATA_TEST_CASE(a_status_file_the_sandbox_could_forge_is_refused, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
+  const std::string forge =
+      "mv status.json old.json; echo '{\"zpolicy_run_status\": 1, \"exit_code\": 0, "
+      "\"network_refusals\": []}' > status.json; echo x > ran; exit 3";
+  const std::string alias = box.base() + "/alias";
+  box.make_dir(alias);
+  BOOST_REQUIRE(mount(box.workspace().c_str(), alias.c_str(), nullptr, MS_BIND, nullptr) == 0);
+  for (const std::string& status : {box.ws("status.json"), alias + "/status.json"}) {
+    RunSpec spec;
+    spec.options = {"--status-file", status};
+    spec.command = {"/bin/sh", "-c", forge};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 2, status << ": " << r.describe());
+    BOOST_CHECK_MESSAGE(r.err.find("lies in writable root") != std::string::npos, r.describe());
+    BOOST_CHECK_MESSAGE(!exists(box.ws("ran")), status << ": the command ran");
+  }
+  umount2(alias.c_str(), MNT_DETACH);
+  // Outside every writable root: the document is zpolicy's, whatever the command did.
   RunSpec spec;
-  spec.options = {"--status-file", box.ws("status.json")};
-  spec.command = {"/bin/sh", "-c",
-                  "mv status.json old.json; echo '{\"zpolicy_run_status\": 1, \"exit_code\": 0, "
-                  "\"network_refusals\": []}' > status.json; exit 3"};
+  spec.options = {"--status-file", box.home() + "/status.json"};
+  spec.command = {"/bin/sh", "-c", "exit 3"};
   const RunResult r = box.run(spec);
-  const auto doc = read_file(box.ws("status.json"));
-  BOOST_CHECK_MESSAGE(r.exit_code != 3 || (doc && doc->find("\"exit_code\": 3") != std::string::npos),
-                      "the status file says another exit code than the run's: " + r.describe());
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
+  const auto doc = read_file(box.home() + "/status.json");
+  BOOST_REQUIRE(doc);
+  BOOST_CHECK_EQUAL(*doc, "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": []}\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
