@@ -221,7 +221,8 @@ def child_pid(status_r, seen):
         seen += os.read(status_r, 65536)
     except BlockingIOError:
         pass
-    for line in seen.splitlines():
+    # bwrap writes the line in several pieces: only a line ended by its newline is whole.
+    for line in seen.split(b"\n")[:-1]:
         if b"child-pid" in line:
             return json.loads(line)["child-pid"], seen
     return None, seen
