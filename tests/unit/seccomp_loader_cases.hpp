@@ -16,7 +16,8 @@ using compiler::BpfInsn;
 
 inline std::string bytes_of(const std::vector<BpfInsn>& prog) {
   std::string out(prog.size() * sizeof(BpfInsn), '\0');
-  std::memcpy(out.data(), prog.data(), out.size());
+  // An empty vector's data() may be null, and memcpy from null is undefined even for 0 bytes.
+  if (!prog.empty()) std::memcpy(out.data(), prog.data(), out.size());
   return out;
 }
 

@@ -19,7 +19,17 @@ struct ProcessResult {
   std::string out;
   std::string err;
   long max_rss_kb = 0;
+  // The child's ru_maxrss counts its fork-time copy of this process until exec: a peak
+  // no higher than this (plus what the child touched before exec) is the harness's, not
+  // the program's. Under ASan the harness alone holds some 300 MiB.
+  long harness_rss_kb = 0;
 };
+
+inline long resident_kb() {
+  long pages = 0, resident = 0;
+  std::ifstream("/proc/self/statm") >> pages >> resident;
+  return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -36,6 +46,7 @@ inline std::string slurp(const std::string& path) {
 inline ProcessResult run_process(const std::vector<std::string>& argv, const std::string& scratch,
                                  const std::string& cwd = "", rlim_t cpu_seconds = 20) {
   const std::string out_path = scratch + "/.stdout", err_path = scratch + "/.stderr";
+  const long harness_rss_kb = resident_kb();
   pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
@@ -68,6 +79,7 @@ inline ProcessResult run_process(const std::vector<std::string>& argv, const std
   r.out = slurp(out_path);
   r.err = slurp(err_path);
   r.max_rss_kb = usage.ru_maxrss;
+  r.harness_rss_kb = harness_rss_kb;
   unlink(out_path.c_str());
   unlink(err_path.c_str());
   return r;
