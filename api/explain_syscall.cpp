@@ -111,14 +111,7 @@ Explanation explain_syscall(const Request& request, const SyscallCall& call,
     return out;
   }
   if (loaded->host && !target) targets = {Target::Linux};
-  auto refusal = api::bound_refusal(*loaded, request);
-  if (!refusal.refused.empty()) {
-    out.diagnostics = std::move(refusal.refused);
-    out.notes.clear();
-    out.exit_code = kExitVerify;
-    return out;
-  }
-  for (auto& n : refusal.notes) out.notes.push_back(std::move(n));
+  if (auto refused = api::bound_refusal(*loaded, request, out.notes)) return std::move(*refused);
   const api::ParsedCall& c = std::get<api::ParsedCall>(parsed);
   out.query = call_words(call, c);
   for (const Target t : targets) {
