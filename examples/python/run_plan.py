@@ -231,10 +231,14 @@ def child_pid(status_r, seen):
 def main():
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 1:
-        refuse("not a version 1 zpolicy plan")
+    if plan.get("zpolicy_plan") != 2:
+        refuse("not a version 2 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
+    if plan["network_proxy"] is not None:
+        # Without the proxy the command's connections would fail inside: refuse instead.
+        refuse("the plan needs the network proxy, which this executor does not serve "
+               "(zpolicy run or the API's run(plan) do)")
     exe = raw(plan["exe"])
     argv = [raw(a) for a in plan["argv"]]
     env = [raw(e) for e in plan["env"]]
