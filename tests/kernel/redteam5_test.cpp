@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "process_tree.hpp"
 #include "sandbox_fixture.hpp"
 
 // Round 5 of the red-team pass (docs/redteam-2026-12.md "Round 5"): the release of bwrap
@@ -18,40 +19,6 @@
 // around the setup.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
-namespace {
-
-std::vector<pid_t> children_of(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) + "/children");
-  std::vector<pid_t> out;
-  for (pid_t c; in >> c;) out.push_back(c);
-  return out;
-}
-
-// The sandbox's init: bwrap's monitor is zpolicy's child, the init the monitor's.
-pid_t sandbox_init(pid_t zpolicy) {
-  for (pid_t monitor : children_of(zpolicy))
-    for (pid_t init : children_of(monitor)) return init;
-  return 0;
-}
-
-// Whether `pid` is blocked in read(FD, BUF, 1): bwrap's wait on --block-fd (its other
-// blocking read before setup, on an eventfd, reads 8 bytes).
-bool blocked_on_release(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/syscall");
-  std::string nr, fd, buf, count;
-  return in >> nr >> fd >> buf >> count && nr == "0" && count == "0x1";
-}
-
-bool gone_or_zombie(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return true;
-  const auto paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] == 'Z' ||
-         line[paren + 2] == 'X';
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam5)
 
