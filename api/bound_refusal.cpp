@@ -4,9 +4,9 @@
 
 namespace zpolicy::api {
 
-BoundRefusal bound_refusal(const Loaded& loaded, const Request& request) {
-  BoundRefusal out;
-  if (!loaded.host) return out;
+std::optional<Explanation> bound_refusal(const Loaded& loaded, const Request& request,
+                                         std::vector<std::string>& notes) {
+  if (!loaded.host) return std::nullopt;
   compiler::LintContext context;
   context.host = loaded.host;
   if (request.policy_file)
@@ -16,23 +16,29 @@ BoundRefusal bound_refusal(const Loaded& loaded, const Request& request) {
   // The mode the run would get: --mode read-only makes nothing writable.
   ir::Policy judged = loaded.policy;
   judged.mode.value = loaded.mode;
+  Explanation refused;
+  std::vector<std::string> other;
   std::string ids;
   for (const auto& l : compiler::lint_policy(judged, context)) {
     if (l.severity != ir::Severity::Error) continue;
     if (l.id == "ZP003" || l.id == "ZP013") {
-      out.refused.push_back(diagnostic_of(l.id, l.severity, l.loc, l.message));
+      refused.diagnostics.push_back(diagnostic_of(l.id, l.severity, l.loc, l.message));
       ids += (ids.empty() ? "" : ", ") + l.id;
     } else {
-      out.notes.push_back("a run here is refused unless `run --accept " + l.id + "`: " + l.message);
+      other.push_back("a run here is refused unless `run --accept " + l.id + "`: " + l.message);
     }
   }
-  if (!out.refused.empty())
-    out.refused.push_back(diagnostic_of(
-        "", ir::Severity::Error, {"<command line>"},
-        "a run bound to " + loaded.host->workspace + " would be refused (" + ids +
-            "), so there is nothing bound to explain; --portable answers for the portable "
-            "artifacts"));
-  return out;
+  if (refused.diagnostics.empty()) {
+    for (auto& n : other) notes.push_back(std::move(n));
+    return std::nullopt;
+  }
+  refused.diagnostics.push_back(diagnostic_of(
+      "", ir::Severity::Error, {"<command line>"},
+      "a run bound to " + loaded.host->workspace + " would be refused (" + ids +
+          "), so there is nothing bound to explain; --portable answers for the portable "
+          "artifacts"));
+  refused.exit_code = kExitVerify;
+  return refused;
 }
 
 }  // namespace zpolicy::api

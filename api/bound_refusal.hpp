@@ -6,6 +6,7 @@
 // `$HOME`, a system directory), rather than walk a tree the run would never touch.
 // Internal to api/.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,11 +14,10 @@
 
 namespace zpolicy::api {
 
-struct BoundRefusal {
-  std::vector<Diagnostic> refused;  // non-empty: do not answer (the lints, then what to do)
-  std::vector<std::string> notes;   // the other refusing lints, for the answer's notes
-};
-
-BoundRefusal bound_refusal(const Loaded& loaded, const Request& request);
+// Where a run bound as `loaded` is would be refused by a lint on the workspace's place
+// itself: the Explanation to return instead of an answer (exit 3, the lints, then what to
+// do). Otherwise nullopt, and each other refusing lint is added to `notes`.
+std::optional<Explanation> bound_refusal(const Loaded& loaded, const Request& request,
+                                         std::vector<std::string>& notes);
 
 }  // namespace zpolicy::api

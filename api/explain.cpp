@@ -180,14 +180,7 @@ Explanation explain(const Request& request, const std::string& path_text,
   }
   // A bound policy is a policy for this host, and this host is Linux.
   if (loaded->host && !target) targets = {compiler::Target::Linux};
-  auto refusal = api::bound_refusal(*loaded, request);
-  if (!refusal.refused.empty()) {
-    out.diagnostics = std::move(refusal.refused);
-    out.notes.clear();
-    out.exit_code = kExitVerify;
-    return out;
-  }
-  for (auto& n : refusal.notes) out.notes.push_back(std::move(n));
+  if (auto refused = api::bound_refusal(*loaded, request, out.notes)) return std::move(*refused);
 
   out.query = std::string(compiler::to_string(*op)) + " " + path->str();
   // Portable output names a pattern as one symbolic entry, which the answers compare as

@@ -7,6 +7,7 @@
 #include "api/request.hpp"
 #include "api/syscall_call.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/listing_check.hpp"
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
 #include "compiler/review/syscall_words.hpp"
 
@@ -66,8 +67,10 @@ void policy_side(const ir::Policy& policy, const ir::SyscallPolicy& filter,
   if (!decided->loc.file.empty()) out.line = api::line_of(decided->loc);
 }
 
-// The program's answer, with the instruction that returns it.
-void artifact_side(const std::string& program, const api::ParsedCall& c, ExplainAnswer& out) {
+// The program's answer, with the instruction that returns it: first its line in the
+// listing a reviewer reads (seccomp.txt), then its number in seccomp.bpf.
+void artifact_side(const std::string& program, const std::string& listing, const api::ParsedCall& c,
+                   ExplainAnswer& out) {
   std::string error;
   const auto prog = compiler::parse_bpf(program, &error);
   if (!prog) {
@@ -84,6 +87,10 @@ void artifact_side(const std::string& program, const api::ParsedCall& c, Explain
   out.artifact = action ? action->str() : compiler::seccomp_action_text(run.ret);
   char ret[16];
   std::snprintf(ret, sizeof ret, "%#x", run.ret);
+  if (!trace.empty())
+    if (const auto listed = compiler::listing_line(listing, trace.back()))
+      out.trace.push_back("seccomp.txt:" + std::to_string(listed->line) + ": " +
+                          std::string(listed->text));
   out.trace.push_back("seccomp.bpf instruction " +
                       (trace.empty() ? std::string("(none)") : std::to_string(trace.back())) +
                       " returns " + ret + ", after " + std::to_string(run.executed) +
@@ -111,14 +118,7 @@ Explanation explain_syscall(const Request& request, const SyscallCall& call,
     return out;
   }
   if (loaded->host && !target) targets = {Target::Linux};
-  auto refusal = api::bound_refusal(*loaded, request);
-  if (!refusal.refused.empty()) {
-    out.diagnostics = std::move(refusal.refused);
-    out.notes.clear();
-    out.exit_code = kExitVerify;
-    return out;
-  }
-  for (auto& n : refusal.notes) out.notes.push_back(std::move(n));
+  if (auto refused = api::bound_refusal(*loaded, request, out.notes)) return std::move(*refused);
   const api::ParsedCall& c = std::get<api::ParsedCall>(parsed);
   out.query = call_words(call, c);
   for (const Target t : targets) {
@@ -148,10 +148,12 @@ Explanation explain_syscall(const Request& request, const SyscallCall& call,
       return out;
     }
     policy_side(loaded->policy, compiled->resolved.syscalls, c, a);
-    std::string program;
-    for (const auto& art : compiled->artifacts)
+    std::string program, listing;
+    for (const auto& art : compiled->artifacts) {
       if (art.name == "seccomp.bpf") program = art.content;
-    artifact_side(program, c, a);
+      if (art.name == "seccomp.txt") listing = art.content;
+    }
+    artifact_side(program, listing, c, a);
     out.answers.push_back(std::move(a));
   }
   return out;

@@ -137,7 +137,7 @@ std::string plan_strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string plan_json(const Plan& plan) {
-  std::string out = "{\"zpolicy_plan\": 1";
+  std::string out = "{\"zpolicy_plan\": 2";
   out += ", \"backend\": " + json_string(plan.backend);
   out += ", \"exe\": " + plan_string(plan.exe);
   out += ", \"argv\": " + plan_strings(plan.argv);
@@ -185,6 +185,18 @@ std::string plan_json(const Plan& plan) {
     out += std::string(i ? ", " : "") + "[" + plan_string(plan.sbpl_params[i].first) + ", " +
            plan_string(plan.sbpl_params[i].second) + "]";
   out += "], \"accepted\": " + plan_strings(plan.accepted);
+  out += ", \"network_proxy\": ";
+  if (const auto& proxy = plan.network_proxy) {
+    out += "{\"port\": " + std::to_string(proxy->port) + ", \"allow\": [";
+    for (size_t i = 0; i < proxy->allow.size(); ++i)
+      out += (i ? ", " : "") + json_string(proxy->allow[i]);
+    out += "], \"forwards\": [";
+    for (size_t i = 0; i < proxy->forwards.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(proxy->forwards[i]);
+    out += "]}";
+  } else {
+    out += "null";
+  }
   return out + "}\n";
 }
 

@@ -79,6 +79,16 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
   out.sbpl_profile = p.sbpl_profile;
   out.sbpl_params = p.sbpl_params;
   for (const auto& l : p.accepted) out.accepted.push_back(l.str());
+  if (p.backend == compiler::Backend::Bwrap && p.verified &&
+      p.verified->network == ir::Network::Allow) {
+    PlanNetworkProxy proxy;
+    proxy.port = p.proxy_port;
+    for (const auto& d : p.verified->allow) {
+      proxy.allow.push_back(d.value.str());
+      if (d.value.kind == ir::DestinationKind::Localhost) proxy.forwards.push_back(d.value.port);
+    }
+    out.network_proxy = std::move(proxy);
+  }
   return out;
 }
 

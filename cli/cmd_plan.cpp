@@ -31,6 +31,14 @@ void print_text(const Plan& plan) {
     std::cout << (c.read_only ? ", read-only" : "") << "\n";
   }
   for (const auto& l : plan.accepted) std::cout << "accepted: " << l << "\n";
+  if (const auto& proxy = plan.network_proxy) {
+    std::cout << "network proxy: serve on 127.0.0.1:" << proxy->port
+              << " in the sandbox's network namespace, admitting:\n";
+    for (const auto& a : proxy->allow) std::cout << "  " << a << "\n";
+    for (int f : proxy->forwards)
+      std::cout << "network forward: 127.0.0.1:" << f << " in the sandbox to the host's 127.0.0.1:"
+                << f << "\n";
+  }
 }
 
 }  // namespace

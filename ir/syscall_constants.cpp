@@ -38,13 +38,15 @@ std::string hex(uint64_t v) {
 
 ArgumentConstants argument_constants(std::string_view call, unsigned index) {
   if (call == "socket" || call == "socketpair") {
-    if (index == 0) return {kFamilies};
-    if (index == 1) return {kSocketTypes};
+    if (index == 0) return {"domain", kFamilies};
+    if (index == 1) return {"type", kSocketTypes};
+    if (index == 2) return {"protocol", {}};
   }
-  if (call == "ioctl" && index == 1) return {kIoctls};
-  if (call == "clone" && index == 0) return {kCloneFlags, true};
+  if (call == "ioctl" && index == 1) return {"request", kIoctls};
+  if (call == "clone" && index == 0) return {"flags", kCloneFlags, true};
+  if (call == "sendto" && index == 4) return {"dest_addr", {}};
   for (const auto& m : kModeArgs)
-    if (m.call == call && m.index == index) return {kModeBits, true};
+    if (m.call == call && m.index == index) return {"mode", kModeBits, true};
   return {};
 }
 

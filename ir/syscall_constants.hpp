@@ -11,13 +11,15 @@ namespace zpolicy::ir {
 // The Linux x86_64 uapi constants that seccomp rules compare syscall arguments with,
 // by the argument they belong to, so that seccomp.txt can say AF_UNIX and TIOCSTI where
 // the program holds 0x1 and 0x5412 (tests/unit/syscall_constants_test.cpp holds them to
-// the system headers).
+// the system headers). The one table of them: the emitter's listing, the analyzer's
+// reading of it, and the words of `diff` and `explain` all use it.
 struct NamedConstant {
   uint64_t value;
   std::string_view name;
 };
 
 struct ArgumentConstants {
+  std::string_view name;  // the argument's name in the man page ("domain"); empty: unnamed
   std::span<const NamedConstant> constants;  // empty: the argument has no named values
   bool flags = false;  // a bit set (written NAME|NAME), not one of several values
 };

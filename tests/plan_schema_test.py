@@ -2,6 +2,7 @@
 """The plan JSON that `zpolicy plan --format json` emits is valid against the schema
 installed with the package (docs/plan.schema.json), and the schema is not vacuous: plans
 with a key missing or added, another format version, or bytes that are not base64 fail it.
+A plan under an allow list describes the proxy an executor must serve (network_proxy).
 
 usage: plan_schema_test.py ZPOLICY SCHEMA
 Exits 77 (a skip for ctest) when python3's jsonschema is not installed
@@ -53,6 +54,9 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write("zpolicy: 1\nmode: danger-full-access\n")
     with open(os.path.join(tmp, "timed.yaml"), "w") as f:
         f.write("zpolicy: 1\nmode: workspace-write\nprocess:\n  timeout: 90s\n")
+    with open(os.path.join(tmp, "allow.yaml"), "w") as f:
+        f.write("zpolicy: 1\nmode: workspace-write\nnetwork:\n"
+                "  allow: [pypi.org, \"*.pythonhosted.org:443\", \"localhost:5432\"]\n")
 
     plans = {}
     rc, out, err = plan(ws, "--policy", os.path.join(tmp, "danger.yaml"))
@@ -60,7 +64,8 @@ with tempfile.TemporaryDirectory() as tmp:
         failures.append(f"unconfined plan: exit {rc}: {err.decode(errors='replace')}")
     else:
         plans["unconfined"] = json.loads(out)
-    for name, options in (("bwrap", ()), ("bwrap with a timeout", ("--policy", os.path.join(tmp, "timed.yaml")))):
+    for name, options in (("bwrap", ()), ("bwrap with a timeout", ("--policy", os.path.join(tmp, "timed.yaml"))),
+                          ("bwrap with a proxy", ("--policy", os.path.join(tmp, "allow.yaml")))):
         rc, out, err = plan(ws, *options)
         if rc == 4:  # no usable bwrap on this host: the Linux plans cannot be made here
             print(f"plan_schema_test: {name}: no sandbox backend here; not checked", file=sys.stderr)
@@ -80,6 +85,15 @@ with tempfile.TemporaryDirectory() as tmp:
         if timed and (timed["timeout_ms"], timed["timeout_grace_ms"]) != (90000, 2000):
             failures.append(f"timed plan: timeout_ms {timed['timeout_ms']}, "
                             f"timeout_grace_ms {timed['timeout_grace_ms']}")
+        if p["network_proxy"] is not None:
+            failures.append(f"bwrap plan under network none: network_proxy {p['network_proxy']}")
+        proxied = plans.get("bwrap with a proxy")
+        expected = {"port": 3128, "allow": ["*.pythonhosted.org:443", "localhost:5432", "pypi.org:443",
+                                            "pypi.org:80"], "forwards": [5432]}
+        if proxied and dict(proxied["network_proxy"], allow=sorted(proxied["network_proxy"]["allow"])) != expected:
+            failures.append(f"proxied plan: network_proxy {proxied['network_proxy']}, expected {expected}")
+        if proxied and "HTTPS_PROXY=http://127.0.0.1:3128" not in proxied["env"]:
+            failures.append("proxied plan: HTTPS_PROXY does not name the proxy's port")
 
     # The schema refuses what an executor must refuse.
     base = plans.get("bwrap") or plans.get("unconfined")
@@ -88,7 +102,17 @@ with tempfile.TemporaryDirectory() as tmp:
             d = copy.deepcopy(base)
             change(d)
             return d
-        check_invalid("format version 2", mutated(lambda d: d.update(zpolicy_plan=2)))
+        check_invalid("format version 1", mutated(lambda d: d.update(zpolicy_plan=1)))
+        check_invalid("format version 3", mutated(lambda d: d.update(zpolicy_plan=3)))
+        check_invalid("no network_proxy", mutated(lambda d: d.pop("network_proxy")))
+        proxy = {"port": 3128, "allow": ["pypi.org:443"], "forwards": []}
+        check_valid("a proxy", mutated(lambda d: d.update(network_proxy=proxy)))
+        check_invalid("a proxy on port 0", mutated(lambda d: d.update(network_proxy={**proxy, "port": 0})))
+        check_invalid("a proxy admitting nothing", mutated(lambda d: d.update(network_proxy={**proxy, "allow": []})))
+        check_invalid("a proxy entry with a scheme", mutated(
+            lambda d: d.update(network_proxy={**proxy, "allow": ["https://pypi.org:443"]})))
+        check_invalid("a proxy without forwards", mutated(
+            lambda d: d.update(network_proxy={"port": 3128, "allow": ["pypi.org:443"]})))
         check_invalid("no env", mutated(lambda d: d.pop("env")))
         check_invalid("an unknown key", mutated(lambda d: d.update(network="open")))
         check_invalid("an unknown backend", mutated(lambda d: d.update(backend="docker")))

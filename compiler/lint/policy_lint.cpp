@@ -1,7 +1,8 @@
 #include "compiler/lint/policy_lint.hpp"
 
-#include "compiler/lint/network_lint.hpp"
+#include "compiler/lint/host_lookups.hpp"
 #include "compiler/lint/lint_catalog.hpp"
+#include "compiler/lint/network_lint.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,10 +11,8 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
-#include <deque>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 
 namespace zpolicy::compiler {
 namespace {
@@ -43,7 +42,7 @@ std::optional<std::string> bind_raw(const PolicyPath& p, const std::optional<Hos
 // canonical workspace compare as the same directory.
 class Binder {
  public:
-  explicit Binder(const std::optional<HostFacts>& host) : host_(host) {}
+  Binder(const std::optional<HostFacts>& host, HostLookups& look) : host_(host), look_(look) {}
 
   std::optional<std::string> bind(const PolicyPath& p) {
     auto raw = bind_raw(p, host_);
@@ -63,7 +62,6 @@ class Binder {
   // One pass over the components, no recursion and no copy per prefix: a policy path of a
   // million components is one string built in place. Past PATH_MAX nothing exists to look at.
   std::string canonical(const std::string& path) {
-    if (auto it = memo_.find(path); it != memo_.end()) return it->second;
     std::string out = "/";
     for (size_t pos = 0; pos < path.size();) {
       size_t next = path.find('/', pos);
@@ -77,73 +75,22 @@ class Binder {
       }
       if (out.size() > 1) out += '/';
       out += name;
-      struct stat st;
-      char real[PATH_MAX];
-      if (out.size() < PATH_MAX && lstat(out.c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
-          realpath(out.c_str(), real))
-        out = real;
+      const struct stat* st = look_.lstat(out);
+      if (st && S_ISLNK(st->st_mode))
+        if (auto real = look_.realpath(out)) out = *real;
     }
-    memo_.emplace(path, out);
     return out;
   }
 
   const std::optional<HostFacts>& host_;
-  std::unordered_map<std::string, std::string> memo_;
+  HostLookups& look_;
 };
-
-std::vector<std::string> split(const std::string& path) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) out.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  return out;
-}
-
-// Every directory entry the kernel looks up to open `path` (absolute), each named under
-// its canonical parent, symlinks on the way included and followed. Whoever can write
-// one of these entries decides what `path` opens.
-std::vector<std::string> entries_on_the_way(const std::string& path) {
-  std::vector<std::string> out;
-  std::deque<std::string> todo;
-  for (auto& c : split(path)) todo.push_back(std::move(c));
-  std::string cur = "/";
-  int links = 0;
-  while (!todo.empty()) {
-    std::string c = std::move(todo.front());
-    todo.pop_front();
-    if (c == ".") continue;
-    if (c == "..") {
-      cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
-      continue;
-    }
-    std::string next = cur == "/" ? "/" + c : cur + "/" + c;
-    out.push_back(next);
-    struct stat st;
-    char target[PATH_MAX];
-    ssize_t n;
-    // The kernel gives up after 40 links (ELOOP); so does this walk.
-    if (lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ++links <= 40 &&
-        (n = readlink(next.c_str(), target, sizeof target)) > 0) {
-      std::string t(target, static_cast<size_t>(n));
-      auto comps = split(t);
-      todo.insert(todo.begin(), comps.begin(), comps.end());
-      if (t[0] == '/') cur = "/";
-      continue;
-    }
-    cur = next;
-  }
-  return out;
-}
 
 // Whether a writable root (canonical) can change what `path` opens: it holds one of the
 // entries on the way, other than itself (a writable root is a mount point in the
 // sandbox, which cannot be renamed or removed).
-bool reaches(const std::string& root, const std::string& path) {
-  for (const auto& e : entries_on_the_way(path))
+bool reaches(const std::string& root, const std::string& path, HostLookups& look) {
+  for (const auto& e : look.entries_on_the_way(path))
     if (e != root && ir::path_within(root, e)) return true;
   return false;
 }
@@ -152,30 +99,30 @@ bool reaches(const std::string& root, const std::string& path) {
 // inode), not by name: a bind mount (`mount --bind ~ /srv/me`, a container's /work) gives
 // one directory two names, and only the identity says that writing below one writes
 // below the other.
-bool holds_by_identity(const std::string& root, const std::string& path) {
-  struct stat r;
-  if (stat(root.c_str(), &r) != 0 || !S_ISDIR(r.st_mode)) return false;
-  char real[PATH_MAX];
-  if (!realpath(path.c_str(), real)) return false;
-  for (std::string cur = real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
-    struct stat c;
-    if (stat(cur.c_str(), &c) == 0 && c.st_dev == r.st_dev && c.st_ino == r.st_ino) return true;
+bool holds_by_identity(const std::string& root, const std::string& path, HostLookups& look) {
+  const struct stat* r = look.stat(root);
+  if (!r || !S_ISDIR(r->st_mode)) return false;
+  auto real = look.realpath(path);
+  if (!real) return false;
+  for (std::string cur = *real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
+    const struct stat* c = look.lstat(cur);
+    if (c && c->st_dev == r->st_dev && c->st_ino == r->st_ino) return true;
     if (cur == "/") return false;
   }
 }
 
 // A writable root holds `path` by name (every entry on its way, reaches()) or by identity.
-bool holds(const std::string& root, const std::string& path) {
-  return reaches(root, path) || holds_by_identity(root, path);
+bool holds(const std::string& root, const std::string& path, HostLookups& look) {
+  return reaches(root, path, look) || holds_by_identity(root, path, look);
 }
 
 // Whether a regular file has other names the sandbox could reach: hard links are
 // possible only on one filesystem, so a writable root on the file's device may hold one
 // (finding which would mean walking the root; the count is enough to refuse).
-bool hard_linked_near(const std::string& file, const std::string& root) {
-  struct stat f, r;
-  return stat(file.c_str(), &f) == 0 && S_ISREG(f.st_mode) && f.st_nlink > 1 &&
-         stat(root.c_str(), &r) == 0 && f.st_dev == r.st_dev;
+bool hard_linked_near(const std::string& file, const std::string& root, HostLookups& look) {
+  const struct stat* f = look.stat(file);
+  const struct stat* r = look.stat(root);
+  return f && S_ISREG(f->st_mode) && f->st_nlink > 1 && r && f->st_dev == r->st_dev;
 }
 
 struct Sensitive {
@@ -296,7 +243,8 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     out.push_back({id, sev, loc, std::move(msg)});
   };
   using S = ir::Severity;
-  Binder binder(ctx.host);
+  HostLookups look;
+  Binder binder(ctx.host, look);
   bool writes = p.mode.value != ir::Mode::ReadOnly;
 
   for (const auto& pr : p.protect) {
@@ -332,7 +280,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     for (const auto& w : p.write) {
       const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
       if (binder.contains(w.value, home) ||
-          (bound_root && holds_by_identity(*bound_root, ctx.host->home))) {
+          (bound_root && holds_by_identity(*bound_root, ctx.host->home, look))) {
         add("ZP003", S::Error, w.loc,
             "writable root '" + w.value.str() +
                 "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile) "
@@ -343,7 +291,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
           PolicyPath sp = sensitive_policy_path(s);
           const auto bound_sensitive = ctx.host ? binder.bind(sp) : std::nullopt;
           if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)) ||
-              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive)))
+              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive, look)))
             held.push_back(std::string("'~/") + s.path + "' (" +
                            s.what + ")");
         }
@@ -357,19 +305,19 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
         }
       }
       if (auto bw = binder.bind(w.value)) {
-        if (ctx.host && ctx.policy_file && holds(*bw, *ctx.policy_file))
+        if (ctx.host && ctx.policy_file && holds(*bw, *ctx.policy_file, look))
           add("ZP004", S::Error, w.loc,
               "writable root '" + w.value.str() + "' holds the policy file ('" +
                   *ctx.policy_file + "') or a directory or link on its way: the sandbox "
                   "could rewrite its own policy");
-        else if (ctx.host && ctx.policy_file && hard_linked_near(*ctx.policy_file, *bw))
+        else if (ctx.host && ctx.policy_file && hard_linked_near(*ctx.policy_file, *bw, look))
           add("ZP004", S::Error, w.loc,
               "the policy file ('" + *ctx.policy_file + "') has other hard links on the "
                   "filesystem of writable root '" + w.value.str() +
                   "': the sandbox could rewrite its own policy through one");
         if (ctx.host)
           for (const auto& dir : ctx.caller_path)
-            if (!dir.empty() && dir[0] == '/' && holds(*bw, dir)) {
+            if (!dir.empty() && dir[0] == '/' && holds(*bw, dir, look)) {
               add("ZP003", S::Error, w.loc,
                   "writable root '" + w.value.str() + "' holds '" + dir +
                       "', a directory on your PATH: a program planted there runs outside "
@@ -377,20 +325,20 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
               break;
             }
         for (const auto* binary : {&ctx.zpolicy_binary, &ctx.backend_binary})
-          if (ctx.host && *binary && holds(*bw, **binary))
+          if (ctx.host && *binary && holds(*bw, **binary, look))
             add("ZP005", S::Error, w.loc,
                 "writable root '" + w.value.str() + "' holds '" + **binary +
                     "' (what the next run executes outside the sandbox) or a directory on "
                     "its way");
       }
       if (auto raw = bind_raw(w.value, ctx.host)) {
-        char real[PATH_MAX];
-        struct stat st;
-        if (ctx.host && lstat(raw->c_str(), &st) == 0 && S_ISLNK(st.st_mode) &&
-            realpath(raw->c_str(), real) && !ir::path_within(*raw, real))
+        const struct stat* st = ctx.host ? look.lstat(*raw) : nullptr;
+        std::optional<std::string> real;
+        if (st && S_ISLNK(st->st_mode) && (real = look.realpath(*raw)) &&
+            !ir::path_within(*raw, *real))
           add("ZP006", S::Warning, w.loc,
               "writable root '" + w.value.str() + "' is a symlink out of itself (to '" +
-                  std::string(real) + "'); the target is what becomes writable");
+                  *real + "'); the target is what becomes writable");
       }
     }
   }

@@ -11,7 +11,8 @@ namespace zpolicy::compiler::review {
 
 // Syscall arguments in the words a reviewer knows: the argument's name where the call is
 // one the built-in rules name ("domain" of socket), and constants by name (AF_INET,
-// TIOCSTI, CLONE_NEWUSER, S_ISUID), otherwise "arg2" and hexadecimal.
+// TIOCSTI, CLONE_NEWUSER, S_ISUID), otherwise "arg2" and hexadecimal (below 10, decimal).
+// Names and values are ir/syscall_constants.hpp's, the table seccomp.txt is written with.
 std::string argument_name(std::string_view call, unsigned index);
 std::string value_words(std::string_view call, unsigned index, uint64_t value);
 // The value a constant's name stands for as argument `index` of `call`, as value_words

@@ -231,10 +231,14 @@ def child_pid(status_r, seen):
 def main():
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 1:
-        refuse("not a version 1 zpolicy plan")
+    if plan.get("zpolicy_plan") != 2:
+        refuse("not a version 2 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
+    if plan["network_proxy"] is not None:
+        # Without the proxy the command's connections would fail inside: refuse instead.
+        refuse("the plan needs the network proxy, which this executor does not serve "
+               "(zpolicy run or the API's run(plan) do)")
     exe = raw(plan["exe"])
     argv = [raw(a) for a in plan["argv"]]
     env = [raw(e) for e in plan["env"]]
@@ -242,13 +246,25 @@ def main():
     cwd = raw(plan["cwd"])
     timeout = plan["timeout_ms"]
 
+    if plan["fds"] and plan.get("block_fd") is None:
+        refuse("descriptor contents without a block descriptor to hand them over at")
+    if plan.get("block_fd") is not None and plan["status_fd"] is None:
+        refuse("a block descriptor without a status stream")
+
     created = make_placeholders(plan["placeholders"])
     payloads = open_binds(plan.get("binds", []), plan["placeholders"], created)
+    # Each descriptor's content through a pipe whose write end only this process holds,
+    # filled just before the release: bwrap takes end of file on the block descriptor as
+    # a release too, so if this process dies before the release, bwrap finds an empty
+    # seccomp program and fails rather than start the command unchecked (docs/run.md).
+    held = []
     for fd in plan["fds"]:
-        m = os.memfd_create("plan-fd", 0)
-        os.write(m, raw(fd["content"]))
-        os.lseek(m, 0, os.SEEK_SET)
-        payloads.append((m, fd["fd"]))
+        content = raw(fd["content"])
+        r, w = os.pipe()
+        if fcntl.fcntl(w, fcntl.F_GETPIPE_SZ) < len(content):
+            fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, len(content))
+        payloads.append((r, fd["fd"]))
+        held.append((w, content))
     status_r = None
     if plan["status_fd"] is not None:
         status_r, status_w = os.pipe()
@@ -256,8 +272,6 @@ def main():
         os.set_blocking(status_r, False)
     block_w = None
     if plan.get("block_fd") is not None:
-        if status_r is None:
-            refuse("a block descriptor without a status stream")
         block_r, block_w = os.pipe()
         payloads.append((block_r, plan["block_fd"]))
     sources = {dst: src for src, dst in payloads}
@@ -310,8 +324,8 @@ def main():
                 time.sleep(0.001)
                 continue
             released = True
-            why = check_setup(init, plan["setup_checks"], sources) if wait_until_blocked(
-                init, plan["block_fd"]) else None
+            blocked = wait_until_blocked(init, plan["block_fd"])
+            why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             for b in plan.get("binds", []):
                 os.close(sources[b["fd"]])
             if why is not None:
@@ -319,7 +333,14 @@ def main():
                 os.waitpid(pid, 0)
                 remove_placeholders(created)
                 refuse(f"the sandbox is not what was verified: {why}")
-            os.write(block_w, b"1")
+            try:
+                if blocked:  # else bwrap ended on its own: its status stream tells
+                    for w, content in held:
+                        os.write(w, content)  # the pipe holds it all: bwrap reads it later
+                        os.close(w)
+                    os.write(block_w, b"1")
+            except BrokenPipeError:
+                pass  # bwrap ended meanwhile: its exit status tells
         else:
             if status_r is not None:
                 try:

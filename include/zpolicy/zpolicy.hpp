@@ -385,6 +385,20 @@ struct Placeholder {
   std::string root;  // the writable root it lies in: create from here, following no link
   bool operator==(const Placeholder&) const = default;
 };
+// Under `network: {allow: ...}` (docs/network.md): the proxy the executor must serve
+// outside the sandbox, reached from inside through listening sockets it places on the
+// sandbox's own loopback once bwrap has made the sandbox's network namespace and before
+// the release. An executor that does not serve it must refuse the plan.
+struct PlanNetworkProxy {
+  int port = 0;  // 127.0.0.1:port inside: HTTP CONNECT and absolute-form HTTP proxy
+  // What the proxy admits, one destination each, in the allow-list grammar
+  // ("pypi.org:443", "*.pythonhosted.org:80", "ip:192.0.2.10:443", "localhost:5432").
+  std::vector<std::string> allow;
+  // 127.0.0.1:port inside forwarded as plain TCP to the host's 127.0.0.1:port (the
+  // `localhost:PORT` entries).
+  std::vector<int> forwards;
+  bool operator==(const PlanNetworkProxy&) const = default;
+};
 struct Plan {
   std::string backend;             // "bwrap", "sandbox-exec" or "unconfined"
   std::string exe;                 // absolute; executed as is, never searched for
@@ -404,6 +418,7 @@ struct Plan {
   std::string sbpl_profile;        // sandbox-exec: the profile for -p
   std::vector<std::pair<std::string, std::string>> sbpl_params;  // sandbox-exec: -D N=V
   std::vector<std::string> accepted;  // error-level lints accepted for this run (--accept)
+  std::optional<PlanNetworkProxy> network_proxy;  // bwrap under an allow list
   // Set by plan() only: the verified plan these fields describe, which run(plan) executes.
   std::shared_ptr<const detail::VerifiedRun> verified;
   bool operator==(const Plan&) const = default;

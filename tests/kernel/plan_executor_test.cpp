@@ -1,3 +1,6 @@
+#include <signal.h>
+#include <unistd.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -5,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "killed_launcher.hpp"
 #include "sandbox_fixture.hpp"
 
 // `zpolicy plan --format json` holds everything a sandboxed run needs: an executor that
@@ -44,7 +48,7 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
                              "echo git > .git/x; env; echo " + std::string(kDoneMarker);
   auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--timeout",
                                    "60", "--", "/bin/sh", "-c", script});
-  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 1") != std::string::npos, planned.out);
+  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 2") != std::string::npos, planned.out);
   BOOST_TEST(planned.out.find(kSecretValue) == std::string::npos, "the plan carries the secret");
   const std::string plan = box.write_policy("plan.json", planned.out);
 
@@ -59,6 +63,51 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
   BOOST_TEST(ran.err.find(".git/x") != std::string::npos, ran.err);
   BOOST_TEST(ran.out.find(kSecretName) == std::string::npos, ran.out);
   BOOST_TEST(ran.out.find("ZPOLICY_KT_") == std::string::npos, ran.out);
+}
+
+// Red team R5-K1, for an executor of the plan: bwrap takes end of file on the block
+// descriptor as a release, so an executor killed while it checks the sandbox must leave
+// bwrap nothing to run with. run_plan.py hands the seccomp program through a pipe it fills
+// only at the release; killed before, bwrap reads an empty program and fails. (With the
+// program in a memfd filled in advance, the command started unchecked.) The executor is
+// stopped as soon as it has started bwrap, and killed once the init waits for the release.
+BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_nothing,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh",
+                                   "-c", "echo x > ran; sleep 2; echo y > late"});
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  const std::string plan = box.write_policy("plan.json", planned.out);
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/python3", executor, plan};
+  check_killed_launcher_releases_nothing(box, spec, box.ws("ran"), {box.ws("ran"), box.ws("late")},
+                                         "the executor");
+}
+
+// An executor that does not serve the network proxy refuses a plan that needs one, before
+// anything starts, rather than run the command with no route out.
+BOOST_DATA_TEST_CASE(an_executor_without_the_proxy_refuses_a_plan_that_needs_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+  const std::string policy = box.write_policy(
+      "allow.yaml", "zpolicy: 1\nmode: workspace-write\nnetwork:\n  allow: [pypi.org]\n");
+  auto planned = box.host_command({zpolicy_binary(), "plan", "--policy", policy, "--format",
+                                   "json", "--", "/bin/sh", "-c", "echo x > ran"});
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  BOOST_TEST(planned.out.find("\"network_proxy\": {\"port\": 3128, \"allow\": [\"pypi.org:80\", "
+                              "\"pypi.org:443\"], \"forwards\": []}") != std::string::npos,
+             planned.out);
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
+  const RunResult ran = box.run(spec);
+  BOOST_TEST(ran.exit_code == 125, ran.describe());
+  BOOST_TEST(ran.err.find("the plan needs the network proxy") != std::string::npos, ran.err);
+  BOOST_TEST(!exists(box.ws("ran")));
+  BOOST_TEST(!exists(box.ws(".git")));  // no placeholder was made either
 }
 
 BOOST_DATA_TEST_CASE(a_plan_refuses_what_run_refuses, bdata::make(kCallers), caller) {

@@ -214,9 +214,52 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
       dir.str(), dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out ==
-             "1 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
+             "2 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
              "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8'] "
              "[(5, b'/ws\\xff', 2049, 77), (6, b'/ws\\xff/.git', None, None)]\n");
+}
+
+// Under an allow list the plan says that a proxy is needed, what it admits and where it
+// listens (docs/embedding.md "The network proxy"); without one, network_proxy is null.
+BOOST_AUTO_TEST_CASE(a_c_plan_under_an_allow_list_describes_its_proxy) {
+  zpolicy::test::TempDir dir;
+  std::filesystem::create_directories(dir / "ws");
+  const std::string policy =
+      dir.write("allow.yaml",
+                "zpolicy: 1\nmode: workspace-write\nnetwork:\n"
+                "  allow: [pypi.org, \"*.pythonhosted.org:443\", \"localhost:5432\"]\n");
+  auto plan_json_of = [&](const char* policy_file) {
+    auto* req = zpolicy_request_new();
+    BOOST_TEST(zpolicy_request_set_policy_file(req, policy_file) == 0);
+    BOOST_TEST(zpolicy_request_set_workspace(req, (dir / "ws").c_str()) == 0);
+    const char* command[] = {"/bin/true"};
+    auto* planned = zpolicy_plan(req, command, 1);
+    zpolicy_request_free(req);
+    std::pair<int, std::string> out{zpolicy_result_exit_code(planned), ""};
+    if (zpolicy_result_artifact_count(planned) == 1) {
+      size_t length = 0;
+      const char* data = zpolicy_result_artifact_data(planned, 0, &length);
+      out.second.assign(data, length);
+    }
+    zpolicy_result_free(planned);
+    return out;
+  };
+  const auto [code, json] = plan_json_of(policy.c_str());
+  if (code == zpolicy::kExitUnavailable) {  // no usable bwrap here: no Linux plan to look at
+    BOOST_TEST_MESSAGE("no sandbox backend on this host: the proxy plan is not checked");
+    return;
+  }
+  BOOST_TEST_REQUIRE(code == 0, json);
+  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 2, ", 0) == 0u, json);
+  BOOST_TEST(json.find(", \"network_proxy\": {\"port\": 3128, \"allow\": [\"pypi.org:80\", "
+                       "\"pypi.org:443\", \"*.pythonhosted.org:443\", \"localhost:5432\"], "
+                       "\"forwards\": [5432]}}\n") != std::string::npos,
+             json);
+  BOOST_TEST(json.find("\"HTTPS_PROXY=http://127.0.0.1:3128\"") != std::string::npos, json);
+  const std::string none = dir.write("none.yaml", "zpolicy: 1\nmode: workspace-write\n");
+  const auto [none_code, none_json] = plan_json_of(none.c_str());
+  BOOST_TEST_REQUIRE(none_code == 0, none_json);
+  BOOST_TEST(none_json.find(", \"network_proxy\": null}\n") != std::string::npos, none_json);
 }
 
 BOOST_AUTO_TEST_CASE(the_c_plan_needs_a_policy_file_and_a_command) {

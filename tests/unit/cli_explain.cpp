@@ -4,6 +4,8 @@
 #include <boost/test/unit_test.hpp>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
+#include <tuple>
 
 #include "support/cli.hpp"
 
@@ -136,7 +138,7 @@ BOOST_AUTO_TEST_CASE(a_system_call_by_names_with_its_rule_and_the_programs_answe
   BOOST_TEST(r.out.rfind("socket(AF_INET, SOCK_STREAM)\n"
                          "  linux: errno(1)\n"
                          "    policy:   errno(1) — rule for socket (<default-policy>:10:10)\n"
-                         "    artifact: seccomp.bpf instruction ",
+                         "    artifact: seccomp.txt:",
                          0) == 0,
              r.out);
   // The policy file lies in the writable workspace: a run would need --accept ZP004, which
@@ -180,6 +182,49 @@ BOOST_AUTO_TEST_CASE(json_is_one_document_for_every_path) {
   BOOST_TEST(r.out.find("\"line\": {\"file\": \"<default-policy>\", \"line\": 8, \"column\": ") !=
                  std::string::npos,
              r.out);
+}
+
+// A reviewer reads seccomp.txt, not instruction numbers: the answer names the listing's
+// line of the return that decides (here the golden listing, the portable artifact), then
+// the instruction's number in seccomp.bpf; in text and in JSON.
+BOOST_AUTO_TEST_CASE(a_system_call_names_the_listing_line_that_decides_it) {
+  Cli cli;
+  cli.copy_golden("default.yaml", "p.yaml");
+  const std::string listing =
+      test::slurp(std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/seccomp.txt");
+  auto line_text = [&](int line) {
+    std::string_view rest = listing;
+    for (int l = 1; l < line && !rest.empty(); ++l) rest.remove_prefix(rest.find('\n') + 1);
+    return std::string(rest.substr(0, rest.find('\n')));
+  };
+  for (const auto& [call, args, verdict] :
+       {std::tuple<std::string, std::string, std::string>{"ptrace", "", "errno(1)"},
+        {"socket", "AF_INET", "errno(1)"},
+        {"ioctl", "0,TIOCSTI", "errno(1)"},
+        {"read", "", "allow"}}) {
+    std::vector<std::string> question = {"explain", "--portable", "--policy", "p.yaml",
+                                         "--target", "linux", "--syscall", call};
+    if (!args.empty()) question.insert(question.end(), {"--args", args});
+    auto r = cli.run(question);
+    BOOST_TEST(r.exit_code == 0, r.err);
+    BOOST_TEST(has_line(r.out, "  linux: " + verdict), r.out);
+    const std::string tag = "    artifact: seccomp.txt:";
+    const auto at = r.out.find(tag);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, r.out);
+    const auto colon = r.out.find(": ", at + tag.size());
+    const int line = std::stoi(r.out.substr(at + tag.size(), colon - at - tag.size()));
+    const std::string text = r.out.substr(colon + 2, r.out.find('\n', colon) - colon - 2);
+    BOOST_TEST(text.rfind("ret ", 0) == 0, text);
+    BOOST_TEST(line_text(line) == "  " + text, call << " line " << line);
+    BOOST_TEST(r.out.find("\n              seccomp.bpf instruction ") != std::string::npos, r.out);
+
+    question.insert(question.end(), {"--format", "json"});
+    auto j = cli.run(question);
+    BOOST_TEST(j.exit_code == 0, j.err);
+    BOOST_TEST(j.out.find("\"trace\": [\"seccomp.txt:" + std::to_string(line) + ": ") !=
+                   std::string::npos,
+               j.out);
+  }
 }
 
 // Where `run` would refuse to start (here: a workspace holding the home directory),

@@ -124,6 +124,18 @@ BOOST_AUTO_TEST_CASE(git_diff_shows_the_semantic_table_through_the_driver) {
   // Lines are named by the paths git shows, not by git's temporary files.
   BOOST_TEST(shown.out.find("(a/zpolicy.yaml:8:13)") != std::string::npos, shown.out);
   BOOST_TEST(shown.out.find("(b/zpolicy.yaml:6:11)") != std::string::npos, shown.out);
+  // What the README shows is what a user gets, byte for byte.
+  const std::string readme = zpolicy::test::slurp(std::string(ZPOLICY_SOURCE_DIR) + "/README.md");
+  const std::string intro = "Dropping `.git` from `protect` in `golden/default.yaml`, as `git diff` then shows it:\n\n```\n";
+  const auto at = readme.find(intro);
+  BOOST_TEST_REQUIRE(at != std::string::npos);
+  const auto start = at + intro.size();
+  BOOST_TEST(readme.substr(start, readme.find("```\n", start) - start) == shown.out);
+  // git show and git log run a diff driver only with --ext-diff, as the README says.
+  auto committed = cli.sh("git commit -qam edit && git show --ext-diff --format= && "
+                          "git log -p --ext-diff -1 --format=");
+  BOOST_TEST(committed.exit_code == 0, committed.err);
+  BOOST_TEST(committed.out == shown.out + shown.out, committed.out);
   // A side that is not a policy is said in the diff, and git carries on.
   cli.dir.write("zpolicy.yaml", "zpolicy: 1\nmode: sideways\n");
   auto broken = cli.sh("git diff");

@@ -58,4 +58,17 @@ BOOST_AUTO_TEST_CASE(values_are_named_by_their_argument) {
   BOOST_TEST(!ir::constant_words("clone", 0, 0x11).has_value());
 }
 
+// The one table names the arguments too, for the words of `diff` and `explain`.
+BOOST_AUTO_TEST_CASE(arguments_are_named_as_in_the_man_pages) {
+  BOOST_TEST(ir::argument_constants("socket", 0).name == "domain");
+  BOOST_TEST(ir::argument_constants("socketpair", 2).name == "protocol");
+  BOOST_TEST(ir::argument_constants("socketpair", 2).constants.empty());
+  BOOST_TEST(ir::argument_constants("ioctl", 1).name == "request");
+  BOOST_TEST(ir::argument_constants("clone", 0).name == "flags");
+  BOOST_TEST(ir::argument_constants("sendto", 4).name == "dest_addr");
+  BOOST_TEST(ir::argument_constants("openat", 3).name == "mode");
+  BOOST_TEST(ir::argument_constants("openat", 3).flags);
+  BOOST_TEST(ir::argument_constants("read", 0).name.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

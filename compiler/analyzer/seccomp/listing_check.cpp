@@ -261,4 +261,18 @@ std::optional<ListingMismatch> check_listing(std::string_view listing,
   return std::nullopt;
 }
 
+std::optional<ListingLine> listing_line(std::string_view listing, size_t index) {
+  const auto lines = lines_of(listing);
+  size_t at = 0;
+  while (at < lines.size() && lines[at].starts_with('#')) ++at;
+  for (size_t i = 0; at < lines.size(); ++at) {
+    if (label_of(lines[at])) continue;
+    if (i++ != index) continue;
+    std::string_view text = lines[at];
+    while (text.starts_with(' ')) text.remove_prefix(1);
+    return ListingLine{static_cast<int>(at + 1), text};
+  }
+  return std::nullopt;
+}
+
 }  // namespace zpolicy::compiler

@@ -30,4 +30,14 @@ std::optional<ListingMismatch> check_listing(std::string_view listing,
                                              std::span<const BpfInsn> program,
                                              const ir::SyscallPolicy& policy);
 
+struct ListingLine {
+  int line = 0;           // 1-based
+  std::string_view text;  // as written, without the indent
+};
+
+// The line of `listing` that lists instruction `index`, counted as check_listing reads it
+// (after the `#` header, each line that is not a label is the next instruction), for
+// pointing a reviewer at it; nullopt if the listing has fewer.
+std::optional<ListingLine> listing_line(std::string_view listing, size_t index);
+
 }  // namespace zpolicy::compiler
