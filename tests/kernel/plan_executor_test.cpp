@@ -8,7 +8,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "process_tree.hpp"
+#include "killed_launcher.hpp"
 #include "sandbox_fixture.hpp"
 
 // `zpolicy plan --format json` holds everything a sandboxed run needs: an executor that
@@ -80,34 +80,10 @@ BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_no
                                    "-c", "echo x > ran; sleep 2; echo y > late"});
   BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
   const std::string plan = box.write_policy("plan.json", planned.out);
-  bool held = false;
-  for (int attempt = 0; attempt < 5 && !held; ++attempt) {
-    RunSpec spec;
-    spec.launcher = {"/usr/bin/python3", executor, plan};
-    Running r = box.start(spec);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (children_of(r.pid).empty() && std::chrono::steady_clock::now() < until) {
-    }
-    kill(r.pid, SIGSTOP);
-    pid_t init = 0;
-    wait_until([&] { return (init = sandbox_init(r.pid)) != 0; }, std::chrono::seconds(5));
-    BOOST_REQUIRE_MESSAGE(init != 0, "no sandbox init appeared");
-    held = wait_until([&] { return blocked_on_release(init); }, std::chrono::seconds(5));
-    kill(r.pid, SIGKILL);
-    box.finish(r);
-    if (!held) {
-      // The executor released the sandbox before it was stopped: no test of this attempt.
-      wait_until([&] { return gone_or_zombie(init); }, std::chrono::seconds(5));
-      unlink(box.ws("ran").c_str());
-      unlink(box.ws("late").c_str());
-      continue;
-    }
-    const bool init_ended = wait_until([&] { return gone_or_zombie(init); }, std::chrono::seconds(3));
-    if (!init_ended) kill(init, SIGKILL);  // the escaped sandbox, so the test leaves nothing
-    BOOST_CHECK_MESSAGE(init_ended, "the sandbox outlived its executor");
-    BOOST_CHECK_MESSAGE(!exists(box.ws("ran")), "the command ran without the setup check");
-  }
-  BOOST_CHECK_MESSAGE(held, "the executor released every sandbox before it could be stopped");
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/python3", executor, plan};
+  check_killed_launcher_releases_nothing(box, spec, box.ws("ran"), {box.ws("ran"), box.ws("late")},
+                                         "the executor");
 }
 
 // An executor that does not serve the network proxy refuses a plan that needs one, before

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "process_tree.hpp"
+#include "killed_launcher.hpp"
 #include "sandbox_fixture.hpp"
 
 // Round 5 of the red-team pass (docs/redteam-2026-12.md "Round 5"): the release of bwrap
@@ -31,37 +31,10 @@ BOOST_AUTO_TEST_SUITE(kernel_redteam5)
 BOOST_DATA_TEST_CASE(a_runner_killed_while_the_sandbox_is_checked_releases_nothing,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string marker = box.ws("ran");
-  bool held = false;
-  for (int attempt = 0; attempt < 5 && !held; ++attempt) {
-    RunSpec spec;
-    spec.command = {"/bin/sh", "-c", "echo x > ran; sleep 2; echo y > late"};
-    Running r = box.start(spec);
-    // Stopped as soon as it has started bwrap, long before it could release anything;
-    // bwrap's monitor sets the sandbox up without it.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-    while (children_of(r.pid).empty() && std::chrono::steady_clock::now() < until) {
-    }
-    kill(r.pid, SIGSTOP);
-    pid_t init = 0;
-    wait_until([&] { return (init = sandbox_init(r.pid)) != 0; }, std::chrono::seconds(5));
-    BOOST_REQUIRE_MESSAGE(init != 0, "no sandbox init appeared");
-    held = wait_until([&] { return blocked_on_release(init); }, std::chrono::seconds(5));
-    kill(r.pid, SIGKILL);
-    box.finish(r);
-    if (!held) {
-      // zpolicy released the sandbox before it was stopped: no test of this attempt.
-      wait_until([&] { return gone_or_zombie(init); }, std::chrono::seconds(5));
-      unlink(marker.c_str());
-      unlink(box.ws("late").c_str());
-      continue;
-    }
-    const bool init_ended = wait_until([&] { return gone_or_zombie(init); }, std::chrono::seconds(3));
-    if (!init_ended) kill(init, SIGKILL);  // the escaped sandbox, so the test leaves nothing
-    BOOST_CHECK_MESSAGE(init_ended, "the sandbox outlived zpolicy");
-    BOOST_CHECK_MESSAGE(!exists(marker), "the command ran without the setup check");
-  }
-  BOOST_CHECK_MESSAGE(held, "zpolicy released every sandbox before it could be stopped");
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c", "echo x > ran; sleep 2; echo y > late"};
+  check_killed_launcher_releases_nothing(box, spec, box.ws("ran"), {box.ws("ran"), box.ws("late")},
+                                         "zpolicy");
 }
 
 // R5-S1: `--status-file` opened with a blocking open: a FIFO at that name (a sandbox in the

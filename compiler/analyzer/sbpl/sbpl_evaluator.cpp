@@ -32,10 +32,7 @@ using Nodes = std::vector<Node>;
 
 class Reader {
  public:
-  explicit Reader(std::string_view text) : t_(text) {
-    // zpolicy writes a form per seven to eight characters: this spares growing the array.
-    nodes_.reserve(text.size() / 6);
-  }
+  explicit Reader(std::string_view text) : t_(text) {}
 
   // How deep lists may nest. zpolicy writes five levels at most ((allow OP (require-all
   // (require-not (literal (param "X")))))); the bound keeps every walk over the forms
@@ -239,9 +236,7 @@ class Form {
   uint32_t i_;
 };
 
-// The filter kind a head names, if any, by one comparison of the text once the length
-// and end characters rule out the other keywords: comparing the head with each keyword in
-// turn was a third of reading the filters.
+// The filter kind a head names, if any.
 std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
   using K = SbplFilter::Kind;
   static constexpr std::array<std::pair<std::string_view, K>, 11> kHeads = {{
@@ -257,11 +252,8 @@ std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
       {"local", K::LocalIp},
       {"remote", K::RemoteIp},
   }};
-  if (head.empty()) return std::nullopt;
   for (const auto& [word, kind] : kHeads)
-    if (word.size() == head.size() && word.front() == head.front() && word.back() == head.back() &&
-        word == head)
-      return kind;
+    if (word == head) return kind;
   return std::nullopt;
 }
 
@@ -273,7 +265,6 @@ std::optional<SbplError> filter_of(const Form& e, std::vector<SbplFilter>& filte
   SbplFilter& f = filters[at];
   if (e.kind() != Sexpr::Kind::List || e.size() == 0 || e.item(0).kind() != Sexpr::Kind::Symbol)
     return e.error("expected a filter");
-  // A view: comparing a std::string with each keyword measured each keyword's length.
   const std::string_view head = e.item(0).atom();
   auto quoted = [&] { return "'" + std::string(head) + "'"; };
   const auto n = e.size();
@@ -865,17 +856,12 @@ struct Binder {
   // By filter: the position in `params` of the parameter it reads, if bound; else kNoId.
   std::vector<uint32_t> param_of;
   SbplPathIds& ids;
-  size_t constant_paths = 0;  // the path filters that read no parameter
 
   // Binds every filter that reads a parameter, in one pass over the array.
   void bind() {
     for (size_t i = 0; i < filters.size(); ++i) {
       SbplFilter& f = filters[i];
-      if (!f.is_param) {
-        constant_paths +=
-            f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath;
-        continue;
-      }
+      if (!f.is_param) continue;
       if (auto it = params.find(f.value); it != params.end()) {
         f.param_value = &it->second;
         param_of[i] = static_cast<uint32_t>(it - params.begin());
@@ -951,8 +937,6 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
     return SbplError{v.node().line, v.node().col, "no (deny default) after (version 1)"};
   const Form d = v.next();
   SbplProfile p;
-  // A filter takes three forms or more ((literal (param "X"))): this spares growing the array.
-  p.filters.reserve(nodes.size() / 3);
   if ((d.head_is("deny") || d.head_is("allow")) && d.size() == 2 &&
       d.item(1).is_symbol("default")) {
     p.default_allow = d.item(0).is_symbol("allow");
@@ -983,13 +967,6 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   Binder binder{profile.filters, params, std::vector<uint32_t>(params.size(), kNoId),
                 std::vector<uint32_t>(profile.filters.size(), kNoId), *ids};
   binder.bind();
-  // A value per parameter and per constant path at most: growing the table cost a rehash
-  // of every value each time it doubled, and sizing it by every filter zeroed pages of
-  // buckets that no value used.
-  ids->ids.reserve(params.size() + binder.constant_paths);
-  // Each filter holds one list position, an occurrence or one of the others.
-  ids->occurrences.reserve(profile.filters.size());
-  ids->others.reserve(profile.filters.size());
   for (auto& r : profile.rules) {
     for (uint32_t f = r.first_filter; f < r.end_filter; ++f)
       if (profile.filters[f].first_child != profile.filters[f].end_child) binder.index_lists(f);
@@ -1051,8 +1028,7 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   std::vector<Match> excluded;
   if (operation == "file-write-create" && q.covered_self)
     excluded = all_matches(profile, {profile, target, sets, params, true}, operations);
-  // Listed once for the eight models: a scan of every rule per model was most of the cost
-  // of explaining a finding in a long profile.
+  // Listed once: the eight models choose among the same matches.
   const auto included_matched = matched_rules(included), excluded_matched = matched_rules(excluded);
   std::vector<SbplDecision> out;
   for (const auto& m : all_sbpl_models()) {
@@ -1101,16 +1077,15 @@ struct SbplTargetQuery::Scratch {
   std::vector<int> included_hits, excluded_hits, matched;
   std::vector<uint32_t> allowed;
   // The answers by the matches they follow from (see allowed()): the probes below one
-  // root mostly match the same rules alike, and choosing among them per operation cost
-  // more than finding them. Answers are referenced by pointer: a node map keeps them in place.
+  // root mostly match the same rules alike. Answers are referenced by pointer: a node map
+  // keeps them in place.
   std::unordered_map<std::string, std::vector<uint32_t>> answers;
   std::string signature;
   // The answers by what the target's lists say (for each list touched: its number, and
   // the specificity of its best match under each subpath reading and whether a subpath
   // equal to the target is among them), when every candidate rule matches through the
   // lists alone: the answers follow from that, and the policy paths, whose values lie
-  // in the same lists at the same depth, share it, while matching their rules to find
-  // their signature cost most of a query.
+  // in the same lists at the same depth, share it without matching their rules.
   std::unordered_map<std::string, const std::vector<uint32_t>*> by_lists;
   std::string lists;
   std::vector<uint32_t> touched;
@@ -1207,16 +1182,12 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   set_matches(profile_, target, sets, &touched, &ancestors);
   const bool by_lists_alone = always_.empty() && profile_.path_ids;
   if (by_lists_alone) {
-    using Fields = std::array<int64_t, 3>;
-    // Sized once and written in place: an append per list was a call per list.
-    lists.resize(touched.size() * sizeof(Fields));
-    char* at = lists.data();
+    lists.clear();
     for (uint32_t set : touched) {
       const SetMatch& m = sets[set];
-      const Fields fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
-                             m.strict_specificity};
-      std::memcpy(at, fields.data(), sizeof fields);
-      at += sizeof fields;
+      const std::array<int64_t, 3> fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
+                                             m.strict_specificity};
+      lists.append(reinterpret_cast<const char*>(fields.data()), sizeof fields);
     }
     if (auto it = by_lists.find(lists); it != by_lists.end()) return *it->second;
   }

@@ -66,20 +66,45 @@ constexpr std::array<PathOperation, 15> kPathOperations = {{
 // symbolic root that only "/" holds): every probe path has an id. A directory of "/"
 // whose name is spelled like a symbolic root (`/${HOME}`) is not that root: the table
 // knows it by a name no root has.
-// `path` must outlive the table (the table keeps views of its names).
-PathTable::Id intern(PathTable& table, std::string_view path) {
-  PathTable::Id id = PathTable::kRoot;
-  for (size_t start = 0; start <= path.size();) {
-    const size_t end = std::min(path.find('/', start), path.size());
-    const std::string_view name = path.substr(start, end - start);
-    if (start == 1 && name.starts_with("${"))
-      id = table.child(id, "/" + std::string(name));
-    else if (!name.empty())
-      id = table.lasting_child(id, name);
-    start = end + 1;
+// A verifier interns the sorted probe list in one walk: each path shares its leading
+// components with the one before, whose ids `stack_` keeps (where each component of
+// `last_` ends, and its id), so that the table is asked once per edge of the probes'
+// trie, not once per component of every probe. The paths must outlive the table (it
+// keeps views of their names).
+class ProbeInterner {
+ public:
+  explicit ProbeInterner(PathTable& table) : table_(table) {}
+
+  PathTable::Id operator()(std::string_view path) {
+    // A component of `last_` that ends at `end` is one of `path`'s too when the two agree
+    // up to there and `path` has a '/' or ends there as well.
+    const size_t common = common_prefix_length(path, last_);
+    auto shared = [&](size_t end) {
+      return end <= common && (end == path.size() || path[end] == '/');
+    };
+    while (!stack_.empty() && !shared(stack_.back().first)) stack_.pop_back();
+    last_ = path;
+    PathTable::Id id = stack_.empty() ? PathTable::kRoot : stack_.back().second;
+    for (size_t start = stack_.empty() ? 0 : stack_.back().first + 1; start <= path.size();) {
+      const size_t end = std::min(path.find('/', start), path.size());
+      const std::string_view name = path.substr(start, end - start);
+      if (start == 1 && name.starts_with("${"))
+        id = table_.child(id, "/" + std::string(name));
+      else if (!name.empty())
+        id = table_.lasting_child(id, name);
+      if (!name.empty()) stack_.emplace_back(end, id);
+      start = end + 1;
+    }
+    return id;
   }
-  return id;
-}
+
+ private:
+  PathTable& table_;
+  std::string_view last_;
+  std::vector<std::pair<size_t, PathTable::Id>> stack_;
+};
+
+PathTable::Id intern(PathTable& table, std::string_view path) { return ProbeInterner(table)(path); }
 
 // The network a confined profile gets: none under read-only, whatever the policy says.
 const char* network_text(const ir::Resolved& r) {
@@ -286,10 +311,14 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
       named.push_back(p.path);
       family_paths.insert(p.path);
     }
-  // Every ancestor of each protected path ("/" only above an absolute one).
+  // Every ancestor of each protected path ("/" only above an absolute one). A walk stops
+  // at a directory listed before, whose ancestors were listed with it: each is built once,
+  // not once per protected path below it.
   const PathTable& table = intent.paths();
+  std::unordered_set<PathTable::Id> listed;
   for (const auto& p : intent.protect())
-    for (auto a = table.parent(p.id); a; a = table.parent(*a)) paths.push_back(table.path(*a).str());
+    for (auto a = table.parent(p.id); a && listed.insert(*a).second; a = table.parent(*a))
+      paths.push_back(table.path(*a).str());
   region_paths(std::move(named), family_paths, paths);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
@@ -304,7 +333,8 @@ void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactN
                     OnPath&& on_path, OnOther&& on_other) {
   // Kept until the intent is done with them: its table views their names.
   const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
-  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
+  ProbeInterner intern_sorted(intent.paths());
+  for (const std::string& path : paths) on_path(path, intern_sorted(path));
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
