@@ -42,11 +42,8 @@ std::optional<std::string> HostLookups::readlink(const std::string& path) {
   return it->second;
 }
 
-// The walk the kernel does for an absolute path: ".." applies to what is resolved so
-// far, a symlink's target is walked in its place, and after 40 links it gives up (ELOOP).
-std::optional<std::string> HostLookups::realpath(const std::string& path) {
-  auto [it, fresh] = real_.try_emplace(path);
-  if (!fresh) return it->second;
+std::optional<std::string> HostLookups::walk(const std::string& path, bool existing,
+                                             std::vector<std::string>* entries) {
   std::deque<std::string> todo = components(path);
   std::string cur = "/";
   int links = 0;
@@ -61,20 +58,35 @@ std::optional<std::string> HostLookups::realpath(const std::string& path) {
     std::string next = cur;
     if (next.size() > 1) next += '/';
     next += c;
+    if (entries) entries->push_back(next);
     const struct stat* st = lstat(next);
-    if (!st) return it->second = std::nullopt;
-    if (S_ISLNK(st->st_mode)) {
+    if (!st && existing) return std::nullopt;
+    if (st && S_ISLNK(st->st_mode)) {
       auto target = readlink(next);
-      if (!target || ++links > 40) return it->second = std::nullopt;
-      auto comps = components(*target);
-      todo.insert(todo.begin(), comps.begin(), comps.end());
-      if ((*target)[0] == '/') cur.erase(1);  // back to "/"
-      continue;
+      if (target && ++links <= 40) {
+        auto comps = components(*target);
+        todo.insert(todo.begin(), comps.begin(), comps.end());
+        if ((*target)[0] == '/') cur.erase(1);  // back to "/"
+        continue;
+      }
+      if (existing) return std::nullopt;
     }
-    if (!todo.empty() && !S_ISDIR(st->st_mode)) return it->second = std::nullopt;
+    if (existing && !todo.empty() && !S_ISDIR(st->st_mode)) return std::nullopt;
     cur = std::move(next);
   }
-  return it->second = cur;
+  return cur;
+}
+
+std::optional<std::string> HostLookups::realpath(const std::string& path) {
+  auto [it, fresh] = real_.try_emplace(path);
+  if (fresh) it->second = walk(path, true, nullptr);
+  return it->second;
+}
+
+std::vector<std::string> HostLookups::entries_on_the_way(const std::string& path) {
+  std::vector<std::string> out;
+  walk(path, false, &out);
+  return out;
 }
 
 const struct stat* HostLookups::stat(const std::string& path) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace zpolicy::compiler {
 
@@ -21,10 +22,21 @@ class HostLookups {
   std::optional<std::string> readlink(const std::string& path);
   // realpath(3): every symlink resolved, every component existing; none otherwise.
   std::optional<std::string> realpath(const std::string& path);
+  // Every directory entry the kernel looks up to open `path` (absolute), each named under
+  // its resolved parent, symlinks on the way included and followed; missing entries too
+  // (whoever can create one decides what `path` opens once it exists).
+  std::vector<std::string> entries_on_the_way(const std::string& path);
   // stat(2): the object `path` ends at, symlinks followed.
   const struct stat* stat(const std::string& path);
 
  private:
+  // The kernel's walk of an absolute path: ".." applies to what is resolved so far, a
+  // symlink's target is walked in its place, and after 40 links it gives up (ELOOP).
+  // Each entry looked up goes to `entries` when given. The resolved path; none when
+  // `existing` and a component is missing, not a directory, or one link too many.
+  std::optional<std::string> walk(const std::string& path, bool existing,
+                                  std::vector<std::string>* entries);
+
   std::unordered_map<std::string, std::optional<struct stat>> lstat_;
   std::unordered_map<std::string, std::optional<std::string>> link_, real_;
 };

@@ -11,10 +11,8 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
-#include <deque>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 
 namespace zpolicy::compiler {
 namespace {
@@ -88,56 +86,11 @@ class Binder {
   HostLookups& look_;
 };
 
-std::vector<std::string> split(const std::string& path) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= path.size()) {
-    size_t next = path.find('/', pos);
-    if (next == std::string::npos) next = path.size();
-    if (next > pos) out.push_back(path.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  return out;
-}
-
-// Every directory entry the kernel looks up to open `path` (absolute), each named under
-// its canonical parent, symlinks on the way included and followed. Whoever can write
-// one of these entries decides what `path` opens.
-std::vector<std::string> entries_on_the_way(const std::string& path, HostLookups& look) {
-  std::vector<std::string> out;
-  std::deque<std::string> todo;
-  for (auto& c : split(path)) todo.push_back(std::move(c));
-  std::string cur = "/";
-  int links = 0;
-  while (!todo.empty()) {
-    std::string c = std::move(todo.front());
-    todo.pop_front();
-    if (c == ".") continue;
-    if (c == "..") {
-      cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
-      continue;
-    }
-    std::string next = cur == "/" ? "/" + c : cur + "/" + c;
-    out.push_back(next);
-    // The kernel gives up after 40 links (ELOOP); so does this walk.
-    const std::optional<std::string> target = look.readlink(next);
-    if (target && ++links <= 40) {
-      const std::string& t = *target;
-      auto comps = split(t);
-      todo.insert(todo.begin(), comps.begin(), comps.end());
-      if (t[0] == '/') cur = "/";
-      continue;
-    }
-    cur = next;
-  }
-  return out;
-}
-
 // Whether a writable root (canonical) can change what `path` opens: it holds one of the
 // entries on the way, other than itself (a writable root is a mount point in the
 // sandbox, which cannot be renamed or removed).
 bool reaches(const std::string& root, const std::string& path, HostLookups& look) {
-  for (const auto& e : entries_on_the_way(path, look))
+  for (const auto& e : look.entries_on_the_way(path))
     if (e != root && ir::path_within(root, e)) return true;
   return false;
 }
