@@ -1,7 +1,6 @@
 #include "compiler/review/artifact_diff.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <memory>
 #include <set>
@@ -13,9 +12,7 @@
 #include "compiler/analyzer/symbolic_path.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
-#include "compiler/review/syscall_words.hpp"
-#include "ir/syscall_policy.hpp"
-#include "ir/syscall_table.hpp"
+#include "compiler/review/program_diff.hpp"
 
 namespace zpolicy::compiler::review {
 namespace {
@@ -179,146 +176,6 @@ std::optional<Difference> diff_proc(const MountTable& before, const MountTable& 
   return d;
 }
 
-// BPF_LD | BPF_W | BPF_ABS at an offset past nr, arch and the instruction pointer: an
-// argument word.
-bool reads_arguments(const std::vector<BpfInsn>& prog, const std::vector<uint32_t>& trace) {
-  return std::any_of(trace.begin(), trace.end(),
-                     [&](uint32_t pc) { return prog[pc].code == 0x20 && prog[pc].k >= 16; });
-}
-
-// Every constant a conditional jump compares with, and its neighbours.
-std::set<uint64_t> constants(const std::vector<BpfInsn>& prog) {
-  std::set<uint64_t> out = {0, 1, 0xffffffffu, uint64_t{1} << 32, ~uint64_t{0}};
-  for (const auto& in : prog) {
-    if ((in.code & 0x07) != 0x05 || (in.code & 0xf0) == 0x00) continue;  // JMP, not JA
-    out.insert(in.k);
-    out.insert(uint64_t{in.k} + 1);
-    if (in.k) out.insert(uint64_t{in.k} - 1);
-  }
-  return out;
-}
-
-// The constants the conditional jumps among `pcs` compare with, and their neighbours.
-void compared_on(const std::vector<BpfInsn>& prog, const std::vector<uint32_t>& pcs,
-                 std::set<uint64_t>& out) {
-  for (uint32_t pc : std::set<uint32_t>(pcs.begin(), pcs.end())) {
-    const BpfInsn& in = prog[pc];
-    if ((in.code & 0x07) != 0x05 || (in.code & 0xf0) == 0x00) continue;
-    for (uint64_t v : {uint64_t{in.k}, uint64_t{in.k} + 1, uint64_t{in.k} - 1})
-      if (v) out.insert(v);
-  }
-}
-
-struct Answer {
-  uint32_t ret = 0;
-  uint32_t pc = 0;
-};
-
-Answer run(const std::vector<BpfInsn>& prog, const SeccompData& d) {
-  std::vector<uint32_t> trace;
-  const BpfRun r = run_bpf(prog, d, &trace);
-  return {r.ret, trace.empty() ? 0 : trace.back()};
-}
-
-std::string action_words(uint32_t ret) {
-  const auto a = decode_seccomp_ret(ret);
-  return a ? a->str() : seccomp_action_text(ret);
-}
-
-// Whether the answers differ in what they let through, and whether the newer lets more.
-std::optional<Direction> change(uint32_t was, uint32_t now) {
-  const auto a = decode_seccomp_ret(was), b = decode_seccomp_ret(now);
-  if (a && b) {
-    if (a->kind == b->kind) return std::nullopt;
-    return ir::more_restrictive(*a, *b) ? Direction::Widening : Direction::Narrowing;
-  }
-  if ((was & 0xffff0000u) == (now & 0xffff0000u)) return std::nullopt;
-  return Direction::Widening;  // an action the IR has no word for: never let it pass unseen
-}
-
-std::vector<Difference> diff_programs(const std::vector<BpfInsn>& before,
-                                      const std::vector<BpfInsn>& after) {
-  std::set<uint64_t> values = constants(before);
-  values.merge(constants(after));
-  std::vector<Difference> out;
-  // The numbers: every one up to 1023 (past each table), then each constant either program
-  // compares with and its neighbours (a range's ends), and the top of the space.
-  std::set<uint32_t> spread = {0x3fffffffu, 0x7fffffffu, 0x80000000u, 0xbfffffffu, 0xc0000000u,
-                               0xffffffffu};
-  for (uint32_t n = 0; n < 1024; ++n) spread.insert(n);
-  for (uint64_t v : values)
-    if (v <= 0xffffffffu) spread.insert(static_cast<uint32_t>(v));
-  for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386}) {
-    std::set<uint32_t> numbers;
-    for (uint32_t n : spread) numbers.insert(arch == ir::Arch::X32 ? n | ir::kX32SyscallBit : n);
-    for (uint32_t nr : numbers) {
-      const ir::SyscallInfo* info = ir::find_syscall(arch, nr);
-      const std::string name =
-          info ? std::string(info->name) : "syscall #" + std::to_string(nr & ~ir::kX32SyscallBit);
-      SeccompData d{nr, ir::audit_arch(arch), 0, {}};
-      std::vector<std::array<uint64_t, 6>> points = {{}};
-      std::vector<uint32_t> t1, t2;
-      run_bpf(before, d, &t1);
-      run_bpf(after, d, &t2);
-      // Where an argument is read: each argument alone at each value, then each pair of
-      // arguments at the values this call's own comparisons use (a condition on one is
-      // often reached only past one on another).
-      if (reads_arguments(before, t1) || reads_arguments(after, t2)) {
-        for (unsigned i = 0; i < 6; ++i)
-          for (uint64_t v : values) {
-            if (!v) continue;
-            std::array<uint64_t, 6> p{};
-            p[i] = v;
-            points.push_back(p);
-            SeccompData probe = d;
-            probe.args = p;
-            run_bpf(before, probe, &t1);
-            run_bpf(after, probe, &t2);
-          }
-        std::set<uint64_t> local;
-        compared_on(before, t1, local);
-        compared_on(after, t2, local);
-        local.insert(0xffffffffu);
-        for (unsigned i = 0; i < 6; ++i)
-          for (unsigned j = i + 1; j < 6; ++j)
-            for (uint64_t v : local)
-              for (uint64_t w : local) {
-                std::array<uint64_t, 6> p{};
-                p[i] = v;
-                p[j] = w;
-                points.push_back(p);
-              }
-      }
-      // One row per call and change: the first point that shows it names it.
-      std::set<std::pair<uint32_t, uint32_t>> seen;
-      for (const auto& p : points) {
-        d.args = p;
-        const Answer was = run(before, d), now = run(after, d);
-        const auto dir = change(was.ret, now.ret);
-        if (!dir || !seen.insert({was.ret & 0xffff0000u, now.ret & 0xffff0000u}).second) continue;
-        std::string subject = name + "(";
-        int last = 5;
-        while (last >= 0 && p[last] == 0) --last;
-        for (int i = 0; i <= last; ++i)
-          subject += (i ? ", " : "") + value_words(name, static_cast<unsigned>(i), p[i]);
-        subject += ")";
-        if (arch != ir::Arch::X86_64) subject += " on " + std::string(ir::to_string(arch));
-        Difference diff;
-        diff.targets = {ir::Target::Linux};
-        diff.area = Area::Syscalls;
-        diff.subject = std::move(subject);
-        diff.direction = *dir;
-        diff.before = {action_words(was.ret), "returned at instruction " + std::to_string(was.pc),
-                       {"seccomp.bpf", 0, 0}};
-        diff.after = {action_words(now.ret), "returned at instruction " + std::to_string(now.pc),
-                      {"seccomp.bpf", 0, 0}};
-        out.push_back(std::move(diff));
-      }
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 std::variant<std::vector<Difference>, ArtifactError> diff_linux_artifacts(
@@ -365,8 +222,13 @@ std::variant<std::vector<Difference>, ArtifactError> diff_linux_artifacts(
     if (auto proc = diff_proc(mounts[0], mounts[1])) out.push_back(std::move(*proc));
     for (auto& d : diff_mounts(mounts[0], mounts[1], probes, *table)) out.push_back(std::move(d));
   }
-  if (before.seccomp_bpf != after.seccomp_bpf)
-    for (auto& d : diff_programs(programs[0], programs[1])) out.push_back(std::move(d));
+  if (before.seccomp_bpf != after.seccomp_bpf) {
+    auto programs_diff = diff_programs(programs[0], programs[1]);
+    if (auto* e = std::get_if<ProgramDiffError>(&programs_diff))
+      return ArtifactError{e->after, "seccomp.bpf", 0,
+                           "instruction " + std::to_string(e->instruction) + ": " + e->message};
+    for (auto& d : std::get<std::vector<Difference>>(programs_diff)) out.push_back(std::move(d));
+  }
   std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) {
     return static_cast<int>(x.area) < static_cast<int>(y.area);
   });

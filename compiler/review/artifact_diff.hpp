@@ -29,10 +29,10 @@ struct ArtifactError {
 //   name below each and "/" plus a fresh top-level path, every operation, at the path
 //   and for the host object wherever it is reachable;
 // * bwrap's namespace and lockdown switches (--unshare-net, --new-session, ...);
-// * the seccomp program on each ABI, every number its table knows plus unknown ones, at
-//   all-zero arguments and, where the program reads an argument, at each constant either
-//   program compares with (one argument at a time).
-// Differences come in a fixed order. An artifact that does not parse is an error.
+// * the seccomp programs exactly, over the common refinement of both programs' paths
+//   (program_diff.hpp).
+// Differences come in a fixed order. An artifact that does not parse, or a program the
+// path walk cannot follow exactly, is an error.
 std::variant<std::vector<Difference>, ArtifactError> diff_linux_artifacts(
     const LinuxArtifacts& before, const LinuxArtifacts& after);
 

@@ -25,6 +25,26 @@ BOOST_AUTO_TEST_CASE(a_chain_of_excluded_words_leaves_the_next_word) {
   BOOST_TEST((s.witness(budget).kind == Kind::Empty));
 }
 
+// A word on a path of each of two programs: exactly the words both sets hold.
+BOOST_AUTO_TEST_CASE(an_intersection_holds_what_both_sets_hold) {
+  WordSet a, b;
+  a.at_least(10);
+  a.not_bits(UINT32_MAX, 12);
+  a.not_bits(0x1, 1);  // even
+  b.at_most(20);
+  b.bits(0x4, 0x4);
+  b.not_bits(UINT32_MAX, 14);
+  WordSet both = a;
+  both.intersect(b);
+  for (uint32_t w = 0; w < 40; ++w)
+    BOOST_TEST(both.contains(w) == (a.contains(w) && b.contains(w)), w);
+  b.bits(0x4, 0);  // contradicts its own known bit: empty, and so is the intersection
+  both = a;
+  both.intersect(b);
+  size_t budget = 1000;
+  BOOST_TEST((both.witness(budget).kind == Kind::Empty));
+}
+
 BOOST_AUTO_TEST_CASE(whole_words_and_masked_patterns_combine) {
   WordSet s;
   s.not_bits(0xff, 0);  // the low byte is not 0

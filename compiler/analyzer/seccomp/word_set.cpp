@@ -32,6 +32,15 @@ void WordSet::not_bits(uint32_t mask, uint32_t value) {
   if (at == excluded_values_.end() || *at != value) excluded_values_.insert(at, value);
 }
 
+void WordSet::intersect(const WordSet& other) {
+  if (other.contradiction_) contradiction_ = true;
+  at_least(other.lo_);
+  at_most(other.hi_);
+  bits(other.known_mask_, other.known_value_);
+  excluded_.insert(excluded_.end(), other.excluded_.begin(), other.excluded_.end());
+  for (uint32_t v : other.excluded_values_) not_bits(UINT32_MAX, v);
+}
+
 bool WordSet::excludes_value(uint32_t w) const {
   return std::binary_search(excluded_values_.begin(), excluded_values_.end(), w);
 }

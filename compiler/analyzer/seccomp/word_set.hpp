@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace zpolicy::compiler {
@@ -22,7 +23,23 @@ class WordSet {
   // (w & mask) != value; a value with bits outside the mask rules nothing out.
   void not_bits(uint32_t mask, uint32_t value);
 
+  // The words in this set and in `other`: a call on a path of each of two programs
+  // (compiler/review/program_diff).
+  void intersect(const WordSet& other);
+
   bool contains(uint32_t w) const;
+
+  // What the set is made of, to say it in words (compiler/review/program_diff): the
+  // range, the known bits, the patterns and the whole words ruled out.
+  struct Pattern {
+    uint32_t mask, value;
+  };
+  struct Parts {
+    uint32_t lo, hi, known_mask, known_value;
+    std::span<const Pattern> excluded;
+    std::span<const uint32_t> excluded_values;
+  };
+  Parts parts() const { return {lo_, hi_, known_mask_, known_value_, excluded_, excluded_values_}; }
 
   // A member of the set, found by a search over the bits from the top that gives up
   // when it would take more than `budget` steps (shared by the caller's searches,
@@ -38,9 +55,6 @@ class WordSet {
   uint32_t lo_ = 0, hi_ = UINT32_MAX;
   uint32_t known_mask_ = 0, known_value_ = 0;
   bool contradiction_ = false;
-  struct Pattern {
-    uint32_t mask, value;
-  };
   std::vector<Pattern> excluded_;
   // Patterns of the whole word (a jeq not taken on an unmasked word), kept apart, sorted
   // and without repeats, so that a chain of thousands of them costs a binary search per

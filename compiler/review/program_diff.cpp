@@ -1,0 +1,369 @@
+#include "compiler/review/program_diff.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/bpf_paths.hpp"
+#include "compiler/review/syscall_words.hpp"
+#include "ir/syscall_table.hpp"
+
+namespace zpolicy::compiler::review {
+namespace {
+
+using WKind = WordSet::Witness::Kind;
+using Words = std::array<WordSet, kDataWords>;
+using Say = std::function<std::string(uint64_t)>;
+
+// The same search budget as the proof's walk (bpf_paths.hpp), for the cells' searches.
+constexpr size_t kSearchBudget = 200'000'000;
+constexpr uint32_t kActionMask = 0xffff0000u;  // SECCOMP_RET_ACTION_FULL
+
+// The kernel's precedence of actions (seccomp(2)): kill_process, kill_thread, trap,
+// errno, user_notif, trace, log, allow; a step down lets more through. -1 for a value
+// no action has.
+int precedence(uint32_t ret) {
+  switch (ret & kActionMask) {
+    case 0x80000000u:
+      return 7;
+    case 0x00000000u:
+      return 6;
+    case 0x00030000u:
+      return 5;
+    case 0x00050000u:
+      return 4;
+    case 0x7fc00000u:
+      return 3;
+    case 0x7ff00000u:
+      return 2;
+    case 0x7ffc0000u:
+      return 1;
+    case 0x7fff0000u:
+      return 0;
+  }
+  return -1;
+}
+
+// Whether two returns differ in what they let through, and which way. The data of an
+// action (which errno) is not a difference; a value no action has, against anything
+// else, counts as a widening so that it never passes unseen.
+std::optional<Direction> change(uint32_t was, uint32_t now) {
+  if ((was & kActionMask) == (now & kActionMask)) return std::nullopt;
+  const int a = precedence(was), b = precedence(now);
+  if (a < 0 || b < 0) return Direction::Widening;
+  return b < a ? Direction::Widening : Direction::Narrowing;
+}
+
+std::string action_words(uint32_t ret) {
+  const auto a = decode_seccomp_ret(ret);
+  return a ? a->str() : seccomp_action_text(ret);
+}
+
+// The searches of one comparison, under one budget; one that runs out makes the whole
+// comparison refuse rather than drop a cell.
+struct Search {
+  size_t budget = kSearchBudget;
+  bool exhausted = false;
+
+  std::optional<uint32_t> member(const WordSet& s) {
+    const auto w = s.witness(budget);
+    if (w.kind == WKind::Unknown) exhausted = true;
+    if (w.kind == WKind::Found) return w.value;
+    return std::nullopt;
+  }
+  bool empty(const WordSet& s) {
+    const auto w = s.witness(budget);
+    if (w.kind == WKind::Unknown) exhausted = true;
+    return w.kind == WKind::Empty;
+  }
+  std::optional<uint32_t> single(const WordSet& s) {
+    const auto w = member(s);
+    if (!w) return std::nullopt;
+    WordSet rest = s;
+    rest.not_bits(UINT32_MAX, *w);
+    return empty(rest) ? w : std::nullopt;
+  }
+};
+
+bool any(const WordSet& s) {
+  const auto p = s.parts();
+  return p.lo == 0 && p.hi == UINT32_MAX && p.known_mask == 0 && p.excluded.empty() &&
+         p.excluded_values.empty();
+}
+
+std::string bits_words(const Say& say, uint32_t mask, bool all) {
+  if (std::popcount(mask) == 1) return say(mask);
+  return (all ? "all of " : "any of ") + say(mask);
+}
+
+// A word's set in words, one condition each: "arg0 == 4242", "type has SOCK_RAW",
+// "instruction_pointer low word != 0". Nothing when every word is in it. Whole words
+// ruled out in `skip` are left unsaid (the subject already says them).
+void set_words(const std::string& label, const WordSet& s, const Say& say, Search& search,
+               std::vector<std::string>& out, const std::set<uint32_t>& skip = {}) {
+  if (any(s)) return;
+  if (const auto one = search.single(s)) {
+    out.push_back(label + " == " + say(*one));
+    return;
+  }
+  const auto p = s.parts();
+  if (p.lo > 0 && p.hi < UINT32_MAX)
+    out.push_back(label + " in " + say(p.lo) + ".." + say(p.hi));
+  else if (p.lo > 0)
+    out.push_back(label + " >= " + say(p.lo));
+  else if (p.hi < UINT32_MAX)
+    out.push_back(label + " <= " + say(p.hi));
+  if (p.known_mask != 0) {
+    if (p.known_value == p.known_mask)
+      out.push_back(label + " has " + bits_words(say, p.known_mask, true));
+    else if (p.known_value == 0)
+      out.push_back(label + " has none of " + say(p.known_mask));
+    else
+      out.push_back(label + " & " + say(p.known_mask) + " == " + say(p.known_value));
+  }
+  std::vector<std::string> values;
+  for (uint32_t v : p.excluded_values)
+    if (v >= p.lo && v <= p.hi && (v & p.known_mask) == p.known_value && !skip.contains(v))
+      values.push_back(say(v));
+  if (values.size() == 1) out.push_back(label + " != " + values.front());
+  if (values.size() > 1) {
+    std::string list;
+    for (const auto& v : values) list += (list.empty() ? "" : ", ") + v;
+    out.push_back(label + " not in {" + list + "}");
+  }
+  std::set<std::pair<uint32_t, uint32_t>> said;
+  for (const auto& x : p.excluded) {
+    if (!said.insert({x.mask, x.value}).second) continue;
+    if (x.value == 0)
+      out.push_back(label + " has " + bits_words(say, x.mask, false));
+    else if (x.value == x.mask)
+      out.push_back(label + (std::popcount(x.mask) == 1 ? " lacks " : " lacks one of ") +
+                    say(x.mask));
+    else
+      out.push_back(label + " & " + say(x.mask) + " != " + say(x.value));
+  }
+}
+
+std::string number(uint64_t v) { return value_words({}, 0, v); }
+
+// An argument of `call` in words: whole when both words are one value, otherwise each
+// word that is constrained. An `int` argument whose high word is free is named by its
+// low word alone, the only one the kernel reads.
+void argument_words(std::string_view call, unsigned i, ir::ArgWidth width, const Words& w,
+                    Search& search, std::vector<std::string>& out) {
+  const WordSet &hi = w[arg_high_word(i)], &lo = w[arg_low_word(i)];
+  const std::string name = argument_name(call, i);
+  const Say named = [&](uint64_t v) { return value_words(call, i, v); };
+  if (any(hi) && any(lo)) return;
+  const auto h = search.single(hi), l = search.single(lo);
+  if (h && l) {
+    out.push_back(name + " == " + named(uint64_t{*h} << 32 | *l));
+    return;
+  }
+  set_words(name + " high word", hi, number, search, out);
+  set_words(any(hi) && width == ir::ArgWidth::U32 ? name : name + " low word", lo, named, search,
+            out);
+}
+
+std::string join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : sep) + p;
+  return out;
+}
+
+// The cell's conditions on the arguments (as arguments of `info`, or numbered) and the
+// instruction pointer.
+std::vector<std::string> call_conditions(const ir::SyscallInfo* info, const Words& w,
+                                         Search& search) {
+  std::vector<std::string> out;
+  for (unsigned i = 0; i < 6; ++i)
+    argument_words(info ? info->name : std::string_view{}, i,
+                   info ? info->args[i] : ir::ArgWidth::U64, w, search, out);
+  const WordSet &hi = w[3], &lo = w[2];
+  const auto h = search.single(hi), l = search.single(lo);
+  if (h && l && !(any(hi) && any(lo))) {
+    out.push_back("instruction_pointer == " + number(uint64_t{*h} << 32 | *l));
+  } else {
+    set_words("instruction_pointer high word", hi, number, search, out);
+    set_words("instruction_pointer low word", lo, number, search, out);
+  }
+  return out;
+}
+
+struct Abi {
+  ir::Arch arch;
+  const char* suffix;
+};
+constexpr Abi kAbis[] = {
+    {ir::Arch::X86_64, ""}, {ir::Arch::X32, " on x32"}, {ir::Arch::I386, " on i386"}};
+
+// One row: where it sorts (ABI, then number: "any call" first, numbers outside the table
+// last), what it names, its conditions, and the two actions.
+using RowKey = std::tuple<int, int64_t, std::string, std::string, int, std::string, std::string>;
+constexpr int64_t kAnyCall = -1, kOutside = INT64_MAX;
+
+struct Rows {
+  std::map<RowKey, Difference> rows;
+  std::map<RowKey, std::set<uint32_t>> outside;  // numbers outside the table, for examples
+
+  void add(int abi, int64_t order, const std::string& name, const std::string& when, Direction dir,
+           const BpfPath& was, const BpfPath& now, std::optional<uint32_t> example = std::nullopt) {
+    Difference d;
+    d.targets = {ir::Target::Linux};
+    d.area = Area::Syscalls;
+    d.direction = dir;
+    d.before = {action_words(was.ret),
+                "returned at instruction " + std::to_string(was.ret_pc),
+                {"seccomp.bpf", 0, 0}};
+    d.after = {action_words(now.ret),
+               "returned at instruction " + std::to_string(now.ret_pc),
+               {"seccomp.bpf", 0, 0}};
+    d.subject = name + when;
+    RowKey key{abi, order, name, when, static_cast<int>(dir), d.before.verdict, d.after.verdict};
+    if (example) outside[key].insert(*example);
+    rows.try_emplace(std::move(key), std::move(d));
+  }
+
+  // The rows in order. Numbers outside the table are one row per ABI, conditions and
+  // actions, with a few of them named; none where "any call" says it already.
+  std::vector<Difference> done() {
+    std::vector<Difference> out;
+    for (auto& [key, d] : rows) {
+      if (std::get<1>(key) == kOutside) {
+        RowKey any = key;
+        std::get<1>(any) = kAnyCall;
+        std::get<2>(any) = "any call" + std::string(kAbis[std::get<0>(key)].suffix);
+        if (rows.contains(any)) continue;
+        std::string such;
+        size_t named = 0;
+        for (uint32_t n : outside[key])
+          if (named++ < 3) such += (such.empty() ? "" : ", ") + ("#" + std::to_string(n));
+        d.subject = std::get<2>(key) + " (such as " + such + ")" + std::get<3>(key);
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
+};
+
+// The calls of one ABI in a cell whose numbers (already limited to the ABI) are `nr`: a
+// row per syscall of the table, one for "any call" when the cell holds them all and
+// numbers outside the table too, and one for the numbers outside the table.
+void abi_rows(int abi, const WordSet& nr, const Words& w, Direction dir, const BpfPath& was,
+              const BpfPath& now, Search& search, Rows& rows) {
+  const ir::Arch arch = kAbis[abi].arch;
+  const std::string suffix = kAbis[abi].suffix;
+  const uint32_t base = arch == ir::Arch::X32 ? ir::kX32SyscallBit : 0;
+  std::vector<const ir::SyscallInfo*> known;
+  size_t table = 0;
+  uint32_t end = base;
+  for (const ir::SyscallInfo& s : ir::syscall_table(arch)) {
+    if ((s.nr & ir::kX32SyscallBit) != base) continue;
+    ++table;
+    end = std::max(end, s.nr + 1);
+    if (nr.contains(s.nr)) known.push_back(&s);
+  }
+  // Numbers outside the table: the table's holes, then anything past its end.
+  std::vector<uint32_t> outside;
+  for (uint32_t n = base; n < end && outside.size() < 2; ++n)
+    if (nr.contains(n) && !ir::find_syscall(arch, n)) outside.push_back(n);
+  WordSet past = nr;
+  past.at_least(end);
+  for (int more = 0; more < 2 && outside.size() < 2; ++more) {
+    const auto m = search.member(past);
+    if (!m) break;
+    outside.push_back(*m);
+    past.not_bits(UINT32_MAX, *m);
+  }
+  const auto when = [&](const ir::SyscallInfo* info) {
+    const auto c = call_conditions(info, w, search);
+    return c.empty() ? std::string() : " when " + join(c, " and ");
+  };
+  if (known.size() == table && !outside.empty()) {
+    rows.add(abi, kAnyCall, "any call" + suffix, when(nullptr), dir, was, now);
+    return;
+  }
+  for (const ir::SyscallInfo* s : known)
+    rows.add(abi, s->nr, std::string(s->name) + suffix, when(s), dir, was, now);
+  const std::string table_name =
+      "numbers outside the " + std::string(ir::to_string(arch)) + " table";
+  for (uint32_t n : outside)
+    rows.add(abi, kOutside, table_name, when(nullptr), dir, was, now, n & ~ir::kX32SyscallBit);
+}
+
+// The rows of one cell: the calls both paths take, split by ABI as the kernel tells them
+// apart (the arch word, and on x86_64 the x32 bit of the number).
+void cell_rows(const Words& w, Direction dir, const BpfPath& was, const BpfPath& now,
+               Search& search, Rows& rows) {
+  const uint32_t x86 = ir::kAuditArchX86_64, i386 = ir::audit_arch(ir::Arch::I386);
+  if (w[kWordArch].contains(x86)) {
+    WordSet native = w[kWordNr], x32 = w[kWordNr];
+    native.bits(ir::kX32SyscallBit, 0);
+    x32.bits(ir::kX32SyscallBit, ir::kX32SyscallBit);
+    if (!search.empty(native)) abi_rows(0, native, w, dir, was, now, search, rows);
+    if (!search.empty(x32)) abi_rows(1, x32, w, dir, was, now, search, rows);
+  }
+  if (w[kWordArch].contains(i386)) abi_rows(2, w[kWordNr], w, dir, was, now, search, rows);
+  WordSet foreign = w[kWordArch];
+  foreign.not_bits(UINT32_MAX, x86);
+  foreign.not_bits(UINT32_MAX, i386);
+  if (search.empty(foreign)) return;
+  std::vector<std::string> c;
+  set_words("arch", w[kWordArch], number, search, c, {x86, i386});
+  set_words("number", w[kWordNr], number, search, c);
+  for (auto& more : call_conditions(nullptr, w, search)) c.push_back(std::move(more));
+  rows.add(3, kAnyCall, "any call on another architecture",
+           c.empty() ? "" : " when " + join(c, " and "), dir, was, now);
+}
+
+std::variant<std::vector<BpfPath>, ProgramDiffError> paths_of(std::span<const BpfInsn> program,
+                                                              bool after) {
+  std::vector<BpfPath> out;
+  const auto unprovable = walk_paths(program, [&](const BpfPath& p, size_t&) {
+    out.push_back(p);
+    return std::optional<std::string>();
+  });
+  if (unprovable)
+    return ProgramDiffError{after, unprovable->instruction,
+                            "cannot be compared exactly: " + unprovable->why};
+  return out;
+}
+
+}  // namespace
+
+std::variant<std::vector<Difference>, ProgramDiffError> diff_programs(
+    std::span<const BpfInsn> before, std::span<const BpfInsn> after) {
+  auto a = paths_of(before, false);
+  if (auto* e = std::get_if<ProgramDiffError>(&a)) return *e;
+  auto b = paths_of(after, true);
+  if (auto* e = std::get_if<ProgramDiffError>(&b)) return *e;
+  Search search;
+  Rows rows;
+  for (const BpfPath& was : std::get<std::vector<BpfPath>>(a))
+    for (const BpfPath& now : std::get<std::vector<BpfPath>>(b)) {
+      const auto dir = change(was.ret, now.ret);
+      if (!dir) continue;
+      Words cell = was.words;
+      bool empty = false;
+      // Number and arch are the first words: they tell most pairs of paths apart.
+      for (size_t i = 0; i < kDataWords; ++i) {
+        cell[i].intersect(now.words[i]);
+        if ((empty = search.empty(cell[i]))) break;
+      }
+      if (!empty) cell_rows(cell, *dir, was, now, search, rows);
+      if (search.exhausted)
+        return ProgramDiffError{false, was.ret_pc,
+                                "too complex to compare within the search budget"};
+    }
+  return rows.done();
+}
+
+}  // namespace zpolicy::compiler::review

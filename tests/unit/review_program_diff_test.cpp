@@ -1,0 +1,146 @@
+// `diff --artifacts` on seccomp programs (program_diff.hpp): exact over both programs'
+// paths, so a widening hidden behind an argument value, the instruction pointer or a
+// kill that became a thread kill is reported (the edits of issue 19 that sampling
+// missed), and a program laid out differently but equivalent is no difference.
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/review/program_diff.hpp"
+#include "support/cli.hpp"
+#include "support/subprocess.hpp"
+
+using namespace zpolicy;
+using compiler::BpfInsn;
+using compiler::review::Difference;
+using compiler::review::Direction;
+
+namespace {
+
+constexpr uint32_t kAllow = 0x7fff0000u, kKillProcess = 0x80000000u;
+
+std::string golden_bytes() {
+  return test::slurp(std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/seccomp.bpf");
+}
+
+std::vector<BpfInsn> golden_program() {
+  std::string error;
+  auto p = compiler::parse_bpf(golden_bytes(), &error);
+  if (!p) throw std::runtime_error(error);
+  return *p;
+}
+
+BpfInsn ld_abs(uint32_t offset) { return {0x20, 0, 0, offset}; }
+BpfInsn jeq(uint32_t k, uint8_t jt, uint8_t jf) { return {0x15, jt, jf, k}; }
+BpfInsn ja(uint32_t k) { return {0x05, 0, 0, k}; }
+BpfInsn ret(uint32_t k) { return {0x06, 0, 0, k}; }
+
+std::vector<BpfInsn> prefixed(std::vector<BpfInsn> prefix, const std::vector<BpfInsn>& program) {
+  prefix.insert(prefix.end(), program.begin(), program.end());
+  return prefix;
+}
+
+std::vector<Difference> diff(const std::vector<BpfInsn>& a, const std::vector<BpfInsn>& b) {
+  auto r = compiler::review::diff_programs(a, b);
+  if (auto* e = std::get_if<compiler::review::ProgramDiffError>(&r))
+    throw std::runtime_error(e->message);
+  return std::get<std::vector<Difference>>(r);
+}
+
+std::string rows(const std::vector<Difference>& ds) {
+  std::string out;
+  for (const auto& d : ds)
+    out += std::string(to_string(d.direction)) + " " + d.subject + ": " + d.before.verdict +
+           " -> " + d.after.verdict + "\n";
+  return out;
+}
+
+// Whether a row says exactly this, as a widening.
+bool widens(const std::vector<Difference>& ds, const std::string& subject, const std::string& was,
+            const std::string& now) {
+  return std::any_of(ds.begin(), ds.end(), [&](const Difference& d) {
+    return d.direction == Direction::Widening && d.subject == subject && d.before.verdict == was &&
+           d.after.verdict == now;
+  });
+}
+
+bool all_widen(const std::vector<Difference>& ds) {
+  return !ds.empty() && std::all_of(ds.begin(), ds.end(), [](const Difference& d) {
+    return d.direction == Direction::Widening;
+  });
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(review_program_diff)
+
+BOOST_AUTO_TEST_CASE(a_program_and_an_equivalent_layout_are_no_difference) {
+  const auto p = golden_program();
+  BOOST_TEST(diff(p, p).empty());
+  // The same program twice, chosen between by the instruction pointer: other paths, the
+  // same answers.
+  const uint32_t n = static_cast<uint32_t>(p.size());
+  auto twice = prefixed({ld_abs(8), jeq(0, 1, 0), ja(n)}, p);
+  twice.insert(twice.end(), p.begin(), p.end());
+  BOOST_TEST(diff(p, twice).empty(), rows(diff(p, twice)));
+  BOOST_TEST(diff(twice, p).empty(), rows(diff(twice, p)));
+}
+
+BOOST_AUTO_TEST_CASE(an_allow_behind_the_instruction_pointer_is_a_widening) {
+  const auto p = golden_program();
+  const auto edited = prefixed({ld_abs(8), jeq(0, 1, 0), ret(kAllow)}, p);
+  const auto ds = diff(p, edited);
+  BOOST_TEST(all_widen(ds), rows(ds));
+  BOOST_TEST(widens(ds, "ptrace when instruction_pointer low word != 0", "errno(1)", "allow"),
+             rows(ds));
+  BOOST_TEST(widens(ds, "any call on i386 when instruction_pointer low word != 0", "kill", "allow"),
+             rows(ds));
+  // The other way round, the same calls narrow.
+  const auto back = diff(edited, p);
+  BOOST_TEST(back.size() == ds.size());
+  BOOST_TEST(std::all_of(back.begin(), back.end(),
+                         [](const Difference& d) { return d.direction == Direction::Narrowing; }));
+}
+
+BOOST_AUTO_TEST_CASE(an_allow_behind_an_argument_value_is_a_widening) {
+  const auto p = golden_program();
+  const auto edited = prefixed({ld_abs(16), jeq(4242, 0, 1), ret(kAllow)}, p);
+  const auto ds = diff(p, edited);
+  BOOST_TEST(all_widen(ds), rows(ds));
+  BOOST_TEST(widens(ds, "ptrace when arg0 low word == 0x1092", "errno(1)", "allow"), rows(ds));
+  // A call the golden program allows is no row at any argument value.
+  BOOST_TEST(std::none_of(ds.begin(), ds.end(),
+                          [](const Difference& d) { return d.subject.rfind("read ", 0) == 0; }),
+             rows(ds));
+}
+
+BOOST_AUTO_TEST_CASE(a_process_kill_made_a_thread_kill_is_a_widening) {
+  auto edited = golden_program();
+  size_t changed = 0;
+  for (auto& in : edited)
+    if (in.code == 0x06 && in.k == kKillProcess) in.k = 0, ++changed;  // SECCOMP_RET_KILL_THREAD
+  BOOST_TEST_REQUIRE(changed > 0u);
+  const auto ds = diff(golden_program(), edited);
+  BOOST_TEST(all_widen(ds), rows(ds));
+  BOOST_TEST(widens(ds, "any call on i386", "kill", "kill_thread"), rows(ds));
+}
+
+// Through the command line: the widening fails a `--fail-on widen` gate.
+BOOST_AUTO_TEST_CASE(diff_artifacts_fails_on_a_hidden_widening) {
+  test::Cli cli;
+  const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/";
+  for (const char* side : {"old", "new"}) {
+    cli.dir.write(std::string(side) + "/bwrap.args", test::slurp(golden + "bwrap.args"));
+    cli.dir.write(std::string(side) + "/seccomp.txt", test::slurp(golden + "seccomp.txt"));
+  }
+  cli.dir.write("old/seccomp.bpf", golden_bytes());
+  const auto edited = prefixed({ld_abs(16), jeq(4242, 0, 1), ret(kAllow)}, golden_program());
+  std::string bytes(edited.size() * sizeof(BpfInsn), '\0');
+  std::memcpy(bytes.data(), edited.data(), bytes.size());
+  cli.dir.write("new/seccomp.bpf", bytes);
+  const auto r = cli.run({"diff", "--artifacts", "old", "new", "--fail-on", "widen"});
+  BOOST_TEST(r.exit_code == 1, r.out + r.err);
+  BOOST_TEST(r.out.find("ptrace when arg0 low word == 0x1092") != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
