@@ -1,6 +1,7 @@
 // `explain --connect HOST:PORT`: what the policy's network says about one destination,
 // and how each target reaches it. The name is not resolved here: the proxy resolves it
 // at run time and refuses it then if any address is not public (docs/network.md).
+#include "api/bound_refusal.hpp"
 #include "api/request.hpp"
 #include "compiler/network/admission.hpp"
 
@@ -22,6 +23,9 @@ Explanation explain_connect(const Request& request, const std::string& destinati
     out.exit_code = kExitUsage;
     return out;
   }
+  // Where a run bound here would not start, there is no connection to explain either, as
+  // for paths and syscalls.
+  if (auto refused = api::bound_refusal(*loaded, request, out.notes)) return std::move(*refused);
   const ir::Policy& policy = loaded->policy;
   const std::string host = destination.substr(0, colon);
   out.query = "connect " + destination;

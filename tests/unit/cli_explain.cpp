@@ -228,18 +228,25 @@ BOOST_AUTO_TEST_CASE(a_system_call_names_the_listing_line_that_decides_it) {
 }
 
 // Where `run` would refuse to start (here: a workspace holding the home directory),
-// explain says so, as run would, instead of walking the tree for a run that cannot happen.
+// explain says so, as run would, instead of walking the tree for a run that cannot happen;
+// the same for a path, a syscall and a connection.
 BOOST_AUTO_TEST_CASE(where_run_refuses_explain_says_so) {
   Cli cli;
   const std::string home = fs::weakly_canonical(std::getenv("HOME")).string();
-  auto r = cli.run({"explain", "x", "--workspace", home});
-  BOOST_TEST(r.exit_code == 3);
-  BOOST_TEST(r.out == "");
-  BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, r.err);
-  BOOST_TEST(r.err.find("<command line>: error: a run bound to " + home +
-                        " would be refused (ZP003), so there is nothing bound to explain; "
-                        "--portable answers for the portable artifacts\n") != std::string::npos,
-             r.err);
+  for (const std::vector<std::string>& question :
+       {std::vector<std::string>{"x"}, {"--syscall", "read"}, {"--connect", "example.com:443"}}) {
+    std::vector<std::string> args = {"explain"};
+    args.insert(args.end(), question.begin(), question.end());
+    args.insert(args.end(), {"--workspace", home});
+    auto r = cli.run(args);
+    BOOST_TEST(r.exit_code == 3, question.front());
+    BOOST_TEST(r.out == "", question.front());
+    BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, r.err);
+    BOOST_TEST(r.err.find("<command line>: error: a run bound to " + home +
+                          " would be refused (ZP003), so there is nothing bound to explain; "
+                          "--portable answers for the portable artifacts\n") != std::string::npos,
+               r.err);
+  }
 }
 
 // Each usage mistake gets its own message.
