@@ -8,34 +8,10 @@
 #include <cstring>
 
 #include "cli/run_options.hpp"
+#include "cli/status_file_location.hpp"
 #include "zpolicy/json.hpp"
 
 namespace zpolicy::cli {
-namespace {
-
-// The writable bind of `plan` whose directory holds `path`, by identity (device and inode
-// of each directory from the file's up to /), so that a bind-mount alias counts too; empty
-// when none does. A file there can be renamed away and replaced by the command, and the
-// caller would read what the sandbox wrote (red team R5-S2).
-std::string writable_root_holding(const Plan& plan, const std::string& path) {
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  char real[PATH_MAX];
-  if (!realpath(dir.c_str(), real)) return "";
-  for (std::string cur = real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
-    struct stat st {};
-    if (stat(cur.c_str(), &st) == 0)
-      for (const auto& check : plan.setup_checks) {
-        if (check.kind != "bind" || check.read_only || !check.fd) continue;
-        for (const auto& bind : plan.binds)
-          if (bind.fd == *check.fd && bind.dev == st.st_dev && bind.ino == st.st_ino)
-            return check.path;
-      }
-    if (cur == "/") return "";
-  }
-}
-
-}  // namespace
 
 int cmd_run(const Args& args) {
   const std::string usage =

@@ -86,6 +86,10 @@ bool check_name(std::string_view host, std::string_view entry, DestinationError*
 
 }  // namespace
 
+bool is_host_name(std::string_view host) {
+  return host.find('*') == std::string_view::npos && check_name(host, host, nullptr);
+}
+
 std::string Destination::str() const {
   const std::string port_text = ":" + std::to_string(port);
   switch (kind) {

@@ -48,4 +48,10 @@ struct DestinationError {
 std::optional<std::vector<Destination>> parse_destination(std::string_view text,
                                                           DestinationError* error);
 
+// Whether `host` (lower-case, without a trailing dot) is a host name by the grammar above,
+// without a wildcard: the only names the proxy may hand a resolver. A byte outside it (a
+// NUL ends the name a resolver sees) would make the name checked and the name resolved
+// differ (red team R6-N1).
+bool is_host_name(std::string_view host);
+
 }  // namespace zpolicy::ir

@@ -267,6 +267,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         return false;
       }
     }
+    return true;
+  };
+  spec.release = [&] {
     for (auto& a : held)
       if (!hand_over(a)) return false;
     return write(block[1], "1", 1) == 1;

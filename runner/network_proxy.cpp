@@ -15,9 +15,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "compiler/network/admission.hpp"
@@ -194,6 +196,50 @@ std::pair<std::string, uint16_t> split_authority(std::string_view a, uint16_t de
   return {std::string(host), static_cast<uint16_t>(p)};
 }
 
+// Whether every line of `head` (without its final empty line) ends with CRLF and holds
+// no other CR, LF or NUL, and no header continues onto a following line (obs-fold).
+bool plain_head(std::string_view head) {
+  for (size_t i = 0; i < head.size(); ++i) {
+    const char c = head[i];
+    if (c == '\0') return false;
+    if (c == '\r' && (i + 1 >= head.size() || head[i + 1] != '\n')) return false;
+    if (c == '\n' && (i == 0 || head[i - 1] != '\r')) return false;
+    if (c == '\n' && i + 1 < head.size() && (head[i + 1] == ' ' || head[i + 1] == '\t'))
+      return false;
+  }
+  return true;
+}
+
+// The request in origin form for the server (RFC 9112 3.2.2, 9110 7.2): the Host is the
+// admitted authority, whatever Host the client sent, and the connection carries this one
+// request (`Connection: close`): a server must not act on a later request on it, which
+// could name another Host on the admitted address. The proxy's own headers and the
+// client's connection options stay here. Empty when the head gives both Content-Length and
+// Transfer-Encoding (a server and this proxy could disagree where the request ends).
+std::string origin_form(const std::string& head, size_t line_end, size_t end,
+                        const std::string& method, const std::string& path,
+                        const std::string& version, const std::string& authority) {
+  std::string out = method + " " + path + " " + version + "\r\nHost: " + authority + "\r\n";
+  bool length = false, chunked = false;
+  size_t pos = line_end + 2;
+  while (pos < end) {
+    const size_t next = head.find("\r\n", pos);
+    const std::string h = head.substr(pos, next - pos);
+    std::string name = h.substr(0, h.find(':'));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    while (!name.empty() && (name.back() == ' ' || name.back() == '\t')) name.pop_back();
+    length |= name == "content-length";
+    chunked |= name == "transfer-encoding";
+    if (name != "host" && name != "connection" && name != "keep-alive" &&
+        name != "proxy-connection" && name != "proxy-authorization" && name != "upgrade")
+      out += h + "\r\n";
+    pos = next + 2;
+  }
+  if (length && chunked) return "";
+  return out + "Connection: close\r\n\r\n";
+}
+
 void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
   std::string head;
   char buf[4096];
@@ -213,6 +259,13 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
     return;
   }
   const std::string rest = head.substr(end + 4);
+  // A byte a server may read as the end of a line or of the head, where this parser sees
+  // none, would let a header (a second Host) pass unseen (red team R6-N2).
+  if (!plain_head(std::string_view(head).substr(0, end))) {
+    respond(client, "400 Bad Request", "zpolicy: malformed request head");
+    close(client);
+    return;
+  }
   const size_t line_end = head.find("\r\n");
   const std::string line = head.substr(0, line_end);
   const size_t sp1 = line.find(' '), sp2 = line.rfind(' ');
@@ -241,6 +294,13 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
   auto [host, port] = split_authority(authority, is_connect ? 0 : 80);
   if (host.empty() || port == 0 || authority.find('@') != std::string::npos) {
     respond(client, "400 Bad Request", "zpolicy: malformed destination '" + authority + "'");
+    close(client);
+    return;
+  }
+  const std::string origin_head =
+      is_connect ? std::string() : origin_form(head, line_end, end, method, path, version, authority);
+  if (!is_connect && origin_head.empty()) {
+    respond(client, "400 Bad Request", "zpolicy: a request head that names its length twice");
     close(client);
     return;
   }
@@ -274,20 +334,8 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
     ok = write_all(client, established.data(), established.size()) &&
          write_all(upstream, rest.data(), rest.size());
   } else {
-    // Origin form to the server; the proxy's own headers stay here.
-    std::string out = method + " " + path + " " + version + "\r\n";
-    size_t pos = line_end + 2;
-    while (pos < end) {
-      const size_t next = head.find("\r\n", pos);
-      const std::string h = head.substr(pos, next - pos);
-      std::string lower = h.substr(0, h.find(':'));
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (lower != "proxy-connection" && lower != "proxy-authorization") out += h + "\r\n";
-      pos = next + 2;
-    }
-    out += "\r\n" + rest;
-    ok = write_all(upstream, out.data(), out.size());
+    ok = write_all(upstream, origin_head.data(), origin_head.size()) &&
+         write_all(upstream, rest.data(), rest.size());
   }
   if (ok) relay(client, upstream);
   close(upstream);
@@ -303,16 +351,35 @@ void handle_forward(int client, uint16_t port) {
   close(client);
 }
 
+// Connections served at once on one listener. Each holds a thread; a sandbox that opened
+// connections without end made the runner fail to create threads, and the exception ended
+// the runner (red team R6-N3). Beyond this a connection is closed unanswered.
+constexpr int kMaxConnections = 256;
+
 template <class Handle>
 void accept_loop(int listener, Handle handle) {
+  auto live = std::make_shared<std::atomic<int>>(0);
   while (true) {
     int c = accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
     if (c < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return;  // shut down
     }
+    if (live->fetch_add(1) >= kMaxConnections) {
+      live->fetch_sub(1);
+      close(c);
+      continue;
+    }
     no_delay(c);
-    std::thread([handle, c] { handle(c); }).detach();
+    try {
+      std::thread([handle, c, live] {
+        handle(c);
+        live->fetch_sub(1);
+      }).detach();
+    } catch (const std::system_error&) {
+      live->fetch_sub(1);
+      close(c);
+    }
   }
 }
 

@@ -270,6 +270,8 @@ Outcome supervise(const SpawnSpec& spec) {
   int forwarded = 0;
   int wstatus = 0;
   bool done = false, timed_out = false, started_hook_ran = false;
+  // Whether the command may have started: at once without a release to wait for.
+  bool released = !spec.release;
   // Kills the sandbox through its init when bwrap has named it: the pid namespace dies
   // with it, and bwrap's monitor, alive, still reports whether the command was exec'd.
   // Without an init (not started yet, or no bwrap) the whole process group is killed.
@@ -294,15 +296,43 @@ Outcome supervise(const SpawnSpec& spec) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count();
     return static_cast<int>(std::clamp<long long>(left, 1, 1 << 30));
   };
+  // Before the release nothing of the command exists to get a SIGTERM or a forwarded
+  // signal: the run ends there, and the sandbox with it.
+  auto check_deadline = [&](Clock::time_point now) {
+    if (!has_deadline || timed_out || now < deadline) return;
+    timed_out = true;
+    if (!released) {
+      kill_sandbox();
+      return;
+    }
+    status.drain();
+    signal_all(SIGTERM);
+    in_grace = true;
+    kill_at = now + spec.timeout_grace;
+  };
+  auto take_signals = [&] {
+    unsigned char si;
+    while (read(sfd, &si, 1) == 1) {
+      int sig = si;
+      if (sig == SIGCHLD) continue;
+      out.signal = sig;
+      if (!released) {
+        kill_sandbox();
+        continue;
+      }
+      // The timeout's SIGTERM counts as the first: a signal in its grace kills at once.
+      if (++forwarded > 1 || in_grace) {
+        out.killed_by_signal = true;
+        in_grace = false;
+        kill_sandbox();
+      } else {
+        signal_all(sig);
+      }
+    }
+  };
   while (!done) {
     auto now = Clock::now();
-    if (has_deadline && !timed_out && now >= deadline) {
-      timed_out = true;
-      status.drain();
-      signal_all(SIGTERM);
-      in_grace = true;
-      kill_at = now + spec.timeout_grace;
-    }
+    check_deadline(now);
     if (in_grace && now >= kill_at) {
       in_grace = false;
       out.grace_expired = true;
@@ -319,28 +349,27 @@ Outcome supervise(const SpawnSpec& spec) {
     pollfd fds[2] = {{sfd, POLLIN, 0}, {status.open ? status.fd : -1, POLLIN, 0}};
     poll(fds, 2, wait_ms);
     if (fds[1].revents) status.drain();
-    if (spec.on_started && !started_hook_ran)
+    take_signals();
+    if (spec.on_started && !started_hook_ran && !out.signal && !timed_out)
       if (pid_t init = status.child_pid()) {
         started_hook_ran = true;
         if (!spec.on_started(init)) {
           out.start_refused = true;
           kill_sandbox();
+        } else {
+          // The check may have taken long (up to its own deadline): what came meanwhile
+          // decides before anything starts.
+          take_signals();
+          check_deadline(Clock::now());
+          if (!out.signal && !timed_out) {
+            released = true;
+            if (spec.release && !spec.release()) {
+              out.start_refused = true;
+              kill_sandbox();
+            }
+          }
         }
       }
-    unsigned char si;
-    while (read(sfd, &si, 1) == 1) {
-      int sig = si;
-      if (sig == SIGCHLD) continue;
-      out.signal = sig;
-      // The timeout's SIGTERM counts as the first: a signal in its grace kills at once.
-      if (++forwarded > 1 || in_grace) {
-        out.killed_by_signal = true;
-        in_grace = false;
-        kill_sandbox();
-      } else {
-        signal_all(sig);
-      }
-    }
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
     if (w == pid) done = true;
   }
@@ -352,6 +381,7 @@ Outcome supervise(const SpawnSpec& spec) {
   restore();
   terminal.restore();
   out.started = status.child_pid() != 0;
+  out.released = released;
   out.setup_finished = status.exec_reported();
   if (timed_out) {
     out.kind = Outcome::Kind::TimedOut;
@@ -367,7 +397,7 @@ Outcome supervise(const SpawnSpec& spec) {
 
 Execution execution_of(const Outcome& o) {
   if (o.setup_finished) return Execution::Ran;
-  if (!o.started) return Execution::DidNotRun;
+  if (!o.started || !o.released) return Execution::DidNotRun;
   // bwrap's monitor ran to its end and reported no exec: setup or exec failed.
   if (o.kind == Outcome::Kind::Exited) return Execution::DidNotRun;
   return Execution::Unknown;

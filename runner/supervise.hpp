@@ -29,6 +29,10 @@ struct SpawnSpec {
   // Called once, as soon as bwrap names the sandbox's init (before the command can have
   // started when bwrap waits on --block-fd); false kills the sandbox.
   std::function<bool(pid_t init)> on_started;
+  // Lets the command start (bwrap's --block-fd), called after on_started held and only if
+  // no signal came and the deadline has not passed meanwhile: a run cancelled before its
+  // release never starts its command (red team R5-K2). false kills the sandbox.
+  std::function<bool()> release;
 };
 
 struct Outcome {
@@ -42,8 +46,11 @@ struct Outcome {
   bool setup_finished = false;
   int signal = 0;          // the last SIGINT, SIGTERM or SIGHUP this process received, or 0
   bool killed_by_signal = false;  // a second such signal made us kill the whole tree
-  bool start_refused = false;     // on_started returned false and the sandbox was killed
+  bool start_refused = false;     // on_started or release failed and the sandbox was killed
   bool grace_expired = false;     // timed out, and something outlived the SIGTERM's grace
+  // Whether SpawnSpec::release was called (or there was none). bwrap starts nothing before
+  // it: the runner holds the --block-fd pipe and the seccomp program until then.
+  bool released = false;
 };
 
 // Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the
@@ -53,7 +60,8 @@ Execution execution_of(const Outcome& o);
 
 // Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux), forwards
 // SIGINT, SIGTERM and SIGHUP to every process of the sandbox (a second one kills them
-// all), and on timeout sends SIGTERM the same way and kills the whole tree once the
+// all; before the release, the first one does: nothing ran), and on timeout sends SIGTERM
+// the same way (before the release: kills it, nothing ran) and kills the whole tree once the
 // timeout's grace is over or a signal comes: the sandbox's pid namespace dies with its
 // init; without one (sandbox-exec), the child's process group is killed. A sandbox is
 // killed through its init first, so that bwrap's monitor survives long enough to report

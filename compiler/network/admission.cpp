@@ -13,6 +13,22 @@ std::string normalize(std::string_view host) {
   return out;
 }
 
+// `text` with every byte outside printable ASCII as \xHH, for messages.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
+}
+
 bool names(const ir::Destination& d, const std::string& host,
            const std::optional<ir::IpAddress>& literal) {
   switch (d.kind) {
@@ -64,6 +80,9 @@ Admission match_destination(const std::vector<ir::Located<ir::Destination>>& all
                             std::string_view requested, uint16_t port) {
   const std::string host = normalize(requested);
   const auto literal = host_literal(host);
+  // Matched as text, resolved as a C string: only a well-formed name is matched at all.
+  if (!literal && !ir::is_host_name(host))
+    return refuse(Refusal::NotListed, "'" + printable(host) + "' is not a host name");
   bool other_port = false;
   for (const auto& entry : allow) {
     if (!names(entry.value, host, literal)) continue;

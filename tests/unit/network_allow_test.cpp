@@ -145,7 +145,7 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
   const auto allow =
       allow_of("pypi.org, \"*.pythonhosted.org\", github.com:22, localhost:5432, ip:192.0.2.7:443");
   const auto pub = addrs({"151.101.0.223"});
-  auto verdict = [&](const char* host, uint16_t port, const std::vector<ir::IpAddress>& a) {
+  auto verdict = [&](std::string_view host, uint16_t port, const std::vector<ir::IpAddress>& a) {
     auto r = compiler::admit(allow, host, port, a);
     return r.admitted ? std::string("admitted") : std::string(compiler::to_string(*r.refusal));
   };
@@ -157,6 +157,13 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
   BOOST_TEST(verdict("pythonhosted.org", 443, pub) == "not-listed");
   BOOST_TEST(verdict("evilpythonhosted.org", 443, pub) == "not-listed");
   BOOST_TEST(verdict("pypi.org.evil.com", 443, pub) == "not-listed");
+  // Only a host name is matched: a resolver reads a C string, so a NUL (or any byte
+  // outside the grammar) would make the name matched and the name resolved differ (R6-N1).
+  using namespace std::string_view_literals;
+  for (std::string_view odd : {"evil.com\0.pythonhosted.org"sv, "evil.com/.pythonhosted.org"sv,
+                               "evil.com .pythonhosted.org"sv, "*.pythonhosted.org"sv,
+                               "evil.com%00.pythonhosted.org"sv, "a..pythonhosted.org"sv})
+    BOOST_TEST(verdict(odd, 443, pub) == "not-listed", odd.substr(0, 8));
   BOOST_TEST(verdict("github.com", 22, pub) == "admitted");
   BOOST_TEST(verdict("github.com", 443, pub) == "port-not-listed");
   BOOST_TEST(verdict("151.101.0.223", 443, {}) == "not-listed");

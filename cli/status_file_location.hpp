@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+
+#include "zpolicy/zpolicy.hpp"
+
+namespace zpolicy::cli {
+
+// The writable bind of `plan` through which the command could reach the directory that
+// holds `path` (a status file), or empty when none can. A file there can be renamed away
+// and replaced by the command, and the caller would read what the sandbox wrote (red team
+// R5-S2). Reachable means: the directory is, by identity, a writable bind or lies below
+// one (a bind-mount alias of the workspace counts); or it lies in a filesystem region a
+// writable bind shows inside the sandbox, through the bind itself or through a mount
+// below it, which bwrap binds along (red team R6-S1).
+std::string writable_root_holding(const Plan& plan, const std::string& path);
+
+}  // namespace zpolicy::cli
