@@ -345,24 +345,62 @@ std::variant<std::vector<Difference>, ProgramDiffError> diff_programs(
   if (auto* e = std::get_if<ProgramDiffError>(&a)) return *e;
   auto b = paths_of(after, true);
   if (auto* e = std::get_if<ProgramDiffError>(&b)) return *e;
+  const auto& ours = std::get<std::vector<BpfPath>>(a);
+  const auto& theirs = std::get<std::vector<BpfPath>>(b);
+  // A filter tells calls apart mostly by comparing words with single values (a chain of
+  // `jeq #nr`), so the pairs that can meet are found without searching: the other side's
+  // paths by fixed number, and two paths that fix a word to different values never meet.
+  const auto fixed = [](const BpfPath& p) {
+    std::array<std::optional<uint32_t>, kDataWords> out;
+    for (size_t i = 0; i < kDataWords; ++i)
+      if (const auto parts = p.words[i].parts(); parts.known_mask == UINT32_MAX)
+        out[i] = parts.known_value;
+    return out;
+  };
+  std::vector<std::array<std::optional<uint32_t>, kDataWords>> their_fixed;
+  std::map<uint32_t, std::vector<size_t>> by_number;
+  std::vector<size_t> any_number;
+  for (size_t j = 0; j < theirs.size(); ++j) {
+    their_fixed.push_back(fixed(theirs[j]));
+    if (const auto n = their_fixed.back()[kWordNr])
+      by_number[*n].push_back(j);
+    else
+      any_number.push_back(j);
+  }
   Search search;
   Rows rows;
-  for (const BpfPath& was : std::get<std::vector<BpfPath>>(a))
-    for (const BpfPath& now : std::get<std::vector<BpfPath>>(b)) {
+  for (const BpfPath& was : ours) {
+    const auto our_fixed = fixed(was);
+    std::vector<size_t> candidates = any_number;
+    if (!our_fixed[kWordNr]) {
+      candidates.resize(theirs.size());
+      for (size_t j = 0; j < theirs.size(); ++j) candidates[j] = j;
+    } else if (const auto at = by_number.find(*our_fixed[kWordNr]); at != by_number.end()) {
+      candidates.insert(candidates.end(), at->second.begin(), at->second.end());
+      std::sort(candidates.begin(), candidates.end());
+    }
+    for (size_t j : candidates) {
+      const BpfPath& now = theirs[j];
       const auto dir = change(was.ret, now.ret);
       if (!dir) continue;
-      Words cell = was.words;
+      bool apart = false;
+      for (size_t i = 0; i < kDataWords && !apart; ++i)
+        apart = our_fixed[i] && their_fixed[j][i] && *our_fixed[i] != *their_fixed[j][i];
+      if (apart) continue;
+      Words cell;
       bool empty = false;
       // Number and arch are the first words: they tell most pairs of paths apart.
-      for (size_t i = 0; i < kDataWords; ++i) {
+      for (size_t i = 0; i < kDataWords && !empty; ++i) {
+        cell[i] = was.words[i];
         cell[i].intersect(now.words[i]);
-        if ((empty = search.empty(cell[i]))) break;
+        empty = search.empty(cell[i]);
       }
       if (!empty) cell_rows(cell, *dir, was, now, search, rows);
       if (search.exhausted)
         return ProgramDiffError{false, was.ret_pc,
                                 "too complex to compare within the search budget"};
     }
+  }
   return rows.done();
 }
 

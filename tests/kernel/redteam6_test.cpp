@@ -162,9 +162,11 @@ BOOST_DATA_TEST_CASE(a_run_cancelled_while_the_sandbox_is_checked_never_starts_i
       spec.command = {"/bin/sh", "-c", "echo x > ran"};
       Running r;
       const pid_t init = stopped_before_release(r, box, spec);
+      const auto init_seen = std::chrono::steady_clock::now();
       held = init != 0;
       if (held && c.name == "SIGINT") kill(r.pid, SIGINT);
-      if (held && c.name != "SIGINT") std::this_thread::sleep_until(r.started + 700ms);
+      // bwrap is started after the run's deadline was set: past this, it has passed.
+      if (held && c.name != "SIGINT") std::this_thread::sleep_until(init_seen + 800ms);
       if (held) kill(init, SIGCONT);
       const RunResult res = box.finish(r);
       if (!held) {

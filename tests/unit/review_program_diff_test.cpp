@@ -125,6 +125,22 @@ BOOST_AUTO_TEST_CASE(a_process_kill_made_a_thread_kill_is_a_widening) {
   BOOST_TEST(widens(ds, "any call on i386", "kill", "kill_thread"), rows(ds));
 }
 
+// A chain of `jeq #nr` (paths met by number) with one return changed: that call alone.
+BOOST_AUTO_TEST_CASE(one_return_of_a_chain_changed_is_that_call_alone) {
+  auto chain = [](uint32_t allowed) {
+    std::vector<BpfInsn> p = {ld_abs(4), jeq(0xc000003eu, 1, 0), ret(kKillProcess), ld_abs(0)};
+    for (uint32_t nr = 0; nr < 300; ++nr) {
+      p.push_back(jeq(nr, 0, 1));
+      p.push_back(ret(nr % 2 == 0 || nr == allowed ? kAllow : 0x50001u));
+    }
+    p.push_back(ret(0x50001u));
+    return p;
+  };
+  const auto ds = diff(chain(300), chain(7));
+  BOOST_TEST(ds.size() == 1u, rows(ds));
+  BOOST_TEST(widens(ds, "poll", "errno(1)", "allow"), rows(ds));
+}
+
 // Through the command line: the widening fails a `--fail-on widen` gate.
 BOOST_AUTO_TEST_CASE(diff_artifacts_fails_on_a_hidden_widening) {
   test::Cli cli;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstring>
 #include <optional>
 #include <set>
 
@@ -437,9 +436,7 @@ struct Ancestors {
     const std::vector<uint32_t>* answers_below = nullptr;
   };
   // The last target, in a copy of its own: the caller's bytes need not outlive the call.
-  std::string_view target;
-  std::unique_ptr<char[]> target_copy;
-  size_t target_capacity = 0;
+  std::string target;
   int64_t target_id = -1;
   std::vector<Holder> ids;      // the ancestors, shortest first
   std::optional<int64_t> root;  // the id of "/" (or -1), once looked up
@@ -473,12 +470,7 @@ void find_holders(const SbplPathIds& index, std::string_view target,
     if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
     memo.ids.push_back({i, id});
   }
-  if (target.size() > memo.target_capacity) {
-    memo.target_capacity = std::max(target.size(), 2 * memo.target_capacity);
-    memo.target_copy = std::make_unique_for_overwrite<char[]>(memo.target_capacity);
-  }
-  if (!target.empty()) std::memcpy(memo.target_copy.get(), target.data(), target.size());
-  memo.target = {memo.target_copy.get(), target.size()};
+  memo.target.assign(target);
   memo.under_root = under_root(target);
   if (memo.under_root && !memo.root) {
     auto it = index.ids.find(std::string_view("/"));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <optional>
 
 namespace zpolicy::compiler {
@@ -38,7 +39,14 @@ void WordSet::intersect(const WordSet& other) {
   at_most(other.hi_);
   bits(other.known_mask_, other.known_value_);
   excluded_.insert(excluded_.end(), other.excluded_.begin(), other.excluded_.end());
-  for (uint32_t v : other.excluded_values_) not_bits(UINT32_MAX, v);
+  // One merge of the sorted lists, not an insertion each: a filter's fall-through path
+  // excludes every number of its chain, and it meets every path of the other program.
+  std::vector<uint32_t> values;
+  values.reserve(excluded_values_.size() + other.excluded_values_.size());
+  std::set_union(excluded_values_.begin(), excluded_values_.end(),
+                 other.excluded_values_.begin(), other.excluded_values_.end(),
+                 std::back_inserter(values));
+  excluded_values_ = std::move(values);
 }
 
 bool WordSet::excludes_value(uint32_t w) const {
