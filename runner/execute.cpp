@@ -15,6 +15,7 @@
 
 #if defined(__linux__)
 #include "runner/bind_sources.hpp"
+#include "runner/host_name_watch.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/setup_check.hpp"
@@ -176,6 +177,12 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     err << "zpolicy: " << why << "; refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
+  // Watched from before bwrap mounts anything until the sandbox is gone.
+  HostNameWatch names;
+  if (!names.start(watched_names(plan.expected_setup), why)) {
+    err << "zpolicy: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
   std::vector<int> payloads;
   std::vector<HeldArtifact> held;
   auto close_all = [&] {
@@ -274,6 +281,13 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
       if (!hand_over(a)) return false;
     return write(block[1], "1", 1) == 1;
   };
+  std::string replaced;
+  spec.tripwire_fd = names.fd();
+  spec.tripped = [&] {
+    auto r = names.replaced();
+    if (r) replaced = *r;
+    return r.has_value();
+  };
   spec.exe = plan.exe;
   spec.argv = plan.argv;
   spec.envp = plan.env;
@@ -304,6 +318,17 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   for (int fd : status)
     if (fd >= 0) close(fd);
   placeholders.cleanup();
+  if (outcome.tripped) {
+    const Execution ran = execution_of(outcome);
+    err << "zpolicy: " << replaced
+        << " was renamed or removed on the host while the sandbox ran, so the protection "
+           "mounted there no longer held; the sandbox was stopped"
+        << (ran == Execution::DidNotRun ? "; nothing ran"
+            : ran == Execution::Unknown ? " (the command may have started)"
+                                        : "")
+        << "\n";
+    return kExitInternal;
+  }
   return bwrap_status(outcome, plan.command.at(0), err);
 }
 #endif

@@ -330,6 +330,11 @@ Outcome supervise(const SpawnSpec& spec) {
       }
     }
   };
+  auto check_tripwire = [&] {
+    if (out.tripped || !spec.tripped || !spec.tripped()) return;
+    out.tripped = true;
+    kill_sandbox();
+  };
   while (!done) {
     auto now = Clock::now();
     check_deadline(now);
@@ -346,11 +351,14 @@ Outcome supervise(const SpawnSpec& spec) {
     } else if (grace_until) {
       wait_ms = wait_ms < 0 ? ms_until(*grace_until, now) : std::min(wait_ms, ms_until(*grace_until, now));
     }
-    pollfd fds[2] = {{sfd, POLLIN, 0}, {status.open ? status.fd : -1, POLLIN, 0}};
-    poll(fds, 2, wait_ms);
+    pollfd fds[3] = {{sfd, POLLIN, 0},
+                     {status.open ? status.fd : -1, POLLIN, 0},
+                     {out.tripped ? -1 : spec.tripwire_fd, POLLIN, 0}};
+    poll(fds, 3, wait_ms);
     if (fds[1].revents) status.drain();
     take_signals();
-    if (spec.on_started && !started_hook_ran && !out.signal && !timed_out)
+    if (fds[2].revents) check_tripwire();
+    if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
       if (pid_t init = status.child_pid()) {
         started_hook_ran = true;
         if (!spec.on_started(init)) {
@@ -361,7 +369,8 @@ Outcome supervise(const SpawnSpec& spec) {
           // decides before anything starts.
           take_signals();
           check_deadline(Clock::now());
-          if (!out.signal && !timed_out) {
+          check_tripwire();
+          if (!out.signal && !timed_out && !out.tripped) {
             released = true;
             if (spec.release && !spec.release()) {
               out.start_refused = true;

@@ -33,6 +33,10 @@ struct SpawnSpec {
   // no signal came and the deadline has not passed meanwhile: a run cancelled before its
   // release never starts its command (red team R5-K2). false kills the sandbox.
   std::function<bool()> release;
+  // Readable when something may need the run stopped (runner/host_name_watch.hpp); then
+  // `tripped` reads what happened and says whether to kill the sandbox.
+  int tripwire_fd = -1;
+  std::function<bool()> tripped;
 };
 
 struct Outcome {
@@ -51,6 +55,7 @@ struct Outcome {
   // Whether SpawnSpec::release was called (or there was none). bwrap starts nothing before
   // it: the runner holds the --block-fd pipe and the seccomp program until then.
   bool released = false;
+  bool tripped = false;  // SpawnSpec::tripped said so, and the sandbox was killed
 };
 
 // Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the

@@ -105,9 +105,15 @@ BOOST_DATA_TEST_CASE(an_ancestor_of_a_deny_root_swapped_while_bwrap_starts_never
 // (126, "could not start"). Fail closed, but the cause and the exit code were wrong (4 runs
 // in 5). Fixed: EACCES there is transient (bwrap is undumpable while it changes
 // credentials), so the watch goes on until the init blocks or is gone.
+// Since R7-C1 the swap, a rename on the host, may be seen first as what it is: then
+// exit 125 with that cause, still never "cannot watch".
 BOOST_AUTO_TEST_CASE(bwraps_own_setup_failure_is_reported_as_such) {
   auto [r, ran, leaked] = run_with_an_ancestor_of_a_deny_root_swapped(Caller::Nobody);
-  BOOST_TEST(r.exit_code == 126, r.describe());
+  BOOST_TEST((r.exit_code == 126 ||
+              (r.exit_code == 125 &&
+               r.err.find("was renamed or removed on the host") != std::string::npos)),
+             r.describe());
+  BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
   BOOST_TEST(r.err.find("cannot watch") == std::string::npos, r.describe());
   BOOST_TEST(!ran);
   BOOST_TEST(!leaked);

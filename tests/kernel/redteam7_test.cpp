@@ -63,44 +63,4 @@ BOOST_DATA_TEST_CASE(a_status_file_named_through_a_symlink_the_sandbox_can_repla
 
 BOOST_AUTO_TEST_SUITE_END()
 
-// Reproductions of round 7's open findings, in a suite of their own so that the round's
-// suite stays green when run by name; each is enabled with its fix.
-BOOST_AUTO_TEST_SUITE(kernel_redteam7_open)
-
-// R7-C1: a protected path that a host tool replaces while a run is live (`npm ci` removes
-// and recreates node_modules, an editor saves .env by renaming a new file over it, a
-// second run under a policy without the carve-out renames .git away): the run's read-only
-// mount stays on the old object, or is detached with it, and the new object at the name is
-// writable through the workspace's own bind. Open: the fix belongs to the runner's
-// supervision (docs/redteam-2026-12.md R7-C1), which another change of issue 14 rewrites;
-// this test is enabled with it.
-BOOST_AUTO_TEST_CASE(a_protected_path_replaced_on_the_host_during_a_run_stays_read_only,
-                     *boost::unit_test::disabled()) {
-  using namespace std::chrono_literals;
-  for (const Caller caller : kCallers) {
-    Sandbox box(caller);
-    box.make_dir(box.ws(".git/hooks"));
-    box.make_dir(box.ws("node_modules/pad"));
-    box.write_file(box.ws(".env"), "A=1\n");
-    RunSpec spec;
-    spec.command = {"/bin/sh", "-c",
-                    "touch ready; while [ ! -e go ]; do sleep 0.02; done; "
-                    "echo pwn >> .env; echo pwn > node_modules/pad/index.js; "
-                    "echo pwn > .git/hooks/pre-commit; true"};
-    Running running = box.start(spec);
-    BOOST_REQUIRE(wait_until([&] { return access(box.ws("ready").c_str(), F_OK) == 0; }, 10s));
-    box.host_command({"/bin/sh", "-c",
-                      "echo A=2 > .env.new && mv .env.new .env && rm -rf node_modules && "
-                      "mkdir -p node_modules/pad && mv .git .git.old && mkdir -p .git/hooks && "
-                      "touch go"});
-    const RunResult r = box.finish(running);
-    BOOST_TEST_MESSAGE(r.describe());
-    BOOST_CHECK_EQUAL(read_file(box.ws(".env")).value_or(""), "A=2\n");
-    BOOST_CHECK(access(box.ws("node_modules/pad/index.js").c_str(), F_OK) != 0);
-    BOOST_CHECK(access(box.ws(".git/hooks/pre-commit").c_str(), F_OK) != 0);
-  }
-}
-
-BOOST_AUTO_TEST_SUITE_END()
-
 }  // namespace zpolicy::tests::kernel

@@ -31,6 +31,7 @@ std::optional<ExpectedObject> object_of(const BwrapOp& op, const PathTable& path
     case BwrapOpKind::DevBind:
       o.kind = ExpectedObject::Kind::Bind;
       o.source_fd = op.source_fd;
+      if (op.source) o.source = paths.path(*op.source).str();
       o.read_only = op.kind == BwrapOpKind::RoBind;
       return o;
     case BwrapOpKind::Tmpfs:

@@ -31,6 +31,8 @@ struct ExpectedObject {
   // Bind: the descriptor bwrap mounted (--bind-fd, --ro-bind-fd). Empty for a bind by
   // path, whose object nothing recorded: such a setup cannot be checked.
   std::optional<int> source_fd;
+  // Bind: the host path bound (for a bind by descriptor, the one bwrap.fds gives it).
+  std::string source;
   bool read_only = false;   // the mount is read-only (--ro-bind*, --remount-ro)
   std::string link_target;  // Symlink
   int line = 0;             // the operation's line in bwrap.args

@@ -1,0 +1,131 @@
+#include "runner/host_name_watch.hpp"
+
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "ir/path.hpp"
+
+namespace zpolicy::runner {
+namespace {
+
+using compiler::ExpectedObject;
+
+bool is_mount_root(ExpectedObject::Kind k) {
+  return k == ExpectedObject::Kind::Bind || k == ExpectedObject::Kind::Tmpfs ||
+         k == ExpectedObject::Kind::Dev || k == ExpectedObject::Kind::Proc;
+}
+
+bool strictly_below(const std::string& root, const std::string& path) {
+  return path != root && ir::path_within(root, path);
+}
+
+bool replacement_widens(const ExpectedObject& around, const ExpectedObject& o) {
+  if (!around.read_only) return !(o.kind == ExpectedObject::Kind::Bind && !o.read_only);
+  return !(o.kind == ExpectedObject::Kind::Bind && o.source == o.dest);
+}
+
+std::string join(const std::string& dir, const std::string& name) {
+  return dir == "/" ? "/" + name : dir + "/" + name;
+}
+
+// A rename away, a rename over, a removal: what detaches a mount from its name. A name
+// created afresh needs one of them first (a protected name exists while a run is live:
+// its placeholder), and bwrap itself creates missing mount points, which is no threat.
+constexpr uint32_t kEvents = IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
+
+}  // namespace
+
+std::vector<WatchedName> watched_names(const std::vector<ExpectedObject>& setup) {
+  // The mount bwrap resolved setup[i] in: visible mounts at ancestors come shallow to deep
+  // (a later one at an ancestor would hide the earlier), so the last one before it.
+  auto around = [&](size_t i) -> std::optional<size_t> {
+    for (size_t j = i; j-- > 0;)
+      if (is_mount_root(setup[j].kind) && strictly_below(setup[j].dest, setup[i].dest)) return j;
+    return std::nullopt;
+  };
+  auto host_bind = [&](size_t i) {
+    return setup[i].kind == ExpectedObject::Kind::Bind && !setup[i].source.empty();
+  };
+  std::vector<WatchedName> out;
+  // Every name from the bind at `a` down to the object at `i`, on the host.
+  auto watch_way = [&](size_t a, size_t i) {
+    std::string directory = setup[a].source;
+    const std::string& dest = setup[i].dest;
+    const std::string rest = dest.substr(setup[a].dest == "/" ? 1 : setup[a].dest.size() + 1);
+    for (size_t pos = 0; pos < rest.size();) {
+      size_t end = rest.find('/', pos);
+      if (end == std::string::npos) end = rest.size();
+      WatchedName w{directory, rest.substr(pos, end - pos), dest};
+      bool seen = false;
+      for (const auto& e : out) seen |= e.directory == w.directory && e.name == w.name;
+      if (!seen) out.push_back(w);
+      directory = join(directory, w.name);
+      pos = end + 1;
+    }
+  };
+  for (size_t i = 0; i < setup.size(); ++i) {
+    if (!is_mount_root(setup[i].kind)) continue;
+    auto a = around(i);
+    if (!a || !host_bind(*a) || !replacement_widens(setup[*a], setup[i])) continue;
+    // Replacing the name of a writable bind around it moves this protection away as well
+    // and leaves a writable name (the pins of a nested repository's parents). Under a
+    // read-only bind the host's new object would be read-only: nothing widens there.
+    for (size_t cur = i; a && host_bind(*a) && (cur == i || !setup[*a].read_only);
+         cur = *a, a = around(*a))
+      watch_way(*a, cur);
+  }
+  return out;
+}
+
+HostNameWatch::~HostNameWatch() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool HostNameWatch::start(std::vector<WatchedName> names, std::string& why) {
+  if (names.empty()) return true;
+  fd_ = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  if (fd_ < 0) {
+    why = "cannot watch the protected names on the host: " + std::string(std::strerror(errno));
+    return false;
+  }
+  for (auto& n : names) {
+    // The directories are the verified bind sources and the names below them, which the
+    // setup check finds to be no symlinks: one that became one is refused here.
+    const int wd = inotify_add_watch(fd_, n.directory.c_str(), kEvents | IN_ONLYDIR | IN_DONT_FOLLOW);
+    if (wd < 0) {
+      why = "cannot watch " + n.directory + " for the protection of " + n.protects + ": " +
+            std::strerror(errno);
+      return false;
+    }
+    watches_.push_back({wd, std::move(n)});
+  }
+  return true;
+}
+
+std::optional<std::string> HostNameWatch::replaced() {
+  alignas(inotify_event) char buf[16 * 1024];
+  for (;;) {
+    const ssize_t n = read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    for (ssize_t at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
+      at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
+      if (e->mask & IN_Q_OVERFLOW)
+        return "a protected name (the kernel dropped the events that would tell which)";
+      if (!(e->mask & kEvents) || e->len == 0) continue;
+      const std::string name = e->name;  // NUL-padded by the kernel
+      for (const auto& w : watches_)
+        if (w.wd == e->wd && w.name.name == name)
+          return join(w.name.directory, name) +
+                 (join(w.name.directory, name) == w.name.protects
+                      ? ""
+                      : " (on the way to " + w.name.protects + ")");
+    }
+  }
+}
+
+}  // namespace zpolicy::runner

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/analyzer/bwrap/expected_setup.hpp"
+
+namespace zpolicy::runner {
+
+// A protection is a mount in the sandbox's namespace on a dentry of a host directory
+// (a read-only bind over `.git`, a tmpfs over `~/.ssh`). The host's own tools may rename or
+// remove that dentry while the run is live: the kernel lets another namespace do it, the
+// mount then follows the old object or is detached, and the name shows whatever the host
+// puts there next, with the access of the mount around it (red team R7-C1: `npm ci`, an
+// editor's atomic save, `mv .git .git.old`). Nothing in the plan can prevent it, so the
+// run watches those names on the host and stops the sandbox when one changes
+// (docs/run.md "Protected names replaced on the host").
+
+// One name to watch: `name` in the host directory `directory`, on the way to the sandbox
+// path `protects`.
+struct WatchedName {
+  std::string directory;
+  std::string name;
+  std::string protects;
+  bool operator==(const WatchedName&) const = default;
+};
+
+// The names whose replacement on the host would give the sandbox more than the setup
+// did. An object of `setup` is resolved by bwrap in the mount around it (the last mount
+// root before it at an ancestor of its destination). When that mount is a bind of a host
+// directory, every name from the bind's root down to the object is a host dentry, and
+// replacing one shows the host's new object with the bind's access. That widens access
+// when the bind is writable and the object is not a writable bind (a protection), or
+// when the bind is read-only and the object is not the same host path bound again (a
+// mask: a tmpfs, or /dev/null over a file). The names of the writable binds around such
+// an object are watched too: replacing one moves the object away with it. Pure: `setup`
+// alone decides.
+std::vector<WatchedName> watched_names(const std::vector<compiler::ExpectedObject>& setup);
+
+// The names above, watched with inotify from before bwrap starts until the run ends.
+class HostNameWatch {
+ public:
+  HostNameWatch() = default;
+  HostNameWatch(const HostNameWatch&) = delete;
+  HostNameWatch& operator=(const HostNameWatch&) = delete;
+  ~HostNameWatch();
+
+  // Starts watching; false, with `why`, when a directory cannot be watched: the run must
+  // then not start, since a replacement would go unseen.
+  bool start(std::vector<WatchedName> names, std::string& why);
+  // Readable when something happened in a watched directory (-1 before start()).
+  int fd() const { return fd_; }
+  // Reads what happened: the sandbox path whose protection a rename or removal on the
+  // host undid, if any (also when the kernel dropped events, which might have been one).
+  std::optional<std::string> replaced();
+
+ private:
+  struct Watch {
+    int wd;
+    WatchedName name;
+  };
+  int fd_ = -1;
+  std::vector<Watch> watches_;
+};
+
+}  // namespace zpolicy::runner
