@@ -69,6 +69,62 @@ BOOST_DATA_TEST_CASE(a_status_file_named_through_a_symlink_the_sandbox_can_repla
               std::string::npos);
 }
 
+// R7-S2: the status file was opened (created, truncated) before the refusal of R7-S1:
+// through a symlink a sandbox planted in the workspace, zpolicy truncated or created a file
+// of the status file's name in any directory the caller can write (as root: any).
+BOOST_DATA_TEST_CASE(a_refused_status_file_is_neither_created_nor_truncated,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim);
+  box.write_file(victim + "/status.json", "precious\n");
+  box.host_command({"/bin/ln", "-s", victim, box.ws("results")});
+  for (const std::string name : {"results/status.json", "results/new.json"}) {
+    RunSpec spec;
+    spec.options = {"--status-file", name};
+    spec.command = {"/bin/true"};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 2, name << ": " << r.describe());
+  }
+  BOOST_CHECK_EQUAL(read_file(victim + "/status.json").value_or(""), "precious\n");
+  BOOST_CHECK(!exists(victim + "/new.json"));
+}
+
+// R7-W1: a workspace that holds another account's home directory (`cd /home && zpolicy
+// run` as root; `/var/mail`, `/var/www`, `/var/backups` are system accounts' homes): a
+// root-started sandbox keeps kuid 0 and writes that user's shell start-up files. The
+// account is added to a copy of the password database that zpolicy sees through a private
+// mount namespace, so the host's own is never touched.
+BOOST_DATA_TEST_CASE(a_workspace_holding_another_accounts_home_is_refused, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("alice"));
+  box.write_file(box.ws("alice/.bashrc"), "# alice\n");
+  const std::string passwd = box.base() + "/passwd";
+  {
+    std::ifstream in("/etc/passwd");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    text += "rt7alice:x:4242:4242::" + box.ws("alice") + ":/bin/sh\n";
+    std::ofstream(passwd) << text;
+  }
+  chmod(passwd.c_str(), 0644);
+  RunSpec spec;
+  spec.root_prefix = {"/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                      "mount --bind '" + passwd + "' /etc/passwd && exec \"$@\"", "sh"};
+  spec.command = {"/bin/sh", "-c", "echo pwn >> alice/.bashrc"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("home directory of user 'rt7alice'") != std::string::npos, r.describe());
+  BOOST_CHECK_EQUAL(read_file(box.ws("alice/.bashrc")).value_or(""), "# alice\n");
+  // A workspace inside that home holds none of its start-up files: no finding.
+  box.make_dir(box.ws("alice/project"));
+  spec.cwd = box.ws("alice/project");
+  spec.command = {"/bin/sh", "-c", "echo ok > made"};
+  const RunResult inside = box.run(spec);
+  BOOST_CHECK_MESSAGE(inside.exit_code == 0, inside.describe());
+  BOOST_CHECK(read_file(box.ws("alice/project/made")).value_or("") == "ok\n");
+}
+
 // R7-D1 in the independent plan executor (examples/python/run_plan.py): a file on its
 // stdin reaches the sandbox as a sealed copy, so /proc/self/fd/0 leads to nothing on the
 // host; what the command prints still arrives. A directory on stdin runs nothing.
