@@ -76,8 +76,7 @@ std::pair<const Mount*, std::string> locate(const std::vector<Mount>& table, con
 // symlink's target is walked in its place. A symlink on the way lives in its own
 // directory, which may lie in a writable root although the file does not: the command
 // could point it elsewhere, and a caller reading the status by its name would read that
-// (red team R7-S1). Empty when the walk does not end (too many links, a missing directory:
-// then open() failed before).
+// (red team R7-S1). Empty when the walk does not end (too many links).
 std::vector<std::string> directories_on_the_way(const std::string& path) {
   std::deque<std::string> todo;
   const auto push_front = [&todo](const std::string& p) {
@@ -165,12 +164,12 @@ std::string writable_root_holding(const Plan& plan, const std::string& path) {
     for (const auto& bind : plan.binds)
       if (bind.fd == *check.fd) writable.emplace_back(&bind, check.path);
   }
-  const auto dirs = directories_on_the_way(path);
-  if (dirs.empty()) return "(a path that does not resolve)";
+  // A directory that does not resolve (missing, too many links) holds nothing yet: the
+  // status file cannot be opened there either, which refuses the run.
   const auto table = mounts();
-  for (const auto& dir : dirs) {
+  for (const auto& dir : directories_on_the_way(path)) {
     char real[PATH_MAX];
-    if (!realpath(dir.c_str(), real)) return "(a path that does not resolve)";
+    if (!realpath(dir.c_str(), real)) continue;
     if (auto inside = writable_root_showing(writable, table, real); !inside.empty()) return inside;
   }
   return "";
