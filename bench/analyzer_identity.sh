@@ -95,7 +95,7 @@ for p in "$out"/policies/*.yaml; do
 done
 
 if [[ "$mutants" == --mutants ]]; then
-  ZPOLICY_MUTANT_DUMP="$out/mutants.txt" "$build/tests/zpolicy_unit_tests" \
+  ZPOLICY_MUTANT_DUMP="$out/mutants.txt" "$build/tests/zpolicy_mutation_tests" \
     --run_test=@mutation --log_level=message >"$out/mutation.log" 2>&1 || echo "mutation tier failed" >>"$out/mutation.log"
   # Keep the kill counts and survivor lists; drop timings.
   grep -v -i "leaving test\|elapsed\|time" "$out/mutation.log" >"$out/mutation.summary" || true

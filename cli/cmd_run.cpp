@@ -32,6 +32,17 @@ int cmd_run(const Args& args) {
   // Opened before anything starts, so that a status that cannot be written refuses the
   // run instead of losing its refusals afterwards.
   const std::string path = vm["status-file"].as<std::string>();
+  // Refused before anything starts when the sandbox could forge it, and before the file is
+  // opened: through a symlink a sandbox planted on the way, opening would create or
+  // truncate a file elsewhere (red team R7-S2). A plan that does not come about is
+  // refused again, with its reasons, by the run itself.
+  if (const auto planned = plan(req); planned.plan)
+    if (const auto root = writable_root_holding(*planned.plan, path); !root.empty()) {
+      std::cerr << "zpolicy: run: --status-file '" << path << "' lies in writable root '" << root
+                << "': the command could replace it with a status of its own; write it "
+                   "outside every writable root; nothing ran\n";
+      return kExitUsage;
+    }
   // Never blocking on what is found there (a FIFO planted by an earlier sandbox would
   // hang the run before it starts; red team R5-S1): only a regular file is a status file.
   const int fd =
@@ -46,16 +57,6 @@ int cmd_run(const Args& args) {
     if (fd >= 0) close(fd);
     return kExitUsage;
   }
-  // Refused before anything starts when the sandbox could forge it. A plan that does not
-  // come about is refused again, with its reasons, by the run itself.
-  if (const auto planned = plan(req); planned.plan)
-    if (const auto root = writable_root_holding(*planned.plan, path); !root.empty()) {
-      std::cerr << "zpolicy: run: --status-file '" << path << "' lies in writable root '" << root
-                << "': the command could replace it with a status of its own; write it "
-                   "outside every writable root; nothing ran\n";
-      close(fd);
-      return kExitUsage;
-    }
   const RunStatus status = run_with_status(req, std::cerr);
   const std::string json = run_status_json(status);
   // What a command wrote into the file meanwhile (it may lie in a writable root) is

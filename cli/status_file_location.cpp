@@ -2,10 +2,12 @@
 
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <cstdio>
 #include <sstream>
@@ -69,19 +71,65 @@ std::pair<const Mount*, std::string> locate(const std::vector<Mount>& table, con
   return {best, in_fs};
 }
 
-}  // namespace
-
-std::string writable_root_holding(const Plan& plan, const std::string& path) {
-  const auto slash = path.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  char real[PATH_MAX];
-  if (!realpath(dir.c_str(), real)) return "";
-  std::vector<std::pair<const PlanBind*, std::string>> writable;  // bind, its sandbox path
-  for (const auto& check : plan.setup_checks) {
-    if (check.kind != "bind" || check.read_only || !check.fd) continue;
-    for (const auto& bind : plan.binds)
-      if (bind.fd == *check.fd) writable.emplace_back(&bind, check.path);
+// Every directory the kernel looks a name up in to open `path` (made absolute against the
+// working directory), as it walks it: ".." applies to what is resolved so far, a
+// symlink's target is walked in its place. A symlink on the way lives in its own
+// directory, which may lie in a writable root although the file does not: the command
+// could point it elsewhere, and a caller reading the status by its name would read that
+// (red team R7-S1). Empty when the walk does not end (too many links).
+std::vector<std::string> directories_on_the_way(const std::string& path) {
+  std::deque<std::string> todo;
+  const auto push_front = [&todo](const std::string& p) {
+    std::vector<std::string> comps;
+    for (size_t pos = 0; pos <= p.size();) {
+      size_t next = p.find('/', pos);
+      if (next == std::string::npos) next = p.size();
+      if (next > pos) comps.push_back(p.substr(pos, next - pos));
+      pos = next + 1;
+    }
+    todo.insert(todo.begin(), comps.begin(), comps.end());
+  };
+  std::string start = path;
+  if (!path.starts_with("/")) {
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) return {};
+    start = std::string(cwd) + "/" + path;
   }
+  push_front(start);
+  std::vector<std::string> out;
+  std::string cur = "/";
+  for (int links = 0; !todo.empty();) {
+    const std::string c = std::move(todo.front());
+    todo.pop_front();
+    if (c == ".") continue;
+    if (c == "..") {
+      cur.erase(std::max<size_t>(cur.rfind('/'), 1));
+      continue;
+    }
+    if (std::find(out.begin(), out.end(), cur) == out.end()) out.push_back(cur);
+    std::string next = cur;
+    if (next.size() > 1) next += '/';
+    next += c;
+    struct stat st {};
+    if (lstat(next.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      char target[PATH_MAX];
+      const ssize_t n = readlink(next.c_str(), target, sizeof target);
+      if (n <= 0 || ++links > 40) return {};
+      const std::string t(target, static_cast<size_t>(n));
+      if (t.starts_with("/")) cur.erase(1);  // back to "/"
+      push_front(t);
+      continue;
+    }
+    cur = std::move(next);
+  }
+  return out;
+}
+
+// The writable bind (its path inside the sandbox) through which the command reaches the
+// canonical directory `real`, or empty.
+std::string writable_root_showing(
+    const std::vector<std::pair<const PlanBind*, std::string>>& writable,
+    const std::vector<Mount>& table, const std::string& real) {
   for (std::string cur = real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
     struct stat st {};
     if (stat(cur.c_str(), &st) == 0)
@@ -89,7 +137,6 @@ std::string writable_root_holding(const Plan& plan, const std::string& path) {
         if (bind->dev == st.st_dev && bind->ino == st.st_ino) return inside;
     if (cur == "/") break;
   }
-  const auto table = mounts();
   const auto [home, in_fs] = locate(table, real);
   if (!home) return "";
   for (const auto& [bind, inside] : writable) {
@@ -104,6 +151,26 @@ std::string writable_root_holding(const Plan& plan, const std::string& path) {
       if (m.point != source && at_or_below(m.point, source) && m.major == home->major &&
           m.minor == home->minor && at_or_below(in_fs, m.root))
         return inside;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string writable_root_holding(const Plan& plan, const std::string& path) {
+  std::vector<std::pair<const PlanBind*, std::string>> writable;  // bind, its sandbox path
+  for (const auto& check : plan.setup_checks) {
+    if (check.kind != "bind" || check.read_only || !check.fd) continue;
+    for (const auto& bind : plan.binds)
+      if (bind.fd == *check.fd) writable.emplace_back(&bind, check.path);
+  }
+  // A directory that does not resolve (missing, too many links) holds nothing yet: the
+  // status file cannot be opened there either, which refuses the run.
+  const auto table = mounts();
+  for (const auto& dir : directories_on_the_way(path)) {
+    char real[PATH_MAX];
+    if (!realpath(dir.c_str(), real)) continue;
+    if (auto inside = writable_root_showing(writable, table, real); !inside.empty()) return inside;
   }
   return "";
 }

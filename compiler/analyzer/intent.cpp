@@ -124,21 +124,10 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
   return g && near.write ? *g : nullptr;
 }
 
-// The deepest root of each kind at or above `p`: up to the nearest path answered
-// before, then down again, a loop rather than a call per level.
+// The deepest root of each kind at or above `p`.
 Intent::Near Intent::near(Id p) const {
-  std::vector<Id> unknown;
-  Near n;
-  for (Id a = p;; a = paths_->up(a)) {
-    if (const Near* known = near_.find(a)) {
-      n = *known;
-      break;
-    }
-    unknown.push_back(a);
-    if (a == PathTable::kRoot) break;
-  }
-  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
-    if (const Near* own = at_.find(*it)) {
+  return fold_down(*paths_, near_, p, Near{}, [&](Id a, Near n) {
+    if (const Near* own = at_.find(a)) {
       if (own->deny) n.deny = own->deny;
       if (own->write) n.write = own->write;
       if (own->read) n.read = own->read;
@@ -148,9 +137,8 @@ Intent::Near Intent::near(Id p) const {
       n.descriptors = n.descriptors || own->descriptors;
       n.own_dev = n.own_dev || own->own_dev;
     }
-    near_.insert(*it, n);
-  }
-  return n;
+    return n;
+  });
 }
 
 Intent::Decision Intent::read_rule(Id p, const Near& near) const {

@@ -42,12 +42,9 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
 }
 
 std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
-  if (auto it = texts_.find(text); it != texts_.end()) return it->second;
-  const std::string_view kept = names_.emplace_back(text);
   Id id = kRoot;
-  auto down = [&](std::string_view name) { id = child(id, name, true); };
-  if (!SymbolicPath::read(kept, down, down)) return std::nullopt;
-  if (id != kRoot) texts_.emplace(kept, id);
+  auto down = [&](std::string_view name) { id = child(id, name); };
+  if (!SymbolicPath::read(text, down, down)) return std::nullopt;
   return id;
 }
 

@@ -100,11 +100,8 @@ class PathTable {
   Id child(Id dir, std::string_view name, bool stored);
 
   std::vector<Link> links_;        // by id
-  std::deque<std::string> names_;  // the names and texts the table keeps; never moved
+  std::deque<std::string> names_;  // the names the table keeps; never moved
   std::unordered_map<ChildKey, Id, ChildHash> children_;
-  // Every text parse() accepted, with its path: the verifier reads most paths twice,
-  // from the artifact and from the IR.
-  std::unordered_map<std::string_view, Id> texts_;
   std::unordered_map<RebaseKey, Id, RebaseHash> rebased_;
 };
 
@@ -144,16 +141,6 @@ class PathMap {
     }
   }
 
-  // The values of every key that contains `id`, deepest first.
-  std::vector<const T*> containing(Id id) const {
-    std::vector<const T*> out;
-    for (;;) {
-      if (const T* v = find(id)) out.push_back(v);
-      if (id == PathTable::kRoot) return out;
-      id = table_->up(id);
-    }
-  }
-
  private:
   std::optional<T>& at(Id id) {
     if (id >= values_.size()) values_.resize(id + 1);
@@ -163,5 +150,30 @@ class PathMap {
   const PathTable* table_;
   std::vector<std::optional<T>> values_;  // by id
 };
+
+// The answer at `p` to a question whose answer at a path follows from the answer at its
+// parent: answer(a) = step(a, answer(up(a))), answer("/") = step("/", init). Every answer
+// found on the way is kept in `memo`, so that asking about every directory of a path
+// costs its depth once, not once per directory: up to the nearest answer known, then
+// down again, in a loop rather than a call per level (paths may be thousands of
+// components deep).
+template <class T, class Step>
+T fold_down(const PathTable& table, PathMap<T>& memo, PathTable::Id p, const T& init, Step&& step) {
+  std::vector<PathTable::Id> unknown;
+  T answer = init;
+  for (PathTable::Id a = p;; a = table.up(a)) {
+    if (const T* known = memo.find(a)) {
+      answer = *known;
+      break;
+    }
+    unknown.push_back(a);
+    if (a == PathTable::kRoot) break;
+  }
+  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
+    answer = step(*it, answer);
+    memo.insert(*it, answer);
+  }
+  return answer;
+}
 
 }  // namespace zpolicy::compiler

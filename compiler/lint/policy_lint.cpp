@@ -4,6 +4,7 @@
 #include "compiler/lint/lint_catalog.hpp"
 #include "compiler/lint/network_lint.hpp"
 
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -212,6 +213,22 @@ PolicyPath sensitive_policy_path(const Sensitive& s) {
 // (/var/spool), logs root parses (/var/log), and the runtime state services read back
 // (/run: systemd units in /run/systemd/system, sudo's timestamps; red team R4-W2).
 // /opt, /srv and /var/tmp stay out: users build there (docs/lints.md).
+// Every account's home directory in the password database, with its user name. A root
+// caller's sandbox keeps kuid 0, so a writable root holding any of them (`/home`, `/var/mail`,
+// `/var/www`, `/var/backups`: system accounts' homes too) makes that account's shell start-up
+// files and ~/.ssh writable, as ZP003 refuses for the caller's own (red team R7-W1).
+std::vector<std::pair<std::string, std::string>> account_homes() {
+  std::vector<std::pair<std::string, std::string>> out;
+  struct passwd pw, *found = nullptr;
+  std::vector<char> buf(16384);
+  setpwent();
+  while (getpwent_r(&pw, buf.data(), buf.size(), &found) == 0 && found)
+    if (pw.pw_dir && pw.pw_dir[0] == '/' && pw.pw_dir[1] != '\0')
+      out.emplace_back(pw.pw_name, pw.pw_dir);
+  endpwent();
+  return out;
+}
+
 const std::vector<std::string>& system_directories() {
   static const std::vector<std::string> v = {
       "/bin", "/boot", "/etc",       "/lib",     "/lib32",  "/lib64",    "/libx32",
@@ -292,6 +309,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
                 p.write[i].value.str() + "' (line " + std::to_string(p.write[i].loc.line) + ")");
   if (writes) {
     PolicyPath home{PathRoot::Home, {}};
+    const auto homes = ctx.host ? account_homes() : std::vector<std::pair<std::string, std::string>>{};
     for (const auto& w : p.write) {
       const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
       if (binder.contains(w.value, home) ||
@@ -300,6 +318,17 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
             "writable root '" + w.value.str() +
                 "' holds the home directory: shell start-up files (~/.bashrc, ~/.profile) "
                 "and ~/.ssh become writable, which outlives the sandbox");
+      } else if (const auto other = bound_root ? std::find_if(homes.begin(), homes.end(),
+                                                              [&](const auto& h) {
+                                                                return holds(*bound_root, h.second, look);
+                                                              })
+                                               : homes.end();
+                 other != homes.end()) {
+        add("ZP003", S::Error, w.loc,
+            "writable root '" + w.value.str() + "' holds the home directory of user '" +
+                other->first + "' ('" + other->second +
+                "'): that user's shell start-up files and ~/.ssh become writable, which "
+                "outlives the sandbox");
       } else {
         std::vector<std::string> held;
         for (const auto& s : sensitive_paths()) {

@@ -13,6 +13,7 @@ import os
 import signal
 import stat
 import sys
+import threading
 import time
 
 
@@ -26,6 +27,48 @@ def raw(value):
     if isinstance(value, dict):
         return base64.b64decode(value["base64"], validate=True)
     return value.encode("utf-8")
+
+
+def relay(src, dst):
+    """Copies the pipe `src` into `dst` until every writer has closed it."""
+    while chunk := os.read(src, 65536):
+        view = memoryview(chunk)
+        while view:
+            view = view[os.write(dst, view):]
+    os.close(src)
+
+
+def sandbox_stdio():
+    """Descriptors 0-2 as the sandbox may hold them (red team R7-D1). An open file keeps the
+    host's mount, and /proc/self/fd/N leads back to it: a file given read-only on stdin could
+    be opened again for writing, a directory walked. A pipe, a socket or a character device
+    (a terminal) passes as it is; a regular file on stdin becomes a sealed memfd copy of
+    what is left to read, one on stdout or stderr a pipe this process copies into it;
+    anything else is refused. Returns (payloads, relay threads)."""
+    payloads, relays = [], []
+    for fd in (0, 1, 2):
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError:
+            continue  # closed: nothing to reach
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+            continue
+        if not stat.S_ISREG(mode):
+            refuse(f"descriptor {fd} is a directory or device of the host, which the sandbox "
+                   "could open again through /proc/self/fd")
+        if fd == 0:
+            copy = os.memfd_create("stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            while chunk := os.read(0, 65536):
+                os.write(copy, chunk)
+            os.lseek(copy, 0, os.SEEK_SET)
+            fcntl.fcntl(copy, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW |
+                        fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
+            payloads.append((copy, 0))
+        else:
+            r, w = os.pipe2(os.O_CLOEXEC)
+            payloads.append((w, fd))
+            relays.append(threading.Thread(target=relay, args=(r, fd), daemon=True))
+    return payloads, relays
 
 
 def make_placeholders(placeholders):
@@ -251,8 +294,9 @@ def main():
     if plan.get("block_fd") is not None and plan["status_fd"] is None:
         refuse("a block descriptor without a status stream")
 
+    stdio, relays = sandbox_stdio() if plan["backend"] == "bwrap" else ([], [])
     created = make_placeholders(plan["placeholders"])
-    payloads = open_binds(plan.get("binds", []), plan["placeholders"], created)
+    payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
     # Each descriptor's content through a pipe whose write end only this process holds,
     # filled just before the release: bwrap takes end of file on the block descriptor as
     # a release too, so if this process dies before the release, bwrap finds an empty
@@ -293,6 +337,8 @@ def main():
     for src, dst in payloads:
         if block_w is None or dst not in {b["fd"] for b in plan.get("binds", [])}:
             os.close(src)
+    for t in relays:
+        t.start()
     seen, released, init = b"", block_w is None, None
     deadline = time.monotonic() + timeout / 1000 if timeout is not None else None
     status = None
@@ -349,6 +395,8 @@ def main():
                     pass
             time.sleep(0.01)
     remove_placeholders(created)
+    for t in relays:
+        t.join()
     sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
 
 

@@ -274,11 +274,11 @@ BOOST_AUTO_TEST_CASE(the_indexed_profile_answers_like_the_linear_scan) {
     }
 }
 
-// SbplTargetQuery shares the matching of a target among operations, and the answers of
-// operations that the same rules name: each must still be decide_all_models()'s. The
-// require-all and require-any rules include some whose match follows from their indexed
-// lists alone, worked out once for targets those lists do not name, and some (the
-// require-not of a literal inside a require-any) that match by the target itself.
+// SbplTargetQuery shares the matching of a target among operations: each answer must
+// still be decide_all_models()'s. The require-all and require-any rules include some
+// whose match follows from their indexed lists alone, worked out once for targets those
+// lists do not name, and some (the require-not of a literal inside a require-any) that
+// match by the target itself.
 BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_models) {
   auto p = profile(
       "(allow file-write* (require-all (subpath (param \"W\")) (require-not (literal "
@@ -303,12 +303,12 @@ BOOST_AUTO_TEST_CASE(a_target_query_answers_each_operation_like_decide_all_model
                                {"/", "/w", "/w/g", "/w/g/x", "/w/gx", "/w/a", "/v", "${HOME}/w"});
 }
 
-// With no rule that reads the target itself (each matches through the index, as the
-// emitter's require-all of require-any and require-not lists does), the targets that the
-// index names no id for, below the same ancestors with one, share their answers; with
-// one (a require-not of a literal in a require-any), they do not. Each answer must still
-// be decide_all_models()'s, in the sorted order a verifier asks and out of it.
-BOOST_AUTO_TEST_CASE(a_target_query_shares_answers_only_where_the_index_says_the_same) {
+// Targets share the look-ups of the ancestors they have in common with the one asked
+// before: with rules that match through the index alone (as the emitter's require-all
+// of require-any and require-not lists does) and with one that reads the target itself
+// (a require-not of a literal in a require-any), each answer must still be
+// decide_all_models()'s, in the sorted order a verifier asks and out of it.
+BOOST_AUTO_TEST_CASE(a_target_query_answers_alike_in_any_order_of_targets) {
   const SbplParams params{{"W", "/w"}, {"G", "/w/g"}};
   const std::vector<std::string> ops = {"file-read-data", "file-write-data", "file-write-create",
                                         "process-exec"};

@@ -141,10 +141,8 @@ void MountTable::add_node(Node n) {
 void MountTable::index_aliases() {
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
+    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest)
       aliases_by_source_[m.source].push_back(i);
-      has_aliases_ = true;
-    }
   }
 }
 
@@ -156,22 +154,10 @@ size_t MountTable::covering(Id p) const {
     const size_t* v = visible_at_.deepest_containing(p);
     return v ? *v : 0;
   }
-  std::vector<Id> unknown;
-  size_t c = 0;
-  for (Id a = p;; a = paths_->up(a)) {
-    if (const size_t* known = covering_.find(a)) {
-      c = *known;
-      break;
-    }
-    unknown.push_back(a);
-    if (const size_t* v = visible_at_.find(a)) {
-      c = *v;
-      break;
-    }
-    if (a == PathTable::kRoot) break;
-  }
-  for (Id a : unknown) covering_.insert(a, c);
-  return c;
+  return fold_down(*paths_, covering_, p, size_t{0}, [&](Id a, size_t above) {
+    const size_t* v = visible_at_.find(a);
+    return v ? *v : above;
+  });
 }
 
 const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
@@ -236,24 +222,9 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
 }
 
 bool MountTable::searchable(Id a) const {
-  // Up to the first directory with a known answer, then down again, in a loop: an argv
-  // may name paths thousands of components deep. An unsearchable ancestor decides for
-  // everything below it.
-  std::vector<Id> unknown;
-  bool ok = true;
-  for (Id b = a;; b = paths_->up(b)) {
-    if (const bool* known = searchable_.find(b)) {
-      ok = *known;
-      break;
-    }
-    unknown.push_back(b);
-    if (b == PathTable::kRoot) break;
-  }
-  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
-    ok = ok && !unsearchable(*it, covering(*it), false);
-    searchable_.insert(*it, ok);
-  }
-  return ok;
+  // An unsearchable ancestor decides for everything below it.
+  return fold_down(*paths_, searchable_, a, true,
+                   [&](Id b, bool above) { return above && !unsearchable(b, covering(b), false); });
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -410,26 +381,12 @@ std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) co
   return std::nullopt;
 }
 
-// The shallowest path at or above `p` that holds a visible link, remembered for every
-// path on the way: up to the nearest answer known, then down again.
+// The shallowest path at or above `p` that holds a visible link.
 std::optional<PathTable::Id> MountTable::top_link(Id p) const {
-  constexpr Id kNone = ~Id{0};
-  std::vector<Id> unknown;
-  Id found = kNone;
-  for (Id a = p;; a = paths_->up(a)) {
-    if (const Id* known = top_link_.find(a)) {
-      found = *known;
-      break;
-    }
-    unknown.push_back(a);
-    if (a == PathTable::kRoot) break;
-  }
-  for (auto it = unknown.rbegin(); it != unknown.rend(); ++it) {
-    if (found == kNone && node_at(*it, covering(*it), Node::Kind::Symlink)) found = *it;
-    top_link_.insert(*it, found);
-  }
-  if (found == kNone) return std::nullopt;
-  return found;
+  return fold_down(*paths_, top_link_, p, std::optional<Id>(), [&](Id a, std::optional<Id> above) {
+    if (above || !node_at(a, covering(a), Node::Kind::Symlink)) return above;
+    return std::optional<Id>(a);
+  });
 }
 
 std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
@@ -461,9 +418,8 @@ std::optional<PathTable::Id> MountTable::link_target(Id at, const Node& link) co
   return out;
 }
 
-const MountTable::Place& MountTable::place(Id rp) const {
-  if (last_place_ && last_place_->path == rp) return *last_place_;
-  Place& at = last_place_.emplace();
+MountTable::Place MountTable::place(Id rp) const {
+  Place at;
   at.path = rp;
   at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
   if (at.searchable) {
@@ -489,13 +445,12 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
 
 MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
   bool follow_last = op == FsOp::Read || op == FsOp::Write;
-  // Most tables have no symlink, and this runs for every probe.
-  auto rp_opt = has_symlinks_ ? resolve_symlinks(p, follow_last, tr) : std::optional<Id>(p);
+  auto rp_opt = resolve_symlinks(p, follow_last, tr);
   if (!rp_opt)
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
   const Id rp = *rp_opt;
-  const Place& at = place(rp);
+  const Place at = place(rp);
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
@@ -605,30 +560,15 @@ std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
   return "unknown operation";
 }
 
-// The deepest alias source at or above `p`, remembered as covering() is.
+// The deepest alias source at or above `p`.
 std::optional<PathTable::Id> MountTable::alias_source_above(Id p) const {
-  constexpr Id kNone = ~Id{0};
-  std::vector<Id> unknown;
-  Id found = kNone;
-  for (Id a = p;; a = paths_->up(a)) {
-    if (const Id* known = alias_source_.find(a)) {
-      found = *known;
-      break;
-    }
-    unknown.push_back(a);
-    if (aliases_by_source_.find(a)) {
-      found = a;
-      break;
-    }
-    if (a == PathTable::kRoot) break;
-  }
-  for (Id a : unknown) alias_source_.insert(a, found);
-  if (found == kNone) return std::nullopt;
-  return found;
+  return fold_down(*paths_, alias_source_, p, std::optional<Id>(),
+                   [&](Id a, std::optional<Id> above) {
+                     return aliases_by_source_.find(a) ? std::optional<Id>(a) : above;
+                   });
 }
 
 std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
-  if (!has_aliases_) return std::nullopt;
   std::vector<size_t> candidates;
   for (auto src = alias_source_above(host); src;
        src = *src == PathTable::kRoot ? std::nullopt : alias_source_above(paths_->up(*src))) {
@@ -673,36 +613,10 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
 // The four operations on `p`, without traces.
 MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
-  if (!has_symlinks_) {
-    // Every operation resolves to `p` itself, so the four share its place; an ancestor
-    // that cannot be searched denies them all, as `out` already says. The place is
-    // used up before the aliases are looked at, as that replaces the one place() keeps.
-    const Place& at = place(p);
-    if (at.searchable)
-      for (FsOp op : kAllFsOps) {
-        out.at_path[static_cast<size_t>(op)] = decide(at, op).reach;
-        out.at_path[static_cast<size_t>(op)].mount = at.mount;
-      }
-  } else {
-    for (FsOp op : kAllFsOps) {
-      Trace none(false);
-      out.at_path[static_cast<size_t>(op)] = reach(p, op, none);
-    }
-  }
-  const bool aliased = has_aliases_ && alias_source_above(p).has_value();
-  if (!aliased) {
-    // The host object is reachable only at `p`: no alias to look through.
-    for (FsOp op : kAllFsOps) {
-      const size_t i = static_cast<size_t>(op);
-      const Reach& direct = out.at_path[i];
-      const bool elsewhere = direct.outcome == Outcome::Host && direct.host != p;
-      out.of_host[i] = elsewhere ? Reach{Outcome::Scratch, std::nullopt} : direct;
-    }
-    return out;
-  }
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
-    const Reach& direct = out.at_path[i];
+    Trace none(false);
+    const Reach direct = out.at_path[i] = reach(p, op, none);
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
     else if (const auto alias = alias_reaching(p, op))

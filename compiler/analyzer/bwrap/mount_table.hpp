@@ -110,8 +110,8 @@ class MountTable {
     size_t mount = 0;
   };
   // access() and host_access() at `p` for every operation, indexed by FsOp, without
-  // traces: a verifier asks all eight of every probe, and they share one look at the
-  // table. The traced calls are for explaining the few that fail.
+  // traces: what a verifier asks of every probe. The traced calls are for explaining the
+  // few that fail.
   struct Reaches {
     std::array<Reach, 4> at_path;  // access(p, op)
     std::array<Reach, 4> of_host;  // host_access(p, op)
@@ -176,8 +176,7 @@ class MountTable {
     std::optional<Id> parent;
     std::optional<unsigned> parent_mode;
   };
-  // Valid until the next call.
-  const Place& place(Id rp) const;
+  Place place(Id rp) const;
   // access() itself, its trace written to `trace`.
   Reach reach(Id p, FsOp op, Trace& trace) const;
   // Which rule of decide() settles an operation, so that the text explaining it is built
@@ -236,19 +235,16 @@ class MountTable {
   PathMap<std::uint32_t> newest_node_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
-  bool has_aliases_ = false;  // most tables have none, and reach_all() asks for every probe
-  // searchable(), for the directories asked about so far; the table is immutable once
-  // replayed, so an answer stays true.
-  mutable PathMap<bool> searchable_;
-  // Set once the replay is done: from then on the answers below are remembered.
+  // Set once the replay is done: from then on the table is immutable, and the answers
+  // of searchable(), covering(), top_link() and alias_source_above() are remembered for
+  // every path they pass (fold_down), so that the probes of a deep path cost its depth
+  // once; and where each link leads, so that a long link text is read once.
   bool frozen_ = false;
+  mutable PathMap<bool> searchable_;
   mutable PathMap<size_t> covering_;
-  mutable PathMap<Id> top_link_;      // top_link(), ~0 for none
-  mutable PathMap<Id> alias_source_;  // alias_source_above(), ~0 for none
+  mutable PathMap<std::optional<Id>> top_link_;
+  mutable PathMap<std::optional<Id>> alias_source_;
   mutable std::unordered_map<std::uint32_t, std::optional<Id>> link_targets_;  // by node
-  // The last place(): a verifier asks the four operations of a probe in a row, and the
-  // table is immutable once replayed.
-  mutable std::optional<Place> last_place_;
 };
 
 }  // namespace zpolicy::compiler

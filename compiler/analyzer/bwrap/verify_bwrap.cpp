@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/kernel_state.hpp"
@@ -60,6 +61,9 @@ class SourceFacts {
         kinds_.emplace_back(r.id, r.kind);
         if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
+    // In path order, so that conflicting facts resolve the same way on every host.
+    std::sort(kinds_.begin(), kinds_.end(),
+              [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
     for (const auto& op : ops)
       if (op.source && !op.try_source) required_.push_back(*op.source);
   }
@@ -71,7 +75,7 @@ class SourceFacts {
   Existence operator()(PathTable::Id src) const {
     for (PathTable::Id req : required_)
       if (paths_.contains(src, req)) return Existence::Exists;
-    for (const auto& [path, kind] : sorted_kinds()) {
+    for (const auto& [path, kind] : kinds_) {
       bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
       if (present && paths_.contains(src, path)) return Existence::Exists;
       if (kind == ir::HostKind::Missing && paths_.contains(path, src)) return Existence::Missing;
@@ -80,20 +84,8 @@ class SourceFacts {
   }
 
  private:
-  // In path order, so that conflicting facts resolve the same way on every host. Sorted
-  // on first use: only a -try bind asks, and most artifacts have none.
-  const std::vector<std::pair<PathTable::Id, ir::HostKind>>& sorted_kinds() const {
-    if (!sorted_) {
-      std::sort(kinds_.begin(), kinds_.end(),
-                [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
-      sorted_ = true;
-    }
-    return kinds_;
-  }
-
   PathTable& paths_;
-  mutable std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
-  mutable bool sorted_ = false;
+  std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
   PathMap<bool> missing_;  // the paths of kinds_ that are Missing
   std::vector<PathTable::Id> required_;
 };
@@ -189,39 +181,38 @@ void check_devices(const BwrapArgv& argv, std::vector<Finding>& out) {
 // (docs/redteam-2026-12.md R3-V2, R3-V3). A private tmpfs over a read root hides the host
 // content the policy grants (R3-V4). The emitter makes exactly these: a --symlink for each
 // readable root named through a link, a --tmpfs at /tmp when /tmp is private, and one at
-// each deny root; anything else of these kinds is outside the verified subset.
-bool emitted_creation(const ir::Resolved& intent, const BwrapOp& op, PathTable& paths) {
-  const auto is = [&](const std::string& path) {
-    auto id = paths.parse(path);
-    return id && *id == op.dest;
-  };
-  switch (op.kind) {
-    case BwrapOpKind::Symlink:
-      // The link's name decides whether the emitter made it; its target is judged
-      // against the policy by check_read_links, which names the policy line.
-      for (const auto& l : intent.read_links)
-        if (is(l.link)) return true;
-      return false;
-    case BwrapOpKind::Tmpfs:
-      if (intent.private_tmp && is("/tmp")) return true;
-      for (const auto& d : intent.deny)
-        if (d.kind != ir::HostKind::File && is(d.path)) return true;
-      return false;
-    case BwrapOpKind::Chmod:
-    case BwrapOpKind::Dir:
-      return false;
-    default:
-      return true;
-  }
-}
-
-// Reports the first creation the emitter does not make, and how many more there are.
+// each deny root; anything else of these kinds is outside the verified subset. Reports
+// the first creation the emitter does not make, and how many more there are.
 void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTable& paths,
                      std::vector<Finding>& out) {
+  // Where the emitter makes links and tmpfs mounts.
+  std::unordered_set<PathTable::Id> links, tmpfs;
+  auto add = [&](std::unordered_set<PathTable::Id>& places, const std::string& path) {
+    if (auto id = paths.parse(path)) places.insert(*id);
+  };
+  // The link's name decides whether the emitter made it; its target is judged against
+  // the policy by check_read_links, which names the policy line.
+  for (const auto& l : intent.read_links) add(links, l.link);
+  if (intent.private_tmp) add(tmpfs, "/tmp");
+  for (const auto& d : intent.deny)
+    if (d.kind != ir::HostKind::File) add(tmpfs, d.path);
+  auto emitted = [&](const BwrapOp& op) {
+    switch (op.kind) {
+      case BwrapOpKind::Symlink:
+        return links.contains(op.dest);
+      case BwrapOpKind::Tmpfs:
+        return tmpfs.contains(op.dest);
+      case BwrapOpKind::Chmod:
+      case BwrapOpKind::Dir:
+        return false;
+      default:
+        return true;
+    }
+  };
   const BwrapOp* first = nullptr;
   size_t more = 0;
   for (const auto& op : argv.ops) {
-    if (emitted_creation(intent, op, paths)) continue;
+    if (emitted(op)) continue;
     if (first)
       ++more;
     else

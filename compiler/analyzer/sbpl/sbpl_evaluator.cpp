@@ -424,21 +424,19 @@ struct Query {
   mutable bool covered_self = false;
 };
 
-// The holders of the last target a query matched, with their ids in SbplPathIds (-1:
-// none): consecutive probe paths share most of their ancestors, which need not be hashed
-// again. See find_holders().
+// The ids in SbplPathIds of the last target a query matched and of those of its
+// ancestors that have one. A target shares with the one before it every ancestor inside
+// their common prefix, so only the rest is looked up: the proof asks about every
+// ancestor of a path, and a fresh walk for each would hash O(depth²) bytes per path.
 struct Ancestors {
   struct Holder {
     size_t length = 0;
-    int64_t id = -1;
-    // The answers of SbplTargetQuery for a target with no id whose longest holder with
-    // one is this: they hold for every such target while this stays an ancestor.
-    const std::vector<uint32_t>* answers_below = nullptr;
+    uint32_t id = 0;
   };
   // The last target, in a copy of its own: the caller's bytes need not outlive the call.
   std::string target;
   int64_t target_id = -1;
-  std::vector<Holder> ids;      // the ancestors, shortest first
+  std::vector<Holder> ids;      // the ancestors with an id, shortest first
   std::optional<int64_t> root;  // the id of "/" (or -1), once looked up
   bool under_root = false;      // "/" holds the target
 };
@@ -449,27 +447,20 @@ bool under_root(std::string_view target) {
   return target != "/" && (target.starts_with('/') || target.starts_with("${"));
 }
 
-// Looks up the ids of `target`, its ancestors and "/" into `memo`: the ancestors the last
-// target shared, and "/", are not looked up again, nor the paths `values` (those of
-// `index`) tells are none of its values.
-void find_holders(const SbplPathIds& index, std::string_view target,
-                  Ancestors& memo) {
+// Looks up the ids of `target`, of its ancestors after the prefix it shares with the last
+// target, and of "/" (once) into `memo`.
+void find_holders(const SbplPathIds& index, std::string_view target, Ancestors& memo) {
   memo.target_id = -1;
   if (!target.empty()) {
     auto it = index.ids.find(target);
     if (it != index.ids.end()) memo.target_id = it->second;
   }
-  // The last target's ancestors shorter than the common prefix are this one's too; its
-  // others lie from there on.
   const size_t common = common_prefix_length(target, memo.target);
   while (!memo.ids.empty() && memo.ids.back().length >= common) memo.ids.pop_back();
   for (size_t i = target.find('/', std::max<size_t>(common, 1)); i != std::string_view::npos;
-       i = target.find('/', i + 1)) {
-    const std::string_view ancestor = target.substr(0, i);
-    int64_t id = -1;
-    if (auto it = index.ids.find(ancestor); it != index.ids.end()) id = it->second;
-    memo.ids.push_back({i, id});
-  }
+       i = target.find('/', i + 1))
+    if (auto it = index.ids.find(target.substr(0, i)); it != index.ids.end())
+      memo.ids.push_back({i, it->second});
   memo.target.assign(target);
   memo.under_root = under_root(target);
   if (memo.under_root && !memo.root) {
@@ -479,25 +470,24 @@ void find_holders(const SbplPathIds& index, std::string_view target,
 }
 
 // Every indexed list's SetMatch for `target`, from the occurrences of the target and its
-// ancestors: each is looked up once for the whole profile, and only the lists that
-// name one of them are touched. With `touched`, the lists that name the target or an
-// ancestor are listed there, and only the last call's ones reset: the others match
-// nothing by their indexed filters. With `memo`, the ids are those find_holders() put
-// there for this target.
+// ancestors (found through `memo`, see find_holders): only the lists that name one of
+// them are touched. Those are listed in `touched`, and only the last call's ones reset:
+// the others match nothing by their indexed filters.
 void set_matches(const SbplProfile& profile, std::string_view target, std::vector<SetMatch>& out,
-                 std::vector<uint32_t>* touched = nullptr, Ancestors* memo = nullptr) {
+                 std::vector<uint32_t>& touched, Ancestors& memo) {
   if (!profile.path_ids) {
     out.clear();
     return;
   }
   const SbplPathIds& index = *profile.path_ids;
-  if (touched && out.size() == index.sets.size()) {
-    for (uint32_t set : *touched) out[set] = {};
+  find_holders(index, target, memo);
+  if (out.size() == index.sets.size()) {
+    for (uint32_t set : touched) out[set] = {};
   } else {
     out.clear();
     out.resize(index.sets.size());
   }
-  if (touched) touched->clear();
+  touched.clear();
   auto offer = [](long& best, size_t& best_pos, long specificity, size_t pos) {
     if (specificity > best || (specificity == best && pos < best_pos)) {
       best = specificity;
@@ -509,9 +499,9 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
       const auto& o = index.occurrences[n];
       if (o.literal && !is_target) continue;
       SetMatch& m = out[o.set];
-      if (touched && !m.touched) {
+      if (!m.touched) {
         m.touched = true;
-        touched->push_back(o.set);
+        touched.push_back(o.set);
       }
       const long specificity = static_cast<long>(size) * 2 + (o.literal ? 1 : 0);
       offer(m.specificity, m.pos, specificity, o.pos);
@@ -521,22 +511,9 @@ void set_matches(const SbplProfile& profile, std::string_view target, std::vecto
         offer(m.strict_specificity, m.strict_pos, specificity, o.pos);
     }
   };
-  auto holder = [&](std::string_view path, bool is_target) {
-    auto it = index.ids.find(path);
-    if (it != index.ids.end()) offer_id(it->second, path.size(), is_target);
-  };
-  if (memo) {
-    if (memo->target_id >= 0) offer_id(static_cast<uint32_t>(memo->target_id), target.size(), true);
-    for (const auto& h : memo->ids)
-      if (h.id >= 0) offer_id(static_cast<uint32_t>(h.id), h.length, false);
-    if (memo->under_root && *memo->root >= 0)
-      offer_id(static_cast<uint32_t>(*memo->root), 1, false);
-    return;
-  }
-  if (!target.empty()) holder(target, true);
-  for (size_t i = target.size(); i-- > 1;)
-    if (target[i] == '/') holder(target.substr(0, i), false);
-  if (under_root(target)) holder("/", false);
+  if (memo.target_id >= 0) offer_id(static_cast<uint32_t>(memo.target_id), target.size(), true);
+  for (const auto& h : memo.ids) offer_id(h.id, h.length, false);
+  if (memo.under_root && *memo.root >= 0) offer_id(static_cast<uint32_t>(*memo.root), 1, false);
 }
 
 // A match, how specific it is (the length of the longest path filter that matched
@@ -999,7 +976,8 @@ SbplDecision decide(const SbplProfile& profile, std::string_view operation, std:
                     const SbplParams& params, const SbplModel& model) {
   std::vector<SetMatch> sets;
   std::vector<uint32_t> touched;
-  set_matches(profile, target, sets, &touched);
+  Ancestors ancestors;
+  set_matches(profile, target, sets, touched, ancestors);
   const Query q{
       profile, target, sets, params,
       operation == "file-write-create" && model.subpath_self == SbplSubpathSelf::ExcludedOnCreate};
@@ -1013,7 +991,8 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   const uint64_t operations = covering(operation);
   std::vector<SetMatch> sets;
   std::vector<uint32_t> touched;
-  set_matches(profile, target, sets, &touched);
+  Ancestors ancestors;
+  set_matches(profile, target, sets, touched, ancestors);
   const Query q{profile, target, sets, params};
   const auto included = all_matches(profile, q, operations);
   // Which rules match depends on the subpath reading only, and only for creation.
@@ -1065,26 +1044,11 @@ struct SbplTargetQuery::Settled {
 
 struct SbplTargetQuery::Scratch {
   std::vector<SetMatch> sets;
+  std::vector<uint32_t> touched;
+  Ancestors ancestors;
   std::vector<Match> included, excluded;
   std::vector<int> included_hits, excluded_hits, matched;
   std::vector<uint32_t> allowed;
-  // The answers by the matches they follow from (see allowed()): the probes below one
-  // root mostly match the same rules alike. Answers are referenced by pointer: a node map
-  // keeps them in place.
-  std::unordered_map<std::string, std::vector<uint32_t>> answers;
-  std::string signature;
-  // The answers by what the target's lists say (for each list touched: its number, and
-  // the specificity of its best match under each subpath reading and whether a subpath
-  // equal to the target is among them), when every candidate rule matches through the
-  // lists alone: the answers follow from that, and the policy paths, whose values lie
-  // in the same lists at the same depth, share it without matching their rules.
-  std::unordered_map<std::string, const std::vector<uint32_t>*> by_lists;
-  std::string lists;
-  std::vector<uint32_t> touched;
-  Ancestors ancestors;
-  // The answers (in `answers`) of a target with no id and no ancestor with one, by
-  // whether "/" holds it.
-  std::array<const std::vector<uint32_t>*, 2> answers_unnamed{};
 };
 
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& params,
@@ -1122,16 +1086,6 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile, const SbplParams& p
   for (auto& s : settled_)
     s.untouched =
         filters_match(profile.rules[s.rule], {profile, std::string_view(), untouched, params});
-  auto same_rules = [&](const Operation& a, const Operation& b) {
-    return a.create == b.create && std::all_of(candidates_.begin(), candidates_.end(), [&](int i) {
-             const uint64_t bits = profile.rules[i].operation_bits;
-             return !(bits & a.covering) == !(bits & b.covering);
-           });
-  };
-  for (size_t k = 0; k < operations_.size(); ++k)
-    for (size_t j = 0; j < k && operations_[k].same_as < 0; ++j)
-      if (operations_[j].same_as < 0 && same_rules(operations_[j], operations_[k]))
-        operations_[k].same_as = static_cast<int>(j);
   scratch_->included.resize(profile.rules.size());
   scratch_->excluded.resize(profile.rules.size());
   const auto& models = all_sbpl_models();
@@ -1150,44 +1104,9 @@ std::vector<int> SbplTargetQuery::rules_matched_per_target() const {
 }
 
 std::span<const uint32_t> SbplTargetQuery::allowed(std::string_view target) {
-  if (!profile_.path_ids) return answer(target);
-  Ancestors& ancestors = scratch_->ancestors;
-  find_holders(*profile_.path_ids, target, ancestors);
-  // A rule matched against every target may read the target itself. Without one, every
-  // rule matches through the index alone, by the target's holders with an id: the
-  // targets with no id of their own below the same ones (the probes in a directory that
-  // no rule names) share their answers.
-  if (!always_.empty() || ancestors.target_id >= 0) return answer(target);
-  const std::vector<uint32_t>** shared = &scratch_->answers_unnamed[ancestors.under_root];
-  for (auto h = ancestors.ids.rbegin(); h != ancestors.ids.rend(); ++h)
-    if (h->id >= 0) {
-      shared = &h->answers_below;
-      break;
-    }
-  if (!*shared) *shared = &answer(target);
-  return **shared;
-}
-
-const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
-  auto& [sets, included, excluded, included_hits, excluded_hits, matched, out, answers,
-         signature, by_lists, lists, touched, ancestors, answers_unnamed] = *scratch_;
-  set_matches(profile_, target, sets, &touched, &ancestors);
-  const bool by_lists_alone = always_.empty() && profile_.path_ids;
-  if (by_lists_alone) {
-    lists.clear();
-    for (uint32_t set : touched) {
-      const SetMatch& m = sets[set];
-      const std::array<int64_t, 3> fields = {int64_t{set} * 2 + (m.self ? 1 : 0), m.specificity,
-                                             m.strict_specificity};
-      lists.append(reinterpret_cast<const char*>(fields.data()), sizeof fields);
-    }
-    if (auto it = by_lists.find(lists); it != by_lists.end()) return *it->second;
-  }
-  auto remember =
-      [&](const std::vector<uint32_t>& answer) -> const std::vector<uint32_t>& {
-    if (by_lists_alone) by_lists.emplace(lists, &answer);
-    return answer;
-  };
+  auto& [sets, touched, ancestors, included, excluded, included_hits, excluded_hits, matched, out] =
+      *scratch_;
+  set_matches(profile_, target, sets, touched, ancestors);
   // Only the rules naming one of the operations, and of those only the ones the target's
   // lists can match, are matched; `matches` is read only where `hits`, the matching
   // ones, ascending, says.
@@ -1213,30 +1132,9 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
   match_rules(q, included, included_hits);
   const bool strict_differs = q.covered_self;
   if (strict_differs) match_rules({profile_, target, sets, params_, true}, excluded, excluded_hits);
-  // All the answers depend on: which rules match under each subpath reading, and how
-  // specifically.
-  signature.clear();
-  auto sign = [&](const std::vector<Match>& matches, const std::vector<int>& hits) {
-    for (int i : hits) {
-      signature.append(reinterpret_cast<const char*>(&i), sizeof i);
-      signature.append(reinterpret_cast<const char*>(&matches[i].specificity),
-                       sizeof matches[i].specificity);
-    }
-  };
-  sign(included, included_hits);
-  if (strict_differs) {
-    signature += '|';
-    sign(excluded, excluded_hits);
-  }
-  if (auto it = answers.find(signature); it != answers.end())
-    return remember(it->second);
   // Few rules match a target; each operation keeps those of them that name it.
   out.assign(operations_.size(), 0);
   for (size_t k = 0; k < operations_.size(); ++k) {
-    if (operations_[k].same_as >= 0) {
-      out[k] = out[operations_[k].same_as];
-      continue;
-    }
     const bool apart = operations_[k].create && strict_differs;  // the subpath readings differ
     for (const bool strict : {false, true}) {
       if (strict && !apart) break;
@@ -1251,11 +1149,7 @@ const std::vector<uint32_t>& SbplTargetQuery::answer(std::string_view target) {
       }
     }
   }
-  return remember(answers
-                      .emplace(std::piecewise_construct,
-                               std::forward_as_tuple(signature),
-                               std::forward_as_tuple(out.begin(), out.end()))
-                      .first->second);
+  return out;
 }
 
 }  // namespace zpolicy::compiler

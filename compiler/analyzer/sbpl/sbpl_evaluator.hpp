@@ -259,7 +259,8 @@ class SbplTargetQuery {
                   const std::vector<std::string>& operations);
   ~SbplTargetQuery();
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
-  // Valid while the query lives: answers are kept for the targets that share them.
+  // Valid until the next call. Consecutive targets that share a prefix share the look-ups
+  // of their common ancestors.
   std::span<const uint32_t> allowed(std::string_view target);
   // The rules that the index does not place (unconditional ones, and those with a filter
   // the index cannot decide), ascending: every target is matched against each of them,
@@ -268,15 +269,11 @@ class SbplTargetQuery {
 
  private:
   struct Scratch;
-  // allowed() for a target whose holders are in Scratch::ancestors, kept in Scratch.
-  const std::vector<uint32_t>& answer(std::string_view target);
   const SbplProfile& profile_;
   const SbplParams& params_;
   struct Operation {
     uint64_t covering = 0;  // the profile operations that cover it
     bool create = false;    // file-write-create
-    // An earlier operation that the same rules name, and so gets the same answers; -1.
-    int same_as = -1;
   };
   std::vector<Operation> operations_;
   uint64_t any_ = 0;             // every profile operation that covers one of them

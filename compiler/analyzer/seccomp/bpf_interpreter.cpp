@@ -92,32 +92,19 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
   ++m.run.executed;
   uint32_t& a = m.a;
   uint32_t& x = m.x;
-  // The verifier runs a program thousands of times, and a seccomp filter is almost
-  // only loads, comparisons with constants and returns: those are decided by one
-  // dispatch on the whole opcode, the rest field by field below.
-  switch (in.code) {
-    case LD | W | ABS:
-      a = load_word(d, in.k);
-      m.run.read_arguments |= in.k >= kCallerDataOffset;
-      return pc + 1;
-    case JMP | JEQ | K:
-      return pc + 1 + (a == in.k ? in.jt : in.jf);
-    case JMP | JGT | K:
-      return pc + 1 + (a > in.k ? in.jt : in.jf);
-    case JMP | JGE | K:
-      return pc + 1 + (a >= in.k ? in.jt : in.jf);
-    case JMP | JSET | K:
-      return pc + 1 + ((a & in.k) != 0 ? in.jt : in.jf);
-    case RET | K:
-      m.run.ret = in.k;
-      return std::nullopt;
-  }
   const uint32_t operand = src(in.code) == X ? x : in.k;
   switch (cls(in.code)) {
     case LD:
-      if (mode(in.code) == LEN) a = kDataSize;
-      else if (mode(in.code) == IMM) a = in.k;
-      else a = m.mem[in.k % kMemWords];
+      if (in.code == (LD | W | ABS)) {
+        a = load_word(d, in.k);
+        m.run.read_arguments |= in.k >= kCallerDataOffset;
+      } else if (mode(in.code) == LEN) {
+        a = kDataSize;
+      } else if (mode(in.code) == IMM) {
+        a = in.k;
+      } else {
+        a = m.mem[in.k % kMemWords];
+      }
       break;
     case LDX:
       if (mode(in.code) == LEN) x = kDataSize;
@@ -162,8 +149,8 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
       }
       return pc + 1 + (taken ? in.jt : in.jf);
     }
-    case RET:  // RET | A; RET | K is decided above
-      m.run.ret = a;
+    case RET:
+      m.run.ret = in.code == (RET | K) ? in.k : a;
       return std::nullopt;
     case MISC:
       if (op(in.code) == TAX) x = a;

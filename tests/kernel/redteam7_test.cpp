@@ -1,0 +1,261 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iterator>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "sandbox_fixture.hpp"
+
+// Round 7 of the red-team pass (docs/redteam-2026-12.md "Round 7"): what a sandbox can do
+// to the names the host reads after it, and to the runs beside it.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+std::string source_file(const std::string& rel) {
+  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+const std::string kForged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": []}";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_redteam7)
+
+// R7-S1: the status file named through a symlink that lies in the workspace. The file
+// itself is outside every writable root, but the caller reads it by its name, and the
+// command re-points the symlink at a status of its own.
+BOOST_DATA_TEST_CASE(a_status_file_named_through_a_symlink_the_sandbox_can_replace_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string out = box.base() + "/out";
+  box.make_dir(out);
+  box.make_dir(box.ws("deep"));
+  box.host_command({"/bin/ln", "-s", "../out", box.ws("l")});
+  box.host_command({"/bin/ln", "-s", out, box.ws("deep/abs")});
+  for (const auto& [status, link] :
+       {std::pair{std::string("l/status.json"), std::string("l")},
+        std::pair{box.ws("deep/abs/../out/status.json"), std::string("deep/abs")},
+        std::pair{box.ws("deep/abs/status.json"), std::string("deep/abs")}}) {
+    RunSpec spec;
+    spec.options = {"--status-file", status};
+    spec.command = {"/bin/sh", "-c",
+                    "mkdir -p fake/out out && echo '" + kForged +
+                        "' | tee fake/status.json fake/out/status.json > out/status.json && ln -sfn " +
+                        box.workspace() + "/fake new && mv -T new " + link + "; exit 3"};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 2, status << ": " << r.describe());
+    BOOST_CHECK_MESSAGE(r.err.find("lies in writable root") != std::string::npos, r.describe());
+    const std::string read_by_name = status.starts_with("/") ? status : box.ws(status);
+    BOOST_CHECK_MESSAGE(read_file(read_by_name).value_or("") != kForged + "\n", status << ": forged");
+    box.host_command({"/bin/rm", "-rf", box.ws("fake"), box.ws("out")});
+    box.host_command({"/bin/ln", "-sfn", link == "l" ? "../out" : out, box.ws(link)});
+  }
+  // A symlink outside every writable root is the caller's own: the status is written.
+  BOOST_REQUIRE(symlink(out.c_str(), (box.base() + "/mine").c_str()) == 0);
+  RunSpec spec;
+  spec.options = {"--status-file", box.base() + "/mine/status.json"};
+  spec.command = {"/bin/sh", "-c", "exit 3"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
+  BOOST_CHECK(read_file(out + "/status.json").value_or("").find("\"exit_code\": 3") !=
+              std::string::npos);
+}
+
+// R7-S2: the status file was opened (created, truncated) before the refusal of R7-S1:
+// through a symlink a sandbox planted in the workspace, zpolicy truncated or created a file
+// of the status file's name in any directory the caller can write (as root: any).
+BOOST_DATA_TEST_CASE(a_refused_status_file_is_neither_created_nor_truncated,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim);
+  box.write_file(victim + "/status.json", "precious\n");
+  box.host_command({"/bin/ln", "-s", victim, box.ws("results")});
+  for (const std::string name : {"results/status.json", "results/new.json"}) {
+    RunSpec spec;
+    spec.options = {"--status-file", name};
+    spec.command = {"/bin/true"};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 2, name << ": " << r.describe());
+  }
+  BOOST_CHECK_EQUAL(read_file(victim + "/status.json").value_or(""), "precious\n");
+  BOOST_CHECK(!exists(victim + "/new.json"));
+}
+
+// R7-W1: a workspace that holds another account's home directory (`cd /home && zpolicy
+// run` as root; `/var/mail`, `/var/www`, `/var/backups` are system accounts' homes): a
+// root-started sandbox keeps kuid 0 and writes that user's shell start-up files. The
+// account is added to a copy of the password database that zpolicy sees through a private
+// mount namespace, so the host's own is never touched.
+BOOST_DATA_TEST_CASE(a_workspace_holding_another_accounts_home_is_refused, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("alice"));
+  box.write_file(box.ws("alice/.bashrc"), "# alice\n");
+  const std::string passwd = box.base() + "/passwd";
+  {
+    std::ifstream in("/etc/passwd");
+    std::string text((std::istreambuf_iterator<char>(in)), {});
+    text += "rt7alice:x:4242:4242::" + box.ws("alice") + ":/bin/sh\n";
+    std::ofstream(passwd) << text;
+  }
+  chmod(passwd.c_str(), 0644);
+  RunSpec spec;
+  spec.root_prefix = {"/usr/bin/unshare", "-m", "/bin/sh", "-c",
+                      "mount --bind '" + passwd + "' /etc/passwd && exec \"$@\"", "sh"};
+  spec.command = {"/bin/sh", "-c", "echo pwn >> alice/.bashrc"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("home directory of user 'rt7alice'") != std::string::npos, r.describe());
+  BOOST_CHECK_EQUAL(read_file(box.ws("alice/.bashrc")).value_or(""), "# alice\n");
+  // A workspace inside that home holds none of its start-up files: no finding.
+  box.make_dir(box.ws("alice/project"));
+  spec.cwd = box.ws("alice/project");
+  spec.command = {"/bin/sh", "-c", "echo ok > made"};
+  const RunResult inside = box.run(spec);
+  BOOST_CHECK_MESSAGE(inside.exit_code == 0, inside.describe());
+  BOOST_CHECK(read_file(box.ws("alice/project/made")).value_or("") == "ok\n");
+}
+
+// R7-D1 in the independent plan executor (examples/python/run_plan.py): a file on its
+// stdin reaches the sandbox as a sealed copy, so /proc/self/fd/0 leads to nothing on the
+// host; what the command prints still arrives. A directory on stdin runs nothing.
+BOOST_DATA_TEST_CASE(an_executors_stdin_gives_the_sandbox_no_more_than_reading_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string outside = box.base() + "/outside";
+  box.make_dir(outside);
+  box.write_file(outside + "/task.sh", "echo task\n");
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+  const auto planned = box.host_command(
+      {zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh", "-c",
+       "echo pwned > /proc/self/fd/0; cat; cd /proc/self/fd/0 && echo x > planted"});
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
+  spec.stdin_fd = open((outside + "/task.sh").c_str(), O_RDONLY | O_CLOEXEC);
+  BOOST_REQUIRE(spec.stdin_fd >= 0);
+  const RunResult file = box.run(spec);
+  close(spec.stdin_fd);
+  BOOST_CHECK_EQUAL(read_file(outside + "/task.sh").value_or(""), "echo task\n");
+  BOOST_CHECK_MESSAGE(file.out.find("echo task") != std::string::npos, file.describe());
+  spec.stdin_fd = open(outside.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  BOOST_REQUIRE(spec.stdin_fd >= 0);
+  const RunResult dir = box.run(spec);
+  close(spec.stdin_fd);
+  BOOST_CHECK_MESSAGE(dir.exit_code != 0, dir.describe());
+  BOOST_CHECK(!exists(outside + "/planted"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Reproductions of round 7's open findings, in a suite of their own so that the round's
+// suite stays green when run by name; each is enabled with its fix.
+BOOST_AUTO_TEST_SUITE(kernel_redteam7_open)
+
+// R7-C1: a protected path that a host tool replaces while a run is live (`npm ci` removes
+// and recreates node_modules, an editor saves .env by renaming a new file over it, a
+// second run under a policy without the carve-out renames .git away): the run's read-only
+// mount stays on the old object, or is detached with it, and the new object at the name is
+// writable through the workspace's own bind. Open: the fix belongs to the runner's
+// supervision (docs/redteam-2026-12.md R7-C1), which another change of issue 14 rewrites;
+// this test is enabled with it.
+BOOST_AUTO_TEST_CASE(a_protected_path_replaced_on_the_host_during_a_run_stays_read_only,
+                     *boost::unit_test::disabled()) {
+  using namespace std::chrono_literals;
+  for (const Caller caller : kCallers) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git/hooks"));
+    box.make_dir(box.ws("node_modules/pad"));
+    box.write_file(box.ws(".env"), "A=1\n");
+    RunSpec spec;
+    spec.command = {"/bin/sh", "-c",
+                    "touch ready; while [ ! -e go ]; do sleep 0.02; done; "
+                    "echo pwn >> .env; echo pwn > node_modules/pad/index.js; "
+                    "echo pwn > .git/hooks/pre-commit; true"};
+    Running running = box.start(spec);
+    BOOST_REQUIRE(wait_until([&] { return access(box.ws("ready").c_str(), F_OK) == 0; }, 10s));
+    box.host_command({"/bin/sh", "-c",
+                      "echo A=2 > .env.new && mv .env.new .env && rm -rf node_modules && "
+                      "mkdir -p node_modules/pad && mv .git .git.old && mkdir -p .git/hooks && "
+                      "touch go"});
+    const RunResult r = box.finish(running);
+    BOOST_TEST_MESSAGE(r.describe());
+    BOOST_CHECK_EQUAL(read_file(box.ws(".env")).value_or(""), "A=2\n");
+    BOOST_CHECK(access(box.ws("node_modules/pad/index.js").c_str(), F_OK) != 0);
+    BOOST_CHECK(access(box.ws(".git/hooks/pre-commit").c_str(), F_OK) != 0);
+  }
+}
+
+// R7-D1: the caller's standard descriptors are the host's open files. A file given on
+// stdin (`zpolicy run -- sh < ../task.sh`), opened read-only, is opened again for writing
+// through /proc/self/fd/0, which leads to the object on the host's writable mount; a
+// directory on stdin is a way into the host's tree. Open: the fix belongs to the runner's
+// spawn code (docs/redteam-2026-12.md R7-D1), which another change of issue 14 rewrites;
+// this test is enabled with it.
+BOOST_AUTO_TEST_CASE(the_callers_stdin_gives_the_sandbox_no_more_than_reading_it,
+                     *boost::unit_test::disabled()) {
+  for (const Caller caller : kCallers) {
+    Sandbox box(caller);
+    const std::string outside = box.base() + "/outside";
+    box.make_dir(outside);
+    box.write_file(outside + "/task.sh", "echo task\n");
+    RunSpec spec;
+    spec.command = {"/bin/sh", "-c", "echo pwned > /proc/self/fd/0"};
+    spec.stdin_fd = open((outside + "/task.sh").c_str(), O_RDONLY | O_CLOEXEC);
+    BOOST_REQUIRE(spec.stdin_fd >= 0);
+    const RunResult file = box.run(spec);
+    close(spec.stdin_fd);
+    BOOST_TEST_MESSAGE(file.describe());
+    BOOST_CHECK_EQUAL(read_file(outside + "/task.sh").value_or(""), "echo task\n");
+    spec.command = {"/bin/sh", "-c", "cd /proc/self/fd/0 && echo x > planted"};
+    spec.stdin_fd = open(outside.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    BOOST_REQUIRE(spec.stdin_fd >= 0);
+    const RunResult dir = box.run(spec);
+    close(spec.stdin_fd);
+    BOOST_TEST_MESSAGE(dir.describe());
+    BOOST_CHECK(access((outside + "/planted").c_str(), F_OK) != 0);
+  }
+}
+
+// R7-E1: the command's environment is the backend's. bwrap runs on the host, outside the
+// sandbox it is about to make, with the environment meant for the command, so the dynamic
+// loader acts on LD_PRELOAD / LD_LIBRARY_PATH / LD_AUDIT before any confinement: a library
+// an earlier sandbox planted in the workspace runs on the host as the caller when a later
+// run passes `--env LD_LIBRARY_PATH=$PWD/build/lib` (or LD_PRELOAD). Open: the fix belongs
+// to the runner's spawn code (docs/redteam-2026-12.md R7-E1); this test is enabled with it.
+BOOST_AUTO_TEST_CASE(the_commands_loader_environment_never_runs_code_outside_the_sandbox,
+                     *boost::unit_test::disabled()) {
+  for (const Caller caller : kCallers) {
+    Sandbox box(caller);
+    const std::string out = box.base() + "/out";
+    box.make_dir(out);
+    const std::string source =
+        "#include <stdio.h>\n__attribute__((constructor)) static void p(void) { FILE* f = "
+        "fopen(\"" + out + "/host\", \"w\"); if (f) fclose(f); }\n";
+    RunSpec plant;
+    plant.command = {"/bin/sh", "-c",
+                     "mkdir -p lib && printf '%s' '" + source + "' > lib/p.c && "
+                     "/usr/bin/gcc -shared -fPIC -o lib/p.so lib/p.c"};
+    const RunResult planted = box.run(plant);
+    BOOST_REQUIRE_MESSAGE(planted.exit_code == 0, planted.describe());
+    RunSpec spec;
+    spec.options = {"--env", "LD_PRELOAD=" + box.ws("lib/p.so")};
+    spec.command = {"/bin/true"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST_MESSAGE(r.describe());
+    BOOST_CHECK_MESSAGE(!exists(out + "/host"), "the planted library ran on the host");
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
