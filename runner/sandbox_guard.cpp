@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <ctime>
 
 #include "zpolicy/exit_code.hpp"
 #endif
@@ -109,20 +110,34 @@ bool kill_children(pid_t self, pid_t monitor) {
   return true;
 }
 
+// Whether the guard has no child left, after reaping those that ended.
+bool no_child_left(pid_t& monitor) {
+  pid_t r;
+  int st;
+  while ((r = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
+    if (r == monitor) monitor = 0;
+  return r < 0 && errno == ECHILD;
+}
+
 // Returns once nothing is left below the guard: an init that outlived its monitor is
 // reparented to the guard (a child subreaper), so every process left is found among its
-// children, and the pid namespace of an init dies with it.
-void kill_below(pid_t monitor) {
+// children, and the pid namespace of an init dies with it. What is left may first end by
+// itself for `grace_ns`: bwrap's monitor exits as soon as the command has, while its init is
+// still on its way out, and looking through /proc for it costs more than waiting.
+void kill_below(pid_t monitor, long grace_ns = 0) {
   const pid_t self = getpid();
   sigset_t child;
   sigemptyset(&child);
   sigaddset(&child, SIGCHLD);
+  for (timespec left{0, grace_ns}; left.tv_nsec > 0 && !no_child_left(monitor);) {
+    timespec before, after;
+    clock_gettime(CLOCK_MONOTONIC, &before);
+    sigtimedwait(&child, nullptr, &left);
+    clock_gettime(CLOCK_MONOTONIC, &after);
+    left.tv_nsec -= (after.tv_sec - before.tv_sec) * 1'000'000'000L + (after.tv_nsec - before.tv_nsec);
+  }
   for (;;) {
-    pid_t r;
-    int st;
-    while ((r = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
-      if (r == monitor) monitor = 0;
-    if (r < 0 && errno == ECHILD) return;
+    if (no_child_left(monitor)) return;
     // /proc unreadable: the guard's process group holds the monitor and an init before
     // its setsid; the guard dies with them and reports nothing.
     if (!kill_children(self, monitor)) kill(0, SIGKILL);
@@ -176,7 +191,7 @@ bool passes(int sig) {
     const int sig = sigwaitinfo(&all, &si);
     if (sig < 0) continue;
     if (sig == SIGCHLD && monitor_reaped(monitor, status)) {
-      kill_below(0);
+      kill_below(0, 100'000'000);
       break;
     }
     if (passes(sig)) continue;
