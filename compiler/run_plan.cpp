@@ -7,6 +7,7 @@
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
+#include "compiler/lint/loader_environment.hpp"
 #include "compiler/lint/syscall_lint.hpp"
 #include "compiler/network/proxy_environment.hpp"
 #include "compiler/pipeline.hpp"
@@ -163,6 +164,14 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
                                           std::to_string(fd) + " is already in use\n"};
       plan.bind_sources.push_back({fd, line.substr(space + 1)});
     }
+    std::vector<std::string> writable;
+    for (const auto& w : compiled->resolved.write) writable.push_back(w.path);
+    if (auto why = loader_reaches_writable_root(plan.env, writable))
+      return Refusal{kExitUsage,
+                     "zpolicy: run: " + *why + ": bwrap starts outside the sandbox with the "
+                     "command's environment, and its loader would run a library the sandbox "
+                     "can plant there; set it inside the command instead (sh -c 'NAME=VALUE "
+                     "exec CMD'); nothing ran\n"};
     plan.backend = Backend::Bwrap;
     plan.exe = kBwrapPath;
     plan.argv = {kBwrapPath};

@@ -111,6 +111,16 @@ with tempfile.TemporaryDirectory() as tmp:
         check_invalid("a proxy admitting nothing", mutated(lambda d: d.update(network_proxy={**proxy, "allow": []})))
         check_invalid("a proxy entry with a scheme", mutated(
             lambda d: d.update(network_proxy={**proxy, "allow": ["https://pypi.org:443"]})))
+        # The entries' pattern is the allow-list grammar (docs/network.md), read here by
+        # python's re as an executor's validator reads it; the unit suite
+        # plan_schema_allow_pattern holds it to ir::parse_destination entry by entry.
+        check_valid("a proxy admitting every kind of entry", mutated(lambda d: d.update(network_proxy={
+            **proxy, "allow": ["*.pythonhosted.org:80", "github.com:22", "ip:192.0.2.10:443",
+                               "ip:[2001:db8::1]:443", "ip:[::ffff:192.0.2.1]:8080", "localhost:5432"]})))
+        for entry in ("pypi..org:443", "pypi.org:0", "pypi.org:65536", "pypi.org", "127.1:80",
+                      "-pypi.org:443", "ip:[1::2::3]:443", "ip:10.0.0.01:443", "*.*.org:443"):
+            check_invalid(f"a proxy entry {entry}", mutated(
+                lambda d, entry=entry: d.update(network_proxy={**proxy, "allow": [entry]})))
         check_invalid("a proxy without forwards", mutated(
             lambda d: d.update(network_proxy={"port": 3128, "allow": ["pypi.org:443"]})))
         check_invalid("no env", mutated(lambda d: d.pop("env")))

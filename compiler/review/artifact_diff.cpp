@@ -225,8 +225,10 @@ std::variant<std::vector<Difference>, ArtifactError> diff_linux_artifacts(
   if (before.seccomp_bpf != after.seccomp_bpf) {
     auto programs_diff = diff_programs(programs[0], programs[1]);
     if (auto* e = std::get_if<ProgramDiffError>(&programs_diff))
-      return ArtifactError{e->after, "seccomp.bpf", 0,
-                           "instruction " + std::to_string(e->instruction) + ": " + e->message};
+      return ArtifactError{
+          e->after, "seccomp.bpf", 0,
+          e->instruction ? "instruction " + std::to_string(*e->instruction) + ": " + e->message
+                         : e->message};
     for (auto& d : std::get<std::vector<Difference>>(programs_diff)) out.push_back(std::move(d));
   }
   std::stable_sort(out.begin(), out.end(), [](const Difference& x, const Difference& y) {

@@ -35,7 +35,9 @@ struct Difference {
   std::string subject;
   std::string path_class;           // Filesystem: why the path was compared
   std::vector<std::string> operations;  // Filesystem: read, write, create, delete
-  std::vector<std::string> paths;       // Filesystem: every probed path that changes so
+  // Filesystem: every probed path that changes so; Syscalls: every call of a row that
+  // stands for several.
+  std::vector<std::string> paths;
   Direction direction = Direction::Widening;
   Side before, after;
   friend bool operator==(const Difference&, const Difference&) = default;

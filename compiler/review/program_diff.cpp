@@ -204,49 +204,124 @@ struct Abi {
 };
 constexpr Abi kAbis[] = {
     {ir::Arch::X86_64, ""}, {ir::Arch::X32, " on x32"}, {ir::Arch::I386, " on i386"}};
+// Rows of calls on an arch that is none of the three.
+constexpr int kOtherArch = 3;
+std::string abi_suffix(int abi) {
+  return abi == kOtherArch ? " on another architecture" : kAbis[abi].suffix;
+}
 
 // One row: where it sorts (ABI, then number: "any call" first, numbers outside the table
 // last), what it names, its conditions, and the two actions.
 using RowKey = std::tuple<int, int64_t, std::string, std::string, int, std::string, std::string>;
 constexpr int64_t kAnyCall = -1, kOutside = INT64_MAX;
+// Examples named for numbers outside the table, and calls named in a row that stands for
+// several: past this many, the rest are counted.
+constexpr size_t kExamplesNamed = 3;
+
+// "a", "a or b", "a, b or c" (`last` is the word before the last item).
+std::string list_words(const std::vector<std::string>& items, const char* last) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? std::string(" ") + last + " " : ", ") + items[i];
+  return out;
+}
+
+// Where a row's calls return, on one side.
+std::string returned_at(const std::set<size_t>& pcs) {
+  std::vector<std::string> named;
+  for (size_t pc : pcs)
+    if (named.size() < kExamplesNamed) named.push_back(std::to_string(pc));
+  if (pcs.size() == 1) return "returned at instruction " + named.front();
+  if (pcs.size() > kExamplesNamed)
+    named.push_back(std::to_string(pcs.size() - kExamplesNamed) + " more");
+  return "returned at instructions " + list_words(named, "and");
+}
+
+struct Row {
+  Difference d;
+  std::string name;  // the call, without the ABI's suffix
+  std::set<size_t> was_pcs, now_pcs;
+  std::set<uint32_t> outside;  // numbers outside the table, for examples
+};
 
 struct Rows {
-  std::map<RowKey, Difference> rows;
-  std::map<RowKey, std::set<uint32_t>> outside;  // numbers outside the table, for examples
+  std::map<RowKey, Row> rows;
 
   void add(int abi, int64_t order, const std::string& name, const std::string& when, Direction dir,
            const BpfPath& was, const BpfPath& now, std::optional<uint32_t> example = std::nullopt) {
-    Difference d;
-    d.targets = {ir::Target::Linux};
-    d.area = Area::Syscalls;
-    d.direction = dir;
-    d.before = {action_words(was.ret),
-                "returned at instruction " + std::to_string(was.ret_pc),
-                {"seccomp.bpf", 0, 0}};
-    d.after = {action_words(now.ret),
-               "returned at instruction " + std::to_string(now.ret_pc),
-               {"seccomp.bpf", 0, 0}};
-    d.subject = name + when;
-    RowKey key{abi, order, name, when, static_cast<int>(dir), d.before.verdict, d.after.verdict};
-    if (example) outside[key].insert(*example);
-    rows.try_emplace(std::move(key), std::move(d));
+    const std::string subject = name + abi_suffix(abi);
+    RowKey key{abi,
+               order,
+               subject,
+               when,
+               static_cast<int>(dir),
+               action_words(was.ret),
+               action_words(now.ret)};
+    auto [at, fresh] = rows.try_emplace(std::move(key));
+    Row& row = at->second;
+    if (fresh) {
+      row.name = name;
+      row.d.targets = {ir::Target::Linux};
+      row.d.area = Area::Syscalls;
+      row.d.direction = dir;
+      row.d.before = {action_words(was.ret), {}, {"seccomp.bpf", 0, 0}};
+      row.d.after = {action_words(now.ret), {}, {"seccomp.bpf", 0, 0}};
+      row.d.subject = subject + when;
+    }
+    row.was_pcs.insert(was.ret_pc);
+    row.now_pcs.insert(now.ret_pc);
+    if (example && row.outside.size() < kExamplesNamed) row.outside.insert(*example);
   }
 
   // The rows in order. Numbers outside the table are one row per ABI, conditions and
-  // actions, with a few of them named; none where "any call" says it already.
+  // actions, with a few of them named; none where "any call" says it already. Calls of
+  // the table that change alike (the same ABI, conditions and actions) are one row when
+  // there are more than kExamplesNamed of them: an allow behind the instruction pointer
+  // changes every call the filter refuses, and 71 rows would say one thing 71 times.
   std::vector<Difference> done() {
+    using Alike = std::tuple<int, std::string, int, std::string, std::string>;
+    auto alike = [](const RowKey& k) {
+      return Alike{std::get<0>(k), std::get<3>(k), std::get<4>(k), std::get<5>(k), std::get<6>(k)};
+    };
+    std::map<Alike, std::vector<Row*>> calls;
+    for (auto& [key, row] : rows)
+      if (std::get<1>(key) != kAnyCall && std::get<1>(key) != kOutside)
+        calls[alike(key)].push_back(&row);
     std::vector<Difference> out;
-    for (auto& [key, d] : rows) {
+    for (auto& [key, row] : rows) {
+      const int abi = std::get<0>(key);
+      const std::string suffix = abi_suffix(abi);
+      Difference d = std::move(row.d);
+      d.before.reason = returned_at(row.was_pcs);
+      d.after.reason = returned_at(row.now_pcs);
       if (std::get<1>(key) == kOutside) {
         RowKey any = key;
         std::get<1>(any) = kAnyCall;
-        std::get<2>(any) = "any call" + std::string(kAbis[std::get<0>(key)].suffix);
+        std::get<2>(any) = "any call" + suffix;
         if (rows.contains(any)) continue;
-        std::string such;
-        size_t named = 0;
-        for (uint32_t n : outside[key])
-          if (named++ < 3) such += (such.empty() ? "" : ", ") + ("#" + std::to_string(n));
-        d.subject = std::get<2>(key) + " (such as " + such + ")" + std::get<3>(key);
+        std::vector<std::string> such;
+        for (uint32_t n : row.outside)
+          such.push_back("#" + (n < 0x10000 ? std::to_string(n) : number(n)));
+        d.subject =
+            row.name + suffix + " (such as " + list_words(such, "or") + ")" + std::get<3>(key);
+      } else if (std::get<1>(key) != kAnyCall) {
+        const auto& group = calls.at(alike(key));
+        if (group.size() > kExamplesNamed) {
+          if (group.front() != &row) continue;
+          std::set<size_t> was_pcs, now_pcs;
+          std::vector<std::string> named;
+          for (const Row* r : group) {
+            was_pcs.insert(r->was_pcs.begin(), r->was_pcs.end());
+            now_pcs.insert(r->now_pcs.begin(), r->now_pcs.end());
+            d.paths.push_back(r->name);
+            if (named.size() < kExamplesNamed) named.push_back(r->name);
+          }
+          named.push_back(std::to_string(group.size() - kExamplesNamed) + " more");
+          d.subject = std::to_string(group.size()) + " calls" + suffix + " (" +
+                      list_words(named, "and") + ")" + std::get<3>(key);
+          d.before.reason = returned_at(was_pcs);
+          d.after.reason = returned_at(now_pcs);
+        }
       }
       out.push_back(std::move(d));
     }
@@ -260,7 +335,6 @@ struct Rows {
 void abi_rows(int abi, const WordSet& nr, const Words& w, Direction dir, const BpfPath& was,
               const BpfPath& now, Search& search, Rows& rows) {
   const ir::Arch arch = kAbis[abi].arch;
-  const std::string suffix = kAbis[abi].suffix;
   const uint32_t base = arch == ir::Arch::X32 ? ir::kX32SyscallBit : 0;
   std::vector<const ir::SyscallInfo*> known;
   size_t table = 0;
@@ -271,28 +345,36 @@ void abi_rows(int abi, const WordSet& nr, const Words& w, Direction dir, const B
     end = std::max(end, s.nr + 1);
     if (nr.contains(s.nr)) known.push_back(&s);
   }
-  // Numbers outside the table: the table's holes, then anything past its end.
+  // Numbers outside the table, named by examples that show their spread: the first and
+  // the last hole of the table, and the first number past its end.
   std::vector<uint32_t> outside;
-  for (uint32_t n = base; n < end && outside.size() < 2; ++n)
-    if (nr.contains(n) && !ir::find_syscall(arch, n)) outside.push_back(n);
-  WordSet past = nr;
-  past.at_least(end);
-  for (int more = 0; more < 2 && outside.size() < 2; ++more) {
-    const auto m = search.member(past);
-    if (!m) break;
-    outside.push_back(*m);
-    past.not_bits(UINT32_MAX, *m);
+  for (uint32_t n = base; n < end; ++n)
+    if (nr.contains(n) && !ir::find_syscall(arch, n)) {
+      outside.push_back(n);
+      break;
+    }
+  for (uint32_t n = end; !outside.empty() && --n > outside.front();)
+    if (nr.contains(n) && !ir::find_syscall(arch, n)) {
+      outside.push_back(n);
+      break;
+    }
+  if (nr.contains(end)) {
+    outside.push_back(end);
+  } else {
+    WordSet past = nr;
+    past.at_least(end);
+    if (const auto m = search.member(past)) outside.push_back(*m);
   }
   const auto when = [&](const ir::SyscallInfo* info) {
     const auto c = call_conditions(info, w, search);
     return c.empty() ? std::string() : " when " + join(c, " and ");
   };
   if (known.size() == table && !outside.empty()) {
-    rows.add(abi, kAnyCall, "any call" + suffix, when(nullptr), dir, was, now);
+    rows.add(abi, kAnyCall, "any call", when(nullptr), dir, was, now);
     return;
   }
   for (const ir::SyscallInfo* s : known)
-    rows.add(abi, s->nr, std::string(s->name) + suffix, when(s), dir, was, now);
+    rows.add(abi, s->nr, std::string(s->name), when(s), dir, was, now);
   const std::string table_name =
       "numbers outside the " + std::string(ir::to_string(arch)) + " table";
   for (uint32_t n : outside)
@@ -320,8 +402,22 @@ void cell_rows(const Words& w, Direction dir, const BpfPath& was, const BpfPath&
   set_words("arch", w[kWordArch], number, search, c, {x86, i386});
   set_words("number", w[kWordNr], number, search, c);
   for (auto& more : call_conditions(nullptr, w, search)) c.push_back(std::move(more));
-  rows.add(3, kAnyCall, "any call on another architecture",
-           c.empty() ? "" : " when " + join(c, " and "), dir, was, now);
+  rows.add(kOtherArch, kAnyCall, "any call", c.empty() ? "" : " when " + join(c, " and "), dir, was,
+           now);
+}
+
+// Two programs of up to 4096 paths each (walk_paths' limit) that tell calls apart by
+// words other than the number have up to 16.7 million pairs of paths to intersect, and
+// each pair that meets is a cell with rows of its own (about 0.1 ms each: a pass over the
+// syscall tables). Bounded so that any two programs are answered within issue 19's 2 s
+// (docs/review.md "Cost"); the programs zpolicy emits meet in a few hundred pairs.
+constexpr size_t kMaxPairs = size_t{1} << 19;
+constexpr size_t kMaxCells = size_t{1} << 12;
+
+std::string too_complex(size_t limit, const char* what) {
+  return "too complex to compare exactly: more than " + std::to_string(limit) + " " + what +
+         " (the programs tell calls apart by different words); compare each with the policy "
+         "(zpolicy verify) instead";
 }
 
 std::variant<std::vector<BpfPath>, ProgramDiffError> paths_of(std::span<const BpfInsn> program,
@@ -369,6 +465,7 @@ std::variant<std::vector<Difference>, ProgramDiffError> diff_programs(
   }
   Search search;
   Rows rows;
+  size_t pairs = 0, cells = 0;
   for (const BpfPath& was : ours) {
     const auto our_fixed = fixed(was);
     std::vector<size_t> candidates = any_number;
@@ -387,6 +484,9 @@ std::variant<std::vector<Difference>, ProgramDiffError> diff_programs(
       for (size_t i = 0; i < kDataWords && !apart; ++i)
         apart = our_fixed[i] && their_fixed[j][i] && *our_fixed[i] != *their_fixed[j][i];
       if (apart) continue;
+      if (++pairs > kMaxPairs)
+        return ProgramDiffError{false, std::nullopt,
+                                too_complex(kMaxPairs, "pairs of paths to compare")};
       Words cell;
       bool empty = false;
       // Number and arch are the first words: they tell most pairs of paths apart.
@@ -395,6 +495,9 @@ std::variant<std::vector<Difference>, ProgramDiffError> diff_programs(
         cell[i].intersect(now.words[i]);
         empty = search.empty(cell[i]);
       }
+      if (!empty && ++cells > kMaxCells)
+        return ProgramDiffError{false, std::nullopt,
+                                too_complex(kMaxCells, "sets of calls are answered differently")};
       if (!empty) cell_rows(cell, *dir, was, now, search, rows);
       if (search.exhausted)
         return ProgramDiffError{false, was.ret_pc,

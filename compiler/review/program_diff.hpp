@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -11,10 +12,11 @@
 
 namespace zpolicy::compiler::review {
 
-// Why two programs could not be compared exactly: the side, the instruction, the reason.
+// Why two programs could not be compared exactly: the side, the instruction (none when
+// the two programs together are too complex), the reason.
 struct ProgramDiffError {
   bool after = false;
-  size_t instruction = 0;
+  std::optional<size_t> instruction;
   std::string message;
 };
 
@@ -25,7 +27,8 @@ struct ProgramDiffError {
 // calls of that cell are a difference, said per syscall and ABI with the cell's
 // conditions on the arguments and the instruction pointer. Nothing is sampled: a cell
 // no row names has no call on which the programs differ. A program the walk cannot
-// follow exactly is an error, as it is for `verify`.
+// follow exactly is an error, as it is for `verify`, and so are two programs whose paths
+// meet in more pairs or cells than the budget below the 2 s of issue 19 allows.
 std::variant<std::vector<Difference>, ProgramDiffError> diff_programs(
     std::span<const BpfInsn> before, std::span<const BpfInsn> after);
 

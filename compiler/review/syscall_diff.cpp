@@ -47,9 +47,7 @@ Answer answer(const std::vector<const ir::SyscallRule*>& rules, const ir::Syscal
 
 // Whether two answers differ in what they let through, and which way.
 std::optional<Direction> change(const ir::Action& was, const ir::Action& now) {
-  using K = ir::Action::Kind;
-  if (was.kind == now.kind) return std::nullopt;
-  if (was.kind == K::Errno && now.kind == K::Errno) return std::nullopt;
+  if (was.kind == now.kind) return std::nullopt;  // one errno for another is no difference
   return ir::more_restrictive(was, now) ? Direction::Widening : Direction::Narrowing;
 }
 
@@ -176,11 +174,20 @@ void diff_call(const std::string& name, const SyscallSide& before, const Syscall
     d.direction = g.direction;
     d.before = side_of(g.was, before.default_loc);
     d.after = side_of(g.now, after.default_loc);
-    // The stricter side's rule says which calls it is about, when it names a condition.
+    // The stricter side's rule says which calls it is about, when it names a condition and
+    // the row is every call it decides: where the other side still refuses some of them
+    // (a narrower rule), its words would claim more than changed, and the values say it.
     const ir::SyscallRule* strict = g.direction == Direction::Widening ? g.was.rule : g.now.rule;
+    const auto strict_decides = [&] {
+      const auto& rules = g.direction == Direction::Widening ? old_rules : new_rules;
+      const auto& side = g.direction == Direction::Widening ? before : after;
+      return static_cast<size_t>(std::count_if(all.begin(), all.end(), [&](const Point& p) {
+        return answer(rules, side.policy, info, indices, p).rule == strict;
+      }));
+    };
     if (g.points.size() == all.size()) {
       d.subject = name;
-    } else if (strict && !strict->conditions.empty()) {
+    } else if (strict && !strict->conditions.empty() && strict_decides() == g.points.size()) {
       d.subject = name + "(";
       for (size_t i = 0; i < strict->conditions.size(); ++i)
         d.subject += (i ? " and " : "") + condition_words(name, strict->conditions[i]);

@@ -155,6 +155,45 @@ BOOST_DATA_TEST_CASE(an_executors_stdin_gives_the_sandbox_no_more_than_reading_i
   BOOST_CHECK(!exists(outside + "/planted"));
 }
 
+// R7-E1: the command's environment is the backend's. bwrap starts on the host, outside the
+// sandbox it is about to make, with the environment meant for the command, so the dynamic
+// loader acts on LD_PRELOAD / LD_LIBRARY_PATH / LD_AUDIT before any confinement: a library
+// an earlier sandbox planted in the workspace ran on the host as the caller when a later
+// run passed `--env LD_PRELOAD=...` (or LD_LIBRARY_PATH into the workspace). Such a run is
+// refused; a loader path outside every writable root still runs.
+BOOST_DATA_TEST_CASE(the_commands_loader_environment_never_runs_code_outside_the_sandbox,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string out = box.base() + "/out";
+  box.make_dir(out);
+  const std::string source =
+      "#include <stdio.h>\n__attribute__((constructor)) static void p(void) { FILE* f = "
+      "fopen(\"" + out + "/host\", \"w\"); if (f) fclose(f); }\n";
+  RunSpec plant;
+  plant.command = {"/bin/sh", "-c",
+                   "mkdir -p lib && printf '%s' '" + source + "' > lib/p.c && "
+                   "/usr/bin/gcc -shared -fPIC -o lib/p.so lib/p.c"};
+  const RunResult planted = box.run(plant);
+  BOOST_REQUIRE_MESSAGE(planted.exit_code == 0, planted.describe());
+  box.host_command({"/bin/ln", "-s", box.ws("lib"), out + "/via-link"});
+  for (const std::string& env : std::vector<std::string>{
+           "LD_PRELOAD=" + box.ws("lib/p.so"), "LD_PRELOAD=" + out + "/via-link/p.so",
+           "LD_LIBRARY_PATH=/usr/local/lib:" + box.ws("lib"), "LD_LIBRARY_PATH=:/usr/local/lib",
+           "LD_AUDIT=lib/p.so"}) {
+    RunSpec spec;
+    spec.options = {"--env", env};
+    spec.command = {"/bin/true"};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 2, env << ": " << r.describe());
+    BOOST_CHECK_MESSAGE(!exists(out + "/host"), env << ": the planted library ran on the host");
+  }
+  RunSpec outside;
+  outside.options = {"--env", "LD_LIBRARY_PATH=/nonexistent-r7:/usr/local/lib"};
+  outside.command = {"/bin/true"};
+  const RunResult ok = box.run(outside);
+  BOOST_CHECK_MESSAGE(ok.exit_code == 0, ok.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Reproductions of round 7's open findings, in a suite of their own so that the round's
@@ -223,36 +262,6 @@ BOOST_AUTO_TEST_CASE(the_callers_stdin_gives_the_sandbox_no_more_than_reading_it
     close(spec.stdin_fd);
     BOOST_TEST_MESSAGE(dir.describe());
     BOOST_CHECK(access((outside + "/planted").c_str(), F_OK) != 0);
-  }
-}
-
-// R7-E1: the command's environment is the backend's. bwrap runs on the host, outside the
-// sandbox it is about to make, with the environment meant for the command, so the dynamic
-// loader acts on LD_PRELOAD / LD_LIBRARY_PATH / LD_AUDIT before any confinement: a library
-// an earlier sandbox planted in the workspace runs on the host as the caller when a later
-// run passes `--env LD_LIBRARY_PATH=$PWD/build/lib` (or LD_PRELOAD). Open: the fix belongs
-// to the runner's spawn code (docs/redteam-2026-12.md R7-E1); this test is enabled with it.
-BOOST_AUTO_TEST_CASE(the_commands_loader_environment_never_runs_code_outside_the_sandbox,
-                     *boost::unit_test::disabled()) {
-  for (const Caller caller : kCallers) {
-    Sandbox box(caller);
-    const std::string out = box.base() + "/out";
-    box.make_dir(out);
-    const std::string source =
-        "#include <stdio.h>\n__attribute__((constructor)) static void p(void) { FILE* f = "
-        "fopen(\"" + out + "/host\", \"w\"); if (f) fclose(f); }\n";
-    RunSpec plant;
-    plant.command = {"/bin/sh", "-c",
-                     "mkdir -p lib && printf '%s' '" + source + "' > lib/p.c && "
-                     "/usr/bin/gcc -shared -fPIC -o lib/p.so lib/p.c"};
-    const RunResult planted = box.run(plant);
-    BOOST_REQUIRE_MESSAGE(planted.exit_code == 0, planted.describe());
-    RunSpec spec;
-    spec.options = {"--env", "LD_PRELOAD=" + box.ws("lib/p.so")};
-    spec.command = {"/bin/true"};
-    const RunResult r = box.run(spec);
-    BOOST_TEST_MESSAGE(r.describe());
-    BOOST_CHECK_MESSAGE(!exists(out + "/host"), "the planted library ran on the host");
   }
 }
 
