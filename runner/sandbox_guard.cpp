@@ -11,7 +11,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 
 #include "zpolicy/exit_code.hpp"
 #endif
@@ -121,21 +120,12 @@ bool no_child_left(pid_t& monitor) {
 
 // Returns once nothing is left below the guard: an init that outlived its monitor is
 // reparented to the guard (a child subreaper), so every process left is found among its
-// children, and the pid namespace of an init dies with it. What is left may first end by
-// itself for `grace_ns`: bwrap's monitor exits as soon as the command has, while its init is
-// still on its way out, and looking through /proc for it costs more than waiting.
-void kill_below(pid_t monitor, long grace_ns = 0) {
+// children, and the pid namespace of an init dies with it.
+void kill_below(pid_t monitor) {
   const pid_t self = getpid();
   sigset_t child;
   sigemptyset(&child);
   sigaddset(&child, SIGCHLD);
-  for (timespec left{0, grace_ns}; left.tv_nsec > 0 && !no_child_left(monitor);) {
-    timespec before, after;
-    clock_gettime(CLOCK_MONOTONIC, &before);
-    sigtimedwait(&child, nullptr, &left);
-    clock_gettime(CLOCK_MONOTONIC, &after);
-    left.tv_nsec -= (after.tv_sec - before.tv_sec) * 1'000'000'000L + (after.tv_nsec - before.tv_nsec);
-  }
   for (;;) {
     if (no_child_left(monitor)) return;
     // /proc unreadable: the guard's process group holds the monitor and an init before
@@ -191,7 +181,11 @@ bool passes(int sig) {
     const int sig = sigwaitinfo(&all, &si);
     if (sig < 0) continue;
     if (sig == SIGCHLD && monitor_reaped(monitor, status)) {
-      kill_below(0, 100'000'000);
+      // bwrap's monitor exits as soon as the command has, its init still on its way out
+      // (a namespace's teardown takes milliseconds): what is left is SIGKILLed and left to
+      // die wherever it is reparented next, not waited for.
+      pid_t none = 0;
+      if (!no_child_left(none) && !kill_children(getpid(), 0)) kill_below(0);
       break;
     }
     if (passes(sig)) continue;
