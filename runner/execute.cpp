@@ -293,6 +293,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.envp = plan.env;
   spec.cwd = plan.cwd;
   spec.timeout = plan.timeout;
+  spec.guarded = true;
   Outcome outcome = supervise(spec);
   close_all();
   if (block[1] >= 0) close(block[1]);
