@@ -301,6 +301,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.envp = plan.env;
   spec.cwd = plan.cwd;
   spec.timeout = plan.timeout;
+  spec.guarded = true;
   Outcome outcome = supervise(spec);
   streams.finish();
   close_all();

@@ -15,12 +15,12 @@
 #include <iterator>
 #include <vector>
 
+#include "runner/child_exec.hpp"
+#include "runner/sandbox_guard.hpp"
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__linux__)
 #include <sched.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #endif
 
 namespace zpolicy::runner {
@@ -60,60 +60,12 @@ bool nonblocking_cloexec_pipe(int fds[2]) {
   return true;
 }
 
-// Every descriptor above `highest` is closed so that the child inherits only what the
-// spec passes it.
-void close_from(int lowest) {
-#if defined(__linux__)
-  syscall(SYS_close_range, lowest, ~0U, 0);
-#else
-  for (int fd = lowest, n = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < n; ++fd) close(fd);
-#endif
-}
-
-// What the child needs, prepared by the parent: on Linux the child shares the parent's
-// memory until it execs (see start_child), so it must not allocate.
-struct ChildSetup {
-  const SpawnSpec* spec;
-  sigset_t old_mask;
-  pid_t parent;
-  std::vector<char*> argv, envp;
-  std::vector<int> moved;  // scratch: one slot per entry of spec->fds
-};
-
-int exec_child(void* arg) {
-  ChildSetup& c = *static_cast<ChildSetup*>(arg);
-  const SpawnSpec& spec = *c.spec;
-  setpgid(0, 0);
-#if defined(__linux__)
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-  if (getppid() != c.parent) _exit(125);  // the runner already died: start nothing
-  int highest = 2;
-  for (const auto& [from, to] : spec.fds) highest = std::max(highest, to);
-  // Move every source above the targets first so that no dup2 clobbers a later source.
-  for (size_t i = 0; i < spec.fds.size(); ++i)
-    c.moved[i] = fcntl(spec.fds[i].first, F_DUPFD_CLOEXEC, highest + 1);
-  for (size_t i = 0; i < spec.fds.size(); ++i)
-    if (c.moved[i] < 0 || dup2(c.moved[i], spec.fds[i].second) < 0) _exit(125);
-  close_from(highest + 1);
-  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(125);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
-  sigprocmask(SIG_SETMASK, &c.old_mask, nullptr);
-  execve(spec.exe.c_str(), c.argv.data(), c.envp.data());
-  _exit(errno == ENOENT ? 127 : 126);
-}
-
 // On Linux the child starts the way posix_spawn starts one (CLONE_VM | CLONE_VFORK): no
 // copy of our page tables and no copy-on-write faults on either side, which fork() cost
 // on every run. The child has its own file table and signal dispositions; we are
 // suspended until it has exec'd or exited, so it is in its process group before anything
 // can signal that group. posix_spawn itself cannot set PR_SET_PDEATHSIG. Elsewhere, fork.
-pid_t start_child(const SpawnSpec& spec, const sigset_t& old_mask) {
-  ChildSetup c{&spec, old_mask, getpid(), {}, {}, std::vector<int>(spec.fds.size(), -1)};
-  for (const auto& a : spec.argv) c.argv.push_back(const_cast<char*>(a.c_str()));
-  c.argv.push_back(nullptr);
-  for (const auto& e : spec.envp) c.envp.push_back(const_cast<char*>(e.c_str()));
-  c.envp.push_back(nullptr);
+pid_t start_child(ChildSetup& c) {
 #if defined(__linux__)
   // The child runs on this buffer, inside our own frame, which is suspended meanwhile.
   alignas(16) char stack[32 * 1024];
@@ -250,8 +202,16 @@ Outcome supervise(const SpawnSpec& spec) {
     close(sig_pipe[1]);
   };
   const int sfd = sig_pipe[0];
-  pid_t pid = start_child(spec, old_mask);
+  ChildSetup child = child_setup(spec, old_mask);
+  int relay[2] = {-1, -1};
+  if (spec.guarded && !nonblocking_cloexec_pipe(relay)) {
+    restore();
+    return out;
+  }
+  const pid_t pid = spec.guarded ? start_guard(child, relay[1]) : start_child(child);
+  if (relay[1] >= 0) close(relay[1]);
   if (pid < 0) {
+    if (relay[0] >= 0) close(relay[0]);
     restore();
     return out;
   }
@@ -382,18 +342,29 @@ Outcome supervise(const SpawnSpec& spec) {
     pid_t w = waitpid(pid, &wstatus, WNOHANG);
     if (w == pid) done = true;
   }
-  // The monitor is gone; make sure nothing of the tree survives it (an init that bwrap
-  // had not yet bound to its monitor's life included).
-  if (pid_t init = status.child_pid()) kill(init, SIGKILL);
-  kill(-pid, SIGKILL);
-  status.drain();  // the monitor is reaped: whatever it wrote is in the pipe
+  std::optional<int> relayed;
+  if (relay[0] >= 0) {
+    relayed = relayed_status(relay[0]);
+    close(relay[0]);
+  }
+  status.drain();  // the monitor is gone: whatever it wrote is in the pipe
+  // A guard that reported left nothing below it. Otherwise (no guard, or a guard killed
+  // itself) make sure nothing of the tree survives: the group, and the init, which leaves
+  // the group (bwrap's setsid) once it is released.
+  if (!relayed) {
+    if (pid_t init = status.child_pid()) kill(init, SIGKILL);
+    kill(-pid, SIGKILL);
+  }
   restore();
   terminal.restore();
   out.started = status.child_pid() != 0;
   out.released = released;
   out.setup_finished = status.exec_reported();
+  if (relayed) wstatus = *relayed;
   if (timed_out) {
     out.kind = Outcome::Kind::TimedOut;
+  } else if (spec.guarded && !relayed && WIFEXITED(wstatus)) {
+    out.kind = Outcome::Kind::SpawnFailed;  // the guard could not start bwrap
   } else if (WIFEXITED(wstatus)) {
     out.kind = Outcome::Kind::Exited;
     out.code = WEXITSTATUS(wstatus);

@@ -29,6 +29,9 @@ struct SpawnSpec {
   // Called once, as soon as bwrap names the sandbox's init (before the command can have
   // started when bwrap waits on --block-fd); false kills the sandbox.
   std::function<bool(pid_t init)> on_started;
+  // Started below a guard (runner/sandbox_guard.hpp, Linux): nothing of the sandbox
+  // outlives this process, or bwrap's monitor, whenever either dies.
+  bool guarded = false;
   // Lets the command start (bwrap's --block-fd), called after on_started held and only if
   // no signal came and the deadline has not passed meanwhile: a run cancelled before its
   // release never starts its command (red team R5-K2). false kills the sandbox.
@@ -63,7 +66,9 @@ struct Outcome {
 enum class Execution { Ran, DidNotRun, Unknown };
 Execution execution_of(const Outcome& o);
 
-// Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux), forwards
+// Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux; when guarded,
+// below its guard, in the guard's group; the outcome is then the monitor's, as the guard
+// reported it), forwards
 // SIGINT, SIGTERM and SIGHUP to every process of the sandbox (a second one kills them
 // all; before the release, the first one does: nothing ran), and on timeout sends SIGTERM
 // the same way (before the release: kills it, nothing ran) and kills the whole tree once the

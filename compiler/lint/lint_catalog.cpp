@@ -44,9 +44,14 @@ const std::vector<LintRule>& lint_catalog() {
        "the sandbox runs; keep them only if the command needs them."},
       {"ZP013", "WritableSystemDirectory", S::Error,
        "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot) "
-       "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log, /run)",
+       "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log, /run), "
+       "or is or holds a directory every user shares (/tmp, /var/tmp, /dev/shm, /run/lock, "
+       "/dev/mqueue, any sticky world-writable directory)",
        "Programs, configuration and state the host runs or reads back, often as root (dpkg "
-       "maintainer scripts, cron jobs), become writable from the sandbox."},
+       "maintainer scripts, cron jobs), become writable from the sandbox; in a shared "
+       "directory, what other users and programs keep there (sockets, scripts, logs) does, and "
+       "what the sandbox leaves there outlives it. A directory of the run's own below a shared "
+       "one (mktemp -d) is fine."},
       {"ZP014", "PublicSuffixWildcard", S::Error,
        "a network allow-list wildcard covers a whole public suffix (*.com, *.co.uk, *.github.io)",
        "Anyone can own a name below a public suffix, so the entry admits anyone: an "

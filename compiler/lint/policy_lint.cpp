@@ -236,6 +236,21 @@ const std::vector<std::string>& system_directories() {
   return v;
 }
 
+// The directories every user of a host shares, by convention sticky and world-writable:
+// the temporary directories, shared memory, lock files, POSIX message queues (Linux and
+// macOS, whose /tmp is /private/tmp).
+const std::vector<std::string>& shared_directories() {
+  static const std::vector<std::string> v = {"/dev/mqueue",  "/dev/shm",         "/private/tmp",
+                                             "/private/var/tmp", "/run/lock", "/tmp",
+                                             "/var/lock",    "/var/tmp"};
+  return v;
+}
+
+// Sticky and writable by every user: a directory shared by all, wherever it is.
+bool shared_by_every_user(const struct stat* st) {
+  return st && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && (st->st_mode & S_IWOTH);
+}
+
 }  // namespace
 
 // Environment names that usually carry a credential (case-insensitive): kept into the
@@ -403,14 +418,33 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
                                                             : binder.bind(w.value);
       if (!bound) continue;
       const std::string& root = *bound;
+      bool system = false;
       for (const auto& sys : system_directories())
         if (ir::path_within(root, sys) || ir::path_within(sys, root)) {
           add("ZP013", S::Error, w.loc,
               "writable root '" + root + "' " +
                   (ir::path_within(sys, root) ? "lies in" : "holds") + " system directory '" + sys +
                   "': programs and configuration the host runs become writable");
+          system = true;
           break;
         }
+      if (system) continue;
+      // A directory below a shared one (`mktemp -d`) is the run's own: only the shared
+      // directory itself, or a root above one, is refused (red team R6-W1).
+      std::optional<std::string> shared;
+      for (const auto& dir : shared_directories())
+        if (ir::path_within(root, dir)) {
+          shared = dir;
+          break;
+        }
+      if (!shared && ctx.host && shared_by_every_user(look.lstat(root))) shared = root;
+      if (shared)
+        add("ZP013", S::Error, w.loc,
+            "writable root '" + root + "' " + (*shared == root ? "is" : "holds") +
+                " '" + *shared + "', a directory every user shares: what the sandbox leaves "
+                "there outlives it and is picked up by other programs and users, and what "
+                "they keep there (sockets, scripts, logs) becomes writable; give the run a "
+                "directory of its own below it (mktemp -d), or --accept ZP013");
     }
   if (p.mode.value == ir::Mode::DangerFullAccess)
     add("ZP010", S::Warning, p.mode.loc,

@@ -171,7 +171,7 @@ filesystem:
   write: ["${WORKSPACE}", "/tmp"]
 )");
   if (caller == Caller::Nobody)
-    members.push_back({"/tmp/zpolicy-65534", {}, {"--policy", tmp_policy}});
+    members.push_back({"/tmp/zpolicy-65534", {}, {"--policy", tmp_policy, "--accept", "ZP013"}});
   for (const auto& m : members) {
     // A first run makes sure the state exists.
     RunSpec plain;

@@ -54,7 +54,9 @@ void ExecGate::serve() {
       if (!acted_) {
         // The run may exec bwrap before the test learns zpolicy's pid: wait for it.
         while (zpolicy_ == 0 && !stop_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        if (parent_of(ev->pid) == zpolicy_) {
+        const pid_t parent = parent_of(ev->pid);
+        if (parent == zpolicy_ || (parent > 0 && parent_of(parent) == zpolicy_)) {
+          bwrap_ = ev->pid;
           act_();
           acted_ = true;
         }

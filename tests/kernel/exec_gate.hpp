@@ -11,7 +11,8 @@
 namespace zpolicy::tests::kernel {
 
 // Holds every exec of bwrap until it is judged; at the first exec by a child of the
-// process given to watch() (the `zpolicy run` under test), runs `act` before allowing it.
+// process given to watch() (the `zpolicy run` under test; or a grandchild: zpolicy starts
+// bwrap below its guard), runs `act` before allowing it; bwrap() is then that process.
 // Any other exec (none is expected while a test runs) is allowed at once.
 class ExecGate {
  public:
@@ -21,12 +22,13 @@ class ExecGate {
   ExecGate& operator=(const ExecGate&) = delete;
   void watch(pid_t zpolicy) { zpolicy_ = zpolicy; }
   bool acted() const { return acted_; }
+  pid_t bwrap() const { return bwrap_; }
 
  private:
   void serve();
   std::function<void()> act_;
   int fan_ = -1;
-  std::atomic<pid_t> zpolicy_{0};
+  std::atomic<pid_t> zpolicy_{0}, bwrap_{0};
   std::atomic<bool> acted_{false}, stop_{false};
   std::thread thread_;
 };

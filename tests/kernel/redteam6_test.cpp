@@ -33,21 +33,24 @@ int block_fd_of(pid_t monitor) {
 
 // Starts `spec` and stops the sandbox's init (SIGSTOP) as soon as it exists; returns its
 // pid if it was stopped before bwrap's release read returned (it still holds --block-fd,
-// which bwrap closes right after that read, and is not in that read, where zpolicy may be
-// releasing it meanwhile), else 0. While the init is stopped, zpolicy waits in its setup
-// check: what it gets meanwhile comes during the check.
+// which bwrap closes right after that read, is not in that read, where zpolicy may be
+// releasing it meanwhile, and its seccomp pipe is still empty), else 0. While the init
+// is stopped, zpolicy waits in its setup check: what it gets meanwhile comes during the
+// check.
 pid_t stopped_before_release(Running& r, const Sandbox& box, const RunSpec& spec) {
   r = box.start(spec);
-  pid_t init = 0, monitor = 0;
+  pid_t init = 0;
   const auto until = std::chrono::steady_clock::now() + 5s;
-  while (!init && std::chrono::steady_clock::now() < until)
-    for (pid_t m : children_of(r.pid))
-      for (pid_t i : children_of(m)) init = i, monitor = m;
+  while (!init && std::chrono::steady_clock::now() < until) init = sandbox_init(r.pid);
   if (!init) return 0;
+  const pid_t monitor = parent_of(init);
   kill(init, SIGSTOP);
   const int fd = block_fd_of(monitor);
+  // Stopped between the release read and the close of the block fd, the init would look
+  // held: the seccomp program (fd 3), which the runner hands over at the release, tells.
   if (fd < 0 || blocked_on_release(init) ||
-      !exists("/proc/" + std::to_string(init) + "/fd/" + std::to_string(fd))) {
+      !exists("/proc/" + std::to_string(init) + "/fd/" + std::to_string(fd)) ||
+      pipe_bytes(init, 3) != 0) {
     kill(init, SIGCONT);
     return 0;
   }

@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -197,6 +198,51 @@ BOOST_DATA_TEST_CASE(a_workspace_in_a_system_directory_is_refused_unless_zp013_i
   auto r = box.run(spec);
   BOOST_TEST(r.exit_code == (caller == Caller::Root ? 0 : 125), r.describe());
   BOOST_TEST(!exists("/usr/local/bin/.env"), "a placeholder was left behind");
+}
+
+// Red team R6-W1: `cd /tmp && zpolicy run` ran with the host's /tmp as the workspace.
+// A writable root that is (or holds) a directory every user shares is refused (ZP013),
+// by name and, bound, by its mode (sticky, world-writable); a directory of the run's own
+// below one runs; a policy that writes a shared directory on purpose runs when accepted.
+BOOST_DATA_TEST_CASE(a_shared_directory_as_a_writable_root_is_refused_unless_zp013_is_accepted,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string marker = "zpolicy-kt-" + unique_token();
+  const std::string scratch = box.base() + "/scratch";
+  BOOST_REQUIRE(::mkdir(scratch.c_str(), 01777) == 0 && ::chmod(scratch.c_str(), 01777) == 0);
+  const std::string writes_scratch = box.write_policy(
+      "scratch.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\", \"" +
+                          scratch + "\"]\n");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> refused{
+      {"/tmp", {}},
+      {box.workspace(), {"--workspace", "/var/tmp"}},
+      {box.workspace(), {"--workspace", "/dev/shm"}},
+      {box.workspace(), {"--workspace", scratch}},
+      {box.workspace(), {"--policy", writes_scratch}},
+  };
+  for (const auto& [cwd, options] : refused) {
+    RunSpec spec = append_to(marker, cwd, options);
+    auto r = box.run(spec);
+    const std::string where = cwd + " " + (options.empty() ? "" : options.back());
+    BOOST_TEST(r.exit_code == 3, where << "\n" << r.describe());
+    BOOST_TEST(names_lint(r, "ZP013"), where << "\n" << r.describe());
+    BOOST_TEST(r.err.find("every user shares") != std::string::npos, r.describe());
+    for (const std::string& dir : {std::string("/tmp"), std::string("/var/tmp"), std::string("/dev/shm"), scratch})
+      BOOST_TEST(!exists(dir + "/" + marker), where << ": written in " << dir);
+  }
+  // Below a shared directory, the run's own directory (what `mktemp -d` gives) runs.
+  const std::string own = scratch + "/own";
+  box.make_dir(own);
+  auto below = box.run(append_to(marker, own));
+  BOOST_TEST(below.exit_code == 0, below.describe());
+  BOOST_TEST(exists(own + "/" + marker));
+  // Accepted on the command line, the policy that writes the shared directory runs.
+  RunSpec accepted;
+  accepted.options = {"--policy", writes_scratch, "--accept", "ZP013"};
+  accepted.command = {"/bin/sh", "-c", "echo kept > " + scratch + "/" + marker};
+  auto r = box.run(accepted);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(read_file(scratch + "/" + marker).value_or("") == "kept\n");
 }
 
 BOOST_DATA_TEST_CASE(git_pointer_files_naming_hidden_host_paths_are_refused, bdata::make(kCallers),

@@ -3,6 +3,8 @@
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/lint/lint_catalog.hpp"
 
+#include <sys/stat.h>
+
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <map>
@@ -250,7 +252,27 @@ BOOST_AUTO_TEST_CASE(zp013_writable_system_directories) {
                            "/var/log", "/var"})
     expect_one(lints_of(kHead + "filesystem:\n  write: [\"" + std::string(root) + "\"]\n"),
                "ZP013", ir::Severity::Error, 4, 11);
-  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /var/tmp, /usrdata, /varlib]\n").empty());
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /usrdata, /varlib]\n").empty());
+}
+
+// Red team R6-W1: the directories every user shares, by name (portable too) and, bound,
+// any sticky world-writable directory; a directory below one is the run's own.
+BOOST_AUTO_TEST_CASE(zp013_shared_directories) {
+  for (const char* root : {"/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue", "/private/tmp",
+                           "/private/var/tmp", "/dev"})
+    expect_one(lints_of(kHead + "filesystem:\n  write: [\"" + std::string(root) + "\"]\n"),
+               "ZP013", ir::Severity::Error, 4, 11);
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/tmp/build, /var/tmp/ws, /dev/shm/x, /tmpx]\n")
+                 .empty());
+  Host h;
+  h.dir.mkdir("ws/scratch");
+  h.dir.mkdir("ws/private");
+  BOOST_REQUIRE(chmod((h.facts.workspace + "/scratch").c_str(), 01777) == 0);
+  BOOST_REQUIRE(chmod((h.facts.workspace + "/private").c_str(), 0777) == 0);
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}/scratch\"]\n", ctx), "ZP013",
+             ir::Severity::Error, 4, 11);
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}/private\"]\n", ctx).empty());
 }
 
 BOOST_AUTO_TEST_CASE(lints_are_sorted_by_location) {

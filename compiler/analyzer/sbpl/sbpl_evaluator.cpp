@@ -183,30 +183,6 @@ void print_to(const Sexpr& e, std::string& out) {
   }
 }
 
-// The same text for a form read in place.
-void print_to(const Nodes& nodes, uint32_t i, std::string& out) {
-  const Node& n = nodes[i];
-  switch (n.kind) {
-    case Sexpr::Kind::Symbol:
-    case Sexpr::Kind::Integer:
-      out += n.atom;
-      return;
-    case Sexpr::Kind::String:
-      out += '"';
-      out += n.atom;
-      out += '"';
-      return;
-    case Sexpr::Kind::List:
-      out += '(';
-      for (uint32_t c = i + 1; c < n.end; c = nodes[c].end) {
-        if (c != i + 1) out += ' ';
-        print_to(nodes, c, out);
-      }
-      out += ')';
-      return;
-  }
-}
-
 // A list form of the read text and its items by position.
 class Form {
  public:
@@ -226,7 +202,7 @@ class Form {
   bool head_is(std::string_view s) const { return size() > 0 && item(0).is_symbol(s); }
   SbplError error(std::string message) const {
     message += ": ";
-    print_to(*nodes_, i_, message);
+    print_to(to_sexpr(*nodes_, i_), message);
     return SbplError{node().line, node().col, std::move(message)};
   }
 

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+
+#include "runner/child_exec.hpp"
+
+namespace zpolicy::runner {
+
+// The guard between the runner and bwrap (red team R5-K3, R6-K1; docs/run.md "The guard").
+// bwrap's init arms its parent-death signal only at points of bwrap's choosing, so a
+// runner and a monitor that die before then leave the init without anyone to kill it:
+// waiting forever on an eventfd with the run's bind descriptors, or running the command
+// with no timeout. The guard is a fork of the runner (no exec) and a child subreaper: it
+// starts bwrap in its own process group, so that the runner's kill of that group still
+// reaches the whole sandbox; an init orphaned by its monitor becomes the guard's child.
+// When the runner dies (the guard's parent-death signal, SIGTERM), when any other signal
+// but SIGCHLD and the job-control ones reaches it, or when bwrap's monitor has exited, it
+// SIGKILLs every process left below it (an init first: its pid namespace dies with it),
+// reaps them, and only then reports: the monitor's wait status, or the signal that ended
+// the run, four bytes on `relay`, then it exits. The child holds no descriptor of the
+// runner's but the ones `c` names and `relay` (close-on-exec, so bwrap never sees it).
+//
+// Returns the guard's pid, or -1 if it could not be started.
+pid_t start_guard(ChildSetup& c, int relay);
+
+// What a guard reported on the read end of its relay once it was reaped: the wait status
+// of bwrap's monitor (or of the signal that ended the run); nothing when the guard never
+// started bwrap or was killed itself.
+std::optional<int> relayed_status(int relay_read);
+
+}  // namespace zpolicy::runner
