@@ -19,6 +19,7 @@
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/setup_check.hpp"
+#include "runner/standard_streams.hpp"
 #elif defined(__APPLE__)
 #include "runner/macos_run.hpp"
 #endif
@@ -183,6 +184,12 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
   }
+  // Nothing with a name on a host mount reaches the sandbox as 0-2 (red team R7-D1).
+  StandardStreams streams;
+  if (!streams.prepare(why)) {
+    err << "zpolicy: " << why << "; nothing ran\n";
+    return kExitUsage;
+  }
   std::vector<int> payloads;
   std::vector<HeldArtifact> held;
   auto close_all = [&] {
@@ -193,6 +200,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   };
   SpawnSpec spec;
   spec.fds = sources.fds();
+  spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
   for (const auto& p : plan.fds) {
     HeldArtifact a;
     if (!held_artifact(p.bytes, a)) {
@@ -295,6 +303,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.timeout = plan.timeout;
   spec.guarded = true;
   Outcome outcome = supervise(spec);
+  streams.finish();
   close_all();
   if (block[1] >= 0) close(block[1]);
   if (outcome.start_refused) {

@@ -194,41 +194,55 @@ BOOST_DATA_TEST_CASE(the_commands_loader_environment_never_runs_code_outside_the
   BOOST_CHECK_MESSAGE(ok.exit_code == 0, ok.describe());
 }
 
-BOOST_AUTO_TEST_SUITE_END()
-
-// Reproductions of round 7's open findings, in a suite of their own so that the round's
-// suite stays green when run by name; each is enabled with its fix.
-BOOST_AUTO_TEST_SUITE(kernel_redteam7_open)
-
 // R7-D1: the caller's standard descriptors are the host's open files. A file given on
-// stdin (`zpolicy run -- sh < ../task.sh`), opened read-only, is opened again for writing
-// through /proc/self/fd/0, which leads to the object on the host's writable mount; a
-// directory on stdin is a way into the host's tree. Open: the fix belongs to the runner's
-// spawn code (docs/redteam-2026-12.md R7-D1), which another change of issue 14 rewrites;
-// this test is enabled with it.
-BOOST_AUTO_TEST_CASE(the_callers_stdin_gives_the_sandbox_no_more_than_reading_it,
-                     *boost::unit_test::disabled()) {
-  for (const Caller caller : kCallers) {
-    Sandbox box(caller);
-    const std::string outside = box.base() + "/outside";
-    box.make_dir(outside);
-    box.write_file(outside + "/task.sh", "echo task\n");
-    RunSpec spec;
-    spec.command = {"/bin/sh", "-c", "echo pwned > /proc/self/fd/0"};
-    spec.stdin_fd = open((outside + "/task.sh").c_str(), O_RDONLY | O_CLOEXEC);
-    BOOST_REQUIRE(spec.stdin_fd >= 0);
-    const RunResult file = box.run(spec);
-    close(spec.stdin_fd);
-    BOOST_TEST_MESSAGE(file.describe());
-    BOOST_CHECK_EQUAL(read_file(outside + "/task.sh").value_or(""), "echo task\n");
-    spec.command = {"/bin/sh", "-c", "cd /proc/self/fd/0 && echo x > planted"};
-    spec.stdin_fd = open(outside.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    BOOST_REQUIRE(spec.stdin_fd >= 0);
-    const RunResult dir = box.run(spec);
-    close(spec.stdin_fd);
-    BOOST_TEST_MESSAGE(dir.describe());
-    BOOST_CHECK(access((outside + "/planted").c_str(), F_OK) != 0);
-  }
+// stdin (`zpolicy run -- sh < ../task.sh`), opened read-only, could be opened again for
+// writing through /proc/self/fd/0, which leads to the object on the host's writable mount;
+// a directory on stdin was a way into the host's tree. Now a file on stdin is a sealed
+// copy, a file on stdout a pipe zpolicy copies into it, and a directory is refused.
+BOOST_DATA_TEST_CASE(the_callers_stdin_gives_the_sandbox_no_more_than_reading_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string outside = box.base() + "/outside";
+  box.make_dir(outside);
+  box.write_file(outside + "/task.sh", "echo task\n");
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c", "echo pwned > /proc/self/fd/0"};
+  spec.stdin_fd = open((outside + "/task.sh").c_str(), O_RDONLY | O_CLOEXEC);
+  BOOST_REQUIRE(spec.stdin_fd >= 0);
+  const RunResult file = box.run(spec);
+  close(spec.stdin_fd);
+  BOOST_CHECK_MESSAGE(file.exit_code != 0, file.describe());
+  BOOST_CHECK_EQUAL(read_file(outside + "/task.sh").value_or(""), "echo task\n");
+  // The copy is what the command reads: the script runs, from the file's offset.
+  spec.command = {"/bin/sh", "-s"};
+  spec.stdin_fd = open((outside + "/task.sh").c_str(), O_RDONLY | O_CLOEXEC);
+  const RunResult script = box.run(spec);
+  close(spec.stdin_fd);
+  BOOST_CHECK_MESSAGE(script.exit_code == 0 && script.out == "task\n", script.describe());
+  spec.command = {"/bin/sh", "-c", "cd /proc/self/fd/0 && echo x > planted"};
+  spec.stdin_fd = open(outside.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  BOOST_REQUIRE(spec.stdin_fd >= 0);
+  const RunResult dir = box.run(spec);
+  close(spec.stdin_fd);
+  BOOST_CHECK_MESSAGE(dir.exit_code == 2 && dir.err.find("stdin is a directory") != std::string::npos &&
+                          dir.err.find("nothing ran") != std::string::npos,
+                      dir.describe());
+  BOOST_CHECK(!exists(outside + "/planted"));
+}
+
+// The same for a file on stdout (`>> log`): the command's output reaches it, through
+// zpolicy's copy, and opening it again (`: > /proc/self/fd/1`) truncates nothing.
+BOOST_DATA_TEST_CASE(a_file_on_stdout_gets_the_output_and_is_not_reopened, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string log = box.base() + "/log";
+  box.write_file(log, "before\n", 0666);
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c", "echo line; : > /proc/self/fd/1; echo end"};
+  spec.root_prefix = {"/bin/sh", "-c", "exec \"$@\" >> '" + log + "'", "sh"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_EQUAL(read_file(log).value_or(""), "before\nline\nend\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

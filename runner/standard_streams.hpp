@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace zpolicy::runner {
+
+// The caller's descriptors 0, 1 and 2, as the sandbox may get them (red team R7-D1). An
+// open file keeps the mount it was opened on, the host's, and /proc/self/fd/N is a magic
+// link to that object there: opened again inside the sandbox it is checked against the
+// host's mount, not the sandbox's read-only view. So a file redirected to stdin
+// (`< ../task.sh`) could be reopened for writing, and a directory (`< /etc`) walked into.
+// Only what has no such name passes as it is: a pipe, a socket, a terminal, and the
+// memory devices (/dev/null, /dev/zero, /dev/urandom, ...). A regular file on stdin is
+// handed over as a sealed in-memory copy from its current offset; a regular file on
+// stdout or stderr gets a pipe, which this process copies into it. Anything else (a
+// directory, a block device, another character device, a named FIFO) is refused
+// (docs/run.md "Standard input and output").
+class StandardStreams {
+ public:
+  StandardStreams() = default;
+  StandardStreams(const StandardStreams&) = delete;
+  StandardStreams& operator=(const StandardStreams&) = delete;
+  ~StandardStreams();
+
+  // Looks at descriptors 0-2; false, with `why`, when one must not reach the sandbox.
+  bool prepare(std::string& why);
+  // (descriptor here, descriptor number in the sandbox) for each replaced stream.
+  const std::vector<std::pair<int, int>>& fds() const { return fds_; }
+  // Once the sandbox is gone: closes this process's ends and waits until everything the
+  // sandbox wrote to a replaced stdout or stderr is copied into it.
+  void finish();
+
+ private:
+  std::vector<std::pair<int, int>> fds_;
+  std::vector<std::thread> copies_;
+};
+
+}  // namespace zpolicy::runner
