@@ -39,6 +39,17 @@ inline std::vector<pid_t> children_of(pid_t pid) {
   return out;
 }
 
+// The --block-fd of the bwrap monitor `monitor` (from its argv), or -1.
+inline int block_fd_of(pid_t monitor) {
+  std::ifstream in("/proc/" + std::to_string(monitor) + "/cmdline");
+  std::string arg;
+  for (bool next = false; std::getline(in, arg, '\0');) {
+    if (next) return std::stoi(arg);
+    next = arg == "--block-fd";
+  }
+  return -1;
+}
+
 inline std::string pid_namespace_of(pid_t pid) {
   std::error_code ec;
   return std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/ns/pid", ec).string();

@@ -20,17 +20,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The --block-fd of the bwrap monitor `monitor` (from its argv), or -1.
-int block_fd_of(pid_t monitor) {
-  std::ifstream in("/proc/" + std::to_string(monitor) + "/cmdline");
-  std::string arg;
-  for (bool next = false; std::getline(in, arg, '\0');) {
-    if (next) return std::stoi(arg);
-    next = arg == "--block-fd";
-  }
-  return -1;
-}
-
 // Starts `spec` and stops the sandbox's init (SIGSTOP) as soon as it exists; returns its
 // pid if it was stopped before bwrap's release read returned (it still holds --block-fd,
 // which bwrap closes right after that read, is not in that read, where zpolicy may be

@@ -23,17 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The --block-fd of the bwrap monitor `monitor` (from its argv), or -1.
-int block_fd_of(pid_t monitor) {
-  std::ifstream in("/proc/" + std::to_string(monitor) + "/cmdline");
-  std::string arg;
-  for (bool next = false; std::getline(in, arg, '\0');) {
-    if (next) return std::stoi(arg);
-    next = arg == "--block-fd";
-  }
-  return -1;
-}
-
 // Whether `pid` waits in read(FD, BUF, 8): bwrap's init on the eventfd its monitor
 // signals once the sandbox's uid and gid maps are written.
 bool blocked_on_eventfd(pid_t pid) {

@@ -91,7 +91,7 @@ BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_after_the_runner_checke
   Running running = box.start(spec);
   gate.watch(running.pid);
   RunResult r = box.finish(running);
-  BOOST_TEST_REQUIRE(gate.acted(), "the gate never saw the run exec bwrap");
+  BOOST_TEST_REQUIRE(gate.acted(), "the gate never saw the run exec bwrap: " << r.describe());
 
   // The runner refuses what it finds at the destination, or, first, the rename itself
   // (runner/host_name_watch.hpp: the swap renames a protected name on the host).
