@@ -1,0 +1,76 @@
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include <fstream>
+#include <string>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+
+#include "sandbox_fixture.hpp"
+
+// Round 8 of the red-team pass (docs/redteam-2026-12.md "Round 8"): names other users
+// take first, system directories as workspaces, concurrent runs' placeholders, and the
+// caller's standard streams.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+// A RunSpec::root_prefix: a private mount namespace with a fresh /tmp, in which `setup`
+// runs as root before zpolicy starts as the caller; zpolicy's status is kept, and
+// `after` runs once it has exited (its output is the harness's stdout).
+std::vector<std::string> in_fresh_tmp(const std::string& setup, const std::string& after) {
+  return {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+          "mount -t tmpfs -o mode=1777 tmpfs /tmp && " + setup + " && \"$@\"; rc=$?; " + after +
+              "; exit $rc",
+          "sh"};
+}
+
+std::string as_uid_4242(const std::string& cmd) {
+  return "/usr/bin/setpriv --reuid=4242 --regid=4242 --clear-groups " + cmd;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_redteam8)
+
+// R8-L1 (R7-L1): another local user takes the name of the caller's state directory first
+// (/tmp/zpolicy-UID, used without XDG_RUNTIME_DIR: cron jobs, CI accounts, nobody), and
+// the decoys of the name a run falls back to. Every run of the caller refused (exit 125)
+// until root removed the directory. Root's state lives in /run/zpolicy, which only root
+// can create: for root this is a control.
+BOOST_DATA_TEST_CASE(a_state_directory_name_taken_by_another_user_stops_no_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string uid = std::to_string(uid_of(caller));
+  const std::string fixed = "/tmp/zpolicy-" + uid;
+  RunSpec spec;
+  spec.root_prefix = in_fresh_tmp(
+      as_uid_4242("install -d -m 0700 " + fixed) + " && " +
+          as_uid_4242("install -d -m 0700 " + fixed + "-AAAAAA") + " && " +
+          "install -d -o " + uid + " -m 0777 " + fixed + "-BBBBBB && ln -s " + box.base() + " " +
+          fixed + "-CCCCCC && \"$@\" && \"$@\" && \"$@\"",
+      "stat -c '%n %u %a' /tmp/* | sort");
+  spec.command = {"/bin/sh", "-c", "echo ran >> ran"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_EQUAL(read_file(box.ws("ran")).value_or(""), "ran\nran\nran\nran\n");
+  // The other user's directories are left as they were, and no run used a decoy.
+  BOOST_CHECK_MESSAGE(r.out.find(fixed + " 4242 700\n") != std::string::npos, r.out);
+  BOOST_CHECK_MESSAGE(r.out.find(fixed + "-AAAAAA 4242 700\n") != std::string::npos, r.out);
+  BOOST_CHECK_MESSAGE(r.out.find(fixed + "-BBBBBB " + uid + " 777\n") != std::string::npos, r.out);
+  BOOST_CHECK(!exists(box.base() + "/lock"));
+  if (caller == Caller::Nobody)
+    BOOST_CHECK_MESSAGE(r.out.find(" " + uid + " 700\n") != std::string::npos,
+                        "no private state directory of the caller's: " << r.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
