@@ -71,6 +71,39 @@ BOOST_DATA_TEST_CASE(a_state_directory_name_taken_by_another_user_stops_no_run,
                         "no private state directory of the caller's: " << r.out);
 }
 
+// R8-W1: ZP013 knew /etc, /usr, /var/lib ... by name only, and not /opt (installed
+// software), nor /srv, /mnt, /media themselves, nor a system directory under another name
+// through a bind mount, nor one bound below the workspace (bwrap's bind is recursive).
+// Each ran with the directory writable. Checked in a mount namespace of the test's own,
+// with tmpfs over /opt, /srv, /mnt and /media, so nothing of the host's is ever bound.
+BOOST_DATA_TEST_CASE(a_system_directory_as_a_workspace_is_refused_by_every_name,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string uid = std::to_string(uid_of(caller));
+  const std::string alias = box.base() + "/alias";
+  box.make_dir(alias);
+  box.make_dir(box.ws("tool"));
+  RunSpec spec;
+  spec.root_prefix = {
+      "/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+      "for d in /opt /srv /mnt /media; do mount -t tmpfs -o mode=0755 tmpfs $d || exit 99; done; "
+      "install -d -o " + uid + " /opt/tool /srv/app /mnt/data /media/usb && "
+      "mount --bind /opt/tool " + alias + " && mount --bind /opt/tool " + box.ws("tool") + " && "
+      "for w in /opt /opt/tool /srv /mnt /media " + alias + " " + box.workspace() +
+          " /srv/app /mnt/data /media/usb; do cd $w || exit 98; out=$(\"$@\" 2>&1); rc=$?; "
+          "case \"$out\" in *ZP013*) echo ZP013;; esac; echo \"$w $rc\"; done",
+      "sh"};
+  spec.command = {"/bin/true"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  for (const std::string& w : std::vector<std::string>{"/opt", "/opt/tool", "/srv", "/mnt", "/media", alias, box.workspace()})
+    BOOST_CHECK_MESSAGE(r.out.find("ZP013\n" + w + " 3\n") != std::string::npos,
+                        w << " not refused by ZP013: " << r.out);
+  for (const std::string w : {"/srv/app", "/mnt/data", "/media/usb"})
+    BOOST_CHECK_MESSAGE(r.out.find("\n" + w + " 0\n") != std::string::npos,
+                        w << " refused: " << r.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
