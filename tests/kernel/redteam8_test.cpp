@@ -71,6 +71,46 @@ BOOST_DATA_TEST_CASE(a_state_directory_name_taken_by_another_user_stops_no_run,
                         "no private state directory of the caller's: " << r.out);
 }
 
+// R8-P1: concurrent runs in one fresh workspace, ending together, while a run of the same
+// caller elsewhere outlives them (another job of the same CI account, a second terminal).
+// None of them is alone on the host at its end, so each left its record and placeholders
+// for later, and the run that ended last and alone removed only its own: after every run
+// had exited 0, .env, .git, node_modules ... stayed in the workspace (also when two runs
+// end within microseconds of each other: the one that got the lock read the other's record
+// as live). The workspace must be exactly as before once the last run is gone.
+BOOST_DATA_TEST_CASE(concurrent_runs_leave_the_workspace_as_it_was, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  Sandbox elsewhere(caller);
+  box.write_file(box.ws("README"), "x\n");
+  const std::string before = snapshot(box.workspace());
+  const std::string before_elsewhere = snapshot(elsewhere.workspace());
+  auto wait_for = [](const std::string& file) {
+    return std::vector<std::string>{
+        "/bin/sh", "-c", "i=0; while [ ! -e " + file + " ] && [ $i -lt 400 ]; do sleep 0.02; i=$((i+1)); done"};
+  };
+  const std::string go = box.base() + "/go", end = elsewhere.base() + "/end";
+  RunSpec hold;
+  hold.command = wait_for(end);
+  Running outliving = elsewhere.start(hold);
+  BOOST_REQUIRE(wait_until([&] { return exists(elsewhere.ws(".env")); }, std::chrono::seconds(10)));
+  std::vector<Running> runs;
+  RunSpec together;
+  together.command = wait_for(go);
+  for (int i = 0; i < 4; ++i) runs.push_back(box.start(together));
+  BOOST_REQUIRE(wait_until([&] { return exists(box.ws(".env")); }, std::chrono::seconds(10)));
+  std::ofstream(go).put('\n');
+  for (auto& r : runs) {
+    const RunResult res = box.finish(r);
+    BOOST_CHECK_MESSAGE(res.exit_code == 0, res.describe());
+  }
+  std::ofstream(end).put('\n');
+  const RunResult last = elsewhere.finish(outliving);
+  BOOST_CHECK_MESSAGE(last.exit_code == 0, last.describe());
+  BOOST_CHECK_EQUAL(snapshot(box.workspace()), before);
+  BOOST_CHECK_EQUAL(snapshot(elsewhere.workspace()), before_elsewhere);
+}
+
 // R8-W1: ZP013 knew /etc, /usr, /var/lib ... by name only, and not /opt (installed
 // software), nor /srv, /mnt, /media themselves, nor a system directory under another name
 // through a bind mount, nor one bound below the workspace (bwrap's bind is recursive).
