@@ -144,6 +144,130 @@ BOOST_DATA_TEST_CASE(a_system_directory_as_a_workspace_is_refused_by_every_name,
                         w << " refused: " << r.out);
 }
 
+// R8-D1: a closed stdin, stdout or stderr is the number of the next file zpolicy opens,
+// and that file reached the sandbox in its place: `zpolicy run ... <&-` gave the command
+// a copy of the host run lock as stdin, `<&- >&-` refused the run ("stdout is a
+// directory": the workspace's bind descriptor). Now each closed one is /dev/null (1:3).
+BOOST_DATA_TEST_CASE(a_closed_standard_descriptor_is_not_replaced_by_a_file_of_zpolicys,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"<&-", {"0"}}, {">&-", {"1"}}, {"2>&-", {"2"}}, {"<&- >&- 2>&-", {"0", "1", "2"}}};
+  for (const auto& [closing, closed] : cases) {
+    RunSpec spec;
+    spec.root_prefix = {"/bin/sh", "-c", "exec \"$@\" " + closing, "sh"};
+    spec.command = {"/bin/sh", "-c",
+                    "for n in 0 1 2; do echo $n $(stat -L -c %t:%T /proc/$$/fd/$n) >> fds; done"};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, closing << ": " << r.describe());
+    const std::string fds = read_file(box.ws("fds")).value_or("");
+    for (const auto& fd : closed)
+      BOOST_CHECK_MESSAGE(fds.find(fd + " 1:3\n") != std::string::npos,
+                          closing << ": fd " << fd << " is not /dev/null: " << fds);
+    box.host_command({"/bin/rm", "-f", box.ws("fds")});
+  }
+}
+
+// R8-D2: a socket on stdin passed as it is. An unconnected UDP socket (or a connected
+// one: sendmsg(2) takes an address, which seccomp cannot see) sent to any host address
+// under `network: none`, and a listening socket accepted host connections. Only a
+// connected stream socket passes (a control: it works both ways).
+BOOST_DATA_TEST_CASE(a_socket_on_stdin_reaches_only_its_peer, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const int listener = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof at;
+  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+  const std::string port = std::to_string(ntohs(at.sin_port));
+  const int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const int tcp_listening = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in any{};
+  any.sin_family = AF_INET;
+  any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(bind(tcp_listening, reinterpret_cast<sockaddr*>(&any), sizeof any) == 0 &&
+                listen(tcp_listening, 4) == 0);
+  for (const int fd : {udp, tcp_listening}) {
+    RunSpec spec;
+    spec.stdin_fd = fd;
+    spec.command = {"/usr/bin/python3", "-c",
+                    "import socket\ns = socket.socket(fileno=0)\n"
+                    "try: s.sendmsg([b'escaped'], [], 0, ('127.0.0.1', " + port + "))\n"
+                    "except OSError: pass\n"};
+    const RunResult r = box.run(spec);
+    BOOST_CHECK_MESSAGE(r.exit_code == 2, r.describe());
+    BOOST_CHECK_MESSAGE(r.err.find("is a socket that is not a connected stream") != std::string::npos,
+                        r.describe());
+  }
+  char got[64];
+  BOOST_CHECK_MESSAGE(recv(listener, got, sizeof got, 0) < 0, "the host listener got a datagram");
+  int pair[2];
+  BOOST_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+  BOOST_REQUIRE(write(pair[1], "ping\n", 5) == 5);
+  RunSpec spec;
+  spec.stdin_fd = pair[0];
+  spec.command = {"/bin/sh", "-c", "read x && echo \"$x-pong\" >&0"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  const ssize_t n = recv(pair[1], got, sizeof got, MSG_DONTWAIT);
+  BOOST_CHECK_EQUAL(std::string(got, n > 0 ? static_cast<size_t>(n) : 0), "ping-pong\n");
+  for (int fd : {listener, udp, tcp_listening, pair[0], pair[1]}) close(fd);
+}
+
+// R8-D4: a pseudo-terminal's master on stdin is a terminal to isatty(3), so it passed; what
+// the sandbox wrote to it was typed into the program on the other side (here a host
+// reader on the slave). A terminal's own side (the slave) still passes.
+BOOST_DATA_TEST_CASE(a_pseudo_terminal_master_on_stdin_is_refused, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  BOOST_REQUIRE(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0);
+  const int slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  BOOST_REQUIRE(slave >= 0);
+  RunSpec spec;
+  spec.stdin_fd = master;
+  spec.command = {"/bin/sh", "-c", "echo typed-by-the-sandbox >&0"};
+  const RunResult r = box.run(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 2, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("master side of a pseudo-terminal") != std::string::npos, r.describe());
+  char got[128];
+  const ssize_t n = read(slave, got, sizeof got);
+  BOOST_CHECK_MESSAGE(n <= 0, "typed on the host: " << std::string(got, n > 0 ? static_cast<size_t>(n) : 0));
+  RunSpec own;
+  own.stdin_fd = slave;
+  own.command = {"/bin/sh", "-c", "test -t 0 && echo on-a-terminal"};
+  const RunResult t = box.run(own);
+  BOOST_CHECK_MESSAGE(t.exit_code == 0 && t.out.find("on-a-terminal") != std::string::npos, t.describe());
+  close(slave);
+  close(master);
+}
+
+// R8-D3: a regular file on stdin was copied whole into memory (a sealed memfd) before the
+// command started: a 20 GB file took 20 GB of shared memory. Up to 16 MiB still is (the
+// command can seek); a larger rest arrives through a pipe, byte for byte.
+BOOST_DATA_TEST_CASE(a_large_file_on_stdin_is_not_held_in_memory, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string big = box.home() + "/big", small = box.home() + "/small";
+  box.host_command({"/bin/sh", "-c",
+                    "head -c 24000000 /dev/urandom > " + big + " && head -c 5000 " + big + " > " + small});
+  const std::string script =
+      "readlink /proc/$$/fd/0 | cut -c1-6 > kind; cksum | cut -d' ' -f1,2 > sum";
+  for (const auto& [file, kind] : {std::pair{big, std::string("pipe:[")}, std::pair{small, std::string("/memfd")}}) {
+    const int in = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    BOOST_REQUIRE(in >= 0);
+    RunSpec spec;
+    spec.stdin_fd = in;
+    spec.command = {"/bin/sh", "-c", script};
+    const RunResult r = box.run(spec);
+    close(in);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+    BOOST_CHECK_EQUAL(read_file(box.ws("kind")).value_or(""), kind + "\n");
+    const RunResult host = box.host_command({"/bin/sh", "-c", "cksum < " + file + " | cut -d' ' -f1,2"});
+    BOOST_CHECK_EQUAL(read_file(box.ws("sum")).value_or(""), host.out);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
