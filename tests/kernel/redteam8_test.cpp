@@ -268,6 +268,27 @@ BOOST_DATA_TEST_CASE(a_large_file_on_stdin_is_not_held_in_memory, bdata::make(kC
   }
 }
 
+// R8-S1: a run refused before its command could start (here: a named FIFO on stdin, exit
+// 2) ended with "the command exited with status 2 ...; whether the sandbox refused it:
+// zpolicy explain", after "nothing ran": a harness reading the last line took zpolicy's
+// refusal for the command's own status.
+BOOST_DATA_TEST_CASE(a_refusal_before_the_command_starts_is_not_called_the_commands_status,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string fifo = box.home() + "/fifo";
+  box.host_command({"/usr/bin/mkfifo", fifo});
+  const int in = open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  BOOST_REQUIRE(in >= 0);
+  RunSpec spec;
+  spec.stdin_fd = in;
+  spec.command = {"/bin/true"};
+  const RunResult r = box.run(spec);
+  close(in);
+  BOOST_CHECK_MESSAGE(r.exit_code == 2, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("nothing ran") != std::string::npos, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("the command exited") == std::string::npos, r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
