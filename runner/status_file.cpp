@@ -22,7 +22,7 @@ constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK 
 // Without a plan (a run refused before it was planned) there are no writable roots to
 // tell a symlink the caller made from one an earlier sandbox planted in its workspace, so
 // none is followed: through one, the refusal's document would create or replace a file of
-// that name in any directory the caller can write (red team R8-S1, R7-S2's gap).
+// that name in any directory the caller can write (red team R8-S2, R7-S2's gap).
 int open_without_symlinks(const std::string& path) {
   open_how how{};
   how.flags = static_cast<__u64>(kFlags);
@@ -51,7 +51,7 @@ std::variant<StatusFile, int> StatusFile::open(const std::string& path,
     return kExitUsage;
   }
   // Above 0-2: an embedder may have closed one, and a status file on stdin or stdout would
-  // be handed to the command as its standard stream (red team R8-S2).
+  // be handed to the command as its standard stream (red team R8-S3).
   if (fd >= 0 && fd <= 2) {
     const int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
     close(fd);

@@ -13,13 +13,13 @@
 #include "zpolicy/zpolicy.hpp"
 
 // Round 8 of the red-team pass, the status file now that the runner opens it
-// (docs/redteam-2026-12.md "Round 8", R8-S1 and R8-S2).
+// (docs/redteam-2026-12.md "Round 8", R8-S2 and R8-S3).
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam8_status)
 
-// R8-S1: a run refused before it is planned (its command missing, its policy invalid, its
+// R8-S2: a run refused before it is planned (its command missing, its policy invalid, its
 // request invalid) opened the status file with no location check, through a symlink an
 // earlier sandbox planted in the workspace: the refusal's document replaced, or created,
 // a file of that name in any directory the caller can write (R7-S2, for refusals).
@@ -59,7 +59,7 @@ BOOST_DATA_TEST_CASE(a_status_file_of_a_run_refused_before_its_plan_follows_no_s
               std::string::npos);
 }
 
-// R8-S2: an embedder whose stdin is closed (`zpolicy` itself reopens 0-2, a library cannot)
+// R8-S3: an embedder whose stdin is closed (`zpolicy` itself reopens 0-2, a library cannot)
 // got the status file as descriptor 0, which the runner then took for a file on stdin and
 // refused ("cannot copy the file on stdin"): no run with a status file was possible. The
 // embedder runs in a child of this process, as the caller.
