@@ -97,6 +97,10 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     bool in_writable = false;
     for (const auto& w : resolved.write) in_writable |= ir::path_within(w.path, d.path);
     if (in_writable) continue;  // a placeholder and a mask cover it (runner/placeholders)
+    // Only where the sandbox sees the host: below a read root, not in its private /tmp.
+    bool readable = false;
+    for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
+    if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
     // The nearest existing ancestor, and the name below it on the way to the deny root.
     std::string existing = d.path, missing;
     for (struct stat st; existing != "/" && lstat(existing.c_str(), &st) != 0;) {
