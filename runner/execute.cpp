@@ -285,6 +285,10 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return true;
   };
   spec.release = [&] {
+    if (!placeholders.records_durable()) {
+      refused = "cannot write the run record of the placeholders to disk";
+      return false;
+    }
     for (auto& a : held)
       if (!hand_over(a)) return false;
     return write(block[1], "1", 1) == 1;
