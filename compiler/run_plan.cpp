@@ -91,6 +91,14 @@ std::optional<std::string> environment_arguments(const std::vector<std::string>&
 
 }  // namespace
 
+std::optional<ir::HostIdentity> recorded_identity(const ir::Resolved& resolved,
+                                                  const std::string& path) {
+  for (const auto* list : {&resolved.read, &resolved.write, &resolved.pin, &resolved.protect})
+    for (const auto& r : *list)
+      if (r.path == path && r.identity) return r.identity;
+  return std::nullopt;
+}
+
 const char* to_string(Backend b) {
   switch (b) {
     case Backend::Bwrap:
