@@ -183,7 +183,12 @@ int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   }
   if (!planned) return std::get<int>(prepared);
   const auto& plan = *planned;
-  const int status = execute(plan, err, report);
+  RunReport own;
+  RunReport& observed = report ? *report : own;
+  const int status = execute(plan, err, &observed);
+  // A refusal's status is zpolicy's: the hint would say the command exited with it (red
+  // team R8-S1).
+  if (observed.refused_before_start) return status;
   if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status))
     err << *hint << "\n";
   return status;

@@ -26,6 +26,9 @@ struct RunReport {
   // RunRequest::status_file, open since before the command started: the caller writes the
   // status document into it once the run has ended.
   std::optional<StatusFile> status_file;
+  // zpolicy refused before the command could start and said so: the status is zpolicy's,
+  // not the command's, even when it is 2 or 3.
+  bool refused_before_start = false;
 };
 
 }  // namespace zpolicy::runner

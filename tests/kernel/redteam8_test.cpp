@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -30,6 +31,11 @@ std::vector<std::string> in_fresh_tmp(const std::string& setup, const std::strin
           "mount -t tmpfs -o mode=1777 tmpfs /tmp && " + setup + " && \"$@\"; rc=$?; " + after +
               "; exit $rc",
           "sh"};
+}
+
+std::string source_file(const std::string& rel) {
+  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
 std::string as_uid_4242(const std::string& cmd) {
@@ -266,6 +272,76 @@ BOOST_DATA_TEST_CASE(a_large_file_on_stdin_is_not_held_in_memory, bdata::make(kC
     const RunResult host = box.host_command({"/bin/sh", "-c", "cksum < " + file + " | cut -d' ' -f1,2"});
     BOOST_CHECK_EQUAL(read_file(box.ws("sum")).value_or(""), host.out);
   }
+}
+
+// R8-S1: a run refused before its command could start (here: a named FIFO on stdin, exit
+// 2) ended with "the command exited with status 2 ...; whether the sandbox refused it:
+// zpolicy explain", after "nothing ran": a harness reading the last line took zpolicy's
+// refusal for the command's own status.
+BOOST_DATA_TEST_CASE(a_refusal_before_the_command_starts_is_not_called_the_commands_status,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string fifo = box.home() + "/fifo";
+  box.host_command({"/usr/bin/mkfifo", fifo});
+  const int in = open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  BOOST_REQUIRE(in >= 0);
+  RunSpec spec;
+  spec.stdin_fd = in;
+  spec.command = {"/bin/true"};
+  const RunResult r = box.run(spec);
+  close(in);
+  BOOST_CHECK_MESSAGE(r.exit_code == 2, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("nothing ran") != std::string::npos, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("the command exited") == std::string::npos, r.describe());
+}
+
+// R8-D2, R8-D3, R8-D4 for an executor of a plan: examples/python/run_plan.py passed any
+// socket and any terminal as they are, and copied a stdin file whole into memory.
+BOOST_DATA_TEST_CASE(an_executors_stdin_reaches_only_its_peer, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+  auto launcher_for = [&](const std::string& name, const std::string& script) {
+    const auto planned =
+        box.host_command({zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh", "-c", script});
+    return std::vector<std::string>{"/usr/bin/python3", executor, box.write_policy(name, planned.out)};
+  };
+  const int listener = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof at;
+  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+  const int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  RunSpec spec;
+  spec.launcher = launcher_for("send.json", "exec python3 -c \"import socket; socket.socket(fileno=0)"
+                                            ".sendmsg([b'escaped'], [], 0, ('127.0.0.1', " +
+                                                std::to_string(ntohs(at.sin_port)) + "))\"");
+  spec.stdin_fd = udp;
+  const RunResult sent = box.run(spec);
+  BOOST_CHECK_MESSAGE(sent.exit_code == 125, sent.describe());
+  char got[64];
+  BOOST_CHECK_MESSAGE(recv(listener, got, sizeof got, 0) < 0, "the host listener got a datagram");
+  const int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  BOOST_REQUIRE(master >= 0 && grantpt(master) == 0 && unlockpt(master) == 0);
+  const int slave = open(ptsname(master), O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+  spec.launcher = launcher_for("type.json", "echo typed-by-the-sandbox >&0");
+  spec.stdin_fd = master;
+  const RunResult typed = box.run(spec);
+  BOOST_CHECK_MESSAGE(typed.exit_code == 125, typed.describe());
+  const ssize_t n = read(slave, got, sizeof got);
+  BOOST_CHECK_MESSAGE(n <= 0, "typed on the host: " << std::string(got, n > 0 ? static_cast<size_t>(n) : 0));
+  const std::string big = box.home() + "/big";
+  box.host_command({"/bin/sh", "-c", "head -c 20000000 /dev/urandom > " + big});
+  spec.launcher = launcher_for("big.json", "readlink /proc/$$/fd/0 | cut -c1-6; cksum | cut -d' ' -f1,2");
+  spec.stdin_fd = open(big.c_str(), O_RDONLY | O_CLOEXEC);
+  const RunResult streamed = box.run(spec);
+  close(spec.stdin_fd);
+  const RunResult host = box.host_command({"/bin/sh", "-c", "cksum < " + big + " | cut -d' ' -f1,2"});
+  BOOST_CHECK_MESSAGE(streamed.exit_code == 0, streamed.describe());
+  BOOST_CHECK_EQUAL(streamed.out, "pipe:[\n" + host.out);
+  for (int fd : {listener, udp, master, slave}) close(fd);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
