@@ -203,7 +203,16 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   // Watched from before bwrap mounts anything until the sandbox is gone.
   HostNameWatch names;
-  if (!names.start(watched_names(plan.expected_setup), why)) {
+  auto watched = watched_names(plan.expected_setup);
+  std::string appeared;
+  for (auto& w : missing_deny_names(live, appeared)) watched.push_back(std::move(w));
+  if (!appeared.empty()) {
+    err << "zpolicy: deny root '" << appeared
+        << "' was created on the host after the run was verified, and nothing would mask it; "
+           "refusing to run what was not verified; nothing ran\n";
+    return kExitInternal;
+  }
+  if (!names.start(std::move(watched), why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
   }
@@ -371,9 +380,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   placeholders.cleanup();
   if (outcome.tripped) {
     const Execution ran = execution_of(outcome);
-    err << "zpolicy: " << replaced
-        << " was renamed or removed on the host while the sandbox ran, so the protection "
-           "mounted there no longer held; the sandbox was stopped"
+    err << "zpolicy: " << replaced << "; the sandbox was stopped"
         << (ran == Execution::DidNotRun ? "; nothing ran"
             : ran == Execution::Unknown ? " (the command may have started)"
                                         : "")
