@@ -10,6 +10,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include "process_tree.hpp"
 #include "sandbox_fixture.hpp"
 
 // Round 7 of the red-team pass (docs/redteam-2026-12.md "Round 7"): what a sandbox can do
@@ -276,6 +277,47 @@ BOOST_DATA_TEST_CASE(no_loader_variable_reaches_bwrap_on_the_host, bdata::make(k
   BOOST_CHECK_MESSAGE(!exists(out + "/host"), "executor: " << read_file(out + "/host").value_or(""));
   BOOST_CHECK_MESSAGE(read_file(box.ws("loaded")).value_or("").find("/bin/true\n") != std::string::npos,
                       "executor: the command did not get the variable: " << ran.describe());
+}
+
+// R7-E1, the way the environment now travels (an attack on the fix): the command's
+// variables are bwrap arguments in the --args data, so a name or value shaped like a bwrap
+// option (`X=--bind`, a kept `X--bind=/`) must stay a variable and mount nothing, and the
+// values must stay off bwrap's command line and environment, which the host shows every
+// local user (`ps`, /proc/PID/cmdline) or the caller's other processes (/proc/PID/environ).
+BOOST_DATA_TEST_CASE(the_commands_environment_is_data_and_stays_off_bwraps_command_line,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string token = "zpkt-token-" + unique_token();
+  const std::string policy = box.write_policy(
+      "shapes.yaml", "zpolicy: 1\nmode: workspace-write\nprocess:\n  env:\n"
+                     "    keep: [PATH, \"ZPKT*\"]\n    set: {ZPKT_SET: \"--ro-bind\"}\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy, "--env", "ZPKT_TOKEN=" + token};
+  // The shell's own environment as bwrap exec'd it (dash drops names like ZPKT--bind).
+  spec.extra_env = {"ZPKT=--bind", "ZPKT--bind=/", "ZPKT_EMPTY="};
+  spec.command = {"/bin/sh", "-c",
+                  "tr '\\0' '\\n' < /proc/$$/environ > env.txt; touch " + box.base() +
+                      "/escaped; touch up; sleep 3"};
+  Running r = box.start(spec);
+  BOOST_REQUIRE(wait_until([&] { return exists(box.ws("up")); }, std::chrono::seconds(15)));
+  const pid_t init = sandbox_init(r.pid);
+  BOOST_REQUIRE(init != 0);
+  for (const pid_t bwrap : {parent_of(init), init})
+    for (const char* file : {"cmdline", "environ"}) {
+      const std::string shown =
+          read_file("/proc/" + std::to_string(bwrap) + "/" + file).value_or("");
+      BOOST_CHECK_MESSAGE(shown.find(token) == std::string::npos,
+                          "bwrap's " << file << " shows the command's variable");
+      if (std::string(file) == "environ") BOOST_CHECK_MESSAGE(shown.empty(), "bwrap's environment: " << shown);
+    }
+  const RunResult done = box.finish(r);
+  BOOST_CHECK_MESSAGE(done.exit_code == 0, done.describe());
+  const std::string env = "\n" + read_file(box.ws("env.txt")).value_or("");
+  for (const std::string& line :
+       std::vector<std::string>{"ZPKT=--bind", "ZPKT--bind=/", "ZPKT_EMPTY=", "ZPKT_SET=--ro-bind",
+                                "ZPKT_TOKEN=" + token})
+    BOOST_CHECK_MESSAGE(env.find("\n" + line + "\n") != std::string::npos, line << " missing:" << env);
+  BOOST_CHECK_MESSAGE(!exists(box.base() + "/escaped"), "an environment entry became a bind");
 }
 
 // R7-D1: the caller's standard descriptors are the host's open files. A file given on
