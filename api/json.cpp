@@ -212,7 +212,8 @@ std::string run_status_json(const RunStatus& status) {
            ", \"port\": " + std::to_string(r.port) + ", \"reason\": " + json_string(r.reason) +
            ", \"detail\": " + json_string(r.detail) + "}";
   }
-  return out + "]}\n";
+  return out + "], \"network_refusals_omitted\": " +
+         std::to_string(status.network_refusals_omitted) + "}\n";
 }
 
 }  // namespace zpolicy

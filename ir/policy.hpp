@@ -44,6 +44,7 @@ struct Policy {
   std::vector<Located<PolicyPath>> read;
   std::vector<Located<PolicyPath>> write;
   std::vector<Located<PolicyPath>> protect;  // relative = below each writable root
+  SourceLoc protect_loc;  // where `protect:` is written; the builtin file when it is not
   std::vector<Located<PolicyPath>> deny;
   // Entries of `protect` and `deny` written as patterns (`**/.git`, `packages/*/.env`):
   // kept symbolic here and in portable output, expanded against the host tree when the

@@ -373,7 +373,14 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     for (const auto& r : refusals)
       err << "zpolicy: network: refused " << r.host << ":" << r.port << " (" << r.reason
           << "): " << r.detail << "\n";
-    if (report) report->network_refusals = refusals;
+    const size_t omitted = proxy->refusals_omitted();
+    if (omitted)
+      err << "zpolicy: network: refused " << omitted
+          << " more connection(s) to other destinations, not listed one by one\n";
+    if (report) {
+      report->network_refusals = refusals;
+      report->network_refusals_omitted = omitted;
+    }
   }
   for (int fd : status)
     if (fd >= 0) close(fd);

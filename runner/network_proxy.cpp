@@ -30,7 +30,8 @@ struct NetworkProxy::State {
   std::vector<ir::Located<ir::Destination>> allow;
   PinnedNames pinned;
   mutable std::mutex mu;
-  std::set<ProxyRefusal> refused;
+  std::set<ProxyRefusal> refused;  // at most kMaxRefusalsKept
+  size_t refusals_omitted = 0;      // refused connections to destinations beyond those
   std::vector<int> listeners;
   std::vector<std::thread> acceptors;
 };
@@ -38,6 +39,10 @@ struct NetworkProxy::State {
 namespace {
 
 constexpr size_t kMaxHead = 16 * 1024;
+// The command chooses how many destinations it asks for: what is kept of its refusals (in
+// memory, on stderr, in the status file) must not grow with them (red team R8-S4).
+constexpr size_t kMaxRefusalsKept = 256;
+constexpr size_t kMaxHostName = 253;  // RFC 1035's longest name, dots included
 
 bool write_all(int fd, const char* p, size_t n) {
   while (n) {
@@ -292,7 +297,8 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
     return;
   }
   auto [host, port] = split_authority(authority, is_connect ? 0 : 80);
-  if (host.empty() || port == 0 || authority.find('@') != std::string::npos) {
+  if (host.empty() || host.size() > kMaxHostName || port == 0 ||
+      authority.find('@') != std::string::npos) {
     respond(client, "400 Bad Request", "zpolicy: malformed destination '" + authority + "'");
     close(client);
     return;
@@ -314,7 +320,11 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
   if (!a.admitted) {
     {
       std::lock_guard<std::mutex> lock(s->mu);
-      s->refused.insert({host, port, compiler::to_string(*a.refusal), a.reason});
+      ProxyRefusal r{host, port, compiler::to_string(*a.refusal), a.reason};
+      if (s->refused.size() < kMaxRefusalsKept || s->refused.contains(r))
+        s->refused.insert(std::move(r));
+      else
+        ++s->refusals_omitted;
     }
     respond(client, "403 Forbidden", "zpolicy: refused " + a.reason, compiler::to_string(*a.refusal));
     close(client);
@@ -415,6 +425,11 @@ void NetworkProxy::serve_forward(int listener, uint16_t port) {
 std::vector<ProxyRefusal> NetworkProxy::refusals() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return {state_->refused.begin(), state_->refused.end()};
+}
+
+size_t NetworkProxy::refusals_omitted() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->refusals_omitted;
 }
 
 int listen_in_sandbox(pid_t pid, uint16_t port, std::string& why) {

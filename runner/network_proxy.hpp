@@ -34,8 +34,11 @@ class NetworkProxy {
 
   void serve_proxy(int listener);                   // takes the descriptor
   void serve_forward(int listener, uint16_t port);  // takes the descriptor
-  // Every refused destination, sorted, each once.
+  // The refused destinations, sorted, each once: the first 256 distinct ones.
   std::vector<ProxyRefusal> refusals() const;
+  // Refused connections to destinations past the first 256 distinct ones, which are not
+  // kept: the command decides how many it asks for.
+  size_t refusals_omitted() const;
 
   struct State;
 

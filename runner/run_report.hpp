@@ -22,7 +22,8 @@ struct ProxyRefusal {
 // What a run observed besides its exit status: the machine-readable run status carries
 // it (docs/run.md "Run status").
 struct RunReport {
-  std::vector<ProxyRefusal> network_refusals;  // sorted, each once
+  std::vector<ProxyRefusal> network_refusals;  // sorted, each once, at most 256
+  size_t network_refusals_omitted = 0;  // refused connections to destinations past those
   // RunRequest::status_file, open since before the command started: the caller writes the
   // status document into it once the run has ended.
   std::optional<StatusFile> status_file;

@@ -250,7 +250,9 @@ class Frontend {
     }
     if (keys.count("protect")) {
       p.protect = paths(*keys["protect"], "protect", true, &p.protect_patterns);
+      p.protect_loc = loc(*keys["protect"]);
     } else {
+      p.protect_loc = builtin;
       for (const auto& s : default_protected_subpaths()) {
         if (ir::looks_like_pattern(s))
           p.protect_patterns.push_back({*ir::parse_path_pattern(s, true, nullptr), builtin});

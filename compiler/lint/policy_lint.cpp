@@ -435,7 +435,7 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
     if (root_is_filesystem_root(d.value))
       add("ZP009", S::Error, d.loc, "deny root '/' denies everything, including the command itself");
   if (writes && p.protect.empty() && p.protect_patterns.empty() && !p.write.empty())
-    add("ZP011", S::Warning, p.write.front().loc,
+    add("ZP011", S::Warning, p.protect_loc,
         "no protected subpaths (protect: []): .git, .env and the rest of each writable root "
         "become writable, and git hooks planted there run outside the sandbox");
   for (const auto& k : p.env.keep)

@@ -325,7 +325,10 @@ struct NetworkRefusal {
 // status"; run_status_json in zpolicy/json.hpp).
 struct RunStatus {
   int exit_code = kExitOk;                       // what `run` returns
-  std::vector<NetworkRefusal> network_refusals;  // sorted, each once
+  std::vector<NetworkRefusal> network_refusals;  // sorted, each once, the first 256 kept
+  // Refused connections to further destinations, counted, not listed: the command chooses
+  // how many it asks for (docs/run.md "Run status").
+  unsigned long long network_refusals_omitted = 0;
 };
 // `run`, returning its status with what the run observed besides the exit code.
 ZPOLICY_API RunStatus run_with_status(const RunRequest& request, std::ostream& messages);

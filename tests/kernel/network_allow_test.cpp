@@ -176,6 +176,47 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
   BOOST_TEST(listed == 6u, json);
 }
 
+// The command decides how many destinations it asks for; what zpolicy keeps of their
+// refusals does not grow with them (red team R8-S4): 300 unlisted names, then one name
+// longer than any host name, whose request is malformed (400) and never recorded.
+BOOST_DATA_TEST_CASE(the_refusals_kept_are_bounded_whatever_the_command_asks,
+                     bdata::make(kCallers), caller) {
+  Sandbox sb(caller);
+  const std::string policy =
+      sb.write_policy("allow.yaml", "zpolicy: 1\nnetwork:\n  allow: [allowed.test:8080]\n");
+  RunSpec spec;
+  const std::string status = sb.home() + "/status.json";
+  spec.options = {"--policy", policy, "--status-file", status};
+  spec.command = {"/usr/bin/python3", "-c", R"PY(import os, socket
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+def ask(host):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"CONNECT %s:443 HTTP/1.1\r\nHost: x\r\n\r\n" % host.encode())
+    answer = s.recv(64).split(b" ")[1].decode()
+    s.close()
+    return answer
+print(sorted({ask("n%d.test" % i) for i in range(300)}), ask("a" * 254 + ".test"))
+)PY"};
+  const RunResult r = sb.run(spec);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out == "['403'] 400\n", r.describe());
+  size_t lines = 0;
+  for (size_t p = r.err.find("zpolicy: network: refused n"); p != std::string::npos;
+       p = r.err.find("zpolicy: network: refused n", p + 1))
+    ++lines;
+  BOOST_TEST(lines == 256u, r.err);
+  BOOST_TEST(r.err.find("zpolicy: network: refused 44 more connection(s) to other destinations, "
+                        "not listed one by one\n") != std::string::npos,
+             r.err);
+  const std::string json = read_file(status).value_or("");
+  size_t listed = 0;
+  for (size_t p = json.find("\"host\""); p != std::string::npos; p = json.find("\"host\"", p + 1))
+    ++listed;
+  BOOST_TEST(listed == 256u, json.size());
+  BOOST_TEST(json.ends_with("], \"network_refusals_omitted\": 44}\n"), json.substr(json.size() - 80));
+  BOOST_TEST(json.find("aaaa") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

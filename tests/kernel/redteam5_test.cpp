@@ -64,7 +64,8 @@ BOOST_DATA_TEST_CASE(a_status_file_the_sandbox_could_forge_is_refused, bdata::ma
   Sandbox box(caller);
   const std::string forge =
       "mv status.json old.json; echo '{\"zpolicy_run_status\": 1, \"exit_code\": 0, "
-      "\"network_refusals\": []}' > status.json; echo x > ran; exit 3";
+      "\"network_refusals\": [], \"network_refusals_omitted\": 0}' > status.json; echo x > ran; "
+      "exit 3";
   const std::string alias = box.base() + "/alias";
   box.make_dir(alias);
   BOOST_REQUIRE(mount(box.workspace().c_str(), alias.c_str(), nullptr, MS_BIND, nullptr) == 0);
@@ -86,7 +87,8 @@ BOOST_DATA_TEST_CASE(a_status_file_the_sandbox_could_forge_is_refused, bdata::ma
   BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
   const auto doc = read_file(box.home() + "/status.json");
   BOOST_REQUIRE(doc);
-  BOOST_CHECK_EQUAL(*doc, "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": []}\n");
+  BOOST_CHECK_EQUAL(*doc, "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": [], "
+                    "\"network_refusals_omitted\": 0}\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

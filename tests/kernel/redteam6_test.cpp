@@ -190,7 +190,7 @@ BOOST_DATA_TEST_CASE(a_status_file_reached_through_a_mount_inside_a_writable_roo
   box.make_dir(box.ws("inner"));
   BOOST_REQUIRE(mount(data.c_str(), box.ws("sub").c_str(), nullptr, MS_BIND, nullptr) == 0);
   BOOST_REQUIRE(mount(box.ws("inner").c_str(), alias.c_str(), nullptr, MS_BIND, nullptr) == 0);
-  const std::string forged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": []}";
+  const std::string forged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": [], \"network_refusals_omitted\": 0}";
   for (const auto& [status, inside] : {std::pair{data + "/status.json", std::string("sub")},
                                        std::pair{alias + "/status.json", std::string("inner")}}) {
     RunSpec spec;

@@ -24,7 +24,7 @@ std::string source_file(const std::string& rel) {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-const std::string kForged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": []}";
+const std::string kForged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": [], \"network_refusals_omitted\": 0}";
 
 }  // namespace
 

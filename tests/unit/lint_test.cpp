@@ -234,7 +234,7 @@ BOOST_AUTO_TEST_CASE(zp010_danger_full_access) {
 
 BOOST_AUTO_TEST_CASE(zp011_no_protected_subpaths_in_a_writing_mode) {
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n  protect: []\n"), "ZP011",
-             ir::Severity::Warning, 4, 11);
+             ir::Severity::Warning, 5, 12);
   BOOST_TEST(lints_of("zpolicy: 1\nmode: read-only\nfilesystem:\n  protect: []\n").empty());
 }
 
