@@ -222,8 +222,15 @@ struct Prover {
     const ir::SyscallPolicy& policy = intent.policy();
     const uint32_t x86 = ir::kAuditArchX86_64;
     const WordSet& nr = p.words[kWordNr];
-    // Each number the table knows.
-    for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64)) {
+    // Only the numbers within the path's range are asked: the paths of a program that
+    // splits the numbers into intervals then cost their own intervals, together one
+    // table, instead of the whole table each.
+    const uint32_t lo = nr.parts().lo, hi = nr.parts().hi;
+    const auto table = ir::syscall_table(ir::Arch::X86_64);  // sorted by number
+    const auto from = std::lower_bound(table.begin(), table.end(), lo,
+                                       [](const ir::SyscallInfo& s, uint32_t n) { return s.nr < n; });
+    for (const ir::SyscallInfo& s : std::span(from, table.end())) {
+      if (s.nr > hi) break;
       if (!nr.contains(s.nr)) continue;
       if (!intent.reads_arguments(s.nr)) {
         check(x86, {ir::Arch::X86_64, s.nr, args_of(w)},
@@ -241,7 +248,7 @@ struct Prover {
       check(x86, {ir::Arch::X32, xa.value, args_of(w)}, policy.foreign_abi_action);
     // Unknown numbers: a hole of the table, or anything above it without the x32 bit.
     std::optional<uint32_t> unknown;
-    for (uint32_t n = 0; n < known_end && !unknown; ++n)
+    for (uint32_t n = lo; n < known_end && n <= hi && !unknown; ++n)
       if (nr.contains(n) && !ir::find_syscall(ir::Arch::X86_64, n)) unknown = n;
     if (!unknown) {
       WordSet above = nr;
