@@ -24,6 +24,59 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// The values each argument of one syscall is probed with: every value its rules compare
+// with, with its neighbours and high-word variants, and a few boundaries; sorted and
+// without repeats (like a set, at a fraction of its cost). Empty for an argument no
+// condition reads.
+std::array<std::vector<uint64_t>, 6> argument_values(const ir::SyscallPolicy& policy,
+                                                     const ir::SyscallInfo& info) {
+  std::array<std::vector<uint64_t>, 6> cand;
+  const uint64_t high = uint64_t{1} << 32;
+  for (const auto& r : policy.rules) {
+    if (r.name != info.name) continue;
+    for (const auto& c : r.conditions) {
+      if (c.index >= 6) continue;
+      for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
+        for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
+                           v + high, v - high, v | 0xffffffff00000000u})
+          cand[c.index].push_back(d);
+    }
+  }
+  for (auto& values : cand) {
+    if (values.empty()) continue;
+    for (uint64_t d : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
+                       uint64_t{0xffffffff}, high, ~uint64_t{0}, uint64_t{1} << 63})
+      values.push_back(d);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+  }
+  return cand;
+}
+
+// The argument vectors probed for one syscall: all zero, all ones, each value of each
+// argument alone, and each pair of values of two arguments.
+std::vector<std::array<uint64_t, 6>> vectors_of(const std::array<std::vector<uint64_t>, 6>& cand) {
+  std::vector<std::array<uint64_t, 6>> out{{}};
+  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                 ~uint64_t{0}});
+  for (unsigned i = 0; i < 6; ++i)
+    for (uint64_t v : cand[i]) {
+      std::array<uint64_t, 6> a{};
+      a[i] = v;
+      out.push_back(a);
+    }
+  for (unsigned i = 0; i < 6; ++i)
+    for (unsigned j = i + 1; j < 6; ++j)
+      for (uint64_t vi : cand[i])
+        for (uint64_t vj : cand[j]) {
+          std::array<uint64_t, 6> a{};
+          a[i] = vi;
+          a[j] = vj;
+          out.push_back(a);
+        }
+  return out;
+}
+
 }  // namespace
 
 bool SeccompFinding::dropped_deny() const {
@@ -49,50 +102,7 @@ std::string SeccompFinding::str() const {
 
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
                                                      const ir::SyscallInfo& info) {
-  // Sorted and without repeats once filled, like a set, at a fraction of its cost.
-  std::array<std::vector<uint64_t>, 6> cand;
-  std::vector<unsigned> used;
-  const uint64_t high = uint64_t{1} << 32;
-  for (const auto& r : policy.rules) {
-    if (r.name != info.name) continue;
-    for (const auto& c : r.conditions) {
-      if (c.index >= 6) continue;
-      used.push_back(c.index);
-      for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
-        for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
-                           v + high, v - high, v | 0xffffffff00000000u})
-          cand[c.index].push_back(d);
-    }
-  }
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
-  for (unsigned i : used) {
-    for (uint64_t d : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
-                       uint64_t{0xffffffff}, high, ~uint64_t{0}, uint64_t{1} << 63})
-      cand[i].push_back(d);
-    std::sort(cand[i].begin(), cand[i].end());
-    cand[i].erase(std::unique(cand[i].begin(), cand[i].end()), cand[i].end());
-  }
-  std::vector<std::array<uint64_t, 6>> out{{}};
-  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
-                 ~uint64_t{0}});
-  for (unsigned i : used)
-    for (uint64_t v : cand[i]) {
-      std::array<uint64_t, 6> a{};
-      a[i] = v;
-      out.push_back(a);
-    }
-  for (unsigned i : used)
-    for (unsigned j : used)
-      if (j > i)
-        for (uint64_t vi : cand[i])
-          for (uint64_t vj : cand[j]) {
-            std::array<uint64_t, 6> a{};
-            a[i] = vi;
-            a[j] = vj;
-            out.push_back(a);
-          }
-  return out;
+  return vectors_of(argument_values(policy, info));
 }
 
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
@@ -140,11 +150,16 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // Instructions the probes below ran; past kProbeSteps the rest are skipped and the
   // program refused, so that the second net never costs more than the proof may.
   size_t swept = 0;
-  auto probe = [&](uint32_t audit, const SyscallCall& call) {
+  // The calls of one number, in order, run together (run_bpf_for_calls).
+  auto probe = [&](uint32_t audit, const std::vector<SyscallCall>& calls) {
     if (swept > kProbeSteps) return;
-    const BpfRun run = run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args});
-    swept += run.executed;
-    check(audit, call, run);
+    std::vector<SeccompData> data;
+    for (const SyscallCall& call : calls) data.push_back({call.nr, audit, 0, call.args});
+    const auto runs = run_bpf_for_calls(*prog, data);
+    for (size_t i = 0; i < calls.size() && swept <= kProbeSteps; ++i) {
+      swept += runs[i].executed;
+      check(audit, calls[i], runs[i]);
+    }
   };
   // Every value some rule compares with, in every argument at once: a program whose
   // answer for a call depends on arguments the IR does not look at for that call (an
@@ -154,8 +169,12 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
   for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
     if (intent.reads_arguments(s.nr)) {
-      auto& vectors = ruled[s.nr] = probe_arguments(policy, s);
-      for (const auto& a : vectors) values.insert(values.end(), a.begin(), a.end());
+      const auto cand = argument_values(policy, s);
+      ruled[s.nr] = vectors_of(cand);
+      // The values in those vectors: zero and all ones, and each argument's values (the
+      // pairs repeat them).
+      values.insert(values.end(), {uint64_t{0}, ~uint64_t{0}});
+      for (const auto& c : cand) values.insert(values.end(), c.begin(), c.end());
     }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
@@ -174,9 +193,11 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
       for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
       return;
     }
-    for (const auto& a : vectors) probe(audit, SyscallCall{arch, nr, a});
-    probe(audit, SyscallCall{arch, nr, ones});
-    for (uint64_t x : values) probe(audit, SyscallCall{arch, nr, {x, x, x, x, x, x}});
+    std::vector<SyscallCall> calls;
+    for (const auto& a : vectors) calls.push_back({arch, nr, a});
+    calls.push_back({arch, nr, ones});
+    for (uint64_t x : values) calls.push_back({arch, nr, {x, x, x, x, x, x}});
+    probe(audit, calls);
   };
   constexpr uint32_t kNumbers = 1024;
   const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
