@@ -163,6 +163,87 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
   return pc + 1;
 }
 
+// The walk of run_bpf_for_numbers: each branch is one path of the program for the numbers
+// lo..hi, all of which have taken it so far. While `a_is_nr`, the accumulator holds the
+// number itself and only instructions that do not read it run on the machine. Branches
+// wait on an explicit stack, not the call stack: a hostile program may nest 4096
+// comparisons. The ranges of the branches are disjoint, so the order they run in does
+// not matter.
+struct NumberWalk {
+  struct Branch {
+    size_t pc;
+    uint32_t lo, hi;
+    bool a_is_nr;
+    Machine m;
+  };
+  std::span<const BpfInsn> prog;
+  uint32_t arch;
+  uint32_t base;
+  std::vector<BpfRun>& out;
+  std::vector<Branch> pending;
+
+  void run(Branch first) {
+    pending.push_back(std::move(first));
+    while (!pending.empty()) {
+      Branch b = std::move(pending.back());
+      pending.pop_back();
+      walk(b);
+    }
+  }
+
+  void walk(Branch& b) {
+    // The number is read only through the accumulator, so a representative stands for
+    // the rest of the range in `data`.
+    const SeccompData data{b.lo, arch, 0, {}};
+    size_t pc = b.pc;
+    Machine& m = b.m;
+    while (pc < prog.size()) {
+      const BpfInsn& in = prog[pc];
+      const uint16_t c = in.code;
+      if (b.a_is_nr && cls(c) == JMP && src(c) == K &&
+          (op(c) == JEQ || op(c) == JGT || op(c) == JGE)) {
+        ++m.run.executed;
+        split(pc, in, b.lo, b.hi, m);
+        return;
+      }
+      const bool leaves_a = c == (LD | W | ABS) || cls(c) == LD || cls(c) == LDX ||
+                            cls(c) == STX || c == (MISC | TXA) || c == (JMP | JA) ||
+                            c == (RET | K);
+      if (b.a_is_nr && !leaves_a) {
+        for (uint64_t nr = b.lo; nr <= b.hi; ++nr)
+          out[nr - base] = run_bpf(prog, SeccompData{static_cast<uint32_t>(nr), arch, 0, {}});
+        return;
+      }
+      if (cls(c) == LD) b.a_is_nr = c == (LD | W | ABS) && in.k == 0;
+      if (c == (MISC | TXA)) b.a_is_nr = false;
+      auto next = step(prog, pc, data, m);
+      if (!next) break;
+      pc = *next;
+    }
+    if (pc >= prog.size()) m.run.ret = 0;
+    for (uint64_t nr = b.lo; nr <= b.hi; ++nr) out[nr - base] = m.run;
+  }
+
+  // A comparison of the number with a constant: the numbers that take the jump,
+  // [t_lo, t_hi], and those on either side of them that do not.
+  void split(size_t pc, const BpfInsn& in, uint32_t lo, uint32_t hi, const Machine& m) {
+    uint64_t t_lo = in.k, t_hi = in.k;
+    if (op(in.code) == JGT) t_lo = uint64_t{in.k} + 1, t_hi = UINT32_MAX;
+    if (op(in.code) == JGE) t_hi = UINT32_MAX;
+    t_lo = std::max<uint64_t>(t_lo, lo);
+    t_hi = std::min<uint64_t>(t_hi, hi);
+    const size_t taken = pc + 1 + in.jt, not_taken = pc + 1 + in.jf;
+    auto go = [&](uint64_t from, uint64_t to, size_t next) {
+      if (from <= to)
+        pending.push_back({next, static_cast<uint32_t>(from), static_cast<uint32_t>(to), true, m});
+    };
+    if (t_lo > t_hi) return go(lo, hi, not_taken);
+    if (t_lo > lo) go(lo, t_lo - 1, not_taken);
+    go(t_lo, t_hi, taken);
+    go(t_hi + 1, hi, not_taken);
+  }
+};
+
 // The walk of run_bpf_for_calls. A group is a set of calls that have taken the same path
 // so far. Its machine holds what run_bpf would hold for its first call, and `loaded` says
 // which of A, X and M[0..15] hold a word of the call (under an `and` mask) that not all
@@ -313,9 +394,9 @@ std::vector<BpfRun> run_bpf_for_calls(std::span<const BpfInsn> prog,
 
 std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> prog, uint32_t arch,
                                         uint32_t base, uint32_t count) {
-  std::vector<SeccompData> calls(count);
-  for (uint32_t i = 0; i < count; ++i) calls[i] = {base + i, arch, 0, {}};
-  return run_bpf_for_calls(prog, calls);
+  std::vector<BpfRun> out(count);
+  if (count > 0) NumberWalk{prog, arch, base, out, {}}.run({0, base, base + (count - 1), false, {}});
+  return out;
 }
 
 std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
