@@ -2,8 +2,6 @@
 
 #include <cstdio>
 #include <set>
-#include <string_view>
-#include <utility>
 
 namespace zpolicy::compiler {
 
@@ -26,24 +24,23 @@ std::vector<Finding> first_let_through(std::span<const BpfInsn> prog,
                                        const std::vector<InvariantProbe>& probes,
                                        const InvariantFinding& finding) {
   std::vector<Finding> out;
-  std::set<std::pair<ir::Arch, std::string_view>> settled;
+  std::set<const ir::SyscallInfo*> settled;
   for (const InvariantProbe& p : probes) {
-    const ir::SyscallInfo* info = ir::find_syscall(p.arch, p.name);
-    if (!info || settled.contains({p.arch, p.name})) continue;
-    const SeccompData call{info->nr, ir::audit_arch(p.arch), 0, p.args};
+    if (!p.call || settled.contains(p.call)) continue;
+    const SeccompData call{p.call->nr, ir::audit_arch(p.arch), 0, p.args};
     const BpfRun run = run_bpf(prog, call);
     if (refuses(run.ret)) {
-      if (!run.read_arguments) settled.insert({p.arch, p.name});
+      if (!run.read_arguments) settled.insert(p.call);
       continue;
     }
-    std::string text = std::string(ir::to_string(p.arch)) + " " + p.name + "(";
+    std::string text = std::string(ir::to_string(p.arch)) + " " + std::string(p.call->name) + "(";
     for (size_t i = 0; i < p.args.size(); ++i) {
       char hex[24];
       std::snprintf(hex, sizeof hex, "%#llx", static_cast<unsigned long long>(p.args[i]));
       text += (i ? ", " : "") + std::string(hex);
     }
     out.push_back(finding.let_through(prog, text + ")", call));
-    settled.insert({p.arch, p.name});
+    settled.insert(p.call);
   }
   return out;
 }

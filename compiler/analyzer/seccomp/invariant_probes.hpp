@@ -16,7 +16,7 @@ namespace zpolicy::compiler {
 // One call an invariant checked on the program itself requires it to refuse.
 struct InvariantProbe {
   ir::Arch arch;
-  const char* name;  // the syscall, looked up in the ABI's table
+  const ir::SyscallInfo* call;  // in the ABI's table; nullptr when the ABI lacks it
   std::array<uint64_t, 6> args;
 };
 

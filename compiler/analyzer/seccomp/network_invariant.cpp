@@ -16,7 +16,7 @@ std::vector<InvariantProbe> probes(ir::Network network) {
   std::vector<InvariantProbe> out;
   auto on_every_abi = [&](const char* name, std::array<uint64_t, 6> args) {
     for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386})
-      out.push_back({arch, name, args});
+      out.push_back({arch, ir::find_syscall(arch, name), args});
   };
   std::vector<uint64_t> families = {kAF_UNIX, kAF_UNIX | kHigh, kAF_NETLINK, kAF_PACKET,
                                     kAF_VSOCK};

@@ -29,24 +29,31 @@ std::vector<InvariantProbe> probes() {
   const uint64_t open_flags[] = {kO_WRONLY | kO_CREAT, kO_RDWR | kO_CREAT | kO_EXCL,
                                  kO_RDWR | kO_TMPFILE, kO_WRONLY | kO_CREAT | kHigh, uint64_t{0}};
   for (ir::Arch a : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386}) {
+    auto find = [&](const char* name) { return ir::find_syscall(a, name); };
+    const ir::SyscallInfo *chmod = find("chmod"), *fchmod = find("fchmod"),
+                          *fchmodat = find("fchmodat"), *fchmodat2 = find("fchmodat2"),
+                          *creat = find("creat"), *mknod = find("mknod"),
+                          *mknodat = find("mknodat"), *mkdir = find("mkdir"),
+                          *mkdirat = find("mkdirat"), *open = find("open"),
+                          *openat = find("openat");
     for (uint64_t mode : setid_modes()) {
-      out.push_back({a, "chmod", {kPath, mode}});
-      out.push_back({a, "fchmod", {3, mode}});
-      out.push_back({a, "fchmodat", {kAT_FDCWD, kPath, mode}});
-      out.push_back({a, "fchmodat2", {kAT_FDCWD, kPath, mode, 0}});
-      out.push_back({a, "fchmodat2", {3, 0, mode, 0x1000 /* AT_EMPTY_PATH */}});
-      out.push_back({a, "creat", {kPath, mode}});
-      out.push_back({a, "mknod", {kPath, mode, 0}});
-      out.push_back({a, "mknod", {kPath, kS_IFCHR | mode, 0x0103}});
-      out.push_back({a, "mknodat", {kAT_FDCWD, kPath, mode, 0}});
-      out.push_back({a, "mkdir", {kPath, mode}});
-      out.push_back({a, "mkdirat", {kAT_FDCWD, kPath, mode}});
+      out.push_back({a, chmod, {kPath, mode}});
+      out.push_back({a, fchmod, {3, mode}});
+      out.push_back({a, fchmodat, {kAT_FDCWD, kPath, mode}});
+      out.push_back({a, fchmodat2, {kAT_FDCWD, kPath, mode, 0}});
+      out.push_back({a, fchmodat2, {3, 0, mode, 0x1000 /* AT_EMPTY_PATH */}});
+      out.push_back({a, creat, {kPath, mode}});
+      out.push_back({a, mknod, {kPath, mode, 0}});
+      out.push_back({a, mknod, {kPath, kS_IFCHR | mode, 0x0103}});
+      out.push_back({a, mknodat, {kAT_FDCWD, kPath, mode, 0}});
+      out.push_back({a, mkdir, {kPath, mode}});
+      out.push_back({a, mkdirat, {kAT_FDCWD, kPath, mode}});
       for (uint64_t flags : open_flags) {
-        out.push_back({a, "open", {kPath, flags, mode}});
-        out.push_back({a, "openat", {kAT_FDCWD, kPath, flags, mode}});
+        out.push_back({a, open, {kPath, flags, mode}});
+        out.push_back({a, openat, {kAT_FDCWD, kPath, flags, mode}});
       }
     }
-    out.push_back({a, "openat2", {kAT_FDCWD, kPath, 0x2000, 24}});
+    out.push_back({a, find("openat2"), {kAT_FDCWD, kPath, 0x2000, 24}});
   }
   return out;
 }
