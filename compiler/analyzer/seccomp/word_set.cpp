@@ -62,24 +62,21 @@ bool WordSet::contains(uint32_t w) const {
 
 namespace {
 
-// The smallest x >= lo with (x & fixed) == value, if any.
+// The smallest x >= lo with (x & fixed) == value, if any (value has no bit outside fixed).
 std::optional<uint32_t> smallest_at_least(uint32_t lo, uint32_t fixed, uint32_t value) {
-  for (int bit = 31; bit >= 0; --bit) {
-    const uint32_t b = uint32_t{1} << bit;
-    if (!(fixed & b) || (value & b) == (lo & b)) continue;
-    const uint32_t above = bit == 31 ? 0 : ~((b << 1) - 1);
-    if (value & b)  // the pattern is above lo from here: lo's bits above, the pattern below
-      return (lo & above) | b | (value & (b - 1));
-    // The pattern is below lo here: raise the lowest free bit above that lo has clear.
-    for (int up = bit + 1; up < 32; ++up) {
-      const uint32_t u = uint32_t{1} << up;
-      if ((fixed & u) || (lo & u)) continue;
-      const uint32_t keep = up == 31 ? 0 : ~((u << 1) - 1);
-      return (lo & keep) | u | (value & (u - 1));
-    }
-    return std::nullopt;
-  }
-  return lo;
+  const uint32_t differ = fixed & (value ^ lo);
+  if (differ == 0) return lo;
+  // The highest fixed bit where lo and the pattern differ decides. (`b << 1` is 0 for the
+  // top bit, so `above` is then empty.)
+  const uint32_t b = std::bit_floor(differ);
+  const uint32_t above = ~((b << 1) - 1);
+  if (value & b)  // the pattern is above lo from here: lo's bits above, the pattern below
+    return (lo & above) | b | (value & (b - 1));
+  // The pattern is below lo here: raise the lowest free bit above that lo has clear.
+  const uint32_t free = above & ~fixed & ~lo;
+  if (free == 0) return std::nullopt;
+  const uint32_t u = free & (0u - free);
+  return (lo & ~((u << 1) - 1)) | u | (value & (u - 1));
 }
 
 }  // namespace
