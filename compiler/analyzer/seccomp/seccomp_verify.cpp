@@ -28,13 +28,12 @@ std::string hex(uint64_t v) {
 // with, with its neighbours and high-word variants, and a few boundaries; sorted and
 // without repeats (like a set, at a fraction of its cost). Empty for an argument no
 // condition reads.
-std::array<std::vector<uint64_t>, 6> argument_values(const ir::SyscallPolicy& policy,
-                                                     const ir::SyscallInfo& info) {
+std::array<std::vector<uint64_t>, 6> argument_values(
+    std::span<const ir::SyscallRule* const> rules) {
   std::array<std::vector<uint64_t>, 6> cand;
   const uint64_t high = uint64_t{1} << 32;
-  for (const auto& r : policy.rules) {
-    if (r.name != info.name) continue;
-    for (const auto& c : r.conditions) {
+  for (const ir::SyscallRule* r : rules) {
+    for (const auto& c : r->conditions) {
       if (c.index >= 6) continue;
       for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
         for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
@@ -102,7 +101,7 @@ std::string SeccompFinding::str() const {
 
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
                                                      const ir::SyscallInfo& info) {
-  return vectors_of(argument_values(policy, info));
+  return vectors_of(argument_values(SyscallIntent(policy).rules_for(info.nr)));
 }
 
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
@@ -169,7 +168,7 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
   for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
     if (intent.reads_arguments(s.nr)) {
-      const auto cand = argument_values(policy, s);
+      const auto cand = argument_values(intent.rules_for(s.nr));
       ruled[s.nr] = vectors_of(cand);
       // The values in those vectors: zero and all ones, and each argument's values (the
       // pairs repeat them).

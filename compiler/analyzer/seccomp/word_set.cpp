@@ -1,6 +1,7 @@
 #include "compiler/analyzer/seccomp/word_set.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <iterator>
 #include <optional>
@@ -96,19 +97,22 @@ WordSet::Witness WordSet::witness(size_t& budget) const {
   struct Node {
     uint32_t decided, value;
   };
-  std::vector<Node> stack{{0, 0}};
+  // A node replaced by its two children decides one more bit, so the stack holds at most
+  // one waiting sibling per bit plus the two newest: 33 nodes, never the heap.
+  std::array<Node, 33> stack;
+  size_t depth = 0;
+  stack[depth++] = {0, 0};
   // A node tests every excluded pattern (and looks its value up among the excluded
   // words), so it costs one step per pattern, plus one: the budget then bounds the time
   // a search takes, however many patterns a program piles up.
   const size_t node_cost = 1 + excluded_.size();
-  while (!stack.empty()) {
+  while (depth > 0) {
     if (budget < node_cost) {
       budget = 0;
       return {Witness::Kind::Unknown};
     }
     budget -= node_cost;
-    const Node n = stack.back();
-    stack.pop_back();
+    const Node n = stack[--depth];
     const uint32_t fixed = n.decided | known_mask_;
     const uint32_t value = n.value | known_value_;
     const bool cut =
@@ -123,8 +127,8 @@ WordSet::Witness WordSet::witness(size_t& budget) const {
     const uint32_t open = relevant & ~n.decided;
     if (open == 0) continue;
     const uint32_t bit = uint32_t{1} << (31 - std::countl_zero(open));
-    stack.push_back({n.decided | bit, n.value | bit});
-    stack.push_back({n.decided | bit, n.value});
+    stack[depth++] = {n.decided | bit, n.value | bit};
+    stack[depth++] = {n.decided | bit, n.value};
   }
   return {Witness::Kind::Empty};
 }
