@@ -123,21 +123,11 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     f.ret = run.ret;
     v.findings.push_back(std::move(f));
   }
-  uint32_t last_ret = 0;
-  std::optional<ir::Action> last_decoded = decode_seccomp_ret(last_ret);
-  // Neighbouring numbers mostly share a return value; decode each run of them once.
-  auto decoded = [&](uint32_t ret) -> const std::optional<ir::Action>& {
-    if (ret != last_ret) {
-      last_ret = ret;
-      last_decoded = decode_seccomp_ret(ret);
-    }
-    return last_decoded;
-  };
   // Compares the program's answer `got` for one call with the IR's.
   auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
     ++v.probes;
     const ir::Action want = intent.decide(call);
-    const auto& got = decoded(got_run.ret);
+    const auto got = decode_seccomp_ret(got_run.ret);
     if (got && *got == want) return;
     ++v.mismatches;
     // One finding per call number and ABI, so that the kept ones name distinct calls.
@@ -149,15 +139,15 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // Instructions the probes below ran; past kProbeSteps the rest are skipped and the
   // program refused, so that the second net never costs more than the proof may.
   size_t swept = 0;
-  // The calls of one number, in order, run together (run_bpf_for_calls).
-  auto probe = [&](uint32_t audit, const std::vector<SyscallCall>& calls) {
+  // The argument vectors of one number, in order, run together (run_bpf_for_calls). One
+  // buffer serves every number.
+  std::vector<SeccompData> calls;
+  auto probe = [&](ir::Arch arch) {
     if (swept > kProbeSteps) return;
-    std::vector<SeccompData> data;
-    for (const SyscallCall& call : calls) data.push_back({call.nr, audit, 0, call.args});
-    const auto runs = run_bpf_for_calls(*prog, data);
+    const auto runs = run_bpf_for_calls(*prog, calls);
     for (size_t i = 0; i < calls.size() && swept <= kProbeSteps; ++i) {
       swept += runs[i].executed;
-      check(audit, calls[i], runs[i]);
+      check(calls[i].arch, SyscallCall{arch, calls[i].nr, calls[i].args}, runs[i]);
     }
   };
   // Every value some rule compares with, in every argument at once: a program whose
@@ -177,6 +167,9 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
+  size_t most_vectors = 0;
+  for (const auto& [nr, vectors] : ruled) most_vectors = std::max(most_vectors, vectors.size());
+  calls.reserve(most_vectors + 1 + values.size());
   const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
                                      ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
   // One number on one ABI: first with every argument zero. If that path read no
@@ -192,43 +185,23 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
       for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
       return;
     }
-    std::vector<SyscallCall> calls;
-    for (const auto& a : vectors) calls.push_back({arch, nr, a});
-    calls.push_back({arch, nr, ones});
-    for (uint64_t x : values) calls.push_back({arch, nr, {x, x, x, x, x, x}});
-    probe(audit, calls);
+    calls.clear();
+    for (const auto& a : vectors) calls.push_back({nr, audit, 0, a});
+    calls.push_back({nr, audit, 0, ones});
+    for (uint64_t x : values) calls.push_back({nr, audit, 0, {x, x, x, x, x, x}});
+    probe(arch);
   };
   constexpr uint32_t kNumbers = 1024;
   const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
   const auto x32 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, ir::kX32SyscallBit, kNumbers);
   const auto i386 = run_bpf_for_numbers(*prog, ir::kAuditArchI386, 0, kNumbers);
   const auto aarch64 = run_bpf_for_numbers(*prog, kAuditArchAarch64, 0, kNumbers);
-  // A foreign call whose path read no argument has one answer to compare, and the IR
-  // knows it without a lookup. The three foreign sweeps are three quarters of the calls
-  // and nearly all return one value: the last return seen to match is remembered.
-  const ir::Action foreign = intent.foreign_abi_action();
-  std::optional<uint32_t> foreign_ret;
-  auto probe_foreign = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
-    if (!first.read_arguments) {
-      if (foreign_ret == first.ret) {
-        ++v.probes;
-        return;
-      }
-      const auto got = decode_seccomp_ret(first.ret);
-      if (got && *got == foreign) {
-        foreign_ret = first.ret;
-        ++v.probes;
-        return;
-      }
-    }
-    probe_number(audit, arch, nr, first);
-  };
   for (uint32_t nr = 0; nr < kNumbers; ++nr) {
     probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, x86_64[nr]);
-    probe_foreign(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
-    probe_foreign(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
+    probe_number(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
     // The IR has no name for other arches; like i386 they are foreign.
-    probe_foreign(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
+    probe_number(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
   }
   for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
                       0xc0000000u, 0xffffffffu})
