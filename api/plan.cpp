@@ -62,13 +62,10 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
     out.placeholders = placeholders_of(*p.verified);
     for (const auto& b : p.bind_sources) {
       PlanBind bind{b.fd, b.path, std::nullopt, std::nullopt};
-      for (const auto* list : {&p.verified->read, &p.verified->write, &p.verified->pin,
-                               &p.verified->protect})
-        for (const auto& r : *list)
-          if (r.path == b.path && r.identity && !bind.dev) {
-            bind.dev = r.identity->dev;
-            bind.ino = r.identity->ino;
-          }
+      if (const auto identity = compiler::recorded_identity(*p.verified, b.path)) {
+        bind.dev = identity->dev;
+        bind.ino = identity->ino;
+      }
       out.binds.push_back(std::move(bind));
     }
   }

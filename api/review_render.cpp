@@ -49,6 +49,25 @@ std::string side_text(const DiffSide& s) {
   return s.verdict + (s.reason.empty() ? "" : " — " + s.reason) + " (" + where(s.line) + ")";
 }
 
+// A row that stands for several calls (program_diff folds calls that change alike) names
+// three in its subject; each call is an access of its own, so the reader gets them all.
+bool lists_calls(const Difference& d) { return d.area == "syscalls" && d.paths.size() > 1; }
+
+// "    calls: a, b, c" wrapped before column 100, continued under the first name.
+std::string calls_lines(const std::vector<std::string>& calls) {
+  const std::string head = "    calls: ", indent(head.size(), ' ');
+  std::string out = head, line;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const std::string word = calls[i] + (i + 1 < calls.size() ? "," : "");
+    if (!line.empty() && head.size() + line.size() + 1 + word.size() > 100) {
+      out += line + "\n" + indent;
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
 std::string text(const DiffResult& r) {
   std::string out = heading(r) + ": " + summary(r) + "\n";
   const char* before = r.within ? "ceiling" : "before";
@@ -57,6 +76,7 @@ std::string text(const DiffResult& r) {
     out += "\n" + std::string(d.widening ? "WIDENING " : "narrowing") + "  [" + targets_of(d) + "] " +
            (d.mode.empty() ? "" : d.mode + ": ") + d.area + ": " + what(d) + "\n";
     if (!d.path_class.empty()) out += "    path: " + d.path_class + "\n";
+    if (lists_calls(d)) out += calls_lines(d.paths);
     out += "    " + std::string(before) + ": " + side_text(d.before) + "\n";
     out += "    " + std::string(after) + ": " + side_text(d.after) + "\n";
   }
@@ -127,7 +147,8 @@ std::string markdown(const DiffResult& r) {
     out += "| " + std::string(d.widening ? "**widening**" : "narrowing") + " | " +
            targets_of(d) + " | " + (r.within ? cell(d.mode) + " | " : "") + d.area + " | " +
            (d.operations.empty() ? "" : cell(joined(d.operations)) + " ") + code(d.subject) +
-           (d.path_class.empty() ? "" : "<br>" + cell(d.path_class)) + " | " + side(d.before) +
+           (d.path_class.empty() ? "" : "<br>" + cell(d.path_class)) +
+           (lists_calls(d) ? "<br>calls: " + cell(joined(d.paths)) : "") + " | " + side(d.before) +
            " | " + side(d.after) + " |\n";
   }
   return out;

@@ -13,6 +13,8 @@
 #include "ir/duration.hpp"
 #include "runner/execute.hpp"
 #include "runner/run.hpp"
+#include "runner/status_file.hpp"
+#include "zpolicy/json.hpp"
 #include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy {
@@ -36,6 +38,7 @@ std::optional<runner::RunRequest> runner_request(const RunRequest& request,
   req.workspace = request.workspace;
   req.accept = request.accept;
   req.command = request.command;
+  req.status_file = request.status_file;
   if (request.timeout) {
     auto d = ir::parse_duration(*request.timeout);
     if (auto* ms = std::get_if<std::chrono::milliseconds>(&d))
@@ -112,14 +115,20 @@ RunStatus run_with_status(const RunRequest& request, std::ostream& messages) {
   // wait for. Both execute through runner::execute.
   RunStatus status;
   auto req = runner_request(request, messages);
-  if (!req) {
-    status.exit_code = kExitUsage;
-    return status;
-  }
   runner::RunReport report;
-  status.exit_code = runner::run(*req, messages, &report);
+  if (req) {
+    status.exit_code = runner::run(*req, messages, &report);
+  } else {
+    status.exit_code = kExitUsage;
+    // Nothing ran, so nothing could forge it: the refusal is a status like any other.
+    if (request.status_file)
+      if (auto file = runner::StatusFile::open(*request.status_file, nullptr, messages);
+          auto* opened = std::get_if<runner::StatusFile>(&file))
+        report.status_file.emplace(std::move(*opened));
+  }
   for (const auto& r : report.network_refusals)
     status.network_refusals.push_back({r.host, r.port, r.reason, r.detail});
+  if (report.status_file) report.status_file->write(run_status_json(status), messages);
   return status;
 }
 

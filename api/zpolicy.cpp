@@ -117,7 +117,8 @@ Result verify(const Request& request, Target target, const std::vector<Artifact>
   }
   std::vector<compiler::Artifact> arts;
   for (const auto& a : artifacts) arts.push_back({a.name, a.content, a.binary});
-  const auto findings = compiler::verify_artifacts(*resolved, api::target_of(target), arts);
+  const auto findings = compiler::verify_artifacts(*resolved, api::target_of(target), arts,
+                                                   ir::ArtifactSet::All, true);
   for (const auto& f : findings) result.diagnostics.push_back(api::diagnostic_of(f));
   if (!findings.empty()) result.exit_code = kExitVerify;
   return result;

@@ -1,4 +1,7 @@
 // zpolicy: a thin command line over libzpolicy. Each subcommand lives in its own file.
+#include <fcntl.h>
+
+#include <cerrno>
 #include <iostream>
 #include <map>
 #include <string>
@@ -8,6 +11,21 @@
 #include "zpolicy/version.hpp"
 
 namespace {
+
+// A closed descriptor 0, 1 or 2 would be the number of the next file zpolicy opens (the
+// host run lock, a bind source such as the workspace's directory), which `run` would then
+// hand the sandbox as its stdin or stdout (red team R8-D1). So before anything is opened,
+// each closed one is opened on /dev/null (read-only for 0, write-only for 1 and 2), as the
+// C library does for set-user-ID programs: the command reads end of file, its output is
+// dropped.
+void open_closed_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    // The lowest free number, which is `fd`: every lower one is open by now.
+    const int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (null >= 0 && null != fd) close(null);
+  }
+}
 
 struct Command {
   int (*fn)(const zpolicy::cli::Args&);
@@ -43,6 +61,7 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  open_closed_standard_descriptors();
   if (argc < 2) {
     usage(std::cerr);
     return zpolicy::kExitUsage;

@@ -66,6 +66,14 @@ Refusal refusal(const std::vector<Lint>& refused, const std::vector<Finding>& fi
 
 }  // namespace
 
+std::optional<ir::HostIdentity> recorded_identity(const ir::Resolved& resolved,
+                                                  const std::string& path) {
+  for (const auto* list : {&resolved.read, &resolved.write, &resolved.pin, &resolved.protect})
+    for (const auto& r : *list)
+      if (r.path == path && r.identity) return r.identity;
+  return std::nullopt;
+}
+
 const char* to_string(Backend b) {
   switch (b) {
     case Backend::Bwrap:

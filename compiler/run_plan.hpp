@@ -48,6 +48,11 @@ struct BindSource {
   std::string path;
 };
 
+// The object resolution saw at `path` (a bind source of a plan made from `resolved`), or
+// nullopt when it recorded none.
+std::optional<ir::HostIdentity> recorded_identity(const ir::Resolved& resolved,
+                                                  const std::string& path);
+
 struct RunPlan {
   Backend backend = Backend::Bwrap;
   std::string exe;                // absolute; executed as is

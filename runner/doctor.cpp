@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "compiler/resolve/state_dir.hpp"
 #include "runner/host_run_lock.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/stale_placeholders.hpp"
@@ -196,6 +197,11 @@ HostCheck state_directory() {
   if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
     return {"state-directory", Status::Failed, dir + " is not a private directory owned by this user",
             "", "remove it (`rm -rf " + dir + "`); the next run creates it with mode 0700"};
+  // Another user took the usual name first (red team R7-L1): runs work, in a directory
+  // of another name, but the owner of the name is worth knowing.
+  if (const std::string note = compiler::zpolicy_state_dir_note(); !note.empty())
+    return {"state-directory", Status::Warning, note, "",
+            "ask the owner or root to remove the directory of the usual name"};
   return {"state-directory", Status::Ok, dir, "", ""};
 #else
   return {"state-directory", Status::Info, "none (a macOS run creates no placeholders)", "", ""};

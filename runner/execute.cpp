@@ -188,6 +188,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   StandardStreams streams;
   if (!streams.prepare(why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
+    if (report) report->refused_before_start = true;
     return kExitUsage;
   }
   std::vector<int> payloads;
@@ -307,6 +308,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   close_all();
   if (block[1] >= 0) close(block[1]);
   if (outcome.start_refused) {
+    if (report) report->refused_before_start = true;
     placeholders.cleanup();
     for (int fd : status)
       if (fd >= 0) close(fd);

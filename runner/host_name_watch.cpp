@@ -119,11 +119,11 @@ std::optional<std::string> HostNameWatch::replaced() {
       if (!(e->mask & kEvents) || e->len == 0) continue;
       const std::string name = e->name;  // NUL-padded by the kernel
       for (const auto& w : watches_)
-        if (w.wd == e->wd && w.name.name == name)
-          return join(w.name.directory, name) +
-                 (join(w.name.directory, name) == w.name.protects
-                      ? ""
-                      : " (on the way to " + w.name.protects + ")");
+        if (w.wd == e->wd && w.name.name == name) {
+          const std::string path = join(w.name.directory, name);
+          return path == w.name.protects ? path
+                                         : path + " (on the way to " + w.name.protects + ")";
+        }
     }
   }
 }

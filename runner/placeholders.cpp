@@ -214,13 +214,21 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
 void Placeholders::cleanup() {
   if (record_fd_ < 0) return;
   const std::string dir = state_dir();
+  // The sandbox is gone, so this record protects nothing any more; it is unlocked before
+  // the host run lock is tried. Two runs ending together each try it while the other still
+  // holds it shared: the first fails (and loses its shared hold), the second gets it, and
+  // read the first's record as a live run's as long as it was still locked, so both left
+  // every placeholder behind (red team R8-P1).
+  flock(record_fd_, LOCK_UN);
   // With another run live (possibly another user's, whose records this one cannot read),
   // or without a host run lock this run can trust, the record stays: unlocked, it reads as
   // a dead run's, reconciled by a later run of this user that finds the host quiet (or by
-  // `zpolicy cleanup`).
+  // `zpolicy cleanup`), or by a run of this user ending alone just after.
   if (host_lock_.alone_at_the_end()) {
     FileLock lock(dir + "/lock");
-    auto live = live_paths(read_run_records(dir, record_path_));
+    const auto records = read_run_records(dir, record_path_);
+    auto live = live_paths(records);
+    reconcile_dead(records, live);
     for (const auto& e : entries_)
       if (!live.count(e.path)) restore_access_if_ours({e.path, e.dev, e.ino});
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)

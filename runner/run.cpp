@@ -174,9 +174,21 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 
 int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease);
-  if (const int* refused = std::get_if<int>(&prepared)) return *refused;
-  const auto& plan = std::get<compiler::RunPlan>(prepared);
-  const int status = execute(plan, err, report);
+  const auto* planned = std::get_if<compiler::RunPlan>(&prepared);
+  // A refusal that comes before any plan is a status too: nothing ran that could forge it.
+  if (req.status_file) {
+    auto file = StatusFile::open(*req.status_file, planned, err);
+    if (const int* refused = std::get_if<int>(&file)) return *refused;
+    if (report) report->status_file.emplace(std::get<StatusFile>(std::move(file)));
+  }
+  if (!planned) return std::get<int>(prepared);
+  const auto& plan = *planned;
+  RunReport own;
+  RunReport& observed = report ? *report : own;
+  const int status = execute(plan, err, &observed);
+  // A refusal's status is zpolicy's: the hint would say the command exited with it (red
+  // team R8-S1).
+  if (observed.refused_before_start) return status;
   if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status))
     err << *hint << "\n";
   return status;

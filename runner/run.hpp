@@ -26,6 +26,9 @@ struct RunRequest {
   std::vector<std::string> env;
   std::vector<std::string> accept;  // lint IDs accepted for this run (compiler::check_accepted)
   std::vector<std::string> command;
+  // `run --status-file`: opened by run() (runner/status_file.hpp) before the command starts,
+  // refused when the sandbox could reach it, and handed back in RunReport::status_file.
+  std::optional<std::string> status_file;
 };
 
 // Everything `run` decides before it starts anything: the policy compiled for this host

@@ -2,8 +2,11 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "runner/status_file.hpp"
 
 namespace zpolicy::runner {
 
@@ -20,6 +23,12 @@ struct ProxyRefusal {
 // it (docs/run.md "Run status").
 struct RunReport {
   std::vector<ProxyRefusal> network_refusals;  // sorted, each once
+  // RunRequest::status_file, open since before the command started: the caller writes the
+  // status document into it once the run has ended.
+  std::optional<StatusFile> status_file;
+  // zpolicy refused before the command could start and said so: the status is zpolicy's,
+  // not the command's, even when it is 2 or 3.
+  bool refused_before_start = false;
 };
 
 }  // namespace zpolicy::runner

@@ -12,12 +12,15 @@ namespace zpolicy::runner {
 // link to that object there: opened again inside the sandbox it is checked against the
 // host's mount, not the sandbox's read-only view. So a file redirected to stdin
 // (`< ../task.sh`) could be reopened for writing, and a directory (`< /etc`) walked into.
-// Only what has no such name passes as it is: a pipe, a socket, a terminal, and the
-// memory devices (/dev/null, /dev/zero, /dev/urandom, ...). A regular file on stdin is
-// handed over as a sealed in-memory copy from its current offset; a regular file on
-// stdout or stderr gets a pipe, which this process copies into it. Anything else (a
-// directory, a block device, another character device, a named FIFO) is refused
-// (docs/run.md "Standard input and output").
+// Only what has no such name, and reaches nothing but its other end, passes as it is: a
+// pipe, a connected stream socket, a terminal's own side (not a pseudo-terminal's master),
+// and the memory devices (/dev/null, /dev/zero, /dev/urandom, ...). A regular file on
+// stdin is handed over as a sealed in-memory copy from its current offset (up to 16 MiB;
+// a larger rest through a pipe this process fills); a regular file on stdout or stderr
+// gets a pipe, which this process copies into it. Anything else (a directory, a block
+// device, another character device, a named FIFO, a datagram, listening or unconnected
+// socket, a pseudo-terminal's master) is refused (docs/run.md "Standard input and
+// output").
 class StandardStreams {
  public:
   StandardStreams() = default;

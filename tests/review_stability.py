@@ -8,10 +8,16 @@ Lines that name what the edit adds or removes (its path, its syscall) are the ed
 own; every other changed line is collateral. The target: at most MAX_COLLATERAL
 collateral lines per artifact and edit.
 
+The same corpus is the property test of `diff` and `check --within` (issue 16, "Done
+when"): for each edit, `zpolicy diff ORIGINAL EDITED` lists a widening exactly when the
+edit widens access (DIRECTION below), and exactly when `zpolicy check EDITED --within
+ORIGINAL` fails.
+
 Usage: review_stability.py ZPOLICY [--markdown]
-Prints the table; exits 1 when an edit exceeds the target, 2 on bad usage or a policy
-that does not compile.
+Prints the table; exits 1 when an edit exceeds the target or `diff` and `check --within`
+disagree with the edit's direction, 2 on bad usage or a policy that does not compile.
 """
+import json
 import difflib
 import os
 import re
@@ -128,6 +134,22 @@ NETWORK_OWN = [r"\b(socket|socketpair|connect|accept|sendto|recvfrom|sendmsg|rec
 # a syscall deny merges number intervals, and the optimal tree over them changes shape
 # around the merged interval (bounds and labels of its neighbours).
 EXCEPTIONS = {("large.yaml", "drop the last syscall deny", "seccomp.txt"): 15}
+# What each edit does to access: "widen" (something denied becomes allowed) or "narrow".
+DIRECTION = {
+    "drop the first protected entry": "widen",
+    "drop the last protected entry": "widen",
+    "protect .secrets": "narrow",
+    "write ~/.cache": "widen",
+    "drop the first of several writable roots": "narrow",
+    "deny ~/.kube": "narrow",
+    "drop the first deny root": "widen",
+    "deny syscall mincore": "narrow",
+    "drop the last syscall deny": "widen",
+    "network none -> loopback": "widen",
+    "network loopback -> none": "narrow",
+    "syscall action errno -> kill": "narrow",
+    "mode -> read-only": "narrow",
+}
 EDITS = [
     ("drop the first protected entry", flow_list_edit("protect", drop_first), path_own),
     ("drop the last protected entry", flow_list_edit("protect", drop_last), path_own),
@@ -203,6 +225,40 @@ def changed(before, after, own):
     return total, collateral
 
 
+def review_failures(zpolicy, policy, name, original, edited, unchanged, scratch):
+    """Where `diff` or `check --within` disagree with the edit's direction, in words. An
+    edit that leaves every artifact as it was (`unchanged`: a syscall the mode's baseline
+    denies anyway, the network of a read-only policy) must be no difference."""
+    paths = []
+    for side, text in (("old", original), ("new", edited)):
+        paths.append(os.path.join(scratch, side + ".yaml"))
+        with open(paths[-1], "w") as f:
+            f.write(text)
+    d = subprocess.run([zpolicy, "diff", paths[0], paths[1], "--format", "json"],
+                       capture_output=True, text=True)
+    w = subprocess.run([zpolicy, "check", paths[1], "--within", paths[0]],
+                       capture_output=True, text=True)
+    what = f"{policy} / {name}"
+    if d.returncode == 2 and w.returncode == 2:
+        return []  # the edited policy does not load (read-only with writable roots)
+    if unchanged:
+        if d.returncode == 0 and w.returncode == 0:
+            return []
+        return [f"{what}: the artifacts do not change, but diff exits {d.returncode} and "
+                f"check --within {w.returncode}"]
+    if d.returncode != 1:
+        return [f"{what}: diff exits {d.returncode}, expected 1 (a difference)"]
+    widenings = json.loads(d.stdout)["widenings"]
+    out = []
+    if (widenings > 0) != (DIRECTION[name] == "widen"):
+        out.append(f"{what}: diff lists {widenings} widenings for an edit that should "
+                   f"{DIRECTION[name]} access")
+    if (widenings > 0) != (w.returncode == 3):
+        out.append(f"{what}: diff lists {widenings} widenings but check --within exits "
+                   f"{w.returncode}")
+    return out
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__, file=sys.stderr)
@@ -248,6 +304,8 @@ def main(argv):
                                             f"collateral lines (target {MAX_COLLATERAL})")
                         cells.append(str(total) if collateral == total
                                      else f"{total} ({collateral})")
+                failures += review_failures(zpolicy, policy, name, original, text,
+                                            all(c == "0" for c in cells), scratch)
                 rows.append([policy, name] + cells)
     header = ["policy", "edit"] + [a for names in ARTIFACTS.values() for a in names]
     if markdown:
@@ -261,7 +319,7 @@ def main(argv):
             print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     print(f"\nworst collateral: {worst} lines (target {MAX_COLLATERAL})")
     for f in failures:
-        print("over target: " + f, file=sys.stderr)
+        print("failed: " + f, file=sys.stderr)
     return 1 if failures else 0
 
 

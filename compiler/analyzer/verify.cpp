@@ -94,7 +94,7 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
 }
 
 void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts,
-                  std::vector<Finding>& out) {
+                  SbplBindings bindings, std::vector<Finding>& out) {
   const Artifact* profile = find(arts, "profile.sb");
   const Artifact* params = find(arts, "params.txt");
   if (!profile || !params) {
@@ -107,7 +107,7 @@ void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts,
     out.push_back(malformed(Target::Macos, "params.txt", error));
     return;
   }
-  for (auto& s : verify_sbpl(r, profile->content, *values))
+  for (auto& s : verify_sbpl(r, profile->content, *values, bindings))
     out.push_back({"macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace});
 }
 
@@ -120,14 +120,16 @@ std::vector<std::string> artifact_names(Target target) {
 
 std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
                                       const std::vector<Artifact>& artifacts,
-                                      ir::ArtifactSet set) {
+                                      ir::ArtifactSet set, bool artifacts_from_elsewhere) {
   std::vector<Finding> out;
   if (!ir::is_confined(intent.mode)) return out;
   if (target == Target::Linux) {
     verify_linux_mounts(intent, artifacts, set, out);
     verify_linux_filter(intent, artifacts, set, out);
   } else {
-    verify_macos(intent, artifacts, out);
+    verify_macos(intent, artifacts,
+                 artifacts_from_elsewhere ? SbplBindings::EveryNesting : SbplBindings::EachRootAlone,
+                 out);
   }
   return out;
 }

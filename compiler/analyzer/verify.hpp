@@ -14,9 +14,13 @@ namespace zpolicy::compiler {
 // emitters. Empty: every probe agrees. A missing or unreadable artifact is a finding.
 // `set` says which artifacts must be there: a compiled directory has all of them, a run
 // hands over only the enforced ones.
+// `artifacts_from_elsewhere`: made by another tool, edited by hand, checked in (`zpolicy
+// verify`), rather than just emitted by this build; a portable macOS profile is then also
+// proven with each symbolic root bound inside each other (SbplBindings::EveryNesting).
 std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
                                       const std::vector<Artifact>& artifacts,
-                                      ir::ArtifactSet set = ir::ArtifactSet::All);
+                                      ir::ArtifactSet set = ir::ArtifactSet::All,
+                                      bool artifacts_from_elsewhere = false);
 
 // The Linux artifacts in the two parts bwrap consumes at different times: the mount plan
 // (bwrap.args, bwrap.fds), which it acts on as soon as it starts, and the seccomp filter

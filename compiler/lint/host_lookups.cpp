@@ -94,4 +94,9 @@ const struct stat* HostLookups::stat(const std::string& path) {
   return real ? lstat(*real) : nullptr;
 }
 
+const std::vector<MountEntry>& HostLookups::mounts() {
+  if (!mounts_) mounts_ = read_mountinfo();
+  return *mounts_;
+}
+
 }  // namespace zpolicy::compiler

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "compiler/lint/mount_names.hpp"
+
 namespace zpolicy::compiler {
 
 // One lint pass's view of the host: each path is looked at once (lstat, readlink),
@@ -28,6 +30,8 @@ class HostLookups {
   std::vector<std::string> entries_on_the_way(const std::string& path);
   // stat(2): the object `path` ends at, symlinks followed.
   const struct stat* stat(const std::string& path);
+  // This namespace's mount table (/proc/self/mountinfo), read once.
+  const std::vector<MountEntry>& mounts();
 
  private:
   // The kernel's walk of an absolute path: ".." applies to what is resolved so far, a
@@ -39,6 +43,7 @@ class HostLookups {
 
   std::unordered_map<std::string, std::optional<struct stat>> lstat_;
   std::unordered_map<std::string, std::optional<std::string>> link_, real_;
+  std::optional<std::vector<MountEntry>> mounts_;
 };
 
 }  // namespace zpolicy::compiler

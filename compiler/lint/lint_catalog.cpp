@@ -43,15 +43,18 @@ const std::vector<LintRule>& lint_catalog() {
        "Names such as *_TOKEN, *_KEY, *SECRET*, *PASSWORD*, AWS_* are readable by everything "
        "the sandbox runs; keep them only if the command needs them."},
       {"ZP013", "WritableSystemDirectory", S::Error,
-       "a writable root holds or lies in a system directory (/etc, /usr, /bin, /sbin, /lib*, /boot) "
-       "or in host state root's tools trust (/var/lib, /var/cache, /var/spool, /var/log, /run), "
+       "a writable root is, holds or lies in a system tree (/etc, /usr, /bin, /sbin, /lib*, /boot, "
+       "/opt, /nix, /snap) or in host state root's tools and services trust (/run, /var/lib, "
+       "/var/cache, /var/spool, /var/log, /var/mail, /var/www, /var/backups), is or holds a "
+       "directory that holds disks, services' data or homes (/srv, /mnt, /media, /home, /var), "
        "or is or holds a directory every user shares (/tmp, /var/tmp, /dev/shm, /run/lock, "
-       "/dev/mqueue, any sticky world-writable directory)",
+       "/dev/mqueue, any sticky world-writable directory); bound, by every name bind mounts "
+       "give it",
        "Programs, configuration and state the host runs or reads back, often as root (dpkg "
-       "maintainer scripts, cron jobs), become writable from the sandbox; in a shared "
-       "directory, what other users and programs keep there (sockets, scripts, logs) does, and "
-       "what the sandbox leaves there outlives it. A directory of the run's own below a shared "
-       "one (mktemp -d) is fine."},
+       "maintainer scripts, cron jobs, a web server's code), become writable from the sandbox; "
+       "in a shared directory, what other users and programs keep there (sockets, scripts, "
+       "logs) does, and what the sandbox leaves there outlives it. A directory of the run's "
+       "own below a shared one (mktemp -d), or a project below /srv or /mnt, is fine."},
       {"ZP014", "PublicSuffixWildcard", S::Error,
        "a network allow-list wildcard covers a whole public suffix (*.com, *.co.uk, *.github.io)",
        "Anyone can own a name below a public suffix, so the entry admits anyone: an "

@@ -2,6 +2,7 @@
 
 #include "compiler/lint/host_lookups.hpp"
 #include "compiler/lint/lint_catalog.hpp"
+#include "compiler/lint/mount_names.hpp"
 #include "compiler/lint/network_lint.hpp"
 
 #include <pwd.h>
@@ -229,11 +230,41 @@ std::vector<std::pair<std::string, std::string>> account_homes() {
   return out;
 }
 
+// The trees the host's programs, services and package manager own (what root runs, what
+// services read, what they keep): a writable root that is, holds or lies in one is ZP013.
+// docs/lints.md "ZP013" lists the same.
 const std::vector<std::string>& system_directories() {
   static const std::vector<std::string> v = {
-      "/bin", "/boot", "/etc",       "/lib",     "/lib32",  "/lib64",    "/libx32",
-      "/run", "/sbin", "/usr", "/var/cache", "/var/lib", "/var/log", "/var/spool"};
+      "/Applications", "/Library",     "/System",   "/bin",      "/boot",       "/etc",
+      "/lib",          "/lib32",       "/lib64",    "/libx32",   "/nix",        "/opt",
+      "/private/etc",  "/run",         "/sbin",     "/snap",     "/usr",        "/var/backups",
+      "/var/cache",    "/var/lib",     "/var/local", "/var/log", "/var/mail",   "/var/opt",
+      "/var/spool",    "/var/www"};
   return v;
+}
+
+// The directories that hold other filesystems, services' data and accounts' homes by
+// convention: a writable root that is or holds one is ZP013 (it holds what every service
+// and disk keeps there); a directory below one is a project of its own (`/srv/app`, a disk
+// mounted at `/mnt/data`, WSL's `/mnt/c/src`).
+const std::vector<std::string>& system_containers() {
+  static const std::vector<std::string> v = {"/Users", "/Volumes", "/home", "/media",
+                                             "/mnt",   "/private/var", "/srv", "/var"};
+  return v;
+}
+
+// How a writable root that is `name` relates to a system directory ("lies in system
+// directory '/etc'"), or none.
+std::optional<std::string> system_relation(const std::string& name) {
+  for (const auto& sys : system_directories()) {
+    if (ir::path_within(sys, name)) return "lies in system directory '" + sys + "'";
+    if (ir::path_within(name, sys)) return "holds system directory '" + sys + "'";
+  }
+  for (const auto& dir : system_containers())
+    if (ir::path_within(name, dir))
+      return (name == dir ? "is '" : "holds '") + dir +
+             "', which holds other filesystems, services' data or accounts' homes";
+  return std::nullopt;
 }
 
 // The directories every user of a host shares, by convention sticky and world-writable:
@@ -418,16 +449,28 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
                                                             : binder.bind(w.value);
       if (!bound) continue;
       const std::string& root = *bound;
-      bool system = false;
-      for (const auto& sys : system_directories())
-        if (ir::path_within(root, sys) || ir::path_within(sys, root)) {
-          add("ZP013", S::Error, w.loc,
-              "writable root '" + root + "' " +
-                  (ir::path_within(sys, root) ? "lies in" : "holds") + " system directory '" + sys +
-                  "': programs and configuration the host runs become writable");
-          system = true;
-          break;
-        }
+      // By every name the root has: the one it was given, the ones bind mounts give it,
+      // and those of the writable mounts below it, which a bind of it binds too.
+      std::optional<std::string> why = system_relation(root);
+      if (!why && ctx.host) {
+        const auto& table = look.mounts();
+        const std::string real = look.realpath(root).value_or(root);
+        for (const auto& name : other_names(real, table))
+          if (auto r = system_relation(name)) {
+            why = "is '" + name + "' through a bind mount, which " + *r;
+            break;
+          }
+        for (const auto& below : writable_mounts_below(real, table))
+          for (const auto& name : below.names)
+            if (auto r = !why ? system_relation(name) : std::nullopt)
+              why = "holds the mount at '" + below.point + "' (the host's '" + name + "'), which " + *r;
+      }
+      const bool system = why.has_value();
+      if (system)
+        add("ZP013", S::Error, w.loc,
+            "writable root '" + root + "' " + *why +
+                ": programs, configuration and data the host relies on become writable; give "
+                "the run a directory of its own, or --accept ZP013");
       if (system) continue;
       // A directory below a shared one (`mktemp -d`) is the run's own: only the shared
       // directory itself, or a root above one, is refused (red team R6-W1).

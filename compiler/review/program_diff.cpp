@@ -416,7 +416,7 @@ constexpr size_t kMaxCells = size_t{1} << 12;
 
 std::string too_complex(size_t limit, const char* what) {
   return "too complex to compare exactly: more than " + std::to_string(limit) + " " + what +
-         " (the programs tell calls apart by different words); compare each with the policy "
+         " (the programs tell calls apart by words other than the number); compare each with the policy "
          "(zpolicy verify) instead";
 }
 

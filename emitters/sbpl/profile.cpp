@@ -97,17 +97,27 @@ class Builder {
     // The directories above a protected path or a deny root, inside a writable root: a
     // rename of one would carry the path away from its rule. A symbolic writable root may
     // be bound anywhere, so above a concrete path every directory but "/" may lie inside
-    // one (docs/verify.md, "Portable profiles").
-    const bool symbolic_root = std::any_of(write_.begin(), write_.end(),
-                                           [](const Named& w) { return w.value.starts_with("${"); });
+    // one, and so may every directory under another symbolic root, that root's own
+    // included (`${HOME}` inside `${TMPDIR}`; docs/verify.md, "Portable profiles" and
+    // "Nested symbolic roots").
+    auto variable = [](std::string_view path) {
+      return path.starts_with("${") ? path.substr(0, path.find('}') + 1) : std::string_view();
+    };
+    std::unordered_set<std::string_view> writable_variables;
+    for (const auto& w : write_)
+      if (!variable(w.value).empty()) writable_variables.insert(variable(w.value));
+    auto may_be_writable = [&](std::string_view a) {
+      if (a == "/" || writable_variables.empty()) return false;
+      const std::string_view own = variable(a);
+      return own.empty() || writable_variables.size() > 1 || !writable_variables.contains(own);
+    };
     std::vector<const Named*> guarded;
     for (const auto& p : protect_) guarded.push_back(&p);
     for (const auto& d : deny_) guarded.push_back(&d);
     for (const Named* g : guarded) {
       const Named& p = *g;
       for (auto a = parent_of(p.value); a; a = parent_of(*a)) {
-        const bool may_be_writable = symbolic_root && a->starts_with('/') && *a != "/";
-        if (!within_any(writable, *a) && !may_be_writable) break;
+        if (!within_any(writable, *a) && !may_be_writable(*a)) break;
         if (within_any(protected_paths, *a) || known.contains(*a)) continue;
         known.insert(*a);
         ancestors.push_back(*a);

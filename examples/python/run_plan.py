@@ -11,8 +11,10 @@ import fcntl
 import json
 import os
 import signal
+import socket
 import stat
 import sys
+import termios
 import threading
 import time
 
@@ -38,32 +40,93 @@ def relay(src, dst):
     os.close(src)
 
 
+# /dev/null, /dev/zero, /dev/full, /dev/random, /dev/urandom: devices that name nothing of
+# the host (not /dev/mem, /dev/kmsg or a disk).
+MEMORY_DEVICES = {(1, 3), (1, 5), (1, 7), (1, 8), (1, 9)}
+# At most this much of a file on stdin is held in memory; a larger rest goes through a pipe.
+COPY_LIMIT = 16 << 20
+TIOCGPTN = getattr(termios, "TIOCGPTN", 0x80045430)
+
+
+def reaches_only_its_peer(fd, st):
+    """Whether descriptor `fd` may pass as it is: it has no name on a host mount, and it
+    reaches nothing but its other end (red team R7-D1, R8-D2, R8-D4)."""
+    if stat.S_ISSOCK(st.st_mode):
+        # A datagram socket takes an address with every sendmsg (seccomp cannot see it), a
+        # listening one accepts host connections, an unconnected stream socket connects
+        # through sendmsg's MSG_FASTOPEN: only a connected stream socket passes.
+        s = socket.socket(fileno=fd)
+        try:
+            s.getpeername()
+            return (s.type in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET) and
+                    not s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
+        except OSError:
+            return False
+        finally:
+            s.detach()
+    if stat.S_ISCHR(st.st_mode):
+        if os.isatty(fd):
+            try:  # a pseudo-terminal's master: writing to it types into the other side
+                fcntl.ioctl(fd, TIOCGPTN, b"\0" * 4)
+                return False
+            except OSError:
+                return True
+        return (os.major(st.st_rdev), os.minor(st.st_rdev)) in MEMORY_DEVICES
+    if stat.S_ISFIFO(st.st_mode):  # an anonymous pipe; a named FIFO lives on a host mount
+        return os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:")
+    return False
+
+
+def feed(copy, src, dst):
+    """Writes the memfd `copy`, then the rest of `src`, into the pipe `dst`; a command that
+    stops reading ends it."""
+    try:
+        for source in (copy, src):
+            while chunk := os.read(source, 65536):
+                view = memoryview(chunk)
+                while view:
+                    view = view[os.write(dst, view):]
+    except BrokenPipeError:
+        pass
+    os.close(copy)
+    os.close(dst)
+
+
 def sandbox_stdio():
-    """Descriptors 0-2 as the sandbox may hold them (red team R7-D1). An open file keeps the
-    host's mount, and /proc/self/fd/N leads back to it: a file given read-only on stdin could
-    be opened again for writing, a directory walked. A pipe, a socket or a character device
-    (a terminal) passes as it is; a regular file on stdin becomes a sealed memfd copy of
-    what is left to read, one on stdout or stderr a pipe this process copies into it;
-    anything else is refused. Returns (payloads, relay threads)."""
+    """Descriptors 0-2 as the sandbox may hold them (red team R7-D1, R8-D1..D4). An open
+    file keeps the host's mount, and /proc/self/fd/N leads back to it: a file given
+    read-only on stdin could be opened again for writing, a directory walked. What has no
+    such name and reaches only its other end passes as it is (reaches_only_its_peer); a
+    regular file on stdin becomes a sealed memfd copy of what is left to read (up to
+    COPY_LIMIT, a larger rest through a pipe), one on stdout or stderr a pipe this process
+    copies into it; anything else is refused. Returns (payloads, relay threads)."""
     payloads, relays = [], []
     for fd in (0, 1, 2):
         try:
-            mode = os.fstat(fd).st_mode
+            st = os.fstat(fd)
         except OSError:
-            continue  # closed: nothing to reach
-        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode):
+            continue  # closed: main() opened /dev/null on it, so it cannot be
+        if reaches_only_its_peer(fd, st):
             continue
-        if not stat.S_ISREG(mode):
-            refuse(f"descriptor {fd} is a directory or device of the host, which the sandbox "
-                   "could open again through /proc/self/fd")
+        if not stat.S_ISREG(st.st_mode):
+            refuse(f"descriptor {fd} is a directory, a device, a named FIFO, a socket that is "
+                   "not a connected stream or a pseudo-terminal's master: the sandbox could "
+                   "reach the host through it")
         if fd == 0:
             copy = os.memfd_create("stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
-            while chunk := os.read(0, 65536):
+            held = 0
+            while held <= COPY_LIMIT and (chunk := os.read(0, 65536)):
                 os.write(copy, chunk)
+                held += len(chunk)
             os.lseek(copy, 0, os.SEEK_SET)
-            fcntl.fcntl(copy, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW |
-                        fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
-            payloads.append((copy, 0))
+            if held <= COPY_LIMIT:
+                fcntl.fcntl(copy, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW |
+                            fcntl.F_SEAL_WRITE | fcntl.F_SEAL_SEAL)
+                payloads.append((copy, 0))
+            else:
+                r, w = os.pipe2(os.O_CLOEXEC)
+                payloads.append((r, 0))
+                relays.append(threading.Thread(target=feed, args=(copy, 0, w), daemon=True))
         else:
             r, w = os.pipe2(os.O_CLOEXEC)
             payloads.append((w, fd))
@@ -271,7 +334,20 @@ def child_pid(status_r, seen):
     return None, seen
 
 
+def open_closed_standard_descriptors():
+    """A closed 0, 1 or 2 would be the number of the next file this process opens (the
+    plan, a bind source), which would then reach the sandbox in its place (red team
+    R8-D1): each is opened on /dev/null first, as `zpolicy run` does."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open("/dev/null", os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            os.set_inheritable(null, True)
+
+
 def main():
+    open_closed_standard_descriptors()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
     if plan.get("zpolicy_plan") != 2:

@@ -302,6 +302,10 @@ struct RunRequest {
   std::vector<std::string> env;
   std::vector<std::string> accept;         // error-level lints accepted for this run
   std::vector<std::string> command;        // command[0] is found with the sandbox's PATH
+  // run_with_status() writes the run's status document (run_status_json) here at the end,
+  // as `run --status-file` does: opened before the command starts, and refused (exit 2,
+  // nothing ran) when the sandbox could reach it (docs/run.md "Run status").
+  std::optional<std::string> status_file;
 };
 
 // Runs the command and returns DESIGN.md's exit status: the command's own, or zpolicy's

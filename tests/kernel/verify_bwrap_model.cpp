@@ -1,5 +1,3 @@
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +8,7 @@
 #include <sstream>
 
 #include "../unit/verify_bwrap_fixture.hpp"
+#include "bwrap_script_run.hpp"
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/probes.hpp"
@@ -23,16 +22,6 @@ using namespace zpolicy::compiler;
 using test::Option;
 
 namespace {
-
-constexpr const char* kBwrap = "/usr/bin/bwrap";
-
-std::string substitute(std::string s, const std::string& root) {
-  for (auto [var, dir] : {std::pair{"${WORKSPACE}", "/w"}, std::pair{"${HOME}", "/h"}}) {
-    for (size_t at = s.find(var); at != std::string::npos; at = s.find(var))
-      s.replace(at, std::string(var).size(), root + dir);
-  }
-  return s;
-}
 
 void make_layout(const std::string& root) {
   for (const char* d :
@@ -52,36 +41,10 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 // Runs `script` in the sandbox built from `argv`, optionally as nobody, and returns
 // its standard output.
 std::string run(const std::vector<Option>& argv, const std::string& script, bool as_nobody) {
-  std::vector<std::string> args;
-  if (as_nobody) args = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-  args.push_back(kBwrap);
-  for (const auto& o : argv) args.insert(args.end(), o.begin(), o.end());
-  args.insert(args.end(), {"--", "/bin/sh", "-c", script});
-  int out[2];
-  BOOST_TEST_REQUIRE(pipe(out) == 0);
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], 1);
-    int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 2);
-    close(out[0]);
-    std::vector<char*> cargv;
-    for (auto& a : args) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    execv(cargv[0], cargv.data());
-    _exit(127);
-  }
-  close(out[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
-    text.append(buf, static_cast<size_t>(n));
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  BOOST_TEST_REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0),
-                     "bwrap failed with status " << status << ", output: " << text);
-  return text;
+  const auto r = tests::kernel::run_script_in_bwrap(argv, script, as_nobody);
+  BOOST_TEST_REQUIRE((WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0),
+                     "bwrap failed with status " << r.status << ", output: " << r.output);
+  return r.output;
 }
 
 struct Check {
@@ -131,7 +94,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
   for (const auto& o : argv_symbolic) {
     if (o.front() == "--seccomp") continue;  // no filter descriptor here; not a mount
     Option b;
-    for (const auto& a : o) b.push_back(substitute(a, root));
+    for (const auto& a : o) b.push_back(tests::kernel::bind_scratch_roots(a, root));
     argv.push_back(b);
   }
   auto parsed = parse_bwrap_args(test::render(argv));
@@ -142,7 +105,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
 
   ir::Resolved bound = test::workspace_policy();
   for (auto* list : {&bound.read, &bound.write, &bound.pin, &bound.protect, &bound.deny})
-    for (auto& rp : *list) rp.path = substitute(rp.path, root);
+    for (auto& rp : *list) rp.path = tests::kernel::bind_scratch_roots(rp.path, root);
   // Creations and deletions are ordered so that no check sees another's effect.
   std::vector<Check> checks;
   const Intent intent(bound);
@@ -202,7 +165,7 @@ std::vector<Option> without(std::vector<Option> argv, const Option& drop) {
 BOOST_AUTO_TEST_SUITE(verify_bwrap_model)
 
 BOOST_AUTO_TEST_CASE(the_mount_table_predicts_the_kernel) {
-  BOOST_TEST_REQUIRE(fs::exists(kBwrap));
+  BOOST_TEST_REQUIRE(fs::exists(tests::kernel::kBwrapPath));
   const std::string w = "${WORKSPACE}";
   const auto golden = test::workspace_argv();
   auto env_writable = golden;

@@ -7,9 +7,7 @@
 // seen in its output, what it wrote in the scratch tree afterwards. Every mutant that
 // the kernel lets read a denied file, or change anything the policy keeps read-only,
 // must be one that `verify_bwrap` refuses.
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 #include <set>
 
 #include "../unit/verify_bwrap_fixture.hpp"
+#include "bwrap_script_run.hpp"
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 
 namespace fs = std::filesystem;
@@ -30,17 +29,9 @@ using test::Option;
 
 namespace {
 
-constexpr const char* kBwrap = "/usr/bin/bwrap";
 // The denied files' contents: seen in the probe's output, they were read.
 const std::map<std::string, std::string> kSecrets = {{"/h/.ssh/id", "zp-secret-ssh"},
                                                      {"/h/.aws/credentials", "zp-secret-aws"}};
-
-std::string bind_root(std::string s, const std::string& root) {
-  for (auto [var, dir] : {std::pair{"${WORKSPACE}", "/w"}, std::pair{"${HOME}", "/h"}})
-    for (size_t at = s.find(var); at != std::string::npos; at = s.find(var))
-      s.replace(at, std::string(var).size(), root + dir);
-  return s;
-}
 
 // The host side: a workspace with protected entries, a home with the deny roots, and a
 // directory the policy only lets read. Everything is open to every user, so that only
@@ -111,34 +102,11 @@ struct Outcome {
 
 // One bwrap, as the caller or as nobody. A mutant bwrap refuses to set up is no access.
 Outcome run_bwrap(const std::vector<Option>& argv, const std::string& script, bool as_nobody) {
-  std::vector<std::string> args;
-  if (as_nobody) args = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
-  args.push_back(kBwrap);
+  std::vector<Option> options;
   for (const auto& o : argv)
-    if (o.front() != "--seccomp") args.insert(args.end(), o.begin(), o.end());
-  args.insert(args.end(), {"--", "/bin/sh", "-c", script});
-  int out[2];
-  BOOST_TEST_REQUIRE(pipe(out) == 0);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(out[1], 1);
-    const int devnull = open("/dev/null", O_WRONLY);
-    dup2(devnull, 2);
-    close(out[0]);
-    std::vector<char*> cargv;
-    for (auto& a : args) cargv.push_back(a.data());
-    cargv.push_back(nullptr);
-    execv(cargv[0], cargv.data());
-    _exit(127);
-  }
-  close(out[1]);
+    if (o.front() != "--seccomp") options.push_back(o);
   Outcome o;
-  char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
-    o.output.append(buf, static_cast<size_t>(n));
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  o.output = tests::kernel::run_script_in_bwrap(options, script, as_nobody).output;
   o.ran = o.output.find("zp-probe-finished") != std::string::npos;
   return o;
 }
@@ -165,14 +133,14 @@ ir::Resolved bound_policy(const std::string& root) {
   r.portable = false;
   for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})
     for (auto& rp : *list) {
-      rp.path = bind_root(rp.path, root);
+      rp.path = tests::kernel::bind_scratch_roots(rp.path, root);
       std::error_code ec;
       const auto st = fs::symlink_status(rp.path, ec);
       rp.kind = st.type() == fs::file_type::directory ? ir::HostKind::Directory
                 : st.type() == fs::file_type::regular ? ir::HostKind::File
                                                       : ir::HostKind::Missing;
     }
-  r.cwd = bind_root(r.cwd, root);
+  r.cwd = tests::kernel::bind_scratch_roots(r.cwd, root);
   return r;
 }
 
@@ -277,7 +245,7 @@ std::vector<Mutant> mutants() {
 BOOST_AUTO_TEST_SUITE(verify_bwrap_kernel_referee)
 
 BOOST_AUTO_TEST_CASE(every_mutant_the_kernel_lets_escape_is_refused_by_verify) {
-  BOOST_TEST_REQUIRE(fs::exists(kBwrap));
+  BOOST_TEST_REQUIRE(fs::exists(tests::kernel::kBwrapPath));
   std::vector<bool> callers = {false};
   if (geteuid() == 0 && fs::exists("/usr/bin/setpriv")) callers.push_back(true);
   // Not below /tmp: the sandbox's private /tmp would hide it.
@@ -297,7 +265,7 @@ BOOST_AUTO_TEST_CASE(every_mutant_the_kernel_lets_escape_is_refused_by_verify) {
       std::vector<Option> argv;
       for (const auto& o : m.argv) {
         Option b;
-        for (const auto& a : o) b.push_back(fs::path(bind_root(a, root)).lexically_normal().string());
+        for (const auto& a : o) b.push_back(fs::path(tests::kernel::bind_scratch_roots(a, root)).lexically_normal().string());
         argv.push_back(b);
       }
       // "/a/b/" from lexically_normal of "/a/b/." never occurs: every path is absolute.

@@ -1,5 +1,6 @@
 // Policy lints (docs/lints.md): one policy per lint ID that trips exactly that lint, with
 // its severity and location, and no lint at all on the golden policies.
+#include "compiler/lint/mount_names.hpp"
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/lint/lint_catalog.hpp"
 
@@ -58,7 +59,7 @@ BOOST_AUTO_TEST_CASE(zp001_protected_path_under_no_writable_root) {
 }
 
 BOOST_AUTO_TEST_CASE(zp001_not_for_a_protected_path_inside_a_writable_root) {
-  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv]\n  protect: [/srv/keys]\n").empty());
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/data]\n  protect: [/data/keys]\n").empty());
 }
 
 BOOST_AUTO_TEST_CASE(zp002_nested_writable_root) {
@@ -249,10 +250,44 @@ BOOST_AUTO_TEST_CASE(zp012_secret_looking_names_kept) {
 BOOST_AUTO_TEST_CASE(zp013_writable_system_directories) {
   for (const char* root : {"/etc", "/usr/local/bin", "/usr", "/lib64", "/boot/efi",
                            "/var/lib/dpkg/info", "/var/spool/cron", "/var/cache/debconf",
-                           "/var/log", "/var"})
+                           "/var/log", "/var",
+                           // Round 8 (R8-W1): the rest of the system trees, and the directories
+                           // that hold disks, services' data and homes, themselves.
+                           "/opt", "/opt/app/bin", "/var/www/html", "/var/mail", "/var/backups",
+                           "/var/opt", "/var/local", "/nix/var", "/snap", "/srv", "/mnt",
+                           "/media", "/home", "/Volumes", "/Library/LaunchDaemons"})
     expect_one(lints_of(kHead + "filesystem:\n  write: [\"" + std::string(root) + "\"]\n"),
                "ZP013", ir::Severity::Error, 4, 11);
-  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv, /opt/build, /usrdata, /varlib]\n").empty());
+  // Below a directory that holds disks and services' data lies a project of its own.
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [/srv/app, /mnt/data/src, /media/usb/w, "
+                              "/home/u/ws, /usrdata, /varlib, /optx, /srvx]\n")
+                 .empty());
+}
+
+// R8-W1: bound, a writable root is judged by every name the mounts give it: a bind mount of
+// a system directory under another name, and a writable mount of one below it.
+BOOST_AUTO_TEST_CASE(zp013_names_through_bind_mounts) {
+  const auto table = compiler::parse_mountinfo(
+      "22 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+      "30 22 254:0 /usr/local /srv/ul rw,relatime - ext4 /dev/vda rw\n"
+      "31 22 254:0 /etc /w/ws/etc rw,relatime - ext4 /dev/vda rw\n"
+      "32 22 254:0 /usr /w/ws/usr-ro ro,relatime - ext4 /dev/vda rw\n"
+      "33 22 0:40 / /w/ws/cache rw,relatime - tmpfs tmpfs rw\n"
+      "34 22 254:0 /home/u/my\\040dir /w/s\\040p rw,relatime - ext4 /dev/vda rw\n");
+  BOOST_TEST(compiler::other_names("/srv/ul/bin", table) ==
+                 (std::vector<std::string>{"/usr/local/bin", "/w/ws/usr-ro/local/bin"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(compiler::other_names("/w/s p/x", table) ==
+                 (std::vector<std::string>{"/home/u/my dir/x"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(compiler::other_names("/home/u/ws", table).empty());
+  const auto below = compiler::writable_mounts_below("/w/ws", table);
+  std::vector<std::string> got;
+  for (const auto& b : below)
+    for (const auto& n : b.names) got.push_back(b.point + "=" + n);
+  BOOST_TEST(got == (std::vector<std::string>{"/w/ws/etc=/etc", "/w/ws/etc=/w/ws/etc",
+                                              "/w/ws/cache=/w/ws/cache"}),
+             boost::test_tools::per_element());
 }
 
 // Red team R6-W1: the directories every user shares, by name (portable too) and, bound,

@@ -209,4 +209,47 @@ BOOST_AUTO_TEST_CASE(diff_artifacts_fails_on_a_hidden_widening) {
   BOOST_TEST(r.out.find(" when arg0 low word == 0x1092") != std::string::npos, r.out);
 }
 
+// A row that folds calls names three in its subject; text and Markdown list every one of
+// them after it (docs/review.md "Artifacts"), the JSON in `paths`.
+BOOST_AUTO_TEST_CASE(a_row_of_many_calls_lists_every_call_in_text_and_markdown) {
+  test::Cli cli;
+  const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/";
+  for (const char* side : {"old", "new"}) {
+    cli.dir.write(std::string(side) + "/bwrap.args", test::slurp(golden + "bwrap.args"));
+    cli.dir.write(std::string(side) + "/seccomp.txt", test::slurp(golden + "seccomp.txt"));
+  }
+  cli.dir.write("old/seccomp.bpf", golden_bytes());
+  const auto edited = prefixed({ld_abs(8), jeq(0, 1, 0), ret(kAllow)}, golden_program());
+  std::string bytes(edited.size() * sizeof(BpfInsn), '\0');
+  std::memcpy(bytes.data(), edited.data(), bytes.size());
+  cli.dir.write("new/seccomp.bpf", bytes);
+  const auto rows = diff(golden_program(), edited);
+  const auto folded = std::find_if(rows.begin(), rows.end(), [](const Difference& d) {
+    return d.subject.find(" calls (") != std::string::npos &&
+           std::find(d.paths.begin(), d.paths.end(), "ptrace") != d.paths.end();
+  });
+  BOOST_TEST_REQUIRE((folded != rows.end()));
+  const auto text = cli.run({"diff", "--artifacts", "old", "new"});
+  BOOST_TEST(text.exit_code == 1, text.out + text.err);
+  const auto at = text.out.find(folded->subject);
+  BOOST_TEST_REQUIRE(at != std::string::npos, text.out);
+  const auto listing = text.out.find("\n    calls: " + folded->paths.front() + ", ", at);
+  BOOST_TEST_REQUIRE(listing != std::string::npos, text.out);
+  const auto end = text.out.find("\n    before: ", listing);
+  const std::string block = text.out.substr(listing, end - listing);
+  size_t longest = 0;
+  for (size_t from = 1, nl; from < block.size(); from = nl + 1) {
+    nl = std::min(block.find('\n', from), block.size());
+    longest = std::max(longest, nl - from);
+  }
+  BOOST_TEST(longest <= 100u, block);
+  const auto markdown = cli.run({"diff", "--artifacts", "old", "new", "--format", "markdown"});
+  for (const auto& call : folded->paths) {
+    BOOST_TEST((" " + block + ",").find(" " + call + ",") != std::string::npos, call);
+    const bool listed = markdown.out.find(" " + call + ",") != std::string::npos ||
+                        markdown.out.find(" " + call + " |") != std::string::npos;
+    BOOST_TEST(listed, call);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

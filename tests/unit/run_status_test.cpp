@@ -2,10 +2,12 @@
 // run_status_json, what a harness reads to tell a network refusal from a failure.
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
+#include <sstream>
 
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 #include "zpolicy/json.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 namespace {
 
@@ -67,6 +69,23 @@ BOOST_AUTO_TEST_CASE(run_writes_the_command_status_to_the_status_file) {
   r = zpolicy_cli(dir, {"run", "--mode", "sideways", "--status-file", dir.str() + "/status.json",
                         "--", "/bin/true"});
   BOOST_TEST(r.exit_code == 2, r.err);
+  BOOST_TEST(parsed(dir, "status.json") ==
+             "['exit_code', 'network_refusals', 'zpolicy_run_status'] 1 2\n");
+}
+
+// An embedder gets the same document through the API, without a zpolicy process.
+BOOST_AUTO_TEST_CASE(run_with_status_writes_the_status_file_of_the_request) {
+  zpolicy::test::TempDir dir;
+  zpolicy::RunRequest request;
+  request.policy_file = dir.write("unconfined.yaml", kUnconfined);
+  request.status_file = dir / "status.json";
+  request.command = {"/bin/sh", "-c", "exit 5"};
+  std::ostringstream messages;
+  BOOST_TEST(zpolicy::run_with_status(request, messages).exit_code == 5, messages.str());
+  BOOST_TEST(parsed(dir, "status.json") ==
+             "['exit_code', 'network_refusals', 'zpolicy_run_status'] 1 5\n");
+  request.mode = "sideways";
+  BOOST_TEST(zpolicy::run_with_status(request, messages).exit_code == 2, messages.str());
   BOOST_TEST(parsed(dir, "status.json") ==
              "['exit_code', 'network_refusals', 'zpolicy_run_status'] 1 2\n");
 }

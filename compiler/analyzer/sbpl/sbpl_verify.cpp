@@ -12,6 +12,7 @@
 
 #include "compiler/analyzer/intent.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/sbpl/sbpl_subset.hpp"
 
 namespace zpolicy::compiler {
@@ -470,11 +471,20 @@ void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
   }
 }
 
+// A proof of one nested binding (prove_nested): the root bound to `place`, a path at or
+// below the other root `outer`. Only the paths whose answers the binding can change are
+// probed: `place` and the paths below it, and `outer` itself when it now holds the bound
+// root's protected paths or deny roots (docs/verify.md, "Nested symbolic roots").
+struct NestedScope {
+  std::string_view outer, place;
+  bool outer_too = false;
+};
+
 // The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
 // SBPL proof"): every probe path with every file operation, then the network, the Mach
-// services and the other processes.
+// services and the other processes; with `scope`, only its paths.
 void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplParams& values,
-           std::vector<SbplFinding>& findings) {
+           std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
   SbplTargetQuery path_query(
       profile, values, [] {
         std::vector<std::string> names;
@@ -511,10 +521,20 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
                                  "the SBPL subset zpolicy emits", err->message));
     return;
   }
+  if (scope) {
+    // The regions outside the scope are not probed: their names cut nothing inside it.
+    auto& paths = std::get<ArtifactNames>(names).paths;
+    std::erase_if(paths, [&](std::string_view p) { return !text_within(scope->place, p); });
+    paths.push_back(scope->place);
+    paths.push_back(scope->outer);
+  }
   const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   for_each_probe(
       policy, intent, std::get<ArtifactNames>(names),
       [&](std::string_view path, PathTable::Id id) {
+        if (scope && !(scope->outer_too && path == scope->outer) &&
+            !text_within(scope->place, path))
+          return;
         const auto allowed = path_query.allowed(path);
         // Each operation of the intent once, whichever Seatbelt operations share it.
         std::array<std::optional<Expect>, static_cast<size_t>(FsOp::Exec) + 1> verdicts;
@@ -527,6 +547,7 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
         }
       },
       [&](std::string_view op, std::string_view target, const Expectation& v) {
+        if (scope) return;  // no binding changes what the profile says of them
         unsigned allowed = 0;
         auto decisions = decide_all_models(profile, op, target, values, false);
         for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
@@ -543,6 +564,114 @@ std::string rebind(std::string_view text, std::string_view root, std::string_vie
   if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
     return std::string(text);
   return std::string(place) + std::string(text.substr(root.size()));
+}
+
+// See prove_nested.
+constexpr size_t kMaxNestedWork = size_t{1} << 20;
+
+// The symbolic roots (`${HOME}`) the parameters' values and the policy's paths start
+// with, sorted.
+std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplParams& values) {
+  std::vector<std::string> roots;
+  auto root_of = [&](std::string_view text) {
+    if (text.starts_with("${") && text.find('}') != std::string_view::npos)
+      roots.emplace_back(text.substr(0, text.find('}') + 1));
+  };
+  for (const auto& [name, value] : values) root_of(value);
+  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group) root_of(p.path);
+  std::sort(roots.begin(), roots.end());
+  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  return roots;
+}
+
+// `policy` with the symbolic root `root` bound to `place`.
+ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
+  ir::Resolved bound = policy;
+  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+    for (auto& p : *group) p.path = rebind(p.path, root, place);
+  return bound;
+}
+// `values` likewise; the values that change are kept in `texts`, which the returned
+// table views, as it views the others where `values` does.
+SbplParams rebound(const SbplParams& values, std::string_view root, std::string_view place,
+                   std::vector<std::string>& texts) {
+  texts.clear();
+  for (const auto& [name, value] : values)
+    if (text_within(root, value)) texts.push_back(rebind(value, root, place));
+  SbplParams out;
+  out.reserve(values.size());
+  size_t next = 0;
+  for (const auto& [name, value] : values)
+    out.insert(name, text_within(root, value) ? std::string_view(texts[next++]) : value);
+  return out;
+}
+
+// Each symbolic root bound inside each other one (docs/verify.md, "Nested symbolic
+// roots"): `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, or both the
+// same directory. nested_bindings() gives one place of each class of places the profile
+// and the policy cannot tell apart; each is proved where the binding can change an
+// answer. The first binding with findings is reported, each finding naming it.
+void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
+                  const SbplProfile& profile, const SbplParams& values,
+                  std::vector<SbplFinding>& findings) {
+  const std::vector<std::string> roots = symbolic_roots(policy, values);
+  if (roots.size() < 2) return;
+  auto nested = nested_bindings(policy, profile, roots);
+  if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
+    findings.push_back(malformed({"profile.sb"}, "profile.sb",
+                                 "at most " + std::to_string(kMaxNestedClasses) +
+                                     " kinds of place where one symbolic root of a portable "
+                                     "profile can lie inside another, " +
+                                     std::to_string(kMaxNestedProofs) + " in all",
+                                 std::to_string(e->classes) + " " + e->what +
+                                     " (verify the profile bound to a host: compile "
+                                     "--workspace)"));
+    return;
+  }
+  // Each proof binds the whole profile again: bounded in filters and parameters bound, so
+  // that any profile under 1 MiB is answered within issue 19's 2 s.
+  const size_t work =
+      std::get<std::vector<NestedBinding>>(nested).size() * (profile.filters.size() + values.size());
+  if (work > kMaxNestedWork) {
+    findings.push_back(malformed({"profile.sb"}, "profile.sb",
+                                 "at most " + std::to_string(kMaxNestedWork) +
+                                     " filters and parameters bound over the proofs of every "
+                                     "place where one symbolic root can lie inside another",
+                                 std::to_string(work) + " (" +
+                                     std::to_string(std::get<std::vector<NestedBinding>>(nested).size()) +
+                                     " proofs; verify the profile bound to a host: compile "
+                                     "--workspace)"));
+    return;
+  }
+  for (const NestedBinding& b : std::get<std::vector<NestedBinding>>(nested)) {
+    // The policy's entries that can decide a path at or below the place, or the other
+    // root itself: those at or below the place (the bound root's among them), those at or
+    // above it, and the concrete ones. The other roots' and those beside the place decide
+    // nothing there (an Intent decides a path by the entries at, above and below it).
+    ir::Resolved bound = rebound(policy, b.root, b.place);
+    for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+      std::erase_if(*group, [&](const ir::ResolvedPath& p) {
+        return p.path.starts_with("${") && !text_within(b.place, p.path) &&
+               !text_within(p.path, b.place);
+      });
+    std::vector<std::string> texts;
+    const SbplParams bound_values = rebound(values, b.root, b.place, texts);
+    const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
+                                    [&](const auto& p) { return text_within(b.place, p.path); }) ||
+                        std::any_of(bound.deny.begin(), bound.deny.end(),
+                                    [&](const auto& p) { return text_within(b.place, p.path); });
+    const NestedScope scope{b.outer, b.place, guards};
+    prove(bound, bind_params(unbound, bound_values), bound_values, findings, &scope);
+    if (findings.empty()) continue;
+    const std::string also =
+        b.stands_for > 1 ? " and " + std::to_string(b.stands_for - 1) + " places like it" : "";
+    for (auto& f : findings)
+      f.trace.insert(f.trace.begin(), "with " + b.root + " bound to " + b.place + also +
+                                          " inside " + b.outer +
+                                          " (a portable profile must hold for every binding)");
+    return;
+  }
 }
 
 // A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
@@ -584,16 +713,7 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   std::sort(places.begin(), places.end());
   places.erase(std::unique(places.begin(), places.end()), places.end());
-  std::vector<std::string> roots;
-  auto root_of = [&](std::string_view text) {
-    if (text.starts_with("${") && text.find('}') != std::string_view::npos)
-      roots.emplace_back(text.substr(0, text.find('}') + 1));
-  };
-  for (const auto& [name, value] : values) root_of(value);
-  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
-    for (const auto& p : *group) root_of(p.path);
-  std::sort(roots.begin(), roots.end());
-  roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+  const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (places.empty() || roots.empty()) return;
   if (places.size() > kMaxBindings) {
     findings.push_back(malformed(
@@ -606,13 +726,9 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   for (const auto& root : roots)
     for (const auto& place : places) {
-      ir::Resolved bound = policy;
-      for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
-        for (auto& p : *group) p.path = rebind(p.path, root, place);
-      std::vector<std::pair<std::string, std::string>> texts;
-      for (const auto& [name, value] : values)
-        texts.emplace_back(std::string(name), rebind(value, root, place));
-      const SbplParams bound_values(texts.begin(), texts.end());
+      const ir::Resolved bound = rebound(policy, root, place);
+      std::vector<std::string> texts;
+      const SbplParams bound_values = rebound(values, root, place, texts);
       prove(bound, bind_params(unbound, bound_values), bound_values, findings);
       if (findings.empty()) continue;
       for (auto& f : findings)
@@ -662,7 +778,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
 }
 
 std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
-                                     const SbplParamList& params) {
+                                     const SbplParamList& params, SbplBindings bindings) {
   std::vector<SbplFinding> findings;
   auto parsed = parse_sbpl(profile_text);
   if (auto* err = std::get_if<SbplError>(&parsed)) {
@@ -719,6 +835,8 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   prove(policy, profile, values, findings);
   if (findings.empty() && policy.portable)
     prove_bindings(policy, unbound, profile, values, findings);
+  if (findings.empty() && policy.portable && bindings == SbplBindings::EveryNesting)
+    prove_nested(policy, unbound, profile, values, findings);
   return findings;
 }
 

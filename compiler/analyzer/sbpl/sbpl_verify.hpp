@@ -63,10 +63,18 @@ struct SbplFinding {
 // "ambiguous-precedence".
 const char* to_string(SbplFinding::Kind k);
 
+// How far a portable profile is proven beyond its symbolic reading (docs/verify.md,
+// "Portable profiles"): with each symbolic root bound alone to each place a concrete path
+// of the profile makes, and with `EveryNesting` also with each bound inside each other
+// ("Nested symbolic roots": several proofs more, for `zpolicy verify` of artifacts made
+// elsewhere; the profiles `compile` emits are held to it by the tests).
+enum class SbplBindings { EachRootAlone, EveryNesting };
+
 // Empty when the profile does exactly what the policy says on every probe, under every
 // precedence model.
 std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
-                                     const SbplParamList& params);
+                                     const SbplParamList& params,
+                                     SbplBindings bindings = SbplBindings::EachRootAlone);
 
 // `zpolicy explain` for the macOS target: what the policy says about one file operation
 // on one path, and what the profile does under each model.

@@ -1,7 +1,6 @@
-#include "cli/status_file_location.hpp"
+#include "runner/status_file_location.hpp"
 
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-namespace zpolicy::cli {
+namespace zpolicy::runner {
 namespace {
 
 // One line of /proc/self/mountinfo: the filesystem (device), the directory of it that is
@@ -125,23 +124,43 @@ std::vector<std::string> directories_on_the_way(const std::string& path) {
   return out;
 }
 
+// A writable bind of the plan: its host source, the identity resolution recorded for it,
+// and where the sandbox sees it.
+struct WritableBind {
+  std::string source;
+  std::optional<ir::HostIdentity> identity;
+  std::string inside;
+};
+
+std::vector<WritableBind> writable_binds(const compiler::RunPlan& plan) {
+  std::vector<WritableBind> out;
+  if (!plan.verified) return out;
+  for (const auto& e : plan.expected_setup) {
+    if (e.kind != compiler::ExpectedObject::Kind::Bind || e.read_only || !e.source_fd) continue;
+    for (const auto& bind : plan.bind_sources)
+      if (bind.fd == *e.source_fd)
+        out.push_back({bind.path, compiler::recorded_identity(*plan.verified, bind.path), e.dest});
+  }
+  return out;
+}
+
 // The writable bind (its path inside the sandbox) through which the command reaches the
 // canonical directory `real`, or empty.
-std::string writable_root_showing(
-    const std::vector<std::pair<const PlanBind*, std::string>>& writable,
-    const std::vector<Mount>& table, const std::string& real) {
+std::string writable_root_showing(const std::vector<WritableBind>& writable,
+                                  const std::vector<Mount>& table, const std::string& real) {
   for (std::string cur = real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
     struct stat st {};
     if (stat(cur.c_str(), &st) == 0)
-      for (const auto& [bind, inside] : writable)
-        if (bind->dev == st.st_dev && bind->ino == st.st_ino) return inside;
+      for (const auto& w : writable)
+        if (w.identity && w.identity->dev == st.st_dev && w.identity->ino == st.st_ino)
+          return w.inside;
     if (cur == "/") break;
   }
   const auto [home, in_fs] = locate(table, real);
   if (!home) return "";
-  for (const auto& [bind, inside] : writable) {
+  for (const auto& [bind_path, identity, inside] : writable) {
     char source[PATH_MAX];
-    if (!realpath(bind->path.c_str(), source)) continue;
+    if (!realpath(bind_path.c_str(), source)) continue;
     // The bind's own region of its filesystem, and every mount below it.
     const auto [bind_mount, bind_in_fs] = locate(table, source);
     if (bind_mount && bind_mount->major == home->major && bind_mount->minor == home->minor &&
@@ -157,13 +176,8 @@ std::string writable_root_showing(
 
 }  // namespace
 
-std::string writable_root_holding(const Plan& plan, const std::string& path) {
-  std::vector<std::pair<const PlanBind*, std::string>> writable;  // bind, its sandbox path
-  for (const auto& check : plan.setup_checks) {
-    if (check.kind != "bind" || check.read_only || !check.fd) continue;
-    for (const auto& bind : plan.binds)
-      if (bind.fd == *check.fd) writable.emplace_back(&bind, check.path);
-  }
+std::string writable_root_holding(const compiler::RunPlan& plan, const std::string& path) {
+  const auto writable = writable_binds(plan);
   // A directory that does not resolve (missing, too many links) holds nothing yet: the
   // status file cannot be opened there either, which refuses the run.
   const auto table = mounts();
@@ -175,4 +189,4 @@ std::string writable_root_holding(const Plan& plan, const std::string& path) {
   return "";
 }
 
-}  // namespace zpolicy::cli
+}  // namespace zpolicy::runner

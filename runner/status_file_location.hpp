@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "zpolicy/zpolicy.hpp"
+#include "compiler/run_plan.hpp"
 
-namespace zpolicy::cli {
+namespace zpolicy::runner {
 
 // The writable bind of `plan` through which the command could reach a directory the
 // kernel looks `path` (a status file) up in: the one that holds it, and every directory
@@ -14,6 +14,6 @@ namespace zpolicy::cli {
 // one (a bind-mount alias of the workspace counts); or it lies in a filesystem region a
 // writable bind shows inside the sandbox, through the bind itself or through a mount
 // below it, which bwrap binds along (red team R6-S1).
-std::string writable_root_holding(const Plan& plan, const std::string& path);
+std::string writable_root_holding(const compiler::RunPlan& plan, const std::string& path);
 
-}  // namespace zpolicy::cli
+}  // namespace zpolicy::runner

@@ -1,0 +1,101 @@
+#include "compiler/lint/mount_names.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "ir/path.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+// mountinfo escapes space, tab, newline and backslash as \ooo.
+std::string unescape(std::string_view s) {
+  auto octal = [](char c) { return c >= '0' && c <= '7'; };
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\\' && s.size() - i >= 4 && octal(s[i + 1]) && octal(s[i + 2]) && octal(s[i + 3])) {
+      out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// `base` joined with what `path` has below `prefix` (path lies within prefix).
+std::string rebase(const std::string& path, const std::string& prefix, const std::string& base) {
+  const std::string rest = prefix == "/" ? path : path.substr(prefix.size());
+  if (rest.empty() || rest == "/") return base;
+  return base == "/" ? rest : base + rest;
+}
+
+// The mount that shows `path`: the deepest mount point on its way, the last mounted there.
+const MountEntry* showing(const std::string& path, const std::vector<MountEntry>& mounts) {
+  const MountEntry* best = nullptr;
+  for (const auto& m : mounts)
+    if (ir::path_within(m.point, path) && (!best || m.point.size() >= best->point.size()))
+      best = &m;
+  return best;
+}
+
+// Every name the directory `fs_path` of `device` shows at.
+std::vector<std::string> names_of(const std::string& device, const std::string& fs_path,
+                                  const std::vector<MountEntry>& mounts) {
+  std::vector<std::string> out;
+  for (const auto& m : mounts)
+    if (m.device == device && ir::path_within(m.root, fs_path))
+      out.push_back(rebase(fs_path, m.root, m.point));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<MountEntry> parse_mountinfo(std::string_view text) {
+  std::vector<MountEntry> out;
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream f(line);
+    std::string id, parent, device, root, point, options;
+    if (!(f >> id >> parent >> device >> root >> point >> options)) continue;
+    MountEntry e{device, unescape(root), unescape(point), false};
+    if (e.root.empty() || e.root[0] != '/' || e.point.empty() || e.point[0] != '/') continue;
+    std::istringstream opts(options);
+    for (std::string o; std::getline(opts, o, ',');)
+      if (o == "ro") e.read_only = true;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<MountEntry> read_mountinfo() {
+  std::ifstream in("/proc/self/mountinfo");
+  return parse_mountinfo(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+std::vector<std::string> other_names(const std::string& path, const std::vector<MountEntry>& mounts) {
+  const MountEntry* m = showing(path, mounts);
+  if (!m) return {};
+  auto names = names_of(m->device, rebase(path, m->point, m->root), mounts);
+  std::erase(names, path);
+  return names;
+}
+
+std::vector<MountBelow> writable_mounts_below(const std::string& path,
+                                              const std::vector<MountEntry>& mounts) {
+  std::vector<MountBelow> out;
+  for (const auto& m : mounts)
+    if (!m.read_only && m.point != path && ir::path_within(path, m.point)) {
+      MountBelow b{m.point, names_of(m.device, m.root, mounts)};
+      if (std::find(b.names.begin(), b.names.end(), m.point) == b.names.end())
+        b.names.push_back(m.point);
+      out.push_back(std::move(b));
+    }
+  return out;
+}
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,37 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace zpolicy::compiler {
+
+// One line of /proc/self/mountinfo: which directory of which filesystem shows where.
+struct MountEntry {
+  std::string device;  // "major:minor"
+  std::string root;    // the directory of the filesystem the mount shows
+  std::string point;   // where it shows
+  bool read_only = false;
+};
+
+// The mount table of this process's namespace, in mount order (escapes decoded); empty
+// when it cannot be read. `text` is what /proc/self/mountinfo holds.
+std::vector<MountEntry> parse_mountinfo(std::string_view text);
+std::vector<MountEntry> read_mountinfo();
+
+// The other names the directory `path` (canonical) has through the mounts: a bind mount
+// gives one directory of a filesystem a name wherever it is mounted
+// (`mount --bind /usr/local /srv/ul` makes `/srv/ul/bin` also `/usr/local/bin`). Sorted,
+// without `path` itself.
+std::vector<std::string> other_names(const std::string& path, const std::vector<MountEntry>& mounts);
+
+// The mounts strictly below `path` that are not read-only (a writable bind of `path` binds
+// them too, recursively): for each, where it shows and every name its root has.
+struct MountBelow {
+  std::string point;
+  std::vector<std::string> names;  // point and its other names
+};
+std::vector<MountBelow> writable_mounts_below(const std::string& path,
+                                              const std::vector<MountEntry>& mounts);
+
+}  // namespace zpolicy::compiler

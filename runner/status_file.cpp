@@ -1,0 +1,67 @@
+#include "runner/status_file.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "compiler/run_plan.hpp"
+#include "runner/status_file_location.hpp"
+#include "zpolicy/exit_code.hpp"
+
+namespace zpolicy::runner {
+
+std::variant<StatusFile, int> StatusFile::open(const std::string& path,
+                                               const compiler::RunPlan* plan, std::ostream& err) {
+  if (plan)
+    if (const auto root = writable_root_holding(*plan, path); !root.empty()) {
+      err << "zpolicy: run: --status-file '" << path << "' lies in writable root '" << root
+          << "': the command could replace it with a status of its own; write it outside "
+             "every writable root; nothing ran\n";
+      return kExitUsage;
+    }
+  const int fd = ::open(path.c_str(),
+                        O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || ftruncate(fd, 0) != 0) {
+    const int e = errno;
+    err << "zpolicy: run: cannot write --status-file '" << path << "': "
+        << (fd >= 0 && !S_ISREG(st.st_mode) ? "not a regular file" : std::strerror(e))
+        << "; nothing ran\n";
+    if (fd >= 0) close(fd);
+    return kExitUsage;
+  }
+  return StatusFile(path, fd);
+}
+
+StatusFile::StatusFile(StatusFile&& other) noexcept
+    : path_(std::move(other.path_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+StatusFile::~StatusFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+void StatusFile::write(std::string_view document, std::ostream& err) {
+  if (fd_ < 0) return;
+  size_t done = ftruncate(fd_, 0) == 0 && lseek(fd_, 0, SEEK_SET) == 0 ? 0 : document.size() + 1;
+  while (done < document.size()) {
+    const ssize_t w = ::write(fd_, document.data() + done, document.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
+  }
+  const int e = errno;
+  const bool written = done == document.size();
+  const bool closed = close(fd_) == 0;
+  fd_ = -1;
+  if (!written || !closed)
+    err << "zpolicy: run: cannot write --status-file '" << path_
+        << "': " << std::strerror(written ? errno : e) << "\n";
+}
+
+}  // namespace zpolicy::runner
