@@ -1,11 +1,68 @@
 // `explain --connect HOST:PORT`: what the policy's network says about one destination,
 // and how each target reaches it. The name is not resolved here: the proxy resolves it
 // at run time and refuses it then if any address is not public (docs/network.md).
+#include <sstream>
+
 #include "api/bound_refusal.hpp"
 #include "api/request.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
+#include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/network/admission.hpp"
+#include "compiler/pipeline.hpp"
 
 namespace zpolicy {
+namespace {
+
+std::string artifact_text(const compiler::Compiled& c, const std::string& name) {
+  for (const auto& a : c.artifacts)
+    if (a.name == name) return a.content;
+  return {};
+}
+
+// The artifact lines that decide the connection, read back from what compile emits for
+// this policy (issue 16 §4): Linux the sandbox's own network namespace in bwrap.args;
+// macOS the rule of profile.sb that decides network-outbound to HOST:PORT (portable
+// output only: a policy bound on this host has no macOS artifacts).
+void artifact_lines(const api::Loaded& loaded, const std::string& destination,
+                    ExplainAnswer& linux_answer, ExplainAnswer& macos_answer) {
+  if (loaded.mode == ir::Mode::DangerFullAccess) return;  // no sandbox, no artifact
+  ir::Diagnostics ignored;  // the policy compiled already for the bound-refusal check
+  if (const auto c = compiler::compile(loaded.policy, compiler::Target::Linux, loaded.mode,
+                                       loaded.host, ignored)) {
+    std::istringstream args(artifact_text(*c, "bwrap.args"));
+    std::string line;
+    for (int n = 1; std::getline(args, line); ++n)
+      if (line == "--unshare-net") {
+        linux_answer.trace.push_back("bwrap.args:" + std::to_string(n) +
+                                     ": --unshare-net (a network namespace of the sandbox's "
+                                     "own: its own loopback, no host interface)");
+        break;
+      }
+    if (linux_answer.trace.empty())
+      linux_answer.trace.push_back("bwrap.args: no --unshare-net (the host's network)");
+  }
+  if (loaded.host) return;
+  const auto c = compiler::compile(loaded.policy, compiler::Target::Macos, loaded.mode,
+                                   std::nullopt, ignored);
+  if (!c) return;
+  const std::string profile_text = artifact_text(*c, "profile.sb");
+  const std::string params_text = artifact_text(*c, "params.txt");  // the parameters view it
+  const auto list = compiler::parse_params_text(params_text, nullptr);
+  auto parsed = compiler::parse_sbpl(profile_text);
+  if (!list || !std::holds_alternative<compiler::SbplProfile>(parsed)) return;
+  const compiler::SbplParams values(list->begin(), list->end());
+  const auto profile =
+      compiler::bind_params(std::move(std::get<compiler::SbplProfile>(parsed)), values);
+  const auto decisions =
+      compiler::decide_all_models(profile, "network-outbound", destination, values);
+  const bool allowed = decisions.front().allowed;  // last-match, the first model
+  macos_answer.trace.push_back(decisions.front().trace);
+  for (const auto& d : decisions) macos_answer.models_agree = macos_answer.models_agree && d.allowed == allowed;
+  if (allowed != macos_answer.artifact.starts_with("allowed"))
+    macos_answer.artifact = allowed ? "allowed" : "refused";
+}
+
+}  // namespace
 
 Explanation explain_connect(const Request& request, const std::string& destination) {
   Explanation out;
@@ -55,6 +112,12 @@ Explanation explain_connect(const Request& request, const std::string& destinati
                                 ? "refused: only the sandbox's own loopback is reachable"
                                 : "refused: no socket reaches anything";
     macos_answer.artifact = "refused";
+    // macOS has no network namespace: its `loopback` is the host's own (docs/macos.md).
+    if (n == ir::Network::Loopback && host == "localhost") {
+      macos_answer.policy = "allowed";
+      macos_answer.rule = "network loopback: on macOS the host's own loopback";
+      macos_answer.artifact = "allowed";
+    }
   } else {
     const auto a =
         compiler::match_destination(policy.allow, host, static_cast<uint16_t>(port));
@@ -80,6 +143,7 @@ Explanation explain_connect(const Request& request, const std::string& destinati
       }
     }
   }
+  artifact_lines(*loaded, destination, linux_answer, macos_answer);
   out.answers.push_back(std::move(linux_answer));
   out.answers.push_back(std::move(macos_answer));
   return out;

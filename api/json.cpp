@@ -137,17 +137,19 @@ std::string plan_strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string plan_json(const Plan& plan) {
-  std::string out = "{\"zpolicy_plan\": 2";
+  std::string out = "{\"zpolicy_plan\": 3";
   out += ", \"backend\": " + json_string(plan.backend);
   out += ", \"exe\": " + plan_string(plan.exe);
   out += ", \"argv\": " + plan_strings(plan.argv);
   out += ", \"env\": " + plan_strings(plan.env);
+  out += ", \"exe_env\": " + plan_strings(plan.exe_env);
   out += ", \"cwd\": " + plan_string(plan.cwd);
   out += ", \"fds\": [";
   for (size_t i = 0; i < plan.fds.size(); ++i) {
     const auto& f = plan.fds[i];
     out += std::string(i ? ", " : "") + "{\"fd\": " + std::to_string(f.fd) +
-           ", \"artifact\": " + json_string(f.artifact) + ", \"content\": {\"base64\": \"" +
+           ", \"artifact\": " + json_string(f.artifact) + ", \"when\": " + json_string(f.when) +
+           ", \"content\": {\"base64\": \"" +
            base64(f.content) + "\"}}";
   }
   out += "], \"status_fd\": " + (plan.status_fd ? std::to_string(*plan.status_fd) : "null");

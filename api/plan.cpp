@@ -50,9 +50,12 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
     out.argv = std::get<std::vector<std::string>>(std::move(argv));
   }
   out.env = p.env;
+  out.exe_env = p.exe_env;
   // The runner starts the backend where it was started itself.
   out.cwd = p.cwd.empty() ? current_directory() : p.cwd;
-  for (const auto& f : p.fds) out.fds.push_back({f.child_fd, f.artifact, f.bytes});
+  for (const auto& f : p.fds)
+    out.fds.push_back({f.child_fd, f.artifact, f.bytes,
+                       f.when == compiler::Handover::AtStart ? "start" : "release"});
   if (p.status_fd >= 0) out.status_fd = p.status_fd;
   if (p.block_fd >= 0) out.block_fd = p.block_fd;
   for (const auto& e : p.expected_setup)

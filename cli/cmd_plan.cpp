@@ -15,8 +15,11 @@ void print_text(const Plan& plan) {
   for (const auto& a : plan.argv) std::cout << "  " << a << "\n";
   std::cout << "env:\n";
   for (const auto& e : plan.env) std::cout << "  " << e << "\n";
+  std::cout << "exe env:" << (plan.exe_env.empty() ? " none" : "") << "\n";
+  for (const auto& e : plan.exe_env) std::cout << "  " << e << "\n";
   for (const auto& f : plan.fds)
-    std::cout << "fd " << f.fd << ": " << f.artifact << " (" << f.content.size() << " bytes)\n";
+    std::cout << "fd " << f.fd << ": " << f.artifact << " (" << f.content.size()
+              << " bytes, read at the " << f.when << ")\n";
   if (plan.status_fd)
     std::cout << "fd " << *plan.status_fd << ": status (the write end of a pipe)\n";
   if (plan.block_fd)

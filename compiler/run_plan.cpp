@@ -7,7 +7,6 @@
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
-#include "compiler/lint/loader_environment.hpp"
 #include "compiler/lint/syscall_lint.hpp"
 #include "compiler/network/proxy_environment.hpp"
 #include "compiler/pipeline.hpp"
@@ -64,6 +63,32 @@ Refusal refusal(const std::vector<Lint>& refused, const std::vector<Finding>& fi
   return Refusal{kExitVerify, report};
 }
 
+// The command's environment as bwrap reads it from --args: NUL-separated arguments,
+// --clearenv (bwrap itself started with none, but nothing is left to chance) then
+// --setenv NAME VALUE for each variable. A NUL inside a name or value would end the
+// argument there and start another bwrap option: refused. So is a variable bwrap's
+// setenv() refuses (an empty name), which would fail the run only once bwrap started.
+std::optional<std::string> environment_arguments(const std::vector<std::string>& env,
+                                                 std::string& error) {
+  using namespace std::string_literals;
+  std::string out = "--clearenv\0"s;
+  for (const auto& e : env) {
+    const size_t eq = e.find('=');
+    if (eq == 0 || eq == std::string::npos) {
+      error = "the command's environment holds '" + e.substr(0, e.find('\0')) +
+              "', which is not NAME=VALUE";
+      return std::nullopt;
+    }
+    if (e.find('\0') != std::string::npos) {
+      error = "the command's environment variable '" + e.substr(0, std::min(eq, e.find('\0'))) +
+              "' holds a NUL, which bwrap would take for the end of its value";
+      return std::nullopt;
+    }
+    out += "--setenv\0"s + e.substr(0, eq) + '\0' + e.substr(eq + 1) + '\0';
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<ir::HostIdentity> recorded_identity(const ir::Resolved& resolved,
@@ -117,6 +142,7 @@ RunPlan plan_unconfined(const RunInput& in) {
   plan.argv = in.command;
   plan.command = in.command;
   plan.env = in.env;
+  plan.exe_env = in.env;  // the command itself
   plan.timeout = in.timeout;
   return plan;
 }
@@ -172,14 +198,6 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
                                           std::to_string(fd) + " is already in use\n"};
       plan.bind_sources.push_back({fd, line.substr(space + 1)});
     }
-    std::vector<std::string> writable;
-    for (const auto& w : compiled->resolved.write) writable.push_back(w.path);
-    if (auto why = loader_reaches_writable_root(plan.env, writable))
-      return Refusal{kExitUsage,
-                     "zpolicy: run: " + *why + ": bwrap starts outside the sandbox with the "
-                     "command's environment, and its loader would run a library the sandbox "
-                     "can plant there; set it inside the command instead (sh -c 'NAME=VALUE "
-                     "exec CMD'); nothing ran\n"};
     plan.backend = Backend::Bwrap;
     plan.exe = kBwrapPath;
     plan.argv = {kBwrapPath};
@@ -189,6 +207,8 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.block_fd = kStatusFd + 1;
     for (const auto& s : plan.bind_sources) plan.block_fd = std::max(plan.block_fd, s.fd + 1);
     plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(plan.block_fd)});
+    const int environment_fd = plan.block_fd + 1;
+    plan.argv.insert(plan.argv.end(), {"--args", std::to_string(environment_fd)});
     auto parsed = parse_bwrap_args(args->content, std::make_shared<PathTable>(), fds->content);
     if (!parsed.argv)
       return Refusal{kExitInternal, "zpolicy: internal error: the verified bwrap.args no longer "
@@ -201,7 +221,12 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.argv.push_back("--");
     plan.argv.insert(plan.argv.end(), in.command.begin(), in.command.end());
     // The filter's descriptor is the one the verified argv names (`--seccomp 3`).
-    plan.fds.push_back({emitters::bwrap::kSeccompFd, bpf->content, bpf->name});
+    plan.fds.push_back({emitters::bwrap::kSeccompFd, bpf->content, bpf->name, Handover::AtRelease});
+    // After set_proxy_environment: the payload is the command's whole environment.
+    std::string bad;
+    auto environment = environment_arguments(plan.env, bad);
+    if (!environment) return Refusal{kExitUsage, "zpolicy: run: " + bad + "; nothing ran\n"};
+    plan.fds.push_back({environment_fd, std::move(*environment), kEnvironmentArtifact, Handover::AtStart});
 
     plan.status_fd = kStatusFd;
   } else {
@@ -211,6 +236,7 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
       return Refusal{kExitInternal, "zpolicy: internal error: no macos artifacts\n"};
     plan.backend = Backend::SandboxExec;
     plan.exe = kSandboxExecPath;
+    plan.exe_env = plan.env;
     plan.sbpl_profile = profile->content;
     for (const auto& line : lines_of(params->content)) {
       auto eq = line.find('=');
@@ -228,7 +254,8 @@ void start_filter_proof(RunPlan& plan) {
   // Over copies of exactly the bytes the backend will read, so that what is proved is
   // what runs, whatever happens to `plan` meanwhile.
   std::vector<Artifact> handed;
-  for (const auto& p : plan.fds) handed.push_back({p.artifact, p.bytes, true});
+  for (const auto& p : plan.fds)
+    if (p.artifact != kEnvironmentArtifact) handed.push_back({p.artifact, p.bytes, true});
   auto prove = [resolved = *plan.verified, handed = std::move(handed)] {
     return verify_linux_part(resolved, LinuxPart::Filter, handed, ArtifactSet::Enforced);
   };

@@ -33,11 +33,21 @@ enum class Backend {
 };
 const char* to_string(Backend b);
 
-// Bytes the backend finds on descriptor `child_fd` when it starts.
+// When the backend reads a payload, and so when the runner may fill it.
+enum class Handover {
+  AtStart,    // as soon as it starts (bwrap's --args): filled before the backend starts
+  AtRelease,  // only after the release (bwrap's --seccomp): filled at the release
+};
+
+// What bwrap's --args descriptor holds: the command's environment, as bwrap arguments.
+inline constexpr const char* kEnvironmentArtifact = "environment";
+
+// Bytes the backend finds on descriptor `child_fd`.
 struct FdPayload {
   int child_fd;
   std::string bytes;
-  std::string artifact;  // the verified artifact the bytes are: "seccomp.bpf"
+  std::string artifact;  // what the bytes are: "seccomp.bpf" (verified), "environment"
+  Handover when = Handover::AtRelease;
 };
 
 // A bind of the verified argv by descriptor (bwrap.fds): before bwrap starts, the runner
@@ -57,12 +67,21 @@ struct RunPlan {
   Backend backend = Backend::Bwrap;
   std::string exe;                // absolute; executed as is
   // argv[0] included. Bwrap: the lines of the verified bwrap.args, --json-status-fd,
-  // --block-fd, "--", the command. SandboxExec: built by the runner from the profile and params.
+  // --block-fd, --args, "--", the command. SandboxExec: built by the runner from the
+  // profile and params.
   std::vector<std::string> argv;
   std::vector<std::string> command;  // command[0] absolute (found with the sandbox's PATH)
   std::vector<std::string> env;      // the command's whole environment
+  // The environment `exe` itself starts with. Bwrap: none. bwrap runs on the host before
+  // the sandbox exists, and the dynamic loader would act on the command's LD_PRELOAD,
+  // LD_AUDIT, LD_LIBRARY_PATH, GLIBC_TUNABLES, ... there (red team R7-E1); the command
+  // gets `env` through the `environment` payload (--args), which bwrap applies with
+  // --clearenv and --setenv after its loader is done.
+  std::vector<std::string> exe_env;
   std::string cwd;                   // where the backend starts; empty: the caller's
-  std::vector<FdPayload> fds;        // Bwrap: the verified seccomp.bpf on fd 3
+  // Bwrap: the verified seccomp.bpf on fd 3 (AtRelease), the environment on
+  // `environment_fd` (AtStart).
+  std::vector<FdPayload> fds;
   std::vector<BindSource> bind_sources;  // Bwrap: the lines of the verified bwrap.fds
   int status_fd = -1;                // Bwrap: kStatusFd
   // SandboxExec: the verified profile.sb and the pairs of the verified params.txt.

@@ -2,6 +2,9 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 #include <unistd.h>
 
 #include <cerrno>
@@ -61,7 +64,7 @@ int execute_unconfined(const compiler::RunPlan& plan, std::ostream& err) {
   SpawnSpec spec;
   spec.exe = plan.exe;
   spec.argv = plan.argv;
-  spec.envp = plan.env;
+  spec.envp = plan.exe_env;
   spec.cwd = plan.cwd;
   spec.timeout = plan.timeout;
   return plain_status(supervise(spec), err);
@@ -90,6 +93,26 @@ bool held_artifact(const std::string& bytes, HeldArtifact& out) {
     return false;
   }
   return true;
+}
+
+// An artifact bwrap reads as soon as it starts (the environment, --args): a sealed memfd
+// holding the bytes, read from its start. Neither bwrap nor anyone it could hand the
+// descriptor to can change them (bwrap closes it after reading, before anything runs).
+int started_artifact(const std::string& bytes) {
+  const int fd = memfd_create("zpolicy-environment", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return -1;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  if (done != bytes.size() || lseek(fd, 0, SEEK_SET) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 // Fills and closes the write end: what bwrap reads is exactly the verified bytes.
@@ -180,7 +203,16 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   // Watched from before bwrap mounts anything until the sandbox is gone.
   HostNameWatch names;
-  if (!names.start(watched_names(plan.expected_setup), why)) {
+  auto watched = watched_names(plan.expected_setup);
+  std::string appeared;
+  for (auto& w : missing_deny_names(live, appeared)) watched.push_back(std::move(w));
+  if (!appeared.empty()) {
+    err << "zpolicy: deny root '" << appeared
+        << "' was created on the host after the run was verified, and nothing would mask it; "
+           "refusing to run what was not verified; nothing ran\n";
+    return kExitInternal;
+  }
+  if (!names.start(std::move(watched), why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
   }
@@ -203,6 +235,18 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.fds = sources.fds();
   spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
   for (const auto& p : plan.fds) {
+    if (p.when == compiler::Handover::AtStart) {
+      const int fd = started_artifact(p.bytes);
+      if (fd < 0) {
+        err << "zpolicy: cannot hand over the " << p.artifact << ": " << std::strerror(errno)
+            << "; nothing ran\n";
+        close_all();
+        return kExitInternal;
+      }
+      payloads.push_back(fd);
+      spec.fds.push_back({fd, p.child_fd});
+      continue;
+    }
     HeldArtifact a;
     if (!held_artifact(p.bytes, a)) {
       err << "zpolicy: cannot hand over the verified artifacts: " << std::strerror(errno)
@@ -286,6 +330,10 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return true;
   };
   spec.release = [&] {
+    if (!placeholders.records_durable()) {
+      refused = "cannot write the run record of the placeholders to disk";
+      return false;
+    }
     for (auto& a : held)
       if (!hand_over(a)) return false;
     return write(block[1], "1", 1) == 1;
@@ -299,7 +347,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   };
   spec.exe = plan.exe;
   spec.argv = plan.argv;
-  spec.envp = plan.env;
+  spec.envp = plan.exe_env;  // none: the command's reaches it through --args
   spec.cwd = plan.cwd;
   spec.timeout = plan.timeout;
   spec.guarded = true;
@@ -332,9 +380,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   placeholders.cleanup();
   if (outcome.tripped) {
     const Execution ran = execution_of(outcome);
-    err << "zpolicy: " << replaced
-        << " was renamed or removed on the host while the sandbox ran, so the protection "
-           "mounted there no longer held; the sandbox was stopped"
+    err << "zpolicy: " << replaced << "; the sandbox was stopped"
         << (ran == Execution::DidNotRun ? "; nothing ran"
             : ran == Execution::Unknown ? " (the command may have started)"
                                         : "")

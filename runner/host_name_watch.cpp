@@ -1,6 +1,7 @@
 #include "runner/host_name_watch.hpp"
 
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,6 +36,10 @@ std::string join(const std::string& dir, const std::string& name) {
 // created afresh needs one of them first (a protected name exists while a run is live:
 // its placeholder), and bwrap itself creates missing mount points, which is no threat.
 constexpr uint32_t kEvents = IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
+
+constexpr const char* kUndone =
+    " was renamed or removed on the host while the sandbox ran, so the protection mounted "
+    "there no longer held";
 
 }  // namespace
 
@@ -80,6 +85,46 @@ std::vector<WatchedName> watched_names(const std::vector<ExpectedObject>& setup)
   return out;
 }
 
+std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared) {
+  std::vector<WatchedName> out;
+  auto add = [&](WatchedName w) {
+    for (const auto& e : out)
+      if (e.directory == w.directory && e.name == w.name && e.created == w.created) return;
+    out.push_back(std::move(w));
+  };
+  for (const auto& d : resolved.deny) {
+    if (d.kind != ir::HostKind::Missing) continue;
+    bool in_writable = false;
+    for (const auto& w : resolved.write) in_writable |= ir::path_within(w.path, d.path);
+    if (in_writable) continue;  // a placeholder and a mask cover it (runner/placeholders)
+    // Only where the sandbox sees the host: below a read root, not in its private /tmp.
+    bool readable = false;
+    for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
+    if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
+    // The nearest existing ancestor, and the name below it on the way to the deny root.
+    std::string existing = d.path, missing;
+    for (struct stat st; existing != "/" && lstat(existing.c_str(), &st) != 0;) {
+      const size_t slash = existing.rfind('/');
+      missing = existing.substr(slash + 1);
+      existing = slash == 0 ? "/" : existing.substr(0, slash);
+    }
+    struct stat st;
+    if (missing.empty() || lstat(existing.c_str(), &st) != 0) {
+      // Created since it was resolved: nothing masks it, and no watch would see it.
+      appeared = d.path;
+      return {};
+    }
+    if (S_ISDIR(st.st_mode)) add({existing, missing, d.path, true});
+    for (std::string cur = existing; cur != "/";) {
+      const size_t slash = cur.rfind('/');
+      const std::string parent = slash == 0 ? "/" : cur.substr(0, slash);
+      add({parent, cur.substr(slash + 1), d.path, false});
+      cur = parent;
+    }
+  }
+  return out;
+}
+
 HostNameWatch::~HostNameWatch() {
   if (fd_ >= 0) close(fd_);
 }
@@ -94,7 +139,11 @@ bool HostNameWatch::start(std::vector<WatchedName> names, std::string& why) {
   for (auto& n : names) {
     // The directories are the verified bind sources and the names below them, which the
     // setup check finds to be no symlinks: one that became one is refused here.
-    const int wd = inotify_add_watch(fd_, n.directory.c_str(), kEvents | IN_ONLYDIR | IN_DONT_FOLLOW);
+    // Added to what the directory is watched for already: one directory may hold names of
+    // both kinds.
+    const int wd = inotify_add_watch(fd_, n.directory.c_str(),
+                                     kEvents | (n.created ? IN_CREATE : 0u) | IN_MASK_ADD |
+                                         IN_ONLYDIR | IN_DONT_FOLLOW);
     if (wd < 0) {
       why = "cannot watch " + n.directory + " for the protection of " + n.protects + ": " +
             std::strerror(errno);
@@ -115,15 +164,20 @@ std::optional<std::string> HostNameWatch::replaced() {
       const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
       at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
       if (e->mask & IN_Q_OVERFLOW)
-        return "a protected name (the kernel dropped the events that would tell which)";
-      if (!(e->mask & kEvents) || e->len == 0) continue;
+        return "a protected name (the kernel dropped the events that would tell which)" +
+               std::string(kUndone);
+      if (e->len == 0) continue;
       const std::string name = e->name;  // NUL-padded by the kernel
-      for (const auto& w : watches_)
-        if (w.wd == e->wd && w.name.name == name) {
-          const std::string path = join(w.name.directory, name);
-          return path == w.name.protects ? path
-                                         : path + " (on the way to " + w.name.protects + ")";
-        }
+      for (const auto& w : watches_) {
+        if (w.wd != e->wd || w.name.name != name) continue;
+        const std::string path = join(w.name.directory, name);
+        const std::string named =
+            path == w.name.protects ? path : path + " (on the way to " + w.name.protects + ")";
+        if (w.name.created && (e->mask & (IN_CREATE | IN_MOVED_TO)))
+          return named + ", a deny root that did not exist when the run started, was created "
+                         "on the host while the sandbox ran, where nothing masked it";
+        if (!w.name.created && (e->mask & kEvents)) return named + kUndone;
+      }
     }
   }
 }

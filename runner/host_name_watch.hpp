@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "compiler/analyzer/bwrap/expected_setup.hpp"
+#include "ir/resolved.hpp"
 
 namespace zpolicy::runner {
 
@@ -23,6 +24,9 @@ struct WatchedName {
   std::string directory;
   std::string name;
   std::string protects;
+  // Watched for its creation (or a rename onto it) instead: the first missing name on the
+  // way to a deny root that did not exist when the run started (missing_deny_names).
+  bool created = false;
   bool operator==(const WatchedName&) const = default;
 };
 
@@ -38,6 +42,16 @@ struct WatchedName {
 // alone decides.
 std::vector<WatchedName> watched_names(const std::vector<compiler::ExpectedObject>& setup);
 
+// A deny root outside every writable root that does not exist when the run starts is not
+// masked (there is nothing to mask, and the sandbox cannot create it), but the host can:
+// `aws configure` in another terminal makes `~/.aws/credentials`, which the read-only view
+// of the home then shows the sandbox (red team R8-H1). So, for each such deny root, the
+// first missing name on its way is watched for its creation in the nearest existing
+// directory, and each name from `/` down to that directory for a rename or removal (which
+// could bring the whole way back at once). Looks at the host (lstat). A deny root that
+// exists by now (created since resolution) is set in `appeared`: the run must not start.
+std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared);
+
 // The names above, watched with inotify from before bwrap starts until the run ends.
 class HostNameWatch {
  public:
@@ -51,8 +65,9 @@ class HostNameWatch {
   bool start(std::vector<WatchedName> names, std::string& why);
   // Readable when something happened in a watched directory (-1 before start()).
   int fd() const { return fd_; }
-  // Reads what happened: the sandbox path whose protection a rename or removal on the
-  // host undid, if any (also when the kernel dropped events, which might have been one).
+  // Reads what happened: what the host did that undid a protection ("WS/.env was renamed
+  // or removed on the host while the sandbox ran, so ..."), if anything (also when the
+  // kernel dropped events, which might have been one).
   std::optional<std::string> replaced();
 
  private:

@@ -9,6 +9,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <tuple>
 
 namespace zpolicy::runner {
@@ -172,8 +175,9 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
                                     static_cast<unsigned long long>(st.st_ino)}))) {
         Entry e{cur, static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
         const std::string line = record_line({e.path, e.dev, e.ino});
-        if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size()) ||
-            fsync(record_fd_) != 0) {
+        // Written before the next placeholder is made, so that a run killed meanwhile
+        // leaves a record of each; made durable once, below.
+        if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
           error = "cannot write run record '" + record_path_ + "'";
           close(next);
           close(fd);
@@ -207,12 +211,33 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     p->identity = now;
     p->kind = S_ISDIR(st.st_mode) ? ir::HostKind::Directory : ir::HostKind::File;
   }
-  if (entries_.empty()) note_.clear();  // nothing of this run's will stay
+  if (entries_.empty()) {
+    note_.clear();  // nothing of this run's will stay
+    return true;
+  }
+  // One fsync for all the records (it was one per record, each before bwrap could start):
+  // only a machine crash needs it, and records_durable() waits for it before the command
+  // is released. The thread takes no signal (the runner's handlers are the main thread's).
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  try {
+    synced_ = std::async(std::launch::async, [fd = record_fd_] { return fsync(fd) == 0; });
+  } catch (const std::system_error&) {
+    synced_ = std::async(std::launch::deferred, [fd = record_fd_] { return fsync(fd) == 0; });
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return true;
+}
+
+bool Placeholders::records_durable() {
+  if (synced_.valid()) durable_ = synced_.get();
+  return durable_;
 }
 
 void Placeholders::cleanup() {
   if (record_fd_ < 0) return;
+  records_durable();  // the fsync must not outlive the descriptor it syncs
   const std::string dir = state_dir();
   // The sandbox is gone, so this record protects nothing any more; it is unlocked before
   // the host run lock is tried. Two runs ending together each try it while the other still

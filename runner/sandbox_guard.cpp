@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -155,6 +156,29 @@ bool passes(int sig) {
          sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+// SIGKILLs the sandbox's init the runner named on the relay (bwrap's status stream gives
+// it the pid), if it is still the guard's child: after the monitor's exit an init is
+// reparented to the guard, and nothing else can be below it (the init was the monitor's
+// only child, and everything of the command is in the init's pid namespace, which dies
+// with it). False when the runner named none (bwrap failed before it had an init, or the
+// runner is gone): then only a walk of /proc finds what is left.
+bool kill_named_init(int relay, pid_t self) {
+  pid_t init = 0;
+  if (recv(relay, &init, sizeof init, MSG_DONTWAIT) != static_cast<ssize_t>(sizeof init) || init <= 0)
+    return false;
+  const int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (proc < 0) return false;
+  char name[16];
+  int len = 0;
+  char digits[12];
+  for (pid_t p = init; p > 0; p /= 10) digits[len++] = static_cast<char>('0' + p % 10);
+  for (int i = 0; i < len; ++i) name[i] = digits[len - 1 - i];
+  name[len] = '\0';
+  kill_if_child_of(proc, name, self);
+  close(proc);
+  return true;
+}
+
 [[noreturn]] void guard(ChildSetup& c, int relay) {
   setpgid(0, 0);
   sigset_t all;
@@ -185,7 +209,9 @@ bool passes(int sig) {
       // (a namespace's teardown takes milliseconds): what is left is SIGKILLed and left to
       // die wherever it is reparented next, not waited for.
       pid_t none = 0;
-      if (!no_child_left(none) && !kill_children(getpid(), 0)) kill_below(0);
+      if (!no_child_left(none) && !kill_named_init(relay, getpid()) &&
+          !kill_children(getpid(), 0))
+        kill_below(0);
       break;
     }
     if (passes(sig)) continue;
@@ -210,6 +236,10 @@ pid_t start_guard(ChildSetup& c, int relay) {
   return pid;
 }
 
+void tell_guard_init(int relay, pid_t init) {
+  [[maybe_unused]] ssize_t n = send(relay, &init, sizeof init, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 std::optional<int> relayed_status(int relay_read) {
   int status;
   ssize_t n;
@@ -220,6 +250,7 @@ std::optional<int> relayed_status(int relay_read) {
 }
 #else
 pid_t start_guard(ChildSetup&, int) { return -1; }
+void tell_guard_init(int, pid_t) {}
 std::optional<int> relayed_status(int) { return std::nullopt; }
 #endif
 

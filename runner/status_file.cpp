@@ -1,7 +1,9 @@
 #include "runner/status_file.hpp"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +15,24 @@
 
 namespace zpolicy::runner {
 
+namespace {
+
+constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+
+// Without a plan (a run refused before it was planned) there are no writable roots to
+// tell a symlink the caller made from one an earlier sandbox planted in its workspace, so
+// none is followed: through one, the refusal's document would create or replace a file of
+// that name in any directory the caller can write (red team R8-S2, R7-S2's gap).
+int open_without_symlinks(const std::string& path) {
+  open_how how{};
+  how.flags = static_cast<__u64>(kFlags);
+  how.mode = 0644;
+  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+}
+
+}  // namespace
+
 std::variant<StatusFile, int> StatusFile::open(const std::string& path,
                                                const compiler::RunPlan* plan, std::ostream& err) {
   if (plan)
@@ -22,8 +42,21 @@ std::variant<StatusFile, int> StatusFile::open(const std::string& path,
              "every writable root; nothing ran\n";
       return kExitUsage;
     }
-  const int fd = ::open(path.c_str(),
-                        O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0644);
+  int fd = plan ? ::open(path.c_str(), kFlags, 0644) : open_without_symlinks(path);
+  if (fd < 0 && !plan && errno == ELOOP) {
+    err << "zpolicy: run: --status-file '" << path
+        << "' is named through a symlink, and the run was refused before it was planned: "
+           "without its writable roots, a symlink a sandbox planted cannot be told from "
+           "yours; name it without symlinks; nothing ran\n";
+    return kExitUsage;
+  }
+  // Above 0-2: an embedder may have closed one, and a status file on stdin or stdout would
+  // be handed to the command as its standard stream (red team R8-S3).
+  if (fd >= 0 && fd <= 2) {
+    const int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    close(fd);
+    fd = high;
+  }
   struct stat st {};
   if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
       fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || ftruncate(fd, 0) != 0) {

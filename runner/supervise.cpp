@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -58,6 +59,16 @@ bool nonblocking_cloexec_pipe(int fds[2]) {
       return false;
     }
   return true;
+}
+
+// The runner's link to its guard (Linux only: elsewhere nothing is guarded).
+bool guard_relay(int fds[2]) {
+#if defined(__linux__)
+  return socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, fds) == 0;
+#else
+  (void)fds;
+  return false;
+#endif
 }
 
 // On Linux the child starts the way posix_spawn starts one (CLONE_VM | CLONE_VFORK): no
@@ -203,8 +214,9 @@ Outcome supervise(const SpawnSpec& spec) {
   };
   const int sfd = sig_pipe[0];
   ChildSetup child = child_setup(spec, old_mask);
+  // Both ways: the guard reports on it, and is told the sandbox's init on it.
   int relay[2] = {-1, -1};
-  if (spec.guarded && !nonblocking_cloexec_pipe(relay)) {
+  if (spec.guarded && !guard_relay(relay)) {
     restore();
     return out;
   }
@@ -229,7 +241,7 @@ Outcome supervise(const SpawnSpec& spec) {
   Clock::time_point kill_at;
   int forwarded = 0;
   int wstatus = 0;
-  bool done = false, timed_out = false, started_hook_ran = false;
+  bool done = false, timed_out = false, started_hook_ran = false, guard_told = false;
   // Whether the command may have started: at once without a release to wait for.
   bool released = !spec.release;
   // Kills the sandbox through its init when bwrap has named it: the pid namespace dies
@@ -316,6 +328,11 @@ Outcome supervise(const SpawnSpec& spec) {
                      {out.tripped ? -1 : spec.tripwire_fd, POLLIN, 0}};
     poll(fds, 3, wait_ms);
     if (fds[1].revents) status.drain();
+    if (relay[0] >= 0 && !guard_told)
+      if (pid_t init = status.child_pid()) {
+        tell_guard_init(relay[0], init);
+        guard_told = true;
+      }
     take_signals();
     if (fds[2].revents) check_tripwire();
     if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)

@@ -7,6 +7,7 @@ A plan under an allow list describes the proxy an executor must serve (network_p
 usage: plan_schema_test.py ZPOLICY SCHEMA
 Exits 77 (a skip for ctest) when python3's jsonschema is not installed
 (scripts/install-deps.sh installs python3-jsonschema)."""
+import base64
 import copy
 import json
 import os
@@ -94,6 +95,30 @@ with tempfile.TemporaryDirectory() as tmp:
             failures.append(f"proxied plan: network_proxy {proxied['network_proxy']}, expected {expected}")
         if proxied and "HTTPS_PROXY=http://127.0.0.1:3128" not in proxied["env"]:
             failures.append("proxied plan: HTTPS_PROXY does not name the proxy's port")
+        # bwrap starts with no environment (red team R7-E1); the command's is in the
+        # --args descriptor, read at the start, and is exactly env.
+        for name in ("bwrap", "bwrap with a proxy"):
+            q = plans.get(name)
+            if not q:
+                continue
+            if q["exe_env"] != []:
+                failures.append(f"{name} plan: exe_env {q['exe_env']}, expected none")
+            env_fds = [f for f in q["fds"] if f["artifact"] == "environment"]
+            if len(env_fds) != 1 or env_fds[0]["when"] != "start" or \
+                    q["argv"][q["argv"].index("--") - 2:q["argv"].index("--")] != ["--args", str(env_fds[0]["fd"])]:
+                failures.append(f"{name} plan: no environment descriptor read by --args at the start")
+                continue
+            words = base64.b64decode(env_fds[0]["content"]["base64"]).split(b"\0")
+            expected_words = [b"--clearenv"]
+            for e in q["env"]:
+                e = base64.b64decode(e["base64"]) if isinstance(e, dict) else e.encode()
+                name_, value = e.split(b"=", 1)
+                expected_words += [b"--setenv", name_, value]
+            if words != expected_words + [b""]:
+                failures.append(f"{name} plan: the environment descriptor is not env: {words}")
+        unconfined = plans.get("unconfined")
+        if unconfined and unconfined["exe_env"] != unconfined["env"]:
+            failures.append("unconfined plan: exe_env is not the command's env")
 
     # The schema refuses what an executor must refuse.
     base = plans.get("bwrap") or plans.get("unconfined")
@@ -103,7 +128,8 @@ with tempfile.TemporaryDirectory() as tmp:
             change(d)
             return d
         check_invalid("format version 1", mutated(lambda d: d.update(zpolicy_plan=1)))
-        check_invalid("format version 3", mutated(lambda d: d.update(zpolicy_plan=3)))
+        check_invalid("format version 2", mutated(lambda d: d.update(zpolicy_plan=2)))
+        check_invalid("format version 4", mutated(lambda d: d.update(zpolicy_plan=4)))
         check_invalid("no network_proxy", mutated(lambda d: d.pop("network_proxy")))
         proxy = {"port": 3128, "allow": ["pypi.org:443"], "forwards": []}
         check_valid("a proxy", mutated(lambda d: d.update(network_proxy=proxy)))
@@ -124,13 +150,18 @@ with tempfile.TemporaryDirectory() as tmp:
         check_invalid("a proxy without forwards", mutated(
             lambda d: d.update(network_proxy={"port": 3128, "allow": ["pypi.org:443"]})))
         check_invalid("no env", mutated(lambda d: d.pop("env")))
+        check_invalid("no exe_env", mutated(lambda d: d.pop("exe_env")))
+        check_invalid("a plan fd without its hand-over time", mutated(lambda d: d["fds"].append(
+            {"fd": 9, "artifact": "environment", "content": {"base64": ""}})))
+        check_invalid("a plan fd handed over at another time", mutated(lambda d: d["fds"].append(
+            {"fd": 9, "artifact": "environment", "when": "later", "content": {"base64": ""}})))
         check_invalid("an unknown key", mutated(lambda d: d.update(network="open")))
         check_invalid("an unknown backend", mutated(lambda d: d.update(backend="docker")))
         check_invalid("a relative exe", mutated(lambda d: d.update(exe="bwrap")))
         check_invalid("stdin as a plan fd", mutated(lambda d: d["fds"].append(
-            {"fd": 0, "artifact": "seccomp.bpf", "content": {"base64": ""}})))
+            {"fd": 0, "artifact": "seccomp.bpf", "when": "release", "content": {"base64": ""}})))
         check_invalid("content that is not base64", mutated(lambda d: d["fds"].append(
-            {"fd": 3, "artifact": "seccomp.bpf", "content": {"base64": "not base64!"}})))
+            {"fd": 3, "artifact": "seccomp.bpf", "when": "release", "content": {"base64": "not base64!"}})))
         check_invalid("an empty argv", mutated(lambda d: d.update(argv=[])))
 
 if not plans:

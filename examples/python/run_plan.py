@@ -350,8 +350,8 @@ def main():
     open_closed_standard_descriptors()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 2:
-        refuse("not a version 2 zpolicy plan")
+    if plan.get("zpolicy_plan") != 3:
+        refuse("not a version 3 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
     if plan["network_proxy"] is not None:
@@ -360,8 +360,11 @@ def main():
                "(zpolicy run or the API's run(plan) do)")
     exe = raw(plan["exe"])
     argv = [raw(a) for a in plan["argv"]]
-    env = [raw(e) for e in plan["env"]]
-    env = dict(e.split(b"=", 1) for e in env)
+    # What bwrap itself starts with: nothing. Its loader runs on the host, before the
+    # sandbox exists, and would act on the command's LD_PRELOAD and the like (red team
+    # R7-E1); the command's environment ("env") reaches the command through the
+    # "environment" descriptor below, never through bwrap's own.
+    env = dict(raw(e).split(b"=", 1) for e in plan["exe_env"])
     cwd = raw(plan["cwd"])
     timeout = plan["timeout_ms"]
 
@@ -380,6 +383,17 @@ def main():
     held = []
     for fd in plan["fds"]:
         content = raw(fd["content"])
+        if fd["when"] == "start":
+            # Read by bwrap as soon as it starts (--args): a sealed memfd filled now.
+            m = os.memfd_create("environment", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            os.write(m, content)
+            os.lseek(m, 0, os.SEEK_SET)
+            fcntl.fcntl(m, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK |
+                        fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)
+            payloads.append((m, fd["fd"]))
+            continue
+        if fd["when"] != "release":
+            refuse(f"descriptor {fd['fd']}: unknown hand-over time {fd['when']!r}")
         r, w = os.pipe()
         if fcntl.fcntl(w, fcntl.F_GETPIPE_SZ) < len(content):
             fcntl.fcntl(w, fcntl.F_SETPIPE_SZ, len(content))

@@ -355,8 +355,15 @@ ZPOLICY_API CleanupReport cleanup(const std::optional<std::string>& dir = std::n
 // (docs/embedding.md "The run plan").
 struct PlanFd {
   int fd = -1;           // the descriptor number the backend expects it on
-  std::string artifact;  // what it holds: "seccomp.bpf"
-  std::string content;   // its exact bytes (the verified artifact)
+  // What it holds: "seccomp.bpf" (the verified artifact), or "environment" (the
+  // command's environment as bwrap's --args reads it: NUL-separated --clearenv, then
+  // --setenv NAME VALUE per variable of `env`).
+  std::string artifact;
+  std::string content;   // its exact bytes
+  // "start": the backend reads it as soon as it starts, so fill it before (a sealed
+  // memfd); "release": only after the release, so fill it then (a pipe whose write end
+  // only the executor holds, docs/embedding.md).
+  std::string when;
   bool operator==(const PlanFd&) const = default;
 };
 // A bind source of bwrap's argv (`--bind-fd FD DEST`): open `path` O_PATH without
@@ -408,6 +415,10 @@ struct Plan {
   std::string exe;                 // absolute; executed as is, never searched for
   std::vector<std::string> argv;   // argv[0] included; ends with the command
   std::vector<std::string> env;    // NAME=VALUE: the command's whole environment
+  // The environment to start `exe` with, exactly. bwrap: none (the command's reaches the
+  // command through the "environment" descriptor; the loader of bwrap, which runs on the
+  // host, must never see it: red team R7-E1); the others: `env`.
+  std::vector<std::string> exe_env;
   std::string cwd;                 // where to start the backend
   std::vector<PlanFd> fds;         // open on these numbers when the backend starts
   std::optional<int> status_fd;    // bwrap --json-status-fd: a pipe's write end

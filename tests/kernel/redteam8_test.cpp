@@ -344,6 +344,36 @@ BOOST_DATA_TEST_CASE(an_executors_stdin_reaches_only_its_peer, bdata::make(kCall
   for (int fd : {listener, udp, master, slave}) close(fd);
 }
 
+// R8-H1: a deny root that did not exist when the run started was not masked ("nothing can
+// create it"): the host can. `aws configure` in another terminal while an agent runs makes
+// ~/.aws/credentials, which the sandbox then read through the read-only view of the home.
+// The run now watches for the creation of the first missing name on the way and stops the
+// sandbox; creating other names there does not.
+BOOST_DATA_TEST_CASE(a_deny_root_created_on_the_host_during_the_run_is_never_read,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string later = box.base() + "/later", secret = later + "/creds/secret";
+  const std::string policy = box.write_policy(
+      "deny-later.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+                         "  write: [\"${WORKSPACE}\"]\n  deny: [\"" + later + "/creds\"]\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  "touch started; i=0; while [ ! -e " + box.base() + "/go ] && [ $i -lt 200 ]; do "
+                  "sleep 0.02; i=$((i+1)); done; sleep 0.5; cat " + secret + "; exit 0"};
+  Running running = box.start(spec);
+  BOOST_REQUIRE(wait_until([&] { return exists(box.ws("started")); }, std::chrono::seconds(10)));
+  std::ofstream(box.base() + "/other").put('\n');  // another name there: the run goes on
+  BOOST_REQUIRE(mkdir(later.c_str(), 0755) == 0 && mkdir((later + "/creds").c_str(), 0755) == 0);
+  std::ofstream(secret) << "AKIA-EXAMPLE\n";
+  std::ofstream(box.base() + "/go").put('\n');
+  const RunResult r = box.finish(running);
+  BOOST_CHECK_MESSAGE(r.exit_code == 125, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find("AKIA") == std::string::npos, "the sandbox read it: " << r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("did not exist when the run started, was created") != std::string::npos,
+                      r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

@@ -194,7 +194,9 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
   plan.argv = {"/usr/bin/bwrap", "--bind", "/ws\xff", "/ws\xff", "--", "/bin/true"};
   plan.env = {"PATH=/usr/bin", "LANG=C.UTF-8"};
   plan.cwd = "/ws\xff";
-  plan.fds = {{3, "seccomp.bpf", std::string("\x06\x00\x00\x00\xff", 5)}};
+  plan.exe_env = {};
+  plan.fds = {{3, "seccomp.bpf", std::string("\x06\x00\x00\x00\xff", 5), "release"},
+              {7, "environment", std::string("--clearenv\0", 11), "start"}};
   plan.status_fd = 4;
   plan.placeholders = {{"/ws\xff/.git", "/ws\xff"}};
   plan.timeout_ms = 1500;
@@ -208,14 +210,17 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
        "raw=lambda v: base64.b64decode(v['base64']) if isinstance(v,dict) else v.encode()\n"
        "print(p['zpolicy_plan'], p['backend'], raw(p['cwd']), [raw(a) for a in p['argv'][2:4]],"
        " raw(p['fds'][0]['content']), p['fds'][0]['fd'], p['status_fd'], p['timeout_ms'],"
-       " raw(p['placeholders'][0]['path']), p['env'],"
+       " raw(p['placeholders'][0]['path']), p['env'], p['exe_env'],"
+       " [(f['artifact'], f['when'], raw(f['content'])) for f in p['fds']],"
        " [(b['fd'], raw(b['path']), b['dev'], b['ino']) for b in p['binds']])\n",
        dir.str() + "/plan.json"},
       dir.str(), dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out ==
-             "2 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
-             "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8'] "
+             "3 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
+             "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8'] [] "
+             "[('seccomp.bpf', 'release', b'\\x06\\x00\\x00\\x00\\xff'), "
+             "('environment', 'start', b'--clearenv\\x00')] "
              "[(5, b'/ws\\xff', 2049, 77), (6, b'/ws\\xff/.git', None, None)]\n");
 }
 
@@ -250,7 +255,7 @@ BOOST_AUTO_TEST_CASE(a_c_plan_under_an_allow_list_describes_its_proxy) {
     return;
   }
   BOOST_TEST_REQUIRE(code == 0, json);
-  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 2, ", 0) == 0u, json);
+  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 3, ", 0) == 0u, json);
   BOOST_TEST(json.find(", \"network_proxy\": {\"port\": 3128, \"allow\": [\"pypi.org:80\", "
                        "\"pypi.org:443\", \"*.pythonhosted.org:443\", \"localhost:5432\"], "
                        "\"forwards\": [5432]}}\n") != std::string::npos,

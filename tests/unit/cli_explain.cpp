@@ -2,6 +2,7 @@
 // the current directory as `run` binds it, relative and `~` paths, one verdict per
 // target with the policy's line and the artifact's, system calls by name, JSON.
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <string_view>
@@ -247,6 +248,35 @@ BOOST_AUTO_TEST_CASE(where_run_refuses_explain_says_so) {
                           "--portable answers for the portable artifacts\n") != std::string::npos,
                r.err);
   }
+}
+
+// A connection is answered per target with the artifact line that decides it, read
+// back from the compiled artifacts: Linux the sandbox's own network namespace, macOS the
+// profile's rule, which under `loopback` lets the host's own loopback through (macOS has
+// no network namespace), as the macOS intent says.
+BOOST_AUTO_TEST_CASE(a_connection_names_each_artifacts_deciding_line) {
+  Cli cli;
+  const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden/";
+  auto r = cli.run({"explain", "--policy", golden + "default.yaml", "--connect", "example.com:443",
+                    "--portable"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  const std::string args = zpolicy::test::slurp(golden + "default.linux/bwrap.args");
+  const auto line = std::count(args.begin(), args.begin() + args.find("--unshare-net\n"), '\n') + 1;
+  BOOST_TEST(r.out.find("artifact: bwrap.args:" + std::to_string(line) + ": --unshare-net") !=
+                 std::string::npos,
+             r.out);
+  BOOST_TEST(r.out.find("artifact: denied by the default rule") != std::string::npos, r.out);
+  r = cli.run({"explain", "--policy", golden + "loopback.yaml", "--connect", "localhost:5432",
+               "--portable"});
+  BOOST_TEST(r.out.find("  macos: allowed\n    policy:   allowed — network loopback: on macOS the "
+                        "host's own loopback") != std::string::npos,
+             r.out);
+  BOOST_TEST(r.out.find("(allow network-outbound ...) via (remote ip \"localhost:*\")") !=
+                 std::string::npos,
+             r.out);
+  BOOST_TEST(r.out.find("  linux: refused: only the sandbox's own loopback is reachable") !=
+                 std::string::npos,
+             r.out);
 }
 
 // Each usage mistake gets its own message.
