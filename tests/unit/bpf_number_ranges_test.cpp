@@ -1,6 +1,7 @@
-// run_bpf_for_numbers follows numbers as ranges; it must answer exactly as run_bpf does
-// number by number, on the programs zpolicy emits and on programs that do with the
-// number what zpolicy's never do (arithmetic, bit tests, copies, comparisons with X).
+// run_bpf_for_numbers and run_bpf_for_calls follow many calls at once; they must answer
+// exactly as run_bpf does call by call, on the programs zpolicy emits and on programs
+// that do with the number what zpolicy's never do (arithmetic, bit tests, copies,
+// comparisons with X).
 #include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <random>
@@ -83,6 +84,48 @@ BOOST_AUTO_TEST_CASE(splits_ranges_at_every_kind_of_comparison) {
   BOOST_TEST(r[6].ret == 5u);
   BOOST_TEST(r[7].ret == 3u);
   BOOST_TEST(r[1001].ret == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(calls_with_arguments_answer_like_run_bpf) {
+  // Each golden program on the numbers it has argument rules for and their neighbours,
+  // with arguments from the program's own constants, so that the argument comparisons
+  // split the calls every way; and the same with an instruction replaced as above.
+  std::mt19937 rng(20261205);
+  const uint16_t kOthers[] = {0x04, 0x54, 0x45, 0x1d, 0x07, 0x87, 0x02, 0x16, 0x00, 0x01, 0x61, 0x84};
+  for (const auto& g : test::golden_compiles(compiler::Target::Linux)) {
+    const auto prog = program_of(g.artifact("seccomp.bpf"));
+    std::vector<uint32_t> constants = {0, 1, 0xffffffffu};
+    for (const BpfInsn& in : prog) constants.push_back(in.k);
+    auto pick = [&] {
+      const uint32_t k = constants[rng() % constants.size()];
+      return rng() % 4 == 0 ? k + 1 : k;
+    };
+    std::vector<compiler::SeccompData> calls;
+    for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
+      for (int n = 0; n < 8; ++n) {
+        compiler::SeccompData d{s.nr, ir::kAuditArchX86_64, 0, {}};
+        if (n == 7) d.arch = ir::kAuditArchI386;
+        for (auto& a : d.args) a = uint64_t{pick()} << 32 * (rng() % 2) | pick();
+        calls.push_back(d);
+      }
+    for (size_t variant = 0; variant <= prog.size(); variant += 7) {
+      auto changed = prog;
+      if (variant < prog.size() && (changed[variant].code & 0x07) < 0x05) {
+        changed[variant].code = kOthers[rng() % std::size(kOthers)];
+        changed[variant].k = rng() % 16;
+      }
+      const auto together = compiler::run_bpf_for_calls(changed, calls);
+      for (size_t i = 0; i < calls.size(); ++i) {
+        const BpfRun one = compiler::run_bpf(changed, calls[i]);
+        if (together[i].ret != one.ret || together[i].executed != one.executed ||
+            together[i].read_arguments != one.read_arguments) {
+          BOOST_ERROR(g.name << " variant " << variant << " call " << i << ": together ret "
+                             << together[i].ret << ", run_bpf ret " << one.ret);
+          break;
+        }
+      }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -84,6 +84,17 @@ struct Machine {
   BpfRun run;
 };
 
+// Whether a conditional jump is taken.
+bool jumps(uint16_t code, uint32_t a, uint32_t operand) {
+  switch (op(code)) {
+    case JEQ: return a == operand;
+    case JGT: return a > operand;
+    case JGE: return a >= operand;
+    case JSET: return (a & operand) != 0;
+  }
+  return false;
+}
+
 // Executes prog[pc] (counted in m.run.executed): the next pc, or none once the program
 // has returned (m.run.ret set).
 std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const SeccompData& d,
@@ -138,17 +149,9 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
         case NEG: a = 0u - a; break;
       }
       break;
-    case JMP: {
+    case JMP:
       if (op(in.code) == JA) return pc + 1 + in.k;
-      bool taken = false;
-      switch (op(in.code)) {
-        case JEQ: taken = a == operand; break;
-        case JGT: taken = a > operand; break;
-        case JGE: taken = a >= operand; break;
-        case JSET: taken = (a & operand) != 0; break;
-      }
-      return pc + 1 + (taken ? in.jt : in.jf);
-    }
+      return pc + 1 + (jumps(in.code, a, operand) ? in.jt : in.jf);
     case RET:
       m.run.ret = in.code == (RET | K) ? in.k : a;
       return std::nullopt;
@@ -241,6 +244,129 @@ struct NumberWalk {
   }
 };
 
+// The walk of run_bpf_for_calls. A group is a set of calls that have taken the same path
+// so far. Its machine holds what run_bpf would hold for its first call, and `loaded` says
+// which of A, X and M[0..15] hold a word of the call (under an `and` mask) that not all
+// the calls of the group share. An instruction that reads only shared values runs once
+// for the group; a comparison of a loaded word with a shared value splits the group by
+// each call's own word; anything else computed from a loaded word makes the group fall
+// back to run_bpf for each of its calls. Groups wait on an explicit stack, not the call
+// stack: a hostile program may nest 4096 comparisons. The groups are disjoint, so the
+// order they run in does not matter.
+struct CallWalk {
+  struct Loaded {
+    uint32_t offset, mask;  // the call's word at `offset` of seccomp_data, & mask
+  };
+  // A, X, then M[0..15].
+  using Registers = std::array<std::optional<Loaded>, 2 + kMemWords>;
+  static constexpr size_t kA = 0, kX = 1, kM = 2;
+  struct Group {
+    size_t pc;
+    std::vector<uint32_t> calls;  // indices into CallWalk::calls
+    Machine m;
+    Registers loaded;
+  };
+  std::span<const BpfInsn> prog;
+  std::span<const SeccompData> calls;
+  std::vector<BpfRun>& out;
+  std::vector<Group> pending;
+
+  void run(Group first) {
+    pending.push_back(std::move(first));
+    while (!pending.empty()) {
+      Group g = std::move(pending.back());
+      pending.pop_back();
+      walk(g);
+    }
+  }
+
+  void walk(Group& g) {
+    Machine& m = g.m;
+    Registers& r = g.loaded;
+    const SeccompData& first = calls[g.calls.front()];
+    size_t pc = g.pc;
+    while (pc < prog.size()) {
+      const BpfInsn& in = prog[pc];
+      const uint16_t c = in.code;
+      const bool x_operand = (cls(c) == ALU || cls(c) == JMP) && src(c) == X;
+      const std::optional<Loaded> operand = x_operand ? r[kX] : std::nullopt;
+      if (cls(c) == JMP && op(c) != JA && r[kA] && !operand) {
+        ++m.run.executed;
+        split(std::move(g), pc, in);
+        return;
+      }
+      const bool reads_loaded = operand || (r[kA] && (cls(c) == ALU || c == (RET | A)));
+      if (reads_loaded && !(c == (ALU | AND | K))) {
+        for (uint32_t i : g.calls) out[i] = run_bpf(prog, calls[i]);
+        return;
+      }
+      switch (cls(c)) {
+        case LD:  // as step() reads it
+          if (c == (LD | W | ABS))
+            r[kA] = shared_by_all(g, in.k) ? std::nullopt : std::optional(Loaded{in.k, UINT32_MAX});
+          else
+            r[kA] = mode(c) == LEN || mode(c) == IMM ? std::nullopt : r[kM + in.k % kMemWords];
+          break;
+        case LDX:
+          r[kX] = mode(c) == LEN || mode(c) == IMM ? std::nullopt : r[kM + in.k % kMemWords];
+          break;
+        case ST:
+          r[kM + in.k % kMemWords] = r[kA];
+          break;
+        case STX:
+          r[kM + in.k % kMemWords] = r[kX];
+          break;
+        case ALU:  // `and #k` of a loaded word
+          if (r[kA]) r[kA]->mask &= in.k;
+          break;
+        case MISC:
+          if (op(c) == TAX) r[kX] = r[kA];
+          else r[kA] = r[kX];
+          break;
+      }
+      const auto next = step(prog, pc, first, m);
+      if (!next) break;
+      pc = *next;
+    }
+    if (pc >= prog.size()) m.run.ret = 0;
+    for (uint32_t i : g.calls) out[i] = m.run;
+  }
+
+  // Whether every call of the group has the same word at `offset`: then the group reads
+  // it like a constant, and its comparisons do not split the group.
+  bool shared_by_all(const Group& g, uint32_t offset) const {
+    const uint32_t w = load_word(calls[g.calls.front()], offset);
+    return std::all_of(g.calls.begin(), g.calls.end(),
+                       [&](uint32_t i) { return load_word(calls[i], offset) == w; });
+  }
+
+  static uint32_t value(const SeccompData& call, const Loaded& l) {
+    return load_word(call, l.offset) & l.mask;
+  }
+
+  // A comparison of the loaded word in A: the calls that take the jump and those that do
+  // not, each side with its machine holding its own first call's words.
+  void split(Group g, size_t pc, const BpfInsn& in) {
+    const uint32_t operand = src(in.code) == X ? g.m.x : in.k;
+    const Loaded a = *g.loaded[kA];
+    const auto jumping = std::partition(g.calls.begin(), g.calls.end(), [&](uint32_t i) {
+      return !jumps(in.code, value(calls[i], a), operand);
+    });
+    Group taken{pc + 1 + in.jt, {jumping, g.calls.end()}, g.m, g.loaded};
+    g.calls.erase(jumping, g.calls.end());
+    g.pc = pc + 1 + in.jf;
+    for (Group* side : {&g, &taken}) {
+      if (side->calls.empty()) continue;
+      const SeccompData& first = calls[side->calls.front()];
+      Machine& m = side->m;
+      for (size_t k = 0; k < side->loaded.size(); ++k)
+        if (const auto& l = side->loaded[k])
+          (k == kA ? m.a : k == kX ? m.x : m.mem[k - kM]) = value(first, *l);
+      pending.push_back(std::move(*side));
+    }
+  }
+};
+
 }  // namespace
 
 BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
@@ -254,6 +380,16 @@ BpfRun run_bpf(std::span<const BpfInsn> prog, const SeccompData& d,
   }
   m.run.ret = 0;
   return m.run;
+}
+
+std::vector<BpfRun> run_bpf_for_calls(std::span<const BpfInsn> prog,
+                                      std::span<const SeccompData> calls) {
+  std::vector<BpfRun> out(calls.size());
+  if (calls.empty()) return out;
+  CallWalk::Group all{0, std::vector<uint32_t>(calls.size()), {}, {}};
+  for (uint32_t i = 0; i < calls.size(); ++i) all.calls[i] = i;
+  CallWalk{prog, calls, out, {}}.run(std::move(all));
+  return out;
 }
 
 std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> prog, uint32_t arch,

@@ -48,14 +48,24 @@ struct BpfRun {
 BpfRun run_bpf(std::span<const BpfInsn> program, const SeccompData& data,
                std::vector<uint32_t>* trace = nullptr);
 
+// run_bpf for each call: element i is run_bpf(program, calls[i]). The calls are followed
+// together while they take the same path: an instruction that reads no word in which
+// they differ (or only moves one, or masks it with `and #k`) runs once for all of them,
+// and a comparison of such a word with a constant splits them by their own words.
+// Anything else done with such a word (other arithmetic, a comparison with one in X,
+// returning it) falls back to run_bpf for each call that reached it, so every answer is
+// run_bpf's. The verifier probes each number with a hundred argument vectors that a
+// filter tells apart with one or two comparisons: each call then costs those
+// comparisons, not its path.
+std::vector<BpfRun> run_bpf_for_calls(std::span<const BpfInsn> program,
+                                      std::span<const SeccompData> calls);
+
 // run_bpf for each number base .. base + count - 1 on one arch, every argument and the
 // instruction pointer zero: element i is the run for number base + i. The numbers are
-// followed as ranges: a comparison of the loaded number with a constant splits the
-// range, and one walk answers every number that takes the same path. Anything else done
+// followed as ranges: a comparison of the loaded number with a constant cuts the range
+// in constant time, where run_bpf_for_calls would test each number. Anything else done
 // with the number (arithmetic, a bit test, a copy, a comparison with X, returning it)
 // falls back to run_bpf for each number of the range, so every answer is run_bpf's.
-// The verifier asks for thousands of numbers; a filter tells them apart with a few
-// dozen comparisons.
 std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> program, uint32_t arch,
                                         uint32_t base, uint32_t count);
 

@@ -1,10 +1,6 @@
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 
-#include <cstdio>
-#include <set>
-#include <utility>
-
-#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/invariant_probes.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -16,23 +12,11 @@ constexpr uint64_t kNONBLOCK = 04000, kCLOEXEC = 02000000;
 constexpr uint64_t kHigh = uint64_t{1} << 32;
 constexpr uint32_t kI386Socketcall = 102;
 
-struct Probe {
-  ir::Arch arch;
-  const char* name;
-  std::array<uint64_t, 6> args;
-};
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
-std::vector<Probe> probes(ir::Network network) {
-  std::vector<Probe> out;
+std::vector<InvariantProbe> probes(ir::Network network) {
+  std::vector<InvariantProbe> out;
   auto on_every_abi = [&](const char* name, std::array<uint64_t, 6> args) {
     for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386})
-      out.push_back({arch, name, args});
+      out.push_back({arch, ir::find_syscall(arch, name), args});
   };
   std::vector<uint64_t> families = {kAF_UNIX, kAF_UNIX | kHigh, kAF_NETLINK, kAF_PACKET,
                                     kAF_VSOCK};
@@ -59,50 +43,18 @@ std::vector<Probe> probes(ir::Network network) {
 }  // namespace
 
 std::vector<Finding> check_network_invariant(const ir::Resolved& resolved, std::string_view bpf) {
-  std::vector<Finding> out;
-  if (resolved.network == ir::Network::Full) return out;
+  if (resolved.network == ir::Network::Full) return {};
   std::string error;
   const auto program = parse_bpf(bpf, &error);
-  if (!program) return out;  // the IR verifier reports the malformed program
-  auto refused = [&](uint32_t arch, uint32_t nr, const std::array<uint64_t, 6>& args,
-                     std::vector<uint32_t>* trace) {
-    const BpfRun run = run_bpf(*program, SeccompData{nr, arch, 0, args}, trace);
-    const auto action = decode_seccomp_ret(run.ret);
-    return std::pair{action && action->kind != ir::Action::Kind::Allow, run.ret};
-  };
-  const char* network = ir::to_string(resolved.network);
-  auto report = [&](std::string probe, uint32_t arch, uint32_t nr,
-                    const std::array<uint64_t, 6>& args) {
-    std::vector<uint32_t> trace;
-    const auto [ok, ret] = refused(arch, nr, args, &trace);
-    if (ok) return;
-    Finding f{"linux",
-              "dropped-deny",
-              resolved.network_loc,
-              std::move(probe),
-              std::string("refused: network ") + network +
-                  " reaches no host socket file or abstract name",
-              seccomp_action_text(ret),
-              {}};
-    std::string path = "seccomp.bpf path";
-    for (uint32_t pc : trace) path += " " + std::to_string(pc);
-    f.trace.push_back(std::move(path));
-    out.push_back(std::move(f));
-  };
-  // The first failing probe of each call on each ABI: the rest say the same.
-  std::set<std::pair<ir::Arch, std::string_view>> reported;
-  for (const Probe& p : probes(resolved.network)) {
-    const ir::SyscallInfo* info = ir::find_syscall(p.arch, p.name);
-    if (!info) continue;  // the ABI has no such call
-    if (reported.contains({p.arch, p.name})) continue;
-    const size_t before = out.size();
-    std::string text = std::string(ir::to_string(p.arch)) + " " + p.name + "(";
-    for (size_t i = 0; i < p.args.size(); ++i) text += (i ? ", " : "") + hex(p.args[i]);
-    report(text + ")", ir::audit_arch(p.arch), info->nr, p.args);
-    if (out.size() != before) reported.insert({p.arch, p.name});
-  }
+  if (!program) return {};  // the IR verifier reports the malformed program
+  const InvariantFinding finding{resolved.network_loc,
+                                 std::string("refused: network ") + ir::to_string(resolved.network) +
+                                     " reaches no host socket file or abstract name"};
+  auto out = first_let_through(*program, probes(resolved.network), finding);
   // i386 reaches every socket call through socketcall(2) as well, its arguments in memory.
-  report("i386 socketcall", ir::kAuditArchI386, kI386Socketcall, {});
+  const SeccompData socketcall{kI386Socketcall, ir::kAuditArchI386, 0, {}};
+  if (!refuses(run_bpf(*program, socketcall).ret))
+    out.push_back(finding.let_through(*program, "i386 socketcall", socketcall));
   return out;
 }
 

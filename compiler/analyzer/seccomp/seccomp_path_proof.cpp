@@ -127,35 +127,43 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
                                              std::span<const ir::SyscallRule* const> rules,
                                              const ir::SyscallInfo& info, ArgGroup& g,
                                              size_t& budget) {
+  // Each node keeps a member of each of its two words, found when it was made: a leaf
+  // is a class with those members, and a word its alternative leaves alone keeps its
+  // parent's.
   struct Node {
     size_t j;
     uint32_t truth;
     WordSet hi, lo;
+    WordSet::Witness in_hi, in_lo;
   };
-  std::vector<Node> stack{{0, 0, hi, lo}};
+  std::vector<Node> stack{{0, 0, hi, lo, hi.witness(budget), lo.witness(budget)}};
   std::set<uint32_t> seen;
   while (!stack.empty()) {
     Node n = std::move(stack.back());
     stack.pop_back();
     if (n.j == g.conds.size()) {
       if (seen.contains(n.truth)) continue;
-      const auto h = n.hi.witness(budget), l = n.lo.witness(budget);
-      if (h.kind == WKind::Empty || l.kind == WKind::Empty) continue;
-      if (h.kind == WKind::Unknown || l.kind == WKind::Unknown)
+      if (n.in_hi.kind == WKind::Unknown || n.in_lo.kind == WKind::Unknown)
         return "argument " + std::to_string(g.arg) +
                " too complex to split within the search budget";
       seen.insert(n.truth);
-      g.classes.push_back({n.truth, h.value, l.value});
+      g.classes.push_back({n.truth, n.in_hi.value, n.in_lo.value});
       continue;
     }
     const ir::ArgCondition& c = rules[g.conds[n.j].rule]->conditions[g.conds[n.j].index];
     for (bool truth : {false, true})
       for (const Alt& alt : alternatives(c, info.args[c.index], truth)) {
-        Node next{n.j + 1, n.truth | (truth ? 1u << n.j : 0u), n.hi, n.lo};
-        apply(next.hi, alt.hi);
-        apply(next.lo, alt.lo);
-        if (next.hi.witness(budget).kind == WKind::Empty) continue;
-        if (next.lo.witness(budget).kind == WKind::Empty) continue;
+        Node next{n.j + 1, n.truth | (truth ? 1u << n.j : 0u), n.hi, n.lo, n.in_hi, n.in_lo};
+        if (alt.hi.op != Atom::Op::Any) {
+          apply(next.hi, alt.hi);
+          next.in_hi = next.hi.witness(budget);
+        }
+        if (next.in_hi.kind == WKind::Empty) continue;
+        if (alt.lo.op != Atom::Op::Any) {
+          apply(next.lo, alt.lo);
+          next.in_lo = next.lo.witness(budget);
+        }
+        if (next.in_lo.kind == WKind::Empty) continue;
         stack.push_back(std::move(next));
       }
     if (budget == 0)
@@ -222,8 +230,15 @@ struct Prover {
     const ir::SyscallPolicy& policy = intent.policy();
     const uint32_t x86 = ir::kAuditArchX86_64;
     const WordSet& nr = p.words[kWordNr];
-    // Each number the table knows.
-    for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64)) {
+    // Only the numbers within the path's range are asked: the paths of a program that
+    // splits the numbers into intervals then cost their own intervals, together one
+    // table, instead of the whole table each.
+    const uint32_t lo = nr.parts().lo, hi = nr.parts().hi;
+    const auto table = ir::syscall_table(ir::Arch::X86_64);  // sorted by number
+    const auto from = std::lower_bound(table.begin(), table.end(), lo,
+                                       [](const ir::SyscallInfo& s, uint32_t n) { return s.nr < n; });
+    for (const ir::SyscallInfo& s : std::span(from, table.end())) {
+      if (s.nr > hi) break;
       if (!nr.contains(s.nr)) continue;
       if (!intent.reads_arguments(s.nr)) {
         check(x86, {ir::Arch::X86_64, s.nr, args_of(w)},
@@ -241,7 +256,7 @@ struct Prover {
       check(x86, {ir::Arch::X32, xa.value, args_of(w)}, policy.foreign_abi_action);
     // Unknown numbers: a hole of the table, or anything above it without the x32 bit.
     std::optional<uint32_t> unknown;
-    for (uint32_t n = 0; n < known_end && !unknown; ++n)
+    for (uint32_t n = lo; n < known_end && n <= hi && !unknown; ++n)
       if (nr.contains(n) && !ir::find_syscall(ir::Arch::X86_64, n)) unknown = n;
     if (!unknown) {
       WordSet above = nr;

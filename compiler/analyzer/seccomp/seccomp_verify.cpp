@@ -24,6 +24,58 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
+// The values each argument of one syscall is probed with: every value its rules compare
+// with, with its neighbours and high-word variants, and a few boundaries; sorted and
+// without repeats (like a set, at a fraction of its cost). Empty for an argument no
+// condition reads.
+std::array<std::vector<uint64_t>, 6> argument_values(
+    std::span<const ir::SyscallRule* const> rules) {
+  std::array<std::vector<uint64_t>, 6> cand;
+  const uint64_t high = uint64_t{1} << 32;
+  for (const ir::SyscallRule* r : rules) {
+    for (const auto& c : r->conditions) {
+      if (c.index >= 6) continue;
+      for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
+        for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
+                           v + high, v - high, v | 0xffffffff00000000u})
+          cand[c.index].push_back(d);
+    }
+  }
+  for (auto& values : cand) {
+    if (values.empty()) continue;
+    for (uint64_t d : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
+                       uint64_t{0xffffffff}, high, ~uint64_t{0}, uint64_t{1} << 63})
+      values.push_back(d);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+  }
+  return cand;
+}
+
+// The argument vectors probed for one syscall: all zero, all ones, each value of each
+// argument alone, and each pair of values of two arguments.
+std::vector<std::array<uint64_t, 6>> vectors_of(const std::array<std::vector<uint64_t>, 6>& cand) {
+  std::vector<std::array<uint64_t, 6>> out{{}};
+  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                 ~uint64_t{0}});
+  for (unsigned i = 0; i < 6; ++i)
+    for (uint64_t v : cand[i]) {
+      std::array<uint64_t, 6> a{};
+      a[i] = v;
+      out.push_back(a);
+    }
+  for (unsigned i = 0; i < 6; ++i)
+    for (unsigned j = i + 1; j < 6; ++j)
+      for (uint64_t vi : cand[i])
+        for (uint64_t vj : cand[j]) {
+          std::array<uint64_t, 6> a{};
+          a[i] = vi;
+          a[j] = vj;
+          out.push_back(a);
+        }
+  return out;
+}
+
 }  // namespace
 
 bool SeccompFinding::dropped_deny() const {
@@ -49,50 +101,7 @@ std::string SeccompFinding::str() const {
 
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
                                                      const ir::SyscallInfo& info) {
-  // Sorted and without repeats once filled, like a set, at a fraction of its cost.
-  std::array<std::vector<uint64_t>, 6> cand;
-  std::vector<unsigned> used;
-  const uint64_t high = uint64_t{1} << 32;
-  for (const auto& r : policy.rules) {
-    if (r.name != info.name) continue;
-    for (const auto& c : r.conditions) {
-      if (c.index >= 6) continue;
-      used.push_back(c.index);
-      for (uint64_t v : {c.value, c.value & c.mask, c.mask, c.value | ~c.mask})
-        for (uint64_t d : {v, v + 1, v - 1, v | high, v & 0xffffffffu, v ^ (uint64_t{1} << 63),
-                           v + high, v - high, v | 0xffffffff00000000u})
-          cand[c.index].push_back(d);
-    }
-  }
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
-  for (unsigned i : used) {
-    for (uint64_t d : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}, uint64_t{0x80000000},
-                       uint64_t{0xffffffff}, high, ~uint64_t{0}, uint64_t{1} << 63})
-      cand[i].push_back(d);
-    std::sort(cand[i].begin(), cand[i].end());
-    cand[i].erase(std::unique(cand[i].begin(), cand[i].end()), cand[i].end());
-  }
-  std::vector<std::array<uint64_t, 6>> out{{}};
-  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
-                 ~uint64_t{0}});
-  for (unsigned i : used)
-    for (uint64_t v : cand[i]) {
-      std::array<uint64_t, 6> a{};
-      a[i] = v;
-      out.push_back(a);
-    }
-  for (unsigned i : used)
-    for (unsigned j : used)
-      if (j > i)
-        for (uint64_t vi : cand[i])
-          for (uint64_t vj : cand[j]) {
-            std::array<uint64_t, 6> a{};
-            a[i] = vi;
-            a[j] = vj;
-            out.push_back(a);
-          }
-  return out;
+  return vectors_of(argument_values(SyscallIntent(policy).rules_for(info.nr)));
 }
 
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
@@ -114,21 +123,11 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     f.ret = run.ret;
     v.findings.push_back(std::move(f));
   }
-  uint32_t last_ret = 0;
-  std::optional<ir::Action> last_decoded = decode_seccomp_ret(last_ret);
-  // Neighbouring numbers mostly share a return value; decode each run of them once.
-  auto decoded = [&](uint32_t ret) -> const std::optional<ir::Action>& {
-    if (ret != last_ret) {
-      last_ret = ret;
-      last_decoded = decode_seccomp_ret(ret);
-    }
-    return last_decoded;
-  };
   // Compares the program's answer `got` for one call with the IR's.
   auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
     ++v.probes;
     const ir::Action want = intent.decide(call);
-    const auto& got = decoded(got_run.ret);
+    const auto got = decode_seccomp_ret(got_run.ret);
     if (got && *got == want) return;
     ++v.mismatches;
     // One finding per call number and ABI, so that the kept ones name distinct calls.
@@ -140,11 +139,16 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   // Instructions the probes below ran; past kProbeSteps the rest are skipped and the
   // program refused, so that the second net never costs more than the proof may.
   size_t swept = 0;
-  auto probe = [&](uint32_t audit, const SyscallCall& call) {
+  // The argument vectors of one number, in order, run together (run_bpf_for_calls). One
+  // buffer serves every number.
+  std::vector<SeccompData> calls;
+  auto probe = [&](ir::Arch arch) {
     if (swept > kProbeSteps) return;
-    const BpfRun run = run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args});
-    swept += run.executed;
-    check(audit, call, run);
+    const auto runs = run_bpf_for_calls(*prog, calls);
+    for (size_t i = 0; i < calls.size() && swept <= kProbeSteps; ++i) {
+      swept += runs[i].executed;
+      check(calls[i].arch, SyscallCall{arch, calls[i].nr, calls[i].args}, runs[i]);
+    }
   };
   // Every value some rule compares with, in every argument at once: a program whose
   // answer for a call depends on arguments the IR does not look at for that call (an
@@ -154,11 +158,18 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
   std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
   for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
     if (intent.reads_arguments(s.nr)) {
-      auto& vectors = ruled[s.nr] = probe_arguments(policy, s);
-      for (const auto& a : vectors) values.insert(values.end(), a.begin(), a.end());
+      const auto cand = argument_values(intent.rules_for(s.nr));
+      ruled[s.nr] = vectors_of(cand);
+      // The values in those vectors: zero and all ones, and each argument's values (the
+      // pairs repeat them).
+      values.insert(values.end(), {uint64_t{0}, ~uint64_t{0}});
+      for (const auto& c : cand) values.insert(values.end(), c.begin(), c.end());
     }
   std::sort(values.begin(), values.end());
   values.erase(std::unique(values.begin(), values.end()), values.end());
+  size_t most_vectors = 0;
+  for (const auto& [nr, vectors] : ruled) most_vectors = std::max(most_vectors, vectors.size());
+  calls.reserve(most_vectors + 1 + values.size());
   const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
                                      ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
   // One number on one ABI: first with every argument zero. If that path read no
@@ -174,41 +185,23 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
       for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
       return;
     }
-    for (const auto& a : vectors) probe(audit, SyscallCall{arch, nr, a});
-    probe(audit, SyscallCall{arch, nr, ones});
-    for (uint64_t x : values) probe(audit, SyscallCall{arch, nr, {x, x, x, x, x, x}});
+    calls.clear();
+    for (const auto& a : vectors) calls.push_back({nr, audit, 0, a});
+    calls.push_back({nr, audit, 0, ones});
+    for (uint64_t x : values) calls.push_back({nr, audit, 0, {x, x, x, x, x, x}});
+    probe(arch);
   };
   constexpr uint32_t kNumbers = 1024;
   const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
   const auto x32 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, ir::kX32SyscallBit, kNumbers);
   const auto i386 = run_bpf_for_numbers(*prog, ir::kAuditArchI386, 0, kNumbers);
   const auto aarch64 = run_bpf_for_numbers(*prog, kAuditArchAarch64, 0, kNumbers);
-  // A foreign call whose path read no argument has one answer to compare, and the IR
-  // knows it without a lookup. The three foreign sweeps are three quarters of the calls
-  // and nearly all return one value: the last return seen to match is remembered.
-  const ir::Action foreign = intent.foreign_abi_action();
-  std::optional<uint32_t> foreign_ret;
-  auto probe_foreign = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
-    if (!first.read_arguments) {
-      if (foreign_ret == first.ret) {
-        ++v.probes;
-        return;
-      }
-      const auto got = decode_seccomp_ret(first.ret);
-      if (got && *got == foreign) {
-        foreign_ret = first.ret;
-        ++v.probes;
-        return;
-      }
-    }
-    probe_number(audit, arch, nr, first);
-  };
   for (uint32_t nr = 0; nr < kNumbers; ++nr) {
     probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, x86_64[nr]);
-    probe_foreign(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
-    probe_foreign(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
+    probe_number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
+    probe_number(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
     // The IR has no name for other arches; like i386 they are foreign.
-    probe_foreign(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
+    probe_number(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
   }
   for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
                       0xc0000000u, 0xffffffffu})

@@ -1,11 +1,6 @@
 #include "compiler/analyzer/seccomp/setid_invariant.hpp"
 
-#include <array>
-#include <cstdio>
-#include <set>
-#include <utility>
-
-#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/invariant_probes.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -19,17 +14,6 @@ constexpr uint64_t kHigh = 0xffffffff00000000u;
 constexpr uint64_t kAT_FDCWD = 0xffffff9c;  // -100 as the low word
 constexpr uint64_t kPath = 0x1000;
 
-struct Probe {
-  const char* name;
-  std::array<uint64_t, 6> args;
-};
-
-std::string hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 std::vector<uint64_t> setid_modes() {
   std::vector<uint64_t> out;
   for (uint64_t bits : {kS_ISUID, kS_ISGID, kS_ISUID | kS_ISGID})
@@ -39,67 +23,51 @@ std::vector<uint64_t> setid_modes() {
   return out;
 }
 
-std::vector<Probe> probes() {
-  std::vector<Probe> out;
+// Each ABI's probes in turn, so that the findings name x86_64 calls first.
+std::vector<InvariantProbe> probes() {
+  std::vector<InvariantProbe> out;
   const uint64_t open_flags[] = {kO_WRONLY | kO_CREAT, kO_RDWR | kO_CREAT | kO_EXCL,
                                  kO_RDWR | kO_TMPFILE, kO_WRONLY | kO_CREAT | kHigh, uint64_t{0}};
-  for (uint64_t mode : setid_modes()) {
-    out.push_back({"chmod", {kPath, mode}});
-    out.push_back({"fchmod", {3, mode}});
-    out.push_back({"fchmodat", {kAT_FDCWD, kPath, mode}});
-    out.push_back({"fchmodat2", {kAT_FDCWD, kPath, mode, 0}});
-    out.push_back({"fchmodat2", {3, 0, mode, 0x1000 /* AT_EMPTY_PATH */}});
-    out.push_back({"creat", {kPath, mode}});
-    out.push_back({"mknod", {kPath, mode, 0}});
-    out.push_back({"mknod", {kPath, kS_IFCHR | mode, 0x0103}});
-    out.push_back({"mknodat", {kAT_FDCWD, kPath, mode, 0}});
-    out.push_back({"mkdir", {kPath, mode}});
-    out.push_back({"mkdirat", {kAT_FDCWD, kPath, mode}});
-    for (uint64_t flags : open_flags) {
-      out.push_back({"open", {kPath, flags, mode}});
-      out.push_back({"openat", {kAT_FDCWD, kPath, flags, mode}});
+  for (ir::Arch a : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386}) {
+    auto find = [&](const char* name) { return ir::find_syscall(a, name); };
+    const ir::SyscallInfo *chmod = find("chmod"), *fchmod = find("fchmod"),
+                          *fchmodat = find("fchmodat"), *fchmodat2 = find("fchmodat2"),
+                          *creat = find("creat"), *mknod = find("mknod"),
+                          *mknodat = find("mknodat"), *mkdir = find("mkdir"),
+                          *mkdirat = find("mkdirat"), *open = find("open"),
+                          *openat = find("openat");
+    for (uint64_t mode : setid_modes()) {
+      out.push_back({a, chmod, {kPath, mode}});
+      out.push_back({a, fchmod, {3, mode}});
+      out.push_back({a, fchmodat, {kAT_FDCWD, kPath, mode}});
+      out.push_back({a, fchmodat2, {kAT_FDCWD, kPath, mode, 0}});
+      out.push_back({a, fchmodat2, {3, 0, mode, 0x1000 /* AT_EMPTY_PATH */}});
+      out.push_back({a, creat, {kPath, mode}});
+      out.push_back({a, mknod, {kPath, mode, 0}});
+      out.push_back({a, mknod, {kPath, kS_IFCHR | mode, 0x0103}});
+      out.push_back({a, mknodat, {kAT_FDCWD, kPath, mode, 0}});
+      out.push_back({a, mkdir, {kPath, mode}});
+      out.push_back({a, mkdirat, {kAT_FDCWD, kPath, mode}});
+      for (uint64_t flags : open_flags) {
+        out.push_back({a, open, {kPath, flags, mode}});
+        out.push_back({a, openat, {kAT_FDCWD, kPath, flags, mode}});
+      }
     }
+    out.push_back({a, find("openat2"), {kAT_FDCWD, kPath, 0x2000, 24}});
   }
-  out.push_back({"openat2", {kAT_FDCWD, kPath, 0x2000, 24}});
   return out;
 }
 
 }  // namespace
 
 std::vector<Finding> check_setid_invariant(std::string_view bpf) {
-  std::vector<Finding> out;
   std::string error;
   const auto program = parse_bpf(bpf, &error);
-  if (!program) return out;  // the IR verifier reports the malformed program
-  // The first failing probe of each call on each ABI: the rest say the same.
-  std::set<std::pair<ir::Arch, std::string_view>> reported;
-  for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386})
-    for (const Probe& p : probes()) {
-      const ir::SyscallInfo* info = ir::find_syscall(arch, p.name);
-      if (!info) continue;  // the ABI has no such call
-      if (reported.contains({arch, p.name})) continue;
-      std::vector<uint32_t> trace;
-      const BpfRun run =
-          run_bpf(*program, SeccompData{info->nr, ir::audit_arch(arch), 0, p.args}, &trace);
-      const auto action = decode_seccomp_ret(run.ret);
-      if (action && action->kind != ir::Action::Kind::Allow) continue;
-      std::string text = std::string(ir::to_string(arch)) + " " + p.name + "(";
-      for (size_t i = 0; i < p.args.size(); ++i) text += (i ? ", " : "") + hex(p.args[i]);
-      Finding f{"linux",
-                "dropped-deny",
-                {ir::kBuiltinFile, 0, 0},
-                text + ")",
-                "refused: no call sets S_ISUID or S_ISGID (a root run would leave a "
-                "setuid file on the host)",
-                seccomp_action_text(run.ret),
-                {}};
-      std::string path = "seccomp.bpf path";
-      for (uint32_t pc : trace) path += " " + std::to_string(pc);
-      f.trace.push_back(std::move(path));
-      out.push_back(std::move(f));
-      reported.insert({arch, p.name});
-    }
-  return out;
+  if (!program) return {};  // the IR verifier reports the malformed program
+  return first_let_through(*program, probes(),
+                           {{ir::kBuiltinFile, 0, 0},
+                            "refused: no call sets S_ISUID or S_ISGID (a root run would leave a "
+                            "setuid file on the host)"});
 }
 
 }  // namespace zpolicy::compiler

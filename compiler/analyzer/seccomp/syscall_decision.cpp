@@ -1,8 +1,7 @@
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
 
-#include <span>
 #include <optional>
-#include <variant>
+#include <span>
 
 namespace zpolicy::compiler {
 
@@ -51,26 +50,10 @@ ir::Action strictest(const ir::SyscallPolicy& policy, const ir::SyscallInfo& inf
   return result.value_or(policy.default_action);
 }
 
-// The foreign-ABI and unknown-number answers, or the table entry to decide by rules.
-std::variant<ir::Action, const ir::SyscallInfo*> classify(const ir::SyscallPolicy& policy,
-                                                         const SyscallCall& call) {
-  if (call.arch != ir::Arch::X86_64 || (call.nr & ir::kX32SyscallBit) != 0)
-    return policy.foreign_abi_action;
-  const ir::SyscallInfo* info = ir::find_syscall(ir::Arch::X86_64, call.nr);
-  if (info == nullptr) return policy.unknown_number_action;
-  return info;
-}
-
 }  // namespace
 
 ir::Action decide(const ir::SyscallPolicy& policy, const SyscallCall& call) {
-  auto c = classify(policy, call);
-  if (auto* a = std::get_if<ir::Action>(&c)) return *a;
-  const ir::SyscallInfo* info = std::get<const ir::SyscallInfo*>(c);
-  std::vector<const ir::SyscallRule*> named;
-  for (const auto& rule : policy.rules)
-    if (rule.name == info->name) named.push_back(&rule);
-  return strictest(policy, *info, call, named);
+  return SyscallIntent(policy).decide(call);
 }
 
 SyscallIntent::SyscallIntent(const ir::SyscallPolicy& policy) : policy_(policy) {
@@ -86,11 +69,11 @@ SyscallIntent::SyscallIntent(const ir::SyscallPolicy& policy) : policy_(policy) 
 }
 
 ir::Action SyscallIntent::decide(const SyscallCall& call) const {
-  auto c = classify(policy_, call);
-  if (auto* a = std::get_if<ir::Action>(&c)) return *a;
-  const ir::SyscallInfo* info = std::get<const ir::SyscallInfo*>(c);
-  if (info->nr >= by_nr_.size()) return policy_.default_action;
-  return strictest(policy_, *info, call, by_nr_[info->nr]);
+  if (call.arch != ir::Arch::X86_64 || (call.nr & ir::kX32SyscallBit) != 0)
+    return policy_.foreign_abi_action;
+  const ir::SyscallInfo* info = ir::find_syscall(ir::Arch::X86_64, call.nr);
+  if (info == nullptr) return policy_.unknown_number_action;
+  return strictest(policy_, *info, call, rules_for(info->nr));
 }
 
 }  // namespace zpolicy::compiler

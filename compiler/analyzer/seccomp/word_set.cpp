@@ -1,6 +1,7 @@
 #include "compiler/analyzer/seccomp/word_set.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <iterator>
 #include <optional>
@@ -62,24 +63,21 @@ bool WordSet::contains(uint32_t w) const {
 
 namespace {
 
-// The smallest x >= lo with (x & fixed) == value, if any.
+// The smallest x >= lo with (x & fixed) == value, if any (value has no bit outside fixed).
 std::optional<uint32_t> smallest_at_least(uint32_t lo, uint32_t fixed, uint32_t value) {
-  for (int bit = 31; bit >= 0; --bit) {
-    const uint32_t b = uint32_t{1} << bit;
-    if (!(fixed & b) || (value & b) == (lo & b)) continue;
-    const uint32_t above = bit == 31 ? 0 : ~((b << 1) - 1);
-    if (value & b)  // the pattern is above lo from here: lo's bits above, the pattern below
-      return (lo & above) | b | (value & (b - 1));
-    // The pattern is below lo here: raise the lowest free bit above that lo has clear.
-    for (int up = bit + 1; up < 32; ++up) {
-      const uint32_t u = uint32_t{1} << up;
-      if ((fixed & u) || (lo & u)) continue;
-      const uint32_t keep = up == 31 ? 0 : ~((u << 1) - 1);
-      return (lo & keep) | u | (value & (u - 1));
-    }
-    return std::nullopt;
-  }
-  return lo;
+  const uint32_t differ = fixed & (value ^ lo);
+  if (differ == 0) return lo;
+  // The highest fixed bit where lo and the pattern differ decides. (`b << 1` is 0 for the
+  // top bit, so `above` is then empty.)
+  const uint32_t b = std::bit_floor(differ);
+  const uint32_t above = ~((b << 1) - 1);
+  if (value & b)  // the pattern is above lo from here: lo's bits above, the pattern below
+    return (lo & above) | b | (value & (b - 1));
+  // The pattern is below lo here: raise the lowest free bit above that lo has clear.
+  const uint32_t free = above & ~fixed & ~lo;
+  if (free == 0) return std::nullopt;
+  const uint32_t u = free & (0u - free);
+  return (lo & ~((u << 1) - 1)) | u | (value & (u - 1));
 }
 
 }  // namespace
@@ -99,19 +97,22 @@ WordSet::Witness WordSet::witness(size_t& budget) const {
   struct Node {
     uint32_t decided, value;
   };
-  std::vector<Node> stack{{0, 0}};
+  // A node replaced by its two children decides one more bit, so the stack holds at most
+  // one waiting sibling per bit plus the two newest: 33 nodes, never the heap.
+  std::array<Node, 33> stack;
+  size_t depth = 0;
+  stack[depth++] = {0, 0};
   // A node tests every excluded pattern (and looks its value up among the excluded
   // words), so it costs one step per pattern, plus one: the budget then bounds the time
   // a search takes, however many patterns a program piles up.
   const size_t node_cost = 1 + excluded_.size();
-  while (!stack.empty()) {
+  while (depth > 0) {
     if (budget < node_cost) {
       budget = 0;
       return {Witness::Kind::Unknown};
     }
     budget -= node_cost;
-    const Node n = stack.back();
-    stack.pop_back();
+    const Node n = stack[--depth];
     const uint32_t fixed = n.decided | known_mask_;
     const uint32_t value = n.value | known_value_;
     const bool cut =
@@ -126,8 +127,8 @@ WordSet::Witness WordSet::witness(size_t& budget) const {
     const uint32_t open = relevant & ~n.decided;
     if (open == 0) continue;
     const uint32_t bit = uint32_t{1} << (31 - std::countl_zero(open));
-    stack.push_back({n.decided | bit, n.value | bit});
-    stack.push_back({n.decided | bit, n.value});
+    stack[depth++] = {n.decided | bit, n.value | bit};
+    stack[depth++] = {n.decided | bit, n.value};
   }
   return {Witness::Kind::Empty};
 }

@@ -1,0 +1,80 @@
+// What verification of one policy's own artifacts costs, in one process: the pipeline's
+// verify_artifacts run N times back to back, and each Linux part alone (docs/benchmarks.md,
+// issue 18's budgets of 0.5 ms for the default policy and 2 ms for golden/large.yaml).
+// Run it under `chrt -f 50` on a loaded machine, or under callgrind with a small N.
+//
+//   zpolicy_analyzer_verify POLICY linux|macos [N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/listing_check.hpp"
+#include "compiler/analyzer/seccomp/network_invariant.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
+#include "compiler/analyzer/seccomp/setid_invariant.hpp"
+#include "compiler/analyzer/verify.hpp"
+#include "compiler/frontend/policy_parser.hpp"
+
+using namespace zpolicy;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Median and minimum of n runs, in microseconds.
+void report(const char* what, int n, const std::function<void()>& fn) {
+  std::vector<double> us;
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    fn();
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  }
+  std::sort(us.begin(), us.end());
+  std::printf("%-22s median %9.1f µs  min %9.1f µs  (%d runs)\n", what, us[us.size() / 2], us[0], n);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3 || argc > 4) {
+    std::fprintf(stderr, "usage: zpolicy_analyzer_verify POLICY linux|macos [N]\n");
+    return 2;
+  }
+  const auto target = compiler::parse_target(argv[2]);
+  const int n = argc == 4 ? std::atoi(argv[3]) : 1000;
+  ir::Diagnostics d;
+  const auto policy = compiler::load_policy_file(argv[1], d);
+  if (!target || !policy || n < 1) return 2;
+  const auto resolved =
+      compiler::resolve_for_target(*policy, *target, policy->mode.value, std::nullopt, d);
+  if (!resolved) return 2;
+  const auto arts = compiler::emit_artifacts(*resolved, *target);
+  if (!compiler::verify_artifacts(*resolved, *target, arts).empty()) {
+    std::fprintf(stderr, "the artifacts do not verify\n");
+    return 1;
+  }
+  report("verify_artifacts", n, [&] { compiler::verify_artifacts(*resolved, *target, arts); });
+  if (*target != compiler::Target::Linux) return 0;
+  auto content = [&](const char* name) {
+    for (const auto& a : arts)
+      if (a.name == name) return a.content;
+    std::exit(1);
+  };
+  const std::string bpf = content("seccomp.bpf"), listing = content("seccomp.txt");
+  std::string error;
+  const auto prog = compiler::parse_bpf(bpf, &error);
+  report("mounts", n, [&] {
+    compiler::verify_linux_part(*resolved, compiler::LinuxPart::Mounts, arts, ir::ArtifactSet::All);
+  });
+  const auto v = compiler::verify_seccomp(resolved->syscalls, bpf);
+  std::printf("seccomp: %zu instructions, %zu paths, %zu probes\n", prog->size(), v.paths, v.probes);
+  report("seccomp proof+probes", n, [&] { compiler::verify_seccomp(resolved->syscalls, bpf); });
+  report("listing", n, [&] { compiler::check_listing(listing, *prog, resolved->syscalls); });
+  report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, bpf); });
+  report("set-id invariant", n, [&] { compiler::check_setid_invariant(bpf); });
+  return 0;
+}
