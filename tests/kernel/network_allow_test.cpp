@@ -183,7 +183,7 @@ BOOST_DATA_TEST_CASE(the_refusals_kept_are_bounded_whatever_the_command_asks,
                      bdata::make(kCallers), caller) {
   Sandbox sb(caller);
   const std::string policy =
-      sb.write_policy("allow.yaml", "zpolicy: 1\nnetwork:\n  allow: [allowed.test:8080]\n");
+      sb.write_policy("allow.yaml", "zpolicy: 1\nmode: workspace-write\nnetwork:\n  allow: [allowed.test:8080]\n");
   RunSpec spec;
   const std::string status = sb.home() + "/status.json";
   spec.options = {"--policy", policy, "--status-file", status};
