@@ -10,7 +10,7 @@ bash scripts/install-deps.sh
 ZPOLICY_BUILD_TARGETS=zpolicy_all_but_sanitized_tests bash scripts/build.sh
 # Tests that run sandboxes hold the RESOURCE_LOCK host_sandbox_runs (tests/CMakeLists.txt),
 # so they run one at a time; the pure ones run beside them.
-ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)" -E '^unit$'
+ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)" -E '^unit_'
 bash scripts/build-sanitized.sh
 ctest --test-dir build-sanitized --output-on-failure --timeout 900 -j"$(nproc)" \
   -L '^(unit|golden|fuzz)$'
