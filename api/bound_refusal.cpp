@@ -21,22 +21,23 @@ std::optional<Explanation> bound_refusal(const Loaded& loaded, const Request& re
   std::string ids;
   for (const auto& l : compiler::lint_policy(judged, context)) {
     if (l.severity != ir::Severity::Error) continue;
-    if (l.id == "ZP003" || l.id == "ZP013") {
-      refused.diagnostics.push_back(diagnostic_of(l.id, l.severity, l.loc, l.message));
-      ids += (ids.empty() ? "" : ", ") + l.id;
+    if (l.code == "ZP003" || l.code == "ZP013") {
+      refused.diagnostics.push_back(diagnostic_of(l));
+      ids += (ids.empty() ? "" : ", ") + l.code;
     } else {
-      other.push_back("a run here is refused unless `run --accept " + l.id + "`: " + l.message);
+      other.push_back("a run here is refused unless `run --accept " + l.code + "`: " + l.message);
     }
   }
   if (refused.diagnostics.empty()) {
     for (auto& n : other) notes.push_back(std::move(n));
     return std::nullopt;
   }
-  refused.diagnostics.push_back(diagnostic_of(
-      "", ir::Severity::Error, {"<command line>"},
-      "a run bound to " + loaded.host->workspace + " would be refused (" + ids +
-          "), so there is nothing bound to explain; --portable answers for the portable "
-          "artifacts"));
+  ir::Diagnostics why;
+  why.error({"<command line>"}, "a run bound to " + loaded.host->workspace + " would be refused (" +
+                                    ids +
+                                    "), so there is nothing bound to explain; --portable answers "
+                                    "for the portable artifacts");
+  refused.diagnostics.push_back(diagnostic_of(why.all().front()));
   refused.exit_code = kExitVerify;
   return refused;
 }

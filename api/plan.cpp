@@ -78,7 +78,7 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
   }
   out.sbpl_profile = p.sbpl_profile;
   out.sbpl_params = p.sbpl_params;
-  for (const auto& l : p.accepted) out.accepted.push_back(l.str());
+  for (const auto& l : p.accepted) out.accepted.push_back(l.report());
   if (p.backend == compiler::Backend::Bwrap && p.verified &&
       p.verified->network == ir::Network::Allow) {
     PlanNetworkProxy proxy;

@@ -29,21 +29,12 @@ ir::Severity severity_of(Severity s) {
   return ir::Severity::Error;
 }
 
-Diagnostic diagnostic_of(std::string code, ir::Severity s, const ir::SourceLoc& loc,
-                         std::string message, std::vector<std::string> trace) {
-  return {std::move(code), severity_of(s), loc.file, loc.line, loc.col, std::move(message),
-          std::move(trace)};
-}
-
-Diagnostic diagnostic_of(const compiler::Finding& f) {
-  return diagnostic_of("verify-" + f.target, ir::Severity::Error, f.rule,
-                       f.target + ": " + f.kind + ": " + f.probe + ": expected " + f.expected +
-                           ", artifact gives " + f.actual,
-                       f.trace);
+Diagnostic diagnostic_of(const ir::Diagnostic& d) {
+  return {d.code, severity_of(d.severity), d.loc.file, d.loc.line, d.loc.col, d.message, d.trace};
 }
 
 void add_all(std::vector<Diagnostic>& out, const ir::Diagnostics& diags) {
-  for (const auto& d : diags.all()) out.push_back(diagnostic_of("", d.severity, d.loc, d.message));
+  for (const auto& d : diags.all()) out.push_back(diagnostic_of(d));
 }
 
 PolicyLine line_of(const ir::SourceLoc& loc) { return {loc.file, loc.line, loc.col}; }

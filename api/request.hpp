@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "compiler/analyzer/finding.hpp"
 #include "compiler/pipeline.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
@@ -19,10 +18,7 @@ namespace zpolicy::api {
 Severity severity_of(ir::Severity s);
 ir::Severity severity_of(Severity s);
 
-Diagnostic diagnostic_of(std::string code, ir::Severity s, const ir::SourceLoc& loc,
-                         std::string message, std::vector<std::string> trace = {});
-// A verification finding, worded as `compile` and `verify` print it.
-Diagnostic diagnostic_of(const compiler::Finding& f);
+Diagnostic diagnostic_of(const ir::Diagnostic& d);
 void add_all(std::vector<Diagnostic>& out, const ir::Diagnostics& diags);
 PolicyLine line_of(const ir::SourceLoc& loc);
 

@@ -32,10 +32,8 @@ std::string opened_path(const std::string& path) {
 }  // namespace
 
 std::string Diagnostic::str() const {
-  ir::Diagnostic located{api::severity_of(severity), {file, line, column}, message};
-  std::string out = located.str();
-  if (!code.empty()) out += " [" + code + "]";
-  out += "\n";
+  ir::Diagnostic located{code, api::severity_of(severity), {file, line, column}, message};
+  std::string out = located.str() + "\n";
   for (const auto& t : trace) out += "    " + t + "\n";
   return out;
 }
@@ -138,9 +136,7 @@ Result check(const Request& request) {
       request.policy_file ? std::optional(opened_path(*request.policy_file)) : std::nullopt,
       canonical("/proc/self/exe"), std::string(compiler::kBwrapPath), {}};
   const auto items = compiler::check_policy(loaded->policy, ctx);
-  for (const auto& i : items)
-    result.diagnostics.push_back(
-        api::diagnostic_of(i.rule_id, i.severity, i.loc, i.message, i.detail));
+  for (const auto& i : items) result.diagnostics.push_back(api::diagnostic_of(i));
   if (compiler::has_errors(items)) result.exit_code = kExitVerify;
   return result;
 }

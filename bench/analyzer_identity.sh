@@ -20,8 +20,9 @@ zp="$build/zpolicy"
 [[ -x "$zp" ]] || zp="$build/cli/zpolicy"
 rm -rf "$out"
 mkdir -p "$out/policies" "$out/art" "$out/explain" "$out/verify"
-# A fixed scratch path: the bound artifacts name it, and must compare equal across runs.
-tmp=/tmp/zpolicy-identity-scratch
+# A fixed scratch path: the bound artifacts name it, and must compare equal across runs
+# (ZPOLICY_IDENTITY_SCRATCH picks another, for two engineers recording at once).
+tmp=${ZPOLICY_IDENTITY_SCRATCH:-/tmp/zpolicy-identity-scratch}
 rm -rf "$tmp"
 mkdir -p "$tmp"
 mkdir -p "$tmp/ws/.git" "$tmp/ws/data" "$tmp/home/.ssh"

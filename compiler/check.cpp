@@ -5,13 +5,14 @@
 
 namespace zpolicy::compiler {
 
-std::vector<CheckItem> check_policy(const ir::Policy& policy, const LintContext& ctx) {
-  std::vector<CheckItem> items;
-  for (const auto& l : lint_policy(policy, ctx))
-    items.push_back({l.id, l.severity, l.loc, l.message, {}});
+std::vector<ir::Diagnostic> check_policy(const ir::Policy& policy, const LintContext& ctx) {
+  std::vector<ir::Diagnostic> items = lint_policy(policy, ctx);
   ir::Diagnostics syscall_diags;
   lint_syscall_rules(policy.syscalls, syscall_diags);
-  for (const auto& d : syscall_diags.all()) items.push_back({"ZP100", d.severity, d.loc, d.message, {}});
+  for (auto d : syscall_diags.all()) {
+    d.code = kSyscallLintId;
+    items.push_back(std::move(d));
+  }
 
   for (ir::Mode mode : {ir::Mode::ReadOnly, ir::Mode::WorkspaceWrite}) {
     if (!ir::narrower_or_equal(mode, policy.mode.value)) continue;
@@ -22,21 +23,23 @@ std::vector<CheckItem> check_policy(const ir::Policy& policy, const LintContext&
       for (const auto& binding : bindings) {
         ir::Diagnostics cd;
         auto compiled = compile(policy, target, mode, binding, cd);
-        for (const auto& d : cd.all()) items.push_back({rule_id, d.severity, d.loc, d.message, {}});
+        for (auto d : cd.all()) {
+          d.code = rule_id;
+          items.push_back(std::move(d));
+        }
         if (!compiled) continue;
-        for (const auto& f : compiled->findings)
-          items.push_back({rule_id, ir::Severity::Error, f.rule,
-                           std::string(ir::to_string(mode)) + (binding ? " bound" : "") + ": " +
-                               f.kind + ": " + f.probe + ": expected " + f.expected +
-                               ", artifact gives " + f.actual,
-                           f.trace});
+        for (auto f : compiled->findings) {
+          f.message = std::string(ir::to_string(mode)) + (binding ? " bound" : "") + ": " +
+                      f.disagreement();
+          items.push_back(std::move(f));
+        }
       }
     }
   }
   return items;
 }
 
-bool has_errors(const std::vector<CheckItem>& items) {
+bool has_errors(const std::vector<ir::Diagnostic>& items) {
   for (const auto& i : items)
     if (i.severity == ir::Severity::Error) return true;
   return false;

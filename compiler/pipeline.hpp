@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "compiler/analyzer/finding.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
@@ -35,7 +34,7 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
 struct Compiled {
   ir::Resolved resolved;
   std::vector<Artifact> artifacts;
-  std::vector<Finding> findings;  // from the independent verifier; non-empty = exit 3
+  std::vector<ir::Diagnostic> findings;  // from the independent verifier; non-empty = exit 3
 };
 
 // What compile() proves before it returns: every artifact, or for Linux only the mount

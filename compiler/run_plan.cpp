@@ -43,10 +43,11 @@ std::string plural(size_t n, const char* one, const char* many) {
 
 // The refusal of a run for error-level lints and verifier findings: each one at its
 // policy line, then one summary line; --accept is suggested only when it could help.
-Refusal refusal(const std::vector<Lint>& refused, const std::vector<Finding>& findings) {
+Refusal refusal(const std::vector<ir::Diagnostic>& refused,
+                const std::vector<ir::Diagnostic>& findings) {
   std::string report;
-  for (const auto& l : refused) report += l.str() + "\n";
-  for (const auto& f : findings) report += f.str();
+  for (const auto& l : refused) report += l.report() + "\n";
+  for (const auto& f : findings) report += f.report() + "\n";
   report += "zpolicy: refusing to run";
   if (!findings.empty())
     report += ": " + plural(findings.size(), "verifier finding", "verifier findings");
@@ -55,8 +56,8 @@ Refusal refusal(const std::vector<Lint>& refused, const std::vector<Finding>& fi
               plural(refused.size(), "lint", "lints") + " at error level";
   report += "; nothing ran\n";
   const bool acceptable_only =
-      findings.empty() && std::all_of(refused.begin(), refused.end(), [](const Lint& l) {
-        return acceptance_of(l.id) == Acceptance::Acceptable;
+      findings.empty() && std::all_of(refused.begin(), refused.end(), [](const ir::Diagnostic& l) {
+        return acceptance_of(l.code) == Acceptance::Acceptable;
       });
   if (acceptable_only)
     report += "zpolicy: to take this risk for one run, name each lint: --accept ID\n";
@@ -154,11 +155,11 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
   // They judge the mode this run gets: --mode read-only makes nothing writable.
   ir::Policy judged = in.policy;
   judged.mode.value = in.mode;
-  std::vector<Lint> refused, accepted;
+  std::vector<ir::Diagnostic> refused, accepted;
   for (auto& l : lint_policy(judged, in.lint)) {
     if (l.severity != ir::Severity::Error) continue;
-    bool ok = acceptance_of(l.id) == Acceptance::Acceptable &&
-              std::find(in.accept.begin(), in.accept.end(), l.id) != in.accept.end();
+    bool ok = acceptance_of(l.code) == Acceptance::Acceptable &&
+              std::find(in.accept.begin(), in.accept.end(), l.code) != in.accept.end();
     (ok ? accepted : refused).push_back(std::move(l));
   }
   ir::Diagnostics syscall_diags;
@@ -176,7 +177,7 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     if (!compiled || diags.has_errors()) return Refusal{kExitUsage, diags.str()};
   }
   if (!refused.empty() || !compiled->findings.empty())
-    return refusal(refused, compiled ? compiled->findings : std::vector<Finding>{});
+    return refusal(refused, compiled ? compiled->findings : std::vector<ir::Diagnostic>{});
 
   RunPlan plan;
   plan.command = in.command;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "compiler/analyzer/bwrap/expected_setup.hpp"
-#include "compiler/analyzer/finding.hpp"
 #include "compiler/backend_paths.hpp"
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/resolve/resolve.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
 #include "ir/resolved.hpp"
 #include "ir/target.hpp"
@@ -98,10 +98,10 @@ struct RunPlan {
   int block_fd = -1;
   std::vector<ExpectedObject> expected_setup;
   uint16_t proxy_port = 0;
-  std::vector<Lint> accepted;  // error-level lints the caller accepted (--accept)
+  std::vector<ir::Diagnostic> accepted;  // error-level lints the caller accepted (--accept)
   // Bwrap, FilterProof::BeforeRelease: the proof of the seccomp program in fds, running;
   // the runner releases the sandbox only when await_filter_proof() says it holds.
-  std::shared_future<std::vector<Finding>> filter_proof;
+  std::shared_future<std::vector<ir::Diagnostic>> filter_proof;
 };
 
 // Why a run is refused before anything starts: the exit code of DESIGN.md (2 invalid

@@ -44,16 +44,38 @@ std::string one_line(const std::string& text) {
 
 }  // namespace
 
+std::string Diagnostic::disagreement() const {
+  return kind + ": " + probe + ": expected " + expected + ", artifact gives " + actual;
+}
+
 std::string Diagnostic::str() const {
-  return one_line(loc.str()) + ": " + to_string(severity) + ": " + one_line(message);
+  std::string out = one_line(loc.str()) + ": " + to_string(severity) + ": " + one_line(message);
+  if (!code.empty()) out += " [" + code + "]";
+  return out;
+}
+
+std::string Diagnostic::report() const {
+  std::string out = loc.str() + ": " + to_string(severity) + ": " + message;
+  if (!code.empty() && !is_finding()) out += " [" + code + "]";
+  for (const auto& t : trace) out += "\n    " + t;
+  return out;
+}
+
+Diagnostic finding(const std::string& target, std::string kind, SourceLoc loc, std::string probe,
+                   std::string expected, std::string actual, std::vector<std::string> trace) {
+  Diagnostic d{"verify-" + target, Severity::Error, std::move(loc),   "",
+               std::move(trace),   std::move(kind), std::move(probe), std::move(expected),
+               std::move(actual)};
+  d.message = target + ": " + d.disagreement();
+  return d;
 }
 
 void Diagnostics::error(SourceLoc loc, std::string message) {
-  items_.push_back({Severity::Error, std::move(loc), std::move(message)});
+  items_.push_back({"", Severity::Error, std::move(loc), std::move(message)});
 }
 
 void Diagnostics::warning(SourceLoc loc, std::string message) {
-  items_.push_back({Severity::Warning, std::move(loc), std::move(message)});
+  items_.push_back({"", Severity::Warning, std::move(loc), std::move(message)});
 }
 
 bool Diagnostics::has_errors() const {

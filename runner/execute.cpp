@@ -402,7 +402,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
 
 int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
   for (const auto& l : plan.accepted)
-    err << "zpolicy: accepted for this run: " << l.str() << "\n";
+    err << "zpolicy: accepted for this run: " << l.report() << "\n";
   switch (plan.backend) {
     case compiler::Backend::Unconfined:
       return execute_unconfined(plan, err);

@@ -18,8 +18,9 @@ const Artifact* find(const std::vector<Artifact>& arts, const std::string& name)
   return it == arts.end() ? nullptr : &*it;
 }
 
-Finding malformed(Target t, const std::string& file, std::string why) {
-  return {to_string(t), "malformed-artifact", {file}, file, "a valid artifact", std::move(why), {}};
+ir::Diagnostic malformed(Target t, const std::string& file, std::string why) {
+  return ir::finding(to_string(t), "malformed-artifact", {file}, file, "a valid artifact",
+                     std::move(why));
 }
 
 // The policy line behind the IR's answer for a probed call: the rule for that syscall
@@ -39,7 +40,7 @@ ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f)
 
 // bwrap.args and bwrap.fds: what bwrap acts on as soon as it starts.
 void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& arts,
-                         ir::ArtifactSet set, std::vector<Finding>& out) {
+                         ir::ArtifactSet set, std::vector<ir::Diagnostic>& out) {
   // A run binds by descriptor, and bwrap.fds says what each descriptor holds.
   const Artifact* fds = find(arts, "bwrap.fds");
   if (set == ir::ArtifactSet::Enforced && !fds)
@@ -55,7 +56,7 @@ void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& art
 
 // seccomp.bpf and its listing: what bwrap reads only once the runner releases it.
 void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& arts,
-                         ir::ArtifactSet set, std::vector<Finding>& out) {
+                         ir::ArtifactSet set, std::vector<ir::Diagnostic>& out) {
   const Artifact* bpf = find(arts, "seccomp.bpf");
   // The listing is for review, not what the kernel loads, but reviewers read it in
   // golden diffs: it must be the listing of this very program, and a set without it is
@@ -68,8 +69,8 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
       out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
     } else if (prog) {
       if (auto m = check_listing(listing->content, *prog, r.syscalls))
-        out.push_back({"linux", "malformed-artifact", {"seccomp.txt", m->line, 1}, "seccomp.txt",
-                       "the listing of seccomp.bpf", m->why, {}});
+        out.push_back(ir::finding("linux", "malformed-artifact", {"seccomp.txt", m->line, 1},
+                                  "seccomp.txt", "the listing of seccomp.bpf", m->why));
     }
   }
   if (!bpf) {
@@ -80,21 +81,21 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
   if (!v.program_error.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.program_error));
   if (!v.unprovable.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.unprovable));
   for (const auto& s : v.findings)
-    out.push_back({"linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
-                   deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
-                   seccomp_action_text(s.ret), {}});
+    out.push_back(ir::finding("linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
+                              deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
+                              seccomp_action_text(s.ret)));
   auto network = check_network_invariant(r, bpf->content);
   out.insert(out.end(), network.begin(), network.end());
   auto setid = check_setid_invariant(bpf->content);
   out.insert(out.end(), setid.begin(), setid.end());
   if (v.mismatches > v.findings.size())
-    out.push_back({"linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf",
-                   "no further mismatches",
-                   std::to_string(v.mismatches - v.findings.size()) + " more not listed", {}});
+    out.push_back(ir::finding(
+        "linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf", "no further mismatches",
+        std::to_string(v.mismatches - v.findings.size()) + " more not listed"));
 }
 
-void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts,
-                  SbplBindings bindings, std::vector<Finding>& out) {
+void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, SbplBindings bindings,
+                  std::vector<ir::Diagnostic>& out) {
   const Artifact* profile = find(arts, "profile.sb");
   const Artifact* params = find(arts, "params.txt");
   if (!profile || !params) {
@@ -108,7 +109,8 @@ void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts,
     return;
   }
   for (auto& s : verify_sbpl(r, profile->content, *values, bindings))
-    out.push_back({"macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace});
+    out.push_back(
+        ir::finding("macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace));
 }
 
 }  // namespace
@@ -118,10 +120,10 @@ std::vector<std::string> artifact_names(Target target) {
   return {"profile.sb", "params.txt"};
 }
 
-std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
-                                      const std::vector<Artifact>& artifacts,
-                                      ir::ArtifactSet set, bool artifacts_from_elsewhere) {
-  std::vector<Finding> out;
+std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, Target target,
+                                             const std::vector<Artifact>& artifacts,
+                                             ir::ArtifactSet set, bool artifacts_from_elsewhere) {
+  std::vector<ir::Diagnostic> out;
   if (!ir::is_confined(intent.mode)) return out;
   if (target == Target::Linux) {
     verify_linux_mounts(intent, artifacts, set, out);
@@ -134,10 +136,10 @@ std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
   return out;
 }
 
-std::vector<Finding> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
-                                       const std::vector<Artifact>& artifacts,
-                                       ir::ArtifactSet set) {
-  std::vector<Finding> out;
+std::vector<ir::Diagnostic> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
+                                              const std::vector<Artifact>& artifacts,
+                                              ir::ArtifactSet set) {
+  std::vector<ir::Diagnostic> out;
   if (!ir::is_confined(intent.mode)) return out;
   if (part == LinuxPart::Mounts)
     verify_linux_mounts(intent, artifacts, set, out);

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "compiler/pipeline.hpp"
-#include "compiler/analyzer/finding.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
 namespace zpolicy::compiler {
@@ -17,19 +17,19 @@ namespace zpolicy::compiler {
 // `artifacts_from_elsewhere`: made by another tool, edited by hand, checked in (`zpolicy
 // verify`), rather than just emitted by this build; a portable macOS profile is then also
 // proven with each symbolic root bound inside each other (SbplBindings::EveryNesting).
-std::vector<Finding> verify_artifacts(const ir::Resolved& intent, Target target,
-                                      const std::vector<Artifact>& artifacts,
-                                      ir::ArtifactSet set = ir::ArtifactSet::All,
-                                      bool artifacts_from_elsewhere = false);
+std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, Target target,
+                                             const std::vector<Artifact>& artifacts,
+                                             ir::ArtifactSet set = ir::ArtifactSet::All,
+                                             bool artifacts_from_elsewhere = false);
 
 // The Linux artifacts in the two parts bwrap consumes at different times: the mount plan
 // (bwrap.args, bwrap.fds), which it acts on as soon as it starts, and the seccomp filter
 // (seccomp.bpf, seccomp.txt), which it reads only after the runner releases it
 // (--block-fd). verify_artifacts() for Linux is exactly both parts, in this order.
 enum class LinuxPart { Mounts, Filter };
-std::vector<Finding> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
-                                       const std::vector<Artifact>& artifacts,
-                                       ir::ArtifactSet set);
+std::vector<ir::Diagnostic> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
+                                              const std::vector<Artifact>& artifacts,
+                                              ir::ArtifactSet set);
 
 // The names of a target's artifact files (DESIGN.md "Artifact files").
 std::vector<std::string> artifact_names(Target target);

@@ -21,8 +21,8 @@ const std::vector<std::string>& public_suffix_list() {
   return v;
 }
 
-std::vector<Lint> lint_network(const ir::Policy& p) {
-  std::vector<Lint> out;
+std::vector<ir::Diagnostic> lint_network(const ir::Policy& p) {
+  std::vector<ir::Diagnostic> out;
   if (p.network.value != ir::Network::Allow) return out;
   const auto& suffixes = public_suffix_list();
   // One finding per entry as written: `*.com` stands for two destinations (80 and 443).

@@ -11,7 +11,7 @@ namespace zpolicy::compiler {
 // suffix (`*.com`, `*.co.uk`, `*.github.io`: anyone can own a name below it, so it
 // admits anyone); ZP015, an entry that can never be admitted (an ip: literal the proxy
 // refuses as non-public, a name under .localhost or .invalid).
-std::vector<Lint> lint_network(const ir::Policy& policy);
+std::vector<ir::Diagnostic> lint_network(const ir::Policy& policy);
 
 // The multi-label public suffixes ZP014 knows, besides every single label (a TLD):
 // country second levels and hosting platforms where anyone registers a subdomain.

@@ -296,12 +296,8 @@ bool looks_like_secret(std::string name) {
          name.starts_with("GITHUB_TOKEN") || name.starts_with("NPM_TOKEN");
 }
 
-std::string Lint::str() const {
-  return loc.str() + ": " + ir::to_string(severity) + ": " + message + " [" + id + "]";
-}
-
-std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
-  std::vector<Lint> out;
+std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& ctx) {
+  std::vector<ir::Diagnostic> out;
   auto add = [&](const char* id, ir::Severity sev, const ir::SourceLoc& loc, std::string msg) {
     out.push_back({id, sev, loc, std::move(msg)});
   };
@@ -492,12 +488,14 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   if (p.mode.value == ir::Mode::DangerFullAccess)
     add("ZP010", S::Warning, p.mode.loc,
         "mode danger-full-access runs commands without any sandbox");
-  std::sort(out.begin(), out.end(), [](const Lint& a, const Lint& b) {
-    return std::tie(a.loc.file, a.loc.line, a.loc.col, a.id, a.message) <
-           std::tie(b.loc.file, b.loc.line, b.loc.col, b.id, b.message);
+  std::sort(out.begin(), out.end(), [](const ir::Diagnostic& a, const ir::Diagnostic& b) {
+    return std::tie(a.loc.file, a.loc.line, a.loc.col, a.code, a.message) <
+           std::tie(b.loc.file, b.loc.line, b.loc.col, b.code, b.message);
   });
   out.erase(std::unique(out.begin(), out.end(),
-                        [](const Lint& a, const Lint& b) { return a.str() == b.str(); }),
+                        [](const ir::Diagnostic& a, const ir::Diagnostic& b) {
+                          return a.report() == b.report();
+                        }),
             out.end());
   return out;
 }

@@ -10,16 +10,6 @@
 
 namespace zpolicy::compiler {
 
-// One policy lint. IDs are stable (documented in docs/lints.md) so that CI can
-// suppress or gate on them.
-struct Lint {
-  std::string id;  // "ZP001"
-  ir::Severity severity = ir::Severity::Warning;
-  ir::SourceLoc loc;
-  std::string message;
-  std::string str() const;  // "file:line:col: warning: message [ZP001]"
-};
-
 struct LintContext {
   std::optional<HostFacts> host;  // bound checks need the host
   // The policy file as it is opened (absolute; not necessarily canonical: every symlink
@@ -32,9 +22,10 @@ struct LintContext {
 };
 
 // Reviewer-level findings about a policy that is valid but probably not what its author
-// meant. Sorted by location, then ID. The writable-root lints judge `policy.mode`: pass
-// the policy with the mode a run actually gets.
-std::vector<Lint> lint_policy(const ir::Policy& policy, const LintContext& ctx);
+// meant, each with its lint ID as code ("ZP001": stable, docs/lints.md, so that CI can
+// suppress or gate on them). Sorted by location, then ID. The writable-root lints judge
+// `policy.mode`: pass the policy with the mode a run actually gets.
+std::vector<ir::Diagnostic> lint_policy(const ir::Policy& policy, const LintContext& ctx);
 
 // Whether an environment name usually carries a credential (ZP012; case-insensitive, a
 // trailing '*' ignored): `run --env NAME` warns about the same names.

@@ -389,7 +389,7 @@ BOOST_AUTO_TEST_CASE(compile_result_with_a_corrupted_artifact_has_findings) {
     BOOST_TEST(!findings.empty(), compiler::to_string(target));
     bool names_protect_line = false;
     for (const auto& f : findings)
-      names_protect_line |= f.rule.line == 7 && f.kind == "dropped-deny";
+      names_protect_line |= f.loc.line == 7 && f.kind == "dropped-deny";
     BOOST_TEST(names_protect_line, compiler::to_string(target));
   }
 }

@@ -22,7 +22,7 @@ namespace {
 
 const std::string kHead = "zpolicy: 1\nmode: workspace-write\n";
 
-std::vector<compiler::Lint> lints_of(const std::string& text,
+std::vector<ir::Diagnostic> lints_of(const std::string& text,
                                      const compiler::LintContext& ctx = {}) {
   auto parsed = test::parse(text);
   BOOST_REQUIRE_MESSAGE(parsed.policy, parsed.errors);
@@ -30,10 +30,10 @@ std::vector<compiler::Lint> lints_of(const std::string& text,
 }
 
 // The only lint found is `id` at line:col with that severity.
-void expect_one(const std::vector<compiler::Lint>& lints, const char* id, ir::Severity severity,
+void expect_one(const std::vector<ir::Diagnostic>& lints, const char* id, ir::Severity severity,
                 int line, int col) {
   BOOST_REQUIRE_EQUAL(lints.size(), 1u);
-  BOOST_TEST(lints[0].id == id);
+  BOOST_TEST(lints[0].code == id);
   BOOST_TEST(ir::to_string(lints[0].severity) == ir::to_string(severity));
   BOOST_TEST(lints[0].loc.file == "p.yaml");
   BOOST_TEST(lints[0].loc.line == line);
@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(zp003_every_sensitive_path_of_the_list) {
     compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
     auto lints = lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx);
     BOOST_TEST(lints.size() == 1u, entry);
-    BOOST_TEST((!lints.empty() && lints[0].id == "ZP003"), entry);
+    BOOST_TEST((!lints.empty() && lints[0].code == "ZP003"), entry);
   }
   expect_one(lints_of(kHead + "filesystem:\n  write: [\"~/.config/fish/conf.d\"]\n"), "ZP003",
              ir::Severity::Error, 4, 11);
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(zp003_bound_through_symlinks_and_ancestors) {
   f.workspace = h.dir.str();
   ctx.host = f;
   auto lints = lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx);
-  BOOST_TEST((lints.size() == 1u && lints[0].id == "ZP003"));
+  BOOST_TEST((lints.size() == 1u && lints[0].code == "ZP003"));
 }
 
 // Binding walks a path's components in one pass: a protected path of 100 000 components
@@ -317,7 +317,7 @@ BOOST_AUTO_TEST_CASE(lints_are_sorted_by_location) {
                "  protect: [/etc/passwd]\n");
   std::vector<std::string> got;
   for (const auto& l : lints)
-    got.push_back(l.id + "@" + std::to_string(l.loc.line) + ":" + std::to_string(l.loc.col));
+    got.push_back(l.code + "@" + std::to_string(l.loc.line) + ":" + std::to_string(l.loc.col));
   BOOST_TEST(got == (std::vector<std::string>{"ZP002@4:27", "ZP003@4:47", "ZP001@5:13"}),
              boost::test_tools::per_element());
 }

@@ -96,7 +96,7 @@ std::string artifact(const compiler::Compiled& c, const std::string& name) {
 
 std::string findings(const compiler::Compiled& c) {
   std::string out;
-  for (const auto& f : c.findings) out += f.str() + "\n";
+  for (const auto& f : c.findings) out += f.report() + "\n";
   return out;
 }
 

@@ -29,14 +29,14 @@ std::string emitted_without(const ir::Resolved& r, Drop drop) {
   return es::emit_bpf(weakened);
 }
 
-std::string all(const std::vector<zc::Finding>& fs) {
+std::string all(const std::vector<ir::Diagnostic>& fs) {
   std::string out;
-  for (const auto& f : fs) out += f.str();
+  for (const auto& f : fs) out += f.report() + "\n";
   return out;
 }
 
-bool names(const std::vector<zc::Finding>& fs, const std::string& text) {
-  return std::any_of(fs.begin(), fs.end(), [&](const zc::Finding& f) {
+bool names(const std::vector<ir::Diagnostic>& fs, const std::string& text) {
+  return std::any_of(fs.begin(), fs.end(), [&](const ir::Diagnostic& f) {
     return f.kind == "dropped-deny" && f.probe.find(text) != std::string::npos;
   });
 }

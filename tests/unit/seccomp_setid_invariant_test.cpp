@@ -18,14 +18,14 @@ ir::SyscallPolicy baseline(ir::Mode mode, ir::Action deny = ir::Action::errno_(1
   return zc::effective_syscalls(zpolicy::test::policy_with(mode, ir::Network::None, deny), mode);
 }
 
-std::string all(const std::vector<zc::Finding>& fs) {
+std::string all(const std::vector<ir::Diagnostic>& fs) {
   std::string out;
-  for (const auto& f : fs) out += f.str() + "\n";
+  for (const auto& f : fs) out += f.report() + "\n";
   return out;
 }
 
-bool names(const std::vector<zc::Finding>& fs, const std::string& text) {
-  return std::any_of(fs.begin(), fs.end(), [&](const zc::Finding& f) {
+bool names(const std::vector<ir::Diagnostic>& fs, const std::string& text) {
+  return std::any_of(fs.begin(), fs.end(), [&](const ir::Diagnostic& f) {
     return f.kind == "dropped-deny" && f.probe.find(text) != std::string::npos;
   });
 }

@@ -18,9 +18,9 @@ using test::Option;
 
 namespace {
 
-std::string all(const std::vector<Finding>& fs) {
+std::string all(const std::vector<ir::Diagnostic>& fs) {
   std::string out;
-  for (const auto& f : fs) out += f.str();
+  for (const auto& f : fs) out += f.report() + "\n";
   return out;
 }
 
@@ -44,14 +44,14 @@ ByDescriptor by_descriptor(const std::vector<Option>& argv) {
   return out;
 }
 
-std::vector<Finding> verify(const ByDescriptor& d) {
+std::vector<ir::Diagnostic> verify(const ByDescriptor& d) {
   return verify_bwrap(test::workspace_policy(), test::render(d.argv), d.fds);
 }
 
-bool malformed_at(const std::vector<Finding>& fs, const std::string& artifact, int line,
+bool malformed_at(const std::vector<ir::Diagnostic>& fs, const std::string& artifact, int line,
                   const std::string& words) {
-  return fs.size() == 1 && fs[0].kind == "malformed-artifact" && fs[0].rule.file == artifact &&
-         fs[0].rule.line == line && fs[0].actual.find(words) != std::string::npos;
+  return fs.size() == 1 && fs[0].kind == "malformed-artifact" && fs[0].loc.file == artifact &&
+         fs[0].loc.line == line && fs[0].actual.find(words) != std::string::npos;
 }
 
 }  // namespace

@@ -10,9 +10,9 @@ using test::Option;
 
 namespace {
 
-std::string all(const std::vector<Finding>& fs) {
+std::string all(const std::vector<ir::Diagnostic>& fs) {
   std::string out;
-  for (const auto& f : fs) out += f.str();
+  for (const auto& f : fs) out += f.report() + "\n";
   return out;
 }
 
@@ -26,9 +26,9 @@ std::vector<Option> replaced(std::vector<Option> argv, const Option& from, const
   return argv;
 }
 
-bool has(const std::vector<Finding>& fs, const std::string& kind, const std::string& probe) {
+bool has(const std::vector<ir::Diagnostic>& fs, const std::string& kind, const std::string& probe) {
   return std::any_of(fs.begin(), fs.end(),
-                     [&](const Finding& f) { return f.kind == kind && f.probe == probe; });
+                     [&](const ir::Diagnostic& f) { return f.kind == kind && f.probe == probe; });
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ BOOST_AUTO_TEST_CASE(a_protected_path_bound_writable_is_a_dropped_deny_naming_it
                                                {"--bind", env, env})));
   BOOST_TEST_REQUIRE(fs.size() == 7u, all(fs));
   BOOST_TEST(
-      fs[0].str() ==
+      fs[0].report() + "\n" ==
       "policy.yaml:6:5: error: linux: dropped-deny: write ${WORKSPACE}/.env: expected no access to "
       "the host "
       "object (under protected path ${WORKSPACE}/.env), artifact gives allowed on the host object\n"
@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(a_deny_mask_before_the_writable_bind_is_covered_by_it) {
   bad.insert(bad.begin() + 14, {perms, mask, ro});
   auto fs = verify_bwrap(policy, test::render(bad));
   BOOST_TEST(has(fs, "dropped-deny", "read ${WORKSPACE}/secret"), all(fs));
-  BOOST_TEST(fs.front().rule.str() == "policy.yaml:9:5");
+  BOOST_TEST(fs.front().loc.str() == "policy.yaml:9:5");
 }
 
 BOOST_AUTO_TEST_CASE(each_missing_hardening_option_is_named) {
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(network_full_needs_the_host_network) {
 BOOST_AUTO_TEST_CASE(a_malformed_artifact_names_its_line) {
   auto fs = verify_bwrap(test::workspace_policy(), "--new-session\n--bind-data\n3\n/x\n");
   BOOST_TEST_REQUIRE(fs.size() == 1u);
-  BOOST_TEST(fs[0].str() ==
+  BOOST_TEST(fs[0].report() + "\n" ==
              "bwrap.args:2:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv "
              "in the subset "
              "zpolicy verifies, artifact gives option '--bind-data' is outside the subset zpolicy "
@@ -146,7 +146,7 @@ BOOST_AUTO_TEST_CASE(a_plain_bind_of_a_source_known_missing_aborts_bwrap) {
   policy.protect[0].kind = ir::HostKind::Missing;  // ${WORKSPACE}/.env
   auto fs = verify_bwrap(policy, test::render(test::workspace_argv()));
   BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
-  BOOST_TEST(fs[0].str() ==
+  BOOST_TEST(fs[0].report() + "\n" ==
              "bwrap.args:27:1: error: linux: malformed-artifact: bwrap.args: expected a bwrap argv "
              "in the subset "
              "zpolicy verifies, artifact gives --ro-bind ${WORKSPACE}/.env ${WORKSPACE}/.env: the "
@@ -159,8 +159,9 @@ BOOST_AUTO_TEST_CASE(a_skipped_try_source_implies_its_descendants_are_missing_to
   auto argv = replaced(test::workspace_argv(), {"--bind", pin, pin}, {"--bind-try", pin, pin});
   argv = replaced(argv, {"--ro-bind", sessions, sessions}, {"--ro-bind-try", sessions, sessions});
   auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
-  auto it = std::find_if(fs.begin(), fs.end(),
-                         [](const Finding& f) { return f.probe == "delete ${WORKSPACE}/data"; });
+  auto it = std::find_if(fs.begin(), fs.end(), [](const ir::Diagnostic& f) {
+    return f.probe == "delete ${WORKSPACE}/data";
+  });
   BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
   // Skipping the pin while its descendant's bind applies is impossible, so the first
   // scenario that loses the pin has lost the protected bind as well.
@@ -221,7 +222,7 @@ BOOST_AUTO_TEST_CASE(a_symlinked_read_root_must_keep_its_name) {
     auto fs = verify_bwrap(policy, text);
     BOOST_TEST(has(fs, "missing-allow", "read /lib64"), all(fs));
     BOOST_TEST(!fs.empty());
-    if (!fs.empty()) BOOST_TEST(fs.front().rule.str() == "policy.yaml:3:20");
+    if (!fs.empty()) BOOST_TEST(fs.front().loc.str() == "policy.yaml:3:20");
   }
 }
 
@@ -292,11 +293,11 @@ BOOST_AUTO_TEST_CASE(a_writable_root_over_kernel_state_is_the_rule_named) {
   auto argv = test::workspace_argv();
   argv.insert(argv.begin() + 15, Option{"--bind", "/sys", "/sys"});
   auto fs = verify_bwrap(policy, test::render(argv));
-  auto it = std::find_if(fs.begin(), fs.end(), [](const Finding& f) {
+  auto it = std::find_if(fs.begin(), fs.end(), [](const ir::Diagnostic& f) {
     return f.probe == "write /sys/kernel/mm/transparent_hugepage/enabled";
   });
   BOOST_TEST_REQUIRE((it != fs.end()), all(fs));
-  BOOST_TEST(it->rule.str() == "policy.yaml:9:5");
+  BOOST_TEST(it->loc.str() == "policy.yaml:9:5");
   BOOST_TEST(it->trace.at(0) == "writable root /sys overlaps /sys/kernel/mm/transparent_hugepage/enabled");
 }
 

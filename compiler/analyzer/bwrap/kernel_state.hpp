@@ -5,7 +5,7 @@
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
-#include "compiler/analyzer/finding.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
 namespace zpolicy::compiler {
@@ -19,8 +19,8 @@ namespace zpolicy::compiler {
 // is writable at any path the sandbox can reach it by (its own, or an alias of a bind
 // that carries it, such as a writable bind of "/"). A finding names the writable root
 // that overlaps the kernel path, when the policy asked for one.
-void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv,
-                        const MountTable& table,
-                        const std::vector<std::string>& assumptions, std::vector<Finding>& out);
+void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv, const MountTable& table,
+                        const std::vector<std::string>& assumptions,
+                        std::vector<ir::Diagnostic>& out);
 
 }  // namespace zpolicy::compiler

@@ -26,24 +26,14 @@ constexpr size_t kMaxRegionFindings = 32;
 
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
-Finding malformed(int line, std::string message, const std::string& artifact = kArtifact) {
-  return Finding{kTarget,
-                 "malformed-artifact",
-                 ir::SourceLoc{artifact, line, 1},
-                 artifact,
-                 "a bwrap argv in the subset zpolicy verifies",
-                 std::move(message),
-                 {}};
+ir::Diagnostic malformed(int line, std::string message, const std::string& artifact = kArtifact) {
+  return ir::finding(kTarget, "malformed-artifact", ir::SourceLoc{artifact, line, 1}, artifact,
+                     "a bwrap argv in the subset zpolicy verifies", std::move(message));
 }
 
-Finding hardening(std::string what, std::string expected, std::string actual) {
-  return Finding{kTarget,
-                 "missing-hardening",
-                 builtin(),
-                 std::move(what),
-                 std::move(expected),
-                 std::move(actual),
-                 {}};
+ir::Diagnostic hardening(std::string what, std::string expected, std::string actual) {
+  return ir::finding(kTarget, "missing-hardening", builtin(), std::move(what), std::move(expected),
+                     std::move(actual));
 }
 
 // What the host holds at a bind source, as far as the IR and the artifact tell: a
@@ -98,7 +88,7 @@ struct Scenario {
 // One mount table per combination of -try binds that may or may not find their
 // source; combinations where a skipped source contains an applied one are impossible.
 std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
-                                std::vector<Finding>& findings) {
+                                std::vector<ir::Diagnostic>& findings) {
   const std::vector<BwrapOp>& ops = argv.ops;
   const PathTable& paths = *argv.paths;
   std::vector<size_t> uncertain;
@@ -158,7 +148,7 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
 // `--dev-bind` makes device nodes usable and is never emitted; a bind of any other path
 // under the host's /dev (a disk, /dev/shm, the whole tree) is refused rather than
 // modelled.
-void check_devices(const BwrapArgv& argv, std::vector<Finding>& out) {
+void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
   const PathTable::Id dev = *paths.parse("/dev");
   const PathTable::Id null = *paths.parse("/dev/null");
@@ -184,7 +174,7 @@ void check_devices(const BwrapArgv& argv, std::vector<Finding>& out) {
 // each deny root; anything else of these kinds is outside the verified subset. Reports
 // the first creation the emitter does not make, and how many more there are.
 void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTable& paths,
-                     std::vector<Finding>& out) {
+                     std::vector<ir::Diagnostic>& out) {
   // Where the emitter makes links and tmpfs mounts.
   std::unordered_set<PathTable::Id> links, tmpfs;
   auto add = [&](std::unordered_set<PathTable::Id>& places, const std::string& path) {
@@ -233,7 +223,8 @@ void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTabl
   out.push_back(malformed(first->line, std::move(message)));
 }
 
-void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Finding>& out) {
+void check_flags(const ir::Resolved& intent, const BwrapFlags& f,
+                 std::vector<ir::Diagnostic>& out) {
   struct Required {
     bool present;
     const char* option;
@@ -256,35 +247,26 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f, std::vector<Fi
     if (!r.present) out.push_back(hardening(r.option, std::string("present: ") + r.why, "absent"));
   bool want_net_ns = intent.network != ir::Network::Full;
   if (want_net_ns && !f.unshare_net) {
-    Finding missing =
+    ir::Diagnostic missing =
         hardening("--unshare-net", std::string("present: network ") + ir::to_string(intent.network),
                   "absent: the host network is reachable");
-    missing.rule = intent.network_loc;
+    missing.loc = intent.network_loc;
     out.push_back(std::move(missing));
   }
   if (!want_net_ns && f.unshare_net)
-    out.push_back(Finding{kTarget,
-                          "missing-allow",
-                          intent.network_loc,
-                          "--unshare-net",
-                          "absent: network full",
-                          "present: no network",
-                          {}});
+    out.push_back(ir::finding(kTarget, "missing-allow", intent.network_loc, "--unshare-net",
+                              "absent: network full", "present: no network"));
   if (!intent.cwd.empty()) {
     auto cwd = SymbolicPath::parse(intent.cwd);
     if (!f.chdir || !cwd || !(*f.chdir == *cwd))
-      out.push_back(Finding{kTarget,
-                            "missing-allow",
-                            builtin(),
-                            "--chdir",
-                            "--chdir " + intent.cwd,
-                            f.chdir ? "--chdir " + f.chdir->str() : "absent",
-                            {}});
+      out.push_back(ir::finding(kTarget, "missing-allow", builtin(), "--chdir",
+                                "--chdir " + intent.cwd,
+                                f.chdir ? "--chdir " + f.chdir->str() : "absent"));
   }
 }
 
 void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables,
-                  std::vector<Finding>& out) {
+                  std::vector<ir::Diagnostic>& out) {
   struct Required {
     const char* path;
     MountTable::MountKind kind;
@@ -299,13 +281,13 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
     for (const auto& s : tables) {
       const auto* m = s.table.mount_at(path);
       if (m && m->kind == r.kind) continue;
-      Finding f = hardening(
+      ir::Diagnostic f = hardening(
           r.option, std::string("the sandbox's own ") + r.path,
           m ? "a different mount: " + std::string(m->text) : "no mount at " + std::string(r.path));
       // A deny root over it is the policy line that took it away.
       for (const auto& d : intent.deny)
         if (auto dp = SymbolicPath::parse(d.path); dp && dp->contains(path)) {
-          f.rule = d.loc;
+          f.loc = d.loc;
           f.trace.push_back("deny root " + d.path + " masks " + r.path);
           break;
         }
@@ -320,7 +302,7 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
 // reaches the canonical root on the host, or programs that use the name (the ELF
 // interpreter under /lib64) do not start.
 void check_read_links(const ir::Resolved& intent, const std::vector<Scenario>& tables,
-                      PathTable& paths, std::vector<Finding>& out) {
+                      PathTable& paths, std::vector<ir::Diagnostic>& out) {
   for (const auto& l : intent.read_links) {
     auto link = SymbolicPath::parse(l.link);
     auto target = SymbolicPath::parse(l.target);
@@ -329,13 +311,9 @@ void check_read_links(const ir::Resolved& intent, const std::vector<Scenario>& t
     for (const auto& s : tables) {
       AccessResult r = s.table.access(*link, FsOp::Read, true);
       if (r.outcome == Outcome::Host && r.host == target_id) continue;
-      Finding f{kTarget,
-                "missing-allow",
-                l.loc,
-                "read " + l.link,
-                "the readable root " + l.target + " under its name " + l.link,
-                to_string(r.outcome),
-                std::move(r.trace)};
+      ir::Diagnostic f = ir::finding(kTarget, "missing-allow", l.loc, "read " + l.link,
+                                     "the readable root " + l.target + " under its name " + l.link,
+                                     to_string(r.outcome), std::move(r.trace));
       f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
       out.push_back(std::move(f));
       break;
@@ -375,11 +353,12 @@ using Grant = std::tuple<size_t, FsOp, size_t>;
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
-                  std::vector<char>& probed, std::set<Grant>& granted, std::vector<Finding>& out) {
+                  std::vector<char>& probed, std::set<Grant>& granted,
+                  std::vector<ir::Diagnostic>& out) {
   struct Found {
     PathTable::Id path;
     FsOp op;
-    Finding finding;
+    ir::Diagnostic finding;
   };
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
@@ -411,13 +390,10 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
         const AccessResult r =
             at_path ? s.table.access(probe.id, op, true) : s.table.host_access(probe.id, op, true);
         const Expectation exp = intent.expect(probe.path(), op);
-        Finding f{kTarget,
-                  expect == Expect::Allow ? "missing-allow" : "dropped-deny",
-                  exp.rule,
-                  std::string(to_string(op)) + " " + probe.path().str(),
-                  std::string(to_string(expect)) + " (" + exp.reason + ")",
-                  to_string(r.outcome),
-                  {}};
+        ir::Diagnostic f = ir::finding(
+            kTarget, expect == Expect::Allow ? "missing-allow" : "dropped-deny", exp.rule,
+            std::string(to_string(op)) + " " + probe.path().str(),
+            std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
         f.trace.push_back("probe: " + probe.role());
         f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
         f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
@@ -441,7 +417,7 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
 // are counted.
 void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
                    const std::vector<Scenario>& tables, const std::vector<char>& probed,
-                   std::set<Grant>& granted, std::vector<Finding>& out) {
+                   std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = intent.paths();
   std::vector<PathTable::Id> more{*paths.parse("/tmp")};
   for (const auto& l : resolved.read_links)
@@ -450,7 +426,7 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
   struct Found {
     PathTable::Id path;
     FsOp op;
-    Finding finding;
+    ir::Diagnostic finding;
   };
   std::vector<Found> found;
   size_t unlisted = 0;
@@ -478,13 +454,10 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
         }
         const AccessResult r = s.table.host_access(region.id, op, true);
         const Expectation exp = intent.expect(paths.path(region.id), op);
-        Finding f{kTarget,
-                  "dropped-deny",
-                  exp.rule,
-                  std::string(to_string(op)) + " " + paths.path(region.id).str(),
-                  std::string(to_string(expect)) + " (" + exp.reason + ")",
-                  to_string(r.outcome),
-                  {}};
+        ir::Diagnostic f = ir::finding(
+            kTarget, "dropped-deny", exp.rule,
+            std::string(to_string(op)) + " " + paths.path(region.id).str(),
+            std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
         f.trace.push_back(region.describe(paths));
         f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
         f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
@@ -498,20 +471,17 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
   });
   for (auto& f : found) out.push_back(std::move(f.finding));
   if (unlisted > 0)
-    out.push_back(Finding{kTarget,
-                          "dropped-deny",
-                          ir::SourceLoc{kArtifact, 0, 0},
-                          "more regions",
-                          "no access the policy does not grant",
-                          std::to_string(unlisted) + " more grants not listed",
-                          {}});
+    out.push_back(ir::finding(kTarget, "dropped-deny", ir::SourceLoc{kArtifact, 0, 0},
+                              "more regions", "no access the policy does not grant",
+                              std::to_string(unlisted) + " more grants not listed"));
 }
 
 }  // namespace
 
-std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view bwrap_args_text,
-                                  std::optional<std::string_view> bwrap_fds_text) {
-  std::vector<Finding> findings;
+std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
+                                         std::string_view bwrap_args_text,
+                                         std::optional<std::string_view> bwrap_fds_text) {
+  std::vector<ir::Diagnostic> findings;
   if (!ir::is_confined(resolved.mode)) return findings;
   // One table for the artifact and the intent, so that each path is interned once.
   auto paths = std::make_shared<PathTable>();
@@ -526,20 +496,16 @@ std::vector<Finding> verify_bwrap(const ir::Resolved& resolved, std::string_view
   if (bwrap_fds_text)
     for (const auto& op : argv.ops)
       if (op.source && !op.source_fd) {
-        Finding f = hardening(std::string(op.text), "a bind by descriptor (--bind-fd, --ro-bind-fd)",
-                              "a bind by path, resolved again when bwrap mounts it");
-        f.rule = ir::SourceLoc{kArtifact, op.line, 1};
+        ir::Diagnostic f =
+            hardening(std::string(op.text), "a bind by descriptor (--bind-fd, --ro-bind-fd)",
+                      "a bind by path, resolved again when bwrap mounts it");
+        f.loc = ir::SourceLoc{kArtifact, op.line, 1};
         findings.push_back(std::move(f));
       }
   Intent intent(resolved, paths);
   for (const auto& p : intent.unparsable())
-    findings.push_back(Finding{kTarget,
-                               "malformed-artifact",
-                               p.loc,
-                               "intent path " + p.path,
-                               "an absolute or ${VAR} path",
-                               "cannot be evaluated",
-                               {}});
+    findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
+                                   "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
   check_devices(argv, findings);
   const size_t before_creations = findings.size();

@@ -4,7 +4,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/analyzer/finding.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
 namespace zpolicy::compiler {
@@ -20,7 +20,8 @@ namespace zpolicy::compiler {
 // parse_bwrap_args): each descriptor bind is replayed as a bind of the path the table
 // names, and any bind whose source is still a path is a finding (missing-hardening): bwrap
 // would resolve that path again when it mounts, after the runner checked it.
-std::vector<Finding> verify_bwrap(const ir::Resolved& intent, std::string_view bwrap_args_text,
-                                  std::optional<std::string_view> bwrap_fds_text = std::nullopt);
+std::vector<ir::Diagnostic> verify_bwrap(
+    const ir::Resolved& intent, std::string_view bwrap_args_text,
+    std::optional<std::string_view> bwrap_fds_text = std::nullopt);
 
 }  // namespace zpolicy::compiler

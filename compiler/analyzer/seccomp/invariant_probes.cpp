@@ -5,14 +5,14 @@
 
 namespace zpolicy::compiler {
 
-Finding InvariantFinding::let_through(std::span<const BpfInsn> prog, std::string call_text,
-                                      const SeccompData& call) const {
+ir::Diagnostic InvariantFinding::let_through(std::span<const BpfInsn> prog, std::string call_text,
+                                             const SeccompData& call) const {
   std::vector<uint32_t> trace;
   const BpfRun run = run_bpf(prog, call, &trace);
   std::string path = "seccomp.bpf path";
   for (uint32_t pc : trace) path += " " + std::to_string(pc);
-  return {"linux", "dropped-deny", rule, std::move(call_text), expected,
-          seccomp_action_text(run.ret), {std::move(path)}};
+  return ir::finding("linux", "dropped-deny", rule, std::move(call_text), expected,
+                     seccomp_action_text(run.ret), {std::move(path)});
 }
 
 bool refuses(uint32_t ret) {
@@ -20,10 +20,10 @@ bool refuses(uint32_t ret) {
   return action && action->kind != ir::Action::Kind::Allow;
 }
 
-std::vector<Finding> first_let_through(std::span<const BpfInsn> prog,
-                                       const std::vector<InvariantProbe>& probes,
-                                       const InvariantFinding& finding) {
-  std::vector<Finding> out;
+std::vector<ir::Diagnostic> first_let_through(std::span<const BpfInsn> prog,
+                                              const std::vector<InvariantProbe>& probes,
+                                              const InvariantFinding& finding) {
+  std::vector<ir::Diagnostic> out;
   std::set<const ir::SyscallInfo*> settled;
   for (const InvariantProbe& p : probes) {
     if (!p.call || settled.contains(p.call)) continue;

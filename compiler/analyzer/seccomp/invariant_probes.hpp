@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/analyzer/finding.hpp"
 #include "compiler/analyzer/seccomp/bpf_insn.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
@@ -26,8 +26,8 @@ struct InvariantFinding {
   ir::SourceLoc rule;
   std::string expected;
   // A finding for `call`, which the program lets through, with its trace.
-  Finding let_through(std::span<const BpfInsn> prog, std::string call_text,
-                      const SeccompData& call) const;
+  ir::Diagnostic let_through(std::span<const BpfInsn> prog, std::string call_text,
+                             const SeccompData& call) const;
 };
 
 // Whether a return refuses the call: an action the IR names, other than allow.
@@ -37,8 +37,8 @@ bool refuses(uint32_t ret);
 // syscall) the program lets through: its other probes say the same. A call whose run read
 // no argument answers every probe of that call alike, so once it is refused its other
 // probes are not run. Probes of a syscall the ABI lacks are skipped.
-std::vector<Finding> first_let_through(std::span<const BpfInsn> prog,
-                                       const std::vector<InvariantProbe>& probes,
-                                       const InvariantFinding& finding);
+std::vector<ir::Diagnostic> first_let_through(std::span<const BpfInsn> prog,
+                                              const std::vector<InvariantProbe>& probes,
+                                              const InvariantFinding& finding);
 
 }  // namespace zpolicy::compiler

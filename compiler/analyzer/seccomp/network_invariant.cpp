@@ -42,7 +42,8 @@ std::vector<InvariantProbe> probes(ir::Network network) {
 
 }  // namespace
 
-std::vector<Finding> check_network_invariant(const ir::Resolved& resolved, std::string_view bpf) {
+std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved,
+                                                    std::string_view bpf) {
   if (resolved.network == ir::Network::Full) return {};
   std::string error;
   const auto program = parse_bpf(bpf, &error);

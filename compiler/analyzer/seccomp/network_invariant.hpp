@@ -3,7 +3,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/analyzer/finding.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
 namespace zpolicy::compiler {
@@ -18,6 +18,7 @@ namespace zpolicy::compiler {
 // connects sockets without these calls. Under `none` also connect() and a sendto() with
 // an address. The same on the x32 and i386 ABIs (socketcall included). Returns one
 // finding per call the program lets through; none under `full`.
-std::vector<Finding> check_network_invariant(const ir::Resolved& resolved, std::string_view bpf);
+std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved,
+                                                    std::string_view bpf);
 
 }  // namespace zpolicy::compiler

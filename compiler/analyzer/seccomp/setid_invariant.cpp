@@ -60,7 +60,7 @@ std::vector<InvariantProbe> probes() {
 
 }  // namespace
 
-std::vector<Finding> check_setid_invariant(std::string_view bpf) {
+std::vector<ir::Diagnostic> check_setid_invariant(std::string_view bpf) {
   std::string error;
   const auto program = parse_bpf(bpf, &error);
   if (!program) return {};  // the IR verifier reports the malformed program

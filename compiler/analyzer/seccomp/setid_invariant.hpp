@@ -3,7 +3,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/analyzer/finding.hpp"
+#include "ir/diagnostic.hpp"
 
 namespace zpolicy::compiler {
 
@@ -16,6 +16,6 @@ namespace zpolicy::compiler {
 // bits, with garbage in the high half of the 64-bit argument), and openat2, whose mode
 // it cannot read, always. The same on the x32 and i386 ABIs. Returns one finding per
 // call and ABI the program lets through.
-std::vector<Finding> check_setid_invariant(std::string_view bpf);
+std::vector<ir::Diagnostic> check_setid_invariant(std::string_view bpf);
 
 }  // namespace zpolicy::compiler

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "ir/diagnostic.hpp"
+
 namespace zpolicy::test {
 
 inline std::ofstream* mutant_dump() {
@@ -21,13 +23,19 @@ inline std::ofstream* mutant_dump() {
   return file.get();
 }
 
-// `findings` as the verifier prints them (Finding::str() and the like).
+// `findings` as the verifier prints them (ir::Diagnostic::report(), SbplFinding::str()).
 inline void dump_mutant(const std::string& where, const std::string& what,
                         const std::vector<std::string>& findings) {
   std::ofstream* out = mutant_dump();
   if (!out) return;
   *out << "== " << where << ": " << what << " (" << findings.size() << " findings)\n";
   for (const auto& f : findings) *out << f << "\n";
+}
+
+inline std::vector<std::string> finding_texts(const std::vector<ir::Diagnostic>& findings) {
+  std::vector<std::string> out;
+  for (const auto& f : findings) out.push_back(f.report() + "\n");
+  return out;
 }
 
 template <class Findings>
