@@ -87,17 +87,17 @@ ExplainAnswer explain_linux(const compiler::Compiled& c, const compiler::Symboli
   out.rule = e.reason;
   out.line = api::line_of(e.rule);
   auto parsed = compiler::parse_bwrap_args(artifact(c, "bwrap.args"));
-  if (!parsed.argv) {
-    out.artifact = "the argv does not parse: " + parsed.error->message;
+  if (!parsed) {
+    out.artifact = "the argv does not parse: " + parsed.error().message;
     return out;
   }
-  auto table = compiler::MountTable::replay(*parsed.argv, [](size_t) { return true; });
-  if (auto* err = std::get_if<compiler::MountTable::ReplayError>(&table)) {
-    out.artifact = "bwrap would refuse the argv (line " + std::to_string(err->line) +
-                   "): " + err->message;
+  auto table = compiler::MountTable::replay(*parsed, [](size_t) { return true; });
+  if (!table) {
+    out.artifact = "bwrap would refuse the argv (line " + std::to_string(table.error().loc.line) +
+                   "): " + table.error().message;
     return out;
   }
-  auto result = std::get<compiler::MountTable>(table).access(path, op);
+  auto result = table->access(path, op);
   out.artifact = compiler::to_string(result.outcome);
   out.trace = std::move(result.trace);
   return out;

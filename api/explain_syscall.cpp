@@ -71,10 +71,9 @@ void policy_side(const ir::Policy& policy, const ir::SyscallPolicy& filter,
 // listing a reviewer reads (seccomp.txt), then its number in seccomp.bpf.
 void artifact_side(const std::string& program, const std::string& listing, const api::ParsedCall& c,
                    ExplainAnswer& out) {
-  std::string error;
-  const auto prog = compiler::parse_bpf(program, &error);
+  const auto prog = compiler::parse_bpf(program);
   if (!prog) {
-    out.artifact = "cannot evaluate: " + error;
+    out.artifact = "cannot evaluate: " + prog.error().message;
     return;
   }
   compiler::SeccompData data;

@@ -30,8 +30,8 @@ TextResult inspect(const std::string& name, const std::string& bytes) {
     out.text = bytes;
     return out;
   }
-  std::string error;
-  if (!compiler::parse_bpf(bytes, &error)) return refused(name, error);
+  if (const auto prog = compiler::parse_bpf(bytes); !prog)
+    return refused(name, prog.error().message);
   out.text = compiler::disassemble_bpf(std::string_view(bytes));
   return out;
 }
@@ -41,9 +41,8 @@ TextResult evaluate_syscall(const std::string& name, const std::string& program,
   const auto parsed = api::parse_call(call, false);
   if (const auto* why = std::get_if<std::string>(&parsed)) return usage_error(*why);
   const api::ParsedCall& c = std::get<api::ParsedCall>(parsed);
-  std::string error;
-  auto eval = compiler::evaluate_bpf(program, c.arch, c.nr, c.args, 0, &error);
-  if (!eval) return refused(name, error);
+  auto eval = compiler::evaluate_bpf(program, c.arch, c.nr, c.args, 0);
+  if (!eval) return refused(name, eval.error().message);
   std::ostringstream text;
   text << call.syscall << " (" << ir::to_string(c.arch) << " #" << c.nr
        << "): " << (eval->action ? eval->action->str() : compiler::seccomp_ret_name(eval->ret))

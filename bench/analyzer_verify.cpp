@@ -65,8 +65,7 @@ int main(int argc, char** argv) {
     std::exit(1);
   };
   const std::string bpf = content("seccomp.bpf"), listing = content("seccomp.txt");
-  std::string error;
-  const auto prog = compiler::parse_bpf(bpf, &error);
+  const auto prog = compiler::parse_bpf(bpf);
   report("mounts", n, [&] {
     compiler::verify_linux_part(*resolved, compiler::LinuxPart::Mounts, arts, ir::ArtifactSet::All);
   });

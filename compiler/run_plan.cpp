@@ -211,10 +211,10 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     const int environment_fd = plan.block_fd + 1;
     plan.argv.insert(plan.argv.end(), {"--args", std::to_string(environment_fd)});
     auto parsed = parse_bwrap_args(args->content, std::make_shared<PathTable>(), fds->content);
-    if (!parsed.argv)
+    if (!parsed)
       return Refusal{kExitInternal, "zpolicy: internal error: the verified bwrap.args no longer "
                                     "parses\n"};
-    plan.expected_setup = expected_setup(*parsed.argv);
+    plan.expected_setup = expected_setup(*parsed);
     if (compiled->resolved.network == ir::Network::Allow) {
       plan.proxy_port = proxy_port(compiled->resolved.allow);
       set_proxy_environment(plan.env, plan.proxy_port, compiled->resolved.allow);

@@ -32,9 +32,8 @@ struct Figures {
 };
 
 std::vector<zc::BpfInsn> parse(const std::string& bytes) {
-  std::string error;
-  auto p = zc::parse_bpf(bytes, &error);
-  if (!p) throw std::runtime_error(error);
+  auto p = zc::parse_bpf(bytes);
+  if (!p) throw std::runtime_error(p.error().message);
   return *p;
 }
 

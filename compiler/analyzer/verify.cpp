@@ -63,14 +63,14 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
   // not what compile writes.
   if (set == ir::ArtifactSet::All) {
     const Artifact* listing = find(arts, "seccomp.txt");
-    std::string error;
-    const auto prog = bpf ? parse_bpf(bpf->content, &error) : std::nullopt;
     if (!listing) {
       out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
-    } else if (prog) {
-      if (auto m = check_listing(listing->content, *prog, r.syscalls))
-        out.push_back(ir::finding("linux", "malformed-artifact", {"seccomp.txt", m->line, 1},
-                                  "seccomp.txt", "the listing of seccomp.bpf", m->why));
+    } else if (bpf) {
+      // A program that does not parse is reported below, as seccomp.bpf's error.
+      if (const auto prog = parse_bpf(bpf->content))
+        if (auto m = check_listing(listing->content, *prog, r.syscalls))
+          out.push_back(ir::finding("linux", "malformed-artifact", m->loc, "seccomp.txt",
+                                    "the listing of seccomp.bpf", m->message));
     }
   }
   if (!bpf) {

@@ -186,19 +186,23 @@ std::variant<std::vector<Difference>, ArtifactError> diff_linux_artifacts(
   for (const auto* side : {&before, &after}) {
     auto parsed = parse_bwrap_args(side->bwrap_args, table);
     const bool second = side == &after;
-    if (!parsed.argv)
-      return ArtifactError{second, parsed.error->artifact, parsed.error->line, parsed.error->message};
-    auto replayed = MountTable::replay(*parsed.argv, [](size_t) { return true; });
-    if (auto* e = std::get_if<MountTable::ReplayError>(&replayed))
-      return ArtifactError{second, "bwrap.args", e->line, "bwrap would refuse the argv: " + e->message};
-    mounts.push_back(std::get<MountTable>(std::move(replayed)));
-    argvs.push_back(std::move(*parsed.argv));
+    if (!parsed) {
+      const ir::Diagnostic& e = parsed.error();
+      return ArtifactError{second, e.loc.file, e.loc.line, e.message};
+    }
+    auto replayed = MountTable::replay(*parsed, [](size_t) { return true; });
+    if (!replayed) {
+      const ir::Diagnostic& e = replayed.error();
+      return ArtifactError{second, "bwrap.args", e.loc.line,
+                           "bwrap would refuse the argv: " + e.message};
+    }
+    mounts.push_back(std::move(*replayed));
+    argvs.push_back(std::move(*parsed));
   }
   std::vector<std::vector<BpfInsn>> programs;
   for (const auto* side : {&before, &after}) {
-    std::string error;
-    auto prog = parse_bpf(side->seccomp_bpf, &error);
-    if (!prog) return ArtifactError{side == &after, "seccomp.bpf", 0, error};
+    auto prog = parse_bpf(side->seccomp_bpf);
+    if (!prog) return ArtifactError{side == &after, "seccomp.bpf", 0, prog.error().message};
     programs.push_back(std::move(*prog));
   }
 

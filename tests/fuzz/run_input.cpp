@@ -93,15 +93,14 @@ Request golden_request(const Corpus& corpus, const Input& input) {
 
 // `zpolicy inspect FILE [--syscall NAME --arch A --args ...]` on the program.
 void inspect_bpf(const std::string& bytes) {
-  std::string error;
-  const auto program = compiler::parse_bpf(bytes, &error);
+  const auto program = compiler::parse_bpf(bytes);
   static_cast<void>(compiler::disassemble_bpf(std::string_view(bytes)));
   if (!program) return;
   const uint64_t h = content_hash(bytes);
   const std::array<uint64_t, 6> args{h, h >> 32, ~h, 0, 1, 0xffffffffu};
   for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386})
     for (uint32_t nr : {0u, 101u, static_cast<uint32_t>(h % 512), 0xffffffffu})
-      static_cast<void>(compiler::evaluate_bpf(bytes, arch, nr, args, h, &error));
+      static_cast<void>(compiler::evaluate_bpf(bytes, arch, nr, args, h));
 }
 
 Outcome run_artifact(const Corpus& corpus, const Input& input) {

@@ -34,9 +34,8 @@ void expect_same(const std::vector<BpfInsn>& prog, const std::string& what) {
 }
 
 std::vector<BpfInsn> program_of(const std::string& bytes) {
-  std::string error;
-  auto prog = compiler::parse_bpf(bytes, &error);
-  BOOST_TEST_REQUIRE(prog.has_value(), error);
+  auto prog = compiler::parse_bpf(bytes);
+  BOOST_TEST_REQUIRE(prog.has_value(), prog.error().message);
   return *prog;
 }
 

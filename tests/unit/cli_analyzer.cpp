@@ -287,9 +287,8 @@ BOOST_AUTO_TEST_CASE(verify_finds_a_seccomp_errno_patched_to_allow) {
   Compiled c("linux");
   const std::string path = c.dir / "out/seccomp.bpf";
   std::string bytes = test::slurp(path);
-  std::string error;
-  auto program = compiler::parse_bpf(bytes, &error);
-  BOOST_REQUIRE_MESSAGE(program, error);
+  auto program = compiler::parse_bpf(bytes);
+  BOOST_REQUIRE_MESSAGE(program, program.error().message);
   // The return instruction that decides personality (135) on x86_64: the policy's own deny.
   compiler::SeccompData call;
   call.arch = 0xc000003e;

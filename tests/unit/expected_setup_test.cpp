@@ -19,9 +19,9 @@ std::string expected(const std::string& ops, const std::string& fds) {
       "--unshare-uts\n--unshare-cgroup-try\n--unshare-net\n--disable-userns\n--cap-drop\nALL\n" +
       ops + "--seccomp\n3\n";
   auto parsed = parse_bwrap_args(args, std::make_shared<PathTable>(), fds);
-  BOOST_TEST_REQUIRE(parsed.argv.has_value(), (parsed.error ? parsed.error->message : ""));
+  BOOST_TEST_REQUIRE(parsed.has_value(), parsed.error().message);
   std::string out;
-  for (const auto& e : expected_setup(*parsed.argv)) {
+  for (const auto& e : expected_setup(*parsed)) {
     out += e.dest + " " + to_string(e.kind);
     if (e.source_fd) out += " fd " + std::to_string(*e.source_fd);
     if (!e.link_target.empty()) out += " -> " + e.link_target;

@@ -87,9 +87,8 @@ BOOST_AUTO_TEST_SUITE(golden_bpf_mutation, *boost::unit_test::label("mutation"))
 BOOST_AUTO_TEST_CASE(every_mutant_is_killed_or_changes_no_answer) {
   const auto calls = oracle_calls();
   for (const auto& g : test::golden_compiles(compiler::Target::Linux)) {
-    std::string error;
-    auto prog = compiler::parse_bpf(g.artifact("seccomp.bpf"), &error);
-    BOOST_TEST_REQUIRE(prog.has_value(), g.name << ": " << error);
+    auto prog = compiler::parse_bpf(g.artifact("seccomp.bpf"));
+    BOOST_TEST_REQUIRE(prog.has_value(), g.name << ": " << prog.error().message);
     std::vector<uint32_t> want;
     for (const auto& c : calls) want.push_back(compiler::run_bpf(*prog, c).ret);
     size_t killed = 0, harmless = 0, total = 0;

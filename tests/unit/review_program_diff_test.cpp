@@ -24,9 +24,8 @@ std::string golden_bytes() {
 }
 
 std::vector<BpfInsn> golden_program() {
-  std::string error;
-  auto p = compiler::parse_bpf(golden_bytes(), &error);
-  if (!p) throw std::runtime_error(error);
+  auto p = compiler::parse_bpf(golden_bytes());
+  if (!p) throw std::runtime_error(p.error().message);
   return *p;
 }
 

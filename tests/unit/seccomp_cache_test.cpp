@@ -10,9 +10,8 @@ namespace ir = zpolicy::ir;
 namespace {
 
 std::vector<zc::BpfInsn> program(const ir::SyscallPolicy& p) {
-  std::string error;
-  auto prog = zc::parse_bpf(zpolicy::emitters::seccomp::emit_bpf(p), &error);
-  BOOST_REQUIRE_MESSAGE(prog.has_value(), error);
+  auto prog = zc::parse_bpf(zpolicy::emitters::seccomp::emit_bpf(p));
+  BOOST_REQUIRE_MESSAGE(prog.has_value(), prog.error().message);
   return *prog;
 }
 

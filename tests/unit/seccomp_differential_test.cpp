@@ -55,9 +55,8 @@ ir::Action run(const std::vector<zc::BpfInsn>& prog, const Probe& p) {
 }
 
 std::vector<zc::BpfInsn> parse(const std::string& bytes) {
-  std::string error;
-  auto prog = zc::parse_bpf(bytes, &error);
-  BOOST_REQUIRE_MESSAGE(prog.has_value(), error);
+  auto prog = zc::parse_bpf(bytes);
+  BOOST_REQUIRE_MESSAGE(prog.has_value(), prog.error().message);
   return *prog;
 }
 

@@ -18,9 +18,8 @@ namespace es = zpolicy::emitters::seccomp;
 namespace {
 
 std::vector<zc::BpfInsn> program(const ir::SyscallPolicy& p) {
-  std::string error;
-  auto prog = zc::parse_bpf(es::emit_bpf(p), &error);
-  BOOST_REQUIRE_MESSAGE(prog.has_value(), error);
+  auto prog = zc::parse_bpf(es::emit_bpf(p));
+  BOOST_REQUIRE_MESSAGE(prog.has_value(), prog.error().message);
   return *prog;
 }
 

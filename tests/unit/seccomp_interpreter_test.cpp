@@ -22,10 +22,12 @@ std::string bytes(const std::vector<zc::BpfInsn>& prog) {
   return out;
 }
 
-bool rejected(const std::vector<zc::BpfInsn>& prog) {
-  std::string error;
-  return !zc::parse_bpf(bytes(prog), &error).has_value() && !error.empty();
+bool rejected_bytes(const std::string& program) {
+  const auto parsed = zc::parse_bpf(program);
+  return !parsed.has_value() && !parsed.error().message.empty();
 }
+
+bool rejected(const std::vector<zc::BpfInsn>& prog) { return rejected_bytes(bytes(prog)); }
 
 }  // namespace
 
@@ -40,8 +42,7 @@ BOOST_AUTO_TEST_CASE(rejects_what_the_kernel_rejects) {
   BOOST_TEST(rejected({{0x20, 0, 0, 0}}));                     // no return at the end
   BOOST_TEST(rejected({{0x28, 0, 0, 0}, {0x06, 0, 0, 0}}));    // ld half-word: not seccomp
   BOOST_TEST(rejected({{0x34, 0, 0, 0}, {0x06, 0, 0, 0}}));    // div #0
-  std::string error;
-  BOOST_TEST(!zc::parse_bpf(std::string(12, '\0'), &error).has_value());  // not 8-byte units
+  BOOST_TEST(rejected_bytes(std::string(12, '\0')));           // not 8-byte units
 }
 
 BOOST_AUTO_TEST_CASE(runs_alu_scratch_and_x_register) {
@@ -52,9 +53,8 @@ BOOST_AUTO_TEST_CASE(runs_alu_scratch_and_x_register) {
       {0x2d, 0, 1, 0},  {0x06, 0, 0, 0x7fff0000u}, {0x54, 0, 0, 0xffff},
       {0x44, 0, 0, 0x50000}, {0x16, 0, 0, 0},
   };
-  std::string error;
-  const auto parsed = zc::parse_bpf(bytes(prog), &error);
-  BOOST_REQUIRE_MESSAGE(parsed.has_value(), error);
+  const auto parsed = zc::parse_bpf(bytes(prog));
+  BOOST_REQUIRE_MESSAGE(parsed.has_value(), parsed.error().message);
   zc::SeccompData d;
   d.nr = 3;
   d.args[0] = 1;  // A = 3*2 + 1 = 7, not > 10: errno(7)
@@ -79,18 +79,18 @@ BOOST_AUTO_TEST_CASE(disassembly_names_fields_syscalls_and_actions) {
 
 BOOST_AUTO_TEST_CASE(evaluates_one_call_per_arch) {
   const std::string bpf = zpolicy::emitters::seccomp::emit_bpf(zpolicy::test::default_syscalls());
-  std::string error;
-  const auto ptrace = zc::evaluate_bpf(bpf, ir::Arch::X86_64, 101, {}, 0, &error);
+  const auto ptrace = zc::evaluate_bpf(bpf, ir::Arch::X86_64, 101, {}, 0);
   BOOST_REQUIRE(ptrace.has_value());
   BOOST_TEST(ptrace->ret == 0x50001u);
   BOOST_TEST((ptrace->action && *ptrace->action == ir::Action::errno_(1)));
   BOOST_TEST(ptrace->executed > 3u);
-  const auto x32 = zc::evaluate_bpf(bpf, ir::Arch::X32, 0, {}, 0, &error);  // x32 read
+  const auto x32 = zc::evaluate_bpf(bpf, ir::Arch::X32, 0, {}, 0);  // x32 read
   BOOST_TEST((x32 && x32->action && *x32->action == ir::Action::kill()));
-  const auto i386 = zc::evaluate_bpf(bpf, ir::Arch::I386, 3, {}, 0, &error);  // i386 read
+  const auto i386 = zc::evaluate_bpf(bpf, ir::Arch::I386, 3, {}, 0);  // i386 read
   BOOST_TEST((i386 && i386->action && *i386->action == ir::Action::kill()));
-  BOOST_TEST(!zc::evaluate_bpf("xyz", ir::Arch::X86_64, 0, {}, 0, &error).has_value());
-  BOOST_TEST(!error.empty());
+  const auto junk = zc::evaluate_bpf("xyz", ir::Arch::X86_64, 0, {}, 0);
+  BOOST_TEST(!junk.has_value());
+  BOOST_TEST(!junk.error().message.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -332,9 +332,8 @@ BOOST_AUTO_TEST_CASE(random_edits_of_golden_programs_the_verifier_accepts_answer
   size_t edits = 0, loader_refused = 0, refused = 0, accepted = 0, calls_checked = 0;
   const std::vector<Loader> who = loaders();
   for (const auto& g : test::golden_compiles(compiler::Target::Linux)) {
-    std::string error;
-    const auto golden = compiler::parse_bpf(g.artifact("seccomp.bpf"), &error);
-    BOOST_TEST_REQUIRE(golden.has_value(), error);
+    const auto golden = compiler::parse_bpf(g.artifact("seccomp.bpf"));
+    BOOST_TEST_REQUIRE(golden.has_value(), golden.error().message);
     const auto& policy = g.compiled.resolved.syscalls;
     const compiler::SyscallIntent intent(policy);
     for (int n = 0; n < 30; ++n) {

@@ -24,9 +24,8 @@ const std::vector<Listed>& goldens() {
   static const std::vector<Listed> all = [] {
     std::vector<Listed> out;
     for (auto& c : test::golden_compiles(compiler::Target::Linux)) {
-      std::string error;
-      auto prog = compiler::parse_bpf(c.artifact("seccomp.bpf"), &error);
-      if (!prog) throw std::runtime_error(error);
+      auto prog = compiler::parse_bpf(c.artifact("seccomp.bpf"));
+      if (!prog) throw std::runtime_error(prog.error().message);
       out.push_back({c.name, c.compiled.resolved.syscalls, *prog, c.artifact("seccomp.txt")});
     }
     return out;
@@ -40,7 +39,7 @@ const Listed& golden(const std::string& name) {
   throw std::runtime_error("no golden " + name);
 }
 
-std::optional<compiler::ListingMismatch> check(const std::string& listing) {
+std::optional<ir::Diagnostic> check(const std::string& listing) {
   const auto& g = golden("default");
   return compiler::check_listing(listing, g.program, g.policy);
 }
@@ -66,7 +65,7 @@ BOOST_AUTO_TEST_CASE(every_golden_listing_is_its_programs_listing) {
   for (const auto& g : goldens()) {
     const auto m = compiler::check_listing(g.listing, g.program, g.policy);
     BOOST_TEST(!m.has_value(),
-               g.name << ": line " << (m ? m->line : 0) << ": " << (m ? m->why : ""));
+               g.name << ": line " << (m ? m->loc.line : 0) << ": " << (m ? m->message : ""));
   }
 }
 
@@ -124,7 +123,7 @@ BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
   for (const auto& c : cases) {
     const auto m = check(c.listing);
     BOOST_TEST_REQUIRE(m.has_value(), c.what);
-    BOOST_TEST(m->line == c.line, c.what << ": " << m->why);
+    BOOST_TEST(m->loc.line == c.line, c.what << ": " << m->message);
   }
 }
 

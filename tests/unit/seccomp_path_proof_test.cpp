@@ -30,9 +30,8 @@ const Golden& golden_default() {
   static const Golden g = [] {
     for (auto& c : test::golden_compiles(compiler::Target::Linux))
       if (c.name == "default") {
-        std::string error;
-        auto prog = compiler::parse_bpf(c.artifact("seccomp.bpf"), &error);
-        if (!prog) throw std::runtime_error(error);
+        auto prog = compiler::parse_bpf(c.artifact("seccomp.bpf"));
+        if (!prog) throw std::runtime_error(prog.error().message);
         return Golden{c.compiled.resolved.syscalls, *prog};
       }
     throw std::runtime_error("no golden default policy");
@@ -100,9 +99,8 @@ BOOST_AUTO_TEST_SUITE(seccomp_path_proof)
 
 BOOST_AUTO_TEST_CASE(every_golden_program_is_proven) {
   for (const auto& g : test::golden_compiles(compiler::Target::Linux)) {
-    std::string error;
-    auto prog = compiler::parse_bpf(g.artifact("seccomp.bpf"), &error);
-    BOOST_TEST_REQUIRE(prog.has_value(), error);
+    auto prog = compiler::parse_bpf(g.artifact("seccomp.bpf"));
+    BOOST_TEST_REQUIRE(prog.has_value(), prog.error().message);
     const compiler::SyscallIntent intent(g.compiled.resolved.syscalls);
     const auto proof = compiler::prove_paths(intent, *prog);
     BOOST_TEST(!proof.unprovable.has_value(),

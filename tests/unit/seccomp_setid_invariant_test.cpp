@@ -95,9 +95,8 @@ BOOST_AUTO_TEST_CASE(ordinary_modes_stay_allowed) {
   // The rules refuse only the two bits: chmod 0755, 01777 and an ordinary creat pass.
   const auto p = baseline(ir::Mode::WorkspaceWrite);
   const std::string bpf = es::emit_bpf(p);
-  std::string error;
-  const auto program = zc::parse_bpf(bpf, &error);
-  BOOST_TEST_REQUIRE(program.has_value(), error);
+  const auto program = zc::parse_bpf(bpf);
+  BOOST_TEST_REQUIRE(program.has_value(), program.error().message);
   auto answer = [&](const char* name, std::array<uint64_t, 6> args) {
     const auto* info = ir::find_syscall(ir::Arch::X86_64, name);
     const auto run = zc::run_bpf(*program, {info->nr, ir::kAuditArchX86_64, 0, args}, nullptr);

@@ -68,14 +68,14 @@ BOOST_AUTO_TEST_CASE(the_expected_shape_by_descriptor_verifies_clean) {
 BOOST_AUTO_TEST_CASE(a_descriptor_is_replayed_as_the_path_its_table_line_names) {
   auto parsed = parse_bwrap_args("--bind-fd\n7\n/w\n--ro-bind-fd\n9\n/w/.git\n",
                                  std::make_shared<PathTable>(), "9 /w/.git\n7 /w\n");
-  BOOST_TEST_REQUIRE(!parsed.error.has_value(), parsed.error->message);
-  const auto& ops = parsed.argv->ops;
+  BOOST_TEST_REQUIRE(parsed.has_value(), parsed.error().message);
+  const auto& ops = parsed->ops;
   BOOST_TEST_REQUIRE(ops.size() == 2u);
   BOOST_TEST((ops[0].kind == BwrapOpKind::Bind));
-  BOOST_TEST(parsed.argv->paths->path(*ops[0].source).str() == "/w");
+  BOOST_TEST(parsed->paths->path(*ops[0].source).str() == "/w");
   BOOST_TEST((ops[0].source_fd == std::optional<int>(7)));
   BOOST_TEST((ops[1].kind == BwrapOpKind::RoBind));
-  BOOST_TEST(parsed.argv->paths->path(*ops[1].source).str() == "/w/.git");
+  BOOST_TEST(parsed->paths->path(*ops[1].source).str() == "/w/.git");
   BOOST_TEST(ops[1].text == "--ro-bind-fd 9 /w/.git (/w/.git)");
 }
 

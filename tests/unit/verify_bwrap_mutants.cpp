@@ -257,7 +257,7 @@ std::vector<MountTable> oracle_tables(const BwrapArgv& argv, const ir::Resolved&
       return false;
     };
     auto r = MountTable::replay(argv, applied);
-    if (auto* t = std::get_if<MountTable>(&r)) out.push_back(std::move(*t));
+    if (r) out.push_back(std::move(*r));
   }
   return out;
 }
@@ -301,7 +301,7 @@ BOOST_AUTO_TEST_SUITE(verify_bwrap_mutants, *boost::unit_test::label("mutation")
 
 void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
                    const std::string& name, size_t min_mutants = 500, bool commute = false) {
-  const auto original = *parse_bwrap_args(test::render(argv)).argv;
+  const auto original = *parse_bwrap_args(test::render(argv));
   BOOST_TEST_REQUIRE(verify_bwrap(policy, test::render(argv)).empty());
 
   // The oracle looks wider than the verifier's probes: every destination of either
@@ -322,16 +322,16 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
       continue;
     }
     auto parsed = parse_bwrap_args(m.text);
-    BOOST_TEST_REQUIRE(parsed.argv.has_value(), m.description + ": unparsable yet verified");
+    BOOST_TEST_REQUIRE(parsed.has_value(), m.description + ": unparsable yet verified");
     std::set<SymbolicPath> paths = base;
-    for (const auto& op : parsed.argv->ops) paths.insert(parsed.argv->paths->path(op.dest));
+    for (const auto& op : parsed->ops) paths.insert(parsed->paths->path(op.dest));
     std::vector<SymbolicPath> wide;
     for (const auto& p : paths) {
       wide.push_back(p);
       wide.push_back(p.child("zpolicy-oracle"));
       if (auto parent = p.parent()) wide.push_back(*parent);
     }
-    std::string more = grants_more(policy, original, *parsed.argv, wide);
+    std::string more = grants_more(policy, original, *parsed, wide);
     BOOST_TEST(more.empty(),
                "surviving mutant weakens the sandbox: " << m.description << ": " << more);
     ++harmless;

@@ -82,7 +82,7 @@ class Parser {
       const std::string_view entry = table.substr(pos, nl - pos);
       pos = nl + 1;
       auto table_error = [&](std::string message) {
-        error_ = BwrapParseError{line, std::move(message), "bwrap.fds"};
+        error_ = ir::error_at({"bwrap.fds", line, 1}, std::move(message));
         return false;
       };
       const size_t space = entry.find(' ');
@@ -100,12 +100,8 @@ class Parser {
     return true;
   }
 
-  BwrapParseResult run() {
-    BwrapParseResult result;
-    if (error_) {
-      result.error = error_;
-      return result;
-    }
+  ir::Result<BwrapArgv> run() {
+    if (error_) return *error_;
     // Two searches of the whole text, the library's fast ones, rather than a scan of
     // every argument: the first such character is in the first argument that has one.
     const size_t control = std::min(text_.find('\r'), text_.find('\0'));
@@ -127,17 +123,13 @@ class Parser {
       if (!error_ && !e.used)
         fail(e.line, "descriptor " + std::to_string(fd) + " is bound by no --bind-fd or --ro-bind-fd",
              "bwrap.fds");
-    if (error_) {
-      result.error = error_;
-    } else {
-      result.argv = std::move(out_);
-    }
-    return result;
+    if (error_) return *error_;
+    return std::move(out_);
   }
 
  private:
   void fail(int line, std::string message, std::string artifact = "bwrap.args") {
-    if (!error_) error_ = BwrapParseError{line, std::move(message), std::move(artifact)};
+    if (!error_) error_ = ir::error_at({std::move(artifact), line, 1}, std::move(message));
   }
 
   int line() const { return static_cast<int>(i_) + 1; }
@@ -385,7 +377,7 @@ class Parser {
   std::vector<size_t> starts_;
   size_t i_ = 0;
   BwrapArgv out_;
-  std::optional<BwrapParseError> error_;
+  std::optional<ir::Diagnostic> error_;
   std::optional<unsigned> pending_perms_;
   bool pending_size_ = false;
   int perms_line_ = 0;
@@ -396,8 +388,8 @@ class Parser {
 
 }  // namespace
 
-BwrapParseResult parse_bwrap_args(std::string_view text, std::shared_ptr<PathTable> paths,
-                                  std::optional<std::string_view> fds) {
+ir::Result<BwrapArgv> parse_bwrap_args(std::string_view text, std::shared_ptr<PathTable> paths,
+                                       std::optional<std::string_view> fds) {
   Parser parser(text, std::move(paths));
   if (fds) parser.read_fds(*fds);
   return parser.run();

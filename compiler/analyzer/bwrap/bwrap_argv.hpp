@@ -9,6 +9,7 @@
 
 #include "compiler/analyzer/path_table.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
+#include "ir/result.hpp"
 
 namespace zpolicy::compiler {
 
@@ -60,30 +61,19 @@ struct BwrapArgv {
   std::shared_ptr<std::deque<std::string>> texts = std::make_shared<std::deque<std::string>>();
 };
 
-struct BwrapParseError {
-  int line = 0;
-  std::string message;
-  // The artifact the line is in: bwrap.args, or bwrap.fds for a descriptor table error.
-  std::string artifact = "bwrap.args";
-};
-
-struct BwrapParseResult {
-  std::optional<BwrapArgv> argv;
-  std::optional<BwrapParseError> error;
-};
-
 // Parses a `bwrap.args` artifact: one argument per line, up to and excluding `--`.
 // Only the subset zpolicy emits is accepted; any other option, a missing or relative
 // path argument, or an argument combination bwrap itself rejects is an error, so that
-// nothing the evaluator does not understand is ever waved through.
+// nothing the evaluator does not understand is ever waved through. The error is located
+// at its line of bwrap.args, or of bwrap.fds for an error in the descriptor table.
 //
 // `fds` is the `bwrap.fds` table of a run's argv ("FD PATH" per line): what host path
 // each `--bind-fd FD` / `--ro-bind-fd FD` binds. Without it a descriptor bind is an error
 // (nothing says what it mounts). With it, a descriptor must be named by the table and
 // used by exactly one bind (bwrap closes it after the mount), may not be 0-2 or the
 // --seccomp descriptor, and every table entry must be used.
-BwrapParseResult parse_bwrap_args(std::string_view text,
-                                  std::shared_ptr<PathTable> paths = std::make_shared<PathTable>(),
-                                  std::optional<std::string_view> fds = std::nullopt);
+ir::Result<BwrapArgv> parse_bwrap_args(
+    std::string_view text, std::shared_ptr<PathTable> paths = std::make_shared<PathTable>(),
+    std::optional<std::string_view> fds = std::nullopt);
 
 }  // namespace zpolicy::compiler

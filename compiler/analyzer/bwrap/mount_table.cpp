@@ -62,8 +62,8 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths,
       top_link_(*paths_),
       alias_source_(*paths_) {}
 
-std::variant<MountTable, MountTable::ReplayError> MountTable::replay(
-    const BwrapArgv& argv, const std::function<bool(size_t)>& applied) {
+ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
+                                          const std::function<bool(size_t)>& applied) {
   const std::vector<BwrapOp>& ops = argv.ops;
   MountTable t(argv.paths, argv.texts);
   t.mounts_.reserve(ops.size() + 1);
@@ -255,9 +255,10 @@ size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
   return c;
 }
 
-std::optional<MountTable::ReplayError> MountTable::apply(const BwrapOp& op) {
+std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
   auto fail = [&](std::string why) {
-    return ReplayError{op.line, std::string(op.text) + ": " + why + "; bwrap would abort"};
+    return ir::error_at({"bwrap.args", op.line, 1},
+                        std::string(op.text) + ": " + why + "; bwrap would abort");
   };
   Id dest = op.dest;
   // A mount lands where its destination leads: bwrap opens it and mounts on what it

@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
-#include <variant>
 #include <vector>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
@@ -76,17 +75,13 @@ class MountTable {
     std::vector<std::string> lines_;
   };
 
-  struct ReplayError {
-    int line = 0;
-    std::string message;
-  };
-
   // Replays `argv`'s ops; applied(i) says whether the i-th op, a -try bind, finds its
   // source. An operation bwrap would die on (remounting what is not a mount point, chmod
-  // of a missing path) yields an error: such an artifact never runs a command. The
-  // table speaks of paths in argv.paths, which a verifier shares with its Intent.
-  static std::variant<MountTable, ReplayError> replay(const BwrapArgv& argv,
-                                                      const std::function<bool(size_t)>& applied);
+  // of a missing path) yields an error at its line of bwrap.args: such an artifact never
+  // runs a command. The table speaks of paths in argv.paths, which a verifier shares with
+  // its Intent.
+  static ir::Result<MountTable> replay(const BwrapArgv& argv,
+                                       const std::function<bool(size_t)>& applied);
 
   // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
   // since a verifier evaluates many operations and explains only the few that fail.
@@ -139,7 +134,8 @@ class MountTable {
   MountTable(std::shared_ptr<PathTable> paths,
              std::shared_ptr<const std::deque<std::string>> texts);
 
-  std::optional<ReplayError> apply(const BwrapOp& op);
+  // The reason bwrap would abort on `op`, if it would.
+  std::optional<ir::Diagnostic> apply(const BwrapOp& op);
   void add_mount(Mount m);
   size_t covering(Id p) const;
   const Node* node_at(Id p, size_t mount, Node::Kind kind) const;

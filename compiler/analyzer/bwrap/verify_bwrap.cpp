@@ -26,9 +26,14 @@ constexpr size_t kMaxRegionFindings = 32;
 
 ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
-ir::Diagnostic malformed(int line, std::string message, const std::string& artifact = kArtifact) {
-  return ir::finding(kTarget, "malformed-artifact", ir::SourceLoc{artifact, line, 1}, artifact,
-                     "a bwrap argv in the subset zpolicy verifies", std::move(message));
+// An artifact outside what the verifier reads, at the place `error` names.
+ir::Diagnostic malformed(const ir::Diagnostic& error) {
+  return ir::finding(kTarget, "malformed-artifact", error.loc, error.loc.file,
+                     "a bwrap argv in the subset zpolicy verifies", error.message);
+}
+
+ir::Diagnostic malformed(int line, std::string message) {
+  return malformed(ir::error_at({kArtifact, line, 1}, std::move(message)));
 }
 
 ir::Diagnostic hardening(std::string what, std::string expected, std::string actual) {
@@ -126,13 +131,13 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
           possible = false;
     if (!possible) continue;
     auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
-    if (auto* err = std::get_if<MountTable::ReplayError>(&replayed)) {
+    if (!replayed) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
       // source present, the case the artifact exists for.
-      if (mask == 0) findings.push_back(malformed(err->line, err->message));
+      if (mask == 0) findings.push_back(malformed(replayed.error()));
       continue;
     }
-    Scenario s{std::get<MountTable>(std::move(replayed)), {}};
+    Scenario s{std::move(*replayed), {}};
     for (size_t i : uncertain)
       if (!applied[i])
         s.assumptions.push_back("assuming the source of bwrap.args:" + std::to_string(ops[i].line) +
@@ -486,11 +491,11 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   // One table for the artifact and the intent, so that each path is interned once.
   auto paths = std::make_shared<PathTable>();
   auto parsed = parse_bwrap_args(bwrap_args_text, paths, bwrap_fds_text);
-  if (parsed.error) {
-    findings.push_back(malformed(parsed.error->line, parsed.error->message, parsed.error->artifact));
+  if (!parsed) {
+    findings.push_back(malformed(parsed.error()));
     return findings;
   }
-  const BwrapArgv& argv = *parsed.argv;
+  const BwrapArgv& argv = *parsed;
   // A run binds what the runner opened and checked; a path is looked up again by bwrap
   // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
   if (bwrap_fds_text)

@@ -56,11 +56,8 @@ std::string ret_name(uint32_t k) {
 
 }  // namespace
 
-std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<std::vector<BpfInsn>> {
-    if (error) *error = std::move(why);
-    return std::nullopt;
-  };
+ir::Result<std::vector<BpfInsn>> parse_bpf(std::string_view bytes) {
+  auto fail = [](std::string why) { return ir::error_at({"seccomp.bpf"}, std::move(why)); };
   if (bytes.empty() || bytes.size() % 8 != 0)
     return fail("a seccomp program is a non-empty array of 8-byte instructions");
   const size_t n = bytes.size() / 8;
@@ -399,11 +396,11 @@ std::vector<BpfRun> run_bpf_for_numbers(std::span<const BpfInsn> prog, uint32_t 
   return out;
 }
 
-std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
-                                          const std::array<uint64_t, 6>& args,
-                                          uint64_t instruction_pointer, std::string* error) {
-  const auto prog = parse_bpf(bytes, error);
-  if (!prog) return std::nullopt;
+ir::Result<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                       const std::array<uint64_t, 6>& args,
+                                       uint64_t instruction_pointer) {
+  const auto prog = parse_bpf(bytes);
+  if (!prog) return prog.error();
   SeccompData d;
   d.arch = ir::audit_arch(arch);
   d.nr = arch == ir::Arch::X32 ? nr | ir::kX32SyscallBit : nr;
@@ -518,9 +515,8 @@ std::string disassemble_bpf(std::span<const BpfInsn> prog) {
 }
 
 std::string disassemble_bpf(std::string_view bytes) {
-  std::string error;
-  const auto prog = parse_bpf(bytes, &error);
-  if (!prog) return "invalid seccomp program: " + error + "\n";
+  const auto prog = parse_bpf(bytes);
+  if (!prog) return "invalid seccomp program: " + prog.error().message + "\n";
   return disassemble_bpf(*prog);
 }
 

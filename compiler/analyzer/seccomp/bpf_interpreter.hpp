@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compiler/analyzer/seccomp/bpf_insn.hpp"
+#include "ir/result.hpp"
 #include "ir/syscall_policy.hpp"
 #include "ir/syscall_table.hpp"
 
@@ -26,9 +27,9 @@ struct SeccompData {
 };
 
 // Splits the raw bytes of a program (host byte order) into instructions and checks them
-// against every rule the kernel's loader applies (bpf_loader_rules.hpp). On failure
-// returns nullopt and says why, naming the instruction.
-std::optional<std::vector<BpfInsn>> parse_bpf(std::string_view bytes, std::string* error);
+// against every rule the kernel's loader applies (bpf_loader_rules.hpp). An error is
+// located at seccomp.bpf and names the instruction.
+ir::Result<std::vector<BpfInsn>> parse_bpf(std::string_view bytes);
 
 struct BpfRun {
   uint32_t ret = 0;  // the filter's return value
@@ -76,9 +77,9 @@ struct BpfEvaluation {
   std::optional<ir::Action> action;  // nullopt for a return the IR has no word for
   size_t executed = 0;
 };
-std::optional<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
-                                          const std::array<uint64_t, 6>& args,
-                                          uint64_t instruction_pointer, std::string* error);
+ir::Result<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, uint32_t nr,
+                                       const std::array<uint64_t, 6>& args,
+                                       uint64_t instruction_pointer);
 
 // The IR action of a seccomp return value, exactly: SECCOMP_RET_KILL_PROCESS is kill,
 // SECCOMP_RET_ERRNO keeps its value (capped at MAX_ERRNO, 4095, as the kernel does),

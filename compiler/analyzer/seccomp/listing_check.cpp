@@ -128,10 +128,15 @@ bool valid_label(std::string_view name) {
   return !name.empty() && name != "next" && name.find_first_of(" ,;#:") == std::string_view::npos;
 }
 
-// The listing's instruction column (`jeq   #AF_UNIX, socketpair.2, next`) in the
-// analyzer's own rendering (`jeq   #0x1, 31, 32`), or why it has none.
-std::string numeric_text(std::string_view text, size_t i,
-                         const std::map<std::string_view, size_t>& labels, std::string* why) {
+// A listing that is not the program's, at its 1-based line of seccomp.txt.
+ir::Diagnostic mismatch(int line, std::string why) {
+  return ir::error_at({"seccomp.txt", line, 1}, std::move(why));
+}
+
+// The listing's instruction column (`jeq   #AF_UNIX, socketpair.2, next`), at `line`, in
+// the analyzer's own rendering (`jeq   #0x1, 31, 32`), or why it has none.
+ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
+                                     const std::map<std::string_view, size_t>& labels) {
   text = trim_right(text);
   const size_t space = text.find(' ');
   const std::string_view op = text.substr(0, space);
@@ -154,9 +159,8 @@ std::string numeric_text(std::string_view text, size_t i,
     std::snprintf(buf, sizeof buf, "#%#x", *v);
     return std::string(buf);
   };
-  auto fail = [&](std::string reason) {
-    *why = std::move(reason);
-    return std::string();
+  auto fail = [&](std::string why) -> ir::Result<std::string> {
+    return mismatch(line, std::move(why));
   };
   char buf[64];
   std::snprintf(buf, sizeof buf, "%-5s ", std::string(op).c_str());
@@ -186,16 +190,14 @@ std::string numeric_text(std::string_view text, size_t i,
     return out + *k;
   }
   return std::string(trim_right(out + std::string(operand)));
-}
+  }
 
 }  // namespace
 
-std::optional<ListingMismatch> check_listing(std::string_view listing,
-                                             std::span<const BpfInsn> prog,
-                                             const ir::SyscallPolicy& policy) {
+std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<const BpfInsn> prog,
+                                            const ir::SyscallPolicy& policy) {
   if (!listing.empty() && listing.back() != '\n')
-    return ListingMismatch{static_cast<int>(lines_of(listing).size()),
-                           "the last line has no newline"};
+    return mismatch(static_cast<int>(lines_of(listing).size()), "the last line has no newline");
   const auto lines = lines_of(listing);
   const std::string header[] = {
       "# zpolicy seccomp filter: x86_64 policy, every other ABI answers " +
@@ -208,8 +210,8 @@ std::optional<ListingMismatch> check_listing(std::string_view listing,
     const bool ok =
         at < lines.size() && (h < 2 ? lines[at] == header[h] : lines[at].starts_with(header[h]));
     if (!ok)
-      return ListingMismatch{static_cast<int>(at + 1), "expected the header line \"" + header[h] +
-                                                           (h == 2 ? "…" : "") + "\""};
+      return mismatch(static_cast<int>(at + 1),
+                      "expected the header line \"" + header[h] + (h == 2 ? "…" : "") + "\"");
   }
   // Optional further header lines (names the policy has that x86_64 lacks).
   while (at < lines.size() && lines[at].starts_with("# ")) ++at;
@@ -223,41 +225,38 @@ std::optional<ListingMismatch> check_listing(std::string_view listing,
     }
     const int line = static_cast<int>(l + 1);
     if (!valid_label(*name))
-      return ListingMismatch{line,
-                             "a label is a name without space, comma, colon, semicolon or "
-                             "#, and not `next`"};
+      return mismatch(line,
+                      "a label is a name without space, comma, colon, semicolon or "
+                      "#, and not `next`");
     if (!labels.emplace(*name, i).second)
-      return ListingMismatch{line, "label " + std::string(*name) + " is defined twice"};
+      return mismatch(line, "label " + std::string(*name) + " is defined twice");
   }
   for (size_t i = 0; i < prog.size(); ++i, ++at) {
     while (at < lines.size() && label_of(lines[at])) ++at;
     const int line = static_cast<int>(at + 1);
     if (at >= lines.size())
-      return ListingMismatch{line, "instruction " + std::to_string(i) +
-                                       " is missing; the program has " +
-                                       std::to_string(prog.size())};
+      return mismatch(line, "instruction " + std::to_string(i) + " is missing; the program has " +
+                                std::to_string(prog.size()));
     std::string_view text = lines[at];
     if (!text.starts_with("  ") || text.starts_with("   "))
-      return ListingMismatch{
-          line, "expected instruction " + std::to_string(i) + ", indented by two spaces"};
+      return mismatch(line,
+                      "expected instruction " + std::to_string(i) + ", indented by two spaces");
     text.remove_prefix(2);
     std::string_view comment;
     if (const size_t semi = text.find("; "); semi != std::string_view::npos) {
       comment = text.substr(semi + 2);
       text = text.substr(0, semi);
     }
-    std::string why;
-    const std::string numeric = numeric_text(text, i, labels, &why);
-    if (!why.empty()) return ListingMismatch{line, why};
+    const auto numeric = numeric_text(text, i, line, labels);
+    if (!numeric) return numeric.error();
     const std::string expected = instruction_text(prog, i);
-    if (numeric != expected)
-      return ListingMismatch{
-          line, "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf"};
-    if (auto why_comment = comment_error(prog, i, comment))
-      return ListingMismatch{line, *why_comment};
+    if (*numeric != expected)
+      return mismatch(line,
+                      "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf");
+    if (auto why_comment = comment_error(prog, i, comment)) return mismatch(line, *why_comment);
   }
   if (at != lines.size())
-    return ListingMismatch{static_cast<int>(at + 1), "text after the last instruction"};
+    return mismatch(static_cast<int>(at + 1), "text after the last instruction");
   return std::nullopt;
 }
 

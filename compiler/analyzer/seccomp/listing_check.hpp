@@ -6,14 +6,10 @@
 #include <string_view>
 
 #include "compiler/analyzer/seccomp/bpf_insn.hpp"
+#include "ir/result.hpp"
 #include "ir/syscall_policy.hpp"
 
 namespace zpolicy::compiler {
-
-struct ListingMismatch {
-  int line = 0;  // 1-based line of seccomp.txt
-  std::string why;
-};
 
 // Whether `listing` (seccomp.txt) is the listing of `program` (seccomp.bpf), as
 // reviewers read it in golden diffs: the header states the policy's default,
@@ -26,9 +22,10 @@ struct ListingMismatch {
 // instruction does must say it truly: the action of a return, the field of a load, the
 // syscall of an `nr >= NAME(N)` bound. Other comment text (which rule a return belongs
 // to) is free. Nothing may follow the last instruction.
-std::optional<ListingMismatch> check_listing(std::string_view listing,
-                                             std::span<const BpfInsn> program,
-                                             const ir::SyscallPolicy& policy);
+// The first line that says otherwise, located at its line of seccomp.txt, if any.
+std::optional<ir::Diagnostic> check_listing(std::string_view listing,
+                                            std::span<const BpfInsn> program,
+                                            const ir::SyscallPolicy& policy);
 
 struct ListingLine {
   int line = 0;           // 1-based

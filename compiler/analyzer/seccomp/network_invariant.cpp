@@ -45,8 +45,7 @@ std::vector<InvariantProbe> probes(ir::Network network) {
 std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved,
                                                     std::string_view bpf) {
   if (resolved.network == ir::Network::Full) return {};
-  std::string error;
-  const auto program = parse_bpf(bpf, &error);
+  const auto program = parse_bpf(bpf);
   if (!program) return {};  // the IR verifier reports the malformed program
   const InvariantFinding finding{resolved.network_loc,
                                  std::string("refused: network ") + ir::to_string(resolved.network) +

@@ -106,8 +106,11 @@ std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& po
 
 SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
   SeccompVerification v;
-  const auto prog = parse_bpf(bpf, &v.program_error);
-  if (!prog) return v;
+  const auto prog = parse_bpf(bpf);
+  if (!prog) {
+    v.program_error = prog.error().message;
+    return v;
+  }
   const SyscallIntent intent(policy);
   std::set<std::pair<uint32_t, uint32_t>> reported;
   const PathProof proof = prove_paths(intent, *prog);

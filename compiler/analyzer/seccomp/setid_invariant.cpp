@@ -61,8 +61,7 @@ std::vector<InvariantProbe> probes() {
 }  // namespace
 
 std::vector<ir::Diagnostic> check_setid_invariant(std::string_view bpf) {
-  std::string error;
-  const auto program = parse_bpf(bpf, &error);
+  const auto program = parse_bpf(bpf);
   if (!program) return {};  // the IR verifier reports the malformed program
   return first_let_through(*program, probes(),
                            {{ir::kBuiltinFile, 0, 0},
