@@ -34,6 +34,12 @@ PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
   return id;
 }
 
+std::optional<PathTable::Id> PathTable::find_child(Id dir, std::string_view name) const {
+  const auto it = children_.find({dir, name});
+  if (it == children_.end()) return std::nullopt;
+  return it->second;
+}
+
 PathTable::Id PathTable::intern(const SymbolicPath& p) {
   Id id = kRoot;
   if (!p.anchor.empty()) id = child(id, p.anchor);

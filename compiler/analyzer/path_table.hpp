@@ -40,6 +40,8 @@ class PathTable {
   // child() for a name that outlives the table, a literal say, which the table then
   // refers to instead of copying.
   Id lasting_child(Id dir, std::string_view name);
+  // `name` below `dir` if it is interned; none otherwise.
+  std::optional<Id> find_child(Id dir, std::string_view name) const;
 
   // Where a link at `link` whose text is `target` leads: an absolute or ${VAR} target
   // as parse() reads it, a relative one from the link's directory; none where it cannot

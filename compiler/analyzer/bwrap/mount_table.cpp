@@ -444,14 +444,18 @@ AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
   return AccessResult{r.outcome, r.host, tr.take()};
 }
 
-MountTable::Reach MountTable::reach(Id p, FsOp op, Trace& tr) const {
-  bool follow_last = op == FsOp::Read || op == FsOp::Write;
-  auto rp_opt = resolve_symlinks(p, follow_last, tr);
-  if (!rp_opt)
+std::optional<MountTable::Place> MountTable::place_of(Id p, FsOp op, Trace& tr) const {
+  const auto rp = resolve_symlinks(p, op == FsOp::Read || op == FsOp::Write, tr);
+  if (!rp) return std::nullopt;
+  return place(*rp);
+}
+
+MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, Trace& tr) const {
+  if (!found)
     return finish(Outcome::Denied, tr,
                   [&] { return std::string("symlink loop or dangling target: ENOENT/ELOOP"); });
-  const Id rp = *rp_opt;
-  const Place at = place(rp);
+  const Place& at = *found;
+  const Id rp = at.path;
 
   // Search permission on every strict ancestor, "/" first; the mount covering each is
   // the deepest visible one met on the way down.
@@ -611,13 +615,17 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   return direct;
 }
 
-// The four operations on `p`, without traces.
+// The four operations on `p`, without traces. Read and write reach the same place, and so
+// do create and delete: each place is found once.
 MountTable::Reaches MountTable::reach_all(Id p) const {
   Reaches out;
+  Trace none(false);
+  const std::optional<Place> followed = place_of(p, FsOp::Read, none);
+  const std::optional<Place> unfollowed = place_of(p, FsOp::Create, none);
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
-    Trace none(false);
-    const Reach direct = out.at_path[i] = reach(p, op, none);
+    const bool follows = op == FsOp::Read || op == FsOp::Write;
+    const Reach direct = out.at_path[i] = reach(follows ? followed : unfollowed, op, none);
     if (direct.outcome == Outcome::Host && direct.host == p)
       out.of_host[i] = direct;
     else if (const auto alias = alias_reaching(p, op))

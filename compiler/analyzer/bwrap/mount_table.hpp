@@ -173,8 +173,14 @@ class MountTable {
     std::optional<unsigned> parent_mode;
   };
   Place place(Id rp) const;
+  // The place `op` at `p` reaches once links are followed (one at `p` itself by read and
+  // write only); none when they loop or dangle.
+  std::optional<Place> place_of(Id p, FsOp op, Trace& trace) const;
   // access() itself, its trace written to `trace`.
-  Reach reach(Id p, FsOp op, Trace& trace) const;
+  Reach reach(Id p, FsOp op, Trace& trace) const {
+    return reach(place_of(p, op, trace), op, trace);
+  }
+  Reach reach(const std::optional<Place>& found, FsOp op, Trace& trace) const;
   // Which rule of decide() settles an operation, so that the text explaining it is built
   // only for a trace (traces are built only for findings and `explain`).
   enum class Why {
