@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "bench/seccomp/libseccomp_reference.hpp"
+#include "bench/seccomp/seccomp_cache_rule.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/frontend/oci_import.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
-#include "compiler/analyzer/seccomp/seccomp_cache_rule.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "emitters/seccomp/syscall_weights.hpp"
 #include "ir/syscall_table.hpp"

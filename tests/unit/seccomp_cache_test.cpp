@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "compiler/analyzer/seccomp/seccomp_cache_rule.hpp"
+#include "bench/seccomp/seccomp_cache_rule.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
 #include "seccomp_test_support.hpp"
 
