@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -104,11 +106,17 @@ bool limit_sandbox_inotify(pid_t init, std::string& why) {
   // A child that shares this process's memory and runs while it waits (CLONE_VM |
   // CLONE_VFORK): a fork would copy the runner's page tables, the most of this step's cost.
   // It has its own credentials and fs, so it may join another user namespace.
+  // Signals stay blocked while it runs: a handler of the runner's, run by the helper in
+  // the shared memory, would count a SIGINT the terminal sent to both twice.
   Helper helper{user_fd, settings};
   alignas(16) char stack[16 * 1024];  // the helper's, while this frame waits for it
+  sigset_t all, before;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &before);
   const pid_t child = clone(join_and_write, stack + sizeof stack,
                             CLONE_VM | CLONE_VFORK | SIGCHLD, &helper);
   const int saved = errno;
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   close(user_fd);
   int status = 0;
   pid_t waited = -1;

@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #if defined(__linux__)
 #include <linux/fs.h>
@@ -14,10 +16,14 @@
 namespace zpolicy::compiler {
 namespace {
 
+// A name or pattern piece as a case-folding filesystem compares it: ASCII bytes (letters
+// lowered), and kAny for each character whose folded form zpolicy cannot spell (it holds
+// a character outside ASCII, and maybe some ASCII: "Ä" folds to "a" and a combining mark).
+constexpr int kAny = -1;
 struct Folded {
-  std::string text;
+  std::vector<int> text;
   bool valid = true;  // UTF-8: a casefolding filesystem compares anything else byte for byte
-  bool exact = true;  // every character folded to ASCII
+  bool exact() const { return std::find(text.begin(), text.end(), kAny) == text.end(); }
 };
 
 // The characters other than ASCII whose case-folded decomposition is ASCII (derived from
@@ -58,11 +64,11 @@ Folded fold(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     const auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x80) {
-      out.text += static_cast<char>(b >= 'A' && b <= 'Z' ? b - 'A' + 'a' : b);
+      out.text.push_back(b >= 'A' && b <= 'Z' ? b - 'A' + 'a' : b);
       ++i;
       continue;
     }
-    const size_t n = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0;
+    const size_t n = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 && b < 0xF0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0;
     if (n == 0 || i + n > s.size()) {
       out.valid = false;
       return out;
@@ -76,15 +82,31 @@ Folded fold(std::string_view s) {
       }
       c = (c << 6) | (t & 0x3F);
     }
-    if (const char* ascii = ascii_fold_of(c)) {
-      out.text += ascii;
-    } else {
-      out.text.append(s.substr(i, n));
-      out.exact = false;
-    }
+    if (const char* ascii = ascii_fold_of(c))
+      for (const char* a = ascii; *a; ++a) out.text.push_back(static_cast<unsigned char>(*a));
+    else
+      out.text.push_back(kAny);
     i += n;
   }
   return out;
+}
+
+// Whether some string both sequences can stand for is the same, kAny standing for any
+// string in either: a table over suffixes, filled from the ends (no recursion).
+bool may_be_equal(const std::vector<int>& a, const std::vector<int>& b) {
+  const size_t n = a.size(), m = b.size();
+  std::vector<char> next(m + 1, 0), row(m + 1, 0);
+  for (size_t i = n + 1; i-- > 0;) {
+    for (size_t j = m + 1; j-- > 0;) {
+      bool v = i == n && j == m;
+      if (i < n && a[i] == kAny) v = v || next[j] || (j < m && row[j + 1]);
+      if (j < m && b[j] == kAny) v = v || row[j + 1] || (i < n && next[j]);
+      if (i < n && j < m && a[i] != kAny && a[i] == b[j]) v = v || next[j + 1];
+      row[j] = v;
+    }
+    std::swap(next, row);
+  }
+  return next[0];
 }
 
 }  // namespace
@@ -120,17 +142,21 @@ bool folds_case(int fd) {
 bool matches_folded(const ir::PatternComponent& component, std::string_view name) {
   const Folded n = fold(name);
   if (!n.valid) return component.matches(name);
-  ir::PatternComponent folded = component;
-  bool exact_pattern = true;
-  for (auto& piece : folded.pieces) {
-    const Folded p = fold(piece);
-    exact_pattern &= p.valid && p.exact;
-    piece = p.text;
+  // The pattern as one sequence: its pieces, a `*` between two of them standing for any
+  // string (a Literal is one piece).
+  std::vector<int> pattern;
+  for (size_t i = 0; i < component.pieces.size(); ++i) {
+    if (i) pattern.push_back(kAny);
+    const Folded p = fold(component.pieces[i]);
+    if (!p.valid) return component.matches(name);
+    pattern.insert(pattern.end(), p.text.begin(), p.text.end());
   }
-  if (n.exact && exact_pattern) return folded.matches(n.text);
-  // A name holding a character whose folded form is not ASCII equals no ASCII literal.
-  if (component.kind == ir::PatternComponent::Kind::Literal && exact_pattern) return false;
-  return true;
+  // A literal all of whose characters fold to ASCII never equals a name holding any other
+  // character (its folded form holds a character outside ASCII).
+  if (component.kind == ir::PatternComponent::Kind::Literal &&
+      std::find(pattern.begin(), pattern.end(), kAny) == pattern.end() && !n.exact())
+    return false;
+  return may_be_equal(n.text, pattern);
 }
 
 }  // namespace zpolicy::compiler

@@ -23,9 +23,9 @@ bool folds_case(int fd);
 // ASCII: ASCII letters, and the thirteen other characters whose folded decomposition is
 // ASCII (KELVIN SIGN -> "k", LONG S -> "s", SHARP S -> "ss", the ff..st ligatures, GREEK
 // QUESTION MARK -> ";", GREEK VARIA -> "`"). A literal all of whose characters fold to
-// ASCII never equals a name holding any other character. Anything else is taken to
-// match: a protection too many is a read-only name, one too few a hook that runs on the
-// host.
+// ASCII never equals a name holding any other character. Otherwise each other character
+// is taken for any string, and the name matches when some choice would: a protection
+// too many is a read-only name, one too few a hook that runs on the host.
 bool matches_folded(const ir::PatternComponent& component, std::string_view name);
 
 }  // namespace zpolicy::compiler
