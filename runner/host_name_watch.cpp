@@ -151,6 +151,17 @@ bool HostNameWatch::start(std::vector<WatchedName> names, std::string& why) {
     }
     watches_.push_back({wd, std::move(n)});
   }
+  // A name created between missing_deny_names() and its watch raised no event: look once
+  // more, now that any later creation would.
+  for (const auto& w : watches_) {
+    struct stat st;
+    if (w.name.created && lstat(join(w.name.directory, w.name.name).c_str(), &st) == 0) {
+      why = "deny root '" + w.name.protects +
+            "' was created on the host after the run was verified, and nothing would mask it; "
+            "refusing to run what was not verified";
+      return false;
+    }
+  }
   return true;
 }
 
