@@ -1,5 +1,7 @@
 #include "compiler/resolve/tree_walker.hpp"
 
+#include "compiler/resolve/casefold.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -116,6 +118,7 @@ struct Frame {
   DirReader dir;
   std::string path;
   std::vector<State> states;  // the states that need this directory listed
+  bool folds_case = false;    // `.GIT` is what a lookup of `.git` finds here
 };
 
 constexpr int kOpenDir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
@@ -222,12 +225,13 @@ class Walker {
                       " directories deep";
       return;
     }
+    const bool folds = options_.folds_case ? options_.folds_case(fd) : folds_case(fd);
     DirReader dir(fd);
     if (!dir.ok()) {
       unlistable(path);
       return;
     }
-    stack_.push_back({std::move(dir), path, std::move(listed)});
+    stack_.push_back({std::move(dir), path, std::move(listed), folds});
   }
 
   // Reads one entry of the innermost directory (or leaves it when done).
@@ -254,7 +258,7 @@ class Walker {
       const auto& c = comps(s);
       if (c[s.index].kind == Kind::AnyDepth) {
         add_closure(next, s, false);
-      } else if (c[s.index].matches(name)) {
+      } else if (f.folds_case ? matches_folded(c[s.index], name) : c[s.index].matches(name)) {
         if (s.index + 1 == c.size()) {
           if (!matched) matched = patterns_[s.pattern].origin;
         } else {

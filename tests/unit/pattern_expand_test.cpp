@@ -3,8 +3,10 @@
 // followed, odd file types never opened, limits that refuse instead of hanging, and
 // portable output that keeps the pattern symbolic.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
@@ -111,6 +113,43 @@ BOOST_AUTO_TEST_CASE(star_matches_one_name_and_spells_out_literal_tails) {
                  (Paths{"packages/a/.git (spelled)", "packages/b/.git (spelled)"}),
              boost::test_tools::per_element());
   BOOST_TEST(walk(m.t, {"missing/*/.env"}).empty());
+}
+
+// A case-insensitive directory finds `.GIT` for `.git`: host git would use it as the
+// repository. This kernel has no CONFIG_UNICODE, so the casefold attribute is injected;
+// the names are matched as a casefolding filesystem compares them (NFD + full case
+// folding): `.GIT`, `.Git`, `node_moduleſ` (LONG S folds to s) and `Kube` with a KELVIN
+// SIGN are the protected names there, `.gıt` (dotless i folds to itself) is not.
+BOOST_AUTO_TEST_CASE(a_case_insensitive_directory_matches_names_as_it_looks_them_up) {
+  test::TempDir t;
+  t.mkdir("ci/.GIT/hooks");
+  t.mkdir("ci/a/.Git");
+  t.mkdir("ci/b/.g\xc4\xb1t");
+  t.mkdir("ci/c/node_module\xc5\xbf");
+  t.mkdir("ci/d/\xe2\x84\xaaube");
+  t.write("ci/e/X.ENV", "");
+  t.write("ci/e/Pr\xc3\xa4.ENV", "");
+  t.write("ci/e/x.txt", "");
+  t.mkdir("cs/.GIT");
+  t.write("cs/X.ENV", "");
+  compiler::WalkOptions folding;
+  folding.folds_case = [&](int fd) {
+    char path[64], target[4096];
+    std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    const ssize_t n = readlink(path, target, sizeof target);
+    const std::string dir(target, n > 0 ? static_cast<size_t>(n) : 0);
+    return dir == t / "ci" || dir.starts_with(t / "ci" + "/");
+  };
+  BOOST_TEST(walk(t, {"**/.git", "**/node_modules", "**/kube", "**/*.env"}, folding) ==
+                 (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/c/node_module\xc5\xbf",
+                        "ci/d/\xe2\x84\xaaube", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV",
+                        "kube (spelled)", "node_modules (spelled)"}),
+             boost::test_tools::per_element());
+  // cs/ compares bytes: its `.GIT` and `X.ENV` are other names.
+  BOOST_TEST(walk(t, {"**/.git", "**/*.env"}, folding) ==
+                 (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(t, {"**/.git"}) == Paths{".git (spelled)"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(symlinks_are_never_followed) {
