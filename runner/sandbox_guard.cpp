@@ -11,15 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <link.h>
-
-#include <algorithm>
 #include <cerrno>
-#include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <string>
-#include <vector>
 
 #include "zpolicy/exit_code.hpp"
 #endif
@@ -214,7 +207,7 @@ void wait_to_be_let_go(int relay) {
   struct sigaction dfl = {};
   dfl.sa_handler = SIG_DFL;
   sigaction(SIGCHLD, &dfl, nullptr);
-  if (!c.descriptors_placed) relay = place_descriptors(c, relay);
+  relay = place_descriptors(c, relay);
   if (relay < 0) _exit(kExitInternal);
   c.parent = getpid();
   c.own_group = false;
@@ -249,142 +242,14 @@ void wait_to_be_let_go(int relay) {
   _exit(0);
 }
 
-// The guard started as a program of its own: zpolicy's own executable, run again with
-// these arguments, enters the guard before anything else of it starts (guard_entry).
-constexpr const char* kGuardFlag = "--zpolicy-sandbox-guard";
-constexpr const char* kSelf = "/proc/self/exe";
-
-// GUARD-FLAG RELAY PARENT HIGHEST LINGERING MASK CWD EXE ARGV...: what the guard needs of
-// its ChildSetup, as the runner had it.
-struct GuardArgs {
-  std::vector<std::string> words;
-  std::vector<char*> argv;
-};
-
-GuardArgs guard_args(const ChildSetup& c, int relay_at, int highest) {
-  const SpawnSpec& spec = *c.spec;
-  unsigned long long mask = 0;
-  std::memcpy(&mask, &c.old_mask, sizeof mask);
-  GuardArgs a;
-  a.words = {"zpolicy-guard",
-             kGuardFlag,
-             std::to_string(relay_at),
-             std::to_string(c.parent),
-             std::to_string(highest),
-             std::to_string(spec.linger.size()),
-             std::to_string(mask),
-             spec.cwd,
-             spec.exe};
-  a.words.insert(a.words.end(), spec.argv.begin(), spec.argv.end());
-  for (auto& w : a.words) a.argv.push_back(w.data());
-  a.argv.push_back(nullptr);
-  return a;
-}
-
-struct ExecGuard {
-  ChildSetup* child;
-  int relay;
-  char* const* argv;
-};
-
-// The runner's vfork'd child (our memory, we are suspended): places the descriptors as
-// bwrap will get them, the relay and the lingering copies after them, all kept across this
-// exec (the guard marks them close-on-exec again), and execs the guard.
-int exec_guard(void* arg) {
-  auto& g = *static_cast<ExecGuard*>(arg);
-  const int relay = place_descriptors(*g.child, g.relay);
-  if (relay < 0) _exit(kExitInternal);
-  for (int fd = relay; fd <= relay + static_cast<int>(g.child->spec->linger.size()); ++fd)
-    if (fcntl(fd, F_SETFD, 0) != 0) _exit(kExitInternal);
-  execve(kSelf, g.argv, g.child->envp.data());
-  _exit(kExitInternal);
-}
-
-// Whether this process's executable holds the guard (zpolicy itself, a program linking
-// libzpolicy statically): then the guard is exec'd, not forked. Not when the guard's code
-// is in a shared library (an embedder in Python, say), whose executable knows nothing of
-// the guard.
-bool executable_holds_the_guard();
-
-[[gnu::constructor(101)]] void guard_entry(int argc, char** argv, char** envp);
-
-bool executable_holds_the_guard() {
-  static const bool holds = [] {
-    struct Probe {
-      uintptr_t at;
-      bool found = false;
-    } probe{reinterpret_cast<uintptr_t>(&guard_entry)};
-    // The first object dl_iterate_phdr reports is the executable.
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, size_t, void* data) {
-          auto& p = *static_cast<Probe*>(data);
-          for (int i = 0; i < info->dlpi_phnum; ++i) {
-            const auto& ph = info->dlpi_phdr[i];
-            const uintptr_t start = info->dlpi_addr + ph.p_vaddr;
-            if (ph.p_type == PT_LOAD && p.at >= start && p.at < start + ph.p_memsz) p.found = true;
-          }
-          return 1;
-        },
-        &probe);
-    return probe.found && access(kSelf, X_OK) == 0;
-  }();
-  return holds;
-}
-
-// Runs before every other constructor of the executable: a guard started by exec_guard
-// becomes the guard here and never returns to the program's own start-up.
-void guard_entry(int argc, char** argv, char** envp) {
-  // Only as the executable (not from a shared library's constructor in a program that
-  // never asked for a guard).
-  if (argc < 10 || std::strcmp(argv[1], kGuardFlag) != 0 || !executable_holds_the_guard()) return;
-  auto number = [](const char* s) { return std::strtoll(s, nullptr, 10); };
-  const int relay = static_cast<int>(number(argv[2]));
-  const int highest = static_cast<int>(number(argv[4]));
-  const int lingering = static_cast<int>(number(argv[5]));
-  for (int fd = relay; fd <= relay + lingering; ++fd)
-    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) _exit(kExitInternal);
-  static SpawnSpec spec;
-  spec.cwd = argv[7];
-  spec.exe = argv[8];
-  for (int fd = 0; fd <= highest; ++fd) spec.fds.emplace_back(fd, fd);
-  sigset_t mask;
-  sigemptyset(&mask);
-  const unsigned long long bits = std::strtoull(argv[6], nullptr, 10);
-  std::memcpy(&mask, &bits, sizeof bits);
-  static ChildSetup c;
-  c.spec = &spec;
-  c.old_mask = mask;
-  c.parent = static_cast<pid_t>(number(argv[3]));
-  for (int i = 9; i < argc; ++i) c.argv.push_back(argv[i]);
-  c.argv.push_back(nullptr);
-  for (char** e = envp; *e; ++e) c.envp.push_back(*e);
-  c.envp.push_back(nullptr);
-  c.descriptors_placed = true;
-  guard(c, relay);
-}
-
 }  // namespace
 
 pid_t start_guard(ChildSetup& c, int relay) {
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
-  pid_t pid;
-  if (executable_holds_the_guard()) {
-    // A vfork and an exec: no copy of our page tables, no copy-on-write faults on either
-    // side for the rest of the run (a fork cost ~1 ms here and ~2 ms in the guard, and made
-    // every page we wrote afterwards fault), and the guard has a memory of its own, which
-    // the OOM killer does not kill with ours.
-    int highest = 2;
-    for (const auto& [from, to] : c.spec->fds) highest = std::max(highest, to);
-    const GuardArgs args = guard_args(c, highest + 1, highest);
-    ExecGuard g{&c, relay, args.argv.data()};
-    alignas(16) char stack[32 * 1024];
-    pid = clone(exec_guard, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &g);
-  } else {
-    pid = fork_without_handlers();
-    if (pid == 0) guard(c, relay);
-  }
+  const pid_t pid = fork_without_handlers();
+  if (pid == 0) guard(c, relay);
   if (pid > 0) setpgid(pid, pid);  // also done in the guard; whichever runs first wins
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   return pid;

@@ -12,9 +12,7 @@ namespace zpolicy::runner {
 // bwrap's init arms its parent-death signal only at points of bwrap's choosing, so a
 // runner and a monitor that die before then leave the init without anyone to kill it:
 // waiting forever on an eventfd with the run's bind descriptors, or running the command
-// with no timeout. The guard is the runner's own executable run again (vfork and exec of
-// /proc/self/exe; a fork of the runner when the runner's code is in a shared library of
-// another program) and a child subreaper: it
+// with no timeout. The guard is a fork of the runner (no exec) and a child subreaper: it
 // starts bwrap in its own process group, so that the runner's kill of that group still
 // reaches the whole sandbox; an init orphaned by its monitor becomes the guard's child.
 // When the runner dies (the guard's parent-death signal, SIGTERM), when any other signal
