@@ -134,6 +134,27 @@ BOOST_DATA_TEST_CASE(a_command_that_never_started_is_not_said_to_have_exited,
   BOOST_CHECK_MESSAGE(r.err.find("did not start") != std::string::npos, r.describe());
 }
 
+// R9-G1: a bare repository in the workspace (a test fixture, a `git clone --mirror`, a
+// local remote) has no `.git`, so `**/.git` did not protect it: the sandbox wrote its
+// config (`core.pager`, run by host git on the next `git log` there) and its hooks
+// (`pre-receive`, run on a push into it). It is protected whole now; the rest of the
+// workspace stays writable.
+BOOST_DATA_TEST_CASE(a_bare_repository_in_the_workspace_stays_read_only, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("fixtures"));
+  box.host_command({"/usr/bin/git", "init", "-q", "--bare", box.ws("fixtures/t.git")});
+  const std::string before = snapshot(box.ws("fixtures/t.git"));
+  const RunResult r = box.sh(
+      "echo '[core] pager = touch PWNED' >> fixtures/t.git/config; "
+      "echo 'touch PWNED' > fixtures/t.git/hooks/pre-receive; "
+      "mv fixtures/t.git fixtures/moved; mkdir fixtures/t.git2 && echo ok > fixtures/t.git2/x");
+  BOOST_CHECK_MESSAGE(r.completed(), r.describe());
+  BOOST_CHECK_EQUAL(snapshot(box.ws("fixtures/t.git")), before);
+  BOOST_CHECK(!exists(box.ws("fixtures/moved")));
+  BOOST_CHECK_EQUAL(read_file(box.ws("fixtures/t.git2/x")).value_or(""), "ok\n");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

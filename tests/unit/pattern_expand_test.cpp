@@ -115,6 +115,32 @@ BOOST_AUTO_TEST_CASE(star_matches_one_name_and_spells_out_literal_tails) {
   BOOST_TEST(walk(m.t, {"missing/*/.env"}).empty());
 }
 
+// Red team R9-G1: a bare repository (HEAD, objects/, refs/ and no `.git`) is a repository
+// to host git, which obeys its config and hooks; `**/.git` names it whole. Without `refs/`
+// (or with HEAD a directory) it is not one; `packages/*/.git` spells names and looks for none.
+BOOST_AUTO_TEST_CASE(double_star_git_also_names_bare_repositories) {
+  Monorepo m;
+  m.t.write("fixtures/t.git/HEAD", "ref: refs/heads/main\n");
+  m.t.mkdir("fixtures/t.git/objects/pack");
+  m.t.mkdir("fixtures/t.git/refs/heads");
+  m.t.mkdir("fixtures/t.git/hooks");
+  m.t.write("fixtures/half/HEAD", "");
+  m.t.mkdir("fixtures/half/objects");
+  m.t.mkdir("fixtures/dir-head/HEAD");
+  m.t.mkdir("fixtures/dir-head/objects");
+  m.t.mkdir("fixtures/dir-head/refs");
+  m.t.write("packages/b/HEAD", "");
+  m.t.mkdir("packages/b/objects");
+  m.t.mkdir("packages/b/refs");
+  BOOST_TEST(walk(m.t, {"**/.git"}) ==
+                 (Paths{".git (spelled)", "deep/x/y/z/.git", "fixtures/t.git", "lib/.git",
+                        "node_modules/pkg/.git", "packages/a/.git", "packages/b", "vendor/c/.git"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(m.t, {"packages/*/.git"}) ==
+                 (Paths{"packages/a/.git (spelled)", "packages/b/.git (spelled)"}),
+             boost::test_tools::per_element());
+}
+
 // A case-insensitive directory finds `.GIT` for `.git`: host git would use it as the
 // repository. This kernel has no CONFIG_UNICODE, so the casefold attribute is injected;
 // the names are matched as a casefolding filesystem compares them (NFD + full case
