@@ -43,6 +43,8 @@ std::optional<std::string> kernel_interface_at(const std::string& path) {
       return "smackfs";
     case RDTGROUP_SUPER_MAGIC:
       return "resctrl";
+    case 0x19800202:  // mqueue: the message queues of the host's IPC namespace
+      return "mqueue";
     default:
       return std::nullopt;
   }

@@ -70,7 +70,7 @@ const std::vector<LintRule>& lint_catalog() {
       {"ZP017", "WritableKernelInterface", S::Error,
        "a writable root is on, or holds a writable mount of, a kernel interface filesystem "
        "(procfs, sysfs, cgroup, debugfs, tracefs, securityfs, configfs, efivarfs, pstore, bpf, "
-       "binfmt_misc, ...), by its type, whatever its name",
+       "binfmt_misc, mqueue, ...), by its type, whatever its name",
        "Its files are the host kernel's state: a sandbox started by root would change the host "
        "through them (a bind of /sys elsewhere, a second procfs mount)."},
       {"ZP100", "SyscallRule", S::Error,

@@ -57,8 +57,8 @@ BOOST_DATA_TEST_CASE(a_sandbox_that_takes_every_inotify_instance_stops_no_other_
 // The same files under another name (a bind of /sys/kernel/mm, a second procfs mount, as
 // monitoring containers have at /host/sys and /host/proc) were a writable workspace, and a
 // root-started sandbox opened `transparent_hugepage/enabled` and `vm/overcommit_ratio`
-// for writing. Both mounts are made in a mount namespace of the test's own; the command
-// only opens, it never writes.
+// for writing (and an mqueue mount is the host's message queues). The mounts are made in a
+// mount namespace of the test's own; the command only opens, it never writes or creates.
 BOOST_DATA_TEST_CASE(kernel_state_under_another_name_is_never_a_writable_root,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
@@ -66,14 +66,16 @@ BOOST_DATA_TEST_CASE(kernel_state_under_another_name_is_never_a_writable_root,
       "p.yaml",
       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: "
       "[\"${WORKSPACE}\"]\n  protect: []\n");
-  const std::string sys = box.base() + "/mm", proc = box.base() + "/p";
+  const std::string sys = box.base() + "/mm", proc = box.base() + "/p", mq = box.base() + "/mq";
   box.make_dir(sys);
   box.make_dir(proc);
+  box.make_dir(mq);
   struct Case {
     std::string setup, cwd, file;
   };
   for (const Case& c : {Case{"mount --bind /sys/kernel/mm " + sys, sys, "transparent_hugepage/enabled"},
-                        Case{"mount -t proc proc " + proc, proc + "/sys/vm", "overcommit_ratio"}}) {
+                        Case{"mount -t proc proc " + proc, proc + "/sys/vm", "overcommit_ratio"},
+                        Case{"mount -t mqueue mqueue " + mq, mq, "none-such"}}) {
     RunSpec spec;
     spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
                         c.setup + " && cd " + c.cwd + " && exec \"$@\"", "sh"};
