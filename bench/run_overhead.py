@@ -180,11 +180,17 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
             left_behind += 1
             remove_protected()
     ma, mc, mb = statistics.median(a), statistics.median(c), statistics.median(b)
+
+    def spread(v):
+        # The quartiles: a wide spread means the machine was not quiet (or not under chrt).
+        q = statistics.quantiles(v, n=4)
+        return f"(q1 {q[0]*1000:.2f}, q3 {q[2]*1000:.2f})"
+
     print(f"runs: {n} alternating triples ({' '.join(zp_argv[1:])}), "
           f"{'protected paths existing' if existing else 'empty workspace'}")
-    print(f"bwrap, plan argv, same way    : median {ma*1000:.2f} ms")
-    print(f"bwrap, compile argv, same way : median {mc*1000:.2f} ms")
-    print(f"zpolicy run                   : median {mb*1000:.2f} ms")
+    print(f"bwrap, plan argv, same way    : median {ma*1000:.2f} ms {spread(a)}")
+    print(f"bwrap, compile argv, same way : median {mc*1000:.2f} ms {spread(c)}")
+    print(f"zpolicy run                   : median {mb*1000:.2f} ms {spread(b)}")
     if not existing:
         print(f"runs that found another run live and left their placeholders: {left_behind}")
     print(f"ratio to the plan argv        : {mb/ma:.3f} (target <= 1.3)")

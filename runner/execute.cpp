@@ -20,6 +20,7 @@
 #if defined(__linux__)
 #include "runner/bind_sources.hpp"
 #include "runner/host_name_watch.hpp"
+#include "runner/inotify_share.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/setup_check.hpp"
@@ -306,6 +307,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
       case SetupCheck::Result::Holds:
         break;
     }
+    // Before the command can open one: what it takes, no other run of the caller lacks.
+    if (!limit_sandbox_inotify(init, why)) {
+      refused = why;
+      return false;
+    }
     if (auto r = compiler::await_filter_proof(plan)) {
       refused_report = r->report;
       refused_code = r->exit_code;
@@ -408,6 +414,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         << "\n";
     return kExitInternal;
   }
+  if (report && execution_of(outcome) == Execution::DidNotRun) report->did_not_start = true;
   return bwrap_status(outcome, plan.command.at(0), err);
 }
 #endif
