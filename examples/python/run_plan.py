@@ -316,12 +316,13 @@ def mount_of(fd):
 
 
 def fs_type(pid, mnt_id):
-    """The filesystem type of mount `mnt_id` in the sandbox's /proc/PID/mountinfo."""
-    with open(f"/proc/{pid}/mountinfo") as f:
+    """The filesystem type of mount `mnt_id` in the sandbox's /proc/PID/mountinfo. Read as
+    bytes: a mount point's name is the host's, not always UTF-8 (red team A17B-5)."""
+    with open(f"/proc/{pid}/mountinfo", "rb") as f:
         for line in f:
             fields = line.split()
             if int(fields[0]) == mnt_id:
-                return fields[fields.index("-") + 1]
+                return fields[fields.index(b"-") + 1].decode("ascii", "replace")
     return None
 
 

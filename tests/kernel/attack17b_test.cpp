@@ -178,6 +178,29 @@ BOOST_DATA_TEST_CASE(a_status_file_named_from_a_deep_directory_is_checked_or_ref
   BOOST_TEST(!read_file(box.ws("status.json")).has_value(), "the command wrote the status");
 }
 
+// A17B-5: run_plan.py read the sandbox's mountinfo as UTF-8 text; in a workspace whose
+// name is not UTF-8 every setup check of a tmpfs or proc mount raised, and the executor
+// died with a traceback (exit 1), leaving the placeholders it made. `run` ran there.
+BOOST_DATA_TEST_CASE(an_executor_runs_a_plan_in_a_workspace_whose_name_is_not_utf8,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string ws = box.ws("w\xff");
+  box.make_dir(ws);
+  const std::string before = snapshot(ws);
+  const RunResult planned = box.host_command(
+      {zpolicy_binary(), "plan", "--format", "json", "--workspace", ws, "--", "/bin/echo", "ran"});
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  RunSpec spec;
+  spec.cwd = ws;
+  spec.launcher = {"/usr/bin/python3",
+                   box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
+                   box.write_policy("plan.json", planned.out)};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out == "ran\n", r.describe());
+  BOOST_TEST(snapshot(ws) == before, "placeholders left behind: " << r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
