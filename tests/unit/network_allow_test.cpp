@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(lints_name_public_suffix_wildcards_and_entries_that_never_m
     auto parsed = test::parse(policy_with(entries));
     BOOST_TEST_REQUIRE(parsed.errors == "");
     std::vector<std::string> out;
-    for (const auto& l : compiler::lint_policy(*parsed.policy, {})) out.push_back(l.id);
+    for (const auto& l : compiler::lint_policy(*parsed.policy, {})) out.push_back(l.code);
     return out;
   };
   BOOST_TEST(ids("\"*.com\"") == std::vector<std::string>{"ZP014"});
