@@ -115,10 +115,11 @@ class DirReader {
 };
 
 // What makes a directory a repository to git's discovery (setup.c is_git_directory):
-// a HEAD, an `objects` and a `refs` directory, each of the two a directory or a symlink
-// (git follows it), or a `commondir` file naming where both are (a linked worktree's git
-// directory). A bare repository (a test fixture, a `git clone --mirror`, a local remote)
-// has no `.git`: it is one. The symlinks and `commondir` are red team R9c-G2.
+// a HEAD, an `objects` and a `refs` that access(2) finds searchable (a directory, a
+// symlink git follows, even an executable file), or a `commondir` file naming where both
+// are (a linked worktree's git directory). A bare repository (a test fixture, a
+// `git clone --mirror`, a local remote) has no `.git`: it is one. All but the real
+// directories are red team R9c-G2.
 constexpr unsigned kHead = 1, kObjects = 2, kRefs = 4, kRepository = kHead | kObjects | kRefs;
 
 struct Frame {
@@ -205,6 +206,9 @@ class Walker {
                           : is("refs")      ? kRefs
                           : is("commondir") ? kObjects | kRefs
                                             : 0;
+    // Any `objects` or `refs` counts, whatever its type or mode now: a protection too
+    // many is a read-only name.
+    if (part == kObjects || part == kRefs) return part;
     if (!part) return 0;
     unsigned char type = e.type;
     if (type == DT_UNKNOWN) {
@@ -212,10 +216,8 @@ class Walker {
       if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
       type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
     }
-    // HEAD may be a symlink in old repositories; a symlink is taken for the directory
-    // git would find through it, whatever it names now (the sandbox could retarget it).
-    if (part == (kObjects | kRefs)) return type == DT_REG || type == DT_LNK ? part : 0;
-    return type == DT_LNK || (part == kHead ? type == DT_REG : type == DT_DIR) ? part : 0;
+    // HEAD may be a symlink in old repositories; a symlinked `commondir` is read through.
+    return type == DT_REG || type == DT_LNK ? part : 0;
   }
 
   static bool writable(int dirfd, const char* name) {

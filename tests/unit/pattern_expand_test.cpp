@@ -132,16 +132,19 @@ BOOST_AUTO_TEST_CASE(double_star_git_also_names_bare_repositories) {
   m.t.write("packages/b/HEAD", "");
   m.t.mkdir("packages/b/objects");
   m.t.mkdir("packages/b/refs");
-  // What git's test also takes (red team R9c-G2): `objects` and `refs` through symlinks,
-  // a `commondir` file in their place.
+  // What git's test also takes (red team R9c-G2): `objects` and `refs` through symlinks
+  // or as files (access(2) with X_OK), a `commondir` file in their place.
   m.t.write("fixtures/linked/HEAD", "");
   m.t.mkdir("fixtures/store");
   m.t.symlink("../store", "fixtures/linked/objects");
   m.t.symlink("../store", "fixtures/linked/refs");
   m.t.write("fixtures/worktree/HEAD", "");
   m.t.write("fixtures/worktree/commondir", "../t.git\n");
+  m.t.write("fixtures/files/HEAD", "");
+  m.t.write("fixtures/files/objects", "");
+  m.t.write("fixtures/files/refs", "");
   BOOST_TEST(walk(m.t, {"**/.git"}) ==
-                 (Paths{".git (spelled)", "deep/x/y/z/.git", "fixtures/linked", "fixtures/t.git",
+                 (Paths{".git (spelled)", "deep/x/y/z/.git", "fixtures/files", "fixtures/linked", "fixtures/t.git",
                         "fixtures/worktree", "lib/.git",
                         "node_modules/pkg/.git", "packages/a/.git", "packages/b", "vendor/c/.git"}),
              boost::test_tools::per_element());
