@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <climits>
 #include <filesystem>
 #include <vector>
 
@@ -93,6 +94,13 @@ std::string writable_root_holding(const compiler::RunPlan& plan, const std::stri
     absolute = cwd.string() + "/" + path;
   }
   compiler::HostLookups host;
+  // A name of PATH_MAX bytes or more is no name to the lookups, which then see nothing
+  // there, while the kernel still opens the relative name: through a symlink in a deep
+  // working directory, it reached the workspace unchecked (red team A17B-3).
+  for (const auto& entry : host.entries_on_the_way(absolute))
+    if (entry.size() >= PATH_MAX)
+      return "a directory on the way, whose name from / is too long to check (" +
+             std::to_string(entry.size()) + " bytes)";
   // A directory that does not resolve (missing, too many links) holds nothing yet: the
   // status file cannot be opened there either, which refuses the run.
   for (const auto& dir : directories_on_the_way(host, absolute)) {
