@@ -13,7 +13,6 @@
 #include "compiler/analyzer/intent.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
-#include "compiler/analyzer/sbpl/sbpl_subset.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -197,7 +196,7 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
     for (size_t i = bound.rules[r].first_filter; i < end; ++i) {
       const SbplFilter& f = bound.filters[i];
       if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
-        out.paths.push_back(f.param_value ? *f.param_value : f.value);
+        out.paths.push_back(f.param_value ? *f.param_value : std::string_view(f.value));
       } else if (f.kind == SbplFilter::Kind::GlobalName) {
         if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
           continue;
@@ -207,7 +206,7 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
                                " distinct Mach services are outside the subset zpolicy emits"};
         out.services.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
-        const std::string_view port = f.value.substr(f.value.rfind(':') + 1);
+        const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
           continue;
         if (out.ports.size() == kMaxPorts)
@@ -417,7 +416,7 @@ constexpr size_t kMaxRulesPerTarget = 256;
 constexpr size_t kMaxFindings = 1024;
 
 constexpr const char* kMaxPathExpected = "a path of at most 1023 bytes (macOS MAXPATHLEN)";
-static_assert(sbpl_subset::kMaxPathBytes == 1023, "kMaxPathExpected states the limit");
+static_assert(kSbplMaxPathBytes == 1023, "kMaxPathExpected states the limit");
 
 SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
                       std::string actual) {
@@ -486,7 +485,7 @@ struct NestedScope {
 void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplParams& values,
            std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
   SbplTargetQuery path_query(
-      profile, values, [] {
+      profile, [] {
         std::vector<std::string> names;
         for (const auto& o : kPathOperations) names.emplace_back(o.name);
         return names;
@@ -600,7 +599,6 @@ SbplParams rebound(const SbplParams& values, std::string_view root, std::string_
   for (const auto& [name, value] : values)
     if (text_within(root, value)) texts.push_back(rebind(value, root, place));
   SbplParams out;
-  out.reserve(values.size());
   size_t next = 0;
   for (const auto& [name, value] : values)
     out.insert(name, text_within(root, value) ? std::string_view(texts[next++]) : value);
@@ -791,22 +789,21 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   // before any probe is made from it.
   for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
     for (const auto& p : *group)
-      if (p.path.size() > sbpl_subset::kMaxPathBytes)
+      if (p.path.size() > kSbplMaxPathBytes)
         findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
                                      kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
   if (!findings.empty()) return findings;
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
-  values.reserve(params.size());
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
-    else if (!sbpl_subset::normalized_path(value))
+    else if (!sbpl_normalized_path(value))
       findings.push_back(
           malformed(params_file, what(), "a normalized absolute path", std::string(value)));
-    else if (value.size() > sbpl_subset::kMaxPathBytes)
+    else if (value.size() > kSbplMaxPathBytes)
       findings.push_back(malformed(params_file, what(), kMaxPathExpected,
                                    std::to_string(value.size()) + " bytes"));
     if (!values.insert(name, value))
