@@ -13,9 +13,23 @@ namespace zpolicy::compiler {
 // SbplProfile::filters; a list is a require-* filter or a rule, and rule r has the number
 // filters.size() + r, so that every list has one.
 struct SbplIndex {
-  // The literal and subpath filters by the path they match, each list ascending.
-  // The paths view the profile's text and its parameters.
-  std::unordered_map<std::string_view, std::vector<uint32_t>> by_path;
+  // The literal and subpath filters by the path they match, in a tree of the paths'
+  // '/'-separated pieces ("/a/b" is "", "a", "b"; node 0 is no piece at all), so that the
+  // paths that hold a target (path_contains) lie on its way down: one look-up per piece
+  // of the target, not one per ancestor (which would hash O(depth²) bytes).
+  struct Piece {
+    uint32_t node;
+    std::string_view name;  // views the profile's text or its parameters
+    friend bool operator==(const Piece&, const Piece&) = default;
+  };
+  struct PieceHash {
+    size_t operator()(const Piece& p) const {
+      return std::hash<std::string_view>{}(p.name) * 31 + p.node;
+    }
+  };
+  std::unordered_map<Piece, uint32_t, PieceHash> child;
+  std::vector<std::vector<uint32_t>> filters_at;  // by node, ascending
+  uint32_t slash = 0;  // the node of "/", which holds every absolute or symbolic path
   // By filter: the number of the list that holds it.
   std::vector<uint32_t> parent;
   // By filter and list: whether it matches a target that meets none of the filters
@@ -178,30 +192,27 @@ TargetKind operation_target(std::string_view op) {
   return TargetKind::None;
 }
 
-// What a leaf filter tests; none for (require-...), which tests through its children.
-std::optional<TargetKind> filter_target(SbplFilter::Kind k) {
-  using K = SbplFilter::Kind;
-  switch (k) {
-    case K::Literal:
-    case K::Subpath:
-      return TargetKind::Path;
-    case K::SysctlName:
-    case K::SysctlNamePrefix:
-      return TargetKind::Sysctl;
-    case K::GlobalName:
-      return TargetKind::MachService;
-    case K::LocalIp:
-    case K::RemoteIp:
-      return TargetKind::Address;
-    case K::TargetSameSandbox:
-      return TargetKind::Process;
-    case K::RequireAll:
-    case K::RequireAny:
-    case K::RequireNot:
-      break;
-  }
-  return std::nullopt;
-}
+// By SbplFilter::Kind: the head that names a filter, and what it tests (None for the
+// require-* lists, which test through their items).
+struct FilterSyntax {
+  std::string_view head;
+  TargetKind tests;
+};
+constexpr std::array<FilterSyntax, 11> kFilters = {{
+    {"literal", TargetKind::Path},
+    {"subpath", TargetKind::Path},
+    {"require-all", TargetKind::None},
+    {"require-any", TargetKind::None},
+    {"require-not", TargetKind::None},
+    {"target", TargetKind::Process},
+    {"sysctl-name", TargetKind::Sysctl},
+    {"sysctl-name-prefix", TargetKind::Sysctl},
+    {"global-name", TargetKind::MachService},
+    {"local", TargetKind::Address},
+    {"remote", TargetKind::Address},
+}};
+
+const FilterSyntax& syntax(SbplFilter::Kind k) { return kFilters[static_cast<size_t>(k)]; }
 
 // A port as the reader accepts it: "*", or a decimal number 0..65535 without a leading
 // zero, so that comparing ports as text compares them as numbers.
@@ -226,27 +237,6 @@ SbplError error_at(const Sexpr& e, std::string message) {
   return {e.line, e.col, message + ": " + print_sexpr(e)};
 }
 
-// The filter kind a head names, if any.
-std::optional<SbplFilter::Kind> filter_kind(std::string_view head) {
-  using K = SbplFilter::Kind;
-  static constexpr std::array<std::pair<std::string_view, K>, 11> kHeads = {{
-      {"literal", K::Literal},
-      {"subpath", K::Subpath},
-      {"require-all", K::RequireAll},
-      {"require-any", K::RequireAny},
-      {"require-not", K::RequireNot},
-      {"target", K::TargetSameSandbox},
-      {"sysctl-name", K::SysctlName},
-      {"sysctl-name-prefix", K::SysctlNamePrefix},
-      {"global-name", K::GlobalName},
-      {"local", K::LocalIp},
-      {"remote", K::RemoteIp},
-  }};
-  for (const auto& [word, kind] : kHeads)
-    if (word == head) return kind;
-  return std::nullopt;
-}
-
 // Reads `e` into filters[at]. A list's children take the next free range of `filters`;
 // the recursion is as deep as the forms nest, at most kMaxDepth.
 std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters,
@@ -257,10 +247,12 @@ std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& fi
   const std::string head(e.items[0].atom);
   const std::string quoted = "'" + head + "'";
   const size_t n = e.items.size();
-  const auto kind = filter_kind(head);
-  if (!kind) return error_at(e, quoted + " is not a filter zpolicy emits");
-  filters[at].kind = *kind;
-  if (*kind == K::Literal || *kind == K::Subpath) {
+  const auto known = std::find_if(kFilters.begin(), kFilters.end(),
+                                  [&](const FilterSyntax& f) { return f.head == head; });
+  if (known == kFilters.end()) return error_at(e, quoted + " is not a filter zpolicy emits");
+  const auto kind = static_cast<SbplFilter::Kind>(known - kFilters.begin());
+  filters[at].kind = kind;
+  if (kind == K::Literal || kind == K::Subpath) {
     if (n != 2) return error_at(e, quoted + " takes one path");
     const Sexpr& arg = e.items[1];
     if (arg.kind == Sexpr::Kind::String) {
@@ -280,8 +272,8 @@ std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& fi
     }
     return error_at(e, quoted + " takes a string or (param \"NAME\")");
   }
-  if (*kind == K::RequireAll || *kind == K::RequireAny || *kind == K::RequireNot) {
-    if (n < 2 || (*kind == K::RequireNot && n != 2))
+  if (kind == K::RequireAll || kind == K::RequireAny || kind == K::RequireNot) {
+    if (n < 2 || (kind == K::RequireNot && n != 2))
       return error_at(e, quoted + " has the wrong number of filters");
     const auto first = static_cast<uint32_t>(filters.size());
     filters[at].first_child = first;
@@ -292,12 +284,12 @@ std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& fi
         return err;
     return std::nullopt;
   }
-  if (*kind == K::TargetSameSandbox) {
+  if (kind == K::TargetSameSandbox) {
     if (n != 2 || !is_symbol(e.items[1], "same-sandbox"))
       return error_at(e, "only (target same-sandbox) is in the subset");
     return std::nullopt;
   }
-  if (*kind == K::LocalIp || *kind == K::RemoteIp) {
+  if (kind == K::LocalIp || kind == K::RemoteIp) {
     if (n != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
       return error_at(e, "expected (" + head + " ip \"HOST:PORT\")");
     const std::string_view addr = e.items[2].atom;
@@ -340,10 +332,10 @@ std::variant<SbplRule, SbplError> read_rule(const Sexpr& e, std::vector<SbplFilt
     if (auto err = read_filter(e.items[i], filters, at)) return *err;
   // The rule's filters, nested ones included, take the range from its first on.
   for (size_t f = r.first_filter; f < filters.size(); ++f) {
-    const auto tests = filter_target(filters[f].kind);
-    if (!tests) continue;
+    const TargetKind tests = syntax(filters[f].kind).tests;
+    if (tests == TargetKind::None) continue;
     for (const auto& op : r.operations)
-      if (operation_target(op) != *tests)
+      if (operation_target(op) != tests)
         return error_at(
             e, "a filter on what '" + std::string(op) + "' does not act on is outside the subset");
   }
@@ -359,16 +351,24 @@ bool path_contains(std::string_view outer, std::string_view inner) {
          (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
 }
 
-// Calls `f` with every value v of a path filter for which (subpath v) holds `target`,
-// `target` itself among them: each '/'-bounded prefix, "/" (which holds every absolute or
-// symbolic path) and "" (which path_contains reads as holding every absolute one).
+// Calls f(filters, exact) with the path filters on each path that holds `target`
+// (path_contains), `exact` when that path is the target itself: the nodes on the target's
+// way down the index (its '/'-bounded prefixes), and "/", which holds every absolute or
+// symbolic path.
 template <class F>
-void for_each_holder(std::string_view target, F&& f) {
-  f(target);
-  for (size_t i = target.find('/', 1); i != std::string_view::npos; i = target.find('/', i + 1))
-    f(target.substr(0, i));
-  if (target != "/" && (target.starts_with('/') || target.starts_with("${"))) f("/");
-  if (target.starts_with('/')) f("");
+void for_each_holder(const SbplIndex& ix, std::string_view target, F&& f) {
+  uint32_t node = 0;
+  for (size_t start = 0;;) {
+    const size_t end = std::min(target.find('/', start), target.size());
+    const auto it = ix.child.find({node, target.substr(start, end - start)});
+    if (it == ix.child.end()) break;
+    node = it->second;
+    f(ix.filters_at[node], end == target.size());
+    if (end == target.size()) break;
+    start = end + 1;
+  }
+  if (ix.slash && target != "/" && (target.starts_with('/') || target.starts_with("${")))
+    f(ix.filters_at[ix.slash], false);
 }
 
 bool ip_matches(std::string_view pattern, std::string_view target) {
@@ -519,8 +519,8 @@ class Marks {
       }
     }
     if (unmarked(list, end - first, items, true) == 0) return best;
-    // An unmatched item matches as {true, -1, nullptr}: it decides unless a marked match
-    // is more specific, or as specific (-1, a non-path leaf) and earlier.
+    // An unmarked item that matches does so as {true, -1, nullptr}: it decides unless a marked
+    // match is more specific, or as specific (-1, a non-path leaf) and earlier.
     const Match untouched{true, -1, nullptr};
     if (!best.matched || (best.specificity == -1 && best.via == nullptr)) return untouched;
     if (best.specificity > -1) return best;
@@ -559,14 +559,13 @@ void match_rules(const SbplProfile& p, const std::vector<bool>& candidate,
                  std::string_view target, Marks::Edges& edges, Matched& out) {
   edges.clear();
   out.readings_differ = false;
-  for_each_holder(target, [&](std::string_view h) {
-    if (auto it = p.index->by_path.find(h); it != p.index->by_path.end())
-      for (uint32_t f : it->second) {
-        // A literal matches only the target itself.
-        const bool subpath = p.filters[f].kind == SbplFilter::Kind::Subpath;
-        if (subpath || h == target) Marks::mark(p, f, edges);
-        out.readings_differ = out.readings_differ || (subpath && h == target);
-      }
+  for_each_holder(*p.index, target, [&](const std::vector<uint32_t>& filters, bool exact) {
+    for (uint32_t f : filters) {
+      // A literal matches only the target itself.
+      const bool subpath = p.filters[f].kind == SbplFilter::Kind::Subpath;
+      if (subpath || exact) Marks::mark(p, f, edges);
+      out.readings_differ = out.readings_differ || (subpath && exact);
+    }
   });
   for (uint32_t f : tested)
     if (leaf_match(p.filters[f], target, false).matched) Marks::mark(p, f, edges);
@@ -619,35 +618,15 @@ std::array<int, 4> chosen(const SbplProfile& profile, const std::vector<RuleMatc
   return out;
 }
 
+// A leaf filter as written, a parameter with its value.
 std::string filter_text(const SbplFilter& f) {
   using K = SbplFilter::Kind;
-  switch (f.kind) {
-    case K::Literal:
-    case K::Subpath: {
-      const std::string head = f.kind == K::Literal ? "literal" : "subpath";
-      const std::string value(f.value);
-      if (!f.is_param) return "(" + head + " \"" + value + "\")";
-      const std::string out = "(" + head + " (param \"" + value + "\"))";
-      return f.param_value ? out + " = " + std::string(*f.param_value) : out;
-    }
-    case K::TargetSameSandbox:
-      return "(target same-sandbox)";
-    case K::SysctlName:
-      return "(sysctl-name \"" + std::string(f.value) + "\")";
-    case K::SysctlNamePrefix:
-      return "(sysctl-name-prefix \"" + std::string(f.value) + "\")";
-    case K::GlobalName:
-      return "(global-name \"" + std::string(f.value) + "\")";
-    case K::LocalIp:
-      return "(local ip \"" + std::string(f.value) + "\")";
-    case K::RemoteIp:
-      return "(remote ip \"" + std::string(f.value) + "\")";
-    case K::RequireAll:
-    case K::RequireAny:
-    case K::RequireNot:
-      break;
-  }
-  return "";
+  if (f.kind == K::TargetSameSandbox) return "(target same-sandbox)";
+  const std::string head(syntax(f.kind).head), value = '"' + std::string(f.value) + '"';
+  if (f.kind == K::LocalIp || f.kind == K::RemoteIp) return "(" + head + " ip " + value + ")";
+  if (!f.is_param) return "(" + head + " " + value + ")";
+  const std::string out = "(" + head + " (param " + value + "))";
+  return f.param_value ? out + " = " + std::string(*f.param_value) : out;
 }
 
 // The decision of entry `at` of `matched` (-1: the default), with its trace.
@@ -682,18 +661,20 @@ std::vector<std::string> collect_params(const SbplProfile& profile, bool unbound
   return {names.begin(), names.end()};
 }
 
-const char* precedence_name(SbplPrecedence p) {
-  switch (p) {
-    case SbplPrecedence::LastMatchWins:
-      return "last-match";
-    case SbplPrecedence::DenyWins:
-      return "deny-wins";
-    case SbplPrecedence::FirstMatchWins:
-      return "first-match";
-    case SbplPrecedence::MostSpecificWins:
-      return "most-specific";
+// The node of `path` in the index, made if new.
+uint32_t index_path(SbplIndex& ix, std::string_view path) {
+  uint32_t node = 0;
+  for (size_t start = 0;;) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    const auto [it, fresh] = ix.child.try_emplace({node, path.substr(start, end - start)},
+                                                  static_cast<uint32_t>(ix.filters_at.size()));
+    if (fresh) ix.filters_at.emplace_back();
+    node = it->second;
+    if (end == path.size()) break;
+    start = end + 1;
   }
-  return "last-match";
+  if (path == "/") ix.slash = node;
+  return node;
 }
 
 }  // namespace
@@ -778,6 +759,7 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ix = std::make_shared<SbplIndex>();
+  ix->filters_at.emplace_back();
   const size_t filters = profile.filters.size(), lists = filters + profile.rules.size();
   ix->parent.resize(filters);
   for (size_t r = 0; r < profile.rules.size(); ++r)
@@ -789,7 +771,7 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
     if (filter.is_param)
       if (auto it = params.find(filter.value); it != params.end()) filter.param_value = &it->second;
     if (const auto path = filter.is_path() ? bound_path(filter) : std::nullopt)
-      ix->by_path[*path].push_back(f);
+      ix->filters_at[index_path(*ix, *path)].push_back(f);
   }
   for (size_t r = 0; r < profile.rules.size(); ++r) {
     const size_t end = r + 1 < profile.rules.size() ? profile.rules[r + 1].first_filter : filters;
@@ -823,9 +805,11 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
 }
 
 std::string SbplModel::str() const {
-  return std::string(precedence_name(precedence)) + (subpath_self == SbplSubpathSelf::Included
-                                                         ? "/subpath-includes-self"
-                                                         : "/subpath-excludes-self-on-create");
+  static constexpr std::array<const char*, 4> kNames = {"last-match", "deny-wins", "first-match",
+                                                        "most-specific"};
+  return std::string(kNames[static_cast<size_t>(precedence)]) +
+         (subpath_self == SbplSubpathSelf::Included ? "/subpath-includes-self"
+                                                    : "/subpath-excludes-self-on-create");
 }
 
 const std::vector<SbplModel>& all_sbpl_models() {
@@ -884,6 +868,15 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile,
   }
   for (const auto& [r, f] : profile.index->others)
     if (candidate_[static_cast<size_t>(r)]) tested_.push_back(f);
+  // Two operations that the same rules name get the same answers: those covering both
+  // (file-write* for file-write-mode and file-write-owner), when no rule names one alone.
+  uint64_t named = 0;
+  for (const SbplRule& r : profile.rules) named |= r.operation_bits;
+  for (size_t k = 0; k < covering_.size(); ++k) {
+    size_t j = 0;
+    while ((covering_[j] & named) != (covering_[k] & named) || create_[j] != create_[k]) ++j;
+    same_as_.push_back(j);
+  }
 }
 
 SbplTargetQuery::~SbplTargetQuery() = default;
@@ -906,6 +899,10 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   std::vector<uint32_t>& out = work_->allowed;
   out.assign(covering_.size(), 0);
   for (size_t k = 0; k < covering_.size(); ++k) {
+    if (same_as_[k] < k) {
+      out[k] = out[same_as_[k]];
+      continue;
+    }
     // Model i is precedence i % 4 under subpath reading i / 4 (all_sbpl_models()); the
     // readings differ only for creation, and only where a subpath names the target.
     const bool apart = create_[k] && m.readings_differ;

@@ -245,6 +245,7 @@ class SbplTargetQuery {
   const SbplProfile& profile_;
   std::vector<uint64_t> covering_;  // by operation: the profile operations that cover it
   std::vector<bool> create_;        // by operation: file-write-create
+  std::vector<size_t> same_as_;     // by operation: the first that gets the same answers
   std::vector<bool> candidate_;     // by rule: it names one of the operations
   std::vector<int> untouched_;      // the candidates that match a target nothing names
   std::vector<uint32_t> tested_;    // the candidates' leaves the index does not hold
