@@ -137,7 +137,7 @@ std::string plan_strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string plan_json(const Plan& plan) {
-  std::string out = "{\"zpolicy_plan\": 3";
+  std::string out = "{\"zpolicy_plan\": 4";
   out += ", \"backend\": " + json_string(plan.backend);
   out += ", \"exe\": " + plan_string(plan.exe);
   out += ", \"argv\": " + plan_strings(plan.argv);
@@ -177,6 +177,13 @@ std::string plan_json(const Plan& plan) {
     out += std::string(i ? ", " : "") + "{\"fd\": " + std::to_string(b.fd) +
            ", \"path\": " + plan_string(b.path) + ", \"dev\": " + number(b.dev) +
            ", \"ino\": " + number(b.ino) + "}";
+  }
+  out += "], \"watches\": [";
+  for (size_t i = 0; i < plan.watches.size(); ++i) {
+    const auto& w = plan.watches[i];
+    out += std::string(i ? ", " : "") + "{\"directory\": " + plan_string(w.directory) +
+           ", \"name\": " + plan_string(w.name) + ", \"protects\": " + plan_string(w.protects) +
+           ", \"on\": " + json_string(w.on) + "}";
   }
   out += "], \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
   out += ", \"timeout_grace_ms\": " +

@@ -8,6 +8,7 @@
 
 #include "compiler/resolve/resolve.hpp"
 #include "ir/path.hpp"
+#include "runner/host_name_watch.hpp"
 #include "runner/macos_argv.hpp"
 #include "runner/supervise.hpp"
 
@@ -20,11 +21,14 @@ std::string current_directory() {
 }
 
 // The directories bwrap needs to exist, each with the writable root it is created from
-// (runner/placeholders.cpp walks them the same way).
+// (runner/placeholders.cpp walks them the same way). A protected path that is a file (an
+// existing `.env`) is bound as it is: it is no placeholder, and an executor would refuse
+// it as "not a directory".
 std::vector<Placeholder> placeholders_of(const ir::Resolved& verified) {
   ir::Resolved r = verified;
   std::vector<Placeholder> out;
   for (const auto* p : compiler::placeholder_candidates(r)) {
+    if (p->kind != ir::HostKind::Directory) continue;
     const ir::ResolvedPath* root = nullptr;
     for (const auto& w : r.write)
       if (ir::path_within(w.path, p->path)) root = &w;
@@ -71,6 +75,18 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
       }
       out.binds.push_back(std::move(bind));
     }
+    // The names `run` watches, listed as it computes them when it starts (runner/execute).
+    std::string appeared;
+    auto created = runner::missing_deny_names(*p.verified, appeared);
+    if (!appeared.empty()) {
+      error = "deny root '" + appeared +
+              "' was created on the host after the run was verified, and nothing would mask it";
+      return std::nullopt;
+    }
+    for (const auto& w : runner::watched_names(p.expected_setup))
+      out.watches.push_back({w.directory, w.name, w.protects, "replaced"});
+    for (const auto& w : created)
+      out.watches.push_back({w.directory, w.name, w.protects, w.created ? "created" : "replaced"});
   }
   if (p.timeout) {
     out.timeout_ms = p.timeout->count();

@@ -153,7 +153,7 @@ PlanResult plan(const RunRequest& request) {
   out.plan = api::runnable_plan(std::get<compiler::RunPlan>(std::move(prepared)), error);
   if (!out.plan) {
     out.exit_code = kExitInternal;
-    out.messages += "zpolicy: internal error: " + error + "; no plan\n";
+    out.messages += "zpolicy: " + error + "; no plan\n";
   }
   return out;
 }

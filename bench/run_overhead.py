@@ -15,6 +15,11 @@ supervises it. Two baselines, each spawned by Python with vfork as zpolicy itsel
 * compile argv: `compile --workspace` output (path binds, no --block-fd), kept so that
   figures before 2026-12-05 stay comparable.
 
+Every side gets /dev/null as stdin and stdout (stderr stays the script's): a regular file
+there (the script's output redirected to a log) makes `run` hand the command a pipe and copy
+it into the file on threads of its own (docs/run.md "Standard input and output"), which
+bwrap by hand does not do, and which is not the issue's case.
+
 Runs alternate (A, B, C, A, B, C, ...) so that drift in machine load hits all equally; the
 figures are ratios of medians. On a loaded machine run the whole script under
 `chrt -f 50` (children inherit it): every process of both sides then preempts the load,
@@ -74,6 +79,7 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TERM", "USER")}
     if not existing:
         remove_protected()
+    quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
     zp_argv = [zpolicy, "run"] + (["--policy", policy] if with_policy_file else []) + ["--", "true"]
 
     def bwrap_same_way():
@@ -89,7 +95,7 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
         os.close(high[1])
         r = high[2]
         try:
-            subprocess.run(argv, cwd=ws, env=env, check=True, pass_fds=(3, 4))
+            subprocess.run(argv, cwd=ws, env=env, check=True, pass_fds=(3, 4), **quiet)
         finally:
             os.close(3)
             os.close(4)
@@ -98,7 +104,7 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
 
     plan = json.loads(subprocess.check_output([zpolicy, "plan", "--format", "json", "--", "true"],
                                               cwd=ws, env=env))
-    assert plan["backend"] == "bwrap" and plan["zpolicy_plan"] == 3
+    assert plan["backend"] == "bwrap" and plan["zpolicy_plan"] == 4
 
     def content(fd):
         c = fd["content"]
@@ -135,7 +141,7 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
             os.close(h)
         try:
             subprocess.run(plan["argv"], cwd=plan["cwd"], env=dict(e.split("=", 1) for e in plan["exe_env"]),
-                           check=True, pass_fds=[dst for _, dst in wanted])
+                           check=True, pass_fds=[dst for _, dst in wanted], **quiet)
         finally:
             for _, dst in wanted:
                 os.close(dst)
@@ -144,7 +150,7 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
             os.close(sr)
 
     def via_zpolicy():
-        subprocess.run(zp_argv, cwd=ws, env=env, check=True)
+        subprocess.run(zp_argv, cwd=ws, env=env, check=True, **quiet)
 
     def timed(run):
         # The protected paths exist while bwrap runs by hand, as they do while run runs.
@@ -174,11 +180,17 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
             left_behind += 1
             remove_protected()
     ma, mc, mb = statistics.median(a), statistics.median(c), statistics.median(b)
+
+    def spread(v):
+        # The quartiles: a wide spread means the machine was not quiet (or not under chrt).
+        q = statistics.quantiles(v, n=4)
+        return f"(q1 {q[0]*1000:.2f}, q3 {q[2]*1000:.2f})"
+
     print(f"runs: {n} alternating triples ({' '.join(zp_argv[1:])}), "
           f"{'protected paths existing' if existing else 'empty workspace'}")
-    print(f"bwrap, plan argv, same way    : median {ma*1000:.2f} ms")
-    print(f"bwrap, compile argv, same way : median {mc*1000:.2f} ms")
-    print(f"zpolicy run                   : median {mb*1000:.2f} ms")
+    print(f"bwrap, plan argv, same way    : median {ma*1000:.2f} ms {spread(a)}")
+    print(f"bwrap, compile argv, same way : median {mc*1000:.2f} ms {spread(c)}")
+    print(f"zpolicy run                   : median {mb*1000:.2f} ms {spread(b)}")
     if not existing:
         print(f"runs that found another run live and left their placeholders: {left_behind}")
     print(f"ratio to the plan argv        : {mb/ma:.3f} (target <= 1.3)")

@@ -89,6 +89,11 @@ std::optional<std::string> environment_arguments(const std::vector<std::string>&
   return out;
 }
 
+// bwrap 0.8.0 counts its command line and what --args hands it together, and dies past
+// 9000 ("Exceeded maximum number of arguments") once started: the run then said the
+// command could not start (exit 126), which it was not told why (red team R9-A1).
+constexpr size_t kBwrapMaxArguments = 9000;
+
 }  // namespace
 
 std::optional<ir::HostIdentity> recorded_identity(const ir::Resolved& resolved,
@@ -226,6 +231,15 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     std::string bad;
     auto environment = environment_arguments(plan.env, bad);
     if (!environment) return Refusal{kExitUsage, "zpolicy: run: " + bad + "; nothing ran\n"};
+    const size_t arguments = plan.argv.size() - 1 +
+                             static_cast<size_t>(std::count(environment->begin(), environment->end(), '\0'));
+    if (arguments > kBwrapMaxArguments)
+      return Refusal{kExitUsage,
+                     "zpolicy: run: the sandbox's setup, the command and its environment come to " +
+                         std::to_string(arguments) + " bwrap arguments, and bwrap takes at most " +
+                         std::to_string(kBwrapMaxArguments) + " (" + std::to_string(plan.env.size()) +
+                         " variables, " + std::to_string(in.command.size()) +
+                         " command words, the rest mounts); nothing ran\n"};
     plan.fds.push_back({environment_fd, std::move(*environment), kEnvironmentArtifact, Handover::AtStart});
 
     plan.status_fd = kStatusFd;

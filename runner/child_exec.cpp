@@ -46,16 +46,22 @@ ChildSetup child_setup(const SpawnSpec& spec, const sigset_t& old_mask) {
   for (const auto& e : spec.envp) c.envp.push_back(const_cast<char*>(e.c_str()));
   c.envp.push_back(nullptr);
   c.moved.assign(spec.fds.size(), -1);
+  c.lingering.assign(spec.linger.size(), -1);
   return c;
 }
 
 int place_descriptors(ChildSetup& c, int keep) {
   const SpawnSpec& spec = *c.spec;
   const int highest = highest_child_fd(spec);
-  // Every source (and `keep`) above the targets first, so that no dup2 clobbers a later one.
+  // The numbers after `keep`'s are the lingering copies' own: every source goes above them
+  // first, so that no dup2 clobbers a later one.
+  const int first_lingering = highest + 2;
+  const int scratch = first_lingering + static_cast<int>(spec.linger.size());
   for (size_t i = 0; i < spec.fds.size(); ++i)
-    c.moved[i] = fcntl(spec.fds[i].first, F_DUPFD_CLOEXEC, highest + 2);
-  const int kept = keep >= 0 ? fcntl(keep, F_DUPFD_CLOEXEC, highest + 2) : -1;
+    c.moved[i] = fcntl(spec.fds[i].first, F_DUPFD_CLOEXEC, scratch);
+  for (size_t i = 0; i < spec.linger.size(); ++i)
+    c.lingering[i] = fcntl(spec.linger[i], F_DUPFD_CLOEXEC, scratch);
+  const int kept = keep >= 0 ? fcntl(keep, F_DUPFD_CLOEXEC, scratch) : -1;
   for (size_t i = 0; i < spec.fds.size(); ++i)
     if (c.moved[i] < 0 || dup2(c.moved[i], spec.fds[i].second) < 0) return -1;
   // A gap between the targets would hand the child whatever we hold at that number.
@@ -64,7 +70,12 @@ int place_descriptors(ChildSetup& c, int keep) {
   if (keep >= 0 && (kept < 0 || dup2(kept, highest + 1) < 0 ||
                     fcntl(highest + 1, F_SETFD, FD_CLOEXEC) != 0))
     return -1;
-  close_from(keep >= 0 ? highest + 2 : highest + 1);
+  for (size_t i = 0; i < spec.linger.size(); ++i) {
+    const int at = first_lingering + static_cast<int>(i);
+    if (c.lingering[i] < 0 || dup2(c.lingering[i], at) < 0 || fcntl(at, F_SETFD, FD_CLOEXEC) != 0)
+      return -1;
+  }
+  close_from(keep >= 0 ? scratch : highest + 1);
   c.descriptors_placed = true;
   return keep >= 0 ? highest + 1 : highest;
 }

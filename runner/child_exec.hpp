@@ -20,13 +20,15 @@ struct ChildSetup {
   bool descriptors_placed = false;  // spec->fds already hold their child numbers
   std::vector<char*> argv, envp;
   std::vector<int> moved;  // scratch: one slot per entry of spec->fds
+  std::vector<int> lingering;  // scratch: one slot per entry of spec->linger
 };
 
 ChildSetup child_setup(const SpawnSpec& spec, const sigset_t& old_mask);
 
 // Puts each of spec->fds at its child number and closes every other descriptor above 2,
 // except `keep`, which is moved to the first number above them (close-on-exec) and
-// returned; -1 if a descriptor could not be placed. System calls only.
+// returned, and a copy of each of spec->linger, at the numbers after it (close-on-exec);
+// -1 if a descriptor could not be placed. System calls only.
 int place_descriptors(ChildSetup& c, int keep);
 
 // The child's side: arms its parent-death signal (SIGKILL), checks that its parent still

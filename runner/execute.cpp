@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "compiler/resolve/resolve.hpp"
 #include "runner/backend.hpp"
@@ -19,6 +20,7 @@
 #if defined(__linux__)
 #include "runner/bind_sources.hpp"
 #include "runner/host_name_watch.hpp"
+#include "runner/inotify_share.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/setup_check.hpp"
@@ -196,13 +198,15 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return kExitInternal;
   }
   // From here on bwrap mounts these objects whatever the paths come to name.
-  BindSources sources;
-  if (!sources.open(plan.bind_sources, live, why)) {
+  // Optional, so that they are closed as soon as the guard has reported (below).
+  std::optional<BindSources> sources;
+  if (!sources.emplace().open(plan.bind_sources, live, why)) {
     err << "zpolicy: " << why << "; refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
   // Watched from before bwrap mounts anything until the sandbox is gone.
-  HostNameWatch names;
+  std::optional<HostNameWatch> names;
+  names.emplace();
   auto watched = watched_names(plan.expected_setup);
   std::string appeared;
   for (auto& w : missing_deny_names(live, appeared)) watched.push_back(std::move(w));
@@ -212,7 +216,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
            "refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
-  if (!names.start(std::move(watched), why)) {
+  if (!names->start(std::move(watched), why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
   }
@@ -232,7 +236,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     held.clear();
   };
   SpawnSpec spec;
-  spec.fds = sources.fds();
+  spec.fds = sources->fds();
   spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
   for (const auto& p : plan.fds) {
     if (p.when == compiler::Handover::AtStart) {
@@ -283,7 +287,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   payloads.push_back(block[0]);
   spec.fds.push_back({block[0], plan.block_fd});
-  const SetupCheck setup(plan.expected_setup, sources.fds(), plan.block_fd);
+  const SetupCheck setup(plan.expected_setup, sources->fds(), plan.block_fd);
   std::unique_ptr<NetworkProxy> proxy;
   if (plan.verified->network == ir::Network::Allow)
     proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
@@ -302,6 +306,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         return false;
       case SetupCheck::Result::Holds:
         break;
+    }
+    // Before the command can open one: what it takes, no other run of the caller lacks.
+    if (!limit_sandbox_inotify(init, why)) {
+      refused = why;
+      return false;
     }
     if (auto r = compiler::await_filter_proof(plan)) {
       refused_report = r->report;
@@ -339,11 +348,22 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return write(block[1], "1", 1) == 1;
   };
   std::string replaced;
-  spec.tripwire_fd = names.fd();
+  spec.tripwire_fd = names->fd();
   spec.tripped = [&] {
-    auto r = names.replaced();
+    auto r = names->replaced();
     if (r) replaced = *r;
     return r.has_value();
+  };
+  // The guard drops the last references to what the cleanup removes and to what this run
+  // alone watched, after the run: the bind descriptors (the placeholders'), the watch, the
+  // record (SpawnSpec::linger). So ours are all closed before it is let go.
+  for (const auto& [mine, theirs] : sources->fds()) spec.linger.push_back(mine);
+  if (names->fd() >= 0) spec.linger.push_back(names->fd());
+  if (placeholders.record_fd() >= 0) spec.linger.push_back(placeholders.record_fd());
+  spec.reported = [&] {
+    placeholders.cleanup();
+    sources.reset();
+    names.reset();
   };
   spec.exe = plan.exe;
   spec.argv = plan.argv;
@@ -394,6 +414,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         << "\n";
     return kExitInternal;
   }
+  if (report && execution_of(outcome) == Execution::DidNotRun) report->did_not_start = true;
   return bwrap_status(outcome, plan.command.at(0), err);
 }
 #endif

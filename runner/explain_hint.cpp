@@ -21,16 +21,19 @@ std::string shell_word(const std::string& word) {
 
 }  // namespace
 
-std::optional<std::string> explain_hint(const RunRequest& request, bool confined, int status) {
+std::optional<std::string> explain_hint(const RunRequest& request, bool confined, int status,
+                                        bool started) {
   if (!confined || status == kExitOk || status == kExitUnavailable || status == kExitTimeout ||
       status == kExitInternal)
     return std::nullopt;
-  const bool sigsys = status == kExitSignalBase + SIGSYS;
-  std::string how = status > kExitSignalBase && status < kExitSignalBase + 65
-                        ? std::string("was killed by signal ") +
-                              std::to_string(status - kExitSignalBase) +
-                              (sigsys ? " (SIGSYS: a system call the policy kills)" : "")
-                        : "exited with status " + std::to_string(status);
+  const bool signalled = status > kExitSignalBase && status < kExitSignalBase + 65;
+  if (!started && signalled) return std::nullopt;
+  const bool sigsys = started && status == kExitSignalBase + SIGSYS;
+  std::string how = !started   ? "did not start (status " + std::to_string(status) + ")"
+                    : signalled ? std::string("was killed by signal ") +
+                                      std::to_string(status - kExitSignalBase) +
+                                      (sigsys ? " (SIGSYS: a system call the policy kills)" : "")
+                                : "exited with status " + std::to_string(status);
   std::string args;
   std::string policy = "the built-in default policy";
   if (request.policy_path) {
@@ -41,7 +44,9 @@ std::optional<std::string> explain_hint(const RunRequest& request, bool confined
     args += std::string(" --mode ") + ir::to_string(request.mode);
   if (request.workspace) args += " --workspace " + shell_word(*request.workspace);
   return "zpolicy: the command " + how + " under " + policy + " in mode " +
-         ir::to_string(request.mode) + "; whether the sandbox refused it: zpolicy explain" +
+         ir::to_string(request.mode) +
+         (started ? "; whether the sandbox refused it: zpolicy explain"
+                  : "; whether the sandbox hides it or its working directory: zpolicy explain") +
          args + (sigsys ? " --syscall NAME" : " PATH");
 }
 

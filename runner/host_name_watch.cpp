@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "ir/path.hpp"
@@ -40,6 +42,43 @@ constexpr uint32_t kEvents = IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
 constexpr const char* kUndone =
     " was renamed or removed on the host while the sandbox ran, so the protection mounted "
     "there no longer held";
+
+// The kernel's own limit on the symlinks one lookup follows.
+constexpr int kMaxLinkHops = 40;
+
+// Where the symlink `link` followed by `rest` ("" or "/a/b") leads: the link's
+// target spelled from `/` with every existing component canonical, so that each name on
+// the way is one a host directory holds. nullopt when it cannot be named ('..' below a
+// missing component, an unreadable link).
+std::optional<std::string> beyond_link(const std::string& link, const std::string& rest) {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink(link.c_str(), buf, sizeof buf);
+  if (n <= 0 || n == static_cast<ssize_t>(sizeof buf)) return std::nullopt;
+  std::string raw(buf, static_cast<size_t>(n));
+  if (raw[0] != '/') raw = link.substr(0, std::max<size_t>(link.rfind('/'), 1)) + "/" + raw;
+  raw += rest;
+  std::string cur = "/";
+  for (size_t pos = 1; pos <= raw.size();) {
+    size_t end = raw.find('/', pos);
+    if (end == std::string::npos) end = raw.size();
+    const std::string comp = raw.substr(pos, end - pos);
+    pos = end + 1;
+    if (comp.empty() || comp == ".") continue;
+    if (comp == "..") {
+      cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
+      continue;
+    }
+    const std::string next = join(cur, comp);
+    if (!realpath(next.c_str(), buf)) {
+      // Missing, or a dangling link itself: spelled as it is from here on.
+      const std::string tail = pos <= raw.size() ? raw.substr(pos - 1) : std::string();
+      if (("/" + tail + "/").find("/../") != std::string::npos) return std::nullopt;
+      return next + tail;
+    }
+    cur = buf;
+  }
+  return cur;
+}
 
 }  // namespace
 
@@ -102,24 +141,41 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
     if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
     // The nearest existing ancestor, and the name below it on the way to the deny root.
-    std::string existing = d.path, missing;
-    for (struct stat st; existing != "/" && lstat(existing.c_str(), &st) != 0;) {
-      const size_t slash = existing.rfind('/');
-      missing = existing.substr(slash + 1);
-      existing = slash == 0 ? "/" : existing.substr(0, slash);
-    }
-    struct stat st;
-    if (missing.empty() || lstat(existing.c_str(), &st) != 0) {
-      // Created since it was resolved: nothing masks it, and no watch would see it.
-      appeared = d.path;
-      return {};
-    }
-    if (S_ISDIR(st.st_mode)) add({existing, missing, d.path, true});
-    for (std::string cur = existing; cur != "/";) {
-      const size_t slash = cur.rfind('/');
-      const std::string parent = slash == 0 ? "/" : cur.substr(0, slash);
-      add({parent, cur.substr(slash + 1), d.path, false});
-      cur = parent;
+    // A symlink on the way, dangling (`~/.aws -> /mnt/secrets/aws`) or made since the
+    // resolution, leads where the host would create the deny root: the way goes on from
+    // its target (red team A17B-1).
+    std::string way = d.path;
+    for (int hop = 0;; ++hop) {
+      std::string existing = way, missing;
+      struct stat st;
+      for (; existing != "/" && lstat(existing.c_str(), &st) != 0;) {
+        const size_t slash = existing.rfind('/');
+        missing = existing.substr(slash + 1);
+        existing = slash == 0 ? "/" : existing.substr(0, slash);
+      }
+      const bool exists = lstat(existing.c_str(), &st) == 0;
+      const bool link = exists && S_ISLNK(st.st_mode);
+      struct stat target;
+      if (!exists || hop > kMaxLinkHops ||
+          (missing.empty() && (!link || stat(existing.c_str(), &target) == 0))) {
+        // Created since it was resolved: nothing masks it, and no watch would see it.
+        appeared = d.path;
+        return {};
+      }
+      for (std::string cur = existing; cur != "/";) {
+        const size_t slash = cur.rfind('/');
+        const std::string parent = slash == 0 ? "/" : cur.substr(0, slash);
+        add({parent, cur.substr(slash + 1), d.path, false});
+        cur = parent;
+      }
+      if (S_ISDIR(st.st_mode)) add({existing, missing, d.path, true});
+      if (!link) break;
+      auto next = beyond_link(existing, way.substr(existing.size()));
+      if (!next) {
+        appeared = d.path;
+        return {};
+      }
+      way = *next;
     }
   }
   return out;
@@ -150,6 +206,19 @@ bool HostNameWatch::start(std::vector<WatchedName> names, std::string& why) {
       return false;
     }
     watches_.push_back({wd, std::move(n)});
+  }
+  // A name created between missing_deny_names() and its watch raised no event: look once
+  // more, now that any later creation would. The deny root itself too: a symlink on its
+  // way re-pointed in between leads elsewhere (red team A17B-2).
+  for (const auto& w : watches_) {
+    struct stat st;
+    if (w.name.created && (lstat(join(w.name.directory, w.name.name).c_str(), &st) == 0 ||
+                           stat(w.name.protects.c_str(), &st) == 0)) {
+      why = "deny root '" + w.name.protects +
+            "' was created on the host after the run was verified, and nothing would mask it; "
+            "refusing to run what was not verified";
+      return false;
+    }
   }
   return true;
 }

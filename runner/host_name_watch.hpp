@@ -60,8 +60,9 @@ class HostNameWatch {
   HostNameWatch& operator=(const HostNameWatch&) = delete;
   ~HostNameWatch();
 
-  // Starts watching; false, with `why`, when a directory cannot be watched: the run must
-  // then not start, since a replacement would go unseen.
+  // Starts watching; false, with `why`, when a directory cannot be watched, or when a name
+  // watched for its creation exists once its watch is in place: the run must then not
+  // start, since a replacement would go unseen.
   bool start(std::vector<WatchedName> names, std::string& why);
   // Readable when something happened in a watched directory (-1 before start()).
   int fd() const { return fd_; }

@@ -45,6 +45,9 @@ class Placeholders {
   // run lock it can trust); for the caller to tell the user.
   const std::string& note() const { return note_; }
 
+  // This run's record while it lives (locked), or -1.
+  int record_fd() const { return record_fd_; }
+
   // The state directory used for run records (for tests and doctor).
   static std::string state_dir();
 

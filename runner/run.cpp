@@ -189,7 +189,8 @@ int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   // A refusal's status is zpolicy's: the hint would say the command exited with it (red
   // team R8-S1).
   if (observed.refused_before_start) return status;
-  if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status))
+  if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status,
+                               !observed.did_not_start))
     err << *hint << "\n";
   return status;
 }

@@ -30,6 +30,10 @@ struct RunReport {
   // zpolicy refused before the command could start and said so: the status is zpolicy's,
   // not the command's, even when it is 2 or 3.
   bool refused_before_start = false;
+  // The sandbox started, and its status stream says the command was never executed (not
+  // found, not executable, its working directory unreachable, interrupted first): a status
+  // of 126, 127 or 128+N is then the sandbox's failure to start it, not the command's.
+  bool did_not_start = false;
 };
 
 }  // namespace zpolicy::runner

@@ -2,6 +2,7 @@
 
 #if defined(__linux__)
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -179,6 +180,21 @@ bool kill_named_init(int relay, pid_t self) {
   return true;
 }
 
+// Returns when the runner closes its end of the relay (it has removed the run's
+// placeholders), or is gone. Meanwhile the guard holds the lingering descriptors
+// (SpawnSpec::linger), whose last close, at its exit, is then the guard's and not the
+// runner's. A name of the init the runner sent and the guard did not need is read and
+// dropped on the way.
+void wait_to_be_let_go(int relay) {
+  for (;;) {
+    pollfd p{relay, POLLIN, 0};
+    if (poll(&p, 1, -1) < 0 && errno != EINTR) return;
+    char drop[64];
+    const ssize_t n = read(relay, drop, sizeof drop);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
+  }
+}
+
 [[noreturn]] void guard(ChildSetup& c, int relay) {
   setpgid(0, 0);
   sigset_t all;
@@ -197,7 +213,9 @@ bool kill_named_init(int relay, pid_t self) {
   c.own_group = false;
   alignas(16) char stack[32 * 1024];
   const pid_t monitor = clone(exec_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
-  syscall(SYS_close_range, 3U, static_cast<unsigned>(relay - 1), 0U);
+  // Standard streams included: a caller reading the command's output until its end must
+  // not wait for the guard.
+  syscall(SYS_close_range, 0U, static_cast<unsigned>(relay - 1), 0U);
   if (monitor < 0) _exit(kExitInternal);
   int status = 0;
   for (;;) {
@@ -220,6 +238,7 @@ bool kill_named_init(int relay, pid_t self) {
     break;
   }
   [[maybe_unused]] ssize_t n = write(relay, &status, sizeof status);
+  wait_to_be_let_go(relay);
   _exit(0);
 }
 

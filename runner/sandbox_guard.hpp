@@ -19,7 +19,10 @@ namespace zpolicy::runner {
 // but SIGCHLD and the job-control ones reaches it, or when bwrap's monitor has exited, it
 // SIGKILLs every process left below it (an init first: its pid namespace dies with it),
 // reaps them, and only then reports: the monitor's wait status, or the signal that ended
-// the run, four bytes on `relay`, then it exits. `relay` is one end of a stream socket
+// the run, four bytes on `relay`. Then it holds the descriptors SpawnSpec::linger names
+// until the runner closes its end of `relay` (or dies), and exits: the last close of a
+// removed placeholder (its inode freed, its block discarded) is the guard's, after the
+// run, not the runner's. `relay` is one end of a stream socket
 // pair: the runner writes the pid of the sandbox's init on it as soon as bwrap names it
 // (tell_guard_init), so that after the monitor's exit the guard kills that init instead of
 // walking /proc for what is left. The child holds no descriptor of the runner's but the
@@ -32,8 +35,8 @@ pid_t start_guard(ChildSetup& c, int relay);
 // never raises SIGPIPE: a guard already gone needs no name).
 void tell_guard_init(int relay, pid_t init);
 
-// What a guard reported on the read end of its relay once it was reaped: the wait status
-// of bwrap's monitor (or of the signal that ended the run); nothing when the guard never
+// What a guard that exited reported on the read end of its relay: the wait status of
+// bwrap's monitor (or of the signal that ended the run); nothing when the guard never
 // started bwrap or was killed itself.
 std::optional<int> relayed_status(int relay_read);
 

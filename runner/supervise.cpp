@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -14,6 +15,8 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "runner/child_exec.hpp"
@@ -183,6 +186,25 @@ class TerminalSettings {
   std::vector<Saved> saved_;
 };
 
+// Reaps `pid` now if it has exited, else on a thread of its own that waits for it (it
+// exits as soon as it is let go); only without a thread does the caller wait.
+void reap_when_gone(pid_t pid) {
+  if (waitpid(pid, nullptr, WNOHANG) != 0) return;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  try {
+    std::thread([pid] {
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }).detach();
+  } catch (const std::system_error&) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+}
+
 // How long bwrap's monitor gets to report after the sandbox's init was killed, before
 // its whole process group is killed too.
 constexpr auto kReportGrace = std::chrono::seconds(2);
@@ -242,6 +264,20 @@ Outcome supervise(const SpawnSpec& spec) {
   int forwarded = 0;
   int wstatus = 0;
   bool done = false, timed_out = false, started_hook_ran = false, guard_told = false;
+  bool reaped = false;  // the child, whose wait status is then in wstatus
+  // The guard's report: bwrap's monitor is gone and nothing is left below the guard, which
+  // then waits to be let go (it holds spec.linger): the run ends here, not at its exit.
+  std::optional<int> relayed;
+  bool relay_open = relay[0] >= 0;
+  auto take_report = [&] {
+    int st;
+    const ssize_t n = read(relay[0], &st, sizeof st);
+    if (n == static_cast<ssize_t>(sizeof st)) {
+      relayed = st;
+      done = true;
+    }
+    if (n >= 0 || (errno != EAGAIN && errno != EINTR)) relay_open = false;
+  };
   // Whether the command may have started: at once without a release to wait for.
   bool released = !spec.release;
   // Kills the sandbox through its init when bwrap has named it: the pid namespace dies
@@ -323,11 +359,13 @@ Outcome supervise(const SpawnSpec& spec) {
     } else if (grace_until) {
       wait_ms = wait_ms < 0 ? ms_until(*grace_until, now) : std::min(wait_ms, ms_until(*grace_until, now));
     }
-    pollfd fds[3] = {{sfd, POLLIN, 0},
+    pollfd fds[4] = {{sfd, POLLIN, 0},
                      {status.open ? status.fd : -1, POLLIN, 0},
-                     {out.tripped ? -1 : spec.tripwire_fd, POLLIN, 0}};
-    poll(fds, 3, wait_ms);
+                     {out.tripped ? -1 : spec.tripwire_fd, POLLIN, 0},
+                     {relay_open ? relay[0] : -1, POLLIN, 0}};
+    poll(fds, 4, wait_ms);
     if (fds[1].revents) status.drain();
+    if (fds[3].revents) take_report();
     if (relay[0] >= 0 && !guard_told)
       if (pid_t init = status.child_pid()) {
         tell_guard_init(relay[0], init);
@@ -356,14 +394,10 @@ Outcome supervise(const SpawnSpec& spec) {
           }
         }
       }
-    pid_t w = waitpid(pid, &wstatus, WNOHANG);
-    if (w == pid) done = true;
+    if (waitpid(pid, &wstatus, WNOHANG) == pid) done = reaped = true;
   }
-  std::optional<int> relayed;
-  if (relay[0] >= 0) {
-    relayed = relayed_status(relay[0]);
-    close(relay[0]);
-  }
+  // A guard that exited wrote whatever it reported before.
+  if (relay_open && !relayed) relayed = relayed_status(relay[0]);
   status.drain();  // the monitor is gone: whatever it wrote is in the pipe
   // A guard that reported left nothing below it. Otherwise (no guard, or a guard killed
   // itself) make sure nothing of the tree survives: the group, and the init, which leaves
@@ -374,6 +408,9 @@ Outcome supervise(const SpawnSpec& spec) {
   }
   restore();
   terminal.restore();
+  if (relayed && spec.reported) spec.reported();
+  if (relay[0] >= 0) close(relay[0]);  // lets the guard go (runner/sandbox_guard.hpp)
+  if (!reaped) reap_when_gone(pid);
   out.started = status.child_pid() != 0;
   out.released = released;
   out.setup_finished = status.exec_reported();

@@ -40,6 +40,16 @@ struct SpawnSpec {
   // `tripped` reads what happened and says whether to kill the sandbox.
   int tripwire_fd = -1;
   std::function<bool()> tripped;
+  // Guarded runs: descriptors of this process whose last reference the guard drops, after
+  // `reported` has run. Closing the last descriptor of a removed placeholder, of a watch,
+  // of an unlinked run record frees the object, and the kernel does that work (inode
+  // eviction, block discards, an RCU grace period) in the closing process, milliseconds
+  // each on some filesystems: done by the guard, which nobody waits for once it has
+  // reported, it is off the run's way out (docs/run.md "The guard").
+  std::vector<int> linger;
+  // Guarded runs: called once the guard has reported (nothing of the sandbox is left to
+  // rely on anything), before the guard is let go.
+  std::function<void()> reported;
 };
 
 struct Outcome {

@@ -86,6 +86,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if timed and (timed["timeout_ms"], timed["timeout_grace_ms"]) != (90000, 2000):
             failures.append(f"timed plan: timeout_ms {timed['timeout_ms']}, "
                             f"timeout_grace_ms {timed['timeout_grace_ms']}")
+        watched = [(w["name"], w["on"]) for w in p["watches"]]
+        if (".git", "replaced") not in watched:
+            failures.append(f"bwrap plan: the protected .git is not watched: {watched}")
         if p["network_proxy"] is not None:
             failures.append(f"bwrap plan under network none: network_proxy {p['network_proxy']}")
         proxied = plans.get("bwrap with a proxy")
@@ -129,7 +132,14 @@ with tempfile.TemporaryDirectory() as tmp:
             return d
         check_invalid("format version 1", mutated(lambda d: d.update(zpolicy_plan=1)))
         check_invalid("format version 2", mutated(lambda d: d.update(zpolicy_plan=2)))
-        check_invalid("format version 4", mutated(lambda d: d.update(zpolicy_plan=4)))
+        check_invalid("format version 3", mutated(lambda d: d.update(zpolicy_plan=3)))
+        check_invalid("format version 5", mutated(lambda d: d.update(zpolicy_plan=5)))
+        check_invalid("no watches", mutated(lambda d: d.pop("watches")))
+        watch = {"directory": "/w", "name": ".env", "protects": "/w/.env", "on": "replaced"}
+        check_valid("a watch", mutated(lambda d: d.update(watches=[watch])))
+        check_invalid("a watch of an unknown kind", mutated(lambda d: d.update(watches=[{**watch, "on": "modified"}])))
+        check_invalid("a watched name with a slash", mutated(lambda d: d.update(watches=[{**watch, "name": "a/b"}])))
+        check_invalid("a watched relative directory", mutated(lambda d: d.update(watches=[{**watch, "directory": "w"}])))
         check_invalid("no network_proxy", mutated(lambda d: d.pop("network_proxy")))
         proxy = {"port": 3128, "allow": ["pypi.org:443"], "forwards": []}
         check_valid("a proxy", mutated(lambda d: d.update(network_proxy=proxy)))

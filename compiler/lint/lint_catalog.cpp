@@ -63,6 +63,16 @@ const std::vector<LintRule>& lint_catalog() {
        "a network allow-list entry can never be admitted",
        "An ip: literal the proxy refuses (loopback, private, link-local, ...), or a name "
        "under .localhost or .invalid; the host's loopback is reached with localhost:PORT."},
+      {"ZP016", "WorkspaceInDenyRoot", S::Error,
+       "the workspace lies in one of the policy's deny roots",
+       "The deny wins, so nothing leaks, but the command cannot start in its working "
+       "directory; the policy or the directory is a mistake."},
+      {"ZP017", "WritableKernelInterface", S::Error,
+       "a writable root is on, or holds a writable mount of, a kernel interface filesystem "
+       "(procfs, sysfs, cgroup, debugfs, tracefs, securityfs, configfs, efivarfs, pstore, bpf, "
+       "binfmt_misc, mqueue, ...), by its type, whatever its name",
+       "Its files are the host kernel's state: a sandbox started by root would change the host "
+       "through them (a bind of /sys elsewhere, a second procfs mount)."},
       {"ZP100", "SyscallRule", S::Error,
        "a syscall rule names no syscall or argument of the target, or compares bits the kernel "
        "ignores",

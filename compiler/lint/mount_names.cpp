@@ -31,15 +31,6 @@ std::string rebase(const std::string& path, const std::string& prefix, const std
   return base == "/" ? rest : base + rest;
 }
 
-// The mount that shows `path`: the deepest mount point on its way, the last mounted there.
-const MountEntry* showing(const std::string& path, const std::vector<MountEntry>& mounts) {
-  const MountEntry* best = nullptr;
-  for (const auto& m : mounts)
-    if (ir::path_within(m.point, path) && (!best || m.point.size() >= best->point.size()))
-      best = &m;
-  return best;
-}
-
 // Every name the directory `fs_path` of `device` shows at.
 std::vector<std::string> names_of(const std::string& device, const std::string& fs_path,
                                   const std::vector<MountEntry>& mounts) {
@@ -87,10 +78,19 @@ std::vector<MountEntry> read_mountinfo() {
   return parse_mountinfo(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
+MountShowing mount_showing(const std::string& path, const std::vector<MountEntry>& mounts) {
+  MountShowing out;
+  for (const auto& m : mounts)
+    if (ir::path_within(m.point, path) && (!out.mount || m.point.size() >= out.mount->point.size()))
+      out.mount = &m;
+  if (out.mount) out.in_fs = rebase(path, out.mount->point, out.mount->root);
+  return out;
+}
+
 std::vector<std::string> other_names(const std::string& path, const std::vector<MountEntry>& mounts) {
-  const MountEntry* m = showing(path, mounts);
+  const auto [m, in_fs] = mount_showing(path, mounts);
   if (!m) return {};
-  auto names = names_of(m->device, rebase(path, m->point, m->root), mounts);
+  auto names = names_of(m->device, in_fs, mounts);
   std::erase(names, path);
   return names;
 }

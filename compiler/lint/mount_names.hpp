@@ -19,6 +19,15 @@ struct MountEntry {
 std::vector<MountEntry> parse_mountinfo(std::string_view text);
 std::vector<MountEntry> read_mountinfo();
 
+// The mount that shows the canonical `path` (the deepest mount point on its way; of several
+// there, the last mounted), and `path` within that mount's filesystem; `mount` is null
+// when no mount shows it.
+struct MountShowing {
+  const MountEntry* mount = nullptr;
+  std::string in_fs;
+};
+MountShowing mount_showing(const std::string& path, const std::vector<MountEntry>& mounts);
+
 // The other names the directory `path` (canonical) has through the mounts: a bind mount
 // gives one directory of a filesystem a name wherever it is mounted
 // (`mount --bind /usr/local /srv/ul` makes `/srv/ul/bin` also `/usr/local/bin`). Sorted,

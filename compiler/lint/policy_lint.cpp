@@ -1,6 +1,7 @@
 #include "compiler/lint/policy_lint.hpp"
 
 #include "compiler/lint/host_lookups.hpp"
+#include "compiler/lint/kernel_filesystems.hpp"
 #include "compiler/lint/lint_catalog.hpp"
 #include "compiler/lint/mount_names.hpp"
 #include "compiler/lint/network_lint.hpp"
@@ -282,6 +283,47 @@ bool shared_by_every_user(const struct stat* st) {
   return st && S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && (st->st_mode & S_IWOTH);
 }
 
+// Whether a deny pattern denies `path` (components below the pattern's literal prefix):
+// some leading run of them matches the rest of the pattern, `**` taking zero or more. The
+// set of pattern positions reached after each component, no recursion.
+bool pattern_denies(const ir::PathPattern& pattern, const std::vector<std::string>& path) {
+  using Kind = ir::PatternComponent::Kind;
+  const auto& all = pattern.components;
+  const size_t first = pattern.literal_prefix().components.size();
+  const size_t end = all.size();
+  auto closure = [&](std::vector<bool>& at) {
+    for (size_t j = first; j < end; ++j)
+      if (at[j] && all[j].kind == Kind::AnyDepth) at[j + 1] = true;
+  };
+  std::vector<bool> at(end + 1, false);
+  at[first] = true;
+  closure(at);
+  for (const auto& name : path) {
+    if (at[end]) return true;
+    std::vector<bool> next(end + 1, false);
+    for (size_t j = first; j < end; ++j) {
+      if (!at[j]) continue;
+      if (all[j].kind == Kind::AnyDepth) next[j] = true;
+      else if (all[j].matches(name)) next[j + 1] = true;
+    }
+    closure(next);
+    at = std::move(next);
+  }
+  return at[end];
+}
+
+// The components of `path` below `base` (both canonical, `path` within `base`).
+std::vector<std::string> components_below(const std::string& base, const std::string& path) {
+  std::vector<std::string> out;
+  for (size_t pos = base == "/" ? 1 : base.size() + 1; pos < path.size();) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    out.push_back(path.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 // Environment names that usually carry a credential (case-insensitive): kept into the
@@ -434,6 +476,29 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
   for (const auto& d : p.deny)
     if (root_is_filesystem_root(d.value))
       add("ZP009", S::Error, d.loc, "deny root '/' denies everything, including the command itself");
+  // The workspace is the command's working directory in every mode; a deny mask is laid
+  // over everything bound before it, so a workspace in a deny root stays denied (nothing
+  // leaks) and bwrap cannot enter it: each run failed with "Can't chdir", exit 126.
+  {
+    const PolicyPath workspace{PathRoot::Workspace, {}};
+    const auto bound_workspace = ctx.host ? binder.bind(workspace) : std::nullopt;
+    auto refuse = [&](const ir::SourceLoc& loc, const std::string& deny) {
+      add("ZP016", S::Error, loc,
+          "the workspace" + (bound_workspace ? " ('" + *bound_workspace + "')" : std::string()) +
+              " lies in deny root '" + deny + "': the sandbox can neither read it nor start "
+              "there; run in another directory, or narrow the deny root");
+    };
+    for (const auto& d : p.deny)
+      if (!root_is_filesystem_root(d.value) && binder.contains(d.value, workspace))
+        refuse(d.loc, d.value.str());
+    if (bound_workspace)
+      for (const auto& d : p.deny_patterns) {
+        const auto prefix = binder.bind(d.value.literal_prefix());
+        if (prefix && ir::path_within(*prefix, *bound_workspace) &&
+            pattern_denies(d.value, components_below(*prefix, *bound_workspace)))
+          refuse(d.loc, d.value.str());
+      }
+  }
   if (writes && p.protect.empty() && p.protect_patterns.empty() && !p.write.empty())
     add("ZP011", S::Warning, p.protect_loc,
         "no protected subpaths (protect: []): .git, .env and the rest of each writable root "
@@ -488,6 +553,28 @@ std::vector<Lint> lint_policy(const ir::Policy& p, const LintContext& ctx) {
                 "there outlives it and is picked up by other programs and users, and what "
                 "they keep there (sockets, scripts, logs) becomes writable; give the run a "
                 "directory of its own below it (mktemp -d), or --accept ZP013");
+    }
+  // By filesystem type, whatever the name: the verifier knows /proc and /sys by name only,
+  // and a bind of /sys/kernel/mm or a second procfs mount elsewhere is the same host state
+  // (red team R9-K1).
+  if (writes && ctx.host)
+    for (const auto& w : p.write) {
+      const auto bound = binder.bind(w.value);
+      if (!bound) continue;
+      const std::string real = look.realpath(*bound).value_or(*bound);
+      std::optional<std::string> why;
+      if (auto kind = kernel_interface_at(real)) why = "is on " + *kind;
+      if (!why)
+        for (const auto& below : writable_mounts_below(real, look.mounts()))
+          if (auto kind = kernel_interface_at(below.point)) {
+            why = "holds the mount at '" + below.point + "', which is " + *kind;
+            break;
+          }
+      if (why)
+        add("ZP017", S::Error, w.loc,
+            "writable root '" + real + "' " + *why +
+                ", a kernel interface: what the sandbox writes there changes the host's "
+                "kernel state (invariant 10)");
     }
   if (p.mode.value == ir::Mode::DangerFullAccess)
     add("ZP010", S::Warning, p.mode.loc,

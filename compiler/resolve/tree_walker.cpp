@@ -1,8 +1,11 @@
 #include "compiler/resolve/tree_walker.hpp"
 
+#include "compiler/resolve/casefold.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -112,10 +115,20 @@ class DirReader {
 #endif
 };
 
+// What makes a directory a repository to git's discovery (setup.c is_git_directory):
+// a HEAD, an `objects` and a `refs` directory. A bare repository (a test fixture, a
+// `git clone --mirror`, a local remote) has no `.git`: it is one.
+constexpr unsigned kHead = 1, kObjects = 2, kRefs = 4, kRepository = kHead | kObjects | kRefs;
+
 struct Frame {
   DirReader dir;
   std::string path;
   std::vector<State> states;  // the states that need this directory listed
+  bool folds_case = false;    // `.GIT` is what a lookup of `.git` finds here
+  // A `**/.git` pattern that also names this directory when it is a repository itself
+  // (red team R9-G1), and the parts of one seen so far.
+  std::optional<size_t> repository_origin;
+  unsigned repository_parts = 0;
 };
 
 constexpr int kOpenDir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
@@ -167,6 +180,31 @@ class Walker {
     const auto& c = comps(s);
     return (!any_depth_[s.pattern] || s.zero_depth) && s.index + 1 == c.size() &&
            c[s.index].kind == Kind::Literal;
+  }
+
+  // Whether `s` is the `**` of a pattern ending `**/.git`: where it stands, git would
+  // look for a repository.
+  bool finds_repositories(const State& s) const {
+    const auto& c = comps(s);
+    return c[s.index].kind == Kind::AnyDepth && s.index + 2 == c.size() &&
+           c[s.index + 1].kind == Kind::Literal && c[s.index + 1].pieces.front() == ".git";
+  }
+
+  // Which part of a repository the entry `e` of `f` is, if any (0).
+  static unsigned repository_part(const Frame& f, const DirReader::Entry& e) {
+    auto is = [&](const char* want) {
+      return f.folds_case ? strcasecmp(e.name, want) == 0 : std::strcmp(e.name, want) == 0;
+    };
+    const unsigned part = is("HEAD") ? kHead : is("objects") ? kObjects : is("refs") ? kRefs : 0;
+    if (!part) return 0;
+    unsigned char type = e.type;
+    if (type == DT_UNKNOWN) {
+      struct stat st;
+      if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    }
+    // HEAD may be a symlink in old repositories.
+    return (part == kHead ? type == DT_REG || type == DT_LNK : type == DT_DIR) ? part : 0;
   }
 
   static bool writable(int dirfd, const char* name) {
@@ -222,12 +260,16 @@ class Walker {
                       " directories deep";
       return;
     }
+    const bool folds = options_.folds_case ? options_.folds_case(fd) : folds_case(fd);
+    std::optional<size_t> repository_origin;
+    for (const auto& s : listed)
+      if (finds_repositories(s)) repository_origin = patterns_[s.pattern].origin;
     DirReader dir(fd);
     if (!dir.ok()) {
       unlistable(path);
       return;
     }
-    stack_.push_back({std::move(dir), path, std::move(listed)});
+    stack_.push_back({std::move(dir), path, std::move(listed), folds, repository_origin, 0});
   }
 
   // Reads one entry of the innermost directory (or leaves it when done).
@@ -237,11 +279,15 @@ class Walker {
     const auto e = f.dir.next(failed);
     if (!e) {
       if (failed) unlistable(f.path);
+      // A repository itself: protected whole, as its `.git` would be.
+      if (!failed && f.repository_origin && f.repository_parts == kRepository)
+        add_match(f.path, *f.repository_origin, true, false);
       stack_.pop_back();
       return;
     }
     const std::string_view name = e->name;
     if (name == "." || name == "..") return;
+    if (f.repository_origin) f.repository_parts |= repository_part(f, *e);
     if (++result_.entries > options_.limits.max_entries) {
       result_.error = "more than " + std::to_string(options_.limits.max_entries) +
                       " entries below the pattern's start; narrow the pattern or move large "
@@ -254,7 +300,7 @@ class Walker {
       const auto& c = comps(s);
       if (c[s.index].kind == Kind::AnyDepth) {
         add_closure(next, s, false);
-      } else if (c[s.index].matches(name)) {
+      } else if (f.folds_case ? matches_folded(c[s.index], name) : c[s.index].matches(name)) {
         if (s.index + 1 == c.size()) {
           if (!matched) matched = patterns_[s.pattern].origin;
         } else {

@@ -51,6 +51,10 @@ struct WalkOptions {
   std::function<bool(const std::string& dir)> may_enter;
   // Whether a match is kept (outside every writable root, a protection is moot).
   std::function<bool(const std::string& path)> keep;
+  // Whether the directory open at a descriptor looks names up case-insensitively; unset:
+  // its filesystem and attribute say (compiler/resolve/casefold). Names in such a
+  // directory are matched as the filesystem compares them.
+  std::function<bool(int fd)> folds_case;
 };
 
 // Matches `patterns` against the tree below `start` (canonical, absolute). The walk

@@ -7,12 +7,15 @@ sandboxed run needs.
 usage: run_plan.py PLAN.json     exits with the command's status, 124 on the plan's
                                  timeout, 125 when it refuses to start"""
 import base64
+import ctypes
 import fcntl
 import json
 import os
+import select
 import signal
 import socket
 import stat
+import struct
 import sys
 import termios
 import threading
@@ -215,6 +218,75 @@ def open_binds(binds, placeholders, created):
     return out
 
 
+# inotify(7): what detaches a protection from its name (a removal, a rename away or over
+# it), and what brings a deny root nothing masks into being (a creation, a rename onto it).
+IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
+IN_Q_OVERFLOW, IN_ONLYDIR, IN_DONT_FOLLOW, IN_MASK_ADD = 0x4000, 0x1000000, 0x2000000, 0x20000000
+WATCHED_EVENTS = {"replaced": IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO,
+                  "created": IN_CREATE | IN_MOVED_TO}
+
+
+class HostNameWatch:
+    """The plan's `watches`: the host names whose change while the sandbox runs undoes a
+    protection (docs/run.md "Protected names replaced on the host", red team R7-C1, R8-H1)."""
+
+    def __init__(self, watches, created):
+        self.fd, self.watches = None, []
+        if not watches:
+            return
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
+        if self.fd < 0:
+            self.fail(created, "cannot watch the protected names on the host: " +
+                      os.strerror(ctypes.get_errno()))
+        for w in watches:
+            if w["on"] not in WATCHED_EVENTS:
+                self.fail(created, f"unknown watch kind {w['on']!r}")
+            directory, name = raw(w["directory"]), raw(w["name"])
+            wd = libc.inotify_add_watch(self.fd, directory, WATCHED_EVENTS[w["on"]] | IN_MASK_ADD |
+                                        IN_ONLYDIR | IN_DONT_FOLLOW)
+            if wd < 0:
+                self.fail(created, f"cannot watch {directory!r} for the protection of "
+                                   f"{w['protects']!r}: {os.strerror(ctypes.get_errno())}")
+            self.watches.append((wd, directory, name, w))
+        # A name created before its watch was in place raised no event: look now.
+        for _, directory, name, w in self.watches:
+            # The deny root itself too: a symlink on its way re-pointed since the plan was
+            # made leads elsewhere (red team A17B-2).
+            if w["on"] == "created" and (os.path.lexists(os.path.join(directory, name)) or
+                                         os.path.exists(raw(w["protects"]))):
+                self.fail(created, f"deny root {w['protects']!r} was created on the host after "
+                                   "the plan was made, and nothing would mask it")
+
+    def fail(self, created, why):
+        remove_placeholders(created)
+        refuse(why)
+
+    def undone(self):
+        """What the host did that undid a protection since the last call, or None."""
+        if self.fd is None:
+            return None
+        try:
+            data = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return None
+        at = 0
+        while at < len(data):
+            wd, mask, _, length = struct.unpack_from("iIII", data, at)
+            name = data[at + 16:at + 16 + length].rstrip(b"\0")
+            at += 16 + length
+            if mask & IN_Q_OVERFLOW:
+                return "the kernel dropped events that might have undone a protection"
+            for w_wd, directory, w_name, w in self.watches:
+                if wd == w_wd and name == w_name and mask & WATCHED_EVENTS[w["on"]]:
+                    path = os.path.join(directory, name).decode("utf-8", "replace")
+                    if w["on"] == "created":
+                        return (f"{path}, a deny root that did not exist when the plan was made, "
+                                "was created on the host while the sandbox ran")
+                    return f"{path} was renamed or removed on the host while the sandbox ran"
+        return None
+
+
 def wait_until_blocked(pid, block_fd):
     """Until bwrap's init `pid` sits in read(block_fd): every setup step is done and the
     command not started. False when it ended first (bwrap failed on its own)."""
@@ -244,12 +316,13 @@ def mount_of(fd):
 
 
 def fs_type(pid, mnt_id):
-    """The filesystem type of mount `mnt_id` in the sandbox's /proc/PID/mountinfo."""
-    with open(f"/proc/{pid}/mountinfo") as f:
+    """The filesystem type of mount `mnt_id` in the sandbox's /proc/PID/mountinfo. Read as
+    bytes: a mount point's name is the host's, not always UTF-8 (red team A17B-5)."""
+    with open(f"/proc/{pid}/mountinfo", "rb") as f:
         for line in f:
             fields = line.split()
             if int(fields[0]) == mnt_id:
-                return fields[fields.index("-") + 1]
+                return fields[fields.index(b"-") + 1].decode("ascii", "replace")
     return None
 
 
@@ -321,6 +394,18 @@ def terminate(pid, init):
                 pass
 
 
+def stop(pid, init, reaped=False):
+    """SIGKILL to the sandbox's init (and so its whole pid namespace) and the group."""
+    for victim, kill in ((init, os.kill), (pid, os.killpg)):
+        try:
+            if victim is not None:
+                kill(victim, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if not reaped:
+        os.waitpid(pid, 0)
+
+
 def child_pid(status_r, seen):
     """The sandbox's init from bwrap's status stream, once it has been written."""
     try:
@@ -350,8 +435,8 @@ def main():
     open_closed_standard_descriptors()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 3:
-        refuse("not a version 3 zpolicy plan")
+    if plan.get("zpolicy_plan") != 4:
+        refuse("not a version 4 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
     if plan["network_proxy"] is not None:
@@ -376,6 +461,8 @@ def main():
     stdio, relays = sandbox_stdio() if plan["backend"] == "bwrap" else ([], [])
     created = make_placeholders(plan["placeholders"])
     payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
+    # Watched from before bwrap mounts anything until the sandbox is gone.
+    watch = HostNameWatch(plan["watches"], created)
     # Each descriptor's content through a pipe whose write end only this process holds,
     # filled just before the release: bwrap takes end of file on the block descriptor as
     # a release too, so if this process dies before the release, bwrap finds an empty
@@ -434,8 +521,15 @@ def main():
     status = None
     while status is None:
         done, st = os.waitpid(pid, os.WNOHANG)
+        undone = None if done else watch.undone()
         if done:
             status = st
+        elif undone is not None:
+            stop(pid, init)
+            remove_placeholders(created)
+            print(f"run_plan.py: {undone}, so the protection there no longer held; the sandbox "
+                  "was stopped", file=sys.stderr)
+            sys.exit(125)
         elif deadline is not None and time.monotonic() > deadline:
             # SIGTERM first, then SIGKILL to all that is left after the plan's grace.
             terminate(pid, init)
@@ -443,14 +537,7 @@ def main():
             while not done and time.monotonic() < grace_end:
                 time.sleep(0.01)
                 done, _ = os.waitpid(pid, os.WNOHANG)
-            for victim, kill in ((init, os.kill), (pid, os.killpg)):
-                try:
-                    if victim is not None:
-                        kill(victim, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            if not done:
-                os.waitpid(pid, 0)
+            stop(pid, init, reaped=done)
             remove_placeholders(created)
             print("run_plan.py: timed out", file=sys.stderr)
             sys.exit(124)
@@ -464,6 +551,8 @@ def main():
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             for b in plan.get("binds", []):
                 os.close(sources[b["fd"]])
+            if why is None and (undone := watch.undone()) is not None:
+                why = undone
             if why is not None:
                 os.killpg(pid, signal.SIGKILL)  # bwrap's init is still in this group
                 os.waitpid(pid, 0)
@@ -483,7 +572,8 @@ def main():
                     os.read(status_r, 65536)
                 except BlockingIOError:
                     pass
-            time.sleep(0.01)
+            # Woken at once by a watched change, else every 10 ms to reap.
+            select.select([watch.fd] if watch.fd is not None else [], [], [], 0.01)
     remove_placeholders(created)
     for t in relays:
         t.join()

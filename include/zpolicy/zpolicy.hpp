@@ -394,6 +394,22 @@ struct SetupCheck {
   std::string link_target;
   bool operator==(const SetupCheck&) const = default;
 };
+// A name on the host whose change during the run undoes a protection (docs/run.md
+// "Protected names replaced on the host"): from before the backend starts until the
+// sandbox is gone, watch `directory` (inotify, without following a symlink) for `name`.
+// `on` is "replaced": a removal, a rename away or a rename over it (IN_DELETE,
+// IN_MOVED_FROM, IN_MOVED_TO); or "created": its creation or a rename onto it (IN_CREATE,
+// IN_MOVED_TO), and it must not exist once the watch is in place (a deny root that did not
+// exist when the plan was made, which nothing masks). On any such event, or when the
+// kernel drops events (IN_Q_OVERFLOW), kill the sandbox (run exits 125). `protects` is
+// the path the name is on the way to, for the message.
+struct PlanWatch {
+  std::string directory;
+  std::string name;
+  std::string protects;
+  std::string on;
+  bool operator==(const PlanWatch&) const = default;
+};
 struct Placeholder {
   std::string path;  // a directory that must exist while the sandbox runs
   std::string root;  // the writable root it lies in: create from here, following no link
@@ -429,6 +445,7 @@ struct Plan {
   std::vector<SetupCheck> setup_checks;  // bwrap: all must hold before the release
   std::vector<Placeholder> placeholders;  // shallowest first
   std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
+  std::vector<PlanWatch> watches;  // bwrap: host names to watch while the sandbox runs
   // Then SIGTERM to every process of the sandbox (the process group without one), and
   // SIGKILL to all that is left `timeout_grace_ms` later (docs/run.md "Status").
   std::optional<long long> timeout_ms;

@@ -5,6 +5,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -33,6 +34,63 @@ std::string source_file(const std::string& rel) {
 
 BOOST_AUTO_TEST_SUITE(kernel_plan_executor)
 
+// Red team R7-C1 and R8-H1, for an executor of the plan: the host renames a protected name
+// away (an editor's atomic save over .env), or creates a deny root nothing masks (`aws
+// configure` in another terminal), while the sandbox runs. The plan's `watches` list the
+// names `run` watches, and run_plan.py stops the sandbox as `run` does, before the command
+// acts (it waits for the host's `go`, which comes 0.3 s after the change).
+BOOST_DATA_TEST_CASE(an_executor_stops_the_sandbox_when_the_host_undoes_a_protection,
+                     bdata::make(kCallers), caller) {
+  using namespace std::chrono_literals;
+  struct Case {
+    std::string what, policy, change, act, written, message;
+  };
+  // "$AWS" is the caller's ~/.aws (each Sandbox has its own home).
+  const Case cases[] = {
+      {"an atomic save over .env", "", "echo A=2 > .env.new && mv .env.new .env",
+       "echo pwn >> .env", ".env", "/.env was renamed or removed on the host"},
+      {"a deny root created on the host", "deny-aws",
+       "mkdir \"$AWS\" && echo pwn-secret > \"$AWS/credentials\"",
+       "cat \"$AWS/credentials\" > seen", "seen", "/.aws, a deny root that did not exist"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) {
+      Sandbox box(caller);
+      const std::string aws = "AWS='" + box.home() + "/.aws'; ";
+      box.write_file(box.ws(".env"), "A=1\n");
+      const std::string executor =
+          box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+      std::vector<std::string> plan_argv = {zpolicy_binary(), "plan", "--format", "json"};
+      if (!c.policy.empty())
+        plan_argv.insert(plan_argv.end(),
+                         {"--policy", box.write_policy(c.policy + ".yaml",
+                                                       "zpolicy: 1\nmode: workspace-write\n"
+                                                       "filesystem:\n  read: [\"/\"]\n  write: "
+                                                       "[\"${WORKSPACE}\"]\n  deny: [\"" +
+                                                           box.home() + "/.aws\"]\n")});
+      plan_argv.insert(plan_argv.end(),
+                       {"--", "/bin/sh", "-c",
+                        aws + "touch ready; while [ ! -e go ]; do sleep 0.02; done; " + c.act +
+                            "; true"});
+      auto planned = box.host_command(plan_argv);
+      BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+      BOOST_TEST(planned.out.find("\"watches\": [{") != std::string::npos, planned.out);
+      RunSpec spec;
+      spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
+      Running running = box.start(spec);
+      BOOST_REQUIRE(wait_until([&] { return exists(box.ws("ready")); }, 10s));
+      box.host_command({"/bin/sh", "-c", aws + "cd '" + box.workspace() + "' && " + c.change +
+                                             " && sleep 0.3 && touch go"});
+      const RunResult r = box.finish(running);
+      BOOST_TEST(r.exit_code == 125, r.describe());
+      BOOST_TEST(r.err.find(c.message) != std::string::npos, r.err);
+      BOOST_TEST(r.err.find("the sandbox was stopped") != std::string::npos, r.err);
+      BOOST_TEST(read_file(box.ws(c.written)).value_or("").find("pwn") == std::string::npos,
+                 c.written << " was written by the sandbox");
+    }
+  }
+}
+
 BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
@@ -48,7 +106,7 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
                              "echo git > .git/x; env; echo " + std::string(kDoneMarker);
   auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--timeout",
                                    "60", "--", "/bin/sh", "-c", script});
-  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 3") != std::string::npos, planned.out);
+  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 4") != std::string::npos, planned.out);
   BOOST_TEST(planned.out.find(kSecretValue) == std::string::npos, "the plan carries the secret");
   const std::string plan = box.write_policy("plan.json", planned.out);
 

@@ -15,9 +15,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <memory>
 #include <set>
 
+#include "../unit/bwrap_argv_editor.hpp"
 #include "../unit/verify_bwrap_fixture.hpp"
 #include "bwrap_script_run.hpp"
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
@@ -240,35 +240,114 @@ std::vector<Mutant> mutants() {
   };
 }
 
+// A scratch directory outside /tmp (the sandbox's private /tmp would hide it), removed
+// however the test ends (a failed requirement throws).
+class ScratchBase {
+ public:
+  ScratchBase() {
+    std::string tmpl = "/var/tmp/zpolicy-kt-referee.XXXXXX";
+    BOOST_TEST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
+    path_ = tmpl;
+    fs::permissions(path_, fs::perms::all);
+  }
+  ~ScratchBase() { fs::remove_all(path_); }
+  ScratchBase(const ScratchBase&) = delete;
+  ScratchBase& operator=(const ScratchBase&) = delete;
+  const std::string& str() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The callers each mutant runs as: the test's own user, and nobody when that is root.
+std::vector<bool> callers_as_nobody() {
+  std::vector<bool> callers = {false};
+  if (geteuid() == 0 && fs::exists("/usr/bin/setpriv")) callers.push_back(true);
+  return callers;
+}
+
+// `argv` with ${WORKSPACE} and ${HOME} bound below `root`, each path in normal form.
+std::vector<Option> bound_argv(const std::vector<Option>& argv, const std::string& root) {
+  std::vector<Option> out;
+  for (const auto& o : argv) {
+    Option b;
+    for (const auto& a : o)
+      b.push_back(fs::path(tests::kernel::bind_scratch_roots(a, root)).lexically_normal().string());
+    out.push_back(b);
+  }
+  return out;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(verify_bwrap_kernel_referee)
 
+// The mutation tier's random edits, judged by the kernel instead of a model: seeded edits
+// of the golden workspace argv naming the scratch tree's places,
+// of which every one verify_bwrap accepts runs in the real bwrap with the probe, as the
+// caller and as nobody. None may let the probe read a denied file or change anything the
+// policy keeps read-only. Only accepted edits run: a refused one cannot be unsound.
+BOOST_AUTO_TEST_CASE(every_random_edit_verify_accepts_holds_in_the_kernel) {
+  BOOST_TEST_REQUIRE(fs::exists(tests::kernel::kBwrapPath));
+  constexpr unsigned kSeed = 19;
+  constexpr int kEdits = 3000;
+  constexpr size_t kRuns = 16;  // distinct accepted edits run, at most (about 4 s)
+  const std::string w = "${WORKSPACE}", h = "${HOME}", v = "${WORKSPACE}/../victim";
+  // Only places in the scratch tree, and one name in the sandbox's /tmp: the probe walks
+  // what a mount shows there, so a bind of /, /tmp or $HOME (the policy lets them be read)
+  // would have it read the host's whole tree, and write it if the verifier were wrong.
+  test::ArgvEditor editor(kSeed, {"/tmp/zp-alias", h, h + "/.ssh",
+                                  h + "/.ssh/id", h + "/.aws", h + "/.aws/credentials", w,
+                                  w + "/.git", w + "/.env", w + "/src", w + "/data",
+                                  w + "/data/agent-sessions", v, v + "/sub", v + "/f"});
+  const ScratchBase base;
+  const auto callers = callers_as_nobody();
+  const auto golden = test::workspace_argv();
+  // The edits are judged on a tree of their own, the same as each run's.
+  const std::string judged = base.str() + "/judged";
+  fs::create_directory(judged);
+  make_tree(judged);
+  const auto policy = bound_policy(judged);
+  std::set<std::vector<Option>> tried;
+  size_t accepted = 0, runs = 0;
+  for (int i = 0; i < kEdits && tried.size() < kRuns; ++i) {
+    const auto edited = editor.edit(golden);
+    if (!verify_bwrap(policy, test::render(bound_argv(edited, judged))).empty()) continue;
+    ++accepted;
+    if (edited == golden || !tried.insert(edited).second) continue;
+    for (bool as_nobody : callers) {
+      const std::string root = base.str() + "/" + std::to_string(runs++);
+      fs::create_directory(root);
+      make_tree(root);
+      const auto argv = bound_argv(edited, root);
+      const auto before = snapshot(root);
+      const Outcome o = run_bwrap(argv, probe_script(root), as_nobody);
+      std::string said;
+      for (const auto& e : escapes(root, o, before)) said += "\n    " + e;
+      BOOST_TEST(said.empty(), "verify accepts, the kernel lets it escape"
+                                   << (as_nobody ? " as nobody" : " as the caller") << ":" << said
+                                   << "\n" << test::render(argv));
+      fs::remove_all(root);
+    }
+  }
+  BOOST_TEST_MESSAGE(accepted << " edits accepted, " << tried.size() << " distinct ones run in "
+                              << runs << " bwraps");
+  // Something must have been refereed, or the test proves nothing.
+  BOOST_TEST(tried.size() >= 8u);
+}
+
 BOOST_AUTO_TEST_CASE(every_mutant_the_kernel_lets_escape_is_refused_by_verify) {
   BOOST_TEST_REQUIRE(fs::exists(tests::kernel::kBwrapPath));
-  std::vector<bool> callers = {false};
-  if (geteuid() == 0 && fs::exists("/usr/bin/setpriv")) callers.push_back(true);
-  // Not below /tmp: the sandbox's private /tmp would hide it.
-  std::string tmpl = "/var/tmp/zpolicy-kt-referee.XXXXXX";
-  BOOST_TEST_REQUIRE(mkdtemp(tmpl.data()) != nullptr);
-  const std::string base = tmpl;
-  // Removed however the test ends (a failed requirement throws).
-  const std::unique_ptr<const std::string, void (*)(const std::string*)> cleanup(
-      &base, [](const std::string* b) { fs::remove_all(*b); });
-  fs::permissions(base, fs::perms::all);
+  const auto callers = callers_as_nobody();
+  const ScratchBase scratch;
+  const std::string& base = scratch.str();
   size_t escaping = 0, refused = 0, refused_harmless = 0, runs = 0;
   for (const auto& m : mutants()) {
     for (bool as_nobody : callers) {
       const std::string root = base + "/" + std::to_string(runs++);
       fs::create_directory(root);
       make_tree(root);
-      std::vector<Option> argv;
-      for (const auto& o : m.argv) {
-        Option b;
-        for (const auto& a : o) b.push_back(fs::path(tests::kernel::bind_scratch_roots(a, root)).lexically_normal().string());
-        argv.push_back(b);
-      }
-      // "/a/b/" from lexically_normal of "/a/b/." never occurs: every path is absolute.
+      const auto argv = bound_argv(m.argv, root);
       const auto findings = verify_bwrap(bound_policy(root), test::render(argv));
       const auto before = snapshot(root);
       const Outcome o = run_bwrap(argv, probe_script(root), as_nobody);

@@ -96,6 +96,17 @@ BOOST_AUTO_TEST_CASE(a_failed_command_points_to_explain_with_the_policy_and_mode
              "sandbox refused it: zpolicy explain --syscall NAME");
 }
 
+// Red team R9-H1: after "the sandbox could not start 'cmd'; nothing ran" the line said the
+// command had exited with 126.
+BOOST_AUTO_TEST_CASE(a_command_that_never_started_is_not_said_to_have_exited) {
+  BOOST_TEST(*runner::explain_hint(request(), true, 126, false) ==
+             "zpolicy: the command did not start (status 126) under the built-in default policy "
+             "in mode workspace-write; whether the sandbox hides it or its working directory: "
+             "zpolicy explain PATH");
+  BOOST_TEST(!runner::explain_hint(request(), true, 128 + SIGINT, false));
+  BOOST_TEST(!runner::explain_hint(request(), true, 128 + SIGSYS, false));
+}
+
 BOOST_AUTO_TEST_CASE(no_hint_for_success_unconfined_runs_or_zpolicys_own_failures) {
   for (int status : {0, 4, 124, 125}) BOOST_TEST(!runner::explain_hint(request(), true, status));
   BOOST_TEST(!runner::explain_hint(request(), false, 1));

@@ -1,6 +1,10 @@
 #include "runner/host_name_watch.hpp"
 
+#include <sys/stat.h>
+
 #include <boost/test/unit_test.hpp>
+
+#include "support/temp_dir.hpp"
 
 // Which host names a run watches for replacement (red team R7-C1): the pure half of
 // runner/host_name_watch.hpp. The kernel half is tests/kernel/host_replacement_test.cpp.
@@ -90,6 +94,24 @@ BOOST_AUTO_TEST_CASE(names_inside_a_tmpfs_are_not_watched) {
   };
   const std::vector<std::string> expected = {"/work : cache -> /work/cache"};
   BOOST_TEST(rendered(watched_names(setup)) == expected, boost::test_tools::per_element());
+}
+
+// A deny root created between missing_deny_names() and its watch raised no event: start()
+// looks once more with the watch in place, and refuses the run.
+BOOST_AUTO_TEST_CASE(a_name_watched_for_its_creation_that_exists_already_refuses_the_run) {
+  zpolicy::test::TempDir scratch;
+  const std::string dir = scratch.str();
+  const WatchedName aws{dir, ".aws", dir + "/.aws", true};
+  std::string why;
+  {
+    HostNameWatch missing;
+    BOOST_TEST(missing.start({aws}, why), why);
+  }
+  BOOST_REQUIRE(mkdir((dir + "/.aws").c_str(), 0700) == 0);
+  HostNameWatch appeared;
+  BOOST_TEST(!appeared.start({aws}, why));
+  BOOST_TEST(why.find("deny root '" + dir + "/.aws' was created on the host") != std::string::npos,
+             why);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

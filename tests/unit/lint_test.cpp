@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <boost/test/unit_test.hpp>
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -163,7 +164,7 @@ BOOST_AUTO_TEST_CASE(acceptance_of_lint_ids) {
     BOOST_TEST((compiler::acceptance_of(id) == Acceptance::Acceptable), id);
   for (const char* id : {"ZP001", "ZP002", "ZP006", "ZP007", "ZP008", "ZP010", "ZP011", "ZP012"})
     BOOST_TEST((compiler::acceptance_of(id) == Acceptance::Warning), id);
-  for (const char* id : {"ZP000", "ZP009", "ZP100"})
+  for (const char* id : {"ZP000", "ZP009", "ZP016", "ZP100"})
     BOOST_TEST((compiler::acceptance_of(id) == Acceptance::NotAcceptable), id);
   for (const char* id : {"verify-linux", "verify-macos"})
     BOOST_TEST((compiler::acceptance_of(id) == Acceptance::VerifierFinding), id);
@@ -225,6 +226,54 @@ BOOST_AUTO_TEST_CASE(zp008_deny_root_inside_a_protected_path) {
 BOOST_AUTO_TEST_CASE(zp009_filesystem_root_denied) {
   expect_one(lints_of("zpolicy: 1\nmode: read-only\nfilesystem:\n  deny: [\"/\"]\n"), "ZP009",
              ir::Severity::Error, 4, 10);
+}
+
+// Red team R8 (seen on the way): a workspace in one of the policy's own deny roots could
+// never start (bwrap: "Can't chdir", exit 126), and nothing said why.
+BOOST_AUTO_TEST_CASE(zp016_workspace_in_a_deny_root) {
+  expect_one(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n  deny: [\"${WORKSPACE}\"]\n"),
+             "ZP016", ir::Severity::Error, 5, 10);
+  Host h;
+  h.dir.symlink(h.facts.workspace, "alias");
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
+  // By a parent, by a symlink to it, by a pattern; in read-only mode too (it is the working
+  // directory whatever the mode).
+  for (const std::string& deny : {h.dir.str(), h.dir.str() + "/alias", h.dir.str() + "/**/ws",
+                                  h.dir.str() + "/w*"})
+    for (const char* mode : {"workspace-write", "read-only"}) {
+      const auto lints = lints_of(std::string("zpolicy: 1\nmode: ") + mode +
+                                      "\nfilesystem:\n  deny: [\"" + deny + "\"]\n",
+                                  ctx);
+      BOOST_REQUIRE_EQUAL(lints.size(), 1u);
+      BOOST_TEST(lints[0].id == "ZP016", deny);
+      BOOST_TEST(lints[0].message.find("'" + h.facts.workspace + "'") != std::string::npos,
+                 lints[0].message);
+    }
+  // Beside it, below it, or a pattern that names another directory: no finding.
+  for (const std::string& deny : {h.dir.str() + "/home", std::string("${WORKSPACE}/secrets"),
+                                  h.dir.str() + "/*/ws", h.dir.str() + "/**/secrets"})
+    BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
+                            deny + "\"]\n",
+                        ctx)
+                   .empty(),
+               deny);
+}
+
+// Red team R9-K1: host kernel state is refused by its filesystem's type, not its name (the
+// kernel test binds it elsewhere; here the names themselves suffice to show the type).
+BOOST_AUTO_TEST_CASE(zp017_writable_kernel_interface) {
+  Host h;
+  compiler::LintContext ctx{h.facts, std::nullopt, std::nullopt, std::nullopt, {}};
+  for (const char* root : {"/sys/kernel/mm", "/proc/sys/vm"}) {
+    const auto lints = lints_of(kHead + "filesystem:\n  write: [\"" + root + "\"]\n  protect: []\n", ctx);
+    BOOST_TEST(std::count_if(lints.begin(), lints.end(),
+                             [](const compiler::Lint& l) {
+                               return l.id == "ZP017" && l.severity == ir::Severity::Error;
+                             }) == 1,
+               root);
+  }
+  BOOST_TEST(lints_of(kHead + "filesystem:\n  write: [\"${WORKSPACE}\"]\n", ctx).empty());
+  BOOST_TEST((compiler::acceptance_of("ZP017") == compiler::Acceptance::NotAcceptable));
 }
 
 BOOST_AUTO_TEST_CASE(zp010_danger_full_access) {

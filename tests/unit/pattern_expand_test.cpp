@@ -3,8 +3,10 @@
 // followed, odd file types never opened, limits that refuse instead of hanging, and
 // portable output that keeps the pattern symbolic.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
@@ -111,6 +113,69 @@ BOOST_AUTO_TEST_CASE(star_matches_one_name_and_spells_out_literal_tails) {
                  (Paths{"packages/a/.git (spelled)", "packages/b/.git (spelled)"}),
              boost::test_tools::per_element());
   BOOST_TEST(walk(m.t, {"missing/*/.env"}).empty());
+}
+
+// Red team R9-G1: a bare repository (HEAD, objects/, refs/ and no `.git`) is a repository
+// to host git, which obeys its config and hooks; `**/.git` names it whole. Without `refs/`
+// (or with HEAD a directory) it is not one; `packages/*/.git` spells names and looks for none.
+BOOST_AUTO_TEST_CASE(double_star_git_also_names_bare_repositories) {
+  Monorepo m;
+  m.t.write("fixtures/t.git/HEAD", "ref: refs/heads/main\n");
+  m.t.mkdir("fixtures/t.git/objects/pack");
+  m.t.mkdir("fixtures/t.git/refs/heads");
+  m.t.mkdir("fixtures/t.git/hooks");
+  m.t.write("fixtures/half/HEAD", "");
+  m.t.mkdir("fixtures/half/objects");
+  m.t.mkdir("fixtures/dir-head/HEAD");
+  m.t.mkdir("fixtures/dir-head/objects");
+  m.t.mkdir("fixtures/dir-head/refs");
+  m.t.write("packages/b/HEAD", "");
+  m.t.mkdir("packages/b/objects");
+  m.t.mkdir("packages/b/refs");
+  BOOST_TEST(walk(m.t, {"**/.git"}) ==
+                 (Paths{".git (spelled)", "deep/x/y/z/.git", "fixtures/t.git", "lib/.git",
+                        "node_modules/pkg/.git", "packages/a/.git", "packages/b", "vendor/c/.git"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(m.t, {"packages/*/.git"}) ==
+                 (Paths{"packages/a/.git (spelled)", "packages/b/.git (spelled)"}),
+             boost::test_tools::per_element());
+}
+
+// A case-insensitive directory finds `.GIT` for `.git`: host git would use it as the
+// repository. This kernel has no CONFIG_UNICODE, so the casefold attribute is injected;
+// the names are matched as a casefolding filesystem compares them (NFD + full case
+// folding): `.GIT`, `.Git`, `node_moduleſ` (LONG S folds to s) and `Kube` with a KELVIN
+// SIGN are the protected names there, `.gıt` (dotless i folds to itself) is not.
+BOOST_AUTO_TEST_CASE(a_case_insensitive_directory_matches_names_as_it_looks_them_up) {
+  test::TempDir t;
+  t.mkdir("ci/.GIT/hooks");
+  t.mkdir("ci/a/.Git");
+  t.mkdir("ci/b/.g\xc4\xb1t");
+  t.mkdir("ci/c/node_module\xc5\xbf");
+  t.mkdir("ci/d/\xe2\x84\xaaube");
+  t.write("ci/e/X.ENV", "");
+  t.write("ci/e/Pr\xc3\xa4.ENV", "");
+  t.write("ci/e/x.txt", "");
+  t.mkdir("cs/.GIT");
+  t.write("cs/X.ENV", "");
+  compiler::WalkOptions folding;
+  folding.folds_case = [&](int fd) {
+    char path[64], target[4096];
+    std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    const ssize_t n = readlink(path, target, sizeof target);
+    const std::string dir(target, n > 0 ? static_cast<size_t>(n) : 0);
+    return dir == t / "ci" || dir.starts_with(t / "ci" + "/");
+  };
+  BOOST_TEST(walk(t, {"**/.git", "**/node_modules", "**/kube", "**/*.env"}, folding) ==
+                 (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/c/node_module\xc5\xbf",
+                        "ci/d/\xe2\x84\xaaube", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV",
+                        "kube (spelled)", "node_modules (spelled)"}),
+             boost::test_tools::per_element());
+  // cs/ compares bytes: its `.GIT` and `X.ENV` are other names.
+  BOOST_TEST(walk(t, {"**/.git", "**/*.env"}, folding) ==
+                 (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(t, {"**/.git"}) == Paths{".git (spelled)"}, boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(symlinks_are_never_followed) {

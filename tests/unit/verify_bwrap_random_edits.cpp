@@ -6,16 +6,16 @@
 // tmpfs, --remount-ro and --dir, which are all the edits use, and no modes or links.
 // Its rule for which mount covers a path: the latest mount whose destination contains
 // it (a later mount over an ancestor hides earlier ones below; a later one below shows
-// above an earlier ancestor). The real bwrap confirms the model on a smaller sample in
-// the kernel tier (tests/kernel/verify_bwrap_model.cpp).
+// above an earlier ancestor). The real bwrap judges the same kind of edits of a bound argv
+// in the kernel tier (tests/kernel/verify_bwrap_referee_test.cpp).
 #include <boost/test/unit_test.hpp>
-#include <random>
 #include <set>
 #include <sstream>
 
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 #include "compiler/analyzer/probes.hpp"
 #include "golden_support.hpp"
+#include "bwrap_argv_editor.hpp"
 #include "verify_bwrap_fixture.hpp"
 
 using namespace zpolicy;
@@ -42,8 +42,6 @@ const std::vector<std::string> kPaths = {
     "${WORKSPACE}/data/agent-sessions",
     "/run/docker.sock",
 };
-const std::vector<std::string> kBinds = {"--bind", "--ro-bind", "--bind-try", "--ro-bind-try"};
-const std::vector<std::string> kDestOps = {"--tmpfs", "--remount-ro", "--dir"};
 
 bool within(const std::string& root, const std::string& p) {
   return root == "/" || p == root ||
@@ -111,60 +109,6 @@ std::vector<Option> options_of(const std::string& text) {
   return argv;
 }
 
-class Editor {
- public:
-  explicit Editor(unsigned seed) : rng_(seed) {}
-
-  std::vector<Option> edit(std::vector<Option> argv) {
-    const int edits = 1 + pick(3);
-    for (int e = 0; e < edits; ++e) {
-      switch (pick(5)) {
-        case 0:
-          argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(pick(argv.size() + 1)),
-                      random_option());
-          break;
-        case 1:
-          if (!argv.empty())
-            argv.erase(argv.begin() + static_cast<std::ptrdiff_t>(pick(argv.size())));
-          break;
-        case 2: {  // another kind of mount at the same place
-          Option& o = argv[pick(argv.size())];
-          if (o.size() == 3 && o[0].find("bind") != std::string::npos)
-            o[0] = kBinds[pick(kBinds.size())];
-          else if (o.size() == 2 &&
-                   (o[0] == "--tmpfs" || o[0] == "--dir" || o[0] == "--remount-ro"))
-            o[0] = kDestOps[pick(kDestOps.size())];
-          break;
-        }
-        case 3: {  // another path
-          Option& o = argv[pick(argv.size())];
-          if ((o.size() == 3 && o[0].find("bind") != std::string::npos) ||
-              (o.size() == 2 && o[0] != "--cap-drop" && o[0] != "--seccomp" && o[0] != "--chdir"))
-            o[1 + pick(o.size() - 1)] = kPaths[pick(kPaths.size())];
-          break;
-        }
-        case 4: {  // an option again, somewhere else
-          const Option o = argv[pick(argv.size())];
-          argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(pick(argv.size() + 1)), o);
-          break;
-        }
-      }
-    }
-    return argv;
-  }
-
- private:
-  size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
-  Option random_option() {
-    if (pick(2)) {
-      const std::string& src = kPaths[pick(kPaths.size())];
-      return {kBinds[pick(kBinds.size())], src, pick(2) ? src : kPaths[pick(kPaths.size())]};
-    }
-    return {kDestOps[pick(kDestOps.size())], kPaths[pick(kPaths.size())]};
-  }
-  std::mt19937 rng_;
-};
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(verify_bwrap_random_edits, *boost::unit_test::label("mutation"))
@@ -172,7 +116,7 @@ BOOST_AUTO_TEST_SUITE(verify_bwrap_random_edits, *boost::unit_test::label("mutat
 BOOST_AUTO_TEST_CASE(every_accepted_edit_grants_nothing_the_policy_denies) {
   constexpr unsigned kSeed = 19;
   constexpr int kEditsPerPolicy = 1500;
-  Editor editor(kSeed);
+  test::ArgvEditor editor(kSeed, kPaths);
   size_t accepted_total = 0;
   for (const auto& g : test::golden_compiles(Target::Linux)) {
     if (g.name == "large") continue;  // 400 options: edits rarely touch what matters
