@@ -137,7 +137,7 @@ std::string plan_strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string plan_json(const Plan& plan) {
-  std::string out = "{\"zpolicy_plan\": 4";
+  std::string out = "{\"zpolicy_plan\": 5";
   out += ", \"backend\": " + json_string(plan.backend);
   out += ", \"exe\": " + plan_string(plan.exe);
   out += ", \"argv\": " + plan_strings(plan.argv);
@@ -185,7 +185,11 @@ std::string plan_json(const Plan& plan) {
            ", \"name\": " + plan_string(w.name) + ", \"protects\": " + plan_string(w.protects) +
            ", \"on\": " + json_string(w.on) + "}";
   }
-  out += "], \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
+  out += "], \"inotify_share\": ";
+  out += plan.inotify_share ? "{\"instances\": " + std::to_string(plan.inotify_share->instances) +
+                                  ", \"watches\": " + std::to_string(plan.inotify_share->watches) + "}"
+                            : std::string("null");
+  out += ", \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
   out += ", \"timeout_grace_ms\": " +
          (plan.timeout_grace_ms ? std::to_string(*plan.timeout_grace_ms) : "null");
   out += ", \"sbpl_profile\": " + plan_string(plan.sbpl_profile);

@@ -184,6 +184,14 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
 }
 
 int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
+  // The sandbox's limits, set before its command starts (docs/run.md "inotify: the
+  // sandbox's share").
+  const auto inotify_share = sandbox_inotify_share();
+  if (!inotify_share) {
+    err << "zpolicy: cannot read the caller's inotify limits (/proc/sys/fs/inotify, "
+           "/proc/sys/user); nothing ran\n";
+    return kExitInternal;
+  }
   ir::Resolved live = *plan.verified;
   Placeholders placeholders;
   std::string why;
@@ -288,6 +296,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   payloads.push_back(block[0]);
   spec.fds.push_back({block[0], plan.block_fd});
   const SetupCheck setup(plan.expected_setup, sources->fds(), plan.block_fd);
+
   std::unique_ptr<NetworkProxy> proxy;
   if (plan.verified->network == ir::Network::Allow)
     proxy = std::make_unique<NetworkProxy>(plan.verified->allow, PinnedNames{});
@@ -308,7 +317,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         break;
     }
     // Before the command can open one: what it takes, no other run of the caller lacks.
-    if (!limit_sandbox_inotify(init, why)) {
+    if (!limit_sandbox_inotify(init, *inotify_share, why)) {
       refused = why;
       return false;
     }

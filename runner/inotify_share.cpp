@@ -46,8 +46,7 @@ struct Setting {
   size_t length;
 };
 
-bool format(long limit, Setting& s) {
-  const long share = std::max(1L, limit / kInotifyShareDivisor);
+bool format(long share, Setting& s) {
   auto r = std::to_chars(s.value, s.value + sizeof s.value, share);
   s.length = static_cast<size_t>(r.ptr - s.value);
   return r.ec == std::errc();
@@ -78,13 +77,21 @@ int join_and_write(void* arg) {
 
 }  // namespace
 
-bool limit_sandbox_inotify(pid_t init, std::string& why) {
+std::optional<InotifyShare> sandbox_inotify_share() {
+  const auto instances =
+      caller_limit("/proc/sys/fs/inotify/max_user_instances", "/proc/sys/user/max_inotify_instances");
+  const auto watches =
+      caller_limit("/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches");
+  if (!instances || !watches) return std::nullopt;
+  return InotifyShare{std::max(1L, *instances / kInotifyShareDivisor),
+                      std::max(1L, *watches / kInotifyShareDivisor)};
+}
+
+bool limit_sandbox_inotify(pid_t init, const InotifyShare& share, std::string& why) {
   Setting settings[2] = {{"/proc/sys/user/max_inotify_instances", {}, 0},
                          {"/proc/sys/user/max_inotify_watches", {}, 0}};
-  const auto instances = caller_limit("/proc/sys/fs/inotify/max_user_instances", settings[0].path);
-  const auto watches = caller_limit("/proc/sys/fs/inotify/max_user_watches", settings[1].path);
-  if (!instances || !watches || !format(*instances, settings[0]) || !format(*watches, settings[1])) {
-    why = "cannot read the caller's inotify limits (/proc/sys/fs/inotify, /proc/sys/user)";
+  if (!format(share.instances, settings[0]) || !format(share.watches, settings[1])) {
+    why = "cannot format the sandbox's inotify limits";
     return false;
   }
   const std::string net = "/proc/" + std::to_string(init) + "/ns/net";

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 
 namespace zpolicy::runner {
@@ -19,9 +20,18 @@ namespace zpolicy::runner {
 // The share of each of the caller's limits one sandbox gets: a quarter.
 inline constexpr long kInotifyShareDivisor = 4;
 
-// Lowers both limits in the user namespace that owns `init`'s network namespace (the
-// sandbox's outermost one, which the command cannot act in) from a helper process that
-// joins it. False, with the reason in `why`, when either cannot be set: the run refuses.
-bool limit_sandbox_inotify(pid_t init, std::string& why);
+// The limits a sandbox gets: a quarter of each of the caller's.
+struct InotifyShare {
+  long instances = 0;  // user.max_inotify_instances
+  long watches = 0;    // user.max_inotify_watches
+};
+
+// The share of this caller's limits; nullopt when they cannot be read (the run refuses).
+std::optional<InotifyShare> sandbox_inotify_share();
+
+// Sets `share` in the user namespace that owns `init`'s network namespace (the sandbox's
+// outermost one, which the command cannot act in) from a helper process that joins it.
+// False, with the reason in `why`, when either cannot be set: the run refuses.
+bool limit_sandbox_inotify(pid_t init, const InotifyShare& share, std::string& why);
 
 }  // namespace zpolicy::runner

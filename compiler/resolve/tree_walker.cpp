@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -116,8 +115,11 @@ class DirReader {
 };
 
 // What makes a directory a repository to git's discovery (setup.c is_git_directory):
-// a HEAD, an `objects` and a `refs` directory. A bare repository (a test fixture, a
-// `git clone --mirror`, a local remote) has no `.git`: it is one.
+// a HEAD, an `objects` and a `refs` that access(2) finds searchable (a directory, a
+// symlink git follows, even an executable file), or a `commondir` file naming where both
+// are (a linked worktree's git directory). A bare repository (a test fixture, a
+// `git clone --mirror`, a local remote) has no `.git`: it is one. All but the real
+// directories are red team R9c-G2.
 constexpr unsigned kHead = 1, kObjects = 2, kRefs = 4, kRepository = kHead | kObjects | kRefs;
 
 struct Frame {
@@ -192,10 +194,21 @@ class Walker {
 
   // Which part of a repository the entry `e` of `f` is, if any (0).
   static unsigned repository_part(const Frame& f, const DirReader::Entry& e) {
+    // In a folding directory as names are looked up there: `objectſ` (LONG S) is what
+    // git's lookup of `objects` finds (red team R9c-C2).
     auto is = [&](const char* want) {
-      return f.folds_case ? strcasecmp(e.name, want) == 0 : std::strcmp(e.name, want) == 0;
+      if (!f.folds_case) return std::strcmp(e.name, want) == 0;
+      const ir::PatternComponent literal{ir::PatternComponent::Kind::Literal, {want}};
+      return matches_folded(literal, e.name);
     };
-    const unsigned part = is("HEAD") ? kHead : is("objects") ? kObjects : is("refs") ? kRefs : 0;
+    const unsigned part = is("HEAD")        ? kHead
+                          : is("objects")   ? kObjects
+                          : is("refs")      ? kRefs
+                          : is("commondir") ? kObjects | kRefs
+                                            : 0;
+    // Any `objects` or `refs` counts, whatever its type or mode now: a protection too
+    // many is a read-only name.
+    if (part == kObjects || part == kRefs) return part;
     if (!part) return 0;
     unsigned char type = e.type;
     if (type == DT_UNKNOWN) {
@@ -203,8 +216,8 @@ class Walker {
       if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
       type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
     }
-    // HEAD may be a symlink in old repositories.
-    return (part == kHead ? type == DT_REG || type == DT_LNK : type == DT_DIR) ? part : 0;
+    // HEAD may be a symlink in old repositories; a symlinked `commondir` is read through.
+    return type == DT_REG || type == DT_LNK ? part : 0;
   }
 
   static bool writable(int dirfd, const char* name) {

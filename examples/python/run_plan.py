@@ -287,6 +287,47 @@ class HostNameWatch:
         return None
 
 
+NS_GET_USERNS = 0xB701  # _IO(0xb7, 0x1), linux/nsfs.h
+CLONE_NEWUSER = 0x10000000
+
+
+def limit_inotify(init, share):
+    """The plan's inotify_share, set in the user namespace that owns the sandbox init's
+    network namespace (red team R8-L2): the limit a write reaches is the one of the
+    writer's user namespace, so a forked child joins it (setns of a user namespace needs a
+    single-threaded process) and writes. The reason it failed, or None."""
+    if share is None:
+        return None
+    try:
+        net = os.open(f"/proc/{init}/ns/net", os.O_RDONLY)
+        try:
+            user = fcntl.ioctl(net, NS_GET_USERNS)
+        finally:
+            os.close(net)
+    except OSError as e:
+        return f"cannot reach the sandbox's user namespace: {e.strerror}"
+    if os.stat(f"/proc/self/fd/{user}").st_ino == os.stat("/proc/self/ns/user").st_ino:
+        os.close(user)  # lowering these would lower the caller's own limits
+        return "the sandbox has no user namespace of its own to bound its inotify use in"
+    child = os.fork()
+    if child == 0:
+        status = 1
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.setns(user, CLONE_NEWUSER) == 0:
+                for name, value in (("instances", share["instances"]), ("watches", share["watches"])):
+                    with open(f"/proc/sys/user/max_inotify_{name}", "w") as f:
+                        f.write(str(value))
+                status = 0
+        finally:
+            os._exit(status)
+    os.close(user)
+    _, status = os.waitpid(child, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return "cannot limit the sandbox's share of the caller's inotify instances"
+    return None
+
+
 def wait_until_blocked(pid, block_fd):
     """Until bwrap's init `pid` sits in read(block_fd): every setup step is done and the
     command not started. False when it ended first (bwrap failed on its own)."""
@@ -435,8 +476,8 @@ def main():
     open_closed_standard_descriptors()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 4:
-        refuse("not a version 4 zpolicy plan")
+    if plan.get("zpolicy_plan") != 5:
+        refuse("not a version 5 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
     if plan["network_proxy"] is not None:
@@ -549,15 +590,20 @@ def main():
             released = True
             blocked = wait_until_blocked(init, plan["block_fd"])
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
+            if why is not None:
+                why = f"the sandbox is not what was verified: {why}"
             for b in plan.get("binds", []):
                 os.close(sources[b["fd"]])
+            if why is None and blocked:
+                # Before the command can open one: what it takes, no other run lacks.
+                why = limit_inotify(init, plan["inotify_share"])
             if why is None and (undone := watch.undone()) is not None:
                 why = undone
             if why is not None:
                 os.killpg(pid, signal.SIGKILL)  # bwrap's init is still in this group
                 os.waitpid(pid, 0)
                 remove_placeholders(created)
-                refuse(f"the sandbox is not what was verified: {why}")
+                refuse(why)
             try:
                 if blocked:  # else bwrap ended on its own: its status stream tells
                     for w, content in held:

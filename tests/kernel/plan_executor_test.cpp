@@ -106,7 +106,7 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
                              "echo git > .git/x; env; echo " + std::string(kDoneMarker);
   auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--timeout",
                                    "60", "--", "/bin/sh", "-c", script});
-  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 4") != std::string::npos, planned.out);
+  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 5") != std::string::npos, planned.out);
   BOOST_TEST(planned.out.find(kSecretValue) == std::string::npos, "the plan carries the secret");
   const std::string plan = box.write_policy("plan.json", planned.out);
 
@@ -142,6 +142,30 @@ BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_no
   spec.launcher = {"/usr/bin/python3", executor, plan};
   check_killed_launcher_releases_nothing(box, spec, box.ws("ran"), {box.ws("ran"), box.ws("late")},
                                          "the executor");
+}
+
+// Red team R8-L2, for an executor of the plan: a command that opens inotify instances until
+// refused gets the plan's share (a quarter of its caller's), not every instance its caller
+// has, so the caller's other runs keep theirs.
+BOOST_DATA_TEST_CASE(an_executor_gives_the_sandbox_only_its_share_of_inotify,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+  auto planned = box.host_command(
+      {zpolicy_binary(), "plan", "--format", "json", "--", "/usr/bin/python3", "-c",
+       "import ctypes\nlibc = ctypes.CDLL(None)\nn = 0\n"
+       "while n < 100000 and libc.inotify_init1(0) >= 0: n += 1\n"
+       "open('held', 'w').write(str(n))\n"});
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
+  const RunResult ran = box.run(spec);
+  BOOST_TEST(ran.exit_code == 0, ran.describe());
+  const int got = std::stoi(read_file(box.ws("held")).value_or("0"));
+  const int limit = std::stoi(read_file("/proc/sys/fs/inotify/max_user_instances").value_or("0"));
+  BOOST_TEST(got >= 8, "the sandbox got " << got << " inotify instances");
+  BOOST_TEST(got <= limit / 4, "the sandbox got " << got << " of " << limit);
 }
 
 // An executor that does not serve the network proxy refuses a plan that needs one, before

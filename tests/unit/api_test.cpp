@@ -202,6 +202,7 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
   plan.timeout_ms = 1500;
   plan.binds = {{5, "/ws\xff", 2049, 77}, {6, "/ws\xff/.git", std::nullopt, std::nullopt}};
   plan.watches = {{"/ws\xff", ".git", "/ws\xff/.git", "replaced"}};
+  plan.inotify_share = zpolicy::PlanInotifyShare{32, 2048};
   zpolicy::test::TempDir dir;
   dir.write("plan.json", zpolicy::plan_json(plan));
   auto r = zpolicy::test::run_process(
@@ -214,17 +215,19 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
        " raw(p['placeholders'][0]['path']), p['env'], p['exe_env'],"
        " [(f['artifact'], f['when'], raw(f['content'])) for f in p['fds']],"
        " [(b['fd'], raw(b['path']), b['dev'], b['ino']) for b in p['binds']],"
-       " [(raw(w['directory']), w['name'], raw(w['protects']), w['on']) for w in p['watches']])\n",
+       " [(raw(w['directory']), w['name'], raw(w['protects']), w['on']) for w in p['watches']],"
+       " p['inotify_share'])\n",
        dir.str() + "/plan.json"},
       dir.str(), dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out ==
-             "4 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
+             "5 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
              "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8'] [] "
              "[('seccomp.bpf', 'release', b'\\x06\\x00\\x00\\x00\\xff'), "
              "('environment', 'start', b'--clearenv\\x00')] "
              "[(5, b'/ws\\xff', 2049, 77), (6, b'/ws\\xff/.git', None, None)] "
-             "[(b'/ws\\xff', '.git', b'/ws\\xff/.git', 'replaced')]\n");
+             "[(b'/ws\\xff', '.git', b'/ws\\xff/.git', 'replaced')] "
+             "{'instances': 32, 'watches': 2048}\n");
 }
 
 // Under an allow list the plan says that a proxy is needed, what it admits and where it
@@ -258,7 +261,7 @@ BOOST_AUTO_TEST_CASE(a_c_plan_under_an_allow_list_describes_its_proxy) {
     return;
   }
   BOOST_TEST_REQUIRE(code == 0, json);
-  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 4, ", 0) == 0u, json);
+  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 5, ", 0) == 0u, json);
   BOOST_TEST(json.find(", \"network_proxy\": {\"port\": 3128, \"allow\": [\"pypi.org:80\", "
                        "\"pypi.org:443\", \"*.pythonhosted.org:443\", \"localhost:5432\"], "
                        "\"forwards\": [5432]}}\n") != std::string::npos,

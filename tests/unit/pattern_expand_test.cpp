@@ -132,8 +132,20 @@ BOOST_AUTO_TEST_CASE(double_star_git_also_names_bare_repositories) {
   m.t.write("packages/b/HEAD", "");
   m.t.mkdir("packages/b/objects");
   m.t.mkdir("packages/b/refs");
+  // What git's test also takes (red team R9c-G2): `objects` and `refs` through symlinks
+  // or as files (access(2) with X_OK), a `commondir` file in their place.
+  m.t.write("fixtures/linked/HEAD", "");
+  m.t.mkdir("fixtures/store");
+  m.t.symlink("../store", "fixtures/linked/objects");
+  m.t.symlink("../store", "fixtures/linked/refs");
+  m.t.write("fixtures/worktree/HEAD", "");
+  m.t.write("fixtures/worktree/commondir", "../t.git\n");
+  m.t.write("fixtures/files/HEAD", "");
+  m.t.write("fixtures/files/objects", "");
+  m.t.write("fixtures/files/refs", "");
   BOOST_TEST(walk(m.t, {"**/.git"}) ==
-                 (Paths{".git (spelled)", "deep/x/y/z/.git", "fixtures/t.git", "lib/.git",
+                 (Paths{".git (spelled)", "deep/x/y/z/.git", "fixtures/files", "fixtures/linked", "fixtures/t.git",
+                        "fixtures/worktree", "lib/.git",
                         "node_modules/pkg/.git", "packages/a/.git", "packages/b", "vendor/c/.git"}),
              boost::test_tools::per_element());
   BOOST_TEST(walk(m.t, {"packages/*/.git"}) ==
@@ -156,6 +168,10 @@ BOOST_AUTO_TEST_CASE(a_case_insensitive_directory_matches_names_as_it_looks_them
   t.write("ci/e/X.ENV", "");
   t.write("ci/e/Pr\xc3\xa4.ENV", "");
   t.write("ci/e/x.txt", "");
+  // A bare repository as the folding directory finds its parts (red team R9c-C2).
+  t.write("ci/f/head", "");
+  t.mkdir("ci/f/object\xc5\xbf");
+  t.mkdir("ci/f/REFS");
   t.mkdir("cs/.GIT");
   t.write("cs/X.ENV", "");
   compiler::WalkOptions folding;
@@ -168,12 +184,13 @@ BOOST_AUTO_TEST_CASE(a_case_insensitive_directory_matches_names_as_it_looks_them
   };
   BOOST_TEST(walk(t, {"**/.git", "**/node_modules", "**/kube", "**/*.env"}, folding) ==
                  (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/c/node_module\xc5\xbf",
-                        "ci/d/\xe2\x84\xaaube", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV",
+                        "ci/d/\xe2\x84\xaaube", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV", "ci/f",
                         "kube (spelled)", "node_modules (spelled)"}),
              boost::test_tools::per_element());
   // cs/ compares bytes: its `.GIT` and `X.ENV` are other names.
   BOOST_TEST(walk(t, {"**/.git", "**/*.env"}, folding) ==
-                 (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV"}),
+                 (Paths{".git (spelled)", "ci/.GIT", "ci/a/.Git", "ci/e/Pr\xc3\xa4.ENV", "ci/e/X.ENV",
+                        "ci/f"}),
              boost::test_tools::per_element());
   BOOST_TEST(walk(t, {"**/.git"}) == Paths{".git (spelled)"}, boost::test_tools::per_element());
 }
