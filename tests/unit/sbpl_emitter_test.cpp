@@ -86,7 +86,7 @@ std::set<std::string> exclusions(const compiler::SbplProfile& sp, const compiler
 const compiler::SbplRule* allow_file_write_rule(compiler::SbplProfile&&) = delete;
 const compiler::SbplRule* allow_file_write_rule(const compiler::SbplProfile& sp) {
   for (const auto& r : sp.rules)
-    if (r.allow && r.operations == std::vector<std::string>{"file-write*"}) return &r;
+    if (r.allow && r.operations == std::vector<std::string_view>{"file-write*"}) return &r;
   return nullptr;
 }
 
@@ -232,7 +232,7 @@ BOOST_AUTO_TEST_CASE(denials_come_last_and_deny_roots_are_the_final_rule) {
       const auto& last = sp.rules.back();
       BOOST_TEST(!last.allow);
       BOOST_TEST((last.operations ==
-                  std::vector<std::string>{"file-read*", "file-write*", "process-exec"}));
+                  std::vector<std::string_view>{"file-read*", "file-write*", "process-exec"}));
       BOOST_TEST(sp.filters_of(last).size() == 2 * r.deny.size());
     }
   }

@@ -10,6 +10,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -38,9 +39,9 @@ bool within(const std::string& root, const std::string& path) {
 std::optional<std::string> path_value(const Sexpr& f, const Params& params) {
   if (f.items.size() != 2) return std::nullopt;
   const Sexpr& arg = f.items[1];
-  if (arg.kind == Sexpr::Kind::String) return arg.atom;
+  if (arg.kind == Sexpr::Kind::String) return std::string(arg.atom);
   if (arg.kind == Sexpr::Kind::List && arg.items.size() == 2 && arg.items[0].atom == "param") {
-    auto it = params.find(arg.items[1].atom);
+    auto it = params.find(std::string(arg.items[1].atom));
     if (it != params.end()) return it->second;
   }
   return std::nullopt;
@@ -54,7 +55,7 @@ struct Target {
 
 // Whether `f` matches, and the specificity it brings (length*2, +1 for a literal; -1 none).
 std::pair<bool, long> ref_match(const Sexpr& f, const Target& t, const Params& params) {
-  const std::string head = f.items.empty() ? "" : f.items[0].atom;
+  const std::string head(f.items.empty() ? "" : f.items[0].atom);
   if (head == "literal" || head == "subpath") {
     const auto v = path_value(f, params);
     if (!v) return {false, -1};
@@ -77,7 +78,7 @@ std::pair<bool, long> ref_match(const Sexpr& f, const Target& t, const Params& p
     return {result, result ? spec : -1};
   }
   if (head == "local" || head == "remote") {
-    const std::string pattern = f.items[2].atom;
+    const std::string pattern(f.items[2].atom);
     if (t.text.starts_with("unix:") || t.text.find(':') == std::string::npos) return {false, -1};
     const auto pc = pattern.rfind(':'), tc = t.text.rfind(':');
     const std::string ph = pattern.substr(0, pc), pp = pattern.substr(pc + 1);
@@ -116,7 +117,7 @@ bool ref_allows(const std::vector<Sexpr>& forms, const std::string& op, const Ta
     bool names = false;
     size_t k = 1;
     for (; k < r.items.size() && r.items[k].kind == Sexpr::Kind::Symbol; ++k)
-      names = names || covers(r.items[k].atom, op);
+      names = names || covers(std::string(r.items[k].atom), op);
     if (!names) continue;
     if (k == r.items.size()) {
       hits.push_back({allow, -1});
@@ -198,8 +199,14 @@ bool policy_denies_network(const ir::Resolved& r, const std::string& target) {
 
 // --- Edits ----------------------------------------------------------------------------
 
-Sexpr sym(std::string s) { return {Sexpr::Kind::Symbol, std::move(s), {}, 0, 0}; }
-Sexpr str(std::string s) { return {Sexpr::Kind::String, std::move(s), {}, 0, 0}; }
+// The forms view their atoms: each string made here stays for the whole run (a deque
+// does not move what it holds as it grows).
+std::string_view kept(std::string s) {
+  static std::deque<std::string> strings;
+  return strings.emplace_back(std::move(s));
+}
+Sexpr sym(std::string s) { return {Sexpr::Kind::Symbol, kept(std::move(s)), {}, 0, 0}; }
+Sexpr str(std::string s) { return {Sexpr::Kind::String, kept(std::move(s)), {}, 0, 0}; }
 Sexpr list(std::vector<Sexpr> items) { return {Sexpr::Kind::List, "", std::move(items), 0, 0}; }
 
 struct Editor {
@@ -304,7 +311,7 @@ struct Editor {
           return "none";
         const std::string before = compiler::print_sexpr(r);
         r.items[1] = fresh.items[1];
-        return "operation of " + before + " to " + r.items[1].atom;
+        return "operation of " + before + " to " + std::string(r.items[1].atom);
       }
       default: {  // wrap a rule's filters in require-not, or drop them
         if (!rules) return "none";
@@ -335,7 +342,7 @@ std::string render(const std::vector<Sexpr>& forms) {
 
 // Every string below `e`: path values and addresses alike.
 void strings_of(const Sexpr& e, std::vector<std::string>& out) {
-  if (e.kind == Sexpr::Kind::String) out.push_back(e.atom);
+  if (e.kind == Sexpr::Kind::String) out.emplace_back(e.atom);
   for (const auto& c : e.items) strings_of(c, out);
 }
 

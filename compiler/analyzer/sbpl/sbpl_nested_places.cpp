@@ -60,7 +60,7 @@ std::variant<std::vector<NestedBinding>, NestedPlacesError> nested_bindings(
   for (size_t i = 0; i < bound.filters.size(); ++i)
     if (!shapes[i].empty()) {
       const SbplFilter& f = bound.filters[i];
-      named[f.param_value ? *f.param_value : f.value].push_back(shapes[i]);
+      named[f.param_value ? *f.param_value : std::string_view(f.value)].push_back(shapes[i]);
     }
   const std::pair<const std::vector<ir::ResolvedPath>*, const char*> groups[] = {
       {&policy.read, "read"}, {&policy.write, "write"},     {&policy.protect, "protect"},

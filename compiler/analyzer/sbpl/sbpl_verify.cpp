@@ -1,5 +1,4 @@
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
-#include "compiler/analyzer/symbolic_path.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,13 +6,13 @@
 #include <map>
 #include <memory>
 #include <unordered_set>
-#include <variant>
 #include <utility>
+#include <variant>
 
 #include "compiler/analyzer/intent.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
-#include "compiler/analyzer/sbpl/sbpl_subset.hpp"
+#include "compiler/analyzer/symbolic_path.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -61,51 +60,25 @@ constexpr std::array<PathOperation, 15> kPathOperations = {{
     {"process-exec", FsOp::Exec},
 }};
 
-// A path of the profile or of the probes, in the intent's table. Interned name by name
+// A path of the profile or of the probes, in the intent's table, interned name by name
 // rather than by SymbolicPath's reading, which refuses names the SBPL subset accepts (a
 // '$' inside a name) and texts the probes make (`${WORKSPACE}hub`, a sibling of the
 // symbolic root that only "/" holds): every probe path has an id. A directory of "/"
 // whose name is spelled like a symbolic root (`/${HOME}`) is not that root: the table
-// knows it by a name no root has.
-// A verifier interns the sorted probe list in one walk: each path shares its leading
-// components with the one before, whose ids `stack_` keeps (where each component of
-// `last_` ends, and its id), so that the table is asked once per edge of the probes'
-// trie, not once per component of every probe. The paths must outlive the table (it
-// keeps views of their names).
-class ProbeInterner {
- public:
-  explicit ProbeInterner(PathTable& table) : table_(table) {}
-
-  PathTable::Id operator()(std::string_view path) {
-    // A component of `last_` that ends at `end` is one of `path`'s too when the two agree
-    // up to there and `path` has a '/' or ends there as well.
-    const size_t common = common_prefix_length(path, last_);
-    auto shared = [&](size_t end) {
-      return end <= common && (end == path.size() || path[end] == '/');
-    };
-    while (!stack_.empty() && !shared(stack_.back().first)) stack_.pop_back();
-    last_ = path;
-    PathTable::Id id = stack_.empty() ? PathTable::kRoot : stack_.back().second;
-    for (size_t start = stack_.empty() ? 0 : stack_.back().first + 1; start <= path.size();) {
-      const size_t end = std::min(path.find('/', start), path.size());
-      const std::string_view name = path.substr(start, end - start);
-      if (start == 1 && name.starts_with("${"))
-        id = table_.child(id, "/" + std::string(name));
-      else if (!name.empty())
-        id = table_.lasting_child(id, name);
-      if (!name.empty()) stack_.emplace_back(end, id);
-      start = end + 1;
-    }
-    return id;
+// knows it by a name no root has. The table views the names: `path` must outlive it.
+PathTable::Id intern(PathTable& table, std::string_view path) {
+  PathTable::Id id = PathTable::kRoot;
+  for (size_t start = 0; start <= path.size();) {
+    const size_t end = std::min(path.find('/', start), path.size());
+    const std::string_view name = path.substr(start, end - start);
+    if (start == 1 && name.starts_with("${"))
+      id = table.child(id, "/" + std::string(name));
+    else if (!name.empty())
+      id = table.lasting_child(id, name);
+    start = end + 1;
   }
-
- private:
-  PathTable& table_;
-  std::string_view last_;
-  std::vector<std::pair<size_t, PathTable::Id>> stack_;
-};
-
-PathTable::Id intern(PathTable& table, std::string_view path) { return ProbeInterner(table)(path); }
+  return id;
+}
 
 // The network a confined profile gets: none under read-only, whatever the policy says.
 const char* network_text(const ir::Resolved& r) {
@@ -135,9 +108,12 @@ constexpr std::array<std::string_view, 3> kPlatformServices = {
     "com.apple.system.opendirectoryd.libinfo", "com.apple.cfprefsd.daemon",
     "com.apple.cfprefsd.agent"};
 constexpr std::array<std::string_view, 6> kNetworkServices = {
-    "com.apple.dnssd.service",   "com.apple.SystemConfiguration.DNSConfiguration",
-    "com.apple.SystemConfiguration.configd", "com.apple.networkd",
-    "com.apple.trustd.agent",    "com.apple.ocspd"};
+    "com.apple.dnssd.service",
+    "com.apple.SystemConfiguration.DNSConfiguration",
+    "com.apple.SystemConfiguration.configd",
+    "com.apple.networkd",
+    "com.apple.trustd.agent",
+    "com.apple.ocspd"};
 
 bool full_network(const ir::Resolved& r) {
   return r.mode != Mode::ReadOnly && r.network == ir::Network::Full;
@@ -175,7 +151,7 @@ Expectation process_intent(const ir::Resolved& r, std::string_view op, std::stri
 // profile text and the parameters.
 struct ArtifactNames {
   std::vector<std::string_view> paths;
-  std::vector<std::string_view> ports;  // distinct, without "*"
+  std::vector<std::string_view> ports;     // distinct, without "*"
   std::vector<std::string_view> services;  // of global-name filters
 };
 
@@ -197,7 +173,7 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
     for (size_t i = bound.rules[r].first_filter; i < end; ++i) {
       const SbplFilter& f = bound.filters[i];
       if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
-        out.paths.push_back(f.param_value ? *f.param_value : f.value);
+        out.paths.push_back(f.param_value ? *f.param_value : std::string_view(f.value));
       } else if (f.kind == SbplFilter::Kind::GlobalName) {
         if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
           continue;
@@ -207,7 +183,7 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
                                " distinct Mach services are outside the subset zpolicy emits"};
         out.services.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
-        const std::string_view port = f.value.substr(f.value.rfind(':') + 1);
+        const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
           continue;
         if (out.ports.size() == kMaxPorts)
@@ -334,13 +310,13 @@ void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactN
                     OnPath&& on_path, OnOther&& on_other) {
   // Kept until the intent is done with them: its table views their names.
   const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
-  ProbeInterner intern_sorted(intent.paths());
-  for (const std::string& path : paths) on_path(path, intern_sorted(path));
+  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
   for (const auto& d : r.allow)  // the ports the policy forwards, whether the profile names them
-    if (d.value.kind == ir::DestinationKind::Localhost) ports.push_back(std::to_string(d.value.port));
+    if (d.value.kind == ir::DestinationKind::Localhost)
+      ports.push_back(std::to_string(d.value.port));
   for (int fresh = 8080;; ++fresh)
     if (std::find(ports.begin(), ports.end(), std::to_string(fresh)) == ports.end()) {
       ports.push_back(std::to_string(fresh));
@@ -417,7 +393,7 @@ constexpr size_t kMaxRulesPerTarget = 256;
 constexpr size_t kMaxFindings = 1024;
 
 constexpr const char* kMaxPathExpected = "a path of at most 1023 bytes (macOS MAXPATHLEN)";
-static_assert(sbpl_subset::kMaxPathBytes == 1023, "kMaxPathExpected states the limit");
+static_assert(kSbplMaxPathBytes == 1023, "kMaxPathExpected states the limit");
 
 SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
                       std::string actual) {
@@ -485,12 +461,11 @@ struct NestedScope {
 // services and the other processes; with `scope`, only its paths.
 void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplParams& values,
            std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
-  SbplTargetQuery path_query(
-      profile, values, [] {
-        std::vector<std::string> names;
-        for (const auto& o : kPathOperations) names.emplace_back(o.name);
-        return names;
-      }());
+  SbplTargetQuery path_query(profile, [] {
+    std::vector<std::string> names;
+    for (const auto& o : kPathOperations) names.emplace_back(o.name);
+    return names;
+  }());
   // Rules no index places are matched against every probe, and the probes grow with the
   // profile: their number is bounded so that the work is linear in the profile. zpolicy's
   // profiles have a fixed number of them (the unconditional platform rules, the exec and
@@ -507,8 +482,8 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   }
   const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   // `expectation()` gives the reason and the policy line, built only for a finding.
-  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
-                   unsigned allowed, auto&& expectation) {
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect, unsigned allowed,
+                   auto&& expectation) {
     const bool agree = allowed == 0 || allowed == every_model;
     const bool right =
         expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
@@ -578,7 +553,8 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
       roots.emplace_back(text.substr(0, text.find('}') + 1));
   };
   for (const auto& [name, value] : values) root_of(value);
-  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group :
+       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
     for (const auto& p : *group) root_of(p.path);
   std::sort(roots.begin(), roots.end());
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
@@ -600,11 +576,26 @@ SbplParams rebound(const SbplParams& values, std::string_view root, std::string_
   for (const auto& [name, value] : values)
     if (text_within(root, value)) texts.push_back(rebind(value, root, place));
   SbplParams out;
-  out.reserve(values.size());
   size_t next = 0;
   for (const auto& [name, value] : values)
     out.insert(name, text_within(root, value) ? std::string_view(texts[next++]) : value);
   return out;
+}
+
+// prove() with the symbolic root `root` bound to `place` in `bound` (the policy, bound by
+// the caller) and in the profile's parameters. Findings name the binding first, `how`
+// saying more of it; true when there are any.
+bool prove_bound(const ir::Resolved& bound, const SbplProfile& unbound, const SbplParams& values,
+                 std::string_view root, std::string_view place, const std::string& how,
+                 std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
+  std::vector<std::string> texts;
+  const SbplParams bound_values = rebound(values, root, place, texts);
+  prove(bound, bind_params(unbound, bound_values), bound_values, findings, scope);
+  for (auto& f : findings)
+    f.trace.insert(f.trace.begin(), "with " + std::string(root) + " bound to " +
+                                        std::string(place) + how +
+                                        " (a portable profile must hold for every binding)");
+  return !findings.empty();
 }
 
 // Each symbolic root bound inside each other one (docs/verify.md, "Nested symbolic
@@ -631,17 +622,18 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   // Each proof binds the whole profile again: bounded in filters and parameters bound, so
   // that any profile under 1 MiB is answered within issue 19's 2 s.
-  const size_t work =
-      std::get<std::vector<NestedBinding>>(nested).size() * (profile.filters.size() + values.size());
+  const size_t work = std::get<std::vector<NestedBinding>>(nested).size() *
+                      (profile.filters.size() + values.size());
   if (work > kMaxNestedWork) {
-    findings.push_back(malformed({"profile.sb"}, "profile.sb",
-                                 "at most " + std::to_string(kMaxNestedWork) +
-                                     " filters and parameters bound over the proofs of every "
-                                     "place where one symbolic root can lie inside another",
-                                 std::to_string(work) + " (" +
-                                     std::to_string(std::get<std::vector<NestedBinding>>(nested).size()) +
-                                     " proofs; verify the profile bound to a host: compile "
-                                     "--workspace)"));
+    findings.push_back(
+        malformed({"profile.sb"}, "profile.sb",
+                  "at most " + std::to_string(kMaxNestedWork) +
+                      " filters and parameters bound over the proofs of every "
+                      "place where one symbolic root can lie inside another",
+                  std::to_string(work) + " (" +
+                      std::to_string(std::get<std::vector<NestedBinding>>(nested).size()) +
+                      " proofs; verify the profile bound to a host: compile "
+                      "--workspace)"));
     return;
   }
   for (const NestedBinding& b : std::get<std::vector<NestedBinding>>(nested)) {
@@ -655,22 +647,16 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
         return p.path.starts_with("${") && !text_within(b.place, p.path) &&
                !text_within(p.path, b.place);
       });
-    std::vector<std::string> texts;
-    const SbplParams bound_values = rebound(values, b.root, b.place, texts);
     const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
                                     [&](const auto& p) { return text_within(b.place, p.path); }) ||
                         std::any_of(bound.deny.begin(), bound.deny.end(),
                                     [&](const auto& p) { return text_within(b.place, p.path); });
     const NestedScope scope{b.outer, b.place, guards};
-    prove(bound, bind_params(unbound, bound_values), bound_values, findings, &scope);
-    if (findings.empty()) continue;
     const std::string also =
         b.stands_for > 1 ? " and " + std::to_string(b.stands_for - 1) + " places like it" : "";
-    for (auto& f : findings)
-      f.trace.insert(f.trace.begin(), "with " + b.root + " bound to " + b.place + also +
-                                          " inside " + b.outer +
-                                          " (a portable profile must hold for every binding)");
-    return;
+    if (prove_bound(bound, unbound, values, b.root, b.place, also + " inside " + b.outer, findings,
+                    &scope))
+      return;
   }
 }
 
@@ -693,9 +679,11 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
   // The policy's paths and their ancestors (which the emitter pins above them).
   std::unordered_set<std::string_view> policy_paths;
-  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group :
+       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
     for (const auto& p : *group)
-      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a)) policy_paths.insert(*a);
+      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
+        policy_paths.insert(*a);
   std::vector<std::string_view> concrete;
   for (std::string_view c : std::get<ArtifactNames>(names).paths)
     if (!policy_paths.contains(c)) concrete.push_back(c);
@@ -725,17 +713,9 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
     return;
   }
   for (const auto& root : roots)
-    for (const auto& place : places) {
-      const ir::Resolved bound = rebound(policy, root, place);
-      std::vector<std::string> texts;
-      const SbplParams bound_values = rebound(values, root, place, texts);
-      prove(bound, bind_params(unbound, bound_values), bound_values, findings);
-      if (findings.empty()) continue;
-      for (auto& f : findings)
-        f.trace.insert(f.trace.begin(), "with " + root + " bound to " + place +
-                                            " (a portable profile must hold for every binding)");
-      return;
-    }
+    for (const auto& place : places)
+      if (prove_bound(rebound(policy, root, place), unbound, values, root, place, "", findings))
+        return;
 }
 }  // namespace
 
@@ -789,24 +769,24 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
 
   // A policy path no Seatbelt check can name is refused where the policy writes it,
   // before any probe is made from it.
-  for (const auto* group : {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group :
+       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
     for (const auto& p : *group)
-      if (p.path.size() > sbpl_subset::kMaxPathBytes)
+      if (p.path.size() > kSbplMaxPathBytes)
         findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
                                      kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
   if (!findings.empty()) return findings;
 
   const ir::SourceLoc params_file{"params.txt"};
   SbplParams values;
-  values.reserve(params.size());
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
       findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
-    else if (!sbpl_subset::normalized_path(value))
+    else if (!sbpl_normalized_path(value))
       findings.push_back(
           malformed(params_file, what(), "a normalized absolute path", std::string(value)));
-    else if (value.size() > sbpl_subset::kMaxPathBytes)
+    else if (value.size() > kSbplMaxPathBytes)
       findings.push_back(malformed(params_file, what(), kMaxPathExpected,
                                    std::to_string(value.size()) + " bytes"));
     if (!values.insert(name, value))
