@@ -185,10 +185,14 @@ std::string plan_json(const Plan& plan) {
            ", \"name\": " + plan_string(w.name) + ", \"protects\": " + plan_string(w.protects) +
            ", \"on\": " + json_string(w.on) + "}";
   }
-  out += "], \"inotify_share\": ";
-  out += plan.inotify_share ? "{\"instances\": " + std::to_string(plan.inotify_share->instances) +
-                                  ", \"watches\": " + std::to_string(plan.inotify_share->watches) + "}"
-                            : std::string("null");
+  out += "], \"notify_share\": ";
+  if (const auto& n = plan.notify_share)
+    out += "{\"inotify_instances\": " + std::to_string(n->inotify_instances) +
+           ", \"inotify_watches\": " + std::to_string(n->inotify_watches) +
+           ", \"fanotify_groups\": " + std::to_string(n->fanotify_groups) +
+           ", \"fanotify_marks\": " + std::to_string(n->fanotify_marks) + "}";
+  else
+    out += "null";
   out += ", \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
   out += ", \"timeout_grace_ms\": " +
          (plan.timeout_grace_ms ? std::to_string(*plan.timeout_grace_ms) : "null");

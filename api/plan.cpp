@@ -9,7 +9,7 @@
 #include "compiler/resolve/resolve.hpp"
 #include "ir/path.hpp"
 #include "runner/host_name_watch.hpp"
-#include "runner/inotify_share.hpp"
+#include "runner/notify_share.hpp"
 #include "runner/macos_argv.hpp"
 #include "runner/supervise.hpp"
 
@@ -88,12 +88,13 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
       out.watches.push_back({w.directory, w.name, w.protects, "replaced"});
     for (const auto& w : created)
       out.watches.push_back({w.directory, w.name, w.protects, w.created ? "created" : "replaced"});
-    const auto share = runner::sandbox_inotify_share();
+    const auto share = runner::sandbox_notify_share();
     if (!share) {
-      error = "cannot read the caller's inotify limits (/proc/sys/fs/inotify, /proc/sys/user)";
+      error = "cannot read the caller's inotify and fanotify limits (/proc/sys/fs, /proc/sys/user)";
       return std::nullopt;
     }
-    out.inotify_share = PlanInotifyShare{share->instances, share->watches};
+    out.notify_share = PlanNotifyShare{share->limits[0], share->limits[1], share->limits[2],
+                                       share->limits[3]};
   }
   if (p.timeout) {
     out.timeout_ms = p.timeout->count();

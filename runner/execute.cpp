@@ -20,7 +20,7 @@
 #if defined(__linux__)
 #include "runner/bind_sources.hpp"
 #include "runner/host_name_watch.hpp"
-#include "runner/inotify_share.hpp"
+#include "runner/notify_share.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/setup_check.hpp"
@@ -186,9 +186,9 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
 int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
   // The sandbox's limits, set before its command starts (docs/run.md "inotify: the
   // sandbox's share").
-  const auto inotify_share = sandbox_inotify_share();
-  if (!inotify_share) {
-    err << "zpolicy: cannot read the caller's inotify limits (/proc/sys/fs/inotify, "
+  const auto notify_share = sandbox_notify_share();
+  if (!notify_share) {
+    err << "zpolicy: cannot read the caller's inotify and fanotify limits (/proc/sys/fs, "
            "/proc/sys/user); nothing ran\n";
     return kExitInternal;
   }
@@ -317,7 +317,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         break;
     }
     // Before the command can open one: what it takes, no other run of the caller lacks.
-    if (!limit_sandbox_inotify(init, *inotify_share, why)) {
+    if (!limit_sandbox_notify(init, *notify_share, why)) {
       refused = why;
       return false;
     }

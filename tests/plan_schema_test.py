@@ -86,9 +86,9 @@ with tempfile.TemporaryDirectory() as tmp:
         if timed and (timed["timeout_ms"], timed["timeout_grace_ms"]) != (90000, 2000):
             failures.append(f"timed plan: timeout_ms {timed['timeout_ms']}, "
                             f"timeout_grace_ms {timed['timeout_grace_ms']}")
-        share = p["inotify_share"]
-        if not share or share["instances"] < 1 or share["watches"] < 1:
-            failures.append(f"bwrap plan: no inotify share: {share}")
+        share = p["notify_share"]
+        if not share or min(share.values()) < 1 or len(share) != 4:
+            failures.append(f"bwrap plan: no inotify and fanotify share: {share}")
         watched = [(w["name"], w["on"]) for w in p["watches"]]
         if (".git", "replaced") not in watched:
             failures.append(f"bwrap plan: the protected .git is not watched: {watched}")
@@ -138,8 +138,11 @@ with tempfile.TemporaryDirectory() as tmp:
         check_invalid("format version 3", mutated(lambda d: d.update(zpolicy_plan=3)))
         check_invalid("format version 4", mutated(lambda d: d.update(zpolicy_plan=4)))
         check_invalid("format version 6", mutated(lambda d: d.update(zpolicy_plan=6)))
-        check_invalid("no inotify_share", mutated(lambda d: d.pop("inotify_share")))
-        check_invalid("an inotify share of none", mutated(lambda d: d.update(inotify_share={"instances": 0, "watches": 8})))
+        check_invalid("no notify_share", mutated(lambda d: d.pop("notify_share")))
+        share = {"inotify_instances": 32, "inotify_watches": 8, "fanotify_groups": 32, "fanotify_marks": 8}
+        check_valid("a notify share", mutated(lambda d: d.update(notify_share=share)))
+        check_invalid("an inotify share of none", mutated(lambda d: d.update(notify_share={**share, "inotify_instances": 0})))
+        check_invalid("a share without fanotify", mutated(lambda d: d.update(notify_share={"inotify_instances": 32, "inotify_watches": 8})))
         check_invalid("no watches", mutated(lambda d: d.pop("watches")))
         watch = {"directory": "/w", "name": ".env", "protects": "/w/.env", "on": "replaced"}
         check_valid("a watch", mutated(lambda d: d.update(watches=[watch])))

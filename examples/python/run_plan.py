@@ -291,8 +291,8 @@ NS_GET_USERNS = 0xB701  # _IO(0xb7, 0x1), linux/nsfs.h
 CLONE_NEWUSER = 0x10000000
 
 
-def limit_inotify(init, share):
-    """The plan's inotify_share, set in the user namespace that owns the sandbox init's
+def limit_notify(init, share):
+    """The plan's notify_share, set in the user namespace that owns the sandbox init's
     network namespace (red team R8-L2): the limit a write reaches is the one of the
     writer's user namespace, so a forked child joins it (setns of a user namespace needs a
     single-threaded process) and writes. The reason it failed, or None."""
@@ -308,23 +308,23 @@ def limit_inotify(init, share):
         return f"cannot reach the sandbox's user namespace: {e.strerror}"
     if os.stat(f"/proc/self/fd/{user}").st_ino == os.stat("/proc/self/ns/user").st_ino:
         os.close(user)  # lowering these would lower the caller's own limits
-        return "the sandbox has no user namespace of its own to bound its inotify use in"
+        return "the sandbox has no user namespace of its own to bound its inotify and fanotify use in"
     child = os.fork()
     if child == 0:
         status = 1
         try:
             libc = ctypes.CDLL(None, use_errno=True)
             if libc.setns(user, CLONE_NEWUSER) == 0:
-                for name, value in (("instances", share["instances"]), ("watches", share["watches"])):
-                    with open(f"/proc/sys/user/max_inotify_{name}", "w") as f:
-                        f.write(str(value))
+                for name in ("inotify_instances", "inotify_watches", "fanotify_groups", "fanotify_marks"):
+                    with open(f"/proc/sys/user/max_{name}", "w") as f:
+                        f.write(str(int(share[name])))
                 status = 0
         finally:
             os._exit(status)
     os.close(user)
     _, status = os.waitpid(child, 0)
     if os.waitstatus_to_exitcode(status) != 0:
-        return "cannot limit the sandbox's share of the caller's inotify instances"
+        return "cannot limit the sandbox's share of the caller's inotify and fanotify limits"
     return None
 
 
@@ -596,7 +596,7 @@ def main():
                 os.close(sources[b["fd"]])
             if why is None and blocked:
                 # Before the command can open one: what it takes, no other run lacks.
-                why = limit_inotify(init, plan["inotify_share"])
+                why = limit_notify(init, plan["notify_share"])
             if why is None and (undone := watch.undone()) is not None:
                 why = undone
             if why is not None:

@@ -410,16 +410,18 @@ struct PlanWatch {
   std::string on;
   bool operator==(const PlanWatch&) const = default;
 };
-// bwrap: the sandbox's limits on inotify, which are otherwise its caller's (red team
-// R8-L2; docs/run.md "inotify: the sandbox's share"). Before the release, from a process
-// that joins the user namespace owning the sandbox init's network namespace (/proc/PID/
-// ns/net, ioctl NS_GET_USERNS, setns), write `instances` to
-// /proc/sys/user/max_inotify_instances and `watches` to /proc/sys/user/max_inotify_watches;
-// if either fails, kill the sandbox (run exits 125).
-struct PlanInotifyShare {
-  long long instances = 0;
-  long long watches = 0;
-  bool operator==(const PlanInotifyShare&) const = default;
+// bwrap: the sandbox's limits on inotify and fanotify, which are otherwise its caller's
+// (red team R8-L2, R9c-L3; docs/run.md "inotify: the sandbox's share"). Before the release,
+// from a process that joins the user namespace owning the sandbox init's network namespace
+// (/proc/PID/ns/net, ioctl NS_GET_USERNS, setns), write each to /proc/sys/user/max_NAME
+// (max_inotify_instances, max_inotify_watches, max_fanotify_groups, max_fanotify_marks);
+// if one fails, kill the sandbox (run exits 125).
+struct PlanNotifyShare {
+  long long inotify_instances = 0;
+  long long inotify_watches = 0;
+  long long fanotify_groups = 0;
+  long long fanotify_marks = 0;
+  bool operator==(const PlanNotifyShare&) const = default;
 };
 struct Placeholder {
   std::string path;  // a directory that must exist while the sandbox runs
@@ -457,7 +459,7 @@ struct Plan {
   std::vector<Placeholder> placeholders;  // shallowest first
   std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
   std::vector<PlanWatch> watches;  // bwrap: host names to watch while the sandbox runs
-  std::optional<PlanInotifyShare> inotify_share;  // bwrap
+  std::optional<PlanNotifyShare> notify_share;  // bwrap
   // Then SIGTERM to every process of the sandbox (the process group without one), and
   // SIGKILL to all that is left `timeout_grace_ms` later (docs/run.md "Status").
   std::optional<long long> timeout_ms;

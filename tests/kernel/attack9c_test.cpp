@@ -4,6 +4,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include "notify_share_check.hpp"
 #include "sandbox_fixture.hpp"
 
 // Round 9c of the red-team pass (docs/redteam-2026-12.md "Round 9c: attacks on round 9's
@@ -40,6 +41,19 @@ BOOST_DATA_TEST_CASE(a_bare_repository_reached_through_links_stays_read_only,
   BOOST_CHECK_EQUAL(snapshot(box.ws("fixtures/t.git")), bare);
   BOOST_CHECK_EQUAL(snapshot(box.ws("fixtures/linked")), linked);
   BOOST_CHECK_EQUAL(read_file(box.ws("fixtures/other/x")).value_or(""), "ok\n");
+}
+
+// R9c-L3: fanotify groups are charged to the caller like inotify instances; a command that
+// opened them until refused took all 128 of its caller's. It gets a quarter of each now
+// (~1 s per caller).
+BOOST_DATA_TEST_CASE(a_sandbox_gets_only_its_share_of_inotify_and_fanotify,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.command = {"/usr/bin/python3", "-c", kCountNotifyHandles};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  check_notify_share(box);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

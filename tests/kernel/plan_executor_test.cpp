@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "killed_launcher.hpp"
+#include "notify_share_check.hpp"
 #include "sandbox_fixture.hpp"
 
 // `zpolicy plan --format json` holds everything a sandboxed run needs: an executor that
@@ -144,28 +145,22 @@ BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_no
                                          "the executor");
 }
 
-// Red team R8-L2, for an executor of the plan: a command that opens inotify instances until
-// refused gets the plan's share (a quarter of its caller's), not every instance its caller
-// has, so the caller's other runs keep theirs.
-BOOST_DATA_TEST_CASE(an_executor_gives_the_sandbox_only_its_share_of_inotify,
+// Red team R8-L2 and R9c-L3, for an executor of the plan: a command that opens inotify
+// instances and fanotify groups until refused gets the plan's share (a quarter of its
+// caller's), not every one its caller has, so the caller's other runs keep theirs.
+BOOST_DATA_TEST_CASE(an_executor_gives_the_sandbox_only_its_share_of_inotify_and_fanotify,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string executor =
       box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
-  auto planned = box.host_command(
-      {zpolicy_binary(), "plan", "--format", "json", "--", "/usr/bin/python3", "-c",
-       "import ctypes\nlibc = ctypes.CDLL(None)\nn = 0\n"
-       "while n < 100000 and libc.inotify_init1(0) >= 0: n += 1\n"
-       "open('held', 'w').write(str(n))\n"});
+  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--",
+                                   "/usr/bin/python3", "-c", kCountNotifyHandles});
   BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
   RunSpec spec;
   spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
   const RunResult ran = box.run(spec);
   BOOST_TEST(ran.exit_code == 0, ran.describe());
-  const int got = std::stoi(read_file(box.ws("held")).value_or("0"));
-  const int limit = std::stoi(read_file("/proc/sys/fs/inotify/max_user_instances").value_or("0"));
-  BOOST_TEST(got >= 8, "the sandbox got " << got << " inotify instances");
-  BOOST_TEST(got <= limit / 4, "the sandbox got " << got << " of " << limit);
+  check_notify_share(box);
 }
 
 // An executor that does not serve the network proxy refuses a plan that needs one, before

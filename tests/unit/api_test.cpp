@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
   plan.timeout_ms = 1500;
   plan.binds = {{5, "/ws\xff", 2049, 77}, {6, "/ws\xff/.git", std::nullopt, std::nullopt}};
   plan.watches = {{"/ws\xff", ".git", "/ws\xff/.git", "replaced"}};
-  plan.inotify_share = zpolicy::PlanInotifyShare{32, 2048};
+  plan.notify_share = zpolicy::PlanNotifyShare{32, 2048, 32, 4096};
   zpolicy::test::TempDir dir;
   dir.write("plan.json", zpolicy::plan_json(plan));
   auto r = zpolicy::test::run_process(
@@ -216,7 +216,7 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
        " [(f['artifact'], f['when'], raw(f['content'])) for f in p['fds']],"
        " [(b['fd'], raw(b['path']), b['dev'], b['ino']) for b in p['binds']],"
        " [(raw(w['directory']), w['name'], raw(w['protects']), w['on']) for w in p['watches']],"
-       " p['inotify_share'])\n",
+       " p['notify_share'])\n",
        dir.str() + "/plan.json"},
       dir.str(), dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
@@ -227,7 +227,8 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
              "('environment', 'start', b'--clearenv\\x00')] "
              "[(5, b'/ws\\xff', 2049, 77), (6, b'/ws\\xff/.git', None, None)] "
              "[(b'/ws\\xff', '.git', b'/ws\\xff/.git', 'replaced')] "
-             "{'instances': 32, 'watches': 2048}\n");
+             "{'inotify_instances': 32, 'inotify_watches': 2048, 'fanotify_groups': 32, "
+             "'fanotify_marks': 4096}\n");
 }
 
 // Under an allow list the plan says that a proxy is needed, what it admits and where it

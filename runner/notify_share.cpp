@@ -1,4 +1,4 @@
-#include "runner/inotify_share.hpp"
+#include "runner/notify_share.hpp"
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
@@ -54,7 +54,7 @@ bool format(long share, Setting& s) {
 
 struct Helper {
   int user_fd;
-  const Setting* settings;  // two
+  const Setting* settings;  // kNotifyLimitCount
 };
 
 // The helper: system calls only (it runs on a small stack, in the runner's memory). The
@@ -63,7 +63,7 @@ struct Helper {
 int join_and_write(void* arg) {
   const auto* h = static_cast<const Helper*>(arg);
   if (setns(h->user_fd, CLONE_NEWUSER) != 0) return errno;
-  for (int i = 0; i < 2; ++i) {
+  for (size_t i = 0; i < kNotifyLimitCount; ++i) {
     const Setting& s = h->settings[i];
     const int fd = open(s.path, O_WRONLY | O_CLOEXEC);
     if (fd < 0) return errno;
@@ -77,22 +77,24 @@ int join_and_write(void* arg) {
 
 }  // namespace
 
-std::optional<InotifyShare> sandbox_inotify_share() {
-  const auto instances =
-      caller_limit("/proc/sys/fs/inotify/max_user_instances", "/proc/sys/user/max_inotify_instances");
-  const auto watches =
-      caller_limit("/proc/sys/fs/inotify/max_user_watches", "/proc/sys/user/max_inotify_watches");
-  if (!instances || !watches) return std::nullopt;
-  return InotifyShare{std::max(1L, *instances / kInotifyShareDivisor),
-                      std::max(1L, *watches / kInotifyShareDivisor)};
+std::optional<NotifyShare> sandbox_notify_share() {
+  NotifyShare share;
+  for (size_t i = 0; i < kNotifyLimitCount; ++i) {
+    const auto limit = caller_limit(kNotifyLimits[i].initial, kNotifyLimits[i].in_namespace);
+    if (!limit) return std::nullopt;
+    share.limits[i] = std::max(1L, *limit / kNotifyShareDivisor);
+  }
+  return share;
 }
 
-bool limit_sandbox_inotify(pid_t init, const InotifyShare& share, std::string& why) {
-  Setting settings[2] = {{"/proc/sys/user/max_inotify_instances", {}, 0},
-                         {"/proc/sys/user/max_inotify_watches", {}, 0}};
-  if (!format(share.instances, settings[0]) || !format(share.watches, settings[1])) {
-    why = "cannot format the sandbox's inotify limits";
-    return false;
+bool limit_sandbox_notify(pid_t init, const NotifyShare& share, std::string& why) {
+  Setting settings[kNotifyLimitCount];
+  for (size_t i = 0; i < kNotifyLimitCount; ++i) {
+    settings[i].path = kNotifyLimits[i].in_namespace;
+    if (!format(share.limits[i], settings[i])) {
+      why = "cannot format the sandbox's inotify and fanotify limits";
+      return false;
+    }
   }
   const std::string net = "/proc/" + std::to_string(init) + "/ns/net";
   const int net_fd = open(net.c_str(), O_RDONLY | O_CLOEXEC);
@@ -107,7 +109,7 @@ bool limit_sandbox_inotify(pid_t init, const InotifyShare& share, std::string& w
   if (ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev) {
     // Lowering these would lower the caller's own limits, for every process of the user.
     close(user_fd);
-    why = "the sandbox has no user namespace of its own to bound its inotify use in";
+    why = "the sandbox has no user namespace of its own to bound its inotify and fanotify use in";
     return false;
   }
   // A child that shares this process's memory and runs while it waits (CLONE_VM |
@@ -132,7 +134,7 @@ bool limit_sandbox_inotify(pid_t init, const InotifyShare& share, std::string& w
     }
   if (child < 0 || waited != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const int err = child < 0 ? saved : WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-    why = std::string("cannot limit the sandbox's share of the caller's inotify instances: ") +
+    why = std::string("cannot limit the sandbox's share of the caller's inotify and fanotify limits: ") +
           std::strerror(err ? err : EIO);
     return false;
   }
