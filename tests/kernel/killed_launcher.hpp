@@ -32,6 +32,8 @@ inline void check_killed_launcher_releases_nothing(Sandbox& box, const RunSpec& 
     while (children_of(r.pid).empty() && std::chrono::steady_clock::now() < until) {
     }
     kill(r.pid, SIGSTOP);
+    // Only once it is stopped: until then it may still release the sandbox.
+    wait_until([&] { return process_state(r.pid) == 'T'; }, std::chrono::seconds(5));
     pid_t init = 0;
     wait_until([&] { return (init = sandbox_init(r.pid)) != 0; }, std::chrono::seconds(5));
     BOOST_REQUIRE_MESSAGE(init != 0, "no sandbox init appeared");

@@ -94,13 +94,18 @@ inline int pipe_bytes(pid_t pid, int fd) {
   return n;
 }
 
-inline bool gone_or_zombie(pid_t pid) {
+// The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z', ...), or 'X' when it is gone.
+inline char process_state(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
-  if (!std::getline(in, line)) return true;
+  if (!std::getline(in, line)) return 'X';
   const auto paren = line.rfind(')');
-  return paren == std::string::npos || paren + 2 >= line.size() || line[paren + 2] == 'Z' ||
-         line[paren + 2] == 'X';
+  return paren == std::string::npos || paren + 2 >= line.size() ? 'X' : line[paren + 2];
+}
+
+inline bool gone_or_zombie(pid_t pid) {
+  const char state = process_state(pid);
+  return state == 'Z' || state == 'X';
 }
 
 }  // namespace zpolicy::tests::kernel

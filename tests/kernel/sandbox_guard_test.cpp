@@ -115,6 +115,8 @@ BOOST_DATA_TEST_CASE(a_runner_killed_just_after_the_release_leaves_nothing_runni
     while (children_of(r.pid).empty() && std::chrono::steady_clock::now() < until) {
     }
     kill(r.pid, SIGSTOP);
+    // Only once it is stopped: until then it may still release the sandbox.
+    wait_until([&] { return process_state(r.pid) == 'T'; }, 5s);
     pid_t init = 0;
     wait_until([&] { return (init = sandbox_init(r.pid)) != 0; }, 5s);
     const int block = init ? block_fd_of(parent_of(init)) : -1;
