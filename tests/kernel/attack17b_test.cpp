@@ -8,7 +8,6 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,13 +19,6 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 namespace {
-
-std::string source_file(const std::string& rel) {
-  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // `link` -> `target`, made by the test (root) on the host.
 void make_link(const std::string& target, const std::string& link) {

@@ -6,8 +6,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 
 #include "killed_launcher.hpp"
 #include "notify_share_check.hpp"
@@ -20,18 +18,6 @@
 // the placeholders bwrap needs are made and removed again.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
-
-namespace {
-
-std::string source_file(const std::string& rel) {
-  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  BOOST_REQUIRE_MESSAGE(in.good() || in.eof(), "cannot read " << rel);
-  return s.str();
-}
-
-}  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_plan_executor)
 

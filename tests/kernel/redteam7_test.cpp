@@ -19,11 +19,6 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
 
-std::string source_file(const std::string& rel) {
-  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
-}
-
 const std::string kForged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": [], \"network_refusals_omitted\": 0}";
 
 }  // namespace

@@ -7,7 +7,6 @@
 #include <cstdlib>
 
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -31,11 +30,6 @@ std::vector<std::string> in_fresh_tmp(const std::string& setup, const std::strin
           "mount -t tmpfs -o mode=1777 tmpfs /tmp && " + setup + " && \"$@\"; rc=$?; " + after +
               "; exit $rc",
           "sh"};
-}
-
-std::string source_file(const std::string& rel) {
-  std::ifstream in(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
 std::string as_uid_4242(const std::string& cmd) {

@@ -380,6 +380,12 @@ std::optional<std::string> read_file(const std::string& path) {
   return s.str();
 }
 
+std::string source_file(const std::string& rel) {
+  auto text = read_file(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel);
+  BOOST_REQUIRE_MESSAGE(text, "cannot read " << rel);
+  return *text;
+}
+
 std::string snapshot(const std::string& root) {
   std::vector<std::string> lines;
   snapshot_into(root, "", lines);

@@ -129,6 +129,9 @@ class HostProcess {
 // Host-side observations.
 bool exists(const std::string& path);  // lstat: a dangling symlink exists
 std::optional<std::string> read_file(const std::string& path);
+// A file of the source tree (a script a test stages where the unprivileged caller can read
+// it), read whole; the test fails when it cannot be read.
+std::string source_file(const std::string& rel);
 // Every entry below `root` (type, mode, owner, links, file mtime and content, link target),
 // sorted: two equal snapshots mean nothing below root was written, created, renamed,
 // deleted or chmod'ed.
