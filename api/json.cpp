@@ -137,7 +137,7 @@ std::string plan_strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string plan_json(const Plan& plan) {
-  std::string out = "{\"zpolicy_plan\": 5";
+  std::string out = "{\"zpolicy_plan\": 6";
   out += ", \"backend\": " + json_string(plan.backend);
   out += ", \"exe\": " + plan_string(plan.exe);
   out += ", \"argv\": " + plan_strings(plan.argv);
@@ -193,6 +193,7 @@ std::string plan_json(const Plan& plan) {
            ", \"fanotify_marks\": " + std::to_string(n->fanotify_marks) + "}";
   else
     out += "null";
+  out += std::string(", \"private_mounts\": ") + (plan.private_mounts ? "true" : "false");
   out += ", \"timeout_ms\": " + (plan.timeout_ms ? std::to_string(*plan.timeout_ms) : "null");
   out += ", \"timeout_grace_ms\": " +
          (plan.timeout_grace_ms ? std::to_string(*plan.timeout_grace_ms) : "null");

@@ -95,6 +95,7 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
     }
     out.notify_share = PlanNotifyShare{share->limits[0], share->limits[1], share->limits[2],
                                        share->limits[3]};
+    out.private_mounts = true;  // as the guard does (runner/private_mounts.hpp)
   }
   if (p.timeout) {
     out.timeout_ms = p.timeout->count();

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runner/private_mounts.hpp"
 #include "zpolicy/exit_code.hpp"
 #endif
 
@@ -209,6 +210,13 @@ void wait_to_be_let_go(int relay) {
   sigaction(SIGCHLD, &dfl, nullptr);
   relay = place_descriptors(c, relay);
   if (relay < 0) _exit(kExitInternal);
+  if (enter_private_mount_namespace() != 0) {
+    static constexpr char kWhy[] =
+        "zpolicy: cannot give the sandbox a mount namespace the host's later mounts do not "
+        "reach\n";
+    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+    _exit(kExitInternal);
+  }
   c.parent = getpid();
   c.own_group = false;
   alignas(16) char stack[32 * 1024];

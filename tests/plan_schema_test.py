@@ -89,6 +89,8 @@ with tempfile.TemporaryDirectory() as tmp:
         share = p["notify_share"]
         if not share or min(share.values()) < 1 or len(share) != 4:
             failures.append(f"bwrap plan: no inotify and fanotify share: {share}")
+        if p["private_mounts"] is not True:
+            failures.append(f"bwrap plan: private_mounts {p['private_mounts']}")
         watched = [(w["name"], w["on"]) for w in p["watches"]]
         if (".git", "replaced") not in watched:
             failures.append(f"bwrap plan: the protected .git is not watched: {watched}")
@@ -137,7 +139,10 @@ with tempfile.TemporaryDirectory() as tmp:
         check_invalid("format version 2", mutated(lambda d: d.update(zpolicy_plan=2)))
         check_invalid("format version 3", mutated(lambda d: d.update(zpolicy_plan=3)))
         check_invalid("format version 4", mutated(lambda d: d.update(zpolicy_plan=4)))
-        check_invalid("format version 6", mutated(lambda d: d.update(zpolicy_plan=6)))
+        check_invalid("format version 5", mutated(lambda d: d.update(zpolicy_plan=5)))
+        check_invalid("format version 7", mutated(lambda d: d.update(zpolicy_plan=7)))
+        check_invalid("no private_mounts", mutated(lambda d: d.pop("private_mounts")))
+        check_invalid("private_mounts as text", mutated(lambda d: d.update(private_mounts="yes")))
         check_invalid("no notify_share", mutated(lambda d: d.pop("notify_share")))
         share = {"inotify_instances": 32, "inotify_watches": 8, "fanotify_groups": 32, "fanotify_marks": 8}
         check_valid("a notify share", mutated(lambda d: d.update(notify_share=share)))

@@ -8,6 +8,7 @@ usage: run_plan.py PLAN.json     exits with the command's status, 124 on the pla
                                  timeout, 125 when it refuses to start"""
 import base64
 import ctypes
+import errno
 import fcntl
 import json
 import os
@@ -291,6 +292,33 @@ NS_GET_USERNS = 0xB701  # _IO(0xb7, 0x1), linux/nsfs.h
 CLONE_NEWUSER = 0x10000000
 
 
+CLONE_NEWNS = 0x00020000
+MS_REC, MS_PRIVATE = 0x4000, 1 << 18
+
+
+def private_mount_namespace():
+    """The plan's private_mounts, in the child that execs bwrap (red team A17B-4): a mount
+    namespace of its own whose mounts are private, so that nothing the host mounts during
+    the run reaches the sandbox. Raises OSError if a step fails."""
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def check(result):
+        if result != 0:
+            err = ctypes.get_errno()
+            raise OSError(err, os.strerror(err))
+
+    if libc.unshare(CLONE_NEWNS) != 0:
+        if ctypes.get_errno() != errno.EPERM:
+            check(-1)
+        uid, gid = os.geteuid(), os.getegid()
+        check(libc.unshare(CLONE_NEWUSER | CLONE_NEWNS))
+        for name, text in (("uid_map", f"{uid} {uid} 1\n"), ("setgroups", "deny"),
+                           ("gid_map", f"{gid} {gid} 1\n")):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+    check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None))
+
+
 def limit_notify(init, share):
     """The plan's notify_share, set in the user namespace that owns the sandbox init's
     network namespace (red team R8-L2): the limit a write reaches is the one of the
@@ -476,8 +504,8 @@ def main():
     open_closed_standard_descriptors()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 5:
-        refuse("not a version 5 zpolicy plan")
+    if plan.get("zpolicy_plan") != 6:
+        refuse("not a version 6 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
     if plan["network_proxy"] is not None:
@@ -548,6 +576,13 @@ def main():
             for src, dst in high:
                 os.dup2(src, dst, inheritable=True)
             os.chdir(cwd)
+            if plan["private_mounts"]:
+                try:
+                    private_mount_namespace()
+                except OSError as e:
+                    print(f"run_plan.py: cannot give the sandbox a private mount namespace: "
+                          f"{e.strerror}", file=sys.stderr)
+                    raise
             os.execve(exe, argv, env)
         finally:
             os._exit(125)

@@ -460,6 +460,14 @@ struct Plan {
   std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
   std::vector<PlanWatch> watches;  // bwrap: host names to watch while the sandbox runs
   std::optional<PlanNotifyShare> notify_share;  // bwrap
+  // bwrap: start bwrap from a mount namespace of the executor's own whose mounts are
+  // private (red team A17B-4; docs/embedding.md "private_mounts"): bwrap makes the
+  // sandbox's mounts slaves of the namespace it starts in, so from the host's a filesystem
+  // the host mounts during the run would appear in the sandbox with the host's flags.
+  // As root: unshare(CLONE_NEWNS); otherwise unshare(CLONE_NEWUSER | CLONE_NEWNS) and map
+  // the caller's uid and gid to themselves (setgroups "deny" first); then
+  // mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL). If a step fails, start nothing.
+  bool private_mounts = false;
   // Then SIGTERM to every process of the sandbox (the process group without one), and
   // SIGKILL to all that is left `timeout_grace_ms` later (docs/run.md "Status").
   std::optional<long long> timeout_ms;

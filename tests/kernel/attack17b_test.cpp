@@ -193,6 +193,71 @@ BOOST_DATA_TEST_CASE(an_executor_runs_a_plan_in_a_workspace_whose_name_is_not_ut
   BOOST_TEST(snapshot(ws) == before, "placeholders left behind: " << r.describe());
 }
 
+// A17B-4: bwrap makes the sandbox's mounts slaves of those of the namespace it starts in,
+// so a filesystem the host mounted during the run (a stick under a read root, an sshfs in
+// the workspace) appeared in the sandbox with the host's flags: writable, and holding a
+// deny root nothing masked. The run starts in a mount namespace made shared, as a host's
+// is; root mounts two tmpfs there once the command has started. The sandbox must see
+// neither: the read root stays read-only, the deny root absent, the workspace's directory
+// its own. Through `run`, or through run_plan.py executing the plan (`private_mounts`).
+void host_mounts_during_the_run(Caller caller, bool through_executor) {
+  using namespace std::chrono_literals;
+  Sandbox box(caller);
+  const std::string mnt = box.base() + "/ro/mnt", sub = box.ws("sub");
+  BOOST_REQUIRE(mkdir((box.base() + "/ro").c_str(), 0755) == 0 && mkdir(mnt.c_str(), 0755) == 0);
+  box.make_dir(sub);
+  const std::string wait_for = "i=0; while [ ! -e \"$W\" ] && [ $i -lt 400 ]; do sleep 0.02; "
+                               "i=$((i+1)); done; ";
+  const std::string mounter =
+      "( W=" + box.ws("started") + "; " + wait_for + "mount -t tmpfs -o mode=0777 zp " + mnt +
+      " && mkdir " + mnt + "/aws && echo AKIA-EXAMPLE > " + mnt + "/aws/credentials; " +
+      "mount -t tmpfs -o mode=0777 zp " + sub + "; touch " + box.base() + "/mounted; W=" +
+      box.ws("done") + "; " + wait_for + "ls -A " + mnt + " > " + box.base() + "/seen-ro; ls -A " +
+      sub + " > " + box.base() + "/seen-ws ) & exec \"$@\"";
+  const std::string policy = deny_policy(box, mnt + "/aws");
+  const std::vector<std::string> command = {
+      "/bin/sh", "-c",
+      "touch started; W=" + box.base() + "/mounted; " + wait_for +
+          "[ -e \"$W\" ] && echo saw-mounted; echo pwn > " + mnt + "/x && echo wrote-ro; cat " +
+          mnt + "/aws/credentials; echo pwn > " + sub + "/x; stat -f -c 'sub:%T' " + sub +
+          "; touch done; exit 0"};
+  RunSpec spec;
+  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared", "/bin/sh", "-c",
+                      mounter, "sh"};
+  if (through_executor) {
+    std::vector<std::string> plan_argv = {zpolicy_binary(), "plan", "--format", "json",
+                                          "--policy",       policy, "--"};
+    plan_argv.insert(plan_argv.end(), command.begin(), command.end());
+    const RunResult planned = box.host_command(plan_argv);
+    BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+    spec.launcher = {"/usr/bin/python3",
+                     box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
+                     box.write_policy("plan.json", planned.out)};
+  } else {
+    spec.options = {"--policy", policy};
+    spec.command = command;
+  }
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE_MESSAGE(r.out.find("saw-mounted") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("wrote-ro") == std::string::npos, "wrote on the host's new mount: " << r.describe());
+  BOOST_TEST(r.out.find("AKIA") == std::string::npos, "read the deny root: " << r.describe());
+  BOOST_TEST(r.out.find("sub:tmpfs") == std::string::npos, r.describe());
+  BOOST_REQUIRE(wait_until([&] { return exists(box.base() + "/seen-ws"); }, 10s));
+  BOOST_TEST(read_file(box.base() + "/seen-ro").value_or("?") == "aws\n");
+  BOOST_TEST(read_file(box.base() + "/seen-ws").value_or("?") == "");
+}
+
+BOOST_DATA_TEST_CASE(a_filesystem_the_host_mounts_during_the_run_never_reaches_the_sandbox,
+                     bdata::make(kCallers), caller) {
+  host_mounts_during_the_run(caller, false);
+}
+
+BOOST_DATA_TEST_CASE(an_executor_keeps_the_hosts_later_mounts_out_of_the_sandbox,
+                     bdata::make(kCallers), caller) {
+  host_mounts_during_the_run(caller, true);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
