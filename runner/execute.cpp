@@ -7,6 +7,7 @@
 #endif
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -217,7 +218,12 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   names.emplace();
   auto watched = watched_names(plan.expected_setup);
   std::string appeared;
-  for (auto& w : missing_deny_names(live, appeared)) watched.push_back(std::move(w));
+  std::vector<std::string> absent;  // the deny roots the setup check must not find
+  for (auto& w : missing_deny_names(live, appeared)) {
+    if (w.created && std::find(absent.begin(), absent.end(), w.protects) == absent.end())
+      absent.push_back(w.protects);
+    watched.push_back(std::move(w));
+  }
   if (!appeared.empty()) {
     err << "zpolicy: deny root '" << appeared
         << "' was created on the host after the run was verified, and nothing would mask it; "
@@ -295,7 +301,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   payloads.push_back(block[0]);
   spec.fds.push_back({block[0], plan.block_fd});
-  const SetupCheck setup(plan.expected_setup, sources->fds(), plan.block_fd);
+  const SetupCheck setup(plan.expected_setup, sources->fds(), plan.block_fd, std::move(absent));
 
   std::unique_ptr<NetworkProxy> proxy;
   if (plan.verified->network == ir::Network::Allow)

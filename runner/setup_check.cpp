@@ -88,6 +88,15 @@ int open_in_sandbox(int root, const std::string& dest) {
   return static_cast<int>(syscall(SYS_openat2, root, relative.c_str(), &how, sizeof how));
 }
 
+// `path` looked up below `root` as the sandbox's command would: symlinks followed, their
+// absolute targets taken from the sandbox's "/", no magic link of /proc.
+int look_up_in_sandbox(int root, const std::string& path) {
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+  return static_cast<int>(syscall(SYS_openat2, root, path.substr(1).c_str(), &how, sizeof how));
+}
+
 struct Found {
   struct statx stx {};
   bool mount_root = false;
@@ -120,8 +129,12 @@ std::string kind_of(const Found& f) {
 }  // namespace
 
 SetupCheck::SetupCheck(std::vector<ExpectedObject> expected,
-                       std::vector<std::pair<int, int>> sources, int block_fd)
-    : expected_(std::move(expected)), sources_(std::move(sources)), block_fd_(block_fd) {}
+                       std::vector<std::pair<int, int>> sources, int block_fd,
+                       std::vector<std::string> absent)
+    : expected_(std::move(expected)),
+      sources_(std::move(sources)),
+      block_fd_(block_fd),
+      absent_(std::move(absent)) {}
 
 SetupCheck::Result SetupCheck::check(pid_t init, std::string& why) const {
   switch (wait_until_blocked(init, block_fd_)) {
@@ -190,6 +203,20 @@ SetupCheck::Result SetupCheck::check(pid_t init, std::string& why) const {
     }
     close(fd);
     if (result != Result::Holds) break;
+  }
+  for (size_t i = 0; result == Result::Holds && i < absent_.size(); ++i) {
+    const int fd = look_up_in_sandbox(root, absent_[i]);
+    // Not found, or not reachable with the caller's credentials, which the sandbox has
+    // without any capability: the command cannot reach it either.
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ELOOP))
+      continue;
+    why = fd >= 0 ? "deny root '" + absent_[i] +
+                        "' is in the sandbox and nothing masks it: it did not exist when the "
+                        "run was checked (a filesystem mounted on the host since?)"
+                  : "deny root '" + absent_[i] + "' cannot be looked up in the sandbox: " +
+                        std::strerror(errno);
+    if (fd >= 0) close(fd);
+    result = Result::Differs;
   }
   close(root);
   return result;

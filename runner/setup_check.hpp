@@ -17,9 +17,15 @@ namespace zpolicy::runner {
 class SetupCheck {
  public:
   // `expected`: the verified argv's expected_setup(). `sources`: (descriptor here,
-  // descriptor number in bwrap) of every bind by descriptor.
+  // descriptor number in bwrap) of every bind by descriptor. `absent`: the deny roots that
+  // did not exist when the run was checked and that nothing masks (missing_deny_names):
+  // they must not exist in the sandbox either. The host's watches see a name created,
+  // never a filesystem mounted; one the host mounted after that check and before the
+  // guard's private mount namespace was made is in the sandbox (red team A9D-1), one
+  // mounted later never is (A17B-4).
   SetupCheck(std::vector<compiler::ExpectedObject> expected,
-             std::vector<std::pair<int, int>> sources, int block_fd);
+             std::vector<std::pair<int, int>> sources, int block_fd,
+             std::vector<std::string> absent);
 
   enum class Result {
     Holds,       // every expected object is where it must be: the command may start
@@ -27,14 +33,17 @@ class SetupCheck {
     SetupEnded,  // bwrap ended before it blocked: nothing to check, nothing will run
   };
   // Waits until the sandbox's init `init` blocks on the block descriptor, then walks
-  // each destination below its root without following any symlink. On Differs, `why`
-  // names the first destination that is not what the argv put there.
+  // each destination below its root without following any symlink, and looks each
+  // absent deny root up as the sandbox would (symlinks followed within its root). On
+  // Differs, `why` names the first destination that is not what the argv put there, or
+  // the deny root found.
   Result check(pid_t init, std::string& why) const;
 
  private:
   std::vector<compiler::ExpectedObject> expected_;
   std::vector<std::pair<int, int>> sources_;
   int block_fd_;
+  std::vector<std::string> absent_;
 };
 
 }  // namespace zpolicy::runner

@@ -442,6 +442,37 @@ def check_setup(pid, checks, sources):
     return None
 
 
+SYS_OPENAT2 = 437  # the same on every architecture (the unified system call table)
+RESOLVE_NO_MAGICLINKS, RESOLVE_IN_ROOT = 0x02, 0x10
+
+
+def deny_roots_absent(pid, watches):
+    """The deny roots the plan watches for their creation, looked up below /proc/PID/root
+    as the sandbox's command would (symlinks followed within its root): none may be there.
+    The host's watches see a name created, never a filesystem mounted; one mounted after
+    the watches were set and before the private mount namespace was made is in the
+    sandbox (red team A9D-1). The reason, or None."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    how = struct.pack("=QQQ", os.O_PATH | os.O_CLOEXEC, 0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+    root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
+    try:
+        for path in dict.fromkeys(raw(w["protects"]) for w in watches if w["on"] == "created"):
+            fd = libc.syscall(SYS_OPENAT2, root, ctypes.c_char_p(path.lstrip(b"/")),
+                              ctypes.c_char_p(how), ctypes.c_size_t(len(how)))
+            err = ctypes.get_errno()
+            if fd >= 0:
+                os.close(fd)
+                return (f"deny root {path!r} is in the sandbox and nothing masks it (a "
+                        "filesystem mounted on the host since the plan was made?)")
+            # Unreachable with the caller's credentials: the command cannot reach it either.
+            if err not in (errno.ENOENT, errno.ENOTDIR, errno.EACCES, errno.ELOOP):
+                return f"deny root {path!r} cannot be looked up in the sandbox: {os.strerror(err)}"
+    finally:
+        os.close(root)
+    return None
+
+
 def terminate(pid, init):
     """The timeout's SIGTERM: to every process in the sandbox's pid namespace but its init
     (which is not the command), or to the process group when there is no sandbox."""
@@ -625,6 +656,8 @@ def main():
             released = True
             blocked = wait_until_blocked(init, plan["block_fd"])
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
+            if why is None and blocked:
+                why = deny_roots_absent(init, plan["watches"])
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
             for b in plan.get("binds", []):
