@@ -206,14 +206,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         << "; refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
-  // From here on bwrap mounts these objects whatever the paths come to name.
-  // Optional, so that they are closed as soon as the guard has reported (below).
-  std::optional<BindSources> sources;
-  if (!sources.emplace().open(plan.bind_sources, live, why)) {
-    err << "zpolicy: " << why << "; refusing to run what was not verified; nothing ran\n";
-    return kExitInternal;
-  }
-  // Watched from before bwrap mounts anything until the sandbox is gone.
+  // Watched from before the bind sources are opened until the sandbox is gone.
   std::optional<HostNameWatch> names;
   names.emplace();
   auto watched = watched_names(plan.expected_setup);
@@ -232,6 +225,16 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   if (!names->start(std::move(watched), why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
+  // From here on bwrap mounts these objects whatever the paths come to name. Opened once
+  // the watch is in place: a name replaced before it is then the wrong object here (or
+  // none), and one replaced after it trips the watch; the other way round a rename in
+  // between went unseen by both.
+  // Optional, so that they are closed as soon as the guard has reported (below).
+  std::optional<BindSources> sources;
+  if (!sources.emplace().open(plan.bind_sources, live, why)) {
+    err << "zpolicy: " << why << "; refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
   // Nothing with a name on a host mount reaches the sandbox as 0-2 (red team R7-D1).

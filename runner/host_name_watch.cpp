@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 
+#include "compiler/lint/host_lookups.hpp"
 #include "ir/path.hpp"
 
 namespace zpolicy::runner {
@@ -42,43 +42,6 @@ constexpr uint32_t kEvents = IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO;
 constexpr const char* kUndone =
     " was renamed or removed on the host while the sandbox ran, so the protection mounted "
     "there no longer held";
-
-// The kernel's own limit on the symlinks one lookup follows.
-constexpr int kMaxLinkHops = 40;
-
-// Where the symlink `link` followed by `rest` ("" or "/a/b") leads: the link's
-// target spelled from `/` with every existing component canonical, so that each name on
-// the way is one a host directory holds. nullopt when it cannot be named ('..' below a
-// missing component, an unreadable link).
-std::optional<std::string> beyond_link(const std::string& link, const std::string& rest) {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink(link.c_str(), buf, sizeof buf);
-  if (n <= 0 || n == static_cast<ssize_t>(sizeof buf)) return std::nullopt;
-  std::string raw(buf, static_cast<size_t>(n));
-  if (raw[0] != '/') raw = link.substr(0, std::max<size_t>(link.rfind('/'), 1)) + "/" + raw;
-  raw += rest;
-  std::string cur = "/";
-  for (size_t pos = 1; pos <= raw.size();) {
-    size_t end = raw.find('/', pos);
-    if (end == std::string::npos) end = raw.size();
-    const std::string comp = raw.substr(pos, end - pos);
-    pos = end + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") {
-      cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
-      continue;
-    }
-    const std::string next = join(cur, comp);
-    if (!realpath(next.c_str(), buf)) {
-      // Missing, or a dangling link itself: spelled as it is from here on.
-      const std::string tail = pos <= raw.size() ? raw.substr(pos - 1) : std::string();
-      if (("/" + tail + "/").find("/../") != std::string::npos) return std::nullopt;
-      return next + tail;
-    }
-    cur = buf;
-  }
-  return cur;
-}
 
 }  // namespace
 
@@ -131,6 +94,7 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
       if (e.directory == w.directory && e.name == w.name && e.created == w.created) return;
     out.push_back(std::move(w));
   };
+  compiler::HostLookups host;
   for (const auto& d : resolved.deny) {
     if (d.kind != ir::HostKind::Missing) continue;
     bool in_writable = false;
@@ -140,42 +104,29 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     bool readable = false;
     for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
     if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
-    // The nearest existing ancestor, and the name below it on the way to the deny root.
-    // A symlink on the way, dangling (`~/.aws -> /mnt/secrets/aws`) or made since the
-    // resolution, leads where the host would create the deny root: the way goes on from
-    // its target (red team A17B-1).
-    std::string way = d.path;
-    for (int hop = 0;; ++hop) {
-      std::string existing = way, missing;
-      struct stat st;
-      for (; existing != "/" && lstat(existing.c_str(), &st) != 0;) {
-        const size_t slash = existing.rfind('/');
-        missing = existing.substr(slash + 1);
-        existing = slash == 0 ? "/" : existing.substr(0, slash);
+    // Every entry the kernel looks up on the way, symlinks followed: a link on the way,
+    // dangling (`~/.aws -> /mnt/secrets/aws`) or made since the resolution, leads where
+    // the host would create the deny root (red team A17B-1). Each existing entry is
+    // watched for its replacement, the first missing one for its creation; what lies
+    // beyond it cannot change before it is created.
+    if (host.stat(d.path)) {
+      // Created since it was resolved: nothing masks it, and no watch would see it.
+      appeared = d.path;
+      return {};
+    }
+    for (const auto& entry : host.entries_on_the_way(d.path)) {
+      const size_t slash = entry.rfind('/');
+      const std::string parent = slash == 0 ? "/" : entry.substr(0, slash);
+      const std::string name = entry.substr(slash + 1);
+      if (host.lstat(entry)) {
+        add({parent, name, d.path, false});
+        continue;
       }
-      const bool exists = lstat(existing.c_str(), &st) == 0;
-      const bool link = exists && S_ISLNK(st.st_mode);
-      struct stat target;
-      if (!exists || hop > kMaxLinkHops ||
-          (missing.empty() && (!link || stat(existing.c_str(), &target) == 0))) {
-        // Created since it was resolved: nothing masks it, and no watch would see it.
-        appeared = d.path;
-        return {};
-      }
-      for (std::string cur = existing; cur != "/";) {
-        const size_t slash = cur.rfind('/');
-        const std::string parent = slash == 0 ? "/" : cur.substr(0, slash);
-        add({parent, cur.substr(slash + 1), d.path, false});
-        cur = parent;
-      }
-      if (S_ISDIR(st.st_mode)) add({existing, missing, d.path, true});
-      if (!link) break;
-      auto next = beyond_link(existing, way.substr(existing.size()));
-      if (!next) {
-        appeared = d.path;
-        return {};
-      }
-      way = *next;
+      // Below anything but a directory nothing can be created: replacing that entry,
+      // watched already, is the only way on.
+      const struct stat* above = host.lstat(parent);
+      if (above && S_ISDIR(above->st_mode)) add({parent, name, d.path, true});
+      break;
     }
   }
   return out;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,15 +34,26 @@ int map_to_itself(const char* path, unsigned id) {
   return write_file(path, line, 2 * n + 4);
 }
 
-int enter_own_user_namespace() {
-  const uid_t uid = geteuid();
-  const gid_t gid = getegid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return errno;
+int write_maps(uid_t uid, gid_t gid) {
   // An unprivileged process may map its gid only once setgroups is denied.
   if (int err = map_to_itself("/proc/self/uid_map", uid)) return err;
   static constexpr char kDeny[] = "deny";
   if (int err = write_file("/proc/self/setgroups", kDeny, sizeof kDeny - 1)) return err;
   return map_to_itself("/proc/self/gid_map", gid);
+}
+
+int enter_own_user_namespace() {
+  const uid_t uid = geteuid();
+  const gid_t gid = getegid();
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return errno;
+  // A process that changed its uid without an exec since (an embedder that dropped root)
+  // is not dumpable, so its /proc/self files are root's and it could not write its maps.
+  // Dumpable only while it writes them, and as it was after.
+  const int dumpable = prctl(PR_GET_DUMPABLE);
+  if (dumpable < 0 || (dumpable != 1 && prctl(PR_SET_DUMPABLE, 1) != 0)) return errno;
+  const int err = write_maps(uid, gid);
+  if (dumpable != 1 && prctl(PR_SET_DUMPABLE, dumpable) != 0 && !err) return errno;
+  return err;
 }
 
 }  // namespace

@@ -560,9 +560,11 @@ def main():
 
     stdio, relays = sandbox_stdio() if plan["backend"] == "bwrap" else ([], [])
     created = make_placeholders(plan["placeholders"])
-    payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
-    # Watched from before bwrap mounts anything until the sandbox is gone.
+    # Watched from before the bind sources are opened until the sandbox is gone: a name
+    # replaced before the watch is then the wrong object for open_binds, one replaced after
+    # it trips the watch.
     watch = HostNameWatch(plan["watches"], created)
+    payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
     # Each descriptor's content through a pipe whose write end only this process holds,
     # filled just before the release: bwrap takes end of file on the block descriptor as
     # a release too, so if this process dies before the release, bwrap finds an empty
