@@ -128,8 +128,9 @@ BOOST_AUTO_TEST_CASE(places_that_nothing_tells_apart_are_one_proof) {
   const compiler::SbplParams values(list->begin(), list->end());
   const auto profile = compiler::bind_params(
       std::get<compiler::SbplProfile>(compiler::parse_sbpl(g.profile)), values);
-  const auto result = compiler::nested_chains(g.policy, profile,
-                                              {"${HOME}", "${TMPDIR}", "${WORKSPACE}"});
+  const auto result =
+      compiler::nested_chains(g.policy, profile, {"${HOME}", "${TMPDIR}", "${WORKSPACE}"},
+                              profile.filters.size() + values.size(), 2);
   const auto* chains = std::get_if<std::vector<compiler::NestedChain>>(&result);
   BOOST_TEST_REQUIRE(chains != nullptr);
   size_t places = 0, proofs = 0;
@@ -217,7 +218,7 @@ BOOST_AUTO_TEST_CASE(a_write_only_three_nested_roots_reach_is_a_finding) {
 // The same rule spelled with require-not and require-any (De Morgan): true where the
 // three subpaths are.
 BOOST_AUTO_TEST_CASE(a_chain_reached_through_require_not_and_require_any_is_a_finding) {
-  const Golden g = golden("large");
+  const Golden g = golden("deny-roots");
   const std::string profile =
       g.profile +
       "(allow file-write* (require-all (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (require-not "

@@ -96,10 +96,12 @@ struct PlaceClass {
 // The classes of places of `root` at or below `outer`, itself at or below `top`, the
 // chain's first root (docs/verify.md, "Nested symbolic roots"). `later` are the roots that
 // can still be bound below `root`: the names their own paths use are kept as they are too,
-// since one of them bound at a place below can meet a path named there.
+// since one of them bound at a place below can meet a path named there. Adds to `reads`
+// the paths it reads: `named`, and the paths below each place.
 std::vector<PlaceClass> places_of(const Named& named, const std::string& top,
                                   const std::string& outer, const std::string& root,
-                                  const std::vector<std::string>& later) {
+                                  const std::vector<std::string>& later, size_t& reads) {
+  reads += named.size();
   std::vector<std::string_view> below;  // sorted: those below any path are one run
   for (const auto& [path, what] : named)
     if (at_or_below(path, outer)) below.push_back(path);
@@ -184,6 +186,7 @@ std::vector<PlaceClass> places_of(const Named& named, const std::string& top,
     std::map<std::string, std::vector<std::string>> strangers;  // by parent, sorted
     std::vector<std::string_view> inside;
     for (auto it = first; it != below.end() && it->starts_with(prefix); ++it) {
+      ++reads;
       inside.push_back(*it);
       const std::string_view rel = it->substr(prefix.size());
       for (std::optional<std::string_view> part = rel; part; part = parent_of(*part)) {
@@ -255,7 +258,6 @@ bool guarded_below(const Named& named, const std::string& place) {
 // A chain whose last root's tree is proved, with what the chains that extend it need.
 struct Partial {
   NestedChain chain;
-  Named named;                  // bound as the chain binds the roots
   std::vector<std::string> in;  // its roots, the first one first
   std::string place;            // where its last root lies (the first root: itself)
 };
@@ -269,7 +271,9 @@ std::string describe(const Partial& c) {
 }  // namespace
 
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
-    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots) {
+    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
+    size_t proof_work, size_t max_steps) {
+  using Bound = NestedPlacesError::Bound;
   // The roots that bring protected paths or deny roots: a place of the root before them
   // that holds them cannot be renamed, which each proof checks for that place.
   std::set<std::string> guarded;
@@ -280,7 +284,7 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
 
   std::vector<Partial> level;
   const Named named = named_paths(policy, bound);
-  for (const std::string& top : roots) level.push_back({{}, named, {top}, top});
+  for (const std::string& top : roots) level.push_back({{}, {top}, top});
   std::vector<NestedChain> out;
   // A chain's proof is decided by the root bound and the class of its place without the
   // roots still to come (whichever roots are above it, and in which order); the chains
@@ -289,24 +293,34 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
   // once.
   std::map<std::string, size_t> proved;
   std::set<std::string> extended;
+  size_t work = 0;
   while (!level.empty()) {
     std::vector<Partial> next;
     for (const Partial& parent : level) {
+      // What the profile and the policy name with the chain's roots bound, made again for
+      // each chain rather than kept for all.
+      Named bound_names = named;
+      for (const NestedStep& step : parent.chain.steps) {
+        work += bound_names.size();
+        bound_names = rebound(bound_names, step.root, step.place);
+      }
       for (const std::string& root : roots) {
         if (std::find(parent.in.begin(), parent.in.end(), root) != parent.in.end()) continue;
         std::vector<std::string> later;
         for (const std::string& r : roots)
           if (r != root && std::find(parent.in.begin(), parent.in.end(), r) == parent.in.end())
             later.push_back(r);
+        if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
         const std::vector<PlaceClass> classes =
-            places_of(parent.named, parent.in.front(), parent.place, root, later);
+            places_of(bound_names, parent.in.front(), parent.place, root, later, work);
         if (classes.size() > kMaxNestedClasses)
-          return NestedPlacesError{root + " inside " + describe(parent), classes.size()};
+          return NestedPlacesError{Bound::Classes, root + " inside " + describe(parent),
+                                   classes.size(), out.size()};
         // The root's protected paths and deny roots below the parent's place change the
         // intent there (renaming it would carry them away) only if nothing of the parent
         // is guarded below it already. Then the proof of the first class strictly below
         // that place, which probes it too, is kept for these places of the parent's roots.
-        bool place_probed = !guarded.contains(root) || guarded_below(parent.named, parent.place);
+        bool place_probed = !guarded.contains(root) || guarded_below(bound_names, parent.place);
         for (const PlaceClass& k : classes) {
           NestedChain chain = parent.chain;
           chain.steps.push_back({root, parent.in.back(), k.place, k.stands_for});
@@ -316,17 +330,20 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
                                                 : proved.try_emplace(root + "\n" + k.proof, out.size());
           if (fresh) {
             out.push_back(chain);
-            if (out.size() > kMaxNestedProofs) return NestedPlacesError{"in all", out.size()};
+            work += proof_work;
+            if (out.size() > kMaxNestedProofs)
+              return NestedPlacesError{Bound::Proofs, "", out.size(), out.size()};
+            if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
           } else {
             out[at->second].steps.back().stands_for += k.stands_for;
           }
           std::string key = root + "\n";
           for (const auto& r : later) key += r + " ";
-          if (!later.empty() && extended.insert(key + "\n" + k.signature).second) {
+          if (!later.empty() && chain.steps.size() < max_steps &&
+              extended.insert(key + "\n" + k.signature).second) {
             std::vector<std::string> in = parent.in;
             in.push_back(root);
-            next.push_back(
-                {std::move(chain), rebound(parent.named, root, k.place), std::move(in), k.place});
+            next.push_back({std::move(chain), std::move(in), k.place});
           }
         }
       }

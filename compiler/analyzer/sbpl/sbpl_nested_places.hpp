@@ -34,9 +34,18 @@ struct NestedChain {
 inline constexpr size_t kMaxNestedClasses = 64;
 inline constexpr size_t kMaxNestedProofs = 512;
 
+// The work of the nested proof, in filters and parameters bound (each proof binds the
+// whole profile again) and paths read while the classes are found: past it, a profile is
+// refused before any proof runs, so that any profile under 1 MiB is answered within issue
+// 19's 2 s.
+inline constexpr size_t kMaxNestedWork = size_t{1} << 20;
+
 struct NestedPlacesError {
-  std::string what;  // "${WORKSPACE} inside ${HOME}", or "in all"
-  size_t classes = 0;
+  enum class Bound { Classes, Proofs, Work };
+  Bound bound = Bound::Classes;
+  std::string what;  // Classes: "${WORKSPACE} inside ${HOME}"
+  size_t count = 0;  // of classes, proofs, or work when it was refused
+  size_t proofs = 0;  // found when it was refused
 };
 
 // Every chain of two or more of `roots` (symbolic roots, `${NAME}`), each root bound at or
@@ -49,7 +58,12 @@ struct NestedPlacesError {
 // names that neither this root's own paths nor those of a root that can still come below
 // use abstracted to their rank and length). Shorter chains first; within a length, in the
 // order of the chain they extend, then of the root, then of the place in byte order.
+// `proof_work` is what one proof costs in kMaxNestedWork's measure (the profile's filters
+// and parameters); each class search costs the paths it reads. Chains of at most
+// `max_steps` roots bound: those of fewer are the same whatever `max_steps`, and come
+// first.
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
-    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots);
+    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
+    size_t proof_work, size_t max_steps);
 
 }  // namespace zpolicy::compiler

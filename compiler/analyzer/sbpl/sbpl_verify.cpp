@@ -541,9 +541,6 @@ std::string rebind(std::string_view text, std::string_view root, std::string_vie
   return std::string(place) + std::string(text.substr(root.size()));
 }
 
-// See prove_nested.
-constexpr size_t kMaxNestedWork = size_t{1} << 20;
-
 // The symbolic roots (`${HOME}`) the parameters' values and the policy's paths start
 // with, sorted.
 std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplParams& values) {
@@ -607,6 +604,66 @@ bool prove_bound(const ir::Resolved& bound, const SbplProfile& unbound, const Sb
   return !findings.empty();
 }
 
+// The refusal of a profile whose nested proof is past its bounds.
+void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& findings) {
+  if (e.bound == NestedPlacesError::Bound::Work) {
+    findings.push_back(malformed(
+        {"profile.sb"}, "profile.sb",
+        "at most " + std::to_string(kMaxNestedWork) +
+            " filters and parameters bound over the proofs of every "
+            "place where one symbolic root can lie inside another",
+        "more (" + std::to_string(e.count) + " after " + std::to_string(e.proofs) +
+            " proofs; verify the profile bound to a host: compile --workspace)"));
+    return;
+  }
+  findings.push_back(malformed(
+      {"profile.sb"}, "profile.sb",
+      "at most " + std::to_string(kMaxNestedClasses) +
+          " kinds of place where one symbolic root of a portable profile can lie inside "
+          "another, " +
+          std::to_string(kMaxNestedProofs) + " in all",
+      std::to_string(e.count) + " " +
+          (e.bound == NestedPlacesError::Bound::Classes ? e.what : std::string("in all")) +
+          " (verify the profile bound to a host: compile --workspace)"));
+}
+
+// The proof of one chain of nested roots: its last root's tree, with every root of the
+// chain bound. True when there are findings.
+bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
+                 const NestedChain& chain, std::vector<SbplFinding>& findings) {
+  ir::Resolved bound = policy;
+  Binding binding;
+  std::string how;
+  for (const NestedStep& s : chain.steps) {
+    bound = rebound(bound, s.root, s.place);
+    binding.emplace_back(s.root, s.place);
+    how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
+           (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
+                             : "") +
+           " inside " + s.inside;
+  }
+  // The policy's entries that can decide a path at or below the last place, or the place
+  // of the root before it: those at or below the last place (the last root's among them),
+  // those at or above it, and the concrete ones. The other roots' and those beside the
+  // place decide nothing there (an Intent decides a path by the entries at, above and
+  // below it).
+  const std::string_view place = chain.steps.back().place;
+  const std::string_view outer = chain.steps.size() > 1
+                                     ? std::string_view(chain.steps[chain.steps.size() - 2].place)
+                                     : std::string_view(chain.steps.front().inside);
+  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+    std::erase_if(*group, [&](const ir::ResolvedPath& p) {
+      return p.path.starts_with("${") && !text_within(place, p.path) &&
+             !text_within(p.path, place);
+    });
+  const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
+                                  [&](const auto& p) { return text_within(place, p.path); }) ||
+                      std::any_of(bound.deny.begin(), bound.deny.end(),
+                                  [&](const auto& p) { return text_within(place, p.path); });
+  const NestedScope scope{outer, place, guards};
+  return prove_bound(bound, unbound, values, binding, how, findings, &scope);
+}
+
 // Symbolic roots bound inside one another (docs/verify.md, "Nested symbolic roots"):
 // `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, both the same
 // directory, and chains of more (`${TMPDIR}` inside `${WORKSPACE}` inside `${HOME}`).
@@ -618,65 +675,21 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
                   std::vector<SbplFinding>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
-  auto nested = nested_chains(policy, profile, roots);
-  if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
-    findings.push_back(malformed({"profile.sb"}, "profile.sb",
-                                 "at most " + std::to_string(kMaxNestedClasses) +
-                                     " kinds of place where one symbolic root of a portable "
-                                     "profile can lie inside another, " +
-                                     std::to_string(kMaxNestedProofs) + " in all",
-                                 std::to_string(e->classes) + " " + e->what +
-                                     " (verify the profile bound to a host: compile "
-                                     "--workspace)"));
-    return;
-  }
-  const auto& chains = std::get<std::vector<NestedChain>>(nested);
-  // Each proof binds the whole profile again: bounded in filters and parameters bound, so
-  // that any profile under 1 MiB is answered within issue 19's 2 s.
-  const size_t work = chains.size() * (profile.filters.size() + values.size());
-  if (work > kMaxNestedWork) {
-    findings.push_back(malformed(
-        {"profile.sb"}, "profile.sb",
-        "at most " + std::to_string(kMaxNestedWork) +
-            " filters and parameters bound over the proofs of every "
-            "place where one symbolic root can lie inside another",
-        std::to_string(work) + " (" + std::to_string(chains.size()) +
-            " proofs; verify the profile bound to a host: compile "
-            "--workspace)"));
-    return;
-  }
-  for (const NestedChain& chain : chains) {
-    ir::Resolved bound = policy;
-    Binding binding;
-    std::string how;
-    for (const NestedStep& s : chain.steps) {
-      bound = rebound(bound, s.root, s.place);
-      binding.emplace_back(s.root, s.place);
-      how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
-             (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
-                               : "") +
-             " inside " + s.inside;
+  // The pairs first, proved before the chains of more are sought: their findings are the
+  // plainest, and a profile whose longer chains are past the bounds is refused only once
+  // the pairs are proved.
+  const size_t proof_work = profile.filters.size() + values.size();
+  size_t proved = 0;
+  for (const size_t steps : {size_t{1}, roots.size() - 1}) {
+    auto nested = nested_chains(policy, profile, roots, proof_work, steps);
+    if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
+      refuse_nested(*e, findings);
+      return;
     }
-    // The policy's entries that can decide a path at or below the last place, or the
-    // place of the root before it: those at or below the last place (the last root's
-    // among them), those at or above it, and the concrete ones. The other roots' and
-    // those beside the place decide nothing there (an Intent decides a path by the
-    // entries at, above and below it).
-    const std::string_view place = chain.steps.back().place;
-    const std::string_view outer = chain.steps.size() > 1
-                                       ? std::string_view(chain.steps[chain.steps.size() - 2].place)
-                                       : std::string_view(chain.steps.front().inside);
-    for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
-      std::erase_if(*group, [&](const ir::ResolvedPath& p) {
-        return p.path.starts_with("${") && !text_within(place, p.path) &&
-               !text_within(p.path, place);
-      });
-    const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
-                                    [&](const auto& p) { return text_within(place, p.path); }) ||
-                        std::any_of(bound.deny.begin(), bound.deny.end(),
-                                    [&](const auto& p) { return text_within(place, p.path); });
-    const NestedScope scope{outer, place, guards};
-    if (prove_bound(bound, unbound, values, binding, how, findings, &scope)) return;
+    const auto& chains = std::get<std::vector<NestedChain>>(nested);
+    for (; proved < chains.size(); ++proved)
+      if (prove_chain(policy, unbound, values, chains[proved], findings)) return;
+    if (steps == roots.size() - 1) return;  // the pairs were every chain
   }
 }
 
