@@ -128,20 +128,24 @@ BOOST_AUTO_TEST_CASE(places_that_nothing_tells_apart_are_one_proof) {
   const compiler::SbplParams values(list->begin(), list->end());
   const auto profile = compiler::bind_params(
       std::get<compiler::SbplProfile>(compiler::parse_sbpl(g.profile)), values);
-  const auto result = compiler::nested_bindings(g.policy, profile,
-                                                {"${HOME}", "${TMPDIR}", "${WORKSPACE}"});
-  const auto* bindings = std::get_if<std::vector<compiler::NestedBinding>>(&result);
-  BOOST_TEST_REQUIRE(bindings != nullptr);
+  const auto result =
+      compiler::nested_chains(g.policy, profile, {"${HOME}", "${TMPDIR}", "${WORKSPACE}"},
+                              profile.filters.size() + values.size(), 2);
+  const auto* chains = std::get_if<std::vector<compiler::NestedChain>>(&result);
+  BOOST_TEST_REQUIRE(chains != nullptr);
   size_t places = 0, proofs = 0;
-  for (const auto& b : *bindings)
-    if (b.root == "${WORKSPACE}" && b.outer == "${HOME}") {
+  for (const auto& c : *chains) {
+    BOOST_TEST_REQUIRE(!c.steps.empty());
+    const auto& b = c.steps.front();
+    if (c.steps.size() == 1 && b.root == "${WORKSPACE}" && b.inside == "${HOME}") {
       places += b.stands_for;
       ++proofs;
-      BOOST_TEST((b.place == b.outer || b.place.starts_with(b.outer + "/")), b.place);
+      BOOST_TEST((b.place == b.inside || b.place.starts_with(b.inside + "/")), b.place);
     }
+  }
   BOOST_TEST(places >= 605u);
   BOOST_TEST(proofs <= 32u);
-  BOOST_TEST(bindings->size() <= compiler::kMaxNestedProofs);
+  BOOST_TEST(chains->size() <= compiler::kMaxNestedProofs);
 }
 
 // A hostile profile whose every path under ${HOME} is told apart from the others (each
@@ -182,6 +186,90 @@ BOOST_AUTO_TEST_CASE(more_binding_work_than_the_bound_is_refused) {
   BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
   BOOST_TEST((fs.front().kind == SbplFinding::Kind::MalformedArtifact));
   BOOST_TEST(fs.front().expected.find("filters and parameters bound") != std::string::npos, all(fs));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// Three or more symbolic roots nested in one chain (docs/verify.md, "Nested symbolic
+// roots"): a rule whose filters are true only where every root of a chain holds the path
+// is a finding, whichever way its filters are combined, though no pair of roots makes it
+// true. Each is a golden profile plus one rule; each verify takes under a second.
+BOOST_AUTO_TEST_SUITE(sbpl_nested_chains)
+
+// The reproduction of 2026-12-05: with ${WORKSPACE} = ~/.ssh and ${TMPDIR} below it, the
+// rule grants writing in the deny root. Before chains were proved: no finding.
+BOOST_AUTO_TEST_CASE(a_write_only_three_nested_roots_reach_is_a_finding) {
+  const Golden g = golden("large");
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (subpath "
+      "(param \"WRITABLE_ROOT_WORKSPACE\")) (subpath (param \"DENY_ROOT_HOME_SSH\"))))\n";
+  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(text.find("deny root ${HOME}/.ssh") != std::string::npos, text);
+  // The trace names the whole chain: each root, where it is bound and inside which.
+  for (const char* root : {"${TMPDIR} bound to ${HOME}", "${WORKSPACE} bound to ${HOME}"})
+    BOOST_TEST(text.find(root) != std::string::npos, root << "\n" << text);
+}
+
+// The same rule spelled with require-not and require-any (De Morgan): true where the
+// three subpaths are.
+BOOST_AUTO_TEST_CASE(a_chain_reached_through_require_not_and_require_any_is_a_finding) {
+  const Golden g = golden("deny-roots");
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (require-not "
+      "(require-any (require-not (subpath (param \"WRITABLE_ROOT_WORKSPACE\"))) (require-not "
+      "(subpath (param \"DENY_ROOT_HOME_SSH\")))))))\n";
+  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), all(fs));
+}
+
+// Three roots bound to one directory: the literal of each is true only there. With
+// ${TMPDIR} = ${WORKSPACE} = ${HOME}, removing ${HOME} carries its deny roots away.
+BOOST_AUTO_TEST_CASE(three_roots_bound_to_one_directory_are_proved) {
+  const Golden g = golden("large");
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (literal (param \"WRITABLE_ROOT_TMPDIR\")) (literal "
+      "(param \"WRITABLE_ROOT_WORKSPACE\")) (literal (param \"PROTECTED_ANCESTOR_HOME\"))))\n";
+  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const bool removable = std::any_of(fs.begin(), fs.end(), [](const SbplFinding& f) {
+    return f.kind == SbplFinding::Kind::DroppedDeny && f.probe == "file-write-unlink ${HOME}" &&
+           f.expected.find("would carry") != std::string::npos;
+  });
+  BOOST_TEST(removable, all(fs));
+}
+
+// Roots that only the parameters name: with ${WORKSPACE}, four roots in one chain, and
+// the rule is true only where all four hold a path (in ${WORKSPACE}/.git when the other
+// three are bound there, in any order).
+BOOST_AUTO_TEST_CASE(a_chain_of_four_roots_is_proved) {
+  const Golden g = golden("loopback");
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath (param \"ZP_A\")) (subpath (param \"ZP_B\")) "
+      "(subpath (param \"ZP_C\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
+  const std::string params = g.params + "ZP_A=${A}\nZP_B=${B}\nZP_C=${C}\n";
+  BOOST_TEST(verify(g, profile, params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(text.find("/.git") != std::string::npos, text);
+  // The binding is a chain of all four: three of them bound, inside the fourth.
+  const std::string binding = fs.front().trace.front();
+  size_t bound = 0;
+  for (const char* root : {"${A} bound", "${B} bound", "${C} bound", "${WORKSPACE} bound"})
+    bound += binding.find(root) != std::string::npos;
+  BOOST_TEST(bound == 3u, binding);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -5,7 +5,6 @@
 #include <optional>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 namespace zpolicy::compiler {
@@ -50,17 +49,19 @@ std::vector<std::string> filter_shapes(const SbplProfile& p) {
   return shapes;
 }
 
-}  // namespace
+// Every path the profile's filters or the policy's entries name, with what names it
+// (sorted), for a profile and policy whose roots some chain has bound (each path written
+// below the chain's first root).
+using Named = std::map<std::string, std::vector<std::string>>;
 
-std::variant<std::vector<NestedBinding>, NestedPlacesError> nested_bindings(
-    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots) {
-  // Every path the profile's filters or the policy's entries name, with what names it.
+Named named_paths(const ir::Resolved& policy, const SbplProfile& bound) {
   const std::vector<std::string> shapes = filter_shapes(bound);
-  std::unordered_map<std::string_view, std::vector<std::string>> named;
+  Named named;
   for (size_t i = 0; i < bound.filters.size(); ++i)
     if (!shapes[i].empty()) {
       const SbplFilter& f = bound.filters[i];
-      named[f.param_value ? *f.param_value : std::string_view(f.value)].push_back(shapes[i]);
+      named[std::string(f.param_value ? *f.param_value : std::string_view(f.value))].push_back(
+          shapes[i]);
     }
   const std::pair<const std::vector<ir::ResolvedPath>*, const char*> groups[] = {
       {&policy.read, "read"}, {&policy.write, "write"},     {&policy.protect, "protect"},
@@ -68,118 +69,287 @@ std::variant<std::vector<NestedBinding>, NestedPlacesError> nested_bindings(
   for (const auto& [group, kind] : groups)
     for (const auto& e : *group) named[e.path].push_back(std::string("=") + kind);
   for (auto& [path, what] : named) std::sort(what.begin(), what.end());
+  return named;
+}
 
-  std::vector<NestedBinding> out;
-  for (const std::string& outer : roots) {
-    std::vector<std::string_view> below;  // sorted: those below any path are one run
-    for (const auto& [path, what] : named)
-      if (at_or_below(path, outer)) below.push_back(path);
-    std::sort(below.begin(), below.end());
-    auto holds_named = [&](const std::string& c) {
-      auto it = std::lower_bound(below.begin(), below.end(), std::string_view(c));
-      return it != below.end() && at_or_below(*it, c);
-    };
-    auto fresh_child = [&](std::string_view n) {
-      for (size_t k = 0;; ++k) {
-        std::string c = std::string(n) + "/zp-bind" + (k ? "-" + std::to_string(k) : "");
-        if (!holds_named(c)) return c;
-      }
-    };
-    std::vector<std::string> places = {outer, fresh_child(outer)};
-    for (std::string_view n : below) {
-      if (n == outer) continue;
-      places.emplace_back(n);
-      places.push_back(fresh_child(n));
-      for (auto a = parent_of(n); a && a->size() > outer.size(); a = parent_of(*a))
-        places.emplace_back(*a);
-    }
-    std::sort(places.begin(), places.end());
-    places.erase(std::unique(places.begin(), places.end()), places.end());
-
-    for (const std::string& root : roots) {
-      if (root == outer) continue;
-      // The paths below `root` it names itself, relative to it, with every leading part:
-      // a name there is the same name wherever `root` is bound, and is kept as it is.
-      std::unordered_set<std::string> own;
-      for (const auto& [path, what] : named)
-        if (path.size() > root.size() && at_or_below(path, root))
-          for (std::optional<std::string_view> rel = path.substr(root.size() + 1); rel;
-               rel = parent_of(*rel))
-            own.insert(std::string(*rel));
-      std::map<std::string, size_t> classes;  // signature -> its place in `out`
-      for (const std::string& place : places) {
-        std::vector<std::string> parts;
-        std::set<std::string> kinds_above;  // a policy root of a kind above: only whether
-        for (auto a = parent_of(place); a && at_or_below(*a, outer); a = parent_of(*a))
-          if (const auto at = named.find(*a); at != named.end()) {
-            for (const auto& what : at->second) {
-              if (what.starts_with("="))
-                kinds_above.insert(what);
-              else
-                parts.push_back("above " + what + " " +
-                                std::to_string(std::count(a->begin(), a->end(), '/')));
-            }
-          }
-        for (const auto& k : kinds_above) parts.push_back("above " + k);
-        // The paths below the place, relative to it, each name that `root` does not name
-        // there abstracted to its rank among such siblings and its length.
-        const std::string prefix = place + "/";
-        auto first = std::lower_bound(below.begin(), below.end(), std::string_view(prefix));
-        std::map<std::string, std::vector<std::string>> strangers;  // by parent, sorted
-        std::vector<std::string_view> inside;
-        for (auto it = first; it != below.end() && it->starts_with(prefix); ++it) {
-          inside.push_back(*it);
-          const std::string_view rel = it->substr(prefix.size());
-          for (std::optional<std::string_view> part = rel; part; part = parent_of(*part)) {
-            if (own.contains(std::string(*part))) continue;
-            const auto slash = part->rfind('/');
-            const std::string up(slash == std::string_view::npos ? "" : part->substr(0, slash));
-            strangers[up].emplace_back(part->substr(slash == std::string_view::npos ? 0 : slash + 1));
-          }
-        }
-        for (auto& [up, names] : strangers) {
-          std::sort(names.begin(), names.end());
-          names.erase(std::unique(names.begin(), names.end()), names.end());
-        }
-        auto abstracted = [&](std::string_view rel) {
-          std::string out_rel, up;
-          for (size_t start = 0; start <= rel.size();) {
-            const size_t end = std::min(rel.find('/', start), rel.size());
-            const std::string name(rel.substr(start, end - start));
-            const std::string part(rel.substr(0, end));
-            std::string shown = name;
-            if (!own.contains(part)) {
-              const auto& names = strangers.at(up);
-              shown = "#" + std::to_string(std::lower_bound(names.begin(), names.end(), name) -
-                                           names.begin()) +
-                      "." + std::to_string(name.size());
-            }
-            out_rel += (out_rel.empty() ? "" : "/") + shown;
-            up = part;
-            start = end + 1;
-          }
-          return out_rel;
-        };
-        if (const auto at = named.find(place); at != named.end())
-          for (const auto& what : at->second) parts.push_back("at " + what);
-        for (std::string_view path : inside) {
-          const std::string shown = abstracted(path.substr(prefix.size()));
-          for (const auto& what : named.at(path)) parts.push_back("below " + shown + " " + what);
-        }
-        std::sort(parts.begin(), parts.end());
-        std::string signature;
-        for (const auto& p : parts) signature += p + "\n";
-        auto [it, fresh] = classes.try_emplace(std::move(signature), out.size());
-        if (fresh)
-          out.push_back({root, outer, place, 1});
-        else
-          ++out[it->second].stands_for;
-      }
-      if (classes.size() > kMaxNestedClasses)
-        return NestedPlacesError{root + " inside " + outer, classes.size()};
-    }
+// `named` with the symbolic root `root` bound to `place`: its paths are moved below
+// `place`, where what names them joins what names the paths already there.
+Named rebound(const Named& named, const std::string& root, const std::string& place) {
+  Named out;
+  for (const auto& [path, what] : named) {
+    auto& to = out[at_or_below(path, root) ? place + path.substr(root.size()) : path];
+    to.insert(to.end(), what.begin(), what.end());
   }
-  if (out.size() > kMaxNestedProofs) return NestedPlacesError{"in all", out.size()};
+  for (auto& [path, what] : out) std::sort(what.begin(), what.end());
+  return out;
+}
+
+// One class of places of a root: its first place in byte order, how many places it has,
+// and what they share.
+struct PlaceClass {
+  std::string place;
+  size_t stands_for = 1;
+  std::string signature;  // the names of the roots that can come below kept too
+  std::string proof;      // only this root's own names kept: what decides its proof
+};
+
+// The classes of places of `root` at or below `outer`, itself at or below `top`, the
+// chain's first root (docs/verify.md, "Nested symbolic roots"). `later` are the roots that
+// can still be bound below `root`: the names their own paths use are kept as they are too,
+// since one of them bound at a place below can meet a path named there. Adds to `reads`
+// the paths it reads: `named`, and the paths below each place.
+std::vector<PlaceClass> places_of(const Named& named, const std::string& top,
+                                  const std::string& outer, const std::string& root,
+                                  const std::vector<std::string>& later, size_t& reads) {
+  reads += named.size();
+  std::vector<std::string_view> below;  // sorted: those below any path are one run
+  for (const auto& [path, what] : named)
+    if (at_or_below(path, outer)) below.push_back(path);
+  auto holds_named = [&](const std::string& c) {
+    auto it = std::lower_bound(below.begin(), below.end(), std::string_view(c));
+    return it != below.end() && at_or_below(*it, c);
+  };
+  auto fresh_child = [&](std::string_view n) {
+    for (size_t k = 0;; ++k) {
+      std::string c = std::string(n) + "/zp-bind" + (k ? "-" + std::to_string(k) : "");
+      if (!holds_named(c)) return c;
+    }
+  };
+  std::vector<std::string> places = {outer, fresh_child(outer)};
+  for (std::string_view n : below) {
+    if (n == outer) continue;
+    places.emplace_back(n);
+    places.push_back(fresh_child(n));
+    for (auto a = parent_of(n); a && a->size() > outer.size(); a = parent_of(*a))
+      places.emplace_back(*a);
+  }
+  std::sort(places.begin(), places.end());
+  places.erase(std::unique(places.begin(), places.end()), places.end());
+
+  // The paths below `root` it names itself, relative to it, with every leading part: a
+  // name there is the same name wherever `root` is bound, and is kept as it is. Likewise
+  // those of the roots that can come below it, at any depth below the place.
+  auto own_paths = [&](const std::string& r) {
+    std::unordered_set<std::string> own;
+    for (const auto& [path, what] : named)
+      if (path.size() > r.size() && at_or_below(path, r))
+        for (std::optional<std::string_view> rel = std::string_view(path).substr(r.size() + 1);
+             rel; rel = parent_of(*rel))
+          own.insert(std::string(*rel));
+    return own;
+  };
+  const std::unordered_set<std::string> own = own_paths(root);
+  std::unordered_set<std::string> own_later;
+  for (const std::string& r : later) own_later.merge(own_paths(r));
+  // Whether the name that ends `part` (a path relative to the place) is kept: for the
+  // proof of this root, those of its own paths; for the chains that extend it, also those
+  // a root that can come below uses, wherever below the place it is bound.
+  auto kept = [&](std::string_view part, bool with_later) {
+    if (own.contains(std::string(part))) return true;
+    for (std::optional<std::string_view> tail = part; with_later && tail;) {
+      if (own_later.contains(std::string(*tail))) return true;
+      const auto slash = tail->find('/');
+      tail = slash == std::string_view::npos ? std::nullopt
+                                             : std::optional(tail->substr(slash + 1));
+    }
+    return false;
+  };
+
+  auto signature_of = [&](const std::string& place, bool with_later) {
+    std::vector<std::string> parts;
+    std::set<std::string> kinds_above;  // a policy root of a kind above: only whether
+    // The subpath filters above, true on the whole tree (a literal above is false on the
+    // whole tree). A form answers by how many of its items of each shape are true, and is
+    // as specific as the most specific of them; filters above nest, so only the order of
+    // those nearest the place tells which form is the most specific. So each shape counts
+    // with how many filters have it and the rank of the nearest among the nearest ones.
+    std::map<std::string, std::pair<size_t, size_t>> shapes_above;  // count, nearest depth
+    size_t depth = 0;  // of the paths above, from the place up
+    for (auto a = parent_of(place); a && at_or_below(*a, top); a = parent_of(*a), ++depth)
+      if (const auto at = named.find(std::string(*a)); at != named.end())
+        for (const auto& what : at->second) {
+          if (what.starts_with("="))
+            kinds_above.insert(what);
+          else if (what.starts_with("S"))
+            ++shapes_above.try_emplace(what, 0, depth).first->second.first;
+        }
+    std::set<size_t> nearest;
+    for (const auto& [shape, seen] : shapes_above) nearest.insert(seen.second);
+    for (const auto& [shape, seen] : shapes_above)
+      parts.push_back("above " + shape + " x" + std::to_string(seen.first) + " " +
+                      std::to_string(std::distance(nearest.begin(), nearest.find(seen.second))));
+    for (const auto& k : kinds_above) parts.push_back("above " + k);
+    // The paths below the place, relative to it, each name that is not kept abstracted to
+    // its rank among such siblings and its length.
+    const std::string prefix = place + "/";
+    auto first = std::lower_bound(below.begin(), below.end(), std::string_view(prefix));
+    std::map<std::string, std::vector<std::string>> strangers;  // by parent, sorted
+    std::vector<std::string_view> inside;
+    for (auto it = first; it != below.end() && it->starts_with(prefix); ++it) {
+      ++reads;
+      inside.push_back(*it);
+      const std::string_view rel = it->substr(prefix.size());
+      for (std::optional<std::string_view> part = rel; part; part = parent_of(*part)) {
+        if (kept(*part, with_later)) continue;
+        const auto slash = part->rfind('/');
+        const std::string up(slash == std::string_view::npos ? "" : part->substr(0, slash));
+        strangers[up].emplace_back(part->substr(slash == std::string_view::npos ? 0 : slash + 1));
+      }
+    }
+    for (auto& [up, names] : strangers) {
+      std::sort(names.begin(), names.end());
+      names.erase(std::unique(names.begin(), names.end()), names.end());
+    }
+    auto abstracted = [&](std::string_view rel) {
+      std::string out_rel, up;
+      for (size_t start = 0; start <= rel.size();) {
+        const size_t end = std::min(rel.find('/', start), rel.size());
+        const std::string name(rel.substr(start, end - start));
+        const std::string_view part = rel.substr(0, end);
+        std::string shown = name;
+        if (!kept(part, with_later)) {
+          const auto& names = strangers.at(up);
+          shown = "#" +
+                  std::to_string(std::lower_bound(names.begin(), names.end(), name) -
+                                 names.begin()) +
+                  "." + std::to_string(name.size());
+        }
+        out_rel += (out_rel.empty() ? "" : "/") + shown;
+        up = std::string(part);
+        start = end + 1;
+      }
+      return out_rel;
+    };
+    if (const auto at = named.find(place); at != named.end())
+      for (const auto& what : at->second) parts.push_back("at " + what);
+    for (std::string_view path : inside) {
+      const std::string shown = abstracted(path.substr(prefix.size()));
+      for (const auto& what : named.at(std::string(path)))
+        parts.push_back("below " + shown + " " + what);
+    }
+    std::sort(parts.begin(), parts.end());
+    std::string signature;
+    for (const auto& p : parts) signature += p + "\n";
+    return signature;
+  };
+  std::map<std::string, size_t> classes;  // signature -> its place in `out`
+  std::vector<PlaceClass> out;
+  for (const std::string& place : places) {
+    std::string signature = signature_of(place, true);
+    auto [it, fresh] = classes.try_emplace(signature, out.size());
+    if (fresh)
+      out.push_back({place, 1, std::move(signature), signature_of(place, false)});
+    else
+      ++out[it->second].stands_for;
+  }
+  return out;
+}
+
+// Whether a protected path or deny root lies strictly below `place`.
+bool guarded_below(const Named& named, const std::string& place) {
+  const std::string prefix = place + "/";
+  for (auto it = named.lower_bound(prefix); it != named.end() && it->first.starts_with(prefix);
+       ++it)
+    for (const auto& what : it->second)
+      if (what == "=protect" || what == "=deny") return true;
+  return false;
+}
+
+// A chain whose last root's tree is proved, with what the chains that extend it need.
+struct Partial {
+  NestedChain chain;
+  std::vector<std::string> in;  // its roots, the first one first
+  std::string place;            // where its last root lies (the first root: itself)
+};
+
+std::string describe(const Partial& c) {
+  std::string out = c.in.back();
+  for (auto it = c.in.rbegin() + 1; it != c.in.rend(); ++it) out += " inside " + *it;
+  return out;
+}
+
+}  // namespace
+
+std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
+    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
+    size_t proof_work, size_t max_steps) {
+  using Bound = NestedPlacesError::Bound;
+  // The roots that bring protected paths or deny roots: a place of the root before them
+  // that holds them cannot be renamed, which each proof checks for that place.
+  std::set<std::string> guarded;
+  for (const auto* group : {&policy.protect, &policy.deny})
+    for (const auto& e : *group)
+      for (const std::string& r : roots)
+        if (at_or_below(e.path, r)) guarded.insert(r);
+
+  std::vector<Partial> level;
+  const Named named = named_paths(policy, bound);
+  for (const std::string& top : roots) level.push_back({{}, {top}, top});
+  std::vector<NestedChain> out;
+  // A chain's proof is decided by the root bound and the class of its place without the
+  // roots still to come (whichever roots are above it, and in which order); the chains
+  // that extend it, by that root, the roots left, and the class with their names. Chains
+  // of one proof key are one proof (`out` keeps the first); of one extension key, extended
+  // once.
+  std::map<std::string, size_t> proved;
+  std::set<std::string> extended;
+  size_t work = 0;
+  while (!level.empty()) {
+    std::vector<Partial> next;
+    for (const Partial& parent : level) {
+      // What the profile and the policy name with the chain's roots bound, made again for
+      // each chain rather than kept for all.
+      Named bound_names = named;
+      for (const NestedStep& step : parent.chain.steps) {
+        work += bound_names.size();
+        bound_names = rebound(bound_names, step.root, step.place);
+      }
+      for (const std::string& root : roots) {
+        if (std::find(parent.in.begin(), parent.in.end(), root) != parent.in.end()) continue;
+        std::vector<std::string> later;
+        for (const std::string& r : roots)
+          if (r != root && std::find(parent.in.begin(), parent.in.end(), r) == parent.in.end())
+            later.push_back(r);
+        if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
+        const std::vector<PlaceClass> classes =
+            places_of(bound_names, parent.in.front(), parent.place, root, later, work);
+        if (classes.size() > kMaxNestedClasses)
+          return NestedPlacesError{Bound::Classes, root + " inside " + describe(parent),
+                                   classes.size(), out.size()};
+        // The root's protected paths and deny roots below the parent's place change the
+        // intent there (renaming it would carry them away) only if nothing of the parent
+        // is guarded below it already. Then the proof of the first class strictly below
+        // that place, which probes it too, is kept for these places of the parent's roots.
+        bool place_probed = !guarded.contains(root) || guarded_below(bound_names, parent.place);
+        for (const PlaceClass& k : classes) {
+          NestedChain chain = parent.chain;
+          chain.steps.push_back({root, parent.in.back(), k.place, k.stands_for});
+          const bool probes_place = !place_probed && k.place != parent.place;
+          place_probed = place_probed || probes_place;
+          const auto [at, fresh] = probes_place ? std::pair(proved.end(), true)
+                                                : proved.try_emplace(root + "\n" + k.proof, out.size());
+          if (fresh) {
+            out.push_back(chain);
+            work += proof_work;
+            if (out.size() > kMaxNestedProofs)
+              return NestedPlacesError{Bound::Proofs, "", out.size(), out.size()};
+            if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
+          } else {
+            out[at->second].steps.back().stands_for += k.stands_for;
+          }
+          std::string key = root + "\n";
+          for (const auto& r : later) key += r + " ";
+          if (!later.empty() && chain.steps.size() < max_steps &&
+              extended.insert(key + "\n" + k.signature).second) {
+            std::vector<std::string> in = parent.in;
+            in.push_back(root);
+            next.push_back({std::move(chain), std::move(in), k.place});
+          }
+        }
+      }
+    }
+    level = std::move(next);
+  }
   return out;
 }
 

@@ -7,39 +7,63 @@
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "ir/resolved.hpp"
 
-// Where one symbolic root of a portable profile can lie inside another (`${WORKSPACE}`
-// inside `${HOME}`), reduced to one place per class of places that the profile and the
-// policy cannot tell apart (docs/verify.md, "Nested symbolic roots"). verify_sbpl proves
-// the profile with the root bound to each representative.
+// Where symbolic roots of a portable profile can lie inside one another (`${WORKSPACE}`
+// inside `${HOME}`, and `${TMPDIR}` inside that), reduced to one place per class of places
+// that the profile and the policy cannot tell apart (docs/verify.md, "Nested symbolic
+// roots"). verify_sbpl proves the profile with the roots bound to each representative.
 namespace zpolicy::compiler {
 
-struct NestedBinding {
-  std::string root;   // bound to `place`
-  std::string outer;  // the other symbolic root, which holds `place`
-  std::string place;  // `outer` itself or a path below it
-  size_t stands_for = 1;  // the places of its class
+// One root of a chain, bound inside the one before it.
+struct NestedStep {
+  std::string root;    // bound to `place`
+  std::string inside;  // the root before it in the chain, which holds `place`
+  std::string place;   // written below the chain's first root: `${HOME}/.ssh/zp-bind`
+  size_t stands_for = 1;  // the places of its class, the roots before it where they are
 };
 
-// The most classes of places per pair of roots, and in all: each is a proof of the bound
-// root's tree, which is what bounds the time of a hostile profile (docs/verify.md,
-// "Bounds"). zpolicy's profiles have up to 28 per pair (golden/large: 72 in all).
+// A chain of nested roots: the first step's `inside` is the chain's first root, left
+// symbolic; each later step's root lies at or below the place of the one before.
+struct NestedChain {
+  std::vector<NestedStep> steps;
+};
+
+// The most classes of places for one root inside one chain, and chains in all: each is a
+// proof of the bound root's tree, which is what bounds the time of a hostile profile
+// (docs/verify.md, "Bounds"). zpolicy's profiles have up to 24 classes for one root inside
+// one chain (golden/large: 273 proofs, 40 of them for pairs of roots).
 inline constexpr size_t kMaxNestedClasses = 64;
-inline constexpr size_t kMaxNestedProofs = 128;
+inline constexpr size_t kMaxNestedProofs = 512;
+
+// The work of the nested proof, in filters and parameters bound (each proof binds the
+// whole profile again) and paths read while the classes are found: past it, a profile is
+// refused before any proof runs, so that any profile under 1 MiB is answered within issue
+// 19's 2 s.
+inline constexpr size_t kMaxNestedWork = size_t{1} << 20;
 
 struct NestedPlacesError {
-  std::string what;  // "${WORKSPACE} inside ${HOME}", or "in all"
-  size_t classes = 0;
+  enum class Bound { Classes, Proofs, Work };
+  Bound bound = Bound::Classes;
+  std::string what;  // Classes: "${WORKSPACE} inside ${HOME}"
+  size_t count = 0;  // of classes, proofs, or work when it was refused
+  size_t proofs = 0;  // found when it was refused
 };
 
-// For each ordered pair of distinct `roots` (symbolic roots, `${NAME}`), the places of
-// `root` inside `outer` that one proof each covers: `outer`, each path below it that
-// `bound` (the profile with its parameters bound to their symbolic values) or `policy`
-// names, a child of each that nothing names, and the directories between; grouped by
-// what decides the answers in the bound root's tree (the path filters and policy entries
-// at, above and below the place, each below one by its path relative to the place with
-// the names `root`'s own paths do not use abstracted to their length), one place each,
-// in byte order.
-std::variant<std::vector<NestedBinding>, NestedPlacesError> nested_bindings(
-    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots);
+// Every chain of two or more of `roots` (symbolic roots, `${NAME}`), each root bound at or
+// below the place of the one before, one chain per class: the places of a root inside the
+// place of the root before are that place, each path below it that `bound` (the profile
+// with its parameters bound to their symbolic values) or `policy` names with the chain
+// bound, a child of each that nothing names, and the directories between; grouped by what
+// decides the answers in the bound root's tree (the path filters and policy entries at,
+// above and below the place, each below one by its path relative to the place, with the
+// names that neither this root's own paths nor those of a root that can still come below
+// use abstracted to their rank and length). Shorter chains first; within a length, in the
+// order of the chain they extend, then of the root, then of the place in byte order.
+// `proof_work` is what one proof costs in kMaxNestedWork's measure (the profile's filters
+// and parameters); each class search costs the paths it reads. Chains of at most
+// `max_steps` roots bound: those of fewer are the same whatever `max_steps`, and come
+// first.
+std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
+    const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
+    size_t proof_work, size_t max_steps);
 
 }  // namespace zpolicy::compiler

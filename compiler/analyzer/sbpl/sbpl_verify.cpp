@@ -541,9 +541,6 @@ std::string rebind(std::string_view text, std::string_view root, std::string_vie
   return std::string(place) + std::string(text.substr(root.size()));
 }
 
-// See prove_nested.
-constexpr size_t kMaxNestedWork = size_t{1} << 20;
-
 // The symbolic roots (`${HOME}`) the parameters' values and the policy's paths start
 // with, sorted.
 std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplParams& values) {
@@ -568,95 +565,131 @@ ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::str
     for (auto& p : *group) p.path = rebind(p.path, root, place);
   return bound;
 }
-// `values` likewise; the values that change are kept in `texts`, which the returned
-// table views, as it views the others where `values` does.
-SbplParams rebound(const SbplParams& values, std::string_view root, std::string_view place,
+
+// A binding of symbolic roots: each root bound to its place in turn, so that a later
+// place may be written below an earlier root's place (`${HOME}/.ssh/zp-bind`).
+using Binding = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// `values` bound by `binding`; the values that change are kept in `texts`, which the
+// returned table views, as it views the others where `values` does.
+SbplParams rebound(const SbplParams& values, const Binding& binding,
                    std::vector<std::string>& texts) {
   texts.clear();
-  for (const auto& [name, value] : values)
-    if (text_within(root, value)) texts.push_back(rebind(value, root, place));
+  std::vector<bool> changed;
+  for (const auto& [name, value] : values) {
+    std::string text(value);
+    for (const auto& [root, place] : binding) text = rebind(text, root, place);
+    changed.push_back(text != value);
+    if (changed.back()) texts.push_back(std::move(text));
+  }
   SbplParams out;
-  size_t next = 0;
+  size_t next = 0, k = 0;
   for (const auto& [name, value] : values)
-    out.insert(name, text_within(root, value) ? std::string_view(texts[next++]) : value);
+    out.insert(name, changed[k++] ? std::string_view(texts[next++]) : value);
   return out;
 }
 
-// prove() with the symbolic root `root` bound to `place` in `bound` (the policy, bound by
+// prove() with the symbolic roots bound by `binding` in `bound` (the policy, bound by
 // the caller) and in the profile's parameters. Findings name the binding first, `how`
-// saying more of it; true when there are any.
+// saying it ("${HOME} bound to /Users/zp-bind"); true when there are any.
 bool prove_bound(const ir::Resolved& bound, const SbplProfile& unbound, const SbplParams& values,
-                 std::string_view root, std::string_view place, const std::string& how,
+                 const Binding& binding, const std::string& how,
                  std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
   std::vector<std::string> texts;
-  const SbplParams bound_values = rebound(values, root, place, texts);
+  const SbplParams bound_values = rebound(values, binding, texts);
   prove(bound, bind_params(unbound, bound_values), bound_values, findings, scope);
   for (auto& f : findings)
-    f.trace.insert(f.trace.begin(), "with " + std::string(root) + " bound to " +
-                                        std::string(place) + how +
-                                        " (a portable profile must hold for every binding)");
+    f.trace.insert(f.trace.begin(),
+                   "with " + how + " (a portable profile must hold for every binding)");
   return !findings.empty();
 }
 
-// Each symbolic root bound inside each other one (docs/verify.md, "Nested symbolic
-// roots"): `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, or both the
-// same directory. nested_bindings() gives one place of each class of places the profile
-// and the policy cannot tell apart; each is proved where the binding can change an
-// answer. The first binding with findings is reported, each finding naming it.
+// The refusal of a profile whose nested proof is past its bounds.
+void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& findings) {
+  if (e.bound == NestedPlacesError::Bound::Work) {
+    findings.push_back(malformed(
+        {"profile.sb"}, "profile.sb",
+        "at most " + std::to_string(kMaxNestedWork) +
+            " filters and parameters bound over the proofs of every "
+            "place where one symbolic root can lie inside another",
+        "more (" + std::to_string(e.count) + " after " + std::to_string(e.proofs) +
+            " proofs; verify the profile bound to a host: compile --workspace)"));
+    return;
+  }
+  findings.push_back(malformed(
+      {"profile.sb"}, "profile.sb",
+      "at most " + std::to_string(kMaxNestedClasses) +
+          " kinds of place where one symbolic root of a portable profile can lie inside "
+          "another, " +
+          std::to_string(kMaxNestedProofs) + " in all",
+      std::to_string(e.count) + " " +
+          (e.bound == NestedPlacesError::Bound::Classes ? e.what : std::string("in all")) +
+          " (verify the profile bound to a host: compile --workspace)"));
+}
+
+// The proof of one chain of nested roots: its last root's tree, with every root of the
+// chain bound. True when there are findings.
+bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
+                 const NestedChain& chain, std::vector<SbplFinding>& findings) {
+  ir::Resolved bound = policy;
+  Binding binding;
+  std::string how;
+  for (const NestedStep& s : chain.steps) {
+    bound = rebound(bound, s.root, s.place);
+    binding.emplace_back(s.root, s.place);
+    how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
+           (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
+                             : "") +
+           " inside " + s.inside;
+  }
+  // The policy's entries that can decide a path at or below the last place, or the place
+  // of the root before it: those at or below the last place (the last root's among them),
+  // those at or above it, and the concrete ones. The other roots' and those beside the
+  // place decide nothing there (an Intent decides a path by the entries at, above and
+  // below it).
+  const std::string_view place = chain.steps.back().place;
+  const std::string_view outer = chain.steps.size() > 1
+                                     ? std::string_view(chain.steps[chain.steps.size() - 2].place)
+                                     : std::string_view(chain.steps.front().inside);
+  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+    std::erase_if(*group, [&](const ir::ResolvedPath& p) {
+      return p.path.starts_with("${") && !text_within(place, p.path) &&
+             !text_within(p.path, place);
+    });
+  const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
+                                  [&](const auto& p) { return text_within(place, p.path); }) ||
+                      std::any_of(bound.deny.begin(), bound.deny.end(),
+                                  [&](const auto& p) { return text_within(place, p.path); });
+  const NestedScope scope{outer, place, guards};
+  return prove_bound(bound, unbound, values, binding, how, findings, &scope);
+}
+
+// Symbolic roots bound inside one another (docs/verify.md, "Nested symbolic roots"):
+// `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, both the same
+// directory, and chains of more (`${TMPDIR}` inside `${WORKSPACE}` inside `${HOME}`).
+// nested_chains() gives one chain of each class the profile and the policy cannot tell
+// apart; each is proved where binding its last root can change an answer. The first
+// chain with findings is reported, each finding naming it.
 void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
                   const SbplProfile& profile, const SbplParams& values,
                   std::vector<SbplFinding>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
-  auto nested = nested_bindings(policy, profile, roots);
-  if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
-    findings.push_back(malformed({"profile.sb"}, "profile.sb",
-                                 "at most " + std::to_string(kMaxNestedClasses) +
-                                     " kinds of place where one symbolic root of a portable "
-                                     "profile can lie inside another, " +
-                                     std::to_string(kMaxNestedProofs) + " in all",
-                                 std::to_string(e->classes) + " " + e->what +
-                                     " (verify the profile bound to a host: compile "
-                                     "--workspace)"));
-    return;
-  }
-  // Each proof binds the whole profile again: bounded in filters and parameters bound, so
-  // that any profile under 1 MiB is answered within issue 19's 2 s.
-  const size_t work = std::get<std::vector<NestedBinding>>(nested).size() *
-                      (profile.filters.size() + values.size());
-  if (work > kMaxNestedWork) {
-    findings.push_back(
-        malformed({"profile.sb"}, "profile.sb",
-                  "at most " + std::to_string(kMaxNestedWork) +
-                      " filters and parameters bound over the proofs of every "
-                      "place where one symbolic root can lie inside another",
-                  std::to_string(work) + " (" +
-                      std::to_string(std::get<std::vector<NestedBinding>>(nested).size()) +
-                      " proofs; verify the profile bound to a host: compile "
-                      "--workspace)"));
-    return;
-  }
-  for (const NestedBinding& b : std::get<std::vector<NestedBinding>>(nested)) {
-    // The policy's entries that can decide a path at or below the place, or the other
-    // root itself: those at or below the place (the bound root's among them), those at or
-    // above it, and the concrete ones. The other roots' and those beside the place decide
-    // nothing there (an Intent decides a path by the entries at, above and below it).
-    ir::Resolved bound = rebound(policy, b.root, b.place);
-    for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
-      std::erase_if(*group, [&](const ir::ResolvedPath& p) {
-        return p.path.starts_with("${") && !text_within(b.place, p.path) &&
-               !text_within(p.path, b.place);
-      });
-    const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
-                                    [&](const auto& p) { return text_within(b.place, p.path); }) ||
-                        std::any_of(bound.deny.begin(), bound.deny.end(),
-                                    [&](const auto& p) { return text_within(b.place, p.path); });
-    const NestedScope scope{b.outer, b.place, guards};
-    const std::string also =
-        b.stands_for > 1 ? " and " + std::to_string(b.stands_for - 1) + " places like it" : "";
-    if (prove_bound(bound, unbound, values, b.root, b.place, also + " inside " + b.outer, findings,
-                    &scope))
+  // The pairs first, proved before the chains of more are sought: their findings are the
+  // plainest, and a profile whose longer chains are past the bounds is refused only once
+  // the pairs are proved.
+  const size_t proof_work = profile.filters.size() + values.size();
+  size_t proved = 0;
+  for (const size_t steps : {size_t{1}, roots.size() - 1}) {
+    auto nested = nested_chains(policy, profile, roots, proof_work, steps);
+    if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
+      refuse_nested(*e, findings);
       return;
+    }
+    const auto& chains = std::get<std::vector<NestedChain>>(nested);
+    for (; proved < chains.size(); ++proved)
+      if (prove_chain(policy, unbound, values, chains[proved], findings)) return;
+    if (steps == roots.size() - 1) return;  // the pairs were every chain
   }
 }
 
@@ -714,7 +747,8 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   for (const auto& root : roots)
     for (const auto& place : places)
-      if (prove_bound(rebound(policy, root, place), unbound, values, root, place, "", findings))
+      if (prove_bound(rebound(policy, root, place), unbound, values, {{root, place}},
+                      root + " bound to " + place, findings))
         return;
 }
 }  // namespace
