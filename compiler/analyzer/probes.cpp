@@ -32,10 +32,6 @@ std::string Probe::role() const {
 
 std::vector<Probe> generate_probes(const Intent& intent) {
   std::vector<Probe> probes;
-  // Up to five around each root; the directories between roots add a few more.
-  probes.reserve(5 * (intent.read().size() + intent.write().size() + intent.deny().size() +
-                      intent.pin().size() + intent.protect().size()) +
-                 2);
   for_each_probe(intent, [&](const Probe& p) { probes.push_back(p); });
   return probes;
 }

@@ -63,11 +63,10 @@ class Parser {
     out_.paths = std::move(paths);
     size_t pos = 0;
     while (pos < text.size()) {
-      starts_.push_back(pos);
-      const size_t nl = text.find('\n', pos);
-      pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+      const size_t nl = std::min(text.find('\n', pos), text.size());
+      args_.push_back(text.substr(pos, nl - pos));
+      pos = nl + 1;
     }
-    starts_.push_back(pos);
   }
 
   // Reads the bwrap.fds table; false (with the error set) when it is malformed.
@@ -102,13 +101,12 @@ class Parser {
 
   ir::Result<BwrapArgv> run() {
     if (error_) return *error_;
-    // Two searches of the whole text, the library's fast ones, rather than a scan of
-    // every argument: the first such character is in the first argument that has one.
+    // Two searches of the whole text rather than two of every argument: the first such
+    // character is in the first argument that has one.
     const size_t control = std::min(text_.find('\r'), text_.find('\0'));
     if (control != std::string_view::npos)
       fail(static_cast<int>(std::count(text_.begin(), text_.begin() + control, '\n')) + 1,
            "argument contains a control character");
-    out_.ops.reserve(size() / 2);
     while (i_ < size() && !error_) step();
     if (!error_ && pending_perms_)
       fail(perms_line_, "--perms must be followed by --tmpfs or --dir");
@@ -158,15 +156,13 @@ class Parser {
     return id;
   }
 
-  // The arguments are one stretch of the text: a copy of it with the newlines between
-  // them made spaces.
+  // The option and its arguments, consecutive lines of the text, joined by spaces.
   std::string_view text_of(size_t count) {
-    const size_t n = std::min(count, size() - i_);
-    if (n == 0) return {};
-    const size_t first = starts_[i_];
-    std::string copy(text_.substr(first, starts_[i_ + n] - 1 - first));
-    for (size_t k = i_ + 1; k < i_ + n; ++k) copy[starts_[k] - 1 - first] = ' ';
-    return out_.texts->emplace_back(std::move(copy));
+    const char* first = args_[i_].data();
+    const std::string_view last = args_[i_ + count - 1];
+    std::string joined(first, last.data() + last.size());
+    for (size_t k = i_ + 1; k < i_ + count; ++k) joined[args_[k].data() - 1 - first] = ' ';
+    return out_.texts->emplace_back(std::move(joined));
   }
 
   void push(BwrapOp op, size_t count) {
@@ -274,9 +270,10 @@ class Parser {
     for (const auto& b : kBinds) {
       if (a != b.option) continue;
       auto src = path_arg(a, 1);
-      // Most binds put a path onto itself, and the same text is the same path.
-      const bool onto_itself = i_ + 2 < size() && arg_at(i_ + 2) == arg_at(i_ + 1);
-      auto dest = !src ? std::nullopt : onto_itself ? src : path_arg(a, 2);
+      if (!src) return;
+      // Most binds put a path onto itself, and the same text is the same path: parsing
+      // it once keeps the replay of a large argv within its budget (docs/benchmarks.md).
+      auto dest = i_ + 2 < size() && args_[i_ + 2] == args_[i_ + 1] ? src : path_arg(a, 2);
       if (!dest) return;
       BwrapOp op;
       op.kind = b.kind;
@@ -339,12 +336,8 @@ class Parser {
       BwrapOp op;
       op.kind = BwrapOpKind::Symlink;
       op.dest = *dest;
-      push(std::move(op), 3);
-      // A view of the target in the op's text, which the argv keeps, rather than a copy:
-      // the text is the option, then each argument after one separator.
-      BwrapOp& pushed = out_.ops.back();
-      pushed.link_target = pushed.text.substr(a.size() + 1, target->size());
-      return;
+      op.link_target = out_.texts->emplace_back(*target);
+      return push(std::move(op), 3);
     }
     if (a == "--chmod") {
       auto v = arg(a, 1);
@@ -364,17 +357,11 @@ class Parser {
     fail(line(), "'" + std::string(a) + "' is not an option (an argument out of place?)");
   }
 
-  size_t size() const { return starts_.size() - 1; }
-
-  std::string_view arg_at(size_t k) const {
-    return text_.substr(starts_[k], starts_[k + 1] - 1 - starts_[k]);
-  }
+  size_t size() const { return args_.size(); }
+  std::string_view arg_at(size_t k) const { return args_[k]; }
 
   std::string_view text_;
-  // Where each argument (a line) starts in the text, then where one more would start
-  // (past the last one's newline, or where it would be): half the room of a view per
-  // argument, and a view costs a subtraction.
-  std::vector<size_t> starts_;
+  std::vector<std::string_view> args_;  // one a line, in text_
   size_t i_ = 0;
   BwrapArgv out_;
   std::optional<ir::Diagnostic> error_;

@@ -355,20 +355,51 @@ bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathT
 // A grant found: in which table, for which operation, through which mount.
 using Grant = std::tuple<size_t, FsOp, size_t>;
 
+struct Found {
+  PathTable::Id path;
+  FsOp op;
+  ir::Diagnostic finding;
+};
+
+// The findings by path, then operation: the order a reader scans a report in.
+void append_sorted(std::vector<Found>& found, const PathTable& paths,
+                   std::vector<ir::Diagnostic>& out) {
+  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
+    if (a.path != b.path) return paths.less(a.path, b.path);
+    return a.op < b.op;
+  });
+  for (auto& f : found) out.push_back(std::move(f.finding));
+}
+
+// The finding for `op` at `path` failing `expect` in table `s`, explained by `r`.
+ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, Expect expect,
+                             const Scenario& s, const AccessResult& r, std::string first_line) {
+  const Expectation exp = intent.expect(path, op);
+  ir::Diagnostic f = ir::finding(
+      kTarget, expect == Expect::Allow ? "missing-allow" : "dropped-deny", exp.rule,
+      std::string(to_string(op)) + " " + intent.paths().path(path).str(),
+      std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
+  f.trace.push_back(std::move(first_line));
+  f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
+  f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
+  return f;
+}
+
+// Sets the mark of `id`. The ids grow by one as probes and regions intern paths: the
+// marks double rather than grow by one each time.
+void mark(std::vector<char>& marks, PathTable::Id id) {
+  if (id >= marks.size()) marks.resize(std::max<size_t>(id + 1, 2 * marks.size()));
+  marks[id] = true;
+}
+
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
                   std::vector<char>& probed, std::set<Grant>& granted,
                   std::vector<ir::Diagnostic>& out) {
-  struct Found {
-    PathTable::Id path;
-    FsOp op;
-    ir::Diagnostic finding;
-  };
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
-    if (probe.id >= probed.size()) probed.resize(std::max<size_t>(probe.id + 1, 2 * probed.size()));
-    probed[probe.id] = true;
+    mark(probed, probe.id);
     // Table by table, each operation reported for the first table it fails in: one
     // look at each table's answers while they are at hand, instead of keeping every
     // table's to go through operation by operation.
@@ -394,26 +425,13 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
         if (!at_path) granted.emplace(t, op, reached.of_host[i].mount);
         const AccessResult r =
             at_path ? s.table.access(probe.id, op, true) : s.table.host_access(probe.id, op, true);
-        const Expectation exp = intent.expect(probe.path(), op);
-        ir::Diagnostic f = ir::finding(
-            kTarget, expect == Expect::Allow ? "missing-allow" : "dropped-deny", exp.rule,
-            std::string(to_string(op)) + " " + probe.path().str(),
-            std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
-        f.trace.push_back("probe: " + probe.role());
-        f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
-        f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
-        found.push_back({probe.id, op, std::move(f)});
+        found.push_back({probe.id, op,
+                         probe_finding(intent, probe.id, op, expect, s, r, "probe: " + probe.role())});
         reported[i] = true;
       }
     }
   });
-  // By path, then operation: the order a reader scans a report in.
-  const PathTable& paths = intent.paths();
-  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
-    if (a.path != b.path) return paths.less(a.path, b.path);
-    return a.op < b.op;
-  });
-  for (auto& f : found) out.push_back(std::move(f.finding));
+  append_sorted(found, intent.paths(), out);
 }
 
 // The region proof (docs/verify.md): every cell of the common refinement of the mount
@@ -428,27 +446,20 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
   for (const auto& l : resolved.read_links)
     for (const auto* text : {&l.link, &l.target})
       if (auto id = paths.parse(*text)) more.push_back(*id);
-  struct Found {
-    PathTable::Id path;
-    FsOp op;
-    ir::Diagnostic finding;
-  };
   std::vector<Found> found;
   size_t unlisted = 0;
-  auto is_probed = [&](PathTable::Id id) { return id < probed.size() && probed[id]; };
+  auto marked = [](const std::vector<char>& marks, PathTable::Id id) {
+    return id < marks.size() && marks[id];
+  };
   std::vector<char> named;  // by id: the paths the regions name, and their ancestors
   for_each_region(argv, intent, more, [&](const Region& region) {
-    if (region.kind != Region::Kind::Below) {
-      if (region.id >= named.size())
-        named.resize(std::max<size_t>(region.id + 1, 2 * named.size()));
-      named[region.id] = true;
-    }
-    if (is_probed(region.id)) return;
+    if (region.kind != Region::Kind::Below) mark(named, region.id);
+    if (marked(probed, region.id)) return;
     // The cell below a path is every path there that nothing names; the child a probe of
     // that path made (p/zpolicy-probe) is one, and its grants are reported already.
     if (region.kind == Region::Kind::Below)
       if (const auto child = paths.find_child(region.named, "zpolicy-probe");
-          child && is_probed(*child) && !(*child < named.size() && named[*child]))
+          child && marked(probed, *child) && !marked(named, *child))
         return;
     const std::array<Expect, 4> expected = intent.verdicts(region.id);
     std::array<bool, kAllFsOps.size()> reported{};
@@ -471,23 +482,12 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
           continue;
         }
         const AccessResult r = s.table.host_access(region.id, op, true);
-        const Expectation exp = intent.expect(paths.path(region.id), op);
-        ir::Diagnostic f = ir::finding(
-            kTarget, "dropped-deny", exp.rule,
-            std::string(to_string(op)) + " " + paths.path(region.id).str(),
-            std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
-        f.trace.push_back(region.describe(paths));
-        f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
-        f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
-        found.push_back({region.id, op, std::move(f)});
+        found.push_back({region.id, op,
+                         probe_finding(intent, region.id, op, expect, s, r, region.describe(paths))});
       }
     }
   });
-  std::sort(found.begin(), found.end(), [&](const Found& a, const Found& b) {
-    if (a.path != b.path) return paths.less(a.path, b.path);
-    return a.op < b.op;
-  });
-  for (auto& f : found) out.push_back(std::move(f.finding));
+  append_sorted(found, paths, out);
   if (unlisted > 0)
     out.push_back(ir::finding(kTarget, "dropped-deny", ir::SourceLoc{kArtifact, 0, 0},
                               "more regions", "no access the policy does not grant",

@@ -36,7 +36,9 @@ std::string field_name(uint32_t off) {
   return "?";
 }
 
-std::string ret_name(uint32_t k) {
+}  // namespace
+
+std::string seccomp_ret_name(uint32_t k) {
   const auto a = decode_seccomp_ret(k);
   if (a) return a->str();
   switch (k & 0xffff0000u) {
@@ -53,8 +55,6 @@ std::string ret_name(uint32_t k) {
   }
   return "?";
 }
-
-}  // namespace
 
 ir::Result<std::vector<BpfInsn>> parse_bpf(std::string_view bytes) {
   auto fail = [](std::string why) { return ir::error_at({"seccomp.bpf"}, std::move(why)); };
@@ -203,9 +203,8 @@ struct NumberWalk {
         split(pc, in, b.lo, b.hi, m);
         return;
       }
-      const bool leaves_a = c == (LD | W | ABS) || cls(c) == LD || cls(c) == LDX ||
-                            cls(c) == STX || c == (MISC | TXA) || c == (JMP | JA) ||
-                            c == (RET | K);
+      const bool leaves_a = cls(c) == LD || cls(c) == LDX || cls(c) == STX ||
+                            c == (MISC | TXA) || c == (JMP | JA) || c == (RET | K);
       if (b.a_is_nr && !leaves_a) {
         for (uint64_t nr = b.lo; nr <= b.hi; ++nr)
           out[nr - base] = run_bpf(prog, SeccompData{static_cast<uint32_t>(nr), arch, 0, {}});
@@ -423,10 +422,8 @@ std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
   return std::nullopt;
 }
 
-std::string seccomp_ret_name(uint32_t ret) { return ret_name(ret); }
-
 std::string seccomp_action_text(uint32_t ret) {
-  const std::string name = ret_name(ret);
+  const std::string name = seccomp_ret_name(ret);
   if (name != "?") return name;
   char bits[16];
   std::snprintf(bits, sizeof bits, "%#x", ret);
@@ -503,7 +500,7 @@ std::string disassemble_bpf(std::span<const BpfInsn> prog) {
                op(in.code) != JSET) {
       if (const auto* s = ir::find_syscall(ir::Arch::X86_64, in.k)) note = s->name;
     } else if (in.code == (RET | K)) {
-      note = ret_name(in.k);
+      note = seccomp_ret_name(in.k);
     }
     std::snprintf(buf, sizeof buf, "%04zu  %-32s", i, instruction_text(prog, i).c_str());
     std::string line = buf;

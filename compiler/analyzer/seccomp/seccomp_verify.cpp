@@ -26,8 +26,7 @@ std::string hex(uint64_t v) {
 
 // The values each argument of one syscall is probed with: every value its rules compare
 // with, with its neighbours and high-word variants, and a few boundaries; sorted and
-// without repeats (like a set, at a fraction of its cost). Empty for an argument no
-// condition reads.
+// without repeats. Empty for an argument no condition reads.
 std::array<std::vector<uint64_t>, 6> argument_values(
     std::span<const ir::SyscallRule* const> rules) {
   std::array<std::vector<uint64_t>, 6> cand;
