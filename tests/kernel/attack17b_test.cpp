@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "deny_root_runs.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 9b (docs/redteam-2026-12.md): a deny root nothing masks, reached through a
@@ -23,14 +24,6 @@ namespace {
 // `link` -> `target`, made by the test (root) on the host.
 void make_link(const std::string& target, const std::string& link) {
   BOOST_REQUIRE_MESSAGE(symlink(target.c_str(), link.c_str()) == 0, "symlink " << link);
-}
-
-// A policy denying `deny`, which does not exist when the run starts.
-std::string deny_policy(const Sandbox& box, const std::string& deny) {
-  return box.write_policy("deny.yaml",
-                          "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
-                          "  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
-                              deny + "\"]\n");
 }
 
 // A directory below `base` whose absolute name is `length` bytes long, holding `link` ->
@@ -224,19 +217,7 @@ void host_mounts_during_the_run(Caller caller, bool through_executor) {
   RunSpec spec;
   spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared", "/bin/sh", "-c",
                       mounter, "sh"};
-  if (through_executor) {
-    std::vector<std::string> plan_argv = {zpolicy_binary(), "plan", "--format", "json",
-                                          "--policy",       policy, "--"};
-    plan_argv.insert(plan_argv.end(), command.begin(), command.end());
-    const RunResult planned = box.host_command(plan_argv);
-    BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
-    spec.launcher = {"/usr/bin/python3",
-                     box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
-                     box.write_policy("plan.json", planned.out)};
-  } else {
-    spec.options = {"--policy", policy};
-    spec.command = command;
-  }
+  run_through(box, through_executor, policy, command, spec);
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 0, r.describe());
   BOOST_REQUIRE_MESSAGE(r.out.find("saw-mounted") != std::string::npos, r.describe());

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "deny_root_runs.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 9d (docs/redteam-2026-12.md): the guard's private mount namespace (A17B-4)
@@ -18,33 +19,6 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 namespace {
-
-// A policy reading everything and denying `deny`, which does not exist when the run starts.
-std::string deny_policy(const Sandbox& box, const std::string& deny) {
-  return box.write_policy("deny.yaml",
-                          "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
-                          "  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
-                              deny + "\"]\n");
-}
-
-// Makes `spec` run `command` through run_plan.py executing the plan of `policy`, or
-// through `zpolicy run`.
-void through(const Sandbox& box, bool executor, const std::string& policy,
-             const std::vector<std::string>& command, RunSpec& spec) {
-  if (!executor) {
-    spec.options = {"--policy", policy};
-    spec.command = command;
-    return;
-  }
-  std::vector<std::string> plan_argv = {zpolicy_binary(), "plan", "--format", "json",
-                                        "--policy",       policy, "--"};
-  plan_argv.insert(plan_argv.end(), command.begin(), command.end());
-  const RunResult planned = box.host_command(plan_argv);
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
-  spec.launcher = {"/usr/bin/python3",
-                   box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
-                   box.write_policy("plan.json", planned.out)};
-}
 
 // A9D-1: the guard (or run_plan.py's child) makes its private mount namespace a few
 // milliseconds after the run last looked for its missing deny roots on the host. A
@@ -70,7 +44,7 @@ void mounted_before_the_namespace(Caller caller, bool executor) {
   spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared", "/bin/sh", "-c",
                       mounter, "sh", "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null",
                       "-e", "trace=unshare", "-e", "inject=unshare:delay_enter=300000:when=1"};
-  through(box, executor, deny_policy(box, mnt + "/aws"),
+  run_through(box, executor, deny_policy(box, mnt + "/aws"),
           {"/bin/sh", "-c", "touch " + ran + "; cat " + mnt + "/aws/credentials"}, spec);
   const RunResult r = box.run(spec);
   BOOST_TEST(r.out.find("AKIA") == std::string::npos, "read the deny root: " << r.describe());
@@ -112,7 +86,7 @@ void no_private_namespace(Caller caller, bool executor) {
   const std::string before = snapshot(box.workspace());
   RunSpec spec;
   spec.root_prefix = {"/usr/bin/python3", "-c", kNoMountNamespaces};
-  through(box, executor, deny_policy(box, box.base() + "/absent"),
+  run_through(box, executor, deny_policy(box, box.base() + "/absent"),
           {"/bin/sh", "-c", "touch " + ran + "; echo ran"}, spec);
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 125, r.describe());
