@@ -212,10 +212,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   auto watched = watched_names(plan.expected_setup);
   std::string appeared;
   std::vector<std::string> absent;  // the deny roots the setup check must not find
-  for (auto& w : missing_deny_names(live, appeared)) {
+  const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared);
+  for (const auto& w : deny_ways) {
     if (w.created && std::find(absent.begin(), absent.end(), w.protects) == absent.end())
       absent.push_back(w.protects);
-    watched.push_back(std::move(w));
+    watched.push_back(w);
   }
   if (!appeared.empty()) {
     err << "zpolicy: deny root '" << appeared
@@ -225,6 +226,22 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   if (!names->start(std::move(watched), why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
+  // The way to a missing deny root changed before its watch was in place (a symlink on it
+  // re-pointed or replaced) leads through names nothing watches: walked once more, now
+  // that any later change trips the watch, it must be the way watched (red team A9E-1).
+  for (const auto& w : missing_deny_names(live, appeared)) {
+    if (std::find(deny_ways.begin(), deny_ways.end(), w) != deny_ways.end()) continue;
+    err << "zpolicy: the way to deny root '" << w.protects
+        << "' changed on the host while the run started; refusing to run what was not "
+           "verified; nothing ran\n";
+    return kExitInternal;
+  }
+  if (!appeared.empty()) {
+    err << "zpolicy: deny root '" << appeared
+        << "' was created on the host after the run was verified, and nothing would mask it; "
+           "refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
   }
   // From here on bwrap mounts these objects whatever the paths come to name. Opened once

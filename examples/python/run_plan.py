@@ -227,6 +227,50 @@ WATCHED_EVENTS = {"replaced": IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO,
                   "created": IN_CREATE | IN_MOVED_TO}
 
 
+def entries_on_the_way(path):
+    """Every entry the kernel looks up to open `path`, symlinks followed (at most 40),
+    missing ones spelled on: compiler::HostLookups::entries_on_the_way."""
+    todo, cur, links, out = [c for c in path.split(b"/") if c], b"/", 0, []
+    while todo:
+        c = todo.pop(0)
+        if c == b".":
+            continue
+        if c == b"..":
+            cur = cur[:max(cur.rfind(b"/"), 1)]
+            continue
+        entry = cur + c if cur == b"/" else cur + b"/" + c
+        out.append(entry)
+        if os.path.islink(entry):
+            try:
+                target = os.readlink(entry)
+            except OSError:
+                target = b""
+            if target:
+                links += 1
+            if target and links <= 40:
+                todo[:0] = [t for t in target.split(b"/") if t]
+                if target.startswith(b"/"):
+                    cur = b"/"
+                continue
+        cur = entry
+    return out
+
+
+def deny_way(protects):
+    """The watches runner::missing_deny_names() places for the missing deny root
+    `protects`: each existing entry on its way for its replacement, the first missing one
+    for its creation when its parent is a directory."""
+    for entry in entries_on_the_way(protects):
+        parent = entry[:entry.rfind(b"/")] or b"/"
+        name = entry[entry.rfind(b"/") + 1:]
+        if os.path.lexists(entry):
+            yield parent, name, "replaced"
+            continue
+        if os.path.isdir(parent) and not os.path.islink(parent):
+            yield parent, name, "created"
+        return
+
+
 class HostNameWatch:
     """The plan's `watches`: the host names whose change while the sandbox runs undoes a
     protection (docs/run.md "Protected names replaced on the host", red team R7-C1, R8-H1)."""
@@ -258,6 +302,17 @@ class HostNameWatch:
                                          os.path.exists(raw(w["protects"]))):
                 self.fail(created, f"deny root {w['protects']!r} was created on the host after "
                                    "the plan was made, and nothing would mask it")
+        # The way to a missing deny root changed since the plan (a symlink on it re-pointed
+        # or replaced) leads through names nothing watches: walked now that any later
+        # change trips the watch, it must be the way the plan watches (red team A9E-1).
+        watched = {(raw(w["directory"]), raw(w["name"]), w["on"]) for w in watches}
+        for protects in {raw(w["protects"]) for w in watches if w["on"] == "created" or
+                         not os.path.exists(raw(w["protects"]))}:
+            for way in deny_way(protects):
+                if way not in watched:
+                    named = protects.decode("utf-8", "replace")
+                    self.fail(created, f"the way to deny root '{named}' changed on the host "
+                                       "after the plan was made")
 
     def fail(self, created, why):
         remove_placeholders(created)
