@@ -2,11 +2,13 @@
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,10 +98,23 @@ bool limit_sandbox_notify(pid_t init, const NotifyShare& share, std::string& why
       return false;
     }
   }
+  // The init is pinned while its namespace is looked up: this runs while bwrap sets up,
+  // before anything has shown the init alive, and a pid reused meanwhile would name another
+  // process's namespace. Still running once the namespace is open, it was the init's.
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, init, 0));
   const std::string net = "/proc/" + std::to_string(init) + "/ns/net";
-  const int net_fd = open(net.c_str(), O_RDONLY | O_CLOEXEC);
-  const int user_fd = net_fd >= 0 ? ioctl(net_fd, NS_GET_USERNS) : -1;
+  const int net_fd = pidfd >= 0 ? open(net.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  int user_fd = net_fd >= 0 ? ioctl(net_fd, NS_GET_USERNS) : -1;
   if (net_fd >= 0) close(net_fd);
+  if (pidfd >= 0) {
+    pollfd exited{pidfd, POLLIN, 0};
+    if (user_fd >= 0 && poll(&exited, 1, 0) != 0) {
+      close(user_fd);
+      user_fd = -1;
+      errno = ESRCH;
+    }
+    close(pidfd);
+  }
   struct stat ours {}, theirs {};
   if (user_fd < 0 || stat("/proc/self/ns/user", &ours) != 0 || fstat(user_fd, &theirs) != 0) {
     why = std::string("cannot reach the sandbox's user namespace: ") + std::strerror(errno);
