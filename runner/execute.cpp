@@ -218,12 +218,14 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
       absent.push_back(w.protects);
     watched.push_back(w);
   }
-  if (!appeared.empty()) {
+  // A deny root that exists by now, created since it was resolved: nothing masks it.
+  auto refuse_appeared = [&] {
     err << "zpolicy: deny root '" << appeared
         << "' was created on the host after the run was verified, and nothing would mask it; "
            "refusing to run what was not verified; nothing ran\n";
     return kExitInternal;
-  }
+  };
+  if (!appeared.empty()) return refuse_appeared();
   if (!names->start(std::move(watched), why)) {
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
@@ -238,12 +240,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
            "verified; nothing ran\n";
     return kExitInternal;
   }
-  if (!appeared.empty()) {
-    err << "zpolicy: deny root '" << appeared
-        << "' was created on the host after the run was verified, and nothing would mask it; "
-           "refusing to run what was not verified; nothing ran\n";
-    return kExitInternal;
-  }
+  if (!appeared.empty()) return refuse_appeared();
   // From here on bwrap mounts these objects whatever the paths come to name. Opened once
   // the watch is in place: a name replaced before it is then the wrong object here (or
   // none), and one replaced after it trips the watch; the other way round a rename in
