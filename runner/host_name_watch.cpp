@@ -100,21 +100,27 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     bool in_writable = false;
     for (const auto& w : resolved.write) in_writable |= ir::path_within(w.path, d.path);
     if (in_writable) continue;  // a placeholder and a mask cover it (runner/placeholders)
-    // Only where the sandbox sees the host: below a read root, not in its private /tmp.
-    bool readable = false;
-    for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
-    if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
     // Every entry the kernel looks up on the way, symlinks followed: a link on the way,
     // dangling (`~/.aws -> /mnt/secrets/aws`) or made since the resolution, leads where
     // the host would create the deny root (red team A17B-1). Each existing entry is
     // watched for its replacement, the first missing one for its creation; what lies
     // beyond it cannot change before it is created.
+    const std::vector<std::string> way = host.entries_on_the_way(d.path);
+    // Only where the sandbox sees the host: below a read root, not in its private /tmp;
+    // under either name, since the host creates the deny root where its way leads (a
+    // dangling `/srv/keys -> /etc/keys` with only /etc readable, red team A10-2).
+    auto seen = [&](const std::string& path) {
+      bool readable = false;
+      for (const auto& r : resolved.read) readable |= ir::path_within(r.path, path);
+      return readable && !(resolved.private_tmp && ir::path_within("/tmp", path));
+    };
+    if (!seen(d.path) && (way.empty() || !seen(way.back()))) continue;
     if (host.stat(d.path)) {
       // Created since it was resolved: nothing masks it, and no watch would see it.
       appeared = d.path;
       return {};
     }
-    for (const auto& entry : host.entries_on_the_way(d.path)) {
+    for (const auto& entry : way) {
       const size_t slash = entry.rfind('/');
       const std::string parent = slash == 0 ? "/" : entry.substr(0, slash);
       const std::string name = entry.substr(slash + 1);

@@ -375,18 +375,19 @@ def private_mount_namespace():
 
 
 def limit_notify(init, share):
-    """The plan's notify_share, set in the user namespace that owns the sandbox init's
-    network namespace (red team R8-L2): the limit a write reaches is the one of the
-    writer's user namespace, so a forked child joins it (setns of a user namespace needs a
-    single-threaded process) and writes. The reason it failed, or None."""
+    """The plan's notify_share, set in the user namespace that owns the sandbox init's pid
+    namespace (red team R8-L2; its network namespace is the host's under `network: full`,
+    A10-1): the limit a write reaches is the one of the writer's user namespace, so a
+    forked child joins it (setns of a user namespace needs a single-threaded process) and
+    writes. The reason it failed, or None."""
     if share is None:
         return None
     try:
-        net = os.open(f"/proc/{init}/ns/net", os.O_RDONLY)
+        ns = os.open(f"/proc/{init}/ns/pid", os.O_RDONLY)
         try:
-            user = fcntl.ioctl(net, NS_GET_USERNS)
+            user = fcntl.ioctl(ns, NS_GET_USERNS)
         finally:
-            os.close(net)
+            os.close(ns)
     except OSError as e:
         return f"cannot reach the sandbox's user namespace: {e.strerror}"
     if os.stat(f"/proc/self/fd/{user}").st_ino == os.stat("/proc/self/ns/user").st_ino:
@@ -618,6 +619,13 @@ def main():
     # Watched from before the bind sources are opened until the sandbox is gone: a name
     # replaced before the watch is then the wrong object for open_binds, one replaced after
     # it trips the watch.
+    # The host's mount table from before the last look at the deny roots' ways (in
+    # HostNameWatch) to after the child's private mount namespace exists: a filesystem
+    # mounted in between is in the sandbox, where no watch sees what the host puts in it
+    # (red team A9D-1, A10-3). POLLPRI once it changed.
+    mounts = select.poll()
+    mountinfo = open("/proc/self/mountinfo", "rb")
+    mounts.register(mountinfo, select.POLLPRI)
     watch = HostNameWatch(plan["watches"], created)
     payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
     # Each descriptor's content through a pipe whose write end only this process holds,
@@ -715,6 +723,10 @@ def main():
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             if why is None and blocked:
                 why = deny_roots_absent(init, plan["watches"])
+            if (why is None and blocked and any(w["on"] == "created" for w in plan["watches"])
+                    and mounts.poll(0)):
+                why = ("a filesystem was mounted or unmounted on the host while the run started, "
+                       "which could bring a missing deny root into the sandbox unseen")
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
             for b in plan.get("binds", []):
