@@ -339,8 +339,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     // bwrap runs, so the guard's namespace is made: a mount in between is in it (A10-3).
     if (!deny_ways.empty() && mounts.changed()) {
       refused = "a filesystem was mounted or unmounted on the host while the run started, "
-                "which could bring a missing deny root into the sandbox where no watch sees "
-                "it; refusing to run what was not verified";
+                "which could bring deny root '" + deny_ways.front().protects +
+                "' into the sandbox where no watch sees it; refusing to run what was not "
+                "verified";
       return false;
     }
     switch (setup.check(init, why)) {

@@ -723,10 +723,11 @@ def main():
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             if why is None and blocked:
                 why = deny_roots_absent(init, plan["watches"])
-            if (why is None and blocked and any(w["on"] == "created" for w in plan["watches"])
-                    and mounts.poll(0)):
+            denied = [w["protects"] for w in plan["watches"] if w["on"] == "created"]
+            if why is None and blocked and denied and mounts.poll(0):
+                named = raw(denied[0]).decode("utf-8", "replace")
                 why = ("a filesystem was mounted or unmounted on the host while the run started, "
-                       "which could bring a missing deny root into the sandbox unseen")
+                       f"which could bring deny root '{named}' into the sandbox unseen")
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
             for b in plan.get("binds", []):
