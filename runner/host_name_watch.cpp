@@ -108,13 +108,18 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     const std::vector<std::string> way = host.entries_on_the_way(d.path);
     // Only where the sandbox sees the host: below a read root, not in its private /tmp;
     // under either name, since the host creates the deny root where its way leads (a
-    // dangling `/srv/keys -> /etc/keys` with only /etc readable, red team A10-2).
+    // dangling `/srv/keys -> /etc/keys` with only /etc readable, red team A10-2). A link on
+    // the way can be re-pointed there during the run, so a way with one is watched too.
     auto seen = [&](const std::string& path) {
       bool readable = false;
       for (const auto& r : resolved.read) readable |= ir::path_within(r.path, path);
       return readable && !(resolved.private_tmp && ir::path_within("/tmp", path));
     };
-    if (!seen(d.path) && (way.empty() || !seen(way.back()))) continue;
+    const bool through_link = std::any_of(way.begin(), way.end(), [&](const std::string& e) {
+      const struct stat* st = host.lstat(e);
+      return st && S_ISLNK(st->st_mode);
+    });
+    if (!seen(d.path) && (way.empty() || !seen(way.back())) && !through_link) continue;
     if (host.stat(d.path)) {
       // Created since it was resolved: nothing masks it, and no watch would see it.
       appeared = d.path;

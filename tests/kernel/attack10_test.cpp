@@ -54,13 +54,17 @@ network: full
 // /etc readable lay outside every read root, so nothing was watched, and the host creating
 // /etc/keys/aws/credentials during the run showed it to the sandbox under its target's
 // name (an existing target is masked; A17B-1 with restricted read roots).
-void deny_root_leading_into_a_read_root(Caller caller, bool executor) {
+// The same with the link leading nowhere the sandbox sees (`/srv/keys -> /nowhere/keys`)
+// when the run starts, and re-pointed at /etc/keys by the host during the run (`repoint`):
+// nothing was watched, not even the link's name.
+void deny_root_leading_into_a_read_root(Caller caller, bool executor, bool repoint = false) {
   using namespace std::chrono_literals;
   Sandbox box(caller);
   const std::string rd = box.base() + "/rd", other = box.base() + "/other";
   box.make_dir(rd);
   box.make_dir(other);
-  BOOST_REQUIRE(symlink((rd + "/keys").c_str(), (other + "/keys").c_str()) == 0);
+  BOOST_REQUIRE(symlink((repoint ? box.base() + "/nowhere/keys" : rd + "/keys").c_str(),
+                        (other + "/keys").c_str()) == 0);
   const std::string policy = box.write_policy(
       "deny.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/usr\", "
                    "\"/lib\", \"/lib64\", \"/bin\", \"" + rd + "\", \"${WORKSPACE}\"]\n"
@@ -76,6 +80,11 @@ void deny_root_leading_into_a_read_root(Caller caller, bool executor) {
   };
   if (wait_until([&] { return exists(box.ws("started")) || gone(); }, 10s) &&
       exists(box.ws("started"))) {
+    if (repoint) {
+      const std::string fresh = other + "/fresh";
+      BOOST_REQUIRE(symlink((rd + "/keys").c_str(), fresh.c_str()) == 0);
+      BOOST_REQUIRE(rename(fresh.c_str(), (other + "/keys").c_str()) == 0);
+    }
     BOOST_REQUIRE(mkdir((rd + "/keys").c_str(), 0755) == 0);
     BOOST_REQUIRE(mkdir((rd + "/keys/aws").c_str(), 0755) == 0);
     std::ofstream(rd + "/keys/aws/credentials") << "AKIA-EXAMPLE\n";
@@ -84,7 +93,9 @@ void deny_root_leading_into_a_read_root(Caller caller, bool executor) {
   const RunResult r = box.finish(running);
   BOOST_TEST(r.out.find("AKIA") == std::string::npos, "the sandbox read it: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());
-  BOOST_TEST(r.err.find("was created on the host while the sandbox ran") != std::string::npos,
+  BOOST_TEST(r.err.find(repoint ? "was renamed or removed on the host"
+                                : "was created on the host while the sandbox ran") !=
+                 std::string::npos,
              r.describe());
 }
 
@@ -152,6 +163,16 @@ BOOST_DATA_TEST_CASE(a_deny_root_whose_dangling_link_leads_into_a_read_root_is_w
 BOOST_DATA_TEST_CASE(an_executor_watches_a_deny_root_whose_link_leads_into_a_read_root,
                      bdata::make(kCallers), caller) {
   deny_root_leading_into_a_read_root(caller, true);
+}
+
+BOOST_DATA_TEST_CASE(a_deny_roots_link_repointed_into_a_read_root_during_the_run_is_seen,
+                     bdata::make(kCallers), caller) {
+  deny_root_leading_into_a_read_root(caller, false, true);
+}
+
+BOOST_DATA_TEST_CASE(an_executor_sees_a_deny_roots_link_repointed_into_a_read_root,
+                     bdata::make(kCallers), caller) {
+  deny_root_leading_into_a_read_root(caller, true, true);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
