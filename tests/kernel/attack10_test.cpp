@@ -65,13 +65,18 @@ void deny_root_leading_into_a_read_root(Caller caller, bool executor, bool repoi
   box.make_dir(other);
   BOOST_REQUIRE(symlink((repoint ? box.base() + "/nowhere/keys" : rd + "/keys").c_str(),
                         (other + "/keys").c_str()) == 0);
-  const std::string policy = box.write_policy(
-      "deny.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/usr\", "
-                   "\"/lib\", \"/lib64\", \"/bin\", \"" + rd + "\", \"${WORKSPACE}\"]\n"
-                   "  write: [\"${WORKSPACE}\"]\n  deny: [\"" + other + "/keys/aws\"]\n");
+  const std::string policy =
+      box.write_policy("deny.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/usr\", "
+                       "\"/lib\", \"/lib64\", \"/bin\", \"" +
+                           rd +
+                           "\", \"${WORKSPACE}\"]\n"
+                           "  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
+                           other + "/keys/aws\"]\n");
   const std::string command =
       "touch started; i=0; while [ ! -e go ] && [ $i -lt 200 ]; do sleep 0.02; i=$((i+1)); "
-      "done; sleep 0.5; cat " + rd + "/keys/aws/credentials; exit 0";
+      "done; sleep 0.5; cat " +
+      rd + "/keys/aws/credentials; exit 0";
   Running running = box.start(through(box, executor, policy, command));
   auto gone = [&] {
     std::ifstream stat("/proc/" + std::to_string(running.pid) + "/stat");
@@ -93,10 +98,10 @@ void deny_root_leading_into_a_read_root(Caller caller, bool executor, bool repoi
   const RunResult r = box.finish(running);
   BOOST_TEST(r.out.find("AKIA") == std::string::npos, "the sandbox read it: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());
-  BOOST_TEST(r.err.find(repoint ? "was renamed or removed on the host"
-                                : "was created on the host while the sandbox ran") !=
-                 std::string::npos,
-             r.describe());
+  BOOST_TEST(
+      r.err.find(repoint ? "was renamed or removed on the host"
+                         : "was created on the host while the sandbox ran") != std::string::npos,
+      r.describe());
 }
 
 // A10-3: A9D-1's fix looks for the deny root in the sandbox before the release; a
@@ -114,16 +119,33 @@ void mounted_empty_before_the_namespace(Caller caller, bool executor) {
   BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
   const std::string nr = std::to_string(SYS_unshare);
   const std::string mounter =
-      "( i=0; until grep -qs '^" + nr + " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || "
-      "[ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; mount -t tmpfs -o mode=0755 zp " + mnt +
-      "; i=0; until [ -e " + box.ws("started") + " ] || [ $i -ge 300 ]; do sleep 0.01; "
-      "i=$((i+1)); done; mkdir " + mnt + "/aws && echo AKIA-EXAMPLE > " + mnt +
+      "( i=0; until grep -qs '^" + nr +
+      " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || "
+      "[ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; mount -t tmpfs -o mode=0755 zp " +
+      mnt + "; i=0; until [ -e " + box.ws("started") +
+      " ] || [ $i -ge 300 ]; do sleep 0.01; "
+      "i=$((i+1)); done; mkdir " +
+      mnt + "/aws && echo AKIA-EXAMPLE > " + mnt +
       "/aws/credentials ) >/dev/null 2>&1 & exec \"$@\"";
   RunSpec spec = through(box, executor, deny_policy(box, mnt + "/aws"),
                          "touch started; sleep 1; cat " + mnt + "/aws/credentials");
-  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared", "/bin/sh", "-c",
-                      mounter, "sh", "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null",
-                      "-e", "trace=unshare", "-e", "inject=unshare:delay_enter=300000:when=1"};
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "shared",
+                      "/bin/sh",
+                      "-c",
+                      mounter,
+                      "sh",
+                      "/usr/bin/strace",
+                      "-f",
+                      "-qq",
+                      "-o",
+                      "/dev/null",
+                      "-e",
+                      "trace=unshare",
+                      "-e",
+                      "inject=unshare:delay_enter=300000:when=1"};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.out.find("AKIA") == std::string::npos, "read the deny root: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());
@@ -145,8 +167,8 @@ BOOST_DATA_TEST_CASE(an_executor_refuses_an_empty_filesystem_mounted_before_its_
   mounted_empty_before_the_namespace(caller, true);
 }
 
-BOOST_DATA_TEST_CASE(a_network_full_policy_runs_with_only_its_notify_share,
-                     bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(a_network_full_policy_runs_with_only_its_notify_share, bdata::make(kCallers),
+                     caller) {
   network_full_runs_with_its_share(caller, false);
 }
 
