@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(places_that_nothing_tells_apart_are_one_proof) {
   const auto profile = compiler::bind_params(
       std::get<compiler::SbplProfile>(compiler::parse_sbpl(g.profile)), values);
   const auto result =
-      compiler::nested_chains(g.policy, profile, {"${HOME}", "${TMPDIR}", "${WORKSPACE}"},
+      compiler::nested_chains(g.policy, profile, {"${HOME}", "${TMPDIR}", "${WORKSPACE}"}, {},
                               profile.filters.size() + values.size(), 2);
   const auto* chains = std::get_if<std::vector<compiler::NestedChain>>(&result);
   BOOST_TEST_REQUIRE(chains != nullptr);
@@ -270,6 +270,30 @@ BOOST_AUTO_TEST_CASE(a_chain_of_four_roots_is_proved) {
   for (const char* root : {"${A} bound", "${B} bound", "${C} bound", "${WORKSPACE} bound"})
     bound += binding.find(root) != std::string::npos;
   BOOST_TEST(bound == 3u, binding);
+}
+
+// A chain under a concrete place (session 10): the rule is true only where /Users,
+// ${HOME} and ${WORKSPACE}/.git all hold the path, so on every Mac that keeps the
+// workspace in the home directory (${HOME} = /Users/u, ${WORKSPACE} = /Users/u/src/app)
+// it lets the protected .git be written. Each root bound alone to /Users leaves the other
+// opaque, and a chain left symbolic is below no concrete path: before chains were bound
+// under the profile's concrete places, no proof made the three filters true together.
+BOOST_AUTO_TEST_CASE(a_chain_under_a_concrete_place_is_proved) {
+  const Golden g = golden("deny-roots");
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath \"/Users\") (subpath (param "
+      "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
+  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(fs.front().probe.find("/.git") != std::string::npos, text);
+  // The binding names the concrete place of the chain's first root, then the chain.
+  const std::string binding = fs.front().trace.front();
+  BOOST_TEST(binding.find("${HOME} bound to /Users") != std::string::npos, binding);
+  BOOST_TEST(binding.find("${WORKSPACE} bound to /Users") != std::string::npos, binding);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

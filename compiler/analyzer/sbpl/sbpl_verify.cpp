@@ -530,10 +530,6 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
       });
 }
 
-// The most places each symbolic root is bound to (see prove_bindings): each is a whole
-// proof again.
-constexpr size_t kMaxBindings = 32;
-
 // `text` with the symbolic root `root` at its start replaced by `place`.
 std::string rebind(std::string_view text, std::string_view root, std::string_view place) {
   if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
@@ -627,89 +623,18 @@ void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& finding
           " (verify the profile bound to a host: compile --workspace)"));
 }
 
-// The proof of one chain of nested roots: its last root's tree, with every root of the
-// chain bound. True when there are findings.
-bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
-                 const NestedChain& chain, std::vector<SbplFinding>& findings) {
-  ir::Resolved bound = policy;
-  Binding binding;
-  std::string how;
-  for (const NestedStep& s : chain.steps) {
-    bound = rebound(bound, s.root, s.place);
-    binding.emplace_back(s.root, s.place);
-    how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
-           (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
-                             : "") +
-           " inside " + s.inside;
-  }
-  // The policy's entries that can decide a path at or below the last place, or the place
-  // of the root before it: those at or below the last place (the last root's among them),
-  // those at or above it, and the concrete ones. The other roots' and those beside the
-  // place decide nothing there (an Intent decides a path by the entries at, above and
-  // below it).
-  const std::string_view place = chain.steps.back().place;
-  const std::string_view outer = chain.steps.size() > 1
-                                     ? std::string_view(chain.steps[chain.steps.size() - 2].place)
-                                     : std::string_view(chain.steps.front().inside);
-  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
-    std::erase_if(*group, [&](const ir::ResolvedPath& p) {
-      return p.path.starts_with("${") && !text_within(place, p.path) &&
-             !text_within(p.path, place);
-    });
-  const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
-                                  [&](const auto& p) { return text_within(place, p.path); }) ||
-                      std::any_of(bound.deny.begin(), bound.deny.end(),
-                                  [&](const auto& p) { return text_within(place, p.path); });
-  const NestedScope scope{outer, place, guards};
-  return prove_bound(bound, unbound, values, binding, how, findings, &scope);
-}
+// The most places each symbolic root is bound to (see prove_bindings): each is a whole
+// proof again.
+constexpr size_t kMaxBindings = 32;
 
-// Symbolic roots bound inside one another (docs/verify.md, "Nested symbolic roots"):
-// `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, both the same
-// directory, and chains of more (`${TMPDIR}` inside `${WORKSPACE}` inside `${HOME}`).
-// nested_chains() gives one chain of each class the profile and the policy cannot tell
-// apart; each is proved where binding its last root can change an answer. The first
-// chain with findings is reported, each finding naming it.
-void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
-                  const SbplProfile& profile, const SbplParams& values,
-                  std::vector<SbplFinding>& findings) {
-  const std::vector<std::string> roots = symbolic_roots(policy, values);
-  if (roots.size() < 2) return;
-  // The pairs first, proved before the chains of more are sought: their findings are the
-  // plainest, and a profile whose longer chains are past the bounds is refused only once
-  // the pairs are proved.
-  const size_t proof_work = profile.filters.size() + values.size();
-  size_t proved = 0;
-  for (const size_t steps : {size_t{1}, roots.size() - 1}) {
-    auto nested = nested_chains(policy, profile, roots, proof_work, steps);
-    if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
-      refuse_nested(*e, findings);
-      return;
-    }
-    const auto& chains = std::get<std::vector<NestedChain>>(nested);
-    for (; proved < chains.size(); ++proved)
-      if (prove_chain(policy, unbound, values, chains[proved], findings)) return;
-    if (steps == roots.size() - 1) return;  // the pairs were every chain
-  }
-}
-
-// A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
-// so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
-// grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
-// A portable profile is meant for every binding, so the proof runs again with each
-// symbolic root bound, one at a time, to one place in each region the concrete paths
-// the profile names and the policy does not (as a path or an ancestor of one) cut the
-// namespace into: each such path, a
-// child of it that nothing names, and each of its ancestors but "/" (docs/verify.md,
-// "Portable profiles", which says why the policy's own concrete paths are left out).
-// The platform's runtime trees and devices are not places: a workspace, home or
-// temporary directory inside /System or /dev is outside what the proof covers. The
-// first binding with findings is reported, each finding naming it.
-void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
-                    const SbplProfile& profile, const SbplParams& values,
-                    std::vector<SbplFinding>& findings) {
+// The concrete places a symbolic root is bound to (prove_bindings), sorted: one place in
+// each region the concrete paths the profile names and the policy does not (as a path or
+// an ancestor of one) cut the namespace into: each such path, a child of it that nothing
+// names, and each of its ancestors but "/". The platform's runtime trees and devices are
+// not places. Empty when the profile's names are outside the subset (prove() reports it).
+std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplProfile& profile) {
   auto names = artifact_names(profile);
-  if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
+  if (!std::holds_alternative<ArtifactNames>(names)) return {};
   // The policy's paths and their ancestors (which the emitter pins above them).
   std::unordered_set<std::string_view> policy_paths;
   for (const auto* group :
@@ -734,6 +659,99 @@ void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   std::sort(places.begin(), places.end());
   places.erase(std::unique(places.begin(), places.end()), places.end());
+  return places;
+}
+
+// The proof of one chain of nested roots: its last root's tree, with every root of the
+// chain bound. True when there are findings.
+bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
+                 const NestedChain& chain, std::vector<SbplFinding>& findings) {
+  ir::Resolved bound = policy;
+  Binding binding;
+  std::string how;
+  if (!chain.top.empty()) {
+    const std::string& first = chain.steps.front().inside;
+    bound = rebound(bound, first, chain.top);
+    binding.emplace_back(first, chain.top);
+    how = first + " bound to " + chain.top;
+  }
+  for (const NestedStep& s : chain.steps) {
+    bound = rebound(bound, s.root, s.place);
+    binding.emplace_back(s.root, s.place);
+    how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
+           (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
+                             : "") +
+           " inside " + s.inside;
+  }
+  // The policy's entries that can decide a path at or below the last place, or the place
+  // of the root before it: those at or below the last place (the last root's among them),
+  // those at or above it, and the concrete ones. The other roots' and those beside the
+  // place decide nothing there (an Intent decides a path by the entries at, above and
+  // below it).
+  const std::string_view place = chain.steps.back().place;
+  const std::string_view outer =
+      chain.steps.size() > 1   ? std::string_view(chain.steps[chain.steps.size() - 2].place)
+      : !chain.top.empty() ? std::string_view(chain.top)
+                               : std::string_view(chain.steps.front().inside);
+  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+    std::erase_if(*group, [&](const ir::ResolvedPath& p) {
+      return p.path.starts_with("${") && !text_within(place, p.path) &&
+             !text_within(p.path, place);
+    });
+  const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
+                                  [&](const auto& p) { return text_within(place, p.path); }) ||
+                      std::any_of(bound.deny.begin(), bound.deny.end(),
+                                  [&](const auto& p) { return text_within(place, p.path); });
+  const NestedScope scope{outer, place, guards};
+  return prove_bound(bound, unbound, values, binding, how, findings, &scope);
+}
+
+// Symbolic roots bound inside one another (docs/verify.md, "Nested symbolic roots"):
+// `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, both the same
+// directory, and chains of more (`${TMPDIR}` inside `${WORKSPACE}` inside `${HOME}`).
+// The first root of a chain is left symbolic or bound to each concrete place of
+// prove_bindings (`${HOME}` at /Users/zp-bind, `${WORKSPACE}` inside it, for a rule that
+// names /Users and both roots). nested_chains() gives one chain of each class the profile
+// and the policy cannot tell apart; each is proved where binding its last root can change
+// an answer. The first chain with findings is reported, each finding naming it.
+void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
+                  const SbplProfile& profile, const SbplParams& values,
+                  std::vector<SbplFinding>& findings) {
+  const std::vector<std::string> roots = symbolic_roots(policy, values);
+  if (roots.size() < 2) return;
+  const std::vector<std::string> tops = concrete_places(policy, profile);
+  if (tops.size() > kMaxBindings) return;  // prove_bindings refused the profile
+  // The pairs first, proved before the chains of more are sought: their findings are the
+  // plainest, and a profile whose longer chains are past the bounds is refused only once
+  // the pairs are proved.
+  const size_t proof_work = profile.filters.size() + values.size();
+  size_t proved = 0;
+  for (const size_t steps : {size_t{1}, roots.size() - 1}) {
+    auto nested = nested_chains(policy, profile, roots, tops, proof_work, steps);
+    if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
+      refuse_nested(*e, findings);
+      return;
+    }
+    const auto& chains = std::get<std::vector<NestedChain>>(nested);
+    for (; proved < chains.size(); ++proved)
+      if (prove_chain(policy, unbound, values, chains[proved], findings)) return;
+    if (steps == roots.size() - 1) return;  // the pairs were every chain
+  }
+}
+
+// A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
+// so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
+// grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
+// A portable profile is meant for every binding, so the proof runs again with each
+// symbolic root bound, one at a time, to each of concrete_places() (docs/verify.md,
+// "Portable profiles", which says why the policy's own concrete paths are left out): a
+// workspace, home or temporary directory inside the platform's runtime trees is outside
+// what the proof covers. The first binding with findings is reported, each finding
+// naming it. Roots bound there with others inside them are prove_nested's.
+void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
+                    const SbplProfile& profile, const SbplParams& values,
+                    std::vector<SbplFinding>& findings) {
+  const std::vector<std::string> places = concrete_places(policy, profile);
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (places.empty() || roots.empty()) return;
   if (places.size() > kMaxBindings) {
