@@ -299,6 +299,29 @@ BOOST_AUTO_TEST_CASE(a_chain_under_a_concrete_place_is_proved) {
   BOOST_TEST(binding.find("${WORKSPACE} bound to /Users") != std::string::npos, binding);
 }
 
+// Issue 19's own reproduction, (allow file-read* (subpath "/Users")), reads ~/.ssh on
+// every Mac. Before session 10 it was accepted whenever the policy named a concrete path
+// below /Users (here a read root): the policy's paths and their ancestors were no places
+// for a root, so ${HOME} was never bound below /Users. `zpolicy verify` binds the roots
+// there too; the emitted profile still verifies.
+BOOST_AUTO_TEST_CASE(a_place_the_policy_names_is_a_place_for_a_root) {
+  Golden g = golden("deny-roots");
+  BOOST_TEST_REQUIRE(!g.policy.read.empty());
+  g.policy.read.push_back(g.policy.read.front());
+  g.policy.read.back().path = "/Users/Shared/tools";
+  const auto clean = verify(g, g.profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST(clean.empty(), all(clean));
+  const std::string profile = g.profile + "(allow file-read* (subpath \"/Users\"))\n";
+  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(fs.front().expected.find("deny root /Users/") != std::string::npos, text);
+  BOOST_TEST(fs.front().trace.front().find("with ${HOME} bound to /Users") != std::string::npos,
+             text);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Nesting-only grants in every golden profile with two symbolic roots or more: for each

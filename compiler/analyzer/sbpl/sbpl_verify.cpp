@@ -627,12 +627,18 @@ void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& finding
 // proof again.
 constexpr size_t kMaxBindings = 32;
 
+// Which concrete paths of the profile make places (docs/verify.md, "Portable profiles"):
+// those the policy does not name (as a path or an ancestor of one), or all of them.
+enum class PolicyPlaces { Left, Included };
+
 // The concrete places a symbolic root is bound to (prove_bindings), sorted: one place in
-// each region the concrete paths the profile names and the policy does not (as a path or
-// an ancestor of one) cut the namespace into: each such path, a child of it that nothing
-// names, and each of its ancestors but "/". The platform's runtime trees and devices are
-// not places. Empty when the profile's names are outside the subset (prove() reports it).
-std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplProfile& profile) {
+// each region the concrete paths the profile names (but the policy's own, unless
+// `policy_places` includes them) cut the namespace into: each such path, a child of it
+// that nothing names, and each of its ancestors but "/". The platform's runtime trees and
+// devices are not places. Empty when the profile's names are outside the subset (prove()
+// reports it).
+std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplProfile& profile,
+                                         PolicyPlaces policy_places) {
   auto names = artifact_names(profile);
   if (!std::holds_alternative<ArtifactNames>(names)) return {};
   // The policy's paths and their ancestors (which the emitter pins above them).
@@ -644,7 +650,8 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
         policy_paths.insert(*a);
   std::vector<std::string_view> concrete;
   for (std::string_view c : std::get<ArtifactNames>(names).paths)
-    if (!policy_paths.contains(c)) concrete.push_back(c);
+    if (policy_places == PolicyPlaces::Included || !policy_paths.contains(c))
+      concrete.push_back(c);
   const auto platform = Intent::platform_paths(Platform::Macos);
   std::vector<std::string> places;
   for (std::string_view c : concrete) {
@@ -719,7 +726,7 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
                   std::vector<SbplFinding>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
-  const std::vector<std::string> tops = concrete_places(policy, profile);
+  const std::vector<std::string> tops = concrete_places(policy, profile, PolicyPlaces::Left);
   if (tops.size() > kMaxBindings) return;  // prove_bindings refused the profile
   // The pairs first, proved before the chains of more are sought: their findings are the
   // plainest, and a profile whose longer chains are past the bounds is refused only once
@@ -744,14 +751,18 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
 // grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
 // A portable profile is meant for every binding, so the proof runs again with each
 // symbolic root bound, one at a time, to each of concrete_places() (docs/verify.md,
-// "Portable profiles", which says why the policy's own concrete paths are left out): a
-// workspace, home or temporary directory inside the platform's runtime trees is outside
-// what the proof covers. The first binding with findings is reported, each finding
-// naming it. Roots bound there with others inside them are prove_nested's.
+// "Portable profiles"): a workspace, home or temporary directory inside the platform's
+// runtime trees is outside what the proof covers. The places of the policy's own concrete
+// paths are proved only for `zpolicy verify` (EveryNesting): the profiles the pipeline
+// emits name no other concrete path, and are held to them by the tests. The first
+// binding with findings is reported, each finding naming it. Roots bound there with
+// others inside them are prove_nested's.
 void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
                     const SbplProfile& profile, const SbplParams& values,
-                    std::vector<SbplFinding>& findings) {
-  const std::vector<std::string> places = concrete_places(policy, profile);
+                    SbplBindings bindings, std::vector<SbplFinding>& findings) {
+  const std::vector<std::string> places = concrete_places(
+      policy, profile,
+      bindings == SbplBindings::EveryNesting ? PolicyPlaces::Included : PolicyPlaces::Left);
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (places.empty() || roots.empty()) return;
   if (places.size() > kMaxBindings) {
@@ -866,7 +877,7 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
 
   prove(policy, profile, values, findings);
   if (findings.empty() && policy.portable)
-    prove_bindings(policy, unbound, profile, values, findings);
+    prove_bindings(policy, unbound, profile, values, bindings, findings);
   if (findings.empty() && policy.portable && bindings == SbplBindings::EveryNesting)
     prove_nested(policy, unbound, profile, values, findings);
   return findings;
