@@ -274,7 +274,7 @@ std::string describe(const Partial& c) {
 
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
-    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps) {
+    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent) {
   using Bound = NestedPlacesError::Bound;
   // The roots that bring protected paths or deny roots: a place of the root before them
   // that holds them cannot be renamed, which each proof checks for that place.
@@ -300,7 +300,7 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
   // once.
   std::map<std::string, size_t> proved;
   std::set<std::string> extended;
-  size_t work = 0;
+  size_t work = spent;
   while (!level.empty()) {
     std::vector<Partial> next;
     for (const Partial& parent : level) {

@@ -64,11 +64,12 @@ struct NestedPlacesError {
 // order of the chain they extend (the symbolic first roots before those at `tops`), then
 // of the root, then of the place in byte order. `proof_work` is what one proof costs in
 // kMaxNestedWork's measure (the profile's filters and parameters); each class search
-// costs the paths it reads. Chains of at most `max_steps` roots bound inside another
-// (the first root, at a top or not, is not counted): those of fewer are the same whatever
-// `max_steps`, and come first.
+// costs the paths it reads; `spent` is the work done before (the proofs of each root
+// alone at a concrete place), counted against the same bound. Chains of at most
+// `max_steps` roots bound inside another (the first root, at a top or not, is not
+// counted): those of fewer are the same whatever `max_steps`, and come first.
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
-    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps);
+    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent = 0);
 
 }  // namespace zpolicy::compiler

@@ -624,8 +624,10 @@ void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& finding
 }
 
 // The most places each symbolic root is bound to (see prove_bindings): each is a whole
-// proof again.
+// proof again. With the places of the policy's own paths (zpolicy verify), the most
+// places, and their proofs' work is bounded too.
 constexpr size_t kMaxBindings = 32;
+constexpr size_t kMaxPolicyBindings = 64;
 
 // Which concrete paths of the profile make places (docs/verify.md, "Portable profiles"):
 // those the policy does not name (as a path or an ancestor of one), or all of them.
@@ -722,19 +724,18 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
 // and the policy cannot tell apart; each is proved where binding its last root can change
 // an answer. The first chain with findings is reported, each finding naming it.
 void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
-                  const SbplProfile& profile, const SbplParams& values,
+                  const SbplProfile& profile, const SbplParams& values, size_t spent,
                   std::vector<SbplFinding>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
   const std::vector<std::string> tops = concrete_places(policy, profile, PolicyPlaces::Left);
-  if (tops.size() > kMaxBindings) return;  // prove_bindings refused the profile
   // The pairs first, proved before the chains of more are sought: their findings are the
   // plainest, and a profile whose longer chains are past the bounds is refused only once
   // the pairs are proved.
   const size_t proof_work = profile.filters.size() + values.size();
   size_t proved = 0;
   for (const size_t steps : {size_t{1}, roots.size() - 1}) {
-    auto nested = nested_chains(policy, profile, roots, tops, proof_work, steps);
+    auto nested = nested_chains(policy, profile, roots, tops, proof_work, steps, spent);
     if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
       refuse_nested(*e, findings);
       return;
@@ -754,31 +755,44 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
 // "Portable profiles"): a workspace, home or temporary directory inside the platform's
 // runtime trees is outside what the proof covers. The places of the policy's own concrete
 // paths are proved only for `zpolicy verify` (EveryNesting): the profiles the pipeline
-// emits name no other concrete path, and are held to them by the tests. The first
-// binding with findings is reported, each finding naming it. Roots bound there with
-// others inside them are prove_nested's.
-void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
-                    const SbplProfile& profile, const SbplParams& values,
-                    SbplBindings bindings, std::vector<SbplFinding>& findings) {
-  const std::vector<std::string> places = concrete_places(
-      policy, profile,
-      bindings == SbplBindings::EveryNesting ? PolicyPlaces::Included : PolicyPlaces::Left);
+// emits name no other concrete path, and are held to them by the tests. There the
+// places are bounded by the work of their proofs (a policy with a dozen concrete paths
+// has some fifty places), counted against the nested proof's bound, rather than by
+// their number. The first binding with findings is reported, each finding naming it.
+// Roots bound there with others inside them are prove_nested's. Returns the work done.
+size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
+                      const SbplProfile& profile, const SbplParams& values,
+                      SbplBindings bindings, std::vector<SbplFinding>& findings) {
+  const bool every = bindings == SbplBindings::EveryNesting;
+  const std::vector<std::string> places =
+      concrete_places(policy, profile, every ? PolicyPlaces::Included : PolicyPlaces::Left);
   const std::vector<std::string> roots = symbolic_roots(policy, values);
-  if (places.empty() || roots.empty()) return;
-  if (places.size() > kMaxBindings) {
+  if (places.empty() || roots.empty()) return 0;
+  const size_t work = places.size() * roots.size() * (profile.filters.size() + values.size());
+  if (every ? work > kMaxNestedWork || places.size() > kMaxPolicyBindings
+            : places.size() > kMaxBindings) {
     findings.push_back(malformed(
         {"profile.sb"}, "profile.sb",
-        "at most " + std::to_string(kMaxBindings) +
-            " places where a concrete path of a portable profile can meet a symbolic root",
-        std::to_string(places.size()) + " (verify the profile bound to a host: compile "
-                                        "--workspace)"));
-    return;
+        every ? "at most " + std::to_string(kMaxPolicyBindings) +
+                    " places where a concrete path of a portable profile or its policy can "
+                    "meet a symbolic root, and " +
+                    std::to_string(kMaxNestedWork) +
+                    " filters and parameters bound over their proofs"
+              : "at most " + std::to_string(kMaxBindings) +
+                    " places where a concrete path of a portable profile can meet a symbolic "
+                    "root",
+        (every ? std::to_string(work) + " for " : std::string()) +
+            std::to_string(places.size()) +
+            (every ? " places" : "") + " (verify the profile bound to a host: compile "
+                                       "--workspace)"));
+    return work;
   }
   for (const auto& root : roots)
     for (const auto& place : places)
       if (prove_bound(rebound(policy, root, place), unbound, values, {{root, place}},
                       root + " bound to " + place, findings))
-        return;
+        return work;
+  return work;
 }
 }  // namespace
 
@@ -876,10 +890,11 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   }
 
   prove(policy, profile, values, findings);
+  size_t spent = 0;
   if (findings.empty() && policy.portable)
-    prove_bindings(policy, unbound, profile, values, bindings, findings);
+    spent = prove_bindings(policy, unbound, profile, values, bindings, findings);
   if (findings.empty() && policy.portable && bindings == SbplBindings::EveryNesting)
-    prove_nested(policy, unbound, profile, values, findings);
+    prove_nested(policy, unbound, profile, values, spent, findings);
   return findings;
 }
 
