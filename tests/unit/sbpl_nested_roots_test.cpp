@@ -203,8 +203,8 @@ BOOST_AUTO_TEST_SUITE_END()
 // roots"): a rule whose filters are true only where every root of a chain holds the path
 // is a finding, whichever way its filters are combined, though no pair of roots makes it
 // true. Each is a small golden profile plus one rule (about 0.03 s at -O2 each, the
-// unit tier runs under ASan): golden/large, whose proofs cost ten times more, is proved by
-// the_emitted_profiles_hold_for_every_nesting.
+// unit tier runs under ASan): golden/large, whose proofs cost ten times more, is proved in
+// the mutation tier (sbpl_nested_roots_mutants/golden_large_holds_for_every_nesting).
 BOOST_AUTO_TEST_SUITE(sbpl_nested_chains)
 
 // The reproduction of 2026-12-05, found on golden/large; golden/deny-roots has the same
