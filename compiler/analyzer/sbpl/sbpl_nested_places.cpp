@@ -99,8 +99,8 @@ struct PlaceClass {
 // since one of them bound at a place below can meet a path named there. Adds to `reads`
 // the paths it reads: `named`, and the paths below each place.
 std::vector<PlaceClass> places_of(const Named& named, const std::string& outer,
-                                  const std::string& root,
-                                  const std::vector<std::string>& later, size_t& reads) {
+                                  const std::string& root, const std::vector<std::string>& later,
+                                  size_t& reads) {
   reads += named.size();
   std::vector<std::string_view> below;  // sorted: those below any path are one run
   for (const auto& [path, what] : named)

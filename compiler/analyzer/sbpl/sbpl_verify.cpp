@@ -652,8 +652,7 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
         policy_paths.insert(*a);
   std::vector<std::string_view> concrete;
   for (std::string_view c : std::get<ArtifactNames>(names).paths)
-    if (policy_places == PolicyPlaces::Included || !policy_paths.contains(c))
-      concrete.push_back(c);
+    if (policy_places == PolicyPlaces::Included || !policy_paths.contains(c)) concrete.push_back(c);
   const auto platform = Intent::platform_paths(Platform::Macos);
   std::vector<std::string> places;
   for (std::string_view c : concrete) {
@@ -699,9 +698,9 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
   // below it).
   const std::string_view place = chain.steps.back().place;
   const std::string_view outer =
-      chain.steps.size() > 1   ? std::string_view(chain.steps[chain.steps.size() - 2].place)
-      : !chain.top.empty() ? std::string_view(chain.top)
-                               : std::string_view(chain.steps.front().inside);
+      chain.steps.size() > 1 ? std::string_view(chain.steps[chain.steps.size() - 2].place)
+      : !chain.top.empty()   ? std::string_view(chain.top)
+                             : std::string_view(chain.steps.front().inside);
   for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
       return p.path.starts_with("${") && !text_within(place, p.path) &&
@@ -761,8 +760,8 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
 // their number. The first binding with findings is reported, each finding naming it.
 // Roots bound there with others inside them are prove_nested's. Returns the work done.
 size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
-                      const SbplProfile& profile, const SbplParams& values,
-                      SbplBindings bindings, std::vector<SbplFinding>& findings) {
+                      const SbplProfile& profile, const SbplParams& values, SbplBindings bindings,
+                      std::vector<SbplFinding>& findings) {
   const bool every = bindings == SbplBindings::EveryNesting;
   const std::vector<std::string> places =
       concrete_places(policy, profile, every ? PolicyPlaces::Included : PolicyPlaces::Left);
@@ -773,18 +772,18 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
             : places.size() > kMaxBindings) {
     findings.push_back(malformed(
         {"profile.sb"}, "profile.sb",
-        every ? "at most " + std::to_string(kMaxPolicyBindings) +
-                    " places where a concrete path of a portable profile or its policy can "
-                    "meet a symbolic root, and " +
-                    std::to_string(kMaxNestedWork) +
-                    " filters and parameters bound over their proofs"
-              : "at most " + std::to_string(kMaxBindings) +
-                    " places where a concrete path of a portable profile can meet a symbolic "
-                    "root",
-        (every ? std::to_string(work) + " for " : std::string()) +
-            std::to_string(places.size()) +
-            (every ? " places" : "") + " (verify the profile bound to a host: compile "
-                                       "--workspace)"));
+        every
+            ? "at most " + std::to_string(kMaxPolicyBindings) +
+                  " places where a concrete path of a portable profile or its policy can "
+                  "meet a symbolic root, and " +
+                  std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs"
+            : "at most " + std::to_string(kMaxBindings) +
+                  " places where a concrete path of a portable profile can meet a symbolic "
+                  "root",
+        (every ? std::to_string(work) + " for " : std::string()) + std::to_string(places.size()) +
+            (every ? " places" : "") +
+            " (verify the profile bound to a host: compile "
+            "--workspace)"));
     return work;
   }
   for (const auto& root : roots)
