@@ -390,9 +390,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return r.has_value();
   };
   // The guard drops the last references to what the cleanup removes and to what this run
-  // alone watched, after the run: the bind descriptors (the placeholders'), the watch, the
-  // record (SpawnSpec::linger). So ours are all closed before it is let go.
+  // alone watched, after the run: the bind descriptors, the placeholders (each held since it
+  // was made), the watch, the record (SpawnSpec::linger). So ours are all closed before it
+  // is let go.
   for (const auto& [mine, theirs] : sources->fds()) spec.linger.push_back(mine);
+  for (const int held : placeholders.held()) spec.linger.push_back(held);
   if (names->fd() >= 0) spec.linger.push_back(names->fd());
   if (placeholders.record_fd() >= 0) spec.linger.push_back(placeholders.record_fd());
   spec.reported = [&] {

@@ -20,11 +20,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <tuple>
 
 namespace zpolicy::runner {
 namespace {
@@ -57,16 +57,16 @@ class FileLock {
 
 // The placeholders live runs rely on, by path, with the identity each recorded.
 using LiveSet = std::set<std::string>;
-using LiveIdentities = std::set<std::tuple<std::string, unsigned long long, unsigned long long>>;
 
-LiveSet live_paths(const std::vector<RunRecord>& records, LiveIdentities* identities = nullptr) {
+LiveSet live_paths(const std::vector<RunRecord>& records,
+                   std::vector<RecordedPlaceholder>* identities = nullptr) {
   LiveSet live;
   for (const auto& r : records)
     if (r.live)
       for (const auto& l : r.lines)
         if (auto p = parse_record_line(l)) {
           live.insert(p->path);
-          if (identities) identities->emplace(p->path, p->dev, p->ino);
+          if (identities) identities->push_back(std::move(*p));
         }
   return live;
 }
@@ -126,7 +126,9 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     reconcile_dead(records, live_paths(records));
     if (!host_lock_.share(error)) return false;
   }
-  LiveIdentities shared;
+  // A live run holds each of its placeholders open (runner/placeholder_removal.hpp), so
+  // the device and inode number it recorded name that directory while it lives.
+  std::vector<RecordedPlaceholder> shared;
   live_paths(records, &shared);
 
   // Every path that must exist before bwrap binds it, shallowest first. Each is walked
@@ -167,18 +169,25 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       }
       // O_DIRECTORY fails on anything else before a FIFO or device could be opened.
       int next = openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      struct stat st;
       const bool recorded = std::any_of(entries_.begin(), entries_.end(),
-                                        [&](const Entry& e) { return e.path == cur; });
-      if (next >= 0 && !recorded && fstat(next, &st) == 0 &&
-          (created || shared.count({cur, static_cast<unsigned long long>(st.st_dev),
-                                    static_cast<unsigned long long>(st.st_ino)}))) {
-        Entry e{cur, static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
-        const std::string line = record_line({e.path, e.dev, e.ino});
+                                        [&](const Entry& e) { return e.placeholder.path == cur; });
+      std::optional<RecordedPlaceholder> now;
+      if (next >= 0 && !recorded) now = examine_placeholder(next);
+      if (now) now->path = cur;
+      const auto same = [&](const RecordedPlaceholder& l) {
+        return l.path == now->path && l.dev == now->dev && l.ino == now->ino && l.birth == now->birth;
+      };
+      if (now && (created || std::any_of(shared.begin(), shared.end(), same))) {
+        // Held until the run's cleanup: the inode, and so its number, stays this directory's.
+        Entry e{*now, fcntl(next, F_DUPFD_CLOEXEC, 0)};
+        const std::string line = record_line(e.placeholder);
         // Written before the next placeholder is made, so that a run killed meanwhile
         // leaves a record of each; made durable once, below.
-        if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-          error = "cannot write run record '" + record_path_ + "'";
+        if (e.held < 0 ||
+            write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+          error = e.held < 0 ? "cannot hold placeholder '" + cur + "': " + std::strerror(errno)
+                             : "cannot write run record '" + record_path_ + "'";
+          if (e.held >= 0) close(e.held);
           close(next);
           close(fd);
           return false;
@@ -230,6 +239,12 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   return true;
 }
 
+std::vector<int> Placeholders::held() const {
+  std::vector<int> out;
+  for (const auto& e : entries_) out.push_back(e.held);
+  return out;
+}
+
 bool Placeholders::records_durable() {
   if (synced_.valid()) durable_ = synced_.get();
   return durable_;
@@ -255,14 +270,15 @@ void Placeholders::cleanup() {
     auto live = live_paths(records);
     reconcile_dead(records, live);
     for (const auto& e : entries_)
-      if (!live.count(e.path)) restore_access_if_ours({e.path, e.dev, e.ino});
+      if (!live.count(e.placeholder.path)) restore_access_if_ours(e.placeholder, e.held);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-      if (!live.count(it->path)) remove_if_ours({it->path, it->dev, it->ino});
+      if (!live.count(it->placeholder.path)) remove_if_ours(it->placeholder, it->held);
     unlink(record_path_.c_str());
   }
   close(record_fd_);
   record_fd_ = -1;
   host_lock_.release();
+  for (const auto& e : entries_) close(e.held);
   entries_.clear();
 }
 
