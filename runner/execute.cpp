@@ -211,13 +211,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   names.emplace();
   auto watched = watched_names(plan.expected_setup);
   std::string appeared;
-  std::vector<std::string> absent;  // the deny roots the setup check must not find
+  // The deny roots the setup check must not find: every missing one, as an executor of the
+  // plan checks them (docs/embedding.md "missing_deny_roots").
+  std::vector<std::string> absent = missing_deny_roots(live);
   const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared);
-  for (const auto& w : deny_ways) {
-    if (w.created && std::find(absent.begin(), absent.end(), w.protects) == absent.end())
-      absent.push_back(w.protects);
-    watched.push_back(w);
-  }
+  for (const auto& w : deny_ways) watched.push_back(w);
   // A deny root that exists by now, created since it was resolved: nothing masks it.
   auto refuse_appeared = [&] {
     err << "zpolicy: deny root '" << appeared

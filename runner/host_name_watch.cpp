@@ -87,14 +87,8 @@ std::vector<WatchedName> watched_names(const std::vector<ExpectedObject>& setup)
   return out;
 }
 
-std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared) {
-  std::vector<WatchedName> out;
-  auto add = [&](WatchedName w) {
-    for (const auto& e : out)
-      if (e.directory == w.directory && e.name == w.name && e.created == w.created) return;
-    out.push_back(std::move(w));
-  };
-  compiler::HostLookups host;
+std::vector<std::string> missing_deny_roots(const ir::Resolved& resolved) {
+  std::vector<std::string> out;
   for (const auto& d : resolved.deny) {
     if (d.kind != ir::HostKind::Missing) continue;
     bool in_writable = false;
@@ -104,28 +98,42 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     bool readable = false;
     for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
     if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
+    if (std::find(out.begin(), out.end(), d.path) == out.end()) out.push_back(d.path);
+  }
+  return out;
+}
+
+std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared) {
+  std::vector<WatchedName> out;
+  auto add = [&](WatchedName w) {
+    for (const auto& e : out)
+      if (e.directory == w.directory && e.name == w.name && e.created == w.created) return;
+    out.push_back(std::move(w));
+  };
+  compiler::HostLookups host;
+  for (const auto& path : missing_deny_roots(resolved)) {
     // Every entry the kernel looks up on the way, symlinks followed: a link on the way,
     // dangling (`~/.aws -> /mnt/secrets/aws`) or made since the resolution, leads where
     // the host would create the deny root (red team A17B-1). Each existing entry is
     // watched for its replacement, the first missing one for its creation; what lies
     // beyond it cannot change before it is created.
-    if (host.stat(d.path)) {
+    if (host.stat(path)) {
       // Created since it was resolved: nothing masks it, and no watch would see it.
-      appeared = d.path;
+      appeared = path;
       return {};
     }
-    for (const auto& entry : host.entries_on_the_way(d.path)) {
+    for (const auto& entry : host.entries_on_the_way(path)) {
       const size_t slash = entry.rfind('/');
       const std::string parent = slash == 0 ? "/" : entry.substr(0, slash);
       const std::string name = entry.substr(slash + 1);
       if (host.lstat(entry)) {
-        add({parent, name, d.path, false});
+        add({parent, name, path, false});
         continue;
       }
       // Below anything but a directory nothing can be created: replacing that entry,
       // watched already, is the only way on.
       const struct stat* above = host.lstat(parent);
-      if (above && S_ISDIR(above->st_mode)) add({parent, name, d.path, true});
+      if (above && S_ISDIR(above->st_mode)) add({parent, name, path, true});
       break;
     }
   }

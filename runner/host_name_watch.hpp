@@ -52,6 +52,12 @@ std::vector<WatchedName> watched_names(const std::vector<compiler::ExpectedObjec
 // exists by now (created since resolution) is set in `appeared`: the run must not start.
 std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared);
 
+// The deny roots missing_deny_names() watches the ways of, each once: every deny root that
+// did not exist when `resolved` was made, outside every writable root, where the sandbox
+// sees the host. A watch names one deny root, and a deny root below a file has no
+// "created" watch, so the watches do not list them all. Pure.
+std::vector<std::string> missing_deny_roots(const ir::Resolved& resolved);
+
 // The names above, watched with inotify from before bwrap starts until the run ends.
 class HostNameWatch {
  public:
