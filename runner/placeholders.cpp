@@ -71,14 +71,21 @@ LiveSet live_paths(const std::vector<RunRecord>& records,
   return live;
 }
 
-void reconcile_dead(const std::vector<RunRecord>& records, const std::set<std::string>& live) {
+// A placeholder that cannot be told from a directory made there since (no birth time) stays
+// in its record, so that `doctor` lists it and `zpolicy cleanup` names it to the user.
+void reconcile_dead(const std::string& dir, const std::vector<RunRecord>& records,
+                    const std::set<std::string>& live) {
   for (const auto& r : records) {
     if (r.live) continue;
     for (const auto& line : r.lines)
       if (auto p = parse_record_line(line); p && !live.count(p->path)) restore_access_if_ours(*p);
+    std::vector<std::string> unidentified;
     for (auto it = r.lines.rbegin(); it != r.lines.rend(); ++it)
-      if (auto p = parse_record_line(*it); p && !live.count(p->path)) remove_if_ours(*p);
-    unlink(r.path.c_str());
+      if (auto p = parse_record_line(*it);
+          p && !live.count(p->path) && remove_if_ours(*p) == Removal::Unidentified)
+        unidentified.insert(unidentified.begin(), *it);
+    // Unchanged, it is not written again: every run that starts alone comes here.
+    if (unidentified.size() != r.lines.size()) rewrite_run_record(dir, r.path, unidentified);
   }
 }
 
@@ -123,7 +130,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   }
   auto records = read_run_records(dir, record_path_);
   if (host_lock_.alone()) {
-    reconcile_dead(records, live_paths(records));
+    reconcile_dead(dir, records, live_paths(records));
     if (!host_lock_.share(error)) return false;
   }
   // A live run holds each of its placeholders open (runner/placeholder_removal.hpp), so
@@ -268,7 +275,7 @@ void Placeholders::cleanup() {
     FileLock lock(dir + "/lock");
     const auto records = read_run_records(dir, record_path_);
     auto live = live_paths(records);
-    reconcile_dead(records, live);
+    reconcile_dead(dir, records, live);
     for (const auto& e : entries_)
       if (!live.count(e.placeholder.path)) restore_access_if_ours(e.placeholder, e.held);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -78,6 +79,24 @@ std::string record_line(const RecordedPlaceholder& p) {
   }
   return std::string(kFormat2) + " " + std::to_string(p.dev) + " " + std::to_string(p.ino) +
          " " + birth + " " + p.path + "\n";
+}
+
+void rewrite_run_record(const std::string& dir, const std::string& record,
+                        const std::vector<std::string>& lines) {
+  if (lines.empty()) {
+    unlink(record.c_str());
+    return;
+  }
+  const std::string tmp = dir + "/rewrite-" + std::to_string(getpid());
+  unlink(tmp.c_str());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+                       fsync(fd) == 0;
+  close(fd);
+  if (!written || rename(tmp.c_str(), record.c_str()) != 0) unlink(tmp.c_str());
 }
 
 }  // namespace zpolicy::runner

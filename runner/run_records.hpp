@@ -46,4 +46,10 @@ std::optional<RecordedPlaceholder> parse_record_line(const std::string& line);
 // The line that records `p` (format 2).
 std::string record_line(const RecordedPlaceholder& p);
 
+// Replaces the record `record` in `dir` by one holding `lines`, or removes it when there
+// are none. The new record is written beside it under a name no reader takes for a
+// record, then renamed.
+void rewrite_run_record(const std::string& dir, const std::string& record,
+                        const std::vector<std::string>& lines);
+
 }  // namespace zpolicy::runner

@@ -106,6 +106,34 @@ int renumber_records(Caller caller, const std::string& path, ino_t was, ino_t no
   return changed;
 }
 
+// Makes the caller's record lines that name `path` lines of format 1 ("DEV INO PATH"), as a
+// run before 2026-12-05 wrote them: no birth time. Returns how many lines changed.
+int write_as_format_1(Caller caller, const std::string& path) {
+  const std::string dir = state_dir_of(caller);
+  int changed = 0;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.rfind("run-", 0) != 0) continue;
+    std::string text, out;
+    if (auto t = read_file(dir + "/" + name)) text = *t;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::string format, dev, ino;
+      if (line.ends_with(" " + path) && words >> format >> dev >> ino && format == "v2") {
+        line = dev + " " + ino + " " + path;
+        ++changed;
+      }
+      out += line + "\n";
+    }
+    if (out != text) std::ofstream(dir + "/" + name, std::ios::trunc) << out;
+  }
+  closedir(d);
+  return changed;
+}
+
 // A dead run's record names its placeholders by device and inode number, and ext4 hands a
 // freed inode number out again at once: the user removes `.env` (the killed run's empty
 // placeholder), makes a directory of their own there, read-only, and it gets the same
@@ -220,6 +248,36 @@ BOOST_DATA_TEST_CASE(cleanup_keeps_a_directory_made_since_at_a_dead_runs_placeho
 BOOST_DATA_TEST_CASE(the_next_run_keeps_a_directory_made_since_at_a_dead_runs_placeholder,
                      bdata::make(kCallers), caller) {
   a_directory_made_since_is_not_a_dead_runs_placeholder(caller, false);
+}
+
+// A dead run's placeholder without a birth time (a record from before 2026-12-05, or a
+// filesystem that reports none) cannot be told from a directory made there since: the next
+// run neither chmods nor removes it and keeps it in its record, and `zpolicy cleanup` names
+// it to the user, once.
+BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  Running a = start_and_wait(box, "a");
+  kill_run(box, a, "a");
+  BOOST_TEST_REQUIRE(write_as_format_1(caller, box.ws(".env")) == 1);
+  RunSpec spec;
+  spec.command = {"/bin/true"};
+  BOOST_TEST(wait_until(
+      [&] {
+        box.run(spec);
+        return !exists(box.ws(".env.local"));
+      },
+      std::chrono::seconds(60)));
+  BOOST_TEST(exists(box.ws(".env")), ".env removed without a birth time to identify it");
+  const auto c = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(c.exit_code == 0, c.out);
+  BOOST_TEST(c.out.find("kept    " + box.ws(".env") + ": cannot be told from a directory made "
+                        "there since the run") != std::string::npos,
+             c.out);
+  BOOST_TEST(exists(box.ws(".env")));
+  const auto again = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(again.out == "no placeholders left by runs\n", again.out);
+  box.host_command({"/bin/rmdir", box.ws(".env")});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
