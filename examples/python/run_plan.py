@@ -394,18 +394,19 @@ def private_mount_namespace():
 
 
 def limit_notify(init, share):
-    """The plan's notify_share, set in the user namespace that owns the sandbox init's
-    network namespace (red team R8-L2): the limit a write reaches is the one of the
-    writer's user namespace, so a forked child joins it (setns of a user namespace needs a
-    single-threaded process) and writes. The reason it failed, or None."""
+    """The plan's notify_share, set in the user namespace that owns the sandbox init's pid
+    namespace (red team R8-L2; its network namespace is the host's under `network: full`,
+    A10-1): the limit a write reaches is the one of the writer's user namespace, so a
+    forked child joins it (setns of a user namespace needs a single-threaded process) and
+    writes. The reason it failed, or None."""
     if share is None:
         return None
     try:
-        net = os.open(f"/proc/{init}/ns/net", os.O_RDONLY)
+        ns = os.open(f"/proc/{init}/ns/pid", os.O_RDONLY)
         try:
-            user = fcntl.ioctl(net, NS_GET_USERNS)
+            user = fcntl.ioctl(ns, NS_GET_USERNS)
         finally:
-            os.close(net)
+            os.close(ns)
     except OSError as e:
         return f"cannot reach the sandbox's user namespace: {e.strerror}"
     if os.stat(f"/proc/self/fd/{user}").st_ino == os.stat("/proc/self/ns/user").st_ino:
@@ -637,6 +638,13 @@ def main():
     # Watched from before the bind sources are opened until the sandbox is gone: a name
     # replaced before the watch is then the wrong object for open_binds, one replaced after
     # it trips the watch.
+    # The host's mount table from before the last look at the deny roots' ways (in
+    # HostNameWatch) to after the child's private mount namespace exists: a filesystem
+    # mounted in between is in the sandbox, where no watch sees what the host puts in it
+    # (red team A9D-1, A10-3). POLLPRI once it changed.
+    mounts = select.poll()
+    mountinfo = open("/proc/self/mountinfo", "rb")
+    mounts.register(mountinfo, select.POLLPRI)
     missing_deny_roots = [raw(p) for p in plan["missing_deny_roots"]]
     watch = HostNameWatch(plan["watches"], missing_deny_roots, created)
     payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
@@ -735,6 +743,10 @@ def main():
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             if why is None and blocked:
                 why = deny_roots_absent(init, missing_deny_roots)
+            if why is None and blocked and missing_deny_roots and mounts.poll(0):
+                named = show(missing_deny_roots[0])
+                why = ("a filesystem was mounted or unmounted on the host while the run started, "
+                       f"which could bring deny root '{named}' into the sandbox unseen")
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
             for b in plan.get("binds", []):
