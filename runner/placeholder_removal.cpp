@@ -70,7 +70,8 @@ Match identify(const Object& now, const RecordedPlaceholder& p, int held) {
 void restore_access(const RecordedPlaceholder& p, int held) {
   Parent parent(p.path);
   if (parent.fd < 0) return;
-  const int fd = openat(parent.fd, parent.name.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  const int fd =
+      openat(parent.fd, parent.name.c_str(), O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;
   Object now;
   struct stat st;

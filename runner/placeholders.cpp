@@ -1,12 +1,5 @@
 #include "runner/placeholders.hpp"
 
-#include "compiler/resolve/resolve.hpp"
-#include "compiler/resolve/state_dir.hpp"
-#include "runner/host_run_lock.hpp"
-#include "runner/open_no_symlinks.hpp"
-#include "runner/placeholder_removal.hpp"
-#include "runner/run_records.hpp"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -25,6 +18,13 @@
 #include <set>
 #include <sstream>
 #include <system_error>
+
+#include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/state_dir.hpp"
+#include "runner/host_run_lock.hpp"
+#include "runner/open_no_symlinks.hpp"
+#include "runner/placeholder_removal.hpp"
+#include "runner/run_records.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -175,14 +175,16 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
         return false;
       }
       // O_DIRECTORY fails on anything else before a FIFO or device could be opened.
-      int next = openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      int next =
+          openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       const bool recorded = std::any_of(entries_.begin(), entries_.end(),
                                         [&](const Entry& e) { return e.placeholder.path == cur; });
       std::optional<RecordedPlaceholder> now;
       if (next >= 0 && !recorded) now = examine_placeholder(next);
       if (now) now->path = cur;
       const auto same = [&](const RecordedPlaceholder& l) {
-        return l.path == now->path && l.dev == now->dev && l.ino == now->ino && l.birth == now->birth;
+        return l.path == now->path && l.dev == now->dev && l.ino == now->ino &&
+               l.birth == now->birth;
       };
       if (now && (created || std::any_of(shared.begin(), shared.end(), same))) {
         // Held until the run's cleanup: the inode, and so its number, stays this directory's.

@@ -77,8 +77,8 @@ std::string record_line(const RecordedPlaceholder& p) {
     const std::string nsec = std::to_string(p.birth->nsec);
     birth = std::to_string(p.birth->sec) + "." + std::string(9 - nsec.size(), '0') + nsec;
   }
-  return std::string(kFormat2) + " " + std::to_string(p.dev) + " " + std::to_string(p.ino) +
-         " " + birth + " " + p.path + "\n";
+  return std::string(kFormat2) + " " + std::to_string(p.dev) + " " + std::to_string(p.ino) + " " +
+         birth + " " + p.path + "\n";
 }
 
 void rewrite_run_record(const std::string& dir, const std::string& record,
@@ -93,8 +93,8 @@ void rewrite_run_record(const std::string& dir, const std::string& record,
   if (fd < 0) return;
   std::string text;
   for (const auto& l : lines) text += l + "\n";
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                       fsync(fd) == 0;
+  const bool written =
+      write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
   close(fd);
   if (!written || rename(tmp.c_str(), record.c_str()) != 0) unlink(tmp.c_str());
 }

@@ -6,7 +6,6 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <fstream>
 #include <sstream>
 
@@ -152,7 +151,8 @@ void a_directory_made_since_is_not_a_dead_runs_placeholder(Caller caller, bool b
   if (mine.st_ino == placeholder.st_ino)
     BOOST_TEST_MESSAGE("ext4 gave the user's .env the placeholder's inode number itself");
   else
-    BOOST_TEST_REQUIRE(renumber_records(caller, box.ws(".env"), placeholder.st_ino, mine.st_ino) == 1);
+    BOOST_TEST_REQUIRE(renumber_records(caller, box.ws(".env"), placeholder.st_ino, mine.st_ino) ==
+                       1);
 
   if (by_cleanup) {
     const auto c = cleanup_when_quiet(box, box.workspace());
@@ -173,8 +173,8 @@ void a_directory_made_since_is_not_a_dead_runs_placeholder(Caller caller, bool b
   struct stat after {};
   BOOST_TEST_REQUIRE(lstat(box.ws(".env").c_str(), &after) == 0,
                      "the user's own .env was removed as the dead run's placeholder");
-  BOOST_TEST((after.st_mode & 07777) == 0555u, "its mode was changed to " << std::oct
-                                                   << (after.st_mode & 07777));
+  BOOST_TEST((after.st_mode & 07777) == 0555u,
+             "its mode was changed to " << std::oct << (after.st_mode & 07777));
   BOOST_TEST(!exists(box.ws(".env.local")));
   BOOST_TEST(!exists(box.ws("data")));
 }
@@ -254,8 +254,8 @@ BOOST_DATA_TEST_CASE(the_next_run_keeps_a_directory_made_since_at_a_dead_runs_pl
 // filesystem that reports none) cannot be told from a directory made there since: the next
 // run neither chmods nor removes it and keeps it in its record, and `zpolicy cleanup` names
 // it to the user, once.
-BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named,
-                     bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named, bdata::make(kCallers),
+                     caller) {
   Sandbox box(caller);
   Running a = start_and_wait(box, "a");
   kill_run(box, a, "a");
@@ -271,7 +271,8 @@ BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named,
   BOOST_TEST(exists(box.ws(".env")), ".env removed without a birth time to identify it");
   const auto c = cleanup_when_quiet(box, box.workspace());
   BOOST_TEST(c.exit_code == 0, c.out);
-  BOOST_TEST(c.out.find("kept    " + box.ws(".env") + ": cannot be told from a directory made "
+  BOOST_TEST(c.out.find("kept    " + box.ws(".env") +
+                        ": cannot be told from a directory made "
                         "there since the run") != std::string::npos,
              c.out);
   BOOST_TEST(exists(box.ws(".env")));

@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-
 #include <boost/test/unit_test.hpp>
 
 #include "support/temp_dir.hpp"
@@ -133,12 +132,11 @@ BOOST_AUTO_TEST_CASE(every_missing_deny_root_outside_the_writable_roots_is_liste
   r.private_tmp = false;  // the scratch directory may lie in /tmp
   r.read = {at("/", ir::HostKind::Directory)};
   r.write = {at(dir + "/ws", ir::HostKind::Directory)};
-  r.deny = {at(dir + "/file/aws", ir::HostKind::Missing),
-            at(dir + "/gone/a", ir::HostKind::Missing),
-            at(dir + "/gone/b", ir::HostKind::Missing),
-            at(dir + "/gone/a", ir::HostKind::Missing),
-            at(dir + "/ws/secret", ir::HostKind::Missing),  // a placeholder and a mask
-            at(dir + "/file", ir::HostKind::File)};         // masked
+  r.deny = {
+      at(dir + "/file/aws", ir::HostKind::Missing),  at(dir + "/gone/a", ir::HostKind::Missing),
+      at(dir + "/gone/b", ir::HostKind::Missing),    at(dir + "/gone/a", ir::HostKind::Missing),
+      at(dir + "/ws/secret", ir::HostKind::Missing),  // a placeholder and a mask
+      at(dir + "/file", ir::HostKind::File)};         // masked
   const std::vector<std::string> expected{dir + "/file/aws", dir + "/gone/a", dir + "/gone/b"};
   BOOST_TEST(missing_deny_roots(r) == expected, boost::test_tools::per_element());
   std::string appeared;
