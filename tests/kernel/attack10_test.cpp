@@ -1,5 +1,9 @@
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -7,13 +11,16 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "deny_root_runs.hpp"
 #include "notify_share_check.hpp"
 #include "sandbox_fixture.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 // Red team round 10 (docs/redteam-2026-12.md): the notify share set while bwrap sets up
 // (e544dd6), the guard's private mount namespace, and the watch of a missing deny root's way.
@@ -153,6 +160,38 @@ void mounted_empty_before_the_namespace(Caller caller, bool executor) {
   BOOST_TEST(r.err.find("mounted or unmounted on the host") != std::string::npos, r.describe());
 }
 
+// A10-4: an embedder that drops root in process is not dumpable, and its guard made itself
+// dumpable while it wrote its user namespace's maps: for that moment any process of the new
+// uid could read the guard's copy of the embedder's memory (what it read as root). The
+// guard never raises dumpable now: such a caller is refused (exit 125) before anything
+// runs, and one that made itself dumpable runs. The embedder is a child of this (root)
+// test that drops to nobody with setresuid, without an exec.
+int embedder_dropping_root(const Sandbox& box, bool make_dumpable, const std::string& err_path) {
+  const pid_t child = fork();
+  BOOST_REQUIRE(child >= 0);
+  if (child == 0) {
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    const uid_t id = uid_of(Caller::Nobody);
+    if (err < 0 || dup2(err, STDERR_FILENO) < 0 || setgroups(0, nullptr) != 0 ||
+        setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0 ||
+        chdir(box.workspace().c_str()) != 0)
+      _exit(100);
+    if (prctl(PR_GET_DUMPABLE) != 0 || (make_dumpable && prctl(PR_SET_DUMPABLE, 1) != 0))
+      _exit(101);
+    setenv("HOME", box.home().c_str(), 1);
+    RunRequest request;
+    request.command = {"/usr/bin/touch", "ran"};
+    std::ostringstream messages;
+    const int code = run_with_status(request, messages).exit_code;
+    std::cerr << messages.str();
+    std::cerr.flush();
+    _exit(code);
+  }
+  int status = 0;
+  BOOST_REQUIRE(waitpid(child, &status, 0) == child);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack10)
@@ -195,6 +234,17 @@ BOOST_DATA_TEST_CASE(a_deny_roots_link_repointed_into_a_read_root_during_the_run
 BOOST_DATA_TEST_CASE(an_executor_sees_a_deny_roots_link_repointed_into_a_read_root,
                      bdata::make(kCallers), caller) {
   deny_root_leading_into_a_read_root(caller, true, true);
+}
+
+BOOST_AUTO_TEST_CASE(an_embedder_that_dropped_root_in_process_is_refused_unless_dumpable) {
+  Sandbox box(Caller::Nobody);
+  const std::string err = box.base() + "/embedder.err";
+  BOOST_TEST(embedder_dropping_root(box, false, err) == 125);
+  BOOST_TEST(!exists(box.ws("ran")), "the command ran");
+  BOOST_TEST(read_file(err).value_or("").find("this process is not dumpable") != std::string::npos,
+             read_file(err).value_or(""));
+  BOOST_TEST(embedder_dropping_root(box, true, err) == 0, read_file(err).value_or(""));
+  BOOST_TEST(exists(box.ws("ran")), read_file(err).value_or(""));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
