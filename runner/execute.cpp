@@ -212,15 +212,13 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   names.emplace();
   auto watched = watched_names(plan.expected_setup);
   std::string appeared;
-  std::vector<std::string> absent;  // the deny roots the setup check must not find
+  // The deny roots the setup check must not find: every one whose way is watched, as an
+  // executor of the plan checks them (docs/embedding.md "missing_deny_roots").
+  std::vector<std::string> absent;
   // From before the last look at the deny roots' ways to after the guard's unshare.
   const HostMountEvents mounts;
-  const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared);
-  for (const auto& w : deny_ways) {
-    if (w.created && std::find(absent.begin(), absent.end(), w.protects) == absent.end())
-      absent.push_back(w.protects);
-    watched.push_back(w);
-  }
+  const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared, &absent);
+  for (const auto& w : deny_ways) watched.push_back(w);
   // A deny root that exists by now, created since it was resolved: nothing masks it.
   auto refuse_appeared = [&] {
     err << "zpolicy: deny root '" << appeared
@@ -401,9 +399,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return r.has_value();
   };
   // The guard drops the last references to what the cleanup removes and to what this run
-  // alone watched, after the run: the bind descriptors (the placeholders'), the watch, the
-  // record (SpawnSpec::linger). So ours are all closed before it is let go.
+  // alone watched, after the run: the bind descriptors, the placeholders (each held since it
+  // was made), the watch, the record (SpawnSpec::linger). So ours are all closed before it
+  // is let go.
   for (const auto& [mine, theirs] : sources->fds()) spec.linger.push_back(mine);
+  for (const int held : placeholders.held()) spec.linger.push_back(held);
   if (names->fd() >= 0) spec.linger.push_back(names->fd());
   if (placeholders.record_fd() >= 0) spec.linger.push_back(placeholders.record_fd());
   spec.reported = [&] {

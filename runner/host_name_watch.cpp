@@ -87,7 +87,8 @@ std::vector<WatchedName> watched_names(const std::vector<ExpectedObject>& setup)
   return out;
 }
 
-std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared) {
+std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared,
+                                            std::vector<std::string>* roots) {
   std::vector<WatchedName> out;
   auto add = [&](WatchedName w) {
     for (const auto& e : out)
@@ -120,6 +121,8 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
       return st && S_ISLNK(st->st_mode);
     });
     if (!seen(d.path) && (way.empty() || !seen(way.back())) && !through_link) continue;
+    if (roots && std::find(roots->begin(), roots->end(), d.path) == roots->end())
+      roots->push_back(d.path);
     if (host.stat(d.path)) {
       // Created since it was resolved: nothing masks it, and no watch would see it.
       appeared = d.path;
@@ -141,6 +144,13 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     }
   }
   return out;
+}
+
+std::vector<std::string> missing_deny_roots(const ir::Resolved& resolved) {
+  std::string appeared;
+  std::vector<std::string> roots;
+  missing_deny_names(resolved, appeared, &roots);
+  return roots;
 }
 
 HostNameWatch::~HostNameWatch() {
