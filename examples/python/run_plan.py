@@ -174,11 +174,66 @@ def make_placeholders(placeholders):
     return created
 
 
+HOST_RUN_LOCK = "/dev/zpolicy/runs.lock"
+host_run_lock = None  # its descriptor, held shared from before the placeholders are made
+
+
+def only_root_writes(st):
+    return st.st_uid == 0 and st.st_mode & 0o022 == 0
+
+
+def take_host_run_lock():
+    """The host run lock (runner/host_run_lock.hpp), held shared for the run's life, so that
+    a `zpolicy run` ending alone, reconciling a dead run, or `zpolicy cleanup` never takes
+    the host for quiet while this run relies on a placeholder (red team A10B-1). Missing or
+    not a file only root writes: this run is uncoordinated, and leaves its placeholders."""
+    global host_run_lock
+    try:
+        fd = os.open(HOST_RUN_LOCK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return
+    st = os.fstat(fd)
+    if not (stat.S_ISREG(st.st_mode) and st.st_nlink == 1 and only_root_writes(st) and
+            only_root_writes(os.stat(os.path.dirname(HOST_RUN_LOCK), follow_symlinks=False))):
+        os.close(fd)
+        return
+    # A run holds it exclusively only for the moment of its cleanup.
+    for _ in range(500):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            host_run_lock = fd
+            return
+        except BlockingIOError:
+            time.sleep(0.01)
+    refuse(f"'{HOST_RUN_LOCK}' has been held exclusively for 5 s")
+
+
+def alone_on_the_host():
+    """Whether no other run of any user may rely on a placeholder: the host run lock taken
+    exclusively, still the inode its name names. Kept exclusive while the caller removes."""
+    if host_run_lock is None:
+        return False
+    fcntl.flock(host_run_lock, fcntl.LOCK_UN)
+    try:
+        fcntl.flock(host_run_lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        now, mine = os.stat(HOST_RUN_LOCK, follow_symlinks=False), os.fstat(host_run_lock)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino)
+
+
 def remove_placeholders(created):
     """Deepest first, each only if its name still gives the directory made: the descriptor
     held on it keeps its inode, and so its number, from being handed to another directory
-    made at that path since (ext4 reuses a freed number at once)."""
+    made at that path since (ext4 reuses a freed number at once). Only when no other run is
+    live: another's sandbox may have bound one (removing a mount point detaches the mount
+    in every other mount namespace), so otherwise they stay, empty directories."""
+    global host_run_lock
+    alone = bool(created) and alone_on_the_host()
     for path, held in reversed(created):
+        if not alone:
+            os.close(held)
+            continue
         try:
             parent = open_no_symlinks(os.path.dirname(path))
             try:
@@ -193,6 +248,9 @@ def remove_placeholders(created):
             pass
         os.close(held)
     created.clear()
+    if alone:  # the removals are done: never stall other runs for the rest of the exit
+        os.close(host_run_lock)
+        host_run_lock = None
 
 
 def open_no_symlinks(path):
@@ -634,6 +692,7 @@ def main():
         refuse("a block descriptor without a status stream")
 
     stdio, relays = sandbox_stdio() if plan["backend"] == "bwrap" else ([], [])
+    take_host_run_lock()
     created = make_placeholders(plan["placeholders"])
     # Watched from before the bind sources are opened until the sandbox is gone: a name
     # replaced before the watch is then the wrong object for open_binds, one replaced after
