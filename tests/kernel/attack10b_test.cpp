@@ -1,4 +1,6 @@
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
@@ -45,7 +47,7 @@ int cleanup(const Sandbox& box) {
 // plan binds that directory read-only over `.env`; cleanup removed it, which detached the
 // mount: the sandbox could create `.env` until the executor's watch stopped it (and the
 // executor's run was stopped either way).
-void cleanup_leaves_what_an_executors_live_run_relies_on(Caller caller) {
+void executor_beside_a_killed_run(Caller caller) {
   using namespace std::chrono_literals;
   Sandbox box(caller);
   RunSpec a;
@@ -82,7 +84,48 @@ BOOST_AUTO_TEST_SUITE(kernel_attack10b)
 
 BOOST_DATA_TEST_CASE(cleanup_leaves_what_an_executors_live_run_relies_on, bdata::make(kCallers),
                      caller) {
-  cleanup_leaves_what_an_executors_live_run_relies_on(caller);
+  executor_beside_a_killed_run(caller);
+}
+
+// A10B-2 (open): zpolicy's state directory is denied to the sandbox, but only the one this
+// run uses. A caller's runs may use two (`$XDG_RUNTIME_DIR/zpolicy` under a session,
+// `/tmp/zpolicy-UID` from cron or ssh without one); a sandbox that may write /tmp (ZP013
+// accepted) wrote a record into the other, and `zpolicy cleanup` (or a run) without
+// XDG_RUNTIME_DIR gave the caller's read-only directory the owner's rwx, and removed it
+// when empty. Root's state is always /run/zpolicy: nobody only.
+BOOST_AUTO_TEST_CASE(a_sandbox_cannot_write_the_callers_other_state_directory,
+                     *boost::unit_test::expected_failures(1)) {
+  using namespace std::chrono_literals;
+  Sandbox box(Caller::Nobody);
+  const std::string target = box.home() + "/keep", xdg = box.base() + "/xdg";
+  box.make_dir(target);
+  box.make_dir(xdg);
+  box.host_command({"/bin/chmod", "0500", target});
+  box.host_command({"/bin/chmod", "0700", xdg});
+  const std::string other = "/tmp/zpolicy-65534", forged = other + "/run-attack10b-forged";
+  RunSpec spec;
+  spec.options = {"--accept", "ZP013", "--policy",
+                  box.write_policy("tmp.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\", \"/tmp\"]\n")};
+  spec.extra_env = {"XDG_RUNTIME_DIR=" + xdg};
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir -p -m 0700 \"$0\" && echo \"v2 $(stat -c '%d %i %.9W' \"$1\") $1\" > \"$2\"",
+                  other, target, forged};
+  const RunResult r = box.run(spec);
+  BOOST_TEST_MESSAGE(r.describe());
+  // Other tests' runs keep cleanup from acting (exit 1): try for a while.
+  wait_until(
+      [&] {
+        const auto c = box.host_command({"/bin/sh", "-c", "\"$0\" cleanup \"$1\"; echo \"exit=$?\"",
+                                         zpolicy_binary(), box.home()});
+        return c.out.find("exit=1") == std::string::npos;
+      },
+      5s);
+  unlink(forged.c_str());
+  struct stat st {};
+  BOOST_TEST_REQUIRE(lstat(target.c_str(), &st) == 0, "the caller's own directory was removed");
+  BOOST_TEST((st.st_mode & 07777) == 0500u, "its mode was changed to " << std::oct << (st.st_mode & 07777));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
