@@ -22,8 +22,8 @@ namespace {
 // Says it is up, then waits for the host to release it.
 std::vector<std::string> waiting(const std::string& name) {
   return {"/bin/sh", "-c",
-          "touch up-" + name + "; while [ ! -e release-" + name + " ]; do sleep 0.05; done; echo '" +
-              kDoneMarker + "'"};
+          "touch up-" + name + "; while [ ! -e release-" + name +
+              " ]; do sleep 0.05; done; echo '" + kDoneMarker + "'"};
 }
 
 Running start_and_wait(const Sandbox& box, const RunSpec& spec, const std::string& name) {
@@ -58,10 +58,10 @@ void executor_beside_a_killed_run(Caller caller) {
   BOOST_TEST_REQUIRE(wait_until([&] { return processes_with_argv(waiting("a")).empty(); }, 5s));
   BOOST_TEST_REQUIRE(exists(box.ws(".env")), ".env: the killed run made no placeholder");
 
-  const std::string policy = box.write_policy(
-      "env.yaml",
-      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: "
-      "[\"${WORKSPACE}\"]\n  protect: [.env]\n");
+  const std::string policy =
+      box.write_policy("env.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: "
+                       "[\"${WORKSPACE}\"]\n  protect: [.env]\n");
   RunSpec b;
   run_through(box, true, policy, waiting("b"), b);
   Running rb = start_and_wait(box, b, "b");
@@ -109,9 +109,13 @@ BOOST_AUTO_TEST_CASE(a_sandbox_cannot_write_the_callers_other_state_directory,
                                    "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
                                    "[\"/\"]\n  write: [\"${WORKSPACE}\", \"/tmp\"]\n")};
   spec.extra_env = {"XDG_RUNTIME_DIR=" + xdg};
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir -p -m 0700 \"$0\" && echo \"v2 $(stat -c '%d %i %.9W' \"$1\") $1\" > \"$2\"",
-                  other, target, forged};
+  spec.command = {
+      "/bin/sh",
+      "-c",
+      "mkdir -p -m 0700 \"$0\" && echo \"v2 $(stat -c '%d %i %.9W' \"$1\") $1\" > \"$2\"",
+      other,
+      target,
+      forged};
   const RunResult r = box.run(spec);
   BOOST_TEST_MESSAGE(r.describe());
   // Other tests' runs keep cleanup from acting (exit 1): try for a while.
