@@ -57,10 +57,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths,
       mounts_below_(*paths_),
       newest_node_at_(*paths_),
       aliases_by_source_(*paths_),
-      searchable_(*paths_),
-      covering_(*paths_),
-      top_link_(*paths_),
-      alias_source_(*paths_) {}
+      inherited_(*paths_) {}
 
 ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
                                           const std::function<bool(size_t)>& applied) {
@@ -146,17 +143,22 @@ void MountTable::index_aliases() {
   }
 }
 
-// The deepest visible mount whose destination holds `p`. Once the replay is done the
-// table is immutable and the answers are remembered: a verifier asks about every
-// directory of a deep path.
+// The deepest visible mount whose destination holds `p`.
 size_t MountTable::covering(Id p) const {
-  if (!frozen_) {
-    const size_t* v = visible_at_.deepest_containing(p);
-    return v ? *v : 0;
-  }
-  return fold_down(*paths_, covering_, p, size_t{0}, [&](Id a, size_t above) {
-    const size_t* v = visible_at_.find(a);
-    return v ? *v : above;
+  if (frozen_) return inherited(p).mount;
+  const size_t* v = visible_at_.deepest_containing(p);
+  return v ? *v : 0;
+}
+
+MountTable::Inherited MountTable::inherited(Id p) const {
+  return fold_down(*paths_, inherited_, p, Inherited{}, [&](Id a, const Inherited& above) {
+    Inherited here = above;
+    if (const size_t* v = visible_at_.find(a)) here.mount = *v;
+    // An unsearchable ancestor decides for everything below it.
+    here.searchable = above.searchable && !unsearchable(a, here.mount, false);
+    if (!here.top_link && node_at(a, here.mount, Node::Kind::Symlink)) here.top_link = a;
+    if (aliases_by_source_.find(a)) here.alias_source = a;
+    return here;
   });
 }
 
@@ -219,12 +221,6 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
              ": no search permission without CAP_DAC_OVERRIDE: EACCES";
     });
   return std::nullopt;
-}
-
-bool MountTable::searchable(Id a) const {
-  // An unsearchable ancestor decides for everything below it.
-  return fold_down(*paths_, searchable_, a, true,
-                   [&](Id b, bool above) { return above && !unsearchable(b, covering(b), false); });
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -340,7 +336,8 @@ std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
       }
       if (is_scratch(mounts_[c].kind) && exists_in_scratch(dest, c))
         return fail("the destination exists and is not a link");
-      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line});
+      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line,
+                    paths_->link_destination(dest, op.link_target)});
       return std::nullopt;
     }
     case BwrapOpKind::Chmod: {
@@ -367,7 +364,8 @@ std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
 // `cur`, or `cur` itself when the last component is followed.
 std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) const {
   if (frozen_) {
-    std::optional<Id> above = cur == PathTable::kRoot ? std::nullopt : top_link(paths_->up(cur));
+    std::optional<Id> above =
+        cur == PathTable::kRoot ? std::nullopt : inherited(paths_->up(cur)).top_link;
     if (above || !follow_last) return above;
     return node_at(cur, covering(cur), Node::Kind::Symlink) ? std::optional<Id>(cur) : std::nullopt;
   }
@@ -382,14 +380,6 @@ std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) co
   return std::nullopt;
 }
 
-// The shallowest path at or above `p` that holds a visible link.
-std::optional<PathTable::Id> MountTable::top_link(Id p) const {
-  return fold_down(*paths_, top_link_, p, std::optional<Id>(), [&](Id a, std::optional<Id> above) {
-    if (above || !node_at(a, covering(a), Node::Kind::Symlink)) return above;
-    return std::optional<Id>(a);
-  });
-}
-
 std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
                                                           Trace& trace) const {
   if (!has_symlinks_) return p;
@@ -399,7 +389,7 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
     const std::optional<Id> prefix = first_link(cur, follow_last);
     if (!prefix) return cur;
     const Node* link = node_at(*prefix, covering(*prefix), Node::Kind::Symlink);
-    const std::optional<Id> dest = link_target(*prefix, *link);
+    const std::optional<Id> dest = link->leads_to;
     if (!dest) return std::nullopt;
     trace.add([&] {
       return "bwrap.args:" + std::to_string(link->line) + ": symlink " +
@@ -410,19 +400,10 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
   return std::nullopt;
 }
 
-// Where the link at `at` leads, once per link.
-std::optional<PathTable::Id> MountTable::link_target(Id at, const Node& link) const {
-  const auto key = static_cast<std::uint32_t>(&link - nodes_.data());
-  if (auto it = link_targets_.find(key); it != link_targets_.end()) return it->second;
-  const std::optional<Id> out = paths_->link_destination(at, link.target);
-  link_targets_.emplace(key, out);
-  return out;
-}
-
 MountTable::Place MountTable::place(Id rp) const {
   Place at;
   at.path = rp;
-  at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
+  at.searchable = rp == PathTable::kRoot || inherited(paths_->up(rp)).searchable;
   if (at.searchable) {
     at.mount = covering(rp);
     const Mount& m = mounts_[at.mount];
@@ -565,18 +546,10 @@ std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
   return "unknown operation";
 }
 
-// The deepest alias source at or above `p`.
-std::optional<PathTable::Id> MountTable::alias_source_above(Id p) const {
-  return fold_down(*paths_, alias_source_, p, std::optional<Id>(),
-                   [&](Id a, std::optional<Id> above) {
-                     return aliases_by_source_.find(a) ? std::optional<Id>(a) : above;
-                   });
-}
-
 std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
   std::vector<size_t> candidates;
-  for (auto src = alias_source_above(host); src;
-       src = *src == PathTable::kRoot ? std::nullopt : alias_source_above(paths_->up(*src))) {
+  for (auto src = inherited(host).alias_source; src;
+       src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
     const auto* binds = aliases_by_source_.find(*src);
     candidates.insert(candidates.end(), binds->begin(), binds->end());
   }
