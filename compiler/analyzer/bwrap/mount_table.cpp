@@ -1,6 +1,7 @@
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace zpolicy::compiler {
 
@@ -53,7 +54,6 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths,
     : paths_(std::move(paths)),
       texts_(std::move(texts)),
       visible_at_(*paths_),
-      visible_below_(*paths_),
       mounts_below_(*paths_),
       newest_node_at_(*paths_),
       aliases_by_source_(*paths_),
@@ -93,25 +93,16 @@ void MountTable::add_mount(Mount m) {
   // finds the ones it hides without a scan of every mount: an argv may repeat a mount
   // tens of thousands of times. A list is emptied when a mount lands on its path (all it
   // holds are hidden then), so each entry is looked at once.
-  if (const size_t* below = visible_below_.find(m.dest); below && *below > 0) {
-    std::vector<size_t> hidden = std::move(mounts_below_[m.dest]);
-    mounts_below_[m.dest].clear();
-    for (size_t i : hidden) {
-      Mount& old = mounts_[i];
-      if (!old.visible) continue;
-      old.visible = false;
-      visible_at_.erase(old.dest);
-      for (Id a = old.dest;; a = paths_->up(a)) {
-        --visible_below_[a];
-        if (a == PathTable::kRoot) break;
-      }
-    }
+  for (size_t i : std::exchange(mounts_below_[m.dest], {})) {
+    Mount& old = mounts_[i];
+    if (!old.visible) continue;
+    old.visible = false;
+    visible_at_.erase(old.dest);
   }
   // bwrap's own root, never added here, is covered by the first mount at "/".
   if (m.dest == PathTable::kRoot) mounts_[0].visible = false;
   visible_at_[m.dest] = index;
   for (Id a = m.dest;; a = paths_->up(a)) {
-    ++visible_below_[a];
     mounts_below_[a].push_back(index);
     if (a == PathTable::kRoot) break;
   }

@@ -229,10 +229,8 @@ class MountTable {
   // scanning every mount: verification probes each root, and a scan made it quadratic.
   // Index 0, bwrap's own root, is never at a destination.
   PathMap<size_t> visible_at_;
-  // How many visible mounts lie at or below each path, so that a new mount looks for
-  // the ones it hides only when there are any, and which mounts were added there since
-  // the last mount at the path itself (some since hidden): the ones to look at.
-  PathMap<size_t> visible_below_;
+  // The mounts added at or below each path since the last mount at the path itself (some
+  // since hidden): the ones a new mount there may hide.
   PathMap<std::vector<size_t>> mounts_below_;
   // The newest node at each path, for the same reason; Node::earlier leads from it to
   // the others, newest first.
