@@ -55,7 +55,7 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths,
       texts_(std::move(texts)),
       visible_at_(*paths_),
       mounts_below_(*paths_),
-      newest_node_at_(*paths_),
+      nodes_at_(*paths_),
       aliases_by_source_(*paths_),
       inherited_(*paths_) {}
 
@@ -111,19 +111,16 @@ void MountTable::add_mount(Mount m) {
 
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
+  std::vector<Node>& here = nodes_at_[n.path];
   // A mode set again in the same mount replaces the last one: a chain of thousands of
   // --chmod of one path would make every look-up there walk them all.
-  if (n.kind == Node::Kind::ModeOverride)
-    if (const Node* old = node_at(n.path, n.mount, n.kind)) {
-      Node& same = nodes_[static_cast<size_t>(old - nodes_.data())];
-      same.mode = n.mode;
-      same.line = n.line;
+  for (Node& old : here)
+    if (old.kind == Node::Kind::ModeOverride && n.kind == old.kind && old.mount == n.mount) {
+      old.mode = n.mode;
+      old.line = n.line;
       return;
     }
-  const std::uint32_t* newest = newest_node_at_.find(n.path);
-  n.earlier = newest ? *newest : kNoNode;
-  newest_node_at_[n.path] = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.push_back(std::move(n));
+  here.push_back(std::move(n));
 }
 
 void MountTable::index_aliases() {
@@ -160,10 +157,9 @@ const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
 }
 
 const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
-  const std::uint32_t* newest = newest_node_at_.find(p);
-  if (!newest) return nullptr;
-  for (std::uint32_t n = *newest; n != kNoNode; n = nodes_[n].earlier)
-    if (nodes_[n].mount == mount && nodes_[n].kind == kind) return &nodes_[n];
+  if (const std::vector<Node>* here = nodes_at_.find(p))
+    for (const Node& n : *here)
+      if (n.mount == mount && n.kind == kind) return &n;
   return nullptr;
 }
 
@@ -185,11 +181,8 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // needs ownership, not a capability: a mode binds it only where chmod fails, on a
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
-  // Most paths hold no node: look once before asking for each kind.
-  if (newest_node_at_.find(p)) {
-    if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
-    if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
-  }
+  if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
+  if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
   if (mounts_[c].dest == p) return mounts_[c].mode;
   return std::nullopt;
 }

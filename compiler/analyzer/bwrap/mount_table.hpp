@@ -119,7 +119,6 @@ class MountTable {
 
  private:
   using Id = PathTable::Id;
-  static constexpr std::uint32_t kNoNode = ~std::uint32_t{0};
   struct Node {
     enum class Kind { Dir, Symlink, ModeOverride } kind = Kind::Dir;
     Id path = PathTable::kRoot;
@@ -128,7 +127,6 @@ class MountTable {
     std::string_view target;  // symlink target, in texts_
     int line = 0;
     std::optional<Id> leads_to{};  // where the symlink leads; none if it cannot be followed
-    std::uint32_t earlier = kNoNode;  // the node created before it at the same path
   };
 
   MountTable(std::shared_ptr<PathTable> paths,
@@ -223,7 +221,6 @@ class MountTable {
   std::shared_ptr<const std::deque<std::string>>
       texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
-  std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
   // under its destination), so that covering() looks up the path's ancestors instead of
   // scanning every mount: verification probes each root, and a scan made it quadratic.
@@ -232,9 +229,8 @@ class MountTable {
   // The mounts added at or below each path since the last mount at the path itself (some
   // since hidden): the ones a new mount there may hide.
   PathMap<std::vector<size_t>> mounts_below_;
-  // The newest node at each path, for the same reason; Node::earlier leads from it to
-  // the others, newest first.
-  PathMap<std::uint32_t> newest_node_at_;
+  // The nodes at each path; at most one of each kind per mount.
+  PathMap<std::vector<Node>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
   // Set once the replay is done: from then on the table is immutable, and inherited()
