@@ -79,11 +79,9 @@ ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
 }
 
 std::vector<PathTable::Id> MountTable::lineage(Id p) const {
-  // Counted first, so that the vector is allocated once.
-  size_t n = 1;
-  for (Id a = p; a != PathTable::kRoot; a = paths_->up(a)) ++n;
-  std::vector<Id> out(n);
-  for (Id a = p; n > 0; a = paths_->up(a)) out[--n] = a;
+  std::vector<Id> out{p};
+  while (out.back() != PathTable::kRoot) out.push_back(paths_->up(out.back()));
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -422,18 +420,13 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
   const Place& at = *found;
   const Id rp = at.path;
 
-  // Search permission on every strict ancestor, "/" first; the mount covering each is
-  // the deepest visible one met on the way down.
+  // Search permission on every strict ancestor. Which one refuses matters only to a
+  // trace: the first from "/" that cannot be searched.
   if (!at.searchable) {
-    // Which ancestor refuses matters only to a trace; finding it is a walk from "/".
     if (!tr.on()) return Reach{Outcome::Denied, std::nullopt};
-    size_t ca = 0;
-    const auto chain = lineage(rp);
-    for (size_t level = 0; level + 1 < chain.size(); ++level) {
-      if (const size_t* v = visible_at_.find(chain[level])) ca = *v;
-      if (auto why = unsearchable(chain[level], ca, tr.on()))
-        return finish(Outcome::Denied, tr, [&] { return *why; });
-    }
+    for (Id a : lineage(rp))
+      if (!inherited(a).searchable)
+        return finish(Outcome::Denied, tr, [&] { return *unsearchable(a, covering(a), true); });
   }
 
   const Decision d = decide(at, op);
