@@ -137,7 +137,7 @@ std::string plan_strings(const std::vector<std::string>& v) {
 }  // namespace
 
 std::string plan_json(const Plan& plan) {
-  std::string out = "{\"zpolicy_plan\": 6";
+  std::string out = "{\"zpolicy_plan\": 7";
   out += ", \"backend\": " + json_string(plan.backend);
   out += ", \"exe\": " + plan_string(plan.exe);
   out += ", \"argv\": " + plan_strings(plan.argv);
@@ -185,7 +185,8 @@ std::string plan_json(const Plan& plan) {
            ", \"name\": " + plan_string(w.name) + ", \"protects\": " + plan_string(w.protects) +
            ", \"on\": " + json_string(w.on) + "}";
   }
-  out += "], \"notify_share\": ";
+  out += "], \"missing_deny_roots\": " + plan_strings(plan.missing_deny_roots);
+  out += ", \"notify_share\": ";
   if (const auto& n = plan.notify_share)
     out += "{\"inotify_instances\": " + std::to_string(n->inotify_instances) +
            ", \"inotify_watches\": " + std::to_string(n->inotify_watches) +

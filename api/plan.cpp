@@ -88,6 +88,7 @@ std::optional<Plan> public_plan(const compiler::RunPlan& p, std::string& error) 
       out.watches.push_back({w.directory, w.name, w.protects, "replaced"});
     for (const auto& w : created)
       out.watches.push_back({w.directory, w.name, w.protects, w.created ? "created" : "replaced"});
+    out.missing_deny_roots = runner::missing_deny_roots(*p.verified);
     const auto share = runner::sandbox_notify_share();
     if (!share) {
       error = "cannot read the caller's inotify and fanotify limits (/proc/sys/fs, /proc/sys/user)";

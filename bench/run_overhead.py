@@ -104,7 +104,7 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
 
     plan = json.loads(subprocess.check_output([zpolicy, "plan", "--format", "json", "--", "true"],
                                               cwd=ws, env=env))
-    assert plan["backend"] == "bwrap" and plan["zpolicy_plan"] == 6
+    assert plan["backend"] == "bwrap" and plan["zpolicy_plan"] == 7
 
     def content(fd):
         c = fd["content"]

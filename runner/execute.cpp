@@ -20,6 +20,7 @@
 
 #if defined(__linux__)
 #include "runner/bind_sources.hpp"
+#include "runner/host_mount_events.hpp"
 #include "runner/host_name_watch.hpp"
 #include "runner/notify_share.hpp"
 #include "runner/network_proxy.hpp"
@@ -211,13 +212,13 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   names.emplace();
   auto watched = watched_names(plan.expected_setup);
   std::string appeared;
-  std::vector<std::string> absent;  // the deny roots the setup check must not find
-  const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared);
-  for (const auto& w : deny_ways) {
-    if (w.created && std::find(absent.begin(), absent.end(), w.protects) == absent.end())
-      absent.push_back(w.protects);
-    watched.push_back(w);
-  }
+  // The deny roots the setup check must not find: every one whose way is watched, as an
+  // executor of the plan checks them (docs/embedding.md "missing_deny_roots").
+  std::vector<std::string> absent;
+  // From before the last look at the deny roots' ways to after the guard's unshare.
+  const HostMountEvents mounts;
+  const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared, &absent);
+  for (const auto& w : deny_ways) watched.push_back(w);
   // A deny root that exists by now, created since it was resolved: nothing masks it.
   auto refuse_appeared = [&] {
     err << "zpolicy: deny root '" << appeared
@@ -333,6 +334,14 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     // bwrap still sets up, not after (docs/benchmarks.md); it holds for the whole run.
     std::string why, limit_failed;
     if (!limit_sandbox_notify(init, *notify_share, why)) limit_failed = why;
+    // bwrap runs, so the guard's namespace is made: a mount in between is in it (A10-3).
+    if (!deny_ways.empty() && mounts.changed()) {
+      refused = "a filesystem was mounted or unmounted on the host while the run started, "
+                "which could bring deny root '" + deny_ways.front().protects +
+                "' into the sandbox where no watch sees it; refusing to run what was not "
+                "verified";
+      return false;
+    }
     switch (setup.check(init, why)) {
       case SetupCheck::Result::SetupEnded:
         return true;  // bwrap failed on its own (its init gone, too); its status stream tells
@@ -390,9 +399,11 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return r.has_value();
   };
   // The guard drops the last references to what the cleanup removes and to what this run
-  // alone watched, after the run: the bind descriptors (the placeholders'), the watch, the
-  // record (SpawnSpec::linger). So ours are all closed before it is let go.
+  // alone watched, after the run: the bind descriptors, the placeholders (each held since it
+  // was made), the watch, the record (SpawnSpec::linger). So ours are all closed before it
+  // is let go.
   for (const auto& [mine, theirs] : sources->fds()) spec.linger.push_back(mine);
+  for (const int held : placeholders.held()) spec.linger.push_back(held);
   if (names->fd() >= 0) spec.linger.push_back(names->fd());
   if (placeholders.record_fd() >= 0) spec.linger.push_back(placeholders.record_fd());
   spec.reported = [&] {

@@ -87,7 +87,8 @@ std::vector<WatchedName> watched_names(const std::vector<ExpectedObject>& setup)
   return out;
 }
 
-std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared) {
+std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared,
+                                            std::vector<std::string>* roots) {
   std::vector<WatchedName> out;
   auto add = [&](WatchedName w) {
     for (const auto& e : out)
@@ -100,21 +101,34 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     bool in_writable = false;
     for (const auto& w : resolved.write) in_writable |= ir::path_within(w.path, d.path);
     if (in_writable) continue;  // a placeholder and a mask cover it (runner/placeholders)
-    // Only where the sandbox sees the host: below a read root, not in its private /tmp.
-    bool readable = false;
-    for (const auto& r : resolved.read) readable |= ir::path_within(r.path, d.path);
-    if (!readable || (resolved.private_tmp && ir::path_within("/tmp", d.path))) continue;
     // Every entry the kernel looks up on the way, symlinks followed: a link on the way,
     // dangling (`~/.aws -> /mnt/secrets/aws`) or made since the resolution, leads where
     // the host would create the deny root (red team A17B-1). Each existing entry is
     // watched for its replacement, the first missing one for its creation; what lies
     // beyond it cannot change before it is created.
+    const std::vector<std::string> way = host.entries_on_the_way(d.path);
+    // Only where the sandbox sees the host: below a read root, not in its private /tmp;
+    // under either name, since the host creates the deny root where its way leads (a
+    // dangling `/srv/keys -> /etc/keys` with only /etc readable, red team A10-2). A link on
+    // the way can be re-pointed there during the run, so a way with one is watched too.
+    auto seen = [&](const std::string& path) {
+      bool readable = false;
+      for (const auto& r : resolved.read) readable |= ir::path_within(r.path, path);
+      return readable && !(resolved.private_tmp && ir::path_within("/tmp", path));
+    };
+    const bool through_link = std::any_of(way.begin(), way.end(), [&](const std::string& e) {
+      const struct stat* st = host.lstat(e);
+      return st && S_ISLNK(st->st_mode);
+    });
+    if (!seen(d.path) && (way.empty() || !seen(way.back())) && !through_link) continue;
+    if (roots && std::find(roots->begin(), roots->end(), d.path) == roots->end())
+      roots->push_back(d.path);
     if (host.stat(d.path)) {
       // Created since it was resolved: nothing masks it, and no watch would see it.
       appeared = d.path;
       return {};
     }
-    for (const auto& entry : host.entries_on_the_way(d.path)) {
+    for (const auto& entry : way) {
       const size_t slash = entry.rfind('/');
       const std::string parent = slash == 0 ? "/" : entry.substr(0, slash);
       const std::string name = entry.substr(slash + 1);
@@ -130,6 +144,13 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
     }
   }
   return out;
+}
+
+std::vector<std::string> missing_deny_roots(const ir::Resolved& resolved) {
+  std::string appeared;
+  std::vector<std::string> roots;
+  missing_deny_names(resolved, appeared, &roots);
+  return roots;
 }
 
 HostNameWatch::~HostNameWatch() {

@@ -50,7 +50,14 @@ std::vector<WatchedName> watched_names(const std::vector<compiler::ExpectedObjec
 // directory, and each name from `/` down to that directory for a rename or removal (which
 // could bring the whole way back at once). Looks at the host (lstat). A deny root that
 // exists by now (created since resolution) is set in `appeared`: the run must not start.
-std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared);
+// `roots`, when given, gets each deny root whose way is watched, once.
+std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared,
+                                            std::vector<std::string>* roots = nullptr);
+
+// The deny roots missing_deny_names() watches the ways of, each once (none when one exists
+// by now). A watch names one deny root, and a deny root below a file has no "created"
+// watch, so the watches alone do not list them all. Looks at the host.
+std::vector<std::string> missing_deny_roots(const ir::Resolved& resolved);
 
 // The names above, watched with inotify from before bwrap starts until the run ends.
 class HostNameWatch {

@@ -102,10 +102,13 @@ bool limit_sandbox_notify(pid_t init, const NotifyShare& share, std::string& why
   // before anything has shown the init alive, and a pid reused meanwhile would name another
   // process's namespace. Still running once the namespace is open, it was the init's.
   const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, init, 0));
-  const std::string net = "/proc/" + std::to_string(init) + "/ns/net";
-  const int net_fd = pidfd >= 0 ? open(net.c_str(), O_RDONLY | O_CLOEXEC) : -1;
-  int user_fd = net_fd >= 0 ? ioctl(net_fd, NS_GET_USERNS) : -1;
-  if (net_fd >= 0) close(net_fd);
+  // Its pid namespace, which every verified argv unshares (--unshare-pid), not its network
+  // namespace: under `network: full` that is the host's, owned by the caller's own user
+  // namespace, and every such run was refused (red team A10-1).
+  const std::string pid_ns = "/proc/" + std::to_string(init) + "/ns/pid";
+  const int ns_fd = pidfd >= 0 ? open(pid_ns.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  int user_fd = ns_fd >= 0 ? ioctl(ns_fd, NS_GET_USERNS) : -1;
+  if (ns_fd >= 0) close(ns_fd);
   if (pidfd >= 0) {
     pollfd exited{pidfd, POLLIN, 0};
     if (user_fd >= 0 && poll(&exited, 1, 0) != 0) {

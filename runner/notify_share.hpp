@@ -46,7 +46,7 @@ struct NotifyShare {
 // The share of this caller's limits; nullopt when they cannot be read (the run refuses).
 std::optional<NotifyShare> sandbox_notify_share();
 
-// Sets `share` in the user namespace that owns `init`'s network namespace (the sandbox's
+// Sets `share` in the user namespace that owns `init`'s pid namespace (the sandbox's
 // outermost one, which the command cannot act in) from a helper process that joins it.
 // False, with the reason in `why`, when one cannot be set: the run refuses.
 bool limit_sandbox_notify(pid_t init, const NotifyShare& share, std::string& why);

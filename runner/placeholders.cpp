@@ -1,12 +1,5 @@
 #include "runner/placeholders.hpp"
 
-#include "compiler/resolve/resolve.hpp"
-#include "compiler/resolve/state_dir.hpp"
-#include "runner/host_run_lock.hpp"
-#include "runner/open_no_symlinks.hpp"
-#include "runner/placeholder_removal.hpp"
-#include "runner/run_records.hpp"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,11 +13,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
 #include <system_error>
-#include <tuple>
+
+#include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/state_dir.hpp"
+#include "runner/host_run_lock.hpp"
+#include "runner/open_no_symlinks.hpp"
+#include "runner/placeholder_removal.hpp"
+#include "runner/run_records.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -57,28 +57,35 @@ class FileLock {
 
 // The placeholders live runs rely on, by path, with the identity each recorded.
 using LiveSet = std::set<std::string>;
-using LiveIdentities = std::set<std::tuple<std::string, unsigned long long, unsigned long long>>;
 
-LiveSet live_paths(const std::vector<RunRecord>& records, LiveIdentities* identities = nullptr) {
+LiveSet live_paths(const std::vector<RunRecord>& records,
+                   std::vector<RecordedPlaceholder>* identities = nullptr) {
   LiveSet live;
   for (const auto& r : records)
     if (r.live)
       for (const auto& l : r.lines)
         if (auto p = parse_record_line(l)) {
           live.insert(p->path);
-          if (identities) identities->emplace(p->path, p->dev, p->ino);
+          if (identities) identities->push_back(std::move(*p));
         }
   return live;
 }
 
-void reconcile_dead(const std::vector<RunRecord>& records, const std::set<std::string>& live) {
+// A placeholder that cannot be told from a directory made there since (no birth time) stays
+// in its record, so that `doctor` lists it and `zpolicy cleanup` names it to the user.
+void reconcile_dead(const std::string& dir, const std::vector<RunRecord>& records,
+                    const std::set<std::string>& live) {
   for (const auto& r : records) {
     if (r.live) continue;
     for (const auto& line : r.lines)
       if (auto p = parse_record_line(line); p && !live.count(p->path)) restore_access_if_ours(*p);
+    std::vector<std::string> unidentified;
     for (auto it = r.lines.rbegin(); it != r.lines.rend(); ++it)
-      if (auto p = parse_record_line(*it); p && !live.count(p->path)) remove_if_ours(*p);
-    unlink(r.path.c_str());
+      if (auto p = parse_record_line(*it);
+          p && !live.count(p->path) && remove_if_ours(*p) == Removal::Unidentified)
+        unidentified.insert(unidentified.begin(), *it);
+    // Unchanged, it is not written again: every run that starts alone comes here.
+    if (unidentified.size() != r.lines.size()) rewrite_run_record(dir, r.path, unidentified);
   }
 }
 
@@ -123,10 +130,12 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   }
   auto records = read_run_records(dir, record_path_);
   if (host_lock_.alone()) {
-    reconcile_dead(records, live_paths(records));
+    reconcile_dead(dir, records, live_paths(records));
     if (!host_lock_.share(error)) return false;
   }
-  LiveIdentities shared;
+  // A live run holds each of its placeholders open (runner/placeholder_removal.hpp), so
+  // the device and inode number it recorded name that directory while it lives.
+  std::vector<RecordedPlaceholder> shared;
   live_paths(records, &shared);
 
   // Every path that must exist before bwrap binds it, shallowest first. Each is walked
@@ -166,19 +175,28 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
         return false;
       }
       // O_DIRECTORY fails on anything else before a FIFO or device could be opened.
-      int next = openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-      struct stat st;
+      int next =
+          openat(fd, c.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       const bool recorded = std::any_of(entries_.begin(), entries_.end(),
-                                        [&](const Entry& e) { return e.path == cur; });
-      if (next >= 0 && !recorded && fstat(next, &st) == 0 &&
-          (created || shared.count({cur, static_cast<unsigned long long>(st.st_dev),
-                                    static_cast<unsigned long long>(st.st_ino)}))) {
-        Entry e{cur, static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino)};
-        const std::string line = record_line({e.path, e.dev, e.ino});
+                                        [&](const Entry& e) { return e.placeholder.path == cur; });
+      std::optional<RecordedPlaceholder> now;
+      if (next >= 0 && !recorded) now = examine_placeholder(next);
+      if (now) now->path = cur;
+      const auto same = [&](const RecordedPlaceholder& l) {
+        return l.path == now->path && l.dev == now->dev && l.ino == now->ino &&
+               l.birth == now->birth;
+      };
+      if (now && (created || std::any_of(shared.begin(), shared.end(), same))) {
+        // Held until the run's cleanup: the inode, and so its number, stays this directory's.
+        Entry e{*now, fcntl(next, F_DUPFD_CLOEXEC, 0)};
+        const std::string line = record_line(e.placeholder);
         // Written before the next placeholder is made, so that a run killed meanwhile
         // leaves a record of each; made durable once, below.
-        if (write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-          error = "cannot write run record '" + record_path_ + "'";
+        if (e.held < 0 ||
+            write(record_fd_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+          error = e.held < 0 ? "cannot hold placeholder '" + cur + "': " + std::strerror(errno)
+                             : "cannot write run record '" + record_path_ + "'";
+          if (e.held >= 0) close(e.held);
           close(next);
           close(fd);
           return false;
@@ -230,6 +248,12 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   return true;
 }
 
+std::vector<int> Placeholders::held() const {
+  std::vector<int> out;
+  for (const auto& e : entries_) out.push_back(e.held);
+  return out;
+}
+
 bool Placeholders::records_durable() {
   if (synced_.valid()) durable_ = synced_.get();
   return durable_;
@@ -253,16 +277,17 @@ void Placeholders::cleanup() {
     FileLock lock(dir + "/lock");
     const auto records = read_run_records(dir, record_path_);
     auto live = live_paths(records);
-    reconcile_dead(records, live);
+    reconcile_dead(dir, records, live);
     for (const auto& e : entries_)
-      if (!live.count(e.path)) restore_access_if_ours({e.path, e.dev, e.ino});
+      if (!live.count(e.placeholder.path)) restore_access_if_ours(e.placeholder, e.held);
     for (auto it = entries_.rbegin(); it != entries_.rend(); ++it)
-      if (!live.count(it->path)) remove_if_ours({it->path, it->dev, it->ino});
+      if (!live.count(it->placeholder.path)) remove_if_ours(it->placeholder, it->held);
     unlink(record_path_.c_str());
   }
   close(record_fd_);
   record_fd_ = -1;
   host_lock_.release();
+  for (const auto& e : entries_) close(e.held);
   entries_.clear();
 }
 

@@ -6,6 +6,7 @@
 
 #include "ir/resolved.hpp"
 #include "runner/host_run_lock.hpp"
+#include "runner/run_records.hpp"
 
 namespace zpolicy::runner {
 
@@ -14,10 +15,12 @@ namespace zpolicy::runner {
 //
 // Every placeholder is written to a run record in a private state directory before
 // bwrap starts, and the record stays locked (flock) for the whole run. After the run a
-// placeholder is removed only if it is still the empty directory zpolicy made (same
-// device and inode) and no other live run uses it. A record whose lock nobody holds
-// belongs to a run that died (even by SIGKILL): the next run reconciles it. User data
-// is never deleted: only empty directories with the recorded identity are removed.
+// placeholder is removed only if it is still the empty directory zpolicy made and no
+// other live run uses it: the run holds each open until then, so the same device and
+// inode is that directory. A record whose lock nobody holds belongs to a run that died
+// (even by SIGKILL): the next run reconciles it, by device, inode and birth time
+// (runner/placeholder_removal.hpp). User data is never deleted: only empty directories
+// with the recorded identity are removed.
 class Placeholders {
  public:
   Placeholders() = default;
@@ -48,13 +51,16 @@ class Placeholders {
   // This run's record while it lives (locked), or -1.
   int record_fd() const { return record_fd_; }
 
+  // The descriptors this run holds on its placeholders until cleanup().
+  std::vector<int> held() const;
+
   // The state directory used for run records (for tests and doctor).
   static std::string state_dir();
 
  private:
   struct Entry {
-    std::string path;
-    unsigned long long dev = 0, ino = 0;
+    RecordedPlaceholder placeholder;
+    int held = -1;  // open from its creation (or first use) until cleanup()
   };
   std::string record_path_;
   int record_fd_ = -1;

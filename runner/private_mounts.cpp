@@ -42,29 +42,33 @@ int write_maps(uid_t uid, gid_t gid) {
   return map_to_itself("/proc/self/gid_map", gid);
 }
 
-int enter_own_user_namespace() {
+const char* enter_own_user_namespace() {
+  // A process that changed its uid without an exec since (an embedder that dropped root in
+  // process) is not dumpable: the kernel keeps what it read as root from the new uid's
+  // processes, and its /proc/self files are root's, so it cannot write its maps. Made
+  // dumpable for that moment, the guard, a fork with a copy of all of its memory, could be
+  // read by any process of the new uid (red team A10-4): the embedder decides instead.
+  if (prctl(PR_GET_DUMPABLE) != 1)
+    return "this process is not dumpable (it changed its user id without an exec); run "
+           "zpolicy from a fresh exec, or make the process dumpable (PR_SET_DUMPABLE) if "
+           "it holds nothing its new user may not read";
   const uid_t uid = geteuid();
   const gid_t gid = getegid();
-  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) return errno;
-  // A process that changed its uid without an exec since (an embedder that dropped root)
-  // is not dumpable, so its /proc/self files are root's and it could not write its maps.
-  // Dumpable only while it writes them, and as it was after.
-  const int dumpable = prctl(PR_GET_DUMPABLE);
-  if (dumpable < 0 || (dumpable != 1 && prctl(PR_SET_DUMPABLE, 1) != 0)) return errno;
-  const int err = write_maps(uid, gid);
-  if (dumpable != 1 && prctl(PR_SET_DUMPABLE, dumpable) != 0 && !err) return errno;
-  return err;
+  if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0 || write_maps(uid, gid) != 0)
+    return "cannot make a user namespace of the caller's own";
+  return nullptr;
 }
 
 }  // namespace
 
-int enter_private_mount_namespace() {
+const char* enter_private_mount_namespace() {
   if (unshare(CLONE_NEWNS) != 0) {
-    if (errno != EPERM) return errno;
-    if (int err = enter_own_user_namespace()) return err;
+    if (errno != EPERM) return "cannot unshare the mount namespace";
+    if (const char* why = enter_own_user_namespace()) return why;
   }
-  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return errno;
-  return 0;
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return "cannot make its mounts private";
+  return nullptr;
 }
 
 }  // namespace zpolicy::runner

@@ -17,8 +17,8 @@ namespace zpolicy::runner {
 // themselves, which bwrap's own user namespace then nests in.
 //
 // System calls and stack buffers only: the guard, a fork of a process that may have other
-// threads, calls it. Returns 0, or the errno of the step that failed (the run must not
-// start then: nothing would keep the host's later mounts out).
-int enter_private_mount_namespace();
+// threads, calls it. Returns nullptr, or why the namespace could not be made, a static
+// string (the run must not start then: nothing would keep the host's later mounts out).
+const char* enter_private_mount_namespace();
 
 }  // namespace zpolicy::runner

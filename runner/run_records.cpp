@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -34,10 +35,36 @@ std::vector<RunRecord> read_run_records(const std::string& dir, const std::strin
   return out;
 }
 
+namespace {
+
+constexpr const char* kFormat2 = "v2";
+
+// "-" (none) or "SECONDS.NANOSECONDS"; false for anything else.
+bool parse_birth(const std::string& word, std::optional<BirthTime>& out) {
+  if (word == "-") return true;
+  BirthTime b;
+  std::istringstream in(word);
+  char dot = 0;
+  if (!(in >> b.sec >> dot >> b.nsec) || dot != '.' || b.nsec >= 1000000000u || in.get() != EOF)
+    return false;
+  out = b;
+  return true;
+}
+
+}  // namespace
+
 std::optional<RecordedPlaceholder> parse_record_line(const std::string& line) {
   RecordedPlaceholder p;
   std::istringstream in(line);
-  if (!(in >> p.dev >> p.ino)) return std::nullopt;
+  std::string first;
+  if (!(in >> first)) return std::nullopt;
+  if (first == kFormat2) {
+    std::string birth;
+    if (!(in >> p.dev >> p.ino >> birth) || !parse_birth(birth, p.birth)) return std::nullopt;
+  } else {
+    std::istringstream dev(first);
+    if (!(dev >> p.dev) || dev.get() != EOF || !(in >> p.ino)) return std::nullopt;
+  }
   in.get();
   std::getline(in, p.path);
   if (p.path.empty() || p.path[0] != '/') return std::nullopt;
@@ -45,7 +72,31 @@ std::optional<RecordedPlaceholder> parse_record_line(const std::string& line) {
 }
 
 std::string record_line(const RecordedPlaceholder& p) {
-  return std::to_string(p.dev) + " " + std::to_string(p.ino) + " " + p.path + "\n";
+  std::string birth = "-";
+  if (p.birth) {
+    const std::string nsec = std::to_string(p.birth->nsec);
+    birth = std::to_string(p.birth->sec) + "." + std::string(9 - nsec.size(), '0') + nsec;
+  }
+  return std::string(kFormat2) + " " + std::to_string(p.dev) + " " + std::to_string(p.ino) + " " +
+         birth + " " + p.path + "\n";
+}
+
+void rewrite_run_record(const std::string& dir, const std::string& record,
+                        const std::vector<std::string>& lines) {
+  if (lines.empty()) {
+    unlink(record.c_str());
+    return;
+  }
+  const std::string tmp = dir + "/rewrite-" + std::to_string(getpid());
+  unlink(tmp.c_str());
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  std::string text;
+  for (const auto& l : lines) text += l + "\n";
+  const bool written =
+      write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) && fsync(fd) == 0;
+  close(fd);
+  if (!written || rename(tmp.c_str(), record.c_str()) != 0) unlink(tmp.c_str());
 }
 
 }  // namespace zpolicy::runner

@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,11 +211,14 @@ void wait_to_be_let_go(int relay) {
   sigaction(SIGCHLD, &dfl, nullptr);
   relay = place_descriptors(c, relay);
   if (relay < 0) _exit(kExitInternal);
-  if (enter_private_mount_namespace() != 0) {
-    static constexpr char kWhy[] =
+  if (const char* why = enter_private_mount_namespace()) {
+    static constexpr char kWhat[] =
         "zpolicy: cannot give the sandbox a mount namespace the host's later mounts do not "
-        "reach\n";
-    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+        "reach: ";
+    iovec message[] = {{const_cast<char*>(kWhat), sizeof kWhat - 1},
+                       {const_cast<char*>(why), strlen(why)},
+                       {const_cast<char*>("\n"), 1}};
+    [[maybe_unused]] ssize_t n = writev(STDERR_FILENO, message, 3);
     _exit(kExitInternal);
   }
   c.parent = getpid();

@@ -26,26 +26,6 @@ StateDir state_dir_status(const std::string& dir) {
              : StateDir::Foreign;
 }
 
-// Replaces `record` by one holding `lines`, or removes it when there are none. The new
-// record is written beside it under a name no reader takes for a record, then renamed.
-void rewrite_record(const std::string& dir, const std::string& record,
-                    const std::vector<std::string>& lines) {
-  if (lines.empty()) {
-    unlink(record.c_str());
-    return;
-  }
-  const std::string tmp = dir + "/rewrite-" + std::to_string(getpid());
-  unlink(tmp.c_str());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  std::string text;
-  for (const auto& l : lines) text += l + "\n";
-  const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
-                       fsync(fd) == 0;
-  close(fd);
-  if (!written || rename(tmp.c_str(), record.c_str()) != 0) unlink(tmp.c_str());
-}
-
 }  // namespace
 
 std::vector<std::string> stale_placeholders() {
@@ -100,7 +80,7 @@ std::optional<Cleanup> remove_stale_placeholders(const std::optional<std::string
     for (const auto& p : mine) restore_access_if_ours(p);
     for (auto it = mine.rbegin(); it != mine.rend(); ++it)
       out.placeholders.emplace_back(it->path, remove_if_ours(*it));
-    rewrite_record(dir, r.path, left);
+    rewrite_run_record(dir, r.path, left);
   }
   return out;
 }

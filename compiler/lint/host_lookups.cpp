@@ -22,10 +22,13 @@ std::deque<std::string> components(const std::string& path) {
 }  // namespace
 
 const struct stat* HostLookups::lstat(const std::string& path) {
+  // No name of PATH_MAX bytes or more is looked up (ENAMETOOLONG); not remembered either,
+  // or the prefixes of a deep policy path would be copied once each: quadratic (issue 19).
+  if (path.size() >= PATH_MAX) return nullptr;
   auto [it, fresh] = lstat_.try_emplace(path);
   if (fresh) {
     struct stat st;
-    if (path.size() < PATH_MAX && ::lstat(path.c_str(), &st) == 0) it->second = st;
+    if (::lstat(path.c_str(), &st) == 0) it->second = st;
   }
   return it->second ? &*it->second : nullptr;
 }

@@ -88,7 +88,7 @@ if code != 0:
     sys.stderr.write(reason)
     sys.exit(code)
 parsed = json.loads(document.decode("utf-8"))
-assert parsed["zpolicy_plan"] == 6
+assert parsed["zpolicy_plan"] == 7
 print(f"plan: backend {parsed['backend']}, {len(parsed['argv'])} argv words, "
       f"{len(parsed['env'])} environment variables, {len(parsed['placeholders'])} placeholders")
 

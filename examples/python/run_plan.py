@@ -23,6 +23,10 @@ import threading
 import time
 
 
+def show(path):
+    return path.decode("utf-8", "replace")
+
+
 def refuse(why):
     print(f"run_plan.py: {why}; nothing ran", file=sys.stderr)
     sys.exit(125)
@@ -140,7 +144,8 @@ def sandbox_stdio():
 
 def make_placeholders(placeholders):
     """Each path made to exist as a directory, walking from its writable root without
-    following a symlink; returns the directories created, to remove after the run."""
+    following a symlink; returns the directories created, each with a descriptor held on it
+    until it is removed after the run."""
     created = []
     for p in placeholders:
         root, path = raw(p["root"]), raw(p["path"])
@@ -152,15 +157,17 @@ def make_placeholders(placeholders):
             cur += b"/" + comp
             try:
                 os.mkdir(comp, 0o755, dir_fd=fd)
-                created.append(cur)
+                made = True
             except FileExistsError:
-                pass
+                made = False
             try:
                 nxt = os.open(comp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
             except OSError as e:
                 os.close(fd)
                 remove_placeholders(created)
                 refuse(f"placeholder {cur!r} is not a directory ({e.strerror})")
+            if made:
+                created.append((cur, os.dup(nxt)))
             os.close(fd)
             fd = nxt
         os.close(fd)
@@ -168,11 +175,24 @@ def make_placeholders(placeholders):
 
 
 def remove_placeholders(created):
-    for path in reversed(created):
+    """Deepest first, each only if its name still gives the directory made: the descriptor
+    held on it keeps its inode, and so its number, from being handed to another directory
+    made at that path since (ext4 reuses a freed number at once)."""
+    for path, held in reversed(created):
         try:
-            os.rmdir(path)  # only if still empty: never what the command put there
+            parent = open_no_symlinks(os.path.dirname(path))
+            try:
+                now = os.stat(os.path.basename(path), dir_fd=parent, follow_symlinks=False)
+                mine = os.fstat(held)
+                if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                    # Only if still empty: never what the command put there.
+                    os.rmdir(os.path.basename(path), dir_fd=parent)
+            finally:
+                os.close(parent)
         except OSError:
             pass
+        os.close(held)
+    created.clear()
 
 
 def open_no_symlinks(path):
@@ -275,13 +295,11 @@ class HostNameWatch:
     """The plan's `watches`: the host names whose change while the sandbox runs undoes a
     protection (docs/run.md "Protected names replaced on the host", red team R7-C1, R8-H1)."""
 
-    def __init__(self, watches, created):
+    def __init__(self, watches, missing_deny_roots, created):
         self.fd, self.watches = None, []
-        if not watches:
-            return
         libc = ctypes.CDLL(None, use_errno=True)
-        self.fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK)
-        if self.fd < 0:
+        self.fd = libc.inotify_init1(os.O_CLOEXEC | os.O_NONBLOCK) if watches else None
+        if self.fd is not None and self.fd < 0:
             self.fail(created, "cannot watch the protected names on the host: " +
                       os.strerror(ctypes.get_errno()))
         for w in watches:
@@ -296,23 +314,24 @@ class HostNameWatch:
             self.watches.append((wd, directory, name, w))
         # A name created before its watch was in place raised no event: look now.
         for _, directory, name, w in self.watches:
-            # The deny root itself too: a symlink on its way re-pointed since the plan was
-            # made leads elsewhere (red team A17B-2).
-            if w["on"] == "created" and (os.path.lexists(os.path.join(directory, name)) or
-                                         os.path.exists(raw(w["protects"]))):
-                self.fail(created, f"deny root {w['protects']!r} was created on the host after "
-                                   "the plan was made, and nothing would mask it")
-        # The way to a missing deny root changed since the plan (a symlink on it re-pointed
-        # or replaced) leads through names nothing watches: walked now that any later
-        # change trips the watch, it must be the way the plan watches (red team A9E-1).
+            if w["on"] == "created" and os.path.lexists(os.path.join(directory, name)):
+                self.fail(created, f"deny root '{show(raw(w['protects']))}' was created on the "
+                                   "host after the plan was made, and nothing would mask it")
+        # Every deny root missing when the plan was made, whether a "created" watch names it
+        # or not (below a file nothing can be created, so only "replaced" watches lie on its
+        # way, and a watch shared by two deny roots names one of them): it must still resolve
+        # to nothing (a symlink on its way re-pointed since the plan, red team A17B-2), and
+        # its way, walked now that any later change trips the watch, must be the way the
+        # plan watches (a symlink on it re-pointed or replaced, red team A9E-1).
         watched = {(raw(w["directory"]), raw(w["name"]), w["on"]) for w in watches}
-        for protects in {raw(w["protects"]) for w in watches if w["on"] == "created" or
-                         not os.path.exists(raw(w["protects"]))}:
+        for protects in missing_deny_roots:
+            if os.path.exists(protects):
+                self.fail(created, f"deny root '{show(protects)}' was created on the host after "
+                                   "the plan was made, and nothing would mask it")
             for way in deny_way(protects):
                 if way not in watched:
-                    named = protects.decode("utf-8", "replace")
-                    self.fail(created, f"the way to deny root '{named}' changed on the host "
-                                       "after the plan was made")
+                    self.fail(created, f"the way to deny root '{show(protects)}' changed on the "
+                                       "host after the plan was made")
 
     def fail(self, created, why):
         remove_placeholders(created)
@@ -375,18 +394,19 @@ def private_mount_namespace():
 
 
 def limit_notify(init, share):
-    """The plan's notify_share, set in the user namespace that owns the sandbox init's
-    network namespace (red team R8-L2): the limit a write reaches is the one of the
-    writer's user namespace, so a forked child joins it (setns of a user namespace needs a
-    single-threaded process) and writes. The reason it failed, or None."""
+    """The plan's notify_share, set in the user namespace that owns the sandbox init's pid
+    namespace (red team R8-L2; its network namespace is the host's under `network: full`,
+    A10-1): the limit a write reaches is the one of the writer's user namespace, so a
+    forked child joins it (setns of a user namespace needs a single-threaded process) and
+    writes. The reason it failed, or None."""
     if share is None:
         return None
     try:
-        net = os.open(f"/proc/{init}/ns/net", os.O_RDONLY)
+        ns = os.open(f"/proc/{init}/ns/pid", os.O_RDONLY)
         try:
-            user = fcntl.ioctl(net, NS_GET_USERNS)
+            user = fcntl.ioctl(ns, NS_GET_USERNS)
         finally:
-            os.close(net)
+            os.close(ns)
     except OSError as e:
         return f"cannot reach the sandbox's user namespace: {e.strerror}"
     if os.stat(f"/proc/self/fd/{user}").st_ino == os.stat("/proc/self/ns/user").st_ino:
@@ -501,8 +521,8 @@ SYS_OPENAT2 = 437  # the same on every architecture (the unified system call tab
 RESOLVE_NO_MAGICLINKS, RESOLVE_IN_ROOT = 0x02, 0x10
 
 
-def deny_roots_absent(pid, watches):
-    """The deny roots the plan watches for their creation, looked up below /proc/PID/root
+def deny_roots_absent(pid, missing_deny_roots):
+    """The deny roots missing when the plan was made, looked up below /proc/PID/root
     as the sandbox's command would (symlinks followed within its root): none may be there.
     The host's watches see a name created, never a filesystem mounted; one mounted after
     the watches were set and before the private mount namespace was made is in the
@@ -512,7 +532,7 @@ def deny_roots_absent(pid, watches):
     how = struct.pack("=QQQ", os.O_PATH | os.O_CLOEXEC, 0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
     root = os.open(f"/proc/{pid}/root", os.O_PATH | os.O_DIRECTORY)
     try:
-        for path in dict.fromkeys(raw(w["protects"]) for w in watches if w["on"] == "created"):
+        for path in missing_deny_roots:
             fd = libc.syscall(SYS_OPENAT2, root, ctypes.c_char_p(path.lstrip(b"/")),
                               ctypes.c_char_p(how), ctypes.c_size_t(len(how)))
             err = ctypes.get_errno()
@@ -590,8 +610,8 @@ def main():
     open_closed_standard_descriptors()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
-    if plan.get("zpolicy_plan") != 6:
-        refuse("not a version 6 zpolicy plan")
+    if plan.get("zpolicy_plan") != 7:
+        refuse("not a version 7 zpolicy plan")
     if plan["backend"] not in ("bwrap", "unconfined"):
         refuse(f"backend {plan['backend']} is not supported by this executor")
     if plan["network_proxy"] is not None:
@@ -618,7 +638,15 @@ def main():
     # Watched from before the bind sources are opened until the sandbox is gone: a name
     # replaced before the watch is then the wrong object for open_binds, one replaced after
     # it trips the watch.
-    watch = HostNameWatch(plan["watches"], created)
+    # The host's mount table from before the last look at the deny roots' ways (in
+    # HostNameWatch) to after the child's private mount namespace exists: a filesystem
+    # mounted in between is in the sandbox, where no watch sees what the host puts in it
+    # (red team A9D-1, A10-3). POLLPRI once it changed.
+    mounts = select.poll()
+    mountinfo = open("/proc/self/mountinfo", "rb")
+    mounts.register(mountinfo, select.POLLPRI)
+    missing_deny_roots = [raw(p) for p in plan["missing_deny_roots"]]
+    watch = HostNameWatch(plan["watches"], missing_deny_roots, created)
     payloads = open_binds(plan.get("binds", []), plan["placeholders"], created) + stdio
     # Each descriptor's content through a pipe whose write end only this process holds,
     # filled just before the release: bwrap takes end of file on the block descriptor as
@@ -714,7 +742,11 @@ def main():
             blocked = wait_until_blocked(init, plan["block_fd"])
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             if why is None and blocked:
-                why = deny_roots_absent(init, plan["watches"])
+                why = deny_roots_absent(init, missing_deny_roots)
+            if why is None and blocked and missing_deny_roots and mounts.poll(0):
+                named = show(missing_deny_roots[0])
+                why = ("a filesystem was mounted or unmounted on the host while the run started, "
+                       f"which could bring deny root '{named}' into the sandbox unseen")
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
             for b in plan.get("binds", []):

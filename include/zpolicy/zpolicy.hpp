@@ -459,6 +459,12 @@ struct Plan {
   std::vector<Placeholder> placeholders;  // shallowest first
   std::vector<PlanBind> binds;     // bwrap: bind sources by descriptor (docs/run.md)
   std::vector<PlanWatch> watches;  // bwrap: host names to watch while the sandbox runs
+  // bwrap: every deny root that did not exist when the plan was made and that nothing masks
+  // (outside the writable roots); `watches` holds the names on their ways, but a watch
+  // names one deny root only, and one below a file has no "created" watch. Once the watch
+  // is in place each must resolve to nothing and its way must be the watched one, and the
+  // setup check must find none in the sandbox (docs/embedding.md "missing_deny_roots").
+  std::vector<std::string> missing_deny_roots;
   std::optional<PlanNotifyShare> notify_share;  // bwrap
   // bwrap: start bwrap from a mount namespace of the executor's own whose mounts are
   // private (red team A17B-4; docs/embedding.md "private_mounts"): bwrap makes the

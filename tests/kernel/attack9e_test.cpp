@@ -116,6 +116,31 @@ void protected_name_renamed_while_watched(Caller caller, bool executor) {
   BOOST_TEST_MESSAGE(r.describe());
 }
 
+// A9E-1 left the deny roots whose way holds nothing missing to watch for its creation:
+// `ro/file/aws` lies below a regular file, so the plan watches `file` (and the names above
+// it) for its replacement only, and no "created" watch names the deny root. The host
+// makes `file` a directory holding `aws/credentials` between the plan and the run, before
+// any watch: the executor looked again only at the deny roots of "created" watches and at
+// those still missing, so it started the sandbox, which read the credentials.
+void deny_root_below_a_file_made_real_since_the_plan(Caller caller) {
+  Sandbox box(caller);
+  const std::string ro = box.base() + "/ro", deny = ro + "/file/aws";
+  box.make_dir(ro);
+  std::ofstream(ro + "/file") << "a file, not a directory\n";
+  RunSpec spec;
+  run_through(box, true, deny_policy(box, deny), {"/bin/sh", "-c", "cat " + deny + "/credentials"},
+              spec);
+  BOOST_REQUIRE(unlink((ro + "/file").c_str()) == 0);
+  BOOST_REQUIRE(mkdir((ro + "/file").c_str(), 0755) == 0);
+  BOOST_REQUIRE(mkdir(deny.c_str(), 0755) == 0);
+  std::ofstream(deny + "/credentials") << "AKIA-EXAMPLE\n";
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.out.find("AKIA") == std::string::npos, "the sandbox read it: " << r.describe());
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(r.err.find("deny root '" + deny + "' was created on the host") != std::string::npos,
+             r.describe());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack9e)
@@ -148,6 +173,11 @@ BOOST_DATA_TEST_CASE(a_protected_name_renamed_while_the_watch_is_placed_is_refus
 BOOST_DATA_TEST_CASE(an_executor_refuses_a_protected_name_renamed_while_its_watch_is_placed,
                      bdata::make(kCallers), caller) {
   protected_name_renamed_while_watched(caller, true);
+}
+
+BOOST_DATA_TEST_CASE(an_executor_refuses_a_deny_root_below_a_file_made_real_since_the_plan,
+                     bdata::make(kCallers), caller) {
+  deny_root_below_a_file_made_real_since_the_plan(caller);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,9 +1,13 @@
+#include <dirent.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <sstream>
 
 #include "sandbox_fixture.hpp"
 
@@ -62,6 +66,117 @@ void kill_run(const Sandbox& box, Running& r, const std::string& name) {
   BOOST_TEST(res.exit_code == 128 + SIGKILL, res.describe());
   BOOST_TEST(wait_until([&] { return processes_with_argv(waiting(name)).empty(); },
                         std::chrono::seconds(5)));
+}
+
+// zpolicy's state directory for a caller started by the harness (no XDG_RUNTIME_DIR).
+std::string state_dir_of(Caller caller) {
+  return caller == Caller::Root ? "/run/zpolicy" : "/tmp/zpolicy-65534";
+}
+
+// Makes the lines of the caller's run records that name `path` with the inode number `was`
+// name `now` instead: what they say when ext4 hands a freed inode number out again, as it
+// does at once in a quiet directory. Returns how many lines changed. The record format is
+// zpolicy's own (runner/run_records.hpp); only the inode number's word is touched.
+int renumber_records(Caller caller, const std::string& path, ino_t was, ino_t now) {
+  const std::string dir = state_dir_of(caller);
+  int changed = 0;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.rfind("run-", 0) != 0) continue;
+    std::string text, out;
+    if (auto t = read_file(dir + "/" + name)) text = *t;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.size() > path.size() && line.ends_with(" " + path)) {
+        std::istringstream words(line.substr(0, line.size() - path.size() - 1));
+        std::string rewritten;
+        for (std::string w; words >> w;)
+          rewritten += (w == std::to_string(was) ? std::to_string(now) : w) + " ";
+        if (rewritten + path != line) ++changed;
+        line = rewritten + path;
+      }
+      out += line + "\n";
+    }
+    if (out != text) std::ofstream(dir + "/" + name, std::ios::trunc) << out;
+  }
+  closedir(d);
+  return changed;
+}
+
+// Makes the caller's record lines that name `path` lines of format 1 ("DEV INO PATH"), as a
+// run before 2026-12-05 wrote them: no birth time. Returns how many lines changed.
+int write_as_format_1(Caller caller, const std::string& path) {
+  const std::string dir = state_dir_of(caller);
+  int changed = 0;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return 0;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.rfind("run-", 0) != 0) continue;
+    std::string text, out;
+    if (auto t = read_file(dir + "/" + name)) text = *t;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::string format, dev, ino;
+      if (line.ends_with(" " + path) && words >> format >> dev >> ino && format == "v2") {
+        line = dev + " " + ino + " " + path;
+        ++changed;
+      }
+      out += line + "\n";
+    }
+    if (out != text) std::ofstream(dir + "/" + name, std::ios::trunc) << out;
+  }
+  closedir(d);
+  return changed;
+}
+
+// A dead run's record names its placeholders by device and inode number, and ext4 hands a
+// freed inode number out again at once: the user removes `.env` (the killed run's empty
+// placeholder), makes a directory of their own there, read-only, and it gets the same
+// number. Reconciling the record, by the next run or by `zpolicy cleanup`, must neither
+// chmod nor remove that directory; the run's other placeholders go as before.
+void a_directory_made_since_is_not_a_dead_runs_placeholder(Caller caller, bool by_cleanup) {
+  Sandbox box(caller);
+  Running a = start_and_wait(box, "a");
+  kill_run(box, a, "a");
+  struct stat placeholder {};
+  BOOST_TEST_REQUIRE(lstat(box.ws(".env").c_str(), &placeholder) == 0,
+                     ".env: the killed run made no placeholder");
+  box.host_command({"/bin/sh", "-c", "rmdir .env && mkdir -m 0555 .env"});
+  struct stat mine {};
+  BOOST_TEST_REQUIRE(lstat(box.ws(".env").c_str(), &mine) == 0);
+  if (mine.st_ino == placeholder.st_ino)
+    BOOST_TEST_MESSAGE("ext4 gave the user's .env the placeholder's inode number itself");
+  else
+    BOOST_TEST_REQUIRE(renumber_records(caller, box.ws(".env"), placeholder.st_ino, mine.st_ino) ==
+                       1);
+
+  if (by_cleanup) {
+    const auto c = cleanup_when_quiet(box, box.workspace());
+    BOOST_TEST(c.exit_code == 0, c.out);
+    BOOST_TEST(c.out.find("kept    " + box.ws(".env") + ": ") != std::string::npos, c.out);
+  } else {
+    // The next run reconciles dead records only when it is alone on the host: other
+    // tests' runs may be live, so run until the killed run's `.env.local` is gone.
+    RunSpec spec;
+    spec.command = {"/bin/true"};
+    BOOST_TEST(wait_until(
+        [&] {
+          box.run(spec);
+          return !exists(box.ws(".env.local"));
+        },
+        std::chrono::seconds(60)));
+  }
+  struct stat after {};
+  BOOST_TEST_REQUIRE(lstat(box.ws(".env").c_str(), &after) == 0,
+                     "the user's own .env was removed as the dead run's placeholder");
+  BOOST_TEST((after.st_mode & 07777) == 0555u,
+             "its mode was changed to " << std::oct << (after.st_mode & 07777));
+  BOOST_TEST(!exists(box.ws(".env.local")));
+  BOOST_TEST(!exists(box.ws("data")));
 }
 
 }  // namespace
@@ -123,6 +238,47 @@ BOOST_DATA_TEST_CASE(cleanup_touches_nothing_while_a_run_is_live, bdata::make(kC
   BOOST_TEST(done.exit_code == 0, done.out);
   for (const char* p : {".env", ".env.local", ".next", "data"})
     BOOST_TEST(!exists(box.ws(p)), p << " left behind");
+}
+
+BOOST_DATA_TEST_CASE(cleanup_keeps_a_directory_made_since_at_a_dead_runs_placeholder,
+                     bdata::make(kCallers), caller) {
+  a_directory_made_since_is_not_a_dead_runs_placeholder(caller, true);
+}
+
+BOOST_DATA_TEST_CASE(the_next_run_keeps_a_directory_made_since_at_a_dead_runs_placeholder,
+                     bdata::make(kCallers), caller) {
+  a_directory_made_since_is_not_a_dead_runs_placeholder(caller, false);
+}
+
+// A dead run's placeholder without a birth time (a record from before 2026-12-05, or a
+// filesystem that reports none) cannot be told from a directory made there since: the next
+// run neither chmods nor removes it and keeps it in its record, and `zpolicy cleanup` names
+// it to the user, once.
+BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  Running a = start_and_wait(box, "a");
+  kill_run(box, a, "a");
+  BOOST_TEST_REQUIRE(write_as_format_1(caller, box.ws(".env")) == 1);
+  RunSpec spec;
+  spec.command = {"/bin/true"};
+  BOOST_TEST(wait_until(
+      [&] {
+        box.run(spec);
+        return !exists(box.ws(".env.local"));
+      },
+      std::chrono::seconds(60)));
+  BOOST_TEST(exists(box.ws(".env")), ".env removed without a birth time to identify it");
+  const auto c = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(c.exit_code == 0, c.out);
+  BOOST_TEST(c.out.find("kept    " + box.ws(".env") +
+                        ": cannot be told from a directory made "
+                        "there since the run") != std::string::npos,
+             c.out);
+  BOOST_TEST(exists(box.ws(".env")));
+  const auto again = cleanup_when_quiet(box, box.workspace());
+  BOOST_TEST(again.out == "no placeholders left by runs\n", again.out);
+  box.host_command({"/bin/rmdir", box.ws(".env")});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -93,7 +93,7 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
                              "echo git > .git/x; env; echo " + std::string(kDoneMarker);
   auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--timeout",
                                    "60", "--", "/bin/sh", "-c", script});
-  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 6") != std::string::npos, planned.out);
+  BOOST_TEST(planned.out.find("\"zpolicy_plan\": 7") != std::string::npos, planned.out);
   BOOST_TEST(planned.out.find(kSecretValue) == std::string::npos, "the plan carries the secret");
   const std::string plan = box.write_policy("plan.json", planned.out);
 

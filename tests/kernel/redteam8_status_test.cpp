@@ -1,4 +1,5 @@
 #include <grp.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,8 +73,9 @@ BOOST_DATA_TEST_CASE(an_embedder_with_stdin_closed_runs_with_a_status_file, bdat
   BOOST_REQUIRE(child >= 0);
   if (child == 0) {
     const gid_t id = uid_of(caller);
+    // Dumpable again, as an embedder that drops root must make itself (red team A10-4).
     if (setgroups(0, nullptr) != 0 || setresgid(id, id, id) != 0 || setresuid(id, id, id) != 0 ||
-        chdir(box.workspace().c_str()) != 0 || clearenv() != 0)
+        prctl(PR_SET_DUMPABLE, 1) != 0 || chdir(box.workspace().c_str()) != 0 || clearenv() != 0)
       _exit(100);
     setenv("PATH", "/usr/bin:/bin", 1);
     setenv("HOME", box.home().c_str(), 1);

@@ -202,6 +202,7 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
   plan.timeout_ms = 1500;
   plan.binds = {{5, "/ws\xff", 2049, 77}, {6, "/ws\xff/.git", std::nullopt, std::nullopt}};
   plan.watches = {{"/ws\xff", ".git", "/ws\xff/.git", "replaced"}};
+  plan.missing_deny_roots = {"/h\xff/.aws"};
   plan.notify_share = zpolicy::PlanNotifyShare{32, 2048, 32, 4096};
   plan.private_mounts = true;
   zpolicy::test::TempDir dir;
@@ -217,17 +218,17 @@ BOOST_AUTO_TEST_CASE(plan_json_is_strict_json_with_exact_bytes) {
        " [(f['artifact'], f['when'], raw(f['content'])) for f in p['fds']],"
        " [(b['fd'], raw(b['path']), b['dev'], b['ino']) for b in p['binds']],"
        " [(raw(w['directory']), w['name'], raw(w['protects']), w['on']) for w in p['watches']],"
-       " p['notify_share'], p['private_mounts'])\n",
+       " [raw(d) for d in p['missing_deny_roots']], p['notify_share'], p['private_mounts'])\n",
        dir.str() + "/plan.json"},
       dir.str(), dir.str());
   BOOST_TEST(r.exit_code == 0, r.err);
   BOOST_TEST(r.out ==
-             "6 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
+             "7 bwrap b'/ws\\xff' [b'/ws\\xff', b'/ws\\xff'] b'\\x06\\x00\\x00\\x00\\xff' 3 4 1500 "
              "b'/ws\\xff/.git' ['PATH=/usr/bin', 'LANG=C.UTF-8'] [] "
              "[('seccomp.bpf', 'release', b'\\x06\\x00\\x00\\x00\\xff'), "
              "('environment', 'start', b'--clearenv\\x00')] "
              "[(5, b'/ws\\xff', 2049, 77), (6, b'/ws\\xff/.git', None, None)] "
-             "[(b'/ws\\xff', '.git', b'/ws\\xff/.git', 'replaced')] "
+             "[(b'/ws\\xff', '.git', b'/ws\\xff/.git', 'replaced')] [b'/h\\xff/.aws'] "
              "{'inotify_instances': 32, 'inotify_watches': 2048, 'fanotify_groups': 32, "
              "'fanotify_marks': 4096} True\n");
 }
@@ -263,7 +264,7 @@ BOOST_AUTO_TEST_CASE(a_c_plan_under_an_allow_list_describes_its_proxy) {
     return;
   }
   BOOST_TEST_REQUIRE(code == 0, json);
-  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 6, ", 0) == 0u, json);
+  BOOST_TEST(json.rfind("{\"zpolicy_plan\": 7, ", 0) == 0u, json);
   BOOST_TEST(json.find(", \"network_proxy\": {\"port\": 3128, \"allow\": [\"pypi.org:80\", "
                        "\"pypi.org:443\", \"*.pythonhosted.org:443\", \"localhost:5432\"], "
                        "\"forwards\": [5432]}}\n") != std::string::npos,

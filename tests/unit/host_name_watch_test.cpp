@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 
 #include "support/temp_dir.hpp"
@@ -112,6 +113,40 @@ BOOST_AUTO_TEST_CASE(a_name_watched_for_its_creation_that_exists_already_refuses
   BOOST_TEST(!appeared.start({aws}, why));
   BOOST_TEST(why.find("deny root '" + dir + "/.aws' was created on the host") != std::string::npos,
              why);
+}
+
+// Every deny root whose way a run watches is listed once for the looks after the watch is in
+// place (the plan's missing_deny_roots): the one below a file, which no "created" watch
+// names, and the second of two whose way is one and the same, whose watches name the first.
+BOOST_AUTO_TEST_CASE(every_missing_deny_root_outside_the_writable_roots_is_listed_once) {
+  zpolicy::test::TempDir scratch;
+  const std::string dir = scratch.str();
+  scratch.write("file", "a file\n");
+  auto at = [](const std::string& path, ir::HostKind kind) {
+    ir::ResolvedPath p;
+    p.path = path;
+    p.kind = kind;
+    return p;
+  };
+  ir::Resolved r;
+  r.private_tmp = false;  // the scratch directory may lie in /tmp
+  r.read = {at("/", ir::HostKind::Directory)};
+  r.write = {at(dir + "/ws", ir::HostKind::Directory)};
+  r.deny = {
+      at(dir + "/file/aws", ir::HostKind::Missing),  at(dir + "/gone/a", ir::HostKind::Missing),
+      at(dir + "/gone/b", ir::HostKind::Missing),    at(dir + "/gone/a", ir::HostKind::Missing),
+      at(dir + "/ws/secret", ir::HostKind::Missing),  // a placeholder and a mask
+      at(dir + "/file", ir::HostKind::File)};         // masked
+  const std::vector<std::string> expected{dir + "/file/aws", dir + "/gone/a", dir + "/gone/b"};
+  BOOST_TEST(missing_deny_roots(r) == expected, boost::test_tools::per_element());
+  std::string appeared;
+  std::vector<std::string> named;
+  for (const auto& w : missing_deny_names(r, appeared))
+    if (std::find(named.begin(), named.end(), w.protects) == named.end())
+      named.push_back(w.protects);
+  BOOST_TEST(appeared.empty());
+  // What the watches alone would tell an executor: neither of the last two.
+  BOOST_TEST((std::find(named.begin(), named.end(), dir + "/gone/b") == named.end()));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

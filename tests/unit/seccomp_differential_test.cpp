@@ -110,10 +110,11 @@ Tally check_policy(const ir::SyscallPolicy& policy) {
   const auto ours = parse(zpolicy::emitters::seccomp::emit_bpf(policy));
   const auto lin = parse(zpolicy::bench::build_libseccomp(policy, 1).bpf);
   const auto tree = parse(zpolicy::bench::build_libseccomp(policy, 2).bpf);
+  const zc::SyscallIntent intent(policy);
   Tally t;
   for (const auto& p : probes(policy)) {
     ++t.probes;
-    const ir::Action want = zc::decide(policy, call_of(p));
+    const ir::Action want = intent.decide(call_of(p));
     const ir::Action got = run(ours, p);
     if (got != want)
       BOOST_ERROR("emitted filter says " << got.str() << ", IR says " << want.str() << " for "

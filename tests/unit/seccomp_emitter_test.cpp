@@ -127,6 +127,7 @@ BOOST_AUTO_TEST_CASE(long_programs_get_trampolines_and_stay_correct) {
   const auto prog = program(p);
   BOOST_TEST(prog.size() > 1000u);
   BOOST_TEST(es::emit_listing(p).find("(trampoline)") != std::string::npos);
+  const zc::SyscallIntent intent(p);
   for (const auto& s : ir::syscall_table(ir::Arch::X86_64)) {
     for (const auto& args : zpolicy::compiler::probe_arguments(p, s)) {
       zc::SeccompData d;
@@ -134,7 +135,7 @@ BOOST_AUTO_TEST_CASE(long_programs_get_trampolines_and_stay_correct) {
       d.nr = s.nr;
       d.args = args;
       const auto got = zc::decode_seccomp_ret(zc::run_bpf(prog, d).ret);
-      const auto want = zc::decide(p, {ir::Arch::X86_64, s.nr, args});
+      const auto want = intent.decide({ir::Arch::X86_64, s.nr, args});
       BOOST_TEST((got && *got == want), s.name);
     }
   }

@@ -93,14 +93,14 @@ struct PlaceClass {
   std::string proof;      // only this root's own names kept: what decides its proof
 };
 
-// The classes of places of `root` at or below `outer`, itself at or below `top`, the
-// chain's first root (docs/verify.md, "Nested symbolic roots"). `later` are the roots that
+// The classes of places of `root` at or below `outer`, the place of the root before it
+// (docs/verify.md, "Nested symbolic roots"). `later` are the roots that
 // can still be bound below `root`: the names their own paths use are kept as they are too,
 // since one of them bound at a place below can meet a path named there. Adds to `reads`
 // the paths it reads: `named`, and the paths below each place.
-std::vector<PlaceClass> places_of(const Named& named, const std::string& top,
-                                  const std::string& outer, const std::string& root,
-                                  const std::vector<std::string>& later, size_t& reads) {
+std::vector<PlaceClass> places_of(const Named& named, const std::string& outer,
+                                  const std::string& root, const std::vector<std::string>& later,
+                                  size_t& reads) {
   reads += named.size();
   std::vector<std::string_view> below;  // sorted: those below any path are one run
   for (const auto& [path, what] : named)
@@ -163,9 +163,11 @@ std::vector<PlaceClass> places_of(const Named& named, const std::string& top,
     // as specific as the most specific of them; filters above nest, so only the order of
     // those nearest the place tells which form is the most specific. So each shape counts
     // with how many filters have it and the rank of the nearest among the nearest ones.
+    // Every path above counts, the chain's first root and what holds it (a concrete path
+    // above a root bound to a concrete place: `/Users` above `/Users/zp-bind`).
     std::map<std::string, std::pair<size_t, size_t>> shapes_above;  // count, nearest depth
     size_t depth = 0;  // of the paths above, from the place up
-    for (auto a = parent_of(place); a && at_or_below(*a, top); a = parent_of(*a), ++depth)
+    for (auto a = parent_of(place); a; a = parent_of(*a), ++depth)
       if (const auto at = named.find(std::string(*a)); at != named.end())
         for (const auto& what : at->second) {
           if (what.starts_with("="))
@@ -259,20 +261,20 @@ bool guarded_below(const Named& named, const std::string& place) {
 struct Partial {
   NestedChain chain;
   std::vector<std::string> in;  // its roots, the first one first
-  std::string place;            // where its last root lies (the first root: itself)
+  std::string place;            // where its last root lies (the first root: itself or its top)
 };
 
 std::string describe(const Partial& c) {
   std::string out = c.in.back();
   for (auto it = c.in.rbegin() + 1; it != c.in.rend(); ++it) out += " inside " + *it;
-  return out;
+  return c.chain.top.empty() ? out : out + " at " + c.chain.top;
 }
 
 }  // namespace
 
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
-    size_t proof_work, size_t max_steps) {
+    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent) {
   using Bound = NestedPlacesError::Bound;
   // The roots that bring protected paths or deny roots: a place of the root before them
   // that holds them cannot be renamed, which each proof checks for that place.
@@ -284,7 +286,12 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
 
   std::vector<Partial> level;
   const Named named = named_paths(policy, bound);
-  for (const std::string& top : roots) level.push_back({{}, {top}, top});
+  // The first root of a chain left symbolic (below no concrete path), then bound to each
+  // concrete place: a chain under /Users meets the profile's filters on /Users, which no
+  // chain left symbolic and no root bound alone makes true together with two roots'.
+  for (const std::string& first : roots) level.push_back({{}, {first}, first});
+  for (const std::string& top : tops)
+    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
   std::vector<NestedChain> out;
   // A chain's proof is decided by the root bound and the class of its place without the
   // roots still to come (whichever roots are above it, and in which order); the chains
@@ -293,13 +300,17 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
   // once.
   std::map<std::string, size_t> proved;
   std::set<std::string> extended;
-  size_t work = 0;
+  size_t work = spent;
   while (!level.empty()) {
     std::vector<Partial> next;
     for (const Partial& parent : level) {
       // What the profile and the policy name with the chain's roots bound, made again for
       // each chain rather than kept for all.
       Named bound_names = named;
+      if (!parent.chain.top.empty()) {
+        work += bound_names.size();
+        bound_names = rebound(bound_names, parent.in.front(), parent.chain.top);
+      }
       for (const NestedStep& step : parent.chain.steps) {
         work += bound_names.size();
         bound_names = rebound(bound_names, step.root, step.place);
@@ -312,7 +323,7 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
             later.push_back(r);
         if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
         const std::vector<PlaceClass> classes =
-            places_of(bound_names, parent.in.front(), parent.place, root, later, work);
+            places_of(bound_names, parent.place, root, later, work);
         if (classes.size() > kMaxNestedClasses)
           return NestedPlacesError{Bound::Classes, root + " inside " + describe(parent),
                                    classes.size(), out.size()};

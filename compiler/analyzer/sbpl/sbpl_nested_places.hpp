@@ -22,8 +22,10 @@ struct NestedStep {
 };
 
 // A chain of nested roots: the first step's `inside` is the chain's first root, left
-// symbolic; each later step's root lies at or below the place of the one before.
+// symbolic or bound to the concrete place `top`; each later step's root lies at or below
+// the place of the one before.
 struct NestedChain {
+  std::string top;  // empty: the first root is left symbolic; else a concrete place (/Users)
   std::vector<NestedStep> steps;
 };
 
@@ -49,7 +51,9 @@ struct NestedPlacesError {
 };
 
 // Every chain of two or more of `roots` (symbolic roots, `${NAME}`), each root bound at or
-// below the place of the one before, one chain per class: the places of a root inside the
+// below the place of the one before, the first left symbolic or bound to one of the
+// concrete places `tops` (those a root bound alone is proved at: docs/verify.md, "Portable
+// profiles"), one chain per class: the places of a root inside the
 // place of the root before are that place, each path below it that `bound` (the profile
 // with its parameters bound to their symbolic values) or `policy` names with the chain
 // bound, a child of each that nothing names, and the directories between; grouped by what
@@ -57,13 +61,15 @@ struct NestedPlacesError {
 // above and below the place, each below one by its path relative to the place, with the
 // names that neither this root's own paths nor those of a root that can still come below
 // use abstracted to their rank and length). Shorter chains first; within a length, in the
-// order of the chain they extend, then of the root, then of the place in byte order.
-// `proof_work` is what one proof costs in kMaxNestedWork's measure (the profile's filters
-// and parameters); each class search costs the paths it reads. Chains of at most
-// `max_steps` roots bound: those of fewer are the same whatever `max_steps`, and come
-// first.
+// order of the chain they extend (the symbolic first roots before those at `tops`), then
+// of the root, then of the place in byte order. `proof_work` is what one proof costs in
+// kMaxNestedWork's measure (the profile's filters and parameters); each class search
+// costs the paths it reads; `spent` is the work done before (the proofs of each root
+// alone at a concrete place), counted against the same bound. Chains of at most
+// `max_steps` roots bound inside another (the first root, at a top or not, is not
+// counted): those of fewer are the same whatever `max_steps`, and come first.
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
-    size_t proof_work, size_t max_steps);
+    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent = 0);
 
 }  // namespace zpolicy::compiler

@@ -530,10 +530,6 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
       });
 }
 
-// The most places each symbolic root is bound to (see prove_bindings): each is a whole
-// proof again.
-constexpr size_t kMaxBindings = 32;
-
 // `text` with the symbolic root `root` at its start replaced by `place`.
 std::string rebind(std::string_view text, std::string_view root, std::string_view place) {
   if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
@@ -627,6 +623,53 @@ void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& finding
           " (verify the profile bound to a host: compile --workspace)"));
 }
 
+// The most places each symbolic root is bound to (see prove_bindings): each is a whole
+// proof again. With the places of the policy's own paths (zpolicy verify), the most
+// places, and their proofs' work is bounded too.
+constexpr size_t kMaxBindings = 32;
+constexpr size_t kMaxPolicyBindings = 64;
+
+// Which concrete paths of the profile make places (docs/verify.md, "Portable profiles"):
+// those the policy does not name (as a path or an ancestor of one), or all of them.
+enum class PolicyPlaces { Left, Included };
+
+// The concrete places a symbolic root is bound to (prove_bindings), sorted: one place in
+// each region the concrete paths the profile names (but the policy's own, unless
+// `policy_places` includes them) cut the namespace into: each such path, a child of it
+// that nothing names, and each of its ancestors but "/". The platform's runtime trees and
+// devices are not places. Empty when the profile's names are outside the subset (prove()
+// reports it).
+std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplProfile& profile,
+                                         PolicyPlaces policy_places) {
+  auto names = artifact_names(profile);
+  if (!std::holds_alternative<ArtifactNames>(names)) return {};
+  // The policy's paths and their ancestors (which the emitter pins above them).
+  std::unordered_set<std::string_view> policy_paths;
+  for (const auto* group :
+       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group)
+      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
+        policy_paths.insert(*a);
+  std::vector<std::string_view> concrete;
+  for (std::string_view c : std::get<ArtifactNames>(names).paths)
+    if (policy_places == PolicyPlaces::Included || !policy_paths.contains(c)) concrete.push_back(c);
+  const auto platform = Intent::platform_paths(Platform::Macos);
+  std::vector<std::string> places;
+  for (std::string_view c : concrete) {
+    if (!c.starts_with('/') || c == "/") continue;
+    if (std::any_of(platform.begin(), platform.end(), [&](std::string_view t) {
+          return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
+        }))
+      continue;
+    places.emplace_back(c);
+    places.push_back(std::string(c) + "/zp-bind");
+    for (auto a = parent_of(c); a && *a != "/"; a = parent_of(*a)) places.emplace_back(*a);
+  }
+  std::sort(places.begin(), places.end());
+  places.erase(std::unique(places.begin(), places.end()), places.end());
+  return places;
+}
+
 // The proof of one chain of nested roots: its last root's tree, with every root of the
 // chain bound. True when there are findings.
 bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
@@ -634,6 +677,12 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
   ir::Resolved bound = policy;
   Binding binding;
   std::string how;
+  if (!chain.top.empty()) {
+    const std::string& first = chain.steps.front().inside;
+    bound = rebound(bound, first, chain.top);
+    binding.emplace_back(first, chain.top);
+    how = first + " bound to " + chain.top;
+  }
   for (const NestedStep& s : chain.steps) {
     bound = rebound(bound, s.root, s.place);
     binding.emplace_back(s.root, s.place);
@@ -648,9 +697,10 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
   // place decide nothing there (an Intent decides a path by the entries at, above and
   // below it).
   const std::string_view place = chain.steps.back().place;
-  const std::string_view outer = chain.steps.size() > 1
-                                     ? std::string_view(chain.steps[chain.steps.size() - 2].place)
-                                     : std::string_view(chain.steps.front().inside);
+  const std::string_view outer =
+      chain.steps.size() > 1 ? std::string_view(chain.steps[chain.steps.size() - 2].place)
+      : !chain.top.empty()   ? std::string_view(chain.top)
+                             : std::string_view(chain.steps.front().inside);
   for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
       return p.path.starts_with("${") && !text_within(place, p.path) &&
@@ -667,21 +717,24 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
 // Symbolic roots bound inside one another (docs/verify.md, "Nested symbolic roots"):
 // `${WORKSPACE}` inside `${HOME}`, `${HOME}` inside `${WORKSPACE}`, both the same
 // directory, and chains of more (`${TMPDIR}` inside `${WORKSPACE}` inside `${HOME}`).
-// nested_chains() gives one chain of each class the profile and the policy cannot tell
-// apart; each is proved where binding its last root can change an answer. The first
-// chain with findings is reported, each finding naming it.
+// The first root of a chain is left symbolic or bound to each concrete place of
+// prove_bindings (`${HOME}` at /Users/zp-bind, `${WORKSPACE}` inside it, for a rule that
+// names /Users and both roots). nested_chains() gives one chain of each class the profile
+// and the policy cannot tell apart; each is proved where binding its last root can change
+// an answer. The first chain with findings is reported, each finding naming it.
 void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
-                  const SbplProfile& profile, const SbplParams& values,
+                  const SbplProfile& profile, const SbplParams& values, size_t spent,
                   std::vector<SbplFinding>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
+  const std::vector<std::string> tops = concrete_places(policy, profile, PolicyPlaces::Left);
   // The pairs first, proved before the chains of more are sought: their findings are the
   // plainest, and a profile whose longer chains are past the bounds is refused only once
   // the pairs are proved.
   const size_t proof_work = profile.filters.size() + values.size();
   size_t proved = 0;
   for (const size_t steps : {size_t{1}, roots.size() - 1}) {
-    auto nested = nested_chains(policy, profile, roots, proof_work, steps);
+    auto nested = nested_chains(policy, profile, roots, tops, proof_work, steps, spent);
     if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
       refuse_nested(*e, findings);
       return;
@@ -697,59 +750,48 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
 // so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
 // grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
 // A portable profile is meant for every binding, so the proof runs again with each
-// symbolic root bound, one at a time, to one place in each region the concrete paths
-// the profile names and the policy does not (as a path or an ancestor of one) cut the
-// namespace into: each such path, a
-// child of it that nothing names, and each of its ancestors but "/" (docs/verify.md,
-// "Portable profiles", which says why the policy's own concrete paths are left out).
-// The platform's runtime trees and devices are not places: a workspace, home or
-// temporary directory inside /System or /dev is outside what the proof covers. The
-// first binding with findings is reported, each finding naming it.
-void prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
-                    const SbplProfile& profile, const SbplParams& values,
-                    std::vector<SbplFinding>& findings) {
-  auto names = artifact_names(profile);
-  if (!std::holds_alternative<ArtifactNames>(names)) return;  // prove() reported it
-  // The policy's paths and their ancestors (which the emitter pins above them).
-  std::unordered_set<std::string_view> policy_paths;
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
-    for (const auto& p : *group)
-      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
-        policy_paths.insert(*a);
-  std::vector<std::string_view> concrete;
-  for (std::string_view c : std::get<ArtifactNames>(names).paths)
-    if (!policy_paths.contains(c)) concrete.push_back(c);
-  const auto platform = Intent::platform_paths(Platform::Macos);
-  std::vector<std::string> places;
-  for (std::string_view c : concrete) {
-    if (!c.starts_with('/') || c == "/") continue;
-    if (std::any_of(platform.begin(), platform.end(), [&](std::string_view t) {
-          return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
-        }))
-      continue;
-    places.emplace_back(c);
-    places.push_back(std::string(c) + "/zp-bind");
-    for (auto a = parent_of(c); a && *a != "/"; a = parent_of(*a)) places.emplace_back(*a);
-  }
-  std::sort(places.begin(), places.end());
-  places.erase(std::unique(places.begin(), places.end()), places.end());
+// symbolic root bound, one at a time, to each of concrete_places() (docs/verify.md,
+// "Portable profiles"): a workspace, home or temporary directory inside the platform's
+// runtime trees is outside what the proof covers. The places of the policy's own concrete
+// paths are proved only for `zpolicy verify` (EveryNesting): the profiles the pipeline
+// emits name no other concrete path, and are held to them by the tests. There the
+// places are bounded by the work of their proofs (a policy with a dozen concrete paths
+// has some fifty places), counted against the nested proof's bound, rather than by
+// their number. The first binding with findings is reported, each finding naming it.
+// Roots bound there with others inside them are prove_nested's. Returns the work done.
+size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
+                      const SbplProfile& profile, const SbplParams& values, SbplBindings bindings,
+                      std::vector<SbplFinding>& findings) {
+  const bool every = bindings == SbplBindings::EveryNesting;
+  const std::vector<std::string> places =
+      concrete_places(policy, profile, every ? PolicyPlaces::Included : PolicyPlaces::Left);
   const std::vector<std::string> roots = symbolic_roots(policy, values);
-  if (places.empty() || roots.empty()) return;
-  if (places.size() > kMaxBindings) {
+  if (places.empty() || roots.empty()) return 0;
+  const size_t work = places.size() * roots.size() * (profile.filters.size() + values.size());
+  if (every ? work > kMaxNestedWork || places.size() > kMaxPolicyBindings
+            : places.size() > kMaxBindings) {
     findings.push_back(malformed(
         {"profile.sb"}, "profile.sb",
-        "at most " + std::to_string(kMaxBindings) +
-            " places where a concrete path of a portable profile can meet a symbolic root",
-        std::to_string(places.size()) + " (verify the profile bound to a host: compile "
-                                        "--workspace)"));
-    return;
+        every
+            ? "at most " + std::to_string(kMaxPolicyBindings) +
+                  " places where a concrete path of a portable profile or its policy can "
+                  "meet a symbolic root, and " +
+                  std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs"
+            : "at most " + std::to_string(kMaxBindings) +
+                  " places where a concrete path of a portable profile can meet a symbolic "
+                  "root",
+        (every ? std::to_string(work) + " for " : std::string()) + std::to_string(places.size()) +
+            (every ? " places" : "") +
+            " (verify the profile bound to a host: compile "
+            "--workspace)"));
+    return work;
   }
   for (const auto& root : roots)
     for (const auto& place : places)
       if (prove_bound(rebound(policy, root, place), unbound, values, {{root, place}},
                       root + " bound to " + place, findings))
-        return;
+        return work;
+  return work;
 }
 }  // namespace
 
@@ -847,10 +889,11 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   }
 
   prove(policy, profile, values, findings);
+  size_t spent = 0;
   if (findings.empty() && policy.portable)
-    prove_bindings(policy, unbound, profile, values, findings);
+    spent = prove_bindings(policy, unbound, profile, values, bindings, findings);
   if (findings.empty() && policy.portable && bindings == SbplBindings::EveryNesting)
-    prove_nested(policy, unbound, profile, values, findings);
+    prove_nested(policy, unbound, profile, values, spent, findings);
   return findings;
 }
 
