@@ -54,16 +54,11 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform
       deny_ancestors_(*paths_),
       at_(*paths_),
       near_(*paths_) {
-  // Consecutive roots almost always come from the same file.
-  auto file_of = [&](const std::string& file) {
-    if (files_.empty() || files_.back() != file) files_.push_back(file);
-    return static_cast<std::uint32_t>(files_.size() - 1);
-  };
   auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index* index) {
     out.reserve(in.size());
     for (const auto& rp : in) {
       if (auto id = paths_->parse(rp.path))
-        out.push_back(Root{*id, rp.kind, file_of(rp.loc.file), rp.loc.line, rp.loc.col});
+        out.push_back(Root{*id, rp.kind, rp.loc});
       else
         unparsable_.push_back(rp);
     }
@@ -321,8 +316,8 @@ Expectation Intent::expect(Id id, FsOp op) const {
   // Under no root at all, the policy's read list is the line that leaves the path out.
   const bool outside =
       d.why == Why::NoReadableRoot || d.why == Why::UnderNoRoot || d.why == Why::ParentUnderNoRoot;
-  const ir::SourceLoc rule = d.root                      ? loc(*d.root)
-                             : outside && !read_.empty() ? loc(read_.front())
+  const ir::SourceLoc rule = d.root                      ? d.root->loc
+                             : outside && !read_.empty() ? read_.front().loc
                                                          : builtin();
   return Expectation{d.expect, rule, reason()};
 }

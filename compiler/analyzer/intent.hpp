@@ -63,13 +63,8 @@ class Intent {
   struct Root {
     PathTable::Id id = PathTable::kRoot;  // in paths()
     ir::HostKind kind = ir::HostKind::Unknown;
-    // The policy line that asked for it, which Intent::loc() spells out; the file is
-    // an index into the few files the policy came from.
-    std::uint32_t file = 0;
-    int line = 0;
-    int col = 0;
+    ir::SourceLoc loc;  // the policy line that asked for it
   };
-  ir::SourceLoc loc(const Root& r) const { return ir::SourceLoc{files_[r.file], r.line, r.col}; }
   const std::vector<Root>& read() const { return read_; }
   const std::vector<Root>& write() const { return write_; }
   const std::vector<Root>& protect() const { return protect_; }
@@ -166,7 +161,6 @@ class Intent {
   std::vector<Id> runtime_paths_, devices_;
   Id ptmx_ = PathTable::kRoot;
   std::vector<ir::ResolvedPath> unparsable_;
-  std::vector<std::string> files_;  // the files of the roots' policy lines
 };
 
 }  // namespace zpolicy::compiler

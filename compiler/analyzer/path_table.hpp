@@ -150,7 +150,10 @@ class PathMap {
   }
 
   const PathTable* table_;
-  std::vector<std::optional<T>> values_;  // by id
+  // By id. A deque, not a vector: it grows in small blocks without moving what it holds,
+  // so a map over many ids is never one block large enough for malloc to map and unmap
+  // it afresh on every verification (page faults that cost more than the look-ups).
+  std::deque<std::optional<T>> values_;
 };
 
 // The answer at `p` to a question whose answer at a path follows from the answer at its

@@ -38,13 +38,11 @@ std::vector<Probe> generate_probes(const Intent& intent) {
 
 void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit) {
   PathTable& paths = intent.paths();
-  std::vector<char> seen;  // by path id: the first probe of a path keeps its role
+  PathMap<bool> seen(paths);  // the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,
                  const Root* writable = nullptr) {
-    // Doubling: the ids grow by one as probes are interned.
-    if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()));
-    if (seen[id]) return;
-    seen[id] = true;
+    if (seen.find(id)) return;
+    seen.insert(id, true);
     visit(Probe{id, &paths, rel, kind, root, writable, intent.verdicts(id)});
   };
   using R = Probe::Relation;

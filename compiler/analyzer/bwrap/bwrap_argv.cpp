@@ -271,9 +271,7 @@ class Parser {
       if (a != b.option) continue;
       auto src = path_arg(a, 1);
       if (!src) return;
-      // Most binds put a path onto itself, and the same text is the same path: parsing
-      // it once keeps the replay of a large argv within its budget (docs/benchmarks.md).
-      auto dest = i_ + 2 < size() && args_[i_ + 2] == args_[i_ + 1] ? src : path_arg(a, 2);
+      auto dest = path_arg(a, 2);
       if (!dest) return;
       BwrapOp op;
       op.kind = b.kind;

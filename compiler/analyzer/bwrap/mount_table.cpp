@@ -1,6 +1,7 @@
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace zpolicy::compiler {
 
@@ -53,14 +54,10 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths,
     : paths_(std::move(paths)),
       texts_(std::move(texts)),
       visible_at_(*paths_),
-      visible_below_(*paths_),
       mounts_below_(*paths_),
-      newest_node_at_(*paths_),
+      nodes_at_(*paths_),
       aliases_by_source_(*paths_),
-      searchable_(*paths_),
-      covering_(*paths_),
-      top_link_(*paths_),
-      alias_source_(*paths_) {}
+      inherited_(*paths_) {}
 
 ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
                                           const std::function<bool(size_t)>& applied) {
@@ -82,11 +79,9 @@ ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
 }
 
 std::vector<PathTable::Id> MountTable::lineage(Id p) const {
-  // Counted first, so that the vector is allocated once.
-  size_t n = 1;
-  for (Id a = p; a != PathTable::kRoot; a = paths_->up(a)) ++n;
-  std::vector<Id> out(n);
-  for (Id a = p; n > 0; a = paths_->up(a)) out[--n] = a;
+  std::vector<Id> out{p};
+  while (out.back() != PathTable::kRoot) out.push_back(paths_->up(out.back()));
+  std::reverse(out.begin(), out.end());
   return out;
 }
 
@@ -96,25 +91,16 @@ void MountTable::add_mount(Mount m) {
   // finds the ones it hides without a scan of every mount: an argv may repeat a mount
   // tens of thousands of times. A list is emptied when a mount lands on its path (all it
   // holds are hidden then), so each entry is looked at once.
-  if (const size_t* below = visible_below_.find(m.dest); below && *below > 0) {
-    std::vector<size_t> hidden = std::move(mounts_below_[m.dest]);
-    mounts_below_[m.dest].clear();
-    for (size_t i : hidden) {
-      Mount& old = mounts_[i];
-      if (!old.visible) continue;
-      old.visible = false;
-      visible_at_.erase(old.dest);
-      for (Id a = old.dest;; a = paths_->up(a)) {
-        --visible_below_[a];
-        if (a == PathTable::kRoot) break;
-      }
-    }
+  for (size_t i : std::exchange(mounts_below_[m.dest], {})) {
+    Mount& old = mounts_[i];
+    if (!old.visible) continue;
+    old.visible = false;
+    visible_at_.erase(old.dest);
   }
   // bwrap's own root, never added here, is covered by the first mount at "/".
   if (m.dest == PathTable::kRoot) mounts_[0].visible = false;
   visible_at_[m.dest] = index;
   for (Id a = m.dest;; a = paths_->up(a)) {
-    ++visible_below_[a];
     mounts_below_[a].push_back(index);
     if (a == PathTable::kRoot) break;
   }
@@ -123,19 +109,16 @@ void MountTable::add_mount(Mount m) {
 
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
+  std::vector<Node>& here = nodes_at_[n.path];
   // A mode set again in the same mount replaces the last one: a chain of thousands of
   // --chmod of one path would make every look-up there walk them all.
-  if (n.kind == Node::Kind::ModeOverride)
-    if (const Node* old = node_at(n.path, n.mount, n.kind)) {
-      Node& same = nodes_[static_cast<size_t>(old - nodes_.data())];
-      same.mode = n.mode;
-      same.line = n.line;
+  for (Node& old : here)
+    if (old.kind == Node::Kind::ModeOverride && n.kind == old.kind && old.mount == n.mount) {
+      old.mode = n.mode;
+      old.line = n.line;
       return;
     }
-  const std::uint32_t* newest = newest_node_at_.find(n.path);
-  n.earlier = newest ? *newest : kNoNode;
-  newest_node_at_[n.path] = static_cast<std::uint32_t>(nodes_.size());
-  nodes_.push_back(std::move(n));
+  here.push_back(std::move(n));
 }
 
 void MountTable::index_aliases() {
@@ -146,17 +129,22 @@ void MountTable::index_aliases() {
   }
 }
 
-// The deepest visible mount whose destination holds `p`. Once the replay is done the
-// table is immutable and the answers are remembered: a verifier asks about every
-// directory of a deep path.
+// The deepest visible mount whose destination holds `p`.
 size_t MountTable::covering(Id p) const {
-  if (!frozen_) {
-    const size_t* v = visible_at_.deepest_containing(p);
-    return v ? *v : 0;
-  }
-  return fold_down(*paths_, covering_, p, size_t{0}, [&](Id a, size_t above) {
-    const size_t* v = visible_at_.find(a);
-    return v ? *v : above;
+  if (frozen_) return inherited(p).mount;
+  const size_t* v = visible_at_.deepest_containing(p);
+  return v ? *v : 0;
+}
+
+MountTable::Inherited MountTable::inherited(Id p) const {
+  return fold_down(*paths_, inherited_, p, Inherited{}, [&](Id a, const Inherited& above) {
+    Inherited here = above;
+    if (const size_t* v = visible_at_.find(a)) here.mount = *v;
+    // An unsearchable ancestor decides for everything below it.
+    here.searchable = above.searchable && !unsearchable(a, here.mount, false);
+    if (!here.top_link && node_at(a, here.mount, Node::Kind::Symlink)) here.top_link = a;
+    if (aliases_by_source_.find(a)) here.alias_source = a;
+    return here;
   });
 }
 
@@ -167,10 +155,9 @@ const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
 }
 
 const MountTable::Node* MountTable::node_at(Id p, size_t mount, Node::Kind kind) const {
-  const std::uint32_t* newest = newest_node_at_.find(p);
-  if (!newest) return nullptr;
-  for (std::uint32_t n = *newest; n != kNoNode; n = nodes_[n].earlier)
-    if (nodes_[n].mount == mount && nodes_[n].kind == kind) return &nodes_[n];
+  if (const std::vector<Node>* here = nodes_at_.find(p))
+    for (const Node& n : *here)
+      if (n.mount == mount && n.kind == kind) return &n;
   return nullptr;
 }
 
@@ -192,11 +179,8 @@ std::optional<unsigned> MountTable::known_mode(Id p, size_t c) const {
   // needs ownership, not a capability: a mode binds it only where chmod fails, on a
   // read-only mount.
   if (!mounts_[c].read_only) return std::nullopt;
-  // Most paths hold no node: look once before asking for each kind.
-  if (newest_node_at_.find(p)) {
-    if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
-    if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
-  }
+  if (const Node* n = node_at(p, c, Node::Kind::ModeOverride)) return n->mode;
+  if (const Node* n = node_at(p, c, Node::Kind::Dir)) return n->mode;
   if (mounts_[c].dest == p) return mounts_[c].mode;
   return std::nullopt;
 }
@@ -219,12 +203,6 @@ std::optional<std::string> MountTable::unsearchable(Id a, size_t c, bool with_te
              ": no search permission without CAP_DAC_OVERRIDE: EACCES";
     });
   return std::nullopt;
-}
-
-bool MountTable::searchable(Id a) const {
-  // An unsearchable ancestor decides for everything below it.
-  return fold_down(*paths_, searchable_, a, true,
-                   [&](Id b, bool above) { return above && !unsearchable(b, covering(b), false); });
 }
 
 std::string MountTable::describe(size_t mount) const {
@@ -340,7 +318,8 @@ std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
       }
       if (is_scratch(mounts_[c].kind) && exists_in_scratch(dest, c))
         return fail("the destination exists and is not a link");
-      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line});
+      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line,
+                    paths_->link_destination(dest, op.link_target)});
       return std::nullopt;
     }
     case BwrapOpKind::Chmod: {
@@ -367,7 +346,8 @@ std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
 // `cur`, or `cur` itself when the last component is followed.
 std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) const {
   if (frozen_) {
-    std::optional<Id> above = cur == PathTable::kRoot ? std::nullopt : top_link(paths_->up(cur));
+    std::optional<Id> above =
+        cur == PathTable::kRoot ? std::nullopt : inherited(paths_->up(cur)).top_link;
     if (above || !follow_last) return above;
     return node_at(cur, covering(cur), Node::Kind::Symlink) ? std::optional<Id>(cur) : std::nullopt;
   }
@@ -382,14 +362,6 @@ std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) co
   return std::nullopt;
 }
 
-// The shallowest path at or above `p` that holds a visible link.
-std::optional<PathTable::Id> MountTable::top_link(Id p) const {
-  return fold_down(*paths_, top_link_, p, std::optional<Id>(), [&](Id a, std::optional<Id> above) {
-    if (above || !node_at(a, covering(a), Node::Kind::Symlink)) return above;
-    return std::optional<Id>(a);
-  });
-}
-
 std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
                                                           Trace& trace) const {
   if (!has_symlinks_) return p;
@@ -399,7 +371,7 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
     const std::optional<Id> prefix = first_link(cur, follow_last);
     if (!prefix) return cur;
     const Node* link = node_at(*prefix, covering(*prefix), Node::Kind::Symlink);
-    const std::optional<Id> dest = link_target(*prefix, *link);
+    const std::optional<Id> dest = link->leads_to;
     if (!dest) return std::nullopt;
     trace.add([&] {
       return "bwrap.args:" + std::to_string(link->line) + ": symlink " +
@@ -410,19 +382,10 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
   return std::nullopt;
 }
 
-// Where the link at `at` leads, once per link.
-std::optional<PathTable::Id> MountTable::link_target(Id at, const Node& link) const {
-  const auto key = static_cast<std::uint32_t>(&link - nodes_.data());
-  if (auto it = link_targets_.find(key); it != link_targets_.end()) return it->second;
-  const std::optional<Id> out = paths_->link_destination(at, link.target);
-  link_targets_.emplace(key, out);
-  return out;
-}
-
 MountTable::Place MountTable::place(Id rp) const {
   Place at;
   at.path = rp;
-  at.searchable = rp == PathTable::kRoot || searchable(paths_->up(rp));
+  at.searchable = rp == PathTable::kRoot || inherited(paths_->up(rp)).searchable;
   if (at.searchable) {
     at.mount = covering(rp);
     const Mount& m = mounts_[at.mount];
@@ -457,18 +420,13 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
   const Place& at = *found;
   const Id rp = at.path;
 
-  // Search permission on every strict ancestor, "/" first; the mount covering each is
-  // the deepest visible one met on the way down.
+  // Search permission on every strict ancestor. Which one refuses matters only to a
+  // trace: the first from "/" that cannot be searched.
   if (!at.searchable) {
-    // Which ancestor refuses matters only to a trace; finding it is a walk from "/".
     if (!tr.on()) return Reach{Outcome::Denied, std::nullopt};
-    size_t ca = 0;
-    const auto chain = lineage(rp);
-    for (size_t level = 0; level + 1 < chain.size(); ++level) {
-      if (const size_t* v = visible_at_.find(chain[level])) ca = *v;
-      if (auto why = unsearchable(chain[level], ca, tr.on()))
-        return finish(Outcome::Denied, tr, [&] { return *why; });
-    }
+    for (Id a : lineage(rp))
+      if (!inherited(a).searchable)
+        return finish(Outcome::Denied, tr, [&] { return *unsearchable(a, covering(a), true); });
   }
 
   const Decision d = decide(at, op);
@@ -565,18 +523,10 @@ std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
   return "unknown operation";
 }
 
-// The deepest alias source at or above `p`.
-std::optional<PathTable::Id> MountTable::alias_source_above(Id p) const {
-  return fold_down(*paths_, alias_source_, p, std::optional<Id>(),
-                   [&](Id a, std::optional<Id> above) {
-                     return aliases_by_source_.find(a) ? std::optional<Id>(a) : above;
-                   });
-}
-
 std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
   std::vector<size_t> candidates;
-  for (auto src = alias_source_above(host); src;
-       src = *src == PathTable::kRoot ? std::nullopt : alias_source_above(paths_->up(*src))) {
+  for (auto src = inherited(host).alias_source; src;
+       src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
     const auto* binds = aliases_by_source_.find(*src);
     candidates.insert(candidates.end(), binds->begin(), binds->end());
   }

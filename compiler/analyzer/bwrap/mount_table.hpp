@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
@@ -120,7 +119,6 @@ class MountTable {
 
  private:
   using Id = PathTable::Id;
-  static constexpr std::uint32_t kNoNode = ~std::uint32_t{0};
   struct Node {
     enum class Kind { Dir, Symlink, ModeOverride } kind = Kind::Dir;
     Id path = PathTable::kRoot;
@@ -128,7 +126,7 @@ class MountTable {
     std::optional<unsigned> mode;
     std::string_view target;  // symlink target, in texts_
     int line = 0;
-    std::uint32_t earlier = kNoNode;  // the node created before it at the same path
+    std::optional<Id> leads_to{};  // where the symlink leads; none if it cannot be followed
   };
 
   MountTable(std::shared_ptr<PathTable> paths,
@@ -148,17 +146,19 @@ class MountTable {
   size_t ensure_directory(Id dir, unsigned mode, int line);
   std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
   std::optional<Id> first_link(Id cur, bool follow_last) const;
-  std::optional<Id> top_link(Id p) const;
-  std::optional<Id> link_target(Id at, const Node& link) const;
-  std::optional<Id> alias_source_above(Id p) const;
   // "/" down to `p`, `p` included.
   std::vector<Id> lineage(Id p) const;
   // Why the directory `a`, covered by mount `c`, cannot be searched (an empty text
   // unless `with_text`); none when it can.
   std::optional<std::string> unsearchable(Id a, size_t c, bool with_text) const;
-  // Whether every directory from "/" down to `a` can be searched: what any access below
-  // `a` needs first. Memoized, as the probes share their ancestors.
-  bool searchable(Id a) const;
+  // What holds at a path of the replayed table because of what holds at its parent.
+  struct Inherited {
+    size_t mount = 0;        // the covering mount: the deepest visible one that holds it
+    bool searchable = true;  // every directory from "/" down to it can be searched
+    std::optional<Id> top_link;      // the shallowest path at or above it holding a link
+    std::optional<Id> alias_source;  // the deepest alias source at or above it
+  };
+  Inherited inherited(Id p) const;
   std::string describe(size_t mount) const;
   // What access() finds at the resolved path `rp` before it looks at the operation; the
   // rest is left unset when an ancestor cannot be searched.
@@ -221,32 +221,23 @@ class MountTable {
   std::shared_ptr<const std::deque<std::string>>
       texts_;  // the argv's, which the mounts' texts are in
   std::vector<Mount> mounts_;
-  std::vector<Node> nodes_;
   // The one visible mount at each destination (a new mount hides every mount at or
   // under its destination), so that covering() looks up the path's ancestors instead of
   // scanning every mount: verification probes each root, and a scan made it quadratic.
   // Index 0, bwrap's own root, is never at a destination.
   PathMap<size_t> visible_at_;
-  // How many visible mounts lie at or below each path, so that a new mount looks for
-  // the ones it hides only when there are any, and which mounts were added there since
-  // the last mount at the path itself (some since hidden): the ones to look at.
-  PathMap<size_t> visible_below_;
+  // The mounts added at or below each path since the last mount at the path itself (some
+  // since hidden): the ones a new mount there may hide.
   PathMap<std::vector<size_t>> mounts_below_;
-  // The newest node at each path, for the same reason; Node::earlier leads from it to
-  // the others, newest first.
-  PathMap<std::uint32_t> newest_node_at_;
+  // The nodes at each path; at most one of each kind per mount.
+  PathMap<std::vector<Node>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
-  // Set once the replay is done: from then on the table is immutable, and the answers
-  // of searchable(), covering(), top_link() and alias_source_above() are remembered for
-  // every path they pass (fold_down), so that the probes of a deep path cost its depth
-  // once; and where each link leads, so that a long link text is read once.
+  // Set once the replay is done: from then on the table is immutable, and inherited()
+  // remembers its answer for every path it passes (fold_down), so that the probes of a
+  // deep path cost its depth once.
   bool frozen_ = false;
-  mutable PathMap<bool> searchable_;
-  mutable PathMap<size_t> covering_;
-  mutable PathMap<std::optional<Id>> top_link_;
-  mutable PathMap<std::optional<Id>> alias_source_;
-  mutable std::unordered_map<std::uint32_t, std::optional<Id>> link_targets_;  // by node
+  mutable PathMap<Inherited> inherited_;
 };
 
 }  // namespace zpolicy::compiler

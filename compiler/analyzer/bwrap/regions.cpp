@@ -27,11 +27,10 @@ void for_each_region(const BwrapArgv& argv, const Intent& intent,
                      const std::vector<PathTable::Id>& more,
                      const std::function<void(const Region&)>& visit) {
   PathTable& paths = intent.paths();
-  std::vector<char> seen;  // by id
+  PathMap<bool> seen(paths);
   auto mark = [&](PathTable::Id id) {
-    if (id >= seen.size()) seen.resize(std::max<size_t>(id + 1, 2 * seen.size()));
-    if (seen[id]) return false;
-    seen[id] = true;
+    if (seen.find(id)) return false;
+    seen.insert(id, true);
     return true;
   };
   // The named paths with their ancestors, each ancestor once: the walk up stops at the
@@ -64,7 +63,7 @@ void for_each_region(const BwrapArgv& argv, const Intent& intent,
   // answers like (nothing the table or the intent knows lies there).
   for (const Region& r : closure) {
     PathTable::Id below = paths.lasting_child(r.id, "zpolicy-region");
-    for (unsigned n = 2; below < seen.size() && seen[below]; ++n)
+    for (unsigned n = 2; seen.find(below); ++n)
       below = paths.child(r.id, "zpolicy-region-" + std::to_string(n));
     visit(Region{below, Region::Kind::Below, r.id, r.line, r.text});
   }

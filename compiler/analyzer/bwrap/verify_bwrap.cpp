@@ -385,21 +385,14 @@ ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, 
   return f;
 }
 
-// Sets the mark of `id`. The ids grow by one as probes and regions intern paths: the
-// marks double rather than grow by one each time.
-void mark(std::vector<char>& marks, PathTable::Id id) {
-  if (id >= marks.size()) marks.resize(std::max<size_t>(id + 1, 2 * marks.size()));
-  marks[id] = true;
-}
-
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
-                  std::vector<char>& probed, std::set<Grant>& granted,
+                  PathMap<bool>& probed, std::set<Grant>& granted,
                   std::vector<ir::Diagnostic>& out) {
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
-    mark(probed, probe.id);
+    probed.insert(probe.id, true);
     // Table by table, each operation reported for the first table it fails in: one
     // look at each table's answers while they are at hand, instead of keeping every
     // table's to go through operation by operation.
@@ -439,7 +432,7 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
 // does not ask for. The first kMaxRegionFindings are reported in full, sorted; the rest
 // are counted.
 void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
-                   const std::vector<Scenario>& tables, const std::vector<char>& probed,
+                   const std::vector<Scenario>& tables, const PathMap<bool>& probed,
                    std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = intent.paths();
   std::vector<PathTable::Id> more{*paths.parse("/tmp")};
@@ -448,18 +441,15 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
       if (auto id = paths.parse(*text)) more.push_back(*id);
   std::vector<Found> found;
   size_t unlisted = 0;
-  auto marked = [](const std::vector<char>& marks, PathTable::Id id) {
-    return id < marks.size() && marks[id];
-  };
-  std::vector<char> named;  // by id: the paths the regions name, and their ancestors
+  PathMap<bool> named(paths);  // the paths the regions name, and their ancestors
   for_each_region(argv, intent, more, [&](const Region& region) {
-    if (region.kind != Region::Kind::Below) mark(named, region.id);
-    if (marked(probed, region.id)) return;
+    if (region.kind != Region::Kind::Below) named.insert(region.id, true);
+    if (probed.find(region.id)) return;
     // The cell below a path is every path there that nothing names; the child a probe of
     // that path made (p/zpolicy-probe) is one, and its grants are reported already.
     if (region.kind == Region::Kind::Below)
       if (const auto child = paths.find_child(region.named, "zpolicy-probe");
-          child && marked(probed, *child) && !marked(named, *child))
+          child && probed.find(*child) && !named.find(*child))
         return;
     const std::array<Expect, 4> expected = intent.verdicts(region.id);
     std::array<bool, kAllFsOps.size()> reported{};
@@ -541,7 +531,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_read_links(resolved, tables, *paths, findings);
-  std::vector<char> probed;  // by path id
+  PathMap<bool> probed(*paths);
   std::set<Grant> granted;
   check_probes(intent, tables, probed, granted, findings);
   check_regions(resolved, argv, intent, tables, probed, granted, findings);
