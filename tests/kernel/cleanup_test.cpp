@@ -8,6 +8,8 @@
 #include <boost/test/unit_test.hpp>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "sandbox_fixture.hpp"
 
@@ -73,11 +75,11 @@ std::string state_dir_of(Caller caller) {
   return caller == Caller::Root ? "/run/zpolicy" : "/tmp/zpolicy-65534";
 }
 
-// Makes the lines of the caller's run records that name `path` with the inode number `was`
-// name `now` instead: what they say when ext4 hands a freed inode number out again, as it
-// does at once in a quiet directory. Returns how many lines changed. The record format is
-// zpolicy's own (runner/run_records.hpp); only the inode number's word is touched.
-int renumber_records(Caller caller, const std::string& path, ino_t was, ino_t now) {
+// Rewrites each line of the caller's run records that ends in " PATH" with `edit`, which
+// gets the words before the path and returns the line's new words. The record format is
+// zpolicy's own (runner/run_records.hpp). Returns how many lines changed.
+template <typename Edit>
+int rewrite_records(Caller caller, const std::string& path, Edit edit) {
   const std::string dir = state_dir_of(caller);
   int changed = 0;
   DIR* d = opendir(dir.c_str());
@@ -90,10 +92,11 @@ int renumber_records(Caller caller, const std::string& path, ino_t was, ino_t no
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
       if (line.size() > path.size() && line.ends_with(" " + path)) {
-        std::istringstream words(line.substr(0, line.size() - path.size() - 1));
+        std::istringstream stream(line.substr(0, line.size() - path.size() - 1));
+        std::vector<std::string> words;
+        for (std::string w; stream >> w;) words.push_back(w);
         std::string rewritten;
-        for (std::string w; words >> w;)
-          rewritten += (w == std::to_string(was) ? std::to_string(now) : w) + " ";
+        for (const auto& w : edit(words)) rewritten += w + " ";
         if (rewritten + path != line) ++changed;
         line = rewritten + path;
       }
@@ -105,32 +108,24 @@ int renumber_records(Caller caller, const std::string& path, ino_t was, ino_t no
   return changed;
 }
 
-// Makes the caller's record lines that name `path` lines of format 1 ("DEV INO PATH"), as a
-// run before 2026-12-05 wrote them: no birth time. Returns how many lines changed.
+// Makes the lines that name `path` with the inode number `was` name `now` instead: what
+// they say when ext4 hands a freed inode number out again, as it does at once in a quiet
+// directory. Only the inode number's word is touched.
+int renumber_records(Caller caller, const std::string& path, ino_t was, ino_t now) {
+  return rewrite_records(caller, path, [&](std::vector<std::string> words) {
+    for (auto& w : words)
+      if (w == std::to_string(was)) w = std::to_string(now);
+    return words;
+  });
+}
+
+// Makes the lines that name `path` lines of format 1 ("DEV INO PATH"), as a run before
+// 2026-12-05 wrote them: no birth time.
 int write_as_format_1(Caller caller, const std::string& path) {
-  const std::string dir = state_dir_of(caller);
-  int changed = 0;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return 0;
-  while (const dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name.rfind("run-", 0) != 0) continue;
-    std::string text, out;
-    if (auto t = read_file(dir + "/" + name)) text = *t;
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      std::istringstream words(line);
-      std::string format, dev, ino;
-      if (line.ends_with(" " + path) && words >> format >> dev >> ino && format == "v2") {
-        line = dev + " " + ino + " " + path;
-        ++changed;
-      }
-      out += line + "\n";
-    }
-    if (out != text) std::ofstream(dir + "/" + name, std::ios::trunc) << out;
-  }
-  closedir(d);
-  return changed;
+  return rewrite_records(caller, path, [](std::vector<std::string> words) {
+    if (words.size() >= 3 && words[0] == "v2") return std::vector<std::string>{words[1], words[2]};
+    return words;
+  });
 }
 
 // A dead run's record names its placeholders by device and inode number, and ext4 hands a
