@@ -63,8 +63,9 @@ ZPOLICY_C_API zpolicy_result* zpolicy_plan(const zpolicy_request* request,
  * signal N, or zpolicy's (2 not a plan, 4, 125, 126: the sandbox did not start); its one
  * diagnostic, if any, holds the messages run prints (its message is their exact text).
  * While it runs, SIGINT, SIGTERM, SIGHUP and SIGCHLD are handled by the supervisor and
- * restored after; runs in one process take turns. NULL only when out of memory or `plan`
- * is NULL. */
+ * restored after; runs in one process take turns. A caller that is not root must be dumpable
+ * (one that dropped root without an exec is refused, 125; docs/embedding.md). NULL only when
+ * out of memory or `plan` is NULL. */
 ZPOLICY_C_API zpolicy_result* zpolicy_run(const zpolicy_result* plan);
 
 /* `zpolicy diff`: the semantic difference of two policies (docs/review.md). The result's

@@ -502,7 +502,9 @@ ZPOLICY_API PlanResult plan(const RunRequest& request);
 // whose fields were changed since, is refused with exit 2 and nothing starts. `run(request)`
 // decides and executes the same way (runner::execute). While it runs, SIGINT, SIGTERM, SIGHUP and SIGCHLD are handled by
 // the supervisor (the caller's handlers and mask are restored after); runs in one process
-// take turns (a second call waits for the first).
+// take turns (a second call waits for the first). A caller that is not root must be
+// dumpable: one that dropped root without an exec is refused with exit 125 (red team
+// A10-4, docs/embedding.md).
 ZPOLICY_API int run(const Plan& plan, std::ostream& messages);
 
 }  // namespace zpolicy
