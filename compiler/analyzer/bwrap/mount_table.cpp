@@ -78,11 +78,16 @@ ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
   return t;
 }
 
-std::vector<PathTable::Id> MountTable::lineage(Id p) const {
-  std::vector<Id> out{p};
-  while (out.back() != PathTable::kRoot) out.push_back(paths_->up(out.back()));
-  std::reverse(out.begin(), out.end());
-  return out;
+template <class Visit>
+std::optional<PathTable::Id> MountTable::descend(Id p, Visit&& visit) const {
+  std::vector<Id> lineage{p};
+  while (lineage.back() != PathTable::kRoot) lineage.push_back(paths_->up(lineage.back()));
+  size_t c = 0;
+  for (auto d = lineage.rbegin(); d != lineage.rend(); ++d) {
+    if (const size_t* v = visible_at_.find(*d)) c = *v;
+    if (visit(*d, c)) return *d;
+  }
+  return std::nullopt;
 }
 
 void MountTable::add_mount(Mount m) {
@@ -217,20 +222,13 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
   unsigned mode = 0755;
   if (perms && (*perms & 0070) == 0) mode &= ~0050u;
   if (perms && (*perms & 0007) == 0) mode &= ~0005u;
-  if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
-}
-
-size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
-  // "/" first: a directory is created after its parent. The mount covering each is the
-  // deepest visible one met on the way down. A loop, not a call per level: an argv may
-  // name paths thousands of components deep.
-  size_t c = 0;
-  for (Id d : lineage(dir)) {
-    if (const size_t* v = visible_at_.find(d)) c = *v;
+  if (dest == PathTable::kRoot) return;
+  // "/" first: a directory is created after its parent, as bwrap's mkdir -p does.
+  descend(paths_->up(dest), [&](Id d, size_t c) {
     if (is_scratch(mounts_[c].kind) && !exists_in_scratch(d, c))
       add_node(Node{Node::Kind::Dir, d, c, mode, {}, line});
-  }
-  return c;
+    return false;
+  });
 }
 
 std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
@@ -351,15 +349,9 @@ std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) co
     if (above || !follow_last) return above;
     return node_at(cur, covering(cur), Node::Kind::Symlink) ? std::optional<Id>(cur) : std::nullopt;
   }
-  // During the replay the table changes with each operation: "/" down, the covering
-  // mount followed on the way.
-  size_t c = 0;
-  for (Id prefix : lineage(cur)) {
-    if (prefix == cur && !follow_last) break;
-    if (const size_t* v = visible_at_.find(prefix)) c = *v;
-    if (node_at(prefix, c, Node::Kind::Symlink)) return prefix;
-  }
-  return std::nullopt;
+  return descend(cur, [&](Id d, size_t c) {
+    return (d != cur || follow_last) && node_at(d, c, Node::Kind::Symlink);
+  });
 }
 
 std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
@@ -424,9 +416,9 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
   // trace: the first from "/" that cannot be searched.
   if (!at.searchable) {
     if (!tr.on()) return Reach{Outcome::Denied, std::nullopt};
-    for (Id a : lineage(rp))
-      if (!inherited(a).searchable)
-        return finish(Outcome::Denied, tr, [&] { return *unsearchable(a, covering(a), true); });
+    std::optional<std::string> why;
+    descend(rp, [&](Id a, size_t c) { return (why = unsearchable(a, c, true)).has_value(); });
+    return finish(Outcome::Denied, tr, [&] { return *why; });
   }
 
   const Decision d = decide(at, op);
