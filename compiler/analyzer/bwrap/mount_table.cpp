@@ -515,7 +515,8 @@ std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
   return "unknown operation";
 }
 
-std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
+MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) const {
+  if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
   std::vector<size_t> candidates;
   for (auto src = inherited(host).alias_source; src;
        src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
@@ -530,31 +531,28 @@ std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id ho
     if (alias == host) continue;
     Trace none(false);
     const Reach r = reach(alias, op, none);
-    if (r.outcome == Outcome::Host && r.host == host) return std::pair{i, alias};
+    if (r.outcome == Outcome::Host && r.host == host) return {Reach{Outcome::Host, host, i}, alias};
   }
-  return std::nullopt;
+  // Another host object is, for this one, storage it does not share.
+  if (direct.outcome == Outcome::Host) return {Reach{Outcome::Scratch, std::nullopt}, std::nullopt};
+  return {direct, std::nullopt};
 }
 
 AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   AccessResult direct = access(host, op, with_trace);
-  if (direct.outcome == Outcome::Host && direct.host == host) return direct;
-  if (const auto alias = alias_reaching(host, op)) {
-    const auto [bind, at] = *alias;
-    AccessResult r = access(at, op, with_trace);
+  const HostReach h = of_host(host, op, Reach{direct.outcome, direct.host});
+  if (h.alias) {
+    AccessResult r = access(*h.alias, op, with_trace);
     if (with_trace)
       r.trace.insert(r.trace.begin(), "the host object " + paths_->path(host).str() +
-                                          " is also visible at " + paths_->path(at).str() +
-                                          " through " + describe(bind));
+                                          " is also visible at " + paths_->path(*h.alias).str() +
+                                          " through " + describe(h.reach.mount));
     return r;
   }
-  if (direct.outcome == Outcome::Host) {
-    if (with_trace)
-      direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() +
-                             ", not " + paths_->path(host).str());
-    direct.outcome = Outcome::Scratch;
-    direct.host.reset();
-  }
-  return direct;
+  if (with_trace && h.reach.outcome != direct.outcome)
+    direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() +
+                           ", not " + paths_->path(host).str());
+  return AccessResult{h.reach.outcome, h.reach.host, std::move(direct.trace)};
 }
 
 // The four operations on `p`, without traces. Read and write reach the same place, and so
@@ -567,15 +565,8 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     const bool follows = op == FsOp::Read || op == FsOp::Write;
-    const Reach direct = out.at_path[i] = reach(follows ? followed : unfollowed, op, none);
-    if (direct.outcome == Outcome::Host && direct.host == p)
-      out.of_host[i] = direct;
-    else if (const auto alias = alias_reaching(p, op))
-      out.of_host[i] = Reach{Outcome::Host, p, alias->first};
-    else if (direct.outcome == Outcome::Host)
-      out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};
-    else
-      out.of_host[i] = direct;
+    out.at_path[i] = reach(follows ? followed : unfollowed, op, none);
+    out.of_host[i] = of_host(p, op, out.at_path[i]).reach;
   }
   return out;
 }

@@ -210,9 +210,15 @@ class MountTable {
   Decision decide(const Place& at, FsOp op) const;
   // The trace line of decide()'s `why` for `op` at `at`.
   std::string explain(const Place& at, FsOp op, Why why) const;
-  // The first alias of `host` in replay order, if any, where `op` reaches `host`: the
-  // bind's index and the alias path.
-  std::optional<std::pair<size_t, Id>> alias_reaching(Id host, FsOp op) const;
+  // What `op` does to the host object `host`, given `direct`, what it does at the same
+  // path: `direct` where that reaches `host`; else through the first alias of `host` in
+  // replay order that reaches it (the Reach's mount is the alias's bind); else `direct`,
+  // with another host object counted as sandbox storage.
+  struct HostReach {
+    Reach reach;
+    std::optional<Id> alias;  // the alias path, when one reaches `host`
+  };
+  HostReach of_host(Id host, FsOp op, const Reach& direct) const;
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
