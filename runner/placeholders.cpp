@@ -26,6 +26,7 @@
 #include "runner/open_no_symlinks.hpp"
 #include "runner/placeholder_removal.hpp"
 #include "runner/run_records.hpp"
+#include "runner/state_dir_exposure.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -147,6 +148,13 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   if (!private_dir(dir)) {
     error = "state directory '" + dir + "' is not a private directory owned by this user";
     return false;
+  }
+  if (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly) {
+    if (const std::string other = state_dir_exposed(r, dir); !other.empty()) {
+      error = "the state directory '" + dir + "' is also " + other +
+              ", where the sandbox could write what later runs act on; refusing to run";
+      return false;
+    }
   }
   // Run records are per user, so only the host run lock tells one user's cleanup that
   // another user's run (or the same user's under another state directory) may rely on a

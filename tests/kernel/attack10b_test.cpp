@@ -205,6 +205,24 @@ BOOST_DATA_TEST_CASE(a_sandbox_cannot_make_the_state_directory_a_taken_name_fall
   forged_record_is_not_acted_on(box, {{}, {"/tmp"}, other_users, fixed + "-000000", {}});
 }
 
+// The state directory's filesystem bind-mounted on the host into a writable root: the same
+// directory under another name, which the mask at its own path does not cover (for root a
+// fresh /run/zpolicy, so that the host's is not touched).
+BOOST_DATA_TEST_CASE(a_sandbox_cannot_reach_the_state_directory_through_a_host_bind_mount,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string alias = box.base() + "/alias";
+  const bool root = caller == Caller::Root;
+  const std::string setup =
+      "mkdir " + alias + " && " +
+      (root ? "mkdir -p /run/zpolicy && mount -t tmpfs -o mode=0700 tmpfs /run/zpolicy && "
+              "mount --rbind /run "
+            : "mount --bind /tmp ") +
+      alias + " && ";
+  forged_record_is_not_acted_on(
+      box, {{}, {alias}, setup, alias + (root ? "/zpolicy" : "/zpolicy-65534"), {}});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
