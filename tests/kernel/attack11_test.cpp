@@ -11,8 +11,10 @@
 #include <chrono>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "deny_root_runs.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 11 (docs/redteam-2026-12.md): the caller's terminal, the guard's caller
@@ -22,17 +24,25 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 
-// A pseudo-terminal whose slave is zpolicy's stdin and stderr; closed when it goes out of
-// scope.
+// A pseudo-terminal whose slave is zpolicy's stdin and stderr, set up as an interactive
+// shell's; closed when it goes out of scope.
 struct Pty {
   int master = -1, slave = -1;
   Pty() {
     if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
       throw std::runtime_error("openpty failed");
+    termios t;
+    tcgetattr(slave, &t);
+    t.c_lflag |= ECHO | ICANON;
+    tcsetattr(slave, TCSANOW, &t);
   }
   ~Pty() {
     close(master);
     close(slave);
+  }
+  bool echo_and_canonical() const {
+    termios t;
+    return tcgetattr(slave, &t) == 0 && (t.c_lflag & (ECHO | ICANON)) == (ECHO | ICANON);
   }
   int line_discipline() const {
     int d = -1;
@@ -55,39 +65,55 @@ struct Pty {
   }
 };
 
+// Who runs the command: `zpolicy run`, an embedder's run(plan) in process
+// (examples/c/run_command.c), or an executor of the plan (examples/python/run_plan.py).
+enum class Launcher { Run, Embedded, Executor };
+
 // A11-1: zpolicy restored the caller's terminal settings (termios) after the run, but the
 // command holds the terminal itself and may use every ioctl its holder may: TIOCSETD to
 // N_NULL (built in) left a terminal whose reads and writes fail (the caller's shell
 // exited), TIOCEXCL made every later open of it fail EBUSY (`sudo` asking for a password),
 // and tcflow(TCOOFF) stopped its output, which also blocked zpolicy forever on its own last
 // line (the "whether the sandbox refused it" hint after exit 1): the run never returned.
-// Through `zpolicy run` and through an embedder's run(plan) in process (`embedded`).
-void terminal_after_ioctls(Caller caller, bool embedded) {
+// A11-2: run_plan.py restored nothing, not even the settings (`stty -echo -icanon`).
+void terminal_after_the_command(Caller caller, Launcher launcher) {
   using namespace std::chrono_literals;
-  for (const std::string ioctls : {"TIOCSETD+TIOCEXCL", "TCOOFF"}) {
+  const std::vector<std::pair<std::string, std::string>> changes = {
+      {"stty",
+       "t = termios.tcgetattr(0); t[3] &= ~(termios.ECHO | termios.ICANON); "
+       "termios.tcsetattr(0, termios.TCSANOW, t)"},
+      {"TIOCSETD+TIOCEXCL",
+       "fcntl.ioctl(0, termios.TIOCSETD, struct.pack('i', 27)); fcntl.ioctl(0, termios.TIOCEXCL)"},
+      {"TCOOFF", "termios.tcflow(0, termios.TCOOFF)"}};
+  for (const auto& [name, change] : changes) {
     Sandbox box(caller);
     Pty pty;
     BOOST_TEST_REQUIRE(pty.line_discipline() == N_TTY);
+    const std::vector<std::string> command = {"/usr/bin/python3", "-c",
+                                              "import fcntl, struct, sys, termios\n" + change +
+                                                  "\nopen('changed', 'w').close()\nsys.exit(1)"};
     RunSpec spec;
+    if (launcher == Launcher::Executor)
+      run_through(box, true,
+                  box.write_policy("ws.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n"),
+                  command, spec);
+    else
+      spec.command = command;
+    if (launcher == Launcher::Embedded) spec.launcher = {embedder_binary()};
     spec.stdin_fd = pty.slave;
     spec.root_prefix = {"/bin/sh", "-c", "exec \"$@\" 2>&0", "sh"};
     spec.limit = 8s;
-    if (embedded) spec.launcher = {embedder_binary()};
-    const std::string change = ioctls == "TCOOFF"
-                                   ? "termios.tcflow(0, termios.TCOOFF)"
-                                   : "fcntl.ioctl(0, termios.TIOCSETD, struct.pack('i', 27)); "
-                                     "fcntl.ioctl(0, termios.TIOCEXCL)";
-    spec.command = {"/usr/bin/python3", "-c",
-                    "import fcntl, struct, sys, termios\n" + change +
-                        "\nopen('changed', 'w').close()\nsys.exit(1)"};
     const RunResult r = box.run(spec);
-    BOOST_TEST_REQUIRE(exists(box.ws("changed")), ioctls << ": the command never ran\n"
-                                                         << r.describe());
-    BOOST_TEST(!r.hit_limit, ioctls << ": zpolicy never returned\n" << r.describe());
-    BOOST_TEST(r.exit_code == 1, ioctls << "\n" << r.describe());
-    BOOST_TEST(pty.line_discipline() == N_TTY, ioctls << ": the line discipline outlived the run");
-    BOOST_TEST(pty.exclusive() == 0, ioctls << ": exclusive mode outlived the run");
-    BOOST_TEST(pty.output_flows(), ioctls << ": stopped output outlived the run");
+    BOOST_TEST_REQUIRE(exists(box.ws("changed")), name << ": the command never ran\n"
+                                                       << r.describe());
+    BOOST_TEST(!r.hit_limit, name << ": the run never returned\n" << r.describe());
+    BOOST_TEST(r.exit_code == 1, name << "\n" << r.describe());
+    BOOST_TEST(pty.echo_and_canonical(), name << ": the settings outlived the run");
+    BOOST_TEST(pty.line_discipline() == N_TTY, name << ": the line discipline outlived the run");
+    BOOST_TEST(pty.exclusive() == 0, name << ": exclusive mode outlived the run");
+    BOOST_TEST(pty.output_flows(), name << ": stopped output outlived the run");
   }
 }
 
@@ -97,12 +123,17 @@ BOOST_AUTO_TEST_SUITE(kernel_attack11)
 
 BOOST_DATA_TEST_CASE(the_callers_terminal_outlives_no_ioctl_of_the_command, bdata::make(kCallers),
                      caller) {
-  terminal_after_ioctls(caller, false);
+  terminal_after_the_command(caller, Launcher::Run);
 }
 
 BOOST_DATA_TEST_CASE(an_embedders_terminal_outlives_no_ioctl_of_the_command, bdata::make(kCallers),
                      caller) {
-  terminal_after_ioctls(caller, true);
+  terminal_after_the_command(caller, Launcher::Embedded);
+}
+
+BOOST_DATA_TEST_CASE(an_executors_terminal_outlives_no_ioctl_of_the_command, bdata::make(kCallers),
+                     caller) {
+  terminal_after_the_command(caller, Launcher::Executor);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
