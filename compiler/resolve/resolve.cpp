@@ -17,6 +17,7 @@
 #include "compiler/resolve/blocked_way.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
+#include "compiler/resolve/mount_names.hpp"
 #include "compiler/resolve/pattern_expand.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
 #include "compiler/resolve/state_dir.hpp"
@@ -445,6 +446,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       protect_absolute(h.bind(pr.value), pr.loc, false);
     }
   }
+  std::optional<std::vector<MountEntry>> mounts;  // the host's, read once a deny root needs it
   auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
     auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
     if (!path) return;
@@ -452,6 +454,22 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       return ir::path_within(w.path, *path);
     });
     r.deny.push_back({*path, kind_of(*path, !inside), loc});
+    // The other names the host's own mounts give an existing deny root (a directory
+    // bind-mounted elsewhere, a filesystem mounted twice) show it again under a read root:
+    // each is masked too (red team A11-3). Only a name that shows this very object now:
+    // one another mount covers shows something else, and needs nothing.
+    const auto identity = host.os == HostOs::Linux && r.deny.back().kind != HostKind::Missing
+                              ? identity_of(*path)
+                              : std::nullopt;
+    if (!identity) return;
+    if (!mounts) mounts = read_mountinfo();
+    for (const auto& name : other_names(*path, *mounts)) {
+      if (identity_of(name) != identity) continue;
+      const bool name_inside =
+          std::any_of(r.write.begin(), r.write.end(),
+                      [&](const ResolvedPath& w) { return ir::path_within(w.path, name); });
+      r.deny.push_back({name, kind_of(name, !name_inside), loc});
+    }
   };
   for (const auto& d : policy.deny) deny(h.bind(d.value), d.loc);
   // zpolicy's own state is never reachable from a sandbox. The runner creates the

@@ -137,42 +137,53 @@ BOOST_DATA_TEST_CASE(an_executors_terminal_outlives_no_ioctl_of_the_command, bda
   terminal_after_the_command(caller, Launcher::Executor);
 }
 
-// A11-3 (open): a deny root is masked at its path, and the verifier follows the other names
+// A11-3: a deny root was masked at its path, and the verifier follows the other names
 // that binds of the argv give it, but not those the host's own mounts give it. A directory
 // bind-mounted elsewhere on the host before the run (`mount --bind /home /srv/nfs/home`, a
-// dev container's volume, a second mount of the same filesystem) shows the deny root
-// again under a read root: the sandbox read it there. Root makes the bind in a mount
-// namespace of the run's own (nothing of the host changes).
-BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(1))
+// dev container's volume, a second mount of the same filesystem) showed the deny root
+// again under a read root: the sandbox read it there. Each member: a deny directory and a
+// deny file below a bound parent, and a deny directory bound itself. Root makes the binds
+// in a mount namespace of the run's own (nothing of the host changes).
 BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_mount_gives_it,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string src = box.base() + "/src", alias = box.base() + "/alias";
-  for (const auto& dir : {src, src + "/secret", alias})
+  const std::string src = box.base() + "/src", alias = box.base() + "/alias",
+                    itself = box.base() + "/itself";
+  for (const auto& dir : {src, src + "/secret", alias, itself})
     BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
-  box.write_file(src + "/secret/key", "AKIA-EXAMPLE\n");
+  box.write_file(src + "/secret/key", "AKIA-KEY\n");
+  box.write_file(src + "/token", "AKIA-TOKEN\n");
   RunSpec spec;
-  spec.options = {"--policy", deny_policy(box, src + "/secret")};
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
+                                       src + "/secret\", \"" + src + "/token\"]\n")};
   spec.root_prefix = {"/usr/bin/unshare",
                       "-m",
                       "--propagation",
                       "private",
                       "/bin/sh",
                       "-c",
-                      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                      "mount --bind \"$1\" \"$2\" && mount --bind \"$1/secret\" \"$3\" && "
+                      "shift 3 && exec \"$@\"",
                       "sh",
                       src,
-                      alias};
-  spec.command = {"/bin/sh", "-c",
-                  "echo \"own name: $(cat \"$0\"/secret/key 2>&1)\"; echo \"bound name: $(cat "
-                  "\"$1\"/secret/key 2>&1)\"",
-                  src, alias};
+                      alias,
+                      itself};
+  spec.command = {"/bin/sh",
+                  "-c",
+                  "for f in \"$0/secret/key\" \"$0/token\" \"$1/secret/key\" \"$1/token\" "
+                  "\"$2/key\"; do echo \"$f: $(cat \"$f\" 2>&1)\"; done",
+                  src,
+                  alias,
+                  itself};
   const RunResult r = box.run(spec);
-  BOOST_TEST_MESSAGE(r.describe());
-  // The control: at its own name the deny root holds.
-  BOOST_TEST_REQUIRE(r.out.find("own name: AKIA") == std::string::npos, r.describe());
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  // The control: the command ran, and at their own names the deny roots hold.
+  BOOST_TEST_REQUIRE(r.out.find(itself + "/key:") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("AKIA") == std::string::npos,
-             "read through the host's bind mount: " << r.describe());
+             "read through the host's bind mounts: " << r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

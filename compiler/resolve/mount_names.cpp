@@ -1,4 +1,4 @@
-#include "compiler/lint/mount_names.hpp"
+#include "compiler/resolve/mount_names.hpp"
 
 #include <algorithm>
 #include <fstream>
