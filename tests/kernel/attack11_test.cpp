@@ -234,6 +234,66 @@ BOOST_DATA_TEST_CASE(a_host_bind_of_a_deny_root_made_while_the_run_starts_is_ref
   BOOST_TEST(r.exit_code == 125, r.describe());
 }
 
+// A11-5 (open): a caller whose usual state directory name (/tmp/zpolicy-UID) another user took
+// keeps its state elsewhere, and nothing hides the usual name from its sandboxes. Freed
+// while such a run lives (its owner removes it, a /tmp cleaner), a sandbox that may write
+// /tmp (ZP013 accepted) made it, private to the caller, with a forged run record; the
+// caller's next `zpolicy cleanup` (or run) took it for its state directory and gave the
+// directory the record names, a read-only one of the caller's outside every writable root,
+// the owner's rwx, and removed it when empty (A10B-2's class). Root's state is always
+// /run/zpolicy: nobody only. All in a mount namespace of the test's own with a tmpfs on
+// /tmp, where root stands for the other user.
+BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_once_freed,
+                     *boost::unit_test::expected_failures(1)) {
+  Sandbox box(Caller::Nobody);
+  const std::string target = box.home() + "/keep";
+  box.make_dir(target);
+  box.host_command({"/bin/chmod", "0500", target});
+  const std::string usual = "/tmp/zpolicy-" + std::to_string(uid_of(Caller::Nobody));
+  const std::string script =
+      "mount -t tmpfs -o mode=1777 zp /tmp && mkdir -m 0700 \"$1\" || exit 99\n"
+      "( i=0; until [ -e \"$2/started\" ] || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done\n"
+      "  rmdir \"$1\"; touch \"$2/go\" ) &\n"
+      "z=$3 h=$4; shift 4; \"$@\"; status=$?; wait\n"
+      // Other tests' runs keep cleanup from acting (exit 1): try for a while.
+      "i=0; while [ $i -lt 50 ]; do /usr/bin/setpriv --reuid=65534 --regid=65534 "
+      "--clear-groups -- \"$z\" cleanup \"$h\" >/dev/null 2>&1; [ $? -ne 1 ] && break; "
+      "sleep 0.1; i=$((i+1)); done\nexit $status\n";
+  RunSpec spec;
+  spec.options = {"--accept", "ZP013", "--policy",
+                  box.write_policy("tmp.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\", \"/tmp\"]\n")};
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
+                      script,
+                      "sh",
+                      usual,
+                      box.workspace(),
+                      zpolicy_binary(),
+                      box.home()};
+  spec.command = {
+      "/bin/sh", "-c",
+      "touch started; i=0; while [ ! -e go ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
+      "mkdir -m 0700 \"$0\" && umask 077 && echo \"v2 $(stat -c '%d %i %.9W' \"$1\") $1\" > "
+      "\"$0/run-forged\"; echo \"forged: $?\"",
+      usual, target};
+  const RunResult r = box.run(spec);
+  BOOST_TEST_MESSAGE(r.describe());
+  BOOST_TEST_REQUIRE(r.exit_code != 99, r.describe());
+  struct stat st {};
+  if (lstat(target.c_str(), &st) != 0)
+    BOOST_TEST(false, "the caller's own directory was removed: " << r.describe());
+  else
+    BOOST_TEST((st.st_mode & 07777) == 0500u, "its mode was changed to "
+                                                  << std::oct << (st.st_mode & 07777) << std::dec
+                                                  << ": " << r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
