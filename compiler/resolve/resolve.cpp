@@ -454,17 +454,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       return ir::path_within(w.path, *path);
     });
     r.deny.push_back({*path, kind_of(*path, !inside), loc});
-    // The other names the host's own mounts give an existing deny root (a directory
-    // bind-mounted elsewhere, a filesystem mounted twice) show it again under a read root:
-    // each is masked too (red team A11-3). Only a name that shows this very object now:
-    // one another mount covers shows something else, and needs nothing.
-    const auto identity = host.os == HostOs::Linux && r.deny.back().kind != HostKind::Missing
-                              ? identity_of(*path)
-                              : std::nullopt;
-    if (!identity) return;
+    // The other names the host's own mounts give an existing deny root or a part of it (a
+    // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
+    // read root: each is masked too (red team A11-3). Only a name that shows that very
+    // object now: one another mount covers shows something else, and needs nothing.
+    if (host.os != HostOs::Linux || r.deny.back().kind == HostKind::Missing) return;
     if (!mounts) mounts = read_mountinfo();
-    for (const auto& name : other_names(*path, *mounts)) {
-      if (identity_of(name) != identity) continue;
+    for (const auto& [name, original] : mount_aliases(*path, *mounts)) {
+      const auto identity = identity_of(original);
+      if (!identity || identity_of(name) != identity) continue;
       const bool name_inside =
           std::any_of(r.write.begin(), r.write.end(),
                       [&](const ResolvedPath& w) { return ir::path_within(w.path, name); });
@@ -490,7 +488,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
-  // After every protected path is known, patterns' matches included.
+  // The other names the host's own mounts give an existing protected path or a part of it
+  // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
+  // as the deny roots' are masked (red team A11-6).
+  if (host.os == HostOs::Linux) {
+    const std::vector<ResolvedPath> protected_paths = r.protect;
+    for (const auto& p : protected_paths) {
+      if (p.kind == HostKind::Missing) continue;
+      if (!mounts) mounts = read_mountinfo();
+      for (const auto& [name, original] : mount_aliases(p.path, *mounts))
+        if (const auto identity = identity_of(original); identity && identity_of(name) == identity)
+          protect_absolute(name, p.loc, true);
+    }
+  }
+  // After every protected path is known, patterns' matches and mount aliases included.
   protect_hard_link_aliases(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);

@@ -143,16 +143,17 @@ BOOST_DATA_TEST_CASE(an_executors_terminal_outlives_no_ioctl_of_the_command, bda
 // bind-mounted elsewhere on the host before the run (`mount --bind /home /srv/nfs/home`, a
 // dev container's volume, a second mount of the same filesystem) showed the deny root
 // again under a read root: the sandbox read it there. Each member: a deny directory and a
-// deny file below a bound parent, and a deny directory bound itself. Root makes the binds
-// in a mount namespace of the run's own (nothing of the host changes).
+// deny file below a bound parent, a deny directory bound itself, a part of one bound.
+// Root makes the binds in a mount namespace of the run's own (nothing of the host changes).
 BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_mount_gives_it,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string src = box.base() + "/src", alias = box.base() + "/alias",
-                    itself = box.base() + "/itself";
-  for (const auto& dir : {src, src + "/secret", alias, itself})
+                    itself = box.base() + "/itself", part = box.base() + "/part";
+  for (const auto& dir : {src, src + "/secret", src + "/secret/sub", alias, itself, part})
     BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
   box.write_file(src + "/secret/key", "AKIA-KEY\n");
+  box.write_file(src + "/secret/sub/key", "AKIA-SUB\n");
   box.write_file(src + "/token", "AKIA-TOKEN\n");
   RunSpec spec;
   spec.options = {"--policy",
@@ -166,25 +167,60 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_mount_gi
                       "private",
                       "/bin/sh",
                       "-c",
-                      "mount --bind \"$1\" \"$2\" && mount --bind \"$1/secret\" \"$3\" && "
-                      "shift 3 && exec \"$@\"",
+                      "mount --bind \"$1\" \"$2\" && mount --bind \"$1/secret\" \"$3\" && mount "
+                      "--bind \"$1/secret/sub\" \"$4\" && shift 4 && exec \"$@\"",
                       "sh",
                       src,
                       alias,
-                      itself};
+                      itself,
+                      part};
   spec.command = {"/bin/sh",
                   "-c",
                   "for f in \"$0/secret/key\" \"$0/token\" \"$1/secret/key\" \"$1/token\" "
-                  "\"$2/key\"; do echo \"$f: $(cat \"$f\" 2>&1)\"; done",
+                  "\"$2/key\" \"$3/key\"; do echo \"$f: $(cat \"$f\" 2>&1)\"; done",
                   src,
                   alias,
-                  itself};
+                  itself,
+                  part};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 0, r.describe());
   // The control: the command ran, and at their own names the deny roots hold.
   BOOST_TEST_REQUIRE(r.out.find(itself + "/key:") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("AKIA") == std::string::npos,
              "read through the host's bind mounts: " << r.describe());
+}
+
+// A11-6: the same for protected paths: a host bind mount inside the workspace that shows a
+// protected directory or file under another name (`mount --bind .git/hooks hooks`, a
+// `.env` bound into `config/`) was a writable way to it. Each member: a hook planted
+// through the bound directory, `.env` rewritten through the bound file.
+BOOST_DATA_TEST_CASE(a_protected_path_is_not_written_under_the_name_a_host_bind_mount_gives_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const auto& dir : {".git", ".git/hooks", ".git/objects", ".git/refs", "hooks", "config"})
+    box.make_dir(box.ws(dir));
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  box.write_file(box.ws(".env"), "TOKEN=1\n");
+  box.write_file(box.ws("config/env"), "");
+  const std::string before = snapshot(box.ws(".git")) + snapshot(box.ws(".env"));
+  RunSpec spec;
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
+                      "mount --bind \"$1/.git/hooks\" \"$1/hooks\" && mount --bind \"$1/.env\" "
+                      "\"$1/config/env\" && shift && exec \"$@\"",
+                      "sh",
+                      box.workspace()};
+  spec.command = {"/bin/sh", "-c",
+                  "echo 'echo pwned' > hooks/pre-commit; echo TOKEN=evil > config/env; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(snapshot(box.ws(".git")) + snapshot(box.ws(".env")) == before,
+             "written through the host's bind mounts: " << r.describe());
 }
 
 // A11-4 (open): A11-3's masks are the names the mount table gave a deny root when the run
