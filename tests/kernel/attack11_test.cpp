@@ -330,6 +330,35 @@ BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_onc
                                                   << ": " << r.describe());
 }
 
+// Held (A10-4's class): a caller that is root in a user namespace of its own (`unshare
+// -Ur`). Started by root, it keeps kuid 0 without the initial namespace's capabilities: the
+// run is confined as a root-started one (nothing of /proc/sys, /proc/sysrq-trigger or /sys
+// opens for writing, looked at with access(2) only, and /etc stays read-only). Started by
+// nobody, /usr/bin/bwrap shows as the overflow uid's there and the run refuses before
+// anything starts (exit 4).
+BOOST_DATA_TEST_CASE(a_caller_that_is_root_in_its_own_user_namespace_gets_no_more,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/unshare", "-Ur", zpolicy_binary(), "run"};
+  spec.command = {
+      "/bin/sh", "-c",
+      "touch ran; for f in /proc/sys/kernel/core_pattern /proc/sysrq-trigger "
+      "/sys/kernel/mm/transparent_hugepage/enabled; do [ -w $f ] && echo \"writable "
+      "$f\"; done; touch /etc/zpolicy-attack11 2>/dev/null && echo 'wrote /etc'; echo '" +
+          std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(!exists("/etc/zpolicy-attack11"));
+  if (caller == Caller::Nobody) {
+    BOOST_TEST(r.exit_code == 4, r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), r.describe());
+    return;
+  }
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("writable") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("wrote") == std::string::npos, r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
