@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -35,6 +36,28 @@ bool private_dir(const std::string& dir) {
   struct stat st;
   return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
          (st.st_mode & 077) == 0;
+}
+
+// The state directory of this process's own (compiler/resolve/state_dir.hpp): made by the
+// first run of the process that needs it, removed when the last one ends. Runs of one
+// process (the API) may overlap.
+std::mutex own_state_mutex;
+int own_state_users = 0;
+
+bool enter_own_state_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> guard(own_state_mutex);
+  if (!private_dir(dir)) return false;
+  ++own_state_users;
+  return true;
+}
+
+void leave_own_state_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> guard(own_state_mutex);
+  if (--own_state_users > 0) return;
+  // Nothing reads it once this process is gone: what is left of the runs' records with it.
+  for (const auto& r : read_run_records(dir)) unlink(r.path.c_str());
+  unlink((dir + "/lock").c_str());
+  rmdir(dir.c_str());
 }
 
 class FileLock {
@@ -95,6 +118,12 @@ std::string Placeholders::state_dir() { return compiler::zpolicy_state_dir(); }
 
 Placeholders::~Placeholders() { cleanup(); }
 
+void Placeholders::leave_state_dir() {
+  if (!in_own_state_dir_) return;
+  in_own_state_dir_ = false;
+  leave_own_state_dir(state_dir());
+}
+
 bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   const std::string dir = state_dir();
   // Fail closed: state the sandbox could reach (lock it, edit a record) would let it
@@ -107,6 +136,13 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       error = "internal error: the state directory '" + dir + "' is not hidden from the sandbox";
       return false;
     }
+  }
+  if (compiler::zpolicy_state_dir_is_private_to_this_process() && !in_own_state_dir_) {
+    if (!enter_own_state_dir(dir)) {
+      error = "state directory '" + dir + "' is not a private directory owned by this user";
+      return false;
+    }
+    in_own_state_dir_ = true;
   }
   if (!private_dir(dir)) {
     error = "state directory '" + dir + "' is not a private directory owned by this user";
@@ -260,7 +296,10 @@ bool Placeholders::records_durable() {
 }
 
 void Placeholders::cleanup() {
-  if (record_fd_ < 0) return;
+  if (record_fd_ < 0) {
+    leave_state_dir();
+    return;
+  }
   records_durable();  // the fsync must not outlive the descriptor it syncs
   const std::string dir = state_dir();
   // The sandbox is gone, so this record protects nothing any more; it is unlocked before
@@ -289,6 +328,7 @@ void Placeholders::cleanup() {
   host_lock_.release();
   for (const auto& e : entries_) close(e.held);
   entries_.clear();
+  leave_state_dir();
 }
 
 }  // namespace zpolicy::runner

@@ -490,24 +490,40 @@ def limit_notify(init, share):
     return None
 
 
+class SetupUnseen(Exception):
+    """Whether the sandbox finished setting up cannot be told: nothing may run."""
+
+
 def wait_until_blocked(pid, block_fd):
     """Until bwrap's init `pid` sits in read(block_fd): every setup step is done and the
-    command not started. False when it ended first (bwrap failed on its own)."""
+    command not started. False when it ended first (bwrap failed on its own); SetupUnseen
+    when that cannot be told within 30 s."""
     deadline = time.monotonic() + 30
+    why = "the sandbox did not finish setting up within 30 s"
     while time.monotonic() < deadline:
         try:
             with open(f"/proc/{pid}/syscall") as f:
                 words = f.read().split()
             with open(f"/proc/{pid}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):
             return False
+        except PermissionError as e:
+            # EACCES and EPERM come and go: while bwrap changes credentials during setup the
+            # kernel makes it undumpable, and bwrap makes itself dumpable again before it
+            # blocks (red team R4-S1), as the runner's setup check knows. Only the state, or
+            # the deadline, ends the wait.
+            why = f"the sandbox's state could not be read within 30 s ({e.strerror})"
+            time.sleep(0.001)
+            continue
+        except OSError as e:
+            raise SetupUnseen(f"the sandbox's state cannot be read ({e.strerror})") from e
         if state in ("Z", "X"):
             return False
         if len(words) >= 2 and words[0] == "0" and int(words[1], 16) == block_fd:  # read
             return True
         time.sleep(0.001)
-    raise OSError("the sandbox did not finish setting up within 30 s")
+    raise SetupUnseen(why)
 
 
 def mount_of(fd):
@@ -844,7 +860,11 @@ def main():
                 time.sleep(0.001)
                 continue
             released = True
-            blocked = wait_until_blocked(init, plan["block_fd"])
+            unseen = None
+            try:
+                blocked = wait_until_blocked(init, plan["block_fd"])
+            except SetupUnseen as e:
+                blocked, unseen = False, str(e)
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             if why is None and blocked:
                 why = deny_roots_absent(init, missing_deny_roots)
@@ -854,6 +874,8 @@ def main():
                        f"which could bring deny root '{named}' into the sandbox unseen")
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
+            if unseen is not None:
+                why = unseen
             for b in plan.get("binds", []):
                 os.close(sources[b["fd"]])
             if why is None and blocked:
