@@ -28,6 +28,7 @@ def show(path):
 
 
 def refuse(why):
+    restore_terminals()
     print(f"run_plan.py: {why}; nothing ran", file=sys.stderr)
     sys.exit(125)
 
@@ -668,6 +669,48 @@ def child_pid(status_r, seen):
     return None, seen
 
 
+# (descriptor, termios, line discipline, exclusive) of each terminal among 0-2, by device.
+TERMINALS = []
+TIOCGEXCL = 0x80045440
+
+
+def save_terminals():
+    """What the command can change on a terminal it is given, and this process puts back
+    once the sandbox is gone, before it writes anything (`zpolicy run` does the same, red
+    team A11-1, A11-2): its settings (`stty -echo -icanon`), its line discipline (TIOCSETD
+    to N_NULL leaves a terminal whose reads and writes fail), exclusive mode (TIOCEXCL:
+    later opens fail EBUSY) and its output (tcflow TCOOFF stops it, and a write to it then
+    blocks forever)."""
+    seen = set()
+    for fd in (0, 1, 2):
+        try:
+            if not os.isatty(fd) or os.fstat(fd).st_rdev in seen:
+                continue
+            seen.add(os.fstat(fd).st_rdev)
+            disc = struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, b"\0" * 4))[0]
+            excl = struct.unpack("i", fcntl.ioctl(fd, TIOCGEXCL, b"\0" * 4))[0]
+            TERMINALS.append((fd, termios.tcgetattr(fd), disc, excl))
+        except OSError:
+            continue
+
+
+def restore_terminals():
+    """From a background process group these calls would stop this process with SIGTTOU;
+    blocked, the kernel lets them through. Output is restarted whatever it was before."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
+    for fd, attrs, disc, excl in TERMINALS:
+        try:
+            if struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, b"\0" * 4))[0] != disc:
+                fcntl.ioctl(fd, termios.TIOCSETD, struct.pack("i", disc))
+            termios.tcsetattr(fd, termios.TCSANOW, attrs)
+            termios.tcflow(fd, termios.TCOON)
+            if not excl:
+                fcntl.ioctl(fd, termios.TIOCNXCL)
+        except OSError:
+            pass
+    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def open_closed_standard_descriptors():
     """A closed 0, 1 or 2 would be the number of the next file this process opens (the
     plan, a bind source), which would then reach the sandbox in its place (red team
@@ -682,6 +725,7 @@ def open_closed_standard_descriptors():
 
 def main():
     open_closed_standard_descriptors()
+    save_terminals()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
     if plan.get("zpolicy_plan") != 7:
@@ -793,6 +837,7 @@ def main():
             status = st
         elif undone is not None:
             stop(pid, init)
+            restore_terminals()
             remove_placeholders(created)
             print(f"run_plan.py: {undone}, so the protection there no longer held; the sandbox "
                   "was stopped", file=sys.stderr)
@@ -805,6 +850,7 @@ def main():
                 time.sleep(0.01)
                 done, _ = os.waitpid(pid, os.WNOHANG)
             stop(pid, init, reaped=done)
+            restore_terminals()
             remove_placeholders(created)
             print("run_plan.py: timed out", file=sys.stderr)
             sys.exit(124)
@@ -858,6 +904,7 @@ def main():
                     pass
             # Woken at once by a watched change, else every 10 ms to reap.
             select.select([watch.fd] if watch.fd is not None else [], [], [], 0.01)
+    restore_terminals()
     remove_placeholders(created)
     for t in relays:
         t.join()
