@@ -3,7 +3,7 @@
 #include <climits>
 #include <cstdlib>
 
-#include "compiler/lint/mount_names.hpp"
+#include "compiler/resolve/mount_names.hpp"
 #include "ir/path.hpp"
 
 namespace zpolicy::runner {
