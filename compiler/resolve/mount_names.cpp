@@ -104,6 +104,16 @@ std::vector<MountAlias> mount_aliases(const std::string& path,
   for (const auto& e : mounts)
     if (e.device == m->device && e.root != in_fs && ir::path_within(in_fs, e.root))
       out.push_back({e.point, rebase(e.root, in_fs, path)});
+  // A mount below `path` shows a filesystem of its own there, whose other names the lookup
+  // above never meets (red team A11B-1): each, and each part of it mounted elsewhere.
+  for (const auto& below : mounts) {
+    if (below.point == path || !ir::path_within(path, below.point)) continue;
+    for (auto& name : names_of(below.device, below.root, mounts))
+      if (name != below.point) out.push_back({std::move(name), below.point});
+    for (const auto& e : mounts)
+      if (e.device == below.device && e.root != below.root && ir::path_within(below.root, e.root))
+        out.push_back({e.point, rebase(e.root, below.root, below.point)});
+  }
   return out;
 }
 

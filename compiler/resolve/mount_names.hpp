@@ -39,8 +39,10 @@ std::vector<std::string> other_names(const std::string& path,
 // the name that part has at `path`: every name other_names gives `path` itself, and the
 // mount point of each mount of the same filesystem whose root lies strictly below it
 // (`mount --bind /w/.git/hooks /w/h` shows the part `/w/.git/hooks` of `/w/.git` at
-// `/w/h`). Whether a name still shows that part (no later mount covers it) is the
-// caller's to check.
+// `/w/h`); and the other names of each mount below `path`, and of its parts, each with its
+// mount point (`mount --bind /w/.git/hooks /w/h` where `/w/.git/hooks` is a mount of its
+// own). Whether a name still shows that part (no later mount covers it) is the caller's
+// to check.
 struct MountAlias {
   std::string name;      // where the mounts show it
   std::string original;  // what it is at `path`

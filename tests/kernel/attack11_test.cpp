@@ -361,12 +361,11 @@ BOOST_DATA_TEST_CASE(a_caller_that_is_root_in_its_own_user_namespace_gets_no_mor
 
 // Round 11b: A11-3 and A11-6 by their class, and the state directory's other names.
 
-// A11B-1 (open): A11-3's masks are the other names of the filesystem that shows a deny root;
+// A11B-1 (fixed): A11-3's masks are the other names of the filesystem that shows a deny root;
 // a mount *below* the deny root (a filesystem of its own: a tmpfs, an NFS or autofs home, a
 // container's volume) that the host also shows elsewhere keeps that other name unmasked,
 // and the sandbox read it there. The deny root itself held (the control). Root makes the
 // tmpfs and the bind in a mount namespace of the run's own.
-BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(1))
 BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_gives_a_mount_below_it,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
@@ -398,11 +397,10 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_gives_a_
              "read through the host's bind of a mount below the deny root: " << r.describe());
 }
 
-// A11B-2 (open): A11-6 by the same member: a mount below a protected directory
+// A11B-2 (fixed): A11-6 by the same member: a mount below a protected directory
 // (`.git/hooks` a filesystem of its own) that the host binds elsewhere in the workspace
 // stays a writable way to it; the sandbox planted a hook, which the host's `.git/hooks`
 // shows.
-BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(1))
 BOOST_DATA_TEST_CASE(a_protected_path_is_not_written_under_the_name_a_host_bind_gives_a_mount_below_it,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
