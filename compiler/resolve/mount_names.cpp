@@ -61,7 +61,8 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
       line.remove_prefix(std::min(space + 1, line.size()));
     }
     if (n < 6) continue;
-    MountEntry e{std::string(fields[2]), unescape(fields[3]), unescape(fields[4]), false};
+    MountEntry e{std::string(fields[2]), unescape(fields[3]), unescape(fields[4]), false,
+                 std::string(fields[0]), std::string(fields[1])};
     if (e.root.empty() || e.root[0] != '/' || e.point.empty() || e.point[0] != '/') continue;
     for (std::string_view opts = fields[5]; !opts.empty();) {
       const size_t comma = std::min(opts.find(','), opts.size());
@@ -79,10 +80,32 @@ std::vector<MountEntry> read_mountinfo() {
 }
 
 MountShowing mount_showing(const std::string& path, const std::vector<MountEntry>& mounts) {
+  // Whether mounts[i] is covered: a later mount at or above its point that is not one of its
+  // ancestors (those it was mounted on) hides it, though the table still lists it.
+  auto covered = [&](size_t i) {
+    std::vector<const std::string*> ancestors;
+    for (const std::string* id = &mounts[i].parent; ancestors.size() < mounts.size();) {
+      auto p = std::find_if(mounts.begin(), mounts.end(),
+                            [&](const MountEntry& e) { return e.id == *id; });
+      if (p == mounts.end() || std::find(ancestors.begin(), ancestors.end(), &p->id) != ancestors.end())
+        break;
+      ancestors.push_back(&p->id);
+      id = &p->parent;
+    }
+    for (size_t j = i + 1; j < mounts.size(); ++j)
+      if (ir::path_within(mounts[j].point, mounts[i].point) &&
+          std::none_of(ancestors.begin(), ancestors.end(),
+                       [&](const std::string* a) { return *a == mounts[j].id; }))
+        return true;
+    return false;
+  };
   MountShowing out;
-  for (const auto& m : mounts)
-    if (ir::path_within(m.point, path) && (!out.mount || m.point.size() >= out.mount->point.size()))
+  for (size_t i = 0; i < mounts.size(); ++i) {
+    const auto& m = mounts[i];
+    if (ir::path_within(m.point, path) &&
+        (!out.mount || m.point.size() >= out.mount->point.size()) && !covered(i))
       out.mount = &m;
+  }
   if (out.mount) out.in_fs = rebase(path, out.mount->point, out.mount->root);
   return out;
 }

@@ -12,6 +12,7 @@ struct MountEntry {
   std::string root;    // the directory of the filesystem the mount shows
   std::string point;   // where it shows
   bool read_only = false;
+  std::string id, parent;  // the mount's id and its parent's
 };
 
 // The mount table of this process's namespace, in mount order (escapes decoded); empty
@@ -19,8 +20,9 @@ struct MountEntry {
 std::vector<MountEntry> parse_mountinfo(std::string_view text);
 std::vector<MountEntry> read_mountinfo();
 
-// The mount that shows the canonical `path` (the deepest mount point on its way; of several
-// there, the last mounted), and `path` within that mount's filesystem; `mount` is null
+// The mount that shows the canonical `path` (the deepest mount point on its way that no
+// later mount covers: one mounted at or above its point that is not its ancestor, red team
+// A11B-4), and `path` within that mount's filesystem; `mount` is null
 // when no mount shows it.
 struct MountShowing {
   const MountEntry* mount = nullptr;

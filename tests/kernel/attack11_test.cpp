@@ -457,12 +457,11 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_an_escaped_name_a_host_bind_g
   }
 }
 
-// A11B-4 (open): `mount_showing` takes the deepest mount point on a deny root's way for the
+// A11B-4 (fixed): `mount_showing` takes the deepest mount point on a deny root's way for the
 // mount that shows it, but a mount covered by a later one over its parent is still in the
 // table and shows nothing: `mount -t tmpfs t top/d; mount --bind src top` (a mount stacked
 // over a directory that had mounts below it). The deny root `top/d/secret` is `src/d/secret`,
 // whose other name was never looked for: the sandbox read it at `src/d/secret`.
-BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(1))
 BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_its_other_name_when_a_covered_mount_is_deeper,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
