@@ -447,20 +447,14 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     }
   }
   std::optional<std::vector<MountEntry>> mounts;  // the host's, read once a deny root needs it
-  auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
-    if (!path) return;
-    bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
-      return ir::path_within(w.path, *path);
-    });
-    r.deny.push_back({*path, kind_of(*path, !inside), loc});
-    // The other names the host's own mounts give an existing deny root or a part of it (a
-    // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
-    // read root: each is masked too (red team A11-3). Only a name that shows that very
-    // object now: one another mount covers shows something else, and needs nothing.
-    if (host.os != HostOs::Linux || r.deny.back().kind == HostKind::Missing) return;
+  // The other names the host's own mounts give an existing deny root or a part of it (a
+  // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
+  // read root: each is masked too (red team A11-3). Only a name that shows that very
+  // object now: one another mount covers shows something else, and needs nothing.
+  auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
+    if (host.os != HostOs::Linux) return;
     if (!mounts) mounts = read_mountinfo();
-    for (const auto& [name, original] : mount_aliases(*path, *mounts)) {
+    for (const auto& [name, original] : mount_aliases(path, *mounts)) {
       const auto identity = identity_of(original);
       if (!identity || identity_of(name) != identity) continue;
       const bool name_inside =
@@ -469,6 +463,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       r.deny.push_back({name, kind_of(name, !name_inside), loc});
     }
   };
+  auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
+    auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
+    if (!path) return;
+    bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+      return ir::path_within(w.path, *path);
+    });
+    r.deny.push_back({*path, kind_of(*path, !inside), loc});
+    if (r.deny.back().kind != HostKind::Missing) mask_other_names(*path, loc);
+  };
   for (const auto& d : policy.deny) deny(h.bind(d.value), d.loc);
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
   // directory before bwrap starts, so it is masked as a directory whether or not it
@@ -476,8 +479,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   if (!host.state_dir.empty() && host.os == HostOs::Linux) {
     const ir::SourceLoc state_rule{kStateDirRule, 0, 0};
     if (auto path = h.canonical_or_refuse(host.state_dir, r.write, state_rule,
-                                          "zpolicy's state directory"))
+                                          "zpolicy's state directory")) {
       r.deny.push_back({*path, HostKind::Directory, state_rule});
+      // Under another name a read root shows, the sandbox could flock the lock and stall
+      // every other run (red team A11B-3); the runner refuses a name that stays unmasked.
+      if (kind_of(*path, true) == HostKind::Directory) mask_other_names(*path, state_rule);
+    }
   }
   // Patterns after the literal rules, whose walks skip what those protect or deny.
   const HostBinding binding{[&](const PolicyPath& p) { return h.bind(p); },
