@@ -18,15 +18,9 @@ SymbolicPath PathTable::path(Id id) const {
   return out;
 }
 
-PathTable::Id PathTable::child(Id dir, std::string_view name) { return child(dir, name, false); }
-
-PathTable::Id PathTable::lasting_child(Id dir, std::string_view name) {
-  return child(dir, name, true);
-}
-
-PathTable::Id PathTable::child(Id dir, std::string_view name, bool stored) {
+PathTable::Id PathTable::child(Id dir, std::string_view name) {
   if (auto it = children_.find({dir, name}); it != children_.end()) return it->second;
-  if (!stored) name = names_.emplace_back(name);
+  name = names_.emplace_back(name);
   const Id id = static_cast<Id>(links_.size());
   const bool anchor = dir == kRoot && name.starts_with("${");
   links_.push_back(Link{dir, links_[dir].depth + 1, anchor, name});
@@ -105,7 +99,7 @@ PathTable::Id PathTable::rebase(Id to, Id from, Id p) {
     below.push_back(at);
   }
   for (auto it = below.rbegin(); it != below.rend(); ++it) {
-    out = child(out, links_[*it].name, true);  // the name is the table's already
+    out = child(out, links_[*it].name);
     rebased_.emplace(RebaseKey{to, from, *it}, out);
   }
   return out;

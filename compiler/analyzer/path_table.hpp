@@ -37,9 +37,6 @@ class PathTable {
   std::optional<Id> parse(std::string_view text);
   // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
   Id child(Id dir, std::string_view name);
-  // child() for a name that outlives the table, a literal say, which the table then
-  // refers to instead of copying.
-  Id lasting_child(Id dir, std::string_view name);
   // `name` below `dir` if it is interned; none otherwise.
   std::optional<Id> find_child(Id dir, std::string_view name) const;
 
@@ -98,9 +95,6 @@ class PathTable {
       return (static_cast<size_t>(k.to) * 0x9E3779B1u ^ k.from) * 0x85EBCA77u ^ k.p;
     }
   };
-  // child(), where `stored` says that `name` outlives the table already.
-  Id child(Id dir, std::string_view name, bool stored);
-
   std::vector<Link> links_;        // by id
   std::deque<std::string> names_;  // the names the table keeps; never moved
   std::unordered_map<ChildKey, Id, ChildHash> children_;

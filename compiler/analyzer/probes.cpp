@@ -48,9 +48,9 @@ void for_each_probe(const Intent& intent, const std::function<void(const Probe&)
   using R = Probe::Relation;
   auto around = [&](const Root& r, const char* kind) {
     add(r.id, R::Self, kind, &r);
-    const PathTable::Id child = paths.lasting_child(r.id, "zpolicy-probe");
+    const PathTable::Id child = paths.child(r.id, "zpolicy-probe");
     add(child, R::Child, kind, &r);
-    add(paths.lasting_child(child, "deeper"), R::Grandchild, kind, &r);
+    add(paths.child(child, "deeper"), R::Grandchild, kind, &r);
     if (auto parent = paths.parent(r.id)) {
       add(*parent, R::Parent, kind, &r);
       add(paths.child(*parent, std::string(paths.name(r.id)) + "x"), R::PrefixSibling, kind, &r);

@@ -78,11 +78,16 @@ ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
   return t;
 }
 
-std::vector<PathTable::Id> MountTable::lineage(Id p) const {
-  std::vector<Id> out{p};
-  while (out.back() != PathTable::kRoot) out.push_back(paths_->up(out.back()));
-  std::reverse(out.begin(), out.end());
-  return out;
+template <class Visit>
+std::optional<PathTable::Id> MountTable::descend(Id p, Visit&& visit) const {
+  std::vector<Id> lineage{p};
+  while (lineage.back() != PathTable::kRoot) lineage.push_back(paths_->up(lineage.back()));
+  size_t c = 0;
+  for (auto d = lineage.rbegin(); d != lineage.rend(); ++d) {
+    if (const size_t* v = visible_at_.find(*d)) c = *v;
+    if (visit(*d, c)) return *d;
+  }
+  return std::nullopt;
 }
 
 void MountTable::add_mount(Mount m) {
@@ -217,20 +222,13 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
   unsigned mode = 0755;
   if (perms && (*perms & 0070) == 0) mode &= ~0050u;
   if (perms && (*perms & 0007) == 0) mode &= ~0005u;
-  if (dest != PathTable::kRoot) ensure_directory(paths_->up(dest), mode, line);
-}
-
-size_t MountTable::ensure_directory(Id dir, unsigned mode, int line) {
-  // "/" first: a directory is created after its parent. The mount covering each is the
-  // deepest visible one met on the way down. A loop, not a call per level: an argv may
-  // name paths thousands of components deep.
-  size_t c = 0;
-  for (Id d : lineage(dir)) {
-    if (const size_t* v = visible_at_.find(d)) c = *v;
+  if (dest == PathTable::kRoot) return;
+  // "/" first: a directory is created after its parent, as bwrap's mkdir -p does.
+  descend(paths_->up(dest), [&](Id d, size_t c) {
     if (is_scratch(mounts_[c].kind) && !exists_in_scratch(d, c))
       add_node(Node{Node::Kind::Dir, d, c, mode, {}, line});
-  }
-  return c;
+    return false;
+  });
 }
 
 std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
@@ -351,15 +349,9 @@ std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) co
     if (above || !follow_last) return above;
     return node_at(cur, covering(cur), Node::Kind::Symlink) ? std::optional<Id>(cur) : std::nullopt;
   }
-  // During the replay the table changes with each operation: "/" down, the covering
-  // mount followed on the way.
-  size_t c = 0;
-  for (Id prefix : lineage(cur)) {
-    if (prefix == cur && !follow_last) break;
-    if (const size_t* v = visible_at_.find(prefix)) c = *v;
-    if (node_at(prefix, c, Node::Kind::Symlink)) return prefix;
-  }
-  return std::nullopt;
+  return descend(cur, [&](Id d, size_t c) {
+    return (d != cur || follow_last) && node_at(d, c, Node::Kind::Symlink);
+  });
 }
 
 std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
@@ -424,9 +416,9 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
   // trace: the first from "/" that cannot be searched.
   if (!at.searchable) {
     if (!tr.on()) return Reach{Outcome::Denied, std::nullopt};
-    for (Id a : lineage(rp))
-      if (!inherited(a).searchable)
-        return finish(Outcome::Denied, tr, [&] { return *unsearchable(a, covering(a), true); });
+    std::optional<std::string> why;
+    descend(rp, [&](Id a, size_t c) { return (why = unsearchable(a, c, true)).has_value(); });
+    return finish(Outcome::Denied, tr, [&] { return *why; });
   }
 
   const Decision d = decide(at, op);
@@ -523,7 +515,8 @@ std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
   return "unknown operation";
 }
 
-std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id host, FsOp op) const {
+MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) const {
+  if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
   std::vector<size_t> candidates;
   for (auto src = inherited(host).alias_source; src;
        src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
@@ -538,31 +531,28 @@ std::optional<std::pair<size_t, PathTable::Id>> MountTable::alias_reaching(Id ho
     if (alias == host) continue;
     Trace none(false);
     const Reach r = reach(alias, op, none);
-    if (r.outcome == Outcome::Host && r.host == host) return std::pair{i, alias};
+    if (r.outcome == Outcome::Host && r.host == host) return {Reach{Outcome::Host, host, i}, alias};
   }
-  return std::nullopt;
+  // Another host object is, for this one, storage it does not share.
+  if (direct.outcome == Outcome::Host) return {Reach{Outcome::Scratch, std::nullopt}, std::nullopt};
+  return {direct, std::nullopt};
 }
 
 AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
   AccessResult direct = access(host, op, with_trace);
-  if (direct.outcome == Outcome::Host && direct.host == host) return direct;
-  if (const auto alias = alias_reaching(host, op)) {
-    const auto [bind, at] = *alias;
-    AccessResult r = access(at, op, with_trace);
+  const HostReach h = of_host(host, op, Reach{direct.outcome, direct.host});
+  if (h.alias) {
+    AccessResult r = access(*h.alias, op, with_trace);
     if (with_trace)
       r.trace.insert(r.trace.begin(), "the host object " + paths_->path(host).str() +
-                                          " is also visible at " + paths_->path(at).str() +
-                                          " through " + describe(bind));
+                                          " is also visible at " + paths_->path(*h.alias).str() +
+                                          " through " + describe(h.reach.mount));
     return r;
   }
-  if (direct.outcome == Outcome::Host) {
-    if (with_trace)
-      direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() +
-                             ", not " + paths_->path(host).str());
-    direct.outcome = Outcome::Scratch;
-    direct.host.reset();
-  }
-  return direct;
+  if (with_trace && h.reach.outcome != direct.outcome)
+    direct.trace.push_back("that is the host object " + paths_->path(*direct.host).str() +
+                           ", not " + paths_->path(host).str());
+  return AccessResult{h.reach.outcome, h.reach.host, std::move(direct.trace)};
 }
 
 // The four operations on `p`, without traces. Read and write reach the same place, and so
@@ -575,15 +565,8 @@ MountTable::Reaches MountTable::reach_all(Id p) const {
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     const bool follows = op == FsOp::Read || op == FsOp::Write;
-    const Reach direct = out.at_path[i] = reach(follows ? followed : unfollowed, op, none);
-    if (direct.outcome == Outcome::Host && direct.host == p)
-      out.of_host[i] = direct;
-    else if (const auto alias = alias_reaching(p, op))
-      out.of_host[i] = Reach{Outcome::Host, p, alias->first};
-    else if (direct.outcome == Outcome::Host)
-      out.of_host[i] = Reach{Outcome::Scratch, std::nullopt};
-    else
-      out.of_host[i] = direct;
+    out.at_path[i] = reach(follows ? followed : unfollowed, op, none);
+    out.of_host[i] = of_host(p, op, out.at_path[i]).reach;
   }
   return out;
 }

@@ -140,14 +140,16 @@ class MountTable {
   bool exists_in_scratch(Id p, size_t mount) const;
   // The mode that binds the sandbox at `p`, whose covering mount is `c`.
   std::optional<unsigned> known_mode(Id p, size_t c) const;
+  // Creates the missing ancestors of `dest`.
   void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
-  // Creates `dir` and its missing ancestors, as bwrap's mkdir -p does; returns the mount
-  // that covers `dir`.
-  size_t ensure_directory(Id dir, unsigned mode, int line);
   std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
   std::optional<Id> first_link(Id cur, bool follow_last) const;
-  // "/" down to `p`, `p` included.
-  std::vector<Id> lineage(Id p) const;
+  // "/" down to `p` in the table as it stands (during the replay inherited() cannot
+  // remember its answers): calls visit(d, c), `c` the mount covering `d`, until it returns
+  // true, and returns that `d`. A loop, not a call per level: an argv may name paths
+  // thousands of components deep.
+  template <class Visit>
+  std::optional<Id> descend(Id p, Visit&& visit) const;
   // Why the directory `a`, covered by mount `c`, cannot be searched (an empty text
   // unless `with_text`); none when it can.
   std::optional<std::string> unsearchable(Id a, size_t c, bool with_text) const;
@@ -208,9 +210,15 @@ class MountTable {
   Decision decide(const Place& at, FsOp op) const;
   // The trace line of decide()'s `why` for `op` at `at`.
   std::string explain(const Place& at, FsOp op, Why why) const;
-  // The first alias of `host` in replay order, if any, where `op` reaches `host`: the
-  // bind's index and the alias path.
-  std::optional<std::pair<size_t, Id>> alias_reaching(Id host, FsOp op) const;
+  // What `op` does to the host object `host`, given `direct`, what it does at the same
+  // path: `direct` where that reaches `host`; else through the first alias of `host` in
+  // replay order that reaches it (the Reach's mount is the alias's bind); else `direct`,
+  // with another host object counted as sandbox storage.
+  struct HostReach {
+    Reach reach;
+    std::optional<Id> alias;  // the alias path, when one reaches `host`
+  };
+  HostReach of_host(Id host, FsOp op, const Reach& direct) const;
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases

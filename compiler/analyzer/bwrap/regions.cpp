@@ -62,7 +62,7 @@ void for_each_region(const BwrapArgv& argv, const Intent& intent,
   // Below each: one name nothing in the closure uses, which every unnamed path below it
   // answers like (nothing the table or the intent knows lies there).
   for (const Region& r : closure) {
-    PathTable::Id below = paths.lasting_child(r.id, "zpolicy-region");
+    PathTable::Id below = paths.child(r.id, "zpolicy-region");
     for (unsigned n = 2; seen.find(below); ++n)
       below = paths.child(r.id, "zpolicy-region-" + std::to_string(n));
     visit(Region{below, Region::Kind::Below, r.id, r.line, r.text});

@@ -65,7 +65,7 @@ constexpr std::array<PathOperation, 15> kPathOperations = {{
 // '$' inside a name) and texts the probes make (`${WORKSPACE}hub`, a sibling of the
 // symbolic root that only "/" holds): every probe path has an id. A directory of "/"
 // whose name is spelled like a symbolic root (`/${HOME}`) is not that root: the table
-// knows it by a name no root has. The table views the names: `path` must outlive it.
+// knows it by a name no root has.
 PathTable::Id intern(PathTable& table, std::string_view path) {
   PathTable::Id id = PathTable::kRoot;
   for (size_t start = 0; start <= path.size();) {
@@ -74,7 +74,7 @@ PathTable::Id intern(PathTable& table, std::string_view path) {
     if (start == 1 && name.starts_with("${"))
       id = table.child(id, "/" + std::string(name));
     else if (!name.empty())
-      id = table.lasting_child(id, name);
+      id = table.child(id, name);
     start = end + 1;
   }
   return id;
