@@ -191,17 +191,19 @@ HostCheck landlock() {
 HostCheck state_directory() {
 #if defined(__linux__)
   const std::string dir = Placeholders::state_dir();
+  // Another user took the usual name first (red team R7-L1): runs work, each in a
+  // directory of its own that no later run reads (so what a killed run leaves is never
+  // reconciled), and the owner of the name is worth knowing.
+  if (const std::string note = compiler::zpolicy_state_dir_note(); !note.empty())
+    return {"state-directory", Status::Warning, note, "",
+            "ask the owner or root to remove the directory of the usual name"};
   struct stat st;
   if (lstat(dir.c_str(), &st) != 0)
     return {"state-directory", Status::Info, dir + " (created by the first run)", "", ""};
   if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077))
-    return {"state-directory", Status::Failed, dir + " is not a private directory owned by this user",
-            "", "remove it (`rm -rf " + dir + "`); the next run creates it with mode 0700"};
-  // Another user took the usual name first (red team R7-L1): runs work, in a directory
-  // of another name, but the owner of the name is worth knowing.
-  if (const std::string note = compiler::zpolicy_state_dir_note(); !note.empty())
-    return {"state-directory", Status::Warning, note, "",
-            "ask the owner or root to remove the directory of the usual name"};
+    return {"state-directory", Status::Failed,
+            dir + " is not a private directory owned by this user", "",
+            "remove it (`rm -rf " + dir + "`); the next run creates it with mode 0700"};
   return {"state-directory", Status::Ok, dir, "", ""};
 #else
   return {"state-directory", Status::Info, "none (a macOS run creates no placeholders)", "", ""};

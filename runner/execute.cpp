@@ -215,8 +215,10 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   // The deny roots the setup check must not find: every one whose way is watched, as an
   // executor of the plan checks them (docs/embedding.md "missing_deny_roots").
   std::vector<std::string> absent;
-  // From before the last look at the deny roots' ways to after the guard's unshare.
-  const HostMountEvents mounts;
+  // From before the last look at the deny roots' ways to after the guard's unshare; only
+  // a run that may watch such a way needs it.
+  std::optional<HostMountEvents> mounts;
+  if (may_have_missing_deny_roots(live)) mounts.emplace();
   const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared, &absent);
   for (const auto& w : deny_ways) watched.push_back(w);
   // A deny root that exists by now, created since it was resolved: nothing masks it.
@@ -335,7 +337,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     std::string why, limit_failed;
     if (!limit_sandbox_notify(init, *notify_share, why)) limit_failed = why;
     // bwrap runs, so the guard's namespace is made: a mount in between is in it (A10-3).
-    if (!deny_ways.empty() && mounts.changed()) {
+    if (!deny_ways.empty() && (!mounts || mounts->changed())) {
       refused = "a filesystem was mounted or unmounted on the host while the run started, "
                 "which could bring deny root '" + deny_ways.front().protects +
                 "' into the sandbox where no watch sees it; refusing to run what was not "

@@ -87,6 +87,23 @@ std::vector<WatchedName> watched_names(const std::vector<ExpectedObject>& setup)
   return out;
 }
 
+namespace {
+
+bool missing_outside_writable(const ir::Resolved& resolved, const ir::ResolvedPath& d) {
+  if (d.kind != ir::HostKind::Missing) return false;
+  // Inside a writable root, a placeholder and a mask cover it (runner/placeholders).
+  return std::none_of(resolved.write.begin(), resolved.write.end(),
+                      [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, d.path); });
+}
+
+}  // namespace
+
+bool may_have_missing_deny_roots(const ir::Resolved& resolved) {
+  return std::any_of(resolved.deny.begin(), resolved.deny.end(), [&](const ir::ResolvedPath& d) {
+    return missing_outside_writable(resolved, d);
+  });
+}
+
 std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared,
                                             std::vector<std::string>* roots) {
   std::vector<WatchedName> out;
@@ -97,10 +114,7 @@ std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::s
   };
   compiler::HostLookups host;
   for (const auto& d : resolved.deny) {
-    if (d.kind != ir::HostKind::Missing) continue;
-    bool in_writable = false;
-    for (const auto& w : resolved.write) in_writable |= ir::path_within(w.path, d.path);
-    if (in_writable) continue;  // a placeholder and a mask cover it (runner/placeholders)
+    if (!missing_outside_writable(resolved, d)) continue;
     // Every entry the kernel looks up on the way, symlinks followed: a link on the way,
     // dangling (`~/.aws -> /mnt/secrets/aws`) or made since the resolution, leads where
     // the host would create the deny root (red team A17B-1). Each existing entry is

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -25,6 +26,7 @@
 #include "runner/open_no_symlinks.hpp"
 #include "runner/placeholder_removal.hpp"
 #include "runner/run_records.hpp"
+#include "runner/state_dir_exposure.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -35,6 +37,28 @@ bool private_dir(const std::string& dir) {
   struct stat st;
   return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
          (st.st_mode & 077) == 0;
+}
+
+// The state directory of this process's own (compiler/resolve/state_dir.hpp): made by the
+// first run of the process that needs it, removed when the last one ends. Runs of one
+// process (the API) may overlap.
+std::mutex own_state_mutex;
+int own_state_users = 0;
+
+bool enter_own_state_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> guard(own_state_mutex);
+  if (!private_dir(dir)) return false;
+  ++own_state_users;
+  return true;
+}
+
+void leave_own_state_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> guard(own_state_mutex);
+  if (--own_state_users > 0) return;
+  // Nothing reads it once this process is gone: what is left of the runs' records with it.
+  for (const auto& r : read_run_records(dir)) unlink(r.path.c_str());
+  unlink((dir + "/lock").c_str());
+  rmdir(dir.c_str());
 }
 
 class FileLock {
@@ -95,6 +119,12 @@ std::string Placeholders::state_dir() { return compiler::zpolicy_state_dir(); }
 
 Placeholders::~Placeholders() { cleanup(); }
 
+void Placeholders::leave_state_dir() {
+  if (!in_own_state_dir_) return;
+  in_own_state_dir_ = false;
+  leave_own_state_dir(state_dir());
+}
+
 bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   const std::string dir = state_dir();
   // Fail closed: state the sandbox could reach (lock it, edit a record) would let it
@@ -108,9 +138,23 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
       return false;
     }
   }
+  if (compiler::zpolicy_state_dir_is_private_to_this_process() && !in_own_state_dir_) {
+    if (!enter_own_state_dir(dir)) {
+      error = "state directory '" + dir + "' is not a private directory owned by this user";
+      return false;
+    }
+    in_own_state_dir_ = true;
+  }
   if (!private_dir(dir)) {
     error = "state directory '" + dir + "' is not a private directory owned by this user";
     return false;
+  }
+  if (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly) {
+    if (const std::string other = state_dir_exposed(r, dir); !other.empty()) {
+      error = "the state directory '" + dir + "' is also " + other +
+              ", where the sandbox could write what later runs act on; refusing to run";
+      return false;
+    }
   }
   // Run records are per user, so only the host run lock tells one user's cleanup that
   // another user's run (or the same user's under another state directory) may rely on a
@@ -260,7 +304,10 @@ bool Placeholders::records_durable() {
 }
 
 void Placeholders::cleanup() {
-  if (record_fd_ < 0) return;
+  if (record_fd_ < 0) {
+    leave_state_dir();
+    return;
+  }
   records_durable();  // the fsync must not outlive the descriptor it syncs
   const std::string dir = state_dir();
   // The sandbox is gone, so this record protects nothing any more; it is unlocked before
@@ -289,6 +336,7 @@ void Placeholders::cleanup() {
   host_lock_.release();
   for (const auto& e : entries_) close(e.held);
   entries_.clear();
+  leave_state_dir();
 }
 
 }  // namespace zpolicy::runner

@@ -69,6 +69,10 @@ class Placeholders {
   std::vector<Entry> entries_;
   std::future<bool> synced_;  // the record's fsync, while it runs
   bool durable_ = true;
+  // The state directory is this process's own (compiler/resolve/state_dir.hpp) and this
+  // run counts among its users until cleanup().
+  bool in_own_state_dir_ = false;
+  void leave_state_dir();
 };
 
 }  // namespace zpolicy::runner

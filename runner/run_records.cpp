@@ -3,14 +3,39 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 namespace zpolicy::runner {
+
+namespace {
+
+// Only what a run of this user wrote is a record: a regular file of the caller's, closed
+// to everybody else as runs create it (0600), with no other name. The state directory is private
+// and hidden from every sandbox (compiler/resolve/state_dir.hpp), so nothing else should be there;
+// anything else is left alone rather than trusted.
+bool written_by_a_run(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
+         (st.st_mode & 077) == 0 && st.st_nlink == 1;
+}
+
+std::vector<std::string> lines_of(int fd) {
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = pread(fd, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+}  // namespace
 
 std::vector<RunRecord> read_run_records(const std::string& dir, const std::string& own) {
   std::vector<RunRecord> out;
@@ -21,11 +46,13 @@ std::vector<RunRecord> read_run_records(const std::string& dir, const std::strin
     if (name.rfind("run-", 0) != 0) continue;
     std::string path = dir + "/" + name;
     if (path == own) continue;
-    int fd = open(path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(dirfd(d), e->d_name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) continue;
-    RunRecord r{path, flock(fd, LOCK_EX | LOCK_NB) != 0, {}};
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) r.lines.push_back(line);
+    if (!written_by_a_run(fd)) {
+      close(fd);
+      continue;
+    }
+    RunRecord r{path, flock(fd, LOCK_EX | LOCK_NB) != 0, lines_of(fd)};
     close(fd);
     out.push_back(std::move(r));
   }

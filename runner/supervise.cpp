@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -149,31 +150,48 @@ struct StatusStream {
   }
 };
 
-// The settings of every terminal among stdin, stdout and stderr, put back after the run:
-// a sandboxed `stty -echo -icanon` must not outlive it. Each terminal once, by device.
+// The state of every terminal among stdin, stdout and stderr, put back after the run: a
+// sandboxed `stty -echo -icanon` must not outlive it. Nor may what the command can change
+// on the caller's terminal besides its settings, with the ioctls any holder of the
+// descriptor may use (red team A11-1): the line discipline (TIOCSETD to N_NULL left a
+// terminal whose reads and writes fail, so the caller's shell exited), exclusive mode
+// (TIOCEXCL: the caller's next open of the terminal, a `sudo` asking for a password, failed
+// EBUSY) and stopped output (tcflow TCOOFF: the terminal showed nothing more, and zpolicy's
+// own last line blocked it forever). Each terminal once, by device.
 class TerminalSettings {
  public:
   TerminalSettings() {
     for (int fd = 0; fd <= 2; ++fd) {
       struct stat st;
-      termios t;
-      if (!isatty(fd) || fstat(fd, &st) != 0 || tcgetattr(fd, &t) != 0) continue;
+      Saved s{fd, 0, {}, N_TTY, 0};
+      if (!isatty(fd) || fstat(fd, &st) != 0 || tcgetattr(fd, &s.settings) != 0) continue;
       bool seen = false;
-      for (const auto& s : saved_) seen |= s.device == st.st_rdev;
-      if (!seen) saved_.push_back({fd, st.st_rdev, t});
+      for (const auto& o : saved_) seen |= o.device == st.st_rdev;
+      if (seen) continue;
+      s.device = st.st_rdev;
+      ioctl(fd, TIOCGETD, &s.line_discipline);
+      ioctl(fd, TIOCGEXCL, &s.exclusive);
+      saved_.push_back(s);
     }
   }
-  // From a background process group tcsetattr would stop us with SIGTTOU; blocked, the
-  // kernel lets the call through.
+  // From a background process group these calls would stop us with SIGTTOU; blocked, the
+  // kernel lets them through. Output is restarted whatever it was before: nothing tells
+  // whether it was stopped, and a terminal stopped by its user starts again with ^Q anyway.
   void restore() const {
     if (saved_.empty()) return;
     sigset_t ttou, old;
     sigemptyset(&ttou);
     sigaddset(&ttou, SIGTTOU);
     sigprocmask(SIG_BLOCK, &ttou, &old);
-    for (const auto& s : saved_)
+    for (const auto& s : saved_) {
+      int now = s.line_discipline;
+      if (ioctl(s.fd, TIOCGETD, &now) == 0 && now != s.line_discipline)
+        ioctl(s.fd, TIOCSETD, &s.line_discipline);
       while (tcsetattr(s.fd, TCSANOW, &s.settings) != 0 && errno == EINTR) {
       }
+      tcflow(s.fd, TCOON);
+      if (!s.exclusive) ioctl(s.fd, TIOCNXCL);
+    }
     sigprocmask(SIG_SETMASK, &old, nullptr);
   }
 
@@ -182,6 +200,8 @@ class TerminalSettings {
     int fd;
     dev_t device;
     termios settings;
+    int line_discipline;
+    int exclusive;
   };
   std::vector<Saved> saved_;
 };

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/lint/mount_names.hpp"
+#include "compiler/resolve/mount_names.hpp"
 
 namespace zpolicy::compiler {
 

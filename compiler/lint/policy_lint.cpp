@@ -3,7 +3,7 @@
 #include "compiler/lint/host_lookups.hpp"
 #include "compiler/lint/kernel_filesystems.hpp"
 #include "compiler/lint/lint_catalog.hpp"
-#include "compiler/lint/mount_names.hpp"
+#include "compiler/resolve/mount_names.hpp"
 #include "compiler/lint/network_lint.hpp"
 
 #include <pwd.h>

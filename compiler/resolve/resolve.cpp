@@ -17,6 +17,7 @@
 #include "compiler/resolve/blocked_way.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
+#include "compiler/resolve/mount_names.hpp"
 #include "compiler/resolve/pattern_expand.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
 #include "compiler/resolve/state_dir.hpp"
@@ -445,6 +446,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       protect_absolute(h.bind(pr.value), pr.loc, false);
     }
   }
+  std::optional<std::vector<MountEntry>> mounts;  // the host's, read once a deny root needs it
   auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
     auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
     if (!path) return;
@@ -452,6 +454,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       return ir::path_within(w.path, *path);
     });
     r.deny.push_back({*path, kind_of(*path, !inside), loc});
+    // The other names the host's own mounts give an existing deny root or a part of it (a
+    // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
+    // read root: each is masked too (red team A11-3). Only a name that shows that very
+    // object now: one another mount covers shows something else, and needs nothing.
+    if (host.os != HostOs::Linux || r.deny.back().kind == HostKind::Missing) return;
+    if (!mounts) mounts = read_mountinfo();
+    for (const auto& [name, original] : mount_aliases(*path, *mounts)) {
+      const auto identity = identity_of(original);
+      if (!identity || identity_of(name) != identity) continue;
+      const bool name_inside =
+          std::any_of(r.write.begin(), r.write.end(),
+                      [&](const ResolvedPath& w) { return ir::path_within(w.path, name); });
+      r.deny.push_back({name, kind_of(name, !name_inside), loc});
+    }
   };
   for (const auto& d : policy.deny) deny(h.bind(d.value), d.loc);
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
@@ -472,7 +488,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
-  // After every protected path is known, patterns' matches included.
+  // The other names the host's own mounts give an existing protected path or a part of it
+  // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
+  // as the deny roots' are masked (red team A11-6).
+  if (host.os == HostOs::Linux) {
+    const std::vector<ResolvedPath> protected_paths = r.protect;
+    for (const auto& p : protected_paths) {
+      if (p.kind == HostKind::Missing) continue;
+      if (!mounts) mounts = read_mountinfo();
+      for (const auto& [name, original] : mount_aliases(p.path, *mounts))
+        if (const auto identity = identity_of(original); identity && identity_of(name) == identity)
+          protect_absolute(name, p.loc, true);
+    }
+  }
+  // After every protected path is known, patterns' matches and mount aliases included.
   protect_hard_link_aliases(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);

@@ -28,6 +28,7 @@ def show(path):
 
 
 def refuse(why):
+    restore_terminals()
     print(f"run_plan.py: {why}; nothing ran", file=sys.stderr)
     sys.exit(125)
 
@@ -489,24 +490,40 @@ def limit_notify(init, share):
     return None
 
 
+class SetupUnseen(Exception):
+    """Whether the sandbox finished setting up cannot be told: nothing may run."""
+
+
 def wait_until_blocked(pid, block_fd):
     """Until bwrap's init `pid` sits in read(block_fd): every setup step is done and the
-    command not started. False when it ended first (bwrap failed on its own)."""
+    command not started. False when it ended first (bwrap failed on its own); SetupUnseen
+    when that cannot be told within 30 s."""
     deadline = time.monotonic() + 30
+    why = "the sandbox did not finish setting up within 30 s"
     while time.monotonic() < deadline:
         try:
             with open(f"/proc/{pid}/syscall") as f:
                 words = f.read().split()
             with open(f"/proc/{pid}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):
             return False
+        except PermissionError as e:
+            # EACCES and EPERM come and go: while bwrap changes credentials during setup the
+            # kernel makes it undumpable, and bwrap makes itself dumpable again before it
+            # blocks (red team R4-S1), as the runner's setup check knows. Only the state, or
+            # the deadline, ends the wait.
+            why = f"the sandbox's state could not be read within 30 s ({e.strerror})"
+            time.sleep(0.001)
+            continue
+        except OSError as e:
+            raise SetupUnseen(f"the sandbox's state cannot be read ({e.strerror})") from e
         if state in ("Z", "X"):
             return False
         if len(words) >= 2 and words[0] == "0" and int(words[1], 16) == block_fd:  # read
             return True
         time.sleep(0.001)
-    raise OSError("the sandbox did not finish setting up within 30 s")
+    raise SetupUnseen(why)
 
 
 def mount_of(fd):
@@ -652,6 +669,48 @@ def child_pid(status_r, seen):
     return None, seen
 
 
+# (descriptor, termios, line discipline, exclusive) of each terminal among 0-2, by device.
+TERMINALS = []
+TIOCGEXCL = 0x80045440
+
+
+def save_terminals():
+    """What the command can change on a terminal it is given, and this process puts back
+    once the sandbox is gone, before it writes anything (`zpolicy run` does the same, red
+    team A11-1, A11-2): its settings (`stty -echo -icanon`), its line discipline (TIOCSETD
+    to N_NULL leaves a terminal whose reads and writes fail), exclusive mode (TIOCEXCL:
+    later opens fail EBUSY) and its output (tcflow TCOOFF stops it, and a write to it then
+    blocks forever)."""
+    seen = set()
+    for fd in (0, 1, 2):
+        try:
+            if not os.isatty(fd) or os.fstat(fd).st_rdev in seen:
+                continue
+            seen.add(os.fstat(fd).st_rdev)
+            disc = struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, b"\0" * 4))[0]
+            excl = struct.unpack("i", fcntl.ioctl(fd, TIOCGEXCL, b"\0" * 4))[0]
+            TERMINALS.append((fd, termios.tcgetattr(fd), disc, excl))
+        except OSError:
+            continue
+
+
+def restore_terminals():
+    """From a background process group these calls would stop this process with SIGTTOU;
+    blocked, the kernel lets them through. Output is restarted whatever it was before."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
+    for fd, attrs, disc, excl in TERMINALS:
+        try:
+            if struct.unpack("i", fcntl.ioctl(fd, termios.TIOCGETD, b"\0" * 4))[0] != disc:
+                fcntl.ioctl(fd, termios.TIOCSETD, struct.pack("i", disc))
+            termios.tcsetattr(fd, termios.TCSANOW, attrs)
+            termios.tcflow(fd, termios.TCOON)
+            if not excl:
+                fcntl.ioctl(fd, termios.TIOCNXCL)
+        except OSError:
+            pass
+    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def open_closed_standard_descriptors():
     """A closed 0, 1 or 2 would be the number of the next file this process opens (the
     plan, a bind source), which would then reach the sandbox in its place (red team
@@ -666,6 +725,7 @@ def open_closed_standard_descriptors():
 
 def main():
     open_closed_standard_descriptors()
+    save_terminals()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
     if plan.get("zpolicy_plan") != 7:
@@ -777,6 +837,7 @@ def main():
             status = st
         elif undone is not None:
             stop(pid, init)
+            restore_terminals()
             remove_placeholders(created)
             print(f"run_plan.py: {undone}, so the protection there no longer held; the sandbox "
                   "was stopped", file=sys.stderr)
@@ -789,6 +850,7 @@ def main():
                 time.sleep(0.01)
                 done, _ = os.waitpid(pid, os.WNOHANG)
             stop(pid, init, reaped=done)
+            restore_terminals()
             remove_placeholders(created)
             print("run_plan.py: timed out", file=sys.stderr)
             sys.exit(124)
@@ -798,7 +860,11 @@ def main():
                 time.sleep(0.001)
                 continue
             released = True
-            blocked = wait_until_blocked(init, plan["block_fd"])
+            unseen = None
+            try:
+                blocked = wait_until_blocked(init, plan["block_fd"])
+            except SetupUnseen as e:
+                blocked, unseen = False, str(e)
             why = check_setup(init, plan["setup_checks"], sources) if blocked else None
             if why is None and blocked:
                 why = deny_roots_absent(init, missing_deny_roots)
@@ -808,6 +874,8 @@ def main():
                        f"which could bring deny root '{named}' into the sandbox unseen")
             if why is not None:
                 why = f"the sandbox is not what was verified: {why}"
+            if unseen is not None:
+                why = unseen
             for b in plan.get("binds", []):
                 os.close(sources[b["fd"]])
             if why is None and blocked:
@@ -836,6 +904,7 @@ def main():
                     pass
             # Woken at once by a watched change, else every 10 ms to reap.
             select.select([watch.fd] if watch.fd is not None else [], [], [], 0.01)
+    restore_terminals()
     remove_placeholders(created)
     for t in relays:
         t.join()

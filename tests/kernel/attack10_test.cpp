@@ -10,6 +10,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -160,6 +161,28 @@ void mounted_empty_before_the_namespace(Caller caller, bool executor) {
   BOOST_TEST(r.err.find("mounted or unmounted on the host") != std::string::npos, r.describe());
 }
 
+// A10-3's look at the host's mount table (runner/host_mount_events) is for a run that
+// watches a missing deny root's way; any other run kept /proc/self/mountinfo open for
+// nothing. Whether zpolicy holds it while the command runs, under `policy`.
+bool holds_the_mount_table(const Sandbox& box, const std::string& policy) {
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c", "touch up; while [ ! -e go ]; do sleep 0.02; done"};
+  Running running = box.start(spec);
+  BOOST_REQUIRE(wait_until([&] { return exists(box.ws("up")); }, std::chrono::seconds(15)));
+  bool held = false;
+  const std::string fds = "/proc/" + std::to_string(running.pid) + "/fd";
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(fds, ec))
+    held |= std::filesystem::read_symlink(e.path(), ec).string().ends_with("/mountinfo");
+  box.write_file(box.ws("go"), "");
+  const RunResult r = box.finish(running);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  unlink(box.ws("up").c_str());
+  unlink(box.ws("go").c_str());
+  return held;
+}
+
 // A10-4: an embedder that drops root in process is not dumpable, and its guard made itself
 // dumpable while it wrote its user namespace's maps: for that moment any process of the new
 // uid could read the guard's copy of the embedder's memory (what it read as root). The
@@ -234,6 +257,16 @@ BOOST_DATA_TEST_CASE(a_deny_roots_link_repointed_into_a_read_root_during_the_run
 BOOST_DATA_TEST_CASE(an_executor_sees_a_deny_roots_link_repointed_into_a_read_root,
                      bdata::make(kCallers), caller) {
   deny_root_leading_into_a_read_root(caller, true, true);
+}
+
+BOOST_DATA_TEST_CASE(only_a_run_watching_a_missing_deny_root_opens_the_mount_table,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  BOOST_TEST(!holds_the_mount_table(
+      box, box.write_policy("plain.yaml",
+                            "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  "
+                            "read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n")));
+  BOOST_TEST(holds_the_mount_table(box, deny_policy(box, box.home() + "/.aws")));
 }
 
 BOOST_AUTO_TEST_CASE(an_embedder_that_dropped_root_in_process_is_refused_unless_dumpable) {

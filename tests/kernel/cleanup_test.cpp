@@ -53,6 +53,20 @@ Cleaned cleanup_when_quiet(const Sandbox& box, const std::string& dir) {
   return c;
 }
 
+// The next run reconciles dead records only when it is alone on the host: other tests'
+// runs may be live, so run `true` until the killed run's `.env.local` is gone. False when
+// it never was.
+bool reconciled_by_a_later_run(const Sandbox& box) {
+  RunSpec spec;
+  spec.command = {"/bin/true"};
+  return wait_until(
+      [&] {
+        box.run(spec);
+        return !exists(box.ws(".env.local"));
+      },
+      std::chrono::seconds(60));
+}
+
 Running start_and_wait(const Sandbox& box, const std::string& name) {
   RunSpec spec;
   spec.command = waiting(name);
@@ -70,7 +84,7 @@ void kill_run(const Sandbox& box, Running& r, const std::string& name) {
                         std::chrono::seconds(5)));
 }
 
-// zpolicy's state directory for a caller started by the harness (no XDG_RUNTIME_DIR).
+// zpolicy's state directory for a caller (compiler/resolve/state_dir.hpp).
 std::string state_dir_of(Caller caller) {
   return caller == Caller::Root ? "/run/zpolicy" : "/tmp/zpolicy-65534";
 }
@@ -154,16 +168,7 @@ void a_directory_made_since_is_not_a_dead_runs_placeholder(Caller caller, bool b
     BOOST_TEST(c.exit_code == 0, c.out);
     BOOST_TEST(c.out.find("kept    " + box.ws(".env") + ": ") != std::string::npos, c.out);
   } else {
-    // The next run reconciles dead records only when it is alone on the host: other
-    // tests' runs may be live, so run until the killed run's `.env.local` is gone.
-    RunSpec spec;
-    spec.command = {"/bin/true"};
-    BOOST_TEST(wait_until(
-        [&] {
-          box.run(spec);
-          return !exists(box.ws(".env.local"));
-        },
-        std::chrono::seconds(60)));
+    BOOST_TEST(reconciled_by_a_later_run(box));
   }
   struct stat after {};
   BOOST_TEST_REQUIRE(lstat(box.ws(".env").c_str(), &after) == 0,
@@ -255,14 +260,7 @@ BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named, bdata
   Running a = start_and_wait(box, "a");
   kill_run(box, a, "a");
   BOOST_TEST_REQUIRE(write_as_format_1(caller, box.ws(".env")) == 1);
-  RunSpec spec;
-  spec.command = {"/bin/true"};
-  BOOST_TEST(wait_until(
-      [&] {
-        box.run(spec);
-        return !exists(box.ws(".env.local"));
-      },
-      std::chrono::seconds(60)));
+  BOOST_TEST(reconciled_by_a_later_run(box));
   BOOST_TEST(exists(box.ws(".env")), ".env removed without a birth time to identify it");
   const auto c = cleanup_when_quiet(box, box.workspace());
   BOOST_TEST(c.exit_code == 0, c.out);

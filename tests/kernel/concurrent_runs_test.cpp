@@ -148,8 +148,9 @@ BOOST_DATA_TEST_CASE(a_killed_run_is_reconciled_without_hurting_a_live_one, bdat
 }
 
 // No file of zpolicy's own state can be opened (so not flocked or edited) from inside:
-// root's /run/zpolicy; for an unprivileged caller, a state directory on a path the
-// sandbox sees ($XDG_RUNTIME_DIR under the visible base), and one under a writable /tmp.
+// root's /run/zpolicy; for an unprivileged caller, /tmp/zpolicy-UID under a writable /tmp,
+// also when the caller has an XDG_RUNTIME_DIR the sandbox sees (it is not read: red team
+// A10B-2).
 BOOST_DATA_TEST_CASE(zpolicy_state_is_unreachable_from_inside, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   struct Member {
@@ -157,21 +158,21 @@ BOOST_DATA_TEST_CASE(zpolicy_state_is_unreachable_from_inside, bdata::make(kCall
     std::vector<std::string> env, options;
   };
   std::vector<Member> members;
-  if (caller == Caller::Root) {
-    members.push_back({"/run/zpolicy", {}, {}});
-  } else {
-    const std::string xdg = box.base() + "/xdg";
-    box.make_dir(xdg);
-    members.push_back({xdg + "/zpolicy", {"XDG_RUNTIME_DIR=" + xdg}, {}});
-  }
   const std::string tmp_policy = box.write_policy("tmp.yaml", R"(zpolicy: 1
 mode: workspace-write
 filesystem:
   read: ["/"]
   write: ["${WORKSPACE}", "/tmp"]
 )");
-  if (caller == Caller::Nobody)
-    members.push_back({"/tmp/zpolicy-65534", {}, {"--policy", tmp_policy, "--accept", "ZP013"}});
+  const std::string xdg = box.base() + "/xdg";
+  if (caller == Caller::Root) {
+    members.push_back({"/run/zpolicy", {}, {}});
+  } else {
+    box.make_dir(xdg);
+    members.push_back({"/tmp/zpolicy-65534",
+                       {"XDG_RUNTIME_DIR=" + xdg},
+                       {"--policy", tmp_policy, "--accept", "ZP013"}});
+  }
   for (const auto& m : members) {
     // A first run makes sure the state exists.
     RunSpec plain;
@@ -213,6 +214,7 @@ filesystem:
     BOOST_TEST(other.exit_code == 0, other.describe());
     BOOST_TEST(!other.hit_limit, other.describe());
     BOOST_TEST(!exists(m.state + "/run-x"), "the sandbox created a file in the state directory");
+    BOOST_TEST(!exists(xdg + "/zpolicy"), "XDG_RUNTIME_DIR was read");
     unlink(box.ws("attempted").c_str());
   }
 }

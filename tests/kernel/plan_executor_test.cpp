@@ -131,6 +131,47 @@ BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_no
                                          "the executor");
 }
 
+// run_plan.py looks at /proc/INIT/syscall until bwrap's init waits for the release; EACCES
+// there comes and goes while bwrap changes credentials (R4-S1). When it stays (here: every
+// read of it fails so, and each look is 5 s later on the clock), the executor ended with a
+// traceback and left its placeholders. It must refuse cleanly: exit 125, a message, the
+// placeholders removed, nothing run.
+BOOST_DATA_TEST_CASE(an_executor_that_cannot_read_the_sandbox_state_refuses_cleanly,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string executor =
+      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
+  const std::string unreadable = box.write_policy(
+      "unreadable.py",
+      R"(import builtins, itertools, runpy, select, subprocess, sys, threading, time
+real_open = builtins.open
+def no_syscall(path, *args, **kwargs):
+    if isinstance(path, str) and path.startswith("/proc/") and path.endswith("/syscall"):
+        raise PermissionError(13, "Permission denied", path)
+    return real_open(path, *args, **kwargs)
+builtins.open = no_syscall
+clock = itertools.count(0, 5.0)
+time.monotonic = lambda: next(clock)
+sys.argv = sys.argv[1:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+)");
+  auto planned = box.host_command(
+      {zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh", "-c", "echo x > ran"});
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/python3", unreadable, executor,
+                   box.write_policy("plan.json", planned.out)};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(r.err.find("run_plan.py: the sandbox's state could not be read within 30 s "
+                        "(Permission denied); nothing ran") != std::string::npos,
+             r.err);
+  BOOST_TEST(r.err.find("Traceback") == std::string::npos, r.err);
+  BOOST_TEST(!exists(box.ws("ran")), "the command ran");
+  for (const char* p : {".git", ".env", ".env.local", "node_modules"})
+    BOOST_TEST(!exists(box.ws(p)), p << ": a placeholder was left");
+}
+
 // Red team R8-L2 and R9c-L3, for an executor of the plan: a command that opens inotify
 // instances and fanotify groups until refused gets the plan's share (a quarter of its
 // caller's), not every one its caller has, so the caller's other runs keep theirs.

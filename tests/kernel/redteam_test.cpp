@@ -17,7 +17,7 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
 
-// zpolicy's state directory for a caller started by the harness (no XDG_RUNTIME_DIR).
+// zpolicy's state directory for a caller (compiler/resolve/state_dir.hpp).
 std::string state_dir_of(Caller caller) {
   return caller == Caller::Root ? "/run/zpolicy" : "/tmp/zpolicy-65534";
 }

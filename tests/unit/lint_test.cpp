@@ -1,6 +1,6 @@
 // Policy lints (docs/lints.md): one policy per lint ID that trips exactly that lint, with
 // its severity and location, and no lint at all on the golden policies.
-#include "compiler/lint/mount_names.hpp"
+#include "compiler/resolve/mount_names.hpp"
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/lint/lint_catalog.hpp"
 

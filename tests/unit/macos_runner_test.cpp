@@ -161,7 +161,9 @@ BOOST_AUTO_TEST_CASE(a_missing_sandbox_exec_is_a_refusal) {
 
 BOOST_AUTO_TEST_CASE(timeout_kills_the_process_group_and_exits_124) {
   FakeSandboxExec fake;
-  fake.run.timeout = 300ms;
+  // Long enough for the shell to have started its background child and written its pid
+  // on a loaded machine (at 300 ms the file was sometimes still empty at load 10).
+  fake.run.timeout = 1s;
   std::string err;
   auto start = std::chrono::steady_clock::now();
   BOOST_TEST(fake.start({"/bin/sh", "-c", "sleep 30 & echo $! > bg.pid; wait"}, err) == 124);
@@ -170,7 +172,9 @@ BOOST_AUTO_TEST_CASE(timeout_kills_the_process_group_and_exits_124) {
              "zpolicy: timed out; the command's process group got SIGTERM and the command ended "
              "within the 2s grace (time for a test runner to write its report); the group was "
              "killed\n");
-  pid_t bg = std::stoi(test::slurp(fake.ws + "/bg.pid"));
+  const std::string bg_pid = test::slurp(fake.ws + "/bg.pid");
+  BOOST_TEST_REQUIRE(!bg_pid.empty(), "the command was stopped before it started its child");
+  pid_t bg = std::stoi(bg_pid);
   for (int i = 0; i < 100 && !dead(bg); ++i) std::this_thread::sleep_for(20ms);
   BOOST_TEST(dead(bg));
 }

@@ -32,7 +32,21 @@ MountShowing mount_showing(const std::string& path, const std::vector<MountEntry
 // gives one directory of a filesystem a name wherever it is mounted
 // (`mount --bind /usr/local /srv/ul` makes `/srv/ul/bin` also `/usr/local/bin`). Sorted,
 // without `path` itself.
-std::vector<std::string> other_names(const std::string& path, const std::vector<MountEntry>& mounts);
+std::vector<std::string> other_names(const std::string& path,
+                                     const std::vector<MountEntry>& mounts);
+
+// Where the mounts show `path` (canonical) or a part of it under another name, each with
+// the name that part has at `path`: every name other_names gives `path` itself, and the
+// mount point of each mount of the same filesystem whose root lies strictly below it
+// (`mount --bind /w/.git/hooks /w/h` shows the part `/w/.git/hooks` of `/w/.git` at
+// `/w/h`). Whether a name still shows that part (no later mount covers it) is the
+// caller's to check.
+struct MountAlias {
+  std::string name;      // where the mounts show it
+  std::string original;  // what it is at `path`
+};
+std::vector<MountAlias> mount_aliases(const std::string& path,
+                                      const std::vector<MountEntry>& mounts);
 
 // The mounts strictly below `path` that are not read-only (a writable bind of `path` binds
 // them too, recursively): for each, where it shows and every name its root has.

@@ -1,4 +1,4 @@
-#include "compiler/lint/mount_names.hpp"
+#include "compiler/resolve/mount_names.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -93,6 +93,18 @@ std::vector<std::string> other_names(const std::string& path, const std::vector<
   auto names = names_of(m->device, in_fs, mounts);
   std::erase(names, path);
   return names;
+}
+
+std::vector<MountAlias> mount_aliases(const std::string& path,
+                                      const std::vector<MountEntry>& mounts) {
+  std::vector<MountAlias> out;
+  for (auto& name : other_names(path, mounts)) out.push_back({std::move(name), path});
+  const auto [m, in_fs] = mount_showing(path, mounts);
+  if (!m) return out;
+  for (const auto& e : mounts)
+    if (e.device == m->device && e.root != in_fs && ir::path_within(in_fs, e.root))
+      out.push_back({e.point, rebase(e.root, in_fs, path)});
+  return out;
 }
 
 std::vector<MountBelow> writable_mounts_below(const std::string& path,

@@ -1,0 +1,364 @@
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "deny_root_runs.hpp"
+#include "sandbox_fixture.hpp"
+
+// Red team round 11 (docs/redteam-2026-12.md): the caller's terminal, the guard's caller
+// checks, the state directories.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+// A pseudo-terminal whose slave is zpolicy's stdin and stderr, set up as an interactive
+// shell's; closed when it goes out of scope.
+struct Pty {
+  int master = -1, slave = -1;
+  Pty() {
+    if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
+      throw std::runtime_error("openpty failed");
+    termios t;
+    tcgetattr(slave, &t);
+    t.c_lflag |= ECHO | ICANON;
+    tcsetattr(slave, TCSANOW, &t);
+  }
+  ~Pty() {
+    close(master);
+    close(slave);
+  }
+  bool echo_and_canonical() const {
+    termios t;
+    return tcgetattr(slave, &t) == 0 && (t.c_lflag & (ECHO | ICANON)) == (ECHO | ICANON);
+  }
+  int line_discipline() const {
+    int d = -1;
+    ioctl(slave, TIOCGETD, &d);
+    return d;
+  }
+  int exclusive() const {
+    int e = -1;
+    ioctl(slave, TIOCGEXCL, &e);
+    return e;
+  }
+  // What is written to the terminal reaches its other end.
+  bool output_flows() const {
+    const int flags = fcntl(slave, F_GETFL);
+    fcntl(slave, F_SETFL, flags | O_NONBLOCK);
+    const bool written = write(slave, "x", 1) == 1;
+    fcntl(slave, F_SETFL, flags);
+    pollfd p{master, POLLIN, 0};
+    return written && poll(&p, 1, 1000) == 1;
+  }
+};
+
+// Who runs the command: `zpolicy run`, an embedder's run(plan) in process
+// (examples/c/run_command.c), or an executor of the plan (examples/python/run_plan.py).
+enum class Launcher { Run, Embedded, Executor };
+
+// A11-1: zpolicy restored the caller's terminal settings (termios) after the run, but the
+// command holds the terminal itself and may use every ioctl its holder may: TIOCSETD to
+// N_NULL (built in) left a terminal whose reads and writes fail (the caller's shell
+// exited), TIOCEXCL made every later open of it fail EBUSY (`sudo` asking for a password),
+// and tcflow(TCOOFF) stopped its output, which also blocked zpolicy forever on its own last
+// line (the "whether the sandbox refused it" hint after exit 1): the run never returned.
+// A11-2: run_plan.py restored nothing, not even the settings (`stty -echo -icanon`).
+void terminal_after_the_command(Caller caller, Launcher launcher) {
+  using namespace std::chrono_literals;
+  const std::vector<std::pair<std::string, std::string>> changes = {
+      {"stty",
+       "t = termios.tcgetattr(0); t[3] &= ~(termios.ECHO | termios.ICANON); "
+       "termios.tcsetattr(0, termios.TCSANOW, t)"},
+      {"TIOCSETD+TIOCEXCL",
+       "fcntl.ioctl(0, termios.TIOCSETD, struct.pack('i', 27)); fcntl.ioctl(0, termios.TIOCEXCL)"},
+      {"TCOOFF", "termios.tcflow(0, termios.TCOOFF)"}};
+  for (const auto& [name, change] : changes) {
+    Sandbox box(caller);
+    Pty pty;
+    BOOST_TEST_REQUIRE(pty.line_discipline() == N_TTY);
+    const std::vector<std::string> command = {"/usr/bin/python3", "-c",
+                                              "import fcntl, struct, sys, termios\n" + change +
+                                                  "\nopen('changed', 'w').close()\nsys.exit(1)"};
+    RunSpec spec;
+    if (launcher == Launcher::Executor)
+      run_through(box, true,
+                  box.write_policy("ws.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n"),
+                  command, spec);
+    else
+      spec.command = command;
+    if (launcher == Launcher::Embedded) spec.launcher = {embedder_binary()};
+    spec.stdin_fd = pty.slave;
+    spec.root_prefix = {"/bin/sh", "-c", "exec \"$@\" 2>&0", "sh"};
+    spec.limit = 8s;
+    const RunResult r = box.run(spec);
+    BOOST_TEST_REQUIRE(exists(box.ws("changed")), name << ": the command never ran\n"
+                                                       << r.describe());
+    BOOST_TEST(!r.hit_limit, name << ": the run never returned\n" << r.describe());
+    BOOST_TEST(r.exit_code == 1, name << "\n" << r.describe());
+    BOOST_TEST(pty.echo_and_canonical(), name << ": the settings outlived the run");
+    BOOST_TEST(pty.line_discipline() == N_TTY, name << ": the line discipline outlived the run");
+    BOOST_TEST(pty.exclusive() == 0, name << ": exclusive mode outlived the run");
+    BOOST_TEST(pty.output_flows(), name << ": stopped output outlived the run");
+  }
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_attack11)
+
+BOOST_DATA_TEST_CASE(the_callers_terminal_outlives_no_ioctl_of_the_command, bdata::make(kCallers),
+                     caller) {
+  terminal_after_the_command(caller, Launcher::Run);
+}
+
+BOOST_DATA_TEST_CASE(an_embedders_terminal_outlives_no_ioctl_of_the_command, bdata::make(kCallers),
+                     caller) {
+  terminal_after_the_command(caller, Launcher::Embedded);
+}
+
+BOOST_DATA_TEST_CASE(an_executors_terminal_outlives_no_ioctl_of_the_command, bdata::make(kCallers),
+                     caller) {
+  terminal_after_the_command(caller, Launcher::Executor);
+}
+
+// A11-3: a deny root was masked at its path, and the verifier follows the other names
+// that binds of the argv give it, but not those the host's own mounts give it. A directory
+// bind-mounted elsewhere on the host before the run (`mount --bind /home /srv/nfs/home`, a
+// dev container's volume, a second mount of the same filesystem) showed the deny root
+// again under a read root: the sandbox read it there. Each member: a deny directory and a
+// deny file below a bound parent, a deny directory bound itself, a part of one bound.
+// Root makes the binds in a mount namespace of the run's own (nothing of the host changes).
+BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_mount_gives_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/src", alias = box.base() + "/alias",
+                    itself = box.base() + "/itself", part = box.base() + "/part";
+  for (const auto& dir : {src, src + "/secret", src + "/secret/sub", alias, itself, part})
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+  box.write_file(src + "/secret/key", "AKIA-KEY\n");
+  box.write_file(src + "/secret/sub/key", "AKIA-SUB\n");
+  box.write_file(src + "/token", "AKIA-TOKEN\n");
+  RunSpec spec;
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
+                                       src + "/secret\", \"" + src + "/token\"]\n")};
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
+                      "mount --bind \"$1\" \"$2\" && mount --bind \"$1/secret\" \"$3\" && mount "
+                      "--bind \"$1/secret/sub\" \"$4\" && shift 4 && exec \"$@\"",
+                      "sh",
+                      src,
+                      alias,
+                      itself,
+                      part};
+  spec.command = {"/bin/sh",
+                  "-c",
+                  "for f in \"$0/secret/key\" \"$0/token\" \"$1/secret/key\" \"$1/token\" "
+                  "\"$2/key\" \"$3/key\"; do echo \"$f: $(cat \"$f\" 2>&1)\"; done",
+                  src,
+                  alias,
+                  itself,
+                  part};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  // The control: the command ran, and at their own names the deny roots hold.
+  BOOST_TEST_REQUIRE(r.out.find(itself + "/key:") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("AKIA") == std::string::npos,
+             "read through the host's bind mounts: " << r.describe());
+}
+
+// A11-6: the same for protected paths: a host bind mount inside the workspace that shows a
+// protected directory or file under another name (`mount --bind .git/hooks hooks`, a
+// `.env` bound into `config/`) was a writable way to it. Each member: a hook planted
+// through the bound directory, `.env` rewritten through the bound file.
+BOOST_DATA_TEST_CASE(a_protected_path_is_not_written_under_the_name_a_host_bind_mount_gives_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const auto& dir : {".git", ".git/hooks", ".git/objects", ".git/refs", "hooks", "config"})
+    box.make_dir(box.ws(dir));
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  box.write_file(box.ws(".env"), "TOKEN=1\n");
+  box.write_file(box.ws("config/env"), "");
+  const std::string before = snapshot(box.ws(".git")) + snapshot(box.ws(".env"));
+  RunSpec spec;
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
+                      "mount --bind \"$1/.git/hooks\" \"$1/hooks\" && mount --bind \"$1/.env\" "
+                      "\"$1/config/env\" && shift && exec \"$@\"",
+                      "sh",
+                      box.workspace()};
+  spec.command = {"/bin/sh", "-c",
+                  "echo 'echo pwned' > hooks/pre-commit; echo TOKEN=evil > config/env; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(snapshot(box.ws(".git")) + snapshot(box.ws(".env")) == before,
+             "written through the host's bind mounts: " << r.describe());
+}
+
+// A11-4 (open): A11-3's masks are the names the mount table gave a deny root when the run
+// resolved its policy. A bind the host makes between then and the guard's private mount
+// namespace is copied into that namespace, unmasked; A10-3's check of the host's mount
+// table covers that window only for a run with a missing deny root. strace holds the
+// guard's first unshare 0.3 s while root, in a shared mount namespace standing for the
+// host's, binds the deny root's parent elsewhere. Low, as A9D-1 and A10-3: not something
+// the sandbox causes, a window of milliseconds.
+BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(2))
+BOOST_DATA_TEST_CASE(a_host_bind_of_a_deny_root_made_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
+  const std::string src = box.base() + "/src", alias = box.base() + "/alias";
+  for (const auto& dir : {src, src + "/secret", alias})
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+  box.write_file(src + "/secret/key", "AKIA-KEY\n");
+  const std::string nr = std::to_string(SYS_unshare);
+  const std::string binder = "( i=0; until grep -qs '^" + nr +
+                             " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || [ $i -ge 500 ]; do "
+                             "sleep 0.01; i=$((i+1)); done; mount --bind " +
+                             src + " " + alias + " ) >/dev/null 2>&1 & exec \"$@\"";
+  RunSpec spec;
+  spec.options = {"--policy", deny_policy(box, src + "/secret")};
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "shared",
+                      "/bin/sh",
+                      "-c",
+                      binder,
+                      "sh",
+                      "/usr/bin/strace",
+                      "-f",
+                      "-qq",
+                      "-o",
+                      "/dev/null",
+                      "-e",
+                      "trace=unshare",
+                      "-e",
+                      "inject=unshare:delay_enter=300000:when=1"};
+  spec.command = {"/bin/sh", "-c", "touch started; cat \"$0\"/secret/key", alias};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.out.find("AKIA") == std::string::npos,
+             "read through the host's new bind: " << r.describe());
+  BOOST_TEST(r.exit_code == 125, r.describe());
+}
+
+// A11-5 (open): a caller whose usual state directory name (/tmp/zpolicy-UID) another user took
+// keeps its state elsewhere, and nothing hides the usual name from its sandboxes. Freed
+// while such a run lives (its owner removes it, a /tmp cleaner), a sandbox that may write
+// /tmp (ZP013 accepted) made it, private to the caller, with a forged run record; the
+// caller's next `zpolicy cleanup` (or run) took it for its state directory and gave the
+// directory the record names, a read-only one of the caller's outside every writable root,
+// the owner's rwx, and removed it when empty (A10B-2's class). Root's state is always
+// /run/zpolicy: nobody only. All in a mount namespace of the test's own with a tmpfs on
+// /tmp, where root stands for the other user.
+BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_once_freed,
+                     *boost::unit_test::expected_failures(1)) {
+  Sandbox box(Caller::Nobody);
+  const std::string target = box.home() + "/keep";
+  box.make_dir(target);
+  box.host_command({"/bin/chmod", "0500", target});
+  const std::string usual = "/tmp/zpolicy-" + std::to_string(uid_of(Caller::Nobody));
+  const std::string script =
+      "mount -t tmpfs -o mode=1777 zp /tmp && mkdir -m 0700 \"$1\" || exit 99\n"
+      "( i=0; until [ -e \"$2/started\" ] || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done\n"
+      "  rmdir \"$1\"; touch \"$2/go\" ) &\n"
+      "z=$3 h=$4; shift 4; \"$@\"; status=$?; wait\n"
+      // Other tests' runs keep cleanup from acting (exit 1): try for a while.
+      "i=0; while [ $i -lt 50 ]; do /usr/bin/setpriv --reuid=65534 --regid=65534 "
+      "--clear-groups -- \"$z\" cleanup \"$h\" >/dev/null 2>&1; [ $? -ne 1 ] && break; "
+      "sleep 0.1; i=$((i+1)); done\nexit $status\n";
+  RunSpec spec;
+  spec.options = {"--accept", "ZP013", "--policy",
+                  box.write_policy("tmp.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\", \"/tmp\"]\n")};
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
+                      script,
+                      "sh",
+                      usual,
+                      box.workspace(),
+                      zpolicy_binary(),
+                      box.home()};
+  spec.command = {
+      "/bin/sh", "-c",
+      "touch started; i=0; while [ ! -e go ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
+      "mkdir -m 0700 \"$0\" && umask 077 && echo \"v2 $(stat -c '%d %i %.9W' \"$1\") $1\" > "
+      "\"$0/run-forged\"; echo \"forged: $?\"",
+      usual, target};
+  const RunResult r = box.run(spec);
+  BOOST_TEST_MESSAGE(r.describe());
+  BOOST_TEST_REQUIRE(r.exit_code != 99, r.describe());
+  struct stat st {};
+  if (lstat(target.c_str(), &st) != 0)
+    BOOST_TEST(false, "the caller's own directory was removed: " << r.describe());
+  else
+    BOOST_TEST((st.st_mode & 07777) == 0500u, "its mode was changed to "
+                                                  << std::oct << (st.st_mode & 07777) << std::dec
+                                                  << ": " << r.describe());
+}
+
+// Held (A10-4's class): a caller that is root in a user namespace of its own (`unshare
+// -Ur`). Started by root, it keeps kuid 0 without the initial namespace's capabilities: the
+// run is confined as a root-started one (nothing of /proc/sys, /proc/sysrq-trigger or /sys
+// opens for writing, looked at with access(2) only, and /etc stays read-only). Started by
+// nobody, /usr/bin/bwrap shows as the overflow uid's there and the run refuses before
+// anything starts (exit 4).
+BOOST_DATA_TEST_CASE(a_caller_that_is_root_in_its_own_user_namespace_gets_no_more,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.launcher = {"/usr/bin/unshare", "-Ur", zpolicy_binary(), "run"};
+  spec.command = {
+      "/bin/sh", "-c",
+      "touch ran; for f in /proc/sys/kernel/core_pattern /proc/sysrq-trigger "
+      "/sys/kernel/mm/transparent_hugepage/enabled; do [ -w $f ] && echo \"writable "
+      "$f\"; done; touch /etc/zpolicy-attack11 2>/dev/null && echo 'wrote /etc'; echo '" +
+          std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(!exists("/etc/zpolicy-attack11"));
+  if (caller == Caller::Nobody) {
+    BOOST_TEST(r.exit_code == 4, r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), r.describe());
+    return;
+  }
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("writable") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("wrote") == std::string::npos, r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
