@@ -14,7 +14,7 @@ namespace zpolicy::runner {
 struct ProxyRefusal {
   std::string host;
   uint16_t port = 0;
-  std::string reason;  // compiler::to_string(Refusal): "not-listed", "address-refused", ...
+  std::string reason;  // compiler::to_string(AdmissionRefusal): "not-listed", "address-refused", ...
   std::string detail;  // the admission's one-line reason
   friend auto operator<=>(const ProxyRefusal&, const ProxyRefusal&) = default;
 };

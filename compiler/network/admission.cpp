@@ -45,7 +45,7 @@ bool names(const ir::Destination& d, const std::string& host,
   return false;
 }
 
-Admission refuse(Refusal r, std::string reason) {
+Admission refuse(AdmissionRefusal r, std::string reason) {
   Admission a;
   a.refusal = r;
   a.reason = std::move(reason);
@@ -54,15 +54,15 @@ Admission refuse(Refusal r, std::string reason) {
 
 }  // namespace
 
-const char* to_string(Refusal r) {
+const char* to_string(AdmissionRefusal r) {
   switch (r) {
-    case Refusal::NotListed:
+    case AdmissionRefusal::NotListed:
       return "not-listed";
-    case Refusal::PortNotListed:
+    case AdmissionRefusal::PortNotListed:
       return "port-not-listed";
-    case Refusal::NotResolved:
+    case AdmissionRefusal::NotResolved:
       return "not-resolved";
-    case Refusal::AddressRefused:
+    case AdmissionRefusal::AddressRefused:
       return "address-refused";
   }
   return "not-listed";
@@ -82,7 +82,7 @@ Admission match_destination(const std::vector<ir::Located<ir::Destination>>& all
   const auto literal = host_literal(host);
   // Matched as text, resolved as a C string: only a well-formed name is matched at all.
   if (!literal && !ir::is_host_name(host))
-    return refuse(Refusal::NotListed, "'" + printable(host) + "' is not a host name");
+    return refuse(AdmissionRefusal::NotListed, "'" + printable(host) + "' is not a host name");
   bool other_port = false;
   for (const auto& entry : allow) {
     if (!names(entry.value, host, literal)) continue;
@@ -98,9 +98,9 @@ Admission match_destination(const std::vector<ir::Located<ir::Destination>>& all
   }
   const std::string what = host + ":" + std::to_string(port);
   if (other_port)
-    return refuse(Refusal::PortNotListed, what + " is not listed: the allow list names " + host +
+    return refuse(AdmissionRefusal::PortNotListed, what + " is not listed: the allow list names " + host +
                                               " on other ports only");
-  return refuse(Refusal::NotListed,
+  return refuse(AdmissionRefusal::NotListed,
                 what + " is not listed" +
                     (literal ? " (an address is admitted only by an ip: entry)" : ""));
 }
@@ -122,11 +122,11 @@ Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::str
     checked = addresses;
   }
   if (checked.empty())
-    return refuse(Refusal::NotResolved, what + ": the name has no address");
+    return refuse(AdmissionRefusal::NotResolved, what + ": the name has no address");
   for (const auto& address : checked) {
     const ir::AddressScope scope = ir::scope_of(address);
     if (scope != ir::AddressScope::Public)
-      return refuse(Refusal::AddressRefused,
+      return refuse(AdmissionRefusal::AddressRefused,
                     what + " resolves to " + address.str() + ", a " + ir::to_string(scope) +
                         " address (only localhost:PORT entries reach the host's own services)");
   }

@@ -14,17 +14,17 @@ namespace zpolicy::compiler {
 
 // Why the proxy refused a destination (docs/network.md "Refusals"). Stable words: they
 // appear on stderr and in the run status.
-enum class Refusal {
+enum class AdmissionRefusal {
   NotListed,       // no entry names this host
   PortNotListed,   // an entry names the host, on other ports only
   NotResolved,     // the name has no address
   AddressRefused,  // it resolved (or was written) to a non-public address
 };
-const char* to_string(Refusal r);  // "not-listed", "port-not-listed", ...
+const char* to_string(AdmissionRefusal r);  // "not-listed", "port-not-listed", ...
 
 struct Admission {
   bool admitted = false;
-  std::optional<Refusal> refusal;  // when refused
+  std::optional<AdmissionRefusal> refusal;  // when refused
   std::string reason;              // one line: which entry, or why none
   // When admitted: the entry that admits it and the address to connect to, the one
   // that was checked.
