@@ -1,10 +1,8 @@
 #include <fcntl.h>
 #include <poll.h>
-#include <pty.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -17,6 +15,7 @@
 #include <vector>
 
 #include "deny_root_runs.hpp"
+#include "pty.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 11 (docs/redteam-2026-12.md): the caller's terminal, the guard's caller
@@ -25,47 +24,6 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 namespace {
-
-// A pseudo-terminal whose slave is zpolicy's stdin and stderr, set up as an interactive
-// shell's; closed when it goes out of scope.
-struct Pty {
-  int master = -1, slave = -1;
-  Pty() {
-    if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
-      throw std::runtime_error("openpty failed");
-    termios t;
-    tcgetattr(slave, &t);
-    t.c_lflag |= ECHO | ICANON;
-    tcsetattr(slave, TCSANOW, &t);
-  }
-  ~Pty() {
-    close(master);
-    close(slave);
-  }
-  bool echo_and_canonical() const {
-    termios t;
-    return tcgetattr(slave, &t) == 0 && (t.c_lflag & (ECHO | ICANON)) == (ECHO | ICANON);
-  }
-  int line_discipline() const {
-    int d = -1;
-    ioctl(slave, TIOCGETD, &d);
-    return d;
-  }
-  int exclusive() const {
-    int e = -1;
-    ioctl(slave, TIOCGEXCL, &e);
-    return e;
-  }
-  // What is written to the terminal reaches its other end.
-  bool output_flows() const {
-    const int flags = fcntl(slave, F_GETFL);
-    fcntl(slave, F_SETFL, flags | O_NONBLOCK);
-    const bool written = write(slave, "x", 1) == 1;
-    fcntl(slave, F_SETFL, flags);
-    pollfd p{master, POLLIN, 0};
-    return written && poll(&p, 1, 1000) == 1;
-  }
-};
 
 // Who runs the command: `zpolicy run`, an embedder's run(plan) in process
 // (examples/c/run_command.c), or an executor of the plan (examples/python/run_plan.py).

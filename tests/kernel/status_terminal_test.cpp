@@ -1,6 +1,4 @@
-#include <pty.h>
 #include <signal.h>
-#include <termios.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -8,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 #include <thread>
 
+#include "pty.hpp"
 #include "sandbox_fixture.hpp"
 
 // Issue 14 §6: the status zpolicy reports is true (never "nothing ran" once the command
@@ -21,30 +20,6 @@ bool says_nothing_ran(const RunResult& r) {
   return r.err.find("nothing ran") != std::string::npos ||
          r.err.find("could not start") != std::string::npos;
 }
-
-// A pseudo-terminal whose slave is zpolicy's stdin; closed when it goes out of scope.
-struct Pty {
-  int master = -1, slave = -1;
-  Pty() {
-    if (openpty(&master, &slave, nullptr, nullptr, nullptr) != 0)
-      throw std::runtime_error("openpty failed");
-    // The settings of an interactive shell's terminal, whatever the pty started with.
-    termios t;
-    tcgetattr(slave, &t);
-    t.c_lflag |= ECHO | ICANON;
-    tcsetattr(slave, TCSANOW, &t);
-  }
-  ~Pty() {
-    close(master);
-    close(slave);
-  }
-  tcflag_t lflag() const {
-    termios t;
-    tcgetattr(slave, &t);
-    return t.c_lflag;
-  }
-  bool echo_and_canonical() const { return (lflag() & (ECHO | ICANON)) == (ECHO | ICANON); }
-};
 
 }  // namespace
 
