@@ -152,7 +152,8 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
   if (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly) {
     if (const std::string other = state_dir_exposed(r, dir); !other.empty()) {
       error = "the state directory '" + dir + "' is also " + other +
-              ", where the sandbox could reach zpolicy's own state (write what later runs act on, or hold the lock they wait for); refusing to run";
+              ", where the sandbox could reach zpolicy's own state (write what later runs act on, "
+              "or hold the lock they wait for); refusing to run";
       return false;
     }
   }

@@ -98,11 +98,11 @@ Admission match_destination(const std::vector<ir::Located<ir::Destination>>& all
   }
   const std::string what = host + ":" + std::to_string(port);
   if (other_port)
-    return refuse(AdmissionRefusal::PortNotListed, what + " is not listed: the allow list names " + host +
-                                              " on other ports only");
-  return refuse(AdmissionRefusal::NotListed,
-                what + " is not listed" +
-                    (literal ? " (an address is admitted only by an ip: entry)" : ""));
+    return refuse(AdmissionRefusal::PortNotListed,
+                  what + " is not listed: the allow list names " + host + " on other ports only");
+  return refuse(
+      AdmissionRefusal::NotListed,
+      what + " is not listed" + (literal ? " (an address is admitted only by an ip: entry)" : ""));
 }
 
 Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::string_view host,

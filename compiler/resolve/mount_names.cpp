@@ -14,7 +14,8 @@ std::string unescape(std::string_view s) {
   auto octal = [](char c) { return c >= '0' && c <= '7'; };
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && s.size() - i >= 4 && octal(s[i + 1]) && octal(s[i + 2]) && octal(s[i + 3])) {
+    if (s[i] == '\\' && s.size() - i >= 4 && octal(s[i + 1]) && octal(s[i + 2]) &&
+        octal(s[i + 3])) {
       out += static_cast<char>((s[i + 1] - '0') * 64 + (s[i + 2] - '0') * 8 + (s[i + 3] - '0'));
       i += 3;
     } else {
@@ -61,7 +62,7 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
       line.remove_prefix(std::min(space + 1, line.size()));
     }
     if (n < 6) continue;
-    MountEntry e{std::string(fields[2]), unescape(fields[3]), unescape(fields[4]), false,
+    MountEntry e{std::string(fields[2]), unescape(fields[3]),   unescape(fields[4]), false,
                  std::string(fields[0]), std::string(fields[1])};
     if (e.root.empty() || e.root[0] != '/' || e.point.empty() || e.point[0] != '/') continue;
     for (std::string_view opts = fields[5]; !opts.empty();) {
@@ -87,7 +88,8 @@ MountShowing mount_showing(const std::string& path, const std::vector<MountEntry
     for (const std::string* id = &mounts[i].parent; ancestors.size() < mounts.size();) {
       auto p = std::find_if(mounts.begin(), mounts.end(),
                             [&](const MountEntry& e) { return e.id == *id; });
-      if (p == mounts.end() || std::find(ancestors.begin(), ancestors.end(), &p->id) != ancestors.end())
+      if (p == mounts.end() ||
+          std::find(ancestors.begin(), ancestors.end(), &p->id) != ancestors.end())
         break;
       ancestors.push_back(&p->id);
       id = &p->parent;
@@ -110,7 +112,8 @@ MountShowing mount_showing(const std::string& path, const std::vector<MountEntry
   return out;
 }
 
-std::vector<std::string> other_names(const std::string& path, const std::vector<MountEntry>& mounts) {
+std::vector<std::string> other_names(const std::string& path,
+                                     const std::vector<MountEntry>& mounts) {
   const auto [m, in_fs] = mount_showing(path, mounts);
   if (!m) return {};
   auto names = names_of(m->device, in_fs, mounts);

@@ -359,8 +359,9 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_gives_a_
 // (`.git/hooks` a filesystem of its own) that the host binds elsewhere in the workspace
 // stays a writable way to it; the sandbox planted a hook, which the host's `.git/hooks`
 // shows.
-BOOST_DATA_TEST_CASE(a_protected_path_is_not_written_under_the_name_a_host_bind_gives_a_mount_below_it,
-                     bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(
+    a_protected_path_is_not_written_under_the_name_a_host_bind_gives_a_mount_below_it,
+    bdata::make(kCallers), caller) {
   Sandbox box(caller);
   for (const auto& dir : {".git", ".git/hooks", ".git/objects", ".git/refs", "h"})
     box.make_dir(box.ws(dir));
@@ -400,12 +401,18 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_an_escaped_name_a_host_bind_g
     box.write_file(src + "/secret/key", "AKIA-KEY\n");
     RunSpec spec;
     spec.options = {"--policy", deny_policy(box, src + "/secret")};
-    spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+    spec.root_prefix = {"/usr/bin/unshare",
+                        "-m",
+                        "--propagation",
+                        "private",
+                        "/bin/sh",
+                        "-c",
                         "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                        "sh", src, alias};
-    spec.command = {"/bin/sh", "-c", "cat \"$0/secret/key\" 2>&1; echo '" +
-                                         std::string(kDoneMarker) + "'",
-                    alias};
+                        "sh",
+                        src,
+                        alias};
+    spec.command = {"/bin/sh", "-c",
+                    "cat \"$0/secret/key\" 2>&1; echo '" + std::string(kDoneMarker) + "'", alias};
     const RunResult r = box.run(spec);
     BOOST_TEST(r.out.find("AKIA") == std::string::npos, r.describe());
     if (name.find('\n') == std::string::npos)
@@ -429,10 +436,17 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_its_other_name_when_a_covered
   box.write_file(src + "/d/secret/key", "AKIA-KEY\n");
   RunSpec spec;
   spec.options = {"--policy", deny_policy(box, top + "/d/secret")};
-  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
                       "mount -t tmpfs zp \"$2/d\" && mount --bind \"$1\" \"$2\" && shift 2 && "
                       "exec \"$@\"",
-                      "sh", src, top};
+                      "sh",
+                      src,
+                      top};
   spec.command = {"/bin/sh", "-c",
                   "for f in \"$1/d/secret/key\" \"$0/d/secret/key\"; do echo \"$f: $(cat \"$f\" "
                   "2>&1)\"; done",
@@ -460,13 +474,21 @@ BOOST_DATA_TEST_CASE(the_state_lock_is_not_reachable_under_another_name_a_host_b
   const std::string parent = root ? "/run" : "/tmp";
   const std::string prefix = root ? "zpolicy" : "zpolicy-" + std::to_string(uid_of(caller));
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+  spec.root_prefix = {"/usr/bin/unshare",
+                      "-m",
+                      "--propagation",
+                      "private",
+                      "/bin/sh",
+                      "-c",
                       "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                      "sh", parent, alias};
+                      "sh",
+                      parent,
+                      alias};
   spec.command = {"/bin/sh", "-c",
                   "for d in \"$0\"/" + prefix + " \"$0\"/" + prefix +
                       "-*; do [ -e \"$d/lock\" ] && flock -n \"$d/lock\" true && echo \"LOCKED "
-                      "$d\"; done; echo '" + std::string(kDoneMarker) + "'",
+                      "$d\"; done; echo '" +
+                      std::string(kDoneMarker) + "'",
                   alias};
   const RunResult r = box.run(spec);
   // Masked (a state directory that existed when the policy was resolved), or refused
