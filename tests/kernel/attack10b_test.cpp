@@ -116,14 +116,8 @@ void forged_record_is_not_acted_on(const Sandbox& box, const Forgery& f) {
                               " >/dev/null 2>&1; c=$?; [ $c != 1 ] && break; sleep 0.1; done; "
                               "echo cleanup-exit=$c";
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount -t tmpfs -o mode=1777 tmpfs /tmp && " + f.setup + "\"$@\"; " + cleanup,
-                      "sh"};
+  spec.root_prefix = in_private_mount_namespace("mount -t tmpfs -o mode=1777 tmpfs /tmp && " +
+                                                f.setup + "\"$@\"; " + cleanup);
   spec.options = {"--accept", "ZP013", "--policy",
                   box.write_policy("forge.yaml",
                                    "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "

@@ -119,19 +119,10 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_mount_gi
                                    "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
                                    "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
                                        src + "/secret\", \"" + src + "/token\"]\n")};
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount --bind \"$1\" \"$2\" && mount --bind \"$1/secret\" \"$3\" && mount "
-                      "--bind \"$1/secret/sub\" \"$4\" && shift 4 && exec \"$@\"",
-                      "sh",
-                      src,
-                      alias,
-                      itself,
-                      part};
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && mount --bind \"$1/secret\" \"$3\" && mount "
+      "--bind \"$1/secret/sub\" \"$4\" && shift 4 && exec \"$@\"",
+      {src, alias, itself, part});
   spec.command = {"/bin/sh",
                   "-c",
                   "for f in \"$0/secret/key\" \"$0/token\" \"$1/secret/key\" \"$1/token\" "
@@ -162,16 +153,10 @@ BOOST_DATA_TEST_CASE(a_protected_path_is_not_written_under_the_name_a_host_bind_
   box.write_file(box.ws("config/env"), "");
   const std::string before = snapshot(box.ws(".git")) + snapshot(box.ws(".env"));
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount --bind \"$1/.git/hooks\" \"$1/hooks\" && mount --bind \"$1/.env\" "
-                      "\"$1/config/env\" && shift && exec \"$@\"",
-                      "sh",
-                      box.workspace()};
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1/.git/hooks\" \"$1/hooks\" && mount --bind \"$1/.env\" "
+      "\"$1/config/env\" && shift && exec \"$@\"",
+      {box.workspace()});
   spec.command = {"/bin/sh", "-c",
                   "echo 'echo pwned' > hooks/pre-commit; echo TOKEN=evil > config/env; echo '" +
                       std::string(kDoneMarker) + "'"};
@@ -258,18 +243,8 @@ BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_onc
                   box.write_policy("tmp.yaml",
                                    "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
                                    "[\"/\"]\n  write: [\"${WORKSPACE}\", \"/tmp\"]\n")};
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      script,
-                      "sh",
-                      usual,
-                      box.workspace(),
-                      zpolicy_binary(),
-                      box.home()};
+  spec.root_prefix =
+      in_private_mount_namespace(script, {usual, box.workspace(), zpolicy_binary(), box.home()});
   spec.command = {
       "/bin/sh", "-c",
       "touch started; i=0; while [ ! -e go ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done\n"
@@ -332,18 +307,11 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_the_name_a_host_bind_gives_a_
     BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
   RunSpec spec;
   spec.options = {"--policy", deny_policy(box, src + "/secret")};
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount -t tmpfs -o mode=0755 zp \"$1/secret/vol\" && echo AKIA-VOL > "
-                      "\"$1/secret/vol/key\" && mount --bind \"$1/secret/vol\" \"$2\" && shift 2 "
-                      "&& exec \"$@\"",
-                      "sh",
-                      src,
-                      alias};
+  spec.root_prefix = in_private_mount_namespace(
+      "mount -t tmpfs -o mode=0755 zp \"$1/secret/vol\" && echo AKIA-VOL > "
+      "\"$1/secret/vol/key\" && mount --bind \"$1/secret/vol\" \"$2\" && shift 2 "
+      "&& exec \"$@\"",
+      {src, alias});
   spec.command = {"/bin/sh", "-c",
                   "for f in \"$0/secret/vol/key\" \"$1/key\"; do echo \"$f: $(cat \"$f\" 2>&1)\"; "
                   "done",
@@ -367,16 +335,10 @@ BOOST_DATA_TEST_CASE(
     box.make_dir(box.ws(dir));
   box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount -t tmpfs -o mode=0777 zp \"$1/.git/hooks\" && mount --bind "
-                      "\"$1/.git/hooks\" \"$1/h\" && shift && exec \"$@\"",
-                      "sh",
-                      box.workspace()};
+  spec.root_prefix = in_private_mount_namespace(
+      "mount -t tmpfs -o mode=0777 zp \"$1/.git/hooks\" && mount --bind "
+      "\"$1/.git/hooks\" \"$1/h\" && shift && exec \"$@\"",
+      {box.workspace()});
   spec.command = {"/bin/sh", "-c",
                   "echo 'echo pwned' > h/pre-commit 2>/dev/null; [ -e .git/hooks/pre-commit ] && "
                   "echo HOOK-PLANTED; echo '" +
@@ -401,16 +363,8 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_an_escaped_name_a_host_bind_g
     box.write_file(src + "/secret/key", "AKIA-KEY\n");
     RunSpec spec;
     spec.options = {"--policy", deny_policy(box, src + "/secret")};
-    spec.root_prefix = {"/usr/bin/unshare",
-                        "-m",
-                        "--propagation",
-                        "private",
-                        "/bin/sh",
-                        "-c",
-                        "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                        "sh",
-                        src,
-                        alias};
+    spec.root_prefix = in_private_mount_namespace(
+        "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, alias});
     spec.command = {"/bin/sh", "-c",
                     "cat \"$0/secret/key\" 2>&1; echo '" + std::string(kDoneMarker) + "'", alias};
     const RunResult r = box.run(spec);
@@ -436,17 +390,10 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_its_other_name_when_a_covered
   box.write_file(src + "/d/secret/key", "AKIA-KEY\n");
   RunSpec spec;
   spec.options = {"--policy", deny_policy(box, top + "/d/secret")};
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount -t tmpfs zp \"$2/d\" && mount --bind \"$1\" \"$2\" && shift 2 && "
-                      "exec \"$@\"",
-                      "sh",
-                      src,
-                      top};
+  spec.root_prefix = in_private_mount_namespace(
+      "mount -t tmpfs zp \"$2/d\" && mount --bind \"$1\" \"$2\" && shift 2 && "
+      "exec \"$@\"",
+      {src, top});
   spec.command = {"/bin/sh", "-c",
                   "for f in \"$1/d/secret/key\" \"$0/d/secret/key\"; do echo \"$f: $(cat \"$f\" "
                   "2>&1)\"; done",
@@ -474,16 +421,8 @@ BOOST_DATA_TEST_CASE(the_state_lock_is_not_reachable_under_another_name_a_host_b
   const std::string parent = root ? "/run" : "/tmp";
   const std::string prefix = root ? "zpolicy" : "zpolicy-" + std::to_string(uid_of(caller));
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "private",
-                      "/bin/sh",
-                      "-c",
-                      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                      "sh",
-                      parent,
-                      alias};
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {parent, alias});
   spec.command = {"/bin/sh", "-c",
                   "for d in \"$0\"/" + prefix + " \"$0\"/" + prefix +
                       "-*; do [ -e \"$d/lock\" ] && flock -n \"$d/lock\" true && echo \"LOCKED "

@@ -66,6 +66,17 @@ struct RunSpec {
   int stdin_fd = -1;  // zpolicy's stdin (e.g. a pty); -1: /dev/null
 };
 
+// A RunSpec::root_prefix that runs `script` with `sh -c` in a mount namespace of its own
+// (private propagation: nothing it mounts reaches the host), `args` as its $1..., then
+// whatever argv follows as "$@" (the script ends in `exec "$@"` or runs it).
+inline std::vector<std::string> in_private_mount_namespace(const std::string& script,
+                                                           std::vector<std::string> args = {}) {
+  std::vector<std::string> argv = {"/usr/bin/unshare", "-m", "--propagation", "private",
+                                   "/bin/sh",          "-c", script,          "sh"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
 // A started `zpolicy run`; `pid` is zpolicy's own process (setpriv execs into it).
 struct Running {
   pid_t pid = -1;
