@@ -98,6 +98,7 @@ const struct stat* HostLookups::stat(const std::string& path) {
 }
 
 const std::vector<MountEntry>& HostLookups::mounts() {
+  if (given_) return *given_;
   if (!mounts_) mounts_ = read_mountinfo();
   return *mounts_;
 }

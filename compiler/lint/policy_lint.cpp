@@ -344,7 +344,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
     out.push_back({id, sev, loc, std::move(msg)});
   };
   using S = ir::Severity;
-  HostLookups look;
+  HostLookups look(ctx.host && ctx.host->mounts ? &*ctx.host->mounts : nullptr);
   Binder binder(ctx.host, look);
   bool writes = p.mode.value != ir::Mode::ReadOnly;
 

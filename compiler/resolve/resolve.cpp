@@ -446,15 +446,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       protect_absolute(h.bind(pr.value), pr.loc, false);
     }
   }
-  std::optional<std::vector<MountEntry>> mounts;  // the host's, read once a deny root needs it
+  // The host's, as the caller read it, or read once a deny root needs it.
+  std::optional<std::vector<MountEntry>> own_mounts;
+  auto host_mounts = [&]() -> const std::vector<MountEntry>& {
+    if (host.mounts) return *host.mounts;
+    if (!own_mounts) own_mounts = read_mountinfo();
+    return *own_mounts;
+  };
   // The other names the host's own mounts give an existing deny root or a part of it (a
   // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
   // read root: each is masked too (red team A11-3). Only a name that shows that very
   // object now: one another mount covers shows something else, and needs nothing.
   auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
     if (host.os != HostOs::Linux) return;
-    if (!mounts) mounts = read_mountinfo();
-    for (const auto& [name, original] : mount_aliases(path, *mounts)) {
+    for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
       const auto identity = identity_of(original);
       if (!identity || identity_of(name) != identity) continue;
       const bool name_inside =
@@ -502,8 +507,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     const std::vector<ResolvedPath> protected_paths = r.protect;
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
-      if (!mounts) mounts = read_mountinfo();
-      for (const auto& [name, original] : mount_aliases(p.path, *mounts))
+      for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
         if (const auto identity = identity_of(original); identity && identity_of(name) == identity)
           protect_absolute(name, p.loc, true);
     }
