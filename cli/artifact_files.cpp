@@ -146,7 +146,7 @@ std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
     }
     if (!S_ISREG(before.st_mode)) {
       refused.push_back("'" + shown + "' is " +
-                        (S_ISLNK(before.st_mode)  ? "a symlink"
+                        (S_ISLNK(before.st_mode)   ? "a symlink"
                          : S_ISDIR(before.st_mode) ? "a directory"
                                                    : "a special file") +
                         ", not the regular file compile writes; refusing to read through it");
@@ -154,7 +154,8 @@ std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
     }
     // Opened without following a link and without blocking, and only if it is still
     // the regular file just looked at (not swapped for a FIFO or a link since).
-    Fd f(openat(in_dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    Fd f(openat(in_dir.get(), name.c_str(),
+                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
     struct stat now;
     if (!f.ok() || fstat(f.get(), &now) != 0 || !S_ISREG(now.st_mode) ||
         now.st_dev != before.st_dev || now.st_ino != before.st_ino) {
@@ -164,8 +165,7 @@ std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
     std::string content;
     char chunk[16384];
     ssize_t n = 0;
-    while (content.size() <= kMaxArtifactBytes &&
-           (n = read(f.get(), chunk, sizeof chunk)) != 0) {
+    while (content.size() <= kMaxArtifactBytes && (n = read(f.get(), chunk, sizeof chunk)) != 0) {
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) break;
       content.append(chunk, static_cast<size_t>(n));
@@ -175,7 +175,8 @@ std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
       continue;
     }
     if (content.size() > kMaxArtifactBytes) {
-      refused.push_back("'" + shown + "' is larger than " + std::to_string(kMaxArtifactBytes >> 20) +
+      refused.push_back("'" + shown + "' is larger than " +
+                        std::to_string(kMaxArtifactBytes >> 20) +
                         " MiB, more than compile ever writes; refusing it");
       continue;
     }

@@ -1,11 +1,5 @@
 #include "compiler/lint/policy_lint.hpp"
 
-#include "compiler/lint/host_lookups.hpp"
-#include "compiler/lint/kernel_filesystems.hpp"
-#include "compiler/lint/lint_catalog.hpp"
-#include "compiler/resolve/mount_names.hpp"
-#include "compiler/lint/network_lint.hpp"
-
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +11,12 @@
 #include <filesystem>
 #include <string_view>
 #include <tuple>
+
+#include "compiler/lint/host_lookups.hpp"
+#include "compiler/lint/kernel_filesystems.hpp"
+#include "compiler/lint/lint_catalog.hpp"
+#include "compiler/lint/network_lint.hpp"
+#include "compiler/resolve/mount_names.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -103,8 +103,7 @@ bool reaches(const std::string& root, const std::string& path, HostLookups& look
 // inode), not by name: a bind mount (`mount --bind ~ /srv/me`, a container's /work) gives
 // one directory two names, and only the identity says that writing below one writes
 // below the other.
-bool is_or_holds_by_identity(const std::string& root, const std::string& path,
-                             HostLookups& look) {
+bool is_or_holds_by_identity(const std::string& root, const std::string& path, HostLookups& look) {
   const struct stat* r = look.stat(root);
   if (!r || !S_ISDIR(r->st_mode)) return false;
   auto real = look.realpath(path);

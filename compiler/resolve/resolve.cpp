@@ -505,9 +505,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     const auto [common, link] = commondir_named_by(r.protect[i].path);
     const ir::SourceLoc loc = r.protect[i].loc;
     if (link)
-      diags.error(loc, "'" + r.protect[i].path + "/commondir' is a symlink: git reads the "
-                       "common directory's name through it, from a file that may lie in a "
-                       "writable root; refusing to run");
+      diags.error(loc, "'" + r.protect[i].path +
+                           "/commondir' is a symlink: git reads the "
+                           "common directory's name through it, from a file that may lie in a "
+                           "writable root; refusing to run");
     if (!common) continue;
     const auto c = HostResolver::canonicalize(*common, {});
     const std::string& known = c.stop == Canonical::Stop::None ? c.path : *common;

@@ -87,14 +87,14 @@ BOOST_DATA_TEST_CASE(a_writable_mount_below_the_workspace_is_judged_as_the_direc
     const char* name;
     std::string source;
   };
-  for (const auto& m : {Member{"home", box.home()}, Member{"path", bin},
-                        Member{"shared", shared}, Member{"policy", policies}}) {
+  for (const auto& m : {Member{"home", box.home()}, Member{"path", bin}, Member{"shared", shared},
+                        Member{"policy", policies}}) {
     box.make_dir(box.ws(m.name));
     RunSpec spec;
     spec.options = {"--policy", policy};
     spec.extra_env = {"PATH=" + bin + ":" + kHostPath};
-    spec.root_prefix = in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                                                  {m.source, box.ws(m.name)});
+    spec.root_prefix = in_private_mount_namespace(
+        "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {m.source, box.ws(m.name)});
     spec.command = {"/bin/sh", "-c", "echo planted > \"$0/.bashrc\"", m.name};
     const RunResult r = box.run(spec);
     BOOST_TEST(r.exit_code == 3, m.name << ": " << r.describe());
@@ -112,7 +112,7 @@ BOOST_DATA_TEST_CASE(a_relative_path_entry_in_the_workspace_is_refused, bdata::m
                      caller) {
   Sandbox box(caller);
   for (const std::string& path : {std::string(".:") + kHostPath, std::string(kHostPath) + ":",
-                                 "bin:" + std::string(kHostPath)}) {
+                                  "bin:" + std::string(kHostPath)}) {
     RunSpec spec;
     spec.extra_env = {"PATH=" + path};
     spec.command = {"/bin/sh", "-c", "echo planted > gti"};
