@@ -146,21 +146,27 @@ BOOST_DATA_TEST_CASE(a_git_common_directory_is_protected, bdata::make(kCallers),
              "a hook planted in the common directory: " << r.describe());
 }
 
-// A12-5, open: only git's metadata is protected by default. Mercurial reads hooks and
+// A12-5: git's metadata was the only one protected by default. Mercurial reads hooks and
 // extensions from `.hg/hgrc` (Sapling `.sl/config`, Jujutsu `.jj/repo/config.toml` run
-// programs too), so a sandbox that writes `.hg/hgrc` runs code in the host's next `hg
-// status`. The default protected list is DESIGN.md's; widening it is the lead's decision
-// (docs/redteam-2026-12.md, round 12). One failing check per caller until then.
-BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(1))
+// programs too), so a sandbox that wrote `.hg/hgrc` ran code in the host's next `hg
+// status`; one that made `.jj` in a workspace without one did the same for `jj`.
 BOOST_DATA_TEST_CASE(another_version_control_systems_metadata_is_protected, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
   box.make_dir(box.ws(".hg"));
   box.write_file(box.ws(".hg/hgrc"), "[ui]\n");
-  const RunResult r = box.sh("printf '[hooks]\\npre-status = touch /tmp/x\\n' >> .hg/hgrc; true");
+  for (const auto* dir : {"sub", "sub/.sl"}) box.make_dir(box.ws(dir));
+  box.write_file(box.ws("sub/.sl/config"), "[ui]\n");
+  const RunResult r = box.sh(
+      "printf '[hooks]\\npre-status = touch /tmp/x\\n' >> .hg/hgrc; "
+      "printf '[hooks]\\npre-status = touch /tmp/x\\n' >> sub/.sl/config; "
+      "mkdir -p .jj/repo && echo '[ui]' > .jj/repo/config.toml; true");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(contents(box.ws(".hg/hgrc")).find("hooks") == std::string::npos,
              "the sandbox wrote .hg/hgrc");
+  BOOST_TEST(contents(box.ws("sub/.sl/config")).find("hooks") == std::string::npos,
+             "the sandbox wrote a nested .sl/config");
+  BOOST_TEST(access(box.ws(".jj").c_str(), F_OK) != 0, "the sandbox made .jj: " << r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
