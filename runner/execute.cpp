@@ -187,28 +187,40 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
   return kExitNotExecutable;
 }
 
-// The first name the host's mounts now give an existing deny root or protected path of
-// `live` that nothing masks (red team A11-4), as "deny root 'PATH' ... 'NAME'", or empty.
-// `resolved_through`: the table the plan was resolved through (empty when unknown: every
-// name is looked at). Only a name that shows that very object counts, as in resolution.
+// The first name the guard's mount namespace (bwrap's, runner/host_mount_table.hpp
+// mount_table_of) gives an existing deny root or protected path of `live` that nothing
+// masks (red team A11-4), as "deny root 'PATH' ... 'NAME'", or empty. `resolved_through`:
+// the table the plan was resolved through (empty when unknown: every name is looked at).
+// Only a name that shows that very object there counts, as in resolution; both are looked
+// up in the guard's namespace, since the host's may have lost the mount or covered it by
+// now (A12B-1).
 std::string unmasked_new_name(const ir::Resolved& live,
                               const std::vector<compiler::MountEntry>& resolved_through,
-                              const std::vector<compiler::MountEntry>& now) {
-  if (now.empty()) return "the host's mount table, which cannot be read";
-  auto identity = [](const std::string& p) -> std::optional<ir::HostIdentity> {
+                              pid_t guard) {
+  const auto now = mount_table_of(guard);
+  if (now.empty()) return "the guard's mount table, which cannot be read";
+  const int root =
+      open(("/proc/" + std::to_string(guard) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (root < 0) return "the guard's root, which cannot be opened";
+  // Canonical names, looked up below the guard's root (the host's, in its namespace).
+  auto identity = [&](const std::string& p) -> std::optional<ir::HostIdentity> {
     struct stat st;
-    if (lstat(p.c_str(), &st) != 0) return std::nullopt;
+    const std::string rel = p == "/" ? "." : p.substr(1);
+    if (fstatat(root, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
     return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev),
                             static_cast<std::uint64_t>(st.st_ino)};
   };
+  std::string found;
   for (const auto& n : compiler::names_the_masks_lack(live, resolved_through, now)) {
     const auto id = identity(n.original);
     if (!id || identity(n.name) != id) continue;
-    return std::string(n.deny ? "deny root" : "protected path") + " '" + n.original +
-           "', which a mount the host made after the policy was resolved also shows at '" + n.name +
-           "', where nothing " + (n.deny ? "masks" : "protects") + " it";
+    found = std::string(n.deny ? "deny root" : "protected path") + " '" + n.original +
+            "', which a mount the host made after the policy was resolved also shows at '" +
+            n.name + "', where nothing " + (n.deny ? "masks" : "protects") + " it";
+    break;
   }
-  return "";
+  close(root);
+  return found;
 }
 
 int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
@@ -358,7 +370,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   // whole report of a refused filter proof.
   std::string refused, refused_report;
   int refused_code = kExitInternal;
-  spec.on_started = [&](pid_t init) {
+  spec.on_started = [&](pid_t init, pid_t guard) {
     // Before the command can open one: what it takes, no other run of the caller lacks.
     // The sandbox's user namespace exists from the init's clone on, so this is done while
     // bwrap still sets up, not after (docs/benchmarks.md); it holds for the whole run.
@@ -366,19 +378,22 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     if (!limit_sandbox_notify(init, *notify_share, why)) limit_failed = why;
     // bwrap runs, so the guard's namespace is made: a mount in between is in it (A10-3).
     if (!deny_ways.empty() && mount_table.marks() != mounts_before_deny_ways) {
-      refused = "a filesystem was mounted or unmounted on the host while the run started, "
-                "which could bring deny root '" + deny_ways.front().protects +
-                "' into the sandbox where no watch sees it; refusing to run what was not "
-                "verified";
+      refused =
+          "a filesystem was mounted or unmounted on the host while the run started, "
+          "which could bring deny root '" +
+          deny_ways.front().protects +
+          "' into the sandbox where no watch sees it; refusing to run what was not "
+          "verified";
       return false;
     }
     // A bind since resolution is in it too, unmasked (A11-4): looked at only when the host's
-    // mounts changed since (or the plan was resolved elsewhere), and refused only when it
-    // gives an existing deny root or protected path a name nothing masks.
+    // mounts changed since (or the plan was resolved elsewhere), in the guard's namespace
+    // (the table bwrap copied), and refused only when it gives an existing deny root or
+    // protected path a name nothing masks.
     if (!resolved_through || mount_table.changed_since_first_read()) {
       const std::string name = unmasked_new_name(
           live, resolved_through ? mount_table.first() : std::vector<compiler::MountEntry>{},
-          mount_table.now());
+          guard);
       if (!name.empty()) {
         refused = name + "; refusing to run what was not verified";
         return false;
@@ -472,7 +487,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
       err << refused_report;
       return refused_code;
     }
-    if (refused.empty()) refused = "cannot release the sandbox: " + std::string(std::strerror(errno));
+    if (refused.empty())
+      refused = "cannot release the sandbox: " + std::string(std::strerror(errno));
     err << "zpolicy: " << refused << "; nothing ran\n";
     return refused_code;
   }

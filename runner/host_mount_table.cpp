@@ -8,6 +8,24 @@
 #include <string>
 
 namespace zpolicy::runner {
+namespace {
+
+// The whole text of the proc file `fd` from its start (empty when a read fails).
+std::string read_from_start(int fd) {
+  std::string text;
+  if (fd < 0) return text;
+  char buf[16384];
+  for (off_t off = 0;;) {
+    const ssize_t n = pread(fd, buf, sizeof buf, off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return "";
+    if (n == 0) return text;
+    text.append(buf, static_cast<size_t>(n));
+    off += n;
+  }
+}
+
+}  // namespace
 
 HostMountTable::HostMountTable() : fd_(open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC)) {}
 
@@ -30,23 +48,7 @@ const std::vector<compiler::MountEntry>& HostMountTable::now() {
   // Polled before the read: a change after the poll is in the read or marks the next one.
   const unsigned long at = marks();
   if (read_ && at == read_at_) return table_;
-  table_.clear();
-  std::string text;
-  if (fd_ >= 0) {
-    char buf[16384];
-    for (off_t off = 0;;) {
-      const ssize_t n = pread(fd_, buf, sizeof buf, off);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        text.clear();
-        break;
-      }
-      if (n == 0) break;
-      text.append(buf, static_cast<size_t>(n));
-      off += n;
-    }
-  }
-  table_ = compiler::parse_mountinfo(text);
+  table_ = compiler::parse_mountinfo(read_from_start(fd_));
   if (!read_) {
     first_ = table_;
     first_at_ = at;
@@ -54,6 +56,14 @@ const std::vector<compiler::MountEntry>& HostMountTable::now() {
   read_ = true;
   read_at_ = at;
   return table_;
+}
+
+std::vector<compiler::MountEntry> mount_table_of(pid_t pid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/mountinfo";
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  auto table = compiler::parse_mountinfo(read_from_start(fd));
+  if (fd >= 0) close(fd);
+  return table;
 }
 
 }  // namespace zpolicy::runner

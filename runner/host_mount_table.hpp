@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <vector>
 
 #include "compiler/resolve/mount_names.hpp"
@@ -44,5 +46,12 @@ class HostMountTable {
   bool read_ = false;
   std::vector<compiler::MountEntry> table_, first_;
 };
+
+// The mount table of the namespace the process `pid` is in, as it shows it (its root's
+// names). Read from the guard's (runner/sandbox_guard.hpp) once bwrap runs, it is the very
+// table bwrap copied, since the guard's namespace propagates nothing: a bind the host made
+// and removed again, or covered, before the host's table is read again is in it (red team
+// A12B-1). Empty when it cannot be read.
+std::vector<compiler::MountEntry> mount_table_of(pid_t pid);
 
 }  // namespace zpolicy::runner

@@ -377,7 +377,8 @@ Outcome supervise(const SpawnSpec& spec) {
       kill(-pid, SIGKILL);
       wait_ms = 200;
     } else if (grace_until) {
-      wait_ms = wait_ms < 0 ? ms_until(*grace_until, now) : std::min(wait_ms, ms_until(*grace_until, now));
+      wait_ms = wait_ms < 0 ? ms_until(*grace_until, now)
+                            : std::min(wait_ms, ms_until(*grace_until, now));
     }
     pollfd fds[4] = {{sfd, POLLIN, 0},
                      {status.open ? status.fd : -1, POLLIN, 0},
@@ -396,7 +397,7 @@ Outcome supervise(const SpawnSpec& spec) {
     if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
       if (pid_t init = status.child_pid()) {
         started_hook_ran = true;
-        if (!spec.on_started(init)) {
+        if (!spec.on_started(init, spec.guarded ? pid : -1)) {
           out.start_refused = true;
           kill_sandbox();
         } else {
@@ -465,9 +466,9 @@ std::string timeout_report(const Outcome& o, bool sandbox, const std::string& wh
   std::string out = "zpolicy: timed out" + when + "; ";
   out += sandbox ? "every process in the sandbox got SIGTERM"
                  : "the command's process group got SIGTERM";
-  const std::string killed =
-      sandbox ? ", then the sandbox and every process still in it were killed"
-              : ", then the group was killed";
+  const std::string killed = sandbox
+                                 ? ", then the sandbox and every process still in it were killed"
+                                 : ", then the group was killed";
   if (o.grace_expired)
     out += killed + " after the " + grace;
   else if (o.killed_by_signal)

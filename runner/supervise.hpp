@@ -22,13 +22,14 @@ struct SpawnSpec {
   std::vector<std::string> argv;
   std::vector<std::string> envp;
   std::vector<std::pair<int, int>> fds;  // (fd in this process, fd number in the child)
-  std::string cwd;  // the child's working directory; empty: this process's
+  std::string cwd;                       // the child's working directory; empty: this process's
   std::optional<std::chrono::milliseconds> timeout;
   std::chrono::milliseconds timeout_grace = kTimeoutGrace;  // SIGTERM, then this, then SIGKILL
   int status_fd = -1;  // read end of bwrap's --json-status-fd pipe, or -1
   // Called once, as soon as bwrap names the sandbox's init (before the command can have
-  // started when bwrap waits on --block-fd); false kills the sandbox.
-  std::function<bool(pid_t init)> on_started;
+  // started when bwrap waits on --block-fd); false kills the sandbox. `guard`: the guard's
+  // pid when `guarded` (its mount namespace is the one bwrap copied), else -1.
+  std::function<bool(pid_t init, pid_t guard)> on_started;
   // Started below a guard (runner/sandbox_guard.hpp, Linux): nothing of the sandbox
   // outlives this process, or bwrap's monitor, whenever either dies.
   bool guarded = false;
@@ -61,7 +62,7 @@ struct Outcome {
   // reported the command's exit (which bwrap does only when the command was exec'd).
   bool started = false;
   bool setup_finished = false;
-  int signal = 0;          // the last SIGINT, SIGTERM or SIGHUP this process received, or 0
+  int signal = 0;                 // the last SIGINT, SIGTERM or SIGHUP this process received, or 0
   bool killed_by_signal = false;  // a second such signal made us kill the whole tree
   bool start_refused = false;     // on_started or release failed and the sandbox was killed
   bool grace_expired = false;     // timed out, and something outlived the SIGTERM's grace

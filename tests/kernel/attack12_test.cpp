@@ -1,4 +1,5 @@
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "deny_root_runs.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 12 (docs/redteam-2026-12.md): the artifact reader of verify and diff,
@@ -167,6 +169,67 @@ BOOST_DATA_TEST_CASE(another_version_control_systems_metadata_is_protected, bdat
   BOOST_TEST(contents(box.ws("sub/.sl/config")).find("hooks") == std::string::npos,
              "the sandbox wrote a nested .sl/config");
   BOOST_TEST(access(box.ws(".jj").c_str(), F_OK) != 0, "the sandbox made .jj: " << r.describe());
+}
+
+// Round 12b (docs/redteam-2026-12.md), attacks on guard12's A11-4 fix. A12B-1: the run
+// looked at the host's mount table again once bwrap ran, but bwrap copied the guard's
+// namespace, made at the guard's unshare: a bind the host made before that and removed
+// (or covered with another mount) before the look was in the sandbox and in no table the
+// run read. strace holds the guard's unshare 0.3 s (the bind is made) and every execve
+// 0.3 s, bwrap's included (the guard's unshare is done, the runner has not looked yet):
+// then the host removes or covers it. Now the run reads the guard's own table.
+BOOST_DATA_TEST_CASE(a_host_bind_made_and_removed_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
+  Sandbox box(caller);
+  const std::string src = box.base() + "/src", alias = box.base() + "/alias";
+  for (const auto& dir : {src, src + "/secret", alias})
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+  box.write_file(src + "/secret/key", "AKIA-KEY\n");
+  const std::string unshare_nr = std::to_string(SYS_unshare),
+                    execve_nr = std::to_string(SYS_execve);
+  // $1: the syscall line looked for; only zpolicy's processes (the guard's child execs
+  // bwrap from zpolicy's image) count, not this script's own.
+  const std::string wait_for =
+      "w() { i=0; while [ $i -lt 500 ]; do for f in $(grep -ls \"$1\" /proc/[0-9]*/syscall); "
+      "do grep -qs zpolicy \"${f%/syscall}/cmdline\" && return 0; done; sleep 0.01; "
+      "i=$((i+1)); done; }; ";
+  for (const char* undo : {"umount \"$2\"", "mount -t tmpfs zp \"$2\""}) {
+    RunSpec spec;
+    spec.options = {"--policy", deny_policy(box, src + "/secret")};
+    spec.root_prefix = {"/usr/bin/unshare",
+                        "-m",
+                        "--propagation",
+                        "shared",
+                        "/bin/sh",
+                        "-c",
+                        "( " + wait_for + "w '^" + unshare_nr +
+                            " 0x\\(100\\)\\?20000 '; mount --bind \"$1\" \"$2\"; w '^" + execve_nr +
+                            " '; " + undo + " ) >/dev/null 2>&1 & shift 2; exec \"$@\"",
+                        "sh",
+                        src,
+                        alias,
+                        "/usr/bin/strace",
+                        "-f",
+                        "-qq",
+                        "-o",
+                        "/dev/null",
+                        "-e",
+                        "trace=unshare,execve",
+                        "-e",
+                        "inject=unshare:delay_enter=300000:when=1",
+                        "-e",
+                        "inject=execve:delay_enter=300000"};
+    // Shell built-ins only: each execve is held too.
+    spec.command = {"/bin/sh", "-c", ": > started; read -r k < \"$0\"/secret/key; echo \"$k\"",
+                    alias};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.out.find("AKIA") == std::string::npos,
+               undo << ": read through the bind the host no longer shows: " << r.describe());
+    BOOST_TEST(r.exit_code == 125, undo << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("started")), undo << ": the command ran: " << r.describe());
+    unlink(box.ws("started").c_str());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
