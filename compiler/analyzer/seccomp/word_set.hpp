@@ -15,13 +15,17 @@ namespace zpolicy::compiler {
 // exact, not an approximation.
 class WordSet {
  public:
-  void make_empty() { contradiction_ = true; }
-  void at_least(uint32_t v);
-  void at_most(uint32_t v);
+  // Each constraint returns the set, so that `WordSet().at_most(9)` is a set too.
+  WordSet& make_empty() {
+    contradiction_ = true;
+    return *this;
+  }
+  WordSet& at_least(uint32_t v);
+  WordSet& at_most(uint32_t v);
   // (w & mask) == value; a value with bits outside the mask empties the set.
-  void bits(uint32_t mask, uint32_t value);
+  WordSet& bits(uint32_t mask, uint32_t value);
   // (w & mask) != value; a value with bits outside the mask rules nothing out.
-  void not_bits(uint32_t mask, uint32_t value);
+  WordSet& not_bits(uint32_t mask, uint32_t value);
 
   // The words in this set and in `other`: a call on a path of each of two programs
   // (compiler/review/program_diff).
