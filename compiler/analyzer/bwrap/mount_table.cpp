@@ -240,10 +240,7 @@ std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
   // A mount lands where its destination leads: bwrap opens it and mounts on what it
   // opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc /tmp/l`
   // binds /etc over /etc).
-  const bool mounts = op.kind == BwrapOpKind::Bind || op.kind == BwrapOpKind::RoBind ||
-                      op.kind == BwrapOpKind::DevBind || op.kind == BwrapOpKind::Tmpfs ||
-                      op.kind == BwrapOpKind::Dev || op.kind == BwrapOpKind::Proc;
-  if (mounts && has_symlinks_) {
+  if (is_mount(op.kind) && has_symlinks_) {
     Trace ignored(false);
     auto target = resolve_symlinks(dest, true, ignored);
     if (!target) return fail("the destination does not resolve");
@@ -454,7 +451,8 @@ MountTable::Reach MountTable::decide(const Place& at, FsOp op, Trace& tr) const 
       m.device_source) {
     if (!m.devices)
       return denied([&] {
-        return paths_->path(m.source).str() + " is a device node on a nodev bind: open fails EACCES";
+        return paths_->path(m.source).str() +
+               " is a device node on a nodev bind: open fails EACCES";
       });
     return reaches(Outcome::Scratch, std::nullopt, [&] {
       return "the device " + paths_->path(m.source).str() + " holds no host data";
