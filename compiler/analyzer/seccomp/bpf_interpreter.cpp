@@ -411,16 +411,15 @@ std::string instruction_text(std::span<const BpfInsn> prog, size_t i) {
   const bool xk = src(in.code) == X;
   switch (cls(in.code)) {
     case LD:
-      if (mode(in.code) == ABS) std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
-      else
-        std::snprintf(buf, sizeof buf, "ld    %s%u",
-                      mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
-                      mode(in.code) == LEN ? kDataSize : in.k);
-      return buf;
     case LDX:
-      std::snprintf(buf, sizeof buf, "ldx   %s%u",
-                    mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
-                    mode(in.code) == LEN ? kDataSize : in.k);
+      if (cls(in.code) == LD && mode(in.code) == ABS)
+        std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
+      else
+        std::snprintf(buf, sizeof buf, "%s%s%u", cls(in.code) == LD ? "ld    " : "ldx   ",
+                      mode(in.code) == MEM   ? "M"
+                      : mode(in.code) == LEN ? "len "
+                                             : "#",
+                      mode(in.code) == LEN ? kDataSize : in.k);
       return buf;
     case ST:
     case STX:
