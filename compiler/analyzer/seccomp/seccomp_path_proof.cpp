@@ -17,22 +17,50 @@ constexpr size_t kKeptCounterexamples = 100;
 constexpr size_t kMaxConditionsPerArgument = 16;
 constexpr size_t kMaxCombinations = 1 << 20;
 
-// One word's part of a condition: the set the word must lie in, or none when the
-// condition leaves the word alone.
-using Part = std::optional<WordSet>;
-Part eq(uint32_t v) { return WordSet().bits(UINT32_MAX, v); }
-Part ne(uint32_t v) { return WordSet().not_bits(UINT32_MAX, v); }
-Part lt(uint32_t v) { return v == 0 ? WordSet().make_empty() : WordSet().at_most(v - 1); }
-Part le(uint32_t v) { return WordSet().at_most(v); }
-Part gt(uint32_t v) { return v == UINT32_MAX ? WordSet().make_empty() : WordSet().at_least(v + 1); }
-Part ge(uint32_t v) { return WordSet().at_least(v); }
-constexpr std::nullopt_t kAny = std::nullopt;
+// One constraint on one word.
+struct Atom {
+  enum class Op : uint8_t { Any, Empty, AtLeast, AtMost, Bits, NotBits };
+  Op op = Op::Any;
+  uint32_t a = 0, b = 0;
+};
+
+void apply(WordSet& s, const Atom& t) {
+  switch (t.op) {
+    case Atom::Op::Any:
+      break;
+    case Atom::Op::Empty:
+      s.make_empty();
+      break;
+    case Atom::Op::AtLeast:
+      s.at_least(t.a);
+      break;
+    case Atom::Op::AtMost:
+      s.at_most(t.a);
+      break;
+    case Atom::Op::Bits:
+      s.bits(t.a, t.b);
+      break;
+    case Atom::Op::NotBits:
+      s.not_bits(t.a, t.b);
+      break;
+  }
+}
+
+Atom eq(uint32_t v) { return {Atom::Op::Bits, UINT32_MAX, v}; }
+Atom ne(uint32_t v) { return {Atom::Op::NotBits, UINT32_MAX, v}; }
+Atom lt(uint32_t v) { return v == 0 ? Atom{Atom::Op::Empty} : Atom{Atom::Op::AtMost, v - 1}; }
+Atom le(uint32_t v) { return {Atom::Op::AtMost, v}; }
+Atom gt(uint32_t v) {
+  return v == UINT32_MAX ? Atom{Atom::Op::Empty} : Atom{Atom::Op::AtLeast, v + 1};
+}
+Atom ge(uint32_t v) { return {Atom::Op::AtLeast, v}; }
+constexpr Atom kAny{};
 
 // A condition, or its negation, on one argument as a union of products (high word,
 // low word), following condition_holds: a U32 argument compares its low word only,
 // anything else all 64 bits, unsigned.
 struct Alt {
-  Part hi, lo;
+  Atom hi, lo;
 };
 std::vector<Alt> alternatives(const ir::ArgCondition& c, ir::ArgWidth width, bool truth) {
   const uint32_t vl = static_cast<uint32_t>(c.value), vh = static_cast<uint32_t>(c.value >> 32);
@@ -61,7 +89,7 @@ std::vector<Alt> alternatives(const ir::ArgCondition& c, ir::ArgWidth width, boo
       case ir::CmpOp::Le:
         return {{kAny, truth ? le(vl) : gt(vl)}};
       default:
-        return {{kAny, truth ? WordSet().bits(ml, vl) : WordSet().not_bits(ml, vl)}};
+        return {{kAny, truth ? Atom{Atom::Op::Bits, ml, vl} : Atom{Atom::Op::NotBits, ml, vl}}};
     }
   }
   switch (op) {
@@ -75,8 +103,8 @@ std::vector<Alt> alternatives(const ir::ArgCondition& c, ir::ArgWidth width, boo
       if (truth) return {{lt(vh), kAny}, {eq(vh), le(vl)}};
       return {{gt(vh), kAny}, {eq(vh), gt(vl)}};
     default:
-      if (truth) return {{WordSet().bits(mh, vh), WordSet().bits(ml, vl)}};
-      return {{WordSet().not_bits(mh, vh), kAny}, {kAny, WordSet().not_bits(ml, vl)}};
+      if (truth) return {{{Atom::Op::Bits, mh, vh}, {Atom::Op::Bits, ml, vl}}};
+      return {{{Atom::Op::NotBits, mh, vh}, kAny}, {kAny, {Atom::Op::NotBits, ml, vl}}};
   }
 }
 
@@ -125,13 +153,13 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
     for (bool truth : {false, true})
       for (const Alt& alt : alternatives(c, info.args[c.index], truth)) {
         Node next{n.j + 1, n.truth | (truth ? 1u << n.j : 0u), n.hi, n.lo, n.in_hi, n.in_lo};
-        if (alt.hi) {
-          next.hi.intersect(*alt.hi);
+        if (alt.hi.op != Atom::Op::Any) {
+          apply(next.hi, alt.hi);
           next.in_hi = next.hi.witness(budget);
         }
         if (next.in_hi.kind == WKind::Empty) continue;
-        if (alt.lo) {
-          next.lo.intersect(*alt.lo);
+        if (alt.lo.op != Atom::Op::Any) {
+          apply(next.lo, alt.lo);
           next.in_lo = next.lo.witness(budget);
         }
         if (next.in_lo.kind == WKind::Empty) continue;
@@ -282,7 +310,8 @@ struct Prover {
       }
       const SyscallCall call{ir::Arch::X86_64, s.nr, args_of(words)};
       const ir::Action intended = intent.decide(call);
-      if (!got || !(*got == intended)) mismatch(ir::kAuditArchX86_64, call, ip, intended, p.ret_pc);
+      if (!got || !(*got == intended))
+        mismatch(ir::kAuditArchX86_64, call, ip, intended, p.ret_pc);
       size_t g = 0;
       while (g < groups.size() && ++at[g] == groups[g].classes.size()) at[g++] = 0;
       if (g == groups.size()) break;

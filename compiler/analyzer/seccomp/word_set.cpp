@@ -8,33 +8,30 @@
 
 namespace zpolicy::compiler {
 
-WordSet& WordSet::at_least(uint32_t v) {
-  lo_ = std::max(lo_, v);
-  return *this;
-}
-WordSet& WordSet::at_most(uint32_t v) {
-  hi_ = std::min(hi_, v);
-  return *this;
-}
+void WordSet::at_least(uint32_t v) { lo_ = std::max(lo_, v); }
+void WordSet::at_most(uint32_t v) { hi_ = std::min(hi_, v); }
 
-WordSet& WordSet::bits(uint32_t mask, uint32_t value) {
-  if ((value & ~mask) != 0 || ((known_value_ ^ value) & known_mask_ & mask) != 0)
-    return make_empty();
+void WordSet::bits(uint32_t mask, uint32_t value) {
+  if ((value & ~mask) != 0 || ((known_value_ ^ value) & known_mask_ & mask) != 0) {
+    contradiction_ = true;
+    return;
+  }
   known_mask_ |= mask;
   known_value_ |= value;
-  return *this;
 }
 
-WordSet& WordSet::not_bits(uint32_t mask, uint32_t value) {
-  if ((value & ~mask) != 0) return *this;
-  if (mask == 0) return make_empty();  // w & 0 is 0, always equal to 0
+void WordSet::not_bits(uint32_t mask, uint32_t value) {
+  if ((value & ~mask) != 0) return;
+  if (mask == 0) {  // w & 0 is 0, always equal to 0
+    contradiction_ = true;
+    return;
+  }
   if (mask != UINT32_MAX) {
     excluded_.push_back({mask, value});
-    return *this;
+    return;
   }
   const auto at = std::lower_bound(excluded_values_.begin(), excluded_values_.end(), value);
   if (at == excluded_values_.end() || *at != value) excluded_values_.insert(at, value);
-  return *this;
 }
 
 void WordSet::intersect(const WordSet& other) {

@@ -15,17 +15,13 @@ namespace zpolicy::compiler {
 // exact, not an approximation.
 class WordSet {
  public:
-  // Each constraint returns the set, so that `WordSet().at_most(9)` is a set too.
-  WordSet& make_empty() {
-    contradiction_ = true;
-    return *this;
-  }
-  WordSet& at_least(uint32_t v);
-  WordSet& at_most(uint32_t v);
+  void make_empty() { contradiction_ = true; }
+  void at_least(uint32_t v);
+  void at_most(uint32_t v);
   // (w & mask) == value; a value with bits outside the mask empties the set.
-  WordSet& bits(uint32_t mask, uint32_t value);
+  void bits(uint32_t mask, uint32_t value);
   // (w & mask) != value; a value with bits outside the mask rules nothing out.
-  WordSet& not_bits(uint32_t mask, uint32_t value);
+  void not_bits(uint32_t mask, uint32_t value);
 
   // The words in this set and in `other`: a call on a path of each of two programs
   // (compiler/review/program_diff).
