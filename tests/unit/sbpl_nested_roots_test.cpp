@@ -403,9 +403,9 @@ BOOST_AUTO_TEST_CASE(the_pipelines_one_root_bindings_are_bounded_by_their_work) 
   BOOST_TEST((fs.front().kind == SbplFinding::Kind::MalformedArtifact));
   BOOST_TEST(fs.front().loc.file == "profile.sb", all(fs));
   BOOST_TEST(fs.front().actual.find("for 31 places and 3 roots") != std::string::npos, all(fs));
-  BOOST_TEST(fs.front().expected.find("at most 1048576 filters and parameters") !=
-                 std::string::npos,
-             all(fs));
+  BOOST_TEST(
+      fs.front().expected.find("at most 1048576 filters and parameters") != std::string::npos,
+      all(fs));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

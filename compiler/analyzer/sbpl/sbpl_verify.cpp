@@ -741,8 +741,7 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
   const size_t proof_work = profile.filters.size() + values.size();
   size_t proved = 0;
   for (const size_t steps : {size_t{1}, roots.size() - 1}) {
-    auto nested =
-        nested_chains(policy, profile, roots, tops, proof_work, steps, spent, pair_tops);
+    auto nested = nested_chains(policy, profile, roots, tops, proof_work, steps, spent, pair_tops);
     if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
       refuse_nested(*e, findings);
       return;
