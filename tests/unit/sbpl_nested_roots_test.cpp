@@ -383,6 +383,27 @@ BOOST_AUTO_TEST_CASE(a_pair_under_a_place_the_policy_names_is_proved) {
              binding);
 }
 
+// The same pair where it happens on a Mac: the policy reads a path below /Users, so
+// /Users is one of its places, and ${HOME} = /Users/u with the workspace inside it lets
+// the protected .git be written. Accepted at 130aaab (exit 0).
+BOOST_AUTO_TEST_CASE(a_pair_under_users_when_the_policy_names_a_path_there_is_proved) {
+  Golden g = golden("deny-roots");
+  g.policy.read.push_back(g.policy.read.front());
+  g.policy.read.back().path = "/Users/Shared/tools";
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath \"/Users\") (subpath (param "
+      "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(fs.front().probe.find("/Users/.git") != std::string::npos, text);
+  BOOST_TEST(fs.front().trace.front().find("${HOME} bound to /Users, ${WORKSPACE} bound to "
+                                           "/Users inside ${HOME}") != std::string::npos,
+             text);
+}
+
 // The one-root bindings of the pipeline's verify (compile, check) are bounded by their
 // work as zpolicy verify's are (session 12): ten harmless reads of /opt/tK/tools make 31
 // places (each path, a child, /opt/tK, /opt), within the 32 places; with deny-roots' three
