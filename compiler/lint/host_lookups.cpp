@@ -102,4 +102,14 @@ const std::vector<MountEntry>& HostLookups::mounts() {
   return *mounts_;
 }
 
+const std::vector<MountBelow>& HostLookups::writable_mounts_below(const std::string& path) {
+  auto it = below_.find(path);
+  if (it == below_.end())
+    it =
+        below_
+            .emplace(path, compiler::writable_mounts_below(realpath(path).value_or(path), mounts()))
+            .first;
+  return it->second;
+}
+
 }  // namespace zpolicy::compiler

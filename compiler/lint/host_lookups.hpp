@@ -32,6 +32,9 @@ class HostLookups {
   const struct stat* stat(const std::string& path);
   // This namespace's mount table (/proc/self/mountinfo), read once.
   const std::vector<MountEntry>& mounts();
+  // The writable mounts strictly below the directory `path` (writable_mounts_below of its
+  // real path), found once per path: a lint asks for each of sixty paths below $HOME.
+  const std::vector<MountBelow>& writable_mounts_below(const std::string& path);
 
  private:
   // The kernel's walk of an absolute path: ".." applies to what is resolved so far, a
@@ -44,6 +47,7 @@ class HostLookups {
   std::unordered_map<std::string, std::optional<struct stat>> lstat_;
   std::unordered_map<std::string, std::optional<std::string>> link_, real_;
   std::optional<std::vector<MountEntry>> mounts_;
+  std::unordered_map<std::string, std::vector<MountBelow>> below_;
 };
 
 }  // namespace zpolicy::compiler

@@ -495,6 +495,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
+  // A linked worktree's git directory names, in `commondir`, the directory whose config
+  // and hooks git reads for it: protected too, wherever it lies, also when it is no
+  // repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
+  // the list, and a common directory may name another; one already protected is skipped,
+  // so a cycle ends.
+  for (size_t i = 0; i < r.protect.size(); ++i) {
+    if (r.protect[i].kind != HostKind::Directory) continue;
+    const auto [common, link] = commondir_named_by(r.protect[i].path);
+    const ir::SourceLoc loc = r.protect[i].loc;
+    if (link)
+      diags.error(loc, "'" + r.protect[i].path +
+                           "/commondir' is a symlink: git reads the "
+                           "common directory's name through it, from a file that may lie in a "
+                           "writable root; refusing to run");
+    if (!common) continue;
+    const auto c = HostResolver::canonicalize(*common, {});
+    const std::string& known = c.stop == Canonical::Stop::None ? c.path : *common;
+    if (std::none_of(r.protect.begin(), r.protect.end(),
+                     [&](const ResolvedPath& p) { return p.path == known; }))
+      protect_absolute(*common, loc, false);
+  }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
   // as the deny roots' are masked (red team A11-6).
