@@ -8,9 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <random>
-#include <sstream>
 
 namespace zpolicy::cli {
 namespace {
@@ -134,14 +132,55 @@ bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifa
   return true;
 }
 
-std::vector<Artifact> read_artifacts(const std::string& dir, Target target) {
+std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
+                                     std::vector<std::string>& refused) {
   std::vector<Artifact> arts;
+  Fd in_dir(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!in_dir.ok()) return arts;  // every artifact is missing, which the caller reports
   for (const auto& name : artifact_names(target)) {
-    std::ifstream in(std::filesystem::path(dir) / name, std::ios::binary);
-    if (!in) continue;
-    std::ostringstream s;
-    s << in.rdbuf();
-    arts.push_back({name, s.str(), name.ends_with(".bpf")});
+    const std::string shown = dir + "/" + name;
+    struct stat before;
+    if (fstatat(in_dir.get(), name.c_str(), &before, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno != ENOENT) refused.push_back("cannot look at '" + shown + "': " + errno_text());
+      continue;
+    }
+    if (!S_ISREG(before.st_mode)) {
+      refused.push_back("'" + shown + "' is " +
+                        (S_ISLNK(before.st_mode)   ? "a symlink"
+                         : S_ISDIR(before.st_mode) ? "a directory"
+                                                   : "a special file") +
+                        ", not the regular file compile writes; refusing to read through it");
+      continue;
+    }
+    // Opened without following a link and without blocking, and only if it is still
+    // the regular file just looked at (not swapped for a FIFO or a link since).
+    Fd f(openat(in_dir.get(), name.c_str(),
+                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+    struct stat now;
+    if (!f.ok() || fstat(f.get(), &now) != 0 || !S_ISREG(now.st_mode) ||
+        now.st_dev != before.st_dev || now.st_ino != before.st_ino) {
+      refused.push_back("'" + shown + "' changed while it was read; refusing it");
+      continue;
+    }
+    std::string content;
+    char chunk[16384];
+    ssize_t n = 0;
+    while (content.size() <= kMaxArtifactBytes && (n = read(f.get(), chunk, sizeof chunk)) != 0) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      content.append(chunk, static_cast<size_t>(n));
+    }
+    if (n < 0) {
+      refused.push_back("cannot read '" + shown + "': " + errno_text());
+      continue;
+    }
+    if (content.size() > kMaxArtifactBytes) {
+      refused.push_back("'" + shown + "' is larger than " +
+                        std::to_string(kMaxArtifactBytes >> 20) +
+                        " MiB, more than compile ever writes; refusing it");
+      continue;
+    }
+    arts.push_back({name, std::move(content), name.ends_with(".bpf")});
   }
   return arts;
 }

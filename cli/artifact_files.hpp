@@ -18,7 +18,13 @@ bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifa
                      std::string& error);
 
 // The target's artifact files found in `dir`, each read as it is; a missing one is left
-// out, for the caller to judge.
-std::vector<Artifact> read_artifacts(const std::string& dir, Target target);
+// out, for the caller to judge. Read only as the regular files compile writes: an entry
+// that is a symlink (its author's choice of any file the reader may read, which findings
+// and diffs would then print: red team A12-1), a FIFO (which blocks), a device or a
+// directory, or a file larger than kMaxArtifactBytes, is left out too, with the reason in
+// `refused`; the caller refuses to judge the directory then.
+inline constexpr size_t kMaxArtifactBytes = size_t{16} << 20;
+std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
+                                     std::vector<std::string>& refused);
 
 }  // namespace zpolicy::cli

@@ -61,8 +61,15 @@ int cmd_diff(const Args& args) {
     return kExitUsage;
   }
   if (artifacts) {
-    DiffResult result =
-        diff_artifacts(*target, read_artifacts(files[0], *target), read_artifacts(files[1], *target));
+    std::vector<std::string> refused;
+    auto before_arts = read_artifacts(files[0], *target, refused);
+    auto after_arts = read_artifacts(files[1], *target, refused);
+    if (!refused.empty()) {
+      for (const auto& r : refused) std::cerr << "zpolicy: " << r << "\n";
+      std::cerr << "zpolicy: cannot compare the artifact directories; nothing was compared\n";
+      return kExitUsage;
+    }
+    DiffResult result = diff_artifacts(*target, before_arts, after_arts);
     // Lines and reasons name the directories as the user gave them.
     auto relabel = [&](std::string& file) {
       for (const auto& [side, dir] : {std::pair{result.before, files[0]}, {result.after, files[1]}})

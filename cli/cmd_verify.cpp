@@ -30,7 +30,14 @@ int cmd_verify(const Args& args) {
   }
   // Every artifact file of the target is read as it is; a missing one is a finding.
   const std::string dir = vm["dir"].as<std::string>();
-  const auto arts = read_artifacts(dir, *target);
+  std::vector<std::string> refused;
+  const auto arts = read_artifacts(dir, *target, refused);
+  if (!refused.empty()) {
+    for (const auto& r : refused) std::cerr << "zpolicy: " << r << "\n";
+    std::cerr << "zpolicy: verification failed: " << refused.size()
+              << " artifact file(s) refused; nothing was verified\n";
+    return kExitVerify;
+  }
   const auto verified = verify(request, *target, arts);
   if (verified.exit_code == kExitVerify) {
     print_findings(verified.diagnostics, "");

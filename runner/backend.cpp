@@ -85,6 +85,8 @@ const char* to_string(Unavailability u) {
       return "container-without-namespaces";
     case Unavailability::SeccompUnavailable:
       return "seccomp-unavailable";
+    case Unavailability::ForeignProcfs:
+      return "foreign-procfs";
     case Unavailability::ProbeTimeout:
       return "probe-timeout";
     case Unavailability::ProbeFailed:
@@ -107,6 +109,16 @@ std::string backend_description() {
 #endif
 }
 
+std::string foreign_procfs() {
+  char self[32] = {};  // readlink leaves the last byte 0
+  const ssize_t n = readlink("/proc/self", self, sizeof self - 1);
+  const std::string pid = std::to_string(getpid());
+  if (n > 0 && self == pid) return "";
+  const std::string named = n > 0 ? "is process " + std::string(self) : "cannot be read";
+  return "/proc/self " + named + ", not this process (" + pid +
+         "): /proc belongs to another pid namespace";
+}
+
 BackendStatus preflight() {
 #if defined(__APPLE__)
   return check_binary(std::string(kSandboxExec), "");
@@ -118,6 +130,8 @@ BackendStatus preflight() {
   if (osrelease.find("Microsoft") != std::string::npos)
     return {Unavailability::Wsl1, "WSL1 has no namespaces; use WSL2"};
   if (auto b = check_binary(kBwrapPath, " (apt-get install bubblewrap)"); !b.usable()) return b;
+  if (auto foreign = foreign_procfs(); !foreign.empty())
+    return {Unavailability::ForeignProcfs, foreign};
   if (read_first_line("/proc/sys/user/max_user_namespaces") == "0")
     return {Unavailability::UserNamespacesDisabled, "sysctl user.max_user_namespaces is 0"};
   if (getuid() != 0 && read_first_line("/proc/sys/kernel/unprivileged_userns_clone") == "0")

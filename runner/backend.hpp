@@ -19,6 +19,7 @@ enum class Unavailability {
   AppArmorRestriction,     // kernel.apparmor_restrict_unprivileged_userns=1
   ContainerWithoutNamespaces,
   SeccompUnavailable,
+  ForeignProcfs,  // /proc is the procfs of another pid namespace
   ProbeTimeout,
   ProbeFailed,
 };
@@ -34,6 +35,11 @@ struct BackendStatus {
 
 // This platform's backend, as `doctor` names it ("linux backend: /usr/bin/bwrap").
 std::string backend_description();
+
+// Why /proc cannot be trusted to name this process ("" when /proc/self is this process).
+// In a pid namespace whose /proc is its parent's (`unshare -pf` without --mount-proc), every
+// pid the runner and bwrap look up there names some other process.
+std::string foreign_procfs();
 
 // Cheap checks done before every run: platform, trusted binary, namespace sysctls,
 // seccomp. They read files only; nothing is started.

@@ -148,6 +148,19 @@ HostCheck container() {
   return c;
 }
 
+HostCheck procfs() {
+  HostCheck c{"procfs", Status::Ok, "/proc is this pid namespace's", "", ""};
+  if (auto foreign = foreign_procfs(); !foreign.empty()) {
+    c.status = Status::Failed;
+    c.value = foreign;
+    c.reason = to_string(Unavailability::ForeignProcfs);
+    c.fix =
+        "mount a procfs of this pid namespace on /proc (`unshare --pid --fork "
+        "--mount-proc`, or the container runtime's default /proc)";
+  }
+  return c;
+}
+
 HostCheck seccomp() {
   HostCheck c{"seccomp", Status::Ok, "", "", ""};
   const std::string actions = first_line("/proc/sys/kernel/seccomp/actions_avail");
@@ -291,6 +304,7 @@ DoctorReport doctor() {
   r.checks.push_back(bwrap());
   r.checks.push_back(user_namespaces());
   r.checks.push_back(container());
+  r.checks.push_back(procfs());
   r.checks.push_back(seccomp());
   r.checks.push_back(no_new_privs());
   r.checks.push_back(landlock());

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -19,11 +20,12 @@
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__linux__)
+#include "compiler/resolve/unmasked_names.hpp"
 #include "runner/bind_sources.hpp"
-#include "runner/host_mount_events.hpp"
+#include "runner/host_mount_table.hpp"
 #include "runner/host_name_watch.hpp"
-#include "runner/notify_share.hpp"
 #include "runner/network_proxy.hpp"
+#include "runner/notify_share.hpp"
 #include "runner/placeholders.hpp"
 #include "runner/setup_check.hpp"
 #include "runner/standard_streams.hpp"
@@ -185,7 +187,32 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
   return kExitNotExecutable;
 }
 
-int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
+// The first name the host's mounts now give an existing deny root or protected path of
+// `live` that nothing masks (red team A11-4), as "deny root 'PATH' ... 'NAME'", or empty.
+// `resolved_through`: the table the plan was resolved through (empty when unknown: every
+// name is looked at). Only a name that shows that very object counts, as in resolution.
+std::string unmasked_new_name(const ir::Resolved& live,
+                              const std::vector<compiler::MountEntry>& resolved_through,
+                              const std::vector<compiler::MountEntry>& now) {
+  if (now.empty()) return "the host's mount table, which cannot be read";
+  auto identity = [](const std::string& p) -> std::optional<ir::HostIdentity> {
+    struct stat st;
+    if (lstat(p.c_str(), &st) != 0) return std::nullopt;
+    return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev),
+                            static_cast<std::uint64_t>(st.st_ino)};
+  };
+  for (const auto& n : compiler::names_the_masks_lack(live, resolved_through, now)) {
+    const auto id = identity(n.original);
+    if (!id || identity(n.name) != id) continue;
+    return std::string(n.deny ? "deny root" : "protected path") + " '" + n.original +
+           "', which a mount the host made after the policy was resolved also shows at '" + n.name +
+           "', where nothing " + (n.deny ? "masks" : "protects") + " it";
+  }
+  return "";
+}
+
+int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
+                  HostMountTable* resolved_through) {
   // The sandbox's limits, set before its command starts (docs/run.md "inotify: the
   // sandbox's share").
   const auto notify_share = sandbox_notify_share();
@@ -194,10 +221,13 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
            "/proc/sys/user); nothing ran\n";
     return kExitInternal;
   }
+  // The table the plan was resolved through, or one of this run's own (runner/run.hpp).
+  std::optional<HostMountTable> own_mounts;
+  HostMountTable& mount_table = resolved_through ? *resolved_through : own_mounts.emplace();
   ir::Resolved live = *plan.verified;
   Placeholders placeholders;
   std::string why;
-  if (!placeholders.prepare(live, why)) {
+  if (!placeholders.prepare(live, why, mount_table.now())) {
     err << "zpolicy: " << why << "; nothing ran\n";
     return kExitInternal;
   }
@@ -215,10 +245,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   // The deny roots the setup check must not find: every one whose way is watched, as an
   // executor of the plan checks them (docs/embedding.md "missing_deny_roots").
   std::vector<std::string> absent;
-  // From before the last look at the deny roots' ways to after the guard's unshare; only
-  // a run that may watch such a way needs it.
-  std::optional<HostMountEvents> mounts;
-  if (may_have_missing_deny_roots(live)) mounts.emplace();
+  // From before the last look at the deny roots' ways to after the guard's unshare.
+  const unsigned long mounts_before_deny_ways = mount_table.marks();
   const std::vector<WatchedName> deny_ways = missing_deny_names(live, appeared, &absent);
   for (const auto& w : deny_ways) watched.push_back(w);
   // A deny root that exists by now, created since it was resolved: nothing masks it.
@@ -337,12 +365,24 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     std::string why, limit_failed;
     if (!limit_sandbox_notify(init, *notify_share, why)) limit_failed = why;
     // bwrap runs, so the guard's namespace is made: a mount in between is in it (A10-3).
-    if (!deny_ways.empty() && (!mounts || mounts->changed())) {
+    if (!deny_ways.empty() && mount_table.marks() != mounts_before_deny_ways) {
       refused = "a filesystem was mounted or unmounted on the host while the run started, "
                 "which could bring deny root '" + deny_ways.front().protects +
                 "' into the sandbox where no watch sees it; refusing to run what was not "
                 "verified";
       return false;
+    }
+    // A bind since resolution is in it too, unmasked (A11-4): looked at only when the host's
+    // mounts changed since (or the plan was resolved elsewhere), and refused only when it
+    // gives an existing deny root or protected path a name nothing masks.
+    if (!resolved_through || mount_table.changed_since_first_read()) {
+      const std::string name = unmasked_new_name(
+          live, resolved_through ? mount_table.first() : std::vector<compiler::MountEntry>{},
+          mount_table.now());
+      if (!name.empty()) {
+        refused = name + "; refusing to run what was not verified";
+        return false;
+      }
     }
     switch (setup.check(init, why)) {
       case SetupCheck::Result::SetupEnded:
@@ -469,7 +509,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
 
 }  // namespace
 
-int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report) {
+int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
+            [[maybe_unused]] HostMountTable* mounts) {
   for (const auto& l : plan.accepted)
     err << "zpolicy: accepted for this run: " << l.report() << "\n";
   switch (plan.backend) {
@@ -477,7 +518,7 @@ int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report)
       return execute_unconfined(plan, err);
     case compiler::Backend::Bwrap:
 #if defined(__linux__)
-      if (plan.verified) return execute_bwrap(plan, err, report);
+      if (plan.verified) return execute_bwrap(plan, err, report, mounts);
 #endif
       break;
     case compiler::Backend::SandboxExec:

@@ -98,12 +98,6 @@ bool missing_outside_writable(const ir::Resolved& resolved, const ir::ResolvedPa
 
 }  // namespace
 
-bool may_have_missing_deny_roots(const ir::Resolved& resolved) {
-  return std::any_of(resolved.deny.begin(), resolved.deny.end(), [&](const ir::ResolvedPath& d) {
-    return missing_outside_writable(resolved, d);
-  });
-}
-
 std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared,
                                             std::vector<std::string>* roots) {
   std::vector<WatchedName> out;

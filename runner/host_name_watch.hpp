@@ -54,11 +54,6 @@ std::vector<WatchedName> watched_names(const std::vector<compiler::ExpectedObjec
 std::vector<WatchedName> missing_deny_names(const ir::Resolved& resolved, std::string& appeared,
                                             std::vector<std::string>* roots = nullptr);
 
-// Whether missing_deny_names() can name anything for `resolved`: some deny root of its
-// was missing at resolution, outside every writable root. Pure: false means the run
-// watches no missing deny root's way, whatever the host does meanwhile.
-bool may_have_missing_deny_roots(const ir::Resolved& resolved);
-
 // The deny roots missing_deny_names() watches the ways of, each once (none when one exists
 // by now). A watch names one deny root, and a deny root below a file has no "created"
 // watch, so the watches alone do not list them all. Looks at the host.

@@ -125,7 +125,8 @@ void Placeholders::leave_state_dir() {
   leave_own_state_dir(state_dir());
 }
 
-bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
+bool Placeholders::prepare(ir::Resolved& r, std::string& error,
+                           const std::vector<compiler::MountEntry>& host_mounts) {
   const std::string dir = state_dir();
   // Fail closed: state the sandbox could reach (lock it, edit a record) would let it
   // stall other runs or have cleanup remove what a live run relies on.
@@ -135,6 +136,22 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     });
     if (!hidden) {
       error = "internal error: the state directory '" + dir + "' is not hidden from the sandbox";
+      return false;
+    }
+  }
+  // Checked before the directory of its own is made: a refused run leaves nothing.
+  if (compiler::zpolicy_state_dir_is_private_to_this_process() &&
+      (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly)) {
+    const std::string usual = compiler::zpolicy_usual_state_dir();
+    if (const std::string where = usual_state_dir_makeable(r, usual, host_mounts); !where.empty()) {
+      struct stat st;
+      const std::string holder = lstat(usual.c_str(), &st) == 0 ? "uid " + std::to_string(st.st_uid)
+                                                                : "another user (it is gone now)";
+      error = "the usual state directory '" + usual + "' is held by " + holder +
+              ", so this run keeps its state elsewhere, and the sandbox could make '" + usual +
+              "' once it is freed, through " + where +
+              ", with run records a later run or `zpolicy cleanup` would act on; have it "
+              "removed, or do not make its parent writable; refusing to run";
       return false;
     }
   }
@@ -150,7 +167,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error) {
     return false;
   }
   if (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly) {
-    if (const std::string other = state_dir_exposed(r, dir); !other.empty()) {
+    if (const std::string other = state_dir_exposed(r, dir, host_mounts); !other.empty()) {
       error = "the state directory '" + dir + "' is also " + other +
               ", where the sandbox could reach zpolicy's own state (write what later runs act on, "
               "or hold the lock they wait for); refusing to run";

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/mount_names.hpp"
 #include "ir/resolved.hpp"
 #include "runner/host_run_lock.hpp"
 #include "runner/run_records.hpp"
@@ -31,7 +32,10 @@ class Placeholders {
   // Reconciles dead runs, then creates the placeholders `r` needs (missing pins,
   // protected paths and deny paths inside writable roots) and marks them as existing
   // directories in `r`. Returns false with `error` set on any failure (fail closed).
-  bool prepare(ir::Resolved& r, std::string& error);
+  // `host_mounts` is the host's mount table, for the checks of the state directory's
+  // other names (runner/state_dir_exposure.hpp).
+  bool prepare(ir::Resolved& r, std::string& error,
+               const std::vector<compiler::MountEntry>& host_mounts);
 
   // Whether this run's record has reached the disk (fsync; true without placeholders).
   // prepare() starts the fsync on a thread of its own, so that it overlaps bwrap's setup

@@ -13,6 +13,9 @@
 #include "runner/environment.hpp"
 #include "runner/execute.hpp"
 #include "runner/explain_hint.hpp"
+#if defined(__linux__)
+#include "runner/host_mount_table.hpp"
+#endif
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__APPLE__)
@@ -92,7 +95,8 @@ std::string absolute(const std::string& path, const std::string& cwd) {
 }  // namespace
 
 std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream& err,
-                                             compiler::FilterProof when) {
+                                             compiler::FilterProof when,
+                                             [[maybe_unused]] HostMountTable* mounts) {
   if (req.command.empty()) {
     err << "zpolicy: run: no command given (zpolicy run [OPTIONS] -- CMD [ARG...])\n";
     return kExitUsage;
@@ -155,6 +159,16 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     err << diags.str();
     return kExitUsage;
   }
+#if defined(__linux__)
+  if (mounts) {
+    in.host->mounts = mounts->now();
+    // Unread, no other name of a deny root would be masked: refuse rather than guess.
+    if (in.host->mounts->empty()) {
+      err << "zpolicy: cannot read the host's mount table (/proc/self/mountinfo); nothing ran\n";
+      return kExitInternal;
+    }
+  }
+#endif
   in.lint = {in.host, req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd))
                                       : std::nullopt,
              canonical("/proc/self/exe"), std::string(kBwrapPath), caller_path_entries()};
@@ -173,7 +187,14 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 }
 
 int run(const RunRequest& req, std::ostream& err, RunReport* report) {
-  auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease);
+#if defined(__linux__)
+  // One descriptor of the host's mount table for the whole run (runner/host_mount_table.hpp).
+  HostMountTable host_mounts;
+  HostMountTable* mounts = &host_mounts;
+#else
+  HostMountTable* mounts = nullptr;
+#endif
+  auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease, mounts);
   const auto* planned = std::get_if<compiler::RunPlan>(&prepared);
   // A refusal that comes before any plan is a status too: nothing ran that could forge it.
   if (req.status_file) {
@@ -185,7 +206,7 @@ int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   const auto& plan = *planned;
   RunReport own;
   RunReport& observed = report ? *report : own;
-  const int status = execute(plan, err, &observed);
+  const int status = execute(plan, err, &observed, mounts);
   // A refusal's status is zpolicy's: the hint would say the command exited with it (red
   // team R8-S1).
   if (observed.refused_before_start) return status;

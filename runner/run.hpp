@@ -14,6 +14,8 @@
 
 namespace zpolicy::runner {
 
+class HostMountTable;
+
 // The policy comes loaded, its mode already checked against its ceiling (by the public
 // API's one request loader, api/request.hpp).
 struct RunRequest {
@@ -36,10 +38,13 @@ struct RunRequest {
 // (compiler::plan_confined), or the unconfined plan danger-full-access and a trusted
 // `unavailable: run-unconfined` allow. A refusal is printed to `err` and returned as
 // the exit code. `zpolicy plan` prints this (every artifact proved); `run` executes it,
-// proving the seccomp program while bwrap starts (compiler::FilterProof).
+// proving the seccomp program while bwrap starts (compiler::FilterProof). `mounts` (Linux):
+// the host's mount table resolution and the lints judge, the one the run's execute()
+// looks at again; none: they read /proc/self/mountinfo themselves.
 std::variant<compiler::RunPlan, int> prepare(
     const RunRequest& request, std::ostream& err,
-    compiler::FilterProof when = compiler::FilterProof::BeforePlan);
+    compiler::FilterProof when = compiler::FilterProof::BeforePlan,
+    HostMountTable* mounts = nullptr);
 
 // Compiles the policy for this host through the pipeline `compile --workspace` uses
 // (resolve, emit, verify) plus the bound lints (compiler::plan_confined), refuses on any

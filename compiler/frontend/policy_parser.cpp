@@ -415,9 +415,12 @@ class Frontend {
 const std::vector<std::string>& default_protected_subpaths() {
   // `.git` stays protected at the top even where it does not exist yet (a placeholder);
   // `**/.git` adds every repository that exists below it: nested ones, submodules,
-  // worktrees (docs/patterns.md).
-  static const std::vector<std::string> v = {".git",         "**/.git", ".env", ".env.local",
-                                             "node_modules", ".next",   "data/agent-sessions"};
+  // worktrees (docs/patterns.md). Mercurial, Sapling and Jujutsu read hooks, extensions
+  // and pagers from their metadata as git does, so every existing one is protected too
+  // (red team A12-5, docs/decisions.md).
+  static const std::vector<std::string> v = {
+      ".git", "**/.git",    "**/.hg",       "**/.sl", "**/.jj",
+      ".env", ".env.local", "node_modules", ".next",  "data/agent-sessions"};
   return v;
 }
 

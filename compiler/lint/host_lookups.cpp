@@ -98,8 +98,19 @@ const struct stat* HostLookups::stat(const std::string& path) {
 }
 
 const std::vector<MountEntry>& HostLookups::mounts() {
+  if (given_) return *given_;
   if (!mounts_) mounts_ = read_mountinfo();
   return *mounts_;
+}
+
+const std::vector<MountBelow>& HostLookups::writable_mounts_below(const std::string& path) {
+  auto it = below_.find(path);
+  if (it == below_.end())
+    it =
+        below_
+            .emplace(path, compiler::writable_mounts_below(realpath(path).value_or(path), mounts()))
+            .first;
+  return it->second;
 }
 
 }  // namespace zpolicy::compiler

@@ -18,6 +18,8 @@ namespace zpolicy::compiler {
 // The ZP003 lint alone asks about some sixty paths below $HOME for every writable root.
 class HostLookups {
  public:
+  // `mounts`: the mount table the caller read (HostFacts::mounts), or none to read it here.
+  explicit HostLookups(const std::vector<MountEntry>* mounts = nullptr) : given_(mounts) {}
   // lstat(2) of `path` as spelled, or none when it does not exist.
   const struct stat* lstat(const std::string& path);
   // The target of the symlink `path`, or none.
@@ -30,8 +32,11 @@ class HostLookups {
   std::vector<std::string> entries_on_the_way(const std::string& path);
   // stat(2): the object `path` ends at, symlinks followed.
   const struct stat* stat(const std::string& path);
-  // This namespace's mount table (/proc/self/mountinfo), read once.
+  // This namespace's mount table: the one given, or /proc/self/mountinfo read once.
   const std::vector<MountEntry>& mounts();
+  // The writable mounts strictly below the directory `path` (writable_mounts_below of its
+  // real path), found once per path: a lint asks for each of sixty paths below $HOME.
+  const std::vector<MountBelow>& writable_mounts_below(const std::string& path);
 
  private:
   // The kernel's walk of an absolute path: ".." applies to what is resolved so far, a
@@ -43,7 +48,9 @@ class HostLookups {
 
   std::unordered_map<std::string, std::optional<struct stat>> lstat_;
   std::unordered_map<std::string, std::optional<std::string>> link_, real_;
+  const std::vector<MountEntry>* given_;
   std::optional<std::vector<MountEntry>> mounts_;
+  std::unordered_map<std::string, std::vector<MountBelow>> below_;
 };
 
 }  // namespace zpolicy::compiler

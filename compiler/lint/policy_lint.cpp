@@ -1,11 +1,5 @@
 #include "compiler/lint/policy_lint.hpp"
 
-#include "compiler/lint/host_lookups.hpp"
-#include "compiler/lint/kernel_filesystems.hpp"
-#include "compiler/lint/lint_catalog.hpp"
-#include "compiler/resolve/mount_names.hpp"
-#include "compiler/lint/network_lint.hpp"
-
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,8 +8,15 @@
 #include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <filesystem>
 #include <string_view>
 #include <tuple>
+
+#include "compiler/lint/host_lookups.hpp"
+#include "compiler/lint/kernel_filesystems.hpp"
+#include "compiler/lint/lint_catalog.hpp"
+#include "compiler/lint/network_lint.hpp"
+#include "compiler/resolve/mount_names.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -102,7 +103,7 @@ bool reaches(const std::string& root, const std::string& path, HostLookups& look
 // inode), not by name: a bind mount (`mount --bind ~ /srv/me`, a container's /work) gives
 // one directory two names, and only the identity says that writing below one writes
 // below the other.
-bool holds_by_identity(const std::string& root, const std::string& path, HostLookups& look) {
+bool is_or_holds_by_identity(const std::string& root, const std::string& path, HostLookups& look) {
   const struct stat* r = look.stat(root);
   if (!r || !S_ISDIR(r->st_mode)) return false;
   auto real = look.realpath(path);
@@ -112,6 +113,27 @@ bool holds_by_identity(const std::string& root, const std::string& path, HostLoo
     if (c && c->st_dev == r->st_dev && c->st_ino == r->st_ino) return true;
     if (cur == "/") return false;
   }
+}
+
+// Whether a writable root holds `path` through a writable mount below it: a writable bind
+// of the root binds those too, and each writes the host directory it shows, whatever its
+// name in the root (`mount --bind ~ ws/home` makes ~/.bashrc writable; red team A12-2).
+// By the mount point's identity, and by the names the mount table gives what it shows
+// (`path` need not exist yet).
+bool holds_through_mount_below(const std::string& root, const std::string& path,
+                               HostLookups& look) {
+  for (const auto& below : look.writable_mounts_below(root)) {
+    if (is_or_holds_by_identity(below.point, path, look)) return true;
+    for (const auto& name : below.names)
+      if (name != below.point && ir::path_within(name, path)) return true;
+  }
+  return false;
+}
+
+// Whether the writable root `root` holds `path` by identity: itself, or a writable mount
+// below it.
+bool holds_by_identity(const std::string& root, const std::string& path, HostLookups& look) {
+  return is_or_holds_by_identity(root, path, look) || holds_through_mount_below(root, path, look);
 }
 
 // A writable root holds `path` by name (every entry on its way, reaches()) or by identity.
@@ -126,6 +148,15 @@ bool hard_linked_near(const std::string& file, const std::string& root, HostLook
   const struct stat* f = look.stat(file);
   const struct stat* r = look.stat(root);
   return f && S_ISREG(f->st_mode) && f->st_nlink > 1 && r && f->st_dev == r->st_dev;
+}
+
+// A $PATH entry as the directory it names from `cwd`: an empty entry is the working
+// directory itself, a relative one lies below it.
+std::string caller_path_directory(const std::string& entry, const std::string& cwd) {
+  if (!entry.empty() && entry[0] == '/') return entry;
+  std::string dir = (std::filesystem::path(cwd) / entry).lexically_normal().string();
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir;
 }
 
 struct Sensitive {
@@ -344,7 +375,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
     out.push_back({id, sev, loc, std::move(msg)});
   };
   using S = ir::Severity;
-  HostLookups look;
+  HostLookups look(ctx.host && ctx.host->mounts ? &*ctx.host->mounts : nullptr);
   Binder binder(ctx.host, look);
   bool writes = p.mode.value != ir::Mode::ReadOnly;
 
@@ -429,14 +460,21 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                   "filesystem of writable root '" + w.value.str() +
                   "': the sandbox could rewrite its own policy through one");
         if (ctx.host)
-          for (const auto& dir : ctx.caller_path)
-            if (!dir.empty() && dir[0] == '/' && holds(*bw, dir, look)) {
+          for (const auto& entry : ctx.caller_path) {
+            // An empty or relative entry names a directory below wherever the caller
+            // types a command: judged from here, the directory the run starts in, which
+            // is usually where they type next (red team A12-3).
+            const std::string dir = caller_path_directory(entry, ctx.host->cwd);
+            if (holds(*bw, dir, look)) {
               add("ZP003", S::Error, w.loc,
                   "writable root '" + w.value.str() + "' holds '" + dir +
-                      "', a directory on your PATH: a program planted there runs outside "
+                      (dir == entry ? std::string("'")
+                                    : "' ('" + entry + "' on your PATH, from here)") +
+                      ", a directory on your PATH: a program planted there runs outside "
                       "the sandbox");
               break;
             }
+          }
         for (const auto* binary : {&ctx.zpolicy_binary, &ctx.backend_binary})
           if (ctx.host && *binary && holds(*bw, **binary, look))
             add("ZP005", S::Error, w.loc,
@@ -542,6 +580,16 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
           break;
         }
       if (!shared && ctx.host && shared_by_every_user(look.lstat(root))) shared = root;
+      // The same for a writable mount below the root, by every name it has (red team
+      // A12-2: `mount --bind /var/tmp ws/t`).
+      if (!shared && ctx.host)
+        for (const auto& below : look.writable_mounts_below(root)) {
+          for (const auto& name : below.names)
+            for (const auto& dir : shared_directories())
+              if (!shared && ir::path_within(name, dir)) shared = dir;
+          if (!shared && shared_by_every_user(look.lstat(below.point))) shared = below.point;
+          if (shared) break;
+        }
       if (shared)
         add("ZP013", S::Error, w.loc,
             "writable root '" + root + "' " + (*shared == root ? "is" : "holds") +

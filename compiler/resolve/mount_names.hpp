@@ -13,6 +13,7 @@ struct MountEntry {
   std::string point;   // where it shows
   bool read_only = false;
   std::string id, parent;  // the mount's id and its parent's
+  friend bool operator==(const MountEntry&, const MountEntry&) = default;
 };
 
 // The mount table of this process's namespace, in mount order (escapes decoded); empty

@@ -446,15 +446,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       protect_absolute(h.bind(pr.value), pr.loc, false);
     }
   }
-  std::optional<std::vector<MountEntry>> mounts;  // the host's, read once a deny root needs it
+  // The host's, as the caller read it, or read once a deny root needs it.
+  std::optional<std::vector<MountEntry>> own_mounts;
+  auto host_mounts = [&]() -> const std::vector<MountEntry>& {
+    if (host.mounts) return *host.mounts;
+    if (!own_mounts) own_mounts = read_mountinfo();
+    return *own_mounts;
+  };
   // The other names the host's own mounts give an existing deny root or a part of it (a
   // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
   // read root: each is masked too (red team A11-3). Only a name that shows that very
   // object now: one another mount covers shows something else, and needs nothing.
   auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
     if (host.os != HostOs::Linux) return;
-    if (!mounts) mounts = read_mountinfo();
-    for (const auto& [name, original] : mount_aliases(path, *mounts)) {
+    for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
       const auto identity = identity_of(original);
       if (!identity || identity_of(name) != identity) continue;
       const bool name_inside =
@@ -495,6 +500,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
+  // A linked worktree's git directory names, in `commondir`, the directory whose config
+  // and hooks git reads for it: protected too, wherever it lies, also when it is no
+  // repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
+  // the list, and a common directory may name another; one already protected is skipped,
+  // so a cycle ends.
+  for (size_t i = 0; i < r.protect.size(); ++i) {
+    if (r.protect[i].kind != HostKind::Directory) continue;
+    const auto [common, link] = commondir_named_by(r.protect[i].path);
+    const ir::SourceLoc loc = r.protect[i].loc;
+    if (link)
+      diags.error(loc, "'" + r.protect[i].path +
+                           "/commondir' is a symlink: git reads the "
+                           "common directory's name through it, from a file that may lie in a "
+                           "writable root; refusing to run");
+    if (!common) continue;
+    const auto c = HostResolver::canonicalize(*common, {});
+    const std::string& known = c.stop == Canonical::Stop::None ? c.path : *common;
+    if (std::none_of(r.protect.begin(), r.protect.end(),
+                     [&](const ResolvedPath& p) { return p.path == known; }))
+      protect_absolute(*common, loc, false);
+  }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
   // as the deny roots' are masked (red team A11-6).
@@ -502,8 +528,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     const std::vector<ResolvedPath> protected_paths = r.protect;
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
-      if (!mounts) mounts = read_mountinfo();
-      for (const auto& [name, original] : mount_aliases(p.path, *mounts))
+      for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
         if (const auto identity = identity_of(original); identity && identity_of(name) == identity)
           protect_absolute(name, p.loc, true);
     }

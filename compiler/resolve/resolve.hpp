@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/mount_names.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
 #include "ir/resolved.hpp"
@@ -28,6 +29,11 @@ struct HostFacts {
   // The object `workspace` named when it was canonicalized: what the lints judge and
   // what resolution must find again (a workspace swapped in between is refused).
   std::optional<ir::HostIdentity> workspace_identity = {};
+  // The mount table of the host (Linux), as the caller read it: `run` reads it once, from
+  // the one descriptor it re-reads when bwrap has set the sandbox up (red team A11-4), and
+  // its lints and state directory check judge the same table. None: resolution reads
+  // /proc/self/mountinfo itself when a path needs it.
+  std::optional<std::vector<MountEntry>> mounts = {};
 };
 
 // Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,

@@ -28,9 +28,13 @@ struct Choice {
   bool own = false;
 };
 
+std::string usual() {
+  return getuid() == 0 ? "/run/zpolicy" : "/tmp/zpolicy-" + std::to_string(getuid());
+}
+
 Choice choose() {
-  if (getuid() == 0) return {"/run/zpolicy", "", false};
-  const std::string fixed = "/tmp/zpolicy-" + std::to_string(getuid());
+  if (getuid() == 0) return {usual(), "", false};
+  const std::string fixed = usual();
   struct stat st;
   if (lstat(fixed.c_str(), &st) != 0) {
     // Absent: the run creates it. Not examinable: the run refuses on it (fail closed).
@@ -57,6 +61,8 @@ const Choice& chosen() {
 }  // namespace
 
 std::string zpolicy_state_dir() { return chosen().dir; }
+
+std::string zpolicy_usual_state_dir() { return usual(); }
 
 bool zpolicy_state_dir_is_private_to_this_process() { return chosen().own; }
 

@@ -39,6 +39,11 @@ std::string zpolicy_state_dir();
 // taken by another user): the runner creates it and removes it, and nothing reads it later.
 bool zpolicy_state_dir_is_private_to_this_process();
 
+// The usual name: /run/zpolicy for root, /tmp/zpolicy-UID for every other user. While
+// another user holds it, a run whose sandbox could make it there is refused (red team
+// A11-5, runner/state_dir_exposure.hpp).
+std::string zpolicy_usual_state_dir();
+
 // When the usual name was taken by another user: says so (for `zpolicy doctor`); else empty.
 std::string zpolicy_state_dir_note();
 

@@ -166,29 +166,29 @@ BOOST_DATA_TEST_CASE(a_protected_path_is_not_written_under_the_name_a_host_bind_
              "written through the host's bind mounts: " << r.describe());
 }
 
-// A11-4 (open): A11-3's masks are the names the mount table gave a deny root when the run
-// resolved its policy. A bind the host makes between then and the guard's private mount
-// namespace is copied into that namespace, unmasked; A10-3's check of the host's mount
-// table covers that window only for a run with a missing deny root. strace holds the
+// A11-4 (fixed): A11-3's masks are the names the mount table gave a deny root when the run
+// resolved its policy. A bind the host made between then and the guard's private mount
+// namespace was copied into that namespace, unmasked; A10-3's check of the host's mount
+// table covered that window only for a run with a missing deny root. strace holds the
 // guard's first unshare 0.3 s while root, in a shared mount namespace standing for the
-// host's, binds the deny root's parent elsewhere. Low, as A9D-1 and A10-3: not something
-// the sandbox causes, a window of milliseconds.
-BOOST_TEST_DECORATOR(*boost::unit_test::expected_failures(2))
-BOOST_DATA_TEST_CASE(a_host_bind_of_a_deny_root_made_while_the_run_starts_is_refused,
-                     bdata::make(kCallers), caller) {
-  Sandbox box(caller);
+// host's, mounts `mount_args` (the run's host table changes inside the window). The run
+// looks at the host's table again once bwrap has set the sandbox up and refuses (exit 125,
+// nothing ran) when an existing deny root or protected path has a name nothing masks.
+namespace {
+
+RunResult host_mount_while_the_run_starts(Sandbox& box, const std::vector<std::string>& mount_args,
+                                          const std::vector<std::string>& options,
+                                          const std::vector<std::string>& command) {
   BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
-  const std::string src = box.base() + "/src", alias = box.base() + "/alias";
-  for (const auto& dir : {src, src + "/secret", alias})
-    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
-  box.write_file(src + "/secret/key", "AKIA-KEY\n");
   const std::string nr = std::to_string(SYS_unshare);
+  std::string mount = "mount";
+  for (const auto& a : mount_args) mount += " '" + a + "'";
   const std::string binder = "( i=0; until grep -qs '^" + nr +
                              " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || [ $i -ge 500 ]; do "
-                             "sleep 0.01; i=$((i+1)); done; mount --bind " +
-                             src + " " + alias + " ) >/dev/null 2>&1 & exec \"$@\"";
+                             "sleep 0.01; i=$((i+1)); done; " +
+                             mount + " ) >/dev/null 2>&1 & exec \"$@\"";
   RunSpec spec;
-  spec.options = {"--policy", deny_policy(box, src + "/secret")};
+  spec.options = options;
   spec.root_prefix = {"/usr/bin/unshare",
                       "-m",
                       "--propagation",
@@ -206,24 +206,76 @@ BOOST_DATA_TEST_CASE(a_host_bind_of_a_deny_root_made_while_the_run_starts_is_ref
                       "trace=unshare",
                       "-e",
                       "inject=unshare:delay_enter=300000:when=1"};
-  spec.command = {"/bin/sh", "-c", "touch started; cat \"$0\"/secret/key", alias};
-  const RunResult r = box.run(spec);
+  spec.command = command;
+  return box.run(spec);
+}
+
+}  // namespace
+
+// A bind of a deny root's parent elsewhere (where the read root `/` shows it).
+BOOST_DATA_TEST_CASE(a_host_bind_of_a_deny_root_made_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/src", alias = box.base() + "/alias";
+  for (const auto& dir : {src, src + "/secret", alias})
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+  box.write_file(src + "/secret/key", "AKIA-KEY\n");
+  const RunResult r = host_mount_while_the_run_starts(
+      box, {"--bind", src, alias}, {"--policy", deny_policy(box, src + "/secret")},
+      {"/bin/sh", "-c", "touch started; cat \"$0\"/secret/key", alias});
   BOOST_TEST(r.out.find("AKIA") == std::string::npos,
              "read through the host's new bind: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+  BOOST_TEST(r.err.find(alias + "/secret") != std::string::npos, r.describe());
 }
 
-// A11-5 (open): a caller whose usual state directory name (/tmp/zpolicy-UID) another user took
-// keeps its state elsewhere, and nothing hides the usual name from its sandboxes. Freed
-// while such a run lives (its owner removes it, a /tmp cleaner), a sandbox that may write
-// /tmp (ZP013 accepted) made it, private to the caller, with a forged run record; the
+// A bind of a protected path's parent (the workspace, into itself): `.git` gets a name in
+// the writable root that nothing protects.
+BOOST_DATA_TEST_CASE(a_host_bind_of_a_protected_paths_parent_made_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const auto& dir : {".git", ".git/hooks", ".git/objects", ".git/refs", "alias"})
+    box.make_dir(box.ws(dir));
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  const std::string before = snapshot(box.ws(".git"));
+  const RunResult r = host_mount_while_the_run_starts(
+      box, {"--bind", box.workspace(), box.ws("alias")}, {},
+      {"/bin/sh", "-c", "touch started; echo 'echo pwned' > alias/.git/hooks/pre-commit"});
+  BOOST_TEST(snapshot(box.ws(".git")) == before,
+             "written through the host's new bind: " << r.describe());
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+  BOOST_TEST(r.err.find("at '" + box.ws("alias/")) != std::string::npos, r.describe());
+}
+
+// The control: a mount in the same window that gives no deny root or protected path a name
+// (a tmpfs elsewhere) refuses nothing. Every run has a deny root (the state directory) and
+// container hosts mount all the time.
+BOOST_DATA_TEST_CASE(a_host_mount_made_while_the_run_starts_that_names_no_deny_root_runs,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/src", other = box.base() + "/other";
+  for (const auto& dir : {src, src + "/secret", other})
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+  const RunResult r = host_mount_while_the_run_starts(
+      box, {"-t", "tmpfs", "zp", other}, {"--policy", deny_policy(box, src + "/secret")},
+      {"/bin/sh", "-c", "touch started"});
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(exists(box.ws("started")), r.describe());
+}
+
+// A11-5 (fixed): a caller whose usual state directory name (/tmp/zpolicy-UID) another user
+// took keeps its state elsewhere, and nothing hides the usual name from its sandboxes.
+// Freed while such a run lived (its owner removes it, a /tmp cleaner), a sandbox that may
+// write /tmp (ZP013 accepted) made it, private to the caller, with a forged run record; the
 // caller's next `zpolicy cleanup` (or run) took it for its state directory and gave the
 // directory the record names, a read-only one of the caller's outside every writable root,
-// the owner's rwx, and removed it when empty (A10B-2's class). Root's state is always
-// /run/zpolicy: nobody only. All in a mount namespace of the test's own with a tmpfs on
-// /tmp, where root stands for the other user.
-BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_once_freed,
-                     *boost::unit_test::expected_failures(1)) {
+// the owner's rwx, and removed it when empty (A10B-2's class). Such a run is now refused
+// before anything starts (exit 125). Root's state is always /run/zpolicy: nobody only. All
+// in a mount namespace of the test's own with a tmpfs on /tmp, where root stands for the
+// other user.
+BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_once_freed) {
   Sandbox box(Caller::Nobody);
   const std::string target = box.home() + "/keep";
   box.make_dir(target);
@@ -233,7 +285,10 @@ BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_onc
       "mount -t tmpfs -o mode=1777 zp /tmp && mkdir -m 0700 \"$1\" || exit 99\n"
       "( i=0; until [ -e \"$2/started\" ] || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done\n"
       "  rmdir \"$1\"; touch \"$2/go\" ) &\n"
-      "z=$3 h=$4; shift 4; \"$@\"; status=$?; wait\n"
+      "z=$3 h=$4 w=$2; shift 4; \"$@\"; status=$?\n"
+      // Refused, nothing ran that could forge a record: neither the freeing nor the
+      // cleanup is waited for.
+      "[ $status = 125 ] && ! [ -e \"$w/started\" ] && { kill $!; exit $status; }; wait\n"
       // Other tests' runs keep cleanup from acting (exit 1): try for a while.
       "i=0; while [ $i -lt 50 ]; do /usr/bin/setpriv --reuid=65534 --regid=65534 "
       "--clear-groups -- \"$z\" cleanup \"$h\" >/dev/null 2>&1; [ $? -ne 1 ] && break; "
@@ -254,6 +309,9 @@ BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_onc
   const RunResult r = box.run(spec);
   BOOST_TEST_MESSAGE(r.describe());
   BOOST_TEST_REQUIRE(r.exit_code != 99, r.describe());
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+  BOOST_TEST(r.err.find("'" + usual + "' is held by uid 0") != std::string::npos, r.describe());
   struct stat st {};
   if (lstat(target.c_str(), &st) != 0)
     BOOST_TEST(false, "the caller's own directory was removed: " << r.describe());
@@ -261,6 +319,39 @@ BOOST_AUTO_TEST_CASE(a_sandbox_cannot_make_the_callers_usual_state_directory_onc
     BOOST_TEST((st.st_mode & 07777) == 0500u, "its mode was changed to "
                                                   << std::oct << (st.st_mode & 07777) << std::dec
                                                   << ": " << r.describe());
+}
+
+// A11-5 by its other members: the usual name's parent writable under another name (a host
+// bind of /tmp made a writable root) is refused too; a run that does not make it writable
+// runs while another user holds the name (red team R7-L1: a squatter must not stop every
+// run).
+BOOST_AUTO_TEST_CASE(a_run_whose_sandbox_could_make_the_usual_state_directory_is_refused) {
+  const std::string usual = "/tmp/zpolicy-" + std::to_string(uid_of(Caller::Nobody));
+  for (const bool through_bind : {true, false}) {
+    Sandbox box(Caller::Nobody);
+    const std::string scratch = box.base() + "/scratch";
+    BOOST_REQUIRE(mkdir(scratch.c_str(), 0755) == 0);
+    RunSpec spec;
+    if (through_bind)
+      spec.options = {"--accept", "ZP013", "--policy",
+                      box.write_policy("scratch.yaml",
+                                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                       "[\"/\"]\n  write: [\"${WORKSPACE}\", \"" +
+                                           scratch + "\"]\n")};
+    spec.root_prefix = in_private_mount_namespace(
+        "mount -t tmpfs -o mode=1777 zp /tmp && mkdir -m 0700 \"$1\" && { [ \"$2\" = no ] || "
+        "mount --bind /tmp \"$3\"; } || exit 99; shift 3; exec \"$@\"",
+        {usual, through_bind ? "yes" : "no", scratch});
+    spec.command = {"/bin/sh", "-c", "touch started; echo '" + std::string(kDoneMarker) + "'"};
+    const RunResult r = box.run(spec);
+    if (through_bind) {
+      BOOST_TEST(r.exit_code == 125, r.describe());
+      BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+      BOOST_TEST(r.err.find(scratch) != std::string::npos, r.describe());
+    } else {
+      BOOST_TEST(r.completed(), r.describe());
+    }
+  }
 }
 
 // Held (A10-4's class): a caller that is root in a user namespace of its own (`unshare

@@ -113,7 +113,7 @@ BOOST_AUTO_TEST_CASE(macos_prints_the_macos_intent) {
                          "bind to a workspace for what they match there\n"
                          "  macos: denied\n"
                          "    policy:   either answer passes verification — directory above "
-                         "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:69)\n",
+                         "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:99)\n",
                          0) == 0,
              r.out);
   BOOST_TEST(r.out.find("allowed") == std::string::npos, r.out);
@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(macos_prints_the_macos_intent) {
              both.out);
   BOOST_TEST(both.out.find("  macos: denied\n"
                            "    policy:   either answer passes verification — directory above "
-                           "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:69)\n") !=
+                           "protected path ${WORKSPACE}/data/agent-sessions (p.yaml:8:99)\n") !=
                  std::string::npos,
              both.out);
 }

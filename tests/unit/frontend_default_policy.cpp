@@ -41,8 +41,10 @@ BOOST_AUTO_TEST_CASE(default_is_the_designed_workspace_write_policy) {
   BOOST_TEST(strs(p.protect) ==
              (std::vector<std::string>{".git", ".env", ".env.local", "node_modules", ".next",
                                        "data/agent-sessions"}));
-  // Every repository at any depth, besides the top `.git` that is kept even when absent.
-  BOOST_TEST(strs(p.protect_patterns) == std::vector<std::string>{"**/.git"});
+  // Every repository at any depth, besides the top `.git` that is kept even when absent;
+  // those of the other version control systems whose metadata runs programs (A12-5).
+  BOOST_TEST(strs(p.protect_patterns) ==
+             (std::vector<std::string>{"**/.git", "**/.hg", "**/.sl", "**/.jj"}));
   BOOST_TEST(p.deny.empty());
   BOOST_TEST(p.deny_patterns.empty());
   BOOST_TEST((p.network.value == ir::Network::None));

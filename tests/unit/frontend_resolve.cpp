@@ -8,6 +8,7 @@
 
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/state_dir.hpp"
+#include "compiler/resolve/unmasked_names.hpp"
 #include "compiler/resolve/workspace_spelling.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
@@ -450,6 +451,62 @@ BOOST_AUTO_TEST_CASE(bound_paths_carry_the_identity_of_what_was_resolved) {
   BOOST_TEST(err.find("p.yaml:4:11: error: the workspace '" + t.ws + "' changed while the policy was resolved") !=
                  std::string::npos,
              err);
+}
+
+// Red team A11-4: the names a host mount made after resolution gives an existing deny root
+// or protected path, that the plan's masks lack: a bind of a deny root's parent, of the
+// workspace into itself (a protected path's parent); not a name the plan masks, one no
+// root of the sandbox shows, a protected path's name outside every writable root, nor any
+// mount that touches none of them (every run has a deny root: the state directory).
+BOOST_AUTO_TEST_CASE(a_host_mount_since_resolution_is_refused_only_for_a_name_the_masks_lack) {
+  auto at = [](const std::string& path) {
+    ir::ResolvedPath p;
+    p.path = path;
+    p.kind = ir::HostKind::Directory;
+    return p;
+  };
+  ir::Resolved r;
+  r.read = {at("/")};
+  r.write = {at("/w/ws")};
+  r.deny = {at("/srv/src/secret"), at("/tmp/zpolicy-1")};
+  r.protect = {at("/w/ws/.git")};
+  const std::string root = "22 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n";
+  const auto before = compiler::parse_mountinfo(root);
+  auto lacked = [&](const ir::Resolved& plan, const std::string& added) {
+    std::vector<std::string> out;
+    for (const auto& n :
+         compiler::names_the_masks_lack(plan, before, compiler::parse_mountinfo(root + added)))
+      out.push_back(n.name + "=" + n.original + (n.deny ? " deny" : " protect"));
+    return out;
+  };
+  using Names = std::vector<std::string>;
+  BOOST_TEST(lacked(r, "").empty());
+  BOOST_TEST(lacked(r, "40 22 254:0 /srv/src /srv/alias rw - ext4 /dev/vda rw\n") ==
+                 (Names{"/srv/alias/secret=/srv/src/secret deny"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(lacked(r, "40 22 254:0 /w/ws /w/ws/sub rw - ext4 /dev/vda rw\n") ==
+                 (Names{"/w/ws/sub/.git=/w/ws/.git protect"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(lacked(r, "40 22 254:0 /tmp /srv/scratch rw - ext4 /dev/vda rw\n") ==
+                 (Names{"/srv/scratch/zpolicy-1=/tmp/zpolicy-1 deny"}),
+             boost::test_tools::per_element());
+  // Mounts that give none of them a name: a tmpfs, a bind of an unrelated directory.
+  BOOST_TEST(lacked(r,
+                    "40 22 0:50 / /mnt/data rw - tmpfs tmpfs rw\n"
+                    "41 22 254:0 /usr /srv/usr ro - ext4 /dev/vda rw\n")
+                 .empty());
+  // Outside every writable root a protected path's other name is read-only anyway.
+  BOOST_TEST(lacked(r, "40 22 254:0 /w/ws /srv/ws rw - ext4 /dev/vda rw\n").empty());
+  ir::Resolved masked = r;
+  masked.deny.push_back(at("/srv/alias/secret"));
+  BOOST_TEST(lacked(masked, "40 22 254:0 /srv/src /srv/alias rw - ext4 /dev/vda rw\n").empty());
+  ir::Resolved narrow = r;
+  narrow.read = {at("/usr")};
+  BOOST_TEST(lacked(narrow, "40 22 254:0 /srv/src /srv/alias rw - ext4 /dev/vda rw\n").empty());
+  // A deny root missing at resolution has no name to lack (its way is watched, A10-3).
+  ir::Resolved missing = r;
+  missing.deny[0].kind = ir::HostKind::Missing;
+  BOOST_TEST(lacked(missing, "40 22 254:0 /srv/src /srv/alias rw - ext4 /dev/vda rw\n").empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -149,26 +149,6 @@ BOOST_AUTO_TEST_CASE(every_missing_deny_root_outside_the_writable_roots_is_liste
   BOOST_TEST((std::find(named.begin(), named.end(), dir + "/gone/b") == named.end()));
 }
 
-// The run opens the host's mount table for A10-3 only when it may watch a missing deny
-// root's way: not for deny roots that exist, nor for missing ones in a writable root.
-BOOST_AUTO_TEST_CASE(only_a_missing_deny_root_outside_the_writable_roots_needs_the_mount_table) {
-  auto at = [](const std::string& path, ir::HostKind kind) {
-    ir::ResolvedPath p;
-    p.path = path;
-    p.kind = kind;
-    return p;
-  };
-  ir::Resolved r;
-  r.read = {at("/", ir::HostKind::Directory)};
-  r.write = {at("/w/ws", ir::HostKind::Directory)};
-  BOOST_TEST(!may_have_missing_deny_roots(r));
-  r.deny = {at("/w/ws/secret", ir::HostKind::Missing), at("/w/file", ir::HostKind::File),
-            at("/w/dir", ir::HostKind::Directory)};
-  BOOST_TEST(!may_have_missing_deny_roots(r));
-  r.deny.push_back(at("/w/gone", ir::HostKind::Missing));
-  BOOST_TEST(may_have_missing_deny_roots(r));
-}
-
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::runner

@@ -294,12 +294,14 @@ BOOST_AUTO_TEST_CASE(bound_default_policy_protects_every_repository_of_a_monorep
                       p.loc.str());
   for (const auto& p : r->pin) pin.push_back(p.path.substr(m.t.str().size()));
   // The top `.git` from the literal entry (line 1 col 1 of <builtin>), the nested ones
-  // from `**/.git`; node_modules is protected whole and not entered; the submodule's
+  // from `**/.git`; the top `.hg`, `.jj` and `.sl` whether they exist or not, as `**/.env`
+  // would (docs/patterns.md); node_modules is protected whole and not entered; the submodule's
   // pointer file and the git directory it names are both protected.
   BOOST_TEST(
       protect ==
           (Paths{"/.env missing @<builtin>", "/.env.local missing @<builtin>",
-                 "/.git directory @<builtin>", "/.next missing @<builtin>",
+                 "/.git directory @<builtin>", "/.hg missing @<builtin>", "/.jj missing @<builtin>",
+                 "/.next missing @<builtin>", "/.sl missing @<builtin>",
                  "/node_modules directory @<builtin>", "/data/agent-sessions missing @<builtin>",
                  "/lib/.git directory @<builtin>", "/packages/a/.git directory @<builtin>",
                  "/vendor/c/.git file @<builtin>", "/.git/modules/vendor/c directory @<builtin>",

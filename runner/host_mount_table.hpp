@@ -1,0 +1,48 @@
+#pragma once
+
+#include <vector>
+
+#include "compiler/resolve/mount_names.hpp"
+
+namespace zpolicy::runner {
+
+// The host's mount table, through one descriptor of /proc/self/mountinfo a run opens
+// before it resolves anything. A descriptor of mountinfo keeps reading the namespace it was
+// opened in, whatever namespace its holder enters later, and the kernel marks it
+// (POLLPRI) when that namespace's mounts change. Resolution, the lints and the state
+// directory checks judge the table read from it; when bwrap has set the sandbox up the run
+// looks at it again:
+// * the guard's private mount namespace (runner/private_mounts) copies the host's mounts
+//   as they are at its unshare, and a mount raises no inotify event: a filesystem the host
+//   mounts on a missing deny root's way between the run's last look at it and that unshare
+//   is in the sandbox unseen (red team A9D-1, A10-3): any change since refuses such a run;
+// * a bind the host makes after resolution gives an existing deny root or protected path a
+//   name resolution never masked (A11-4): the table read again must give none.
+class HostMountTable {
+ public:
+  HostMountTable();
+  ~HostMountTable();
+  HostMountTable(const HostMountTable&) = delete;
+  HostMountTable& operator=(const HostMountTable&) = delete;
+
+  // The table now: read again, from its start, when the kernel marked a change since the
+  // last read (the last one read otherwise). Empty when it cannot be read.
+  const std::vector<compiler::MountEntry>& now();
+  // The first table now() returned: the one resolution judged, when the run resolved
+  // through this table. Empty before.
+  const std::vector<compiler::MountEntry>& first() const { return first_; }
+  // A count of the kernel's marks seen so far: two values differ when something was
+  // mounted or unmounted between the two calls, or when that cannot be told.
+  unsigned long marks();
+  // Whether something was mounted or unmounted since the first read (or that cannot be
+  // told).
+  bool changed_since_first_read() { return marks() != first_at_; }
+
+ private:
+  int fd_ = -1;
+  unsigned long marks_ = 0, read_at_ = 0, first_at_ = 0;
+  bool read_ = false;
+  std::vector<compiler::MountEntry> table_, first_;
+};
+
+}  // namespace zpolicy::runner
