@@ -357,6 +357,78 @@ BOOST_AUTO_TEST_CASE(the_policy_places_are_bounded_and_refused_past_it) {
   }
 }
 
+// A pair under a place the policy names (session 12): golden/deny-roots denies
+// /etc/shadow, so /etc and /etc/shadow are the policy's places, which chains were never
+// bound under. The rule is true only where /etc, ${HOME} and ${WORKSPACE}/.git all hold
+// a path: with ${HOME} bound to /etc and ${WORKSPACE} inside it, it lets the protected
+// .git be written. Accepted at 130aaab (zpolicy verify exit 0).
+BOOST_AUTO_TEST_CASE(a_pair_under_a_place_the_policy_names_is_proved) {
+  const Golden g = golden("deny-roots");
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath \"/etc\") (subpath (param "
+      "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
+  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(fs.front().probe.find("/etc/.git") != std::string::npos, text);
+  // The policy line (the protect list) and the rule the profile allows it by.
+  BOOST_TEST(fs.front().loc.line == 7, text);
+  BOOST_TEST(text.find("allowed by rule 19 (profile.sb line") != std::string::npos, text);
+  const std::string binding = fs.front().trace.front();
+  BOOST_TEST(binding.find("${HOME} bound to /etc, ${WORKSPACE} bound to /etc inside ${HOME}") !=
+                 std::string::npos,
+             binding);
+}
+
+// The same pair where it happens on a Mac: the policy reads a path below /Users, so
+// /Users is one of its places, and ${HOME} = /Users/u with the workspace inside it lets
+// the protected .git be written. Accepted at 130aaab (exit 0).
+BOOST_AUTO_TEST_CASE(a_pair_under_users_when_the_policy_names_a_path_there_is_proved) {
+  Golden g = golden("deny-roots");
+  g.policy.read.push_back(g.policy.read.front());
+  g.policy.read.back().path = "/Users/Shared/tools";
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath \"/Users\") (subpath (param "
+      "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
+  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  const std::string text = all(fs);
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+  BOOST_TEST(fs.front().probe.find("/Users/.git") != std::string::npos, text);
+  BOOST_TEST(fs.front().trace.front().find("${HOME} bound to /Users, ${WORKSPACE} bound to "
+                                           "/Users inside ${HOME}") != std::string::npos,
+             text);
+}
+
+// The one-root bindings of the pipeline's verify (compile, check) are bounded by their
+// work as zpolicy verify's are (session 12): ten harmless reads of /opt/tK/tools make 31
+// places (each path, a child, /opt/tK, /opt), within the 32 places; with deny-roots' three
+// roots and a rule of 11 300 literals, 31 x 3 proofs bind some 1.06 M filters and
+// parameters, past 2^20, and the profile is refused before any of them. Before, it was
+// proved (93 proofs of the whole profile), unbounded in the profile's size.
+BOOST_AUTO_TEST_CASE(the_pipelines_one_root_bindings_are_bounded_by_their_work) {
+  const Golden g = golden("deny-roots");
+  std::string profile = g.profile;
+  for (int k = 0; k < 10; ++k)
+    profile += "(allow file-read* (literal \"/opt/t" + std::to_string(k) + "/tools\"))\n";
+  profile += "(allow file-read* (require-any";
+  for (int k = 0; k < 11300; ++k) profile += " (literal (param \"ZP_P\"))";
+  profile += "))\n";
+  const std::string params = g.params + "ZP_P=${WORKSPACE}/p\n";
+  const auto fs = verify(g, profile, params, SbplBindings::EachRootAlone);
+  BOOST_TEST_REQUIRE(fs.size() == 1u, all(fs));
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::MalformedArtifact));
+  BOOST_TEST(fs.front().loc.file == "profile.sb", all(fs));
+  BOOST_TEST(fs.front().actual.find("for 31 places and 3 roots") != std::string::npos, all(fs));
+  BOOST_TEST(
+      fs.front().expected.find("at most 1048576 filters and parameters") != std::string::npos,
+      all(fs));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Nesting-only grants in every golden profile with two symbolic roots or more: for each

@@ -50,6 +50,17 @@ std::optional<long> parse_decimal(std::string_view s) {
   return v;
 }
 
+// The lines of a text; a final newline ends the last line rather than starting another.
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
 // One line of bwrap.fds.
 struct FdEntry {
   PathTable::Id path;
@@ -59,27 +70,17 @@ struct FdEntry {
 
 class Parser {
  public:
-  Parser(std::string_view text, std::shared_ptr<PathTable> paths) : text_(text) {
+  Parser(std::string_view text, std::shared_ptr<PathTable> paths)
+      : text_(text), args_(lines_of(text)) {
     out_.paths = std::move(paths);
-    size_t pos = 0;
-    while (pos < text.size()) {
-      const size_t nl = std::min(text.find('\n', pos), text.size());
-      args_.push_back(text.substr(pos, nl - pos));
-      pos = nl + 1;
-    }
   }
 
   // Reads the bwrap.fds table; false (with the error set) when it is malformed.
   bool read_fds(std::string_view table) {
     by_descriptor_ = true;
     int line = 0;
-    size_t pos = 0;
-    while (pos < table.size()) {
+    for (const std::string_view entry : lines_of(table)) {
       ++line;
-      size_t nl = table.find('\n', pos);
-      if (nl == std::string_view::npos) nl = table.size();
-      const std::string_view entry = table.substr(pos, nl - pos);
-      pos = nl + 1;
       auto table_error = [&](std::string message) {
         error_ = ir::error_at({"bwrap.fds", line, 1}, std::move(message));
         return false;

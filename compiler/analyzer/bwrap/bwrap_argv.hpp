@@ -16,6 +16,11 @@ namespace zpolicy::compiler {
 // One filesystem setup operation, in the order bwrap executes them (the model of
 // bubblewrap.c's SetupOp list).
 enum class BwrapOpKind { Bind, RoBind, DevBind, RemountRo, Tmpfs, Dev, Proc, Dir, Symlink, Chmod };
+// Whether an operation of this kind mounts a filesystem at its destination.
+constexpr bool is_mount(BwrapOpKind k) {
+  return k == BwrapOpKind::Bind || k == BwrapOpKind::RoBind || k == BwrapOpKind::DevBind ||
+         k == BwrapOpKind::Tmpfs || k == BwrapOpKind::Dev || k == BwrapOpKind::Proc;
+}
 
 struct BwrapOp {
   BwrapOpKind kind = BwrapOpKind::Bind;

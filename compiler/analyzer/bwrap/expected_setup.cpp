@@ -3,24 +3,6 @@
 namespace zpolicy::compiler {
 namespace {
 
-bool is_mount(BwrapOpKind k) {
-  switch (k) {
-    case BwrapOpKind::Bind:
-    case BwrapOpKind::RoBind:
-    case BwrapOpKind::DevBind:
-    case BwrapOpKind::Tmpfs:
-    case BwrapOpKind::Dev:
-    case BwrapOpKind::Proc:
-      return true;
-    case BwrapOpKind::RemountRo:
-    case BwrapOpKind::Dir:
-    case BwrapOpKind::Symlink:
-    case BwrapOpKind::Chmod:
-      return false;
-  }
-  return false;
-}
-
 std::optional<ExpectedObject> object_of(const BwrapOp& op, const PathTable& paths) {
   ExpectedObject o;
   o.dest = paths.path(op.dest).str();

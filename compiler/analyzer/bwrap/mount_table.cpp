@@ -240,10 +240,7 @@ std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
   // A mount lands where its destination leads: bwrap opens it and mounts on what it
   // opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc /tmp/l`
   // binds /etc over /etc).
-  const bool mounts = op.kind == BwrapOpKind::Bind || op.kind == BwrapOpKind::RoBind ||
-                      op.kind == BwrapOpKind::DevBind || op.kind == BwrapOpKind::Tmpfs ||
-                      op.kind == BwrapOpKind::Dev || op.kind == BwrapOpKind::Proc;
-  if (mounts && has_symlinks_) {
+  if (is_mount(op.kind) && has_symlinks_) {
     Trace ignored(false);
     auto target = resolve_symlinks(dest, true, ignored);
     if (!target) return fail("the destination does not resolve");
@@ -421,98 +418,90 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
     return finish(Outcome::Denied, tr, [&] { return *why; });
   }
 
-  const Decision d = decide(at, op);
   tr.add([&] {
     return describe(at.mount) + " covers " + paths_->path(rp).str() +
            (mounts_[at.mount].read_only ? " (read-only)" : "");
   });
-  tr.add([&] { return explain(at, op, d.why); });
-  Reach out = d.reach;
+  Reach out = decide(at, op, tr);
   out.mount = at.mount;
   return out;
 }
 
-MountTable::Decision MountTable::decide(const Place& at, FsOp op) const {
+MountTable::Reach MountTable::decide(const Place& at, FsOp op, Trace& tr) const {
   const Mount& m = mounts_[at.mount];
   const bool mount_point = m.dest == at.path;
   const bool scratch = is_scratch(m.kind);
-  const Outcome success = m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
-  auto denied = [](Why why) { return Decision{{Outcome::Denied, std::nullopt}, why}; };
+  // Each rule's outcome, and the text a trace gives for it.
+  auto reaches = [&](Outcome o, std::optional<Id> host, auto&& why) {
+    tr.add(why);
+    return Reach{o, host};
+  };
+  auto denied = [&](auto&& why) { return reaches(Outcome::Denied, std::nullopt, why); };
+  auto succeeds = [&] {
+    return reaches(m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch, at.host,
+                   [&] { return std::string(to_string(op)) + " succeeds"; });
+  };
+  auto rp_str = [&] { return paths_->path(at.path).str(); };
+  auto read_only = [&] { return denied([] { return std::string("read-only mount: EROFS"); }); };
+  auto mode = [&] {
+    return denied([&] { return rp_str() + " has mode " + octal(*at.mode) + ": EACCES"; });
+  };
+  auto missing = [&] { return denied([&] { return rp_str() + " does not exist: ENOENT"; }); };
   if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
       m.device_source) {
-    if (!m.devices) return denied(Why::DeviceOnNodev);
-    return Decision{{Outcome::Scratch, std::nullopt}, Why::DeviceHoldsNoData};
+    if (!m.devices)
+      return denied([&] {
+        return paths_->path(m.source).str() +
+               " is a device node on a nodev bind: open fails EACCES";
+      });
+    return reaches(Outcome::Scratch, std::nullopt, [&] {
+      return "the device " + paths_->path(m.source).str() + " holds no host data";
+    });
   }
 
   // Creating or removing a directory entry needs a writable mount and write and search
   // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
-  auto entry_change = [&]() -> Decision {
-    if (mount_point) return denied(Why::MountPoint);
-    if (!at.parent) return denied(Why::NoParent);
-    if (m.kind == MountKind::Proc) return denied(Why::ProcNoEntries);
-    if (op == FsOp::Delete && scratch && !at.exists) return denied(Why::Missing);
-    if (op != FsOp::Delete && scratch && at.exists) return denied(Why::Exists);
-    if (m.read_only) return denied(Why::ReadOnly);
-    if (at.parent_mode && (*at.parent_mode & 0222) == 0) return denied(Why::ParentMode);
-    return Decision{{success, at.host}, Why::Succeeds};
+  auto entry_change = [&]() -> Reach {
+    if (mount_point)
+      return denied([&] {
+        return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
+      });
+    if (!at.parent) return denied([&] { return rp_str() + " has no parent to change"; });
+    if (m.kind == MountKind::Proc)
+      return denied([] { return std::string("procfs: no new entries"); });
+    if (op == FsOp::Delete && scratch && !at.exists) return missing();
+    if (op != FsOp::Delete && scratch && at.exists)
+      return denied([&] { return rp_str() + " already exists: EEXIST"; });
+    if (m.read_only) return read_only();
+    if (at.parent_mode && (*at.parent_mode & 0222) == 0)
+      return denied([&] {
+        return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
+      });
+    return succeeds();
   };
 
   switch (op) {
     case FsOp::Read:
       if (m.kind == MountKind::Proc)
-        return Decision{{Outcome::Scratch, std::nullopt}, Why::OwnProcfs};
-      if (scratch && !at.exists) return denied(Why::Missing);
-      if (at.mode && (*at.mode & 0444) == 0) return denied(Why::Mode);
-      return Decision{{success, at.host}, Why::Succeeds};
+        return reaches(Outcome::Scratch, std::nullopt,
+                       [] { return std::string("the sandbox's own procfs"); });
+      if (scratch && !at.exists) return missing();
+      if (at.mode && (*at.mode & 0444) == 0) return mode();
+      return succeeds();
     case FsOp::Write:
-      if (m.kind == MountKind::Proc) return denied(Why::ProcWrite);
+      if (m.kind == MountKind::Proc)
+        return denied([] { return std::string("procfs: writes out of scope, treated as denied"); });
       if (scratch && !at.exists) return entry_change();
-      if (m.read_only) return denied(Why::ReadOnly);
-      if (at.mode && (*at.mode & 0222) == 0) return denied(Why::Mode);
-      return Decision{{success, at.host}, Why::Succeeds};
+      if (m.read_only) return read_only();
+      if (at.mode && (*at.mode & 0222) == 0) return mode();
+      return succeeds();
     case FsOp::Create:
     case FsOp::Delete:
       return entry_change();
     default:  // Seatbelt's finer operations: no mount table is asked about them
       break;
   }
-  return denied(Why::UnknownOp);
-}
-
-std::string MountTable::explain(const Place& at, FsOp op, Why why) const {
-  const Mount& m = mounts_[at.mount];
-  auto rp_str = [&] { return paths_->path(at.path).str(); };
-  switch (why) {
-    case Why::DeviceOnNodev:
-      return paths_->path(m.source).str() + " is a device node on a nodev bind: open fails EACCES";
-    case Why::DeviceHoldsNoData:
-      return "the device " + paths_->path(m.source).str() + " holds no host data";
-    case Why::MountPoint:
-      return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
-    case Why::NoParent:
-      return rp_str() + " has no parent to change";
-    case Why::ProcNoEntries:
-      return "procfs: no new entries";
-    case Why::Missing:
-      return rp_str() + " does not exist: ENOENT";
-    case Why::Exists:
-      return rp_str() + " already exists: EEXIST";
-    case Why::ReadOnly:
-      return "read-only mount: EROFS";
-    case Why::ParentMode:
-      return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
-    case Why::Mode:
-      return rp_str() + " has mode " + octal(*at.mode) + ": EACCES";
-    case Why::OwnProcfs:
-      return "the sandbox's own procfs";
-    case Why::ProcWrite:
-      return "procfs: writes out of scope, treated as denied";
-    case Why::Succeeds:
-      return std::string(to_string(op)) + " succeeds";
-    case Why::UnknownOp:
-      break;
-  }
-  return "unknown operation";
+  return denied([] { return std::string("unknown operation"); });
 }
 
 MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) const {

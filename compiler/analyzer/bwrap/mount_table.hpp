@@ -183,33 +183,9 @@ class MountTable {
     return reach(place_of(p, op, trace), op, trace);
   }
   Reach reach(const std::optional<Place>& found, FsOp op, Trace& trace) const;
-  // Which rule of decide() settles an operation, so that the text explaining it is built
-  // only for a trace (traces are built only for findings and `explain`).
-  enum class Why {
-    DeviceOnNodev,
-    DeviceHoldsNoData,
-    MountPoint,
-    NoParent,
-    ProcNoEntries,
-    Missing,
-    Exists,
-    ReadOnly,
-    ParentMode,
-    Mode,
-    OwnProcfs,
-    ProcWrite,
-    Succeeds,
-    UnknownOp,
-  };
-  struct Decision {
-    Reach reach;
-    Why why;
-  };
   // The part of reach() after symlinks are resolved, for a place every strict ancestor
-  // of which can be searched.
-  Decision decide(const Place& at, FsOp op) const;
-  // The trace line of decide()'s `why` for `op` at `at`.
-  std::string explain(const Place& at, FsOp op, Why why) const;
+  // of which can be searched; the trace says which rule settled it.
+  Reach decide(const Place& at, FsOp op, Trace& trace) const;
   // What `op` does to the host object `host`, given `direct`, what it does at the same
   // path: `direct` where that reaches `host`; else through the first alias of `host` in
   // replay order that reaches it (the Reach's mount is the alias's bind); else `direct`,

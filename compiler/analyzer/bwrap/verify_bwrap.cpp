@@ -385,6 +385,29 @@ ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, 
   return f;
 }
 
+// The operations at `id` that fail their expectation, each once, in the first table it
+// fails in: fail(t, op, expect, reach), the reach untraced. An allow holds only at the
+// path itself (the same content under another name is no use to a command); a deny must
+// hold wherever the host object shows up.
+template <class Fail>
+void each_failure(const Intent& intent, const std::vector<Scenario>& tables, PathTable::Id id,
+                  const std::array<Expect, 4>& expected, Fail&& fail) {
+  std::array<bool, kAllFsOps.size()> reported{};
+  for (size_t t = 0; t < tables.size(); ++t) {
+    const MountTable::Reaches reached = tables[t].table.reach_all(id);
+    for (FsOp op : kAllFsOps) {
+      const size_t i = static_cast<size_t>(op);
+      const Expect expect = expected[i];
+      const MountTable::Reach& r =
+          expect == Expect::Allow ? reached.at_path[i] : reached.of_host[i];
+      if (reported[i] || satisfies(expect, r, id)) continue;
+      if (op == FsOp::Read && absent_and_uncreatable(intent, tables[t].table, id)) continue;
+      reported[i] = true;
+      fail(t, op, expect, r);
+    }
+  }
+}
+
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
 void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
@@ -393,36 +416,17 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
     probed.insert(probe.id, true);
-    // Table by table, each operation reported for the first table it fails in: one
-    // look at each table's answers while they are at hand, instead of keeping every
-    // table's to go through operation by operation.
-    std::array<bool, kAllFsOps.size()> reported{};
-    for (size_t t = 0; t < tables.size(); ++t) {
-      const Scenario& s = tables[t];
-      const MountTable::Reaches reached = s.table.reach_all(probe.id);
-      // An allow holds only at the path itself: the same content under another name is
-      // no use to a command. A deny must hold wherever the host object shows up.
-      auto holds = [&](FsOp op) {
-        const size_t i = static_cast<size_t>(op);
-        const Expect expect = probe.at(op);
-        return reported[i] ||
-               satisfies(expect, expect == Expect::Allow ? reached.at_path[i] : reached.of_host[i],
-                         probe.id);
-      };
-      for (FsOp op : kAllFsOps) {
-        if (holds(op)) continue;
-        const size_t i = static_cast<size_t>(op);
-        const Expect expect = probe.at(op);
-        const bool at_path = expect == Expect::Allow;
-        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, probe.id)) continue;
-        if (!at_path) granted.emplace(t, op, reached.of_host[i].mount);
-        const AccessResult r =
-            at_path ? s.table.access(probe.id, op, true) : s.table.host_access(probe.id, op, true);
-        found.push_back({probe.id, op,
-                         probe_finding(intent, probe.id, op, expect, s, r, "probe: " + probe.role())});
-        reported[i] = true;
-      }
-    }
+    each_failure(intent, tables, probe.id, probe.expected,
+                 [&](size_t t, FsOp op, Expect expect, const MountTable::Reach& r) {
+                   const MountTable& table = tables[t].table;
+                   const bool at_path = expect == Expect::Allow;
+                   if (!at_path) granted.emplace(t, op, r.mount);
+                   const AccessResult traced = at_path ? table.access(probe.id, op, true)
+                                                       : table.host_access(probe.id, op, true);
+                   found.push_back({probe.id, op,
+                                    probe_finding(intent, probe.id, op, expect, tables[t], traced,
+                                                  "probe: " + probe.role())});
+                 });
   });
   append_sorted(found, intent.paths(), out);
 }
@@ -451,31 +455,24 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
       if (const auto child = paths.find_child(region.named, "zpolicy-probe");
           child && probed.find(*child) && !named.find(*child))
         return;
-    const std::array<Expect, 4> expected = intent.verdicts(region.id);
-    std::array<bool, kAllFsOps.size()> reported{};
-    for (size_t t = 0; t < tables.size(); ++t) {
-      const Scenario& s = tables[t];
-      const MountTable::Reaches reached = s.table.reach_all(region.id);
-      for (FsOp op : kAllFsOps) {
-        const size_t i = static_cast<size_t>(op);
-        const Expect expect = expected[i];
-        // A missing allow fails closed; the policy's own probes look for those.
-        if (reported[i] || expect == Expect::Allow) continue;
-        if (satisfies(expect, reached.of_host[i], region.id)) continue;
-        if (op == FsOp::Read && absent_and_uncreatable(intent, s.table, region.id)) continue;
-        reported[i] = true;
-        // One finding per grant: the same mount granting the same operation elsewhere
-        // was reported already.
-        if (!granted.emplace(t, op, reached.of_host[i].mount).second) continue;
-        if (found.size() == kMaxRegionFindings) {
-          ++unlisted;
-          continue;
-        }
-        const AccessResult r = s.table.host_access(region.id, op, true);
-        found.push_back({region.id, op,
-                         probe_finding(intent, region.id, op, expect, s, r, region.describe(paths))});
-      }
-    }
+    std::array<Expect, 4> expected = intent.verdicts(region.id);
+    // A missing allow fails closed; the policy's own probes look for those.
+    for (Expect& e : expected)
+      if (e == Expect::Allow) e = Expect::Either;
+    each_failure(intent, tables, region.id, expected,
+                 [&](size_t t, FsOp op, Expect expect, const MountTable::Reach& r) {
+                   // One finding per grant: the same mount granting the same operation
+                   // elsewhere was reported already.
+                   if (!granted.emplace(t, op, r.mount).second) return;
+                   if (found.size() == kMaxRegionFindings) {
+                     ++unlisted;
+                     return;
+                   }
+                   const AccessResult traced = tables[t].table.host_access(region.id, op, true);
+                   found.push_back({region.id, op,
+                                    probe_finding(intent, region.id, op, expect, tables[t], traced,
+                                                  region.describe(paths))});
+                 });
   });
   append_sorted(found, paths, out);
   if (unlisted > 0)

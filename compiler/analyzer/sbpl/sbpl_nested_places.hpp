@@ -68,8 +68,12 @@ struct NestedPlacesError {
 // alone at a concrete place), counted against the same bound. Chains of at most
 // `max_steps` roots bound inside another (the first root, at a top or not, is not
 // counted): those of fewer are the same whatever `max_steps`, and come first.
+// `pair_tops` are concrete places (those of the policy's own paths) where a first root
+// is bound with one root inside it and no more: pairs, sought after the chains under
+// `tops` and ordered as they are (docs/verify.md, "Under a place the policy names").
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
-    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent = 0);
+    const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent = 0,
+    const std::vector<std::string>& pair_tops = {});
 
 }  // namespace zpolicy::compiler

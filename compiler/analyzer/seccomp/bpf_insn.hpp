@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace zpolicy::compiler {
 
@@ -34,6 +35,52 @@ constexpr uint16_t TAX = 0x00, TXA = 0x80;
 constexpr uint32_t kDataSize = 64;    // sizeof(struct seccomp_data)
 constexpr uint32_t kMemWords = 16;    // BPF_MEMWORDS
 constexpr uint32_t kMaxInsns = 4096;  // BPF_MAXINSNS
+
+// Whether the conditional jump `code` is taken, A holding `a` and its operand `b`.
+constexpr bool jump_taken(uint16_t code, uint32_t a, uint32_t b) {
+  switch (op(code)) {
+    case JEQ:
+      return a == b;
+    case JGT:
+      return a > b;
+    case JGE:
+      return a >= b;
+    case JSET:
+      return (a & b) != 0;
+  }
+  return false;
+}
+
+// A after the ALU instruction `code`, A holding `a` and its operand `b`, as the kernel's
+// interpreter computes it on 32 bits (a shift by 32 or more gives 0); nullopt for a
+// division or modulo by zero, which ends the filter with 0 (SECCOMP_RET_KILL_THREAD).
+constexpr std::optional<uint32_t> alu_result(uint16_t code, uint32_t a, uint32_t b) {
+  switch (op(code)) {
+    case ADD:
+      return a + b;
+    case SUB:
+      return a - b;
+    case MUL:
+      return a * b;
+    case DIV:
+      return b == 0 ? std::nullopt : std::optional<uint32_t>(a / b);
+    case MOD:
+      return b == 0 ? std::nullopt : std::optional<uint32_t>(a % b);
+    case OR:
+      return a | b;
+    case AND:
+      return a & b;
+    case XOR:
+      return a ^ b;
+    case LSH:
+      return b >= 32 ? 0 : a << b;
+    case RSH:
+      return b >= 32 ? 0 : a >> b;
+    case NEG:
+      return 0u - a;
+  }
+  return a;
+}
 }  // namespace bpf
 
 }  // namespace zpolicy::compiler

@@ -81,17 +81,6 @@ struct Machine {
   BpfRun run;
 };
 
-// Whether a conditional jump is taken.
-bool jumps(uint16_t code, uint32_t a, uint32_t operand) {
-  switch (op(code)) {
-    case JEQ: return a == operand;
-    case JGT: return a > operand;
-    case JGE: return a >= operand;
-    case JSET: return (a & operand) != 0;
-  }
-  return false;
-}
-
 // Executes prog[pc] (counted in m.run.executed): the next pc, or none once the program
 // has returned (m.run.ret set).
 std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const SeccompData& d,
@@ -126,29 +115,15 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
       m.mem[in.k % kMemWords] = x;
       break;
     case ALU:
-      switch (op(in.code)) {
-        case ADD: a += operand; break;
-        case SUB: a -= operand; break;
-        case MUL: a *= operand; break;
-        case DIV:
-        case MOD:
-          if (operand == 0) {
-            m.run.ret = 0;
-            return std::nullopt;
-          }
-          a = op(in.code) == DIV ? a / operand : a % operand;
-          break;
-        case OR: a |= operand; break;
-        case AND: a &= operand; break;
-        case XOR: a ^= operand; break;
-        case LSH: a = operand >= 32 ? 0 : a << operand; break;
-        case RSH: a = operand >= 32 ? 0 : a >> operand; break;
-        case NEG: a = 0u - a; break;
+      if (const auto r = alu_result(in.code, a, operand)) {
+        a = *r;
+        break;
       }
-      break;
+      m.run.ret = 0;
+      return std::nullopt;
     case JMP:
       if (op(in.code) == JA) return pc + 1 + in.k;
-      return pc + 1 + (jumps(in.code, a, operand) ? in.jt : in.jf);
+      return pc + 1 + (jump_taken(in.code, a, operand) ? in.jt : in.jf);
     case RET:
       m.run.ret = in.code == (RET | K) ? in.k : a;
       return std::nullopt;
@@ -346,7 +321,7 @@ struct CallWalk {
     const uint32_t operand = src(in.code) == X ? g.m.x : in.k;
     const Loaded a = *g.loaded[kA];
     const auto jumping = std::partition(g.calls.begin(), g.calls.end(), [&](uint32_t i) {
-      return !jumps(in.code, value(calls[i], a), operand);
+      return !jump_taken(in.code, value(calls[i], a), operand);
     });
     Group taken{pc + 1 + in.jt, {jumping, g.calls.end()}, g.m, g.loaded};
     g.calls.erase(jumping, g.calls.end());
@@ -436,16 +411,15 @@ std::string instruction_text(std::span<const BpfInsn> prog, size_t i) {
   const bool xk = src(in.code) == X;
   switch (cls(in.code)) {
     case LD:
-      if (mode(in.code) == ABS) std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
-      else
-        std::snprintf(buf, sizeof buf, "ld    %s%u",
-                      mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
-                      mode(in.code) == LEN ? kDataSize : in.k);
-      return buf;
     case LDX:
-      std::snprintf(buf, sizeof buf, "ldx   %s%u",
-                    mode(in.code) == MEM ? "M" : mode(in.code) == LEN ? "len " : "#",
-                    mode(in.code) == LEN ? kDataSize : in.k);
+      if (cls(in.code) == LD && mode(in.code) == ABS)
+        std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
+      else
+        std::snprintf(buf, sizeof buf, "%s%s%u", cls(in.code) == LD ? "ld    " : "ldx   ",
+                      mode(in.code) == MEM   ? "M"
+                      : mode(in.code) == LEN ? "len "
+                                             : "#",
+                      mode(in.code) == LEN ? kDataSize : in.k);
       return buf;
     case ST:
     case STX:

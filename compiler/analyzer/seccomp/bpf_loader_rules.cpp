@@ -66,54 +66,21 @@ bool classic_opcode(uint16_t c) {
   return false;
 }
 
-// The subset seccomp_check_filter lets through: no packet loads but 32-bit absolute
-// ones (checked apart), no modulo, no LDX|B|MSH.
+// The subset seccomp_check_filter lets through: classic BPF without the packet loads but
+// the 32-bit absolute one (its offset is checked apart), without modulo and LDX|B|MSH.
 bool seccomp_opcode(uint16_t c) {
   switch (c) {
-    case LD | W | ABS:
-    case LD | W | LEN:
-    case LDX | W | LEN:
-    case RET | K:
-    case RET | A:
-    case ALU | ADD | K:
-    case ALU | ADD | X:
-    case ALU | SUB | K:
-    case ALU | SUB | X:
-    case ALU | MUL | K:
-    case ALU | MUL | X:
-    case ALU | DIV | K:
-    case ALU | DIV | X:
-    case ALU | AND | K:
-    case ALU | AND | X:
-    case ALU | OR | K:
-    case ALU | OR | X:
-    case ALU | XOR | K:
-    case ALU | XOR | X:
-    case ALU | LSH | K:
-    case ALU | LSH | X:
-    case ALU | RSH | K:
-    case ALU | RSH | X:
-    case ALU | NEG:
-    case LD | IMM:
-    case LDX | IMM:
-    case MISC | TAX:
-    case MISC | TXA:
-    case LD | MEM:
-    case LDX | MEM:
-    case ST:
-    case STX:
-    case JMP | JA:
-    case JMP | JEQ | K:
-    case JMP | JEQ | X:
-    case JMP | JGE | K:
-    case JMP | JGE | X:
-    case JMP | JGT | K:
-    case JMP | JGT | X:
-    case JMP | JSET | K:
-    case JMP | JSET | X:
-      return true;
+    case LD | H | ABS:
+    case LD | B | ABS:
+    case LD | W | IND:
+    case LD | H | IND:
+    case LD | B | IND:
+    case LDX | B | MSH:
+    case ALU | MOD | K:
+    case ALU | MOD | X:
+      return false;
   }
-  return false;
+  return classic_opcode(c);
 }
 
 bool conditional_jump(uint16_t c) { return cls(c) == JMP && c != (JMP | JA); }

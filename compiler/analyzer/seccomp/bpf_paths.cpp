@@ -20,43 +20,6 @@ struct State {
   std::array<Value, kMemWords> mem{};
 };
 
-struct Fail {
-  std::string why;
-};
-
-// A constant ALU operation as the kernel runs it on 32 bits; nullopt for a division by
-// zero (the filter returns 0 there) and for shifts of 32 or more, which the kernel's
-// runtimes (interpreter, JITs) do not agree on.
-std::optional<uint32_t> alu(uint16_t o, uint32_t a, uint32_t b, bool& div_by_zero) {
-  switch (o) {
-    case ADD:
-      return a + b;
-    case SUB:
-      return a - b;
-    case MUL:
-      return a * b;
-    case DIV:
-      if (b == 0) {
-        div_by_zero = true;
-        return std::nullopt;
-      }
-      return a / b;
-    case OR:
-      return a | b;
-    case AND:
-      return a & b;
-    case XOR:
-      return a ^ b;
-    case LSH:
-      return b >= 32 ? std::nullopt : std::optional<uint32_t>(a << b);
-    case RSH:
-      return b >= 32 ? std::nullopt : std::optional<uint32_t>(a >> b);
-    case NEG:
-      return 0u - a;
-  }
-  return std::nullopt;
-}
-
 // Constrains `s` so that (word & mask) OP c holds (`taken`) or fails. False when the
 // comparison cannot be represented exactly.
 bool constrain(WordSet& s, uint16_t o, uint32_t mask, uint32_t c, bool taken) {
@@ -109,20 +72,6 @@ bool constrain_mirrored(WordSet& s, uint16_t o, uint32_t mask, uint32_t c, bool 
       return constrain(s, JGE, mask, c, !taken);
     case JGE:  // c >= w  <=>  !(w > c)
       return constrain(s, JGT, mask, c, !taken);
-  }
-  return false;
-}
-
-bool decided(uint16_t o, uint32_t a, uint32_t b) {
-  switch (o) {
-    case JEQ:
-      return a == b;
-    case JGT:
-      return a > b;
-    case JGE:
-      return a >= b;
-    case JSET:
-      return (a & b) != 0;
   }
   return false;
 }
@@ -192,14 +141,15 @@ std::optional<Unprovable> walk_paths(std::span<const BpfInsn> prog, const PathVi
           const Value operand = src(c) == X ? x : constant(in.k);
           if (a.kind == Value::Kind::Const &&
               (op(c) == NEG || operand.kind == Value::Kind::Const)) {
-            bool div_by_zero = false;
-            const auto r = alu(op(c), a.value, operand.value, div_by_zero);
-            if (div_by_zero) {  // the kernel ends the filter with 0 (KILL_THREAD)
+            // The kernel's runtimes (interpreter, JITs) do not agree on such shifts.
+            if ((op(c) == LSH || op(c) == RSH) && operand.value >= 32)
+              return stop(pc, "shift by 32 or more through X: the kernel's runtimes differ");
+            const auto r = alu_result(c, a.value, operand.value);
+            if (!r) {  // division by zero: the kernel ends the filter with 0 (KILL_THREAD)
               if (auto u = leaf(st, 0)) return u;
               done = true;
               break;
             }
-            if (!r) return stop(pc, "shift by 32 or more through X: the kernel's runtimes differ");
             a = constant(*r);
           } else if (a.kind == Value::Kind::Word && op(c) == AND &&
                      operand.kind == Value::Kind::Const) {
@@ -222,7 +172,7 @@ std::optional<Unprovable> walk_paths(std::span<const BpfInsn> prog, const PathVi
             break;
           }
           if (a.kind == Value::Kind::Const && rhs.kind == Value::Kind::Const) {
-            st.pc = decided(op(c), a.value, rhs.value) ? t : f;
+            st.pc = jump_taken(c, a.value, rhs.value) ? t : f;
             break;
           }
           if (a.kind == Value::Kind::Word && rhs.kind == Value::Kind::Word)

@@ -109,12 +109,11 @@ std::vector<Alt> alternatives(const ir::ArgCondition& c, ir::ArgWidth width, boo
 }
 
 // The conditions of one argument and the truth vectors its two words allow, each with
-// a witness.
+// a witness: the classes of the argument's values.
 struct Cond {
   size_t rule, index;
 };
 struct ArgClass {
-  uint32_t truth;
   uint32_t hi, lo;
 };
 struct ArgGroup {
@@ -147,7 +146,7 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
         return "argument " + std::to_string(g.arg) +
                " too complex to split within the search budget";
       seen.insert(n.truth);
-      g.classes.push_back({n.truth, n.in_hi.value, n.in_lo.value});
+      g.classes.push_back({n.in_hi.value, n.in_lo.value});
       continue;
     }
     const ir::ArgCondition& c = rules[g.conds[n.j].rule]->conditions[g.conds[n.j].index];
@@ -299,38 +298,20 @@ struct Prover {
       if (combinations > kMaxCombinations)
         return std::string(s.name) + ": too many argument classes";
     }
-    // Every combination of the arguments' classes, odometer-wise.
+    // Every combination of the arguments' classes, odometer-wise. A class's witness
+    // makes each of its argument's conditions hold exactly as the class says, so the
+    // intent's own decision on the witness call is the class's.
     std::vector<size_t> at(groups.size(), 0);
     for (;;) {
-      auto holds = [&](size_t r, size_t i) {
-        const unsigned arg = rules[r]->conditions[i].index;
-        if (arg >= 6) return false;
-        for (size_t gi = 0; gi < groups.size(); ++gi) {
-          if (groups[gi].arg != arg) continue;
-          const auto& conds = groups[gi].conds;
-          for (size_t j = 0; j < conds.size(); ++j)
-            if (conds[j].rule == r && conds[j].index == i)
-              return (groups[gi].classes[at[gi]].truth >> j & 1) != 0;
-        }
-        return false;
-      };
-      std::optional<ir::Action> want;
-      for (size_t r = 0; r < rules.size(); ++r) {
-        bool applies = true;
-        for (size_t i = 0; i < rules[r]->conditions.size() && applies; ++i) applies = holds(r, i);
-        if (applies && (!want || ir::more_restrictive(rules[r]->action, *want)))
-          want = rules[r]->action;
+      std::array<uint32_t, kDataWords> words = w;
+      for (size_t gi = 0; gi < groups.size(); ++gi) {
+        words[arg_high_word(groups[gi].arg)] = groups[gi].classes[at[gi]].hi;
+        words[arg_low_word(groups[gi].arg)] = groups[gi].classes[at[gi]].lo;
       }
-      const ir::Action intended = want.value_or(intent.policy().default_action);
-      if (!got || !(*got == intended)) {
-        std::array<uint32_t, kDataWords> words = w;
-        for (size_t gi = 0; gi < groups.size(); ++gi) {
-          words[arg_high_word(groups[gi].arg)] = groups[gi].classes[at[gi]].hi;
-          words[arg_low_word(groups[gi].arg)] = groups[gi].classes[at[gi]].lo;
-        }
-        const SyscallCall call{ir::Arch::X86_64, s.nr, args_of(words)};
+      const SyscallCall call{ir::Arch::X86_64, s.nr, args_of(words)};
+      const ir::Action intended = intent.decide(call);
+      if (!got || !(*got == intended))
         mismatch(ir::kAuditArchX86_64, call, ip, intended, p.ret_pc);
-      }
       size_t g = 0;
       while (g < groups.size() && ++at[g] == groups[g].classes.size()) at[g++] = 0;
       if (g == groups.size()) break;
