@@ -19,7 +19,8 @@ namespace zpolicy::runner {
 //   mounts on a missing deny root's way between the run's last look at it and that unshare
 //   is in the sandbox unseen (red team A9D-1, A10-3): any change since refuses such a run;
 // * a bind the host makes after resolution gives an existing deny root or protected path a
-//   name resolution never masked (A11-4): the table read again must give none.
+//   name resolution never masked (A11-4): when this table changed since, the guard's
+//   (mount_table_of, below) must give none.
 class HostMountTable {
  public:
   HostMountTable();
