@@ -55,7 +55,9 @@ existing = "--existing" in sys.argv
 with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as base:
     ws = os.path.join(base, "ws")
     os.mkdir(ws)
-    protected = (".git", ".env", ".env.local", "node_modules", ".next", "data/agent-sessions")
+    # The default's top-level protected names (`**/.hg` and the like keep theirs too).
+    protected = (".git", ".hg", ".sl", ".jj", ".env", ".env.local", "node_modules", ".next",
+                 "data/agent-sessions")
 
     def make_protected():
         for p in protected:
