@@ -232,108 +232,101 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
 }
 
 std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
-  auto fail = [&](std::string why) {
-    return ir::error_at({"bwrap.args", op.line, 1},
-                        std::string(op.text) + ": " + why + "; bwrap would abort");
-  };
-  Id dest = op.dest;
-  // A mount lands where its destination leads: bwrap opens it and mounts on what it
-  // opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc /tmp/l`
-  // binds /etc over /etc).
-  if (is_mount(op.kind) && has_symlinks_) {
-    Trace ignored(false);
-    auto target = resolve_symlinks(dest, true, ignored);
-    if (!target) return fail("the destination does not resolve");
-    dest = *target;
+  // A mount, a remount and a chmod act where their path leads: bwrap opens it and acts
+  // on what it opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc
+  // /tmp/l` binds /etc over /etc). --dir and --symlink make the path itself.
+  const bool follows = op.kind != BwrapOpKind::Dir && op.kind != BwrapOpKind::Symlink;
+  Trace ignored(false);
+  const std::optional<Id> dest = follows ? resolve_symlinks(op.dest, true, ignored) : op.dest;
+  std::optional<std::string> why;
+  if (!dest)
+    why = is_mount(op.kind) ? "the destination does not resolve" : "the path does not resolve";
+  else if (is_mount(op.kind))
+    mount(op, *dest);
+  else if (op.kind == BwrapOpKind::RemountRo)
+    why = remount_ro(*dest);
+  else if (op.kind == BwrapOpKind::Dir)
+    why = make_dir(op, *dest);
+  else if (op.kind == BwrapOpKind::Symlink)
+    why = make_symlink(op, *dest);
+  else
+    why = change_mode(op, *dest);
+  if (!why) return std::nullopt;
+  return ir::error_at({"bwrap.args", op.line, 1},
+                      std::string(op.text) + ": " + *why + "; bwrap would abort");
+}
+
+void MountTable::mount(const BwrapOp& op, Id dest) {
+  ensure_parents(dest, op.perms, op.line);
+  Mount m;
+  m.dest = dest;
+  m.line = op.line;
+  m.text = op.text;
+  if (op.source) {
+    m.kind = MountKind::Bind;
+    m.source = *op.source;
+    m.read_only = op.kind == BwrapOpKind::RoBind;
+    m.devices = op.kind == BwrapOpKind::DevBind;
+    m.device_source = is_char_device(*paths_, *op.source);
+  } else if (op.kind == BwrapOpKind::Proc) {
+    m.kind = MountKind::Proc;
+    m.mode = 0555;
+  } else {
+    m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs : MountKind::Dev;
+    m.mode = op.perms.value_or(0755u);
   }
-  switch (op.kind) {
-    case BwrapOpKind::Bind:
-    case BwrapOpKind::RoBind:
-    case BwrapOpKind::DevBind: {
-      ensure_parents(dest, std::nullopt, op.line);
-      Mount m;
-      m.kind = MountKind::Bind;
-      m.dest = dest;
-      m.source = *op.source;
-      m.read_only = op.kind == BwrapOpKind::RoBind;
-      m.devices = op.kind == BwrapOpKind::DevBind;
-      m.device_source = is_char_device(*paths_, *op.source);
-      m.line = op.line;
-      m.text = op.text;
-      add_mount(std::move(m));
-      return std::nullopt;
-    }
-    case BwrapOpKind::Tmpfs:
-    case BwrapOpKind::Dev:
-    case BwrapOpKind::Proc: {
-      ensure_parents(dest, op.perms, op.line);
-      Mount m;
-      m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs
-               : op.kind == BwrapOpKind::Dev ? MountKind::Dev
-                                             : MountKind::Proc;
-      m.dest = dest;
-      m.mode = op.kind == BwrapOpKind::Proc ? 0555u : op.perms.value_or(0755u);
-      m.line = op.line;
-      m.text = op.text;
-      add_mount(std::move(m));
-      return std::nullopt;
-    }
-    case BwrapOpKind::RemountRo: {
-      Trace ignored(false);
-      auto target = resolve_symlinks(dest, true, ignored);
-      if (!target) return fail("the path does not resolve");
-      size_t c = covering(*target);
-      // The kernel remounts only a mount's root; bwrap dies on anything else.
-      if (mounts_[c].dest != *target)
-        return fail(paths_->path(*target).str() + " is not a mount point at this step");
-      mounts_[c].read_only = true;
-      return std::nullopt;
-    }
-    case BwrapOpKind::Dir: {
-      ensure_parents(dest, op.perms, op.line);
-      size_t c = covering(dest);
-      const Mount& m = mounts_[c];
-      if (m.kind == MountKind::Proc) return fail("cannot create a directory in procfs");
-      if (!is_scratch(m.kind) || exists_in_scratch(dest, c)) return std::nullopt;
-      if (m.read_only) return fail("mkdir on a read-only mount");
-      add_node(Node{Node::Kind::Dir, dest, c, op.perms.value_or(0755u), {}, op.line});
-      return std::nullopt;
-    }
-    case BwrapOpKind::Symlink: {
-      ensure_parents(dest, std::nullopt, op.line);
-      size_t c = covering(dest);
-      if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
-      if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
-        return fail("symlink on a read-only mount");
-      // bwrap accepts a link that is already there with the same target and dies on
-      // anything else at the destination.
-      if (const Node* old = node_at(dest, c, Node::Kind::Symlink)) {
-        if (old->target == op.link_target) return std::nullopt;
-        return fail("the destination is already a link to " + std::string(old->target));
-      }
-      if (is_scratch(mounts_[c].kind) && exists_in_scratch(dest, c))
-        return fail("the destination exists and is not a link");
-      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line,
-                    paths_->link_destination(dest, op.link_target)});
-      return std::nullopt;
-    }
-    case BwrapOpKind::Chmod: {
-      Trace ignored(false);
-      auto target = resolve_symlinks(dest, true, ignored);
-      if (!target) return fail("the path does not resolve");
-      size_t c = covering(*target);
-      Mount& m = mounts_[c];
-      if (m.read_only || m.kind == MountKind::Proc) return fail("chmod on a read-only mount");
-      if (m.dest == *target && is_scratch(m.kind)) {
-        m.mode = op.perms;
-        return std::nullopt;
-      }
-      if (is_scratch(m.kind) && !exists_in_scratch(*target, c))
-        return fail(paths_->path(*target).str() + " does not exist");
-      add_node(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
-      return std::nullopt;
-    }
+  add_mount(std::move(m));
+}
+
+std::optional<std::string> MountTable::remount_ro(Id dest) {
+  Mount& m = mounts_[covering(dest)];
+  // The kernel remounts only a mount's root; bwrap dies on anything else.
+  if (m.dest != dest) return paths_->path(dest).str() + " is not a mount point at this step";
+  m.read_only = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::make_dir(const BwrapOp& op, Id dest) {
+  ensure_parents(dest, op.perms, op.line);
+  const size_t c = covering(dest);
+  const Mount& m = mounts_[c];
+  if (m.kind == MountKind::Proc) return "cannot create a directory in procfs";
+  if (!is_scratch(m.kind) || exists_in_scratch(dest, c)) return std::nullopt;
+  if (m.read_only) return "mkdir on a read-only mount";
+  add_node(Node{Node::Kind::Dir, dest, c, op.perms.value_or(0755u), {}, op.line});
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::make_symlink(const BwrapOp& op, Id dest) {
+  ensure_parents(dest, std::nullopt, op.line);
+  const size_t c = covering(dest);
+  const Mount& m = mounts_[c];
+  if (m.kind == MountKind::Proc) return "cannot create a symlink in procfs";
+  if (is_scratch(m.kind) && m.read_only) return "symlink on a read-only mount";
+  // bwrap accepts a link that is already there with the same target and dies on
+  // anything else at the destination.
+  if (const Node* old = node_at(dest, c, Node::Kind::Symlink)) {
+    if (old->target == op.link_target) return std::nullopt;
+    return "the destination is already a link to " + std::string(old->target);
   }
+  if (is_scratch(m.kind) && exists_in_scratch(dest, c))
+    return "the destination exists and is not a link";
+  add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line,
+                paths_->link_destination(dest, op.link_target)});
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::change_mode(const BwrapOp& op, Id dest) {
+  const size_t c = covering(dest);
+  Mount& m = mounts_[c];
+  if (m.read_only || m.kind == MountKind::Proc) return "chmod on a read-only mount";
+  if (m.dest == dest && is_scratch(m.kind)) {
+    m.mode = op.perms;
+    return std::nullopt;
+  }
+  if (is_scratch(m.kind) && !exists_in_scratch(dest, c))
+    return paths_->path(dest).str() + " does not exist";
+  add_node(Node{Node::Kind::ModeOverride, dest, c, op.perms, {}, op.line});
   return std::nullopt;
 }
 

@@ -134,6 +134,12 @@ class MountTable {
 
   // The reason bwrap would abort on `op`, if it would.
   std::optional<ir::Diagnostic> apply(const BwrapOp& op);
+  // apply() of each kind of op at `dest`, where it acts; each says why bwrap would abort.
+  void mount(const BwrapOp& op, Id dest);
+  std::optional<std::string> remount_ro(Id dest);
+  std::optional<std::string> make_dir(const BwrapOp& op, Id dest);
+  std::optional<std::string> make_symlink(const BwrapOp& op, Id dest);
+  std::optional<std::string> change_mode(const BwrapOp& op, Id dest);
   void add_mount(Mount m);
   size_t covering(Id p) const;
   const Node* node_at(Id p, size_t mount, Node::Kind kind) const;
@@ -155,8 +161,8 @@ class MountTable {
   std::optional<std::string> unsearchable(Id a, size_t c, bool with_text) const;
   // What holds at a path of the replayed table because of what holds at its parent.
   struct Inherited {
-    size_t mount = 0;        // the covering mount: the deepest visible one that holds it
-    bool searchable = true;  // every directory from "/" down to it can be searched
+    size_t mount = 0;                // the covering mount: the deepest visible one that holds it
+    bool searchable = true;          // every directory from "/" down to it can be searched
     std::optional<Id> top_link;      // the shallowest path at or above it holding a link
     std::optional<Id> alias_source;  // the deepest alias source at or above it
   };
