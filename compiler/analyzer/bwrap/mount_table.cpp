@@ -41,10 +41,12 @@ bool is_scratch(MountTable::MountKind k) {
          k == MountTable::MountKind::Dev;
 }
 
+// A rule's outcome, its text added to the trace.
 template <class F>
-MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
+MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why,
+                         std::optional<PathTable::Id> host = std::nullopt) {
   t.add(why);
-  return MountTable::Reach{o, std::nullopt};
+  return MountTable::Reach{o, host};
 }
 
 }  // namespace
@@ -422,79 +424,79 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
 
 MountTable::Reach MountTable::decide(const Place& at, FsOp op, Trace& tr) const {
   const Mount& m = mounts_[at.mount];
-  const bool mount_point = m.dest == at.path;
-  const bool scratch = is_scratch(m.kind);
-  // Each rule's outcome, and the text a trace gives for it.
-  auto reaches = [&](Outcome o, std::optional<Id> host, auto&& why) {
-    tr.add(why);
-    return Reach{o, host};
-  };
-  auto denied = [&](auto&& why) { return reaches(Outcome::Denied, std::nullopt, why); };
-  auto succeeds = [&] {
-    return reaches(m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch, at.host,
-                   [&] { return std::string(to_string(op)) + " succeeds"; });
-  };
+  if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && m.dest == at.path &&
+      m.device_source)
+    return open_device(m, tr);
+  auto denied = [&](auto&& why) { return finish(Outcome::Denied, tr, why); };
   auto rp_str = [&] { return paths_->path(at.path).str(); };
-  auto read_only = [&] { return denied([] { return std::string("read-only mount: EROFS"); }); };
   auto mode = [&] {
     return denied([&] { return rp_str() + " has mode " + octal(*at.mode) + ": EACCES"; });
   };
-  auto missing = [&] { return denied([&] { return rp_str() + " does not exist: ENOENT"; }); };
-  if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
-      m.device_source) {
-    if (!m.devices)
-      return denied([&] {
-        return paths_->path(m.source).str() +
-               " is a device node on a nodev bind: open fails EACCES";
-      });
-    return reaches(Outcome::Scratch, std::nullopt, [&] {
-      return "the device " + paths_->path(m.source).str() + " holds no host data";
-    });
-  }
-
-  // Creating or removing a directory entry needs a writable mount and write and search
-  // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
-  auto entry_change = [&]() -> Reach {
-    if (mount_point)
-      return denied([&] {
-        return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
-      });
-    if (!at.parent) return denied([&] { return rp_str() + " has no parent to change"; });
-    if (m.kind == MountKind::Proc)
-      return denied([] { return std::string("procfs: no new entries"); });
-    if (op == FsOp::Delete && scratch && !at.exists) return missing();
-    if (op != FsOp::Delete && scratch && at.exists)
-      return denied([&] { return rp_str() + " already exists: EEXIST"; });
-    if (m.read_only) return read_only();
-    if (at.parent_mode && (*at.parent_mode & 0222) == 0)
-      return denied([&] {
-        return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
-      });
-    return succeeds();
-  };
-
+  const bool absent = is_scratch(m.kind) && !at.exists;
   switch (op) {
     case FsOp::Read:
       if (m.kind == MountKind::Proc)
-        return reaches(Outcome::Scratch, std::nullopt,
-                       [] { return std::string("the sandbox's own procfs"); });
-      if (scratch && !at.exists) return missing();
+        return finish(Outcome::Scratch, tr, [] { return std::string("the sandbox's own procfs"); });
+      if (absent) return denied([&] { return rp_str() + " does not exist: ENOENT"; });
       if (at.mode && (*at.mode & 0444) == 0) return mode();
-      return succeeds();
+      return succeeds(at, op, tr);
     case FsOp::Write:
       if (m.kind == MountKind::Proc)
         return denied([] { return std::string("procfs: writes out of scope, treated as denied"); });
-      if (scratch && !at.exists) return entry_change();
-      if (m.read_only) return read_only();
+      // Writing a path that does not exist creates it.
+      if (absent) return change_entry(at, op, tr);
+      if (m.read_only) return denied([] { return std::string("read-only mount: EROFS"); });
       if (at.mode && (*at.mode & 0222) == 0) return mode();
-      return succeeds();
+      return succeeds(at, op, tr);
     case FsOp::Create:
     case FsOp::Delete:
-      return entry_change();
+      return change_entry(at, op, tr);
     default:  // Seatbelt's finer operations: no mount table is asked about them
       break;
   }
   return denied([] { return std::string("unknown operation"); });
+}
+
+MountTable::Reach MountTable::open_device(const Mount& m, Trace& tr) const {
+  if (!m.devices)
+    return finish(Outcome::Denied, tr, [&] {
+      return paths_->path(m.source).str() + " is a device node on a nodev bind: open fails EACCES";
+    });
+  return finish(Outcome::Scratch, tr, [&] {
+    return "the device " + paths_->path(m.source).str() + " holds no host data";
+  });
+}
+
+// Creating or removing a directory entry needs a writable mount and write and search
+// permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
+MountTable::Reach MountTable::change_entry(const Place& at, FsOp op, Trace& tr) const {
+  const Mount& m = mounts_[at.mount];
+  const bool scratch = is_scratch(m.kind);
+  auto denied = [&](auto&& why) { return finish(Outcome::Denied, tr, why); };
+  auto rp_str = [&] { return paths_->path(at.path).str(); };
+  if (m.dest == at.path)
+    return denied([&] {
+      return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
+    });
+  if (!at.parent) return denied([&] { return rp_str() + " has no parent to change"; });
+  if (m.kind == MountKind::Proc)
+    return denied([] { return std::string("procfs: no new entries"); });
+  if (op == FsOp::Delete && scratch && !at.exists)
+    return denied([&] { return rp_str() + " does not exist: ENOENT"; });
+  if (op != FsOp::Delete && scratch && at.exists)
+    return denied([&] { return rp_str() + " already exists: EEXIST"; });
+  if (m.read_only) return denied([] { return std::string("read-only mount: EROFS"); });
+  if (at.parent_mode && (*at.parent_mode & 0222) == 0)
+    return denied([&] {
+      return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
+    });
+  return succeeds(at, op, tr);
+}
+
+MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) const {
+  const Outcome o = mounts_[at.mount].kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
+  return finish(
+      o, tr, [&] { return std::string(to_string(op)) + " succeeds"; }, at.host);
 }
 
 MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) const {

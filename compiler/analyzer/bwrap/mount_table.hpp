@@ -192,6 +192,13 @@ class MountTable {
   // The part of reach() after symlinks are resolved, for a place every strict ancestor
   // of which can be searched; the trace says which rule settled it.
   Reach decide(const Place& at, FsOp op, Trace& trace) const;
+  // decide() for a read or write of the device node a bind put at its mount point `m`.
+  Reach open_device(const Mount& m, Trace& trace) const;
+  // decide() for an operation that creates or removes the directory entry at `at`.
+  Reach change_entry(const Place& at, FsOp op, Trace& trace) const;
+  // What an operation `at`'s mount lets through reaches: the host object of a bind, or
+  // sandbox storage.
+  Reach succeeds(const Place& at, FsOp op, Trace& trace) const;
   // What `op` does to the host object `host`, given `direct`, what it does at the same
   // path: `direct` where that reaches `host`; else through the first alias of `host` in
   // replay order that reaches it (the Reach's mount is the alias's bind); else `direct`,
