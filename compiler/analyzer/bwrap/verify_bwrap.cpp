@@ -110,7 +110,7 @@ TryBinds try_binds(const std::vector<BwrapOp>& ops, const SourceFacts& facts) {
 }
 
 // Whether the -try binds in `uncertain` can find their sources as `applied` says: not
-// when a skipped source contains an applied one, which exists.
+// when a skipped source contains an applied one (that one exists, so its ancestors do).
 bool possible(const BwrapArgv& argv, const std::vector<size_t>& uncertain,
               const std::vector<bool>& applied) {
   for (size_t i : uncertain)
