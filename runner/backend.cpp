@@ -119,6 +119,14 @@ std::string foreign_procfs() {
          "): /proc belongs to another pid namespace";
 }
 
+std::string set_id_process() {
+  if (getuid() == geteuid() && getgid() == getegid()) return "";
+  return "zpolicy runs set-user-id or set-group-id (real uid " + std::to_string(getuid()) +
+         " gid " + std::to_string(getgid()) + ", effective uid " + std::to_string(geteuid()) +
+         " gid " + std::to_string(getegid()) +
+         "); start it with one identity (its state and records are per user)";
+}
+
 BackendStatus preflight() {
 #if defined(__APPLE__)
   return check_binary(std::string(kSandboxExec), "");
