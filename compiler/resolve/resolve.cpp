@@ -555,16 +555,19 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // written down faithfully. Refused here, naming the name once with the first rule that
   // reaches it, rather than as the malformed artifact the verifier would find.
   std::set<std::string> broken;
+  auto refuse_line_break = [&](const std::string& path, const ir::SourceLoc& loc) {
+    const size_t at = path.find_first_of("\n\r");
+    if (at == std::string::npos) return;
+    const std::string name = path.substr(0, path.find('/', at));
+    if (broken.insert(name).second)
+      diags.error(loc, "the host path '" + name +
+                           "' holds a line break, which the artifacts (one path per line) "
+                           "cannot carry; rename it; refusing to run");
+  };
   for (const auto* list : {&r.write, &r.read, &r.deny, &r.protect, &r.pin})
-    for (const auto& p : *list) {
-      const size_t at = p.path.find_first_of("\n\r");
-      if (at == std::string::npos) continue;
-      const std::string name = p.path.substr(0, p.path.find('/', at));
-      if (broken.insert(name).second)
-        diags.error(p.loc, "the host path '" + name +
-                               "' holds a line break, which the artifacts (one path per line) "
-                               "cannot carry; rename it; refusing to run");
-    }
+    for (const auto& p : *list) refuse_line_break(p.path, p.loc);
+  for (const auto& l : r.read_links) refuse_line_break(l.link, l.loc);
+  refuse_line_break(r.cwd, {"<working directory>"});
   sort_by_depth(r.read);
   sort_by_depth(r.write);
   sort_by_depth(r.pin);
