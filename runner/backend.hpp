@@ -42,7 +42,7 @@ std::string backend_description();
 std::string foreign_procfs();
 
 // Why this process has two identities ("" when its real and effective user and group are
-// the same). zpolicy chooses its state directory and judges the owners of its records,
+// the same and its start gave it nothing its caller lacks: no file capabilities). zpolicy chooses its state directory and judges the owners of its records,
 // placeholders and policy files by the real user, and creates them as the effective one:
 // run set-user-id or set-group-id (or embedded in such a program) it would act on one
 // user's state with another's rights, and start the sandbox as the effective user. Not a
