@@ -1,4 +1,5 @@
-// `doctor`: the runner's deployment report as public values.
+// `doctor`: the runner's deployment report as public values, and its identity check.
+#include "runner/backend.hpp"
 #include "runner/doctor.hpp"
 #include "zpolicy/zpolicy.hpp"
 
@@ -15,5 +16,7 @@ DoctorReport doctor() {
     out.checks.push_back({c.id, runner::to_string(c.status), c.value, c.reason, c.fix});
   return out;
 }
+
+std::string privileged_start() { return runner::set_id_process(); }
 
 }  // namespace zpolicy

@@ -1,9 +1,5 @@
 // zpolicy: a thin command line over libzpolicy. Each subcommand lives in its own file.
 #include <fcntl.h>
-#if defined(__linux__)
-#include <sys/auxv.h>
-#endif
-#include <unistd.h>
 
 #include <cerrno>
 #include <iostream>
@@ -13,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "zpolicy/exit_code.hpp"
 #include "zpolicy/version.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 namespace {
 
@@ -29,29 +26,6 @@ void open_closed_standard_descriptors() {
     const int null = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (null >= 0 && null != fd) close(null);
   }
-}
-
-// Why this zpolicy holds privileges its caller lacks ("" when it does not): started
-// set-user-id or set-group-id, or with file capabilities (the kernel's AT_SECURE). Every
-// command acts on the caller's word with the effective rights: `inspect` printed any file
-// the owner may read, `run --status-file` and `compile --out` wrote where the owner may,
-// and a danger-full-access run kept the effective user (red team A13B-1). Not a supported
-// deployment, so nothing is done; the runner refuses the same way for an embedder
-// (runner/backend.hpp set_id_process).
-std::string privileged_start() {
-  if (getuid() != geteuid() || getgid() != getegid())
-    return "zpolicy runs set-user-id or set-group-id (real uid " + std::to_string(getuid()) +
-           " gid " + std::to_string(getgid()) + ", effective uid " + std::to_string(geteuid()) +
-           " gid " + std::to_string(getegid()) + ")";
-#if defined(__linux__)
-  const bool secure_start = getauxval(AT_SECURE) != 0;
-#else
-  const bool secure_start = issetugid() != 0;
-#endif
-  if (secure_start)
-    return "zpolicy was started with privileges its caller lacks (file capabilities or a "
-           "set-id bit: AT_SECURE)";
-  return "";
 }
 
 struct Command {
@@ -108,9 +82,11 @@ int main(int argc, char** argv) {
     usage(std::cerr);
     return zpolicy::kExitUsage;
   }
-  if (const std::string why = privileged_start(); !why.empty()) {
-    std::cerr << "zpolicy: refusing to start: " << why
-              << "; start it with the caller's own rights; nothing was done\n";
+  // Every command acts on the caller's word with the effective rights: `inspect` printed
+  // any file the owner may read, `--status-file` and `--out` wrote where the owner may, a
+  // danger-full-access run kept the effective user (red team A13B-1).
+  if (const std::string why = zpolicy::privileged_start(); !why.empty()) {
+    std::cerr << "zpolicy: refusing to start: " << why << "; nothing was done\n";
     return zpolicy::kExitInternal;
   }
   try {
