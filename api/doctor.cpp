@@ -1,5 +1,4 @@
-// `doctor`: the runner's deployment report as public values, and its identity check.
-#include "runner/backend.hpp"
+// `doctor`: the runner's deployment report as public values.
 #include "runner/doctor.hpp"
 #include "zpolicy/zpolicy.hpp"
 
@@ -16,7 +15,5 @@ DoctorReport doctor() {
     out.checks.push_back({c.id, runner::to_string(c.status), c.value, c.reason, c.fix});
   return out;
 }
-
-std::string privileged_start() { return runner::set_id_process(); }
 
 }  // namespace zpolicy
