@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "zpolicy/exit_code.hpp"
 #include "zpolicy/version.hpp"
+#include "zpolicy/zpolicy.hpp"
 
 namespace {
 
@@ -80,6 +81,13 @@ int main(int argc, char** argv) {
     std::cerr << "zpolicy: unknown command '" << name << "'\n";
     usage(std::cerr);
     return zpolicy::kExitUsage;
+  }
+  // Every command acts on the caller's word with the effective rights: `inspect` printed
+  // any file the owner may read, `--status-file` and `--out` wrote where the owner may, a
+  // danger-full-access run kept the effective user (red team A13B-1).
+  if (const std::string why = zpolicy::privileged_start(); !why.empty()) {
+    std::cerr << "zpolicy: refusing to start: " << why << "; nothing was done\n";
+    return zpolicy::kExitInternal;
   }
   try {
     return it->second.fn(zpolicy::cli::Args(argv + 2, argv + argc));

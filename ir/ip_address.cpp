@@ -56,6 +56,23 @@ AddressScope scope_of(const IpAddress& addr) {
   static constexpr uint8_t kNat64[12] = {0, 0x64, 0xff, 0x9b};
   if (std::memcmp(b, kNat64, 12) == 0) return translated(b + 12);
   if (b[0] == 0x20 && b[1] == 0x02) return translated(b + 2);  // 6to4, 2002::/16
+  // SIIT's IPv4-translated form (RFC 2765), ::ffff:0:a.b.c.d.
+  static constexpr uint8_t kTranslatedForm[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+  if (std::memcmp(b, kTranslatedForm, 12) == 0) return translated(b + 12);
+  // Teredo (RFC 4380), 2001::/32: the relay sends to the client's IPv4 address, carried
+  // inverted in the last 32 bits; the server's sits in bits 32 to 63.
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) {
+    const uint8_t client[4] = {static_cast<uint8_t>(~b[12]), static_cast<uint8_t>(~b[13]),
+                               static_cast<uint8_t>(~b[14]), static_cast<uint8_t>(~b[15])};
+    return translated(b + 4) == AddressScope::Public ? translated(client)
+                                                     : AddressScope::Translated;
+  }
+  // An ISATAP interface identifier (RFC 5214), ::0:5efe:a.b.c.d or ::200:5efe:a.b.c.d
+  // under any prefix: the host's ISATAP tunnel sends to that IPv4 address. A public one
+  // leaves the prefix to be judged (fe80::5efe:8.8.8.8 stays link-local).
+  if ((b[8] & 0xfd) == 0 && b[9] == 0 && b[10] == 0x5e && b[11] == 0xfe &&
+      scope_v4(b + 12) != AddressScope::Public)
+    return AddressScope::Translated;
   // RFC 8215's local-use NAT64 prefix is translated by the site's own translator, to any
   // address it routes (where the IPv4 part sits depends on the site's prefix length).
   static constexpr uint8_t kLocalNat64[6] = {0, 0x64, 0xff, 0x9b, 0, 1};

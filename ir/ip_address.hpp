@@ -31,7 +31,8 @@ enum class AddressScope {
   Unspecified,   // 0/8, ::
   Reserved,      // 240/4 and broadcast, 192.0.0/24, ::/96 (IPv4-compatible)
   Ipv4Mapped,    // ::ffff:0:0/96: a v4 address in v6 dress, refused whatever it holds
-  Translated,    // 64:ff9b::/96 (NAT64) or 2002::/16 (6to4) holding a non-public IPv4 address
+  Translated,    // NAT64 64:ff9b::/96, 6to4 2002::/16, SIIT ::ffff:0:0:0/96, Teredo
+                 // 2001::/32 or an ISATAP identifier carrying a non-public IPv4 address
 };
 AddressScope scope_of(const IpAddress& a);
 const char* to_string(AddressScope s);  // "loopback", "private", "link-local", ...

@@ -45,8 +45,9 @@ std::string foreign_procfs();
 // the same and its start gave it nothing its caller lacks: no file capabilities). zpolicy chooses its state directory and judges the owners of its records,
 // placeholders and policy files by the real user, and creates them as the effective one:
 // run set-user-id or set-group-id (or embedded in such a program) it would act on one
-// user's state with another's rights, and start the sandbox as the effective user. Not a
-// supported deployment: a confined run refuses (never runs unconfined instead).
+// user's state with another's rights, start the sandbox as the effective user, and run an
+// unconfined command (danger-full-access) with the effective user's rights. Not a
+// supported deployment: every run refuses (a confined one never runs unconfined instead).
 std::string set_id_process();
 
 // Cheap checks done before every run: platform, trusted binary, namespace sysctls,

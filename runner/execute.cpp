@@ -529,7 +529,8 @@ int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
             [[maybe_unused]] HostMountTable* mounts) {
   for (const auto& l : plan.accepted)
     err << "zpolicy: accepted for this run: " << l.report() << "\n";
-  if (auto why = set_id_process(); !why.empty() && plan.backend != compiler::Backend::Unconfined) {
+  // Whatever the backend: an unconfined command keeps the effective identity.
+  if (auto why = set_id_process(); !why.empty()) {
     err << "zpolicy: refusing to run: " << why << "; nothing ran\n";
     return kExitInternal;
   }

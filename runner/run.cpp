@@ -140,12 +140,14 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   in.command = req.command;
   in.command[0] = *exe;
 
-  if (req.mode == ir::Mode::DangerFullAccess) return compiler::plan_unconfined(in);
-
+  // Before danger-full-access too: run unconfined, the command would keep the effective
+  // identity (a set-user-id-root copy gave nobody a root shell; red team A13B-1).
   if (auto why = set_id_process(); !why.empty()) {
     err << "zpolicy: refusing to run: " << why << "; nothing ran\n";
     return kExitInternal;
   }
+
+  if (req.mode == ir::Mode::DangerFullAccess) return compiler::plan_unconfined(in);
 
   if (auto backend = preflight(); !backend.usable()) {
     if (in.policy.unavailable.value == ir::Unavailable::RunUnconfined &&

@@ -288,6 +288,13 @@ struct DoctorReport {
 };
 ZPOLICY_API DoctorReport doctor();
 
+// Why this process holds privileges its caller lacks, "" when it does not: started
+// set-user-id or set-group-id, or with file capabilities (the kernel's AT_SECURE). zpolicy
+// acts on its caller's word (files it reads and writes, the sandbox it starts, an
+// unconfined command) and judges ownership by the real user, so such a start is not
+// supported: the CLI does nothing, and run() and plan() refuse (red team A13B-1).
+ZPOLICY_API std::string privileged_start();
+
 // `zpolicy run`: compile the policy for this host through the same pipeline as
 // `compile --workspace` plus the bound lints, refuse on any error-level finding, then
 // execute exactly the verified artifacts and supervise the command (docs/run.md).

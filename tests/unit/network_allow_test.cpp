@@ -139,6 +139,19 @@ BOOST_AUTO_TEST_CASE(address_scopes) {
       {"2002:7f00:1::", ir::AddressScope::Translated},
       {"2002:c0a8:101::1", ir::AddressScope::Translated},
       {"2002:808:808::1", ir::AddressScope::Public},
+      // Red team A13B-2: the other forms that carry an IPv4 address.
+      {"::ffff:0:7f00:1", ir::AddressScope::Translated},
+      {"::ffff:0:a9fe:a9fe", ir::AddressScope::Translated},
+      {"::ffff:0:808:808", ir::AddressScope::Public},
+      {"2001:0:4136:e378:8000:63bf:80ff:fffe", ir::AddressScope::Translated},  // to 127.0.0.1
+      {"2001:0:4136:e378:8000:63bf:f5ff:fffe", ir::AddressScope::Translated},  // to 10.0.0.1
+      {"2001:0:a00:1:8000:63bf:3fff:fdd2", ir::AddressScope::Translated},      // server 10.0.0.1
+      {"2001:0:4136:e378:8000:63bf:3fff:fdd2", ir::AddressScope::Public},
+      {"2001:db8::5efe:a9fe:a9fe", ir::AddressScope::Translated},
+      {"2001:db8::200:5efe:c0a8:101", ir::AddressScope::Translated},
+      {"2001:db8::5efe:808:808", ir::AddressScope::Public},
+      {"fe80::5efe:808:808", ir::AddressScope::LinkLocal},
+      {"2001:4860::1", ir::AddressScope::Public},
   };
   for (const auto& [text, scope] : cases)
     BOOST_TEST_CONTEXT(text) {
