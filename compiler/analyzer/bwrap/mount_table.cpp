@@ -41,10 +41,12 @@ bool is_scratch(MountTable::MountKind k) {
          k == MountTable::MountKind::Dev;
 }
 
+// A rule's outcome, its text added to the trace.
 template <class F>
-MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why) {
+MountTable::Reach finish(Outcome o, MountTable::Trace& t, F&& why,
+                         std::optional<PathTable::Id> host = std::nullopt) {
   t.add(why);
-  return MountTable::Reach{o, std::nullopt};
+  return MountTable::Reach{o, host};
 }
 
 }  // namespace
@@ -232,108 +234,101 @@ void MountTable::ensure_parents(Id dest, std::optional<unsigned> perms, int line
 }
 
 std::optional<ir::Diagnostic> MountTable::apply(const BwrapOp& op) {
-  auto fail = [&](std::string why) {
-    return ir::error_at({"bwrap.args", op.line, 1},
-                        std::string(op.text) + ": " + why + "; bwrap would abort");
-  };
-  Id dest = op.dest;
-  // A mount lands where its destination leads: bwrap opens it and mounts on what it
-  // opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc /tmp/l`
-  // binds /etc over /etc).
-  if (is_mount(op.kind) && has_symlinks_) {
-    Trace ignored(false);
-    auto target = resolve_symlinks(dest, true, ignored);
-    if (!target) return fail("the destination does not resolve");
-    dest = *target;
+  // A mount, a remount and a chmod act where their path leads: bwrap opens it and acts
+  // on what it opened, following links made earlier (`--symlink /etc /tmp/l --bind /etc
+  // /tmp/l` binds /etc over /etc). --dir and --symlink make the path itself.
+  const bool follows = op.kind != BwrapOpKind::Dir && op.kind != BwrapOpKind::Symlink;
+  Trace ignored(false);
+  const std::optional<Id> dest = follows ? resolve_symlinks(op.dest, true, ignored) : op.dest;
+  std::optional<std::string> why;
+  if (!dest)
+    why = is_mount(op.kind) ? "the destination does not resolve" : "the path does not resolve";
+  else if (is_mount(op.kind))
+    mount(op, *dest);
+  else if (op.kind == BwrapOpKind::RemountRo)
+    why = remount_ro(*dest);
+  else if (op.kind == BwrapOpKind::Dir)
+    why = make_dir(op, *dest);
+  else if (op.kind == BwrapOpKind::Symlink)
+    why = make_symlink(op, *dest);
+  else
+    why = change_mode(op, *dest);
+  if (!why) return std::nullopt;
+  return ir::error_at({"bwrap.args", op.line, 1},
+                      std::string(op.text) + ": " + *why + "; bwrap would abort");
+}
+
+void MountTable::mount(const BwrapOp& op, Id dest) {
+  ensure_parents(dest, op.perms, op.line);
+  Mount m;
+  m.dest = dest;
+  m.line = op.line;
+  m.text = op.text;
+  if (op.source) {
+    m.kind = MountKind::Bind;
+    m.source = *op.source;
+    m.read_only = op.kind == BwrapOpKind::RoBind;
+    m.devices = op.kind == BwrapOpKind::DevBind;
+    m.device_source = is_char_device(*paths_, *op.source);
+  } else if (op.kind == BwrapOpKind::Proc) {
+    m.kind = MountKind::Proc;
+    m.mode = 0555;
+  } else {
+    m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs : MountKind::Dev;
+    m.mode = op.perms.value_or(0755u);
   }
-  switch (op.kind) {
-    case BwrapOpKind::Bind:
-    case BwrapOpKind::RoBind:
-    case BwrapOpKind::DevBind: {
-      ensure_parents(dest, std::nullopt, op.line);
-      Mount m;
-      m.kind = MountKind::Bind;
-      m.dest = dest;
-      m.source = *op.source;
-      m.read_only = op.kind == BwrapOpKind::RoBind;
-      m.devices = op.kind == BwrapOpKind::DevBind;
-      m.device_source = is_char_device(*paths_, *op.source);
-      m.line = op.line;
-      m.text = op.text;
-      add_mount(std::move(m));
-      return std::nullopt;
-    }
-    case BwrapOpKind::Tmpfs:
-    case BwrapOpKind::Dev:
-    case BwrapOpKind::Proc: {
-      ensure_parents(dest, op.perms, op.line);
-      Mount m;
-      m.kind = op.kind == BwrapOpKind::Tmpfs ? MountKind::Tmpfs
-               : op.kind == BwrapOpKind::Dev ? MountKind::Dev
-                                             : MountKind::Proc;
-      m.dest = dest;
-      m.mode = op.kind == BwrapOpKind::Proc ? 0555u : op.perms.value_or(0755u);
-      m.line = op.line;
-      m.text = op.text;
-      add_mount(std::move(m));
-      return std::nullopt;
-    }
-    case BwrapOpKind::RemountRo: {
-      Trace ignored(false);
-      auto target = resolve_symlinks(dest, true, ignored);
-      if (!target) return fail("the path does not resolve");
-      size_t c = covering(*target);
-      // The kernel remounts only a mount's root; bwrap dies on anything else.
-      if (mounts_[c].dest != *target)
-        return fail(paths_->path(*target).str() + " is not a mount point at this step");
-      mounts_[c].read_only = true;
-      return std::nullopt;
-    }
-    case BwrapOpKind::Dir: {
-      ensure_parents(dest, op.perms, op.line);
-      size_t c = covering(dest);
-      const Mount& m = mounts_[c];
-      if (m.kind == MountKind::Proc) return fail("cannot create a directory in procfs");
-      if (!is_scratch(m.kind) || exists_in_scratch(dest, c)) return std::nullopt;
-      if (m.read_only) return fail("mkdir on a read-only mount");
-      add_node(Node{Node::Kind::Dir, dest, c, op.perms.value_or(0755u), {}, op.line});
-      return std::nullopt;
-    }
-    case BwrapOpKind::Symlink: {
-      ensure_parents(dest, std::nullopt, op.line);
-      size_t c = covering(dest);
-      if (mounts_[c].kind == MountKind::Proc) return fail("cannot create a symlink in procfs");
-      if (is_scratch(mounts_[c].kind) && mounts_[c].read_only)
-        return fail("symlink on a read-only mount");
-      // bwrap accepts a link that is already there with the same target and dies on
-      // anything else at the destination.
-      if (const Node* old = node_at(dest, c, Node::Kind::Symlink)) {
-        if (old->target == op.link_target) return std::nullopt;
-        return fail("the destination is already a link to " + std::string(old->target));
-      }
-      if (is_scratch(mounts_[c].kind) && exists_in_scratch(dest, c))
-        return fail("the destination exists and is not a link");
-      add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line,
-                    paths_->link_destination(dest, op.link_target)});
-      return std::nullopt;
-    }
-    case BwrapOpKind::Chmod: {
-      Trace ignored(false);
-      auto target = resolve_symlinks(dest, true, ignored);
-      if (!target) return fail("the path does not resolve");
-      size_t c = covering(*target);
-      Mount& m = mounts_[c];
-      if (m.read_only || m.kind == MountKind::Proc) return fail("chmod on a read-only mount");
-      if (m.dest == *target && is_scratch(m.kind)) {
-        m.mode = op.perms;
-        return std::nullopt;
-      }
-      if (is_scratch(m.kind) && !exists_in_scratch(*target, c))
-        return fail(paths_->path(*target).str() + " does not exist");
-      add_node(Node{Node::Kind::ModeOverride, *target, c, op.perms, {}, op.line});
-      return std::nullopt;
-    }
+  add_mount(std::move(m));
+}
+
+std::optional<std::string> MountTable::remount_ro(Id dest) {
+  Mount& m = mounts_[covering(dest)];
+  // The kernel remounts only a mount's root; bwrap dies on anything else.
+  if (m.dest != dest) return paths_->path(dest).str() + " is not a mount point at this step";
+  m.read_only = true;
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::make_dir(const BwrapOp& op, Id dest) {
+  ensure_parents(dest, op.perms, op.line);
+  const size_t c = covering(dest);
+  const Mount& m = mounts_[c];
+  if (m.kind == MountKind::Proc) return "cannot create a directory in procfs";
+  if (!is_scratch(m.kind) || exists_in_scratch(dest, c)) return std::nullopt;
+  if (m.read_only) return "mkdir on a read-only mount";
+  add_node(Node{Node::Kind::Dir, dest, c, op.perms.value_or(0755u), {}, op.line});
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::make_symlink(const BwrapOp& op, Id dest) {
+  ensure_parents(dest, std::nullopt, op.line);
+  const size_t c = covering(dest);
+  const Mount& m = mounts_[c];
+  if (m.kind == MountKind::Proc) return "cannot create a symlink in procfs";
+  if (is_scratch(m.kind) && m.read_only) return "symlink on a read-only mount";
+  // bwrap accepts a link that is already there with the same target and dies on
+  // anything else at the destination.
+  if (const Node* old = node_at(dest, c, Node::Kind::Symlink)) {
+    if (old->target == op.link_target) return std::nullopt;
+    return "the destination is already a link to " + std::string(old->target);
   }
+  if (is_scratch(m.kind) && exists_in_scratch(dest, c))
+    return "the destination exists and is not a link";
+  add_node(Node{Node::Kind::Symlink, dest, c, std::nullopt, op.link_target, op.line,
+                paths_->link_destination(dest, op.link_target)});
+  return std::nullopt;
+}
+
+std::optional<std::string> MountTable::change_mode(const BwrapOp& op, Id dest) {
+  const size_t c = covering(dest);
+  Mount& m = mounts_[c];
+  if (m.read_only || m.kind == MountKind::Proc) return "chmod on a read-only mount";
+  if (m.dest == dest && is_scratch(m.kind)) {
+    m.mode = op.perms;
+    return std::nullopt;
+  }
+  if (is_scratch(m.kind) && !exists_in_scratch(dest, c))
+    return paths_->path(dest).str() + " does not exist";
+  add_node(Node{Node::Kind::ModeOverride, dest, c, op.perms, {}, op.line});
   return std::nullopt;
 }
 
@@ -429,79 +424,79 @@ MountTable::Reach MountTable::reach(const std::optional<Place>& found, FsOp op, 
 
 MountTable::Reach MountTable::decide(const Place& at, FsOp op, Trace& tr) const {
   const Mount& m = mounts_[at.mount];
-  const bool mount_point = m.dest == at.path;
-  const bool scratch = is_scratch(m.kind);
-  // Each rule's outcome, and the text a trace gives for it.
-  auto reaches = [&](Outcome o, std::optional<Id> host, auto&& why) {
-    tr.add(why);
-    return Reach{o, host};
-  };
-  auto denied = [&](auto&& why) { return reaches(Outcome::Denied, std::nullopt, why); };
-  auto succeeds = [&] {
-    return reaches(m.kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch, at.host,
-                   [&] { return std::string(to_string(op)) + " succeeds"; });
-  };
+  if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && m.dest == at.path &&
+      m.device_source)
+    return open_device(m, tr);
+  auto denied = [&](auto&& why) { return finish(Outcome::Denied, tr, why); };
   auto rp_str = [&] { return paths_->path(at.path).str(); };
-  auto read_only = [&] { return denied([] { return std::string("read-only mount: EROFS"); }); };
   auto mode = [&] {
     return denied([&] { return rp_str() + " has mode " + octal(*at.mode) + ": EACCES"; });
   };
-  auto missing = [&] { return denied([&] { return rp_str() + " does not exist: ENOENT"; }); };
-  if ((op == FsOp::Read || op == FsOp::Write) && m.kind == MountKind::Bind && mount_point &&
-      m.device_source) {
-    if (!m.devices)
-      return denied([&] {
-        return paths_->path(m.source).str() +
-               " is a device node on a nodev bind: open fails EACCES";
-      });
-    return reaches(Outcome::Scratch, std::nullopt, [&] {
-      return "the device " + paths_->path(m.source).str() + " holds no host data";
-    });
-  }
-
-  // Creating or removing a directory entry needs a writable mount and write and search
-  // permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
-  auto entry_change = [&]() -> Reach {
-    if (mount_point)
-      return denied([&] {
-        return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
-      });
-    if (!at.parent) return denied([&] { return rp_str() + " has no parent to change"; });
-    if (m.kind == MountKind::Proc)
-      return denied([] { return std::string("procfs: no new entries"); });
-    if (op == FsOp::Delete && scratch && !at.exists) return missing();
-    if (op != FsOp::Delete && scratch && at.exists)
-      return denied([&] { return rp_str() + " already exists: EEXIST"; });
-    if (m.read_only) return read_only();
-    if (at.parent_mode && (*at.parent_mode & 0222) == 0)
-      return denied([&] {
-        return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
-      });
-    return succeeds();
-  };
-
+  const bool absent = is_scratch(m.kind) && !at.exists;
   switch (op) {
     case FsOp::Read:
       if (m.kind == MountKind::Proc)
-        return reaches(Outcome::Scratch, std::nullopt,
-                       [] { return std::string("the sandbox's own procfs"); });
-      if (scratch && !at.exists) return missing();
+        return finish(Outcome::Scratch, tr, [] { return std::string("the sandbox's own procfs"); });
+      if (absent) return denied([&] { return rp_str() + " does not exist: ENOENT"; });
       if (at.mode && (*at.mode & 0444) == 0) return mode();
-      return succeeds();
+      return succeeds(at, op, tr);
     case FsOp::Write:
       if (m.kind == MountKind::Proc)
         return denied([] { return std::string("procfs: writes out of scope, treated as denied"); });
-      if (scratch && !at.exists) return entry_change();
-      if (m.read_only) return read_only();
+      // Writing a path that does not exist creates it.
+      if (absent) return change_entry(at, op, tr);
+      if (m.read_only) return denied([] { return std::string("read-only mount: EROFS"); });
       if (at.mode && (*at.mode & 0222) == 0) return mode();
-      return succeeds();
+      return succeeds(at, op, tr);
     case FsOp::Create:
     case FsOp::Delete:
-      return entry_change();
+      return change_entry(at, op, tr);
     default:  // Seatbelt's finer operations: no mount table is asked about them
       break;
   }
   return denied([] { return std::string("unknown operation"); });
+}
+
+MountTable::Reach MountTable::open_device(const Mount& m, Trace& tr) const {
+  if (!m.devices)
+    return finish(Outcome::Denied, tr, [&] {
+      return paths_->path(m.source).str() + " is a device node on a nodev bind: open fails EACCES";
+    });
+  return finish(Outcome::Scratch, tr, [&] {
+    return "the device " + paths_->path(m.source).str() + " holds no host data";
+  });
+}
+
+// Creating or removing a directory entry needs a writable mount and write and search
+// permission on the parent; a mount point itself can be neither (EEXIST, EBUSY).
+MountTable::Reach MountTable::change_entry(const Place& at, FsOp op, Trace& tr) const {
+  const Mount& m = mounts_[at.mount];
+  const bool scratch = is_scratch(m.kind);
+  auto denied = [&](auto&& why) { return finish(Outcome::Denied, tr, why); };
+  auto rp_str = [&] { return paths_->path(at.path).str(); };
+  if (m.dest == at.path)
+    return denied([&] {
+      return rp_str() + " is a mount point: " + (op == FsOp::Delete ? "EBUSY" : "EEXIST");
+    });
+  if (!at.parent) return denied([&] { return rp_str() + " has no parent to change"; });
+  if (m.kind == MountKind::Proc)
+    return denied([] { return std::string("procfs: no new entries"); });
+  if (op == FsOp::Delete && scratch && !at.exists)
+    return denied([&] { return rp_str() + " does not exist: ENOENT"; });
+  if (op != FsOp::Delete && scratch && at.exists)
+    return denied([&] { return rp_str() + " already exists: EEXIST"; });
+  if (m.read_only) return denied([] { return std::string("read-only mount: EROFS"); });
+  if (at.parent_mode && (*at.parent_mode & 0222) == 0)
+    return denied([&] {
+      return paths_->path(*at.parent).str() + " has mode " + octal(*at.parent_mode) + ": EACCES";
+    });
+  return succeeds(at, op, tr);
+}
+
+MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) const {
+  const Outcome o = mounts_[at.mount].kind == MountKind::Bind ? Outcome::Host : Outcome::Scratch;
+  return finish(
+      o, tr, [&] { return std::string(to_string(op)) + " succeeds"; }, at.host);
 }
 
 MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) const {

@@ -134,6 +134,12 @@ class MountTable {
 
   // The reason bwrap would abort on `op`, if it would.
   std::optional<ir::Diagnostic> apply(const BwrapOp& op);
+  // apply() of each kind of op at `dest`, where it acts; each says why bwrap would abort.
+  void mount(const BwrapOp& op, Id dest);
+  std::optional<std::string> remount_ro(Id dest);
+  std::optional<std::string> make_dir(const BwrapOp& op, Id dest);
+  std::optional<std::string> make_symlink(const BwrapOp& op, Id dest);
+  std::optional<std::string> change_mode(const BwrapOp& op, Id dest);
   void add_mount(Mount m);
   size_t covering(Id p) const;
   const Node* node_at(Id p, size_t mount, Node::Kind kind) const;
@@ -155,8 +161,8 @@ class MountTable {
   std::optional<std::string> unsearchable(Id a, size_t c, bool with_text) const;
   // What holds at a path of the replayed table because of what holds at its parent.
   struct Inherited {
-    size_t mount = 0;        // the covering mount: the deepest visible one that holds it
-    bool searchable = true;  // every directory from "/" down to it can be searched
+    size_t mount = 0;                // the covering mount: the deepest visible one that holds it
+    bool searchable = true;          // every directory from "/" down to it can be searched
     std::optional<Id> top_link;      // the shallowest path at or above it holding a link
     std::optional<Id> alias_source;  // the deepest alias source at or above it
   };
@@ -186,6 +192,13 @@ class MountTable {
   // The part of reach() after symlinks are resolved, for a place every strict ancestor
   // of which can be searched; the trace says which rule settled it.
   Reach decide(const Place& at, FsOp op, Trace& trace) const;
+  // decide() for a read or write of the device node a bind put at its mount point `m`.
+  Reach open_device(const Mount& m, Trace& trace) const;
+  // decide() for an operation that creates or removes the directory entry at `at`.
+  Reach change_entry(const Place& at, FsOp op, Trace& trace) const;
+  // What an operation `at`'s mount lets through reaches: the host object of a bind, or
+  // sandbox storage.
+  Reach succeeds(const Place& at, FsOp op, Trace& trace) const;
   // What `op` does to the host object `host`, given `direct`, what it does at the same
   // path: `direct` where that reaches `host`; else through the first alias of `host` in
   // replay order that reaches it (the Reach's mount is the alias's bind); else `direct`,

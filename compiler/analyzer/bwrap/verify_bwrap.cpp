@@ -90,27 +90,44 @@ struct Scenario {
   std::vector<std::string> assumptions;  // the -try binds assumed skipped
 };
 
-// One mount table per combination of -try binds that may or may not find their
-// source; combinations where a skipped source contains an applied one are impossible.
+// Whether the -try binds find their sources: `applied` says it of each op where the
+// host's facts tell (every op that is no -try bind is applied), `uncertain` lists the
+// -try binds whose sources the facts do not know.
+struct TryBinds {
+  std::vector<bool> applied;
+  std::vector<size_t> uncertain;
+};
+
+TryBinds try_binds(const std::vector<BwrapOp>& ops, const SourceFacts& facts) {
+  TryBinds out{std::vector<bool>(ops.size(), true), {}};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i].try_source) continue;
+    const Existence e = facts(*ops[i].source);
+    if (e == Existence::Missing) out.applied[i] = false;
+    if (e == Existence::Unknown) out.uncertain.push_back(i);
+  }
+  return out;
+}
+
+// Whether the -try binds in `uncertain` can find their sources as `applied` says: not
+// when a skipped source contains an applied one (that one exists, so its ancestors do).
+bool possible(const BwrapArgv& argv, const std::vector<size_t>& uncertain,
+              const std::vector<bool>& applied) {
+  for (size_t i : uncertain)
+    for (size_t j : uncertain)
+      if (!applied[i] && applied[j] &&
+          argv.paths->contains(*argv.ops[i].source, *argv.ops[j].source))
+        return false;
+  return true;
+}
+
+// One mount table per possible combination of the uncertain -try binds finding their
+// source or not; the first, every source present, is the case the artifact exists for.
 std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
                                 std::vector<ir::Diagnostic>& findings) {
   const std::vector<BwrapOp>& ops = argv.ops;
-  const PathTable& paths = *argv.paths;
-  std::vector<size_t> uncertain;
-  std::vector<bool> base(ops.size(), true);
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!ops[i].try_source) continue;
-    switch (facts(*ops[i].source)) {
-      case Existence::Exists:
-        break;
-      case Existence::Missing:
-        base[i] = false;
-        break;
-      case Existence::Unknown:
-        uncertain.push_back(i);
-        break;
-    }
-  }
+  const TryBinds known = try_binds(ops, facts);
+  const std::vector<size_t>& uncertain = known.uncertain;
   if (uncertain.size() > kMaxUncertainOps) {
     findings.push_back(malformed(ops[uncertain[kMaxUncertainOps]].line,
                                  std::to_string(uncertain.size()) +
@@ -119,21 +136,15 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
     return {};
   }
   std::vector<Scenario> out;
-  const size_t all = size_t{1} << uncertain.size();
-  for (size_t mask = 0; mask < all; ++mask) {
-    std::vector<bool> applied = base;
+  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
+    std::vector<bool> applied = known.applied;
     for (size_t b = 0; b < uncertain.size(); ++b)
       applied[uncertain[b]] = !(mask & (size_t{1} << b));
-    bool possible = true;
-    for (size_t i : uncertain)
-      for (size_t j : uncertain)
-        if (!applied[i] && applied[j] && paths.contains(*ops[i].source, *ops[j].source))
-          possible = false;
-    if (!possible) continue;
+    if (!possible(argv, uncertain, applied)) continue;
     auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
     if (!replayed) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
-      // source present, the case the artifact exists for.
+      // source present.
       if (mask == 0) findings.push_back(malformed(replayed.error()));
       continue;
     }
@@ -204,22 +215,17 @@ void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTabl
         return true;
     }
   };
-  const BwrapOp* first = nullptr;
-  size_t more = 0;
-  for (const auto& op : argv.ops) {
-    if (emitted(op)) continue;
-    if (first)
-      ++more;
-    else
-      first = &op;
-  }
-  if (!first) return;
-  std::string why = first->kind == BwrapOpKind::Tmpfs
-                        ? "a private tmpfs where the policy gives neither private /tmp nor a deny root"
-                    : first->kind == BwrapOpKind::Symlink
-                        ? "a symlink that is no readable root's name"
-                        : "bwrap creates or changes a mode with its own privileges, on the host "
-                          "under a bind";
+  const auto first = std::find_if_not(argv.ops.begin(), argv.ops.end(), emitted);
+  if (first == argv.ops.end()) return;
+  const auto more =
+      std::count_if(first + 1, argv.ops.end(), [&](const BwrapOp& op) { return !emitted(op); });
+  std::string why =
+      first->kind == BwrapOpKind::Tmpfs
+          ? "a private tmpfs where the policy gives neither private /tmp nor a deny root"
+      : first->kind == BwrapOpKind::Symlink
+          ? "a symlink that is no readable root's name"
+          : "bwrap creates or changes a mode with its own privileges, on the host "
+            "under a bind";
   // Quoted briefly: a hostile option may be a megabyte long.
   std::string quoted(first->text.substr(0, 160));
   if (first->text.size() > quoted.size()) quoted += "...";
@@ -375,10 +381,10 @@ void append_sorted(std::vector<Found>& found, const PathTable& paths,
 ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, Expect expect,
                              const Scenario& s, const AccessResult& r, std::string first_line) {
   const Expectation exp = intent.expect(path, op);
-  ir::Diagnostic f = ir::finding(
-      kTarget, expect == Expect::Allow ? "missing-allow" : "dropped-deny", exp.rule,
-      std::string(to_string(op)) + " " + intent.paths().path(path).str(),
-      std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
+  ir::Diagnostic f =
+      ir::finding(kTarget, expect == Expect::Allow ? "missing-allow" : "dropped-deny", exp.rule,
+                  std::string(to_string(op)) + " " + intent.paths().path(path).str(),
+                  std::string(to_string(expect)) + " (" + exp.reason + ")", to_string(r.outcome));
   f.trace.push_back(std::move(first_line));
   f.trace.insert(f.trace.end(), s.assumptions.begin(), s.assumptions.end());
   f.trace.insert(f.trace.end(), r.trace.begin(), r.trace.end());
@@ -410,9 +416,8 @@ void each_failure(const Intent& intent, const std::vector<Scenario>& tables, Pat
 
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
-void check_probes(const Intent& intent, const std::vector<Scenario>& tables,
-                  PathMap<bool>& probed, std::set<Grant>& granted,
-                  std::vector<ir::Diagnostic>& out) {
+void check_probes(const Intent& intent, const std::vector<Scenario>& tables, PathMap<bool>& probed,
+                  std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
     probed.insert(probe.id, true);
@@ -481,6 +486,30 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
                               std::to_string(unlisted) + " more grants not listed"));
 }
 
+// A run binds what the runner opened and checked; a path is looked up again by bwrap
+// at mount time, when it may name something else (docs/run.md "Binding by descriptor").
+void check_binds_by_descriptor(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
+  for (const auto& op : argv.ops)
+    if (op.source && !op.source_fd) {
+      ir::Diagnostic f =
+          hardening(std::string(op.text), "a bind by descriptor (--bind-fd, --ro-bind-fd)",
+                    "a bind by path, resolved again when bwrap mounts it");
+      f.loc = ir::SourceLoc{kArtifact, op.line, 1};
+      out.push_back(std::move(f));
+    }
+}
+
+// A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
+// artifact never runs the command it was compiled for.
+void check_sources_present(const BwrapArgv& argv, const SourceFacts& facts,
+                           std::vector<ir::Diagnostic>& out) {
+  for (const auto& op : argv.ops)
+    if (op.source && !op.try_source && facts.known_missing(*op.source))
+      out.push_back(malformed(op.line, std::string(op.text) +
+                                           ": the source is missing on this host (per the resolved "
+                                           "policy); bwrap would abort"));
+}
+
 }  // namespace
 
 std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
@@ -496,17 +525,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     return findings;
   }
   const BwrapArgv& argv = *parsed;
-  // A run binds what the runner opened and checked; a path is looked up again by bwrap
-  // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
-  if (bwrap_fds_text)
-    for (const auto& op : argv.ops)
-      if (op.source && !op.source_fd) {
-        ir::Diagnostic f =
-            hardening(std::string(op.text), "a bind by descriptor (--bind-fd, --ro-bind-fd)",
-                      "a bind by path, resolved again when bwrap mounts it");
-        f.loc = ir::SourceLoc{kArtifact, op.line, 1};
-        findings.push_back(std::move(f));
-      }
+  if (bwrap_fds_text) check_binds_by_descriptor(argv, findings);
   Intent intent(resolved, paths);
   for (const auto& p : intent.unparsable())
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
@@ -517,13 +536,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   check_creations(resolved, argv, *paths, findings);
   if (findings.size() != before_creations) return findings;
   const SourceFacts facts(intent, argv.ops);
-  // A plain bind of a source the host lacks makes bwrap abort: fail-closed, but the
-  // artifact never runs the command it was compiled for.
-  for (const auto& op : argv.ops)
-    if (op.source && !op.try_source && facts.known_missing(*op.source))
-      findings.push_back(malformed(
-          op.line, std::string(op.text) + ": the source is missing on this host (per the resolved "
-                                          "policy); bwrap would abort"));
+  check_sources_present(argv, facts, findings);
   auto tables = scenarios(argv, facts, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);

@@ -1,5 +1,6 @@
 #include "compiler/analyzer/seccomp/listing_check.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <map>
@@ -14,16 +15,13 @@ namespace {
 
 using namespace bpf;
 
+// The lines of a text; a final newline ends the last line rather than starting another.
 std::vector<std::string_view> lines_of(std::string_view text) {
   std::vector<std::string_view> out;
-  while (!text.empty()) {
-    const size_t nl = text.find('\n');
-    if (nl == std::string_view::npos) {
-      out.push_back(text);  // no final newline: reported as such below
-      break;
-    }
-    out.push_back(text.substr(0, nl));
-    text.remove_prefix(nl + 1);
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    out.push_back(text.substr(pos, nl - pos));
+    pos = nl + 1;
   }
   return out;
 }
@@ -37,51 +35,51 @@ bool starts_with_word(std::string_view s, std::string_view word) {
   return s.starts_with(word) && (s.size() == word.size() || s[word.size()] == ' ');
 }
 
-// What a comment on instruction i must say, if it says anything of that kind.
-std::optional<std::string> comment_error(std::span<const BpfInsn> prog, size_t i,
-                                         std::string_view comment) {
-  const BpfInsn& in = prog[i];
+// The field a load of offset `k` of struct seccomp_data reads.
+std::string field_name(uint32_t k) {
+  if (k == 0) return "nr";
+  if (k == 4) return "arch";
+  if (k < 16) return k == 8 ? "ip low word" : "ip high word";
+  return "arg" + std::to_string((k - 16) / 8) + ((k - 16) % 8 ? " high word" : " low word");
+}
+
+// What an `nr >= BOUND` comment on `in` must say: BOUND is the comparison's constant,
+// as NAME(NUMBER) of a syscall or as 0xNUMBER (a number no syscall has).
+std::optional<std::string> bound_error(const BpfInsn& in, std::string_view bound) {
+  const std::string wrong = "the comment's bound is not the comparison's constant";
+  if (bound.starts_with("0x")) {
+    uint32_t number = 0;
+    const auto r = std::from_chars(bound.data() + 2, bound.data() + bound.size(), number, 16);
+    if (r.ec != std::errc() || r.ptr != bound.data() + bound.size() || in.code != (JMP | JGE | K) ||
+        number != in.k)
+      return wrong;
+    return std::nullopt;
+  }
+  const size_t open = bound.find('(');
+  const size_t close = bound.find(')');
+  unsigned number = 0;
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+      std::from_chars(bound.data() + open + 1, bound.data() + close, number).ptr !=
+          bound.data() + close)
+    return "an `nr >=` comment is NAME(NUMBER) or 0xNUMBER";
+  const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, number);
+  if (in.code != (JMP | JGE | K) || number != in.k || !s || s->name != bound.substr(0, open))
+    return wrong;
+  return std::nullopt;
+}
+
+// What a comment on `in` must say, if it says anything of that kind.
+std::optional<std::string> comment_error(const BpfInsn& in, std::string_view comment) {
   if (in.code == (RET | K)) {
     const std::string name = seccomp_ret_name(in.k);
     if (!starts_with_word(comment, name))
       return "the return's comment must begin with its action, " + name;
-    return std::nullopt;
-  }
-  if (in.code == (LD | W | ABS)) {
-    std::string field;
-    if (in.k == 0)
-      field = "nr";
-    else if (in.k == 4)
-      field = "arch";
-    else if (in.k < 16)
-      field = in.k == 8 ? "ip low word" : "ip high word";
-    else
-      field =
-          "arg" + std::to_string((in.k - 16) / 8) + ((in.k - 16) % 8 ? " high word" : " low word");
+  } else if (in.code == (LD | W | ABS)) {
+    const std::string field = field_name(in.k);
     const bool named = in.k < 8 ? comment == field : comment.ends_with(field);
     if (!named) return "the load's comment must name its field, " + field;
-    return std::nullopt;
-  }
-  if (cls(in.code) == JMP && comment.starts_with("nr >= ")) {
-    const std::string_view bound = comment.substr(6);
-    if (bound.starts_with("0x")) {  // a number no syscall has
-      uint32_t number = 0;
-      const auto r = std::from_chars(bound.data() + 2, bound.data() + bound.size(), number, 16);
-      if (r.ec != std::errc() || r.ptr != bound.data() + bound.size() ||
-          in.code != (JMP | JGE | K) || number != in.k)
-        return "the comment's bound is not the comparison's constant";
-      return std::nullopt;
-    }
-    const size_t open = bound.find('(');
-    const size_t close = bound.find(')');
-    unsigned number = 0;
-    if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
-        std::from_chars(bound.data() + open + 1, bound.data() + close, number).ptr !=
-            bound.data() + close)
-      return "an `nr >=` comment is NAME(NUMBER) or 0xNUMBER";
-    const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, number);
-    if (in.code != (JMP | JGE | K) || number != in.k || !s || s->name != bound.substr(0, open))
-      return "the comment's bound is not the comparison's constant";
+  } else if (cls(in.code) == JMP && comment.starts_with("nr >= ")) {
+    return bound_error(in, comment.substr(6));
   }
   return std::nullopt;
 }
@@ -133,72 +131,78 @@ ir::Diagnostic mismatch(int line, std::string why) {
   return ir::error_at({"seccomp.txt", line, 1}, std::move(why));
 }
 
+using Labels = std::map<std::string_view, size_t>;
+
+// The instruction a jump to `name` from instruction `i` reaches; none for a label that
+// is not defined.
+std::optional<size_t> jump_target(std::string_view name, size_t i, const Labels& labels) {
+  if (name == "next") return i + 1;
+  const auto at = labels.find(name);
+  if (at == labels.end()) return std::nullopt;
+  return at->second;
+}
+
+// A `#K` operand in the analyzer's own rendering: a number as written, a named constant
+// as its hexadecimal value.
+std::optional<std::string> k_text(std::string_view k) {
+  if (!k.starts_with('#')) return std::nullopt;
+  k.remove_prefix(1);
+  if (is_number(k)) return "#" + std::string(k);
+  const auto v = constant(k);
+  if (!v) return std::nullopt;
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "#%#x", *v);
+  return std::string(buf);
+}
+
 // The listing's instruction column (`jeq   #AF_UNIX, socketpair.2, next`), at `line`, in
 // the analyzer's own rendering (`jeq   #0x1, 31, 32`), or why it has none.
 ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
-                                     const std::map<std::string_view, size_t>& labels) {
+                                     const Labels& labels) {
   text = trim_right(text);
   const size_t space = text.find(' ');
   const std::string_view op = text.substr(0, space);
   std::string_view operand =
       space == std::string_view::npos ? std::string_view() : text.substr(space);
   while (operand.starts_with(' ')) operand.remove_prefix(1);
-  auto target = [&](std::string_view name) -> std::optional<size_t> {
-    if (name == "next") return i + 1;
-    const auto at = labels.find(name);
-    if (at == labels.end()) return std::nullopt;
-    return at->second;
-  };
-  auto k_text = [&](std::string_view k) -> std::optional<std::string> {
-    if (!k.starts_with('#')) return std::nullopt;
-    k.remove_prefix(1);
-    if (is_number(k)) return "#" + std::string(k);
-    const auto v = constant(k);
-    if (!v) return std::nullopt;
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "#%#x", *v);
-    return std::string(buf);
-  };
-  auto fail = [&](std::string why) -> ir::Result<std::string> {
-    return mismatch(line, std::move(why));
+  auto no_label = [&](std::string_view name) {
+    return mismatch(line, "no label " + std::string(name) + " precedes a later instruction");
   };
   char buf[64];
   std::snprintf(buf, sizeof buf, "%-5s ", std::string(op).c_str());
-  std::string out = buf;
+  const std::string out = buf;
   const bool conditional = op == "jeq" || op == "jgt" || op == "jge" || op == "jset";
   if (op == "ja") {
-    const auto t = target(operand);
-    if (!t) return fail("no label " + std::string(operand) + " precedes a later instruction");
+    const auto t = jump_target(operand, i, labels);
+    if (!t) return no_label(operand);
     return out + std::to_string(*t);
   }
   if (conditional && operand.starts_with('#')) {
     const size_t c1 = operand.find(", ");
     const size_t c2 = c1 == std::string_view::npos ? c1 : operand.find(", ", c1 + 2);
     if (c2 == std::string_view::npos)
-      return fail("a conditional jump is `" + std::string(op) + " #K, TRUE, FALSE`");
+      return mismatch(line, "a conditional jump is `" + std::string(op) + " #K, TRUE, FALSE`");
     const auto k = k_text(operand.substr(0, c1));
-    const std::string_view jt = operand.substr(c1 + 2, c2 - c1 - 2), jf = operand.substr(c2 + 2);
-    if (!k) return fail("unknown constant " + std::string(operand.substr(0, c1)));
-    for (auto name : {jt, jf})
-      if (!target(name))
-        return fail("no label " + std::string(name) + " precedes a later instruction");
-    return out + *k + ", " + std::to_string(*target(jt)) + ", " + std::to_string(*target(jf));
+    if (!k) return mismatch(line, "unknown constant " + std::string(operand.substr(0, c1)));
+    const auto jt = jump_target(operand.substr(c1 + 2, c2 - c1 - 2), i, labels);
+    if (!jt) return no_label(operand.substr(c1 + 2, c2 - c1 - 2));
+    const auto jf = jump_target(operand.substr(c2 + 2), i, labels);
+    if (!jf) return no_label(operand.substr(c2 + 2));
+    return out + *k + ", " + std::to_string(*jt) + ", " + std::to_string(*jf);
   }
   if (operand.starts_with('#')) {
     const auto k = k_text(operand);
-    if (!k) return fail("unknown constant " + std::string(operand));
+    if (!k) return mismatch(line, "unknown constant " + std::string(operand));
     return out + *k;
   }
   return std::string(trim_right(out + std::string(operand)));
-  }
+}
 
-}  // namespace
-
-std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<const BpfInsn> prog,
-                                            const ir::SyscallPolicy& policy) {
-  if (!listing.empty() && listing.back() != '\n')
-    return mismatch(static_cast<int>(lines_of(listing).size()), "the last line has no newline");
-  const auto lines = lines_of(listing);
+// The index of the first line after the header: three lines that state the policy's
+// actions and the program's length, then any number of further `# ` lines (names the
+// policy has that x86_64 lacks).
+ir::Result<size_t> read_header(const std::vector<std::string_view>& lines,
+                               std::span<const BpfInsn> prog, const ir::SyscallPolicy& policy) {
   const std::string header[] = {
       "# zpolicy seccomp filter: x86_64 policy, every other ABI answers " +
           policy.foreign_abi_action.str(),
@@ -213,17 +217,20 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
       return mismatch(static_cast<int>(at + 1),
                       "expected the header line \"" + header[h] + (h == 2 ? "…" : "") + "\"");
   }
-  // Optional further header lines (names the policy has that x86_64 lacks).
   while (at < lines.size() && lines[at].starts_with("# ")) ++at;
-  // Labels first: a jump names a label further down.
-  std::map<std::string_view, size_t> labels;
-  for (size_t l = at, i = 0; l < lines.size(); ++l) {
-    const auto name = label_of(lines[l]);
+  return at;
+}
+
+// The labels defined from line index `at` on, each with the instruction it precedes.
+ir::Result<Labels> read_labels(const std::vector<std::string_view>& lines, size_t at) {
+  Labels labels;
+  for (size_t i = 0; at < lines.size(); ++at) {
+    const auto name = label_of(lines[at]);
     if (!name) {
       ++i;
       continue;
     }
-    const int line = static_cast<int>(l + 1);
+    const int line = static_cast<int>(at + 1);
     if (!valid_label(*name))
       return mismatch(line,
                       "a label is a name without space, comma, colon, semicolon or "
@@ -231,29 +238,53 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
     if (!labels.emplace(*name, i).second)
       return mismatch(line, "label " + std::string(*name) + " is defined twice");
   }
+  return labels;
+}
+
+// Whether `text`, the listing's line `line` without its indent, lists instruction `i`
+// of `prog` and says nothing false of it.
+std::optional<ir::Diagnostic> check_instruction(std::string_view text, int line,
+                                                std::span<const BpfInsn> prog, size_t i,
+                                                const Labels& labels) {
+  std::string_view comment;
+  if (const size_t semi = text.find("; "); semi != std::string_view::npos) {
+    comment = text.substr(semi + 2);
+    text = text.substr(0, semi);
+  }
+  const auto numeric = numeric_text(text, i, line, labels);
+  if (!numeric) return numeric.error();
+  const std::string expected = instruction_text(prog, i);
+  if (*numeric != expected)
+    return mismatch(line,
+                    "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf");
+  if (auto why = comment_error(prog[i], comment)) return mismatch(line, *why);
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<const BpfInsn> prog,
+                                            const ir::SyscallPolicy& policy) {
+  const auto lines = lines_of(listing);
+  if (!listing.empty() && listing.back() != '\n')
+    return mismatch(static_cast<int>(lines.size()), "the last line has no newline");
+  const auto body = read_header(lines, prog, policy);
+  if (!body) return body.error();
+  // Labels first: a jump names a label further down.
+  const auto labels = read_labels(lines, *body);
+  if (!labels) return labels.error();
+  size_t at = *body;
   for (size_t i = 0; i < prog.size(); ++i, ++at) {
     while (at < lines.size() && label_of(lines[at])) ++at;
     const int line = static_cast<int>(at + 1);
     if (at >= lines.size())
       return mismatch(line, "instruction " + std::to_string(i) + " is missing; the program has " +
                                 std::to_string(prog.size()));
-    std::string_view text = lines[at];
+    const std::string_view text = lines[at];
     if (!text.starts_with("  ") || text.starts_with("   "))
       return mismatch(line,
                       "expected instruction " + std::to_string(i) + ", indented by two spaces");
-    text.remove_prefix(2);
-    std::string_view comment;
-    if (const size_t semi = text.find("; "); semi != std::string_view::npos) {
-      comment = text.substr(semi + 2);
-      text = text.substr(0, semi);
-    }
-    const auto numeric = numeric_text(text, i, line, labels);
-    if (!numeric) return numeric.error();
-    const std::string expected = instruction_text(prog, i);
-    if (*numeric != expected)
-      return mismatch(line,
-                      "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf");
-    if (auto why_comment = comment_error(prog, i, comment)) return mismatch(line, *why_comment);
+    if (auto wrong = check_instruction(text.substr(2), line, prog, i, *labels)) return wrong;
   }
   if (at != lines.size())
     return mismatch(static_cast<int>(at + 1), "text after the last instruction");
