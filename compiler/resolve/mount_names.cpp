@@ -80,6 +80,14 @@ std::vector<MountEntry> read_mountinfo() {
   return parse_mountinfo(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
+bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const MountEntry& x, const MountEntry& y) {
+                      return x.device == y.device && x.root == y.root && x.point == y.point &&
+                             x.read_only == y.read_only;
+                    });
+}
+
 MountShowing mount_showing(const std::string& path, const std::vector<MountEntry>& mounts) {
   // Whether mounts[i] is covered: a later mount at or above its point that is not one of its
   // ancestors (those it was mounted on) hides it, though the table still lists it.
