@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 namespace zpolicy::cli {
@@ -132,55 +133,58 @@ bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifa
   return true;
 }
 
+ArtifactRead read_artifact_file(int dir, const std::string& name, const std::string& shown) {
+  struct stat before;
+  if (fstatat(dir, name.c_str(), &before, AT_SYMLINK_NOFOLLOW) != 0)
+    return {std::nullopt, errno == ENOENT ? "" : "cannot look at '" + shown + "': " + errno_text()};
+  if (!S_ISREG(before.st_mode))
+    return {std::nullopt, "'" + shown + "' is " +
+                              (S_ISLNK(before.st_mode)   ? "a symlink"
+                               : S_ISDIR(before.st_mode) ? "a directory"
+                                                         : "a special file") +
+                              ", not the regular file compile writes; refusing to read through it"};
+  // Opened without following a link and without blocking, and only if it is still the
+  // regular file just looked at (not swapped for a FIFO or a link since).
+  Fd f(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  struct stat now;
+  if (!f.ok() || fstat(f.get(), &now) != 0 || !S_ISREG(now.st_mode) ||
+      now.st_dev != before.st_dev || now.st_ino != before.st_ino)
+    return {std::nullopt, "'" + shown + "' changed while it was read; refusing it"};
+  std::string content;
+  char chunk[16384];
+  ssize_t n = 0;
+  while (content.size() <= kMaxArtifactBytes && (n = read(f.get(), chunk, sizeof chunk)) != 0) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return {std::nullopt, "cannot read '" + shown + "': " + errno_text()};
+    content.append(chunk, static_cast<size_t>(n));
+  }
+  if (content.size() > kMaxArtifactBytes)
+    return {std::nullopt, "'" + shown + "' is larger than " +
+                              std::to_string(kMaxArtifactBytes >> 20) +
+                              " MiB, more than compile ever writes; refusing it"};
+  return {std::move(content), ""};
+}
+
+ArtifactRead read_artifact_file(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string name = p.filename().string();
+  if (name.empty() || name == "." || name == "..")
+    return {std::nullopt, "'" + path + "' names a directory, not an artifact file"};
+  const std::string dir = p.has_parent_path() ? p.parent_path().string() : ".";
+  Fd in_dir(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!in_dir.ok()) return {std::nullopt, "cannot open '" + dir + "': " + errno_text()};
+  return read_artifact_file(in_dir.get(), name, path);
+}
+
 std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
                                      std::vector<std::string>& refused) {
   std::vector<Artifact> arts;
   Fd in_dir(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!in_dir.ok()) return arts;  // every artifact is missing, which the caller reports
   for (const auto& name : artifact_names(target)) {
-    const std::string shown = dir + "/" + name;
-    struct stat before;
-    if (fstatat(in_dir.get(), name.c_str(), &before, AT_SYMLINK_NOFOLLOW) != 0) {
-      if (errno != ENOENT) refused.push_back("cannot look at '" + shown + "': " + errno_text());
-      continue;
-    }
-    if (!S_ISREG(before.st_mode)) {
-      refused.push_back("'" + shown + "' is " +
-                        (S_ISLNK(before.st_mode)   ? "a symlink"
-                         : S_ISDIR(before.st_mode) ? "a directory"
-                                                   : "a special file") +
-                        ", not the regular file compile writes; refusing to read through it");
-      continue;
-    }
-    // Opened without following a link and without blocking, and only if it is still
-    // the regular file just looked at (not swapped for a FIFO or a link since).
-    Fd f(openat(in_dir.get(), name.c_str(),
-                O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-    struct stat now;
-    if (!f.ok() || fstat(f.get(), &now) != 0 || !S_ISREG(now.st_mode) ||
-        now.st_dev != before.st_dev || now.st_ino != before.st_ino) {
-      refused.push_back("'" + shown + "' changed while it was read; refusing it");
-      continue;
-    }
-    std::string content;
-    char chunk[16384];
-    ssize_t n = 0;
-    while (content.size() <= kMaxArtifactBytes && (n = read(f.get(), chunk, sizeof chunk)) != 0) {
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) break;
-      content.append(chunk, static_cast<size_t>(n));
-    }
-    if (n < 0) {
-      refused.push_back("cannot read '" + shown + "': " + errno_text());
-      continue;
-    }
-    if (content.size() > kMaxArtifactBytes) {
-      refused.push_back("'" + shown + "' is larger than " +
-                        std::to_string(kMaxArtifactBytes >> 20) +
-                        " MiB, more than compile ever writes; refusing it");
-      continue;
-    }
-    arts.push_back({name, std::move(content), name.ends_with(".bpf")});
+    auto read = read_artifact_file(in_dir.get(), name, dir + "/" + name);
+    if (read.content) arts.push_back({name, std::move(*read.content), name.ends_with(".bpf")});
+    else if (!read.refusal.empty()) refused.push_back(std::move(read.refusal));
   }
   return arts;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,18 @@ bool write_artifacts(const std::string& dir, const std::vector<Artifact>& artifa
 // directory, or a file larger than kMaxArtifactBytes, is left out too, with the reason in
 // `refused`; the caller refuses to judge the directory then.
 inline constexpr size_t kMaxArtifactBytes = size_t{16} << 20;
+
+// One artifact file read that way: its bytes, or why it was not read (`refusal` is empty
+// when the entry does not exist).
+struct ArtifactRead {
+  std::optional<std::string> content;
+  std::string refusal;
+};
+ArtifactRead read_artifact_file(int dir_fd, const std::string& name, const std::string& shown);
+// The same for a path a user names (`inspect FILE`): its directories are followed as
+// given, its last name is read only as a regular file, like a directory's entries.
+ArtifactRead read_artifact_file(const std::string& path);
+
 std::vector<Artifact> read_artifacts(const std::string& dir, Target target,
                                      std::vector<std::string>& refused);
 

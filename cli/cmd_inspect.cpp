@@ -1,18 +1,10 @@
-#include <fstream>
 #include <sstream>
 
+#include "cli/artifact_files.hpp"
 #include "cli/options.hpp"
 
 namespace zpolicy::cli {
 namespace {
-
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // "1,0x2" -> {"1", "0x2"}; an empty list is no arguments.
 std::vector<std::string> split_args(const std::string& list) {
@@ -40,17 +32,22 @@ int cmd_inspect(const Args& args) {
   if (!parse_options(args, usage, opts, pos, vm, help)) return kExitUsage;
   if (help) return kExitOk;
   const std::string path = vm["file"].as<std::string>();
-  auto bytes = read_file(path);
-  if (!bytes) {
-    std::cerr << "zpolicy: cannot read '" << path << "'\n";
+  // Read as verify reads a directory's artifacts: an artifact a pull request adds as a
+  // symlink (or a FIFO) would otherwise print, disassembled, any file the reviewer can read.
+  auto read = read_artifact_file(path);
+  if (!read.content) {
+    std::cerr << "zpolicy: "
+              << (read.refusal.empty() ? "cannot read '" + path + "': no such file" : read.refusal)
+              << "\n";
     return kExitUsage;
   }
+  const std::string& bytes = *read.content;
   const auto shown =
       vm.count("syscall")
-          ? evaluate_syscall(path, *bytes,
+          ? evaluate_syscall(path, bytes,
                              {vm["syscall"].as<std::string>(), vm["arch"].as<std::string>(),
                               split_args(vm["args"].as<std::string>())})
-          : inspect(path, *bytes);
+          : inspect(path, bytes);
   print_diagnostics(shown.diagnostics);
   std::cout << shown.text;
   return shown.exit_code;

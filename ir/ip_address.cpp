@@ -21,6 +21,11 @@ AddressScope scope_v4(const uint8_t* b) {
   return AddressScope::Public;
 }
 
+AddressScope translated(const uint8_t* v4) {
+  return scope_v4(v4) == AddressScope::Public ? AddressScope::Public
+                                              : AddressScope::Translated;
+}
+
 }  // namespace
 
 std::optional<IpAddress> IpAddress::parse(std::string_view text) {
@@ -47,10 +52,14 @@ AddressScope scope_of(const IpAddress& addr) {
   if (std::memcmp(b, kZero, 10) == 0 && b[10] == 0xff && b[11] == 0xff)
     return AddressScope::Ipv4Mapped;
   if (std::memcmp(b, kZero, 12) == 0) return AddressScope::Reserved;
+  // Addresses that carry an IPv4 address reach whatever that address reaches.
   static constexpr uint8_t kNat64[12] = {0, 0x64, 0xff, 0x9b};
-  if (std::memcmp(b, kNat64, 12) == 0)
-    return scope_v4(b + 12) == AddressScope::Public ? AddressScope::Public
-                                                    : AddressScope::Translated;
+  if (std::memcmp(b, kNat64, 12) == 0) return translated(b + 12);
+  if (b[0] == 0x20 && b[1] == 0x02) return translated(b + 2);  // 6to4, 2002::/16
+  // RFC 8215's local-use NAT64 prefix is translated by the site's own translator, to any
+  // address it routes (where the IPv4 part sits depends on the site's prefix length).
+  static constexpr uint8_t kLocalNat64[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+  if (std::memcmp(b, kLocalNat64, 6) == 0) return AddressScope::Private;
   if ((b[0] & 0xfe) == 0xfc) return AddressScope::Private;
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80) return AddressScope::LinkLocal;
   if (b[0] == 0xfe && (b[1] & 0xc0) == 0xc0) return AddressScope::Private;
@@ -77,7 +86,7 @@ const char* to_string(AddressScope s) {
     case AddressScope::Ipv4Mapped:
       return "IPv4-mapped";
     case AddressScope::Translated:
-      return "NAT64 of a non-public address";
+      return "translation of a non-public address";
   }
   return "reserved";
 }

@@ -25,13 +25,13 @@ struct IpAddress {
 enum class AddressScope {
   Public,
   Loopback,      // 127/8, ::1
-  Private,       // RFC 1918, 100.64/10 (shared), fc00::/7 (ULA), fec0::/10
+  Private,       // RFC 1918, 100.64/10 (shared), fc00::/7 (ULA), fec0::/10, 64:ff9b:1::/48
   LinkLocal,     // 169.254/16 (169.254.169.254, the metadata address), fe80::/10
   Multicast,     // 224/4, ff00::/8
   Unspecified,   // 0/8, ::
   Reserved,      // 240/4 and broadcast, 192.0.0/24, ::/96 (IPv4-compatible)
   Ipv4Mapped,    // ::ffff:0:0/96: a v4 address in v6 dress, refused whatever it holds
-  Translated,    // 64:ff9b::/96 (NAT64) holding a non-public IPv4 address
+  Translated,    // 64:ff9b::/96 (NAT64) or 2002::/16 (6to4) holding a non-public IPv4 address
 };
 AddressScope scope_of(const IpAddress& a);
 const char* to_string(AddressScope s);  // "loopback", "private", "link-local", ...

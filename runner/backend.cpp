@@ -4,6 +4,9 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#if defined(__linux__)
+#include <sys/auxv.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +120,25 @@ std::string foreign_procfs() {
   const std::string named = n > 0 ? "is process " + std::string(self) : "cannot be read";
   return "/proc/self " + named + ", not this process (" + pid +
          "): /proc belongs to another pid namespace";
+}
+
+std::string set_id_process() {
+  if (getuid() != geteuid() || getgid() != getegid())
+    return "zpolicy runs set-user-id or set-group-id (real uid " + std::to_string(getuid()) +
+           " gid " + std::to_string(getgid()) + ", effective uid " + std::to_string(geteuid()) +
+           " gid " + std::to_string(getegid()) +
+           "); start it with one identity (its state and records are per user)";
+  // One identity, but started with privileges its caller lacks all the same: file
+  // capabilities (or a set-id start it has since undone).
+#if defined(__linux__)
+  const bool secure_start = getauxval(AT_SECURE) != 0;
+#else
+  const bool secure_start = issetugid() != 0;
+#endif
+  if (secure_start)
+    return "zpolicy was started with privileges its caller lacks (file capabilities or a "
+           "set-id bit: AT_SECURE); start it without them";
+  return "";
 }
 
 BackendStatus preflight() {

@@ -41,6 +41,14 @@ std::string backend_description();
 // pid the runner and bwrap look up there names some other process.
 std::string foreign_procfs();
 
+// Why this process has two identities ("" when its real and effective user and group are
+// the same and its start gave it nothing its caller lacks: no file capabilities). zpolicy chooses its state directory and judges the owners of its records,
+// placeholders and policy files by the real user, and creates them as the effective one:
+// run set-user-id or set-group-id (or embedded in such a program) it would act on one
+// user's state with another's rights, and start the sandbox as the effective user. Not a
+// supported deployment: a confined run refuses (never runs unconfined instead).
+std::string set_id_process();
+
 // Cheap checks done before every run: platform, trusted binary, namespace sysctls,
 // seccomp. They read files only; nothing is started.
 BackendStatus preflight();

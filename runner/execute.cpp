@@ -552,6 +552,10 @@ int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
             [[maybe_unused]] HostMountTable* mounts) {
   for (const auto& l : plan.accepted)
     err << "zpolicy: accepted for this run: " << l.report() << "\n";
+  if (auto why = set_id_process(); !why.empty() && plan.backend != compiler::Backend::Unconfined) {
+    err << "zpolicy: refusing to run: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
   switch (plan.backend) {
     case compiler::Backend::Unconfined:
       return execute_unconfined(plan, err);

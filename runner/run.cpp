@@ -142,6 +142,11 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 
   if (req.mode == ir::Mode::DangerFullAccess) return compiler::plan_unconfined(in);
 
+  if (auto why = set_id_process(); !why.empty()) {
+    err << "zpolicy: refusing to run: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
+
   if (auto backend = preflight(); !backend.usable()) {
     if (in.policy.unavailable.value == ir::Unavailable::RunUnconfined &&
         req.mode == ir::Mode::WorkspaceWrite && trusted_policy_file(req.policy_path)) {

@@ -45,8 +45,9 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
     for (auto& m : w.matches) {
       const auto& origin = *g.origins[m.origin];
       // Artifacts hold one path per line: a name with a line break in it (which an
-      // earlier sandbox could have made) cannot be written down faithfully.
-      if (m.path.find_first_of("\n\r") != std::string::npos) {
+      // earlier sandbox could have made) cannot be written down faithfully. One in the
+      // start itself, a root's, resolution reports once for the root.
+      if (m.path.find_first_of("\n\r", start.size()) != std::string::npos) {
         diags.error(origin.loc, "pattern '" + origin.value.str() + "' matches a path with a " +
                                     "line break in a name below '" + start +
                                     "'; rename it; refusing to run");

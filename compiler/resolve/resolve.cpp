@@ -550,6 +550,24 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                            "' changed while the policy was resolved (replaced or swapped for a "
                            "symlink); refusing to run");
   }
+  // The artifacts hold one path per line (bwrap.args, bwrap.fds): a host name with a line
+  // break in it, a workspace's or one the host's mount table gives a deny root, cannot be
+  // written down faithfully. Refused here, naming the name once with the first rule that
+  // reaches it, rather than as the malformed artifact the verifier would find.
+  std::set<std::string> broken;
+  auto refuse_line_break = [&](const std::string& path, const ir::SourceLoc& loc) {
+    const size_t at = path.find_first_of("\n\r");
+    if (at == std::string::npos) return;
+    const std::string name = path.substr(0, path.find('/', at));
+    if (broken.insert(name).second)
+      diags.error(loc, "the host path '" + name +
+                           "' holds a line break, which the artifacts (one path per line) "
+                           "cannot carry; rename it; refusing to run");
+  };
+  for (const auto* list : {&r.write, &r.read, &r.deny, &r.protect, &r.pin})
+    for (const auto& p : *list) refuse_line_break(p.path, p.loc);
+  for (const auto& l : r.read_links) refuse_line_break(l.link, l.loc);
+  refuse_line_break(r.cwd, {"<working directory>"});
   sort_by_depth(r.read);
   sort_by_depth(r.write);
   sort_by_depth(r.pin);

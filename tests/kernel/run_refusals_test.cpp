@@ -1,4 +1,6 @@
+#include <linux/capability.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -313,6 +315,41 @@ BOOST_DATA_TEST_CASE(danger_full_access_and_read_only_still_behave, bdata::make(
   BOOST_TEST(ro.exit_code != 0, ro.describe());
   BOOST_TEST(ro.exit_code != 3, ro.describe());
   BOOST_TEST(snapshot(box.home()) == before);
+}
+
+// zpolicy installed set-user-id (or embedded in a set-id program) would choose the real
+// user's state directory and records and create them, and start bwrap, as the effective
+// user. Refused before anything starts, and never run unconfined in its place. The copy is
+// owned by the other caller: nobody runs a set-user-id-root zpolicy, root one set to nobody;
+// then nobody runs a copy with a file capability.
+BOOST_DATA_TEST_CASE(a_set_id_zpolicy_refuses_to_run, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string copy = box.base() + "/zpolicy-set-id";
+  std::filesystem::copy_file(zpolicy_binary(), copy);
+  const uid_t owner = caller == Caller::Root ? 65534 : 0;
+  BOOST_TEST_REQUIRE(::chown(copy.c_str(), owner, owner) == 0);
+  BOOST_TEST_REQUIRE(::chmod(copy.c_str(), 06755) == 0);
+  const std::string marker = box.ws("ran");
+  RunSpec spec;
+  spec.launcher = {copy, "run"};
+  spec.command = {"/usr/bin/touch", marker};
+  auto r = box.run(spec);
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(r.err.find("set-user-id or set-group-id") != std::string::npos, r.describe());
+  // One identity, with a file capability (CAP_NET_BIND_SERVICE, permitted and effective):
+  // the start gave nobody what it lacks.
+  if (caller == Caller::Nobody) {
+    BOOST_TEST_REQUIRE(::chown(copy.c_str(), 0, 0) == 0);
+    BOOST_TEST_REQUIRE(::chmod(copy.c_str(), 0755) == 0);
+    const uint32_t cap[5] = {VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+                             1u << CAP_NET_BIND_SERVICE, 0, 0, 0};
+    BOOST_TEST_REQUIRE(::setxattr(copy.c_str(), "security.capability", cap, sizeof cap, 0) == 0);
+    auto caps = box.run(spec);
+    BOOST_TEST(caps.exit_code == 125, caps.describe());
+    BOOST_TEST(caps.err.find("file capabilities") != std::string::npos, caps.describe());
+  }
+  std::filesystem::remove(copy);
+  BOOST_TEST(!exists(marker), "the command ran");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

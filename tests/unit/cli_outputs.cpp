@@ -273,4 +273,34 @@ BOOST_AUTO_TEST_CASE(inspect_refuses_numbers_that_do_not_fit) {
   BOOST_TEST(ok.exit_code == 0, ok.err);
 }
 
+// An artifact a pull request adds as a symlink would have inspect print, disassembled, any
+// file the reviewer can read; a FIFO would block it. Read only as compile writes them.
+BOOST_AUTO_TEST_CASE(inspect_reads_only_a_regular_file) {
+  Cli cli;
+  cli.dir.write("victim", std::string(64, 'K'));
+  cli.dir.symlink("victim", "seccomp.bpf");
+  auto link = cli.run({"inspect", cli.dir / "seccomp.bpf"});
+  BOOST_TEST(link.exit_code == 2);
+  BOOST_TEST(link.err == "zpolicy: '" + (cli.dir / "seccomp.bpf") +
+                             "' is a symlink, not the regular file compile writes; refusing to "
+                             "read through it\n");
+  BOOST_TEST(link.out == "");
+  BOOST_REQUIRE(::mkfifo((cli.dir / "fifo.bpf").c_str(), 0600) == 0);
+  auto fifo = cli.run({"inspect", cli.dir / "fifo.bpf"});
+  BOOST_TEST(fifo.exit_code == 2);
+  BOOST_TEST(fifo.err.find("is a special file") != std::string::npos, fifo.err);
+  auto dir = cli.run({"inspect", cli.dir.str() + "/."});
+  BOOST_TEST(dir.exit_code == 2);
+  auto missing = cli.run({"inspect", cli.dir / "none.bpf"});
+  BOOST_TEST(missing.exit_code == 2);
+  BOOST_TEST(missing.err == "zpolicy: cannot read '" + (cli.dir / "none.bpf") + "': no such file\n");
+  // The path's directories are followed as given.
+  const std::string bpf = std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/seccomp.bpf";
+  cli.dir.mkdir("real");
+  fs::copy_file(bpf, cli.dir / "real/seccomp.bpf");
+  cli.dir.symlink("real", "through");
+  auto ok = cli.run({"inspect", cli.dir / "through/seccomp.bpf"});
+  BOOST_TEST(ok.exit_code == 0, ok.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

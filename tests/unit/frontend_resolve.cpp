@@ -345,6 +345,28 @@ BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refu
                  t.ws + "/secrets'); refusing to run\n");
 }
 
+BOOST_AUTO_TEST_CASE(a_host_path_with_a_line_break_is_refused_naming_it) {
+  HostTree t;
+  t.dir.mkdir("real/ws/line\nbreak");
+  const std::string ws = t.ws + "/line\nbreak";
+  const std::string errors =
+      t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                       "  write: [\"${WORKSPACE}\"]\n",
+                       t.bind(ws));
+  BOOST_TEST(errors == "p.yaml:4:11: error: the host path '" + t.ws +
+                           "/line\\nbreak' holds a line break, which the artifacts (one path "
+                           "per line) cannot carry; rename it; refusing to run\n");
+  // The directory the run starts in, below a workspace without one.
+  auto h = t.bind(t.ws);
+  h.cwd = ws;
+  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                              "  write: [\"${WORKSPACE}\"]\n",
+                              h) == "<working directory>: error: the host path '" + t.ws +
+                                        "/line\\nbreak' holds a line break, which the artifacts "
+                                        "(one path per line) cannot carry; rename it; refusing "
+                                        "to run\n");
+}
+
 BOOST_AUTO_TEST_CASE(missing_writable_root_is_refused) {
   HostTree t;
   BOOST_TEST(t.resolve_errors(

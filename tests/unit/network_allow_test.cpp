@@ -133,6 +133,12 @@ BOOST_AUTO_TEST_CASE(address_scopes) {
       {"::ffff:127.0.0.1", ir::AddressScope::Ipv4Mapped},
       {"64:ff9b::a9fe:a9fe", ir::AddressScope::Translated},
       {"64:ff9b::808:808", ir::AddressScope::Public},
+      {"64:ff9b:1::a00:1", ir::AddressScope::Private},
+      {"64:ff9b:1:808:8:800::", ir::AddressScope::Private},
+      {"2002:a9fe:a9fe::1", ir::AddressScope::Translated},
+      {"2002:7f00:1::", ir::AddressScope::Translated},
+      {"2002:c0a8:101::1", ir::AddressScope::Translated},
+      {"2002:808:808::1", ir::AddressScope::Public},
   };
   for (const auto& [text, scope] : cases)
     BOOST_TEST_CONTEXT(text) {

@@ -8,8 +8,11 @@
 #include <algorithm>
 #include <sstream>
 #include <string>
+#include <string_view>
+#include <variant>
 #include <vector>
 
+#include "compiler/analyzer/sbpl/sbpl_decided_trees.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
@@ -402,6 +405,105 @@ BOOST_AUTO_TEST_CASE(a_pair_under_users_when_the_policy_names_a_path_there_is_pr
   BOOST_TEST(fs.front().trace.front().find("${HOME} bound to /Users, ${WORKSPACE} bound to "
                                            "/Users inside ${HOME}") != std::string::npos,
              text);
+}
+
+// Chains of three and four roots under a place the policy names (session 13). Each rule is
+// true only where a concrete place of the policy and three or four roots all hold a path;
+// pairs under those places (session 12) left the third root opaque, so every one of them
+// was accepted at 25ff4d2 (zpolicy verify exit 0): /etc above the deny root /etc/shadow,
+// the deny root itself (a literal of a root), and /private/var above a read root the policy
+// adds, with four roots two of which only the parameters name.
+BOOST_AUTO_TEST_CASE(chains_of_three_and_four_under_a_place_the_policy_names_are_proved) {
+  struct Member {
+    const char* golden;
+    const char* policy_read;  // a concrete read root added to the policy, or null
+    std::string rule, params;
+    int line;           // the policy line that decides (its index in the deny-roots lists)
+    const char* probe;  // below the place of the chain
+  };
+  const std::string ws_git = "(subpath (param \"PROTECTED_WORKSPACE_GIT\"))";
+  const Member members[] = {
+      // Issue 19's session-12 reproduction: writes in ~/.ssh with ${HOME} under /etc.
+      {"deny-roots", nullptr,
+       "(allow file-write* (require-all (subpath \"/etc\") (subpath (param "
+       "\"WRITABLE_ROOT_TMPDIR\")) (subpath (param \"WRITABLE_ROOT_WORKSPACE\")) (subpath "
+       "(param \"DENY_ROOT_HOME_SSH\"))))",
+       "", 8, "/etc/"},
+      // Reads of ${HOME} itself (a literal) where it lies in the deny root /etc/shadow.
+      {"deny-roots", nullptr,
+       "(allow file-read* (require-all (subpath \"/etc/shadow\") (subpath (param "
+       "\"WRITABLE_ROOT_WORKSPACE\")) (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (literal "
+       "(param \"PROTECTED_ANCESTOR_HOME\"))))",
+       "", 8, "/etc/shadow"},
+      // A write of the protected .git (a literal) under /private/var, which the policy
+      // names only through a read root below it.
+      {"deny-roots", "/private/var/zp-data",
+       "(allow file-write* (require-all (subpath \"/private/var\") (subpath (param "
+       "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (literal "
+       "(param \"PROTECTED_WORKSPACE_GIT\"))))",
+       "", 7, "/private/var/"},
+      // Four roots: ${A}, ${B} and ${C} only the parameters name, and ${WORKSPACE}.
+      {"loopback", "/private/var/zp-data",
+       "(allow file-write* (require-all (subpath \"/private/var\") (subpath (param \"ZP_A\")) "
+       "(subpath (param \"ZP_B\")) (subpath (param \"ZP_C\")) " +
+           ws_git + "))",
+       "ZP_A=${A}\nZP_B=${B}\nZP_C=${C}\n", 6, "/private/var/"},
+  };
+  for (const Member& m : members) {
+    Golden g = golden(m.golden);
+    if (m.policy_read) {
+      // "/" (what the profiles grant) and the concrete root, whose place is the policy's.
+      ir::ResolvedPath read = g.policy.write.front();
+      read.path = "/";
+      g.policy.read = {read, read};
+      g.policy.read.back().path = m.policy_read;
+    }
+    const std::string profile = g.profile + m.rule + "\n";
+    const std::string params = g.params + m.params;
+    const auto fs = verify(g, profile, params, SbplBindings::EveryNesting);
+    BOOST_TEST_REQUIRE(!fs.empty(), m.rule);
+    const std::string text = all(fs);
+    BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
+    BOOST_TEST(fs.front().probe.find(m.probe) != std::string::npos, text);
+    BOOST_TEST(fs.front().loc.line == m.line, text);
+    // The rule the profile allows it by, the last one.
+    BOOST_TEST(text.find("(profile.sb line " + std::to_string(std::count(profile.begin(),
+                                                                          profile.end(), '\n')) +
+                         ")") != std::string::npos,
+               text);
+  }
+}
+
+// A tree the rules decide alone (session 13): below the deny root /etc/shadow every rule of
+// golden/deny-roots that can match a path operation denies (the allows all require the
+// path outside /etc/shadow), but mapping, which one unconditional rule allows; above it,
+// at /etc, the write rule may match where the roots lie, and nothing is decided.
+BOOST_AUTO_TEST_CASE(the_rules_decide_the_tree_of_a_deny_root_alone) {
+  const Golden g = golden("deny-roots");
+  std::string error;
+  const auto list = compiler::parse_params_text(g.params, &error);
+  BOOST_REQUIRE_MESSAGE(list, error);
+  const compiler::SbplParams values(list->begin(), list->end());
+  auto parsed = compiler::parse_sbpl(g.profile);
+  BOOST_REQUIRE(std::holds_alternative<compiler::SbplProfile>(parsed));
+  const auto bound = compiler::bind_params(std::get<compiler::SbplProfile>(parsed), values);
+  const std::vector<std::string_view> ops = {"file-read-data", "file-write-create",
+                                             "process-exec", "file-map-executable"};
+  for (const char* top : {"/etc/shadow", "/etc/shadow/zp-bind"}) {
+    const auto answers = compiler::tree_answers(bound, top, ops);
+    BOOST_TEST_REQUIRE(answers.size() == 4u);
+    for (size_t k = 0; k < 3; ++k) BOOST_TEST((answers[k] && !*answers[k]), top << " " << ops[k]);
+    BOOST_TEST((answers[3] && *answers[3]), top);
+  }
+  const auto at_etc = compiler::tree_answers(bound, "/etc", ops);
+  BOOST_TEST(!at_etc[1].has_value());
+  // A rule more that may allow a write below the deny root, where three roots meet.
+  auto edited = compiler::parse_sbpl(
+      g.profile +
+      "(allow file-write* (require-all (subpath \"/etc\") (subpath (param \"WRITABLE_ROOT_TMPDIR\"))))\n");
+  BOOST_REQUIRE(std::holds_alternative<compiler::SbplProfile>(edited));
+  const auto edited_bound = compiler::bind_params(std::get<compiler::SbplProfile>(edited), values);
+  BOOST_TEST(!compiler::tree_answers(edited_bound, "/etc/shadow", ops)[1].has_value());
 }
 
 // The one-root bindings of the pipeline's verify (compile, check) are bounded by their

@@ -749,6 +749,10 @@ std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
   return p;
 }
 
+bool sbpl_rule_covers(const SbplRule& rule, std::string_view operation) {
+  return (rule.operation_bits & covering(operation)) != 0;
+}
+
 std::vector<std::string> referenced_params(const SbplProfile& profile) {
   return collect_params(profile, false);
 }

@@ -118,6 +118,10 @@ struct SbplProfile {
   }
 };
 
+// Whether `rule` applies to the concrete operation `operation` (no '*'): it names it, or a
+// wildcard that covers it (`file-write*` covers `file-write-create`).
+bool sbpl_rule_covers(const SbplRule& rule, std::string_view operation);
+
 // Parses the text zpolicy emits; anything outside the subset is an error naming the
 // form: `(version 1)` first, then exactly one `(allow|deny default)`, then rules whose
 // operations and filters are listed above, each filter only on operations whose target

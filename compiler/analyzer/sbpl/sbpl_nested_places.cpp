@@ -262,7 +262,6 @@ struct Partial {
   NestedChain chain;
   std::vector<std::string> in;  // its roots, the first one first
   std::string place;            // where its last root lies (the first root: itself or its top)
-  bool pair_only = false;       // its top is one of `pair_tops`: not extended past a pair
 };
 
 std::string describe(const Partial& c) {
@@ -276,7 +275,7 @@ std::string describe(const Partial& c) {
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
     const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent,
-    const std::vector<std::string>& pair_tops) {
+    const std::vector<std::string>& policy_tops) {
   using Bound = NestedPlacesError::Bound;
   // The roots that bring protected paths or deny roots: a place of the root before them
   // that holds them cannot be renamed, which each proof checks for that place.
@@ -294,10 +293,11 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
   for (const std::string& first : roots) level.push_back({{}, {first}, first});
   for (const std::string& top : tops)
     for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
-  // Then under the places of the policy's own paths, pairs only: chains of three there
-  // cost more proofs than the work bound allows on golden/large (docs/verify.md).
-  for (const std::string& top : pair_tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top, true});
+  // Then under the places of the policy's own paths, after the others so that the
+  // chains under those come first whatever these add (docs/verify.md, "Under a place the
+  // policy names").
+  for (const std::string& top : policy_tops)
+    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
   std::vector<NestedChain> out;
   // A chain's proof is decided by the root bound and the class of its place without the
   // roots still to come (whichever roots are above it, and in which order); the chains
@@ -356,7 +356,7 @@ std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
           }
           std::string key = root + "\n";
           for (const auto& r : later) key += r + " ";
-          if (!later.empty() && chain.steps.size() < max_steps && !parent.pair_only &&
+          if (!later.empty() && chain.steps.size() < max_steps &&
               extended.insert(key + "\n" + k.signature).second) {
             std::vector<std::string> in = parent.in;
             in.push_back(root);

@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "compiler/analyzer/intent.hpp"
+#include "compiler/analyzer/sbpl/sbpl_decided_trees.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
@@ -671,6 +672,29 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
   return places;
 }
 
+// Whether the profile's rules alone prove every chain of roots under the concrete place
+// `top` (docs/verify.md, "Trees the rules decide"): `top` lies at or below a concrete deny
+// root of a confined policy, so the intent refuses every operation there but mapping
+// (neither required nor refused), at every path of the tree, wherever the roots lie and
+// whatever they bring (Intent::decide answers a path under a deny root before any other
+// entry); and tree_answers() finds every such operation denied there, and mapping given one
+// answer, by every rule that can match there, under every model. Then no probe of the tree
+// could fail, whichever roots are bound in it.
+bool rules_decide_tree(const ir::Resolved& policy, const SbplProfile& profile,
+                       std::string_view top) {
+  if (!ir::is_confined(policy.mode)) return false;
+  if (std::none_of(policy.deny.begin(), policy.deny.end(), [&](const ir::ResolvedPath& d) {
+        return d.path.starts_with('/') && text_within(d.path, top);
+      }))
+    return false;
+  std::vector<std::string_view> operations;
+  for (const auto& o : kPathOperations) operations.push_back(o.name);
+  const std::vector<std::optional<bool>> answers = tree_answers(profile, top, operations);
+  for (size_t k = 0; k < kPathOperations.size(); ++k)
+    if (!answers[k] || (*answers[k] && kPathOperations[k].op != FsOp::Map)) return false;
+  return true;
+}
+
 // The proof of one chain of nested roots: its last root's tree, with every root of the
 // chain bound. True when there are findings.
 bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
@@ -720,9 +744,9 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
 // directory, and chains of more (`${TMPDIR}` inside `${WORKSPACE}` inside `${HOME}`).
 // The first root of a chain is left symbolic or bound to each concrete place of
 // prove_bindings (`${HOME}` at /Users/zp-bind, `${WORKSPACE}` inside it, for a rule that
-// names /Users and both roots); under the places of the policy's own paths, pairs only
-// (docs/verify.md, "Under a place the policy names": the chains of three there are not
-// proved). nested_chains() gives one chain of each class the profile
+// names /Users and both roots), and to those of the policy's own paths (docs/verify.md,
+// "Under a place the policy names"), but where the rules decide the whole tree of the
+// place alone (rules_decide_tree). nested_chains() gives one chain of each class the profile
 // and the policy cannot tell apart; each is proved where binding its last root can change
 // an answer. The first chain with findings is reported, each finding naming it.
 void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
@@ -730,18 +754,23 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
                   std::vector<SbplFinding>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
-  const std::vector<std::string> tops = concrete_places(policy, profile, PolicyPlaces::Left);
-  // The places of the policy's own paths, which `tops` leaves out, for pairs.
-  std::vector<std::string> pair_tops;
+  // The places whose whole tree the rules decide need no chain (rules_decide_tree).
+  std::vector<std::string> tops = concrete_places(policy, profile, PolicyPlaces::Left);
+  std::vector<std::string> policy_tops;  // those of the policy's own paths, after `tops`
   std::ranges::set_difference(concrete_places(policy, profile, PolicyPlaces::Included), tops,
-                              std::back_inserter(pair_tops));
+                              std::back_inserter(policy_tops));
+  for (auto* list : {&tops, &policy_tops})
+    std::erase_if(*list, [&](const std::string& top) {
+      return rules_decide_tree(policy, profile, top);
+    });
   // The pairs first, proved before the chains of more are sought: their findings are the
   // plainest, and a profile whose longer chains are past the bounds is refused only once
   // the pairs are proved.
   const size_t proof_work = profile.filters.size() + values.size();
   size_t proved = 0;
   for (const size_t steps : {size_t{1}, roots.size() - 1}) {
-    auto nested = nested_chains(policy, profile, roots, tops, proof_work, steps, spent, pair_tops);
+    auto nested =
+        nested_chains(policy, profile, roots, tops, proof_work, steps, spent, policy_tops);
     if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
       refuse_nested(*e, findings);
       return;
