@@ -64,6 +64,17 @@ Refusal refusal(const std::vector<ir::Diagnostic>& refused,
   return Refusal{kExitVerify, report};
 }
 
+// The error-level findings of `lints`, each refused or accepted (--accept).
+void judge(const BoundLints& lints, std::vector<ir::Diagnostic>& refused,
+           std::vector<ir::Diagnostic>& accepted) {
+  for (auto& l : lint_policy(lints.judged, lints.context)) {
+    if (l.severity != ir::Severity::Error) continue;
+    bool ok = acceptance_of(l.code) == Acceptance::Acceptable &&
+              std::find(lints.accept.begin(), lints.accept.end(), l.code) != lints.accept.end();
+    (ok ? accepted : refused).push_back(std::move(l));
+  }
+}
+
 // The command's environment as bwrap reads it from --args: NUL-separated arguments,
 // --clearenv (bwrap itself started with none, but nothing is left to chance) then
 // --setenv NAME VALUE for each variable. A NUL inside a name or value would end the
@@ -141,6 +152,17 @@ std::optional<std::string> check_accepted(const std::vector<std::string>& ids) {
   return std::nullopt;
 }
 
+std::optional<Refusal> lints_refuse_on(const RunPlan& plan,
+                                       const std::vector<MountEntry>& mounts) {
+  if (!plan.lints || !plan.lints->context.host) return std::nullopt;
+  BoundLints now = *plan.lints;
+  now.context.host->mounts = mounts;
+  std::vector<ir::Diagnostic> refused, accepted;
+  judge(now, refused, accepted);
+  if (refused.empty()) return std::nullopt;
+  return refusal(refused, {});
+}
+
 RunPlan plan_unconfined(const RunInput& in) {
   RunPlan plan;
   plan.backend = Backend::Unconfined;
@@ -158,15 +180,10 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
   // The lints first: they look at the policy and a few host paths only, so a run they
   // refuse (a workspace of `/` or `$HOME`) is refused before resolution walks the tree.
   // They judge the mode this run gets: --mode read-only makes nothing writable.
-  ir::Policy judged = in.policy;
-  judged.mode.value = in.mode;
+  BoundLints lints{in.policy, in.lint, in.accept};
+  lints.judged.mode.value = in.mode;
   std::vector<ir::Diagnostic> refused, accepted;
-  for (auto& l : lint_policy(judged, in.lint)) {
-    if (l.severity != ir::Severity::Error) continue;
-    bool ok = acceptance_of(l.code) == Acceptance::Acceptable &&
-              std::find(in.accept.begin(), in.accept.end(), l.code) != in.accept.end();
-    (ok ? accepted : refused).push_back(std::move(l));
-  }
+  judge(lints, refused, accepted);
   ir::Diagnostics syscall_diags;
   lint_syscall_rules(in.policy.syscalls, syscall_diags);
   for (const auto& d : syscall_diags.all())
@@ -189,6 +206,7 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
   plan.env = in.env;
   plan.timeout = in.timeout;
   plan.accepted = std::move(accepted);
+  plan.lints = std::move(lints);
   if (target == Target::Linux) {
     const Artifact* args = artifact(*compiled, "bwrap.args");
     const Artifact* bpf = artifact(*compiled, "seccomp.bpf");

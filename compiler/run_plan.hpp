@@ -63,6 +63,14 @@ struct BindSource {
 std::optional<ir::HostIdentity> recorded_identity(const ir::Resolved& resolved,
                                                   const std::string& path);
 
+// The bound lints of a confined plan as plan_confined judged them: the policy in the run's
+// mode, the host and the lint IDs the caller accepted.
+struct BoundLints {
+  ir::Policy judged;
+  LintContext context;
+  std::vector<std::string> accept;
+};
+
 struct RunPlan {
   Backend backend = Backend::Bwrap;
   std::string exe;                // absolute; executed as is
@@ -99,6 +107,8 @@ struct RunPlan {
   std::vector<ExpectedObject> expected_setup;
   uint16_t proxy_port = 0;
   std::vector<ir::Diagnostic> accepted;  // error-level lints the caller accepted (--accept)
+  // Confined: what the bound lints judged (lints_refuse_on).
+  std::optional<BoundLints> lints;
   // Bwrap, FilterProof::BeforeRelease: the proof of the seccomp program in fds, running;
   // the runner releases the sandbox only when await_filter_proof() says it holds.
   std::shared_future<std::vector<ir::Diagnostic>> filter_proof;
@@ -150,6 +160,15 @@ void start_filter_proof(RunPlan& plan);
 // else the Refusal plan_confined would have returned for the same findings (exit 3), or
 // exit 125 when the proof itself failed.
 std::optional<Refusal> await_filter_proof(const RunPlan& plan);
+
+// The bound lints judge the writable mounts below each writable root (ZP003, ZP004,
+// ZP013, ZP017) in the mount table resolution read; a bind the host makes after that and
+// before the sandbox's namespace is copied is in the sandbox, and so is a mount point it
+// moves there with a rename (red team A13-2: `mount --bind ~ ws/h` let the sandbox write
+// ~/.bashrc). The Refusal plan_confined would give for the plan's lints judged on
+// `mounts` (the table bwrap copied), or nullopt when none refuses (or the plan has none).
+std::optional<Refusal> lints_refuse_on(const RunPlan& plan,
+                                       const std::vector<MountEntry>& mounts);
 
 // The command as is, without a sandbox (danger-full-access; run-unconfined).
 RunPlan plan_unconfined(const RunInput& in);

@@ -24,6 +24,7 @@
 #include "runner/bind_sources.hpp"
 #include "runner/host_mount_table.hpp"
 #include "runner/host_name_watch.hpp"
+#include "runner/moved_deny_roots.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/notify_share.hpp"
 #include "runner/placeholders.hpp"
@@ -188,7 +189,7 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
 }
 
 // The first name the guard's mount namespace (bwrap's, runner/host_mount_table.hpp
-// mount_table_of) gives an existing deny root or protected path of `live` that nothing
+// mount_table_of: `now`) gives an existing deny root or protected path of `live` that nothing
 // masks (red team A11-4), as "deny root 'PATH' ... 'NAME'", or empty. `resolved_through`:
 // the table the plan was resolved through (empty when unknown: every name is looked at).
 // Only a name that shows that very object there counts, as in resolution; both are looked
@@ -196,9 +197,7 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
 // now (A12B-1).
 std::string unmasked_new_name(const ir::Resolved& live,
                               const std::vector<compiler::MountEntry>& resolved_through,
-                              pid_t guard) {
-  const auto now = mount_table_of(guard);
-  if (now.empty()) return "the guard's mount table, which cannot be read";
+                              const std::vector<compiler::MountEntry>& now, pid_t guard) {
   const int root =
       open(("/proc/" + std::to_string(guard) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return "the guard's root, which cannot be opened";
@@ -386,16 +385,40 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
           "verified";
       return false;
     }
-    // A bind since resolution is in it too, unmasked (A11-4): looked at only when the host's
-    // mounts changed since (or the plan was resolved elsewhere), in the guard's namespace
-    // (the table bwrap copied), and refused only when it gives an existing deny root or
-    // protected path a name nothing masks.
-    if (!resolved_through || mount_table.changed_since_first_read()) {
+    // Each existing deny root is still the object resolution saw there, or its mask would
+    // go onto another while it shows under a name it was moved to (A13-1): a rename before
+    // the watch was in place, a mount over a parent before the guard's unshare.
+    if (auto moved = first_moved_deny_root(live, guard)) {
+      refused = "deny root " + *moved +
+                " was moved or covered on the host while the run started; refusing to run what "
+                "was not verified";
+      return false;
+    }
+    // A bind since resolution is in it too (A11-4), and so is a mount point the host moved
+    // by renaming a directory above it, which marks nothing (A13-2): the table of the
+    // guard's namespace (the one bwrap copied) is read on every run, and when it differs
+    // from the one the plan was resolved through (or that is unknown), refused when it
+    // gives an existing deny root or protected path a name nothing masks, or when the
+    // bound lints judge it (a bind of the home into a writable root).
+    const auto now = mount_table_of(guard);
+    if (now.empty()) {
+      refused = "cannot read the guard's mount table; refusing to run what was not verified";
+      return false;
+    }
+    if (!resolved_through || !compiler::same_layout(mount_table.first(), now)) {
       const std::string name = unmasked_new_name(
-          live, resolved_through ? mount_table.first() : std::vector<compiler::MountEntry>{},
+          live, resolved_through ? mount_table.first() : std::vector<compiler::MountEntry>{}, now,
           guard);
       if (!name.empty()) {
         refused = name + "; refusing to run what was not verified";
+        return false;
+      }
+      if (auto r = compiler::lints_refuse_on(plan, now)) {
+        refused_report =
+            "zpolicy: the host's mounts changed while the run started; the lints, judged again "
+            "on the mounts the sandbox got:\n" +
+            r->report;
+        refused_code = r->exit_code;
         return false;
       }
     }

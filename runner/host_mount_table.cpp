@@ -49,10 +49,7 @@ const std::vector<compiler::MountEntry>& HostMountTable::now() {
   const unsigned long at = marks();
   if (read_ && at == read_at_) return table_;
   table_ = compiler::parse_mountinfo(read_from_start(fd_));
-  if (!read_) {
-    first_ = table_;
-    first_at_ = at;
-  }
+  if (!read_) first_ = table_;
   read_ = true;
   read_at_ = at;
   return table_;

@@ -19,8 +19,9 @@ namespace zpolicy::runner {
 //   mounts on a missing deny root's way between the run's last look at it and that unshare
 //   is in the sandbox unseen (red team A9D-1, A10-3): any change since refuses such a run;
 // * a bind the host makes after resolution gives an existing deny root or protected path a
-//   name resolution never masked (A11-4): when this table changed since, the guard's
-//   (mount_table_of, below) must give none.
+//   name resolution never masked (A11-4), and a rename above a mount point moves it
+//   without a mark (A13-2): when the guard's table (mount_table_of, below) differs from
+//   the first one read here, it must give none, and the bound lints are judged on it.
 class HostMountTable {
  public:
   HostMountTable();
@@ -37,13 +38,10 @@ class HostMountTable {
   // A count of the kernel's marks seen so far: two values differ when something was
   // mounted or unmounted between the two calls, or when that cannot be told.
   unsigned long marks();
-  // Whether something was mounted or unmounted since the first read (or that cannot be
-  // told).
-  bool changed_since_first_read() { return marks() != first_at_; }
 
  private:
   int fd_ = -1;
-  unsigned long marks_ = 0, read_at_ = 0, first_at_ = 0;
+  unsigned long marks_ = 0, read_at_ = 0;
   bool read_ = false;
   std::vector<compiler::MountEntry> table_, first_;
 };

@@ -31,13 +31,16 @@ bool has_dot_component(const std::string& path) {
 // The same in one system call: the kernel refuses every symlink on the way
 // (RESOLVE_NO_SYMLINKS; O_PATH | O_NOFOLLOW still opens a symlink at the end, refused
 // below). -1 with errno ENOSYS where openat2 does not exist (Linux < 5.6).
-int open_in_one_call(const std::string& path, int flags) {
+int open_in_one_call(int root, const std::string& path, int flags) {
 #if defined(__linux__) && defined(SYS_openat2)
   open_how how{};
   how.flags = static_cast<unsigned long long>(flags | O_NOFOLLOW | O_CLOEXEC);
   how.resolve = RESOLVE_NO_SYMLINKS;
-  return static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  // Below `root`: relative to it ("/" is the directory itself).
+  const std::string below = root == AT_FDCWD ? path : path == "/" ? "." : path.substr(1);
+  return static_cast<int>(syscall(SYS_openat2, root, below.c_str(), &how, sizeof how));
 #else
+  (void)root;
   (void)path;
   (void)flags;
   errno = ENOSYS;
@@ -45,14 +48,13 @@ int open_in_one_call(const std::string& path, int flags) {
 #endif
 }
 
-}  // namespace
-
-int open_no_symlinks(const std::string& path, int flags) {
+// open_no_symlinks from `root` (AT_FDCWD: "/").
+int open_from(int root, const std::string& path, int flags) {
   if (path.empty() || path[0] != '/' || has_dot_component(path)) {
     errno = EINVAL;
     return -1;
   }
-  if (const int fd = open_in_one_call(path, flags); fd >= 0 || errno != ENOSYS) {
+  if (const int fd = open_in_one_call(root, path, flags); fd >= 0 || errno != ENOSYS) {
     struct stat st;
     if (fd >= 0 && (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode))) {
       close(fd);
@@ -61,7 +63,8 @@ int open_no_symlinks(const std::string& path, int flags) {
     }
     return fd;
   }
-  int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  int dir = root == AT_FDCWD ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+                             : openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   size_t pos = 1;
   while (dir >= 0) {
     while (pos < path.size() && path[pos] == '/') ++pos;
@@ -95,6 +98,16 @@ int open_no_symlinks(const std::string& path, int flags) {
     return next;
   }
   return -1;
+}
+
+}  // namespace
+
+int open_no_symlinks(const std::string& path, int flags) {
+  return open_from(AT_FDCWD, path, flags);
+}
+
+int open_no_symlinks_below(int root, const std::string& path, int flags) {
+  return open_from(root, path, flags);
 }
 
 }  // namespace zpolicy::runner

@@ -13,4 +13,8 @@ namespace zpolicy::runner {
 // (ELOOP or ENOTDIR for a symlink).
 int open_no_symlinks(const std::string& path, int flags);
 
+// The same with `root` (a directory descriptor) for "/": e.g. another mount namespace's
+// root, /proc/PID/root, without leaving it (no symlink is followed, no ".." taken).
+int open_no_symlinks_below(int root, const std::string& path, int flags);
+
 }  // namespace zpolicy::runner

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <tuple>
 
 #include "ir/path.hpp"
 
@@ -78,6 +80,29 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
 std::vector<MountEntry> read_mountinfo() {
   std::ifstream in("/proc/self/mountinfo");
   return parse_mountinfo(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>& b) {
+  // Each mount as what it shows where, with what it was mounted on (the parent's own
+  // four): ids differ between the namespaces, and so does the order (a copy lists its
+  // mounts tree first, the original in the order they were made), but the stacking of
+  // mounts on one point is a parent relation in both.
+  using Shape = std::tuple<std::string, std::string, std::string, bool>;
+  auto shapes = [](const std::vector<MountEntry>& t) {
+    std::map<std::string, const MountEntry*> by_id;
+    for (const auto& e : t) by_id.emplace(e.id, &e);
+    std::vector<std::pair<Shape, Shape>> out;
+    for (const auto& e : t) {
+      const auto p = by_id.find(e.parent);
+      out.push_back({{e.device, e.root, e.point, e.read_only},
+                     p == by_id.end() ? Shape{}
+                                      : Shape{p->second->device, p->second->root,
+                                              p->second->point, p->second->read_only}});
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  return a.size() == b.size() && shapes(a) == shapes(b);
 }
 
 MountShowing mount_showing(const std::string& path, const std::vector<MountEntry>& mounts) {

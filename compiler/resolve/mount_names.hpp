@@ -21,6 +21,12 @@ struct MountEntry {
 std::vector<MountEntry> parse_mountinfo(std::string_view text);
 std::vector<MountEntry> read_mountinfo();
 
+// Whether two tables show the same filesystems' directories at the same points with the
+// same access, each mounted on the same: the tables of two mount namespaces, one a copy
+// of the other, differ in their mount ids and order only, until a mount changes or a
+// rename moves a point.
+bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>& b);
+
 // The mount that shows the canonical `path` (the deepest mount point on its way that no
 // later mount covers: one mounted at or above its point that is not its ancestor, red team
 // A11B-4), and `path` within that mount's filesystem; `mount` is null

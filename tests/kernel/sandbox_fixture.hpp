@@ -77,6 +77,54 @@ inline std::vector<std::string> in_private_mount_namespace(const std::string& sc
   return argv;
 }
 
+// What the host does while a run starts, for host_acts_while_held.
+struct HeldCall {
+  std::string syscall;  // strace's name of the call held, e.g. "unshare"
+  long nr;              // its number, as /proc/PID/syscall shows it
+  // A grep pattern for the arguments /proc/PID/syscall shows after the number; e.g. the
+  // guard's first unshare: "0x\\(100\\)\\?20000 " (CLONE_NEWNS, with CLONE_NEWUSER or not).
+  std::string args_pattern;
+};
+
+// A RunSpec::root_prefix in which the host acts while a run starts: a mount namespace of
+// the test's own with shared propagation (standing for the host's; its mounts end with
+// it). `before` runs first (sh, `args` as its $1...); then strace holds each process's
+// first `held` call 0.3 s, and its first call of every name in `also_held` 0.2 s, while
+// `script` (the same arguments) runs in the background as soon as a zpolicy process is in
+// the held call. The script may wait for another call with `w NR PATTERN`.
+inline std::vector<std::string> host_acts_while_held(const HeldCall& held,
+                                                     const std::string& script,
+                                                     std::vector<std::string> args,
+                                                     const std::string& before = ":",
+                                                     std::vector<std::string> also_held = {}) {
+  // Only zpolicy's processes count (the guard's child execs bwrap from zpolicy's image),
+  // not this script's own.
+  const std::string wait_for =
+      "w() { i=0; while [ $i -lt 500 ]; do for f in $(grep -ls \"^$1 $2\" "
+      "/proc/[0-9]*/syscall); do grep -qs zpolicy \"${f%/syscall}/cmdline\" && return 0; "
+      "done; sleep 0.01; i=$((i+1)); done; }; ";
+  std::vector<std::string> argv = {"/usr/bin/unshare",
+                                   "-m",
+                                   "--propagation",
+                                   "shared",
+                                   "/bin/sh",
+                                   "-c",
+                                   before + " || exit 99; ( " + wait_for + "w " +
+                                       std::to_string(held.nr) + " '" + held.args_pattern + "'; " +
+                                       script + " ) >/dev/null 2>&1 & shift " +
+                                       std::to_string(args.size()) + "; exec \"$@\"",
+                                   "sh"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::string traced = held.syscall;
+  for (const auto& s : also_held) traced += "," + s;
+  argv.insert(argv.end(),
+              {"/usr/bin/strace", "-f", "--seccomp-bpf", "-qq", "-o", "/dev/null", "-e",
+               "trace=" + traced, "-e", "inject=" + held.syscall + ":delay_enter=300000:when=1"});
+  for (const auto& s : also_held)
+    argv.insert(argv.end(), {"-e", "inject=" + s + ":delay_enter=200000:when=1"});
+  return argv;
+}
+
 // A started `zpolicy run`; `pid` is zpolicy's own process (setpriv execs into it).
 struct Running {
   pid_t pid = -1;

@@ -531,4 +531,38 @@ BOOST_AUTO_TEST_CASE(a_host_mount_since_resolution_is_refused_only_for_a_name_th
   BOOST_TEST(lacked(missing, "40 22 254:0 /srv/src /srv/alias rw - ext4 /dev/vda rw\n").empty());
 }
 
+// Red team A13-2: the run reads the guard's mount table on every run and looks again only
+// when its layout differs from resolution's. A copy of a namespace gives its mounts new
+// ids and lists them tree first; that is the same layout. A rename above a mount point
+// (which the kernel does not mark), a new mount, another access or another stacking is not.
+BOOST_AUTO_TEST_CASE(a_copied_mount_table_has_the_same_layout_until_a_mount_moves) {
+  const auto host = compiler::parse_mountinfo(
+      "21 26 0:20 / /proc rw - proc proc rw\n"
+      "26 1 254:0 / / rw - ext4 /dev/vda rw\n"
+      "30 26 254:0 /home/u /srv/p/h rw - ext4 /dev/vda rw\n"
+      "31 30 0:50 / /srv/p/h ro - tmpfs t rw\n");
+  auto copy = [](const std::string& tail) {
+    return compiler::parse_mountinfo(
+        "69 68 254:0 / / rw - ext4 /dev/vda rw\n"
+        "71 69 0:20 / /proc rw - proc proc rw\n" +
+        tail);
+  };
+  const std::string bind = "72 69 254:0 /home/u /srv/p/h rw - ext4 /dev/vda rw\n",
+                    tmpfs = "73 72 0:50 / /srv/p/h ro - tmpfs t rw\n";
+  BOOST_TEST(compiler::same_layout(host, copy(bind + tmpfs)));
+  // Moved by a rename of /srv/p.
+  BOOST_TEST(!compiler::same_layout(
+      host, copy("72 69 254:0 /home/u /w/ws/p/h rw - ext4 /dev/vda rw\n"
+                 "73 72 0:50 / /w/ws/p/h ro - tmpfs t rw\n")));
+  // Writable now.
+  BOOST_TEST(!compiler::same_layout(host, copy(bind + "73 72 0:50 / /srv/p/h rw - tmpfs t rw\n")));
+  // The same two mounts stacked the other way round: the bind shows, not the tmpfs.
+  BOOST_TEST(!compiler::same_layout(
+      host, copy("73 69 0:50 / /srv/p/h ro - tmpfs t rw\n"
+                 "72 73 254:0 /home/u /srv/p/h rw - ext4 /dev/vda rw\n")));
+  // One mount more.
+  BOOST_TEST(!compiler::same_layout(
+      host, copy(bind + tmpfs + "74 69 254:0 /home/u /w/ws/h rw - ext4 /dev/vda rw\n")));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,136 @@
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "deny_root_runs.hpp"
+#include "sandbox_fixture.hpp"
+
+// Red team round 13 (docs/redteam-2026-12.md): what the host does between resolution and
+// the run's own looks at it (the watch of the protected names, the guard's mount table).
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The guard's first unshare (CLONE_NEWNS, with CLONE_NEWUSER or not), and the first
+// watch the run puts on a protected name.
+const HeldCall kGuardUnshare{"unshare", SYS_unshare, "0x\\(100\\)\\?20000 "},
+    kWatch{"inotify_add_watch", SYS_inotify_add_watch, ""};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_attack13)
+
+// A13-1: a deny root is masked by a mount bwrap puts on its name, and the run watches the
+// names on its way from before the bind sources are opened (R7-C1): a rename there during
+// the run stops the sandbox. A rename between resolution and the watch was seen by
+// nothing, nor was a mount over a parent made before the guard's unshare (A11-4's look
+// finds the other names of what the deny root's name shows by then): the mask went onto
+// whatever the name showed, and the deny root was read under another name. Members, by
+// the host: the deny root's parent moved and its name made again, the parent of a host
+// bind of it (a name resolution masked) moved the same way, both while strace holds the
+// watch's first inotify_add_watch 0.3 s; a new bind of it, then a tmpfs over its parent
+// holding an empty one, while strace holds the guard's unshare. Now each existing deny
+// root must still be the object resolution saw in the guard's namespace (exit 125).
+BOOST_DATA_TEST_CASE(a_deny_root_moved_or_covered_on_the_host_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  struct Member {
+    const char* name;
+    const HeldCall* held;
+    const char* before;  // $1: the member's directory, holding src/secret/key and p/alias
+    const char* script;
+    const char* read;  // where the deny root is then, below it
+  };
+  // A host bind of the deny root that resolution masks.
+  const char* const bound = "mount --bind \"$1/src/secret\" \"$1/p/alias\"";
+  int n = 0;
+  for (const auto& m : {
+           Member{"the deny root's parent moved", &kWatch, bound,
+                  "mv \"$1/src\" \"$1/moved\"; mkdir -p \"$1/src/secret\"", "moved/secret/key"},
+           Member{"a host bind's parent moved", &kWatch, bound,
+                  "mv \"$1/p\" \"$1/moved\"; mkdir -p \"$1/p/alias\"", "moved/alias/key"},
+           // Without a bind before the run: A11-4's look finds the new name as one of the
+           // old bind's.
+           Member{"the deny root's parent covered", &kGuardUnshare, ":",
+                  "mount --bind \"$1/src/secret\" \"$1/new\"; mount -t tmpfs zp \"$1/src\"; "
+                  "mkdir \"$1/src/secret\"",
+                  "new/key"},
+       }) {
+    const std::string dir = box.base() + "/m" + std::to_string(n++);
+    for (const auto* sub : {"", "/src", "/src/secret", "/p", "/p/alias", "/new"})
+      BOOST_REQUIRE(mkdir((dir + sub).c_str(), 0755) == 0);
+    box.write_file(dir + "/src/secret/key", "AKIA-KEY\n");
+    RunSpec spec;
+    spec.options = {"--policy", deny_policy(box, dir + "/src/secret")};
+    spec.root_prefix = host_acts_while_held(*m.held, m.script, {dir}, m.before);
+    spec.command = {"/bin/sh", "-c", ": > started; read -r k < \"$0\"; echo \"$k\"",
+                    dir + "/" + m.read};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.out.find("AKIA") == std::string::npos,
+               m.name << ": the deny root read under another name: " << r.describe());
+    BOOST_TEST(r.exit_code == 125, m.name << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("started")), m.name << ": the command ran: " << r.describe());
+    unlink(box.ws("started").c_str());
+  }
+}
+
+// A13-2: the bound lints (ZP003's home and start-up files, ZP013's shared directories, ...)
+// judge the writable mounts below a writable root (A12-2) in the table resolution read;
+// A11-4's look at the guard's table once bwrap runs looked for unmasked deny roots and
+// protected paths only, and only when the kernel marked the host's table changed, which a
+// rename above a mount point does not. Members, made by the host while strace holds the
+// guard's first unshare 0.3 s: a bind of the caller's home into the workspace, and a
+// directory holding a bind of the home (made before the run, outside every writable root)
+// moved into the workspace (ZP013's shared directories are judged the same way). Each was writable
+// in the sandbox (the command appended to ~/.bashrc). Now the lints are judged again on the guard's
+// table whenever it differs from resolution's (exit 3, the lint named).
+BOOST_DATA_TEST_CASE(a_host_bind_of_the_home_made_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string outside = box.base() + "/outside";
+  box.make_dir(outside + "/h");
+  box.write_file(box.home() + "/.bashrc", "echo hi\n");
+  struct Member {
+    const char* name;
+    const char* before;  // $1: the home, $2: the workspace, $3: a directory outside it
+    const char* script;
+    const char* written;  // the name of the home in the workspace then
+  };
+  for (const auto& m : {
+           Member{"a bind of the home", ":", "mount --bind \"$1\" \"$2/home\"", "home"},
+           Member{"a bind of the home moved in", "mount --bind \"$1\" \"$3/h\"",
+                  "mv \"$3\" \"$2/outside\"", "outside/h"},
+       }) {
+    box.make_dir(box.ws("home"));
+    RunSpec spec;
+    spec.root_prefix =
+        host_acts_while_held(kGuardUnshare, m.script, {box.home(), box.ws(""), outside}, m.before);
+    spec.command = {"/bin/sh", "-c", ": > started; echo planted >> \"$0/.bashrc\"", m.written};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(contents(box.home() + "/.bashrc").find("planted") == std::string::npos,
+               m.name << ": written through the bind: " << r.describe());
+    BOOST_TEST(r.exit_code == 3, m.name << ": " << r.describe());
+    BOOST_TEST(r.err.find("ZP003") != std::string::npos, m.name << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("started")), m.name << ": the command ran: " << r.describe());
+    unlink(box.ws("started").c_str());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
