@@ -5,8 +5,6 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,13 +17,6 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 namespace {
-
-std::string contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const char* const kWorkspacePolicy =
     "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: "
@@ -142,7 +133,7 @@ BOOST_DATA_TEST_CASE(a_git_common_directory_is_protected, bdata::make(kCallers),
       "printf '\\tfsmonitor = touch /tmp/x\\n' >> common/config; "
       "echo planted > common/hooks/post-checkout; true");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  BOOST_TEST(contents(box.ws("common/config")).find("fsmonitor") == std::string::npos,
+  BOOST_TEST(read_file(box.ws("common/config")).value_or("").find("fsmonitor") == std::string::npos,
              "the common directory's config written: " << r.describe());
   BOOST_TEST(access(box.ws("common/hooks/post-checkout").c_str(), F_OK) != 0,
              "a hook planted in the common directory: " << r.describe());
@@ -164,9 +155,9 @@ BOOST_DATA_TEST_CASE(another_version_control_systems_metadata_is_protected, bdat
       "printf '[hooks]\\npre-status = touch /tmp/x\\n' >> sub/.sl/config; "
       "mkdir -p .jj/repo && echo '[ui]' > .jj/repo/config.toml; true");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  BOOST_TEST(contents(box.ws(".hg/hgrc")).find("hooks") == std::string::npos,
+  BOOST_TEST(read_file(box.ws(".hg/hgrc")).value_or("").find("hooks") == std::string::npos,
              "the sandbox wrote .hg/hgrc");
-  BOOST_TEST(contents(box.ws("sub/.sl/config")).find("hooks") == std::string::npos,
+  BOOST_TEST(read_file(box.ws("sub/.sl/config")).value_or("").find("hooks") == std::string::npos,
              "the sandbox wrote a nested .sl/config");
   BOOST_TEST(access(box.ws(".jj").c_str(), F_OK) != 0, "the sandbox made .jj: " << r.describe());
 }

@@ -5,8 +5,6 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "deny_root_runs.hpp"
@@ -18,13 +16,6 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 namespace {
-
-std::string contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // The guard's first unshare (CLONE_NEWNS, with CLONE_NEWUSER or not), and the first
 // watch the run puts on a protected name.
@@ -122,7 +113,7 @@ BOOST_DATA_TEST_CASE(a_host_bind_of_the_home_made_while_the_run_starts_is_refuse
         host_acts_while_held(kGuardUnshare, m.script, {box.home(), box.ws(""), outside}, m.before);
     spec.command = {"/bin/sh", "-c", ": > started; echo planted >> \"$0/.bashrc\"", m.written};
     const RunResult r = box.run(spec);
-    BOOST_TEST(contents(box.home() + "/.bashrc").find("planted") == std::string::npos,
+    BOOST_TEST(read_file(box.home() + "/.bashrc").value_or("").find("planted") == std::string::npos,
                m.name << ": written through the bind: " << r.describe());
     BOOST_TEST(r.exit_code == 3, m.name << ": " << r.describe());
     BOOST_TEST(r.err.find("ZP003") != std::string::npos, m.name << ": " << r.describe());
