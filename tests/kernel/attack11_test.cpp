@@ -180,32 +180,11 @@ RunResult host_mount_while_the_run_starts(Sandbox& box, const std::vector<std::s
                                           const std::vector<std::string>& options,
                                           const std::vector<std::string>& command) {
   BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
-  const std::string nr = std::to_string(SYS_unshare);
   std::string mount = "mount";
   for (const auto& a : mount_args) mount += " '" + a + "'";
-  const std::string binder = "( i=0; until grep -qs '^" + nr +
-                             " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || [ $i -ge 500 ]; do "
-                             "sleep 0.01; i=$((i+1)); done; " +
-                             mount + " ) >/dev/null 2>&1 & exec \"$@\"";
   RunSpec spec;
   spec.options = options;
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "shared",
-                      "/bin/sh",
-                      "-c",
-                      binder,
-                      "sh",
-                      "/usr/bin/strace",
-                      "-f",
-                      "-qq",
-                      "-o",
-                      "/dev/null",
-                      "-e",
-                      "trace=unshare",
-                      "-e",
-                      "inject=unshare:delay_enter=300000:when=1"};
+  spec.root_prefix = host_acts_while_held(kGuardUnshare, mount, {});
   spec.command = command;
   return box.run(spec);
 }

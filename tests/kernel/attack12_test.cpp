@@ -178,40 +178,13 @@ BOOST_DATA_TEST_CASE(a_host_bind_made_and_removed_while_the_run_starts_is_refuse
   for (const auto& dir : {src, src + "/secret", alias})
     BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0);
   box.write_file(src + "/secret/key", "AKIA-KEY\n");
-  const std::string unshare_nr = std::to_string(SYS_unshare),
-                    execve_nr = std::to_string(SYS_execve);
-  // $1: the syscall line looked for; only zpolicy's processes (the guard's child execs
-  // bwrap from zpolicy's image) count, not this script's own.
-  const std::string wait_for =
-      "w() { i=0; while [ $i -lt 500 ]; do for f in $(grep -ls \"$1\" /proc/[0-9]*/syscall); "
-      "do grep -qs zpolicy \"${f%/syscall}/cmdline\" && return 0; done; sleep 0.01; "
-      "i=$((i+1)); done; }; ";
   for (const char* undo : {"umount \"$2\"", "mount -t tmpfs zp \"$2\""}) {
     RunSpec spec;
     spec.options = {"--policy", deny_policy(box, src + "/secret")};
-    spec.root_prefix = {"/usr/bin/unshare",
-                        "-m",
-                        "--propagation",
-                        "shared",
-                        "/bin/sh",
-                        "-c",
-                        "( " + wait_for + "w '^" + unshare_nr +
-                            " 0x\\(100\\)\\?20000 '; mount --bind \"$1\" \"$2\"; w '^" + execve_nr +
-                            " '; " + undo + " ) >/dev/null 2>&1 & shift 2; exec \"$@\"",
-                        "sh",
-                        src,
-                        alias,
-                        "/usr/bin/strace",
-                        "-f",
-                        "-qq",
-                        "-o",
-                        "/dev/null",
-                        "-e",
-                        "trace=unshare,execve",
-                        "-e",
-                        "inject=unshare:delay_enter=300000:when=1",
-                        "-e",
-                        "inject=execve:delay_enter=200000:when=1"};
+    spec.root_prefix = host_acts_while_held(
+        kGuardUnshare,
+        "mount --bind \"$1\" \"$2\"; w " + std::to_string(SYS_execve) + " ''; " + undo,
+        {src, alias}, ":", {"execve"});
     // Shell built-ins only: a command's execve would be held too.
     spec.command = {"/bin/sh", "-c", ": > started; read -r k < \"$0\"/secret/key; echo \"$k\"",
                     alias};

@@ -4,6 +4,7 @@
 // `zpolicy run` started as root or as an unprivileged user, and observations made from
 // the host (files, sockets, processes) rather than trusting what the sandbox reports.
 
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -85,6 +86,10 @@ struct HeldCall {
   // guard's first unshare: "0x\\(100\\)\\?20000 " (CLONE_NEWNS, with CLONE_NEWUSER or not).
   std::string args_pattern;
 };
+
+// The guard's first unshare (CLONE_NEWNS, with CLONE_NEWUSER or not): the end of the
+// window in which what the host mounts reaches the sandbox.
+inline const HeldCall kGuardUnshare{"unshare", SYS_unshare, "0x\\(100\\)\\?20000 "};
 
 // A RunSpec::root_prefix in which the host acts while a run starts: a mount namespace of
 // the test's own with shared propagation (standing for the host's; its mounts end with
