@@ -421,6 +421,20 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         refused_code = r->exit_code;
         return false;
       }
+      // The lints judge a mount's kind and owner (ZP013, ZP017) by its name on the host,
+      // where the host may have unmounted it again while the guard's copy keeps it (red
+      // team A13C-1): whatever was mounted in a writable root in the window is refused.
+      if (resolved_through) {
+        std::vector<std::string> roots;
+        for (const auto& w : live.write) roots.push_back(w.path);
+        const auto added = compiler::mounts_added_below(roots, mount_table.first(), now);
+        if (!added.empty()) {
+          refused = "the host mounted '" + added.front().point +
+                    "' in a writable root while the run started; refusing to run what was "
+                    "not verified";
+          return false;
+        }
+      }
     }
     switch (setup.check(init, why)) {
       case SetupCheck::Result::SetupEnded:

@@ -120,6 +120,34 @@ BOOST_DATA_TEST_CASE(a_host_bind_of_the_home_made_while_the_run_starts_is_refuse
   }
 }
 
+// A13C-1 (fixed): ZP013 and ZP017 judge a mount below a writable root by what its name
+// shows on the host, where the host may unmount it again once the guard's copy holds it.
+// A bind of a directory every user shares and a procfs, mounted in the workspace while the
+// guard's unshare is held and unmounted on the host at bwrap's exec, stayed in the sandbox,
+// writable (as root, the host's kernel.core_pattern with them). Whatever was mounted in a
+// writable root in that window is refused now (exit 125, nothing ran).
+BOOST_DATA_TEST_CASE(a_mount_in_the_workspace_the_host_removes_again_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string shared = box.base() + "/shared";
+  BOOST_REQUIRE(mkdir(shared.c_str(), 0755) == 0 && chmod(shared.c_str(), 01777) == 0);
+  box.make_dir(box.ws("t"));
+  box.make_dir(box.ws("k"));
+  RunSpec spec;
+  spec.root_prefix = host_acts_while_held(
+      kGuardUnshare,
+      "mount --bind \"$1\" \"$2/t\"; mount -t proc proc \"$2/k\"; w " +
+          std::to_string(SYS_execve) + " ''; umount \"$2/t\" \"$2/k\"",
+      {shared, box.workspace()}, ":", {"execve"});
+  spec.command = {"/bin/sh", "-c", ": > started; echo planted > t/planted"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(!exists(shared + "/planted"), "written through the bind: " << r.describe());
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(r.err.find("in a writable root while the run started") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

@@ -565,4 +565,26 @@ BOOST_AUTO_TEST_CASE(a_copied_mount_table_has_the_same_layout_until_a_mount_move
       host, copy(bind + tmpfs + "74 69 254:0 /home/u /w/ws/h rw - ext4 /dev/vda rw\n")));
 }
 
+// What the guard's copy holds in a writable root that resolution's table did not list
+// (red team A13C-1): a mount there since, whatever its ids; a mount elsewhere is not asked
+// about, nor one already there.
+BOOST_AUTO_TEST_CASE(mounts_added_below_a_writable_root_since_resolution) {
+  const auto before = compiler::parse_mountinfo(
+      "26 1 254:0 / / rw - ext4 /dev/vda rw\n"
+      "30 26 0:50 / /w/ws/cache rw - tmpfs t rw\n");
+  const auto now = compiler::parse_mountinfo(
+      "69 68 254:0 / / rw - ext4 /dev/vda rw\n"
+      "70 69 0:50 / /w/ws/cache rw - tmpfs t rw\n"
+      "71 69 0:20 / /w/ws/k rw - proc proc rw\n"
+      "72 69 254:0 /srv/shared /w/ws/t rw - ext4 /dev/vda rw\n"
+      "73 69 0:51 / /elsewhere rw - tmpfs t rw\n"
+      "74 69 0:52 / /w/ws rw - tmpfs t rw\n");
+  std::vector<std::string> points;
+  for (const auto& m : compiler::mounts_added_below({"/w/ws"}, before, now))
+    points.push_back(m.point);
+  BOOST_TEST(points == (std::vector<std::string>{"/w/ws/k", "/w/ws/t", "/w/ws"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(compiler::mounts_added_below({"/w/ws"}, now, now).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
