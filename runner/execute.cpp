@@ -24,7 +24,7 @@
 #include "runner/bind_sources.hpp"
 #include "runner/host_mount_table.hpp"
 #include "runner/host_name_watch.hpp"
-#include "runner/moved_deny_roots.hpp"
+#include "runner/moved_roots.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/notify_share.hpp"
 #include "runner/placeholders.hpp"
@@ -388,8 +388,14 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     // Each existing deny root is still the object resolution saw there, or its mask would
     // go onto another while it shows under a name it was moved to (A13-1): a rename before
     // the watch was in place, a mount over a parent before the guard's unshare.
-    if (auto moved = first_moved_deny_root(live, guard)) {
+    if (auto moved = first_moved(live.deny, guard)) {
       refused = "deny root " + *moved +
+                " was moved or covered on the host while the run started; refusing to run what "
+                "was not verified";
+      return false;
+    }
+    if (auto moved = first_moved(live.write, guard)) {
+      refused = "writable root " + *moved +
                 " was moved or covered on the host while the run started; refusing to run what "
                 "was not verified";
       return false;

@@ -148,6 +148,30 @@ BOOST_DATA_TEST_CASE(a_mount_in_the_workspace_the_host_removes_again_while_the_r
   BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
 }
 
+// A13D-1 (fixed): the workspace is bound from its descriptor but judged by its name. A
+// bind of a directory every user shares made in it while the guard's unshare is held, then
+// the workspace renamed and its name made again: the guard's table named the mount below
+// the new name, outside every writable root, and the sandbox got it through the descriptor
+// unjudged (exit 0). Each writable root must still be the object resolution saw at its name.
+BOOST_DATA_TEST_CASE(a_workspace_renamed_on_the_host_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string shared = box.base() + "/shared";
+  BOOST_REQUIRE(mkdir(shared.c_str(), 0755) == 0 && chmod(shared.c_str(), 01777) == 0);
+  box.make_dir(box.ws("t"));
+  RunSpec spec;
+  spec.root_prefix = host_acts_while_held(
+      kGuardUnshare, "mount --bind \"$1\" \"$2/t\"; mv \"$2\" \"$2.moved\"; mkdir \"$2\"",
+      {shared, box.workspace()});
+  spec.command = {"/bin/sh", "-c", ": > started; echo planted > t/planted"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(!exists(shared + "/planted"), "written through the bind: " << r.describe());
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(r.err.find("writable root '" + box.workspace() + "'") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.workspace() + ".moved/started"), "the command ran: " << r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

@@ -1,4 +1,4 @@
-#include "runner/moved_deny_roots.hpp"
+#include "runner/moved_roots.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,14 +11,14 @@
 
 namespace zpolicy::runner {
 
-std::optional<std::string> first_moved_deny_root(const ir::Resolved& verified, pid_t guard) {
+std::optional<std::string> first_moved(const std::vector<ir::ResolvedPath>& paths, pid_t guard) {
   const int root =
       open(("/proc/" + std::to_string(guard) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (root < 0) return "'/proc/" + std::to_string(guard) + "/root' (" + std::strerror(errno) + ")";
   std::optional<std::string> moved;
-  for (const auto& d : verified.deny) {
-    // A missing one has its own watch (missing_deny_names); one without an identity was
-    // not looked at as an object.
+  for (const auto& d : paths) {
+    // A missing deny root has its own watch (missing_deny_names); a path without an
+    // identity was not looked at as an object.
     if (d.kind == ir::HostKind::Missing || !d.identity) continue;
     const int fd = open_no_symlinks_below(root, d.path, O_PATH);
     if (fd < 0) {
