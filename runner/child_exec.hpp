@@ -18,6 +18,7 @@ struct ChildSetup {
   pid_t parent = 0;   // the process that starts the child: if it is gone, nothing starts
   bool own_group = true;            // the child leads a process group of its own
   bool descriptors_placed = false;  // spec->fds already hold their child numbers
+  bool staging_failed = false;      // the guard's child could not stage spec->staged
   std::vector<char*> argv, envp;
   std::vector<int> moved;  // scratch: one slot per entry of spec->fds
   std::vector<int> lingering;  // scratch: one slot per entry of spec->linger

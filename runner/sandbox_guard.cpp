@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "runner/bind_stage.hpp"
 #include "runner/private_mounts.hpp"
 #include "zpolicy/exit_code.hpp"
 #endif
@@ -197,6 +198,29 @@ void wait_to_be_let_go(int relay) {
   }
 }
 
+// The guard's child: pins the bind sources (runner/bind_stage.hpp), then execs bwrap. A
+// failure is said on the run's standard error and marked in `c` (the child shares the
+// guard's memory), and nothing starts.
+int stage_then_exec(void* setup) {
+  ChildSetup& c = *static_cast<ChildSetup*>(setup);
+  const char* path = nullptr;
+  if (const char* why = stage_bind_sources(c.spec->staged, path)) {
+    static constexpr char kWhat[] = "zpolicy: cannot pin the bind sources where bwrap mounts them";
+    static constexpr char kAt[] = ": '";
+    static constexpr char kThen[] = "': ";
+    iovec message[] = {{const_cast<char*>(kWhat), sizeof kWhat - 1},
+                       {const_cast<char*>(path ? kAt : ": "), path ? sizeof kAt - 1 : 2},
+                       {const_cast<char*>(path ? path : ""), path ? strlen(path) : 0},
+                       {const_cast<char*>(path ? kThen : ""), path ? sizeof kThen - 1 : 0},
+                       {const_cast<char*>(why), strlen(why)},
+                       {const_cast<char*>("\n"), 1}};
+    [[maybe_unused]] ssize_t n = writev(STDERR_FILENO, message, 6);
+    c.staging_failed = true;
+    _exit(kExitInternal);
+  }
+  return exec_child(setup);
+}
+
 [[noreturn]] void guard(ChildSetup& c, int relay) {
   setpgid(0, 0);
   sigset_t all;
@@ -224,11 +248,14 @@ void wait_to_be_let_go(int relay) {
   c.parent = getpid();
   c.own_group = false;
   alignas(16) char stack[32 * 1024];
-  const pid_t monitor = clone(exec_child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+  const pid_t monitor =
+      clone(stage_then_exec, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
   // Standard streams included: a caller reading the command's output until its end must
   // not wait for the guard.
   syscall(SYS_close_range, 0U, static_cast<unsigned>(relay - 1), 0U);
-  if (monitor < 0) _exit(kExitInternal);
+  // Back from the vfork: the child has exec'd bwrap or exited. Staging failed: nothing
+  // started, and the runner is told so by the guard's exit without a report.
+  if (monitor < 0 || c.staging_failed) _exit(kExitInternal);
   int status = 0;
   for (;;) {
     siginfo_t si;

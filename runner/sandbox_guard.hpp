@@ -26,10 +26,12 @@ namespace zpolicy::runner {
 // pair: the runner writes the pid of the sandbox's init on it as soon as bwrap names it
 // (tell_guard_init), so that after the monitor's exit the guard kills that init instead of
 // walking /proc for what is left. The child holds no descriptor of the runner's but the
-// ones `c` names and `relay` (close-on-exec, so bwrap never sees it). bwrap starts in the
-// guard's own mount namespace, whose mounts are private (runner/private_mounts.hpp): none
-// the host makes during the run reaches the sandbox; a guard that cannot make it starts
-// nothing.
+// ones `c` names and `relay` (close-on-exec, so bwrap never sees it). bwrap starts in a
+// copy of the guard's own mount namespace, whose mounts are private
+// (runner/private_mounts.hpp): none the host makes during the run reaches the sandbox; a
+// guard that cannot make it starts nothing. In that copy the guard's child pins the bind
+// sources first (runner/bind_stage.hpp); when it cannot, it says why on the run's standard
+// error and the guard exits without a report: nothing started.
 //
 // Returns the guard's pid, or -1 if it could not be started.
 pid_t start_guard(ChildSetup& c, int relay);

@@ -48,6 +48,10 @@ struct SpawnSpec {
   // each on some filesystems: done by the guard, which nobody waits for once it has
   // reported, it is off the run's way out (docs/run.md "The guard").
   std::vector<int> linger;
+  // Guarded runs: the bind descriptors (number in the child, verified path) the guard's
+  // child pins where bwrap resolves them to nothing else before it execs bwrap
+  // (runner/bind_stage.hpp).
+  std::vector<std::pair<int, std::string>> staged;
   // Guarded runs: called once the guard has reported (nothing of the sandbox is left to
   // rely on anything), before the guard is let go.
   std::function<void()> reported;

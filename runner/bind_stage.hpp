@@ -1,0 +1,45 @@
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace zpolicy::runner {
+
+// Where the guard's child pins the run's bind sources: a directory of every Linux system,
+// which only root can rename, and which bwrap never looks up by name while it sets up (it
+// uses /oldroot/dev, /oldroot/proc and /tmp); covered in that child's namespace only.
+inline constexpr char kBindStage[] = "/sys";
+
+// Pins every bind source of a run where bwrap can resolve it to nothing else (red team
+// A14-L1; docs/run.md "Binding by descriptor").
+//
+// bwrap (0.8.0 as Debian ships it, a backport of 0.10's --bind-fd) turns a bind descriptor
+// back into a name: it realpath()s /proc/self/fd/N before it sets up, mounts /oldroot +
+// that path by name, and only checks afterwards that the destination, itself looked up by
+// name, has the descriptor's identity. Whoever could rename a component of the path (the
+// host, another sandbox that writes the workspace's parent) exchanged the workspace with
+// a symlink to the caller's home while bwrap mounted it and back before the check: the home
+// was mounted writable in the sandbox's namespace, and bwrap made directories in it.
+//
+// So the guard's child, before it execs bwrap, in a mount namespace of its own copied from
+// the guard's (private: nothing of it reaches the guard's, which the runner's looks read,
+// nor the host's, and no other process mounts in it), for each (descriptor number, verified
+// path) of `sources`: reopens the path following no symlink, requires the object the host's
+// descriptor holds (st_dev, st_ino), and takes a detached copy of the mount tree there
+// (open_tree OPEN_TREE_CLONE | AT_RECURSIVE, the root's included), all before the stage
+// exists, so that none of them shows it; then mounts a tmpfs on kBindStage, attaches each
+// copy at an entry named after its descriptor's number, makes the tmpfs read-only (no entry
+// can be renamed or made), and leaves each descriptor on its copy: the same object, so
+// bwrap's own identity check still holds, and the path bwrap resolves it to, kBindStage/N,
+// names a mount of this namespace alone, below a directory only root can rename. bwrap's
+// copy of this namespace ends with its setup (its /oldroot), and the sandbox's "/" is the
+// root's copy, taken before the stage: the sandbox sees no trace of it.
+//
+// System calls and stack buffers only (the child of a fork of a process that may have
+// other threads). Returns nullptr, or why not (a static string) with `failed` set to the
+// path of the source it was at (or nullptr).
+const char* stage_bind_sources(const std::vector<std::pair<int, std::string>>& sources,
+                               const char*& failed);
+
+}  // namespace zpolicy::runner
