@@ -14,7 +14,8 @@ namespace zpolicy::runner {
 // O_PATH without following any symlink, and must be the very object the verified policy
 // names: the identity (st_dev, st_ino) resolution recorded, or the placeholder the runner
 // created; /dev/null must be the null device. Once open, a descriptor keeps naming that
-// object whatever happens to the path, and bwrap mounts the descriptor, not the path.
+// object whatever happens to the path; bwrap mounts it from where the guard's child pinned
+// it (runner/bind_stage.hpp), since bwrap itself would resolve it to its path again.
 class BindSources {
  public:
   BindSources() = default;

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
-#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -75,7 +74,6 @@ const char* stage_bind_sources(const std::vector<std::pair<int, std::string>>& s
                                const char*& failed) {
   failed = nullptr;
   if (sources.empty()) return nullptr;
-  if (unshare(CLONE_NEWNS) != 0) return "cannot make a mount namespace to stage them in";
   // Every copy is made before the stage exists: the root's then shows the host's
   // kBindStage, and none shows the stage.
   for (const auto& [fd, path] : sources) {

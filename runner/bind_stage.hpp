@@ -23,8 +23,9 @@ inline constexpr char kBindStage[] = "/sys";
 // was mounted writable in the sandbox's namespace, and bwrap made directories in it.
 //
 // So the guard's child, before it execs bwrap, in a mount namespace of its own copied from
-// the guard's (private: nothing of it reaches the guard's, which the runner's looks read,
-// nor the host's, and no other process mounts in it), for each (descriptor number, verified
+// the guard's (the guard clones it with CLONE_NEWNS; private: nothing of it reaches the
+// guard's, which the runner's looks read, nor the host's, and no other process mounts in
+// it), for each (descriptor number, verified
 // path) of `sources`: reopens the path following no symlink, requires the object the host's
 // descriptor holds (st_dev, st_ino), and takes a detached copy of the mount tree there
 // (open_tree OPEN_TREE_CLONE | AT_RECURSIVE, the root's included), all before the stage
@@ -36,8 +37,8 @@ inline constexpr char kBindStage[] = "/sys";
 // copy of this namespace ends with its setup (its /oldroot), and the sandbox's "/" is the
 // root's copy, taken before the stage: the sandbox sees no trace of it.
 //
-// System calls and stack buffers only (the child of a fork of a process that may have
-// other threads). Returns nullptr, or why not (a static string) with `failed` set to the
+// Called in that namespace. System calls and stack buffers only (the child of a fork of a
+// process that may have other threads). Returns nullptr, or why not (a static string) with `failed` set to the
 // path of the source it was at (or nullptr).
 const char* stage_bind_sources(const std::vector<std::pair<int, std::string>>& sources,
                                const char*& failed);

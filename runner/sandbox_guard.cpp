@@ -248,8 +248,10 @@ int stage_then_exec(void* setup) {
   c.parent = getpid();
   c.own_group = false;
   alignas(16) char stack[32 * 1024];
-  const pid_t monitor =
-      clone(stage_then_exec, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+  // In a mount namespace of its own, where it pins the bind sources: the guard's stays
+  // what the runner's looks read (/proc/GUARD/root, /proc/GUARD/mountinfo).
+  const pid_t monitor = clone(stage_then_exec, stack + sizeof stack,
+                              CLONE_VM | CLONE_VFORK | CLONE_NEWNS | SIGCHLD, &c);
   // Standard streams included: a caller reading the command's output until its end must
   // not wait for the guard.
   syscall(SYS_close_range, 0U, static_cast<unsigned>(relay - 1), 0U);

@@ -167,8 +167,9 @@ BOOST_DATA_TEST_CASE(a_workspace_renamed_on_the_host_while_the_run_starts_is_ref
   const RunResult r = box.run(spec);
   BOOST_TEST(!exists(shared + "/planted"), "written through the bind: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());
-  BOOST_TEST(r.err.find("writable root '" + box.workspace() + "'") != std::string::npos,
-             r.describe());
+  // Refused by the guard's child, which finds another object at the workspace's name when
+  // it pins the bind sources (A14-L1, runner/bind_stage.hpp), before A13D-1's look.
+  BOOST_TEST(r.err.find("'" + box.workspace() + "'") != std::string::npos, r.describe());
   BOOST_TEST(!exists(box.workspace() + ".moved/started"), "the command ran: " << r.describe());
 }
 
