@@ -9,6 +9,7 @@
 #include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include "sandbox_fixture.hpp"
@@ -162,6 +163,37 @@ BOOST_DATA_TEST_CASE(a_pin_or_protected_dir_swapped_for_a_symlink_binds_nothing_
   BOOST_TEST(snapshot(box.ws("sub/data/agent-sessions")) == sessions_before,
              "the protected data/agent-sessions changed");
   BOOST_TEST(completes_unraced(box), "a run without the swapper does not complete");
+}
+
+// The fix of A14-L1 (runner/bind_stage.hpp): the guard's child pins every bind source on a
+// tmpfs it mounts on /sys in a namespace of its own, and bwrap mounts from there. The
+// sandbox must see none of it, covered or not: not the stage's tmpfs, not an entry of it,
+// and its /sys is the host's sysfs, whose entries it reads.
+BOOST_DATA_TEST_CASE(the_sandbox_sees_nothing_of_where_its_bind_sources_were_pinned,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("sub/.git"));
+  RunSpec spec;
+  spec.cwd = box.ws("sub");
+  spec.command = {"/bin/sh", "-c",
+                  "cat /proc/self/mountinfo; echo sys-type $(stat -f -c %T /sys); "
+                  "test -d /sys/kernel && echo sys-kernel; echo " +
+                      std::string(kDoneMarker)};
+  const RunResult r = box.run(spec);
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("zpolicy-stage") == std::string::npos, r.out);
+  BOOST_TEST(r.out.find("sys-type sysfs") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("sys-kernel") != std::string::npos, r.out);
+  // mountinfo: "ID PARENT MAJ:MIN ROOT POINT ...": no mount point is a stage entry
+  // (/sys/N, N a descriptor number).
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream fields(line);
+    std::string id, parent, dev, root, point;
+    if (!(fields >> id >> parent >> dev >> root >> point) || point.rfind("/sys/", 0) != 0) continue;
+    BOOST_TEST(point.find_first_not_of("0123456789", 5) != std::string::npos,
+               "a stage entry is mounted in the sandbox: " << line);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
