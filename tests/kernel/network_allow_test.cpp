@@ -3,20 +3,23 @@
 #include <boost/test/unit_test.hpp>
 
 #include "sandbox_fixture.hpp"
+#include "two_hosts.hpp"
 
-// `network: {allow: ...}` end to end (docs/network.md): real HTTP servers on addresses
-// the host routes, in a private network and mount namespace of the test (so the host's
-// interfaces and /etc/hosts stay untouched; the proxy resolves through the test's
+// `network: {allow: ...}` end to end (docs/network.md): real HTTP servers on another host
+// and on this one (on_two_hosts: private network and mount namespaces of the test, so the
+// host's interfaces and /etc/hosts stay untouched; the proxy resolves through the test's
 // /etc/hosts). curl inside the sandbox goes through the proxy variables; every refused
 // destination's server must have received nothing, and the refusals are reported.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
 
-// Serves HTTP on each ADDRESS:PORT and counts TCP and UDP on 198.51.100.7:53; appends
-// one line per request or datagram to HITS. argv: HITS SECONDS.
+// argv: HITS SECONDS READY SPEC...; appends one line per request or datagram to HITS and
+// makes READY once every SPEC listens. SPEC: http:ADDRESS:PORT serves HTTP; dns:ADDRESS
+// counts TCP and UDP on port 53; raw:PORT listens on [::]:PORT (IPv4 too) as a service of
+// this host alone and records each connection it accepts, then each request it is sent.
 const char* kServers = R"PY(import socket, sys, threading, time, http.server
-hits_path, seconds = sys.argv[1], float(sys.argv[2])
+hits_path, seconds, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 lock = threading.Lock()
 def hit(what):
     with lock, open(hits_path, "a") as f:
@@ -27,22 +30,39 @@ class H(http.server.BaseHTTPRequestHandler):
         b = b"hello from %s\n" % self.server.server_address[0].encode()
         self.send_response(200); self.send_header("Content-Length", str(len(b))); self.end_headers(); self.wfile.write(b)
     def log_message(self, *a): pass
-def serve(addr, port):
-    http.server.ThreadingHTTPServer((addr, port), H).serve_forever()
-def dns_udp():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("198.51.100.7", 53))
+class Server6(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+def dns_udp(s):
     while True:
         s.recvfrom(512); hit("DNS udp")
-def dns_tcp():
-    s = socket.socket(); s.bind(("198.51.100.7", 53)); s.listen()
+def dns_tcp(s):
     while True:
         s.accept(); hit("DNS tcp")
-for addr, port in [("198.51.100.7", 8080), ("198.51.100.7", 9090), ("127.0.0.1", 8080),
-                   ("127.0.0.1", 5432), ("10.0.0.7", 8080), ("169.254.169.254", 8080)]:
-    threading.Thread(target=serve, args=(addr, port), daemon=True).start()
-threading.Thread(target=dns_udp, daemon=True).start()
-threading.Thread(target=dns_tcp, daemon=True).start()
-open(hits_path + ".ready", "w").close()
+def raw(s):
+    while True:
+        c, _ = s.accept(); c.settimeout(2); hit("ACCEPT %s" % c.getsockname()[0])
+        try:
+            if c.recv(4096):
+                hit("REQUEST %s" % c.getsockname()[0])
+                c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 18\r\n\r\nhost-only-service\n")
+        except OSError: pass
+        c.close()
+for spec in sys.argv[4:]:
+    kind, _, rest = spec.partition(":")
+    if kind == "http":
+        addr, _, port = rest.rpartition(":")
+        server = (Server6 if ":" in addr else http.server.ThreadingHTTPServer)((addr, int(port)), H)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    elif kind == "dns":
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((rest, 53))
+        t = socket.socket(); t.bind((rest, 53)); t.listen()
+        threading.Thread(target=dns_udp, args=(u,), daemon=True).start()
+        threading.Thread(target=dns_tcp, args=(t,), daemon=True).start()
+    else:
+        s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("::", int(rest))); s.listen()
+        threading.Thread(target=raw, args=(s,), daemon=True).start()
+open(ready, "w").close()
 time.sleep(seconds)
 )PY";
 
@@ -110,16 +130,16 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
   const std::string status = sb.home() + "/status.json";
   spec.options = {"--policy", policy, "--status-file", status};
   spec.command = {"bash", "-c", kClient};
-  // Root, before setpriv: a private network namespace with the test addresses on its
-  // loopback, a private /etc/hosts, the servers; then zpolicy as the caller.
-  spec.root_prefix = {
-      "/usr/bin/unshare", "-mn", "/bin/sh", "-c",
-      "ip link set lo up && for a in 198.51.100.7 10.0.0.7 169.254.169.254; do "
-      "ip addr add $a/32 dev lo || exit 1; done && mount --bind " + hosts + " /etc/hosts && "
-      "(/usr/bin/python3 " + servers + " " + hits + " 60 &) && "
-      "for i in $(seq 100); do [ -e " + hits + ".ready ] && break; sleep 0.1; done && "
-      "exec \"$@\"",
-      "sh"};
+  // The public servers on another host; the loopback ones (one behind localhost:5432) here.
+  const std::string py = "/usr/bin/python3 " + servers + " " + hits + " 60 ";
+  spec.root_prefix = on_two_hosts(
+      {.hosts_file = hosts,
+       .other_addresses = {"198.51.100.7", "10.0.0.7", "169.254.169.254"},
+       .on_other_host = py + hits +
+                        ".other http:198.51.100.7:8080 http:198.51.100.7:9090 "
+                        "http:10.0.0.7:8080 http:169.254.169.254:8080 dns:198.51.100.7",
+       .on_this_host = py + hits + ".this http:127.0.0.1:8080 http:127.0.0.1:5432",
+       .ready_files = {hits + ".other", hits + ".this"}});
   const RunResult r = sb.run(spec);
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
   const std::string& out = r.out;
