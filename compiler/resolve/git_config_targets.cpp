@@ -52,7 +52,7 @@ class Walk {
       switch (git_config_role(e.entry)) {
         case GitConfigRole::HooksDir:
           for (const auto& top : tops)
-            if (auto p = path_value(e, top)) target(*p, loc(e));
+            if (auto p = path_value(e, top)) target(*p, loc(e), true);
           break;
         case GitConfigRole::Command:
           command(e, tops);
@@ -69,15 +69,15 @@ class Walk {
  private:
   static ir::SourceLoc loc(const Located& e) { return {e.file, e.entry.line, 1}; }
 
-  void target(const std::string& lexical, const ir::SourceLoc& at) {
-    if (auto c = canonical_(lexical, at)) targets_.push_back({*c, at});
+  void target(const std::string& lexical, const ir::SourceLoc& at, bool hooks = false) {
+    if (auto c = canonical_(lexical, at)) targets_.push_back({*c, at, hooks});
   }
 
   // The file `lexical`, named at `at`, and the files it includes.
   void read(const std::string& lexical, const ir::SourceLoc& at, int depth) {
     const auto path = canonical_(lexical, at);
     if (!path) return;
-    targets_.push_back({*path, at});
+    targets_.push_back({*path, at, false});
     const GitConfigFile file = read_git_config_file(*path);
     using Status = GitConfigFile::Status;
     switch (file.status) {
@@ -96,16 +96,17 @@ class Walk {
       case Status::Read:
         break;
     }
+    // As git counts: an include that exists, nested more than the limit deep.
+    if (depth > kGitIncludeMaxDepth) {
+      refuse_(at, "git config includes nest deeper than " + std::to_string(kGitIncludeMaxDepth) +
+                      " files (git's own limit), at '" + *path + "'");
+      return;
+    }
     const GitConfig cfg = parse_git_config(file.text);
     for (const auto& e : cfg.entries) {
       const Located located{e, *path};
       entries_.push_back(located);
       if (git_config_role(e) != GitConfigRole::Include) continue;
-      if (depth + 1 > kGitIncludeMaxDepth) {
-        refuse_(loc(located), "includes nest deeper than " + std::to_string(kGitIncludeMaxDepth) +
-                                  " files (git's own limit)");
-        return;
-      }
       if (auto p = path_value(located, directory_of(*path))) read(*p, loc(located), depth + 1);
     }
     if (cfg.error)

@@ -27,6 +27,7 @@ struct GitConfigSources {
 struct GitConfigTarget {
   std::string path;
   ir::SourceLoc loc;
+  bool hooks = false;  // a core.hooksPath directory: git runs the hooks in it
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or

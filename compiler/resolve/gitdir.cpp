@@ -93,6 +93,25 @@ std::vector<std::string> linked_worktree_admin_dirs(const std::string& common) {
   return out;
 }
 
+std::vector<DirLink> symlinks_in(const std::string& dir) {
+  std::vector<DirLink> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = readdir(d)) {
+    const std::string path = dir + "/" + e->d_name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    char buf[4096];
+    const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
+    if (n > 0 && static_cast<size_t>(n) < sizeof buf)
+      out.push_back({path, std::string(buf, static_cast<size_t>(n))});
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end(),
+            [](const DirLink& a, const DirLink& b) { return a.path < b.path; });
+  return out;
+}
+
 GitConfigFile read_git_config_file(const std::string& path) {
   using Status = GitConfigFile::Status;
   struct stat st;

@@ -36,6 +36,13 @@ std::optional<std::string> worktree_of_admin_dir(const std::string& admin);
 // directories in `<common>/worktrees` (symlinks are not followed).
 std::vector<std::string> linked_worktree_admin_dirs(const std::string& common);
 
+// The symlinks directly in `dir` (a hooks directory), each with the text it holds, in
+// name order; none when `dir` is no directory.
+struct DirLink {
+  std::string path, target;
+};
+std::vector<DirLink> symlinks_in(const std::string& dir);
+
 // A git config file read for resolution, by the rules of the pointer files: lstat says
 // regular file (Missing: nothing there; Other: a directory, symlink, FIFO, socket or
 // device, never opened), then O_NONBLOCK|O_NOFOLLOW and fstat; Unreadable when that

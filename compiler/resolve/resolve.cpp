@@ -570,10 +570,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
     // A bare repository runs its hooks and commands in the git directory itself.
     if (src.tops.empty()) src.tops.push_back(dir);
-    for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal))
+    auto protect_git_target = [&](const std::string& path, const ir::SourceLoc& loc) {
       if (std::none_of(r.protect.begin(), r.protect.end(),
-                       [&](const ResolvedPath& p) { return ir::path_within(p.path, t.path); }))
-        protect_absolute(t.path, t.loc, true);
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, path); }))
+        protect_absolute(path, loc, true);
+    };
+    std::vector<GitConfigTarget> hook_dirs = {{common + "/hooks", {common + "/hooks", 0, 0}, true}};
+    for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
+      protect_git_target(t.path, t.loc);
+      if (t.hooks) hook_dirs.push_back(t);
+    }
+    // A hook that is a symlink runs what it points at (`pre-commit ->
+    // ../../scripts/pre-commit`): the link is protected with its directory, its target is
+    // protected too.
+    for (const auto& hooks : hook_dirs)
+      for (const auto& link : symlinks_in(hooks.path)) {
+        const std::string named =
+            link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
+        if (auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
+                                           "target of the git hook '" + link.path + "'"))
+          protect_git_target(*c, hooks.loc);
+      }
   }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,

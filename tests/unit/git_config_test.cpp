@@ -1,16 +1,42 @@
 // The git config reader (compiler/resolve/git_config.hpp) against git's own syntax rules,
 // each case checked by hand against `git config -f FILE -l` (git 2.39), and what
 // resolution takes a key to name (git_config_keys.hpp).
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "compiler/resolve/git_config.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
+#include "compiler/resolve/git_config_targets.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace zpolicy::compiler;
 
 namespace {
+
+struct Walked {
+  std::vector<std::string> targets;  // sorted, deduplicated
+  std::vector<std::string> refusals;
+};
+
+// git_config_targets over `top`/.git, canonicalizing with the filesystem's rules.
+Walked walk(const zpolicy::test::TempDir& top) {
+  Walked out;
+  const GitConfigSources src{top / ".git", {top / ".git/config"}, {top.str()}};
+  const GitCanonical canonical = [](const std::string& p, const zpolicy::ir::SourceLoc&) {
+    return std::optional<std::string>(std::filesystem::weakly_canonical(p).string());
+  };
+  const GitRefusal refuse = [&](const zpolicy::ir::SourceLoc& loc, const std::string& why) {
+    out.refusals.push_back(loc.str() + " " + why);
+  };
+  for (const auto& t : git_config_targets(src, "/home/u", canonical, refuse))
+    out.targets.push_back(t.path);
+  std::sort(out.targets.begin(), out.targets.end());
+  out.targets.erase(std::unique(out.targets.begin(), out.targets.end()), out.targets.end());
+  return out;
+}
 
 // "var=value" (or "var" for a key without '=') per entry, as `git config -l` prints them.
 std::vector<std::string> listed(const std::string& text) {
@@ -144,6 +170,51 @@ BOOST_AUTO_TEST_CASE(words_of_a_command_that_name_files) {
   BOOST_TEST(paths_in_command("~root/x").unreadable.has_value());
   BOOST_TEST(paths_in_command("a\\ b/c").unreadable.has_value());
   BOOST_TEST(paths_in_command("sh 'my tools/x' \"a b/c\"").words == (W{"my tools/x", "a b/c", "tools/x", "b/c"}));
+}
+
+BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
+  zpolicy::test::TempDir top;
+  top.write(".git/HEAD", "ref: refs/heads/main\n");
+  top.write(".git/config",
+            "[core]\n\thooksPath = hooks\n\tworktree = ../wt2\n\teditor = ~/bin/ed\n"
+            "[include]\n\tpath = ../inc.cfg\n");
+  top.write("inc.cfg", "[alias]\n\tx = \"!sh bin/run\"\n[includeIf \"onbranch:x\"]\n\tpath = sub/gone.cfg\n");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty(), w.refusals.front());
+  const std::string t = top.str(), wt = t + "/wt2";
+  std::vector<std::string> want = {t + "/.git/config", t + "/inc.cfg",  t + "/sub/gone.cfg",
+                                   t + "/hooks",       wt + "/hooks",   t + "/bin/run",
+                                   wt + "/bin/run",    "/home/u/bin/ed"};
+  std::sort(want.begin(), want.end());
+  BOOST_TEST(w.targets == want);
+}
+
+BOOST_AUTO_TEST_CASE(includes_nest_as_deep_as_gits_limit) {
+  zpolicy::test::TempDir top;
+  top.write(".git/config", "[include]\npath = ../i1\n");
+  for (int i = 1; i <= kGitIncludeMaxDepth; ++i)
+    top.write("i" + std::to_string(i), "[include]\npath = i" + std::to_string(i + 1) + "\n");
+  BOOST_TEST(walk(top).refusals.empty());  // the 11th is missing: git skips it
+  top.write("i" + std::to_string(kGitIncludeMaxDepth + 1), "[a]\nk = 1\n");
+  const Walked w = walk(top);
+  BOOST_TEST_REQUIRE(w.refusals.size() == 1u);
+  BOOST_TEST(w.refusals[0].find("deeper than 10") != std::string::npos, w.refusals[0]);
+}
+
+BOOST_AUTO_TEST_CASE(what_cannot_be_read_soundly_is_refused_at_its_line) {
+  for (const auto& [config, line] : std::vector<std::pair<std::string, std::string>>{
+           {"[core]\n\tpager = less \\q\n", ".git/config:2:"},
+           {"[core]\n\n\thooksPath = %(prefix)/h\n", ".git/config:3:"},
+           {"[include]\n\tpath = ~other/x\n", ".git/config:2:"},
+           {"[include]\n\tpath\n", ".git/config:2:"},
+           {"[gpg]\n\tprogram = $X/gpg\n", ".git/config:2:"},
+           {"[include]\n\tpath = ..\n", ".git/config:2:"}}) {
+    zpolicy::test::TempDir top;
+    top.write(".git/config", config);
+    const Walked w = walk(top);
+    BOOST_TEST_REQUIRE(w.refusals.size() == 1u, config);
+    BOOST_TEST(w.refusals[0].find(top / line) == 0u, w.refusals[0]);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
