@@ -180,8 +180,9 @@ BOOST_DATA_TEST_CASE(a_workspace_renamed_on_the_host_while_the_run_starts_is_ref
 // * A13D-2: the bind swapped for a bind of another directory made at src's name: the same
 //   triple, so the same layout, and nothing was judged again (exit 0 before);
 // * a second bind of such a directory stacked on the first, unmounted again on the host at
-//   bwrap's exec: the re-judged lints looked at the host's name, which shows src again,
-//   and the triple was listed (exit 0 before);
+//   bwrap's exec: the re-judged lints look at the host's name, which shows src again
+//   (refused before by the net of A13C-1 only because the first bind's root string
+//   follows its source's rename);
 // * the bind swapped for a bind of src's parent (refused before by the net of A13C-1);
 // * a tmpfs swapped for another tmpfs (the same triple when the device number is reused).
 // (The last two with nothing a lint refuses, so that only the identity can tell.)
