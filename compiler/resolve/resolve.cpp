@@ -46,9 +46,10 @@ HostKind kind_of(const std::string& p, bool follow) {
   return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
 }
 
-std::optional<ir::HostIdentity> identity_of(const std::string& p) {
+std::optional<ir::HostIdentity> identity_of(const std::string& p, std::uint64_t* links = nullptr) {
   struct stat st;
   if (lstat(p.c_str(), &st) != 0) return std::nullopt;
+  if (links) *links = S_ISDIR(st.st_mode) ? 0 : static_cast<std::uint64_t>(st.st_nlink);
   return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
@@ -612,7 +613,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // binds nothing but them.
   for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})
     for (auto& p : *list)
-      if (p.kind != HostKind::Missing) p.identity = identity_of(p.path);
+      if (p.kind != HostKind::Missing) p.identity = identity_of(p.path, &p.links);
   for (const auto& loc : workspace_rules) {
     auto w = std::find_if(r.write.begin(), r.write.end(),
                           [&](const ResolvedPath& p) { return p.path == host.workspace; });
