@@ -1,0 +1,78 @@
+#include <sys/syscall.h>
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "sandbox_fixture.hpp"
+
+// Red team round 14 (docs/redteam-2026-12.md): the looks A13C-1 and A13D-1 added, attacked.
+// Both tests are reproductions of open findings: disabled (each fails until its finding is
+// closed), run by name (`--run_test=kernel_attack14/NAME`).
+namespace zpolicy::tests::kernel {
+
+namespace {
+
+// bwrap's init's first mount(2), `mount(NULL, "/", NULL, MS_SLAVE|MS_REC|MS_SILENT, NULL)`:
+// zpolicy's looks at the guard's namespace run when bwrap reports the init's pid, before
+// the init starts its mounts; the workspace's recursive bind comes after this call.
+const HeldCall kInitFirstMount{"mount", SYS_mount, "0x0 0x[0-9a-f]* 0x0 0x8c000 "};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_attack14)
+
+// A14-1 (open): the lints judged again on the guard's table (A13-2) and A13C-1's look
+// name the mounts below a writable root by where they are when the run looks; bwrap binds
+// the workspace recursively later, with whatever mounts lie below it then. A directory
+// holding a bind of the home, outside every writable root (made before the run), moved
+// into the workspace by the host after the looks and before the init's mounts: the sandbox
+// appended to ~/.bashrc (exit 0), root and nobody.
+BOOST_AUTO_TEST_CASE(a_host_mount_moved_into_the_workspace_after_the_looks_is_refused,
+                     *boost::unit_test::disabled()) {
+  for (const Caller caller : kCallers) {
+    Sandbox box(caller);
+    const std::string outside = box.base() + "/outside";
+    box.make_dir(outside + "/h");
+    box.write_file(box.home() + "/.bashrc", "echo hi\n");
+    RunSpec spec;
+    spec.root_prefix = host_acts_while_held(kInitFirstMount, "sleep 0.15; mv \"$3\" \"$2/outside\"",
+                                            {box.home(), box.workspace(), outside},
+                                            "mount --bind \"$1\" \"$3/h\"");
+    spec.command = {"/bin/sh", "-c", ": > started; echo planted >> outside/h/.bashrc"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(read_file(box.home() + "/.bashrc").value_or("").find("planted") == std::string::npos,
+               "written through the bind: " << r.describe());
+    BOOST_TEST((r.exit_code == 3 || r.exit_code == 125), r.describe());
+    BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+  }
+}
+
+// A14-2 (open): same_layout and A13C-1's look take a mount for the one resolution saw
+// when its point, device and root agree, but an anonymous device number (tmpfs, procfs,
+// sysfs, ...) is given again as soon as it is free. A 0755 tmpfs in the workspace (there
+// before the run, judged harmless) unmounted by the host while the guard's unshare is held
+// and a procfs mounted there gets the same device: the layouts agree, nothing is judged
+// again, and the sandbox saw the host's processes (as root the host's core_pattern opened
+// for writing); ZP017 refuses the same procfs mounted before the run. (Probabilistic: another
+// mount on the host between the umount and the mount may take the number; then the
+// layouts differ and the run is refused as it should be.)
+BOOST_AUTO_TEST_CASE(a_mount_replaced_by_another_filesystem_with_the_same_device_is_refused,
+                     *boost::unit_test::disabled()) {
+  for (const Caller caller : kCallers) {
+    Sandbox box(caller);
+    box.make_dir(box.ws("t"));
+    RunSpec spec;
+    spec.root_prefix =
+        host_acts_while_held(kGuardUnshare, "umount \"$1/t\" && mount -t proc proc \"$1/t\"",
+                             {box.workspace()}, "mount -t tmpfs -o mode=0755 none \"$1/t\"");
+    spec.command = {"/bin/sh", "-c", ": > started; test -e t/1/cmdline && : > saw-host-processes"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(!exists(box.ws("saw-host-processes")), "the host's /proc: " << r.describe());
+    BOOST_TEST((r.exit_code == 3 || r.exit_code == 125), r.describe());
+    BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
