@@ -16,21 +16,6 @@
 namespace zpolicy::compiler {
 namespace {
 
-// The artifact files split as their readers split them: one entry per line, the last
-// newline closing the last entry. bwrap.args is read by the verifier this way, so the
-// argv built from it is the argv it proved.
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string::npos) nl = text.size();
-    out.push_back(text.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
-
 const Artifact* artifact(const Compiled& c, const char* name) {
   for (const auto& a : c.artifacts)
     if (a.name == name) return &a;
@@ -214,18 +199,18 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     if (!args || !bpf || !fds)
       return Refusal{kExitInternal, "zpolicy: internal error: no linux artifacts\n"};
     // Split as the verifier split it ("FD PATH"); it refused anything else.
-    for (const auto& line : lines_of(fds->content)) {
+    for (const auto& line : ir::artifact_lines(fds->content)) {
       const size_t space = line.find(' ');
-      const int fd = std::stoi(line.substr(0, space));
+      const int fd = std::stoi(std::string(line.substr(0, space)));
       if (fd == kStatusFd || fd == emitters::bwrap::kSeccompFd)
         return Refusal{kExitInternal, "zpolicy: internal error: bind descriptor " +
                                           std::to_string(fd) + " is already in use\n"};
-      plan.bind_sources.push_back({fd, line.substr(space + 1)});
+      plan.bind_sources.push_back({fd, std::string(line.substr(space + 1))});
     }
     plan.backend = Backend::Bwrap;
     plan.exe = kBwrapPath;
     plan.argv = {kBwrapPath};
-    for (auto& a : lines_of(args->content)) plan.argv.push_back(std::move(a));
+    for (const auto a : ir::artifact_lines(args->content)) plan.argv.emplace_back(a);
     plan.argv.insert(plan.argv.end(), {"--json-status-fd", std::to_string(kStatusFd)});
     // Above every descriptor the verified argv names (the bind sources start at 5).
     plan.block_fd = kStatusFd + 1;
@@ -271,7 +256,7 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.exe = kSandboxExecPath;
     plan.exe_env = plan.env;
     plan.sbpl_profile = profile->content;
-    for (const auto& line : lines_of(params->content)) {
+    for (const auto& line : ir::artifact_lines(params->content)) {
       auto eq = line.find('=');
       plan.sbpl_params.emplace_back(line.substr(0, eq),
                                     eq == std::string::npos ? "" : line.substr(eq + 1));

@@ -2,6 +2,8 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace zpolicy::ir {
 
@@ -16,6 +18,12 @@ struct Artifact {
   std::string content;
   bool binary = false;
 };
+
+// The entries of a text artifact (bwrap.args, bwrap.fds, seccomp.txt, …), one per line; a
+// final newline ends the last entry rather than starting another. The verifier, the
+// listing check and the run plan all read artifacts this way, so what runs is what was
+// proved.
+std::vector<std::string_view> artifact_lines(std::string_view content);
 
 // A target's artifacts: all of DESIGN.md "Artifact files" (what `compile` writes), or
 // what `run` hands a backend: without the review listing seccomp.txt, and on Linux with

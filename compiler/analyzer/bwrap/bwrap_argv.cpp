@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "ir/target.hpp"
+
 namespace zpolicy::compiler {
 
 namespace {
@@ -79,17 +81,6 @@ std::optional<unsigned> parse_mode(std::string_view s) { return parse_number(s, 
 // A descriptor number as bwrap reads one (its limit is far above any real descriptor).
 std::optional<int> parse_fd(std::string_view s) { return parse_number(s, 10, 1'000'000); }
 
-// The lines of a text; a final newline ends the last line rather than starting another.
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  for (size_t pos = 0; pos < text.size();) {
-    const size_t nl = std::min(text.find('\n', pos), text.size());
-    out.push_back(text.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
-
 // One line of bwrap.fds.
 struct FdEntry {
   PathTable::Id path;
@@ -101,7 +92,7 @@ struct FdEntry {
 class Parser {
  public:
   Parser(std::string_view text, std::shared_ptr<PathTable> paths)
-      : text_(text), args_(lines_of(text)) {
+      : text_(text), args_(ir::artifact_lines(text)) {
     out_.paths = std::move(paths);
   }
 
@@ -109,7 +100,7 @@ class Parser {
   void read_fds(std::string_view table) {
     by_descriptor_ = true;
     int line = 0;
-    for (const std::string_view entry : lines_of(table)) {
+    for (const std::string_view entry : ir::artifact_lines(table)) {
       ++line;
       auto table_error = [&](std::string message) {
         error_ = ir::error_at({"bwrap.fds", line, 1}, std::move(message));

@@ -9,22 +9,12 @@
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "ir/syscall_constants.hpp"
 #include "ir/syscall_table.hpp"
+#include "ir/target.hpp"
 
 namespace zpolicy::compiler {
 namespace {
 
 using namespace bpf;
-
-// The lines of a text; a final newline ends the last line rather than starting another.
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  for (size_t pos = 0; pos < text.size();) {
-    const size_t nl = std::min(text.find('\n', pos), text.size());
-    out.push_back(text.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  return out;
-}
 
 std::string_view trim_right(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -265,7 +255,7 @@ std::optional<ir::Diagnostic> check_instruction(std::string_view text, int line,
 
 std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<const BpfInsn> prog,
                                             const ir::SyscallPolicy& policy) {
-  const auto lines = lines_of(listing);
+  const auto lines = ir::artifact_lines(listing);
   if (!listing.empty() && listing.back() != '\n')
     return mismatch(static_cast<int>(lines.size()), "the last line has no newline");
   const auto body = read_header(lines, prog, policy);
@@ -292,7 +282,7 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
 }
 
 std::optional<ListingLine> listing_line(std::string_view listing, size_t index) {
-  const auto lines = lines_of(listing);
+  const auto lines = ir::artifact_lines(listing);
   size_t at = 0;
   while (at < lines.size() && lines[at].starts_with('#')) ++at;
   for (size_t i = 0; at < lines.size(); ++at) {
