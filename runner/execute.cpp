@@ -490,9 +490,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
       refused = "cannot read the sandbox's mount table; refusing to run what was not verified";
       return false;
     }
-    if (auto m = unverified_sandbox_mount(live, plan.expected_setup,
-                                          resolved_through ? mount_table.first() : now,
-                                          *in_sandbox);
+    if (auto m = unverified_sandbox_mount(
+            live, plan.expected_setup, resolved_through ? mount_table.first() : now, *in_sandbox);
         !m.empty()) {
       refused = m + "; refusing to run what was not verified";
       return false;

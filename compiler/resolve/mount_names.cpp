@@ -68,8 +68,11 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
     while (n < 6 && !line.empty())
       if (const auto f = next(); !f.empty()) fields[n++] = f;
     if (n < 6) continue;
-    MountEntry e{std::string(fields[2]), unescape(fields[3]),   unescape(fields[4]), false,
-                 std::string(fields[0]), std::string(fields[1]), {}, {}, {}};
+    MountEntry e{.device = std::string(fields[2]),
+                 .root = unescape(fields[3]),
+                 .point = unescape(fields[4]),
+                 .id = std::string(fields[0]),
+                 .parent = std::string(fields[1])};
     if (e.root.empty() || e.root[0] != '/' || e.point.empty() || e.point[0] != '/') continue;
     for (std::string_view opts = fields[5]; !opts.empty();) {
       const size_t comma = std::min(opts.find(','), opts.size());
@@ -110,10 +113,9 @@ bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>
   // mounts tree first, the original in the order they were made), but the stacking of
   // mounts on one point is a parent relation in both.
   using Shape = std::tuple<std::string, std::string, std::string, bool, std::string, std::string,
-                          std::string>;
+                           std::string>;
   auto shape = [](const MountEntry& e) {
-    return Shape{e.device, e.root,   e.point,        e.read_only,
-                 e.fs_type, e.source, e.super_options};
+    return Shape{e.device, e.root, e.point, e.read_only, e.fs_type, e.source, e.super_options};
   };
   auto shapes = [&shape](const std::vector<MountEntry>& t) {
     std::map<std::string, const MountEntry*> by_id;

@@ -1,7 +1,10 @@
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sandbox_fixture.hpp"
 
@@ -17,6 +20,18 @@ namespace {
 // zpolicy's looks at the guard's namespace run when bwrap reports the init's pid, before
 // the init starts its mounts; the workspace's recursive bind comes after this call.
 const HeldCall kInitFirstMount{"mount", SYS_mount, "0x0 0x[0-9a-f]* 0x0 0x8c000 "};
+// host_acts_while_held's argv with the first `call` held 1 s, not 0.3 s: on a loaded
+// machine the host's act sometimes came after the hold there (after bwrap's binds, or
+// after the guard's unshare: then nothing reached the sandbox, and the run rightly went
+// ahead). A14-1's rename waits 0.3 s into the hold, so that it lands after the runner's
+// looks.
+std::vector<std::string> held_longer(std::vector<std::string> argv, const HeldCall& call) {
+  const std::string held = "inject=" + call.syscall + ":delay_enter=300000:when=1";
+  const auto at = std::find(argv.begin(), argv.end(), held);
+  if (at == argv.end()) throw std::logic_error("host_acts_while_held holds otherwise: " + held);
+  *at = "inject=" + call.syscall + ":delay_enter=1000000:when=1";
+  return argv;
+}
 
 }  // namespace
 
@@ -36,9 +51,11 @@ BOOST_AUTO_TEST_CASE(a_host_mount_moved_into_the_workspace_after_the_looks_is_re
     box.make_dir(outside + "/h");
     box.write_file(box.home() + "/.bashrc", "echo hi\n");
     RunSpec spec;
-    spec.root_prefix = host_acts_while_held(kInitFirstMount, "sleep 0.15; mv \"$3\" \"$2/outside\"",
-                                            {box.home(), box.workspace(), outside},
-                                            "mount --bind \"$1\" \"$3/h\"");
+    spec.root_prefix =
+        held_longer(host_acts_while_held(kInitFirstMount, "sleep 0.3; mv \"$3\" \"$2/outside\"",
+                                         {box.home(), box.workspace(), outside},
+                                         "mount --bind \"$1\" \"$3/h\""),
+                    kInitFirstMount);
     spec.command = {"/bin/sh", "-c", ": > started; echo planted >> outside/h/.bashrc"};
     const RunResult r = box.run(spec);
     BOOST_TEST(read_file(box.home() + "/.bashrc").value_or("").find("planted") == std::string::npos,
@@ -62,9 +79,10 @@ BOOST_AUTO_TEST_CASE(a_mount_replaced_by_another_filesystem_with_the_same_device
     Sandbox box(caller);
     box.make_dir(box.ws("t"));
     RunSpec spec;
-    spec.root_prefix =
+    spec.root_prefix = held_longer(
         host_acts_while_held(kGuardUnshare, "umount \"$1/t\" && mount -t proc proc \"$1/t\"",
-                             {box.workspace()}, "mount -t tmpfs -o mode=0755 none \"$1/t\"");
+                             {box.workspace()}, "mount -t tmpfs -o mode=0755 none \"$1/t\""),
+        kGuardUnshare);
     spec.command = {"/bin/sh", "-c", ": > started; test -e t/1/cmdline && : > saw-host-processes"};
     const RunResult r = box.run(spec);
     BOOST_TEST(!exists(box.ws("saw-host-processes")), "the host's /proc: " << r.describe());
@@ -84,10 +102,11 @@ BOOST_AUTO_TEST_CASE(a_shared_directory_moved_into_a_pin_after_the_looks_is_refu
     box.make_dir(box.ws("data/agent-sessions"));
     box.make_dir(outside + "/s");
     RunSpec spec;
-    spec.root_prefix = host_acts_while_held(
-        kInitFirstMount, "sleep 0.15; mv \"$3\" \"$2/data/outside\"",
-        {shared, box.workspace(), outside},
-        "mkdir -m 1777 \"$1\" && mount --bind \"$1\" \"$3/s\"");
+    spec.root_prefix = held_longer(
+        host_acts_while_held(kInitFirstMount, "sleep 0.3; mv \"$3\" \"$2/data/outside\"",
+                             {shared, box.workspace(), outside},
+                             "mkdir -m 1777 \"$1\" && mount --bind \"$1\" \"$3/s\""),
+        kInitFirstMount);
     spec.command = {"/bin/sh", "-c", ": > started; echo planted > data/outside/s/planted"};
     const RunResult r = box.run(spec);
     BOOST_TEST(!exists(shared + "/planted"), "written into the shared directory: " << r.describe());
@@ -104,9 +123,11 @@ BOOST_AUTO_TEST_CASE(a_tmpfs_replaced_by_one_of_other_options_on_the_same_device
     Sandbox box(caller);
     box.make_dir(box.ws("t"));
     RunSpec spec;
-    spec.root_prefix = host_acts_while_held(
-        kGuardUnshare, "umount \"$1/t\" && mount -t tmpfs -o mode=1777 none \"$1/t\"",
-        {box.workspace()}, "mount -t tmpfs -o mode=0755 none \"$1/t\"");
+    spec.root_prefix = held_longer(
+        host_acts_while_held(kGuardUnshare,
+                             "umount \"$1/t\" && mount -t tmpfs -o mode=1777 none \"$1/t\"",
+                             {box.workspace()}, "mount -t tmpfs -o mode=0755 none \"$1/t\""),
+        kGuardUnshare);
     spec.command = {"/bin/sh", "-c", ": > started; test -k t && : > saw-shared"};
     const RunResult r = box.run(spec);
     BOOST_TEST(!exists(box.ws("saw-shared")), "the shared tmpfs: " << r.describe());

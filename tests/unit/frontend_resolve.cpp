@@ -613,11 +613,12 @@ BOOST_AUTO_TEST_CASE(mountinfo_gives_each_mount_its_type_source_and_superblock_o
 // another mount for same_layout and mounts_added_below.
 BOOST_AUTO_TEST_CASE(a_reused_anonymous_device_is_another_mount) {
   const std::string root = "26 1 254:0 / / rw - ext4 /dev/vda rw\n";
-  const auto before = compiler::parse_mountinfo(root + "30 26 0:39 / /w/ws/t rw - tmpfs none rw,mode=755\n");
-  for (const std::string other : {"30 26 0:39 / /w/ws/t rw - proc proc rw\n",
-                                  "30 26 0:39 / /w/ws/t rw - sysfs sysfs rw\n",
-                                  "30 26 0:39 / /w/ws/t rw - tmpfs none rw,mode=1777\n",
-                                  "30 26 0:39 / /w/ws/t rw - tmpfs other rw,mode=755\n"}) {
+  const auto before =
+      compiler::parse_mountinfo(root + "30 26 0:39 / /w/ws/t rw - tmpfs none rw,mode=755\n");
+  for (const std::string other :
+       {"30 26 0:39 / /w/ws/t rw - proc proc rw\n", "30 26 0:39 / /w/ws/t rw - sysfs sysfs rw\n",
+        "30 26 0:39 / /w/ws/t rw - tmpfs none rw,mode=1777\n",
+        "30 26 0:39 / /w/ws/t rw - tmpfs other rw,mode=755\n"}) {
     const auto now = compiler::parse_mountinfo(root + other);
     BOOST_TEST(!compiler::same_layout(before, now), other);
     BOOST_TEST(compiler::mounts_added_below({"/w/ws"}, before, now).size() == 1u, other);
@@ -632,8 +633,8 @@ BOOST_AUTO_TEST_CASE(a_reused_anonymous_device_is_another_mount) {
 BOOST_AUTO_TEST_CASE(the_sandbox_table_holds_below_a_writable_root_only_what_was_verified) {
   compiler::SandboxMountRules rules;
   rules.roots = {"/w/ws", "/w/other"};
-  rules.destinations = {"/", "/usr", "/w/ws", "/w/ws/.git", "/w/ws/data", "/w/other", "/dev",
-                        "/proc", "/tmp"};
+  rules.destinations = {"/",        "/usr", "/w/ws", "/w/ws/.git", "/w/ws/data",
+                        "/w/other", "/dev", "/proc", "/tmp"};
   rules.bwrap_trees = {"/dev", "/proc"};
   const auto judged = compiler::parse_mountinfo(
       "26 1 254:0 / / rw - ext4 /dev/vda rw\n"
@@ -655,8 +656,8 @@ BOOST_AUTO_TEST_CASE(the_sandbox_table_holds_below_a_writable_root_only_what_was
       "111 100 0:63 / /tmp rw - tmpfs tmpfs rw\n";
   auto unverified = [&](const std::string& more) {
     std::vector<std::string> points;
-    for (const auto& m : compiler::unverified_mounts(rules, judged,
-                                                     compiler::parse_mountinfo(made + more)))
+    for (const auto& m :
+         compiler::unverified_mounts(rules, judged, compiler::parse_mountinfo(made + more)))
       points.push_back(m.point);
     return points;
   };
@@ -671,9 +672,9 @@ BOOST_AUTO_TEST_CASE(the_sandbox_table_holds_below_a_writable_root_only_what_was
                  (Points{"/w/ws/outside/h", "/w/ws/data/x", "/w/other/h"}),
              boost::test_tools::per_element());
   // The judged mount where the judged table did not list it (moved by a rename).
-  BOOST_TEST(unverified("120 102 254:0 /home/u /w/ws/h rw - ext4 /dev/vda rw\n") ==
-                 (Points{"/w/ws/h"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      unverified("120 102 254:0 /home/u /w/ws/h rw - ext4 /dev/vda rw\n") == (Points{"/w/ws/h"}),
+      boost::test_tools::per_element());
   // Another filesystem on the judged one's device, writable where it was read-only.
   BOOST_TEST(unverified("120 102 0:39 / /w/ws/cache rw - proc proc rw\n"
                         "121 102 254:0 /srv/ref /w/ws/ref rw - ext4 /dev/vda rw\n") ==
@@ -683,8 +684,7 @@ BOOST_AUTO_TEST_CASE(the_sandbox_table_holds_below_a_writable_root_only_what_was
   // asked about; a host's procfs at a writable root's subdirectory named like bwrap's is.
   BOOST_TEST(unverified("120 100 254:0 /home/u /srv/h rw - ext4 /dev/vda rw\n"
                         "121 107 0:64 / /dev/pts rw - devpts devpts rw\n"
-                        "122 102 0:62 / /w/ws/proc rw - proc proc rw\n") ==
-                 (Points{"/w/ws/proc"}),
+                        "122 102 0:62 / /w/ws/proc rw - proc proc rw\n") == (Points{"/w/ws/proc"}),
              boost::test_tools::per_element());
 }
 
