@@ -68,11 +68,12 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
     while (n < 6 && !line.empty())
       if (const auto f = next(); !f.empty()) fields[n++] = f;
     if (n < 6) continue;
-    MountEntry e{.device = std::string(fields[2]),
-                 .root = unescape(fields[3]),
-                 .point = unescape(fields[4]),
-                 .id = std::string(fields[0]),
-                 .parent = std::string(fields[1])};
+    MountEntry e;
+    e.id = fields[0];
+    e.parent = fields[1];
+    e.device = fields[2];
+    e.root = unescape(fields[3]);
+    e.point = unescape(fields[4]);
     if (e.root.empty() || e.root[0] != '/' || e.point.empty() || e.point[0] != '/') continue;
     for (std::string_view opts = fields[5]; !opts.empty();) {
       const size_t comma = std::min(opts.find(','), opts.size());
