@@ -11,6 +11,7 @@
 #include "compiler/analyzer/bwrap/expected_setup.hpp"
 #include "compiler/backend_paths.hpp"
 #include "compiler/lint/policy_lint.hpp"
+#include "compiler/resolve/mount_objects.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
@@ -109,6 +110,11 @@ struct RunPlan {
   std::vector<ir::Diagnostic> accepted;  // error-level lints the caller accepted (--accept)
   // Confined: what the bound lints judged (lints_refuse_on).
   std::optional<BoundLints> lints;
+  // Confined, resolved through the host's mount table (runner::prepare): what each mount
+  // point at or below a writable root showed once the lints had judged it by its name
+  // (runner/mount_objects_seen.hpp); the sandbox must get the same objects. None for a
+  // plan made without that table.
+  std::optional<std::vector<MountObject>> mounts_judged;
   // Bwrap, FilterProof::BeforeRelease: the proof of the seccomp program in fds, running;
   // the runner releases the sandbox only when await_filter_proof() says it holds.
   std::shared_future<std::vector<ir::Diagnostic>> filter_proof;

@@ -37,6 +37,10 @@ struct ResolvedPath {
   // For a bound path that exists: the object resolution looked at. Empty when portable,
   // missing, or a placeholder the runner has not created yet.
   std::optional<HostIdentity> identity = {};
+  // For a bound path that exists and is not a directory: its link count then. A file moved
+  // away with a hard link left at its name is the same object (red team A13C-2), but it has
+  // one name more; a directory's count follows its subdirectories, so it is not kept.
+  std::uint64_t links = 0;
   friend bool operator==(const ResolvedPath&, const ResolvedPath&) = default;
 };
 

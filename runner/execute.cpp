@@ -25,6 +25,7 @@
 #include "runner/bind_sources.hpp"
 #include "runner/host_mount_table.hpp"
 #include "runner/host_name_watch.hpp"
+#include "runner/mount_objects_seen.hpp"
 #include "runner/moved_roots.hpp"
 #include "runner/network_proxy.hpp"
 #include "runner/notify_share.hpp"
@@ -194,19 +195,16 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
 // masks (red team A11-4), as "deny root 'PATH' ... 'NAME'", or empty. `resolved_through`:
 // the table the plan was resolved through (empty when unknown: every name is looked at).
 // Only a name that shows that very object there counts, as in resolution; both are looked
-// up in the guard's namespace, since the host's may have lost the mount or covered it by
-// now (A12B-1).
+// up in the guard's namespace (below `guard_root`, /proc/GUARD/root), since the host's may
+// have lost the mount or covered it by now (A12B-1).
 std::string unmasked_new_name(const ir::Resolved& live,
                               const std::vector<compiler::MountEntry>& resolved_through,
-                              const std::vector<compiler::MountEntry>& now, pid_t guard) {
-  const int root =
-      open(("/proc/" + std::to_string(guard) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (root < 0) return "the guard's root, which cannot be opened";
+                              const std::vector<compiler::MountEntry>& now, int guard_root) {
   // Canonical names, looked up below the guard's root (the host's, in its namespace).
   auto identity = [&](const std::string& p) -> std::optional<ir::HostIdentity> {
     struct stat st;
     const std::string rel = p == "/" ? "." : p.substr(1);
-    if (fstatat(root, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
+    if (fstatat(guard_root, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return std::nullopt;
     return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev),
                             static_cast<std::uint64_t>(st.st_ino)};
   };
@@ -219,7 +217,6 @@ std::string unmasked_new_name(const ir::Resolved& live,
             n.name + "', where nothing " + (n.deny ? "masks" : "protects") + " it";
     break;
   }
-  close(root);
   return found;
 }
 
@@ -414,36 +411,46 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
           "verified";
       return false;
     }
-    // Each existing deny root is still the object resolution saw there, or its mask would
-    // go onto another while it shows under a name it was moved to (A13-1): a rename before
-    // the watch was in place, a mount over a parent before the guard's unshare.
-    if (auto moved = first_moved(live.deny, guard)) {
-      refused = "deny root " + *moved +
-                " was moved or covered on the host while the run started; refusing to run what "
-                "was not verified";
+    // The guard's root, for every look below: opened once (the guard lives until the run
+    // is over).
+    const int guard_root = open(("/proc/" + std::to_string(guard) + "/root").c_str(),
+                                O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (guard_root < 0) {
+      refused = "cannot open the guard's root: " + std::string(std::strerror(errno)) +
+                "; refusing to run what was not verified";
       return false;
     }
-    if (auto moved = first_moved(live.write, guard)) {
-      refused = "writable root " + *moved +
+    struct GuardRoot {
+      int fd;
+      ~GuardRoot() { close(fd); }
+    } const close_guard_root{guard_root};
+    // Each existing deny root and writable root is still the object resolution saw there,
+    // or a deny root's mask would go onto another while it shows under a name it was moved
+    // to (A13-1, A13C-2), and a writable root would bring mounts judged under another name
+    // (A13D-1): a rename before the watch was in place, a mount over a parent before the
+    // guard's unshare.
+    if (auto moved = first_moved(live, guard_root)) {
+      refused = *moved +
                 " was moved or covered on the host while the run started; refusing to run what "
                 "was not verified";
       return false;
     }
     // A bind since resolution is in it too (A11-4), and so is a mount point the host moved
     // by renaming a directory above it, which marks nothing (A13-2): the table of the
-    // guard's namespace (the one bwrap copied) is read on every run, and when it differs
-    // from the one the plan was resolved through (or that is unknown), refused when it
-    // gives an existing deny root or protected path a name nothing masks, or when the
-    // bound lints judge it (a bind of the home into a writable root).
+    // guard's namespace (the one bwrap copied) is read on every run.
     const auto now = mount_table_of(guard);
     if (now.empty()) {
       refused = "cannot read the guard's mount table; refusing to run what was not verified";
       return false;
     }
+    // When the guard's table differs from the one the plan was resolved through (or that is
+    // unknown): refused when it gives an existing deny root or protected path a name
+    // nothing masks, or when the bound lints judge it (a bind of the home into a writable
+    // root).
     if (!resolved_through || !compiler::same_layout(mount_table.first(), now)) {
       const std::string name = unmasked_new_name(
           live, resolved_through ? mount_table.first() : std::vector<compiler::MountEntry>{}, now,
-          guard);
+          guard_root);
       if (!name.empty()) {
         refused = name + "; refusing to run what was not verified";
         return false;
@@ -456,19 +463,23 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         refused_code = r->exit_code;
         return false;
       }
-      // The lints judge a mount's kind and owner (ZP013, ZP017) by its name on the host,
-      // where the host may have unmounted it again while the guard's copy keeps it (red
-      // team A13C-1): whatever was mounted in a writable root in the window is refused.
-      if (resolved_through) {
-        std::vector<std::string> roots;
-        for (const auto& w : live.write) roots.push_back(w.path);
-        const auto added = compiler::mounts_added_below(roots, mount_table.first(), now);
-        if (!added.empty()) {
-          refused = "the host mounted '" + added.front().point +
-                    "' in a writable root while the run started; refusing to run what was "
-                    "not verified";
-          return false;
-        }
+    }
+    // What each mount point in a writable root shows in it must be, by identity, what the
+    // lints judged at resolution (A13C-1, A13D-2): the lints looked by name on the host,
+    // where the host may since have unmounted it, swapped it for another under the same
+    // name, device and root, or mounted something new. On every run, since a swap leaves
+    // the table's layout as it was; after the lints, which give a finding they make on the
+    // new mounts by its lint (exit 3). Without a record (a plan run through run(plan)),
+    // the lints judged again above are all there is.
+    if (plan.mounts_judged) {
+      std::vector<std::string> roots;
+      for (const auto& w : live.write) roots.push_back(w.path);
+      if (auto changed = compiler::first_mount_changed(
+              *plan.mounts_judged, mount_objects_seen(guard_root, roots, now))) {
+        refused = "the mount at " + *changed +
+                  " in a writable root changed on the host while the run started; refusing to "
+                  "run what was not verified";
+        return false;
       }
     }
     switch (setup.check(init, why)) {

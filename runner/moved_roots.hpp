@@ -1,10 +1,7 @@
 #pragma once
 
-#include <sys/types.h>
-
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "ir/resolved.hpp"
 
@@ -19,10 +16,15 @@ namespace zpolicy::runner {
 // had been given (red team A13-1). A writable root is bound from its descriptor, but judged
 // by its name: renamed in that window, the mounts the host made in it since were judged
 // under the new name, outside every writable root, and reached the sandbox through the
-// descriptor unjudged (A13D-1). So each existing path of `paths` must still be the object
-// resolution saw in the namespace bwrap copied, the guard's (runner/sandbox_guard.hpp;
-// looked up below /proc/GUARD/root, following no symlink). The first one that is not, as
-// "'PATH' (...)"; none when all are.
-std::optional<std::string> first_moved(const std::vector<ir::ResolvedPath>& paths, pid_t guard);
+// descriptor unjudged (A13D-1). So each existing deny root, then each existing writable
+// root, of `resolved` must still be the object resolution saw in the namespace bwrap
+// copied, the guard's: looked up below `guard_root` (an O_PATH descriptor of
+// /proc/GUARD/root, runner/sandbox_guard.hpp), following no symlink. The same object is
+// not enough for a file: moved away with a hard link left at its name (`mv src moved;
+// mkdir src; ln moved/key src/key`), the mask goes onto the link while the key reads as
+// `moved/key` (A13C-2); so a file must also have the link count resolution saw. The first
+// that is not, as "deny root 'PATH' (...)" or "writable root 'PATH' (...)"; none when all
+// are.
+std::optional<std::string> first_moved(const ir::Resolved& resolved, int guard_root);
 
 }  // namespace zpolicy::runner

@@ -1,5 +1,6 @@
 #include "runner/run.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "runner/explain_hint.hpp"
 #if defined(__linux__)
 #include "runner/host_mount_table.hpp"
+#include "runner/mount_objects_seen.hpp"
 #endif
 #include "zpolicy/exit_code.hpp"
 
@@ -167,6 +169,8 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     return kExitUsage;
   }
 #if defined(__linux__)
+  // Before the table is read: a mount change from here on is seen by the look below.
+  const unsigned long marks_before = mounts ? mounts->marks() : 0;
   if (mounts) {
     in.host->mounts = mounts->now();
     // Unread, no other name of a deny root would be masked: refuse rather than guess.
@@ -190,6 +194,23 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     err << refusal->report;
     return refusal->exit_code;
   }
+#if defined(__linux__)
+  // What the lints judged by name at the mount points in the writable roots, by identity:
+  // the sandbox must get the same (runner/mount_objects_seen.hpp). Recorded after the
+  // lints, so no mount may have changed on the host since the table they judged was read,
+  // or the record could be of another mount than the one judged.
+  auto& plan = std::get<compiler::RunPlan>(planned);
+  if (mounts && plan.verified) {
+    std::vector<std::string> roots;
+    for (const auto& w : plan.verified->write) roots.push_back(w.path);
+    plan.mounts_judged = mount_objects_seen(AT_FDCWD, roots, mounts->first());
+    if (mounts->marks() != marks_before) {
+      err << "zpolicy: a filesystem was mounted or unmounted on the host while the policy was "
+             "resolved; refusing to run what was not judged; nothing ran\n";
+      return kExitInternal;
+    }
+  }
+#endif
   return std::get<compiler::RunPlan>(std::move(planned));
 }
 

@@ -1,8 +1,12 @@
 #include "compiler/resolve/gitdir.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 
 namespace zpolicy::compiler {
 
@@ -46,17 +50,89 @@ std::optional<std::string> gitdir_named_by(const std::string& pointer) {
   return absolute_against(line->substr(kPrefix.size()), pointer.substr(0, pointer.rfind('/')));
 }
 
-CommonDir commondir_named_by(const std::string& gitdir) {
-  // Git reads `commondir` only in a directory it takes for a git directory: one with a
-  // HEAD (a file, or a symlink in old repositories).
+bool has_git_head(const std::string& dir) {
   struct stat st;
-  const std::string head = gitdir + "/HEAD", file = gitdir + "/commondir";
-  if (lstat(head.c_str(), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) return {};
+  const std::string head = dir + "/HEAD";
+  return lstat(head.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+CommonDir commondir_named_by(const std::string& gitdir) {
+  // Git reads `commondir` only in a directory it takes for a git directory.
+  struct stat st;
+  const std::string file = gitdir + "/commondir";
+  if (!has_git_head(gitdir)) return {};
   if (lstat(file.c_str(), &st) != 0) return {};
   if (S_ISLNK(st.st_mode)) return {std::nullopt, true};
   const auto line = first_line_of(file);
   if (!line) return {};
   return {absolute_against(*line, gitdir), false};
+}
+
+std::optional<std::string> worktree_of_admin_dir(const std::string& admin) {
+  const auto line = first_line_of(admin + "/gitdir");
+  if (!line) return std::nullopt;
+  const auto pointer = absolute_against(*line, admin);
+  if (!pointer) return std::nullopt;
+  return pointer->substr(0, std::max<size_t>(pointer->rfind('/'), 1));
+}
+
+std::vector<std::string> linked_worktree_admin_dirs(const std::string& common) {
+  std::vector<std::string> out;
+  const std::string dir = common + "/worktrees";
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    struct stat st;
+    if (name == "." || name == "..") continue;
+    if (lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      out.push_back(dir + "/" + name);
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<DirLink> symlinks_in(const std::string& dir) {
+  std::vector<DirLink> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (const dirent* e = readdir(d)) {
+    const std::string path = dir + "/" + e->d_name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    char buf[4096];
+    const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
+    if (n > 0 && static_cast<size_t>(n) < sizeof buf)
+      out.push_back({path, std::string(buf, static_cast<size_t>(n))});
+  }
+  closedir(d);
+  std::sort(out.begin(), out.end(),
+            [](const DirLink& a, const DirLink& b) { return a.path < b.path; });
+  return out;
+}
+
+GitConfigFile read_git_config_file(const std::string& path) {
+  using Status = GitConfigFile::Status;
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return {errno == ENOENT || errno == ENOTDIR ? Status::Missing : Status::Unreadable, {}};
+  if (!S_ISREG(st.st_mode)) return {Status::Other, {}};
+  int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return {Status::Unreadable, {}};
+  GitConfigFile out{Status::Read, {}};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) out.status = Status::Other;
+  char buf[65536];
+  while (out.status == Status::Read) {
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) out.status = Status::Unreadable;
+    if (n <= 0) break;
+    out.text.append(buf, static_cast<size_t>(n));
+    if (out.text.size() > kGitConfigMaxBytes) out.status = Status::TooLarge;
+  }
+  close(fd);
+  if (out.status != Status::Read) out.text.clear();
+  return out;
 }
 
 }  // namespace zpolicy::compiler

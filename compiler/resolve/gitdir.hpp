@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace zpolicy::compiler {
 
@@ -22,5 +23,36 @@ struct CommonDir {
   bool link = false;
 };
 CommonDir commondir_named_by(const std::string& gitdir);
+
+// Whether git takes `dir` for a git directory: it has a HEAD (a file, or a symlink in old
+// repositories).
+bool has_git_head(const std::string& dir);
+
+// The worktree a linked worktree's administrative directory (`<common>/worktrees/<id>`)
+// belongs to: the directory of the `.git` file its `gitdir` file names; none without one.
+std::optional<std::string> worktree_of_admin_dir(const std::string& admin);
+
+// The administrative directories of a common directory's linked worktrees: the
+// directories in `<common>/worktrees` (symlinks are not followed).
+std::vector<std::string> linked_worktree_admin_dirs(const std::string& common);
+
+// The symlinks directly in `dir` (a hooks directory), each with the text it holds, in
+// name order; none when `dir` is no directory.
+struct DirLink {
+  std::string path, target;
+};
+std::vector<DirLink> symlinks_in(const std::string& dir);
+
+// A git config file read for resolution, by the rules of the pointer files: lstat says
+// regular file (Missing: nothing there; Other: a directory, symlink, FIFO, socket or
+// device, never opened), then O_NONBLOCK|O_NOFOLLOW and fstat; Unreadable when that
+// fails, TooLarge above kGitConfigMaxBytes.
+inline constexpr size_t kGitConfigMaxBytes = 1 << 20;
+struct GitConfigFile {
+  enum class Status { Read, Missing, Other, Unreadable, TooLarge };
+  Status status = Status::Missing;
+  std::string text;
+};
+GitConfigFile read_git_config_file(const std::string& path);
 
 }  // namespace zpolicy::compiler

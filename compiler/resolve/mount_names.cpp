@@ -132,22 +132,6 @@ bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>
   return a.size() == b.size() && shapes(a) == shapes(b);
 }
 
-std::vector<MountEntry> mounts_added_below(const std::vector<std::string>& roots,
-                                           const std::vector<MountEntry>& before,
-                                           const std::vector<MountEntry>& now) {
-  std::vector<MountEntry> added;
-  for (const auto& m : now) {
-    const bool below = std::any_of(roots.begin(), roots.end(), [&](const std::string& r) {
-      return ir::path_within(r, m.point);
-    });
-    const bool listed = std::any_of(before.begin(), before.end(), [&](const MountEntry& e) {
-      return e.point == m.point && same_mount(e, m);
-    });
-    if (below && !listed) added.push_back(m);
-  }
-  return added;
-}
-
 MountShowing mount_showing(const std::string& path, const std::vector<MountEntry>& mounts) {
   // Whether mounts[i] is covered: a later mount at or above its point that is not one of its
   // ancestors (those it was mounted on) hides it, though the table still lists it.

@@ -35,12 +35,6 @@ std::vector<MountEntry> read_mountinfo();
 // rename moves a point.
 bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>& b);
 
-// The mounts of `now` at or below one of `roots` that `before` does not list (the same
-// mount, same_mount, at the same point): what was mounted there since `before` was read.
-std::vector<MountEntry> mounts_added_below(const std::vector<std::string>& roots,
-                                           const std::vector<MountEntry>& before,
-                                           const std::vector<MountEntry>& now);
-
 // The mount that shows the canonical `path` (the deepest mount point on its way that no
 // later mount covers: one mounted at or above its point that is not its ancestor, red team
 // A11B-4), and `path` within that mount's filesystem; `mount` is null

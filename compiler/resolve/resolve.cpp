@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
 #include <unordered_set>
 
 #include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
 #include "compiler/resolve/mount_names.hpp"
@@ -44,9 +46,10 @@ HostKind kind_of(const std::string& p, bool follow) {
   return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
 }
 
-std::optional<ir::HostIdentity> identity_of(const std::string& p) {
+std::optional<ir::HostIdentity> identity_of(const std::string& p, std::uint64_t* links = nullptr) {
   struct stat st;
   if (lstat(p.c_str(), &st) != 0) return std::nullopt;
+  if (links) *links = S_ISDIR(st.st_mode) ? 0 : static_cast<std::uint64_t>(st.st_nlink);
   return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
@@ -348,6 +351,13 @@ class HostResolver {
       return;
     }
     r.protect.push_back({*c, k, loc});
+    worktree_tops_[*c].push_back(pointer.substr(0, pointer.rfind('/')));
+  }
+
+  // The worktrees whose `.git` pointer named `gitdir`.
+  std::vector<std::string> pointer_worktrees(const std::string& gitdir) const {
+    const auto it = worktree_tops_.find(gitdir);
+    return it == worktree_tops_.end() ? std::vector<std::string>{} : it->second;
   }
 
  private:
@@ -360,6 +370,7 @@ class HostResolver {
 
   const HostFacts& host_;
   ir::Diagnostics& diags_;
+  std::map<std::string, std::vector<std::string>> worktree_tops_;
 };
 
 }  // namespace
@@ -521,6 +532,67 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                      [&](const ResolvedPath& p) { return p.path == known; }))
       protect_absolute(*common, loc, false);
   }
+  // What a protected git directory's configuration names in a writable root is as good as
+  // its config: the host's next git command runs the hooks in core.hooksPath, reads the
+  // included files as config and runs the commands its values name (red team A13-3).
+  // Each such file or directory is protected too (a placeholder when missing); a config
+  // zpolicy cannot read soundly refuses the run. By index: linked worktrees' git
+  // directories join the list.
+  std::vector<std::string> gitdirs;
+  for (const auto& p : r.protect)
+    if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
+  std::set<std::string> read_gitdirs;
+  const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc) {
+    return h.canonical_or_refuse(lexical, r.write, loc, "path named by git's config");
+  };
+  const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
+    diags.error(loc, why + "; refusing to run");
+  };
+  for (size_t i = 0; i < gitdirs.size(); ++i) {
+    const std::string dir = gitdirs[i];
+    if (!read_gitdirs.insert(dir).second) continue;
+    GitConfigSources src{dir, {dir + "/config", dir + "/config.worktree"}, {}};
+    // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
+    // one string, and the worktrees below it are read once.
+    std::string common = dir;
+    if (const auto named = commondir_named_by(dir).path) {
+      const Canonical c = HostResolver::canonicalize(*named, {});
+      common = c.stop == Canonical::Stop::None ? c.path : *named;
+    }
+    if (common != dir) {
+      src.files.push_back(common + "/config");
+      src.files.push_back(common + "/config.worktree");
+    }
+    for (const auto& admin : linked_worktree_admin_dirs(common))
+      if (has_git_head(admin)) gitdirs.push_back(admin);
+    if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
+      src.tops.push_back(dir.substr(0, dir.size() - 5));
+    if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
+    for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
+    // A bare repository runs its hooks and commands in the git directory itself.
+    if (src.tops.empty()) src.tops.push_back(dir);
+    auto protect_git_target = [&](const std::string& path, const ir::SourceLoc& loc) {
+      if (std::none_of(r.protect.begin(), r.protect.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, path); }))
+        protect_absolute(path, loc, true);
+    };
+    std::vector<GitConfigTarget> hook_dirs = {{common + "/hooks", {common + "/hooks", 0, 0}, true}};
+    for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
+      protect_git_target(t.path, t.loc);
+      if (t.hooks) hook_dirs.push_back(t);
+    }
+    // A hook that is a symlink runs what it points at (`pre-commit ->
+    // ../../scripts/pre-commit`): the link is protected with its directory, its target is
+    // protected too.
+    for (const auto& hooks : hook_dirs)
+      for (const auto& link : symlinks_in(hooks.path)) {
+        const std::string named =
+            link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
+        if (auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
+                                           "target of the git hook '" + link.path + "'"))
+          protect_git_target(*c, hooks.loc);
+      }
+  }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
   // as the deny roots' are masked (red team A11-6).
@@ -541,7 +613,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // binds nothing but them.
   for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})
     for (auto& p : *list)
-      if (p.kind != HostKind::Missing) p.identity = identity_of(p.path);
+      if (p.kind != HostKind::Missing) p.identity = identity_of(p.path, &p.links);
   for (const auto& loc : workspace_rules) {
     auto w = std::find_if(r.write.begin(), r.write.end(),
                           [&](const ResolvedPath& p) { return p.path == host.workspace; });

@@ -143,7 +143,7 @@ BOOST_DATA_TEST_CASE(a_mount_in_the_workspace_the_host_removes_again_while_the_r
   const RunResult r = box.run(spec);
   BOOST_TEST(!exists(shared + "/planted"), "written through the bind: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());
-  BOOST_TEST(r.err.find("in a writable root while the run started") != std::string::npos,
+  BOOST_TEST(r.err.find("in a writable root changed on the host") != std::string::npos,
              r.describe());
   BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
 }
@@ -170,6 +170,114 @@ BOOST_DATA_TEST_CASE(a_workspace_renamed_on_the_host_while_the_run_starts_is_ref
   BOOST_TEST(r.err.find("writable root '" + box.workspace() + "'") != std::string::npos,
              r.describe());
   BOOST_TEST(!exists(box.workspace() + ".moved/started"), "the command ran: " << r.describe());
+}
+
+// A13D-2, A13C-1's deeper part (fixed): a mount point in a writable root was judged by
+// names, the table's triple (point, device, root) and, by the re-judged lints, what the
+// point shows on the host. Members, by the host while strace holds the guard's unshare
+// 0.3 s, each with a directory every user may write (1777) or an unjudged filesystem
+// ending up at `ws/b`, whose bind of `$1/src` (0755) or tmpfs the lints had judged:
+// * A13D-2: the bind swapped for a bind of another directory made at src's name: the same
+//   triple, so the same layout, and nothing was judged again (exit 0 before);
+// * a second bind of such a directory stacked on the first, unmounted again on the host at
+//   bwrap's exec: the re-judged lints look at the host's name, which shows src again
+//   (refused before by the net of A13C-1 only because the first bind's root string
+//   follows its source's rename);
+// * the bind swapped for a bind of src's parent (refused before by the net of A13C-1);
+// * a tmpfs swapped for another tmpfs (the same triple when the device number is reused).
+// (The last two with nothing a lint refuses, so that only the identity can tell.)
+// Now what each mount point in a writable root shows in the guard's namespace must be, by
+// identity, what the lints judged (exit 125, nothing ran).
+BOOST_DATA_TEST_CASE(a_mount_in_the_workspace_swapped_on_the_host_while_the_run_starts_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  struct Member {
+    const char* name;
+    const char* before;  // $1: the member's directory (holding src), $2: the workspace
+    const char* script;
+    const char* also_held;  // another call held (0.2 s), or empty
+    const char* planted;    // where the command's file lands when the swap reaches it
+  };
+  box.make_dir(box.ws("b"));
+  const char* const bound = "mount --bind \"$1/src\" \"$2/b\"";
+  const std::string swapped_in = "mv \"$1/src\" \"$1/src.old\"; mkdir \"$1/src\"; chmod 1777 \"$1/src\"; ";
+  const std::string stacked = swapped_in + "mount --bind \"$1/src\" \"$2/b\"; w " +
+                              std::to_string(SYS_execve) + " ''; umount \"$2/b\"";
+  const std::string swap = "umount \"$2/b\"; " + swapped_in + "mount --bind \"$1/src\" \"$2/b\"";
+  int n = 0;
+  for (const auto& m : {
+           Member{"a bind swapped for one of another directory at its source's name", bound,
+                  swap.c_str(), "", "src/planted"},
+           Member{"a bind stacked on the judged one and removed again on the host", bound,
+                  stacked.c_str(), "execve", "src/planted"},
+           Member{"a bind swapped for one of its source's parent", bound,
+                  "umount \"$2/b\"; mount --bind \"$1\" \"$2/b\"", "",
+                  "planted"},
+           Member{"a tmpfs swapped for a tmpfs", "mount -t tmpfs -o mode=0755 zp \"$2/b\"",
+                  "umount \"$2/b\"; mount -t tmpfs -o mode=0755 zp \"$2/b\"", "", nullptr},
+       }) {
+    const std::string dir = box.base() + "/m" + std::to_string(n++);
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0 && mkdir((dir + "/src").c_str(), 0755) == 0);
+    RunSpec spec;
+    std::vector<std::string> also;
+    if (*m.also_held) also.push_back(m.also_held);
+    spec.root_prefix =
+        host_acts_while_held(kGuardUnshare, m.script, {dir, box.workspace()}, m.before, also);
+    spec.command = {"/bin/sh", "-c", ": > started; echo planted > b/planted"};
+    const RunResult r = box.run(spec);
+    if (m.planted)
+      BOOST_TEST(!exists(dir + "/" + m.planted),
+                 m.name << ": written through the swapped mount: " << r.describe());
+    BOOST_TEST(r.exit_code == 125, m.name << ": " << r.describe());
+    BOOST_TEST(r.err.find("'" + box.ws("b") + "'") != std::string::npos,
+               m.name << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("started")), m.name << ": the command ran: " << r.describe());
+    unlink(box.ws("started").c_str());
+  }
+}
+
+// A13C-2 (fixed): a deny root is the object resolution saw at its name (A13-1), and a hard
+// link is that object. Members, by the host while strace holds the run's first watch:
+// a deny file's parent moved away and a hard link of the file left at its name (the mask
+// went onto the link and the command read the key under the moved name, exit 0 before);
+// the same with a bind of the file, and of a deny directory, left at its name (refused
+// before by A11-4's look: the moved name is one the masks lack). Now a deny file must
+// also have the link count resolution saw (exit 125, nothing ran).
+BOOST_DATA_TEST_CASE(a_deny_root_left_at_its_name_as_a_link_or_bind_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  struct Member {
+    const char* name;
+    const char* deny;  // below the member's directory
+    const char* script;
+  };
+  int n = 0;
+  for (const auto& m : {
+           Member{"a hard link left at a deny file's name", "src/key",
+                  "mv \"$1/src\" \"$1/moved\"; mkdir \"$1/src\"; ln \"$1/moved/key\" "
+                  "\"$1/src/key\""},
+           Member{"a bind left at a deny file's name", "src/key",
+                  "mv \"$1/src\" \"$1/moved\"; mkdir \"$1/src\"; : > \"$1/src/key\"; mount "
+                  "--bind \"$1/moved/key\" \"$1/src/key\""},
+           Member{"a bind left at a deny directory's name", "src",
+                  "mv \"$1/src\" \"$1/moved\"; mkdir \"$1/src\"; mount --bind \"$1/moved\" "
+                  "\"$1/src\""},
+       }) {
+    const std::string dir = box.base() + "/d" + std::to_string(n++);
+    BOOST_REQUIRE(mkdir(dir.c_str(), 0755) == 0 && mkdir((dir + "/src").c_str(), 0755) == 0);
+    box.write_file(dir + "/src/key", "AKIA-KEY\n");
+    RunSpec spec;
+    spec.options = {"--policy", deny_policy(box, dir + "/" + m.deny)};
+    spec.root_prefix = host_acts_while_held(kWatch, m.script, {dir});
+    spec.command = {"/bin/sh", "-c", ": > started; read -r k < \"$0\"; echo \"$k\"",
+                    dir + "/moved/key"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.out.find("AKIA") == std::string::npos,
+               m.name << ": the deny root read under another name: " << r.describe());
+    BOOST_TEST(r.exit_code == 125, m.name << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("started")), m.name << ": the command ran: " << r.describe());
+    unlink(box.ws("started").c_str());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

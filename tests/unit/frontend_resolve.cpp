@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
+#include "compiler/resolve/mount_objects.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/sandbox_mounts.hpp"
 #include "compiler/resolve/state_dir.hpp"
@@ -566,26 +567,60 @@ BOOST_AUTO_TEST_CASE(a_copied_mount_table_has_the_same_layout_until_a_mount_move
       host, copy(bind + tmpfs + "74 69 254:0 /home/u /w/ws/h rw - ext4 /dev/vda rw\n")));
 }
 
-// What the guard's copy holds in a writable root that resolution's table did not list
-// (red team A13C-1): a mount there since, whatever its ids; a mount elsewhere is not asked
-// about, nor one already there.
-BOOST_AUTO_TEST_CASE(mounts_added_below_a_writable_root_since_resolution) {
-  const auto before = compiler::parse_mountinfo(
-      "26 1 254:0 / / rw - ext4 /dev/vda rw\n"
-      "30 26 0:50 / /w/ws/cache rw - tmpfs t rw\n");
-  const auto now = compiler::parse_mountinfo(
+// The mount points a writable bind of a root takes along: at or below it, each once,
+// sorted; a mount elsewhere is not asked about.
+BOOST_AUTO_TEST_CASE(mount_points_within_writable_roots) {
+  const auto table = compiler::parse_mountinfo(
       "69 68 254:0 / / rw - ext4 /dev/vda rw\n"
-      "70 69 0:50 / /w/ws/cache rw - tmpfs t rw\n"
-      "71 69 0:20 / /w/ws/k rw - proc proc rw\n"
       "72 69 254:0 /srv/shared /w/ws/t rw - ext4 /dev/vda rw\n"
-      "73 69 0:51 / /elsewhere rw - tmpfs t rw\n"
-      "74 69 0:52 / /w/ws rw - tmpfs t rw\n");
-  std::vector<std::string> points;
-  for (const auto& m : compiler::mounts_added_below({"/w/ws"}, before, now))
-    points.push_back(m.point);
-  BOOST_TEST(points == (std::vector<std::string>{"/w/ws/k", "/w/ws/t", "/w/ws"}),
+      "70 69 0:50 / /w/ws/cache rw - tmpfs t rw\n"
+      "71 72 0:51 / /w/ws/t rw - tmpfs t rw\n"
+      "73 69 0:52 / /elsewhere rw - tmpfs t rw\n"
+      "74 69 0:53 / /w/ws rw - tmpfs t rw\n"
+      "75 69 0:54 / /w/wsx rw - tmpfs t rw\n");
+  BOOST_TEST(compiler::mount_points_within({"/w/ws"}, table) ==
+                 (std::vector<std::string>{"/w/ws", "/w/ws/cache", "/w/ws/t"}),
              boost::test_tools::per_element());
-  BOOST_TEST(compiler::mounts_added_below({"/w/ws"}, now, now).empty());
+  BOOST_TEST(compiler::mount_points_within({"/nowhere"}, table).empty());
+}
+
+// What the sandbox got at each mount point in a writable root against what the lints
+// judged (red team A13C-1, A13D-2): the same objects pass whatever the tables' names;
+// another directory (a bind swapped under the same triple), another filesystem (a tmpfs
+// with the first one's device number), other access, a mount more or one less refuse.
+BOOST_AUTO_TEST_CASE(a_mount_object_differing_from_the_judged_one_is_named) {
+  const compiler::MountObject cache{"/w/ws/cache", true, 50, 1, 0x01021994, 7, false};
+  const compiler::MountObject t{"/w/ws/t", true, 2049, 1234, 0xef53, 9, false};
+  const std::vector<compiler::MountObject> judged{cache, t};
+  BOOST_TEST(!compiler::first_mount_changed(judged, judged));
+  BOOST_TEST(!compiler::first_mount_changed({}, {}));
+  auto with_t = [&](compiler::MountObject o) { return std::vector{cache, o}; };
+  auto changed = [&](const std::vector<compiler::MountObject>& now) {
+    return compiler::first_mount_changed(judged, now).value_or("");
+  };
+  auto other = t;
+  other.ino = 99;
+  BOOST_TEST(changed(with_t(other)) == "'/w/ws/t' (another directory shows there)");
+  other = t;
+  other.dev = 51;
+  BOOST_TEST(changed(with_t(other)) == "'/w/ws/t' (another directory shows there)");
+  other = t;
+  other.fs_id = 10;
+  BOOST_TEST(changed(with_t(other)) == "'/w/ws/t' (another filesystem shows there)");
+  other = t;
+  other.fs_type = 0x9fa0;
+  BOOST_TEST(changed(with_t(other)) == "'/w/ws/t' (another filesystem shows there)");
+  other = t;
+  other.read_only = true;
+  BOOST_TEST(changed(with_t(other)) == "'/w/ws/t' (mounted with other access)");
+  BOOST_TEST(changed(with_t({"/w/ws/t"})) == "'/w/ws/t' (looked up in one namespace only)");
+  // A point not looked up in either is the same nothing.
+  BOOST_TEST(!compiler::first_mount_changed({{"/w/ws/x"}}, {{"/w/ws/x"}}));
+  BOOST_TEST(changed({cache}) == "'/w/ws/t' (no longer a mount point)");
+  BOOST_TEST(changed({cache, {"/w/ws/k", true, 20, 1, 0x9fa0, 0, false}, t}) ==
+             "'/w/ws/k' (mounted since the policy was resolved)");
+  BOOST_TEST(changed({cache, t, {"/w/ws/u", true, 20, 1, 0x9fa0, 0, false}}) ==
+             "'/w/ws/u' (mounted since the policy was resolved)");
 }
 
 // The fields after " - " (red team A14-2): type, source and superblock options, escaped as
@@ -610,7 +645,7 @@ BOOST_AUTO_TEST_CASE(mountinfo_gives_each_mount_its_type_source_and_superblock_o
 
 // An anonymous device number is given again as soon as it is free (red team A14-2): a
 // tmpfs replaced by a procfs, a sysfs or a tmpfs of other options on the same 0:N is
-// another mount for same_layout and mounts_added_below.
+// another mount for same_mount and same_layout.
 BOOST_AUTO_TEST_CASE(a_reused_anonymous_device_is_another_mount) {
   const std::string root = "26 1 254:0 / / rw - ext4 /dev/vda rw\n";
   const auto before =
@@ -621,10 +656,10 @@ BOOST_AUTO_TEST_CASE(a_reused_anonymous_device_is_another_mount) {
         "30 26 0:39 / /w/ws/t rw - tmpfs other rw,mode=755\n"}) {
     const auto now = compiler::parse_mountinfo(root + other);
     BOOST_TEST(!compiler::same_layout(before, now), other);
-    BOOST_TEST(compiler::mounts_added_below({"/w/ws"}, before, now).size() == 1u, other);
+    BOOST_TEST(!compiler::same_mount(before.back(), now.back()), other);
   }
   BOOST_TEST(compiler::same_layout(before, before));
-  BOOST_TEST(compiler::mounts_added_below({"/w/ws"}, before, before).empty());
+  BOOST_TEST(compiler::same_mount(before.back(), before.back()));
 }
 
 // The sandbox's own table, the last word (red team A14-1): below a writable root only the

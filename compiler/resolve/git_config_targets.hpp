@@ -1,0 +1,54 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ir/source_location.hpp"
+
+namespace zpolicy::compiler {
+
+// Git gives up past this depth of nested includes (config.c MAX_INCLUDE_DEPTH); so does
+// resolution, refusing the run rather than reading less than git would.
+inline constexpr int kGitIncludeMaxDepth = 10;
+
+// One git directory's configuration as the host's git reads it: `files` (its `config`
+// and `config.worktree`, its common directory's), in order, and the worktree tops its
+// commands run from (where a relative core.hooksPath and command words resolve).
+struct GitConfigSources {
+  std::string gitdir;
+  std::vector<std::string> files;
+  std::vector<std::string> tops;
+};
+
+// A file or directory the host's next git command runs or reads as config, named by the
+// config line at `loc` (absolute and canonical, by `canonical`).
+struct GitConfigTarget {
+  std::string path;
+  ir::SourceLoc loc;
+  bool hooks = false;  // a core.hooksPath directory: git runs the hooks in it
+};
+
+// The canonical form of an absolute path under the rules of every protected path, or
+// none once it has reported why it cannot give one.
+using GitCanonical =
+    std::function<std::optional<std::string>(const std::string&, const ir::SourceLoc&)>;
+using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>;
+
+// Reads `src.files` and every file they include (include.path and includeIf.<cond>.path,
+// whatever the condition: including too much is the safe direction), and returns every
+// config file read or included, the core.hooksPath directories and each path a command
+// value names (git_config_keys.hpp). Relative paths resolve as git resolves them:
+// includes against the including file's directory, core.worktree against the git
+// directory, hook paths and commands against each top; `~/` against `home`. What it
+// cannot read soundly (a bad line, an include that is not a regular file or cannot be
+// opened, `~user`, `%(prefix)`, a key git requires a value for without one, a command
+// word only a shell could resolve, includes deeper than kGitIncludeMaxDepth) is reported
+// to `refuse` at its file and line.
+std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
+                                                const std::string& home,
+                                                const GitCanonical& canonical,
+                                                const GitRefusal& refuse);
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,220 @@
+// The git config reader (compiler/resolve/git_config.hpp) against git's own syntax rules,
+// each case checked by hand against `git config -f FILE -l` (git 2.39), and what
+// resolution takes a key to name (git_config_keys.hpp).
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compiler/resolve/git_config.hpp"
+#include "compiler/resolve/git_config_keys.hpp"
+#include "compiler/resolve/git_config_targets.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace zpolicy::compiler;
+
+namespace {
+
+struct Walked {
+  std::vector<std::string> targets;  // sorted, deduplicated
+  std::vector<std::string> refusals;
+};
+
+// git_config_targets over `top`/.git, canonicalizing with the filesystem's rules.
+Walked walk(const zpolicy::test::TempDir& top) {
+  Walked out;
+  const GitConfigSources src{top / ".git", {top / ".git/config"}, {top.str()}};
+  const GitCanonical canonical = [](const std::string& p, const zpolicy::ir::SourceLoc&) {
+    return std::optional<std::string>(std::filesystem::weakly_canonical(p).string());
+  };
+  const GitRefusal refuse = [&](const zpolicy::ir::SourceLoc& loc, const std::string& why) {
+    out.refusals.push_back(loc.str() + " " + why);
+  };
+  for (const auto& t : git_config_targets(src, "/home/u", canonical, refuse))
+    out.targets.push_back(t.path);
+  std::sort(out.targets.begin(), out.targets.end());
+  out.targets.erase(std::unique(out.targets.begin(), out.targets.end()), out.targets.end());
+  return out;
+}
+
+// "var=value" (or "var" for a key without '=') per entry, as `git config -l` prints them.
+std::vector<std::string> listed(const std::string& text) {
+  const GitConfig cfg = parse_git_config(text);
+  BOOST_TEST_REQUIRE(!cfg.error, "line " << cfg.error->line << ": " << cfg.error->what);
+  std::vector<std::string> out;
+  for (const auto& e : cfg.entries) out.push_back(e.var + (e.value ? "=" + *e.value : ""));
+  return out;
+}
+
+int error_line(const std::string& text) {
+  const GitConfig cfg = parse_git_config(text);
+  return cfg.error ? cfg.error->line : 0;
+}
+
+using Lines = std::vector<std::string>;
+
+GitConfigRole role(const std::string& text) {
+  const GitConfig cfg = parse_git_config(text);
+  BOOST_TEST_REQUIRE(cfg.entries.size() == 1u);
+  return git_config_role(cfg.entries.front());
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(git_config)
+
+BOOST_AUTO_TEST_CASE(sections_and_subsections) {
+  BOOST_TEST(listed("[core]\nhooksPath = x\n") == (Lines{"core.hookspath=x"}));
+  BOOST_TEST(listed("[CoRe]\n\tHOOKSPATH=x\n") == (Lines{"core.hookspath=x"}));
+  BOOST_TEST(listed("[Diff \"My.Drv\"]\n\tcommand = x\n") == (Lines{"diff.My.Drv.command=x"}));
+  BOOST_TEST(listed("[Diff.My]\n\tcommand = x\n") == (Lines{"diff.my.command=x"}));
+  BOOST_TEST(listed("[a \"q\\\"b\\\\c\\d\"]\nk=1\n") == (Lines{"a.q\"b\\cd.k=1"}));
+  BOOST_TEST(listed("[core] hooksPath = x\n") == (Lines{"core.hookspath=x"}));
+  BOOST_TEST(listed("key = 1\n[s]\n") == (Lines{"key=1"}));
+  BOOST_TEST(listed("[a]\nk=1\n[b]\nk=2\n") == (Lines{"a.k=1", "b.k=2"}));
+  const GitConfig cfg = parse_git_config("[includeIf \"gitdir:/x/y.z/\"]\npath = p\n");
+  BOOST_TEST_REQUIRE(cfg.entries.size() == 1u);
+  BOOST_TEST(cfg.entries[0].section() == "includeif");
+  BOOST_TEST(cfg.entries[0].subsection().value_or("") == "gitdir:/x/y.z/");
+  BOOST_TEST(cfg.entries[0].name() == "path");
+}
+
+BOOST_AUTO_TEST_CASE(a_key_without_a_value_is_true) {
+  const GitConfig cfg = parse_git_config("[pager]\n\tlog\n\tdiff   \n[x]\nk");
+  BOOST_TEST_REQUIRE(!cfg.error);
+  BOOST_TEST_REQUIRE(cfg.entries.size() == 3u);
+  for (const auto& e : cfg.entries) BOOST_TEST(!e.value.has_value());
+  BOOST_TEST(listed("[a]\nk =\n") == (Lines{"a.k="}));
+}
+
+BOOST_AUTO_TEST_CASE(values_are_trimmed_quoted_and_escaped) {
+  BOOST_TEST(listed("[a]\nk =   x  y\t \n") == (Lines{"a.k=x  y"}));
+  BOOST_TEST(listed("[a]\nk = x\ty\n") == (Lines{"a.k=x y"}));
+  BOOST_TEST(listed("[a]\nk = \" a  b\"\t c\n") == (Lines{"a.k= a  b  c"}));
+  BOOST_TEST(listed("[a]\nk = \"x # y ; z\"\n") == (Lines{"a.k=x # y ; z"}));
+  BOOST_TEST(listed("[a]\nk = a\\tb\\nc\\bd\\\\e\\\"f\n") == (Lines{"a.k=a\tb\nc\bd\\e\"f"}));
+  BOOST_TEST(listed("[a]\nk = a\\\n  b\nj = 2\n") == (Lines{"a.k=a  b", "a.j=2"}));
+  BOOST_TEST(listed("[a]\nk = a\"b\"c\n") == (Lines{"a.k=abc"}));
+}
+
+BOOST_AUTO_TEST_CASE(comments) {
+  BOOST_TEST(listed("# c\n; c\n[a] # c\nk = x # c\nj = y;c\n  # [b]\n") ==
+             (Lines{"a.k=x", "a.j=y"}));
+}
+
+BOOST_AUTO_TEST_CASE(line_ends_and_byte_order_mark) {
+  BOOST_TEST(listed("\xEF\xBB\xBF[a]\r\nk = x\r\nj = y") == (Lines{"a.k=x", "a.j=y"}));
+  BOOST_TEST(parse_git_config("[a]\n\nk = x\n").entries.at(0).line == 3);
+  BOOST_TEST(parse_git_config("[a]\nk = x\\\ny\nj = 1\n").entries.at(1).line == 4);
+}
+
+BOOST_AUTO_TEST_CASE(what_git_refuses_is_an_error_at_its_line) {
+  BOOST_TEST(error_line("[a]\nk = \\q\n") == 2);       // an unknown escape
+  BOOST_TEST(error_line("[a]\n  k = \"x") == 2);       // an open quote at the end
+  BOOST_TEST(error_line("[a]\nk = \"x\ny\"\n") == 2);  // a quote across lines
+  BOOST_TEST(error_line("[a\nk=1\n") == 1);            // an open section
+  BOOST_TEST(error_line("[a b]\n") == 1);              // a subsection not quoted
+  BOOST_TEST(error_line("[]\n") == 1);
+  BOOST_TEST(error_line("[a \"b\"x]\n") == 1);
+  BOOST_TEST(error_line("[a]\nk # c\n") == 2);         // no '=' before a comment
+  BOOST_TEST(error_line("[a]\n1k = x\n") == 2);        // a key starts with a letter
+  BOOST_TEST(error_line("[a]\nk_x = 1\n") == 2);
+  BOOST_TEST(error_line(std::string("[a]\nk = x\0y\n", 12)) == 2);
+  const GitConfig cfg = parse_git_config("[a]\nk = 1\nj = \\q\n");
+  BOOST_TEST(cfg.entries.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(roles_of_keys) {
+  BOOST_TEST((role("[core]\nHooksPath = x\n") == GitConfigRole::HooksDir));
+  BOOST_TEST((role("[core]\nworktree = x\n") == GitConfigRole::WorkTree));
+  BOOST_TEST((role("[include]\npath = x\n") == GitConfigRole::Include));
+  BOOST_TEST((role("[includeIf \"onbranch:main\"]\npath = x\n") == GitConfigRole::Include));
+  BOOST_TEST((role("[include \"x\"]\npath = x\n") == GitConfigRole::None));
+  for (const char* text :
+       {"[core]\nfsmonitor = x\n", "[core]\neditor = x\n", "[core]\npager = x\n",
+        "[core]\nsshCommand = x\n", "[core]\naskPass = x\n", "[core]\ngitProxy = x\n",
+        "[core]\nalternateRefsCommand = x\n", "[sequence]\neditor = x\n",
+        "[diff]\nexternal = x\n", "[diff \"d\"]\ncommand = x\n", "[diff \"d\"]\ntextconv = x\n",
+        "[merge \"d\"]\ndriver = x\n", "[filter \"d\"]\nclean = x\n",
+        "[filter \"d\"]\nsmudge = x\n", "[filter \"d\"]\nprocess = x\n",
+        "[credential]\nhelper = x\n", "[credential \"https://h/p\"]\nhelper = x\n",
+        "[gpg]\nprogram = x\n", "[gpg \"ssh\"]\nprogram = x\n",
+        "[gpg \"ssh\"]\ndefaultKeyCommand = x\n", "[hook \"h\"]\ncommand = x\n",
+        "[alias]\nx = !sh y\n", "[submodule \"s\"]\nupdate = !x\n", "[pager]\nlog = x\n",
+        "[difftool \"t\"]\ncmd = x\n", "[mergetool \"t\"]\npath = x\n",
+        "[remote \"o\"]\nuploadpack = x\n", "[uploadpack]\npackObjectsHook = x\n",
+        "[sendemail]\nsmtpServer = x\n", "[sendemail]\nsendmailCmd = x\n",
+        "[trailer \"t\"]\ncmd = x\n", "[imap]\ntunnel = x\n", "[web]\nbrowser = x\n",
+        "[interactive]\ndiffFilter = x\n"})
+    BOOST_TEST((role(text) == GitConfigRole::Command), text);
+  for (const char* text : {"[alias]\nx = log -- a/b\n", "[submodule \"s\"]\nupdate = rebase\n",
+                           "[remote \"o\"]\nurl = https://h/r\n", "[submodule \"s\"]\npath = a/b\n",
+                           "[core]\nexcludesFile = a/b\n", "[completion]\ncommands = a/b\n"})
+    BOOST_TEST((role(text) == GitConfigRole::None), text);
+}
+
+BOOST_AUTO_TEST_CASE(words_of_a_command_that_name_files) {
+  using W = std::vector<std::string>;
+  BOOST_TEST(paths_in_command("vim").words.empty());
+  BOOST_TEST(paths_in_command("./tools/ed --wait").words == (W{"./tools/ed"}));
+  BOOST_TEST(paths_in_command("!sh -c 'x/run \"a/b\"'; y/z|w/v").words ==
+             (W{"x/run", "a/b", "y/z", "w/v"}));
+  BOOST_TEST(paths_in_command("FOO=bin/x cmd --opt=/abs/y").words == (W{"bin/x", "/abs/y"}));
+  BOOST_TEST(paths_in_command("~/bin/x").words == (W{"~/bin/x"}));
+  BOOST_TEST(paths_in_command("PATH=./bin:/usr/bin x").words == (W{"./bin", "/usr/bin"}));
+  BOOST_TEST(!paths_in_command("!f() { echo $1; }; f").unreadable);
+  BOOST_TEST(paths_in_command("$HOME/bin/x").unreadable.value_or("") == "$HOME/bin/x");
+  BOOST_TEST(paths_in_command("${GIT_DIR}/x").unreadable.has_value());
+  BOOST_TEST(paths_in_command("scripts/*.sh").unreadable.has_value());
+  BOOST_TEST(paths_in_command("~root/x").unreadable.has_value());
+  BOOST_TEST(paths_in_command("a\\ b/c").unreadable.has_value());
+  BOOST_TEST(paths_in_command("sh 'my tools/x' \"a b/c\"").words == (W{"my tools/x", "a b/c", "tools/x", "b/c"}));
+}
+
+BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
+  zpolicy::test::TempDir top;
+  top.write(".git/HEAD", "ref: refs/heads/main\n");
+  top.write(".git/config",
+            "[core]\n\thooksPath = hooks\n\tworktree = ../wt2\n\teditor = ~/bin/ed\n"
+            "[include]\n\tpath = ../inc.cfg\n");
+  top.write("inc.cfg", "[alias]\n\tx = \"!sh bin/run\"\n[includeIf \"onbranch:x\"]\n\tpath = sub/gone.cfg\n");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty(), w.refusals.front());
+  const std::string t = top.str(), wt = t + "/wt2";
+  std::vector<std::string> want = {t + "/.git/config", t + "/inc.cfg",  t + "/sub/gone.cfg",
+                                   t + "/hooks",       wt + "/hooks",   t + "/bin/run",
+                                   wt + "/bin/run",    "/home/u/bin/ed"};
+  std::sort(want.begin(), want.end());
+  BOOST_TEST(w.targets == want);
+}
+
+BOOST_AUTO_TEST_CASE(includes_nest_as_deep_as_gits_limit) {
+  zpolicy::test::TempDir top;
+  top.write(".git/config", "[include]\npath = ../i1\n");
+  for (int i = 1; i <= kGitIncludeMaxDepth; ++i)
+    top.write("i" + std::to_string(i), "[include]\npath = i" + std::to_string(i + 1) + "\n");
+  BOOST_TEST(walk(top).refusals.empty());  // the 11th is missing: git skips it
+  top.write("i" + std::to_string(kGitIncludeMaxDepth + 1), "[a]\nk = 1\n");
+  const Walked w = walk(top);
+  BOOST_TEST_REQUIRE(w.refusals.size() == 1u);
+  BOOST_TEST(w.refusals[0].find("deeper than 10") != std::string::npos, w.refusals[0]);
+}
+
+BOOST_AUTO_TEST_CASE(what_cannot_be_read_soundly_is_refused_at_its_line) {
+  for (const auto& [config, line] : std::vector<std::pair<std::string, std::string>>{
+           {"[core]\n\tpager = less \\q\n", ".git/config:2:"},
+           {"[core]\n\n\thooksPath = %(prefix)/h\n", ".git/config:3:"},
+           {"[include]\n\tpath = ~other/x\n", ".git/config:2:"},
+           {"[include]\n\tpath\n", ".git/config:2:"},
+           {"[gpg]\n\tprogram = $X/gpg\n", ".git/config:2:"},
+           {"[include]\n\tpath = ..\n", ".git/config:2:"}}) {
+    zpolicy::test::TempDir top;
+    top.write(".git/config", config);
+    const Walked w = walk(top);
+    BOOST_TEST_REQUIRE(w.refusals.size() == 1u, config);
+    BOOST_TEST(w.refusals[0].find(top / line) == 0u, w.refusals[0]);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
