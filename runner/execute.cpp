@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/sandbox_mounts.hpp"
 #include "runner/backend.hpp"
 #include "runner/supervise.hpp"
 #include "zpolicy/exit_code.hpp"
@@ -217,6 +218,34 @@ std::string unmasked_new_name(const ir::Resolved& live,
     break;
   }
   return found;
+}
+
+// The first mount of the sandbox's table `in_sandbox` below a writable root or pin of
+// `live` that neither the verified argv `expected` made nor `judged` listed there
+// (compiler::unverified_mounts), as what the refusal says, or empty. The roots are bound
+// onto themselves, so the sandbox names them as the host does; a bind elsewhere would
+// move what is below them out of the comparison, and is refused.
+std::string unverified_sandbox_mount(const ir::Resolved& live,
+                                     const std::vector<compiler::ExpectedObject>& expected,
+                                     const std::vector<compiler::MountEntry>& judged,
+                                     const std::vector<compiler::MountEntry>& in_sandbox) {
+  using Kind = compiler::ExpectedObject::Kind;
+  compiler::SandboxMountRules rules;
+  for (const auto* roots : {&live.write, &live.pin})
+    for (const auto& r : *roots) rules.roots.push_back(r.path);
+  for (const auto& e : expected) {
+    rules.destinations.push_back(e.dest);
+    if (e.kind == Kind::Dev || e.kind == Kind::Proc) rules.bwrap_trees.push_back(e.dest);
+    if (e.kind == Kind::Bind && e.source != e.dest &&
+        std::find(rules.roots.begin(), rules.roots.end(), e.source) != rules.roots.end())
+      return "writable root '" + e.source + "' is bound at '" + e.dest + "', not onto itself";
+  }
+  const auto added = compiler::unverified_mounts(rules, judged, in_sandbox);
+  if (added.empty()) return {};
+  const auto& m = added.front();
+  return "the sandbox holds a mount at '" + m.point + "' (" + m.fs_type + " " + m.source +
+         ") in a writable root that neither the verified argv made nor the host's table "
+         "judged listed there (the host moved or mounted it while the run started)";
 }
 
 int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
@@ -462,6 +491,21 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         return false;
       case SetupCheck::Result::Holds:
         break;
+    }
+    // bwrap bound each writable root after the looks above, with whatever mounts lay below
+    // it then (red team A14-1): the sandbox's own table, read while nothing can mount there
+    // any more, is the last word. Judged against the table the lints judged: resolution's,
+    // or the guard's when the plan was not resolved through this run's.
+    const auto in_sandbox = setup.mounts(init);
+    if (!in_sandbox || in_sandbox->empty()) {
+      refused = "cannot read the sandbox's mount table; refusing to run what was not verified";
+      return false;
+    }
+    if (auto m = unverified_sandbox_mount(
+            live, plan.expected_setup, resolved_through ? mount_table.first() : now, *in_sandbox);
+        !m.empty()) {
+      refused = m + "; refusing to run what was not verified";
+      return false;
     }
     if (!limit_failed.empty()) {
       refused = limit_failed;

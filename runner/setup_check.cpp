@@ -222,4 +222,23 @@ SetupCheck::Result SetupCheck::check(pid_t init, std::string& why) const {
   return result;
 }
 
+std::optional<std::vector<compiler::MountEntry>> SetupCheck::mounts(pid_t init) const {
+  const int dir = open(("/proc/" + std::to_string(init)).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return std::nullopt;
+  auto read_all = [dir](const char* name, std::string& out) {
+    const int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    char buf[65536];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+    close(fd);
+    return n == 0;
+  };
+  std::string table, syscall_line;
+  const bool read = read_all("mountinfo", table) && read_all("syscall", syscall_line);
+  close(dir);
+  if (!read || !reads_from(syscall_line, block_fd_)) return std::nullopt;
+  return compiler::parse_mountinfo(table);
+}
+
 }  // namespace zpolicy::runner

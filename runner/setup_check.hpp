@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/analyzer/bwrap/expected_setup.hpp"
+#include "compiler/resolve/mount_names.hpp"
 
 namespace zpolicy::runner {
 
@@ -38,6 +39,13 @@ class SetupCheck {
   // Differs, `why` names the first destination that is not what the argv put there, or
   // the deny root found.
   Result check(pid_t init, std::string& why) const;
+
+  // The sandbox's own mount table, as the sandbox names it, read after check() said Holds:
+  // the init still blocks on the block descriptor when it has been read, so every mount
+  // is made and nothing mounts in that namespace before the release (red team A14-1). The
+  // init is pinned by a descriptor of its /proc directory: its number taken by another
+  // process reads nothing. Empty when it cannot be read or the init no longer blocks.
+  std::optional<std::vector<compiler::MountEntry>> mounts(pid_t init) const;
 
  private:
   std::vector<compiler::ExpectedObject> expected_;

@@ -58,20 +58,41 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
     text.remove_prefix(std::min(end + 1, text.size()));
     std::string_view fields[6];
     size_t n = 0;
-    while (n < 6 && !line.empty()) {
+    auto next = [&line] {
+      while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
       const size_t space = std::min(line.find(' '), line.size());
-      if (space > 0) fields[n++] = line.substr(0, space);
-      line.remove_prefix(std::min(space + 1, line.size()));
-    }
+      const std::string_view field = line.substr(0, space);
+      line.remove_prefix(space);
+      return field;
+    };
+    while (n < 6 && !line.empty())
+      if (const auto f = next(); !f.empty()) fields[n++] = f;
     if (n < 6) continue;
-    MountEntry e{std::string(fields[2]), unescape(fields[3]),   unescape(fields[4]), false,
-                 std::string(fields[0]), std::string(fields[1])};
+    MountEntry e;
+    e.id = fields[0];
+    e.parent = fields[1];
+    e.device = fields[2];
+    e.root = unescape(fields[3]);
+    e.point = unescape(fields[4]);
     if (e.root.empty() || e.root[0] != '/' || e.point.empty() || e.point[0] != '/') continue;
     for (std::string_view opts = fields[5]; !opts.empty();) {
       const size_t comma = std::min(opts.find(','), opts.size());
       if (opts.substr(0, comma) == "ro") e.read_only = true;
       opts.remove_prefix(std::min(comma + 1, opts.size()));
     }
+    // The optional fields end at a lone "-" (none of them is one; every field is escaped).
+    // After it, one space each: type, source (empty when mounted with ""), superblock options.
+    for (std::string_view f = next(); !f.empty(); f = next())
+      if (f == "-") {
+        if (!line.empty()) line.remove_prefix(1);
+        std::string* tail[] = {&e.fs_type, &e.source, &e.super_options};
+        for (std::string* field : tail) {
+          const size_t space = std::min(line.find(' '), line.size());
+          *field = unescape(line.substr(0, space));
+          line.remove_prefix(std::min(space + 1, line.size()));
+        }
+        break;
+      }
     out.push_back(std::move(e));
   }
   return out;
@@ -82,22 +103,28 @@ std::vector<MountEntry> read_mountinfo() {
   return parse_mountinfo(std::string(std::istreambuf_iterator<char>(in), {}));
 }
 
+bool same_mount(const MountEntry& a, const MountEntry& b) {
+  return a.device == b.device && a.root == b.root && a.fs_type == b.fs_type &&
+         a.source == b.source && a.super_options == b.super_options;
+}
+
 bool same_layout(const std::vector<MountEntry>& a, const std::vector<MountEntry>& b) {
   // Each mount as what it shows where, with what it was mounted on (the parent's own
   // four): ids differ between the namespaces, and so does the order (a copy lists its
   // mounts tree first, the original in the order they were made), but the stacking of
   // mounts on one point is a parent relation in both.
-  using Shape = std::tuple<std::string, std::string, std::string, bool>;
-  auto shapes = [](const std::vector<MountEntry>& t) {
+  using Shape = std::tuple<std::string, std::string, std::string, bool, std::string, std::string,
+                           std::string>;
+  auto shape = [](const MountEntry& e) {
+    return Shape{e.device, e.root, e.point, e.read_only, e.fs_type, e.source, e.super_options};
+  };
+  auto shapes = [&shape](const std::vector<MountEntry>& t) {
     std::map<std::string, const MountEntry*> by_id;
     for (const auto& e : t) by_id.emplace(e.id, &e);
     std::vector<std::pair<Shape, Shape>> out;
     for (const auto& e : t) {
       const auto p = by_id.find(e.parent);
-      out.push_back({{e.device, e.root, e.point, e.read_only},
-                     p == by_id.end() ? Shape{}
-                                      : Shape{p->second->device, p->second->root,
-                                              p->second->point, p->second->read_only}});
+      out.push_back({shape(e), p == by_id.end() ? Shape{} : shape(*p->second)});
     }
     std::sort(out.begin(), out.end());
     return out;

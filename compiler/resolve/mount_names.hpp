@@ -13,8 +13,16 @@ struct MountEntry {
   std::string point;   // where it shows
   bool read_only = false;
   std::string id, parent;  // the mount's id and its parent's
+  // After " - ": the filesystem's type, the mount's source and the superblock's options.
+  // An anonymous device number (tmpfs, procfs, sysfs, ...) is given again as soon as it is
+  // free, so the device says which filesystem only together with these (red team A14-2).
+  std::string fs_type, source, super_options;
   friend bool operator==(const MountEntry&, const MountEntry&) = default;
 };
+
+// Whether `a` and `b` show the same directory of the same filesystem: device, root, type,
+// source and superblock options agree (their points, access and ids may differ).
+bool same_mount(const MountEntry& a, const MountEntry& b);
 
 // The mount table of this process's namespace, in mount order (escapes decoded); empty
 // when it cannot be read. `text` is what /proc/self/mountinfo holds.

@@ -8,6 +8,7 @@
 
 #include "compiler/resolve/mount_objects.hpp"
 #include "compiler/resolve/resolve.hpp"
+#include "compiler/resolve/sandbox_mounts.hpp"
 #include "compiler/resolve/state_dir.hpp"
 #include "compiler/resolve/unmasked_names.hpp"
 #include "compiler/resolve/workspace_spelling.hpp"
@@ -620,6 +621,106 @@ BOOST_AUTO_TEST_CASE(a_mount_object_differing_from_the_judged_one_is_named) {
              "'/w/ws/k' (mounted since the policy was resolved)");
   BOOST_TEST(changed({cache, t, {"/w/ws/u", true, 20, 1, 0x9fa0, 0, false}}) ==
              "'/w/ws/u' (mounted since the policy was resolved)");
+}
+
+// The fields after " - " (red team A14-2): type, source and superblock options, escaped as
+// the kernel escapes them, after any number of optional fields; an empty source keeps its
+// place. A line without them keeps its mount (with none): no mount drops out of a table.
+BOOST_AUTO_TEST_CASE(mountinfo_gives_each_mount_its_type_source_and_superblock_options) {
+  const auto t = compiler::parse_mountinfo(
+      "36 35 98:0 /mnt1 /mnt/my\\040dir rw,noatime master:1 shared:7 - fuse.my\\040fs "
+      "host:/a\\040b\\134c rw,user_id=0\n"
+      "40 35 0:39 / /w/t rw - tmpfs  rw,mode=755\n"
+      "41 35 0:40 / /w/u rw\n");
+  BOOST_TEST_REQUIRE(t.size() == 3u);
+  BOOST_TEST(t[0].point == "/mnt/my dir");
+  BOOST_TEST(t[0].fs_type == "fuse.my fs");
+  BOOST_TEST(t[0].source == "host:/a b\\c");
+  BOOST_TEST(t[0].super_options == "rw,user_id=0");
+  BOOST_TEST(t[1].fs_type == "tmpfs");
+  BOOST_TEST(t[1].source == "");
+  BOOST_TEST(t[1].super_options == "rw,mode=755");
+  BOOST_TEST((t[2].point == "/w/u" && t[2].fs_type.empty() && t[2].source.empty()));
+}
+
+// An anonymous device number is given again as soon as it is free (red team A14-2): a
+// tmpfs replaced by a procfs, a sysfs or a tmpfs of other options on the same 0:N is
+// another mount for same_mount and same_layout.
+BOOST_AUTO_TEST_CASE(a_reused_anonymous_device_is_another_mount) {
+  const std::string root = "26 1 254:0 / / rw - ext4 /dev/vda rw\n";
+  const auto before =
+      compiler::parse_mountinfo(root + "30 26 0:39 / /w/ws/t rw - tmpfs none rw,mode=755\n");
+  for (const std::string other :
+       {"30 26 0:39 / /w/ws/t rw - proc proc rw\n", "30 26 0:39 / /w/ws/t rw - sysfs sysfs rw\n",
+        "30 26 0:39 / /w/ws/t rw - tmpfs none rw,mode=1777\n",
+        "30 26 0:39 / /w/ws/t rw - tmpfs other rw,mode=755\n"}) {
+    const auto now = compiler::parse_mountinfo(root + other);
+    BOOST_TEST(!compiler::same_layout(before, now), other);
+    BOOST_TEST(!compiler::same_mount(before.back(), now.back()), other);
+  }
+  BOOST_TEST(compiler::same_layout(before, before));
+  BOOST_TEST(compiler::same_mount(before.back(), before.back()));
+}
+
+// The sandbox's own table, the last word (red team A14-1): below a writable root only the
+// verified argv's mounts (at its destinations; bwrap's own below --dev and --proc), and
+// the mounts the judged table listed at that point as the same mount, no more writable.
+BOOST_AUTO_TEST_CASE(the_sandbox_table_holds_below_a_writable_root_only_what_was_verified) {
+  compiler::SandboxMountRules rules;
+  rules.roots = {"/w/ws", "/w/other"};
+  rules.destinations = {"/",        "/usr", "/w/ws", "/w/ws/.git", "/w/ws/data",
+                        "/w/other", "/dev", "/proc", "/tmp"};
+  rules.bwrap_trees = {"/dev", "/proc"};
+  const auto judged = compiler::parse_mountinfo(
+      "26 1 254:0 / / rw - ext4 /dev/vda rw\n"
+      "30 26 0:39 / /w/ws/cache rw - tmpfs none rw,mode=755\n"
+      "31 26 254:0 /srv/ref /w/ws/ref ro - ext4 /dev/vda rw\n"
+      "32 26 254:0 /home/u /srv/h rw - ext4 /dev/vda rw\n");
+  const std::string made =
+      "100 99 0:60 / / rw - tmpfs tmpfs rw\n"
+      "101 100 254:0 /usr /usr ro,nosuid - ext4 /dev/vda rw\n"
+      "102 100 254:0 /w/ws /w/ws rw,nosuid - ext4 /dev/vda rw\n"
+      "103 102 0:39 / /w/ws/cache rw,nosuid - tmpfs none rw,mode=755\n"
+      "104 102 254:0 /srv/ref /w/ws/ref ro,nosuid - ext4 /dev/vda rw\n"
+      "105 102 254:0 /w/ws/.git /w/ws/.git ro,nosuid - ext4 /dev/vda rw\n"
+      "106 102 254:0 /w/ws/data /w/ws/data rw,nosuid - ext4 /dev/vda rw\n"
+      "107 100 0:61 / /dev rw - tmpfs tmpfs rw\n"
+      "108 107 0:5 /null /dev/null rw - devtmpfs udev rw\n"
+      "109 100 0:62 / /proc rw - proc proc rw\n"
+      "110 109 0:62 /sys /proc/sys ro - proc proc rw\n"
+      "111 100 0:63 / /tmp rw - tmpfs tmpfs rw\n";
+  auto unverified = [&](const std::string& more) {
+    std::vector<std::string> points;
+    for (const auto& m :
+         compiler::unverified_mounts(rules, judged, compiler::parse_mountinfo(made + more)))
+      points.push_back(m.point);
+    return points;
+  };
+  using Points = std::vector<std::string>;
+  BOOST_TEST(unverified("").empty());
+  // The whole tree under a writable root: a covered copy of the bound mount, too.
+  BOOST_TEST(unverified("120 100 0:39 / /w/ws/cache ro - tmpfs none rw,mode=755\n").empty());
+  // A bind of the home moved into the workspace, into a pin, below the other root.
+  BOOST_TEST(unverified("120 102 254:0 /home/u /w/ws/outside/h rw - ext4 /dev/vda rw\n"
+                        "121 106 0:70 / /w/ws/data/x rw - tmpfs none rw,mode=1777\n"
+                        "122 100 254:0 /home/u /w/other/h rw - ext4 /dev/vda rw\n") ==
+                 (Points{"/w/ws/outside/h", "/w/ws/data/x", "/w/other/h"}),
+             boost::test_tools::per_element());
+  // The judged mount where the judged table did not list it (moved by a rename).
+  BOOST_TEST(
+      unverified("120 102 254:0 /home/u /w/ws/h rw - ext4 /dev/vda rw\n") == (Points{"/w/ws/h"}),
+      boost::test_tools::per_element());
+  // Another filesystem on the judged one's device, writable where it was read-only.
+  BOOST_TEST(unverified("120 102 0:39 / /w/ws/cache rw - proc proc rw\n"
+                        "121 102 254:0 /srv/ref /w/ws/ref rw - ext4 /dev/vda rw\n") ==
+                 (Points{"/w/ws/cache", "/w/ws/ref"}),
+             boost::test_tools::per_element());
+  // Outside every writable root, the roots' own mounts, bwrap's below /dev and /proc: not
+  // asked about; a host's procfs at a writable root's subdirectory named like bwrap's is.
+  BOOST_TEST(unverified("120 100 254:0 /home/u /srv/h rw - ext4 /dev/vda rw\n"
+                        "121 107 0:64 / /dev/pts rw - devpts devpts rw\n"
+                        "122 102 0:62 / /w/ws/proc rw - proc proc rw\n") == (Points{"/w/ws/proc"}),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
