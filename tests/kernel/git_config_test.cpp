@@ -170,6 +170,56 @@ BOOST_DATA_TEST_CASE(a_config_zpolicy_cannot_read_refuses_the_run, bdata::make(k
   }
 }
 
+// Red team A14B-1: `.git/hooks` that is a symlink to a workspace directory let the sandbox
+// plant a hook the host's next `git commit` ran. In a git directory inside the workspace
+// the link refuses the run (a symlink in a writable root, as every protected path); from
+// a git directory outside every writable root (a worktree's) it is followed, and the
+// directory it names is protected as a whole.
+BOOST_DATA_TEST_CASE(a_hooks_directory_that_is_a_symlink_is_followed_or_refused,
+                     bdata::make(kCallers), caller) {
+  {
+    Sandbox box(caller);
+    make_git_dir(box, box.ws(".git"), "[core]\n\tbare = false\n");
+    box.make_dir(box.ws("myhooks"));
+    BOOST_REQUIRE(symlink("../myhooks", box.ws(".git/hooks").c_str()) == 0);
+    const RunResult r = box.sh("echo evil > myhooks/pre-commit");
+    BOOST_TEST(r.exit_code == 2, r.describe());
+    BOOST_TEST(!exists(box.ws("myhooks/pre-commit")), r.describe());
+    BOOST_TEST(r.err.find(box.ws(".git/hooks")) != std::string::npos, r.describe());
+  }
+  Sandbox box(caller);
+  const std::string gd = box.base() + "/gd";
+  make_git_dir(box, gd, "[core]\n\tbare = false\n");
+  box.make_dir(box.ws("wt"));
+  box.write_file(box.ws("wt/.git"), "gitdir: " + gd + "\n");
+  box.make_dir(box.ws("myhooks"));
+  BOOST_REQUIRE(symlink(box.ws("myhooks").c_str(), (gd + "/hooks").c_str()) == 0);
+  const RunResult r = box.sh(try_all({"echo evil > myhooks/pre-commit",
+                                      "mv myhooks mh2 && mkdir myhooks"}));
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(!exists(box.ws("myhooks/pre-commit")), "a hook planted: " << r.describe());
+  BOOST_TEST(!exists(box.ws("mh2")), "the hooks directory moved aside: " << r.describe());
+}
+
+// Red team A14B-5: a hooks directory zpolicy cannot list (mode 0 for nobody; root lists
+// it anyway) refuses the run at that directory, rather than reading as one without links.
+BOOST_DATA_TEST_CASE(a_hooks_directory_that_cannot_be_listed_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"), "[core]\n\tbare = false\n");
+  box.make_dir(box.ws(".git/hooks"));
+  BOOST_REQUIRE(chmod(box.ws(".git/hooks").c_str(), 0) == 0);
+  const RunResult r = box.sh("echo ran > ran");
+  BOOST_REQUIRE(chmod(box.ws(".git/hooks").c_str(), 0755) == 0);
+  if (caller == Caller::Root) {
+    BOOST_TEST(r.completed(), r.describe());
+    return;
+  }
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(!exists(box.ws("ran")), r.describe());
+  BOOST_TEST(r.err.find(box.ws(".git/hooks")) != std::string::npos, r.describe());
+}
+
 // A repository whose config names nothing of the kind runs as before: a git-style alias
 // and a remote URL with slashes protect nothing.
 BOOST_DATA_TEST_CASE(a_repository_without_such_keys_runs_as_before, bdata::make(kCallers),
