@@ -601,6 +601,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true});
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
+      if (t.script && std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+            return ir::path_within(w.path, t.path);
+          })) {
+        diags.error(t.loc, "git's config runs the script '" + t.path + "' with an interpreter, "
+                           "which loads code next to it, in the writable root; move the script "
+                           "outside every writable root, or run the command outside the "
+                           "sandbox; refusing to run");
+        continue;
+      }
       protect_git_target(t.path, t.loc);
       if (t.hooks) hook_dirs.push_back(t);
     }
