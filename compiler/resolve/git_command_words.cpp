@@ -39,8 +39,8 @@ Why tokenize(std::string_view v, std::vector<Token>& out) {
     } else if (c == '\n' || kOps.find(c) != std::string_view::npos) {
       end_word();
       std::string op(1, c == '\n' ? ';' : c);
-      if (i + 1 < v.size() && kOps.find(v[i + 1]) != std::string_view::npos &&
-          v[i + 1] != '(' && v[i + 1] != ')')
+      if (i + 1 < v.size() && kOps.find(v[i + 1]) != std::string_view::npos && v[i + 1] != '(' &&
+          v[i + 1] != ')')
         op += v[++i];
       out.push_back({true, op});
     } else if (c == '#' && !in_word) {
@@ -66,8 +66,8 @@ Why tokenize(std::string_view v, std::vector<Token>& out) {
         if (v[i] == '`' || (v[i] == '$' && i + 1 < v.size() && v[i + 1] == '('))
           return std::string("it holds a command substitution");
         if (v[i] == '$') cur.dollar = true;
-        if (v[i] == '\\' && i + 1 < v.size() && std::string_view("$`\"\\\n").find(v[i + 1]) !=
-                                                    std::string_view::npos) {
+        if (v[i] == '\\' && i + 1 < v.size() &&
+            std::string_view("$`\"\\\n").find(v[i + 1]) != std::string_view::npos) {
           if (v[++i] != '\n') cur.text += v[i];
           continue;
         }
@@ -103,9 +103,9 @@ Interpreter interpreter(const std::string& program) {
   const std::string b = basename_of(program);
   if (one_of(b, {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"}))
     return Interpreter::Shell;
-  for (std::string_view stem : {"python", "pypy", "perl", "ruby", "node", "nodejs", "php",
-                                "lua", "luajit", "tclsh", "wish", "Rscript", "deno", "bun",
-                                "jruby", "irb"})
+  for (std::string_view stem :
+       {"python", "pypy", "perl", "ruby", "node", "nodejs", "php", "lua", "luajit", "tclsh", "wish",
+        "Rscript", "deno", "bun", "jruby", "irb"})
     if (b.rfind(stem, 0) == 0 && digits_and_dots(std::string_view(b).substr(stem.size())))
       return Interpreter::Other;
   return Interpreter::None;
@@ -163,9 +163,11 @@ class Reader {
   // After the whole value, `sh -c` strings and their arguments included.
   void refuse_compound_with_paths() {
     if (compound_ && !out_.words.empty())
-      refuse("it combines commands with the shell's operators (';', '&&', '|', '()', "
-             "redirections) and names '" + out_.words.front() +
-             "': zpolicy does not follow what a compound command does with a path");
+      refuse(
+          "it combines commands with the shell's operators (';', '&&', '|', '()', "
+          "redirections) and names '" +
+          out_.words.front() +
+          "': zpolicy does not follow what a compound command does with a path");
   }
 
  private:
@@ -270,8 +272,10 @@ class Reader {
       }
       if (one_of(a, {"--require", "--import", "--loader", "--experimental-loader"}) ||
           std::string_view("mMIrl").find(a[1]) != std::string_view::npos)
-        return refuse("`" + b + " " + a + "` loads a module or include path by name, "
-                      "which resolves against the directory git runs it in" + kHow);
+        return refuse("`" + b + " " + a +
+                      "` loads a module or include path by name, "
+                      "which resolves against the directory git runs it in" +
+                      kHow);
     }
     refuse("`" + b + "` reads its program from standard input");
   }
