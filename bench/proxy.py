@@ -3,7 +3,9 @@
 
 Measured side by side in one run, in a private network and mount namespace (so the host's
 interfaces and /etc/hosts stay untouched): a server on 198.51.100.7:8080, a test address on
-the namespace's loopback, named `bench.test` by the namespace's own /etc/hosts.
+the loopback of a second network namespace, "another host" joined by a veth pair (the proxy
+refuses every address of the host it runs on, red team A13B-3), named `bench.test` by the
+namespace's own /etc/hosts.
 
 * time to first byte: from before connect() to the server's one-byte answer to a one-byte
   request. Direct: a connection from this process to 198.51.100.7:8080. Through the
@@ -27,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 ADDRESS, PORT, NAME = "198.51.100.7", 8080, "bench.test"
 
@@ -106,7 +109,36 @@ def serve(listener, size):
         threading.Thread(target=handle, args=(c,), daemon=True).start()
 
 
+def other_host(size):
+    """Starts the server in a network namespace of its own, joined to this one by a veth
+    pair: this host 192.0.2.2/24, the other 192.0.2.1/24 with ADDRESS on its loopback."""
+    server = subprocess.Popen(["unshare", "-n", sys.executable, __file__, "--serve", str(size)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ours = os.readlink("/proc/self/ns/net")
+    while os.readlink("/proc/%d/ns/net" % server.pid) == ours:
+        time.sleep(0.01)
+    pid = str(server.pid)
+    for cmd in (["ip", "link", "add", "zph0", "type", "veth", "peer", "name", "zpo1", "netns", pid],
+                ["ip", "addr", "add", "192.0.2.2/24", "dev", "zph0"],
+                ["ip", "link", "set", "zph0", "up"],
+                ["nsenter", "-t", pid, "-n", "sh", "-c",
+                 "ip link set lo up && ip addr add %s/32 dev lo && ip addr add 192.0.2.1/24 dev zpo1"
+                 " && ip link set zpo1 up" % ADDRESS],
+                ["ip", "route", "add", ADDRESS + "/32", "via", "192.0.2.1"]):
+        subprocess.check_call(cmd)
+    server.stdin.write("go\n")
+    server.stdin.flush()
+    if server.stdout.readline() != "ready\n":
+        sys.exit("the server on the other host did not start")
+    return server
+
+
 def main():
+    if sys.argv[1:2] == ["--serve"]:
+        sys.stdin.readline()
+        listener = listen()
+        print("ready", flush=True)
+        serve(listener, int(sys.argv[2]))
     zpolicy = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build/zpolicy")
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     samples = int(sys.argv[3]) if len(sys.argv) > 3 else 200
@@ -115,7 +147,6 @@ def main():
         os.execvpe("unshare", ["unshare", "-mn", sys.executable, *sys.argv],
                    dict(os.environ, ZPOLICY_BENCH_NS="1"))
     subprocess.check_call(["ip", "link", "set", "lo", "up"])
-    subprocess.check_call(["ip", "addr", "add", ADDRESS + "/32", "dev", "lo"])
     with tempfile.TemporaryDirectory(prefix="zpolicy-bench-proxy-", dir="/var/tmp") as base:
         hosts = os.path.join(base, "hosts")
         with open(hosts, "w") as f:
@@ -129,7 +160,7 @@ def main():
         client = os.path.join(base, "client.py")
         with open(client, "w") as f:
             f.write(CLIENT + "print(json.dumps(measure(via_proxy, int(sys.argv[1]), int(sys.argv[2]))))\n")
-        threading.Thread(target=serve, args=(listen(), size), daemon=True).start()
+        server = other_host(size)
         scope = {}
         exec(CLIENT, scope)
         direct, proxied = {"ttfb": [], "throughput": []}, {"ttfb": [], "throughput": []}
@@ -144,6 +175,8 @@ def main():
             for into, got in ((direct, d), (proxied, p)):
                 into["ttfb"] += got["ttfb"]
                 into["throughput"].append(got["throughput"])
+        server.kill()
+        server.wait()
 
     def quantiles(v):
         v = sorted(v)

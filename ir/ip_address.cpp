@@ -84,6 +84,31 @@ AddressScope scope_of(const IpAddress& addr) {
   return AddressScope::Public;
 }
 
+std::vector<IpAddress> carried_ipv4(const IpAddress& addr) {
+  if (!addr.v6) return {};
+  const uint8_t* b = addr.bytes.data();
+  auto v4 = [](const uint8_t* p, bool inverted = false) {
+    IpAddress a;
+    for (int i = 0; i < 4; ++i) a.bytes[i] = static_cast<uint8_t>(inverted ? ~p[i] : p[i]);
+    return a;
+  };
+  static constexpr uint8_t kZero[10] = {};
+  static constexpr uint8_t kNat64[12] = {0, 0x64, 0xff, 0x9b};
+  static constexpr uint8_t kTranslatedForm[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+  std::vector<IpAddress> out;
+  if (std::memcmp(b, kZero, 10) == 0 && b[10] == 0xff && b[11] == 0xff) out.push_back(v4(b + 12));
+  if (std::memcmp(b, kZero, 10) == 0 && b[10] == 0 && b[11] == 0) out.push_back(v4(b + 12));
+  if (std::memcmp(b, kTranslatedForm, 12) == 0) out.push_back(v4(b + 12));
+  if (std::memcmp(b, kNat64, 12) == 0) out.push_back(v4(b + 12));
+  if (b[0] == 0x20 && b[1] == 0x02) out.push_back(v4(b + 2));
+  if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0) {
+    out.push_back(v4(b + 4));
+    out.push_back(v4(b + 12, true));
+  }
+  if ((b[8] & 0xfd) == 0 && b[9] == 0 && b[10] == 0x5e && b[11] == 0xfe) out.push_back(v4(b + 12));
+  return out;
+}
+
 const char* to_string(AddressScope s) {
   switch (s) {
     case AddressScope::Public:

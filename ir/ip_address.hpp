@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace zpolicy::ir {
 
@@ -36,5 +37,12 @@ enum class AddressScope {
 };
 AddressScope scope_of(const IpAddress& a);
 const char* to_string(AddressScope s);  // "loopback", "private", "link-local", ...
+
+// The IPv4 addresses an IPv6 address carries, which a translator or tunnel of the host
+// sends to: IPv4-mapped, IPv4-compatible (::a.b.c.d, deprecated) and SIIT's
+// ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96, 6to4, Teredo (server and client) and an ISATAP
+// identifier under any prefix. Empty for IPv4 and for
+// other IPv6 addresses.
+std::vector<IpAddress> carried_ipv4(const IpAddress& a);
 
 }  // namespace zpolicy::ir

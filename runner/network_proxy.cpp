@@ -2,13 +2,13 @@
 
 #include <fcntl.h>
 #include <linux/nsfs.h>
-#include <sys/ioctl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "compiler/network/admission.hpp"
+#include "runner/host_addresses.hpp"
 
 namespace zpolicy::runner {
 
@@ -245,6 +246,21 @@ std::string origin_form(const std::string& head, size_t line_end, size_t end,
   return out + "Connection: close\r\n\r\n";
 }
 
+// Records the refusal (bounded, R8-S4), answers 403 with its reason and closes `client`.
+void refuse(NetworkProxy::State& s, int client, const std::string& host, uint16_t port,
+            const compiler::Admission& a) {
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    ProxyRefusal r{host, port, compiler::to_string(*a.refusal), a.reason};
+    if (s.refused.size() < kMaxRefusalsKept || s.refused.contains(r))
+      s.refused.insert(std::move(r));
+    else
+      ++s.refusals_omitted;
+  }
+  respond(client, "403 Forbidden", "zpolicy: refused " + a.reason, compiler::to_string(*a.refusal));
+  close(client);
+}
+
 void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
   std::string head;
   char buf[4096];
@@ -316,18 +332,20 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
     auto first = compiler::match_destination(s->allow, host, port);
     return first.admitted ? resolve(*s, host) : std::vector<ir::IpAddress>{};
   }();
-  const auto a = compiler::admit(s->allow, host, port, addresses);
+  // Read for each connection (runner/host_addresses.hpp says why); unreadable, nothing
+  // but localhost:PORT is admitted.
+  std::string why_unread;
+  const auto this_host = read_host_addresses(why_unread);
+  auto a =
+      compiler::admit(s->allow, host, port, addresses, this_host.value_or(ir::HostAddresses{}));
+  const bool forward = a.admitted && a.entry->value.kind == ir::DestinationKind::Localhost;
+  if (a.admitted && !forward && !this_host) {
+    a.admitted = false;
+    a.refusal = compiler::AdmissionRefusal::AddressRefused;
+    a.reason = host + ":" + std::to_string(port) + ": " + why_unread;
+  }
   if (!a.admitted) {
-    {
-      std::lock_guard<std::mutex> lock(s->mu);
-      ProxyRefusal r{host, port, compiler::to_string(*a.refusal), a.reason};
-      if (s->refused.size() < kMaxRefusalsKept || s->refused.contains(r))
-        s->refused.insert(std::move(r));
-      else
-        ++s->refusals_omitted;
-    }
-    respond(client, "403 Forbidden", "zpolicy: refused " + a.reason, compiler::to_string(*a.refusal));
-    close(client);
+    refuse(*s, client, host, port, a);
     return;
   }
   const int upstream = connect_to(*a.address, port);
@@ -336,6 +354,19 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
             "zpolicy: cannot connect to " + a.address->str() + ":" + std::to_string(port) + ": " +
                 std::strerror(errno));
     close(client);
+    return;
+  }
+  // The interface list and the connection are not one instant, and a `local` route holds
+  // addresses no interface shows: a connection whose two ends are one address is this
+  // host's, closed before a byte is sent.
+  if (!forward && connected_to_itself(upstream)) {
+    close(upstream);
+    a.admitted = false;
+    a.refusal = compiler::AdmissionRefusal::AddressRefused;
+    a.reason = host + ":" + std::to_string(port) + " resolves to " + a.address->str() +
+               ", which reaches this host (only localhost:PORT entries reach the host's own "
+               "services)";
+    refuse(*s, client, host, port, a);
     return;
   }
   bool ok = true;

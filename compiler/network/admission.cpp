@@ -106,7 +106,8 @@ Admission match_destination(const std::vector<ir::Located<ir::Destination>>& all
 }
 
 Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::string_view host,
-                uint16_t port, const std::vector<ir::IpAddress>& addresses) {
+                uint16_t port, const std::vector<ir::IpAddress>& addresses,
+                const ir::HostAddresses& this_host) {
   Admission a = match_destination(allow, host, port);
   if (!a.admitted) return a;
   const ir::Destination& d = a.entry->value;
@@ -129,6 +130,11 @@ Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::str
       return refuse(AdmissionRefusal::AddressRefused,
                     what + " resolves to " + address.str() + ", a " + ir::to_string(scope) +
                         " address (only localhost:PORT entries reach the host's own services)");
+    if (ir::reaches_host(address, this_host))
+      return refuse(AdmissionRefusal::AddressRefused,
+                    what + " resolves to " + address.str() +
+                        ", which reaches this host (only localhost:PORT entries reach the "
+                        "host's own services)");
   }
   a.address = checked.front();
   return a;

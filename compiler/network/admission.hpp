@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ir/destination.hpp"
+#include "ir/host_addresses.hpp"
 #include "ir/ip_address.hpp"
 #include "ir/policy.hpp"
 
@@ -18,7 +19,7 @@ enum class AdmissionRefusal {
   NotListed,       // no entry names this host
   PortNotListed,   // an entry names the host, on other ports only
   NotResolved,     // the name has no address
-  AddressRefused,  // it resolved (or was written) to a non-public address
+  AddressRefused,  // it resolved (or was written) to a non-public address, or the host's own
 };
 const char* to_string(AdmissionRefusal r);  // "not-listed", "port-not-listed", ...
 
@@ -39,14 +40,16 @@ struct Admission {
 Admission match_destination(const std::vector<ir::Located<ir::Destination>>& allow,
                             std::string_view host, uint16_t port);
 
-// The whole decision, a pure function of the allow list: `addresses` are what the
-// proxy's resolver returned for a name (ignored for literals and localhost, which carry
-// their own). Admitted only when an entry matches, and then every address is public
-// (one non-public address refuses the lot: a name that answers with a private address
-// is being rebound), except for a `localhost:PORT` entry, which connects to 127.0.0.1.
-// The admitted address is the first one returned.
+// The whole decision, a pure function of the allow list and of the host's own addresses:
+// `addresses` are what the proxy's resolver returned for a name (ignored for literals and
+// localhost, which carry their own). Admitted only when an entry matches, and then every
+// address is public and none reaches `this_host` (one refused address refuses the lot: a
+// name that answers with a private address is being rebound), except for a
+// `localhost:PORT` entry, which connects to 127.0.0.1. The admitted address is the first
+// one returned.
 Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::string_view host,
-                uint16_t port, const std::vector<ir::IpAddress>& addresses);
+                uint16_t port, const std::vector<ir::IpAddress>& addresses,
+                const ir::HostAddresses& this_host);
 
 // Whether `host` is an address literal (what admit() resolves to itself).
 std::optional<ir::IpAddress> host_literal(std::string_view host);

@@ -3,20 +3,23 @@
 #include <boost/test/unit_test.hpp>
 
 #include "sandbox_fixture.hpp"
+#include "two_hosts.hpp"
 
-// `network: {allow: ...}` end to end (docs/network.md): real HTTP servers on addresses
-// the host routes, in a private network and mount namespace of the test (so the host's
-// interfaces and /etc/hosts stay untouched; the proxy resolves through the test's
+// `network: {allow: ...}` end to end (docs/network.md): real HTTP servers on another host
+// and on this one (on_two_hosts: private network and mount namespaces of the test, so the
+// host's interfaces and /etc/hosts stay untouched; the proxy resolves through the test's
 // /etc/hosts). curl inside the sandbox goes through the proxy variables; every refused
 // destination's server must have received nothing, and the refusals are reported.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
 
-// Serves HTTP on each ADDRESS:PORT and counts TCP and UDP on 198.51.100.7:53; appends
-// one line per request or datagram to HITS. argv: HITS SECONDS.
+// argv: HITS SECONDS READY SPEC...; appends one line per request or datagram to HITS and
+// makes READY once every SPEC listens. SPEC: http:ADDRESS:PORT serves HTTP; dns:ADDRESS
+// counts TCP and UDP on port 53; raw:PORT listens on [::]:PORT (IPv4 too) as a service of
+// this host alone and records each connection it accepts, then each request it is sent.
 const char* kServers = R"PY(import socket, sys, threading, time, http.server
-hits_path, seconds = sys.argv[1], float(sys.argv[2])
+hits_path, seconds, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 lock = threading.Lock()
 def hit(what):
     with lock, open(hits_path, "a") as f:
@@ -27,22 +30,39 @@ class H(http.server.BaseHTTPRequestHandler):
         b = b"hello from %s\n" % self.server.server_address[0].encode()
         self.send_response(200); self.send_header("Content-Length", str(len(b))); self.end_headers(); self.wfile.write(b)
     def log_message(self, *a): pass
-def serve(addr, port):
-    http.server.ThreadingHTTPServer((addr, port), H).serve_forever()
-def dns_udp():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("198.51.100.7", 53))
+class Server6(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6
+def dns_udp(s):
     while True:
         s.recvfrom(512); hit("DNS udp")
-def dns_tcp():
-    s = socket.socket(); s.bind(("198.51.100.7", 53)); s.listen()
+def dns_tcp(s):
     while True:
         s.accept(); hit("DNS tcp")
-for addr, port in [("198.51.100.7", 8080), ("198.51.100.7", 9090), ("127.0.0.1", 8080),
-                   ("127.0.0.1", 5432), ("10.0.0.7", 8080), ("169.254.169.254", 8080)]:
-    threading.Thread(target=serve, args=(addr, port), daemon=True).start()
-threading.Thread(target=dns_udp, daemon=True).start()
-threading.Thread(target=dns_tcp, daemon=True).start()
-open(hits_path + ".ready", "w").close()
+def raw(s):
+    while True:
+        c, _ = s.accept(); c.settimeout(2); hit("ACCEPT %s" % c.getsockname()[0])
+        try:
+            if c.recv(4096):
+                hit("REQUEST %s" % c.getsockname()[0])
+                c.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 18\r\n\r\nhost-only-service\n")
+        except OSError: pass
+        c.close()
+for spec in sys.argv[4:]:
+    kind, _, rest = spec.partition(":")
+    if kind == "http":
+        addr, _, port = rest.rpartition(":")
+        server = (Server6 if ":" in addr else http.server.ThreadingHTTPServer)((addr, int(port)), H)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    elif kind == "dns":
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((rest, 53))
+        t = socket.socket(); t.bind((rest, 53)); t.listen()
+        threading.Thread(target=dns_udp, args=(u,), daemon=True).start()
+        threading.Thread(target=dns_tcp, args=(t,), daemon=True).start()
+    else:
+        s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("::", int(rest))); s.listen()
+        threading.Thread(target=raw, args=(s,), daemon=True).start()
+open(ready, "w").close()
 time.sleep(seconds)
 )PY";
 
@@ -90,6 +110,24 @@ for t, name in ((socket.SOCK_DGRAM, "udp"), (socket.SOCK_STREAM, "tcp")):
 echo "proxy $HTTP_PROXY $https_proxy $ALL_PROXY $NO_PROXY"
 )SH";
 
+// Inside the sandbox, one process for many requests (a curl each costs a start-up): argv
+// holds URLs; each is asked of the proxy in absolute form, and its last path component,
+// the answer's status (000: none) and body are printed on one line.
+const char* kPlainClient = R"PY(import os, socket, sys
+port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+for url in sys.argv[1].split():
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(("GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (url, url.split("/")[2])).encode())
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    s.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    status = head.split(b" ")[1].decode() if head else "000"
+    shown = body.decode().strip() if status == "200" else ""
+    print(" ".join(w for w in (url.rsplit("/", 1)[1], status, shown) if w))
+)PY";
+
 bool has_line(const std::string& text, const std::string& line) {
   return ("\n" + text + "\n").find("\n" + line + "\n") != std::string::npos;
 }
@@ -110,16 +148,16 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
   const std::string status = sb.home() + "/status.json";
   spec.options = {"--policy", policy, "--status-file", status};
   spec.command = {"bash", "-c", kClient};
-  // Root, before setpriv: a private network namespace with the test addresses on its
-  // loopback, a private /etc/hosts, the servers; then zpolicy as the caller.
-  spec.root_prefix = {
-      "/usr/bin/unshare", "-mn", "/bin/sh", "-c",
-      "ip link set lo up && for a in 198.51.100.7 10.0.0.7 169.254.169.254; do "
-      "ip addr add $a/32 dev lo || exit 1; done && mount --bind " + hosts + " /etc/hosts && "
-      "(/usr/bin/python3 " + servers + " " + hits + " 60 &) && "
-      "for i in $(seq 100); do [ -e " + hits + ".ready ] && break; sleep 0.1; done && "
-      "exec \"$@\"",
-      "sh"};
+  // The public servers on another host; the loopback ones (one behind localhost:5432) here.
+  const std::string py = "/usr/bin/python3 " + servers + " " + hits + " 60 ";
+  spec.root_prefix = on_two_hosts(
+      {.hosts_file = hosts,
+       .other_addresses = {"198.51.100.7", "10.0.0.7", "169.254.169.254"},
+       .on_other_host = py + hits +
+                        ".other http:198.51.100.7:8080 http:198.51.100.7:9090 "
+                        "http:10.0.0.7:8080 http:169.254.169.254:8080 dns:198.51.100.7",
+       .on_this_host = py + hits + ".this http:127.0.0.1:8080 http:127.0.0.1:5432",
+       .ready_files = {hits + ".other", hits + ".this"}});
   const RunResult r = sb.run(spec);
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
   const std::string& out = r.out;
@@ -174,6 +212,74 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
   for (size_t p = json.find("\"host\""); p != std::string::npos; p = json.find("\"host\"", p + 1))
     ++listed;
   BOOST_TEST(listed == 6u, json);
+}
+
+// A13B-3: a listed name that resolves to an address of this host, in any form that reaches
+// it, reached the host's own services (a server bound to [::] or 0.0.0.0): only
+// `localhost:PORT` entries may. Every address of every interface is refused, with its
+// broadcast address and the IPv6 forms that carry an IPv4 one; an address the interface
+// list does not show (an AnyIP `local` route) is caught after the connection is made, by
+// its two ends being one address, and closed before a byte is sent. The host-only server
+// receives no request; a host on the same link, and an IPv6 one, are still reached.
+BOOST_DATA_TEST_CASE(a_listed_name_on_an_address_of_this_host_reaches_none_of_its_services,
+                     bdata::make(kCallers), caller) {
+  Sandbox sb(caller);
+  const std::string servers = sb.base() + "/servers.py", hosts = sb.base() + "/hosts",
+                    hits = sb.base() + "/hits";
+  sb.write_file(servers, kServers);
+  // 192.0.2.2 and 2001:db8::2 are this host's; 203.0.113.9 is on its AnyIP route.
+  const std::vector<std::pair<std::string, std::string>> own = {
+      {"self4", "192.0.2.2"},
+      {"self6", "2001:db8::2"},
+      {"nat64", "64:ff9b::c000:202"},
+      {"sixtofour", "2002:c000:202::1"},
+      {"siit", "::ffff:0:c000:202"},
+      {"teredo", "2001:0:c000:202::3fff:fdfd"},
+      {"isatap", "2001:db8::5efe:c000:202"},
+      {"broadcast", "192.0.2.255"},
+      {"mapped", "::ffff:192.0.2.2"},
+      {"any4", "0.0.0.0"},
+      {"any6", "::"},
+      {"anyip", "203.0.113.9"}};
+  std::string hosts_text = "127.0.0.1 localhost\n192.0.2.1 lan.test\n2001:db8::1 remote6.test\n";
+  std::string allow = "[lan.test:8080, remote6.test:8080";
+  std::string urls = "http://lan.test:8080/lan http://remote6.test:8080/remote6";
+  for (const auto& [name, address] : own) {
+    hosts_text += address + " " + name + ".test\n";
+    allow += ", " + name + ".test:18081";
+    urls += " http://" + name + ".test:18081/" + name;
+  }
+  sb.write_file(hosts, hosts_text);
+  const std::string policy = sb.write_policy(
+      "allow.yaml", "zpolicy: 1\nmode: workspace-write\nnetwork:\n  allow: " + allow + "]\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/usr/bin/python3", "-c", kPlainClient, urls};
+  const std::string py = "/usr/bin/python3 " + servers + " " + hits + " 60 ";
+  spec.root_prefix =
+      on_two_hosts({.hosts_file = hosts,
+                    .other_addresses = {},
+                    .on_other_host = py + hits + ".other http:192.0.2.1:8080 http:2001:db8::1:8080",
+                    .on_this_host = "ip route add local 203.0.113.0/24 dev lo && " + py + hits +
+                                    ".this raw:18081",
+                    .ready_files = {hits + ".other", hits + ".this"}});
+  const RunResult r = sb.run(spec);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
+  BOOST_TEST(has_line(r.out, "lan 200 hello from 192.0.2.1"), r.describe());
+  BOOST_TEST(has_line(r.out, "remote6 200 hello from 2001:db8::1"), r.describe());
+  for (const auto& [name, address] : own) {
+    BOOST_TEST(has_line(r.out, name + " 403"), name << "\n" << r.describe());
+    BOOST_TEST(r.err.find("zpolicy: network: refused " + name + ".test:18081 (address-refused)") !=
+                   std::string::npos,
+               name << "\n"
+                    << r.err);
+  }
+  // Only the AnyIP address was connected to (the list cannot show it), and nothing was sent.
+  const std::string got = read_file(hits).value_or("");
+  BOOST_TEST(
+      got ==
+          "HTTP 192.0.2.1:8080 /lan\nHTTP 2001:db8::1:8080 /remote6\nACCEPT ::ffff:203.0.113.9\n",
+      got);
 }
 
 // The command decides how many destinations it asks for; what zpolicy keeps of their

@@ -3,12 +3,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "sandbox_fixture.hpp"
+#include "two_hosts.hpp"
 
 // Real clients through zpolicy's proxy (docs/network.md "Tests"): `git clone` over smart
-// HTTP from `git http-backend`, and `pip download` from a simple index, both served on a
-// test address in a private network and mount namespace of the test (its own
-// /etc/hosts), as in kernel_network_allow. The listed names work; the same clients asking
-// for a name that is not listed fail, their server receives nothing, and the refusals are
+// HTTP from `git http-backend`, and `pip download` from a simple index, both served from
+// another host (on_two_hosts), as in kernel_network_allow. The listed names work; the same clients
+// asking for a name that is not listed fail, their server receives nothing, and the refusals are
 // reported.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
@@ -130,19 +130,12 @@ BOOST_DATA_TEST_CASE(git_and_pip_work_through_the_proxy_for_listed_names_only,
   RunSpec spec;
   spec.options = {"--policy", policy, "--status-file", status};
   spec.command = {"bash", "-c", kClient};
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-mn",
-                      "/bin/sh",
-                      "-c",
-                      "ip link set lo up && ip addr add 198.51.100.7/32 dev lo && mount --bind " +
-                          hosts + " /etc/hosts && (/usr/bin/python3 " + server + " " + srv + " " +
-                          hits +
-                          " 60 &) && "
-                          "for i in $(seq 100); do [ -e " +
-                          hits +
-                          ".ready ] && break; sleep 0.1; done && "
-                          "exec \"$@\"",
-                      "sh"};
+  spec.root_prefix =
+      on_two_hosts({.hosts_file = hosts,
+                    .other_addresses = {"198.51.100.7"},
+                    .on_other_host = "/usr/bin/python3 " + server + " " + srv + " " + hits + " 60",
+                    .on_this_host = ":",
+                    .ready_files = {hits + ".ready"}});
   const RunResult r = sb.run(spec);
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
   // A client that hung up in the middle of a download (the proxy's write to it fails)

@@ -11,6 +11,7 @@
 
 #include "process_tree.hpp"
 #include "sandbox_fixture.hpp"
+#include "two_hosts.hpp"
 
 // Round 6 of the red-team pass (docs/redteam-2026-12.md "Round 6"): signals and timeouts
 // around the release, and what a sandbox can leave for the runs and the host after it.
@@ -117,14 +118,12 @@ BOOST_DATA_TEST_CASE(the_proxy_admits_only_the_listed_name_as_resolved_and_as_se
   RunSpec spec;
   spec.options = {"--policy", policy};
   spec.command = {"/usr/bin/python3", client};
-  spec.root_prefix = {
-      "/usr/bin/unshare", "-mn", "/bin/sh", "-c",
-      "ip link set lo up && for a in 198.51.100.7 198.51.100.8; do "
-      "ip addr add $a/32 dev lo || exit 1; done && mount --bind " + hosts + " /etc/hosts && "
-      "(/usr/bin/python3 " + servers + " " + hits + " 30 &) && "
-      "for i in $(seq 100); do [ -e " + hits + ".ready ] && break; sleep 0.1; done && "
-      "exec \"$@\"",
-      "sh"};
+  spec.root_prefix =
+      on_two_hosts({.hosts_file = hosts,
+                    .other_addresses = {"198.51.100.7", "198.51.100.8"},
+                    .on_other_host = "/usr/bin/python3 " + servers + " " + hits + " 30",
+                    .on_this_host = ":",
+                    .ready_files = {hits + ".ready"}});
   const RunResult r = sb.run(spec);
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
   BOOST_TEST(r.out == "asked\n", r.describe());

@@ -165,7 +165,7 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
       allow_of("pypi.org, \"*.pythonhosted.org\", github.com:22, localhost:5432, ip:192.0.2.7:443");
   const auto pub = addrs({"151.101.0.223"});
   auto verdict = [&](std::string_view host, uint16_t port, const std::vector<ir::IpAddress>& a) {
-    auto r = compiler::admit(allow, host, port, a);
+    auto r = compiler::admit(allow, host, port, a, {});
     return r.admitted ? std::string("admitted") : std::string(compiler::to_string(*r.refusal));
   };
   BOOST_TEST(verdict("pypi.org", 443, pub) == "admitted");
@@ -198,15 +198,66 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
     }
   }
   // localhost:PORT is the one way to the host's loopback, and only on its port.
-  auto local = compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}));
+  auto local = compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}), {});
   BOOST_TEST(local.admitted);
   BOOST_TEST(local.address->str() == "127.0.0.1");
   BOOST_TEST(verdict("localhost", 5433, {}) == "port-not-listed");
   BOOST_TEST(verdict("127.0.0.1", 5432, {}) == "not-listed");
   // The admitted address is the one checked: the first the resolver returned.
-  auto a = compiler::admit(allow, "pypi.org", 443, addrs({"151.101.0.223", "151.101.64.223"}));
+  auto a = compiler::admit(allow, "pypi.org", 443, addrs({"151.101.0.223", "151.101.64.223"}), {});
   BOOST_TEST(a.address->str() == "151.101.0.223");
   BOOST_TEST(a.entry->value.str() == "pypi.org:443");
+}
+
+// A13B-3: the host's own addresses (its interfaces' and their broadcast addresses), and
+// every IPv6 form that carries one, reach the host itself; its neighbours do not.
+BOOST_AUTO_TEST_CASE(addresses_that_reach_the_host_itself) {
+  ir::HostAddresses host;
+  for (const char* own : {"192.0.2.2", "192.0.2.255", "2001:db8::2", "127.0.0.1", "::1"})
+    host.own.insert(*ir::IpAddress::parse(own));
+  for (const char* reaches :
+       {"192.0.2.2", "2001:db8::2", "192.0.2.255", "0.0.0.0", "::", "::ffff:192.0.2.2",
+        "::ffff:0:c000:202", "64:ff9b::c000:202", "2002:c000:202::1", "2002:c000:202:9::",
+        "2001:0:c000:202::ffff:ffff", "2001:0:808:808::3fff:fdfd", "2001:db8::5efe:c000:202",
+        "fe80::200:5efe:c000:202", "::ffff:0.0.0.0", "64:ff9b::", "::c000:202"})
+    BOOST_TEST_CONTEXT(reaches) {
+      BOOST_TEST(ir::reaches_host(*ir::IpAddress::parse(reaches), host));
+    }
+  for (const char* other :
+       {"192.0.2.1", "192.0.2.3", "2001:db8::1", "2001:db8::2:0", "8.8.8.8", "::ffff:8.8.8.8",
+        "64:ff9b::808:808", "2002:808:808::1", "2001:0:808:808::f7f7:f7f7", "2001:db8::c000:202",
+        "2001:db8::5efe:808:808", "::808:808"})
+    BOOST_TEST_CONTEXT(other) { BOOST_TEST(!ir::reaches_host(*ir::IpAddress::parse(other), host)); }
+  BOOST_TEST(ir::carried_ipv4(*ir::IpAddress::parse("192.0.2.2")).empty());
+  BOOST_TEST(ir::carried_ipv4(*ir::IpAddress::parse("2001:4860::1")).empty());
+  const auto teredo =
+      ir::carried_ipv4(*ir::IpAddress::parse("2001:0:4136:e378:8000:63bf:80ff:fffe"));
+  BOOST_TEST_REQUIRE(teredo.size() == 2u);
+  BOOST_TEST(teredo[0].str() == "65.54.227.120");
+  BOOST_TEST(teredo[1].str() == "127.0.0.1");
+}
+
+BOOST_AUTO_TEST_CASE(admission_refuses_a_name_that_reaches_the_host_itself) {
+  const auto allow = allow_of("pypi.org, localhost:5432, ip:192.0.2.2:443");
+  ir::HostAddresses host;
+  for (const char* own : {"192.0.2.2", "2001:db8::2", "127.0.0.1"})
+    host.own.insert(*ir::IpAddress::parse(own));
+  auto verdict = [&](std::string_view name, uint16_t port, const std::vector<ir::IpAddress>& a) {
+    auto r = compiler::admit(allow, name, port, a, host);
+    return r.admitted ? std::string("admitted") : std::string(compiler::to_string(*r.refusal));
+  };
+  BOOST_TEST(verdict("pypi.org", 443, addrs({"192.0.2.1"})) == "admitted");
+  for (const char* own : {"192.0.2.2", "2001:db8::2", "64:ff9b::c000:202", "2002:c000:202::"})
+    BOOST_TEST_CONTEXT(own) {
+      BOOST_TEST(verdict("pypi.org", 443, addrs({own})) == "address-refused");
+      BOOST_TEST(verdict("pypi.org", 443, addrs({"192.0.2.1", own})) == "address-refused");
+    }
+  const auto r = compiler::admit(allow, "pypi.org", 443, addrs({"2001:db8::2"}), host);
+  BOOST_TEST(r.reason ==
+             "pypi.org:443 resolves to 2001:db8::2, which reaches this host (only "
+             "localhost:PORT entries reach the host's own services)");
+  BOOST_TEST(verdict("192.0.2.2", 443, {}) == "address-refused");  // a listed literal too
+  BOOST_TEST(verdict("localhost", 5432, {}) == "admitted");        // the one way to it
 }
 
 // Property: over random allow lists and random requests, admit() admits exactly when an
@@ -252,7 +303,7 @@ BOOST_AUTO_TEST_CASE(admission_agrees_with_the_policy_on_random_requests) {
       }
       bool all_public = !a.empty();
       for (const auto& x : a) all_public = all_public && ir::scope_of(x) == ir::AddressScope::Public;
-      const auto got = compiler::admit(parsed.policy->allow, host, port, a);
+      const auto got = compiler::admit(parsed.policy->allow, host, port, a, {});
       BOOST_TEST_CONTEXT(entries << " ? " << host << ":" << port) {
         BOOST_TEST(got.admitted == (listed && all_public));
         if (got.admitted) BOOST_TEST(got.address->str() == a.front().str());
