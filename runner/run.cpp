@@ -204,6 +204,16 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     std::vector<std::string> roots;
     for (const auto& w : plan.verified->write) roots.push_back(w.path);
     plan.mounts_judged = mount_objects_seen(AT_FDCWD, roots, mounts->first());
+    // One the lints could not look at either (EACCES below a directory the caller cannot
+    // search) was judged by nothing: what it shows is unknown (red team A14B-8).
+    for (const auto& o : *plan.mounts_judged)
+      if (!o.found) {
+        err << "zpolicy: the mount point '" << o.point
+            << "' in a writable root cannot be looked up by this user (a directory on its way "
+               "is not searchable), so what it shows cannot be judged; make its directories "
+               "searchable, or give the run another writable root; nothing ran\n";
+        return kExitUsage;
+      }
     if (mounts->marks() != marks_before) {
       err << "zpolicy: a filesystem was mounted or unmounted on the host while the policy was "
              "resolved; refusing to run what was not judged; nothing ran\n";

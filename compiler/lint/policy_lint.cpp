@@ -6,8 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <tuple>
@@ -609,11 +611,19 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
       std::optional<std::string> why;
       if (auto kind = kernel_interface_at(real)) why = "is on " + *kind;
       if (!why)
-        for (const auto& below : writable_mounts_below(real, look.mounts()))
+        for (const auto& below : writable_mounts_below(real, look.mounts())) {
           if (auto kind = kernel_interface_at(below.point)) {
             why = "holds the mount at '" + below.point + "', which is " + *kind;
             break;
           }
+          // A mount this user cannot look up (EACCES below an unsearchable directory) is
+          // judged by nothing here: failing, not passing (red team A14B-8).
+          if (struct stat st; stat(below.point.c_str(), &st) != 0 && errno != ENOENT) {
+            why = "holds the mount at '" + below.point + "', which this user cannot look up (" +
+                  std::strerror(errno) + ") and so may be";
+            break;
+          }
+        }
       if (why)
         add("ZP017", S::Error, w.loc,
             "writable root '" + real + "' " + *why +

@@ -1,7 +1,6 @@
 #include "compiler/resolve/git_config_keys.hpp"
 
 #include <algorithm>
-#include <array>
 
 namespace zpolicy::compiler {
 
@@ -38,49 +37,6 @@ GitConfigRole git_config_role(const GitConfigEntry& e) {
                     "packobjectshook", "smtpserver", "difffilter"}))
     return GitConfigRole::Command;
   return GitConfigRole::None;
-}
-
-CommandPaths paths_in_command(std::string_view value) {
-  static constexpr std::string_view kSeparators = " \t\n\r'\"`;&|<>()=:!";
-  static constexpr std::string_view kBlanks = " \t\n\r";
-  CommandPaths out;
-  // A backslash joins what the split below separates (`a\ b/c` is one word to a shell).
-  if (value.find('\\') != std::string_view::npos && value.find('/') != std::string_view::npos) {
-    out.unreadable = std::string(value);
-    return out;
-  }
-  auto add = [&](std::string word) {
-    if (word.find('/') == std::string::npos) return;
-    const bool tilde_user = word[0] == '~' && word.rfind("~/", 0) != 0;
-    if (word.find_first_of("$*?[") != std::string::npos || tilde_user) {
-      if (!out.unreadable) out.unreadable = word;
-      return;
-    }
-    out.words.push_back(std::move(word));
-  };
-  // A quoted word with blanks in it ('my tools/x') is one path to a shell; the split
-  // below also yields its pieces, which is more, never less.
-  for (size_t open = value.find_first_of("'\""); open != std::string_view::npos;) {
-    const size_t close = value.find(value[open], open + 1);
-    if (close == std::string_view::npos) break;
-    const std::string_view quoted = value.substr(open + 1, close - open - 1);
-    bool plain = quoted.find_first_of(kBlanks) != std::string_view::npos;
-    for (const char c : quoted)
-      if (kSeparators.find(c) != std::string_view::npos && kBlanks.find(c) == std::string_view::npos)
-        plain = false;
-    if (plain) add(std::string(quoted));
-    open = value.find_first_of("'\"", close + 1);
-  }
-  size_t at = 0;
-  while (at < value.size()) {
-    const size_t start = value.find_first_not_of(kSeparators, at);
-    if (start == std::string_view::npos) break;
-    size_t end = value.find_first_of(kSeparators, start);
-    if (end == std::string_view::npos) end = value.size();
-    add(std::string(value.substr(start, end - start)));
-    at = end;
-  }
-  return out;
 }
 
 }  // namespace zpolicy::compiler

@@ -138,10 +138,13 @@ class Walk {
     const CommandPaths words = paths_in_command(*e.entry.value);
     if (words.unreadable) {
       refuse_(loc(e), "git config '" + e.file + "' line " + std::to_string(e.entry.line) + ": " +
-                          e.entry.var + " runs '" + *words.unreadable +
-                          "', a path only a shell could resolve");
+                          e.entry.var + " = '" + *e.entry.value +
+                          "' is a command zpolicy cannot follow: " + *words.unreadable);
       return;
     }
+    for (const auto& s : words.scripts)
+      if (auto c = canonical_(s[0] == '~' ? home_ + s.substr(1) : s, loc(e)))
+        targets_.push_back({*c, loc(e), false, true});
     for (const auto& w : words.words) {
       if (w[0] == '/') {
         target(w, loc(e));

@@ -28,6 +28,9 @@ struct GitConfigTarget {
   std::string path;
   ir::SourceLoc loc;
   bool hooks = false;  // a core.hooksPath directory: git runs the hooks in it
+  // A script an interpreter runs, which loads code next to it: allowed only outside every
+  // writable root (red team A14B-2).
+  bool script = false;
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or
@@ -44,8 +47,9 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // directory, hook paths and commands against each top; `~/` against `home`. What it
 // cannot read soundly (a bad line, an include that is not a regular file or cannot be
 // opened, `~user`, `%(prefix)`, a key git requires a value for without one, a command
-// word only a shell could resolve, includes deeper than kGitIncludeMaxDepth) is reported
-// to `refuse` at its file and line.
+// paths_in_command cannot follow, includes deeper than kGitIncludeMaxDepth) is reported
+// to `refuse` at its file and line. An interpreter's script is a target with `script`
+// set, for the caller to refuse inside a writable root.
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,

@@ -85,7 +85,7 @@ std::vector<std::string> linked_worktree_admin_dirs(const std::string& common) {
     const std::string name = e->d_name;
     struct stat st;
     if (name == "." || name == "..") continue;
-    if (lstat((dir + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    if (lstat((dir + "/" + name).c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
       out.push_back(dir + "/" + name);
   }
   closedir(d);
@@ -93,21 +93,32 @@ std::vector<std::string> linked_worktree_admin_dirs(const std::string& common) {
   return out;
 }
 
-std::vector<DirLink> symlinks_in(const std::string& dir) {
-  std::vector<DirLink> out;
+DirLinks symlinks_in(const std::string& dir) {
+  DirLinks out;
   DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (const dirent* e = readdir(d)) {
+  if (!d) {
+    if (errno != ENOENT && errno != ENOTDIR) out.unreadable = dir;
+    return out;
+  }
+  for (;;) {
+    errno = 0;
+    const dirent* e = readdir(d);
+    if (!e) {
+      if (errno != 0) out.unreadable = dir;
+      break;
+    }
     const std::string path = dir + "/" + e->d_name;
     struct stat st;
     if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
     char buf[4096];
     const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
     if (n > 0 && static_cast<size_t>(n) < sizeof buf)
-      out.push_back({path, std::string(buf, static_cast<size_t>(n))});
+      out.links.push_back({path, std::string(buf, static_cast<size_t>(n))});
+    else if (!out.unreadable)
+      out.unreadable = path;
   }
   closedir(d);
-  std::sort(out.begin(), out.end(),
+  std::sort(out.links.begin(), out.links.end(),
             [](const DirLink& a, const DirLink& b) { return a.path < b.path; });
   return out;
 }

@@ -33,15 +33,22 @@ bool has_git_head(const std::string& dir);
 std::optional<std::string> worktree_of_admin_dir(const std::string& admin);
 
 // The administrative directories of a common directory's linked worktrees: the
-// directories in `<common>/worktrees` (symlinks are not followed).
+// directories and symlinks in `<common>/worktrees`, as named there (git reads through a
+// symlink; the caller canonicalizes each).
 std::vector<std::string> linked_worktree_admin_dirs(const std::string& common);
 
 // The symlinks directly in `dir` (a hooks directory), each with the text it holds, in
-// name order; none when `dir` is no directory.
+// name order; none when nothing is at `dir` or it is no directory. `unreadable` names
+// what exists and could not be looked at (a directory that cannot be listed, a link that
+// cannot be read): the caller refuses, since git may run what it holds (red team A14B-5).
 struct DirLink {
   std::string path, target;
 };
-std::vector<DirLink> symlinks_in(const std::string& dir);
+struct DirLinks {
+  std::vector<DirLink> links;
+  std::optional<std::string> unreadable;
+};
+DirLinks symlinks_in(const std::string& dir);
 
 // A git config file read for resolution, by the rules of the pointer files: lstat says
 // regular file (Missing: nothing there; Other: a directory, symlink, FIFO, socket or

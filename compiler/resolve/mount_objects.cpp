@@ -27,9 +27,14 @@ std::optional<std::string> first_mount_changed(const std::vector<MountObject>& j
       return "'" + j->point + "' (no longer a mount point)";
     if (j == judged.end() || n->point < j->point)
       return "'" + n->point + "' (mounted since the policy was resolved)";
+    // A point the table lists and nobody could look up shows something unknown, on
+    // either side: never the same object (red team A14B-8).
+    if (!j->found || !n->found)
+      return "'" + j->point + "' (" +
+             (j->found || n->found ? "looked up in one namespace only" : "could not be looked up") +
+             ")";
     if (!(*j == *n)) {
-      const char* why = !j->found || !n->found                 ? "looked up in one namespace only"
-                        : j->dev != n->dev || j->ino != n->ino ? "another directory shows there"
+      const char* why = j->dev != n->dev || j->ino != n->ino ? "another directory shows there"
                         : j->fs_type != n->fs_type || j->fs_id != n->fs_id
                             ? "another filesystem shows there"
                             : "mounted with other access";

@@ -32,7 +32,8 @@ std::vector<std::string> mount_points_within(const std::vector<std::string>& roo
 
 // The first point (in `judged`'s order, then `now`'s) whose object differs between what
 // resolution judged and what the sandbox got, including a point only one of them lists
-// (a mount made, or removed, since), as "'POINT' (why)"; none when they are the same.
+// (a mount made, or removed, since), or one that could not be looked up on either side,
+// as "'POINT' (why)"; none when they are the same.
 // Both sorted by point (as mount_points_within gives them).
 std::optional<std::string> first_mount_changed(const std::vector<MountObject>& judged,
                                                const std::vector<MountObject>& now);

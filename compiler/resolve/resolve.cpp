@@ -563,35 +563,73 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
     }
+    auto protect_git_target = [&](const std::string& path, const ir::SourceLoc& loc) {
+      if (std::none_of(r.protect.begin(), r.protect.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, path); }))
+        protect_absolute(path, loc, true);
+    };
+    // Every fixed name git reads or runs in a git directory is looked at with lstat and
+    // canonicalized as any protected path (red team A14B-1): one that is a symlink names
+    // another directory, protected as a whole; one behind a symlink in a writable root
+    // refuses the run.
+    auto fixed_name = [&](const std::string& lexical,
+                          const std::string& what) -> std::optional<std::string> {
+      const ir::SourceLoc at{lexical, 0, 0};
+      auto c = h.canonical_or_refuse(lexical, r.write, at, what);
+      if (!c) return c;
+      // A dangling link is spelled from the link itself: what git would create or run
+      // through it is unknown.
+      if (struct stat st; lstat(c->c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        diags.error(at, what + " '" + lexical + "' reaches the dangling symlink '" + *c +
+                            "': what git would find through it is unknown; refusing to run");
+        return std::nullopt;
+      }
+      if (*c != lexical) protect_git_target(*c, at);
+      return c;
+    };
     for (const auto& admin : linked_worktree_admin_dirs(common))
-      if (has_git_head(admin)) gitdirs.push_back(admin);
+      if (const auto c = fixed_name(admin, "linked worktree's git directory");
+          c && has_git_head(*c))
+        gitdirs.push_back(*c);
     if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
       src.tops.push_back(dir.substr(0, dir.size() - 5));
     if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
     for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
     // A bare repository runs its hooks and commands in the git directory itself.
     if (src.tops.empty()) src.tops.push_back(dir);
-    auto protect_git_target = [&](const std::string& path, const ir::SourceLoc& loc) {
-      if (std::none_of(r.protect.begin(), r.protect.end(),
-                       [&](const ResolvedPath& p) { return ir::path_within(p.path, path); }))
-        protect_absolute(path, loc, true);
-    };
-    std::vector<GitConfigTarget> hook_dirs = {{common + "/hooks", {common + "/hooks", 0, 0}, true}};
+    std::vector<GitConfigTarget> hook_dirs;
+    if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
+      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true});
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
+      if (t.script && std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+            return ir::path_within(w.path, t.path);
+          })) {
+        diags.error(t.loc, "git's config runs the script '" + t.path + "' with an interpreter, "
+                           "which loads code next to it, in the writable root; move the script "
+                           "outside every writable root, or run the command outside the "
+                           "sandbox; refusing to run");
+        continue;
+      }
       protect_git_target(t.path, t.loc);
       if (t.hooks) hook_dirs.push_back(t);
     }
     // A hook that is a symlink runs what it points at (`pre-commit ->
     // ../../scripts/pre-commit`): the link is protected with its directory, its target is
     // protected too.
-    for (const auto& hooks : hook_dirs)
-      for (const auto& link : symlinks_in(hooks.path)) {
+    for (const auto& hooks : hook_dirs) {
+      const DirLinks links = symlinks_in(hooks.path);
+      if (links.unreadable)
+        diags.error(hooks.loc, "git runs the hooks in '" + hooks.path + "', and zpolicy cannot " +
+                                   "read '" + *links.unreadable + "' to see what they are; " +
+                                   "make it readable by the user running zpolicy; refusing to run");
+      for (const auto& link : links.links) {
         const std::string named =
             link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
         if (auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
                                            "target of the git hook '" + link.path + "'"))
           protect_git_target(*c, hooks.loc);
       }
+    }
   }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,

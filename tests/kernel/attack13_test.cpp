@@ -281,6 +281,31 @@ BOOST_DATA_TEST_CASE(a_deny_root_left_at_its_name_as_a_link_or_bind_is_refused,
   }
 }
 
+// Red team A14B-8: a mount in the workspace below a directory the caller cannot search
+// could be looked up neither when the lints judged it nor in the guard's namespace, and
+// "not found" on both sides passed as the same object, so whatever it showed was never
+// judged. ZP017 fails on it now (exit 3, naming the mount point); root looks it up, and
+// ZP017 judges the procfs there.
+BOOST_DATA_TEST_CASE(a_mount_in_the_workspace_nobody_can_look_up_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("locked/m"));
+  BOOST_REQUIRE(chown(box.ws("locked").c_str(), 0, 0) == 0);
+  BOOST_REQUIRE(chmod(box.ws("locked").c_str(), 0700) == 0);
+  RunSpec spec;
+  spec.root_prefix =
+      in_private_mount_namespace("mount -t proc proc \"$1/locked/m\" && shift && exec \"$@\"",
+                                 {box.workspace()});
+  spec.command = {"/bin/sh", "-c", ": > started"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 3, r.describe());
+  BOOST_TEST(r.err.find("'" + box.ws("locked/m") + "', which " +
+                        (caller == Caller::Root ? "is procfs" : "this user cannot look up")) !=
+                 std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("started")), "the command ran: " << r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

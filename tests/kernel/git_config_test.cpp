@@ -116,13 +116,14 @@ BOOST_DATA_TEST_CASE(included_config_files_are_protected, bdata::make(kCallers),
 }
 
 // core.fsmonitor and command-valued keys naming scripts in the workspace: relative to
-// the worktree top, absolute, inside a shell command, missing or not.
+// the worktree top, absolute, quoted as the shell removes quotes (`"tools"/conv.sh` and
+// `./to"ol"s/alias.sh` name tools/…, red team A14B-3), missing or not.
 BOOST_DATA_TEST_CASE(scripts_a_config_runs_are_protected, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   make_git_dir(box, box.ws(".git"),
                "[core]\n\tfsmonitor = tools/fsmonitor\n\teditor = \"./tools/editor\" --wait\n"
-               "[diff \"x\"]\n\ttextconv = sh tools/conv.sh\n"
-               "[alias]\n\tt = \"!f() { sh ./tools/alias.sh \\\"$1\\\"; }; f\"\n"
+               "[diff \"x\"]\n\ttextconv = \\\"tools\\\"/conv.sh\n"
+               "[alias]\n\tt = !./to\\\"ol\\\"s/alias.sh \\\"$1\\\"\n"
                "[credential \"https://example.test\"]\n\thelper = " +
                    box.ws("tools/cred") + " get\n"
                    "[filter \"lfs\"]\n\tclean = FOO=1 tools/filter/clean %f\n");
@@ -147,7 +148,8 @@ BOOST_DATA_TEST_CASE(scripts_a_config_runs_are_protected, bdata::make(kCallers),
 
 // What zpolicy cannot read as git would refuses the run before anything runs, naming the
 // config file and line: one case of each kind (a bad line, a word only a shell could
-// resolve, an include too deep, an include that is no regular file); the unit tests
+// resolve, an include too deep, an include that is no regular file, an interpreter's
+// module or workspace script, a command the splitter cannot follow); the unit tests
 // (git_config/what_cannot_be_read_soundly_is_refused_at_its_line) have the others.
 BOOST_DATA_TEST_CASE(a_config_zpolicy_cannot_read_refuses_the_run, bdata::make(kCallers),
                      caller) {
@@ -156,9 +158,18 @@ BOOST_DATA_TEST_CASE(a_config_zpolicy_cannot_read_refuses_the_run, bdata::make(k
       {"[core]\n\tsshCommand = ssh -F $HOME/cfg/x\n", ":2:"},
       {"[include]\n\tpath = config\n", ":2:"},  // itself, past git's include depth
       {"[include]\n\tpath = ../fifo\n", ":2:"},
+      // Red team A14B-2: what `nbstripout --install` writes, and a script an interpreter
+      // runs from the workspace, load code a sandbox can plant next to them.
+      {"[filter \"nbstripout\"]\n\tclean = python3 -m nbstripout\n", ":2:"},
+      {"[diff \"x\"]\n\ttextconv = env python3 @WS@/tools/conv.py\n", ":2:"},
+      // Red team A14B-3: what the splitter cannot follow.
+      {"[alias]\n\tt = !cd tools && sh x\n", ":2:"},
+      {"[core]\n\tfsmonitor = `echo tools`/fsm\n", ":2:"},
   };
-  for (const auto& [config, line] : configs) {
+  for (auto [config, line] : configs) {
     Sandbox box(caller);
+    if (const auto at = config.find("@WS@"); at != std::string::npos)
+      config.replace(at, 4, box.workspace());
     make_git_dir(box, box.ws(".git"), config);
     BOOST_REQUIRE(mkfifo(box.ws("fifo").c_str(), 0644) == 0);
     BOOST_REQUIRE(chown(box.ws("fifo").c_str(), uid_of(caller), uid_of(caller)) == 0);
@@ -168,6 +179,56 @@ BOOST_DATA_TEST_CASE(a_config_zpolicy_cannot_read_refuses_the_run, bdata::make(k
     BOOST_TEST(r.err.find(box.ws(".git/config") + line) != std::string::npos,
                config << "\n" << r.describe());
   }
+}
+
+// Red team A14B-1: `.git/hooks` that is a symlink to a workspace directory let the sandbox
+// plant a hook the host's next `git commit` ran. In a git directory inside the workspace
+// the link refuses the run (a symlink in a writable root, as every protected path); from
+// a git directory outside every writable root (a worktree's) it is followed, and the
+// directory it names is protected as a whole.
+BOOST_DATA_TEST_CASE(a_hooks_directory_that_is_a_symlink_is_followed_or_refused,
+                     bdata::make(kCallers), caller) {
+  {
+    Sandbox box(caller);
+    make_git_dir(box, box.ws(".git"), "[core]\n\tbare = false\n");
+    box.make_dir(box.ws("myhooks"));
+    BOOST_REQUIRE(symlink("../myhooks", box.ws(".git/hooks").c_str()) == 0);
+    const RunResult r = box.sh("echo evil > myhooks/pre-commit");
+    BOOST_TEST(r.exit_code == 2, r.describe());
+    BOOST_TEST(!exists(box.ws("myhooks/pre-commit")), r.describe());
+    BOOST_TEST(r.err.find(box.ws(".git/hooks")) != std::string::npos, r.describe());
+  }
+  Sandbox box(caller);
+  const std::string gd = box.base() + "/gd";
+  make_git_dir(box, gd, "[core]\n\tbare = false\n");
+  box.make_dir(box.ws("wt"));
+  box.write_file(box.ws("wt/.git"), "gitdir: " + gd + "\n");
+  box.make_dir(box.ws("myhooks"));
+  BOOST_REQUIRE(symlink(box.ws("myhooks").c_str(), (gd + "/hooks").c_str()) == 0);
+  const RunResult r = box.sh(try_all({"echo evil > myhooks/pre-commit",
+                                      "mv myhooks mh2 && mkdir myhooks"}));
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(!exists(box.ws("myhooks/pre-commit")), "a hook planted: " << r.describe());
+  BOOST_TEST(!exists(box.ws("mh2")), "the hooks directory moved aside: " << r.describe());
+}
+
+// Red team A14B-5: a hooks directory zpolicy cannot list (mode 0 for nobody; root lists
+// it anyway) refuses the run at that directory, rather than reading as one without links.
+BOOST_DATA_TEST_CASE(a_hooks_directory_that_cannot_be_listed_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"), "[core]\n\tbare = false\n");
+  box.make_dir(box.ws(".git/hooks"));
+  BOOST_REQUIRE(chmod(box.ws(".git/hooks").c_str(), 0) == 0);
+  const RunResult r = box.sh("echo ran > ran");
+  BOOST_REQUIRE(chmod(box.ws(".git/hooks").c_str(), 0755) == 0);
+  if (caller == Caller::Root) {
+    BOOST_TEST(r.completed(), r.describe());
+    return;
+  }
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(!exists(box.ws("ran")), r.describe());
+  BOOST_TEST(r.err.find(box.ws(".git/hooks")) != std::string::npos, r.describe());
 }
 
 // A repository whose config names nothing of the kind runs as before: a git-style alias

@@ -158,18 +158,47 @@ BOOST_AUTO_TEST_CASE(words_of_a_command_that_name_files) {
   using W = std::vector<std::string>;
   BOOST_TEST(paths_in_command("vim").words.empty());
   BOOST_TEST(paths_in_command("./tools/ed --wait").words == (W{"./tools/ed"}));
-  BOOST_TEST(paths_in_command("!sh -c 'x/run \"a/b\"'; y/z|w/v").words ==
-             (W{"x/run", "a/b", "y/z", "w/v"}));
   BOOST_TEST(paths_in_command("FOO=bin/x cmd --opt=/abs/y").words == (W{"bin/x", "/abs/y"}));
+  BOOST_TEST(paths_in_command("X=./bin:/usr/bin x").words == (W{"./bin", "/usr/bin"}));
   BOOST_TEST(paths_in_command("~/bin/x").words == (W{"~/bin/x"}));
-  BOOST_TEST(paths_in_command("PATH=./bin:/usr/bin x").words == (W{"./bin", "/usr/bin"}));
-  BOOST_TEST(!paths_in_command("!f() { echo $1; }; f").unreadable);
-  BOOST_TEST(paths_in_command("$HOME/bin/x").unreadable.value_or("") == "$HOME/bin/x");
-  BOOST_TEST(paths_in_command("${GIT_DIR}/x").unreadable.has_value());
-  BOOST_TEST(paths_in_command("scripts/*.sh").unreadable.has_value());
-  BOOST_TEST(paths_in_command("~root/x").unreadable.has_value());
-  BOOST_TEST(paths_in_command("a\\ b/c").unreadable.has_value());
-  BOOST_TEST(paths_in_command("sh 'my tools/x' \"a b/c\"").words == (W{"my tools/x", "a b/c", "tools/x", "b/c"}));
+  // As `sh` removes quotes (red team A14B-3): adjacent pieces make one word.
+  BOOST_TEST(paths_in_command("\"tools\"/fsm").words == (W{"tools/fsm"}));
+  BOOST_TEST(paths_in_command("to\"ol\"s/fsm --x").words == (W{"tools/fsm"}));
+  BOOST_TEST(paths_in_command("'my tools'/x a\\ b/c").words == (W{"my tools/x", "a b/c"}));
+  // `sh -c STRING` is read as a command; an option word names no placeholder (A14B-7).
+  BOOST_TEST(paths_in_command("!sh -c 'x/run \"a/b\"'").words == (W{"x/run", "a/b"}));
+  BOOST_TEST(paths_in_command("cc -Itools/inc -o -x").words.empty());
+  // Everyday aliases with functions and operators, as long as they name no path.
+  const auto alias = paths_in_command("!f() { git log --oneline \"$@\" | head -n 5; }; f");
+  BOOST_TEST(!alias.unreadable);
+  BOOST_TEST(alias.words.empty());
+}
+
+// What a shell would do with a command that zpolicy cannot follow refuses (red team
+// A14B-3), as does an interpreter that loads code by a name relative to where git runs it
+// (A14B-2: `python3 -m nbstripout` imported a planted nbstripout.py).
+BOOST_AUTO_TEST_CASE(commands_zpolicy_cannot_follow_are_unreadable) {
+  for (const char* value :
+       {"$HOME/bin/x", "${GIT_DIR}/x", "scripts/*.sh", "~root/x", "`tools/x`", "$(tools/x)",
+        "\"$(printf tools)\"", "cd tools && ./x", "pushd tools; x", "eval x", ". ./lib.sh",
+        "cmd < x", "!f() { sh ./tools/alias.sh \"$1\"; }; f", "!sh -c 'x/run'; y/z",
+        "a | tools/b", "(tools/x)", "'unterminated", "sh tools/conv.sh", "sh conv.sh",
+        "bash", "sh -s", "python3 -m nbstripout", "python3 -mnbstripout",
+        "env python3 -m nbstripout", "env -i python3 x.py", "/usr/bin/python3.11 x.py",
+        "PYTHONPATH=tools python3 /opt/x", "LD_PRELOAD=x.so git", "PATH=bin x",
+        "perl -Ilib /opt/x", "perl -MFoo -e 1", "ruby -rfoo /opt/x", "node --require x /opt/y",
+        "node -e \"require('x')\"", "python3 -c 'import nbstripout'", "bash --rcfile x",
+        "sh -c 'sh -c \"sh -c \\\"sh -c x\\\"\"'"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  BOOST_TEST(paths_in_command("python3 -m nbstripout").unreadable.value_or("").find(
+                 "absolute path") != std::string::npos);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("env python3 /opt/nb/nbstripout --textconv");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/nb/nbstripout"}));
+  BOOST_TEST(!paths_in_command("sh -c 'exit 0'").unreadable);
+  BOOST_TEST(!paths_in_command("perl -e 'print 1' --").unreadable);
+  BOOST_TEST(paths_in_command("bash -ec 'tools/x --y'").words == (W{"tools/x"}));
 }
 
 BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
@@ -178,7 +207,7 @@ BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
   top.write(".git/config",
             "[core]\n\thooksPath = hooks\n\tworktree = ../wt2\n\teditor = ~/bin/ed\n"
             "[include]\n\tpath = ../inc.cfg\n");
-  top.write("inc.cfg", "[alias]\n\tx = \"!sh bin/run\"\n[includeIf \"onbranch:x\"]\n\tpath = sub/gone.cfg\n");
+  top.write("inc.cfg", "[alias]\n\tx = \"!bin/run --x\"\n[includeIf \"onbranch:x\"]\n\tpath = sub/gone.cfg\n");
   const Walked w = walk(top);
   BOOST_TEST(w.refusals.empty(), w.refusals.front());
   const std::string t = top.str(), wt = t + "/wt2";
@@ -208,6 +237,7 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_read_soundly_is_refused_at_its_line) {
            {"[include]\n\tpath = ~other/x\n", ".git/config:2:"},
            {"[include]\n\tpath\n", ".git/config:2:"},
            {"[gpg]\n\tprogram = $X/gpg\n", ".git/config:2:"},
+           {"[filter \"nb\"]\n\tclean = python3 -m nbstripout\n", ".git/config:2:"},
            {"[include]\n\tpath = ..\n", ".git/config:2:"}}) {
     zpolicy::test::TempDir top;
     top.write(".git/config", config);
