@@ -223,6 +223,8 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
       return Refusal{kExitInternal, "zpolicy: internal error: the verified bwrap.args no longer "
                                     "parses\n"};
     plan.expected_setup = expected_setup(*parsed);
+    for (const auto& op : parsed->ops)
+      if (is_mount(op.kind)) plan.mount_destinations.push_back(parsed->paths->path(op.dest).str());
     if (compiled->resolved.network == ir::Network::Allow) {
       plan.proxy_port = proxy_port(compiled->resolved.allow);
       set_proxy_environment(plan.env, plan.proxy_port, compiled->resolved.allow);

@@ -106,6 +106,10 @@ struct RunPlan {
   // of the sandbox's loopback, and the forwards.
   int block_fd = -1;
   std::vector<ExpectedObject> expected_setup;
+  // Bwrap: the destination of every mount the verified argv makes, those a later mount
+  // hides included (a pin under a protected directory's read-only bind): the sandbox's
+  // mount table lists them all, and each is one the verifier proved.
+  std::vector<std::string> mount_destinations;
   uint16_t proxy_port = 0;
   std::vector<ir::Diagnostic> accepted;  // error-level lints the caller accepted (--accept)
   // Confined: what the bound lints judged (lints_refuse_on).

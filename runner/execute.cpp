@@ -221,20 +221,22 @@ std::string unmasked_new_name(const ir::Resolved& live,
 }
 
 // The first mount of the sandbox's table `in_sandbox` below a writable root or pin of
-// `live` that neither the verified argv `expected` made nor `judged` listed there
+// `live` that neither the verified argv made (`destinations`, every mount of it, hidden
+// ones included; `expected`, what shows) nor `judged` listed there
 // (compiler::unverified_mounts), as what the refusal says, or empty. The roots are bound
 // onto themselves, so the sandbox names them as the host does; a bind elsewhere would
 // move what is below them out of the comparison, and is refused.
 std::string unverified_sandbox_mount(const ir::Resolved& live,
                                      const std::vector<compiler::ExpectedObject>& expected,
+                                     const std::vector<std::string>& destinations,
                                      const std::vector<compiler::MountEntry>& judged,
                                      const std::vector<compiler::MountEntry>& in_sandbox) {
   using Kind = compiler::ExpectedObject::Kind;
   compiler::SandboxMountRules rules;
   for (const auto* roots : {&live.write, &live.pin})
     for (const auto& r : *roots) rules.roots.push_back(r.path);
+  rules.destinations = destinations;
   for (const auto& e : expected) {
-    rules.destinations.push_back(e.dest);
     if (e.kind == Kind::Dev || e.kind == Kind::Proc) rules.bwrap_trees.push_back(e.dest);
     if (e.kind == Kind::Bind && e.source != e.dest &&
         std::find(rules.roots.begin(), rules.roots.end(), e.source) != rules.roots.end())
@@ -501,8 +503,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
       refused = "cannot read the sandbox's mount table; refusing to run what was not verified";
       return false;
     }
-    if (auto m = unverified_sandbox_mount(
-            live, plan.expected_setup, resolved_through ? mount_table.first() : now, *in_sandbox);
+    if (auto m = unverified_sandbox_mount(live, plan.expected_setup, plan.mount_destinations,
+                                          resolved_through ? mount_table.first() : now,
+                                          *in_sandbox);
         !m.empty()) {
       refused = m + "; refusing to run what was not verified";
       return false;
