@@ -234,8 +234,13 @@ class Reader {
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");
     if (one_of(b, {"eval", "source", "."}))
       return refuse("it runs `" + b + "`, whose code zpolicy cannot read without a shell");
-    const Interpreter kind = interpreter(program);
-    if (kind != Interpreter::None) interpreted(kind, b, words, i + 1, end, code, depth);
+    // A program that runs another (`timeout 10 python3 -m x`, `nice`, `stdbuf -o0`,
+    // `exec -a NAME`, `xargs`) hides the interpreter behind options zpolicy does not know
+    // (red team A15-G1): the first word that names an interpreter is read as one, wherever
+    // it stands. A word that only mentions one (`--author python`) refuses: fail closed.
+    for (size_t at = i; at < end; ++at)
+      if (const Interpreter kind = interpreter(words[at].text); kind != Interpreter::None)
+        return interpreted(kind, basename_of(words[at].text), words, at + 1, end, code, depth);
   }
 
   // INTERP /absolute/script [args], INTERP -c CODE [args]; anything else refuses.

@@ -201,6 +201,22 @@ BOOST_AUTO_TEST_CASE(commands_zpolicy_cannot_follow_are_unreadable) {
   BOOST_TEST(paths_in_command("bash -ec 'tools/x --y'").words == (W{"tools/x"}));
 }
 
+// Red team A15-G1: a program that runs another hid the interpreter behind options zpolicy
+// does not know (`timeout 10 python3 -m x` imported a planted x.py on the host's `git add`).
+BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
+  for (const char* value :
+       {"timeout 10 python3 -m nbfilter", "nice -n 5 python3 -m x", "stdbuf -o0 perl -Ilib /opt/x",
+        "exec -a name python3 -m x", "command -p sh x.sh", "xargs -0 node x.js",
+        "setsid ruby -rfoo /opt/x", "timeout 5 sh -c 'python3 -m x'"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("timeout 10 python3 /opt/nb/nbfilter --x");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/nb/nbfilter"}));
+  BOOST_TEST(paths_in_command("nice sh -c 'tools/x --y'").words == (W{"tools/x"}));
+  BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
+}
+
 BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
   zpolicy::test::TempDir top;
   top.write(".git/HEAD", "ref: refs/heads/main\n");
