@@ -316,6 +316,25 @@ class Reader {
 
 }  // namespace
 
+bool loads_code_beside_script(std::string_view first_line) {
+  if (first_line.substr(0, 2) != "#!") return false;
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : std::string(first_line.substr(2)) + " ") {
+    if (c != ' ' && c != '\t') {
+      word += c;
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  size_t i = 0;
+  if (i < words.size() && basename_of(words[i]) == "env")
+    for (++i; i < words.size() && (words[i][0] == '-' || assignment(words[i])); ++i) {
+    }
+  return i < words.size() && interpreter(words[i]) == Interpreter::Other;
+}
+
 CommandPaths paths_in_command(std::string_view value) {
   CommandPaths out;
   // An alias or submodule.<s>.update runs what follows its '!' with the shell.

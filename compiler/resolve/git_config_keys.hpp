@@ -43,4 +43,12 @@ struct CommandPaths {
 };
 CommandPaths paths_in_command(std::string_view value);
 
+// Whether a script whose first line is `first_line` runs under an interpreter that loads
+// code from the script's own directory or the one it runs in (red team A15-G4): a `#!`
+// line naming python, node, perl, ruby, php, lua, … (directly or through `env`, its
+// options and assignments skipped). python puts the script's directory first on its
+// import path, node looks for `node_modules` there, php and lua search the working
+// directory. A shell loads nothing by itself and does not count.
+bool loads_code_beside_script(std::string_view first_line);
+
 }  // namespace zpolicy::compiler

@@ -217,6 +217,17 @@ BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
   BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
 }
 
+// Red team A15-G4: a script run through its `#!` line by python (its directory first on the
+// import path) took a module the sandbox planted beside it.
+BOOST_AUTO_TEST_CASE(a_shebang_names_an_interpreter_that_loads_code_beside_its_script) {
+  for (const char* line : {"#!/usr/bin/env python3", "#!/usr/bin/python3 -u", "#! /usr/bin/perl -w",
+                           "#!/usr/bin/env -S node --no-warnings", "#!/usr/bin/env FOO=1 ruby"})
+    BOOST_TEST(loads_code_beside_script(line), line);
+  for (const char* line : {"#!/bin/sh", "#!/usr/bin/env bash", "#!/usr/bin/env", "#!", "",
+                           "python3", "# !/usr/bin/python3"})
+    BOOST_TEST(!loads_code_beside_script(line), line);
+}
+
 BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
   zpolicy::test::TempDir top;
   top.write(".git/HEAD", "ref: refs/heads/main\n");
