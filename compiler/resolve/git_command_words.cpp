@@ -241,6 +241,58 @@ class Reader {
     for (size_t at = i; at < end; ++at)
       if (const Interpreter kind = interpreter(words[at].text); kind != Interpreter::None)
         return interpreted(kind, basename_of(words[at].text), words, at + 1, end, code, depth);
+    for (size_t at = i; at < end; ++at)
+      if (const std::string name = basename_of(words[at].text);
+          one_of(name, {"sed", "gsed", "awk", "gawk", "mawk", "nawk"}))
+        return program_files(name, words, at + 1, end);
+  }
+
+  // sed and awk run a program file named by an option (GNU sed's `e` command runs a shell
+  // command and `w` writes any file; awk has system()), found by a relative name in the
+  // directory git runs them in (red team A15-G2: `sed -f strip.sed` ran what the sandbox
+  // wrote there). Such a file is read as an interpreter's script: a relative one refuses,
+  // an absolute one must lie outside every writable root. A cluster of short options that
+  // may hide one (`-nf`, `-fx`) refuses too.
+  void program_files(const std::string& b, const std::vector<Token>& args, size_t begin,
+                     size_t end) {
+    const bool awk = b != "sed" && b != "gsed";
+    static const std::string kHow =
+        ": name the program file by an absolute path outside every writable root, or run the "
+        "command outside the sandbox";
+    auto file = [&](const std::string& option, const std::string& path) {
+      if (path.empty() || (path[0] != '/' && path.rfind("~/", 0) != 0))
+        return refuse("`" + b + " " + option + " " + path +
+                      "` runs a program file by a relative name, which resolves against the "
+                      "directory git runs it in" +
+                      kHow);
+      out_.scripts.push_back(path);
+    };
+    for (size_t i = begin; i < end && !out_.unreadable; ++i) {
+      const std::string& a = args[i].text;
+      if (a == "--") break;
+      const bool takes_file = a == "-f" || a == "--file" ||
+                              (awk && (a == "-i" || a == "--include" || a == "-l" ||
+                                       a == "--load" || a == "-E" || a == "--exec"));
+      if (takes_file) {
+        if (i + 1 >= end) return refuse("`" + b + " " + a + "` names no program file");
+        file(a, args[++i].text);
+        continue;
+      }
+      if (a.rfind("--", 0) == 0) {
+        const size_t eq = a.find('=');
+        const std::string name = a.substr(0, eq);
+        if (eq != std::string::npos &&
+            (name == "--file" ||
+             (awk && (name == "--include" || name == "--load" || name == "--exec"))))
+          file(name, a.substr(eq + 1));
+        continue;
+      }
+      // A short-option cluster: an awk -F/-v or sed -e takes the rest as its argument.
+      if (a.size() > 2 && a[0] == '-' && a[1] != 'e' && a[1] != 'F' && a[1] != 'v' &&
+          a.find_first_of(awk ? "filE" : "f", 1) != std::string::npos)
+        return refuse("`" + b + " " + a + "` may name a program file zpolicy cannot tell apart" +
+                      kHow);
+    }
   }
 
   // INTERP /absolute/script [args], INTERP -c CODE [args]; anything else refuses.

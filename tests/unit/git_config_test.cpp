@@ -217,6 +217,22 @@ BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
   BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
 }
 
+// Red team A15-G2: sed and awk run a program file named by an option, found in the
+// directory git runs them in (`sed -f strip.sed`: GNU sed's `e` ran a planted command).
+BOOST_AUTO_TEST_CASE(a_program_file_of_sed_or_awk_is_read_as_a_script) {
+  for (const char* value : {"sed -f strip.sed", "sed --file=strip.sed", "sed -nf strip.sed",
+                            "sed -fstrip.sed", "awk -f conv.awk", "gawk -i lib.awk -f /opt/x",
+                            "timeout 5 awk --load=ext.so", "sed -f"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("sed -n -f /opt/f/strip.sed");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/f/strip.sed"}));
+  for (const char* value : {"sed -e 's/a/b/'", "sed -n p", "awk -F: '{print $1}'",
+                            "awk -vfoo=1 '{print}'", "sed -es/f/g/"})
+    BOOST_TEST(!paths_in_command(value).unreadable, value);
+}
+
 // Red team A15-G4: a script run through its `#!` line by python (its directory first on the
 // import path) took a module the sandbox planted beside it.
 BOOST_AUTO_TEST_CASE(a_shebang_names_an_interpreter_that_loads_code_beside_its_script) {
