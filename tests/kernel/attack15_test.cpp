@@ -38,6 +38,24 @@ BOOST_DATA_TEST_CASE(an_interpreter_behind_another_program_refuses_the_run, bdat
   }
 }
 
+// A15-G2: sed and awk run a program file named by `-f`, found in the directory git runs
+// them in, and only words with a '/' were protected: with `filter.sd.clean = sed -f
+// strip.sed` the sandbox wrote `1e touch …` into strip.sed and the host's next `git add`
+// ran it (GNU sed's `e`), likewise awk's system() (both callers). Now refused.
+BOOST_DATA_TEST_CASE(a_program_file_of_sed_or_awk_refuses_the_run, bdata::make(kCallers), caller) {
+  for (const char* clean : {"sed -f strip.sed", "awk -f strip.sed"}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"),
+                   std::string("[filter \"sd\"]\n\tclean = ") + clean + "\n");
+    const RunResult r = box.sh("echo '1e true' > strip.sed; echo ran > ran");
+    BOOST_TEST(!exists(box.ws("strip.sed")), clean << ": planted: " << r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), clean << ": the command ran: " << r.describe());
+    BOOST_TEST(r.exit_code == 2, clean << ": " << r.describe());
+  }
+}
+
 // A15-G4: a script a command value names (or a hook links to) was protected as a file, but
 // the interpreter its `#!` line starts (python) puts the script's directory first on its
 // import path: the sandbox wrote tools/json.py beside a clean filter doing `import json`, and
