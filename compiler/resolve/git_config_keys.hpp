@@ -35,7 +35,8 @@ GitConfigRole git_config_role(const GitConfigEntry& e);
 // operators together with a path, a path with a parameter expansion, a glob or `~user`, and an
 // interpreter given a relative script, a module or include option (`-m`, `-I`, `-M`,
 // `-r`, `-l`, `--require`, glued or not), no program, or inline code that loads anything
-// by name (red team A14B-2, A14B-3). `sh -c STRING` is read as a command in turn.
+// by name (red team A14B-2, A14B-3), and a program file sed or awk is given (`-f`) by a
+// relative name (A15-G2; an absolute one is a script). `sh -c STRING` is read in turn.
 struct CommandPaths {
   std::vector<std::string> words;
   std::vector<std::string> scripts;
