@@ -229,6 +229,10 @@ class Reader {
     }
     if (i >= end) return;
     const std::string& program = words[i].text;
+    // `${PY:-python3} -m x` is an interpreter only a shell can name (red team A15-G6).
+    if (words[i].dollar || words[i].glob)
+      return refuse("its program ('" + program + "') is a parameter expansion or a glob, " +
+                    "which only a shell resolves");
     const std::string b = basename_of(program);
     if (one_of(b, {"cd", "pushd", "popd"}))
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");

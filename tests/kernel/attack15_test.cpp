@@ -19,10 +19,13 @@ BOOST_AUTO_TEST_SUITE(kernel_attack15)
 // another (`timeout 10 python3 -m nbfilter`, `exec -a NAME python3 ...`) nothing was
 // protected and the run went ahead. The sandbox planted nbfilter.py at the worktree top
 // and the host's next `git add` of a filtered file imported it (both callers). Now the
-// first word naming an interpreter is read as one: the module form refuses the run.
+// first word naming an interpreter is read as one: the module form refuses the run. A15-G6:
+// the interpreter named by a parameter expansion (`${PY:-python3}`), the same way; now a
+// program only a shell resolves refuses.
 BOOST_DATA_TEST_CASE(an_interpreter_behind_another_program_refuses_the_run, bdata::make(kCallers),
                      caller) {
-  for (const char* clean : {"timeout 10 python3 -m nbfilter", "exec -a nb python3 -m nbfilter"}) {
+  for (const char* clean : {"timeout 10 python3 -m nbfilter", "exec -a nb python3 -m nbfilter",
+                            "${PY:-python3} -m nbfilter"}) {
     Sandbox box(caller);
     box.make_dir(box.ws(".git"));
     box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");

@@ -207,7 +207,9 @@ BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
   for (const char* value :
        {"timeout 10 python3 -m nbfilter", "nice -n 5 python3 -m x", "stdbuf -o0 perl -Ilib /opt/x",
         "exec -a name python3 -m x", "command -p sh x.sh", "xargs -0 node x.js",
-        "setsid ruby -rfoo /opt/x", "timeout 5 sh -c 'python3 -m x'"})
+        "setsid ruby -rfoo /opt/x", "timeout 5 sh -c 'python3 -m x'",
+        // A15-G6: the program named by a parameter expansion or a glob.
+        "${PY:-python3} -m nbfilter", "\"$PYTHON\" -m x", "pytho? -m x"})
     BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
   using W = std::vector<std::string>;
   const auto abs = paths_in_command("timeout 10 python3 /opt/nb/nbfilter --x");
