@@ -229,8 +229,9 @@ class Reader {
     }
     if (i >= end) return;
     const std::string& program = words[i].text;
-    // `${PY:-python3} -m x` is an interpreter only a shell can name (red team A15-G6).
-    if (words[i].dollar || words[i].glob)
+    // `${PY:-python3} -m x` is an interpreter only a shell can name (red team A15-G6); `[`
+    // and `[[` are the shell's tests, not globs.
+    if (words[i].dollar || (words[i].glob && program != "[" && program != "[["))
       return refuse("its program ('" + program + "') is a parameter expansion or a glob, " +
                     "which only a shell resolves");
     const std::string b = basename_of(program);

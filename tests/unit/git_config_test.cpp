@@ -217,6 +217,8 @@ BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
   BOOST_TEST(abs.scripts == (W{"/opt/nb/nbfilter"}));
   BOOST_TEST(paths_in_command("nice sh -c 'tools/x --y'").words == (W{"tools/x"}));
   BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
+  BOOST_TEST(!paths_in_command("!f() { [ -n \"$1\" ] && git log \"$1\"; }; f").unreadable);
+  BOOST_TEST(!paths_in_command("![[ -t 1 ]] && git log").unreadable);
 }
 
 // Red team A15-G2: sed and awk run a program file named by an option, found in the
