@@ -4,7 +4,8 @@ namespace zpolicy::ir {
 
 std::optional<RouteAnswer> reaches_host(const IpAddress& a, const RouteOf& route_of) {
   auto ask = [&](const IpAddress& x) -> std::optional<RouteAnswer> {
-    if (x == IpAddress{.v6 = x.v6}) return RouteAnswer{Delivery::ThisHost, "the unspecified address"};
+    if (x == IpAddress{.v6 = x.v6})
+      return RouteAnswer{Delivery::ThisHost, "the unspecified address"};
     RouteAnswer r = route_of(x);
     if (r.delivery == Delivery::ThisHost || r.delivery == Delivery::Unknown) return r;
     return std::nullopt;

@@ -135,9 +135,8 @@ RouteLookup::~RouteLookup() {
 
 ir::RouteAnswer RouteLookup::route(const Endpoint& to, const std::optional<Endpoint>& from) {
   auto failed = [](const char* step) {
-    return ir::RouteAnswer{ir::Delivery::Unknown,
-                           std::string("cannot ask the kernel's routes (") + step +
-                               "): " + std::strerror(errno)};
+    return ir::RouteAnswer{ir::Delivery::Unknown, std::string("cannot ask the kernel's routes (") +
+                                                      step + "): " + std::strerror(errno)};
   };
   if (fd_ < 0) {
     fd_ = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
@@ -165,7 +164,8 @@ ir::RouteAnswer RouteLookup::route(const Endpoint& to, const std::optional<Endpo
   do got = recv(fd_, answer, sizeof answer, MSG_DONTWAIT | MSG_TRUNC);
   while (got < 0 && errno == EINTR);
   if (got < 0) return failed("recv");
-  if (static_cast<size_t>(got) > sizeof answer) return {ir::Delivery::Unknown, "an answer too long"};
+  if (static_cast<size_t>(got) > sizeof answer)
+    return {ir::Delivery::Unknown, "an answer too long"};
   return parse_route_answer(std::span(answer, static_cast<size_t>(got)), seq);
 }
 

@@ -209,7 +209,8 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
     }
   }
   // localhost:PORT is the one way to the host's loopback, and only on its port.
-  auto local = compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}), routes_with_local());
+  auto local =
+      compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}), routes_with_local());
   BOOST_TEST(local.admitted);
   BOOST_TEST(local.address->str() == "127.0.0.1");
   BOOST_TEST(verdict("localhost", 5433, {}) == "port-not-listed");

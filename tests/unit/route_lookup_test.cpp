@@ -133,12 +133,14 @@ BOOST_AUTO_TEST_CASE(the_answer_is_read_by_the_type_of_the_route) {
 BOOST_AUTO_TEST_CASE(an_answer_that_cannot_be_read_is_unknown) {
   BOOST_TEST(read({}, 3) == "unknown: no answer to the question");
   BOOST_TEST(read(route_of_type(RTN_LOCAL, 2), 3) == "unknown: no answer to the question");
-  BOOST_TEST(read(error_of(-ENOMEM, 3), 3) == "unknown: the kernel answered: Cannot allocate memory");
+  BOOST_TEST(read(error_of(-ENOMEM, 3), 3) ==
+             "unknown: the kernel answered: Cannot allocate memory");
   BOOST_TEST(read(error_of(0, 3), 3) == "unknown: an answer that is no route");
   auto longer = route_of_type(RTN_UNICAST, 3);
   BOOST_TEST(read(message(RTM_NEWROUTE, 3, longer.data(), 4), 3) == "unknown: a malformed answer");
   rtmsg r{};
-  BOOST_TEST(read(message(RTM_NEWROUTE, 3, &r, sizeof r, 4096), 3) == "unknown: a malformed answer");
+  BOOST_TEST(read(message(RTM_NEWROUTE, 3, &r, sizeof r, 4096), 3) ==
+             "unknown: a malformed answer");
   BOOST_TEST(read(message(RTM_NEWROUTE, 3, &r, sizeof r, 3), 3) == "unknown: a malformed answer");
   nlmsgerr e{};
   BOOST_TEST(read(message(NLMSG_ERROR, 3, &e, 4), 3) == "unknown: a malformed answer");
