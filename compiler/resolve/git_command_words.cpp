@@ -133,8 +133,6 @@ struct FileOptions {
 
 const FileOptions* file_options(const std::string& program) {
   static const std::vector<FileOptions> kTable = {
-      {{"sed", "gsed"}, "f", {"--file"}},
-      {{"awk", "gawk", "mawk", "nawk"}, "fiEl", {"--file", "--include", "--exec", "--load"}},
       {{"jq", "gojq", "jaq"}, "fL", {"--from-file"}},
       {{"vim", "vi", "nvim", "gvim", "view", "vimdiff", "ex", "rvim"}, "uUSs", {}},
       {{"emacs", "emacsclient"}, "l", {"--load", "--script"}},
@@ -148,11 +146,16 @@ const FileOptions* file_options(const std::string& program) {
   return nullptr;
 }
 
+// sed and awk: their program files are scripts (program_files).
+bool sed_or_awk(const std::string& program) {
+  return one_of(basename_of(program), {"sed", "gsed", "awk", "gawk", "mawk", "nawk"});
+}
+
 // A program whose name, anywhere in a command, is read as the program from there on: what
 // an unknown program before it (a wrapper such as `timeout 10`) may run (red team A15-G1).
 bool runs_code_by_name(const std::string& word) {
-  return interpreter(word) != Interpreter::None || project_runner(word) || file_options(word) ||
-         basename_of(word) == "env";
+  return interpreter(word) != Interpreter::None || project_runner(word) || sed_or_awk(word) ||
+         file_options(word) || basename_of(word) == "env";
 }
 
 bool has_blank(std::string_view s) { return s.find_first_of(" \t\n") != std::string_view::npos; }
@@ -336,6 +339,11 @@ class Reader {
     if (i >= end) return;
     program_at[i] = true;
     const std::string& program = words[i].text;
+    // `${PY:-python3} -m x` is an interpreter only a shell can name (red team A15-G6); `[`
+    // and `[[` are the shell's tests, not globs.
+    if (words[i].dollar || (words[i].glob && program != "[" && program != "[["))
+      return refuse("its program ('" + program + "') is a parameter expansion or a glob, " +
+                    "which only a shell resolves");
     const std::string b = basename_of(program);
     if (one_of(b, {"cd", "pushd", "popd"}))
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");
@@ -348,6 +356,7 @@ class Reader {
                     "write; run the command outside the sandbox");
     const Interpreter kind = interpreter(program);
     if (kind != Interpreter::None) return interpreted(kind, b, words, i + 1, end, code, depth);
+    if (sed_or_awk(program)) program_files(b, words, i + 1, end);
     if (const FileOptions* f = file_options(program)) named_files(*f, words, i + 1, end, code);
     // Any other program may be a wrapper (`timeout 10 python3 -m x`, `nice -n 5`, `stdbuf
     // -o0`, `flock F`, `xargs`): read again from the first later word that names a program
@@ -403,6 +412,54 @@ class Reader {
         ++i;
         named(i, args[i].text);
       }
+    }
+  }
+
+  // sed and awk run a program file named by an option (GNU sed's `e` command runs a shell
+  // command and `w` writes any file; awk has system()), found by a relative name in the
+  // directory git runs them in (red team A15-G2: `sed -f strip.sed` ran what the sandbox
+  // wrote there). Such a file is read as an interpreter's script: a relative one refuses,
+  // an absolute one must lie outside every writable root. A cluster of short options that
+  // may hide one (`-nf`, `-fx`) refuses too.
+  void program_files(const std::string& b, const std::vector<Token>& args, size_t begin,
+                     size_t end) {
+    const bool awk = b != "sed" && b != "gsed";
+    static const std::string kHow =
+        ": name the program file by an absolute path outside every writable root, or run the "
+        "command outside the sandbox";
+    auto file = [&](const std::string& option, const std::string& path) {
+      if (path.empty() || (path[0] != '/' && path.rfind("~/", 0) != 0))
+        return refuse("`" + b + " " + option + " " + path +
+                      "` runs a program file by a relative name, which resolves against the "
+                      "directory git runs it in" +
+                      kHow);
+      out_.scripts.push_back(path);
+    };
+    for (size_t i = begin; i < end && !out_.unreadable; ++i) {
+      const std::string& a = args[i].text;
+      if (a == "--") break;
+      const bool takes_file = a == "-f" || a == "--file" ||
+                              (awk && (a == "-i" || a == "--include" || a == "-l" ||
+                                       a == "--load" || a == "-E" || a == "--exec"));
+      if (takes_file) {
+        if (i + 1 >= end) return refuse("`" + b + " " + a + "` names no program file");
+        file(a, args[++i].text);
+        continue;
+      }
+      if (a.rfind("--", 0) == 0) {
+        const size_t eq = a.find('=');
+        const std::string name = a.substr(0, eq);
+        if (eq != std::string::npos &&
+            (name == "--file" ||
+             (awk && (name == "--include" || name == "--load" || name == "--exec"))))
+          file(name, a.substr(eq + 1));
+        continue;
+      }
+      // A short-option cluster: an awk -F/-v or sed -e takes the rest as its argument.
+      if (a.size() > 2 && a[0] == '-' && a[1] != 'e' && a[1] != 'F' && a[1] != 'v' &&
+          a.find_first_of(awk ? "filE" : "f", 1) != std::string::npos)
+        return refuse("`" + b + " " + a + "` may name a program file zpolicy cannot tell apart" +
+                      kHow);
     }
   }
 
@@ -508,11 +565,12 @@ std::optional<Shebang> shebang_of(std::string_view line) {
   const size_t blank = line.find_first_of(" \t");
   Shebang out{std::string(line.substr(0, blank)), false};
   const std::string_view arg = blank == std::string_view::npos ? "" : trim(line.substr(blank));
-  if (interpreter(out.interpreter) == Interpreter::Other) {
+  if (interpreter(out.interpreter) == Interpreter::Other || project_runner(out.interpreter)) {
     out.loads_code_by_name = true;
   } else if (basename_of(out.interpreter) == "env") {
     // `env PROG` runs PROG; `env -S 'PROG ARGS'` splits; an option zpolicy does not read
-    // here (`-i`, `-u NAME`) or an assignment first counts as the worst case.
+    // here (`-i`, `-u NAME`) or an assignment first counts as the worst case; a bare `env`
+    // prints the environment.
     std::string_view prog = arg;
     for (std::string_view split : {"--split-string=", "--split-string", "-S"})
       if (prog.rfind(split, 0) == 0) {
@@ -521,7 +579,8 @@ std::optional<Shebang> shebang_of(std::string_view line) {
       }
     const std::string p(prog.substr(0, prog.find_first_of(" \t")));
     out.loads_code_by_name =
-        p.empty() || p[0] == '-' || assignment(p) || interpreter(p) == Interpreter::Other;
+        !p.empty() && (p[0] == '-' || assignment(p) || interpreter(p) == Interpreter::Other ||
+                       project_runner(p));
   }
   return out;
 }

@@ -247,24 +247,26 @@ BOOST_DATA_TEST_CASE(a_wrapped_interpreter_refuses_the_run, bdata::make(kCallers
 }
 
 // Red team A15-G2: a program that runs a file named by an option without a '/' (`sed -f
-// strip.sed`: the sandbox wrote `1e touch …` and the host's `git add` ran it). Its file is
-// protected, existing or not, and so is an existing file a word names without a '/'; a
-// program that runs the project at the top (`make`) refuses the run.
+// strip.sed`: the sandbox wrote `1e touch …` and the host's `git add` ran it; sed's and
+// awk's are kernel_attack15's). Its file is protected, existing or not (`ssh -F`, `jq -f`
+// behind a wrapper), and so is an existing file a word names without a '/'; a program that
+// runs the project at the top (`make`) refuses the run.
 BOOST_DATA_TEST_CASE(a_file_a_program_runs_by_a_name_without_a_slash_is_protected,
                      bdata::make(kCallers), caller) {
   {
     Sandbox box(caller);
     make_git_dir(box, box.ws(".git"),
-                 "[filter \"sd\"]\n\tclean = sed -f strip.sed\n"
-                 "[filter \"aw\"]\n\tclean = awk -f conv.awk\n"
+                 "[core]\n\tsshCommand = ssh -F ssh_config\n"
+                 "[filter \"jq\"]\n\tclean = timeout 5 jq -f clean.jq\n"
                  "[diff \"t\"]\n\ttextconv = tool --config=tool.toml\n");
-    box.write_file(box.ws("strip.sed"), "p\n");
+    box.write_file(box.ws("ssh_config"), "Host *\n");
     box.write_file(box.ws("tool.toml"), "x = 1\n");
-    const RunResult r = box.sh(try_all({"echo 1ep > strip.sed", "echo 'BEGIN {}' > conv.awk",
+    const RunResult r = box.sh(try_all({"echo ProxyCommand\\ x >> ssh_config", "echo . > clean.jq",
                                         "echo evil > tool.toml", "echo ok > other.sed"}));
     BOOST_TEST_REQUIRE(r.completed(), r.describe());
-    BOOST_TEST(read_file(box.ws("strip.sed")).value_or("") == "p\n", "a sed script written: " << r.describe());
-    BOOST_TEST(nothing_planted(box.ws("conv.awk")), "an awk script made: " << r.describe());
+    BOOST_TEST(read_file(box.ws("ssh_config")).value_or("") == "Host *\n",
+               "an ssh config written: " << r.describe());
+    BOOST_TEST(nothing_planted(box.ws("clean.jq")), "a jq program made: " << r.describe());
     BOOST_TEST(read_file(box.ws("tool.toml")).value_or("") == "x = 1\n",
                "a config file named without a '/' written: " << r.describe());
     BOOST_TEST(read_file(box.ws("other.sed")).value_or("") == "ok\n", r.describe());

@@ -238,22 +238,20 @@ BOOST_AUTO_TEST_CASE(a_wrapped_interpreter_is_read_as_the_program) {
 }
 
 // Red team A15-G2: a program that runs a file named by an option, with or without a '/'
-// (`sed -f strip.sed` ran a planted `e` command), and one that runs the project where it
-// runs (a bare `make` reads the top's Makefile and its includes).
+// (as `sed -f strip.sed` ran a planted `e` command; sed's and awk's are scripts, below),
+// and one that runs the project where it runs (a bare `make` reads the top's Makefile and
+// its includes).
 BOOST_AUTO_TEST_CASE(files_named_without_a_slash) {
   using W = std::vector<std::string>;
-  for (const char* value : {"sed -f strip.sed", "sed -nf strip.sed", "sed --file=strip.sed",
-                            "sed --fi strip.sed", "gsed -fstrip.sed -n", "sed -E -f strip.sed"})
-    BOOST_TEST(paths_in_command(value).words == (W{"strip.sed"}), value);
-  BOOST_TEST(paths_in_command("awk -F: -f conv.awk").words == (W{"conv.awk"}));
-  BOOST_TEST(paths_in_command("gawk -i lib -f conv.awk").words == (W{"lib", "conv.awk"}));
-  BOOST_TEST(paths_in_command("jq -f q.jq").words == (W{"q.jq"}));
+  for (const char* value : {"jq -f q.jq", "jq -fq.jq", "jq --from-file=q.jq", "jq --from q.jq",
+                            "jq -r -f q.jq", "timeout 5 jq -f q.jq"})
+    BOOST_TEST(paths_in_command(value).words == (W{"q.jq"}), value);
   BOOST_TEST(paths_in_command("ssh -F ssh_config").words == (W{"ssh_config"}));
   BOOST_TEST(paths_in_command("vim -u vimrc").words == (W{"vimrc"}));
   const auto xargs = paths_in_command("xargs -a list python3 /opt/x");
   BOOST_TEST(xargs.words == (W{"list", "/opt/x"}));
   BOOST_TEST(xargs.scripts == (W{"/opt/x"}));
-  BOOST_TEST(paths_in_command("sed -f $X/s.sed").unreadable.has_value());
+  BOOST_TEST(paths_in_command("jq -f $X/s.jq").unreadable.has_value());
   for (const char* value : {"make", "make -f x.mk", "gmake -C tools", "npx prettier --write",
                             "npm run fmt", "yarn fmt", "bundle exec rubocop", "poetry run fmt",
                             "cargo run -q", "!f() { make lint; }; f"})
@@ -270,7 +268,7 @@ BOOST_AUTO_TEST_CASE(what_a_shebang_runs) {
   for (const char* line :
        {"#!/usr/bin/env python3", "#!/usr/bin/python3 -u", "#! /usr/bin/node", "#!/usr/bin/env node",
         "#!/usr/bin/env -S python3 -u", "#!/usr/bin/env -i python3", "#!/usr/bin/perl -w",
-        "#!/usr/bin/ruby", "#!/usr/bin/env FOO=1 sh"}) {
+        "#!/usr/bin/ruby", "#!/usr/bin/env FOO=1 sh", "#!/usr/bin/env -S uv run --script"}) {
     const auto s = shebang_of(line);
     BOOST_TEST_REQUIRE(s.has_value(), line);
     BOOST_TEST(s->loads_code_by_name, line);
@@ -303,6 +301,57 @@ BOOST_AUTO_TEST_CASE(scripts_named_by_their_shebang_and_bare_files) {
   for (const auto* named : {"/tools/plain.sh", "/tools/via-interp", "/strip.sed"})
     BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), t + named) != w.targets.end()), named);
   BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), t + "/gone.sed") == w.targets.end()));
+}
+
+// Red team A15-G1: a program that runs another hid the interpreter behind options zpolicy
+// does not know (`timeout 10 python3 -m x` imported a planted x.py on the host's `git add`).
+BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
+  for (const char* value :
+       {"timeout 10 python3 -m nbfilter", "nice -n 5 python3 -m x", "stdbuf -o0 perl -Ilib /opt/x",
+        "exec -a name python3 -m x", "command -p sh x.sh", "xargs -0 node x.js",
+        "setsid ruby -rfoo /opt/x", "timeout 5 sh -c 'python3 -m x'",
+        // A15-G6: the program named by a parameter expansion or a glob.
+        "${PY:-python3} -m nbfilter", "\"$PYTHON\" -m x", "pytho? -m x"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("timeout 10 python3 /opt/nb/nbfilter --x");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/nb/nbfilter"}));
+  BOOST_TEST(paths_in_command("nice sh -c 'tools/x --y'").words == (W{"tools/x"}));
+  BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
+  BOOST_TEST(!paths_in_command("!f() { [ -n \"$1\" ] && git log \"$1\"; }; f").unreadable);
+  BOOST_TEST(!paths_in_command("![[ -t 1 ]] && git log").unreadable);
+}
+
+// Red team A15-G2: sed and awk run a program file named by an option, found in the
+// directory git runs them in (`sed -f strip.sed`: GNU sed's `e` ran a planted command).
+BOOST_AUTO_TEST_CASE(a_program_file_of_sed_or_awk_is_read_as_a_script) {
+  for (const char* value : {"sed -f strip.sed", "sed --file=strip.sed", "sed -nf strip.sed",
+                            "sed -fstrip.sed", "awk -f conv.awk", "gawk -i lib.awk -f /opt/x",
+                            "timeout 5 awk --load=ext.so", "sed -f"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("sed -n -f /opt/f/strip.sed");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/f/strip.sed"}));
+  for (const char* value : {"sed -e 's/a/b/'", "sed -n p", "awk -F: '{print $1}'",
+                            "awk -vfoo=1 '{print}'", "sed -es/f/g/"})
+    BOOST_TEST(!paths_in_command(value).unreadable, value);
+}
+
+// Red team A15-G4: a script run through its `#!` line by python (its directory first on the
+// import path) took a module the sandbox planted beside it.
+BOOST_AUTO_TEST_CASE(a_shebang_names_an_interpreter_that_loads_code_beside_its_script) {
+  auto loads = [](const char* line) {
+    const auto s = shebang_of(line);
+    return s && s->loads_code_by_name;
+  };
+  for (const char* line : {"#!/usr/bin/env python3", "#!/usr/bin/python3 -u", "#! /usr/bin/perl -w",
+                           "#!/usr/bin/env -S node --no-warnings", "#!/usr/bin/env FOO=1 ruby"})
+    BOOST_TEST(loads(line), line);
+  for (const char* line : {"#!/bin/sh", "#!/usr/bin/env bash", "#!/usr/bin/env", "#!", "",
+                           "python3", "# !/usr/bin/python3"})
+    BOOST_TEST(!loads(line), line);
 }
 
 BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
