@@ -175,9 +175,12 @@ class Reader {
     if (!out_.unreadable) out_.unreadable = std::move(why);
   }
 
-  // The pieces of a word that name a file: split at '=' and ':' (`--file=./z`,
-  // `X=./bin:/usr/bin`), each with a '/'. An option word without '=' (`-Itools/x`) names
-  // no placeholder: what its letters mean is the program's (red team A14B-7).
+  // The pieces of a word that name a file: split at '=' (`--file=./z`, `FOO=./bin/y`),
+  // then a path list at ':' (`X=./bin:/usr/bin`), each piece with a '/'. A ':' after a
+  // first piece without '/' makes a revision, refspec, URL or host (`HEAD:refs/heads/x`,
+  // `origin:dir/f`, `https://h/x`), which names no file; an option word without '='
+  // (`-Itools/x`) names none either: what its letters mean is the program's (red team
+  // A14B-7).
   void path_pieces(const Token& t) {
     if (t.text.empty()) return;
     size_t at = 0;
@@ -187,16 +190,25 @@ class Reader {
       ++at;
     }
     while (at <= t.text.size()) {
-      size_t end = t.text.find_first_of("=:", at);
+      size_t end = t.text.find('=', at);
       if (end == std::string::npos) end = t.text.size();
-      std::string piece = t.text.substr(at, end - at);
+      const std::string segment = t.text.substr(at, end - at);
       at = end + 1;
-      if (piece.find('/') == std::string::npos) continue;
-      const bool tilde_user = piece[0] == '~' && piece.rfind("~/", 0) != 0;
-      if (t.dollar || t.glob || tilde_user)
-        return refuse("'" + t.text + "' is a path only a shell could resolve");
-      if (std::find(out_.words.begin(), out_.words.end(), piece) == out_.words.end())
-        out_.words.push_back(std::move(piece));
+      const size_t colon = segment.find(':');
+      if (colon != std::string::npos && segment.substr(0, colon).find('/') == std::string::npos)
+        continue;
+      for (size_t from = 0; from <= segment.size();) {
+        size_t stop = segment.find(':', from);
+        if (stop == std::string::npos) stop = segment.size();
+        std::string piece = segment.substr(from, stop - from);
+        from = stop + 1;
+        if (piece.find('/') == std::string::npos) continue;
+        const bool tilde_user = piece[0] == '~' && piece.rfind("~/", 0) != 0;
+        if (t.dollar || t.glob || tilde_user)
+          return refuse("'" + t.text + "' is a path only a shell could resolve");
+        if (std::find(out_.words.begin(), out_.words.end(), piece) == out_.words.end())
+          out_.words.push_back(std::move(piece));
+      }
     }
   }
 

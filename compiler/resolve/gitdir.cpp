@@ -56,6 +56,18 @@ bool has_git_head(const std::string& dir) {
   return lstat(head.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
 }
 
+bool is_git_directory(const std::string& dir) {
+  struct stat st;
+  auto is_dir = [&](const std::string& p) { return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode); };
+  return has_git_head(dir) && is_dir(dir + "/objects") && is_dir(dir + "/refs");
+}
+
+std::vector<std::string> enter_repo_candidates(const std::string& path) {
+  std::string base = path;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return {base + "/.git", base, base + ".git/.git", base + ".git"};
+}
+
 CommonDir commondir_named_by(const std::string& gitdir) {
   // Git reads `commondir` only in a directory it takes for a git directory.
   struct stat st;
