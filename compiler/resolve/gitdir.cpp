@@ -57,9 +57,12 @@ bool has_git_head(const std::string& dir) {
 }
 
 bool is_git_directory(const std::string& dir) {
+  // As git tests them, with access(2): through a symlink, and a searchable file passes too.
+  auto searchable = [](const std::string& p) { return access(p.c_str(), X_OK) == 0; };
   struct stat st;
-  auto is_dir = [&](const std::string& p) { return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode); };
-  return has_git_head(dir) && is_dir(dir + "/objects") && is_dir(dir + "/refs");
+  const bool linked = lstat((dir + "/commondir").c_str(), &st) == 0;  // a linked worktree's
+  return has_git_head(dir) &&
+         (linked || (searchable(dir + "/objects") && searchable(dir + "/refs")));
 }
 
 std::vector<std::string> enter_repo_candidates(const std::string& path) {

@@ -29,8 +29,8 @@ CommonDir commondir_named_by(const std::string& gitdir);
 bool has_git_head(const std::string& dir);
 
 // Whether git takes `dir` for a repository's git directory as upload-pack and
-// receive-pack do (setup.c is_git_directory): a HEAD, and `objects` and `refs`
-// directories.
+// receive-pack do (setup.c is_git_directory): a HEAD, and an `objects` and a `refs` that
+// access(2) finds searchable, or a `commondir` file naming where they are.
 bool is_git_directory(const std::string& dir);
 
 // The names git's enter_repo (path.c) tries, in order, for a local repository `path` a

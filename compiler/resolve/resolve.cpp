@@ -626,7 +626,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           const auto named = gitdir_named_by(*c);
           if (!named) break;
           gitdir = h.canonical_or_refuse(*named, r.write, t.loc,
-                                         "git directory named by '" + *c + "'");
+                                         t.named_by + ": the git directory named by '" + *c + "'");
           if (!gitdir) return;
           if (writable(*c)) protect_git_target(*c, t.loc);
           break;
