@@ -241,13 +241,75 @@ class Reader {
     }
     if (i >= end) return;
     const std::string& program = words[i].text;
+    // `${PY:-python3} -m x` is an interpreter only a shell can name (red team A15-G6); `[`
+    // and `[[` are the shell's tests, not globs.
+    if (words[i].dollar || (words[i].glob && program != "[" && program != "[["))
+      return refuse("its program ('" + program + "') is a parameter expansion or a glob, " +
+                    "which only a shell resolves");
     const std::string b = basename_of(program);
     if (one_of(b, {"cd", "pushd", "popd"}))
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");
     if (one_of(b, {"eval", "source", "."}))
       return refuse("it runs `" + b + "`, whose code zpolicy cannot read without a shell");
-    const Interpreter kind = interpreter(program);
-    if (kind != Interpreter::None) interpreted(kind, b, words, i + 1, end, code, depth);
+    // A program that runs another (`timeout 10 python3 -m x`, `nice`, `stdbuf -o0`,
+    // `exec -a NAME`, `xargs`) hides the interpreter behind options zpolicy does not know
+    // (red team A15-G1): the first word that names an interpreter is read as one, wherever
+    // it stands. A word that only mentions one (`--author python`) refuses: fail closed.
+    for (size_t at = i; at < end; ++at)
+      if (const Interpreter kind = interpreter(words[at].text); kind != Interpreter::None)
+        return interpreted(kind, basename_of(words[at].text), words, at + 1, end, code, depth);
+    for (size_t at = i; at < end; ++at)
+      if (const std::string name = basename_of(words[at].text);
+          one_of(name, {"sed", "gsed", "awk", "gawk", "mawk", "nawk"}))
+        return program_files(name, words, at + 1, end);
+  }
+
+  // sed and awk run a program file named by an option (GNU sed's `e` command runs a shell
+  // command and `w` writes any file; awk has system()), found by a relative name in the
+  // directory git runs them in (red team A15-G2: `sed -f strip.sed` ran what the sandbox
+  // wrote there). Such a file is read as an interpreter's script: a relative one refuses,
+  // an absolute one must lie outside every writable root. A cluster of short options that
+  // may hide one (`-nf`, `-fx`) refuses too.
+  void program_files(const std::string& b, const std::vector<Token>& args, size_t begin,
+                     size_t end) {
+    const bool awk = b != "sed" && b != "gsed";
+    static const std::string kHow =
+        ": name the program file by an absolute path outside every writable root, or run the "
+        "command outside the sandbox";
+    auto file = [&](const std::string& option, const std::string& path) {
+      if (path.empty() || (path[0] != '/' && path.rfind("~/", 0) != 0))
+        return refuse("`" + b + " " + option + " " + path +
+                      "` runs a program file by a relative name, which resolves against the "
+                      "directory git runs it in" +
+                      kHow);
+      out_.scripts.push_back(path);
+    };
+    for (size_t i = begin; i < end && !out_.unreadable; ++i) {
+      const std::string& a = args[i].text;
+      if (a == "--") break;
+      const bool takes_file = a == "-f" || a == "--file" ||
+                              (awk && (a == "-i" || a == "--include" || a == "-l" ||
+                                       a == "--load" || a == "-E" || a == "--exec"));
+      if (takes_file) {
+        if (i + 1 >= end) return refuse("`" + b + " " + a + "` names no program file");
+        file(a, args[++i].text);
+        continue;
+      }
+      if (a.rfind("--", 0) == 0) {
+        const size_t eq = a.find('=');
+        const std::string name = a.substr(0, eq);
+        if (eq != std::string::npos &&
+            (name == "--file" ||
+             (awk && (name == "--include" || name == "--load" || name == "--exec"))))
+          file(name, a.substr(eq + 1));
+        continue;
+      }
+      // A short-option cluster: an awk -F/-v or sed -e takes the rest as its argument.
+      if (a.size() > 2 && a[0] == '-' && a[1] != 'e' && a[1] != 'F' && a[1] != 'v' &&
+          a.find_first_of(awk ? "filE" : "f", 1) != std::string::npos)
+        return refuse("`" + b + " " + a + "` may name a program file zpolicy cannot tell apart" +
+                      kHow);
+    }
   }
 
   // INTERP /absolute/script [args], INTERP -c CODE [args]; anything else refuses.
@@ -322,6 +384,25 @@ class Reader {
 };
 
 }  // namespace
+
+bool loads_code_beside_script(std::string_view first_line) {
+  if (first_line.substr(0, 2) != "#!") return false;
+  std::vector<std::string> words;
+  std::string word;
+  for (const char c : std::string(first_line.substr(2)) + " ") {
+    if (c != ' ' && c != '\t') {
+      word += c;
+    } else if (!word.empty()) {
+      words.push_back(std::move(word));
+      word.clear();
+    }
+  }
+  size_t i = 0;
+  if (i < words.size() && basename_of(words[i]) == "env")
+    for (++i; i < words.size() && (words[i][0] == '-' || assignment(words[i])); ++i) {
+    }
+  return i < words.size() && interpreter(words[i]) == Interpreter::Other;
+}
 
 CommandPaths paths_in_command(std::string_view value) {
   CommandPaths out;

@@ -1,7 +1,8 @@
 // git_config_key (git_config_keys.hpp): what git does with each config key that runs a
 // program, reads config or connects to a repository, from git-config(1) and the sources
 // it cites. A key no rule matches is data to git (a name, a flag, a file it reads as
-// text).
+// text). `init.templateDir` is none: git reads it from the global and system config only
+// (red team round 15, git 2.39).
 #include <algorithm>
 
 #include "compiler/resolve/git_config_keys.hpp"
@@ -34,9 +35,6 @@ constexpr Rule kRules[] = {
     {"include", Sub::None, "path", Role::Include, "git reads this file as config"},
     {"includeif", Sub::Some, "path", Role::Include,
      "git reads this file as config when the condition holds"},
-    {"init", Sub::None, "templatedir", Role::TemplateDir,
-     "`git init`, also re-run in an existing repository, copies the hooks of this directory "
-     "into the git directory"},
     {"remote", Sub::Some, "url", Role::Url,
      "`git fetch` and `git push` connect to this repository: `ext::` runs a command, a local "
      "path runs upload-pack or receive-pack and its hooks in that repository"},

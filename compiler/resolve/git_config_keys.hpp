@@ -11,15 +11,13 @@ namespace zpolicy::compiler {
 
 // What a config variable names that the host's next git command runs, reads as config,
 // or connects to (git-config(1); the table in git_config_keys.cpp gives each key's
-// reason). HooksDir: a directory whose hooks git runs. TemplateDir: a directory whose
-// hooks `git init` copies into the git directory. Command: a value git hands to a shell
+// reason). HooksDir: a directory whose hooks git runs. Command: a value git hands to a shell
 // or executes. GitCommand: an alias without '!', which runs git with those arguments
 // (git_arguments). Url: a repository git fetches from or pushes to (git_url); UrlRewrite:
 // `url.<base>.insteadOf`, whose subsection is the URL that replaces the value.
 enum class GitConfigRole {
   None,
   HooksDir,
-  TemplateDir,
   Include,
   WorkTree,
   Command,
@@ -37,16 +35,17 @@ inline GitConfigRole git_config_role(const GitConfigEntry& e) { return git_confi
 // What a command value names, read as `sh -c` reads it (git_command_words.cpp): the
 // words after POSIX quote removal (`"tools"/fsm` and `to"ol"s/fsm` are `tools/fsm`), each
 // split at '=' and ':', that contain a '/' (`words`; an option word, `-x/y`, names none);
-// the scripts an interpreter (sh, bash, python3, perl, ruby, node, …, also after `env`)
-// is given by an absolute or `~/` path (`scripts`, which must lie outside every writable
-// root: interpreters load code next to their script). `unreadable` says why zpolicy will
-// not read the value without a shell, and then nothing else is given: a command
-// substitution, `cd`/`pushd`/`popd`, `eval`/`source`/`.`, input redirection, an
-// assignment to a loader variable (PYTHONPATH, LD_PRELOAD, …), the shell's operators
-// together with a path, a path with a parameter expansion, a glob or `~user`, and an
+// the scripts an interpreter (sh, bash, python3, perl, ruby, node, …, wherever it stands:
+// after `env`, behind `timeout` or `nice`, red team A15-G1) is given by an absolute or `~/` path
+// (`scripts`, which must lie outside every writable root: interpreters load code next to their
+// script). `unreadable` says why zpolicy will not read the value without a shell, and then nothing
+// else is given: a command substitution, `cd`/`pushd`/`popd`, `eval`/`source`/`.`, input
+// redirection, an assignment to a loader variable (PYTHONPATH, LD_PRELOAD, …), the shell's
+// operators together with a path, a path with a parameter expansion, a glob or `~user`, and an
 // interpreter given a relative script, a module or include option (`-m`, `-I`, `-M`,
 // `-r`, `-l`, `--require`, glued or not), no program, or inline code that loads anything
-// by name (red team A14B-2, A14B-3). `sh -c STRING` is read as a command in turn.
+// by name (red team A14B-2, A14B-3), and a program file sed or awk is given (`-f`) by a
+// relative name (A15-G2; an absolute one is a script). `sh -c STRING` is read in turn.
 struct CommandPaths {
   std::vector<std::string> words;
   std::vector<std::string> scripts;
@@ -92,5 +91,13 @@ struct GitUrl {
   std::optional<std::string> unreadable;
 };
 GitUrl git_url(std::string_view url);
+
+// Whether a script whose first line is `first_line` runs under an interpreter that loads
+// code from the script's own directory or the one it runs in (red team A15-G4): a `#!`
+// line naming python, node, perl, ruby, php, lua, … (directly or through `env`, its
+// options and assignments skipped). python puts the script's directory first on its
+// import path, node looks for `node_modules` there, php and lua search the working
+// directory. A shell loads nothing by itself and does not count.
+bool loads_code_beside_script(std::string_view first_line);
 
 }  // namespace zpolicy::compiler

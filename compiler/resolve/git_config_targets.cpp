@@ -74,14 +74,6 @@ class Walk {
         for (const auto& top : tops)
           if (auto p = path_value(e, top)) target(*p, e, true);
         break;
-      case GitConfigRole::TemplateDir:
-        // Its `hooks` are copied into the git directory, symlinks as symlinks.
-        for (const auto& top : tops)
-          if (auto p = path_value(e, top)) {
-            target(*p, e);
-            target(*p + "/hooks", e, true);
-          }
-        break;
       case GitConfigRole::Command:
         if (e.entry.value) command(e, "", *e.entry.value, tops, false);
         break;

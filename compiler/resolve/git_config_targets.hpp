@@ -50,7 +50,7 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 
 // Reads `src.files` and every file they include (include.path and includeIf.<cond>.path,
 // whatever the condition: including too much is the safe direction), and returns every
-// config file read or included, the core.hooksPath and init.templateDir directories, each
+// config file read or included, the core.hooksPath directories, each
 // path a command value names (git_config_keys.hpp; a non-'!' alias's `-c` settings are
 // read as keys of the same file and line, its program options as commands) and each
 // local repository a remote, submodule or URL rewrite names. Relative paths resolve as git resolves them:

@@ -43,6 +43,10 @@ std::optional<std::string> absolute_against(std::string named, const std::string
 
 }  // namespace
 
+std::optional<std::string> first_line_of_file(const std::string& path) {
+  return first_line_of(path);
+}
+
 std::optional<std::string> gitdir_named_by(const std::string& pointer) {
   const auto line = first_line_of(pointer);
   static constexpr std::string_view kPrefix = "gitdir: ";

@@ -24,6 +24,11 @@ struct CommonDir {
 };
 CommonDir commondir_named_by(const std::string& gitdir);
 
+// The first line of the regular file `path` (at most 4 KiB read; trailing CR and spaces
+// removed), read as the pointer files are: lstat first, never a FIFO, device or symlink.
+// none when it is not a regular file or cannot be read.
+std::optional<std::string> first_line_of_file(const std::string& path);
+
 // Whether git takes `dir` for a git directory: it has a HEAD (a file, or a symlink in old
 // repositories).
 bool has_git_head(const std::string& dir);

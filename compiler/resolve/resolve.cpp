@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
@@ -673,6 +674,29 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true});
+    // A script git runs through its `#!` line, under an interpreter that loads code beside
+    // it (python's import path starts at the script's directory): protected as a file, its
+    // directory would still take a planted module (red team A15-G4). Refused, as a script
+    // given to an interpreter is above, unless a protected directory covers that directory.
+    auto refuse_script_beside_writable = [&](const std::string& path, const ir::SourceLoc& loc) {
+      const std::string dir = path.substr(0, std::max<size_t>(path.rfind('/'), 1));
+      const bool writable = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+        return ir::path_within(w.path, path);
+      });
+      const bool covered =
+          std::any_of(r.protect.begin(), r.protect.end(), [&](const ResolvedPath& p) {
+            return p.kind == HostKind::Directory && ir::path_within(p.path, dir);
+          });
+      if (!writable || covered) return false;
+      const auto line = first_line_of_file(path);
+      if (!line || !loads_code_beside_script(*line)) return false;
+      diags.error(loc, "git runs '" + path + "', whose first line ('" + *line +
+                           "') starts an interpreter that loads code from the script's "
+                           "directory, which the sandbox can write; move the script outside "
+                           "every writable root (or protect its directory), or run the command "
+                           "outside the sandbox; refusing to run");
+      return true;
+    };
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
       if (t.repository) {
         protect_repository(t, gitdirs);
@@ -687,6 +711,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                            "sandbox; refusing to run");
         continue;
       }
+      if (!t.hooks && refuse_script_beside_writable(t.path, t.loc)) continue;
       protect_git_target(t.path, t.loc);
       if (t.hooks) hook_dirs.push_back(t);
     }
@@ -704,7 +729,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
             link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
         if (auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
                                            "target of the git hook '" + link.path + "'"))
-          protect_git_target(*c, hooks.loc);
+          if (!refuse_script_beside_writable(*c, hooks.loc)) protect_git_target(*c, hooks.loc);
       }
     }
   }

@@ -151,7 +151,7 @@ BOOST_AUTO_TEST_CASE(roles_of_keys) {
     BOOST_TEST((role(text) == GitConfigRole::Command), text);
   // Red team A14B-4: what git runs or connects to that is not a shell command.
   BOOST_TEST((role("[alias]\nx = log -- a/b\n") == GitConfigRole::GitCommand));
-  BOOST_TEST((role("[init]\ntemplateDir = t\n") == GitConfigRole::TemplateDir));
+  BOOST_TEST((role("[init]\ntemplateDir = t\n") == GitConfigRole::None));  // global only
   for (const char* text : {"[remote \"o\"]\nurl = https://h/r\n", "[remote \"o\"]\npushUrl = ../r\n",
                            "[submodule \"s\"]\nurl = ../s\n"})
     BOOST_TEST((role(text) == GitConfigRole::Url), text);
@@ -266,6 +266,53 @@ BOOST_AUTO_TEST_CASE(remote_urls_are_classified_as_git_connects) {
   }
   BOOST_TEST(git_url("file://host/r").unreadable.has_value());
   BOOST_TEST(git_url("~other/r").unreadable.has_value());
+}
+
+// Red team A15-G1: a program that runs another hid the interpreter behind options zpolicy
+// does not know (`timeout 10 python3 -m x` imported a planted x.py on the host's `git add`).
+BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
+  for (const char* value :
+       {"timeout 10 python3 -m nbfilter", "nice -n 5 python3 -m x", "stdbuf -o0 perl -Ilib /opt/x",
+        "exec -a name python3 -m x", "command -p sh x.sh", "xargs -0 node x.js",
+        "setsid ruby -rfoo /opt/x", "timeout 5 sh -c 'python3 -m x'",
+        // A15-G6: the program named by a parameter expansion or a glob.
+        "${PY:-python3} -m nbfilter", "\"$PYTHON\" -m x", "pytho? -m x"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("timeout 10 python3 /opt/nb/nbfilter --x");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/nb/nbfilter"}));
+  BOOST_TEST(paths_in_command("nice sh -c 'tools/x --y'").words == (W{"tools/x"}));
+  BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
+  BOOST_TEST(!paths_in_command("!f() { [ -n \"$1\" ] && git log \"$1\"; }; f").unreadable);
+  BOOST_TEST(!paths_in_command("![[ -t 1 ]] && git log").unreadable);
+}
+
+// Red team A15-G2: sed and awk run a program file named by an option, found in the
+// directory git runs them in (`sed -f strip.sed`: GNU sed's `e` ran a planted command).
+BOOST_AUTO_TEST_CASE(a_program_file_of_sed_or_awk_is_read_as_a_script) {
+  for (const char* value : {"sed -f strip.sed", "sed --file=strip.sed", "sed -nf strip.sed",
+                            "sed -fstrip.sed", "awk -f conv.awk", "gawk -i lib.awk -f /opt/x",
+                            "timeout 5 awk --load=ext.so", "sed -f"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("sed -n -f /opt/f/strip.sed");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/f/strip.sed"}));
+  for (const char* value : {"sed -e 's/a/b/'", "sed -n p", "awk -F: '{print $1}'",
+                            "awk -vfoo=1 '{print}'", "sed -es/f/g/"})
+    BOOST_TEST(!paths_in_command(value).unreadable, value);
+}
+
+// Red team A15-G4: a script run through its `#!` line by python (its directory first on the
+// import path) took a module the sandbox planted beside it.
+BOOST_AUTO_TEST_CASE(a_shebang_names_an_interpreter_that_loads_code_beside_its_script) {
+  for (const char* line : {"#!/usr/bin/env python3", "#!/usr/bin/python3 -u", "#! /usr/bin/perl -w",
+                           "#!/usr/bin/env -S node --no-warnings", "#!/usr/bin/env FOO=1 ruby"})
+    BOOST_TEST(loads_code_beside_script(line), line);
+  for (const char* line : {"#!/bin/sh", "#!/usr/bin/env bash", "#!/usr/bin/env", "#!", "",
+                           "python3", "# !/usr/bin/python3"})
+    BOOST_TEST(!loads_code_beside_script(line), line);
 }
 
 BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
