@@ -251,6 +251,17 @@ class Reader {
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");
     if (one_of(b, {"eval", "source", "."}))
       return refuse("it runs `" + b + "`, whose code zpolicy cannot read without a shell");
+    // git's own options (`!git -c core.fsmonitor=… status`, red team A15-G3): its words,
+    // for the caller to read as a git command line (git_arguments).
+    if (b == "git") {
+      std::string line;
+      for (size_t at = i + 1; at < end; ++at) {
+        if (!line.empty()) line += ' ';
+        if (words[at].text.empty()) line += "''";
+        for (const char c : words[at].text) (line += '\\') += c;
+      }
+      out_.git_commands.push_back(std::move(line));
+    }
     // A program that runs another (`timeout 10 python3 -m x`, `nice`, `stdbuf -o0`,
     // `exec -a NAME`, `xargs`) hides the interpreter behind options zpolicy does not know
     // (red team A15-G1): the first word that names an interpreter is read as one, wherever
@@ -415,6 +426,7 @@ CommandPaths paths_in_command(std::string_view value) {
   if (out.unreadable) {
     out.words.clear();
     out.scripts.clear();
+    out.git_commands.clear();
   }
   return out;
 }

@@ -49,6 +49,9 @@ inline GitConfigRole git_config_role(const GitConfigEntry& e) { return git_confi
 struct CommandPaths {
   std::vector<std::string> words;
   std::vector<std::string> scripts;
+  // The arguments of each simple command whose program is git, escaped for git_arguments
+  // (`git -c core.fsmonitor=x status` sets a key as a non-'!' alias's `-c` does).
+  std::vector<std::string> git_commands;
   std::optional<std::string> unreadable;
 };
 CommandPaths paths_in_command(std::string_view value);

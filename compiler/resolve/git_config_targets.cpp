@@ -110,9 +110,15 @@ class Walk {
 
   // An alias without '!': git runs git with its words (red team A14B-4).
   void git_command(const Located& e, const std::vector<std::string>& tops, int depth) {
-    if (!e.entry.value) return;
+    if (e.entry.value) git_command_line(e, *e.entry.value, tops, depth);
+  }
+
+  // `line` as git's own command line, given by `e` (an alias's value, or the arguments of
+  // a `git` its shell command runs).
+  void git_command_line(const Located& e, const std::string& line,
+                        const std::vector<std::string>& tops, int depth) {
     const std::string& v = *e.entry.value;
-    const GitArguments a = git_arguments(v);
+    const GitArguments a = git_arguments(line);
     if (a.unreadable) return refuse(e, v, "is a git command zpolicy cannot follow: " + *a.unreadable);
     if (!a.config.empty() && depth >= 3)
       return refuse(e, v, "sets an alias that sets config in turn, more than 3 deep");
@@ -236,6 +242,7 @@ class Walk {
     const CommandPaths words = paths_in_command(text);
     if (words.unreadable)
       return refuse(e, value, as + "is a command zpolicy cannot follow: " + *words.unreadable);
+    for (const auto& g : words.git_commands) git_command_line(e, g, tops, 0);
     for (const auto& s : words.scripts)
       if (auto c = canonical_(s[0] == '~' ? home_ + s.substr(1) : s, loc(e), where(e)))
         targets_.push_back({*c, loc(e), false, true, false, false, where(e)});

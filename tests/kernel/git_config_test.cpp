@@ -148,7 +148,7 @@ BOOST_DATA_TEST_CASE(scripts_a_config_runs_are_protected, bdata::make(kCallers),
 
 // Red team A14B-4: what git runs that is not a shell command. An alias without '!' whose
 // options run a program (`difftool --extcmd`, `rebase -x`, `bisect run`) or set a key
-// with `-c` (core.hooksPath); a remote whose `ext::` URL runs a program; local remotes
+// with `-c` (core.hooksPath; red team A15-G3, also `!git -c core.hooksPath=…`); a remote whose `ext::` URL runs a program; local remotes
 // whose repository receive-pack would run the hooks of on the host's `git push`: `mirror`
 // when only the bare `mirror.git` exists (git tries `mirror` first, which the sandbox could
 // make a repository; `mirror.git` itself is the default's, `**/.git`), and a submodule URL
@@ -159,6 +159,7 @@ BOOST_DATA_TEST_CASE(programs_and_repositories_git_commands_and_urls_name_are_pr
   make_git_dir(box, box.ws(".git"),
                "[alias]\n\td = difftool --extcmd=tools/d\n\tr = rebase -x 'tools/r --all'\n"
                "\tb = bisect run tools/b\n\th = -c core.hooksPath=.h2 commit\n"
+               "\ts = !git -c core.hooksPath=.h3 commit\n"
                "[remote \"o\"]\n\turl = ext::tools/ext %S\n"
                "[remote \"local\"]\n\turl = mirror\n"
                "[submodule \"s\"]\n\turl = sub-src\n");
@@ -168,6 +169,7 @@ BOOST_DATA_TEST_CASE(programs_and_repositories_git_commands_and_urls_name_are_pr
   for (const auto* dir : {"mirror.git/objects", "mirror.git/refs"}) box.make_dir(box.ws(dir));
   const RunResult r = box.sh(try_all({"echo evil > tools/d", "echo evil > tools/r",
                                       "echo evil > tools/b", "echo evil > tools/ext",
+                                      "mkdir -p .h3 && echo evil > .h3/pre-commit",
                                       "mkdir -p .h2 && echo evil > .h2/pre-commit",
                                       "mkdir -p mirror/objects mirror/refs mirror/hooks && "
                                       "echo ref: refs/heads/main > mirror/HEAD",
@@ -177,7 +179,7 @@ BOOST_DATA_TEST_CASE(programs_and_repositories_git_commands_and_urls_name_are_pr
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(read_file(box.ws("tools/d")).value_or("") == "#!/bin/sh\n",
              "difftool's --extcmd written: " << r.describe());
-  for (const auto* made : {"tools/r", "tools/b", "tools/ext", ".h2", "mirror", "sub-src",
+  for (const auto* made : {"tools/r", "tools/b", "tools/ext", ".h2", ".h3", "mirror", "sub-src",
                            "sub-src.git"})
     BOOST_TEST(nothing_planted(box.ws(made)), made << " made: " << r.describe());
   BOOST_TEST(read_file(box.ws("tools/other")).value_or("") == "ok\n",

@@ -337,20 +337,22 @@ BOOST_AUTO_TEST_CASE(what_an_alias_or_a_url_names_resolves_as_git_resolves_it) {
   zpolicy::test::TempDir top;
   top.write(".git/config",
             "[alias]\n\th = -c core.hooksPath=h2 -c 'alias.y=difftool -x y/d' y\n"
-            "\tr = rebase --exec \"tools/r --a\"\n"
+            "\tr = rebase --exec \"tools/r --a\"\n\ts = !git -c core.hooksPath=h3 status\n"
             "[remote \"o\"]\n\turl = ext::tools/ext %S\n\tpushurl = ../up\n"
             "[hook \"p\"]\n\tcommand = git push origin HEAD:refs/heads/x\n");
   const Walked w = walk(top);
   BOOST_TEST(w.refusals.empty(), w.refusals.front());
   const std::string t = top.str();
   std::vector<std::string> want = {t + "/.git/config", t + "/h2",        t + "/y/d",
-                                   t + "/tools/r",     t + "/tools/ext", std::filesystem::weakly_canonical(t + "/../up").string()};
+                                   t + "/tools/r",     t + "/tools/ext",  t + "/h3", std::filesystem::weakly_canonical(t + "/../up").string()};
   std::sort(want.begin(), want.end());
   BOOST_TEST(w.targets == want);
   for (const auto& [config, line] : std::vector<std::pair<std::string, std::string>>{
            {"[url \"ext::sh -c x/y\"]\n\tinsteadOf = https://\n", ".git/config:2:"},
            {"[alias]\n\tf = submodule foreach tools/x\n", ".git/config:2:"},
            {"[alias]\n\tg = -c core.sshCommand=$X/ssh fetch\n", ".git/config:2:"},
+           // Red team A15-G3: a `git -c` inside a shell command value.
+           {"[alias]\n\tg = !git -c core.fsmonitor='python3 -m fsm' status\n", ".git/config:2:"},
            {"[remote \"o\"]\n\n\turl = file://h/r\n", ".git/config:3:"}}) {
     zpolicy::test::TempDir d;
     d.write(".git/config", config);
