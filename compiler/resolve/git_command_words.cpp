@@ -275,11 +275,13 @@ class Reader {
       if (std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
   }
 
-  // The pieces of a word that name a file: split at '=' and ':' (`--file=./z`,
-  // `X=./bin:/usr/bin`), each with a '/', or (`bare_ok`, for any word but the program's)
-  // without one, which names a file at the top only if one exists there (red team A15-G2).
-  // An option word without '=' (`-Itools/x`) names no placeholder: what its letters mean is
-  // the program's (red team A14B-7).
+  // The pieces of a word that name a file: split at '=' (`--file=./z`, `FOO=./bin/y`),
+  // then a path list at ':' (`X=./bin:/usr/bin`). A piece with a '/' is a path; one
+  // without (`bare_ok`, for any word but the program's) names a file at the top only if
+  // one exists there (red team A15-G2). A ':' after a first piece without '/' makes a
+  // revision, refspec, URL or host (`HEAD:refs/heads/x`, `origin:dir/f`, `https://h/x`),
+  // which names no file; an option word without '=' (`-Itools/x`) names none either: what
+  // its letters mean is the program's (red team A14B-7).
   void path_pieces(const Token& t, bool bare_ok) {
     if (t.text.empty()) return;
     size_t at = 0;
@@ -291,21 +293,29 @@ class Reader {
       ++at;
     }
     while (at <= t.text.size()) {
-      size_t end = t.text.find_first_of("=:", at);
+      size_t end = t.text.find('=', at);
       if (end == std::string::npos) end = t.text.size();
-      std::string piece = t.text.substr(at, end - at);
+      const std::string segment = t.text.substr(at, end - at);
       at = end + 1;
-      if (piece.find('/') == std::string::npos) {
-        if (bare_ok && !piece.empty() && piece != "." && piece != ".." && piece != "-" &&
-            piece[0] != '~' && !t.dollar && !t.glob)
-          append(out_.bare, {piece});
+      const size_t colon = segment.find(':');
+      if (colon != std::string::npos && segment.substr(0, colon).find('/') == std::string::npos)
         continue;
+      for (size_t from = 0; from <= segment.size();) {
+        size_t stop = segment.find(':', from);
+        if (stop == std::string::npos) stop = segment.size();
+        std::string piece = segment.substr(from, stop - from);
+        from = stop + 1;
+        if (piece.find('/') == std::string::npos) {
+          if (bare_ok && !piece.empty() && piece != "." && piece != ".." && piece != "-" &&
+              piece[0] != '~' && !t.dollar && !t.glob)
+            append(out_.bare, {piece});
+          continue;
+        }
+        const bool tilde_user = piece[0] == '~' && piece.rfind("~/", 0) != 0;
+        if (t.dollar || t.glob || tilde_user)
+          return refuse("'" + t.text + "' is a path only a shell could resolve");
+        append(out_.words, {std::move(piece)});
       }
-      const bool tilde_user = piece[0] == '~' && piece.rfind("~/", 0) != 0;
-      if (t.dollar || t.glob || tilde_user)
-        return refuse("'" + t.text + "' is a path only a shell could resolve");
-      if (std::find(out_.words.begin(), out_.words.end(), piece) == out_.words.end())
-        out_.words.push_back(std::move(piece));
     }
   }
 
@@ -349,6 +359,17 @@ class Reader {
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");
     if (one_of(b, {"eval", "source", "."}))
       return refuse("it runs `" + b + "`, whose code zpolicy cannot read without a shell");
+    // git's own options (`!git -c core.fsmonitor=… status`, red team A15-G3): its words,
+    // for the caller to read as a git command line (git_arguments).
+    if (b == "git") {
+      std::string line;
+      for (size_t at = i + 1; at < end; ++at) {
+        if (!line.empty()) line += ' ';
+        if (words[at].text.empty()) line += "''";
+        for (const char c : words[at].text) (line += '\\') += c;
+      }
+      out_.git_commands.push_back(std::move(line));
+    }
     if (project_runner(program))
       return refuse("it runs `" + b +
                     "`, which runs what the project where git runs it names (its makefiles, "
@@ -548,6 +569,7 @@ CommandPaths paths_in_command(std::string_view value) {
     out.words.clear();
     out.bare.clear();
     out.scripts.clear();
+    out.git_commands.clear();
   }
   return out;
 }

@@ -41,6 +41,9 @@ struct CommandPaths {
   std::vector<std::string> words;
   std::vector<std::string> bare;
   std::vector<std::string> scripts;
+  // The arguments of each simple command whose program is git, escaped for git_arguments
+  // (`git -c core.fsmonitor=x status` sets a key as a non-'!' alias's `-c` does; A15-G3).
+  std::vector<std::string> git_commands;
   std::optional<std::string> unreadable;
 };
 CommandPaths paths_in_command(std::string_view value);

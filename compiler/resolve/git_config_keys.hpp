@@ -2,23 +2,74 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "compiler/resolve/git_config.hpp"
 
 namespace zpolicy::compiler {
 
-// What a config variable names that the host's next git command runs or reads as config
-// (git-config(1)). Command covers every key whose value git hands to a shell or executes:
-// by name (core.editor, core.pager, core.askPass, core.gitProxy, core.fsmonitor,
-// diff.external, filter.<d>.clean|smudge|process, merge.<d>.driver, diff.<d>.textconv,
-// credential[.<url>].helper, gpg[.<fmt>].program, imap.tunnel, *.browser, man.viewer,
-// instaweb.httpd, remote.<r>.uploadpack|receivepack, uploadpack.packObjectsHook,
-// sendemail[.<id>].smtpServer, interactive.diffFilter), by a name ending in "command"
-// or "cmd" (core.sshCommand, core.alternateRefsCommand, hook.<h>.command,
-// trailer.<t>.command|cmd, gpg.ssh.defaultKeyCommand, sendemail.*Cmd, the tools'
-// <tool>.cmd), the tools' <tool>.path (difftool, mergetool, browser, man), every
-// pager.<cmd>, and an alias or submodule.<s>.update that starts with '!'.
-enum class GitConfigRole { None, HooksDir, Include, WorkTree, Command };
-GitConfigRole git_config_role(const GitConfigEntry& e);
+// What a config variable names that the host's next git command runs, reads as config,
+// or connects to (git-config(1); the table in git_config_keys.cpp gives each key's
+// reason). HooksDir: a directory whose hooks git runs. Command: a value git hands to a shell
+// or executes. GitCommand: an alias without '!', which runs git with those arguments
+// (git_arguments). Url: a repository git fetches from or pushes to (git_url); UrlRewrite:
+// `url.<base>.insteadOf`, whose subsection is the URL that replaces the value.
+enum class GitConfigRole {
+  None,
+  HooksDir,
+  Include,
+  WorkTree,
+  Command,
+  GitCommand,
+  Url,
+  UrlRewrite
+};
+struct GitConfigKey {
+  GitConfigRole role = GitConfigRole::None;
+  std::string_view why;  // what git does with the value, for refusals
+};
+GitConfigKey git_config_key(const GitConfigEntry& e);
+inline GitConfigRole git_config_role(const GitConfigEntry& e) { return git_config_key(e).role; }
+
+// A non-'!' alias's value read as git reads it (git_arguments.cpp): split as git's
+// split_cmdline splits it (quotes and backslashes, no shell), the global options an alias
+// may carry, then the subcommand's options that run a program. `config`: each `-c
+// key[=value]` (git applies it to the command the alias runs); `commands`: each value git
+// hands to a shell (`difftool -x`/`--extcmd`, `rebase -x`/`--exec`, `--upload-pack`,
+// `--receive-pack`, `bisect run`, `submodule foreach`, filter-branch's filters, …), with
+// `in_submodules` when git runs it in each submodule's directory; `directories`: a
+// directory git takes programs from (`--exec-path=`); `templates`: one whose hooks
+// `git init`/`git clone` copy into a git directory (`--template=`).
+// `unreadable` says why zpolicy will not read the value (a bad quote, `--config-env`
+// setting a key that runs or names something, from the host's environment).
+struct GitArgumentCommand {
+  std::string option;  // as written: "--extcmd", "bisect run"
+  std::string text;    // a shell command
+  bool in_submodules = false;
+};
+struct GitArguments {
+  std::vector<std::pair<std::string, std::optional<std::string>>> config;
+  std::vector<GitArgumentCommand> commands;
+  std::vector<std::string> directories;  // --exec-path: programs git runs by name
+  std::vector<std::string> templates;    // --template: hooks `git init` copies
+  std::optional<std::string> unreadable;
+};
+GitArguments git_arguments(std::string_view value);
+
+// What a remote URL makes the host's git run or read (git_url.cpp, as transport.c and
+// connect.c classify it): `ext::CMD` runs CMD (git-remote-ext splits it at spaces, `% `
+// a literal space; `command` is that argv quoted for paths_in_command); a local path
+// (`../other`, `/srv/r.git`, `~/r`, `file:///srv/r`) makes git run upload-pack or
+// receive-pack, and receive-pack's hooks, in that repository (`path`, still relative to
+// where git runs); any other URL (`https://`, `ssh://`, `host:path`, `<helper>::…`)
+// names nothing here. `unreadable` when zpolicy will not decide (`file://host/…`, `~user`).
+struct GitUrl {
+  std::optional<std::string> command;
+  std::optional<std::string> path;
+  std::optional<std::string> unreadable;
+};
+GitUrl git_url(std::string_view url);
 
 }  // namespace zpolicy::compiler

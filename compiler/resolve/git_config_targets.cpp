@@ -16,6 +16,8 @@ namespace {
 struct Located {
   GitConfigEntry entry;
   std::string file;  // canonical
+  // For a key a non-'!' alias sets with `-c`: "alias.x's -c", said in refusals.
+  std::string via = {};
 };
 
 std::string directory_of(const std::string& file) {
@@ -51,20 +53,10 @@ class Walk {
     for (const auto& e : entries_)
       if (git_config_role(e.entry) == GitConfigRole::WorkTree)
         if (auto p = path_value(e, src_.gitdir)) tops.push_back(*p);
-    for (const auto& e : entries_) {
-      switch (git_config_role(e.entry)) {
-        case GitConfigRole::HooksDir:
-          for (const auto& top : tops)
-            if (auto p = path_value(e, top)) target(*p, loc(e), true);
-          break;
-        case GitConfigRole::Command:
-          command(e, tops);
-          break;
-        case GitConfigRole::Include:
-        case GitConfigRole::WorkTree:
-        case GitConfigRole::None:
-          break;
-      }
+    // By index and by copy: an include an alias's `-c` names appends to the entries.
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Located e = entries_[i];
+      use(e, tops, 0);
     }
     return std::move(targets_);
   }
@@ -72,15 +64,124 @@ class Walk {
  private:
   static ir::SourceLoc loc(const Located& e) { return {e.file, e.entry.line, 1}; }
 
-  void target(const std::string& lexical, const ir::SourceLoc& at, bool hooks = false) {
-    if (auto c = canonical_(lexical, at)) targets_.push_back({*c, at, hooks, false, {}});
+  static std::string where(const Located& e) {
+    return "git config '" + e.file + "' line " + std::to_string(e.entry.line) + ": " +
+           (e.via.empty() ? "" : e.via + " ") + e.entry.var;
+  }
+
+  // What entry `e` names, by its role; `depth` counts `-c` settings of aliases set by
+  // `-c` in turn.
+  void use(const Located& e, const std::vector<std::string>& tops, int depth) {
+    switch (git_config_role(e.entry)) {
+      case GitConfigRole::HooksDir:
+        for (const auto& top : tops)
+          if (auto p = path_value(e, top)) target(*p, e, true);
+        break;
+      case GitConfigRole::Command:
+        if (e.entry.value) command(e, "", *e.entry.value, tops, false);
+        break;
+      case GitConfigRole::GitCommand:
+        git_command(e, tops, depth);
+        break;
+      case GitConfigRole::Url:
+        if (e.entry.value) url(e, *e.entry.value, tops, false);
+        break;
+      case GitConfigRole::UrlRewrite:
+        url(e, e.entry.subsection().value_or(""), tops, true);
+        break;
+      case GitConfigRole::Include:
+        // Set by an alias's `-c`: git reads it only by an absolute path ("relative config
+        // includes must come from files"); the files' own are read by read().
+        if (!e.via.empty() && e.entry.value && !e.entry.value->empty() &&
+            ((*e.entry.value)[0] == '/' || (*e.entry.value)[0] == '~'))
+          if (auto p = path_value(e, "/")) read(*p, loc(e), 1);
+        break;
+      case GitConfigRole::WorkTree:
+      case GitConfigRole::None:
+        break;
+    }
+  }
+
+  void target(const std::string& lexical, const Located& e, bool hooks = false) {
+    if (auto c = canonical_(lexical, loc(e), where(e)))
+      targets_.push_back({*c, loc(e), hooks, false, false, false, where(e)});
+  }
+
+  void refuse(const Located& e, const std::string& value, const std::string& why) {
+    refuse_(loc(e), where(e) + " = '" + value + "' " + why);
+  }
+
+  // An alias without '!': git runs git with its words (red team A14B-4).
+  void git_command(const Located& e, const std::vector<std::string>& tops, int depth) {
+    if (e.entry.value) git_command_line(e, *e.entry.value, tops, depth);
+  }
+
+  // `line` as git's own command line, given by `e` (an alias's value, or the arguments of
+  // a `git` its shell command runs).
+  void git_command_line(const Located& e, const std::string& line,
+                        const std::vector<std::string>& tops, int depth) {
+    const std::string& v = *e.entry.value;
+    const GitArguments a = git_arguments(line);
+    if (a.unreadable) return refuse(e, v, "is a git command zpolicy cannot follow: " + *a.unreadable);
+    if (!a.config.empty() && depth >= 3)
+      return refuse(e, v, "sets an alias that sets config in turn, more than 3 deep");
+    for (const auto& [var, value] : a.config)
+      use({GitConfigEntry{var, value, e.entry.line}, e.file, e.entry.var + "'s -c"}, tops,
+          depth + 1);
+    for (const auto& c : a.commands) command(e, c.option, c.text, tops, c.in_submodules);
+    for (const auto& d : a.directories) directory(e, d, tops, false);
+    for (const auto& d : a.templates) directory(e, d, tops, true);
+  }
+
+  // A directory of programs (`--exec-path`) or templates (`--template`, whose `hooks` git
+  // copies into the git directory), relative to where git runs.
+  void directory(const Located& e, const std::string& d, const std::vector<std::string>& tops,
+                 bool templates) {
+    std::string why;
+    const auto p = interpolated(d, home_, why);
+    if (!p || p->empty()) return refuse(e, *e.entry.value, "names the directory '" + d + "': " + why);
+    for (const auto& top : tops) {
+      const std::string dir = (*p)[0] == '/' ? *p : top + "/" + *p;
+      target(dir, e, !templates);
+      if (templates) target(dir + "/hooks", e, true);
+      if ((*p)[0] == '/') break;
+    }
+  }
+
+  // A URL git connects to (red team A14B-4); `rewrite`: the start of one
+  // (url.<base>.insteadOf), to which git appends the rest of the URL it rewrites.
+  void url(const Located& e, const std::string& text, const std::vector<std::string>& tops,
+           bool rewrite) {
+    const GitUrl u = git_url(text);
+    if (u.unreadable) return refuse(e, text, "is a URL zpolicy does not read: " + *u.unreadable);
+    if (u.command) {
+      if (rewrite)
+        return refuse(e, text,
+                      "rewrites URLs to an ext:: command, which the rest of each URL extends: "
+                      "zpolicy cannot tell what it runs");
+      command(e, "ext::", *u.command, tops, false);
+    }
+    if (!u.path) return;
+    std::string why;
+    const auto p = interpolated(*u.path, home_, why);
+    if (!p) return refuse(e, text, why);
+    for (const auto& top : tops) {
+      const std::string lexical = (*p)[0] == '/' ? *p : top + "/" + *p;
+      if (rewrite) {
+        // The repository is the base and more: its path is not canonicalized, only compared.
+        targets_.push_back({lexical, loc(e), false, false, true, true, where(e)});
+      } else if (auto c = canonical_(lexical, loc(e), where(e))) {
+        targets_.push_back({*c, loc(e), false, false, true, false, where(e)});
+      }
+      if ((*p)[0] == '/') break;
+    }
   }
 
   // The file `lexical`, named at `at`, and the files it includes.
   void read(const std::string& lexical, const ir::SourceLoc& at, int depth) {
-    const auto path = canonical_(lexical, at);
+    const auto path = canonical_(lexical, at, "git config file");
     if (!path) return;
-    targets_.push_back({*path, at, false, false, {}});
+    targets_.push_back({*path, at, false, false, false, false, {}});
     const GitConfigFile file = read_git_config_file(*path);
     using Status = GitConfigFile::Status;
     switch (file.status) {
@@ -120,35 +221,40 @@ class Walk {
 
   // A path-valued entry made absolute against `base`; none once refused.
   std::optional<std::string> path_value(const Located& e, const std::string& base) {
-    const std::string where =
-        "git config '" + e.file + "' line " + std::to_string(e.entry.line) + ": " + e.entry.var;
     if (!e.entry.value || e.entry.value->empty()) {
-      refuse_(loc(e), where + " has no path, which git does not accept");
+      refuse_(loc(e), where(e) + " has no path, which git does not accept");
       return std::nullopt;
     }
     std::string why;
     auto p = interpolated(*e.entry.value, home_, why);
     if (!p) {
-      refuse_(loc(e), where + " = '" + *e.entry.value + "': " + why);
+      refuse_(loc(e), where(e) + " = '" + *e.entry.value + "': " + why);
       return std::nullopt;
     }
     if ((*p)[0] != '/') p = base + "/" + *p;
     return p;
   }
 
-  void command(const Located& e, const std::vector<std::string>& tops) {
-    if (!e.entry.value) return;  // a boolean (`[pager] log`): no command
-    const CommandPaths words = paths_in_command(*e.entry.value);
-    if (words.unreadable) {
-      refuse_(loc(e), "git config '" + e.file + "' line " + std::to_string(e.entry.line) + ": " +
-                          e.entry.var + " = '" + *e.entry.value +
-                          "' is a command zpolicy cannot follow: " + *words.unreadable);
-      return;
-    }
+  // A shell command `text` that `e` gives git (`option`: the alias's option that holds
+  // it); `in_submodules`: git runs it in each submodule's directory, which zpolicy does not
+  // enumerate, so a relative path refuses.
+  void command(const Located& e, const std::string& option, const std::string& text,
+               const std::vector<std::string>& tops, bool in_submodules) {
+    const std::string& value = *e.entry.value;
+    const std::string as = option.empty() ? "" : "(its " + option + " '" + text + "') ";
+    const CommandPaths words = paths_in_command(text);
+    if (words.unreadable)
+      return refuse(e, value, as + "is a command zpolicy cannot follow: " + *words.unreadable);
+    for (const auto& g : words.git_commands) git_command_line(e, g, tops, 0);
     for (const auto& s : words.scripts)
-      if (auto c = canonical_(s[0] == '~' ? home_ + s.substr(1) : s, loc(e)))
-        targets_.push_back({*c, loc(e), false, true, e.entry.var});
-    for (const auto& w : words.words) command_file(w, e, tops, 0);
+      if (auto c = canonical_(s[0] == '~' ? home_ + s.substr(1) : s, loc(e), where(e)))
+        targets_.push_back({*c, loc(e), false, true, false, false, where(e)});
+    for (const auto& w : words.words) {
+      if (in_submodules && w[0] != '/' && w[0] != '~')
+        return refuse(e, value, as + "runs '" + w + "' in each submodule's directory, " +
+                                    "which zpolicy does not enumerate: name it by an absolute path");
+      command_file(w, e, tops, 0);
+    }
     for (const auto& w : words.bare)
       for (const auto& top : tops) {
         const std::string p = top + "/" + w;
@@ -167,11 +273,12 @@ class Walk {
       for (const auto& top : tops) command_file(top + "/" + word, e, tops, depth);
       return;
     }
-    const auto c = canonical_(word[0] == '~' ? home_ + word.substr(1) : word, loc(e));
+    const auto c = canonical_(word[0] == '~' ? home_ + word.substr(1) : word, loc(e), where(e));
     if (!c) return;
     const auto line = depth < 4 ? first_line_of(*c) : std::nullopt;
     const auto shebang = line ? shebang_of(*line) : std::nullopt;
-    targets_.push_back({*c, loc(e), false, shebang && shebang->loads_code_by_name, e.entry.var});
+    targets_.push_back(
+        {*c, loc(e), false, shebang && shebang->loads_code_by_name, false, false, where(e)});
     if (shebang && !shebang->interpreter.empty())
       command_file(shebang->interpreter, e, tops, depth + 1);
   }

@@ -31,19 +31,29 @@ struct GitConfigTarget {
   // A script an interpreter runs, which loads code next to it: allowed only outside every
   // writable root (red team A14B-2).
   bool script = false;
-  std::string key;  // the config key that names it, for messages
+  // A local repository a remote URL names (red team A14B-4): git runs upload-pack or
+  // receive-pack, and receive-pack's hooks, in it; the caller protects the git directory
+  // git would find there. With `url_prefix`, the URL is only the start of the
+  // repository's path (`url.<base>.insteadOf`): the caller refuses it in a writable root.
+  bool repository = false;
+  bool url_prefix = false;
+  // "git config 'FILE' line N: KEY", for the caller's refusals.
+  std::string named_by = {};
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or
-// none once it has reported why it cannot give one.
-using GitCanonical =
-    std::function<std::optional<std::string>(const std::string&, const ir::SourceLoc&)>;
+// none once it has reported why it cannot give one; `named_by` says which config line and
+// key named it ("git config 'FILE' line N: KEY"), for that report.
+using GitCanonical = std::function<std::optional<std::string>(
+    const std::string& lexical, const ir::SourceLoc&, const std::string& named_by)>;
 using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>;
 
 // Reads `src.files` and every file they include (include.path and includeIf.<cond>.path,
 // whatever the condition: including too much is the safe direction), and returns every
-// config file read or included, the core.hooksPath directories and each path a command
-// value names (git_config_keys.hpp). Relative paths resolve as git resolves them:
+// config file read or included, the core.hooksPath directories, each
+// path a command value names (git_config_keys.hpp; a non-'!' alias's `-c` settings are
+// read as keys of the same file and line, its program options as commands) and each
+// local repository a remote, submodule or URL rewrite names. Relative paths resolve as git resolves them:
 // includes against the including file's directory, core.worktree against the git
 // directory, hook paths and commands against each top; `~/` against `home`. What it
 // cannot read soundly (a bad line, an include that is not a regular file or cannot be

@@ -54,6 +54,21 @@ bool has_git_head(const std::string& dir) {
   return lstat(head.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
 }
 
+bool is_git_directory(const std::string& dir) {
+  // As git tests them, with access(2): through a symlink, and a searchable file passes too.
+  auto searchable = [](const std::string& p) { return access(p.c_str(), X_OK) == 0; };
+  struct stat st;
+  const bool linked = lstat((dir + "/commondir").c_str(), &st) == 0;  // a linked worktree's
+  return has_git_head(dir) &&
+         (linked || (searchable(dir + "/objects") && searchable(dir + "/refs")));
+}
+
+std::vector<std::string> enter_repo_candidates(const std::string& path) {
+  std::string base = path;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return {base + "/.git", base, base + ".git/.git", base + ".git"};
+}
+
 CommonDir commondir_named_by(const std::string& gitdir) {
   // Git reads `commondir` only in a directory it takes for a git directory.
   struct stat st;

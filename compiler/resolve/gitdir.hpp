@@ -33,6 +33,16 @@ CommonDir commondir_named_by(const std::string& gitdir);
 // repositories).
 bool has_git_head(const std::string& dir);
 
+// Whether git takes `dir` for a repository's git directory as upload-pack and
+// receive-pack do (setup.c is_git_directory): a HEAD, and an `objects` and a `refs` that
+// access(2) finds searchable, or a `commondir` file naming where they are.
+bool is_git_directory(const std::string& dir);
+
+// The names git's enter_repo (path.c) tries, in order, for a local repository `path` a
+// remote URL names: `path/.git`, `path`, `path.git/.git`, `path.git`. The first that is a
+// git directory, or a regular file (a `.git` pointer), is the repository.
+std::vector<std::string> enter_repo_candidates(const std::string& path);
+
 // The worktree a linked worktree's administrative directory (`<common>/worktrees/<id>`)
 // belongs to: the directory of the `.git` file its `gitdir` file names; none without one.
 std::optional<std::string> worktree_of_admin_dir(const std::string& admin);

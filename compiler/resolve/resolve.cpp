@@ -543,8 +543,22 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   for (const auto& p : r.protect)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   std::set<std::string> read_gitdirs;
-  const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    return h.canonical_or_refuse(lexical, r.write, loc, "path named by git's config");
+  // A symlink in a writable root on the way refuses, as for every protected path, saying
+  // why here: the sandbox can re-point it, and a virtual environment's interpreter
+  // (`.venv/bin/python`, a symlink) loads code from the environment, which it can write
+  // too (red team A14B-7).
+  const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc,
+                                         const std::string& named_by) -> std::optional<std::string> {
+    const Canonical c = HostResolver::canonicalize(lexical, r.write);
+    if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
+      return h.canonical_or_refuse(lexical, r.write, loc, named_by + " names");
+    diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
+                         c.at + "' in a writable root: the sandbox could re-point it, and git " +
+                         "on the host would run or read what it chose (an interpreter of a " +
+                         "virtual environment in the workspace also loads code the sandbox " +
+                         "can write); name a path outside every writable root (the link's " +
+                         "target), or run that git command outside the sandbox; refusing to run");
+    return std::nullopt;
   };
   const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
     diags.error(loc, why + "; refusing to run");
@@ -568,6 +582,65 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (std::none_of(r.protect.begin(), r.protect.end(),
                        [&](const ResolvedPath& p) { return ir::path_within(p.path, path); }))
         protect_absolute(path, loc, true);
+    };
+    // A local repository a remote URL names (red team A14B-4): git's fetch and push run
+    // upload-pack or receive-pack there, with its config, and receive-pack its hooks. The
+    // names git's enter_repo tries are protected in a writable root up to the first that
+    // is a git directory or a `.git` pointer (so the sandbox cannot make an earlier one
+    // win, nor change the one found), and that git directory is read in turn, as a
+    // protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
+    // root it refuses.
+    auto writable = [&](const std::string& path) {
+      return std::any_of(r.write.begin(), r.write.end(),
+                         [&](const ResolvedPath& w) { return ir::path_within(w.path, path); });
+    };
+    auto protect_repository = [&](const GitConfigTarget& t, std::vector<std::string>& dirs) {
+      if (t.url_prefix) {
+        const Canonical c = HostResolver::canonicalize(t.path, {});
+        const std::string base = c.stop == Canonical::Stop::None ? c.path : t.path;
+        for (const auto& w : r.write)
+          if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
+            diags.error(t.loc, t.named_by + " rewrites URLs to the local path '" + t.path +
+                                   "', and with the rest of each URL it names a repository " +
+                                   "the writable root '" + w.path + "' may hold, whose " +
+                                   "upload-pack, receive-pack and hooks git would run; rewrite " +
+                                   "to a path outside every writable root; refusing to run");
+            return;
+          }
+        return;
+      }
+      // The names up to the first git directory or pointer; that one is the repository.
+      std::vector<std::string> names;
+      std::optional<std::string> gitdir;
+      for (const auto& name : enter_repo_candidates(t.path)) {
+        const auto c =
+            h.canonical_or_refuse(name, r.write, t.loc, t.named_by + " names the repository");
+        if (!c) return;
+        names.push_back(*c);
+        struct stat st;
+        if (stat(c->c_str(), &st) != 0) continue;
+        if (S_ISDIR(st.st_mode) && is_git_directory(*c)) {
+          gitdir = *c;
+          break;
+        }
+        if (S_ISREG(st.st_mode)) {
+          const auto named = gitdir_named_by(*c);
+          if (!named) break;
+          gitdir = h.canonical_or_refuse(*named, r.write, t.loc,
+                                         t.named_by + ": the git directory named by '" + *c + "'");
+          if (!gitdir) return;
+          if (writable(*c)) protect_git_target(*c, t.loc);
+          break;
+        }
+      }
+      if (gitdir) {
+        if (writable(*gitdir)) protect_git_target(*gitdir, t.loc);
+        dirs.push_back(*gitdir);
+      }
+      // Outermost first (`P` before `P/.git`), so that a name inside one protected already
+      // gets no placeholder of its own.
+      for (auto it = names.rbegin(); it != names.rend(); ++it)
+        if (writable(*it)) protect_git_target(*it, t.loc);
     };
     // Every fixed name git reads or runs in a git directory is looked at with lstat and
     // canonicalized as any protected path (red team A14B-1): one that is a symlink names
@@ -600,12 +673,16 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     if (src.tops.empty()) src.tops.push_back(dir);
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
-      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, {}});
+      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
+      if (t.repository) {
+        protect_repository(t, gitdirs);
+        continue;
+      }
       if (t.script && std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
             return ir::path_within(w.path, t.path);
           })) {
-        diags.error(t.loc, "git config " + t.key + " runs the script '" + t.path +
+        diags.error(t.loc, t.named_by + " runs the script '" + t.path +
                                "' with an interpreter (named in the command or by the "
                                "script's '#!' line), which loads code next to it or from the "
                                "directory git runs it in, in the writable root; move the script "

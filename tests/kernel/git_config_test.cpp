@@ -146,6 +146,46 @@ BOOST_DATA_TEST_CASE(scripts_a_config_runs_are_protected, bdata::make(kCallers),
              "a file no key names is still writable: " << r.describe());
 }
 
+// Red team A14B-4: what git runs that is not a shell command. An alias without '!' whose
+// options run a program (`difftool --extcmd`, `rebase -x`, `bisect run`) or set a key
+// with `-c` (core.hooksPath; red team A15-G3, also `!git -c core.hooksPath=…`); a remote whose `ext::` URL runs a program; local remotes
+// whose repository receive-pack would run the hooks of on the host's `git push`: `mirror`
+// when only the bare `mirror.git` exists (git tries `mirror` first, which the sandbox could
+// make a repository; `mirror.git` itself is the default's, `**/.git`), and a submodule URL
+// naming a repository not there yet.
+BOOST_DATA_TEST_CASE(programs_and_repositories_git_commands_and_urls_name_are_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"),
+               "[alias]\n\td = difftool --extcmd=tools/d\n\tr = rebase -x 'tools/r --all'\n"
+               "\tb = bisect run tools/b\n\th = -c core.hooksPath=.h2 commit\n"
+               "\ts = !git -c core.hooksPath=.h3 commit\n"
+               "[remote \"o\"]\n\turl = ext::tools/ext %S\n"
+               "[remote \"local\"]\n\turl = mirror\n"
+               "[submodule \"s\"]\n\turl = sub-src\n");
+  box.make_dir(box.ws("tools"));
+  box.write_file(box.ws("tools/d"), "#!/bin/sh\n", 0755);
+  make_git_dir(box, box.ws("mirror.git"), "[core]\n\tbare = true\n");
+  for (const auto* dir : {"mirror.git/objects", "mirror.git/refs"}) box.make_dir(box.ws(dir));
+  const RunResult r = box.sh(try_all({"echo evil > tools/d", "echo evil > tools/r",
+                                      "echo evil > tools/b", "echo evil > tools/ext",
+                                      "mkdir -p .h3 && echo evil > .h3/pre-commit",
+                                      "mkdir -p .h2 && echo evil > .h2/pre-commit",
+                                      "mkdir -p mirror/objects mirror/refs mirror/hooks && "
+                                      "echo ref: refs/heads/main > mirror/HEAD",
+                                      "mkdir -p sub-src/hooks && echo evil > sub-src/hooks/x",
+                                      "mkdir -p sub-src.git/hooks && echo evil > sub-src.git/hooks/x",
+                                      "echo ok > tools/other"}));
+  BOOST_TEST_REQUIRE(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("tools/d")).value_or("") == "#!/bin/sh\n",
+             "difftool's --extcmd written: " << r.describe());
+  for (const auto* made : {"tools/r", "tools/b", "tools/ext", ".h2", ".h3", "mirror", "sub-src",
+                           "sub-src.git"})
+    BOOST_TEST(nothing_planted(box.ws(made)), made << " made: " << r.describe());
+  BOOST_TEST(read_file(box.ws("tools/other")).value_or("") == "ok\n",
+             "a file no key names is still writable: " << r.describe());
+}
+
 // What zpolicy cannot read as git would refuses the run before anything runs, naming the
 // config file and line: one case of each kind (a bad line, a word only a shell could
 // resolve, an include too deep, an include that is no regular file, an interpreter's
@@ -165,6 +205,12 @@ BOOST_DATA_TEST_CASE(a_config_zpolicy_cannot_read_refuses_the_run, bdata::make(k
       // Red team A14B-3: what the splitter cannot follow.
       {"[alias]\n\tt = !cd tools && sh x\n", ":2:"},
       {"[core]\n\tfsmonitor = `echo tools`/fsm\n", ":2:"},
+      // Red team A14B-4: a URL rewrite to an ext:: command or to a local path in the
+      // workspace (the repository is that path and the rest of each URL), a command git
+      // runs in each submodule's directory.
+      {"[url \"ext::sh -c tools/x\"]\n\tinsteadOf = https://\n", ":2:"},
+      {"[url \"@WS@/mirror/\"]\n\tinsteadOf = https://example.test/\n", ":2:"},
+      {"[alias]\n\tf = submodule foreach tools/x\n", ":2:"},
   };
   for (auto [config, line] : configs) {
     Sandbox box(caller);
@@ -310,17 +356,41 @@ BOOST_DATA_TEST_CASE(a_script_whose_shebang_runs_an_interpreter_refuses_the_run,
 
 // A repository whose config names nothing of the kind runs as before: a git-style alias
 // and a remote URL with slashes protect nothing.
+
+// Red team A14B-7: a virtual environment's interpreter named by a command value is a
+// symlink in the workspace. It still refuses the run (the sandbox could re-point the link,
+// and the environment it loads code from is writable), now saying so at the key's line.
+BOOST_DATA_TEST_CASE(a_workspace_interpreter_symlink_refuses_saying_why, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"), "[filter \"x\"]\n\tclean = .venv/bin/python /opt/x.py\n");
+  box.make_dir(box.ws(".venv"));
+  box.make_dir(box.ws(".venv/bin"));
+  BOOST_REQUIRE(symlink("/usr/bin/python3", box.ws(".venv/bin/python").c_str()) == 0);
+  const RunResult r = box.sh("echo ran > ran");
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(!exists(box.ws("ran")), r.describe());
+  BOOST_TEST(r.err.find(box.ws(".git/config") + ":2:") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("filter.x.clean") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("re-point") != std::string::npos, r.describe());
+}
+
+// A repository whose config names nothing of the kind runs as before: a git-style alias,
+// a remote URL with slashes and a refspec in a hook command (`HEAD:refs/heads/x`, red
+// team A14B-7) protect nothing.
 BOOST_DATA_TEST_CASE(a_repository_without_such_keys_runs_as_before, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
   make_git_dir(box, box.ws(".git"),
                "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
                "[remote \"origin\"]\n\turl = https://example.test/src/repo.git\n"
-               "[alias]\n\tst = status -- src/\n[core]\n\tfsmonitor = false\n");
+               "[alias]\n\tst = status -- src/\n[core]\n\tfsmonitor = false\n"
+               "[hook \"publish\"]\n\tcommand = git push origin HEAD:refs/heads/x\n");
   box.make_dir(box.ws("src"));
-  const RunResult r = box.sh("echo ok > src/file");
+  const RunResult r = box.sh("echo ok > src/file && mkdir -p refs/heads/x && echo ok > refs/heads/x/f");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
   BOOST_TEST(read_file(box.ws("src/file")).value_or("") == "ok\n", r.describe());
+  BOOST_TEST(read_file(box.ws("refs/heads/x/f")).value_or("") == "ok\n", r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -27,7 +27,8 @@ struct Walked {
 Walked walk(const zpolicy::test::TempDir& top) {
   Walked out;
   const GitConfigSources src{top / ".git", {top / ".git/config"}, {top.str()}};
-  const GitCanonical canonical = [](const std::string& p, const zpolicy::ir::SourceLoc&) {
+  const GitCanonical canonical = [](const std::string& p, const zpolicy::ir::SourceLoc&,
+                                    const std::string&) {
     return std::optional<std::string>(std::filesystem::weakly_canonical(p).string());
   };
   const GitRefusal refuse = [&](const zpolicy::ir::SourceLoc& loc, const std::string& why) {
@@ -152,8 +153,16 @@ BOOST_AUTO_TEST_CASE(roles_of_keys) {
         "[trailer \"t\"]\ncmd = x\n", "[imap]\ntunnel = x\n", "[web]\nbrowser = x\n",
         "[interactive]\ndiffFilter = x\n"})
     BOOST_TEST((role(text) == GitConfigRole::Command), text);
-  for (const char* text : {"[alias]\nx = log -- a/b\n", "[submodule \"s\"]\nupdate = rebase\n",
-                           "[remote \"o\"]\nurl = https://h/r\n", "[submodule \"s\"]\npath = a/b\n",
+  // Red team A14B-4: what git runs or connects to that is not a shell command.
+  BOOST_TEST((role("[alias]\nx = log -- a/b\n") == GitConfigRole::GitCommand));
+  BOOST_TEST((role("[init]\ntemplateDir = t\n") == GitConfigRole::None));  // global only
+  for (const char* text : {"[remote \"o\"]\nurl = https://h/r\n", "[remote \"o\"]\npushUrl = ../r\n",
+                           "[submodule \"s\"]\nurl = ../s\n"})
+    BOOST_TEST((role(text) == GitConfigRole::Url), text);
+  for (const char* text : {"[url \"ext::x\"]\ninsteadOf = https://\n",
+                           "[url \"/srv/\"]\npushInsteadOf = h:\n"})
+    BOOST_TEST((role(text) == GitConfigRole::UrlRewrite), text);
+  for (const char* text : {"[submodule \"s\"]\nupdate = rebase\n", "[submodule \"s\"]\npath = a/b\n",
                            "[core]\nexcludesFile = a/b\n", "[completion]\ncommands = a/b\n"})
     BOOST_TEST((role(text) == GitConfigRole::None), text);
 }
@@ -174,6 +183,10 @@ BOOST_AUTO_TEST_CASE(words_of_a_command_that_name_files) {
   // `sh -c STRING` is read as a command; an option word names no placeholder (A14B-7).
   BOOST_TEST(paths_in_command("!sh -c 'x/run \"a/b\"'").words == (W{"x/run", "a/b"}));
   BOOST_TEST(paths_in_command("cc -Itools/inc -o -x").words.empty());
+  // A revision, refspec, URL or host before a ':' names no file (A14B-7).
+  BOOST_TEST(paths_in_command("git push origin HEAD:refs/heads/x").words.empty());
+  BOOST_TEST(paths_in_command("x --ref=main:a/b https://h/p host:dir/f").words.empty());
+  BOOST_TEST(paths_in_command("x --path=./a:/b").words == (W{"./a", "/b"}));
   // Everyday aliases with functions and operators, as long as they name no path.
   const auto alias = paths_in_command("!f() { git log --oneline \"$@\" | head -n 5; }; f");
   BOOST_TEST(!alias.unreadable);
@@ -303,6 +316,60 @@ BOOST_AUTO_TEST_CASE(scripts_named_by_their_shebang_and_bare_files) {
   BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), t + "/gone.sed") == w.targets.end()));
 }
 
+// Red team A14B-4: an alias without '!' runs git, whose options may run a program.
+BOOST_AUTO_TEST_CASE(a_git_command_alias_is_read_as_git_reads_it) {
+  using Cmds = std::vector<std::string>;
+  auto commands = [](const std::string& v) {
+    Cmds out;
+    for (const auto& c : git_arguments(v).commands)
+      out.push_back(c.option + "=" + c.text + (c.in_submodules ? " (in submodules)" : ""));
+    return out;
+  };
+  BOOST_TEST(commands("difftool --extcmd=tools/d") == (Cmds{"--extcmd=tools/d"}));
+  BOOST_TEST(commands("difftool -y -x 'tools/d --a'") == (Cmds{"-x=tools/d --a"}));
+  BOOST_TEST(commands("difftool --ext tools/d") == (Cmds{"--extcmd=tools/d"}));
+  BOOST_TEST(commands("rebase -ix\"tools/r\" main") == (Cmds{"-x=tools/r"}));
+  BOOST_TEST(commands("rebase --exec=make main") == (Cmds{"--exec=make"}));
+  BOOST_TEST(commands("fetch --upload-pack=tools/up o") == (Cmds{"--upload-pack=tools/up"}));
+  BOOST_TEST(commands("clone -u tools/up x") == (Cmds{"-u=tools/up"}));
+  BOOST_TEST(commands("push --receive-pack tools/rp o") == (Cmds{"--receive-pack=tools/rp"}));
+  BOOST_TEST(commands("grep -O x") == (Cmds{}));  // -O's value is glued or none
+  BOOST_TEST(commands("bisect run tools/b 'a b'") == (Cmds{"bisect run='tools/b' 'a b'"}));
+  BOOST_TEST(commands("submodule foreach --recursive 'tools/f x'") ==
+             (Cmds{"submodule foreach=tools/f x (in submodules)"}));
+  BOOST_TEST(commands("log --oneline -x -- a/b").empty());
+  BOOST_TEST(commands("rebase -- -x").empty());
+  const GitArguments c = git_arguments("-c core.HooksPath=.h2 -c Alias.My.Sub.X=y -p commit");
+  BOOST_TEST_REQUIRE(c.config.size() == 2u);
+  BOOST_TEST(c.config[0].first == "core.hookspath");
+  BOOST_TEST(c.config[0].second.value_or("") == ".h2");
+  BOOST_TEST(c.config[1].first == "alias.My.Sub.x");
+  BOOST_TEST(git_arguments("--exec-path=tools/bin status").directories == (Cmds{"tools/bin"}));
+  BOOST_TEST(git_arguments("init --template=tpl").templates == (Cmds{"tpl"}));
+  BOOST_TEST(git_arguments("--config-env=core.editor=ED commit").unreadable.has_value());
+  BOOST_TEST(!git_arguments("--config-env=user.name=N commit").unreadable.has_value());
+  BOOST_TEST(git_arguments("difftool -x 'tools/d").unreadable.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(remote_urls_are_classified_as_git_connects) {
+  BOOST_TEST(git_url("ext::sh -c tools/x% y %S").command.value_or("") ==
+             "'sh' '-c' 'tools/x y' 'git-upload-pack'");
+  BOOST_TEST(git_url("ext::tools/x %G/repo").command.value_or("") == "'tools/x'");
+  BOOST_TEST(git_url("ext::x %q").unreadable.has_value());
+  BOOST_TEST(git_url("../other").path.value_or("") == "../other");
+  BOOST_TEST(git_url("other").path.value_or("") == "other");
+  BOOST_TEST(git_url("/srv/r.git").path.value_or("") == "/srv/r.git");
+  BOOST_TEST(git_url("file:///srv/r").path.value_or("") == "/srv/r");
+  BOOST_TEST(git_url("~/r").path.value_or("") == "~/r");
+  for (const char* other : {"https://h/r", "ssh://h/r", "h:dir/r", "git@h:r.git", "fd::3",
+                            "persistent-https::h/r"}) {
+    const GitUrl u = git_url(other);
+    BOOST_TEST((!u.command && !u.path && !u.unreadable), other);
+  }
+  BOOST_TEST(git_url("file://host/r").unreadable.has_value());
+  BOOST_TEST(git_url("~other/r").unreadable.has_value());
+}
+
 // Red team A15-G1: a program that runs another hid the interpreter behind options zpolicy
 // does not know (`timeout 10 python3 -m x` imported a planted x.py on the host's `git add`).
 BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
@@ -369,6 +436,36 @@ BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {
                                    wt + "/bin/run",    "/home/u/bin/ed"};
   std::sort(want.begin(), want.end());
   BOOST_TEST(w.targets == want);
+}
+
+// An alias's `-c` is read as a key of its line; a URL names a repository (A14B-4).
+BOOST_AUTO_TEST_CASE(what_an_alias_or_a_url_names_resolves_as_git_resolves_it) {
+  zpolicy::test::TempDir top;
+  top.write(".git/config",
+            "[alias]\n\th = -c core.hooksPath=h2 -c 'alias.y=difftool -x y/d' y\n"
+            "\tr = rebase --exec \"tools/r --a\"\n\ts = !git -c core.hooksPath=h3 status\n"
+            "[remote \"o\"]\n\turl = ext::tools/ext %S\n\tpushurl = ../up\n"
+            "[hook \"p\"]\n\tcommand = git push origin HEAD:refs/heads/x\n");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty(), w.refusals.front());
+  const std::string t = top.str();
+  std::vector<std::string> want = {t + "/.git/config", t + "/h2",        t + "/y/d",
+                                   t + "/tools/r",     t + "/tools/ext",  t + "/h3", std::filesystem::weakly_canonical(t + "/../up").string()};
+  std::sort(want.begin(), want.end());
+  BOOST_TEST(w.targets == want);
+  for (const auto& [config, line] : std::vector<std::pair<std::string, std::string>>{
+           {"[url \"ext::sh -c x/y\"]\n\tinsteadOf = https://\n", ".git/config:2:"},
+           {"[alias]\n\tf = submodule foreach tools/x\n", ".git/config:2:"},
+           {"[alias]\n\tg = -c core.sshCommand=$X/ssh fetch\n", ".git/config:2:"},
+           // Red team A15-G3: a `git -c` inside a shell command value.
+           {"[alias]\n\tg = !git -c core.fsmonitor='python3 -m fsm' status\n", ".git/config:2:"},
+           {"[remote \"o\"]\n\n\turl = file://h/r\n", ".git/config:3:"}}) {
+    zpolicy::test::TempDir d;
+    d.write(".git/config", config);
+    const Walked r = walk(d);
+    BOOST_TEST_REQUIRE(r.refusals.size() == 1u, config);
+    BOOST_TEST(r.refusals[0].find(d / line) == 0u, r.refusals[0]);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(includes_nest_as_deep_as_gits_limit) {

@@ -1,0 +1,234 @@
+// git_arguments (git_config_keys.hpp): a non-'!' alias runs git itself, and some of git's
+// options and subcommands run a program given on the command line (red team A14B-4).
+#include <algorithm>
+#include <cctype>
+
+#include "compiler/resolve/git_config_keys.hpp"
+
+namespace zpolicy::compiler {
+
+namespace {
+
+// git's split_cmdline (alias.c): whitespace separates words, '...' and "..." quote, a
+// backslash outside single quotes takes the next character literally; none on an
+// unterminated quote or a trailing backslash, which git refuses too.
+std::optional<std::vector<std::string>> split_cmdline(std::string_view v) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_word = false;
+  char quoted = 0;
+  for (size_t i = 0; i < v.size(); ++i) {
+    char c = v[i];
+    if (!quoted && std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) out.push_back(std::move(cur));
+      cur.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (!quoted && (c == '\'' || c == '"')) {
+      quoted = c;
+    } else if (c == quoted) {
+      quoted = 0;
+    } else {
+      if (c == '\\' && quoted != '\'') {
+        if (++i >= v.size()) return std::nullopt;
+        c = v[i];
+      }
+      cur += c;
+    }
+  }
+  if (quoted) return std::nullopt;
+  if (in_word) out.push_back(std::move(cur));
+  return out;
+}
+
+// An option of a subcommand whose value git hands to a shell (Command) or takes as a
+// directory of programs or hooks (Directory). `name` is the long name, `letter` the
+// short one (0: none).
+struct ProgramOption {
+  std::string_view subcommand;
+  std::string_view name;
+  char letter;
+  bool directory;
+};
+
+// From each command's documentation (git-<cmd>(1)); fetch-pack, send-pack and ls-remote
+// take `--exec` as the old name of `--upload-pack`/`--receive-pack`.
+constexpr ProgramOption kOptions[] = {
+    {"difftool", "extcmd", 'x', false},
+    {"rebase", "exec", 'x', false},
+    {"fetch", "upload-pack", 0, false},
+    {"pull", "upload-pack", 0, false},
+    {"clone", "upload-pack", 'u', false},
+    {"clone", "template", 0, true},
+    {"init", "template", 0, true},
+    {"ls-remote", "upload-pack", 'u', false},
+    {"ls-remote", "exec", 0, false},
+    {"fetch-pack", "upload-pack", 0, false},
+    {"fetch-pack", "exec", 0, false},
+    {"push", "receive-pack", 0, false},
+    {"push", "exec", 0, false},
+    {"send-pack", "receive-pack", 0, false},
+    {"send-pack", "exec", 0, false},
+    {"archive", "exec", 0, false},
+    {"grep", "open-files-in-pager", 'O', false},
+    {"send-email", "smtp-server", 0, false},
+    {"send-email", "to-cmd", 0, false},
+    {"send-email", "cc-cmd", 0, false},
+    {"send-email", "header-cmd", 0, false},
+    {"send-email", "sendmail-cmd", 0, false},
+    {"filter-branch", "setup", 0, false},
+    {"filter-branch", "env-filter", 0, false},
+    {"filter-branch", "tree-filter", 0, false},
+    {"filter-branch", "index-filter", 0, false},
+    {"filter-branch", "parent-filter", 0, false},
+    {"filter-branch", "msg-filter", 0, false},
+    {"filter-branch", "commit-filter", 0, false},
+    {"filter-branch", "tag-name-filter", 0, false},
+    {"instaweb", "httpd", 'd', false},
+    {"instaweb", "browser", 'b', false},
+    {"web--browse", "browser", 'b', false},
+    {"web--browse", "cmd", 'c', false},
+};
+
+// Options whose value is optional: only a glued value (`-Oless`, `--open-files-in-pager=x`)
+// is theirs.
+bool optional_value(std::string_view name) { return name == "open-files-in-pager"; }
+
+class Reader {
+ public:
+  explicit Reader(GitArguments& out) : out_(out) {}
+
+  void read(const std::vector<std::string>& w) {
+    size_t i = global_options(w);
+    if (i >= w.size()) return;
+    const std::string& sub = w[i];
+    if (sub == "bisect" && i + 1 < w.size() && w[i + 1] == "run")
+      return rest_is_command(w, i + 2, "bisect run", false);
+    if (sub == "submodule") {
+      size_t j = i + 1;
+      while (j < w.size() && w[j].rfind('-', 0) == 0) ++j;  // --quiet
+      if (j < w.size() && w[j] == "foreach") {
+        ++j;
+        while (j < w.size() && w[j].rfind("--", 0) == 0 && w[j] != "--") ++j;  // --recursive
+        if (j < w.size() && w[j] == "--") ++j;
+        return rest_is_command(w, j, "submodule foreach", true);
+      }
+    }
+    subcommand_options(sub, w, i + 1);
+  }
+
+ private:
+  // git's handle_options as an alias may use them; the index of the subcommand.
+  size_t global_options(const std::vector<std::string>& w) {
+    size_t i = 0;
+    for (; i < w.size() && w[i].rfind('-', 0) == 0; ++i) {
+      const std::string& o = w[i];
+      if (o == "-c" && i + 1 < w.size()) {
+        config(w[++i]);
+      } else if (o == "--config-env" || o.rfind("--config-env=", 0) == 0) {
+        const std::string spec = o == "--config-env" ? (i + 1 < w.size() ? w[++i] : "") : o.substr(13);
+        const std::string key = spec.substr(0, spec.find('='));
+        GitConfigEntry e{entry_var(key), std::string("x"), 0};
+        if (git_config_role(e) != GitConfigRole::None && !out_.unreadable)
+          out_.unreadable = "it sets " + key + " from the host's environment (--config-env), "
+                            "which zpolicy does not read";
+      } else if (o.rfind("--exec-path=", 0) == 0) {
+        out_.directories.push_back(o.substr(12));
+      }
+    }
+    return i;
+  }
+
+  // `key[=value]` as git_config_push_parameter takes it: section and name lowercased, a
+  // subsection (between the first and the last '.') kept.
+  static std::string entry_var(const std::string& key) {
+    std::string var = key;
+    const size_t first = var.find('.'), last = var.rfind('.');
+    for (size_t k = 0; k < var.size(); ++k)
+      if (k <= first || k > last || first == last) var[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(var[k])));
+    return var;
+  }
+
+  void config(const std::string& spec) {
+    const size_t eq = spec.find('=');
+    std::optional<std::string> value;
+    if (eq != std::string::npos) value = spec.substr(eq + 1);
+    out_.config.push_back({entry_var(spec.substr(0, eq)), value});
+  }
+
+  void rest_is_command(const std::vector<std::string>& w, size_t from, const std::string& what,
+                       bool in_submodules) {
+    // git joins the words with spaces for the shell (bisect: sq-quoted; foreach: as one
+    // string when there is one word); quoting each keeps them one word apiece.
+    std::string text;
+    for (size_t k = from; k < w.size(); ++k) {
+      if (!text.empty()) text += ' ';
+      text += w.size() - from == 1 ? w[k] : quoted(w[k]);
+    }
+    if (!text.empty()) out_.commands.push_back({what, text, in_submodules});
+  }
+
+  static std::string quoted(const std::string& word) {
+    std::string q = "'";
+    for (const char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+  }
+
+  void take(const ProgramOption& o, const std::string& as_written, const std::string& value) {
+    if (o.directory)
+      out_.templates.push_back(value);
+    else
+      out_.commands.push_back({as_written, value, false});
+  }
+
+  // The subcommand's options up to `--`. A long option git would take by an unambiguous
+  // prefix (`--ext=…` for `--extcmd`) is read as the option it may abbreviate.
+  void subcommand_options(const std::string& sub, const std::vector<std::string>& w,
+                          size_t from) {
+    for (size_t i = from; i < w.size(); ++i) {
+      const std::string& a = w[i];
+      if (a == "--") return;
+      if (a.size() < 2 || a[0] != '-') continue;
+      for (const ProgramOption& o : kOptions) {
+        if (o.subcommand != sub) continue;
+        if (a[1] == '-') {
+          const size_t eq = a.find('=');
+          const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+          if (name.empty() || o.name.substr(0, name.size()) != name) continue;
+          if (eq != std::string::npos)
+            take(o, "--" + std::string(o.name), a.substr(eq + 1));
+          else if (!optional_value(o.name) && i + 1 < w.size())
+            take(o, "--" + std::string(o.name), w[i + 1]);
+          continue;
+        }
+        // A cluster of short options: the letter takes the rest, or the next word.
+        const size_t at = o.letter ? a.find(o.letter, 1) : std::string::npos;
+        if (at == std::string::npos) continue;
+        const std::string as_written = std::string("-") + o.letter;
+        if (at + 1 < a.size())
+          take(o, as_written, a.substr(at + 1));
+        else if (!optional_value(o.name) && i + 1 < w.size())
+          take(o, as_written, w[i + 1]);
+      }
+    }
+  }
+
+  GitArguments& out_;
+};
+
+}  // namespace
+
+GitArguments git_arguments(std::string_view value) {
+  GitArguments out;
+  const auto words = split_cmdline(value);
+  if (!words) {
+    out.unreadable = "git cannot split it (an unterminated quote or a trailing backslash)";
+    return out;
+  }
+  Reader(out).read(*words);
+  return out;
+}
+
+}  // namespace zpolicy::compiler
