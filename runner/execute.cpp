@@ -474,10 +474,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     // new mounts by its lint (exit 3). Without a record (a plan run through run(plan)),
     // the lints judged again above are all there is.
     if (plan.mounts_judged) {
-      std::vector<std::string> roots;
-      for (const auto& w : live.write) roots.push_back(w.path);
       if (auto changed = compiler::first_mount_changed(
-              *plan.mounts_judged, mount_objects_seen(guard_root, roots, now))) {
+              *plan.mounts_judged, mount_objects_seen(guard_root, live.write, now))) {
         refused = "the mount at " + *changed +
                   " in a writable root changed on the host while the run started; refusing to "
                   "run what was not verified";

@@ -13,8 +13,10 @@
 namespace zpolicy::runner {
 
 std::vector<compiler::MountObject> mount_objects_seen(
-    int root, const std::vector<std::string>& roots,
+    int root, const std::vector<ir::ResolvedPath>& write,
     const std::vector<compiler::MountEntry>& table) {
+  std::vector<std::string> roots;
+  for (const auto& w : write) roots.push_back(w.path);
   std::vector<compiler::MountObject> out;
   for (const auto& point : compiler::mount_points_within(roots, table)) {
     compiler::MountObject o{point};

@@ -201,9 +201,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   // or the record could be of another mount than the one judged.
   auto& plan = std::get<compiler::RunPlan>(planned);
   if (mounts && plan.verified) {
-    std::vector<std::string> roots;
-    for (const auto& w : plan.verified->write) roots.push_back(w.path);
-    plan.mounts_judged = mount_objects_seen(AT_FDCWD, roots, mounts->first());
+    plan.mounts_judged = mount_objects_seen(AT_FDCWD, plan.verified->write, mounts->first());
     // One the lints could not look at either (EACCES below a directory the caller cannot
     // search) was judged by nothing: what it shows is unknown (red team A14B-8).
     for (const auto& o : *plan.mounts_judged)
