@@ -108,8 +108,13 @@ void reconcile_dead(const std::string& dir, const std::vector<RunRecord>& record
       if (auto p = parse_record_line(*it);
           p && !live.count(p->path) && remove_if_ours(*p) == Removal::Unidentified)
         unidentified.insert(unidentified.begin(), *it);
-    // Unchanged, it is not written again: every run that starts alone comes here.
-    if (unidentified.size() != r.lines.size()) rewrite_run_record(dir, r.path, unidentified);
+    // Unchanged, it is not written again: every run that starts alone comes here. An empty
+    // one is removed: a run that made no placeholder and ended beside a live one leaves it,
+    // and each record left is read by every later run (hundreds of them slowed each run's
+    // placeholders and cleanup eightfold). Only a run alone on the host comes here, under
+    // the directory's lock, so no run is between making its record and locking it.
+    if (r.lines.empty() || unidentified.size() != r.lines.size())
+      rewrite_run_record(dir, r.path, unidentified);
   }
 }
 

@@ -240,6 +240,28 @@ BOOST_DATA_TEST_CASE(cleanup_touches_nothing_while_a_run_is_live, bdata::make(kC
     BOOST_TEST(!exists(box.ws(p)), p << " left behind");
 }
 
+// A dead run's record that names no placeholder (a run that made none and ended beside a
+// live one leaves it so) is removed by the next run that finds the host quiet, as one
+// with placeholders is: records left behind are read by every later run.
+BOOST_DATA_TEST_CASE(a_dead_runs_empty_record_is_removed_by_the_next_run, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.command = {"/bin/true"};
+  BOOST_TEST_REQUIRE(box.run(spec).exit_code == 0);  // makes the caller's state directory
+  const std::string record = state_dir_of(caller) + "/run-999999999-1";
+  box.write_file(record, "");
+  BOOST_TEST_REQUIRE(chmod(record.c_str(), 0600) == 0);
+  if (caller != Caller::Root) BOOST_TEST_REQUIRE(chown(record.c_str(), 65534, 65534) == 0);
+  BOOST_TEST(wait_until(
+      [&] {
+        box.run(spec);
+        return !exists(record);
+      },
+      std::chrono::seconds(60)));
+  unlink(record.c_str());
+}
+
 BOOST_DATA_TEST_CASE(cleanup_keeps_a_directory_made_since_at_a_dead_runs_placeholder,
                      bdata::make(kCallers), caller) {
   a_directory_made_since_is_not_a_dead_runs_placeholder(caller, true);
