@@ -84,9 +84,28 @@ const char* attach(int stage, int fd) {
   return nullptr;
 }
 
+// The device `path` (absolute) given a writable mount of its own in this namespace: its
+// writes do not need one, but setting its times does (`touch /dev/null`). Left read-only
+// if it is not a character device.
+const char* writable_device(const char* path) {
+  const int copy =
+      open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+  if (copy < 0) return nullptr;  // missing: bwrap's --dev says so itself
+  struct stat st;
+  const char* why = fstat(copy, &st) != 0 ? "cannot stat a device"
+                    : !S_ISCHR(st.st_mode) ? nullptr
+                    : !read_only(copy, "", AT_EMPTY_PATH, false) ||
+                            move_mount(copy, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) != 0
+                        ? "cannot keep a device of /dev writable"
+                        : nullptr;
+  close(copy);
+  return why;
+}
+
 // Every mount of this namespace read-only but its /proc, a procfs where nothing can be
 // created and through which bwrap writes its user namespace's maps and
-// max_user_namespaces.
+// max_user_namespaces, and the devices bwrap's --dev binds from /oldroot/dev (bubblewrap.c
+// setup_newroot), which hold no entries: the sandbox's are as writable as before.
 const char* seal_namespace() {
   if (!read_only(AT_FDCWD, "/", AT_RECURSIVE))
     return "cannot make the mounts of bwrap's namespace read-only";
@@ -98,7 +117,11 @@ const char* seal_namespace() {
   const bool writable = procfs && read_only(proc, "", AT_EMPTY_PATH, false);
   close(proc);
   if (!procfs) return "/proc is not a procfs";
-  return writable ? nullptr : "cannot keep /proc writable";
+  if (!writable) return "cannot keep /proc writable";
+  for (const char* device :
+       {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
+    if (const char* why = writable_device(device)) return why;
+  return nullptr;
 }
 
 }  // namespace
