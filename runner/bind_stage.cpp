@@ -85,21 +85,17 @@ const char* attach(int stage, int fd) {
 }
 
 // The device `path` (absolute) given a writable mount of its own in this namespace: its
-// writes do not need one, but setting its times does (`touch /dev/null`). Left read-only
-// if it is not a character device.
-const char* writable_device(const char* path) {
+// writes do not need one, but setting its times does (`touch /dev/null`). Best effort:
+// where it cannot be done (missing, not a character device, a host whose /dev is
+// read-only already) the device stays read-only, which is no weaker.
+void writable_device(const char* path) {
   const int copy =
       open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
-  if (copy < 0) return nullptr;  // missing: bwrap's --dev says so itself
+  if (copy < 0) return;
   struct stat st;
-  const char* why = fstat(copy, &st) != 0 ? "cannot stat a device"
-                    : !S_ISCHR(st.st_mode) ? nullptr
-                    : !read_only(copy, "", AT_EMPTY_PATH, false) ||
-                            move_mount(copy, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH) != 0
-                        ? "cannot keep a device of /dev writable"
-                        : nullptr;
+  if (fstat(copy, &st) == 0 && S_ISCHR(st.st_mode) && read_only(copy, "", AT_EMPTY_PATH, false))
+    move_mount(copy, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
   close(copy);
-  return why;
 }
 
 // Every mount of this namespace read-only but its /proc, a procfs where nothing can be
@@ -120,7 +116,7 @@ const char* seal_namespace() {
   if (!writable) return "cannot keep /proc writable";
   for (const char* device :
        {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
-    if (const char* why = writable_device(device)) return why;
+    writable_device(device);
   return nullptr;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace zpolicy::runner {
@@ -51,9 +50,11 @@ struct StagedSource {
 // into /oldroot made it create an empty file or directory, as the caller, wherever the
 // swapper chose on the host (red team E1d). So, once the copies are taken, every mount of
 // the namespace is made read-only (mount_setattr AT_RECURSIVE), as is every mount of each
-// copy but those of the writable binds; /proc alone is made writable again (a procfs,
-// where nothing can be created, and where bwrap writes its user namespace's maps). bwrap
-// can then create an entry through /oldroot only inside a writable root of the run.
+// copy but those of the writable binds. Made writable again: /proc (a procfs, where
+// nothing can be created, and where bwrap writes its user namespace's maps) and the
+// devices bwrap's --dev binds (files; so that the sandbox's are as before). bwrap can
+// then create an entry through /oldroot only inside a writable root of the run. (Not a
+// fresh minimal root instead: docs/decisions.md.)
 //
 // Called in that namespace. System calls and stack buffers only (the child of a fork of a
 // process that may have other threads). Returns nullptr, or why not (a static string) with `failed` set to the

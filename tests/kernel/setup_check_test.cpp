@@ -9,6 +9,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstring>
+#include <regex>
 
 #include "exec_gate.hpp"
 #include "sandbox_fixture.hpp"
@@ -74,12 +75,32 @@ network: none
 
 // A destination in the workspace swapped for a symlink that climbs out of bwrap's new
 // root into its /oldroot: bwrap's ensure_file() creates the symlink's target before its
-// own check of the bind fails. A protected file (its own descriptor) and a denied one
-// (/dev/null's). (The directories above a destination are binds, the workspace and pins,
-// which bwrap checks before it makes anything below them, and ensure_dir() makes nothing
-// through a symlink at the destination itself: a swap before bwrap starts reaches no
-// mkdir(); one between its steps does, kernel_bind_race.)
-const char* const kClimbs[] = {".env", "secret.txt"};
+// own check of the bind fails. A protected file (its own descriptor) through the host's
+// names in /oldroot, and a denied one (/dev/null's) through the copy of the host's root
+// the guard's child attached at /sys/N for bwrap. (The directories above a destination
+// are binds, the workspace and pins, which bwrap checks before it makes anything below
+// them, and ensure_dir() makes nothing through a symlink at the destination itself: a
+// swap before bwrap starts reaches no mkdir(); one between its steps does,
+// kernel_bind_race.)
+struct Climb {
+  const char* name;
+  bool through_root_copy;
+};
+std::ostream& operator<<(std::ostream& os, const Climb& c) {
+  return os << c.name << (c.through_root_copy ? " (the root's copy)" : "");
+}
+const Climb kClimbs[] = {{".env", false}, {"secret.txt", true}};
+
+// The descriptor `zpolicy plan` gives the root's bind, i.e. where the guard's child
+// attaches its copy (runner/bind_stage.hpp: kBindStage/N).
+std::string root_descriptor(const Sandbox& box, const std::string& policy) {
+  const RunResult plan = box.host_command(
+      {zpolicy_binary(), "plan", "--policy", policy, "--format", "json", "--", "/bin/true"});
+  static const std::regex root(R"re("fd":\s*([0-9]+),\s*"path":\s*"/")re");
+  std::smatch m;
+  BOOST_TEST_REQUIRE(std::regex_search(plan.out, m, root), plan.describe());
+  return m[1];
+}
 
 // The "../" that lead from the directory `dir` (absolute) in bwrap's new root out of it,
 // to the root of bwrap's base tmpfs, where its /oldroot is.
@@ -100,16 +121,19 @@ BOOST_AUTO_TEST_SUITE(kernel_setup_check)
 // that its watch of the renamed name cannot kill bwrap first: bwrap meets the symlink
 // every time.
 BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_nothing_on_the_host,
-                     bdata::make(kCallers) * bdata::make(kClimbs), caller, name) {
+                     bdata::make(kCallers) * bdata::make(kClimbs), caller, climb_in) {
   Sandbox box(caller);
   const std::string policy = box.write_policy("climb.yaml", kClimbPolicy);
   box.write_file(box.ws(".env"), "TOKEN=1\n");
   box.write_file(box.ws("secret.txt"), "SECRET-4724\n");
   const std::string victim = box.home() + "/victim";
   box.make_dir(victim);
-  const std::string original = box.ws(name);
+  const std::string original = box.ws(climb_in.name);
   const std::string moved = original + "-moved";
-  const std::string link = climb(box.workspace()) + "oldroot" + victim + "/created";
+  const std::string link =
+      climb(box.workspace()) + "oldroot" +
+      (climb_in.through_root_copy ? "/sys/" + root_descriptor(box, policy) : std::string()) +
+      victim + "/created";
   BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
   const std::string before = snapshot(victim);
 
