@@ -18,12 +18,13 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
 
 #include "compiler/network/admission.hpp"
-#include "runner/host_addresses.hpp"
+#include "runner/route_lookup.hpp"
 
 namespace zpolicy::runner {
 
@@ -332,18 +333,14 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
     auto first = compiler::match_destination(s->allow, host, port);
     return first.admitted ? resolve(*s, host) : std::vector<ir::IpAddress>{};
   }();
-  // Read for each connection (runner/host_addresses.hpp says why); unreadable, nothing
-  // but localhost:PORT is admitted.
-  std::string why_unread;
-  const auto this_host = read_host_addresses(why_unread);
-  auto a =
-      compiler::admit(s->allow, host, port, addresses, this_host.value_or(ir::HostAddresses{}));
+  // The kernel is asked for each address and each connection: routes and addresses come
+  // and go while a run lasts (DHCP, SLAAC's temporary addresses, a VPN brought up).
+  // Its socket is closed once the connection is judged, not held while it is relayed.
+  std::optional<RouteLookup> routes(std::in_place);
+  auto a = compiler::admit(s->allow, host, port, addresses, [&](const ir::IpAddress& to) {
+    return routes->route({to, port});
+  });
   const bool forward = a.admitted && a.entry->value.kind == ir::DestinationKind::Localhost;
-  if (a.admitted && !forward && !this_host) {
-    a.admitted = false;
-    a.refusal = compiler::AdmissionRefusal::AddressRefused;
-    a.reason = host + ":" + std::to_string(port) + ": " + why_unread;
-  }
   if (!a.admitted) {
     refuse(*s, client, host, port, a);
     return;
@@ -356,16 +353,19 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
     close(client);
     return;
   }
-  // The interface list and the connection are not one instant, and a `local` route holds
-  // addresses no interface shows: a connection whose two ends are one address is this
-  // host's, closed before a byte is sent.
-  if (!forward && connected_to_itself(upstream)) {
+  // The lookup and the connect are two moments, and a policy rule may select on the source
+  // address or port, which only the connect chose: the connection as made is asked again,
+  // and one that reaches this host is closed before a byte is sent.
+  std::string why_local;
+  const bool reaches_host = !forward && connection_reaches_host(upstream, *routes, why_local);
+  routes.reset();
+  if (reaches_host) {
     close(upstream);
     a.admitted = false;
     a.refusal = compiler::AdmissionRefusal::AddressRefused;
     a.reason = host + ":" + std::to_string(port) + " resolves to " + a.address->str() +
-               ", which reaches this host (only localhost:PORT entries reach the host's own "
-               "services)";
+               ", which reaches this host (the connection made: " + why_local +
+               "; only localhost:PORT entries reach the host's own services)";
     refuse(*s, client, host, port, a);
     return;
   }

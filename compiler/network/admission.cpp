@@ -107,7 +107,7 @@ Admission match_destination(const std::vector<ir::Located<ir::Destination>>& all
 
 Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::string_view host,
                 uint16_t port, const std::vector<ir::IpAddress>& addresses,
-                const ir::HostAddresses& this_host) {
+                const ir::RouteOf& route_of) {
   Admission a = match_destination(allow, host, port);
   if (!a.admitted) return a;
   const ir::Destination& d = a.entry->value;
@@ -130,11 +130,16 @@ Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::str
       return refuse(AdmissionRefusal::AddressRefused,
                     what + " resolves to " + address.str() + ", a " + ir::to_string(scope) +
                         " address (only localhost:PORT entries reach the host's own services)");
-    if (ir::reaches_host(address, this_host))
+    if (const auto route = ir::reaches_host(address, route_of)) {
+      if (route->delivery == ir::Delivery::Unknown)
+        return refuse(AdmissionRefusal::AddressRefused,
+                      what + " resolves to " + address.str() +
+                          ", whose route cannot be read: " + route->what);
       return refuse(AdmissionRefusal::AddressRefused,
                     what + " resolves to " + address.str() +
-                        ", which reaches this host (only localhost:PORT entries reach the "
-                        "host's own services)");
+                        ", which reaches this host (" + route->what +
+                        "; only localhost:PORT entries reach the host's own services)");
+    }
   }
   a.address = checked.front();
   return a;

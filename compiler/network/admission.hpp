@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "ir/destination.hpp"
-#include "ir/host_addresses.hpp"
+#include "ir/host_route.hpp"
 #include "ir/ip_address.hpp"
 #include "ir/policy.hpp"
 
@@ -40,16 +40,17 @@ struct Admission {
 Admission match_destination(const std::vector<ir::Located<ir::Destination>>& allow,
                             std::string_view host, uint16_t port);
 
-// The whole decision, a pure function of the allow list and of the host's own addresses:
+// The whole decision, a pure function of the allow list and of the kernel's routes:
 // `addresses` are what the proxy's resolver returned for a name (ignored for literals and
-// localhost, which carry their own). Admitted only when an entry matches, and then every
-// address is public and none reaches `this_host` (one refused address refuses the lot: a
-// name that answers with a private address is being rebound), except for a
-// `localhost:PORT` entry, which connects to 127.0.0.1. The admitted address is the first
-// one returned.
+// localhost, which carry their own); `route_of` answers how the network namespace the
+// proxy connects from delivers a connection to an address. Admitted only when an entry
+// matches, and then every address is public and none reaches this host or has a route
+// that cannot be read (ir::reaches_host; one refused address refuses the lot: a name that
+// answers with a private address is being rebound), except for a `localhost:PORT` entry,
+// which connects to 127.0.0.1. The admitted address is the first one returned.
 Admission admit(const std::vector<ir::Located<ir::Destination>>& allow, std::string_view host,
                 uint16_t port, const std::vector<ir::IpAddress>& addresses,
-                const ir::HostAddresses& this_host);
+                const ir::RouteOf& route_of);
 
 // Whether `host` is an address literal (what admit() resolves to itself).
 std::optional<ir::IpAddress> host_literal(std::string_view host);

@@ -1,10 +1,9 @@
-// paths_in_command (git_config_keys.hpp): a command value read as `sh -c` reads it, as
+// paths_in_command (git_command_words.hpp): a command value read as `sh -c` reads it, as
 // far as zpolicy can follow it without running a shell, and refused past that (red team
-// A14B-3, A14B-2).
-#include <algorithm>
-#include <array>
+// A14B-3, A14B-2, A15-G1, A15-G2).
+#include "compiler/resolve/git_command_words.hpp"
 
-#include "compiler/resolve/git_config_keys.hpp"
+#include <algorithm>
 
 namespace zpolicy::compiler {
 
@@ -111,6 +110,56 @@ Interpreter interpreter(const std::string& program) {
   return Interpreter::None;
 }
 
+// Programs that run the project found where they run: its makefiles, package.json,
+// Gemfile, pyproject.toml or Cargo.toml, and whatever those include or name. In a worktree
+// the sandbox can write, what they run is the sandbox's (red team A15-G2: a bare `make`
+// reads the top's Makefile, and that file's `include`s).
+bool project_runner(const std::string& program) {
+  return one_of(basename_of(program),
+                {"make",     "gmake", "bmake",  "pmake", "remake", "npm",    "npx",   "pnpm",
+                 "pnpx",     "yarn",  "bunx",   "corepack", "bundle", "bundler", "rake", "poetry",
+                 "pipenv",   "uv",    "uvx",    "pdm",   "hatch",  "tox",    "nox",   "cargo",
+                 "just",     "task",  "mvn",    "gradle", "composer", "ant",  "invoke", "scons"});
+}
+
+// The options by which a program reads a file as code, or as config that can run code (a
+// sed script's `e` command, awk's system(), a vimrc's `:!`, ssh's ProxyCommand). Their
+// operand names a file with or without a '/' (red team A15-G2: `sed -f strip.sed`).
+struct FileOptions {
+  std::vector<std::string_view> programs;
+  std::string_view letters;                  // `-f FILE`, `-fFILE`, `-nf FILE`
+  std::vector<std::string_view> long_names;  // `--file FILE`, `--file=FILE`, `--fi FILE`
+};
+
+const FileOptions* file_options(const std::string& program) {
+  static const std::vector<FileOptions> kTable = {
+      {{"jq", "gojq", "jaq"}, "fL", {"--from-file"}},
+      {{"vim", "vi", "nvim", "gvim", "view", "vimdiff", "ex", "rvim"}, "uUSs", {}},
+      {{"emacs", "emacsclient"}, "l", {"--load", "--script"}},
+      {{"ssh", "scp", "sftp"}, "F", {}},
+      {{"xargs"}, "a", {"--arg-file"}},
+      {{"gdb"}, "x", {"--command", "--init-command"}},
+  };
+  const std::string b = basename_of(program);
+  for (const auto& f : kTable)
+    if (std::find(f.programs.begin(), f.programs.end(), b) != f.programs.end()) return &f;
+  return nullptr;
+}
+
+// sed and awk: their program files are scripts (program_files).
+bool sed_or_awk(const std::string& program) {
+  return one_of(basename_of(program), {"sed", "gsed", "awk", "gawk", "mawk", "nawk"});
+}
+
+// A program whose name, anywhere in a command, is read as the program from there on: what
+// an unknown program before it (a wrapper such as `timeout 10`) may run (red team A15-G1).
+bool runs_code_by_name(const std::string& word) {
+  return interpreter(word) != Interpreter::None || project_runner(word) || sed_or_awk(word) ||
+         file_options(word) || basename_of(word) == "env";
+}
+
+bool has_blank(std::string_view s) { return s.find_first_of(" \t\n") != std::string_view::npos; }
+
 // An assignment prefix that changes where a program loads code from.
 bool loader_variable(std::string_view name) {
   auto ends = [&](std::string_view s) {
@@ -150,14 +199,18 @@ class Reader {
       }
     // Each simple command, then the words no program takes as code.
     std::vector<bool> code(tokens.size(), false);
+    std::vector<bool> program(tokens.size(), false);
     size_t start = 0;
     for (size_t i = 0; i <= tokens.size() && !out_.unreadable; ++i)
       if (i == tokens.size() || tokens[i].op) {
-        simple_command(tokens, start, i, code, depth);
+        simple_command(tokens, start, i, code, program, depth);
         start = i + 1;
       }
-    for (size_t i = 0; i < tokens.size() && !out_.unreadable; ++i)
-      if (!tokens[i].op && !code[i]) path_pieces(tokens[i]);
+    for (size_t i = 0; i < tokens.size() && !out_.unreadable; ++i) {
+      if (tokens[i].op || code[i]) continue;
+      path_pieces(tokens[i], !program[i]);
+      if (has_blank(tokens[i].text)) blank_word(tokens[i].text, depth);
+    }
   }
 
   // After the whole value, `sh -c` strings and their arguments included.
@@ -175,13 +228,64 @@ class Reader {
     if (!out_.unreadable) out_.unreadable = std::move(why);
   }
 
+  // A word holding a blank may be a command a program hands to a shell (`su -c`, `watch`,
+  // `sg`, `PAGER='python3 -m x' git log`; red team A15-G1). One that names a program
+  // runs_code_by_name knows is read as a command, and refused if that cannot be followed;
+  // any other (`--format=%h %s`, `%C(auto)%d`) is split at blanks and the shell's
+  // operators and quotes, and its pieces read as words, as well as the whole word (a path
+  // may hold a blank: `'my tools'/x`).
+  void blank_word(const std::string& text, int depth) {
+    std::vector<Token> pieces;
+    Token cur;
+    // Where the first piece that names such a program starts, also after a '='
+    // (`core.pager=python3 -m x`, what `git -c` sets).
+    std::optional<size_t> program_at;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      const char c = i < text.size() ? text[i] : ' ';
+      if (std::string_view(" \t\n;&|<>()'\"`{}").find(c) == std::string_view::npos) {
+        cur.text += c;
+        if (c == '$') cur.dollar = true;
+        if (c == '*' || c == '?' || c == '[') cur.glob = true;
+        continue;
+      }
+      if (!cur.text.empty() && !program_at) {
+        const size_t eq = cur.text.rfind('=');
+        const size_t from = eq == std::string::npos ? 0 : eq + 1;
+        if (runs_code_by_name(cur.text.substr(from))) program_at = i - cur.text.size() + from;
+      }
+      if (!cur.text.empty()) pieces.push_back(std::move(cur));
+      cur = {};
+    }
+    for (const auto& p : pieces) path_pieces(p, true);
+    if (!program_at || out_.unreadable) return;
+    CommandPaths inner;
+    Reader reader(inner);
+    reader.read(std::string_view(text).substr(*program_at), depth + 1);
+    reader.refuse_compound_with_paths();
+    if (inner.unreadable)
+      return refuse("its word '" + text + "' may be a command a program hands to a shell, and " +
+                    *inner.unreadable);
+    append(out_.words, inner.words);
+    append(out_.bare, inner.bare);
+    append(out_.scripts, inner.scripts);
+  }
+
+  static void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
+    for (const auto& s : from)
+      if (std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
+  }
+
   // The pieces of a word that name a file: split at '=' and ':' (`--file=./z`,
-  // `X=./bin:/usr/bin`), each with a '/'. An option word without '=' (`-Itools/x`) names
-  // no placeholder: what its letters mean is the program's (red team A14B-7).
-  void path_pieces(const Token& t) {
+  // `X=./bin:/usr/bin`), each with a '/', or (`bare_ok`, for any word but the program's)
+  // without one, which names a file at the top only if one exists there (red team A15-G2).
+  // An option word without '=' (`-Itools/x`) names no placeholder: what its letters mean is
+  // the program's (red team A14B-7).
+  void path_pieces(const Token& t, bool bare_ok) {
     if (t.text.empty()) return;
     size_t at = 0;
-    if (t.text[0] == '-') {
+    if (assignment(t.text)) {
+      at = t.text.find('=') + 1;
+    } else if (t.text[0] == '-') {
       at = t.text.find('=');
       if (at == std::string::npos) return;
       ++at;
@@ -191,7 +295,12 @@ class Reader {
       if (end == std::string::npos) end = t.text.size();
       std::string piece = t.text.substr(at, end - at);
       at = end + 1;
-      if (piece.find('/') == std::string::npos) continue;
+      if (piece.find('/') == std::string::npos) {
+        if (bare_ok && !piece.empty() && piece != "." && piece != ".." && piece != "-" &&
+            piece[0] != '~' && !t.dollar && !t.glob)
+          append(out_.bare, {piece});
+        continue;
+      }
       const bool tilde_user = piece[0] == '~' && piece.rfind("~/", 0) != 0;
       if (t.dollar || t.glob || tilde_user)
         return refuse("'" + t.text + "' is a path only a shell could resolve");
@@ -203,7 +312,7 @@ class Reader {
   // tokens[begin, end): one simple command. Marks in `code` the words a program takes as
   // code (`sh -c STRING`, `python3 -c CODE`), which are read as such, not as paths.
   void simple_command(const std::vector<Token>& words, size_t begin, size_t end,
-                      std::vector<bool>& code, int depth) {
+                      std::vector<bool>& code, std::vector<bool>& program_at, int depth) {
     size_t i = begin;
     // Reserved words, wrappers and assignments before the program.
     for (; i < end; ++i) {
@@ -228,14 +337,130 @@ class Reader {
       break;
     }
     if (i >= end) return;
+    program_at[i] = true;
     const std::string& program = words[i].text;
+    // `${PY:-python3} -m x` is an interpreter only a shell can name (red team A15-G6); `[`
+    // and `[[` are the shell's tests, not globs.
+    if (words[i].dollar || (words[i].glob && program != "[" && program != "[["))
+      return refuse("its program ('" + program + "') is a parameter expansion or a glob, " +
+                    "which only a shell resolves");
     const std::string b = basename_of(program);
     if (one_of(b, {"cd", "pushd", "popd"}))
       return refuse("it changes directory (`" + b + "`), so later names resolve elsewhere");
     if (one_of(b, {"eval", "source", "."}))
       return refuse("it runs `" + b + "`, whose code zpolicy cannot read without a shell");
+    if (project_runner(program))
+      return refuse("it runs `" + b +
+                    "`, which runs what the project where git runs it names (its makefiles, "
+                    "package or build files, and what they include), files the sandbox can "
+                    "write; run the command outside the sandbox");
     const Interpreter kind = interpreter(program);
-    if (kind != Interpreter::None) interpreted(kind, b, words, i + 1, end, code, depth);
+    if (kind != Interpreter::None) return interpreted(kind, b, words, i + 1, end, code, depth);
+    if (sed_or_awk(program)) program_files(b, words, i + 1, end);
+    if (const FileOptions* f = file_options(program)) named_files(*f, words, i + 1, end, code);
+    // Any other program may be a wrapper (`timeout 10 python3 -m x`, `nice -n 5`, `stdbuf
+    // -o0`, `flock F`, `xargs`): read again from the first later word that names a program
+    // that runs code by name, as if that one ran; zpolicy does not know which words a
+    // program it does not know runs, so it assumes the worst (red team A15-G1).
+    for (size_t j = i + 1; j < end; ++j) {
+      if (code[j]) continue;
+      std::string name;
+      if (assignment(words[j].text, &name) && loader_variable(name))
+        return refuse("it sets " + name + " after `" + b +
+                      "`, which may pass it on, and it changes where programs load code from");
+      if (runs_code_by_name(words[j].text))
+        return simple_command(words, j, end, code, program_at, depth);
+    }
+  }
+
+  // The files a program's script or config options name (`sed -f strip.sed`, `-nf x`,
+  // `--file=x`, `--fi x`), with or without a '/' (red team A15-G2), protected as words are.
+  void named_files(const FileOptions& f, const std::vector<Token>& args, size_t begin,
+                   size_t end, std::vector<bool>& code) {
+    auto named = [&](size_t at, std::string file) {
+      code[at] = true;
+      if (file.empty() || file == "-") return;
+      if (args[at].dollar || args[at].glob)
+        return refuse("'" + file + "' is a path only a shell could resolve");
+      append(out_.words, {std::move(file)});
+    };
+    for (size_t i = begin; i < end; ++i) {
+      const std::string& a = args[i].text;
+      if (a == "--") return;
+      if (a.size() < 2 || a[0] != '-') continue;
+      if (a[1] == '-') {
+        const size_t eq = a.find('=');
+        const std::string name = a.substr(0, eq);
+        const bool takes = name.size() >= 3 && std::any_of(f.long_names.begin(), f.long_names.end(),
+                                                           [&](std::string_view l) {
+                                                             return l.rfind(name, 0) == 0;
+                                                           });
+        if (!takes) continue;
+        if (eq != std::string::npos) {
+          named(i, a.substr(eq + 1));
+        } else if (i + 1 < end) {
+          ++i;
+          named(i, args[i].text);
+        }
+        continue;
+      }
+      const size_t k = a.find_first_of(f.letters, 1);
+      if (k == std::string::npos) continue;
+      if (k + 1 < a.size()) {
+        named(i, a.substr(k + 1));
+      } else if (i + 1 < end) {
+        ++i;
+        named(i, args[i].text);
+      }
+    }
+  }
+
+  // sed and awk run a program file named by an option (GNU sed's `e` command runs a shell
+  // command and `w` writes any file; awk has system()), found by a relative name in the
+  // directory git runs them in (red team A15-G2: `sed -f strip.sed` ran what the sandbox
+  // wrote there). Such a file is read as an interpreter's script: a relative one refuses,
+  // an absolute one must lie outside every writable root. A cluster of short options that
+  // may hide one (`-nf`, `-fx`) refuses too.
+  void program_files(const std::string& b, const std::vector<Token>& args, size_t begin,
+                     size_t end) {
+    const bool awk = b != "sed" && b != "gsed";
+    static const std::string kHow =
+        ": name the program file by an absolute path outside every writable root, or run the "
+        "command outside the sandbox";
+    auto file = [&](const std::string& option, const std::string& path) {
+      if (path.empty() || (path[0] != '/' && path.rfind("~/", 0) != 0))
+        return refuse("`" + b + " " + option + " " + path +
+                      "` runs a program file by a relative name, which resolves against the "
+                      "directory git runs it in" +
+                      kHow);
+      out_.scripts.push_back(path);
+    };
+    for (size_t i = begin; i < end && !out_.unreadable; ++i) {
+      const std::string& a = args[i].text;
+      if (a == "--") break;
+      const bool takes_file = a == "-f" || a == "--file" ||
+                              (awk && (a == "-i" || a == "--include" || a == "-l" ||
+                                       a == "--load" || a == "-E" || a == "--exec"));
+      if (takes_file) {
+        if (i + 1 >= end) return refuse("`" + b + " " + a + "` names no program file");
+        file(a, args[++i].text);
+        continue;
+      }
+      if (a.rfind("--", 0) == 0) {
+        const size_t eq = a.find('=');
+        const std::string name = a.substr(0, eq);
+        if (eq != std::string::npos &&
+            (name == "--file" ||
+             (awk && (name == "--include" || name == "--load" || name == "--exec"))))
+          file(name, a.substr(eq + 1));
+        continue;
+      }
+      // A short-option cluster: an awk -F/-v or sed -e takes the rest as its argument.
+      if (a.size() > 2 && a[0] == '-' && a[1] != 'e' && a[1] != 'F' && a[1] != 'v' &&
+          a.find_first_of(awk ? "filE" : "f", 1) != std::string::npos)
+        return refuse("`" + b + " " + a + "` may name a program file zpolicy cannot tell apart" +
+                      kHow);
+    }
   }
 
   // INTERP /absolute/script [args], INTERP -c CODE [args]; anything else refuses.
@@ -300,7 +525,7 @@ class Reader {
         word += c;
         continue;
       }
-      if (!word.empty()) path_pieces({false, word});
+      if (!word.empty()) path_pieces({false, word}, false);
       word.clear();
     }
   }
@@ -321,7 +546,41 @@ CommandPaths paths_in_command(std::string_view value) {
   reader.refuse_compound_with_paths();
   if (out.unreadable) {
     out.words.clear();
+    out.bare.clear();
     out.scripts.clear();
+  }
+  return out;
+}
+
+std::optional<Shebang> shebang_of(std::string_view line) {
+  if (line.rfind("#!", 0) != 0) return std::nullopt;
+  // As the kernel splits it: the interpreter's path, then at most one argument, the rest
+  // of the line with its blanks.
+  auto trim = [](std::string_view s) {
+    const size_t b = s.find_first_not_of(" \t");
+    if (b == std::string_view::npos) return std::string_view();
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+  };
+  line = trim(line.substr(2));
+  const size_t blank = line.find_first_of(" \t");
+  Shebang out{std::string(line.substr(0, blank)), false};
+  const std::string_view arg = blank == std::string_view::npos ? "" : trim(line.substr(blank));
+  if (interpreter(out.interpreter) == Interpreter::Other || project_runner(out.interpreter)) {
+    out.loads_code_by_name = true;
+  } else if (basename_of(out.interpreter) == "env") {
+    // `env PROG` runs PROG; `env -S 'PROG ARGS'` splits; an option zpolicy does not read
+    // here (`-i`, `-u NAME`) or an assignment first counts as the worst case; a bare `env`
+    // prints the environment.
+    std::string_view prog = arg;
+    for (std::string_view split : {"--split-string=", "--split-string", "-S"})
+      if (prog.rfind(split, 0) == 0) {
+        prog = trim(prog.substr(split.size()));
+        break;
+      }
+    const std::string p(prog.substr(0, prog.find_first_of(" \t")));
+    out.loads_code_by_name =
+        !p.empty() && (p[0] == '-' || assignment(p) || interpreter(p) == Interpreter::Other ||
+                       project_runner(p));
   }
   return out;
 }

@@ -2,8 +2,6 @@
 
 #include <optional>
 #include <string>
-#include <string_view>
-#include <vector>
 
 #include "compiler/resolve/git_config.hpp"
 
@@ -22,25 +20,5 @@ namespace zpolicy::compiler {
 // pager.<cmd>, and an alias or submodule.<s>.update that starts with '!'.
 enum class GitConfigRole { None, HooksDir, Include, WorkTree, Command };
 GitConfigRole git_config_role(const GitConfigEntry& e);
-
-// What a command value names, read as `sh -c` reads it (git_command_words.cpp): the
-// words after POSIX quote removal (`"tools"/fsm` and `to"ol"s/fsm` are `tools/fsm`), each
-// split at '=' and ':', that contain a '/' (`words`; an option word, `-x/y`, names none);
-// the scripts an interpreter (sh, bash, python3, perl, ruby, node, …, also after `env`)
-// is given by an absolute or `~/` path (`scripts`, which must lie outside every writable
-// root: interpreters load code next to their script). `unreadable` says why zpolicy will
-// not read the value without a shell, and then nothing else is given: a command
-// substitution, `cd`/`pushd`/`popd`, `eval`/`source`/`.`, input redirection, an
-// assignment to a loader variable (PYTHONPATH, LD_PRELOAD, …), the shell's operators
-// together with a path, a path with a parameter expansion, a glob or `~user`, and an
-// interpreter given a relative script, a module or include option (`-m`, `-I`, `-M`,
-// `-r`, `-l`, `--require`, glued or not), no program, or inline code that loads anything
-// by name (red team A14B-2, A14B-3). `sh -c STRING` is read as a command in turn.
-struct CommandPaths {
-  std::vector<std::string> words;
-  std::vector<std::string> scripts;
-  std::optional<std::string> unreadable;
-};
-CommandPaths paths_in_command(std::string_view value);
 
 }  // namespace zpolicy::compiler

@@ -1,7 +1,10 @@
 #include "compiler/resolve/git_config_targets.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 
+#include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/gitdir.hpp"
@@ -70,14 +73,14 @@ class Walk {
   static ir::SourceLoc loc(const Located& e) { return {e.file, e.entry.line, 1}; }
 
   void target(const std::string& lexical, const ir::SourceLoc& at, bool hooks = false) {
-    if (auto c = canonical_(lexical, at)) targets_.push_back({*c, at, hooks});
+    if (auto c = canonical_(lexical, at)) targets_.push_back({*c, at, hooks, false, {}});
   }
 
   // The file `lexical`, named at `at`, and the files it includes.
   void read(const std::string& lexical, const ir::SourceLoc& at, int depth) {
     const auto path = canonical_(lexical, at);
     if (!path) return;
-    targets_.push_back({*path, at, false});
+    targets_.push_back({*path, at, false, false, {}});
     const GitConfigFile file = read_git_config_file(*path);
     using Status = GitConfigFile::Status;
     switch (file.status) {
@@ -144,16 +147,33 @@ class Walk {
     }
     for (const auto& s : words.scripts)
       if (auto c = canonical_(s[0] == '~' ? home_ + s.substr(1) : s, loc(e)))
-        targets_.push_back({*c, loc(e), false, true});
-    for (const auto& w : words.words) {
-      if (w[0] == '/') {
-        target(w, loc(e));
-      } else if (w[0] == '~') {
-        target(home_ + w.substr(1), loc(e));
-      } else {
-        for (const auto& top : tops) target(top + "/" + w, loc(e));
+        targets_.push_back({*c, loc(e), false, true, e.entry.var});
+    for (const auto& w : words.words) command_file(w, e, tops, 0);
+    for (const auto& w : words.bare)
+      for (const auto& top : tops) {
+        const std::string p = top + "/" + w;
+        if (struct stat st; lstat(p.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+          command_file(p, e, tops, 0);
       }
+  }
+
+  // A file a command names (relative: against each top), and the interpreter its `#!` line
+  // names, as the kernel follows them (at most 4 deep; relative against the directory git
+  // runs the command in, the top). One whose interpreter loads code next to it or from the
+  // working directory is a script (red team A15-G4).
+  void command_file(const std::string& word, const Located& e,
+                    const std::vector<std::string>& tops, int depth) {
+    if (word[0] != '/' && word[0] != '~') {
+      for (const auto& top : tops) command_file(top + "/" + word, e, tops, depth);
+      return;
     }
+    const auto c = canonical_(word[0] == '~' ? home_ + word.substr(1) : word, loc(e));
+    if (!c) return;
+    const auto line = depth < 4 ? first_line_of(*c) : std::nullopt;
+    const auto shebang = line ? shebang_of(*line) : std::nullopt;
+    targets_.push_back({*c, loc(e), false, shebang && shebang->loads_code_by_name, e.entry.var});
+    if (shebang && !shebang->interpreter.empty())
+      command_file(shebang->interpreter, e, tops, depth + 1);
   }
 
   const GitConfigSources& src_;

@@ -31,6 +31,7 @@ struct GitConfigTarget {
   // A script an interpreter runs, which loads code next to it: allowed only outside every
   // writable root (red team A14B-2).
   bool script = false;
+  std::string key;  // the config key that names it, for messages
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or
@@ -49,7 +50,10 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // opened, `~user`, `%(prefix)`, a key git requires a value for without one, a command
 // paths_in_command cannot follow, includes deeper than kGitIncludeMaxDepth) is reported
 // to `refuse` at its file and line. An interpreter's script is a target with `script`
-// set, for the caller to refuse inside a writable root.
+// set, for the caller to refuse inside a writable root: one a command names after its
+// interpreter, and a file a command names whose `#!` line runs an interpreter that loads
+// code next to it (red team A15-G4); the interpreter a `#!` line names is a target too. A
+// word without a '/' names a file at a top only if one exists there (red team A15-G2).
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,

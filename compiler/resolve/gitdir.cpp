@@ -12,11 +12,18 @@ namespace zpolicy::compiler {
 
 namespace {
 
-// The first line of the regular file `path` (at most 4 KiB: git's own such files are one
-// short line), trailing CR and spaces removed. lstat first: opening a device can act
-// (rewind a tape, arm a watchdog) even with O_NONBLOCK. The open itself is still
-// O_NONBLOCK|O_NOFOLLOW and checked with fstat, in case the name was swapped (by a
-// concurrent sandbox, say) in between.
+// `named` as written in a file of `dir`, made absolute against `dir`.
+std::optional<std::string> absolute_against(std::string named, const std::string& dir) {
+  if (named.empty() || named.find('\0') != std::string::npos) return std::nullopt;
+  if (named[0] != '/') named = dir + "/" + named;
+  return named;
+}
+
+}  // namespace
+
+// lstat first: opening a device can act (rewind a tape, arm a watchdog) even with
+// O_NONBLOCK. The open itself is still O_NONBLOCK|O_NOFOLLOW and checked with fstat, in
+// case the name was swapped (by a concurrent sandbox, say) in between.
 std::optional<std::string> first_line_of(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
@@ -33,15 +40,6 @@ std::optional<std::string> first_line_of(const std::string& path) {
   while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
   return text;
 }
-
-// `named` as written in a file of `dir`, made absolute against `dir`.
-std::optional<std::string> absolute_against(std::string named, const std::string& dir) {
-  if (named.empty() || named.find('\0') != std::string::npos) return std::nullopt;
-  if (named[0] != '/') named = dir + "/" + named;
-  return named;
-}
-
-}  // namespace
 
 std::optional<std::string> gitdir_named_by(const std::string& pointer) {
   const auto line = first_line_of(pointer);

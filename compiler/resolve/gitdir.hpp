@@ -6,6 +6,11 @@
 
 namespace zpolicy::compiler {
 
+// The first line of the regular file `path` (at most 4 KiB: git's own such files are one
+// short line, and the kernel reads no more of a `#!` line), trailing CR and spaces removed;
+// none for anything but a regular file, which is never opened (nor a symlink followed).
+std::optional<std::string> first_line_of(const std::string& path);
+
 // The git directory a `.git` pointer file (worktree, submodule) names, as written and
 // made absolute against the pointer's directory, still to be canonicalized by the caller
 // with the rules of every protected path. nullopt when `pointer` is not a regular file

@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
@@ -599,15 +600,17 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     if (src.tops.empty()) src.tops.push_back(dir);
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
-      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true});
+      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, {}});
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
       if (t.script && std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
             return ir::path_within(w.path, t.path);
           })) {
-        diags.error(t.loc, "git's config runs the script '" + t.path + "' with an interpreter, "
-                           "which loads code next to it, in the writable root; move the script "
-                           "outside every writable root, or run the command outside the "
-                           "sandbox; refusing to run");
+        diags.error(t.loc, "git config " + t.key + " runs the script '" + t.path +
+                               "' with an interpreter (named in the command or by the "
+                               "script's '#!' line), which loads code next to it or from the "
+                               "directory git runs it in, in the writable root; move the script "
+                               "outside every writable root, or run the command outside the "
+                               "sandbox; refusing to run");
         continue;
       }
       protect_git_target(t.path, t.loc);
@@ -625,9 +628,24 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       for (const auto& link : links.links) {
         const std::string named =
             link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
-        if (auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
-                                           "target of the git hook '" + link.path + "'"))
-          protect_git_target(*c, hooks.loc);
+        const auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
+                                             "target of the git hook '" + link.path + "'");
+        if (!c) continue;
+        // A linked hook whose `#!` interpreter loads code next to it, as a command's
+        // script (red team A15-G4).
+        const auto line = first_line_of(*c);
+        const auto shebang = line ? shebang_of(*line) : std::nullopt;
+        if (shebang && shebang->loads_code_by_name &&
+            std::any_of(r.write.begin(), r.write.end(),
+                        [&](const ResolvedPath& w) { return ir::path_within(w.path, *c); })) {
+          diags.error(hooks.loc, "the git hook '" + link.path + "' runs the script '" + *c +
+                                     "' with its '#!' interpreter, which loads code next to "
+                                     "it, in the writable root; move the script outside every "
+                                     "writable root, or run the command outside the sandbox; "
+                                     "refusing to run");
+          continue;
+        }
+        protect_git_target(*c, hooks.loc);
       }
     }
   }

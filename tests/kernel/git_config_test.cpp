@@ -231,6 +231,83 @@ BOOST_DATA_TEST_CASE(a_hooks_directory_that_cannot_be_listed_refuses_the_run,
   BOOST_TEST(r.err.find(box.ws(".git/hooks")) != std::string::npos, r.describe());
 }
 
+// Red team A15-G1: an interpreter behind a program zpolicy does not know, which may be a
+// wrapper (`timeout 10 python3 -m nbfilter`), protected nothing, and the host's `git add`
+// imported the nbfilter.py the sandbox planted at the top. It refuses the run now, at the
+// config line, before anything runs.
+BOOST_DATA_TEST_CASE(a_wrapped_interpreter_refuses_the_run, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"), "[core]\n\tbare = false\n"
+                                    "[filter \"nb\"]\n\tclean = timeout 10 python3 -m nbfilter\n");
+  const RunResult r = box.sh("echo 'import os' > nbfilter.py");
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(!exists(box.ws("nbfilter.py")), r.describe());
+  BOOST_TEST(r.err.find(box.ws(".git/config") + ":4:") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("python3") != std::string::npos, r.describe());
+}
+
+// Red team A15-G2: a program that runs a file named by an option without a '/' (`sed -f
+// strip.sed`: the sandbox wrote `1e touch …` and the host's `git add` ran it; sed's and
+// awk's are kernel_attack15's). Its file is protected, existing or not (`ssh -F`, `jq -f`
+// behind a wrapper), and so is an existing file a word names without a '/'; a program that
+// runs the project at the top (`make`) refuses the run.
+BOOST_DATA_TEST_CASE(a_file_a_program_runs_by_a_name_without_a_slash_is_protected,
+                     bdata::make(kCallers), caller) {
+  {
+    Sandbox box(caller);
+    make_git_dir(box, box.ws(".git"),
+                 "[core]\n\tsshCommand = ssh -F ssh_config\n"
+                 "[filter \"jq\"]\n\tclean = timeout 5 jq -f clean.jq\n"
+                 "[diff \"t\"]\n\ttextconv = tool --config=tool.toml\n");
+    box.write_file(box.ws("ssh_config"), "Host *\n");
+    box.write_file(box.ws("tool.toml"), "x = 1\n");
+    const RunResult r = box.sh(try_all({"echo ProxyCommand\\ x >> ssh_config", "echo . > clean.jq",
+                                        "echo evil > tool.toml", "echo ok > other.sed"}));
+    BOOST_TEST_REQUIRE(r.completed(), r.describe());
+    BOOST_TEST(read_file(box.ws("ssh_config")).value_or("") == "Host *\n",
+               "an ssh config written: " << r.describe());
+    BOOST_TEST(nothing_planted(box.ws("clean.jq")), "a jq program made: " << r.describe());
+    BOOST_TEST(read_file(box.ws("tool.toml")).value_or("") == "x = 1\n",
+               "a config file named without a '/' written: " << r.describe());
+    BOOST_TEST(read_file(box.ws("other.sed")).value_or("") == "ok\n", r.describe());
+  }
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"), "[alias]\n\tb = !make -s lint\n");
+  const RunResult r = box.sh("echo 'lint:; touch x' > Makefile");
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(!exists(box.ws("Makefile")), r.describe());
+  BOOST_TEST(r.err.find(box.ws(".git/config") + ":2:") != std::string::npos, r.describe());
+}
+
+// Red team A15-G4: a script a command names runs with its `#!` interpreter, which puts
+// the script's directory first on its import path (python's sys.path[0]): the sandbox
+// wrote tools/json.py and the host's `git add` imported it through tools/clean.py. As the
+// explicit `python3 tools/clean.py`, it refuses the run, naming the config line and key;
+// so does a hook that is a symlink to such a script.
+BOOST_DATA_TEST_CASE(a_script_whose_shebang_runs_an_interpreter_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_git_dir(box, box.ws(".git"), "[filter \"j\"]\n\tclean = tools/clean.py\n");
+  box.make_dir(box.ws("tools"));
+  box.write_file(box.ws("tools/clean.py"), "#!/usr/bin/env python3\nimport json\n", 0755);
+  const RunResult r = box.sh("echo 'import os' > tools/json.py");
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(!exists(box.ws("tools/json.py")), r.describe());
+  BOOST_TEST(r.err.find(box.ws(".git/config") + ":2:") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("filter.j.clean") != std::string::npos, r.describe());
+  // The same for a hook that is a symlink to such a script.
+  Sandbox hook(caller);
+  make_git_dir(hook, hook.ws(".git"), "[core]\n\tbare = false\n");
+  hook.make_dir(hook.ws(".git/hooks"));
+  hook.make_dir(hook.ws("scripts"));
+  hook.write_file(hook.ws("scripts/pre-commit.py"), "#!/usr/bin/python3\nimport json\n", 0755);
+  BOOST_REQUIRE(symlink("../../scripts/pre-commit.py", hook.ws(".git/hooks/pre-commit").c_str()) == 0);
+  const RunResult h = hook.sh("echo 'import os' > scripts/json.py");
+  BOOST_TEST(h.exit_code == 2, h.describe());
+  BOOST_TEST(!exists(hook.ws("scripts/json.py")), h.describe());
+  BOOST_TEST(h.err.find("pre-commit.py") != std::string::npos, h.describe());
+}
+
 // A repository whose config names nothing of the kind runs as before: a git-style alias
 // and a remote URL with slashes protect nothing.
 BOOST_DATA_TEST_CASE(a_repository_without_such_keys_runs_as_before, bdata::make(kCallers),

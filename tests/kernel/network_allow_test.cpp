@@ -17,7 +17,9 @@ namespace {
 // argv: HITS SECONDS READY SPEC...; appends one line per request or datagram to HITS and
 // makes READY once every SPEC listens. SPEC: http:ADDRESS:PORT serves HTTP; dns:ADDRESS
 // counts TCP and UDP on port 53; raw:PORT listens on [::]:PORT (IPv4 too) as a service of
-// this host alone and records each connection it accepts, then each request it is sent.
+// this host alone and records each connection it accepts, then each request it is sent
+// (transparent, IPV6_TRANSPARENT: it answers from an address that only a policy rule's
+// table makes local).
 const char* kServers = R"PY(import socket, sys, threading, time, http.server
 hits_path, seconds, ready = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 lock = threading.Lock()
@@ -60,6 +62,7 @@ for spec in sys.argv[4:]:
         threading.Thread(target=dns_tcp, args=(t,), daemon=True).start()
     else:
         s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.setsockopt(socket.IPPROTO_IPV6, 75, 1)  # IPV6_TRANSPARENT
         s.bind(("::", int(rest))); s.listen()
         threading.Thread(target=raw, args=(s,), daemon=True).start()
 open(ready, "w").close()
@@ -214,20 +217,23 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
   BOOST_TEST(listed == 6u, json);
 }
 
-// A13B-3: a listed name that resolves to an address of this host, in any form that reaches
-// it, reached the host's own services (a server bound to [::] or 0.0.0.0): only
-// `localhost:PORT` entries may. Every address of every interface is refused, with its
-// broadcast address and the IPv6 forms that carry an IPv4 one; an address the interface
-// list does not show (an AnyIP `local` route) is caught after the connection is made, by
-// its two ends being one address, and closed before a byte is sent. The host-only server
-// receives no request; a host on the same link, and an IPv6 one, are still reached.
+// A13B-3, A14B-9: a listed name that resolves to an address of this host, in any form
+// that reaches it, reached the host's own services (a server bound to [::] or 0.0.0.0):
+// only `localhost:PORT` entries may. The proxy asks the kernel how it routes each address,
+// so every address it delivers here is refused before a connection is made: an interface's
+// address, its broadcast address, the IPv6 forms that carry an IPv4 one, an address in the
+// prefix of an address on `lo` (198.51.100.5 of 198.51.100.1/24: a connection leaves from
+// .1, so its two ends differ), AnyIP `local` routes (IPv4 and IPv6, which no interface
+// shows), and a `local` route that a policy rule selects for TCP to the port asked for
+// only (the question must carry the protocol and port). The host-only server accepts no connection; a host on the same link, and an IPv6
+// one, are still reached.
 BOOST_DATA_TEST_CASE(a_listed_name_on_an_address_of_this_host_reaches_none_of_its_services,
                      bdata::make(kCallers), caller) {
   Sandbox sb(caller);
   const std::string servers = sb.base() + "/servers.py", hosts = sb.base() + "/hosts",
                     hits = sb.base() + "/hits";
   sb.write_file(servers, kServers);
-  // 192.0.2.2 and 2001:db8::2 are this host's; 203.0.113.9 is on its AnyIP route.
+  // 192.0.2.2 and 2001:db8::2 are this host's interface's; the rest are on its `lo`.
   const std::vector<std::pair<std::string, std::string>> own = {
       {"self4", "192.0.2.2"},
       {"self6", "2001:db8::2"},
@@ -240,7 +246,10 @@ BOOST_DATA_TEST_CASE(a_listed_name_on_an_address_of_this_host_reaches_none_of_it
       {"mapped", "::ffff:192.0.2.2"},
       {"any4", "0.0.0.0"},
       {"any6", "::"},
-      {"anyip", "203.0.113.9"}};
+      {"prefix4", "198.51.100.5"},
+      {"anyip", "203.0.113.9"},
+      {"anyip6", "2001:db8:5::7"},
+      {"ruled", "203.0.113.200"}};
   std::string hosts_text = "127.0.0.1 localhost\n192.0.2.1 lan.test\n2001:db8::1 remote6.test\n";
   std::string allow = "[lan.test:8080, remote6.test:8080";
   std::string urls = "http://lan.test:8080/lan http://remote6.test:8080/remote6";
@@ -260,8 +269,13 @@ BOOST_DATA_TEST_CASE(a_listed_name_on_an_address_of_this_host_reaches_none_of_it
       on_two_hosts({.hosts_file = hosts,
                     .other_addresses = {},
                     .on_other_host = py + hits + ".other http:192.0.2.1:8080 http:2001:db8::1:8080",
-                    .on_this_host = "ip route add local 203.0.113.0/24 dev lo && " + py + hits +
-                                    ".this raw:18081",
+                    .on_this_host = "ip addr add 198.51.100.1/24 dev lo && "
+                                    "ip route add local 203.0.113.0/25 dev lo && "
+                                    "ip -6 route add local 2001:db8:5::/64 dev lo && "
+                                    "ip rule add ipproto tcp dport 18081 lookup 100 && "
+                                    "ip route add local 203.0.113.128/25 dev lo table 100 "
+                                    "src 127.0.0.1 && " +
+                                    py + hits + ".this raw:18081",
                     .ready_files = {hits + ".other", hits + ".this"}});
   const RunResult r = sb.run(spec);
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
@@ -274,12 +288,9 @@ BOOST_DATA_TEST_CASE(a_listed_name_on_an_address_of_this_host_reaches_none_of_it
                name << "\n"
                     << r.err);
   }
-  // Only the AnyIP address was connected to (the list cannot show it), and nothing was sent.
+  // Nothing of this host was connected to: each was refused before the connect.
   const std::string got = read_file(hits).value_or("");
-  BOOST_TEST(
-      got ==
-          "HTTP 192.0.2.1:8080 /lan\nHTTP 2001:db8::1:8080 /remote6\nACCEPT ::ffff:203.0.113.9\n",
-      got);
+  BOOST_TEST(got == "HTTP 192.0.2.1:8080 /lan\nHTTP 2001:db8::1:8080 /remote6\n", got);
 }
 
 // The command decides how many destinations it asks for; what zpolicy keeps of their

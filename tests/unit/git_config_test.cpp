@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/resolve/git_config.hpp"
+#include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "support/temp_dir.hpp"
@@ -19,6 +20,7 @@ namespace {
 struct Walked {
   std::vector<std::string> targets;  // sorted, deduplicated
   std::vector<std::string> refusals;
+  std::vector<std::string> scripts;  // targets an interpreter runs, in the order found
 };
 
 // git_config_targets over `top`/.git, canonicalizing with the filesystem's rules.
@@ -31,8 +33,10 @@ Walked walk(const zpolicy::test::TempDir& top) {
   const GitRefusal refuse = [&](const zpolicy::ir::SourceLoc& loc, const std::string& why) {
     out.refusals.push_back(loc.str() + " " + why);
   };
-  for (const auto& t : git_config_targets(src, "/home/u", canonical, refuse))
+  for (const auto& t : git_config_targets(src, "/home/u", canonical, refuse)) {
     out.targets.push_back(t.path);
+    if (t.script) out.scripts.push_back(t.path);
+  }
   std::sort(out.targets.begin(), out.targets.end());
   out.targets.erase(std::unique(out.targets.begin(), out.targets.end()), out.targets.end());
   return out;
@@ -164,7 +168,9 @@ BOOST_AUTO_TEST_CASE(words_of_a_command_that_name_files) {
   // As `sh` removes quotes (red team A14B-3): adjacent pieces make one word.
   BOOST_TEST(paths_in_command("\"tools\"/fsm").words == (W{"tools/fsm"}));
   BOOST_TEST(paths_in_command("to\"ol\"s/fsm --x").words == (W{"tools/fsm"}));
-  BOOST_TEST(paths_in_command("'my tools'/x a\\ b/c").words == (W{"my tools/x", "a b/c"}));
+  // A word with a blank is also split there (red team A15-G1): a program may hand it to sh.
+  BOOST_TEST(paths_in_command("'my tools'/x a\\ b/c").words ==
+             (W{"my tools/x", "tools/x", "a b/c", "b/c"}));
   // `sh -c STRING` is read as a command; an option word names no placeholder (A14B-7).
   BOOST_TEST(paths_in_command("!sh -c 'x/run \"a/b\"'").words == (W{"x/run", "a/b"}));
   BOOST_TEST(paths_in_command("cc -Itools/inc -o -x").words.empty());
@@ -199,6 +205,153 @@ BOOST_AUTO_TEST_CASE(commands_zpolicy_cannot_follow_are_unreadable) {
   BOOST_TEST(!paths_in_command("sh -c 'exit 0'").unreadable);
   BOOST_TEST(!paths_in_command("perl -e 'print 1' --").unreadable);
   BOOST_TEST(paths_in_command("bash -ec 'tools/x --y'").words == (W{"tools/x"}));
+}
+
+// Red team A15-G1: a program zpolicy does not know may be a wrapper (`timeout 10 python3
+// -m x` imported a planted x.py): its later words are read from the first that names an
+// interpreter, a script-option program or env, as `sh` would hand them to it; a word with
+// a blank that names one is read as a command (what `su -c`, `watch` or `PAGER=` run).
+BOOST_AUTO_TEST_CASE(a_wrapped_interpreter_is_read_as_the_program) {
+  for (const char* value :
+       {"timeout 10 python3 -m nbfilter", "timeout -s KILL 10 python3 -mx", "nice -n 5 python3 -m x",
+        "ionice -c3 python3 -m x", "stdbuf -o0 python3 -m x", "setsid python3 -m x",
+        "flock /tmp/l python3 -m x", "xargs python3 -m x", "chrt -f 50 perl -Ilib /opt/x",
+        "taskset 1 node --require x /opt/y", "sudo -u u python3 -m x", "unshare -r bash tools/x.sh",
+        "firejail --quiet python3 x.py", "timeout 10 sh -c 'python3 -m x'",
+        "nice env PYTHONPATH=. python3 /opt/x", "sudo PYTHONPATH=. /opt/x",
+        "timeout 10 /usr/bin/python3.11 -m x", "watch 'python3 -m x'", "su -c 'python3 -m x' u",
+        "PAGER='python3 -m pg' git log", "!git -c core.pager='python3 -m pg' log",
+        "nice timeout 5 make", "timeout 5 npx prettier"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto wrapped = paths_in_command("timeout 10 python3 /opt/nb/nbstripout");
+  BOOST_TEST(!wrapped.unreadable);
+  BOOST_TEST(wrapped.scripts == (W{"/opt/nb/nbstripout"}));
+  BOOST_TEST(paths_in_command("nice -n 5 ./tools/fmt").words == (W{"./tools/fmt"}));
+  // Blank words that name no such program are split, not refused: git's formats.
+  const auto format =
+      paths_in_command("!git log --pretty=format:'%C(auto)%h %s <%an>' -- src/");
+  BOOST_TEST(!format.unreadable, format.unreadable.value_or(""));
+  BOOST_TEST(format.words == (W{"src/"}));
+  BOOST_TEST(!paths_in_command("delta --features 'side-by-side line-numbers'").unreadable);
+  BOOST_TEST(paths_in_command("sed -e '1e ./tools/x'").words == (W{"1e ./tools/x", "./tools/x"}));
+}
+
+// Red team A15-G2: a program that runs a file named by an option, with or without a '/'
+// (as `sed -f strip.sed` ran a planted `e` command; sed's and awk's are scripts, below),
+// and one that runs the project where it runs (a bare `make` reads the top's Makefile and
+// its includes).
+BOOST_AUTO_TEST_CASE(files_named_without_a_slash) {
+  using W = std::vector<std::string>;
+  for (const char* value : {"jq -f q.jq", "jq -fq.jq", "jq --from-file=q.jq", "jq --from q.jq",
+                            "jq -r -f q.jq", "timeout 5 jq -f q.jq"})
+    BOOST_TEST(paths_in_command(value).words == (W{"q.jq"}), value);
+  BOOST_TEST(paths_in_command("ssh -F ssh_config").words == (W{"ssh_config"}));
+  BOOST_TEST(paths_in_command("vim -u vimrc").words == (W{"vimrc"}));
+  const auto xargs = paths_in_command("xargs -a list python3 /opt/x");
+  BOOST_TEST(xargs.words == (W{"list", "/opt/x"}));
+  BOOST_TEST(xargs.scripts == (W{"/opt/x"}));
+  BOOST_TEST(paths_in_command("jq -f $X/s.jq").unreadable.has_value());
+  for (const char* value : {"make", "make -f x.mk", "gmake -C tools", "npx prettier --write",
+                            "npm run fmt", "yarn fmt", "bundle exec rubocop", "poetry run fmt",
+                            "cargo run -q", "!f() { make lint; }; f"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  // Other words without a '/' name a file only if one exists at the top (bare); not the
+  // program's, nor an option's without '=', nor an assignment's name.
+  const auto bare = paths_in_command("prettier --config=cfg.toml -x y.txt FOO=1");
+  BOOST_TEST(bare.bare == (W{"cfg.toml", "y.txt", "1"}));
+  BOOST_TEST(paths_in_command("vim").bare.empty());
+}
+
+// Red team A15-G4: the `#!` line of a file a command names, as the kernel splits it.
+BOOST_AUTO_TEST_CASE(what_a_shebang_runs) {
+  for (const char* line :
+       {"#!/usr/bin/env python3", "#!/usr/bin/python3 -u", "#! /usr/bin/node", "#!/usr/bin/env node",
+        "#!/usr/bin/env -S python3 -u", "#!/usr/bin/env -i python3", "#!/usr/bin/perl -w",
+        "#!/usr/bin/ruby", "#!/usr/bin/env FOO=1 sh", "#!/usr/bin/env -S uv run --script"}) {
+    const auto s = shebang_of(line);
+    BOOST_TEST_REQUIRE(s.has_value(), line);
+    BOOST_TEST(s->loads_code_by_name, line);
+  }
+  for (const char* line : {"#!/bin/sh", "#!/bin/bash -e", "#!/usr/bin/env bash", "#!tools/interp"})
+    BOOST_TEST(!shebang_of(line).value().loads_code_by_name, line);
+  BOOST_TEST(shebang_of("#!tools/interp")->interpreter == "tools/interp");
+  BOOST_TEST(!shebang_of("import json").has_value());
+}
+
+// A file a command names whose `#!` interpreter loads code next to it is a script target
+// (refused in a writable root); so is one behind a `#!` interpreter in the worktree; a word
+// without a '/' is a target only where a file of that name exists.
+BOOST_AUTO_TEST_CASE(scripts_named_by_their_shebang_and_bare_files) {
+  zpolicy::test::TempDir top;
+  top.write(".git/HEAD", "ref: refs/heads/main\n");
+  top.write(".git/config",
+            "[filter \"j\"]\n\tclean = tools/clean.py\n\tsmudge = tools/plain.sh\n"
+            "[filter \"k\"]\n\tclean = tools/via-interp\n"
+            "[filter \"s\"]\n\tclean = sed -n --expression=p strip.sed gone.sed\n");
+  top.write("tools/clean.py", "#!/usr/bin/env python3\nimport json\n");
+  top.write("tools/plain.sh", "#!/bin/sh\ncat\n");
+  top.write("tools/via-interp", "#!tools/interp\n");
+  top.write("tools/interp", "#!/usr/bin/python3\n");
+  top.write("strip.sed", "p\n");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty());
+  const std::string t = top.str();
+  BOOST_TEST(w.scripts == (std::vector<std::string>{t + "/tools/clean.py", t + "/tools/interp"}));
+  for (const auto* named : {"/tools/plain.sh", "/tools/via-interp", "/strip.sed"})
+    BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), t + named) != w.targets.end()), named);
+  BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), t + "/gone.sed") == w.targets.end()));
+}
+
+// Red team A15-G1: a program that runs another hid the interpreter behind options zpolicy
+// does not know (`timeout 10 python3 -m x` imported a planted x.py on the host's `git add`).
+BOOST_AUTO_TEST_CASE(an_interpreter_behind_another_program_is_read_as_one) {
+  for (const char* value :
+       {"timeout 10 python3 -m nbfilter", "nice -n 5 python3 -m x", "stdbuf -o0 perl -Ilib /opt/x",
+        "exec -a name python3 -m x", "command -p sh x.sh", "xargs -0 node x.js",
+        "setsid ruby -rfoo /opt/x", "timeout 5 sh -c 'python3 -m x'",
+        // A15-G6: the program named by a parameter expansion or a glob.
+        "${PY:-python3} -m nbfilter", "\"$PYTHON\" -m x", "pytho? -m x"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("timeout 10 python3 /opt/nb/nbfilter --x");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/nb/nbfilter"}));
+  BOOST_TEST(paths_in_command("nice sh -c 'tools/x --y'").words == (W{"tools/x"}));
+  BOOST_TEST(!paths_in_command("timeout 10 git-lfs filter-process").unreadable);
+  BOOST_TEST(!paths_in_command("!f() { [ -n \"$1\" ] && git log \"$1\"; }; f").unreadable);
+  BOOST_TEST(!paths_in_command("![[ -t 1 ]] && git log").unreadable);
+}
+
+// Red team A15-G2: sed and awk run a program file named by an option, found in the
+// directory git runs them in (`sed -f strip.sed`: GNU sed's `e` ran a planted command).
+BOOST_AUTO_TEST_CASE(a_program_file_of_sed_or_awk_is_read_as_a_script) {
+  for (const char* value : {"sed -f strip.sed", "sed --file=strip.sed", "sed -nf strip.sed",
+                            "sed -fstrip.sed", "awk -f conv.awk", "gawk -i lib.awk -f /opt/x",
+                            "timeout 5 awk --load=ext.so", "sed -f"})
+    BOOST_TEST(paths_in_command(value).unreadable.has_value(), value);
+  using W = std::vector<std::string>;
+  const auto abs = paths_in_command("sed -n -f /opt/f/strip.sed");
+  BOOST_TEST(!abs.unreadable);
+  BOOST_TEST(abs.scripts == (W{"/opt/f/strip.sed"}));
+  for (const char* value : {"sed -e 's/a/b/'", "sed -n p", "awk -F: '{print $1}'",
+                            "awk -vfoo=1 '{print}'", "sed -es/f/g/"})
+    BOOST_TEST(!paths_in_command(value).unreadable, value);
+}
+
+// Red team A15-G4: a script run through its `#!` line by python (its directory first on the
+// import path) took a module the sandbox planted beside it.
+BOOST_AUTO_TEST_CASE(a_shebang_names_an_interpreter_that_loads_code_beside_its_script) {
+  auto loads = [](const char* line) {
+    const auto s = shebang_of(line);
+    return s && s->loads_code_by_name;
+  };
+  for (const char* line : {"#!/usr/bin/env python3", "#!/usr/bin/python3 -u", "#! /usr/bin/perl -w",
+                           "#!/usr/bin/env -S node --no-warnings", "#!/usr/bin/env FOO=1 ruby"})
+    BOOST_TEST(loads(line), line);
+  for (const char* line : {"#!/bin/sh", "#!/usr/bin/env bash", "#!/usr/bin/env", "#!", "",
+                           "python3", "# !/usr/bin/python3"})
+    BOOST_TEST(!loads(line), line);
 }
 
 BOOST_AUTO_TEST_CASE(targets_resolve_as_git_resolves_them) {

@@ -2,6 +2,7 @@
 // function (compiler/network/admission), tested on their own and against each other.
 #include <boost/test/unit_test.hpp>
 
+#include <algorithm>
 #include <random>
 
 #include "compiler/lint/policy_lint.hpp"
@@ -26,6 +27,16 @@ std::vector<ir::IpAddress> addrs(std::initializer_list<const char*> texts) {
   std::vector<ir::IpAddress> out;
   for (const char* t : texts) out.push_back(*ir::IpAddress::parse(t));
   return out;
+}
+
+// The kernel's routes for admit(), as a test states them: every address is another host's
+// (a unicast route) but those given, which are this host's (a local route).
+ir::RouteOf routes_with_local(std::initializer_list<const char*> local = {}) {
+  return [own = addrs(local)](const ir::IpAddress& a) {
+    if (std::find(own.begin(), own.end(), a) != own.end())
+      return ir::RouteAnswer{ir::Delivery::ThisHost, "a local route"};
+    return ir::RouteAnswer{ir::Delivery::Elsewhere, "a unicast route"};
+  };
 }
 
 }  // namespace
@@ -165,7 +176,7 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
       allow_of("pypi.org, \"*.pythonhosted.org\", github.com:22, localhost:5432, ip:192.0.2.7:443");
   const auto pub = addrs({"151.101.0.223"});
   auto verdict = [&](std::string_view host, uint16_t port, const std::vector<ir::IpAddress>& a) {
-    auto r = compiler::admit(allow, host, port, a, {});
+    auto r = compiler::admit(allow, host, port, a, routes_with_local());
     return r.admitted ? std::string("admitted") : std::string(compiler::to_string(*r.refusal));
   };
   BOOST_TEST(verdict("pypi.org", 443, pub) == "admitted");
@@ -198,36 +209,66 @@ BOOST_AUTO_TEST_CASE(admission_refuses_what_is_not_listed_and_every_non_public_a
     }
   }
   // localhost:PORT is the one way to the host's loopback, and only on its port.
-  auto local = compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}), {});
+  auto local =
+      compiler::admit(allow, "localhost", 5432, addrs({"203.0.113.9"}), routes_with_local());
   BOOST_TEST(local.admitted);
   BOOST_TEST(local.address->str() == "127.0.0.1");
   BOOST_TEST(verdict("localhost", 5433, {}) == "port-not-listed");
   BOOST_TEST(verdict("127.0.0.1", 5432, {}) == "not-listed");
   // The admitted address is the one checked: the first the resolver returned.
-  auto a = compiler::admit(allow, "pypi.org", 443, addrs({"151.101.0.223", "151.101.64.223"}), {});
+  auto a = compiler::admit(allow, "pypi.org", 443, addrs({"151.101.0.223", "151.101.64.223"}),
+                           routes_with_local());
   BOOST_TEST(a.address->str() == "151.101.0.223");
   BOOST_TEST(a.entry->value.str() == "pypi.org:443");
 }
 
-// A13B-3: the host's own addresses (its interfaces' and their broadcast addresses), and
-// every IPv6 form that carries one, reach the host itself; its neighbours do not.
+// A13B-3, A14B-9: an address whose route the kernel says is this host's (local,
+// broadcast, anycast, multicast), and every IPv6 form that carries one, reaches the host
+// itself; an address whose route cannot be read is refused as well; its neighbours, and an
+// address without a route (the connect fails), are not the host.
 BOOST_AUTO_TEST_CASE(addresses_that_reach_the_host_itself) {
-  ir::HostAddresses host;
-  for (const char* own : {"192.0.2.2", "192.0.2.255", "2001:db8::2", "127.0.0.1", "::1"})
-    host.own.insert(*ir::IpAddress::parse(own));
+  const auto own = addrs({"192.0.2.2", "192.0.2.255", "2001:db8::2", "127.0.0.1", "::1"});
+  const auto unreadable = addrs({"198.51.100.9"});
+  const auto unrouted = addrs({"203.0.113.7", "2001:db8:7::1"});
+  std::vector<ir::IpAddress> asked;
+  const ir::RouteOf route_of = [&](const ir::IpAddress& a) {
+    asked.push_back(a);
+    if (std::find(own.begin(), own.end(), a) != own.end())
+      return ir::RouteAnswer{ir::Delivery::ThisHost, "a local route"};
+    if (std::find(unreadable.begin(), unreadable.end(), a) != unreadable.end())
+      return ir::RouteAnswer{ir::Delivery::Unknown, "no answer to the question"};
+    if (std::find(unrouted.begin(), unrouted.end(), a) != unrouted.end())
+      return ir::RouteAnswer{ir::Delivery::NoRoute, "Network is unreachable"};
+    return ir::RouteAnswer{ir::Delivery::Elsewhere, "a unicast route"};
+  };
   for (const char* reaches :
        {"192.0.2.2", "2001:db8::2", "192.0.2.255", "0.0.0.0", "::", "::ffff:192.0.2.2",
         "::ffff:0:c000:202", "64:ff9b::c000:202", "2002:c000:202::1", "2002:c000:202:9::",
         "2001:0:c000:202::ffff:ffff", "2001:0:808:808::3fff:fdfd", "2001:db8::5efe:c000:202",
         "fe80::200:5efe:c000:202", "::ffff:0.0.0.0", "64:ff9b::", "::c000:202"})
     BOOST_TEST_CONTEXT(reaches) {
-      BOOST_TEST(ir::reaches_host(*ir::IpAddress::parse(reaches), host));
+      const auto r = ir::reaches_host(*ir::IpAddress::parse(reaches), route_of);
+      BOOST_TEST((r && r->delivery == ir::Delivery::ThisHost));
     }
+  const auto unknown = ir::reaches_host(*ir::IpAddress::parse("198.51.100.9"), route_of);
+  BOOST_TEST((unknown && unknown->delivery == ir::Delivery::Unknown &&
+              unknown->what == "no answer to the question"));
+  BOOST_TEST(ir::reaches_host(*ir::IpAddress::parse("64:ff9b::c633:6409"), route_of).has_value());
   for (const char* other :
        {"192.0.2.1", "192.0.2.3", "2001:db8::1", "2001:db8::2:0", "8.8.8.8", "::ffff:8.8.8.8",
         "64:ff9b::808:808", "2002:808:808::1", "2001:0:808:808::f7f7:f7f7", "2001:db8::c000:202",
-        "2001:db8::5efe:808:808", "::808:808"})
-    BOOST_TEST_CONTEXT(other) { BOOST_TEST(!ir::reaches_host(*ir::IpAddress::parse(other), host)); }
+        "2001:db8::5efe:808:808", "::808:808", "203.0.113.7", "2001:db8:7::1"})
+    BOOST_TEST_CONTEXT(other) {
+      BOOST_TEST(!ir::reaches_host(*ir::IpAddress::parse(other), route_of).has_value());
+    }
+  // The kernel is asked for the address and for each IPv4 address it carries, and never
+  // for 0.0.0.0 or ::.
+  asked.clear();
+  ir::reaches_host(*ir::IpAddress::parse("2001:0:808:808::f7f7:f7f7"), route_of);
+  BOOST_TEST(asked == addrs({"2001:0:808:808::f7f7:f7f7", "8.8.8.8", "8.8.8.8"}));
+  asked.clear();
+  ir::reaches_host(*ir::IpAddress::parse("0.0.0.0"), route_of);
+  BOOST_TEST(asked.empty());
   BOOST_TEST(ir::carried_ipv4(*ir::IpAddress::parse("192.0.2.2")).empty());
   BOOST_TEST(ir::carried_ipv4(*ir::IpAddress::parse("2001:4860::1")).empty());
   const auto teredo =
@@ -239,11 +280,9 @@ BOOST_AUTO_TEST_CASE(addresses_that_reach_the_host_itself) {
 
 BOOST_AUTO_TEST_CASE(admission_refuses_a_name_that_reaches_the_host_itself) {
   const auto allow = allow_of("pypi.org, localhost:5432, ip:192.0.2.2:443");
-  ir::HostAddresses host;
-  for (const char* own : {"192.0.2.2", "2001:db8::2", "127.0.0.1"})
-    host.own.insert(*ir::IpAddress::parse(own));
+  const auto route_of = routes_with_local({"192.0.2.2", "2001:db8::2", "127.0.0.1"});
   auto verdict = [&](std::string_view name, uint16_t port, const std::vector<ir::IpAddress>& a) {
-    auto r = compiler::admit(allow, name, port, a, host);
+    auto r = compiler::admit(allow, name, port, a, route_of);
     return r.admitted ? std::string("admitted") : std::string(compiler::to_string(*r.refusal));
   };
   BOOST_TEST(verdict("pypi.org", 443, addrs({"192.0.2.1"})) == "admitted");
@@ -252,12 +291,29 @@ BOOST_AUTO_TEST_CASE(admission_refuses_a_name_that_reaches_the_host_itself) {
       BOOST_TEST(verdict("pypi.org", 443, addrs({own})) == "address-refused");
       BOOST_TEST(verdict("pypi.org", 443, addrs({"192.0.2.1", own})) == "address-refused");
     }
-  const auto r = compiler::admit(allow, "pypi.org", 443, addrs({"2001:db8::2"}), host);
+  const auto r = compiler::admit(allow, "pypi.org", 443, addrs({"2001:db8::2"}), route_of);
   BOOST_TEST(r.reason ==
-             "pypi.org:443 resolves to 2001:db8::2, which reaches this host (only "
-             "localhost:PORT entries reach the host's own services)");
+             "pypi.org:443 resolves to 2001:db8::2, which reaches this host (a local route; "
+             "only localhost:PORT entries reach the host's own services)");
   BOOST_TEST(verdict("192.0.2.2", 443, {}) == "address-refused");  // a listed literal too
   BOOST_TEST(verdict("localhost", 5432, {}) == "admitted");        // the one way to it
+  // A route that cannot be read refuses (fail closed); the kernel is not asked for
+  // localhost:PORT, which is the host's loopback by definition.
+  const auto unread = compiler::admit(
+      allow, "pypi.org", 443, addrs({"192.0.2.1"}), [](const ir::IpAddress&) {
+        return ir::RouteAnswer{ir::Delivery::Unknown, "cannot ask the kernel's routes (socket): "
+                                                      "Too many open files"};
+      });
+  BOOST_TEST(!unread.admitted);
+  BOOST_TEST(unread.reason ==
+             "pypi.org:443 resolves to 192.0.2.1, whose route cannot be read: cannot ask the "
+             "kernel's routes (socket): Too many open files");
+  bool asked = false;
+  BOOST_TEST(compiler::admit(allow, "localhost", 5432, {}, [&](const ir::IpAddress&) {
+               asked = true;
+               return ir::RouteAnswer{};
+             }).admitted);
+  BOOST_TEST(!asked);
 }
 
 // Property: over random allow lists and random requests, admit() admits exactly when an
@@ -303,7 +359,7 @@ BOOST_AUTO_TEST_CASE(admission_agrees_with_the_policy_on_random_requests) {
       }
       bool all_public = !a.empty();
       for (const auto& x : a) all_public = all_public && ir::scope_of(x) == ir::AddressScope::Public;
-      const auto got = compiler::admit(parsed.policy->allow, host, port, a, {});
+      const auto got = compiler::admit(parsed.policy->allow, host, port, a, routes_with_local());
       BOOST_TEST_CONTEXT(entries << " ? " << host << ":" << port) {
         BOOST_TEST(got.admitted == (listed && all_public));
         if (got.admitted) BOOST_TEST(got.address->str() == a.front().str());

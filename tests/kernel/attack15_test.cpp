@@ -1,0 +1,101 @@
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "sandbox_fixture.hpp"
+
+// Red team round 15 (docs/redteam-2026-12.md): what session 14 landed, attacked. Each case
+// is a finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack15)
+
+// A15-G1: git's command values were read as interpreters only when the interpreter was
+// the program (or followed env, exec, command, nohup, time); behind a program that runs
+// another (`timeout 10 python3 -m nbfilter`, `exec -a NAME python3 ...`) nothing was
+// protected and the run went ahead. The sandbox planted nbfilter.py at the worktree top
+// and the host's next `git add` of a filtered file imported it (both callers). Now the
+// first word naming an interpreter is read as one: the module form refuses the run. A15-G6:
+// the interpreter named by a parameter expansion (`${PY:-python3}`), the same way; now a
+// program only a shell resolves refuses.
+BOOST_DATA_TEST_CASE(an_interpreter_behind_another_program_refuses_the_run, bdata::make(kCallers),
+                     caller) {
+  for (const char* clean : {"timeout 10 python3 -m nbfilter", "exec -a nb python3 -m nbfilter",
+                            "${PY:-python3} -m nbfilter"}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"),
+                   std::string("[filter \"nb\"]\n\tclean = ") + clean + "\n");
+    box.write_file(box.ws(".gitattributes"), "*.ipynb filter=nb\n");
+    const RunResult r = box.sh("echo 'import os' > nbfilter.py; echo ran > ran");
+    BOOST_TEST(!exists(box.ws("nbfilter.py")), clean << ": planted: " << r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), clean << ": the command ran: " << r.describe());
+    BOOST_TEST(r.exit_code == 2, clean << ": " << r.describe());
+    BOOST_TEST(r.err.find(box.ws(".git/config") + ":2:") != std::string::npos,
+               clean << ": " << r.describe());
+  }
+}
+
+// A15-G2: sed and awk run a program file named by `-f`, found in the directory git runs
+// them in, and only words with a '/' were protected: with `filter.sd.clean = sed -f
+// strip.sed` the sandbox wrote `1e touch …` into strip.sed and the host's next `git add`
+// ran it (GNU sed's `e`), likewise awk's system() (both callers). Now refused.
+BOOST_DATA_TEST_CASE(a_program_file_of_sed_or_awk_refuses_the_run, bdata::make(kCallers), caller) {
+  for (const char* clean : {"sed -f strip.sed", "awk -f strip.sed"}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"),
+                   std::string("[filter \"sd\"]\n\tclean = ") + clean + "\n");
+    const RunResult r = box.sh("echo '1e true' > strip.sed; echo ran > ran");
+    BOOST_TEST(!exists(box.ws("strip.sed")), clean << ": planted: " << r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), clean << ": the command ran: " << r.describe());
+    BOOST_TEST(r.exit_code == 2, clean << ": " << r.describe());
+  }
+}
+
+// A15-G4: a script a command value names (or a hook links to) was protected as a file, but
+// the interpreter its `#!` line starts (python) puts the script's directory first on its
+// import path: the sandbox wrote tools/json.py beside a clean filter doing `import json`, and
+// the host's next `git add` of a filtered file ran it (both callers). Now such a script in a
+// directory the sandbox can write refuses the run; a shell script does not (control).
+BOOST_DATA_TEST_CASE(a_script_whose_interpreter_loads_code_beside_it_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  const std::string python = "#!/usr/bin/env python3\nimport sys, json\n";
+  for (const char* member : {"filter", "hook"}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git/hooks"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"), "[filter \"j\"]\n\tclean = tools/clean\n");
+    box.make_dir(box.ws("tools"));
+    box.write_file(box.ws("tools/clean"), "#!/bin/sh\ncat\n", 0755);
+    box.write_file(box.ws("tools/pre-commit.py"), python, 0755);
+    if (std::string(member) == "filter")
+      box.write_file(box.ws("tools/clean"), python, 0755);
+    else
+      BOOST_REQUIRE(symlink("../../tools/pre-commit.py", box.ws(".git/hooks/pre-commit").c_str()) ==
+                    0);
+    const RunResult r = box.sh("echo 'import os' > tools/json.py; echo ran > ran");
+    BOOST_TEST(!exists(box.ws("tools/json.py")), member << ": planted: " << r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), member << ": the command ran: " << r.describe());
+    BOOST_TEST(r.exit_code == 2, member << ": " << r.describe());
+  }
+  Sandbox box(caller);
+  box.make_dir(box.ws(".git"));
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  box.write_file(box.ws(".git/config"), "[filter \"j\"]\n\tclean = tools/clean\n");
+  box.make_dir(box.ws("tools"));
+  box.write_file(box.ws("tools/clean"), "#!/bin/sh\ncat\n", 0755);
+  const RunResult r = box.sh("echo ok > tools/other");
+  BOOST_TEST(r.completed(), "a shell script's directory: " << r.describe());
+  BOOST_TEST(read_file(box.ws("tools/other")).value_or("") == "ok\n", r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
