@@ -224,6 +224,10 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
                                     "parses\n"};
     plan.expected_setup = expected_setup(*parsed);
     for (const auto& op : parsed->ops)
+      if (op.kind == BwrapOpKind::Bind && op.source_fd)
+        for (auto& s : plan.bind_sources)
+          if (s.fd == *op.source_fd) s.writable = true;
+    for (const auto& op : parsed->ops)
       if (is_mount(op.kind)) plan.mount_destinations.push_back(parsed->paths->path(op.dest).str());
     if (compiled->resolved.network == ir::Network::Allow) {
       plan.proxy_port = proxy_port(compiled->resolved.allow);

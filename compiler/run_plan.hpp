@@ -57,6 +57,7 @@ struct FdPayload {
 struct BindSource {
   int fd;
   std::string path;
+  bool writable = false;  // the verified argv binds it with --bind-fd, not --ro-bind-fd
 };
 
 // The object resolution saw at `path` (a bind source of a plan made from `resolved`), or

@@ -1,9 +1,11 @@
 #include "runner/bind_stage.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -30,23 +32,37 @@ int reopen(const char* path) {
   return static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
 }
 
+// MOUNT_ATTR_RDONLY set on the mount at `path` from `fd` (AT_EMPTY_PATH: `fd` itself),
+// and on every mount below it with AT_RECURSIVE, or cleared (`set` false).
+bool read_only(int fd, const char* path, unsigned flags, bool set = true) {
+  mount_attr attr{};
+  (set ? attr.attr_set : attr.attr_clr) = MOUNT_ATTR_RDONLY;
+  return mount_setattr(fd, path, flags, &attr, sizeof attr) == 0;
+}
+
 // Descriptor `fd` replaced by a detached copy of the mount tree at `path` in this
-// namespace, which must show the object `fd` holds.
-bool replace_by_copy(int fd, const char* path) {
+// namespace, which must show the object `fd` holds; every mount of the copy read-only
+// unless the verified argv binds it writable. Returns nullptr, or why not.
+const char* replace_by_copy(int fd, const char* path, bool writable) {
   const int found = reopen(path);
-  if (found < 0) return false;
   struct stat want, got;
-  const bool same = fstat(fd, &want) == 0 && fstat(found, &got) == 0 && !S_ISLNK(got.st_mode) &&
-                    want.st_dev == got.st_dev && want.st_ino == got.st_ino;
+  const bool same = found >= 0 && fstat(fd, &want) == 0 && fstat(found, &got) == 0 &&
+                    !S_ISLNK(got.st_mode) && want.st_dev == got.st_dev && want.st_ino == got.st_ino;
   // A copy, not a bind: nothing is attached yet, so no copy holds the stage or another.
   const int copy =
       same ? open_tree(found, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH)
            : -1;
-  close(found);
-  if (copy < 0) return false;
-  const bool moved = dup2(copy, fd) == fd;
+  if (found >= 0) close(found);
+  if (!same)
+    return "it is not the object that was verified in the sandbox's mount namespace "
+           "(replaced, or reached through a symlink, since)";
+  if (copy < 0) return "cannot copy its mount tree";
+  const char* why = !writable && !read_only(copy, "", AT_EMPTY_PATH | AT_RECURSIVE)
+                        ? "cannot make its copy read-only"
+                    : dup2(copy, fd) != fd ? "cannot hand its copy to bwrap"
+                                           : nullptr;
   close(copy);
-  return moved;
+  return why;
 }
 
 // The copy descriptor `fd` holds attached at its entry in the stage (`stage`, its
@@ -68,29 +84,63 @@ const char* attach(int stage, int fd) {
   return nullptr;
 }
 
+// The device `path` (absolute) given a writable mount of its own in this namespace: its
+// writes do not need one, but setting its times does (`touch /dev/null`). Best effort:
+// where it cannot be done (missing, not a character device, a host whose /dev is
+// read-only already) the device stays read-only, which is no weaker.
+void writable_device(const char* path) {
+  const int copy =
+      open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
+  if (copy < 0) return;
+  struct stat st;
+  if (fstat(copy, &st) == 0 && S_ISCHR(st.st_mode) && read_only(copy, "", AT_EMPTY_PATH, false))
+    move_mount(copy, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
+  close(copy);
+}
+
+// Every mount of this namespace read-only but its /proc, a procfs where nothing can be
+// created and through which bwrap writes its user namespace's maps and
+// max_user_namespaces, and the devices bwrap's --dev binds from /oldroot/dev (bubblewrap.c
+// setup_newroot), which hold no entries: the sandbox's are as writable as before.
+const char* seal_namespace() {
+  if (!read_only(AT_FDCWD, "/", AT_RECURSIVE))
+    return "cannot make the mounts of bwrap's namespace read-only";
+  const int proc = open("/proc", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (proc < 0) return "cannot open /proc";
+  struct statfs fs;
+  // Anything but a procfs there, and the mount made writable again could be another.
+  const bool procfs = fstatfs(proc, &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC;
+  const bool writable = procfs && read_only(proc, "", AT_EMPTY_PATH, false);
+  close(proc);
+  if (!procfs) return "/proc is not a procfs";
+  if (!writable) return "cannot keep /proc writable";
+  for (const char* device :
+       {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
+    writable_device(device);
+  return nullptr;
+}
+
 }  // namespace
 
-const char* stage_bind_sources(const std::vector<std::pair<int, std::string>>& sources,
-                               const char*& failed) {
+const char* stage_bind_sources(const std::vector<StagedSource>& sources, const char*& failed) {
   failed = nullptr;
-  if (sources.empty()) return nullptr;
   // Every copy is made before the stage exists: the root's then shows the host's
   // kBindStage, and none shows the stage.
-  for (const auto& [fd, path] : sources) {
-    failed = path.c_str();
-    if (!replace_by_copy(fd, path.c_str()))
-      return "it is not the object that was verified in the sandbox's mount namespace "
-             "(replaced, or reached through a symlink, since)";
+  for (const StagedSource& s : sources) {
+    failed = s.path.c_str();
+    if (const char* why = replace_by_copy(s.fd, s.path.c_str(), s.writable)) return why;
   }
   failed = nullptr;
+  if (const char* why = seal_namespace()) return why;
+  if (sources.empty()) return nullptr;
   if (mount("zpolicy-stage", kBindStage, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0700") !=
       0)
     return "cannot mount the stage";
   const int stage = open(kBindStage, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (stage < 0) return "cannot open the stage";
-  for (const auto& [fd, path] : sources) {
-    if (const char* why = attach(stage, fd)) {
-      failed = path.c_str();
+  for (const StagedSource& s : sources) {
+    if (const char* why = attach(stage, s.fd)) {
+      failed = s.path.c_str();
       close(stage);
       return why;
     }

@@ -1,7 +1,6 @@
 #pragma once
 
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace zpolicy::runner {
@@ -10,6 +9,14 @@ namespace zpolicy::runner {
 // which only root can rename, and which bwrap never looks up by name while it sets up (it
 // uses /oldroot/dev, /oldroot/proc and /tmp); covered in that child's namespace only.
 inline constexpr char kBindStage[] = "/sys";
+
+// A bind descriptor of the run: its number in the guard's child, the verified path it
+// was opened at, and whether the verified argv binds it writable (--bind-fd).
+struct StagedSource {
+  int fd;
+  std::string path;
+  bool writable;
+};
 
 // Pins every bind source of a run where bwrap can resolve it to nothing else (red team
 // A14-L1; docs/run.md "Binding by descriptor").
@@ -37,10 +44,21 @@ inline constexpr char kBindStage[] = "/sys";
 // copy of this namespace ends with its setup (its /oldroot), and the sandbox's "/" is the
 // root's copy, taken before the stage: the sandbox sees no trace of it.
 //
+// The same namespace is what bwrap's /oldroot shows while it sets up, and bwrap follows
+// symlinks in the destinations it creates (ensure_file, ensure_dir, mkdir_with_parents):
+// a destination in a writable root swapped for a symlink that climbs out of its new root
+// into /oldroot made it create an empty file or directory, as the caller, wherever the
+// swapper chose on the host (red team E1d). So, once the copies are taken, every mount of
+// the namespace is made read-only (mount_setattr AT_RECURSIVE), as is every mount of each
+// copy but those of the writable binds. Made writable again: /proc (a procfs, where
+// nothing can be created, and where bwrap writes its user namespace's maps) and the
+// devices bwrap's --dev binds (files; so that the sandbox's are as before). bwrap can
+// then create an entry through /oldroot only inside a writable root of the run. (Not a
+// fresh minimal root instead: docs/decisions.md.)
+//
 // Called in that namespace. System calls and stack buffers only (the child of a fork of a
 // process that may have other threads). Returns nullptr, or why not (a static string) with `failed` set to the
 // path of the source it was at (or nullptr).
-const char* stage_bind_sources(const std::vector<std::pair<int, std::string>>& sources,
-                               const char*& failed);
+const char* stage_bind_sources(const std::vector<StagedSource>& sources, const char*& failed);
 
 }  // namespace zpolicy::runner

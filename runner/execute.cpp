@@ -573,7 +573,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.cwd = plan.cwd;
   spec.timeout = plan.timeout;
   spec.guarded = true;
-  for (const auto& s : plan.bind_sources) spec.staged.emplace_back(s.fd, s.path);
+  for (const auto& s : plan.bind_sources) spec.staged.push_back({s.fd, s.path, s.writable});
   Outcome outcome = supervise(spec);
   streams.finish();
   close_all();

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/bind_stage.hpp"
+
 namespace zpolicy::runner {
 
 // On timeout every process of the sandbox gets SIGTERM first and this long to exit (a
@@ -51,7 +53,7 @@ struct SpawnSpec {
   // Guarded runs: the bind descriptors (number in the child, verified path) the guard's
   // child pins where bwrap resolves them to nothing else before it execs bwrap
   // (runner/bind_stage.hpp).
-  std::vector<std::pair<int, std::string>> staged;
+  std::vector<StagedSource> staged;
   // Guarded runs: called once the guard has reported (nothing of the sandbox is left to
   // rely on anything), before the guard is let go.
   std::function<void()> reported;

@@ -1,11 +1,15 @@
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cstring>
+#include <regex>
 
 #include "exec_gate.hpp"
 #include "sandbox_fixture.hpp"
@@ -59,9 +63,113 @@ const Swap kSwaps[] = {
     {"private", "decoy-dir", false},                // another one
 };
 
+const char* kClimbPolicy = R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  read: ["/"]
+  write: ["${WORKSPACE}"]
+  protect: [.env]
+  deny: ["${WORKSPACE}/secret.txt"]
+network: none
+)";
+
+// A destination in the workspace swapped for a symlink that climbs out of bwrap's new
+// root into its /oldroot: bwrap's ensure_file() creates the symlink's target before its
+// own check of the bind fails. A protected file (its own descriptor) through the host's
+// names in /oldroot, and a denied one (/dev/null's) through the copy of the host's root
+// the guard's child attached at /sys/N for bwrap. (The directories above a destination
+// are binds, the workspace and pins, which bwrap checks before it makes anything below
+// them, and ensure_dir() makes nothing through a symlink at the destination itself: a
+// swap before bwrap starts reaches no mkdir(); one between its steps does,
+// kernel_bind_race.)
+struct Climb {
+  const char* name;
+  bool through_root_copy;
+};
+std::ostream& operator<<(std::ostream& os, const Climb& c) {
+  return os << c.name << (c.through_root_copy ? " (the root's copy)" : "");
+}
+const Climb kClimbs[] = {{".env", false}, {"secret.txt", true}};
+
+// The descriptor `zpolicy plan` gives the root's bind, i.e. where the guard's child
+// attaches its copy (runner/bind_stage.hpp: kBindStage/N).
+std::string root_descriptor(const Sandbox& box, const std::string& policy) {
+  const RunResult plan = box.host_command(
+      {zpolicy_binary(), "plan", "--policy", policy, "--format", "json", "--", "/bin/true"});
+  static const std::regex root(R"re("fd":\s*([0-9]+),\s*"path":\s*"/")re");
+  std::smatch m;
+  BOOST_TEST_REQUIRE(std::regex_search(plan.out, m, root), plan.describe());
+  return m[1];
+}
+
+// The "../" that lead from the directory `dir` (absolute) in bwrap's new root out of it,
+// to the root of bwrap's base tmpfs, where its /oldroot is.
+std::string climb(const std::string& dir) {
+  std::string up = "../";  // out of bwrap's /newroot too, into its base tmpfs
+  for (char c : dir)
+    if (c == '/') up += "../";
+  return up;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_setup_check)
+
+// E1d's host side (docs/run.md "Binding by descriptor"): whatever bwrap follows into its
+// /oldroot while it sets up is read-only (runner/bind_stage.hpp), so it creates nothing on
+// the host. The runner is stopped from the swap until bwrap has given up (or set up), so
+// that its watch of the renamed name cannot kill bwrap first: bwrap meets the symlink
+// every time.
+BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_nothing_on_the_host,
+                     bdata::make(kCallers) * bdata::make(kClimbs), caller, climb_in) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy("climb.yaml", kClimbPolicy);
+  box.write_file(box.ws(".env"), "TOKEN=1\n");
+  box.write_file(box.ws("secret.txt"), "SECRET-4724\n");
+  const std::string victim = box.home() + "/victim";
+  box.make_dir(victim);
+  const std::string original = box.ws(climb_in.name);
+  const std::string moved = original + "-moved";
+  const std::string link =
+      climb(box.workspace()) + "oldroot" +
+      (climb_in.through_root_copy ? "/sys/" + root_descriptor(box, policy) : std::string()) +
+      victim + "/created";
+  BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
+  const std::string before = snapshot(victim);
+
+  const std::string ran = "ran-" + unique_token();
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c", "touch " + ran + "; echo " + kDoneMarker};
+  std::atomic<pid_t> runner{0};
+  std::atomic<bool> stopped{false};
+  int bwrap = -1;
+  ExecGate gate([&] {
+    stopped = kill(runner, SIGSTOP) == 0;
+    bwrap = static_cast<int>(syscall(SYS_pidfd_open, gate.bwrap(), 0));
+    exchange(original, moved);
+  });
+  Running running = box.start(spec);
+  runner = running.pid;
+  gate.watch(running.pid);
+  BOOST_TEST_REQUIRE(wait_until([&] { return gate.acted(); }, std::chrono::seconds(10)));
+  BOOST_TEST_REQUIRE(stopped.load());
+  BOOST_TEST_REQUIRE(bwrap >= 0);
+  // bwrap gives up at the symlink (its own check of a bind, or a creation refused), or
+  // sets up and waits for the runner's release: either way, once it has gone or made the
+  // entry, it has done all it would do.
+  pollfd gone{bwrap, POLLIN, 0};
+  wait_until([&] { return poll(&gone, 1, 0) == 1 || snapshot(victim) != before; },
+             std::chrono::seconds(10));
+  close(bwrap);
+  kill(runner, SIGCONT);
+  RunResult r = box.finish(running);
+
+  BOOST_TEST(snapshot(victim) == before, "bwrap created an entry on the host: "
+                                             << snapshot(victim) << r.describe());
+  BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws(ran)), "the command ran");
+}
 
 BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_after_the_runner_checked_never_runs,
                      bdata::make(kCallers) * bdata::make(kSwaps), caller, swap) {
