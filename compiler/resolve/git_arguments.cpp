@@ -96,6 +96,14 @@ constexpr ProgramOption kOptions[] = {
 // is theirs.
 bool optional_value(std::string_view name) { return name == "open-files-in-pager"; }
 
+// `o` is one of `names`, alone or with a glued `=VALUE`.
+bool one_of_options(const std::string& o, std::initializer_list<std::string_view> names) {
+  for (std::string_view n : names)
+    if (o == n || (n.size() > 2 && o.size() > n.size() && o.rfind(n, 0) == 0 && o[n.size()] == '='))
+      return true;
+  return false;
+}
+
 class Reader {
  public:
   explicit Reader(GitArguments& out) : out_(out) {}
@@ -116,6 +124,7 @@ class Reader {
         return rest_is_command(w, j, "submodule foreach", true);
       }
     }
+    if (sub == "config") return config_subcommand(w, i + 1);
     subcommand_options(sub, w, i + 1);
   }
 
@@ -136,6 +145,23 @@ class Reader {
                             "which zpolicy does not read";
       } else if (o.rfind("--exec-path=", 0) == 0) {
         out_.directories.push_back(o.substr(12));
+      } else if (one_of_options(o, {"-C", "--git-dir", "--work-tree"})) {
+        // Another repository's configuration and hooks, or relative names resolved from
+        // another directory: what the value's -c keys name is not what zpolicy reads. The
+        // word after `-C` was taken for the subcommand, and the -c after it never read
+        // (red team A15B-1: `!git -C . -c core.hooksPath=hk commit`).
+        const size_t eq = o.find('=');
+        const std::string dir = eq != std::string::npos ? o.substr(eq + 1)
+                                : i + 1 < w.size()      ? w[++i]
+                                                        : "";
+        if (o != "-C" || (dir != "." && !dir.empty())) {
+          if (!out_.unreadable)
+            out_.unreadable = "it runs git with " + o.substr(0, eq) + " " + dir +
+                              ", another repository or directory than the one zpolicy reads";
+        }
+      } else if (one_of_options(o, {"--namespace", "--super-prefix", "--attr-source"}) &&
+                 o.find('=') == std::string::npos) {
+        ++i;  // its value, not the subcommand
       }
     }
     return i;
@@ -156,6 +182,30 @@ class Reader {
     std::optional<std::string> value;
     if (eq != std::string::npos) value = spec.substr(eq + 1);
     out_.config.push_back({entry_var(spec.substr(0, eq)), value});
+  }
+
+  // `git config KEY VALUE` (with --add, --replace-all, --global, …) and `git config set KEY
+  // VALUE` write a key that the same command value's later `git` reads (red team A15B-1:
+  // `!git config core.hooksPath hk && git commit`): read as `-c KEY=VALUE`. Any other
+  // form (a get, an unset) at worst protects a value pattern as well.
+  void config_subcommand(const std::vector<std::string>& w, size_t from) {
+    std::vector<std::string> operands;
+    for (size_t i = from; i < w.size(); ++i) {
+      const std::string& a = w[i];
+      if (a == "--") {
+        operands.insert(operands.end(), w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end());
+        break;
+      }
+      if (a.rfind('-', 0) != 0) {
+        operands.push_back(a);
+        continue;
+      }
+      if (a == "-f" || a == "--file" || a == "--blob" || a == "--type" || a == "--default" ||
+          a == "--comment" || a == "--value" || a == "-t")
+        ++i;  // its value
+    }
+    if (!operands.empty() && operands[0] == "set") operands.erase(operands.begin());
+    if (operands.size() >= 2) config(operands[0] + "=" + operands[1]);
   }
 
   void rest_is_command(const std::vector<std::string>& w, size_t from, const std::string& what,

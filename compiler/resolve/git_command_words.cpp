@@ -170,6 +170,15 @@ bool loader_variable(std::string_view name) {
   return ends("PATH") || ends("LIB") || one_of(name, {"BASH_ENV", "ENV", "ZDOTDIR"});
 }
 
+// An assignment prefix that changes the configuration a git command reads, which names
+// programs and hook directories zpolicy would then not have read (red team A15B-1:
+// `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=hk git commit`,
+// `HOME=. git commit` with a .gitconfig the sandbox writes at the top).
+bool config_variable(std::string_view name) {
+  return name.rfind("GIT_CONFIG", 0) == 0 ||
+         one_of(name, {"GIT_DIR", "GIT_COMMON_DIR", "GIT_WORK_TREE", "HOME", "XDG_CONFIG_HOME"});
+}
+
 bool assignment(const std::string& word, std::string* name = nullptr) {
   const size_t eq = word.find('=');
   if (eq == 0 || eq == std::string::npos) return false;
@@ -230,7 +239,8 @@ class Reader {
 
   // A word holding a blank may be a command a program hands to a shell (`su -c`, `watch`,
   // `sg`, `PAGER='python3 -m x' git log`; red team A15-G1). One that names a program
-  // runs_code_by_name knows is read as a command, and refused if that cannot be followed;
+  // runs_code_by_name knows, or git (its -c read as git's, A15B-1), is read as a command,
+  // and refused if that cannot be followed;
   // any other (`--format=%h %s`, `%C(auto)%d`) is split at blanks and the shell's
   // operators and quotes, and its pieces read as words, as well as the whole word (a path
   // may hold a blank: `'my tools'/x`).
@@ -251,7 +261,9 @@ class Reader {
       if (!cur.text.empty() && !program_at) {
         const size_t eq = cur.text.rfind('=');
         const size_t from = eq == std::string::npos ? 0 : eq + 1;
-        if (runs_code_by_name(cur.text.substr(from))) program_at = i - cur.text.size() + from;
+        const std::string piece = cur.text.substr(from);
+        if (runs_code_by_name(piece) || basename_of(piece) == "git")
+          program_at = i - cur.text.size() + from;
       }
       if (!cur.text.empty()) pieces.push_back(std::move(cur));
       cur = {};
@@ -268,6 +280,7 @@ class Reader {
     append(out_.words, inner.words);
     append(out_.bare, inner.bare);
     append(out_.scripts, inner.scripts);
+    append(out_.git_commands, inner.git_commands);
   }
 
   static void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
@@ -331,6 +344,8 @@ class Reader {
       if (assignment(w, &name)) {
         if (loader_variable(name))
           return refuse("it sets " + name + ", which changes where programs load code from");
+        if (config_variable(name))
+          return refuse("it sets " + name + ", which changes the configuration git reads");
         continue;
       }
       if (one_of(w, {"{", "}", "!", "if", "then", "else", "elif", "fi", "do", "done", "while",
@@ -389,7 +404,11 @@ class Reader {
       if (assignment(words[j].text, &name) && loader_variable(name))
         return refuse("it sets " + name + " after `" + b +
                       "`, which may pass it on, and it changes where programs load code from");
-      if (runs_code_by_name(words[j].text))
+      if (assignment(words[j].text, &name) && config_variable(name))
+        return refuse("it sets " + name + " after `" + b +
+                      "`, which may pass it on, and it changes the configuration git reads");
+      // A git behind it is read as git's command line (`timeout 60 git -c K=V`, A15B-1).
+      if (runs_code_by_name(words[j].text) || basename_of(words[j].text) == "git")
         return simple_command(words, j, end, code, program_at, depth);
     }
   }

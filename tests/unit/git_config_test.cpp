@@ -349,6 +349,43 @@ BOOST_AUTO_TEST_CASE(a_git_command_alias_is_read_as_git_reads_it) {
   BOOST_TEST(git_arguments("--config-env=core.editor=ED commit").unreadable.has_value());
   BOOST_TEST(!git_arguments("--config-env=user.name=N commit").unreadable.has_value());
   BOOST_TEST(git_arguments("difftool -x 'tools/d").unreadable.has_value());
+  // Red team A15B-1: -C's directory is no subcommand, the -c after it is read; -C elsewhere,
+  // --git-dir and --work-tree name another repository or directory than the one read.
+  const GitArguments after_c = git_arguments("-C . -c core.hooksPath=hk commit");
+  BOOST_TEST(!after_c.unreadable.has_value());
+  BOOST_TEST_REQUIRE(after_c.config.size() == 1u);
+  BOOST_TEST(after_c.config[0].first == "core.hookspath");
+  BOOST_TEST(git_arguments("-C sub status").unreadable.has_value());
+  BOOST_TEST(git_arguments("--git-dir=../o/.git status").unreadable.has_value());
+  BOOST_TEST(git_arguments("--work-tree ../o status").unreadable.has_value());
+  BOOST_TEST(git_arguments("--namespace ns -c core.hooksPath=hk commit").config.size() == 1u);
+  for (const char* v :
+       {"config core.hooksPath hk", "config --local --add core.HooksPath hk",
+        "config set core.hooksPath hk", "config -f .git/config core.hooksPath hk"}) {
+    const GitArguments set = git_arguments(v);
+    BOOST_TEST_REQUIRE(set.config.size() == 1u, v);
+    BOOST_TEST(set.config[0].first == "core.hookspath", v);
+    BOOST_TEST(set.config[0].second.value_or("") == "hk", v);
+  }
+  BOOST_TEST(git_arguments("config --get core.hooksPath").config.empty());
+}
+
+// Red team A15B-1: a git behind a wrapper is read as git's command line; a value that sets
+// git's configuration through the environment refuses.
+BOOST_AUTO_TEST_CASE(a_git_behind_a_wrapper_or_configured_by_the_environment) {
+  using W = std::vector<std::string>;
+  BOOST_TEST(paths_in_command("timeout 60 git -c core.hooksPath=hk commit").git_commands ==
+             (W{"\\-\\c \\c\\o\\r\\e\\.\\h\\o\\o\\k\\s\\P\\a\\t\\h\\=\\h\\k "
+                "\\c\\o\\m\\m\\i\\t"}));
+  for (const char* v :
+       {"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=hk git commit",
+        "GIT_CONFIG_PARAMETERS=\"'core.hookspath'='hk'\" git commit", "HOME=. git commit",
+        "env XDG_CONFIG_HOME=. git commit", "nice GIT_DIR=../o/.git git status",
+        "GIT_CONFIG_GLOBAL=gc git status"})
+    BOOST_TEST(paths_in_command(v).unreadable.has_value(), v);
+  BOOST_TEST(!paths_in_command("GIT_PAGER=cat git log").unreadable.has_value());
+  // A command a program hands to a shell as one word (`watch`, `su -c`).
+  BOOST_TEST(paths_in_command("watch 'git -c core.hooksPath=hk commit'").git_commands.size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(remote_urls_are_classified_as_git_connects) {
