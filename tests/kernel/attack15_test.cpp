@@ -4,6 +4,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <string>
+#include <utility>
 
 #include "sandbox_fixture.hpp"
 
@@ -94,6 +95,35 @@ BOOST_DATA_TEST_CASE(a_script_whose_interpreter_loads_code_beside_it_refuses_the
   const RunResult r = box.sh("echo ok > tools/other");
   BOOST_TEST(r.completed(), "a shell script's directory: " << r.describe());
   BOOST_TEST(read_file(box.ws("tools/other")).value_or("") == "ok\n", r.describe());
+}
+
+// A15B-1 (round 15b): a `!` alias's git command zpolicy did not read as git's command line:
+// git behind a wrapper (`timeout 60 git -c core.hooksPath=hk commit`), git's configuration
+// given through its environment (GIT_CONFIG_COUNT/KEY/VALUE, GIT_CONFIG_PARAMETERS, a HOME
+// whose .gitconfig the sandbox writes), git's `-C DIR` before `-c` (DIR was taken for the
+// subcommand), and a key set by `git config KEY VALUE` for the next git. The sandbox wrote
+// hk/pre-commit (or .gitconfig) at the worktree top and the host's next `git c` ran it
+// (both callers). Now the wrapped, `-C .` and `git config` forms are read as git's command
+// line (hk is protected), the environment's forms refuse the run.
+BOOST_DATA_TEST_CASE(a_git_command_behind_a_wrapper_or_configured_by_its_environment_is_read,
+                     bdata::make(kCallers), caller) {
+  const std::pair<const char*, const char*> members[] = {
+      {"!timeout 60 git -c core.hooksPath=hk commit", "hk/pre-commit"},
+      {"!GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=hk git commit",
+       "hk/pre-commit"},
+      {"!GIT_CONFIG_PARAMETERS=\\\"'core.hookspath'='hk'\\\" git commit", "hk/pre-commit"},
+      {"!HOME=. git commit", ".gitconfig"},
+      {"!git -C . -c core.hooksPath=hk commit", "hk/pre-commit"},
+      {"!git config core.hooksPath hk && git commit", "hk/pre-commit"}};
+  for (const auto& [alias, planted] : members) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"), std::string("[alias]\n\tc = ") + alias + "\n");
+    const RunResult r =
+        box.sh("mkdir -p hk; echo 'touch ran' > hk/pre-commit; echo '[core]' > .gitconfig");
+    BOOST_TEST(!exists(box.ws(planted)), alias << ": planted " << planted << ": " << r.describe());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
