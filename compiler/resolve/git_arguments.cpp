@@ -92,6 +92,64 @@ constexpr ProgramOption kOptions[] = {
     {"web--browse", "cmd", 'c', false},
 };
 
+// The options of the subcommands that connect to a repository that take a value in the
+// next word (git-<cmd>(1); an option with an optional value takes only a glued one), so
+// that the word is not taken for the repository operand. `repository`: the option's value
+// is the repository itself.
+struct ValueOption {
+  std::string_view subcommand;
+  std::string_view name;  // "-o" or "--push-option"
+  bool repository = false;
+};
+constexpr ValueOption kValueOptions[] = {
+    {"push", "--repo", true},       {"push", "-o"},
+    {"push", "--push-option"},      {"push", "--receive-pack"},
+    {"push", "--exec"},             {"archive", "--remote", true},
+    {"archive", "--exec"},          {"archive", "-o"},
+    {"archive", "--output"},        {"archive", "--prefix"},
+    {"archive", "--format"},        {"archive", "--add-file"},
+    {"archive", "--add-virtual-file"}, {"archive", "--mtime"},
+    {"ls-remote", "--upload-pack"}, {"ls-remote", "--exec"},
+    {"ls-remote", "-o"},            {"ls-remote", "--server-option"},
+    {"ls-remote", "--sort"},        {"fetch-pack", "--upload-pack"},
+    {"fetch-pack", "--exec"},       {"fetch-pack", "--depth"},
+    {"fetch-pack", "--shallow-since"}, {"fetch-pack", "--shallow-exclude"},
+    {"send-pack", "--receive-pack"}, {"send-pack", "--exec"},
+};
+// fetch, pull and clone share the fetching options; pull adds merge's, clone its own.
+constexpr std::string_view kFetchValueOptions[] = {
+    "--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs",
+    "--upload-pack", "-o", "--server-option", "--negotiation-tip", "--refmap", "--filter",
+    "--recurse-submodules-default", "--submodule-prefix"};
+constexpr std::string_view kPullValueOptions[] = {"-s", "--strategy", "-X", "--strategy-option",
+                                                  "--cleanup"};
+constexpr std::string_view kCloneValueOptions[] = {
+    "-o", "--origin", "-b", "--branch", "-u", "--reference", "--reference-if-able", "-c",
+    "--config", "--template", "--separate-git-dir", "--bundle-uri", "--ref-format",
+    "--revision"};
+
+bool connects(std::string_view sub) {
+  for (std::string_view s : {"push", "fetch", "pull", "ls-remote", "clone", "fetch-pack",
+                             "send-pack", "archive"})
+    if (s == sub) return true;
+  return false;
+}
+
+// Whether `name` (an option as written, without a glued value) takes the next word as its
+// value in `sub`, and whether that value is the repository.
+std::pair<bool, bool> takes_value(std::string_view sub, std::string_view name) {
+  for (const ValueOption& o : kValueOptions)
+    if (o.subcommand == sub && o.name == name) return {true, o.repository};
+  auto in = [&](const auto& list) {
+    return std::find(std::begin(list), std::end(list), name) != std::end(list);
+  };
+  if ((sub == "fetch" || sub == "pull" || sub == "clone") && in(kFetchValueOptions))
+    return {true, false};
+  if (sub == "pull" && in(kPullValueOptions)) return {true, false};
+  if (sub == "clone" && in(kCloneValueOptions)) return {true, false};
+  return {false, false};
+}
+
 // Options whose value is optional: only a glued value (`-Oless`, `--open-files-in-pager=x`)
 // is theirs.
 bool optional_value(std::string_view name) { return name == "open-files-in-pager"; }
@@ -125,6 +183,7 @@ class Reader {
       }
     }
     if (sub == "config") return config_subcommand(w, i + 1);
+    if (connects(sub)) repository_operand(sub, w, i + 1);
     subcommand_options(sub, w, i + 1);
   }
 
@@ -206,6 +265,36 @@ class Reader {
     }
     if (!operands.empty() && operands[0] == "set") operands.erase(operands.begin());
     if (operands.size() >= 2) config(operands[0] + "=" + operands[1]);
+  }
+
+  // The repository `sub` connects to (red team A15B-2: `push pushdir HEAD:x` ran the hooks
+  // of a bare `pushdir` the sandbox made): its first operand, or push's `--repo` and
+  // archive's `--remote` (archive's operands are tree-ishes). An option's value in the
+  // next word is skipped by kValueOptions; options and operands may mix (`push pushdir
+  // --force`), as git's parse-options lets them.
+  void repository_operand(const std::string& sub, const std::vector<std::string>& w,
+                          size_t from) {
+    bool operand_taken = sub == "archive";
+    for (size_t i = from; i < w.size(); ++i) {
+      const std::string& a = w[i];
+      if (a == "--") {
+        if (!operand_taken && i + 1 < w.size()) out_.repositories.push_back(w[i + 1]);
+        return;
+      }
+      if (a.size() > 1 && a[0] == '-') {
+        const size_t eq = a.find('=');
+        const auto [value, repository] = takes_value(sub, a.substr(0, eq));
+        if (eq != std::string::npos) {
+          if (repository) out_.repositories.push_back(a.substr(eq + 1));
+        } else if (value && i + 1 < w.size()) {
+          if (repository) out_.repositories.push_back(w[i + 1]);
+          ++i;
+        }
+        continue;
+      }
+      if (!operand_taken) out_.repositories.push_back(a);
+      operand_taken = true;
+    }
   }
 
   void rest_is_command(const std::vector<std::string>& w, size_t from, const std::string& what,

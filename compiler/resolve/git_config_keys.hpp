@@ -54,6 +54,10 @@ struct GitArguments {
   std::vector<GitArgumentCommand> commands;
   std::vector<std::string> directories;  // --exec-path: programs git runs by name
   std::vector<std::string> templates;    // --template: hooks `git init` copies
+  // The repository a subcommand connects to, as written: the first operand of push, fetch,
+  // pull, ls-remote, clone, fetch-pack and send-pack, push's `--repo`, archive's `--remote`.
+  // git takes one that names no configured remote for a URL or a path (red team A15B-2).
+  std::vector<std::string> repositories;
   std::optional<std::string> unreadable;
 };
 GitArguments git_arguments(std::string_view value);

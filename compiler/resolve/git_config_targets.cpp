@@ -131,6 +131,19 @@ class Walk {
     for (const auto& c : a.commands) command(e, c.option, c.text, tops, c.in_submodules);
     for (const auto& d : a.directories) directory(e, d, tops, false);
     for (const auto& d : a.templates) directory(e, d, tops, true);
+    // A name that is no configured remote is a URL or a path to git (remote.c's
+    // remote_get): read as a remote's URL is (red team A15B-2). A remote only the global
+    // config defines is not seen here, so its name is protected as a path too: more, never
+    // less.
+    for (const auto& r : a.repositories)
+      if (!configured_remote(r)) url(e, r, tops, false);
+  }
+
+  bool configured_remote(const std::string& name) const {
+    const std::string prefix = "remote." + name + ".";
+    return std::any_of(entries_.begin(), entries_.end(), [&](const Located& l) {
+      return l.entry.var.rfind(prefix, 0) == 0 && l.entry.var.find('.', prefix.size()) == std::string::npos;
+    });
   }
 
   // A directory of programs (`--exec-path`) or templates (`--template`, whose `hooks` git

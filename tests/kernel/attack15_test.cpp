@@ -126,6 +126,32 @@ BOOST_DATA_TEST_CASE(a_git_command_behind_a_wrapper_or_configured_by_its_environ
   }
 }
 
+// A15B-2: an alias that pushes to or fetches from a repository named by a bare word (`!git
+// push pushdir HEAD:x`, the non-'!' `push pushdir HEAD:x`): git takes a name that is no
+// configured remote for a path at the top, so the sandbox made a bare `pushdir` whose
+// pre-receive hook the host's next `git p` ran (both callers). Now the names git would try
+// there are protected as a remote URL's are; a configured remote's name is not (control).
+BOOST_DATA_TEST_CASE(an_aliass_repository_named_by_a_bare_word_is_protected,
+                     bdata::make(kCallers), caller) {
+  const char* members[] = {"!git push -q pushdir HEAD:refs/heads/x",
+                           "push -q --repo pushdir HEAD:refs/heads/x",
+                           "fetch --depth 1 pushdir main", "push pushdir --force"};
+  for (const char* alias : members) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"),
+                   std::string("[remote \"origin\"]\n\turl = https://example.invalid/r\n"
+                               "[alias]\n\tp = ") +
+                       alias + "\n\to = push origin main\n");
+    const RunResult r = box.sh(
+        "git init -q --bare pushdir 2>/dev/null; test -e origin && echo seen > origin-seen; true");
+    BOOST_TEST(!exists(box.ws("pushdir/hooks")), alias << ": made pushdir: " << r.describe());
+    BOOST_TEST(r.completed(), alias << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("origin-seen")), "a configured remote's name was protected");
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

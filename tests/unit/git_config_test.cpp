@@ -388,6 +388,26 @@ BOOST_AUTO_TEST_CASE(a_git_behind_a_wrapper_or_configured_by_the_environment) {
   BOOST_TEST(paths_in_command("watch 'git -c core.hooksPath=hk commit'").git_commands.size() == 1u);
 }
 
+// Red team A15B-2: the repository a subcommand connects to, past the options that take the
+// next word as their value, and options after it.
+BOOST_AUTO_TEST_CASE(the_repository_a_git_command_connects_to) {
+  using R = std::vector<std::string>;
+  auto repos = [](const char* v) { return git_arguments(v).repositories; };
+  BOOST_TEST(repos("push -q pushdir HEAD:refs/heads/x") == (R{"pushdir"}));
+  BOOST_TEST(repos("push -o ci.skip --force pushdir main") == (R{"pushdir"}));
+  BOOST_TEST(repos("push --repo=r1 main") == (R{"r1", "main"}));
+  BOOST_TEST(repos("push --repo r1") == (R{"r1"}));
+  BOOST_TEST(repos("fetch --depth 1 ../other main") == (R{"../other"}));
+  BOOST_TEST(repos("pull -s ours -X theirs up main") == (R{"up"}));
+  BOOST_TEST(repos("clone -b main -o up --depth=1 src dest") == (R{"src"}));
+  BOOST_TEST(repos("ls-remote --sort version:refname there") == (R{"there"}));
+  BOOST_TEST(repos("archive --remote=r2 --format tar HEAD") == (R{"r2"}));
+  BOOST_TEST(repos("archive --format=tar HEAD").empty());
+  BOOST_TEST(repos("push -- -odd") == (R{"-odd"}));
+  BOOST_TEST(repos("push").empty());
+  BOOST_TEST(repos("log --oneline origin/main").empty());
+}
+
 BOOST_AUTO_TEST_CASE(remote_urls_are_classified_as_git_connects) {
   BOOST_TEST(git_url("ext::sh -c tools/x% y %S").command.value_or("") ==
              "'sh' '-c' 'tools/x y' 'git-upload-pack'");
@@ -482,7 +502,7 @@ BOOST_AUTO_TEST_CASE(what_an_alias_or_a_url_names_resolves_as_git_resolves_it) {
             "[alias]\n\th = -c core.hooksPath=h2 -c 'alias.y=difftool -x y/d' y\n"
             "\tr = rebase --exec \"tools/r --a\"\n\ts = !git -c core.hooksPath=h3 status\n"
             "[remote \"o\"]\n\turl = ext::tools/ext %S\n\tpushurl = ../up\n"
-            "[hook \"p\"]\n\tcommand = git push origin HEAD:refs/heads/x\n");
+            "[hook \"p\"]\n\tcommand = git push o HEAD:refs/heads/x\n");
   const Walked w = walk(top);
   BOOST_TEST(w.refusals.empty(), w.refusals.front());
   const std::string t = top.str();
