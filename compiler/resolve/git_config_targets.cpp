@@ -1,5 +1,6 @@
 #include "compiler/resolve/git_config_targets.hpp"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -62,6 +63,7 @@ class Walk {
       const Located e = entries_[i];
       use(e, tops, 0);
     }
+    legacy_remotes(tops);
     // A name that is no remote with a url is a URL or a path to git (remote.c's
     // remote_get): read as a remote's URL is (red team A15B-2, A15C-1). Decided once every
     // name a command takes away from the configuration is known.
@@ -201,6 +203,53 @@ class Walk {
     git_command_line(e, line, tops, depth + 1);
   }
 
+  // The remotes git still reads from the git directory's `remotes/<name>` (`URL: …` lines)
+  // and `branches/<name>` (`URL#branch`) files when the config gives the name no url
+  // (remote.c's read_remotes_file, read_branches_file): their URLs are read as
+  // `remote.<r>.url` values are, and their names count as configured.
+  void legacy_remotes(const std::vector<std::string>& tops) {
+    std::set<std::string> dirs;
+    for (const auto& f : src_.files) dirs.insert(directory_of(f));
+    for (const auto& dir : dirs)
+      for (const bool branches : {false, true}) {
+        const std::string sub = dir + (branches ? "/branches" : "/remotes");
+        DIR* d = opendir(sub.c_str());
+        if (!d) continue;
+        std::vector<std::string> names;
+        while (const dirent* ent = readdir(d))
+          if (ent->d_name[0] != '.') names.push_back(ent->d_name);
+        closedir(d);
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) {
+          const std::string path = sub + "/" + name;
+          const GitConfigFile file = read_git_config_file(path);
+          if (file.status != GitConfigFile::Status::Read) continue;
+          int line = 0;
+          for (size_t at = 0; at < file.text.size();) {
+            size_t end = file.text.find('\n', at);
+            if (end == std::string::npos) end = file.text.size();
+            std::string text = file.text.substr(at, end - at);
+            at = end + 1;
+            ++line;
+            if (branches) {
+              text = text.substr(0, text.find('#'));
+            } else if (text.rfind("URL:", 0) == 0) {
+              text = text.substr(4);
+            } else {
+              continue;
+            }
+            const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t\r");
+            if (b == std::string::npos) continue;
+            const Located l{GitConfigEntry{"remote." + name + ".url", text.substr(b, e - b + 1), line},
+                            path};
+            url(l, *l.entry.value, tops, false);
+            legacy_remotes_.insert(name);
+            if (branches) break;
+          }
+        }
+      }
+  }
+
   // Whether git takes `name` for a remote with a url (remote.c's valid_remote): its last
   // `remote.<name>.url` in the files read unconditionally is not empty (git 2.46 takes an
   // empty one for a reset), and no command the configs run takes the name away (`remote
@@ -211,6 +260,7 @@ class Walk {
   // defines is not seen here, so its name is protected as a path too (A15C-11).
   bool configured_remote(const std::string& name) const {
     if (deconfigured_.count(name)) return false;
+    if (legacy_remotes_.count(name)) return true;
     const std::string key = "remote." + name + ".url";
     bool has_url = false;
     for (const Located& l : entries_)
@@ -392,6 +442,7 @@ class Walk {
   // Each name a key or a git command takes for a remote, or else a URL.
   std::vector<std::pair<Located, std::string>> remote_names_;
   std::set<std::string> deconfigured_;
+  std::set<std::string> legacy_remotes_;
 };
 
 }  // namespace

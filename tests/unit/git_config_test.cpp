@@ -523,6 +523,21 @@ BOOST_AUTO_TEST_CASE(a_remote_name_that_is_no_configured_remote_is_a_path) {
     d.write(".git/config", std::string("[alias]\n\tt = ") + alias + "\n");
     BOOST_TEST(walk(d).refusals.size() == 1u, alias);
   }
+  // Red team A15C-12: the legacy `remotes/<name>` and `branches/<name>` files name remotes
+  // too: their URLs are read, their names are configured.
+  zpolicy::test::TempDir legacy;
+  legacy.write(".git/config", "[alias]\n\ta = push up HEAD\n\tb = push br HEAD\n");
+  legacy.write(".git/remotes/up", "URL: pdW\nPush: HEAD\n");
+  legacy.write(".git/branches/br", "../pdX#main\n");
+  const Walked lw = walk(legacy);
+  BOOST_TEST(lw.refusals.empty());
+  for (const char* name : {"pdW", "../pdX"})
+    BOOST_TEST((std::find(lw.targets.begin(), lw.targets.end(),
+                          std::filesystem::weakly_canonical(legacy / name).string()) != lw.targets.end()),
+               name);
+  for (const char* name : {"up", "br"})
+    BOOST_TEST((std::find(lw.targets.begin(), lw.targets.end(), legacy / name) == lw.targets.end()),
+               name);
   zpolicy::test::TempDir chained;
   chained.write(".git/config", "[alias]\n\tf = \"!f() { git push \\\"$1\\\" HEAD; }; f\"\n\tt = f pdV\n");
   BOOST_TEST(walk(chained).refusals.size() == 1u);
