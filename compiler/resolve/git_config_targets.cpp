@@ -172,35 +172,55 @@ class Walk {
 
   // git runs an alias named as the subcommand with the words after it (no builtin has an
   // alias's name; reading one git would not run is only more): a non-'!' one is read with
-  // them as one command line, a '!' one given words refuses, since the shell hands them to
-  // its command as arguments (`"$1"`), which are read as the user's own words.
+  // them as one command line; a '!' one as its shell command with the words appended, as
+  // git's `sh -c 'CMD "$@"'` runs it, but refused when the command reads them by position
+  // (`"$1"`, `"$@"` inside a function), which are otherwise read as the user's own words.
   void alias_of_subcommand(const Located& e, const GitArguments::Subcommand& sub,
                            const std::vector<std::string>& tops, int depth) {
     std::string lower = sub.name;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const auto alias = std::find_if(entries_.begin(), entries_.end(), [&](const Located& l) {
-      return l.entry.var == "alias." + lower && l.entry.value;
-    });
-    if (alias == entries_.end()) return;
-    const std::string& value = *alias->entry.value;
-    const bool shell = value.find_first_not_of(" \t") != std::string::npos &&
-                       value[value.find_first_not_of(" \t")] == '!';
-    const std::string& v = *e.entry.value;
-    if (shell) {
-      if (!sub.arguments.empty())
-        refuse(e, v, "passes words to the shell alias '" + sub.name +
-                         "' as its arguments, which zpolicy does not follow");
-      return;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Located alias = entries_[i];
+      if (alias.entry.var == "alias." + lower && alias.entry.value)
+        alias_with_words(e, *alias.entry.value, sub, tops, depth);
     }
+  }
+
+  void alias_with_words(const Located& e, const std::string& value,
+                        const GitArguments::Subcommand& sub, const std::vector<std::string>& tops,
+                        int depth) {
+    const size_t first = value.find_first_not_of(" \t");
+    const bool shell = first != std::string::npos && value[first] == '!';
+    const std::string& v = *e.entry.value;
     if (sub.expanded) return refuse(e, v, "passes shell expansions to the alias '" + sub.name + "'");
-    if (depth >= 3) return refuse(e, v, "runs aliases of aliases more than 3 deep");
+    if (alias_depth_ >= 3) return refuse(e, v, "runs aliases of aliases more than 3 deep");
+    struct Deeper {
+      int& d;
+      explicit Deeper(int& depth) : d(depth) { ++d; }
+      ~Deeper() { --d; }
+    } deeper(alias_depth_);
+    if (shell) {
+      if (sub.arguments.empty()) return;  // the alias's own line reads it
+      for (size_t k = 0; k + 1 < value.size(); ++k)
+        if (value[k] == '$' && std::string_view("0123456789@*{#").find(value[k + 1]) != std::string_view::npos)
+          return refuse(e, v, "passes words to the shell alias '" + sub.name +
+                                  "', which reads them by position, as zpolicy reads only the "
+                                  "user's own");
+      std::string line = value.substr(first + 1);
+      for (const auto& word : sub.arguments) {
+        line += " '";
+        for (const char c : word) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        line += "'";
+      }
+      return command(e, "alias " + sub.name, line, tops, false);
+    }
     std::string line = value;
     for (const auto& word : sub.arguments) {
       line += ' ';
       if (word.empty()) line += "''";
       for (const char c : word) (line += '\\') += c;
     }
-    git_command_line(e, line, tops, depth + 1);
+    git_command_line(e, line, tops, depth);
   }
 
   // The remotes git still reads from the git directory's `remotes/<name>` (`URL: …` lines)
@@ -443,6 +463,7 @@ class Walk {
   std::vector<std::pair<Located, std::string>> remote_names_;
   std::set<std::string> deconfigured_;
   std::set<std::string> legacy_remotes_;
+  int alias_depth_ = 0;  // aliases run as another alias's subcommand, nested
 };
 
 }  // namespace

@@ -541,6 +541,14 @@ BOOST_AUTO_TEST_CASE(a_remote_name_that_is_no_configured_remote_is_a_path) {
   zpolicy::test::TempDir chained;
   chained.write(".git/config", "[alias]\n\tf = \"!f() { git push \\\"$1\\\" HEAD; }; f\"\n\tt = f pdV\n");
   BOOST_TEST(walk(chained).refusals.size() == 1u);
+  // A shell alias that does not read its words by position has them appended; a loop of
+  // aliases stops.
+  zpolicy::test::TempDir appended;
+  appended.write(".git/config", "[alias]\n\tp = !git push -q\n\tt = p pdY HEAD\n"
+                                "\ta = !git b x\n\tb = !git a y\n\tc = d\n\td = c\n");
+  const Walked aw = walk(appended);
+  BOOST_TEST((std::find(aw.targets.begin(), aw.targets.end(), appended / "pdY") != aw.targets.end()));
+  BOOST_TEST(aw.refusals.size() == 4u);
   zpolicy::test::TempDir pull;
   pull.write(".git/config", "[alias]\n\tt = submodule foreach git pull\n");
   BOOST_TEST(walk(pull).refusals.empty());
