@@ -156,8 +156,10 @@ BOOST_DATA_TEST_CASE(an_aliass_repository_named_by_a_bare_word_is_protected,
 // zpolicy did not read as one: the keys a plain `git push` obeys (`branch.<b>.remote`,
 // `remote.pushDefault`, `branch.<b>.pushRemote`), an alias's operand behind a value letter
 // ending a cluster, an abbreviated option or push's `--recurse-submodules VALUE`, a remote
-// with no url, `git remote add`, a remote only an `includeIf` defines. The sandbox made a
-// bare repository of that name whose pre-receive the host's next push ran (both callers).
+// with no url, `git remote add`, a remote only an `includeIf` defines, and (found while
+// fixing) a legacy `.git/remotes/<name>` file's URL and an alias run as another alias's
+// subcommand with its words (`i = pp pdM`). The sandbox made a bare repository of that
+// name whose pre-receive the host's next push ran (both callers).
 // Now each name is protected as a remote URL's path is; a shell expansion at the
 // repository's place, `submodule foreach git push NAME` and `xargs git push` refuse the run.
 BOOST_DATA_TEST_CASE(a_repository_named_by_a_value_not_read_as_one_is_protected,
@@ -177,12 +179,16 @@ BOOST_DATA_TEST_CASE(a_repository_named_by_a_value_not_read_as_one_is_protected,
                    "\tb = push --push-opt opt pdE HEAD\n"
                    "\tc = push --recurse-submodules check pdF HEAD\n\td = push --rep=pdG\n"
                    "\te = push pdH HEAD\n\tf = !git remote add y pdI && git push y HEAD\n"
-                   "\tg = push pdJ HEAD\n\th = push origin main\n");
+                   "\tg = push pdJ HEAD\n\th = push origin main\n\tpp = push -q\n"
+                   "\ti = pp pdM HEAD\n\tj = push legacy HEAD\n");
+    box.make_dir(box.ws(".git/remotes"));
+    box.write_file(box.ws(".git/remotes/legacy"), "URL: pdL\n");
     const RunResult r = box.sh(
-        "for r in pdA pdB pdC pdD pdE pdF pdG pdH pdI pdJ; do git init -q --bare $r 2>/dev/null; "
-        "done; test -e origin && echo seen > origin-seen; true");
+        "for r in pdA pdB pdC pdD pdE pdF pdG pdH pdI pdJ pdL pdM; do git init -q --bare $r "
+        "2>/dev/null; done; test -e origin && echo seen > origin-seen; true");
     BOOST_TEST(r.completed(), r.describe());
-    for (const char* name : {"pdA", "pdB", "pdC", "pdD", "pdE", "pdF", "pdG", "pdH", "pdI", "pdJ"})
+    for (const char* name :
+         {"pdA", "pdB", "pdC", "pdD", "pdE", "pdF", "pdG", "pdH", "pdI", "pdJ", "pdL", "pdM"})
       BOOST_TEST(!exists(box.ws(std::string(name) + "/hooks")), "made " << name << ": " << r.describe());
     BOOST_TEST(!exists(box.ws("origin-seen")), "a configured remote's name was protected");
   }
