@@ -297,8 +297,8 @@ class Reader {
     };
     const auto& ops = p.operands;
     auto name_of = [&](size_t k) -> std::optional<std::string> {
-      if (k >= ops.size()) return std::nullopt;
-      if (origin(ops[k].word) != GitWordOrigin::Literal) {
+      if (k >= ops.size() || origin(ops[k].word) == GitWordOrigin::Argument) return std::nullopt;
+      if (origin(ops[k].word) == GitWordOrigin::Expansion) {
         fail("the remote it names ('" + ops[k].text + "') is a shell expansion");
         return std::nullopt;
       }
@@ -312,9 +312,15 @@ class Reader {
         return;
       }
       const std::string key = "remote." + *name + (flag("push") ? ".pushurl" : ".url");
-      if (origin(ops[1].word) == GitWordOrigin::Expansion)
-        return fail("the URL it gives " + key + " ('" + ops[1].text + "') is a shell expansion");
-      out_.config.push_back({key, ops[1].text});
+      switch (origin(ops[1].word)) {
+        case GitWordOrigin::Literal:
+          out_.config.push_back({key, ops[1].text});
+          break;
+        case GitWordOrigin::Expansion:
+          return fail("the URL it gives " + key + " ('" + ops[1].text + "') is a shell expansion");
+        case GitWordOrigin::Argument:
+          break;  // the user's own URL
+      }
     } else if (verb == "update" || verb == "show" || verb == "prune") {
       for (const Operand& o : ops) repository(o.text, o.word);
     } else if (verb == "rename" || verb == "remove" || verb == "rm") {

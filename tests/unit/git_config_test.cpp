@@ -457,6 +457,10 @@ BOOST_AUTO_TEST_CASE(the_repository_a_git_command_connects_to) {
   BOOST_TEST(git_arguments("push $1 main", {O::Literal, O::Argument, O::Literal}).repositories ==
              (R{"main"}));
   BOOST_TEST(git_arguments("push", {}, true).unreadable.has_value());
+  const GitArguments users = git_arguments("remote add $1 $2", {O::Literal, O::Literal, O::Argument, O::Argument});
+  BOOST_TEST((!users.unreadable && users.config.empty()));
+  BOOST_TEST(git_arguments("remote add x $U", {O::Literal, O::Literal, O::Literal, O::Expansion})
+                 .unreadable.has_value());
   BOOST_TEST(!git_arguments("log", {}, true).unreadable.has_value());
   const auto pushes = [](const char* v) {
     const auto c = paths_in_command(v);
