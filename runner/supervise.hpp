@@ -58,6 +58,9 @@ struct SpawnSpec {
   // Guarded runs: the standard streams the guard's child opens again through a read-only
   // mount of their device before it execs bwrap (runner/read_only_streams.hpp).
   std::vector<ReadOnlyStream> read_only_streams;
+  // Guarded runs: the read-only mounts of the verified argv inside its writable binds,
+  // which that child mounts in the writable binds' copies as well (red team E1d).
+  std::vector<StagedProtection> protections;
   // Guarded runs: called once the guard has reported (nothing of the sandbox is left to
   // rely on anything), before the guard is let go.
   std::function<void()> reported;
