@@ -399,8 +399,8 @@ BOOST_DATA_TEST_CASE(a_file_on_stdout_gets_the_output_and_is_not_reopened, bdata
 // stdin (the caller's own open file, on the host's devtmpfs). A sandbox started by root
 // owns the node: `chmod 000 /dev/null` made the host's /dev/null unusable for everyone;
 // any sandbox set its times (`touch`, write access is enough). The host's /dev/null is a
-// scratch node (1:3) bound over it in a mount namespace of the run's own; it must come
-// out as it went in, while reads and writes work as ever.
+// scratch node (1:3) bound over it in a mount namespace of the run's own, and stdin and
+// stderr; it must come out as it went in, while reads and writes work as ever.
 BOOST_DATA_TEST_CASE(the_sandbox_changes_no_host_device_node_it_holds, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
@@ -410,14 +410,14 @@ BOOST_DATA_TEST_CASE(the_sandbox_changes_no_host_device_node_it_holds, bdata::ma
   spec.root_prefix = in_private_mount_namespace(
       "b=$1; shift; mount -t tmpfs -o mode=755 scratch \"$b/dev\" && "
       "mknod -m 666 \"$b/dev/null\" c 1 3 && mount --bind \"$b/dev/null\" /dev/null && " +
-          stat_node + " > \"$b/before\" || exit 99; \"$@\" < /dev/null; rc=$?; " + stat_node +
+          stat_node + " > \"$b/before\" || exit 99; \"$@\" < /dev/null 2> /dev/null; rc=$?; " + stat_node +
           " > \"$b/after\"; exit $rc",
       {box.base()});
   spec.command = {"/bin/sh", "-c",
                   kChangeNode +
                       "; echo x > /dev/null && echo x >> /dev/null && w=ok; "
                       "echo \"w=$w r=$(wc -c < /proc/self/fd/0) z=$(head -c 4 /dev/zero | wc -c)\"",
-                  "sh", "/dev/null", "0"};
+                  "sh", "/dev/null", "0 2"};
   const RunResult r = box.run(spec);
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
   BOOST_TEST(r.out == "w=ok r=0 z=4\n", r.describe());
