@@ -30,8 +30,8 @@ struct ReadOnlyStream {
   // again must be too: the node may name whichever terminal its opener has. /dev/tty opens
   // the opener's controlling terminal, the guard's child's, not the one the caller's file
   // was opened on, and handed the sandbox a terminal the caller had not given it (red
-  // team R16B-1); /dev/console is whatever the console is now. 0 when unknown (no
-  // terminal matches).
+  // team R16B-1); /dev/console is whatever the console is now, /dev/tty0 the foreground
+  // virtual console. 0 when unknown (no terminal matches).
   unsigned int tty = 0;
   std::string path;  // where the caller's mount namespace shows the node (absolute)
   int flags = 0;     // the access mode, O_APPEND and O_NONBLOCK of the caller's open file
