@@ -277,8 +277,10 @@ class Walk {
   // repository's config and its core.fsmonitor; `git fetch` and `git push
   // --recurse-submodules` fetch and push from it, with its hooks). One not populated at the
   // start has no `.git` the default's `**/.git` could match, and the sandbox could make
-  // one: each gitlink's `.git` is protected at each top, a placeholder when missing. An
-  // index zpolicy cannot read refuses the run.
+  // one: such a submodule's directory is protected as a whole (empty, as git leaves an
+  // unpopulated submodule; a placeholder when missing), a populated one's `.git`. Not a
+  // placeholder `.git`: `git status` dies on a `.git` directory that is no repository.
+  // An index zpolicy cannot read refuses the run.
   void submodules(const std::vector<std::string>& tops) {
     size_t hash_size = 20;
     for (const Located& l : entries_)
@@ -296,7 +298,9 @@ class Walk {
     for (const auto& path : links.paths)
       for (const auto& top : tops) {
         const std::string named_by = "the index '" + index + "': submodule '" + path + "'";
-        if (auto c = canonical_(top + "/" + path + "/.git", at, named_by))
+        const std::string dir = top + "/" + path, dot_git = dir + "/.git";
+        struct stat st;
+        if (auto c = canonical_(lstat(dot_git.c_str(), &st) == 0 ? dot_git : dir, at, named_by))
           targets_.push_back({*c, at, false, false, false, false, named_by});
       }
   }

@@ -533,13 +533,20 @@ BOOST_AUTO_TEST_CASE(repositories_round_16_found_are_read_as_git_reads_them) {
   const Walked rw = walk(rewritten);
   BOOST_TEST(rw.refusals.empty());
   BOOST_TEST((std::find(rw.targets.begin(), rw.targets.end(), rewritten / "pdI") != rw.targets.end()));
-  // A16-6: each submodule the index records has its `.git` protected.
+  // A16-6: each submodule the index records: an unpopulated one's directory, a populated
+  // one's `.git`.
   zpolicy::test::TempDir sub;
   sub.write(".git/config", "");
   sub.write(".git/index", index_with_gitlink("lib/pdS"));
   const Walked sw = walk(sub);
   BOOST_TEST(sw.refusals.empty());
-  BOOST_TEST((std::find(sw.targets.begin(), sw.targets.end(), sub / "lib/pdS/.git") != sw.targets.end()));
+  BOOST_TEST((std::find(sw.targets.begin(), sw.targets.end(), sub / "lib/pdS") != sw.targets.end()));
+  sub.write("lib/pdS/.git", "gitdir: ../../.git/modules/pdS\n");
+  const Walked populated = walk(sub);
+  BOOST_TEST((std::find(populated.targets.begin(), populated.targets.end(), sub / "lib/pdS/.git") !=
+              populated.targets.end()));
+  BOOST_TEST((std::find(populated.targets.begin(), populated.targets.end(), sub / "lib/pdS") ==
+              populated.targets.end()));
   zpolicy::test::TempDir bad;
   bad.write(".git/config", "");
   bad.write(".git/index", "DIRC\0\0\0\7");
