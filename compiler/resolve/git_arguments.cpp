@@ -57,7 +57,8 @@ bool one_of_options(const std::string& o, std::initializer_list<std::string_view
 // Subcommands that connect to a repository named on their command line.
 bool connects(std::string_view sub) {
   for (std::string_view s : {"push", "fetch", "pull", "ls-remote", "clone", "fetch-pack",
-                             "send-pack", "archive", "remote", "request-pull", "subtree"})
+                             "send-pack", "receive-pack", "archive", "remote", "request-pull",
+                             "subtree"})
     if (s == sub) return true;
   return false;
 }

@@ -516,6 +516,10 @@ BOOST_AUTO_TEST_CASE(repositories_round_16_found_are_read_as_git_reads_them) {
   // repository.
   BOOST_TEST(git_arguments("--shallow-file x push pdE HEAD").repositories == (R{"pdE"}));
   BOOST_TEST(git_arguments("--bare ls-remote o").unreadable.has_value());
+  // A16-8: receive-pack runs the hooks of the repository it is given.
+  BOOST_TEST(git_arguments("receive-pack --quiet pdR").repositories == (R{"pdR"}));
+  // A16-7: a remote group in a subsection (`git remote update a.b`).
+  BOOST_TEST((role("[remotes \"a\"]\nb = x y\n") == GitConfigRole::RemoteGroup));
   // A16-4: git url-decodes a file:// URL.
   BOOST_TEST(git_url("file:///srv/p%64A%2F").path.value_or("") == "/srv/pdA/");
   BOOST_TEST(git_url("file:///srv/a%00b%zz").path.value_or("") == "/srv/a%00b%zz");
