@@ -273,8 +273,11 @@ class Reader {
       if (p >= i) continue;
       const std::string& program = t[p].text;
       if (program == "set") {
-        for (size_t k = p + 1; k < i; ++k)
-          if (t[k].text == "--" || (t[k].text[0] != '-' && t[k].text[0] != '+')) return true;
+        for (size_t k = p + 1; k < i; ++k) {
+          const std::string& a = t[k].text;
+          if (a == "--" || a.empty() || (a[0] != '-' && a[0] != '+')) return true;
+          if (a.find('o') != std::string::npos) ++k;  // `set -o pipefail`, `-euo pipefail`
+        }
       } else if (std::find(functions.begin(), functions.end(), program) != functions.end()) {
         for (size_t k = p + 1; k < i; ++k)
           if (own(t[k])) return true;

@@ -505,7 +505,8 @@ BOOST_AUTO_TEST_CASE(repositories_round_16_found_are_read_as_git_reads_them) {
                         "set -- pdC; git push \"$1\"", "f() { git push \"$@\"; }; f pdF x"})
     BOOST_TEST((has(origins(v), O::Expansion) && !has(origins(v), O::Argument)), v);
   for (const char* v : {"f() { git push \"$1\" HEAD; }; f", "f() { git push \"$@\"; }; f \"$@\"",
-                        "sh -c 'git push \"$1\"' -", "set -e; git push \"$1\""})
+                        "sh -c 'git push \"$1\"' -", "set -e; git push \"$1\"",
+                        "set -euo pipefail; git push \"$1\""})
     BOOST_TEST((has(origins(v), O::Argument) && !has(origins(v), O::Expansion)), v);
   // A16-2: git's dashed programs, on a `!` alias's PATH.
   const auto dashed = paths_in_command("git-push pdD HEAD").git_commands;
