@@ -257,9 +257,13 @@ class Reader {
   // value the shell's.
   static bool sets_positional_parameters(const std::vector<Token>& t) {
     std::vector<std::string> functions;
-    for (size_t i = 0; i + 2 < t.size(); ++i)
-      if (!t[i].op && t[i + 1].op && t[i + 1].text == "(" && t[i + 2].op && t[i + 2].text == ")")
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!t[i].op && t[i].text == "function" && !t[i + 1].op)  // bash's `function f {`
+        functions.push_back(t[i + 1].text);
+      if (i + 2 < t.size() && !t[i].op && t[i + 1].op && t[i + 1].text == "(" && t[i + 2].op &&
+          t[i + 2].text == ")")
         functions.push_back(t[i].text);
+    }
     auto own = [](const Token& w) { return !w.op && (!w.dollar || !positional(w.text)); };
     size_t start = 0;
     for (size_t i = 0; i <= t.size(); ++i) {

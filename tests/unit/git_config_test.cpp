@@ -502,7 +502,8 @@ BOOST_AUTO_TEST_CASE(repositories_round_16_found_are_read_as_git_reads_them) {
   auto has = [](const std::vector<O>& os, O o) { return std::find(os.begin(), os.end(), o) != os.end(); };
   // A16-1: positional parameters the command gives words of its own are the shell's.
   for (const char* v : {"f() { git push \"$1\" HEAD; }; f pdA", "sh -c 'git push \"$1\"' sh pdB",
-                        "set -- pdC; git push \"$1\"", "f() { git push \"$@\"; }; f pdF x"})
+                        "set -- pdC; git push \"$1\"", "f() { git push \"$@\"; }; f pdF x",
+                        "bash -c 'function f { git push \"$1\"; }; f pdG'"})
     BOOST_TEST((has(origins(v), O::Expansion) && !has(origins(v), O::Argument)), v);
   for (const char* v : {"f() { git push \"$1\" HEAD; }; f", "f() { git push \"$@\"; }; f \"$@\"",
                         "sh -c 'git push \"$1\"' -", "set -e; git push \"$1\"",
