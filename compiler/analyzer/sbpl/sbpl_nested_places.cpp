@@ -318,104 +318,164 @@ std::string describe(const Partial& c) {
   return c.chain.top.empty() ? out : out + " at " + c.chain.top;
 }
 
+// The roots that bring protected paths or deny roots: a place of the root before them
+// that holds them cannot be renamed, which each proof checks for that place.
+std::set<std::string> guarded_roots(const ir::Resolved& policy,
+                                    const std::vector<std::string>& roots) {
+  std::set<std::string> guarded;
+  for (const auto* group : {&policy.protect, &policy.deny})
+    for (const auto& e : *group)
+      for (const std::string& r : roots)
+        if (at_or_below(e.path, r)) guarded.insert(r);
+  return guarded;
+}
+
+// The chains of one root: the first root of a chain left symbolic (below no concrete
+// path), then bound to each concrete place: a chain under /Users meets the profile's
+// filters on /Users, which no chain left symbolic and no root bound alone makes true
+// together with two roots'. Then under the places of the policy's own paths, after the
+// others so that the chains under those come first whatever these add (docs/verify.md,
+// "Under a place the policy names").
+std::vector<Partial> first_roots(const std::vector<std::string>& roots,
+                                 const std::vector<std::string>& tops,
+                                 const std::vector<std::string>& policy_tops) {
+  std::vector<Partial> level;
+  for (const std::string& first : roots) level.push_back({{}, {first}, first});
+  for (const std::string& top : tops)
+    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
+  for (const std::string& top : policy_tops)
+    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
+  return level;
+}
+
+bool holds(const Partial& c, const std::string& root) {
+  return std::find(c.in.begin(), c.in.end(), root) != c.in.end();
+}
+
+// The search of nested_chains, a level of chains at a time: each chain extended by each
+// root it does not hold, at each class of that root's places. A chain's proof is decided
+// by the root bound and the class of its place without the roots still to come
+// (whichever roots are above it, and in which order); the chains that extend it, by that
+// root, the roots left, and the class with their names. Chains of one proof key are one
+// proof (the first is kept); of one extension key, extended once.
+class ChainSearch {
+ public:
+  using Bound = NestedPlacesError::Bound;
+
+  ChainSearch(const ir::Resolved& policy, const SbplProfile& bound,
+              const std::vector<std::string>& roots, size_t proof_work, size_t max_steps,
+              size_t spent)
+      : roots_(roots),
+        proof_work_(proof_work),
+        max_steps_(max_steps),
+        guarded_(guarded_roots(policy, roots)),
+        named_(named_paths(policy, bound)),
+        work_(spent) {}
+
+  std::variant<std::vector<NestedChain>, NestedPlacesError> run(std::vector<Partial> level) {
+    while (!level.empty()) {
+      std::vector<Partial> next;
+      for (const Partial& parent : level) {
+        const Named bound_names = names_bound(parent);
+        for (const std::string& root : roots_) {
+          if (holds(parent, root)) continue;
+          if (auto refused = extend(parent, bound_names, root, next)) return *refused;
+        }
+      }
+      level = std::move(next);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  // What the profile and the policy name with the chain's roots bound, made again for
+  // each chain rather than kept for all.
+  Named names_bound(const Partial& parent) {
+    Named bound_names = named_;
+    if (!parent.chain.top.empty()) {
+      work_ += bound_names.size();
+      bound_names = rebound(bound_names, parent.in.front(), parent.chain.top);
+    }
+    for (const NestedStep& step : parent.chain.steps) {
+      work_ += bound_names.size();
+      bound_names = rebound(bound_names, step.root, step.place);
+    }
+    return bound_names;
+  }
+
+  // `parent` with `root` bound at each class of its places, each proved or counted into
+  // the proof of its key; the chains still to extend go to `next`.
+  std::optional<NestedPlacesError> extend(const Partial& parent, const Named& bound_names,
+                                          const std::string& root, std::vector<Partial>& next) {
+    std::vector<std::string> later;
+    for (const std::string& r : roots_)
+      if (r != root && !holds(parent, r)) later.push_back(r);
+    if (work_ > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work_, out_.size()};
+    const std::vector<PlaceClass> classes =
+        PlaceClasses(bound_names, parent.place, root, later, work_).classes();
+    if (classes.size() > kMaxNestedClasses)
+      return NestedPlacesError{Bound::Classes, root + " inside " + describe(parent), classes.size(),
+                               out_.size()};
+    // The root's protected paths and deny roots below the parent's place change the
+    // intent there (renaming it would carry them away) only if nothing of the parent
+    // is guarded below it already. Then the proof of the first class strictly below
+    // that place, which probes it too, is kept for these places of the parent's roots.
+    bool place_probed = !guarded_.contains(root) || guarded_below(bound_names, parent.place);
+    for (const PlaceClass& k : classes) {
+      NestedChain chain = parent.chain;
+      chain.steps.push_back({root, parent.in.back(), k.place, k.stands_for});
+      const bool probes_place = !place_probed && k.place != parent.place;
+      place_probed = place_probed || probes_place;
+      if (auto refused = prove(chain, root, k, probes_place)) return refused;
+      std::string key = root + "\n";
+      for (const auto& r : later) key += r + " ";
+      if (!later.empty() && chain.steps.size() < max_steps_ &&
+          extended_.insert(key + "\n" + k.signature).second) {
+        std::vector<std::string> in = parent.in;
+        in.push_back(root);
+        next.push_back({std::move(chain), std::move(in), k.place});
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Keeps the proof of `chain`, whose last step binds `root` at the class `k`, or counts
+  // its places into the kept proof of the same key. A chain that probes its parent's
+  // place has a proof of its own.
+  std::optional<NestedPlacesError> prove(const NestedChain& chain, const std::string& root,
+                                         const PlaceClass& k, bool probes_place) {
+    const auto [at, fresh] = probes_place ? std::pair(proved_.end(), true)
+                                          : proved_.try_emplace(root + "\n" + k.proof, out_.size());
+    if (!fresh) {
+      out_[at->second].steps.back().stands_for += k.stands_for;
+      return std::nullopt;
+    }
+    out_.push_back(chain);
+    work_ += proof_work_;
+    if (out_.size() > kMaxNestedProofs)
+      return NestedPlacesError{Bound::Proofs, "", out_.size(), out_.size()};
+    if (work_ > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work_, out_.size()};
+    return std::nullopt;
+  }
+
+  const std::vector<std::string>& roots_;
+  const size_t proof_work_, max_steps_;
+  const std::set<std::string> guarded_;
+  const Named named_;
+  size_t work_;
+  std::vector<NestedChain> out_;
+  std::map<std::string, size_t> proved_;  // proof key -> its chain in out_
+  std::set<std::string> extended_;        // the extension keys
+};
+
 }  // namespace
 
 std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
     const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent,
     const std::vector<std::string>& policy_tops) {
-  using Bound = NestedPlacesError::Bound;
-  // The roots that bring protected paths or deny roots: a place of the root before them
-  // that holds them cannot be renamed, which each proof checks for that place.
-  std::set<std::string> guarded;
-  for (const auto* group : {&policy.protect, &policy.deny})
-    for (const auto& e : *group)
-      for (const std::string& r : roots)
-        if (at_or_below(e.path, r)) guarded.insert(r);
-
-  std::vector<Partial> level;
-  const Named named = named_paths(policy, bound);
-  // The first root of a chain left symbolic (below no concrete path), then bound to each
-  // concrete place: a chain under /Users meets the profile's filters on /Users, which no
-  // chain left symbolic and no root bound alone makes true together with two roots'.
-  for (const std::string& first : roots) level.push_back({{}, {first}, first});
-  for (const std::string& top : tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
-  // Then under the places of the policy's own paths, after the others so that the
-  // chains under those come first whatever these add (docs/verify.md, "Under a place the
-  // policy names").
-  for (const std::string& top : policy_tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
-  std::vector<NestedChain> out;
-  // A chain's proof is decided by the root bound and the class of its place without the
-  // roots still to come (whichever roots are above it, and in which order); the chains
-  // that extend it, by that root, the roots left, and the class with their names. Chains
-  // of one proof key are one proof (`out` keeps the first); of one extension key, extended
-  // once.
-  std::map<std::string, size_t> proved;
-  std::set<std::string> extended;
-  size_t work = spent;
-  while (!level.empty()) {
-    std::vector<Partial> next;
-    for (const Partial& parent : level) {
-      // What the profile and the policy name with the chain's roots bound, made again for
-      // each chain rather than kept for all.
-      Named bound_names = named;
-      if (!parent.chain.top.empty()) {
-        work += bound_names.size();
-        bound_names = rebound(bound_names, parent.in.front(), parent.chain.top);
-      }
-      for (const NestedStep& step : parent.chain.steps) {
-        work += bound_names.size();
-        bound_names = rebound(bound_names, step.root, step.place);
-      }
-      for (const std::string& root : roots) {
-        if (std::find(parent.in.begin(), parent.in.end(), root) != parent.in.end()) continue;
-        std::vector<std::string> later;
-        for (const std::string& r : roots)
-          if (r != root && std::find(parent.in.begin(), parent.in.end(), r) == parent.in.end())
-            later.push_back(r);
-        if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
-        const std::vector<PlaceClass> classes =
-            PlaceClasses(bound_names, parent.place, root, later, work).classes();
-        if (classes.size() > kMaxNestedClasses)
-          return NestedPlacesError{Bound::Classes, root + " inside " + describe(parent),
-                                   classes.size(), out.size()};
-        // The root's protected paths and deny roots below the parent's place change the
-        // intent there (renaming it would carry them away) only if nothing of the parent
-        // is guarded below it already. Then the proof of the first class strictly below
-        // that place, which probes it too, is kept for these places of the parent's roots.
-        bool place_probed = !guarded.contains(root) || guarded_below(bound_names, parent.place);
-        for (const PlaceClass& k : classes) {
-          NestedChain chain = parent.chain;
-          chain.steps.push_back({root, parent.in.back(), k.place, k.stands_for});
-          const bool probes_place = !place_probed && k.place != parent.place;
-          place_probed = place_probed || probes_place;
-          const auto [at, fresh] = probes_place ? std::pair(proved.end(), true)
-                                                : proved.try_emplace(root + "\n" + k.proof, out.size());
-          if (fresh) {
-            out.push_back(chain);
-            work += proof_work;
-            if (out.size() > kMaxNestedProofs)
-              return NestedPlacesError{Bound::Proofs, "", out.size(), out.size()};
-            if (work > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work, out.size()};
-          } else {
-            out[at->second].steps.back().stands_for += k.stands_for;
-          }
-          std::string key = root + "\n";
-          for (const auto& r : later) key += r + " ";
-          if (!later.empty() && chain.steps.size() < max_steps &&
-              extended.insert(key + "\n" + k.signature).second) {
-            std::vector<std::string> in = parent.in;
-            in.push_back(root);
-            next.push_back({std::move(chain), std::move(in), k.place});
-          }
-        }
-      }
-    }
-    level = std::move(next);
-  }
-  return out;
+  return ChainSearch(policy, bound, roots, proof_work, max_steps, spent)
+      .run(first_roots(roots, tops, policy_tops));
 }
 
 }  // namespace zpolicy::compiler
