@@ -912,6 +912,59 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   return out;
 }
 
+namespace {
+
+// A policy path no Seatbelt check can name is refused where the policy writes it,
+// before any probe is made from it.
+void check_path_lengths(const ir::Resolved& policy, std::vector<SbplFinding>& findings) {
+  for (const auto* group :
+       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group)
+      if (p.path.size() > kSbplMaxPathBytes)
+        findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
+                                     kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+}
+
+const ir::SourceLoc kParamsFile{"params.txt"};
+
+// The parameters' values, each a normalized absolute path Seatbelt can match, defined
+// once; a finding at params.txt for each that is not.
+SbplParams read_params(const SbplParamList& params, std::vector<SbplFinding>& findings) {
+  SbplParams values;
+  for (const auto& [name, value] : params) {
+    auto what = [&] { return "parameter " + std::string(name); };
+    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
+      findings.push_back(malformed(kParamsFile, what(), "a path", "a value with a newline or NUL"));
+    else if (!sbpl_normalized_path(value))
+      findings.push_back(
+          malformed(kParamsFile, what(), "a normalized absolute path", std::string(value)));
+    else if (value.size() > kSbplMaxPathBytes)
+      findings.push_back(malformed(kParamsFile, what(), kMaxPathExpected,
+                                   std::to_string(value.size()) + " bytes"));
+    if (!values.insert(name, value))
+      findings.push_back(malformed(kParamsFile, what(), "one definition", "a second definition"));
+  }
+  return values;
+}
+
+// A bound profile's parameters must be canonical: Seatbelt matches the path a symlink
+// resolves to, so a rule for a path under /tmp, /var or /etc never applies.
+void check_canonical_params(const SbplParamList& params, std::vector<SbplFinding>& findings) {
+  for (const auto& [name, value] : params)
+    for (const char* link : {"/tmp", "/var", "/etc"})
+      if (text_within(link, value))
+        findings.push_back({SbplFinding::Kind::NotCanonical,
+                            kParamsFile,
+                            "parameter " + std::string(name),
+                            std::string("a canonical macOS path (") + link +
+                                " is a symlink to /private" + link +
+                                "; Seatbelt matches the resolved path)",
+                            std::string(value) + ", on which a rule would never apply",
+                            {}});
+}
+
+}  // namespace
+
 std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
                                      const SbplParamList& params, SbplBindings bindings) {
   std::vector<SbplFinding> findings;
@@ -921,52 +974,16 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
                                  "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
-
-  // A policy path no Seatbelt check can name is refused where the policy writes it,
-  // before any probe is made from it.
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
-    for (const auto& p : *group)
-      if (p.path.size() > kSbplMaxPathBytes)
-        findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
-                                     kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+  check_path_lengths(policy, findings);
   if (!findings.empty()) return findings;
-
-  const ir::SourceLoc params_file{"params.txt"};
-  SbplParams values;
-  for (const auto& [name, value] : params) {
-    auto what = [&] { return "parameter " + std::string(name); };
-    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
-      findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
-    else if (!sbpl_normalized_path(value))
-      findings.push_back(
-          malformed(params_file, what(), "a normalized absolute path", std::string(value)));
-    else if (value.size() > kSbplMaxPathBytes)
-      findings.push_back(malformed(params_file, what(), kMaxPathExpected,
-                                   std::to_string(value.size()) + " bytes"));
-    if (!values.insert(name, value))
-      findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
-  }
+  const SbplParams values = read_params(params, findings);
   const SbplProfile& unbound = std::get<SbplProfile>(parsed);
   const SbplProfile profile = bind_params(unbound, values);
   for (const auto& name : unbound_params(profile))
     findings.push_back(
-        malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
+        malformed(kParamsFile, "parameter " + name, "a definition (the profile reads it)", "none"));
   if (!findings.empty()) return findings;
-  if (!policy.portable) {
-    for (const auto& [name, value] : params)
-      for (const char* link : {"/tmp", "/var", "/etc"})
-        if (text_within(link, value))
-          findings.push_back({SbplFinding::Kind::NotCanonical,
-                              params_file,
-                              "parameter " + std::string(name),
-                              std::string("a canonical macOS path (") + link +
-                                  " is a symlink to /private" + link +
-                                  "; Seatbelt matches the resolved path)",
-                              std::string(value) + ", on which a rule would never apply",
-                              {}});
-  }
-
+  if (!policy.portable) check_canonical_params(params, findings);
   prove(policy, profile, values, findings);
   size_t spent = 0;
   if (findings.empty() && policy.portable)
