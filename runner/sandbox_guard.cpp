@@ -204,7 +204,7 @@ void wait_to_be_let_go(int relay) {
 int stage_then_exec(void* setup) {
   ChildSetup& c = *static_cast<ChildSetup*>(setup);
   const char* path = nullptr;
-  if (const char* why = stage_bind_sources(c.spec->staged, path)) {
+  if (const char* why = stage_bind_sources(c.spec->staged, c.spec->protections, path)) {
     static constexpr char kWhat[] = "zpolicy: cannot pin the bind sources where bwrap mounts them";
     static constexpr char kAt[] = ": '";
     static constexpr char kThen[] = "': ";

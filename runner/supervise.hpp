@@ -54,6 +54,9 @@ struct SpawnSpec {
   // child pins where bwrap resolves them to nothing else before it execs bwrap
   // (runner/bind_stage.hpp).
   std::vector<StagedSource> staged;
+  // Guarded runs: the read-only mounts of the verified argv inside its writable binds,
+  // which that child mounts in the writable binds' copies as well (red team E1d).
+  std::vector<StagedProtection> protections;
   // Guarded runs: called once the guard has reported (nothing of the sandbox is left to
   // rely on anything), before the guard is let go.
   std::function<void()> reported;

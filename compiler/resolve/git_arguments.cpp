@@ -4,10 +4,13 @@
 #include <cctype>
 
 #include "compiler/resolve/git_config_keys.hpp"
+#include "compiler/resolve/git_options.hpp"
 
 namespace zpolicy::compiler {
 
 namespace {
+
+using namespace git_options;
 
 // git's split_cmdline (alias.c): whitespace separates words, '...' and "..." quote, a
 // backslash outside single quotes takes the next character literally; none on an
@@ -43,117 +46,6 @@ std::optional<std::vector<std::string>> split_cmdline(std::string_view v) {
   return out;
 }
 
-// An option of a subcommand whose value git hands to a shell (Command) or takes as a
-// directory of programs or hooks (Directory). `name` is the long name, `letter` the
-// short one (0: none).
-struct ProgramOption {
-  std::string_view subcommand;
-  std::string_view name;
-  char letter;
-  bool directory;
-};
-
-// From each command's documentation (git-<cmd>(1)); fetch-pack, send-pack and ls-remote
-// take `--exec` as the old name of `--upload-pack`/`--receive-pack`.
-constexpr ProgramOption kOptions[] = {
-    {"difftool", "extcmd", 'x', false},
-    {"rebase", "exec", 'x', false},
-    {"fetch", "upload-pack", 0, false},
-    {"pull", "upload-pack", 0, false},
-    {"clone", "upload-pack", 'u', false},
-    {"clone", "template", 0, true},
-    {"init", "template", 0, true},
-    {"ls-remote", "upload-pack", 'u', false},
-    {"ls-remote", "exec", 0, false},
-    {"fetch-pack", "upload-pack", 0, false},
-    {"fetch-pack", "exec", 0, false},
-    {"push", "receive-pack", 0, false},
-    {"push", "exec", 0, false},
-    {"send-pack", "receive-pack", 0, false},
-    {"send-pack", "exec", 0, false},
-    {"archive", "exec", 0, false},
-    {"grep", "open-files-in-pager", 'O', false},
-    {"send-email", "smtp-server", 0, false},
-    {"send-email", "to-cmd", 0, false},
-    {"send-email", "cc-cmd", 0, false},
-    {"send-email", "header-cmd", 0, false},
-    {"send-email", "sendmail-cmd", 0, false},
-    {"filter-branch", "setup", 0, false},
-    {"filter-branch", "env-filter", 0, false},
-    {"filter-branch", "tree-filter", 0, false},
-    {"filter-branch", "index-filter", 0, false},
-    {"filter-branch", "parent-filter", 0, false},
-    {"filter-branch", "msg-filter", 0, false},
-    {"filter-branch", "commit-filter", 0, false},
-    {"filter-branch", "tag-name-filter", 0, false},
-    {"instaweb", "httpd", 'd', false},
-    {"instaweb", "browser", 'b', false},
-    {"web--browse", "browser", 'b', false},
-    {"web--browse", "cmd", 'c', false},
-};
-
-// The options of the subcommands that connect to a repository that take a value in the
-// next word (git-<cmd>(1); an option with an optional value takes only a glued one), so
-// that the word is not taken for the repository operand. `repository`: the option's value
-// is the repository itself.
-struct ValueOption {
-  std::string_view subcommand;
-  std::string_view name;  // "-o" or "--push-option"
-  bool repository = false;
-};
-constexpr ValueOption kValueOptions[] = {
-    {"push", "--repo", true},       {"push", "-o"},
-    {"push", "--push-option"},      {"push", "--receive-pack"},
-    {"push", "--exec"},             {"archive", "--remote", true},
-    {"archive", "--exec"},          {"archive", "-o"},
-    {"archive", "--output"},        {"archive", "--prefix"},
-    {"archive", "--format"},        {"archive", "--add-file"},
-    {"archive", "--add-virtual-file"}, {"archive", "--mtime"},
-    {"ls-remote", "--upload-pack"}, {"ls-remote", "--exec"},
-    {"ls-remote", "-o"},            {"ls-remote", "--server-option"},
-    {"ls-remote", "--sort"},        {"fetch-pack", "--upload-pack"},
-    {"fetch-pack", "--exec"},       {"fetch-pack", "--depth"},
-    {"fetch-pack", "--shallow-since"}, {"fetch-pack", "--shallow-exclude"},
-    {"send-pack", "--receive-pack"}, {"send-pack", "--exec"},
-};
-// fetch, pull and clone share the fetching options; pull adds merge's, clone its own.
-constexpr std::string_view kFetchValueOptions[] = {
-    "--depth", "--deepen", "--shallow-since", "--shallow-exclude", "-j", "--jobs",
-    "--upload-pack", "-o", "--server-option", "--negotiation-tip", "--refmap", "--filter",
-    "--recurse-submodules-default", "--submodule-prefix"};
-constexpr std::string_view kPullValueOptions[] = {"-s", "--strategy", "-X", "--strategy-option",
-                                                  "--cleanup"};
-constexpr std::string_view kCloneValueOptions[] = {
-    "-o", "--origin", "-b", "--branch", "-u", "--reference", "--reference-if-able", "-c",
-    "--config", "--template", "--separate-git-dir", "--bundle-uri", "--ref-format",
-    "--revision"};
-
-bool connects(std::string_view sub) {
-  for (std::string_view s : {"push", "fetch", "pull", "ls-remote", "clone", "fetch-pack",
-                             "send-pack", "archive"})
-    if (s == sub) return true;
-  return false;
-}
-
-// Whether `name` (an option as written, without a glued value) takes the next word as its
-// value in `sub`, and whether that value is the repository.
-std::pair<bool, bool> takes_value(std::string_view sub, std::string_view name) {
-  for (const ValueOption& o : kValueOptions)
-    if (o.subcommand == sub && o.name == name) return {true, o.repository};
-  auto in = [&](const auto& list) {
-    return std::find(std::begin(list), std::end(list), name) != std::end(list);
-  };
-  if ((sub == "fetch" || sub == "pull" || sub == "clone") && in(kFetchValueOptions))
-    return {true, false};
-  if (sub == "pull" && in(kPullValueOptions)) return {true, false};
-  if (sub == "clone" && in(kCloneValueOptions)) return {true, false};
-  return {false, false};
-}
-
-// Options whose value is optional: only a glued value (`-Oless`, `--open-files-in-pager=x`)
-// is theirs.
-bool optional_value(std::string_view name) { return name == "open-files-in-pager"; }
-
 // `o` is one of `names`, alone or with a glued `=VALUE`.
 bool one_of_options(const std::string& o, std::initializer_list<std::string_view> names) {
   for (std::string_view n : names)
@@ -162,14 +54,26 @@ bool one_of_options(const std::string& o, std::initializer_list<std::string_view
   return false;
 }
 
+// Subcommands that connect to a repository named on their command line.
+bool connects(std::string_view sub) {
+  for (std::string_view s : {"push", "fetch", "pull", "ls-remote", "clone", "fetch-pack",
+                             "send-pack", "archive", "remote", "request-pull", "subtree"})
+    if (s == sub) return true;
+  return false;
+}
+
 class Reader {
  public:
-  explicit Reader(GitArguments& out) : out_(out) {}
+  Reader(GitArguments& out, const std::vector<GitWordOrigin>& origins, bool more_arguments)
+      : out_(out), origins_(origins), more_arguments_(more_arguments) {}
 
   void read(const std::vector<std::string>& w) {
     size_t i = global_options(w);
     if (i >= w.size()) return;
     const std::string& sub = w[i];
+    out_.subcommand = {sub, std::vector<std::string>(w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end()), false};
+    for (size_t k = i + 1; k < w.size(); ++k)
+      out_.subcommand->expanded = out_.subcommand->expanded || origin(k) != GitWordOrigin::Literal;
     if (sub == "bisect" && i + 1 < w.size() && w[i + 1] == "run")
       return rest_is_command(w, i + 2, "bisect run", false);
     if (sub == "submodule") {
@@ -181,10 +85,19 @@ class Reader {
         if (j < w.size() && w[j] == "--") ++j;
         return rest_is_command(w, j, "submodule foreach", true);
       }
+      // `submodule add REPOSITORY [PATH]` clones REPOSITORY.
+      if (j < w.size() && w[j] == "add") return options(kSubmoduleAddTable, w, j + 1);
     }
     if (sub == "config") return config_subcommand(w, i + 1);
-    if (connects(sub)) repository_operand(sub, w, i + 1);
-    subcommand_options(sub, w, i + 1);
+    if (more_arguments_ && connects(sub)) {
+      fail("it runs `git " + sub + "` behind a program that adds its arguments at run time " +
+           "(xargs, find -exec, parallel), so zpolicy cannot see the repository it connects to");
+      return;
+    }
+    if (sub == "remote") return remote_subcommand(w, i + 1);
+    if (sub == "fetch-pack") return fetch_pack(w, i + 1);
+    if (sub == "request-pull") return request_pull(w, i + 1);
+    if (const Table* t = table_of(sub)) options(*t, w, i + 1);
   }
 
  private:
@@ -249,6 +162,7 @@ class Reader {
   // form (a get, an unset) at worst protects a value pattern as well.
   void config_subcommand(const std::vector<std::string>& w, size_t from) {
     std::vector<std::string> operands;
+    bool removes = false;
     for (size_t i = from; i < w.size(); ++i) {
       const std::string& a = w[i];
       if (a == "--") {
@@ -262,39 +176,26 @@ class Reader {
       if (a == "-f" || a == "--file" || a == "--blob" || a == "--type" || a == "--default" ||
           a == "--comment" || a == "--value" || a == "-t")
         ++i;  // its value
+      for (std::string_view r : {"--unset", "--unset-all", "--remove-section", "--rename-section"})
+        removes = removes || a == r;
     }
-    if (!operands.empty() && operands[0] == "set") operands.erase(operands.begin());
-    if (operands.size() >= 2) config(operands[0] + "=" + operands[1]);
-  }
-
-  // The repository `sub` connects to (red team A15B-2: `push pushdir HEAD:x` ran the hooks
-  // of a bare `pushdir` the sandbox made): its first operand, or push's `--repo` and
-  // archive's `--remote` (archive's operands are tree-ishes). An option's value in the
-  // next word is skipped by kValueOptions; options and operands may mix (`push pushdir
-  // --force`), as git's parse-options lets them.
-  void repository_operand(const std::string& sub, const std::vector<std::string>& w,
-                          size_t from) {
-    bool operand_taken = sub == "archive";
-    for (size_t i = from; i < w.size(); ++i) {
-      const std::string& a = w[i];
-      if (a == "--") {
-        if (!operand_taken && i + 1 < w.size()) out_.repositories.push_back(w[i + 1]);
-        return;
+    for (std::string_view verb : {"set", "unset", "remove-section", "rename-section"})
+      if (!operands.empty() && operands[0] == verb) {
+        removes = removes || verb != "set";
+        operands.erase(operands.begin());
       }
-      if (a.size() > 1 && a[0] == '-') {
-        const size_t eq = a.find('=');
-        const auto [value, repository] = takes_value(sub, a.substr(0, eq));
-        if (eq != std::string::npos) {
-          if (repository) out_.repositories.push_back(a.substr(eq + 1));
-        } else if (value && i + 1 < w.size()) {
-          if (repository) out_.repositories.push_back(w[i + 1]);
-          ++i;
-        }
-        continue;
-      }
-      if (!operand_taken) out_.repositories.push_back(a);
-      operand_taken = true;
+    // A remote's url unset, emptied or its section removed or renamed: a later `git push
+    // NAME` takes NAME for a path (red team A15C-6).
+    if (!operands.empty() && entry_var(operands[0]).rfind("remote.", 0) == 0) {
+      const std::string rest = operands[0].substr(7);  // NAME or NAME.KEY
+      const size_t dot = rest.rfind('.');
+      const std::string name = rest.substr(0, dot);
+      const bool url = dot != std::string::npos && entry_var(rest.substr(dot + 1)) == "url";
+      if ((removes && (dot == std::string::npos || url)) ||
+          (!removes && url && operands.size() >= 2 && operands[1].empty()))
+        out_.deconfigured_remotes.push_back(name);
     }
+    if (!removes && operands.size() >= 2) config(operands[0] + "=" + operands[1]);
   }
 
   void rest_is_command(const std::vector<std::string>& w, size_t from, const std::string& what,
@@ -315,58 +216,154 @@ class Reader {
     return q + "'";
   }
 
-  void take(const ProgramOption& o, const std::string& as_written, const std::string& value) {
-    if (o.directory)
-      out_.templates.push_back(value);
-    else
-      out_.commands.push_back({as_written, value, false});
+  void fail(std::string why) {
+    if (!out_.unreadable) out_.unreadable = std::move(why);
   }
 
-  // The subcommand's options up to `--`. A long option git would take by an unambiguous
-  // prefix (`--ext=…` for `--extcmd`) is read as the option it may abbreviate.
-  void subcommand_options(const std::string& sub, const std::vector<std::string>& w,
-                          size_t from) {
-    for (size_t i = from; i < w.size(); ++i) {
-      const std::string& a = w[i];
-      if (a == "--") return;
-      if (a.size() < 2 || a[0] != '-') continue;
-      for (const ProgramOption& o : kOptions) {
-        if (o.subcommand != sub) continue;
-        if (a[1] == '-') {
-          const size_t eq = a.find('=');
-          const std::string name = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
-          if (name.empty() || o.name.substr(0, name.size()) != name) continue;
-          if (eq != std::string::npos)
-            take(o, "--" + std::string(o.name), a.substr(eq + 1));
-          else if (!optional_value(o.name) && i + 1 < w.size())
-            take(o, "--" + std::string(o.name), w[i + 1]);
-          continue;
-        }
-        // A cluster of short options: the letter takes the rest, or the next word.
-        const size_t at = o.letter ? a.find(o.letter, 1) : std::string::npos;
-        if (at == std::string::npos) continue;
-        const std::string as_written = std::string("-") + o.letter;
-        if (at + 1 < a.size())
-          take(o, as_written, a.substr(at + 1));
-        else if (!optional_value(o.name) && i + 1 < w.size())
-          take(o, as_written, w[i + 1]);
-      }
+  GitWordOrigin origin(size_t word) const {
+    return word < origins_.size() ? origins_[word] : GitWordOrigin::Literal;
+  }
+
+  // A repository the command connects to, held by word `word` (red team A15C-8): a shell
+  // expansion refuses, as in a path; the user's own arguments are theirs.
+  void repository(const std::string& text, size_t word) {
+    switch (origin(word)) {
+      case GitWordOrigin::Literal:
+        out_.repositories.push_back(text);
+        break;
+      case GitWordOrigin::Expansion:
+        fail("the repository it connects to ('" + text + "') is a shell expansion, which " +
+             "only a shell resolves");
+        break;
+      case GitWordOrigin::Argument:
+        break;
     }
   }
 
+  // The subcommand's options by the one matcher, and what they and its operands name.
+  void options(const Table& t, const std::vector<std::string>& w, size_t from) {
+    const Parsed p = match_options(t, w, from);
+    if (p.unreadable) return fail(*p.unreadable);
+    bool multiple = false;
+    for (const Matched& m : p.options) {
+      multiple = multiple || m.option->name == "multiple";
+      if (!m.value) continue;
+      switch (m.option->means) {
+        case Means::Repository:
+          repository(*m.value, m.word);
+          break;
+        case Means::Command:
+          out_.commands.push_back({m.as_written, *m.value, false});
+          break;
+        case Means::Directory:
+          out_.templates.push_back(*m.value);
+          break;
+        case Means::Other:
+          break;
+      }
+    }
+    // `fetch --multiple` takes every operand for a remote, a group or a URL; a user's
+    // argument (`"$@"`) may be no word at all, so the next operand may be the first.
+    if (t.subcommand == "subtree" && p.operands.size() == 3 &&
+        (p.operands[0].text == "add" || p.operands[0].text == "pull" || p.operands[0].text == "push"))
+      repository(p.operands[1].text, p.operands[1].word);
+    if (t.operands == Operands::None) return;
+    for (const Operand& o : p.operands) {
+      repository(o.text, o.word);
+      if (origin(o.word) != GitWordOrigin::Argument && !(multiple && t.subcommand == "fetch"))
+        break;
+    }
+  }
+
+  // `git remote`: `add NAME URL` and `set-url [--push] NAME URL` write a remote's URL for
+  // the next git, read as `-c remote.NAME.url=URL` (red team A15C-7); `update`, `show` and
+  // `prune` connect to each remote or group named; `rename` and `remove` take a name away.
+  void remote_subcommand(const std::vector<std::string>& w, size_t from) {
+    size_t i = from;
+    while (i < w.size() && (w[i] == "-v" || w[i] == "--verbose")) ++i;
+    if (i >= w.size()) return;
+    const std::string& verb = w[i];
+    static constexpr std::string_view kVerbs[] = {"add",  "set-url", "update", "show",
+                                                  "prune", "rename", "remove", "rm"};
+    if (std::find(std::begin(kVerbs), std::end(kVerbs), verb) == std::end(kVerbs)) return;
+    const Table& t = verb == "add"       ? kRemoteAddTable
+                     : verb == "set-url" ? kRemoteSetUrlTable
+                                         : kRemoteOtherTable;
+    const Parsed p = match_options(t, w, i + 1);
+    if (p.unreadable) return fail(*p.unreadable);
+    auto flag = [&](std::string_view name) {
+      return std::any_of(p.options.begin(), p.options.end(),
+                         [&](const Matched& m) { return m.option->name == name; });
+    };
+    const auto& ops = p.operands;
+    auto name_of = [&](size_t k) -> std::optional<std::string> {
+      if (k >= ops.size() || origin(ops[k].word) == GitWordOrigin::Argument) return std::nullopt;
+      if (origin(ops[k].word) == GitWordOrigin::Expansion) {
+        fail("the remote it names ('" + ops[k].text + "') is a shell expansion");
+        return std::nullopt;
+      }
+      return ops[k].text;
+    };
+    if (verb == "add" || verb == "set-url") {
+      const auto name = name_of(0);
+      if (!name || ops.size() < 2) return;
+      if (verb == "set-url" && flag("delete")) {
+        out_.deconfigured_remotes.push_back(*name);
+        return;
+      }
+      const std::string key = "remote." + *name + (flag("push") ? ".pushurl" : ".url");
+      switch (origin(ops[1].word)) {
+        case GitWordOrigin::Literal:
+          out_.config.push_back({key, ops[1].text});
+          break;
+        case GitWordOrigin::Expansion:
+          return fail("the URL it gives " + key + " ('" + ops[1].text + "') is a shell expansion");
+        case GitWordOrigin::Argument:
+          break;  // the user's own URL
+      }
+    } else if (verb == "update" || verb == "show" || verb == "prune") {
+      for (const Operand& o : ops) repository(o.text, o.word);
+    } else if (verb == "rename" || verb == "remove" || verb == "rm") {
+      if (const auto name = name_of(0)) out_.deconfigured_remotes.push_back(*name);
+    }
+  }
+
+  // fetch-pack reads its own options, glued only (`--upload-pack=X`, `--exec=X`), and
+  // takes the first other word for the repository.
+  void fetch_pack(const std::vector<std::string>& w, size_t from) {
+    for (size_t i = from; i < w.size(); ++i) {
+      const std::string& a = w[i];
+      if (a.rfind('-', 0) != 0) return repository(a, i);
+      for (std::string_view o : {"--upload-pack=", "--exec="})
+        if (a.rfind(o, 0) == 0)
+          out_.commands.push_back({std::string(o.substr(0, o.size() - 1)), a.substr(o.size()), false});
+    }
+  }
+
+  // `git request-pull [-p] START URL [END]` lists URL's refs (ls-remote).
+  void request_pull(const std::vector<std::string>& w, size_t from) {
+    std::vector<size_t> operands;
+    for (size_t i = from; i < w.size(); ++i)
+      if (w[i].rfind('-', 0) != 0 || w[i] == "-") operands.push_back(i);
+    if (operands.size() >= 2) repository(w[operands[1]], operands[1]);
+  }
+
   GitArguments& out_;
+  const std::vector<GitWordOrigin>& origins_;
+  const bool more_arguments_;
 };
 
 }  // namespace
 
-GitArguments git_arguments(std::string_view value) {
+GitArguments git_arguments(std::string_view value, const std::vector<GitWordOrigin>& origins,
+                           bool more_arguments) {
   GitArguments out;
   const auto words = split_cmdline(value);
   if (!words) {
     out.unreadable = "git cannot split it (an unterminated quote or a trailing backslash)";
     return out;
   }
-  Reader(out).read(*words);
+  Reader(out, origins, more_arguments).read(*words);
   return out;
 }
 

@@ -283,7 +283,8 @@ class Reader {
     append(out_.git_commands, inner.git_commands);
   }
 
-  static void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  template <typename T>
+  static void append(std::vector<T>& to, const std::vector<T>& from) {
     for (const auto& s : from)
       if (std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
   }
@@ -334,8 +335,11 @@ class Reader {
 
   // tokens[begin, end): one simple command. Marks in `code` the words a program takes as
   // code (`sh -c STRING`, `python3 -c CODE`), which are read as such, not as paths.
+  // `appends`: the program before this one adds words to its command line at run time
+  // (`xargs git push`: the repository comes from the input; red team A15C-10).
   void simple_command(const std::vector<Token>& words, size_t begin, size_t end,
-                      std::vector<bool>& code, std::vector<bool>& program_at, int depth) {
+                      std::vector<bool>& code, std::vector<bool>& program_at, int depth,
+                      bool appends = false) {
     size_t i = begin;
     // Reserved words, wrappers and assignments before the program.
     for (; i < end; ++i) {
@@ -377,13 +381,14 @@ class Reader {
     // git's own options (`!git -c core.fsmonitor=… status`, red team A15-G3): its words,
     // for the caller to read as a git command line (git_arguments).
     if (b == "git") {
-      std::string line;
+      CommandPaths::GitCommand git{{}, {}, appends};
       for (size_t at = i + 1; at < end; ++at) {
-        if (!line.empty()) line += ' ';
-        if (words[at].text.empty()) line += "''";
-        for (const char c : words[at].text) (line += '\\') += c;
+        if (!git.line.empty()) git.line += ' ';
+        if (words[at].text.empty()) git.line += "''";
+        for (const char c : words[at].text) (git.line += '\\') += c;
+        git.origins.push_back(origin(words[at]));
       }
-      out_.git_commands.push_back(std::move(line));
+      out_.git_commands.push_back(std::move(git));
     }
     if (project_runner(program))
       return refuse("it runs `" + b +
@@ -408,9 +413,24 @@ class Reader {
         return refuse("it sets " + name + " after `" + b +
                       "`, which may pass it on, and it changes the configuration git reads");
       // A git behind it is read as git's command line (`timeout 60 git -c K=V`, A15B-1).
-      if (runs_code_by_name(words[j].text) || basename_of(words[j].text) == "git")
-        return simple_command(words, j, end, code, program_at, depth);
+      if (runs_code_by_name(words[j].text) || basename_of(words[j].text) == "git") {
+        bool adds = appends;
+        for (size_t k = i; k < j; ++k)
+          adds = adds || one_of(basename_of(words[k].text), {"xargs", "find", "parallel"});
+        return simple_command(words, j, end, code, program_at, depth, adds);
+      }
     }
+  }
+
+  // A word a shell expands only at run time is the user's own when it is a positional
+  // parameter (`$1`, `"$@"`: what the user types after the alias), else the shell's.
+  static GitWordOrigin origin(const Token& t) {
+    if (!t.dollar && !t.glob) return GitWordOrigin::Literal;
+    const std::string& s = t.text;
+    const bool positional =
+        !t.glob && ((s.size() == 2 && s[0] == '$' && std::string_view("123456789@*").find(s[1]) != std::string_view::npos) ||
+                    (s.size() == 4 && s.rfind("${", 0) == 0 && s[3] == '}' && s[2] >= '1' && s[2] <= '9'));
+    return positional ? GitWordOrigin::Argument : GitWordOrigin::Expansion;
   }
 
   // The files a program's script or config options name (`sed -f strip.sed`, `-nf x`,

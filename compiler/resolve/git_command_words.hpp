@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/resolve/git_config_keys.hpp"
+
 namespace zpolicy::compiler {
 
 // What a command value git runs names (git_config_keys.hpp says which values), read as
@@ -42,8 +44,16 @@ struct CommandPaths {
   std::vector<std::string> bare;
   std::vector<std::string> scripts;
   // The arguments of each simple command whose program is git, escaped for git_arguments
-  // (`git -c core.fsmonitor=x status` sets a key as a non-'!' alias's `-c` does; A15-G3).
-  std::vector<std::string> git_commands;
+  // (`git -c core.fsmonitor=x status` sets a key as a non-'!' alias's `-c` does; A15-G3),
+  // with where each word came from and whether the program before git adds words (xargs,
+  // find, parallel; red team A15C-8, A15C-10).
+  struct GitCommand {
+    std::string line;
+    std::vector<GitWordOrigin> origins;
+    bool more_arguments = false;
+    bool operator==(const GitCommand&) const = default;
+  };
+  std::vector<GitCommand> git_commands;
   std::optional<std::string> unreadable;
 };
 CommandPaths paths_in_command(std::string_view value);

@@ -40,8 +40,23 @@ constexpr Rule kRules[] = {
      "path runs upload-pack or receive-pack and its hooks in that repository"},
     {"remote", Sub::Some, "pushurl", Role::Url,
      "`git push` connects to this repository (receive-pack and its hooks run there)"},
+    {"svn-remote", Sub::Some, "url", Role::Url,
+     "`git svn dcommit` commits to this Subversion repository, whose hooks a local "
+     "(`file://`) one runs"},
+    {"svn-remote", Sub::Some, "pushurl", Role::Url,
+     "`git svn dcommit` commits to this Subversion repository, whose hooks a local "
+     "(`file://`) one runs"},
     {"submodule", Sub::Some, "url", Role::Url,
      "`git submodule update` clones and fetches from this repository"},
+    {"branch", Sub::Some, "remote", Role::Remote,
+     "`git fetch`, `git pull` and `git push` on that branch connect to this remote, or, when "
+     "no remote with a url has this name, to the URL or path it is"},
+    {"branch", Sub::Some, "pushremote", Role::Remote,
+     "`git push` on that branch connects to this remote, or to the URL or path it is"},
+    {"remote", Sub::None, "pushdefault", Role::Remote,
+     "`git push` connects to this remote, or to the URL or path it is"},
+    {"remotes", Sub::None, "", Role::RemoteGroup,
+     "`git fetch <group>` and `git remote update` connect to each remote, URL or path listed"},
     {"url", Sub::Some, "insteadof", Role::UrlRewrite,
      "git replaces URLs that start with the value by the subsection"},
     {"url", Sub::Some, "pushinsteadof", Role::UrlRewrite,

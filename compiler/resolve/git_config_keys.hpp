@@ -15,7 +15,11 @@ namespace zpolicy::compiler {
 // reason). HooksDir: a directory whose hooks git runs. Command: a value git hands to a shell
 // or executes. GitCommand: an alias without '!', which runs git with those arguments
 // (git_arguments). Url: a repository git fetches from or pushes to (git_url); UrlRewrite:
-// `url.<base>.insteadOf`, whose subsection is the URL that replaces the value.
+// `url.<base>.insteadOf`, whose subsection is the URL that replaces the value. Remote: the
+// remote a plain `git push`/`fetch`/`pull` uses (`branch.<b>.remote`, `branch.<b>.pushRemote`,
+// `remote.pushDefault`); a value that names no remote with a url is a URL or a path to git
+// (remote.c's remote_get, red team A15C-1). RemoteGroup: `remotes.<group>`, a list of such
+// values that `git fetch <group>` and `git remote update` fetch from.
 enum class GitConfigRole {
   None,
   HooksDir,
@@ -24,7 +28,9 @@ enum class GitConfigRole {
   Command,
   GitCommand,
   Url,
-  UrlRewrite
+  UrlRewrite,
+  Remote,
+  RemoteGroup
 };
 struct GitConfigKey {
   GitConfigRole role = GitConfigRole::None;
@@ -42,8 +48,16 @@ inline GitConfigRole git_config_role(const GitConfigEntry& e) { return git_confi
 // `in_submodules` when git runs it in each submodule's directory; `directories`: a
 // directory git takes programs from (`--exec-path=`); `templates`: one whose hooks
 // `git init`/`git clone` copy into a git directory (`--template=`).
+// `repositories`: what each subcommand that connects takes for its repository (a remote's
+// name or a URL/path; red team A15B-2, A15C-2..5), read by one option matcher as git's
+// parse-options reads the subcommand's options (git_arguments.cpp); `remote add NAME URL`
+// and `remote set-url NAME URL` are read as `-c remote.NAME.url=URL` (A15C-7), and the
+// names `remote rename`/`remove` or `config --unset`/`--remove-section` take away from the
+// configuration in `deconfigured_remotes` (a later `git push NAME` takes NAME for a path).
 // `unreadable` says why zpolicy will not read the value (a bad quote, `--config-env`
-// setting a key that runs or names something, from the host's environment).
+// setting a key that runs or names something, from the host's environment, an option of a
+// subcommand that connects which zpolicy does not know or which abbreviates more than one,
+// a repository operand that only a shell expands, A15C-8).
 struct GitArgumentCommand {
   std::string option;  // as written: "--extcmd", "bisect run"
   std::string text;    // a shell command
@@ -55,12 +69,31 @@ struct GitArguments {
   std::vector<std::string> directories;  // --exec-path: programs git runs by name
   std::vector<std::string> templates;    // --template: hooks `git init` copies
   // The repository a subcommand connects to, as written: the first operand of push, fetch,
-  // pull, ls-remote, clone, fetch-pack and send-pack, push's `--repo`, archive's `--remote`.
-  // git takes one that names no configured remote for a URL or a path (red team A15B-2).
+  // pull, ls-remote, clone, fetch-pack and send-pack (every operand of `fetch --multiple`
+  // and `remote update`, `remote show`/`prune`'s), push's `--repo`, archive's `--remote`,
+  // request-pull's URL, `submodule add`'s and `subtree add/pull/push`'s repository. git takes one that names no configured remote for a URL or a path
+  // (red team A15B-2).
   std::vector<std::string> repositories;
+  std::vector<std::string> deconfigured_remotes;
+  // The subcommand and the words after it, for the caller to read as another alias's when
+  // one has that name (`alias.t = pp pdX` with `alias.pp = push -q`); `expanded`: one of
+  // the words is not a literal.
+  struct Subcommand {
+    std::string name;
+    std::vector<std::string> arguments;
+    bool expanded = false;
+  };
+  std::optional<Subcommand> subcommand;
   std::optional<std::string> unreadable;
 };
-GitArguments git_arguments(std::string_view value);
+// Where a word of a git command line came from, when a shell gave it (git_command_words):
+// a literal, an expansion only the shell knows (`$R`, `${R:-x}`, a glob), or the
+// arguments the user gives the alias (`$1`, `"$@"`), which are the user's own words.
+enum class GitWordOrigin { Literal, Expansion, Argument };
+// `origins`: per word of `value` (none: every word is a literal); `more_arguments`: the
+// program before git adds words at run time (`xargs git push`, `find -exec git push {}`).
+GitArguments git_arguments(std::string_view value, const std::vector<GitWordOrigin>& origins = {},
+                           bool more_arguments = false);
 
 // What a remote URL makes the host's git run or read (git_url.cpp, as transport.c and
 // connect.c classify it): `ext::CMD` runs CMD (git-remote-ext splits it at spaces, `% `

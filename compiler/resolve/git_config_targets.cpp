@@ -1,8 +1,11 @@
 #include "compiler/resolve/git_config_targets.hpp"
 
+#include <dirent.h>
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config.hpp"
@@ -18,6 +21,8 @@ struct Located {
   std::string file;  // canonical
   // For a key a non-'!' alias sets with `-c`: "alias.x's -c", said in refusals.
   std::string via = {};
+  // Read through an `includeIf`, whose condition zpolicy does not decide.
+  bool conditional = false;
 };
 
 std::string directory_of(const std::string& file) {
@@ -48,7 +53,7 @@ class Walk {
       : src_(src), home_(home), canonical_(canonical), refuse_(refuse) {}
 
   std::vector<GitConfigTarget> run() {
-    for (const auto& f : src_.files) read(f, {f, 0, 0}, 0);
+    for (const auto& f : src_.files) read(f, {f, 0, 0}, 0, false);
     std::vector<std::string> tops = src_.tops;
     for (const auto& e : entries_)
       if (git_config_role(e.entry) == GitConfigRole::WorkTree)
@@ -58,6 +63,12 @@ class Walk {
       const Located e = entries_[i];
       use(e, tops, 0);
     }
+    legacy_remotes(tops);
+    // A name that is no remote with a url is a URL or a path to git (remote.c's
+    // remote_get): read as a remote's URL is (red team A15B-2, A15C-1). Decided once every
+    // name a command takes away from the configuration is known.
+    for (const auto& [e, name] : remote_names_)
+      if (!configured_remote(name)) url(e, name, tops, false);
     return std::move(targets_);
   }
 
@@ -72,6 +83,10 @@ class Walk {
   // What entry `e` names, by its role; `depth` counts `-c` settings of aliases set by
   // `-c` in turn.
   void use(const Located& e, const std::vector<std::string>& tops, int depth) {
+    // Every remote a section names is one `git fetch --all` and `git maintenance`'s
+    // prefetch fetch from: one with no url is its name taken for a path (A15C-6).
+    if (e.entry.section() == "remote" && e.entry.subsection())
+      remote_names_.push_back({e, *e.entry.subsection()});
     switch (git_config_role(e.entry)) {
       case GitConfigRole::HooksDir:
         for (const auto& top : tops)
@@ -89,12 +104,19 @@ class Walk {
       case GitConfigRole::UrlRewrite:
         url(e, e.entry.subsection().value_or(""), tops, true);
         break;
+      case GitConfigRole::Remote:
+        if (e.entry.value) remote_names_.push_back({e, *e.entry.value});
+        break;
+      case GitConfigRole::RemoteGroup:
+        if (e.entry.value)
+          for (const auto& name : blank_separated(*e.entry.value)) remote_names_.push_back({e, name});
+        break;
       case GitConfigRole::Include:
         // Set by an alias's `-c`: git reads it only by an absolute path ("relative config
         // includes must come from files"); the files' own are read by read().
         if (!e.via.empty() && e.entry.value && !e.entry.value->empty() &&
             ((*e.entry.value)[0] == '/' || (*e.entry.value)[0] == '~'))
-          if (auto p = path_value(e, "/")) read(*p, loc(e), 1);
+          if (auto p = path_value(e, "/")) read(*p, loc(e), 1, e.entry.section() == "includeif");
         break;
       case GitConfigRole::WorkTree:
       case GitConfigRole::None:
@@ -117,12 +139,25 @@ class Walk {
   }
 
   // `line` as git's own command line, given by `e` (an alias's value, or the arguments of
-  // a `git` its shell command runs).
+  // a `git` its shell command runs, `shell` saying where its words came from);
+  // `in_submodules`: git runs it in each submodule's directory.
   void git_command_line(const Located& e, const std::string& line,
-                        const std::vector<std::string>& tops, int depth) {
+                        const std::vector<std::string>& tops, int depth,
+                        const CommandPaths::GitCommand* shell = nullptr,
+                        bool in_submodules = false) {
     const std::string& v = *e.entry.value;
-    const GitArguments a = git_arguments(line);
+    const GitArguments a = shell ? git_arguments(line, shell->origins, shell->more_arguments)
+                                 : git_arguments(line);
     if (a.unreadable) return refuse(e, v, "is a git command zpolicy cannot follow: " + *a.unreadable);
+    // What it names resolves against each submodule's directory, which zpolicy does not
+    // enumerate (red team A15C-10: `submodule foreach git push pdQ`).
+    if (in_submodules && (!a.repositories.empty() || !a.config.empty() || !a.commands.empty() ||
+                          !a.directories.empty() || !a.templates.empty()))
+      return refuse(e, v,
+                    "runs git in each submodule's directory with a repository, a -c setting or "
+                    "a program named on its command line, which resolve there, and zpolicy "
+                    "does not enumerate submodules");
+    deconfigured_.insert(a.deconfigured_remotes.begin(), a.deconfigured_remotes.end());
     if (!a.config.empty() && depth >= 3)
       return refuse(e, v, "sets an alias that sets config in turn, more than 3 deep");
     for (const auto& [var, value] : a.config)
@@ -131,19 +166,140 @@ class Walk {
     for (const auto& c : a.commands) command(e, c.option, c.text, tops, c.in_submodules);
     for (const auto& d : a.directories) directory(e, d, tops, false);
     for (const auto& d : a.templates) directory(e, d, tops, true);
-    // A name that is no configured remote is a URL or a path to git (remote.c's
-    // remote_get): read as a remote's URL is (red team A15B-2). A remote only the global
-    // config defines is not seen here, so its name is protected as a path too: more, never
-    // less.
-    for (const auto& r : a.repositories)
-      if (!configured_remote(r)) url(e, r, tops, false);
+    for (const auto& r : a.repositories) remote_names_.push_back({e, r});
+    if (a.subcommand) alias_of_subcommand(e, *a.subcommand, tops, depth);
   }
 
+  // git runs an alias named as the subcommand with the words after it (no builtin has an
+  // alias's name; reading one git would not run is only more): a non-'!' one is read with
+  // them as one command line; a '!' one as its shell command with the words appended, as
+  // git's `sh -c 'CMD "$@"'` runs it, but refused when the command reads them by position
+  // (`"$1"`, `"$@"` inside a function), which are otherwise read as the user's own words.
+  void alias_of_subcommand(const Located& e, const GitArguments::Subcommand& sub,
+                           const std::vector<std::string>& tops, int depth) {
+    std::string lower = sub.name;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      const Located alias = entries_[i];
+      if (alias.entry.var == "alias." + lower && alias.entry.value)
+        alias_with_words(e, *alias.entry.value, sub, tops, depth);
+    }
+  }
+
+  void alias_with_words(const Located& e, const std::string& value,
+                        const GitArguments::Subcommand& sub, const std::vector<std::string>& tops,
+                        int depth) {
+    const size_t first = value.find_first_not_of(" \t");
+    const bool shell = first != std::string::npos && value[first] == '!';
+    const std::string& v = *e.entry.value;
+    if (sub.expanded) return refuse(e, v, "passes shell expansions to the alias '" + sub.name + "'");
+    if (alias_depth_ >= 3) return refuse(e, v, "runs aliases of aliases more than 3 deep");
+    struct Deeper {
+      int& d;
+      explicit Deeper(int& depth) : d(depth) { ++d; }
+      ~Deeper() { --d; }
+    } deeper(alias_depth_);
+    if (shell) {
+      if (sub.arguments.empty()) return;  // the alias's own line reads it
+      for (size_t k = 0; k + 1 < value.size(); ++k)
+        if (value[k] == '$' && std::string_view("0123456789@*{#").find(value[k + 1]) != std::string_view::npos)
+          return refuse(e, v, "passes words to the shell alias '" + sub.name +
+                                  "', which reads them by position, as zpolicy reads only the "
+                                  "user's own");
+      std::string line = value.substr(first + 1);
+      for (const auto& word : sub.arguments) {
+        line += " '";
+        for (const char c : word) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        line += "'";
+      }
+      return command(e, "alias " + sub.name, line, tops, false);
+    }
+    std::string line = value;
+    for (const auto& word : sub.arguments) {
+      line += ' ';
+      if (word.empty()) line += "''";
+      for (const char c : word) (line += '\\') += c;
+    }
+    git_command_line(e, line, tops, depth);
+  }
+
+  // The remotes git still reads from the git directory's `remotes/<name>` (`URL: …` lines)
+  // and `branches/<name>` (`URL#branch`) files when the config gives the name no url
+  // (remote.c's read_remotes_file, read_branches_file): their URLs are read as
+  // `remote.<r>.url` values are, and their names count as configured.
+  void legacy_remotes(const std::vector<std::string>& tops) {
+    std::set<std::string> dirs;
+    for (const auto& f : src_.files) dirs.insert(directory_of(f));
+    for (const auto& dir : dirs)
+      for (const bool branches : {false, true}) {
+        const std::string sub = dir + (branches ? "/branches" : "/remotes");
+        DIR* d = opendir(sub.c_str());
+        if (!d) continue;
+        std::vector<std::string> names;
+        while (const dirent* ent = readdir(d))
+          if (ent->d_name[0] != '.') names.push_back(ent->d_name);
+        closedir(d);
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) {
+          const std::string path = sub + "/" + name;
+          const GitConfigFile file = read_git_config_file(path);
+          if (file.status != GitConfigFile::Status::Read) continue;
+          int line = 0;
+          for (size_t at = 0; at < file.text.size();) {
+            size_t end = file.text.find('\n', at);
+            if (end == std::string::npos) end = file.text.size();
+            std::string text = file.text.substr(at, end - at);
+            at = end + 1;
+            ++line;
+            if (branches) {
+              text = text.substr(0, text.find('#'));
+            } else if (text.rfind("URL:", 0) == 0) {
+              text = text.substr(4);
+            } else {
+              continue;
+            }
+            const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t\r");
+            if (b == std::string::npos) continue;
+            const Located l{GitConfigEntry{"remote." + name + ".url", text.substr(b, e - b + 1), line},
+                            path};
+            url(l, *l.entry.value, tops, false);
+            legacy_remotes_.insert(name);
+            if (branches) break;
+          }
+        }
+      }
+  }
+
+  // Whether git takes `name` for a remote with a url (remote.c's valid_remote): its last
+  // `remote.<name>.url` in the files read unconditionally is not empty (git 2.46 takes an
+  // empty one for a reset), and no command the configs run takes the name away (`remote
+  // remove`, `config --unset`). A remote with only other keys (`fetch`, `pushurl`) is not
+  // one: git uses its name as the URL (red team A15C-6). One only an `includeIf` defines is
+  // not counted, whatever the condition (A15C-9): if it holds, its url is read as a URL
+  // anyway, and the name protected as a path is only more. A remote only the global config
+  // defines is not seen here, so its name is protected as a path too (A15C-11).
   bool configured_remote(const std::string& name) const {
-    const std::string prefix = "remote." + name + ".";
-    return std::any_of(entries_.begin(), entries_.end(), [&](const Located& l) {
-      return l.entry.var.rfind(prefix, 0) == 0 && l.entry.var.find('.', prefix.size()) == std::string::npos;
-    });
+    if (deconfigured_.count(name)) return false;
+    if (legacy_remotes_.count(name)) return true;
+    const std::string key = "remote." + name + ".url";
+    bool has_url = false;
+    for (const Located& l : entries_)
+      if (!l.conditional && l.entry.var == key) has_url = l.entry.value && !l.entry.value->empty();
+    return has_url;
+  }
+
+  static std::vector<std::string> blank_separated(const std::string& value) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char c : value + " ") {
+      if (c != ' ' && c != '\t' && c != '\n') {
+        cur += c;
+      } else if (!cur.empty()) {
+        out.push_back(std::move(cur));
+        cur.clear();
+      }
+    }
+    return out;
   }
 
   // A directory of programs (`--exec-path`) or templates (`--template`, whose `hooks` git
@@ -191,7 +347,7 @@ class Walk {
   }
 
   // The file `lexical`, named at `at`, and the files it includes.
-  void read(const std::string& lexical, const ir::SourceLoc& at, int depth) {
+  void read(const std::string& lexical, const ir::SourceLoc& at, int depth, bool conditional) {
     const auto path = canonical_(lexical, at, "git config file");
     if (!path) return;
     targets_.push_back({*path, at, false, false, false, false, {}});
@@ -221,10 +377,11 @@ class Walk {
     }
     const GitConfig cfg = parse_git_config(file.text);
     for (const auto& e : cfg.entries) {
-      const Located located{e, *path};
+      const Located located{e, *path, {}, conditional};
       entries_.push_back(located);
       if (git_config_role(e) != GitConfigRole::Include) continue;
-      if (auto p = path_value(located, directory_of(*path))) read(*p, loc(located), depth + 1);
+      if (auto p = path_value(located, directory_of(*path)))
+        read(*p, loc(located), depth + 1, conditional || e.section() == "includeif");
     }
     if (cfg.error)
       refuse_({*path, cfg.error->line, 1}, "git config '" + *path + "' line " +
@@ -258,7 +415,7 @@ class Walk {
     const CommandPaths words = paths_in_command(text);
     if (words.unreadable)
       return refuse(e, value, as + "is a command zpolicy cannot follow: " + *words.unreadable);
-    for (const auto& g : words.git_commands) git_command_line(e, g, tops, 0);
+    for (const auto& g : words.git_commands) git_command_line(e, g.line, tops, 0, &g, in_submodules);
     for (const auto& s : words.scripts)
       if (auto c = canonical_(s[0] == '~' ? home_ + s.substr(1) : s, loc(e), where(e)))
         targets_.push_back({*c, loc(e), false, true, false, false, where(e)});
@@ -302,6 +459,11 @@ class Walk {
   const GitRefusal& refuse_;
   std::vector<Located> entries_;
   std::vector<GitConfigTarget> targets_;
+  // Each name a key or a git command takes for a remote, or else a URL.
+  std::vector<std::pair<Located, std::string>> remote_names_;
+  std::set<std::string> deconfigured_;
+  std::set<std::string> legacy_remotes_;
+  int alias_depth_ = 0;  // aliases run as another alias's subcommand, nested
 };
 
 }  // namespace

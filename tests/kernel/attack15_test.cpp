@@ -152,6 +152,58 @@ BOOST_DATA_TEST_CASE(an_aliass_repository_named_by_a_bare_word_is_protected,
   }
 }
 
+// A15C-1..10 (round 15c): repositories the host's git connects to, named by a value
+// zpolicy did not read as one: the keys a plain `git push` obeys (`branch.<b>.remote`,
+// `remote.pushDefault`, `branch.<b>.pushRemote`), an alias's operand behind a value letter
+// ending a cluster, an abbreviated option or push's `--recurse-submodules VALUE`, a remote
+// with no url, `git remote add`, a remote only an `includeIf` defines, and (found while
+// fixing) a legacy `.git/remotes/<name>` file's URL and an alias run as another alias's
+// subcommand with its words (`i = pp pdM`). The sandbox made a bare repository of that
+// name whose pre-receive the host's next push ran (both callers).
+// Now each name is protected as a remote URL's path is; a shell expansion at the
+// repository's place, `submodule foreach git push NAME` and `xargs git push` refuse the run.
+BOOST_DATA_TEST_CASE(a_repository_named_by_a_value_not_read_as_one_is_protected,
+                     bdata::make(kCallers), caller) {
+  {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/other.cfg"), "[remote \"pdJ\"]\n\turl = https://example.invalid/r\n");
+    box.write_file(box.ws(".git/config"),
+                   "[remote \"origin\"]\n\turl = https://example.invalid/r\n"
+                   "[remote \"pdH\"]\n\tfetch = +refs/heads/*:refs/remotes/pdH/*\n"
+                   "[branch \"main\"]\n\tremote = pdA\n[remote]\n\tpushDefault = pdB\n"
+                   "[branch \"x\"]\n\tpushRemote = pdC\n"
+                   "[includeIf \"onbranch:other\"]\n\tpath = other.cfg\n"
+                   "[alias]\n\ta = push -qo opt pdD HEAD:refs/heads/x\n"
+                   "\tb = push --push-opt opt pdE HEAD\n"
+                   "\tc = push --recurse-submodules check pdF HEAD\n\td = push --rep=pdG\n"
+                   "\te = push pdH HEAD\n\tf = !git remote add y pdI && git push y HEAD\n"
+                   "\tg = push pdJ HEAD\n\th = push origin main\n\tpp = push -q\n"
+                   "\ti = pp pdM HEAD\n\tj = push legacy HEAD\n");
+    box.make_dir(box.ws(".git/remotes"));
+    box.write_file(box.ws(".git/remotes/legacy"), "URL: pdL\n");
+    const RunResult r = box.sh(
+        "for r in pdA pdB pdC pdD pdE pdF pdG pdH pdI pdJ pdL pdM; do git init -q --bare $r "
+        "2>/dev/null; done; test -e origin && echo seen > origin-seen; true");
+    BOOST_TEST(r.completed(), r.describe());
+    for (const char* name :
+         {"pdA", "pdB", "pdC", "pdD", "pdE", "pdF", "pdG", "pdH", "pdI", "pdJ", "pdL", "pdM"})
+      BOOST_TEST(!exists(box.ws(std::string(name) + "/hooks")), "made " << name << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("origin-seen")), "a configured remote's name was protected");
+  }
+  for (const char* alias : {"!git push ${R:-pdK} HEAD", "!git submodule foreach git push pdK HEAD",
+                            "!echo pdK | xargs git push"}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws(".git"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"), std::string("[alias]\n\tk = ") + alias + "\n");
+    const RunResult r = box.sh("git init -q --bare pdK 2>/dev/null; true");
+    BOOST_TEST(!exists(box.ws("pdK/hooks")), alias << ": made pdK: " << r.describe());
+    BOOST_TEST(r.exit_code == 2, alias << ": " << r.describe());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

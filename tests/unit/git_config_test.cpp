@@ -373,10 +373,11 @@ BOOST_AUTO_TEST_CASE(a_git_command_alias_is_read_as_git_reads_it) {
 // Red team A15B-1: a git behind a wrapper is read as git's command line; a value that sets
 // git's configuration through the environment refuses.
 BOOST_AUTO_TEST_CASE(a_git_behind_a_wrapper_or_configured_by_the_environment) {
-  using W = std::vector<std::string>;
-  BOOST_TEST(paths_in_command("timeout 60 git -c core.hooksPath=hk commit").git_commands ==
-             (W{"\\-\\c \\c\\o\\r\\e\\.\\h\\o\\o\\k\\s\\P\\a\\t\\h\\=\\h\\k "
-                "\\c\\o\\m\\m\\i\\t"}));
+  const auto wrapped = paths_in_command("timeout 60 git -c core.hooksPath=hk commit").git_commands;
+  BOOST_TEST_REQUIRE(wrapped.size() == 1u);
+  BOOST_TEST(wrapped[0].line == "\\-\\c \\c\\o\\r\\e\\.\\h\\o\\o\\k\\s\\P\\a\\t\\h\\=\\h\\k "
+                                "\\c\\o\\m\\m\\i\\t");
+  BOOST_TEST(!wrapped[0].more_arguments);
   for (const char* v :
        {"GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=hk git commit",
         "GIT_CONFIG_PARAMETERS=\"'core.hookspath'='hk'\" git commit", "HOME=. git commit",
@@ -406,6 +407,155 @@ BOOST_AUTO_TEST_CASE(the_repository_a_git_command_connects_to) {
   BOOST_TEST(repos("push -- -odd") == (R{"-odd"}));
   BOOST_TEST(repos("push").empty());
   BOOST_TEST(repos("log --oneline origin/main").empty());
+  // Red team A15C-2..5: one matcher, as git's parse-options: a value letter ending or
+  // inside a cluster, long options by a unique prefix, push's required
+  // --recurse-submodules value, negations.
+  BOOST_TEST(repos("push -qo opt pdA HEAD:x") == (R{"pdA"}));
+  BOOST_TEST(repos("push -qoopt pdA HEAD:x") == (R{"pdA"}));
+  BOOST_TEST(repos("push --push-opt opt pdB HEAD:x") == (R{"pdB"}));
+  BOOST_TEST(repos("push --recurse-submodules check pdC HEAD:x") == (R{"pdC"}));
+  BOOST_TEST(repos("push --rep=pdD") == (R{"pdD"}));
+  BOOST_TEST(repos("push --re pdD") == (R{}));  // ambiguous: refused below
+  BOOST_TEST(repos("push --no-verify --verify --no-force-with-lease pdE") == (R{"pdE"}));
+  BOOST_TEST(repos("pull -r --log pdF main") == (R{"pdF"}));
+  BOOST_TEST(repos("pull -Xours pdG") == (R{"pdG"}));
+  BOOST_TEST(repos("fetch -j 4 pdH") == (R{"pdH"}));
+  BOOST_TEST(repos("fetch --multiple a b c") == (R{"a", "b", "c"}));
+  BOOST_TEST(repos("fetch a --multiple b") == (R{"a", "b"}));
+  BOOST_TEST(repos("clone --bare --end-of-options src dst") == (R{"src"}));
+  BOOST_TEST(repos("fetch-pack --depth=1 --upload-pack=x pdI main") == (R{"pdI"}));
+  BOOST_TEST(repos("request-pull -p v1.0 pdJ main") == (R{"pdJ"}));
+  BOOST_TEST(repos("remote update a b") == (R{"a", "b"}));
+  BOOST_TEST(repos("remote -v show pdK") == (R{"pdK"}));
+  BOOST_TEST(repos("archive --rem=pdL HEAD") == (R{"pdL"}));
+  BOOST_TEST(repos("archive -vo out --remote pdM HEAD") == (R{"pdM"}));
+  BOOST_TEST(repos("subtree push -P lib pdP main") == (R{"pdP"}));
+  BOOST_TEST(repos("subtree split -P lib main").empty());
+  BOOST_TEST(repos("submodule add -b main --name x pdQ sm") == (R{"pdQ"}));
+  for (const char* v : {"push --re pdD", "push --frobnicate pdA", "push -qz pdA",
+                        "fetch --de 1 pdA", "clone --no-such src"})
+    BOOST_TEST(git_arguments(v).unreadable.has_value(), v);
+  // A15C-7: `remote add`/`set-url` write a remote's url for the next git.
+  const GitArguments add = git_arguments("remote add -f -t main x pdN");
+  BOOST_TEST_REQUIRE(add.config.size() == 1u);
+  BOOST_TEST(add.config[0].first == "remote.x.url");
+  BOOST_TEST(add.config[0].second.value_or("") == "pdN");
+  const GitArguments set = git_arguments("remote set-url --push origin pdO");
+  BOOST_TEST_REQUIRE(set.config.size() == 1u);
+  BOOST_TEST(set.config[0].first == "remote.origin.pushurl");
+  for (const char* v : {"remote remove origin", "remote rename origin o2",
+                        "config --unset remote.origin.url", "config --remove-section remote.origin",
+                        "config remote.origin.url ''", "remote set-url --delete origin x"})
+    BOOST_TEST(git_arguments(v).deconfigured_remotes == (R{"origin"}), v);
+  // A15C-8: a shell expansion at the repository's place refuses; the user's own arguments
+  // are theirs; A15C-10: a program that adds words at run time.
+  using O = GitWordOrigin;
+  BOOST_TEST(git_arguments("push ${R:-pd} main", {O::Literal, O::Expansion, O::Literal})
+                 .unreadable.has_value());
+  BOOST_TEST(git_arguments("push origin $B", {O::Literal, O::Literal, O::Expansion})
+                 .repositories == (R{"origin"}));
+  BOOST_TEST(git_arguments("push $1 main", {O::Literal, O::Argument, O::Literal}).repositories ==
+             (R{"main"}));
+  BOOST_TEST(git_arguments("push", {}, true).unreadable.has_value());
+  const GitArguments users = git_arguments("remote add $1 $2", {O::Literal, O::Literal, O::Argument, O::Argument});
+  BOOST_TEST((!users.unreadable && users.config.empty()));
+  BOOST_TEST(git_arguments("remote add x $U", {O::Literal, O::Literal, O::Literal, O::Expansion})
+                 .unreadable.has_value());
+  BOOST_TEST(!git_arguments("log", {}, true).unreadable.has_value());
+  const auto pushes = [](const char* v) {
+    const auto c = paths_in_command(v);
+    BOOST_TEST_REQUIRE(c.git_commands.size() == 1u, v);
+    return c.git_commands[0];
+  };
+  BOOST_TEST(pushes("echo x | xargs git push").more_arguments);
+  BOOST_TEST(pushes("find . -name x -exec git push {} ';'").more_arguments);
+  BOOST_TEST(!pushes("timeout 9 git push x").more_arguments);
+  BOOST_TEST((pushes("git push ${R:-pdN} main").origins ==
+              std::vector<O>{O::Literal, O::Expansion, O::Literal}));
+  BOOST_TEST((pushes("f() { git push \"$@\"; }; f").origins ==
+              std::vector<O>{O::Literal, O::Argument}));
+}
+
+// Red team A15C-1, A15C-6, A15C-9, A15C-10: the keys that name the remote a plain git
+// command connects to, what counts as a configured remote, and git in each submodule.
+BOOST_AUTO_TEST_CASE(a_remote_name_that_is_no_configured_remote_is_a_path) {
+  for (const char* text :
+       {"[branch \"main\"]\nremote = x\n", "[branch \"a/b\"]\npushRemote = x\n",
+        "[remote]\npushDefault = x\n"})
+    BOOST_TEST((role(text) == GitConfigRole::Remote), text);
+  BOOST_TEST((role("[remotes]\nall = a b\n") == GitConfigRole::RemoteGroup));
+  BOOST_TEST((role("[svn-remote \"svn\"]\nurl = file:///x\n") == GitConfigRole::Url));
+  BOOST_TEST((role("[branch \"main\"]\nmerge = refs/heads/main\n") == GitConfigRole::None));
+  const std::string origin = "[remote \"origin\"]\n\turl = https://example.invalid/r\n";
+  for (const auto& [config, name] : std::vector<std::pair<std::string, std::string>>{
+           {"[branch \"main\"]\n\tremote = pdA\n", "pdA"},
+           {origin + "[branch \"other\"]\n\tpushRemote = pdB\n", "pdB"},
+           {origin + "[remote]\n\tpushDefault = pdC\n", "pdC"},
+           {origin + "[remotes]\n\tall = origin pdD\n", "pdD"},
+           {"[remote \"pdE\"]\n\tfetch = +refs/heads/*:refs/remotes/pdE/*\n"
+            "[alias]\n\tt = push pdE HEAD\n", "pdE"},
+           {"[remote \"pdF\"]\n\tpushurl = https://example.invalid/r\n\turl =\n"
+            "[branch \"main\"]\n\tremote = pdF\n", "pdF"},
+           {"[includeIf \"onbranch:other\"]\n\tpath = other.cfg\n[alias]\n\tt = push pdG HEAD\n",
+            "pdG"},
+           {origin + "[alias]\n\tt = !git remote remove origin && git push origin\n", "origin"},
+           {"[alias]\n\tt = !git remote add x pdH && git push x\n", "pdH"},
+           {origin + "[alias]\n\tt = push -qo opt pdI HEAD\n", "pdI"},
+           {"[remote \"pdT\"]\n\tpushurl = https://example.invalid/r\n", "pdT"},
+           // An alias whose subcommand is another alias runs it with its words.
+           {origin + "[alias]\n\tPP = push -q\n\tt = pp pdU HEAD\n", "pdU"}}) {
+    zpolicy::test::TempDir top;
+    top.write(".git/config", config);
+    top.write(".git/other.cfg", "[remote \"pdG\"]\n\turl = https://example.invalid/r\n");
+    const Walked w = walk(top);
+    BOOST_TEST(w.refusals.empty(), config << ": " << w.refusals.front());
+    BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), top / name) != w.targets.end()),
+               config);
+  }
+  // A configured remote's name is no path: `origin` stays the sandbox's to write.
+  zpolicy::test::TempDir top;
+  top.write(".git/config", origin + "[branch \"main\"]\n\tremote = origin\n\tpushRemote = .\n"
+                                    "[alias]\n\tp = push origin main\n");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty());
+  BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), top / "origin") == w.targets.end()));
+  for (const char* alias : {"!git submodule foreach git push pdQ HEAD",
+                            "submodule foreach -q git push pdR HEAD",
+                            "!git submodule foreach 'git -c core.hooksPath=h commit'",
+                            "!git push ${R:-pdN} HEAD", "!echo pdS | xargs git push"}) {
+    zpolicy::test::TempDir d;
+    d.write(".git/config", std::string("[alias]\n\tt = ") + alias + "\n");
+    BOOST_TEST(walk(d).refusals.size() == 1u, alias);
+  }
+  // Red team A15C-12: the legacy `remotes/<name>` and `branches/<name>` files name remotes
+  // too: their URLs are read, their names are configured.
+  zpolicy::test::TempDir legacy;
+  legacy.write(".git/config", "[alias]\n\ta = push up HEAD\n\tb = push br HEAD\n");
+  legacy.write(".git/remotes/up", "URL: pdW\nPush: HEAD\n");
+  legacy.write(".git/branches/br", "../pdX#main\n");
+  const Walked lw = walk(legacy);
+  BOOST_TEST(lw.refusals.empty());
+  for (const char* name : {"pdW", "../pdX"})
+    BOOST_TEST((std::find(lw.targets.begin(), lw.targets.end(),
+                          std::filesystem::weakly_canonical(legacy / name).string()) != lw.targets.end()),
+               name);
+  for (const char* name : {"up", "br"})
+    BOOST_TEST((std::find(lw.targets.begin(), lw.targets.end(), legacy / name) == lw.targets.end()),
+               name);
+  zpolicy::test::TempDir chained;
+  chained.write(".git/config", "[alias]\n\tf = \"!f() { git push \\\"$1\\\" HEAD; }; f\"\n\tt = f pdV\n");
+  BOOST_TEST(walk(chained).refusals.size() == 1u);
+  // A shell alias that does not read its words by position has them appended; a loop of
+  // aliases stops.
+  zpolicy::test::TempDir appended;
+  appended.write(".git/config", "[alias]\n\tp = !git push -q\n\tt = p pdY HEAD\n"
+                                "\ta = !git b x\n\tb = !git a y\n\tc = d\n\td = c\n");
+  const Walked aw = walk(appended);
+  BOOST_TEST((std::find(aw.targets.begin(), aw.targets.end(), appended / "pdY") != aw.targets.end()));
+  BOOST_TEST(aw.refusals.size() == 4u);
+  zpolicy::test::TempDir pull;
+  pull.write(".git/config", "[alias]\n\tt = submodule foreach git pull\n");
+  BOOST_TEST(walk(pull).refusals.empty());
 }
 
 BOOST_AUTO_TEST_CASE(remote_urls_are_classified_as_git_connects) {
