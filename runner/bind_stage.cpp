@@ -118,24 +118,12 @@ const char* protect(const StagedProtection& p) {
   return why;
 }
 
-// The device `path` (absolute) given a writable mount of its own in this namespace: its
-// writes do not need one, but setting its times does (`touch /dev/null`). Best effort:
-// where it cannot be done (missing, not a character device, a host whose /dev is
-// read-only already) the device stays read-only, which is no weaker.
-void writable_device(const char* path) {
-  const int copy =
-      open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
-  if (copy < 0) return;
-  struct stat st;
-  if (fstat(copy, &st) == 0 && S_ISCHR(st.st_mode) && read_only(copy, "", AT_EMPTY_PATH, false))
-    move_mount(copy, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-  close(copy);
-}
-
 // Every mount of this namespace read-only but its /proc, a procfs where nothing can be
 // created and through which bwrap writes its user namespace's maps and
-// max_user_namespaces, and the devices bwrap's --dev binds from /oldroot/dev (bubblewrap.c
-// setup_newroot), which hold no entries: the sandbox's are as writable as before.
+// max_user_namespaces. The devices bwrap's --dev binds from /oldroot/dev (bubblewrap.c
+// setup_newroot) stay read-only too: their reads and writes need no writable mount, and a
+// sandbox started by root owns them, so a writable one let it chmod or touch the host's
+// /dev/null (red team R16-1).
 const char* seal_namespace() {
   if (!read_only(AT_FDCWD, "/", AT_RECURSIVE))
     return "cannot make the mounts of bwrap's namespace read-only";
@@ -148,9 +136,6 @@ const char* seal_namespace() {
   close(proc);
   if (!procfs) return "/proc is not a procfs";
   if (!writable) return "cannot keep /proc writable";
-  for (const char* device :
-       {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
-    writable_device(device);
   return nullptr;
 }
 

@@ -52,10 +52,11 @@ struct StagedSource {
 // into /oldroot made it create an empty file or directory, as the caller, wherever the
 // swapper chose on the host (red team E1d). So, once the copies are taken, every mount of
 // the namespace is made read-only (mount_setattr AT_RECURSIVE), as is every mount of each
-// copy but those of the writable binds. Made writable again: /proc (a procfs, where
-// nothing can be created, and where bwrap writes its user namespace's maps) and the
-// devices bwrap's --dev binds (files; so that the sandbox's are as before). bwrap can
-// then create an entry through /oldroot only inside a writable root of the run. (Not a
+// copy but those of the writable binds. Made writable again: /proc only (a procfs, where
+// nothing can be created, and where bwrap writes its user namespace's maps). The devices
+// bwrap's --dev binds stay read-only: read and written as before, but no sandbox can
+// chmod or touch the host's nodes (red team R16-1). bwrap can then create an entry
+// through /oldroot only inside a writable root of the run. (Not a
 // fresh minimal root instead: docs/decisions.md.)
 //
 // Inside a writable root, a protected directory or a deny root was read-only only once
