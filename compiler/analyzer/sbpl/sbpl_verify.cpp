@@ -882,6 +882,17 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   return out;
 }
 
+std::vector<SbplFinding> unnameable_policy_paths(const ir::Resolved& policy) {
+  std::vector<SbplFinding> findings;
+  for (const auto* group :
+       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+    for (const auto& p : *group)
+      if (p.path.size() > kSbplMaxPathBytes)
+        findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
+                                     kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+  return findings;
+}
+
 std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
                                      const SbplParamList& params, SbplBindings bindings) {
   std::vector<SbplFinding> findings;
@@ -892,14 +903,8 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
     return findings;
   }
 
-  // A policy path no Seatbelt check can name is refused where the policy writes it,
-  // before any probe is made from it.
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
-    for (const auto& p : *group)
-      if (p.path.size() > kSbplMaxPathBytes)
-        findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
-                                     kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+  // Before any probe is made from such a path.
+  findings = unnameable_policy_paths(policy);
   if (!findings.empty()) return findings;
 
   const ir::SourceLoc params_file{"params.txt"};
