@@ -50,6 +50,18 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   return s.replace(at, from.size(), to);
 }
 
+// Every whole-word use of label `from` (its definition and the jumps to it) renamed.
+std::string renamed(std::string s, const std::string& from, const std::string& to) {
+  for (const std::string& end : {std::string(":\n"), std::string(", "), std::string("\n")}) {
+    for (const std::string& begin : {std::string("\n"), std::string(", ")}) {
+      for (size_t at = s.find(begin + from + end); at != std::string::npos;
+           at = s.find(begin + from + end, at + 1))
+        s.replace(at + begin.size(), from.size(), to);
+    }
+  }
+  return s;
+}
+
 // The 1-based line `needle` begins on (after its leading newline, if any).
 int line_of(const std::string& s, const std::string& needle) {
   const size_t at = s.find(needle);
@@ -113,6 +125,28 @@ BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
        line_of(ok, bound)},
       {"a bound's comment", replaced(ok, bound, bound + " ; nr >= pread64(17)"),
        line_of(ok, bound)},
+      // Labels and comments that name system calls name those whose numbers reach there.
+      {"a renamed label", renamed(ok, "close..rt_sigreturn", "ptrace..kill"),
+       line_of(ok, "\nclose..rt_sigreturn:\n") + 1},
+      {"a label naming another range", renamed(ok, "close..rt_sigreturn", "close..pread64"),
+       line_of(ok, "\nclose..rt_sigreturn:\n") + 1},
+      {"two labels swapped",
+       renamed(renamed(renamed(ok, "close..rt_sigreturn", "swap"), "ioctl..0xffffffff",
+                       "close..rt_sigreturn"),
+               "swap", "ioctl..0xffffffff"),
+       line_of(ok, "\nclose..rt_sigreturn:\n") + 1},
+      {"a local label of another syscall", renamed(ok, "open.1", "close.1"),
+       line_of(ok, "\nopen.1:\n") + 1},
+      {"a return's range",
+       replaced(ok, "; allow  # read(0)..write(1)", "; allow  # read(0)..close(3)"),
+       line_of(ok, "; allow  # read(0)..write(1)")},
+      {"a return's syscall", replaced(ok, "; errno(1)  # ioctl", "; errno(1)  # ptrace"),
+       line_of(ok, "; errno(1)  # ioctl")},
+      {"a load's syscall",
+       replaced(ok, "; ioctl arg1 low word", "; ptrace arg1 low word"),
+       line_of(ok, "; ioctl arg1 low word")},
+      {"a comparison's syscall",
+       replaced(ok, "; ioctl arg1 == TIOCSTI", "; open arg1 == TIOCSTI"), line_of(ok, request)},
       {"the default action", replaced(ok, "# default allow,", "# default errno(1),"), 2},
       {"the length", replaced(ok, "# 229 instructions", "# 228 instructions"), 3},
       {"a line after the program", ok + "  ret   #0x7fff0000\n", lines + 1},
