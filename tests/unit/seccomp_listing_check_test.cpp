@@ -6,6 +6,7 @@
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/listing_check.hpp"
+#include "compiler/analyzer/seccomp/number_reach.hpp"
 #include "golden_support.hpp"
 #include "support/cli.hpp"
 
@@ -159,6 +160,29 @@ BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
     BOOST_TEST_REQUIRE(m.has_value(), c.what);
     BOOST_TEST(m->loc.line == c.line, c.what << ": " << m->message);
   }
+}
+
+// What labels and comments are held to: comparisons of the number with constants split
+// it exactly; a bit test of it leaves only an upper bound, which names nothing.
+BOOST_AUTO_TEST_CASE(the_numbers_that_reach_each_instruction) {
+  using namespace compiler::bpf;
+  using Iv = std::vector<std::pair<uint32_t, uint32_t>>;
+  const std::vector<compiler::BpfInsn> prog = {
+      {LD | W | ABS, 0, 0, 0},    // 0: ld [0]
+      {JMP | JGE | K, 3, 0, 10},  // 1: nr >= 10 -> 5
+      {JMP | JEQ | K, 0, 1, 2},   // 2: nr == 2 -> 3, else 4
+      {RET | K, 0, 0, 0},         // 3: {2}
+      {RET | K, 0, 0, 1},         // 4: 0..1, 3..9
+      {JMP | JSET | K, 0, 1, 1},  // 5: nr & 1
+      {RET | K, 0, 0, 2},         // 6: the odd ones of 11.. (bounded by 10.., not exact)
+      {RET | K, 0, 0, 3},         // 7
+  };
+  const auto reach = compiler::number_reach(prog);
+  BOOST_TEST((reach[3].intervals == Iv{{2, 2}}));
+  BOOST_TEST((reach[4].intervals == Iv{{0, 1}, {3, 9}}));
+  BOOST_TEST((reach[5].intervals == Iv{{10, 0xffffffffu}}));
+  BOOST_TEST((reach[3].exact && reach[4].exact && reach[5].exact));
+  BOOST_TEST((!reach[6].exact && !reach[7].exact));
 }
 
 BOOST_AUTO_TEST_CASE(verify_reports_a_stale_listing_with_its_line) {
