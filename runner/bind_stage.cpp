@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdint>
+
 namespace zpolicy::runner {
 namespace {
 
@@ -84,24 +86,44 @@ const char* attach(int stage, int fd) {
   return nullptr;
 }
 
-// The device `path` (absolute) given a writable mount of its own in this namespace: its
-// writes do not need one, but setting its times does (`touch /dev/null`). Best effort:
-// where it cannot be done (missing, not a character device, a host whose /dev is
-// read-only already) the device stays read-only, which is no weaker.
-void writable_device(const char* path) {
-  const int copy =
-      open_tree(AT_FDCWD, path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_SYMLINK_NOFOLLOW);
-  if (copy < 0) return;
+// A read-only bind of the object at `p.beneath` in the copy descriptor `p.copy` holds (now
+// attached in the stage), onto itself, once it is found to be (`p.dev`, `p.ino`) there,
+// following no symlink and never leaving the copy: it lies on that name's dentry in the
+// copy, so it moves with the object if the name is renamed, and bwrap's recursive bind of
+// the copy into its new root takes it along. Returns nullptr, or why not.
+const char* protect(const StagedProtection& p) {
+  open_how how{};
+  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  const int found =
+      static_cast<int>(syscall(SYS_openat2, p.copy, p.beneath.c_str(), &how, sizeof how));
   struct stat st;
-  if (fstat(copy, &st) == 0 && S_ISCHR(st.st_mode) && read_only(copy, "", AT_EMPTY_PATH, false))
-    move_mount(copy, "", AT_FDCWD, path, MOVE_MOUNT_F_EMPTY_PATH);
-  close(copy);
+  const bool same = found >= 0 && fstat(found, &st) == 0 && !S_ISLNK(st.st_mode) &&
+                    static_cast<std::uint64_t>(st.st_dev) == p.dev &&
+                    static_cast<std::uint64_t>(st.st_ino) == p.ino;
+  const int copy =
+      same ? open_tree(found, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_EMPTY_PATH)
+           : -1;
+  const char* why =
+      !same      ? "it is not the object that was verified in the copy of its writable root "
+                   "(replaced, or reached through a symlink, since)"
+      : copy < 0 ? "cannot copy its mount tree"
+      : !read_only(copy, "", AT_EMPTY_PATH | AT_RECURSIVE)
+          ? "cannot make its copy read-only"
+      : move_mount(copy, "", found, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) != 0
+          ? "cannot mount its protection in the copy of its writable root"
+          : nullptr;
+  if (copy >= 0) close(copy);
+  if (found >= 0) close(found);
+  return why;
 }
 
 // Every mount of this namespace read-only but its /proc, a procfs where nothing can be
 // created and through which bwrap writes its user namespace's maps and
-// max_user_namespaces, and the devices bwrap's --dev binds from /oldroot/dev (bubblewrap.c
-// setup_newroot), which hold no entries: the sandbox's are as writable as before.
+// max_user_namespaces. The devices bwrap's --dev binds from /oldroot/dev (bubblewrap.c
+// setup_newroot) stay read-only too: their reads and writes need no writable mount, and a
+// sandbox started by root owns them, so a writable one let it chmod or touch the host's
+// /dev/null (red team R16-1).
 const char* seal_namespace() {
   if (!read_only(AT_FDCWD, "/", AT_RECURSIVE))
     return "cannot make the mounts of bwrap's namespace read-only";
@@ -114,15 +136,14 @@ const char* seal_namespace() {
   close(proc);
   if (!procfs) return "/proc is not a procfs";
   if (!writable) return "cannot keep /proc writable";
-  for (const char* device :
-       {"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"})
-    writable_device(device);
   return nullptr;
 }
 
 }  // namespace
 
-const char* stage_bind_sources(const std::vector<StagedSource>& sources, const char*& failed) {
+const char* stage_bind_sources(const std::vector<StagedSource>& sources,
+                               const std::vector<StagedProtection>& protections,
+                               const char*& failed) {
   failed = nullptr;
   // Every copy is made before the stage exists: the root's then shows the host's
   // kBindStage, and none shows the stage.
@@ -146,6 +167,13 @@ const char* stage_bind_sources(const std::vector<StagedSource>& sources, const c
     }
   }
   close(stage);
+  // After the attach: a mount goes onto an attached tree, which the copies now are.
+  for (const StagedProtection& p : protections) {
+    if (const char* why = protect(p)) {
+      failed = p.path.c_str();
+      return why;
+    }
+  }
   // Nothing renames an entry (or makes one) in a read-only mount.
   if (mount(nullptr, kBindStage, nullptr,
             MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0)

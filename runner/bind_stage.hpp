@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "runner/stage_protections.hpp"
+
 namespace zpolicy::runner {
 
 // Where the guard's child pins the run's bind sources: a directory of every Linux system,
@@ -50,15 +52,34 @@ struct StagedSource {
 // into /oldroot made it create an empty file or directory, as the caller, wherever the
 // swapper chose on the host (red team E1d). So, once the copies are taken, every mount of
 // the namespace is made read-only (mount_setattr AT_RECURSIVE), as is every mount of each
-// copy but those of the writable binds. Made writable again: /proc (a procfs, where
-// nothing can be created, and where bwrap writes its user namespace's maps) and the
-// devices bwrap's --dev binds (files; so that the sandbox's are as before). bwrap can
-// then create an entry through /oldroot only inside a writable root of the run. (Not a
+// copy but those of the writable binds. Made writable again: /proc only (a procfs, where
+// nothing can be created, and where bwrap writes its user namespace's maps). The devices
+// bwrap's --dev binds stay read-only: read and written as before, but no sandbox can
+// chmod or touch the host's nodes (red team R16-1). bwrap can then create an entry
+// through /oldroot only inside a writable root of the run. (Not a
 // fresh minimal root instead: docs/decisions.md.)
+//
+// Inside a writable root, a protected directory or a deny root was read-only only once
+// bwrap had mounted its protection in the new root, and never in the root's copy here: a
+// destination swapped for a symlink into `.git/hooks/` (through the new root's name or
+// through /oldroot/kBindStage/N) made bwrap create an empty entry below the host's `.git`;
+// one whose target appeared between bwrap's stat() and its creat() truncated a protected
+// file. So, once the copies are attached, each of `protections` (runner/
+// stage_protections.hpp) is mounted in its writable root's copy: the object found at its
+// name there, following no symlink and never leaving the copy, must be the one recorded,
+// and is bound onto itself read-only. bwrap's recursive bind of the copy takes those
+// mounts into the new root, where bwrap's own protections later cover them: a creation
+// below a protected path, by either name, from the moment the writable root is mounted,
+// meets EROFS. (Each shows the object bwrap then mounts over it, read-only, at a
+// destination of the verified argv, so the sandbox's table gains a mount below one it
+// already had there, which the runner's checks accept.) A protection that cannot be
+// mounted refuses the run.
 //
 // Called in that namespace. System calls and stack buffers only (the child of a fork of a
 // process that may have other threads). Returns nullptr, or why not (a static string) with `failed` set to the
 // path of the source it was at (or nullptr).
-const char* stage_bind_sources(const std::vector<StagedSource>& sources, const char*& failed);
+const char* stage_bind_sources(const std::vector<StagedSource>& sources,
+                               const std::vector<StagedProtection>& protections,
+                               const char*& failed);
 
 }  // namespace zpolicy::runner

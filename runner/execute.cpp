@@ -23,6 +23,7 @@
 #if defined(__linux__)
 #include "compiler/resolve/unmasked_names.hpp"
 #include "runner/bind_sources.hpp"
+#include "runner/stage_protections.hpp"
 #include "runner/host_mount_table.hpp"
 #include "runner/host_name_watch.hpp"
 #include "runner/mount_objects_seen.hpp"
@@ -339,6 +340,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   SpawnSpec spec;
   spec.fds = sources->fds();
   spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
+  spec.read_only_streams = streams.read_only();
   for (const auto& p : plan.fds) {
     if (p.when == compiler::Handover::AtStart) {
       const int fd = started_artifact(p.bytes);
@@ -573,7 +575,12 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.cwd = plan.cwd;
   spec.timeout = plan.timeout;
   spec.guarded = true;
-  for (const auto& s : plan.bind_sources) spec.staged.push_back({s.fd, s.path, s.writable});
+  std::vector<WritableBind> writable;
+  for (const auto& s : plan.bind_sources) {
+    spec.staged.push_back({s.fd, s.path, s.writable});
+    if (s.writable) writable.push_back({s.fd, s.path});
+  }
+  spec.protections = stage_protections(writable, live);
   Outcome outcome = supervise(spec);
   streams.finish();
   close_all();

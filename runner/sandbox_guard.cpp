@@ -17,6 +17,7 @@
 
 #include "runner/bind_stage.hpp"
 #include "runner/private_mounts.hpp"
+#include "runner/read_only_streams.hpp"
 #include "zpolicy/exit_code.hpp"
 #endif
 
@@ -198,13 +199,14 @@ void wait_to_be_let_go(int relay) {
   }
 }
 
-// The guard's child: pins the bind sources (runner/bind_stage.hpp), then execs bwrap. A
+// The guard's child: pins the bind sources (runner/bind_stage.hpp), hands the sandbox its
+// device streams through read-only mounts (runner/read_only_streams.hpp), then execs bwrap. A
 // failure is said on the run's standard error and marked in `c` (the child shares the
 // guard's memory), and nothing starts.
 int stage_then_exec(void* setup) {
   ChildSetup& c = *static_cast<ChildSetup*>(setup);
   const char* path = nullptr;
-  if (const char* why = stage_bind_sources(c.spec->staged, path)) {
+  if (const char* why = stage_bind_sources(c.spec->staged, c.spec->protections, path)) {
     static constexpr char kWhat[] = "zpolicy: cannot pin the bind sources where bwrap mounts them";
     static constexpr char kAt[] = ": '";
     static constexpr char kThen[] = "': ";
@@ -215,6 +217,24 @@ int stage_then_exec(void* setup) {
                        {const_cast<char*>(why), strlen(why)},
                        {const_cast<char*>("\n"), 1}};
     [[maybe_unused]] ssize_t n = writev(STDERR_FILENO, message, 6);
+    c.staging_failed = true;
+    _exit(kExitInternal);
+  }
+  int stream = 0;
+  if (const char* why = reopen_read_only(c.spec->read_only_streams, stream)) {
+    static constexpr char kWhat[] = "zpolicy: cannot hand the sandbox ";
+    static constexpr char kHow[] =
+        " through a read-only mount of its device (the sandbox could change the device on the "
+        "host through the caller's own descriptor): ";
+    static constexpr char kThen[] = "; give the command a pipe instead\n";
+    static const char* const kNames[] = {"stdin", "stdout", "stderr"};
+    const char* name = stream >= 0 && stream <= 2 ? kNames[stream] : "a standard stream";
+    iovec message[] = {{const_cast<char*>(kWhat), sizeof kWhat - 1},
+                       {const_cast<char*>(name), strlen(name)},
+                       {const_cast<char*>(kHow), sizeof kHow - 1},
+                       {const_cast<char*>(why), strlen(why)},
+                       {const_cast<char*>(kThen), sizeof kThen - 1}};
+    [[maybe_unused]] ssize_t n = writev(STDERR_FILENO, message, 5);
     c.staging_failed = true;
     _exit(kExitInternal);
   }

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace zpolicy::runner {
@@ -52,6 +53,30 @@ bool connected_stream(int fd) {
 bool terminal_not_master(int fd) {
   unsigned int pty_number = 0;
   return isatty(fd) && ioctl(fd, TIOCGPTN, &pty_number) != 0;
+}
+
+// What the guard's child needs to open device `fd` again through a read-only mount.
+ReadOnlyStream read_only_stream(int fd, const struct stat& st) {
+  ReadOnlyStream s;
+  s.fd = fd;
+  s.dev = st.st_dev;
+  s.ino = st.st_ino;
+  s.rdev = st.st_rdev;
+  s.flags = fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND | O_NONBLOCK);
+  s.required = st.st_uid == geteuid();
+  s.memory_device = harmless_memory_device(st.st_rdev);
+  if (s.memory_device) {
+    static const char* const kMemory[] = {"", "", "", "null", "", "zero", "", "full", "random",
+                                          "urandom"};
+    s.path = std::string("/dev/") + kMemory[minor(st.st_rdev)];
+    return s;
+  }
+  char link[32], target[4096];
+  std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  const ssize_t n = readlink(link, target, sizeof target);
+  // Not absolute (a node of a mount this namespace does not show): not found by name.
+  if (n > 0 && static_cast<size_t>(n) < sizeof target && target[0] == '/') s.path.assign(target, n);
+  return s;
 }
 
 bool passes_as_is(int fd, const struct stat& st) {
@@ -168,7 +193,10 @@ bool StandardStreams::prepare(std::string& why) {
   for (int fd = 0; fd <= 2; ++fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
-    if (passes_as_is(fd, st)) continue;
+    if (passes_as_is(fd, st)) {
+      if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));
+      continue;
+    }
     if (S_ISREG(st.st_mode) && fd == 0) {
       bool complete = false;
       const int copy = sealed_copy(fd, complete);

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "runner/read_only_streams.hpp"
+
 namespace zpolicy::runner {
 
 // The caller's descriptors 0, 1 and 2, as the sandbox may get them (red team R7-D1). An
@@ -14,7 +16,9 @@ namespace zpolicy::runner {
 // (`< ../task.sh`) could be reopened for writing, and a directory (`< /etc`) walked into.
 // Only what has no such name, and reaches nothing but its other end, passes as it is: a
 // pipe, a connected stream socket, a terminal's own side (not a pseudo-terminal's master),
-// and the memory devices (/dev/null, /dev/zero, /dev/urandom, ...). A regular file on
+// and the memory devices (/dev/null, /dev/zero, /dev/urandom, ...); the devices are handed
+// over opened again through a read-only mount by the guard's child (read_only(); red team
+// R16-2: the caller's own open file would let the sandbox chmod the node). A regular file on
 // stdin is handed over as a sealed in-memory copy from its current offset (up to 16 MiB;
 // a larger rest through a pipe this process fills); a regular file on stdout or stderr
 // gets a pipe, which this process copies into it. Anything else (a directory, a block
@@ -32,12 +36,15 @@ class StandardStreams {
   bool prepare(std::string& why);
   // (descriptor here, descriptor number in the sandbox) for each replaced stream.
   const std::vector<std::pair<int, int>>& fds() const { return fds_; }
+  // The streams that pass as devices, to be opened again read-only before bwrap's exec.
+  const std::vector<ReadOnlyStream>& read_only() const { return read_only_; }
   // Once the sandbox is gone: closes this process's ends and waits until everything the
   // sandbox wrote to a replaced stdout or stderr is copied into it.
   void finish();
 
  private:
   std::vector<std::pair<int, int>> fds_;
+  std::vector<ReadOnlyStream> read_only_;
   std::vector<std::thread> copies_;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runner/bind_stage.hpp"
+#include "runner/read_only_streams.hpp"
 
 namespace zpolicy::runner {
 
@@ -54,6 +55,12 @@ struct SpawnSpec {
   // child pins where bwrap resolves them to nothing else before it execs bwrap
   // (runner/bind_stage.hpp).
   std::vector<StagedSource> staged;
+  // Guarded runs: the standard streams the guard's child opens again through a read-only
+  // mount of their device before it execs bwrap (runner/read_only_streams.hpp).
+  std::vector<ReadOnlyStream> read_only_streams;
+  // Guarded runs: the read-only mounts of the verified argv inside its writable binds,
+  // which that child mounts in the writable binds' copies as well (red team E1d).
+  std::vector<StagedProtection> protections;
   // Guarded runs: called once the guard has reported (nothing of the sandbox is left to
   // rely on anything), before the guard is let go.
   std::function<void()> reported;

@@ -12,6 +12,11 @@
 #include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 
 namespace zpolicy::compiler {
+
+using ir::Artifact;
+using ir::ArtifactSet;
+using ir::Target;
+
 namespace {
 
 const Artifact* find(const std::vector<Artifact>& arts, const std::string& name) {

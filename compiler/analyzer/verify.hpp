@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/pipeline.hpp"
+#include "ir/target.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
@@ -17,8 +17,8 @@ namespace zpolicy::compiler {
 // `artifacts_from_elsewhere`: made by another tool, edited by hand, checked in (`zpolicy
 // verify`), rather than just emitted by this build; a portable macOS profile is then also
 // proven with each symbolic root bound inside each other (SbplBindings::EveryNesting).
-std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, Target target,
-                                             const std::vector<Artifact>& artifacts,
+std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, ir::Target target,
+                                             const std::vector<ir::Artifact>& artifacts,
                                              ir::ArtifactSet set = ir::ArtifactSet::All,
                                              bool artifacts_from_elsewhere = false);
 
@@ -35,10 +35,10 @@ std::vector<ir::Diagnostic> inexpressible(const ir::Resolved& intent, Target tar
 // (--block-fd). verify_artifacts() for Linux is exactly both parts, in this order.
 enum class LinuxPart { Mounts, Filter };
 std::vector<ir::Diagnostic> verify_linux_part(const ir::Resolved& intent, LinuxPart part,
-                                              const std::vector<Artifact>& artifacts,
+                                              const std::vector<ir::Artifact>& artifacts,
                                               ir::ArtifactSet set);
 
 // The names of a target's artifact files (DESIGN.md "Artifact files").
-std::vector<std::string> artifact_names(Target target);
+std::vector<std::string> artifact_names(ir::Target target);
 
 }  // namespace zpolicy::compiler

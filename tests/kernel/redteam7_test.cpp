@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "process_tree.hpp"
+#include "pty.hpp"
 #include "sandbox_fixture.hpp"
 
 // Round 7 of the red-team pass (docs/redteam-2026-12.md "Round 7"): what a sandbox can do
@@ -18,6 +20,32 @@
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
+
+// What a chmod, chown or utimensat of a node changes, as the host sees it.
+std::string node_attributes(const struct stat& st) {
+  return std::to_string(st.st_mode) + " " + std::to_string(st.st_uid) + ":" +
+         std::to_string(st.st_gid) + " m" + std::to_string(st.st_mtim.tv_sec) + " c" +
+         std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+}
+
+// Everything the terminal's other end has to read by now.
+std::string drain(int master) {
+  std::string got;
+  char buf[4096];
+  for (pollfd p{master, POLLIN, 0}; poll(&p, 1, 200) == 1 && (p.revents & POLLIN);) {
+    const ssize_t n = read(master, buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  return got;
+}
+
+// The attempts on a device node's attributes, through the name `$1` and through
+// /proc/self/fd/$2 (each must fail on the host's node), as the sandbox's uid.
+const std::string kChangeNode =
+    "chmod 000 \"$1\"; touch \"$1\"; touch -d 2000-01-01 \"$1\"; chown \"$(id -u)\" \"$1\"; "
+    "for f in $2; do chmod 666 /proc/self/fd/$f; touch /proc/self/fd/$f; "
+    "touch -d 2000-01-01 /proc/self/fd/$f; chown \"$(id -u)\" /proc/self/fd/$f; done";
 
 const std::string kForged = "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": [], \"network_refusals_omitted\": 0}";
 
@@ -364,6 +392,95 @@ BOOST_DATA_TEST_CASE(a_file_on_stdout_gets_the_output_and_is_not_reopened, bdata
   const RunResult r = box.run(spec);
   BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
   BOOST_CHECK_EQUAL(read_file(log).value_or(""), "before\nline\nend\n");
+}
+
+// R16-1, R16-2: the sandbox holds the host's device nodes, on writable mounts: bwrap's
+// /dev/null (the stage gave the six devices a writable mount each) and a /dev/null on
+// stdin (the caller's own open file, on the host's devtmpfs). A sandbox started by root
+// owns the node: `chmod 000 /dev/null` made the host's /dev/null unusable for everyone;
+// any sandbox set its times (`touch`, write access is enough). The host's /dev/null is a
+// scratch node (1:3) bound over it in a mount namespace of the run's own, and stdin and
+// stderr; it must come out as it went in, while reads and writes work as ever.
+BOOST_DATA_TEST_CASE(the_sandbox_changes_no_host_device_node_it_holds, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.make_dir(box.base() + "/dev");
+  const std::string stat_node = "stat -c '%a %u:%g m%Y c%.9Z' \"$b/dev/null\"";
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "b=$1; shift; mount -t tmpfs -o mode=755 scratch \"$b/dev\" && "
+      "mknod -m 666 \"$b/dev/null\" c 1 3 && mount --bind \"$b/dev/null\" /dev/null && " +
+          stat_node + " > \"$b/before\" || exit 99; \"$@\" < /dev/null 2> /dev/null; rc=$?; " + stat_node +
+          " > \"$b/after\"; exit $rc",
+      {box.base()});
+  spec.command = {"/bin/sh", "-c",
+                  kChangeNode +
+                      "; echo x > /dev/null && echo x >> /dev/null && w=ok; "
+                      "echo \"w=$w r=$(wc -c < /proc/self/fd/0) z=$(head -c 4 /dev/zero | wc -c)\"",
+                  "sh", "/dev/null", "0 2"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out == "w=ok r=0 z=4\n", r.describe());
+  const std::string before = read_file(box.base() + "/before").value_or("none");
+  BOOST_TEST(read_file(box.base() + "/after").value_or("none") == before,
+             "the sandbox changed the host's /dev/null, which was " << before << "\n"
+                                                                   << r.describe());
+}
+
+// R16-2 with a terminal: the caller's pty on stdin and stderr, the caller's own (as a
+// login's is). `chmod 666 /proc/self/fd/0` made it writable to every local user (who could
+// then write text and escape sequences to the caller's screen). The command still reads
+// what is typed and writes to the screen.
+BOOST_DATA_TEST_CASE(the_sandbox_changes_not_the_callers_terminal, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  Pty pty;
+  if (caller == Caller::Nobody) BOOST_TEST_REQUIRE(fchown(pty.slave, 65534, -1) == 0);
+  struct stat st;
+  BOOST_TEST_REQUIRE(fstat(pty.slave, &st) == 0);
+  const std::string before = node_attributes(st);
+  const char* name = ttyname(pty.slave);
+  BOOST_TEST_REQUIRE(name != nullptr);
+  BOOST_TEST_REQUIRE(write(pty.master, "typed\n", 6) == 6);
+  RunSpec spec;
+  spec.stdin_fd = pty.slave;
+  spec.root_prefix = {"/bin/sh", "-c", "exec \"$@\" 2>&0", "sh"};
+  spec.command = {"/bin/sh", "-c",
+                  "{ " + kChangeNode + "; } 2>/dev/null; read line; echo \"$line\" > got; echo shown >&2",
+                  "sh", name, "0 2"};
+  const RunResult r = box.run(spec);
+  const std::string screen = drain(pty.master);
+  BOOST_TEST(r.exit_code == 0, r.describe() << "terminal: " << screen);
+  BOOST_TEST(read_file(box.ws("got")).value_or("") == "typed\n");
+  BOOST_TEST(screen.find("shown") != std::string::npos, "terminal: " << screen);
+  BOOST_TEST_REQUIRE(fstat(pty.slave, &st) == 0);
+  // A write to a terminal sets its times to now: only a time set back counts.
+  BOOST_TEST(st.st_mtim.tv_sec > 1'000'000'000, "the sandbox set the terminal's time");
+  st.st_mtim = {};
+  const std::string after = node_attributes(st);
+  BOOST_TEST(after.substr(0, after.find(" m")) == before.substr(0, before.find(" m")),
+             "the sandbox changed the caller's terminal: " << before << " -> " << after);
+  BOOST_TEST(after.substr(after.find(" c")) == before.substr(before.find(" c")),
+             "the sandbox changed the caller's terminal: " << before << " -> " << after);
+}
+
+// A terminal of the caller's that cannot be opened again at its name (there, another node)
+// is refused: the caller's own file would let the sandbox change it. Nothing runs.
+BOOST_DATA_TEST_CASE(a_terminal_not_found_at_its_name_is_refused, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  Pty pty;
+  if (caller == Caller::Nobody) BOOST_TEST_REQUIRE(fchown(pty.slave, 65534, -1) == 0);
+  const char* name = ttyname(pty.slave);
+  BOOST_TEST_REQUIRE(name != nullptr);
+  RunSpec spec;
+  spec.stdin_fd = pty.slave;
+  spec.root_prefix =
+      in_private_mount_namespace("p=$1; shift; mount --bind /dev/null \"$p\" && exec \"$@\"", {name});
+  spec.command = {"/bin/sh", "-c", "touch ran"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 125, r.describe());
+  BOOST_TEST(r.err.find("cannot hand the sandbox stdin through a read-only mount") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("ran")));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

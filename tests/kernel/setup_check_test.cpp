@@ -91,14 +91,15 @@ std::ostream& operator<<(std::ostream& os, const Climb& c) {
 }
 const Climb kClimbs[] = {{".env", false}, {"secret.txt", true}};
 
-// The descriptor `zpolicy plan` gives the root's bind, i.e. where the guard's child
+// The descriptor `zpolicy plan` gives the bind of `path`, i.e. where the guard's child
 // attaches its copy (runner/bind_stage.hpp: kBindStage/N).
-std::string root_descriptor(const Sandbox& box, const std::string& policy) {
+std::string descriptor_of(const Sandbox& box, const std::string& policy,
+                          const std::string& path) {
   const RunResult plan = box.host_command(
       {zpolicy_binary(), "plan", "--policy", policy, "--format", "json", "--", "/bin/true"});
-  static const std::regex root(R"re("fd":\s*([0-9]+),\s*"path":\s*"/")re");
+  const std::regex bind(R"re("fd":\s*([0-9]+),\s*"path":\s*")re" + path + "\"");
   std::smatch m;
-  BOOST_TEST_REQUIRE(std::regex_search(plan.out, m, root), plan.describe());
+  BOOST_TEST_REQUIRE(std::regex_search(plan.out, m, bind), plan.describe());
   return m[1];
 }
 
@@ -111,33 +112,15 @@ std::string climb(const std::string& dir) {
   return up;
 }
 
-}  // namespace
-
-BOOST_AUTO_TEST_SUITE(kernel_setup_check)
-
-// E1d's host side (docs/run.md "Binding by descriptor"): whatever bwrap follows into its
-// /oldroot while it sets up is read-only (runner/bind_stage.hpp), so it creates nothing on
-// the host. The runner is stopped from the swap until bwrap has given up (or set up), so
+// `original` (in the workspace) exchanged with `moved`, a symlink the caller made, when
+// the run execs bwrap, and the run (whose command touches `ran` in the workspace) let
+// finish. The runner is stopped from the swap until bwrap has given up (or set up), so
 // that its watch of the renamed name cannot kill bwrap first: bwrap meets the symlink
-// every time.
-BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_nothing_on_the_host,
-                     bdata::make(kCallers) * bdata::make(kClimbs), caller, climb_in) {
-  Sandbox box(caller);
-  const std::string policy = box.write_policy("climb.yaml", kClimbPolicy);
-  box.write_file(box.ws(".env"), "TOKEN=1\n");
-  box.write_file(box.ws("secret.txt"), "SECRET-4724\n");
-  const std::string victim = box.home() + "/victim";
-  box.make_dir(victim);
-  const std::string original = box.ws(climb_in.name);
-  const std::string moved = original + "-moved";
-  const std::string link =
-      climb(box.workspace()) + "oldroot" +
-      (climb_in.through_root_copy ? "/sys/" + root_descriptor(box, policy) : std::string()) +
-      victim + "/created";
-  BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
+// every time. `victim` is the directory below which bwrap would create the entry.
+RunResult run_swapped_at_exec(Sandbox& box, const std::string& policy,
+                              const std::string& original, const std::string& moved,
+                              const std::string& victim, const std::string& ran) {
   const std::string before = snapshot(victim);
-
-  const std::string ran = "ran-" + unique_token();
   RunSpec spec;
   spec.options = {"--policy", policy};
   spec.command = {"/bin/sh", "-c", "touch " + ran + "; echo " + kDoneMarker};
@@ -163,9 +146,93 @@ BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_no
              std::chrono::seconds(10));
   close(bwrap);
   kill(runner, SIGCONT);
-  RunResult r = box.finish(running);
+  return box.finish(running);
+}
+
+const char* kProtectedDirPolicy = R"(zpolicy: 1
+mode: workspace-write
+filesystem:
+  read: ["/"]
+  write: ["${WORKSPACE}"]
+  protect: [.env, .git]
+  deny: ["${WORKSPACE}/secrets"]
+network: none
+)";
+
+// A destination in the workspace (.env, bound before .git) swapped for a symlink below a
+// protected directory or a deny root of the same workspace, reached through the new
+// root's name (bwrap has bound the workspace there, not yet .git's protection) or
+// through the workspace's copy the guard's child attached at /sys/N (which bwrap never
+// covers).
+struct Below {
+  const char* target;  // relative to the workspace
+  bool through_copy;
+};
+std::ostream& operator<<(std::ostream& os, const Below& b) {
+  return os << b.target << (b.through_copy ? " (the workspace's copy)" : "");
+}
+const Below kBelow[] = {
+    {".git/index.lock", false}, {".git/hooks/evil", true}, {"secrets/planted", false}};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_setup_check)
+
+// E1d's host side (docs/run.md "Binding by descriptor"): whatever bwrap follows into its
+// /oldroot while it sets up is read-only (runner/bind_stage.hpp), so it creates nothing on
+// the host.
+BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_nothing_on_the_host,
+                     bdata::make(kCallers) * bdata::make(kClimbs), caller, climb_in) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy("climb.yaml", kClimbPolicy);
+  box.write_file(box.ws(".env"), "TOKEN=1\n");
+  box.write_file(box.ws("secret.txt"), "SECRET-4724\n");
+  const std::string victim = box.home() + "/victim";
+  box.make_dir(victim);
+  const std::string original = box.ws(climb_in.name);
+  const std::string moved = original + "-moved";
+  const std::string link =
+      climb(box.workspace()) + "oldroot" +
+      (climb_in.through_root_copy ? "/sys/" + descriptor_of(box, policy, "/") : std::string()) +
+      victim + "/created";
+  BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
+  const std::string before = snapshot(victim);
+  const std::string ran = "ran-" + unique_token();
+  const RunResult r = run_swapped_at_exec(box, policy, original, moved, victim, ran);
 
   BOOST_TEST(snapshot(victim) == before, "bwrap created an entry on the host: "
+                                             << snapshot(victim) << r.describe());
+  BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws(ran)), "the command ran");
+}
+
+// E1d's last member: the same swap, the symlink landing below a protected directory or a
+// deny root of the run's own writable root, which bwrap wrote through until it had
+// mounted that path's protection in the new root (and never through the copy at /sys/N).
+// The stage mounts each protection in the writable root's copy before bwrap runs, which
+// bwrap's bind of the workspace takes along: the host's directory gets no entry.
+BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_below_a_protected_path_creates_nothing,
+                     bdata::make(kCallers) * bdata::make(kBelow), caller, below) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy("below.yaml", kProtectedDirPolicy);
+  box.write_file(box.ws(".env"), "TOKEN=1\n");
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  box.write_file(box.ws(".git/hooks/pre-commit.sample"), "#!/bin/sh\n");
+  box.write_file(box.ws("secrets/key"), "SECRET-4725\n");
+  const std::string original = box.ws(".env");
+  const std::string moved = original + "-moved";
+  const std::string target = std::string(below.target);
+  const std::string link =
+      below.through_copy ? climb(box.workspace()) + "oldroot/sys/" +
+                               descriptor_of(box, policy, box.workspace()) + "/" + target
+                         : target;
+  BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
+  const std::string victim = box.ws(target.substr(0, target.find('/')));
+  const std::string before = snapshot(victim);
+  const std::string ran = "ran-" + unique_token();
+  const RunResult r = run_swapped_at_exec(box, policy, original, moved, victim, ran);
+
+  BOOST_TEST(snapshot(victim) == before, "bwrap created an entry below a protected path: "
                                              << snapshot(victim) << r.describe());
   BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
   BOOST_TEST(!exists(box.ws(ran)), "the command ran");
