@@ -27,7 +27,7 @@ std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, ir::Tar
 // or more directories above protected paths and deny roots than a profile could name.
 // compile() asks before emitting, so such a policy costs no emission (issue 19 §2: the
 // profile of a deep path is quadratic in its depth). Empty for Linux.
-std::vector<ir::Diagnostic> inexpressible(const ir::Resolved& intent, Target target);
+std::vector<ir::Diagnostic> inexpressible(const ir::Resolved& intent, ir::Target target);
 
 // The Linux artifacts in the two parts bwrap consumes at different times: the mount plan
 // (bwrap.args, bwrap.fds), which it acts on as soon as it starts, and the seccomp filter
