@@ -1,7 +1,7 @@
 // `explain --connect HOST:PORT`: what the policy's network says about one destination,
 // and how each target reaches it. The name is not resolved here: the proxy resolves it
 // at run time and refuses it then if any address is not public (docs/network.md).
-#include <sstream>
+#include <algorithm>
 
 #include "api/bound_refusal.hpp"
 #include "api/request.hpp"
@@ -9,6 +9,7 @@
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/network/admission.hpp"
 #include "compiler/pipeline.hpp"
+#include "ir/target.hpp"
 
 namespace zpolicy {
 namespace {
@@ -23,21 +24,18 @@ std::string artifact_text(const compiler::Compiled& c, const std::string& name) 
 // this policy (issue 16 §4): Linux the sandbox's own network namespace in bwrap.args;
 // macOS the rule of profile.sb that decides network-outbound to HOST:PORT (portable
 // output only: a policy bound on this host has no macOS artifacts).
-void artifact_lines(const api::Loaded& loaded, const std::string& destination,
+void deciding_lines(const api::Loaded& loaded, const std::string& destination,
                     ExplainAnswer& linux_answer, ExplainAnswer& macos_answer) {
   if (loaded.mode == ir::Mode::DangerFullAccess) return;  // no sandbox, no artifact
   ir::Diagnostics ignored;  // the policy compiled already for the bound-refusal check
   if (const auto c = compiler::compile(loaded.policy, compiler::Target::Linux, loaded.mode,
                                        loaded.host, ignored)) {
-    std::istringstream args(artifact_text(*c, "bwrap.args"));
-    std::string line;
-    for (int n = 1; std::getline(args, line); ++n)
-      if (line == "--unshare-net") {
-        linux_answer.trace.push_back("bwrap.args:" + std::to_string(n) +
-                                     ": --unshare-net (a network namespace of the sandbox's "
-                                     "own: its own loopback, no host interface)");
-        break;
-      }
+    const std::string args = artifact_text(*c, "bwrap.args");
+    const auto lines = ir::artifact_lines(args);
+    if (const auto it = std::find(lines.begin(), lines.end(), "--unshare-net"); it != lines.end())
+      linux_answer.trace.push_back("bwrap.args:" + std::to_string(it - lines.begin() + 1) +
+                                   ": --unshare-net (a network namespace of the sandbox's "
+                                   "own: its own loopback, no host interface)");
     if (linux_answer.trace.empty())
       linux_answer.trace.push_back("bwrap.args: no --unshare-net (the host's network)");
   }
@@ -143,7 +141,7 @@ Explanation explain_connect(const Request& request, const std::string& destinati
       }
     }
   }
-  artifact_lines(*loaded, destination, linux_answer, macos_answer);
+  deciding_lines(*loaded, destination, linux_answer, macos_answer);
   out.answers.push_back(std::move(linux_answer));
   out.answers.push_back(std::move(macos_answer));
   return out;

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "ir/target.hpp"
+
 namespace zpolicy::runner {
 
 namespace {
@@ -24,14 +26,15 @@ bool written_by_a_run(int fd) {
          (st.st_mode & 077) == 0 && st.st_nlink == 1;
 }
 
+// The record's lines, split as every file zpolicy writes an entry a line into is read
+// (ir::artifact_lines): a final newline ends the last line.
 std::vector<std::string> lines_of(int fd) {
   std::string text;
   char buf[4096];
   for (ssize_t n; (n = pread(fd, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;)
     text.append(buf, static_cast<size_t>(n));
   std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
+  for (const std::string_view line : ir::artifact_lines(text)) out.emplace_back(line);
   return out;
 }
 

@@ -180,58 +180,79 @@ void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
   }
 }
 
-// bwrap's own creations and mode changes (--chmod, --dir, --symlink, --tmpfs) act with
-// its privileges, and under a writable bind they act on the host: `--chmod 4755` of a
-// root-owned workspace file makes it setuid on the host, a --dir or --symlink placed
-// before a protected path's read-only bind lands in the host's protected directory
-// (docs/redteam-2026-12.md R3-V2, R3-V3). A private tmpfs over a read root hides the host
-// content the policy grants (R3-V4). The emitter makes exactly these: a --symlink for each
-// readable root named through a link, a --tmpfs at /tmp when /tmp is private, and one at
-// each deny root; anything else of these kinds is outside the verified subset. Reports
-// the first creation the emitter does not make, and how many more there are.
-void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTable& paths,
-                     std::vector<ir::Diagnostic>& out) {
-  // Where the emitter makes links and tmpfs mounts.
-  std::unordered_set<PathTable::Id> links, tmpfs;
-  auto add = [&](std::unordered_set<PathTable::Id>& places, const std::string& path) {
-    if (auto id = paths.parse(path)) places.insert(*id);
-  };
-  // The link's name decides whether the emitter made it; its target is judged against
-  // the policy by check_read_links, which names the policy line.
-  for (const auto& l : intent.read_links) add(links, l.link);
-  if (intent.private_tmp) add(tmpfs, "/tmp");
-  for (const auto& d : intent.deny)
-    if (d.kind != ir::HostKind::File) add(tmpfs, d.path);
-  auto emitted = [&](const BwrapOp& op) {
+// Where the emitter makes links and tmpfs mounts: a --symlink for each readable root
+// named through a link, a --tmpfs at /tmp when /tmp is private, and one at each deny root
+// that is no file.
+class EmittedCreations {
+ public:
+  EmittedCreations(const ir::Resolved& intent, PathTable& paths) {
+    // The link's name decides whether the emitter made it; its target is judged against
+    // the policy by check_read_links, which names the policy line.
+    for (const auto& l : intent.read_links) add(paths, links_, l.link);
+    if (intent.private_tmp) add(paths, tmpfs_, "/tmp");
+    for (const auto& d : intent.deny)
+      if (d.kind != ir::HostKind::File) add(paths, tmpfs_, d.path);
+  }
+
+  // Whether `op` is no creation or one the emitter makes; --chmod and --dir never are.
+  bool made(const BwrapOp& op) const {
     switch (op.kind) {
       case BwrapOpKind::Symlink:
-        return links.contains(op.dest);
+        return links_.contains(op.dest);
       case BwrapOpKind::Tmpfs:
-        return tmpfs.contains(op.dest);
+        return tmpfs_.contains(op.dest);
       case BwrapOpKind::Chmod:
       case BwrapOpKind::Dir:
         return false;
       default:
         return true;
     }
-  };
-  const auto first = std::find_if_not(argv.ops.begin(), argv.ops.end(), emitted);
-  if (first == argv.ops.end()) return;
-  const auto more =
-      std::count_if(first + 1, argv.ops.end(), [&](const BwrapOp& op) { return !emitted(op); });
-  std::string why =
-      first->kind == BwrapOpKind::Tmpfs
-          ? "a private tmpfs where the policy gives neither private /tmp nor a deny root"
-      : first->kind == BwrapOpKind::Symlink
-          ? "a symlink that is no readable root's name"
-          : "bwrap creates or changes a mode with its own privileges, on the host "
-            "under a bind";
+  }
+
+ private:
+  static void add(PathTable& paths, std::unordered_set<PathTable::Id>& places,
+                  const std::string& path) {
+    if (auto id = paths.parse(path)) places.insert(*id);
+  }
+
+  std::unordered_set<PathTable::Id> links_, tmpfs_;
+};
+
+// Why a creation the emitter does not make is refused, by its kind.
+const char* why_not_made(BwrapOpKind kind) {
+  if (kind == BwrapOpKind::Tmpfs)
+    return "a private tmpfs where the policy gives neither private /tmp nor a deny root";
+  if (kind == BwrapOpKind::Symlink) return "a symlink that is no readable root's name";
+  return "bwrap creates or changes a mode with its own privileges, on the host under a bind";
+}
+
+// The finding for the first creation the emitter does not make, `more` others following.
+ir::Diagnostic creation_not_made(const BwrapOp& first, size_t more) {
   // Quoted briefly: a hostile option may be a megabyte long.
-  std::string quoted(first->text.substr(0, 160));
-  if (first->text.size() > quoted.size()) quoted += "...";
-  std::string message = "'" + quoted + "' is outside the subset zpolicy verifies (" + why + ")";
+  std::string quoted(first.text.substr(0, 160));
+  if (first.text.size() > quoted.size()) quoted += "...";
+  std::string message =
+      "'" + quoted + "' is outside the subset zpolicy verifies (" + why_not_made(first.kind) + ")";
   if (more > 0) message += "; " + std::to_string(more) + " more such operations";
-  out.push_back(malformed(first->line, std::move(message)));
+  return malformed(first.line, std::move(message));
+}
+
+// bwrap's own creations and mode changes (--chmod, --dir, --symlink, --tmpfs) act with
+// its privileges, and under a writable bind they act on the host: `--chmod 4755` of a
+// root-owned workspace file makes it setuid on the host, a --dir or --symlink placed
+// before a protected path's read-only bind lands in the host's protected directory
+// (docs/redteam-2026-12.md R3-V2, R3-V3). A private tmpfs over a read root hides the host
+// content the policy grants (R3-V4). The emitter makes exactly EmittedCreations; anything
+// else of these kinds is outside the verified subset. Reports the first creation the
+// emitter does not make, and how many more there are.
+void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTable& paths,
+                     std::vector<ir::Diagnostic>& out) {
+  const EmittedCreations emitted(intent, paths);
+  const auto not_made = [&](const BwrapOp& op) { return !emitted.made(op); };
+  const auto first = std::find_if(argv.ops.begin(), argv.ops.end(), not_made);
+  if (first == argv.ops.end()) return;
+  const auto more = std::count_if(first + 1, argv.ops.end(), not_made);
+  out.push_back(creation_not_made(*first, static_cast<size_t>(more)));
 }
 
 void check_flags(const ir::Resolved& intent, const BwrapFlags& f,
@@ -436,6 +457,56 @@ void check_probes(const Intent& intent, const std::vector<Scenario>& tables, Pat
   append_sorted(found, intent.paths(), out);
 }
 
+// The paths the regions are cut at besides the policy's own: /tmp, and both ends of
+// every readable root named through a link.
+std::vector<PathTable::Id> region_cuts(const ir::Resolved& resolved, PathTable& paths) {
+  std::vector<PathTable::Id> more{*paths.parse("/tmp")};
+  for (const auto& l : resolved.read_links)
+    for (const auto* text : {&l.link, &l.target})
+      if (auto id = paths.parse(*text)) more.push_back(*id);
+  return more;
+}
+
+// Whether a probe judged `region` already. The cell below a path is every path there
+// that nothing names; the child a probe of that path made (p/zpolicy-probe) is one, and
+// its grants are reported already. `named` holds the paths the regions so far name.
+bool probed_already(const Region& region, const PathTable& paths, const PathMap<bool>& probed,
+                    const PathMap<bool>& named) {
+  if (probed.find(region.id)) return true;
+  if (region.kind != Region::Kind::Below) return false;
+  const auto child = paths.find_child(region.named, "zpolicy-probe");
+  return child && probed.find(*child) && !named.find(*child);
+}
+
+// What a region must not grant: the policy's verdicts at it, except that a missing
+// allow fails closed (the policy's own probes look for those).
+std::array<Expect, 4> region_expectations(const Intent& intent, PathTable::Id id) {
+  std::array<Expect, 4> expected = intent.verdicts(id);
+  for (Expect& e : expected)
+    if (e == Expect::Allow) e = Expect::Either;
+  return expected;
+}
+
+// The region findings: the first kMaxRegionFindings grants in full, the rest counted.
+class RegionReport {
+ public:
+  bool full() const { return found_.size() == kMaxRegionFindings; }
+  void add(Found f) { found_.push_back(std::move(f)); }
+  void count_unlisted() { ++unlisted_; }
+
+  void append_to(const PathTable& paths, std::vector<ir::Diagnostic>& out) {
+    append_sorted(found_, paths, out);
+    if (unlisted_ > 0)
+      out.push_back(ir::finding(kTarget, "dropped-deny", ir::SourceLoc{kArtifact, 0, 0},
+                                "more regions", "no access the policy does not grant",
+                                std::to_string(unlisted_) + " more grants not listed"));
+  }
+
+ private:
+  std::vector<Found> found_;
+  size_t unlisted_ = 0;
+};
+
 // The region proof (docs/verify.md): every cell of the common refinement of the mount
 // tables and the intent that the policy net did not probe, for the grants the policy
 // does not ask for. The first kMaxRegionFindings are reported in full, sorted; the rest
@@ -444,46 +515,28 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
                    const std::vector<Scenario>& tables, const PathMap<bool>& probed,
                    std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = intent.paths();
-  std::vector<PathTable::Id> more{*paths.parse("/tmp")};
-  for (const auto& l : resolved.read_links)
-    for (const auto* text : {&l.link, &l.target})
-      if (auto id = paths.parse(*text)) more.push_back(*id);
-  std::vector<Found> found;
-  size_t unlisted = 0;
+  const std::vector<PathTable::Id> more = region_cuts(resolved, paths);
+  RegionReport report;
   PathMap<bool> named(paths);  // the paths the regions name, and their ancestors
   for_each_region(argv, intent, more, [&](const Region& region) {
     if (region.kind != Region::Kind::Below) named.insert(region.id, true);
-    if (probed.find(region.id)) return;
-    // The cell below a path is every path there that nothing names; the child a probe of
-    // that path made (p/zpolicy-probe) is one, and its grants are reported already.
-    if (region.kind == Region::Kind::Below)
-      if (const auto child = paths.find_child(region.named, "zpolicy-probe");
-          child && probed.find(*child) && !named.find(*child))
-        return;
-    std::array<Expect, 4> expected = intent.verdicts(region.id);
-    // A missing allow fails closed; the policy's own probes look for those.
-    for (Expect& e : expected)
-      if (e == Expect::Allow) e = Expect::Either;
-    each_failure(intent, tables, region.id, expected,
+    if (probed_already(region, paths, probed, named)) return;
+    each_failure(intent, tables, region.id, region_expectations(intent, region.id),
                  [&](size_t t, FsOp op, Expect expect, const MountTable::Reach& r) {
                    // One finding per grant: the same mount granting the same operation
                    // elsewhere was reported already.
                    if (!granted.emplace(t, op, r.mount).second) return;
-                   if (found.size() == kMaxRegionFindings) {
-                     ++unlisted;
+                   if (report.full()) {
+                     report.count_unlisted();
                      return;
                    }
                    const AccessResult traced = tables[t].table.host_access(region.id, op, true);
-                   found.push_back({region.id, op,
-                                    probe_finding(intent, region.id, op, expect, tables[t], traced,
-                                                  region.describe(paths))});
+                   report.add({region.id, op,
+                               probe_finding(intent, region.id, op, expect, tables[t], traced,
+                                             region.describe(paths))});
                  });
   });
-  append_sorted(found, paths, out);
-  if (unlisted > 0)
-    out.push_back(ir::finding(kTarget, "dropped-deny", ir::SourceLoc{kArtifact, 0, 0},
-                              "more regions", "no access the policy does not grant",
-                              std::to_string(unlisted) + " more grants not listed"));
+  report.append_to(paths, out);
 }
 
 // A run binds what the runner opened and checked; a path is looked up again by bwrap

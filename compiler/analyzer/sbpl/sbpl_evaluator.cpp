@@ -237,6 +237,61 @@ SbplError error_at(const Sexpr& e, std::string message) {
   return {e.line, e.col, message + ": " + print_sexpr(e)};
 }
 
+std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters, uint32_t at);
+
+// (literal PATH) or (subpath PATH): PATH a constant absolute path or (param "NAME").
+std::optional<SbplError> read_path_filter(const Sexpr& e, const std::string& quoted,
+                                          SbplFilter& f) {
+  if (e.items.size() != 2) return error_at(e, quoted + " takes one path");
+  const Sexpr& arg = e.items[1];
+  if (arg.kind == Sexpr::Kind::String) {
+    if (!sbpl_normalized_path(arg.atom) || arg.atom.starts_with("${"))
+      return error_at(e, "a constant path must be absolute and normalized");
+    if (arg.atom.size() > kSbplMaxPathBytes)
+      return error_at(e, "a path longer than " + std::to_string(kSbplMaxPathBytes) +
+                             " bytes (macOS MAXPATHLEN) can never be matched");
+    f.value = arg.atom;
+    return std::nullopt;
+  }
+  if (head_is(arg, "param") && arg.items.size() == 2 && arg.items[1].kind == Sexpr::Kind::String) {
+    f.value = arg.items[1].atom;
+    f.is_param = true;
+    return std::nullopt;
+  }
+  return error_at(e, quoted + " takes a string or (param \"NAME\")");
+}
+
+// (require-all F...), (require-any F...) or (require-not F): its filters take the next
+// free range of `filters`.
+std::optional<SbplError> read_compound_filter(const Sexpr& e, const std::string& quoted,
+                                              std::vector<SbplFilter>& filters, uint32_t at) {
+  const size_t n = e.items.size();
+  if (n < 2 || (filters[at].kind == SbplFilter::Kind::RequireNot && n != 2))
+    return error_at(e, quoted + " has the wrong number of filters");
+  const auto first = static_cast<uint32_t>(filters.size());
+  filters[at].first_child = first;
+  filters[at].end_child = first + static_cast<uint32_t>(n - 1);
+  filters.resize(first + n - 1);
+  for (size_t i = 1; i < n; ++i)
+    if (auto err = read_filter(e.items[i], filters, first + static_cast<uint32_t>(i - 1)))
+      return err;
+  return std::nullopt;
+}
+
+// (local ip "HOST:PORT") or (remote ip "HOST:PORT"), HOST localhost or *.
+std::optional<SbplError> read_ip_filter(const Sexpr& e, const std::string& head, SbplFilter& f) {
+  if (e.items.size() != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
+    return error_at(e, "expected (" + head + " ip \"HOST:PORT\")");
+  const std::string_view addr = e.items[2].atom;
+  const auto colon = addr.rfind(':');
+  const std::string_view host = addr.substr(0, colon);
+  if (colon == std::string_view::npos || (host != "localhost" && host != "*") ||
+      !canonical_port(addr.substr(colon + 1)))
+    return error_at(e, "an ip address must be \"localhost:PORT\" or \"*:PORT\", PORT * or 0-65535");
+  f.value = addr;
+  return std::nullopt;
+}
+
 // Reads `e` into filters[at]. A list's children take the next free range of `filters`;
 // the recursion is as deep as the forms nest, at most kMaxDepth.
 std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters,
@@ -246,64 +301,31 @@ std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& fi
     return error_at(e, "expected a filter");
   const std::string head(e.items[0].atom);
   const std::string quoted = "'" + head + "'";
-  const size_t n = e.items.size();
   const auto known = std::find_if(kFilters.begin(), kFilters.end(),
                                   [&](const FilterSyntax& f) { return f.head == head; });
   if (known == kFilters.end()) return error_at(e, quoted + " is not a filter zpolicy emits");
   const auto kind = static_cast<SbplFilter::Kind>(known - kFilters.begin());
   filters[at].kind = kind;
-  if (kind == K::Literal || kind == K::Subpath) {
-    if (n != 2) return error_at(e, quoted + " takes one path");
-    const Sexpr& arg = e.items[1];
-    if (arg.kind == Sexpr::Kind::String) {
-      if (!sbpl_normalized_path(arg.atom) || arg.atom.starts_with("${"))
-        return error_at(e, "a constant path must be absolute and normalized");
-      if (arg.atom.size() > kSbplMaxPathBytes)
-        return error_at(e, "a path longer than " + std::to_string(kSbplMaxPathBytes) +
-                               " bytes (macOS MAXPATHLEN) can never be matched");
-      filters[at].value = arg.atom;
+  switch (kind) {
+    case K::Literal:
+    case K::Subpath:
+      return read_path_filter(e, quoted, filters[at]);
+    case K::RequireAll:
+    case K::RequireAny:
+    case K::RequireNot:
+      return read_compound_filter(e, quoted, filters, at);
+    case K::TargetSameSandbox:
+      if (e.items.size() != 2 || !is_symbol(e.items[1], "same-sandbox"))
+        return error_at(e, "only (target same-sandbox) is in the subset");
       return std::nullopt;
-    }
-    if (head_is(arg, "param") && arg.items.size() == 2 &&
-        arg.items[1].kind == Sexpr::Kind::String) {
-      filters[at].value = arg.items[1].atom;
-      filters[at].is_param = true;
-      return std::nullopt;
-    }
-    return error_at(e, quoted + " takes a string or (param \"NAME\")");
-  }
-  if (kind == K::RequireAll || kind == K::RequireAny || kind == K::RequireNot) {
-    if (n < 2 || (kind == K::RequireNot && n != 2))
-      return error_at(e, quoted + " has the wrong number of filters");
-    const auto first = static_cast<uint32_t>(filters.size());
-    filters[at].first_child = first;
-    filters[at].end_child = first + static_cast<uint32_t>(n - 1);
-    filters.resize(first + n - 1);
-    for (size_t i = 1; i < n; ++i)
-      if (auto err = read_filter(e.items[i], filters, first + static_cast<uint32_t>(i - 1)))
-        return err;
-    return std::nullopt;
-  }
-  if (kind == K::TargetSameSandbox) {
-    if (n != 2 || !is_symbol(e.items[1], "same-sandbox"))
-      return error_at(e, "only (target same-sandbox) is in the subset");
-    return std::nullopt;
-  }
-  if (kind == K::LocalIp || kind == K::RemoteIp) {
-    if (n != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
-      return error_at(e, "expected (" + head + " ip \"HOST:PORT\")");
-    const std::string_view addr = e.items[2].atom;
-    const auto colon = addr.rfind(':');
-    const std::string_view host = addr.substr(0, colon);
-    if (colon == std::string_view::npos || (host != "localhost" && host != "*") ||
-        !canonical_port(addr.substr(colon + 1)))
-      return error_at(e,
-                      "an ip address must be \"localhost:PORT\" or \"*:PORT\", PORT * or 0-65535");
-    filters[at].value = addr;
-    return std::nullopt;
+    case K::LocalIp:
+    case K::RemoteIp:
+      return read_ip_filter(e, head, filters[at]);
+    default:
+      break;
   }
   // The others, (sysctl-name ...), (sysctl-name-prefix ...) and (global-name ...).
-  if (n != 2 || e.items[1].kind != Sexpr::Kind::String)
+  if (e.items.size() != 2 || e.items[1].kind != Sexpr::Kind::String)
     return error_at(e, quoted + " takes one string");
   filters[at].value = e.items[1].atom;
   return std::nullopt;

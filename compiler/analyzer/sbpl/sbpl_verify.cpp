@@ -458,6 +458,69 @@ struct NestedScope {
   bool outer_too = false;
 };
 
+// Rules no index places are matched against every probe, and the probes grow with the
+// profile: their number is bounded so that the work is linear in the profile. zpolicy's
+// profiles have a fixed number of them (the unconditional platform rules, the exec and
+// write rules), whatever the policy. False, with a finding, past the bound.
+bool few_unindexed_rules(const SbplTargetQuery& query, const SbplProfile& profile,
+                         std::vector<SbplFinding>& findings) {
+  const auto per_target = query.rules_matched_per_target();
+  if (per_target.size() <= kMaxRulesPerTarget) return true;
+  const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
+  findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
+                               "the SBPL subset zpolicy emits",
+                               "more than " + std::to_string(kMaxRulesPerTarget) +
+                                   " rules that are unconditional or not decided by their "
+                                   "paths alone"));
+  return false;
+}
+
+// The names the probes are cut at: the profile's, and with `scope` only those inside its
+// place, and its two paths. None, with a finding, for a profile whose names cannot be
+// read.
+std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const NestedScope* scope,
+                                         std::vector<SbplFinding>& findings) {
+  auto names = artifact_names(profile);
+  if (auto* err = std::get_if<SbplError>(&names)) {
+    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
+                                 "the SBPL subset zpolicy emits", err->message));
+    return std::nullopt;
+  }
+  auto& out = std::get<ArtifactNames>(names);
+  if (scope) {
+    // The regions outside the scope are not probed: their names cut nothing inside it.
+    std::erase_if(out.paths, [&](std::string_view p) { return !text_within(scope->place, p); });
+    out.paths.push_back(scope->place);
+    out.paths.push_back(scope->outer);
+  }
+  return std::move(out);
+}
+
+// Reports a probe whose answer is wrong, or differs between the models; `allowed` has
+// bit m set when model m allows it. `expectation()` gives the reason and the policy
+// line, built only for a finding.
+class Judge {
+ public:
+  Judge(const SbplProfile& profile, const SbplParams& values, std::vector<SbplFinding>& findings)
+      : profile_(profile), values_(values), findings_(findings) {}
+
+  template <class MakeExpectation>
+  void operator()(std::string_view op, std::string_view target, Expect expect, unsigned allowed,
+                  MakeExpectation&& expectation) const {
+    const bool agree = allowed == 0 || allowed == every_model_;
+    const bool right =
+        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
+    if (!(agree && right) && findings_.size() < kMaxFindings)
+      report(findings_, profile_, values_, op, target, expectation());
+  }
+
+ private:
+  const SbplProfile& profile_;
+  const SbplParams& values_;
+  std::vector<SbplFinding>& findings_;
+  const unsigned every_model_ = (1u << all_sbpl_models().size()) - 1;
+};
+
 // The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
 // SBPL proof"): every probe path with every file operation, then the network, the Mach
 // services and the other processes; with `scope`, only its paths.
@@ -468,46 +531,13 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
     for (const auto& o : kPathOperations) names.emplace_back(o.name);
     return names;
   }());
-  // Rules no index places are matched against every probe, and the probes grow with the
-  // profile: their number is bounded so that the work is linear in the profile. zpolicy's
-  // profiles have a fixed number of them (the unconditional platform rules, the exec and
-  // write rules), whatever the policy.
-  if (const auto per_target = path_query.rules_matched_per_target();
-      per_target.size() > kMaxRulesPerTarget) {
-    const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
-    findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
-                                 "the SBPL subset zpolicy emits",
-                                 "more than " + std::to_string(kMaxRulesPerTarget) +
-                                     " rules that are unconditional or not decided by their "
-                                     "paths alone"));
-    return;
-  }
-  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
-  // `expectation()` gives the reason and the policy line, built only for a finding.
-  auto judge = [&](std::string_view op, std::string_view target, Expect expect, unsigned allowed,
-                   auto&& expectation) {
-    const bool agree = allowed == 0 || allowed == every_model;
-    const bool right =
-        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
-    if (!(agree && right) && findings.size() < kMaxFindings)
-      report(findings, profile, values, op, target, expectation());
-  };
-  auto names = artifact_names(profile);
-  if (auto* err = std::get_if<SbplError>(&names)) {
-    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
-                                 "the SBPL subset zpolicy emits", err->message));
-    return;
-  }
-  if (scope) {
-    // The regions outside the scope are not probed: their names cut nothing inside it.
-    auto& paths = std::get<ArtifactNames>(names).paths;
-    std::erase_if(paths, [&](std::string_view p) { return !text_within(scope->place, p); });
-    paths.push_back(scope->place);
-    paths.push_back(scope->outer);
-  }
+  if (!few_unindexed_rules(path_query, profile, findings)) return;
+  const Judge judge(profile, values, findings);
+  const auto names = probe_names(profile, scope, findings);
+  if (!names) return;
   const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   for_each_probe(
-      policy, intent, std::get<ArtifactNames>(names),
+      policy, intent, *names,
       [&](std::string_view path, PathTable::Id id) {
         if (scope && !(scope->outer_too && path == scope->outer) &&
             !text_within(scope->place, path))
@@ -893,6 +923,48 @@ std::vector<SbplFinding> unnameable_policy_paths(const ir::Resolved& policy) {
   return findings;
 }
 
+namespace {
+
+const ir::SourceLoc kParamsFile{"params.txt"};
+
+// The parameters' values, each a normalized absolute path Seatbelt can match, defined
+// once; a finding at params.txt for each that is not.
+SbplParams read_params(const SbplParamList& params, std::vector<SbplFinding>& findings) {
+  SbplParams values;
+  for (const auto& [name, value] : params) {
+    auto what = [&] { return "parameter " + std::string(name); };
+    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
+      findings.push_back(malformed(kParamsFile, what(), "a path", "a value with a newline or NUL"));
+    else if (!sbpl_normalized_path(value))
+      findings.push_back(
+          malformed(kParamsFile, what(), "a normalized absolute path", std::string(value)));
+    else if (value.size() > kSbplMaxPathBytes)
+      findings.push_back(malformed(kParamsFile, what(), kMaxPathExpected,
+                                   std::to_string(value.size()) + " bytes"));
+    if (!values.insert(name, value))
+      findings.push_back(malformed(kParamsFile, what(), "one definition", "a second definition"));
+  }
+  return values;
+}
+
+// A bound profile's parameters must be canonical: Seatbelt matches the path a symlink
+// resolves to, so a rule for a path under /tmp, /var or /etc never applies.
+void check_canonical_params(const SbplParamList& params, std::vector<SbplFinding>& findings) {
+  for (const auto& [name, value] : params)
+    for (const char* link : {"/tmp", "/var", "/etc"})
+      if (text_within(link, value))
+        findings.push_back({SbplFinding::Kind::NotCanonical,
+                            kParamsFile,
+                            "parameter " + std::string(name),
+                            std::string("a canonical macOS path (") + link +
+                                " is a symlink to /private" + link +
+                                "; Seatbelt matches the resolved path)",
+                            std::string(value) + ", on which a rule would never apply",
+                            {}});
+}
+
+}  // namespace
+
 std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
                                      const SbplParamList& params, SbplBindings bindings) {
   std::vector<SbplFinding> findings;
@@ -902,46 +974,17 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
                                  "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
-
   // Before any probe is made from such a path.
   findings = unnameable_policy_paths(policy);
   if (!findings.empty()) return findings;
-
-  const ir::SourceLoc params_file{"params.txt"};
-  SbplParams values;
-  for (const auto& [name, value] : params) {
-    auto what = [&] { return "parameter " + std::string(name); };
-    if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
-      findings.push_back(malformed(params_file, what(), "a path", "a value with a newline or NUL"));
-    else if (!sbpl_normalized_path(value))
-      findings.push_back(
-          malformed(params_file, what(), "a normalized absolute path", std::string(value)));
-    else if (value.size() > kSbplMaxPathBytes)
-      findings.push_back(malformed(params_file, what(), kMaxPathExpected,
-                                   std::to_string(value.size()) + " bytes"));
-    if (!values.insert(name, value))
-      findings.push_back(malformed(params_file, what(), "one definition", "a second definition"));
-  }
+  const SbplParams values = read_params(params, findings);
   const SbplProfile& unbound = std::get<SbplProfile>(parsed);
   const SbplProfile profile = bind_params(unbound, values);
   for (const auto& name : unbound_params(profile))
     findings.push_back(
-        malformed(params_file, "parameter " + name, "a definition (the profile reads it)", "none"));
+        malformed(kParamsFile, "parameter " + name, "a definition (the profile reads it)", "none"));
   if (!findings.empty()) return findings;
-  if (!policy.portable) {
-    for (const auto& [name, value] : params)
-      for (const char* link : {"/tmp", "/var", "/etc"})
-        if (text_within(link, value))
-          findings.push_back({SbplFinding::Kind::NotCanonical,
-                              params_file,
-                              "parameter " + std::string(name),
-                              std::string("a canonical macOS path (") + link +
-                                  " is a symlink to /private" + link +
-                                  "; Seatbelt matches the resolved path)",
-                              std::string(value) + ", on which a rule would never apply",
-                              {}});
-  }
-
+  if (!policy.portable) check_canonical_params(params, findings);
   prove(policy, profile, values, findings);
   size_t spent = 0;
   if (findings.empty() && policy.portable)

@@ -55,8 +55,8 @@ std::array<std::vector<uint64_t>, 6> argument_values(
 // argument alone, and each pair of values of two arguments.
 std::vector<std::array<uint64_t, 6>> vectors_of(const std::array<std::vector<uint64_t>, 6>& cand) {
   std::vector<std::array<uint64_t, 6>> out{{}};
-  out.push_back({~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
-                 ~uint64_t{0}});
+  out.push_back(
+      {~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}});
   for (unsigned i = 0; i < 6; ++i)
     for (uint64_t v : cand[i]) {
       std::array<uint64_t, 6> a{};
@@ -75,6 +75,148 @@ std::vector<std::array<uint64_t, 6>> vectors_of(const std::array<std::vector<uin
   return out;
 }
 
+// One finding per call number and ABI, so that the kept ones name distinct calls.
+using Reported = std::set<std::pair<uint32_t, uint32_t>>;
+
+// The path proof's verdict and counterexamples, each with the trace of the program's run
+// on it.
+void report_path_proof(const PathProof& proof, std::span<const BpfInsn> prog,
+                       SeccompVerification& v, Reported& reported) {
+  if (proof.unprovable) v.unprovable = "cannot be proven: " + proof.unprovable->str();
+  v.paths = proof.paths;
+  v.mismatches += proof.mismatches;
+  for (const PathCounterexample& c : proof.counterexamples) {
+    reported.insert({c.audit_arch, c.call.nr});
+    SeccompFinding f{c.audit_arch, c.call, c.intended, std::nullopt, 0, c.instruction_pointer, {}};
+    const BpfRun run = run_bpf(
+        prog, SeccompData{c.call.nr, c.audit_arch, c.instruction_pointer, c.call.args}, &f.trace);
+    f.actual = decode_seccomp_ret(run.ret);
+    f.ret = run.ret;
+    v.findings.push_back(std::move(f));
+  }
+}
+
+// What the probes put in the arguments of the x86_64 numbers some rule's conditions read.
+struct ArgumentProbes {
+  // The argument vectors of each such number.
+  std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
+  // Every value some rule compares with, in every argument at once, sorted and without
+  // repeats: a program whose answer for a call depends on arguments the IR does not look
+  // at for that call (an argument check reached by the wrong numbers) shows up on one of
+  // these.
+  std::vector<uint64_t> values;
+};
+
+ArgumentProbes argument_probes(const SyscallIntent& intent) {
+  ArgumentProbes out;
+  for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
+    if (intent.reads_arguments(s.nr)) {
+      const auto cand = argument_values(intent.rules_for(s.nr));
+      out.ruled[s.nr] = vectors_of(cand);
+      // The values in those vectors: zero and all ones, and each argument's values (the
+      // pairs repeat them).
+      out.values.insert(out.values.end(), {uint64_t{0}, ~uint64_t{0}});
+      for (const auto& c : cand) out.values.insert(out.values.end(), c.begin(), c.end());
+    }
+  std::sort(out.values.begin(), out.values.end());
+  out.values.erase(std::unique(out.values.begin(), out.values.end()), out.values.end());
+  return out;
+}
+
+// The second net: calls run through the program with the interpreter and compared with
+// the IR, one number on one ABI at a time.
+class ProbeSweep {
+ public:
+  ProbeSweep(std::span<const BpfInsn> prog, const SyscallIntent& intent, SeccompVerification& v,
+             Reported& reported)
+      : prog_(prog), intent_(intent), v_(v), reported_(reported), args_(argument_probes(intent)) {
+    size_t most_vectors = 0;
+    for (const auto& [nr, vectors] : args_.ruled)
+      most_vectors = std::max(most_vectors, vectors.size());
+    calls_.reserve(most_vectors + 1 + args_.values.size());
+  }
+
+  // One number on one ABI: first with every argument zero. If that path read no
+  // argument, the program gives the same answer for every argument vector, so only the
+  // IR's side needs the other vectors.
+  void number(uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
+    check(audit, SyscallCall{arch, nr, {}}, first);
+    const auto it = arch == ir::Arch::X86_64 ? args_.ruled.find(nr) : args_.ruled.end();
+    if (it == args_.ruled.end() && !first.read_arguments) return;
+    static const std::vector<std::array<uint64_t, 6>> kNone;
+    const auto& vectors = it == args_.ruled.end() ? kNone : it->second;
+    if (!first.read_arguments) {
+      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
+      return;
+    }
+    const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
+                                       ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
+    calls_.clear();
+    for (const auto& a : vectors) calls_.push_back({nr, audit, 0, a});
+    calls_.push_back({nr, audit, 0, ones});
+    for (uint64_t x : args_.values) calls_.push_back({nr, audit, 0, {x, x, x, x, x, x}});
+    run_calls(arch);
+  }
+
+  // Whether the sweep ran past kProbeSteps instructions, and skipped the rest.
+  bool over_budget() const { return swept_ > kProbeSteps; }
+
+ private:
+  // The argument vectors of one number, in order, run together (run_bpf_for_calls).
+  void run_calls(ir::Arch arch) {
+    if (over_budget()) return;
+    const auto runs = run_bpf_for_calls(prog_, calls_);
+    for (size_t i = 0; i < calls_.size() && !over_budget(); ++i) {
+      swept_ += runs[i].executed;
+      check(calls_[i].arch, SyscallCall{arch, calls_[i].nr, calls_[i].args}, runs[i]);
+    }
+  }
+
+  // Compares the program's answer `got_run` for one call with the IR's.
+  void check(uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
+    ++v_.probes;
+    const ir::Action want = intent_.decide(call);
+    const auto got = decode_seccomp_ret(got_run.ret);
+    if (got && *got == want) return;
+    ++v_.mismatches;
+    if (v_.findings.size() >= kKeptFindings || !reported_.insert({audit, call.nr}).second) return;
+    SeccompFinding f{audit, call, want, got, got_run.ret, 0, {}};
+    run_bpf(prog_, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
+    v_.findings.push_back(std::move(f));
+  }
+
+  std::span<const BpfInsn> prog_;
+  const SyscallIntent& intent_;
+  SeccompVerification& v_;
+  Reported& reported_;
+  const ArgumentProbes args_;
+  // Instructions the probes ran; past kProbeSteps the rest are skipped and the program
+  // refused, so that the second net never costs more than the proof may.
+  size_t swept_ = 0;
+  std::vector<SeccompData> calls_;  // one buffer serves every number
+};
+
+// Every number below 1024 on every audited ABI and a foreign one, and the numbers at the
+// edges of the x32 bit and the 32-bit range.
+void sweep_numbers(std::span<const BpfInsn> prog, ProbeSweep& sweep) {
+  constexpr uint32_t kNumbers = 1024;
+  const auto x86_64 = run_bpf_for_numbers(prog, ir::kAuditArchX86_64, 0, kNumbers);
+  const auto x32 = run_bpf_for_numbers(prog, ir::kAuditArchX86_64, ir::kX32SyscallBit, kNumbers);
+  const auto i386 = run_bpf_for_numbers(prog, ir::kAuditArchI386, 0, kNumbers);
+  const auto aarch64 = run_bpf_for_numbers(prog, kAuditArchAarch64, 0, kNumbers);
+  for (uint32_t nr = 0; nr < kNumbers; ++nr) {
+    sweep.number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, x86_64[nr]);
+    sweep.number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
+    sweep.number(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
+    // The IR has no name for other arches; like i386 they are foreign.
+    sweep.number(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
+  }
+  for (uint32_t nr :
+       {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu, 0xc0000000u, 0xffffffffu})
+    sweep.number(ir::kAuditArchX86_64, (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64,
+                 nr, run_bpf(prog, SeccompData{nr, ir::kAuditArchX86_64, 0, {}}));
+}
+
 }  // namespace
 
 bool SeccompFinding::dropped_deny() const {
@@ -84,8 +226,8 @@ bool SeccompFinding::dropped_deny() const {
 std::string SeccompFinding::str() const {
   // The IR names x86_64, x32 and i386; any other arch value is just foreign.
   const bool named = audit_arch == ir::kAuditArchX86_64 || audit_arch == ir::kAuditArchI386;
-  std::string s = std::string(named ? ir::to_string(call.arch) : "foreign") + " (arch " + hex(audit_arch) +
-                  ") nr " + std::to_string(call.nr);
+  std::string s = std::string(named ? ir::to_string(call.arch) : "foreign") + " (arch " +
+                  hex(audit_arch) + ") nr " + std::to_string(call.nr);
   if (call.arch == ir::Arch::X86_64)
     if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
       s += " " + std::string(info->name);
@@ -111,105 +253,11 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_
     return v;
   }
   const SyscallIntent intent(policy);
-  std::set<std::pair<uint32_t, uint32_t>> reported;
-  const PathProof proof = prove_paths(intent, *prog);
-  if (proof.unprovable) v.unprovable = "cannot be proven: " + proof.unprovable->str();
-  v.paths = proof.paths;
-  v.mismatches += proof.mismatches;
-  for (const PathCounterexample& c : proof.counterexamples) {
-    reported.insert({c.audit_arch, c.call.nr});
-    SeccompFinding f{c.audit_arch, c.call, c.intended, std::nullopt, 0, c.instruction_pointer, {}};
-    const BpfRun run =
-        run_bpf(*prog, SeccompData{c.call.nr, c.audit_arch, c.instruction_pointer, c.call.args}, &f.trace);
-    f.actual = decode_seccomp_ret(run.ret);
-    f.ret = run.ret;
-    v.findings.push_back(std::move(f));
-  }
-  // Compares the program's answer `got` for one call with the IR's.
-  auto check = [&](uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
-    ++v.probes;
-    const ir::Action want = intent.decide(call);
-    const auto got = decode_seccomp_ret(got_run.ret);
-    if (got && *got == want) return;
-    ++v.mismatches;
-    // One finding per call number and ABI, so that the kept ones name distinct calls.
-    if (v.findings.size() >= kKeptFindings || !reported.insert({audit, call.nr}).second) return;
-    SeccompFinding f{audit, call, want, got, got_run.ret, 0, {}};
-    run_bpf(*prog, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
-    v.findings.push_back(std::move(f));
-  };
-  // Instructions the probes below ran; past kProbeSteps the rest are skipped and the
-  // program refused, so that the second net never costs more than the proof may.
-  size_t swept = 0;
-  // The argument vectors of one number, in order, run together (run_bpf_for_calls). One
-  // buffer serves every number.
-  std::vector<SeccompData> calls;
-  auto probe = [&](ir::Arch arch) {
-    if (swept > kProbeSteps) return;
-    const auto runs = run_bpf_for_calls(*prog, calls);
-    for (size_t i = 0; i < calls.size() && swept <= kProbeSteps; ++i) {
-      swept += runs[i].executed;
-      check(calls[i].arch, SyscallCall{arch, calls[i].nr, calls[i].args}, runs[i]);
-    }
-  };
-  // Every value some rule compares with, in every argument at once: a program whose
-  // answer for a call depends on arguments the IR does not look at for that call (an
-  // argument check reached by the wrong numbers) shows up on one of these.
-  std::vector<uint64_t> values;
-  // The argument vectors of each x86_64 number some rule's conditions read.
-  std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
-  for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
-    if (intent.reads_arguments(s.nr)) {
-      const auto cand = argument_values(intent.rules_for(s.nr));
-      ruled[s.nr] = vectors_of(cand);
-      // The values in those vectors: zero and all ones, and each argument's values (the
-      // pairs repeat them).
-      values.insert(values.end(), {uint64_t{0}, ~uint64_t{0}});
-      for (const auto& c : cand) values.insert(values.end(), c.begin(), c.end());
-    }
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  size_t most_vectors = 0;
-  for (const auto& [nr, vectors] : ruled) most_vectors = std::max(most_vectors, vectors.size());
-  calls.reserve(most_vectors + 1 + values.size());
-  const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
-                                     ~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0}};
-  // One number on one ABI: first with every argument zero. If that path read no
-  // argument, the program gives the same answer for every argument vector, so only the
-  // IR's side needs the other vectors.
-  auto probe_number = [&](uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
-    check(audit, SyscallCall{arch, nr, {}}, first);
-    const auto it = arch == ir::Arch::X86_64 ? ruled.find(nr) : ruled.end();
-    if (it == ruled.end() && !first.read_arguments) return;
-    static const std::vector<std::array<uint64_t, 6>> kNone;
-    const auto& vectors = it == ruled.end() ? kNone : it->second;
-    if (!first.read_arguments) {
-      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
-      return;
-    }
-    calls.clear();
-    for (const auto& a : vectors) calls.push_back({nr, audit, 0, a});
-    calls.push_back({nr, audit, 0, ones});
-    for (uint64_t x : values) calls.push_back({nr, audit, 0, {x, x, x, x, x, x}});
-    probe(arch);
-  };
-  constexpr uint32_t kNumbers = 1024;
-  const auto x86_64 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, 0, kNumbers);
-  const auto x32 = run_bpf_for_numbers(*prog, ir::kAuditArchX86_64, ir::kX32SyscallBit, kNumbers);
-  const auto i386 = run_bpf_for_numbers(*prog, ir::kAuditArchI386, 0, kNumbers);
-  const auto aarch64 = run_bpf_for_numbers(*prog, kAuditArchAarch64, 0, kNumbers);
-  for (uint32_t nr = 0; nr < kNumbers; ++nr) {
-    probe_number(ir::kAuditArchX86_64, ir::Arch::X86_64, nr, x86_64[nr]);
-    probe_number(ir::kAuditArchX86_64, ir::Arch::X32, nr | ir::kX32SyscallBit, x32[nr]);
-    probe_number(ir::kAuditArchI386, ir::Arch::I386, nr, i386[nr]);
-    // The IR has no name for other arches; like i386 they are foreign.
-    probe_number(kAuditArchAarch64, ir::Arch::I386, nr, aarch64[nr]);
-  }
-  for (uint32_t nr : {0x3fffffffu, 0x40000000u, 0x7fffffffu, 0x80000000u, 0xbfffffffu,
-                      0xc0000000u, 0xffffffffu})
-    probe_number(ir::kAuditArchX86_64, (nr & ir::kX32SyscallBit) ? ir::Arch::X32 : ir::Arch::X86_64,
-                 nr, run_bpf(*prog, SeccompData{nr, ir::kAuditArchX86_64, 0, {}}));
-  if (swept > kProbeSteps && v.unprovable.empty())
+  Reported reported;
+  report_path_proof(prove_paths(intent, *prog), *prog, v, reported);
+  ProbeSweep sweep(*prog, intent, v, reported);
+  sweep_numbers(*prog, sweep);
+  if (sweep.over_budget() && v.unprovable.empty())
     v.unprovable = "cannot be checked: the probe sweep runs more than " +
                    std::to_string(kProbeSteps) + " instructions";
   return v;
