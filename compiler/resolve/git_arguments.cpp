@@ -57,7 +57,8 @@ bool one_of_options(const std::string& o, std::initializer_list<std::string_view
 // Subcommands that connect to a repository named on their command line.
 bool connects(std::string_view sub) {
   for (std::string_view s : {"push", "fetch", "pull", "ls-remote", "clone", "fetch-pack",
-                             "send-pack", "archive", "remote", "request-pull", "subtree"})
+                             "send-pack", "receive-pack", "archive", "remote", "request-pull",
+                             "subtree"})
     if (s == sub) return true;
   return false;
 }
@@ -131,9 +132,16 @@ class Reader {
             out_.unreadable = "it runs git with " + o.substr(0, eq) + " " + dir +
                               ", another repository or directory than the one zpolicy reads";
         }
-      } else if (one_of_options(o, {"--namespace", "--super-prefix", "--attr-source"}) &&
-                 o.find('=') == std::string::npos) {
-        ++i;  // its value, not the subcommand
+      } else if (o == "--bare") {
+        // The directory git runs in becomes the git directory (a `!` alias runs at the
+        // worktree top, whose HEAD, config and hooks the sandbox can write; red team A16-3).
+        if (!out_.unreadable)
+          out_.unreadable = "it runs git with --bare, which takes the directory it runs in for "
+                            "the repository, another than the one zpolicy reads";
+      } else if (o == "--shallow-file" ||
+                 (one_of_options(o, {"--namespace", "--super-prefix", "--attr-source"}) &&
+                  o.find('=') == std::string::npos)) {
+        ++i;  // its value, not the subcommand (A16-3: `--shallow-file F push pdA`)
       }
     }
     return i;

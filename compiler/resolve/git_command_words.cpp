@@ -158,6 +158,16 @@ bool runs_code_by_name(const std::string& word) {
          file_options(word) || basename_of(word) == "env";
 }
 
+// The subcommand a program runs as git: "" for `git` itself, `push` for `git-push` (git
+// puts its exec-path, which holds the dashed programs, first on the PATH of a `!` alias's
+// shell; red team A16-2); none for any other program.
+std::optional<std::string> git_program(const std::string& word) {
+  const std::string b = basename_of(word);
+  if (b == "git") return std::string();
+  if (b.size() > 4 && b.rfind("git-", 0) == 0) return b.substr(4);
+  return std::nullopt;
+}
+
 bool has_blank(std::string_view s) { return s.find_first_of(" \t\n") != std::string_view::npos; }
 
 // An assignment prefix that changes where a program loads code from.
@@ -206,6 +216,7 @@ class Reader {
         compound_ = true;
         if (t.text[0] == '<') return refuse("it redirects input ('" + t.text + "') from a file");
       }
+    positional_set_ = positional_set_ || sets_positional_parameters(tokens);
     // Each simple command, then the words no program takes as code.
     std::vector<bool> code(tokens.size(), false);
     std::vector<bool> program(tokens.size(), false);
@@ -237,6 +248,62 @@ class Reader {
     if (!out_.unreadable) out_.unreadable = std::move(why);
   }
 
+  // Whether the command gives the shell's positional parameters words of its own, so that
+  // `$1` and `"$@"` are not (only) what the user types after the alias (red team A16-1:
+  // `f() { git push "$1"; }; f pdA`, `sh -c 'git push "$1"' sh pdA`, `set -- pdA`): a
+  // function it defines called with a word, `set` with an operand, or a shell's `-c`
+  // string given words past its `$0`. A word that is itself positional (`f "$@"`) passes
+  // the user's words on. Any of these anywhere makes every positional parameter of the
+  // value the shell's.
+  static bool sets_positional_parameters(const std::vector<Token>& t) {
+    std::vector<std::string> functions;
+    for (size_t i = 0; i + 1 < t.size(); ++i) {
+      if (!t[i].op && t[i].text == "function" && !t[i + 1].op)  // bash's `function f {`
+        functions.push_back(t[i + 1].text);
+      if (i + 2 < t.size() && !t[i].op && t[i + 1].op && t[i + 1].text == "(" && t[i + 2].op &&
+          t[i + 2].text == ")")
+        functions.push_back(t[i].text);
+    }
+    auto own = [](const Token& w) { return !w.op && (!w.dollar || !positional(w.text)); };
+    size_t start = 0;
+    for (size_t i = 0; i <= t.size(); ++i) {
+      if (i < t.size() && !t[i].op) continue;
+      size_t p = start;
+      while (p < i && (assignment(t[p].text) ||
+                       one_of(t[p].text, {"{", "}", "!", "if", "then", "else", "elif", "do",
+                                          "while", "until", "time", "exec", "command", "nohup"})))
+        ++p;
+      start = i + 1;
+      if (p >= i) continue;
+      const std::string& program = t[p].text;
+      if (program == "set") {
+        for (size_t k = p + 1; k < i; ++k) {
+          const std::string& a = t[k].text;
+          if (a == "--" || a.empty() || (a[0] != '-' && a[0] != '+')) return true;
+          if (a.find('o') != std::string::npos) ++k;  // `set -o pipefail`, `-euo pipefail`
+        }
+      } else if (std::find(functions.begin(), functions.end(), program) != functions.end()) {
+        for (size_t k = p + 1; k < i; ++k)
+          if (own(t[k])) return true;
+      } else if (interpreter(program) == Interpreter::Shell) {
+        for (size_t k = p + 1; k < i; ++k)
+          if (t[k].text.rfind('-', 0) == 0 && t[k].text.find('c') != std::string::npos &&
+              t[k].text.rfind("--", 0) != 0) {
+            for (size_t a = k + 3; a < i; ++a)  // past the string and its $0
+              if (own(t[a])) return true;
+            break;
+          }
+      }
+    }
+    return false;
+  }
+
+  // `$1`..`$9`, `$@`, `$*`, `${1}`..`${9}`: the shell's positional parameters.
+  static bool positional(const std::string& s) {
+    return (s.size() == 2 && s[0] == '$' && std::string_view("123456789@*").find(s[1]) != std::string_view::npos) ||
+           (s.size() == 4 && s.rfind("${", 0) == 0 && s[3] == '}' && s[2] >= '1' && s[2] <= '9');
+  }
+
   // A word holding a blank may be a command a program hands to a shell (`su -c`, `watch`,
   // `sg`, `PAGER='python3 -m x' git log`; red team A15-G1). One that names a program
   // runs_code_by_name knows, or git (its -c read as git's, A15B-1), is read as a command,
@@ -262,7 +329,7 @@ class Reader {
         const size_t eq = cur.text.rfind('=');
         const size_t from = eq == std::string::npos ? 0 : eq + 1;
         const std::string piece = cur.text.substr(from);
-        if (runs_code_by_name(piece) || basename_of(piece) == "git")
+        if (runs_code_by_name(piece) || git_program(piece))
           program_at = i - cur.text.size() + from;
       }
       if (!cur.text.empty()) pieces.push_back(std::move(cur));
@@ -272,6 +339,7 @@ class Reader {
     if (!program_at || out_.unreadable) return;
     CommandPaths inner;
     Reader reader(inner);
+    reader.positional_set_ = positional_set_;
     reader.read(std::string_view(text).substr(*program_at), depth + 1);
     reader.refuse_compound_with_paths();
     if (inner.unreadable)
@@ -380,8 +448,12 @@ class Reader {
       return refuse("it runs `" + b + "`, whose code zpolicy cannot read without a shell");
     // git's own options (`!git -c core.fsmonitor=… status`, red team A15-G3): its words,
     // for the caller to read as a git command line (git_arguments).
-    if (b == "git") {
+    if (const auto sub = git_program(program)) {
       CommandPaths::GitCommand git{{}, {}, appends};
+      if (!sub->empty()) {
+        for (const char c : *sub) (git.line += '\\') += c;
+        git.origins.push_back(GitWordOrigin::Literal);
+      }
       for (size_t at = i + 1; at < end; ++at) {
         if (!git.line.empty()) git.line += ' ';
         if (words[at].text.empty()) git.line += "''";
@@ -413,7 +485,7 @@ class Reader {
         return refuse("it sets " + name + " after `" + b +
                       "`, which may pass it on, and it changes the configuration git reads");
       // A git behind it is read as git's command line (`timeout 60 git -c K=V`, A15B-1).
-      if (runs_code_by_name(words[j].text) || basename_of(words[j].text) == "git") {
+      if (runs_code_by_name(words[j].text) || git_program(words[j].text)) {
         bool adds = appends;
         for (size_t k = i; k < j; ++k)
           adds = adds || one_of(basename_of(words[k].text), {"xargs", "find", "parallel"});
@@ -423,14 +495,12 @@ class Reader {
   }
 
   // A word a shell expands only at run time is the user's own when it is a positional
-  // parameter (`$1`, `"$@"`: what the user types after the alias), else the shell's.
-  static GitWordOrigin origin(const Token& t) {
+  // parameter (`$1`, `"$@"`: what the user types after the alias) and the command gives
+  // the positional parameters no words of its own (A16-1), else the shell's.
+  GitWordOrigin origin(const Token& t) const {
     if (!t.dollar && !t.glob) return GitWordOrigin::Literal;
-    const std::string& s = t.text;
-    const bool positional =
-        !t.glob && ((s.size() == 2 && s[0] == '$' && std::string_view("123456789@*").find(s[1]) != std::string_view::npos) ||
-                    (s.size() == 4 && s.rfind("${", 0) == 0 && s[3] == '}' && s[2] >= '1' && s[2] <= '9'));
-    return positional ? GitWordOrigin::Argument : GitWordOrigin::Expansion;
+    return !t.glob && !positional_set_ && positional(t.text) ? GitWordOrigin::Argument
+                                                             : GitWordOrigin::Expansion;
   }
 
   // The files a program's script or config options name (`sed -f strip.sed`, `-nf x`,
@@ -592,6 +662,7 @@ class Reader {
 
   CommandPaths& out_;
   bool compound_ = false;
+  bool positional_set_ = false;
 };
 
 }  // namespace

@@ -55,7 +55,9 @@ constexpr Rule kRules[] = {
      "`git push` on that branch connects to this remote, or to the URL or path it is"},
     {"remote", Sub::None, "pushdefault", Role::Remote,
      "`git push` connects to this remote, or to the URL or path it is"},
-    {"remotes", Sub::None, "", Role::RemoteGroup,
+    // In any subsection too: `[remotes "a"] b = …` is the group `a.b` (fetch.c compares the
+    // key after `remotes.`; red team A16-7).
+    {"remotes", Sub::Any, "", Role::RemoteGroup,
      "`git fetch <group>` and `git remote update` connect to each remote, URL or path listed"},
     {"url", Sub::Some, "insteadof", Role::UrlRewrite,
      "git replaces URLs that start with the value by the subsection"},

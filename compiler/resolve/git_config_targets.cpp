@@ -10,6 +10,7 @@
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
+#include "compiler/resolve/git_index.hpp"
 #include "compiler/resolve/gitdir.hpp"
 
 namespace zpolicy::compiler {
@@ -64,6 +65,7 @@ class Walk {
       use(e, tops, 0);
     }
     legacy_remotes(tops);
+    submodules(tops);
     // A name that is no remote with a url is a URL or a path to git (remote.c's
     // remote_get): read as a remote's URL is (red team A15B-2, A15C-1). Decided once every
     // name a command takes away from the configuration is known.
@@ -270,6 +272,39 @@ class Walk {
       }
   }
 
+  // The submodules the index records (red team A16-6): the host's git enters the
+  // repository at `<path>/.git` (`git status` runs `git status` there, with that
+  // repository's config and its core.fsmonitor; `git fetch` and `git push
+  // --recurse-submodules` fetch and push from it, with its hooks). One not populated at the
+  // start has no `.git` the default's `**/.git` could match, and the sandbox could make
+  // one: such a submodule's directory is protected as a whole (empty, as git leaves an
+  // unpopulated submodule; a placeholder when missing), a populated one's `.git`. Not a
+  // placeholder `.git`: `git status` dies on a `.git` directory that is no repository.
+  // An index zpolicy cannot read refuses the run.
+  void submodules(const std::vector<std::string>& tops) {
+    size_t hash_size = 20;
+    for (const Located& l : entries_)
+      if (l.entry.var == "extensions.objectformat" && l.entry.value) {
+        std::string v = *l.entry.value;
+        for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        hash_size = v == "sha256" ? 32 : 20;
+      }
+    const std::string index = src_.gitdir + "/index";
+    const ir::SourceLoc at{index, 0, 0};
+    const GitIndexLinks links = gitlinks_of_index(index, hash_size);
+    if (links.unreadable)
+      return refuse_(at, "git enters the submodules the index '" + index + "' records, and " +
+                             *links.unreadable + ", so zpolicy cannot tell which they are");
+    for (const auto& path : links.paths)
+      for (const auto& top : tops) {
+        const std::string named_by = "the index '" + index + "': submodule '" + path + "'";
+        const std::string dir = top + "/" + path, dot_git = dir + "/.git";
+        struct stat st;
+        if (auto c = canonical_(lstat(dot_git.c_str(), &st) == 0 ? dot_git : dir, at, named_by))
+          targets_.push_back({*c, at, false, false, false, false, named_by});
+      }
+  }
+
   // Whether git takes `name` for a remote with a url (remote.c's valid_remote): its last
   // `remote.<name>.url` in the files read unconditionally is not empty (git 2.46 takes an
   // empty one for a reset), and no command the configs run takes the name away (`remote
@@ -320,7 +355,27 @@ class Walk {
   // A URL git connects to (red team A14B-4); `rewrite`: the start of one
   // (url.<base>.insteadOf), to which git appends the rest of the URL it rewrites.
   void url(const Located& e, const std::string& text, const std::vector<std::string>& tops,
-           bool rewrite) {
+           bool rewrite, bool rewritten = false) {
+    // A base that the rest of a URL turns into a local path or an ext:: command whatever
+    // the base says alone: none (`[url ""]`), or the start of `ext::` or `file://` (red
+    // team A16-5: `[url ""] insteadOf = zz:` makes `zz:pdB` the path `pdB`).
+    constexpr std::string_view kExt = "ext::", kFile = "file://";
+    if (rewrite && (text.empty() || (text.size() < kExt.size() && kExt.substr(0, text.size()) == text) ||
+                    (text.size() < kFile.size() && kFile.substr(0, text.size()) == text)))
+      return refuse(e, text,
+                    "rewrites URLs to a base that the rest of each URL makes a local path or "
+                    "an ext:: command: zpolicy cannot tell which repository or command");
+    // git rewrites a URL by `url.<base>.insteadOf` (and, for a push, `pushInsteadOf`)
+    // before it connects (remote.c's alias_url): each rewrite of this URL that a file read
+    // names is read too (more than the longest match git takes, never less; red team A16-5).
+    if (!rewrite && !rewritten)
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Located r = entries_[i];
+        if (git_config_role(r.entry) != GitConfigRole::UrlRewrite || !r.entry.value) continue;
+        const std::string& from = *r.entry.value;
+        if (text.compare(0, from.size(), from) == 0)
+          url(e, r.entry.subsection().value_or("") + text.substr(from.size()), tops, false, true);
+      }
     const GitUrl u = git_url(text);
     if (u.unreadable) return refuse(e, text, "is a URL zpolicy does not read: " + *u.unreadable);
     if (u.command) {

@@ -53,7 +53,9 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // config file read or included, the core.hooksPath directories, each
 // path a command value names (git_config_keys.hpp; a non-'!' alias's `-c` settings are
 // read as keys of the same file and line, its program options as commands) and each
-// local repository a remote, submodule or URL rewrite names. Relative paths resolve as git resolves them:
+// local repository a remote, submodule or URL rewrite names (and each URL as the
+// rewrites make it), and each submodule the git directory's index records (its directory
+// when it is not populated, its `.git` when it is; red team A16-6). Relative paths resolve as git resolves them:
 // includes against the including file's directory, core.worktree against the git
 // directory, hook paths and commands against each top; `~/` against `home`. What it
 // cannot read soundly (a bad line, an include that is not a regular file or cannot be

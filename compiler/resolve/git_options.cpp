@@ -70,6 +70,10 @@ constexpr Option kSendPack[] = {
     {"signed", 0, O}, {"push-option", 0, V}, {"progress", 0}, {"thin", 0}, {"atomic", 0},
     {"stateless-rpc", 0}, {"stdin", 0}, {"helper-status", 0}, {"force-with-lease", 0, O},
     {"force-if-includes", 0}};
+// receive-pack takes the repository it runs (and whose hooks it runs) as its operand
+// (builtin/receive-pack.c; red team A16-8).
+constexpr Option kReceivePack[] = {{"quiet", 0}, {"stateless-rpc", 0}, {"http-backend-info-refs", 0},
+                                   {"advertise-refs", 0}, {"reject-thin-pack-for-testing", 0}};
 // `git remote`'s subcommands that name a repository or change which remotes exist.
 constexpr Option kRemoteAdd[] = {{"fetch", 'f'}, {"tags", 0}, {"track", 't', V},
                                  {"master", 'm', V}, {"mirror", 0, O}};
@@ -112,6 +116,7 @@ constexpr Table kTables[] = {
     {"ls-remote", kLsRemote, true, Operands::First},
     {"clone", kClone, true, Operands::First},
     {"send-pack", kSendPack, true, Operands::First},
+    {"receive-pack", kReceivePack, true, Operands::First},
     {"subtree", kSubtree, true, Operands::None},
     {"archive", kArchive, false, Operands::None},
     {"difftool", kDifftool, false, Operands::None},

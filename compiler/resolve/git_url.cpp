@@ -58,6 +58,30 @@ std::optional<std::string> ext_command(std::string_view cmd) {
   return out;
 }
 
+// url.c's url_decode: a `%XX` of two hex digits that is not NUL is that byte (git decodes a
+// `scheme://` URL before it takes the path: red team A16-4, `file:///ws/p%64A` is `pdA`).
+std::string url_decoded(std::string_view s) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size()) {
+      const int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+      if (hi >= 0 && lo >= 0 && (hi << 4 | lo) > 0) {
+        out += static_cast<char>(hi << 4 | lo);
+        i += 2;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 GitUrl git_url(std::string_view url) {
@@ -74,12 +98,12 @@ GitUrl git_url(std::string_view url) {
     return out;
   }
   if (url.substr(0, 7) == "file://") {
-    url.remove_prefix(7);
-    if (url.empty() || url[0] != '/') {
+    const std::string decoded = url_decoded(url.substr(7));
+    if (decoded.empty() || decoded[0] != '/') {
       out.unreadable = "a file:// URL with a host is not read by zpolicy";
       return out;
     }
-    out.path = std::string(url);
+    out.path = decoded;
     return out;
   }
   if (url.find("://") != std::string_view::npos) return out;  // a network URL

@@ -162,6 +162,16 @@ BOOST_DATA_TEST_CASE(an_aliass_repository_named_by_a_bare_word_is_protected,
 // name whose pre-receive the host's next push ran (both callers).
 // Now each name is protected as a remote URL's path is; a shell expansion at the
 // repository's place, `submodule foreach git push NAME` and `xargs git push` refuse the run.
+// A v2 index with one gitlink entry `path` (SHA-1), as read-cache.c writes it.
+std::string index_with_gitlink(const std::string& path) {
+  std::string entry(62, '\0');
+  entry[26] = '\xe0';  // mode 0160000, big-endian
+  entry[61] = static_cast<char>(path.size());
+  entry += path;
+  entry.append(8 - entry.size() % 8, '\0');
+  return std::string("DIRC\0\0\0\2\0\0\0\1", 12) + entry + std::string(20, '\0');
+}
+
 BOOST_DATA_TEST_CASE(a_repository_named_by_a_value_not_read_as_one_is_protected,
                      bdata::make(kCallers), caller) {
   {
@@ -169,7 +179,16 @@ BOOST_DATA_TEST_CASE(a_repository_named_by_a_value_not_read_as_one_is_protected,
     box.make_dir(box.ws(".git"));
     box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
     box.write_file(box.ws(".git/other.cfg"), "[remote \"pdJ\"]\n\turl = https://example.invalid/r\n");
+    // Round 16: a submodule the index records and no `pdS/.git` exists for (A16-6).
+    box.write_file(box.ws(".git/index"), index_with_gitlink("pdS"));
     box.write_file(box.ws(".git/config"),
+                   // Round 16: a percent-encoded file:// URL (A16-4), a rewrite whose rest
+                   // climbs from a base outside into the workspace (A16-5), a dashed git
+                   // program (A16-2), `--shallow-file`'s value (A16-3).
+                   "[remote \"pq\"]\n\turl = file://" + box.ws("p%64P") + "\n" +
+                   "[url \"/usr/\"]\n\tinsteadOf = zz:\n[remote \"rw\"]\n\turl = zz:.." +
+                   box.ws("pdQ") + "\n" +
+                   "[alias]\n\tk = !git-push pdN HEAD\n\tl = !git --shallow-file x push pdO HEAD\n"
                    "[remote \"origin\"]\n\turl = https://example.invalid/r\n"
                    "[remote \"pdH\"]\n\tfetch = +refs/heads/*:refs/remotes/pdH/*\n"
                    "[branch \"main\"]\n\tremote = pdA\n[remote]\n\tpushDefault = pdB\n"
@@ -184,20 +203,30 @@ BOOST_DATA_TEST_CASE(a_repository_named_by_a_value_not_read_as_one_is_protected,
     box.make_dir(box.ws(".git/remotes"));
     box.write_file(box.ws(".git/remotes/legacy"), "URL: pdL\n");
     const RunResult r = box.sh(
-        "for r in pdA pdB pdC pdD pdE pdF pdG pdH pdI pdJ pdL pdM; do git init -q --bare $r "
-        "2>/dev/null; done; test -e origin && echo seen > origin-seen; true");
+        "for r in pdA pdB pdC pdD pdE pdF pdG pdH pdI pdJ pdL pdM pdN pdO pdP pdQ; do git init "
+        "-q --bare $r 2>/dev/null; done; git init -q pdS 2>/dev/null; "
+        "test -e origin && echo seen > origin-seen; true");
     BOOST_TEST(r.completed(), r.describe());
-    for (const char* name :
-         {"pdA", "pdB", "pdC", "pdD", "pdE", "pdF", "pdG", "pdH", "pdI", "pdJ", "pdL", "pdM"})
+    for (const char* name : {"pdA", "pdB", "pdC", "pdD", "pdE", "pdF", "pdG", "pdH", "pdI", "pdJ",
+                             "pdL", "pdM", "pdN", "pdO", "pdP", "pdQ", "pdS/.git"})
       BOOST_TEST(!exists(box.ws(std::string(name) + "/hooks")), "made " << name << ": " << r.describe());
     BOOST_TEST(!exists(box.ws("origin-seen")), "a configured remote's name was protected");
   }
-  for (const char* alias : {"!git push ${R:-pdK} HEAD", "!git submodule foreach git push pdK HEAD",
-                            "!echo pdK | xargs git push"}) {
+  // Round 16: positional parameters the alias sets itself (A16-1), `--bare` (A16-3), an
+  // empty rewrite base (A16-5).
+  for (const char* config :
+       {"[alias]\n\tk = !git push ${R:-pdK} HEAD\n",
+        "[alias]\n\tk = !git submodule foreach git push pdK HEAD\n",
+        "[alias]\n\tk = !echo pdK | xargs git push\n",
+        "[alias]\n\tk = \"!f() { git push \\\"$1\\\" HEAD; }; f pdK\"\n",
+        "[alias]\n\tk = \"!sh -c 'git push \\\"$1\\\" HEAD' sh pdK\"\n",
+        "[alias]\n\tk = !git --bare ls-remote pdK\n",
+        "[url \"\"]\n\tinsteadOf = zz:\n[remote \"r\"]\n\turl = zz:pdK\n"}) {
+    const char* alias = config;
     Sandbox box(caller);
     box.make_dir(box.ws(".git"));
     box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
-    box.write_file(box.ws(".git/config"), std::string("[alias]\n\tk = ") + alias + "\n");
+    box.write_file(box.ws(".git/config"), config);
     const RunResult r = box.sh("git init -q --bare pdK 2>/dev/null; true");
     BOOST_TEST(!exists(box.ws("pdK/hooks")), alias << ": made pdK: " << r.describe());
     BOOST_TEST(r.exit_code == 2, alias << ": " << r.describe());

@@ -476,6 +476,89 @@ BOOST_AUTO_TEST_CASE(the_repository_a_git_command_connects_to) {
               std::vector<O>{O::Literal, O::Argument}));
 }
 
+// A v2 index holding one gitlink entry `path` (a SHA-1 repository), as read-cache.c
+// writes it: the header, the entry padded to 8 bytes with NULs, a checksum.
+std::string index_with_gitlink(const std::string& path) {
+  std::string s = std::string("DIRC") + std::string("\0\0\0\2\0\0\0\1", 8);
+  std::string entry(62, '\0');
+  entry[24 + 2] = '\xe0';  // mode 0160000, big-endian
+  entry[60] = static_cast<char>(path.size() >> 8);
+  entry[61] = static_cast<char>(path.size() & 0xff);
+  entry += path;
+  entry.append(8 - (entry.size() % 8), '\0');
+  return s + entry + std::string(20, '\0');
+}
+
+// Red team A16-1..6 (round 16): values git reads as a repository that zpolicy read as
+// something else.
+BOOST_AUTO_TEST_CASE(repositories_round_16_found_are_read_as_git_reads_them) {
+  using O = GitWordOrigin;
+  using R = std::vector<std::string>;
+  auto origins = [](const char* v) {
+    std::vector<O> out;
+    for (const auto& g : paths_in_command(v).git_commands) out.insert(out.end(), g.origins.begin(), g.origins.end());
+    return out;
+  };
+  auto has = [](const std::vector<O>& os, O o) { return std::find(os.begin(), os.end(), o) != os.end(); };
+  // A16-1: positional parameters the command gives words of its own are the shell's.
+  for (const char* v : {"f() { git push \"$1\" HEAD; }; f pdA", "sh -c 'git push \"$1\"' sh pdB",
+                        "set -- pdC; git push \"$1\"", "f() { git push \"$@\"; }; f pdF x",
+                        "bash -c 'function f { git push \"$1\"; }; f pdG'"})
+    BOOST_TEST((has(origins(v), O::Expansion) && !has(origins(v), O::Argument)), v);
+  for (const char* v : {"f() { git push \"$1\" HEAD; }; f", "f() { git push \"$@\"; }; f \"$@\"",
+                        "sh -c 'git push \"$1\"' -", "set -e; git push \"$1\"",
+                        "set -euo pipefail; git push \"$1\""})
+    BOOST_TEST((has(origins(v), O::Argument) && !has(origins(v), O::Expansion)), v);
+  // A16-2: git's dashed programs, on a `!` alias's PATH.
+  const auto dashed = paths_in_command("git-push pdD HEAD").git_commands;
+  BOOST_TEST_REQUIRE(dashed.size() == 1u);
+  BOOST_TEST(git_arguments(dashed[0].line, dashed[0].origins).repositories == (R{"pdD"}));
+  BOOST_TEST(paths_in_command("nice /usr/lib/git-core/git-fetch pdE").git_commands.size() == 1u);
+  // A16-3: `--shallow-file` takes a value; `--bare` makes the directory git runs in the
+  // repository.
+  BOOST_TEST(git_arguments("--shallow-file x push pdE HEAD").repositories == (R{"pdE"}));
+  BOOST_TEST(git_arguments("--bare ls-remote o").unreadable.has_value());
+  // A16-8: receive-pack runs the hooks of the repository it is given.
+  BOOST_TEST(git_arguments("receive-pack --quiet pdR").repositories == (R{"pdR"}));
+  // A16-7: a remote group in a subsection (`git remote update a.b`).
+  BOOST_TEST((role("[remotes \"a\"]\nb = x y\n") == GitConfigRole::RemoteGroup));
+  // A16-4: git url-decodes a file:// URL.
+  BOOST_TEST(git_url("file:///srv/p%64A%2F").path.value_or("") == "/srv/pdA/");
+  BOOST_TEST(git_url("file:///srv/a%00b%zz").path.value_or("") == "/srv/a%00b%zz");
+  BOOST_TEST(git_url("file://%2Fsrv/r").path.value_or("") == "/srv/r");
+  // A16-5: a rewrite base the rest of a URL decides refuses; each rewrite of a URL read is
+  // read.
+  for (const char* base : {"", "ext:", "e", "file:", "file:/"}) {
+    zpolicy::test::TempDir d;
+    d.write(".git/config", std::string("[url \"") + base + "\"]\n\tinsteadOf = zz:\n");
+    BOOST_TEST(walk(d).refusals.size() == 1u, base);
+  }
+  zpolicy::test::TempDir rewritten;
+  rewritten.write(".git/config", "[url \"/usr/\"]\n\tinsteadOf = zz:\n[remote \"r\"]\n\turl = zz:.." +
+                                     rewritten.str() + "/pdI\n");
+  const Walked rw = walk(rewritten);
+  BOOST_TEST(rw.refusals.empty());
+  BOOST_TEST((std::find(rw.targets.begin(), rw.targets.end(), rewritten / "pdI") != rw.targets.end()));
+  // A16-6: each submodule the index records: an unpopulated one's directory, a populated
+  // one's `.git`.
+  zpolicy::test::TempDir sub;
+  sub.write(".git/config", "");
+  sub.write(".git/index", index_with_gitlink("lib/pdS"));
+  const Walked sw = walk(sub);
+  BOOST_TEST(sw.refusals.empty());
+  BOOST_TEST((std::find(sw.targets.begin(), sw.targets.end(), sub / "lib/pdS") != sw.targets.end()));
+  sub.write("lib/pdS/.git", "gitdir: ../../.git/modules/pdS\n");
+  const Walked populated = walk(sub);
+  BOOST_TEST((std::find(populated.targets.begin(), populated.targets.end(), sub / "lib/pdS/.git") !=
+              populated.targets.end()));
+  BOOST_TEST((std::find(populated.targets.begin(), populated.targets.end(), sub / "lib/pdS") ==
+              populated.targets.end()));
+  zpolicy::test::TempDir bad;
+  bad.write(".git/config", "");
+  bad.write(".git/index", "DIRC\0\0\0\7");
+  BOOST_TEST(walk(bad).refusals.size() == 1u);
+}
+
 // Red team A15C-1, A15C-6, A15C-9, A15C-10: the keys that name the remote a plain git
 // command connects to, what counts as a configured remote, and git in each submodule.
 BOOST_AUTO_TEST_CASE(a_remote_name_that_is_no_configured_remote_is_a_path) {
