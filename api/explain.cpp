@@ -1,5 +1,6 @@
 // `explain`: one path and operation, the rule the policy applies and what each target's
 // compiled artifact does there, answered by the independent evaluators.
+#include <algorithm>
 #include <filesystem>
 
 #include "api/bound_refusal.hpp"
@@ -7,6 +8,7 @@
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/probes.hpp"
+#include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 
 namespace zpolicy {
@@ -180,6 +182,19 @@ Explanation explain(const Request& request, const std::string& path_text,
   }
   // A bound policy is a policy for this host, and this host is Linux.
   if (loaded->host && !target) targets = {compiler::Target::Linux};
+  // Seatbelt names no longer path (the verifier's limit on policy paths), and answering
+  // for one would cost the square of its depth.
+  if (std::find(targets.begin(), targets.end(), compiler::Target::Macos) != targets.end() &&
+      path->str().size() > compiler::kSbplMaxPathBytes) {
+    diags.error({"<command line>"}, "the path is " + std::to_string(path->str().size()) +
+                                        " bytes; macOS names paths of at most " +
+                                        std::to_string(compiler::kSbplMaxPathBytes) +
+                                        " (MAXPATHLEN): explain it with --target linux");
+    api::add_all(out.diagnostics, diags);
+    out.notes.clear();
+    out.exit_code = kExitUsage;
+    return out;
+  }
   if (auto refused = api::bound_refusal(*loaded, request, out.notes)) return std::move(*refused);
 
   out.query = std::string(compiler::to_string(*op)) + " " + path->str();
@@ -198,6 +213,12 @@ Explanation explain(const Request& request, const std::string& path_text,
     if (!c) {
       api::add_all(out.diagnostics, diags);
       out.exit_code = kExitUsage;
+      return out;
+    }
+    // Refused before emission (compiler::inexpressible): no artifact to answer from.
+    if (c->artifacts.empty()) {
+      for (const auto& f : c->findings) out.diagnostics.push_back(api::diagnostic_of(f));
+      out.exit_code = kExitVerify;
       return out;
     }
     out.answers.push_back(t == compiler::Target::Linux ? explain_linux(*c, *path, *op)

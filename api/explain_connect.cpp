@@ -42,7 +42,7 @@ void deciding_lines(const api::Loaded& loaded, const std::string& destination,
   if (loaded.host) return;
   const auto c = compiler::compile(loaded.policy, compiler::Target::Macos, loaded.mode,
                                    std::nullopt, ignored);
-  if (!c) return;
+  if (!c || c->artifacts.empty()) return;  // refused before emission: nothing to read
   const std::string profile_text = artifact_text(*c, "profile.sb");
   const std::string params_text = artifact_text(*c, "params.txt");  // the parameters view it
   const auto list = compiler::parse_params_text(params_text, nullptr);

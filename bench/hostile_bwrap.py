@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 19 §2: hostile bwrap and path inputs, each under 1 MiB, must be answered in
+"""Issue 19 §2: hostile bwrap and path inputs (and deep paths for the macOS target), each under 1 MiB, must be answered in
 under 2 s of CPU and 512 MiB. Writes each input into a scratch directory, runs the
 zpolicy command on it under /usr/bin/time -v, prints a Markdown table (CPU seconds =
 user + system, the median of RUNS runs; wall seconds of the same run; peak RSS) and
@@ -55,6 +55,15 @@ CASES = [
                   "/tmp/l/" + deep(100000, "b"), "--remount-ro", "/tmp/l/" + deep(100000, "b")])),
     ("ro-bind of ${HOME} elsewhere, deny 100 000 deep under it", "bound-alias",
      None),
+    # The macOS target: its profile names every directory above a deny root.
+    ("macos: deny root under /proc, 15 000 components", "policy-macos",
+     policy("/proc/" + deep(15000))),
+    ("macos: deny root, 200 000 components", "policy-macos", policy("/x/" + deep(200000))),
+    ("macos: explain a 15 000-component path", "explain-macos", "/proc/" + deep(15000)),
+    ("macos: 1 000 deny roots of 1 000 bytes", "policy-macos",
+     policy('", "'.join("/d%d/%s" % (i, deep(498)) for i in range(1000)))),
+    ("macos: 1 000 deny roots of 1 000 bytes, one shared parent", "policy-macos",
+     policy('", "'.join("/d/%s/x%d" % (deep(496), i) for i in range(1000)))),
 ]
 
 
@@ -82,12 +91,13 @@ def main():
     try:
         for name, kind, content in CASES:
             d = tempfile.mkdtemp(dir=tmp)
-            if kind == "policy":
+            target = "macos" if kind.endswith("-macos") else "linux"
+            if kind.startswith("policy"):
                 open(os.path.join(d, "p.yaml"), "w").write(content)
-                cmd, size = [ZP, "compile", "p.yaml", "--target", "linux", "--out", "out"], len(content)
-            elif kind == "explain":
+                cmd, size = [ZP, "compile", "p.yaml", "--target", target, "--out", "out"], len(content)
+            elif kind.startswith("explain"):
                 open(os.path.join(d, "p.yaml"), "w").write(policy(content))
-                cmd, size = [ZP, "explain", "--policy", "p.yaml", "--portable", content, "--target", "linux"], len(content)
+                cmd, size = [ZP, "explain", "--policy", "p.yaml", "--portable", content, "--target", target], len(content)
             elif kind == "argv":
                 shutil.copytree(os.path.join(GOLDEN, "default.linux"), os.path.join(d, "out"))
                 open(os.path.join(d, "out/bwrap.args"), "w").write(content)

@@ -61,6 +61,8 @@ std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mod
   auto r = resolve_for_target(policy, target, mode, host, diags);
   if (!r) return std::nullopt;
   Compiled c{std::move(*r), {}, {}};
+  c.findings = inexpressible(c.resolved, target);
+  if (!c.findings.empty()) return c;
   c.artifacts = emit_artifacts(c.resolved, target, set);
   c.findings = proof == Proof::MountPlanOnly && target == Target::Linux
                    ? verify_linux_part(c.resolved, LinuxPart::Mounts, c.artifacts, set)

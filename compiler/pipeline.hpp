@@ -43,7 +43,9 @@ struct Compiled {
 // while bwrap sets up the sandbox; docs/run.md "When the seccomp program is proved").
 enum class Proof { All, MountPlanOnly };
 
-// policy -> resolved -> artifacts -> verification of the artifacts `proof` names.
+// policy -> resolved -> artifacts -> verification of the artifacts `proof` names. A
+// policy the target cannot express (analyzer's inexpressible()) is refused before
+// emission: findings and no artifacts.
 std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,
                                 const std::optional<HostFacts>& host, ir::Diagnostics& diags,
                                 ArtifactSet set = ArtifactSet::All, Proof proof = Proof::All);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/analyzer/sbpl/sbpl_ancestor_bytes.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/listing_check.hpp"
@@ -99,6 +100,10 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
         std::to_string(v.mismatches - v.findings.size()) + " more not listed"));
 }
 
+ir::Diagnostic diagnostic_of(const SbplFinding& s) {
+  return ir::finding("macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace);
+}
+
 void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, SbplBindings bindings,
                   std::vector<ir::Diagnostic>& out) {
   const Artifact* profile = find(arts, "profile.sb");
@@ -113,9 +118,7 @@ void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, Sbpl
     out.push_back(malformed(Target::Macos, "params.txt", error));
     return;
   }
-  for (auto& s : verify_sbpl(r, profile->content, *values, bindings))
-    out.push_back(
-        ir::finding("macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace));
+  for (auto& s : verify_sbpl(r, profile->content, *values, bindings)) out.push_back(diagnostic_of(s));
 }
 
 }  // namespace
@@ -123,6 +126,15 @@ void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, Sbpl
 std::vector<std::string> artifact_names(Target target) {
   if (target == Target::Linux) return {"bwrap.args", "seccomp.bpf", "seccomp.txt"};
   return {"profile.sb", "params.txt"};
+}
+
+std::vector<ir::Diagnostic> inexpressible(const ir::Resolved& intent, Target target) {
+  std::vector<ir::Diagnostic> out;
+  if (target != Target::Macos || !ir::is_confined(intent.mode)) return out;
+  for (const auto& s : unnameable_policy_paths(intent)) out.push_back(diagnostic_of(s));
+  if (out.empty())
+    if (auto s = too_many_ancestor_bytes(intent)) out.push_back(diagnostic_of(*s));
+  return out;
 }
 
 std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, Target target,

@@ -22,6 +22,13 @@ std::vector<ir::Diagnostic> verify_artifacts(const ir::Resolved& intent, ir::Tar
                                              ir::ArtifactSet set = ir::ArtifactSet::All,
                                              bool artifacts_from_elsewhere = false);
 
+// What verify_artifacts() would find in any artifacts of `target` for `intent`, because
+// the policy itself cannot be expressed there: for macOS a path longer than MAXPATHLEN,
+// or more directories above protected paths and deny roots than a profile could name.
+// compile() asks before emitting, so such a policy costs no emission (issue 19 §2: the
+// profile of a deep path is quadratic in its depth). Empty for Linux.
+std::vector<ir::Diagnostic> inexpressible(const ir::Resolved& intent, ir::Target target);
+
 // The Linux artifacts in the two parts bwrap consumes at different times: the mount plan
 // (bwrap.args, bwrap.fds), which it acts on as soon as it starts, and the seccomp filter
 // (seccomp.bpf, seccomp.txt), which it reads only after the runner releases it

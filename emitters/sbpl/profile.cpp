@@ -117,8 +117,11 @@ class Builder {
     for (const Named* g : guarded) {
       const Named& p = *g;
       for (auto a = parent_of(p.value); a; a = parent_of(*a)) {
+        // A known directory's walk went on from it already: what lies above is known too
+        // (many deep paths under one parent would otherwise walk it once each).
+        if (known.contains(*a)) break;
         if (!within_any(writable, *a) && !may_be_writable(*a)) break;
-        if (within_any(protected_paths, *a) || known.contains(*a)) continue;
+        if (within_any(protected_paths, *a)) continue;
         known.insert(*a);
         ancestors.push_back(*a);
       }
@@ -169,8 +172,14 @@ class Builder {
     }
     if (squeezed.empty()) squeezed = "ROOT";
     const std::string base = std::string(role) + "_" + squeezed;
-    std::string name = base;
-    for (int n = 2; !names_.insert(name).second; ++n) name = base + "_" + std::to_string(n);
+    // The candidates are base, base_2, base_3, ...; names are never given back, so the
+    // ones tried before stay taken and the search resumes after them (many deep paths
+    // squeeze to one base: searching from the start would be quadratic in their number).
+    size_t& tried = tried_[base];
+    auto candidate = [&](size_t i) { return i == 0 ? base : base + "_" + std::to_string(i + 1); };
+    std::string name = candidate(tried);
+    while (!names_.insert(name).second) name = candidate(++tried);
+    ++tried;
     return name;
   }
 
@@ -423,6 +432,7 @@ class Builder {
   bool full_read_ = false;
   std::vector<Named> read_, write_, protect_, deny_, ancestor_;
   std::unordered_set<std::string> names_;  // every parameter name given so far
+  std::unordered_map<std::string, size_t> tried_;  // base -> how many of its candidates are taken
   std::string text_;
 };
 

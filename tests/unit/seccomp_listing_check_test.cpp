@@ -6,6 +6,7 @@
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/listing_check.hpp"
+#include "compiler/analyzer/seccomp/number_reach.hpp"
 #include "golden_support.hpp"
 #include "support/cli.hpp"
 
@@ -48,6 +49,18 @@ std::string replaced(std::string s, const std::string& from, const std::string& 
   const size_t at = s.find(from);
   if (at == std::string::npos) throw std::runtime_error("no '" + from + "' in the listing");
   return s.replace(at, from.size(), to);
+}
+
+// Every whole-word use of label `from` (its definition and the jumps to it) renamed.
+std::string renamed(std::string s, const std::string& from, const std::string& to) {
+  for (const std::string& end : {std::string(":\n"), std::string(", "), std::string("\n")}) {
+    for (const std::string& begin : {std::string("\n"), std::string(", ")}) {
+      for (size_t at = s.find(begin + from + end); at != std::string::npos;
+           at = s.find(begin + from + end, at + 1))
+        s.replace(at + begin.size(), from.size(), to);
+    }
+  }
+  return s;
 }
 
 // The 1-based line `needle` begins on (after its leading newline, if any).
@@ -113,6 +126,28 @@ BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
        line_of(ok, bound)},
       {"a bound's comment", replaced(ok, bound, bound + " ; nr >= pread64(17)"),
        line_of(ok, bound)},
+      // Labels and comments that name system calls name those whose numbers reach there.
+      {"a renamed label", renamed(ok, "close..rt_sigreturn", "ptrace..kill"),
+       line_of(ok, "\nclose..rt_sigreturn:\n") + 1},
+      {"a label naming another range", renamed(ok, "close..rt_sigreturn", "close..pread64"),
+       line_of(ok, "\nclose..rt_sigreturn:\n") + 1},
+      {"two labels swapped",
+       renamed(renamed(renamed(ok, "close..rt_sigreturn", "swap"), "ioctl..0xffffffff",
+                       "close..rt_sigreturn"),
+               "swap", "ioctl..0xffffffff"),
+       line_of(ok, "\nclose..rt_sigreturn:\n") + 1},
+      {"a local label of another syscall", renamed(ok, "open.1", "close.1"),
+       line_of(ok, "\nopen.1:\n") + 1},
+      {"a return's range",
+       replaced(ok, "; allow  # read(0)..write(1)", "; allow  # read(0)..close(3)"),
+       line_of(ok, "; allow  # read(0)..write(1)")},
+      {"a return's syscall", replaced(ok, "; errno(1)  # ioctl", "; errno(1)  # ptrace"),
+       line_of(ok, "; errno(1)  # ioctl")},
+      {"a load's syscall",
+       replaced(ok, "; ioctl arg1 low word", "; ptrace arg1 low word"),
+       line_of(ok, "; ioctl arg1 low word")},
+      {"a comparison's syscall",
+       replaced(ok, "; ioctl arg1 == TIOCSTI", "; open arg1 == TIOCSTI"), line_of(ok, request)},
       {"the default action", replaced(ok, "# default allow,", "# default errno(1),"), 2},
       {"the length", replaced(ok, "# 229 instructions", "# 228 instructions"), 3},
       {"a line after the program", ok + "  ret   #0x7fff0000\n", lines + 1},
@@ -125,6 +160,29 @@ BOOST_AUTO_TEST_CASE(empty_stale_and_edited_listings_are_refused) {
     BOOST_TEST_REQUIRE(m.has_value(), c.what);
     BOOST_TEST(m->loc.line == c.line, c.what << ": " << m->message);
   }
+}
+
+// What labels and comments are held to: comparisons of the number with constants split
+// it exactly; a bit test of it leaves only an upper bound, which names nothing.
+BOOST_AUTO_TEST_CASE(the_numbers_that_reach_each_instruction) {
+  using namespace compiler::bpf;
+  using Iv = std::vector<std::pair<uint32_t, uint32_t>>;
+  const std::vector<compiler::BpfInsn> prog = {
+      {LD | W | ABS, 0, 0, 0},    // 0: ld [0]
+      {JMP | JGE | K, 3, 0, 10},  // 1: nr >= 10 -> 5
+      {JMP | JEQ | K, 0, 1, 2},   // 2: nr == 2 -> 3, else 4
+      {RET | K, 0, 0, 0},         // 3: {2}
+      {RET | K, 0, 0, 1},         // 4: 0..1, 3..9
+      {JMP | JSET | K, 0, 1, 1},  // 5: nr & 1
+      {RET | K, 0, 0, 2},         // 6: the odd ones of 11.. (bounded by 10.., not exact)
+      {RET | K, 0, 0, 3},         // 7
+  };
+  const auto reach = compiler::number_reach(prog);
+  BOOST_TEST((reach[3].intervals == Iv{{2, 2}}));
+  BOOST_TEST((reach[4].intervals == Iv{{0, 1}, {3, 9}}));
+  BOOST_TEST((reach[5].intervals == Iv{{10, 0xffffffffu}}));
+  BOOST_TEST((reach[3].exact && reach[4].exact && reach[5].exact));
+  BOOST_TEST((!reach[6].exact && !reach[7].exact));
 }
 
 BOOST_AUTO_TEST_CASE(verify_reports_a_stale_listing_with_its_line) {

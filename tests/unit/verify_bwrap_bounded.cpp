@@ -3,7 +3,9 @@
 // and memory budget); here only the answers are asserted.
 #include <boost/test/unit_test.hpp>
 
+#include "compiler/pipeline.hpp"
 #include "support/cli.hpp"
+#include "support/parse.hpp"
 
 using namespace zpolicy;
 
@@ -100,6 +102,60 @@ BOOST_AUTO_TEST_CASE(explain_answers_for_a_15000_component_path) {
   BOOST_TEST(r.signal == 0);
   BOOST_TEST(r.exit_code == 0, r.err.substr(0, 2000));
   BOOST_TEST(r.out.find("deny root") != std::string::npos, r.out.substr(0, 2000));
+}
+
+// For macOS a policy path over MAXPATHLEN is refused before a profile is emitted (the
+// profile names every directory above a deny root: quadratic in its depth), at its line.
+BOOST_AUTO_TEST_CASE(a_15000_component_deny_root_is_refused_for_macos_before_emission) {
+  const auto parsed = test::parse(deny_policy("/proc/" + repeat("a", 15000, "/")));
+  BOOST_REQUIRE(parsed.policy);
+  ir::Diagnostics diags;
+  const auto c = compiler::compile(*parsed.policy, compiler::Target::Macos,
+                                   ir::Mode::WorkspaceWrite, std::nullopt, diags);
+  BOOST_REQUIRE(c);
+  BOOST_TEST(c->artifacts.empty());
+  BOOST_REQUIRE(c->findings.size() == 1u);
+  BOOST_TEST(c->findings[0].loc.str() == "p.yaml:6:10");
+  BOOST_TEST(c->findings[0].message.find("at most 1023 bytes") != std::string::npos,
+             c->findings[0].message);
+}
+
+BOOST_AUTO_TEST_CASE(explain_refuses_a_path_macos_cannot_name) {
+  test::Cli cli;
+  const std::string deep = "/proc/" + repeat("a", 15000, "/");
+  cli.dir.write("p.yaml", deny_policy(deep));
+  const auto r = cli.run({"explain", "--policy", "p.yaml", "--portable", deep, "--target", "macos"});
+  BOOST_TEST(r.signal == 0);
+  BOOST_TEST(r.exit_code == 2, r.out.substr(0, 2000));
+  BOOST_TEST(r.err.find("<command line>: error: the path is 30005 bytes") != std::string::npos,
+             r.err.substr(0, 2000));
+  // A short question about that policy: refused by the policy's own line instead.
+  const auto q = cli.run({"explain", "--policy", "p.yaml", "--portable", "/proc", "--target", "macos"});
+  BOOST_TEST(q.exit_code == 3, q.out.substr(0, 2000));
+  BOOST_TEST(q.err.find("p.yaml:6:10: error: macos: malformed-artifact") != std::string::npos,
+             q.err.substr(0, 2000));
+}
+
+// Paths each within MAXPATHLEN, but deep enough that the directories above them, which a
+// profile names one by one, could not be passed to sandbox-exec (ARG_MAX): refused at the
+// deny root that crosses the limit, before emission.
+BOOST_AUTO_TEST_CASE(deny_roots_whose_ancestors_exceed_arg_max_are_refused_for_macos) {
+  std::string policy =
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+      "  write: [\"${WORKSPACE}\"]\n  deny:\n";
+  for (int i = 0; i < 8; ++i) policy += "    - \"/d" + std::to_string(i) + "/" + repeat("a", 500, "/") + "\"\n";
+  policy += "network: none\n";
+  const auto parsed = test::parse(policy);
+  BOOST_REQUIRE(parsed.policy);
+  ir::Diagnostics diags;
+  const auto c = compiler::compile(*parsed.policy, compiler::Target::Macos,
+                                   ir::Mode::WorkspaceWrite, std::nullopt, diags);
+  BOOST_REQUIRE(c);
+  BOOST_TEST(c->artifacts.empty());
+  BOOST_REQUIRE(c->findings.size() == 1u);
+  // 500 directories of 2..1003 bytes each: the fifth deny root crosses 1 MiB.
+  BOOST_TEST(c->findings[0].loc.str() == "p.yaml:11:7");
+  BOOST_TEST(c->findings[0].message.find("ARG_MAX") != std::string::npos, c->findings[0].message);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

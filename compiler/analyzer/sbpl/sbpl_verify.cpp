@@ -912,18 +912,18 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   return out;
 }
 
-namespace {
-
-// A policy path no Seatbelt check can name is refused where the policy writes it,
-// before any probe is made from it.
-void check_path_lengths(const ir::Resolved& policy, std::vector<SbplFinding>& findings) {
+std::vector<SbplFinding> unnameable_policy_paths(const ir::Resolved& policy) {
+  std::vector<SbplFinding> findings;
   for (const auto* group :
        {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
     for (const auto& p : *group)
       if (p.path.size() > kSbplMaxPathBytes)
         findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
                                      kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+  return findings;
 }
+
+namespace {
 
 const ir::SourceLoc kParamsFile{"params.txt"};
 
@@ -974,7 +974,8 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
                                  "the SBPL subset zpolicy emits", err->message));
     return findings;
   }
-  check_path_lengths(policy, findings);
+  // Before any probe is made from such a path.
+  findings = unnameable_policy_paths(policy);
   if (!findings.empty()) return findings;
   const SbplParams values = read_params(params, findings);
   const SbplProfile& unbound = std::get<SbplProfile>(parsed);

@@ -70,8 +70,14 @@ const char* to_string(SbplFinding::Kind k);
 // elsewhere; the profiles `compile` emits are held to it by the tests).
 enum class SbplBindings { EachRootAlone, EveryNesting };
 
+// Each policy path no Seatbelt check can name (longer than kSbplMaxPathBytes, macOS
+// MAXPATHLEN), refused where the policy writes it. Depends on the policy alone, so
+// `compile` asks it before emitting: a profile names every ancestor of a deep path, so
+// emitting one costs the square of its depth (issue 19 §2).
+std::vector<SbplFinding> unnameable_policy_paths(const ir::Resolved& policy);
+
 // Empty when the profile does exactly what the policy says on every probe, under every
-// precedence model.
+// precedence model. Begins with unnameable_policy_paths().
 std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
                                      const SbplParamList& params,
                                      SbplBindings bindings = SbplBindings::EachRootAlone);

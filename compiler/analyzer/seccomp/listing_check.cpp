@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/number_reach.hpp"
 #include "ir/syscall_constants.hpp"
 #include "ir/syscall_table.hpp"
 #include "ir/target.hpp"
@@ -58,20 +59,115 @@ std::optional<std::string> bound_error(const BpfInsn& in, std::string_view bound
   return std::nullopt;
 }
 
-// What a comment on `in` must say, if it says anything of that kind.
-std::optional<std::string> comment_error(const BpfInsn& in, std::string_view comment) {
+// Whether a word of `text` (split at anything but letters, digits and `_`) names a
+// system call number: an x86_64 syscall's name, or a decimal or 0x number.
+bool names_a_number(std::string_view text) {
+  auto word_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  };
+  for (size_t i = 0; i < text.size();) {
+    size_t end = i;
+    while (end < text.size() && word_char(text[end])) ++end;
+    const std::string_view word = text.substr(i, end - i);
+    const bool digits = !word.empty() && word.find_first_not_of("0123456789") == std::string_view::npos;
+    if (digits || (word.starts_with("0x") && word.size() > 2) ||
+        (!word.empty() && ir::find_syscall(ir::Arch::X86_64, word)))
+      return true;
+    i = end + 1;
+  }
+  return false;
+}
+
+// One end of a range of numbers: NAME or NAME(N) of an x86_64 syscall, or 0xHEX.
+std::optional<uint32_t> range_end(std::string_view text) {
+  if (text.starts_with("0x")) {
+    uint32_t v = 0;
+    const auto r = std::from_chars(text.data() + 2, text.data() + text.size(), v, 16);
+    if (text.size() == 2 || r.ec != std::errc() || r.ptr != text.data() + text.size())
+      return std::nullopt;
+    return v;
+  }
+  const size_t open = text.find('(');
+  const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, text.substr(0, open));
+  if (!s) return std::nullopt;
+  if (open == std::string_view::npos) return s->nr;
+  unsigned n = 0;
+  const auto r = std::from_chars(text.data() + open + 1, text.data() + text.size(), n);
+  if (r.ec != std::errc() || r.ptr + 1 != text.data() + text.size() || *r.ptr != ')' || n != s->nr)
+    return std::nullopt;
+  return s->nr;
+}
+
+std::string number_text(uint32_t nr) {
+  if (const auto* s = ir::find_syscall(ir::Arch::X86_64, nr))
+    return std::string(s->name) + "(" + std::to_string(nr) + ")";
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%#x", nr);
+  return buf;
+}
+
+// Why `text`, a label or comment that names numbers, does not name exactly those that
+// reach its instruction: it must be one range, FROM..TO or one end alone.
+std::optional<std::string> range_error(std::string_view text, const NumberReach& reach) {
+  const std::string quoted = "'" + std::string(text) + "'";
+  if (!reach.exact)
+    return quoted + " names system call numbers, but the program does more than compare the "
+                    "number with constants before this instruction";
+  const size_t dots = text.find("..");
+  const auto lo = range_end(text.substr(0, dots));
+  const auto hi = dots == std::string_view::npos ? lo : range_end(text.substr(dots + 2));
+  if (!lo || !hi || *lo > *hi)
+    return quoted + " names system call numbers but is not a range (NAME, NAME(N) or 0xN, or "
+                    "FROM..TO of them)";
+  if (reach.intervals.size() == 1 && reach.intervals[0] == std::pair{*lo, *hi})
+    return std::nullopt;
+  std::string actual;
+  for (const auto& [a, b] : reach.intervals) {
+    if (actual.size() > 200) {
+      actual += ", ...";
+      break;
+    }
+    actual += (actual.empty() ? "" : ", ") + number_text(a) + (a == b ? "" : ".." + number_text(b));
+  }
+  return quoted + " names the numbers " + number_text(*lo) +
+         (*lo == *hi ? "" : ".." + number_text(*hi)) + ", but " +
+         (actual.empty() ? std::string("none") : actual) + " reach this instruction";
+}
+
+// What a comment on `in`, reached by the numbers `reach`, must say, if it says anything
+// of that kind. A syscall or number it names (a return's after its action, a load's or a
+// jump's before the rest: "open arg2 low word") is the numbers that reach it.
+std::optional<std::string> comment_error(const BpfInsn& in, std::string_view comment,
+                                         const NumberReach& reach) {
+  std::string_view subject;
   if (in.code == (RET | K)) {
     const std::string name = seccomp_ret_name(in.k);
     if (!starts_with_word(comment, name))
       return "the return's comment must begin with its action, " + name;
+    subject = comment.substr(name.size());
+    while (subject.starts_with(' ') || subject.starts_with('#')) subject.remove_prefix(1);
   } else if (in.code == (LD | W | ABS)) {
     const std::string field = field_name(in.k);
     const bool named = in.k < 8 ? comment == field : comment.ends_with(field);
     if (!named) return "the load's comment must name its field, " + field;
+    subject = trim_right(comment.substr(0, comment.size() - field.size()));
   } else if (cls(in.code) == JMP && comment.starts_with("nr >= ")) {
     return bound_error(in, comment.substr(6));
+  } else if (cls(in.code) == JMP) {
+    subject = comment.substr(0, comment.find(' '));
   }
+  if (names_a_number(subject)) return range_error(subject, reach);
   return std::nullopt;
+}
+
+// A label's own name, without the `.N` that tells the places of one range apart
+// ("open.2" is a place the numbers of "open" reach).
+std::string_view label_base(std::string_view label) {
+  const size_t dot = label.rfind('.');
+  if (dot == std::string_view::npos || dot + 1 == label.size() ||
+      label.find_first_not_of("0123456789", dot + 1) != std::string_view::npos)
+    return label;
+  return label.substr(0, dot);
 }
 
 // A constant as the listing may write it: a number (hexadecimal or decimal), an argument
@@ -235,7 +331,7 @@ ir::Result<Labels> read_labels(const std::vector<std::string_view>& lines, size_
 // of `prog` and says nothing false of it.
 std::optional<ir::Diagnostic> check_instruction(std::string_view text, int line,
                                                 std::span<const BpfInsn> prog, size_t i,
-                                                const Labels& labels) {
+                                                const Labels& labels, const NumberReach& reach) {
   std::string_view comment;
   if (const size_t semi = text.find("; "); semi != std::string_view::npos) {
     comment = text.substr(semi + 2);
@@ -247,7 +343,7 @@ std::optional<ir::Diagnostic> check_instruction(std::string_view text, int line,
   if (*numeric != expected)
     return mismatch(line,
                     "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf");
-  if (auto why = comment_error(prog[i], comment)) return mismatch(line, *why);
+  if (auto why = comment_error(prog[i], comment, reach)) return mismatch(line, *why);
   return std::nullopt;
 }
 
@@ -263,9 +359,15 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
   // Labels first: a jump names a label further down.
   const auto labels = read_labels(lines, *body);
   if (!labels) return labels.error();
+  const auto reach = number_reach(prog);
   size_t at = *body;
   for (size_t i = 0; i < prog.size(); ++i, ++at) {
-    while (at < lines.size() && label_of(lines[at])) ++at;
+    for (; at < lines.size() && label_of(lines[at]); ++at) {
+      const std::string_view base = label_base(*label_of(lines[at]));
+      if (names_a_number(base))
+        if (auto why = range_error(base, reach[i]))
+          return mismatch(static_cast<int>(at + 1), "label " + *why);
+    }
     const int line = static_cast<int>(at + 1);
     if (at >= lines.size())
       return mismatch(line, "instruction " + std::to_string(i) + " is missing; the program has " +
@@ -274,7 +376,8 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
     if (!text.starts_with("  ") || text.starts_with("   "))
       return mismatch(line,
                       "expected instruction " + std::to_string(i) + ", indented by two spaces");
-    if (auto wrong = check_instruction(text.substr(2), line, prog, i, *labels)) return wrong;
+    if (auto wrong = check_instruction(text.substr(2), line, prog, i, *labels, reach[i]))
+      return wrong;
   }
   if (at != lines.size())
     return mismatch(static_cast<int>(at + 1), "text after the last instruction");

@@ -20,8 +20,10 @@ namespace zpolicy::compiler {
 // constant a number or the name of one, ir/syscall_constants.hpp or a syscall's), it is
 // the analyzer's own rendering of that instruction. A comment that names what the
 // instruction does must say it truly: the action of a return, the field of a load, the
-// syscall of an `nr >= NAME(N)` bound. Other comment text (which rule a return belongs
-// to) is free. Nothing may follow the last instruction.
+// syscall of an `nr >= NAME(N)` bound. A label, a return's comment after its action or
+// the first word of another comment that names a syscall or a number names exactly the
+// numbers that reach its instruction (number_reach.hpp), as one range. Other comment
+// text is free. Nothing may follow the last instruction.
 // The first line that says otherwise, located at its line of seccomp.txt, if any.
 std::optional<ir::Diagnostic> check_listing(std::string_view listing,
                                             std::span<const BpfInsn> program,
