@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -16,7 +17,7 @@ namespace {
 
 bool same_stream(const ReadOnlyStream& a, const ReadOnlyStream& b) {
   return a.rdev == b.rdev && a.dev == b.dev && a.ino == b.ino && a.flags == b.flags &&
-         a.memory_device == b.memory_device;
+         a.memory_device == b.memory_device && a.tty == b.tty;
 }
 
 // `s.path` opened O_PATH following no symlink, if it is the stream's node; else -1 with
@@ -59,10 +60,17 @@ int open_read_only(const ReadOnlyStream& s, int found, const char*& why) {
     const size_t prefix = std::strlen(link);
     *std::to_chars(link + prefix, link + sizeof link - 1, copy).ptr = '\0';
     opened = open(link, s.flags | O_NOCTTY | O_CLOEXEC);
-    if (opened < 0)
+    unsigned int tty = 0;
+    if (opened < 0) {
       why = errno == EACCES ? "the caller may not open its device again (its permissions)"
             : errno == EBUSY ? "its terminal is in exclusive mode (TIOCEXCL)"
                              : "cannot open its device through the read-only copy";
+    } else if (!s.memory_device && (ioctl(opened, TIOCGDEV, &tty) != 0 || tty != s.tty)) {
+      why = "its node opens another terminal here (/dev/tty is the opener's controlling "
+            "terminal, /dev/console the console's)";
+      close(opened);
+      opened = -1;
+    }
   }
   close(copy);
   return opened;

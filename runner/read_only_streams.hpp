@@ -26,6 +26,13 @@ struct ReadOnlyStream {
   ino_t ino = 0;
   dev_t rdev = 0;
   bool memory_device = false;
+  // A terminal's own device (TIOCGDEV, as the kernel encodes it), which the file opened
+  // again must be too: the node may name whichever terminal its opener has. /dev/tty opens
+  // the opener's controlling terminal, the guard's child's, not the one the caller's file
+  // was opened on, and handed the sandbox a terminal the caller had not given it (red
+  // team R16B-1); /dev/console is whatever the console is now, /dev/tty0 the foreground
+  // virtual console. 0 when unknown (no terminal matches).
+  unsigned int tty = 0;
   std::string path;  // where the caller's mount namespace shows the node (absolute)
   int flags = 0;     // the access mode, O_APPEND and O_NONBLOCK of the caller's open file
   // The node is the caller's (its uid owns it): a sandbox holding the caller's file could
@@ -40,7 +47,8 @@ struct ReadOnlyStream {
 // bwrap's exec: for each of `streams`, reopens `path` following no symlink, requires the
 // node (`rdev`, and `dev`, `ino` unless a memory device), takes a detached copy of its
 // mount (open_tree OPEN_TREE_CLONE), makes it read-only (mount_setattr), opens the node
-// through it with `flags` and O_NOCTTY, and puts that on `fd`. A stream equal to an
+// through it with `flags` and O_NOCTTY, requires a terminal's `tty`, and puts that on
+// `fd`. A stream equal to an
 // earlier one gets the earlier's file. System calls and stack buffers only. Returns
 // nullptr, or why a required stream could not be opened so (a static string), with
 // `failed` its number.

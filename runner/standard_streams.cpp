@@ -71,6 +71,7 @@ ReadOnlyStream read_only_stream(int fd, const struct stat& st) {
     s.path = std::string("/dev/") + kMemory[minor(st.st_rdev)];
     return s;
   }
+  ioctl(fd, TIOCGDEV, &s.tty);
   char link[32], target[4096];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   const ssize_t n = readlink(link, target, sizeof target);

@@ -483,6 +483,41 @@ BOOST_DATA_TEST_CASE(a_terminal_not_found_at_its_name_is_refused, bdata::make(kC
   BOOST_TEST(!exists(box.ws("ran")));
 }
 
+// R16B-1: /dev/tty names the opener's controlling terminal. The caller's stdin is /dev/tty
+// opened while terminal A was its session's, and zpolicy runs in a session whose terminal
+// is B: opened again in the guard's child, /dev/tty was B, and the sandbox read what was
+// typed on B, a terminal no stream of the caller's was. The terminal opened again must be
+// the caller's: as root (the node is root's, so the caller's file may not pass) the run is
+// refused; as nobody the caller's own file passes (A).
+BOOST_DATA_TEST_CASE(dev_tty_on_stdin_is_the_terminal_it_was_opened_on, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  Pty a, b;
+  const char* b_name = ttyname(b.slave);
+  BOOST_TEST_REQUIRE(b_name != nullptr);
+  BOOST_TEST_REQUIRE(write(a.master, "fromA\n", 6) == 6);
+  BOOST_TEST_REQUIRE(write(b.master, "fromB\n", 6) == 6);
+  RunSpec spec;
+  spec.stdin_fd = a.slave;
+  // A session with A as its terminal opens /dev/tty (3); a session of its own with B as
+  // its terminal runs zpolicy with that file on stdin.
+  spec.root_prefix = {"/usr/bin/setsid", "-w", "-c", "/bin/sh", "-c",
+                      "exec 3</dev/tty && exec /usr/bin/setsid -w -c /bin/sh -c "
+                      "'exec \"$@\" <&3 3<&-' sh \"$@\" < \"$0\"",
+                      b_name};
+  spec.command = {"/bin/sh", "-c", "read line; echo \"$line\" > got"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(read_file(box.ws("got")).value_or("") != "fromB\n",
+             "the sandbox read the runner's terminal, not the caller's\n" << r.describe());
+  if (caller == Caller::Root) {
+    BOOST_TEST(r.exit_code == 125, r.describe());
+    BOOST_TEST(r.err.find("opens another terminal here") != std::string::npos, r.describe());
+  } else {
+    BOOST_TEST(r.exit_code == 0, r.describe());
+    BOOST_TEST(read_file(box.ws("got")).value_or("") == "fromA\n", r.describe());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
