@@ -26,6 +26,12 @@ def policy(deny):
             "  write: [\"${WORKSPACE}\"]\n  deny: [\"%s\"]\nnetwork: none\n" % deny)
 
 
+def protect_policy(protect):
+    return ("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+            "  write: [\"${WORKSPACE}\"]\n  protect:\n%snetwork: none\n"
+            % "".join("    - %s\n" % p for p in protect))
+
+
 def golden_with(extra):
     """The golden default argv with `extra` arguments before --chdir."""
     args = open(os.path.join(GOLDEN, "default.linux/bwrap.args")).read().split("\n")
@@ -42,6 +48,8 @@ CASES = [
     ("deny root under /proc, 15 000 components", "policy", policy("/proc/" + deep(15000))),
     ("deny root, 30 000 components", "policy", policy("/x/" + deep(30000))),
     ("deny root, 200 000 components", "policy", policy("/x/" + deep(200000))),
+    ("1 000 protected paths 400 components deep under ${WORKSPACE}", "policy",
+     protect_policy(["d%03d/" % i + deep(399) for i in range(1000)])),
     ("explain a 15 000-component path", "explain", "/proc/" + deep(15000)),
     ("--tmpfs with 100 000 components", "argv", golden_with(["--tmpfs", "/" + deep(100000, "t")])),
     ("--tmpfs with 300 000 components", "argv", golden_with(["--tmpfs", "/" + deep(300000, "t")])),

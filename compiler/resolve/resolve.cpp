@@ -113,35 +113,77 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
   r.protect.push_back({join(root, rel), kind, loc});
 }
 
+// The deepest writable root strictly above `path`, found by looking its ancestors up,
+// not by testing every root: with a thousand roots and their carve-outs the scan made
+// resolving quadratic.
+std::optional<std::string_view> deepest_writable_above(
+    const std::unordered_set<std::string_view>& writable, std::string_view path) {
+  for (auto at = path.rfind('/'); at != std::string_view::npos && at > 0;
+       at = path.rfind('/', at - 1))
+    if (writable.contains(path.substr(0, at))) return path.substr(0, at);
+  if (path != "/" && writable.contains("/")) return std::string_view("/");
+  return std::nullopt;
+}
+
+std::vector<const ResolvedPath*> guarded_paths(const ir::Resolved& r) {
+  std::vector<const ResolvedPath*> out;
+  for (const auto* list : {&r.protect, &r.deny})
+    for (const auto& p : *list) out.push_back(&p);
+  return out;
+}
+
+std::unordered_set<std::string_view> writable_roots(const ir::Resolved& r) {
+  std::unordered_set<std::string_view> out;
+  for (const auto& w : r.write) out.insert(w.path);
+  return out;
+}
+
 // Every protected or deny path inside a writable root needs the directories between it
 // and the root pinned, whichever rule put it there: without pins `mv data d2` (or
 // `mv modules m2` for a `.git` pointer's target) would move it aside and let the sandbox
-// plant a fresh one in its place.
+// plant a fresh one in its place. Over the pin budget nothing is pinned: the caller
+// refuses the policy (pins_over_budget).
 void add_pins(ir::Resolved& r) {
-  std::vector<ResolvedPath> guarded = r.protect;
-  guarded.insert(guarded.end(), r.deny.begin(), r.deny.end());
-  // The deepest writable root strictly above a guarded path is found by looking its
-  // ancestors up, not by testing every root: with a thousand roots and their carve-outs
-  // the scan made resolving quadratic.
-  std::unordered_set<std::string_view> writable;
-  for (const auto& w : r.write) writable.insert(w.path);
-  auto deepest_writable_above = [&](std::string_view path) -> std::optional<std::string_view> {
-    for (auto at = path.rfind('/'); at != std::string_view::npos && at > 0;
-         at = path.rfind('/', at - 1))
-      if (writable.contains(path.substr(0, at))) return path.substr(0, at);
-    if (path != "/" && writable.contains("/")) return std::string_view("/");
-    return std::nullopt;
-  };
-  for (const auto& g : guarded) {
-    const auto root = deepest_writable_above(g.path);
+  if (pins_over_budget(r)) return;
+  const auto writable = writable_roots(r);
+  for (const auto* g : guarded_paths(r)) {
+    const auto root = deepest_writable_above(writable, g->path);
     if (!root) continue;
-    for (auto at = g.path.find('/', root->size() + 1); at != std::string::npos;
-         at = g.path.find('/', at + 1))
-      r.pin.push_back({g.path.substr(0, at), HostKind::Unknown, g.loc});
+    for (auto at = g->path.find('/', root->size() + 1); at != std::string::npos;
+         at = g->path.find('/', at + 1))
+      r.pin.push_back({g->path.substr(0, at), HostKind::Unknown, g->loc});
   }
 }
 
 }  // namespace
+
+std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
+  // Counted arithmetically, before any pin is made: a pin's path is a prefix of the
+  // guarded path, so the bytes are the positions of its separators below the root.
+  const auto writable = writable_roots(r);
+  size_t bytes = 0;
+  for (const auto* g : guarded_paths(r)) {
+    const auto root = deepest_writable_above(writable, g->path);
+    if (!root) continue;
+    for (auto at = g->path.find('/', root->size() + 1); at != std::string::npos;
+         at = g->path.find('/', at + 1)) {
+      bytes += at;
+      if (bytes > kMaxPinnedBytes) return g->loc;
+    }
+  }
+  return std::nullopt;
+}
+
+bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags) {
+  const auto loc = pins_over_budget(r);
+  if (loc)
+    diags.error(*loc, "the directories between this path and its writable root, with those "
+                      "of the paths before it, exceed the pin budget of " +
+                          std::to_string(kMaxPinnedBytes >> 20) +
+                          " MiB of path names (each is pinned; docs/verify.md, \"Bounded "
+                          "inputs\"); use fewer or shallower protected and deny paths");
+  return loc.has_value();
+}
 
 std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
                                        const std::optional<ir::Mode>& requested,
@@ -740,6 +782,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   }
   // After every protected path is known, patterns' matches and mount aliases included.
   protect_hard_link_aliases(r, diags);
+  refuse_pins_over_budget(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
   // Last, so that every check above looked at these objects or earlier ones; the runner

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,6 +62,20 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode);
 // whatever the system) but never changes it.
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
                                              const HostFacts& host, ir::Diagnostics& diags);
+
+// Issue 19 §2: every protected or deny path inside a writable root has each directory
+// between them pinned, so the pins' path bytes grow with the square of a path's depth
+// (1 000 paths 400 components deep: 69 s and 2.4 GB). Above this many bytes of pinned
+// path names (counted before duplicates go) a policy is refused; the goldens and
+// bench/scale.sh's 20 000 paths stay below it (docs/verify.md, "Bounded inputs").
+inline constexpr size_t kMaxPinnedBytes = size_t{4} << 20;
+
+// The first protected or deny path (in r.protect, then r.deny order) whose pins cross
+// kMaxPinnedBytes, if any. resolve_* then pins nothing.
+std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r);
+
+// pins_over_budget as a located error; true when it refused.
+bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags);
 
 // The paths `run` makes exist before bwrap starts (runner/placeholders): pins, protected
 // paths and deny paths inside writable roots, shallowest first.
