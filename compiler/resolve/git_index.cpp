@@ -17,8 +17,17 @@ namespace {
 constexpr uint32_t kGitlink = 0160000, kTypeMask = 0170000, kDirectory = 0040000;
 constexpr uint16_t kExtended = 0x4000;
 
+// An index larger than this refuses the run unread: zpolicy holds an index in memory while
+// it reads it, and an index a sandbox wrote (a nested repository's, made in an earlier run)
+// can be any size: a sparse file costs no disk (red team R17-2: `truncate -s 3G
+// n/.git/index` made the next run read 3 GiB of zeros for 38 s, then die of bad_alloc
+// under a 4 GB address-space limit). 256 MiB is some 2.5 million entries of version 2;
+// with the shared index of a split index, at most twice that is held.
+constexpr off_t kIndexLimit = off_t{256} << 20;
+
 // The index file's bytes, read as the config files are (lstat, O_NOFOLLOW, fstat); none,
-// with `why`, when it is not a regular file or cannot be read; "" when missing.
+// with `why`, when it is not a regular file, is over kIndexLimit, or cannot be read; ""
+// when missing.
 std::optional<std::string> read_index(const std::string& path, std::string& why) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) {
@@ -35,7 +44,22 @@ std::optional<std::string> read_index(const std::string& path, std::string& why)
     why = "zpolicy cannot read it";
     return std::nullopt;
   }
+  // What was opened, not what lstat saw: a FIFO put in its place since reads as empty,
+  // which would be an index without gitlinks.
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    why = "it is not a regular file";
+    return std::nullopt;
+  }
+  const auto too_large = [&] {
+    close(fd);
+    why =
+        "it is larger than " + std::to_string(kIndexLimit >> 20) + " MiB, more than zpolicy reads";
+    return std::nullopt;
+  };
+  if (st.st_size > kIndexLimit) return too_large();
   std::string text;
+  text.reserve(static_cast<size_t>(st.st_size));
   char buf[65536];
   for (;;) {
     const ssize_t n = read(fd, buf, sizeof buf);
@@ -47,6 +71,8 @@ std::optional<std::string> read_index(const std::string& path, std::string& why)
     }
     if (n == 0) break;
     text.append(buf, static_cast<size_t>(n));
+    // It grew while it was read.
+    if (text.size() > static_cast<size_t>(kIndexLimit)) return too_large();
   }
   close(fd);
   return text;

@@ -11,9 +11,10 @@ namespace zpolicy::compiler {
 // and 4, whose names are prefix-compressed); with a split index (`link` extension), those
 // of the shared index `sharedindex.<hash>` beside it too (more than the merged index holds,
 // never less). `hash_size`: 20 (SHA-1) or 32 (SHA-256, extensions.objectFormat).
-// `unreadable` says why zpolicy will not decide: a file that is not a regular one, is not
-// an index, or is cut short, or a sparse index (a directory entry hides the paths below
-// it). A missing index has no entries.
+// `unreadable` says why zpolicy will not decide: a file that is not a regular one (by lstat
+// and by fstat of what was opened), is over 256 MiB (it is held in memory while it is read;
+// red team R17-2), is not an index, or is cut short, or a sparse index (a directory entry
+// hides the paths below it). A missing index has no entries.
 struct GitIndexLinks {
   std::vector<std::string> paths;
   std::optional<std::string> unreadable;
