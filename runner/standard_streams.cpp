@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
 namespace zpolicy::runner {
 namespace {
@@ -53,6 +54,42 @@ bool connected_stream(int fd) {
 bool terminal_not_master(int fd) {
   unsigned int pty_number = 0;
   return isatty(fd) && ioctl(fd, TIOCGPTN, &pty_number) != 0;
+}
+
+// The caller's controlling terminal (the kernel's encoding, as TIOCGDEV gives a terminal's
+// device; 0 for none), from /proc/self/stat's seventh field; none when unreadable.
+std::optional<unsigned int> controlling_terminal() {
+  const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char buf[1024];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return std::nullopt;
+  buf[n] = '\0';
+  // After the command's name, which may hold anything, up to its last ')'.
+  const char* after = std::strrchr(buf, ')');
+  char state = 0;
+  int ppid = 0, pgrp = 0, session = 0;
+  unsigned int tty = 0;
+  if (!after ||
+      std::sscanf(after + 1, " %c %d %d %d %u", &state, &ppid, &pgrp, &session, &tty) != 5)
+    return std::nullopt;
+  return tty;
+}
+
+// A virtual console (tty1 ... tty63, whichever name opened it: /dev/tty0, /dev/console)
+// that is not the caller's controlling terminal (red team R17-1). No session holds such a
+// terminal, so a sandboxed session leader takes it for its own (TIOCSCTTY, or any open of
+// /proc/self/fd/N without O_NOCTTY), and the console's own session may use the ioctls that
+// change the host's screen and keyboard: VT_ACTIVATE (which console is shown), KDSETMODE
+// (graphics: no text drawn), KDSKBMODE (a raw or dead keyboard), PIO_FONT. The caller's
+// own controlling terminal is its session's, which no other session can take.
+bool foreign_virtual_console(int fd) {
+  unsigned int tty = 0;
+  if (ioctl(fd, TIOCGDEV, &tty) != 0) return false;
+  if (major(tty) != 4 || minor(tty) == 0 || minor(tty) >= 64) return false;
+  const auto ours = controlling_terminal();
+  return !ours || *ours != tty;
 }
 
 // What the guard's child needs to open device `fd` again through a read-only mount.
@@ -195,6 +232,13 @@ bool StandardStreams::prepare(std::string& why) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
     if (passes_as_is(fd, st)) {
+      if (S_ISCHR(st.st_mode) && foreign_virtual_console(fd)) {
+        why = std::string(kNames[fd]) +
+              " is a virtual console that is not your controlling terminal: the sandbox could "
+              "take it for its own and switch, blank or rekey the host's console; give the "
+              "command a pipe, or run zpolicy from that console";
+        return false;
+      }
       if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));
       continue;
     }
