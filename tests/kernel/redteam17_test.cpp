@@ -1,0 +1,117 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "sandbox_fixture.hpp"
+
+// Red team round 17 (docs/redteam-2026-12.md "Round 17 (red17)"): session 16's read-only
+// streams, stage protections, device binds and git index reader, attacked. Each case is a
+// finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+// Inside the sandbox: a session leader of its own takes stdin for its controlling terminal
+// and asks for the console ioctl the kernel allows only a console's own session
+// (VT_ACTIVATE of the console already shown: nothing changes when it is granted).
+const std::string kTakeConsole = R"(
+import fcntl, os, struct, termios
+pid = os.fork()
+if pid:
+    os.waitpid(pid, 0)
+    raise SystemExit
+os.setsid()
+try:
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+except OSError:
+    pass
+st = bytearray(6)
+fcntl.ioctl(0, 0x5603, st, True)  # VT_GETSTATE
+try:
+    fcntl.ioctl(0, 0x5606, struct.unpack("HHH", st)[0])  # VT_ACTIVATE
+    open("vt_activate", "w").write("granted")
+except OSError as e:
+    open("vt_activate", "w").write(e.strerror)
+)";
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_redteam17)
+
+// R17-1: a virtual console on stdin that is no session's controlling terminal (a root
+// service writing to /dev/tty5, `zpolicy run ... < /dev/tty0` from a job without a
+// terminal). The sandbox's session leader took it for its own (TIOCSCTTY; an open without
+// O_NOCTTY does the same) and then the ioctls of a console's own session were granted:
+// VT_ACTIVATE switched the host's shown console, KDSETMODE and KDSKBMODE blank it and kill
+// its keyboard. Such a console is refused now; the caller's own controlling terminal passes,
+// and the sandbox cannot take that one (control).
+BOOST_DATA_TEST_CASE(a_virtual_console_that_is_not_the_callers_terminal_is_refused,
+                     bdata::make(kCallers), caller) {
+  const int vt = open("/dev/tty5", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (vt < 0) {
+    BOOST_TEST_MESSAGE("no virtual console /dev/tty5 here: nothing to try");
+    return;
+  }
+  {
+    Sandbox box(caller);
+    RunSpec spec;
+    spec.stdin_fd = vt;
+    spec.command = {"/usr/bin/python3", "-c", kTakeConsole};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 2, r.describe());
+    BOOST_TEST(r.err.find("stdin is a virtual console that is not your controlling terminal") !=
+                   std::string::npos,
+               r.describe());
+    BOOST_TEST(!exists(box.ws("vt_activate")),
+               "the command ran: VT_ACTIVATE " << read_file(box.ws("vt_activate")).value_or(""));
+  }
+  // A file of its own: a sandbox that held the console as its terminal hangs up every open
+  // file of it when its session ends (tty_vhangup_session), the caller's as well.
+  close(vt);
+  const int own = open("/dev/tty5", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  BOOST_TEST_REQUIRE(own >= 0);
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.stdin_fd = own;
+  // Root makes the console its session's terminal, then becomes the caller.
+  spec.root_prefix = {"/usr/bin/setsid", "-w", "-c"};
+  spec.command = {"/usr/bin/python3", "-c", kTakeConsole};
+  const RunResult r = box.run(spec);
+  close(own);
+  BOOST_TEST(r.exit_code == 0, "the caller's own console: " << r.describe());
+  BOOST_TEST(read_file(box.ws("vt_activate")).value_or("") == "Operation not permitted",
+             r.describe());
+}
+
+// R17-2: a git index was read whole into memory, whatever its size. A sandbox makes a
+// nested repository and a sparse 3 GiB index in it (no disk used); every later run protects
+// that repository's `.git` and read its index: 18 to 50 s of zeros, then bad_alloc under a
+// 4 GB address-space limit (without one, 3 GiB of the host's memory; a larger sparse file,
+// more). Now an index over 256 MiB refuses the run at once, naming the file.
+BOOST_DATA_TEST_CASE(an_oversized_git_index_a_sandbox_planted_refuses_the_next_run_at_once,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult plant = box.sh(
+      "mkdir -p n/.git && echo 'ref: refs/heads/main' > n/.git/HEAD && "
+      "mkdir n/.git/objects n/.git/refs && truncate -s 3G n/.git/index");
+  BOOST_TEST_REQUIRE(plant.completed(), plant.describe());
+  RunSpec spec;
+  spec.root_prefix = {"/bin/sh", "-c", "ulimit -v 4000000; exec \"$@\"", "sh"};
+  spec.command = {"/bin/sh", "-c", "touch ran"};
+  spec.limit = std::chrono::milliseconds(90000);
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.err.find(box.ws("n/.git/index") + "' records, and it is larger than 256 MiB") !=
+                 std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("ran")));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
