@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 
@@ -99,6 +100,24 @@ std::optional<uint64_t> varint(const std::string& s, size_t& at) {
   return v;
 }
 
+// A path git writes into an index (read-cache.c's verify_path): relative, no empty, `.`,
+// `..` or `.git` component. A gitlink named otherwise is no submodule git made, and its
+// directory, protected as a whole, could be the worktree top or a writable root (red team
+// R17-4: a nested repository's index naming `..` made the whole workspace read-only).
+bool git_writes(const std::string& name) {
+  size_t at = 0;
+  for (;;) {
+    const size_t slash = name.find('/', at);
+    const std::string part =
+        name.substr(at, slash == std::string::npos ? std::string::npos : slash - at);
+    std::string lower = part;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (part.empty() || part == "." || part == ".." || lower == ".git") return false;
+    if (slash == std::string::npos) return true;
+    at = slash + 1;
+  }
+}
+
 // The entries of one index file; `shared`: the hash a `link` extension names, if any.
 void entries(const std::string& s, size_t hash_size, GitIndexLinks& out,
              std::optional<std::string>& shared) {
@@ -135,6 +154,8 @@ void entries(const std::string& s, size_t hash_size, GitIndexLinks& out,
     if (version != 4) at = start + ((at - 1 - start + 8) & ~size_t{7});
     if ((mode & kTypeMask) == kDirectory)
       return bad("it is a sparse index: '" + name + "' stands for the paths below it");
+    if ((mode & kTypeMask) == kGitlink && !git_writes(name))
+      return bad("it records the submodule '" + name + "', a path git never writes");
     if ((mode & kTypeMask) == kGitlink) out.paths.push_back(name);
   }
   // Extensions: a 4-byte signature and a 4-byte size each.

@@ -13,8 +13,9 @@ namespace zpolicy::compiler {
 // never less). `hash_size`: 20 (SHA-1) or 32 (SHA-256, extensions.objectFormat).
 // `unreadable` says why zpolicy will not decide: a file that is not a regular one (by lstat
 // and by fstat of what was opened), is over 256 MiB (it is held in memory while it is read;
-// red team R17-2), is not an index, or is cut short, or a sparse index (a directory entry
-// hides the paths below it). A missing index has no entries.
+// red team R17-2), is not an index, or is cut short, a sparse index (a directory entry
+// hides the paths below it), or one with a gitlink git never writes (an empty, `.`, `..` or
+// `.git` component: R17-4). A missing index has no entries.
 struct GitIndexLinks {
   std::vector<std::string> paths;
   std::optional<std::string> unreadable;

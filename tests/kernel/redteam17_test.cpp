@@ -5,6 +5,7 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cstdint>
 #include <string>
 
 #include "sandbox_fixture.hpp"
@@ -38,6 +39,20 @@ try:
 except OSError as e:
     open("vt_activate", "w").write(e.strerror)
 )";
+
+// A git index of version 2 holding one gitlink, `name`, as read-cache.c lays it out (the
+// trailing checksum is not checked by zpolicy: zeros).
+std::string index_with_gitlink(const std::string& name) {
+  auto be32 = [](uint32_t v) {
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16),
+                       static_cast<char>(v >> 8), static_cast<char>(v)};
+  };
+  std::string entry = std::string(24, '\0') + be32(0160000) + std::string(12, '\0') +
+                      std::string(20, '\x11') + std::string{0, static_cast<char>(name.size())} +
+                      name;
+  entry += std::string(8 - entry.size() % 8, '\0');
+  return "DIRC" + be32(2) + be32(1) + entry + std::string(20, '\0');
+}
 
 }  // namespace
 
@@ -110,6 +125,27 @@ BOOST_DATA_TEST_CASE(an_oversized_git_index_a_sandbox_planted_refuses_the_next_r
                  std::string::npos,
              r.describe());
   BOOST_TEST(!exists(box.ws("ran")));
+}
+
+// R17-4: an unpopulated submodule's directory is protected as a whole (A16-6), and its
+// name came from the index as it was: a nested repository a sandbox made, whose index
+// records the gitlink `..`, made its parent, the workspace, read-only for every later run
+// (the run went ahead, each write failing with EROFS). A gitlink git never writes now
+// refuses the run, naming the index.
+BOOST_DATA_TEST_CASE(a_gitlink_git_never_writes_refuses_the_run, bdata::make(kCallers), caller) {
+  for (const char* name : {"..", "sub/../..", ".", "a/.git", "a//b"}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws("n/.git/objects"));
+    box.make_dir(box.ws("n/.git/refs"));
+    box.write_file(box.ws("n/.git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws("n/.git/index"), index_with_gitlink(name));
+    const RunResult r = box.sh("touch wrote");
+    BOOST_TEST(r.exit_code == 2, name << ": " << r.describe());
+    BOOST_TEST(r.err.find("records the submodule '" + std::string(name) +
+                          "', a path git never writes") != std::string::npos,
+               name << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("wrote")), name << ": the command ran");
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
