@@ -272,6 +272,14 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     return kExitInternal;
   }
   if (!placeholders.note().empty()) err << "zpolicy: note: " << placeholders.note() << "\n";
+  for (const auto& s : plan.bind_sources)
+    if (auto kind =
+            s.writable ? on_device_filesystem({-1, s.path}, mount_table.now()) : std::nullopt) {
+      err << "zpolicy: writable root '" << s.path << "' lies on a " << *kind
+          << " mount, the host's device nodes, whose modes and owners the sandbox could change "
+             "(red team R17-3); give the run a directory of its own; nothing ran\n";
+      return kExitInternal;
+    }
   if (auto changed = changed_since_verified(*plan.verified, live)) {
     err << "zpolicy: the workspace changed after verification: " << *changed
         << "; refusing to run what was not verified; nothing ran\n";
@@ -581,6 +589,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     if (s.writable) writable.push_back({s.fd, s.path});
   }
   spec.protections = stage_protections(writable, live);
+  for (auto& d : stage_device_mounts(writable, mount_table.now()))
+    spec.protections.push_back(std::move(d));
   Outcome outcome = supervise(spec);
   streams.finish();
   close_all();
