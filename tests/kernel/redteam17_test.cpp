@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "pty.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 17 (docs/redteam-2026-12.md "Round 17 (red17)"): session 16's read-only
@@ -146,6 +147,69 @@ BOOST_DATA_TEST_CASE(a_gitlink_git_never_writes_refuses_the_run, bdata::make(kCa
                name << ": " << r.describe());
     BOOST_TEST(!exists(box.ws("wrote")), name << ": the command ran");
   }
+}
+
+// R17-3: a writable root holding a mount of the host's device nodes (a chroot's `dev/pts`
+// bound from the host's /dev/pts, its `dev` from /dev): the writable bind's copy kept that
+// mount writable, and the sandbox changed the host's nodes through it: a root-started one
+// made root's terminals writable by every user (no lint named it), or a disk's node
+// readable (after accepting ZP003 and ZP013, which name home directories and /dev/mqueue).
+// Now each devpts or devtmpfs mount below a writable root is read-only in its copy, as a
+// protected path is (bwrap's nodev keeps them from being opened there, as before), and a writable
+// root lying on one refuses the run.
+BOOST_DATA_TEST_CASE(the_host_device_nodes_a_writable_root_holds_stay_unchanged,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  Pty pty;
+  if (caller == Caller::Nobody) BOOST_TEST_REQUIRE(fchown(pty.slave, 65534, -1) == 0);
+  const std::string name = ttyname(pty.slave);
+  const std::string number = name.substr(name.rfind('/') + 1);
+  struct stat before;
+  BOOST_TEST_REQUIRE(fstat(pty.slave, &before) == 0);
+  box.make_dir(box.ws("chroot/dev/pts"));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "p=$1; shift; mount --bind /dev/pts \"$p\" && exec \"$@\"", {box.ws("chroot/dev/pts")});
+  spec.command = {"/bin/sh", "-c",
+                  "t=chroot/dev/pts/$1; chmod 666 $t; touch -d 2000-01-01 $t; chown $(id -u) $t; "
+                  "echo ran > ran",
+                  "sh", number};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(read_file(box.ws("ran")).value_or("") == "ran\n", r.describe());
+  struct stat after;
+  BOOST_TEST_REQUIRE(fstat(pty.slave, &after) == 0);
+  BOOST_TEST(after.st_mode == before.st_mode,
+             "mode " << std::oct << before.st_mode << " -> " << after.st_mode);
+  BOOST_TEST(after.st_uid == before.st_uid);
+  BOOST_TEST(after.st_mtim.tv_sec > 1'000'000'000, "the sandbox set the terminal's time back");
+  BOOST_TEST((after.st_ctim.tv_sec == before.st_ctim.tv_sec &&
+              after.st_ctim.tv_nsec == before.st_ctim.tv_nsec),
+             "the terminal's attributes changed");
+
+  // A writable root on the host's devtmpfs (the chroot's `dev` itself, bound from /dev).
+  Sandbox on(caller);
+  on.make_dir(on.ws("dev"));
+  RunSpec in_dev;
+  in_dev.root_prefix = in_private_mount_namespace(
+      "p=$1; shift; mount --bind /dev \"$p\" && exec \"$@\"", {on.ws("dev")});
+  in_dev.options = {"--accept", "ZP003", "--accept", "ZP013"};
+  in_dev.cwd = on.ws("dev");
+  // The mode it has: a chmod that got through changes nothing but the node's ctime, so the
+  // host is unharmed when this fails.
+  in_dev.command = {"/bin/sh", "-c", "chmod 666 null; echo ran > /proc/self/fd/1"};
+  struct stat null_before;
+  BOOST_TEST_REQUIRE(stat("/dev/null", &null_before) == 0);
+  BOOST_TEST_REQUIRE((null_before.st_mode & 07777) == 0666);
+  const RunResult d = on.run(in_dev);
+  BOOST_TEST(d.exit_code != 0, d.describe());
+  BOOST_TEST(d.out.find("ran") == std::string::npos, d.describe());
+  if (caller == Caller::Root)
+    BOOST_TEST(d.err.find("lies on a devtmpfs mount") != std::string::npos, d.describe());
+  struct stat null_now;
+  BOOST_TEST_REQUIRE(stat("/dev/null", &null_now) == 0);
+  BOOST_TEST((null_now.st_ctim.tv_sec == null_before.st_ctim.tv_sec &&
+              null_now.st_ctim.tv_nsec == null_before.st_ctim.tv_nsec),
+             "the sandbox changed the host's /dev/null");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
