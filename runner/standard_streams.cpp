@@ -77,17 +77,22 @@ std::optional<unsigned int> controlling_terminal() {
   return tty;
 }
 
-// A virtual console (tty1 ... tty63, whichever name opened it: /dev/tty0, /dev/console)
-// that is not the caller's controlling terminal (red team R17-1). No session holds such a
-// terminal, so a sandboxed session leader takes it for its own (TIOCSCTTY, or any open of
-// /proc/self/fd/N without O_NOCTTY), and the console's own session may use the ioctls that
-// change the host's screen and keyboard: VT_ACTIVATE (which console is shown), KDSETMODE
-// (graphics: no text drawn), KDSKBMODE (a raw or dead keyboard), PIO_FONT. The caller's
-// own controlling terminal is its session's, which no other session can take.
-bool foreign_virtual_console(int fd) {
+// A terminal that is not a pseudo-terminal's (a virtual console, a serial line, whichever
+// name opened it: /dev/tty0, /dev/console) and not the caller's controlling terminal (red
+// team R17-1). No session holds such a terminal, so a sandboxed session leader takes it
+// for its own (TIOCSCTTY, or any open of /proc/self/fd/N without O_NOCTTY). A virtual
+// console's own session may then use the ioctls that change the host's screen and
+// keyboard: VT_ACTIVATE (which console is shown), KDSETMODE (graphics: no text drawn),
+// KDSKBMODE (a raw or dead keyboard), PIO_FONT. And when that session ends, the kernel
+// hangs up every open file of a terminal that is not a pseudo-terminal's
+// (tty_vhangup_session), the caller's own among them. The caller's controlling terminal
+// is its session's, which no other session can take.
+bool foreign_terminal(int fd) {
   unsigned int tty = 0;
-  if (ioctl(fd, TIOCGDEV, &tty) != 0) return false;
-  if (major(tty) != 4 || minor(tty) == 0 || minor(tty) >= 64) return false;
+  if (ioctl(fd, TIOCGDEV, &tty) != 0) return true;
+  // UNIX98 pseudo-terminals' slaves (136-143), BSD ones' (3).
+  const unsigned int kind = major(tty);
+  if ((kind >= 136 && kind <= 143) || kind == 3) return false;
   const auto ours = controlling_terminal();
   return !ours || *ours != tty;
 }
@@ -232,11 +237,13 @@ bool StandardStreams::prepare(std::string& why) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
     if (passes_as_is(fd, st)) {
-      if (S_ISCHR(st.st_mode) && foreign_virtual_console(fd)) {
+      if (S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && foreign_terminal(fd)) {
         why = std::string(kNames[fd]) +
-              " is a virtual console that is not your controlling terminal: the sandbox could "
-              "take it for its own and switch, blank or rekey the host's console; give the "
-              "command a pipe, or run zpolicy from that console";
+              " is a terminal that is neither a pseudo-terminal nor your controlling terminal "
+              "(a virtual console, a serial line): the sandbox could take it for its own, "
+              "switch, blank or rekey a console with it, and hang up every open file of it, "
+              "yours too, when it ends; give the command a pipe, or run zpolicy with that "
+              "terminal as its controlling terminal";
         return false;
       }
       if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));

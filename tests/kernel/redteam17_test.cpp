@@ -1,11 +1,14 @@
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "pty.hpp"
@@ -59,13 +62,16 @@ std::string index_with_gitlink(const std::string& name) {
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam17)
 
-// R17-1: a virtual console on stdin that is no session's controlling terminal (a root
-// service writing to /dev/tty5, `zpolicy run ... < /dev/tty0` from a job without a
-// terminal). The sandbox's session leader took it for its own (TIOCSCTTY; an open without
-// O_NOCTTY does the same) and then the ioctls of a console's own session were granted:
-// VT_ACTIVATE switched the host's shown console, KDSETMODE and KDSKBMODE blank it and kill
-// its keyboard. Such a console is refused now; the caller's own controlling terminal passes,
-// and the sandbox cannot take that one (control).
+// R17-1: a terminal that is not a pseudo-terminal's, on stdin, and that no session holds
+// (a root service writing to /dev/tty5, `zpolicy run ... < /dev/tty0` or `< /dev/ttyS0`
+// from a job without a terminal). The sandbox's session leader took it for its own
+// (TIOCSCTTY; an open without O_NOCTTY does the same) and then the ioctls of a console's own
+// session were granted: VT_ACTIVATE switched the host's shown console, KDSETMODE and
+// KDSKBMODE blank it and kill its keyboard; and when the sandbox's session ended, the kernel
+// hung up every open file of the terminal, the caller's own. Such a terminal is refused now;
+// the caller's own controlling terminal passes, and the sandbox cannot take that one
+// (control). By the virtual console /dev/tty5 (a serial line behaves the same; none is free
+// on every test host).
 BOOST_DATA_TEST_CASE(a_virtual_console_that_is_not_the_callers_terminal_is_refused,
                      bdata::make(kCallers), caller) {
   const int vt = open("/dev/tty5", O_RDWR | O_NOCTTY | O_CLOEXEC);
@@ -80,11 +86,15 @@ BOOST_DATA_TEST_CASE(a_virtual_console_that_is_not_the_callers_terminal_is_refus
     spec.command = {"/usr/bin/python3", "-c", kTakeConsole};
     const RunResult r = box.run(spec);
     BOOST_TEST(r.exit_code == 2, r.describe());
-    BOOST_TEST(r.err.find("stdin is a virtual console that is not your controlling terminal") !=
-                   std::string::npos,
-               r.describe());
+    BOOST_TEST(
+        r.err.find("stdin is a terminal that is neither a pseudo-terminal nor your controlling "
+                   "terminal") != std::string::npos,
+        r.describe());
     BOOST_TEST(!exists(box.ws("vt_activate")),
                "the command ran: VT_ACTIVATE " << read_file(box.ws("vt_activate")).value_or(""));
+    termios t;
+    const int got = tcgetattr(vt, &t), why = errno;
+    BOOST_TEST(got == 0, "the caller's file was hung up: " << std::strerror(why));
   }
   // A file of its own: a sandbox that held the console as its terminal hangs up every open
   // file of it when its session ends (tty_vhangup_session), the caller's as well.
