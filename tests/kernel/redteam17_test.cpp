@@ -222,6 +222,45 @@ BOOST_DATA_TEST_CASE(the_host_device_nodes_a_writable_root_holds_stay_unchanged,
              "the sandbox changed the host's /dev/null");
 }
 
+// The branch of the read-only streams (runner/read_only_streams.hpp) that had no test: a
+// terminal on stdin that is not the caller's (root: another user's pty, after `su`; nobody:
+// root's) and cannot be opened again (root: another node bound over its name; nobody: no
+// permission) passes as the caller's own file, on the host's writable devpts. Held: the
+// sandbox changes none of its attributes but its times to now (docs/run.md), by name or
+// through /proc/self/fd/0, and reads what is typed on it.
+BOOST_DATA_TEST_CASE(another_users_terminal_passed_as_it_is_stays_unchanged, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  Pty pty;
+  BOOST_TEST_REQUIRE(fchown(pty.slave, caller == Caller::Root ? 65534 : 0, -1) == 0);
+  BOOST_TEST_REQUIRE(fchmod(pty.slave, 0620) == 0);
+  const std::string name = ttyname(pty.slave);
+  struct stat before;
+  BOOST_TEST_REQUIRE(fstat(pty.slave, &before) == 0);
+  BOOST_TEST_REQUIRE(write(pty.master, "typed\n", 6) == 6);
+  RunSpec spec;
+  spec.stdin_fd = pty.slave;
+  if (caller == Caller::Root)
+    spec.root_prefix = in_private_mount_namespace(
+        "p=$1; shift; mount --bind /dev/null \"$p\" && exec \"$@\"", {name});
+  spec.command = {"/bin/sh", "-c",
+                  "{ chmod 666 /proc/self/fd/0; touch -d 2000-01-01 /proc/self/fd/0; "
+                  "touch /proc/self/fd/0; chown $(id -u) /proc/self/fd/0; "
+                  "python3 -c 'import os; os.fchmod(0, 0o666)'; "
+                  "python3 -c 'import os; os.utime(0, (1, 1))'; } 2>/dev/null; "
+                  "read line; echo \"$line\" > got"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(read_file(box.ws("got")).value_or("") == "typed\n", r.describe());
+  struct stat after;
+  BOOST_TEST_REQUIRE(fstat(pty.slave, &after) == 0);
+  BOOST_TEST(after.st_mode == before.st_mode);
+  BOOST_TEST(after.st_uid == before.st_uid);
+  BOOST_TEST(after.st_gid == before.st_gid);
+  // Its times to now (`touch`) are what its group's write permission allows anyone.
+  BOOST_TEST(after.st_mtim.tv_sec > 1'000'000'000, "the sandbox set the terminal's time back");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
