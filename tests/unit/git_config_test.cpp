@@ -1,6 +1,8 @@
 // The git config reader (compiler/resolve/git_config.hpp) against git's own syntax rules,
 // each case checked by hand against `git config -f FILE -l` (git 2.39), and what
 // resolution takes a key to name (git_config_keys.hpp).
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
@@ -11,6 +13,7 @@
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
+#include "compiler/resolve/git_index.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace zpolicy::compiler;
@@ -557,6 +560,49 @@ BOOST_AUTO_TEST_CASE(repositories_round_16_found_are_read_as_git_reads_them) {
   bad.write(".git/config", "");
   bad.write(".git/index", "DIRC\0\0\0\7");
   BOOST_TEST(walk(bad).refusals.size() == 1u);
+}
+
+// Red team R17-2, R17-4 (round 17): an index a sandbox wrote is read only as far as git
+// would have written it, never held whole, never over 256 MiB; a gitlink git never writes
+// refuses; a split index's replaced entries (empty names) are named by its shared index.
+BOOST_AUTO_TEST_CASE(indexes_round_17_found_are_read_as_far_as_git_wrote_them) {
+  zpolicy::test::TempDir d;
+  auto with_size = [&](const std::string& head, off_t size) {
+    const std::string path = d.write("index", head);
+    BOOST_TEST_REQUIRE(truncate(path.c_str(), size) == 0);
+    return zpolicy::compiler::gitlinks_of_index(path, 20);
+  };
+  // A valid header, then a sparse tail: zeros are no extension git reads, no entry it writes.
+  for (const uint32_t count : {0u, 7u, 0xffffffffu}) {
+    const char c[4] = {static_cast<char>(count >> 24), static_cast<char>(count >> 16),
+                       static_cast<char>(count >> 8), static_cast<char>(count)};
+    const auto links =
+        with_size(std::string("DIRC\0\0\0\2", 8) + std::string(c, 4), off_t{200} << 20);
+    BOOST_TEST(links.unreadable.has_value(), count);
+    BOOST_TEST(links.paths.empty());
+  }
+  const auto large = with_size("DIRC", off_t{300} << 20);
+  BOOST_TEST(large.unreadable.value_or("").find("larger than 256 MiB") != std::string::npos);
+  for (const char* name : {"..", ".", "a/../b", "a//b", "/abs", "x/.GIT/y", ""}) {
+    d.write("index", index_with_gitlink(name));
+    BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).unreadable.has_value(), name);
+  }
+  d.write("index", index_with_gitlink("lib/sub"));
+  BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).paths ==
+             std::vector<std::string>{"lib/sub"});
+  // A split index whose only entry replaces its shared index's `lib` (an empty name), with
+  // the `link` extension naming the shared index by its hash.
+  std::string split = index_with_gitlink("");
+  split.resize(split.size() - 20);
+  split += std::string("link\0\0\0\x16", 8) + std::string(20, '\xab') + std::string(2, '\0') +
+           std::string(20, '\0');
+  d.write("index", split);
+  std::string hex;
+  for (int i = 0; i < 20; ++i) hex += "ab";
+  d.write("sharedindex." + hex, index_with_gitlink("lib"));
+  const auto links = zpolicy::compiler::gitlinks_of_index(d / "index", 20);
+  BOOST_TEST(!links.unreadable.has_value(), links.unreadable.value_or(""));
+  BOOST_TEST(links.paths == std::vector<std::string>{"lib"});
 }
 
 // Red team A15C-1, A15C-6, A15C-9, A15C-10: the keys that name the remote a plain git
