@@ -264,14 +264,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   // The table the plan was resolved through, or one of this run's own (runner/run.hpp).
   std::optional<HostMountTable> own_mounts;
   HostMountTable& mount_table = resolved_through ? *resolved_through : own_mounts.emplace();
-  ir::Resolved live = *plan.verified;
-  Placeholders placeholders;
-  std::string why;
-  if (!placeholders.prepare(live, why, mount_table.now())) {
-    err << "zpolicy: " << why << "; nothing ran\n";
-    return kExitInternal;
-  }
-  if (!placeholders.note().empty()) err << "zpolicy: note: " << placeholders.note() << "\n";
+  // Before any placeholder is made: one made there would be a new entry in the host's /dev.
   for (const auto& s : plan.bind_sources)
     if (auto kind =
             s.writable ? on_device_filesystem({-1, s.path}, mount_table.now()) : std::nullopt) {
@@ -280,6 +273,14 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
              "(red team R17-3); give the run a directory of its own; nothing ran\n";
       return kExitInternal;
     }
+  ir::Resolved live = *plan.verified;
+  Placeholders placeholders;
+  std::string why;
+  if (!placeholders.prepare(live, why, mount_table.now())) {
+    err << "zpolicy: " << why << "; nothing ran\n";
+    return kExitInternal;
+  }
+  if (!placeholders.note().empty()) err << "zpolicy: note: " << placeholders.note() << "\n";
   if (auto changed = changed_since_verified(*plan.verified, live)) {
     err << "zpolicy: the workspace changed after verification: " << *changed
         << "; refusing to run what was not verified; nothing ran\n";
