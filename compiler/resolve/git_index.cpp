@@ -32,6 +32,12 @@ constexpr uint16_t kExtended = 0x4000;
 // version 2. A name is at most kNameLimit long (git's own names stop at PATH_MAX).
 constexpr off_t kIndexLimit = off_t{256} << 20;
 constexpr size_t kNameLimit = 1 << 16;
+// Each gitlink becomes a protected path (a bind mount), and bwrap takes at most 9 000
+// arguments, three a mount: an index recording more submodules than this could never run
+// anyway. Read to the end, a sandbox's index of 100 000 gitlinks (7 MB) held every later run
+// 56 s before that refusal, one of a million over an hour (red team R17-2: each protected
+// path is compared with all those before it).
+constexpr size_t kGitlinkLimit = 4096;
 
 // A path git writes into an index (read-cache.c's verify_path): relative, no empty, `.`,
 // `..` or `.git` component. A gitlink named otherwise is no submodule git made, and its
@@ -214,6 +220,9 @@ void entries(IndexFile& f, size_t hash_size, GitIndexLinks& out,
     if (!git_writes(name)) return bad("it records '" + name + "', a path git never writes");
     if (type == kDirectory)
       return bad("it is a sparse index: '" + name + "' stands for the paths below it");
+    if (type == kGitlink && out.paths.size() == kGitlinkLimit)
+      return bad("it records more than " + std::to_string(kGitlinkLimit) +
+                 " submodules, more than one run can protect");
     if (type == kGitlink) out.paths.push_back(name);
   }
   // Extensions: a 4-byte signature and a 4-byte size each. git reads the optional ones

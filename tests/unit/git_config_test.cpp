@@ -587,6 +587,15 @@ BOOST_AUTO_TEST_CASE(indexes_round_17_found_are_read_as_far_as_git_wrote_them) {
     d.write("index", index_with_gitlink(name));
     BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).unreadable.has_value(), name);
   }
+  // More gitlinks than a run can mount (R17-2: the protected paths are compared pairwise).
+  std::string many = "DIRC" + std::string("\0\0\0\2\0\0\x10\x01", 8);
+  for (int i = 0; i < 4097; ++i) {
+    std::string one = index_with_gitlink("m" + std::to_string(10000 + i));
+    many += one.substr(12, one.size() - 12 - 20);
+  }
+  d.write("index", many + std::string(20, '\0'));
+  BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).unreadable.value_or("").find(
+                 "more than 4096 submodules") != std::string::npos);
   d.write("index", index_with_gitlink("lib/sub"));
   BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).paths ==
              std::vector<std::string>{"lib/sub"});
