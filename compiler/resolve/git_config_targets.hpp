@@ -12,6 +12,11 @@ namespace zpolicy::compiler {
 // Git gives up past this depth of nested includes (config.c MAX_INCLUDE_DEPTH); so does
 // resolution, refusing the run rather than reading less than git would.
 inline constexpr int kGitIncludeMaxDepth = 10;
+// What one git directory's config files and their includes may come to, counted each time
+// a file is read (an included file is read again at each include): more refuses the run
+// (red team R17-7: includes that fan out multiply).
+inline constexpr size_t kGitConfigMaxReads = 256;
+inline constexpr size_t kGitConfigMaxTotalBytes = size_t{4} << 20;
 
 // One git directory's configuration as the host's git reads it: `files` (its `config`
 // and `config.worktree`, its common directory's), in order, and the worktree tops its

@@ -614,6 +614,43 @@ BOOST_AUTO_TEST_CASE(indexes_round_17_found_are_read_as_far_as_git_wrote_them) {
   BOOST_TEST(links.paths == std::vector<std::string>{"lib"});
 }
 
+// Red team R17-7 (round 17): includes that multiply stop at git's depth or at what zpolicy
+// reads in all, and a config's URLs and aliases are looked up, not rescanned: each of these
+// took a minute or more (or 2.6 GB) before.
+BOOST_AUTO_TEST_CASE(config_includes_and_lookups_round_17_found_are_bounded) {
+  zpolicy::test::TempDir self;
+  std::string eight = "[include]\n";
+  for (int i = 0; i < 8; ++i) eight += "\tpath = config\n";
+  self.write(".git/config", eight);
+  const Walked deep = walk(self);
+  BOOST_TEST(deep.refusals.size() == 1u);
+  BOOST_TEST(deep.refusals.at(0).find("nest deeper than 10") != std::string::npos);
+  zpolicy::test::TempDir fan;
+  for (int k = 0; k < 5; ++k) {
+    std::string text = "[include]\n";
+    for (int i = 0; i < 8; ++i) text += "\tpath = c" + std::to_string(k + 1) + "\n";
+    fan.write(".git/c" + std::to_string(k), text);
+  }
+  fan.write(".git/c5", "[core]\n\tbare = false\n");
+  fan.write(".git/config", "[include]\n\tpath = c0\n");
+  const Walked wide = walk(fan);
+  BOOST_TEST(wide.refusals.size() == 1u);
+  BOOST_TEST(wide.refusals.at(0).find("more than 256 files") != std::string::npos);
+  // Many remotes and aliases, one rewrite: every URL rewritten, every alias read.
+  zpolicy::test::TempDir many;
+  std::string text = "[url \"" + many.str() + "/\"]\n\tinsteadOf = zz:\n";
+  for (int i = 0; i < 3000; ++i)
+    text += "[remote \"r" + std::to_string(i) + "\"]\n\turl = zz:p" + std::to_string(i) +
+            "\n[alias]\n\ta" + std::to_string(i) + " = !git push r" + std::to_string(i) + "\n";
+  many.write(".git/config", text);
+  const Walked w = walk(many);
+  BOOST_TEST(w.refusals.empty());
+  for (const int i : {0, 1234, 2999})
+    BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), many / ("p" + std::to_string(i))) !=
+                w.targets.end()),
+               i);
+}
+
 // Red team A15C-1, A15C-6, A15C-9, A15C-10: the keys that name the remote a plain git
 // command connects to, what counts as a configured remote, and git in each submodule.
 BOOST_AUTO_TEST_CASE(a_remote_name_that_is_no_configured_remote_is_a_path) {
