@@ -263,6 +263,30 @@ BOOST_DATA_TEST_CASE(another_users_terminal_passed_as_it_is_stays_unchanged, bda
   BOOST_TEST(after.st_mtim.tv_sec > 1'000'000'000, "the sandbox set the terminal's time back");
 }
 
+// R17-7: a nested repository's config is the sandbox's to write, and every later run reads
+// it. Eight lines `[include] path = config` (a file including itself eight times) made 8^10
+// reads: more than 60 s and 2.6 GB before anything ran. Now the first include nested deeper
+// than git's limit stops the reading, as it stops git, and the run is refused at once.
+BOOST_DATA_TEST_CASE(a_config_including_itself_refuses_the_next_run_at_once, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const RunResult plant = box.sh(
+      "mkdir -p n/.git/objects n/.git/refs && echo 'ref: refs/heads/main' > n/.git/HEAD && "
+      "{ echo '[include]'; for i in 1 2 3 4 5 6 7 8; do echo '\tpath = config'; done; } "
+      "> n/.git/config");
+  BOOST_TEST_REQUIRE(plant.completed(), plant.describe());
+  RunSpec spec;
+  spec.root_prefix = {"/bin/sh", "-c", "ulimit -v 4000000; exec \"$@\"", "sh"};
+  spec.command = {"/bin/sh", "-c", "touch ran"};
+  spec.limit = std::chrono::milliseconds(60000);
+  const RunResult r = box.run(spec);
+  BOOST_TEST(!r.hit_limit, r.describe());
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.err.find("git config includes nest deeper than 10 files") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("ran")));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
