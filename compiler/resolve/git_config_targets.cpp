@@ -244,9 +244,23 @@ class Walk {
         closedir(d);
         std::sort(names.begin(), names.end());
         for (const auto& name : names) {
+          if (stopped_) return;
           const std::string path = sub + "/" + name;
           const GitConfigFile file = read_git_config_file(path);
           if (file.status != GitConfigFile::Status::Read) continue;
+          // Counted with the config files: a sandbox's nested repository can hold any
+          // number of them (red team R17-7).
+          bytes_ += file.text.size();
+          if (++reads_ > kGitConfigMaxReads || bytes_ > kGitConfigMaxTotalBytes) {
+            refuse_({path, 0, 0},
+                    "git config files, their includes and the remotes files come "
+                    "to more than " +
+                        std::to_string(kGitConfigMaxReads) + " files or " +
+                        std::to_string(kGitConfigMaxTotalBytes) + " bytes read, at '" + path +
+                        "', more than zpolicy reads");
+            stopped_ = true;
+            return;
+          }
           int line = 0;
           for (size_t at = 0; at < file.text.size();) {
             size_t end = file.text.find('\n', at);
