@@ -217,9 +217,10 @@ void entries(IndexFile& f, size_t hash_size, GitIndexLinks& out,
       replaced = true;
       continue;
     }
-    if (!git_writes(name)) return bad("it records '" + name + "', a path git never writes");
+    // A sparse index's directory entries end in '/'.
     if (type == kDirectory)
       return bad("it is a sparse index: '" + name + "' stands for the paths below it");
+    if (!git_writes(name)) return bad("it records '" + name + "', a path git never writes");
     if (type == kGitlink && out.paths.size() == kGitlinkLimit)
       return bad("it records more than " + std::to_string(kGitlinkLimit) +
                  " submodules, more than one run can protect");
