@@ -247,79 +247,75 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
   return expect(paths_->intern(p), op);
 }
 
+namespace {
+
+// Why each decision is made, by Intent::Why: {path}, {root} and {parent} stand for the
+// path asked about, the root that decides and the path's parent; {mode} and {op} for the
+// policy's mode and the operation asked.
+constexpr std::array<std::string_view, 27> kReasons = {
+    "danger-full-access: no confinement",
+    "under deny root {root}",
+    "mode {mode} writes nothing",
+    "under protected path {root}",
+    "under writable root {root}",
+    "/tmp is private to the sandbox",
+    "under readable root {root}",
+    "under no readable root",
+    "{path} is readable through {root} but under no writable root",
+    "{path} is under no root",
+    "protected path {root} cannot be created, deleted or renamed",
+    "{path} is a root of the policy, fixed for the sandbox's life",
+    "renaming {path} would carry protected {root} away",
+    "renaming {path} would carry deny root {root} away",
+    "{path} has no known parent directory",
+    "parent is under writable root {root}",
+    "the parent {parent} is readable through {root} but under no writable root",
+    "the parent {parent} is under no root",
+    "/dev is the sandbox's own",
+    "platform runtime path",
+    "platform device",
+    "the writable root itself",
+    "directory above protected path {root}",
+    "directory above deny root {root}",
+    "{op} inside a writable root",
+    "mapping an open file: its opening is what is judged",
+    "outside every read root",
+};
+
+// `text` with each {NAME} replaced by the value `value(NAME)` gives.
+template <class Value>
+std::string fill(std::string_view text, Value&& value) {
+  std::string out;
+  for (size_t open; (open = text.find('{')) != std::string_view::npos;) {
+    const size_t close = text.find('}', open);
+    out.append(text.substr(0, open)).append(value(text.substr(open + 1, close - open - 1)));
+    text.remove_prefix(close + 1);
+  }
+  return out.append(text);
+}
+
+}  // namespace
+
 Expectation Intent::expect(Id id, FsOp op) const {
+  static_assert(kReasons.size() == static_cast<size_t>(Why::ExecOutsideReadable) + 1);
   const Decision d = decide(id, op);
-  const std::string path = paths_->path(id).str();
-  const std::string root = d.root ? paths_->path(d.root->id).str() : "";
-  const auto parent_id = paths_->parent(id);
-  const std::string parent = parent_id ? paths_->path(*parent_id).str() : "";
-  auto reason = [&]() -> std::string {
-    switch (d.why) {
-      case Why::NotConfined:
-        return "danger-full-access: no confinement";
-      case Why::UnderDeny:
-        return "under deny root " + root;
-      case Why::ModeWritesNothing:
-        return std::string("mode ") + ir::to_string(mode_) + " writes nothing";
-      case Why::UnderProtected:
-        return "under protected path " + root;
-      case Why::UnderWritable:
-        return "under writable root " + root;
-      case Why::PrivateTmp:
-        return "/tmp is private to the sandbox";
-      case Why::UnderReadable:
-        return "under readable root " + root;
-      case Why::NoReadableRoot:
-        return "under no readable root";
-      case Why::ReadableNotWritable:
-        return path + " is readable through " + root + " but under no writable root";
-      case Why::UnderNoRoot:
-        return path + " is under no root";
-      case Why::ProtectedEntry:
-        return "protected path " + root + " cannot be created, deleted or renamed";
-      case Why::PolicyRoot:
-        return path + " is a root of the policy, fixed for the sandbox's life";
-      case Why::CarriesProtected:
-        return "renaming " + path + " would carry protected " + root + " away";
-      case Why::CarriesDeny:
-        return "renaming " + path + " would carry deny root " + root + " away";
-      case Why::NoParent:
-        return path + " has no known parent directory";
-      case Why::ParentWritable:
-        return "parent is under writable root " + root;
-      case Why::ParentReadableNotWritable:
-        return "the parent " + parent + " is readable through " + root +
-               " but under no writable root";
-      case Why::ParentUnderNoRoot:
-        return "the parent " + parent + " is under no root";
-      case Why::SandboxDev:
-        return "/dev is the sandbox's own";
-      case Why::PlatformRuntime:
-        return "platform runtime path";
-      case Why::PlatformDevice:
-        return "platform device";
-      case Why::WritableRootItself:
-        return "the writable root itself";
-      case Why::AboveProtected:
-        return "directory above protected path " + root;
-      case Why::AboveDeny:
-        return "directory above deny root " + root;
-      case Why::InsideWritable:
-        return std::string(op == FsOp::Link ? "hard link" : "ioctl") + " inside a writable root";
-      case Why::MapJudgedAtOpen:
-        return "mapping an open file: its opening is what is judged";
-      case Why::ExecOutsideReadable:
-        return "outside every read root";
+  const std::string reason = fill(kReasons[static_cast<size_t>(d.why)], [&](std::string_view name) {
+    if (name == "path") return paths_->path(id).str();
+    if (name == "root") return d.root ? paths_->path(d.root->id).str() : std::string();
+    if (name == "parent") {
+      const auto parent = paths_->parent(id);
+      return parent ? paths_->path(*parent).str() : std::string();
     }
-    return "?";
-  };
+    if (name == "mode") return std::string(ir::to_string(mode_));
+    return std::string(op == FsOp::Link ? "hard link" : "ioctl");
+  });
   // Under no root at all, the policy's read list is the line that leaves the path out.
   const bool outside =
       d.why == Why::NoReadableRoot || d.why == Why::UnderNoRoot || d.why == Why::ParentUnderNoRoot;
   const ir::SourceLoc rule = d.root                      ? d.root->loc
                              : outside && !read_.empty() ? read_.front().loc
                                                          : builtin();
-  return Expectation{d.expect, rule, reason()};
+  return Expectation{d.expect, rule, reason};
 }
 
 }  // namespace zpolicy::compiler
