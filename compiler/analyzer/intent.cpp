@@ -38,6 +38,22 @@ constexpr std::array<std::string_view, 13> kRuntimeTrees = {
 constexpr std::array<std::string_view, 3> kDevices = {"/dev/null", "/dev/zero", "/dev/ptmx"};
 constexpr std::string_view kDescriptors = "/dev/fd";
 
+// Every strict ancestor of each of `guarded` into `out`, with the first below it.
+template <class Index>
+void index_ancestors(const PathTable& paths, const std::vector<Root>& guarded, Index& out) {
+  for (const auto& g : guarded) {
+    for (auto a = paths.parent(g.id); a; a = paths.parent(*a)) out.insert(*a, &g);
+    out.insert(PathTable::kRoot, &g);  // "/" holds a symbolic root too
+  }
+}
+
+// The first of `roots` at each path, as its place plus one, into the `kind` of `at`.
+template <class NearMap, class Member>
+void gather(const std::vector<Root>& roots, NearMap& at, Member kind) {
+  for (std::uint32_t i = 0; i < roots.size(); ++i)
+    if (!(at[roots[i].id].*kind)) at[roots[i].id].*kind = i + 1;
+}
+
 }  // namespace
 
 Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform platform)
@@ -71,22 +87,12 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform
   load(r.protect, protect_, nullptr);
   load(r.deny, deny_, nullptr);
   load(r.pin, pin_, &pin_index_);
-  auto ancestors = [&](const std::vector<Root>& guarded, Index& out) {
-    for (const auto& g : guarded) {
-      for (auto a = paths_->parent(g.id); a; a = paths_->parent(*a)) out.insert(*a, &g);
-      out.insert(PathTable::kRoot, &g);  // "/" holds a symbolic root too
-    }
-  };
-  ancestors(protect_, protect_ancestors_);
-  ancestors(deny_, deny_ancestors_);
-  auto gather = [&](const std::vector<Root>& roots, std::uint32_t Near::*kind) {
-    for (std::uint32_t i = 0; i < roots.size(); ++i)
-      if (!(at_[roots[i].id].*kind)) at_[roots[i].id].*kind = i + 1;
-  };
-  gather(deny_, &Near::deny);
-  gather(write_, &Near::write);
-  gather(read_, &Near::read);
-  gather(protect_, &Near::protect);
+  index_ancestors(*paths_, protect_, protect_ancestors_);
+  index_ancestors(*paths_, deny_, deny_ancestors_);
+  gather(deny_, at_, &Near::deny);
+  gather(write_, at_, &Near::write);
+  gather(read_, at_, &Near::read);
+  gather(protect_, at_, &Near::protect);
   at_[tmp_].tmp = true;
   if (!macos()) at_[*paths_->parse("/dev")].own_dev = true;
   if (macos()) {
