@@ -1,11 +1,11 @@
 #pragma once
 
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "ir/resolved.hpp"
+#include "ir/result.hpp"
 
 // Where symbolic roots of a portable profile can lie inside one another (`${WORKSPACE}`
 // inside `${HOME}`, and `${TMPDIR}` inside that), reduced to one place per class of places
@@ -45,14 +45,6 @@ inline constexpr size_t kMaxNestedProofs = 1024;
 // 19's 2 s.
 inline constexpr size_t kMaxNestedWork = size_t{1} << 20;
 
-struct NestedPlacesError {
-  enum class Bound { Classes, Proofs, Work };
-  Bound bound = Bound::Classes;
-  std::string what;  // Classes: "${WORKSPACE} inside ${HOME}"
-  size_t count = 0;  // of classes, proofs, or work when it was refused
-  size_t proofs = 0;  // found when it was refused
-};
-
 // Every chain of two or more of `roots` (symbolic roots, `${NAME}`), each root bound at or
 // below the place of the one before, the first left symbolic or bound to one of the
 // concrete places `tops` (those a root bound alone is proved at: docs/verify.md, "Portable
@@ -73,8 +65,9 @@ struct NestedPlacesError {
 // counted): those of fewer are the same whatever `max_steps`, and come first.
 // `policy_tops` are concrete places (those of the policy's own paths) where a first root
 // is bound too, with chains as under `tops`: within each length, those under them come
-// after those under `tops` (docs/verify.md, "Under a place the policy names").
-std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
+// after those under `tops` (docs/verify.md, "Under a place the policy names"). Past the
+// bounds above, the malformed-artifact finding that refuses the profile.
+ir::Result<std::vector<NestedChain>> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
     const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent = 0,
     const std::vector<std::string>& policy_tops = {});
