@@ -703,6 +703,31 @@ uint32_t index_path(SbplIndex& ix, std::string_view path) {
   return node;
 }
 
+// Sets SbplIndex::untouched and untouched_items of every filter and rule of `p`, whose
+// parents `ix` holds. Items come after their list, so a walk from the last filter to the
+// first meets every item before its list.
+void mark_untouched(const SbplProfile& p, SbplIndex& ix) {
+  const size_t filters = p.filters.size(), lists = filters + p.rules.size();
+  ix.untouched.assign(lists, false);
+  ix.untouched_items.assign(lists, 0);
+  for (size_t r = 0; r < p.rules.size(); ++r)
+    ix.untouched[filters + r] = p.rules[r].first_filter == p.rules[r].end_filter;
+  for (size_t f = filters; f-- > 0;) {
+    const SbplFilter& filter = p.filters[f];
+    const size_t items = filter.end_child - filter.first_child;
+    if (filter.kind == SbplFilter::Kind::RequireAll)
+      ix.untouched[f] = ix.untouched_items[f] == items;
+    else if (filter.kind == SbplFilter::Kind::RequireAny)
+      ix.untouched[f] = ix.untouched_items[f] > 0;
+    else if (filter.kind == SbplFilter::Kind::RequireNot)
+      ix.untouched[f] = ix.untouched_items[f] == 0;
+    if (ix.untouched[f]) {
+      ++ix.untouched_items[ix.parent[f]];
+      if (ix.parent[f] >= filters) ix.untouched[ix.parent[f]] = true;
+    }
+  }
+}
+
 }  // namespace
 
 ir::Result<std::vector<Sexpr>> parse_sexprs(std::string_view text) {
@@ -785,7 +810,7 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ix = std::make_shared<SbplIndex>();
   ix->filters_at.emplace_back();
-  const size_t filters = profile.filters.size(), lists = filters + profile.rules.size();
+  const size_t filters = profile.filters.size();
   ix->parent.resize(filters);
   for (size_t r = 0; r < profile.rules.size(); ++r)
     for (uint32_t f = profile.rules[r].first_filter; f < profile.rules[r].end_filter; ++f)
@@ -805,26 +830,7 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
           profile.filters[f].first_child == profile.filters[f].end_child)
         ix->others.emplace_back(static_cast<int>(r), f);
   }
-  // Items come after their list, so a walk from the last filter to the first meets every
-  // item before its list.
-  ix->untouched.assign(lists, false);
-  ix->untouched_items.assign(lists, 0);
-  for (size_t r = 0; r < profile.rules.size(); ++r)
-    ix->untouched[filters + r] = profile.rules[r].first_filter == profile.rules[r].end_filter;
-  for (size_t f = filters; f-- > 0;) {
-    const SbplFilter& filter = profile.filters[f];
-    const size_t items = filter.end_child - filter.first_child;
-    if (filter.kind == SbplFilter::Kind::RequireAll)
-      ix->untouched[f] = ix->untouched_items[f] == items;
-    else if (filter.kind == SbplFilter::Kind::RequireAny)
-      ix->untouched[f] = ix->untouched_items[f] > 0;
-    else if (filter.kind == SbplFilter::Kind::RequireNot)
-      ix->untouched[f] = ix->untouched_items[f] == 0;
-    if (ix->untouched[f]) {
-      ++ix->untouched_items[ix->parent[f]];
-      if (ix->parent[f] >= filters) ix->untouched[ix->parent[f]] = true;
-    }
-  }
+  mark_untouched(profile, *ix);
   profile.index = std::move(ix);
   return profile;
 }
