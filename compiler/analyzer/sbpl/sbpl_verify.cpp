@@ -27,6 +27,12 @@ std::optional<std::string_view> parent_of(std::string_view path) {
   return path.substr(0, slash == 0 ? 1 : slash);
 }
 
+// The policy's lists of paths: read, write, protect, deny and pin.
+template <class Resolved>
+auto path_lists(Resolved& r) {
+  return std::array{&r.read, &r.write, &r.protect, &r.deny, &r.pin};
+}
+
 // What the policy says about an operation that is not on a file path (the network,
 // Mach services, other processes): its answer, a reason, and no policy line but the
 // network's.
@@ -283,7 +289,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
   std::vector<std::string_view> named = artifact_paths;
   std::unordered_set<std::string_view> family_paths;
   for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
-  for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
+  for (const auto* group : path_lists(r))
     for (const auto& p : *group) {
       family(p.path);
       named.push_back(p.path);
@@ -303,28 +309,28 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
   return paths;
 }
 
-// The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
-// id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
-// those of the profile under test, whose regions are probed too.
-template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
-                    OnPath&& on_path, OnOther&& on_other) {
-  // Kept until the intent is done with them: its table views their names.
-  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
-  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
+// `names` with the first `fresh(i)` (i = 0, 1, ...) that is not among them, sorted, each once.
+template <class Fresh>
+void with_fresh_name(std::vector<std::string>& names, Fresh&& fresh) {
+  for (int i = 0;; ++i)
+    if (std::string name = fresh(i); std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(std::move(name));
+      break;
+    }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+}
+
+// The probes of the network, the Mach services and system sockets, in for_each_probe().
+template <class OnOther>
+void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, OnOther&& on_other) {
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
   for (const auto& d : r.allow)  // the ports the policy forwards, whether the profile names them
     if (d.value.kind == ir::DestinationKind::Localhost)
       ports.push_back(std::to_string(d.value.port));
-  for (int fresh = 8080;; ++fresh)
-    if (std::find(ports.begin(), ports.end(), std::to_string(fresh)) == ports.end()) {
-      ports.push_back(std::to_string(fresh));
-      break;
-    }
-  std::sort(ports.begin(), ports.end());
-  ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+  with_fresh_name(ports, [](int i) { return std::to_string(8080 + i); });
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* host : {"localhost:", "192.0.2.1:"})
       for (const auto& port : ports) {
@@ -338,17 +344,21 @@ void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactN
   std::vector<std::string> services(names.services.begin(), names.services.end());
   services.insert(services.end(), kPlatformServices.begin(), kPlatformServices.end());
   services.insert(services.end(), kNetworkServices.begin(), kNetworkServices.end());
-  for (int fresh = 0;; ++fresh) {
-    std::string name = "org.zpolicy.probe." + std::to_string(fresh);
-    if (std::find(services.begin(), services.end(), name) == services.end()) {
-      services.push_back(std::move(name));
-      break;
-    }
-  }
-  std::sort(services.begin(), services.end());
-  services.erase(std::unique(services.begin(), services.end()), services.end());
+  with_fresh_name(services, [](int i) { return "org.zpolicy.probe." + std::to_string(i); });
   for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
   on_other("system-socket", "", system_socket_intent(r));
+}
+
+// The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
+// id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
+// those of the profile under test, whose regions are probed too.
+template <class OnPath, class OnOther>
+void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
+                    OnPath&& on_path, OnOther&& on_other) {
+  // Kept until the intent is done with them: its table views their names.
+  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
+  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
+  for_each_network_probe(r, names, on_other);
   on_other("process-exec", "/bin/sh", intent.expect(intern(intent.paths(), "/bin/sh"), FsOp::Exec));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
@@ -576,8 +586,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
       roots.emplace_back(text.substr(0, text.find('}') + 1));
   };
   for (const auto& [name, value] : values) root_of(value);
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group : path_lists(policy))
     for (const auto& p : *group) root_of(p.path);
   std::sort(roots.begin(), roots.end());
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
@@ -587,7 +596,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
 // `policy` with the symbolic root `root` bound to `place`.
 ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
   ir::Resolved bound = policy;
-  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+  for (auto* group : path_lists(bound))
     for (auto& p : *group) p.path = rebind(p.path, root, place);
   return bound;
 }
@@ -652,8 +661,7 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
   if (!names) return {};
   // The policy's paths and their ancestors (which the emitter pins above them).
   std::unordered_set<std::string_view> policy_paths;
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group : path_lists(policy))
     for (const auto& p : *group)
       for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
         policy_paths.insert(*a);
@@ -731,7 +739,7 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
       chain.steps.size() > 1 ? std::string_view(chain.steps[chain.steps.size() - 2].place)
       : !chain.top.empty()   ? std::string_view(chain.top)
                              : std::string_view(chain.steps.front().inside);
-  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+  for (auto* group : path_lists(bound))
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
       return p.path.starts_with("${") && !text_within(place, p.path) &&
              !text_within(p.path, place);
@@ -787,6 +795,34 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
   }
 }
 
+// The refusal of prove_bindings() past its bounds: `places` places for `roots` roots,
+// more than kMaxBindings (`too_many`), or `work` past kMaxNestedWork; with `every`
+// (EveryNesting), either.
+ir::Diagnostic refuse_bindings(bool every, bool too_many, size_t work, size_t places,
+                               size_t roots) {
+  const std::string retry = " (verify the profile bound to a host: compile --workspace)";
+  if (every)
+    return malformed(
+        {"profile.sb"}, "profile.sb",
+        "at most " + std::to_string(kMaxPolicyBindings) +
+            " places where a concrete path of a portable profile or its policy can meet a "
+            "symbolic root, and " +
+            std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs",
+        std::to_string(work) + " for " + std::to_string(places) + " places" + retry);
+  if (too_many)
+    return malformed({"profile.sb"}, "profile.sb",
+                     "at most " + std::to_string(kMaxBindings) +
+                         " places where a concrete path of a portable profile can meet a "
+                         "symbolic root",
+                     std::to_string(places) + retry);
+  return malformed({"profile.sb"}, "profile.sb",
+                   "at most " + std::to_string(kMaxNestedWork) +
+                       " filters and parameters bound over the proofs of every place where a "
+                       "concrete path of a portable profile can meet a symbolic root",
+                   std::to_string(work) + " for " + std::to_string(places) + " places and " +
+                       std::to_string(roots) + " roots" + retry);
+}
+
 // A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
 // so `(allow file-read* (subpath "/Users"))` ahead of the deny of `${HOME}/.ssh` is only a
 // grant on /Users, which `read: ["/"]` allows, though on a Mac ${HOME} lies below /Users.
@@ -815,29 +851,7 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   const size_t work = places.size() * roots.size() * (profile.filters.size() + values.size());
   const bool too_many = places.size() > (every ? kMaxPolicyBindings : kMaxBindings);
   if (too_many || work > kMaxNestedWork) {
-    const std::string retry = " (verify the profile bound to a host: compile --workspace)";
-    if (every)
-      findings.push_back(malformed(
-          {"profile.sb"}, "profile.sb",
-          "at most " + std::to_string(kMaxPolicyBindings) +
-              " places where a concrete path of a portable profile or its policy can meet a "
-              "symbolic root, and " +
-              std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs",
-          std::to_string(work) + " for " + std::to_string(places.size()) + " places" + retry));
-    else if (too_many)
-      findings.push_back(malformed({"profile.sb"}, "profile.sb",
-                                   "at most " + std::to_string(kMaxBindings) +
-                                       " places where a concrete path of a portable profile "
-                                       "can meet a symbolic root",
-                                   std::to_string(places.size()) + retry));
-    else
-      findings.push_back(malformed(
-          {"profile.sb"}, "profile.sb",
-          "at most " + std::to_string(kMaxNestedWork) +
-              " filters and parameters bound over the proofs of every place where a concrete "
-              "path of a portable profile can meet a symbolic root",
-          std::to_string(work) + " for " + std::to_string(places.size()) + " places and " +
-              std::to_string(roots.size()) + " roots" + retry));
+    findings.push_back(refuse_bindings(every, too_many, work, places.size(), roots.size()));
     return work;
   }
   for (const auto& root : roots)
@@ -866,8 +880,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
 
 std::vector<ir::Diagnostic> unnameable_policy_paths(const ir::Resolved& policy) {
   std::vector<ir::Diagnostic> findings;
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group : path_lists(policy))
     for (const auto& p : *group)
       if (p.path.size() > kSbplMaxPathBytes)
         findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
