@@ -31,11 +31,8 @@ struct NestedChain {
 
 // The most classes of places for one root inside one chain, and chains in all: each is a
 // proof of the bound root's tree, which is what bounds the time of a hostile profile
-// (docs/verify.md, "Bounds"). zpolicy's profiles have up to 24 classes for one root inside
-// one chain (golden/large: 335 proofs, 51 of them for pairs of roots); a small profile's
-// chains of three under the places of its policy's paths are some 700 proofs of about a
-// tenth of a millisecond each (golden/deny-roots with a rule that names /etc and three
-// roots), which the work bound below would let through and this one must too.
+// (docs/verify.md, "Bounds"). Both are above what zpolicy's own profiles need
+// (docs/benchmarks.md, "Where the nested proof's bounds come from").
 inline constexpr size_t kMaxNestedClasses = 64;
 inline constexpr size_t kMaxNestedProofs = 1024;
 
