@@ -38,6 +38,26 @@ constexpr std::array<std::string_view, 13> kRuntimeTrees = {
 constexpr std::array<std::string_view, 3> kDevices = {"/dev/null", "/dev/zero", "/dev/ptmx"};
 constexpr std::string_view kDescriptors = "/dev/fd";
 
+// The IR paths `in` as roots; those that are neither absolute nor ${VAR}-anchored go to
+// `unparsable` instead.
+std::vector<Root> load_roots(PathTable& paths, const std::vector<ir::ResolvedPath>& in,
+                             std::vector<ir::ResolvedPath>& unparsable) {
+  std::vector<Root> out;
+  for (const auto& rp : in) {
+    if (auto id = paths.parse(rp.path))
+      out.push_back(Root{*id, rp.kind, rp.loc});
+    else
+      unparsable.push_back(rp);
+  }
+  return out;
+}
+
+// Each of `roots` at its path in `index` (the first, where several share one).
+template <class Index>
+void index_roots(const std::vector<Root>& roots, Index& index) {
+  for (const auto& root : roots) index.insert(root.id, &root);
+}
+
 // Every strict ancestor of each of `guarded` into `out`, with the first below it.
 template <class Index>
 void index_ancestors(const PathTable& paths, const std::vector<Root>& guarded, Index& out) {
@@ -70,23 +90,15 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform
       deny_ancestors_(*paths_),
       at_(*paths_),
       near_(*paths_) {
-  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index* index) {
-    out.reserve(in.size());
-    for (const auto& rp : in) {
-      if (auto id = paths_->parse(rp.path))
-        out.push_back(Root{*id, rp.kind, rp.loc});
-      else
-        unparsable_.push_back(rp);
-    }
-    if (index)
-      for (const auto& root : out) index->insert(root.id, &root);
-  };
+  read_ = load_roots(*paths_, r.read, unparsable_);
+  write_ = load_roots(*paths_, r.write, unparsable_);
+  protect_ = load_roots(*paths_, r.protect, unparsable_);
+  deny_ = load_roots(*paths_, r.deny, unparsable_);
+  pin_ = load_roots(*paths_, r.pin, unparsable_);
   // Protected and deny roots need no index of their own: near() finds them in at_.
-  load(r.read, read_, &read_index_);
-  load(r.write, write_, &write_index_);
-  load(r.protect, protect_, nullptr);
-  load(r.deny, deny_, nullptr);
-  load(r.pin, pin_, &pin_index_);
+  index_roots(read_, read_index_);
+  index_roots(write_, write_index_);
+  index_roots(pin_, pin_index_);
   index_ancestors(*paths_, protect_, protect_ancestors_);
   index_ancestors(*paths_, deny_, deny_ancestors_);
   gather(deny_, at_, &Near::deny);
