@@ -504,30 +504,14 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
   return std::move(out);
 }
 
-// Reports a probe whose answer is wrong, or differs between the models; `allowed` has
-// bit m set when model m allows it. `expectation()` gives the reason and the policy
-// line, built only for a finding.
-class Judge {
- public:
-  Judge(const SbplProfile& profile, const SbplParams& values, std::vector<ir::Diagnostic>& findings)
-      : profile_(profile), values_(values), findings_(findings) {}
-
-  template <class MakeExpectation>
-  void operator()(std::string_view op, std::string_view target, Expect expect, unsigned allowed,
-                  MakeExpectation&& expectation) const {
-    const bool agree = allowed == 0 || allowed == every_model_;
-    const bool right =
-        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
-    if (!(agree && right) && findings_.size() < kMaxFindings)
-      report(findings_, profile_, values_, op, target, expectation());
-  }
-
- private:
-  const SbplProfile& profile_;
-  const SbplParams& values_;
-  std::vector<ir::Diagnostic>& findings_;
-  const unsigned every_model_ = (1u << all_sbpl_models().size()) - 1;
-};
+// Whether a probe's answers are wrong, or differ between the models: `allowed` has bit m
+// set when model m allows it (model 0, last-match, is the reading judged).
+bool misjudged(Expect expect, unsigned allowed) {
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+  const bool agree = allowed == 0 || allowed == every_model;
+  const bool right = expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
+  return !(agree && right);
+}
 
 // The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
 // SBPL proof"): every probe path with every file operation, then the network, the Mach
@@ -540,7 +524,12 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
     return names;
   }());
   if (!few_unindexed_rules(path_query, profile, findings)) return;
-  const Judge judge(profile, values, findings);
+  // `expectation()` gives the reason and the policy line, built only for a finding.
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
+                   unsigned allowed, auto&& expectation) {
+    if (misjudged(expect, allowed) && findings.size() < kMaxFindings)
+      report(findings, profile, values, op, target, expectation());
+  };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
   const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
@@ -606,21 +595,23 @@ ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::str
 using Binding = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // `values` bound by `binding`; the values that change are kept in `texts`, which the
-// returned table views, as it views the others where `values` does.
+// returned table views (reserved first, so that no view moves), as it views the others
+// where `values` does.
 SbplParams rebound(const SbplParams& values, const Binding& binding,
                    std::vector<std::string>& texts) {
   texts.clear();
-  std::vector<bool> changed;
+  texts.reserve(values.size());
+  SbplParams out;
   for (const auto& [name, value] : values) {
     std::string text(value);
     for (const auto& [root, place] : binding) text = rebind(text, root, place);
-    changed.push_back(text != value);
-    if (changed.back()) texts.push_back(std::move(text));
+    if (text == value) {
+      out.insert(name, value);
+      continue;
+    }
+    texts.push_back(std::move(text));
+    out.insert(name, texts.back());
   }
-  SbplParams out;
-  size_t next = 0, k = 0;
-  for (const auto& [name, value] : values)
-    out.insert(name, changed[k++] ? std::string_view(texts[next++]) : value);
   return out;
 }
 
