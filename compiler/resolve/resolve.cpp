@@ -141,25 +141,13 @@ std::unordered_set<std::string_view> writable_roots(const ir::Resolved& r) {
 // Every protected or deny path inside a writable root needs the directories between it
 // and the root pinned, whichever rule put it there: without pins `mv data d2` (or
 // `mv modules m2` for a `.git` pointer's target) would move it aside and let the sandbox
-// plant a fresh one in its place. Over the pin budget nothing is pinned: the caller
-// refuses the policy (pins_over_budget).
-void add_pins(ir::Resolved& r) {
-  if (pins_over_budget(r)) return;
-  const auto writable = writable_roots(r);
-  for (const auto* g : guarded_paths(r)) {
-    const auto root = deepest_writable_above(writable, g->path);
-    if (!root) continue;
-    for (auto at = g->path.find('/', root->size() + 1); at != std::string::npos;
-         at = g->path.find('/', at + 1))
-      r.pin.push_back({g->path.substr(0, at), HostKind::Unknown, g->loc});
-  }
-}
-
-}  // namespace
-
-std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
-  // Counted arithmetically, before any pin is made: a pin's path is a prefix of the
-  // guarded path, so the bytes are the positions of its separators below the root.
+// plant a fresh one in its place. The one walk over those pins, which both the budget and
+// add_pins use, so that the pins counted are the pins made: `visit(guarded, end)` for each
+// pin `guarded->path.substr(0, end)`, in r.protect then r.deny order, until the pins'
+// bytes so far (counted before duplicates go) cross kMaxPinnedBytes; then the location
+// of the guarded path whose pin crossed it.
+std::optional<ir::SourceLoc> for_each_pin(
+    const ir::Resolved& r, const std::function<void(const ResolvedPath&, size_t)>& visit) {
   const auto writable = writable_roots(r);
   size_t bytes = 0;
   for (const auto* g : guarded_paths(r)) {
@@ -169,9 +157,29 @@ std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
          at = g->path.find('/', at + 1)) {
       bytes += at;
       if (bytes > kMaxPinnedBytes) return g->loc;
+      visit(*g, at);
     }
   }
   return std::nullopt;
+}
+
+// Over the pin budget nothing is pinned: the caller refuses the policy (pins_over_budget).
+void add_pins(ir::Resolved& r) {
+  std::vector<ResolvedPath> pins;
+  const auto over = for_each_pin(r, [&](const ResolvedPath& g, size_t end) {
+    pins.push_back({g.path.substr(0, end), HostKind::Unknown, g.loc});
+  });
+  if (over) return;
+  r.pin.insert(r.pin.end(), std::make_move_iterator(pins.begin()),
+               std::make_move_iterator(pins.end()));
+}
+
+}  // namespace
+
+std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
+  // Counted arithmetically, before any pin is made: a pin's path is a prefix of the
+  // guarded path, so its bytes are its separator's position.
+  return for_each_pin(r, [](const ResolvedPath&, size_t) {});
 }
 
 bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags) {

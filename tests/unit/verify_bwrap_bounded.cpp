@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "compiler/pipeline.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "support/cli.hpp"
 #include "support/parse.hpp"
 
@@ -181,6 +182,39 @@ BOOST_AUTO_TEST_CASE(protected_paths_past_the_pin_budget_are_refused_at_their_li
   BOOST_TEST(diags.all()[0].loc.str() == "p.yaml:32:7");
   BOOST_TEST(diags.all()[0].message.find("pin budget of 4 MiB") != std::string::npos,
              diags.all()[0].message);
+}
+
+// The pins made are exactly the pins the budget counted: a policy whose pins come to
+// kMaxPinnedBytes is pinned in full, one byte more is refused at the entry that adds it.
+BOOST_AUTO_TEST_CASE(the_pins_made_are_the_pins_the_budget_counts) {
+  auto policy_with = [](size_t filler) {
+    std::string policy =
+        "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+        "  write: [\"${WORKSPACE}\"]\n  protect:\n";
+    for (int i = 100; i < 125; ++i)
+      policy += "    - d" + std::to_string(i) + "/" + repeat("a", 399, "/") + "\n";
+    // One pin more: "${WORKSPACE}/" and the filler's first component.
+    policy += "    - " + std::string(filler - 13, 'f') + "/x\n";
+    return policy + "network: none\n";
+  };
+  // 25 entries of 399 pins, 17, 19, ... 813 bytes: 165 585 bytes each.
+  const size_t filler = compiler::kMaxPinnedBytes - 25 * 165585;
+  const auto at_budget = test::parse(policy_with(filler));
+  BOOST_REQUIRE(at_budget.policy);
+  const auto r = compiler::resolve_portable(*at_budget.policy, ir::Mode::WorkspaceWrite);
+  BOOST_TEST(!compiler::pins_over_budget(r));
+  size_t bytes = 0;
+  for (const auto& p : r.pin) bytes += p.path.size();
+  BOOST_TEST(r.pin.size() == 25u * 399 + 1);
+  BOOST_TEST(bytes == compiler::kMaxPinnedBytes);
+
+  const auto over = test::parse(policy_with(filler + 1));
+  BOOST_REQUIRE(over.policy);
+  const auto refused = compiler::resolve_portable(*over.policy, ir::Mode::WorkspaceWrite);
+  BOOST_TEST(refused.pin.empty());
+  const auto loc = compiler::pins_over_budget(refused);
+  BOOST_REQUIRE(loc);
+  BOOST_TEST(loc->str() == "p.yaml:32:7");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
