@@ -75,17 +75,33 @@ std::vector<std::string> components_below(const std::string& root, const std::st
   return out;
 }
 
+// The number of components of a resolved path below its anchor ("/" or a variable such as
+// "${WORKSPACE}"): "/" and "${HOME}" 0, "/etc" and "${HOME}/.ssh" 1. Empty components
+// (a doubled or trailing slash) are not counted.
+size_t depth_of(std::string_view path) {
+  size_t n = 0;
+  for (size_t at = 0; at < path.size();) {
+    size_t next = path.find('/', at);
+    if (next == std::string_view::npos) next = path.size();
+    n += next > at ? 1 : 0;
+    at = next + 1;
+  }
+  return path.starts_with('/') || n == 0 ? n : n - 1;
+}
+
 // Sorting by depth first and text second gives the bind order (a parent before its
 // children, so later, deeper mounts cover earlier ones) and a deterministic artifact.
+// Each depth is computed once, not per comparison.
 void sort_by_depth(std::vector<ResolvedPath>& v) {
-  auto depth = [](const std::string& s) { return std::count(s.begin(), s.end(), '/'); };
-  std::sort(v.begin(), v.end(), [&](const ResolvedPath& a, const ResolvedPath& b) {
-    auto da = depth(a.path), db = depth(b.path);
-    return da != db ? da < db : a.path < b.path;
+  std::vector<std::pair<size_t, ResolvedPath>> keyed;
+  keyed.reserve(v.size());
+  for (auto& p : v) keyed.emplace_back(depth_of(p.path), std::move(p));
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second.path < b.second.path;
   });
-  v.erase(std::unique(v.begin(), v.end(),
-                      [](const ResolvedPath& a, const ResolvedPath& b) { return a.path == b.path; }),
-          v.end());
+  v.clear();
+  for (auto& [depth, p] : keyed)
+    if (v.empty() || v.back().path != p.path) v.push_back(std::move(p));
 }
 
 ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
@@ -844,10 +860,12 @@ std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {
         out.push_back(&d);
         break;
       }
-  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
-    return std::count(a->path.begin(), a->path.end(), '/') <
-           std::count(b->path.begin(), b->path.end(), '/');
-  });
+  std::vector<std::pair<size_t, ir::ResolvedPath*>> keyed;
+  keyed.reserve(out.size());
+  for (auto* p : out) keyed.emplace_back(depth_of(p->path), p);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < out.size(); ++i) out[i] = keyed[i].second;
   return out;
 }
 

@@ -123,6 +123,20 @@ BOOST_AUTO_TEST_CASE(portable_keeps_variables_pins_nested_protected_paths_and_so
   BOOST_TEST(test::dump(r) == expected);
 }
 
+// Depth is the number of components below the anchor: "/" (none) is bound before a
+// symbolic root one component down, which it would otherwise cover (counting slashes made
+// them equal, and "$" sorts before "/").
+BOOST_AUTO_TEST_CASE(the_bind_order_counts_components_not_slashes) {
+  const auto r = compiler::resolve_portable(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+             "  read: [\"${HOME}/a/b\", /usr, \"${HOME}/a\", \"/\", \"${HOME}\"]\n"),
+      Mode::WorkspaceWrite);
+  std::vector<std::string> read;
+  for (const auto& p : r.read) read.push_back(p.path);
+  const std::vector<std::string> expected = {"${HOME}", "/", "${HOME}/a", "/usr", "${HOME}/a/b"};
+  BOOST_TEST(read == expected, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(portable_output_does_not_depend_on_the_host) {
   auto before =
       test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
