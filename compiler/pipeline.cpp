@@ -38,11 +38,7 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
                 "(use --mode to compile a narrower mode)");
     return std::nullopt;
   }
-  if (!host) {
-    ir::Resolved r = resolve_portable(policy, mode);
-    if (refuse_pins_over_budget(r, diags)) return std::nullopt;
-    return r;
-  }
+  if (!host) return resolve_portable(policy, mode, diags);
   const HostOs needed = target == Target::Linux ? HostOs::Linux : HostOs::Macos;
   if (host->os != needed) {
     diags.error({"<command line>"},

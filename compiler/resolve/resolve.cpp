@@ -179,7 +179,8 @@ std::optional<ir::SourceLoc> for_each_pin(
   return std::nullopt;
 }
 
-// Over the pin budget nothing is pinned: the caller refuses the policy (pins_over_budget).
+// Over the pin budget nothing is pinned: the caller refuses the policy
+// (refuse_pins_over_budget).
 void add_pins(ir::Resolved& r) {
   std::vector<ResolvedPath> pins;
   const auto over = for_each_pin(r, [&](const ResolvedPath& g, size_t end) {
@@ -190,16 +191,11 @@ void add_pins(ir::Resolved& r) {
                std::make_move_iterator(pins.end()));
 }
 
-}  // namespace
-
-std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
-  // Counted arithmetically, before any pin is made: a pin's path is a prefix of the
-  // guarded path, so its bytes are its separator's position.
-  return for_each_pin(r, [](const ResolvedPath&, size_t) {});
-}
-
+// A located error at the first protected or deny path (in r.protect, then r.deny order)
+// whose pins cross kMaxPinnedBytes; true when it refused. Counted before any pin is made:
+// a pin's path is a prefix of the guarded path, so its bytes are its separator's position.
 bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags) {
-  const auto loc = pins_over_budget(r);
+  const auto loc = for_each_pin(r, [](const ResolvedPath&, size_t) {});
   if (loc)
     diags.error(*loc, "the directories between this path and its writable root, with those "
                       "of the paths before it, exceed the pin budget of " +
@@ -208,6 +204,8 @@ bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags) {
                           "inputs\"); use fewer or shallower protected and deny paths");
   return loc.has_value();
 }
+
+}  // namespace
 
 std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
                                        const std::optional<ir::Mode>& requested,
@@ -223,7 +221,8 @@ std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
   return requested;
 }
 
-ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
+std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode mode,
+                                             ir::Diagnostics& diags) {
   ir::Resolved r = common(policy, mode);
   r.portable = true;
   r.cwd = "${WORKSPACE}";
@@ -246,6 +245,7 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
   }
   for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
   add_portable_patterns(policy, r);
+  if (refuse_pins_over_budget(r, diags)) return std::nullopt;
   if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
   sort_by_depth(r.read);
   sort_by_depth(r.write);

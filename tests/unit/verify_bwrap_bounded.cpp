@@ -201,20 +201,19 @@ BOOST_AUTO_TEST_CASE(the_pins_made_are_the_pins_the_budget_counts) {
   const size_t filler = compiler::kMaxPinnedBytes - 25 * 165585;
   const auto at_budget = test::parse(policy_with(filler));
   BOOST_REQUIRE(at_budget.policy);
-  const auto r = compiler::resolve_portable(*at_budget.policy, ir::Mode::WorkspaceWrite);
-  BOOST_TEST(!compiler::pins_over_budget(r));
+  ir::Diagnostics diags;
+  const auto r = compiler::resolve_portable(*at_budget.policy, ir::Mode::WorkspaceWrite, diags);
+  BOOST_REQUIRE_MESSAGE(r, diags.str());
   size_t bytes = 0;
-  for (const auto& p : r.pin) bytes += p.path.size();
-  BOOST_TEST(r.pin.size() == 25u * 399 + 1);
+  for (const auto& p : r->pin) bytes += p.path.size();
+  BOOST_TEST(r->pin.size() == 25u * 399 + 1);
   BOOST_TEST(bytes == compiler::kMaxPinnedBytes);
 
   const auto over = test::parse(policy_with(filler + 1));
   BOOST_REQUIRE(over.policy);
-  const auto refused = compiler::resolve_portable(*over.policy, ir::Mode::WorkspaceWrite);
-  BOOST_TEST(refused.pin.empty());
-  const auto loc = compiler::pins_over_budget(refused);
-  BOOST_REQUIRE(loc);
-  BOOST_TEST(loc->str() == "p.yaml:32:7");
+  BOOST_TEST(!compiler::resolve_portable(*over.policy, ir::Mode::WorkspaceWrite, diags));
+  BOOST_REQUIRE_MESSAGE(diags.all().size() == 1u, diags.str());
+  BOOST_TEST(diags.all()[0].loc.str() == "p.yaml:32:7");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
