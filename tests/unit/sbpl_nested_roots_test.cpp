@@ -57,6 +57,17 @@ std::string all(const std::vector<SbplFinding>& fs) {
   return out;
 }
 
+// The findings of `profile`, whose grant only a nesting of roots reaches: none with each
+// root bound alone, and a dropped deny first with every nesting.
+std::vector<SbplFinding> dropped_only_when_nested(const Golden& g, const std::string& profile,
+                                                  const std::string& params) {
+  BOOST_TEST(verify(g, profile, params, SbplBindings::EachRootAlone).empty());
+  auto fs = verify(g, profile, params, SbplBindings::EveryNesting);
+  BOOST_TEST_REQUIRE(!fs.empty());
+  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), all(fs));
+  return fs;
+}
+
 // The value of parameter `name` in `params`.
 std::string value_of(const std::string& params, const std::string& name) {
   const auto at = params.find(name + "=");
@@ -97,11 +108,8 @@ BOOST_AUTO_TEST_CASE(a_write_only_a_nesting_reaches_is_a_finding) {
   const Golden g = golden("deny-roots");
   const std::string profile = nesting_grant(g.profile, "PROTECTED_WORKSPACE_GIT");
   const std::string params = g.params + "ZP_NEST_X=${HOME}/x\n";
-  BOOST_TEST(verify(g, profile, params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
+  const auto fs = dropped_only_when_nested(g, profile, params);
   const std::string text = all(fs);
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
   BOOST_TEST(text.find("with ${WORKSPACE} bound to ${HOME}") != std::string::npos, text);
   BOOST_TEST(text.find("/.git") != std::string::npos, text);
   BOOST_TEST(text.find("PROTECTED_WORKSPACE_GIT") != std::string::npos, text);
@@ -219,11 +227,8 @@ BOOST_AUTO_TEST_CASE(a_write_only_three_nested_roots_reach_is_a_finding) {
       g.profile +
       "(allow file-write* (require-all (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (subpath "
       "(param \"WRITABLE_ROOT_WORKSPACE\")) (subpath (param \"DENY_ROOT_HOME_SSH\"))))\n";
-  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
+  const auto fs = dropped_only_when_nested(g, profile, g.params);
   const std::string text = all(fs);
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
   BOOST_TEST(text.find("deny root ${HOME}/.ssh") != std::string::npos, text);
   // The trace names the whole chain: each root, where it is bound and inside which.
   for (const char* root : {"${TMPDIR} bound to ${HOME}", "${WORKSPACE} bound to ${HOME}"})
@@ -239,10 +244,7 @@ BOOST_AUTO_TEST_CASE(a_chain_reached_through_require_not_and_require_any_is_a_fi
       "(allow file-write* (require-all (subpath (param \"WRITABLE_ROOT_TMPDIR\")) (require-not "
       "(require-any (require-not (subpath (param \"WRITABLE_ROOT_WORKSPACE\"))) (require-not "
       "(subpath (param \"DENY_ROOT_HOME_SSH\")))))))\n";
-  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), all(fs));
+  dropped_only_when_nested(g, profile, g.params);
 }
 
 // Three roots bound to one directory: the literal of each is true only there. With
@@ -273,11 +275,8 @@ BOOST_AUTO_TEST_CASE(a_chain_of_four_roots_is_proved) {
       "(allow file-write* (require-all (subpath (param \"ZP_A\")) (subpath (param \"ZP_B\")) "
       "(subpath (param \"ZP_C\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
   const std::string params = g.params + "ZP_A=${A}\nZP_B=${B}\nZP_C=${C}\n";
-  BOOST_TEST(verify(g, profile, params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
+  const auto fs = dropped_only_when_nested(g, profile, params);
   const std::string text = all(fs);
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
   BOOST_TEST(text.find("/.git") != std::string::npos, text);
   // The binding is a chain of all four: three of them bound, inside the fourth.
   const std::string binding = fs.front().trace.front();
@@ -299,11 +298,8 @@ BOOST_AUTO_TEST_CASE(a_chain_under_a_concrete_place_is_proved) {
       g.profile +
       "(allow file-write* (require-all (subpath \"/Users\") (subpath (param "
       "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
-  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
+  const auto fs = dropped_only_when_nested(g, profile, g.params);
   const std::string text = all(fs);
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
   BOOST_TEST(fs.front().probe.find("/.git") != std::string::npos, text);
   // The binding names the concrete place of the chain's first root, then the chain.
   const std::string binding = fs.front().trace.front();
@@ -324,11 +320,8 @@ BOOST_AUTO_TEST_CASE(a_place_the_policy_names_is_a_place_for_a_root) {
   const auto clean = verify(g, g.profile, g.params, SbplBindings::EveryNesting);
   BOOST_TEST(clean.empty(), all(clean));
   const std::string profile = g.profile + "(allow file-read* (subpath \"/Users\"))\n";
-  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
+  const auto fs = dropped_only_when_nested(g, profile, g.params);
   const std::string text = all(fs);
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
   BOOST_TEST(fs.front().expected.find("deny root /Users/") != std::string::npos, text);
   BOOST_TEST(fs.front().trace.front().find("with ${HOME} bound to /Users") != std::string::npos,
              text);
@@ -371,11 +364,8 @@ BOOST_AUTO_TEST_CASE(a_pair_under_a_place_the_policy_names_is_proved) {
       g.profile +
       "(allow file-write* (require-all (subpath \"/etc\") (subpath (param "
       "\"PROTECTED_ANCESTOR_HOME\")) (subpath (param \"PROTECTED_WORKSPACE_GIT\"))))\n";
-  BOOST_TEST(verify(g, profile, g.params, SbplBindings::EachRootAlone).empty());
-  const auto fs = verify(g, profile, g.params, SbplBindings::EveryNesting);
-  BOOST_TEST_REQUIRE(!fs.empty());
+  const auto fs = dropped_only_when_nested(g, profile, g.params);
   const std::string text = all(fs);
-  BOOST_TEST((fs.front().kind == SbplFinding::Kind::DroppedDeny), text);
   BOOST_TEST(fs.front().probe.find("/etc/.git") != std::string::npos, text);
   // The policy line (the protect list) and the rule the profile allows it by.
   BOOST_TEST(fs.front().loc.line == 7, text);
