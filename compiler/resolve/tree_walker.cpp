@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <utility>
 
 namespace zpolicy::compiler {
@@ -315,6 +317,7 @@ class Walker {
     }
     std::vector<State> next;
     std::optional<size_t> matched;
+    bool named = false;  // a component of a pattern, not a `**`, took this name and goes on
     for (const State& s : f.states) {
       const auto& c = comps(s);
       if (c[s.index].kind == Kind::AnyDepth) {
@@ -324,6 +327,7 @@ class Walker {
           if (!matched) matched = patterns_[s.pattern].origin;
         } else {
           add_closure(next, {s.pattern, s.index + 1}, true);
+          named = true;
         }
       }
     }
@@ -341,6 +345,43 @@ class Walker {
       add_match(std::move(path), *matched, true, type == DT_LNK);
       return;
     }
+    // `packages/*/.env` names `packages/x/.env` through a link `packages/x -> ../libs/x`
+    // exactly as the literal `packages/x/.env` does, which refuses the run; skipping the link
+    // left `libs/x/.env`, outside what the pattern walks, writable under that name (red team
+    // H17-5). A `**` alone goes on below the link's target under its own name, if it lies in
+    // what is walked.
+    if (type == DT_LNK) {
+      const bool in_root = options_.in_writable_root && options_.in_writable_root(path);
+      if (in_root && named) {
+        result_.error = "'" + path +
+                        "' is a symlink inside a writable root that the pattern would cross; "
+                        "name its target instead";
+        return;
+      }
+      // Outside the writable roots a link is host layout, which a literal deny path follows:
+      // `deny: [/srv/*/secret]` or `/srv/**/secret` with `/srv/x -> /data/x` denies
+      // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
+      // target once; what it holds counts against the limits.
+      if (!in_root && options_.follow_host_links) {
+        char* real = realpath(path.c_str(), nullptr);
+        if (!real) return;  // dangling: nothing there to deny
+        const std::string target(real);
+        free(real);
+        if (options_.may_enter && !options_.may_enter(target)) return;
+        const int fd = open(target.c_str(), kOpenDir);
+        if (fd < 0) {
+          if (errno == EACCES && writable(AT_FDCWD, target.c_str())) unlistable(target);
+          return;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
+          close(fd);
+          return;
+        }
+        enter(fd, target, std::move(next));
+        return;
+      }
+    }
     if (type != DT_DIR) return;
     if (options_.may_enter && !options_.may_enter(path)) return;
     int fd = openat(parent, e->name, kOpenDir);
@@ -356,6 +397,7 @@ class Walker {
   const WalkOptions& options_;
   std::vector<bool> any_depth_;
   std::vector<Frame> stack_;
+  std::set<std::pair<dev_t, ino_t>> followed_;  // link targets entered (follow_host_links)
   WalkResult result_;
 };
 

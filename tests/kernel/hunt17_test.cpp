@@ -108,6 +108,67 @@ BOOST_AUTO_TEST_CASE(a_nested_repository_below_an_unlistable_directory_of_the_ca
   }
 }
 
+// H17-5: `protect: [packages/*/.env]` skipped `packages/x` when it was a symlink to
+// `libs/x` (a monorepo's linked package): `libs/x/.env` lies outside what the pattern
+// walks, so the sandbox rewrote `packages/x/.env` and created `packages/y/.env` through
+// the links (both callers), where the literal `packages/x/.env` refuses the run ("crosses
+// a symlink inside a writable root"). The same for a deny pattern inside the workspace:
+// `${WORKSPACE}/packages/*/secret` left `packages/x/secret` readable. Now a pattern's
+// component crossing a link in a writable root refuses the run, as the literal does.
+BOOST_DATA_TEST_CASE(a_star_pattern_crossing_a_symlinked_directory_refuses_the_run,
+                     bdata::make(kCallers), caller) {
+  for (const bool deny : {false, true}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws("packages/a"));
+    box.make_dir(box.ws("libs/x"));
+    box.make_dir(box.ws("libs/y"));
+    box.write_file(box.ws("libs/x/.env"), "X=1\n");
+    box.write_file(box.ws("libs/x/secret"), "TOPSECRET\n");
+    BOOST_REQUIRE(symlink("../libs/x", box.ws("packages/x").c_str()) == 0);
+    BOOST_REQUIRE(symlink("../libs/y", box.ws("packages/y").c_str()) == 0);
+    const std::string policy = box.write_policy(
+        "p.yaml", std::string("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: "
+                              "[\"${WORKSPACE}\"]\n") +
+                      (deny ? "  deny: [\"${WORKSPACE}/packages/*/secret\"]\n"
+                            : "  protect: [.git, \"packages/*/.env\"]\n"));
+    const RunResult r = box.sh(
+        "cat packages/x/secret; echo 'NODE_OPTIONS=--require=/tmp/e.js' >> packages/x/.env; "
+        "echo E=1 > packages/y/.env",
+        {"--policy", policy});
+    BOOST_TEST(r.out.find("TOPSECRET") == std::string::npos, deny << ": read: " << r.describe());
+    BOOST_TEST(read_file(box.ws("libs/x/.env")).value_or("") == "X=1\n",
+               deny << ": rewritten: " << r.describe());
+    BOOST_TEST(!exists(box.ws("libs/y/.env")), deny << ": created: " << r.describe());
+    BOOST_TEST(r.exit_code == 2, deny << ": " << r.describe());
+    BOOST_TEST(r.err.find("symlink inside a writable root") != std::string::npos,
+               deny << ": " << r.describe());
+  }
+}
+
+// H17-6: a deny pattern outside every writable root skipped the host's symlinks its `*`
+// or `**` met (`deny: [/srv/*/secret]`, `/srv/**/secret` with `/srv/x -> /data/x`), where
+// the literal `/srv/x/secret` follows them (host layout) and denies the file: the sandbox
+// read `/data/x/secret` under both names (both callers). Now the walk follows a host link
+// and denies the matches at their target's name.
+BOOST_DATA_TEST_CASE(a_deny_pattern_follows_host_symlinks_as_a_literal_deny_does,
+                     bdata::make(kCallers), caller) {
+  for (const char* pattern : {"srv/*/secret", "srv/**/secret"}) {
+    Sandbox box(caller);
+    const std::string srv = box.base() + "/srv", data = box.base() + "/data";
+    box.make_dir(srv + "/a");
+    box.make_dir(data + "/x");
+    box.write_file(data + "/x/secret", "TOPSECRET\n");
+    BOOST_REQUIRE(symlink("../data/x", (srv + "/x").c_str()) == 0);
+    const std::string policy = box.write_policy(
+        "p.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: "
+                  "[\"${WORKSPACE}\"]\n  deny: [\"" + box.base() + "/" + pattern + "\"]\n");
+    const RunResult r =
+        box.sh("cat " + srv + "/x/secret " + data + "/x/secret", {"--policy", policy});
+    BOOST_TEST(r.out.find("TOPSECRET") == std::string::npos, pattern << ": " << r.describe());
+    BOOST_TEST(r.completed(), pattern << ": " << r.describe());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
