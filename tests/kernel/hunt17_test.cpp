@@ -169,6 +169,39 @@ BOOST_DATA_TEST_CASE(a_deny_pattern_follows_host_symlinks_as_a_literal_deny_does
   }
 }
 
+// H17-7: the search for other names of protected files (E4b's hard-link aliases) skipped a
+// directory it could not open; one of the caller's own (mode 0111) held `locked/alias`,
+// a hard link to `.env` or `.git/config`: the sandbox chmodded it back and wrote the
+// protected file through the alias (nobody, exit 0; a policy without patterns, so
+// H17-3's walk does not look). Now such a directory refuses the run when a protected file
+// has other names; without any, the run goes ahead (control).
+BOOST_AUTO_TEST_CASE(a_hard_link_to_a_protected_file_in_an_unlistable_directory_is_refused) {
+  for (const char* target : {".env", ".git/config", ""}) {
+    Sandbox box(Caller::Nobody);
+    box.make_dir(box.ws(".git/objects"));
+    box.make_dir(box.ws(".git/refs"));
+    box.make_dir(box.ws("locked"));
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/config"), "orig\n");
+    box.write_file(box.ws(".env"), "orig\n");
+    const std::string name = *target ? target : ".env";
+    if (*target) BOOST_REQUIRE(link(box.ws(target).c_str(), box.ws("locked/alias").c_str()) == 0);
+    BOOST_REQUIRE(chmod(box.ws("locked").c_str(), 0111) == 0);
+    const std::string policy = box.write_policy(
+        "p.yaml",
+        "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"
+        "  protect: [.git, .env]\n");
+    const RunResult r = box.sh("chmod 755 locked && echo evil >> locked/alias", {"--policy", policy});
+    BOOST_REQUIRE(chmod(box.ws("locked").c_str(), 0755) == 0);
+    BOOST_TEST(read_file(box.ws(name)).value_or("") == "orig\n", name << ": " << r.describe());
+    if (*target) {
+      BOOST_TEST(r.exit_code == 2, target << ": " << r.describe());
+    } else {
+      BOOST_TEST(r.completed(), "control: " << r.describe());
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
