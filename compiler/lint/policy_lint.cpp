@@ -12,6 +12,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <string_view>
@@ -163,60 +164,66 @@ bool hard_linked_near(const std::string& file, const std::string& root, HostLook
 // ~/dotfiles/ssh_config`, `~/.config/git/config`, a unit `systemctl --user link` made: the
 // usual dotfiles layouts, dangling or not), and a regular file with other hard links has
 // other names (H17-2). Found by a walk that follows no symlink and opens nothing but
-// directories, bounded: past kTreeEntries entries or kTreeDepth levels the rest of the
-// tree is not looked at (docs/lints.md "ZP003", known limits).
+// directories, breadth first and bounded, since it runs on every run: the first
+// kTreeEntries entries of each tree, kTreeDepth levels deep, hard links in the top two
+// (docs/lints.md "ZP003", known limits; a large ~/.local/lib or plugin directory is looked
+// at near its top only).
 struct TreeReach {
-  std::vector<std::string> link_targets;                     // canonical
-  std::vector<std::pair<std::string, dev_t>> linked_files;  // st_nlink > 1
+  std::vector<std::string> link_targets;  // canonical
+  std::vector<dev_t> linked_files;        // devices of regular files with st_nlink > 1
 };
 
-constexpr size_t kTreeEntries = 20000;
-constexpr size_t kTreeDepth = 32;
+constexpr size_t kTreeEntries = 2000;
+constexpr size_t kTreeDepth = 8;
+constexpr size_t kTreeLinkDepth = 2;
 
 template <class Canonical>
 TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
   TreeReach out;
-  struct Dir {
-    DIR* dir;
-    std::string path;
-  };
-  std::vector<Dir> stack;
-  const int fd0 = open(top.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-  if (fd0 < 0) return out;
-  if (DIR* d = fdopendir(fd0)) stack.push_back({d, top});
-  else close(fd0);
+  std::deque<std::pair<std::string, size_t>> pending{{top, 0}};  // directory, depth
   size_t seen = 0;
-  while (!stack.empty()) {
-    Dir& cur = stack.back();
-    errno = 0;
-    const dirent* e = readdir(cur.dir);
-    if (!e || seen >= kTreeEntries) {
-      closedir(cur.dir);
-      stack.pop_back();
+  while (!pending.empty() && seen < kTreeEntries) {
+    const auto [dir_path, depth] = std::move(pending.front());
+    pending.pop_front();
+    const int fd =
+        open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    DIR* dir = fdopendir(fd);
+    if (!dir) {
+      close(fd);
       continue;
     }
-    const std::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    ++seen;
-    const std::string path = cur.path + "/" + std::string(name);
-    struct stat st;
-    if (fstatat(dirfd(cur.dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISLNK(st.st_mode)) {
-      std::vector<char> buf(PATH_MAX + 1);
-      const ssize_t n = readlinkat(dirfd(cur.dir), e->d_name, buf.data(), PATH_MAX);
-      if (n <= 0) continue;
-      const std::string target(buf.data(), static_cast<size_t>(n));
-      out.link_targets.push_back(
-          canonical(target.front() == '/' ? target : cur.path + "/" + target));
-    } else if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
-      out.linked_files.emplace_back(path, st.st_dev);
-    } else if (S_ISDIR(st.st_mode) && stack.size() < kTreeDepth) {
-      const int fd = openat(dirfd(cur.dir), e->d_name,
-                            O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-      if (fd < 0) continue;
-      if (DIR* d = fdopendir(fd)) stack.push_back({d, path});
-      else close(fd);
+    while (const dirent* e = seen < kTreeEntries ? readdir(dir) : nullptr) {
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      ++seen;
+      const std::string path = dir_path + "/" + std::string(name);
+      if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
+        std::vector<char> buf(PATH_MAX + 1);
+        const ssize_t n = readlinkat(dirfd(dir), e->d_name, buf.data(), PATH_MAX);
+        if (n > 0) {
+          const std::string target(buf.data(), static_cast<size_t>(n));
+          out.link_targets.push_back(
+              canonical(target.front() == '/' ? target : dir_path + "/" + target));
+          continue;
+        }
+        if (e->d_type == DT_LNK) continue;
+      }
+      if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) {
+        if (e->d_type == DT_DIR && depth + 1 < kTreeDepth) {
+          pending.emplace_back(path, depth + 1);
+          continue;
+        }
+      }
+      // Hard links only near the top, where the files tools read live (~/.ssh/config,
+      // ~/.config/git/config): a stat per file deeper would cost every run.
+      if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) || depth >= kTreeLinkDepth) continue;
+      struct stat st;
+      if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISREG(st.st_mode) && st.st_nlink > 1) out.linked_files.push_back(st.st_dev);
+      else if (S_ISDIR(st.st_mode) && depth + 1 < kTreeDepth) pending.emplace_back(path, depth + 1);
     }
+    closedir(dir);
   }
   return out;
 }
@@ -526,7 +533,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                              .first;
               for (const auto& t : cached->second.link_targets)
                 holds_it |= ir::path_within(*bound_root, t) || ir::path_within(t, *bound_root);
-              for (const auto& [file, dev] : cached->second.linked_files)
+              for (const dev_t dev : cached->second.linked_files)
                 holds_it |= root_st && dev == root_st->st_dev;
             }
           }
