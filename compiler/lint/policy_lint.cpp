@@ -577,6 +577,21 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
               break;
             }
           }
+        if (ctx.host)
+          for (const auto& [variable, entry] : ctx.caller_load_paths) {
+            const std::string dir = caller_path_directory(entry, ctx.host->cwd);
+            if (holds(*bw, dir, look)) {
+              add("ZP003", S::Error, w.loc,
+                  "writable root '" + w.value.str() + "' holds '" + dir +
+                      (dir == entry ? std::string("'")
+                                    : "' ('" + entry + "' in your " + variable + ", from here)") +
+                      ", which your $" + variable +
+                      " names: a library or module planted there runs in your next program "
+                      "outside the sandbox (give the command its value with --env " +
+                      variable + "=VALUE instead)");
+              break;
+            }
+          }
         for (const auto* binary : {&ctx.zpolicy_binary, &ctx.backend_binary})
           if (ctx.host && *binary && holds(*bw, **binary, look))
             add("ZP005", S::Error, w.loc,

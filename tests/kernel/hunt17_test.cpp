@@ -225,6 +225,44 @@ BOOST_DATA_TEST_CASE(a_huge_index_planted_in_a_new_repository_is_refused_within_
   BOOST_TEST(r.err.find(box.ws("sub/.git/index")) != std::string::npos, r.describe());
 }
 
+// H17-8: ZP003 read the caller's $PATH (E3, A12-3) but not the other search paths the
+// host's next programs load code from: with `export PYTHONPATH=$PWD/src` or `export
+// LD_LIBRARY_PATH=$PWD/build` in the caller's shell, the sandbox planted
+// src/sitecustomize.py (every later python3 of that shell ran it) and a
+// build/libpcre2-8.so.0 shim (every later git), both callers, exit 0. Now each such
+// variable's entries (an empty one is the working directory, as in $PATH), and the files
+// LD_PRELOAD, BASH_ENV and ENV name, are judged as $PATH's are. The command's own value
+// given with --env NAME=VALUE is not zpolicy's environment: it runs (control).
+BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdata::make(kCallers),
+                     caller) {
+  struct Member {
+    std::string variable, value;  // relative to the workspace when not absolute
+  };
+  for (const Member& m : {Member{"PYTHONPATH", "src"}, Member{"LD_LIBRARY_PATH", "build"},
+                          Member{"LD_LIBRARY_PATH", ":/usr/local/lib"},
+                          Member{"BASH_ENV", "env.sh"}, Member{"LD_PRELOAD", "build/p.so"}}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws("src"));
+    box.make_dir(box.ws("build"));
+    const std::string value = m.value.front() == ':' ? m.value : box.ws(m.value);
+    RunSpec spec;
+    spec.extra_env = {m.variable + "=" + value};
+    spec.command = {"sh", "-c",
+                    "echo 'import os' > src/sitecustomize.py; echo x > build/libz.so.1; echo "
+                    "'echo evil' > env.sh; echo " + std::string(kDoneMarker)};
+    const RunResult r = box.run(spec);
+    const std::string what = m.variable + "=" + m.value;
+    BOOST_TEST(!exists(box.ws("src/sitecustomize.py")), what << ": planted: " << r.describe());
+    BOOST_TEST(r.exit_code == 3, what << ": " << r.describe());
+    BOOST_TEST(r.err.find("$" + m.variable) != std::string::npos, what << ": " << r.describe());
+  }
+  Sandbox box(caller);
+  const RunResult control = box.sh("echo \"$PYTHONPATH\"",
+                                   {"--env", "PYTHONPATH=" + box.ws("src")});
+  BOOST_TEST(control.completed(), control.describe());
+  BOOST_TEST(control.out.find(box.ws("src")) != std::string::npos, control.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
