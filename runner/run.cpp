@@ -44,13 +44,15 @@ std::vector<std::string> caller_path_entries() {
 }
 
 // The caller's other search paths for code, split, as (variable, entry): what the host's
-// next programs load by name from there (red team H17-8). LD_PRELOAD names files (blanks
-// or colons between them); the rest are colon-separated directory lists.
+// next programs load by name from there (red team H17-8), and the directories that move
+// the start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart;
+// $ZDOTDIR's .zshrc). LD_PRELOAD names files (blanks or colons between them); the rest are
+// colon-separated lists.
 std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const char* variable : {"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "PYTHONPATH",
                                "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "BASH_ENV",
-                               "ENV", "PYTHONSTARTUP"}) {
+                               "ENV", "PYTHONSTARTUP", "XDG_CONFIG_HOME", "ZDOTDIR"}) {
     const char* value = getenv(variable);
     if (!value) continue;
     const std::string rest = value;

@@ -580,14 +580,17 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
         if (ctx.host)
           for (const auto& [variable, entry] : ctx.caller_load_paths) {
             const std::string dir = caller_path_directory(entry, ctx.host->cwd);
-            if (holds(*bw, dir, look)) {
+            // Read as a whole at start-up: a writable root inside one counts too.
+            const bool tree = variable == "XDG_CONFIG_HOME" || variable == "ZDOTDIR";
+            if (holds(*bw, dir, look) ||
+                (tree && ir::path_within(binder.canonical_path(dir), *bw))) {
               add("ZP003", S::Error, w.loc,
                   "writable root '" + w.value.str() + "' holds '" + dir +
                       (dir == entry ? std::string("'")
                                     : "' ('" + entry + "' in your " + variable + ", from here)") +
                       ", which your $" + variable +
-                      " names: a library or module planted there runs in your next program "
-                      "outside the sandbox (give the command its value with --env " +
+                      " names: code or configuration planted there is loaded by your next "
+                      "program outside the sandbox (give the command its value with --env " +
                       variable + "=VALUE instead)");
               break;
             }

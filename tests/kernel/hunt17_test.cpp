@@ -231,7 +231,8 @@ BOOST_DATA_TEST_CASE(a_huge_index_planted_in_a_new_repository_is_refused_within_
 // src/sitecustomize.py (every later python3 of that shell ran it) and a
 // build/libpcre2-8.so.0 shim (every later git), both callers, exit 0. Now each such
 // variable's entries (an empty one is the working directory, as in $PATH), and the files
-// LD_PRELOAD, BASH_ENV and ENV name, are judged as $PATH's are. The command's own value
+// LD_PRELOAD, BASH_ENV and ENV name, are judged as $PATH's are, and $XDG_CONFIG_HOME and
+// $ZDOTDIR (git's, fish's, systemd's, zsh's start-up files) as ZP003's trees. The command's own value
 // given with --env NAME=VALUE is not zpolicy's environment: it runs (control).
 BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdata::make(kCallers),
                      caller) {
@@ -240,11 +241,14 @@ BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdat
   };
   for (const Member& m : {Member{"PYTHONPATH", "src"}, Member{"LD_LIBRARY_PATH", "build"},
                           Member{"LD_LIBRARY_PATH", ":/usr/local/lib"},
-                          Member{"BASH_ENV", "env.sh"}, Member{"LD_PRELOAD", "build/p.so"}}) {
+                          Member{"BASH_ENV", "env.sh"}, Member{"LD_PRELOAD", "build/p.so"},
+                          Member{"XDG_CONFIG_HOME", "src"}, Member{"ZDOTDIR", ""}}) {
     Sandbox box(caller);
     box.make_dir(box.ws("src"));
     box.make_dir(box.ws("build"));
-    const std::string value = m.value.front() == ':' ? m.value : box.ws(m.value);
+    const std::string value = m.value.empty()         ? box.workspace()
+                              : m.value.front() == ':' ? m.value
+                                                       : box.ws(m.value);
     RunSpec spec;
     spec.extra_env = {m.variable + "=" + value};
     spec.command = {"sh", "-c",
