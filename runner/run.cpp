@@ -52,7 +52,10 @@ std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
   std::vector<std::pair<std::string, std::string>> out;
   for (const char* variable : {"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "PYTHONPATH",
                                "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "BASH_ENV",
-                               "ENV", "PYTHONSTARTUP", "XDG_CONFIG_HOME", "ZDOTDIR"}) {
+                               "ENV", "PYTHONSTARTUP", "XDG_CONFIG_HOME", "ZDOTDIR",
+                               "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH",
+                               "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME", "GEM_HOME",
+                               "GEM_PATH", "CLASSPATH"}) {
     const char* value = getenv(variable);
     if (!value) continue;
     const std::string rest = value;

@@ -581,7 +581,9 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
           for (const auto& [variable, entry] : ctx.caller_load_paths) {
             const std::string dir = caller_path_directory(entry, ctx.host->cwd);
             // Read as a whole at start-up: a writable root inside one counts too.
-            const bool tree = variable == "XDG_CONFIG_HOME" || variable == "ZDOTDIR";
+            const bool tree = variable == "XDG_CONFIG_HOME" || variable == "ZDOTDIR" ||
+                              variable == "PYTHONUSERBASE" || variable == "CARGO_HOME" ||
+                              variable == "RUSTUP_HOME" || variable == "GEM_HOME";
             if (holds(*bw, dir, look) ||
                 (tree && ir::path_within(binder.canonical_path(dir), *bw))) {
               add("ZP003", S::Error, w.loc,
