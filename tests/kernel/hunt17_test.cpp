@@ -4,8 +4,11 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <csignal>
 #include <string>
+#include <thread>
 
+#include "pty.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 17 (hunt17, docs/redteam-2026-12.md): members of issue 14's classes
@@ -265,6 +268,40 @@ BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdat
                                    {"--env", "PYTHONPATH=" + box.ws("src")});
   BOOST_TEST(control.completed(), control.describe());
   BOOST_TEST(control.out.find(box.ws("src")) != std::string::npos, control.describe());
+}
+
+// H17-9: zpolicy restored the caller's terminal after the run, a timeout and the signals it
+// handled (INT, TERM, HUP); any other catchable signal whose default action ends a process
+// (SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU, SIGVTALRM, a real-time signal) killed it
+// with the default action, and the sandbox's `stty -echo -icanon` outlived the run (both
+// callers). Now they are forwarded as SIGTERM is (SIGPIPE is taken and dropped) and the
+// terminal is restored.
+BOOST_DATA_TEST_CASE(no_catchable_signal_leaves_the_terminal_as_the_sandbox_set_it,
+                     bdata::make(kCallers), caller) {
+  for (const int sig : {SIGUSR1, SIGALRM, SIGXCPU, SIGRTMIN + 3, SIGPIPE}) {
+    Sandbox box(caller);
+    Pty pty;
+    BOOST_TEST_REQUIRE(pty.echo_and_canonical());
+    RunSpec spec;
+    spec.stdin_fd = pty.slave;
+    spec.limit = std::chrono::seconds(20);
+    spec.command = {"/bin/sh", "-c", "stty -echo -icanon && touch changed && sleep 30"};
+    Running running = box.start(spec);
+    const bool changed =
+        wait_until([&] { return exists(box.ws("changed")); }, std::chrono::seconds(10));
+    kill(running.pid, sig);
+    if (sig == SIGPIPE) {
+      // Not the command's: zpolicy goes on, and ends on SIGTERM.
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      kill(running.pid, SIGTERM);
+    }
+    const RunResult r = box.finish(running);
+    BOOST_TEST_REQUIRE(changed, sig << ": " << r.describe());
+    BOOST_TEST(pty.echo_and_canonical(),
+               sig << ": the sandbox's stty outlived the run\n" << r.describe());
+    BOOST_TEST(r.exit_code == 128 + (sig == SIGPIPE ? SIGTERM : sig), sig << ": " << r.describe());
+    BOOST_TEST(!r.hit_limit, sig << ": " << r.describe());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
