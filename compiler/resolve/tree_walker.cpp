@@ -1,6 +1,7 @@
 #include "compiler/resolve/tree_walker.hpp"
 
 #include "compiler/resolve/casefold.hpp"
+#include "ir/path.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -149,6 +150,7 @@ class Walker {
   }
 
   WalkResult run(const std::string& start) {
+    start_ = start;
     std::vector<State> states;
     for (unsigned p = 0; p < patterns_.size(); ++p) add_closure(states, {p, 0}, true);
     int fd = open(start.c_str(), kOpenDir);
@@ -367,6 +369,10 @@ class Walker {
         if (!real) return;  // dangling: nothing there to deny
         const std::string target(real);
         free(real);
+        // Under a `**` alone, what lies below the start is walked at its own name anyway,
+        // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
+        if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_)))
+          return;
         if (options_.may_enter && !options_.may_enter(target)) return;
         const int fd = open(target.c_str(), kOpenDir);
         if (fd < 0) {
@@ -397,6 +403,7 @@ class Walker {
   const WalkOptions& options_;
   std::vector<bool> any_depth_;
   std::vector<Frame> stack_;
+  std::string start_;
   std::set<std::pair<dev_t, ino_t>> followed_;  // link targets entered (follow_host_links)
   WalkResult result_;
 };
