@@ -228,6 +228,27 @@ TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
   return out;
 }
 
+// The host's device filesystems, which statfs cannot tell from a tmpfs (devtmpfs reports
+// TMPFS_MAGIC): known by the mount table's type. A chroot tree in the workspace with the
+// host's /dev bound or mounted into it (debootstrap's `mount --bind /dev rootfs/dev`) let
+// a root-started sandbox create and remove entries of the host's /dev once ZP013 was
+// accepted (red team H17-11); hugetlbfs's files take the host's huge pages. `exact`: the
+// mount at `path` itself; otherwise the mount `path` lies on.
+std::optional<std::string> device_filesystem_of(const std::string& path,
+                                                const std::vector<MountEntry>& mounts,
+                                                bool exact) {
+  const MountEntry* on = nullptr;
+  for (const auto& m : mounts)
+    if (exact ? m.point == path
+              : ir::path_within(m.point, path) && (!on || m.point.size() >= on->point.size()))
+      on = &m;
+  if (!on) return std::nullopt;
+  if (on->fs_type == "devtmpfs" || on->fs_type == "devpts")
+    return on->fs_type + " (the host's device nodes)";
+  if (on->fs_type == "hugetlbfs") return on->fs_type + " (the host's huge pages)";
+  return std::nullopt;
+}
+
 // A $PATH entry as the directory it names from `cwd`: an empty entry is the working
 // directory itself, a relative one lies below it.
 std::string caller_path_directory(const std::string& entry, const std::string& cwd) {
@@ -731,8 +752,14 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
       std::optional<std::string> why;
       if (auto kind = kernel_interface_at(real)) why = "is on " + *kind;
       if (!why)
+        if (auto kind = device_filesystem_of(real, look.mounts(), false)) why = "is on " + *kind;
+      if (!why)
         for (const auto& below : writable_mounts_below(real, look.mounts())) {
           if (auto kind = kernel_interface_at(below.point)) {
+            why = "holds the mount at '" + below.point + "', which is " + *kind;
+            break;
+          }
+          if (auto kind = device_filesystem_of(below.point, look.mounts(), true)) {
             why = "holds the mount at '" + below.point + "', which is " + *kind;
             break;
           }

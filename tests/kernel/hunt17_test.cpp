@@ -304,6 +304,31 @@ BOOST_DATA_TEST_CASE(no_catchable_signal_leaves_the_terminal_as_the_sandbox_set_
   }
 }
 
+// H17-11: a chroot build tree in the workspace with the host's /dev in it (debootstrap's
+// `mount --bind /dev rootfs/dev`, or a devtmpfs mounted there) was ZP013 and ZP003 only,
+// both acceptable: with `--accept ZP013 --accept ZP003` a root-started sandbox created
+// `rootfs/dev/h17-…`, an entry of the host's /dev (and could remove /dev/null). statfs
+// tells devtmpfs from no tmpfs; the mount table's type does. Now ZP017 (never accepted).
+BOOST_DATA_TEST_CASE(the_hosts_dev_in_a_writable_root_is_never_accepted, bdata::make(kCallers),
+                     caller) {
+  for (const char* mount : {"mount --bind /dev \"$1\"", "mount -t devtmpfs devtmpfs \"$1\""}) {
+    Sandbox box(caller);
+    box.make_dir(box.ws("rootfs/dev"));
+    const std::string planted = "/dev/h17-planted-" + unique_token();
+    RunSpec spec;
+    spec.root_prefix =
+        in_private_mount_namespace(std::string(mount) + " && shift && exec \"$@\"", {box.ws("rootfs/dev")});
+    spec.options = {"--accept", "ZP013", "--accept", "ZP003"};
+    spec.command = {"sh", "-c", "touch rootfs" + planted};
+    const RunResult r = box.run(spec);
+    const bool escaped = exists(planted);
+    if (escaped) unlink(planted.c_str());
+    BOOST_TEST(!escaped, mount << ": " << planted << " created: " << r.describe());
+    BOOST_TEST(r.exit_code == 3, mount << ": " << r.describe());
+    BOOST_TEST(r.err.find("[ZP017]") != std::string::npos, mount << ": " << r.describe());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
