@@ -15,6 +15,7 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -170,7 +171,7 @@ bool hard_linked_near(const std::string& file, const std::string& root, HostLook
 // at near its top only).
 struct TreeReach {
   std::vector<std::string> link_targets;  // canonical
-  std::vector<dev_t> linked_files;        // devices of regular files with st_nlink > 1
+  std::vector<std::pair<dev_t, ino_t>> linked_files;  // regular files with st_nlink > 1
 };
 
 constexpr size_t kTreeEntries = 2000;
@@ -220,7 +221,7 @@ TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
       if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) || depth >= kTreeLinkDepth) continue;
       struct stat st;
       if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (S_ISREG(st.st_mode) && st.st_nlink > 1) out.linked_files.push_back(st.st_dev);
+      if (S_ISREG(st.st_mode) && st.st_nlink > 1) out.linked_files.emplace_back(st.st_dev, st.st_ino);
       else if (S_ISDIR(st.st_mode) && depth + 1 < kTreeDepth) pending.emplace_back(path, depth + 1);
     }
     closedir(dir);
@@ -247,6 +248,52 @@ std::optional<std::string> device_filesystem_of(const std::string& path,
     return on->fs_type + " (the host's device nodes)";
   if (on->fs_type == "hugetlbfs") return on->fs_type + " (the host's huge pages)";
   return std::nullopt;
+}
+
+// The inodes of the regular files with other hard links below `root`, and whether the walk
+// met a directory it could not list that the sandbox could open up (the caller's own, or
+// writable): walked only when a listed file has other names on the root's filesystem, so
+// that a hard-linked ~/.gitconfig refuses only the workspace that holds its other name
+// (H17-2). No symlink followed, nothing but directories opened, iterative.
+struct LinkedInRoot {
+  std::set<std::pair<dev_t, ino_t>> inodes;
+  bool hidden = false;
+};
+
+LinkedInRoot linked_in_root(const std::string& root) {
+  LinkedInRoot out;
+  std::vector<std::string> pending{root};
+  while (!pending.empty()) {
+    const std::string dir = std::move(pending.back());
+    pending.pop_back();
+    const int fd =
+        open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      struct stat st;
+      if (errno == EACCES && (access(dir.c_str(), W_OK | X_OK) == 0 ||
+                              (lstat(dir.c_str(), &st) == 0 && st.st_uid == geteuid())))
+        out.hidden = true;
+      continue;
+    }
+    DIR* d = fdopendir(fd);
+    if (!d) {
+      close(fd);
+      continue;
+    }
+    while (const dirent* e = readdir(d)) {
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      if (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+      struct stat st;
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISDIR(st.st_mode))
+        pending.push_back(dir + "/" + std::string(name));
+      else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+        out.inodes.insert({st.st_dev, st.st_ino});
+    }
+    closedir(d);
+  }
+  return out;
 }
 
 // A $PATH entry as the directory it names from `cwd`: an empty entry is the working
@@ -510,6 +557,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
     PolicyPath home{PathRoot::Home, {}};
     const auto homes = ctx.host ? account_homes() : std::vector<std::pair<std::string, std::string>>{};
     std::map<size_t, TreeReach> tree_reaches;  // walked once, whatever the number of roots
+    std::map<std::string, LinkedInRoot> linked_in_roots;  // walked only when needed
     for (const auto& w : p.write) {
       const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
       if (binder.contains(w.value, home) ||
@@ -542,7 +590,14 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
           // Other names of it in the root: a hard-linked start-up file, a tree's link into
           // the root or over it, a tree's hard-linked file on the root's filesystem.
           if (!holds_it && bound_root && bound_sensitive) {
-            holds_it = hard_linked_near(*bound_sensitive, *bound_root, look);
+            if (hard_linked_near(*bound_sensitive, *bound_root, look)) {
+              auto walked = linked_in_roots.find(*bound_root);
+              if (walked == linked_in_roots.end())
+                walked = linked_in_roots.emplace(*bound_root, linked_in_root(*bound_root)).first;
+              const struct stat* f = look.stat(*bound_sensitive);
+              holds_it = walked->second.hidden ||
+                         (f && walked->second.inodes.contains({f->st_dev, f->st_ino}));
+            }
             if (!holds_it && s.tree) {
               auto cached = tree_reaches.find(i);
               if (cached == tree_reaches.end())
@@ -554,8 +609,13 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                              .first;
               for (const auto& t : cached->second.link_targets)
                 holds_it |= ir::path_within(*bound_root, t) || ir::path_within(t, *bound_root);
-              for (const dev_t dev : cached->second.linked_files)
-                holds_it |= root_st && dev == root_st->st_dev;
+              for (const auto& [dev, ino] : cached->second.linked_files) {
+                if (!root_st || dev != root_st->st_dev || holds_it) continue;
+                auto walked = linked_in_roots.find(*bound_root);
+                if (walked == linked_in_roots.end())
+                  walked = linked_in_roots.emplace(*bound_root, linked_in_root(*bound_root)).first;
+                holds_it = walked->second.hidden || walked->second.inodes.contains({dev, ino});
+              }
             }
           }
           if (holds_it)

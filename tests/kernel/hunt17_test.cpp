@@ -67,8 +67,9 @@ BOOST_DATA_TEST_CASE(a_symlink_inside_a_start_up_tree_into_the_workspace_is_refu
 // H17-2: a start-up file hard-linked into the workspace (`ln ~/dotfiles/profile
 // ~/.profile`, a dotfiles manager that links instead of symlinking) was not ZP003, so the
 // sandbox appended to ~/.profile through the workspace's name (both callers, exit 0). ZP004
-// refused the same for the policy file; now ZP003 refuses a listed file with other hard
-// links on a writable root's filesystem, and any such file inside a listed tree.
+// refused the same for the policy file; now ZP003 refuses a listed file (or one in a
+// listed tree's top levels) whose other name lies in the writable root. One whose other
+// name lies elsewhere refuses nothing (control: another workspace on the filesystem).
 BOOST_DATA_TEST_CASE(a_start_up_file_hard_linked_into_the_workspace_is_refused,
                      bdata::make(kCallers), caller) {
   for (const char* name : {".profile", ".ssh/authorized_keys"}) {
@@ -84,6 +85,9 @@ BOOST_DATA_TEST_CASE(a_start_up_file_hard_linked_into_the_workspace_is_refused,
     BOOST_TEST(read_file(host_name).value_or("") == "orig\n", name << " changed: " << r.describe());
     BOOST_TEST(r.exit_code == 3, name << ": " << r.describe());
     BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, name << ": " << r.describe());
+    box.make_dir(box.home() + "/src/proj");
+    const RunResult elsewhere = sh_in(box, box.home() + "/src/proj", "true");
+    BOOST_TEST(elsewhere.completed(), name << ": control: " << elsewhere.describe());
   }
 }
 
