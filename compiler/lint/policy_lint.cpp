@@ -270,8 +270,12 @@ LinkedInRoot linked_in_root(const std::string& root) {
         open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
       struct stat st;
-      if (errno == EACCES && (access(dir.c_str(), W_OK | X_OK) == 0 ||
-                              (lstat(dir.c_str(), &st) == 0 && st.st_uid == geteuid())))
+      const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+      if (errno == EACCES &&
+          (access(dir.c_str(), W_OK | X_OK) == 0 ||
+           (lstat(dir.c_str(), &st) == 0
+                ? st.st_uid == geteuid()
+                : lstat(parent.c_str(), &st) == 0 && st.st_uid == geteuid())))
         out.hidden = true;
       continue;
     }
@@ -285,7 +289,13 @@ LinkedInRoot linked_in_root(const std::string& root) {
       if (name == "." || name == "..") continue;
       if (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
       struct stat st;
-      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        // Listed but not searchable (mode 0644): the sandbox may chmod it if it is ours.
+        struct stat self;
+        if (errno == EACCES && fstat(dirfd(d), &self) == 0 && self.st_uid == geteuid())
+          out.hidden = true;
+        continue;
+      }
       if (S_ISDIR(st.st_mode))
         pending.push_back(dir + "/" + std::string(name));
       else if (S_ISREG(st.st_mode) && st.st_nlink > 1)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <functional>
 #include <optional>
@@ -58,7 +59,11 @@ void walk(const std::string& top, const std::set<std::string>& skip,
         continue;
       }
       if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;  // links, FIFOs, …
-      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        // Listed but not searchable (mode 0644): what it holds cannot be looked at.
+        if (errno == EACCES) more = unlistable(dir);
+        continue;
+      }
       if (S_ISDIR(st.st_mode))
         pending.push_back(std::move(path));
       else
@@ -92,12 +97,16 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
           return true;
         },
         [&](const std::string& dir) {
-          // A directory of the caller's own that it cannot list (mode 0111) the sandbox may
-          // chmod and write through an alias hidden there (red team H17-7); one it can
-          // write into already, too.
+          // A directory of the caller's own that it cannot list (mode 0111), or below one of
+          // the caller's that is not searchable (0644), the sandbox may chmod and write
+          // through an alias hidden there (red team H17-7); one it can write into, too.
           struct stat d;
-          if (!hidden_from_walk && (access(dir.c_str(), W_OK | X_OK) == 0 ||
-                                    (lstat(dir.c_str(), &d) == 0 && d.st_uid == geteuid())))
+          const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+          if (!hidden_from_walk &&
+              (access(dir.c_str(), W_OK | X_OK) == 0 ||
+               (lstat(dir.c_str(), &d) == 0 ? d.st_uid == geteuid()
+                                            : errno == EACCES && lstat(parent.c_str(), &d) == 0 &&
+                                                  d.st_uid == geteuid())))
             hidden_from_walk = dir;
           return true;
         });

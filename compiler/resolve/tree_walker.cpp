@@ -225,13 +225,17 @@ class Walker {
   }
 
   // Whether the sandbox could write into a directory the walk cannot list: it may now, or
-  // it owns the directory and so may chmod it (mode 0111 or 0000 of the caller's own hid a
-  // nested repository from `**/.git`, and the sandbox made it 0755 and planted a hook:
-  // red team H17-3). The sandbox keeps the caller's uid and holds no capability.
+  // it owns the directory, or the one holding it, and so may chmod it (mode 0111, 0000 or
+  // a parent of 0644 of the caller's own hid a nested repository from `**/.git`, and the
+  // sandbox made it 0755 and planted a hook: red team H17-3). The sandbox keeps the
+  // caller's uid and holds no capability.
   static bool writable(int dirfd, const char* name) {
     if (faccessat(dirfd, name, W_OK | X_OK, AT_EACCESS) == 0) return true;
     struct stat st;
-    return fstatat(dirfd, name, &st, 0) == 0 && st.st_uid == geteuid();
+    if (fstatat(dirfd, name, &st, 0) == 0) return st.st_uid == geteuid();
+    // Not even looked up: the directory holding it is not searchable (mode 0644, 0400),
+    // and the sandbox may chmod that one if it is the caller's.
+    return errno == EACCES && fstat(dirfd, &st) == 0 && st.st_uid == geteuid();
   }
 
   void unlistable(const std::string& path) {

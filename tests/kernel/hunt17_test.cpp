@@ -7,6 +7,8 @@
 #include <csignal>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "pty.hpp"
 #include "sandbox_fixture.hpp"
@@ -92,12 +94,13 @@ BOOST_DATA_TEST_CASE(a_start_up_file_hard_linked_into_the_workspace_is_refused,
 }
 
 // H17-3: the `**/.git` walk skipped a directory it could neither list nor write; but one
-// the caller owns (mode 0111, 0000, 0100) the sandbox may chmod back: it made `locked`
-// 0755 and planted a hook and a core.fsmonitor in the repository below it, which the walk
-// never saw (nobody, exit 0; root lists every directory). Now such a directory refuses
-// the run as one the sandbox could write into already does.
+// the caller owns (mode 0111, 0000, 0100; or 0644, 0400: listed but not searchable, so the
+// repository below could not be opened) the sandbox may chmod back: it made `locked` 0755
+// and planted a hook and a core.fsmonitor in the repository below it, which the walk never
+// saw (nobody, exit 0; root lists every directory). Now such a directory refuses the run
+// as one the sandbox could write into already does.
 BOOST_AUTO_TEST_CASE(a_nested_repository_below_an_unlistable_directory_of_the_callers_is_refused) {
-  for (const mode_t mode : {0111, 0000, 0100}) {
+  for (const mode_t mode : {0111, 0000, 0100, 0644, 0400}) {
     Sandbox box(Caller::Nobody);
     box.make_dir(box.ws("locked/repo/.git/hooks"));
     box.write_file(box.ws("locked/repo/.git/HEAD"), "ref: refs/heads/main\n");
@@ -178,12 +181,14 @@ BOOST_DATA_TEST_CASE(a_deny_pattern_follows_host_symlinks_as_a_literal_deny_does
 
 // H17-7: the search for other names of protected files (E4b's hard-link aliases) skipped a
 // directory it could not open; one of the caller's own (mode 0111) held `locked/alias`,
-// a hard link to `.env` or `.git/config`: the sandbox chmodded it back and wrote the
+// a hard link to `.env` or `.git/config` (or one of mode 0644, listed but not searchable,
+// so that the alias could not be looked at): the sandbox chmodded it back and wrote the
 // protected file through the alias (nobody, exit 0; a policy without patterns, so
 // H17-3's walk does not look). Now such a directory refuses the run when a protected file
 // has other names; without any, the run goes ahead (control).
 BOOST_AUTO_TEST_CASE(a_hard_link_to_a_protected_file_in_an_unlistable_directory_is_refused) {
-  for (const char* target : {".env", ".git/config", ""}) {
+  for (const auto& [target, mode] : std::vector<std::pair<const char*, mode_t>>{
+           {".env", 0111}, {".git/config", 0111}, {".env", 0644}, {"", 0111}}) {
     Sandbox box(Caller::Nobody);
     box.make_dir(box.ws(".git/objects"));
     box.make_dir(box.ws(".git/refs"));
@@ -193,7 +198,7 @@ BOOST_AUTO_TEST_CASE(a_hard_link_to_a_protected_file_in_an_unlistable_directory_
     box.write_file(box.ws(".env"), "orig\n");
     const std::string name = *target ? target : ".env";
     if (*target) BOOST_REQUIRE(link(box.ws(target).c_str(), box.ws("locked/alias").c_str()) == 0);
-    BOOST_REQUIRE(chmod(box.ws("locked").c_str(), 0111) == 0);
+    BOOST_REQUIRE(chmod(box.ws("locked").c_str(), mode) == 0);
     const std::string policy = box.write_policy(
         "p.yaml",
         "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"
