@@ -10,8 +10,10 @@ namespace zpolicy::compiler {
 // component strictly before the last that exists on the host and is not a directory
 // (`data` a regular file, a FIFO or a socket, when `data/agent-sessions` is protected).
 // The protected path cannot exist while that file is there, and the sandbox could only
-// create it by replacing the file, so the file itself is what needs protecting. Symlinks
-// are not reported: resolution refuses a protected path that crosses one.
+// create it by replacing the file, so the file itself is what needs protecting. Likewise a
+// directory the caller cannot create the next missing name in (no write or search
+// permission): the sandbox could only do so after a chmod. Symlinks are not reported:
+// resolution refuses a protected path that crosses one.
 std::optional<size_t> first_non_directory_on_way(const std::string& root,
                                                  const std::vector<std::string>& rel);
 

@@ -338,6 +338,29 @@ BOOST_DATA_TEST_CASE(the_hosts_dev_in_a_writable_root_is_never_accepted, bdata::
   }
 }
 
+// H17-12: a directory on a protected path's way that the caller cannot create in (`data`
+// of mode 0555, a dataset made read-only; 0644) made every run with the default policy fail
+// with exit 125, "cannot create placeholder 'data/agent-sessions'" (issue 14 §4's class:
+// the regular file on the way). Now it is protected read-only as that file is: the run
+// goes ahead, and the sandbox can neither chmod it nor create the protected path. Root
+// creates placeholders anywhere; the member is the unprivileged caller's.
+BOOST_AUTO_TEST_CASE(a_read_only_directory_on_a_protected_paths_way_runs_and_stays) {
+  for (const mode_t mode : {0555, 0644}) {
+    Sandbox box(Caller::Nobody);
+    box.make_dir(box.ws("data"));
+    box.write_file(box.ws("data/dataset.csv"), "a,b\n");
+    BOOST_REQUIRE(chmod(box.ws("data").c_str(), mode) == 0);
+    const RunResult r = box.sh(
+        "chmod 755 data; mkdir -p data/agent-sessions && echo evil > data/agent-sessions/x; "
+        "echo ran");
+    BOOST_REQUIRE(chmod(box.ws("data").c_str(), 0755) == 0);
+    BOOST_TEST(r.completed(), std::oct << mode << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("data/agent-sessions/x")), std::oct << mode << ": " << r.describe());
+    BOOST_TEST(read_file(box.ws("data/dataset.csv")).value_or("") == "a,b\n",
+               std::oct << mode << ": " << r.describe());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
