@@ -342,7 +342,8 @@ BOOST_DATA_TEST_CASE(the_hosts_dev_in_a_writable_root_is_never_accepted, bdata::
 // of mode 0555, a dataset made read-only; 0644) made every run with the default policy fail
 // with exit 125, "cannot create placeholder 'data/agent-sessions'" (issue 14 §4's class:
 // the regular file on the way). Now it is protected read-only as that file is: the run
-// goes ahead, and the sandbox can neither chmod it nor create the protected path. Root
+// goes ahead, and the sandbox can neither chmod it nor create the protected path; a
+// workspace of mode 0555 becomes read-only as a whole, for the same reason. Root
 // creates placeholders anywhere; the member is the unprivileged caller's.
 BOOST_AUTO_TEST_CASE(a_read_only_directory_on_a_protected_paths_way_runs_and_stays) {
   for (const mode_t mode : {0555, 0644}) {
@@ -359,6 +360,14 @@ BOOST_AUTO_TEST_CASE(a_read_only_directory_on_a_protected_paths_way_runs_and_sta
     BOOST_TEST(read_file(box.ws("data/dataset.csv")).value_or("") == "a,b\n",
                std::oct << mode << ": " << r.describe());
   }
+  // The workspace itself read-only (0555): the missing `.env` cannot be made there, so the
+  // root is protected as a whole; the run goes ahead and creates nothing.
+  Sandbox box(Caller::Nobody);
+  BOOST_REQUIRE(chmod(box.workspace().c_str(), 0555) == 0);
+  const RunResult r = box.sh("chmod 755 .; echo evil > .env; echo ran");
+  BOOST_REQUIRE(chmod(box.workspace().c_str(), 0755) == 0);
+  BOOST_TEST(r.completed(), "read-only workspace: " << r.describe());
+  BOOST_TEST(!exists(box.ws(".env")), "read-only workspace: " << r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
