@@ -370,6 +370,22 @@ BOOST_AUTO_TEST_CASE(a_read_only_directory_on_a_protected_paths_way_runs_and_sta
   BOOST_TEST(!exists(box.ws(".env")), "read-only workspace: " << r.describe());
 }
 
+// H17-12, root too: a workspace on a read-only mount (a read-only share, a squashfs) failed
+// every run with exit 125, "cannot create placeholder …: Read-only file system". Now the
+// root is protected whole and the command runs, reading it.
+BOOST_DATA_TEST_CASE(a_workspace_on_a_read_only_mount_runs, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.write_file(box.ws("readme"), "hi\n");
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$1\" && mount -o remount,bind,ro \"$1\" && shift && exec \"$@\"",
+      {box.workspace()});
+  spec.command = {"sh", "-c", "cat readme; echo " + std::string(kDoneMarker)};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("hi") != std::string::npos, r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
