@@ -632,6 +632,22 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
             held.push_back(std::string("'~/") + s.path + "' (" +
                            s.what + ")");
         }
+        // Inside another account's home, its own list counts: a root-started sandbox keeps
+        // kuid 0 and writes that user's ~/.ssh or ~/.config/systemd as it would the
+        // caller's (red team round 17, noticed by reading).
+        if (bound_root)
+          for (const auto& [user, other_home] : homes) {
+            const std::string canon_home = binder.canonical_path(other_home);
+            if (canon_home == "/" || canon_home == ctx.host->home ||
+                !ir::path_within(canon_home, *bound_root))
+              continue;
+            for (const auto& s : sensitive_paths()) {
+              const std::string entry = binder.canonical_path(canon_home + "/" + s.path);
+              if (holds(*bound_root, entry, look) ||
+                  (s.tree && ir::path_within(entry, *bound_root)))
+                held.push_back("'" + entry + "' (" + s.what + " of user '" + user + "')");
+            }
+          }
         if (!held.empty()) {
           std::string list;
           for (size_t i = 0; i < held.size() && i < 4; ++i) list += (i ? ", " : "") + held[i];

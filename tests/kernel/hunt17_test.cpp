@@ -5,6 +5,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <csignal>
+#include <filesystem>
 #include <string>
 #include <thread>
 #include <utility>
@@ -384,6 +385,31 @@ BOOST_DATA_TEST_CASE(a_workspace_on_a_read_only_mount_runs, bdata::make(kCallers
   const RunResult r = box.run(spec);
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("hi") != std::string::npos, r.describe());
+}
+
+// H17-13 (by reading, then reproduced): ZP003 judged its list against the caller's home
+// only; inside another account's home a root-started run could write that user's trees
+// (`~alice/.config/git`, `~alice/.ssh`): kuid 0 wrote them. Reproduced with root's own
+// home as "another account's" (the caller's HOME elsewhere): in the workspace
+// `/root/.config/git` the sandbox wrote root's git config on main. Now that account's list
+// counts. Root only (no
+// other caller can write there); skipped when /root/.config/git exists, which it would
+// have to create and remove.
+BOOST_AUTO_TEST_CASE(a_workspace_in_another_accounts_start_up_tree_is_refused) {
+  const std::string tree = "/root/.config/git";
+  if (exists(tree)) return;
+  Sandbox box(Caller::Root);
+  box.make_dir(tree);
+  RunSpec spec;
+  spec.cwd = tree;
+  spec.command = {"sh", "-c", "echo '[core] fsmonitor = evil' > config"};
+  const RunResult r = box.run(spec);
+  const bool planted = exists(tree + "/config");
+  std::error_code ec;
+  std::filesystem::remove_all(tree, ec);
+  BOOST_TEST(!planted, r.describe());
+  BOOST_TEST(r.exit_code == 3, r.describe());
+  BOOST_TEST(r.err.find("of user 'root'") != std::string::npos, r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
