@@ -50,12 +50,12 @@ std::vector<std::string> caller_path_entries() {
 // colon-separated lists.
 std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const char* variable : {"LD_LIBRARY_PATH", "LD_PRELOAD", "LD_AUDIT", "PYTHONPATH",
-                               "PERL5LIB", "PERLLIB", "RUBYLIB", "NODE_PATH", "BASH_ENV",
-                               "ENV", "PYTHONSTARTUP", "XDG_CONFIG_HOME", "ZDOTDIR",
-                               "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH",
-                               "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME", "GEM_HOME",
-                               "GEM_PATH", "CLASSPATH"}) {
+  for (const char* variable :
+       {"LD_LIBRARY_PATH", "LD_PRELOAD",       "LD_AUDIT",   "PYTHONPATH",     "PERL5LIB",
+        "PERLLIB",         "RUBYLIB",          "NODE_PATH",  "BASH_ENV",       "ENV",
+        "PYTHONSTARTUP",   "XDG_CONFIG_HOME",  "ZDOTDIR",    "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
+        "GIT_EXEC_PATH",   "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME",    "GEM_HOME",
+        "GEM_PATH",        "CLASSPATH"}) {
     const char* value = getenv(variable);
     if (!value) continue;
     const std::string rest = value;
@@ -215,10 +215,13 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     }
   }
 #endif
-  in.lint = {in.host, req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd))
-                                      : std::nullopt,
-             canonical("/proc/self/exe"), std::string(kBwrapPath), caller_path_entries(),
-             caller_load_path_entries()};
+  in.lint = {
+      in.host,
+      req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd)) : std::nullopt,
+      canonical("/proc/self/exe"),
+      std::string(kBwrapPath),
+      caller_path_entries(),
+      caller_load_path_entries()};
 #if defined(__APPLE__)
   in.lint.backend_binary = std::string(kSandboxExec);
   const auto target = ir::Target::Macos;

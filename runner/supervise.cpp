@@ -43,8 +43,8 @@ using Clock = std::chrono::steady_clock;
 // faults (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS) are zpolicy's own and are not caught.
 const std::vector<int>& watched() {
   static const std::vector<int> v = [] {
-    std::vector<int> out{SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-                         SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO};
+    std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD, SIGQUIT,   SIGUSR1, SIGUSR2,
+                         SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO};
 #if defined(__linux__)
     out.insert(out.end(), {SIGPWR, SIGSTKFLT});
     for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) out.push_back(s);

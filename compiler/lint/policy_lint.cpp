@@ -170,7 +170,7 @@ bool hard_linked_near(const std::string& file, const std::string& root, HostLook
 // (docs/lints.md "ZP003", known limits; a large ~/.local/lib or plugin directory is looked
 // at near its top only).
 struct TreeReach {
-  std::vector<std::string> link_targets;  // canonical
+  std::vector<std::string> link_targets;              // canonical
   std::vector<std::pair<dev_t, ino_t>> linked_files;  // regular files with st_nlink > 1
 };
 
@@ -221,8 +221,10 @@ TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
       if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) || depth >= kTreeLinkDepth) continue;
       struct stat st;
       if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-      if (S_ISREG(st.st_mode) && st.st_nlink > 1) out.linked_files.emplace_back(st.st_dev, st.st_ino);
-      else if (S_ISDIR(st.st_mode) && depth + 1 < kTreeDepth) pending.emplace_back(path, depth + 1);
+      if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+        out.linked_files.emplace_back(st.st_dev, st.st_ino);
+      else if (S_ISDIR(st.st_mode) && depth + 1 < kTreeDepth)
+        pending.emplace_back(path, depth + 1);
     }
     closedir(dir);
   }
@@ -236,8 +238,7 @@ TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
 // accepted (red team H17-11); hugetlbfs's files take the host's huge pages. `exact`: the
 // mount at `path` itself; otherwise the mount `path` lies on.
 std::optional<std::string> device_filesystem_of(const std::string& path,
-                                                const std::vector<MountEntry>& mounts,
-                                                bool exact) {
+                                                const std::vector<MountEntry>& mounts, bool exact) {
   const MountEntry* on = nullptr;
   for (const auto& m : mounts)
     if (exact ? m.point == path
@@ -266,16 +267,14 @@ LinkedInRoot linked_in_root(const std::string& root) {
   while (!pending.empty()) {
     const std::string dir = std::move(pending.back());
     pending.pop_back();
-    const int fd =
-        open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
       struct stat st;
       const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
-      if (errno == EACCES &&
-          (access(dir.c_str(), W_OK | X_OK) == 0 ||
-           (lstat(dir.c_str(), &st) == 0
-                ? st.st_uid == geteuid()
-                : lstat(parent.c_str(), &st) == 0 && st.st_uid == geteuid())))
+      if (errno == EACCES && (access(dir.c_str(), W_OK | X_OK) == 0 ||
+                              (lstat(dir.c_str(), &st) == 0
+                                   ? st.st_uid == geteuid()
+                                   : lstat(parent.c_str(), &st) == 0 && st.st_uid == geteuid())))
         out.hidden = true;
       continue;
     }
@@ -594,9 +593,10 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
           const auto& s = sensitive_paths()[i];
           PolicyPath sp = sensitive_policy_path(s);
           const auto bound_sensitive = ctx.host ? binder.bind(sp) : std::nullopt;
-          bool holds_it =
-              binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)) ||
-              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive, look));
+          bool holds_it = binder.contains(w.value, sp) ||
+                          (s.tree && binder.contains(sp, w.value)) ||
+                          (bound_root && bound_sensitive &&
+                           holds_by_identity(*bound_root, *bound_sensitive, look));
           // Other names of it in the root: a hard-linked start-up file, a tree's link into
           // the root or over it, a tree's hard-linked file on the root's filesystem.
           if (!holds_it && bound_root && bound_sensitive) {
@@ -628,9 +628,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
               }
             }
           }
-          if (holds_it)
-            held.push_back(std::string("'~/") + s.path + "' (" +
-                           s.what + ")");
+          if (holds_it) held.push_back(std::string("'~/") + s.path + "' (" + s.what + ")");
         }
         // Inside another account's home, its own list counts: a root-started sandbox keeps
         // kuid 0 and writes that user's ~/.ssh or ~/.config/systemd as it would the

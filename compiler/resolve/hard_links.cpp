@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <functional>
-#include <optional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -104,9 +104,9 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
           const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
           if (!hidden_from_walk &&
               (access(dir.c_str(), W_OK | X_OK) == 0 ||
-               (lstat(dir.c_str(), &d) == 0 ? d.st_uid == geteuid()
-                                            : errno == EACCES && lstat(parent.c_str(), &d) == 0 &&
-                                                  d.st_uid == geteuid())))
+               (lstat(dir.c_str(), &d) == 0
+                    ? d.st_uid == geteuid()
+                    : errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid())))
             hidden_from_walk = dir;
           return true;
         });
@@ -157,7 +157,8 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
   if (unlisted) {
     diags.error(unlisted->second->loc,
                 "cannot list '" + unlisted->first + "' below protected path '" +
-                    unlisted->second->path + "', and files in writable roots have other hard "
+                    unlisted->second->path +
+                    "', and files in writable roots have other hard "
                     "links: whether one is a name of a protected file cannot be checked; "
                     "refusing to run");
     return;

@@ -1,8 +1,5 @@
 #include "compiler/resolve/tree_walker.hpp"
 
-#include "compiler/resolve/casefold.hpp"
-#include "ir/path.hpp"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,6 +12,9 @@
 #include <memory>
 #include <set>
 #include <utility>
+
+#include "compiler/resolve/casefold.hpp"
+#include "ir/path.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -375,8 +375,7 @@ class Walker {
         free(real);
         // Under a `**` alone, what lies below the start is walked at its own name anyway,
         // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
-        if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_)))
-          return;
+        if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;
         if (options_.may_enter && !options_.may_enter(target)) return;
         const int fd = open(target.c_str(), kOpenDir);
         if (fd < 0) {

@@ -170,9 +170,11 @@ BOOST_DATA_TEST_CASE(a_deny_pattern_follows_host_symlinks_as_a_literal_deny_does
     box.make_dir(data + "/x");
     box.write_file(data + "/x/secret", "TOPSECRET\n");
     BOOST_REQUIRE(symlink("../data/x", (srv + "/x").c_str()) == 0);
-    const std::string policy = box.write_policy(
-        "p.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: "
-                  "[\"${WORKSPACE}\"]\n  deny: [\"" + box.base() + "/" + pattern + "\"]\n");
+    const std::string policy =
+        box.write_policy("p.yaml",
+                         "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: "
+                         "[\"${WORKSPACE}\"]\n  deny: [\"" +
+                             box.base() + "/" + pattern + "\"]\n");
     const RunResult r =
         box.sh("cat " + srv + "/x/secret " + data + "/x/secret", {"--policy", policy});
     BOOST_TEST(r.out.find("TOPSECRET") == std::string::npos, pattern << ": " << r.describe());
@@ -204,7 +206,8 @@ BOOST_AUTO_TEST_CASE(a_hard_link_to_a_protected_file_in_an_unlistable_directory_
         "p.yaml",
         "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"
         "  protect: [.git, .env]\n");
-    const RunResult r = box.sh("chmod 755 locked && echo evil >> locked/alias", {"--policy", policy});
+    const RunResult r =
+        box.sh("chmod 755 locked && echo evil >> locked/alias", {"--policy", policy});
     BOOST_REQUIRE(chmod(box.ws("locked").c_str(), 0755) == 0);
     BOOST_TEST(read_file(box.ws(name)).value_or("") == "orig\n", name << ": " << r.describe());
     if (*target) {
@@ -245,8 +248,8 @@ BOOST_DATA_TEST_CASE(a_huge_index_planted_in_a_new_repository_is_refused_within_
 // build/libpcre2-8.so.0 shim (every later git), both callers, exit 0. Now each such
 // variable's entries (an empty one is the working directory, as in $PATH), and the files
 // LD_PRELOAD, BASH_ENV and ENV name, are judged as $PATH's are, and $XDG_CONFIG_HOME and
-// $ZDOTDIR (git's, fish's, systemd's, zsh's start-up files) as ZP003's trees. The command's own value
-// given with --env NAME=VALUE is not zpolicy's environment: it runs (control).
+// $ZDOTDIR (git's, fish's, systemd's, zsh's start-up files) as ZP003's trees. The command's own
+// value given with --env NAME=VALUE is not zpolicy's environment: it runs (control).
 BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdata::make(kCallers),
                      caller) {
   struct Member {
@@ -259,14 +262,15 @@ BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdat
     Sandbox box(caller);
     box.make_dir(box.ws("src"));
     box.make_dir(box.ws("build"));
-    const std::string value = m.value.empty()         ? box.workspace()
+    const std::string value = m.value.empty()          ? box.workspace()
                               : m.value.front() == ':' ? m.value
                                                        : box.ws(m.value);
     RunSpec spec;
     spec.extra_env = {m.variable + "=" + value};
     spec.command = {"sh", "-c",
                     "echo 'import os' > src/sitecustomize.py; echo x > build/libz.so.1; echo "
-                    "'echo evil' > env.sh; echo " + std::string(kDoneMarker)};
+                    "'echo evil' > env.sh; echo " +
+                        std::string(kDoneMarker)};
     const RunResult r = box.run(spec);
     const std::string what = m.variable + "=" + m.value;
     BOOST_TEST(!exists(box.ws("src/sitecustomize.py")), what << ": planted: " << r.describe());
@@ -274,8 +278,8 @@ BOOST_DATA_TEST_CASE(the_callers_load_paths_into_the_workspace_are_refused, bdat
     BOOST_TEST(r.err.find("$" + m.variable) != std::string::npos, what << ": " << r.describe());
   }
   Sandbox box(caller);
-  const RunResult control = box.sh("echo \"$PYTHONPATH\"",
-                                   {"--env", "PYTHONPATH=" + box.ws("src")});
+  const RunResult control =
+      box.sh("echo \"$PYTHONPATH\"", {"--env", "PYTHONPATH=" + box.ws("src")});
   BOOST_TEST(control.completed(), control.describe());
   BOOST_TEST(control.out.find(box.ws("src")) != std::string::npos, control.describe());
 }
@@ -307,8 +311,8 @@ BOOST_DATA_TEST_CASE(no_catchable_signal_leaves_the_terminal_as_the_sandbox_set_
     }
     const RunResult r = box.finish(running);
     BOOST_TEST_REQUIRE(changed, sig << ": " << r.describe());
-    BOOST_TEST(pty.echo_and_canonical(),
-               sig << ": the sandbox's stty outlived the run\n" << r.describe());
+    BOOST_TEST(pty.echo_and_canonical(), sig << ": the sandbox's stty outlived the run\n"
+                                             << r.describe());
     BOOST_TEST(r.exit_code == 128 + (sig == SIGPIPE ? SIGTERM : sig), sig << ": " << r.describe());
     BOOST_TEST(!r.hit_limit, sig << ": " << r.describe());
   }
@@ -326,8 +330,8 @@ BOOST_DATA_TEST_CASE(the_hosts_dev_in_a_writable_root_is_never_accepted, bdata::
     box.make_dir(box.ws("rootfs/dev"));
     const std::string planted = "/dev/h17-planted-" + unique_token();
     RunSpec spec;
-    spec.root_prefix =
-        in_private_mount_namespace(std::string(mount) + " && shift && exec \"$@\"", {box.ws("rootfs/dev")});
+    spec.root_prefix = in_private_mount_namespace(std::string(mount) + " && shift && exec \"$@\"",
+                                                  {box.ws("rootfs/dev")});
     spec.options = {"--accept", "ZP013", "--accept", "ZP003"};
     spec.command = {"sh", "-c", "touch rootfs" + planted};
     const RunResult r = box.run(spec);
