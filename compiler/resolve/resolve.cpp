@@ -498,7 +498,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                    const ir::SourceLoc& loc) {
       // A file where the path needs a directory: protect the file, which is all that
       // stands between the sandbox and creating the path (blocked_way.hpp).
-      if (auto at = first_non_directory_on_way(root, rel)) rel.resize(*at + 1);
+      if (auto keep = blocked_way_length(root, rel)) rel.resize(*keep);
       std::string path = join(root, rel);
       HostKind pk = kind_of(path, false);
       add_protected(r, root, rel, pk, loc);
