@@ -116,18 +116,19 @@ ExplainAnswer explain_macos(const compiler::Compiled& c, const std::string& path
                             compiler::FsOp op) {
   ExplainAnswer out;
   out.target = Target::Macos;
-  std::string error;
   const std::string params_text = artifact(c, "params.txt");  // the parameters view it
-  auto params = compiler::parse_params_text(params_text, &error);
+  const auto params = compiler::parse_params_text(params_text);
+  if (!params) {
+    out.artifact = "cannot evaluate: " + params.error().message;
+    return out;
+  }
   // Seatbelt has no single "delete": unlinking and renaming away are file-write-unlink.
   const char* operation =
       op == compiler::FsOp::Delete ? "file-write-unlink" : compiler::to_string(op);
-  std::optional<compiler::SbplExplanation> e;
-  if (params)
-    e = compiler::explain_sbpl(c.resolved, artifact(c, "profile.sb"), *params, operation, path,
-                               &error);
+  auto e =
+      compiler::explain_sbpl(c.resolved, artifact(c, "profile.sb"), *params, operation, path);
   if (!e) {
-    out.artifact = "cannot evaluate: " + error;
+    out.artifact = "cannot evaluate: " + e.error().message;
     return out;
   }
   // The intent the Seatbelt verifier holds the profile to, which is what decides whether

@@ -45,12 +45,11 @@ void deciding_lines(const api::Loaded& loaded, const std::string& destination,
   if (!c || c->artifacts.empty()) return;  // refused before emission: nothing to read
   const std::string profile_text = artifact_text(*c, "profile.sb");
   const std::string params_text = artifact_text(*c, "params.txt");  // the parameters view it
-  const auto list = compiler::parse_params_text(params_text, nullptr);
+  const auto list = compiler::parse_params_text(params_text);
   auto parsed = compiler::parse_sbpl(profile_text);
-  if (!list || !std::holds_alternative<compiler::SbplProfile>(parsed)) return;
+  if (!list || !parsed) return;
   const compiler::SbplParams values(list->begin(), list->end());
-  const auto profile =
-      compiler::bind_params(std::move(std::get<compiler::SbplProfile>(parsed)), values);
+  const auto profile = compiler::bind_params(std::move(*parsed), values);
   const auto decisions =
       compiler::decide_all_models(profile, "network-outbound", destination, values);
   const bool allowed = decisions.front().allowed;  // last-match, the first model

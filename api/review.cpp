@@ -26,6 +26,13 @@ std::string name_of(const Request& r) {
   return ir::kBuiltinFile;
 }
 
+// A review that cannot resolve a policy (compile would refuse it too): exit 2, its reasons.
+DiffResult refused(DiffResult& out, const ir::Diagnostics& diags) {
+  api::add_all(out.diagnostics, diags);
+  out.exit_code = kExitUsage;
+  return out;
+}
+
 // Both policies, or the reasons either does not load (exit 2).
 bool load_both(const Request& first, const Request& second, DiffResult& out,
                std::optional<api::Loaded>& a, std::optional<api::Loaded>& b) {
@@ -33,8 +40,7 @@ bool load_both(const Request& first, const Request& second, DiffResult& out,
   a = api::load_request(first, diags);
   b = api::load_request(second, diags);
   if (a && b && !diags.has_errors()) return true;
-  api::add_all(out.diagnostics, diags);
-  out.exit_code = kExitUsage;
+  refused(out, diags);
   return false;
 }
 
@@ -57,8 +63,11 @@ DiffResult diff(const Request& before, const Request& after) {
   out.after = name_of(after);
   std::optional<api::Loaded> a, b;
   if (!load_both(before, after, out, a, b)) return out;
-  for (const auto& d : compiler::review::diff_policies({a->policy, a->mode}, {b->policy, b->mode}))
-    out.differences.push_back(public_of(d));
+  ir::Diagnostics diags;
+  const auto differences =
+      compiler::review::diff_policies({a->policy, a->mode}, {b->policy, b->mode}, diags);
+  if (!differences) return refused(out, diags);
+  for (const auto& d : *differences) out.differences.push_back(public_of(d));
   out.exit_code = out.differences.empty() ? kExitOk : kExitDifference;
   return out;
 }
@@ -75,7 +84,10 @@ DiffResult check_within(const Request& policy, const Request& ceiling) {
   narrowed.mode.value = p->mode;
   ir::Policy ceiling_policy = c->policy;
   ceiling_policy.mode.value = c->mode;
-  for (auto& e : compiler::review::escapes(narrowed, ceiling_policy)) {
+  ir::Diagnostics diags;
+  auto found = compiler::review::escapes(narrowed, ceiling_policy, diags);
+  if (!found) return refused(out, diags);
+  for (auto& e : *found) {
     out.differences.push_back(public_of(e.difference));
     out.differences.back().mode = ir::to_string(e.mode);
   }

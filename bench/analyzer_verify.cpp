@@ -19,6 +19,7 @@
 #include "compiler/analyzer/seccomp/setid_invariant.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "compiler/frontend/policy_parser.hpp"
+#include "compiler/pipeline.hpp"
 
 using namespace zpolicy;
 using Clock = std::chrono::steady_clock;

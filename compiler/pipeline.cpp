@@ -29,6 +29,31 @@ std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target, Artif
   return out;
 }
 
+namespace {
+
+// A Linux sandbox has a procfs of its own at /proc, read-only (DESIGN.md; docs/decisions.md
+// "A deny root at or below /proc"): the host's /proc is never there, and zpolicy masks
+// nothing inside the sandbox's own, where an emitted mask would either fail (bwrap cannot
+// make a mount point for an entry procfs lacks) or cover the sandbox's entry, not the
+// object the policy named (its pids are not the host's). Such a deny root is refused at
+// its line rather than found as a dropped deny by the verifier.
+bool refuse_deny_roots_in_proc(const ir::Resolved& r, ir::Diagnostics& diags) {
+  bool refused = false;
+  for (const auto& d : r.deny) {
+    if (!ir::path_within("/proc", d.path)) continue;
+    diags.error(d.loc, "the deny root '" + d.path.substr(0, 200) +
+                           (d.path.size() > 200 ? "...'" : "'") +
+                           " is at or below /proc, which a Linux sandbox mounts as a procfs "
+                           "of its own, read-only: the host's is not there to deny, and "
+                           "zpolicy does not mask entries of the sandbox's own; remove it "
+                           "(docs/decisions.md)");
+    refused = true;
+  }
+  return refused;
+}
+
+}  // namespace
+
 std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target target,
                                                ir::Mode mode, const std::optional<HostFacts>& host,
                                                ir::Diagnostics& diags) {
@@ -39,9 +64,10 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
     return std::nullopt;
   }
   if (!host) {
-    ir::Resolved r = resolve_portable(policy, mode);
-    if (refuse_pins_over_budget(r, diags)) return std::nullopt;
-    return r;
+    auto portable = resolve_portable(policy, mode, diags);
+    if (portable && target == Target::Linux && refuse_deny_roots_in_proc(*portable, diags))
+      return std::nullopt;
+    return portable;
   }
   const HostOs needed = target == Target::Linux ? HostOs::Linux : HostOs::Macos;
   if (host->os != needed) {
@@ -53,6 +79,8 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
     return std::nullopt;
   }
   auto bound = resolve_for_host(policy, mode, *host, diags);
+  if (bound && target == Target::Linux && refuse_deny_roots_in_proc(*bound, diags))
+    return std::nullopt;
   // Only bwrap needs a missing protected path to exist (runner/placeholders); Seatbelt's
   // literal + subpath pair refuses creating it, so a macOS run creates nothing.
   if (bound && target == Target::Linux) assume_placeholders(*bound);

@@ -91,6 +91,16 @@ int exec_child(void* arg) {
   if (!c.descriptors_placed && place_descriptors(c, -1) < 0) _exit(125);
   close_from(highest_child_fd(spec) + 1);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(125);
+  // The runner's handlers (runner/supervise.cpp) must not run here once the mask is
+  // lifted; an ignored signal stays ignored across the exec, as the caller left it.
+  for (int s = 1; s < NSIG; ++s) {
+    struct sigaction cur;
+    if (sigaction(s, nullptr, &cur) != 0) continue;
+    const bool handled = (cur.sa_flags & SA_SIGINFO)
+                             ? cur.sa_sigaction != nullptr
+                             : cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL;
+    if (handled) signal(s, SIG_DFL);
+  }
   for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &c.old_mask, nullptr);
   execve(spec.exe.c_str(), c.argv.data(), c.envp.data());

@@ -6,6 +6,8 @@
 
 #include <climits>
 #include <cstdlib>
+#include <string_view>
+#include <utility>
 
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/resolve/resolve.hpp"
@@ -37,6 +39,39 @@ std::vector<std::string> caller_path_entries() {
     if (next == std::string::npos) next = rest.size();
     out.push_back(rest.substr(pos, next - pos));
     pos = next + 1;
+  }
+  return out;
+}
+
+// The caller's other search paths for code, split, as (variable, entry): what the host's
+// next programs load by name from there (red team H17-8), and the directories that move
+// the start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart;
+// $ZDOTDIR's .zshrc). LD_PRELOAD names files (blanks or colons between them); the rest are
+// colon-separated lists.
+std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const char* variable :
+       {"LD_LIBRARY_PATH", "LD_PRELOAD",       "LD_AUDIT",   "PYTHONPATH",     "PERL5LIB",
+        "PERLLIB",         "RUBYLIB",          "NODE_PATH",  "BASH_ENV",       "ENV",
+        "PYTHONSTARTUP",   "XDG_CONFIG_HOME",  "ZDOTDIR",    "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
+        "GIT_EXEC_PATH",   "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME",    "GEM_HOME",
+        "GEM_PATH",        "CLASSPATH"}) {
+    const char* value = getenv(variable);
+    if (!value) continue;
+    const std::string rest = value;
+    const std::string_view name = variable;
+    const bool objects = name == "LD_PRELOAD" || name == "LD_AUDIT";
+    for (size_t pos = 0; pos <= rest.size();) {
+      size_t next = rest.find_first_of(name == "LD_PRELOAD" ? ": " : ":", pos);
+      if (next == std::string::npos) next = rest.size();
+      std::string entry = rest.substr(pos, next - pos);
+      pos = next + 1;
+      // An object named without a '/' is searched on the library path (judged through
+      // LD_LIBRARY_PATH); an empty one is nothing. An empty directory entry is the working
+      // directory, as in $PATH.
+      if (objects && entry.find('/') == std::string::npos) continue;
+      out.emplace_back(variable, std::move(entry));
+    }
   }
   return out;
 }
@@ -180,9 +215,13 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
     }
   }
 #endif
-  in.lint = {in.host, req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd))
-                                      : std::nullopt,
-             canonical("/proc/self/exe"), std::string(kBwrapPath), caller_path_entries()};
+  in.lint = {
+      in.host,
+      req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd)) : std::nullopt,
+      canonical("/proc/self/exe"),
+      std::string(kBwrapPath),
+      caller_path_entries(),
+      caller_load_path_entries()};
 #if defined(__APPLE__)
   in.lint.backend_binary = std::string(kSandboxExec);
   const auto target = ir::Target::Macos;

@@ -33,12 +33,36 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr int kWatched[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+// Forwarded to the command (INT, TERM, HUP) or taken (CHLD), and every other signal whose
+// default action ends the process and that can be caught: left at its default, any of
+// them killed zpolicy with the caller's terminal as the sandbox had set it (`stty -echo
+// -icanon` outlived the run after SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU, SIGVTALRM:
+// red team H17-9). They are forwarded like the first three, but only while at their
+// default: one the caller left ignored (a background job's SIGQUIT) stays ignored, and an
+// embedder's own handler (a profiler's SIGPROF, a runtime's SIGUSR2) stays its own. The
+// faults (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS) are zpolicy's own and are not caught.
+const std::vector<int>& watched() {
+  static const std::vector<int> v = [] {
+    std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD, SIGQUIT,   SIGUSR1, SIGUSR2,
+                         SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO};
+#if defined(__linux__)
+    out.insert(out.end(), {SIGPWR, SIGSTKFLT});
+    for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) out.push_back(s);
+#endif
+    return out;
+  }();
+  return v;
+}
+
+// Whether `sig` is always caught, even when the caller left it ignored.
+bool always_caught(int sig) {
+  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGCHLD;
+}
 
 sigset_t watched_signals() {
   sigset_t set;
   sigemptyset(&set);
-  for (int s : kWatched) sigaddset(&set, s);
+  for (int s : watched()) sigaddset(&set, s);
   return set;
 }
 
@@ -242,13 +266,18 @@ Outcome supervise(const SpawnSpec& spec) {
   sigprocmask(SIG_BLOCK, &set, &old_mask);
   g_signal_pipe = sig_pipe[1];
   struct sigaction act = {};
-  struct sigaction old_act[std::size(kWatched)];
+  std::vector<struct sigaction> old_act(watched().size());
   act.sa_handler = on_signal;
   sigemptyset(&act.sa_mask);
   act.sa_flags = SA_RESTART;
-  for (size_t i = 0; i < std::size(kWatched); ++i) sigaction(kWatched[i], &act, &old_act[i]);
+  for (size_t i = 0; i < watched().size(); ++i) {
+    sigaction(watched()[i], nullptr, &old_act[i]);
+    if (always_caught(watched()[i]) ||
+        (!(old_act[i].sa_flags & SA_SIGINFO) && old_act[i].sa_handler == SIG_DFL))
+      sigaction(watched()[i], &act, nullptr);
+  }
   auto restore = [&] {
-    for (size_t i = 0; i < std::size(kWatched); ++i) sigaction(kWatched[i], &old_act[i], nullptr);
+    for (size_t i = 0; i < watched().size(); ++i) sigaction(watched()[i], &old_act[i], nullptr);
     sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     g_signal_pipe = -1;
     close(sig_pipe[0]);
@@ -342,7 +371,8 @@ Outcome supervise(const SpawnSpec& spec) {
     unsigned char si;
     while (read(sfd, &si, 1) == 1) {
       int sig = si;
-      if (sig == SIGCHLD) continue;
+      // A SIGPIPE is about zpolicy's own writes, not the command's.
+      if (sig == SIGCHLD || sig == SIGPIPE) continue;
       out.signal = sig;
       if (!released) {
         kill_sandbox();

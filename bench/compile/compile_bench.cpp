@@ -85,8 +85,7 @@ Row measure(const std::string& text, compiler::Target target) {
     });
   } else {
     row.sbpl_us = median_us([&] {
-      std::string error;
-      auto params = compiler::parse_params_text(artifact(arts, "params.txt").content, &error);
+      auto params = compiler::parse_params_text(artifact(arts, "params.txt").content);
       compiler::verify_sbpl(resolved, artifact(arts, "profile.sb").content, *params);
     });
   }

@@ -38,6 +38,42 @@ constexpr std::array<std::string_view, 13> kRuntimeTrees = {
 constexpr std::array<std::string_view, 3> kDevices = {"/dev/null", "/dev/zero", "/dev/ptmx"};
 constexpr std::string_view kDescriptors = "/dev/fd";
 
+// The IR paths `in` as roots; those that are neither absolute nor ${VAR}-anchored go to
+// `unparsable` instead.
+std::vector<Root> load_roots(PathTable& paths, const std::vector<ir::ResolvedPath>& in,
+                             std::vector<ir::ResolvedPath>& unparsable) {
+  std::vector<Root> out;
+  for (const auto& rp : in) {
+    if (auto id = paths.parse(rp.path))
+      out.push_back(Root{*id, rp.kind, rp.loc});
+    else
+      unparsable.push_back(rp);
+  }
+  return out;
+}
+
+// Each of `roots` at its path in `index` (the first, where several share one).
+template <class Index>
+void index_roots(const std::vector<Root>& roots, Index& index) {
+  for (const auto& root : roots) index.insert(root.id, &root);
+}
+
+// Every strict ancestor of each of `guarded` into `out`, with the first below it.
+template <class Index>
+void index_ancestors(const PathTable& paths, const std::vector<Root>& guarded, Index& out) {
+  for (const auto& g : guarded) {
+    for (auto a = paths.parent(g.id); a; a = paths.parent(*a)) out.insert(*a, &g);
+    out.insert(PathTable::kRoot, &g);  // "/" holds a symbolic root too
+  }
+}
+
+// The first of `roots` at each path, as its place plus one, into the `kind` of `at`.
+template <class NearMap, class Member>
+void gather(const std::vector<Root>& roots, NearMap& at, Member kind) {
+  for (std::uint32_t i = 0; i < roots.size(); ++i)
+    if (!(at[roots[i].id].*kind)) at[roots[i].id].*kind = i + 1;
+}
+
 }  // namespace
 
 Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform platform)
@@ -54,39 +90,21 @@ Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform
       deny_ancestors_(*paths_),
       at_(*paths_),
       near_(*paths_) {
-  auto load = [&](const std::vector<ir::ResolvedPath>& in, std::vector<Root>& out, Index* index) {
-    out.reserve(in.size());
-    for (const auto& rp : in) {
-      if (auto id = paths_->parse(rp.path))
-        out.push_back(Root{*id, rp.kind, rp.loc});
-      else
-        unparsable_.push_back(rp);
-    }
-    if (index)
-      for (const auto& root : out) index->insert(root.id, &root);
-  };
+  read_ = load_roots(*paths_, r.read, unparsable_);
+  write_ = load_roots(*paths_, r.write, unparsable_);
+  protect_ = load_roots(*paths_, r.protect, unparsable_);
+  deny_ = load_roots(*paths_, r.deny, unparsable_);
+  pin_ = load_roots(*paths_, r.pin, unparsable_);
   // Protected and deny roots need no index of their own: near() finds them in at_.
-  load(r.read, read_, &read_index_);
-  load(r.write, write_, &write_index_);
-  load(r.protect, protect_, nullptr);
-  load(r.deny, deny_, nullptr);
-  load(r.pin, pin_, &pin_index_);
-  auto ancestors = [&](const std::vector<Root>& guarded, Index& out) {
-    for (const auto& g : guarded) {
-      for (auto a = paths_->parent(g.id); a; a = paths_->parent(*a)) out.insert(*a, &g);
-      out.insert(PathTable::kRoot, &g);  // "/" holds a symbolic root too
-    }
-  };
-  ancestors(protect_, protect_ancestors_);
-  ancestors(deny_, deny_ancestors_);
-  auto gather = [&](const std::vector<Root>& roots, std::uint32_t Near::*kind) {
-    for (std::uint32_t i = 0; i < roots.size(); ++i)
-      if (!(at_[roots[i].id].*kind)) at_[roots[i].id].*kind = i + 1;
-  };
-  gather(deny_, &Near::deny);
-  gather(write_, &Near::write);
-  gather(read_, &Near::read);
-  gather(protect_, &Near::protect);
+  index_roots(read_, read_index_);
+  index_roots(write_, write_index_);
+  index_roots(pin_, pin_index_);
+  index_ancestors(*paths_, protect_, protect_ancestors_);
+  index_ancestors(*paths_, deny_, deny_ancestors_);
+  gather(deny_, at_, &Near::deny);
+  gather(write_, at_, &Near::write);
+  gather(read_, at_, &Near::read);
+  gather(protect_, at_, &Near::protect);
   at_[tmp_].tmp = true;
   if (!macos()) at_[*paths_->parse("/dev")].own_dev = true;
   if (macos()) {
@@ -247,79 +265,75 @@ Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
   return expect(paths_->intern(p), op);
 }
 
+namespace {
+
+// Why each decision is made, by Intent::Why: {path}, {root} and {parent} stand for the
+// path asked about, the root that decides and the path's parent; {mode} and {op} for the
+// policy's mode and the operation asked.
+constexpr std::array<std::string_view, 27> kReasons = {
+    "danger-full-access: no confinement",
+    "under deny root {root}",
+    "mode {mode} writes nothing",
+    "under protected path {root}",
+    "under writable root {root}",
+    "/tmp is private to the sandbox",
+    "under readable root {root}",
+    "under no readable root",
+    "{path} is readable through {root} but under no writable root",
+    "{path} is under no root",
+    "protected path {root} cannot be created, deleted or renamed",
+    "{path} is a root of the policy, fixed for the sandbox's life",
+    "renaming {path} would carry protected {root} away",
+    "renaming {path} would carry deny root {root} away",
+    "{path} has no known parent directory",
+    "parent is under writable root {root}",
+    "the parent {parent} is readable through {root} but under no writable root",
+    "the parent {parent} is under no root",
+    "/dev is the sandbox's own",
+    "platform runtime path",
+    "platform device",
+    "the writable root itself",
+    "directory above protected path {root}",
+    "directory above deny root {root}",
+    "{op} inside a writable root",
+    "mapping an open file: its opening is what is judged",
+    "outside every read root",
+};
+
+// `text` with each {NAME} replaced by the value `value(NAME)` gives.
+template <class Value>
+std::string fill(std::string_view text, Value&& value) {
+  std::string out;
+  for (size_t open; (open = text.find('{')) != std::string_view::npos;) {
+    const size_t close = text.find('}', open);
+    out.append(text.substr(0, open)).append(value(text.substr(open + 1, close - open - 1)));
+    text.remove_prefix(close + 1);
+  }
+  return out.append(text);
+}
+
+}  // namespace
+
 Expectation Intent::expect(Id id, FsOp op) const {
+  static_assert(kReasons.size() == static_cast<size_t>(Why::ExecOutsideReadable) + 1);
   const Decision d = decide(id, op);
-  const std::string path = paths_->path(id).str();
-  const std::string root = d.root ? paths_->path(d.root->id).str() : "";
-  const auto parent_id = paths_->parent(id);
-  const std::string parent = parent_id ? paths_->path(*parent_id).str() : "";
-  auto reason = [&]() -> std::string {
-    switch (d.why) {
-      case Why::NotConfined:
-        return "danger-full-access: no confinement";
-      case Why::UnderDeny:
-        return "under deny root " + root;
-      case Why::ModeWritesNothing:
-        return std::string("mode ") + ir::to_string(mode_) + " writes nothing";
-      case Why::UnderProtected:
-        return "under protected path " + root;
-      case Why::UnderWritable:
-        return "under writable root " + root;
-      case Why::PrivateTmp:
-        return "/tmp is private to the sandbox";
-      case Why::UnderReadable:
-        return "under readable root " + root;
-      case Why::NoReadableRoot:
-        return "under no readable root";
-      case Why::ReadableNotWritable:
-        return path + " is readable through " + root + " but under no writable root";
-      case Why::UnderNoRoot:
-        return path + " is under no root";
-      case Why::ProtectedEntry:
-        return "protected path " + root + " cannot be created, deleted or renamed";
-      case Why::PolicyRoot:
-        return path + " is a root of the policy, fixed for the sandbox's life";
-      case Why::CarriesProtected:
-        return "renaming " + path + " would carry protected " + root + " away";
-      case Why::CarriesDeny:
-        return "renaming " + path + " would carry deny root " + root + " away";
-      case Why::NoParent:
-        return path + " has no known parent directory";
-      case Why::ParentWritable:
-        return "parent is under writable root " + root;
-      case Why::ParentReadableNotWritable:
-        return "the parent " + parent + " is readable through " + root +
-               " but under no writable root";
-      case Why::ParentUnderNoRoot:
-        return "the parent " + parent + " is under no root";
-      case Why::SandboxDev:
-        return "/dev is the sandbox's own";
-      case Why::PlatformRuntime:
-        return "platform runtime path";
-      case Why::PlatformDevice:
-        return "platform device";
-      case Why::WritableRootItself:
-        return "the writable root itself";
-      case Why::AboveProtected:
-        return "directory above protected path " + root;
-      case Why::AboveDeny:
-        return "directory above deny root " + root;
-      case Why::InsideWritable:
-        return std::string(op == FsOp::Link ? "hard link" : "ioctl") + " inside a writable root";
-      case Why::MapJudgedAtOpen:
-        return "mapping an open file: its opening is what is judged";
-      case Why::ExecOutsideReadable:
-        return "outside every read root";
+  const std::string reason = fill(kReasons[static_cast<size_t>(d.why)], [&](std::string_view name) {
+    if (name == "path") return paths_->path(id).str();
+    if (name == "root") return d.root ? paths_->path(d.root->id).str() : std::string();
+    if (name == "parent") {
+      const auto parent = paths_->parent(id);
+      return parent ? paths_->path(*parent).str() : std::string();
     }
-    return "?";
-  };
+    if (name == "mode") return std::string(ir::to_string(mode_));
+    return std::string(op == FsOp::Link ? "hard link" : "ioctl");
+  });
   // Under no root at all, the policy's read list is the line that leaves the path out.
   const bool outside =
       d.why == Why::NoReadableRoot || d.why == Why::UnderNoRoot || d.why == Why::ParentUnderNoRoot;
   const ir::SourceLoc rule = d.root                      ? d.root->loc
                              : outside && !read_.empty() ? read_.front().loc
                                                          : builtin();
-  return Expectation{d.expect, rule, reason()};
+  return Expectation{d.expect, rule, reason};
 }
 
 }  // namespace zpolicy::compiler

@@ -36,6 +36,23 @@ std::vector<Probe> generate_probes(const Intent& intent) {
   return probes;
 }
 
+namespace {
+
+// The writable roots at or above `id`, each at its first path in `writable_at`, in the
+// order of the IR's list, as every probe is.
+std::vector<const Root*> writable_above(const PathTable& paths,
+                                        const PathMap<const Root*>& writable_at, PathTable::Id id) {
+  std::vector<const Root*> out;
+  for (PathTable::Id a = id;; a = paths.up(a)) {
+    if (const Root* const* w = writable_at.find(a)) out.push_back(*w);
+    if (a == PathTable::kRoot) break;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
 void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit) {
   PathTable& paths = intent.paths();
   PathMap<bool> seen(paths);  // the first probe of a path keeps its role
@@ -65,17 +82,9 @@ void for_each_probe(const Intent& intent, const std::function<void(const Probe&)
   // root. A later writable root at the same path adds only directories already seen.
   PathMap<const Root*> writable_at(paths);
   for (const auto& w : intent.write()) writable_at.insert(w.id, &w);
-  std::vector<const Root*> containing;
   for (const auto& r : intent.protect()) {
     around(r, "protected path");
-    containing.clear();
-    for (PathTable::Id a = r.id;; a = paths.up(a)) {
-      if (const Root* const* w = writable_at.find(a)) containing.push_back(*w);
-      if (a == PathTable::kRoot) break;
-    }
-    // In the order of the IR's list, as every probe is.
-    std::sort(containing.begin(), containing.end());
-    for (const Root* w : containing)
+    for (const Root* w : writable_above(paths, writable_at, r.id))
       for (auto a = paths.parent(r.id); a && *a != w->id; a = paths.parent(*a))
         add(*a, R::Between, "protected path", &r, w);
   }

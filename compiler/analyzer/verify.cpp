@@ -100,10 +100,6 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
         std::to_string(v.mismatches - v.findings.size()) + " more not listed"));
 }
 
-ir::Diagnostic diagnostic_of(const SbplFinding& s) {
-  return ir::finding("macos", to_string(s.kind), s.loc, s.probe, s.expected, s.actual, s.trace);
-}
-
 void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, SbplBindings bindings,
                   std::vector<ir::Diagnostic>& out) {
   const Artifact* profile = find(arts, "profile.sb");
@@ -112,13 +108,13 @@ void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, Sbpl
     out.push_back(malformed(Target::Macos, profile ? "params.txt" : "profile.sb", "missing"));
     return;
   }
-  std::string error;
-  auto values = parse_params_text(params->content, &error);
+  auto values = parse_params_text(params->content);
   if (!values) {
-    out.push_back(malformed(Target::Macos, "params.txt", error));
+    out.push_back(malformed(Target::Macos, "params.txt", values.error().message));
     return;
   }
-  for (auto& s : verify_sbpl(r, profile->content, *values, bindings)) out.push_back(diagnostic_of(s));
+  auto findings = verify_sbpl(r, profile->content, *values, bindings);
+  out.insert(out.end(), findings.begin(), findings.end());
 }
 
 }  // namespace
@@ -131,9 +127,9 @@ std::vector<std::string> artifact_names(Target target) {
 std::vector<ir::Diagnostic> inexpressible(const ir::Resolved& intent, Target target) {
   std::vector<ir::Diagnostic> out;
   if (target != Target::Macos || !ir::is_confined(intent.mode)) return out;
-  for (const auto& s : unnameable_policy_paths(intent)) out.push_back(diagnostic_of(s));
+  out = unnameable_policy_paths(intent);
   if (out.empty())
-    if (auto s = too_many_ancestor_bytes(intent)) out.push_back(diagnostic_of(*s));
+    if (auto s = too_many_ancestor_bytes(intent)) out.push_back(std::move(*s));
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "compiler/lint/policy_lint.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +12,10 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -55,6 +60,9 @@ class Binder {
     if (!raw || !host_) return raw;
     return canonical(*raw);
   }
+
+  // An absolute host path with each existing symlink resolved, the missing rest as spelled.
+  std::string canonical_path(const std::string& path) { return canonical(path); }
 
   // Whether `a` contains `b`, also across anchors when both can be bound to the host.
   bool contains(const PolicyPath& a, const PolicyPath& b) {
@@ -150,6 +158,151 @@ bool hard_linked_near(const std::string& file, const std::string& root, HostLook
   const struct stat* f = look.stat(file);
   const struct stat* r = look.stat(root);
   return f && S_ISREG(f->st_mode) && f->st_nlink > 1 && r && f->st_dev == r->st_dev;
+}
+
+// What a sensitive tree reaches beyond its own files (red team H17-1): a symlink inside
+// it names a file elsewhere that the tool reads as its own (`~/.ssh/config ->
+// ~/dotfiles/ssh_config`, `~/.config/git/config`, a unit `systemctl --user link` made: the
+// usual dotfiles layouts, dangling or not), and a regular file with other hard links has
+// other names (H17-2). Found by a walk that follows no symlink and opens nothing but
+// directories, breadth first and bounded, since it runs on every run: the first
+// kTreeEntries entries of each tree, kTreeDepth levels deep, hard links in the top two
+// (docs/lints.md "ZP003", known limits; a large ~/.local/lib or plugin directory is looked
+// at near its top only).
+struct TreeReach {
+  std::vector<std::string> link_targets;              // canonical
+  std::vector<std::pair<dev_t, ino_t>> linked_files;  // regular files with st_nlink > 1
+};
+
+constexpr size_t kTreeEntries = 2000;
+constexpr size_t kTreeDepth = 8;
+constexpr size_t kTreeLinkDepth = 2;
+
+template <class Canonical>
+TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
+  TreeReach out;
+  std::deque<std::pair<std::string, size_t>> pending{{top, 0}};  // directory, depth
+  size_t seen = 0;
+  while (!pending.empty() && seen < kTreeEntries) {
+    const auto [dir_path, depth] = std::move(pending.front());
+    pending.pop_front();
+    const int fd =
+        open(dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) continue;
+    DIR* dir = fdopendir(fd);
+    if (!dir) {
+      close(fd);
+      continue;
+    }
+    while (const dirent* e = seen < kTreeEntries ? readdir(dir) : nullptr) {
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      ++seen;
+      const std::string path = dir_path + "/" + std::string(name);
+      if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
+        std::vector<char> buf(PATH_MAX + 1);
+        const ssize_t n = readlinkat(dirfd(dir), e->d_name, buf.data(), PATH_MAX);
+        if (n > 0) {
+          const std::string target(buf.data(), static_cast<size_t>(n));
+          out.link_targets.push_back(
+              canonical(target.front() == '/' ? target : dir_path + "/" + target));
+          continue;
+        }
+        if (e->d_type == DT_LNK) continue;
+      }
+      if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) {
+        if (e->d_type == DT_DIR && depth + 1 < kTreeDepth) {
+          pending.emplace_back(path, depth + 1);
+          continue;
+        }
+      }
+      // Hard links only near the top, where the files tools read live (~/.ssh/config,
+      // ~/.config/git/config): a stat per file deeper would cost every run.
+      if ((e->d_type != DT_REG && e->d_type != DT_UNKNOWN) || depth >= kTreeLinkDepth) continue;
+      struct stat st;
+      if (fstatat(dirfd(dir), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+        out.linked_files.emplace_back(st.st_dev, st.st_ino);
+      else if (S_ISDIR(st.st_mode) && depth + 1 < kTreeDepth)
+        pending.emplace_back(path, depth + 1);
+    }
+    closedir(dir);
+  }
+  return out;
+}
+
+// The host's device filesystems, which statfs cannot tell from a tmpfs (devtmpfs reports
+// TMPFS_MAGIC): known by the mount table's type. A chroot tree in the workspace with the
+// host's /dev bound or mounted into it (debootstrap's `mount --bind /dev rootfs/dev`) let
+// a root-started sandbox create and remove entries of the host's /dev once ZP013 was
+// accepted (red team H17-11); hugetlbfs's files take the host's huge pages. `exact`: the
+// mount at `path` itself; otherwise the mount `path` lies on.
+std::optional<std::string> device_filesystem_of(const std::string& path,
+                                                const std::vector<MountEntry>& mounts, bool exact) {
+  const MountEntry* on = nullptr;
+  for (const auto& m : mounts)
+    if (exact ? m.point == path
+              : ir::path_within(m.point, path) && (!on || m.point.size() >= on->point.size()))
+      on = &m;
+  if (!on) return std::nullopt;
+  if (on->fs_type == "devtmpfs" || on->fs_type == "devpts")
+    return on->fs_type + " (the host's device nodes)";
+  if (on->fs_type == "hugetlbfs") return on->fs_type + " (the host's huge pages)";
+  return std::nullopt;
+}
+
+// The inodes of the regular files with other hard links below `root`, and whether the walk
+// met a directory it could not list that the sandbox could open up (the caller's own, or
+// writable): walked only when a listed file has other names on the root's filesystem, so
+// that a hard-linked ~/.gitconfig refuses only the workspace that holds its other name
+// (H17-2). No symlink followed, nothing but directories opened, iterative.
+struct LinkedInRoot {
+  std::set<std::pair<dev_t, ino_t>> inodes;
+  bool hidden = false;
+};
+
+LinkedInRoot linked_in_root(const std::string& root) {
+  LinkedInRoot out;
+  std::vector<std::string> pending{root};
+  while (!pending.empty()) {
+    const std::string dir = std::move(pending.back());
+    pending.pop_back();
+    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+      struct stat st;
+      const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+      if (errno == EACCES && (access(dir.c_str(), W_OK | X_OK) == 0 ||
+                              (lstat(dir.c_str(), &st) == 0
+                                   ? st.st_uid == geteuid()
+                                   : lstat(parent.c_str(), &st) == 0 && st.st_uid == geteuid())))
+        out.hidden = true;
+      continue;
+    }
+    DIR* d = fdopendir(fd);
+    if (!d) {
+      close(fd);
+      continue;
+    }
+    while (const dirent* e = readdir(d)) {
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      if (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+      struct stat st;
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        // Listed but not searchable (mode 0644): the sandbox may chmod it if it is ours.
+        struct stat self;
+        if (errno == EACCES && fstat(dirfd(d), &self) == 0 && self.st_uid == geteuid())
+          out.hidden = true;
+        continue;
+      }
+      if (S_ISDIR(st.st_mode))
+        pending.push_back(dir + "/" + std::string(name));
+      else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+        out.inodes.insert({st.st_dev, st.st_ino});
+    }
+    closedir(d);
+  }
+  return out;
 }
 
 // A $PATH entry as the directory it names from `cwd`: an empty entry is the working
@@ -412,6 +565,8 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
   if (writes) {
     PolicyPath home{PathRoot::Home, {}};
     const auto homes = ctx.host ? account_homes() : std::vector<std::pair<std::string, std::string>>{};
+    std::map<size_t, TreeReach> tree_reaches;  // walked once, whatever the number of roots
+    std::map<std::string, LinkedInRoot> linked_in_roots;  // walked only when needed
     for (const auto& w : p.write) {
       const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
       if (binder.contains(w.value, home) ||
@@ -433,14 +588,64 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                 "outlives the sandbox");
       } else {
         std::vector<std::string> held;
-        for (const auto& s : sensitive_paths()) {
+        const struct stat* root_st = bound_root ? look.stat(*bound_root) : nullptr;
+        for (size_t i = 0; i < sensitive_paths().size(); ++i) {
+          const auto& s = sensitive_paths()[i];
           PolicyPath sp = sensitive_policy_path(s);
           const auto bound_sensitive = ctx.host ? binder.bind(sp) : std::nullopt;
-          if (binder.contains(w.value, sp) || (s.tree && binder.contains(sp, w.value)) ||
-              (bound_root && bound_sensitive && holds_by_identity(*bound_root, *bound_sensitive, look)))
-            held.push_back(std::string("'~/") + s.path + "' (" +
-                           s.what + ")");
+          bool holds_it = binder.contains(w.value, sp) ||
+                          (s.tree && binder.contains(sp, w.value)) ||
+                          (bound_root && bound_sensitive &&
+                           holds_by_identity(*bound_root, *bound_sensitive, look));
+          // Other names of it in the root: a hard-linked start-up file, a tree's link into
+          // the root or over it, a tree's hard-linked file on the root's filesystem.
+          if (!holds_it && bound_root && bound_sensitive) {
+            if (hard_linked_near(*bound_sensitive, *bound_root, look)) {
+              auto walked = linked_in_roots.find(*bound_root);
+              if (walked == linked_in_roots.end())
+                walked = linked_in_roots.emplace(*bound_root, linked_in_root(*bound_root)).first;
+              const struct stat* f = look.stat(*bound_sensitive);
+              holds_it = walked->second.hidden ||
+                         (f && walked->second.inodes.contains({f->st_dev, f->st_ino}));
+            }
+            if (!holds_it && s.tree) {
+              auto cached = tree_reaches.find(i);
+              if (cached == tree_reaches.end())
+                cached = tree_reaches
+                             .emplace(i, tree_reach(*bound_sensitive,
+                                                    [&](const std::string& path) {
+                                                      return binder.canonical_path(path);
+                                                    }))
+                             .first;
+              for (const auto& t : cached->second.link_targets)
+                holds_it |= ir::path_within(*bound_root, t) || ir::path_within(t, *bound_root);
+              for (const auto& [dev, ino] : cached->second.linked_files) {
+                if (!root_st || dev != root_st->st_dev || holds_it) continue;
+                auto walked = linked_in_roots.find(*bound_root);
+                if (walked == linked_in_roots.end())
+                  walked = linked_in_roots.emplace(*bound_root, linked_in_root(*bound_root)).first;
+                holds_it = walked->second.hidden || walked->second.inodes.contains({dev, ino});
+              }
+            }
+          }
+          if (holds_it) held.push_back(std::string("'~/") + s.path + "' (" + s.what + ")");
         }
+        // Inside another account's home, its own list counts: a root-started sandbox keeps
+        // kuid 0 and writes that user's ~/.ssh or ~/.config/systemd as it would the
+        // caller's (red team round 17, noticed by reading).
+        if (bound_root)
+          for (const auto& [user, other_home] : homes) {
+            const std::string canon_home = binder.canonical_path(other_home);
+            if (canon_home == "/" || canon_home == ctx.host->home ||
+                !ir::path_within(canon_home, *bound_root))
+              continue;
+            for (const auto& s : sensitive_paths()) {
+              const std::string entry = binder.canonical_path(canon_home + "/" + s.path);
+              if (holds(*bound_root, entry, look) ||
+                  (s.tree && ir::path_within(entry, *bound_root)))
+                held.push_back("'" + entry + "' (" + s.what + " of user '" + user + "')");
+            }
+          }
         if (!held.empty()) {
           std::string list;
           for (size_t i = 0; i < held.size() && i < 4; ++i) list += (i ? ", " : "") + held[i];
@@ -474,6 +679,26 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                                     : "' ('" + entry + "' on your PATH, from here)") +
                       ", a directory on your PATH: a program planted there runs outside "
                       "the sandbox");
+              break;
+            }
+          }
+        if (ctx.host)
+          for (const auto& [variable, entry] : ctx.caller_load_paths) {
+            const std::string dir = caller_path_directory(entry, ctx.host->cwd);
+            // Read as a whole at start-up: a writable root inside one counts too.
+            const bool tree = variable == "XDG_CONFIG_HOME" || variable == "ZDOTDIR" ||
+                              variable == "PYTHONUSERBASE" || variable == "CARGO_HOME" ||
+                              variable == "RUSTUP_HOME" || variable == "GEM_HOME";
+            if (holds(*bw, dir, look) ||
+                (tree && ir::path_within(binder.canonical_path(dir), *bw))) {
+              add("ZP003", S::Error, w.loc,
+                  "writable root '" + w.value.str() + "' holds '" + dir +
+                      (dir == entry ? std::string("'")
+                                    : "' ('" + entry + "' in your " + variable + ", from here)") +
+                      ", which your $" + variable +
+                      " names: code or configuration planted there is loaded by your next "
+                      "program outside the sandbox (give the command its value with --env " +
+                      variable + "=VALUE instead)");
               break;
             }
           }
@@ -611,8 +836,14 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
       std::optional<std::string> why;
       if (auto kind = kernel_interface_at(real)) why = "is on " + *kind;
       if (!why)
+        if (auto kind = device_filesystem_of(real, look.mounts(), false)) why = "is on " + *kind;
+      if (!why)
         for (const auto& below : writable_mounts_below(real, look.mounts())) {
           if (auto kind = kernel_interface_at(below.point)) {
+            why = "holds the mount at '" + below.point + "', which is " + *kind;
+            break;
+          }
+          if (auto kind = device_filesystem_of(below.point, look.mounts(), true)) {
             why = "holds the mount at '" + below.point + "', which is " + *kind;
             break;
           }

@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "compiler/resolve/resolve.hpp"
@@ -19,6 +20,10 @@ struct LintContext {
   std::optional<std::string> backend_binary;  // the sandbox backend, e.g. /usr/bin/bwrap
   // The caller's $PATH entries: the host runs what lies there after the sandbox is gone.
   std::vector<std::string> caller_path;
+  // The caller's other search paths the host loads code from by name (`LD_LIBRARY_PATH`,
+  // `PYTHONPATH`, …), as (variable, entry): a library or module planted there runs in the
+  // host's next program of that environment (red team H17-8).
+  std::vector<std::pair<std::string, std::string>> caller_load_paths = {};
 };
 
 // Reviewer-level findings about a policy that is valid but probably not what its author

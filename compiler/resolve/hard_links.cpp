@@ -5,8 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -20,8 +23,10 @@ using Inode = std::pair<dev_t, ino_t>;
 // Calls `file(path, st)` for every non-directory below `top` (and for `top` itself when
 // it is not a directory), never following a symlink and never entering a path in `skip`,
 // until `file` returns false. Iterative: the workspace decides the depth, not the stack.
+// A directory that cannot be opened is handed to `unlistable`, which says whether to go on.
 void walk(const std::string& top, const std::set<std::string>& skip,
-          const std::function<bool(const std::string&, const struct stat&)>& file) {
+          const std::function<bool(const std::string&, const struct stat&)>& file,
+          const std::function<bool(const std::string&)>& unlistable) {
   struct stat st;
   if (lstat(top.c_str(), &st) != 0) return;
   if (!S_ISDIR(st.st_mode)) {
@@ -34,7 +39,10 @@ void walk(const std::string& top, const std::set<std::string>& skip,
     const std::string dir = std::move(pending.back());
     pending.pop_back();
     int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) continue;
+    if (fd < 0) {
+      if (errno == EACCES) more = unlistable(dir);
+      continue;
+    }
     DIR* d = fdopendir(fd);
     if (!d) {
       close(fd);
@@ -51,7 +59,11 @@ void walk(const std::string& top, const std::set<std::string>& skip,
         continue;
       }
       if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;  // links, FIFOs, …
-      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        // Listed but not searchable (mode 0644): what it holds cannot be looked at.
+        if (errno == EACCES) more = unlistable(dir);
+        continue;
+      }
       if (S_ISDIR(st.st_mode))
         pending.push_back(std::move(path));
       else
@@ -72,14 +84,54 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
   // Regular files with other names, in the writable part of every writable root. A
   // nested writable root is walked as part of its parent (and skipped on its own).
   std::map<Inode, std::vector<std::string>> linked;
+  std::optional<std::string> hidden_from_walk;
   for (const auto& w : r.write) {
     bool nested = false;
     for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
     if (nested) continue;
-    walk(w.path, guarded, [&](const std::string& path, const struct stat& st) {
-      if (S_ISREG(st.st_mode) && st.st_nlink > 1) linked[{st.st_dev, st.st_ino}].push_back(path);
-      return true;
-    });
+    walk(
+        w.path, guarded,
+        [&](const std::string& path, const struct stat& st) {
+          if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+            linked[{st.st_dev, st.st_ino}].push_back(path);
+          return true;
+        },
+        [&](const std::string& dir) {
+          // A directory of the caller's own that it cannot list (mode 0111), or below one of
+          // the caller's that is not searchable (0644), the sandbox may chmod and write
+          // through an alias hidden there (red team H17-7); one it can write into, too.
+          struct stat d;
+          const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+          if (!hidden_from_walk &&
+              (access(dir.c_str(), W_OK | X_OK) == 0 ||
+               (lstat(dir.c_str(), &d) == 0
+                    ? d.st_uid == geteuid()
+                    : errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid())))
+            hidden_from_walk = dir;
+          return true;
+        });
+  }
+  if (hidden_from_walk) {
+    // Only a protected file with other names can have one hidden there.
+    const ir::ResolvedPath* shared = nullptr;
+    for (const auto& p : r.protect)
+      if (!shared)
+        walk(
+            p.path, {},
+            [&](const std::string&, const struct stat& st) {
+              if (S_ISREG(st.st_mode) && st.st_nlink > 1) shared = &p;
+              return !shared;
+            },
+            [](const std::string&) { return true; });
+    if (shared) {
+      diags.error(shared->loc,
+                  "cannot list '" + *hidden_from_walk +
+                      "', which the sandbox could write into, and files under protected path '" +
+                      shared->path +
+                      "' have other hard links: one hidden there cannot be checked; refusing "
+                      "to run (make it readable, or move it out of the writable root)");
+      return;
+    }
   }
   if (linked.empty()) return;
 
@@ -87,13 +139,30 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
   // protected path is walked with its parent; the set below removes duplicates).
   std::map<std::string, const ir::ResolvedPath*> aliases;  // writable name -> its rule
   // Past the limit the run is refused, so the walk stops there.
+  // A protected directory the walk cannot list may hold what a writable name shares.
+  std::optional<std::pair<std::string, const ir::ResolvedPath*>> unlisted;
   for (const auto& p : r.protect)
-    walk(p.path, {}, [&](const std::string&, const struct stat& st) {
-      auto it = linked.find({st.st_dev, st.st_ino});
-      if (it != linked.end())
-        for (const auto& name : it->second) aliases.emplace(name, &p);
-      return aliases.size() <= kMaxHardLinkAliases;
-    });
+    walk(
+        p.path, {},
+        [&](const std::string&, const struct stat& st) {
+          auto it = linked.find({st.st_dev, st.st_ino});
+          if (it != linked.end())
+            for (const auto& name : it->second) aliases.emplace(name, &p);
+          return aliases.size() <= kMaxHardLinkAliases;
+        },
+        [&](const std::string& dir) {
+          unlisted = {dir, &p};
+          return false;
+        });
+  if (unlisted) {
+    diags.error(unlisted->second->loc,
+                "cannot list '" + unlisted->first + "' below protected path '" +
+                    unlisted->second->path +
+                    "', and files in writable roots have other hard "
+                    "links: whether one is a name of a protected file cannot be checked; "
+                    "refusing to run");
+    return;
+  }
   if (aliases.size() > kMaxHardLinkAliases) {
     const auto& [name, rule] = *aliases.begin();
     diags.error(rule->loc,

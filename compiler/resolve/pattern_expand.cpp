@@ -47,7 +47,9 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
       // Artifacts hold one path per line: a name with a line break in it (which an
       // earlier sandbox could have made) cannot be written down faithfully. One in the
       // start itself, a root's, resolution reports once for the root.
-      if (m.path.find_first_of("\n\r", start.size()) != std::string::npos) {
+      // A followed host link's target (deny walks) need not lie below the start.
+      const size_t from = m.path.starts_with(start) ? start.size() : 0;
+      if (m.path.find_first_of("\n\r", from) != std::string::npos) {
         diags.error(origin.loc, "pattern '" + origin.value.str() + "' matches a path with a " +
                                     "line break in a name below '" + start +
                                     "'; rename it; refusing to run");
@@ -140,6 +142,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
                        [&](const ir::ResolvedPath& w) { return ir::path_within(dir, w.path); });
   };
   options.keep = below_a_root;
+  options.in_writable_root = below_a_root;
   return walk_groups(groups, options, diags);
 }
 
@@ -164,6 +167,11 @@ std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& po
   WalkOptions options;
   options.limits = limits;
   options.may_enter = [&](const std::string& dir) { return !pruned.contains(dir); };
+  options.in_writable_root = [&](const std::string& p) {
+    return std::any_of(r.write.begin(), r.write.end(),
+                       [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, p); });
+  };
+  options.follow_host_links = true;
   return walk_groups(groups, options, diags);
 }
 

@@ -75,17 +75,33 @@ std::vector<std::string> components_below(const std::string& root, const std::st
   return out;
 }
 
+// The number of components of a resolved path below its anchor ("/" or a variable such as
+// "${WORKSPACE}"): "/" and "${HOME}" 0, "/etc" and "${HOME}/.ssh" 1. Empty components
+// (a doubled or trailing slash) are not counted.
+size_t depth_of(std::string_view path) {
+  size_t n = 0;
+  for (size_t at = 0; at < path.size();) {
+    size_t next = path.find('/', at);
+    if (next == std::string_view::npos) next = path.size();
+    n += next > at ? 1 : 0;
+    at = next + 1;
+  }
+  return path.starts_with('/') || n == 0 ? n : n - 1;
+}
+
 // Sorting by depth first and text second gives the bind order (a parent before its
 // children, so later, deeper mounts cover earlier ones) and a deterministic artifact.
+// Each depth is computed once, not per comparison.
 void sort_by_depth(std::vector<ResolvedPath>& v) {
-  auto depth = [](const std::string& s) { return std::count(s.begin(), s.end(), '/'); };
-  std::sort(v.begin(), v.end(), [&](const ResolvedPath& a, const ResolvedPath& b) {
-    auto da = depth(a.path), db = depth(b.path);
-    return da != db ? da < db : a.path < b.path;
+  std::vector<std::pair<size_t, ResolvedPath>> keyed;
+  keyed.reserve(v.size());
+  for (auto& p : v) keyed.emplace_back(depth_of(p.path), std::move(p));
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second.path < b.second.path;
   });
-  v.erase(std::unique(v.begin(), v.end(),
-                      [](const ResolvedPath& a, const ResolvedPath& b) { return a.path == b.path; }),
-          v.end());
+  v.clear();
+  for (auto& [depth, p] : keyed)
+    if (v.empty() || v.back().path != p.path) v.push_back(std::move(p));
 }
 
 ir::Resolved common(const ir::Policy& policy, ir::Mode mode) {
@@ -141,25 +157,13 @@ std::unordered_set<std::string_view> writable_roots(const ir::Resolved& r) {
 // Every protected or deny path inside a writable root needs the directories between it
 // and the root pinned, whichever rule put it there: without pins `mv data d2` (or
 // `mv modules m2` for a `.git` pointer's target) would move it aside and let the sandbox
-// plant a fresh one in its place. Over the pin budget nothing is pinned: the caller
-// refuses the policy (pins_over_budget).
-void add_pins(ir::Resolved& r) {
-  if (pins_over_budget(r)) return;
-  const auto writable = writable_roots(r);
-  for (const auto* g : guarded_paths(r)) {
-    const auto root = deepest_writable_above(writable, g->path);
-    if (!root) continue;
-    for (auto at = g->path.find('/', root->size() + 1); at != std::string::npos;
-         at = g->path.find('/', at + 1))
-      r.pin.push_back({g->path.substr(0, at), HostKind::Unknown, g->loc});
-  }
-}
-
-}  // namespace
-
-std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
-  // Counted arithmetically, before any pin is made: a pin's path is a prefix of the
-  // guarded path, so the bytes are the positions of its separators below the root.
+// plant a fresh one in its place. The one walk over those pins, which both the budget and
+// add_pins use, so that the pins counted are the pins made: `visit(guarded, end)` for each
+// pin `guarded->path.substr(0, end)`, in r.protect then r.deny order, until the pins'
+// bytes so far (counted before duplicates go) cross kMaxPinnedBytes; then the location
+// of the guarded path whose pin crossed it.
+std::optional<ir::SourceLoc> for_each_pin(
+    const ir::Resolved& r, const std::function<void(const ResolvedPath&, size_t)>& visit) {
   const auto writable = writable_roots(r);
   size_t bytes = 0;
   for (const auto* g : guarded_paths(r)) {
@@ -169,13 +173,29 @@ std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r) {
          at = g->path.find('/', at + 1)) {
       bytes += at;
       if (bytes > kMaxPinnedBytes) return g->loc;
+      visit(*g, at);
     }
   }
   return std::nullopt;
 }
 
+// Over the pin budget nothing is pinned: the caller refuses the policy
+// (refuse_pins_over_budget).
+void add_pins(ir::Resolved& r) {
+  std::vector<ResolvedPath> pins;
+  const auto over = for_each_pin(r, [&](const ResolvedPath& g, size_t end) {
+    pins.push_back({g.path.substr(0, end), HostKind::Unknown, g.loc});
+  });
+  if (over) return;
+  r.pin.insert(r.pin.end(), std::make_move_iterator(pins.begin()),
+               std::make_move_iterator(pins.end()));
+}
+
+// A located error at the first protected or deny path (in r.protect, then r.deny order)
+// whose pins cross kMaxPinnedBytes; true when it refused. Counted before any pin is made:
+// a pin's path is a prefix of the guarded path, so its bytes are its separator's position.
 bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags) {
-  const auto loc = pins_over_budget(r);
+  const auto loc = for_each_pin(r, [](const ResolvedPath&, size_t) {});
   if (loc)
     diags.error(*loc, "the directories between this path and its writable root, with those "
                       "of the paths before it, exceed the pin budget of " +
@@ -184,6 +204,8 @@ bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags) {
                           "inputs\"); use fewer or shallower protected and deny paths");
   return loc.has_value();
 }
+
+}  // namespace
 
 std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
                                        const std::optional<ir::Mode>& requested,
@@ -199,7 +221,8 @@ std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
   return requested;
 }
 
-ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
+std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode mode,
+                                             ir::Diagnostics& diags) {
   ir::Resolved r = common(policy, mode);
   r.portable = true;
   r.cwd = "${WORKSPACE}";
@@ -222,6 +245,7 @@ ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode) {
   }
   for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
   add_portable_patterns(policy, r);
+  if (refuse_pins_over_budget(r, diags)) return std::nullopt;
   if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
   sort_by_depth(r.read);
   sort_by_depth(r.write);
@@ -474,7 +498,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                    const ir::SourceLoc& loc) {
       // A file where the path needs a directory: protect the file, which is all that
       // stands between the sandbox and creating the path (blocked_way.hpp).
-      if (auto at = first_non_directory_on_way(root, rel)) rel.resize(*at + 1);
+      if (auto keep = blocked_way_length(root, rel)) rel.resize(*keep);
       std::string path = join(root, rel);
       HostKind pk = kind_of(path, false);
       add_protected(r, root, rel, pk, loc);
@@ -836,10 +860,12 @@ std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {
         out.push_back(&d);
         break;
       }
-  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
-    return std::count(a->path.begin(), a->path.end(), '/') <
-           std::count(b->path.begin(), b->path.end(), '/');
-  });
+  std::vector<std::pair<size_t, ir::ResolvedPath*>> keyed;
+  keyed.reserve(out.size());
+  for (auto* p : out) keyed.emplace_back(depth_of(p->path), p);
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < out.size(); ++i) out[i] = keyed[i].second;
   return out;
 }
 

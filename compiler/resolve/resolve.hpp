@@ -48,8 +48,12 @@ std::optional<ir::Mode> effective_mode(const ir::Policy& policy,
                                        const std::optional<ir::Mode>& requested,
                                        ir::Diagnostics& diags);
 
-// Portable resolution: variables stay symbolic, nothing on the host is looked at.
-ir::Resolved resolve_portable(const ir::Policy& policy, ir::Mode mode);
+// Portable resolution: variables stay symbolic, nothing on the host is looked at. None,
+// with a located error, for a policy over the pin budget (kMaxPinnedBytes), as
+// resolve_for_host: every way a policy is resolved (compile, verify, explain, run, and
+// the review's diff and check --within) refuses it alike.
+std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode mode,
+                                             ir::Diagnostics& diags);
 
 // Binds the policy to a host: canonical paths, host kinds, `.git` pointer files, and
 // refusal (located diagnostics) of protected or deny paths that cross a symlink inside
@@ -69,13 +73,6 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
 // path names (counted before duplicates go) a policy is refused; the goldens and
 // bench/scale.sh's 20 000 paths stay below it (docs/verify.md, "Bounded inputs").
 inline constexpr size_t kMaxPinnedBytes = size_t{4} << 20;
-
-// The first protected or deny path (in r.protect, then r.deny order) whose pins cross
-// kMaxPinnedBytes, if any. resolve_* then pins nothing.
-std::optional<ir::SourceLoc> pins_over_budget(const ir::Resolved& r);
-
-// pins_over_budget as a located error; true when it refused.
-bool refuse_pins_over_budget(const ir::Resolved& r, ir::Diagnostics& diags);
 
 // The paths `run` makes exist before bwrap starts (runner/placeholders): pins, protected
 // paths and deny paths inside writable roots, shallowest first.

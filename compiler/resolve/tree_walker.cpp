@@ -1,7 +1,5 @@
 #include "compiler/resolve/tree_walker.hpp"
 
-#include "compiler/resolve/casefold.hpp"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,9 +7,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <utility>
+
+#include "compiler/resolve/casefold.hpp"
+#include "ir/path.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -147,6 +150,7 @@ class Walker {
   }
 
   WalkResult run(const std::string& start) {
+    start_ = start;
     std::vector<State> states;
     for (unsigned p = 0; p < patterns_.size(); ++p) add_closure(states, {p, 0}, true);
     int fd = open(start.c_str(), kOpenDir);
@@ -220,8 +224,18 @@ class Walker {
     return type == DT_REG || type == DT_LNK ? part : 0;
   }
 
+  // Whether the sandbox could write into a directory the walk cannot list: it may now, or
+  // it owns the directory, or the one holding it, and so may chmod it (mode 0111, 0000 or
+  // a parent of 0644 of the caller's own hid a nested repository from `**/.git`, and the
+  // sandbox made it 0755 and planted a hook: red team H17-3). The sandbox keeps the
+  // caller's uid and holds no capability.
   static bool writable(int dirfd, const char* name) {
-    return faccessat(dirfd, name, W_OK | X_OK, AT_EACCESS) == 0;
+    if (faccessat(dirfd, name, W_OK | X_OK, AT_EACCESS) == 0) return true;
+    struct stat st;
+    if (fstatat(dirfd, name, &st, 0) == 0) return st.st_uid == geteuid();
+    // Not even looked up: the directory holding it is not searchable (mode 0644, 0400),
+    // and the sandbox may chmod that one if it is the caller's.
+    return errno == EACCES && fstat(dirfd, &st) == 0 && st.st_uid == geteuid();
   }
 
   void unlistable(const std::string& path) {
@@ -309,6 +323,7 @@ class Walker {
     }
     std::vector<State> next;
     std::optional<size_t> matched;
+    bool named = false;  // a component of a pattern, not a `**`, took this name and goes on
     for (const State& s : f.states) {
       const auto& c = comps(s);
       if (c[s.index].kind == Kind::AnyDepth) {
@@ -318,6 +333,7 @@ class Walker {
           if (!matched) matched = patterns_[s.pattern].origin;
         } else {
           add_closure(next, {s.pattern, s.index + 1}, true);
+          named = true;
         }
       }
     }
@@ -335,6 +351,46 @@ class Walker {
       add_match(std::move(path), *matched, true, type == DT_LNK);
       return;
     }
+    // `packages/*/.env` names `packages/x/.env` through a link `packages/x -> ../libs/x`
+    // exactly as the literal `packages/x/.env` does, which refuses the run; skipping the link
+    // left `libs/x/.env`, outside what the pattern walks, writable under that name (red team
+    // H17-5). A `**` alone goes on below the link's target under its own name, if it lies in
+    // what is walked.
+    if (type == DT_LNK) {
+      const bool in_root = options_.in_writable_root && options_.in_writable_root(path);
+      if (in_root && named) {
+        result_.error = "'" + path +
+                        "' is a symlink inside a writable root that the pattern would cross; "
+                        "name its target instead";
+        return;
+      }
+      // Outside the writable roots a link is host layout, which a literal deny path follows:
+      // `deny: [/srv/*/secret]` or `/srv/**/secret` with `/srv/x -> /data/x` denies
+      // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
+      // target once; what it holds counts against the limits.
+      if (!in_root && options_.follow_host_links) {
+        char* real = realpath(path.c_str(), nullptr);
+        if (!real) return;  // dangling: nothing there to deny
+        const std::string target(real);
+        free(real);
+        // Under a `**` alone, what lies below the start is walked at its own name anyway,
+        // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
+        if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;
+        if (options_.may_enter && !options_.may_enter(target)) return;
+        const int fd = open(target.c_str(), kOpenDir);
+        if (fd < 0) {
+          if (errno == EACCES && writable(AT_FDCWD, target.c_str())) unlistable(target);
+          return;
+        }
+        struct stat st;
+        if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
+          close(fd);
+          return;
+        }
+        enter(fd, target, std::move(next));
+        return;
+      }
+    }
     if (type != DT_DIR) return;
     if (options_.may_enter && !options_.may_enter(path)) return;
     int fd = openat(parent, e->name, kOpenDir);
@@ -350,6 +406,8 @@ class Walker {
   const WalkOptions& options_;
   std::vector<bool> any_depth_;
   std::vector<Frame> stack_;
+  std::string start_;
+  std::set<std::pair<dev_t, ino_t>> followed_;  // link targets entered (follow_host_links)
   WalkResult result_;
 };
 

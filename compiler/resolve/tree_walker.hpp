@@ -51,6 +51,14 @@ struct WalkOptions {
   std::function<bool(const std::string& dir)> may_enter;
   // Whether a match is kept (outside every writable root, a protection is moot).
   std::function<bool(const std::string& path)> keep;
+  // Whether `path` lies in a writable root: a symlink there that a pattern's component (not
+  // a `**`) would cross refuses the walk, as a literal policy path crossing it does (red
+  // team H17-5). Unset: never.
+  std::function<bool(const std::string& path)> in_writable_root;
+  // Whether a symlink to a directory outside the writable roots is followed, under a `*`,
+  // a literal or a `**` (deny walks: a literal deny path follows host links too). Unset:
+  // skipped.
+  bool follow_host_links = false;
   // Whether the directory open at a descriptor looks names up case-insensitively; unset:
   // its filesystem and attribute say (compiler/resolve/casefold). Names in such a
   // directory are matched as the filesystem compares them.

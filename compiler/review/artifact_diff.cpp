@@ -254,14 +254,13 @@ std::variant<std::unique_ptr<BoundProfile>, ArtifactError> bind(const MacosArtif
                                                                  bool second) {
   auto out = std::make_unique<BoundProfile>();
   out->params_text = side.params_txt;
-  std::string error;
-  auto list = parse_params_text(out->params_text, &error);
-  if (!list) return ArtifactError{second, "params.txt", 0, error};
+  auto list = parse_params_text(out->params_text);
+  if (!list) return ArtifactError{second, "params.txt", 0, list.error().message};
   out->params = SbplParams(list->begin(), list->end());
   auto parsed = parse_sbpl(side.profile_sb);
-  if (auto* e = std::get_if<SbplError>(&parsed))
-    return ArtifactError{second, "profile.sb", e->line, e->message};
-  out->profile = bind_params(std::get<SbplProfile>(std::move(parsed)), out->params);
+  if (!parsed)
+    return ArtifactError{second, "profile.sb", parsed.error().loc.line, parsed.error().message};
+  out->profile = bind_params(std::move(*parsed), out->params);
   if (auto missing = unbound_params(out->profile); !missing.empty())
     return ArtifactError{second, "params.txt", 0, "parameter " + missing.front() + " is not defined"};
   return out;

@@ -16,12 +16,11 @@ struct Role {
   const char* extension;
   Kind kind;
 };
-constexpr Role kRoles[] = {{"policy.yaml", "yaml", Kind::Policy},
-                           {"bwrap.args", "args", Kind::Bwrap},
-                           {"seccomp.bpf", "bpf", Kind::Seccomp},
-                           {"profile.sb", "sb", Kind::Sbpl},
-                           {"params.txt", "params", Kind::Sbpl},
-                           {"oci.json", "json", Kind::Oci}};
+constexpr Role kRoles[] = {
+    {"policy.yaml", "yaml", Kind::Policy}, {"bwrap.args", "args", Kind::Bwrap},
+    {"seccomp.bpf", "bpf", Kind::Seccomp}, {"profile.sb", "sb", Kind::Sbpl},
+    {"params.txt", "params", Kind::Sbpl},  {"oci.json", "json", Kind::Oci},
+    {"index", "index", Kind::GitIndex},    {"index-sha256", "index256", Kind::GitIndex}};
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -62,6 +61,8 @@ const char* to_string(Kind k) {
       return "sbpl";
     case Kind::Oci:
       return "oci";
+    case Kind::GitIndex:
+      return "git-index";
   }
   return "?";
 }
@@ -78,6 +79,7 @@ Grammar grammar_of(const std::string& role) {
   if (role == "profile.sb") return Grammar::Sexpr;
   if (role == "params.txt") return Grammar::Params;
   if (role == "oci.json") return Grammar::Json;
+  if (role == "index" || role == "index-sha256") return Grammar::GitIndex;
   return Grammar::Yaml;
 }
 
@@ -113,6 +115,15 @@ Corpus::Corpus(const std::string& source_dir) {
     seeds_[Kind::Policy].push_back({"", "policy.yaml", read_file(p)});
   for (const auto& p : sorted(root / "tests" / "fuzz" / "seeds", ".json"))
     seeds_[Kind::Oci].push_back({"", "oci.json", read_file(p)});
+  for (const auto& p : sorted(root / "tests" / "fuzz" / "seeds", ".index"))
+    seeds_[Kind::GitIndex].push_back({"", "index", read_file(p)});
+  for (const auto& p : sorted(root / "tests" / "fuzz" / "seeds", ".index256"))
+    seeds_[Kind::GitIndex].push_back({"", "index-sha256", read_file(p)});
+  if (seeds_[Kind::GitIndex].empty())
+    throw std::runtime_error("no git index seeds under " + source_dir + "/tests/fuzz/seeds");
+  for (const auto& e : fs::directory_iterator(root / "tests" / "fuzz" / "seeds"))
+    if (e.path().filename().string().starts_with("sharedindex."))
+      shared_indexes_[e.path().filename().string()] = read_file(e.path());
 }
 
 const std::string& Corpus::policy_text(const std::string& policy) const {
@@ -145,7 +156,7 @@ std::optional<Input> Corpus::input_from_file(const std::string& path, const std:
   for (const auto& r : kRoles) {
     if (ext != std::string(".") + r.extension) continue;
     Input in{r.kind, "", r.role, bytes};
-    if (r.kind == Kind::Policy || r.kind == Kind::Oci) return in;
+    if (r.kind == Kind::Policy || r.kind == Kind::Oci || r.kind == Kind::GitIndex) return in;
     const std::string named = p.stem().extension().string();
     in.policy = policy                                                   ? *policy
                 : named.size() > 1 && policies_.count(named.substr(1)) ? named.substr(1)

@@ -11,10 +11,11 @@
 
 namespace zpolicy::fuzz {
 
-// The inputs zpolicy reads from a user or a repository, one per kind.
-enum class Kind { Policy, Bwrap, Seccomp, Sbpl, Oci };
-inline constexpr Kind kAllKinds[] = {Kind::Policy, Kind::Bwrap, Kind::Seccomp, Kind::Sbpl,
-                                     Kind::Oci};
+// The inputs zpolicy reads from a user or a repository, one per kind. Appended kinds keep
+// the others' inputs: a kind's number is part of its generator's seed (rng_for).
+enum class Kind { Policy, Bwrap, Seccomp, Sbpl, Oci, GitIndex };
+inline constexpr Kind kAllKinds[] = {Kind::Policy, Kind::Bwrap, Kind::Seccomp,
+                                     Kind::Sbpl,   Kind::Oci,   Kind::GitIndex};
 
 const char* to_string(Kind k);
 std::optional<Kind> parse_kind(std::string_view name);
@@ -22,7 +23,8 @@ std::optional<Kind> parse_kind(std::string_view name);
 // One file of a golden artifact set, or a policy, or an OCI profile: what is mutated.
 // `policy` names the golden policy an artifact is verified against ("default" for
 // golden/default.yaml); `role` is the file's name in its set ("bwrap.args",
-// "profile.sb", "params.txt", "policy.yaml", "oci.json").
+// "profile.sb", "params.txt", "policy.yaml", "oci.json", "index" for a git index with
+// SHA-1 names, "index-sha256" for one with SHA-256 names).
 struct Seed {
   std::string policy;
   std::string role;
@@ -51,6 +53,10 @@ class Corpus {
   // The golden policy's text and its artifacts for `target` ("linux", "macos").
   const std::string& policy_text(const std::string& policy) const;
   const std::string& artifact(const std::string& policy, const std::string& name) const;
+  // The shared indexes a split index seed names (tests/fuzz/seeds/sharedindex.HASH), by
+  // file name: written beside every git index input, so that its `link` extension leads
+  // to one.
+  const std::map<std::string, std::string>& shared_indexes() const { return shared_indexes_; }
 
   // Iteration `iteration` of a run with `seed`: a seed of the kind, mutated.
   Input generate(Kind kind, uint64_t seed, uint64_t iteration) const;
@@ -67,6 +73,7 @@ class Corpus {
   std::map<Kind, std::vector<Seed>> seeds_;
   std::map<std::string, std::string> policies_;
   std::map<std::string, std::string> artifacts_;  // "default/bwrap.args" -> bytes
+  std::map<std::string, std::string> shared_indexes_;
 };
 
 }  // namespace zpolicy::fuzz

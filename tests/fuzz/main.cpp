@@ -42,8 +42,8 @@ constexpr const char* kUsage =
     "       zpolicy_fuzz --kind K --seed N --iteration I   (run one generated input again)\n"
     "       zpolicy_fuzz --replay FILE [--policy NAME]     (run a saved input again)\n"
     "       zpolicy_fuzz --bench [--kind K]... [--seed N] [--iterations N]\n"
-    "kinds: policy bwrap seccomp sbpl oci (default: all). --seconds is the budget of the\n"
-    "whole run, shared equally by the kinds; --iterations caps each kind.\n";
+    "kinds: policy bwrap seccomp sbpl oci git-index (default: all). --seconds is the budget\n"
+    "of the whole run, shared equally by the kinds; --iterations caps each kind.\n";
 
 struct Options {
   std::vector<Kind> kinds;
@@ -201,7 +201,7 @@ int fuzz(const Corpus& corpus, const Options& o, const std::string& workspace,
     }
     const double took =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%-8s %6llu inputs in %5.1f s (exit", to_string(kind),
+    std::printf("%-9s %6llu inputs in %5.1f s (exit", to_string(kind),
                 static_cast<unsigned long long>(stats.inputs), took);
     for (const auto& [code, count] : stats.exits)
       std::printf(" %d: %llu", code, static_cast<unsigned long long>(count));
@@ -224,7 +224,8 @@ int replay(const Corpus& corpus, const Options& o, const std::string& workspace,
   const auto input = corpus.input_from_file(*o.replay, bytes.str(), o.policy);
   if (!input) {
     std::cerr << "zpolicy_fuzz: " << *o.replay
-              << ": the extension names no input kind (.yaml .args .bpf .sb .params .json)\n";
+              << ": the extension names no input kind (.yaml .args .bpf .sb .params .json "
+                 ".index .index256)\n";
     return 2;
   }
   Stats stats;

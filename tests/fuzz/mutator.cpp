@@ -548,6 +548,74 @@ void bpf_edit(std::string& s, Rng& rng) {
   }
 }
 
+// ---- git index ----------------------------------------------------------------------
+
+// The fixed part of a version 2 entry with SHA-1 (stat data, mode, ids, size, hash, flags)
+// and the header ("DIRC", version, count): read-cache.c's layout.
+constexpr size_t kIndexHeader = 12, kIndexEntryFixed = 62;
+
+// Values the reader compares a field with: versions, file types (a gitlink, a directory
+// of a sparse index), the extended flag, name lengths and counts at their edges.
+constexpr std::array<uint32_t, 16> kIndexValues = {
+    0,       1,       2,      3,      4,          5,           0160000, 0040000,
+    0100644, 0120000, 0x4000, 0x0fff, 0x7fffffff, 0xffffffffu, 62,      0x80000000u};
+
+void put_be32(std::string& s, size_t at, uint32_t v) {
+  if (at + 4 > s.size()) return;
+  for (int i = 0; i < 4; ++i) s[at + i] = static_cast<char>(v >> (24 - 8 * i));
+}
+
+// An extension block: a signature the reader knows ("link" names a shared index) or not,
+// its size field, and that many bytes or fewer.
+std::string index_extension(Rng& rng) {
+  static const Words signatures = {"link", "TREE", "REUC",
+                                   "sdir", "UNTR", "FSMN",
+                                   "EOIE", "IEOT", std::string_view("\0\0\0\0", 4)};
+  std::string out(pick(signatures, rng));
+  const size_t body = rng.percent(70) ? 20 + rng.below(16) : rng.below(64);
+  out += std::string(4, '\0');
+  put_be32(
+      out, 4,
+      rng.percent(80) ? static_cast<uint32_t>(body) : kIndexValues[rng.below(kIndexValues.size())]);
+  for (size_t i = 0; i < body; ++i) out += static_cast<char>(rng.below(256));
+  return out;
+}
+
+void git_index_edit(std::string& s, Rng& rng) {
+  // Entry starts are not known without parsing; these offsets land on one of the first
+  // entries' fields (mode at 24, flags at 60) often enough.
+  const size_t entry =
+      kIndexHeader + (rng.percent(50) ? 0 : rng.below(4) * (kIndexEntryFixed + 10));
+  const uint32_t value = kIndexValues[rng.below(kIndexValues.size())];
+  switch (rng.below(7)) {
+    case 0:  // the version
+      return put_be32(s, 4, value);
+    case 1:  // the entry count
+      return put_be32(s, 8, rng.percent(50) ? value : static_cast<uint32_t>(rng.below(64)));
+    case 2:  // an entry's mode
+      return put_be32(s, entry + 24, value);
+    case 3:  // an entry's flags (name length, the extended and stage bits)
+      if (entry + kIndexEntryFixed <= s.size()) {
+        s[entry + 60] = static_cast<char>(value >> 8);
+        s[entry + 61] = static_cast<char>(value);
+      }
+      return;
+    case 4: {  // an extension before the trailing checksum
+      const std::string ext = index_extension(rng);
+      const size_t at = s.size() >= 20 ? s.size() - 20 : s.size();
+      if (fits(s, ext.size())) s.insert(at, ext);
+      return;
+    }
+    case 5:  // an entry's bytes again
+      if (entry + kIndexEntryFixed <= s.size() && fits(s, kIndexEntryFixed + 8))
+        s.insert(entry, s.substr(entry, kIndexEntryFixed + 8));
+      return;
+    default:  // cut anywhere, the checksum or the middle of an entry
+      if (!s.empty()) s.resize(rng.below(s.size()));
+      return;
+  }
+}
+
 // ---- one edit -----------------------------------------------------------------------
 
 void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
@@ -560,6 +628,11 @@ void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
     case 0: {  // one path of many components
       const std::string path = long_path(size, rng);
       if (g == Grammar::Bpf) break;
+      if (g == Grammar::GitIndex) {  // one entry's name, without its NUL
+        if (fits(s, path.size()))
+          s.insert(std::min(s.size(), kIndexHeader + kIndexEntryFixed), path);
+        break;
+      }
       if (g == Grammar::Params)
         insert_at_line(s, std::string(pick(kParamNames, rng)) + "=" + path, rng);
       else if (g == Grammar::Argv)
@@ -571,7 +644,8 @@ void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
       break;
     }
     case 1: {  // deep nesting
-      if (g == Grammar::Bpf || g == Grammar::Argv || g == Grammar::Params) break;
+      if (g == Grammar::Bpf || g == Grammar::Argv || g == Grammar::Params || g == Grammar::GitIndex)
+        break;
       const size_t depth = std::max<size_t>(1, size / 16);
       if (g == Grammar::Yaml && rng.percent(30)) {
         std::string block = yaml_block_nesting(std::min<size_t>(depth, 700));
@@ -589,6 +663,8 @@ void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
       if (g == Grammar::Bpf) {
         piece = s.size() >= kInsn && rng.percent(70) ? s.substr(rng.below(s.size() / kInsn) * kInsn, kInsn)
                                                    : random_insn(rng);
+      } else if (g == Grammar::GitIndex) {  // an entry, many times
+        piece = s.substr(std::min(s.size(), kIndexHeader), kIndexEntryFixed + 10);
       } else if (g == Grammar::Argv) {
         // Mostly an option the artifact already holds (`--tmpfs /t` 60 000 times), so
         // that the repeats reach the mount table.
@@ -609,7 +685,7 @@ void hostile_edit(std::string& s, Grammar g, size_t min_size, Rng& rng) {
 
 void one_edit(std::string& s, Grammar g, const std::vector<std::string>& donors, Rng& rng) {
   if (rng.percent(4)) return hostile_edit(s, g, 0, rng);
-  const bool text = g != Grammar::Bpf;
+  const bool text = g != Grammar::Bpf && g != Grammar::GitIndex;
   switch (rng.below(text ? 11 : 8)) {
     case 0:
       return flip_bit(s, rng);
@@ -643,6 +719,8 @@ void one_edit(std::string& s, Grammar g, const std::vector<std::string>& donors,
       return params_edit(s, rng);
     case Grammar::Json:
       return json_edit(s, rng);
+    case Grammar::GitIndex:
+      return git_index_edit(s, rng);
   }
 }
 

@@ -9,8 +9,9 @@
 namespace zpolicy::fuzz {
 
 // The syntax an input is written in: it picks the token-aware edits (a line of YAML, an
-// argv option with its operands, an S-expression, a BPF instruction, a JSON element).
-enum class Grammar { Yaml, Argv, Bpf, Sexpr, Params, Json };
+// argv option with its operands, an S-expression, a BPF instruction, a JSON element, a
+// git index's big-endian fields, entries and extensions).
+enum class Grammar { Yaml, Argv, Bpf, Sexpr, Params, Json, GitIndex };
 
 // Inputs never grow past the 1 MiB the analyzer's budget speaks of (issue 19 §2).
 inline constexpr size_t kMaxInput = size_t{1} << 20;

@@ -2,6 +2,8 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string_view>
 
@@ -9,6 +11,7 @@
 #include "compiler/frontend/default_policy.hpp"
 #include "compiler/frontend/oci_import.hpp"
 #include "compiler/pipeline.hpp"
+#include "compiler/resolve/git_index.hpp"
 #include "zpolicy/zpolicy.hpp"
 
 namespace zpolicy::fuzz {
@@ -153,6 +156,27 @@ Outcome run_oci(const Input& input) {
   return out;
 }
 
+// A git index as the host's .git/index (compiler/resolve/git_index.hpp; red team A16-6):
+// written beside the seeds' shared indexes in a directory of the scratch tree, then read
+// for its gitlinks with the hash size its role names. The reader answers with paths or
+// with why it will not decide; either is an answer (exit 0 or 2 in the statistics).
+Outcome run_git_index(const Corpus& corpus, const Input& input, const std::string& workspace) {
+  Outcome out;
+  if (workspace.empty()) return out;
+  const std::filesystem::path dir = std::filesystem::path(workspace).parent_path() / "git-index";
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, bytes] : corpus.shared_indexes())
+    std::ofstream(dir / name, std::ios::binary | std::ios::trunc) << bytes;
+  const std::string index = (dir / "index").string();
+  std::ofstream(index, std::ios::binary | std::ios::trunc) << input.bytes;
+  const auto links = compiler::gitlinks_of_index(index, input.role == "index-sha256" ? 32 : 20);
+  out.exit_code = links.unreadable ? kExitUsage : kExitOk;
+  out.diagnostics = links.unreadable ? "unreadable: " + *links.unreadable + "\n"
+                                     : std::to_string(links.paths.size()) + " gitlinks\n";
+  for (const auto& p : links.paths) out.diagnostics += "  " + p.substr(0, 200) + "\n";
+  return out;
+}
+
 }  // namespace
 
 Outcome run_input(const Corpus& corpus, const Input& input, const std::string& workspace) {
@@ -165,6 +189,8 @@ Outcome run_input(const Corpus& corpus, const Input& input, const std::string& w
       return run_artifact(corpus, input);
     case Kind::Oci:
       return run_oci(input);
+    case Kind::GitIndex:
+      return run_git_index(corpus, input, workspace);
   }
   return {};
 }

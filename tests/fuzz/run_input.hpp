@@ -19,7 +19,9 @@ struct Outcome {
 // * bwrap.args / seccomp.bpf / profile.sb / params.txt: verify against the golden policy
 //   they were compiled from, the set's other files kept golden; seccomp.bpf also through
 //   inspect's parse, disassembly and evaluation;
-// * OCI profile: the import, then a compile of the default policy with its syscalls.
+// * OCI profile: the import, then a compile of the default policy with its syscalls;
+// * git index: the reader of the gitlinks resolve looks for (submodules the host's git
+//   enters), on a file in the scratch tree beside the seeds' shared indexes.
 // The fail-closed promises are checked on every answer: an exit code of the contract,
 // an error diagnostic behind every refusal, artifacts behind every success. A crash, a
 // sanitizer report or a hang never returns (crash_guard reports those); an exception is

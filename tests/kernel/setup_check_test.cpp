@@ -174,6 +174,52 @@ std::ostream& operator<<(std::ostream& os, const Below& b) {
 const Below kBelow[] = {
     {".git/index.lock", false}, {".git/hooks/evil", true}, {"secrets/planted", false}};
 
+struct NamedPolicy {
+  const char* name;
+  const char* yaml;
+};
+std::ostream& operator<<(std::ostream& os, const NamedPolicy& p) { return os << p.name; }
+const NamedPolicy kPolicies[] = {
+    {"setup.yaml", kDenyPolicy}, {"climb.yaml", kClimbPolicy}, {"below.yaml", kProtectedDirPolicy}};
+
+// The workspace every case here starts from, under the policy it runs with: the entries
+// the policies above protect or deny (in any of them: each is a plain file or directory
+// under the others), and the decoys a swap puts in their place.
+struct SwapWorkspace {
+  Sandbox box;
+  std::string policy;
+  SwapWorkspace(Caller caller, const char* name, const char* yaml)
+      : box(caller), policy(box.write_policy(name, yaml)) {
+    box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+    box.write_file(box.ws(".git/hooks/pre-commit.sample"), "#!/bin/sh\n");
+    box.write_file(box.ws(".env"), "TOKEN=1\n");
+    box.write_file(box.ws("data/agent-sessions/log"), "session\n");
+    box.write_file(box.ws("secrets/key"), "SECRET-4721\n");
+    box.write_file(box.ws("private/key"), "SECRET-4722\n");
+    box.write_file(box.ws("secret.txt"), "SECRET-4723\n");
+    box.write_file(box.ws("decoy-dir/x"), "decoy\n");
+    box.write_file(box.ws("decoy-file"), "decoy\n");
+    box.write_file(box.ws("decoy-data/agent-sessions/x"), "decoy\n");
+  }
+
+  // `original` exchanged with a symlink to `link` when the run execs bwrap
+  // (run_swapped_at_exec): bwrap must create nothing below `victim`, and the command
+  // must not start.
+  void expect_nothing_created(const std::string& original, const std::string& link,
+                              const std::string& victim, const std::string& what) {
+    const std::string moved = original + "-moved";
+    BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
+    const std::string before = snapshot(victim);
+    const std::string ran = "ran-" + unique_token();
+    const RunResult r = run_swapped_at_exec(box, policy, original, moved, victim, ran);
+
+    BOOST_TEST(snapshot(victim) == before,
+               "bwrap created an entry " << what << ": " << snapshot(victim) << r.describe());
+    BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
+    BOOST_TEST(!exists(box.ws(ran)), "the command ran");
+  }
+};
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_setup_check)
@@ -183,27 +229,14 @@ BOOST_AUTO_TEST_SUITE(kernel_setup_check)
 // the host.
 BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_nothing_on_the_host,
                      bdata::make(kCallers) * bdata::make(kClimbs), caller, climb_in) {
-  Sandbox box(caller);
-  const std::string policy = box.write_policy("climb.yaml", kClimbPolicy);
-  box.write_file(box.ws(".env"), "TOKEN=1\n");
-  box.write_file(box.ws("secret.txt"), "SECRET-4724\n");
-  const std::string victim = box.home() + "/victim";
-  box.make_dir(victim);
-  const std::string original = box.ws(climb_in.name);
-  const std::string moved = original + "-moved";
+  SwapWorkspace w(caller, "climb.yaml", kClimbPolicy);
+  const std::string victim = w.box.home() + "/victim";
+  w.box.make_dir(victim);
   const std::string link =
-      climb(box.workspace()) + "oldroot" +
-      (climb_in.through_root_copy ? "/sys/" + descriptor_of(box, policy, "/") : std::string()) +
+      climb(w.box.workspace()) + "oldroot" +
+      (climb_in.through_root_copy ? "/sys/" + descriptor_of(w.box, w.policy, "/") : std::string()) +
       victim + "/created";
-  BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
-  const std::string before = snapshot(victim);
-  const std::string ran = "ran-" + unique_token();
-  const RunResult r = run_swapped_at_exec(box, policy, original, moved, victim, ran);
-
-  BOOST_TEST(snapshot(victim) == before, "bwrap created an entry on the host: "
-                                             << snapshot(victim) << r.describe());
-  BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
-  BOOST_TEST(!exists(box.ws(ran)), "the command ran");
+  w.expect_nothing_created(w.box.ws(climb_in.name), link, victim, "on the host");
 }
 
 // E1d's last member: the same swap, the symlink landing below a protected directory or a
@@ -213,44 +246,21 @@ BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_into_oldroot_creates_no
 // bwrap's bind of the workspace takes along: the host's directory gets no entry.
 BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_below_a_protected_path_creates_nothing,
                      bdata::make(kCallers) * bdata::make(kBelow), caller, below) {
-  Sandbox box(caller);
-  const std::string policy = box.write_policy("below.yaml", kProtectedDirPolicy);
-  box.write_file(box.ws(".env"), "TOKEN=1\n");
-  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
-  box.write_file(box.ws(".git/hooks/pre-commit.sample"), "#!/bin/sh\n");
-  box.write_file(box.ws("secrets/key"), "SECRET-4725\n");
-  const std::string original = box.ws(".env");
-  const std::string moved = original + "-moved";
-  const std::string target = std::string(below.target);
+  SwapWorkspace w(caller, "below.yaml", kProtectedDirPolicy);
+  const std::string target = below.target;
   const std::string link =
-      below.through_copy ? climb(box.workspace()) + "oldroot/sys/" +
-                               descriptor_of(box, policy, box.workspace()) + "/" + target
+      below.through_copy ? climb(w.box.workspace()) + "oldroot/sys/" +
+                               descriptor_of(w.box, w.policy, w.box.workspace()) + "/" + target
                          : target;
-  BOOST_TEST_REQUIRE(::symlink(link.c_str(), moved.c_str()) == 0);
-  const std::string victim = box.ws(target.substr(0, target.find('/')));
-  const std::string before = snapshot(victim);
-  const std::string ran = "ran-" + unique_token();
-  const RunResult r = run_swapped_at_exec(box, policy, original, moved, victim, ran);
-
-  BOOST_TEST(snapshot(victim) == before, "bwrap created an entry below a protected path: "
-                                             << snapshot(victim) << r.describe());
-  BOOST_TEST(r.err.find("nothing ran") != std::string::npos, r.describe());
-  BOOST_TEST(!exists(box.ws(ran)), "the command ran");
+  w.expect_nothing_created(w.box.ws(".env"), link, w.box.ws(target.substr(0, target.find('/'))),
+                           "below a protected path");
 }
 
 BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_after_the_runner_checked_never_runs,
                      bdata::make(kCallers) * bdata::make(kSwaps), caller, swap) {
-  Sandbox box(caller);
-  const std::string policy = box.write_policy("setup.yaml", kDenyPolicy);
-  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
-  box.write_file(box.ws(".env"), "TOKEN=1\n");
-  box.write_file(box.ws("data/agent-sessions/log"), "session\n");
-  box.write_file(box.ws("secrets/key"), "SECRET-4721\n");
-  box.write_file(box.ws("private/key"), "SECRET-4722\n");
-  box.write_file(box.ws("secret.txt"), "SECRET-4723\n");
-  box.write_file(box.ws("decoy-dir/x"), "decoy\n");
-  box.write_file(box.ws("decoy-file"), "decoy\n");
-  box.write_file(box.ws("decoy-data/agent-sessions/x"), "decoy\n");
+  SwapWorkspace w(caller, "setup.yaml", kDenyPolicy);
+  Sandbox& box = w.box;
+  const std::string& policy = w.policy;
   const std::string original = box.ws(swap.name);
   const std::string moved = original + "-moved";
   BOOST_TEST_REQUIRE(::symlink(swap.decoy, moved.c_str()) == 0);
@@ -282,21 +292,19 @@ BOOST_DATA_TEST_CASE(a_destination_swapped_for_a_symlink_after_the_runner_checke
   BOOST_TEST(snapshot(moved) == before, "the swapped-away object changed");
 }
 
-// The positive control: the same gate, acting on nothing, lets the run complete, so the
-// refusals above are the swap's, not the gate's.
-BOOST_DATA_TEST_CASE(an_unswapped_destination_runs_through_the_same_gate, bdata::make(kCallers),
-                     caller) {
-  Sandbox box(caller);
-  const std::string policy = box.write_policy("setup.yaml", kDenyPolicy);
-  box.write_file(box.ws("secrets/key"), "SECRET-4721\n");
-  box.write_file(box.ws("secret.txt"), "SECRET-4723\n");
+// The positive control: the same gate, acting on nothing, lets the run complete in the
+// same workspace under each policy, so the refusals above are the swap's, not the gate's
+// or the workspace's.
+BOOST_DATA_TEST_CASE(an_unswapped_destination_runs_through_the_same_gate,
+                     bdata::make(kCallers) * bdata::make(kPolicies), caller, policy) {
+  SwapWorkspace w(caller, policy.name, policy.yaml);
   RunSpec spec;
-  spec.options = {"--policy", policy};
+  spec.options = {"--policy", w.policy};
   spec.command = {"/bin/sh", "-c", std::string("echo ") + kDoneMarker};
   ExecGate gate([] {});
-  Running running = box.start(spec);
+  Running running = w.box.start(spec);
   gate.watch(running.pid);
-  RunResult r = box.finish(running);
+  RunResult r = w.box.finish(running);
   BOOST_TEST(gate.acted());
   BOOST_TEST(r.completed(), r.describe());
 }

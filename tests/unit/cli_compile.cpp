@@ -138,6 +138,31 @@ BOOST_AUTO_TEST_CASE(macos_target_binds_only_on_macos) {
 #endif
 }
 
+// A Linux sandbox's /proc is a procfs of its own (docs/decisions.md): a deny root there is
+// a located policy error for the linux target (it was exit 3, the verifier finding the
+// sandbox's procfs where it expected the host's), bound or portable; macOS has no such
+// mount and compiles it. /procfs is not below /proc.
+BOOST_AUTO_TEST_CASE(a_deny_root_at_or_below_proc_is_a_located_error_for_linux) {
+  Cli cli;
+  cli.dir.mkdir("ws");
+  for (const std::string deny : {"/proc", "/proc/sys", "/proc/1/environ", "/proc/x/y"}) {
+    cli.dir.write("p.yaml", kHead + "filesystem:\n  deny: [/etc/shadow, \"" + deny + "\"]\n");
+    const std::string error = "p.yaml:4:23: error: the deny root '" + deny +
+                              "' is at or below /proc, which a Linux sandbox mounts as a "
+                              "procfs of its own, read-only: the host's is not there to deny, "
+                              "and zpolicy does not mask entries of the sandbox's own; remove it "
+                              "(docs/decisions.md)\n";
+    expect_refused(cli, {"compile", "p.yaml", "--target", "linux", "--out", "out"}, error, deny);
+    BOOST_TEST(!fs::exists(cli.dir / "out"));
+    BOOST_TEST(cli.run({"compile", "p.yaml", "--target", "macos"}).exit_code == 0, deny);
+    const auto bound = cli.run({"compile", "p.yaml", "--target", "linux", "--workspace", "ws"});
+    BOOST_TEST(bound.exit_code == 2, deny);
+    BOOST_TEST(bound.err.find("p.yaml:4:23: error: the deny root '/proc") == 0, bound.err);
+  }
+  cli.dir.write("p.yaml", kHead + "filesystem:\n  deny: [/etc/shadow, /procfs]\n");
+  BOOST_TEST(cli.run({"compile", "p.yaml", "--target", "linux"}).exit_code == 0);
+}
+
 BOOST_AUTO_TEST_CASE(mode_wider_than_the_ceiling_exits_2) {
   Cli cli;
   cli.dir.write("ro.yaml", "zpolicy: 1\nmode: read-only\n");

@@ -143,4 +143,34 @@ BOOST_AUTO_TEST_CASE(git_diff_shows_the_semantic_table_through_the_driver) {
   BOOST_TEST(broken.out.find("cannot compare") != std::string::npos, broken.out);
 }
 
+// A review resolves both policies as compile does, so it refuses what compile refuses:
+// pins past the budget (verify_bwrap_bounded/protected_paths_past_the_pin_budget_are_
+// refused_at_their_line) are exit 2 at the entry that crosses it, whichever side holds it.
+BOOST_AUTO_TEST_CASE(a_policy_past_the_pin_budget_is_refused_at_its_line) {
+  Cli cli;
+  std::string deep =
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+      "  write: [\"${WORKSPACE}\"]\n  protect:\n";
+  for (int i = 100; i < 140; ++i) {
+    deep += "    - d" + std::to_string(i);
+    for (int j = 0; j < 399; ++j) deep += "/a";
+    deep += "\n";
+  }
+  deep += "network: none\n";
+  cli.dir.write("deep.yaml", deep);
+  cli.dir.write("default.yaml", golden("default.yaml"));
+  const std::string refusal = "deep.yaml:32:7: error: the directories between this path";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"diff", "default.yaml", "deep.yaml"},
+        {"diff", "deep.yaml", "default.yaml"},
+        {"diff", "deep.yaml", "default.yaml", "--format", "json"},
+        {"check", "deep.yaml", "--within", "default.yaml"},
+        {"check", "default.yaml", "--within", "deep.yaml"}}) {
+    const auto r = cli.run(args);
+    BOOST_TEST(r.exit_code == 2, args[1] << " " << args[2] << ": " << r.err.substr(0, 2000));
+    BOOST_TEST(r.err.find(refusal) != std::string::npos, r.err.substr(0, 2000));
+    BOOST_TEST(r.err.find("pin budget of 4 MiB") != std::string::npos, r.err.substr(0, 2000));
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -7,6 +7,7 @@
 #include "compiler/resolve/resolve.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
+#include "support/portable.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -114,9 +115,8 @@ BOOST_AUTO_TEST_CASE(printed_read_only_default_equals_the_narrowed_default) {
   test::ResolvedDumpOptions opt;
   opt.locations = false;
   opt.syscalls = true;
-  auto narrowed = compiler::resolve_portable(compiler::default_policy(), Mode::ReadOnly);
-  auto printed =
-      compiler::resolve_portable(compiler::default_policy(Mode::ReadOnly), Mode::ReadOnly);
+  auto narrowed = test::portable(compiler::default_policy(), Mode::ReadOnly);
+  auto printed = test::portable(compiler::default_policy(Mode::ReadOnly), Mode::ReadOnly);
   BOOST_TEST(test::dump(narrowed, opt) == test::dump(printed, opt));
   BOOST_TEST(narrowed.write.empty());
   BOOST_TEST(narrowed.protect.empty());

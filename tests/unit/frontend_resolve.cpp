@@ -14,6 +14,7 @@
 #include "compiler/resolve/workspace_spelling.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
+#include "support/portable.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace zpolicy;
@@ -92,7 +93,7 @@ struct HostTree {
 BOOST_AUTO_TEST_SUITE(frontend_resolve)
 
 BOOST_AUTO_TEST_CASE(portable_keeps_variables_pins_nested_protected_paths_and_sorts) {
-  auto r = compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite);
+  auto r = test::portable(policy(kPortablePolicy), Mode::WorkspaceWrite);
   const std::string expected =
       "mode workspace-write portable\n"
       "read / unknown @<builtin>\n"
@@ -123,15 +124,27 @@ BOOST_AUTO_TEST_CASE(portable_keeps_variables_pins_nested_protected_paths_and_so
   BOOST_TEST(test::dump(r) == expected);
 }
 
+// Depth is the number of components below the anchor: "/" (none) is bound before a
+// symbolic root one component down, which it would otherwise cover (counting slashes made
+// them equal, and "$" sorts before "/").
+BOOST_AUTO_TEST_CASE(the_bind_order_counts_components_not_slashes) {
+  const auto r =
+      test::portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                            "  read: [\"${HOME}/a/b\", /usr, \"${HOME}/a\", \"/\", \"${HOME}\"]\n"),
+                     Mode::WorkspaceWrite);
+  std::vector<std::string> read;
+  for (const auto& p : r.read) read.push_back(p.path);
+  const std::vector<std::string> expected = {"${HOME}", "/", "${HOME}/a", "/usr", "${HOME}/a/b"};
+  BOOST_TEST(read == expected, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(portable_output_does_not_depend_on_the_host) {
-  auto before =
-      test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
+  auto before = test::dump(test::portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
   test::TempDir elsewhere;
   auto cwd = std::filesystem::current_path();
   std::filesystem::current_path(elsewhere.path());
   setenv("ZPOLICY_TEST_UNRELATED", "1", 1);
-  auto after =
-      test::dump(compiler::resolve_portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
+  auto after = test::dump(test::portable(policy(kPortablePolicy), Mode::WorkspaceWrite));
   std::filesystem::current_path(cwd);
   unsetenv("ZPOLICY_TEST_UNRELATED");
   BOOST_TEST(before == after);
@@ -139,10 +152,10 @@ BOOST_AUTO_TEST_CASE(portable_output_does_not_depend_on_the_host) {
 }
 
 BOOST_AUTO_TEST_CASE(absolute_protected_path_under_a_root) {
-  auto r = compiler::resolve_portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
-                                             "  write: [/srv/app]\n"
-                                             "  protect: [/srv/app/config/keys, /elsewhere/x]\n"),
-                                      Mode::WorkspaceWrite);
+  auto r = test::portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                 "  write: [/srv/app]\n"
+                                 "  protect: [/srv/app/config/keys, /elsewhere/x]\n"),
+                          Mode::WorkspaceWrite);
   BOOST_TEST_REQUIRE(r.pin.size() == 1u);
   BOOST_TEST(r.pin[0].path == "/srv/app/config");
   BOOST_TEST_REQUIRE(r.protect.size() == 1u);
@@ -152,10 +165,10 @@ BOOST_AUTO_TEST_CASE(absolute_protected_path_under_a_root) {
 
 // Protecting a whole writable root keeps it read-only rather than silently dropping the rule.
 BOOST_AUTO_TEST_CASE(protected_path_equal_to_a_writable_root_is_kept) {
-  auto r = compiler::resolve_portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
-                                             "  write: [\"${WORKSPACE}\", /srv]\n"
-                                             "  protect: [/srv]\n"),
-                                      Mode::WorkspaceWrite);
+  auto r = test::portable(policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                 "  write: [\"${WORKSPACE}\", /srv]\n"
+                                 "  protect: [/srv]\n"),
+                          Mode::WorkspaceWrite);
   BOOST_TEST_REQUIRE(r.protect.size() == 1u);
   BOOST_TEST(r.protect[0].path == "/srv");
   BOOST_TEST(r.pin.empty());
@@ -173,10 +186,10 @@ BOOST_AUTO_TEST_CASE(protected_path_equal_to_a_writable_root_is_kept) {
 BOOST_AUTO_TEST_CASE(narrowing_to_read_only_drops_writes_network_and_run_unconfined) {
   auto p =
       policy("zpolicy: 1\nmode: workspace-write\nnetwork: full\nunavailable: run-unconfined\n");
-  auto ww = compiler::resolve_portable(p, Mode::WorkspaceWrite);
+  auto ww = test::portable(p, Mode::WorkspaceWrite);
   BOOST_TEST((ww.unavailable == ir::Unavailable::RunUnconfined));
   BOOST_TEST((ww.network == ir::Network::Full));
-  auto ro = compiler::resolve_portable(p, Mode::ReadOnly);
+  auto ro = test::portable(p, Mode::ReadOnly);
   BOOST_TEST((ro.mode == Mode::ReadOnly));
   BOOST_TEST(ro.write.empty());
   BOOST_TEST(ro.pin.empty());
@@ -437,7 +450,7 @@ BOOST_AUTO_TEST_CASE(zpolicys_state_directory_is_a_deny_root) {
     BOOST_TEST((r->deny[0].kind == ir::HostKind::Directory));  // created by run before bwrap
     BOOST_TEST(r->deny[0].loc.file == "<zpolicy state>");
   }
-  BOOST_TEST(compiler::resolve_portable(p, Mode::WorkspaceWrite).deny.empty());
+  BOOST_TEST(test::portable(p, Mode::WorkspaceWrite).deny.empty());
   ir::Diagnostics d2;
   BOOST_TEST(compiler::host_facts(t.ws, d2).value().state_dir == compiler::zpolicy_state_dir());
 }

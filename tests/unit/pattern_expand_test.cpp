@@ -6,14 +6,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <boost/test/unit_test.hpp>
+#include <cstdio>
 #include <filesystem>
 
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/tree_walker.hpp"
 #include "support/parse.hpp"
 #include "support/policy_dump.hpp"
+#include "support/portable.hpp"
 #include "support/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
@@ -250,7 +251,7 @@ BOOST_AUTO_TEST_CASE(limits_refuse_instead_of_hanging) {
 }
 
 BOOST_AUTO_TEST_CASE(portable_output_keeps_the_pattern) {
-  auto r = compiler::resolve_portable(
+  auto r = test::portable(
       policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
              "  write: [\"${WORKSPACE}\", \"${TMPDIR}\"]\n"
              "  protect: [\"**/.git\", \"${WORKSPACE}/packages/*/.env\", \"/elsewhere/*\"]\n"

@@ -189,19 +189,25 @@ BOOST_AUTO_TEST_CASE(two_programs_that_meet_in_every_pair_are_refused) {
   BOOST_TEST(e->message.starts_with("too complex to compare exactly: more than "), e->message);
 }
 
-// Through the command line: the widening fails a `--fail-on widen` gate.
-BOOST_AUTO_TEST_CASE(diff_artifacts_fails_on_a_hidden_widening) {
-  test::Cli cli;
+// old/ and new/ in `cli`'s directory: the golden default Linux artifacts, new/ with
+// `program` as its seccomp.bpf.
+void write_artifact_dirs(const test::Cli& cli, const std::vector<BpfInsn>& program) {
   const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/";
   for (const char* side : {"old", "new"}) {
     cli.dir.write(std::string(side) + "/bwrap.args", test::slurp(golden + "bwrap.args"));
     cli.dir.write(std::string(side) + "/seccomp.txt", test::slurp(golden + "seccomp.txt"));
   }
   cli.dir.write("old/seccomp.bpf", golden_bytes());
-  const auto edited = prefixed({ld_abs(16), jeq(4242, 0, 1), ret(kAllow)}, golden_program());
-  std::string bytes(edited.size() * sizeof(BpfInsn), '\0');
-  std::memcpy(bytes.data(), edited.data(), bytes.size());
+  std::string bytes(program.size() * sizeof(BpfInsn), '\0');
+  std::memcpy(bytes.data(), program.data(), bytes.size());
   cli.dir.write("new/seccomp.bpf", bytes);
+}
+
+// Through the command line: the widening fails a `--fail-on widen` gate.
+BOOST_AUTO_TEST_CASE(diff_artifacts_fails_on_a_hidden_widening) {
+  test::Cli cli;
+  const auto edited = prefixed({ld_abs(16), jeq(4242, 0, 1), ret(kAllow)}, golden_program());
+  write_artifact_dirs(cli, edited);
   const auto r = cli.run({"diff", "--artifacts", "old", "new", "--fail-on", "widen"});
   BOOST_TEST(r.exit_code == 1, r.out + r.err);
   BOOST_TEST(r.out.find("ptrace") != std::string::npos, r.out);
@@ -212,16 +218,8 @@ BOOST_AUTO_TEST_CASE(diff_artifacts_fails_on_a_hidden_widening) {
 // them after it (docs/review.md "Artifacts"), the JSON in `paths`.
 BOOST_AUTO_TEST_CASE(a_row_of_many_calls_lists_every_call_in_text_and_markdown) {
   test::Cli cli;
-  const std::string golden = std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.linux/";
-  for (const char* side : {"old", "new"}) {
-    cli.dir.write(std::string(side) + "/bwrap.args", test::slurp(golden + "bwrap.args"));
-    cli.dir.write(std::string(side) + "/seccomp.txt", test::slurp(golden + "seccomp.txt"));
-  }
-  cli.dir.write("old/seccomp.bpf", golden_bytes());
   const auto edited = prefixed({ld_abs(8), jeq(0, 1, 0), ret(kAllow)}, golden_program());
-  std::string bytes(edited.size() * sizeof(BpfInsn), '\0');
-  std::memcpy(bytes.data(), edited.data(), bytes.size());
-  cli.dir.write("new/seccomp.bpf", bytes);
+  write_artifact_dirs(cli, edited);
   const auto rows = diff(golden_program(), edited);
   const auto folded = std::find_if(rows.begin(), rows.end(), [](const Difference& d) {
     return d.subject.find(" calls (") != std::string::npos &&

@@ -23,8 +23,8 @@ std::vector<std::pair<std::string, ir::Resolved>> all_fixtures() {
 // The profile views `text`, which the caller keeps.
 compiler::SbplProfile parsed(const std::string& text) {
   auto p = compiler::parse_sbpl(text);
-  if (auto* err = std::get_if<compiler::SbplError>(&p)) BOOST_FAIL(err->str());
-  return std::get<compiler::SbplProfile>(p);
+  if (!p) BOOST_FAIL(p.error().loc.str() + ": " + p.error().message);
+  return *p;
 }
 
 std::string value_of(const emitters::sbpl::Profile& p, std::string_view name) {

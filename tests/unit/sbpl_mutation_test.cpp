@@ -62,8 +62,8 @@ enum class Effect { Weakens, Stricter, Equivalent };
 Effect effect(const std::vector<compiler::SbplProbe>& probes, const compiler::SbplProfile& original,
               const std::string& mutant_text, const compiler::SbplParams& params) {
   auto parsed = compiler::parse_sbpl(mutant_text);
-  BOOST_REQUIRE(std::holds_alternative<compiler::SbplProfile>(parsed));
-  const auto mutant = compiler::bind_params(std::get<compiler::SbplProfile>(parsed), params);
+  BOOST_REQUIRE(parsed);
+  const auto mutant = compiler::bind_params(*parsed, params);
   bool differs = false;
   for (const auto& probe : probes) {
     auto before =
@@ -79,11 +79,11 @@ Effect effect(const std::vector<compiler::SbplProbe>& probes, const compiler::Sb
 
 void check_mutants(const std::string& name, const ir::Resolved& r) {
   auto profile = emitters::sbpl::emit(r);
-  auto forms = std::get<std::vector<Sexpr>>(compiler::parse_sexprs(profile.text));
+  auto forms = *compiler::parse_sexprs(profile.text);
   compiler::SbplParams params(profile.params.begin(), profile.params.end());
   const compiler::SbplParamList params_list = test::sbpl::views(profile.params);
   auto original = compiler::bind_params(
-      std::get<compiler::SbplProfile>(compiler::parse_sbpl(profile.text)), params);
+      *compiler::parse_sbpl(profile.text), params);
   BOOST_REQUIRE(compiler::verify_sbpl(r, render(forms), params_list).empty());
   const auto probes = compiler::sbpl_probes(r);
   int total = 0, killed = 0, stricter = 0, equivalent = 0;

@@ -402,12 +402,11 @@ BOOST_AUTO_TEST_CASE(every_edited_golden_profile_the_verifier_accepts_grants_not
     if (g.name == "large") continue;  // 3 000 forms: its edits take minutes, not seconds
     const ir::Resolved& r = g.compiled.resolved;
     const std::string text = g.artifact("profile.sb"), params_text = g.artifact("params.txt");
-    std::string error;
-    const auto params_list = compiler::parse_params_text(params_text, &error);
-    BOOST_REQUIRE_MESSAGE(params_list, error);
+    const auto params_list = compiler::parse_params_text(params_text);
+    BOOST_REQUIRE_MESSAGE(params_list, params_list.error().message);
     Params params;
     for (const auto& [k, v] : *params_list) params.emplace(k, v);
-    const auto original = std::get<std::vector<Sexpr>>(compiler::parse_sexprs(text));
+    const auto original = *compiler::parse_sexprs(text);
 
     Editor editor{std::mt19937(seed()), {}, {}};
     for (const auto& [k, v] : params) editor.params.push_back(k);

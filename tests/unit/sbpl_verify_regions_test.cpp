@@ -11,7 +11,6 @@
 #include "support/cli.hpp"
 
 using namespace zpolicy;
-using compiler::SbplFinding;
 
 namespace {
 
@@ -27,21 +26,20 @@ Golden golden(const std::string& name) {
   return {};
 }
 
-std::vector<SbplFinding> verify(const Golden& g, const std::string& profile,
+std::vector<ir::Diagnostic> verify(const Golden& g, const std::string& profile,
                                 const std::string& params) {
-  std::string error;
-  auto list = compiler::parse_params_text(params, &error);
-  BOOST_REQUIRE_MESSAGE(list, error);
+  auto list = compiler::parse_params_text(params);
+  BOOST_REQUIRE_MESSAGE(list, list.error().message);
   return compiler::verify_sbpl(g.policy, profile, *list);
 }
 
-std::vector<SbplFinding> verify(const Golden& g, const std::string& profile) {
+std::vector<ir::Diagnostic> verify(const Golden& g, const std::string& profile) {
   return verify(g, profile, g.params);
 }
 
-std::string all(const std::vector<SbplFinding>& fs) {
+std::string all(const std::vector<ir::Diagnostic>& fs) {
   std::string out;
-  for (const auto& f : fs) out += f.str();
+  for (const auto& f : fs) out += f.report() + "\n";
   return out;
 }
 
@@ -67,14 +65,14 @@ std::string with_rule_last(const std::string& text, const std::string& rule, int
 }
 
 // The first finding of `kind` whose probe starts with `probe`.
-const SbplFinding* find(const std::vector<SbplFinding>& fs, SbplFinding::Kind kind,
+const ir::Diagnostic* find(const std::vector<ir::Diagnostic>& fs, std::string_view kind,
                         const std::string& probe) {
   for (const auto& f : fs)
     if (f.kind == kind && f.probe.starts_with(probe)) return &f;
   return nullptr;
 }
 
-bool traces_line(const SbplFinding& f, int line) {
+bool traces_line(const ir::Diagnostic& f, int line) {
   const std::string needle = "(profile.sb line " + std::to_string(line) + ")";
   for (const auto& t : f.trace)
     if (t.find(needle) != std::string::npos) return true;
@@ -123,12 +121,12 @@ BOOST_AUTO_TEST_CASE(a_write_grant_on_a_path_the_policy_never_names_is_found) {
         const std::string text = first ? with_rule_first(g.profile, c.rule, &line)
                                        : with_rule_last(g.profile, c.rule, &line);
         const auto findings = verify(g, text);
-        const SbplFinding* f = find(findings, SbplFinding::Kind::DroppedDeny, c.probe);
+        const ir::Diagnostic* f = find(findings, "dropped-deny", c.probe);
         BOOST_REQUIRE_MESSAGE(f, all(findings));
         // The rule that grants, by its line; the policy line that makes it read-only
         // (`read: ["/"]` at line 5 of golden/default.yaml).
-        BOOST_TEST(traces_line(*f, line), f->str());
-        BOOST_TEST(f->loc.line == 5, f->str());
+        BOOST_TEST(traces_line(*f, line), f->report());
+        BOOST_TEST(f->loc.line == 5, f->report());
       }
     }
   }
@@ -136,8 +134,7 @@ BOOST_AUTO_TEST_CASE(a_write_grant_on_a_path_the_policy_never_names_is_found) {
 
 BOOST_AUTO_TEST_CASE(a_grant_through_a_parameter_equal_to_a_deny_root_is_found) {
   const Golden g = golden("deny-roots");
-  std::string error;
-  const auto params = compiler::parse_params_text(g.params, &error);
+  const auto params = compiler::parse_params_text(g.params);
   BOOST_REQUIRE(params);
   std::string deny_root;
   for (const auto& [name, value] : *params)
@@ -153,10 +150,10 @@ BOOST_AUTO_TEST_CASE(a_grant_through_a_parameter_equal_to_a_deny_root_is_found) 
         const auto findings = verify(g, text, g.params + "EXTRA=" + deny_root + "\n");
         const std::string probe = std::string(op) == "process-exec" ? "process-exec " + deny_root
                                                                     : "file-read-data " + deny_root;
-        const SbplFinding* f = find(findings, SbplFinding::Kind::DroppedDeny, probe);
+        const ir::Diagnostic* f = find(findings, "dropped-deny", probe);
         BOOST_REQUIRE_MESSAGE(f, all(findings));
-        BOOST_TEST(traces_line(*f, line), f->str());
-        BOOST_TEST(f->loc.line > 0, f->str());
+        BOOST_TEST(traces_line(*f, line), f->report());
+        BOOST_TEST(f->loc.line > 0, f->report());
       }
     }
   }
@@ -172,9 +169,9 @@ BOOST_AUTO_TEST_CASE(a_network_grant_on_a_port_the_policy_never_names_is_found) 
       BOOST_TEST_CONTEXT(name << " " << rule) {
         int line = 0;
         const auto findings = verify(g, with_rule_last(g.profile, rule, &line));
-        const SbplFinding* f = find(findings, SbplFinding::Kind::DroppedDeny, probe);
+        const ir::Diagnostic* f = find(findings, "dropped-deny", probe);
         BOOST_REQUIRE_MESSAGE(f, all(findings));
-        BOOST_TEST(traces_line(*f, line), f->str());
+        BOOST_TEST(traces_line(*f, line), f->report());
       }
     }
   }
@@ -197,9 +194,9 @@ BOOST_AUTO_TEST_CASE(a_mach_service_or_system_socket_the_design_does_not_grant_i
       BOOST_TEST_CONTEXT(name << " " << c.rule) {
         int line = 0;
         const auto findings = verify(g, with_rule_last(g.profile, c.rule, &line));
-        const SbplFinding* f = find(findings, SbplFinding::Kind::DroppedDeny, c.probe);
+        const ir::Diagnostic* f = find(findings, "dropped-deny", c.probe);
         BOOST_REQUIRE_MESSAGE(f, all(findings));
-        BOOST_TEST(traces_line(*f, line), f->str());
+        BOOST_TEST(traces_line(*f, line), f->report());
       }
     }
   }
@@ -219,7 +216,7 @@ BOOST_AUTO_TEST_CASE(allow_default_is_found) {
   const auto findings = verify(g, text);
   for (const char* probe : {"file-write-data /zp-probe", "file-link ${WORKSPACE}/.git",
                             "network-outbound 192.0.2.1:8080", "signal host-process"})
-    BOOST_TEST(find(findings, SbplFinding::Kind::DroppedDeny, probe), probe);
+    BOOST_TEST(find(findings, "dropped-deny", probe), probe);
 }
 
 // Past 1 024 findings the rest are not explained: the profile is refused all the same, and
@@ -230,7 +227,7 @@ BOOST_AUTO_TEST_CASE(findings_stop_at_1024) {
   for (int i = 0; i < 300; ++i) text += "(allow file-write* (subpath \"/w" + std::to_string(i) + "\"))\n";
   const auto findings = verify(g, text);
   BOOST_TEST(findings.size() == 1024u);
-  for (const auto& f : findings) BOOST_TEST((f.kind == SbplFinding::Kind::DroppedDeny), f.str());
+  for (const auto& f : findings) BOOST_TEST((f.kind == "dropped-deny"), f.report());
 }
 
 // Forms outside the verified subset are refused where they stand, never ignored.
@@ -263,12 +260,12 @@ BOOST_AUTO_TEST_CASE(forms_outside_the_subset_are_refused_with_their_location) {
       int line = 0;
       const auto findings = verify(g, with_rule_last(g.profile, c.rule, &line));
       BOOST_REQUIRE_EQUAL(findings.size(), 1u);
-      const SbplFinding& f = findings.front();
-      BOOST_TEST((f.kind == SbplFinding::Kind::MalformedArtifact));
+      const ir::Diagnostic& f = findings.front();
+      BOOST_TEST((f.kind == "malformed-artifact"));
       BOOST_TEST(f.loc.file == "profile.sb");
       BOOST_TEST(f.loc.line == line);
-      BOOST_TEST(f.loc.col == c.col, f.str());
-      BOOST_TEST(f.actual.find(c.message) != std::string::npos, f.str());
+      BOOST_TEST(f.loc.col == c.col, f.report());
+      BOOST_TEST(f.actual.find(c.message) != std::string::npos, f.report());
     }
   }
 }
@@ -316,7 +313,7 @@ BOOST_AUTO_TEST_CASE(deeply_nested_filters_are_refused_with_their_location) {
     BOOST_REQUIRE_EQUAL(findings.size(), 1u);
     BOOST_TEST(findings.front().loc.line == line);
     BOOST_TEST(findings.front().actual.find("nested deeper than 16") != std::string::npos,
-               findings.front().str());
+               findings.front().report());
   }
 }
 

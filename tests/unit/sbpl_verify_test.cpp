@@ -6,7 +6,6 @@
 #include "tests/unit/sbpl_fixtures.hpp"
 
 using namespace zpolicy;
-using compiler::SbplFinding;
 namespace fx = zpolicy::test::sbpl;
 
 namespace {
@@ -22,13 +21,13 @@ std::vector<std::pair<std::string, ir::Resolved>> all_fixtures() {
           {"danger", fx::danger()}};
 }
 
-std::string all(const std::vector<SbplFinding>& fs) {
+std::string all(const std::vector<ir::Diagnostic>& fs) {
   std::string out;
-  for (const auto& f : fs) out += f.str() + "\n";
+  for (const auto& f : fs) out += f.report() + "\n";
   return out;
 }
 
-const SbplFinding* find(const std::vector<SbplFinding>& fs, SbplFinding::Kind k,
+const ir::Diagnostic* find(const std::vector<ir::Diagnostic>& fs, std::string_view k,
                         const std::string& op, const std::string& probe) {
   for (const auto& f : fs)
     if (f.kind == k && f.probe == op + " " + probe) return &f;
@@ -109,21 +108,21 @@ BOOST_AUTO_TEST_CASE(a_dropped_protected_path_is_reported_with_its_policy_line_a
                  "\"PROTECTED_WORKSPACE_GIT\"))\n",
                  "");
   auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
-  const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-write-data",
+  const auto* f = find(findings, "dropped-deny", "file-write-data",
                        "${WORKSPACE}/.git/zp-probe");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
   BOOST_TEST(f->loc.str() == "policy.yaml:10:3");
-  BOOST_TEST(f->str().find("protected path ${WORKSPACE}/.git") != std::string::npos, f->str());
+  BOOST_TEST(f->report().find("protected path ${WORKSPACE}/.git") != std::string::npos, f->report());
   BOOST_TEST(f->expected == "deny (under protected path ${WORKSPACE}/.git)");
   BOOST_TEST(f->actual.starts_with("allow under last-match/subpath-includes-self"), f->actual);
   BOOST_TEST(
       joined(f->trace).find("(allow file-write* ...) via (subpath (param "
                             "\"WRITABLE_ROOT_WORKSPACE\")) = ${WORKSPACE}") != std::string::npos,
       joined(f->trace));
-  BOOST_TEST(f->str().starts_with("policy.yaml:10:3: error: macos: dropped-deny: file-write-data "
+  BOOST_TEST(f->report().starts_with("policy.yaml:10:3: error: macos: dropped-deny: file-write-data "
                                   "${WORKSPACE}/.git/zp-probe: expected deny (under protected path "
                                   "${WORKSPACE}/.git), artifact gives allow under "),
-             f->str());
+             f->report());
 }
 
 BOOST_AUTO_TEST_CASE(a_bare_subpath_is_caught_by_the_strict_reading) {
@@ -149,7 +148,7 @@ BOOST_AUTO_TEST_CASE(a_deny_that_only_the_rule_order_keeps_is_ambiguous_or_dropp
                              "  (require-not (subpath (param \"DENY_ROOT_HOME_SSH\"))))",
                              "(allow file-read*)");
   auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
-  const auto* f = find(findings, SbplFinding::Kind::DroppedDeny, "file-read-data", "${HOME}/.ssh");
+  const auto* f = find(findings, "dropped-deny", "file-read-data", "${HOME}/.ssh");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
   BOOST_TEST(f->actual ==
              "allow under first-match/subpath-includes-self, "
@@ -164,15 +163,15 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   auto params = p.params;
   params[0].second = "/";  // the writable root widened to the whole disk
   auto findings = compiler::verify_sbpl(r, p.text, fx::views(params));
-  BOOST_TEST(find(findings, SbplFinding::Kind::DroppedDeny, "file-write-create", "/zp-outside"),
+  BOOST_TEST(find(findings, "dropped-deny", "file-write-create", "/zp-outside"),
              all(findings));
 
   auto missing = p.params;
   missing.pop_back();
   auto bad = compiler::verify_sbpl(r, p.text, fx::views(missing));
   BOOST_REQUIRE_EQUAL(bad.size(), 1u);
-  BOOST_TEST((bad[0].kind == SbplFinding::Kind::MalformedArtifact));
-  BOOST_TEST(bad[0].str() ==
+  BOOST_TEST((bad[0].kind == "malformed-artifact"));
+  BOOST_TEST((bad[0].report() + "\n") ==
              "params.txt: error: macos: malformed-artifact: parameter "
              "PROTECTED_USERS_U_PROJ_DATA_AGENT_SESSIONS: expected a definition (the profile reads "
              "it), artifact gives none\n");
@@ -190,13 +189,13 @@ BOOST_AUTO_TEST_CASE(parameters_are_checked_against_the_policy_not_trusted) {
   auto twice = p.params;
   twice.push_back(twice.front());
   BOOST_TEST((compiler::verify_sbpl(r, p.text, fx::views(twice)).at(0).kind ==
-              SbplFinding::Kind::MalformedArtifact));
+              "malformed-artifact"));
   // Two paths under one name (a hand-edited params.txt): neither value is chosen.
   auto clash = p.params;
   clash.emplace_back(clash.front().first, "/Users/u/other");
   const auto clashed = compiler::verify_sbpl(r, p.text, fx::views(clash));
   BOOST_REQUIRE(!clashed.empty());
-  BOOST_TEST(clashed[0].str() == "params.txt: error: macos: malformed-artifact: parameter " +
+  BOOST_TEST((clashed[0].report() + "\n") == "params.txt: error: macos: malformed-artifact: parameter " +
                                      clash.front().first +
                                      ": expected one definition, artifact gives a second "
                                      "definition\n");
@@ -209,10 +208,10 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   auto p = emitters::sbpl::emit(r);
   auto findings = compiler::verify_sbpl(r, p.text, fx::views(p.params));
   BOOST_REQUIRE(!findings.empty());
-  BOOST_TEST((findings[0].kind == SbplFinding::Kind::NotCanonical));
+  BOOST_TEST((findings[0].kind == "not-canonical"));
   BOOST_TEST(findings[0].probe == "parameter WRITABLE_ROOT_VAR_FOLDERS_ZZ_T_WS");
   BOOST_TEST(
-      findings[0].str() ==
+      (findings[0].report() + "\n") ==
       "params.txt: error: macos: not-canonical: parameter WRITABLE_ROOT_VAR_FOLDERS_ZZ_T_WS: "
       "expected a "
       "canonical macOS path (/var is a symlink to /private/var; Seatbelt matches the "
@@ -222,7 +221,7 @@ BOOST_AUTO_TEST_CASE(a_bound_path_through_a_macos_symlink_is_refused) {
   for (const auto& f : findings) {
     etc = etc || f.actual.starts_with("/etc/secrets");
     // The probes still run: the profile itself is right for the paths it was given.
-    BOOST_TEST((f.kind == SbplFinding::Kind::NotCanonical), f.str());
+    BOOST_TEST((f.kind == "not-canonical"), f.report());
   }
   BOOST_TEST(etc);
   // Canonical spellings, and look-alikes that are not the symlinks, pass.
@@ -242,8 +241,8 @@ BOOST_AUTO_TEST_CASE(a_foreign_profile_is_refused) {
   auto findings = compiler::verify_sbpl(
       r, "(version 1)\n(allow default)\n(deny file-write* (regex #\"^/\"))", {});
   BOOST_REQUIRE_EQUAL(findings.size(), 1u);
-  BOOST_TEST((findings[0].kind == SbplFinding::Kind::MalformedArtifact));
-  BOOST_TEST(findings[0].str().starts_with("profile.sb:3:"), findings[0].str());
+  BOOST_TEST((findings[0].kind == "malformed-artifact"));
+  BOOST_TEST(findings[0].report().starts_with("profile.sb:3:"), findings[0].report());
   BOOST_TEST(findings[0].actual.find("regex") != std::string::npos, findings[0].actual);
 }
 
@@ -253,7 +252,7 @@ BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
   std::string text = replace(p.text, "(allow network-outbound (remote ip \"localhost:*\"))\n", "");
   auto findings = compiler::verify_sbpl(r, text, fx::views(p.params));
   const auto* f =
-      find(findings, SbplFinding::Kind::MissingAllow, "network-outbound", "localhost:8080");
+      find(findings, "missing-allow", "network-outbound", "localhost:8080");
   BOOST_REQUIRE_MESSAGE(f, all(findings));
   BOOST_TEST(f->expected == "allow (network: loopback)");
 }
@@ -261,10 +260,9 @@ BOOST_AUTO_TEST_CASE(a_profile_that_is_too_strict_misses_allows) {
 BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
   ir::Resolved r = fx::default_portable();
   auto p = emitters::sbpl::emit(r);
-  std::string error;
   auto git = compiler::explain_sbpl(r, p.text, fx::views(p.params), "write",
-                                    "${WORKSPACE}/.git/config", &error);
-  BOOST_REQUIRE_MESSAGE(git, error);
+                                    "${WORKSPACE}/.git/config");
+  BOOST_REQUIRE_MESSAGE(git, git.error().message);
   BOOST_TEST((git->policy.intent == compiler::Expect::Deny));
   BOOST_TEST(git->policy.why == "under protected path ${WORKSPACE}/.git");
   BOOST_TEST(git->policy.loc.str() == "policy.yaml:10:3");
@@ -277,32 +275,35 @@ BOOST_AUTO_TEST_CASE(explain_names_the_policy_rule_and_the_profile_rule) {
       joined(git->trace));
 
   auto src = compiler::explain_sbpl(r, p.text, fx::views(p.params), "create",
-                                    "${WORKSPACE}/src/a.c", &error);
-  BOOST_REQUIRE_MESSAGE(src, error);
+                                    "${WORKSPACE}/src/a.c");
+  BOOST_REQUIRE_MESSAGE(src, src.error().message);
   BOOST_TEST((src->policy.intent == compiler::Expect::Allow));
   BOOST_TEST(src->allowed);
   BOOST_TEST(src->policy.loc.str() == "policy.yaml:4:3");
 
-  BOOST_TEST(!compiler::explain_sbpl(r, p.text, fx::views(p.params), "chmod", "/x", &error));
-  BOOST_TEST(error == "unknown operation 'chmod'");
-  BOOST_TEST(!compiler::explain_sbpl(r, p.text, {}, "read", "/x", &error));
-  BOOST_TEST(error.find("is not defined") != std::string::npos);
+  const auto chmod = compiler::explain_sbpl(r, p.text, fx::views(p.params), "chmod", "/x");
+  BOOST_TEST(!chmod);
+  BOOST_TEST(chmod.error().message == "unknown operation 'chmod'");
+  const auto unbound = compiler::explain_sbpl(r, p.text, {}, "read", "/x");
+  BOOST_TEST(!unbound);
+  BOOST_TEST(unbound.error().message.find("is not defined") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(params_text_round_trips_and_rejects_malformed_lines) {
   auto p = emitters::sbpl::emit(fx::deny_roots_loopback());
-  std::string error;
   const std::string text = emitters::sbpl::params_text(p);
-  auto back = compiler::parse_params_text(text, &error);
-  BOOST_REQUIRE_MESSAGE(back, error);
+  auto back = compiler::parse_params_text(text);
+  BOOST_REQUIRE_MESSAGE(back, back.error().message);
   BOOST_TEST((*back == fx::views(p.params)));
-  BOOST_TEST(!compiler::parse_params_text("A=1\nB\n", &error));
-  BOOST_TEST(error == "params.txt:2: expected NAME=VALUE");
-  BOOST_TEST(!compiler::parse_params_text("A=1\nA=2\n", &error));
-  BOOST_TEST(error == "params.txt:2: parameter A is defined twice");
-  BOOST_TEST(!compiler::parse_params_text("=x\n", &error));
+  const auto no_value = compiler::parse_params_text("A=1\nB\n");
+  BOOST_TEST(!no_value);
+  BOOST_TEST(no_value.error().message == "params.txt:2: expected NAME=VALUE");
+  const auto twice = compiler::parse_params_text("A=1\nA=2\n");
+  BOOST_TEST(!twice);
+  BOOST_TEST(twice.error().message == "params.txt:2: parameter A is defined twice");
+  BOOST_TEST(!compiler::parse_params_text("=x\n"));
   // A value may hold '=' (only the first one separates).
-  auto eq = compiler::parse_params_text("A=/x=y\n", &error);
+  auto eq = compiler::parse_params_text("A=/x=y\n");
   BOOST_REQUIRE(eq);
   BOOST_TEST(eq->at(0).second == "/x=y");
 }

@@ -11,23 +11,13 @@
 namespace zc = zpolicy::compiler;
 namespace ir = zpolicy::ir;
 namespace es = zpolicy::emitters::seccomp;
+using zpolicy::test::findings_report;
+using zpolicy::test::names_dropped_deny;
 
 namespace {
 
 ir::SyscallPolicy baseline(ir::Mode mode, ir::Action deny = ir::Action::errno_(1)) {
   return zc::effective_syscalls(zpolicy::test::policy_with(mode, ir::Network::None, deny), mode);
-}
-
-std::string all(const std::vector<ir::Diagnostic>& fs) {
-  std::string out;
-  for (const auto& f : fs) out += f.report() + "\n";
-  return out;
-}
-
-bool names(const std::vector<ir::Diagnostic>& fs, const std::string& text) {
-  return std::any_of(fs.begin(), fs.end(), [&](const ir::Diagnostic& f) {
-    return f.kind == "dropped-deny" && f.probe.find(text) != std::string::npos;
-  });
 }
 
 }  // namespace
@@ -38,7 +28,7 @@ BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_in_every_confined_mode_and_action) 
   for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
     for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
       const auto fs = zc::check_setid_invariant(es::emit_bpf(baseline(mode, deny)));
-      BOOST_TEST(fs.empty(), all(fs));
+      BOOST_TEST(fs.empty(), findings_report(fs));
     }
 }
 
@@ -54,7 +44,9 @@ BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
       if (!ir::find_syscall(*ir::parse_arch(std::string_view(abi, std::strlen(abi) - 1)),
                             std::string_view(call, std::strlen(call) - 1)))
         continue;
-      BOOST_TEST_CONTEXT(abi << call) { BOOST_TEST(names(fs, std::string(abi) + call), all(fs)); }
+      BOOST_TEST_CONTEXT(abi << call) {
+        BOOST_TEST(names_dropped_deny(fs, std::string(abi) + call), findings_report(fs));
+      }
     }
 }
 
@@ -71,12 +63,14 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
       BOOST_TEST_REQUIRE(weakened.rules.size() == before - 1);
       const auto fs = zc::check_setid_invariant(es::emit_bpf(weakened));
       BOOST_TEST_CONTEXT(call.name << " " << bit) {
-        BOOST_TEST(names(fs, "x86_64 " + std::string(call.name) + "("), all(fs));
+        BOOST_TEST(names_dropped_deny(fs, "x86_64 " + std::string(call.name) + "("),
+                   findings_report(fs));
       }
     }
   ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
   std::erase_if(weakened.rules, [](const ir::SyscallRule& r) { return r.name == "openat2"; });
-  BOOST_TEST(names(zc::check_setid_invariant(es::emit_bpf(weakened)), "x86_64 openat2("));
+  BOOST_TEST(
+      names_dropped_deny(zc::check_setid_invariant(es::emit_bpf(weakened)), "x86_64 openat2("));
 }
 
 // A rule that compares the whole 64-bit mode (or the mode with the file type bits) for
@@ -88,7 +82,7 @@ BOOST_AUTO_TEST_CASE(an_exact_value_rule_is_caught_by_the_odd_encodings) {
   for (uint64_t m : {04000, 02000, 06000, 04755, 02755, 06755})
     weakened.rules.push_back({"mknod", ir::Action::errno_(1), {{1, ir::CmpOp::Eq, m, ~0ull}}, {}});
   const auto fs = zc::check_setid_invariant(es::emit_bpf(weakened));
-  BOOST_TEST(names(fs, "x86_64 mknod("), all(fs));
+  BOOST_TEST(names_dropped_deny(fs, "x86_64 mknod("), findings_report(fs));
 }
 
 BOOST_AUTO_TEST_CASE(ordinary_modes_stay_allowed) {

@@ -2,6 +2,7 @@
 
 // Shared by the seccomp unit tests: the policies they compile and the calls they probe.
 
+#include <algorithm>
 #include <fstream>
 #include <ostream>
 #include <set>
@@ -10,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "compiler/frontend/oci_import.hpp"
-
-#include "compiler/resolve/seccomp_baseline.hpp"
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
+#include "compiler/frontend/oci_import.hpp"
+#include "compiler/resolve/seccomp_baseline.hpp"
+#include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
 #include "ir/syscall_table.hpp"
 
@@ -23,6 +24,20 @@ inline std::ostream& boost_test_print_type(std::ostream& o, const Action& a) { r
 }  // namespace zpolicy::ir
 
 namespace zpolicy::test {
+
+// The findings of an invariant check (network, set-id), one report a line, for messages.
+inline std::string findings_report(const std::vector<ir::Diagnostic>& fs) {
+  std::string out;
+  for (const auto& f : fs) out += f.report() + "\n";
+  return out;
+}
+
+// Whether a dropped deny among `fs` names `text` in its probe.
+inline bool names_dropped_deny(const std::vector<ir::Diagnostic>& fs, const std::string& text) {
+  return std::any_of(fs.begin(), fs.end(), [&](const ir::Diagnostic& f) {
+    return f.kind == "dropped-deny" && f.probe.find(text) != std::string::npos;
+  });
+}
 
 inline ir::Policy policy_with(ir::Mode mode, ir::Network net,
                               ir::Action deny = ir::Action::errno_(1)) {

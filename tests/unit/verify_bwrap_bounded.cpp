@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "compiler/pipeline.hpp"
+#include "compiler/resolve/resolve.hpp"
 #include "support/cli.hpp"
 #include "support/parse.hpp"
 
@@ -40,6 +41,31 @@ test::ProcessResult verify_golden_with(const std::vector<std::string>& extra) {
   cli.dir.write("out/bwrap.args", args);
   return cli.run({"verify", std::string(ZPOLICY_SOURCE_DIR) + "/golden/default.yaml", "out",
                   "--target", "linux"});
+}
+
+// A policy protecting `entries` paths d100/a/.../a, d101/a/.../a, ... at lines 7, 8, ...
+// whose 399 pins each are 17, 19, ... 813 bytes (165 585 bytes an entry); `more`
+// protected entries after them.
+std::string deep_protect_policy(int entries, const std::string& more = "") {
+  std::string policy =
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+      "  write: [\"${WORKSPACE}\"]\n  protect:\n";
+  for (int i = 100; i < 100 + entries; ++i)
+    policy += "    - d" + std::to_string(i) + "/" + repeat("a", 399, "/") + "\n";
+  return policy + more + "network: none\n";
+}
+
+// The one finding compile gives `policy` for macOS, refused before emission (no artifacts).
+ir::Diagnostic the_one_macos_finding(const std::string& policy) {
+  const auto parsed = test::parse(policy);
+  BOOST_TEST_REQUIRE(parsed.errors == "");
+  ir::Diagnostics diags;
+  const auto c = compiler::compile(*parsed.policy, compiler::Target::Macos,
+                                   ir::Mode::WorkspaceWrite, std::nullopt, diags);
+  BOOST_TEST_REQUIRE(c.has_value(), diags.str());
+  BOOST_TEST(c->artifacts.empty());
+  BOOST_TEST_REQUIRE(c->findings.size() == 1u);
+  return c->findings[0];
 }
 
 std::vector<std::string> times(const std::vector<std::string>& option, size_t n) {
@@ -96,7 +122,7 @@ BOOST_AUTO_TEST_CASE(a_deny_root_200000_components_deep_compiles) {
 
 BOOST_AUTO_TEST_CASE(explain_answers_for_a_15000_component_path) {
   test::Cli cli;
-  const std::string deep = "/proc/" + repeat("a", 15000, "/");
+  const std::string deep = "/x/" + repeat("a", 15000, "/");
   cli.dir.write("p.yaml", deny_policy(deep));
   const auto r = cli.run({"explain", "--policy", "p.yaml", "--portable", deep, "--target", "linux"});
   BOOST_TEST(r.signal == 0);
@@ -107,17 +133,9 @@ BOOST_AUTO_TEST_CASE(explain_answers_for_a_15000_component_path) {
 // For macOS a policy path over MAXPATHLEN is refused before a profile is emitted (the
 // profile names every directory above a deny root: quadratic in its depth), at its line.
 BOOST_AUTO_TEST_CASE(a_15000_component_deny_root_is_refused_for_macos_before_emission) {
-  const auto parsed = test::parse(deny_policy("/proc/" + repeat("a", 15000, "/")));
-  BOOST_REQUIRE(parsed.policy);
-  ir::Diagnostics diags;
-  const auto c = compiler::compile(*parsed.policy, compiler::Target::Macos,
-                                   ir::Mode::WorkspaceWrite, std::nullopt, diags);
-  BOOST_REQUIRE(c);
-  BOOST_TEST(c->artifacts.empty());
-  BOOST_REQUIRE(c->findings.size() == 1u);
-  BOOST_TEST(c->findings[0].loc.str() == "p.yaml:6:10");
-  BOOST_TEST(c->findings[0].message.find("at most 1023 bytes") != std::string::npos,
-             c->findings[0].message);
+  const auto f = the_one_macos_finding(deny_policy("/proc/" + repeat("a", 15000, "/")));
+  BOOST_TEST(f.loc.str() == "p.yaml:6:10");
+  BOOST_TEST(f.message.find("at most 1023 bytes") != std::string::npos, f.message);
 }
 
 BOOST_AUTO_TEST_CASE(explain_refuses_a_path_macos_cannot_name) {
@@ -145,17 +163,10 @@ BOOST_AUTO_TEST_CASE(deny_roots_whose_ancestors_exceed_arg_max_are_refused_for_m
       "  write: [\"${WORKSPACE}\"]\n  deny:\n";
   for (int i = 0; i < 8; ++i) policy += "    - \"/d" + std::to_string(i) + "/" + repeat("a", 500, "/") + "\"\n";
   policy += "network: none\n";
-  const auto parsed = test::parse(policy);
-  BOOST_REQUIRE(parsed.policy);
-  ir::Diagnostics diags;
-  const auto c = compiler::compile(*parsed.policy, compiler::Target::Macos,
-                                   ir::Mode::WorkspaceWrite, std::nullopt, diags);
-  BOOST_REQUIRE(c);
-  BOOST_TEST(c->artifacts.empty());
-  BOOST_REQUIRE(c->findings.size() == 1u);
+  const auto f = the_one_macos_finding(policy);
   // 500 directories of 2..1003 bytes each: the fifth deny root crosses 1 MiB.
-  BOOST_TEST(c->findings[0].loc.str() == "p.yaml:11:7");
-  BOOST_TEST(c->findings[0].message.find("ARG_MAX") != std::string::npos, c->findings[0].message);
+  BOOST_TEST(f.loc.str() == "p.yaml:11:7");
+  BOOST_TEST(f.message.find("ARG_MAX") != std::string::npos, f.message);
 }
 
 // Every directory between a writable root and a protected path inside it is pinned, so
@@ -163,13 +174,7 @@ BOOST_AUTO_TEST_CASE(deny_roots_whose_ancestors_exceed_arg_max_are_refused_for_m
 // 2.4 GB). Past kMaxPinnedBytes of pinned path names the policy is refused at the entry
 // that crosses it, before a pin is made.
 BOOST_AUTO_TEST_CASE(protected_paths_past_the_pin_budget_are_refused_at_their_line) {
-  std::string policy =
-      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
-      "  write: [\"${WORKSPACE}\"]\n  protect:\n";
-  for (int i = 100; i < 140; ++i)
-    policy += "    - d" + std::to_string(i) + "/" + repeat("a", 399, "/") + "\n";
-  policy += "network: none\n";
-  const auto parsed = test::parse(policy);
+  const auto parsed = test::parse(deep_protect_policy(40));
   BOOST_REQUIRE(parsed.policy);
   ir::Diagnostics diags;
   const auto c = compiler::compile(*parsed.policy, compiler::Target::Linux,
@@ -181,6 +186,31 @@ BOOST_AUTO_TEST_CASE(protected_paths_past_the_pin_budget_are_refused_at_their_li
   BOOST_TEST(diags.all()[0].loc.str() == "p.yaml:32:7");
   BOOST_TEST(diags.all()[0].message.find("pin budget of 4 MiB") != std::string::npos,
              diags.all()[0].message);
+}
+
+// The pins made are exactly the pins the budget counted: a policy whose pins come to
+// kMaxPinnedBytes is pinned in full, one byte more is refused at the entry that adds it.
+BOOST_AUTO_TEST_CASE(the_pins_made_are_the_pins_the_budget_counts) {
+  // One pin more: "${WORKSPACE}/" and the filler's first component.
+  auto policy_with = [](size_t filler) {
+    return deep_protect_policy(25, "    - " + std::string(filler - 13, 'f') + "/x\n");
+  };
+  const size_t filler = compiler::kMaxPinnedBytes - 25 * 165585;
+  const auto at_budget = test::parse(policy_with(filler));
+  BOOST_REQUIRE(at_budget.policy);
+  ir::Diagnostics diags;
+  const auto r = compiler::resolve_portable(*at_budget.policy, ir::Mode::WorkspaceWrite, diags);
+  BOOST_REQUIRE_MESSAGE(r, diags.str());
+  size_t bytes = 0;
+  for (const auto& p : r->pin) bytes += p.path.size();
+  BOOST_TEST(r->pin.size() == 25u * 399 + 1);
+  BOOST_TEST(bytes == compiler::kMaxPinnedBytes);
+
+  const auto over = test::parse(policy_with(filler + 1));
+  BOOST_REQUIRE(over.policy);
+  BOOST_TEST(!compiler::resolve_portable(*over.policy, ir::Mode::WorkspaceWrite, diags));
+  BOOST_REQUIRE_MESSAGE(diags.all().size() == 1u, diags.str());
+  BOOST_TEST(diags.all()[0].loc.str() == "p.yaml:32:7");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

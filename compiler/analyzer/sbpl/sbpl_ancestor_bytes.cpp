@@ -6,7 +6,7 @@
 
 namespace zpolicy::compiler {
 
-std::optional<SbplFinding> too_many_ancestor_bytes(const ir::Resolved& policy) {
+std::optional<ir::Diagnostic> too_many_ancestor_bytes(const ir::Resolved& policy) {
   if (policy.mode != ir::Mode::WorkspaceWrite) return std::nullopt;
   std::vector<const ir::ResolvedPath*> guarded;
   for (const auto* group : {&policy.protect, &policy.deny})
@@ -28,15 +28,13 @@ std::optional<SbplFinding> too_many_ancestor_bytes(const ir::Resolved& policy) {
       if (slash >= shared) total += slash;  // the directory path.substr(0, slash)
     previous = &path;
     if (total > kSbplMaxArgumentBytes)
-      return SbplFinding{SbplFinding::Kind::MalformedArtifact,
-                         p->loc,
+      return ir::finding("macos", "malformed-artifact", p->loc,
                          "path " + path.substr(0, 64) + (path.size() > 64 ? "..." : ""),
                          "at most " + std::to_string(kSbplMaxArgumentBytes) +
                              " bytes of directories above protected paths and deny roots "
                              "(the profile names each; sandbox-exec takes them as arguments, "
                              "macOS ARG_MAX)",
-                         "more from this path on",
-                         {}};
+                         "more from this path on");
   }
   return std::nullopt;
 }

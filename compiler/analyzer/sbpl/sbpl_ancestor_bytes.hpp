@@ -19,6 +19,6 @@ inline constexpr size_t kSbplMaxArgumentBytes = size_t{1} << 20;
 // bound on those the profile names) total more than kSbplMaxArgumentBytes: no such
 // profile could run. Linear in the policy's paths, so `compile` asks before emitting
 // (issue 19 §2).
-std::optional<SbplFinding> too_many_ancestor_bytes(const ir::Resolved& policy);
+std::optional<ir::Diagnostic> too_many_ancestor_bytes(const ir::Resolved& policy);
 
 }  // namespace zpolicy::compiler

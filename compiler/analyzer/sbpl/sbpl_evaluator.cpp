@@ -51,6 +51,10 @@ namespace {
 // shallow whatever the text, so that none of them can exhaust the stack.
 constexpr size_t kMaxDepth = 16;
 
+ir::Diagnostic error_at(int line, int col, std::string message) {
+  return ir::error_at({"profile.sb", line, col}, std::move(message));
+}
+
 bool symbol_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
          c == '*' || c == '_' || c == '.';
@@ -62,7 +66,7 @@ class Reader {
 
   // One loop with a stack of the open lists, never a call per nesting level: the forms
   // read so far wait on `done`, and a list closing takes its items from its end.
-  std::variant<std::vector<Sexpr>, SbplError> forms() {
+  ir::Result<std::vector<Sexpr>> forms() {
     std::vector<Sexpr> done;
     std::vector<size_t> open;  // the lists not closed yet, innermost last, by place in `done`
     for (;;) {
@@ -70,7 +74,7 @@ class Reader {
       if (pos_ == t_.size()) {
         if (open.empty()) return done;
         const Sexpr& list = done[open.back()];
-        return SbplError{list.line, list.col, "unbalanced '(': the list is never closed"};
+        return error_at(list.line, list.col, "unbalanced '(': the list is never closed");
       }
       const char c = t_[pos_];
       if (c == ')') {
@@ -98,12 +102,12 @@ class Reader {
 
  private:
   // Reads the string, symbol or integer at the position into `e`.
-  std::optional<SbplError> atom(Sexpr& e) {
+  std::optional<ir::Diagnostic> atom(Sexpr& e) {
     const char c = t_[pos_];
     if (c == '"') {
       const auto stop = [](char s) { return s == '"' || s == '\\' || s == '\n' || s == '\0'; };
       const size_t end = std::find_if(t_.begin() + ++pos_, t_.end(), stop) - t_.begin();
-      if (end == t_.size()) return SbplError{e.line, e.col, "unterminated string"};
+      if (end == t_.size()) return error_at(e.line, e.col, "unterminated string");
       e.kind = Sexpr::Kind::String;
       e.atom = t_.substr(pos_, end - pos_);
       pos_ = end;
@@ -142,7 +146,7 @@ class Reader {
 
   // Only skip_space() passes a newline: strings and comments end before one.
   int col() const { return static_cast<int>(pos_ - line_start_) + 1; }
-  SbplError fail(std::string message) const { return {line_, col(), std::move(message)}; }
+  ir::Diagnostic fail(std::string message) const { return error_at(line_, col(), std::move(message)); }
 
   std::string_view t_;
   size_t pos_ = 0;
@@ -233,14 +237,14 @@ bool is_symbol(const Sexpr& e, std::string_view s) {
 bool head_is(const Sexpr& e, std::string_view s) {
   return !e.items.empty() && is_symbol(e.items[0], s);
 }
-SbplError error_at(const Sexpr& e, std::string message) {
-  return {e.line, e.col, message + ": " + print_sexpr(e)};
+ir::Diagnostic error_at(const Sexpr& e, std::string message) {
+  return error_at(e.line, e.col, message + ": " + print_sexpr(e));
 }
 
-std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters, uint32_t at);
+std::optional<ir::Diagnostic> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters, uint32_t at);
 
 // (literal PATH) or (subpath PATH): PATH a constant absolute path or (param "NAME").
-std::optional<SbplError> read_path_filter(const Sexpr& e, const std::string& quoted,
+std::optional<ir::Diagnostic> read_path_filter(const Sexpr& e, const std::string& quoted,
                                           SbplFilter& f) {
   if (e.items.size() != 2) return error_at(e, quoted + " takes one path");
   const Sexpr& arg = e.items[1];
@@ -263,7 +267,7 @@ std::optional<SbplError> read_path_filter(const Sexpr& e, const std::string& quo
 
 // (require-all F...), (require-any F...) or (require-not F): its filters take the next
 // free range of `filters`.
-std::optional<SbplError> read_compound_filter(const Sexpr& e, const std::string& quoted,
+std::optional<ir::Diagnostic> read_compound_filter(const Sexpr& e, const std::string& quoted,
                                               std::vector<SbplFilter>& filters, uint32_t at) {
   const size_t n = e.items.size();
   if (n < 2 || (filters[at].kind == SbplFilter::Kind::RequireNot && n != 2))
@@ -279,7 +283,7 @@ std::optional<SbplError> read_compound_filter(const Sexpr& e, const std::string&
 }
 
 // (local ip "HOST:PORT") or (remote ip "HOST:PORT"), HOST localhost or *.
-std::optional<SbplError> read_ip_filter(const Sexpr& e, const std::string& head, SbplFilter& f) {
+std::optional<ir::Diagnostic> read_ip_filter(const Sexpr& e, const std::string& head, SbplFilter& f) {
   if (e.items.size() != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
     return error_at(e, "expected (" + head + " ip \"HOST:PORT\")");
   const std::string_view addr = e.items[2].atom;
@@ -294,7 +298,7 @@ std::optional<SbplError> read_ip_filter(const Sexpr& e, const std::string& head,
 
 // Reads `e` into filters[at]. A list's children take the next free range of `filters`;
 // the recursion is as deep as the forms nest, at most kMaxDepth.
-std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters,
+std::optional<ir::Diagnostic> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters,
                                      uint32_t at) {
   using K = SbplFilter::Kind;
   if (e.kind != Sexpr::Kind::List || e.items.empty() || e.items[0].kind != Sexpr::Kind::Symbol)
@@ -331,7 +335,7 @@ std::optional<SbplError> read_filter(const Sexpr& e, std::vector<SbplFilter>& fi
   return std::nullopt;
 }
 
-std::variant<SbplRule, SbplError> read_rule(const Sexpr& e, std::vector<SbplFilter>& filters) {
+ir::Result<SbplRule> read_rule(const Sexpr& e, std::vector<SbplFilter>& filters) {
   if (!(head_is(e, "allow") || head_is(e, "deny")))
     return error_at(e, "expected an (allow ...) or (deny ...) rule");
   SbplRule r;
@@ -699,13 +703,34 @@ uint32_t index_path(SbplIndex& ix, std::string_view path) {
   return node;
 }
 
-}  // namespace
-
-std::string SbplError::str() const {
-  return "profile.sb:" + std::to_string(line) + ":" + std::to_string(col) + ": " + message;
+// Sets SbplIndex::untouched and untouched_items of every filter and rule of `p`, whose
+// parents `ix` holds. Items come after their list, so a walk from the last filter to the
+// first meets every item before its list.
+void mark_untouched(const SbplProfile& p, SbplIndex& ix) {
+  const size_t filters = p.filters.size(), lists = filters + p.rules.size();
+  ix.untouched.assign(lists, false);
+  ix.untouched_items.assign(lists, 0);
+  for (size_t r = 0; r < p.rules.size(); ++r)
+    ix.untouched[filters + r] = p.rules[r].first_filter == p.rules[r].end_filter;
+  for (size_t f = filters; f-- > 0;) {
+    const SbplFilter& filter = p.filters[f];
+    const size_t items = filter.end_child - filter.first_child;
+    if (filter.kind == SbplFilter::Kind::RequireAll)
+      ix.untouched[f] = ix.untouched_items[f] == items;
+    else if (filter.kind == SbplFilter::Kind::RequireAny)
+      ix.untouched[f] = ix.untouched_items[f] > 0;
+    else if (filter.kind == SbplFilter::Kind::RequireNot)
+      ix.untouched[f] = ix.untouched_items[f] == 0;
+    if (ix.untouched[f]) {
+      ++ix.untouched_items[ix.parent[f]];
+      if (ix.parent[f] >= filters) ix.untouched[ix.parent[f]] = true;
+    }
+  }
 }
 
-std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text) {
+}  // namespace
+
+ir::Result<std::vector<Sexpr>> parse_sexprs(std::string_view text) {
   return Reader(text).forms();
 }
 
@@ -742,31 +767,30 @@ bool sbpl_normalized_path(std::string_view v) {
   return true;
 }
 
-std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text) {
+ir::Result<SbplProfile> parse_sbpl(std::string_view text) {
   SbplProfile p;
   p.text = std::make_shared<const std::string>(text);
-  auto read = parse_sexprs(*p.text);
-  if (auto* err = std::get_if<SbplError>(&read)) return *err;
-  const auto& forms = std::get<std::vector<Sexpr>>(read);
-  if (forms.empty()) return SbplError{1, 1, "empty profile"};
-  const Sexpr& v = forms[0];
+  const auto forms = parse_sexprs(*p.text);
+  if (!forms) return forms.error();
+  if (forms->empty()) return error_at(1, 1, "empty profile");
+  const Sexpr& v = (*forms)[0];
   if (!(head_is(v, "version") && v.items.size() == 2 && v.items[1].kind == Sexpr::Kind::Integer &&
         v.items[1].atom == "1"))
     return error_at(v, "the profile must start with (version 1)");
-  if (forms.size() == 1) return SbplError{v.line, v.col, "no (deny default) after (version 1)"};
-  const Sexpr& d = forms[1];
+  if (forms->size() == 1) return error_at(v.line, v.col, "no (deny default) after (version 1)");
+  const Sexpr& d = (*forms)[1];
   if (!((head_is(d, "deny") || head_is(d, "allow")) && d.items.size() == 2 &&
         is_symbol(d.items[1], "default")))
     return error_at(d, "the second form must be (deny default) or (allow default)");
   p.default_allow = is_symbol(d.items[0], "allow");
-  for (size_t i = 2; i < forms.size(); ++i) {
-    const Sexpr& e = forms[i];
+  for (size_t i = 2; i < forms->size(); ++i) {
+    const Sexpr& e = (*forms)[i];
     if (head_is(e, "version")) return error_at(e, "a second (version ...)");
     if (e.items.size() == 2 && is_symbol(e.items[1], "default"))
       return error_at(e, "a second default rule");
     auto r = read_rule(e, p.filters);
-    if (auto* err = std::get_if<SbplError>(&r)) return *err;
-    p.rules.push_back(std::move(std::get<SbplRule>(r)));
+    if (!r) return r.error();
+    p.rules.push_back(std::move(*r));
   }
   return p;
 }
@@ -786,7 +810,7 @@ std::vector<std::string> unbound_params(const SbplProfile& bound) {
 SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
   auto ix = std::make_shared<SbplIndex>();
   ix->filters_at.emplace_back();
-  const size_t filters = profile.filters.size(), lists = filters + profile.rules.size();
+  const size_t filters = profile.filters.size();
   ix->parent.resize(filters);
   for (size_t r = 0; r < profile.rules.size(); ++r)
     for (uint32_t f = profile.rules[r].first_filter; f < profile.rules[r].end_filter; ++f)
@@ -806,26 +830,7 @@ SbplProfile bind_params(SbplProfile profile, const SbplParams& params) {
           profile.filters[f].first_child == profile.filters[f].end_child)
         ix->others.emplace_back(static_cast<int>(r), f);
   }
-  // Items come after their list, so a walk from the last filter to the first meets every
-  // item before its list.
-  ix->untouched.assign(lists, false);
-  ix->untouched_items.assign(lists, 0);
-  for (size_t r = 0; r < profile.rules.size(); ++r)
-    ix->untouched[filters + r] = profile.rules[r].first_filter == profile.rules[r].end_filter;
-  for (size_t f = filters; f-- > 0;) {
-    const SbplFilter& filter = profile.filters[f];
-    const size_t items = filter.end_child - filter.first_child;
-    if (filter.kind == SbplFilter::Kind::RequireAll)
-      ix->untouched[f] = ix->untouched_items[f] == items;
-    else if (filter.kind == SbplFilter::Kind::RequireAny)
-      ix->untouched[f] = ix->untouched_items[f] > 0;
-    else if (filter.kind == SbplFilter::Kind::RequireNot)
-      ix->untouched[f] = ix->untouched_items[f] == 0;
-    if (ix->untouched[f]) {
-      ++ix->untouched_items[ix->parent[f]];
-      if (ix->parent[f] >= filters) ix->untouched[ix->parent[f]] = true;
-    }
-  }
+  mark_untouched(profile, *ix);
   profile.index = std::move(ix);
   return profile;
 }

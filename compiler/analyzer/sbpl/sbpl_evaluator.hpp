@@ -8,8 +8,9 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
-#include <variant>
 #include <vector>
+
+#include "ir/result.hpp"
 
 // An evaluator for the Seatbelt profiles zpolicy emits. It shares nothing with
 // emitters/sbpl but the language: it reads the profile text as an untrusted artifact,
@@ -30,20 +31,12 @@ struct Sexpr {
   int col = 0;
 };
 
-struct SbplError {
-  int line = 0;
-  int col = 0;
-  std::string message;
-  std::string str() const;  // "profile.sb:LINE:COL: MESSAGE"
-};
-
-// The top-level forms of `text`, which they view: the one reading of a profile's text.
-// Comments (`;` to
-// end of line) are dropped. Strings may not contain a backslash or a newline, and
+// The top-level forms of `text`, which they view: the one reading of a profile's text,
+// or the error at profile.sb:LINE:COL. Comments (`;` to end of line) are dropped. Strings may not contain a backslash or a newline, and
 // `#"regex"` literals are refused: zpolicy never writes them, so their presence means the
 // text is not one of ours. Lists nest at most 16 deep, which bounds every walk over the
 // forms (reading filters, printing, matching).
-std::variant<std::vector<Sexpr>, SbplError> parse_sexprs(std::string_view text);
+ir::Result<std::vector<Sexpr>> parse_sexprs(std::string_view text);
 
 // One-line canonical text of a form, re-parsable by parse_sexprs.
 std::string print_sexpr(const Sexpr& e);
@@ -126,7 +119,7 @@ bool sbpl_rule_covers(const SbplRule& rule, std::string_view operation);
 // form: `(version 1)` first, then exactly one `(allow|deny default)`, then rules whose
 // operations and filters are listed above, each filter only on operations whose target
 // it tests (no `sysctl-name` on `file-write*`).
-std::variant<SbplProfile, SbplError> parse_sbpl(std::string_view text);
+ir::Result<SbplProfile> parse_sbpl(std::string_view text);
 
 // The names a profile reads with (param "..."), sorted and unique.
 std::vector<std::string> referenced_params(const SbplProfile& profile);

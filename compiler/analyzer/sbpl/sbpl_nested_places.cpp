@@ -360,8 +360,6 @@ bool holds(const Partial& c, const std::string& root) {
 // proof (the first is kept); of one extension key, extended once.
 class ChainSearch {
  public:
-  using Bound = NestedPlacesError::Bound;
-
   ChainSearch(const ir::Resolved& policy, const SbplProfile& bound,
               const std::vector<std::string>& roots, size_t proof_work, size_t max_steps,
               size_t spent)
@@ -372,7 +370,7 @@ class ChainSearch {
         named_(named_paths(policy, bound)),
         work_(spent) {}
 
-  std::variant<std::vector<NestedChain>, NestedPlacesError> run(std::vector<Partial> level) {
+  ir::Result<std::vector<NestedChain>> run(std::vector<Partial> level) {
     while (!level.empty()) {
       std::vector<Partial> next;
       for (const Partial& parent : level) {
@@ -405,17 +403,16 @@ class ChainSearch {
 
   // `parent` with `root` bound at each class of its places, each proved or counted into
   // the proof of its key; the chains still to extend go to `next`.
-  std::optional<NestedPlacesError> extend(const Partial& parent, const Named& bound_names,
+  std::optional<ir::Diagnostic> extend(const Partial& parent, const Named& bound_names,
                                           const std::string& root, std::vector<Partial>& next) {
     std::vector<std::string> later;
     for (const std::string& r : roots_)
       if (r != root && !holds(parent, r)) later.push_back(r);
-    if (work_ > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work_, out_.size()};
+    if (work_ > kMaxNestedWork) return too_much_work();
     const std::vector<PlaceClass> classes =
         PlaceClasses(bound_names, parent.place, root, later, work_).classes();
     if (classes.size() > kMaxNestedClasses)
-      return NestedPlacesError{Bound::Classes, root + " inside " + describe(parent), classes.size(),
-                               out_.size()};
+      return too_many(classes.size(), root + " inside " + describe(parent));
     // The root's protected paths and deny roots below the parent's place change the
     // intent there (renaming it would carry them away) only if nothing of the parent
     // is guarded below it already. Then the proof of the first class strictly below
@@ -442,7 +439,7 @@ class ChainSearch {
   // Keeps the proof of `chain`, whose last step binds `root` at the class `k`, or counts
   // its places into the kept proof of the same key. A chain that probes its parent's
   // place has a proof of its own.
-  std::optional<NestedPlacesError> prove(const NestedChain& chain, const std::string& root,
+  std::optional<ir::Diagnostic> prove(const NestedChain& chain, const std::string& root,
                                          const PlaceClass& k, bool probes_place) {
     const auto [at, fresh] = probes_place ? std::pair(proved_.end(), true)
                                           : proved_.try_emplace(root + "\n" + k.proof, out_.size());
@@ -452,10 +449,31 @@ class ChainSearch {
     }
     out_.push_back(chain);
     work_ += proof_work_;
-    if (out_.size() > kMaxNestedProofs)
-      return NestedPlacesError{Bound::Proofs, "", out_.size(), out_.size()};
-    if (work_ > kMaxNestedWork) return NestedPlacesError{Bound::Work, "", work_, out_.size()};
+    if (out_.size() > kMaxNestedProofs) return too_many(out_.size(), "in all");
+    if (work_ > kMaxNestedWork) return too_much_work();
     return std::nullopt;
+  }
+
+  // The refusals of a profile whose nested proof is past its bounds.
+  ir::Diagnostic too_much_work() const {
+    return refusal("at most " + std::to_string(kMaxNestedWork) +
+                       " filters and parameters bound over the proofs of every place where one "
+                       "symbolic root can lie inside another",
+                   "more (" + std::to_string(work_) + " after " + std::to_string(out_.size()) +
+                       " proofs; verify the profile bound to a host: compile --workspace)");
+  }
+  // `count` classes of `what` ("${WORKSPACE} inside ${HOME}"), or proofs "in all".
+  static ir::Diagnostic too_many(size_t count, const std::string& what) {
+    return refusal("at most " + std::to_string(kMaxNestedClasses) +
+                       " kinds of place where one symbolic root of a portable profile can lie "
+                       "inside another, " +
+                       std::to_string(kMaxNestedProofs) + " in all",
+                   std::to_string(count) + " " + what +
+                       " (verify the profile bound to a host: compile --workspace)");
+  }
+  static ir::Diagnostic refusal(std::string expected, std::string actual) {
+    return ir::finding("macos", "malformed-artifact", {"profile.sb"}, "profile.sb",
+                       std::move(expected), std::move(actual));
   }
 
   const std::vector<std::string>& roots_;
@@ -470,7 +488,7 @@ class ChainSearch {
 
 }  // namespace
 
-std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
+ir::Result<std::vector<NestedChain>> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
     const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent,
     const std::vector<std::string>& policy_tops) {

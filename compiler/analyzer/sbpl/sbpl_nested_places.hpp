@@ -1,11 +1,11 @@
 #pragma once
 
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "ir/resolved.hpp"
+#include "ir/result.hpp"
 
 // Where symbolic roots of a portable profile can lie inside one another (`${WORKSPACE}`
 // inside `${HOME}`, and `${TMPDIR}` inside that), reduced to one place per class of places
@@ -31,11 +31,8 @@ struct NestedChain {
 
 // The most classes of places for one root inside one chain, and chains in all: each is a
 // proof of the bound root's tree, which is what bounds the time of a hostile profile
-// (docs/verify.md, "Bounds"). zpolicy's profiles have up to 24 classes for one root inside
-// one chain (golden/large: 335 proofs, 51 of them for pairs of roots); a small profile's
-// chains of three under the places of its policy's paths are some 700 proofs of about a
-// tenth of a millisecond each (golden/deny-roots with a rule that names /etc and three
-// roots), which the work bound below would let through and this one must too.
+// (docs/verify.md, "Bounds"). Both are above what zpolicy's own profiles need
+// (docs/benchmarks.md, "Where the nested proof's bounds come from").
 inline constexpr size_t kMaxNestedClasses = 64;
 inline constexpr size_t kMaxNestedProofs = 1024;
 
@@ -44,14 +41,6 @@ inline constexpr size_t kMaxNestedProofs = 1024;
 // refused before any proof runs, so that any profile under 1 MiB is answered within issue
 // 19's 2 s.
 inline constexpr size_t kMaxNestedWork = size_t{1} << 20;
-
-struct NestedPlacesError {
-  enum class Bound { Classes, Proofs, Work };
-  Bound bound = Bound::Classes;
-  std::string what;  // Classes: "${WORKSPACE} inside ${HOME}"
-  size_t count = 0;  // of classes, proofs, or work when it was refused
-  size_t proofs = 0;  // found when it was refused
-};
 
 // Every chain of two or more of `roots` (symbolic roots, `${NAME}`), each root bound at or
 // below the place of the one before, the first left symbolic or bound to one of the
@@ -73,8 +62,9 @@ struct NestedPlacesError {
 // counted): those of fewer are the same whatever `max_steps`, and come first.
 // `policy_tops` are concrete places (those of the policy's own paths) where a first root
 // is bound too, with chains as under `tops`: within each length, those under them come
-// after those under `tops` (docs/verify.md, "Under a place the policy names").
-std::variant<std::vector<NestedChain>, NestedPlacesError> nested_chains(
+// after those under `tops` (docs/verify.md, "Under a place the policy names"). Past the
+// bounds above, the malformed-artifact finding that refuses the profile.
+ir::Result<std::vector<NestedChain>> nested_chains(
     const ir::Resolved& policy, const SbplProfile& bound, const std::vector<std::string>& roots,
     const std::vector<std::string>& tops, size_t proof_work, size_t max_steps, size_t spent = 0,
     const std::vector<std::string>& policy_tops = {});

@@ -8,7 +8,6 @@
 #include <memory>
 #include <unordered_set>
 #include <utility>
-#include <variant>
 
 #include "compiler/analyzer/intent.hpp"
 #include "compiler/analyzer/sbpl/sbpl_decided_trees.hpp"
@@ -26,6 +25,12 @@ std::optional<std::string_view> parent_of(std::string_view path) {
   auto slash = path.rfind('/');
   if (slash == std::string_view::npos || path == "/") return std::nullopt;
   return path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// The policy's lists of paths: read, write, protect, deny and pin.
+template <class Resolved>
+auto path_lists(Resolved& r) {
+  return std::array{&r.read, &r.write, &r.protect, &r.deny, &r.pin};
 }
 
 // What the policy says about an operation that is not on a file path (the network,
@@ -166,7 +171,7 @@ constexpr size_t kMaxServices = 64;
 
 // The names of a bound profile; an error at the rule that names one port or service too
 // many.
-std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) {
+ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
   ArtifactNames out;
   for (size_t r = 0; r < bound.rules.size(); ++r) {
     // A rule's filters, nested ones included, run up to the next rule's first.
@@ -180,18 +185,18 @@ std::variant<ArtifactNames, SbplError> artifact_names(const SbplProfile& bound) 
         if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
           continue;
         if (out.services.size() == kMaxServices)
-          return SbplError{bound.rules[r].line, 1,
-                           "more than " + std::to_string(kMaxServices) +
-                               " distinct Mach services are outside the subset zpolicy emits"};
+          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
+                              "more than " + std::to_string(kMaxServices) +
+                                  " distinct Mach services are outside the subset zpolicy emits");
         out.services.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
         const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
           continue;
         if (out.ports.size() == kMaxPorts)
-          return SbplError{bound.rules[r].line, 1,
-                           "more than " + std::to_string(kMaxPorts) +
-                               " distinct ports are outside the subset zpolicy emits"};
+          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
+                              "more than " + std::to_string(kMaxPorts) +
+                                  " distinct ports are outside the subset zpolicy emits");
         out.ports.push_back(port);
       }
     }
@@ -284,7 +289,7 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
   std::vector<std::string_view> named = artifact_paths;
   std::unordered_set<std::string_view> family_paths;
   for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
-  for (const auto* group : {&r.read, &r.write, &r.protect, &r.deny, &r.pin})
+  for (const auto* group : path_lists(r))
     for (const auto& p : *group) {
       family(p.path);
       named.push_back(p.path);
@@ -304,28 +309,28 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
   return paths;
 }
 
-// The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
-// id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
-// those of the profile under test, whose regions are probed too.
-template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
-                    OnPath&& on_path, OnOther&& on_other) {
-  // Kept until the intent is done with them: its table views their names.
-  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
-  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
+// `names` with the first `fresh(i)` (i = 0, 1, ...) that is not among them, sorted, each once.
+template <class Fresh>
+void with_fresh_name(std::vector<std::string>& names, Fresh&& fresh) {
+  for (int i = 0;; ++i)
+    if (std::string name = fresh(i); std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(std::move(name));
+      break;
+    }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+}
+
+// The probes of the network, the Mach services and system sockets, in for_each_probe().
+template <class OnOther>
+void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, OnOther&& on_other) {
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
   for (const auto& d : r.allow)  // the ports the policy forwards, whether the profile names them
     if (d.value.kind == ir::DestinationKind::Localhost)
       ports.push_back(std::to_string(d.value.port));
-  for (int fresh = 8080;; ++fresh)
-    if (std::find(ports.begin(), ports.end(), std::to_string(fresh)) == ports.end()) {
-      ports.push_back(std::to_string(fresh));
-      break;
-    }
-  std::sort(ports.begin(), ports.end());
-  ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+  with_fresh_name(ports, [](int i) { return std::to_string(8080 + i); });
   for (const char* op : {"network-bind", "network-inbound", "network-outbound"})
     for (const char* host : {"localhost:", "192.0.2.1:"})
       for (const auto& port : ports) {
@@ -339,17 +344,21 @@ void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactN
   std::vector<std::string> services(names.services.begin(), names.services.end());
   services.insert(services.end(), kPlatformServices.begin(), kPlatformServices.end());
   services.insert(services.end(), kNetworkServices.begin(), kNetworkServices.end());
-  for (int fresh = 0;; ++fresh) {
-    std::string name = "org.zpolicy.probe." + std::to_string(fresh);
-    if (std::find(services.begin(), services.end(), name) == services.end()) {
-      services.push_back(std::move(name));
-      break;
-    }
-  }
-  std::sort(services.begin(), services.end());
-  services.erase(std::unique(services.begin(), services.end()), services.end());
+  with_fresh_name(services, [](int i) { return "org.zpolicy.probe." + std::to_string(i); });
   for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
   on_other("system-socket", "", system_socket_intent(r));
+}
+
+// The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
+// id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
+// those of the profile under test, whose regions are probed too.
+template <class OnPath, class OnOther>
+void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
+                    OnPath&& on_path, OnOther&& on_other) {
+  // Kept until the intent is done with them: its table views their names.
+  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
+  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
+  for_each_network_probe(r, names, on_other);
   on_other("process-exec", "/bin/sh", intent.expect(intern(intent.paths(), "/bin/sh"), FsOp::Exec));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
@@ -397,19 +406,20 @@ constexpr size_t kMaxFindings = 1024;
 constexpr const char* kMaxPathExpected = "a path of at most 1023 bytes (macOS MAXPATHLEN)";
 static_assert(kSbplMaxPathBytes == 1023, "kMaxPathExpected states the limit");
 
-SbplFinding malformed(ir::SourceLoc loc, std::string what, std::string expected,
-                      std::string actual) {
-  return {SbplFinding::Kind::MalformedArtifact,
-          std::move(loc),
-          std::move(what),
-          std::move(expected),
-          std::move(actual),
-          {}};
+ir::Diagnostic malformed(ir::SourceLoc loc, std::string what, std::string expected,
+                         std::string actual) {
+  return ir::finding("macos", "malformed-artifact", std::move(loc), std::move(what),
+                     std::move(expected), std::move(actual));
+}
+
+// A profile that parse_sbpl() or artifact_names() cannot read, at the error's place.
+ir::Diagnostic outside_subset(const ir::Diagnostic& error) {
+  return malformed(error.loc, "profile.sb", "the SBPL subset zpolicy emits", error.message);
 }
 
 // The finding for a probe the profile answers wrongly or ambiguously, with the traces
 // of the models that give the wrong answer.
-void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
+void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
             const SbplParams& values, std::string_view op, std::string_view target,
             const Expectation& v) {
   auto decisions = decide_all_models(profile, op, target, values);
@@ -424,10 +434,9 @@ void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
   }
   if (!wrong.empty()) {
     bool dropped = denies(v.expect);
-    findings.push_back({dropped ? SbplFinding::Kind::DroppedDeny : SbplFinding::Kind::MissingAllow,
-                        v.rule, what,
-                        std::string(dropped ? "deny" : "allow") + " (" + v.reason + ")",
-                        answers_summary(wrong), describe(wrong)});
+    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule, what,
+                                   std::string(dropped ? "deny" : "allow") + " (" + v.reason + ")",
+                                   answers_summary(wrong), describe(wrong)));
     return;
   }
   if (v.expect != Expect::Either) return;
@@ -441,9 +450,9 @@ void report(std::vector<SbplFinding>& findings, const SbplProfile& profile,
       (a.second.allowed ? any_allow : any_deny) = true;
     }
     if (any_allow && any_deny) {
-      findings.push_back({SbplFinding::Kind::Ambiguous, v.rule, what,
-                          "the same answer under every precedence (" + v.reason + ")",
-                          answers_summary(group), describe(group)});
+      findings.push_back(ir::finding("macos", "ambiguous-precedence", v.rule, what,
+                                     "the same answer under every precedence (" + v.reason + ")",
+                                     answers_summary(group), describe(group)));
       return;
     }
   }
@@ -463,7 +472,7 @@ struct NestedScope {
 // profiles have a fixed number of them (the unconditional platform rules, the exec and
 // write rules), whatever the policy. False, with a finding, past the bound.
 bool few_unindexed_rules(const SbplTargetQuery& query, const SbplProfile& profile,
-                         std::vector<SbplFinding>& findings) {
+                         std::vector<ir::Diagnostic>& findings) {
   const auto per_target = query.rules_matched_per_target();
   if (per_target.size() <= kMaxRulesPerTarget) return true;
   const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
@@ -479,14 +488,13 @@ bool few_unindexed_rules(const SbplTargetQuery& query, const SbplProfile& profil
 // place, and its two paths. None, with a finding, for a profile whose names cannot be
 // read.
 std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const NestedScope* scope,
-                                         std::vector<SbplFinding>& findings) {
+                                         std::vector<ir::Diagnostic>& findings) {
   auto names = artifact_names(profile);
-  if (auto* err = std::get_if<SbplError>(&names)) {
-    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
-                                 "the SBPL subset zpolicy emits", err->message));
+  if (!names) {
+    findings.push_back(outside_subset(names.error()));
     return std::nullopt;
   }
-  auto& out = std::get<ArtifactNames>(names);
+  auto& out = *names;
   if (scope) {
     // The regions outside the scope are not probed: their names cut nothing inside it.
     std::erase_if(out.paths, [&](std::string_view p) { return !text_within(scope->place, p); });
@@ -496,43 +504,32 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
   return std::move(out);
 }
 
-// Reports a probe whose answer is wrong, or differs between the models; `allowed` has
-// bit m set when model m allows it. `expectation()` gives the reason and the policy
-// line, built only for a finding.
-class Judge {
- public:
-  Judge(const SbplProfile& profile, const SbplParams& values, std::vector<SbplFinding>& findings)
-      : profile_(profile), values_(values), findings_(findings) {}
-
-  template <class MakeExpectation>
-  void operator()(std::string_view op, std::string_view target, Expect expect, unsigned allowed,
-                  MakeExpectation&& expectation) const {
-    const bool agree = allowed == 0 || allowed == every_model_;
-    const bool right =
-        expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
-    if (!(agree && right) && findings_.size() < kMaxFindings)
-      report(findings_, profile_, values_, op, target, expectation());
-  }
-
- private:
-  const SbplProfile& profile_;
-  const SbplParams& values_;
-  std::vector<SbplFinding>& findings_;
-  const unsigned every_model_ = (1u << all_sbpl_models().size()) - 1;
-};
+// Whether a probe's answers are wrong, or differ between the models: `allowed` has bit m
+// set when model m allows it (model 0, last-match, is the reading judged).
+bool misjudged(Expect expect, unsigned allowed) {
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+  const bool agree = allowed == 0 || allowed == every_model;
+  const bool right = expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
+  return !(agree && right);
+}
 
 // The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
 // SBPL proof"): every probe path with every file operation, then the network, the Mach
 // services and the other processes; with `scope`, only its paths.
 void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplParams& values,
-           std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
+           std::vector<ir::Diagnostic>& findings, const NestedScope* scope = nullptr) {
   SbplTargetQuery path_query(profile, [] {
     std::vector<std::string> names;
     for (const auto& o : kPathOperations) names.emplace_back(o.name);
     return names;
   }());
   if (!few_unindexed_rules(path_query, profile, findings)) return;
-  const Judge judge(profile, values, findings);
+  // `expectation()` gives the reason and the policy line, built only for a finding.
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
+                   unsigned allowed, auto&& expectation) {
+    if (misjudged(expect, allowed) && findings.size() < kMaxFindings)
+      report(findings, profile, values, op, target, expectation());
+  };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
   const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
@@ -578,8 +575,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
       roots.emplace_back(text.substr(0, text.find('}') + 1));
   };
   for (const auto& [name, value] : values) root_of(value);
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group : path_lists(policy))
     for (const auto& p : *group) root_of(p.path);
   std::sort(roots.begin(), roots.end());
   roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
@@ -589,7 +585,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
 // `policy` with the symbolic root `root` bound to `place`.
 ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
   ir::Resolved bound = policy;
-  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+  for (auto* group : path_lists(bound))
     for (auto& p : *group) p.path = rebind(p.path, root, place);
   return bound;
 }
@@ -599,21 +595,23 @@ ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::str
 using Binding = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // `values` bound by `binding`; the values that change are kept in `texts`, which the
-// returned table views, as it views the others where `values` does.
+// returned table views (reserved first, so that no view moves), as it views the others
+// where `values` does.
 SbplParams rebound(const SbplParams& values, const Binding& binding,
                    std::vector<std::string>& texts) {
   texts.clear();
-  std::vector<bool> changed;
+  texts.reserve(values.size());
+  SbplParams out;
   for (const auto& [name, value] : values) {
     std::string text(value);
     for (const auto& [root, place] : binding) text = rebind(text, root, place);
-    changed.push_back(text != value);
-    if (changed.back()) texts.push_back(std::move(text));
+    if (text == value) {
+      out.insert(name, value);
+      continue;
+    }
+    texts.push_back(std::move(text));
+    out.insert(name, texts.back());
   }
-  SbplParams out;
-  size_t next = 0, k = 0;
-  for (const auto& [name, value] : values)
-    out.insert(name, changed[k++] ? std::string_view(texts[next++]) : value);
   return out;
 }
 
@@ -622,7 +620,7 @@ SbplParams rebound(const SbplParams& values, const Binding& binding,
 // saying it ("${HOME} bound to /Users/zp-bind"); true when there are any.
 bool prove_bound(const ir::Resolved& bound, const SbplProfile& unbound, const SbplParams& values,
                  const Binding& binding, const std::string& how,
-                 std::vector<SbplFinding>& findings, const NestedScope* scope = nullptr) {
+                 std::vector<ir::Diagnostic>& findings, const NestedScope* scope = nullptr) {
   std::vector<std::string> texts;
   const SbplParams bound_values = rebound(values, binding, texts);
   prove(bound, bind_params(unbound, bound_values), bound_values, findings, scope);
@@ -630,29 +628,6 @@ bool prove_bound(const ir::Resolved& bound, const SbplProfile& unbound, const Sb
     f.trace.insert(f.trace.begin(),
                    "with " + how + " (a portable profile must hold for every binding)");
   return !findings.empty();
-}
-
-// The refusal of a profile whose nested proof is past its bounds.
-void refuse_nested(const NestedPlacesError& e, std::vector<SbplFinding>& findings) {
-  if (e.bound == NestedPlacesError::Bound::Work) {
-    findings.push_back(malformed(
-        {"profile.sb"}, "profile.sb",
-        "at most " + std::to_string(kMaxNestedWork) +
-            " filters and parameters bound over the proofs of every "
-            "place where one symbolic root can lie inside another",
-        "more (" + std::to_string(e.count) + " after " + std::to_string(e.proofs) +
-            " proofs; verify the profile bound to a host: compile --workspace)"));
-    return;
-  }
-  findings.push_back(malformed(
-      {"profile.sb"}, "profile.sb",
-      "at most " + std::to_string(kMaxNestedClasses) +
-          " kinds of place where one symbolic root of a portable profile can lie inside "
-          "another, " +
-          std::to_string(kMaxNestedProofs) + " in all",
-      std::to_string(e.count) + " " +
-          (e.bound == NestedPlacesError::Bound::Classes ? e.what : std::string("in all")) +
-          " (verify the profile bound to a host: compile --workspace)"));
 }
 
 // The most places each symbolic root is bound to (see prove_bindings): each is a whole
@@ -674,16 +649,15 @@ enum class PolicyPlaces { Left, Included };
 std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplProfile& profile,
                                          PolicyPlaces policy_places) {
   auto names = artifact_names(profile);
-  if (!std::holds_alternative<ArtifactNames>(names)) return {};
+  if (!names) return {};
   // The policy's paths and their ancestors (which the emitter pins above them).
   std::unordered_set<std::string_view> policy_paths;
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+  for (const auto* group : path_lists(policy))
     for (const auto& p : *group)
       for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
         policy_paths.insert(*a);
   std::vector<std::string_view> concrete;
-  for (std::string_view c : std::get<ArtifactNames>(names).paths)
+  for (std::string_view c : names->paths)
     if (policy_places == PolicyPlaces::Included || !policy_paths.contains(c)) concrete.push_back(c);
   const auto platform = Intent::platform_paths(Platform::Macos);
   std::vector<std::string> places;
@@ -728,7 +702,7 @@ bool rules_decide_tree(const ir::Resolved& policy, const SbplProfile& profile,
 // The proof of one chain of nested roots: its last root's tree, with every root of the
 // chain bound. True when there are findings.
 bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
-                 const NestedChain& chain, std::vector<SbplFinding>& findings) {
+                 const NestedChain& chain, std::vector<ir::Diagnostic>& findings) {
   ir::Resolved bound = policy;
   Binding binding;
   std::string how;
@@ -756,7 +730,7 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
       chain.steps.size() > 1 ? std::string_view(chain.steps[chain.steps.size() - 2].place)
       : !chain.top.empty()   ? std::string_view(chain.top)
                              : std::string_view(chain.steps.front().inside);
-  for (auto* group : {&bound.read, &bound.write, &bound.protect, &bound.deny, &bound.pin})
+  for (auto* group : path_lists(bound))
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
       return p.path.starts_with("${") && !text_within(place, p.path) &&
              !text_within(p.path, place);
@@ -781,7 +755,7 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
 // an answer. The first chain with findings is reported, each finding naming it.
 void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
                   const SbplProfile& profile, const SbplParams& values, size_t spent,
-                  std::vector<SbplFinding>& findings) {
+                  std::vector<ir::Diagnostic>& findings) {
   const std::vector<std::string> roots = symbolic_roots(policy, values);
   if (roots.size() < 2) return;
   // The places whose whole tree the rules decide need no chain (rules_decide_tree).
@@ -801,15 +775,43 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
   for (const size_t steps : {size_t{1}, roots.size() - 1}) {
     auto nested =
         nested_chains(policy, profile, roots, tops, proof_work, steps, spent, policy_tops);
-    if (const auto* e = std::get_if<NestedPlacesError>(&nested)) {
-      refuse_nested(*e, findings);
+    if (!nested) {
+      findings.push_back(nested.error());
       return;
     }
-    const auto& chains = std::get<std::vector<NestedChain>>(nested);
+    const auto& chains = *nested;
     for (; proved < chains.size(); ++proved)
       if (prove_chain(policy, unbound, values, chains[proved], findings)) return;
     if (steps == roots.size() - 1) return;  // the pairs were every chain
   }
+}
+
+// The refusal of prove_bindings() past its bounds: `places` places for `roots` roots,
+// more than kMaxBindings (`too_many`), or `work` past kMaxNestedWork; with `every`
+// (EveryNesting), either.
+ir::Diagnostic refuse_bindings(bool every, bool too_many, size_t work, size_t places,
+                               size_t roots) {
+  const std::string retry = " (verify the profile bound to a host: compile --workspace)";
+  if (every)
+    return malformed(
+        {"profile.sb"}, "profile.sb",
+        "at most " + std::to_string(kMaxPolicyBindings) +
+            " places where a concrete path of a portable profile or its policy can meet a "
+            "symbolic root, and " +
+            std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs",
+        std::to_string(work) + " for " + std::to_string(places) + " places" + retry);
+  if (too_many)
+    return malformed({"profile.sb"}, "profile.sb",
+                     "at most " + std::to_string(kMaxBindings) +
+                         " places where a concrete path of a portable profile can meet a "
+                         "symbolic root",
+                     std::to_string(places) + retry);
+  return malformed({"profile.sb"}, "profile.sb",
+                   "at most " + std::to_string(kMaxNestedWork) +
+                       " filters and parameters bound over the proofs of every place where a "
+                       "concrete path of a portable profile can meet a symbolic root",
+                   std::to_string(work) + " for " + std::to_string(places) + " places and " +
+                       std::to_string(roots) + " roots" + retry);
 }
 
 // A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
@@ -828,7 +830,7 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
 // Roots bound there with others inside them are prove_nested's. Returns the work done.
 size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
                       const SbplProfile& profile, const SbplParams& values, SbplBindings bindings,
-                      std::vector<SbplFinding>& findings) {
+                      std::vector<ir::Diagnostic>& findings) {
   const bool every = bindings == SbplBindings::EveryNesting;
   const std::vector<std::string> places =
       concrete_places(policy, profile, every ? PolicyPlaces::Included : PolicyPlaces::Left);
@@ -840,29 +842,7 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   const size_t work = places.size() * roots.size() * (profile.filters.size() + values.size());
   const bool too_many = places.size() > (every ? kMaxPolicyBindings : kMaxBindings);
   if (too_many || work > kMaxNestedWork) {
-    const std::string retry = " (verify the profile bound to a host: compile --workspace)";
-    if (every)
-      findings.push_back(malformed(
-          {"profile.sb"}, "profile.sb",
-          "at most " + std::to_string(kMaxPolicyBindings) +
-              " places where a concrete path of a portable profile or its policy can meet a "
-              "symbolic root, and " +
-              std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs",
-          std::to_string(work) + " for " + std::to_string(places.size()) + " places" + retry));
-    else if (too_many)
-      findings.push_back(malformed({"profile.sb"}, "profile.sb",
-                                   "at most " + std::to_string(kMaxBindings) +
-                                       " places where a concrete path of a portable profile "
-                                       "can meet a symbolic root",
-                                   std::to_string(places.size()) + retry));
-    else
-      findings.push_back(malformed(
-          {"profile.sb"}, "profile.sb",
-          "at most " + std::to_string(kMaxNestedWork) +
-              " filters and parameters bound over the proofs of every place where a concrete "
-              "path of a portable profile can meet a symbolic root",
-          std::to_string(work) + " for " + std::to_string(places.size()) + " places and " +
-              std::to_string(roots.size()) + " roots" + retry));
+    findings.push_back(refuse_bindings(every, too_many, work, places.size(), roots.size()));
     return work;
   }
   for (const auto& root : roots)
@@ -873,29 +853,6 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   return work;
 }
 }  // namespace
-
-const char* to_string(SbplFinding::Kind k) {
-  switch (k) {
-    case SbplFinding::Kind::MalformedArtifact:
-      return "malformed-artifact";
-    case SbplFinding::Kind::NotCanonical:
-      return "not-canonical";
-    case SbplFinding::Kind::DroppedDeny:
-      return "dropped-deny";
-    case SbplFinding::Kind::MissingAllow:
-      return "missing-allow";
-    case SbplFinding::Kind::Ambiguous:
-      return "ambiguous-precedence";
-  }
-  return "malformed-artifact";
-}
-
-std::string SbplFinding::str() const {
-  std::string out = loc.str() + ": error: macos: " + to_string(kind) + ": " + probe +
-                    ": expected " + expected + ", artifact gives " + actual + "\n";
-  for (const auto& t : trace) out += "    " + t + "\n";
-  return out;
-}
 
 std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   std::vector<SbplProbe> out;
@@ -912,10 +869,9 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   return out;
 }
 
-std::vector<SbplFinding> unnameable_policy_paths(const ir::Resolved& policy) {
-  std::vector<SbplFinding> findings;
-  for (const auto* group :
-       {&policy.read, &policy.write, &policy.protect, &policy.deny, &policy.pin})
+std::vector<ir::Diagnostic> unnameable_policy_paths(const ir::Resolved& policy) {
+  std::vector<ir::Diagnostic> findings;
+  for (const auto* group : path_lists(policy))
     for (const auto& p : *group)
       if (p.path.size() > kSbplMaxPathBytes)
         findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
@@ -929,7 +885,7 @@ const ir::SourceLoc kParamsFile{"params.txt"};
 
 // The parameters' values, each a normalized absolute path Seatbelt can match, defined
 // once; a finding at params.txt for each that is not.
-SbplParams read_params(const SbplParamList& params, std::vector<SbplFinding>& findings) {
+SbplParams read_params(const SbplParamList& params, std::vector<ir::Diagnostic>& findings) {
   SbplParams values;
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + std::string(name); };
@@ -949,36 +905,30 @@ SbplParams read_params(const SbplParamList& params, std::vector<SbplFinding>& fi
 
 // A bound profile's parameters must be canonical: Seatbelt matches the path a symlink
 // resolves to, so a rule for a path under /tmp, /var or /etc never applies.
-void check_canonical_params(const SbplParamList& params, std::vector<SbplFinding>& findings) {
+void check_canonical_params(const SbplParamList& params, std::vector<ir::Diagnostic>& findings) {
   for (const auto& [name, value] : params)
     for (const char* link : {"/tmp", "/var", "/etc"})
       if (text_within(link, value))
-        findings.push_back({SbplFinding::Kind::NotCanonical,
-                            kParamsFile,
-                            "parameter " + std::string(name),
-                            std::string("a canonical macOS path (") + link +
-                                " is a symlink to /private" + link +
-                                "; Seatbelt matches the resolved path)",
-                            std::string(value) + ", on which a rule would never apply",
-                            {}});
+        findings.push_back(ir::finding("macos", "not-canonical", kParamsFile,
+                                       "parameter " + std::string(name),
+                                       std::string("a canonical macOS path (") + link +
+                                           " is a symlink to /private" + link +
+                                           "; Seatbelt matches the resolved path)",
+                                       std::string(value) + ", on which a rule would never apply"));
 }
 
 }  // namespace
 
-std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
                                      const SbplParamList& params, SbplBindings bindings) {
-  std::vector<SbplFinding> findings;
-  auto parsed = parse_sbpl(profile_text);
-  if (auto* err = std::get_if<SbplError>(&parsed)) {
-    findings.push_back(malformed({"profile.sb", err->line, err->col}, "profile.sb",
-                                 "the SBPL subset zpolicy emits", err->message));
-    return findings;
-  }
+  std::vector<ir::Diagnostic> findings;
+  const auto parsed = parse_sbpl(profile_text);
+  if (!parsed) return {outside_subset(parsed.error())};
   // Before any probe is made from such a path.
   findings = unnameable_policy_paths(policy);
   if (!findings.empty()) return findings;
   const SbplParams values = read_params(params, findings);
-  const SbplProfile& unbound = std::get<SbplProfile>(parsed);
+  const SbplProfile& unbound = *parsed;
   const SbplProfile profile = bind_params(unbound, values);
   for (const auto& name : unbound_params(profile))
     findings.push_back(
@@ -994,14 +944,9 @@ std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_vie
   return findings;
 }
 
-std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
-                                            std::string_view profile_text,
-                                            const SbplParamList& params, std::string_view operation,
-                                            std::string_view path, std::string* error) {
-  auto fail = [&](std::string why) -> std::optional<SbplExplanation> {
-    if (error) *error = std::move(why);
-    return std::nullopt;
-  };
+ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+                                         const SbplParamList& params, std::string_view operation,
+                                         std::string_view path) {
   std::string op = operation == "read"     ? "file-read-data"
                    : operation == "write"  ? "file-write-data"
                    : operation == "create" ? "file-write-create"
@@ -1009,13 +954,15 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
   const auto* known = std::find_if(kPathOperations.begin(), kPathOperations.end(),
                                    [&](const PathOperation& o) { return o.name == op; });
   if (known == kPathOperations.end() || known->op == FsOp::Exec)
-    return fail("unknown operation '" + std::string(operation) + "'");
+    return ir::error_at({}, "unknown operation '" + std::string(operation) + "'");
   auto parsed = parse_sbpl(profile_text);
-  if (auto* err = std::get_if<SbplError>(&parsed)) return fail(err->str());
+  if (!parsed)
+    return ir::error_at(parsed.error().loc,
+                        parsed.error().loc.str() + ": " + parsed.error().message);
   SbplParams values(params.begin(), params.end());
-  const SbplProfile profile = bind_params(std::move(std::get<SbplProfile>(parsed)), values);
+  const SbplProfile profile = bind_params(std::move(*parsed), values);
   if (auto missing = unbound_params(profile); !missing.empty())
-    return fail("parameter " + missing.front() + " is not defined");
+    return ir::error_at(kParamsFile, "parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
   const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
@@ -1032,7 +979,7 @@ std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
   return out;
 }
 
-std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error) {
+ir::Result<SbplParamList> parse_params_text(std::string_view text) {
   SbplParamList out;
   SbplParams seen;  // to refuse a name defined twice
   int line_no = 0;
@@ -1043,8 +990,8 @@ std::optional<SbplParamList> parse_params_text(std::string_view text, std::strin
     text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
     auto eq = line.find('=');
     auto fail = [&](const std::string& why) {
-      if (error) *error = "params.txt:" + std::to_string(line_no) + ": " + why;
-      return std::nullopt;
+      return ir::error_at({"params.txt", line_no, 1},
+                          "params.txt:" + std::to_string(line_no) + ": " + why);
     };
     if (eq == std::string_view::npos) return fail("expected NAME=VALUE");
     const std::string_view name = line.substr(0, eq);

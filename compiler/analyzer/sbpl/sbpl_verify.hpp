@@ -1,12 +1,13 @@
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "compiler/analyzer/intent.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/result.hpp"
 #include "ir/resolved.hpp"
 #include "ir/source_location.hpp"
 
@@ -34,34 +35,14 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& policy);
 // from, so reading them costs no copy per line.
 using SbplParamList = std::vector<std::pair<std::string_view, std::string_view>>;
 
-// Shaped like the shared compiler::Finding (target "macos"), so that compiler/verify can
-// report every target alike.
-struct SbplFinding {
-  enum class Kind {
-    MalformedArtifact,  // the profile does not parse or leaves the emitted subset; a
-                        // parameter is undefined, defined twice, or not a normalized path
-    NotCanonical,       // a bound path goes through /tmp, /var or /etc, macOS symlinks
-                        // that Seatbelt sees resolved: a rule on it would never apply.
-                        // Expected when a macOS profile is bound on another OS.
-    DroppedDeny,        // the policy denies, the profile allows (under some model)
-    MissingAllow,       // the policy allows, the profile denies (under some model)
-    Ambiguous,          // the answer depends on how Seatbelt orders overlapping rules
-  };
-  Kind kind = Kind::MalformedArtifact;
-  ir::SourceLoc loc;     // the policy line that decides, or profile.sb:LINE:COL, params.txt
-  std::string probe;     // "file-write-create ${WORKSPACE}/.env", "parameter NAME"
-  std::string expected;  // "deny (protected path ${WORKSPACE}/.env)"
-  std::string actual;    // "allow under first-match/subpath-includes-self"
-  std::vector<std::string> trace;  // one line per distinct answer: "MODELS: TRACE"
-
-  // "policy.yaml:12:3: error: macos: dropped-deny: PROBE: expected ..., artifact gives ..."
-  // then one indented line per trace step (the layout of compiler::Finding::str()).
-  std::string str() const;
-};
-
-// "malformed-artifact", "not-canonical", "dropped-deny", "missing-allow",
-// "ambiguous-precedence".
-const char* to_string(SbplFinding::Kind k);
+// The findings of the SBPL verifier are ir::finding()s for target "macos", of kinds
+// "malformed-artifact" (the profile does not parse or leaves the emitted subset; a
+// parameter is undefined, defined twice, or not a normalized path), "not-canonical" (a
+// bound path goes through /tmp, /var or /etc, macOS symlinks that Seatbelt sees resolved,
+// so a rule on it would never apply: expected when a macOS profile is bound on another OS),
+// "dropped-deny" and "missing-allow" (the policy denies and the profile allows, or the
+// reverse, under some model) and "ambiguous-precedence" (the answer depends on how
+// Seatbelt orders overlapping rules).
 
 // How far a portable profile is proven beyond its symbolic reading (docs/verify.md,
 // "Portable profiles"): with each symbolic root bound alone to each place a concrete path
@@ -74,11 +55,11 @@ enum class SbplBindings { EachRootAlone, EveryNesting };
 // MAXPATHLEN), refused where the policy writes it. Depends on the policy alone, so
 // `compile` asks it before emitting: a profile names every ancestor of a deep path, so
 // emitting one costs the square of its depth (issue 19 §2).
-std::vector<SbplFinding> unnameable_policy_paths(const ir::Resolved& policy);
+std::vector<ir::Diagnostic> unnameable_policy_paths(const ir::Resolved& policy);
 
 // Empty when the profile does exactly what the policy says on every probe, under every
 // precedence model. Begins with unnameable_policy_paths().
-std::vector<SbplFinding> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
                                      const SbplParamList& params,
                                      SbplBindings bindings = SbplBindings::EachRootAlone);
 
@@ -92,15 +73,16 @@ struct SbplExplanation {
 };
 
 // `operation` is "read" (file-read-data), "write" (file-write-data), "create"
-// (file-write-create) or a concrete Seatbelt file operation. nullopt and `error` set when
-// the profile does not parse, a parameter is missing, or the operation is unknown.
-std::optional<SbplExplanation> explain_sbpl(const ir::Resolved& policy,
-                                            std::string_view profile_text,
-                                            const SbplParamList& params, std::string_view operation,
-                                            std::string_view path, std::string* error);
+// (file-write-create) or a concrete Seatbelt file operation. An error, whose message says
+// where, when the profile does not parse, a parameter is missing, or the operation is
+// unknown.
+ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string_view profile_text,
+                                         const SbplParamList& params, std::string_view operation,
+                                         std::string_view path);
 
-// Reads a `params.txt` artifact (NAME=VALUE per line). nullopt and `error` set on a line
-// without '=', an empty or duplicate name. The list views `text`, which must outlive it.
-std::optional<SbplParamList> parse_params_text(std::string_view text, std::string* error);
+// Reads a `params.txt` artifact (NAME=VALUE per line). An error ("params.txt:LINE: why")
+// on a line without '=', an empty or duplicate name. The list views `text`, which must
+// outlive it.
+ir::Result<SbplParamList> parse_params_text(std::string_view text);
 
 }  // namespace zpolicy::compiler

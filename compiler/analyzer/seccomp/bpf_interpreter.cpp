@@ -81,6 +81,21 @@ struct Machine {
   BpfRun run;
 };
 
+// A load into A (LD) or X (LDX).
+void load(const BpfInsn& in, const SeccompData& d, Machine& m) {
+  uint32_t& to = cls(in.code) == LD ? m.a : m.x;
+  if (in.code == (LD | W | ABS)) {
+    to = load_word(d, in.k);
+    m.run.read_arguments |= in.k >= kCallerDataOffset;
+  } else if (mode(in.code) == LEN) {
+    to = kDataSize;
+  } else if (mode(in.code) == IMM) {
+    to = in.k;
+  } else {
+    to = m.mem[in.k % kMemWords];
+  }
+}
+
 // Executes prog[pc] (counted in m.run.executed): the next pc, or none once the program
 // has returned (m.run.ret set).
 std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const SeccompData& d,
@@ -92,21 +107,8 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
   const uint32_t operand = src(in.code) == X ? x : in.k;
   switch (cls(in.code)) {
     case LD:
-      if (in.code == (LD | W | ABS)) {
-        a = load_word(d, in.k);
-        m.run.read_arguments |= in.k >= kCallerDataOffset;
-      } else if (mode(in.code) == LEN) {
-        a = kDataSize;
-      } else if (mode(in.code) == IMM) {
-        a = in.k;
-      } else {
-        a = m.mem[in.k % kMemWords];
-      }
-      break;
     case LDX:
-      if (mode(in.code) == LEN) x = kDataSize;
-      else if (mode(in.code) == IMM) x = in.k;
-      else x = m.mem[in.k % kMemWords];
+      load(in, d, m);
       break;
     case ST:
       m.mem[in.k % kMemWords] = a;
@@ -405,49 +407,67 @@ std::string seccomp_action_text(uint32_t ret) {
   return std::string("no action (") + bits + ")";
 }
 
+namespace {
+
+std::string load_text(const BpfInsn& in) {
+  char buf[96];
+  if (cls(in.code) == LD && mode(in.code) == ABS)
+    std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
+  else
+    std::snprintf(buf, sizeof buf, "%s%s%u", cls(in.code) == LD ? "ld    " : "ldx   ",
+                  mode(in.code) == MEM   ? "M"
+                  : mode(in.code) == LEN ? "len "
+                                         : "#",
+                  mode(in.code) == LEN ? kDataSize : in.k);
+  return buf;
+}
+
+std::string alu_text(const BpfInsn& in) {
+  static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
+                                "lsh", "rsh", "neg", "mod", "xor"};
+  const unsigned o = op(in.code) >> 4;
+  const char* n = o < 11 ? names[o] : "?";
+  if (op(in.code) == NEG) return "neg";
+  char buf[96];
+  if (src(in.code) == X) std::snprintf(buf, sizeof buf, "%-5s x", n);
+  else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
+  return buf;
+}
+
+// Targets as absolute instruction numbers: `in` is instruction `i`.
+std::string jump_text(const BpfInsn& in, size_t i) {
+  char buf[96];
+  if (op(in.code) == JA) {
+    std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
+    return buf;
+  }
+  static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
+  const unsigned o = op(in.code) >> 4;
+  const char* n = o < 5 ? names[o] : "?";
+  if (src(in.code) == X)
+    std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
+  else
+    std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt, i + 1 + in.jf);
+  return buf;
+}
+
+}  // namespace
+
 std::string instruction_text(std::span<const BpfInsn> prog, size_t i) {
   const BpfInsn& in = prog[i];
   char buf[96];
-  const bool xk = src(in.code) == X;
   switch (cls(in.code)) {
     case LD:
     case LDX:
-      if (cls(in.code) == LD && mode(in.code) == ABS)
-        std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
-      else
-        std::snprintf(buf, sizeof buf, "%s%s%u", cls(in.code) == LD ? "ld    " : "ldx   ",
-                      mode(in.code) == MEM   ? "M"
-                      : mode(in.code) == LEN ? "len "
-                                             : "#",
-                      mode(in.code) == LEN ? kDataSize : in.k);
-      return buf;
+      return load_text(in);
     case ST:
     case STX:
       std::snprintf(buf, sizeof buf, "%s   M%u", cls(in.code) == ST ? "st " : "stx", in.k);
       return buf;
-    case ALU: {
-      static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
-                                    "lsh", "rsh", "neg", "mod", "xor"};
-      const unsigned o = op(in.code) >> 4;
-      const char* n = o < 11 ? names[o] : "?";
-      if (op(in.code) == NEG) return "neg";
-      if (xk) std::snprintf(buf, sizeof buf, "%-5s x", n);
-      else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
-      return buf;
-    }
-    case JMP: {
-      if (op(in.code) == JA) {
-        std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
-        return buf;
-      }
-      static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
-      const unsigned o = op(in.code) >> 4;
-      const char* n = o < 5 ? names[o] : "?";
-      if (xk) std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
-      else
-        std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt, i + 1 + in.jf);
-      return buf;
-    }
+    case ALU:
+      return alu_text(in);
+    case JMP:
+      return jump_text(in, i);
     case RET:
       if (rval(in.code) == A) return "ret   a";
       std::snprintf(buf, sizeof buf, "ret   #%#x", in.k);

@@ -1,5 +1,7 @@
 #include "compiler/analyzer/seccomp/bpf_loader_rules.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
@@ -10,60 +12,20 @@ using namespace bpf;
 
 // The opcodes classic BPF knows (chk_code_allowed): the whole 16-bit code is compared,
 // so a known instruction with any high bit set is unknown.
+constexpr uint16_t kClassicOpcodes[] = {
+    ALU | ADD | K, ALU | ADD | X, ALU | SUB | K,  ALU | SUB | X,  ALU | MUL | K, ALU | MUL | X,
+    ALU | DIV | K, ALU | DIV | X, ALU | MOD | K,  ALU | MOD | X,  ALU | AND | K, ALU | AND | X,
+    ALU | OR | K,  ALU | OR | X,  ALU | XOR | K,  ALU | XOR | X,  ALU | LSH | K, ALU | LSH | X,
+    ALU | RSH | K, ALU | RSH | X, ALU | NEG,      LD | W | ABS,   LD | H | ABS,  LD | B | ABS,
+    LD | W | LEN,  LD | W | IND,  LD | H | IND,   LD | B | IND,   LD | IMM,      LD | MEM,
+    LDX | W | LEN, LDX | B | MSH, LDX | IMM,      LDX | MEM,      ST,            STX,
+    MISC | TAX,    MISC | TXA,    RET | K,        RET | A,        JMP | JA,      JMP | JEQ | K,
+    JMP | JEQ | X, JMP | JGE | K, JMP | JGE | X,  JMP | JGT | K,  JMP | JGT | X, JMP | JSET | K,
+    JMP | JSET | X};
+
 bool classic_opcode(uint16_t c) {
-  switch (c) {
-    case ALU | ADD | K:
-    case ALU | ADD | X:
-    case ALU | SUB | K:
-    case ALU | SUB | X:
-    case ALU | MUL | K:
-    case ALU | MUL | X:
-    case ALU | DIV | K:
-    case ALU | DIV | X:
-    case ALU | MOD | K:
-    case ALU | MOD | X:
-    case ALU | AND | K:
-    case ALU | AND | X:
-    case ALU | OR | K:
-    case ALU | OR | X:
-    case ALU | XOR | K:
-    case ALU | XOR | X:
-    case ALU | LSH | K:
-    case ALU | LSH | X:
-    case ALU | RSH | K:
-    case ALU | RSH | X:
-    case ALU | NEG:
-    case LD | W | ABS:
-    case LD | H | ABS:
-    case LD | B | ABS:
-    case LD | W | LEN:
-    case LD | W | IND:
-    case LD | H | IND:
-    case LD | B | IND:
-    case LD | IMM:
-    case LD | MEM:
-    case LDX | W | LEN:
-    case LDX | B | MSH:
-    case LDX | IMM:
-    case LDX | MEM:
-    case ST:
-    case STX:
-    case MISC | TAX:
-    case MISC | TXA:
-    case RET | K:
-    case RET | A:
-    case JMP | JA:
-    case JMP | JEQ | K:
-    case JMP | JEQ | X:
-    case JMP | JGE | K:
-    case JMP | JGE | X:
-    case JMP | JGT | K:
-    case JMP | JGT | X:
-    case JMP | JSET | K:
-    case JMP | JSET | X:
-      return true;
-  }
-  return false;
+  return std::find(std::begin(kClassicOpcodes), std::end(kClassicOpcodes), c) !=
+         std::end(kClassicOpcodes);
 }
 
 // The subset seccomp_check_filter lets through: classic BPF without the packet loads but

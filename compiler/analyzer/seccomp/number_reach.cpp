@@ -1,6 +1,7 @@
 #include "compiler/analyzer/seccomp/number_reach.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace zpolicy::compiler {
 namespace {
@@ -61,6 +62,28 @@ Acc after(const BpfInsn& in, Acc acc) {
   }
 }
 
+// The numbers of a jeq, jge or jgt #k of the number that take the jump, and those that
+// do not; none take a jgt #0xffffffff, which then sends nothing to its target.
+struct Split {
+  std::optional<Intervals> taken;
+  Intervals not_taken;
+};
+
+Split split_on(const BpfInsn& in, const Intervals& numbers) {
+  // The numbers for which the jump is taken: [lo, hi].
+  uint32_t lo = in.k, hi = op(in.code) == JEQ ? in.k : UINT32_MAX;
+  if (op(in.code) == JGT) {
+    if (in.k == UINT32_MAX) return {std::nullopt, numbers};
+    lo = in.k + 1;
+  }
+  Intervals rest = lo > 0 ? within(numbers, 0, lo - 1) : Intervals{};
+  if (hi < UINT32_MAX) {
+    const Intervals above = within(numbers, hi + 1, UINT32_MAX);
+    rest.insert(rest.end(), above.begin(), above.end());
+  }
+  return {within(numbers, lo, hi), std::move(rest)};
+}
+
 }  // namespace
 
 std::vector<NumberReach> number_reach(std::span<const BpfInsn> program) {
@@ -92,22 +115,9 @@ std::vector<NumberReach> number_reach(std::span<const BpfInsn> program) {
       send(not_taken, s.intervals, exact, s.acc);
       continue;
     }
-    // The numbers for which the jump is taken: [lo, hi] (jeq #k, jge #k, jgt #k).
-    uint32_t lo = in.k, hi = op(in.code) == JEQ ? in.k : UINT32_MAX;
-    if (op(in.code) == JGT) {
-      if (in.k == UINT32_MAX) {
-        send(not_taken, s.intervals, s.exact, s.acc);
-        continue;
-      }
-      lo = in.k + 1;
-    }
-    send(taken, within(s.intervals, lo, hi), s.exact, s.acc);
-    Intervals rest = lo > 0 ? within(s.intervals, 0, lo - 1) : Intervals{};
-    if (hi < UINT32_MAX) {
-      const Intervals above = within(s.intervals, hi + 1, UINT32_MAX);
-      rest.insert(rest.end(), above.begin(), above.end());
-    }
-    send(not_taken, rest, s.exact, s.acc);
+    const Split split = split_on(in, s.intervals);
+    if (split.taken) send(taken, *split.taken, s.exact, s.acc);
+    send(not_taken, split.not_taken, s.exact, s.acc);
   }
   std::vector<NumberReach> out;
   out.reserve(at.size());

@@ -122,51 +122,57 @@ struct ArgGroup {
   std::vector<ArgClass> classes;
 };
 
+// A node of classify_argument()'s search: the first `j` conditions decided (bit k of
+// `truth` for condition k), the high and low words they leave, and a member of each,
+// found when the node was made: a leaf is a class with those members, and a word its
+// alternative leaves alone keeps its parent's.
+struct ClassNode {
+  size_t j;
+  uint32_t truth;
+  WordSet hi, lo;
+  WordSet::Witness in_hi, in_lo;
+};
+
+// `n` with its next condition decided `truth` by `alt`; none when a word is left empty.
+std::optional<ClassNode> narrowed(const ClassNode& n, const Alt& alt, bool truth,
+                                  size_t& budget) {
+  ClassNode next{n.j + 1, n.truth | (truth ? 1u << n.j : 0u), n.hi, n.lo, n.in_hi, n.in_lo};
+  if (alt.hi.op != Atom::Op::Any) {
+    apply(next.hi, alt.hi);
+    next.in_hi = next.hi.witness(budget);
+  }
+  if (next.in_hi.kind == WKind::Empty) return std::nullopt;
+  if (alt.lo.op != Atom::Op::Any) {
+    apply(next.lo, alt.lo);
+    next.in_lo = next.lo.witness(budget);
+  }
+  if (next.in_lo.kind == WKind::Empty) return std::nullopt;
+  return next;
+}
+
 std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& lo,
                                              std::span<const ir::SyscallRule* const> rules,
                                              const ir::SyscallInfo& info, ArgGroup& g,
                                              size_t& budget) {
-  // Each node keeps a member of each of its two words, found when it was made: a leaf
-  // is a class with those members, and a word its alternative leaves alone keeps its
-  // parent's.
-  struct Node {
-    size_t j;
-    uint32_t truth;
-    WordSet hi, lo;
-    WordSet::Witness in_hi, in_lo;
-  };
-  std::vector<Node> stack{{0, 0, hi, lo, hi.witness(budget), lo.witness(budget)}};
+  const std::string too_complex =
+      "argument " + std::to_string(g.arg) + " too complex to split within the search budget";
+  std::vector<ClassNode> stack{{0, 0, hi, lo, hi.witness(budget), lo.witness(budget)}};
   std::set<uint32_t> seen;
   while (!stack.empty()) {
-    Node n = std::move(stack.back());
+    ClassNode n = std::move(stack.back());
     stack.pop_back();
     if (n.j == g.conds.size()) {
       if (seen.contains(n.truth)) continue;
-      if (n.in_hi.kind == WKind::Unknown || n.in_lo.kind == WKind::Unknown)
-        return "argument " + std::to_string(g.arg) +
-               " too complex to split within the search budget";
+      if (n.in_hi.kind == WKind::Unknown || n.in_lo.kind == WKind::Unknown) return too_complex;
       seen.insert(n.truth);
       g.classes.push_back({n.in_hi.value, n.in_lo.value});
       continue;
     }
     const ir::ArgCondition& c = rules[g.conds[n.j].rule]->conditions[g.conds[n.j].index];
     for (bool truth : {false, true})
-      for (const Alt& alt : alternatives(c, info.args[c.index], truth)) {
-        Node next{n.j + 1, n.truth | (truth ? 1u << n.j : 0u), n.hi, n.lo, n.in_hi, n.in_lo};
-        if (alt.hi.op != Atom::Op::Any) {
-          apply(next.hi, alt.hi);
-          next.in_hi = next.hi.witness(budget);
-        }
-        if (next.in_hi.kind == WKind::Empty) continue;
-        if (alt.lo.op != Atom::Op::Any) {
-          apply(next.lo, alt.lo);
-          next.in_lo = next.lo.witness(budget);
-        }
-        if (next.in_lo.kind == WKind::Empty) continue;
-        stack.push_back(std::move(next));
-      }
-    if (budget == 0)
-      return "argument " + std::to_string(g.arg) + " too complex to split within the search budget";
+      for (const Alt& alt : alternatives(c, info.args[c.index], truth))
+        if (auto next = narrowed(n, alt, truth, budget)) stack.push_back(std::move(*next));
+    if (budget == 0) return too_complex;
   }
   return std::nullopt;
 }

@@ -82,15 +82,15 @@ std::optional<uint32_t> smallest_at_least(uint32_t lo, uint32_t fixed, uint32_t 
 
 }  // namespace
 
+// Depth-first over the bits the excluded patterns test (and no known bit fixes), high bit
+// first, on an explicit stack. A node fixes some of them; its members are the words with
+// those bits and the known bits. It is cut when an excluded pattern lies wholly in its
+// fixed bits and matches, or when none of its members is in [lo, hi] (the smallest member
+// at or above lo is computed exactly). Its smallest member in range is tried first, so a
+// set with few exclusions answers after a handful of nodes, and bits no pattern tests are
+// never branched on.
 WordSet::Witness WordSet::witness(size_t& budget) const {
   if (contradiction_ || lo_ > hi_) return {Witness::Kind::Empty};
-  // Depth-first over the bits the excluded patterns test (and no known bit fixes), high
-  // bit first, on an explicit stack. A node fixes some of them; its members are the
-  // words with those bits and the known bits. It is cut when an excluded pattern lies
-  // wholly in its fixed bits and matches, or when none of its members is in [lo, hi]
-  // (the smallest member at or above lo is computed exactly). Its smallest member in
-  // range is tried first, so a set with few exclusions answers after a handful of
-  // nodes, and bits no pattern tests are never branched on.
   uint32_t relevant = excluded_values_.empty() ? 0 : UINT32_MAX;
   for (const Pattern& p : excluded_) relevant |= p.mask;
   relevant &= ~known_mask_;

@@ -23,7 +23,8 @@ inline std::ofstream* mutant_dump() {
   return file.get();
 }
 
-// `findings` as the verifier prints them (ir::Diagnostic::report(), SbplFinding::str()).
+// `findings` as the verifier prints them (ir::Diagnostic::report(), or a seccomp finding's
+// str()).
 inline void dump_mutant(const std::string& where, const std::string& what,
                         const std::vector<std::string>& findings) {
   std::ofstream* out = mutant_dump();
