@@ -1,6 +1,8 @@
 // The git config reader (compiler/resolve/git_config.hpp) against git's own syntax rules,
 // each case checked by hand against `git config -f FILE -l` (git 2.39), and what
 // resolution takes a key to name (git_config_keys.hpp).
+#include "compiler/resolve/git_config.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "compiler/resolve/git_config.hpp"
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
@@ -594,8 +595,9 @@ BOOST_AUTO_TEST_CASE(indexes_round_17_found_are_read_as_far_as_git_wrote_them) {
     many += one.substr(12, one.size() - 12 - 20);
   }
   d.write("index", many + std::string(20, '\0'));
-  BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).unreadable.value_or("").find(
-                 "more than 4096 submodules") != std::string::npos);
+  BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20)
+                 .unreadable.value_or("")
+                 .find("more than 4096 submodules") != std::string::npos);
   d.write("index", index_with_gitlink("lib/sub"));
   BOOST_TEST(zpolicy::compiler::gitlinks_of_index(d / "index", 20).paths ==
              std::vector<std::string>{"lib/sub"});
