@@ -264,15 +264,6 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   // The table the plan was resolved through, or one of this run's own (runner/run.hpp).
   std::optional<HostMountTable> own_mounts;
   HostMountTable& mount_table = resolved_through ? *resolved_through : own_mounts.emplace();
-  // Before any placeholder is made: one made there would be a new entry in the host's /dev.
-  for (const auto& s : plan.bind_sources)
-    if (auto kind =
-            s.writable ? on_device_filesystem({-1, s.path}, mount_table.now()) : std::nullopt) {
-      err << "zpolicy: writable root '" << s.path << "' lies on a " << *kind
-          << " mount, the host's device nodes, whose modes and owners the sandbox could change "
-             "(red team R17-3); give the run a directory of its own; nothing ran\n";
-      return kExitInternal;
-    }
   ir::Resolved live = *plan.verified;
   Placeholders placeholders;
   std::string why;
@@ -590,8 +581,6 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
     if (s.writable) writable.push_back({s.fd, s.path});
   }
   spec.protections = stage_protections(writable, live);
-  for (auto& d : stage_device_mounts(writable, mount_table.now()))
-    spec.protections.push_back(std::move(d));
   Outcome outcome = supervise(spec);
   streams.finish();
   close_all();

@@ -1,11 +1,9 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "compiler/resolve/mount_names.hpp"
 #include "ir/resolved.hpp"
 
 namespace zpolicy::runner {
@@ -35,20 +33,5 @@ struct WritableBind {
 // object to protect.
 std::vector<StagedProtection> stage_protections(const std::vector<WritableBind>& writable,
                                                 const ir::Resolved& live);
-
-// A filesystem of device nodes (devpts, devtmpfs) inside a writable root: the host's own
-// nodes, whatever the name (a chroot's `dev` bound from the host's /dev or /dev/pts). A
-// writable copy of such a mount let a sandbox started by root chmod, chown or touch the
-// host's nodes: its terminals made writable by every user, a disk readable (red team
-// R17-3). `mounts`: the host's table. Each such mount strictly below a writable bind
-// (the last at its point: the one that shows) is bound read-only onto itself in that bind's
-// copy, as a protected path is, its identity the one its point shows now; device nodes
-// need no writable mount to be read and written.
-std::vector<StagedProtection> stage_device_mounts(const std::vector<WritableBind>& writable,
-                                                  const std::vector<compiler::MountEntry>& mounts);
-// The device filesystem (its type) of the mount a writable bind lies on, if it is one:
-// the root itself cannot be made read-only in its copy, so the run is refused.
-std::optional<std::string> on_device_filesystem(const WritableBind& writable,
-                                                const std::vector<compiler::MountEntry>& mounts);
 
 }  // namespace zpolicy::runner

@@ -1,20 +1,13 @@
 // Which read-only mounts the bind stage makes in the writable roots' copies
 // (runner/stage_protections.hpp, red team E1d): every protected path and deny root below
 // a writable bind, once per bind that holds it, at its place relative to that bind.
-#include "runner/stage_protections.hpp"
-
-#include <sys/stat.h>
-
 #include <boost/test/unit_test.hpp>
 
-#include "support/temp_dir.hpp"
+#include "runner/stage_protections.hpp"
 
-using zpolicy::compiler::MountEntry;
 using zpolicy::ir::HostIdentity;
 using zpolicy::ir::Resolved;
 using zpolicy::ir::ResolvedPath;
-using zpolicy::runner::on_device_filesystem;
-using zpolicy::runner::stage_device_mounts;
 using zpolicy::runner::stage_protections;
 using zpolicy::runner::WritableBind;
 
@@ -65,44 +58,6 @@ BOOST_AUTO_TEST_CASE(below_a_writable_root_at_the_top_the_place_has_no_leading_s
   r.protect = {at("/w/.git", 5)};
   const std::vector<std::string> want = {"9 w/.git /w/.git 7:5"};
   BOOST_TEST(listed({{9, "/"}}, r) == want, boost::test_tools::per_element());
-}
-
-// Red team R17-3: the host's device filesystems (devpts, devtmpfs) strictly below a writable
-// root, the mount that shows at each point (the last listed there), with the identity its
-// point shows; the root itself on one is reported, not staged.
-BOOST_AUTO_TEST_CASE(the_device_filesystems_below_a_writable_root_are_staged) {
-  zpolicy::test::TempDir d;
-  for (const char* dir : {"w/chroot/dev/pts", "w/covered", "w/src", "x/dev"}) d.mkdir(dir);
-  auto mount = [](const std::string& point, const std::string& type) {
-    MountEntry m;
-    m.point = point;
-    m.fs_type = type;
-    return m;
-  };
-  const std::vector<MountEntry> table = {
-      mount("/", "ext4"),
-      mount(d / "w/chroot/dev", "devtmpfs"),
-      mount(d / "w/chroot/dev/pts", "devpts"),
-      mount(d / "w/covered", "devpts"),
-      mount(d / "w/covered", "tmpfs"),
-      mount(d / "w/src", "ext4"),
-      mount(d / "x/dev", "devtmpfs"),
-      mount(d / "gone", "devpts"),
-  };
-  const std::vector<WritableBind> writable = {{6, d / "w"}, {7, d / "x/dev"}};
-  std::vector<std::string> got;
-  for (const auto& p : stage_device_mounts(writable, table)) {
-    struct stat st;
-    BOOST_TEST_REQUIRE(lstat(p.path.c_str(), &st) == 0);
-    BOOST_TEST((p.dev == st.st_dev && p.ino == st.st_ino), p.path);
-    got.push_back(std::to_string(p.copy) + " " + p.beneath);
-  }
-  const std::vector<std::string> want = {"6 chroot/dev", "6 chroot/dev/pts"};
-  BOOST_TEST(got == want, boost::test_tools::per_element());
-  BOOST_TEST(!on_device_filesystem({6, d / "w"}, table).has_value());
-  BOOST_TEST(on_device_filesystem({7, d / "x/dev"}, table).value_or("") == "devtmpfs");
-  BOOST_TEST(on_device_filesystem({8, d / "w/chroot/dev/pts/sub"}, table).value_or("") == "devpts");
-  BOOST_TEST(!on_device_filesystem({8, d / "w/covered/sub"}, table).has_value());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
