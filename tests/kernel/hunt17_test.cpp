@@ -218,14 +218,14 @@ BOOST_AUTO_TEST_CASE(a_hard_link_to_a_protected_file_in_an_unlistable_directory_
   }
 }
 
-// H17-4 (open; compiler/resolve/git_index.cpp is red17's): the index of a protected git
-// directory is read whole into memory before its header is looked at. A sandbox makes a
-// new nested repository (writable during its run, a documented limit) whose index is a
+// H17-4 (red17's R17-2, fixed in compiler/resolve/git_index.cpp): the index of a protected
+// git directory was read whole into memory before its header was looked at. A sandbox makes
+// a new nested repository (writable during its run, a documented limit) whose index is a
 // 1 GiB sparse file; the next run in the workspace read it at about 25 s and 1 GB of
 // memory a GiB and, under a 512 MiB limit, died with "internal error: std::bad_alloc"
-// (exit 125); without a limit a 1 TiB sparse index exhausts the host's memory. Expected: a
-// located refusal (exit 2) within the limit. Out of the suite until the reader is bounded.
-BOOST_TEST_DECORATOR(*boost::unit_test::disabled())
+// (exit 125); without a limit a 1 TiB sparse index exhausts the host's memory. Now a
+// located refusal (exit 2) within the limit: the index is read as it is parsed, and one
+// over 256 MiB is refused unread.
 BOOST_DATA_TEST_CASE(a_huge_index_planted_in_a_new_repository_is_refused_within_bounded_memory,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
