@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   std::printf("seccomp: %zu instructions, %zu paths, %zu probes\n", prog->size(), v->paths, v->probes);
   report("seccomp proof+probes", n, [&] { compiler::verify_seccomp(resolved->syscalls, bpf); });
   report("listing", n, [&] { compiler::check_listing(listing, *prog, resolved->syscalls); });
-  report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, bpf); });
-  report("set-id invariant", n, [&] { compiler::check_setid_invariant(bpf); });
+  report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, *prog); });
+  report("set-id invariant", n, [&] { compiler::check_setid_invariant(*prog); });
   return 0;
 }

@@ -1,6 +1,8 @@
 #include "compiler/analyzer/verify.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "compiler/analyzer/sbpl/sbpl_ancestor_bytes.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
@@ -49,6 +51,11 @@ void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& art
 void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& arts,
                          ir::ArtifactSet set, std::vector<ir::Diagnostic>& out) {
   const Artifact* bpf = find(arts, "seccomp.bpf");
+  // Read once for the listing and the invariants; a program that does not parse is
+  // reported by verify_seccomp, as seccomp.bpf's error, and checked no further.
+  std::optional<std::vector<BpfInsn>> prog;
+  if (bpf)
+    if (auto parsed = parse_bpf(bpf->content)) prog = std::move(*parsed);
   // The listing is for review, not what the kernel loads, but reviewers read it in
   // golden diffs: it must be the listing of this very program, and a set without it is
   // not what compile writes.
@@ -56,12 +63,10 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
     const Artifact* listing = find(arts, "seccomp.txt");
     if (!listing) {
       out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
-    } else if (bpf) {
-      // A program that does not parse is reported below, as seccomp.bpf's error.
-      if (const auto prog = parse_bpf(bpf->content))
-        if (auto m = check_listing(listing->content, *prog, r.syscalls))
-          out.push_back(ir::finding("linux", "malformed-artifact", m->loc, "seccomp.txt",
-                                    "the listing of seccomp.bpf", m->message));
+    } else if (prog) {
+      if (auto m = check_listing(listing->content, *prog, r.syscalls))
+        out.push_back(ir::finding("linux", "malformed-artifact", m->loc, "seccomp.txt",
+                                  "the listing of seccomp.bpf", m->message));
     }
   }
   if (!bpf) {
@@ -71,14 +76,13 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
   const auto v = verify_seccomp(r.syscalls, bpf->content);
   if (!v) {
     out.push_back(malformed(Target::Linux, "seccomp.bpf", v.error().message));
-  } else {
-    out.insert(out.end(), v->findings.begin(), v->findings.end());
+    return;
   }
-  auto network = check_network_invariant(r, bpf->content);
+  out.insert(out.end(), v->findings.begin(), v->findings.end());
+  auto network = check_network_invariant(r, *prog);
   out.insert(out.end(), network.begin(), network.end());
-  auto setid = check_setid_invariant(bpf->content);
+  auto setid = check_setid_invariant(*prog);
   out.insert(out.end(), setid.begin(), setid.end());
-  if (!v) return;
   const size_t listed = static_cast<size_t>(
       std::count_if(v->findings.begin(), v->findings.end(),
                     [](const ir::Diagnostic& d) { return d.kind != "malformed-artifact"; }));
