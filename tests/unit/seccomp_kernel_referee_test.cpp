@@ -350,7 +350,9 @@ BOOST_AUTO_TEST_CASE(random_edits_of_golden_programs_the_verifier_accepts_answer
       const auto k = kernel_run(prog, v && v->ok() ? calls : std::vector<Call>{}, l);
       BOOST_TEST((k.load_errno == 0) == loader_ok,
                  g.name << " " << what << " as " << name(l) << ": kernel load errno " << k.load_errno
-                        << ", verifier: " << (loader_ok ? std::string("loads") : v ? std::string() : v.error().message));
+                        << ", verifier: "
+                        << (loader_ok ? std::string("loads")
+                                      : v ? std::string() : v.error().message));
       if (!loader_ok) {
         ++loader_refused;
         continue;

@@ -99,9 +99,9 @@ ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SyscallCall& call,
   return found;
 }
 
-// The finding for one call the program answers with `ret` where the IR says `intended`:
-// dropped-deny when the answer is less restrictive or has no word in the IR. It names the
-// call and the instructions the interpreter executed on it.
+// The finding for one call the program answers otherwise than the IR's `intended`:
+// dropped-deny when the program's answer is less restrictive or has no word in the IR. It
+// names the call and the instructions the interpreter executed on it.
 ir::Diagnostic mismatch(const ir::SyscallPolicy& policy, std::span<const BpfInsn> prog,
                         uint32_t audit_arch, const SyscallCall& call, uint64_t ip,
                         const ir::Action& intended) {
@@ -131,7 +131,8 @@ ir::Diagnostic mismatch(const ir::SyscallPolicy& policy, std::span<const BpfInsn
 void report_path_proof(const PathProof& proof, const ir::SyscallPolicy& policy,
                        std::span<const BpfInsn> prog, SeccompVerification& v,
                        Reported& reported) {
-  if (proof.unprovable) v.findings.push_back(refusal("cannot be proven: " + proof.unprovable->str()));
+  if (proof.unprovable)
+    v.findings.push_back(refusal("cannot be proven: " + proof.unprovable->str()));
   v.paths = proof.paths;
   v.mismatches += proof.mismatches;
   for (const PathCounterexample& c : proof.counterexamples) {
