@@ -71,10 +71,10 @@ int main(int argc, char** argv) {
     compiler::verify_linux_part(*resolved, compiler::LinuxPart::Mounts, arts, ir::ArtifactSet::All);
   });
   const auto v = compiler::verify_seccomp(resolved->syscalls, bpf);
-  std::printf("seccomp: %zu instructions, %zu paths, %zu probes\n", prog->size(), v.paths, v.probes);
+  std::printf("seccomp: %zu instructions, %zu paths, %zu probes\n", prog->size(), v->paths, v->probes);
   report("seccomp proof+probes", n, [&] { compiler::verify_seccomp(resolved->syscalls, bpf); });
   report("listing", n, [&] { compiler::check_listing(listing, *prog, resolved->syscalls); });
-  report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, bpf); });
-  report("set-id invariant", n, [&] { compiler::check_setid_invariant(bpf); });
+  report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, *prog); });
+  report("set-id invariant", n, [&] { compiler::check_setid_invariant(*prog); });
   return 0;
 }

@@ -1,6 +1,8 @@
 #include "compiler/analyzer/verify.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <vector>
 
 #include "compiler/analyzer/sbpl/sbpl_ancestor_bytes.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
@@ -29,21 +31,6 @@ ir::Diagnostic malformed(Target t, const std::string& file, std::string why) {
                      std::move(why));
 }
 
-// The policy line behind the IR's answer for a probed call: the rule for that syscall
-// with the intended action (the policy's own before the built-in baseline's), else the
-// policy's default.
-ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SeccompFinding& f) {
-  ir::SourceLoc found{ir::kBuiltinFile};
-  if (f.call.arch == ir::Arch::X86_64)
-    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, f.call.nr))
-      for (const auto& rule : p.rules)
-        if (rule.name == info->name && rule.action == f.intended) {
-          if (rule.loc.file != ir::kBuiltinFile) return rule.loc;
-          found = rule.loc;
-        }
-  return found;
-}
-
 // bwrap.args and bwrap.fds: what bwrap acts on as soon as it starts.
 void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& arts,
                          ir::ArtifactSet set, std::vector<ir::Diagnostic>& out) {
@@ -64,6 +51,11 @@ void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& art
 void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& arts,
                          ir::ArtifactSet set, std::vector<ir::Diagnostic>& out) {
   const Artifact* bpf = find(arts, "seccomp.bpf");
+  // Read once for the listing and the invariants; a program that does not parse is
+  // reported by verify_seccomp, as seccomp.bpf's error, and checked no further.
+  std::optional<std::vector<BpfInsn>> prog;
+  if (bpf)
+    if (auto parsed = parse_bpf(bpf->content)) prog = std::move(*parsed);
   // The listing is for review, not what the kernel loads, but reviewers read it in
   // golden diffs: it must be the listing of this very program, and a set without it is
   // not what compile writes.
@@ -71,33 +63,33 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
     const Artifact* listing = find(arts, "seccomp.txt");
     if (!listing) {
       out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
-    } else if (bpf) {
-      // A program that does not parse is reported below, as seccomp.bpf's error.
-      if (const auto prog = parse_bpf(bpf->content))
-        if (auto m = check_listing(listing->content, *prog, r.syscalls))
-          out.push_back(ir::finding("linux", "malformed-artifact", m->loc, "seccomp.txt",
-                                    "the listing of seccomp.bpf", m->message));
+    } else if (prog) {
+      if (auto m = check_listing(listing->content, *prog, r.syscalls))
+        out.push_back(ir::finding("linux", "malformed-artifact", m->loc, "seccomp.txt",
+                                  "the listing of seccomp.bpf", m->message));
     }
   }
   if (!bpf) {
     out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
     return;
   }
-  auto v = verify_seccomp(r.syscalls, bpf->content);
-  if (!v.program_error.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.program_error));
-  if (!v.unprovable.empty()) out.push_back(malformed(Target::Linux, "seccomp.bpf", v.unprovable));
-  for (const auto& s : v.findings)
-    out.push_back(ir::finding("linux", s.dropped_deny() ? "dropped-deny" : "missing-allow",
-                              deciding_rule(r.syscalls, s), s.str(), s.intended.str(),
-                              seccomp_action_text(s.ret)));
-  auto network = check_network_invariant(r, bpf->content);
+  const auto v = verify_seccomp(r.syscalls, bpf->content);
+  if (!v) {
+    out.push_back(malformed(Target::Linux, "seccomp.bpf", v.error().message));
+    return;
+  }
+  out.insert(out.end(), v->findings.begin(), v->findings.end());
+  auto network = check_network_invariant(r, *prog);
   out.insert(out.end(), network.begin(), network.end());
-  auto setid = check_setid_invariant(bpf->content);
+  auto setid = check_setid_invariant(*prog);
   out.insert(out.end(), setid.begin(), setid.end());
-  if (v.mismatches > v.findings.size())
-    out.push_back(ir::finding(
-        "linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf", "no further mismatches",
-        std::to_string(v.mismatches - v.findings.size()) + " more not listed"));
+  const size_t listed = static_cast<size_t>(
+      std::count_if(v->findings.begin(), v->findings.end(),
+                    [](const ir::Diagnostic& d) { return d.kind != "malformed-artifact"; }));
+  if (v->mismatches > listed)
+    out.push_back(ir::finding("linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf",
+                              "no further mismatches",
+                              std::to_string(v->mismatches - listed) + " more not listed"));
 }
 
 void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, SbplBindings bindings,

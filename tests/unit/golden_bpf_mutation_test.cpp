@@ -95,11 +95,14 @@ BOOST_AUTO_TEST_CASE(every_mutant_is_killed_or_changes_no_answer) {
     for (const auto& m : mutants(*prog)) {
       ++total;
       const auto v = compiler::verify_seccomp(g.compiled.resolved.syscalls, bytes_of(m.prog));
-      auto texts = test::finding_texts(v.findings);
-      texts.push_back("program error: " + v.program_error + "; mismatches: " +
-                      std::to_string(v.mismatches) + " of " + std::to_string(v.probes));
+      std::vector<std::string> texts;
+      if (v)
+        for (const auto& f : v->findings) texts.push_back(f.report());
+      texts.push_back("program error: " + (v ? std::string() : v.error().message) +
+                      "; mismatches: " + std::to_string(v ? v->mismatches : 0) + " of " +
+                      std::to_string(v ? v->probes : 0));
       test::dump_mutant("seccomp " + g.name, m.what, texts);
-      if (!v.ok()) {
+      if (!v || !v->ok()) {
         ++killed;
         continue;
       }

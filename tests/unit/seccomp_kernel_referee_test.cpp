@@ -347,15 +347,17 @@ BOOST_AUTO_TEST_CASE(random_edits_of_golden_programs_the_verifier_accepts_answer
       // Edits alternate between the loaders, so that each is refereed without doubling
       // the run (the edits themselves do not depend on it).
       const Loader l = who[edits % who.size()];
-      const auto k = kernel_run(prog, v.ok() ? calls : std::vector<Call>{}, l);
+      const auto k = kernel_run(prog, v && v->ok() ? calls : std::vector<Call>{}, l);
       BOOST_TEST((k.load_errno == 0) == loader_ok,
                  g.name << " " << what << " as " << name(l) << ": kernel load errno " << k.load_errno
-                        << ", verifier: " << (loader_ok ? "loads" : v.program_error));
+                        << ", verifier: "
+                        << (loader_ok ? std::string("loads")
+                                      : v ? std::string() : v.error().message));
       if (!loader_ok) {
         ++loader_refused;
         continue;
       }
-      if (!v.ok()) {
+      if (!v || !v->ok()) {
         ++refused;
         continue;
       }

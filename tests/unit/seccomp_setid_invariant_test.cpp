@@ -20,6 +20,10 @@ ir::SyscallPolicy baseline(ir::Mode mode, ir::Action deny = ir::Action::errno_(1
   return zc::effective_syscalls(zpolicy::test::policy_with(mode, ir::Network::None, deny), mode);
 }
 
+std::vector<ir::Diagnostic> setid_findings(const ir::SyscallPolicy& policy) {
+  return zc::check_setid_invariant(*zc::parse_bpf(es::emit_bpf(policy)));
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(seccomp_setid_invariant)
@@ -27,7 +31,7 @@ BOOST_AUTO_TEST_SUITE(seccomp_setid_invariant)
 BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_in_every_confined_mode_and_action) {
   for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
     for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
-      const auto fs = zc::check_setid_invariant(es::emit_bpf(baseline(mode, deny)));
+      const auto fs = setid_findings(baseline(mode, deny));
       BOOST_TEST(fs.empty(), findings_report(fs));
     }
 }
@@ -37,7 +41,7 @@ BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
   // there too.
   ir::SyscallPolicy open;
   open.foreign_abi_action = ir::Action::allow();
-  const auto fs = zc::check_setid_invariant(es::emit_bpf(open));
+  const auto fs = setid_findings(open);
   for (const char* call : {"chmod(", "fchmod(", "fchmodat(", "fchmodat2(", "open(", "openat(",
                            "creat(", "mknod(", "mknodat(", "mkdir(", "mkdirat(", "openat2("})
     for (const char* abi : {"x86_64 ", "x32 ", "i386 "}) {
@@ -61,7 +65,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
         return r.name == call.name && r.conditions.size() == 1 && r.conditions[0].value == bit;
       });
       BOOST_TEST_REQUIRE(weakened.rules.size() == before - 1);
-      const auto fs = zc::check_setid_invariant(es::emit_bpf(weakened));
+      const auto fs = setid_findings(weakened);
       BOOST_TEST_CONTEXT(call.name << " " << bit) {
         BOOST_TEST(names_dropped_deny(fs, "x86_64 " + std::string(call.name) + "("),
                    findings_report(fs));
@@ -70,7 +74,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
   ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
   std::erase_if(weakened.rules, [](const ir::SyscallRule& r) { return r.name == "openat2"; });
   BOOST_TEST(
-      names_dropped_deny(zc::check_setid_invariant(es::emit_bpf(weakened)), "x86_64 openat2("));
+      names_dropped_deny(setid_findings(weakened), "x86_64 openat2("));
 }
 
 // A rule that compares the whole 64-bit mode (or the mode with the file type bits) for
@@ -81,7 +85,7 @@ BOOST_AUTO_TEST_CASE(an_exact_value_rule_is_caught_by_the_odd_encodings) {
   std::erase_if(weakened.rules, [](const ir::SyscallRule& r) { return r.name == "mknod"; });
   for (uint64_t m : {04000, 02000, 06000, 04755, 02755, 06755})
     weakened.rules.push_back({"mknod", ir::Action::errno_(1), {{1, ir::CmpOp::Eq, m, ~0ull}}, {}});
-  const auto fs = zc::check_setid_invariant(es::emit_bpf(weakened));
+  const auto fs = setid_findings(weakened);
   BOOST_TEST(names_dropped_deny(fs, "x86_64 mknod("), findings_report(fs));
 }
 

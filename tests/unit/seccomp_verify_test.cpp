@@ -16,8 +16,9 @@ BOOST_AUTO_TEST_CASE(emitted_filters_verify) {
   for (const auto& p : {zpolicy::test::default_syscalls(), zpolicy::test::docker_only(),
                         zpolicy::test::docker_in_sandbox(), zpolicy::test::tricky_syscalls()}) {
     const auto v = zc::verify_seccomp(p, es::emit_bpf(p));
-    BOOST_TEST(v.ok(), (v.findings.empty() ? v.program_error : v.findings[0].str()));
-    BOOST_TEST(v.probes > 4096u);
+    BOOST_TEST_REQUIRE(v.has_value(), v.error().message);
+    BOOST_TEST(v->ok(), (v->findings.empty() ? "" : v->findings[0].report()));
+    BOOST_TEST(v->probes > 4096u);
   }
 }
 
@@ -36,20 +37,21 @@ BOOST_AUTO_TEST_CASE(a_filter_that_allows_a_denied_call_is_caught) {
     }
   }
   const auto v = zc::verify_seccomp(policy, bpf);
-  BOOST_TEST(!v.ok());
+  BOOST_TEST_REQUIRE(v.has_value());
+  BOOST_TEST(!v->ok());
   bool ptrace_named = false;
-  for (const auto& f : v.findings) {
-    BOOST_TEST(f.dropped_deny());
-    BOOST_TEST(!f.trace.empty());
-    ptrace_named |= f.str().find(" ptrace args ") != std::string::npos;
+  for (const auto& f : v->findings) {
+    BOOST_TEST(f.kind == "dropped-deny");
+    BOOST_TEST(f.probe.find("; path 0 ") != std::string::npos, f.probe);
+    ptrace_named |= f.probe.find(" ptrace args ") != std::string::npos;
   }
   BOOST_TEST(ptrace_named);
 }
 
 BOOST_AUTO_TEST_CASE(a_filter_that_is_not_a_program_is_reported) {
   const auto v = zc::verify_seccomp(zpolicy::test::default_syscalls(), "garbage");
-  BOOST_TEST(!v.ok());
-  BOOST_TEST(!v.program_error.empty());
+  BOOST_TEST_REQUIRE(!v.has_value());
+  BOOST_TEST(!v.error().message.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

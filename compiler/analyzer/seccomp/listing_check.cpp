@@ -106,18 +106,24 @@ std::string number_text(uint32_t nr) {
   return buf;
 }
 
-// Why `text`, a label or comment that names numbers, does not name exactly those that
-// reach its instruction: it must be one range, FROM..TO or one end alone.
+// Why `text`, a label or comment, does not name exactly the numbers that reach its
+// instruction, if it names numbers at all (names_a_number): it must be one range, FROM..TO
+// or one end alone.
 std::optional<std::string> range_error(std::string_view text, const NumberReach& reach) {
-  const std::string quoted = "'" + std::string(text) + "'";
-  if (!reach.exact)
-    return quoted + " names system call numbers, but the program does more than compare the "
-                    "number with constants before this instruction";
   const size_t dots = text.find("..");
   const auto lo = range_end(text.substr(0, dots));
   const auto hi = dots == std::string_view::npos ? lo : range_end(text.substr(dots + 2));
-  if (!lo || !hi || *lo > *hi)
-    return quoted + " names system call numbers but is not a range (NAME, NAME(N) or 0xN, or "
+  const bool range = lo && hi && *lo <= *hi;
+  // A range names a number (its first word is a syscall or a 0x number), so only text
+  // that is not one needs looking at word by word.
+  if (!range && !names_a_number(text)) return std::nullopt;
+  // Built only for the message: most labels and comments are right.
+  auto quoted = [&] { return "'" + std::string(text) + "'"; };
+  if (!reach.exact)
+    return quoted() + " names system call numbers, but the program does more than compare the "
+                    "number with constants before this instruction";
+  if (!range)
+    return quoted() + " names system call numbers but is not a range (NAME, NAME(N) or 0xN, or "
                     "FROM..TO of them)";
   if (reach.intervals.size() == 1 && reach.intervals[0] == std::pair{*lo, *hi})
     return std::nullopt;
@@ -129,7 +135,7 @@ std::optional<std::string> range_error(std::string_view text, const NumberReach&
     }
     actual += (actual.empty() ? "" : ", ") + number_text(a) + (a == b ? "" : ".." + number_text(b));
   }
-  return quoted + " names the numbers " + number_text(*lo) +
+  return quoted() + " names the numbers " + number_text(*lo) +
          (*lo == *hi ? "" : ".." + number_text(*hi)) + ", but " +
          (actual.empty() ? std::string("none") : actual) + " reach this instruction";
 }
@@ -156,7 +162,7 @@ std::optional<std::string> comment_error(const BpfInsn& in, std::string_view com
   } else if (cls(in.code) == JMP) {
     subject = comment.substr(0, comment.find(' '));
   }
-  if (names_a_number(subject)) return range_error(subject, reach);
+  return range_error(subject, reach);
   return std::nullopt;
 }
 
@@ -254,9 +260,10 @@ ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
   auto no_label = [&](std::string_view name) {
     return mismatch(line, "no label " + std::string(name) + " precedes a later instruction");
   };
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%-5s ", std::string(op).c_str());
-  const std::string out = buf;
+  // The mnemonic left-aligned in five columns, then a space, as instruction_text writes it.
+  std::string out(op);
+  out.resize(std::max<size_t>(out.size(), 5), ' ');
+  out += ' ';
   const bool conditional = op == "jeq" || op == "jgt" || op == "jge" || op == "jset";
   if (op == "ja") {
     const auto t = jump_target(operand, i, labels);
@@ -364,8 +371,7 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
   for (size_t i = 0; i < prog.size(); ++i, ++at) {
     for (; at < lines.size() && label_of(lines[at]); ++at) {
       const std::string_view base = label_base(*label_of(lines[at]));
-      if (names_a_number(base))
-        if (auto why = range_error(base, reach[i]))
+      if (auto why = range_error(base, reach[i]))
           return mismatch(static_cast<int>(at + 1), "label " + *why);
     }
     const int line = static_cast<int>(at + 1);

@@ -43,18 +43,16 @@ std::vector<InvariantProbe> probes(ir::Network network) {
 }  // namespace
 
 std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved,
-                                                    std::string_view bpf) {
+                                                    std::span<const BpfInsn> program) {
   if (resolved.network == ir::Network::Full) return {};
-  const auto program = parse_bpf(bpf);
-  if (!program) return {};  // the IR verifier reports the malformed program
   const InvariantFinding finding{resolved.network_loc,
                                  std::string("refused: network ") + ir::to_string(resolved.network) +
                                      " reaches no host socket file or abstract name"};
-  auto out = first_let_through(*program, probes(resolved.network), finding);
+  auto out = first_let_through(program, probes(resolved.network), finding);
   // i386 reaches every socket call through socketcall(2) as well, its arguments in memory.
   const SeccompData socketcall{kI386Socketcall, ir::kAuditArchI386, 0, {}};
-  if (!refuses(run_bpf(*program, socketcall).ret))
-    out.push_back(finding.let_through(*program, "i386 socketcall", socketcall));
+  if (!refuses(run_bpf(program, socketcall).ret))
+    out.push_back(finding.let_through(program, "i386 socketcall", socketcall));
   return out;
 }
 

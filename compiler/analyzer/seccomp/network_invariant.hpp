@@ -1,8 +1,9 @@
 #pragma once
 
-#include <string_view>
+#include <span>
 #include <vector>
 
+#include "compiler/analyzer/seccomp/bpf_insn.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
@@ -17,8 +18,9 @@ namespace zpolicy::compiler {
 // included; SOCK_RAW is a datagram socket for AF_UNIX), and io_uring, which makes and
 // connects sockets without these calls. Under `none` also connect() and a sendto() with
 // an address. The same on the x32 and i386 ABIs (socketcall included). Returns one
-// finding per call the program lets through; none under `full`.
+// finding per call the program lets through; none under `full`. `program` is seccomp.bpf
+// as parse_bpf reads it.
 std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved,
-                                                    std::string_view bpf);
+                                                    std::span<const BpfInsn> program);
 
 }  // namespace zpolicy::compiler

@@ -154,8 +154,9 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
                                              std::span<const ir::SyscallRule* const> rules,
                                              const ir::SyscallInfo& info, ArgGroup& g,
                                              size_t& budget) {
-  const std::string too_complex =
-      "argument " + std::to_string(g.arg) + " too complex to split within the search budget";
+  auto too_complex = [&] {
+    return "argument " + std::to_string(g.arg) + " too complex to split within the search budget";
+  };
   std::vector<ClassNode> stack{{0, 0, hi, lo, hi.witness(budget), lo.witness(budget)}};
   std::set<uint32_t> seen;
   while (!stack.empty()) {
@@ -163,7 +164,7 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
     stack.pop_back();
     if (n.j == g.conds.size()) {
       if (seen.contains(n.truth)) continue;
-      if (n.in_hi.kind == WKind::Unknown || n.in_lo.kind == WKind::Unknown) return too_complex;
+      if (n.in_hi.kind == WKind::Unknown || n.in_lo.kind == WKind::Unknown) return too_complex();
       seen.insert(n.truth);
       g.classes.push_back({n.in_hi.value, n.in_lo.value});
       continue;
@@ -172,7 +173,7 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
     for (bool truth : {false, true})
       for (const Alt& alt : alternatives(c, info.args[c.index], truth))
         if (auto next = narrowed(n, alt, truth, budget)) stack.push_back(std::move(*next));
-    if (budget == 0) return too_complex;
+    if (budget == 0) return too_complex();
   }
   return std::nullopt;
 }

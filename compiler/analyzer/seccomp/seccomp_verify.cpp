@@ -78,21 +78,67 @@ std::vector<std::array<uint64_t, 6>> vectors_of(const std::array<std::vector<uin
 // One finding per call number and ABI, so that the kept ones name distinct calls.
 using Reported = std::set<std::pair<uint32_t, uint32_t>>;
 
-// The path proof's verdict and counterexamples, each with the trace of the program's run
-// on it.
-void report_path_proof(const PathProof& proof, std::span<const BpfInsn> prog,
-                       SeccompVerification& v, Reported& reported) {
-  if (proof.unprovable) v.unprovable = "cannot be proven: " + proof.unprovable->str();
+ir::Diagnostic refusal(std::string why) {
+  return ir::finding("linux", "malformed-artifact", {"seccomp.bpf"}, "seccomp.bpf",
+                     "a valid artifact", std::move(why));
+}
+
+// The policy line behind the IR's answer for a probed call: the rule for that syscall
+// with the intended action (the policy's own before the built-in baseline's), else the
+// policy's default.
+ir::SourceLoc deciding_rule(const ir::SyscallPolicy& p, const SyscallCall& call,
+                            const ir::Action& intended) {
+  ir::SourceLoc found{ir::kBuiltinFile};
+  if (call.arch == ir::Arch::X86_64)
+    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
+      for (const auto& rule : p.rules)
+        if (rule.name == info->name && rule.action == intended) {
+          if (rule.loc.file != ir::kBuiltinFile) return rule.loc;
+          found = rule.loc;
+        }
+  return found;
+}
+
+// The finding for one call the program answers otherwise than the IR's `intended`:
+// dropped-deny when the program's answer is less restrictive or has no word in the IR. It
+// names the call and the instructions the interpreter executed on it.
+ir::Diagnostic mismatch(const ir::SyscallPolicy& policy, std::span<const BpfInsn> prog,
+                        uint32_t audit_arch, const SyscallCall& call, uint64_t ip,
+                        const ir::Action& intended) {
+  std::vector<uint32_t> trace;
+  const uint32_t ret = run_bpf(prog, SeccompData{call.nr, audit_arch, ip, call.args}, &trace).ret;
+  const auto actual = decode_seccomp_ret(ret);
+  const bool dropped = !actual || ir::more_restrictive(intended, *actual);
+  // The IR names x86_64, x32 and i386; any other arch value is just foreign.
+  const bool named = audit_arch == ir::kAuditArchX86_64 || audit_arch == ir::kAuditArchI386;
+  std::string s = std::string(named ? ir::to_string(call.arch) : "foreign") + " (arch " +
+                  hex(audit_arch) + ") nr " + std::to_string(call.nr);
+  if (call.arch == ir::Arch::X86_64)
+    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
+      s += " " + std::string(info->name);
+  s += " args";
+  for (uint64_t a : call.args) s += " " + hex(a);
+  if (ip != 0) s += " ip " + hex(ip);
+  s += ": policy says " + intended.str() + ", filter says " + seccomp_action_text(ret);
+  s += "; path";
+  for (uint32_t pc : trace) s += " " + std::to_string(pc);
+  return ir::finding("linux", dropped ? "dropped-deny" : "missing-allow",
+                     deciding_rule(policy, call, intended), std::move(s), intended.str(),
+                     seccomp_action_text(ret));
+}
+
+// The path proof's verdict and counterexamples.
+void report_path_proof(const PathProof& proof, const ir::SyscallPolicy& policy,
+                       std::span<const BpfInsn> prog, SeccompVerification& v,
+                       Reported& reported) {
+  if (proof.unprovable)
+    v.findings.push_back(refusal("cannot be proven: " + proof.unprovable->str()));
   v.paths = proof.paths;
   v.mismatches += proof.mismatches;
   for (const PathCounterexample& c : proof.counterexamples) {
     reported.insert({c.audit_arch, c.call.nr});
-    SeccompFinding f{c.audit_arch, c.call, c.intended, std::nullopt, 0, c.instruction_pointer, {}};
-    const BpfRun run = run_bpf(
-        prog, SeccompData{c.call.nr, c.audit_arch, c.instruction_pointer, c.call.args}, &f.trace);
-    f.actual = decode_seccomp_ret(run.ret);
-    f.ret = run.ret;
-    v.findings.push_back(std::move(f));
+    v.findings.push_back(
+        mismatch(policy, prog, c.audit_arch, c.call, c.instruction_pointer, c.intended));
   }
 }
 
@@ -127,9 +173,16 @@ ArgumentProbes argument_probes(const SyscallIntent& intent) {
 // the IR, one number on one ABI at a time.
 class ProbeSweep {
  public:
-  ProbeSweep(std::span<const BpfInsn> prog, const SyscallIntent& intent, SeccompVerification& v,
-             Reported& reported)
-      : prog_(prog), intent_(intent), v_(v), reported_(reported), args_(argument_probes(intent)) {
+  ProbeSweep(std::span<const BpfInsn> prog, const ir::SyscallPolicy& policy,
+             const SyscallIntent& intent, SeccompVerification& v, Reported& reported,
+             size_t kept)
+      : prog_(prog),
+        policy_(policy),
+        intent_(intent),
+        v_(v),
+        reported_(reported),
+        args_(argument_probes(intent)),
+        kept_(kept) {
     size_t most_vectors = 0;
     for (const auto& [nr, vectors] : args_.ruled)
       most_vectors = std::max(most_vectors, vectors.size());
@@ -179,13 +232,13 @@ class ProbeSweep {
     const auto got = decode_seccomp_ret(got_run.ret);
     if (got && *got == want) return;
     ++v_.mismatches;
-    if (v_.findings.size() >= kKeptFindings || !reported_.insert({audit, call.nr}).second) return;
-    SeccompFinding f{audit, call, want, got, got_run.ret, 0, {}};
-    run_bpf(prog_, SeccompData{call.nr, audit, 0, call.args}, &f.trace);
-    v_.findings.push_back(std::move(f));
+    if (kept_ >= kKeptFindings || !reported_.insert({audit, call.nr}).second) return;
+    ++kept_;
+    v_.findings.push_back(mismatch(policy_, prog_, audit, call, 0, want));
   }
 
   std::span<const BpfInsn> prog_;
+  const ir::SyscallPolicy& policy_;
   const SyscallIntent& intent_;
   SeccompVerification& v_;
   Reported& reported_;
@@ -193,6 +246,7 @@ class ProbeSweep {
   // Instructions the probes ran; past kProbeSteps the rest are skipped and the program
   // refused, so that the second net never costs more than the proof may.
   size_t swept_ = 0;
+  size_t kept_;  // mismatch findings so far, the proof's included
   std::vector<SeccompData> calls_;  // one buffer serves every number
 };
 
@@ -219,47 +273,26 @@ void sweep_numbers(std::span<const BpfInsn> prog, ProbeSweep& sweep) {
 
 }  // namespace
 
-bool SeccompFinding::dropped_deny() const {
-  return !actual || ir::more_restrictive(intended, *actual);
-}
-
-std::string SeccompFinding::str() const {
-  // The IR names x86_64, x32 and i386; any other arch value is just foreign.
-  const bool named = audit_arch == ir::kAuditArchX86_64 || audit_arch == ir::kAuditArchI386;
-  std::string s = std::string(named ? ir::to_string(call.arch) : "foreign") + " (arch " +
-                  hex(audit_arch) + ") nr " + std::to_string(call.nr);
-  if (call.arch == ir::Arch::X86_64)
-    if (const auto* info = ir::find_syscall(ir::Arch::X86_64, call.nr))
-      s += " " + std::string(info->name);
-  s += " args";
-  for (uint64_t a : call.args) s += " " + hex(a);
-  if (instruction_pointer != 0) s += " ip " + hex(instruction_pointer);
-  s += ": policy says " + intended.str() + ", filter says " + seccomp_action_text(ret);
-  s += "; path";
-  for (uint32_t pc : trace) s += " " + std::to_string(pc);
-  return s;
-}
-
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
                                                      const ir::SyscallInfo& info) {
   return vectors_of(argument_values(SyscallIntent(policy).rules_for(info.nr)));
 }
 
-SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf) {
-  SeccompVerification v;
+ir::Result<SeccompVerification> verify_seccomp(const ir::SyscallPolicy& policy,
+                                               std::string_view bpf) {
   const auto prog = parse_bpf(bpf);
-  if (!prog) {
-    v.program_error = prog.error().message;
-    return v;
-  }
+  if (!prog) return prog.error();
+  SeccompVerification v;
   const SyscallIntent intent(policy);
   Reported reported;
-  report_path_proof(prove_paths(intent, *prog), *prog, v, reported);
-  ProbeSweep sweep(*prog, intent, v, reported);
+  const PathProof proof = prove_paths(intent, *prog);
+  report_path_proof(proof, policy, *prog, v, reported);
+  ProbeSweep sweep(*prog, policy, intent, v, reported, proof.counterexamples.size());
   sweep_numbers(*prog, sweep);
-  if (sweep.over_budget() && v.unprovable.empty())
-    v.unprovable = "cannot be checked: the probe sweep runs more than " +
-                   std::to_string(kProbeSteps) + " instructions";
+  if (sweep.over_budget() && !proof.unprovable)
+    v.findings.insert(v.findings.begin(),
+                      refusal("cannot be checked: the probe sweep runs more than " +
+                              std::to_string(kProbeSteps) + " instructions"));
   return v;
 }
 

@@ -2,44 +2,33 @@
 
 #include <array>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/result.hpp"
 #include "ir/syscall_policy.hpp"
 #include "ir/syscall_table.hpp"
 
 namespace zpolicy::compiler {
 
-// One probe on which a seccomp artifact disagrees with the IR.
-struct SeccompFinding {
-  uint32_t audit_arch = 0;
-  SyscallCall call;
-  ir::Action intended;
-  std::optional<ir::Action> actual;  // nullopt: a return value the IR has no word for
-  uint32_t ret = 0;                  // the program's return value, whatever it selects
-  uint64_t instruction_pointer = 0;
-  std::vector<uint32_t> trace;       // the instructions the interpreter executed
-  // The artifact answers less restrictively than the IR: a deny would be dropped.
-  bool dropped_deny() const;
-  std::string str() const;
-};
-
+// What verify_seccomp found. Its findings are ir::finding()s for target "linux", in this
+// order:
+// * "malformed-artifact" on seccomp.bpf when the program does something the path proof
+//   cannot follow exactly (naming the instruction), or makes the probe sweep run past its
+//   bound: refused rather than accepted unproven;
+// * "dropped-deny" (the program answers less restrictively than the IR, or with a return
+//   value the IR has no word for) and "missing-allow" (more restrictively): the first
+//   mismatch of each call number and ABI, up to 100, at the policy line that decides the
+//   IR's answer, each naming the call and the instructions the interpreter executed on it.
 struct SeccompVerification {
-  // Non-empty when the bytes are no program the kernel would load (naming the
-  // instruction and the loader's rule).
-  std::string program_error;
-  // Non-empty when the program does something the path proof cannot follow exactly
-  // (naming the instruction), or makes the probe sweep run past its bound: refused
-  // rather than accepted unproven.
-  std::string unprovable;
   size_t paths = 0;   // paths of the program the proof followed
   size_t probes = 0;  // calls the probe sweep ran
   size_t mismatches = 0;
-  std::vector<SeccompFinding> findings;  // the first mismatch of each call, up to 100
-  bool ok() const { return program_error.empty() && unprovable.empty() && mismatches == 0; }
+  std::vector<ir::Diagnostic> findings;
+  bool ok() const { return findings.empty() && mismatches == 0; }
 };
 
 // Checks a seccomp program against the IR, never trusting the emitter, in three steps:
@@ -55,7 +44,10 @@ struct SeccompVerification {
 //   an argument does it run again on the other vectors (plus all-ones and every
 //   compared value in every argument), since a path that loads none answers the same
 //   for all of them.
-SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::string_view bpf);
+// Bytes that are no program the kernel would load are an error naming the instruction and
+// the loader's rule.
+ir::Result<SeccompVerification> verify_seccomp(const ir::SyscallPolicy& policy,
+                                               std::string_view bpf);
 
 // The argument vectors probed for one x86_64 syscall.
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,

@@ -60,10 +60,8 @@ std::vector<InvariantProbe> probes() {
 
 }  // namespace
 
-std::vector<ir::Diagnostic> check_setid_invariant(std::string_view bpf) {
-  const auto program = parse_bpf(bpf);
-  if (!program) return {};  // the IR verifier reports the malformed program
-  return first_let_through(*program, probes(),
+std::vector<ir::Diagnostic> check_setid_invariant(std::span<const BpfInsn> program) {
+  return first_let_through(program, probes(),
                            {{ir::kBuiltinFile, 0, 0},
                             "refused: no call sets S_ISUID or S_ISGID (a root run would leave a "
                             "setuid file on the host)"});

@@ -1,8 +1,9 @@
 #pragma once
 
-#include <string_view>
+#include <span>
 #include <vector>
 
+#include "compiler/analyzer/seccomp/bpf_insn.hpp"
 #include "ir/diagnostic.hpp"
 
 namespace zpolicy::compiler {
@@ -15,7 +16,7 @@ namespace zpolicy::compiler {
 // the mode asks for either bit (with or without O_CREAT/O_TMPFILE, with any file type
 // bits, with garbage in the high half of the 64-bit argument), and openat2, whose mode
 // it cannot read, always. The same on the x32 and i386 ABIs. Returns one finding per
-// call and ABI the program lets through.
-std::vector<ir::Diagnostic> check_setid_invariant(std::string_view bpf);
+// call and ABI the program lets through. `program` is seccomp.bpf as parse_bpf reads it.
+std::vector<ir::Diagnostic> check_setid_invariant(std::span<const BpfInsn> program);
 
 }  // namespace zpolicy::compiler

@@ -23,8 +23,7 @@ inline std::ofstream* mutant_dump() {
   return file.get();
 }
 
-// `findings` as the verifier prints them (ir::Diagnostic::report(), or a seccomp finding's
-// str()).
+// `findings` as the verifier prints them (ir::Diagnostic::report()).
 inline void dump_mutant(const std::string& where, const std::string& what,
                         const std::vector<std::string>& findings) {
   std::ofstream* out = mutant_dump();
@@ -36,13 +35,6 @@ inline void dump_mutant(const std::string& where, const std::string& what,
 inline std::vector<std::string> finding_texts(const std::vector<ir::Diagnostic>& findings) {
   std::vector<std::string> out;
   for (const auto& f : findings) out.push_back(f.report() + "\n");
-  return out;
-}
-
-template <class Findings>
-std::vector<std::string> finding_texts(const Findings& findings) {
-  std::vector<std::string> out;
-  for (const auto& f : findings) out.push_back(f.str());
   return out;
 }
 
