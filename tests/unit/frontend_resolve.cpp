@@ -493,8 +493,8 @@ BOOST_AUTO_TEST_CASE(bound_paths_carry_the_identity_of_what_was_resolved) {
 // A v2 index holding the gitlinks `paths` (a SHA-1 repository), as read-cache.c writes
 // them: the header, each entry padded to 8 bytes with NULs, a checksum.
 std::string index_with_gitlinks(const std::vector<std::string>& paths) {
-  std::string s = std::string("DIRC") + std::string("\0\0\0\2\0\0\0", 7) +
-                  static_cast<char>(paths.size());
+  std::string s =
+      std::string("DIRC") + std::string("\0\0\0\2\0\0\0", 7) + static_cast<char>(paths.size());
   for (const auto& path : paths) {
     std::string entry(62, '\0');
     entry[24 + 2] = '\xe0';  // mode 0160000, big-endian
@@ -535,10 +535,10 @@ BOOST_AUTO_TEST_CASE(a_git_target_a_protected_path_already_holds_adds_nothing) {
   std::vector<std::string> protect;
   for (const auto& p : r->protect)
     protect.push_back(p.path.substr(t.str().size()) + " " + ir::to_string(p.kind));
-  BOOST_TEST(protect == (std::vector<std::string>{"/.git directory", "/lib directory",
-                                                  "/m1 missing", "/q missing",
-                                                  "/p/.git directory", "/p/s missing"}),
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      protect == (std::vector<std::string>{"/.git directory", "/lib directory", "/m1 missing",
+                                           "/q missing", "/p/.git directory", "/p/s missing"}),
+      boost::test_tools::per_element());
 }
 
 // Red team A11-4: the names a host mount made after resolution gives an existing deny root
