@@ -141,6 +141,41 @@ std::optional<std::string_view> deepest_writable_above(
   return std::nullopt;
 }
 
+// The protected paths so far, for "is this path, or a directory above it, protected
+// already": a lookup per separator of the path, not a scan of every protected path. Git
+// targets are checked one by one as protected paths are added, and a sandbox's nested
+// repositories name as many as it likes (twenty indexes of 4 000 gitlinks): the scan made
+// every later run quadratic in them (red team R17-6). `protect` may only grow while the
+// index is used; what was appended since the last question is indexed first.
+class ProtectedIndex {
+ public:
+  explicit ProtectedIndex(const std::vector<ResolvedPath>& protect) : protect_(protect) {}
+
+  bool contains(std::string_view path) {
+    catch_up();
+    return paths_.contains(path);
+  }
+
+  // Whether ir::path_within(p, path) holds for a protected path p: p is `path`, "/", or
+  // `path` cut before one of its separators.
+  bool covers(std::string_view path) {
+    catch_up();
+    if (paths_.contains(path) || paths_.contains("/")) return true;
+    for (auto at = path.find('/'); at != std::string_view::npos; at = path.find('/', at + 1))
+      if (paths_.contains(path.substr(0, at))) return true;
+    return false;
+  }
+
+ private:
+  void catch_up() {
+    for (; indexed_ < protect_.size(); ++indexed_) paths_.insert(protect_[indexed_].path);
+  }
+
+  const std::vector<ResolvedPath>& protect_;
+  size_t indexed_ = 0;
+  std::set<std::string, std::less<>> paths_;
+};
+
 std::vector<const ResolvedPath*> guarded_paths(const ir::Resolved& r) {
   std::vector<const ResolvedPath*> out;
   for (const auto* list : {&r.protect, &r.deny})
@@ -583,6 +618,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
   // the list, and a common directory may name another; one already protected is skipped,
   // so a cycle ends.
+  ProtectedIndex protected_index(r.protect);
   for (size_t i = 0; i < r.protect.size(); ++i) {
     if (r.protect[i].kind != HostKind::Directory) continue;
     const auto [common, link] = commondir_named_by(r.protect[i].path);
@@ -595,9 +631,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     if (!common) continue;
     const auto c = HostResolver::canonicalize(*common, {});
     const std::string& known = c.stop == Canonical::Stop::None ? c.path : *common;
-    if (std::none_of(r.protect.begin(), r.protect.end(),
-                     [&](const ResolvedPath& p) { return p.path == known; }))
-      protect_absolute(*common, loc, false);
+    if (!protected_index.contains(known)) protect_absolute(*common, loc, false);
   }
   // What a protected git directory's configuration names in a writable root is as good as
   // its config: the host's next git command runs the hooks in core.hooksPath, reads the
@@ -645,9 +679,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       src.files.push_back(common + "/config.worktree");
     }
     auto protect_git_target = [&](const std::string& path, const ir::SourceLoc& loc) {
-      if (std::none_of(r.protect.begin(), r.protect.end(),
-                       [&](const ResolvedPath& p) { return ir::path_within(p.path, path); }))
-        protect_absolute(path, loc, true);
+      if (!protected_index.covers(path)) protect_absolute(path, loc, true);
     };
     // A local repository a remote URL names (red team A14B-4): git's fetch and push run
     // upload-pack or receive-pack there, with its config, and receive-pack its hooks. The

@@ -490,6 +490,57 @@ BOOST_AUTO_TEST_CASE(bound_paths_carry_the_identity_of_what_was_resolved) {
              err);
 }
 
+// A v2 index holding the gitlinks `paths` (a SHA-1 repository), as read-cache.c writes
+// them: the header, each entry padded to 8 bytes with NULs, a checksum.
+std::string index_with_gitlinks(const std::vector<std::string>& paths) {
+  std::string s =
+      std::string("DIRC") + std::string("\0\0\0\2\0\0\0", 7) + static_cast<char>(paths.size());
+  for (const auto& path : paths) {
+    std::string entry(62, '\0');
+    entry[24 + 2] = '\xe0';  // mode 0160000, big-endian
+    entry[61] = static_cast<char>(path.size());
+    entry += path;
+    entry.append(8 - (entry.size() % 8), '\0');
+    s += entry;
+  }
+  return s + std::string(20, '\0');
+}
+
+// Red team R17-6: each git target is protected unless a protected path already holds it,
+// which was a scan of every protected path per target (quadratic in a sandbox's gitlinks);
+// now a lookup per component. The same paths come out: one already protected (`p/.git`), one
+// below a protected directory (`lib/x`) and one below a target protected earlier in the same
+// index (`q/r` below `q`) add nothing; each of the others is protected once.
+BOOST_AUTO_TEST_CASE(a_git_target_a_protected_path_already_holds_adds_nothing) {
+  test::TempDir t;
+  for (const std::string repo : {".git", "p/.git"}) {
+    t.mkdir(repo + "/objects");
+    t.mkdir(repo + "/refs");
+    t.write(repo + "/HEAD", "ref: refs/heads/main\n");
+  }
+  t.write(".git/index", index_with_gitlinks({"lib/x", "m1", "p", "q", "q/r"}));
+  t.write("p/.git/index", index_with_gitlinks({"s", "s/t"}));
+  t.mkdir("lib");
+  t.mkdir("home");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(t.str(), diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  h->home = t / "home";
+  h->state_dir.clear();
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"
+             "  protect: [.git, \"**/.git\", lib]\n"),
+      Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> protect;
+  for (const auto& p : r->protect)
+    protect.push_back(p.path.substr(t.str().size()) + " " + ir::to_string(p.kind));
+  BOOST_TEST(
+      protect == (std::vector<std::string>{"/.git directory", "/lib directory", "/m1 missing",
+                                           "/q missing", "/p/.git directory", "/p/s missing"}),
+      boost::test_tools::per_element());
+}
+
 // Red team A11-4: the names a host mount made after resolution gives an existing deny root
 // or protected path, that the plan's masks lack: a bind of a deny root's parent, of the
 // workspace into itself (a protected path's parent); not a name the plan masks, one no

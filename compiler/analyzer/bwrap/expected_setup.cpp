@@ -63,24 +63,25 @@ std::vector<ExpectedObject> expected_setup(const BwrapArgv& argv) {
   const PathTable& paths = *argv.paths;
   // Walked backwards, so that what a later operation does to a destination is known
   // when an earlier one is met: a later mount at or above it hides it, a later
-  // --remount-ro at exactly it makes the mount there read-only.
+  // --remount-ro at exactly it makes the mount there read-only. Looked up by the
+  // destination's ancestors, not by a scan of every later mount: a sandbox's nested
+  // repositories can make the mounts many, and the scan was quadratic in them (red team
+  // R17-6).
   std::vector<ExpectedObject> out;
-  std::vector<PathTable::Id> later_mounts;
-  std::vector<PathTable::Id> later_remounts;
+  PathMap<bool> later_mounts(paths);
+  PathMap<bool> later_remounts(paths);
   for (auto it = argv.ops.rbegin(); it != argv.ops.rend(); ++it) {
     const BwrapOp& op = *it;
     if (op.kind == BwrapOpKind::RemountRo) {
-      later_remounts.push_back(op.dest);
+      later_remounts.insert(op.dest, true);
       continue;
     }
-    bool hidden = false;
-    for (PathTable::Id m : later_mounts) hidden |= paths.contains(m, op.dest);
-    if (is_mount(op.kind)) later_mounts.push_back(op.dest);
+    const bool hidden = later_mounts.deepest_containing(op.dest) != nullptr;
+    if (is_mount(op.kind)) later_mounts.insert(op.dest, true);
     if (hidden) continue;
     auto o = object_of(op, paths);
     if (!o) continue;
-    if (is_mount(op.kind))
-      for (PathTable::Id r : later_remounts) o->read_only |= r == op.dest;
+    if (is_mount(op.kind)) o->read_only |= later_remounts.find(op.dest) != nullptr;
     out.push_back(std::move(*o));
   }
   return {out.rbegin(), out.rend()};
