@@ -256,8 +256,6 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& n) const {
   return {Expect::Either, Why::MapJudgedAtOpen};
 }
 
-Expect Intent::verdict(Id p, FsOp op) const { return decide(p, op).expect; }
-
 std::array<Expect, 4> Intent::verdicts(Id p) const {
   const Near n = near(p);
   return {decide(p, FsOp::Read, n).expect, decide(p, FsOp::Write, n).expect,

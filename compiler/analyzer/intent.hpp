@@ -54,13 +54,11 @@ class Intent {
   // The decision with the rule that makes it and why, for findings and `explain`.
   Expectation expect(const SymbolicPath& path, FsOp op) const;
   Expectation expect(PathTable::Id path, FsOp op) const;
-  // The decision alone: what a verifier asks for every probe, without building the
-  // text it needs only for the few that fail.
-  Expect verdict(PathTable::Id path, FsOp op) const;
-  // verdict() of the four operations of kAllFsOps, indexed by FsOp.
+  // The decisions alone: what a verifier asks for every probe, without building the
+  // text it needs only for the few that fail. The roots around the path are found once
+  // for all the operations. Those of kAllFsOps, indexed by FsOp:
   std::array<Expect, 4> verdicts(PathTable::Id path) const;
-  // verdict() of every operation, indexed by FsOp: the roots around the path are found
-  // once for all of them.
+  // Those of every operation, indexed by FsOp.
   std::array<Expect, kFsOpCount> every_verdict(PathTable::Id path) const;
   PathTable& paths() const { return *paths_; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.

@@ -560,10 +560,10 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
         // One query per operation, which picks the rules naming it once for all its
         // targets (every port, every service).
         auto query = other_queries.find(op);
-        if (query == other_queries.end())
-          query = other_queries
-                      .try_emplace(std::string(op), profile, std::vector<std::string>{std::string(op)})
-                      .first;
+        if (query == other_queries.end()) {
+          const std::vector<std::string> operations = {std::string(op)};
+          query = other_queries.try_emplace(std::string(op), profile, operations).first;
+        }
         judge(op, target, v.expect, query->second.allowed(target)[0], [&] { return v; });
       });
 }
@@ -668,8 +668,8 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
         }))
       concrete.push_back(c);
   // The policy's paths and their ancestors (which the emitter pins above them), gathered
-  // only when a concrete path is left to check against them: the emitter's profiles name
-  // none but the platform's.
+  // only when a concrete path is left to check against them (a profile that names none
+  // but the platform's has no place).
   if (policy_places == PolicyPlaces::Left && !concrete.empty()) {
     std::unordered_set<std::string_view> policy_paths;
     for (const auto* group : path_lists(policy))
