@@ -216,11 +216,13 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
-Intent::Decision Intent::decide(Id p, FsOp op) const {
+Intent::Decision Intent::decide(Id p, FsOp op) const { return decide(p, op, near(p)); }
+
+// `n` is near(p).
+Intent::Decision Intent::decide(Id p, FsOp op, const Near& n) const {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
   // Mapping code needs a descriptor open for reading, which the read rules decide.
   if (op == FsOp::Map) return {Expect::Either, Why::MapJudgedAtOpen};
-  const Near n = near(p);
   if (n.deny) return {Expect::DenyStrict, Why::UnderDeny, root_at(deny_, n.deny)};
   // A bwrap sandbox has a /dev of its own (DESIGN.md): the host's devices are not there to
   // be read, and bwrap's are neither required nor refused by a policy. Changes stay
@@ -254,11 +256,17 @@ Intent::Decision Intent::decide(Id p, FsOp op) const {
   return {Expect::Either, Why::MapJudgedAtOpen};
 }
 
-Expect Intent::verdict(Id p, FsOp op) const { return decide(p, op).expect; }
-
 std::array<Expect, 4> Intent::verdicts(Id p) const {
-  return {verdict(p, FsOp::Read), verdict(p, FsOp::Write), verdict(p, FsOp::Create),
-          verdict(p, FsOp::Delete)};
+  const Near n = near(p);
+  return {decide(p, FsOp::Read, n).expect, decide(p, FsOp::Write, n).expect,
+          decide(p, FsOp::Create, n).expect, decide(p, FsOp::Delete, n).expect};
+}
+
+std::array<Expect, kFsOpCount> Intent::every_verdict(Id p) const {
+  const Near n = near(p);
+  std::array<Expect, kFsOpCount> out;
+  for (size_t op = 0; op < kFsOpCount; ++op) out[op] = decide(p, static_cast<FsOp>(op), n).expect;
+  return out;
 }
 
 Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {

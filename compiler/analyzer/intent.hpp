@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -35,6 +36,9 @@ struct Expectation {
 // the platform's runtime files and cannot tell a writable root from its contents.
 enum class Platform { Linux, Macos };
 
+// How many operations FsOp has: the size of an array indexed by FsOp.
+inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::Exec) + 1;
+
 // The IR's intent, answered for any path and operation (DESIGN.md "Modes" and
 // "Security invariants", docs/verify.md "Intent"): the one meaning of the policy that
 // the bwrap verifier, the SBPL verifier, `explain` and `diff` all ask. Independent of
@@ -50,11 +54,12 @@ class Intent {
   // The decision with the rule that makes it and why, for findings and `explain`.
   Expectation expect(const SymbolicPath& path, FsOp op) const;
   Expectation expect(PathTable::Id path, FsOp op) const;
-  // The decision alone: what a verifier asks for every probe, without building the
-  // text it needs only for the few that fail.
-  Expect verdict(PathTable::Id path, FsOp op) const;
-  // verdict() of the four operations of kAllFsOps, indexed by FsOp.
+  // The decisions alone: what a verifier asks for every probe, without building the
+  // text it needs only for the few that fail. The roots around the path are found once
+  // for all the operations. Those of kAllFsOps, indexed by FsOp:
   std::array<Expect, 4> verdicts(PathTable::Id path) const;
+  // Those of every operation, indexed by FsOp.
+  std::array<Expect, kFsOpCount> every_verdict(PathTable::Id path) const;
   PathTable& paths() const { return *paths_; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
@@ -133,6 +138,7 @@ class Intent {
 
   Near near(Id p) const;
   Decision decide(Id p, FsOp op) const;
+  Decision decide(Id p, FsOp op, const Near& near) const;
   Decision read_rule(Id p, const Near& near) const;
   Decision write_rule(Id p, FsOp op, const Near& near) const;
   Decision entry_rule(Id p, const Near& near) const;

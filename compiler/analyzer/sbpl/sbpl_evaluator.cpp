@@ -243,10 +243,13 @@ ir::Diagnostic error_at(const Sexpr& e, std::string message) {
 
 std::optional<ir::Diagnostic> read_filter(const Sexpr& e, std::vector<SbplFilter>& filters, uint32_t at);
 
+// A filter's head as error messages quote it: built only for an error.
+std::string quoted(std::string_view head) { return "'" + std::string(head) + "'"; }
+
 // (literal PATH) or (subpath PATH): PATH a constant absolute path or (param "NAME").
-std::optional<ir::Diagnostic> read_path_filter(const Sexpr& e, const std::string& quoted,
+std::optional<ir::Diagnostic> read_path_filter(const Sexpr& e, std::string_view head,
                                           SbplFilter& f) {
-  if (e.items.size() != 2) return error_at(e, quoted + " takes one path");
+  if (e.items.size() != 2) return error_at(e, quoted(head) + " takes one path");
   const Sexpr& arg = e.items[1];
   if (arg.kind == Sexpr::Kind::String) {
     if (!sbpl_normalized_path(arg.atom) || arg.atom.starts_with("${"))
@@ -262,16 +265,16 @@ std::optional<ir::Diagnostic> read_path_filter(const Sexpr& e, const std::string
     f.is_param = true;
     return std::nullopt;
   }
-  return error_at(e, quoted + " takes a string or (param \"NAME\")");
+  return error_at(e, quoted(head) + " takes a string or (param \"NAME\")");
 }
 
 // (require-all F...), (require-any F...) or (require-not F): its filters take the next
 // free range of `filters`.
-std::optional<ir::Diagnostic> read_compound_filter(const Sexpr& e, const std::string& quoted,
+std::optional<ir::Diagnostic> read_compound_filter(const Sexpr& e, std::string_view head,
                                               std::vector<SbplFilter>& filters, uint32_t at) {
   const size_t n = e.items.size();
   if (n < 2 || (filters[at].kind == SbplFilter::Kind::RequireNot && n != 2))
-    return error_at(e, quoted + " has the wrong number of filters");
+    return error_at(e, quoted(head) + " has the wrong number of filters");
   const auto first = static_cast<uint32_t>(filters.size());
   filters[at].first_child = first;
   filters[at].end_child = first + static_cast<uint32_t>(n - 1);
@@ -283,9 +286,9 @@ std::optional<ir::Diagnostic> read_compound_filter(const Sexpr& e, const std::st
 }
 
 // (local ip "HOST:PORT") or (remote ip "HOST:PORT"), HOST localhost or *.
-std::optional<ir::Diagnostic> read_ip_filter(const Sexpr& e, const std::string& head, SbplFilter& f) {
+std::optional<ir::Diagnostic> read_ip_filter(const Sexpr& e, std::string_view head, SbplFilter& f) {
   if (e.items.size() != 3 || !is_symbol(e.items[1], "ip") || e.items[2].kind != Sexpr::Kind::String)
-    return error_at(e, "expected (" + head + " ip \"HOST:PORT\")");
+    return error_at(e, "expected (" + std::string(head) + " ip \"HOST:PORT\")");
   const std::string_view addr = e.items[2].atom;
   const auto colon = addr.rfind(':');
   const std::string_view host = addr.substr(0, colon);
@@ -303,21 +306,20 @@ std::optional<ir::Diagnostic> read_filter(const Sexpr& e, std::vector<SbplFilter
   using K = SbplFilter::Kind;
   if (e.kind != Sexpr::Kind::List || e.items.empty() || e.items[0].kind != Sexpr::Kind::Symbol)
     return error_at(e, "expected a filter");
-  const std::string head(e.items[0].atom);
-  const std::string quoted = "'" + head + "'";
+  const std::string_view head = e.items[0].atom;
   const auto known = std::find_if(kFilters.begin(), kFilters.end(),
                                   [&](const FilterSyntax& f) { return f.head == head; });
-  if (known == kFilters.end()) return error_at(e, quoted + " is not a filter zpolicy emits");
+  if (known == kFilters.end()) return error_at(e, quoted(head) + " is not a filter zpolicy emits");
   const auto kind = static_cast<SbplFilter::Kind>(known - kFilters.begin());
   filters[at].kind = kind;
   switch (kind) {
     case K::Literal:
     case K::Subpath:
-      return read_path_filter(e, quoted, filters[at]);
+      return read_path_filter(e, head, filters[at]);
     case K::RequireAll:
     case K::RequireAny:
     case K::RequireNot:
-      return read_compound_filter(e, quoted, filters, at);
+      return read_compound_filter(e, head, filters, at);
     case K::TargetSameSandbox:
       if (e.items.size() != 2 || !is_symbol(e.items[1], "same-sandbox"))
         return error_at(e, "only (target same-sandbox) is in the subset");
@@ -330,7 +332,7 @@ std::optional<ir::Diagnostic> read_filter(const Sexpr& e, std::vector<SbplFilter
   }
   // The others, (sysctl-name ...), (sysctl-name-prefix ...) and (global-name ...).
   if (e.items.size() != 2 || e.items[1].kind != Sexpr::Kind::String)
-    return error_at(e, quoted + " takes one string");
+    return error_at(e, quoted(head) + " takes one string");
   filters[at].value = e.items[1].atom;
   return std::nullopt;
 }

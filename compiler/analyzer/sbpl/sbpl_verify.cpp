@@ -250,8 +250,10 @@ void region_paths(std::vector<std::string_view> named,
       if (!holds_named(c)) return c;
     }
   };
-  // Each node once per time it is met; probe_paths() removes the repeats.
+  // Each node once: a branch point is the common holder of many pairs of neighbours.
+  std::unordered_set<std::string_view> probed;
   auto probe_node = [&](std::string_view n) {
+    if (!probed.insert(n).second) return;
     std::string child = fresh_child(n);
     if (family.contains(n) && child.size() == n.size() + 9) return;  // n + "/zp-probe"
     paths.emplace_back(n);
@@ -275,12 +277,15 @@ void region_paths(std::vector<std::string_view> named,
 std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent,
                                      const std::vector<std::string_view>& artifact_paths) {
   std::vector<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
+  // Paths share parents (a writable root holds each of its protected paths): each
+  // parent's two probes are made once.
+  std::unordered_set<std::string_view> parents;
   auto family = [&](const std::string& p) {
     paths.push_back(p);
     paths.push_back(p + "/zp-probe");
     paths.push_back(p + "/zp-dir/zp-probe");
     paths.push_back(p + "hub");
-    if (const auto parent = parent_of(p)) {
+    if (const auto parent = parent_of(p); parent && parents.insert(*parent).second) {
       paths.emplace_back(*parent);
       paths.push_back((*parent == "/" ? std::string() : std::string(*parent)) + "/zp-sibling");
     }
@@ -505,9 +510,9 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
 }
 
 // Whether a probe's answers are wrong, or differ between the models: `allowed` has bit m
-// set when model m allows it (model 0, last-match, is the reading judged).
-bool misjudged(Expect expect, unsigned allowed) {
-  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
+// set when model m allows it (model 0, last-match, is the reading judged); `every_model`
+// has the bit of each model set.
+bool misjudged(Expect expect, unsigned allowed, unsigned every_model) {
   const bool agree = allowed == 0 || allowed == every_model;
   const bool right = expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
   return !(agree && right);
@@ -524,15 +529,17 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
     return names;
   }());
   if (!few_unindexed_rules(path_query, profile, findings)) return;
+  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   // `expectation()` gives the reason and the policy line, built only for a finding.
   auto judge = [&](std::string_view op, std::string_view target, Expect expect,
                    unsigned allowed, auto&& expectation) {
-    if (misjudged(expect, allowed) && findings.size() < kMaxFindings)
+    if (misjudged(expect, allowed, every_model) && findings.size() < kMaxFindings)
       report(findings, profile, values, op, target, expectation());
   };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
   const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  std::map<std::string, SbplTargetQuery, std::less<>> other_queries;
   for_each_probe(
       policy, intent, *names,
       [&](std::string_view path, PathTable::Id id) {
@@ -541,21 +548,23 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
           return;
         const auto allowed = path_query.allowed(path);
         // Each operation of the intent once, whichever Seatbelt operations share it.
-        std::array<std::optional<Expect>, static_cast<size_t>(FsOp::Exec) + 1> verdicts;
+        const auto verdicts = intent.every_verdict(id);
         for (size_t k = 0; k < kPathOperations.size(); ++k) {
           const FsOp op = kPathOperations[k].op;
-          auto& v = verdicts[static_cast<size_t>(op)];
-          if (!v) v = intent.verdict(id, op);
-          judge(kPathOperations[k].name, path, *v, allowed[k],
+          judge(kPathOperations[k].name, path, verdicts[static_cast<size_t>(op)], allowed[k],
                 [&] { return intent.expect(id, op); });
         }
       },
       [&](std::string_view op, std::string_view target, const Expectation& v) {
         if (scope) return;  // no binding changes what the profile says of them
-        unsigned allowed = 0;
-        auto decisions = decide_all_models(profile, op, target, values, false);
-        for (size_t m = 0; m < decisions.size(); ++m) allowed |= decisions[m].allowed ? 1u << m : 0;
-        judge(op, target, v.expect, allowed, [&] { return v; });
+        // One query per operation, which picks the rules naming it once for all its
+        // targets (every port, every service).
+        auto query = other_queries.find(op);
+        if (query == other_queries.end()) {
+          const std::vector<std::string> operations = {std::string(op)};
+          query = other_queries.try_emplace(std::string(op), profile, operations).first;
+        }
+        judge(op, target, v.expect, query->second.allowed(target)[0], [&] { return v; });
       });
 }
 
@@ -650,23 +659,27 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
                                          PolicyPlaces policy_places) {
   auto names = artifact_names(profile);
   if (!names) return {};
-  // The policy's paths and their ancestors (which the emitter pins above them).
-  std::unordered_set<std::string_view> policy_paths;
-  for (const auto* group : path_lists(policy))
-    for (const auto& p : *group)
-      for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
-        policy_paths.insert(*a);
+  const auto platform = Intent::platform_paths(Platform::Macos);
   std::vector<std::string_view> concrete;
   for (std::string_view c : names->paths)
-    if (policy_places == PolicyPlaces::Included || !policy_paths.contains(c)) concrete.push_back(c);
-  const auto platform = Intent::platform_paths(Platform::Macos);
-  std::vector<std::string> places;
-  for (std::string_view c : concrete) {
-    if (!c.starts_with('/') || c == "/") continue;
-    if (std::any_of(platform.begin(), platform.end(), [&](std::string_view t) {
+    if (c.starts_with('/') && c != "/" &&
+        std::none_of(platform.begin(), platform.end(), [&](std::string_view t) {
           return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
         }))
-      continue;
+      concrete.push_back(c);
+  // The policy's paths and their ancestors (which the emitter pins above them), gathered
+  // only when a concrete path is left to check against them (a profile that names none
+  // but the platform's has no place).
+  if (policy_places == PolicyPlaces::Left && !concrete.empty()) {
+    std::unordered_set<std::string_view> policy_paths;
+    for (const auto* group : path_lists(policy))
+      for (const auto& p : *group)
+        for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
+          policy_paths.insert(*a);
+    std::erase_if(concrete, [&](std::string_view c) { return policy_paths.contains(c); });
+  }
+  std::vector<std::string> places;
+  for (std::string_view c : concrete) {
     places.emplace_back(c);
     places.push_back(std::string(c) + "/zp-bind");
     for (auto a = parent_of(c); a && *a != "/"; a = parent_of(*a)) places.emplace_back(*a);
@@ -834,8 +847,9 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   const bool every = bindings == SbplBindings::EveryNesting;
   const std::vector<std::string> places =
       concrete_places(policy, profile, every ? PolicyPlaces::Included : PolicyPlaces::Left);
+  if (places.empty()) return 0;
   const std::vector<std::string> roots = symbolic_roots(policy, values);
-  if (places.empty() || roots.empty()) return 0;
+  if (roots.empty()) return 0;
   // Each binding is a whole proof again: the work, every filter and parameter bound once
   // per place and root, is bounded in both modes (compile and check as verify), so that
   // any profile under 1 MiB is answered within issue 19's 2 s.
