@@ -58,6 +58,17 @@ std::string index_with_gitlink(const std::string& name) {
   return "DIRC" + be32(2) + be32(1) + entry + std::string(20, '\0');
 }
 
+// The run after a sandbox planted something in the workspace, `touch ran` under a 4 GB
+// address-space limit (the prefix wraps setpriv, so for either caller), so that a reader
+// gone wrong ends at the limit rather than take the host's memory.
+RunResult next_run_within_4_gb(const Sandbox& box, std::chrono::milliseconds limit) {
+  RunSpec spec;
+  spec.root_prefix = {"/bin/sh", "-c", "ulimit -v 4000000; exec \"$@\"", "sh"};
+  spec.command = {"/bin/sh", "-c", "touch ran"};
+  spec.limit = limit;
+  return box.run(spec);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam17)
@@ -126,11 +137,7 @@ BOOST_DATA_TEST_CASE(an_oversized_git_index_a_sandbox_planted_refuses_the_next_r
       "mkdir -p n/.git && echo 'ref: refs/heads/main' > n/.git/HEAD && "
       "mkdir n/.git/objects n/.git/refs && truncate -s 3G n/.git/index");
   BOOST_TEST_REQUIRE(plant.completed(), plant.describe());
-  RunSpec spec;
-  spec.root_prefix = {"/bin/sh", "-c", "ulimit -v 4000000; exec \"$@\"", "sh"};
-  spec.command = {"/bin/sh", "-c", "touch ran"};
-  spec.limit = std::chrono::milliseconds(90000);
-  const RunResult r = box.run(spec);
+  const RunResult r = next_run_within_4_gb(box, std::chrono::milliseconds(90000));
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(r.err.find(box.ws("n/.git/index") + "' records, and it is larger than 256 MiB") !=
                  std::string::npos,
@@ -277,11 +284,7 @@ BOOST_DATA_TEST_CASE(a_config_including_itself_refuses_the_next_run_at_once, bda
       "{ echo '[include]'; for i in 1 2 3 4 5 6 7 8; do echo '\tpath = config'; done; } "
       "> n/.git/config");
   BOOST_TEST_REQUIRE(plant.completed(), plant.describe());
-  RunSpec spec;
-  spec.root_prefix = {"/bin/sh", "-c", "ulimit -v 4000000; exec \"$@\"", "sh"};
-  spec.command = {"/bin/sh", "-c", "touch ran"};
-  spec.limit = std::chrono::milliseconds(60000);
-  const RunResult r = box.run(spec);
+  const RunResult r = next_run_within_4_gb(box, std::chrono::milliseconds(60000));
   BOOST_TEST(!r.hit_limit, r.describe());
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(r.err.find("git config includes nest deeper than 10 files") != std::string::npos,
