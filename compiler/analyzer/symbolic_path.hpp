@@ -18,7 +18,9 @@ struct SymbolicPath {
   std::vector<std::string> components;
 
   // Accepts "/a/b", "${VAR}", "${VAR}/a"; collapses "//" and "."; rejects "..",
-  // relative paths, NUL and newlines.
+  // relative paths, NUL and newlines, and a component after the first that starts with
+  // "${", which could not be told from an anchor once rebased (rebase()). A '$' anywhere
+  // else is a character of a host name ("/home/u/a$b").
   static std::optional<SymbolicPath> parse(std::string_view text);
   // The reading parse() does, for callers that keep the names elsewhere: calls
   // on_anchor with "${VAR}" if there is one, then on_component with each component in
@@ -73,11 +75,11 @@ bool SymbolicPath::read(std::string_view text, OnAnchor&& on_anchor, OnComponent
   for (size_t i = 0; i <= rest.size(); ++i) {
     if (i < rest.size() && rest[i] != '/') {
       const char c = rest[i];
-      if (c == '\0' || c == '\n' || c == '\r' || c == '$') return false;
+      if (c == '\0' || c == '\n' || c == '\r') return false;
       continue;
     }
     const std::string_view comp = rest.substr(start, i - start);
-    if (comp == "..") return false;
+    if (comp == ".." || comp.starts_with("${")) return false;
     if (!comp.empty() && comp != ".") on_component(comp);
     start = i + 1;
   }

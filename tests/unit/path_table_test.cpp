@@ -139,6 +139,20 @@ BOOST_AUTO_TEST_CASE(ids_and_names_survive_growth) {
 
 // PathTable::parse reads text as SymbolicPath::parse does: the same texts refused, the
 // same path interned for the others.
+// A '$' is a character of a host name; only a name starting with "${" is refused, since
+// once rebased it could not be told from an anchor (red team H17-10: a workspace below
+// `w$s` was refused on every run).
+BOOST_AUTO_TEST_CASE(a_dollar_in_a_name_is_a_character_and_only_an_anchor_starts_with_it) {
+  for (const char* ok : {"/w$s/a$b", "/$HOME/x", "/x/a${HOME}", "/x/$", "${HOME}/a$b"}) {
+    const auto p = SymbolicPath::parse(ok);
+    BOOST_TEST_REQUIRE(p.has_value(), ok);
+    BOOST_TEST(p->str() == ok);
+    BOOST_TEST(p->anchor.empty() == (ok[0] == '/'), ok);
+  }
+  for (const char* refused : {"/x/${HOME}", "/x/${HOME}/y", "${HOME}/${TMPDIR}", "/${}"})
+    BOOST_TEST(!SymbolicPath::parse(refused).has_value(), refused);
+}
+
 BOOST_AUTO_TEST_CASE(parse_agrees_with_symbolic_path_parse) {
   static const char* const kPieces[] = {"/",  "//", "a",  "ab", ".",   "..",  "${HOME}", "${",
                                         "}",  "$",  "\n", "\r", ".git", "x.y", "/.", "${}"};

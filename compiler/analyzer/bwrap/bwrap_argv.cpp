@@ -119,7 +119,7 @@ class Parser {
       const auto id = out_.paths->parse(entry.substr(space + 1));
       if (!id)
         return table_error("'" + std::string(entry.substr(space + 1)) +
-                           "' is not an absolute path");
+                           "' is not an absolute path (nor may a name in it start with '${')");
       if (!fds_.emplace(*fd, FdEntry{*id, line}).second)
         return table_error("descriptor " + std::to_string(*fd) + " is listed twice");
     }
@@ -158,7 +158,8 @@ class Parser {
 
   void not_a_path(std::string_view option, size_t n, std::string_view a) {
     fail(line() + static_cast<int>(n),
-         std::string(option) + ": '" + std::string(a) + "' is not an absolute path or ${VAR} path");
+         std::string(option) + ": '" + std::string(a) +
+             "' is not an absolute path or ${VAR} path (nor may a name in it start with '${')");
   }
 
   std::optional<PathTable::Id> path_arg(std::string_view option, size_t n) {
