@@ -1,6 +1,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,7 +18,8 @@ struct SymbolicPath {
   std::string anchor;  // "" for "/", otherwise "${NAME}"
   std::vector<std::string> components;
 
-  // Accepts "/a/b", "${VAR}", "${VAR}/a"; collapses "//" and "."; rejects "..",
+  // Accepts "/a/b", "${VAR}", "${VAR}/a" (VAR of letters, digits and '_'); collapses "//"
+  // and "."; rejects "..",
   // relative paths, NUL and newlines, and a component after the first that starts with
   // "${", which could not be told from an anchor once rebased (rebase()). A '$' anywhere
   // else is a character of a host name ("/home/u/a$b").
@@ -64,6 +66,10 @@ bool SymbolicPath::read(std::string_view text, OnAnchor&& on_anchor, OnComponent
   if (rest.starts_with("${")) {
     auto close = rest.find('}');
     if (close == std::string_view::npos || close == 2) return false;
+    // A symbolic root's name is a variable's: bwrap would read "${A/../etc}" as a host
+    // path the kernel resolves, which the analyzer must not take for an opaque root.
+    for (const char c : rest.substr(2, close - 2))
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
     on_anchor(rest.substr(0, close + 1));
     rest.remove_prefix(close + 1);
     if (!rest.empty() && rest.front() != '/') return false;

@@ -119,6 +119,22 @@ BOOST_AUTO_TEST_CASE(a_malformed_artifact_names_its_line) {
              "verifies\n");
 }
 
+// bwrap takes "${A/../etc/shadow}" as the host path "/${A/../etc/shadow}", which the
+// kernel resolves through its "..": the analyzer must not read it as an opaque symbolic
+// root that no policy path is inside (red team dollar17, session 17). Nor "/x/${HOME}",
+// which, rebased, could not be told from the root ${HOME}.
+BOOST_AUTO_TEST_CASE(a_symbolic_root_whose_name_is_no_variable_is_malformed) {
+  for (const char* source : {"${A/../etc/shadow}", "${..}", "/x/${HOME}"}) {
+    auto argv = test::workspace_argv();
+    argv.insert(argv.end() - 2, Option{"--ro-bind", source, "${WORKSPACE}/leak"});
+    auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
+    BOOST_TEST_REQUIRE(fs.size() == 1u, source << ": " << all(fs));
+    BOOST_TEST(fs[0].kind == "malformed-artifact", source);
+    BOOST_TEST(fs[0].actual.find("nor may a name in it start with '${'") != std::string::npos,
+               fs[0].actual);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_remount_of_what_is_not_a_mount_point_aborts_bwrap) {
   auto argv = test::workspace_argv();
   std::swap(argv[20], argv[21]);  // --remount-ro before the tmpfs it remounts
