@@ -15,7 +15,6 @@
 #include <deque>
 #include <filesystem>
 #include <map>
-#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -23,6 +22,7 @@
 #include "compiler/lint/kernel_filesystems.hpp"
 #include "compiler/lint/lint_catalog.hpp"
 #include "compiler/lint/network_lint.hpp"
+#include "compiler/resolve/hard_links.hpp"
 #include "compiler/resolve/mount_names.hpp"
 
 namespace zpolicy::compiler {
@@ -210,11 +210,9 @@ TreeReach tree_reach(const std::string& top, Canonical&& canonical) {
         }
         if (e->d_type == DT_LNK) continue;
       }
-      if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) {
-        if (e->d_type == DT_DIR && depth + 1 < kTreeDepth) {
-          pending.emplace_back(path, depth + 1);
-          continue;
-        }
+      if (e->d_type == DT_DIR && depth + 1 < kTreeDepth) {
+        pending.emplace_back(path, depth + 1);
+        continue;
       }
       // Hard links only near the top, where the files tools read live (~/.ssh/config,
       // ~/.config/git/config): a stat per file deeper would cost every run.
@@ -249,60 +247,6 @@ std::optional<std::string> device_filesystem_of(const std::string& path,
     return on->fs_type + " (the host's device nodes)";
   if (on->fs_type == "hugetlbfs") return on->fs_type + " (the host's huge pages)";
   return std::nullopt;
-}
-
-// The inodes of the regular files with other hard links below `root`, and whether the walk
-// met a directory it could not list that the sandbox could open up (the caller's own, or
-// writable): walked only when a listed file has other names on the root's filesystem, so
-// that a hard-linked ~/.gitconfig refuses only the workspace that holds its other name
-// (H17-2). No symlink followed, nothing but directories opened, iterative.
-struct LinkedInRoot {
-  std::set<std::pair<dev_t, ino_t>> inodes;
-  bool hidden = false;
-};
-
-LinkedInRoot linked_in_root(const std::string& root) {
-  LinkedInRoot out;
-  std::vector<std::string> pending{root};
-  while (!pending.empty()) {
-    const std::string dir = std::move(pending.back());
-    pending.pop_back();
-    const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0) {
-      struct stat st;
-      const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
-      if (errno == EACCES && (access(dir.c_str(), W_OK | X_OK) == 0 ||
-                              (lstat(dir.c_str(), &st) == 0
-                                   ? st.st_uid == geteuid()
-                                   : lstat(parent.c_str(), &st) == 0 && st.st_uid == geteuid())))
-        out.hidden = true;
-      continue;
-    }
-    DIR* d = fdopendir(fd);
-    if (!d) {
-      close(fd);
-      continue;
-    }
-    while (const dirent* e = readdir(d)) {
-      const std::string_view name = e->d_name;
-      if (name == "." || name == "..") continue;
-      if (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
-      struct stat st;
-      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        // Listed but not searchable (mode 0644): the sandbox may chmod it if it is ours.
-        struct stat self;
-        if (errno == EACCES && fstat(dirfd(d), &self) == 0 && self.st_uid == geteuid())
-          out.hidden = true;
-        continue;
-      }
-      if (S_ISDIR(st.st_mode))
-        pending.push_back(dir + "/" + std::string(name));
-      else if (S_ISREG(st.st_mode) && st.st_nlink > 1)
-        out.inodes.insert({st.st_dev, st.st_ino});
-    }
-    closedir(d);
-  }
-  return out;
 }
 
 // A $PATH entry as the directory it names from `cwd`: an empty entry is the working
@@ -566,7 +510,13 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
     PolicyPath home{PathRoot::Home, {}};
     const auto homes = ctx.host ? account_homes() : std::vector<std::pair<std::string, std::string>>{};
     std::map<size_t, TreeReach> tree_reaches;  // walked once, whatever the number of roots
-    std::map<std::string, LinkedInRoot> linked_in_roots;  // walked only when needed
+    std::map<std::string, LinkedFiles> linked_in_roots;  // walked only when needed
+    auto linked_in = [&](const std::string& root) -> const LinkedFiles& {
+      auto walked = linked_in_roots.find(root);
+      if (walked == linked_in_roots.end())
+        walked = linked_in_roots.emplace(root, linked_files_below(root)).first;
+      return walked->second;
+    };
     for (const auto& w : p.write) {
       const auto bound_root = ctx.host ? binder.bind(w.value) : std::nullopt;
       if (binder.contains(w.value, home) ||
@@ -601,12 +551,9 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
           // the root or over it, a tree's hard-linked file on the root's filesystem.
           if (!holds_it && bound_root && bound_sensitive) {
             if (hard_linked_near(*bound_sensitive, *bound_root, look)) {
-              auto walked = linked_in_roots.find(*bound_root);
-              if (walked == linked_in_roots.end())
-                walked = linked_in_roots.emplace(*bound_root, linked_in_root(*bound_root)).first;
+              const LinkedFiles& linked = linked_in(*bound_root);
               const struct stat* f = look.stat(*bound_sensitive);
-              holds_it = walked->second.hidden ||
-                         (f && walked->second.inodes.contains({f->st_dev, f->st_ino}));
+              holds_it = linked.hidden || (f && linked.names.contains({f->st_dev, f->st_ino}));
             }
             if (!holds_it && s.tree) {
               auto cached = tree_reaches.find(i);
@@ -621,10 +568,8 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                 holds_it |= ir::path_within(*bound_root, t) || ir::path_within(t, *bound_root);
               for (const auto& [dev, ino] : cached->second.linked_files) {
                 if (!root_st || dev != root_st->st_dev || holds_it) continue;
-                auto walked = linked_in_roots.find(*bound_root);
-                if (walked == linked_in_roots.end())
-                  walked = linked_in_roots.emplace(*bound_root, linked_in_root(*bound_root)).first;
-                holds_it = walked->second.hidden || walked->second.inodes.contains({dev, ino});
+                const LinkedFiles& linked = linked_in(*bound_root);
+                holds_it = linked.hidden || linked.names.contains({dev, ino});
               }
             }
           }

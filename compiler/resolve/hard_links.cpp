@@ -75,6 +75,30 @@ void walk(const std::string& top, const std::set<std::string>& skip,
 
 }  // namespace
 
+LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip) {
+  LinkedFiles out;
+  walk(
+      root, skip,
+      [&](const std::string& path, const struct stat& st) {
+        if (S_ISREG(st.st_mode) && st.st_nlink > 1)
+          out.names[{st.st_dev, st.st_ino}].push_back(path);
+        return true;
+      },
+      [&](const std::string& dir) {
+        // `dir` could not be listed (0111) or is listed but not searchable (0644).
+        struct stat d;
+        const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+        if (!out.hidden &&
+            (access(dir.c_str(), W_OK | X_OK) == 0 ||
+             (lstat(dir.c_str(), &d) == 0
+                  ? d.st_uid == geteuid()
+                  : errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid())))
+          out.hidden = dir;
+        return true;
+      });
+  return out;
+}
+
 void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
   if (r.mode != ir::Mode::WorkspaceWrite || r.write.empty()) return;
   std::set<std::string> guarded;
@@ -89,27 +113,10 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
     bool nested = false;
     for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
     if (nested) continue;
-    walk(
-        w.path, guarded,
-        [&](const std::string& path, const struct stat& st) {
-          if (S_ISREG(st.st_mode) && st.st_nlink > 1)
-            linked[{st.st_dev, st.st_ino}].push_back(path);
-          return true;
-        },
-        [&](const std::string& dir) {
-          // A directory of the caller's own that it cannot list (mode 0111), or below one of
-          // the caller's that is not searchable (0644), the sandbox may chmod and write
-          // through an alias hidden there (red team H17-7); one it can write into, too.
-          struct stat d;
-          const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
-          if (!hidden_from_walk &&
-              (access(dir.c_str(), W_OK | X_OK) == 0 ||
-               (lstat(dir.c_str(), &d) == 0
-                    ? d.st_uid == geteuid()
-                    : errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid())))
-            hidden_from_walk = dir;
-          return true;
-        });
+    auto found = linked_files_below(w.path, guarded);
+    for (auto& [inode, names] : found.names)
+      linked[inode].insert(linked[inode].end(), names.begin(), names.end());
+    if (!hidden_from_walk) hidden_from_walk = std::move(found.hidden);
   }
   if (hidden_from_walk) {
     // Only a protected file with other names can have one hidden there.

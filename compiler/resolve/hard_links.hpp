@@ -1,5 +1,14 @@
 #pragma once
 
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ir/diagnostic.hpp"
 #include "ir/resolved.hpp"
 
@@ -21,5 +30,17 @@ namespace zpolicy::compiler {
 void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags);
 
 inline constexpr size_t kMaxHardLinkAliases = 256;
+
+// The regular files with other hard links below `root` (never following a symlink, never
+// entering a path in `skip`, opening nothing but directories), by inode, and the first
+// directory there the walk could not look into that the sandbox could open up: the
+// caller's own (mode 0111 or 0644, which the sandbox may chmod back) or one it can write
+// into (red team H17-7). Also the lints' reading of "a start-up file's other name lies in
+// this root" (ZP003, H17-2).
+struct LinkedFiles {
+  std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> names;
+  std::optional<std::string> hidden;
+};
+LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip = {});
 
 }  // namespace zpolicy::compiler
