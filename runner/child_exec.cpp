@@ -92,7 +92,8 @@ int exec_child(void* arg) {
   close_from(highest_child_fd(spec) + 1);
   if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(125);
   // The runner's handlers (runner/supervise.cpp) must not run here once the mask is
-  // lifted; an ignored signal stays ignored across the exec, as the caller left it.
+  // lifted; an ignored signal stays ignored across the exec, as the caller left it (the
+  // runner catches SIGCHLD regardless, so the child gets it at its default).
   for (int s = 1; s < NSIG; ++s) {
     struct sigaction cur;
     if (sigaction(s, nullptr, &cur) != 0) continue;
@@ -101,7 +102,6 @@ int exec_child(void* arg) {
                              : cur.sa_handler != SIG_IGN && cur.sa_handler != SIG_DFL;
     if (handled) signal(s, SIG_DFL);
   }
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGPIPE}) signal(s, SIG_DFL);
   sigprocmask(SIG_SETMASK, &c.old_mask, nullptr);
   execve(spec.exe.c_str(), c.argv.data(), c.envp.data());
   _exit(errno == ENOENT ? 127 : 126);

@@ -37,10 +37,11 @@ using Clock = std::chrono::steady_clock;
 // default action ends the process and that can be caught: left at its default, any of
 // them killed zpolicy with the caller's terminal as the sandbox had set it (`stty -echo
 // -icanon` outlived the run after SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU, SIGVTALRM:
-// red team H17-9). They are forwarded like the first three, but only while at their
-// default: one the caller left ignored (a background job's SIGQUIT) stays ignored, and an
-// embedder's own handler (a profiler's SIGPROF, a runtime's SIGUSR2) stays its own. The
-// faults (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS) are zpolicy's own and are not caught.
+// red team H17-9). All but CHLD are handled only while at their default: one the caller
+// left ignored stays ignored, for zpolicy and, across the exec, for the command (`nohup
+// zpolicy run -- make`: a hangup once killed the build), and an embedder's own handler (a
+// profiler's SIGPROF, a runtime's SIGUSR2) stays its own. The faults (SEGV, BUS, FPE, ILL,
+// ABRT, TRAP, SYS) are zpolicy's own and are not caught.
 const std::vector<int>& watched() {
   static const std::vector<int> v = [] {
     std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD, SIGQUIT,   SIGUSR1, SIGUSR2,
@@ -54,10 +55,9 @@ const std::vector<int>& watched() {
   return v;
 }
 
-// Whether `sig` is always caught, even when the caller left it ignored.
-bool always_caught(int sig) {
-  return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGCHLD;
-}
+// SIGCHLD is caught even when the caller left it ignored: ignored, the kernel would reap
+// the child before the supervision loop could read its status.
+bool always_caught(int sig) { return sig == SIGCHLD; }
 
 sigset_t watched_signals() {
   sigset_t set;

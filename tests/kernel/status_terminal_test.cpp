@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -53,6 +54,44 @@ BOOST_DATA_TEST_CASE(two_sigints_after_the_command_ran_never_claim_nothing_ran,
     BOOST_TEST(wait_until([&] { return processes_with_argv({"sleep", seconds}).empty(); },
                           std::chrono::seconds(3)),
                "the sleep survived");
+  }
+}
+
+// `nohup zpolicy run -- make`: a signal the caller left ignored stays ignored, for zpolicy
+// (the command is not told) and for the command across its exec (its own SigIgn shows it).
+// INT, TERM and HUP were caught regardless and forwarded: a hangup killed the command.
+// The control, without the ignore, shows that each signal still reaches the command.
+BOOST_DATA_TEST_CASE(a_signal_the_caller_ignores_stays_ignored_in_the_sandbox,
+                     bdata::make(kCallers), caller) {
+  for (int sig : {SIGHUP, SIGINT, SIGTERM, SIGQUIT, SIGUSR1}) {
+    for (bool ignored : {true, false}) {
+      Sandbox box(caller);
+      RunSpec spec;
+      if (ignored)
+        spec.root_prefix = {"/bin/sh", "-c", "trap '' " + std::to_string(sig) + "; exec \"$@\"",
+                            "sh"};
+      spec.command = {"/bin/sh", "-c",
+                      "grep '^SigIgn:' /proc/$$/status > ign; sleep 1; echo done > done"};
+      spec.limit = std::chrono::seconds(20);
+      Running running = box.start(spec);
+      const bool started =
+          wait_until([&] { return exists(box.ws("ign")); }, std::chrono::seconds(10));
+      kill(running.pid, sig);
+      RunResult r = box.finish(running);
+      BOOST_TEST_REQUIRE(started, "the command never ran\n" << r.describe());
+      const std::string what = strsignal(sig) + std::string(ignored ? ", ignored" : "");
+      if (!ignored) {
+        BOOST_TEST(r.exit_code == 128 + sig, what << "\n" << r.describe());
+        BOOST_TEST(!exists(box.ws("done")), what);
+        continue;
+      }
+      BOOST_TEST(r.exit_code == 0, what << "\n" << r.describe());
+      BOOST_TEST(read_file(box.ws("done")).value_or("") == "done\n", what);
+      const std::string ign = read_file(box.ws("ign")).value_or("");
+      const unsigned long long mask =
+          std::stoull(ign.substr(ign.find_first_not_of("SigIgn:\t ")), nullptr, 16);
+      BOOST_TEST((mask >> (sig - 1) & 1) == 1, what << ": the command's " << ign);
+    }
   }
 }
 
