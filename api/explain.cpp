@@ -169,11 +169,17 @@ Explanation explain(const Request& request, const std::string& path_text,
     const auto spelled = question_path(path_text, loaded ? loaded->host : std::nullopt,
                                        op.value_or(compiler::FsOp::Write), out.notes);
     if (spelled) path = compiler::SymbolicPath::parse(*spelled);
+    // '$HOME/x' quoted on a shell line: the variable was meant, and the question would be
+    // about a name no host has.
+    const bool shell_variable = path_text.size() > 1 && path_text[0] == '$' && path_text[1] != '{';
     if (!path)
       diags.error({"<command line>"},
                   "invalid path '" + path_text +
-                      "' (a path, relative to the current directory, or starting with ~, "
-                      "${WORKSPACE}, ${HOME} or ${TMPDIR}; no '..' in a portable one)");
+                      (shell_variable
+                           ? "' (a variable is spelled ${NAME}: ${HOME}, ${WORKSPACE} or "
+                             "${TMPDIR}; a name that starts with '$' is ./$…)"
+                           : "' (a path, relative to the current directory, or starting with ~, "
+                             "${WORKSPACE}, ${HOME} or ${TMPDIR}; no '..' in a portable one)"));
   }
   if (!loaded || diags.has_errors()) {
     api::add_all(out.diagnostics, diags);

@@ -183,6 +183,12 @@ BOOST_AUTO_TEST_CASE(explain_answers_each_target_with_the_rule_and_the_trace) {
   BOOST_TEST(bad.exit_code == 2);
   BOOST_TEST(bad.answers.empty());
   BOOST_TEST(bad.diagnostics.size() == 3u);
+  // A shell variable quoted by mistake is named as one; the name itself stays askable.
+  auto shell = zpolicy::explain({}, "$HOME/.git/config", "write");
+  BOOST_TEST(shell.exit_code == 2);
+  BOOST_REQUIRE(shell.diagnostics.size() == 1u);
+  BOOST_TEST(shell.diagnostics[0].message.find("spelled ${NAME}") != std::string::npos,
+             shell.diagnostics[0].message);
 }
 
 // What an executor reads: one strict JSON document, and bytes that are not UTF-8 as
