@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <map>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
@@ -90,6 +91,30 @@ std::optional<std::string> environment_arguments(const std::vector<std::string>&
 // 9000 ("Exceeded maximum number of arguments") once started: the run then said the
 // command could not start (exit 126), which it was not told why (red team R9-A1).
 constexpr size_t kBwrapMaxArguments = 9000;
+
+// bwrap 0.8.0 reads its whole mount table again after each bind (to make what lies below
+// the new mount read-only too), and the stage mounts each protection in the writable roots'
+// copies first, so setting a sandbox up costs the square of its mounts: 250 protected
+// paths took 2.8 s, 500 took 11.5 s and 1 000 outran the runner's 30 s setup limit on a
+// loaded 2-core machine. A nested repository's index recording thousands of submodules (a
+// sandbox can write one) held every later run 30 s before that refusal (red team R17,
+// "noticed, left"); past this many mounts the run is refused at once, naming where most
+// of them come from, before any placeholder is made.
+constexpr size_t kMaxSandboxMounts = 1024;
+
+// "'FILE:LINE' (N of them)": the policy line or host file that asked for the most
+// protected and deny paths.
+std::string main_source_of_mounts(const ir::Resolved& r) {
+  std::map<std::string, size_t> count;
+  for (const auto* list : {&r.protect, &r.deny})
+    for (const auto& p : *list)
+      ++count[p.loc.file + (p.loc.line > 0 ? ":" + std::to_string(p.loc.line) : "")];
+  const auto most = std::max_element(count.begin(), count.end(), [](const auto& a, const auto& b) {
+    return a.second < b.second;
+  });
+  if (most == count.end()) return "the policy";
+  return "'" + most->first + "' (" + std::to_string(most->second) + " of them)";
+}
 
 }  // namespace
 
@@ -229,6 +254,18 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
           if (s.fd == *op.source_fd) s.writable = true;
     for (const auto& op : parsed->ops)
       if (is_mount(op.kind)) plan.mount_destinations.push_back(parsed->paths->path(op.dest).str());
+    if (plan.mount_destinations.size() > kMaxSandboxMounts)
+      return Refusal{kExitUsage,
+                     "zpolicy: run: the sandbox would need " +
+                         std::to_string(plan.mount_destinations.size()) +
+                         " mounts (protected paths and deny paths inside the writable roots, "
+                         "their placeholders and the standard ones), more than the " +
+                         std::to_string(kMaxSandboxMounts) +
+                         " one run sets up (bwrap's setup grows with the square of the count); "
+                         "most come from " +
+                         main_source_of_mounts(compiled->resolved) +
+                         "; give the run a smaller workspace, or protect a directory that "
+                         "holds many of them; nothing ran\n"};
     if (compiled->resolved.network == ir::Network::Allow) {
       plan.proxy_port = proxy_port(compiled->resolved.allow);
       set_proxy_environment(plan.env, plan.proxy_port, compiled->resolved.allow);
