@@ -51,8 +51,8 @@ std::optional<std::string> interpolated(const std::string& value, const std::str
 class Walk {
  public:
   Walk(const GitConfigSources& src, const std::string& home, const GitCanonical& canonical,
-       const GitRefusal& refuse)
-      : src_(src), home_(home), canonical_(canonical), refuse_(refuse) {}
+       const GitRefusal& refuse, GitConfigReads& all)
+      : src_(src), home_(home), canonical_(canonical), refuse_(refuse), all_(all) {}
 
   std::vector<GitConfigTarget> run() {
     for (const auto& f : src_.files) read(f, {f, 0, 0}, 0, false);
@@ -250,17 +250,9 @@ class Walk {
           if (file.status != GitConfigFile::Status::Read) continue;
           // Counted with the config files: a sandbox's nested repository can hold any
           // number of them (red team R17-7).
-          bytes_ += file.text.size();
-          if (++reads_ > kGitConfigMaxReads || bytes_ > kGitConfigMaxTotalBytes) {
-            refuse_({path, 0, 0},
-                    "git config files, their includes and the remotes files come "
-                    "to more than " +
-                        std::to_string(kGitConfigMaxReads) + " files or " +
-                        std::to_string(kGitConfigMaxTotalBytes) + " bytes read, at '" + path +
-                        "', more than zpolicy reads");
-            stopped_ = true;
+          if (over_budget(file.text.size(), {path, 0, 0}, path,
+                          "git config files, their includes and the remotes files"))
             return;
-          }
           int line = 0;
           for (size_t at = 0; at < file.text.size();) {
             size_t end = file.text.find('\n', at);
@@ -455,15 +447,7 @@ class Walk {
       stopped_ = true;
       return;
     }
-    bytes_ += file.text.size();
-    if (++reads_ > kGitConfigMaxReads || bytes_ > kGitConfigMaxTotalBytes) {
-      refuse_(at, "git config files and their includes come to more than " +
-                      std::to_string(kGitConfigMaxReads) + " files or " +
-                      std::to_string(kGitConfigMaxTotalBytes) + " bytes read, at '" + *path +
-                      "', more than zpolicy reads");
-      stopped_ = true;
-      return;
-    }
+    if (over_budget(file.text.size(), at, *path, "git config files and their includes")) return;
     const GitConfig cfg = parse_git_config(file.text);
     for (const auto& e : cfg.entries) {
       const Located located{e, *path, {}, conditional};
@@ -544,10 +528,34 @@ class Walk {
       command_file(shebang->interpreter, e, tops, depth + 1);
   }
 
+  // Counts one more file of `size` bytes read, this git directory's and every one's; past
+  // either bound, refuses at `at` and stops reading.
+  bool over_budget(size_t size, const ir::SourceLoc& at, const std::string& path,
+                   const std::string& what) {
+    bytes_ += size;
+    all_.bytes += size;
+    ++all_.reads;
+    if (++reads_ > kGitConfigMaxReads || bytes_ > kGitConfigMaxTotalBytes)
+      refuse_(at, what + " come to more than " + std::to_string(kGitConfigMaxReads) +
+                      " files or " + std::to_string(kGitConfigMaxTotalBytes) + " bytes read, at '" +
+                      path + "', more than zpolicy reads");
+    else if (all_.reads > kGitConfigMaxReadsInAll || all_.bytes > kGitConfigMaxBytesInAll)
+      refuse_(at, "the git directories the run protects have config files that come to more "
+                  "than " +
+                      std::to_string(kGitConfigMaxReadsInAll) + " files or " +
+                      std::to_string(kGitConfigMaxBytesInAll) +
+                      " bytes read in all, at '" + path + "', more than zpolicy reads");
+    else
+      return false;
+    stopped_ = true;
+    return true;
+  }
+
   const GitConfigSources& src_;
   const std::string& home_;
   const GitCanonical& canonical_;
   const GitRefusal& refuse_;
+  GitConfigReads& all_;
   std::vector<Located> entries_;
   // Indexes into entries_, kept as it grows: the entries of each key, and the URL rewrites.
   // Looked up per URL and per alias they make a config linear, not quadratic (red team
@@ -569,8 +577,9 @@ class Walk {
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,
-                                                const GitRefusal& refuse) {
-  return Walk(src, home, canonical, refuse).run();
+                                                const GitRefusal& refuse,
+                                                GitConfigReads& all) {
+  return Walk(src, home, canonical, refuse, all).run();
 }
 
 }  // namespace zpolicy::compiler

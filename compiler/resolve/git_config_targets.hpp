@@ -17,6 +17,18 @@ inline constexpr int kGitIncludeMaxDepth = 10;
 // (red team R17-7: includes that fan out multiply).
 inline constexpr size_t kGitConfigMaxReads = 256;
 inline constexpr size_t kGitConfigMaxTotalBytes = size_t{4} << 20;
+// And what every git directory of one resolution may come to together: the bounds above
+// are per directory, and a sandbox makes as many nested repositories and linked-worktree
+// directories as it likes (200 of them, each with a 0.7 MB config.worktree, held every
+// later run 13.8 s). A workspace's legitimate configs are kilobytes each.
+inline constexpr size_t kGitConfigMaxReadsInAll = 4096;
+inline constexpr size_t kGitConfigMaxBytesInAll = size_t{16} << 20;
+
+// What has been read so far, over every git directory of one resolution.
+struct GitConfigReads {
+  size_t reads = 0;
+  size_t bytes = 0;
+};
 
 // One git directory's configuration as the host's git reads it: `files` (its `config`
 // and `config.worktree`, its common directory's), in order, and the worktree tops its
@@ -71,9 +83,10 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // interpreter, and a file a command names whose `#!` line runs an interpreter that loads
 // code next to it (red team A15-G4); the interpreter a `#!` line names is a target too. A
 // word without a '/' names a file at a top only if one exists there (red team A15-G2).
+// `all` counts the reads toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,
-                                                const GitRefusal& refuse);
+                                                const GitRefusal& refuse, GitConfigReads& all);
 
 }  // namespace zpolicy::compiler

@@ -663,7 +663,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
     diags.error(loc, why + "; refusing to run");
   };
+  GitConfigReads git_reads;
   for (size_t i = 0; i < gitdirs.size(); ++i) {
+    // Past the bound over every git directory the run is refused once; reading more of
+    // them would only repeat that.
+    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll)
+      break;
     const std::string dir = gitdirs[i];
     if (!read_gitdirs.insert(dir).second) continue;
     GitConfigSources src{dir, {dir + "/config", dir + "/config.worktree"}, {}};
@@ -772,7 +777,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
-    for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal)) {
+    for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal, git_reads)) {
       if (t.repository) {
         protect_repository(t, gitdirs);
         continue;

@@ -541,6 +541,56 @@ BOOST_AUTO_TEST_CASE(a_git_target_a_protected_path_already_holds_adds_nothing) {
       boost::test_tools::per_element());
 }
 
+// Round 17, noticed, left: the bounds on what git config zpolicy reads were per git
+// directory, and a sandbox makes as many nested repositories as it likes (200, each with a
+// 0.7 MB config, held every later run 13.8 s). Over every git directory together, more than
+// 4 096 files read (here: 17 repositories whose config includes one small file 250 times)
+// or 16 MiB (17 configs of ~1 MB) refuses the run, once; one repository fewer resolves.
+BOOST_AUTO_TEST_CASE(the_git_configs_of_every_repository_together_are_bounded) {
+  const std::string includes = [] {
+    std::string s;
+    for (int i = 0; i < 250; ++i) s += "[include]\n\tpath = small\n";
+    return s;
+  }();
+  const std::string comments = [] {
+    std::string s;
+    while (s.size() < 1000000) s += "# " + std::string(77, 'x') + "\n";
+    return s;
+  }();
+  for (const std::string* config : {&includes, &comments})
+    for (int repos : {16, 17}) {
+      test::TempDir t;
+      t.mkdir("home");
+      for (int i = 0; i < repos; ++i) {
+        const std::string g = "r" + std::to_string(i) + "/.git";
+        t.mkdir(g + "/objects");
+        t.mkdir(g + "/refs");
+        t.write(g + "/HEAD", "ref: refs/heads/main\n");
+        t.write(g + "/config", *config);
+        t.write(g + "/small", "[core]\n\tbare = false\n");
+      }
+      ir::Diagnostics diags;
+      auto h = compiler::host_facts(t.str(), diags);
+      BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+      h->home = t / "home";
+      h->state_dir.clear();
+      auto r = compiler::resolve_for_host(
+          policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"
+                 "  protect: [\"**/.git\"]\n"),
+          Mode::WorkspaceWrite, *h, diags);
+      const std::string what = (config == &includes ? "includes, " : "bytes, ") +
+                               std::to_string(repos) + " repositories";
+      if (repos == 16) {
+        BOOST_TEST(r.has_value(), what << ": " << diags.str());
+        continue;
+      }
+      BOOST_TEST(!r.has_value(), what);
+      const std::string err = diags.str();
+      BOOST_TEST(err.find("read in all") != std::string::npos, what << ": " << err);
+      BOOST_TEST(err.find("read in all") == err.rfind("read in all"), what << ": refused twice");
+    }
+}
+
 // Red team A11-4: the names a host mount made after resolution gives an existing deny root
 // or protected path, that the plan's masks lack: a bind of a deny root's parent, of the
 // workspace into itself (a protected path's parent); not a name the plan masks, one no

@@ -38,7 +38,8 @@ Walked walk(const zpolicy::test::TempDir& top) {
   const GitRefusal refuse = [&](const zpolicy::ir::SourceLoc& loc, const std::string& why) {
     out.refusals.push_back(loc.str() + " " + why);
   };
-  for (const auto& t : git_config_targets(src, "/home/u", canonical, refuse)) {
+  GitConfigReads reads;
+  for (const auto& t : git_config_targets(src, "/home/u", canonical, refuse, reads)) {
     out.targets.push_back(t.path);
     if (t.script) out.scripts.push_back(t.path);
   }
