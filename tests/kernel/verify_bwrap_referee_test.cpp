@@ -120,6 +120,10 @@ std::vector<Mutant> mutants() {
       {"--bind .git over its read-only bind", with({{"--bind", w + "/.git", w + "/.git"}})},
       {"--bind ${WORKSPACE} again at the end", with({{"--bind", w, w}})},
       {"--bind ${WORKSPACE} again before the protections", with({{"--bind", w, w}}, ws_bind)},
+      // A deny root through the host's /proc: bwrap resolves /proc/self/root in the host's
+      // namespace (accepted by verify, and read here, before 2026-12-06).
+      {"--ro-bind ${HOME}/.ssh through /proc/self/root at /tmp",
+       with({{"--ro-bind", "/proc/self/root" + h + "/.ssh", "/tmp/zp-alias"}})},
       // Device binds.
       {"--dev-bind victim", with({{"--dev-bind", v, v}})},
       {"--dev-bind ${HOME}/.ssh after its mask", with({{"--dev-bind", h + "/.ssh", h + "/.ssh"}})},
