@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "emitters/sbpl/profile.hpp"
@@ -133,10 +134,41 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
   return bound;
 }
 
+namespace {
+
+// The binds of a bound bwrap.args whose source passes through a link on this host: bwrap
+// mounts what the link leads to (`--ro-bind /var/run/secret /tmp/x` is /run/secret, with
+// /var/run -> /run), the verifier judges the path as written, and a bound artifact of
+// zpolicy names every source canonically. Portable artifacts are left alone: their
+// sources mean whatever the host they run on makes of them (`--ro-bind /bin /bin`), and
+// their symbolic roots name no host path here.
+void check_bind_sources(const ir::Resolved& r, const std::vector<Artifact>& artifacts,
+                        std::vector<ir::Diagnostic>& out) {
+  const auto args = std::find_if(artifacts.begin(), artifacts.end(),
+                                 [](const Artifact& a) { return a.name == "bwrap.args"; });
+  if (r.portable || args == artifacts.end()) return;
+  const auto argv = parse_bwrap_args(args->content);
+  if (!argv) return;  // reported by the verifier
+  for (const auto& op : argv->ops) {
+    if (!op.source || op.source_fd) continue;
+    const std::string source = argv->paths->path(*op.source).str();
+    if (!source.starts_with('/')) continue;
+    if (const auto link = host_link_on_the_way(source))
+      out.push_back(ir::finding(
+          "linux", "malformed-artifact", {"bwrap.args", op.line, 1}, "bwrap.args",
+          "bind sources as a bound artifact names them, with no link on the way",
+          std::string(op.text) + ": " + *link +
+              " is a link on this host, which bwrap follows and the verifier does not"));
+  }
+}
+
+}  // namespace
+
 std::vector<ir::Diagnostic> verify_given_artifacts(const ir::Resolved& r, Target target,
                                                    const std::vector<Artifact>& artifacts) {
   auto out = verify_artifacts(r, target, artifacts, ArtifactSet::All, true);
   if (target != Target::Linux || !ir::is_confined(r.mode)) return out;
+  check_bind_sources(r, artifacts, out);
   const auto listing = std::find_if(artifacts.begin(), artifacts.end(),
                                     [](const Artifact& a) { return a.name == "seccomp.txt"; });
   // A missing or untrue listing is reported already, at the line the verifier found
