@@ -11,6 +11,7 @@
 #include "compiler/check.hpp"
 #include "compiler/frontend/default_policy.hpp"
 #include "compiler/lint/lint_catalog.hpp"
+#include "compiler/pipeline.hpp"
 
 namespace zpolicy {
 namespace {
@@ -115,8 +116,7 @@ Result verify(const Request& request, Target target, const std::vector<Artifact>
   }
   std::vector<compiler::Artifact> arts;
   for (const auto& a : artifacts) arts.push_back({a.name, a.content, a.binary});
-  const auto findings = compiler::verify_artifacts(*resolved, api::target_of(target), arts,
-                                                   ir::ArtifactSet::All, true);
+  const auto findings = compiler::verify_given_artifacts(*resolved, api::target_of(target), arts);
   for (const auto& f : findings) result.diagnostics.push_back(api::diagnostic_of(f));
   if (!findings.empty()) result.exit_code = kExitVerify;
   return result;

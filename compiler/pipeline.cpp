@@ -1,5 +1,8 @@
 #include "compiler/pipeline.hpp"
 
+#include <algorithm>
+
+#include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "emitters/sbpl/profile.hpp"
@@ -30,6 +33,50 @@ std::vector<Artifact> emit_artifacts(const ir::Resolved& r, Target target, Artif
 }
 
 namespace {
+
+// The first line of `given` that is not the one of `expected` at its place (or is one too
+// many, or missing), as a finding at that line of seccomp.txt.
+std::optional<ir::Diagnostic> listing_difference(std::string_view given,
+                                                 std::string_view expected) {
+  if (given == expected) return std::nullopt;
+  // Split at every newline, keeping what follows the last one (empty when the text ends
+  // with a newline), so that a missing or extra final newline is a difference too.
+  auto lines = [](std::string_view text) {
+    std::vector<std::string_view> out;
+    for (size_t at = 0;;) {
+      const size_t nl = text.find('\n', at);
+      out.push_back(text.substr(at, nl == std::string_view::npos ? nl : nl - at));
+      if (nl == std::string_view::npos) return out;
+      at = nl + 1;
+    }
+  };
+  const auto g = lines(given), e = lines(expected);
+  const size_t n = std::min(g.size(), e.size());
+  size_t i = 0;
+  while (i < n && g[i] == e[i]) ++i;
+  // `i` is the first piece that differs; the line it is on, and what is there.
+  auto quoted = [](std::string_view text) {
+    constexpr size_t kShown = 160;  // a hostile line may be a megabyte long
+    return "`" + std::string(text.substr(0, kShown)) + (text.size() > kShown ? "…`" : "`");
+  };
+  int line = static_cast<int>(i + 1);
+  std::string what;
+  if (i == n && g.size() < e.size()) {  // the listing stops inside the expected one
+    line = static_cast<int>(i);
+    what = i + 1 == e.size()
+               ? "a last line without a newline"
+               : "the end of the listing where zpolicy writes " + quoted(e[i]) + " next";
+  } else if (i == n || i + 1 == e.size()) {  // the expected listing ends before this line
+    line = static_cast<int>(i == n ? i : i + 1);
+    what = quoted(g[line - 1]) + " after the last line zpolicy writes";
+  } else if (i + 1 == g.size() && g[i].empty()) {
+    what = "the end of the listing where zpolicy writes " + quoted(e[i]);
+  } else {
+    what = quoted(g[i]) + " where zpolicy writes " + quoted(e[i]);
+  }
+  return ir::finding("linux", "malformed-artifact", {"seccomp.txt", line, 1}, "seccomp.txt",
+                     "the listing zpolicy writes for this policy", what);
+}
 
 // A Linux sandbox has a procfs of its own at /proc, read-only (DESIGN.md; docs/decisions.md
 // "A deny root at or below /proc"): the host's /proc is never there, and zpolicy masks
@@ -85,6 +132,54 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
   // literal + subpath pair refuses creating it, so a macOS run creates nothing.
   if (bound && target == Target::Linux) assume_placeholders(*bound);
   return bound;
+}
+
+namespace {
+
+// The binds of a bound bwrap.args whose source passes through a link on this host: bwrap
+// mounts what the link leads to (`--ro-bind /var/run/secret /tmp/x` is /run/secret, with
+// /var/run -> /run), the verifier judges the path as written, and a bound artifact of
+// zpolicy names every source canonically. Portable artifacts are left alone: their
+// sources mean whatever the host they run on makes of them (`--ro-bind /bin /bin`), and
+// their symbolic roots name no host path here.
+void check_bind_sources(const ir::Resolved& r, const std::vector<Artifact>& artifacts,
+                        std::vector<ir::Diagnostic>& out) {
+  const auto args = std::find_if(artifacts.begin(), artifacts.end(),
+                                 [](const Artifact& a) { return a.name == "bwrap.args"; });
+  if (r.portable || args == artifacts.end()) return;
+  const auto argv = parse_bwrap_args(args->content);
+  if (!argv) return;  // reported by the verifier
+  for (const auto& op : argv->ops) {
+    if (!op.source || op.source_fd) continue;
+    const std::string source = argv->paths->path(*op.source).str();
+    if (!source.starts_with('/')) continue;
+    if (const auto link = host_link_on_the_way(source))
+      out.push_back(ir::finding(
+          "linux", "malformed-artifact", {"bwrap.args", op.line, 1}, "bwrap.args",
+          "bind sources as a bound artifact names them, with no link on the way",
+          std::string(op.text) + ": " + *link +
+              " is a link on this host, which bwrap follows and the verifier does not"));
+  }
+}
+
+}  // namespace
+
+std::vector<ir::Diagnostic> verify_given_artifacts(const ir::Resolved& r, Target target,
+                                                   const std::vector<Artifact>& artifacts) {
+  auto out = verify_artifacts(r, target, artifacts, ArtifactSet::All, true);
+  if (target != Target::Linux || !ir::is_confined(r.mode)) return out;
+  check_bind_sources(r, artifacts, out);
+  const auto listing = std::find_if(artifacts.begin(), artifacts.end(),
+                                    [](const Artifact& a) { return a.name == "seccomp.txt"; });
+  // A missing or untrue listing is reported already, at the line the verifier found
+  // wrong: the more telling of two findings on one file.
+  const bool reported = std::any_of(out.begin(), out.end(), [](const ir::Diagnostic& d) {
+    return d.loc.file == "seccomp.txt" || d.probe == "seccomp.txt";
+  });
+  if (listing == artifacts.end() || reported) return out;
+  if (auto d = listing_difference(listing->content, emitters::seccomp::emit_listing(r.syscalls)))
+    out.push_back(std::move(*d));
+  return out;
 }
 
 std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mode mode,

@@ -50,4 +50,13 @@ std::optional<Compiled> compile(const ir::Policy& policy, Target target, ir::Mod
                                 const std::optional<HostFacts>& host, ir::Diagnostics& diags,
                                 ArtifactSet set = ArtifactSet::All, Proof proof = Proof::All);
 
+// `verify POLICY DIR`: the independent verifier on artifacts made elsewhere
+// (verify_artifacts), and for Linux the review listing held to the byte: seccomp.txt must
+// be exactly what `compile` writes for the policy (issue 19 §3). The verifier already
+// proves that the listing says nothing false of seccomp.bpf; this leaves no word of it
+// free, so a listing that passes is the one zpolicy prints, of a program the listing
+// check found to be the one in seccomp.bpf.
+std::vector<ir::Diagnostic> verify_given_artifacts(const ir::Resolved& r, Target target,
+                                                   const std::vector<Artifact>& artifacts);
+
 }  // namespace zpolicy::compiler

@@ -290,6 +290,19 @@ std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode 
   return r;
 }
 
+std::optional<std::string> host_link_on_the_way(const std::string& path) {
+  std::string at;
+  for (size_t from = 1; from <= path.size();) {
+    const size_t slash = std::min(path.find('/', from), path.size());
+    at = path.substr(0, slash);
+    struct stat st;
+    if (lstat(at.c_str(), &st) != 0) return std::nullopt;
+    if (S_ISLNK(st.st_mode)) return at;
+    from = slash + 1;
+  }
+  return std::nullopt;
+}
+
 std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
                                     ir::Diagnostics& diags) {
   HostFacts h;

@@ -37,6 +37,13 @@ struct HostFacts {
   std::optional<std::vector<MountEntry>> mounts = {};
 };
 
+// The part of the absolute `path` up to its first component that is a symbolic link on
+// this host ("/var/run" of "/var/run/x" where /var/run -> /run), if any. The walk ends at
+// the first component that is missing. For `verify` of a bound bwrap.args: bwrap resolves
+// a bind's source on the host, following such links, and the verifier takes the path as
+// written.
+std::optional<std::string> host_link_on_the_way(const std::string& path);
+
 // Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,
 // the operating system, where zpolicy's state lives, and canonicalizes the workspace (default: the current
 // directory).

@@ -7,8 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "../unit/support/bwrap_script_run.hpp"
 #include "../unit/verify_bwrap_fixture.hpp"
-#include "bwrap_script_run.hpp"
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/probes.hpp"
@@ -41,7 +41,7 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 // Runs `script` in the sandbox built from `argv`, optionally as nobody, and returns
 // its standard output.
 std::string run(const std::vector<Option>& argv, const std::string& script, bool as_nobody) {
-  const auto r = tests::kernel::run_script_in_bwrap(argv, script, as_nobody);
+  const auto r = test::run_script_in_bwrap(argv, script, as_nobody);
   BOOST_TEST_REQUIRE((WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0),
                      "bwrap failed with status " << r.status << ", output: " << r.output);
   return r.output;
@@ -94,7 +94,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
   for (const auto& o : argv_symbolic) {
     if (o.front() == "--seccomp") continue;  // no filter descriptor here; not a mount
     Option b;
-    for (const auto& a : o) b.push_back(tests::kernel::bind_scratch_roots(a, root));
+    for (const auto& a : o) b.push_back(test::bind_scratch_roots(a, root));
     argv.push_back(b);
   }
   auto parsed = parse_bwrap_args(test::render(argv));
@@ -105,7 +105,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
 
   ir::Resolved bound = test::workspace_policy();
   for (auto* list : {&bound.read, &bound.write, &bound.pin, &bound.protect, &bound.deny})
-    for (auto& rp : *list) rp.path = tests::kernel::bind_scratch_roots(rp.path, root);
+    for (auto& rp : *list) rp.path = test::bind_scratch_roots(rp.path, root);
   // Creations and deletions are ordered so that no check sees another's effect.
   std::vector<Check> checks;
   const Intent intent(bound);
@@ -165,7 +165,7 @@ std::vector<Option> without(std::vector<Option> argv, const Option& drop) {
 BOOST_AUTO_TEST_SUITE(verify_bwrap_model)
 
 BOOST_AUTO_TEST_CASE(the_mount_table_predicts_the_kernel) {
-  BOOST_TEST_REQUIRE(fs::exists(tests::kernel::kBwrapPath));
+  BOOST_TEST_REQUIRE(fs::exists(test::kBwrapPath));
   const std::string w = "${WORKSPACE}";
   const auto golden = test::workspace_argv();
   auto env_writable = golden;

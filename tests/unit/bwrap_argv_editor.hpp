@@ -8,8 +8,8 @@
 
 // Random edits of a bwrap argv, with a fixed seed (issue 19): options inserted, deleted,
 // changed to another kind, given another path, duplicated. The mutation tier judges the
-// edits verify_bwrap accepts with a model (verify_bwrap_random_edits.cpp), the kernel tier
-// with the real bwrap (tests/kernel/verify_bwrap_referee_test.cpp).
+// edits verify_bwrap accepts with the real bwrap and with a model
+// (verify_bwrap_random_edits.cpp).
 namespace zpolicy::test {
 
 inline const std::vector<std::string> kEditBinds = {"--bind", "--ro-bind", "--bind-try",

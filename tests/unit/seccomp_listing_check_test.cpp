@@ -7,6 +7,7 @@
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/listing_check.hpp"
 #include "compiler/analyzer/seccomp/number_reach.hpp"
+#include "compiler/pipeline.hpp"
 #include "golden_support.hpp"
 #include "support/cli.hpp"
 
@@ -197,6 +198,99 @@ BOOST_AUTO_TEST_CASE(verify_reports_a_stale_listing_with_its_line) {
       r.err.find("seccomp.txt:1:1: error: linux: malformed-artifact: seccomp.txt: expected the "
                  "listing of seccomp.bpf") != std::string::npos,
       r.err);
+}
+
+// What the check above leaves free (words after a comparison's syscall, spacing, a
+// constant's or a label's spelling, the header's third line after the length, further
+// header lines) `verify` holds to the byte: seccomp.txt must be exactly the listing
+// zpolicy writes for the policy (compiler/pipeline.hpp, verify_given_artifacts). Each
+// listing below but the last two passed `verify` before (2026-12-06).
+BOOST_AUTO_TEST_CASE(verify_holds_the_listing_to_the_byte) {
+  const auto compiles = test::golden_compiles(compiler::Target::Linux);
+  const auto g = std::find_if(compiles.begin(), compiles.end(),
+                              [](const test::GoldenCompile& c) { return c.name == "default"; });
+  BOOST_TEST_REQUIRE((g != compiles.end()));
+  const std::string ok = g->artifact("seccomp.txt");
+  auto verify = [&](const std::string& listing) {
+    auto arts = g->compiled.artifacts;
+    for (auto& a : arts)
+      if (a.name == "seccomp.txt") a.content = listing;
+    return compiler::verify_given_artifacts(g->compiled.resolved, compiler::Target::Linux, arts);
+  };
+  BOOST_TEST(verify(ok).empty());
+  const std::string request = "  jeq   #TIOCSTI, ioctl.1, ioctl.2          ; ioctl arg1 == TIOCSTI";
+  const std::string bits = "; open arg2 has any bit of S_ISUID|S_ISGID";
+  const std::string arch_ret = "; kill  # i386 and any other arch";
+  const std::string bound = "jge   #ioctl, ioctl..0xffffffff, next";
+  struct Case {
+    std::string what, listing;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"a word after a comparison's syscall",
+       replaced(ok, "ioctl arg1 == TIOCSTI", "ioctl arg1 != TIOCSTI"), line_of(ok, request)},
+      {"another constant after a comparison's syscall",
+       replaced(ok, "ioctl arg1 == TIOCSTI", "ioctl arg1 == TIOCLINUX"), line_of(ok, request)},
+      {"an extra word after a comparison",
+       replaced(ok, "ioctl arg1 == TIOCSTI", "ioctl arg1 == TIOCSTI only"), line_of(ok, request)},
+      {"an extra word after a bit test", replaced(ok, bits, bits + " or none"), line_of(ok, bits)},
+      {"an extra word after a return's action", replaced(ok, arch_ret, arch_ret + " (never)"),
+       line_of(ok, arch_ret)},
+      {"fewer spaces after the mnemonic",
+       replaced(ok, request, "  jeq #TIOCSTI, ioctl.1, ioctl.2          ; ioctl arg1 == TIOCSTI"),
+       line_of(ok, request)},
+      {"the comment out of its column",
+       replaced(ok, request, "  jeq   #TIOCSTI, ioctl.1, ioctl.2 ; ioctl arg1 == TIOCSTI"),
+       line_of(ok, request)},
+      {"a trailing space", replaced(ok, request + "\n", request + " \n"), line_of(ok, request)},
+      {"the header's interval count", replaced(ok, "85 number intervals", "86 number intervals"),
+       3},
+      {"a header line more",
+       replaced(ok, "85 number intervals\n", "85 number intervals\n# reviewed\n"), 4},
+      {"a constant as a number", replaced(ok, bound, "jge   #0x10, ioctl..0xffffffff, next"),
+       line_of(ok, bound)},
+      {"a label spelled with numbers",
+       renamed(ok, "close..rt_sigreturn", "close(3)..rt_sigreturn(15)"),
+       line_of(ok, "close..rt_sigreturn")},
+      {"a label that names no number", renamed(ok, "x86_64", "native"),
+       line_of(ok, "x86_64, next")},
+      // Caught before too, by the check above: lines reordered, a line more.
+      {"two lines swapped",
+       replaced(ok, "  ld    [24]                                ; ioctl arg1 low word\n" + request,
+                request + "\n  ld    [24]                                ; ioctl arg1 low word"),
+       line_of(ok, "ioctl arg1 low word")},
+      {"a line after the program", ok + "  ret   #0x7fff0000\n",
+       static_cast<int>(std::count(ok.begin(), ok.end(), '\n')) + 1},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) {
+      BOOST_TEST_REQUIRE(c.listing != ok);
+      const auto found = verify(c.listing);
+      BOOST_TEST_REQUIRE(found.size() == 1u);
+      BOOST_TEST(found[0].kind == "malformed-artifact");
+      BOOST_TEST(found[0].loc.file == "seccomp.txt");
+      BOOST_TEST(found[0].loc.line == c.line, found[0].str());
+    }
+  }
+}
+
+// The same through the command line: exit 3, naming the line and what zpolicy writes there.
+BOOST_AUTO_TEST_CASE(verify_names_a_changed_word_of_the_listing) {
+  test::Cli cli;
+  cli.copy_golden("default.yaml", "p.yaml");
+  auto c = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+  BOOST_REQUIRE_MESSAGE(c.exit_code == 0, c.err);
+  const std::string ok = golden("default").listing;
+  std::ofstream(cli.dir / "out/seccomp.txt", std::ios::trunc)
+      << replaced(ok, "ioctl arg1 == TIOCSTI", "ioctl arg1 != TIOCSTI");
+  auto r = cli.run({"verify", "p.yaml", "out", "--target", "linux"});
+  BOOST_TEST(r.exit_code == 3);
+  const std::string at = "seccomp.txt:" + std::to_string(line_of(ok, "ioctl arg1 == TIOCSTI")) +
+                         ":1: error: linux: malformed-artifact: seccomp.txt: expected the listing "
+                         "zpolicy writes for this policy, artifact gives `  jeq   #TIOCSTI, "
+                         "ioctl.1, ioctl.2          ; ioctl arg1 != TIOCSTI` where zpolicy writes "
+                         "`  jeq   #TIOCSTI, ioctl.1, ioctl.2          ; ioctl arg1 == TIOCSTI`";
+  BOOST_TEST(r.err.find(at) != std::string::npos, r.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -138,4 +138,36 @@ BOOST_AUTO_TEST_CASE(every_case_exits_as_it_says_with_its_findings) {
   }
 }
 
+// bwrap resolves a bind's source on the host, following its links; the verifier takes the
+// path as written. A bound artifact names every source canonically, so `verify
+// --workspace` refuses a source with a link on its way: here `--ro-bind WS/alias /mnt/x`,
+// with WS/alias -> secret, a deny root (accepted before 2026-12-06; on most hosts
+// /var/run -> /run does the same for any deny root below /run).
+BOOST_AUTO_TEST_CASE(a_bound_bind_source_through_a_host_link_is_refused) {
+  test::Cli cli;
+  cli.dir.write("p.yaml",
+                "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+                "  write: [\"${WORKSPACE}\"]\n  deny: [\"${WORKSPACE}/secret\"]\nnetwork: none\n");
+  const std::string ws = cli.dir.mkdir("ws");
+  cli.dir.write("ws/secret/key", "secret\n");
+  cli.dir.symlink("secret", "ws/alias");
+  const auto compiled =
+      cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out", "--workspace", ws});
+  BOOST_REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.err);
+  auto verify_with = [&](const std::string& source) {
+    const std::string edited = apply({Case::Edit{"--chdir", {}, {"--ro-bind", source, "/mnt/x"}}},
+                                     split_lines(test::slurp(cli.dir / "out/bwrap.args")));
+    BOOST_REQUIRE(edited.starts_with("\n"));
+    cli.dir.write("out/bwrap.args", edited.substr(1));
+    return cli.run({"verify", "p.yaml", "out", "--target", "linux", "--workspace", ws});
+  };
+  const auto through_link = verify_with(ws + "/alias");
+  BOOST_TEST(through_link.exit_code == 3, through_link.err);
+  BOOST_TEST(through_link.err.find("malformed-artifact: bwrap.args: expected bind sources as a "
+                                   "bound artifact names them, with no link on the way, artifact "
+                                   "gives --ro-bind " + ws + "/alias /mnt/x: " + ws +
+                                   "/alias is a link on this host") != std::string::npos,
+             through_link.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

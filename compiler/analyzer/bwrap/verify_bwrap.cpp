@@ -163,11 +163,21 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
 // /dev/null zpolicy binds over a denied file (nodev, so not even that can be opened).
 // `--dev-bind` makes device nodes usable and is never emitted; a bind of any other path
 // under the host's /dev (a disk, /dev/shm, the whole tree) is refused rather than
-// modelled.
+// modelled. So is a bind from the host's /proc, which zpolicy never emits: bwrap resolves
+// a source in the host's namespace, where /proc/self/root is the host's root and
+// /proc/N/cwd or /proc/self/fd/N lead anywhere, so `--ro-bind /proc/self/root/etc/shadow
+// /tmp/x` is /etc/shadow to bwrap and a path the model knows nothing of to the verifier
+// (accepted, and read in the real bwrap, before 2026-12-06); and its entries are the
+// host's processes and kernel state (DESIGN.md invariants 5 and 10). For the same reason
+// the host's root is bound nowhere but at "/" (where the sandbox's own --proc covers
+// /proc, or missing-hardening says it does not): a bind is recursive, so `--ro-bind /
+// /mnt` shows the host's /proc at /mnt/proc (accepted for a policy writing /tmp before
+// 2026-12-06, and the real bwrap listed the host's processes there).
 void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
   const PathTable::Id dev = *paths.parse("/dev");
   const PathTable::Id null = *paths.parse("/dev/null");
+  const PathTable::Id proc = *paths.parse("/proc");
   for (const BwrapOp& op : argv.ops) {
     if (op.kind == BwrapOpKind::DevBind)
       out.push_back(malformed(op.line, std::string(op.text) +
@@ -177,6 +187,16 @@ void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
       out.push_back(malformed(op.line, std::string(op.text) +
                                            ": binds the host's device tree (only /dev/null "
                                            "masks a file); outside the subset zpolicy verifies"));
+    else if (op.source && paths.contains(proc, *op.source))
+      out.push_back(malformed(op.line, std::string(op.text) +
+                                           ": binds from the host's /proc, whose links lead "
+                                           "anywhere on the host (/proc/self/root is its "
+                                           "root); outside the subset zpolicy verifies"));
+    else if (op.source == PathTable::kRoot && op.dest != PathTable::kRoot)
+      out.push_back(malformed(op.line, std::string(op.text) +
+                                           ": binds the host's root elsewhere, with the "
+                                           "host's /proc below it; outside the subset "
+                                           "zpolicy verifies"));
   }
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 
 // Running a shell script in a real bwrap built from a (test) argv, for the tests that hold
-// the bwrap analyzer to the kernel: verify_bwrap_model.cpp (the mount table's answers) and
-// verify_bwrap_referee_test.cpp (verify_bwrap's verdicts). Both bind the golden argv's
-// symbolic roots to a scratch tree and read what the script prints.
+// the bwrap analyzer to the kernel: tests/kernel/verify_bwrap_model.cpp (the mount table's
+// answers) and the real-bwrap referee of verify_bwrap's verdicts (bwrap_referee.hpp, in the
+// mutation and kernel tiers). They bind an argv to a scratch tree and read what the script
+// prints.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,21 +13,22 @@
 #include <utility>
 #include <vector>
 
-namespace zpolicy::tests::kernel {
+namespace zpolicy::test {
 
 inline constexpr const char* kBwrapPath = "/usr/bin/bwrap";
 
-// `text` with ${WORKSPACE} and ${HOME} bound to ROOT/w and ROOT/h: the scratch tree's
-// workspace and home.
+// `text` with ${WORKSPACE}, ${HOME} and ${TMPDIR} bound to ROOT/w, ROOT/h and ROOT/t: the
+// scratch tree's workspace, home and temporary directory.
 inline std::string bind_scratch_roots(std::string text, const std::string& root) {
-  for (auto [var, dir] : {std::pair{"${WORKSPACE}", "/w"}, std::pair{"${HOME}", "/h"}})
+  for (auto [var, dir] :
+       {std::pair{"${WORKSPACE}", "/w"}, std::pair{"${HOME}", "/h"}, std::pair{"${TMPDIR}", "/t"}})
     for (size_t at = text.find(var); at != std::string::npos; at = text.find(var))
       text.replace(at, std::string(var).size(), root + dir);
   return text;
 }
 
 struct ScriptRun {
-  int status = -1;  // waitpid's status; -1 when no process could be started
+  int status = -1;     // waitpid's status; -1 when no process could be started
   std::string output;  // standard output (standard error goes to /dev/null)
 };
 
@@ -52,6 +54,8 @@ inline ScriptRun run_script_in_bwrap(const std::vector<std::vector<std::string>>
     return run;
   }
   if (pid == 0) {
+    // The test's own directory may be the checkout, which nobody cannot enter (mode 700).
+    if (chdir("/") != 0) _exit(127);
     dup2(out[1], 1);
     const int devnull = open("/dev/null", O_WRONLY);
     dup2(devnull, 2);
@@ -67,4 +71,4 @@ inline ScriptRun run_script_in_bwrap(const std::vector<std::vector<std::string>>
   return run;
 }
 
-}  // namespace zpolicy::tests::kernel
+}  // namespace zpolicy::test
