@@ -221,6 +221,31 @@ BOOST_DATA_TEST_CASE(special_files_in_a_writable_root_keep_their_mode_owner_and_
   }
 }
 
+// The ways around the read-only bind the attacker has: moving the node or a directory
+// above it (each is a mount point or pinned: EBUSY), a hard link to it (EXDEV across
+// mounts), removing it, reaching it through a symlinked directory (the same mount). On
+// main the sandbox moved `chroot` and chmodded the node under its new name.
+BOOST_DATA_TEST_CASE(a_node_cannot_be_moved_linked_or_reached_around_its_bind,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("chroot/dev"));
+  make_node(box, box.ws("chroot/dev/console"), S_IFCHR, makedev(5, 1));
+  BOOST_TEST_REQUIRE(symlink("chroot", box.ws("link").c_str()) == 0);
+  const Attributes before = attributes_of(box.ws("chroot/dev/console"));
+  const RunResult r = box.sh(
+      "mv chroot/dev/console chroot/dev/c2; mv chroot/dev chroot/d2; mv chroot c2; "
+      "ln chroot/dev/console hl; rm -rf chroot; "
+      "for n in c2/dev/console chroot/d2/console chroot/dev/c2 hl link/dev/console "
+      "chroot/dev/console; do chmod 666 $n 2>/dev/null && echo changed $n; done; true");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("changed") == std::string::npos, r.describe());
+  for (const char* moved : {"c2", "chroot/d2", "chroot/dev/c2", "hl"})
+    BOOST_TEST(!exists(box.ws(moved)), moved << " exists: " << r.describe());
+  const Attributes now = attributes_of(box.ws("chroot/dev/console"));
+  BOOST_TEST(now.mode == before.mode, "mode " << std::oct << before.mode << " -> " << now.mode);
+  BOOST_TEST(same(now.ctime, before.ctime), "ctime changed");
+}
+
 // A node cannot appear during the run by the sandbox's hand: mknod of a character or block
 // device is refused (no CAP_MKNOD in the sandbox's user namespace, as root and as nobody),
 // and nothing is created. A FIFO or socket the sandbox makes is its own endpoint (held;
