@@ -122,16 +122,7 @@ void protect_special_files(
     ir::Diagnostics& diags) {
   std::vector<ir::ResolvedPath> found;
   for (const auto& [root, files] : walked) {
-    for (const auto& path : files.special) {
-      if (path == root->path) {
-        diags.error(root->loc, "the writable root '" + path +
-                                   "' is a device node, socket or FIFO: what it opens is not "
-                                   "the workspace's, and a sandbox that owns it could open it "
-                                   "to every local user; refusing to run");
-        return;
-      }
-      found.push_back({path, ir::HostKind::File, root->loc});
-    }
+    for (const auto& path : files.special) found.push_back({path, ir::HostKind::File, root->loc});
     for (const auto& dir : files.closed) found.push_back({dir, ir::HostKind::Directory, root->loc});
   }
   if (found.size() > kMaxSpecialFiles) {

@@ -36,8 +36,7 @@ namespace zpolicy::compiler {
 // node is the workspace's inode, but what it opens is the host's device or a host
 // process's endpoint; a sandbox started by root owns a node root made and, with its mode,
 // would open it to every local user. More than kMaxSpecialFiles of them in all refuse the
-// run (a located error at the writable root's line); so does a writable root that is
-// itself one.
+// run (a located error at the writable root's line).
 void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags);
 
 inline constexpr size_t kMaxHardLinkAliases = 256;
