@@ -293,9 +293,10 @@ BOOST_DATA_TEST_CASE(more_special_files_than_the_budget_refuse_the_run, bdata::m
 
 // Positive controls: a workspace holding FIFOs and a socket within the budget runs, writes
 // its files, and uses the FIFO (opened for writing and reading: a special file needs no
-// writable mount for that); its protected nodes cannot be removed or renamed (the cost,
-// documented). Symlinks to the host's /dev nodes lead into the sandbox's own /dev, whose
-// nodes are read-only (R16-1), or to nothing: /dev/null's ctime on the host is unchanged.
+// writable mount for that), though not to change it (fchmod of the open FIFO: EROFS); its
+// protected nodes cannot be removed or renamed (the cost, documented). Symlinks to the
+// host's /dev nodes lead into the sandbox's own /dev, whose nodes are read-only (R16-1), or
+// to nothing: /dev/null's ctime on the host is unchanged.
 BOOST_DATA_TEST_CASE(a_workspace_with_special_files_still_runs_and_writes, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
@@ -312,13 +313,20 @@ BOOST_DATA_TEST_CASE(a_workspace_with_special_files_still_runs_and_writes, bdata
       "(cat pipe > got &) && echo through > pipe && wait; "
       "rm -f stale.sock 2>/dev/null || echo kept; mv pipe pipe2 2>/dev/null || echo kept; "
       "chmod 666 null-link 2>/dev/null || echo null-link refused; "
-      "chmod 600 console-link 2>/dev/null || echo console-link refused");
+      "chmod 600 console-link 2>/dev/null || echo console-link refused; "
+      "/usr/bin/python3 -c 'import os\n"
+      "fd = os.open(\"pipe\", os.O_RDONLY | os.O_NONBLOCK)\n"
+      "try: os.fchmod(fd, 0o666)\n"
+      "except OSError as e: print(\"fchmod of the open FIFO:\", e.strerror)'");
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(read_file(box.ws("out.txt")).value_or("") == "built\n");
   BOOST_TEST(read_file(box.ws("src/new/f")).value_or("") == "x\n");
   BOOST_TEST(read_file(box.ws("got")).value_or("") == "through\n", r.describe());
   BOOST_TEST(exists(box.ws("stale.sock")));
   BOOST_TEST(exists(box.ws("pipe")));
+  BOOST_TEST(r.out.find("fchmod of the open FIFO: Read-only file system") != std::string::npos,
+             r.describe());
+  BOOST_TEST((attributes_of(box.ws("pipe")).mode & 07777) == 0600u);
   BOOST_TEST(r.out.find("null-link refused") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("console-link refused") != std::string::npos, r.describe());
   struct stat null_now {};
