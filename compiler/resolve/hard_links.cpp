@@ -94,20 +94,24 @@ LinkedFiles linked_files_below(const std::string& root, const std::set<std::stri
       [&](const std::string& dir) {
         // `dir` could not be listed (0111), or could not be looked at since the directory
         // holding it is listed but not searchable (0644): that one is the one to close.
+        // One the sandbox can search but not list (another user's 0711) is closed too:
+        // what it holds is reached by name, and a node the caller owns there changed.
         struct stat d;
         const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
         std::optional<std::string> closed;
+        bool hides = false;  // the sandbox could write into it, or open it up
         if (access(dir.c_str(), W_OK | X_OK) == 0) {
           closed = dir;
+          hides = true;
         } else if (lstat(dir.c_str(), &d) == 0) {
-          if (d.st_uid == geteuid()) closed = dir;
+          hides = d.st_uid == geteuid();
+          if (hides || access(dir.c_str(), X_OK) == 0) closed = dir;
         } else if (errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid()) {
           closed = parent;
+          hides = true;
         }
-        if (closed) {
-          if (!out.hidden) out.hidden = dir;
-          out.closed.insert(*closed);
-        }
+        if (hides && !out.hidden) out.hidden = dir;
+        if (closed) out.closed.insert(*closed);
         return true;
       });
   return out;

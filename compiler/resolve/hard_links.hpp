@@ -51,7 +51,8 @@ inline constexpr size_t kMaxSpecialFiles = 256;
 struct LinkedFiles {
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> names;
   std::optional<std::string> hidden;
-  // Every such directory, as the one to close: the directory itself, or, when it could
+  // Every such directory, and every one the walk cannot list that the sandbox can search
+  // (another user's 0711), as the one to close: the directory itself, or, when it could
   // not even be looked up, the one holding it that is listed but not searchable.
   std::set<std::string> closed;
   // Character and block devices, sockets and FIFOs, in the order met.

@@ -159,6 +159,18 @@ std::vector<Member> members() {
        "chmod 755 shut; ",
        "shut",
        0644},
+      // Not the caller's and not listable, but searchable: the node is reached by name.
+      {"a node below another user's directory of mode 0711",
+       {"other/tty"},
+       [](const Sandbox& b) {
+         b.make_dir(b.ws("other"));
+         make_node(b, b.ws("other/tty"), S_IFCHR, makedev(5, 0));
+         const uid_t someone = b.caller() == Caller::Root ? 65534 : 0;
+         BOOST_TEST_REQUIRE(lchown(b.ws("other").c_str(), someone, someone) == 0);
+       },
+       "",
+       "other",
+       0711},
   };
 }
 
@@ -244,6 +256,28 @@ BOOST_DATA_TEST_CASE(a_node_cannot_be_moved_linked_or_reached_around_its_bind,
   const Attributes now = attributes_of(box.ws("chroot/dev/console"));
   BOOST_TEST(now.mode == before.mode, "mode " << std::oct << before.mode << " -> " << now.mode);
   BOOST_TEST(same(now.ctime, before.ctime), "ctime changed");
+}
+
+// Found while attacking this fix (dev18-A1): a directory of another user's that the caller
+// can search but not list (0711) was skipped by every walk, so what the caller owns in it
+// was reached by name. Besides a node, the other name of a protected file: the sandbox
+// appended to `.env` through `other/alias` (nobody, a policy without patterns; H17-7's rule
+// covers the caller's own directories only). Such a directory is now read-only whole. Root
+// lists every directory.
+BOOST_AUTO_TEST_CASE(a_protected_files_alias_below_another_users_searchable_directory_stays) {
+  Sandbox box(Caller::Nobody);
+  box.write_file(box.ws(".env"), "orig\n");
+  box.make_dir(box.ws("other"));
+  BOOST_TEST_REQUIRE(link(box.ws(".env").c_str(), box.ws("other/alias").c_str()) == 0);
+  BOOST_TEST_REQUIRE(lchown(box.ws("other").c_str(), 0, 0) == 0);
+  BOOST_TEST_REQUIRE(chmod(box.ws("other").c_str(), 0711) == 0);
+  const std::string policy = box.write_policy(
+      "p.yaml",
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"
+      "  protect: [.git, .env]\n");
+  const RunResult r = box.sh("echo evil >> other/alias", {"--policy", policy});
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws(".env")).value_or("") == "orig\n", r.describe());
 }
 
 // A node cannot appear during the run by the sandbox's hand: mknod of a character or block
