@@ -29,14 +29,15 @@ namespace zpolicy::compiler {
 // writable root (they are read-only inside the sandbox anyway).
 //
 // The same walk protects the special files of the writable roots (docs/protected-paths.md
-// "Device nodes, sockets and FIFOs in a writable root", red team R17-5): every character
-// or block device, socket and FIFO, and every directory there the walk could not look into
-// but the sandbox could open up (which could hide one), is added to `r.protect` too, so
-// it is bound read-only: chmod, chown, utimes, ACLs and other xattrs meet EROFS. Such a
-// node is the workspace's inode, but what it opens is the host's device or a host
-// process's endpoint; a sandbox started by root owns a node root made and, with its mode,
-// would open it to every local user. More than kMaxSpecialFiles of them in all refuse the
-// run (a located error at the writable root's line).
+// "Device nodes, sockets and FIFOs anywhere in a writable root", red team R17-5): every
+// character or block device, socket and FIFO, and every directory there the walk could
+// not look into but the sandbox could search or open up (which could hide one; another
+// user's 0711 too, dev18-A1), is added to `r.protect` too, so it is bound read-only:
+// chmod, chown, utimes, ACLs and other xattrs meet EROFS. Such a node is the workspace's
+// inode, but what it opens is the host's device or a host process's endpoint; a sandbox
+// started by root owns a node root made and, with its mode, would open it to every local
+// user. More than kMaxSpecialFiles of them in all refuse the run (a located error at the
+// writable root's line).
 void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags);
 
 inline constexpr size_t kMaxHardLinkAliases = 256;
