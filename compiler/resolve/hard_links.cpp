@@ -107,8 +107,10 @@ LinkedFiles linked_files_below(const std::string& root, const std::set<std::stri
           hides = d.st_uid == geteuid();
           if (hides || access(dir.c_str(), X_OK) == 0) closed = dir;
         } else if (errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid()) {
-          closed = parent;
           hides = true;
+          // Only when that is why: a FUSE mount of another user's refuses its own lookup
+          // in a searchable directory, and the sandbox cannot reach into it either.
+          if (access(parent.c_str(), X_OK) != 0) closed = parent;
         }
         if (hides && !out.hidden) out.hidden = dir;
         if (closed) out.closed.insert(*closed);
