@@ -20,6 +20,10 @@ namespace {
 
 using Inode = std::pair<dev_t, ino_t>;
 
+bool special_file(mode_t mode) {
+  return S_ISCHR(mode) || S_ISBLK(mode) || S_ISSOCK(mode) || S_ISFIFO(mode);
+}
+
 // Calls `file(path, st)` for every non-directory below `top` (and for `top` itself when
 // it is not a directory), never following a symlink and never entering a path in `skip`,
 // until `file` returns false. Iterative: the workspace decides the depth, not the stack.
@@ -58,7 +62,8 @@ void walk(const std::string& top, const std::set<std::string>& skip,
         pending.push_back(std::move(path));
         continue;
       }
-      if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;  // links, FIFOs, …
+      // Never followed. Special files are looked at too (they are protected), never opened.
+      if (e->d_type == DT_LNK) continue;
       if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
         // Listed but not searchable (mode 0644): what it holds cannot be looked at.
         if (errno == EACCES) more = unlistable(dir);
@@ -82,41 +87,76 @@ LinkedFiles linked_files_below(const std::string& root, const std::set<std::stri
       [&](const std::string& path, const struct stat& st) {
         if (S_ISREG(st.st_mode) && st.st_nlink > 1)
           out.names[{st.st_dev, st.st_ino}].push_back(path);
+        else if (special_file(st.st_mode))
+          out.special.push_back(path);
         return true;
       },
       [&](const std::string& dir) {
-        // `dir` could not be listed (0111) or is listed but not searchable (0644).
+        // `dir` could not be listed (0111), or could not be looked at since the directory
+        // holding it is listed but not searchable (0644): that one is the one to close.
+        // One the sandbox can search but not list (another user's 0711) is closed too:
+        // what it holds is reached by name, and a node the caller owns there changed.
         struct stat d;
         const std::string parent = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
-        if (!out.hidden &&
-            (access(dir.c_str(), W_OK | X_OK) == 0 ||
-             (lstat(dir.c_str(), &d) == 0
-                  ? d.st_uid == geteuid()
-                  : errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid())))
-          out.hidden = dir;
+        std::optional<std::string> closed;
+        bool hides = false;  // the sandbox could write into it, or open it up
+        if (access(dir.c_str(), W_OK | X_OK) == 0) {
+          closed = dir;
+          hides = true;
+        } else if (lstat(dir.c_str(), &d) == 0) {
+          hides = d.st_uid == geteuid();
+          if (hides || access(dir.c_str(), X_OK) == 0) closed = dir;
+        } else if (errno == EACCES && lstat(parent.c_str(), &d) == 0 && d.st_uid == geteuid()) {
+          hides = true;
+          // Only when that is why: a FUSE mount of another user's refuses its own lookup
+          // in a searchable directory, and the sandbox cannot reach into it either.
+          if (access(parent.c_str(), X_OK) != 0) closed = parent;
+        }
+        if (hides && !out.hidden) out.hidden = dir;
+        if (closed) out.closed.insert(*closed);
         return true;
       });
   return out;
 }
 
-void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
-  if (r.mode != ir::Mode::WorkspaceWrite || r.write.empty()) return;
-  std::set<std::string> guarded;
-  for (const auto& p : r.protect) guarded.insert(p.path);
-  for (const auto& d : r.deny) guarded.insert(d.path);
+namespace {
 
-  // Regular files with other names, in the writable part of every writable root. A
-  // nested writable root is walked as part of its parent (and skipped on its own).
+// Special files and closed directories (LinkedFiles), each with the writable root that
+// holds it, become protected paths: bound read-only like any protected path.
+void protect_special_files(
+    ir::Resolved& r, const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
+    ir::Diagnostics& diags) {
+  std::vector<ir::ResolvedPath> found;
+  for (const auto& [root, files] : walked) {
+    for (const auto& path : files.special) found.push_back({path, ir::HostKind::File, root->loc});
+    for (const auto& dir : files.closed) found.push_back({dir, ir::HostKind::Directory, root->loc});
+  }
+  if (found.size() > kMaxSpecialFiles) {
+    diags.error(found.front().loc,
+                "more than " + std::to_string(kMaxSpecialFiles) +
+                    " device nodes, sockets, FIFOs and directories zpolicy cannot list lie in "
+                    "writable roots (e.g. '" +
+                    found.front().path +
+                    "'); each would be bound read-only, so that the sandbox cannot chmod or "
+                    "chown them; refusing to run (move them out of the writable root, e.g. a "
+                    "chroot's dev/ or a directory of sockets)");
+    return;
+  }
+  r.protect.insert(r.protect.end(), std::make_move_iterator(found.begin()),
+                   std::make_move_iterator(found.end()));
+}
+
+// False when it refused the run.
+bool protect_hard_link_aliases(
+    ir::Resolved& r, const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
+    ir::Diagnostics& diags) {
+  // Regular files with other names, in the writable part of every writable root.
   std::map<Inode, std::vector<std::string>> linked;
   std::optional<std::string> hidden_from_walk;
-  for (const auto& w : r.write) {
-    bool nested = false;
-    for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
-    if (nested) continue;
-    auto found = linked_files_below(w.path, guarded);
-    for (auto& [inode, names] : found.names)
+  for (const auto& [root, found] : walked) {
+    for (const auto& [inode, names] : found.names)
       linked[inode].insert(linked[inode].end(), names.begin(), names.end());
-    if (!hidden_from_walk) hidden_from_walk = std::move(found.hidden);
+    if (!hidden_from_walk) hidden_from_walk = found.hidden;
   }
   if (hidden_from_walk) {
     // Only a protected file with other names can have one hidden there.
@@ -137,10 +177,10 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
                       shared->path +
                       "' have other hard links: one hidden there cannot be checked; refusing "
                       "to run (make it readable, or move it out of the writable root)");
-      return;
+      return false;
     }
   }
-  if (linked.empty()) return;
+  if (linked.empty()) return true;
 
   // Which of them a protected file shares. Protected paths are walked whole (a nested
   // protected path is walked with its parent; the set below removes duplicates).
@@ -168,7 +208,7 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
                     "', and files in writable roots have other hard "
                     "links: whether one is a name of a protected file cannot be checked; "
                     "refusing to run");
-    return;
+    return false;
   }
   if (aliases.size() > kMaxHardLinkAliases) {
     const auto& [name, rule] = *aliases.begin();
@@ -179,10 +219,31 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
                     name + "' and a file under '" + rule->path +
                     "'); no more are bound read-only; refusing to run (copy them apart, e.g. "
                     "`git repack -a -d` or `cp --remove-destination`)");
-    return;
+    return false;
   }
   for (const auto& [name, rule] : aliases)
     r.protect.push_back({name, ir::HostKind::File, rule->loc});
+  return true;
+}
+
+}  // namespace
+
+void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags) {
+  if (r.mode != ir::Mode::WorkspaceWrite || r.write.empty()) return;
+  std::set<std::string> guarded;
+  for (const auto& p : r.protect) guarded.insert(p.path);
+  for (const auto& d : r.deny) guarded.insert(d.path);
+  // One walk of each writable root, skipping what is protected or denied already. A nested
+  // writable root is walked as part of its parent (and skipped on its own).
+  std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>> walked;
+  for (const auto& w : r.write) {
+    bool nested = false;
+    for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
+    if (!nested) walked.emplace_back(&w, linked_files_below(w.path, guarded));
+  }
+  // The aliases first: their search walks every protected path, and a closed directory
+  // cannot be walked.
+  if (protect_hard_link_aliases(r, walked, diags)) protect_special_files(r, walked, diags);
 }
 
 }  // namespace zpolicy::compiler

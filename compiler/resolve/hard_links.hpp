@@ -21,15 +21,27 @@ namespace zpolicy::compiler {
 // bound read-only (and, as a mount point, cannot be renamed or unlinked either).
 //
 // Cost: one walk of the writable roots, skipping protected and denied subtrees, with an
-// lstat of each entry; the protected subtrees are walked only when that finds a regular
-// file with more than one link. More than kMaxHardLinkAliases such names refuse the run
-// (a located error) rather than bind thousands of mounts.
+// lstat of each entry but directories and symlinks; the protected subtrees are walked only
+// when that finds a regular file with more than one link. More than kMaxHardLinkAliases
+// such names refuse the run (a located error) rather than bind thousands of mounts.
 //
-// Not covered: links the host makes during the run, and names outside every writable
-// root (they are read-only inside the sandbox anyway).
-void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags);
+// Not covered: links and nodes the host makes during the run, and names outside every
+// writable root (they are read-only inside the sandbox anyway).
+//
+// The same walk protects the special files of the writable roots (docs/protected-paths.md
+// "Device nodes, sockets and FIFOs anywhere in a writable root", red team R17-5): every
+// character or block device, socket and FIFO, and every directory there the walk could
+// not look into but the sandbox could search or open up (which could hide one; another
+// user's 0711 too, dev18-A1), is added to `r.protect` too, so it is bound read-only:
+// chmod, chown, utimes, ACLs and other xattrs meet EROFS. Such a node is the workspace's
+// inode, but what it opens is the host's device or a host process's endpoint; a sandbox
+// started by root owns a node root made and, with its mode, would open it to every local
+// user. More than kMaxSpecialFiles of them in all refuse the run (a located error at the
+// writable root's line).
+void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags);
 
 inline constexpr size_t kMaxHardLinkAliases = 256;
+inline constexpr size_t kMaxSpecialFiles = 256;
 
 // The regular files with other hard links below `root` (never following a symlink, never
 // entering a path in `skip`, opening nothing but directories), by inode, and the first
@@ -40,6 +52,12 @@ inline constexpr size_t kMaxHardLinkAliases = 256;
 struct LinkedFiles {
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> names;
   std::optional<std::string> hidden;
+  // Every such directory, and every one the walk cannot list that the sandbox can search
+  // (another user's 0711), as the one to close: the directory itself, or, when it could
+  // not even be looked up, the one holding it that is listed but not searchable.
+  std::set<std::string> closed;
+  // Character and block devices, sockets and FIFOs, in the order met.
+  std::vector<std::string> special;
 };
 LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip = {});
 

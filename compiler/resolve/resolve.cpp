@@ -855,7 +855,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     }
   }
   // After every protected path is known, patterns' matches and mount aliases included.
-  protect_hard_link_aliases(r, diags);
+  protect_hard_links_and_special_files(r, diags);
   refuse_pins_over_budget(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);
