@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "compiler/analyzer/intent.hpp"
+#include "compiler/analyzer/path_text.hpp"
 #include "compiler/analyzer/sbpl/sbpl_decided_trees.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
@@ -20,12 +21,6 @@ namespace {
 
 using ir::Mode;
 using ir::SourceLoc;
-
-std::optional<std::string_view> parent_of(std::string_view path) {
-  auto slash = path.rfind('/');
-  if (slash == std::string_view::npos || path == "/") return std::nullopt;
-  return path.substr(0, slash == 0 ? 1 : slash);
-}
 
 // The policy's lists of paths: read, write, protect, deny and pin.
 template <class Resolved>
@@ -202,17 +197,6 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
     }
   }
   return out;
-}
-
-// The deepest path that holds both `a` and `b` (text_within's reading: "/" holds every
-// path, symbolic roots included).
-std::string_view common_holder(std::string_view a, std::string_view b) {
-  const size_t k = common_prefix_length(a, b);
-  if (k == a.size() && (k == b.size() || b[k] == '/')) return a;
-  if (k == b.size() && a[k] == '/') return b;
-  const size_t slash = k == 0 ? std::string_view::npos : a.rfind('/', k - 1);
-  if (slash == std::string_view::npos || slash == 0) return "/";
-  return a.substr(0, slash);
 }
 
 // One path of each region of the namespace that the policy's paths and the profile's
@@ -502,7 +486,7 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
   auto& out = *names;
   if (scope) {
     // The regions outside the scope are not probed: their names cut nothing inside it.
-    std::erase_if(out.paths, [&](std::string_view p) { return !text_within(scope->place, p); });
+    std::erase_if(out.paths, [&](std::string_view p) { return !within(scope->place, p); });
     out.paths.push_back(scope->place);
     out.paths.push_back(scope->outer);
   }
@@ -543,8 +527,7 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   for_each_probe(
       policy, intent, *names,
       [&](std::string_view path, PathTable::Id id) {
-        if (scope && !(scope->outer_too && path == scope->outer) &&
-            !text_within(scope->place, path))
+        if (scope && !(scope->outer_too && path == scope->outer) && !within(scope->place, path))
           return;
         const auto allowed = path_query.allowed(path);
         // Each operation of the intent once, whichever Seatbelt operations share it.
@@ -568,13 +551,6 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
       });
 }
 
-// `text` with the symbolic root `root` at its start replaced by `place`.
-std::string rebind(std::string_view text, std::string_view root, std::string_view place) {
-  if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
-    return std::string(text);
-  return std::string(place) + std::string(text.substr(root.size()));
-}
-
 // The symbolic roots (`${HOME}`) the parameters' values and the policy's paths start
 // with, sorted.
 std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplParams& values) {
@@ -595,7 +571,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
 ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
   ir::Resolved bound = policy;
   for (auto* group : path_lists(bound))
-    for (auto& p : *group) p.path = rebind(p.path, root, place);
+    for (auto& p : *group) p.path = rebased(p.path, root, place);
   return bound;
 }
 
@@ -613,7 +589,7 @@ SbplParams rebound(const SbplParams& values, const Binding& binding,
   SbplParams out;
   for (const auto& [name, value] : values) {
     std::string text(value);
-    for (const auto& [root, place] : binding) text = rebind(text, root, place);
+    for (const auto& [root, place] : binding) text = rebased(text, root, place);
     if (text == value) {
       out.insert(name, value);
       continue;
@@ -664,7 +640,7 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
   for (std::string_view c : names->paths)
     if (c.starts_with('/') && c != "/" &&
         std::none_of(platform.begin(), platform.end(), [&](std::string_view t) {
-          return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
+          return t != "/" && within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
         }))
       concrete.push_back(c);
   // The policy's paths and their ancestors (which the emitter pins above them), gathered
@@ -701,7 +677,7 @@ bool rules_decide_tree(const ir::Resolved& policy, const SbplProfile& profile,
                        std::string_view top) {
   if (!ir::is_confined(policy.mode)) return false;
   if (std::none_of(policy.deny.begin(), policy.deny.end(), [&](const ir::ResolvedPath& d) {
-        return d.path.starts_with('/') && text_within(d.path, top);
+        return d.path.starts_with('/') && within(d.path, top);
       }))
     return false;
   std::vector<std::string_view> operations;
@@ -745,13 +721,13 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
                              : std::string_view(chain.steps.front().inside);
   for (auto* group : path_lists(bound))
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
-      return p.path.starts_with("${") && !text_within(place, p.path) &&
-             !text_within(p.path, place);
+      return p.path.starts_with("${") && !within(place, p.path) &&
+             !within(p.path, place);
     });
   const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
-                                  [&](const auto& p) { return text_within(place, p.path); }) ||
+                                  [&](const auto& p) { return within(place, p.path); }) ||
                       std::any_of(bound.deny.begin(), bound.deny.end(),
-                                  [&](const auto& p) { return text_within(place, p.path); });
+                                  [&](const auto& p) { return within(place, p.path); });
   const NestedScope scope{outer, place, guards};
   return prove_bound(bound, unbound, values, binding, how, findings, &scope);
 }
@@ -922,7 +898,7 @@ SbplParams read_params(const SbplParamList& params, std::vector<ir::Diagnostic>&
 void check_canonical_params(const SbplParamList& params, std::vector<ir::Diagnostic>& findings) {
   for (const auto& [name, value] : params)
     for (const char* link : {"/tmp", "/var", "/etc"})
-      if (text_within(link, value))
+      if (within(link, value))
         findings.push_back(ir::finding("macos", "not-canonical", kParamsFile,
                                        "parameter " + std::string(name),
                                        std::string("a canonical macOS path (") + link +
