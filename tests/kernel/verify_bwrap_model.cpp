@@ -108,7 +108,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
     for (auto& rp : *list) rp.path = tests::kernel::bind_scratch_roots(rp.path, root);
   // Creations and deletions are ordered so that no check sees another's effect.
   std::vector<Check> checks;
-  const Intent intent(bound);
+  Intent intent(bound);
   const auto probes = generate_probes(intent);
   for (FsOp op : {FsOp::Read, FsOp::Write, FsOp::Delete, FsOp::Create})
     for (const auto& probe : probes) {

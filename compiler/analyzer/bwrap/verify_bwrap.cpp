@@ -399,7 +399,7 @@ void append_sorted(std::vector<Found>& found, const PathTable& paths,
 }
 
 // The finding for `op` at `path` failing `expect` in table `s`, explained by `r`.
-ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, Expect expect,
+ir::Diagnostic probe_finding(Intent& intent, PathTable::Id path, FsOp op, Expect expect,
                              const Scenario& s, const AccessResult& r, std::string first_line) {
   const Expectation exp = intent.expect(path, op);
   ir::Diagnostic f =
@@ -417,7 +417,7 @@ ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, 
 // path itself (the same content under another name is no use to a command); a deny must
 // hold wherever the host object shows up.
 template <class Fail>
-void each_failure(const Intent& intent, const std::vector<Scenario>& tables, PathTable::Id id,
+void each_failure(Intent& intent, const std::vector<Scenario>& tables, PathTable::Id id,
                   const std::array<Expect, 4>& expected, Fail&& fail) {
   std::array<bool, kAllFsOps.size()> reported{};
   for (size_t t = 0; t < tables.size(); ++t) {
@@ -437,7 +437,7 @@ void each_failure(const Intent& intent, const std::vector<Scenario>& tables, Pat
 
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
-void check_probes(const Intent& intent, const std::vector<Scenario>& tables, PathMap<bool>& probed,
+void check_probes(Intent& intent, const std::vector<Scenario>& tables, PathMap<bool>& probed,
                   std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
@@ -480,7 +480,7 @@ bool probed_already(const Region& region, const PathTable& paths, const PathMap<
 
 // What a region must not grant: the policy's verdicts at it, except that a missing
 // allow fails closed (the policy's own probes look for those).
-std::array<Expect, 4> region_expectations(const Intent& intent, PathTable::Id id) {
+std::array<Expect, 4> region_expectations(Intent& intent, PathTable::Id id) {
   std::array<Expect, 4> expected = intent.verdicts(id);
   for (Expect& e : expected)
     if (e == Expect::Allow) e = Expect::Either;
@@ -511,7 +511,7 @@ class RegionReport {
 // tables and the intent that the policy net did not probe, for the grants the policy
 // does not ask for. The first kMaxRegionFindings are reported in full, sorted; the rest
 // are counted.
-void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
+void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
                    const std::vector<Scenario>& tables, const PathMap<bool>& probed,
                    std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = intent.paths();

@@ -342,7 +342,7 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
 // id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
 // those of the profile under test, whose regions are probed too.
 template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
+void for_each_probe(const ir::Resolved& r, Intent& intent, const ArtifactNames& names,
                     OnPath&& on_path, OnOther&& on_other) {
   // Kept until the intent is done with them: its table views their names.
   const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
@@ -522,7 +522,7 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
-  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   std::map<std::string, SbplTargetQuery, std::less<>> other_queries;
   for_each_probe(
       policy, intent, *names,
@@ -849,7 +849,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   auto add = [&](std::string_view op, std::string_view target, const Expectation& v) {
     out.push_back({std::string(op), std::string(target), v.expect, v.rule, v.reason});
   };
-  const Intent intent(r, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(r, std::make_shared<PathTable>(), Platform::Macos);
   for_each_probe(
       r, intent, ArtifactNames{},
       [&](std::string_view path, PathTable::Id id) {
@@ -955,7 +955,7 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
     return ir::error_at(kParamsFile, "parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
-  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   const Expectation v = intent.expect(intern(intent.paths(), path), known->op);
   out.policy = {op, std::string(path), v.expect, v.rule, v.reason};
   auto decisions = decide_all_models(profile, op, path, values);
