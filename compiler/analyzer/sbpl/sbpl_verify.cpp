@@ -15,6 +15,7 @@
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
+#include "ir/target.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -972,13 +973,11 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
 ir::Result<SbplParamList> parse_params_text(std::string_view text) {
   SbplParamList out;
   SbplParams seen;  // to refuse a name defined twice
-  int line_no = 0;
-  while (!text.empty()) {
-    ++line_no;
-    auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    auto eq = line.find('=');
+  const std::vector<std::string_view> lines = ir::artifact_lines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int line_no = static_cast<int>(i) + 1;
+    const std::string_view line = lines[i];
+    const auto eq = line.find('=');
     auto fail = [&](const std::string& why) {
       return ir::error_at({"params.txt", line_no, 1},
                           "params.txt:" + std::to_string(line_no) + ": " + why);
