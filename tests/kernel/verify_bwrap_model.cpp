@@ -101,7 +101,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
   BOOST_TEST_REQUIRE(parsed.has_value());
   auto replayed = MountTable::replay(*parsed, [](size_t) { return true; });
   BOOST_TEST_REQUIRE(replayed.has_value());
-  const auto& table = *replayed;
+  auto& table = *replayed;
 
   ir::Resolved bound = test::workspace_policy();
   for (auto* list : {&bound.read, &bound.write, &bound.pin, &bound.protect, &bound.deny})
