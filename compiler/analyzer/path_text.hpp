@@ -37,6 +37,17 @@ inline std::string rebased(std::string_view path, std::string_view root, std::st
   return std::string(place) + std::string(path.substr(root.size()));
 }
 
+// Whether `sorted` (in byte order) holds `c` or a path below it. Those below it are the run
+// that starts with `c` + "/": the first entry at or after `c` alone does not tell, since
+// "/a-1" sorts between "/a" and "/a/x".
+template <class Sorted>
+bool holds_at_or_below(const Sorted& sorted, std::string_view c) {
+  if (std::binary_search(sorted.begin(), sorted.end(), c)) return true;
+  const std::string below = std::string(c) + "/";
+  const auto it = std::lower_bound(sorted.begin(), sorted.end(), std::string_view(below));
+  return it != sorted.end() && std::string_view(*it).starts_with(below);
+}
+
 // The deepest path that holds both `a` and `b` (within()): "/" where they share no
 // directory.
 inline std::string_view common_holder(std::string_view a, std::string_view b) {

@@ -136,15 +136,10 @@ class PlaceClasses {
     return places;
   }
 
-  bool holds_named(const std::string& c) const {
-    auto it = std::lower_bound(below_.begin(), below_.end(), std::string_view(c));
-    return it != below_.end() && within(c, *it);
-  }
-
   std::string fresh_child(std::string_view n) const {
     for (size_t k = 0;; ++k) {
       std::string c = std::string(n) + "/zp-bind" + (k ? "-" + std::to_string(k) : "");
-      if (!holds_named(c)) return c;
+      if (!holds_at_or_below(below_, c)) return c;
     }
   }
 

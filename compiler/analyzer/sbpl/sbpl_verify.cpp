@@ -219,20 +219,12 @@ void region_paths(std::vector<std::string_view> named,
   // branch point is the common holder of some two neighbours.
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  // Whether a named path is `c` or lies below it: those below it are the run that starts
-  // with `c/`.
-  auto holds_named = [&](const std::string& c) {
-    if (std::binary_search(named.begin(), named.end(), std::string_view(c))) return true;
-    const std::string below = c + "/";
-    auto it = std::lower_bound(named.begin(), named.end(), std::string_view(below));
-    return it != named.end() && it->starts_with(below);
-  };
   // A child of `n` that is no named path and holds none.
   auto fresh_child = [&](std::string_view n) {
     const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
     for (size_t i = 0;; ++i) {
       std::string c = i ? base + "-" + std::to_string(i) : base;
-      if (!holds_named(c)) return c;
+      if (!holds_at_or_below(named, c)) return c;
     }
   };
   // Each node once: a branch point is the common holder of many pairs of neighbours.
