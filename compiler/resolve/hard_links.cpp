@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,13 +76,25 @@ void walk(const std::string& top, const std::set<std::string>& skip,
 
 }  // namespace
 
-LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip) {
+bool privileged_file(const std::string& path, const struct stat& st) {
+  if (!S_ISREG(st.st_mode)) return false;
+  if (st.st_uid != geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0) return false;
+  if (st.st_mode & (S_ISUID | S_ISGID)) return true;
+  if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) return false;
+  // Any answer but "no such attribute" counts (an unreadable one fails closed).
+  return lgetxattr(path.c_str(), "security.capability", nullptr, 0) >= 0 ||
+         (errno != ENODATA && errno != ENOTSUP);
+}
+
+LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip,
+                               bool find_privileged) {
   LinkedFiles out;
   walk(
       root, skip,
       [&](const std::string& path, const struct stat& st) {
         if (S_ISREG(st.st_mode) && st.st_nlink > 1)
           out.names[{st.st_dev, st.st_ino}].push_back(path);
+        if (find_privileged && privileged_file(path, st)) out.privileged.push_back(path);
         return true;
       },
       [&](const std::string& dir) {
@@ -109,15 +122,30 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
   // nested writable root is walked as part of its parent (and skipped on its own).
   std::map<Inode, std::vector<std::string>> linked;
   std::optional<std::string> hidden_from_walk;
+  std::map<std::string, ir::SourceLoc> privileged;  // name -> the writable root's rule
   for (const auto& w : r.write) {
     bool nested = false;
     for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
     if (nested) continue;
-    auto found = linked_files_below(w.path, guarded);
+    auto found = linked_files_below(w.path, guarded, true);
     for (auto& [inode, names] : found.names)
       linked[inode].insert(linked[inode].end(), names.begin(), names.end());
     if (!hidden_from_walk) hidden_from_walk = std::move(found.hidden);
+    for (auto& name : found.privileged) privileged.emplace(std::move(name), w.loc);
   }
+  if (privileged.size() > kMaxPrivilegedFiles) {
+    const auto& [name, loc] = *privileged.begin();
+    diags.error(loc, "more than " + std::to_string(kMaxPrivilegedFiles) +
+                         " set-user-id, set-group-id or file-capability programs lie in "
+                         "writable roots (e.g. '" +
+                         name +
+                         "'), each of which would be bound read-only; refusing to run (move "
+                         "them out of the writable root, or clear their privileges)");
+    return;
+  }
+  // Protected whatever else is found below: a privileged program is a file like any other
+  // protected one, and a hidden directory or a hard link changes nothing about it.
+  for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
   if (hidden_from_walk) {
     // Only a protected file with other names can have one hidden there.
     const ir::ResolvedPath* shared = nullptr;
@@ -182,7 +210,7 @@ void protect_hard_link_aliases(ir::Resolved& r, ir::Diagnostics& diags) {
     return;
   }
   for (const auto& [name, rule] : aliases)
-    r.protect.push_back({name, ir::HostKind::File, rule->loc});
+    if (!privileged.count(name)) r.protect.push_back({name, ir::HostKind::File, rule->loc});
 }
 
 }  // namespace zpolicy::compiler
