@@ -129,6 +129,22 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
   r.protect.push_back({join(root, rel), kind, loc});
 }
 
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Whether `dir` has what git's is_git_directory() tests for: a HEAD, an `objects` and a
+// `refs` (by access(2), following links, as git does). A directory without them is no
+// repository to git, which then goes on to test the directory above it.
+bool holds_git_directory_parts(const std::string& dir) {
+  struct stat st;
+  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         access((dir + "/HEAD").c_str(), F_OK) == 0 &&
+         access((dir + "/objects").c_str(), X_OK) == 0 &&
+         access((dir + "/refs").c_str(), X_OK) == 0;
+}
+
 // The deepest writable root strictly above `path`, found by looking its ancestors up,
 // not by testing every root: with a thousand roots and their carve-outs the scan made
 // resolving quadratic.
@@ -539,6 +555,17 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       add_protected(r, root, rel, pk, loc);
       if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
         h.git_pointer(r, path, loc, roots);
+      // Where a writable root's `.git` is neither a regular file (a pointer, which git
+      // follows or dies on) nor a git directory (missing: a plain directory, or a package
+      // of a repository above; a FIFO), git's discovery takes the root itself for a bare
+      // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
+      // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
+      // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
+      if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
+          !holds_git_directory_parts(path)) {
+        const std::vector<std::string> head{"HEAD"};
+        add_protected(r, root, head, kind_of(join(root, head), false), loc);
+      }
     };
     protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
                                             bool canonical) {
