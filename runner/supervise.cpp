@@ -41,10 +41,11 @@ using Clock = std::chrono::steady_clock;
 // default: one the caller left ignored (a background job's SIGQUIT) stays ignored, and an
 // embedder's own handler (a profiler's SIGPROF, a runtime's SIGUSR2) stays its own. The
 // faults (SEGV, BUS, FPE, ILL, ABRT, TRAP, SYS) are zpolicy's own and are not caught.
+// SIGTSTP (^Z) is taken on the same terms, to stop the sandbox with zpolicy (`suspend`).
 const std::vector<int>& watched() {
   static const std::vector<int> v = [] {
-    std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD, SIGQUIT,   SIGUSR1, SIGUSR2,
-                         SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO};
+    std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD,   SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                         SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGTSTP};
 #if defined(__linux__)
     out.insert(out.end(), {SIGPWR, SIGSTKFLT});
     for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) out.push_back(s);
@@ -144,6 +145,49 @@ void signal_sandbox(pid_t init, int sig) {
     if (ns_of(static_cast<pid_t>(pid)) == ns) kill(static_cast<pid_t>(pid), sig);
   }
   closedir(d);
+}
+
+// Whether /proc/PID/stat shows `pid` stopped (or gone, or a zombie: nothing to stop).
+bool stopped_or_gone(long pid) {
+  char buf[512];
+  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return true;
+  buf[n] = 0;
+  // The state follows the command name, which may hold ')' itself: after the last one.
+  const char* paren = std::strrchr(buf, ')');
+  if (!paren || paren[1] != ' ') return true;
+  const char state = paren[2];
+  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
+// Stops every process in the sandbox's pid namespace but its init (not the command), as
+// signal_sandbox signals them, walking again until a walk finds none running: a process
+// forked before its parent was stopped is stopped by the next walk (a bounded number).
+void stop_sandbox(pid_t init) {
+  const std::string ns = ns_of(init);
+  if (ns.empty() || ns == ns_of(getpid())) {
+    signal_sandbox(init, SIGSTOP);
+    return;
+  }
+  for (int walk = 0; walk < 64; ++walk) {
+    bool running = false;
+    DIR* d = opendir("/proc");
+    if (!d) return;
+    while (dirent* e = readdir(d)) {
+      char* end;
+      long pid = std::strtol(e->d_name, &end, 10);
+      if (*end || pid <= 0 || pid == init || stopped_or_gone(pid)) continue;
+      if (ns_of(static_cast<pid_t>(pid)) != ns) continue;
+      running = true;
+      kill(static_cast<pid_t>(pid), SIGSTOP);
+    }
+    closedir(d);
+    if (!running) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
 }
 
 // bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
@@ -367,12 +411,39 @@ Outcome supervise(const SpawnSpec& spec) {
     in_grace = true;
     kill_at = now + spec.timeout_grace;
   };
+  // ^Z (SIGTSTP) stops zpolicy; bwrap's --new-session keeps the sandbox out of the
+  // terminal's process groups, so it ran on unsupervised while its job showed "Stopped":
+  // past its timeout (reported as exit 0), reading the terminal the user typed into next
+  // (red team R18-3). The command is stopped first, then zpolicy as the signal's default
+  // action would (in an orphaned process group, which the kernel does not stop, not at
+  // all), and the command goes on when zpolicy does; a deadline passed meanwhile is acted
+  // on then. Before the release nothing of the command runs.
+  auto suspend = [&](int sig) {
+    status.drain();
+    if (released) {
+      if (pid_t init = status.child_pid())
+        stop_sandbox(init);
+      else
+        kill(-pid, SIGSTOP);
+    }
+    struct sigaction dfl = {}, ours = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, &ours);
+    raise(sig);
+    sigaction(sig, &ours, nullptr);
+    if (released) signal_all(SIGCONT);
+  };
   auto take_signals = [&] {
     unsigned char si;
     while (read(sfd, &si, 1) == 1) {
       int sig = si;
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
+      if (sig == SIGTSTP) {
+        suspend(sig);
+        continue;
+      }
       out.signal = sig;
       if (!released) {
         kill_sandbox();
