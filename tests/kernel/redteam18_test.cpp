@@ -1,0 +1,220 @@
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sandbox_fixture.hpp"
+
+// Red team round 18 (docs/redteam-2026-12.md "Round 18 (red18)"): `zpolicy run` with the
+// built-in default policy, attacked from the workspaces users have. Each case is a
+// finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+// Inside the sandbox: rewrites the first bytes of each file named through a shared
+// writable mapping (no write(2), no truncate), reporting per file what happened.
+const std::string kRewriteMapped = R"(
+import mmap, os, sys
+for name in sys.argv[1:]:
+    try:
+        fd = os.open(name, os.O_RDWR)
+        m = mmap.mmap(fd, 0)
+        m[0:4] = b"PWN!"
+        m.flush()
+        print(name, "rewritten")
+    except OSError as e:
+        print(name, e.strerror)
+)";
+
+bool has_capability(const std::string& path) {
+  return lgetxattr(path.c_str(), "security.capability", nullptr, 0) >= 0;
+}
+
+// /proc/PID/stat after the command name: the state letter ('T' stopped) first, then the
+// parent's pid; empty when gone.
+std::string stat_fields(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  const auto paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? "" : line.substr(paren + 2);
+}
+
+char state_of(pid_t pid) {
+  const std::string f = stat_fields(pid);
+  return f.empty() ? 0 : f[0];
+}
+
+pid_t parent_of(pid_t pid) {
+  const std::string f = stat_fields(pid);
+  return f.size() > 2 ? static_cast<pid_t>(std::atol(f.c_str() + 2)) : 0;
+}
+
+size_t lines_in(const std::string& path) {
+  const std::string text = read_file(path).value_or("");
+  size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_redteam18)
+
+// R18-1: the kernel strips S_ISUID, S_ISGID and a file capability when a file is written
+// (write(2), truncate) by a process without CAP_FSETID, but not when it is written through
+// a shared writable mapping. A privileged program already in the workspace (a chroot's or
+// an extracted image's setuid-root binaries for a root caller; a build output the user gave
+// a file capability with `sudo setcap`) was rewritten by the sandbox with its privilege
+// kept: any local user could run the sandbox's code as root. Each such program the
+// sandbox's uid could change is now bound read-only (EROFS); an ordinary executable stays
+// writable (control).
+BOOST_DATA_TEST_CASE(a_privileged_program_in_the_workspace_is_not_rewritten_with_its_privilege,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string program = "#!/bin/sh\nexit 0\n";
+  box.make_dir(box.ws("rootfs/usr/bin"));
+  box.make_dir(box.ws("build"));
+  box.write_file(box.ws("rootfs/usr/bin/passwd"), program, 0755);
+  box.write_file(box.ws("rootfs/usr/bin/crontab"), program, 0755);
+  box.write_file(box.ws("build/pinger"), program, 0755);
+  box.write_file(box.ws("build/tool"), program, 0755);
+  box.host_command({"/bin/chmod", "4755", box.ws("rootfs/usr/bin/passwd")});
+  box.host_command({"/bin/chmod", "2755", box.ws("rootfs/usr/bin/crontab")});
+  const std::string pinger = box.ws("build/pinger");
+  const std::string setcap = "/usr/sbin/setcap cap_net_raw+ep '" + pinger + "'";
+  BOOST_TEST_REQUIRE(std::system(setcap.c_str()) == 0, setcap);
+  BOOST_TEST_REQUIRE(has_capability(pinger));
+
+  RunSpec spec;
+  spec.command = {"/usr/bin/python3",       "-c",           kRewriteMapped, "rootfs/usr/bin/passwd",
+                  "rootfs/usr/bin/crontab", "build/pinger", "build/tool"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  for (const char* name : {"rootfs/usr/bin/passwd", "rootfs/usr/bin/crontab", "build/pinger"}) {
+    BOOST_TEST(read_file(box.ws(name)).value_or("") == program,
+               name << " was rewritten by the sandbox: " << r.describe());
+    BOOST_TEST(r.out.find(std::string(name) + " Read-only file system") != std::string::npos,
+               r.describe());
+  }
+  BOOST_TEST(mode_of(box.ws("rootfs/usr/bin/passwd")) == 04755u);
+  BOOST_TEST(mode_of(box.ws("rootfs/usr/bin/crontab")) == 02755u);
+  BOOST_TEST(has_capability(pinger));
+  // Control: an executable without privilege is the sandbox's to change.
+  BOOST_TEST(read_file(box.ws("build/tool")).value_or("").rfind("PWN!", 0) == 0, r.describe());
+}
+
+// R18-2: a writable root without a `.git` of its own (a package directory of a larger
+// repository, or a plain directory) is protected from becoming a repository by the `.git`
+// placeholder, but git's discovery tests the directory itself for a bare repository next:
+// the sandbox wrote a HEAD, `objects`, `refs` and a `config` with `core.worktree` and
+// `core.fsmonitor`, and the host's next `git status` there ran the sandbox's command. The
+// top's HEAD is protected now, as `.git` is, whether it exists or not.
+BOOST_DATA_TEST_CASE(a_workspace_made_a_bare_repository_runs_nothing_on_the_hosts_next_git,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  // The workspace is a package of a repository (its `.git` one level up), and a plain
+  // directory without any repository.
+  box.host_command({"/usr/bin/git", "init", "-q", box.ws("mono")});
+  box.make_dir(box.ws("mono/packages/app"));
+  box.make_dir(box.ws("plain"));
+  const std::string plant =
+      "mkdir -p objects refs; echo 'ref: refs/heads/main' > HEAD; printf '[core]\\n"
+      "\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = "
+      "\"touch fsmonitor-ran; false\"\\n' > config; echo " +
+      std::string(kDoneMarker);
+  for (const std::string& top : {box.ws("mono/packages/app"), box.ws("plain")}) {
+    RunSpec spec;
+    spec.cwd = top;
+    spec.options = {"--workspace", top};
+    spec.command = {"/bin/sh", "-c", plant};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 0, top << ": " << r.describe());
+    BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+    // The host's next git command at the workspace's top, as its owner.
+    box.host_command({"/bin/sh", "-c",
+                      "cd \"$0\" && HOME=\"$0\" git status >/dev/null 2>&1; "
+                      "HOME=\"$0\" git rev-parse --git-dir >/dev/null 2>&1; exit 0",
+                      top});
+    BOOST_TEST(!exists(top + "/fsmonitor-ran"),
+               top << ": the host's git ran the sandbox's core.fsmonitor: " << r.describe());
+    struct stat st {};
+    BOOST_TEST(!(lstat((top + "/HEAD").c_str(), &st) == 0 && S_ISREG(st.st_mode)),
+               top << ": the sandbox made HEAD");
+  }
+}
+
+// R18-3: ^Z (SIGTSTP) stopped zpolicy alone: bwrap's --new-session keeps the sandbox out
+// of the terminal's process groups, so the command ran on, unsupervised, while the shell
+// showed the job "Stopped": past its timeout, and zpolicy, continued after the command had
+// ended, reported exit 0 for a run of twice its timeout. Now the command stops with
+// zpolicy, and the timeout that passed meanwhile ends the run (124). zpolicy runs in a
+// process group of its own whose parent is in the same session (as a shell job is): the
+// kernel does not stop an orphaned process group on SIGTSTP.
+BOOST_DATA_TEST_CASE(a_stopped_run_stops_its_command_and_keeps_its_timeout, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string script =
+      "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; touch late";
+  RunSpec spec;
+  spec.root_prefix = {
+      "/usr/bin/python3", "-c",
+      "import os, sys\n"
+      "pid = os.fork()\n"
+      "if pid == 0:\n"
+      "    os.setpgid(0, 0)\n"
+      "    os.execv(sys.argv[1], sys.argv[1:])\n"
+      "st = os.waitpid(pid, 0)[1]\n"
+      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.options = {"--timeout", "2s"};
+  spec.command = {"/bin/sh", "-c", script};
+  Running running = box.start(spec);
+  // zpolicy's own process (setpriv execs into it), once the command has ticked.
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return lines_in(box.ws("ticks")) >= 2; }, std::chrono::milliseconds(15000)));
+  const std::vector<std::string> argv = {zpolicy_binary(), "run", "--timeout", "2s", "--",
+                                         "/bin/sh",        "-c",  script};
+  // The guard is a fork of zpolicy with the same argv: zpolicy is the one whose parent is
+  // neither.
+  std::vector<pid_t> zp;
+  const auto both = processes_with_argv(argv);
+  for (pid_t p : both)
+    if (std::find(both.begin(), both.end(), parent_of(p)) == both.end()) zp.push_back(p);
+  BOOST_TEST_REQUIRE(zp.size() == 1u);
+  kill(zp[0], SIGTSTP);
+  BOOST_TEST(wait_until([&] { return state_of(zp[0]) == 'T'; }, std::chrono::milliseconds(3000)),
+             "zpolicy did not stop on SIGTSTP");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const size_t at_stop = lines_in(box.ws("ticks"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  const size_t later = lines_in(box.ws("ticks"));
+  const bool late = exists(box.ws("late"));
+  kill(zp[0], SIGCONT);
+  const RunResult r = box.finish(running);
+  BOOST_TEST(later == at_stop,
+             "the command ran on while zpolicy was stopped: " << at_stop << " -> " << later);
+  BOOST_TEST(!late, "the command ran to its end while zpolicy was stopped");
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(!exists(box.ws("late")), r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
