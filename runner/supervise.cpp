@@ -165,17 +165,18 @@ bool stopped_or_gone(long pid) {
 
 // Stops every process in the sandbox's pid namespace but its init (not the command), as
 // signal_sandbox signals them, walking again until a walk finds none running: a process
-// forked before its parent was stopped is stopped by the next walk (a bounded number).
-void stop_sandbox(pid_t init) {
+// forked before its parent was stopped is stopped by the next walk. False when processes
+// still ran after a bounded number of walks (or /proc could not be read).
+bool stop_sandbox(pid_t init) {
   const std::string ns = ns_of(init);
   if (ns.empty() || ns == ns_of(getpid())) {
     signal_sandbox(init, SIGSTOP);
-    return;
+    return true;
   }
   for (int walk = 0; walk < 64; ++walk) {
     bool running = false;
     DIR* d = opendir("/proc");
-    if (!d) return;
+    if (!d) return false;
     while (dirent* e = readdir(d)) {
       char* end;
       long pid = std::strtol(e->d_name, &end, 10);
@@ -185,9 +186,10 @@ void stop_sandbox(pid_t init) {
       kill(static_cast<pid_t>(pid), SIGSTOP);
     }
     closedir(d);
-    if (!running) return;
+    if (!running) return true;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
+  return false;
 }
 
 // bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
@@ -274,6 +276,25 @@ class TerminalSettings {
   std::vector<Saved> saved_;
 };
 
+// The file status flags of stdin, stdout and stderr, put back after the run. A pipe or
+// socket on 0-2 reaches the command as the caller's own open file (a terminal or device is
+// opened again, runner/read_only_streams.hpp), so what the command sets with F_SETFL is set
+// on the caller's: `O_NONBLOCK` outlived the run, and the next writer into the caller's
+// pipe (`{ zpolicy run …; other; } | consumer`) got EAGAIN (red team R18-5).
+class StreamFlags {
+ public:
+  StreamFlags() {
+    for (int fd = 0; fd <= 2; ++fd) flags_[fd] = fcntl(fd, F_GETFL);
+  }
+  void restore() const {
+    for (int fd = 0; fd <= 2; ++fd)
+      if (flags_[fd] >= 0 && fcntl(fd, F_GETFL) != flags_[fd]) fcntl(fd, F_SETFL, flags_[fd]);
+  }
+
+ private:
+  int flags_[3];
+};
+
 // Reaps `pid` now if it has exited, else on a thread of its own that waits for it (it
 // exits as soon as it is let go); only without a thread does the caller wait.
 void reap_when_gone(pid_t pid) {
@@ -302,6 +323,7 @@ constexpr auto kReportGrace = std::chrono::seconds(2);
 Outcome supervise(const SpawnSpec& spec) {
   Outcome out;
   const TerminalSettings terminal;
+  const StreamFlags stream_flags;
   int sig_pipe[2];
   if (!nonblocking_cloexec_pipe(sig_pipe)) return out;
   // Blocked until the child exists, so that the child starts with them blocked and
@@ -417,14 +439,21 @@ Outcome supervise(const SpawnSpec& spec) {
   // (red team R18-3). The command is stopped first, then zpolicy as the signal's default
   // action would (in an orphaned process group, which the kernel does not stop, not at
   // all), and the command goes on when zpolicy does; a deadline passed meanwhile is acted
-  // on then. Before the release nothing of the command runs.
+  // on then. Before the release nothing of the command runs. A sandbox that cannot be
+  // stopped (it forks faster than the walks stop it) is killed: it must not run on
+  // unsupervised.
   auto suspend = [&](int sig) {
     status.drain();
     if (released) {
-      if (pid_t init = status.child_pid())
-        stop_sandbox(init);
-      else
+      if (pid_t init = status.child_pid()) {
+        if (!stop_sandbox(init)) {
+          out.signal = sig;
+          out.killed_by_signal = true;
+          kill_sandbox();
+        }
+      } else {
         kill(-pid, SIGSTOP);
+      }
     }
     struct sigaction dfl = {}, ours = {};
     dfl.sa_handler = SIG_DFL;
@@ -530,6 +559,7 @@ Outcome supervise(const SpawnSpec& spec) {
   }
   restore();
   terminal.restore();
+  stream_flags.restore();
   if (relayed && spec.reported) spec.reported();
   if (relay[0] >= 0) close(relay[0]);  // lets the guard go (runner/sandbox_guard.hpp)
   if (!reaped) reap_when_gone(pid);

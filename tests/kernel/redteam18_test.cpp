@@ -215,6 +215,37 @@ BOOST_DATA_TEST_CASE(a_stopped_run_stops_its_command_and_keeps_its_timeout, bdat
   BOOST_TEST(!exists(box.ws("late")), r.describe());
 }
 
+// R18-5: a pipe on stdout reaches the command as the caller's own open file, and the
+// O_NONBLOCK (and O_APPEND) the command set on it with F_SETFL stayed after the run: the next
+// writer into the caller's pipe got EAGAIN. The shell around zpolicy reads its own stdout's
+// flags (the same open file) after zpolicy has exited (bash: dash's `$$` showed a
+// redirected descriptor here).
+BOOST_DATA_TEST_CASE(the_flags_the_command_sets_on_the_callers_pipe_do_not_outlive_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.root_prefix = {"/bin/bash", "-c",
+                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
+                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
+                      "sh"};
+  spec.command = {"/usr/bin/python3", "-c",
+                  "import fcntl, os\n"
+                  "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
+                  "os.O_APPEND)\n"
+                  "print('set')\n"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
+  const auto first = r.err.find("flags:");
+  const auto last = r.err.rfind("flags:");
+  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
+  auto flags_at = [&](size_t at) {
+    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
+  };
+  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
+  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
