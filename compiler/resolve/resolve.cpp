@@ -129,6 +129,31 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
   r.protect.push_back({join(root, rel), kind, loc});
 }
 
+// The configuration files git reads for every repository of this user, in git's order:
+// the system file (and the one GIT_CONFIG_SYSTEM names), $XDG_CONFIG_HOME/git/config or
+// ~/.config/git/config, ~/.gitconfig (and the one GIT_CONFIG_GLOBAL names). Each one the
+// host's git may read is listed, also where git would skip it (GIT_CONFIG_NOSYSTEM): more,
+// never less. Missing files are skipped by the reader, as by git.
+std::vector<std::string> git_config_files_outside(const std::string& home) {
+  std::vector<std::string> files{"/etc/gitconfig"};
+  auto absolute_env = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v && v[0] == '/' ? std::optional<std::string>(v) : std::nullopt;
+  };
+  if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
+  if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");
+  if (!home.empty() && home[0] == '/') {
+    const std::string base = home == "/" ? "" : home;
+    files.push_back(base + "/.config/git/config");
+    files.push_back(base + "/.gitconfig");
+  }
+  if (auto global = absolute_env("GIT_CONFIG_GLOBAL")) files.push_back(*global);
+  std::vector<std::string> once;
+  for (auto& f : files)
+    if (std::find(once.begin(), once.end(), f) == once.end()) once.push_back(std::move(f));
+  return once;
+}
+
 bool is_regular_file(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -690,10 +715,16 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
     diags.error(loc, why + "; refusing to run");
   };
+  const std::vector<std::string> global_git_configs = git_config_files_outside(host.home);
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     const std::string dir = gitdirs[i];
     if (!read_gitdirs.insert(dir).second) continue;
-    GitConfigSources src{dir, {dir + "/config", dir + "/config.worktree"}, {}};
+    // The system and global files first, as git reads them before the repository's own
+    // (red team R18-6): a relative core.hooksPath there resolves against each worktree
+    // top, and an include there may name a file in a writable root.
+    GitConfigSources src{dir, global_git_configs, {}};
+    src.files.push_back(dir + "/config");
+    src.files.push_back(dir + "/config.worktree");
     // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
     // one string, and the worktrees below it are read once.
     std::string common = dir;

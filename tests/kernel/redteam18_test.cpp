@@ -246,6 +246,34 @@ BOOST_DATA_TEST_CASE(the_flags_the_command_sets_on_the_callers_pipe_do_not_outli
   BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
 }
 
+// R18-6: the caller's global git configuration was not read. A relative core.hooksPath
+// there (`git config --global core.hooksPath .githooks`, for hooks kept in each project)
+// resolves against every repository's top, and an include there may name a file in the
+// workspace: the sandbox wrote `.githooks/pre-commit` and the included file, and the host's
+// next `git commit` ran the hook, its next `git status` the sandbox's core.fsmonitor. Both
+// are protected now, as the repository's own configuration's targets are.
+BOOST_DATA_TEST_CASE(what_the_global_git_config_names_in_the_workspace_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.write_file(
+      box.home() + "/.gitconfig",
+      "[core]\n\thooksPath = .githooks\n[include]\n\tpath = " + box.ws(".gitconfig.local") + "\n");
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  const RunResult r = box.sh(
+      "mkdir -p .githooks; printf '#!/bin/sh\\ntouch hook-ran\\n' > .githooks/pre-commit; "
+      "chmod +x .githooks/pre-commit; printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran; "
+      "false\"\\n' > .gitconfig.local");
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$0\" && HOME=\"$1\" git -c user.name=a -c user.email=a@b commit -q "
+                    "--allow-empty -m x >/dev/null 2>&1; HOME=\"$1\" git status >/dev/null 2>&1; "
+                    "exit 0",
+                    box.workspace(), box.home()});
+  BOOST_TEST(!exists(box.ws("hook-ran")), "the host's git commit ran the sandbox's hook");
+  BOOST_TEST(!exists(box.ws("fsmonitor-ran")), "the host's git status ran the sandbox's fsmonitor");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
