@@ -589,7 +589,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
           !holds_git_directory_parts(path)) {
         const std::vector<std::string> head{"HEAD"};
-        add_protected(r, root, head, kind_of(join(root, head), false), loc);
+        if (h.canonical_or_refuse(join(root, head), roots, loc, "protected path"))
+          add_protected(r, root, head, kind_of(join(root, head), false), loc);
       }
     };
     protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,

@@ -390,11 +390,24 @@ BOOST_AUTO_TEST_CASE(the_tops_head_is_protected_where_its_git_is_no_repository) 
   repo.write(".git/HEAD", "ref: refs/heads/main\n");
   repo.mkdir(".git/objects");
   repo.mkdir(".git/refs");
-  BOOST_TEST(protected_at_top(repo) == (Paths{"/.git directory"}), boost::test_tools::per_element());
+  BOOST_TEST(protected_at_top(repo) == (Paths{"/.git directory"}),
+             boost::test_tools::per_element());
   test::TempDir fifo;  // git tests a `.git` that is no regular file as a directory
   BOOST_TEST_REQUIRE(mkfifo((fifo / ".git").c_str(), 0644) == 0);
   BOOST_TEST(protected_at_top(fifo) == (Paths{"/.git file", "/HEAD missing"}),
              boost::test_tools::per_element());
+  test::TempDir linked;  // a HEAD that is a symlink refuses, as any protected path's
+  linked.symlink("/etc/hostname", "HEAD");
+  {
+    ir::Diagnostics diags;
+    auto h = compiler::host_facts(linked.str(), diags);
+    BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+    BOOST_TEST(!compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"),
+                                           Mode::WorkspaceWrite, *h, diags));
+    BOOST_TEST(diags.str().find("protected path '" + linked / "HEAD" +
+                                "' crosses a symlink inside a writable root") != std::string::npos,
+               diags.str());
+  }
   test::TempDir worktree;
   worktree.write("gd/HEAD", "ref: refs/heads/main\n");
   worktree.mkdir("gd/objects");
