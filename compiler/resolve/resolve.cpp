@@ -136,9 +136,12 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
 // never less. Missing files are skipped by the reader, as by git.
 std::vector<std::string> git_config_files_outside(const std::string& home) {
   std::vector<std::string> files{"/etc/gitconfig"};
+  // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
+  // in test harnesses and CI): empty to git, and no regular file the reader would take.
   auto absolute_env = [](const char* name) -> std::optional<std::string> {
     const char* v = std::getenv(name);
-    return v && v[0] == '/' ? std::optional<std::string>(v) : std::nullopt;
+    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
+                                                                   : std::nullopt;
   };
   if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
   if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");

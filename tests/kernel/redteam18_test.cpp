@@ -272,6 +272,12 @@ BOOST_DATA_TEST_CASE(what_the_global_git_config_names_in_the_workspace_is_protec
                     box.workspace(), box.home()});
   BOOST_TEST(!exists(box.ws("hook-ran")), "the host's git commit ran the sandbox's hook");
   BOOST_TEST(!exists(box.ws("fsmonitor-ran")), "the host's git status ran the sandbox's fsmonitor");
+  // Control: git's way to read no global or system file (test harnesses, CI) still runs.
+  RunSpec none;
+  none.extra_env = {"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null"};
+  none.command = {"/bin/true"};
+  const RunResult n = box.run(none);
+  BOOST_TEST(n.exit_code == 0, n.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
