@@ -76,9 +76,9 @@ void walk(const std::string& top, const std::set<std::string>& skip,
 
 }  // namespace
 
-bool privileged_file(const std::string& path, const struct stat& st) {
+bool privileged_file(const std::string& path, const struct stat& st, uid_t euid) {
   if (!S_ISREG(st.st_mode)) return false;
-  if (st.st_uid != geteuid() && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0) return false;
+  if (st.st_uid != euid && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0) return false;
   if (st.st_mode & (S_ISUID | S_ISGID)) return true;
   if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) return false;
   // Any answer but "no such attribute" counts (an unreadable one fails closed).
@@ -89,12 +89,13 @@ bool privileged_file(const std::string& path, const struct stat& st) {
 LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip,
                                bool find_privileged) {
   LinkedFiles out;
+  const uid_t euid = geteuid();
   walk(
       root, skip,
       [&](const std::string& path, const struct stat& st) {
         if (S_ISREG(st.st_mode) && st.st_nlink > 1)
           out.names[{st.st_dev, st.st_ino}].push_back(path);
-        if (find_privileged && privileged_file(path, st)) out.privileged.push_back(path);
+        if (find_privileged && privileged_file(path, st, euid)) out.privileged.push_back(path);
         return true;
       },
       [&](const std::string& dir) {

@@ -41,13 +41,13 @@ inline constexpr size_t kMaxHardLinkAliases = 256;
 inline constexpr size_t kMaxPrivilegedFiles = 256;
 
 // Whether executing the regular file `path` (whose lstat is `st`) grants a privilege and
-// the sandbox's uid could change its content or its mode: set-user-id or set-group-id, or
-// executable with a file capability, and owned by this process's effective uid or
-// writable by its group or others. A file capability is read only on an executable file:
+// the sandbox's uid (`euid`, this process's) could change its content or its mode:
+// set-user-id or set-group-id, or executable with a file capability, and owned by `euid`
+// or writable by its group or others. A file capability is read only on an executable file:
 // the one call per file it would take on every file (a workspace's sources) doubles the
 // walk's cost; a non-executable file given a capability is a documented limit
 // (docs/seccomp.md "Setuid and setgid bits").
-bool privileged_file(const std::string& path, const struct stat& st);
+bool privileged_file(const std::string& path, const struct stat& st, uid_t euid);
 
 // The regular files with other hard links below `root` (never following a symlink, never
 // entering a path in `skip`, opening nothing but directories), by inode, and the first
