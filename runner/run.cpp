@@ -43,6 +43,35 @@ std::vector<std::string> caller_path_entries() {
   return out;
 }
 
+// Variables whose value is a command or an option string (R18-7, below).
+constexpr const char* kCommandVariables[] = {"EDITOR",
+                                             "VISUAL",
+                                             "PAGER",
+                                             "MANPAGER",
+                                             "GIT_EDITOR",
+                                             "GIT_PAGER",
+                                             "GIT_SEQUENCE_EDITOR",
+                                             "GIT_SSH",
+                                             "GIT_SSH_COMMAND",
+                                             "GIT_ASKPASS",
+                                             "SSH_ASKPASS",
+                                             "SUDO_ASKPASS",
+                                             "BROWSER",
+                                             "GIT_EXTERNAL_DIFF",
+                                             "LESSOPEN",
+                                             "LESSCLOSE",
+                                             "SHELL",
+                                             "PROMPT_COMMAND",
+                                             "NODE_OPTIONS",
+                                             "RUBYOPT",
+                                             "PERL5OPT",
+                                             "JAVA_TOOL_OPTIONS",
+                                             "_JAVA_OPTIONS",
+                                             "JDK_JAVA_OPTIONS",
+                                             "GOFLAGS",
+                                             "VIMINIT",
+                                             "EXINIT"};
+
 // The caller's other search paths for code, split, as (variable, entry): what the host's
 // next programs load by name from there (red team H17-8), and the directories that move
 // the start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart;
@@ -71,6 +100,69 @@ std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
       // directory, as in $PATH.
       if (objects && entry.find('/') == std::string::npos) continue;
       out.emplace_back(variable, std::move(entry));
+    }
+  }
+  // Files the host's programs read as code or as configuration that runs commands, and
+  // directories they load whole (red team R18-7): `make` parses every $MAKEFILES first
+  // (`$(shell …)`), `kubectl` runs a kubeconfig's credential `exec` plugin, the AWS CLI a
+  // profile's `credential_process`, hg an hgrc's hooks, python its $PYTHONHOME and the
+  // bytecode in $PYTHONPYCACHEPREFIX, glibc's iconv the modules of $GCONV_PATH, gpg-agent
+  // the `pinentry-program` of $GNUPGHOME. Colon lists; $MAKEFILES is blank-separated. An
+  // empty entry names nothing here.
+  for (const char* variable :
+       {"KUBECONFIG", "AWS_CONFIG_FILE", "HGRCPATH", "MAKEFILES", "MYVIMRC", "PYTHONHOME",
+        "PYTHONPYCACHEPREFIX", "GCONV_PATH", "GNUPGHOME", "DOCKER_CONFIG", "CLOUDSDK_CONFIG"}) {
+    const char* value = getenv(variable);
+    if (!value) continue;
+    const std::string rest = value;
+    const char* separators = std::string_view(variable) == "MAKEFILES" ? " \t" : ":";
+    for (size_t pos = 0; pos <= rest.size();) {
+      size_t next = rest.find_first_of(separators, pos);
+      if (next == std::string::npos) next = rest.size();
+      if (next > pos) out.emplace_back(variable, rest.substr(pos, next - pos));
+      pos = next + 1;
+    }
+  }
+  // Commands and option strings the host's programs run or apply (red team R18-7): the
+  // program `git commit` starts as $GIT_EDITOR, `less` as $LESSOPEN, `ssh` as
+  // $SSH_ASKPASS, bash's $PROMPT_COMMAND before each prompt, `node --require FILE` in
+  // $NODE_OPTIONS, `-javaagent:FILE`, `go build -toolexec=FILE`. Each word naming a path
+  // (holding a '/') is an entry: the word itself, or of `-opt=PATH`, `-opt:PATH`,
+  // `-IPATH` the part that holds the '/' (more, never less). A word without '/' is found
+  // on $PATH, which is judged as $PATH.
+  for (const char* variable : kCommandVariables) {
+    const char* value = getenv(variable);
+    if (!value) continue;
+    std::string words = value;
+    for (char& c : words)
+      if (c == '\'' || c == '"' || c == '|' || c == ';' || c == '&' || c == '(' || c == ')' ||
+          c == '\n' || c == '\t')
+        c = ' ';
+    for (size_t pos = 0; pos < words.size();) {
+      size_t next = words.find(' ', pos);
+      if (next == std::string::npos) next = words.size();
+      const std::string word = words.substr(pos, next - pos);
+      pos = next + 1;
+      if (word.find('/') == std::string::npos) continue;
+      for (size_t at = 0; at <= word.size();) {
+        size_t end = word.find_first_of("=:,", at);
+        if (end == std::string::npos) end = word.size();
+        std::string piece = word.substr(at, end - at);
+        at = end + 1;
+        // `-I/dir`, `-r./x`: the option's letters before the path.
+        if (!piece.empty() && piece[0] == '-')
+          piece.erase(0, std::min(piece.size(),
+                                  piece.find_first_not_of("-_0123456789abcdefghijklmnopqrstuvwxyz"
+                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ")));
+        // A parameter expansion is the shell's to evaluate (a prompt's `${PWD/#$HOME/~}`);
+        // `~/` is the caller's home.
+        if (piece.find('/') == std::string::npos || piece.find_first_of("$`") != std::string::npos)
+          continue;
+        if (piece.rfind("~/", 0) == 0)
+          if (const char* home = getenv("HOME"); home && home[0] == '/')
+            piece = home + piece.substr(1);
+        out.emplace_back(variable, std::move(piece));
+      }
     }
   }
   return out;

@@ -280,6 +280,46 @@ BOOST_DATA_TEST_CASE(what_the_global_git_config_names_in_the_workspace_is_protec
   BOOST_TEST(n.exit_code == 0, n.describe());
 }
 
+// R18-7: H17-8 refuses a writable root holding what the caller's load paths name, but
+// not what other variables name for the host's next programs to run: `make` parses every
+// $MAKEFILES first (a `$(shell …)` there ran), `git commit` starts $GIT_EDITOR, `kubectl`
+// runs a $KUBECONFIG's credential `exec` plugin, `node` requires what $NODE_OPTIONS names.
+// Each naming a workspace file (a project's direnv exports such values) now refuses the run
+// (ZP003, nothing ran, the file unchanged); an everyday environment still runs (control).
+BOOST_DATA_TEST_CASE(what_the_callers_environment_runs_next_is_not_in_a_writable_root,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("tools"));
+  const std::string original = "# the project's\n";
+  for (const char* f : {"defaults.mk", "editor", "kubeconfig", "preload.js"})
+    box.write_file(box.ws(std::string("tools/") + f), original, 0755);
+  const std::vector<std::string> members = {
+      "MAKEFILES=" + box.ws("tools/defaults.mk"), "GIT_EDITOR=" + box.ws("tools/editor"),
+      "KUBECONFIG=" + box.ws("tools/kubeconfig"), "NODE_OPTIONS=--require ./tools/preload.js"};
+  for (const auto& member : members) {
+    RunSpec spec;
+    spec.extra_env = {member};
+    spec.command = {"/bin/sh", "-c", "for f in tools/*; do echo planted > \"$f\"; done; touch ran"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 3, member << ": " << r.describe());
+    BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, member << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), member << ": the command ran");
+    for (const char* f : {"defaults.mk", "editor", "kubeconfig", "preload.js"})
+      BOOST_TEST(read_file(box.ws(std::string("tools/") + f)).value_or("") == original,
+                 member << ": tools/" << f << " was rewritten");
+  }
+  RunSpec everyday;
+  everyday.extra_env = {"EDITOR=vim",
+                        "SHELL=/bin/bash",
+                        "LESSOPEN=| /usr/bin/lesspipe %s",
+                        "NODE_OPTIONS=--max-old-space-size=4096",
+                        "GIT_SSH_COMMAND=ssh -i ~/.ssh/id_ed25519",
+                        "PROMPT_COMMAND=history -a; echo \"${PWD/#$HOME/~}\""};
+  everyday.command = {"/bin/true"};
+  const RunResult e = box.run(everyday);
+  BOOST_TEST(e.exit_code == 0, e.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
