@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <climits>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -130,9 +134,7 @@ std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
   // (holding a '/') is an entry: the word itself, or of `-opt=PATH`, `-opt:PATH`,
   // `-IPATH` the part that holds the '/' (more, never less). A word without '/' is found
   // on $PATH, which is judged as $PATH.
-  for (const char* variable : kCommandVariables) {
-    const char* value = getenv(variable);
-    if (!value) continue;
+  auto command_paths = [&out](const std::string& variable, const std::string& value) {
     std::string words = value;
     for (char& c : words)
       if (c == '\'' || c == '"' || c == '|' || c == ';' || c == '&' || c == '(' || c == ')' ||
@@ -164,14 +166,78 @@ std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
         out.emplace_back(variable, std::move(piece));
       }
     }
+  };
+  for (const char* variable : kCommandVariables)
+    if (const char* value = getenv(variable)) command_paths(variable, value);
+  // Git configuration given in the environment, which every git command of the caller's
+  // shell applies (red team R18-7): GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n/VALUE_n, and
+  // GIT_CONFIG_PARAMETERS (`'key'='value'` pairs, or `'key=value'`). A key that names a
+  // directory or file by its value (core.hooksPath, core.worktree, include.path,
+  // includeIf.*.path, init.templateDir) names it even without a '/' (judged from here,
+  // where a relative hooks path is taken from the top the caller runs git in); any other
+  // value is read as a command.
+  auto git_setting = [&](const std::string& variable, std::string key, const std::string& value) {
+    std::transform(key.begin(), key.end(), key.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    const bool path_key = key == "core.hookspath" || key == "core.worktree" ||
+                          key == "include.path" || key == "init.templatedir" ||
+                          (key.rfind("includeif.", 0) == 0 && key.size() > 5 &&
+                           key.compare(key.size() - 5, 5, ".path") == 0);
+    if (path_key && !value.empty() && value.find_first_of("$`") == std::string::npos)
+      out.emplace_back(variable, value.rfind("~/", 0) == 0 && getenv("HOME")
+                                     ? getenv("HOME") + value.substr(1)
+                                     : value);
+    else
+      command_paths(variable, value);
+  };
+  if (const char* count = getenv("GIT_CONFIG_COUNT")) {
+    const long n = std::strtol(count, nullptr, 10);
+    for (long i = 0; i < n && i < 1000; ++i) {
+      const std::string k = "GIT_CONFIG_KEY_" + std::to_string(i);
+      const std::string v = "GIT_CONFIG_VALUE_" + std::to_string(i);
+      const char* key = getenv(k.c_str());
+      const char* value = getenv(v.c_str());
+      if (key && value) git_setting(v, key, value);
+    }
+  }
+  if (const char* params = getenv("GIT_CONFIG_PARAMETERS")) {
+    // Shell single-quoted strings ('\'' for a quote), a pair joined by '=' or one string
+    // holding 'key=value'.
+    const std::string text = params;
+    size_t at = 0;
+    auto quoted = [&]() -> std::optional<std::string> {
+      while (at < text.size() && text[at] == ' ') ++at;
+      if (at >= text.size() || text[at] != '\'') return std::nullopt;
+      std::string word;
+      for (++at; at < text.size(); ++at) {
+        if (text[at] != '\'') {
+          word += text[at];
+        } else if (text.compare(at, 4, "'\\''") == 0) {
+          word += '\'';
+          at += 3;
+        } else {
+          ++at;
+          return word;
+        }
+      }
+      return std::nullopt;
+    };
+    while (auto first = quoted()) {
+      if (at < text.size() && text[at] == '=') {
+        ++at;
+        if (auto value = quoted()) git_setting("GIT_CONFIG_PARAMETERS", *first, *value);
+      } else if (const size_t eq = first->find('='); eq != std::string::npos) {
+        git_setting("GIT_CONFIG_PARAMETERS", first->substr(0, eq), first->substr(eq + 1));
+      }
+    }
   }
   return out;
 }
 
 // Resolves the command the way execvp would, but with the sandbox's own PATH, so a
 // missing or non-executable command is reported (127/126) before anything starts.
-std::optional<std::string> find_command(const std::string& name, const std::vector<std::string>& env,
-                                        int& failure) {
+std::optional<std::string> find_command(const std::string& name,
+                                        const std::vector<std::string>& env, int& failure) {
   auto executable = [](const std::string& p) {
     struct stat st;
     return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;

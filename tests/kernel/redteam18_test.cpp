@@ -283,7 +283,8 @@ BOOST_DATA_TEST_CASE(what_the_global_git_config_names_in_the_workspace_is_protec
 // R18-7: H17-8 refuses a writable root holding what the caller's load paths name, but
 // not what other variables name for the host's next programs to run: `make` parses every
 // $MAKEFILES first (a `$(shell …)` there ran), `git commit` starts $GIT_EDITOR, `kubectl`
-// runs a $KUBECONFIG's credential `exec` plugin, `node` requires what $NODE_OPTIONS names.
+// runs a $KUBECONFIG's credential `exec` plugin, `node` requires what $NODE_OPTIONS names,
+// every git applies GIT_CONFIG_COUNT's and GIT_CONFIG_PARAMETERS' settings.
 // Each naming a workspace file (a project's direnv exports such values) now refuses the run
 // (ZP003, nothing ran, the file unchanged); an everyday environment still runs (control).
 BOOST_DATA_TEST_CASE(what_the_callers_environment_runs_next_is_not_in_a_writable_root,
@@ -293,12 +294,18 @@ BOOST_DATA_TEST_CASE(what_the_callers_environment_runs_next_is_not_in_a_writable
   const std::string original = "# the project's\n";
   for (const char* f : {"defaults.mk", "editor", "kubeconfig", "preload.js"})
     box.write_file(box.ws(std::string("tools/") + f), original, 0755);
-  const std::vector<std::string> members = {
-      "MAKEFILES=" + box.ws("tools/defaults.mk"), "GIT_EDITOR=" + box.ws("tools/editor"),
-      "KUBECONFIG=" + box.ws("tools/kubeconfig"), "NODE_OPTIONS=--require ./tools/preload.js"};
-  for (const auto& member : members) {
+  const std::vector<std::vector<std::string>> members = {
+      {"MAKEFILES=" + box.ws("tools/defaults.mk")},
+      {"GIT_EDITOR=" + box.ws("tools/editor")},
+      {"KUBECONFIG=" + box.ws("tools/kubeconfig")},
+      {"NODE_OPTIONS=--require ./tools/preload.js"},
+      // git's configuration in the environment: a relative hooks path, a command.
+      {"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=tools"},
+      {"GIT_CONFIG_PARAMETERS='core.fsmonitor'='" + box.ws("tools/editor") + "'"}};
+  for (const auto& env : members) {
+    const std::string member = env.back();
     RunSpec spec;
-    spec.extra_env = {member};
+    spec.extra_env = env;
     spec.command = {"/bin/sh", "-c", "for f in tools/*; do echo planted > \"$f\"; done; touch ran"};
     const RunResult r = box.run(spec);
     BOOST_TEST(r.exit_code == 3, member << ": " << r.describe());
