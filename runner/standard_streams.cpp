@@ -97,6 +97,18 @@ bool foreign_terminal(int fd) {
   return !ours || *ours != tty;
 }
 
+// The namespace's /dev/null on stdin, opened by the guard's child as any memory device.
+ReadOnlyStream null_stdin() {
+  ReadOnlyStream s;
+  s.fd = 0;
+  s.rdev = makedev(1, 3);
+  s.memory_device = true;
+  s.path = "/dev/null";
+  s.flags = O_RDONLY;
+  s.required = true;
+  return s;
+}
+
 // What the guard's child needs to open device `fd` again through a read-only mount.
 ReadOnlyStream read_only_stream(int fd, const struct stat& st) {
   ReadOnlyStream s;
@@ -245,6 +257,18 @@ bool StandardStreams::prepare(std::string& why) {
               "yours too, when it ends; give the command a pipe, or run zpolicy with that "
               "terminal as its controlling terminal";
         return false;
+      }
+      if (fd == 0 && S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {
+        // The caller's controlling terminal on stdin. Outside its session (bwrap's
+        // --new-session) the sandbox gets no SIGTTIN for reading it in the background, and
+        // read what the user typed to the foreground shell (red team R18-4): a run started
+        // in the background reads /dev/null instead, as a shell without job control gives
+        // `&`; one that goes to the background later is held stopped (supervise.cpp).
+        if (tcgetpgrp(fd) != getpgrp()) {
+          read_only_.push_back(null_stdin());
+          continue;
+        }
+        terminal_on_stdin_ = true;
       }
       if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));
       continue;

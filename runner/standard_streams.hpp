@@ -39,6 +39,9 @@ class StandardStreams {
   const std::vector<std::pair<int, int>>& fds() const { return fds_; }
   // The streams that pass as devices, to be opened again read-only before bwrap's exec.
   const std::vector<ReadOnlyStream>& read_only() const { return read_only_; }
+  // Whether the sandbox's stdin is the caller's controlling terminal (the run started in
+  // its foreground): the supervision then holds the sandbox stopped while it is not.
+  bool terminal_on_stdin() const { return terminal_on_stdin_; }
   // Once the sandbox is gone: closes this process's ends and waits until everything the
   // sandbox wrote to a replaced stdout or stderr is copied into it.
   void finish();
@@ -47,6 +50,7 @@ class StandardStreams {
   std::vector<std::pair<int, int>> fds_;
   std::vector<ReadOnlyStream> read_only_;
   std::vector<std::thread> copies_;
+  bool terminal_on_stdin_ = false;
 };
 
 }  // namespace zpolicy::runner

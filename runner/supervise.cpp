@@ -41,12 +41,14 @@ using Clock = std::chrono::steady_clock;
 // left ignored stays ignored, for zpolicy and, across the exec, for the command (`nohup
 // zpolicy run -- make`: a hangup once killed the build), and an embedder's own handler (a
 // profiler's SIGPROF, a runtime's SIGUSR2) stays its own. The faults (SEGV, BUS, FPE, ILL,
-// ABRT, TRAP, SYS) are zpolicy's own and are not caught. SIGTSTP (^Z) is taken on the same
-// terms, to stop the sandbox with zpolicy (`suspend`).
+// ABRT, TRAP, SYS) are zpolicy's own and are not caught. SIGTSTP (^Z), SIGTTIN and SIGTTOU
+// are taken on the same terms, to stop the sandbox with zpolicy (`suspend`), and SIGCONT to
+// hold it stopped while zpolicy is a background job of the terminal on its stdin.
 const std::vector<int>& watched() {
   static const std::vector<int> v = [] {
     std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD,   SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
-                         SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGTSTP};
+                         SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGTSTP,
+                         SIGTTIN, SIGTTOU, SIGCONT};
 #if defined(__linux__)
     out.insert(out.end(), {SIGPWR, SIGSTKFLT});
     for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) out.push_back(s);
@@ -190,6 +192,21 @@ bool stop_sandbox(pid_t init) {
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   return false;
+}
+
+// Whether this process is a background job of the terminal on its stdin (its controlling
+// terminal, whose foreground process group is another).
+bool in_background() {
+  const pid_t foreground = tcgetpgrp(0);
+  return foreground >= 0 && foreground != getpgrp();
+}
+
+// Whether a stop signal stops this process: the kernel discards one sent to an orphaned
+// process group (no member has its parent in another group of the same session), which
+// is as far as this process's own parent can tell.
+bool stoppable() {
+  const pid_t parent = getppid();
+  return getsid(parent) == getsid(0) && getpgid(parent) != getpgrp();
 }
 
 // bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
@@ -442,6 +459,15 @@ Outcome supervise(const SpawnSpec& spec) {
   // on then. Before the release nothing of the command runs. A sandbox that cannot be
   // stopped (it forks faster than the walks stop it) is killed: it must not run on
   // unsupervised.
+  // A sandbox whose stdin is the terminal stays stopped while zpolicy is a background job
+  // of it (`bg` after ^Z, or continued in the background after a SIGSTOP): outside the
+  // terminal's session it would not get the SIGTTIN a background reader gets, and read
+  // what the user types to the foreground shell (red team R18-4). zpolicy stops itself as
+  // such a reader would be ("Stopped (tty input)") until `fg`; a process group that cannot
+  // be stopped (orphaned) has its sandbox killed.
+  auto hold_in_background = [&] {
+    return released && spec.terminal_on_stdin && in_background();
+  };
   auto suspend = [&](int sig) {
     status.drain();
     if (released) {
@@ -455,12 +481,20 @@ Outcome supervise(const SpawnSpec& spec) {
         kill(-pid, SIGSTOP);
       }
     }
-    struct sigaction dfl = {}, ours = {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, &ours);
-    raise(sig);
-    sigaction(sig, &ours, nullptr);
+    for (bool first = true; first || hold_in_background(); first = false, sig = SIGTTIN) {
+      if (!first && !stoppable()) {
+        out.signal = sig;
+        out.killed_by_signal = true;
+        kill_sandbox();
+        return;
+      }
+      struct sigaction dfl = {}, ours = {};
+      dfl.sa_handler = SIG_DFL;
+      sigemptyset(&dfl.sa_mask);
+      sigaction(sig, &dfl, &ours);
+      raise(sig);
+      sigaction(sig, &ours, nullptr);
+    }
     if (released) signal_all(SIGCONT);
   };
   auto take_signals = [&] {
@@ -469,8 +503,12 @@ Outcome supervise(const SpawnSpec& spec) {
       int sig = si;
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
-      if (sig == SIGTSTP) {
+      if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
         suspend(sig);
+        continue;
+      }
+      if (sig == SIGCONT) {
+        if (hold_in_background()) suspend(SIGTTIN);
         continue;
       }
       out.signal = sig;

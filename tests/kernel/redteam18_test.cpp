@@ -74,6 +74,45 @@ mode_t mode_of(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
 }
 
+// An interactive shell on a pseudo-terminal of its own (bash -i, job control on) in the
+// workspace, as the caller, that starts `zpolicy run` with the terminal on stdin, its
+// command copying every line it reads into `stolen`, in one of two ways: `&` (a background
+// job from the start) or in the foreground, a first line typed to it, then ^Z and `bg`.
+// Meanwhile the user types a line to the foreground shell. Then `fg`, a last line, EOF.
+// Prints what the command read and `jobs`' line.
+const char* kBackgroundDriver = R"(import os, pty, select, sys, time
+zp, how = sys.argv[1], sys.argv[2]
+pid, master = pty.fork()
+if pid == 0:
+    os.execvp("bash", ["bash", "--norc", "--noprofile", "-i"])
+def drain(t):
+    end = time.time() + t
+    while time.time() < end:
+        if select.select([master], [], [], 0.1)[0]:
+            try: os.read(master, 4096)
+            except OSError: return
+def typed(text, t=0.8):
+    os.write(master, text)
+    drain(t)
+drain(0.5)
+command = zp + " run -- sh -c 'while read -r l; do echo \"$l\" >> stolen; done'"
+if how == "amp":
+    typed((command + " &\n").encode(), 3.0)
+else:
+    typed((command + "\n").encode(), 3.0)
+    typed(b"first line\n")
+    typed(b"\x1a")
+    typed(b"bg\n", 1.5)
+typed(b"read -r typed; echo shell got $typed\n", 0.5)
+typed(b"typed-to-the-shell\n", 1.0)
+os.write(master, b"jobs > jobs.txt\n")
+drain(0.8)
+typed(b"fg\n", 1.5)
+typed(b"after fg\n")
+typed(b"\x04", 2.0)
+typed(b"exit\n", 0.5)
+)";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam18)
@@ -325,6 +364,34 @@ BOOST_DATA_TEST_CASE(what_the_callers_environment_runs_next_is_not_in_a_writable
   everyday.command = {"/bin/true"};
   const RunResult e = box.run(everyday);
   BOOST_TEST(e.exit_code == 0, e.describe());
+}
+
+// R18-4: bwrap's --new-session puts the sandbox outside the terminal's session, so the
+// kernel's job control never stopped it for reading the terminal in the background: a run
+// started with `&`, or sent there with ^Z and `bg`, read what the user typed to the
+// foreground shell next (a password for a prompt). Now a run started in the background
+// reads /dev/null (as a shell without job control gives `&`), and one sent there later is
+// held stopped, zpolicy too ("Stopped (tty input)"), until `fg` gives it the terminal again.
+BOOST_DATA_TEST_CASE(a_background_run_never_reads_what_is_typed_to_the_shell,
+                     bdata::make(kCallers), caller) {
+  for (const std::string how : {"amp", "bg"}) {
+    Sandbox box(caller);
+    const std::string driver = box.base() + "/background_driver.py";
+    box.write_file(driver, kBackgroundDriver);
+    box.host_command({"/usr/bin/python3", driver, zpolicy_binary(), how});
+    const std::string stolen = read_file(box.ws("stolen")).value_or("");
+    BOOST_TEST(stolen.find("typed-to-the-shell") == std::string::npos, how << ": " << stolen);
+    BOOST_TEST(stolen.find("shell got") == std::string::npos, how << ": " << stolen);
+    BOOST_TEST(stolen.find("jobs") == std::string::npos, how << ": " << stolen);
+    if (how == "amp") {
+      BOOST_TEST(stolen.empty(), how << ": " << stolen);
+      continue;
+    }
+    // The terminal is the command's again in the foreground, before and after.
+    BOOST_TEST(stolen == "first line\nafter fg\n", how << ": " << stolen);
+    BOOST_TEST(read_file(box.ws("jobs.txt")).value_or("").find("Stopped") != std::string::npos,
+               read_file(box.ws("jobs.txt")).value_or(""));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
