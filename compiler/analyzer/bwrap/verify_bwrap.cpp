@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
@@ -559,6 +560,40 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const In
   report.append_to(paths, out);
 }
 
+// bwrap sets the new root up from a root of its own, a tmpfs holding /newroot (the
+// sandbox's root) and /oldroot (the host's), and looks each destination up there, links
+// made by an earlier --symlink included: an absolute target leads out of /newroot. So
+// `--symlink /oldroot/etc L` (with a bind at /oldroot/etc to satisfy the read link's
+// check) makes `--ro-bind /dev/null L/x` create /etc/x on the host, as the caller, root
+// included; the model resolves the link in the sandbox's root and saw a mount in scratch
+// (accepted, and the file made on the host, before 2026-12-06). The emitter names every
+// destination canonically, never through a link it made, so any operation whose path
+// passes through a --symlink name is refused; the last component of --symlink and --dir
+// is made, not followed.
+void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
+  const PathTable& paths = *argv.paths;
+  std::unordered_map<PathTable::Id, int> links;  // a --symlink's name, its line
+  for (const BwrapOp& op : argv.ops) {
+    const bool makes_last = op.kind == BwrapOpKind::Symlink || op.kind == BwrapOpKind::Dir;
+    if (!links.empty() && !(makes_last && op.dest == PathTable::kRoot)) {
+      PathTable::Id at = makes_last ? paths.up(op.dest) : op.dest;
+      for (;; at = paths.up(at)) {
+        if (const auto link = links.find(at); link != links.end()) {
+          out.push_back(malformed(
+              op.line, std::string(op.text) + ": its path passes through " + paths.path(at).str() +
+                           ", the link bwrap.args:" + std::to_string(link->second) +
+                           " made, which bwrap follows from its own setup "
+                           "root (/oldroot is the host's); outside the "
+                           "subset zpolicy verifies"));
+          break;
+        }
+        if (at == PathTable::kRoot) break;
+      }
+    }
+    if (op.kind == BwrapOpKind::Symlink) links.emplace(op.dest, op.line);
+  }
+}
+
 // A run binds what the runner opened and checked; a path is looked up again by bwrap
 // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
 void check_binds_by_descriptor(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
@@ -605,6 +640,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
   check_devices(argv, findings);
+  check_setup_through_links(argv, findings);
   const size_t before_creations = findings.size();
   check_creations(resolved, argv, *paths, findings);
   if (findings.size() != before_creations) return findings;
