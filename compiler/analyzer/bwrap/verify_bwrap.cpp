@@ -594,6 +594,75 @@ void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic
   }
 }
 
+// Before it mounts, bwrap creates the destination, and every missing directory above it,
+// in whatever is mounted there at that step; inside a writable bind that is the host's
+// tree, and a later mount hiding the destination does not undo it. So `--ro-bind
+// /dev/null WS/.git/index.lock` before the emitted mask of `.git` made an empty
+// `.git/index.lock` on the host (git refuses to run while it exists), and a directory
+// source made `.git/hooks/pre-commit` a directory: accepted before 2026-12-06, made by
+// the real bwrap as root and as uid 65534 (red team verify18). A mount whose destination
+// may be created where the policy denies creating it is refused, unless its destination
+// exists (a bind of itself, whose source bwrap requires) or is a deny root, protected
+// path or pin (the emitter's masks, which the runner's placeholders make exist). The
+// created paths are the destination and the directories between it and the bind; the
+// intent denies creating the deepest whenever it denies any of them but the shallowest
+// (a protected path's subtree, or the chain of directories above one), so those two are
+// asked.
+void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
+                        std::vector<ir::Diagnostic>& out) {
+  PathTable& paths = *argv.paths;
+  std::unordered_set<PathTable::Id> masks;
+  for (const auto* list : {&resolved.deny, &resolved.protect, &resolved.pin})
+    for (const auto& p : *list)
+      if (const auto id = paths.parse(p.path)) masks.insert(*id);
+  struct Mounted {
+    size_t step;
+    bool writable_host;
+    std::optional<PathTable::Id> source;
+  };
+  std::unordered_map<PathTable::Id, Mounted> mounts;
+  std::vector<PathTable::Id> lineage;
+  for (size_t step = 0; step < argv.ops.size(); ++step) {
+    const BwrapOp& op = argv.ops[step];
+    if (op.kind == BwrapOpKind::RemountRo) {
+      if (const auto m = mounts.find(op.dest); m != mounts.end()) m->second.writable_host = false;
+      continue;
+    }
+    if (!is_mount(op.kind)) continue;
+    lineage = {op.dest};
+    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
+    // The visible mount above the destination: a mount is hidden by one made later above it.
+    const std::pair<const PathTable::Id, Mounted>* under = nullptr;
+    for (auto it = lineage.rbegin(); it + 1 != lineage.rend(); ++it)
+      if (const auto m = mounts.find(*it);
+          m != mounts.end() && (!under || m->second.step > under->second.step))
+        under = &*m;
+    if (under && under->second.writable_host && under->second.source) {
+      const PathTable::Id bind = under->first;
+      const PathTable::Id host = paths.rebase(*under->second.source, bind, op.dest);
+      const bool exists = op.source && *op.source == host;
+      PathTable::Id shallowest = op.dest;
+      while (paths.up(shallowest) != bind) shallowest = paths.up(shallowest);
+      if (!exists && !masks.count(host))
+        for (const PathTable::Id made :
+             {host, paths.rebase(*under->second.source, bind, shallowest)}) {
+          const Expectation e = intent.expect(made, FsOp::Create);
+          if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
+          ir::Diagnostic f =
+              ir::finding(kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
+                          std::string("no access to the host object (") + e.reason + ")",
+                          "bwrap creates it on the host if missing, as the mount point of " +
+                              std::string(op.text));
+          f.trace.push_back("bwrap.args:" + std::to_string(op.line) + ": " + std::string(op.text) +
+                            " is made inside the writable bind at " + paths.path(bind).str());
+          out.push_back(std::move(f));
+          break;
+        }
+    }
+    mounts[op.dest] = Mounted{step, op.source && op.kind != BwrapOpKind::RoBind, op.source};
+  }
+}
+
 // A run binds what the runner opened and checked; a path is looked up again by bwrap
 // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
 void check_binds_by_descriptor(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
@@ -639,6 +708,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
+  check_mount_points(resolved, argv, intent, findings);
   check_devices(argv, findings);
   check_setup_through_links(argv, findings);
   const size_t before_creations = findings.size();
