@@ -146,6 +146,55 @@ Expectation system_socket_intent(const ir::Resolved& r) {
   return deny(std::string("system sockets under network: ") + network_text(r));
 }
 
+// The sysctls a confined profile may read (docs/macos.md, "Process primitives"): sizes,
+// CPU features and OS versions that runtimes read, and a process's own entry. Reading
+// them is neither required nor refused by a policy; any other is a grant nobody asked
+// for: `kern.proc.all` lists the host's processes and `kern.procargs2` hands over another
+// process's arguments and environment (`(allow sysctl-read)` was accepted before
+// 2026-12-06; red team verify18).
+constexpr std::array<std::string_view, 27> kPlatformSysctls = {"hw.activecpu",
+                                                               "hw.byteorder",
+                                                               "hw.cachelinesize",
+                                                               "hw.cpufamily",
+                                                               "hw.cputype",
+                                                               "hw.l1dcachesize",
+                                                               "hw.l2cachesize",
+                                                               "hw.logicalcpu",
+                                                               "hw.logicalcpu_max",
+                                                               "hw.machine",
+                                                               "hw.memsize",
+                                                               "hw.model",
+                                                               "hw.ncpu",
+                                                               "hw.pagesize",
+                                                               "hw.physicalcpu",
+                                                               "hw.physicalcpu_max",
+                                                               "kern.argmax",
+                                                               "kern.hostname",
+                                                               "kern.maxfilesperproc",
+                                                               "kern.osproductversion",
+                                                               "kern.osrelease",
+                                                               "kern.ostype",
+                                                               "kern.osversion",
+                                                               "kern.version",
+                                                               "machdep.cpu.brand_string",
+                                                               "sysctl.proc_cputype",
+                                                               "vm.loadavg"};
+constexpr std::array<std::string_view, 3> kPlatformSysctlPrefixes = {"hw.optional.", "hw.perflevel",
+                                                                     "kern.proc.pid."};
+// What a widened rule would show: the host's processes, their arguments and environment.
+constexpr std::array<std::string_view, 4> kHostProcessSysctls = {"kern.proc.all", "kern.procargs2",
+                                                                 "kern.proc.uid", "kern.proc.pgrp"};
+
+Expectation sysctl_intent(const ir::Resolved& r, std::string_view name) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  const bool platform =
+      std::find(kPlatformSysctls.begin(), kPlatformSysctls.end(), name) != kPlatformSysctls.end() ||
+      std::any_of(kPlatformSysctlPrefixes.begin(), kPlatformSysctlPrefixes.end(),
+                  [&](std::string_view p) { return name.starts_with(p); });
+  if (platform) return either("a sysctl runtimes read, no policy's concern");
+  return deny("a sysctl nobody asked for (the host's processes, their arguments)");
+}
+
 Expectation process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (op == "process-fork") return allow("the command must run");
   if (target == "same-sandbox") return allow("processes of the sandbox itself");
@@ -160,6 +209,7 @@ struct ArtifactNames {
   std::vector<std::string_view> paths;
   std::vector<std::string_view> ports;     // distinct, without "*"
   std::vector<std::string_view> services;  // of global-name filters
+  std::vector<std::string_view> sysctls;   // of sysctl-name and sysctl-name-prefix filters
 };
 
 // The most distinct ports a profile may name: each is probed with every network
@@ -189,6 +239,15 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
                               "more than " + std::to_string(kMaxServices) +
                                   " distinct Mach services are outside the subset zpolicy emits");
         out.services.push_back(f.value);
+      } else if (f.kind == SbplFilter::Kind::SysctlName ||
+                 f.kind == SbplFilter::Kind::SysctlNamePrefix) {
+        if (std::find(out.sysctls.begin(), out.sysctls.end(), f.value) != out.sysctls.end())
+          continue;
+        if (out.sysctls.size() == kMaxServices)
+          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
+                              "more than " + std::to_string(kMaxServices) +
+                                  " distinct sysctl names are outside the subset zpolicy emits");
+        out.sysctls.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
         const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
@@ -352,6 +411,19 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
   with_fresh_name(services, [](int i) { return "org.zpolicy.probe." + std::to_string(i); });
   for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
   on_other("system-socket", "", system_socket_intent(r));
+  // A sysctl-name filter tells its name from every other, a prefix its names: each named
+  // name, one below each (a prefix's other names), the design's own, the host's process
+  // table, and one nobody names.
+  std::vector<std::string> sysctls;
+  for (const std::string_view n : names.sysctls) {
+    sysctls.emplace_back(n);
+    sysctls.push_back(std::string(n) + "zpolicy-probe");
+  }
+  sysctls.insert(sysctls.end(), kPlatformSysctls.begin(), kPlatformSysctls.end());
+  for (const std::string_view p : kPlatformSysctlPrefixes) sysctls.push_back(std::string(p) + "1");
+  sysctls.insert(sysctls.end(), kHostProcessSysctls.begin(), kHostProcessSysctls.end());
+  with_fresh_name(sysctls, [](int i) { return "zpolicy.probe." + std::to_string(i); });
+  for (const auto& name : sysctls) on_other("sysctl-read", name, sysctl_intent(r, name));
 }
 
 // The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
@@ -439,7 +511,8 @@ void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
   }
   if (!wrong.empty()) {
     bool dropped = denies(v.expect);
-    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule, what,
+    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule,
+                                   what,
                                    std::string(dropped ? "deny" : "allow") + " (" + v.reason + ")",
                                    answers_summary(wrong), describe(wrong)));
     return;
@@ -531,8 +604,8 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   if (!few_unindexed_rules(path_query, profile, findings)) return;
   const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   // `expectation()` gives the reason and the policy line, built only for a finding.
-  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
-                   unsigned allowed, auto&& expectation) {
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect, unsigned allowed,
+                   auto&& expectation) {
     if (misjudged(expect, allowed, every_model) && findings.size() < kMaxFindings)
       report(findings, profile, values, op, target, expectation());
   };
@@ -728,10 +801,10 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
   for (const NestedStep& s : chain.steps) {
     bound = rebound(bound, s.root, s.place);
     binding.emplace_back(s.root, s.place);
-    how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
-           (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
-                             : "") +
-           " inside " + s.inside;
+    how +=
+        (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
+        (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it" : "") +
+        " inside " + s.inside;
   }
   // The policy's entries that can decide a path at or below the last place, or the place
   // of the root before it: those at or below the last place (the last root's among them),
@@ -745,8 +818,7 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
                              : std::string_view(chain.steps.front().inside);
   for (auto* group : path_lists(bound))
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
-      return p.path.starts_with("${") && !text_within(place, p.path) &&
-             !text_within(p.path, place);
+      return p.path.starts_with("${") && !text_within(place, p.path) && !text_within(p.path, place);
     });
   const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
                                   [&](const auto& p) { return text_within(place, p.path); }) ||
@@ -777,9 +849,8 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
   std::ranges::set_difference(concrete_places(policy, profile, PolicyPlaces::Included), tops,
                               std::back_inserter(policy_tops));
   for (auto* list : {&tops, &policy_tops})
-    std::erase_if(*list, [&](const std::string& top) {
-      return rules_decide_tree(policy, profile, top);
-    });
+    std::erase_if(*list,
+                  [&](const std::string& top) { return rules_decide_tree(policy, profile, top); });
   // The pairs first, proved before the chains of more are sought: their findings are the
   // plainest, and a profile whose longer chains are past the bounds is refused only once
   // the pairs are proved.
@@ -923,18 +994,17 @@ void check_canonical_params(const SbplParamList& params, std::vector<ir::Diagnos
   for (const auto& [name, value] : params)
     for (const char* link : {"/tmp", "/var", "/etc"})
       if (text_within(link, value))
-        findings.push_back(ir::finding("macos", "not-canonical", kParamsFile,
-                                       "parameter " + std::string(name),
-                                       std::string("a canonical macOS path (") + link +
-                                           " is a symlink to /private" + link +
-                                           "; Seatbelt matches the resolved path)",
-                                       std::string(value) + ", on which a rule would never apply"));
+        findings.push_back(ir::finding(
+            "macos", "not-canonical", kParamsFile, "parameter " + std::string(name),
+            std::string("a canonical macOS path (") + link + " is a symlink to /private" + link +
+                "; Seatbelt matches the resolved path)",
+            std::string(value) + ", on which a rule would never apply"));
 }
 
 }  // namespace
 
 std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
-                                     const SbplParamList& params, SbplBindings bindings) {
+                                        const SbplParamList& params, SbplBindings bindings) {
   std::vector<ir::Diagnostic> findings;
   const auto parsed = parse_sbpl(profile_text);
   if (!parsed) return {outside_subset(parsed.error())};
