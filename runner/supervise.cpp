@@ -41,11 +41,12 @@ using Clock = std::chrono::steady_clock;
 // left ignored stays ignored, for zpolicy and, across the exec, for the command (`nohup
 // zpolicy run -- make`: a hangup once killed the build), and an embedder's own handler (a
 // profiler's SIGPROF, a runtime's SIGUSR2) stays its own. The faults (SEGV, BUS, FPE, ILL,
-// ABRT, TRAP, SYS) are zpolicy's own and are not caught.
+// ABRT, TRAP, SYS) are zpolicy's own and are not caught. SIGTSTP (^Z) is taken on the same
+// terms, to stop the sandbox with zpolicy (`suspend`).
 const std::vector<int>& watched() {
   static const std::vector<int> v = [] {
-    std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD, SIGQUIT,   SIGUSR1, SIGUSR2,
-                         SIGALRM, SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO};
+    std::vector<int> out{SIGINT,  SIGTERM, SIGHUP,  SIGCHLD,   SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+                         SIGPIPE, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGTSTP};
 #if defined(__linux__)
     out.insert(out.end(), {SIGPWR, SIGSTKFLT});
     for (int s = SIGRTMIN; s <= SIGRTMAX; ++s) out.push_back(s);
@@ -146,6 +147,51 @@ void signal_sandbox(pid_t init, int sig) {
   closedir(d);
 }
 
+// Whether /proc/PID/stat shows `pid` stopped (or gone, or a zombie: nothing to stop).
+bool stopped_or_gone(long pid) {
+  char buf[512];
+  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return true;
+  buf[n] = 0;
+  // The state follows the command name, which may hold ')' itself: after the last one.
+  const char* paren = std::strrchr(buf, ')');
+  if (!paren || paren[1] != ' ') return true;
+  const char state = paren[2];
+  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+}
+
+// Stops every process in the sandbox's pid namespace but its init (not the command), as
+// signal_sandbox signals them, walking again until a walk finds none running: a process
+// forked before its parent was stopped is stopped by the next walk. False when processes
+// still ran after a bounded number of walks (or /proc could not be read).
+bool stop_sandbox(pid_t init) {
+  const std::string ns = ns_of(init);
+  if (ns.empty() || ns == ns_of(getpid())) {
+    signal_sandbox(init, SIGSTOP);
+    return true;
+  }
+  for (int walk = 0; walk < 64; ++walk) {
+    bool running = false;
+    DIR* d = opendir("/proc");
+    if (!d) return false;
+    while (dirent* e = readdir(d)) {
+      char* end;
+      long pid = std::strtol(e->d_name, &end, 10);
+      if (*end || pid <= 0 || pid == init || stopped_or_gone(pid)) continue;
+      if (ns_of(static_cast<pid_t>(pid)) != ns) continue;
+      running = true;
+      kill(static_cast<pid_t>(pid), SIGSTOP);
+    }
+    closedir(d);
+    if (!running) return true;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return false;
+}
+
 // bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
 // setup; the init waits for the monitor to write this), then {"exit-code": N} only if
 // setup finished and the command was exec'd (bubblewrap.c, report_child_exit_status).
@@ -230,6 +276,25 @@ class TerminalSettings {
   std::vector<Saved> saved_;
 };
 
+// The file status flags of stdin, stdout and stderr, put back after the run. A pipe or
+// socket on 0-2 reaches the command as the caller's own open file (a terminal or device is
+// opened again, runner/read_only_streams.hpp), so what the command sets with F_SETFL is set
+// on the caller's: `O_NONBLOCK` outlived the run, and the next writer into the caller's
+// pipe (`{ zpolicy run …; other; } | consumer`) got EAGAIN (red team R18-5).
+class StreamFlags {
+ public:
+  StreamFlags() {
+    for (int fd = 0; fd <= 2; ++fd) flags_[fd] = fcntl(fd, F_GETFL);
+  }
+  void restore() const {
+    for (int fd = 0; fd <= 2; ++fd)
+      if (flags_[fd] >= 0 && fcntl(fd, F_GETFL) != flags_[fd]) fcntl(fd, F_SETFL, flags_[fd]);
+  }
+
+ private:
+  int flags_[3];
+};
+
 // Reaps `pid` now if it has exited, else on a thread of its own that waits for it (it
 // exits as soon as it is let go); only without a thread does the caller wait.
 void reap_when_gone(pid_t pid) {
@@ -258,6 +323,7 @@ constexpr auto kReportGrace = std::chrono::seconds(2);
 Outcome supervise(const SpawnSpec& spec) {
   Outcome out;
   const TerminalSettings terminal;
+  const StreamFlags stream_flags;
   int sig_pipe[2];
   if (!nonblocking_cloexec_pipe(sig_pipe)) return out;
   // Blocked until the child exists, so that the child starts with them blocked and
@@ -367,12 +433,46 @@ Outcome supervise(const SpawnSpec& spec) {
     in_grace = true;
     kill_at = now + spec.timeout_grace;
   };
+  // ^Z (SIGTSTP) stops zpolicy; bwrap's --new-session keeps the sandbox out of the
+  // terminal's process groups, so it ran on unsupervised while its job showed "Stopped":
+  // past its timeout (reported as exit 0), reading the terminal the user typed into next
+  // (red team R18-3). The command is stopped first, then zpolicy as the signal's default
+  // action would (in an orphaned process group, which the kernel does not stop, not at
+  // all), and the command goes on when zpolicy does; a deadline passed meanwhile is acted
+  // on then. Before the release nothing of the command runs. A sandbox that cannot be
+  // stopped (it forks faster than the walks stop it) is killed: it must not run on
+  // unsupervised.
+  auto suspend = [&](int sig) {
+    status.drain();
+    if (released) {
+      if (pid_t init = status.child_pid()) {
+        if (!stop_sandbox(init)) {
+          out.signal = sig;
+          out.killed_by_signal = true;
+          kill_sandbox();
+        }
+      } else {
+        kill(-pid, SIGSTOP);
+      }
+    }
+    struct sigaction dfl = {}, ours = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, &ours);
+    raise(sig);
+    sigaction(sig, &ours, nullptr);
+    if (released) signal_all(SIGCONT);
+  };
   auto take_signals = [&] {
     unsigned char si;
     while (read(sfd, &si, 1) == 1) {
       int sig = si;
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
+      if (sig == SIGTSTP) {
+        suspend(sig);
+        continue;
+      }
       out.signal = sig;
       if (!released) {
         kill_sandbox();
@@ -459,6 +559,7 @@ Outcome supervise(const SpawnSpec& spec) {
   }
   restore();
   terminal.restore();
+  stream_flags.restore();
   if (relayed && spec.reported) spec.reported();
   if (relay[0] >= 0) close(relay[0]);  // lets the guard go (runner/sandbox_guard.hpp)
   if (!reaped) reap_when_gone(pid);

@@ -138,7 +138,7 @@ const Root* Intent::guarded_below(const Index& ancestors, Id p, const Near& near
 }
 
 // The deepest root of each kind at or above `p`.
-Intent::Near Intent::near(Id p) const {
+Intent::Near Intent::near(Id p) {
   return fold_down(*paths_, near_, p, Near{}, [&](Id a, Near n) {
     if (const Near* own = at_.find(a)) {
       if (own->deny) n.deny = own->deny;
@@ -189,7 +189,7 @@ Intent::Decision Intent::write_rule(Id p, FsOp op, const Near& near) const {
   return {Expect::Deny, Why::UnderNoRoot};
 }
 
-Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
+Intent::Decision Intent::entry_rule(Id p, const Near& near) {
   if (mode_ != ir::Mode::WorkspaceWrite) return {Expect::Deny, Why::ModeWritesNothing};
   if (near.protect) return {Expect::Deny, Why::ProtectedEntry, root_at(protect_, near.protect)};
   // Every root of a bwrap sandbox is a mount point, which cannot be created, removed or
@@ -216,10 +216,10 @@ Intent::Decision Intent::entry_rule(Id p, const Near& near) const {
   return {Expect::Deny, Why::ParentUnderNoRoot};
 }
 
-Intent::Decision Intent::decide(Id p, FsOp op) const { return decide(p, op, near(p)); }
+Intent::Decision Intent::decide(Id p, FsOp op) { return decide(p, op, near(p)); }
 
 // `n` is near(p).
-Intent::Decision Intent::decide(Id p, FsOp op, const Near& n) const {
+Intent::Decision Intent::decide(Id p, FsOp op, const Near& n) {
   if (!confined()) return {Expect::Allow, Why::NotConfined};
   // Mapping code needs a descriptor open for reading, which the read rules decide.
   if (op == FsOp::Map) return {Expect::Either, Why::MapJudgedAtOpen};
@@ -256,20 +256,20 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& n) const {
   return {Expect::Either, Why::MapJudgedAtOpen};
 }
 
-std::array<Expect, 4> Intent::verdicts(Id p) const {
+std::array<Expect, 4> Intent::verdicts(Id p) {
   const Near n = near(p);
   return {decide(p, FsOp::Read, n).expect, decide(p, FsOp::Write, n).expect,
           decide(p, FsOp::Create, n).expect, decide(p, FsOp::Delete, n).expect};
 }
 
-std::array<Expect, kFsOpCount> Intent::every_verdict(Id p) const {
+std::array<Expect, kFsOpCount> Intent::every_verdict(Id p) {
   const Near n = near(p);
   std::array<Expect, kFsOpCount> out;
   for (size_t op = 0; op < kFsOpCount; ++op) out[op] = decide(p, static_cast<FsOp>(op), n).expect;
   return out;
 }
 
-Expectation Intent::expect(const SymbolicPath& p, FsOp op) const {
+Expectation Intent::expect(const SymbolicPath& p, FsOp op) {
   return expect(paths_->intern(p), op);
 }
 
@@ -322,7 +322,7 @@ std::string fill(std::string_view text, Value&& value) {
 
 }  // namespace
 
-Expectation Intent::expect(Id id, FsOp op) const {
+Expectation Intent::expect(Id id, FsOp op) {
   static_assert(kReasons.size() == static_cast<size_t>(Why::ExecOutsideReadable) + 1);
   const Decision d = decide(id, op);
   const std::string reason = fill(kReasons[static_cast<size_t>(d.why)], [&](std::string_view name) {

@@ -51,15 +51,16 @@ class Intent {
                   std::shared_ptr<PathTable> paths = std::make_shared<PathTable>(),
                   Platform platform = Platform::Linux);
 
-  // The decision with the rule that makes it and why, for findings and `explain`.
-  Expectation expect(const SymbolicPath& path, FsOp op) const;
-  Expectation expect(PathTable::Id path, FsOp op) const;
+  // The decision with the rule that makes it and why, for findings and `explain`. The
+  // questions are not const: each keeps what it finds about the path's ancestors (near()).
+  Expectation expect(const SymbolicPath& path, FsOp op);
+  Expectation expect(PathTable::Id path, FsOp op);
   // The decisions alone: what a verifier asks for every probe, without building the
   // text it needs only for the few that fail. The roots around the path are found once
   // for all the operations. Those of kAllFsOps, indexed by FsOp:
-  std::array<Expect, 4> verdicts(PathTable::Id path) const;
+  std::array<Expect, 4> verdicts(PathTable::Id path);
   // Those of every operation, indexed by FsOp.
-  std::array<Expect, kFsOpCount> every_verdict(PathTable::Id path) const;
+  std::array<Expect, kFsOpCount> every_verdict(PathTable::Id path);
   PathTable& paths() const { return *paths_; }
   // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
@@ -136,12 +137,12 @@ class Intent {
     return n ? &roots[n - 1] : nullptr;
   }
 
-  Near near(Id p) const;
-  Decision decide(Id p, FsOp op) const;
-  Decision decide(Id p, FsOp op, const Near& near) const;
+  Near near(Id p);
+  Decision decide(Id p, FsOp op);
+  Decision decide(Id p, FsOp op, const Near& near);
   Decision read_rule(Id p, const Near& near) const;
   Decision write_rule(Id p, FsOp op, const Near& near) const;
-  Decision entry_rule(Id p, const Near& near) const;
+  Decision entry_rule(Id p, const Near& near);
   const Root* guarded_below(const Index& ancestors, Id p, const Near& near) const;
   bool in_private_tmp(const Near& near) const { return private_tmp_ && near.tmp; }
   bool macos() const { return platform_ == Platform::Macos; }
@@ -161,7 +162,7 @@ class Intent {
   PathMap<Near> at_;
   // near() of every path asked about so far, and of its ancestors: a verifier asks about
   // every directory of a deep path, and a walk to "/" for each would be quadratic.
-  mutable PathMap<Near> near_;
+  PathMap<Near> near_;
   // macOS: the runtime paths readable by themselves, the devices whose data every
   // process may write, and /dev/ptmx, which it may also ioctl.
   std::vector<Id> runtime_paths_, devices_;

@@ -30,7 +30,7 @@ std::string Probe::role() const {
   return "?";
 }
 
-std::vector<Probe> generate_probes(const Intent& intent) {
+std::vector<Probe> generate_probes(Intent& intent) {
   std::vector<Probe> probes;
   for_each_probe(intent, [&](const Probe& p) { probes.push_back(p); });
   return probes;
@@ -53,7 +53,7 @@ std::vector<const Root*> writable_above(const PathTable& paths,
 
 }  // namespace
 
-void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit) {
+void for_each_probe(Intent& intent, const std::function<void(const Probe&)>& visit) {
   PathTable& paths = intent.paths();
   PathMap<bool> seen(paths);  // the first probe of a path keeps its role
   auto add = [&](PathTable::Id id, Probe::Relation rel, const char* kind, const Root* root,

@@ -33,9 +33,9 @@ struct Probe {
 // root, and a path in the private /tmp. No duplicates; in the order of the IR's lists (a
 // verifier sorts its findings, with PathTable::less, so that its output does not depend
 // on this order). The probes point into `intent`, which must outlive them.
-std::vector<Probe> generate_probes(const Intent& intent);
+std::vector<Probe> generate_probes(Intent& intent);
 // The same probes in the same order, each handed to `visit` as it is made instead of
 // kept. The probe lives only for the call; `visit` may intern paths in intent.paths().
-void for_each_probe(const Intent& intent, const std::function<void(const Probe&)>& visit);
+void for_each_probe(Intent& intent, const std::function<void(const Probe&)>& visit);
 
 }  // namespace zpolicy::compiler

@@ -45,21 +45,6 @@ struct SymbolicPath {
   friend auto operator<=>(const SymbolicPath&, const SymbolicPath&) = default;
 };
 
-// Whether the path spelled `path` is `root` or lies below it, by their normalized text:
-// "/" holds every path, symbolic ones included (SymbolicPath's reading). The analyzer's
-// own, so that it shares no path logic with the emitters it checks.
-inline bool text_within(std::string_view root, std::string_view path) {
-  if (root == "/") return true;
-  return path == root ||
-         (path.size() > root.size() && path.starts_with(root) && path[root.size()] == '/');
-}
-
-// The length of the longest common prefix of `a` and `b`.
-inline size_t common_prefix_length(std::string_view a, std::string_view b) {
-  const size_t n = std::min(a.size(), b.size());
-  return static_cast<size_t>(std::mismatch(a.begin(), a.begin() + n, b.begin()).first - a.begin());
-}
-
 template <class OnAnchor, class OnComponent>
 bool SymbolicPath::read(std::string_view text, OnAnchor&& on_anchor, OnComponent&& on_component) {
   std::string_view rest = text;

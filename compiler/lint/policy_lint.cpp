@@ -633,7 +633,10 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
             // Read as a whole at start-up: a writable root inside one counts too.
             const bool tree = variable == "XDG_CONFIG_HOME" || variable == "ZDOTDIR" ||
                               variable == "PYTHONUSERBASE" || variable == "CARGO_HOME" ||
-                              variable == "RUSTUP_HOME" || variable == "GEM_HOME";
+                              variable == "RUSTUP_HOME" || variable == "GEM_HOME" ||
+                              variable == "PYTHONHOME" || variable == "PYTHONPYCACHEPREFIX" ||
+                              variable == "GNUPGHOME" || variable == "DOCKER_CONFIG" ||
+                              variable == "CLOUDSDK_CONFIG";
             if (holds(*bw, dir, look) ||
                 (tree && ir::path_within(binder.canonical_path(dir), *bw))) {
               add("ZP003", S::Error, w.loc,

@@ -1,8 +1,8 @@
 // git_config_key (git_config_keys.hpp): what git does with each config key that runs a
 // program, reads config or connects to a repository, from git-config(1) and the sources
 // it cites. A key no rule matches is data to git (a name, a flag, a file it reads as
-// text). `init.templateDir` is none: git reads it from the global and system config only
-// (red team round 15, git 2.39).
+// text). `init.templateDir` is read from the global and system config only by git, which
+// resolution reads too since red team R18-6: it counts as a hooks directory.
 #include <algorithm>
 
 #include "compiler/resolve/git_config_keys.hpp"
@@ -30,6 +30,8 @@ struct Rule {
 // their value first (git_config_key), then here.
 constexpr Rule kRules[] = {
     {"core", Sub::None, "hookspath", Role::HooksDir, "git runs the hooks in this directory"},
+    {"init", Sub::None, "templatedir", Role::HooksDir,
+     "`git init` and `git clone` copy this directory's hooks into each repository they make"},
     {"core", Sub::None, "worktree", Role::WorkTree,
      "git runs commands and hooks from this directory"},
     {"include", Sub::None, "path", Role::Include, "git reads this file as config"},

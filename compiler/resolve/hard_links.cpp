@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -80,8 +81,20 @@ void walk(const std::string& top, const std::set<std::string>& skip,
 
 }  // namespace
 
-LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip) {
+bool privileged_file(const std::string& path, const struct stat& st, uid_t euid) {
+  if (!S_ISREG(st.st_mode)) return false;
+  if (st.st_uid != euid && (st.st_mode & (S_IWGRP | S_IWOTH)) == 0) return false;
+  if (st.st_mode & (S_ISUID | S_ISGID)) return true;
+  if ((st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) == 0) return false;
+  // Any answer but "no such attribute" counts (an unreadable one fails closed).
+  return lgetxattr(path.c_str(), "security.capability", nullptr, 0) >= 0 ||
+         (errno != ENODATA && errno != ENOTSUP);
+}
+
+LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip,
+                               bool find_privileged) {
   LinkedFiles out;
+  const uid_t euid = geteuid();
   walk(
       root, skip,
       [&](const std::string& path, const struct stat& st) {
@@ -89,6 +102,7 @@ LinkedFiles linked_files_below(const std::string& root, const std::set<std::stri
           out.names[{st.st_dev, st.st_ino}].push_back(path);
         else if (special_file(st.st_mode))
           out.special.push_back(path);
+        if (find_privileged && privileged_file(path, st, euid)) out.privileged.push_back(path);
         return true;
       },
       [&](const std::string& dir) {
@@ -153,11 +167,26 @@ bool protect_hard_link_aliases(
   // Regular files with other names, in the writable part of every writable root.
   std::map<Inode, std::vector<std::string>> linked;
   std::optional<std::string> hidden_from_walk;
+  std::map<std::string, ir::SourceLoc> privileged;  // name -> the writable root's rule
   for (const auto& [root, found] : walked) {
     for (const auto& [inode, names] : found.names)
       linked[inode].insert(linked[inode].end(), names.begin(), names.end());
     if (!hidden_from_walk) hidden_from_walk = found.hidden;
+    for (const auto& name : found.privileged) privileged.emplace(name, root->loc);
   }
+  if (privileged.size() > kMaxPrivilegedFiles) {
+    const auto& [name, loc] = *privileged.begin();
+    diags.error(loc, "more than " + std::to_string(kMaxPrivilegedFiles) +
+                         " set-user-id, set-group-id or file-capability programs lie in "
+                         "writable roots (e.g. '" +
+                         name +
+                         "'), each of which would be bound read-only; refusing to run (move "
+                         "them out of the writable root, or clear their privileges)");
+    return false;
+  }
+  // Protected whatever else is found below: a privileged program is a file like any other
+  // protected one, and a hidden directory or a hard link changes nothing about it.
+  for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
   if (hidden_from_walk) {
     // Only a protected file with other names can have one hidden there.
     const ir::ResolvedPath* shared = nullptr;
@@ -222,7 +251,7 @@ bool protect_hard_link_aliases(
     return false;
   }
   for (const auto& [name, rule] : aliases)
-    r.protect.push_back({name, ir::HostKind::File, rule->loc});
+    if (!privileged.count(name)) r.protect.push_back({name, ir::HostKind::File, rule->loc});
   return true;
 }
 
@@ -239,7 +268,7 @@ void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diag
   for (const auto& w : r.write) {
     bool nested = false;
     for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
-    if (!nested) walked.emplace_back(&w, linked_files_below(w.path, guarded));
+    if (!nested) walked.emplace_back(&w, linked_files_below(w.path, guarded, true));
   }
   // The aliases first: their search walks every protected path, and a closed directory
   // cannot be walked.

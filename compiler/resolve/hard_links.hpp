@@ -1,5 +1,6 @@
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <map>
@@ -25,10 +26,14 @@ namespace zpolicy::compiler {
 // when that finds a regular file with more than one link. More than kMaxHardLinkAliases
 // such names refuse the run (a located error) rather than bind thousands of mounts.
 //
-// Not covered: links and nodes the host makes during the run, and names outside every
-// writable root (they are read-only inside the sandbox anyway).
+// The same walk finds the privileged files of the writable roots (`privileged_file`) and
+// protects each one the sandbox could write: the kernel strips S_ISUID, S_ISGID and
+// `security.capability` on write(2) and truncate, but not on a write through a shared
+// writable mapping, so a sandbox could rewrite a setuid-root binary of a chroot or an
+// extracted image (a root caller) or a binary the user gave a file capability, and keep
+// its privilege on the host (red team R18-1). More than kMaxPrivilegedFiles refuse.
 //
-// The same walk protects the special files of the writable roots (docs/protected-paths.md
+// And it protects the special files of the writable roots (docs/protected-paths.md
 // "Device nodes, sockets and FIFOs anywhere in a writable root", red team R17-5): every
 // character or block device, socket and FIFO, and every directory there the walk could
 // not look into but the sandbox could search or open up (which could hide one; another
@@ -38,10 +43,23 @@ namespace zpolicy::compiler {
 // started by root owns a node root made and, with its mode, would open it to every local
 // user. More than kMaxSpecialFiles of them in all refuse the run (a located error at the
 // writable root's line).
+//
+// Not covered: links and nodes the host makes during the run, and names outside every
+// writable root (they are read-only inside the sandbox anyway).
 void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags);
 
 inline constexpr size_t kMaxHardLinkAliases = 256;
 inline constexpr size_t kMaxSpecialFiles = 256;
+inline constexpr size_t kMaxPrivilegedFiles = 256;
+
+// Whether executing the regular file `path` (whose lstat is `st`) grants a privilege and
+// the sandbox's uid (`euid`, this process's) could change its content or its mode:
+// set-user-id or set-group-id, or executable with a file capability, and owned by `euid`
+// or writable by its group or others. A file capability is read only on an executable file:
+// the one call per file it would take on every file (a workspace's sources) doubles the
+// walk's cost; a non-executable file given a capability is a documented limit
+// (docs/seccomp.md "Setuid and setgid bits").
+bool privileged_file(const std::string& path, const struct stat& st, uid_t euid);
 
 // The regular files with other hard links below `root` (never following a symlink, never
 // entering a path in `skip`, opening nothing but directories), by inode, and the first
@@ -49,6 +67,7 @@ inline constexpr size_t kMaxSpecialFiles = 256;
 // caller's own (mode 0111 or 0644, which the sandbox may chmod back) or one it can write
 // into (red team H17-7). Also the lints' reading of "a start-up file's other name lies in
 // this root" (ZP003, H17-2).
+// With `find_privileged`, also the privileged files there (`privileged_file`).
 struct LinkedFiles {
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> names;
   std::optional<std::string> hidden;
@@ -58,7 +77,10 @@ struct LinkedFiles {
   std::set<std::string> closed;
   // Character and block devices, sockets and FIFOs, in the order met.
   std::vector<std::string> special;
+  // With `find_privileged`: the files privileged_file() names.
+  std::vector<std::string> privileged;
 };
-LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip = {});
+LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip = {},
+                               bool find_privileged = false);
 
 }  // namespace zpolicy::compiler

@@ -129,6 +129,50 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
   r.protect.push_back({join(root, rel), kind, loc});
 }
 
+// The configuration files git reads for every repository of this user, in git's order:
+// the system file (and the one GIT_CONFIG_SYSTEM names), $XDG_CONFIG_HOME/git/config or
+// ~/.config/git/config, ~/.gitconfig (and the one GIT_CONFIG_GLOBAL names). Each one the
+// host's git may read is listed, also where git would skip it (GIT_CONFIG_NOSYSTEM): more,
+// never less. Missing files are skipped by the reader, as by git.
+std::vector<std::string> git_config_files_outside(const std::string& home) {
+  std::vector<std::string> files{"/etc/gitconfig"};
+  // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
+  // in test harnesses and CI): empty to git, and no regular file the reader would take.
+  auto absolute_env = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
+                                                                   : std::nullopt;
+  };
+  if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
+  if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");
+  if (!home.empty() && home[0] == '/') {
+    const std::string base = home == "/" ? "" : home;
+    files.push_back(base + "/.config/git/config");
+    files.push_back(base + "/.gitconfig");
+  }
+  if (auto global = absolute_env("GIT_CONFIG_GLOBAL")) files.push_back(*global);
+  std::vector<std::string> once;
+  for (auto& f : files)
+    if (std::find(once.begin(), once.end(), f) == once.end()) once.push_back(std::move(f));
+  return once;
+}
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// Whether `dir` has what git's is_git_directory() tests for: a HEAD, an `objects` and a
+// `refs` (by access(2), following links, as git does). A directory without them is no
+// repository to git, which then goes on to test the directory above it.
+bool holds_git_directory_parts(const std::string& dir) {
+  struct stat st;
+  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+         access((dir + "/HEAD").c_str(), F_OK) == 0 &&
+         access((dir + "/objects").c_str(), X_OK) == 0 &&
+         access((dir + "/refs").c_str(), X_OK) == 0;
+}
+
 // The deepest writable root strictly above `path`, found by looking its ancestors up,
 // not by testing every root: with a thousand roots and their carve-outs the scan made
 // resolving quadratic.
@@ -552,6 +596,18 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       add_protected(r, root, rel, pk, loc);
       if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
         h.git_pointer(r, path, loc, roots);
+      // Where a writable root's `.git` is neither a regular file (a pointer, which git
+      // follows or dies on) nor a git directory (missing: a plain directory, or a package
+      // of a repository above; a FIFO), git's discovery takes the root itself for a bare
+      // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
+      // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
+      // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
+      if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
+          !holds_git_directory_parts(path)) {
+        const std::vector<std::string> head{"HEAD"};
+        if (h.canonical_or_refuse(join(root, head), roots, loc, "protected path"))
+          add_protected(r, root, head, kind_of(join(root, head), false), loc);
+      }
     };
     protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
                                             bool canonical) {
@@ -677,6 +733,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     diags.error(loc, why + "; refusing to run");
   };
   GitConfigReads git_reads;
+  const std::vector<std::string> global_git_configs = git_config_files_outside(host.home);
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -684,7 +741,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       break;
     const std::string dir = gitdirs[i];
     if (!read_gitdirs.insert(dir).second) continue;
-    GitConfigSources src{dir, {dir + "/config", dir + "/config.worktree"}, {}};
+    // The system and global files first, as git reads them before the repository's own
+    // (red team R18-6): a relative core.hooksPath there resolves against each worktree
+    // top, and an include there may name a file in a writable root.
+    GitConfigSources src{dir, global_git_configs, {}};
+    src.files.push_back(dir + "/config");
+    src.files.push_back(dir + "/config.worktree");
     // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
     // one string, and the worktrees below it are read once.
     std::string common = dir;

@@ -57,7 +57,7 @@ Side side_of(const AccessResult& r) {
 // decided by the same lines: widening, each side's verdict and line.
 using RowKey = std::tuple<bool, std::string, std::string, std::string, std::string>;
 
-std::vector<Difference> diff_mounts(const MountTable& before, const MountTable& after,
+std::vector<Difference> diff_mounts(MountTable& before, MountTable& after,
                                     const std::vector<PathTable::Id>& probes, PathTable& table) {
   std::map<RowKey, Difference> rows;
   std::vector<RowKey> order;
@@ -65,7 +65,7 @@ std::vector<Difference> diff_mounts(const MountTable& before, const MountTable& 
     const std::string path = table.path(p).str();
     for (FsOp op : kAllFsOps)
       for (bool host : {false, true}) {
-        const auto ask = [&](const MountTable& t) {
+        const auto ask = [&](MountTable& t) {
           return host ? t.host_access(p, op) : t.access(p, op);
         };
         const AccessResult was = ask(before), now = ask(after);
@@ -158,9 +158,9 @@ std::vector<Difference> diff_flags(const BwrapFlags& before, const BwrapFlags& a
 
 // A writable procfs lets a sandbox started by root write the host kernel's /proc/sys and
 // /proc/sysrq-trigger, which the mount table counts as the sandbox's own (docs/verify.md).
-std::optional<Difference> diff_proc(const MountTable& before, const MountTable& after) {
+std::optional<Difference> diff_proc(MountTable& before, MountTable& after) {
   const auto proc = SymbolicPath::parse("/proc");
-  auto read_only = [&](const MountTable& t) {
+  auto read_only = [&](MountTable& t) {
     const auto* m = t.mount_at(*proc);
     return !m || m->kind != MountTable::MountKind::Proc || m->read_only;
   };

@@ -30,7 +30,7 @@ using GroupKey = std::tuple<bool, std::string, std::string, std::string>;
 
 std::vector<Difference> diff_paths(const ir::Resolved& before, const ir::Resolved& after) {
   auto table = std::make_shared<PathTable>();
-  const Intent old_intent(before, table), new_intent(after, table);
+  Intent old_intent(before, table), new_intent(after, table);
   std::vector<Found> probes;
   std::vector<char> seen;
   auto collect = [&](const Probe& p) {

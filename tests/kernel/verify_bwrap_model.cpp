@@ -101,14 +101,14 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
   BOOST_TEST_REQUIRE(parsed.has_value());
   auto replayed = MountTable::replay(*parsed, [](size_t) { return true; });
   BOOST_TEST_REQUIRE(replayed.has_value());
-  const auto& table = *replayed;
+  auto& table = *replayed;
 
   ir::Resolved bound = test::workspace_policy();
   for (auto* list : {&bound.read, &bound.write, &bound.pin, &bound.protect, &bound.deny})
     for (auto& rp : *list) rp.path = test::bind_scratch_roots(rp.path, root);
   // Creations and deletions are ordered so that no check sees another's effect.
   std::vector<Check> checks;
-  const Intent intent(bound);
+  Intent intent(bound);
   const auto probes = generate_probes(intent);
   for (FsOp op : {FsOp::Read, FsOp::Write, FsOp::Delete, FsOp::Create})
     for (const auto& probe : probes) {

@@ -521,11 +521,13 @@ BOOST_AUTO_TEST_CASE(a_git_target_a_protected_path_already_holds_adds_nothing) {
   t.write(".git/index", index_with_gitlinks({"lib/x", "m1", "p", "q", "q/r"}));
   t.write("p/.git/index", index_with_gitlinks({"s", "s/t"}));
   t.mkdir("lib");
-  t.mkdir("home");
+  // Outside the workspace: the global git config files below it are read (red team R18-6),
+  // and inside it they would be protected too.
+  test::TempDir home;
   ir::Diagnostics diags;
   auto h = compiler::host_facts(t.str(), diags);
   BOOST_TEST_REQUIRE(h.has_value(), diags.str());
-  h->home = t / "home";
+  h->home = home.str();
   h->state_dir.clear();
   auto r = compiler::resolve_for_host(
       policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n"

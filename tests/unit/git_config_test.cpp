@@ -160,7 +160,9 @@ BOOST_AUTO_TEST_CASE(roles_of_keys) {
     BOOST_TEST((role(text) == GitConfigRole::Command), text);
   // Red team A14B-4: what git runs or connects to that is not a shell command.
   BOOST_TEST((role("[alias]\nx = log -- a/b\n") == GitConfigRole::GitCommand));
-  BOOST_TEST((role("[init]\ntemplateDir = t\n") == GitConfigRole::None));  // global only
+  // git reads it from the global and system config only, which resolution reads too
+  // (red team R18-6): the hooks it holds are copied into each new repository.
+  BOOST_TEST((role("[init]\ntemplateDir = t\n") == GitConfigRole::HooksDir));
   for (const char* text : {"[remote \"o\"]\nurl = https://h/r\n", "[remote \"o\"]\npushUrl = ../r\n",
                            "[submodule \"s\"]\nurl = ../s\n"})
     BOOST_TEST((role(text) == GitConfigRole::Url), text);

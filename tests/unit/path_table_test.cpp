@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/analyzer/path_text.hpp"
+
 using namespace zpolicy::compiler;
 
 namespace {
@@ -188,6 +190,44 @@ BOOST_AUTO_TEST_CASE(parse_after_a_shared_prefix_agrees_with_symbolic_path_parse
     if (want) BOOST_TEST_REQUIRE((*got == t.intern(*want) && t.path(*got) == *want), text);
     if (rng() % 3 != 0) previous = text;
   }
+}
+
+// The text relations (path_text.hpp) read paths as SymbolicPath does: "/" holds every
+// absolute and symbolic path, a symbolic root's parent is unknown, and a root is re-rooted
+// with the components below it.
+BOOST_AUTO_TEST_CASE(text_relations_agree_with_symbolic_path) {
+  std::mt19937 rng(18);
+  for (int i = 0; i < 20000; ++i) {
+    const SymbolicPath a = random_path(rng), b = random_path(rng);
+    const std::string text = a.str();
+    BOOST_TEST(within(text, b.str()) == a.contains(b), text << " holds " << b.str());
+    const auto parent = parent_of(text);
+    BOOST_TEST(parent.has_value() == a.parent().has_value(), a.str());
+    if (parent && a.parent()) BOOST_TEST(*parent == a.parent()->str());
+    if (!a.anchor.empty() && a.components.empty() && a.contains(b)) {  // a bare root
+      const SymbolicPath place = P("/Users/zp-bind");
+      BOOST_TEST(rebased(b.str(), a.str(), place.str()) == place.rebase(a, b).str());
+    }
+    if (!a.contains(b)) BOOST_TEST(rebased(b.str(), a.str(), "/x") == b.str());
+  }
+}
+
+BOOST_AUTO_TEST_CASE(text_relations_at_the_edges) {
+  BOOST_TEST(within("/", "/"));
+  BOOST_TEST(within("/", "${HOME}/a"));
+  BOOST_TEST(!within("/", "127.0.0.1:80"));  // no path: an address, a sysctl name
+  BOOST_TEST(!within("/a", "/ab"));
+  BOOST_TEST(!within("${HOME}", "${HOMER}/a"));
+  BOOST_TEST(within("${HOME}", "${HOME}/a"));
+  BOOST_TEST(!within("/a/b", "/a"));
+  // Relative paths below a place walk up to their first name.
+  BOOST_TEST(*parent_of("a/b/c") == "a/b");
+  BOOST_TEST(!parent_of("a").has_value());
+  BOOST_TEST(*parent_of("/a") == "/");
+  BOOST_TEST(!parent_of("/").has_value());
+  BOOST_TEST(!parent_of("${HOME}").has_value());
+  BOOST_TEST(rebased("${HOME}/.ssh", "${HOME}", "/Users/u") == "/Users/u/.ssh");
+  BOOST_TEST(rebased("${HOMER}/.ssh", "${HOME}", "/Users/u") == "${HOMER}/.ssh");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

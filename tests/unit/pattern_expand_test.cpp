@@ -297,12 +297,14 @@ BOOST_AUTO_TEST_CASE(bound_default_policy_protects_every_repository_of_a_monorep
   // The top `.git` from the literal entry (line 1 col 1 of <builtin>), the nested ones
   // from `**/.git`; the top `.hg`, `.jj` and `.sl` whether they exist or not, as `**/.env`
   // would (docs/patterns.md); node_modules is protected whole and not entered; the submodule's
-  // pointer file and the git directory it names are both protected.
+  // pointer file and the git directory it names are both protected. The top's `.git` holds
+  // no HEAD, so git would take the top itself for a bare repository: its HEAD is protected
+  // too (red team R18-2).
   BOOST_TEST(
       protect ==
           (Paths{"/.env missing @<builtin>", "/.env.local missing @<builtin>",
                  "/.git directory @<builtin>", "/.hg missing @<builtin>", "/.jj missing @<builtin>",
-                 "/.next missing @<builtin>", "/.sl missing @<builtin>",
+                 "/.next missing @<builtin>", "/.sl missing @<builtin>", "/HEAD missing @<builtin>",
                  "/node_modules directory @<builtin>", "/data/agent-sessions missing @<builtin>",
                  "/lib/.git directory @<builtin>", "/packages/a/.git directory @<builtin>",
                  "/vendor/c/.git file @<builtin>", "/.git/modules/vendor/c directory @<builtin>",
@@ -355,7 +357,63 @@ BOOST_AUTO_TEST_CASE(anchored_pattern_above_the_workspace_stays_inside_it) {
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   std::vector<std::string> protect;
   for (const auto& p : r->protect) protect.push_back(p.path.substr(home.str().size()));
-  BOOST_TEST(protect == (Paths{"/ws/.git", "/ws/a/.git"}), boost::test_tools::per_element());
+  // `ws/.git` is an empty directory, no repository: the top's HEAD too (red team R18-2).
+  BOOST_TEST(protect == (Paths{"/ws/.git", "/ws/HEAD", "/ws/a/.git"}),
+             boost::test_tools::per_element());
+}
+
+// Red team R18-2: where a writable root's `.git` is no git directory, git's discovery takes
+// the root itself for a bare repository once it holds a HEAD, `objects` and `refs`; its HEAD
+// is protected then, whether it exists or not, and only then.
+BOOST_AUTO_TEST_CASE(the_tops_head_is_protected_where_its_git_is_no_repository) {
+  auto protected_at_top = [](test::TempDir& t) {
+    ir::Diagnostics diags;
+    auto h = compiler::host_facts(t.str(), diags);
+    BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+    auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"),
+                                        Mode::WorkspaceWrite, *h, diags);
+    BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+    std::vector<std::string> out;
+    for (const auto& p : r->protect)
+      if (p.path == t / "HEAD" || p.path == t / ".git")
+        out.push_back(p.path.substr(t.str().size()) + " " + ir::to_string(p.kind));
+    return out;
+  };
+  test::TempDir plain;
+  BOOST_TEST(protected_at_top(plain) == (Paths{"/.git missing", "/HEAD missing"}),
+             boost::test_tools::per_element());
+  test::TempDir with_head;  // a project file named HEAD, no repository
+  with_head.write("HEAD", "x\n");
+  BOOST_TEST(protected_at_top(with_head) == (Paths{"/.git missing", "/HEAD file"}),
+             boost::test_tools::per_element());
+  test::TempDir repo;
+  repo.write(".git/HEAD", "ref: refs/heads/main\n");
+  repo.mkdir(".git/objects");
+  repo.mkdir(".git/refs");
+  BOOST_TEST(protected_at_top(repo) == (Paths{"/.git directory"}),
+             boost::test_tools::per_element());
+  test::TempDir fifo;  // git tests a `.git` that is no regular file as a directory
+  BOOST_TEST_REQUIRE(mkfifo((fifo / ".git").c_str(), 0644) == 0);
+  BOOST_TEST(protected_at_top(fifo) == (Paths{"/.git file", "/HEAD missing"}),
+             boost::test_tools::per_element());
+  test::TempDir linked;  // a HEAD that is a symlink refuses, as any protected path's
+  linked.symlink("/etc/hostname", "HEAD");
+  {
+    ir::Diagnostics diags;
+    auto h = compiler::host_facts(linked.str(), diags);
+    BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+    BOOST_TEST(!compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"),
+                                           Mode::WorkspaceWrite, *h, diags));
+    BOOST_TEST(diags.str().find("protected path '" + linked / "HEAD" +
+                                "' crosses a symlink inside a writable root") != std::string::npos,
+               diags.str());
+  }
+  test::TempDir worktree;
+  worktree.write("gd/HEAD", "ref: refs/heads/main\n");
+  worktree.mkdir("gd/objects");
+  worktree.mkdir("gd/refs");
+  worktree.write(".git", "gitdir: gd\n");
+  BOOST_TEST(protected_at_top(worktree) == (Paths{"/.git file"}), boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_matched_symlink_is_refused_like_any_protected_path) {

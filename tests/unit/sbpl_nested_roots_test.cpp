@@ -165,6 +165,33 @@ BOOST_AUTO_TEST_CASE(places_that_nothing_tells_apart_are_one_proof) {
   BOOST_TEST(chains->size() <= compiler::kMaxNestedProofs);
 }
 
+// The child of a place that nothing names (`P/zp-bind`, else `P/zp-bind-1`, ...) stands
+// for every such child. With `${HOME}/zp-bind-1` and `${HOME}/zp-bind/.git` named (and
+// `${HOME}/zp-bind` not), the search looked at the first named path at or after
+// `${HOME}/zp-bind` only, `${HOME}/zp-bind-1` ('-' sorts before '/'), and took
+// `${HOME}/zp-bind` for such a child though a named path lies below it: a rule that writes
+// the workspace's `.git` at every place but the named ones was proved nowhere it grants,
+// and verify accepted it (exit 0), though with ${WORKSPACE} at ${HOME}/proj it drops the
+// deny (found by shrink18). Now the fresh child is `${HOME}/zp-bind-2`.
+BOOST_AUTO_TEST_CASE(a_name_sorting_between_a_child_and_its_subtree_hides_no_place) {
+  const Golden g = golden("default");
+  const std::string params = g.params +
+                             "ZP_H=${HOME}\nZP_HG=${HOME}/.git\nZP_BG=${HOME}/zp-bind/.git\n"
+                             "ZP_B1=${HOME}/zp-bind-1\n";
+  const std::string profile =
+      g.profile +
+      "(allow file-write* (require-all (subpath (param \"ZP_H\")) (require-not (literal (param "
+      "\"ZP_H\"))) (literal (param \"PROTECTED_WORKSPACE_GIT\")) (require-not (literal (param "
+      "\"ZP_HG\"))) (require-not (subpath (param \"ZP_HG\"))) (require-not (literal (param "
+      "\"ZP_BG\"))) (require-not (subpath (param \"ZP_BG\"))) (require-not (subpath (param "
+      "\"ZP_B1\")))))\n";
+  const auto fs = dropped_only_when_nested(g, profile, params);
+  const std::string text = all(fs);
+  BOOST_TEST(text.find("with ${WORKSPACE} bound to ${HOME}/zp-bind-2 inside ${HOME}") !=
+                 std::string::npos,
+             text);
+}
+
 // A hostile profile whose every path under ${HOME} is told apart from the others (each
 // its own rule) is refused past the bound rather than proved place by place.
 BOOST_AUTO_TEST_CASE(more_kinds_of_place_than_the_bound_are_refused) {

@@ -29,9 +29,9 @@ MountTable replay(const std::string& text, bool apply_try = true) {
 
 SymbolicPath P(const char* s) { return *SymbolicPath::parse(s); }
 
-Outcome at(const MountTable& t, const char* path, FsOp op) { return t.access(P(path), op).outcome; }
+Outcome at(MountTable& t, const char* path, FsOp op) { return t.access(P(path), op).outcome; }
 
-std::string trace(const MountTable& t, const char* path, FsOp op) {
+std::string trace(MountTable& t, const char* path, FsOp op) {
   std::string out;
   for (const auto& l : t.access(P(path), op).trace) out += l + "\n";
   return out;
@@ -140,8 +140,9 @@ BOOST_AUTO_TEST_CASE(remount_ro_changes_only_that_mount_and_needs_a_mount_point)
 
 BOOST_AUTO_TEST_CASE(a_skipped_try_bind_leaves_what_was_below) {
   const auto text = args({"--ro-bind / /", "--bind /w /w", "--ro-bind-try /w/.git /w/.git"});
-  BOOST_TEST((at(replay(text, true), "/w/.git/x", FsOp::Create) == Outcome::Denied));
-  BOOST_TEST((at(replay(text, false), "/w/.git/x", FsOp::Create) == Outcome::Host));
+  MountTable skipped = replay(text, true), applied = replay(text, false);
+  BOOST_TEST((at(skipped, "/w/.git/x", FsOp::Create) == Outcome::Denied));
+  BOOST_TEST((at(applied, "/w/.git/x", FsOp::Create) == Outcome::Host));
 }
 
 BOOST_AUTO_TEST_CASE(a_bind_elsewhere_is_an_alias_of_the_host_object) {

@@ -307,7 +307,7 @@ void check_mutants(const ir::Resolved& policy, const std::vector<Option>& argv,
   // The oracle looks wider than the verifier's probes: every destination of either
   // artifact, its parent and a child, on top of the probe set.
   std::set<SymbolicPath> base;
-  const Intent intent(policy);
+  Intent intent(policy);
   for (const auto& p : generate_probes(intent)) base.insert(p.path());
   for (const auto& op : original.ops) base.insert(original.paths->path(op.dest));
 

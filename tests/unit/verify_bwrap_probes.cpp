@@ -19,7 +19,7 @@ struct Case {
   int rule_line;  // 0: a built-in default; under no root, the policy's first read root
 };
 
-void check(const Intent& intent, const Case& c) {
+void check(Intent& intent, const Case& c) {
   auto e = intent.expect(P(c.path), c.op);
   BOOST_TEST_CONTEXT(c.path << " " << to_string(c.op) << ": " << e.reason) {
     BOOST_TEST((e.expect == c.expect));
@@ -91,7 +91,7 @@ BOOST_AUTO_TEST_CASE(read_only_writes_nothing_and_danger_allows_everything) {
 }
 
 BOOST_AUTO_TEST_CASE(probe_set_covers_roots_their_neighbours_and_the_outside) {
-  const Intent intent(test::workspace_policy());
+  Intent intent(test::workspace_policy());
   auto probes = generate_probes(intent);
   auto has = [&](const char* path) {
     return std::any_of(probes.begin(), probes.end(),

@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(every_accepted_edit_grants_nothing_the_policy_denies) {
     if (g.name == "large") continue;  // 400 options: edits rarely touch what matters
     const ir::Resolved& policy = g.compiled.resolved;
     const std::vector<Option> original = options_of(g.artifact("bwrap.args"));
-    const Intent intent(policy);
+    Intent intent(policy);
     // The sampled sandbox paths: every path the edits use and every probe, each with a
     // child, and the same below each symbolic root.
     std::vector<std::string> sample;

@@ -22,7 +22,7 @@ ir::Diagnostic finding(std::string kind, std::string probe, std::string expected
 
 }  // namespace
 
-void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv, const MountTable& table,
+void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv, MountTable& table,
                         const std::vector<std::string>& assumptions,
                         std::vector<ir::Diagnostic>& out) {
   PathTable& paths = table.paths();

@@ -19,7 +19,7 @@ namespace zpolicy::compiler {
 // is writable at any path the sandbox can reach it by (its own, or an alias of a bind
 // that carries it, such as a writable bind of "/"). A finding names the writable root
 // that overlaps the kernel path, when the policy asked for one.
-void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv, const MountTable& table,
+void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv, MountTable& table,
                         const std::vector<std::string>& assumptions,
                         std::vector<ir::Diagnostic>& out);
 

@@ -137,13 +137,13 @@ void MountTable::index_aliases() {
 }
 
 // The deepest visible mount whose destination holds `p`.
-size_t MountTable::covering(Id p) const {
+size_t MountTable::covering(Id p) {
   if (frozen_) return inherited(p).mount;
   const size_t* v = visible_at_.deepest_containing(p);
   return v ? *v : 0;
 }
 
-MountTable::Inherited MountTable::inherited(Id p) const {
+MountTable::Inherited MountTable::inherited(Id p) {
   return fold_down(*paths_, inherited_, p, Inherited{}, [&](Id a, const Inherited& above) {
     Inherited here = above;
     if (const size_t* v = visible_at_.find(a)) here.mount = *v;
@@ -155,7 +155,7 @@ MountTable::Inherited MountTable::inherited(Id p) const {
   });
 }
 
-const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) const {
+const MountTable::Mount* MountTable::mount_at(const SymbolicPath& p) {
   const Id id = paths_->intern(p);
   size_t c = covering(id);
   return mounts_[c].dest == id ? &mounts_[c] : nullptr;
@@ -334,7 +334,7 @@ std::optional<std::string> MountTable::change_mode(const BwrapOp& op, Id dest) {
 
 // The link that decides where `cur` leads, the one nearest "/": a strict ancestor of
 // `cur`, or `cur` itself when the last component is followed.
-std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) const {
+std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) {
   if (frozen_) {
     std::optional<Id> above =
         cur == PathTable::kRoot ? std::nullopt : inherited(paths_->up(cur)).top_link;
@@ -346,8 +346,7 @@ std::optional<PathTable::Id> MountTable::first_link(Id cur, bool follow_last) co
   });
 }
 
-std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last,
-                                                          Trace& trace) const {
+std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last, Trace& trace) {
   if (!has_symlinks_) return p;
   Id cur = p;
   // The kernel's limit on nested links (MAXSYMLINKS); beyond it the lookup fails ELOOP.
@@ -366,7 +365,7 @@ std::optional<PathTable::Id> MountTable::resolve_symlinks(Id p, bool follow_last
   return std::nullopt;
 }
 
-MountTable::Place MountTable::place(Id rp) const {
+MountTable::Place MountTable::place(Id rp) {
   Place at;
   at.path = rp;
   at.searchable = rp == PathTable::kRoot || inherited(paths_->up(rp)).searchable;
@@ -385,13 +384,13 @@ MountTable::Place MountTable::place(Id rp) const {
   return at;
 }
 
-AccessResult MountTable::access(Id p, FsOp op, bool with_trace) const {
+AccessResult MountTable::access(Id p, FsOp op, bool with_trace) {
   Trace tr(with_trace);
   const Reach r = reach(p, op, tr);
   return AccessResult{r.outcome, r.host, tr.take()};
 }
 
-std::optional<MountTable::Place> MountTable::place_of(Id p, FsOp op, Trace& tr) const {
+std::optional<MountTable::Place> MountTable::place_of(Id p, FsOp op, Trace& tr) {
   const auto rp = resolve_symlinks(p, op == FsOp::Read || op == FsOp::Write, tr);
   if (!rp) return std::nullopt;
   return place(*rp);
@@ -499,7 +498,7 @@ MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) cons
       o, tr, [&] { return std::string(to_string(op)) + " succeeds"; }, at.host);
 }
 
-MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) const {
+MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) {
   if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
   std::vector<size_t> candidates;
   for (auto src = inherited(host).alias_source; src;
@@ -522,7 +521,7 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
   return {direct, std::nullopt};
 }
 
-AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
+AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) {
   AccessResult direct = access(host, op, with_trace);
   const HostReach h = of_host(host, op, Reach{direct.outcome, direct.host});
   if (h.alias) {
@@ -541,7 +540,7 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) const {
 
 // The four operations on `p`, without traces. Read and write reach the same place, and so
 // do create and delete: each place is found once.
-MountTable::Reaches MountTable::reach_all(Id p) const {
+MountTable::Reaches MountTable::reach_all(Id p) {
   Reaches out;
   Trace none(false);
   const std::optional<Place> followed = place_of(p, FsOp::Read, none);

@@ -84,14 +84,14 @@ class MountTable {
 
   // The outcome of `op` at sandbox path `p`; the trace is left empty unless asked for,
   // since a verifier evaluates many operations and explains only the few that fail.
-  AccessResult access(PathTable::Id p, FsOp op, bool with_trace = true) const;
-  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) const {
+  AccessResult access(PathTable::Id p, FsOp op, bool with_trace = true);
+  AccessResult access(const SymbolicPath& p, FsOp op, bool with_trace = true) {
     return access(paths_->intern(p), op, with_trace);
   }
   // The outcome of `op` on the host object at `host`, wherever the sandbox can reach it:
   // at the same path and at every alias a bind with a different source creates.
-  AccessResult host_access(PathTable::Id host, FsOp op, bool with_trace = true) const;
-  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) const {
+  AccessResult host_access(PathTable::Id host, FsOp op, bool with_trace = true);
+  AccessResult host_access(const SymbolicPath& host, FsOp op, bool with_trace = true) {
     return host_access(paths_->intern(host), op, with_trace);
   }
 
@@ -110,10 +110,10 @@ class MountTable {
     std::array<Reach, 4> at_path;  // access(p, op)
     std::array<Reach, 4> of_host;  // host_access(p, op)
   };
-  Reaches reach_all(PathTable::Id p) const;
+  Reaches reach_all(PathTable::Id p);
 
   // The visible mount whose destination is exactly `p`, if any.
-  const Mount* mount_at(const SymbolicPath& p) const;
+  const Mount* mount_at(const SymbolicPath& p);
 
   PathTable& paths() const { return *paths_; }
 
@@ -141,15 +141,15 @@ class MountTable {
   std::optional<std::string> make_symlink(const BwrapOp& op, Id dest);
   std::optional<std::string> change_mode(const BwrapOp& op, Id dest);
   void add_mount(Mount m);
-  size_t covering(Id p) const;
+  size_t covering(Id p);
   const Node* node_at(Id p, size_t mount, Node::Kind kind) const;
   bool exists_in_scratch(Id p, size_t mount) const;
   // The mode that binds the sandbox at `p`, whose covering mount is `c`.
   std::optional<unsigned> known_mode(Id p, size_t c) const;
   // Creates the missing ancestors of `dest`.
   void ensure_parents(Id dest, std::optional<unsigned> perms, int line);
-  std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace) const;
-  std::optional<Id> first_link(Id cur, bool follow_last) const;
+  std::optional<Id> resolve_symlinks(Id p, bool follow_last, Trace& trace);
+  std::optional<Id> first_link(Id cur, bool follow_last);
   // "/" down to `p` in the table as it stands (during the replay inherited() cannot
   // remember its answers): calls visit(d, c), `c` the mount covering `d`, until it returns
   // true, and returns that `d`. A loop, not a call per level: an argv may name paths
@@ -166,7 +166,7 @@ class MountTable {
     std::optional<Id> top_link;      // the shallowest path at or above it holding a link
     std::optional<Id> alias_source;  // the deepest alias source at or above it
   };
-  Inherited inherited(Id p) const;
+  Inherited inherited(Id p);
   std::string describe(size_t mount) const;
   // What access() finds at the resolved path `rp` before it looks at the operation; the
   // rest is left unset when an ancestor cannot be searched.
@@ -180,14 +180,12 @@ class MountTable {
     std::optional<Id> parent;
     std::optional<unsigned> parent_mode;
   };
-  Place place(Id rp) const;
+  Place place(Id rp);
   // The place `op` at `p` reaches once links are followed (one at `p` itself by read and
   // write only); none when they loop or dangle.
-  std::optional<Place> place_of(Id p, FsOp op, Trace& trace) const;
+  std::optional<Place> place_of(Id p, FsOp op, Trace& trace);
   // access() itself, its trace written to `trace`.
-  Reach reach(Id p, FsOp op, Trace& trace) const {
-    return reach(place_of(p, op, trace), op, trace);
-  }
+  Reach reach(Id p, FsOp op, Trace& trace) { return reach(place_of(p, op, trace), op, trace); }
   Reach reach(const std::optional<Place>& found, FsOp op, Trace& trace) const;
   // The part of reach() after symlinks are resolved, for a place every strict ancestor
   // of which can be searched; the trace says which rule settled it.
@@ -207,7 +205,7 @@ class MountTable {
     Reach reach;
     std::optional<Id> alias;  // the alias path, when one reaches `host`
   };
-  HostReach of_host(Id host, FsOp op, const Reach& direct) const;
+  HostReach of_host(Id host, FsOp op, const Reach& direct);
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
@@ -230,11 +228,11 @@ class MountTable {
   PathMap<std::vector<Node>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
-  // Set once the replay is done: from then on the table is immutable, and inherited()
+  // Set once the replay is done: from then on the mounts do not change, and inherited()
   // remembers its answer for every path it passes (fold_down), so that the probes of a
-  // deep path cost its depth once.
+  // deep path cost its depth once. The questions that reach it are therefore not const.
   bool frozen_ = false;
-  mutable PathMap<Inherited> inherited_;
+  PathMap<Inherited> inherited_;
 };
 
 }  // namespace zpolicy::compiler

@@ -318,7 +318,7 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f,
   }
 }
 
-void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& tables,
+void check_mounts(const ir::Resolved& intent, std::vector<Scenario>& tables,
                   std::vector<ir::Diagnostic>& out) {
   struct Required {
     const char* path;
@@ -331,7 +331,7 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
     required.push_back({"/tmp", MountTable::MountKind::Tmpfs, "--tmpfs /tmp"});
   for (const auto& r : required) {
     const auto path = *SymbolicPath::parse(r.path);
-    for (const auto& s : tables) {
+    for (auto& s : tables) {
       const auto* m = s.table.mount_at(path);
       if (m && m->kind == r.kind) continue;
       ir::Diagnostic f = hardening(
@@ -354,14 +354,14 @@ void check_mounts(const ir::Resolved& intent, const std::vector<Scenario>& table
 // A readable root named through a symlink must keep its name: reading at the name
 // reaches the canonical root on the host, or programs that use the name (the ELF
 // interpreter under /lib64) do not start.
-void check_read_links(const ir::Resolved& intent, const std::vector<Scenario>& tables,
-                      PathTable& paths, std::vector<ir::Diagnostic>& out) {
+void check_read_links(const ir::Resolved& intent, std::vector<Scenario>& tables, PathTable& paths,
+                      std::vector<ir::Diagnostic>& out) {
   for (const auto& l : intent.read_links) {
     auto link = SymbolicPath::parse(l.link);
     auto target = SymbolicPath::parse(l.target);
     if (!link || !target) continue;  // reported as unparsable intent paths
     const PathTable::Id target_id = paths.intern(*target);
-    for (const auto& s : tables) {
+    for (auto& s : tables) {
       AccessResult r = s.table.access(*link, FsOp::Read, true);
       if (r.outcome == Outcome::Host && r.host == target_id) continue;
       ir::Diagnostic f = ir::finding(kTarget, "missing-allow", l.loc, "read " + l.link,
@@ -393,7 +393,7 @@ bool satisfies(Expect e, const MountTable::Reach& r, PathTable::Id path) {
 // a read-only bind (bwrap cannot create the mount point), and needs no mask when the
 // sandbox cannot bring it into existence either: there is nothing to read at it. A
 // file the host itself creates there during the run is outside this guarantee.
-bool absent_and_uncreatable(const Intent& intent, const MountTable& table, PathTable::Id path) {
+bool absent_and_uncreatable(const Intent& intent, MountTable& table, PathTable::Id path) {
   for (const auto& d : intent.deny())
     if (d.kind == ir::HostKind::Missing && intent.paths().contains(d.id, path))
       return table.host_access(d.id, FsOp::Create, false).outcome == Outcome::Denied;
@@ -420,7 +420,7 @@ void append_sorted(std::vector<Found>& found, const PathTable& paths,
 }
 
 // The finding for `op` at `path` failing `expect` in table `s`, explained by `r`.
-ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, Expect expect,
+ir::Diagnostic probe_finding(Intent& intent, PathTable::Id path, FsOp op, Expect expect,
                              const Scenario& s, const AccessResult& r, std::string first_line) {
   const Expectation exp = intent.expect(path, op);
   ir::Diagnostic f =
@@ -438,7 +438,7 @@ ir::Diagnostic probe_finding(const Intent& intent, PathTable::Id path, FsOp op, 
 // path itself (the same content under another name is no use to a command); a deny must
 // hold wherever the host object shows up.
 template <class Fail>
-void each_failure(const Intent& intent, const std::vector<Scenario>& tables, PathTable::Id id,
+void each_failure(Intent& intent, std::vector<Scenario>& tables, PathTable::Id id,
                   const std::array<Expect, 4>& expected, Fail&& fail) {
   std::array<bool, kAllFsOps.size()> reported{};
   for (size_t t = 0; t < tables.size(); ++t) {
@@ -458,14 +458,14 @@ void each_failure(const Intent& intent, const std::vector<Scenario>& tables, Pat
 
 // Every operation of every probe against every table; traces are built only for the
 // operations that fail. `probed` gets the probes' ids, `granted` the grants reported.
-void check_probes(const Intent& intent, const std::vector<Scenario>& tables, PathMap<bool>& probed,
+void check_probes(Intent& intent, std::vector<Scenario>& tables, PathMap<bool>& probed,
                   std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   std::vector<Found> found;
   for_each_probe(intent, [&](const Probe& probe) {
     probed.insert(probe.id, true);
     each_failure(intent, tables, probe.id, probe.expected,
                  [&](size_t t, FsOp op, Expect expect, const MountTable::Reach& r) {
-                   const MountTable& table = tables[t].table;
+                   MountTable& table = tables[t].table;
                    const bool at_path = expect == Expect::Allow;
                    if (!at_path) granted.emplace(t, op, r.mount);
                    const AccessResult traced = at_path ? table.access(probe.id, op, true)
@@ -501,7 +501,7 @@ bool probed_already(const Region& region, const PathTable& paths, const PathMap<
 
 // What a region must not grant: the policy's verdicts at it, except that a missing
 // allow fails closed (the policy's own probes look for those).
-std::array<Expect, 4> region_expectations(const Intent& intent, PathTable::Id id) {
+std::array<Expect, 4> region_expectations(Intent& intent, PathTable::Id id) {
   std::array<Expect, 4> expected = intent.verdicts(id);
   for (Expect& e : expected)
     if (e == Expect::Allow) e = Expect::Either;
@@ -532,8 +532,8 @@ class RegionReport {
 // tables and the intent that the policy net did not probe, for the grants the policy
 // does not ask for. The first kMaxRegionFindings are reported in full, sorted; the rest
 // are counted.
-void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
-                   const std::vector<Scenario>& tables, const PathMap<bool>& probed,
+void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
+                   std::vector<Scenario>& tables, const PathMap<bool>& probed,
                    std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = intent.paths();
   const std::vector<PathTable::Id> more = region_cuts(resolved, paths);
@@ -608,7 +608,7 @@ void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic
 // intent denies creating the deepest whenever it denies any of them but the shallowest
 // (a protected path's subtree, or the chain of directories above one), so those two are
 // asked.
-void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, const Intent& intent,
+void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
                         std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
   std::unordered_set<PathTable::Id> masks;
@@ -726,7 +726,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   check_regions(resolved, argv, intent, tables, probed, granted, findings);
   // After the probes: the kernel paths it interns are no region of the policy's. One
   // table's findings are enough; the others differ only in -try binds.
-  for (const Scenario& s : tables) {
+  for (Scenario& s : tables) {
     const size_t before = findings.size();
     check_kernel_state(resolved, argv, s.table, s.assumptions, findings);
     if (findings.size() != before) break;

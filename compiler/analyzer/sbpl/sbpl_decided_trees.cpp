@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "compiler/analyzer/symbolic_path.hpp"
+#include "compiler/analyzer/path_text.hpp"
 
 namespace zpolicy::compiler {
 namespace {
@@ -38,8 +38,8 @@ Truth leaf(const SbplFilter& f, std::string_view top, Where where) {
     if (literal) return Truth::True;
     return where == Where::AtTopStrictCreate ? Truth::False : Truth::True;
   }
-  if (text_within(v, top)) return literal ? Truth::False : Truth::True;  // above
-  if (text_within(top, v)) return where == Where::BelowTop ? Truth::Either : Truth::False;
+  if (within(v, top)) return literal ? Truth::False : Truth::True;  // above
+  if (within(top, v)) return where == Where::BelowTop ? Truth::Either : Truth::False;
   return Truth::False;  // beside
 }
 

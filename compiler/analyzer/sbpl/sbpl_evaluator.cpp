@@ -7,6 +7,8 @@
 #include <optional>
 #include <set>
 
+#include "compiler/analyzer/path_text.hpp"
+
 namespace zpolicy::compiler {
 
 // What bind_params adds to a profile. Filters are numbered by their place in
@@ -15,7 +17,7 @@ namespace zpolicy::compiler {
 struct SbplIndex {
   // The literal and subpath filters by the path they match, in a tree of the paths'
   // '/'-separated pieces ("/a/b" is "", "a", "b"; node 0 is no piece at all), so that the
-  // paths that hold a target (path_contains) lie on its way down: one look-up per piece
+  // paths that hold a target (within) lie on its way down: one look-up per piece
   // of the target, not one per ancestor (which would hash O(depth²) bytes).
   struct Piece {
     uint32_t node;
@@ -372,15 +374,8 @@ ir::Result<SbplRule> read_rule(const Sexpr& e, std::vector<SbplFilter>& filters)
 
 // --- Matching -------------------------------------------------------------------------
 
-// Whether (subpath outer) holds `inner`: "/" holds every absolute or symbolic path.
-bool path_contains(std::string_view outer, std::string_view inner) {
-  if (outer == "/") return inner.starts_with('/') || inner.starts_with("${");
-  return inner == outer ||
-         (inner.size() > outer.size() && inner.starts_with(outer) && inner[outer.size()] == '/');
-}
-
 // Calls f(filters, exact) with the path filters on each path that holds `target`
-// (path_contains), `exact` when that path is the target itself: the nodes on the target's
+// (within), `exact` when that path is the target itself: the nodes on the target's
 // way down the index (its '/'-bounded prefixes), and "/", which holds every absolute or
 // symbolic path.
 template <class F>
@@ -395,7 +390,7 @@ void for_each_holder(const SbplIndex& ix, std::string_view target, F&& f) {
     if (end == target.size()) break;
     start = end + 1;
   }
-  if (ix.slash && target != "/" && (target.starts_with('/') || target.starts_with("${")))
+  if (ix.slash && target != "/" && within("/", target))
     f(ix.filters_at[ix.slash], false);
 }
 
@@ -435,7 +430,7 @@ Match leaf_match(const SbplFilter& f, std::string_view target, bool strict) {
       if (!path) return {};
       const bool hit = f.kind == K::Literal
                            ? target == *path
-                           : path_contains(*path, target) && !(strict && target == *path);
+                           : within(*path, target) && !(strict && target == *path);
       if (!hit) return {};
       return {true, static_cast<long>(path->size()) * 2 + (f.kind == K::Literal ? 1 : 0), &f};
     }

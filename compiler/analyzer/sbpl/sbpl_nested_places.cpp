@@ -7,19 +7,10 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "compiler/analyzer/path_text.hpp"
+
 namespace zpolicy::compiler {
 namespace {
-
-std::optional<std::string_view> parent_of(std::string_view path) {
-  const auto slash = path.rfind('/');
-  if (slash == std::string_view::npos || slash == 0) return std::nullopt;
-  return path.substr(0, slash);
-}
-
-// `path` is `root` or below it.
-bool at_or_below(std::string_view path, std::string_view root) {
-  return path.starts_with(root) && (path.size() == root.size() || path[root.size()] == '/');
-}
 
 // What a path filter contributes wherever it is true, apart from its path: its kind, the
 // single-child forms around it (require-not, a require-all or -any of one), and the
@@ -77,7 +68,7 @@ Named named_paths(const ir::Resolved& policy, const SbplProfile& bound) {
 Named rebound(const Named& named, const std::string& root, const std::string& place) {
   Named out;
   for (const auto& [path, what] : named) {
-    auto& to = out[at_or_below(path, root) ? place + path.substr(root.size()) : path];
+    auto& to = out[rebased(path, root, place)];
     to.insert(to.end(), what.begin(), what.end());
   }
   for (auto& [path, what] : out) std::sort(what.begin(), what.end());
@@ -109,7 +100,7 @@ class PlaceClasses {
       : named_(named), outer_(outer), reads_(reads), own_(own_paths(named, root)) {
     reads_ += named.size();
     for (const auto& [path, what] : named)
-      if (at_or_below(path, outer)) below_.push_back(path);
+      if (within(outer, path)) below_.push_back(path);
     for (const std::string& r : later) own_later_.merge(own_paths(named, r));
   }
 
@@ -145,15 +136,10 @@ class PlaceClasses {
     return places;
   }
 
-  bool holds_named(const std::string& c) const {
-    auto it = std::lower_bound(below_.begin(), below_.end(), std::string_view(c));
-    return it != below_.end() && at_or_below(*it, c);
-  }
-
   std::string fresh_child(std::string_view n) const {
     for (size_t k = 0;; ++k) {
       std::string c = std::string(n) + "/zp-bind" + (k ? "-" + std::to_string(k) : "");
-      if (!holds_named(c)) return c;
+      if (!holds_at_or_below(below_, c)) return c;
     }
   }
 
@@ -163,7 +149,7 @@ class PlaceClasses {
   static std::unordered_set<std::string> own_paths(const Named& named, const std::string& r) {
     std::unordered_set<std::string> own;
     for (const auto& [path, what] : named)
-      if (path.size() > r.size() && at_or_below(path, r))
+      if (path.size() > r.size() && within(r, path))
         for (std::optional<std::string_view> rel = std::string_view(path).substr(r.size() + 1); rel;
              rel = parent_of(*rel))
           own.insert(std::string(*rel));
@@ -210,14 +196,15 @@ class PlaceClasses {
   // those nearest the place tells which form is the most specific. So each shape counts
   // with how many filters have it and the rank of the nearest among the nearest ones.
   // Every path above counts, the chain's first root and what holds it (a concrete path
-  // above a root bound to a concrete place: `/Users` above `/Users/zp-bind`). A policy
+  // above a root bound to a concrete place: `/Users` above `/Users/zp-bind`), but "/",
+  // which holds every place, symbolic or concrete, and so tells none apart. A policy
   // root of a kind above counts only by whether there is one.
   std::vector<std::string> above(const std::string& place) const {
     std::vector<std::string> parts;
     std::set<std::string> kinds_above;
     std::map<std::string, std::pair<size_t, size_t>> shapes_above;  // count, nearest depth
     size_t depth = 0;  // of the paths above, from the place up
-    for (auto a = parent_of(place); a; a = parent_of(*a), ++depth)
+    for (auto a = parent_of(place); a && *a != "/"; a = parent_of(*a), ++depth)
       if (const auto at = named_.find(std::string(*a)); at != named_.end())
         for (const auto& what : at->second) {
           if (what.starts_with("="))
@@ -326,7 +313,7 @@ std::set<std::string> guarded_roots(const ir::Resolved& policy,
   for (const auto* group : {&policy.protect, &policy.deny})
     for (const auto& e : *group)
       for (const std::string& r : roots)
-        if (at_or_below(e.path, r)) guarded.insert(r);
+        if (within(r, e.path)) guarded.insert(r);
   return guarded;
 }
 

@@ -10,22 +10,18 @@
 #include <utility>
 
 #include "compiler/analyzer/intent.hpp"
+#include "compiler/analyzer/path_text.hpp"
 #include "compiler/analyzer/sbpl/sbpl_decided_trees.hpp"
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
+#include "ir/target.hpp"
 
 namespace zpolicy::compiler {
 namespace {
 
 using ir::Mode;
 using ir::SourceLoc;
-
-std::optional<std::string_view> parent_of(std::string_view path) {
-  auto slash = path.rfind('/');
-  if (slash == std::string_view::npos || path == "/") return std::nullopt;
-  return path.substr(0, slash == 0 ? 1 : slash);
-}
 
 // The policy's lists of paths: read, write, protect, deny and pin.
 template <class Resolved>
@@ -263,17 +259,6 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
   return out;
 }
 
-// The deepest path that holds both `a` and `b` (text_within's reading: "/" holds every
-// path, symbolic roots included).
-std::string_view common_holder(std::string_view a, std::string_view b) {
-  const size_t k = common_prefix_length(a, b);
-  if (k == a.size() && (k == b.size() || b[k] == '/')) return a;
-  if (k == b.size() && a[k] == '/') return b;
-  const size_t slash = k == 0 ? std::string_view::npos : a.rfind('/', k - 1);
-  if (slash == std::string_view::npos || slash == 0) return "/";
-  return a.substr(0, slash);
-}
-
 // One path of each region of the namespace that the policy's paths and the profile's
 // filters cut it into (docs/verify.md, "The SBPL proof"): both the profile's answer and
 // the policy's intent for a path depend only on which named paths equal it, hold it, or
@@ -293,20 +278,12 @@ void region_paths(std::vector<std::string_view> named,
   // branch point is the common holder of some two neighbours.
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  // Whether a named path is `c` or lies below it: those below it are the run that starts
-  // with `c/`.
-  auto holds_named = [&](const std::string& c) {
-    if (std::binary_search(named.begin(), named.end(), std::string_view(c))) return true;
-    const std::string below = c + "/";
-    auto it = std::lower_bound(named.begin(), named.end(), std::string_view(below));
-    return it != named.end() && it->starts_with(below);
-  };
   // A child of `n` that is no named path and holds none.
   auto fresh_child = [&](std::string_view n) {
     const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
     for (size_t i = 0;; ++i) {
       std::string c = i ? base + "-" + std::to_string(i) : base;
-      if (!holds_named(c)) return c;
+      if (!holds_at_or_below(named, c)) return c;
     }
   };
   // Each node once: a branch point is the common holder of many pairs of neighbours.
@@ -430,7 +407,7 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
 // id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
 // those of the profile under test, whose regions are probed too.
 template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, const Intent& intent, const ArtifactNames& names,
+void for_each_probe(const ir::Resolved& r, Intent& intent, const ArtifactNames& names,
                     OnPath&& on_path, OnOther&& on_other) {
   // Kept until the intent is done with them: its table views their names.
   const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
@@ -575,7 +552,7 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
   auto& out = *names;
   if (scope) {
     // The regions outside the scope are not probed: their names cut nothing inside it.
-    std::erase_if(out.paths, [&](std::string_view p) { return !text_within(scope->place, p); });
+    std::erase_if(out.paths, [&](std::string_view p) { return !within(scope->place, p); });
     out.paths.push_back(scope->place);
     out.paths.push_back(scope->outer);
   }
@@ -611,13 +588,12 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
-  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   std::map<std::string, SbplTargetQuery, std::less<>> other_queries;
   for_each_probe(
       policy, intent, *names,
       [&](std::string_view path, PathTable::Id id) {
-        if (scope && !(scope->outer_too && path == scope->outer) &&
-            !text_within(scope->place, path))
+        if (scope && !(scope->outer_too && path == scope->outer) && !within(scope->place, path))
           return;
         const auto allowed = path_query.allowed(path);
         // Each operation of the intent once, whichever Seatbelt operations share it.
@@ -641,13 +617,6 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
       });
 }
 
-// `text` with the symbolic root `root` at its start replaced by `place`.
-std::string rebind(std::string_view text, std::string_view root, std::string_view place) {
-  if (!text.starts_with(root) || (text.size() > root.size() && text[root.size()] != '/'))
-    return std::string(text);
-  return std::string(place) + std::string(text.substr(root.size()));
-}
-
 // The symbolic roots (`${HOME}`) the parameters' values and the policy's paths start
 // with, sorted.
 std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplParams& values) {
@@ -668,7 +637,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
 ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
   ir::Resolved bound = policy;
   for (auto* group : path_lists(bound))
-    for (auto& p : *group) p.path = rebind(p.path, root, place);
+    for (auto& p : *group) p.path = rebased(p.path, root, place);
   return bound;
 }
 
@@ -686,7 +655,7 @@ SbplParams rebound(const SbplParams& values, const Binding& binding,
   SbplParams out;
   for (const auto& [name, value] : values) {
     std::string text(value);
-    for (const auto& [root, place] : binding) text = rebind(text, root, place);
+    for (const auto& [root, place] : binding) text = rebased(text, root, place);
     if (text == value) {
       out.insert(name, value);
       continue;
@@ -737,7 +706,7 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
   for (std::string_view c : names->paths)
     if (c.starts_with('/') && c != "/" &&
         std::none_of(platform.begin(), platform.end(), [&](std::string_view t) {
-          return t != "/" && text_within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
+          return t != "/" && within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
         }))
       concrete.push_back(c);
   // The policy's paths and their ancestors (which the emitter pins above them), gathered
@@ -774,7 +743,7 @@ bool rules_decide_tree(const ir::Resolved& policy, const SbplProfile& profile,
                        std::string_view top) {
   if (!ir::is_confined(policy.mode)) return false;
   if (std::none_of(policy.deny.begin(), policy.deny.end(), [&](const ir::ResolvedPath& d) {
-        return d.path.starts_with('/') && text_within(d.path, top);
+        return d.path.starts_with('/') && within(d.path, top);
       }))
     return false;
   std::vector<std::string_view> operations;
@@ -818,12 +787,13 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
                              : std::string_view(chain.steps.front().inside);
   for (auto* group : path_lists(bound))
     std::erase_if(*group, [&](const ir::ResolvedPath& p) {
-      return p.path.starts_with("${") && !text_within(place, p.path) && !text_within(p.path, place);
+      return p.path.starts_with("${") && !within(place, p.path) &&
+             !within(p.path, place);
     });
   const bool guards = std::any_of(bound.protect.begin(), bound.protect.end(),
-                                  [&](const auto& p) { return text_within(place, p.path); }) ||
+                                  [&](const auto& p) { return within(place, p.path); }) ||
                       std::any_of(bound.deny.begin(), bound.deny.end(),
-                                  [&](const auto& p) { return text_within(place, p.path); });
+                                  [&](const auto& p) { return within(place, p.path); });
   const NestedScope scope{outer, place, guards};
   return prove_bound(bound, unbound, values, binding, how, findings, &scope);
 }
@@ -944,7 +914,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   auto add = [&](std::string_view op, std::string_view target, const Expectation& v) {
     out.push_back({std::string(op), std::string(target), v.expect, v.rule, v.reason});
   };
-  const Intent intent(r, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(r, std::make_shared<PathTable>(), Platform::Macos);
   for_each_probe(
       r, intent, ArtifactNames{},
       [&](std::string_view path, PathTable::Id id) {
@@ -993,12 +963,13 @@ SbplParams read_params(const SbplParamList& params, std::vector<ir::Diagnostic>&
 void check_canonical_params(const SbplParamList& params, std::vector<ir::Diagnostic>& findings) {
   for (const auto& [name, value] : params)
     for (const char* link : {"/tmp", "/var", "/etc"})
-      if (text_within(link, value))
-        findings.push_back(ir::finding(
-            "macos", "not-canonical", kParamsFile, "parameter " + std::string(name),
-            std::string("a canonical macOS path (") + link + " is a symlink to /private" + link +
-                "; Seatbelt matches the resolved path)",
-            std::string(value) + ", on which a rule would never apply"));
+      if (within(link, value))
+        findings.push_back(ir::finding("macos", "not-canonical", kParamsFile,
+                                       "parameter " + std::string(name),
+                                       std::string("a canonical macOS path (") + link +
+                                           " is a symlink to /private" + link +
+                                           "; Seatbelt matches the resolved path)",
+                                       std::string(value) + ", on which a rule would never apply"));
 }
 
 }  // namespace
@@ -1049,7 +1020,7 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
     return ir::error_at(kParamsFile, "parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
-  const Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   const Expectation v = intent.expect(intern(intent.paths(), path), known->op);
   out.policy = {op, std::string(path), v.expect, v.rule, v.reason};
   auto decisions = decide_all_models(profile, op, path, values);
@@ -1066,13 +1037,11 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
 ir::Result<SbplParamList> parse_params_text(std::string_view text) {
   SbplParamList out;
   SbplParams seen;  // to refuse a name defined twice
-  int line_no = 0;
-  while (!text.empty()) {
-    ++line_no;
-    auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
-    auto eq = line.find('=');
+  const std::vector<std::string_view> lines = ir::artifact_lines(text);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const int line_no = static_cast<int>(i) + 1;
+    const std::string_view line = lines[i];
+    const auto eq = line.find('=');
     auto fail = [&](const std::string& why) {
       return ir::error_at({"params.txt", line_no, 1},
                           "params.txt:" + std::to_string(line_no) + ": " + why);

@@ -1,0 +1,332 @@
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sandbox_fixture.hpp"
+
+// Red team round 18 (docs/redteam-2026-12.md "Round 18 (red18)"): `zpolicy run` with the
+// built-in default policy, attacked from the workspaces users have. Each case is a
+// finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+namespace {
+
+// Inside the sandbox: rewrites the first bytes of each file named through a shared
+// writable mapping (no write(2), no truncate), reporting per file what happened.
+const std::string kRewriteMapped = R"(
+import mmap, os, sys
+for name in sys.argv[1:]:
+    try:
+        fd = os.open(name, os.O_RDWR)
+        m = mmap.mmap(fd, 0)
+        m[0:4] = b"PWN!"
+        m.flush()
+        print(name, "rewritten")
+    except OSError as e:
+        print(name, e.strerror)
+)";
+
+bool has_capability(const std::string& path) {
+  return lgetxattr(path.c_str(), "security.capability", nullptr, 0) >= 0;
+}
+
+// /proc/PID/stat after the command name: the state letter ('T' stopped) first, then the
+// parent's pid; empty when gone.
+std::string stat_fields(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  const auto paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? "" : line.substr(paren + 2);
+}
+
+char state_of(pid_t pid) {
+  const std::string f = stat_fields(pid);
+  return f.empty() ? 0 : f[0];
+}
+
+pid_t parent_of(pid_t pid) {
+  const std::string f = stat_fields(pid);
+  return f.size() > 2 ? static_cast<pid_t>(std::atol(f.c_str() + 2)) : 0;
+}
+
+size_t lines_in(const std::string& path) {
+  const std::string text = read_file(path).value_or("");
+  size_t n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_redteam18)
+
+// R18-1: the kernel strips S_ISUID, S_ISGID and a file capability when a file is written
+// (write(2), truncate) by a process without CAP_FSETID, but not when it is written through
+// a shared writable mapping. A privileged program already in the workspace (a chroot's or
+// an extracted image's setuid-root binaries for a root caller; a build output the user gave
+// a file capability with `sudo setcap`) was rewritten by the sandbox with its privilege
+// kept: any local user could run the sandbox's code as root. Each such program the
+// sandbox's uid could change is now bound read-only (EROFS); an ordinary executable stays
+// writable (control).
+BOOST_DATA_TEST_CASE(a_privileged_program_in_the_workspace_is_not_rewritten_with_its_privilege,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string program = "#!/bin/sh\nexit 0\n";
+  box.make_dir(box.ws("rootfs/usr/bin"));
+  box.make_dir(box.ws("build"));
+  box.write_file(box.ws("rootfs/usr/bin/passwd"), program, 0755);
+  box.write_file(box.ws("rootfs/usr/bin/crontab"), program, 0755);
+  box.write_file(box.ws("build/pinger"), program, 0755);
+  box.write_file(box.ws("build/tool"), program, 0755);
+  box.host_command({"/bin/chmod", "4755", box.ws("rootfs/usr/bin/passwd")});
+  box.host_command({"/bin/chmod", "2755", box.ws("rootfs/usr/bin/crontab")});
+  const std::string pinger = box.ws("build/pinger");
+  const std::string setcap = "/usr/sbin/setcap cap_net_raw+ep '" + pinger + "'";
+  BOOST_TEST_REQUIRE(std::system(setcap.c_str()) == 0, setcap);
+  BOOST_TEST_REQUIRE(has_capability(pinger));
+
+  RunSpec spec;
+  spec.command = {"/usr/bin/python3",       "-c",           kRewriteMapped, "rootfs/usr/bin/passwd",
+                  "rootfs/usr/bin/crontab", "build/pinger", "build/tool"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  for (const char* name : {"rootfs/usr/bin/passwd", "rootfs/usr/bin/crontab", "build/pinger"}) {
+    BOOST_TEST(read_file(box.ws(name)).value_or("") == program,
+               name << " was rewritten by the sandbox: " << r.describe());
+    BOOST_TEST(r.out.find(std::string(name) + " Read-only file system") != std::string::npos,
+               r.describe());
+  }
+  BOOST_TEST(mode_of(box.ws("rootfs/usr/bin/passwd")) == 04755u);
+  BOOST_TEST(mode_of(box.ws("rootfs/usr/bin/crontab")) == 02755u);
+  BOOST_TEST(has_capability(pinger));
+  // Control: an executable without privilege is the sandbox's to change.
+  BOOST_TEST(read_file(box.ws("build/tool")).value_or("").rfind("PWN!", 0) == 0, r.describe());
+}
+
+// R18-2: a writable root without a `.git` of its own (a package directory of a larger
+// repository, or a plain directory) is protected from becoming a repository by the `.git`
+// placeholder, but git's discovery tests the directory itself for a bare repository next:
+// the sandbox wrote a HEAD, `objects`, `refs` and a `config` with `core.worktree` and
+// `core.fsmonitor`, and the host's next `git status` there ran the sandbox's command. The
+// top's HEAD is protected now, as `.git` is, whether it exists or not.
+BOOST_DATA_TEST_CASE(a_workspace_made_a_bare_repository_runs_nothing_on_the_hosts_next_git,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  // The workspace is a package of a repository (its `.git` one level up), and a plain
+  // directory without any repository.
+  box.host_command({"/usr/bin/git", "init", "-q", box.ws("mono")});
+  box.make_dir(box.ws("mono/packages/app"));
+  box.make_dir(box.ws("plain"));
+  const std::string plant =
+      "mkdir -p objects refs; echo 'ref: refs/heads/main' > HEAD; printf '[core]\\n"
+      "\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = .\\n\\tfsmonitor = "
+      "\"touch fsmonitor-ran; false\"\\n' > config; echo " +
+      std::string(kDoneMarker);
+  for (const std::string& top : {box.ws("mono/packages/app"), box.ws("plain")}) {
+    RunSpec spec;
+    spec.cwd = top;
+    spec.options = {"--workspace", top};
+    spec.command = {"/bin/sh", "-c", plant};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 0, top << ": " << r.describe());
+    BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+    // The host's next git command at the workspace's top, as its owner.
+    box.host_command({"/bin/sh", "-c",
+                      "cd \"$0\" && HOME=\"$0\" git status >/dev/null 2>&1; "
+                      "HOME=\"$0\" git rev-parse --git-dir >/dev/null 2>&1; exit 0",
+                      top});
+    BOOST_TEST(!exists(top + "/fsmonitor-ran"),
+               top << ": the host's git ran the sandbox's core.fsmonitor: " << r.describe());
+    struct stat st {};
+    BOOST_TEST(!(lstat((top + "/HEAD").c_str(), &st) == 0 && S_ISREG(st.st_mode)),
+               top << ": the sandbox made HEAD");
+  }
+}
+
+// R18-3: ^Z (SIGTSTP) stopped zpolicy alone: bwrap's --new-session keeps the sandbox out
+// of the terminal's process groups, so the command ran on, unsupervised, while the shell
+// showed the job "Stopped": past its timeout, and zpolicy, continued after the command had
+// ended, reported exit 0 for a run of twice its timeout. Now the command stops with
+// zpolicy, and the timeout that passed meanwhile ends the run (124). zpolicy runs in a
+// process group of its own whose parent is in the same session (as a shell job is): the
+// kernel does not stop an orphaned process group on SIGTSTP.
+BOOST_DATA_TEST_CASE(a_stopped_run_stops_its_command_and_keeps_its_timeout, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string script =
+      "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; touch late";
+  RunSpec spec;
+  spec.root_prefix = {
+      "/usr/bin/python3", "-c",
+      "import os, sys\n"
+      "pid = os.fork()\n"
+      "if pid == 0:\n"
+      "    os.setpgid(0, 0)\n"
+      "    os.execv(sys.argv[1], sys.argv[1:])\n"
+      "st = os.waitpid(pid, 0)[1]\n"
+      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.options = {"--timeout", "2s"};
+  spec.command = {"/bin/sh", "-c", script};
+  Running running = box.start(spec);
+  // zpolicy's own process (setpriv execs into it), once the command has ticked.
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return lines_in(box.ws("ticks")) >= 2; }, std::chrono::milliseconds(15000)));
+  const std::vector<std::string> argv = {zpolicy_binary(), "run", "--timeout", "2s", "--",
+                                         "/bin/sh",        "-c",  script};
+  // The guard is a fork of zpolicy with the same argv: zpolicy is the one whose parent is
+  // neither.
+  std::vector<pid_t> zp;
+  const auto both = processes_with_argv(argv);
+  for (pid_t p : both)
+    if (std::find(both.begin(), both.end(), parent_of(p)) == both.end()) zp.push_back(p);
+  BOOST_TEST_REQUIRE(zp.size() == 1u);
+  kill(zp[0], SIGTSTP);
+  BOOST_TEST(wait_until([&] { return state_of(zp[0]) == 'T'; }, std::chrono::milliseconds(3000)),
+             "zpolicy did not stop on SIGTSTP");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const size_t at_stop = lines_in(box.ws("ticks"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+  const size_t later = lines_in(box.ws("ticks"));
+  const bool late = exists(box.ws("late"));
+  kill(zp[0], SIGCONT);
+  const RunResult r = box.finish(running);
+  BOOST_TEST(later == at_stop,
+             "the command ran on while zpolicy was stopped: " << at_stop << " -> " << later);
+  BOOST_TEST(!late, "the command ran to its end while zpolicy was stopped");
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(!exists(box.ws("late")), r.describe());
+}
+
+// R18-5: a pipe on stdout reaches the command as the caller's own open file, and the
+// O_NONBLOCK (and O_APPEND) the command set on it with F_SETFL stayed after the run: the next
+// writer into the caller's pipe got EAGAIN. The shell around zpolicy reads its own stdout's
+// flags (the same open file) after zpolicy has exited (bash: dash's `$$` showed a
+// redirected descriptor here).
+BOOST_DATA_TEST_CASE(the_flags_the_command_sets_on_the_callers_pipe_do_not_outlive_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.root_prefix = {"/bin/bash", "-c",
+                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
+                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
+                      "sh"};
+  spec.command = {"/usr/bin/python3", "-c",
+                  "import fcntl, os\n"
+                  "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
+                  "os.O_APPEND)\n"
+                  "print('set')\n"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
+  const auto first = r.err.find("flags:");
+  const auto last = r.err.rfind("flags:");
+  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
+  auto flags_at = [&](size_t at) {
+    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
+  };
+  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
+  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+}
+
+// R18-6: the caller's global git configuration was not read. A relative core.hooksPath
+// there (`git config --global core.hooksPath .githooks`, for hooks kept in each project)
+// resolves against every repository's top, and an include there may name a file in the
+// workspace: the sandbox wrote `.githooks/pre-commit` and the included file, and the host's
+// next `git commit` ran the hook, its next `git status` the sandbox's core.fsmonitor. Both
+// are protected now, as the repository's own configuration's targets are.
+BOOST_DATA_TEST_CASE(what_the_global_git_config_names_in_the_workspace_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.write_file(
+      box.home() + "/.gitconfig",
+      "[core]\n\thooksPath = .githooks\n[include]\n\tpath = " + box.ws(".gitconfig.local") + "\n");
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  const RunResult r = box.sh(
+      "mkdir -p .githooks; printf '#!/bin/sh\\ntouch hook-ran\\n' > .githooks/pre-commit; "
+      "chmod +x .githooks/pre-commit; printf '[core]\\n\\tfsmonitor = \"touch fsmonitor-ran; "
+      "false\"\\n' > .gitconfig.local");
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$0\" && HOME=\"$1\" git -c user.name=a -c user.email=a@b commit -q "
+                    "--allow-empty -m x >/dev/null 2>&1; HOME=\"$1\" git status >/dev/null 2>&1; "
+                    "exit 0",
+                    box.workspace(), box.home()});
+  BOOST_TEST(!exists(box.ws("hook-ran")), "the host's git commit ran the sandbox's hook");
+  BOOST_TEST(!exists(box.ws("fsmonitor-ran")), "the host's git status ran the sandbox's fsmonitor");
+  // Control: git's way to read no global or system file (test harnesses, CI) still runs.
+  RunSpec none;
+  none.extra_env = {"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null"};
+  none.command = {"/bin/true"};
+  const RunResult n = box.run(none);
+  BOOST_TEST(n.exit_code == 0, n.describe());
+}
+
+// R18-7: H17-8 refuses a writable root holding what the caller's load paths name, but
+// not what other variables name for the host's next programs to run: `make` parses every
+// $MAKEFILES first (a `$(shell …)` there ran), `git commit` starts $GIT_EDITOR, `kubectl`
+// runs a $KUBECONFIG's credential `exec` plugin, `node` requires what $NODE_OPTIONS names,
+// every git applies GIT_CONFIG_COUNT's and GIT_CONFIG_PARAMETERS' settings.
+// Each naming a workspace file (a project's direnv exports such values) now refuses the run
+// (ZP003, nothing ran, the file unchanged); an everyday environment still runs (control).
+BOOST_DATA_TEST_CASE(what_the_callers_environment_runs_next_is_not_in_a_writable_root,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("tools"));
+  const std::string original = "# the project's\n";
+  for (const char* f : {"defaults.mk", "editor", "kubeconfig", "preload.js"})
+    box.write_file(box.ws(std::string("tools/") + f), original, 0755);
+  const std::vector<std::vector<std::string>> members = {
+      {"MAKEFILES=" + box.ws("tools/defaults.mk")},
+      {"GIT_EDITOR=" + box.ws("tools/editor")},
+      {"KUBECONFIG=" + box.ws("tools/kubeconfig")},
+      {"NODE_OPTIONS=--require ./tools/preload.js"},
+      // git's configuration in the environment: a relative hooks path, a command.
+      {"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.hooksPath", "GIT_CONFIG_VALUE_0=tools"},
+      {"GIT_CONFIG_PARAMETERS='core.fsmonitor'='" + box.ws("tools/editor") + "'"}};
+  for (const auto& env : members) {
+    const std::string member = env.back();
+    RunSpec spec;
+    spec.extra_env = env;
+    spec.command = {"/bin/sh", "-c", "for f in tools/*; do echo planted > \"$f\"; done; touch ran"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 3, member << ": " << r.describe());
+    BOOST_TEST(r.err.find("[ZP003]") != std::string::npos, member << ": " << r.describe());
+    BOOST_TEST(!exists(box.ws("ran")), member << ": the command ran");
+    for (const char* f : {"defaults.mk", "editor", "kubeconfig", "preload.js"})
+      BOOST_TEST(read_file(box.ws(std::string("tools/") + f)).value_or("") == original,
+                 member << ": tools/" << f << " was rewritten");
+  }
+  RunSpec everyday;
+  everyday.extra_env = {"EDITOR=vim",
+                        "SHELL=/bin/bash",
+                        "LESSOPEN=| /usr/bin/lesspipe %s",
+                        "NODE_OPTIONS=--max-old-space-size=4096",
+                        "GIT_SSH_COMMAND=ssh -i ~/.ssh/id_ed25519",
+                        "PROMPT_COMMAND=history -a; echo \"${PWD/#$HOME/~}\""};
+  everyday.command = {"/bin/true"};
+  const RunResult e = box.run(everyday);
+  BOOST_TEST(e.exit_code == 0, e.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
