@@ -488,8 +488,7 @@ void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
   }
   if (!wrong.empty()) {
     bool dropped = denies(v.expect);
-    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule,
-                                   what,
+    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule, what,
                                    std::string(dropped ? "deny" : "allow") + " (" + v.reason + ")",
                                    answers_summary(wrong), describe(wrong)));
     return;
@@ -581,8 +580,8 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   if (!few_unindexed_rules(path_query, profile, findings)) return;
   const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
   // `expectation()` gives the reason and the policy line, built only for a finding.
-  auto judge = [&](std::string_view op, std::string_view target, Expect expect, unsigned allowed,
-                   auto&& expectation) {
+  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
+                   unsigned allowed, auto&& expectation) {
     if (misjudged(expect, allowed, every_model) && findings.size() < kMaxFindings)
       report(findings, profile, values, op, target, expectation());
   };
@@ -770,10 +769,10 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
   for (const NestedStep& s : chain.steps) {
     bound = rebound(bound, s.root, s.place);
     binding.emplace_back(s.root, s.place);
-    how +=
-        (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
-        (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it" : "") +
-        " inside " + s.inside;
+    how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
+           (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
+                             : "") +
+           " inside " + s.inside;
   }
   // The policy's entries that can decide a path at or below the last place, or the place
   // of the root before it: those at or below the last place (the last root's among them),
@@ -819,8 +818,9 @@ void prove_nested(const ir::Resolved& policy, const SbplProfile& unbound,
   std::ranges::set_difference(concrete_places(policy, profile, PolicyPlaces::Included), tops,
                               std::back_inserter(policy_tops));
   for (auto* list : {&tops, &policy_tops})
-    std::erase_if(*list,
-                  [&](const std::string& top) { return rules_decide_tree(policy, profile, top); });
+    std::erase_if(*list, [&](const std::string& top) {
+      return rules_decide_tree(policy, profile, top);
+    });
   // The pairs first, proved before the chains of more are sought: their findings are the
   // plainest, and a profile whose longer chains are past the bounds is refused only once
   // the pairs are proved.
@@ -975,7 +975,7 @@ void check_canonical_params(const SbplParamList& params, std::vector<ir::Diagnos
 }  // namespace
 
 std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_view profile_text,
-                                        const SbplParamList& params, SbplBindings bindings) {
+                                     const SbplParamList& params, SbplBindings bindings) {
   std::vector<ir::Diagnostic> findings;
   const auto parsed = parse_sbpl(profile_text);
   if (!parsed) return {outside_subset(parsed.error())};
