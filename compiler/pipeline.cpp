@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -204,6 +205,9 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
   };
   const PathTable& paths = *argv->paths;
   std::unordered_map<PathTable::Id, Mounted> mounts;
+  std::set<std::pair<size_t, PathTable::Id>> asked;  // stretches looked up: mount step, end
+  std::optional<PathTable::Id> opened;               // the source `from` holds
+  Fd from;
   std::vector<PathTable::Id> lineage;
   for (size_t step = 0; step < argv->ops.size(); ++step) {
     const BwrapOp& op = argv->ops[step];
@@ -225,8 +229,12 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
     std::string rel;                     // the stretch below it, relative
     PathTable::Id last = PathTable::kRoot;
     auto stretch_has_link = [&] {
-      if (!shown || rel.empty()) return false;
-      const Fd from(open(paths.path(*shown).str().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+      // A stretch is asked once: later operations below it walk it again.
+      if (!shown || rel.empty() || !asked.emplace(*latest, last).second) return false;
+      if (opened != *shown) {
+        from = Fd(open(paths.path(*shown).str().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        opened = *shown;
+      }
       if (from.get() < 0) return false;
       open_how how{};
       how.flags = O_PATH | O_CLOEXEC;
