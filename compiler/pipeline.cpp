@@ -1,6 +1,15 @@
 #include "compiler/pipeline.hpp"
 
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <set>
+#include <unordered_map>
+#include <utility>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
@@ -136,29 +145,127 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
 
 namespace {
 
-// The binds of a bound bwrap.args whose source passes through a link on this host: bwrap
-// mounts what the link leads to (`--ro-bind /var/run/secret /tmp/x` is /run/secret, with
-// /var/run -> /run), the verifier judges the path as written, and a bound artifact of
-// zpolicy names every source canonically. Portable artifacts are left alone: their
+// A descriptor closed when replaced or dropped; -1 for none.
+class Fd {
+ public:
+  explicit Fd(int fd = -1) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      if (fd_ >= 0) close(fd_);
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  ~Fd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The operations of a bound bwrap.args whose paths pass through a link on this host.
+// bwrap mounts what a source's link leads to (`--ro-bind /var/run/secret /tmp/x` is
+// /run/secret, with /var/run -> /run), the verifier judges the path as written, and a
+// bound artifact of zpolicy names every source canonically. Destinations the same: bwrap
+// looks them up from its setup root, where /oldroot is the host's root, so a link the
+// workspace holds (`WS/l -> /oldroot/etc`) makes `--ro-bind /dev/null WS/l/x` create
+// /etc/x on the host (accepted before 2026-12-06; red team verify18). A destination's
+// host object below a bind is the bind's source rebased; what a tmpfs or bwrap's own
+// root holds is the verifier's (--symlink). Portable artifacts are left alone: their
 // sources mean whatever the host they run on makes of them (`--ro-bind /bin /bin`), and
 // their symbolic roots name no host path here.
-void check_bind_sources(const ir::Resolved& r, const std::vector<Artifact>& artifacts,
-                        std::vector<ir::Diagnostic>& out) {
-  const auto args = std::find_if(artifacts.begin(), artifacts.end(),
-                                 [](const Artifact& a) { return a.name == "bwrap.args"; });
-  if (r.portable || args == artifacts.end()) return;
-  const auto argv = parse_bwrap_args(args->content);
+void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifacts,
+                      std::vector<ir::Diagnostic>& out) {
+  auto artifact = [&](std::string_view name) -> const Artifact* {
+    const auto a = std::find_if(artifacts.begin(), artifacts.end(),
+                                [&](const Artifact& a) { return a.name == name; });
+    return a == artifacts.end() ? nullptr : &*a;
+  };
+  const Artifact* args = artifact("bwrap.args");
+  if (r.portable || !args) return;
+  const Artifact* fds = artifact("bwrap.fds");
+  const auto argv =
+      parse_bwrap_args(args->content, std::make_shared<PathTable>(),
+                       fds ? std::optional<std::string_view>(fds->content) : std::nullopt);
   if (!argv) return;  // reported by the verifier
-  for (const auto& op : argv->ops) {
-    if (!op.source || op.source_fd) continue;
-    const std::string source = argv->paths->path(*op.source).str();
-    if (!source.starts_with('/')) continue;
-    if (const auto link = host_link_on_the_way(source))
-      out.push_back(ir::finding(
-          "linux", "malformed-artifact", {"bwrap.args", op.line, 1}, "bwrap.args",
-          "bind sources as a bound artifact names them, with no link on the way",
-          std::string(op.text) + ": " + *link +
-              " is a link on this host, which bwrap follows and the verifier does not"));
+  auto refuse = [&](const BwrapOp& op, const std::string& what, const std::string& link) {
+    out.push_back(ir::finding(
+        "linux", "malformed-artifact", {"bwrap.args", op.line, 1}, "bwrap.args",
+        what + " as a bound artifact names them, with no link on the way",
+        std::string(op.text) + ": " + link + ", which bwrap follows and the verifier does not"));
+  };
+  // The mounts made so far, by destination (the latest at each): when, and the host
+  // object a bind shows there (none: a tmpfs, bwrap's own root).
+  struct Mounted {
+    size_t step;
+    std::optional<PathTable::Id> source;
+  };
+  const PathTable& paths = *argv->paths;
+  std::unordered_map<PathTable::Id, Mounted> mounts;
+  std::set<std::pair<size_t, PathTable::Id>> asked;  // stretches looked up: mount step, end
+  std::optional<PathTable::Id> opened;               // the source `from` holds
+  Fd from;
+  std::vector<PathTable::Id> lineage;
+  for (size_t step = 0; step < argv->ops.size(); ++step) {
+    const BwrapOp& op = argv->ops[step];
+    std::optional<std::string> source;
+    if (op.source) source = paths.path(*op.source).str();
+    if (source && source->starts_with('/') && !op.source_fd)
+      if (const auto link = host_link_on_the_way(*source))
+        refuse(op, "bind sources", *link + " is a link on this host");
+    if (!paths.path(op.dest).str().starts_with('/')) continue;
+    lineage = {op.dest};
+    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
+    // Down from "/": a mount is visible unless one made later lies above it. Each stretch
+    // of the path inside one bind is looked up once, from the bind's source, by a lookup
+    // that fails on any link (RESOLVE_NO_SYMLINKS), so that a deep path costs its depth
+    // once. --symlink and --dir make their last component; the others follow it.
+    const bool makes_last = op.kind == BwrapOpKind::Symlink || op.kind == BwrapOpKind::Dir;
+    std::optional<size_t> latest;
+    std::optional<PathTable::Id> shown;  // the host object the visible bind shows
+    std::string rel;                     // the stretch below it, relative
+    PathTable::Id last = PathTable::kRoot;
+    auto stretch_has_link = [&] {
+      // A stretch is asked once: later operations below it walk it again.
+      if (!shown || rel.empty() || !asked.emplace(*latest, last).second) return false;
+      if (opened != *shown) {
+        from = Fd(open(paths.path(*shown).str().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        opened = *shown;
+      }
+      if (from.get() < 0) return false;
+      open_how how{};
+      how.flags = O_PATH | O_CLOEXEC;
+      how.resolve = RESOLVE_NO_SYMLINKS;
+      const Fd to(
+          static_cast<int>(syscall(SYS_openat2, from.get(), rel.c_str(), &how, sizeof how)));
+      return to.get() < 0 && errno == ELOOP;
+    };
+    bool linked = false;
+    for (auto it = lineage.rbegin(); it != lineage.rend() && !linked; ++it) {
+      if (const auto m = mounts.find(*it);
+          m != mounts.end() && (!latest || m->second.step > *latest)) {
+        // The mounted object itself: its source's links were followed.
+        linked = stretch_has_link();
+        latest = m->second.step;
+        shown = m->second.source;
+        rel.clear();
+        continue;
+      }
+      if (*it == PathTable::kRoot || (makes_last && it + 1 == lineage.rend())) continue;
+      if (!rel.empty()) rel += '/';
+      rel += paths.name(*it);
+      last = *it;
+    }
+    if (linked || stretch_has_link())
+      refuse(op, "destinations",
+             "the way to " + paths.path(last).str() + " holds a link on this host");
+    if (!is_mount(op.kind)) continue;
+    if (op.try_source && source && access(source->c_str(), F_OK) != 0) continue;  // skipped
+    mounts[op.dest] = Mounted{
+        step, op.source_fd || (source && source->starts_with('/')) ? op.source : std::nullopt};
   }
 }
 
@@ -168,7 +275,7 @@ std::vector<ir::Diagnostic> verify_given_artifacts(const ir::Resolved& r, Target
                                                    const std::vector<Artifact>& artifacts) {
   auto out = verify_artifacts(r, target, artifacts, ArtifactSet::All, true);
   if (target != Target::Linux || !ir::is_confined(r.mode)) return out;
-  check_bind_sources(r, artifacts, out);
+  check_host_links(r, artifacts, out);
   const auto listing = std::find_if(artifacts.begin(), artifacts.end(),
                                     [](const Artifact& a) { return a.name == "seccomp.txt"; });
   // A missing or untrue listing is reported already, at the line the verifier found

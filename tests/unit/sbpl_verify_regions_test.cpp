@@ -2,7 +2,6 @@
 // proof"): grants on paths, operations and ports the policy never mentions are found,
 // and forms outside the verified subset are refused with their location.
 #include <boost/test/unit_test.hpp>
-
 #include <string>
 #include <vector>
 
@@ -21,13 +20,14 @@ struct Golden {
 
 Golden golden(const std::string& name) {
   for (auto& g : test::golden_compiles(compiler::Target::Macos))
-    if (g.name == name) return {g.compiled.resolved, g.artifact("profile.sb"), g.artifact("params.txt")};
+    if (g.name == name)
+      return {g.compiled.resolved, g.artifact("profile.sb"), g.artifact("params.txt")};
   BOOST_FAIL("no golden " + name);
   return {};
 }
 
 std::vector<ir::Diagnostic> verify(const Golden& g, const std::string& profile,
-                                const std::string& params) {
+                                   const std::string& params) {
   auto list = compiler::parse_params_text(params);
   BOOST_REQUIRE_MESSAGE(list, list.error().message);
   return compiler::verify_sbpl(g.policy, profile, *list);
@@ -66,7 +66,7 @@ std::string with_rule_last(const std::string& text, const std::string& rule, int
 
 // The first finding of `kind` whose probe starts with `probe`.
 const ir::Diagnostic* find(const std::vector<ir::Diagnostic>& fs, std::string_view kind,
-                        const std::string& probe) {
+                           const std::string& probe) {
   for (const auto& f : fs)
     if (f.kind == kind && f.probe.starts_with(probe)) return &f;
   return nullptr;
@@ -146,7 +146,8 @@ BOOST_AUTO_TEST_CASE(a_grant_through_a_parameter_equal_to_a_deny_root_is_found) 
       BOOST_TEST_CONTEXT(param << " " << op) {
         int line = 0;
         const std::string text = with_rule_first(
-            g.profile, std::string("(allow ") + op + " (subpath (param \"" + param + "\")))", &line);
+            g.profile, std::string("(allow ") + op + " (subpath (param \"" + param + "\")))",
+            &line);
         const auto findings = verify(g, text, g.params + "EXTRA=" + deny_root + "\n");
         const std::string probe = std::string(op) == "process-exec" ? "process-exec " + deny_root
                                                                     : "file-read-data " + deny_root;
@@ -209,6 +210,34 @@ BOOST_AUTO_TEST_CASE(a_mach_service_or_system_socket_the_design_does_not_grant_i
              std::string::npos);
 }
 
+// Reading sysctls beyond the design's list shows the host's processes (`kern.proc.all`)
+// and another process's arguments and environment (`kern.procargs2`): accepted before
+// 2026-12-06, when no sysctl was probed (red team verify18).
+BOOST_AUTO_TEST_CASE(a_sysctl_the_design_does_not_grant_is_found) {
+  for (const char* name : {"default", "read-only"}) {
+    const Golden g = golden(name);
+    struct Case {
+      std::string rule, probe;
+    };
+    for (const Case& c : std::vector<Case>{
+             {"(allow sysctl-read)", "sysctl-read kern.proc.all"},
+             {"(allow sysctl-read (sysctl-name \"kern.procargs2\"))", "sysctl-read kern.procargs2"},
+             {"(allow sysctl-read (sysctl-name-prefix \"kern.proc.\"))",
+              "sysctl-read kern.proc.zpolicy-probe"},
+             {"(allow sysctl-read (sysctl-name \"security.mac.x\"))", "sysctl-read security.mac.x"},
+         }) {
+      BOOST_TEST_CONTEXT(name << " " << c.rule) {
+        int line = 0;
+        const auto findings = verify(g, with_rule_last(g.profile, c.rule, &line));
+        const ir::Diagnostic* f = find(findings, "dropped-deny", c.probe);
+        BOOST_REQUIRE_MESSAGE(f, all(findings));
+        BOOST_TEST(traces_line(*f, line), f->report());
+      }
+    }
+    BOOST_TEST(verify(g, g.profile).empty());
+  }
+}
+
 BOOST_AUTO_TEST_CASE(allow_default_is_found) {
   const Golden g = golden("default");
   std::string text = g.profile;
@@ -224,7 +253,8 @@ BOOST_AUTO_TEST_CASE(allow_default_is_found) {
 BOOST_AUTO_TEST_CASE(findings_stop_at_1024) {
   const Golden g = golden("default");
   std::string text = g.profile;
-  for (int i = 0; i < 300; ++i) text += "(allow file-write* (subpath \"/w" + std::to_string(i) + "\"))\n";
+  for (int i = 0; i < 300; ++i)
+    text += "(allow file-write* (subpath \"/w" + std::to_string(i) + "\"))\n";
   const auto findings = verify(g, text);
   BOOST_TEST(findings.size() == 1024u);
   for (const auto& f : findings) BOOST_TEST((f.kind == "dropped-deny"), f.report());
@@ -319,8 +349,8 @@ BOOST_AUTO_TEST_CASE(deeply_nested_filters_are_refused_with_their_location) {
 
 // Exit 3 at the command line, for the first two reproductions of the issue.
 BOOST_AUTO_TEST_CASE(verify_exits_3_on_the_issue_reproductions) {
-  for (const char* rule :
-       {"(allow file-write* (subpath \"/Users\"))", "(allow file-write* (literal \"/etc/passwd\"))"}) {
+  for (const char* rule : {"(allow file-write* (subpath \"/Users\"))",
+                           "(allow file-write* (literal \"/etc/passwd\"))"}) {
     test::Cli cli;
     cli.copy_golden("default.yaml", "p.yaml");
     cli.copy_golden("default.macos/params.txt", "out/params.txt");

@@ -165,9 +165,64 @@ BOOST_AUTO_TEST_CASE(a_bound_bind_source_through_a_host_link_is_refused) {
   BOOST_TEST(through_link.exit_code == 3, through_link.err);
   BOOST_TEST(through_link.err.find("malformed-artifact: bwrap.args: expected bind sources as a "
                                    "bound artifact names them, with no link on the way, artifact "
-                                   "gives --ro-bind " + ws + "/alias /mnt/x: " + ws +
-                                   "/alias is a link on this host") != std::string::npos,
+                                   "gives --ro-bind " +
+                                   ws + "/alias /mnt/x: " + ws + "/alias is a link on this host") !=
+                 std::string::npos,
              through_link.err);
+}
+
+// bwrap looks destinations up from its own setup root, where /oldroot is the host's root:
+// a link on the way to a destination, whether an earlier --symlink made it or the host
+// holds it (planted in the workspace), can lead there, and bwrap then creates the mount
+// point on the host, outside every writable root. Both were accepted before 2026-12-06,
+// and the real bwrap created the file and directories on the host, as root and as nobody
+// (red team verify18).
+BOOST_AUTO_TEST_CASE(a_destination_through_a_link_is_refused) {
+  test::Cli cli;
+  // The readable root outside /tmp, which the sandbox makes its own.
+  const test::TempDir outside(fs::path(ZPOLICY_BINARY).parent_path().string());
+  const std::string real = outside.mkdir("real");
+  const std::string rl = outside.symlink(real, "rl");
+  cli.dir.write("p.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/usr\", \"" +
+                              rl + "\"]\n  write: [\"${WORKSPACE}\"]\nnetwork: none\n");
+  const std::string ws = cli.dir.mkdir("ws");
+  const std::string victim = cli.dir.mkdir("victim");
+  cli.dir.symlink("/oldroot" + victim, "ws/l");
+  const auto compiled =
+      cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out", "--workspace", ws});
+  BOOST_REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.err);
+  const auto lines = split_lines(test::slurp(cli.dir / "out/bwrap.args"));
+  auto verify_with = [&](const std::vector<Case::Edit>& edits) {
+    const std::string edited = apply(edits, lines);
+    BOOST_REQUIRE(edited.starts_with("\n"));
+    cli.dir.write("out/bwrap.args", edited.substr(1));
+    return cli.run({"verify", "p.yaml", "out", "--target", "linux", "--workspace", ws});
+  };
+  // The read link re-pointed into the setup root's /oldroot, its check satisfied by a
+  // bind there; then a mount point made through it.
+  std::vector<Case::Edit> made_link(2);
+  made_link[0].replace = {"--symlink", real, rl};
+  made_link[0].lines = {"--ro-bind", real, "/oldroot" + real, "--symlink", "/oldroot" + real, rl};
+  made_link[1].before = "--chdir";
+  made_link[1].lines = {"--ro-bind", "/dev/null", rl + "/pwned"};
+  const auto through_made_link = verify_with(made_link);
+  BOOST_TEST(through_made_link.exit_code == 3, through_made_link.err);
+  BOOST_TEST(through_made_link.err.find("--ro-bind /dev/null " + rl +
+                                        "/pwned: its path passes "
+                                        "through " +
+                                        rl + ", the link bwrap.args:") != std::string::npos,
+             through_made_link.err);
+  std::vector<Case::Edit> host_link(1);
+  host_link[0].before = "--chdir";
+  host_link[0].lines = {"--ro-bind", "/dev/null", ws + "/l/pwned"};
+  const auto through_host_link = verify_with(host_link);
+  BOOST_TEST(through_host_link.exit_code == 3, through_host_link.err);
+  BOOST_TEST(through_host_link.err.find("--ro-bind /dev/null " + ws + "/l/pwned: the way to " + ws +
+                                        "/l/pwned holds a link on this host") != std::string::npos,
+             through_host_link.err);
+  // The emitted artifact itself stays accepted.
+  const auto as_emitted = verify_with({});
+  BOOST_TEST(as_emitted.exit_code == 0, as_emitted.err);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

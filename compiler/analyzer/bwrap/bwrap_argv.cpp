@@ -262,6 +262,13 @@ class Parser {
         f.seccomp_fd = parse_fd(*fd);
         if (!f.seccomp_fd)
           fail(at, "--seccomp: '" + std::string(*fd) + "' is not a file descriptor");
+        // bwrap loads whatever the descriptor holds: on a standard stream that is the
+        // command's own input or output, never seccomp.bpf, so the program verified is
+        // not the one loaded (`--seccomp 0` loaded an allow-all filter piped to stdin,
+        // and was accepted, before 2026-12-06; red team verify18).
+        else if (*f.seccomp_fd <= 2)
+          fail(at, "--seccomp: descriptor " + std::string(*fd) +
+                       " is standard input, output or error, not seccomp.bpf");
       }
     } else if (a == "--chdir") {
       if (const auto dir = arg(a, 1)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
@@ -559,6 +560,109 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& 
   report.append_to(paths, out);
 }
 
+// bwrap sets the new root up from a root of its own, a tmpfs holding /newroot (the
+// sandbox's root) and /oldroot (the host's), and looks each destination up there, links
+// made by an earlier --symlink included: an absolute target leads out of /newroot. So
+// `--symlink /oldroot/etc L` (with a bind at /oldroot/etc to satisfy the read link's
+// check) makes `--ro-bind /dev/null L/x` create /etc/x on the host, as the caller, root
+// included; the model resolves the link in the sandbox's root and saw a mount in scratch
+// (accepted, and the file made on the host, before 2026-12-06). The emitter names every
+// destination canonically, never through a link it made, so any operation whose path
+// passes through a --symlink name is refused; the last component of --symlink and --dir
+// is made, not followed.
+void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
+  const PathTable& paths = *argv.paths;
+  std::unordered_map<PathTable::Id, int> links;  // a --symlink's name, its line
+  for (const BwrapOp& op : argv.ops) {
+    const bool makes_last = op.kind == BwrapOpKind::Symlink || op.kind == BwrapOpKind::Dir;
+    if (!links.empty() && !(makes_last && op.dest == PathTable::kRoot)) {
+      PathTable::Id at = makes_last ? paths.up(op.dest) : op.dest;
+      for (;; at = paths.up(at)) {
+        if (const auto link = links.find(at); link != links.end()) {
+          out.push_back(malformed(
+              op.line, std::string(op.text) + ": its path passes through " + paths.path(at).str() +
+                           ", the link bwrap.args:" + std::to_string(link->second) +
+                           " made, which bwrap follows from its own setup "
+                           "root (/oldroot is the host's); outside the "
+                           "subset zpolicy verifies"));
+          break;
+        }
+        if (at == PathTable::kRoot) break;
+      }
+    }
+    if (op.kind == BwrapOpKind::Symlink) links.emplace(op.dest, op.line);
+  }
+}
+
+// Before it mounts, bwrap creates the destination, and every missing directory above it,
+// in whatever is mounted there at that step; inside a writable bind that is the host's
+// tree, and a later mount hiding the destination does not undo it. So `--ro-bind
+// /dev/null WS/.git/index.lock` before the emitted mask of `.git` made an empty
+// `.git/index.lock` on the host (git refuses to run while it exists), and a directory
+// source made `.git/hooks/pre-commit` a directory: accepted before 2026-12-06, made by
+// the real bwrap as root and as uid 65534 (red team verify18). A mount whose destination
+// may be created where the policy denies creating it is refused, unless its destination
+// exists (a bind of itself, whose source bwrap requires) or is a deny root, protected
+// path or pin (the emitter's masks, which the runner's placeholders make exist). The
+// created paths are the destination and the directories between it and the bind; the
+// intent denies creating the deepest whenever it denies any of them but the shallowest
+// (a protected path's subtree, or the chain of directories above one), so those two are
+// asked.
+void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
+                        std::vector<ir::Diagnostic>& out) {
+  PathTable& paths = *argv.paths;
+  std::unordered_set<PathTable::Id> masks;
+  for (const auto* list : {&resolved.deny, &resolved.protect, &resolved.pin})
+    for (const auto& p : *list)
+      if (const auto id = paths.parse(p.path)) masks.insert(*id);
+  struct Mounted {
+    size_t step;
+    bool writable_host;
+    std::optional<PathTable::Id> source;
+  };
+  std::unordered_map<PathTable::Id, Mounted> mounts;
+  std::vector<PathTable::Id> lineage;
+  for (size_t step = 0; step < argv.ops.size(); ++step) {
+    const BwrapOp& op = argv.ops[step];
+    if (op.kind == BwrapOpKind::RemountRo) {
+      if (const auto m = mounts.find(op.dest); m != mounts.end()) m->second.writable_host = false;
+      continue;
+    }
+    if (!is_mount(op.kind)) continue;
+    lineage = {op.dest};
+    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
+    // The visible mount above the destination: a mount is hidden by one made later above it.
+    const std::pair<const PathTable::Id, Mounted>* under = nullptr;
+    for (auto it = lineage.rbegin(); it + 1 != lineage.rend(); ++it)
+      if (const auto m = mounts.find(*it);
+          m != mounts.end() && (!under || m->second.step > under->second.step))
+        under = &*m;
+    if (under && under->second.writable_host && under->second.source) {
+      const PathTable::Id bind = under->first;
+      const PathTable::Id host = paths.rebase(*under->second.source, bind, op.dest);
+      const bool exists = op.source && *op.source == host;
+      PathTable::Id shallowest = op.dest;
+      while (paths.up(shallowest) != bind) shallowest = paths.up(shallowest);
+      if (!exists && !masks.count(host))
+        for (const PathTable::Id made :
+             {host, paths.rebase(*under->second.source, bind, shallowest)}) {
+          const Expectation e = intent.expect(made, FsOp::Create);
+          if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
+          ir::Diagnostic f =
+              ir::finding(kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
+                          std::string("no access to the host object (") + e.reason + ")",
+                          "bwrap creates it on the host if missing, as the mount point of " +
+                              std::string(op.text));
+          f.trace.push_back("bwrap.args:" + std::to_string(op.line) + ": " + std::string(op.text) +
+                            " is made inside the writable bind at " + paths.path(bind).str());
+          out.push_back(std::move(f));
+          break;
+        }
+    }
+    mounts[op.dest] = Mounted{step, op.source && op.kind != BwrapOpKind::RoBind, op.source};
+  }
+}
+
 // A run binds what the runner opened and checked; a path is looked up again by bwrap
 // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
 void check_binds_by_descriptor(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
@@ -604,7 +708,9 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
+  check_mount_points(resolved, argv, intent, findings);
   check_devices(argv, findings);
+  check_setup_through_links(argv, findings);
   const size_t before_creations = findings.size();
   check_creations(resolved, argv, *paths, findings);
   if (findings.size() != before_creations) return findings;

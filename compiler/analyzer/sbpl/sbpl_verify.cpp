@@ -142,6 +142,55 @@ Expectation system_socket_intent(const ir::Resolved& r) {
   return deny(std::string("system sockets under network: ") + network_text(r));
 }
 
+// The sysctls a confined profile may read (docs/macos.md, "Process primitives"): sizes,
+// CPU features and OS versions that runtimes read, and a process's own entry. Reading
+// them is neither required nor refused by a policy; any other is a grant nobody asked
+// for: `kern.proc.all` lists the host's processes and `kern.procargs2` hands over another
+// process's arguments and environment (`(allow sysctl-read)` was accepted before
+// 2026-12-06; red team verify18).
+constexpr std::array<std::string_view, 27> kPlatformSysctls = {"hw.activecpu",
+                                                               "hw.byteorder",
+                                                               "hw.cachelinesize",
+                                                               "hw.cpufamily",
+                                                               "hw.cputype",
+                                                               "hw.l1dcachesize",
+                                                               "hw.l2cachesize",
+                                                               "hw.logicalcpu",
+                                                               "hw.logicalcpu_max",
+                                                               "hw.machine",
+                                                               "hw.memsize",
+                                                               "hw.model",
+                                                               "hw.ncpu",
+                                                               "hw.pagesize",
+                                                               "hw.physicalcpu",
+                                                               "hw.physicalcpu_max",
+                                                               "kern.argmax",
+                                                               "kern.hostname",
+                                                               "kern.maxfilesperproc",
+                                                               "kern.osproductversion",
+                                                               "kern.osrelease",
+                                                               "kern.ostype",
+                                                               "kern.osversion",
+                                                               "kern.version",
+                                                               "machdep.cpu.brand_string",
+                                                               "sysctl.proc_cputype",
+                                                               "vm.loadavg"};
+constexpr std::array<std::string_view, 3> kPlatformSysctlPrefixes = {"hw.optional.", "hw.perflevel",
+                                                                     "kern.proc.pid."};
+// What a widened rule would show: the host's processes, their arguments and environment.
+constexpr std::array<std::string_view, 4> kHostProcessSysctls = {"kern.proc.all", "kern.procargs2",
+                                                                 "kern.proc.uid", "kern.proc.pgrp"};
+
+Expectation sysctl_intent(const ir::Resolved& r, std::string_view name) {
+  if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
+  const bool platform =
+      std::find(kPlatformSysctls.begin(), kPlatformSysctls.end(), name) != kPlatformSysctls.end() ||
+      std::any_of(kPlatformSysctlPrefixes.begin(), kPlatformSysctlPrefixes.end(),
+                  [&](std::string_view p) { return name.starts_with(p); });
+  if (platform) return either("a sysctl runtimes read, no policy's concern");
+  return deny("a sysctl nobody asked for (the host's processes, their arguments)");
+}
+
 Expectation process_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (op == "process-fork") return allow("the command must run");
   if (target == "same-sandbox") return allow("processes of the sandbox itself");
@@ -156,6 +205,7 @@ struct ArtifactNames {
   std::vector<std::string_view> paths;
   std::vector<std::string_view> ports;     // distinct, without "*"
   std::vector<std::string_view> services;  // of global-name filters
+  std::vector<std::string_view> sysctls;   // of sysctl-name and sysctl-name-prefix filters
 };
 
 // The most distinct ports a profile may name: each is probed with every network
@@ -185,6 +235,15 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
                               "more than " + std::to_string(kMaxServices) +
                                   " distinct Mach services are outside the subset zpolicy emits");
         out.services.push_back(f.value);
+      } else if (f.kind == SbplFilter::Kind::SysctlName ||
+                 f.kind == SbplFilter::Kind::SysctlNamePrefix) {
+        if (std::find(out.sysctls.begin(), out.sysctls.end(), f.value) != out.sysctls.end())
+          continue;
+        if (out.sysctls.size() == kMaxServices)
+          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
+                              "more than " + std::to_string(kMaxServices) +
+                                  " distinct sysctl names are outside the subset zpolicy emits");
+        out.sysctls.push_back(f.value);
       } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
         const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
         if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
@@ -329,6 +388,19 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
   with_fresh_name(services, [](int i) { return "org.zpolicy.probe." + std::to_string(i); });
   for (const auto& service : services) on_other("mach-lookup", service, service_intent(r, service));
   on_other("system-socket", "", system_socket_intent(r));
+  // A sysctl-name filter tells its name from every other, a prefix its names: each named
+  // name, one below each (a prefix's other names), the design's own, the host's process
+  // table, and one nobody names.
+  std::vector<std::string> sysctls;
+  for (const std::string_view n : names.sysctls) {
+    sysctls.emplace_back(n);
+    sysctls.push_back(std::string(n) + "zpolicy-probe");
+  }
+  sysctls.insert(sysctls.end(), kPlatformSysctls.begin(), kPlatformSysctls.end());
+  for (const std::string_view p : kPlatformSysctlPrefixes) sysctls.push_back(std::string(p) + "1");
+  sysctls.insert(sysctls.end(), kHostProcessSysctls.begin(), kHostProcessSysctls.end());
+  with_fresh_name(sysctls, [](int i) { return "zpolicy.probe." + std::to_string(i); });
+  for (const auto& name : sysctls) on_other("sysctl-read", name, sysctl_intent(r, name));
 }
 
 // The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
