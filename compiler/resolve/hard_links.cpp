@@ -250,8 +250,13 @@ bool protect_hard_link_aliases(
                     "`git repack -a -d` or `cp --remove-destination`)");
     return false;
   }
+  // Gathered apart first: each rule points into r.protect, which a push_back may move
+  // (reading a moved rule's location crashed the next run, red team A18-2).
+  std::vector<ir::ResolvedPath> found;
   for (const auto& [name, rule] : aliases)
-    if (!privileged.count(name)) r.protect.push_back({name, ir::HostKind::File, rule->loc});
+    if (!privileged.count(name)) found.push_back({name, ir::HostKind::File, rule->loc});
+  r.protect.insert(r.protect.end(), std::make_move_iterator(found.begin()),
+                   std::make_move_iterator(found.end()));
   return true;
 }
 

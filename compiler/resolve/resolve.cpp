@@ -744,7 +744,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // The system and global files first, as git reads them before the repository's own
     // (red team R18-6): a relative core.hooksPath there resolves against each worktree
     // top, and an include there may name a file in a writable root.
-    GitConfigSources src{dir, global_git_configs, {}};
+    GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
     src.files.push_back(dir + "/config");
     src.files.push_back(dir + "/config.worktree");
     // Canonical, so that a worktree's `commondir` ("../..") names its common directory by

@@ -1,0 +1,94 @@
+#include <sys/stat.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <string>
+
+#include "sandbox_fixture.hpp"
+
+// Attack 18 (docs/redteam-2026-12.md "Attack 18 (attack18)"): the run path's changes of
+// session 18 (the special and privileged files walk, the global git config, the stop on
+// ^Z) attacked together. Each case is a finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack18)
+
+// A18-1: since R18-6 the caller's ~/.gitconfig is read before every git directory's own
+// files, and each reading counted toward the bound over every git directory (16 MiB): a
+// 1 MB global config (a dotfiles collection of aliases, under git's and zpolicy's 1 MiB a
+// file) refused every workspace with 16 repositories, a 64 KB one every workspace with
+// 256, as if the workspace's configs were too large. The caller's files are counted once.
+BOOST_DATA_TEST_CASE(a_large_global_git_config_does_not_refuse_a_workspace_of_repositories,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  std::string config = "[alias]\n";
+  for (int i = 0; config.size() < 1000 * 1024; ++i)
+    config += "\ta" + std::to_string(i) + " = log --graph --decorate --all -n 50\n";
+  box.write_file(box.home() + "/.gitconfig", config);
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  for (int i = 0; i < 20; ++i)
+    box.host_command({"/usr/bin/git", "init", "-q", box.ws("pkg" + std::to_string(i))});
+  RunSpec spec;
+  spec.command = {"/bin/true"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  // The bound over every git directory still holds for what a sandbox can grow: a
+  // repository's own config (here 20 of 1 MB each).
+  for (int i = 0; i < 20; ++i)
+    box.write_file(box.ws("pkg" + std::to_string(i) + "/.git/config"), config);
+  const RunResult big = box.run(spec);
+  BOOST_TEST(big.exit_code == 2, big.describe());
+  BOOST_TEST(big.err.find("bytes read in all") != std::string::npos, big.describe());
+}
+
+// A18-2: the protected files' hard-link aliases were added to the protected paths while
+// pointers to the rules that named them (elements of the same vector) were still read: a
+// reallocation freed them, and the next run read freed memory. A sandbox plants it in one
+// run (a nested repository and 256 names of a file in its .git): the next run died
+// (SIGSEGV in `plan`, std::bad_alloc, exit 125, in `run`), every run after it too.
+BOOST_DATA_TEST_CASE(many_aliases_of_a_nested_repositorys_file_leave_the_next_run_working,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  const RunResult plant = box.sh(
+      "git init -q nested && for i in $(seq 1 256); do ln nested/.git/description a$i || "
+      "exit 1; done");
+  BOOST_TEST_REQUIRE(plant.out.find(kDoneMarker) != std::string::npos, plant.describe());
+  const std::string before = read_file(box.ws("nested/.git/description")).value_or("");
+  const RunResult r = box.sh("echo planted > a1; echo planted > a256; true");
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("Read-only file system") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("nested/.git/description")).value_or("") == before);
+}
+
+// A18-3: a caller whose $HOME is a directory it cannot search (`setpriv` and `runuser`
+// keep root's HOME=/root) had every run refused since R18-6: "git reads '/root/.gitconfig'
+// as config, and zpolicy cannot read it". git, run by that caller, skips the file with a
+// warning, and the sandbox cannot change it; zpolicy skips it too.
+BOOST_DATA_TEST_CASE(a_global_git_config_the_caller_cannot_read_does_not_refuse_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string others = box.base() + "/others-home";
+  BOOST_TEST_REQUIRE(mkdir(others.c_str(), 0700) == 0);
+  std::ofstream(others + "/.gitconfig") << "[core]\n\thooksPath = .githooks\n";
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  RunSpec spec;
+  spec.extra_env = {"HOME=" + others};
+  spec.command = {"/bin/true"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  // Root reads it, and what it names in the workspace is protected (R18-6).
+  if (caller == Caller::Root) {
+    spec.command = {"/bin/sh", "-c", "mkdir .githooks"};
+    const RunResult w = box.run(spec);
+    BOOST_TEST(w.exit_code != 0, w.describe());
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
