@@ -65,6 +65,29 @@ BOOST_DATA_TEST_CASE(many_aliases_of_a_nested_repositorys_file_leave_the_next_ru
   BOOST_TEST(read_file(box.ws("nested/.git/description")).value_or("") == before);
 }
 
+// A18-5: the names of a privileged program (R18-1) are bound read-only as privileged files,
+// but they were counted again toward the 256 hard-link aliases of protected files: 200
+// names of one setuid program (a chroot copied with `cp -al`) and 100 of a nested
+// repository's file refused the run, "more than 256 names … share their inode with
+// protected files", for 100 mounts.
+BOOST_DATA_TEST_CASE(a_privileged_programs_names_do_not_count_as_aliases,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  box.host_command({"/usr/bin/git", "init", "-q", box.ws("nested")});
+  box.write_file(box.ws("su"), "#!/bin/sh\nexit 0\n", 0755);
+  box.host_command({"/bin/chmod", "4755", box.ws("su")});
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$0\" && for i in $(seq 1 199); do ln su su$i || exit 1; done && "
+                    "for i in $(seq 1 100); do ln nested/.git/description a$i || exit 1; done",
+                    box.workspace()});
+  const RunResult r = box.sh("echo planted > su7; echo planted > a7; true");
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("su")).value_or("") == "#!/bin/sh\nexit 0\n");
+  BOOST_TEST(read_file(box.ws("a7")).value_or("") != "planted\n");
+}
+
 // A18-3: a caller whose $HOME is a directory it cannot search (`setpriv` and `runuser`
 // keep root's HOME=/root) had every run refused since R18-6: "git reads '/root/.gitconfig'
 // as config, and zpolicy cannot read it". git, run by that caller, skips the file with a
