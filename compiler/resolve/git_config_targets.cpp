@@ -560,6 +560,8 @@ class Walk {
     if (in_all) {
       all_.bytes += size;
       ++all_.reads;
+    } else {
+      all_.shared_bytes += size;
     }
     if (++reads_ > kGitConfigMaxReads || bytes_ > kGitConfigMaxTotalBytes)
       refuse_(at, what + " come to more than " + std::to_string(kGitConfigMaxReads) +
@@ -571,6 +573,13 @@ class Walk {
                       std::to_string(kGitConfigMaxReadsInAll) + " files or " +
                       std::to_string(kGitConfigMaxBytesInAll) +
                       " bytes read in all, at '" + path + "', more than zpolicy reads");
+    else if (all_.shared_bytes > kGitConfigMaxSharedBytesInAll)
+      refuse_(at, "the caller's git config '" + path + "' (" + std::to_string(size) +
+                      " bytes) applies to each of the run's git directories, and they are "
+                      "too many for one that size: more than " +
+                      std::to_string(kGitConfigMaxSharedBytesInAll) +
+                      " bytes in all, more than zpolicy reads (a smaller global config, or "
+                      "fewer repositories in the writable roots)");
     else
       return false;
     stopped_ = true;

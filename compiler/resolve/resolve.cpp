@@ -737,7 +737,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
-    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll)
+    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll ||
+        git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
       break;
     const std::string dir = gitdirs[i];
     if (!read_gitdirs.insert(dir).second) continue;

@@ -35,8 +35,17 @@ BOOST_DATA_TEST_CASE(a_large_global_git_config_does_not_refuse_a_workspace_of_re
   spec.command = {"/bin/true"};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 0, r.describe());
+  // Its entries are applied again for each git directory (16 ms a MB each time): past
+  // 64 MiB applied, as here for 70 repositories more, the run is refused.
+  for (int i = 20; i < 70; ++i)
+    box.host_command({"/usr/bin/git", "init", "-q", box.ws("pkg" + std::to_string(i))});
+  const RunResult many = box.run(spec);
+  BOOST_TEST(many.exit_code == 2, many.describe());
+  BOOST_TEST(many.err.find("applies to each of the run's git directories") != std::string::npos,
+             many.describe());
   // The bound over every git directory still holds for what a sandbox can grow: a
-  // repository's own config (here 20 of 1 MB each).
+  // repository's own config (here 20 of 1 MB each), with a small global config.
+  box.write_file(box.home() + "/.gitconfig", "[alias]\n\tst = status\n");
   for (int i = 0; i < 20; ++i)
     box.write_file(box.ws("pkg" + std::to_string(i) + "/.git/config"), config);
   const RunResult big = box.run(spec);
@@ -70,8 +79,8 @@ BOOST_DATA_TEST_CASE(many_aliases_of_a_nested_repositorys_file_leave_the_next_ru
 // names of one setuid program (a chroot copied with `cp -al`) and 100 of a nested
 // repository's file refused the run, "more than 256 names … share their inode with
 // protected files", for 100 mounts.
-BOOST_DATA_TEST_CASE(a_privileged_programs_names_do_not_count_as_aliases,
-                     bdata::make(kCallers), caller) {
+BOOST_DATA_TEST_CASE(a_privileged_programs_names_do_not_count_as_aliases, bdata::make(kCallers),
+                     caller) {
   Sandbox box(caller);
   box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
   box.host_command({"/usr/bin/git", "init", "-q", box.ws("nested")});
