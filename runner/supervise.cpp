@@ -264,6 +264,16 @@ class TerminalSettings {
     }
     sigprocmask(SIG_SETMASK, &old, nullptr);
   }
+  // Unless another process group is the foreground one of a terminal that is zpolicy's
+  // controlling terminal (`bg`). On another terminal (`setsid zpolicy run`, an orphaned
+  // process group the kernel never stopped) nothing else has it from zpolicy.
+  void restore_in_foreground() const {
+    for (const auto& s : saved_) {
+      const pid_t foreground = tcgetpgrp(s.fd);
+      if (foreground >= 0 && foreground != getpgrp()) return;
+    }
+    restore();
+  }
 
  private:
   struct Saved {
@@ -455,12 +465,20 @@ Outcome supervise(const SpawnSpec& spec) {
         kill(-pid, SIGSTOP);
       }
     }
+    // The caller's terminal settings while stopped, the command's again when continued in
+    // the foreground, as a shell job's own ^Z handling does (`less`, `vim`): the command is
+    // stopped by SIGSTOP and cannot. The terminal stayed `-echo -icanon` at the prompt,
+    // and after `fg` the command had the shell's settings (red team A18-6). Not in the
+    // background (`bg`): there the command's settings would be forced on the shell's.
+    const TerminalSettings command_terminal;
+    terminal.restore();
     struct sigaction dfl = {}, ours = {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, &ours);
     raise(sig);
     sigaction(sig, &ours, nullptr);
+    command_terminal.restore_in_foreground();
     if (released) signal_all(SIGCONT);
   };
   auto take_signals = [&] {

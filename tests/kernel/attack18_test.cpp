@@ -16,6 +16,60 @@ namespace bdata = boost::unit_test::data;
 
 BOOST_AUTO_TEST_SUITE(kernel_attack18)
 
+namespace {
+
+// On the host, as the caller: a session leader with a pseudo-terminal (a shell), `zpolicy
+// run` its foreground job, whose command turns echo and canonical mode off; ^Z (SIGTSTP to
+// the job) at 1 s, SIGCONT 0.7 s later. Prints the terminal's echo and icanon flags while
+// running, stopped, continued and after the end.
+const std::string kTerminalJob = R"(
+import fcntl, os, signal, sys, termios, time
+z = sys.argv[1]
+master, slave = os.openpty()
+rd, wr = os.pipe()
+leader = os.fork()
+if leader == 0:
+    os.setsid(); fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+    job = os.fork()
+    if job == 0:
+        os.setpgid(0, 0)
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN); os.tcsetpgrp(slave, os.getpgrp())
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        for fd in (0, 1, 2): os.dup2(slave, fd)
+        os.execv(z, [z, "run", "--", "sh", "-c", "stty -echo -icanon; sleep 3"])
+    os.write(wr, str(job).encode()); os.close(wr)
+    while True:
+        _, st = os.waitpid(job, os.WUNTRACED | os.WCONTINUED)
+        if os.WIFEXITED(st) or os.WIFSIGNALED(st): os._exit(os.waitstatus_to_exitcode(st) & 255)
+os.close(wr)
+job = int(os.read(rd, 32))
+def flags(when):
+    a = termios.tcgetattr(slave)
+    print(when, "echo" if a[3] & termios.ECHO else "-echo", "icanon" if a[3] & termios.ICANON else "-icanon")
+time.sleep(1.0); flags("running")
+os.killpg(job, signal.SIGTSTP); time.sleep(0.7); flags("stopped")
+os.killpg(job, signal.SIGCONT); time.sleep(0.5); flags("continued")
+_, st = os.waitpid(leader, 0)
+flags("ended"); print("exit", os.waitstatus_to_exitcode(st))
+)";
+
+}  // namespace
+
+// A18-6: R18-3 stops the command with SIGSTOP (its own ^Z handler never runs), and zpolicy
+// stopped with the terminal as the command had set it: the prompt the user got back after
+// ^Z had echo off. A job's terminal settings are the caller's while it is stopped and the
+// command's again once it is continued in the foreground.
+BOOST_DATA_TEST_CASE(a_stopped_run_gives_the_terminal_back_as_the_caller_had_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command({"/usr/bin/python3", "-c", kTerminalJob, zpolicy_binary()});
+  BOOST_TEST(r.out.find("running -echo -icanon") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("stopped echo icanon") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("continued -echo -icanon") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("ended echo icanon") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("exit 0") != std::string::npos, r.describe());
+}
+
 // A18-1: since R18-6 the caller's ~/.gitconfig is read before every git directory's own
 // files, and each reading counted toward the bound over every git directory (16 MiB): a
 // 1 MB global config (a dotfiles collection of aliases, under git's and zpolicy's 1 MiB a
