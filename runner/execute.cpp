@@ -492,6 +492,15 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
         refused = "the sandbox is not what was verified: " + why +
                   "; refusing to run what was not verified";
         return false;
+      case SetupCheck::Result::TimedOut:
+        // Slow, not different: bwrap's setup grows with the square of the mount count,
+        // and a workspace under the mount bound can still outrun the limit (red team
+        // A18-4), which the message used to call a sandbox that was not verified.
+        refused = why + " (" + std::to_string(plan.mount_destinations.size()) +
+                  " mounts; bwrap's setup grows with the square of their count, and the "
+                  "machine may be loaded: give the run a smaller workspace, or protect a "
+                  "directory that holds many of them)";
+        return false;
       case SetupCheck::Result::Holds:
         break;
     }

@@ -149,7 +149,7 @@ SetupCheck::Result SetupCheck::check(pid_t init, std::string& why) const {
     case Blocked::TimedOut:
       why = "the sandbox did not finish setting up within " +
             std::to_string(kSetupDeadline.count()) + " s";
-      return Result::Differs;
+      return Result::TimedOut;
   }
   const std::string root_path = "/proc/" + std::to_string(init) + "/root";
   const int root = open(root_path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -32,6 +32,7 @@ class SetupCheck {
     Holds,       // every expected object is where it must be: the command may start
     Differs,     // something else is there: the command must never start
     SetupEnded,  // bwrap ended before it blocked: nothing to check, nothing will run
+    TimedOut,    // bwrap did not block within kSetupDeadline: the command must never start
   };
   // Waits until the sandbox's init `init` blocks on the block descriptor, then walks
   // each destination below its root without following any symlink, and looks each

@@ -281,6 +281,16 @@ class TerminalSettings {
     }
     sigprocmask(SIG_SETMASK, &old, nullptr);
   }
+  // Unless another process group is the foreground one of a terminal that is zpolicy's
+  // controlling terminal (`bg`). On another terminal (`setsid zpolicy run`, an orphaned
+  // process group the kernel never stopped) nothing else has it from zpolicy.
+  void restore_in_foreground() const {
+    for (const auto& s : saved_) {
+      const pid_t foreground = tcgetpgrp(s.fd);
+      if (foreground >= 0 && foreground != getpgrp()) return;
+    }
+    restore();
+  }
 
  private:
   struct Saved {
@@ -481,6 +491,13 @@ Outcome supervise(const SpawnSpec& spec) {
         kill(-pid, SIGSTOP);
       }
     }
+    // The caller's terminal settings while stopped, the command's again when continued in
+    // the foreground, as a shell job's own ^Z handling does (`less`, `vim`): the command is
+    // stopped by SIGSTOP and cannot. The terminal stayed `-echo -icanon` at the prompt,
+    // and after `fg` the command had the shell's settings (red team A18-6). Not in the
+    // background (`bg`): there the command's settings would be forced on the shell's.
+    const TerminalSettings command_terminal;
+    terminal.restore_in_foreground();
     for (bool first = true; first || hold_in_background(); first = false, sig = SIGTTIN) {
       if (!first && !stoppable()) {
         out.signal = sig;
@@ -495,6 +512,7 @@ Outcome supervise(const SpawnSpec& spec) {
       raise(sig);
       sigaction(sig, &ours, nullptr);
     }
+    command_terminal.restore_in_foreground();
     if (released) signal_all(SIGCONT);
   };
   auto take_signals = [&] {

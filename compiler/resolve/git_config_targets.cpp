@@ -55,7 +55,8 @@ class Walk {
       : src_(src), home_(home), canonical_(canonical), refuse_(refuse), all_(all) {}
 
   std::vector<GitConfigTarget> run() {
-    for (const auto& f : src_.files) read(f, {f, 0, 0}, 0, false);
+    for (size_t i = 0; i < src_.files.size(); ++i)
+      read(src_.files[i], {src_.files[i], 0, 0}, 0, false, i < src_.shared);
     std::vector<std::string> tops = src_.tops;
     for (const auto& e : entries_)
       if (git_config_role(e.entry) == GitConfigRole::WorkTree)
@@ -411,12 +412,23 @@ class Walk {
   }
 
   // The file `lexical`, named at `at`, and the files it includes.
-  void read(const std::string& lexical, const ir::SourceLoc& at, int depth, bool conditional) {
+  // `shared`: one of the caller's system and global files (GitConfigReads::shared).
+  void read(const std::string& lexical, const ir::SourceLoc& at, int depth, bool conditional,
+            bool shared = false) {
     if (stopped_) return;
     const auto path = canonical_(lexical, at, "git config file");
     if (!path) return;
     targets_.push_back({*path, at, false, false, false, false, {}});
-    const GitConfigFile file = read_git_config_file(*path);
+    SharedGitConfig own;
+    SharedGitConfig* got = &own;
+    bool first = true;
+    if (shared) {
+      auto [it, inserted] = all_.shared.try_emplace(*path);
+      got = &it->second;
+      first = inserted;
+    }
+    if (first) got->file = read_git_config_file(*path);
+    const GitConfigFile& file = got->file;
     using Status = GitConfigFile::Status;
     switch (file.status) {
       case Status::Missing:  // git skips a missing config file or include
@@ -424,6 +436,13 @@ class Walk {
       case Status::Other:
         refuse_(at, "git reads '" + *path + "' as config, and it is not a regular file");
         return;
+      case Status::Denied:
+        // The caller's system and global files: git, run by the caller, skips one it may
+        // not read with a warning, and the sandbox, with the caller's rights or fewer,
+        // cannot change it. A caller whose $HOME is another user's (`setpriv`, `runuser`
+        // keep it) had every run refused (red team A18-3).
+        if (shared) return;
+        [[fallthrough]];
       case Status::Unreadable:
         refuse_(at, "git reads '" + *path + "' as config, and zpolicy cannot read it");
         return;
@@ -447,8 +466,13 @@ class Walk {
       stopped_ = true;
       return;
     }
-    if (over_budget(file.text.size(), at, *path, "git config files and their includes")) return;
-    const GitConfig cfg = parse_git_config(file.text);
+    if (over_budget(file.text.size(), at, *path, "git config files and their includes", first))
+      return;
+    if (!got->ready) {
+      got->parsed = parse_git_config(file.text);
+      got->ready = true;
+    }
+    const GitConfig& cfg = got->parsed;
     for (const auto& e : cfg.entries) {
       const Located located{e, *path, {}, conditional};
       by_var_[e.var].push_back(entries_.size());
@@ -528,13 +552,17 @@ class Walk {
       command_file(shebang->interpreter, e, tops, depth + 1);
   }
 
-  // Counts one more file of `size` bytes read, this git directory's and every one's; past
-  // either bound, refuses at `at` and stops reading.
+  // Counts one more file of `size` bytes read, this git directory's and, `in_all`, every
+  // one's; past either bound, refuses at `at` and stops reading.
   bool over_budget(size_t size, const ir::SourceLoc& at, const std::string& path,
-                   const std::string& what) {
+                   const std::string& what, bool in_all = true) {
     bytes_ += size;
-    all_.bytes += size;
-    ++all_.reads;
+    if (in_all) {
+      all_.bytes += size;
+      ++all_.reads;
+    } else {
+      all_.shared_bytes += size;
+    }
     if (++reads_ > kGitConfigMaxReads || bytes_ > kGitConfigMaxTotalBytes)
       refuse_(at, what + " come to more than " + std::to_string(kGitConfigMaxReads) +
                       " files or " + std::to_string(kGitConfigMaxTotalBytes) + " bytes read, at '" +
@@ -545,6 +573,13 @@ class Walk {
                       std::to_string(kGitConfigMaxReadsInAll) + " files or " +
                       std::to_string(kGitConfigMaxBytesInAll) +
                       " bytes read in all, at '" + path + "', more than zpolicy reads");
+    else if (all_.shared_bytes > kGitConfigMaxSharedBytesInAll)
+      refuse_(at, "the caller's git config '" + path + "' (" + std::to_string(size) +
+                      " bytes) applies to each of the run's git directories, and they are "
+                      "too many for one that size: more than " +
+                      std::to_string(kGitConfigMaxSharedBytesInAll) +
+                      " bytes in all, more than zpolicy reads (a smaller global config, or "
+                      "fewer repositories in the writable roots)");
     else
       return false;
     stopped_ = true;

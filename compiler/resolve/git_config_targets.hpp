@@ -1,10 +1,13 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/git_config.hpp"
+#include "compiler/resolve/gitdir.hpp"
 #include "ir/source_location.hpp"
 
 namespace zpolicy::compiler {
@@ -23,11 +26,34 @@ inline constexpr size_t kGitConfigMaxTotalBytes = size_t{4} << 20;
 // later run 13.8 s). A workspace's legitimate configs are kilobytes each.
 inline constexpr size_t kGitConfigMaxReadsInAll = 4096;
 inline constexpr size_t kGitConfigMaxBytesInAll = size_t{16} << 20;
+// The caller's system and global files count toward those once, but their entries are
+// applied again for each git directory (relative paths resolve against each top), 16 ms
+// of CPU per MB each time: a sandbox that makes 300 repositories held every later run of a
+// caller with a 1 MB ~/.gitconfig 4.8 s. So their bytes applied again, over every git
+// directory, have a bound of their own: about 1 s of CPU; a 64 KB config for 1 024 git
+// directories (the mount bound refuses a run with more than ~500 nested repositories
+// anyway), a 1 MB one for 64.
+inline constexpr size_t kGitConfigMaxSharedBytesInAll = size_t{64} << 20;
+
+// One of the caller's system and global config files, as read and parsed once.
+struct SharedGitConfig {
+  GitConfigFile file;
+  GitConfig parsed;
+  bool ready = false;  // `parsed` holds the file's entries
+};
 
 // What has been read so far, over every git directory of one resolution.
 struct GitConfigReads {
   size_t reads = 0;
   size_t bytes = 0;
+  // The caller's system and global files (GitConfigSources::shared) by canonical path.
+  // git reads them for every repository, but they are the same bytes each time and no
+  // sandbox makes them grow: read, parsed and counted toward the bounds in all once per
+  // resolution. Counted per git directory, a 1 MB ~/.gitconfig refused every workspace
+  // with 16 repositories, a 64 KB one every workspace with 256 (red team A18-1).
+  std::map<std::string, SharedGitConfig> shared;
+  // Their bytes applied again, for each git directory after the first.
+  size_t shared_bytes = 0;
 };
 
 // One git directory's configuration as the host's git reads it: `files` (its `config`
@@ -37,6 +63,9 @@ struct GitConfigSources {
   std::string gitdir;
   std::vector<std::string> files;
   std::vector<std::string> tops;
+  // The first `shared` of `files` are the caller's system and global files, the same for
+  // every git directory (GitConfigReads::shared); what they include is not.
+  size_t shared = 0;
 };
 
 // A file or directory the host's next git command runs or reads as config, named by the

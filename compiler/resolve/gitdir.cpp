@@ -139,10 +139,14 @@ DirLinks symlinks_in(const std::string& dir) {
 GitConfigFile read_git_config_file(const std::string& path) {
   using Status = GitConfigFile::Status;
   struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return {errno == ENOENT || errno == ENOTDIR ? Status::Missing : Status::Unreadable, {}};
+  if (lstat(path.c_str(), &st) != 0)
+    return {errno == ENOENT || errno == ENOTDIR ? Status::Missing
+            : errno == EACCES                   ? Status::Denied
+                                                : Status::Unreadable,
+            {}};
   if (!S_ISREG(st.st_mode)) return {Status::Other, {}};
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return {Status::Unreadable, {}};
+  if (fd < 0) return {errno == EACCES ? Status::Denied : Status::Unreadable, {}};
   GitConfigFile out{Status::Read, {}};
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) out.status = Status::Other;
   char buf[65536];

@@ -71,7 +71,8 @@ DirLinks symlinks_in(const std::string& dir);
 // fails, TooLarge above kGitConfigMaxBytes.
 inline constexpr size_t kGitConfigMaxBytes = 1 << 20;
 struct GitConfigFile {
-  enum class Status { Read, Missing, Other, Unreadable, TooLarge };
+  // Denied: the caller may not read it or search a directory above it (EACCES).
+  enum class Status { Read, Missing, Other, Unreadable, Denied, TooLarge };
   Status status = Status::Missing;
   std::string text;
 };

@@ -222,8 +222,11 @@ bool protect_hard_link_aliases(
         p.path, {},
         [&](const std::string&, const struct stat& st) {
           auto it = linked.find({st.st_dev, st.st_ino});
+          // A privileged name is bound already: counted here, it refused a run for
+          // mounts it does not need (red team A18-5).
           if (it != linked.end())
-            for (const auto& name : it->second) aliases.emplace(name, &p);
+            for (const auto& name : it->second)
+              if (!privileged.count(name)) aliases.emplace(name, &p);
           return aliases.size() <= kMaxHardLinkAliases;
         },
         [&](const std::string& dir) {
@@ -250,8 +253,12 @@ bool protect_hard_link_aliases(
                     "`git repack -a -d` or `cp --remove-destination`)");
     return false;
   }
-  for (const auto& [name, rule] : aliases)
-    if (!privileged.count(name)) r.protect.push_back({name, ir::HostKind::File, rule->loc});
+  // Gathered apart first: each rule points into r.protect, which a push_back may move
+  // (reading a moved rule's location crashed the next run, red team A18-2).
+  std::vector<ir::ResolvedPath> found;
+  for (const auto& [name, rule] : aliases) found.push_back({name, ir::HostKind::File, rule->loc});
+  r.protect.insert(r.protect.end(), std::make_move_iterator(found.begin()),
+                   std::make_move_iterator(found.end()));
   return true;
 }
 

@@ -737,14 +737,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
-    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll)
+    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll ||
+        git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
       break;
     const std::string dir = gitdirs[i];
     if (!read_gitdirs.insert(dir).second) continue;
     // The system and global files first, as git reads them before the repository's own
     // (red team R18-6): a relative core.hooksPath there resolves against each worktree
     // top, and an include there may name a file in a writable root.
-    GitConfigSources src{dir, global_git_configs, {}};
+    GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
     src.files.push_back(dir + "/config");
     src.files.push_back(dir + "/config.worktree");
     // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
