@@ -594,6 +594,43 @@ void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic
   }
 }
 
+// bwrap looks every bind source and destination up again on each run, through whatever
+// the host holds there then; a name the sandbox may create or delete is one its command
+// can replace by a link between runs. So a verified `--ro-bind /dev/null WS/l/x` let the
+// first run's command swap `WS/l` for a link to `/oldroot/D`, and the second run of the
+// same argv made `D/x` outside every writable root, as the caller, root included
+// (accepted before 2026-12-06, red team setup18); a source below such a name shows the
+// link's target instead. The emitter mounts only at and from names the sandbox can
+// neither create nor delete (roots, protected paths, their pinned ancestors, deny roots),
+// so a way through any other such name is outside the subset. The names from `path` up
+// to (not including) `stop` are asked, as the host objects `to_host` maps them to.
+// Denial is inherited upwards (what is denied lies outside the writable roots, in or
+// above a protected path or deny root), except at a root of the policy, whose ancestors
+// in a writable root may be free: so the walk stops at the first denied name that is no
+// root, which keeps a deep path at one or two questions.
+template <typename ToHost>
+bool way_is_replaceable(PathTable& paths, Intent& intent,
+                        const std::unordered_set<PathTable::Id>& roots, const BwrapOp& op,
+                        PathTable::Id path, PathTable::Id stop, const ToHost& to_host,
+                        const char* what, std::vector<ir::Diagnostic>& out) {
+  for (PathTable::Id at = path; at != stop && at != PathTable::kRoot; at = paths.up(at)) {
+    const PathTable::Id host = to_host(at);
+    for (const FsOp fs_op : {FsOp::Create, FsOp::Delete}) {
+      const Expect e = intent.expect(host, fs_op).expect;
+      if (e != Expect::Allow && e != Expect::Either) continue;
+      out.push_back(malformed(
+          op.line, std::string(op.text) + ": its " + what + " passes through " +
+                       paths.path(host).str() + ", which the sandbox may " +
+                       (fs_op == FsOp::Create ? "create" : "delete") +
+                       " and so replace by a link that bwrap follows on a later run; outside "
+                       "the subset zpolicy verifies"));
+      return true;
+    }
+    if (!roots.count(host)) return false;
+  }
+  return false;
+}
+
 // Whether `op`, made inside the writable bind of `source` at `bind`, may create on the
 // host a path the policy denies creating; reports it if so.
 bool mount_point_made(PathTable& paths, Intent& intent,
@@ -641,6 +678,10 @@ void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Int
   for (const auto* list : {&resolved.deny, &resolved.protect, &resolved.pin})
     for (const auto& p : *list)
       if (const auto id = paths.parse(p.path)) masks.insert(*id);
+  std::unordered_set<PathTable::Id> roots;
+  for (const auto* list : {&resolved.read, &resolved.write})
+    for (const auto& p : *list)
+      if (const auto id = paths.parse(p.path)) roots.insert(*id);
   struct Mounted {
     size_t step;
     bool writable_host;
@@ -681,6 +722,20 @@ void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Int
         for (const Mounted& mounted : m->second) above.push_back(&mounted);
     std::sort(above.begin(), above.end(),
               [](const Mounted* x, const Mounted* y) { return x->step > y->step; });
+    if (op.source &&
+        way_is_replaceable(paths, intent, roots, op, *op.source, PathTable::kRoot,
+                           [](PathTable::Id at) { return at; }, "source", out))
+      continue;
+    bool replaceable = false;
+    for (const Mounted* under : above) {
+      if (!under->source) break;  // a tmpfs: bwrap's own, which the sandbox cannot replace
+      const PathTable::Id bind = argv.ops[under->step].dest, source = *under->source;
+      replaceable = way_is_replaceable(
+          paths, intent, roots, op, op.dest, bind,
+          [&](PathTable::Id at) { return paths.rebase(source, bind, at); }, "destination", out);
+      if (replaceable || !under->maybe_skipped) break;
+    }
+    if (replaceable) continue;
     for (const Mounted* under : above) {
       if (under->writable_host && under->source &&
           mount_point_made(paths, intent, masks, op, argv.ops[under->step].dest, *under->source,
