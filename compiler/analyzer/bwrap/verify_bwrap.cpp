@@ -594,6 +594,69 @@ void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic
   }
 }
 
+// bwrap looks every bind source and destination up again on each run, through whatever
+// the host holds there then; a name the sandbox may create or delete is one its command
+// can replace by a link between runs. So a verified `--ro-bind /dev/null WS/l/x` let the
+// first run's command swap `WS/l` for a link to `/oldroot/D`, and the second run of the
+// same argv made `D/x` outside every writable root, as the caller, root included
+// (accepted before 2026-12-06, red team setup18); a source below such a name shows the
+// link's target instead. The emitter mounts only at and from names the sandbox can
+// neither create nor delete (roots, protected paths, their pinned ancestors, deny roots),
+// so a way through any other such name is outside the subset. The names from `path` up
+// to (not including) `stop` are asked, as the host objects `to_host` maps them to.
+// Denial is inherited upwards (what is denied lies outside the writable roots, in or
+// above a protected path or deny root), except at a root of the policy, whose ancestors
+// in a writable root may be free: so the walk stops at the first denied name that is no
+// root, which keeps a deep path at one or two questions.
+template <typename ToHost>
+bool way_is_replaceable(PathTable& paths, Intent& intent,
+                        const std::unordered_set<PathTable::Id>& roots, const BwrapOp& op,
+                        PathTable::Id path, PathTable::Id stop, const ToHost& to_host,
+                        const char* what, std::vector<ir::Diagnostic>& out) {
+  for (PathTable::Id at = path; at != stop && at != PathTable::kRoot; at = paths.up(at)) {
+    const PathTable::Id host = to_host(at);
+    for (const FsOp fs_op : {FsOp::Create, FsOp::Delete}) {
+      const Expect e = intent.expect(host, fs_op).expect;
+      if (e != Expect::Allow && e != Expect::Either) continue;
+      out.push_back(malformed(
+          op.line, std::string(op.text) + ": its " + what + " passes through " +
+                       paths.path(host).str() + ", which the sandbox may " +
+                       (fs_op == FsOp::Create ? "create" : "delete") +
+                       " and so replace by a link that bwrap follows on a later run; outside "
+                       "the subset zpolicy verifies"));
+      return true;
+    }
+    if (!roots.count(host)) return false;
+  }
+  return false;
+}
+
+// Whether `op`, made inside the writable bind of `source` at `bind`, may create on the
+// host a path the policy denies creating; reports it if so.
+bool mount_point_made(PathTable& paths, Intent& intent,
+                      const std::unordered_set<PathTable::Id>& masks, const BwrapOp& op,
+                      PathTable::Id bind, PathTable::Id source, std::vector<ir::Diagnostic>& out) {
+  const PathTable::Id host = paths.rebase(source, bind, op.dest);
+  const bool exists = op.source && *op.source == host;
+  if (exists || masks.count(host)) return false;
+  PathTable::Id shallowest = op.dest;
+  while (paths.up(shallowest) != bind) shallowest = paths.up(shallowest);
+  for (const PathTable::Id made : {host, paths.rebase(source, bind, shallowest)}) {
+    const Expectation e = intent.expect(made, FsOp::Create);
+    if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
+    ir::Diagnostic f =
+        ir::finding(kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
+                    std::string("no access to the host object (") + e.reason + ")",
+                    "bwrap creates it on the host if missing, as the mount point of " +
+                        std::string(op.text));
+    f.trace.push_back("bwrap.args:" + std::to_string(op.line) + ": " + std::string(op.text) +
+                      " is made inside the writable bind at " + paths.path(bind).str());
+    out.push_back(std::move(f));
+    return true;
+  }
+  return false;
+}
+
 // Before it mounts, bwrap creates the destination, and every missing directory above it,
 // in whatever is mounted there at that step; inside a writable bind that is the host's
 // tree, and a later mount hiding the destination does not undo it. So `--ro-bind
@@ -609,57 +672,79 @@ void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic
 // (a protected path's subtree, or the chain of directories above one), so those two are
 // asked.
 void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
-                        std::vector<ir::Diagnostic>& out) {
+                        const TryBinds& tries, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
   std::unordered_set<PathTable::Id> masks;
   for (const auto* list : {&resolved.deny, &resolved.protect, &resolved.pin})
     for (const auto& p : *list)
       if (const auto id = paths.parse(p.path)) masks.insert(*id);
+  std::unordered_set<PathTable::Id> roots;
+  for (const auto* list : {&resolved.read, &resolved.write})
+    for (const auto& p : *list)
+      if (const auto id = paths.parse(p.path)) roots.insert(*id);
   struct Mounted {
     size_t step;
     bool writable_host;
+    bool maybe_skipped;  // a -try bind whose source the host may lack
     std::optional<PathTable::Id> source;
   };
-  std::unordered_map<PathTable::Id, Mounted> mounts;
+  std::vector<bool> maybe_skipped(argv.ops.size(), false);
+  for (size_t i : tries.uncertain) maybe_skipped[i] = true;
+  // Every mount made at each destination, in order; the last that is applied is visible.
+  std::unordered_map<PathTable::Id, std::vector<Mounted>> mounts;
   std::vector<PathTable::Id> lineage;
+  std::vector<const Mounted*> above;
   for (size_t step = 0; step < argv.ops.size(); ++step) {
     const BwrapOp& op = argv.ops[step];
+    // bwrap skips a -try bind whose source is missing before it makes the mount point.
+    if (!tries.applied[step]) continue;
     if (op.kind == BwrapOpKind::RemountRo) {
-      if (const auto m = mounts.find(op.dest); m != mounts.end()) m->second.writable_host = false;
+      // Whichever of the mounts at the destination is applied last is the one remounted.
+      if (const auto m = mounts.find(op.dest); m != mounts.end())
+        for (auto it = m->second.rbegin(); it != m->second.rend(); ++it) {
+          it->writable_host = false;
+          if (!it->maybe_skipped) break;
+        }
       continue;
     }
     if (!is_mount(op.kind)) continue;
     lineage = {op.dest};
     while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
-    // The visible mount above the destination: a mount is hidden by one made later above it.
-    const std::pair<const PathTable::Id, Mounted>* under = nullptr;
+    // The visible mount above the destination is the latest applied one (a mount is
+    // hidden by one made later above it); a -try bind that may be skipped leaves the one
+    // before it visible in the runs that skip it, so each of those is asked too
+    // (accepted before 2026-12-06, red team setup18: `--ro-bind-try MISSING WS/.git`
+    // hid the writable workspace from this check, and `--ro-bind /dev/null
+    // WS/.git/index.lock` after it made the file on the host).
+    above.clear();
     for (auto it = lineage.rbegin(); it + 1 != lineage.rend(); ++it)
-      if (const auto m = mounts.find(*it);
-          m != mounts.end() && (!under || m->second.step > under->second.step))
-        under = &*m;
-    if (under && under->second.writable_host && under->second.source) {
-      const PathTable::Id bind = under->first;
-      const PathTable::Id host = paths.rebase(*under->second.source, bind, op.dest);
-      const bool exists = op.source && *op.source == host;
-      PathTable::Id shallowest = op.dest;
-      while (paths.up(shallowest) != bind) shallowest = paths.up(shallowest);
-      if (!exists && !masks.count(host))
-        for (const PathTable::Id made :
-             {host, paths.rebase(*under->second.source, bind, shallowest)}) {
-          const Expectation e = intent.expect(made, FsOp::Create);
-          if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
-          ir::Diagnostic f =
-              ir::finding(kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
-                          std::string("no access to the host object (") + e.reason + ")",
-                          "bwrap creates it on the host if missing, as the mount point of " +
-                              std::string(op.text));
-          f.trace.push_back("bwrap.args:" + std::to_string(op.line) + ": " + std::string(op.text) +
-                            " is made inside the writable bind at " + paths.path(bind).str());
-          out.push_back(std::move(f));
-          break;
-        }
+      if (const auto m = mounts.find(*it); m != mounts.end())
+        for (const Mounted& mounted : m->second) above.push_back(&mounted);
+    std::sort(above.begin(), above.end(),
+              [](const Mounted* x, const Mounted* y) { return x->step > y->step; });
+    if (op.source &&
+        way_is_replaceable(paths, intent, roots, op, *op.source, PathTable::kRoot,
+                           [](PathTable::Id at) { return at; }, "source", out))
+      continue;
+    bool replaceable = false;
+    for (const Mounted* under : above) {
+      if (!under->source) break;  // a tmpfs: bwrap's own, which the sandbox cannot replace
+      const PathTable::Id bind = argv.ops[under->step].dest, source = *under->source;
+      replaceable = way_is_replaceable(
+          paths, intent, roots, op, op.dest, bind,
+          [&](PathTable::Id at) { return paths.rebase(source, bind, at); }, "destination", out);
+      if (replaceable || !under->maybe_skipped) break;
     }
-    mounts[op.dest] = Mounted{step, op.source && op.kind != BwrapOpKind::RoBind, op.source};
+    if (replaceable) continue;
+    for (const Mounted* under : above) {
+      if (under->writable_host && under->source &&
+          mount_point_made(paths, intent, masks, op, argv.ops[under->step].dest, *under->source,
+                           out))
+        break;
+      if (!under->maybe_skipped) break;
+    }
+    mounts[op.dest].push_back(Mounted{step, op.source && op.kind != BwrapOpKind::RoBind,
+                                      maybe_skipped[step], op.source});
   }
 }
 
@@ -708,13 +793,13 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
-  check_mount_points(resolved, argv, intent, findings);
+  const SourceFacts facts(intent, argv.ops);
+  check_mount_points(resolved, argv, intent, try_binds(argv.ops, facts), findings);
   check_devices(argv, findings);
   check_setup_through_links(argv, findings);
   const size_t before_creations = findings.size();
   check_creations(resolved, argv, *paths, findings);
   if (findings.size() != before_creations) return findings;
-  const SourceFacts facts(intent, argv.ops);
   check_sources_present(argv, facts, findings);
   auto tables = scenarios(argv, facts, findings);
   if (tables.empty()) return findings;
