@@ -179,8 +179,9 @@ BOOST_AUTO_TEST_CASE(a_bound_bind_source_through_a_host_link_is_refused) {
 // (red team verify18).
 BOOST_AUTO_TEST_CASE(a_destination_through_a_link_is_refused) {
   test::Cli cli;
-  // The readable root outside /tmp, which the sandbox makes its own.
-  const test::TempDir outside(fs::path(ZPOLICY_BINARY).parent_path().string());
+  // The readable root outside /tmp, which the sandbox makes its own (the build directory
+  // is below /tmp in a `mktemp -d` clone).
+  const test::TempDir outside("/var/tmp");
   const std::string real = outside.mkdir("real");
   const std::string rl = outside.symlink(real, "rl");
   cli.dir.write("p.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/usr\", \"" +
