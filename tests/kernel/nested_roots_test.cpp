@@ -26,6 +26,7 @@ struct Layout {
   std::vector<std::string> protected_;  // protected files, made with their content
   std::vector<std::string> fixed;       // directories that must stay where they are
   std::vector<std::string> writable;    // directories where a new file must be writable
+  std::string tmpdir;                   // the caller's TMPDIR, in the workspace; or none
 };
 
 // Three roots nested, a protected file at each level and a protected directory below the
@@ -35,15 +36,27 @@ const Layout kThreeDeep{"three-deep",
                         {"a/b/c/d", "a/b/data/agent-sessions", "a/free"},
                         {".env", "a/b/.env", "a/b/c/d/.env", "a/b/data/agent-sessions/s.json"},
                         {"a", "a/b", "a/b/c", "a/b/c/d", "a/b/data", "a/b/data/agent-sessions"},
-                        {".", "a", "a/b", "a/b/c", "a/b/c/d", "a/free"}};
+                        {".", "a", "a/b", "a/b/c", "a/b/c/d", "a/free"},
+                        ""};
 
-// Two sibling roots inside a third, and a protected file in a sibling of both.
+// Two sibling roots inside a third, a protected file in each.
 const Layout kSiblings{"siblings",
                        R"(["${WORKSPACE}", "${WORKSPACE}/a/b", "${WORKSPACE}/a/c"])",
                        {"a/b", "a/c", "a/free"},
                        {".env", "a/b/.env", "a/c/.env"},
                        {"a", "a/b", "a/c"},
-                       {".", "a", "a/b", "a/c", "a/free"}};
+                       {".", "a", "a/b", "a/c", "a/free"},
+                       ""};
+
+// `${TMPDIR}` inside the workspace: symbolic roots that nest once bound (golden/deny-roots
+// writes both; refused with exit 3 before 2026-12-06 when TMPDIR lay in the workspace).
+const Layout kTmpdirInside{"tmpdir-inside",
+                           R"(["${WORKSPACE}", "${TMPDIR}"])",
+                           {"t/tmp", "a/free"},
+                           {".env", "t/tmp/.env"},
+                           {"t", "t/tmp"},
+                           {".", "t", "t/tmp", "a/free"},
+                           "t/tmp"};
 
 std::string policy_of(const Layout& l) {
   return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: " + l.write +
@@ -105,7 +118,11 @@ void run_layout(Caller caller, const Layout& l) {
   for (const auto& p : l.protected_) box.write_file(box.ws(p), "SECRET " + p + "\n");
   const std::string policy = box.write_policy(l.name + ".yaml", policy_of(l));
 
-  auto r = box.sh(script_of(l), {"--policy", policy});
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c", script_of(l) + "\necho '" + kDoneMarker + "'\n"};
+  if (!l.tmpdir.empty()) spec.extra_env = {"TMPDIR=" + box.ws(l.tmpdir)};
+  auto r = box.run(spec);
   BOOST_TEST_REQUIRE(r.completed(), l.name << "\n" << r.describe());
 
   const std::set<std::string> refusals{"EROFS", "EBUSY", "EACCES"};
@@ -151,6 +168,11 @@ BOOST_DATA_TEST_CASE(three_nested_roots_keep_each_protected_path_in_place, bdata
 BOOST_DATA_TEST_CASE(sibling_roots_inside_a_root_keep_their_protected_paths_in_place,
                      bdata::make(kCallers), caller) {
   run_layout(caller, kSiblings);
+}
+
+BOOST_DATA_TEST_CASE(a_tmpdir_inside_the_workspace_keeps_its_protected_paths_in_place,
+                     bdata::make(kCallers), caller) {
+  run_layout(caller, kTmpdirInside);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
