@@ -173,15 +173,14 @@ bool holds_git_directory_parts(const std::string& dir) {
          access((dir + "/refs").c_str(), X_OK) == 0;
 }
 
-// The deepest writable root strictly above `path`, found by looking its ancestors up,
+// The outermost writable root strictly above `path`, found by looking its ancestors up,
 // not by testing every root: with a thousand roots and their carve-outs the scan made
 // resolving quadratic.
-std::optional<std::string_view> deepest_writable_above(
+std::optional<std::string_view> outermost_writable_above(
     const std::unordered_set<std::string_view>& writable, std::string_view path) {
-  for (auto at = path.rfind('/'); at != std::string_view::npos && at > 0;
-       at = path.rfind('/', at - 1))
-    if (writable.contains(path.substr(0, at))) return path.substr(0, at);
   if (path != "/" && writable.contains("/")) return std::string_view("/");
+  for (auto at = path.find('/', 1); at != std::string_view::npos; at = path.find('/', at + 1))
+    if (writable.contains(path.substr(0, at))) return path.substr(0, at);
   return std::nullopt;
 }
 
@@ -220,9 +219,14 @@ class ProtectedIndex {
   std::set<std::string, std::less<>> paths_;
 };
 
+// The paths whose way from the outermost writable root above them must stay in place:
+// protected paths, deny roots, and writable roots inside another, whose bind bwrap looks
+// up again on every run (a directory between two roots that the sandbox could rename
+// would let one run swap it for a link, and the next run bind what the link names as a
+// writable root; setup18's check refused every such policy).
 std::vector<const ResolvedPath*> guarded_paths(const ir::Resolved& r) {
   std::vector<const ResolvedPath*> out;
-  for (const auto* list : {&r.protect, &r.deny})
+  for (const auto* list : {&r.protect, &r.deny, &r.write})
     for (const auto& p : *list) out.push_back(&p);
   return out;
 }
@@ -233,23 +237,29 @@ std::unordered_set<std::string_view> writable_roots(const ir::Resolved& r) {
   return out;
 }
 
-// Every protected or deny path inside a writable root needs the directories between it
-// and the root pinned, whichever rule put it there: without pins `mv data d2` (or
-// `mv modules m2` for a `.git` pointer's target) would move it aside and let the sandbox
-// plant a fresh one in its place. The one walk over those pins, which both the budget and
-// add_pins use, so that the pins counted are the pins made: `visit(guarded, end)` for each
-// pin `guarded->path.substr(0, end)`, in r.protect then r.deny order, until the pins'
-// bytes so far (counted before duplicates go) cross kMaxPinnedBytes; then the location
-// of the guarded path whose pin crossed it.
+// Every protected or deny path inside a writable root, and every writable root inside
+// another, needs the directories between it and the root pinned, whichever rule put it
+// there: without pins `mv data d2` (or `mv modules m2` for a `.git` pointer's target)
+// would move it aside and let the sandbox plant a fresh one in its place (guarded_paths
+// says why for a root). The root is the outermost one above the path: with
+// `write: [W, W/a/b]`, `mv W/a W/x` carries the inner root, and `W/a/b/.env` with it,
+// away (a mount point moves with its directory), so `W/a` is pinned too; a directory that
+// is itself a writable root is a mount point already, and is not pinned again. The one
+// walk over those pins, which both the budget and add_pins use, so that the pins counted
+// are the pins made: `visit(guarded, end)` for each pin `guarded->path.substr(0, end)`,
+// in r.protect, r.deny then r.write order, until the pins' bytes so far (counted before
+// duplicates go) cross kMaxPinnedBytes; then the location of the guarded path whose pin
+// crossed it. A writable root under no other is guarded by nothing and pins nothing.
 std::optional<ir::SourceLoc> for_each_pin(
     const ir::Resolved& r, const std::function<void(const ResolvedPath&, size_t)>& visit) {
   const auto writable = writable_roots(r);
   size_t bytes = 0;
   for (const auto* g : guarded_paths(r)) {
-    const auto root = deepest_writable_above(writable, g->path);
+    const auto root = outermost_writable_above(writable, g->path);
     if (!root) continue;
     for (auto at = g->path.find('/', root->size() + 1); at != std::string::npos;
          at = g->path.find('/', at + 1)) {
+      if (writable.contains(std::string_view(g->path).substr(0, at))) continue;
       bytes += at;
       if (bytes > kMaxPinnedBytes) return g->loc;
       visit(*g, at);

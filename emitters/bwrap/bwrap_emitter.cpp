@@ -1,6 +1,8 @@
 #include "emitters/bwrap/bwrap_emitter.hpp"
 
 #include <stdexcept>
+#include <string_view>
+#include <unordered_map>
 
 namespace zpolicy::emitters::bwrap {
 namespace {
@@ -59,10 +61,28 @@ BwrapArgs emit(const ir::Resolved& r, BindForm form) {
   a.add({"--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"});
   if (r.private_tmp) a.add({"--tmpfs", "/tmp"});
   if (r.mode == ir::Mode::WorkspaceWrite) {
-    for (const auto& w : r.write) a.bind(false, w.path, w.path);
     // A pin is a directory bound onto itself: the kernel refuses to rename or remove a
-    // mount point, so a protected path cannot be moved out from under its rule.
-    for (const auto& p : r.pin) a.bind(false, p.path, p.path);
+    // mount point, so a protected path cannot be moved out from under its rule. A pin
+    // above a writable root (`W/a` for `write: [W, W/a/b]`) is bound before that root:
+    // bwrap's binds are recursive from the host, where `W/a/b` is no mount point, so a
+    // later bind of `W/a` would cover the root's mount and leave `W/a/b` a plain,
+    // renamable directory. Roots are sorted by depth, so every root and pin above a root
+    // is bound before it; the other pins follow the roots, as before.
+    std::unordered_map<std::string_view, size_t> pin_at;
+    for (size_t i = 0; i < r.pin.size(); ++i) pin_at.emplace(r.pin[i].path, i);
+    std::vector<bool> pinned(r.pin.size(), false);
+    auto pin = [&](size_t i) {
+      if (pinned[i]) return;
+      pinned[i] = true;
+      a.bind(false, r.pin[i].path, r.pin[i].path);
+    };
+    for (const auto& w : r.write) {
+      const std::string_view root = w.path;
+      for (auto at = root.find('/', 1); at != std::string_view::npos; at = root.find('/', at + 1))
+        if (const auto p = pin_at.find(root.substr(0, at)); p != pin_at.end()) pin(p->second);
+      a.bind(false, w.path, w.path);
+    }
+    for (size_t i = 0; i < r.pin.size(); ++i) pin(i);
     // Missing protected paths get a placeholder from the runner before bwrap starts, so
     // --ro-bind (never -try) is always right: a protection that could silently not
     // apply would be a dropped deny. A linked worktree's git directory in the host's

@@ -2,6 +2,7 @@
 // edited listing is a finding, since it is what reviewers read in golden diffs.
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cstring>
 #include <fstream>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
@@ -291,6 +292,73 @@ BOOST_AUTO_TEST_CASE(verify_names_a_changed_word_of_the_listing) {
                          "ioctl.1, ioctl.2          ; ioctl arg1 != TIOCSTI` where zpolicy writes "
                          "`  jeq   #TIOCSTI, ioctl.1, ioctl.2          ; ioctl arg1 == TIOCSTI`";
   BOOST_TEST(r.err.find(at) != std::string::npos, r.err);
+}
+
+// seccomp.txt is held to the given seccomp.bpf, not only to the program zpolicy would emit
+// (docs/verify.md, "4. The listing", "Which program the listing lists"). A program the
+// proof accepts although it is not the emitted one (here a `ja +0` in front: relative
+// jumps keep their targets) is held to its own instructions: the emitter's listing is
+// refused at the first line that does not list it, and a listing that does list it passes
+// the listing check and is refused only by the byte comparison with what zpolicy writes,
+// so that no listing of such a program passes. A program that differs from the emitted
+// one only in a byte no listing shows and the kernel ignores (the jump offsets of a
+// `ret`) has the emitted listing as its own.
+BOOST_AUTO_TEST_CASE(a_program_other_than_the_emitted_one_is_held_to_its_own_listing) {
+  const auto compiles = test::golden_compiles(compiler::Target::Linux);
+  const auto g = std::find_if(compiles.begin(), compiles.end(),
+                              [](const test::GoldenCompile& c) { return c.name == "default"; });
+  BOOST_TEST_REQUIRE((g != compiles.end()));
+  const std::string bpf = g->artifact("seccomp.bpf"), ok = g->artifact("seccomp.txt");
+  auto verify = [&](const std::string& program, const std::string& listing) {
+    auto arts = g->compiled.artifacts;
+    for (auto& a : arts) {
+      if (a.name == "seccomp.bpf") a.content = program;
+      if (a.name == "seccomp.txt") a.content = listing;
+    }
+    return compiler::verify_given_artifacts(g->compiled.resolved, compiler::Target::Linux, arts);
+  };
+  auto insn_bytes = [](compiler::BpfInsn in) {
+    std::string out(sizeof in.code + 2 + sizeof in.k, '\0');
+    std::memcpy(out.data(), &in.code, sizeof in.code);
+    out[2] = static_cast<char>(in.jt);
+    out[3] = static_cast<char>(in.jf);
+    std::memcpy(out.data() + 4, &in.k, sizeof in.k);
+    return out;
+  };
+  const size_t count = bpf.size() / 8;
+  const std::string prefixed = insn_bytes({0x05, 0, 0, 0}) + bpf;  // BPF_JMP | BPF_JA, k = 0
+
+  // The emitter's listing, of the program with one instruction less: refused by the
+  // listing check, at the header's count, as not the listing of the given program.
+  const auto emitted = verify(prefixed, ok);
+  auto all = [](const std::vector<ir::Diagnostic>& fs) {
+    std::string out;
+    for (const auto& f : fs) out += f.str() + "\n";
+    return out;
+  };
+  BOOST_TEST_REQUIRE(emitted.size() == 1u, all(emitted));
+  BOOST_TEST(emitted[0].loc.str() == "seccomp.txt:3:1");
+  BOOST_TEST(emitted[0].expected == "the listing of seccomp.bpf");
+
+  // The given program's own listing: the proof and the listing check accept it; only the
+  // byte comparison refuses it, at the same line.
+  std::string own = replaced(ok, "# " + std::to_string(count) + " instructions,",
+                             "# " + std::to_string(count + 1) + " instructions,");
+  own = replaced(own, "\n  ld    [4]", "\n  ja    next\n  ld    [4]");
+  BOOST_TEST(
+      !compiler::check_listing(own, *compiler::parse_bpf(prefixed), g->compiled.resolved.syscalls));
+  const auto own_found = verify(prefixed, own);
+  BOOST_TEST_REQUIRE(own_found.size() == 1u, all(own_found));
+  BOOST_TEST(own_found[0].loc.str() == "seccomp.txt:3:1");
+  BOOST_TEST(own_found[0].expected == "the listing zpolicy writes for this policy");
+
+  // The last instruction, a `ret`, with jump offsets the kernel never reads.
+  std::string unseen = bpf;
+  unseen[bpf.size() - 8 + 2] = 1;
+  unseen[bpf.size() - 8 + 3] = 2;
+  BOOST_TEST_REQUIRE(unseen != bpf);
+  const auto unseen_found = verify(unseen, ok);
+  BOOST_TEST(unseen_found.empty(), all(unseen_found));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

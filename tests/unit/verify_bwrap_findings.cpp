@@ -243,6 +243,68 @@ BOOST_AUTO_TEST_CASE(a_symlinked_read_root_must_keep_its_name) {
   }
 }
 
+// setup18's F2 for links: bwrap makes a --symlink in the directory it looks up on each
+// run, through what the host holds there then. A read link's name below a directory the
+// sandbox may replace let one run's command swap `sub` for a link to `/oldroot/D`, and
+// the next run of the same, verified argv made `D/lib64` on the host, outside every
+// writable root (accepted before 2026-12-06 bound to a scratch workspace, and made by
+// the real bwrap 0.8.0 as root). A target through such a name lets one run decide what
+// the readable root's name shows the next.
+BOOST_AUTO_TEST_CASE(a_link_through_a_name_the_sandbox_may_replace_is_refused) {
+  const std::string w = "${WORKSPACE}";
+  auto with = [](std::vector<Option> argv, const Option& after, const Option& link) {
+    argv.insert(std::find(argv.begin(), argv.end(), after) + 1, link);
+    return test::render(argv);
+  };
+  auto policy = test::workspace_policy();
+  policy.read_links = {{w + "/sub/lib64", "/usr/lib64", ir::SourceLoc{"policy.yaml", 4, 12}}};
+  auto name = verify_bwrap(policy, with(test::workspace_argv(), {"--bind", w, w},
+                                        {"--symlink", "/usr/lib64", w + "/sub/lib64"}));
+  BOOST_TEST_REQUIRE(name.size() == 1u, all(name));
+  BOOST_TEST(name[0].kind == "malformed-artifact");
+  BOOST_TEST(name[0].loc.str() == "bwrap.args:24:1");
+  BOOST_TEST(name[0].actual.find("--symlink /usr/lib64 " + w +
+                                 "/sub/lib64: its link's directory passes through " + w +
+                                 "/sub, which the sandbox may create") != std::string::npos,
+             all(name));
+
+  policy.read_links = {{"/lib64", w + "/sub/lib64", ir::SourceLoc{"policy.yaml", 4, 12}}};
+  auto target = verify_bwrap(policy, with(test::workspace_argv(), {"--ro-bind", "/", "/"},
+                                          {"--symlink", w + "/sub/lib64", "/lib64"}));
+  BOOST_TEST_REQUIRE(target.size() == 1u, all(target));
+  BOOST_TEST(target[0].kind == "malformed-artifact");
+  const std::string through = "--symlink " + w + "/sub/lib64 /lib64: its target passes through " +
+                              w + "/sub/lib64, which the sandbox may create";
+  BOOST_TEST(target[0].actual.find(through) != std::string::npos, all(target));
+
+  // Made in the writable bind before the protected path's own, the link lands in the
+  // host's protected directory, as a mount point there would.
+  policy.read_links = {{w + "/.git/lib64", "/usr/lib64", ir::SourceLoc{"policy.yaml", 4, 12}}};
+  auto made = verify_bwrap(policy, with(test::workspace_argv(), {"--bind", w, w},
+                                        {"--symlink", "/usr/lib64", w + "/.git/lib64"}));
+  BOOST_TEST(has(made, "dropped-deny", "create " + w + "/.git/lib64"), all(made));
+}
+
+// The links the emitter makes, for readable roots named through a host link, absolute or
+// relative, beside a writable root, stay accepted.
+BOOST_AUTO_TEST_CASE(the_emitters_read_links_are_accepted_beside_a_writable_root) {
+  const std::string w = "${WORKSPACE}";
+  auto policy = test::workspace_policy();
+  policy.read = {test::at("/usr", 4), test::at("/etc", 4)};
+  policy.read_links = {{"/bin", "/usr/bin", ir::SourceLoc{"policy.yaml", 4, 12}},
+                       {"/lib64", "/usr/lib64", ir::SourceLoc{"policy.yaml", 4, 20}}};
+  auto argv = test::workspace_argv();
+  const auto root = std::find(argv.begin(), argv.end(), Option{"--ro-bind", "/", "/"});
+  BOOST_TEST_REQUIRE((root != argv.end()));
+  const auto at = argv.erase(root);
+  argv.insert(at, {{"--ro-bind", "/usr", "/usr"},
+                   {"--ro-bind", "/etc", "/etc"},
+                   {"--symlink", "/usr/bin", "/bin"},
+                   {"--symlink", "usr/lib64", "/lib64"}});
+  auto fs = verify_bwrap(policy, test::render(argv));
+  BOOST_TEST(fs.empty(), all(fs));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // Invariant 10: a root-started sandbox keeps kuid 0, so the host's kernel state must be

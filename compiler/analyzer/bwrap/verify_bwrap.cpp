@@ -644,11 +644,11 @@ bool mount_point_made(PathTable& paths, Intent& intent,
   for (const PathTable::Id made : {host, paths.rebase(source, bind, shallowest)}) {
     const Expectation e = intent.expect(made, FsOp::Create);
     if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
-    ir::Diagnostic f =
-        ir::finding(kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
-                    std::string("no access to the host object (") + e.reason + ")",
-                    "bwrap creates it on the host if missing, as the mount point of " +
-                        std::string(op.text));
+    ir::Diagnostic f = ir::finding(
+        kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
+        std::string("no access to the host object (") + e.reason + ")",
+        std::string("bwrap creates it on the host if missing, as ") +
+            (op.kind == BwrapOpKind::Symlink ? "" : "the mount point of ") + std::string(op.text));
     f.trace.push_back("bwrap.args:" + std::to_string(op.line) + ": " + std::string(op.text) +
                       " is made inside the writable bind at " + paths.path(bind).str());
     out.push_back(std::move(f));
@@ -670,7 +670,7 @@ bool mount_point_made(PathTable& paths, Intent& intent,
 // created paths are the destination and the directories between it and the bind; the
 // intent denies creating the deepest whenever it denies any of them but the shallowest
 // (a protected path's subtree, or the chain of directories above one), so those two are
-// asked.
+// asked. A --symlink is made the same way, its directories included, and is asked the same.
 void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
                         const TryBinds& tries, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
@@ -694,6 +694,41 @@ void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Int
   std::unordered_map<PathTable::Id, std::vector<Mounted>> mounts;
   std::vector<PathTable::Id> lineage;
   std::vector<const Mounted*> above;
+  // The mounts made so far at `path`'s strict ancestors (and at `path` itself when
+  // `inclusive`), latest first. The visible one is the latest applied (a mount is hidden
+  // by one made later above it); a -try bind that may be skipped leaves the one before it
+  // visible in the runs that skip it, so each of those is asked too (accepted before
+  // 2026-12-06, red team setup18: `--ro-bind-try MISSING WS/.git` hid the writable
+  // workspace from this check, and `--ro-bind /dev/null WS/.git/index.lock` after it made
+  // the file on the host).
+  auto collect_above = [&](PathTable::Id path, bool inclusive) {
+    lineage = {path};
+    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
+    above.clear();
+    for (auto it = lineage.rbegin(); it != lineage.rend(); ++it) {
+      if (!inclusive && it + 1 == lineage.rend()) break;
+      if (const auto m = mounts.find(*it); m != mounts.end())
+        for (const Mounted& mounted : m->second) above.push_back(&mounted);
+    }
+    std::sort(above.begin(), above.end(),
+              [](const Mounted* x, const Mounted* y) { return x->step > y->step; });
+  };
+  // Whether the way from `from` up to the visible bind passes through a name the sandbox
+  // may replace, in any run; reported if so.
+  auto way_through_bind_is_replaceable = [&](const BwrapOp& op, PathTable::Id from,
+                                             const char* what) {
+    for (const Mounted* under : above) {
+      if (!under->source) return false;  // a tmpfs: bwrap's own, which the sandbox cannot replace
+      const PathTable::Id bind = argv.ops[under->step].dest, source = *under->source;
+      if (way_is_replaceable(
+              paths, intent, roots, op, from, bind,
+              [&](PathTable::Id at) { return paths.rebase(source, bind, at); }, what, out))
+        return true;
+      if (!under->maybe_skipped) return false;
+    }
+    return false;
+  };
+  std::vector<size_t> links;  // the steps of --symlink, whose targets are asked last
   for (size_t step = 0; step < argv.ops.size(); ++step) {
     const BwrapOp& op = argv.ops[step];
     // bwrap skips a -try bind whose source is missing before it makes the mount point.
@@ -707,35 +742,21 @@ void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Int
         }
       continue;
     }
-    if (!is_mount(op.kind)) continue;
-    lineage = {op.dest};
-    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
-    // The visible mount above the destination is the latest applied one (a mount is
-    // hidden by one made later above it); a -try bind that may be skipped leaves the one
-    // before it visible in the runs that skip it, so each of those is asked too
-    // (accepted before 2026-12-06, red team setup18: `--ro-bind-try MISSING WS/.git`
-    // hid the writable workspace from this check, and `--ro-bind /dev/null
-    // WS/.git/index.lock` after it made the file on the host).
-    above.clear();
-    for (auto it = lineage.rbegin(); it + 1 != lineage.rend(); ++it)
-      if (const auto m = mounts.find(*it); m != mounts.end())
-        for (const Mounted& mounted : m->second) above.push_back(&mounted);
-    std::sort(above.begin(), above.end(),
-              [](const Mounted* x, const Mounted* y) { return x->step > y->step; });
+    const bool link = op.kind == BwrapOpKind::Symlink;
+    if (!is_mount(op.kind) && !link) continue;
+    collect_above(op.dest, false);
     if (op.source &&
         way_is_replaceable(paths, intent, roots, op, *op.source, PathTable::kRoot,
                            [](PathTable::Id at) { return at; }, "source", out))
       continue;
-    bool replaceable = false;
-    for (const Mounted* under : above) {
-      if (!under->source) break;  // a tmpfs: bwrap's own, which the sandbox cannot replace
-      const PathTable::Id bind = argv.ops[under->step].dest, source = *under->source;
-      replaceable = way_is_replaceable(
-          paths, intent, roots, op, op.dest, bind,
-          [&](PathTable::Id at) { return paths.rebase(source, bind, at); }, "destination", out);
-      if (replaceable || !under->maybe_skipped) break;
-    }
-    if (replaceable) continue;
+    // bwrap makes a --symlink's last component (symlink(2) follows no link there, and an
+    // entry already there makes it abort unless it is the same link), but looks its
+    // directory up like a destination's: a link a run left there makes the next run's
+    // bwrap create the link elsewhere on the host (red team setup18's F2, for links).
+    if (link ? op.dest != PathTable::kRoot &&
+                   way_through_bind_is_replaceable(op, paths.up(op.dest), "link's directory")
+             : way_through_bind_is_replaceable(op, op.dest, "destination"))
+      continue;
     for (const Mounted* under : above) {
       if (under->writable_host && under->source &&
           mount_point_made(paths, intent, masks, op, argv.ops[under->step].dest, *under->source,
@@ -743,8 +764,22 @@ void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Int
         break;
       if (!under->maybe_skipped) break;
     }
+    if (link) {
+      links.push_back(step);
+      continue;
+    }
     mounts[op.dest].push_back(Mounted{step, op.source && op.kind != BwrapOpKind::RoBind,
                                       maybe_skipped[step], op.source});
+  }
+  // A link's target is looked up whenever the sandbox reads the link, through the mounts
+  // setup leaves: a name on its way that the sandbox may replace lets one run decide what
+  // the link shows the next (a readable root's name showing the command's own files).
+  for (const size_t step : links) {
+    const BwrapOp& op = argv.ops[step];
+    const auto target = paths.link_destination(op.dest, op.link_target);
+    if (!target) continue;  // a target outside the sandbox's paths leads nowhere it reads
+    collect_above(*target, true);
+    way_through_bind_is_replaceable(op, *target, "target");
   }
 }
 
