@@ -11,6 +11,7 @@
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/bwrap/regions.hpp"
 #include "compiler/analyzer/probes.hpp"
+#include "ir/path.hpp"
 
 namespace zpolicy::compiler {
 
@@ -199,6 +200,55 @@ void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
                                            "host's /proc below it; outside the subset "
                                            "zpolicy verifies"));
   }
+}
+
+// The symbolic root `id` lies under ("${HOME}"), or "" for a host path.
+std::string_view variable_of(const PathTable& paths, PathTable::Id id) {
+  if (id == PathTable::kRoot) return {};
+  while (paths.up(id) != PathTable::kRoot) id = paths.up(id);
+  return paths.parent(id) ? std::string_view() : paths.name(id);
+}
+
+// A ${VAR} is no path to bwrap but a relative one, and bwrap resolves a relative bind
+// source against its own working directory (realpath, before it sets anything up),
+// where a link of that name leads anywhere: a bound artifact with `--ro-bind
+// ${HOME}/.ssh /mnt`, run from a workspace holding a link `${HOME} -> /home/u`, showed
+// the deny root ~/.ssh at /mnt in the real bwrap, as root and as uid 65534, and was
+// accepted, the model taking `${HOME}` for an opaque root unrelated to the bound
+// /home/u (red team fuzz19, Z19-3). A bound artifact names no variable; a portable one
+// only those of the policy language, which whoever binds it substitutes. Reports the
+// first operation that names another, and how many more there are.
+void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
+                     std::vector<ir::Diagnostic>& out) {
+  const PathTable& paths = *argv.paths;
+  auto misnamed = [&](const BwrapOp& op) -> std::string_view {
+    std::vector<std::string_view> named = {variable_of(paths, op.dest)};
+    if (op.source) named.push_back(variable_of(paths, *op.source));
+    if (op.link_target.starts_with("${"))
+      named.push_back(op.link_target.substr(0, op.link_target.find('}') + 1));
+    for (const std::string_view v : named) {
+      const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
+                         v == ir::variable_name(ir::PathRoot::Home) ||
+                         v == ir::variable_name(ir::PathRoot::Tmpdir);
+      if (!v.empty() && (!resolved.portable || !known)) return v;
+    }
+    return {};
+  };
+  const auto first = std::find_if(argv.ops.begin(), argv.ops.end(),
+                                  [&](const BwrapOp& op) { return !misnamed(op).empty(); });
+  if (first == argv.ops.end()) return;
+  const auto more = std::count_if(first + 1, argv.ops.end(),
+                                  [&](const BwrapOp& op) { return !misnamed(op).empty(); });
+  std::string quoted(first->text.substr(0, 160));
+  if (first->text.size() > quoted.size()) quoted += "...";
+  std::string message =
+      "'" + quoted + "': " + std::string(misnamed(*first)) +
+      (resolved.portable ? " is none of the policy's variables (${WORKSPACE}, ${HOME}, ${TMPDIR})"
+                         : " is no variable in a bound artifact") +
+      "; bwrap reads the path as relative to its working directory, outside the subset zpolicy "
+      "verifies";
+  if (more > 0) message += "; " + std::to_string(more) + " more such operations";
+  out.push_back(malformed(first->line, std::move(message)));
 }
 
 // Where the emitter makes links and tmpfs mounts: a --symlink for each readable root
@@ -796,6 +846,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   const SourceFacts facts(intent, argv.ops);
   check_mount_points(resolved, argv, intent, try_binds(argv.ops, facts), findings);
   check_devices(argv, findings);
+  check_variables(resolved, argv, findings);
   check_setup_through_links(argv, findings);
   const size_t before_creations = findings.size();
   check_creations(resolved, argv, *paths, findings);
