@@ -53,15 +53,29 @@ ir::Diagnostic hardening(std::string what, std::string expected, std::string act
 // plain bind's source must exist or bwrap aborts, so it and its ancestors exist.
 class SourceFacts {
  public:
-  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops)
+  SourceFacts(const ir::Resolved& resolved, const Intent& intent, const std::vector<BwrapOp>& ops)
       : paths_(intent.paths()), missing_(intent.paths()) {
+    // A bound protected path, pin or deny root the host lacks is taken to exist
+    // (resolve's assume_placeholders: `run` makes it before bwrap starts), with no
+    // identity: no fact of the host for a -try bind of it, which bwrap run without the
+    // runner skips. Taken for one, `--ro-bind-try WS/.git WS/.git` was accepted, and the
+    // real bwrap let the sandbox make `.git/config` (a core.fsmonitor for the host's next
+    // git status) in a workspace without one, as root and as uid 65534 (red team
+    // fuzz19, Z19-6).
+    std::unordered_set<PathTable::Id> assumed;
+    if (!resolved.portable)
+      for (const auto* list :
+           {&resolved.read, &resolved.write, &resolved.protect, &resolved.deny, &resolved.pin})
+        for (const auto& p : *list)
+          if (!p.identity && p.kind != ir::HostKind::Missing)
+            if (const auto id = paths_.parse(p.path)) assumed.insert(*id);
     PathMap<bool> seen(paths_);
     for (const auto* roots :
          {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
       for (const auto& r : *roots) {
         if (seen.find(r.id)) continue;  // the first list to name a path says its kind
         seen.insert(r.id, true);
-        kinds_.emplace_back(r.id, r.kind);
+        kinds_.emplace_back(r.id, assumed.count(r.id) ? ir::HostKind::Unknown : r.kind);
         if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
     // In path order, so that conflicting facts resolve the same way on every host.
@@ -888,7 +902,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
-  const SourceFacts facts(intent, argv.ops);
+  const SourceFacts facts(resolved, intent, argv.ops);
   check_mount_points(resolved, argv, intent, try_binds(argv.ops, facts), findings);
   check_devices(argv, findings);
   check_variables(resolved, argv, findings);
