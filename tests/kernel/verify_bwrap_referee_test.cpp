@@ -5,6 +5,7 @@
 // probe of tests/unit/support/bwrap_referee.hpp (which the mutation tier's random edits
 // share): every mutant that the kernel lets read a denied file, or change anything the
 // policy keeps read-only, must be one that `verify_bwrap` refuses.
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,6 +59,9 @@ ir::Resolved bound_policy(const std::string& root) {
 struct Mutant {
   std::string name;
   std::vector<Option> argv;  // symbolic: ${WORKSPACE} is ROOT/w, ${HOME} ROOT/h
+  // ROOT/victim a file system of its own (a tmpfs, when run as root): the host's mounts
+  // below a bind's source, which --remount-ro of the bind leaves writable.
+  bool victim_mounted = false;
 };
 
 size_t index_of(const std::vector<Option>& argv, const Option& o) {
@@ -152,6 +156,15 @@ std::vector<Mutant> mutants() {
        replaced({"--ro-bind", w + "/.env", w + "/.env"}, {"--bind", w + "/.env", w + "/.env"})},
       {"~/.ssh mask without --remount-ro", moved(g, ssh_mask + 2, ssh_mask + 3, std::nullopt)},
       {"/ made writable", replaced({"--ro-bind", "/", "/"}, {"--bind", "/", "/"})},
+      // --remount-ro remounts the bind's root only (red team fuzz19, Z19-4).
+      {"/ made writable, then --remount-ro /, victim a mount of its own",
+       [&] {
+         auto argv = replaced({"--ro-bind", "/", "/"}, {"--bind", "/", "/"});
+         argv.insert(argv.begin() + static_cast<std::ptrdiff_t>(root_bind + 1),
+                     Option{"--remount-ro", "/"});
+         return argv;
+       }(),
+       true},
   };
 }
 
@@ -181,6 +194,12 @@ BOOST_AUTO_TEST_CASE(every_mutant_the_kernel_lets_escape_is_refused_by_verify) {
     for (bool as_nobody : callers) {
       const std::string root = base + "/" + std::to_string(runs++);
       fs::create_directory(root);
+      const std::string victim = root + "/victim";
+      const bool mounted = m.victim_mounted && geteuid() == 0;
+      if (mounted) {
+        fs::create_directory(victim);
+        BOOST_TEST_REQUIRE(mount("zpolicy-kt-victim", victim.c_str(), "tmpfs", 0, "mode=0755") == 0);
+      }
       test::make_tree(root, world());
       const auto argv = bound_argv(m.argv, root);
       const auto findings = verify_bwrap(bound_policy(root), test::render(argv));
@@ -205,6 +224,7 @@ BOOST_AUTO_TEST_CASE(every_mutant_the_kernel_lets_escape_is_refused_by_verify) {
       escaping += !beyond.empty();
       refused += !findings.empty();
       refused_harmless += !findings.empty() && beyond.empty();
+      if (mounted) BOOST_TEST(umount2(victim.c_str(), MNT_DETACH) == 0);
       fs::remove_all(root);
     }
   }

@@ -238,14 +238,86 @@ BOOST_AUTO_TEST_CASE(a_sysctl_the_design_does_not_grant_is_found) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(allow_default_is_found) {
+// Under (allow default) every operation the subset cannot name is granted (AppleEvents,
+// LaunchServices, IOKit, ...), and no probe asks for one: a profile that denies the
+// subset's operations wherever the golden one does was accepted before (red team fuzz19,
+// Z19-1). It is refused at the default rule, whatever the rules after it say.
+BOOST_AUTO_TEST_CASE(allow_default_is_refused_at_its_line) {
   const Golden g = golden("default");
-  std::string text = g.profile;
-  text.replace(text.find("(deny default)"), 14, "(allow default)");
-  const auto findings = verify(g, text);
-  for (const char* probe : {"file-write-data /zp-probe", "file-link ${WORKSPACE}/.git",
-                            "network-outbound 192.0.2.1:8080", "signal host-process"})
-    BOOST_TEST(find(findings, "dropped-deny", probe), probe);
+  const std::string deny_default = "(deny default)";
+  const size_t at = g.profile.find(deny_default);
+  BOOST_REQUIRE(at != std::string::npos);
+  const int line = line_count(g.profile.substr(0, at)) + 1;
+  // The golden rules, and denials of everything they leave to the default.
+  const std::string complement =
+      "(allow default)\n"
+      "(deny signal (require-not (target same-sandbox)))\n"
+      "(deny process-info* (require-not (target same-sandbox)))\n"
+      "(deny sysctl-read (require-all (require-not (sysctl-name-prefix \"hw.\"))"
+      " (require-not (sysctl-name-prefix \"kern.\")) (require-not (sysctl-name-prefix \"vm.\"))"
+      " (require-not (sysctl-name-prefix \"machdep.\"))"
+      " (require-not (sysctl-name-prefix \"sysctl.\"))))\n"
+      "(deny mach-lookup (require-all"
+      " (require-not (global-name \"com.apple.system.opendirectoryd.libinfo\"))"
+      " (require-not (global-name \"com.apple.cfprefsd.daemon\"))"
+      " (require-not (global-name \"com.apple.cfprefsd.agent\"))))\n"
+      "(deny network*)\n(deny system-socket)\n(deny file-link)\n"
+      "(deny file-ioctl (require-not (literal \"/dev/ptmx\")))\n"
+      "(deny file-write* (require-all (require-not (subpath (param \"WRITABLE_ROOT_WORKSPACE\")))"
+      " (require-not (literal \"/dev/ptmx\")) (require-not (literal \"/dev/null\"))"
+      " (require-not (literal \"/dev/zero\")) (require-not (subpath \"/dev/fd\"))))\n"
+      "(deny file-write-create file-write-unlink file-write-mode file-write-xattr"
+      " file-write-times file-write-flags file-write-owner (literal \"/dev/ptmx\")"
+      " (literal \"/dev/null\") (literal \"/dev/zero\") (subpath \"/dev/fd\"))";
+  for (const std::string& replacement : {std::string("(allow default)"), complement}) {
+    std::string text = g.profile;
+    text.replace(at, deny_default.size(), replacement);
+    const auto findings = verify(g, text);
+    BOOST_REQUIRE_EQUAL(findings.size(), 1u);
+    BOOST_TEST((findings[0].kind == "malformed-artifact"), all(findings));
+    BOOST_TEST(findings[0].report().starts_with("profile.sb:" + std::to_string(line) + ":1:"),
+               all(findings));
+  }
+}
+
+// file-write* grants Seatbelt's file-write-acl, file-write-setugid and
+// file-write-finderinfo too, which no rule of the subset can name: a profile that
+// allows file-write* and denies every other file-write operation one by one left them
+// granted on a protected path, and outside every writable root, unseen (red team fuzz19,
+// Z19-2).
+BOOST_AUTO_TEST_CASE(file_write_star_is_asked_for_the_operations_no_rule_names) {
+  const Golden g = golden("default");
+  const std::string modeled =
+      "file-write-data file-write-create file-write-unlink file-write-mode file-write-xattr "
+      "file-write-times file-write-flags file-write-owner";
+  struct Case {
+    std::string filter, probe;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"(subpath (param \"PROTECTED_WORKSPACE_GIT\"))", "${WORKSPACE}/.git"},
+           {"(subpath \"/Users\")", "/Users"},
+       }) {
+    BOOST_TEST_CONTEXT(c.filter) {
+      // The denial first and last, so that it decides under every precedence.
+      const std::string deny = "(deny " + modeled + " " + c.filter + ")";
+      int first = 0, line = 0;
+      const std::string text =
+          with_rule_last(with_rule_first(g.profile, deny, &first),
+                         "(allow file-write* " + c.filter + ")", &line) +
+          deny + "\n";
+      const auto findings = verify(g, text);
+      for (const char* op : {"file-write-acl ", "file-write-setugid ", "file-write-finderinfo "}) {
+        const ir::Diagnostic* f = find(findings, "dropped-deny", op + c.probe);
+        BOOST_REQUIRE_MESSAGE(f, op << c.probe << " in\n" << all(findings));
+        BOOST_TEST(traces_line(*f, line), f->report());
+      }
+      for (const auto& f : findings)
+        BOOST_TEST((f.probe.starts_with("file-write-acl ") ||
+                    f.probe.starts_with("file-write-setugid ") ||
+                    f.probe.starts_with("file-write-finderinfo ")),
+                   f.report());
+    }
+  }
 }
 
 // Past 1 024 findings the rest are not explained: the profile is refused all the same, and

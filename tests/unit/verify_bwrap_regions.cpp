@@ -171,6 +171,40 @@ BOOST_AUTO_TEST_CASE(a_bound_bind_source_through_a_host_link_is_refused) {
              through_link.err);
 }
 
+// `verify --workspace` takes a protected path the host lacks to exist (the runner's
+// placeholder), but bwrap run without the runner skips a -try bind of it: with
+// `--ro-bind-try WS/.git WS/.git` the sandbox made `.git/config` in a workspace without
+// one (a core.fsmonitor for the host's next `git status`), accepted before 2026-12-06
+// (red team fuzz19, Z19-6). Where the host holds `.git`, the -try bind finds it.
+BOOST_AUTO_TEST_CASE(a_try_bind_of_a_placeholder_is_not_taken_to_find_it) {
+  test::Cli cli;
+  cli.dir.write("p.yaml",
+                "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+                "  write: [\"${WORKSPACE}\"]\n  protect: [.git]\nnetwork: none\n");
+  const std::string ws = cli.dir.mkdir("ws");
+  auto verify_try = [&] {
+    const auto compiled =
+        cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out", "--workspace", ws});
+    BOOST_REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.err);
+    Case::Edit e;
+    e.replace = {"--ro-bind", ws + "/.git", ws + "/.git"};
+    e.lines = {"--ro-bind-try", ws + "/.git", ws + "/.git"};
+    const std::string edited = apply({e}, split_lines(test::slurp(cli.dir / "out/bwrap.args")));
+    BOOST_REQUIRE_MESSAGE(edited.starts_with("\n"), edited);
+    cli.dir.write("out/bwrap.args", edited.substr(1));
+    return cli.run({"verify", "p.yaml", "out", "--target", "linux", "--workspace", ws});
+  };
+  const auto missing = verify_try();
+  BOOST_TEST(missing.exit_code == 3, missing.err);
+  BOOST_TEST(missing.err.find("dropped-deny: create " + ws + "/.git:") != std::string::npos,
+             missing.err);
+  BOOST_TEST(missing.err.find("assuming the source of bwrap.args:") != std::string::npos,
+             missing.err);
+  cli.dir.mkdir("ws/.git");
+  const auto present = verify_try();
+  BOOST_TEST(present.exit_code == 0, present.err);
+}
+
 // bwrap looks destinations up from its own setup root, where /oldroot is the host's root:
 // a link on the way to a destination, whether an earlier --symlink made it or the host
 // holds it (planted in the workspace), can lead there, and bwrap then creates the mount

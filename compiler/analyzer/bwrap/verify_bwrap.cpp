@@ -11,6 +11,7 @@
 #include "compiler/analyzer/bwrap/mount_table.hpp"
 #include "compiler/analyzer/bwrap/regions.hpp"
 #include "compiler/analyzer/probes.hpp"
+#include "ir/path.hpp"
 
 namespace zpolicy::compiler {
 
@@ -21,6 +22,12 @@ constexpr const char* kArtifact = "bwrap.args";
 // Each -try bind whose source may be missing doubles the mount tables to check; past
 // this many the artifact is refused rather than checked partially.
 constexpr size_t kMaxUncertainOps = 8;
+// Every table is replayed and proven over the whole argv, and all are kept together: the
+// argv text of all tables together is bounded as one argv's is (issue 19's 1 MiB, which
+// one table answers within budget). 8 uncertain binds in a 1 MiB argv made 256 tables,
+// 6.5 s and 1.5 GB (red team fuzz19, Z19-5); 256 tables of the 22 KB golden large argv
+// are refused, 32 are not.
+constexpr size_t kMaxScenarioBytes = size_t{1} << 20;
 // Region findings reported in full; a grant in one region usually shows in many (every
 // directory below a writable bind of "/"), and the rest are counted.
 constexpr size_t kMaxRegionFindings = 32;
@@ -46,15 +53,29 @@ ir::Diagnostic hardening(std::string what, std::string expected, std::string act
 // plain bind's source must exist or bwrap aborts, so it and its ancestors exist.
 class SourceFacts {
  public:
-  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops)
+  SourceFacts(const ir::Resolved& resolved, const Intent& intent, const std::vector<BwrapOp>& ops)
       : paths_(intent.paths()), missing_(intent.paths()) {
+    // A bound protected path, pin or deny root the host lacks is taken to exist
+    // (resolve's assume_placeholders: `run` makes it before bwrap starts), with no
+    // identity: no fact of the host for a -try bind of it, which bwrap run without the
+    // runner skips. Taken for one, `--ro-bind-try WS/.git WS/.git` was accepted, and the
+    // real bwrap let the sandbox make `.git/config` (a core.fsmonitor for the host's next
+    // git status) in a workspace without one, as root and as uid 65534 (red team
+    // fuzz19, Z19-6).
+    std::unordered_set<PathTable::Id> assumed;
+    if (!resolved.portable)
+      for (const auto* list :
+           {&resolved.read, &resolved.write, &resolved.protect, &resolved.deny, &resolved.pin})
+        for (const auto& p : *list)
+          if (!p.identity && p.kind != ir::HostKind::Missing)
+            if (const auto id = paths_.parse(p.path)) assumed.insert(*id);
     PathMap<bool> seen(paths_);
     for (const auto* roots :
          {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
       for (const auto& r : *roots) {
         if (seen.find(r.id)) continue;  // the first list to name a path says its kind
         seen.insert(r.id, true);
-        kinds_.emplace_back(r.id, r.kind);
+        kinds_.emplace_back(r.id, assumed.count(r.id) ? ir::HostKind::Unknown : r.kind);
         if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
     // In path order, so that conflicting facts resolve the same way on every host.
@@ -136,11 +157,29 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
                                      std::to_string(kMaxUncertainOps) + " can be verified"));
     return {};
   }
-  std::vector<Scenario> out;
-  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
+  auto combination = [&](size_t mask) {
     std::vector<bool> applied = known.applied;
     for (size_t b = 0; b < uncertain.size(); ++b)
       applied[uncertain[b]] = !(mask & (size_t{1} << b));
+    return applied;
+  };
+  size_t tables = 0;
+  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask)
+    tables += possible(argv, uncertain, combination(mask));
+  size_t bytes = 0;
+  for (const BwrapOp& op : ops) bytes += op.text.size() + 1;
+  if (tables > 1 && tables * bytes > kMaxScenarioBytes) {
+    findings.push_back(malformed(
+        ops[uncertain.front()].line,
+        std::to_string(uncertain.size()) + " -try binds with sources of unknown existence make " +
+            std::to_string(tables) + " mount tables of " + std::to_string(bytes) +
+            " bytes of options each to verify; at most " + std::to_string(kMaxScenarioBytes) +
+            " bytes in all can be verified"));
+    return {};
+  }
+  std::vector<Scenario> out;
+  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
+    const std::vector<bool> applied = combination(mask);
     if (!possible(argv, uncertain, applied)) continue;
     auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
     if (!replayed) {
@@ -199,6 +238,76 @@ void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
                                            "host's /proc below it; outside the subset "
                                            "zpolicy verifies"));
   }
+}
+
+// `--remount-ro D` remounts one mount, the one at D: a bind is recursive, and the
+// host's filesystems mounted below its source (a separate /home, /var/tmp or /sys) stay
+// as the bind made them. So `--bind / / --remount-ro /` in place of `--ro-bind / /` left
+// a tmpfs mounted below /var/tmp writable in the real bwrap, as root and as uid 65534,
+// and was accepted, the model taking the whole bind for read-only (red team fuzz19,
+// Z19-4). The emitter remounts only what bwrap mounts itself (--proc, the tmpfs masks);
+// a remount of a place where a writable bind was mounted before is outside the subset.
+void check_remounts(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
+  std::unordered_set<PathTable::Id> writable_binds;
+  for (const BwrapOp& op : argv.ops) {
+    if (op.source && op.kind != BwrapOpKind::RoBind) writable_binds.insert(op.dest);
+    if (op.kind == BwrapOpKind::RemountRo && writable_binds.count(op.dest)) {
+      out.push_back(malformed(op.line, std::string(op.text.substr(0, 160)) +
+                                           ": remounts a writable bind's root only; the host's "
+                                           "filesystems below its source stay writable; outside "
+                                           "the subset zpolicy verifies"));
+      return;
+    }
+  }
+}
+
+// The symbolic root `id` lies under ("${HOME}"), or "" for a host path.
+std::string_view variable_of(const PathTable& paths, PathTable::Id id) {
+  if (id == PathTable::kRoot) return {};
+  while (paths.up(id) != PathTable::kRoot) id = paths.up(id);
+  return paths.parent(id) ? std::string_view() : paths.name(id);
+}
+
+// A ${VAR} is no path to bwrap but a relative one, and bwrap resolves a relative bind
+// source against its own working directory (realpath, before it sets anything up),
+// where a link of that name leads anywhere: a bound artifact with `--ro-bind
+// ${HOME}/.ssh /mnt`, run from a workspace holding a link `${HOME} -> /home/u`, showed
+// the deny root ~/.ssh at /mnt in the real bwrap, as root and as uid 65534, and was
+// accepted, the model taking `${HOME}` for an opaque root unrelated to the bound
+// /home/u (red team fuzz19, Z19-3). A bound artifact names no variable; a portable one
+// only those of the policy language, which whoever binds it substitutes. Reports the
+// first operation that names another, and how many more there are.
+void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
+                     std::vector<ir::Diagnostic>& out) {
+  const PathTable& paths = *argv.paths;
+  auto misnamed = [&](const BwrapOp& op) -> std::string_view {
+    std::vector<std::string_view> named = {variable_of(paths, op.dest)};
+    if (op.source) named.push_back(variable_of(paths, *op.source));
+    if (op.link_target.starts_with("${"))
+      named.push_back(op.link_target.substr(0, op.link_target.find('}') + 1));
+    for (const std::string_view v : named) {
+      const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
+                         v == ir::variable_name(ir::PathRoot::Home) ||
+                         v == ir::variable_name(ir::PathRoot::Tmpdir);
+      if (!v.empty() && (!resolved.portable || !known)) return v;
+    }
+    return {};
+  };
+  const auto first = std::find_if(argv.ops.begin(), argv.ops.end(),
+                                  [&](const BwrapOp& op) { return !misnamed(op).empty(); });
+  if (first == argv.ops.end()) return;
+  const auto more = std::count_if(first + 1, argv.ops.end(),
+                                  [&](const BwrapOp& op) { return !misnamed(op).empty(); });
+  std::string quoted(first->text.substr(0, 160));
+  if (first->text.size() > quoted.size()) quoted += "...";
+  std::string message =
+      "'" + quoted + "': " + std::string(misnamed(*first)) +
+      (resolved.portable ? " is none of the policy's variables (${WORKSPACE}, ${HOME}, ${TMPDIR})"
+                         : " is no variable in a bound artifact") +
+      "; bwrap reads the path as relative to its working directory, outside the subset zpolicy "
+      "verifies";
+  if (more > 0) message += "; " + std::to_string(more) + " more such operations";
+  out.push_back(malformed(first->line, std::move(message)));
 }
 
 // Where the emitter makes links and tmpfs mounts: a --symlink for each readable root
@@ -828,9 +937,11 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
-  const SourceFacts facts(intent, argv.ops);
+  const SourceFacts facts(resolved, intent, argv.ops);
   check_mount_points(resolved, argv, intent, try_binds(argv.ops, facts), findings);
   check_devices(argv, findings);
+  check_variables(resolved, argv, findings);
+  check_remounts(argv, findings);
   check_setup_through_links(argv, findings);
   const size_t before_creations = findings.size();
   check_creations(resolved, argv, *paths, findings);

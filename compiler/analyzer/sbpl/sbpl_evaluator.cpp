@@ -780,6 +780,7 @@ ir::Result<SbplProfile> parse_sbpl(std::string_view text) {
         is_symbol(d.items[1], "default")))
     return error_at(d, "the second form must be (deny default) or (allow default)");
   p.default_allow = is_symbol(d.items[0], "allow");
+  p.default_line = d.line;
   for (size_t i = 2; i < forms->size(); ++i) {
     const Sexpr& e = (*forms)[i];
     if (head_is(e, "version")) return error_at(e, "a second (version ...)");

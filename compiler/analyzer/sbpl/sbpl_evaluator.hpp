@@ -96,6 +96,7 @@ struct SbplIndex;  // what bind_params adds, see sbpl_evaluator.cpp
 struct SbplProfile {
   std::shared_ptr<const std::string> text;  // the text read, which every value views
   bool default_allow = false;               // (allow default) / (deny default)
+  int default_line = 0;                     // where that default rule starts
   std::vector<SbplRule> rules;
   std::vector<SbplFilter> filters;         // of every rule, each list in a range of its own
   std::shared_ptr<const SbplIndex> index;  // set by bind_params

@@ -45,7 +45,7 @@ struct PathOperation {
   std::string_view name;
   FsOp op;
 };
-constexpr std::array<PathOperation, 15> kPathOperations = {{
+constexpr std::array<PathOperation, 18> kPathOperations = {{
     {"file-read-data", FsOp::Read},
     {"file-read-metadata", FsOp::Read},
     {"file-read-xattr", FsOp::Read},
@@ -57,6 +57,13 @@ constexpr std::array<PathOperation, 15> kPathOperations = {{
     {"file-write-times", FsOp::Attributes},
     {"file-write-flags", FsOp::Attributes},
     {"file-write-owner", FsOp::Attributes},
+    // Seatbelt's other file-write* operations, which no rule of the subset can name but
+    // every file-write* rule grants: without them a profile that allows file-write* and
+    // denies each operation above one by one kept ACLs, setuid bits and Finder info of
+    // protected paths writable, unseen (red team fuzz19).
+    {"file-write-acl", FsOp::Attributes},
+    {"file-write-setugid", FsOp::Attributes},
+    {"file-write-finderinfo", FsOp::Attributes},
     {"file-link", FsOp::Link},
     {"file-ioctl", FsOp::Ioctl},
     {"file-map-executable", FsOp::Map},
@@ -979,6 +986,16 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
   std::vector<ir::Diagnostic> findings;
   const auto parsed = parse_sbpl(profile_text);
   if (!parsed) return {outside_subset(parsed.error())};
+  // A confined profile denies what no rule allows. Rules can name only the operations
+  // of the subset, so under (allow default) every other one Seatbelt knows is granted
+  // unseen: appleevent-send (Terminal runs a script outside the sandbox), lsopen,
+  // iokit-open, mach-register, file-mount, ... (accepted before 2026-12-06 when the
+  // rules denied the subset's operations everywhere the golden profile does; red team
+  // fuzz19).
+  if (parsed->default_allow && ir::is_confined(policy.mode))
+    return {malformed({"profile.sb", parsed->default_line, 1}, "(allow default)",
+                      "(deny default): a confined profile grants only what its rules allow",
+                      "every operation outside the subset zpolicy verifies allowed")};
   // Before any probe is made from such a path.
   findings = unnameable_policy_paths(policy);
   if (!findings.empty()) return findings;
