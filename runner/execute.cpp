@@ -341,7 +341,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.fds = sources->fds();
   spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
   spec.read_only_streams = streams.read_only();
-  spec.terminal_on_stdin = streams.terminal_on_stdin();
+  spec.controlling_terminal = streams.controlling_terminal();
   for (const auto& p : plan.fds) {
     if (p.when == compiler::Handover::AtStart) {
       const int fd = started_artifact(p.bytes);

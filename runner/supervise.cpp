@@ -194,11 +194,14 @@ bool stop_sandbox(pid_t init) {
   return false;
 }
 
-// Whether this process is a background job of the terminal on its stdin (its controlling
-// terminal, whose foreground process group is another).
+// Whether this process is a background job of the terminal on its stdin, stdout or stderr
+// (its controlling terminal, whose foreground process group is another).
 bool in_background() {
-  const pid_t foreground = tcgetpgrp(0);
-  return foreground >= 0 && foreground != getpgrp();
+  for (int fd = 0; fd <= 2; ++fd) {
+    const pid_t foreground = tcgetpgrp(fd);
+    if (foreground >= 0) return foreground != getpgrp();
+  }
+  return false;
 }
 
 // Whether a stop signal stops this process: the kernel discards one sent to an orphaned
@@ -469,14 +472,25 @@ Outcome supervise(const SpawnSpec& spec) {
   // on then. Before the release nothing of the command runs. A sandbox that cannot be
   // stopped (it forks faster than the walks stop it) is killed: it must not run on
   // unsupervised.
-  // A sandbox whose stdin is the terminal stays stopped while zpolicy is a background job
-  // of it (`bg` after ^Z, or continued in the background after a SIGSTOP): outside the
-  // terminal's session it would not get the SIGTTIN a background reader gets, and read
-  // what the user types to the foreground shell (red team R18-4). zpolicy stops itself as
+  // A sandbox holding the terminal (on stdin, or on stdout or stderr, through which it reads
+  // as well: red team A19-1) stays stopped while zpolicy is a background job of it (`bg`
+  // after ^Z, or continued in the background after a SIGSTOP): outside the terminal's
+  // session it would not get the SIGTTIN a background reader gets, and read what the user
+  // types to the foreground shell (red team R18-4). zpolicy stops itself as
   // such a reader would be ("Stopped (tty input)") until `fg`; a process group that cannot
   // be stopped (orphaned) has its sandbox killed.
   auto hold_in_background = [&] {
-    return released && spec.terminal_on_stdin && in_background();
+    return released && spec.controlling_terminal && in_background();
+  };
+  // Stops zpolicy as `sig`'s default action would, the command (stopped or not yet
+  // released) with it.
+  auto stop_self = [](int sig) {
+    struct sigaction dfl = {}, ours = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, &ours);
+    raise(sig);
+    sigaction(sig, &ours, nullptr);
   };
   auto suspend = [&](int sig) {
     status.drain();
@@ -505,12 +519,7 @@ Outcome supervise(const SpawnSpec& spec) {
         kill_sandbox();
         return;
       }
-      struct sigaction dfl = {}, ours = {};
-      dfl.sa_handler = SIG_DFL;
-      sigemptyset(&dfl.sa_mask);
-      sigaction(sig, &dfl, &ours);
-      raise(sig);
-      sigaction(sig, &ours, nullptr);
+      stop_self(sig);
     }
     command_terminal.restore_in_foreground();
     if (released) signal_all(SIGCONT);
@@ -590,6 +599,21 @@ Outcome supervise(const SpawnSpec& spec) {
           // The check may have taken long (up to its own deadline): what came meanwhile
           // decides before anything starts.
           take_signals();
+          // Nor is it released into the background: a ^Z while bwrap set up (seconds, with
+          // many mounts), then `bg`, found nothing to hold, and the command started a
+          // background job holding the terminal (red team A19-2). It waits for `fg` as a
+          // background reader would; in an orphaned process group, which the kernel does
+          // not stop, it never starts.
+          while (!out.signal && !timed_out && spec.controlling_terminal && in_background()) {
+            if (!stoppable()) {
+              out.signal = SIGTTIN;
+              kill_sandbox();
+              break;
+            }
+            stop_self(SIGTTIN);
+            take_signals();
+            check_deadline(Clock::now());
+          }
           check_deadline(Clock::now());
           check_tripwire();
           if (!out.signal && !timed_out && !out.tripped) {

@@ -58,9 +58,10 @@ struct SpawnSpec {
   // Guarded runs: the standard streams the guard's child opens again through a read-only
   // mount of their device before it execs bwrap (runner/read_only_streams.hpp).
   std::vector<ReadOnlyStream> read_only_streams;
-  // The caller's controlling terminal is the command's stdin: the sandbox is held stopped
-  // while zpolicy is a background job (runner/standard_streams.hpp, red team R18-4).
-  bool terminal_on_stdin = false;
+  // The caller's controlling terminal is one of the command's standard streams: the
+  // sandbox is neither released nor let run while zpolicy is a background job
+  // (runner/standard_streams.hpp, red team R18-4, A19-1, A19-2).
+  bool controlling_terminal = false;
   // Guarded runs: the read-only mounts of the verified argv inside its writable binds,
   // which that child mounts in the writable binds' copies as well (red team E1d).
   std::vector<StagedProtection> protections;

@@ -1,0 +1,174 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "sandbox_fixture.hpp"
+
+// Attack 19 (docs/redteam-2026-12.md "Attack 19 (attack19)"): session 18's job control
+// (R18-3, R18-4) attacked from the terminals and shells users have. Each case is a
+// finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack19)
+
+namespace {
+
+// On the host, as the caller: a job-control shell of its own making (a session leader
+// holding a pseudo-terminal's both ends: it types into the master and is the foreground
+// process group between jobs) that starts `zpolicy run -- sh -c CMD` as a job in a process
+// group of its own, with the terminal on stdout and stderr, and on stdin unless `null` is
+// in HOW. Every step waits for the event it needs (a stop, an exit, a file), not for time.
+// Prints what the shell itself read from the terminal and how the job ended; the command
+// writes what it read to `stolen` in the workspace.
+//   amp:   the line is typed before the job starts in the background (`&`);
+//   bg:    the job starts in the foreground, is stopped (^Z) once its command runs, sent
+//          to the background (`bg`), and the line is typed;
+//   early: as bg, but ^Z comes while bwrap still sets up, before the command is released.
+// Where the job is held stopped in the background, the shell reads the line itself, then
+// `fg`, types `after-fg`, and the job ends.
+const std::string kShell = R"PY(
+import fcntl, os, select, signal, sys, termios, time
+z, ws, how, cmd = sys.argv[1:5]
+signal.alarm(40)
+if os.fork():
+    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
+os.setsid()
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+a = termios.tcgetattr(slave); a[3] |= termios.ECHO | termios.ICANON
+termios.tcsetattr(slave, termios.TCSANOW, a)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+os.chdir(ws)
+shell = os.getpgrp()
+if how.startswith("amp"):
+    os.write(master, b"secret-typed-to-the-shell\n")
+job = os.fork()
+if job == 0:
+    os.setpgid(0, 0)
+    if not how.startswith("amp"): os.tcsetpgrp(slave, os.getpid())
+    for s in (signal.SIGTTOU, signal.SIGPIPE): signal.signal(s, signal.SIG_DFL)
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null if "null" in how else slave, 0); os.dup2(slave, 1); os.dup2(slave, 2)
+    os.execv(z, [z, "run", "--", "/bin/sh", "-c", cmd])
+try: os.setpgid(job, job)
+except OSError: pass
+out = b""
+def drain():
+    global out
+    while select.select([master], [], [], 0)[0]: out += os.read(master, 4096)
+def until(check):
+    while not check(): drain(); time.sleep(0.005)
+def shell_reads():
+    if select.select([slave], [], [], 1.0)[0]: print("shell got", os.read(slave, 100).decode().strip())
+    else: print("shell got nothing")
+def ended(st):
+    print("ended", os.waitstatus_to_exitcode(st)); drain(); print(out.decode(errors="replace"))
+def parent(p):
+    try: return open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[1]
+    except OSError: return None
+def has_child(pid):
+    return any(parent(p) == str(pid) for p in os.listdir("/proc") if p.isdigit())
+if how.startswith("amp"):
+    _, st = os.waitpid(job, 0)
+    shell_reads(); ended(st); sys.exit(0)
+if how == "early":
+    until(lambda: has_child(job))       # the guard: past the streams' look, before the release
+else:
+    until(lambda: os.path.exists("ready"))
+os.killpg(job, signal.SIGTSTP)            # ^Z
+_, st = os.waitpid(job, os.WUNTRACED)
+print("job stopped" if os.WIFSTOPPED(st) else "job did not stop")
+os.tcsetpgrp(slave, shell)                # the shell's prompt
+os.killpg(job, signal.SIGCONT)            # bg
+os.write(master, b"secret-typed-to-the-shell\n")
+_, st = os.waitpid(job, os.WUNTRACED)
+if not os.WIFSTOPPED(st):
+    print("ran on in the background"); shell_reads(); ended(st); sys.exit(0)
+print("held in the background")
+shell_reads()
+os.tcsetpgrp(slave, job)                  # fg
+os.killpg(job, signal.SIGCONT)
+until(lambda: os.path.exists("ready"))
+os.write(master, b"after-fg\n")
+_, st = os.waitpid(job, 0)
+ended(st)
+)PY";
+
+std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
+
+}  // namespace
+
+// A19-1: R18-4 keeps the command from reading the terminal in the background through its
+// stdin, but the terminal is one file whichever descriptor holds it: the shell's own
+// descriptors are all read-write, so the command read what was typed to the shell through
+// stdout (`read <&1`), and a write-only one (`> /dev/pts/N`) was opened again for reading
+// through /proc/self/fd/1. Started in the background, stdout and stderr on the terminal
+// now reach it through a pipe zpolicy copies (the output still shows, in order); sent to
+// the background later, the command is held stopped until `fg`, as with the terminal on
+// stdin.
+BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_output,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string reader =
+      "import os, select\n"
+      "got = []\n"
+      "for how in ('fd0', 'fd1', 'fd2', 'proc1', 'proc2'):\n"
+      "    try:\n"
+      "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
+      "if how.startswith('proc') else int(how[-1])\n"
+      "        if select.select([fd], [], [], 0)[0]: got.append(how + ' ' + os.read(fd, 100).decode())\n"
+      "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
+      "open('stolen', 'w').write('\\n'.join(got))\n"
+      "print('visible-output', flush=True); print('second-line', file=__import__('sys').stderr)\n";
+  const std::string amp = "/usr/bin/python3 -c \"" + reader + "\"";
+  const RunResult started = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
+                                              box.workspace(), "amp-null", amp});
+  BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
+  BOOST_TEST(started.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             started.describe());
+  // What the command writes still shows on the terminal, stdout's before stderr's.
+  const auto visible = started.out.find("visible-output");
+  BOOST_TEST((visible != std::string::npos &&
+              started.out.find("second-line", visible) != std::string::npos),
+             started.describe());
+  BOOST_TEST(started.out.find("ended 0") != std::string::npos, started.describe());
+
+  const std::string bg = "touch ready; read -r l <&1; echo \"$l\" >> stolen";
+  const RunResult later = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
+                                            box.workspace(), "bg-null", bg});
+  BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
+  BOOST_TEST(later.out.find("held in the background") != std::string::npos, later.describe());
+  BOOST_TEST(later.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             later.describe());
+  // In the foreground again, the command reads the terminal as before.
+  BOOST_TEST(stolen(box).find("after-fg") != std::string::npos, later.describe());
+  BOOST_TEST(later.out.find("ended 0") != std::string::npos, later.describe());
+}
+
+// A19-2: R18-4 holds a command stopped in the background only once it was released. ^Z
+// while bwrap still set up (a workspace of many mounts takes seconds), then `bg`, found no
+// command to hold, and the command was released into the background with the terminal on
+// stdin: it read what was typed to the shell. It is not released until `fg`.
+BOOST_DATA_TEST_CASE(a_run_stopped_before_its_command_starts_is_not_released_into_the_background,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  // Mounts that make bwrap's setup take long enough for ^Z to land in it.
+  box.host_command({"/bin/sh", "-c", "cd \"$1\" && for i in $(seq 60); do mkfifo f$i; done", "sh",
+                    box.workspace()});
+  const std::string command = "touch ready; read -r l; echo \"$l\" >> stolen";
+  const RunResult r = box.host_command(
+      {"/usr/bin/python3", "-c", kShell, zpolicy_binary(), box.workspace(), "early", command});
+  BOOST_TEST(r.out.find("job stopped") != std::string::npos, r.describe());
+  BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
+  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             r.describe());
+  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
