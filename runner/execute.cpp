@@ -166,6 +166,16 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
       err << timeout_report(o, true, may);
     return kExitTimeout;
   }
+  if (o.orphaned_in_background) {
+    err << "zpolicy: the run was left in the background of the terminal its command holds, "
+           "in a process group that cannot be stopped (orphaned: what started it is gone), "
+           "where its command would read what is typed to the shell; the sandbox and every "
+           "process in it were killed"
+        << may
+        << "; to run a command in the background, give it no terminal (< /dev/null > FILE "
+           "2>&1)\n";
+    return kExitSignalBase + o.signal;
+  }
   if (o.killed_by_signal) {
     err << "zpolicy: interrupted (" << signal_name(o.signal) << " twice)" << may
         << "; the sandbox and every process in it were killed\n";

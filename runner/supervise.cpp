@@ -348,6 +348,13 @@ void reap_when_gone(pid_t pid) {
 // its whole process group is killed too.
 constexpr auto kReportGrace = std::chrono::seconds(2);
 
+// How often the terminal's foreground process group is looked at while the command holds
+// the terminal: a process group leaves the foreground without any signal to it (the
+// script that started `zpolicy run … &` exits and its shell takes the terminal back), and
+// nothing else tells (red team A19-3). A line typed at the prompt the shell shows then
+// takes longer than this.
+constexpr int kForegroundLookMs = 50;
+
 }  // namespace
 
 Outcome supervise(const SpawnSpec& spec) {
@@ -516,6 +523,7 @@ Outcome supervise(const SpawnSpec& spec) {
       if (!first && !stoppable()) {
         out.signal = sig;
         out.killed_by_signal = true;
+        out.orphaned_in_background = true;
         kill_sandbox();
         return;
       }
@@ -567,6 +575,8 @@ Outcome supervise(const SpawnSpec& spec) {
       kill_sandbox();
     }
     int wait_ms = has_deadline && !timed_out ? ms_until(deadline, now) : -1;
+    if (released && spec.controlling_terminal && !out.killed_by_signal)
+      wait_ms = wait_ms < 0 ? kForegroundLookMs : std::min(wait_ms, kForegroundLookMs);
     if (in_grace) wait_ms = ms_until(kill_at, now);
     if (grace_until && now >= *grace_until) {
       kill(-pid, SIGKILL);
@@ -588,6 +598,9 @@ Outcome supervise(const SpawnSpec& spec) {
         guard_told = true;
       }
     take_signals();
+    // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
+    // as after `bg`, or, in the orphaned process group such a job usually is, killed.
+    if (!out.killed_by_signal && hold_in_background()) suspend(SIGTTIN);
     if (fds[2].revents) check_tripwire();
     if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
       if (pid_t init = status.child_pid()) {
@@ -607,6 +620,7 @@ Outcome supervise(const SpawnSpec& spec) {
           while (!out.signal && !timed_out && spec.controlling_terminal && in_background()) {
             if (!stoppable()) {
               out.signal = SIGTTIN;
+              out.orphaned_in_background = true;
               kill_sandbox();
               break;
             }

@@ -87,6 +87,10 @@ struct Outcome {
   // it: the runner holds the --block-fd pipe and the seccomp program until then.
   bool released = false;
   bool tripped = false;  // SpawnSpec::tripped said so, and the sandbox was killed
+  // The command holds the caller's terminal and zpolicy was left in its background in a
+  // process group the kernel does not stop (orphaned): the sandbox was killed rather than
+  // let read the terminal (`signal` is SIGTTIN; red team R18-4, A19-3).
+  bool orphaned_in_background = false;
 };
 
 // Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the

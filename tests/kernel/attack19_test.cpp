@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -44,16 +46,19 @@ os.chdir(ws)
 shell = os.getpgrp()
 if how.startswith("amp"):
     os.write(master, b"secret-typed-to-the-shell\n")
-job = os.fork()
-if job == 0:
-    os.setpgid(0, 0)
-    if not how.startswith("amp"): os.tcsetpgrp(slave, os.getpid())
-    for s in (signal.SIGTTOU, signal.SIGPIPE): signal.signal(s, signal.SIG_DFL)
-    null = os.open("/dev/null", os.O_RDONLY)
-    os.dup2(null if "null" in how else slave, 0); os.dup2(slave, 1); os.dup2(slave, 2)
-    os.execv(z, [z, "run", "--", "/bin/sh", "-c", cmd])
-try: os.setpgid(job, job)
-except OSError: pass
+def start(group):
+    job = os.fork()
+    if job == 0:
+        if group: os.setpgid(0, 0)
+        if not how.startswith("amp"): os.tcsetpgrp(slave, os.getpgrp())
+        for s in (signal.SIGTTOU, signal.SIGPIPE): signal.signal(s, signal.SIG_DFL)
+        null = os.open("/dev/null", os.O_RDONLY)
+        os.dup2(null if "null" in how else slave, 0); os.dup2(slave, 1); os.dup2(slave, 2)
+        os.execv(z, [z, "run", "--", "/bin/sh", "-c", cmd])
+    if group:
+        try: os.setpgid(job, job)
+        except OSError: pass
+    return job
 out = b""
 def drain():
     global out
@@ -70,6 +75,34 @@ def parent(p):
     except OSError: return None
 def has_child(pid):
     return any(parent(p) == str(pid) for p in os.listdir("/proc") if p.isdigit())
+def alive(pid):
+    try: return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError: return False
+if how == "orphan-null":
+    # A script, the shell's foreground job, starts the run with `&` (no job control: in the
+    # script's process group, stdin /dev/null) and exits once the command runs; the shell
+    # takes the terminal back, and nothing signals the run.
+    rd, wr = os.pipe()
+    script = os.fork()
+    if script == 0:
+        os.setpgid(0, 0); os.tcsetpgrp(slave, os.getpgrp())
+        os.write(wr, str(start(False)).encode())
+        while not os.path.exists("ready"): time.sleep(0.005)
+        os._exit(0)
+    os.setpgid(script, script)
+    os.close(wr)
+    job = int(os.read(rd, 32))
+    os.waitpid(script, 0)
+    os.tcsetpgrp(slave, shell)
+    end = time.time() + 3
+    until(lambda: not alive(job) or time.time() > end)
+    os.write(master, b"secret-typed-to-the-shell\n")
+    shell_reads()
+    end = time.time() + 5
+    until(lambda: not alive(job) or time.time() > end)
+    drain(); print("job gone" if not alive(job) else "job runs on"); print(out.decode(errors="replace"))
+    sys.exit(0)
+job = start(True)
 if how.startswith("amp"):
     _, st = os.waitpid(job, 0)
     shell_reads(); ended(st); sys.exit(0)
@@ -135,6 +168,7 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
              started.describe());
   BOOST_TEST(started.out.find("ended 0") != std::string::npos, started.describe());
 
+  unlink(box.ws("stolen").c_str());
   const std::string bg = "touch ready; read -r l <&1; echo \"$l\" >> stolen";
   const RunResult later = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
                                             box.workspace(), "bg-null", bg});
@@ -143,7 +177,7 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   BOOST_TEST(later.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
              later.describe());
   // In the foreground again, the command reads the terminal as before.
-  BOOST_TEST(stolen(box).find("after-fg") != std::string::npos, later.describe());
+  BOOST_TEST(stolen(box) == "after-fg\n", later.describe());
   BOOST_TEST(later.out.find("ended 0") != std::string::npos, later.describe());
 }
 
@@ -167,6 +201,28 @@ BOOST_DATA_TEST_CASE(a_run_stopped_before_its_command_starts_is_not_released_int
              r.describe());
   BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
+// A19-3: a run's process group leaves the terminal's foreground without a stop or a
+// SIGCONT when what started it is gone: a script that runs `zpolicy run … &` (no job
+// control: the script's process group, stdin /dev/null) and exits while the command runs,
+// or `( zpolicy run … & )`; the shell then takes the terminal back. Nothing told zpolicy,
+// and the command read what was typed at the prompt through its stdout. The foreground is
+// now looked at while the command holds the terminal, and such a run (orphaned: nothing can
+// stop it) is killed before the next line typed to the shell.
+BOOST_DATA_TEST_CASE(a_run_its_script_left_in_the_background_never_reads_the_terminal,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string command = "touch ready; read -r l <&1; echo \"$l\" >> stolen";
+  const RunResult r = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
+                                        box.workspace(), "orphan-null", command});
+  BOOST_TEST(stolen(box).empty(), stolen(box));
+  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             r.describe());
+  BOOST_TEST(r.out.find("job gone") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("left in the background of the terminal its command holds") !=
+                 std::string::npos,
+             r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
