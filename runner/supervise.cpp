@@ -529,6 +529,17 @@ Outcome supervise(const SpawnSpec& spec) {
       }
       stop_self(sig);
     }
+    // The stop signals that came before zpolicy stopped are answered: zpolicy's copy to the
+    // terminal of a run started in the background, under `stty tostop`, raises SIGTTOU on
+    // every retry until zpolicy stops (and a double ^Z sends two), and each one left in the
+    // pipe stopped the job again after `fg` (red team A19-4). The other signals stay.
+    unsigned char pending[256];
+    size_t kept = 0;
+    for (unsigned char b; read(sfd, &b, 1) == 1;)
+      if (b != SIGTSTP && b != SIGTTIN && b != SIGTTOU && kept < sizeof pending) pending[kept++] = b;
+    if (kept) {
+      [[maybe_unused]] ssize_t n = write(g_signal_pipe, pending, kept);
+    }
     command_terminal.restore_in_foreground();
     if (released) signal_all(SIGCONT);
   };

@@ -44,7 +44,10 @@ termios.tcsetattr(slave, termios.TCSANOW, a)
 signal.signal(signal.SIGTTOU, signal.SIG_IGN)
 os.chdir(ws)
 shell = os.getpgrp()
-if how.startswith("amp"):
+if how.startswith("amp-tostop"):
+    a = termios.tcgetattr(slave); a[3] |= termios.TOSTOP
+    termios.tcsetattr(slave, termios.TCSANOW, a)
+elif how.startswith("amp"):
     os.write(master, b"secret-typed-to-the-shell\n")
 def start(group):
     job = os.fork()
@@ -103,6 +106,17 @@ if how == "orphan-null":
     drain(); print("job gone" if not alive(job) else "job runs on"); print(out.decode(errors="replace"))
     sys.exit(0)
 job = start(True)
+if how.startswith("amp-tostop"):
+    stops = 0
+    while True:
+        _, st = os.waitpid(job, os.WUNTRACED)
+        if not os.WIFSTOPPED(st): break
+        stops += 1
+        print("stopped", stops, "times")
+        if stops == 5: os.killpg(job, signal.SIGKILL)
+        os.tcsetpgrp(slave, job)          # fg
+        os.killpg(job, signal.SIGCONT)
+    ended(st); sys.exit(0)
 if how.startswith("amp"):
     _, st = os.waitpid(job, 0)
     shell_reads(); ended(st); sys.exit(0)
@@ -179,6 +193,24 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   // In the foreground again, the command reads the terminal as before.
   BOOST_TEST(stolen(box) == "after-fg\n", later.describe());
   BOOST_TEST(later.out.find("ended 0") != std::string::npos, later.describe());
+}
+
+// A19-4: under `stty tostop` the copy to the terminal (A19-1) of a run started in the
+// background stops the job, as the command's own write would: each retry of the copy's
+// write raised SIGTTOU until zpolicy stopped, and the ones left over stopped the job again
+// after `fg` (status 150). It stops once, and `fg` shows the output.
+BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_once_and_shows_its_output_after_fg,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
+                                        box.workspace(), "amp-tostop-null",
+                                        "echo out-after-fg; echo err-after-fg >&2"});
+  BOOST_TEST(r.out.find("stopped 1 times") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("stopped 2 times") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  const auto out = r.out.find("out-after-fg");
+  BOOST_TEST((out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
+             r.describe());
 }
 
 // A19-2: R18-4 holds a command stopped in the background only once it was released. ^Z
