@@ -204,12 +204,46 @@ bool in_background() {
   return false;
 }
 
+// The parent of `pid` from /proc/PID/stat, or 0.
+pid_t parent_of(pid_t pid) {
+  char buf[512];
+  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* paren = std::strrchr(buf, ')');
+  char state = 0;
+  int parent = 0;
+  return paren && std::sscanf(paren + 1, " %c %d", &state, &parent) == 2 ? parent : 0;
+}
+
+// Whether this process is the foreground job of the terminal on its stdin, stdout or
+// stderr (its controlling terminal).
+bool in_foreground() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    const pid_t foreground = tcgetpgrp(fd);
+    if (foreground >= 0) return foreground == getpgrp();
+  }
+  return false;
+}
+
 // Whether a stop signal stops this process: the kernel discards one sent to an orphaned
-// process group (no member has its parent in another group of the same session), which
-// is as far as this process's own parent can tell.
+// process group (no member has its parent in another group of the same session). Shown by
+// this process or an ancestor in its group whose parent is in another group of the
+// session: a script that runs zpolicy (no job control, so in the script's own group) counts
+// through the script, whose parent is the shell. Looking at zpolicy's parent alone took
+// every run in a script for orphaned, and killed it at `bg` (red team A19-5).
 bool stoppable() {
-  const pid_t parent = getppid();
-  return getsid(parent) == getsid(0) && getpgid(parent) != getpgrp();
+  const pid_t group = getpgrp(), session = getsid(0);
+  pid_t parent = getppid();
+  for (int depth = 0; parent > 0 && depth < 64; ++depth) {
+    if (getsid(parent) != session) return false;
+    if (getpgid(parent) != group) return true;
+    parent = parent_of(parent);
+  }
+  return false;
 }
 
 // bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
@@ -490,16 +524,23 @@ Outcome supervise(const SpawnSpec& spec) {
     return released && spec.controlling_terminal && in_background();
   };
   // Stops zpolicy as `sig`'s default action would, the command (stopped or not yet
-  // released) with it.
-  auto stop_self = [](int sig) {
+  // released) with it; with `group`, its whole process group, as the kernel stops a
+  // background reader's: a script that runs zpolicy waits in the same group, and stopped
+  // alone zpolicy was a job its shell saw running, whose `fg` sends no SIGCONT (red team
+  // A19-5: the job hung after `bg`, `fg`).
+  auto stop_self = [](int sig, bool group) {
     struct sigaction dfl = {}, ours = {};
     dfl.sa_handler = SIG_DFL;
     sigemptyset(&dfl.sa_mask);
     sigaction(sig, &dfl, &ours);
-    raise(sig);
+    if (group)
+      kill(0, sig);
+    else
+      raise(sig);
     sigaction(sig, &ours, nullptr);
   };
-  auto suspend = [&](int sig) {
+  // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
+  auto suspend = [&](int sig, bool hold) {
     status.drain();
     if (released) {
       if (pid_t init = status.child_pid()) {
@@ -527,7 +568,9 @@ Outcome supervise(const SpawnSpec& spec) {
         kill_sandbox();
         return;
       }
-      stop_self(sig);
+      // A stop signal zpolicy got stops zpolicy (its group got it too when it came from
+      // the terminal); the hold that follows is zpolicy's own and stops the group.
+      stop_self(sig, !first || hold);
     }
     // The stop signals that came before zpolicy stopped are answered: zpolicy's copy to the
     // terminal of a run started in the background, under `stty tostop`, raises SIGTTOU on
@@ -550,11 +593,16 @@ Outcome supervise(const SpawnSpec& spec) {
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
       if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-        suspend(sig);
+        // The kernel sends SIGTTIN and SIGTTOU for a background job's use of the terminal
+        // (zpolicy's copy to it under `stty tostop`): one handled once zpolicy is back in
+        // the foreground is about a write that now goes through, and stopped the job again
+        // after `fg` (red team A19-4).
+        if (sig != SIGTSTP && in_foreground()) continue;
+        suspend(sig, false);
         continue;
       }
       if (sig == SIGCONT) {
-        if (hold_in_background()) suspend(SIGTTIN);
+        if (hold_in_background()) suspend(SIGTTIN, true);
         continue;
       }
       out.signal = sig;
@@ -611,7 +659,7 @@ Outcome supervise(const SpawnSpec& spec) {
     take_signals();
     // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
     // as after `bg`, or, in the orphaned process group such a job usually is, killed.
-    if (!out.killed_by_signal && hold_in_background()) suspend(SIGTTIN);
+    if (!out.killed_by_signal && hold_in_background()) suspend(SIGTTIN, true);
     if (fds[2].revents) check_tripwire();
     if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
       if (pid_t init = status.child_pid()) {
@@ -635,7 +683,7 @@ Outcome supervise(const SpawnSpec& spec) {
               kill_sandbox();
               break;
             }
-            stop_self(SIGTTIN);
+            stop_self(SIGTTIN, true);
             take_signals();
             check_deadline(Clock::now());
           }

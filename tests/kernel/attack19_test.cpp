@@ -33,9 +33,16 @@ namespace {
 const std::string kShell = R"PY(
 import fcntl, os, select, signal, sys, termios, time
 z, ws, how, cmd = sys.argv[1:5]
-signal.alarm(40)
 if os.fork():
     sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
+groups = []
+def give_up(*_):
+    for g in groups:
+        try: os.killpg(g, signal.SIGKILL)
+        except OSError: pass
+    os._exit(3)
+signal.signal(signal.SIGALRM, give_up)
+signal.alarm(40)
 os.setsid()
 master, slave = os.openpty()
 fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
@@ -61,6 +68,7 @@ def start(group):
     if group:
         try: os.setpgid(job, job)
         except OSError: pass
+        groups.append(job)
     return job
 out = b""
 def drain():
@@ -78,6 +86,9 @@ def parent(p):
     except OSError: return None
 def has_child(pid):
     return any(parent(p) == str(pid) for p in os.listdir("/proc") if p.isdigit())
+def state(p):
+    try: return open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[0]
+    except OSError: return "gone"
 def alive(pid):
     try: return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError: return False
@@ -93,6 +104,7 @@ if how == "orphan-null":
         while not os.path.exists("ready"): time.sleep(0.005)
         os._exit(0)
     os.setpgid(script, script)
+    groups.append(script)
     os.close(wr)
     job = int(os.read(rd, 32))
     os.waitpid(script, 0)
@@ -104,6 +116,42 @@ if how == "orphan-null":
     end = time.time() + 5
     until(lambda: not alive(job) or time.time() > end)
     drain(); print("job gone" if not alive(job) else "job runs on"); print(out.decode(errors="replace"))
+    sys.exit(0)
+if how == "script":
+    # A script, the shell's foreground job, runs the run in its own process group (no job
+    # control) and waits for it, as `sh -c 'zpolicy run …'` does; the job is the script's.
+    script = os.fork()
+    if script == 0:
+        os.setpgid(0, 0); os.tcsetpgrp(slave, os.getpgrp())
+        signal.signal(signal.SIGTTOU, signal.SIG_DFL)
+        os._exit(os.waitstatus_to_exitcode(os.waitpid(start(False), 0)[1]) & 255)
+    os.setpgid(script, script)
+    groups.append(script)
+    until(lambda: os.path.exists("ready"))
+    os.killpg(script, signal.SIGTSTP)         # ^Z
+    os.waitpid(script, os.WUNTRACED)
+    zp = [p for p in os.listdir("/proc") if p.isdigit() and parent(p) == str(script)]
+    until(lambda: all(state(p) == "T" for p in zp))   # the whole job stopped
+    os.tcsetpgrp(slave, shell)
+    os.killpg(script, signal.SIGCONT)         # bg
+    os.write(master, b"secret-typed-to-the-shell\n")
+    end = time.time() + 3
+    while True:
+        pid, st = os.waitpid(script, os.WUNTRACED | os.WNOHANG)
+        if pid or time.time() > end: break
+        drain(); time.sleep(0.005)
+    print("held in the background" if pid and os.WIFSTOPPED(st) else "the shell saw no stop")
+    shell_reads()
+    os.tcsetpgrp(slave, script)               # fg
+    os.killpg(script, signal.SIGCONT)
+    os.write(master, b"after-fg\n")
+    end = time.time() + 5
+    while True:
+        pid, st = os.waitpid(script, os.WNOHANG)
+        if pid or time.time() > end: break
+        drain(); time.sleep(0.005)
+    if pid: ended(st)
+    else: print("hung after fg"); os.killpg(script, signal.SIGKILL)
     sys.exit(0)
 job = start(True)
 if how.startswith("amp-tostop"):
@@ -211,6 +259,24 @@ BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_once_and_shows_its_outp
   const auto out = r.out.find("out-after-fg");
   BOOST_TEST((out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
              r.describe());
+}
+
+// A19-5: held in the background (R18-4, A19-1), zpolicy stopped alone, and when a script
+// runs it (`sh -c 'zpolicy run …'`, in the script's process group), the script ran on: the
+// shell saw its job running, and its `fg` sends no SIGCONT to a running job, so the run
+// hung for good; a second `bg` took the group for orphaned (zpolicy's parent is in it) and
+// killed the sandbox. The kernel stops a background reader's whole group: so does zpolicy.
+BOOST_DATA_TEST_CASE(a_run_in_a_script_held_in_the_background_goes_on_after_fg,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r =
+      box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(), box.workspace(),
+                        "script", "touch ready; read -r l; echo \"$l\" >> stolen"});
+  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             r.describe());
+  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
 }
 
 // A19-2: R18-4 holds a command stopped in the background only once it was released. ^Z
