@@ -258,6 +258,16 @@ bool StandardStreams::prepare(std::string& why) {
               "terminal as its controlling terminal";
         return false;
       }
+      if (fd != 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) &&
+          tcgetpgrp(fd) < 0) {
+        // A terminal that is not the caller's controlling terminal (another window's,
+        // `> /dev/pts/N`; any terminal under `setsid`) given for output: no job control
+        // keeps the sandbox from reading it, and opened again through /proc/self/fd/N it
+        // read what was typed there (red team A19-6). It gets what is written through a
+        // pipe this process copies into it.
+        if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
+        continue;
+      }
       if (S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {
         // The caller's controlling terminal. Outside its session (bwrap's --new-session)
         // the sandbox gets no SIGTTIN for reading it in the background, and read what the

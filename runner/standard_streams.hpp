@@ -24,8 +24,9 @@ namespace zpolicy::runner {
 // R16-2: the caller's own open file would let the sandbox chmod the node). A regular file on
 // stdin is handed over as a sealed in-memory copy from its current offset (up to 16 MiB;
 // a larger rest through a pipe this process fills); a regular file on stdout or stderr
-// gets a pipe, which this process copies into it, and so does the caller's controlling
-// terminal on stdout or stderr of a run started in the background. Anything else (a directory, a block
+// gets a pipe, which this process copies into it, and so does a terminal on stdout or
+// stderr that is not the caller's controlling terminal, or is, of a run started in the
+// background (the sandbox would read it). Anything else (a directory, a block
 // device, another character device, a named FIFO, a datagram, listening or unconnected
 // socket, a pseudo-terminal's master) is refused (docs/run.md "Standard input and
 // output").
@@ -54,8 +55,9 @@ class StandardStreams {
   std::vector<std::pair<int, int>> fds_;
   std::vector<ReadOnlyStream> read_only_;
   std::vector<std::thread> copies_;
-  // Started in the background: stdout or stderr on the caller's controlling terminal
-  // reaches it through a pipe (one per terminal), copied by this process.
+  // A terminal on stdout or stderr that the sandbox must not read (not the caller's
+  // controlling terminal, or it but in the background) reaches it through a pipe (one per
+  // terminal), copied by this process.
   struct Relay {
     dev_t terminal;
     int write_end;

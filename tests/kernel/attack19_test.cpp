@@ -191,6 +191,30 @@ _, st = os.waitpid(job, 0)
 ended(st)
 )PY";
 
+// On the host, as the caller: another terminal of the caller's (a second window, not
+// zpolicy's controlling terminal) with a line typed into it, given to the run for stdout and
+// stderr only (`> /dev/pts/N 2>&1`); the command reads them at once, through the
+// descriptors and opened again, then writes a line. Prints what the window shows and
+// whether the typed line is still there for its own shell.
+const std::string kOtherWindow = R"PY(
+import os, select, sys
+z, ws = sys.argv[1:3]
+master, slave = os.openpty()
+os.write(master, b"typed-in-the-other-window\n")
+job = os.fork()
+if job == 0:
+    os.chdir(ws)
+    fd = os.open(os.ttyname(slave), os.O_WRONLY | os.O_NOCTTY)
+    os.dup2(fd, 1); os.dup2(fd, 2)
+    os.execv(z, [z, "run", "--", "/usr/bin/python3", "-c", sys.argv[3]])
+st = os.waitpid(job, 0)[1]
+shown = b""
+while select.select([master], [], [], 0)[0]: shown += os.read(master, 4096)
+print("ended", os.waitstatus_to_exitcode(st))
+print("shown:", shown.decode(errors="replace"))
+print("the window still has", os.read(slave, 100).decode().strip() if select.select([slave], [], [], 0)[0] else "nothing")
+)PY";
+
 std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
 
 }  // namespace
@@ -241,6 +265,33 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   // In the foreground again, the command reads the terminal as before.
   BOOST_TEST(stolen(box) == "after-fg\n", later.describe());
   BOOST_TEST(later.out.find("ended 0") != std::string::npos, later.describe());
+}
+
+// A19-6: a terminal on stdout or stderr that is not zpolicy's controlling terminal (another
+// window's, `> /dev/pts/N`; any terminal under `setsid`) was handed to the sandbox as it was:
+// no job control stands between the sandbox and it, and opened again for reading through
+// /proc/self/fd/1 it gave the sandbox what was typed in that window. Such a terminal now
+// gets what the command writes through a pipe zpolicy copies into it.
+BOOST_DATA_TEST_CASE(a_terminal_given_for_output_only_is_not_read, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string reader =
+      "import os, select\n"
+      "got = []\n"
+      "for how in ('fd1', 'fd2', 'proc1', 'proc2'):\n"
+      "    try:\n"
+      "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
+      "if how.startswith('proc') else int(how[-1])\n"
+      "        if select.select([fd], [], [], 0)[0]: got.append(how + ' ' + os.read(fd, 100).decode())\n"
+      "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
+      "open('stolen', 'w').write('\\n'.join(got))\n"
+      "print('written-to-the-window', flush=True)\n";
+  const RunResult r = box.host_command(
+      {"/usr/bin/python3", "-c", kOtherWindow, zpolicy_binary(), box.workspace(), reader});
+  BOOST_TEST(stolen(box).find("typed") == std::string::npos, stolen(box));
+  BOOST_TEST(r.out.find("the window still has typed-in-the-other-window") != std::string::npos,
+             r.describe());
+  BOOST_TEST(r.out.find("written-to-the-window") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
 }
 
 // A19-4: under `stty tostop` the copy to the terminal (A19-1) of a run started in the
