@@ -150,19 +150,54 @@ void signal_sandbox(pid_t init, int sig) {
 }
 
 // Whether /proc/PID/stat shows `pid` stopped (or gone, or a zombie: nothing to stop).
-bool stopped_or_gone(long pid) {
+// The state letter of /proc/PATH/stat ('R', 'S', 'D', 'T' ...), or 0 when gone.
+char state_at(const std::string& path) {
   char buf[512];
-  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
+  const int fd = open((path + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
   const ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
-  if (n <= 0) return true;
+  if (n <= 0) return 0;
   buf[n] = 0;
   // The state follows the command name, which may hold ')' itself: after the last one.
   const char* paren = std::strrchr(buf, ')');
-  if (!paren || paren[1] != ' ') return true;
-  const char state = paren[2];
-  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+  return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+// Whether SIGSTOP is pending for the whole of process `pid` (/proc/PID/status ShdPnd).
+bool stop_pending(const std::string& path) {
+  char buf[2048];
+  const int fd = open((path + "/status").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  const char* at = std::strstr(buf, "\nShdPnd:");
+  return at && (std::strtoull(at + 8, nullptr, 16) >> (SIGSTOP - 1)) & 1;
+}
+
+bool stopped_or_gone(long pid) {
+  const std::string path = "/proc/" + std::to_string(pid);
+  const char state = state_at(path);
+  if (!state || state == 'T' || state == 't' || state == 'Z' || state == 'X') return true;
+  if (state != 'D') return false;
+  // In an uninterruptible wait it runs no code of its own, and it stops before it does if
+  // a SIGSTOP is pending or a stop of its threads is under way (another thread stopped).
+  // A vfork parent (posix_spawn: make, ninja, every runtime's subprocess) whose child was
+  // stopped before its exec waits so for good: counted as running, it made every ^Z of a
+  // build that starts programs kill the sandbox as one that could not be stopped (red
+  // team A19-7).
+  if (stop_pending(path)) return true;
+  DIR* d = opendir((path + "/task").c_str());
+  if (!d) return false;
+  bool group_stop = false;
+  while (dirent* e = readdir(d)) {
+    const char s = e->d_name[0] == '.' ? 0 : state_at(path + "/task/" + e->d_name);
+    group_stop |= s == 'T' || s == 't';
+  }
+  closedir(d);
+  return group_stop;
 }
 
 // Stops every process in the sandbox's pid namespace but its init (not the command), as

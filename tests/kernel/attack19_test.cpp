@@ -215,6 +215,52 @@ print("shown:", shown.decode(errors="replace"))
 print("the window still has", os.read(slave, 100).decode().strip() if select.select([slave], [], [], 0)[0] else "nothing")
 )PY";
 
+// On the host, as the caller: `zpolicy run` in a process group of its own (a
+// shell's job, no terminal), whose command starts a program with posix_spawn (vfork) and
+// whose child blocks before its exec (opening a FIFO nobody writes): the parent waits in
+// the kernel ('D') for an exec that does not come. Once it does, ^Z (SIGTSTP to the job),
+// then SIGCONT, and the FIFO gets a writer: the child execs, and the run ends. Prints how
+// the job stopped and ended.
+const std::string kVforkStop = R"PY(
+import os, signal, sys, time
+z, ws = sys.argv[1:3]
+os.chdir(ws)
+spawn = ("import os; os.posix_spawn('/bin/true', ['true'], {}, "
+         "file_actions=[(os.POSIX_SPAWN_OPEN, 0, 'fifo', os.O_RDONLY, 0)])")
+job = os.fork()
+if job == 0:
+    os.setpgid(0, 0)
+    os.execv(z, [z, "run", "--", "/bin/sh", "-c",
+                 "mkfifo fifo && exec /usr/bin/python3 -c \"" + spawn + "\" zpolicy-a19-vfork"])
+def state(p):
+    try: return open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()[0]
+    except OSError: return None
+def waits_for_its_child():
+    for p in os.listdir("/proc"):
+        try: marked = b"zpolicy-a19-vfork" in open("/proc/%s/cmdline" % p, "rb").read()
+        except OSError: continue
+        if marked and state(p) == "D": return True
+    return False
+end = time.time() + 15
+while not waits_for_its_child() and time.time() < end: time.sleep(0.005)
+os.kill(job, signal.SIGTSTP)
+_, st = os.waitpid(job, os.WUNTRACED)
+if os.WIFSTOPPED(st):
+    print("stopped")
+    os.kill(job, signal.SIGCONT)
+    # The child's open goes through once the FIFO has a writer: it execs, and all ends.
+    end = time.time() + 10
+    while time.time() < end:
+        pid, st = os.waitpid(job, os.WNOHANG)
+        if pid: break
+        try: os.close(os.open("fifo", os.O_WRONLY | os.O_NONBLOCK))
+        except OSError: time.sleep(0.005)
+    else:
+        os.kill(job, signal.SIGKILL); _, st = os.waitpid(job, 0)
+    if not pid: _, st = os.waitpid(job, 0)
+print("ended", os.waitstatus_to_exitcode(st))
+)PY";
+
 std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
 
 }  // namespace
@@ -292,6 +338,22 @@ BOOST_DATA_TEST_CASE(a_terminal_given_for_output_only_is_not_read, bdata::make(k
              r.describe());
   BOOST_TEST(r.out.find("written-to-the-window") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
+// A19-7: R18-3 stops the sandbox by walking it until no process runs, and took a process
+// waiting in the kernel ('D') for running: a vfork parent (posix_spawn, as make, ninja and
+// every runtime start programs) whose child the walk stopped before its exec waits so for
+// good, and ^Z of such a build killed the sandbox as one that could not be stopped (exit
+// 148; one ^Z in three of a loop of posix_spawn). Such a process runs no code of its own
+// and stops before it does: it counts as stopped.
+BOOST_DATA_TEST_CASE(a_build_that_starts_programs_is_stopped_not_killed_by_ctrl_z,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r =
+      box.host_command({"/usr/bin/python3", "-c", kVforkStop, zpolicy_binary(), box.workspace()});
+  BOOST_TEST(r.out.find("stopped") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("interrupted") == std::string::npos, r.describe());
 }
 
 // A19-4: under `stty tostop` the copy to the terminal (A19-1) of a run started in the
