@@ -180,24 +180,31 @@ bool stop_pending(const std::string& path) {
 bool stopped_or_gone(long pid) {
   const std::string path = "/proc/" + std::to_string(pid);
   const char state = state_at(path);
-  if (!state || state == 'T' || state == 't' || state == 'Z' || state == 'X') return true;
-  if (state != 'D') return false;
-  // In an uninterruptible wait it runs no code of its own, and it stops before it does if
-  // a SIGSTOP is pending or a stop of its threads is under way (another thread stopped).
-  // A vfork parent (posix_spawn: make, ninja, every runtime's subprocess) whose child was
+  if (!state || state == 'Z' || state == 'X') return true;
+  // Every thread: one that runs, or sleeps where a signal wakes it, is not stopped yet (the
+  // main thread's state alone passed a process whose other threads still ran).
+  DIR* d = opendir((path + "/task").c_str());
+  if (!d) return state == 'T' || state == 't';
+  bool waiting = false, stopped = false, running = false;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const char s = state_at(path + "/task/" + e->d_name);
+    if (s == 'D')
+      waiting = true;
+    else if (s == 'T' || s == 't')
+      stopped = true;
+    else if (s && s != 'Z' && s != 'X')
+      running = true;
+  }
+  closedir(d);
+  if (running) return false;
+  // A thread in an uninterruptible wait runs no code of its own, and stops before it does
+  // if a SIGSTOP is pending or a stop of its threads is under way (another one stopped). A
+  // vfork parent (posix_spawn: make, ninja, every runtime's subprocess) whose child was
   // stopped before its exec waits so for good: counted as running, it made every ^Z of a
   // build that starts programs kill the sandbox as one that could not be stopped (red
   // team A19-7).
-  if (stop_pending(path)) return true;
-  DIR* d = opendir((path + "/task").c_str());
-  if (!d) return false;
-  bool group_stop = false;
-  while (dirent* e = readdir(d)) {
-    const char s = e->d_name[0] == '.' ? 0 : state_at(path + "/task/" + e->d_name);
-    group_stop |= s == 'T' || s == 't';
-  }
-  closedir(d);
-  return group_stop;
+  return !waiting || stopped || stop_pending(path);
 }
 
 // Stops every process in the sandbox's pid namespace but its init (not the command), as
