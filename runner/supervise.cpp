@@ -621,7 +621,8 @@ Outcome supervise(const SpawnSpec& spec) {
     unsigned char pending[256];
     size_t kept = 0;
     for (unsigned char b; read(sfd, &b, 1) == 1;)
-      if (b != SIGTSTP && b != SIGTTIN && b != SIGTTOU && kept < sizeof pending) pending[kept++] = b;
+      if (b != SIGTSTP && b != SIGTTIN && b != SIGTTOU && kept < sizeof pending)
+        pending[kept++] = b;
     if (kept) {
       [[maybe_unused]] ssize_t n = write(g_signal_pipe, pending, kept);
     }

@@ -77,8 +77,8 @@ def drain():
 def until(check):
     while not check(): drain(); time.sleep(0.005)
 def shell_reads():
-    if select.select([slave], [], [], 1.0)[0]: print("shell got", os.read(slave, 100).decode().strip())
-    else: print("shell got nothing")
+    if not select.select([slave], [], [], 1.0)[0]: print("shell got nothing")
+    else: print("shell got", os.read(slave, 100).decode().strip())
 def ended(st):
     print("ended", os.waitstatus_to_exitcode(st)); drain(); print(out.decode(errors="replace"))
 def parent(p):
@@ -115,7 +115,8 @@ if how == "orphan-null":
     shell_reads()
     end = time.time() + 5
     until(lambda: not alive(job) or time.time() > end)
-    drain(); print("job gone" if not alive(job) else "job runs on"); print(out.decode(errors="replace"))
+    drain(); print("job gone" if not alive(job) else "job runs on")
+    print(out.decode(errors="replace"))
     sys.exit(0)
 if how == "script":
     # A script, the shell's foreground job, runs the run in its own process group (no job
@@ -212,7 +213,8 @@ shown = b""
 while select.select([master], [], [], 0)[0]: shown += os.read(master, 4096)
 print("ended", os.waitstatus_to_exitcode(st))
 print("shown:", shown.decode(errors="replace"))
-print("the window still has", os.read(slave, 100).decode().strip() if select.select([slave], [], [], 0)[0] else "nothing")
+left = os.read(slave, 100).decode().strip() if select.select([slave], [], [], 0)[0] else "nothing"
+print("the window still has", left)
 )PY";
 
 // On the host, as the caller: `zpolicy run` in a process group of its own (a
@@ -283,7 +285,8 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
       "    try:\n"
       "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
       "if how.startswith('proc') else int(how[-1])\n"
-      "        if select.select([fd], [], [], 0)[0]: got.append(how + ' ' + os.read(fd, 100).decode())\n"
+      "        if select.select([fd], [], [], 0)[0]:\n"
+      "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
       "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
       "open('stolen', 'w').write('\\n'.join(got))\n"
       "print('visible-output', flush=True); print('second-line', file=__import__('sys').stderr)\n";
@@ -327,7 +330,8 @@ BOOST_DATA_TEST_CASE(a_terminal_given_for_output_only_is_not_read, bdata::make(k
       "    try:\n"
       "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
       "if how.startswith('proc') else int(how[-1])\n"
-      "        if select.select([fd], [], [], 0)[0]: got.append(how + ' ' + os.read(fd, 100).decode())\n"
+      "        if select.select([fd], [], [], 0)[0]:\n"
+      "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
       "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
       "open('stolen', 'w').write('\\n'.join(got))\n"
       "print('written-to-the-window', flush=True)\n";
