@@ -166,6 +166,16 @@ int bwrap_status(const Outcome& o, const std::string& command, std::ostream& err
       err << timeout_report(o, true, may);
     return kExitTimeout;
   }
+  if (o.orphaned_in_background) {
+    err << "zpolicy: the run was left in the background of the terminal its command holds, "
+           "in a process group that cannot be stopped (orphaned: what started it is gone), "
+           "where its command would read what is typed to the shell; the sandbox and every "
+           "process in it were killed"
+        << may
+        << "; to run a command in the background, give it no terminal (< /dev/null > FILE "
+           "2>&1)\n";
+    return kExitSignalBase + o.signal;
+  }
   if (o.killed_by_signal) {
     err << "zpolicy: interrupted (" << signal_name(o.signal) << " twice)" << may
         << "; the sandbox and every process in it were killed\n";
@@ -341,7 +351,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.fds = sources->fds();
   spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
   spec.read_only_streams = streams.read_only();
-  spec.terminal_on_stdin = streams.terminal_on_stdin();
+  spec.controlling_terminal = streams.controlling_terminal();
   for (const auto& p : plan.fds) {
     if (p.when == compiler::Handover::AtStart) {
       const int fd = started_artifact(p.bytes);

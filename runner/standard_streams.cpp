@@ -258,17 +258,35 @@ bool StandardStreams::prepare(std::string& why) {
               "terminal as its controlling terminal";
         return false;
       }
-      if (fd == 0 && S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {
-        // The caller's controlling terminal on stdin. Outside its session (bwrap's
-        // --new-session) the sandbox gets no SIGTTIN for reading it in the background, and
-        // read what the user typed to the foreground shell (red team R18-4): a run started
-        // in the background reads /dev/null instead, as a shell without job control gives
-        // `&`; one that goes to the background later is held stopped (supervise.cpp).
+      if (fd != 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) &&
+          tcgetpgrp(fd) < 0) {
+        // A terminal that is not the caller's controlling terminal (another window's,
+        // `> /dev/pts/N`; any terminal under `setsid`) given for output: no job control
+        // keeps the sandbox from reading it, and opened again through /proc/self/fd/N it
+        // read what was typed there (red team A19-6). It gets what is written through a
+        // pipe this process copies into it.
+        if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
+        continue;
+      }
+      if (S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {
+        // The caller's controlling terminal. Outside its session (bwrap's --new-session)
+        // the sandbox gets no SIGTTIN for reading it in the background, and read what the
+        // user typed to the foreground shell (red team R18-4), through any of 0-2: a
+        // terminal is one file whichever descriptor holds it, read through stdout as well
+        // (`exec 0<&1`), and a write-only one opened again for reading through
+        // /proc/self/fd/1 (red team A19-1). A run started in the background reads
+        // /dev/null instead, as a shell without job control gives `&`, and writes to the
+        // terminal through a pipe this process copies into it; one that goes to the
+        // background later is held stopped (supervise.cpp).
         if (tcgetpgrp(fd) != getpgrp()) {
-          read_only_.push_back(null_stdin());
+          if (fd == 0) {
+            read_only_.push_back(null_stdin());
+            continue;
+          }
+          if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
           continue;
         }
-        terminal_on_stdin_ = true;
+        controlling_terminal_ = true;
       }
       if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));
       continue;
@@ -331,9 +349,30 @@ bool StandardStreams::prepare(std::string& why) {
   return true;
 }
 
+bool StandardStreams::relay_to_terminal(int fd, dev_t terminal, std::string& why) {
+  // stderr on the terminal stdout is on shares stdout's pipe: one copy keeps their order.
+  for (const auto& r : relays_)
+    if (r.terminal == terminal) {
+      const int shared = fcntl(r.write_end, F_DUPFD_CLOEXEC, 3);
+      if (shared < 0) break;
+      fds_.push_back({shared, fd});
+      return true;
+    }
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);
+    return false;
+  }
+  fds_.push_back({p[1], fd});
+  relays_.push_back({terminal, p[1]});
+  copies_.emplace_back(copy_until_end, p[0], fd);
+  return true;
+}
+
 void StandardStreams::finish() {
   for (const auto& [here, there] : fds_) close(here);
   fds_.clear();
+  relays_.clear();
   for (auto& t : copies_) t.join();
   copies_.clear();
 }

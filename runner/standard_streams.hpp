@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <thread>
 #include <utility>
@@ -22,7 +24,9 @@ namespace zpolicy::runner {
 // R16-2: the caller's own open file would let the sandbox chmod the node). A regular file on
 // stdin is handed over as a sealed in-memory copy from its current offset (up to 16 MiB;
 // a larger rest through a pipe this process fills); a regular file on stdout or stderr
-// gets a pipe, which this process copies into it. Anything else (a directory, a block
+// gets a pipe, which this process copies into it, and so does a terminal on stdout or
+// stderr that is not the caller's controlling terminal, or is, of a run started in the
+// background (the sandbox would read it). Anything else (a directory, a block
 // device, another character device, a named FIFO, a datagram, listening or unconnected
 // socket, a pseudo-terminal's master) is refused (docs/run.md "Standard input and
 // output").
@@ -39,9 +43,10 @@ class StandardStreams {
   const std::vector<std::pair<int, int>>& fds() const { return fds_; }
   // The streams that pass as devices, to be opened again read-only before bwrap's exec.
   const std::vector<ReadOnlyStream>& read_only() const { return read_only_; }
-  // Whether the sandbox's stdin is the caller's controlling terminal (the run started in
-  // its foreground): the supervision then holds the sandbox stopped while it is not.
-  bool terminal_on_stdin() const { return terminal_on_stdin_; }
+  // Whether one of the sandbox's standard streams is the caller's controlling terminal (the
+  // run started in its foreground): the supervision then holds the sandbox stopped while
+  // it is not, and does not release it while it is not (red team R18-4, A19-1, A19-2).
+  bool controlling_terminal() const { return controlling_terminal_; }
   // Once the sandbox is gone: closes this process's ends and waits until everything the
   // sandbox wrote to a replaced stdout or stderr is copied into it.
   void finish();
@@ -50,7 +55,16 @@ class StandardStreams {
   std::vector<std::pair<int, int>> fds_;
   std::vector<ReadOnlyStream> read_only_;
   std::vector<std::thread> copies_;
-  bool terminal_on_stdin_ = false;
+  // A terminal on stdout or stderr that the sandbox must not read (not the caller's
+  // controlling terminal, or it but in the background) reaches it through a pipe (one per
+  // terminal), copied by this process.
+  struct Relay {
+    dev_t terminal;
+    int write_end;
+  };
+  bool relay_to_terminal(int fd, dev_t terminal, std::string& why);
+  std::vector<Relay> relays_;
+  bool controlling_terminal_ = false;
 };
 
 }  // namespace zpolicy::runner

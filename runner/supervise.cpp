@@ -150,19 +150,61 @@ void signal_sandbox(pid_t init, int sig) {
 }
 
 // Whether /proc/PID/stat shows `pid` stopped (or gone, or a zombie: nothing to stop).
-bool stopped_or_gone(long pid) {
+// The state letter of /proc/PATH/stat ('R', 'S', 'D', 'T' ...), or 0 when gone.
+char state_at(const std::string& path) {
   char buf[512];
-  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
+  const int fd = open((path + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
   const ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
-  if (n <= 0) return true;
+  if (n <= 0) return 0;
   buf[n] = 0;
   // The state follows the command name, which may hold ')' itself: after the last one.
   const char* paren = std::strrchr(buf, ')');
-  if (!paren || paren[1] != ' ') return true;
-  const char state = paren[2];
-  return state == 'T' || state == 't' || state == 'Z' || state == 'X';
+  return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+// Whether SIGSTOP is pending for the whole of process `pid` (/proc/PID/status ShdPnd).
+bool stop_pending(const std::string& path) {
+  char buf[2048];
+  const int fd = open((path + "/status").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  const char* at = std::strstr(buf, "\nShdPnd:");
+  return at && (std::strtoull(at + 8, nullptr, 16) >> (SIGSTOP - 1)) & 1;
+}
+
+bool stopped_or_gone(long pid) {
+  const std::string path = "/proc/" + std::to_string(pid);
+  const char state = state_at(path);
+  if (!state || state == 'Z' || state == 'X') return true;
+  // Every thread: one that runs, or sleeps where a signal wakes it, is not stopped yet (the
+  // main thread's state alone passed a process whose other threads still ran).
+  DIR* d = opendir((path + "/task").c_str());
+  if (!d) return state == 'T' || state == 't';
+  bool waiting = false, stopped = false, running = false;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const char s = state_at(path + "/task/" + e->d_name);
+    if (s == 'D')
+      waiting = true;
+    else if (s == 'T' || s == 't')
+      stopped = true;
+    else if (s && s != 'Z' && s != 'X')
+      running = true;
+  }
+  closedir(d);
+  if (running) return false;
+  // A thread in an uninterruptible wait runs no code of its own, and stops before it does
+  // if a SIGSTOP is pending or a stop of its threads is under way (another one stopped). A
+  // vfork parent (posix_spawn: make, ninja, every runtime's subprocess) whose child was
+  // stopped before its exec waits so for good: counted as running, it made every ^Z of a
+  // build that starts programs kill the sandbox as one that could not be stopped (red
+  // team A19-7).
+  return !waiting || stopped || stop_pending(path);
 }
 
 // Stops every process in the sandbox's pid namespace but its init (not the command), as
@@ -194,19 +236,56 @@ bool stop_sandbox(pid_t init) {
   return false;
 }
 
-// Whether this process is a background job of the terminal on its stdin (its controlling
-// terminal, whose foreground process group is another).
+// Whether this process is a background job of the terminal on its stdin, stdout or stderr
+// (its controlling terminal, whose foreground process group is another).
 bool in_background() {
-  const pid_t foreground = tcgetpgrp(0);
-  return foreground >= 0 && foreground != getpgrp();
+  for (int fd = 0; fd <= 2; ++fd) {
+    const pid_t foreground = tcgetpgrp(fd);
+    if (foreground >= 0) return foreground != getpgrp();
+  }
+  return false;
+}
+
+// The parent of `pid` from /proc/PID/stat, or 0.
+pid_t parent_of(pid_t pid) {
+  char buf[512];
+  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char* paren = std::strrchr(buf, ')');
+  char state = 0;
+  int parent = 0;
+  return paren && std::sscanf(paren + 1, " %c %d", &state, &parent) == 2 ? parent : 0;
+}
+
+// Whether this process is the foreground job of the terminal on its stdin, stdout or
+// stderr (its controlling terminal).
+bool in_foreground() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    const pid_t foreground = tcgetpgrp(fd);
+    if (foreground >= 0) return foreground == getpgrp();
+  }
+  return false;
 }
 
 // Whether a stop signal stops this process: the kernel discards one sent to an orphaned
-// process group (no member has its parent in another group of the same session), which
-// is as far as this process's own parent can tell.
+// process group (no member has its parent in another group of the same session). Shown by
+// this process or an ancestor in its group whose parent is in another group of the
+// session: a script that runs zpolicy (no job control, so in the script's own group) counts
+// through the script, whose parent is the shell. Looking at zpolicy's parent alone took
+// every run in a script for orphaned, and killed it at `bg` (red team A19-5).
 bool stoppable() {
-  const pid_t parent = getppid();
-  return getsid(parent) == getsid(0) && getpgid(parent) != getpgrp();
+  const pid_t group = getpgrp(), session = getsid(0);
+  pid_t parent = getppid();
+  for (int depth = 0; parent > 0 && depth < 64; ++depth) {
+    if (getsid(parent) != session) return false;
+    if (getpgid(parent) != group) return true;
+    parent = parent_of(parent);
+  }
+  return false;
 }
 
 // bwrap's status stream: {"child-pid": N ...} once the sandbox init exists (before its
@@ -345,6 +424,13 @@ void reap_when_gone(pid_t pid) {
 // its whole process group is killed too.
 constexpr auto kReportGrace = std::chrono::seconds(2);
 
+// How often the terminal's foreground process group is looked at while the command holds
+// the terminal: a process group leaves the foreground without any signal to it (the
+// script that started `zpolicy run … &` exits and its shell takes the terminal back), and
+// nothing else tells (red team A19-3). A line typed at the prompt the shell shows then
+// takes longer than this.
+constexpr int kForegroundLookMs = 50;
+
 }  // namespace
 
 Outcome supervise(const SpawnSpec& spec) {
@@ -469,16 +555,34 @@ Outcome supervise(const SpawnSpec& spec) {
   // on then. Before the release nothing of the command runs. A sandbox that cannot be
   // stopped (it forks faster than the walks stop it) is killed: it must not run on
   // unsupervised.
-  // A sandbox whose stdin is the terminal stays stopped while zpolicy is a background job
-  // of it (`bg` after ^Z, or continued in the background after a SIGSTOP): outside the
-  // terminal's session it would not get the SIGTTIN a background reader gets, and read
-  // what the user types to the foreground shell (red team R18-4). zpolicy stops itself as
+  // A sandbox holding the terminal (on stdin, or on stdout or stderr, through which it reads
+  // as well: red team A19-1) stays stopped while zpolicy is a background job of it (`bg`
+  // after ^Z, or continued in the background after a SIGSTOP): outside the terminal's
+  // session it would not get the SIGTTIN a background reader gets, and read what the user
+  // types to the foreground shell (red team R18-4). zpolicy stops itself as
   // such a reader would be ("Stopped (tty input)") until `fg`; a process group that cannot
   // be stopped (orphaned) has its sandbox killed.
   auto hold_in_background = [&] {
-    return released && spec.terminal_on_stdin && in_background();
+    return released && spec.controlling_terminal && in_background();
   };
-  auto suspend = [&](int sig) {
+  // Stops zpolicy as `sig`'s default action would, the command (stopped or not yet
+  // released) with it; with `group`, its whole process group, as the kernel stops a
+  // background reader's: a script that runs zpolicy waits in the same group, and stopped
+  // alone zpolicy was a job its shell saw running, whose `fg` sends no SIGCONT (red team
+  // A19-5: the job hung after `bg`, `fg`).
+  auto stop_self = [](int sig, bool group) {
+    struct sigaction dfl = {}, ours = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    sigaction(sig, &dfl, &ours);
+    if (group)
+      kill(0, sig);
+    else
+      raise(sig);
+    sigaction(sig, &ours, nullptr);
+  };
+  // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
+  auto suspend = [&](int sig, bool hold) {
     status.drain();
     if (released) {
       if (pid_t init = status.child_pid()) {
@@ -502,15 +606,25 @@ Outcome supervise(const SpawnSpec& spec) {
       if (!first && !stoppable()) {
         out.signal = sig;
         out.killed_by_signal = true;
+        out.orphaned_in_background = true;
         kill_sandbox();
         return;
       }
-      struct sigaction dfl = {}, ours = {};
-      dfl.sa_handler = SIG_DFL;
-      sigemptyset(&dfl.sa_mask);
-      sigaction(sig, &dfl, &ours);
-      raise(sig);
-      sigaction(sig, &ours, nullptr);
+      // A stop signal zpolicy got stops zpolicy (its group got it too when it came from
+      // the terminal); the hold that follows is zpolicy's own and stops the group.
+      stop_self(sig, !first || hold);
+    }
+    // The stop signals that came before zpolicy stopped are answered: zpolicy's copy to the
+    // terminal of a run started in the background, under `stty tostop`, raises SIGTTOU on
+    // every retry until zpolicy stops (and a double ^Z sends two), and each one left in the
+    // pipe stopped the job again after `fg` (red team A19-4). The other signals stay.
+    unsigned char pending[256];
+    size_t kept = 0;
+    for (unsigned char b; read(sfd, &b, 1) == 1;)
+      if (b != SIGTSTP && b != SIGTTIN && b != SIGTTOU && kept < sizeof pending)
+        pending[kept++] = b;
+    if (kept) {
+      [[maybe_unused]] ssize_t n = write(g_signal_pipe, pending, kept);
     }
     command_terminal.restore_in_foreground();
     if (released) signal_all(SIGCONT);
@@ -522,11 +636,16 @@ Outcome supervise(const SpawnSpec& spec) {
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
       if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-        suspend(sig);
+        // The kernel sends SIGTTIN and SIGTTOU for a background job's use of the terminal
+        // (zpolicy's copy to it under `stty tostop`): one handled once zpolicy is back in
+        // the foreground is about a write that now goes through, and stopped the job again
+        // after `fg` (red team A19-4).
+        if (sig != SIGTSTP && in_foreground()) continue;
+        suspend(sig, false);
         continue;
       }
       if (sig == SIGCONT) {
-        if (hold_in_background()) suspend(SIGTTIN);
+        if (hold_in_background()) suspend(SIGTTIN, true);
         continue;
       }
       out.signal = sig;
@@ -558,6 +677,8 @@ Outcome supervise(const SpawnSpec& spec) {
       kill_sandbox();
     }
     int wait_ms = has_deadline && !timed_out ? ms_until(deadline, now) : -1;
+    if (released && spec.controlling_terminal && !out.killed_by_signal)
+      wait_ms = wait_ms < 0 ? kForegroundLookMs : std::min(wait_ms, kForegroundLookMs);
     if (in_grace) wait_ms = ms_until(kill_at, now);
     if (grace_until && now >= *grace_until) {
       kill(-pid, SIGKILL);
@@ -579,6 +700,9 @@ Outcome supervise(const SpawnSpec& spec) {
         guard_told = true;
       }
     take_signals();
+    // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
+    // as after `bg`, or, in the orphaned process group such a job usually is, killed.
+    if (!out.killed_by_signal && hold_in_background()) suspend(SIGTTIN, true);
     if (fds[2].revents) check_tripwire();
     if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
       if (pid_t init = status.child_pid()) {
@@ -590,6 +714,22 @@ Outcome supervise(const SpawnSpec& spec) {
           // The check may have taken long (up to its own deadline): what came meanwhile
           // decides before anything starts.
           take_signals();
+          // Nor is it released into the background: a ^Z while bwrap set up (seconds, with
+          // many mounts), then `bg`, found nothing to hold, and the command started a
+          // background job holding the terminal (red team A19-2). It waits for `fg` as a
+          // background reader would; in an orphaned process group, which the kernel does
+          // not stop, it never starts.
+          while (!out.signal && !timed_out && spec.controlling_terminal && in_background()) {
+            if (!stoppable()) {
+              out.signal = SIGTTIN;
+              out.orphaned_in_background = true;
+              kill_sandbox();
+              break;
+            }
+            stop_self(SIGTTIN, true);
+            take_signals();
+            check_deadline(Clock::now());
+          }
           check_deadline(Clock::now());
           check_tripwire();
           if (!out.signal && !timed_out && !out.tripped) {

@@ -58,9 +58,10 @@ struct SpawnSpec {
   // Guarded runs: the standard streams the guard's child opens again through a read-only
   // mount of their device before it execs bwrap (runner/read_only_streams.hpp).
   std::vector<ReadOnlyStream> read_only_streams;
-  // The caller's controlling terminal is the command's stdin: the sandbox is held stopped
-  // while zpolicy is a background job (runner/standard_streams.hpp, red team R18-4).
-  bool terminal_on_stdin = false;
+  // The caller's controlling terminal is one of the command's standard streams: the
+  // sandbox is neither released nor let run while zpolicy is a background job
+  // (runner/standard_streams.hpp, red team R18-4, A19-1, A19-2).
+  bool controlling_terminal = false;
   // Guarded runs: the read-only mounts of the verified argv inside its writable binds,
   // which that child mounts in the writable binds' copies as well (red team E1d).
   std::vector<StagedProtection> protections;
@@ -86,6 +87,10 @@ struct Outcome {
   // it: the runner holds the --block-fd pipe and the seccomp program until then.
   bool released = false;
   bool tripped = false;  // SpawnSpec::tripped said so, and the sandbox was killed
+  // The command holds the caller's terminal and zpolicy was left in its background in a
+  // process group the kernel does not stop (orphaned): the sandbox was killed rather than
+  // let read the terminal (`signal` is SIGTTIN; red team R18-4, A19-3).
+  bool orphaned_in_background = false;
 };
 
 // Whether the command of a bwrap run was exec'd, as far as bwrap's status stream and the
