@@ -25,15 +25,6 @@ class Argv {
   BwrapArgs out_;
 };
 
-// A path the sandbox's private /tmp covers and no writable root shows: out of the
-// sandbox's reach without a mount, and a bind would show the host's /tmp there.
-bool hidden_by_private_tmp(const ir::Resolved& r, const std::string& path) {
-  if (!r.private_tmp || !ir::path_within("/tmp", path)) return false;
-  for (const auto& w : r.write)
-    if (ir::path_within(w.path, path)) return false;
-  return true;
-}
-
 }  // namespace
 
 BwrapArgs emit(const ir::Resolved& r, BindForm form) {
@@ -85,10 +76,8 @@ BwrapArgs emit(const ir::Resolved& r, BindForm form) {
     for (size_t i = 0; i < r.pin.size(); ++i) pin(i);
     // Missing protected paths get a placeholder from the runner before bwrap starts, so
     // --ro-bind (never -try) is always right: a protection that could silently not
-    // apply would be a dropped deny. A linked worktree's git directory in the host's
-    // /tmp (`git worktree add` from a repository there) stays hidden, as all of it.
-    for (const auto& p : r.protect)
-      if (!hidden_by_private_tmp(r, p.path)) a.bind(true, p.path, p.path);
+    // apply would be a dropped deny.
+    for (const auto& p : r.protect) a.bind(true, p.path, p.path);
   }
   for (const auto& d : r.deny) {
     bool in_writable = false;

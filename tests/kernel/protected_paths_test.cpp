@@ -181,36 +181,6 @@ BOOST_DATA_TEST_CASE(a_git_pointer_file_protects_the_git_directory_it_names, bda
   BOOST_TEST(read_file(box.ws("modules/control.txt")).value_or("<missing>") == "control\n");
 }
 
-// `git worktree add` from a repository in the host's /tmp: the worktree's git directory
-// and the common one lie where the sandbox's /tmp is its own. They stay hidden like the
-// rest of the host's /tmp, unchanged, and the run goes on (it was refused as a dropped
-// deny: binding them read-only showed the host's /tmp).
-BOOST_DATA_TEST_CASE(a_worktrees_git_directory_in_the_hosts_tmp_stays_hidden,
-                     bdata::make(kCallers), caller) {
-  Sandbox box(caller);
-  const std::string repo = "/tmp/zpolicy-kt-" + unique_token();
-  box.remove_later(repo);
-  const std::string common = repo + "/.git", gitdir = common + "/worktrees/ws";
-  box.write_file(common + "/HEAD", "ref: refs/heads/main\n");
-  box.write_file(common + "/config", "[core]\n\trepositoryformatversion = 0\n");
-  box.make_dir(common + "/hooks");
-  box.write_file(gitdir + "/HEAD", "ref: refs/heads/ws\n");
-  box.write_file(gitdir + "/commondir", "../..\n");
-  box.write_file(gitdir + "/gitdir", box.ws(".git") + "\n");
-  box.write_file(box.ws(".git"), "gitdir: " + gitdir + "\n");
-  const std::string before_repo = snapshot(repo), before_pointer = snapshot(box.ws(".git"));
-  auto r = box.sh("cat " + gitdir + "/HEAD && echo host-gitdir-read\n"
-                  "ls " + common + " && echo host-common-read\n"
-                  "mkdir -p " + gitdir + " && echo own > " + gitdir + "/HEAD\n"
-                  "echo x > .git; echo control > control.txt");
-  BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  BOOST_TEST(r.out.find("host-gitdir-read") == std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("host-common-read") == std::string::npos, r.describe());
-  BOOST_TEST(snapshot(repo) == before_repo);
-  BOOST_TEST(snapshot(box.ws(".git")) == before_pointer);
-  BOOST_TEST(read_file(box.ws("control.txt")).value_or("<missing>") == "control\n");
-}
-
 BOOST_DATA_TEST_CASE(a_protected_path_through_a_symlink_refuses_to_run, bdata::make(kCallers),
                      caller) {
   // A symlinked `data` or `.env` would make the rule protect the link, not what it names.
