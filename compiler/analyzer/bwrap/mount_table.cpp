@@ -119,6 +119,7 @@ void MountTable::add_mount(Mount m) {
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
   if (n.kind == Node::Kind::ModeOverride) mode_overrides_.emplace_back(n.path, n.mount);
+  if (n.kind == Node::Kind::Symlink) link_nodes_.push_back(n.path);
   std::vector<Node>& here = nodes_at_[n.path];
   // A mode set again in the same mount replaces the last one: a chain of thousands of
   // --chmod of one path would make every look-up there walk them all.
@@ -132,13 +133,23 @@ void MountTable::add_node(Node n) {
 }
 
 void MountTable::index_aliases() {
+  PathMap<bool> alias_dests(*paths_), above_alias_dests(*paths_);
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
     if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
       aliases_by_source_[m.source].push_back(i);
       alias_changes_.insert(m.source, true);
+      alias_dests.insert(m.dest, true);
+      // Each directory once: one above a listed one is listed.
+      for (Id a = m.dest; !above_alias_dests.find(a); a = paths_->up(a)) {
+        above_alias_dests.insert(a, true);
+        if (a == PathTable::kRoot) break;
+      }
     }
   }
+  for (Id link : link_nodes_)
+    aliases_meet_links_ = aliases_meet_links_ || above_alias_dests.find(link) ||
+                          alias_dests.deepest_containing(link);
   // After the aliases are listed: covering() remembers what it finds, alias sources
   // included.
   for (size_t i = 1; i < mounts_.size(); ++i)
@@ -537,19 +548,23 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
 // reaches the parent. Two levels below a noted place (and one, for siblings) every
 // alias stands as it stood, so the class's first search answers for all. A name spelled
 // like a symbolic root is a class of its own: an alias ending in it may be that root.
-// Links made by --symlink lead an alias anywhere, so with any link every path is searched.
+// A link made by --symlink at, above or below an alias bind's destination may lead an
+// alias anywhere; then every path is searched. The class's first path is searched for
+// all: it lies at most two levels below the place, so that an alias search does not
+// build each alias of a deep path.
 MountTable::FirstAliases MountTable::first_aliases(Id host) {
-  if (has_symlinks_) return search_aliases(host);
+  if (aliases_meet_links_) return search_aliases(host);
   const AliasClass c =
       fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
         if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
-          return AliasClass{a, 0};
-        return AliasClass{above.at, std::min(above.below + 1, 2u)};
+          return AliasClass{a, 0, a};
+        if (above.below == 2) return above;
+        return AliasClass{above.at, above.below + 1, a};
       });
   const auto key = std::make_pair(c.at, c.below);
   if (const auto known = first_aliases_.find(key); known != first_aliases_.end())
     return known->second;
-  return first_aliases_.emplace(key, search_aliases(host)).first->second;
+  return first_aliases_.emplace(key, search_aliases(c.first)).first->second;
 }
 
 MountTable::FirstAliases MountTable::search_aliases(Id host) {

@@ -249,9 +249,14 @@ class MountTable {
   // a 2 000-deep tree cost 683 alias searches per region).
   PathMap<bool> alias_changes_;
   std::vector<std::pair<Id, size_t>> mode_overrides_;  // each --chmod's path and mount
+  std::vector<Id> link_nodes_;                         // each --symlink's path
+  // Whether a link lies at, above or below the destination of an alias bind, where it may
+  // lead an alias anywhere: then every host path is searched.
+  bool aliases_meet_links_ = false;
   struct AliasClass {
     Id at = PathTable::kRoot;
     unsigned below = 0;
+    Id first = PathTable::kRoot;  // the class's first path on the way down: searched for all
   };
   PathMap<AliasClass> alias_class_;
   std::map<std::pair<Id, unsigned>, FirstAliases> first_aliases_;
