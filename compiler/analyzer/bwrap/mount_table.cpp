@@ -148,8 +148,8 @@ void MountTable::index_aliases() {
     }
   }
   for (Id link : link_nodes_)
-    aliases_meet_links_ = aliases_meet_links_ || above_alias_dests.find(link) ||
-                          alias_dests.deepest_containing(link);
+    aliases_meet_links_ =
+        aliases_meet_links_ || above_alias_dests.find(link) || alias_dests.deepest_containing(link);
   // After the aliases are listed: covering() remembers what it finds, alias sources
   // included.
   for (size_t i = 1; i < mounts_.size(); ++i)
