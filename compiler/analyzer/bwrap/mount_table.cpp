@@ -59,6 +59,8 @@ MountTable::MountTable(std::shared_ptr<PathTable> paths,
       mounts_below_(*paths_),
       nodes_at_(*paths_),
       aliases_by_source_(*paths_),
+      alias_changes_(*paths_),
+      alias_class_(*paths_),
       inherited_(*paths_) {}
 
 ir::Result<MountTable> MountTable::replay(const BwrapArgv& argv,
@@ -116,6 +118,8 @@ void MountTable::add_mount(Mount m) {
 
 void MountTable::add_node(Node n) {
   has_symlinks_ |= n.kind == Node::Kind::Symlink;
+  if (n.kind == Node::Kind::ModeOverride) mode_overrides_.emplace_back(n.path, n.mount);
+  if (n.kind == Node::Kind::Symlink) link_nodes_.push_back(n.path);
   std::vector<Node>& here = nodes_at_[n.path];
   // A mode set again in the same mount replaces the last one: a chain of thousands of
   // --chmod of one path would make every look-up there walk them all.
@@ -129,11 +133,36 @@ void MountTable::add_node(Node n) {
 }
 
 void MountTable::index_aliases() {
+  PathMap<bool> alias_dests(*paths_), above_alias_dests(*paths_);
   for (size_t i = 0; i < mounts_.size(); ++i) {
     const Mount& m = mounts_[i];
-    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest)
+    if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
       aliases_by_source_[m.source].push_back(i);
+      alias_changes_.insert(m.source, true);
+      alias_dests.insert(m.dest, true);
+      // Each directory once: one above a listed one is listed.
+      for (Id a = m.dest; !above_alias_dests.find(a); a = paths_->up(a)) {
+        above_alias_dests.insert(a, true);
+        if (a == PathTable::kRoot) break;
+      }
+    }
   }
+  for (Id link : link_nodes_)
+    aliases_meet_links_ =
+        aliases_meet_links_ || above_alias_dests.find(link) || alias_dests.deepest_containing(link);
+  // After the aliases are listed: covering() remembers what it finds, alias sources
+  // included.
+  for (size_t i = 1; i < mounts_.size(); ++i)
+    if (mounts_[i].visible && mounts_[i].dest != PathTable::kRoot)
+      note_alias_change(mounts_[i].dest, covering(paths_->up(mounts_[i].dest)));
+  for (const auto& [path, mount] : mode_overrides_) note_alias_change(path, mount);
+}
+
+void MountTable::note_alias_change(Id p, size_t mount) {
+  // A bind of a path onto itself is no alias: no alias leaves it or meets a mark in it.
+  const Mount& m = mounts_[mount];
+  if (m.kind == MountKind::Bind && m.source != m.dest)
+    alias_changes_.insert(paths_->rebase(m.source, m.dest, p), true);
 }
 
 // The deepest visible mount whose destination holds `p`.
@@ -500,6 +529,45 @@ MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) cons
 
 MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) {
   if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
+  if (const auto i = first_aliases(host)[static_cast<size_t>(op)]) {
+    const Mount& m = mounts_[*i];
+    return {Reach{Outcome::Host, host, *i}, paths_->rebase(m.dest, m.source, host)};
+  }
+  // Another host object is, for this one, storage it does not share.
+  if (direct.outcome == Outcome::Host) return {Reach{Outcome::Scratch, std::nullopt}, std::nullopt};
+  return {direct, std::nullopt};
+}
+
+// Why one search serves a class (docs/verify.md "Bounded inputs"). An alias of `host`
+// through bind m is m's destination with host's path below m's source; it reaches `host`
+// exactly when the bind covering it is m or one that maps as m does, which then has its
+// source there (a noted place). Leaving such a bind's part of the sandbox, or meeting a
+// --chmod in it, happens at a noted place too. Elsewhere the alias of a path and that of
+// its parent lie in one bind with no mark at either: the same mount, search permission
+// and modes, and so the same verdict, which reaches `host` exactly when the parent's
+// reaches the parent. Two levels below a noted place (and one, for siblings) every
+// alias stands as it stood, so the class's first search answers for all. A name spelled
+// like a symbolic root is a class of its own: an alias ending in it may be that root.
+// A link made by --symlink at, above or below an alias bind's destination may lead an
+// alias anywhere; then every path is searched. The class's first path is searched for
+// all: it lies at most two levels below the place, so that an alias search does not
+// build each alias of a deep path.
+MountTable::FirstAliases MountTable::first_aliases(Id host) {
+  if (aliases_meet_links_) return search_aliases(host);
+  const AliasClass c =
+      fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
+        if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
+          return AliasClass{a, 0, a};
+        if (above.below == 2) return above;
+        return AliasClass{above.at, above.below + 1, a};
+      });
+  const auto key = std::make_pair(c.at, c.below);
+  if (const auto known = first_aliases_.find(key); known != first_aliases_.end())
+    return known->second;
+  return first_aliases_.emplace(key, search_aliases(c.first)).first->second;
+}
+
+MountTable::FirstAliases MountTable::search_aliases(Id host) {
   std::vector<size_t> candidates;
   for (auto src = inherited(host).alias_source; src;
        src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
@@ -508,17 +576,20 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
   }
   // In replay order, so that the trace names the same bind whatever the index holds.
   std::sort(candidates.begin(), candidates.end());
+  FirstAliases first;
   for (size_t i : candidates) {
     const Mount& m = mounts_[i];
     const Id alias = paths_->rebase(m.dest, m.source, host);
     if (alias == host) continue;
-    Trace none(false);
-    const Reach r = reach(alias, op, none);
-    if (r.outcome == Outcome::Host && r.host == host) return {Reach{Outcome::Host, host, i}, alias};
+    for (FsOp op : kAllFsOps) {
+      std::optional<size_t>& slot = first[static_cast<size_t>(op)];
+      if (slot) continue;
+      Trace none(false);
+      const Reach r = reach(alias, op, none);
+      if (r.outcome == Outcome::Host && r.host == host) slot = i;
+    }
   }
-  // Another host object is, for this one, storage it does not share.
-  if (direct.outcome == Outcome::Host) return {Reach{Outcome::Scratch, std::nullopt}, std::nullopt};
-  return {direct, std::nullopt};
+  return first;
 }
 
 AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) {

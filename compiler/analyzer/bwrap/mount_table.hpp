@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -206,11 +207,20 @@ class MountTable {
     std::optional<Id> alias;  // the alias path, when one reaches `host`
   };
   HostReach of_host(Id host, FsOp op, const Reach& direct);
+  // For each operation, the first alias bind in replay order through which it reaches the
+  // host object `host`, if any: the search of_host() needs, by the class of `host` below.
+  using FirstAliases = std::array<std::optional<size_t>, 4>;  // indexed by FsOp
+  FirstAliases first_aliases(Id host);
+  // The search itself: every alias of `host`, in replay order.
+  FirstAliases search_aliases(Id host);
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
-  // host_access() must try. Built once the replay is done.
+  // host_access() must try; and the host paths where what they reach may change. Built
+  // once the replay is done.
   void index_aliases();
+  // Notes the host path that `mount` shows at `p` as one where an alias may change.
+  void note_alias_change(Id p, size_t mount);
 
   std::shared_ptr<PathTable> paths_;
   std::shared_ptr<const std::deque<std::string>>
@@ -228,6 +238,28 @@ class MountTable {
   PathMap<std::vector<Node>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
+  // Where the aliases of host objects may begin to reach them or stop (docs/verify.md
+  // "Bounded inputs"): the source of every alias bind, and the host object every bind
+  // shows at each mark in the part of the sandbox it covers (a mount's destination, a
+  // --chmod). Between two such places, an alias of a host path reaches it exactly when
+  // the same alias of its parent reaches the parent, two levels below one on. So a host
+  // path's first aliases depend only on its class: the nearest such place at or above it
+  // and how far below (0, 1, or 2 for two or more); without links, each class is
+  // searched once, not every path of a deep tree once per alias bind (683 binds nested in
+  // a 2 000-deep tree cost 683 alias searches per region).
+  PathMap<bool> alias_changes_;
+  std::vector<std::pair<Id, size_t>> mode_overrides_;  // each --chmod's path and mount
+  std::vector<Id> link_nodes_;                         // each --symlink's path
+  // Whether a link lies at, above or below the destination of an alias bind, where it may
+  // lead an alias anywhere: then every host path is searched.
+  bool aliases_meet_links_ = false;
+  struct AliasClass {
+    Id at = PathTable::kRoot;
+    unsigned below = 0;
+    Id first = PathTable::kRoot;  // the class's first path on the way down: searched for all
+  };
+  PathMap<AliasClass> alias_class_;
+  std::map<std::pair<Id, unsigned>, FirstAliases> first_aliases_;
   // Set once the replay is done: from then on the mounts do not change, and inherited()
   // remembers its answer for every path it passes (fold_down), so that the probes of a
   // deep path cost its depth once. The questions that reach it are therefore not const.
