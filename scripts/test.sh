@@ -8,9 +8,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 ZPOLICY_BUILD_TARGETS=zpolicy_all_but_sanitized_tests bash scripts/build.sh
+# The sanitized build compiles while build/'s tests run: their kernel tier spends minutes
+# waiting on sandboxes and uses about a sixth of a core (docs/benchmarks.md "CI time
+# (session 19)"). At the lowest priority, so that the tests' processes get a core as soon
+# as they wake. Its log follows the tests' output. An interrupt (^C) reaches it too:
+# ninja stops on SIGINT even in a background job, where the shell ignores it.
+mkdir -p build-sanitized
+nice -n 19 bash scripts/build-sanitized.sh </dev/null >build-sanitized/build.log 2>&1 &
+sanitized_build=$!
 # Tests that run sandboxes hold the RESOURCE_LOCK host_sandbox_runs (tests/CMakeLists.txt),
 # so they run one at a time; the pure ones run beside them.
-ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)" -E '^unit_'
-bash scripts/build-sanitized.sh
+tests_status=0
+ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)" -E '^unit_' ||
+  tests_status=$?
+build_status=0
+wait "$sanitized_build" || build_status=$?
+echo "scripts/build-sanitized.sh, run beside build/'s tests (exit status $build_status):"
+cat build-sanitized/build.log
+if ((tests_status != 0 || build_status != 0)); then exit 1; fi
 ctest --test-dir build-sanitized --output-on-failure --timeout 900 -j"$(nproc)" \
   -L '^(unit|golden|fuzz)$'
