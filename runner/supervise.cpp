@@ -149,19 +149,24 @@ void signal_sandbox(pid_t init, int sig) {
   closedir(d);
 }
 
-// Whether /proc/PID/stat shows `pid` stopped (or gone, or a zombie: nothing to stop).
-// The state letter of /proc/PATH/stat ('R', 'S', 'D', 'T' ...), or 0 when gone.
-char state_at(const std::string& path) {
+// The fields of /proc/PATH/stat from the state on, or "" when gone. They follow the
+// command name, which may hold ')' itself: after the last one.
+std::string stat_fields(const std::string& path) {
   char buf[512];
   const int fd = open((path + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return {};
   const ssize_t n = read(fd, buf, sizeof buf - 1);
   close(fd);
-  if (n <= 0) return 0;
+  if (n <= 0) return {};
   buf[n] = 0;
-  // The state follows the command name, which may hold ')' itself: after the last one.
   const char* paren = std::strrchr(buf, ')');
-  return paren && paren[1] == ' ' ? paren[2] : 0;
+  return paren && paren[1] == ' ' ? std::string(paren + 2) : std::string();
+}
+
+// The state letter of /proc/PATH/stat ('R', 'S', 'D', 'T' ...), or 0 when gone.
+char state_at(const std::string& path) {
+  const std::string fields = stat_fields(path);
+  return fields.empty() ? 0 : fields[0];
 }
 
 // Whether SIGSTOP is pending for the whole of process `pid` (/proc/PID/status ShdPnd).
@@ -248,17 +253,12 @@ bool in_background() {
 
 // The parent of `pid` from /proc/PID/stat, or 0.
 pid_t parent_of(pid_t pid) {
-  char buf[512];
-  const int fd = open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  const char* paren = std::strrchr(buf, ')');
   char state = 0;
   int parent = 0;
-  return paren && std::sscanf(paren + 1, " %c %d", &state, &parent) == 2 ? parent : 0;
+  return std::sscanf(stat_fields("/proc/" + std::to_string(pid)).c_str(), "%c %d", &state,
+                     &parent) == 2
+             ? parent
+             : 0;
 }
 
 // Whether this process is the foreground job of the terminal on its stdin, stdout or
