@@ -364,9 +364,10 @@ BOOST_DATA_TEST_CASE(a_build_that_starts_programs_is_stopped_not_killed_by_ctrl_
 // background stops the job, as the command's own write would: each retry of the copy's
 // write raised SIGTTOU until zpolicy stopped, and the ones left over stopped the job again
 // after `fg` (status 150). It stops, and `fg` shows the output. Open (session 19): on a quiet
-// machine the job stops a second time after the first `fg` in most runs (SIGTTOU again,
-// cause not found), so the test asks for at most two stops; the fix left stopped it up to
-// five times, when the harness kills it.
+// machine the job stops a second time after the first `fg` in most runs: a SIGTTOU of the
+// copy's retries lands between stop_self's default and its raise, and the raise stops the
+// job again after `fg` (docs/redteam-2026-12.md A19-4). The test asks for at most two stops;
+// before the fix it stopped up to five times, when the harness kills it.
 BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_and_shows_its_output_after_fg,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
