@@ -15,6 +15,7 @@
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
+#include "ir/macos_sysctls.hpp"
 #include "ir/target.hpp"
 
 namespace zpolicy::compiler {
@@ -149,51 +150,19 @@ Expectation system_socket_intent(const ir::Resolved& r) {
   return deny(std::string("system sockets under network: ") + network_text(r));
 }
 
-// The sysctls a confined profile may read (docs/macos.md, "Process primitives"): sizes,
-// CPU features and OS versions that runtimes read, and a process's own entry. Reading
-// them is neither required nor refused by a policy; any other is a grant nobody asked
-// for: `kern.proc.all` lists the host's processes and `kern.procargs2` hands over another
-// process's arguments and environment (`(allow sysctl-read)` was accepted before
-// 2026-12-06; red team verify18).
-constexpr std::array<std::string_view, 27> kPlatformSysctls = {"hw.activecpu",
-                                                               "hw.byteorder",
-                                                               "hw.cachelinesize",
-                                                               "hw.cpufamily",
-                                                               "hw.cputype",
-                                                               "hw.l1dcachesize",
-                                                               "hw.l2cachesize",
-                                                               "hw.logicalcpu",
-                                                               "hw.logicalcpu_max",
-                                                               "hw.machine",
-                                                               "hw.memsize",
-                                                               "hw.model",
-                                                               "hw.ncpu",
-                                                               "hw.pagesize",
-                                                               "hw.physicalcpu",
-                                                               "hw.physicalcpu_max",
-                                                               "kern.argmax",
-                                                               "kern.hostname",
-                                                               "kern.maxfilesperproc",
-                                                               "kern.osproductversion",
-                                                               "kern.osrelease",
-                                                               "kern.ostype",
-                                                               "kern.osversion",
-                                                               "kern.version",
-                                                               "machdep.cpu.brand_string",
-                                                               "sysctl.proc_cputype",
-                                                               "vm.loadavg"};
-constexpr std::array<std::string_view, 3> kPlatformSysctlPrefixes = {"hw.optional.", "hw.perflevel",
-                                                                     "kern.proc.pid."};
-// What a widened rule would show: the host's processes, their arguments and environment.
+// The probes of sysctl-read beside the design's own (ir::kMacosPlatformSysctls): what a
+// widened rule would show, the host's processes, their arguments and environment.
 constexpr std::array<std::string_view, 4> kHostProcessSysctls = {"kern.proc.all", "kern.procargs2",
                                                                  "kern.proc.uid", "kern.proc.pgrp"};
 
+// Reading the design's sysctls is neither required nor refused by a policy; any other is
+// a grant nobody asked for.
 Expectation sysctl_intent(const ir::Resolved& r, std::string_view name) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   const bool platform =
-      std::find(kPlatformSysctls.begin(), kPlatformSysctls.end(), name) != kPlatformSysctls.end() ||
-      std::any_of(kPlatformSysctlPrefixes.begin(), kPlatformSysctlPrefixes.end(),
-                  [&](std::string_view p) { return name.starts_with(p); });
+      std::ranges::find(ir::kMacosPlatformSysctls, name) != ir::kMacosPlatformSysctls.end() ||
+      std::ranges::any_of(ir::kMacosPlatformSysctlPrefixes,
+                          [&](std::string_view p) { return name.starts_with(p); });
   if (platform) return either("a sysctl runtimes read, no policy's concern");
   return deny("a sysctl nobody asked for (the host's processes, their arguments)");
 }
@@ -403,8 +372,9 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
     sysctls.emplace_back(n);
     sysctls.push_back(std::string(n) + "zpolicy-probe");
   }
-  sysctls.insert(sysctls.end(), kPlatformSysctls.begin(), kPlatformSysctls.end());
-  for (const std::string_view p : kPlatformSysctlPrefixes) sysctls.push_back(std::string(p) + "1");
+  sysctls.insert(sysctls.end(), ir::kMacosPlatformSysctls.begin(), ir::kMacosPlatformSysctls.end());
+  for (const std::string_view p : ir::kMacosPlatformSysctlPrefixes)
+    sysctls.push_back(std::string(p) + "1");
   sysctls.insert(sysctls.end(), kHostProcessSysctls.begin(), kHostProcessSysctls.end());
   with_fresh_name(sysctls, [](int i) { return "zpolicy.probe." + std::to_string(i); });
   for (const auto& name : sysctls) on_other("sysctl-read", name, sysctl_intent(r, name));
