@@ -184,51 +184,44 @@ struct ArtifactNames {
   std::vector<std::string_view> sysctls;   // of sysctl-name and sysctl-name-prefix filters
 };
 
-// The most distinct ports a profile may name: each is probed with every network
-// operation by a query that reads every rule, and zpolicy names none ("localhost:*").
-constexpr size_t kMaxPorts = 64;
+// The most distinct names of each kind a profile may name. Each port is probed with every
+// network operation by a query that reads every rule, and so is each service and sysctl
+// name with its operation; zpolicy names no port ("localhost:*"), nine services at most
+// and thirty sysctl names and prefixes.
+constexpr size_t kMaxNames = 64;
 
-// Likewise for the names of global-name filters (zpolicy names nine at most).
-constexpr size_t kMaxServices = 64;
-
-// The names of a bound profile; an error at the rule that names one port or service too
-// many.
+// The names of a bound profile; an error at the rule that names one port, service or
+// sysctl name too many.
 ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
   ArtifactNames out;
+  // `name` into `names` unless it is there already; false past kMaxNames.
+  auto distinct = [](std::vector<std::string_view>& names, std::string_view name) {
+    if (std::ranges::find(names, name) != names.end()) return true;
+    if (names.size() == kMaxNames) return false;
+    names.push_back(name);
+    return true;
+  };
   for (size_t r = 0; r < bound.rules.size(); ++r) {
+    auto too_many = [&](const char* what) {
+      return ir::error_at({"profile.sb", bound.rules[r].line, 1},
+                          "more than " + std::to_string(kMaxNames) + " distinct " + what +
+                              " are outside the subset zpolicy emits");
+    };
     // A rule's filters, nested ones included, run up to the next rule's first.
     const size_t end =
         r + 1 < bound.rules.size() ? bound.rules[r + 1].first_filter : bound.filters.size();
     for (size_t i = bound.rules[r].first_filter; i < end; ++i) {
       const SbplFilter& f = bound.filters[i];
-      if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
+      using K = SbplFilter::Kind;
+      if (f.is_path()) {
         out.paths.push_back(f.param_value ? *f.param_value : std::string_view(f.value));
-      } else if (f.kind == SbplFilter::Kind::GlobalName) {
-        if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
-          continue;
-        if (out.services.size() == kMaxServices)
-          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
-                              "more than " + std::to_string(kMaxServices) +
-                                  " distinct Mach services are outside the subset zpolicy emits");
-        out.services.push_back(f.value);
-      } else if (f.kind == SbplFilter::Kind::SysctlName ||
-                 f.kind == SbplFilter::Kind::SysctlNamePrefix) {
-        if (std::find(out.sysctls.begin(), out.sysctls.end(), f.value) != out.sysctls.end())
-          continue;
-        if (out.sysctls.size() == kMaxServices)
-          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
-                              "more than " + std::to_string(kMaxServices) +
-                                  " distinct sysctl names are outside the subset zpolicy emits");
-        out.sysctls.push_back(f.value);
-      } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
+      } else if (f.kind == K::GlobalName) {
+        if (!distinct(out.services, f.value)) return too_many("Mach services");
+      } else if (f.kind == K::SysctlName || f.kind == K::SysctlNamePrefix) {
+        if (!distinct(out.sysctls, f.value)) return too_many("sysctl names");
+      } else if (f.kind == K::LocalIp || f.kind == K::RemoteIp) {
         const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
-        if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
-          continue;
-        if (out.ports.size() == kMaxPorts)
-          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
-                              "more than " + std::to_string(kMaxPorts) +
-                                  " distinct ports are outside the subset zpolicy emits");
-        out.ports.push_back(port);
+        if (port != "*" && !distinct(out.ports, port)) return too_many("ports");
       }
     }
   }
