@@ -60,8 +60,8 @@ constexpr std::array<PathOperation, 18> kPathOperations = {{
     {"file-write-owner", FsOp::Attributes},
     // Seatbelt's other file-write* operations, which no rule of the subset can name but
     // every file-write* rule grants: without them a profile that allows file-write* and
-    // denies each operation above one by one kept ACLs, setuid bits and Finder info of
-    // protected paths writable, unseen (red team fuzz19).
+    // denies each operation above one by one would keep ACLs, setuid bits and Finder
+    // info of protected paths writable, unseen (docs/macos.md, Z19-2).
     {"file-write-acl", FsOp::Attributes},
     {"file-write-setugid", FsOp::Attributes},
     {"file-write-finderinfo", FsOp::Attributes},
@@ -392,6 +392,14 @@ void for_each_probe(const ir::Resolved& r, Intent& intent, const ArtifactNames& 
 
 using Answers = std::vector<std::pair<const SbplModel*, SbplDecision>>;
 
+// decide_all_models() with each decision paired with its model.
+Answers answers_of(std::vector<SbplDecision> decisions) {
+  Answers answers;
+  for (size_t i = 0; i < decisions.size(); ++i)
+    answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
+  return answers;
+}
+
 // Models that reached the same answer by the same rule share one line of the trace.
 std::vector<std::string> describe(const Answers& answers) {
   std::map<std::string, std::string> by_trace;
@@ -446,10 +454,7 @@ ir::Diagnostic outside_subset(const ir::Diagnostic& error) {
 void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
             const SbplParams& values, std::string_view op, std::string_view target,
             const Expectation& v) {
-  auto decisions = decide_all_models(profile, op, target, values);
-  Answers answers;
-  for (size_t i = 0; i < decisions.size(); ++i)
-    answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
+  const Answers answers = answers_of(decide_all_models(profile, op, target, values));
   const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
   Answers wrong;
   for (const auto& a : answers) {
@@ -951,10 +956,8 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
   if (!parsed) return {outside_subset(parsed.error())};
   // A confined profile denies what no rule allows. Rules can name only the operations
   // of the subset, so under (allow default) every other one Seatbelt knows is granted
-  // unseen: appleevent-send (Terminal runs a script outside the sandbox), lsopen,
-  // iokit-open, mach-register, file-mount, ... (accepted before 2026-12-06 when the
-  // rules denied the subset's operations everywhere the golden profile does; red team
-  // fuzz19).
+  // unseen, whatever the rules deny: appleevent-send (Terminal runs a script outside the
+  // sandbox), lsopen, iokit-open, mach-register, file-mount, ... (docs/macos.md, Z19-1).
   if (parsed->default_allow && ir::is_confined(policy.mode))
     return {malformed({"profile.sb", parsed->default_line, 1}, "(allow default)",
                       "(deny default): a confined profile grants only what its rules allow",
@@ -1003,13 +1006,10 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
   Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   const Expectation v = intent.expect(intern(intent.paths(), path), known->op);
   out.policy = {op, std::string(path), v.expect, v.rule, v.reason};
-  auto decisions = decide_all_models(profile, op, path, values);
-  Answers answers;
-  for (size_t i = 0; i < decisions.size(); ++i)
-    answers.emplace_back(&all_sbpl_models()[i], decisions[i]);
-  out.allowed = decisions.front().allowed;  // all_sbpl_models() starts with last-match
-  out.models_agree = true;
-  for (const auto& d : decisions) out.models_agree = out.models_agree && d.allowed == out.allowed;
+  const Answers answers = answers_of(decide_all_models(profile, op, path, values));
+  out.allowed = answers.front().second.allowed;  // all_sbpl_models() starts with last-match
+  out.models_agree = std::ranges::all_of(
+      answers, [&](const auto& a) { return a.second.allowed == out.allowed; });
   out.trace = describe(answers);
   return out;
 }
