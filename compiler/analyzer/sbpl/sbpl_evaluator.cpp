@@ -889,6 +889,18 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile,
   }
   for (const auto& [r, f] : profile.index->others)
     if (candidate_[static_cast<size_t>(r)]) tested_.push_back(f);
+  // Two operations that the same rules name get the same answers: those covering both
+  // (file-write* for file-write-mode and file-write-owner), when no rule names one alone.
+  // Kept though it saves only a constant: the eighteen path operations fall into a few
+  // such groups in zpolicy's profiles, and answering each group once is a tenth of the
+  // macOS verify of golden/large (docs/benchmarks.md, "lean20").
+  uint64_t named = 0;
+  for (const SbplRule& r : profile.rules) named |= r.operation_bits;
+  for (size_t k = 0; k < covering_.size(); ++k) {
+    size_t j = 0;
+    while ((covering_[j] & named) != (covering_[k] & named) || create_[j] != create_[k]) ++j;
+    same_as_.push_back(j);
+  }
 }
 
 std::vector<int> SbplTargetQuery::rules_matched_per_target() const {
@@ -907,6 +919,10 @@ std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) const {
   const Matched m = match_rules(profile_, candidate_, untouched_, tested_, target);
   std::vector<uint32_t> out(covering_.size(), 0);
   for (size_t k = 0; k < covering_.size(); ++k) {
+    if (same_as_[k] < k) {
+      out[k] = out[same_as_[k]];
+      continue;
+    }
     // Model i is precedence i % 4 under subpath reading i / 4 (all_sbpl_models()); the
     // readings differ only for creation, and only where a subpath names the target.
     const bool apart = create_[k] && m.readings_differ;

@@ -244,6 +244,7 @@ class SbplTargetQuery {
   std::vector<bool> candidate_;     // by rule: it names one of the operations
   std::vector<int> untouched_;      // the candidates that match a target nothing names
   std::vector<uint32_t> tested_;    // the candidates' leaves the index does not hold
+  std::vector<size_t> same_as_;     // by operation: the first that gets the same answers
 };
 
 }  // namespace zpolicy::compiler
