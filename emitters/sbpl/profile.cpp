@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/macos_sysctls.hpp"
+
 namespace zpolicy::emitters::sbpl {
 namespace {
 
@@ -203,35 +205,9 @@ class Builder {
     line("(allow file-map-executable)");
     line("; Read-only sysctls that libc, language runtimes and build tools size themselves by.");
     std::vector<std::string> sysctls;
-    for (const char* name : {"hw.activecpu",
-                             "hw.byteorder",
-                             "hw.cachelinesize",
-                             "hw.cpufamily",
-                             "hw.cputype",
-                             "hw.l1dcachesize",
-                             "hw.l2cachesize",
-                             "hw.logicalcpu",
-                             "hw.logicalcpu_max",
-                             "hw.machine",
-                             "hw.memsize",
-                             "hw.model",
-                             "hw.ncpu",
-                             "hw.pagesize",
-                             "hw.physicalcpu",
-                             "hw.physicalcpu_max",
-                             "kern.argmax",
-                             "kern.hostname",
-                             "kern.maxfilesperproc",
-                             "kern.osproductversion",
-                             "kern.osrelease",
-                             "kern.ostype",
-                             "kern.osversion",
-                             "kern.version",
-                             "machdep.cpu.brand_string",
-                             "sysctl.proc_cputype",
-                             "vm.loadavg"})
+    for (const std::string_view name : ir::kMacosPlatformSysctls)
       sysctls.push_back("(sysctl-name \"" + std::string(name) + "\")");
-    for (const char* prefix : {"hw.optional.", "hw.perflevel", "kern.proc.pid."})
+    for (const std::string_view prefix : ir::kMacosPlatformSysctlPrefixes)
       sysctls.push_back("(sysctl-name-prefix \"" + std::string(prefix) + "\")");
     form("(allow sysctl-read", sysctls);
     line("; getpwuid/getgrgid (the user database) are answered by this service.");

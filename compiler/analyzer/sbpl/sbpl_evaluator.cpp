@@ -573,15 +573,14 @@ struct Matched {
   bool readings_differ = false;
 };
 
-// The rules of `p` that match `target`, into `out`: of the candidate rules (by rule), of
-// which `untouched` (ascending) match a target no filter names; `tested` are the leaves
-// of the candidates that the index does not hold (the non-path ones). `edges` is working
-// space.
-void match_rules(const SbplProfile& p, const std::vector<bool>& candidate,
-                 const std::vector<int>& untouched, const std::vector<uint32_t>& tested,
-                 std::string_view target, Marks::Edges& edges, Matched& out) {
-  edges.clear();
-  out.readings_differ = false;
+// The rules of `p` that match `target`: of the candidate rules (by rule), of which
+// `untouched` (ascending) match a target no filter names; `tested` are the leaves of the
+// candidates that the index does not hold (the non-path ones).
+Matched match_rules(const SbplProfile& p, const std::vector<bool>& candidate,
+                    const std::vector<int>& untouched, const std::vector<uint32_t>& tested,
+                    std::string_view target) {
+  Marks::Edges edges;
+  Matched out;
   for_each_holder(*p.index, target, [&](const std::vector<uint32_t>& filters, bool exact) {
     for (uint32_t f : filters) {
       // A literal matches only the target itself.
@@ -600,7 +599,6 @@ void match_rules(const SbplProfile& p, const std::vector<bool>& candidate,
   for (const bool strict : {false, true}) {
     if (strict && !out.readings_differ) break;
     std::vector<RuleMatch>& list = strict ? out.strict : out.included;
-    list.clear();
     auto u = untouched.begin();
     for (auto e = first_rule; e != edges.end() || u != untouched.end();) {
       const int marked =
@@ -615,6 +613,7 @@ void match_rules(const SbplProfile& p, const std::vector<bool>& candidate,
       if (candidate[static_cast<size_t>(r)] && m.matched) list.push_back({r, m});
     }
   }
+  return out;
 }
 
 // The entry of `matched` (ascending rules) that decides under each precedence reading,
@@ -873,16 +872,9 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
   return SbplTargetQuery(profile, {std::string(operation)}).decisions(target, with_trace);
 }
 
-// The working lists of one target, kept from one target to the next.
-struct SbplTargetQuery::Work {
-  Marks::Edges edges;
-  Matched matched;
-  std::vector<uint32_t> allowed;
-};
-
 SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile,
                                  const std::vector<std::string>& operations)
-    : profile_(profile), candidate_(profile.rules.size(), false), work_(std::make_unique<Work>()) {
+    : profile_(profile), candidate_(profile.rules.size(), false) {
   uint64_t any = 0;
   for (const auto& op : operations) {
     covering_.push_back(covering(op));
@@ -899,6 +891,9 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile,
     if (candidate_[static_cast<size_t>(r)]) tested_.push_back(f);
   // Two operations that the same rules name get the same answers: those covering both
   // (file-write* for file-write-mode and file-write-owner), when no rule names one alone.
+  // Kept though it saves only a constant: the eighteen path operations fall into a few
+  // such groups in zpolicy's profiles, and answering each group once is a tenth of the
+  // macOS verify of golden/large (docs/benchmarks.md, "lean20").
   uint64_t named = 0;
   for (const SbplRule& r : profile.rules) named |= r.operation_bits;
   for (size_t k = 0; k < covering_.size(); ++k) {
@@ -907,8 +902,6 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile,
     same_as_.push_back(j);
   }
 }
-
-SbplTargetQuery::~SbplTargetQuery() = default;
 
 std::vector<int> SbplTargetQuery::rules_matched_per_target() const {
   std::vector<int> out;
@@ -922,11 +915,9 @@ std::vector<int> SbplTargetQuery::rules_matched_per_target() const {
   return out;
 }
 
-const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
-  Matched& m = work_->matched;
-  match_rules(profile_, candidate_, untouched_, tested_, target, work_->edges, m);
-  std::vector<uint32_t>& out = work_->allowed;
-  out.assign(covering_.size(), 0);
+std::vector<uint32_t> SbplTargetQuery::allowed(std::string_view target) const {
+  const Matched m = match_rules(profile_, candidate_, untouched_, tested_, target);
+  std::vector<uint32_t> out(covering_.size(), 0);
   for (size_t k = 0; k < covering_.size(); ++k) {
     if (same_as_[k] < k) {
       out[k] = out[same_as_[k]];
@@ -950,9 +941,9 @@ const std::vector<uint32_t>& SbplTargetQuery::allowed(std::string_view target) {
   return out;
 }
 
-std::vector<SbplDecision> SbplTargetQuery::decisions(std::string_view target, bool with_trace) {
-  Matched& m = work_->matched;
-  match_rules(profile_, candidate_, untouched_, tested_, target, work_->edges, m);
+std::vector<SbplDecision> SbplTargetQuery::decisions(std::string_view target,
+                                                     bool with_trace) const {
+  const Matched m = match_rules(profile_, candidate_, untouched_, tested_, target);
   std::vector<SbplDecision> out;
   for (const SbplModel& model : all_sbpl_models()) {
     const bool strict =

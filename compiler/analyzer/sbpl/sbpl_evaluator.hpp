@@ -228,12 +228,10 @@ std::vector<SbplDecision> decide_all_models(const SbplProfile& profile, std::str
 class SbplTargetQuery {
  public:
   SbplTargetQuery(const SbplProfile& profile, const std::vector<std::string>& operations);
-  ~SbplTargetQuery();
   // Element k: bit m set when all_sbpl_models()[m] allows operations[k] on `target`.
-  // Valid until the next call.
-  const std::vector<uint32_t>& allowed(std::string_view target);
+  std::vector<uint32_t> allowed(std::string_view target) const;
   // operations[0] on `target` under each model, as decide_all_models() answers.
-  std::vector<SbplDecision> decisions(std::string_view target, bool with_trace);
+  std::vector<SbplDecision> decisions(std::string_view target, bool with_trace) const;
   // The rules naming one of the operations that are unconditional or have a filter other
   // than a literal or subpath, ascending. Those that match a target no path filter names
   // are matched against every target, so a verifier bounds how many there may be.
@@ -243,12 +241,10 @@ class SbplTargetQuery {
   const SbplProfile& profile_;
   std::vector<uint64_t> covering_;  // by operation: the profile operations that cover it
   std::vector<bool> create_;        // by operation: file-write-create
-  std::vector<size_t> same_as_;     // by operation: the first that gets the same answers
   std::vector<bool> candidate_;     // by rule: it names one of the operations
   std::vector<int> untouched_;      // the candidates that match a target nothing names
   std::vector<uint32_t> tested_;    // the candidates' leaves the index does not hold
-  struct Work;                      // a target's working lists, kept for the next
-  std::unique_ptr<Work> work_;
+  std::vector<size_t> same_as_;     // by operation: the first that gets the same answers
 };
 
 }  // namespace zpolicy::compiler

@@ -15,6 +15,7 @@
 #include "compiler/analyzer/sbpl/sbpl_evaluator.hpp"
 #include "compiler/analyzer/sbpl/sbpl_nested_places.hpp"
 #include "compiler/analyzer/symbolic_path.hpp"
+#include "ir/macos_sysctls.hpp"
 #include "ir/target.hpp"
 
 namespace zpolicy::compiler {
@@ -59,8 +60,8 @@ constexpr std::array<PathOperation, 18> kPathOperations = {{
     {"file-write-owner", FsOp::Attributes},
     // Seatbelt's other file-write* operations, which no rule of the subset can name but
     // every file-write* rule grants: without them a profile that allows file-write* and
-    // denies each operation above one by one kept ACLs, setuid bits and Finder info of
-    // protected paths writable, unseen (red team fuzz19).
+    // denies each operation above one by one would keep ACLs, setuid bits and Finder
+    // info of protected paths writable, unseen (docs/macos.md, Z19-2).
     {"file-write-acl", FsOp::Attributes},
     {"file-write-setugid", FsOp::Attributes},
     {"file-write-finderinfo", FsOp::Attributes},
@@ -149,51 +150,19 @@ Expectation system_socket_intent(const ir::Resolved& r) {
   return deny(std::string("system sockets under network: ") + network_text(r));
 }
 
-// The sysctls a confined profile may read (docs/macos.md, "Process primitives"): sizes,
-// CPU features and OS versions that runtimes read, and a process's own entry. Reading
-// them is neither required nor refused by a policy; any other is a grant nobody asked
-// for: `kern.proc.all` lists the host's processes and `kern.procargs2` hands over another
-// process's arguments and environment (`(allow sysctl-read)` was accepted before
-// 2026-12-06; red team verify18).
-constexpr std::array<std::string_view, 27> kPlatformSysctls = {"hw.activecpu",
-                                                               "hw.byteorder",
-                                                               "hw.cachelinesize",
-                                                               "hw.cpufamily",
-                                                               "hw.cputype",
-                                                               "hw.l1dcachesize",
-                                                               "hw.l2cachesize",
-                                                               "hw.logicalcpu",
-                                                               "hw.logicalcpu_max",
-                                                               "hw.machine",
-                                                               "hw.memsize",
-                                                               "hw.model",
-                                                               "hw.ncpu",
-                                                               "hw.pagesize",
-                                                               "hw.physicalcpu",
-                                                               "hw.physicalcpu_max",
-                                                               "kern.argmax",
-                                                               "kern.hostname",
-                                                               "kern.maxfilesperproc",
-                                                               "kern.osproductversion",
-                                                               "kern.osrelease",
-                                                               "kern.ostype",
-                                                               "kern.osversion",
-                                                               "kern.version",
-                                                               "machdep.cpu.brand_string",
-                                                               "sysctl.proc_cputype",
-                                                               "vm.loadavg"};
-constexpr std::array<std::string_view, 3> kPlatformSysctlPrefixes = {"hw.optional.", "hw.perflevel",
-                                                                     "kern.proc.pid."};
-// What a widened rule would show: the host's processes, their arguments and environment.
+// The probes of sysctl-read beside the design's own (ir::kMacosPlatformSysctls): what a
+// widened rule would show, the host's processes, their arguments and environment.
 constexpr std::array<std::string_view, 4> kHostProcessSysctls = {"kern.proc.all", "kern.procargs2",
                                                                  "kern.proc.uid", "kern.proc.pgrp"};
 
+// Reading the design's sysctls is neither required nor refused by a policy; any other is
+// a grant nobody asked for.
 Expectation sysctl_intent(const ir::Resolved& r, std::string_view name) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   const bool platform =
-      std::find(kPlatformSysctls.begin(), kPlatformSysctls.end(), name) != kPlatformSysctls.end() ||
-      std::any_of(kPlatformSysctlPrefixes.begin(), kPlatformSysctlPrefixes.end(),
-                  [&](std::string_view p) { return name.starts_with(p); });
+      std::ranges::find(ir::kMacosPlatformSysctls, name) != ir::kMacosPlatformSysctls.end() ||
+      std::ranges::any_of(ir::kMacosPlatformSysctlPrefixes,
+                          [&](std::string_view p) { return name.starts_with(p); });
   if (platform) return either("a sysctl runtimes read, no policy's concern");
   return deny("a sysctl nobody asked for (the host's processes, their arguments)");
 }
@@ -215,51 +184,44 @@ struct ArtifactNames {
   std::vector<std::string_view> sysctls;   // of sysctl-name and sysctl-name-prefix filters
 };
 
-// The most distinct ports a profile may name: each is probed with every network
-// operation by a query that reads every rule, and zpolicy names none ("localhost:*").
-constexpr size_t kMaxPorts = 64;
+// The most distinct names of each kind a profile may name. Each port is probed with every
+// network operation by a query that reads every rule, and so is each service and sysctl
+// name with its operation; zpolicy names no port ("localhost:*"), nine services at most
+// and thirty sysctl names and prefixes.
+constexpr size_t kMaxNames = 64;
 
-// Likewise for the names of global-name filters (zpolicy names nine at most).
-constexpr size_t kMaxServices = 64;
-
-// The names of a bound profile; an error at the rule that names one port or service too
-// many.
+// The names of a bound profile; an error at the rule that names one port, service or
+// sysctl name too many.
 ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
   ArtifactNames out;
+  // `name` into `names` unless it is there already; false past kMaxNames.
+  auto distinct = [](std::vector<std::string_view>& names, std::string_view name) {
+    if (std::ranges::find(names, name) != names.end()) return true;
+    if (names.size() == kMaxNames) return false;
+    names.push_back(name);
+    return true;
+  };
   for (size_t r = 0; r < bound.rules.size(); ++r) {
+    auto too_many = [&](const char* what) {
+      return ir::error_at({"profile.sb", bound.rules[r].line, 1},
+                          "more than " + std::to_string(kMaxNames) + " distinct " + what +
+                              " are outside the subset zpolicy emits");
+    };
     // A rule's filters, nested ones included, run up to the next rule's first.
     const size_t end =
         r + 1 < bound.rules.size() ? bound.rules[r + 1].first_filter : bound.filters.size();
     for (size_t i = bound.rules[r].first_filter; i < end; ++i) {
       const SbplFilter& f = bound.filters[i];
-      if (f.kind == SbplFilter::Kind::Literal || f.kind == SbplFilter::Kind::Subpath) {
+      using K = SbplFilter::Kind;
+      if (f.is_path()) {
         out.paths.push_back(f.param_value ? *f.param_value : std::string_view(f.value));
-      } else if (f.kind == SbplFilter::Kind::GlobalName) {
-        if (std::find(out.services.begin(), out.services.end(), f.value) != out.services.end())
-          continue;
-        if (out.services.size() == kMaxServices)
-          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
-                              "more than " + std::to_string(kMaxServices) +
-                                  " distinct Mach services are outside the subset zpolicy emits");
-        out.services.push_back(f.value);
-      } else if (f.kind == SbplFilter::Kind::SysctlName ||
-                 f.kind == SbplFilter::Kind::SysctlNamePrefix) {
-        if (std::find(out.sysctls.begin(), out.sysctls.end(), f.value) != out.sysctls.end())
-          continue;
-        if (out.sysctls.size() == kMaxServices)
-          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
-                              "more than " + std::to_string(kMaxServices) +
-                                  " distinct sysctl names are outside the subset zpolicy emits");
-        out.sysctls.push_back(f.value);
-      } else if (f.kind == SbplFilter::Kind::LocalIp || f.kind == SbplFilter::Kind::RemoteIp) {
+      } else if (f.kind == K::GlobalName) {
+        if (!distinct(out.services, f.value)) return too_many("Mach services");
+      } else if (f.kind == K::SysctlName || f.kind == K::SysctlNamePrefix) {
+        if (!distinct(out.sysctls, f.value)) return too_many("sysctl names");
+      } else if (f.kind == K::LocalIp || f.kind == K::RemoteIp) {
         const std::string_view port = std::string_view(f.value).substr(f.value.rfind(':') + 1);
-        if (port == "*" || std::find(out.ports.begin(), out.ports.end(), port) != out.ports.end())
-          continue;
-        if (out.ports.size() == kMaxPorts)
-          return ir::error_at({"profile.sb", bound.rules[r].line, 1},
-                              "more than " + std::to_string(kMaxPorts) +
-                                  " distinct ports are outside the subset zpolicy emits");
-        out.ports.push_back(port);
+        if (port != "*" && !distinct(out.ports, port)) return too_many("ports");
       }
     }
   }
@@ -403,8 +365,9 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
     sysctls.emplace_back(n);
     sysctls.push_back(std::string(n) + "zpolicy-probe");
   }
-  sysctls.insert(sysctls.end(), kPlatformSysctls.begin(), kPlatformSysctls.end());
-  for (const std::string_view p : kPlatformSysctlPrefixes) sysctls.push_back(std::string(p) + "1");
+  sysctls.insert(sysctls.end(), ir::kMacosPlatformSysctls.begin(), ir::kMacosPlatformSysctls.end());
+  for (const std::string_view p : ir::kMacosPlatformSysctlPrefixes)
+    sysctls.push_back(std::string(p) + "1");
   sysctls.insert(sysctls.end(), kHostProcessSysctls.begin(), kHostProcessSysctls.end());
   with_fresh_name(sysctls, [](int i) { return "zpolicy.probe." + std::to_string(i); });
   for (const auto& name : sysctls) on_other("sysctl-read", name, sysctl_intent(r, name));
@@ -428,6 +391,14 @@ void for_each_probe(const ir::Resolved& r, Intent& intent, const ArtifactNames& 
 }
 
 using Answers = std::vector<std::pair<const SbplModel*, SbplDecision>>;
+
+// decide_all_models() with each decision paired with its model.
+Answers answers_of(std::vector<SbplDecision> decisions) {
+  Answers answers;
+  for (size_t i = 0; i < decisions.size(); ++i)
+    answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
+  return answers;
+}
 
 // Models that reached the same answer by the same rule share one line of the trace.
 std::vector<std::string> describe(const Answers& answers) {
@@ -483,10 +454,7 @@ ir::Diagnostic outside_subset(const ir::Diagnostic& error) {
 void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
             const SbplParams& values, std::string_view op, std::string_view target,
             const Expectation& v) {
-  auto decisions = decide_all_models(profile, op, target, values);
-  Answers answers;
-  for (size_t i = 0; i < decisions.size(); ++i)
-    answers.emplace_back(&all_sbpl_models()[i], std::move(decisions[i]));
+  const Answers answers = answers_of(decide_all_models(profile, op, target, values));
   const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
   Answers wrong;
   for (const auto& a : answers) {
@@ -988,10 +956,8 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
   if (!parsed) return {outside_subset(parsed.error())};
   // A confined profile denies what no rule allows. Rules can name only the operations
   // of the subset, so under (allow default) every other one Seatbelt knows is granted
-  // unseen: appleevent-send (Terminal runs a script outside the sandbox), lsopen,
-  // iokit-open, mach-register, file-mount, ... (accepted before 2026-12-06 when the
-  // rules denied the subset's operations everywhere the golden profile does; red team
-  // fuzz19).
+  // unseen, whatever the rules deny: appleevent-send (Terminal runs a script outside the
+  // sandbox), lsopen, iokit-open, mach-register, file-mount, ... (docs/macos.md, Z19-1).
   if (parsed->default_allow && ir::is_confined(policy.mode))
     return {malformed({"profile.sb", parsed->default_line, 1}, "(allow default)",
                       "(deny default): a confined profile grants only what its rules allow",
@@ -1040,13 +1006,10 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
   Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
   const Expectation v = intent.expect(intern(intent.paths(), path), known->op);
   out.policy = {op, std::string(path), v.expect, v.rule, v.reason};
-  auto decisions = decide_all_models(profile, op, path, values);
-  Answers answers;
-  for (size_t i = 0; i < decisions.size(); ++i)
-    answers.emplace_back(&all_sbpl_models()[i], decisions[i]);
-  out.allowed = decisions.front().allowed;  // all_sbpl_models() starts with last-match
-  out.models_agree = true;
-  for (const auto& d : decisions) out.models_agree = out.models_agree && d.allowed == out.allowed;
+  const Answers answers = answers_of(decide_all_models(profile, op, path, values));
+  out.allowed = answers.front().second.allowed;  // all_sbpl_models() starts with last-match
+  out.models_agree = std::ranges::all_of(
+      answers, [&](const auto& a) { return a.second.allowed == out.allowed; });
   out.trace = describe(answers);
   return out;
 }

@@ -137,12 +137,23 @@ std::optional<size_t> step(std::span<const BpfInsn> prog, size_t pc, const Secco
   return pc + 1;
 }
 
+// Runs `walk` on `first` and on every item it pushes onto `pending`, until none is left:
+// an explicit stack, not the call stack, since a hostile program may nest 4096
+// comparisons. The walks below push disjoint items, so their order does not matter.
+template <class Item, class Walk>
+void drain(std::vector<Item>& pending, Item first, Walk&& walk) {
+  pending.push_back(std::move(first));
+  while (!pending.empty()) {
+    Item item = std::move(pending.back());
+    pending.pop_back();
+    walk(item);
+  }
+}
+
 // The walk of run_bpf_for_numbers: each branch is one path of the program for the numbers
 // lo..hi, all of which have taken it so far. While `a_is_nr`, the accumulator holds the
-// number itself and only instructions that do not read it run on the machine. Branches
-// wait on an explicit stack, not the call stack: a hostile program may nest 4096
-// comparisons. The ranges of the branches are disjoint, so the order they run in does
-// not matter.
+// number itself and only instructions that do not read it run on the machine. The ranges
+// of the branches are disjoint.
 struct NumberWalk {
   struct Branch {
     size_t pc;
@@ -157,12 +168,7 @@ struct NumberWalk {
   std::vector<Branch> pending;
 
   void run(Branch first) {
-    pending.push_back(std::move(first));
-    while (!pending.empty()) {
-      Branch b = std::move(pending.back());
-      pending.pop_back();
-      walk(b);
-    }
+    drain(pending, std::move(first), [&](Branch& b) { walk(b); });
   }
 
   void walk(Branch& b) {
@@ -223,9 +229,7 @@ struct NumberWalk {
 // the calls of the group share. An instruction that reads only shared values runs once
 // for the group; a comparison of a loaded word with a shared value splits the group by
 // each call's own word; anything else computed from a loaded word makes the group fall
-// back to run_bpf for each of its calls. Groups wait on an explicit stack, not the call
-// stack: a hostile program may nest 4096 comparisons. The groups are disjoint, so the
-// order they run in does not matter.
+// back to run_bpf for each of its calls. The groups are disjoint.
 struct CallWalk {
   struct Loaded {
     uint32_t offset, mask;  // the call's word at `offset` of seccomp_data, & mask
@@ -245,12 +249,7 @@ struct CallWalk {
   std::vector<Group> pending;
 
   void run(Group first) {
-    pending.push_back(std::move(first));
-    while (!pending.empty()) {
-      Group g = std::move(pending.back());
-      pending.pop_back();
-      walk(g);
-    }
+    drain(pending, std::move(first), [&](Group& g) { walk(g); });
   }
 
   void walk(Group& g) {

@@ -34,16 +34,22 @@ std::string field_name(uint32_t k) {
   return "arg" + std::to_string((k - 16) / 8) + ((k - 16) % 8 ? " high word" : " low word");
 }
 
+// The number a `0xHEX` text (`0x` and at least one hexadecimal digit, nothing after) says.
+std::optional<uint32_t> hex_number(std::string_view text) {
+  uint32_t v = 0;
+  if (!text.starts_with("0x")) return std::nullopt;
+  const auto r = std::from_chars(text.data() + 2, text.data() + text.size(), v, 16);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
 // What an `nr >= BOUND` comment on `in` must say: BOUND is the comparison's constant,
 // as NAME(NUMBER) of a syscall or as 0xNUMBER (a number no syscall has).
 std::optional<std::string> bound_error(const BpfInsn& in, std::string_view bound) {
   const std::string wrong = "the comment's bound is not the comparison's constant";
   if (bound.starts_with("0x")) {
-    uint32_t number = 0;
-    const auto r = std::from_chars(bound.data() + 2, bound.data() + bound.size(), number, 16);
-    if (r.ec != std::errc() || r.ptr != bound.data() + bound.size() || in.code != (JMP | JGE | K) ||
-        number != in.k)
-      return wrong;
+    const auto number = hex_number(bound);
+    if (!number || in.code != (JMP | JGE | K) || *number != in.k) return wrong;
     return std::nullopt;
   }
   const size_t open = bound.find('(');
@@ -80,13 +86,7 @@ bool names_a_number(std::string_view text) {
 
 // One end of a range of numbers: NAME or NAME(N) of an x86_64 syscall, or 0xHEX.
 std::optional<uint32_t> range_end(std::string_view text) {
-  if (text.starts_with("0x")) {
-    uint32_t v = 0;
-    const auto r = std::from_chars(text.data() + 2, text.data() + text.size(), v, 16);
-    if (text.size() == 2 || r.ec != std::errc() || r.ptr != text.data() + text.size())
-      return std::nullopt;
-    return v;
-  }
+  if (text.starts_with("0x")) return hex_number(text);
   const size_t open = text.find('(');
   const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, text.substr(0, open));
   if (!s) return std::nullopt;
@@ -163,7 +163,6 @@ std::optional<std::string> comment_error(const BpfInsn& in, std::string_view com
     subject = comment.substr(0, comment.find(' '));
   }
   return range_error(subject, reach);
-  return std::nullopt;
 }
 
 // A label's own name, without the `.N` that tells the places of one range apart

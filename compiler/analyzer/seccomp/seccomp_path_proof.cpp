@@ -12,6 +12,8 @@ namespace {
 
 using WKind = WordSet::Witness::Kind;
 constexpr size_t kKeptCounterexamples = 100;
+// Why a path is left unproven when a witness search runs out of budget.
+constexpr const char* kTooComplex = "too complex to prove within the search budget";
 // Conditions of one argument whose truth values are combined; a policy with more on one
 // argument is refused unproven rather than searched at exponential cost.
 constexpr size_t kMaxConditionsPerArgument = 16;
@@ -206,7 +208,7 @@ struct Prover {
     for (size_t i = 0; i < kDataWords; ++i) {
       const auto x = p.words[i].witness(budget);
       if (x.kind == WKind::Empty) return std::nullopt;  // no call takes this path
-      if (x.kind == WKind::Unknown) return "too complex to prove within the search budget";
+      if (x.kind == WKind::Unknown) return kTooComplex;
       w[i] = x.value;
     }
     ++out.paths;
@@ -223,7 +225,7 @@ struct Prover {
     WordSet foreign = p.words[kWordArch];
     foreign.not_bits(UINT32_MAX, ir::kAuditArchX86_64);
     const auto fa = foreign.witness(budget);
-    if (fa.kind == WKind::Unknown) return "too complex to prove within the search budget";
+    if (fa.kind == WKind::Unknown) return kTooComplex;
     if (fa.kind == WKind::Found)
       check(fa.value, {ir::Arch::I386, w[kWordNr], args_of(w)}, policy.foreign_abi_action);
     return std::nullopt;
@@ -257,7 +259,7 @@ struct Prover {
     WordSet x32 = nr;
     x32.bits(ir::kX32SyscallBit, ir::kX32SyscallBit);
     const auto xa = x32.witness(budget);
-    if (xa.kind == WKind::Unknown) return "too complex to prove within the search budget";
+    if (xa.kind == WKind::Unknown) return kTooComplex;
     if (xa.kind == WKind::Found)
       check(x86, {ir::Arch::X32, xa.value, args_of(w)}, policy.foreign_abi_action);
     // Unknown numbers: a hole of the table, or anything above it without the x32 bit.
@@ -269,7 +271,7 @@ struct Prover {
       above.bits(ir::kX32SyscallBit, 0);
       above.at_least(known_end);
       const auto u = above.witness(budget);
-      if (u.kind == WKind::Unknown) return "too complex to prove within the search budget";
+      if (u.kind == WKind::Unknown) return kTooComplex;
       if (u.kind == WKind::Found) unknown = u.value;
     }
     if (unknown) check(x86, {ir::Arch::X86_64, *unknown, args_of(w)}, policy.unknown_number_action);
