@@ -31,9 +31,23 @@ namespace {
 //   bg-blocked:   as ctrl-z, zpolicy started with SIGTTIN blocked (a mask its parent left);
 //                 after ^Z, `bg` and a line typed to the shell: whether the shell sees the
 //                 job stopped within 3 s, then `fg`, `after-fg` typed, and the job's end.
+//   amp-tostop-ttou-blocked: the job starts in the background (`&`, the terminal on 0-2)
+//                 under `stty tostop`, zpolicy with SIGTTOU blocked (a mask its parent
+//                 left); whether it stops, ends, or neither within 5 s, and its output.
+//   ctrl-z-storm, amp-tostop-storm: the job (in the foreground once `ready` exists, or
+//                 started with `&` under `stty tostop`) gets 40 rounds of ^Z and `bg` as
+//                 fast as signals go, then `fg` and `go` created; how often it stopped
+//                 after that `fg` (each answered with `fg`), and how it ended.
+//   setsid:       the job is `setsid zpolicy run …` (the terminal on 0-2): setsid forks, its
+//                 parent ends the job at once and the shell takes the terminal back; once
+//                 `ready` exists a line is typed to the shell; waits for `done`.
 //   amp-settings: the job starts in the background (`&`, the terminal on 0-2); once `ready`
 //                 exists, the shell turns echo off (a foreground program's password
 //                 prompt) and creates `go`; whether echo is still off once the job ended.
+//   amp-hangup:   the job starts in the background (`&`, the terminal on 0-2); once `ready`
+//                 exists, the terminal is closed (its window shut: a hangup); whether the
+//                 job ends within 5 s (the harness ignores SIGHUP, as `disown` or `nohup`
+//                 keeps a job's, so only the terminal's failure can end it).
 //   amp-nonblock: the job starts in the background (`&`, the terminal on 0-2) on a terminal whose open file is non-blocking (node and
 //                 others leave it so); nothing reads the terminal until 0.5 s after
 //                 `writing` exists; prints how many bytes the terminal got and whether the
@@ -57,19 +71,25 @@ fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
 a = termios.tcgetattr(slave); a[3] |= termios.ECHO | termios.ICANON; a[1] &= ~termios.OPOST
 termios.tcsetattr(slave, termios.TCSANOW, a)
 signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
 os.chdir(ws)
 shell = os.getpgrp()
 background = how.startswith("amp")
+if "tostop" in how:
+    a = termios.tcgetattr(slave); a[3] |= termios.TOSTOP
+    termios.tcsetattr(slave, termios.TCSANOW, a)
 if how == "amp-nonblock":
     fcntl.fcntl(slave, fcntl.F_SETFL, fcntl.fcntl(slave, fcntl.F_GETFL) | os.O_NONBLOCK)
 job = os.fork()
 if job == 0:
     os.setpgid(0, 0)
     if not background: os.tcsetpgrp(slave, os.getpgrp())
-    for s in (signal.SIGTTOU, signal.SIGPIPE): signal.signal(s, signal.SIG_DFL)
-    if "blocked" in how: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTIN})
+    for s in (signal.SIGTTOU, signal.SIGPIPE, signal.SIGHUP): signal.signal(s, signal.SIG_DFL)
+    if "blocked" in how:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU if "ttou" in how else signal.SIGTTIN})
     null = os.open("/dev/null", os.O_RDONLY)
     os.dup2(null if "null" in how else slave, 0); os.dup2(slave, 1); os.dup2(slave, 2)
+    if how == "setsid": os.execv("/usr/bin/setsid", ["setsid", z, "run", "--"] + argv)
     os.execv(z, [z, "run", "--"] + argv)
 try: os.setpgid(job, job)
 except OSError: pass
@@ -108,7 +128,58 @@ if how == "amp-nonblock":
     print("terminal got", got, "bytes;", "the last came" if last.endswith(b"LAST") else "the last did not come")
     print("ended", os.waitstatus_to_exitcode(st))
     sys.exit(0)
+if how == "amp-tostop-ttou-blocked":
+    end = time.time() + 5
+    while True:
+        pid, st = os.waitpid(job, os.WUNTRACED | os.WNOHANG)
+        if pid or time.time() > end: break
+        drain(); time.sleep(0.01)
+    if not pid: print("neither stopped nor ended in 5 s"); sys.exit(0)
+    if os.WIFSTOPPED(st): print("stopped"); os.killpg(job, signal.SIGKILL); sys.exit(0)
+    ended(st); sys.exit(0)
+if how.endswith("storm"):
+    # ^Z, bg, ^Z, bg … as fast as signals go, then fg; a stop after that fg is answered
+    # with fg again, up to five times.
+    if not background: until(lambda: os.path.exists("ready"))
+    for _ in range(40):
+        os.killpg(job, signal.SIGTSTP); os.tcsetpgrp(slave, shell); os.killpg(job, signal.SIGCONT)
+    stops = 0
+    os.tcsetpgrp(slave, job); os.killpg(job, signal.SIGCONT)        # fg
+    open("go", "w").close()
+    end = time.time() + 15
+    while True:
+        pid, st = os.waitpid(job, os.WUNTRACED | os.WNOHANG)
+        if pid and os.WIFSTOPPED(st):
+            stops += 1
+            if stops == 5: os.killpg(job, signal.SIGKILL)
+            os.tcsetpgrp(slave, job); os.killpg(job, signal.SIGCONT)
+            continue
+        if pid or time.time() > end: break
+        drain(); time.sleep(0.005)
+    print("stops after the last fg:", stops)
+    if pid: ended(st)
+    else: print("hung after fg"); os.killpg(job, signal.SIGKILL)
+    sys.exit(0)
+if how == "setsid":
+    # setsid forks (the job's leader) and its parent exits at once: the shell's prompt.
+    os.waitpid(job, 0)
+    os.tcsetpgrp(slave, shell)
+    until(lambda: os.path.exists("ready"))
+    os.write(master, b"secret-typed-to-the-shell\n")
+    shell_reads()
+    until(lambda: os.path.exists("done"))
+    sys.exit(0)
 until(lambda: os.path.exists("ready"))
+if how == "amp-hangup":
+    for fd in (mine, slave, master): os.close(fd)   # the window is closed: a hangup
+    end = time.time() + 5
+    while True:
+        pid, st = os.waitpid(job, os.WNOHANG)
+        if pid or time.time() > end: break
+        time.sleep(0.01)
+    if pid: print("ended", os.waitstatus_to_exitcode(st))
+    else: print("runs on after the hangup"); os.killpg(job, signal.SIGKILL)
+    sys.exit(0)
 if how == "amp-settings":
     # The foreground program (`sudo` asking for a password) turns echo off meanwhile.
     a = termios.tcgetattr(slave); a[3] &= ~(termios.ECHO | termios.ICANON)
@@ -210,6 +281,60 @@ BOOST_DATA_TEST_CASE(a_process_whose_main_thread_exited_is_stopped_by_ctrl_z,
   // Continued, it reads the terminal again.
   BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
+// A20-2: A19-1's copy of a background run's output to the terminal drops everything after
+// the first write that fails, and a terminal whose open file is non-blocking (node, and
+// whatever program ran before in that shell, leave it so; it is the caller's open file,
+// which zpolicy writes through) fails a write with EAGAIN whenever its buffer is full: of
+// 300 000 bytes the terminal showed about 12 000, and the run ended 0. The command itself,
+// holding the terminal, would have seen EAGAIN and could retry; behind the pipe it sees its
+// writes succeed. The copy waits for the terminal instead.
+BOOST_DATA_TEST_CASE(a_background_runs_output_reaches_a_non_blocking_terminal_whole,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string command =
+      "import sys; open('writing', 'w').close(); sys.stdout.write('y' * 300000 + 'LAST'); "
+      "sys.stdout.flush()";
+  const RunResult r =
+      box.host_command({"/usr/bin/python3", "-c", kJobShell, zpolicy_binary(), box.workspace(),
+                        "amp-nonblock", json_argv({"/usr/bin/python3", "-c", command})});
+  BOOST_TEST(r.out.find("terminal got 300004 bytes; the last came") != std::string::npos,
+             r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
+// A20-5: `setsid zpolicy run -- agent` in an interactive shell runs zpolicy in a session of
+// its own, with no controlling terminal, while the shell shows its prompt at once: the
+// terminal on stdin passed as the command's input, and the command read the line typed to
+// the shell. A terminal on stdin that another session holds, where no ancestor of zpolicy
+// holding it is in its foreground, is /dev/null to the command, as for `&`.
+BOOST_DATA_TEST_CASE(a_run_started_with_setsid_never_reads_what_is_typed_to_the_shell,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command(
+      {"/usr/bin/python3", "-c", kJobShell, zpolicy_binary(), box.workspace(), "setsid",
+       json_argv({"/bin/sh", "-c",
+                  "touch ready; read -r l && echo \"$l\" >> stolen; touch done"})});
+  BOOST_TEST(stolen(box).empty(), stolen(box));
+  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             r.describe());
+}
+
+// A20-6: the copy of a background run's output (A19-1) drops what the terminal refuses and
+// goes on reading the pipe, so a command whose terminal is gone (its window closed: every
+// write fails EIO) never learns it: one that writes until a write fails ran on until its
+// timeout. Writing to the terminal itself, it would have ended at its next write. The copy
+// should close the pipe's read end once the terminal fails for good (EIO), so that the
+// command's next write fails (EPIPE) as it would have.
+BOOST_DATA_TEST_CASE(a_background_run_learns_that_its_terminal_is_gone,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command(
+      {"/usr/bin/python3", "-c", kJobShell, zpolicy_binary(), box.workspace(), "amp-hangup",
+       json_argv({"/bin/sh", "-c", "touch ready; while echo x; do sleep 0.05; done"})});
+  BOOST_TEST(r.out.find("ended") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("runs on after the hangup") == std::string::npos, r.describe());
 }
 
 // A20-3: held in the background (R18-4, A19-1), zpolicy stops its process group with SIGTTIN,
