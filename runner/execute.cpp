@@ -352,6 +352,7 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   spec.fds.insert(spec.fds.end(), streams.fds().begin(), streams.fds().end());
   spec.read_only_streams = streams.read_only();
   spec.controlling_terminal = streams.controlling_terminal();
+  if (streams.may_hold_output()) spec.output_held = [&streams] { return streams.output_held(); };
   for (const auto& p : plan.fds) {
     if (p.when == compiler::Handover::AtStart) {
       const int fd = started_artifact(p.bytes);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <cstring>
 #include <optional>
 #include <string>
+
+#include "runner/job_control.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -279,23 +282,13 @@ void feed(int copy, int from, int to) {
   close(to);
 }
 
-// Copies everything from `from` into `to` until end of file; a failed write drops the
-// rest, as a full disk would for the command itself.
-void copy_until_end(int from, int to) {
-  char buf[64 * 1024];
-  bool writable = true;
-  for (;;) {
-    const ssize_t n = read(from, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    for (ssize_t done = 0; writable && done < n;) {
-      const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) writable = false;
-      else done += w;
-    }
-  }
-  close(from);
+// Whether the kernel would stop this process's job for a write to `terminal` now: its
+// controlling terminal, of which the job is in the background, under `stty tostop`.
+bool write_would_stop(int terminal) {
+  const pid_t foreground = tcgetpgrp(terminal);
+  termios settings;
+  return foreground >= 0 && foreground != getpgrp() && tcgetattr(terminal, &settings) == 0 &&
+         (settings.c_lflag & TOSTOP);
 }
 
 }  // namespace
@@ -303,6 +296,9 @@ void copy_until_end(int from, int to) {
 StandardStreams::~StandardStreams() { finish(); }
 
 bool StandardStreams::prepare(std::string& why) {
+  struct sigaction output_signal;
+  ttou_ignored_ = sigaction(SIGTTOU, nullptr, &output_signal) == 0 &&
+                  output_signal.sa_handler == SIG_IGN;
   for (int fd = 0; fd <= 2; ++fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
@@ -348,6 +344,7 @@ bool StandardStreams::prepare(std::string& why) {
             continue;
           }
           if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
+          may_hold_output_ = true;
           continue;
         }
         controlling_terminal_ = true;
@@ -383,7 +380,8 @@ bool StandardStreams::prepare(std::string& why) {
         return false;
       }
       fds_.push_back({p[1], fd});
-      copies_.emplace_back(copy_until_end, p[0], fd);
+      ++copying_;
+      copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
       continue;
     }
     if (S_ISSOCK(st.st_mode)) {
@@ -429,14 +427,81 @@ bool StandardStreams::relay_to_terminal(int fd, dev_t terminal, std::string& why
   }
   fds_.push_back({p[1], fd});
   relays_.push_back({terminal, p[1]});
-  copies_.emplace_back(copy_until_end, p[0], fd);
+  ++copying_;
+  copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
   return true;
+}
+
+// No write of this thread raises SIGTTOU. For a background job's write under `stty tostop`
+// the kernel sends it to the whole job on each retry, microseconds apart, until the job
+// stops; one that came while zpolicy stopped itself for the first stopped the job a second
+// time after `fg` (red team A19-4). The kernel lets the write of a thread that blocks
+// SIGTTOU through, so this thread holds such a write itself until the job is in the
+// foreground, and the job is stopped for it once: by the supervision while the sandbox runs
+// (output_held()), by finish() after.
+void StandardStreams::copy(int from, int to) {
+  sigset_t output_signal;
+  sigemptyset(&output_signal);
+  sigaddset(&output_signal, SIGTTOU);
+  pthread_sigmask(SIG_BLOCK, &output_signal, nullptr);
+  char buf[64 * 1024];
+  bool writable = true;
+  for (;;) {
+    const ssize_t n = read(from, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (writable && !wait_for_the_foreground(to)) writable = false;
+    for (ssize_t done = 0; writable && done < n;) {
+      const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
+      if (w < 0 && errno == EINTR) continue;
+      // A failed write drops the rest, as a full disk would for the command itself.
+      if (w <= 0) writable = false;
+      else done += w;
+    }
+  }
+  close(from);
+  std::lock_guard lock(mutex_);
+  --copying_;
+  changed_.notify_all();
+}
+
+bool StandardStreams::wait_for_the_foreground(int to) {
+  if (ttou_ignored_ || !write_would_stop(to)) return true;
+  std::unique_lock lock(mutex_);
+  ++held_;
+  bool stops = true;
+  while (write_would_stop(to)) {
+    // The kernel discards a stop for an orphaned process group and refuses the write (EIO).
+    if (!stoppable()) {
+      stops = false;
+      break;
+    }
+    changed_.wait_for(lock, kForegroundLook);
+  }
+  --held_;
+  return stops;
+}
+
+bool StandardStreams::output_held() const {
+  std::lock_guard lock(mutex_);
+  return held_ > 0;
 }
 
 void StandardStreams::finish() {
   for (const auto& [here, there] : fds_) close(here);
   fds_.clear();
   relays_.clear();
+  // Output held for the foreground once the sandbox is gone stops the job, as the kernel
+  // stops a background writer (zpolicy's own handlers are gone: the default stops it),
+  // again after each `bg`, until `fg`.
+  std::unique_lock lock(mutex_);
+  while (!changed_.wait_for(lock, kForegroundLook, [&] { return copying_ == 0; }))
+    if (held_ > 0 && in_background() && stoppable()) {
+      lock.unlock();
+      kill(0, SIGTTOU);
+      lock.lock();
+    }
+  lock.unlock();
   for (auto& t : copies_) t.join();
   copies_.clear();
 }

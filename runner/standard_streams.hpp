@@ -2,6 +2,9 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -49,6 +52,13 @@ class StandardStreams {
   // run started in its foreground): the supervision then holds the sandbox stopped while
   // it is not, and does not release it while it is not (red team R18-4, A19-1, A19-2).
   bool controlling_terminal() const { return controlling_terminal_; }
+  // Whether a copy into the caller's controlling terminal may wait for the foreground
+  // (a run started in the background: `stty tostop` may be set at any time).
+  bool may_hold_output() const { return may_hold_output_; }
+  // Whether a copy waits to write to the caller's controlling terminal, of which this
+  // process is a background job, under `stty tostop`: the kernel would stop the job for
+  // the write (red team A19-4), and the supervision does.
+  bool output_held() const;
   // Once the sandbox is gone: closes this process's ends and waits until everything the
   // sandbox wrote to a replaced stdout or stderr is copied into it.
   void finish();
@@ -67,6 +77,20 @@ class StandardStreams {
   bool relay_to_terminal(int fd, dev_t terminal, std::string& why);
   std::vector<Relay> relays_;
   bool controlling_terminal_ = false;
+  bool may_hold_output_ = false;
+
+  // Copies everything from `from` into `to` until end of file.
+  void copy(int from, int to);
+  // Waits until a write to `to` would not stop the job; false if it never will, in an
+  // orphaned process group.
+  bool wait_for_the_foreground(int to);
+  static constexpr std::chrono::milliseconds kForegroundLook{50};
+  // SIGTTOU ignored when zpolicy started: the kernel lets a background write through.
+  bool ttou_ignored_ = false;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  int copying_ = 0;  // copy() threads not yet at their end
+  int held_ = 0;     // of them, waiting for the foreground
 };
 
 }  // namespace zpolicy::runner

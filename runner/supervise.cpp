@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "runner/child_exec.hpp"
+#include "runner/job_control.hpp"
 #include "runner/sandbox_guard.hpp"
 #include "zpolicy/exit_code.hpp"
 
@@ -149,20 +150,6 @@ void signal_sandbox(pid_t init, int sig) {
   closedir(d);
 }
 
-// The fields of /proc/PATH/stat from the state on, or "" when gone. They follow the
-// command name, which may hold ')' itself: after the last one.
-std::string stat_fields(const std::string& path) {
-  char buf[512];
-  const int fd = open((path + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return {};
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return {};
-  buf[n] = 0;
-  const char* paren = std::strrchr(buf, ')');
-  return paren && paren[1] == ' ' ? std::string(paren + 2) : std::string();
-}
-
 // The state letter of /proc/PATH/stat ('R', 'S', 'D', 'T' ...), or 0 when gone.
 char state_at(const std::string& path) {
   const std::string fields = stat_fields(path);
@@ -240,53 +227,6 @@ bool stop_sandbox(pid_t init) {
     closedir(d);
     if (!running) return true;
     std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  return false;
-}
-
-// Whether this process is a background job of the terminal on its stdin, stdout or stderr
-// (its controlling terminal, whose foreground process group is another).
-bool in_background() {
-  for (int fd = 0; fd <= 2; ++fd) {
-    const pid_t foreground = tcgetpgrp(fd);
-    if (foreground >= 0) return foreground != getpgrp();
-  }
-  return false;
-}
-
-// The parent of `pid` from /proc/PID/stat, or 0.
-pid_t parent_of(pid_t pid) {
-  char state = 0;
-  int parent = 0;
-  return std::sscanf(stat_fields("/proc/" + std::to_string(pid)).c_str(), "%c %d", &state,
-                     &parent) == 2
-             ? parent
-             : 0;
-}
-
-// Whether this process is the foreground job of the terminal on its stdin, stdout or
-// stderr (its controlling terminal).
-bool in_foreground() {
-  for (int fd = 0; fd <= 2; ++fd) {
-    const pid_t foreground = tcgetpgrp(fd);
-    if (foreground >= 0) return foreground == getpgrp();
-  }
-  return false;
-}
-
-// Whether a stop signal stops this process: the kernel discards one sent to an orphaned
-// process group (no member has its parent in another group of the same session). Shown by
-// this process or an ancestor in its group whose parent is in another group of the
-// session: a script that runs zpolicy (no job control, so in the script's own group) counts
-// through the script, whose parent is the shell. Looking at zpolicy's parent alone took
-// every run in a script for orphaned, and killed it at `bg` (red team A19-5).
-bool stoppable() {
-  const pid_t group = getpgrp(), session = getsid(0);
-  pid_t parent = getppid();
-  for (int depth = 0; parent > 0 && depth < 64; ++depth) {
-    if (getsid(parent) != session) return false;
-    if (getpgid(parent) != group) return true;
-    parent = parent_of(parent);
   }
   return false;
 }
@@ -589,9 +529,15 @@ Outcome supervise(const SpawnSpec& spec) {
   // types to the foreground shell (red team R18-4). zpolicy stops itself as
   // such a reader would be ("Stopped (tty input)") until `fg`; a process group that cannot
   // be stopped (orphaned) has its sandbox killed.
+  // In an orphaned process group the copy drops what it held, as the kernel refuses the
+  // write (EIO): nothing to stop for.
+  auto output_held = [&] { return spec.output_held && spec.output_held() && stoppable(); };
   auto hold_in_background = [&] {
-    return released && spec.controlling_terminal && in_background();
+    return released && (spec.controlling_terminal || output_held()) && in_background();
   };
+  // The stop the kernel makes for a background job's use of the terminal: "Stopped (tty
+  // input)" for the one that holds it, "(tty output)" for a copy that waits to write.
+  auto hold_signal = [&] { return spec.controlling_terminal ? SIGTTIN : SIGTTOU; };
   // Stops zpolicy as `sig`'s default action would, the command (stopped or not yet
   // released) with it; with `group`, its whole process group, as the kernel stops a
   // background reader's: a script that runs zpolicy waits in the same group, and stopped
@@ -608,15 +554,14 @@ Outcome supervise(const SpawnSpec& spec) {
       raise(sig);
     sigaction(sig, &ours, nullptr);
   };
-  // The hold stops zpolicy's group as the kernel stops a background reader's, with SIGTTIN.
-  // Left blocked by the caller (a signal mask is inherited across exec), SIGTTIN stopped
-  // nothing: the hold raised it again and again, a CPU spun while the shell showed the job
-  // running, and `jobs` could not tell (red team A20-3). SIGSTOP cannot be blocked.
-  auto hold_signal = [] {
+  // The stop signal to stop with: left blocked by the caller (a signal mask is inherited
+  // across exec), the hold's SIGTTIN stopped nothing: it was raised again and again, a CPU
+  // spun while the shell showed the job running, and `jobs` could not tell (red team A20-3).
+  // SIGSTOP cannot be blocked.
+  auto unblocked = [](int sig) {
     sigset_t mask;
-    return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, SIGTTIN)
-               ? SIGSTOP
-               : SIGTTIN;
+    return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) ? SIGSTOP
+                                                                                       : sig;
   };
   // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
   auto suspend = [&](int sig, bool hold) {
@@ -639,7 +584,7 @@ Outcome supervise(const SpawnSpec& spec) {
     // background (`bg`): there the command's settings would be forced on the shell's.
     const TerminalSettings command_terminal(spec);
     terminal.restore_in_foreground();
-    for (bool first = true; first || hold_in_background(); first = false, sig = SIGTTIN) {
+    for (bool first = true; first || hold_in_background(); first = false, sig = hold_signal()) {
       if (!first && !stoppable()) {
         out.signal = sig;
         out.killed_by_signal = true;
@@ -649,12 +594,11 @@ Outcome supervise(const SpawnSpec& spec) {
       }
       // A stop signal zpolicy got stops zpolicy (its group got it too when it came from
       // the terminal); the hold that follows is zpolicy's own and stops the group.
-      stop_self(first && !hold ? sig : hold_signal(), !first || hold);
+      stop_self(unblocked(sig), !first || hold);
     }
-    // The stop signals that came before zpolicy stopped are answered: zpolicy's copy to the
-    // terminal of a run started in the background, under `stty tostop`, raises SIGTTOU on
-    // every retry until zpolicy stops (and a double ^Z sends two), and each one left in the
-    // pipe stopped the job again after `fg` (red team A19-4). The other signals stay.
+    // The stop signals that came before zpolicy stopped are answered: each one left in the
+    // pipe (a double ^Z sends two) stopped the job again after `fg` (red team A19-4). The
+    // other signals stay.
     unsigned char pending[256];
     size_t kept = 0;
     for (unsigned char b; read(sfd, &b, 1) == 1;)
@@ -673,16 +617,15 @@ Outcome supervise(const SpawnSpec& spec) {
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
       if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
-        // The kernel sends SIGTTIN and SIGTTOU for a background job's use of the terminal
-        // (zpolicy's copy to it under `stty tostop`): one handled once zpolicy is back in
-        // the foreground is about a write that now goes through, and stopped the job again
-        // after `fg` (red team A19-4).
+        // The kernel sends SIGTTIN and SIGTTOU for a background job's use of the terminal:
+        // one handled once zpolicy is back in the foreground is about a use that now goes
+        // through, and stopped the job again after `fg` (red team A19-4).
         if (sig != SIGTSTP && in_foreground()) continue;
         suspend(sig, false);
         continue;
       }
       if (sig == SIGCONT) {
-        if (hold_in_background()) suspend(SIGTTIN, true);
+        if (hold_in_background()) suspend(hold_signal(), true);
         continue;
       }
       out.signal = sig;
@@ -714,7 +657,7 @@ Outcome supervise(const SpawnSpec& spec) {
       kill_sandbox();
     }
     int wait_ms = has_deadline && !timed_out ? ms_until(deadline, now) : -1;
-    if (released && spec.controlling_terminal && !out.killed_by_signal)
+    if (released && (spec.controlling_terminal || spec.output_held) && !out.killed_by_signal)
       wait_ms = wait_ms < 0 ? kForegroundLookMs : std::min(wait_ms, kForegroundLookMs);
     if (in_grace) wait_ms = ms_until(kill_at, now);
     if (grace_until && now >= *grace_until) {
@@ -739,7 +682,7 @@ Outcome supervise(const SpawnSpec& spec) {
     take_signals();
     // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
     // as after `bg`, or, in the orphaned process group such a job usually is, killed.
-    if (!out.killed_by_signal && hold_in_background()) suspend(SIGTTIN, true);
+    if (!out.killed_by_signal && hold_in_background()) suspend(hold_signal(), true);
     if (fds[2].revents) check_tripwire();
     if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
       if (pid_t init = status.child_pid()) {
@@ -763,7 +706,7 @@ Outcome supervise(const SpawnSpec& spec) {
               kill_sandbox();
               break;
             }
-            stop_self(hold_signal(), true);
+            stop_self(unblocked(SIGTTIN), true);
             take_signals();
             check_deadline(Clock::now());
           }

@@ -62,6 +62,10 @@ struct SpawnSpec {
   // sandbox is neither released nor let run while zpolicy is a background job
   // (runner/standard_streams.hpp, red team R18-4, A19-1, A19-2).
   bool controlling_terminal = false;
+  // Set when a copy of the sandbox's output into the caller's controlling terminal may
+  // wait for the foreground: whether one does (`stty tostop` in the background), so that
+  // the job stops for it, as for a background writer (StandardStreams::output_held()).
+  std::function<bool()> output_held;
   // Guarded runs: the read-only mounts of the verified argv inside its writable binds,
   // which that child mounts in the writable binds' copies as well (red team E1d).
   std::vector<StagedProtection> protections;

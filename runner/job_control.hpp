@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+namespace zpolicy::runner {
+
+// Where this process stands toward its controlling terminal, as the kernel's job control
+// sees it: the supervision (supervise.cpp) and the copies to the terminal
+// (standard_streams.cpp) both act on it as the kernel would act on a job of the terminal.
+
+// Whether this process is a background job of the terminal on its stdin, stdout or stderr
+// (its controlling terminal, whose foreground process group is another).
+bool in_background();
+
+// Whether this process is the foreground job of the terminal on its stdin, stdout or
+// stderr (its controlling terminal).
+bool in_foreground();
+
+// Whether a stop signal stops this process: the kernel discards one sent to an orphaned
+// process group (no member has its parent in another group of the same session).
+bool stoppable();
+
+// The fields of /proc/PATH/stat from the state on, or "" when gone.
+std::string stat_fields(const std::string& path);
+
+}  // namespace zpolicy::runner
