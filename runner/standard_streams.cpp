@@ -296,9 +296,14 @@ bool write_would_stop(int terminal) {
 StandardStreams::~StandardStreams() { finish(); }
 
 bool StandardStreams::prepare(std::string& why) {
+  // Blocked too (a signal mask is inherited across exec): the kernel lets such a write
+  // through as well, where holding it stopped the job for a signal the caller had blocked
+  // (red team A20-7).
   struct sigaction output_signal;
-  ttou_ignored_ = sigaction(SIGTTOU, nullptr, &output_signal) == 0 &&
-                  output_signal.sa_handler == SIG_IGN;
+  sigset_t mask;
+  ttou_ignored_ = (sigaction(SIGTTOU, nullptr, &output_signal) == 0 &&
+                   output_signal.sa_handler == SIG_IGN) ||
+                  (pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, SIGTTOU));
   for (int fd = 0; fd <= 2; ++fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too

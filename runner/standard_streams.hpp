@@ -85,7 +85,8 @@ class StandardStreams {
   // orphaned process group.
   bool wait_for_the_foreground(int to);
   static constexpr std::chrono::milliseconds kForegroundLook{50};
-  // SIGTTOU ignored when zpolicy started: the kernel lets a background write through.
+  // SIGTTOU ignored or blocked when zpolicy started: the kernel lets a background write
+  // through.
   bool ttou_ignored_ = false;
   mutable std::mutex mutex_;
   std::condition_variable changed_;

@@ -563,6 +563,26 @@ Outcome supervise(const SpawnSpec& spec) {
     return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) ? SIGSTOP
                                                                                        : sig;
   };
+  // Whether a SIGCONT reached the signal pipe since the stop signal being answered. The
+  // kernel discards a pending stop signal when SIGCONT is sent; a ^Z answered while `fg`
+  // came meanwhile (a walk of a sandbox of many processes takes milliseconds) stopped the
+  // job after that `fg` (red team A20-8). The stop signals before the last SIGCONT are
+  // dropped, the rest put back.
+  auto continued_since = [&] {
+    unsigned char got[256], kept[256];
+    size_t n = 0, k = 0, last = sizeof got;
+    for (unsigned char b; n < sizeof got && read(sfd, &b, 1) == 1; ++n) {
+      got[n] = b;
+      if (b == SIGCONT) last = n;
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (i >= last || (got[i] != SIGTSTP && got[i] != SIGTTIN && got[i] != SIGTTOU))
+        kept[k++] = got[i];
+    if (k) {
+      [[maybe_unused]] ssize_t w = write(g_signal_pipe, kept, k);
+    }
+    return last != sizeof got;
+  };
   // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
   auto suspend = [&](int sig, bool hold) {
     status.drain();
@@ -593,7 +613,10 @@ Outcome supervise(const SpawnSpec& spec) {
         return;
       }
       // A stop signal zpolicy got stops zpolicy (its group got it too when it came from
-      // the terminal); the hold that follows is zpolicy's own and stops the group.
+      // the terminal); the hold that follows is zpolicy's own and stops the group. Either
+      // may have been overtaken while the sandbox was stopped: by a SIGCONT, or for the hold
+      // by an `fg` (red team A20-8).
+      if (first && (hold ? !hold_in_background() : continued_since())) continue;
       stop_self(unblocked(sig), !first || hold);
     }
     // The stop signals that came before zpolicy stopped are answered: each one left in the

@@ -36,7 +36,7 @@ namespace {
 //                 left); whether it stops, ends, or neither within 5 s, and its output.
 //   ctrl-z-storm, amp-tostop-storm: the job (in the foreground once `ready` exists, or
 //                 started with `&` under `stty tostop`) gets 40 rounds of ^Z and `bg` as
-//                 fast as signals go, then `fg` and `go` created; how often it stopped
+//                 fast as signals go, a last ^Z and at once `fg`, and `go` is created; how often it stopped
 //                 after that `fg` (each answered with `fg`), and how it ended.
 //   setsid:       the job is `setsid zpolicy run …` (the terminal on 0-2): setsid forks, its
 //                 parent ends the job at once and the shell takes the terminal back; once
@@ -143,6 +143,7 @@ if how.endswith("storm"):
     if not background: until(lambda: os.path.exists("ready"))
     for _ in range(40):
         os.killpg(job, signal.SIGTSTP); os.tcsetpgrp(slave, shell); os.killpg(job, signal.SIGCONT)
+    os.killpg(job, signal.SIGTSTP)                                    # a last ^Z, and at once
     stops = 0
     os.tcsetpgrp(slave, job); os.killpg(job, signal.SIGCONT)        # fg
     open("go", "w").close()
@@ -371,6 +372,50 @@ BOOST_DATA_TEST_CASE(a_background_run_leaves_the_foreground_programs_terminal_se
        json_argv({"/bin/sh", "-c", "touch ready; while [ ! -e go ]; do sleep 0.01; done"})});
   BOOST_TEST(r.out.find("echo after the run: off") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
+// A20-7: session 20's fix of A19-4 holds a background run's copy to the terminal under `stty
+// tostop` and stops the job for it with SIGTTOU, unless the caller left SIGTTOU ignored. One
+// that left it blocked (a signal mask is inherited across exec) got its job held and
+// stopped (A20-3's SIGSTOP) or, without it, raised a blocked SIGTTOU without end, where the
+// kernel lets the write of a process that blocks SIGTTOU through. Blocked counts as ignored.
+BOOST_DATA_TEST_CASE(a_background_run_under_tostop_with_sigttou_blocked_writes_through,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command({"/usr/bin/python3", "-c", kJobShell, zpolicy_binary(),
+                                        box.workspace(), "amp-tostop-ttou-blocked",
+                                        json_argv({"/bin/sh", "-c", "echo out-line; echo err-line >&2"})});
+  BOOST_TEST(r.out.find("stopped") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  const auto out = r.out.find("out-line");
+  BOOST_TEST((out != std::string::npos && r.out.find("err-line", out) != std::string::npos),
+             r.describe());
+}
+
+// A20-8: zpolicy answers ^Z by stopping the sandbox (a walk of its processes, milliseconds
+// with many of them) and then itself. An `fg` that came meanwhile (a script's ^Z and SIGCONT,
+// a storm of them) was over before zpolicy stopped, and the job stopped after it (one run in
+// three of this case, with 30 processes in the sandbox), where the kernel discards a pending
+// stop when SIGCONT is sent. A SIGCONT since the ^Z now answers it. The same storm on a run
+// started with `&` under `stty tostop` (session 20's A19-4 fix) ends without a stop after fg.
+BOOST_DATA_TEST_CASE(a_ctrl_z_overtaken_by_fg_does_not_stop_the_job_after_it,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string command =
+      "for i in $(seq 30); do sleep 100 & done; touch ready; "
+      "while [ ! -e go ]; do sleep 0.01; done; echo out-after-fg; echo err-after-fg >&2";
+  for (const char* how : {"ctrl-z-storm", "amp-tostop-storm"}) {
+    unlink(box.ws("go").c_str());
+    unlink(box.ws("ready").c_str());
+    const RunResult r =
+        box.host_command({"/usr/bin/python3", "-c", kJobShell, zpolicy_binary(), box.workspace(),
+                          how, json_argv({"/bin/sh", "-c", command})});
+    BOOST_TEST(r.out.find("stops after the last fg: 0\n") != std::string::npos, how << r.describe());
+    BOOST_TEST(r.out.find("ended 0") != std::string::npos, how << r.describe());
+    const auto out = r.out.find("out-after-fg");
+    BOOST_TEST((out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
+               how << r.describe());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
