@@ -134,7 +134,7 @@ if how == "amp-tostop-ttou-blocked":
         pid, st = os.waitpid(job, os.WUNTRACED | os.WNOHANG)
         if pid or time.time() > end: break
         drain(); time.sleep(0.01)
-    if not pid: print("neither stopped nor ended in 5 s"); sys.exit(0)
+    if not pid: print("neither stopped nor ended in 5 s"); os.killpg(job, signal.SIGKILL); sys.exit(0)
     if os.WIFSTOPPED(st): print("stopped"); os.killpg(job, signal.SIGKILL); sys.exit(0)
     ended(st); sys.exit(0)
 if how.endswith("storm"):
