@@ -1,5 +1,6 @@
 #include "runner/standard_streams.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <optional>
+#include <string>
 
 #include "runner/job_control.hpp"
 
@@ -98,6 +100,62 @@ bool foreign_terminal(int fd) {
   if ((kind >= 136 && kind <= 143) || kind == 3) return false;
   const auto ours = controlling_terminal();
   return !ours || *ours != tty;
+}
+
+// /proc/PID/stat's parent, process group, controlling terminal (tty_nr, as TIOCGDEV encodes
+// a terminal's device; 0 for none) and that terminal's foreground process group (tpgid).
+struct ProcessLine {
+  int parent = 0, group = 0;
+  unsigned int tty = 0;
+  int foreground = -1;
+};
+
+bool process_line(const char* pid, ProcessLine& line) {
+  const std::string path = std::string("/proc/") + pid + "/stat";
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[1024];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* after = std::strrchr(buf, ')');
+  char state = 0;
+  int session = 0;
+  return after && std::sscanf(after + 1, " %c %d %d %d %u %d", &state, &line.parent, &line.group,
+                              &session, &line.tty, &line.foreground) == 6;
+}
+
+// Whether terminal `tty` on stdin, which is not this process's controlling terminal, is read
+// by a session that holds it while the command would read it too (red team A20-5). A run
+// started outside the terminal's session (`setsid zpolicy run …` in an interactive shell:
+// setsid forks, the job ends at once, and the shell reads the terminal again) read what was
+// typed to the shell: no job control stands between a session and a terminal that is not
+// its own. It may read the terminal when the nearest of its ancestors that holds the
+// terminal is in its foreground (`su -c`: su waits there while its child, in a session of
+// its own, runs zpolicy), or when no process holds it (a pseudo-terminal a harness made for
+// the command). /proc unreadable counts as held.
+bool read_by_another_session(unsigned int tty) {
+  pid_t pid = getppid();
+  for (int depth = 0; pid > 1 && depth < 64; ++depth) {
+    ProcessLine line;
+    if (!process_line(std::to_string(pid).c_str(), line)) break;
+    if (line.tty == tty) return line.foreground != line.group;
+    pid = line.parent;
+  }
+  DIR* proc = opendir("/proc");
+  if (!proc) return true;
+  bool held = false;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    ProcessLine line;
+    if (process_line(e->d_name, line) && line.tty == tty) {
+      held = true;
+      break;
+    }
+  }
+  closedir(proc);
+  return held;
 }
 
 // The namespace's /dev/null on stdin, opened by the guard's child as any memory device.
@@ -238,9 +296,14 @@ bool write_would_stop(int terminal) {
 StandardStreams::~StandardStreams() { finish(); }
 
 bool StandardStreams::prepare(std::string& why) {
+  // Blocked too (a signal mask is inherited across exec): the kernel lets such a write
+  // through as well, where holding it stopped the job for a signal the caller had blocked
+  // (red team A20-7).
   struct sigaction output_signal;
-  ttou_ignored_ = sigaction(SIGTTOU, nullptr, &output_signal) == 0 &&
-                  output_signal.sa_handler == SIG_IGN;
+  sigset_t mask;
+  ttou_ignored_ = (sigaction(SIGTTOU, nullptr, &output_signal) == 0 &&
+                   output_signal.sa_handler == SIG_IGN) ||
+                  (pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, SIGTTOU));
   for (int fd = 0; fd <= 2; ++fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
@@ -262,6 +325,12 @@ bool StandardStreams::prepare(std::string& why) {
         // read what was typed there (red team A19-6). It gets what is written through a
         // pipe this process copies into it.
         if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
+        continue;
+      }
+      unsigned int tty = 0;
+      if (fd == 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) &&
+          tcgetpgrp(fd) < 0 && ioctl(fd, TIOCGDEV, &tty) == 0 && read_by_another_session(tty)) {
+        read_only_.push_back(null_stdin());
         continue;
       }
       if (S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {

@@ -29,10 +29,12 @@ namespace zpolicy::runner {
 // a larger rest through a pipe this process fills); a regular file on stdout or stderr
 // gets a pipe, which this process copies into it, and so does a terminal on stdout or
 // stderr that is not the caller's controlling terminal, or is, of a run started in the
-// background (the sandbox would read it). Anything else (a directory, a block
-// device, another character device, a named FIFO, a datagram, listening or unconnected
-// socket, a pseudo-terminal's master) is refused (docs/run.md "Standard input and
-// output").
+// background (the sandbox would read it); a terminal on stdin that another session reads
+// meanwhile (not the caller's controlling terminal, and no ancestor of the caller's holding
+// it in its foreground: `setsid zpolicy run`) is /dev/null to the command. Anything else
+// (a directory, a block device, another character device, a named FIFO, a datagram,
+// listening or unconnected socket, a pseudo-terminal's master) is refused (docs/run.md
+// "Standard input and output").
 class StandardStreams {
  public:
   StandardStreams() = default;
@@ -83,7 +85,8 @@ class StandardStreams {
   // orphaned process group.
   bool wait_for_the_foreground(int to);
   static constexpr std::chrono::milliseconds kForegroundLook{50};
-  // SIGTTOU ignored when zpolicy started: the kernel lets a background write through.
+  // SIGTTOU ignored or blocked when zpolicy started: the kernel lets a background write
+  // through.
   bool ttou_ignored_ = false;
   mutable std::mutex mutex_;
   std::condition_variable changed_;

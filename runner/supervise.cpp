@@ -172,11 +172,14 @@ bool stop_pending(const std::string& path) {
 bool stopped_or_gone(long pid) {
   const std::string path = "/proc/" + std::to_string(pid);
   const char state = state_at(path);
-  if (!state || state == 'Z' || state == 'X') return true;
+  if (!state || state == 'X') return true;
   // Every thread: one that runs, or sleeps where a signal wakes it, is not stopped yet (the
-  // main thread's state alone passed a process whose other threads still ran).
+  // main thread's state alone passed a process whose other threads still ran). A main
+  // thread that has exited (a plain exit(2), not exit_group) is a zombie while the others
+  // run on: taken for a gone process, such a process was never stopped, and ran on and read
+  // the terminal after ^Z (red team A20-1).
   DIR* d = opendir((path + "/task").c_str());
-  if (!d) return state == 'T' || state == 't';
+  if (!d) return state == 'Z' || state == 'T' || state == 't';
   bool waiting = false, stopped = false, running = false;
   while (dirent* e = readdir(d)) {
     if (e->d_name[0] == '.') continue;
@@ -256,6 +259,16 @@ struct StatusStream {
   }
 };
 
+// Whether descriptor `fd` (0-2, of device `rdev`) reaches the command, as it is or opened
+// again: not when it is replaced (a pipe, /dev/null in its place).
+bool reaches_command(const SpawnSpec& spec, int fd, dev_t rdev) {
+  for (const auto& [here, there] : spec.fds)
+    if (there == fd) return false;
+  for (const auto& s : spec.read_only_streams)
+    if (s.fd == fd && s.rdev != rdev) return false;
+  return true;
+}
+
 // The state of every terminal among stdin, stdout and stderr, put back after the run: a
 // sandboxed `stty -echo -icanon` must not outlive it. Nor may what the command can change
 // on the caller's terminal besides its settings, with the ioctls any holder of the
@@ -263,14 +276,21 @@ struct StatusStream {
 // terminal whose reads and writes fail, so the caller's shell exited), exclusive mode
 // (TIOCEXCL: the caller's next open of the terminal, a `sudo` asking for a password, failed
 // EBUSY) and stopped output (tcflow TCOOFF: the terminal showed nothing more, and zpolicy's
-// own last line blocked it forever). Each terminal once, by device.
+// own last line blocked it forever). Each terminal once, by device. Only a terminal the
+// command holds: one it never got (a run started in the background reads /dev/null and
+// writes through a pipe zpolicy copies; another window's terminal given for output, red
+// team A19-1, A19-6) is the foreground program's to set, and putting back what it was at
+// the start turned echo on under a `sudo` password prompt when a background run ended (red
+// team A20-4).
 class TerminalSettings {
  public:
-  TerminalSettings() {
+  explicit TerminalSettings(const SpawnSpec& spec) {
     for (int fd = 0; fd <= 2; ++fd) {
       struct stat st;
       Saved s{fd, 0, {}, N_TTY, 0};
-      if (!isatty(fd) || fstat(fd, &st) != 0 || tcgetattr(fd, &s.settings) != 0) continue;
+      if (!isatty(fd) || fstat(fd, &st) != 0 || !reaches_command(spec, fd, st.st_rdev) ||
+          tcgetattr(fd, &s.settings) != 0)
+        continue;
       bool seen = false;
       for (const auto& o : saved_) seen |= o.device == st.st_rdev;
       if (seen) continue;
@@ -327,10 +347,17 @@ class TerminalSettings {
 // opened again, runner/read_only_streams.hpp), so what the command sets with F_SETFL is set
 // on the caller's: `O_NONBLOCK` outlived the run, and the next writer into the caller's
 // pipe (`{ zpolicy run …; other; } | consumer`) got EAGAIN (red team R18-5).
+// Not those of a descriptor the command never got (replaced by a pipe or /dev/null): what
+// another program sharing the caller's open file set meanwhile is its own (red team A20-4).
 class StreamFlags {
  public:
-  StreamFlags() {
-    for (int fd = 0; fd <= 2; ++fd) flags_[fd] = fcntl(fd, F_GETFL);
+  explicit StreamFlags(const SpawnSpec& spec) {
+    for (int fd = 0; fd <= 2; ++fd) {
+      struct stat st;
+      flags_[fd] = fstat(fd, &st) == 0 && reaches_command(spec, fd, st.st_rdev)
+                       ? fcntl(fd, F_GETFL)
+                       : -1;
+    }
   }
   void restore() const {
     for (int fd = 0; fd <= 2; ++fd)
@@ -375,8 +402,8 @@ constexpr int kForegroundLookMs = 50;
 
 Outcome supervise(const SpawnSpec& spec) {
   Outcome out;
-  const TerminalSettings terminal;
-  const StreamFlags stream_flags;
+  const TerminalSettings terminal(spec);
+  const StreamFlags stream_flags(spec);
   int sig_pipe[2];
   if (!nonblocking_cloexec_pipe(sig_pipe)) return out;
   // Blocked until the child exists, so that the child starts with them blocked and
@@ -527,6 +554,35 @@ Outcome supervise(const SpawnSpec& spec) {
       raise(sig);
     sigaction(sig, &ours, nullptr);
   };
+  // The stop signal to stop with: left blocked by the caller (a signal mask is inherited
+  // across exec), the hold's SIGTTIN stopped nothing: it was raised again and again, a CPU
+  // spun while the shell showed the job running, and `jobs` could not tell (red team A20-3).
+  // SIGSTOP cannot be blocked.
+  auto unblocked = [](int sig) {
+    sigset_t mask;
+    return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) ? SIGSTOP
+                                                                                       : sig;
+  };
+  // Whether a SIGCONT reached the signal pipe since the stop signal being answered. The
+  // kernel discards a pending stop signal when SIGCONT is sent; a ^Z answered while `fg`
+  // came meanwhile (a walk of a sandbox of many processes takes milliseconds) stopped the
+  // job after that `fg` (red team A20-8). The stop signals before the last SIGCONT are
+  // dropped, the rest put back.
+  auto continued_since = [&] {
+    unsigned char got[256], kept[256];
+    size_t n = 0, k = 0, last = sizeof got;
+    for (unsigned char b; n < sizeof got && read(sfd, &b, 1) == 1; ++n) {
+      got[n] = b;
+      if (b == SIGCONT) last = n;
+    }
+    for (size_t i = 0; i < n; ++i)
+      if (i >= last || (got[i] != SIGTSTP && got[i] != SIGTTIN && got[i] != SIGTTOU))
+        kept[k++] = got[i];
+    if (k) {
+      [[maybe_unused]] ssize_t w = write(g_signal_pipe, kept, k);
+    }
+    return last != sizeof got;
+  };
   // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
   auto suspend = [&](int sig, bool hold) {
     status.drain();
@@ -546,7 +602,7 @@ Outcome supervise(const SpawnSpec& spec) {
     // stopped by SIGSTOP and cannot. The terminal stayed `-echo -icanon` at the prompt,
     // and after `fg` the command had the shell's settings (red team A18-6). Not in the
     // background (`bg`): there the command's settings would be forced on the shell's.
-    const TerminalSettings command_terminal;
+    const TerminalSettings command_terminal(spec);
     terminal.restore_in_foreground();
     for (bool first = true; first || hold_in_background(); first = false, sig = hold_signal()) {
       if (!first && !stoppable()) {
@@ -557,8 +613,11 @@ Outcome supervise(const SpawnSpec& spec) {
         return;
       }
       // A stop signal zpolicy got stops zpolicy (its group got it too when it came from
-      // the terminal); the hold that follows is zpolicy's own and stops the group.
-      stop_self(sig, !first || hold);
+      // the terminal); the hold that follows is zpolicy's own and stops the group. Either
+      // may have been overtaken while the sandbox was stopped: by a SIGCONT, or for the hold
+      // by an `fg` (red team A20-8).
+      if (first && (hold ? !hold_in_background() : continued_since())) continue;
+      stop_self(unblocked(sig), !first || hold);
     }
     // The stop signals that came before zpolicy stopped are answered: each one left in the
     // pipe (a double ^Z sends two) stopped the job again after `fg` (red team A19-4). The
@@ -670,7 +729,7 @@ Outcome supervise(const SpawnSpec& spec) {
               kill_sandbox();
               break;
             }
-            stop_self(SIGTTIN, true);
+            stop_self(unblocked(SIGTTIN), true);
             take_signals();
             check_deadline(Clock::now());
           }
