@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/ioctl.h>
@@ -450,17 +451,27 @@ void StandardStreams::copy(int from, int to) {
   sigaddset(&output_signal, SIGTTOU);
   pthread_sigmask(SIG_BLOCK, &output_signal, nullptr);
   char buf[64 * 1024];
-  bool writable = true;
-  for (;;) {
+  // Once a write fails for good, the copy stops reading: the command's next write fails
+  // (EPIPE), as its own write there would have, instead of running on unheard. A terminal
+  // hung up (its window closed) fails every write with EIO (red team A20-6), a full disk
+  // with ENOSPC; a background job's write in an orphaned process group under `stty tostop`
+  // with EIO.
+  for (bool gone = false; !gone;) {
     const ssize_t n = read(from, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    if (writable && !wait_for_the_foreground(to)) writable = false;
-    for (ssize_t done = 0; writable && done < n;) {
+    gone = !wait_for_the_foreground(to);
+    for (ssize_t done = 0; !gone && done < n;) {
       const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
       if (w < 0 && errno == EINTR) continue;
-      // A failed write drops the rest, as a full disk would for the command itself.
-      if (w <= 0) writable = false;
+      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        // The caller's open file is non-blocking (node leaves a terminal so): a full
+        // buffer is a wait, not a loss (red team A20-2).
+        pollfd out = {to, POLLOUT, 0};
+        poll(&out, 1, -1);
+        continue;
+      }
+      if (w <= 0) gone = true;
       else done += w;
     }
   }
