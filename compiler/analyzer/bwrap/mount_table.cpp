@@ -138,7 +138,7 @@ void MountTable::index_aliases() {
     const Mount& m = mounts_[i];
     if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
       aliases_by_source_[m.source].push_back(i);
-      alias_changes_.insert(m.source, true);
+      note_alias_change(m.dest, m.source);
       alias_dests.insert(m.dest, true);
       // Each directory once: one above a listed one is listed.
       for (Id a = m.dest; !above_alias_dests.find(a); a = paths_->up(a)) {
@@ -154,15 +154,28 @@ void MountTable::index_aliases() {
   // included.
   for (size_t i = 1; i < mounts_.size(); ++i)
     if (mounts_[i].visible && mounts_[i].dest != PathTable::kRoot)
-      note_alias_change(mounts_[i].dest, covering(paths_->up(mounts_[i].dest)));
-  for (const auto& [path, mount] : mode_overrides_) note_alias_change(path, mount);
+      note_mark(mounts_[i].dest, covering(paths_->up(mounts_[i].dest)));
+  for (const auto& [path, mount] : mode_overrides_) note_mark(path, mount);
 }
 
-void MountTable::note_alias_change(Id p, size_t mount) {
+void MountTable::note_mark(Id p, size_t mount) {
   // A bind of a path onto itself is no alias: no alias leaves it or meets a mark in it.
   const Mount& m = mounts_[mount];
   if (m.kind == MountKind::Bind && m.source != m.dest)
-    alias_changes_.insert(paths_->rebase(m.source, m.dest, p), true);
+    note_alias_change(p, paths_->rebase(m.source, m.dest, p));
+}
+
+void MountTable::note_alias_change(Id q, Id x) {
+  // A bind maps q to x when its destination and source lie the same names above them.
+  for (Id a = q, b = x;; a = paths_->up(a), b = paths_->up(b)) {
+    if (const size_t* v = visible_at_.find(a)) {
+      const Mount& m = mounts_[*v];
+      if (m.kind == MountKind::Bind && m.source == b && m.source != m.dest)
+        alias_changes_[x].push_back(*v);
+    }
+    if (a == PathTable::kRoot || b == PathTable::kRoot || paths_->name(a) != paths_->name(b))
+      break;
+  }
 }
 
 // The deepest visible mount whose destination holds `p`.
@@ -541,53 +554,122 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
 // Why one search serves a class (docs/verify.md "Bounded inputs"). An alias of `host`
 // through bind m is m's destination with host's path below m's source; it reaches `host`
 // exactly when the bind covering it is m or one that maps as m does, which then has its
-// source there (a noted place). Leaving such a bind's part of the sandbox, or meeting a
-// --chmod in it, happens at a noted place too. Elsewhere the alias of a path and that of
-// its parent lie in one bind with no mark at either: the same mount, search permission
-// and modes, and so the same verdict, which reaches `host` exactly when the parent's
-// reaches the parent. Two levels below a noted place (and one, for siblings) every
-// alias stands as it stood, so the class's first search answers for all. A name spelled
-// like a symbolic root is a class of its own: an alias ending in it may be that root.
-// A link made by --symlink at, above or below an alias bind's destination may lead an
-// alias anywhere; then every path is searched. The class's first path is searched for
-// all: it lies at most two levels below the place, so that an alias search does not
-// build each alias of a deep path.
+// source there (a noted place, with m listed). Leaving such a bind's part of the sandbox,
+// or meeting a --chmod in it, happens at a noted place too, with m listed. Elsewhere the
+// alias of a path and that of its parent lie in one bind with no mark at either: the same
+// mount, search permission and modes, and so the same verdict, which reaches `host`
+// exactly when the parent's reaches the parent. Two levels below a noted place (and one,
+// for siblings) every alias stands as it stood, so the class's first search answers for
+// all. A name spelled like a symbolic root is a class of its own, where every alias may
+// change: an alias ending in it may be that root. A link made by --symlink at, above or
+// below an alias bind's destination may lead an alias anywhere; then every path is
+// searched. The class's first path is searched for all: it lies at most two levels below
+// the place, so that an alias search does not build each alias of a deep path.
+//
+// The same holds of each bind alone: its alias changes only at the places that list it,
+// so what a bind does for a class is decided at the nearest place above the class that
+// lists it (its own source, at the latest), as it does for that place's class at the same
+// distance. So the search walks the places above the class, nearest first, and asks at
+// each only the binds no nearer place lists, each bind once per place's class: N alias
+// binds of one source with N mounts in one of them ask at each mount's place the one bind
+// listed there, and the others once, at the source's class.
 MountTable::FirstAliases MountTable::first_aliases(Id host) {
   if (aliases_meet_links_) return search_aliases(host);
-  const AliasClass c =
-      fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
-        if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
-          return AliasClass{a, 0, a};
-        if (above.below == 2) return above;
-        return AliasClass{above.at, above.below + 1, a};
-      });
+  const AliasClass c = alias_class(host);
   const auto key = std::make_pair(c.at, c.below);
   if (const auto known = first_aliases_.find(key); known != first_aliases_.end())
     return known->second;
-  return first_aliases_.emplace(key, search_aliases(c.first)).first->second;
+  FirstAliases first;
+  std::vector<const std::vector<size_t>*> nearer;  // the binds the places walked list
+  auto listed_nearer = [&](size_t bind) {
+    return std::any_of(nearer.begin(), nearer.end(), [&](const std::vector<size_t>* listed) {
+      return std::binary_search(listed->begin(), listed->end(), bind);
+    });
+  };
+  for (Id at = c.at, below = c.below;;) {
+    AliasLevel& level = alias_level(at, below);
+    for (FsOp op : kAllFsOps) {
+      std::optional<size_t>& slot = first[static_cast<size_t>(op)];
+      const std::set<size_t>& reaching = level.reaching[static_cast<size_t>(op)];
+      for (auto it = reaching.begin(); it != reaching.end() && (!slot || *it < *slot); ++it)
+        if (!listed_nearer(*it)) slot = *it;
+      for (auto it = level.unasked.begin(); it != level.unasked.end() && (!slot || *it < *slot);) {
+        if (listed_nearer(*it)) {
+          ++it;
+          continue;
+        }
+        const std::array<bool, 4> reached = reaches_through(*it, c.first);
+        for (size_t o = 0; o < reached.size(); ++o)
+          if (reached[o]) level.reaching[o].insert(*it);
+        if (reached[static_cast<size_t>(op)]) slot = *it;
+        it = level.unasked.erase(it);
+      }
+    }
+    if (at == PathTable::kRoot) break;
+    nearer.push_back(&level.changes);
+    const AliasClass above = alias_class(paths_->up(at));
+    below = std::min<Id>(2, above.below + 1 + below);
+    at = above.at;
+  }
+  return first_aliases_.emplace(key, first).first->second;
+}
+
+MountTable::AliasClass MountTable::alias_class(Id host) {
+  return fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
+    if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
+      return AliasClass{a, 0, a};
+    if (above.below == 2) return above;
+    return AliasClass{above.at, above.below + 1, a};
+  });
+}
+
+MountTable::AliasLevel& MountTable::alias_level(Id at, unsigned below) {
+  const auto [it, added] = alias_levels_.try_emplace({at, below});
+  AliasLevel& level = it->second;
+  if (added) {
+    if (paths_->name(at).starts_with("${"))
+      level.changes = alias_binds_above(at);
+    else if (const std::vector<size_t>* listed = alias_changes_.find(at))
+      level.changes = *listed;
+    std::sort(level.changes.begin(), level.changes.end());
+    level.changes.erase(std::unique(level.changes.begin(), level.changes.end()),
+                        level.changes.end());
+    level.unasked.insert(level.changes.begin(), level.changes.end());
+  }
+  return level;
+}
+
+std::vector<size_t> MountTable::alias_binds_above(Id host) {
+  std::vector<size_t> binds;
+  for (auto src = inherited(host).alias_source; src;
+       src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
+    const auto* here = aliases_by_source_.find(*src);
+    binds.insert(binds.end(), here->begin(), here->end());
+  }
+  std::sort(binds.begin(), binds.end());
+  return binds;
+}
+
+std::array<bool, 4> MountTable::reaches_through(size_t bind, Id host) {
+  std::array<bool, 4> reached{};
+  const Mount& m = mounts_[bind];
+  const Id alias = paths_->rebase(m.dest, m.source, host);
+  if (alias == host) return reached;
+  for (FsOp op : kAllFsOps) {
+    Trace none(false);
+    const Reach r = reach(alias, op, none);
+    reached[static_cast<size_t>(op)] = r.outcome == Outcome::Host && r.host == host;
+  }
+  return reached;
 }
 
 MountTable::FirstAliases MountTable::search_aliases(Id host) {
-  std::vector<size_t> candidates;
-  for (auto src = inherited(host).alias_source; src;
-       src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
-    const auto* binds = aliases_by_source_.find(*src);
-    candidates.insert(candidates.end(), binds->begin(), binds->end());
-  }
-  // In replay order, so that the trace names the same bind whatever the index holds.
-  std::sort(candidates.begin(), candidates.end());
   FirstAliases first;
-  for (size_t i : candidates) {
-    const Mount& m = mounts_[i];
-    const Id alias = paths_->rebase(m.dest, m.source, host);
-    if (alias == host) continue;
-    for (FsOp op : kAllFsOps) {
-      std::optional<size_t>& slot = first[static_cast<size_t>(op)];
-      if (slot) continue;
-      Trace none(false);
-      const Reach r = reach(alias, op, none);
-      if (r.outcome == Outcome::Host && r.host == host) slot = i;
-    }
+  // In replay order, so that the trace names the same bind whatever the index holds.
+  for (size_t i : alias_binds_above(host)) {
+    const std::array<bool, 4> reached = reaches_through(i, host);
+    for (size_t o = 0; o < reached.size(); ++o)
+      if (reached[o] && !first[o]) first[o] = i;
   }
   return first;
 }
