@@ -14,7 +14,7 @@ BYTES makes smaller inputs, which a slower build still answers. Then the same fo
 policies whose protected paths or deny roots are nested in that tree (`compile`, `check`
 and `explain`, each with `--workspace`).
 
-    bench/hostile_nested.py [ZPOLICY] [RUNS] [SAVE] [WORK] [BYTES]
+    [ONLY=REGEX] bench/hostile_nested.py [ZPOLICY] [RUNS] [SAVE] [WORK] [BYTES]
 """
 import os
 import re
@@ -30,6 +30,7 @@ SAVE = sys.argv[3] if len(sys.argv) > 3 else None
 WORK = sys.argv[4] if len(sys.argv) > 4 else None
 BUDGET_S, BUDGET_KB = 2.0, 512 * 1024
 MAX_INPUT = int(sys.argv[5]) if len(sys.argv) > 5 else 1 << 20
+ONLY = os.environ.get("ONLY")  # a regular expression: only the shapes whose name it finds
 # Counts of the shapes in two and three groups, so that each group fits in MAX_INPUT.
 N2, N3, N4 = MAX_INPUT // 150, MAX_INPUT // 210, MAX_INPUT // 280
 DEPTH = 2000
@@ -130,6 +131,13 @@ def shapes(ws):
          lambda i: (["--bind", deep, "%s/e%d" % (ws, i)] if i <= N3 else
                     ["--tmpfs", "%s/e1/c%d" % (ws, i - N3)] if i <= 2 * N3 else
                     ["--dir", "%s/c%d" % (deep, i - 2 * N3)] if i <= 3 * N3 else None)),
+        # Every alias with a bind mapping as it does at the same place (WS/deep/a), and
+        # mounts below that place in one of them.
+        ("%d x --ro-bind WS/deep WS/e<i>, --ro-bind WS/deep/a WS/e<i>/a, binds in WS/e1/a and WS/deep/a" % N4,
+         lambda i: (["--ro-bind", deep, "%s/e%d" % (ws, i)] if i <= N4 else
+                    ["--ro-bind", deep + "/a", "%s/e%d/a" % (ws, i - N4)] if i <= 2 * N4 else
+                    ["--ro-bind", "/usr", "%s/e1/a/c%d" % (ws, i - 2 * N4)] if i <= 3 * N4 else
+                    ["--ro-bind", "/usr", "%s/a/c%d" % (deep, i - 3 * N4)] if i <= 4 * N4 else None)),
         # A link in an alias: every host path is searched over every alias (the fallback).
         ("%d x --ro-bind WS/deep WS/e<i>, binds in WS/e1 and in WS/deep, a --symlink in WS/e2" % N3,
          lambda i: (["--symlink", "/etc", "%s/e2/l" % ws] if i == 1 else three(ws, "--ro-bind", "--ro-bind")(i - 1))),
@@ -178,6 +186,8 @@ def main():
     print("| shape | ops | bytes | exit | CPU s | peak RSS MiB | budget |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for n, (name, make) in enumerate(shapes(ws)):
+        if ONLY and not re.search(ONLY, name):
+            continue
         kind = "links" if name.startswith("links:") else ""
         base = open(os.path.join(work, "golden%s/bwrap.args" % kind)).read().split("\n")
         at = base.index("--chdir")
@@ -197,6 +207,8 @@ def main():
     # Policies whose paths are nested in the same tree (session 20): each command that
     # resolves them walks every path's way on the host before the pin budget refuses them.
     for n, (name, key, make) in enumerate(POLICIES):
+        if ONLY and not re.search(ONLY, name):
+            continue
         lines, _ = fill(POLICY_NESTED, lambda i: ['    - "%s"' % make(i)] if 2 * i < DEPTH else None,
                         MAX_INPUT)
         entries = lines

@@ -567,76 +567,79 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
 // the place, so that an alias search does not build each alias of a deep path.
 //
 // The same holds of each bind alone: its alias changes only at the places that list it,
-// so what a bind does for a class is decided at the nearest place above the class that
-// lists it (its own source, at the latest), as it does for that place's class at the same
-// distance. So the search walks the places above the class, nearest first, and asks at
-// each only the binds no nearer place lists, each bind once per place's class: N alias
-// binds of one source with N mounts in one of them ask at each mount's place the one bind
-// listed there, and the others once, at the source's class.
+// so what a bind does for a class is what it does for the class above (the class of the
+// place's parent, at the same distance) unless the place lists it. So a class asks only
+// the binds listed at its place, once, and takes the rest, in replay order, from the class
+// above, skipping the binds it lists: N alias binds of one source with N mounts in one of
+// them ask at each mount's place the one bind listed there, and the others once, at the
+// source's classes. A class is asked at its own path: its place, or one or two levels
+// below it a child named "." (a name no path read from an argv or a policy has), which
+// stands for every path of the class whether or not one was ever interned.
 MountTable::FirstAliases MountTable::first_aliases(Id host) {
   if (aliases_meet_links_) return search_aliases(host);
   const AliasClass c = alias_class(host);
-  const auto key = std::make_pair(c.at, c.below);
-  if (const auto known = first_aliases_.find(key); known != first_aliases_.end())
-    return known->second;
   FirstAliases first;
-  std::vector<const std::vector<size_t>*> nearer;  // the binds the places walked list
-  auto listed_nearer = [&](size_t bind) {
-    return std::any_of(nearer.begin(), nearer.end(), [&](const std::vector<size_t>* listed) {
-      return std::binary_search(listed->begin(), listed->end(), bind);
-    });
-  };
-  for (Id at = c.at, below = c.below;;) {
-    AliasLevel& level = alias_level(at, below);
-    for (FsOp op : kAllFsOps) {
-      std::optional<size_t>& slot = first[static_cast<size_t>(op)];
-      const std::set<size_t>& reaching = level.reaching[static_cast<size_t>(op)];
-      for (auto it = reaching.begin(); it != reaching.end() && (!slot || *it < *slot); ++it)
-        if (!listed_nearer(*it)) slot = *it;
-      for (auto it = level.unasked.begin(); it != level.unasked.end() && (!slot || *it < *slot);) {
-        if (listed_nearer(*it)) {
-          ++it;
-          continue;
-        }
-        const std::array<bool, 4> reached = reaches_through(*it, c.first);
-        for (size_t o = 0; o < reached.size(); ++o)
-          if (reached[o]) level.reaching[o].insert(*it);
-        if (reached[static_cast<size_t>(op)]) slot = *it;
-        it = level.unasked.erase(it);
-      }
-    }
-    if (at == PathTable::kRoot) break;
-    nearer.push_back(&level.changes);
-    const AliasClass above = alias_class(paths_->up(at));
-    below = std::min<Id>(2, above.below + 1 + below);
-    at = above.at;
-  }
-  return first_aliases_.emplace(key, first).first->second;
+  for (size_t op = 0; op < first.size(); ++op) first[op] = nth_alias(c, op, 0);
+  return first;
 }
 
 MountTable::AliasClass MountTable::alias_class(Id host) {
   return fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
     if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
-      return AliasClass{a, 0, a};
-    if (above.below == 2) return above;
-    return AliasClass{above.at, above.below + 1, a};
+      return AliasClass{a, 0};
+    return AliasClass{above.first, std::min(above.second + 1, 2u)};
   });
 }
 
-MountTable::AliasLevel& MountTable::alias_level(Id at, unsigned below) {
-  const auto [it, added] = alias_levels_.try_emplace({at, below});
+MountTable::AliasLevel& MountTable::alias_level(const AliasClass& c) {
+  const auto [it, added] = alias_levels_.try_emplace(c);
   AliasLevel& level = it->second;
-  if (added) {
-    if (paths_->name(at).starts_with("${"))
-      level.changes = alias_binds_above(at);
-    else if (const std::vector<size_t>* listed = alias_changes_.find(at))
-      level.changes = *listed;
-    std::sort(level.changes.begin(), level.changes.end());
-    level.changes.erase(std::unique(level.changes.begin(), level.changes.end()),
-                        level.changes.end());
-    level.unasked.insert(level.changes.begin(), level.changes.end());
+  if (!added) return level;
+  const auto [at, below] = c;
+  if (paths_->name(at).starts_with("${"))
+    level.listed = alias_binds_above(at);
+  else if (const std::vector<size_t>* listed = alias_changes_.find(at))
+    level.listed = *listed;
+  std::sort(level.listed.begin(), level.listed.end());
+  level.listed.erase(std::unique(level.listed.begin(), level.listed.end()), level.listed.end());
+  Id own_path = at;
+  for (unsigned i = 0; i < below; ++i) own_path = paths_->child(own_path, ".");
+  for (size_t bind : level.listed) {
+    const std::array<bool, 4> reached = reaches_through(bind, own_path);
+    for (size_t op = 0; op < reached.size(); ++op)
+      if (reached[op]) level.own[op].push_back(bind);
+  }
+  if (at != PathTable::kRoot) {
+    const AliasClass up = alias_class(paths_->up(at));
+    level.above = AliasClass{up.first, std::min(up.second + 1 + below, 2u)};
   }
   return level;
+}
+
+std::optional<size_t> MountTable::nth_alias(const AliasClass& c, size_t op, size_t n) {
+  AliasLevel& level = alias_level(c);
+  std::vector<size_t>& order = level.order[op];
+  while (order.size() <= n && !level.complete[op]) {
+    const std::vector<size_t>& own = level.own[op];
+    const std::optional<size_t> mine = level.own_next[op] < own.size()
+                                           ? std::optional<size_t>(own[level.own_next[op]])
+                                           : std::nullopt;
+    std::optional<size_t> inherited;
+    while (level.above && (inherited = nth_alias(*level.above, op, level.above_next[op])) &&
+           std::binary_search(level.listed.begin(), level.listed.end(), *inherited))
+      ++level.above_next[op];
+    if (!mine && !inherited) {
+      level.complete[op] = true;
+    } else if (mine && (!inherited || *mine < *inherited)) {
+      order.push_back(*mine);
+      ++level.own_next[op];
+    } else {
+      order.push_back(*inherited);
+      ++level.above_next[op];
+    }
+  }
+  if (n < order.size()) return order[n];
+  return std::nullopt;
 }
 
 std::vector<size_t> MountTable::alias_binds_above(Id host) {

@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -218,20 +217,27 @@ class MountTable {
   std::vector<size_t> alias_binds_above(Id host);
   // For each operation, whether the alias of `host` through alias bind `bind` reaches it.
   std::array<bool, 4> reaches_through(size_t bind, Id host);
-  struct AliasClass {
-    Id at = PathTable::kRoot;
-    unsigned below = 0;
-    Id first = PathTable::kRoot;  // the class's first path on the way down: searched for all
-  };
+  // A class of host paths: the nearest place where an alias may change at or above them,
+  // and how far below it they lie (0, 1, or 2 for two or more).
+  using AliasClass = std::pair<Id, unsigned>;
   AliasClass alias_class(Id host);
-  // What the class (at, below) says of the binds whose alias may change at `at`, each
-  // asked once, when a search needs it.
+  // What a class says of the aliases of its host objects: for each operation, the alias
+  // binds through which it reaches them, in replay order, as far as a search needed them.
+  // They are the binds listed at the class's place that reach (asked at the class's own
+  // path) and, of those of the class above (its place's parent's, at its distance), the
+  // ones not listed here.
   struct AliasLevel {
-    std::vector<size_t> changes;               // those binds, in replay order
-    std::set<size_t> unasked;                  // the ones not asked yet
-    std::array<std::set<size_t>, 4> reaching;  // the ones asked that reach, by FsOp
+    std::optional<AliasClass> above;  // none for "/"
+    std::vector<size_t> listed;       // the binds listed at the class's place, in replay order
+    std::array<std::vector<size_t>, 4> own;    // the listed ones that reach, by FsOp
+    std::array<std::vector<size_t>, 4> order;  // the binds that reach, as far as known
+    std::array<size_t, 4> own_next{}, above_next{};  // how far each list has been merged
+    std::array<bool, 4> complete{};
   };
-  AliasLevel& alias_level(Id at, unsigned below);
+  AliasLevel& alias_level(const AliasClass& c);
+  // The n-th alias bind, in replay order, through which `op` reaches the host objects of
+  // class `c`; none when fewer reach.
+  std::optional<size_t> nth_alias(const AliasClass& c, size_t op, size_t n);
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
@@ -279,8 +285,7 @@ class MountTable {
   // lead an alias anywhere: then every host path is searched.
   bool aliases_meet_links_ = false;
   PathMap<AliasClass> alias_class_;
-  std::map<std::pair<Id, unsigned>, AliasLevel> alias_levels_;
-  std::map<std::pair<Id, unsigned>, FirstAliases> first_aliases_;
+  std::map<AliasClass, AliasLevel> alias_levels_;
   // Set once the replay is done: from then on the mounts do not change, and inherited()
   // remembers its answer for every path it passes (fold_down), so that the probes of a
   // deep path cost its depth once. The questions that reach it are therefore not const.
