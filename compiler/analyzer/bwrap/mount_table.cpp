@@ -542,7 +542,7 @@ MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) cons
 
 MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) {
   if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
-  if (const auto i = first_aliases(host)[static_cast<size_t>(op)]) {
+  if (const auto i = first_alias(host, op)) {
     const Mount& m = mounts_[*i];
     return {Reach{Outcome::Host, host, *i}, paths_->rebase(m.dest, m.source, host)};
   }
@@ -575,12 +575,9 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
 // source's classes. A class is asked at its own path: its place, or one or two levels
 // below it a child named "." (a name no path read from an argv or a policy has), which
 // stands for every path of the class whether or not one was ever interned.
-MountTable::FirstAliases MountTable::first_aliases(Id host) {
-  if (aliases_meet_links_) return search_aliases(host);
-  const AliasClass c = alias_class(host);
-  FirstAliases first;
-  for (size_t op = 0; op < first.size(); ++op) first[op] = nth_alias(c, op, 0);
-  return first;
+std::optional<size_t> MountTable::first_alias(Id host, FsOp op) {
+  if (aliases_meet_links_) return search_aliases(host)[static_cast<size_t>(op)];
+  return nth_alias(alias_level(alias_class(host)), static_cast<size_t>(op), 0);
 }
 
 MountTable::AliasClass MountTable::alias_class(Id host) {
@@ -611,13 +608,12 @@ MountTable::AliasLevel& MountTable::alias_level(const AliasClass& c) {
   }
   if (at != PathTable::kRoot) {
     const AliasClass up = alias_class(paths_->up(at));
-    level.above = AliasClass{up.first, std::min(up.second + 1 + below, 2u)};
+    level.above = &alias_level(AliasClass{up.first, std::min(up.second + 1 + below, 2u)});
   }
   return level;
 }
 
-std::optional<size_t> MountTable::nth_alias(const AliasClass& c, size_t op, size_t n) {
-  AliasLevel& level = alias_level(c);
+std::optional<size_t> MountTable::nth_alias(AliasLevel& level, size_t op, size_t n) {
   std::vector<size_t>& order = level.order[op];
   while (order.size() <= n && !level.complete[op]) {
     const std::vector<size_t>& own = level.own[op];

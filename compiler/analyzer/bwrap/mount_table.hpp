@@ -207,11 +207,12 @@ class MountTable {
     std::optional<Id> alias;  // the alias path, when one reaches `host`
   };
   HostReach of_host(Id host, FsOp op, const Reach& direct);
-  // For each operation, the first alias bind in replay order through which it reaches the
-  // host object `host`, if any: the search of_host() needs, by the class of `host` below.
-  using FirstAliases = std::array<std::optional<size_t>, 4>;  // indexed by FsOp
-  FirstAliases first_aliases(Id host);
-  // The search itself: every alias of `host`, in replay order.
+  // The first alias bind in replay order through which `op` reaches the host object
+  // `host`, if any: the search of_host() needs, by the class of `host` below.
+  std::optional<size_t> first_alias(Id host, FsOp op);
+  // The search without classes, for every operation (indexed by FsOp): every alias of
+  // `host`, in replay order.
+  using FirstAliases = std::array<std::optional<size_t>, 4>;
   FirstAliases search_aliases(Id host);
   // Every visible alias bind whose source holds `host`, in replay order.
   std::vector<size_t> alias_binds_above(Id host);
@@ -227,7 +228,7 @@ class MountTable {
   // path) and, of those of the class above (its place's parent's, at its distance), the
   // ones not listed here.
   struct AliasLevel {
-    std::optional<AliasClass> above;  // none for "/"
+    AliasLevel* above = nullptr;  // none for "/"
     std::vector<size_t> listed;       // the binds listed at the class's place, in replay order
     std::array<std::vector<size_t>, 4> own;    // the listed ones that reach, by FsOp
     std::array<std::vector<size_t>, 4> order;  // the binds that reach, as far as known
@@ -236,8 +237,8 @@ class MountTable {
   };
   AliasLevel& alias_level(const AliasClass& c);
   // The n-th alias bind, in replay order, through which `op` reaches the host objects of
-  // class `c`; none when fewer reach.
-  std::optional<size_t> nth_alias(const AliasClass& c, size_t op, size_t n);
+  // the class of `level`; none when fewer reach.
+  std::optional<size_t> nth_alias(AliasLevel& level, size_t op, size_t n);
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
