@@ -141,6 +141,13 @@ def shapes(ws):
         # A link in an alias: every host path is searched over every alias (the fallback).
         ("%d x --ro-bind WS/deep WS/e<i>, binds in WS/e1 and in WS/deep, a --symlink in WS/e2" % N3,
          lambda i: (["--symlink", "/etc", "%s/e2/l" % ws] if i == 1 else three(ws, "--ro-bind", "--ro-bind")(i - 1))),
+        # The same with the aliases in the sandbox's /tmp and a link inside one of them:
+        # a link at or below an alias bind's destination makes every path search every alias.
+        ("%d x --ro-bind WS/deep /tmp/e<i>, binds in /tmp/e1 and in WS/deep, a --symlink in /tmp/e2" % N3,
+         lambda i: (["--symlink", "/etc", "/tmp/e2/l"] if i == 1 else
+                    ["--ro-bind", deep, "/tmp/e%d" % (i - 1)] if i <= N3 + 1 else
+                    ["--ro-bind", "/usr", "/tmp/e1/c%d" % (i - 1 - N3)] if i <= 2 * N3 + 1 else
+                    ["--ro-bind", "/usr", "%s/c%d" % (deep, i - 1 - 2 * N3)] if i <= 3 * N3 + 1 else None)),
     ]
 
 
