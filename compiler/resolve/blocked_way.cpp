@@ -44,8 +44,7 @@ bool cannot_create(int error, bool dir_can_change) {
 // names no earlier walk asked about cost system calls.
 class BlockedWays::Walk {
  public:
-  Walk(BlockedWays& ways, const std::string& root)
-      : ways_(ways), path_(root == "/" ? "" : root) {
+  Walk(BlockedWays& ways, const std::string& root) : ways_(ways), path_(root == "/" ? "" : root) {
     const auto [at, added] = ways.roots_.try_emplace(root, ways.facts_.size());
     if (added) ways.facts_.emplace_back();
     node_ = at->second;
@@ -80,9 +79,9 @@ class BlockedWays::Walk {
   bool can_change_below(const std::string& name) {
     std::optional<Facts>& f = ways_.facts_[ways_.child(node_, name)];
     if (!f->can_change)
-      f->can_change = !too_long(name) && (fd() >= 0 ? faccessat(fd(), name.c_str(), W_OK | X_OK, 0)
-                                                    : access((path_ + "/" + name).c_str(),
-                                                             W_OK | X_OK)) == 0;
+      f->can_change =
+          !too_long(name) && (fd() >= 0 ? faccessat(fd(), name.c_str(), W_OK | X_OK, 0)
+                                        : access((path_ + "/" + name).c_str(), W_OK | X_OK)) == 0;
     return *f->can_change;
   }
 
@@ -93,7 +92,9 @@ class BlockedWays::Walk {
   }
 
  private:
-  bool too_long(const std::string& name) const { return path_.size() + 1 + name.size() >= PATH_MAX; }
+  bool too_long(const std::string& name) const {
+    return path_.size() + 1 + name.size() >= PATH_MAX;
+  }
   int fd() {
     if (!dir_) dir_.emplace(path_.empty() ? "/" : path_);
     return dir_->fd();

@@ -173,8 +173,7 @@ void MountTable::note_alias_change(Id q, Id x) {
       if (m.kind == MountKind::Bind && m.source == b && m.source != m.dest)
         alias_changes_[x].push_back(*v);
     }
-    if (a == PathTable::kRoot || b == PathTable::kRoot || paths_->name(a) != paths_->name(b))
-      break;
+    if (a == PathTable::kRoot || b == PathTable::kRoot || paths_->name(a) != paths_->name(b)) break;
   }
 }
 

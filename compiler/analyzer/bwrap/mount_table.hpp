@@ -229,9 +229,9 @@ class MountTable {
   // ones not listed here.
   struct AliasLevel {
     AliasLevel* above = nullptr;  // none for "/"
-    std::vector<size_t> listed;       // the binds listed at the class's place, in replay order
-    std::array<std::vector<size_t>, 4> own;    // the listed ones that reach, by FsOp
-    std::array<std::vector<size_t>, 4> order;  // the binds that reach, as far as known
+    std::vector<size_t> listed;   // the binds listed at the class's place, in replay order
+    std::array<std::vector<size_t>, 4> own;          // the listed ones that reach, by FsOp
+    std::array<std::vector<size_t>, 4> order;        // the binds that reach, as far as known
     std::array<size_t, 4> own_next{}, above_next{};  // how far each list has been merged
     std::array<bool, 4> complete{};
   };
@@ -275,10 +275,10 @@ class MountTable {
   // a place, only the aliases of the binds listed there may reach otherwise than at the
   // place's parent. So a host path's first aliases depend only on its class, the nearest
   // such place at or above it and how far below (0, 1, or 2 for two or more), and each
-  // class asks only the binds listed at the places above it, each bind once per class
-  // (683 binds nested in a 2 000-deep tree cost 683 alias searches per region before
-  // session 19; N alias binds of one source with N mounts in one of them asked all N at
-  // each of those N places before session 20).
+  // class asks only the binds listed at its own place, once, taking the others' answers
+  // from the class above (683 binds nested in a 2 000-deep tree cost 683 alias searches per region
+  // before session 19; N alias binds of one source with N mounts in one of them asked all N at each
+  // of those N places before session 20).
   PathMap<std::vector<size_t>> alias_changes_;
   std::vector<std::pair<Id, size_t>> mode_overrides_;  // each --chmod's path and mount
   std::vector<Id> link_nodes_;                         // each --symlink's path
