@@ -6,80 +6,125 @@
 
 #include <cerrno>
 #include <climits>
-#include <utility>
 
 namespace zpolicy::compiler {
 namespace {
 
 // The directory at `path`, held open by O_PATH so that the names below it are looked up in
-// it: a look-up of each prefix by its path from "/" cost the square of a protected path's
-// depth (700 of them nested in a 1 400-deep workspace tree ran past a minute; session 19).
-// None (-1) when it cannot be opened; then the names below are looked up by path, as before.
+// it rather than by their path from "/" (session 19). None (-1) when it cannot be opened;
+// then the names below are looked up by path.
 class Dir {
  public:
-  Dir(int at, const std::string& name, std::string path)
-      : fd_(openat(at, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)),
-        path_(std::move(path)) {}
+  explicit Dir(const std::string& path)
+      : fd_(openat(AT_FDCWD, path.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {}
   Dir(const Dir&) = delete;
-  Dir& operator=(Dir&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    path_ = std::move(o.path_);
-    return *this;
-  }
+  Dir& operator=(const Dir&) = delete;
   ~Dir() {
     if (fd_ >= 0) close(fd_);
-  }
-  const std::string& path() const { return path_; }  // "" for "/"
-  // lstat of path/name; a path of PATH_MAX bytes or more fails, as lstat fails on it.
-  bool lstat_below(const std::string& name, struct stat& st) const {
-    const std::string below = path_ + "/" + name;
-    if (below.size() >= PATH_MAX) {
-      errno = ENAMETOOLONG;
-      return false;
-    }
-    if (fd_ < 0) return lstat(below.c_str(), &st) == 0;
-    return fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-  }
-  // access(path/name, W_OK | X_OK) == 0, for a directory `name` met without a link.
-  bool can_change_below(const std::string& name) const {
-    const std::string below = path_ + "/" + name;
-    if (below.size() >= PATH_MAX) return false;
-    if (fd_ < 0) return access(below.c_str(), W_OK | X_OK) == 0;
-    return faccessat(fd_, name.c_str(), W_OK | X_OK, 0) == 0;
   }
   int fd() const { return fd_; }
 
  private:
   int fd_;
-  std::string path_;
 };
 
-// Whether the caller cannot create `name` in `dir` (which it may change or not, as given)
-// while it is missing (mode 0555: a dataset or a tree made read-only; 0644: not
-// searchable): no placeholder can be made there, and every run failed with exit 125, yet
-// the sandbox, with the caller's uid, could chmod the directory and create the path (red
-// team H17-12).
-bool cannot_create_in(const Dir& dir, const std::string& name, bool dir_can_change) {
-  struct stat st;
-  return !dir.lstat_below(name, st) && (errno == EACCES || errno == ENOENT) && !dir_can_change;
+// Whether the caller cannot create a name, whose lstat failed with `error` (0: it exists),
+// in a directory it may change or not, as given (mode 0555: a dataset or a tree made
+// read-only; 0644: not searchable): no placeholder can be made there, and every run failed
+// with exit 125, yet the sandbox, with the caller's uid, could chmod the directory and
+// create the path (red team H17-12).
+bool cannot_create(int error, bool dir_can_change) {
+  return (error == EACCES || error == ENOENT) && !dir_can_change;
 }
 
 }  // namespace
 
-std::optional<size_t> blocked_way_length(const std::string& root,
-                                         const std::vector<std::string>& rel) {
-  Dir dir(AT_FDCWD, root, root == "/" ? "" : root);
-  const bool root_can_change = access(root.c_str(), W_OK | X_OK) == 0;
-  if (!rel.empty() && cannot_create_in(dir, rel[0], root_can_change)) return 0;
+// The walk down one protected path: the node it stands at, that node's path ("" for "/"),
+// and the directory opened for it once a name below must be asked of the host. Only the
+// names no earlier walk asked about cost system calls.
+class BlockedWays::Walk {
+ public:
+  Walk(BlockedWays& ways, const std::string& root) : ways_(ways), path_(root == "/" ? "" : root) {
+    const auto [at, added] = ways.roots_.try_emplace(root, ways.facts_.size());
+    if (added) ways.facts_.emplace_back();
+    node_ = at->second;
+  }
+
+  // access(root, W_OK | X_OK) == 0, for the walk's root.
+  bool root_can_change() {
+    std::optional<Facts>& f = ways_.facts_[node_];
+    if (!f) f = Facts{0, S_IFDIR, access(path_.empty() ? "/" : path_.c_str(), W_OK | X_OK) == 0};
+    return *f->can_change;
+  }
+
+  // lstat of `name` in the walk's directory; a path of PATH_MAX bytes or more fails, as
+  // lstat fails on it.
+  const Facts& below(const std::string& name) {
+    std::optional<Facts>& f = ways_.facts_[ways_.child(node_, name)];
+    if (!f) {
+      f = Facts{};
+      struct stat st;
+      if (too_long(name))
+        f->error = ENAMETOOLONG;
+      else if (fd() >= 0 ? fstatat(fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0
+                         : lstat((path_ + "/" + name).c_str(), &st) == 0)
+        f->type = st.st_mode & S_IFMT;
+      else
+        f->error = errno;
+    }
+    return *f;
+  }
+
+  // access(path/name, W_OK | X_OK) == 0, for a directory `name` met without a link.
+  bool can_change_below(const std::string& name) {
+    std::optional<Facts>& f = ways_.facts_[ways_.child(node_, name)];
+    if (!f->can_change)
+      f->can_change =
+          !too_long(name) && (fd() >= 0 ? faccessat(fd(), name.c_str(), W_OK | X_OK, 0)
+                                        : access((path_ + "/" + name).c_str(), W_OK | X_OK)) == 0;
+    return *f->can_change;
+  }
+
+  void enter(const std::string& name) {
+    node_ = ways_.child(node_, name);
+    path_ += "/" + name;
+    dir_.reset();
+  }
+
+ private:
+  bool too_long(const std::string& name) const {
+    return path_.size() + 1 + name.size() >= PATH_MAX;
+  }
+  int fd() {
+    if (!dir_) dir_.emplace(path_.empty() ? "/" : path_);
+    return dir_->fd();
+  }
+
+  BlockedWays& ways_;
+  size_t node_ = 0;
+  std::string path_;
+  std::optional<Dir> dir_;
+};
+
+size_t BlockedWays::child(size_t node, const std::string& name) {
+  const auto [at, added] = children_.try_emplace({node, name}, facts_.size());
+  if (added) facts_.emplace_back();
+  return at->second;
+}
+
+std::optional<size_t> BlockedWays::length(const std::string& root,
+                                          const std::vector<std::string>& rel) {
+  Walk walk(*this, root);
+  const bool root_can_change = walk.root_can_change();
+  if (!rel.empty() && cannot_create(walk.below(rel[0]).error, root_can_change)) return 0;
   for (size_t i = 0; i + 1 < rel.size(); ++i) {
-    struct stat st;
-    if (!dir.lstat_below(rel[i], st)) return std::nullopt;  // missing: a placeholder follows
-    if (S_ISLNK(st.st_mode)) return std::nullopt;
-    if (!S_ISDIR(st.st_mode)) return i + 1;
-    const bool can_change = dir.can_change_below(rel[i]);
-    dir = Dir(dir.fd() >= 0 ? dir.fd() : AT_FDCWD,
-              dir.fd() >= 0 ? rel[i] : dir.path() + "/" + rel[i], dir.path() + "/" + rel[i]);
-    if (cannot_create_in(dir, rel[i + 1], can_change)) return i + 1;
+    const Facts& f = walk.below(rel[i]);
+    if (f.error) return std::nullopt;  // missing: a placeholder follows
+    if (S_ISLNK(f.type)) return std::nullopt;
+    if (!S_ISDIR(f.type)) return i + 1;
+    const bool can_change = walk.can_change_below(rel[i]);
+    walk.enter(rel[i]);
+    if (cannot_create(walk.below(rel[i + 1]).error, can_change)) return i + 1;
   }
   return std::nullopt;
 }

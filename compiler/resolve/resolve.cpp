@@ -618,6 +618,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   ir::Resolved r = common(policy, mode);
   r.portable = false;
   HostResolver h(host, diags);
+  BlockedWays ways;
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   // What a protect entry or pattern names on the host, protected in each writable root
   // that holds it (set for workspace-write only: no root holds anything otherwise).
@@ -665,11 +666,11 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     }
     const std::vector<ResolvedPath> roots = r.write;
     // By value: protect_absolute outlives this block (pattern matches come later).
-    auto protect = [&r, &h, roots](const std::string& root, std::vector<std::string> rel,
+    auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,
                                    const ir::SourceLoc& loc) {
       // A file where the path needs a directory: protect the file, which is all that
       // stands between the sandbox and creating the path (blocked_way.hpp).
-      if (auto keep = blocked_way_length(root, rel)) rel.resize(*keep);
+      if (auto keep = ways.length(root, rel)) rel.resize(*keep);
       std::string path = join(root, rel);
       HostKind pk = kind_of(path, false);
       add_protected(r, root, rel, pk, loc);

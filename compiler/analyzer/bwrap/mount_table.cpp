@@ -138,7 +138,7 @@ void MountTable::index_aliases() {
     const Mount& m = mounts_[i];
     if (m.visible && m.kind == MountKind::Bind && m.source != m.dest) {
       aliases_by_source_[m.source].push_back(i);
-      alias_changes_.insert(m.source, true);
+      note_alias_change(m.dest, m.source);
       alias_dests.insert(m.dest, true);
       // Each directory once: one above a listed one is listed.
       for (Id a = m.dest; !above_alias_dests.find(a); a = paths_->up(a)) {
@@ -154,15 +154,27 @@ void MountTable::index_aliases() {
   // included.
   for (size_t i = 1; i < mounts_.size(); ++i)
     if (mounts_[i].visible && mounts_[i].dest != PathTable::kRoot)
-      note_alias_change(mounts_[i].dest, covering(paths_->up(mounts_[i].dest)));
-  for (const auto& [path, mount] : mode_overrides_) note_alias_change(path, mount);
+      note_mark(mounts_[i].dest, covering(paths_->up(mounts_[i].dest)));
+  for (const auto& [path, mount] : mode_overrides_) note_mark(path, mount);
 }
 
-void MountTable::note_alias_change(Id p, size_t mount) {
+void MountTable::note_mark(Id p, size_t mount) {
   // A bind of a path onto itself is no alias: no alias leaves it or meets a mark in it.
   const Mount& m = mounts_[mount];
   if (m.kind == MountKind::Bind && m.source != m.dest)
-    alias_changes_.insert(paths_->rebase(m.source, m.dest, p), true);
+    note_alias_change(p, paths_->rebase(m.source, m.dest, p));
+}
+
+void MountTable::note_alias_change(Id q, Id x) {
+  // A bind maps q to x when its destination and source lie the same names above them.
+  for (Id a = q, b = x;; a = paths_->up(a), b = paths_->up(b)) {
+    if (const size_t* v = visible_at_.find(a)) {
+      const Mount& m = mounts_[*v];
+      if (m.kind == MountKind::Bind && m.source == b && m.source != m.dest)
+        alias_changes_[x].push_back(*v);
+    }
+    if (a == PathTable::kRoot || b == PathTable::kRoot || paths_->name(a) != paths_->name(b)) break;
+  }
 }
 
 // The deepest visible mount whose destination holds `p`.
@@ -529,7 +541,7 @@ MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) cons
 
 MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) {
   if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
-  if (const auto i = first_aliases(host)[static_cast<size_t>(op)]) {
+  if (const auto i = first_alias(host, op)) {
     const Mount& m = mounts_[*i];
     return {Reach{Outcome::Host, host, *i}, paths_->rebase(m.dest, m.source, host)};
   }
@@ -541,53 +553,121 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
 // Why one search serves a class (docs/verify.md "Bounded inputs"). An alias of `host`
 // through bind m is m's destination with host's path below m's source; it reaches `host`
 // exactly when the bind covering it is m or one that maps as m does, which then has its
-// source there (a noted place). Leaving such a bind's part of the sandbox, or meeting a
-// --chmod in it, happens at a noted place too. Elsewhere the alias of a path and that of
-// its parent lie in one bind with no mark at either: the same mount, search permission
-// and modes, and so the same verdict, which reaches `host` exactly when the parent's
-// reaches the parent. Two levels below a noted place (and one, for siblings) every
-// alias stands as it stood, so the class's first search answers for all. A name spelled
-// like a symbolic root is a class of its own: an alias ending in it may be that root.
-// A link made by --symlink at, above or below an alias bind's destination may lead an
-// alias anywhere; then every path is searched. The class's first path is searched for
-// all: it lies at most two levels below the place, so that an alias search does not
-// build each alias of a deep path.
-MountTable::FirstAliases MountTable::first_aliases(Id host) {
-  if (aliases_meet_links_) return search_aliases(host);
-  const AliasClass c =
-      fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
-        if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
-          return AliasClass{a, 0, a};
-        if (above.below == 2) return above;
-        return AliasClass{above.at, above.below + 1, a};
-      });
-  const auto key = std::make_pair(c.at, c.below);
-  if (const auto known = first_aliases_.find(key); known != first_aliases_.end())
-    return known->second;
-  return first_aliases_.emplace(key, search_aliases(c.first)).first->second;
+// source there (a noted place, with m listed). Leaving such a bind's part of the sandbox,
+// or meeting a --chmod in it, happens at a noted place too, with m listed. Elsewhere the
+// alias of a path and that of its parent lie in one bind with no mark at either: the same
+// mount, search permission and modes, and so the same verdict, which reaches `host`
+// exactly when the parent's reaches the parent. Two levels below a noted place (and one,
+// for siblings) every alias stands as it stood, so the class's first search answers for
+// all. A name spelled like a symbolic root is a class of its own, where every alias may
+// change: an alias ending in it may be that root. A link made by --symlink at, above or
+// below an alias bind's destination may lead an alias anywhere; then every path is
+// searched. The class's first path is searched for all: it lies at most two levels below
+// the place, so that an alias search does not build each alias of a deep path.
+//
+// The same holds of each bind alone: its alias changes only at the places that list it,
+// so what a bind does for a class is what it does for the class above (the class of the
+// place's parent, at the same distance) unless the place lists it. So a class asks only
+// the binds listed at its place, once, and takes the rest, in replay order, from the class
+// above, skipping the binds it lists: N alias binds of one source with N mounts in one of
+// them ask at each mount's place the one bind listed there, and the others once, at the
+// source's classes. A class is asked at its own path: its place, or one or two levels
+// below it a child named "." (a name no path read from an argv or a policy has), which
+// stands for every path of the class whether or not one was ever interned.
+std::optional<size_t> MountTable::first_alias(Id host, FsOp op) {
+  if (aliases_meet_links_) return search_aliases(host)[static_cast<size_t>(op)];
+  return nth_alias(alias_level(alias_class(host)), static_cast<size_t>(op), 0);
+}
+
+MountTable::AliasClass MountTable::alias_class(Id host) {
+  return fold_down(*paths_, alias_class_, host, AliasClass{}, [&](Id a, const AliasClass& above) {
+    if (a == PathTable::kRoot || alias_changes_.find(a) || paths_->name(a).starts_with("${"))
+      return AliasClass{a, 0};
+    return AliasClass{above.first, std::min(above.second + 1, 2u)};
+  });
+}
+
+MountTable::AliasLevel& MountTable::alias_level(const AliasClass& c) {
+  const auto [it, added] = alias_levels_.try_emplace(c);
+  AliasLevel& level = it->second;
+  if (!added) return level;
+  const auto [at, below] = c;
+  if (paths_->name(at).starts_with("${"))
+    level.listed = alias_binds_above(at);
+  else if (const std::vector<size_t>* listed = alias_changes_.find(at))
+    level.listed = *listed;
+  std::sort(level.listed.begin(), level.listed.end());
+  level.listed.erase(std::unique(level.listed.begin(), level.listed.end()), level.listed.end());
+  Id own_path = at;
+  for (unsigned i = 0; i < below; ++i) own_path = paths_->child(own_path, ".");
+  for (size_t bind : level.listed) {
+    const std::array<bool, 4> reached = reaches_through(bind, own_path);
+    for (size_t op = 0; op < reached.size(); ++op)
+      if (reached[op]) level.own[op].push_back(bind);
+  }
+  if (at != PathTable::kRoot) {
+    const AliasClass up = alias_class(paths_->up(at));
+    level.above = &alias_level(AliasClass{up.first, std::min(up.second + 1 + below, 2u)});
+  }
+  return level;
+}
+
+std::optional<size_t> MountTable::nth_alias(AliasLevel& level, size_t op, size_t n) {
+  std::vector<size_t>& order = level.order[op];
+  while (order.size() <= n && !level.complete[op]) {
+    const std::vector<size_t>& own = level.own[op];
+    const std::optional<size_t> mine = level.own_next[op] < own.size()
+                                           ? std::optional<size_t>(own[level.own_next[op]])
+                                           : std::nullopt;
+    std::optional<size_t> inherited;
+    while (level.above && (inherited = nth_alias(*level.above, op, level.above_next[op])) &&
+           std::binary_search(level.listed.begin(), level.listed.end(), *inherited))
+      ++level.above_next[op];
+    if (!mine && !inherited) {
+      level.complete[op] = true;
+    } else if (mine && (!inherited || *mine < *inherited)) {
+      order.push_back(*mine);
+      ++level.own_next[op];
+    } else {
+      order.push_back(*inherited);
+      ++level.above_next[op];
+    }
+  }
+  if (n < order.size()) return order[n];
+  return std::nullopt;
+}
+
+std::vector<size_t> MountTable::alias_binds_above(Id host) {
+  std::vector<size_t> binds;
+  for (auto src = inherited(host).alias_source; src;
+       src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
+    const auto* here = aliases_by_source_.find(*src);
+    binds.insert(binds.end(), here->begin(), here->end());
+  }
+  std::sort(binds.begin(), binds.end());
+  return binds;
+}
+
+std::array<bool, 4> MountTable::reaches_through(size_t bind, Id host) {
+  std::array<bool, 4> reached{};
+  const Mount& m = mounts_[bind];
+  const Id alias = paths_->rebase(m.dest, m.source, host);
+  if (alias == host) return reached;
+  for (FsOp op : kAllFsOps) {
+    Trace none(false);
+    const Reach r = reach(alias, op, none);
+    reached[static_cast<size_t>(op)] = r.outcome == Outcome::Host && r.host == host;
+  }
+  return reached;
 }
 
 MountTable::FirstAliases MountTable::search_aliases(Id host) {
-  std::vector<size_t> candidates;
-  for (auto src = inherited(host).alias_source; src;
-       src = *src == PathTable::kRoot ? std::nullopt : inherited(paths_->up(*src)).alias_source) {
-    const auto* binds = aliases_by_source_.find(*src);
-    candidates.insert(candidates.end(), binds->begin(), binds->end());
-  }
-  // In replay order, so that the trace names the same bind whatever the index holds.
-  std::sort(candidates.begin(), candidates.end());
   FirstAliases first;
-  for (size_t i : candidates) {
-    const Mount& m = mounts_[i];
-    const Id alias = paths_->rebase(m.dest, m.source, host);
-    if (alias == host) continue;
-    for (FsOp op : kAllFsOps) {
-      std::optional<size_t>& slot = first[static_cast<size_t>(op)];
-      if (slot) continue;
-      Trace none(false);
-      const Reach r = reach(alias, op, none);
-      if (r.outcome == Outcome::Host && r.host == host) slot = i;
-    }
+  // In replay order, so that the trace names the same bind whatever the index holds.
+  for (size_t i : alias_binds_above(host)) {
+    const std::array<bool, 4> reached = reaches_through(i, host);
+    for (size_t o = 0; o < reached.size(); ++o)
+      if (reached[o] && !first[o]) first[o] = i;
   }
   return first;
 }

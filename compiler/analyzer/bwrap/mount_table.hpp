@@ -207,20 +207,48 @@ class MountTable {
     std::optional<Id> alias;  // the alias path, when one reaches `host`
   };
   HostReach of_host(Id host, FsOp op, const Reach& direct);
-  // For each operation, the first alias bind in replay order through which it reaches the
-  // host object `host`, if any: the search of_host() needs, by the class of `host` below.
-  using FirstAliases = std::array<std::optional<size_t>, 4>;  // indexed by FsOp
-  FirstAliases first_aliases(Id host);
-  // The search itself: every alias of `host`, in replay order.
+  // The first alias bind in replay order through which `op` reaches the host object
+  // `host`, if any: the search of_host() needs, by the class of `host` below.
+  std::optional<size_t> first_alias(Id host, FsOp op);
+  // The search without classes, for every operation (indexed by FsOp): every alias of
+  // `host`, in replay order.
+  using FirstAliases = std::array<std::optional<size_t>, 4>;
   FirstAliases search_aliases(Id host);
+  // Every visible alias bind whose source holds `host`, in replay order.
+  std::vector<size_t> alias_binds_above(Id host);
+  // For each operation, whether the alias of `host` through alias bind `bind` reaches it.
+  std::array<bool, 4> reaches_through(size_t bind, Id host);
+  // A class of host paths: the nearest place where an alias may change at or above them,
+  // and how far below it they lie (0, 1, or 2 for two or more).
+  using AliasClass = std::pair<Id, unsigned>;
+  AliasClass alias_class(Id host);
+  // What a class says of the aliases of its host objects: for each operation, the alias
+  // binds through which it reaches them, in replay order, as far as a search needed them.
+  // They are the binds listed at the class's place that reach (asked at the class's own
+  // path) and, of those of the class above (its place's parent's, at its distance), the
+  // ones not listed here.
+  struct AliasLevel {
+    AliasLevel* above = nullptr;  // none for "/"
+    std::vector<size_t> listed;   // the binds listed at the class's place, in replay order
+    std::array<std::vector<size_t>, 4> own;          // the listed ones that reach, by FsOp
+    std::array<std::vector<size_t>, 4> order;        // the binds that reach, as far as known
+    std::array<size_t, 4> own_next{}, above_next{};  // how far each list has been merged
+    std::array<bool, 4> complete{};
+  };
+  AliasLevel& alias_level(const AliasClass& c);
+  // The n-th alias bind, in replay order, through which `op` reaches the host objects of
+  // the class of `level`; none when fewer reach.
+  std::optional<size_t> nth_alias(AliasLevel& level, size_t op, size_t n);
 
   void add_node(Node n);
   // Every visible bind whose source is not its destination, by source: the aliases
   // host_access() must try; and the host paths where what they reach may change. Built
   // once the replay is done.
   void index_aliases();
-  // Notes the host path that `mount` shows at `p` as one where an alias may change.
-  void note_alias_change(Id p, size_t mount);
+  // Notes the host path that `mount` shows at the mark `p` as one where an alias may change.
+  void note_mark(Id p, size_t mount);
+  // Notes `x` as a place where the alias of every bind that maps `q` to `x` may change.
+  void note_alias_change(Id q, Id x);
 
   std::shared_ptr<PathTable> paths_;
   std::shared_ptr<const std::deque<std::string>>
@@ -239,27 +267,26 @@ class MountTable {
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
   // Where the aliases of host objects may begin to reach them or stop (docs/verify.md
-  // "Bounded inputs"): the source of every alias bind, and the host object every bind
-  // shows at each mark in the part of the sandbox it covers (a mount's destination, a
-  // --chmod). Between two such places, an alias of a host path reaches it exactly when
-  // the same alias of its parent reaches the parent, two levels below one on. So a host
-  // path's first aliases depend only on its class: the nearest such place at or above it
-  // and how far below (0, 1, or 2 for two or more); without links, each class is
-  // searched once, not every path of a deep tree once per alias bind (683 binds nested in
-  // a 2 000-deep tree cost 683 alias searches per region).
-  PathMap<bool> alias_changes_;
+  // "Bounded inputs"), and through which binds: the source of every alias bind, and the
+  // host object every bind shows at each mark in the part of the sandbox it covers (a
+  // mount's destination, a --chmod), each with the alias binds that map the mark there
+  // (not sorted). Between two such places, an alias of a host path reaches it exactly
+  // when the same alias of its parent reaches the parent, two levels below one on; and at
+  // a place, only the aliases of the binds listed there may reach otherwise than at the
+  // place's parent. So a host path's first aliases depend only on its class, the nearest
+  // such place at or above it and how far below (0, 1, or 2 for two or more), and each
+  // class asks only the binds listed at its own place, once, taking the others' answers
+  // from the class above (683 binds nested in a 2 000-deep tree cost 683 alias searches per region
+  // before session 19; N alias binds of one source with N mounts in one of them asked all N at each
+  // of those N places before session 20).
+  PathMap<std::vector<size_t>> alias_changes_;
   std::vector<std::pair<Id, size_t>> mode_overrides_;  // each --chmod's path and mount
   std::vector<Id> link_nodes_;                         // each --symlink's path
   // Whether a link lies at, above or below the destination of an alias bind, where it may
   // lead an alias anywhere: then every host path is searched.
   bool aliases_meet_links_ = false;
-  struct AliasClass {
-    Id at = PathTable::kRoot;
-    unsigned below = 0;
-    Id first = PathTable::kRoot;  // the class's first path on the way down: searched for all
-  };
   PathMap<AliasClass> alias_class_;
-  std::map<std::pair<Id, unsigned>, FirstAliases> first_aliases_;
+  std::map<AliasClass, AliasLevel> alias_levels_;
   // Set once the replay is done: from then on the mounts do not change, and inherited()
   // remembers its answer for every path it passes (fold_down), so that the probes of a
   // deep path cost its depth once. The questions that reach it are therefore not const.
