@@ -233,7 +233,8 @@ def main():
             print("| %s: `%s` | %d | %d | %s | %.2f | %.1f | %s |" % (
                 name, verb, len(entries), len(text), code, cpu, rss / 1024, "ok" if within else "OVER"))
     if not WORK:
-        shutil.rmtree(work)
+        # The tree is 2 000 directories deep, past shutil.rmtree's recursion limit.
+        subprocess.run(["rm", "-rf", "--", work], check=True)
     sys.exit(0 if ok else 1)
 
 
