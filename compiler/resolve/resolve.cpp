@@ -494,6 +494,23 @@ class HostResolver {
     return "/";
   }
 
+  // `p` on the host as spelled: its variable's value as the caller gave it, no link
+  // resolved (the workspace is the canonical working directory already).
+  std::string spelled(const PolicyPath& p) const {
+    switch (p.root) {
+      case PathRoot::Workspace:
+        return join(host_.workspace, p.components);
+      case PathRoot::Home:
+        return join(host_.home, p.components);
+      case PathRoot::Tmpdir:
+        return join(host_.tmpdir, p.components);
+      case PathRoot::Absolute:
+      case PathRoot::Relative:
+        return join("/", p.components);
+    }
+    return "/";
+  }
+
   // The canonical form of `lexical`, walked one component at a time. A symlink outside
   // every root in `guarded` is host layout and is resolved; one inside such a root stops
   // the walk. Since `cur` is canonical whenever a '..' of the existing prefix is met,
@@ -502,8 +519,11 @@ class HostResolver {
   // cost the square of a path's depth (700 deny roots nested in a 1 400-deep workspace
   // tree, a 1 MB policy, ran past a minute; session 19). A prefix of PATH_MAX bytes or
   // more is missing, as lstat found it.
+  // `links`, when given, gets each symlink the walk resolved (none when it stopped early),
+  // from the same walk that gave the result.
   static Canonical canonicalize(const std::string& lexical,
-                                const std::vector<ResolvedPath>& guarded) {
+                                const std::vector<ResolvedPath>& guarded,
+                                std::vector<std::string>* links = nullptr) {
     const std::vector<std::string> comps = components_below("/", lexical);
     // Most paths hold no link, '.' or '..': then the walk below ends with the path as
     // spelled, whether it stops at a missing component or not, and one lookup says so.
@@ -530,6 +550,7 @@ class HostResolver {
         for (const auto& g : guarded)
           if (ir::path_within(g.path, cur))
             return {lexical, Canonical::Stop::SymlinkInWritableRoot, next};
+        if (links) links->push_back(next);
         // A dangling symlink names nothing yet: the rest is spelled from the link.
         if (auto target = canonical(next))
           next = *target;
@@ -554,8 +575,9 @@ class HostResolver {
   std::optional<std::string> canonical_or_refuse(const std::string& lexical,
                                                  const std::vector<ResolvedPath>& guarded,
                                                  const ir::SourceLoc& loc,
-                                                 const std::string& what) {
-    Canonical c = canonicalize(lexical, guarded);
+                                                 const std::string& what,
+                                                 std::vector<std::string>* links = nullptr) {
+    Canonical c = canonicalize(lexical, guarded, links);
     switch (c.stop) {
       case Canonical::Stop::None:
         return c.path;
@@ -647,9 +669,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                      r.read_links.end());
   std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
   if (mode == ir::Mode::WorkspaceWrite) {
+    // The links each root's walk resolved (the root spelled as the caller gave it, its
+    // variable's value included), for the check after the loop.
+    std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> crossed;
     for (const auto& w : policy.write) {
-      auto root = h.canonical_or_refuse(h.bind(w.value), {}, w.loc, "writable root");
+      const std::string spelled = h.spelled(w.value);
+      std::vector<std::string> links;
+      auto root = h.canonical_or_refuse(spelled, {}, w.loc, "writable root", &links);
       if (!root) continue;
+      if (!links.empty()) crossed.emplace_back(&w, std::move(links));
       HostKind k = kind_of(*root, true);
       if (k != HostKind::Directory) {
         diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
@@ -664,6 +692,24 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         workspace_rules.push_back(w.loc);
       if (*root == "/tmp") r.private_tmp = false;
     }
+    // A writable root is held to the rule of every other path the policy names: one whose
+    // way crosses a symlink inside a writable root (its own, or another that holds it,
+    // `write: [W, W/build/out]` with `W/build` a link) is refused, since the sandbox may
+    // re-point that link and so choose which host directory a later run makes writable
+    // (red team N20-1). The links are those of the walk that gave the root: a second walk
+    // would judge another state of a link swapped in between (a race that bound the
+    // link's target while the second walk found the directory back).
+    for (const auto& [w, links] : crossed)
+      for (const auto& link : links) {
+        const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
+        if (std::none_of(r.write.begin(), r.write.end(),
+                         [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); }))
+          continue;
+        diags.error(w->loc, "writable root '" + h.spelled(w->value) +
+                                "' crosses a symlink inside a writable root ('" + link +
+                                "'); refusing to run");
+        break;
+      }
     const std::vector<ResolvedPath> roots = r.write;
     // By value: protect_absolute outlives this block (pattern matches come later).
     auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,

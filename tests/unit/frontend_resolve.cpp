@@ -360,6 +360,41 @@ BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refu
                  t.ws + "/secrets'); refusing to run\n");
 }
 
+// Red team N20-1: a writable root nested in another is reached through a link the
+// sandbox could have planted in the outer one; wherever it is on the way (the root itself
+// included, `${TMPDIR}` spelled as the caller gave it), and whichever order the roots
+// come in, resolution refuses, as for a protected path or a deny root. A link whose
+// directory no writable root holds is host layout, and the root is its target.
+BOOST_AUTO_TEST_CASE(writable_root_crossing_a_symlink_inside_a_writable_root_is_refused) {
+  HostTree t;
+  t.dir.mkdir("victim/out");
+  t.dir.symlink("../../victim", "real/ws/build");
+  t.dir.symlink("../../../victim/out", "real/ws/sub/out");
+  const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: []\n";
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${WORKSPACE}\", \"${WORKSPACE}/build/out\"]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:5:27: error: writable root '" + t.ws +
+                 "/build/out' crosses a symlink inside a writable root ('" + t.ws +
+                 "/build'); refusing to run\n");
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${WORKSPACE}/sub/out\", \"${WORKSPACE}\"]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:5:11: error: writable root '" + t.ws +
+                 "/sub/out' crosses a symlink inside a writable root ('" + t.ws +
+                 "/sub/out'); refusing to run\n");
+  compiler::HostFacts tmp_inside = t.bind(t.ws);
+  tmp_inside.tmpdir = t.ws + "/build/out";
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${WORKSPACE}\", \"${TMPDIR}\"]\n", tmp_inside) ==
+             "p.yaml:5:27: error: writable root '" + t.ws +
+                 "/build/out' crosses a symlink inside a writable root ('" + t.ws +
+                 "/build'); refusing to run\n");
+  // Alone, the root is the link's target (ZP006 warns when the root itself is the link).
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(policy(head + "  write: [\"${WORKSPACE}/build/out\"]\n"),
+                                      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  BOOST_TEST(r->write.at(0).path == t.dir / "victim/out");
+}
+
 BOOST_AUTO_TEST_CASE(a_host_path_with_a_line_break_is_refused_naming_it) {
   HostTree t;
   t.dir.mkdir("real/ws/line\nbreak");

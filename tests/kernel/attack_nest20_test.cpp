@@ -1,0 +1,322 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sandbox_fixture.hpp"
+
+// Attack nest 20 (docs/redteam-2026-12.md "Attack nest 20 (attacknest20)"): session 19's
+// nested writable roots and the `--symlink` operations of setup18's replaceable-name check,
+// attacked with the real bwrap and kernel, as root and as uid 65534. Each case is a
+// finding's reproduction or a promise of docs/run.md, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack_nest20)
+
+namespace {
+
+std::string nested_policy(const std::string& inner) {
+  return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+         "  write: [\"${WORKSPACE}\", \"" +
+         inner + "\"]\n  protect: [.git, .env]\nnetwork: none\n";
+}
+
+// Where an earlier run's command puts its link: `build` (a directory on the inner root's
+// way), `build/out` (the inner root itself), or `t` on the way of a `${TMPDIR}` the
+// caller keeps in the workspace (`t/out`).
+enum class LinkAt { Way, Root, Tmpdir };
+std::ostream& operator<<(std::ostream& os, LinkAt l) {
+  return os << (l == LinkAt::Way ? "build" : l == LinkAt::Root ? "build/out" : "tmpdir t");
+}
+const std::vector<LinkAt> kLinkAts{LinkAt::Way, LinkAt::Root, LinkAt::Tmpdir};
+
+// `zpolicy ARGS` on the host as the caller; its status, stdout and stderr.
+RunResult zpolicy_on_host(const Sandbox& box, const std::vector<std::string>& args) {
+  std::string script = "\"$0\"";
+  for (size_t i = 0; i < args.size(); ++i) script += " \"$" + std::to_string(i + 1) + "\"";
+  std::vector<std::string> argv = {"/bin/sh", "-c", script + "; echo \"status=$?\"",
+                                   zpolicy_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return box.host_command(argv);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream f(path, std::ios::trunc);
+  for (const auto& l : lines) f << l << "\n";
+  BOOST_TEST_REQUIRE(static_cast<bool>(f), path);
+}
+
+// The argv of a compiled `bwrap.args` (without its seccomp descriptor, which a run by
+// hand does not pass), then `-- /bin/sh -c SCRIPT`, run with the real bwrap as the caller.
+RunResult bwrap_by_hand(const Sandbox& box, const std::vector<std::string>& args,
+                        const std::string& script) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "\"$@\"; echo \"status=$?\"", "sh",
+                                   "/usr/bin/bwrap"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--seccomp") {
+      ++i;
+      continue;
+    }
+    argv.push_back(args[i]);
+  }
+  argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
+  return box.host_command(argv);
+}
+
+}  // namespace
+
+// N20-1: `write: [W, W/build/out]` with `build` (or `build/out`) a link that a command of
+// an earlier run planted (here under the default policy, which writes W). Before the fix
+// the run bound the link's target writable, a host directory outside every root the
+// policy names, with no finding at all (ZP006 warned only for a root that is itself a
+// link): the second run's command overwrote the victim's file, as root and as nobody.
+// Now resolution refuses it (exit 2), as a protected path or deny root crossing such a link.
+BOOST_DATA_TEST_CASE(a_nested_root_reached_through_a_link_an_earlier_run_planted_is_refused,
+                     bdata::make(kCallers) * bdata::make(kLinkAts), caller, link_at) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  const std::string before = snapshot(victim);
+
+  const bool tmpdir = link_at == LinkAt::Tmpdir;
+  const std::string inner = tmpdir ? "t/out" : "build/out";
+  const std::string plant = link_at == LinkAt::Way ? "ln -s '" + victim + "' build"
+                            : link_at == LinkAt::Root
+                                ? "mkdir build && ln -s '" + victim + "/out' build/out"
+                                : "ln -s '" + victim + "' t";
+  const RunResult first = box.sh(plant);
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  const std::string policy = box.write_policy(
+      "nested.yaml", nested_policy(tmpdir ? "${TMPDIR}" : "${WORKSPACE}/build/out"));
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  if (tmpdir) spec.extra_env = {"TMPDIR=" + box.ws(inner)};
+  spec.command = {"/bin/sh", "-c", "echo pwned > " + inner + "/file; echo '" + kDoneMarker + "'"};
+  const RunResult second = box.run(spec);
+  BOOST_TEST(second.exit_code == 2, second.describe());
+  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
+  BOOST_TEST(second.err.find("crosses a symlink inside a writable root") != std::string::npos,
+             second.describe());
+  BOOST_TEST(snapshot(victim) == before);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+
+  // Control: the same policy over a real directory runs, and its inner root is writable.
+  box.host_command({"/bin/rm", "-r", box.ws(tmpdir ? "t" : "build")});
+  box.make_dir(box.ws(inner));
+  spec.command = {"/bin/sh", "-c", "echo mine > " + inner + "/file; echo '" + kDoneMarker + "'"};
+  const RunResult control = box.run(spec);
+  BOOST_TEST(control.completed(), control.describe());
+  BOOST_TEST(read_file(box.ws(inner + "/file")).value_or("<missing>") == "mine\n");
+  BOOST_TEST(snapshot(victim) == before);
+}
+
+// Invariant 11 for N20-1's way: another run in the same workspace (the default policy,
+// which writes it) swaps `build` for a link to the victim and back, as fast as it can,
+// while runs of the nested policy start one after another. Whatever a run's lints, its
+// placeholders or its descriptors saw, it either writes the real `build/out` or is
+// refused (the link or a missing root at exit 2, an object that is not the one resolved
+// at exit 125; 3 for a verifier's finding); the victim is never written.
+BOOST_DATA_TEST_CASE(a_nested_roots_way_swapped_by_another_run_while_runs_start_is_never_followed,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  box.make_dir(box.ws("build/out"));
+  const std::string before = snapshot(victim);
+
+  RunSpec flipper;
+  flipper.limit = std::chrono::seconds(60);
+  flipper.command = {
+      "/usr/bin/python3", "-c",
+      "import os, time\n"
+      "os.symlink('" +
+          victim +
+          "', 'build.l')\n"
+          "open('flipping', 'w').close()\n"
+          "end = time.time() + 40\n"
+          "def mv(a, b):\n"
+          "  try: os.rename(a, b)\n"
+          "  except OSError: pass\n"
+          "while time.time() < end and not os.path.exists('stop'):\n"
+          "  mv('build', 'build.x'); mv('build.l', 'build'); mv('build', 'build.l'); "
+          "mv('build.x', 'build')\n"};
+  Running flipping = box.start(flipper);
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return exists(box.ws("flipping")); }, std::chrono::seconds(15)));
+
+  const std::string policy =
+      box.write_policy("nested.yaml", nested_policy("${WORKSPACE}/build/out"));
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c", "echo pwned > build/out/file"};
+  std::map<int, int> outcomes;
+  for (int i = 0; i < 30; ++i) {
+    const RunResult r = box.run(spec);
+    ++outcomes[r.exit_code];
+    BOOST_TEST((r.exit_code == 0 || r.exit_code == 2 || r.exit_code == 3 || r.exit_code == 125),
+               r.describe());
+    BOOST_TEST_REQUIRE(snapshot(victim) == before, r.describe());
+  }
+  box.write_file(box.ws("stop"), "");
+  box.finish(flipping);
+  std::string seen;
+  for (const auto& [code, n] : outcomes)
+    seen += " exit " + std::to_string(code) + " x" + std::to_string(n);
+  BOOST_TEST_MESSAGE("outcomes:" << seen);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n", seen);
+}
+
+// N20-2: a writable root inside a deny root (`write: [W, W/sec/out]`, `deny: [W/sec]`)
+// compiles to an argv the verifier refuses as malformed (a `--remount-ro` of a writable
+// bind's root): fail-closed, nothing runs, the denied file is neither read nor written.
+BOOST_DATA_TEST_CASE(a_writable_root_inside_a_deny_root_is_refused_and_nothing_runs,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("sec/out"));
+  box.write_file(box.ws("sec/out/s"), "SECRET\n");
+  const std::string policy = box.write_policy(
+      "deny-holds-root.yaml",
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+      "  write: [\"${WORKSPACE}\", \"${WORKSPACE}/sec/out\"]\n  deny: [\"${WORKSPACE}/sec\"]\n"
+      "network: none\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  std::string("cat sec/out/s; echo x > sec/out/s; echo '") + kDoneMarker + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 3, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("SECRET") == std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("sec/out/s")).value_or("<missing>") == "SECRET\n");
+}
+
+// The run caller's `--symlink` operations are the emitter's read links (a readable root
+// named through a link keeps its name). One whose link lies in the workspace, or whose
+// target passes through it, is a name a command can replace between runs: refused
+// (exit 3, nothing ran). The everyday read links (/bin -> /usr/bin) run, as both callers.
+BOOST_DATA_TEST_CASE(read_links_through_the_workspace_are_refused_and_system_ones_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("sub/d"));
+  box.write_file(box.ws("sub/d/f"), "workspace file\n");
+  box.host_command({"/bin/ln", "-s", "/usr/share", box.ws("rl")});
+  const std::string outside = box.base() + "/outside";
+  box.make_dir(outside);
+  box.host_command({"/bin/ln", "-s", box.ws("sub/d"), outside + "/rl"});
+  const std::string head =
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+      "  read: [/usr, /bin, /lib, /lib64, /etc";
+  const std::string tail = "]\n  write: [\"${WORKSPACE}\"]\nnetwork: none\n";
+  const std::string before = snapshot(box.workspace());
+  for (const std::string& extra : {std::string(", \"${WORKSPACE}/rl\""), ", " + outside + "/rl"}) {
+    const std::string policy = box.write_policy("read-link.yaml", head + extra + tail);
+    RunSpec spec;
+    spec.options = {"--policy", policy};
+    spec.command = {"/bin/sh", "-c", std::string("echo ran > ran.txt; echo '") + kDoneMarker + "'"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 3, extra << "\n" << r.describe());
+    BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+    BOOST_TEST(!exists(box.ws("ran.txt")), extra);
+  }
+  BOOST_TEST(snapshot(box.workspace()) == before);
+
+  const std::string policy = box.write_policy("read-system-links.yaml", head + tail);
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  std::string("readlink /bin; ls /lib >/dev/null && echo ok > ran.txt; echo '") +
+                      kDoneMarker + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("/usr/bin") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("ran.txt")).value_or("<missing>") == "ok\n");
+}
+
+// The verify caller: a compiled argv edited by hand to add a `--symlink` below the
+// workspace's writable bind. Real bwrap shows why each is refused: (a) in `sub`, which a
+// command can replace by a link to `/oldroot/V` (bwrap's name for the host's root while it
+// sets up), the next run made the link in V on the host, outside every writable root; (b)
+// in `.git/hooks`, before `.git`'s read-only bind, bwrap made the link in the host's
+// protected directory. `zpolicy verify` refuses both (exit 3) and passes the argv as
+// compiled.
+BOOST_DATA_TEST_CASE(hand_added_symlinks_below_a_writable_bind_fail_verify_and_real_bwrap_shows_why,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("sub"));
+  box.make_dir(box.ws(".git/hooks"));
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim);
+  const std::string policy =
+      box.write_policy("links.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+                       "  write: [\"${WORKSPACE}\"]\n  protect: [.git]\nnetwork: none\n");
+  const std::string out = box.base() + "/compiled";
+  box.make_dir(out);
+  const RunResult compiled = zpolicy_on_host(
+      box, {"compile", policy, "--target", "linux", "--workspace", box.workspace(), "--out", out});
+  BOOST_TEST_REQUIRE(compiled.out.find("status=0") != std::string::npos, compiled.describe());
+  const auto args = lines_of(read_file(out + "/bwrap.args").value_or(""));
+  // The placeholders `run` would make (compile assumes them), so that bwrap by hand finds
+  // every source.
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "--ro-bind" && args[i + 1].starts_with(box.workspace() + "/") &&
+        !exists(args[i + 1]))
+      box.make_dir(args[i + 1]);
+  const RunResult clean = zpolicy_on_host(
+      box, {"verify", policy, out, "--target", "linux", "--workspace", box.workspace()});
+  BOOST_TEST(clean.out.find("status=0") != std::string::npos, clean.describe());
+
+  size_t after_bind = 0;
+  for (size_t i = 0; i + 2 < args.size(); ++i)
+    if (args[i] == "--bind" && args[i + 1] == box.workspace()) after_bind = i + 3;
+  BOOST_TEST_REQUIRE(after_bind > 0u);
+  struct Edit {
+    std::string link, what;
+  };
+  for (const Edit& e : {Edit{box.ws("sub/x"), "link's directory"},
+                        Edit{box.ws(".git/hooks/pre-commit"), "create"}}) {
+    auto edited = args;
+    edited.insert(edited.begin() + static_cast<long>(after_bind),
+                  {"--symlink", "/etc/hostname", e.link});
+    write_lines(out + "/bwrap.args", edited);
+    const RunResult v = zpolicy_on_host(
+        box, {"verify", policy, out, "--target", "linux", "--workspace", box.workspace()});
+    BOOST_TEST(v.out.find("status=3") != std::string::npos, e.link << "\n" << v.describe());
+    BOOST_TEST(v.err.find(e.what) != std::string::npos, v.describe());
+
+    // What the refused argv does with the real bwrap (run by hand, no zpolicy).
+    if (e.what == "create") {
+      BOOST_TEST(!exists(e.link));
+      const RunResult once = bwrap_by_hand(box, edited, "true");
+      BOOST_TEST(once.out.find("status=0") != std::string::npos, once.describe());
+      BOOST_TEST(exists(e.link), "bwrap made the link in the protected .git/hooks");
+    } else {
+      const RunResult first = bwrap_by_hand(box, edited,
+                                            "rm -r '" + box.ws("sub") + "' && ln -s '/oldroot" +
+                                                victim + "' '" + box.ws("sub") + "'");
+      BOOST_TEST(first.out.find("status=0") != std::string::npos, first.describe());
+      BOOST_TEST(!exists(victim + "/x"));
+      bwrap_by_hand(box, edited, "true");
+      BOOST_TEST(exists(victim + "/x"), "the second run's bwrap made the link outside");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
