@@ -698,16 +698,25 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // re-point that link and so choose which host directory a later run makes writable
     // (red team N20-1). The links are those of the walk that gave the root: a second walk
     // would judge another state of a link swapped in between (a race that bound the
-    // link's target while the second walk found the directory back).
+    // link's target while the second walk found the directory back). The workspace counts
+    // as a writable root here whatever this policy says of it: a run under another policy
+    // (the built-in default's) may have planted the link, and `write:
+    // ["${WORKSPACE}/build/out"]` alone then bound the host directory it chose (red team
+    // N20-3).
     for (const auto& [w, links] : crossed)
       for (const auto& link : links) {
         const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
-        if (std::none_of(r.write.begin(), r.write.end(),
-                         [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); }))
-          continue;
+        const bool in_root =
+            std::any_of(r.write.begin(), r.write.end(),
+                        [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); });
+        if (!in_root && !ir::path_within(host.workspace, dir)) continue;
         diags.error(w->loc, "writable root '" + h.spelled(w->value) +
-                                "' crosses a symlink inside a writable root ('" + link +
-                                "'); refusing to run");
+                                "' crosses a symlink inside " +
+                                (in_root ? "a writable root" : "the workspace") + " ('" + link +
+                                "')" +
+                                (in_root ? "" : ", which a run under another policy may have "
+                                                "planted; name the directory it leads to") +
+                                "; refusing to run");
         break;
       }
     const std::vector<ResolvedPath> roots = r.write;

@@ -124,6 +124,48 @@ BOOST_DATA_TEST_CASE(a_nested_root_reached_through_a_link_an_earlier_run_planted
   BOOST_TEST(snapshot(victim) == before);
 }
 
+// N20-3: N20-1 where the policy writes only the inner root (`write:
+// ["${WORKSPACE}/build/out"]`, the workspace read-only): the link in the workspace was
+// planted by a run under another policy (the default's, which writes the workspace), and
+// the run bound the host directory it chose writable. The workspace counts as a writable
+// root for the links on a root's way: refused (exit 2), the victim unchanged; over a real
+// directory the same policy runs.
+BOOST_DATA_TEST_CASE(an_inner_root_alone_reached_through_a_link_in_the_workspace_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  const std::string before = snapshot(victim);
+  const RunResult first = box.sh("ln -s '" + victim + "' build");
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  const std::string policy = box.write_policy(
+      "inner.yaml",
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+      "  write: [\"${WORKSPACE}/build/out\"]\n  protect: [.git, .env]\nnetwork: none\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  std::string("echo pwned > build/out/file; echo '") + kDoneMarker + "'"};
+  const RunResult second = box.run(spec);
+  BOOST_TEST(second.exit_code == 2, second.describe());
+  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
+  BOOST_TEST(second.err.find("crosses a symlink inside the workspace") != std::string::npos,
+             second.describe());
+  BOOST_TEST(snapshot(victim) == before);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+
+  box.host_command({"/bin/rm", box.ws("build")});
+  box.make_dir(box.ws("build/out"));
+  spec.command = {"/bin/sh", "-c",
+                  std::string("echo mine > build/out/file; echo '") + kDoneMarker + "'"};
+  const RunResult control = box.run(spec);
+  BOOST_TEST(control.completed(), control.describe());
+  BOOST_TEST(read_file(box.ws("build/out/file")).value_or("<missing>") == "mine\n");
+  BOOST_TEST(snapshot(victim) == before);
+}
+
 // Invariant 11 for N20-1's way: another run in the same workspace (the default policy,
 // which writes it) swaps `build` for a link to the victim and back, as fast as it can,
 // while runs of the nested policy start one after another. Whatever a run's lints, its

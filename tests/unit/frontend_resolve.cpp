@@ -361,9 +361,10 @@ BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refu
 }
 
 // Red team N20-1: a writable root nested in another is reached through a link the
-// sandbox could have planted in the outer one; wherever it is on the way (the root itself
-// included, `${TMPDIR}` spelled as the caller gave it), and whichever order the roots
-// come in, resolution refuses, as for a protected path or a deny root. A link whose
+// sandbox could have planted in the outer one (N20-3: or a run under another policy, in
+// the workspace); wherever it is on the way (the root itself included, `${TMPDIR}` spelled
+// as the caller gave it), and whichever order the roots come in, resolution refuses, as
+// for a protected path or a deny root. A link whose
 // directory no writable root holds is host layout, and the root is its target.
 BOOST_AUTO_TEST_CASE(writable_root_crossing_a_symlink_inside_a_writable_root_is_refused) {
   HostTree t;
@@ -387,12 +388,22 @@ BOOST_AUTO_TEST_CASE(writable_root_crossing_a_symlink_inside_a_writable_root_is_
              "p.yaml:5:27: error: writable root '" + t.ws +
                  "/build/out' crosses a symlink inside a writable root ('" + t.ws +
                  "/build'); refusing to run\n");
-  // Alone, the root is the link's target (ZP006 warns when the root itself is the link).
+  // Alone too (N20-3): a run under another policy (the default's, which writes the
+  // workspace) may have planted the link.
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${WORKSPACE}/build/out\"]\n", t.bind(t.ws)) ==
+             "p.yaml:5:11: error: writable root '" + t.ws +
+                 "/build/out' crosses a symlink inside the workspace ('" + t.ws +
+                 "/build'), which a run under another policy may have planted; name the "
+                 "directory it leads to; refusing to run\n");
+  // A link outside the workspace and every writable root is host layout: the root is its
+  // target.
+  t.dir.symlink("victim", "hostlink");
   ir::Diagnostics diags;
-  auto r = compiler::resolve_for_host(policy(head + "  write: [\"${WORKSPACE}/build/out\"]\n"),
-                                      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  auto r = compiler::resolve_for_host(
+      policy(head + "  write: [\"${WORKSPACE}\", \"" + (t.dir / "hostlink/out") + "\"]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
-  BOOST_TEST(r->write.at(0).path == t.dir / "victim/out");
+  BOOST_TEST(r->write.at(1).path == t.dir / "victim/out");
 }
 
 BOOST_AUTO_TEST_CASE(a_host_path_with_a_line_break_is_refused_naming_it) {
