@@ -52,8 +52,8 @@ class Intent {
  public:
   // Paths are interned in `paths`, which a verifier shares with the mount tables it
   // checks so that both speak of the same ids; a new table of path_spelling(resolved)
-  // when none is given. A table of the other spelling reads none of the paths that
-  // differ between the two as the policy means them, and leaves them unparsable().
+  // when none is given. Given a table of the other spelling, each path the two spellings
+  // read differently is one that spelling refuses: unparsable(), never misread.
   explicit Intent(const ir::Resolved& resolved, std::shared_ptr<PathTable> paths = nullptr,
                   Platform platform = Platform::Linux);
 
