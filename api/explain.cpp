@@ -88,7 +88,9 @@ ExplainAnswer explain_linux(const compiler::Compiled& c, const compiler::Symboli
   out.policy = compiler::to_string(e.expect);
   out.rule = e.reason;
   out.line = api::line_of(e.rule);
-  auto parsed = compiler::parse_bwrap_args(artifact(c, "bwrap.args"));
+  auto parsed = compiler::parse_bwrap_args(
+      artifact(c, "bwrap.args"),
+      std::make_shared<compiler::PathTable>(compiler::path_spelling(c.resolved)));
   if (!parsed) {
     out.artifact = "the argv does not parse: " + parsed.error().message;
     return out;
@@ -168,7 +170,11 @@ Explanation explain(const Request& request, const std::string& path_text,
     // Without a loaded request the path is still checked, as a portable one.
     const auto spelled = question_path(path_text, loaded ? loaded->host : std::nullopt,
                                        op.value_or(compiler::FsOp::Write), out.notes);
-    if (spelled) path = compiler::SymbolicPath::parse(*spelled);
+    // Bound, the question is a host path, and a name in it may start with "${" (H17-10).
+    if (spelled)
+      path = compiler::SymbolicPath::parse(*spelled, loaded && loaded->host
+                                                         ? compiler::PathSpelling::Bound
+                                                         : compiler::PathSpelling::Portable);
     // '$HOME/x' quoted on a shell line: the variable was meant, and the question would be
     // about a name no host has.
     const bool shell_variable = path_text.size() > 1 && path_text[0] == '$' && path_text[1] != '{';

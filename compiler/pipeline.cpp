@@ -188,7 +188,7 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
   if (r.portable || !args) return;
   const Artifact* fds = artifact("bwrap.fds");
   const auto argv =
-      parse_bwrap_args(args->content, std::make_shared<PathTable>(),
+      parse_bwrap_args(args->content, std::make_shared<PathTable>(PathSpelling::Bound),
                        fds ? std::optional<std::string_view>(fds->content) : std::nullopt);
   if (!argv) return;  // reported by the verifier
   auto refuse = [&](const BwrapOp& op, const std::string& what, const std::string& link) {

@@ -243,7 +243,8 @@ std::variant<RunPlan, Refusal> plan_confined(const RunInput& in, ir::Target targ
     plan.argv.insert(plan.argv.end(), {"--block-fd", std::to_string(plan.block_fd)});
     const int environment_fd = plan.block_fd + 1;
     plan.argv.insert(plan.argv.end(), {"--args", std::to_string(environment_fd)});
-    auto parsed = parse_bwrap_args(args->content, std::make_shared<PathTable>(), fds->content);
+    auto parsed = parse_bwrap_args(args->content, std::make_shared<PathTable>(PathSpelling::Bound),
+                                   fds->content);
     if (!parsed)
       return Refusal{kExitInternal, "zpolicy: internal error: the verified bwrap.args no longer "
                                     "parses\n"};

@@ -77,7 +77,7 @@ void gather(const std::vector<Root>& roots, NearMap& at, Member kind) {
 }  // namespace
 
 Intent::Intent(const ir::Resolved& r, std::shared_ptr<PathTable> paths, Platform platform)
-    : paths_(std::move(paths)),
+    : paths_(paths ? std::move(paths) : std::make_shared<PathTable>(path_spelling(r))),
       platform_(platform),
       mode_(r.mode),
       // A bwrap sandbox mounts its own /tmp; a Seatbelt profile has no such thing.

@@ -39,6 +39,11 @@ enum class Platform { Linux, Macos };
 // How many operations FsOp has: the size of an array indexed by FsOp.
 inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::Exec) + 1;
 
+// How the artifacts of `resolved` spell paths: a bound policy's are host paths.
+inline PathSpelling path_spelling(const ir::Resolved& resolved) {
+  return resolved.portable ? PathSpelling::Portable : PathSpelling::Bound;
+}
+
 // The IR's intent, answered for any path and operation (DESIGN.md "Modes" and
 // "Security invariants", docs/verify.md "Intent"): the one meaning of the policy that
 // the bwrap verifier, the SBPL verifier, `explain` and `diff` all ask. Independent of
@@ -46,9 +51,10 @@ inline constexpr size_t kFsOpCount = static_cast<size_t>(FsOp::Exec) + 1;
 class Intent {
  public:
   // Paths are interned in `paths`, which a verifier shares with the mount tables it
-  // checks so that both speak of the same ids.
-  explicit Intent(const ir::Resolved& resolved,
-                  std::shared_ptr<PathTable> paths = std::make_shared<PathTable>(),
+  // checks so that both speak of the same ids; a new table of path_spelling(resolved)
+  // when none is given. Given a table of the other spelling, each path the two spellings
+  // read differently is one that spelling refuses: unparsable(), never misread.
+  explicit Intent(const ir::Resolved& resolved, std::shared_ptr<PathTable> paths = nullptr,
                   Platform platform = Platform::Linux);
 
   // The decision with the rule that makes it and why, for findings and `explain`. The
@@ -62,7 +68,8 @@ class Intent {
   // Those of every operation, indexed by FsOp.
   std::array<Expect, kFsOpCount> every_verdict(PathTable::Id path);
   PathTable& paths() const { return *paths_; }
-  // IR paths that are neither absolute nor ${VAR}-anchored; they cannot be verified.
+  // IR paths that are neither absolute nor ${VAR}-anchored (absolute, when bound); they
+  // cannot be verified.
   const std::vector<ir::ResolvedPath>& unparsable() const { return unparsable_; }
 
   // What the verifier needs of an IR path: not its text, which `id` stands for.

@@ -4,7 +4,7 @@
 
 namespace zpolicy::compiler {
 
-PathTable::PathTable() { links_.push_back(Link{}); }
+PathTable::PathTable(PathSpelling spelling) : spelling_(spelling) { links_.push_back(Link{}); }
 
 SymbolicPath PathTable::path(Id id) const {
   SymbolicPath out;
@@ -22,7 +22,7 @@ PathTable::Id PathTable::child(Id dir, std::string_view name) {
   if (auto it = children_.find({dir, name}); it != children_.end()) return it->second;
   name = names_.emplace_back(name);
   const Id id = static_cast<Id>(links_.size());
-  const bool anchor = dir == kRoot && name.starts_with("${");
+  const bool anchor = spelling_ == PathSpelling::Portable && dir == kRoot && name.starts_with("${");
   links_.push_back(Link{dir, links_[dir].depth + 1, anchor, name});
   children_.emplace(ChildKey{dir, name}, id);
   return id;
@@ -44,12 +44,13 @@ PathTable::Id PathTable::intern(const SymbolicPath& p) {
 std::optional<PathTable::Id> PathTable::parse(std::string_view text) {
   Id id = kRoot;
   auto down = [&](std::string_view name) { id = child(id, name); };
-  if (!SymbolicPath::read(text, down, down)) return std::nullopt;
+  if (!SymbolicPath::read(text, spelling_, down, down)) return std::nullopt;
   return id;
 }
 
 std::optional<PathTable::Id> PathTable::link_destination(Id link, std::string_view target) {
-  if (target.starts_with("/") || target.starts_with("${")) return parse(target);
+  if (target.starts_with("/") || (spelling_ == PathSpelling::Portable && target.starts_with("${")))
+    return parse(target);
   std::optional<Id> out = parent(link);
   size_t pos = 0;
   while (out && pos <= target.size()) {

@@ -21,12 +21,14 @@ namespace zpolicy::compiler {
 // up integers instead of strings: "is A inside B", "the deepest key above P" and "the
 // parent of P" become walks up an array. A symbolic root ("${HOME}") is a child of "/",
 // as "/" contains it. Ids are never reused; a path keeps its id for the table's life.
+// A table reads the paths of one spelling: a bound table has no symbolic root, and a
+// directory of "/" named "${HOME}" is a directory.
 class PathTable {
  public:
   using Id = std::uint32_t;
   static constexpr Id kRoot = 0;
 
-  PathTable();
+  explicit PathTable(PathSpelling spelling = PathSpelling::Portable);
   PathTable(const PathTable&) = delete;
   PathTable& operator=(const PathTable&) = delete;
 
@@ -35,14 +37,18 @@ class PathTable {
   // it; none where parse refuses the text (whose leading directories may then have
   // been interned, which changes no answer).
   std::optional<Id> parse(std::string_view text);
-  // `name` below `dir`; below "/" a name spelled "${VAR}" is that symbolic root.
+  PathSpelling spelling() const { return spelling_; }
+
+  // `name` below `dir`; below "/" of a portable table a name spelled "${VAR}" is that
+  // symbolic root.
   Id child(Id dir, std::string_view name);
   // `name` below `dir` if it is interned; none otherwise.
   std::optional<Id> find_child(Id dir, std::string_view name) const;
 
-  // Where a link at `link` whose text is `target` leads: an absolute or ${VAR} target
-  // as parse() reads it, a relative one from the link's directory; none where it cannot
-  // be followed (above "/" or a symbolic root, or a text parse() refuses).
+  // Where a link at `link` whose text is `target` leads: an absolute target, or in a
+  // portable table a ${VAR} one, as parse() reads it; a relative one from the link's
+  // directory; none where it cannot be followed (above "/" or a symbolic root, or a text
+  // parse() refuses).
   std::optional<Id> link_destination(Id link, std::string_view target);
 
   // The path an id stands for, built by a walk up the table: O(depth), and nothing kept,
@@ -95,6 +101,7 @@ class PathTable {
       return (static_cast<size_t>(k.to) * 0x9E3779B1u ^ k.from) * 0x85EBCA77u ^ k.p;
     }
   };
+  PathSpelling spelling_;
   std::vector<Link> links_;        // by id
   std::deque<std::string> names_;  // the names the table keeps; never moved
   std::unordered_map<ChildKey, Id, ChildHash> children_;

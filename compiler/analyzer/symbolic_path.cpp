@@ -4,11 +4,11 @@
 
 namespace zpolicy::compiler {
 
-std::optional<SymbolicPath> SymbolicPath::parse(std::string_view text) {
+std::optional<SymbolicPath> SymbolicPath::parse(std::string_view text, PathSpelling spelling) {
   SymbolicPath p;
   p.components.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '/')));
   const bool ok = read(
-      text, [&](std::string_view anchor) { p.anchor = std::string(anchor); },
+      text, spelling, [&](std::string_view anchor) { p.anchor = std::string(anchor); },
       [&](std::string_view comp) { p.components.emplace_back(comp); });
   if (!ok) return std::nullopt;
   return p;

@@ -67,6 +67,21 @@ BOOST_AUTO_TEST_CASE(home_relative_and_symlinked_paths_are_the_objects_the_kerne
              r.out);
 }
 
+// Bound, a question is a host path, and a name in it may start with "${" (red team
+// H17-10): a nested repository `${WORKSPACE}/.git` below a `${x}` is answered, protected.
+BOOST_AUTO_TEST_CASE(a_bound_question_may_name_a_directory_spelled_like_a_variable) {
+  Cli cli;
+  const std::string ws = cli.dir.mkdir("${x}/ws");
+  cli.dir.write("${x}/ws/${WORKSPACE}/.git/HEAD", "ref: refs/heads/main\n");
+  const std::string repo = ws + "/${WORKSPACE}/.git";
+  auto r = cli.run({"explain", repo + "/config", "--workspace", ws, "--target", "linux"});
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.out.rfind("write " + repo + "/config\n", 0) == 0, r.out);
+  BOOST_TEST(has_line(r.out, "  linux: denied"), r.out);
+  BOOST_TEST(r.out.find("under protected path " + repo + " (") != std::string::npos, r.out);
+  BOOST_TEST(has_line(r.out, "              read-only mount: EROFS"), r.out);
+}
+
 BOOST_AUTO_TEST_CASE(portable_answers_both_targets_with_their_own_rule_and_line) {
   Cli cli;
   cli.copy_golden("deny-roots.yaml", "p.yaml");

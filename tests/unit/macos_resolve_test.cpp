@@ -264,4 +264,49 @@ BOOST_AUTO_TEST_CASE(a_target_binds_only_on_its_own_system) {
              "instead\n");
 }
 
+// A bound profile's parameters are host paths, in which a name that starts with "${" is a
+// name (red team H17-10): a workspace below a Maven `${project.basedir}` and a nested
+// repository `${WORKSPACE}/.git` compile and verify, the repository protected; a
+// parameter that moves its protection elsewhere is refused.
+BOOST_AUTO_TEST_CASE(a_name_that_starts_with_a_variable_binds_and_stays_protected) {
+  test::TempDir dir{mac_base()};
+  const std::string W = dir.mkdir("${project.basedir}/${x}/ws");
+  dir.write("${project.basedir}/${x}/ws/.git/HEAD", "ref: refs/heads/main\n");
+  const std::string repo = dir.mkdir("${project.basedir}/${x}/ws/${WORKSPACE}/.git");
+  dir.write("${project.basedir}/${x}/ws/${WORKSPACE}/.git/HEAD", "ref: refs/heads/main\n");
+  dir.write("${project.basedir}/${x}/ws/${HOME}/.env", "TOKEN=x\n");
+  dir.mkdir("home");
+  dir.mkdir("private/tmp");
+  ir::Diagnostics diags;
+  auto h = compiler::host_facts(W, diags);
+  BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+  h->home = dir / "home";
+  h->tmpdir = dir / "private/tmp";
+  h->cwd = h->workspace;
+  h->os = HostOs::Macos;
+  const std::string text =
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git, \"**/.git\", "
+      "\"**/.env\"]\n";
+  auto c = compiler::compile(policy(text), Target::Macos, Mode::WorkspaceWrite, *h, diags);
+  BOOST_TEST_REQUIRE(c.has_value(), diags.str());
+  BOOST_TEST(findings(*c) == "");
+  const std::string params = artifact(*c, "params.txt");
+  BOOST_TEST(params.find("=" + repo + "\n") != std::string::npos, params);
+  BOOST_TEST(params.find("=" + W + "/${HOME}/.env\n") != std::string::npos, params);
+
+  for (const std::string& moved : {repo, W + "/${HOME}/.env"}) {
+    std::vector<compiler::Artifact> edited = c->artifacts;
+    for (auto& a : edited)
+      if (a.name == "params.txt") {
+        const size_t at = a.content.find("=" + moved + "\n");
+        BOOST_TEST_REQUIRE(at != std::string::npos);
+        a.content.replace(at + 1, moved.size(), W + "/elsewhere");
+      }
+    const auto refused = compiler::verify_given_artifacts(c->resolved, Target::Macos, edited);
+    std::string report;
+    for (const auto& f : refused) report += f.report() + "\n";
+    BOOST_TEST(report.find("dropped-deny") != std::string::npos, moved << "\n" << report);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

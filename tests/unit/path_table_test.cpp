@@ -157,19 +157,55 @@ BOOST_AUTO_TEST_CASE(a_dollar_in_a_name_is_a_character_and_only_an_anchor_starts
     BOOST_TEST(!SymbolicPath::parse(refused).has_value(), refused);
 }
 
+// In a bound artifact every path is a host path and every name a name: `${HOME}` below
+// "/" or anywhere else is a directory, and a path that starts with it is relative, which
+// bwrap would resolve against its working directory (red team H17-10, Z19-3).
+BOOST_AUTO_TEST_CASE(a_bound_path_reads_a_name_spelled_like_a_variable_as_a_name) {
+  for (const char* ok : {"/x/${HOME}", "/${HOME}/y", "/w/${WORKSPACE}/.git", "/${}", "/a/${",
+                         "/${project.basedir}/.env", "/a/}/$"}) {
+    const auto p = SymbolicPath::parse(ok, PathSpelling::Bound);
+    BOOST_TEST_REQUIRE(p.has_value(), ok);
+    BOOST_TEST(p->anchor.empty(), ok);
+    BOOST_TEST(p->str() == ok);
+  }
+  // "${A/../etc}" is three names to bwrap, one of them "..", refused as in any path.
+  for (const char* refused : {"${HOME}", "${HOME}/x", "${WORKSPACE}/.git", "x/${HOME}", "",
+                              "/a/../b", "/a\nb", "/${A/../etc/shadow}"})
+    BOOST_TEST(!SymbolicPath::parse(refused, PathSpelling::Bound).has_value(), refused);
+
+  PathTable t(PathSpelling::Bound);
+  const PathTable::Id dir = *t.parse("/${HOME}");
+  BOOST_TEST((t.parent(dir) == std::optional<PathTable::Id>(PathTable::kRoot)));
+  BOOST_TEST(t.path(*t.parse("/${HOME}/x")).str() == "/${HOME}/x");
+  BOOST_TEST(t.contains(dir, *t.parse("/${HOME}/x")));
+  // Rebased onto "/", a name stays a name.
+  const PathTable::Id mnt = *t.parse("/mnt"), below = *t.parse("/mnt/${HOME}/x");
+  const PathTable::Id back = t.rebase(PathTable::kRoot, mnt, below);
+  BOOST_TEST(back == *t.parse("/${HOME}/x"));
+  BOOST_TEST((t.parent(t.up(back)) == std::optional<PathTable::Id>(PathTable::kRoot)));
+  // A link's relative target `${HOME}/y` is below the link's directory.
+  BOOST_TEST(t.path(*t.link_destination(*t.parse("/a/l"), "${HOME}/y")).str() == "/a/${HOME}/y");
+  // The portable reading of the same texts: a root, refused below the first name.
+  PathTable p;
+  BOOST_TEST(!p.parent(*p.parse("${HOME}")).has_value());
+  BOOST_TEST(!p.parse("/${HOME}").has_value());
+}
+
 BOOST_AUTO_TEST_CASE(parse_agrees_with_symbolic_path_parse) {
   static const char* const kPieces[] = {"/",  "//", "a",  "ab", ".",   "..",  "${HOME}", "${",
                                         "}",  "$",  "\n", "\r", ".git", "x.y", "/.", "${}"};
-  std::mt19937 rng(20261204);
-  PathTable t;
-  for (int round = 0; round < 20000; ++round) {
-    std::string text;
-    for (unsigned n = rng() % 6; n > 0; --n) text += kPieces[rng() % 16];
-    if (rng() % 7 == 0) text += std::string(1, '\0');
-    const auto want = SymbolicPath::parse(text);
-    const auto got = t.parse(text);
-    BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), text);
-    if (want) BOOST_TEST_REQUIRE((*got == t.intern(*want) && t.path(*got) == *want), text);
+  for (const PathSpelling spelling : {PathSpelling::Portable, PathSpelling::Bound}) {
+    std::mt19937 rng(20261204);
+    PathTable t(spelling);
+    for (int round = 0; round < 20000; ++round) {
+      std::string text;
+      for (unsigned n = rng() % 6; n > 0; --n) text += kPieces[rng() % 16];
+      if (rng() % 7 == 0) text += std::string(1, '\0');
+      const auto want = SymbolicPath::parse(text, spelling);
+      const auto got = t.parse(text);
+      BOOST_TEST_REQUIRE(got.has_value() == want.has_value(), text);
+      if (want) BOOST_TEST_REQUIRE((*got == t.intern(*want) && t.path(*got) == *want), text);
+    }
   }
 }
 

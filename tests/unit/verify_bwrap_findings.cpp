@@ -130,7 +130,8 @@ BOOST_AUTO_TEST_CASE(a_symbolic_root_whose_name_is_no_variable_is_malformed) {
     auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
     BOOST_TEST_REQUIRE(fs.size() == 1u, source << ": " << all(fs));
     BOOST_TEST(fs[0].kind == "malformed-artifact", source);
-    BOOST_TEST(fs[0].actual.find("nor may a name in it start with '${'") != std::string::npos,
+    BOOST_TEST(fs[0].actual.find("no name but a leading symbolic root's may start with '${'") !=
+                   std::string::npos,
                fs[0].actual);
   }
 }

@@ -291,4 +291,55 @@ BOOST_AUTO_TEST_CASE(a_read_link_below_a_replaceable_name_is_refused_bound) {
   BOOST_TEST(r.err.find(refused) != std::string::npos, r.err);
 }
 
+// A bound artifact's paths are host paths, and a name that starts with "${" is a name
+// (red team H17-10: a workspace below `${x}`, a nested repository `${WORKSPACE}/.git`
+// refused every run, exit 3). The artifact as emitted verifies; a writable bind over the
+// nested repository is a dropped deny; `${HOME}/x`, relative to bwrap, stays refused
+// (Z19-3); and a portable artifact still refuses a name after its root that looks like one.
+BOOST_AUTO_TEST_CASE(a_name_that_starts_with_a_variable_is_a_name_in_a_bound_artifact) {
+  test::Cli cli;
+  cli.copy_golden("default.yaml", "p.yaml");
+  const std::string ws = cli.dir.mkdir("${HOME}/${x}/ws");
+  const std::string repo = cli.dir.mkdir("${HOME}/${x}/ws/${WORKSPACE}/.git");
+  cli.dir.write("${HOME}/${x}/ws/${WORKSPACE}/.git/HEAD", "ref: refs/heads/main\n");
+  cli.dir.write("${HOME}/${x}/ws/.git/HEAD", "ref: refs/heads/main\n");
+  const std::vector<std::string> bind = {"--workspace", ws};
+  std::vector<std::string> compile = {"compile", "p.yaml", "--target", "linux", "--out", "out"};
+  compile.insert(compile.end(), bind.begin(), bind.end());
+  const auto compiled = cli.run(compile);
+  BOOST_REQUIRE_MESSAGE(compiled.exit_code == 0, compiled.err);
+  const auto args = split_lines(test::slurp(cli.dir / "out/bwrap.args"));
+  BOOST_TEST((std::find(args.begin(), args.end(), repo) != args.end()), "no bind of " + repo);
+  auto verify_with = [&](const std::vector<Case::Edit>& edits, bool bound) {
+    const std::string edited = apply(edits, args);
+    BOOST_REQUIRE_MESSAGE(edited.starts_with("\n"), edited);
+    cli.dir.write("out/bwrap.args", edited.substr(1));
+    std::vector<std::string> verify = {"verify", "p.yaml", "out", "--target", "linux"};
+    if (bound) verify.insert(verify.end(), bind.begin(), bind.end());
+    return cli.run(verify);
+  };
+  const auto as_emitted = verify_with({}, true);
+  BOOST_TEST(as_emitted.exit_code == 0, as_emitted.err);
+  const auto writable = verify_with({Case::Edit{"--chdir", {}, {"--bind", repo, repo}}}, true);
+  BOOST_TEST(writable.exit_code == 3, writable.err);
+  BOOST_TEST(writable.err.find("dropped-deny") != std::string::npos, writable.err);
+  const auto relative =
+      verify_with({Case::Edit{"--chdir", {}, {"--ro-bind", "${HOME}/.ssh", "/mnt"}}}, true);
+  BOOST_TEST(relative.exit_code == 3, relative.err);
+  BOOST_TEST(relative.err.find("'${HOME}/.ssh' is not an absolute path") != std::string::npos,
+             relative.err);
+
+  const auto portable = cli.run({"compile", "p.yaml", "--target", "linux", "--out", "out"});
+  BOOST_REQUIRE_MESSAGE(portable.exit_code == 0, portable.err);
+  const std::string edited = apply({Case::Edit{"--chdir", {}, {"--ro-bind", "/x/${HOME}", "/mnt"}}},
+                                   split_lines(test::slurp(cli.dir / "out/bwrap.args")));
+  BOOST_REQUIRE(edited.starts_with("\n"));
+  cli.dir.write("out/bwrap.args", edited.substr(1));
+  const auto symbolic = cli.run({"verify", "p.yaml", "out", "--target", "linux"});
+  BOOST_TEST(symbolic.exit_code == 3, symbolic.err);
+  BOOST_TEST(symbolic.err.find("no name but a leading symbolic root's may start with '${'") !=
+                 std::string::npos,
+             symbolic.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

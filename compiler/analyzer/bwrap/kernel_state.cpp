@@ -1,5 +1,7 @@
 #include "compiler/analyzer/bwrap/kernel_state.hpp"
 
+#include "compiler/analyzer/intent.hpp"
+
 namespace zpolicy::compiler {
 namespace {
 
@@ -49,7 +51,8 @@ void check_kernel_state(const ir::Resolved& intent, const BwrapArgv& argv, Mount
                 "deny (host kernel state, invariant 10)", to_string(r.outcome), assumptions);
     // A writable root over or under the kernel path is the policy line to change.
     for (const auto& w : intent.write)
-      if (auto wp = SymbolicPath::parse(w.path); wp && (wp->contains(path) || path.contains(*wp))) {
+      if (auto wp = SymbolicPath::parse(w.path, path_spelling(intent));
+          wp && (wp->contains(path) || path.contains(*wp))) {
         f.loc = w.loc;
         f.trace.insert(f.trace.begin(), "writable root " + w.path + " overlaps " + host);
         break;

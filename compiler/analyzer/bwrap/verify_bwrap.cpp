@@ -419,7 +419,7 @@ void check_flags(const ir::Resolved& intent, const BwrapFlags& f,
     out.push_back(ir::finding(kTarget, "missing-allow", intent.network_loc, "--unshare-net",
                               "absent: network full", "present: no network"));
   if (!intent.cwd.empty()) {
-    auto cwd = SymbolicPath::parse(intent.cwd);
+    auto cwd = SymbolicPath::parse(intent.cwd, path_spelling(intent));
     if (!f.chdir || !cwd || !(*f.chdir == *cwd))
       out.push_back(ir::finding(kTarget, "missing-allow", builtin(), "--chdir",
                                 "--chdir " + intent.cwd,
@@ -448,7 +448,8 @@ void check_mounts(const ir::Resolved& intent, std::vector<Scenario>& tables,
           m ? "a different mount: " + std::string(m->text) : "no mount at " + std::string(r.path));
       // A deny root over it is the policy line that took it away.
       for (const auto& d : intent.deny)
-        if (auto dp = SymbolicPath::parse(d.path); dp && dp->contains(path)) {
+        if (auto dp = SymbolicPath::parse(d.path, path_spelling(intent));
+            dp && dp->contains(path)) {
           f.loc = d.loc;
           f.trace.push_back("deny root " + d.path + " masks " + r.path);
           break;
@@ -466,8 +467,8 @@ void check_mounts(const ir::Resolved& intent, std::vector<Scenario>& tables,
 void check_read_links(const ir::Resolved& intent, std::vector<Scenario>& tables, PathTable& paths,
                       std::vector<ir::Diagnostic>& out) {
   for (const auto& l : intent.read_links) {
-    auto link = SymbolicPath::parse(l.link);
-    auto target = SymbolicPath::parse(l.target);
+    auto link = SymbolicPath::parse(l.link, paths.spelling());
+    auto target = SymbolicPath::parse(l.target, paths.spelling());
     if (!link || !target) continue;  // reported as unparsable intent paths
     const PathTable::Id target_id = paths.intern(*target);
     for (auto& s : tables) {
@@ -923,8 +924,9 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
                                          std::optional<std::string_view> bwrap_fds_text) {
   std::vector<ir::Diagnostic> findings;
   if (!ir::is_confined(resolved.mode)) return findings;
-  // One table for the artifact and the intent, so that each path is interned once.
-  auto paths = std::make_shared<PathTable>();
+  // One table for the artifact and the intent, so that each path is interned once, read
+  // as the policy's artifacts spell paths: a bound one's `${x}` is a name (H17-10).
+  auto paths = std::make_shared<PathTable>(path_spelling(resolved));
   auto parsed = parse_bwrap_args(bwrap_args_text, paths, bwrap_fds_text);
   if (!parsed) {
     findings.push_back(malformed(parsed.error()));

@@ -75,14 +75,16 @@ constexpr std::array<PathOperation, 18> kPathOperations = {{
 // rather than by SymbolicPath's reading, which refuses names the SBPL subset accepts (a
 // '$' inside a name) and texts the probes make (`${WORKSPACE}hub`, a sibling of the
 // symbolic root that only "/" holds): every probe path has an id. A directory of "/"
-// whose name is spelled like a symbolic root (`/${HOME}`) is not that root: the table
-// knows it by a name no root has.
+// whose name is spelled like a symbolic root (`/${HOME}`) is not that root: a portable
+// table knows it by a name no root has (a bound table has no roots, and the name is its
+// own, as the intent's paths spell it).
 PathTable::Id intern(PathTable& table, std::string_view path) {
+  const bool portable = table.spelling() == PathSpelling::Portable;
   PathTable::Id id = PathTable::kRoot;
   for (size_t start = 0; start <= path.size();) {
     const size_t end = std::min(path.find('/', start), path.size());
     const std::string_view name = path.substr(start, end - start);
-    if (start == 1 && name.starts_with("${"))
+    if (portable && start == 1 && name.starts_with("${"))
       id = table.child(id, "/" + std::string(name));
     else if (!name.empty())
       id = table.child(id, name);
@@ -562,7 +564,7 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
-  Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(policy, nullptr, Platform::Macos);
   std::map<std::string, SbplTargetQuery, std::less<>> other_queries;
   for_each_probe(
       policy, intent, *names,
@@ -889,7 +891,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   auto add = [&](std::string_view op, std::string_view target, const Expectation& v) {
     out.push_back({std::string(op), std::string(target), v.expect, v.rule, v.reason});
   };
-  Intent intent(r, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(r, nullptr, Platform::Macos);
   for_each_probe(
       r, intent, ArtifactNames{},
       [&](std::string_view path, PathTable::Id id) {
@@ -1003,7 +1005,7 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
     return ir::error_at(kParamsFile, "parameter " + missing.front() + " is not defined");
 
   SbplExplanation out;
-  Intent intent(policy, std::make_shared<PathTable>(), Platform::Macos);
+  Intent intent(policy, nullptr, Platform::Macos);
   const Expectation v = intent.expect(intern(intent.paths(), path), known->op);
   out.policy = {op, std::string(path), v.expect, v.rule, v.reason};
   const Answers answers = answers_of(decide_all_models(profile, op, path, values));
