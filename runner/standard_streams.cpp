@@ -460,17 +460,23 @@ void StandardStreams::copy(int from, int to) {
     const ssize_t n = read(from, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    gone = !wait_for_the_foreground(to);
     for (ssize_t done = 0; !gone && done < n;) {
-      const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        // The caller's open file is non-blocking (node leaves a terminal so): a full
-        // buffer is a wait, not a loss (red team A20-2).
-        pollfd out = {to, POLLOUT, 0};
-        poll(&out, 1, -1);
-        continue;
+      // Every write looks at the foreground, once the terminal has room: the kernel looks at
+      // each write of a background job, and a write cut short by a stop (^Z, `kill -TSTP`:
+      // it returns what it wrote) went on after `bg` without a look, so the rest of what one
+      // read got (up to 64 KiB) reached the terminal in the background under `tostop` (red
+      // team C20-1). Waiting for room first keeps a write from starting on a full terminal:
+      // one that wrote nothing when the stop came is restarted by the kernel itself, and
+      // this thread's SIGTTOU is blocked. A non-blocking open file (node leaves a terminal
+      // so) refuses a write with EAGAIN when full: a wait, not a loss (red team A20-2).
+      pollfd out = {to, POLLOUT, 0};
+      if (poll(&out, 1, -1) < 0 && errno == EINTR) continue;
+      if (!wait_for_the_foreground(to)) {
+        gone = true;
+        break;
       }
+      const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
+      if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
       if (w <= 0) gone = true;
       else done += w;
     }
