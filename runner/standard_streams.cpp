@@ -380,12 +380,26 @@ bool StandardStreams::prepare(std::string& why) {
       continue;
     }
     if (S_ISREG(st.st_mode)) {
+      // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
+      // does: two copies wrote them in whichever order their threads ran, all of stderr
+      // before stdout's first line in a log (red team C20-3).
+      bool shared = false;
+      for (const auto& f : file_copies_)
+        if (f.dev == st.st_dev && f.ino == st.st_ino) {
+          const int again = fcntl(f.write_end, F_DUPFD_CLOEXEC, 3);
+          if (again < 0) break;
+          fds_.push_back({again, fd});
+          shared = true;
+          break;
+        }
+      if (shared) continue;
       int p[2];
       if (pipe2(p, O_CLOEXEC) != 0) {
         why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);
         return false;
       }
       fds_.push_back({p[1], fd});
+      file_copies_.push_back({st.st_dev, st.st_ino, p[1]});
       ++copying_;
       copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
       continue;
@@ -513,6 +527,7 @@ void StandardStreams::finish() {
   for (const auto& [here, there] : fds_) close(here);
   fds_.clear();
   relays_.clear();
+  file_copies_.clear();
   // Output held for the foreground once the sandbox is gone stops the job, as the kernel
   // stops a background writer (zpolicy's own handlers are gone: the default stops it),
   // again after each `bg`, until `fg`.

@@ -92,6 +92,70 @@ total += drain()
 print("terminal got", total, "bytes; ended", os.waitstatus_to_exitcode(st))
 )PY";
 
+// On the host, as the caller: a job-control shell as kCopyShell's, under `stty tostop`,
+// whose job (a process group of its own, in the background, the terminal on 0-2) is a
+// script `(zpolicy run -- ARGV... &); sleep 30`: the subshell forks zpolicy and ends at
+// once, so zpolicy's parent is init, while the script waits on in the group, its parent
+// the shell (the group is not orphaned: the kernel stops it). Prints whether zpolicy
+// stopped within 3 s; a stopped job is put in the foreground (`fg`), and once zpolicy is
+// gone (within 10 s) the terminal's output is printed.
+const std::string kScriptShell = R"PY(
+import fcntl, json, os, select, signal, sys, termios, time
+z, ws, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+if os.fork():
+    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
+job = 0
+def give_up(*_):
+    if job: os.killpg(job, signal.SIGKILL)
+    os._exit(3)
+signal.signal(signal.SIGALRM, give_up)
+signal.alarm(40)
+os.setsid()
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+a = termios.tcgetattr(slave); a[3] |= termios.TOSTOP; a[1] &= ~termios.OPOST
+termios.tcsetattr(slave, termios.TCSANOW, a)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+signal.signal(signal.SIGHUP, signal.SIG_IGN)
+os.chdir(ws)
+job = os.fork()
+if job == 0:
+    os.setpgid(0, 0)
+    for s in (signal.SIGTTOU, signal.SIGPIPE, signal.SIGHUP): signal.signal(s, signal.SIG_DFL)
+    os.dup2(slave, 0); os.dup2(slave, 1); os.dup2(slave, 2)
+    sub = os.fork()
+    if sub == 0:
+        run = os.fork()
+        if run == 0: os.execv(z, [z, "run", "--"] + argv)
+        open("run-pid", "w").write(str(run))
+        os._exit(0)
+    os.waitpid(sub, 0)
+    time.sleep(30)
+    os._exit(0)
+try: os.setpgid(job, job)
+except OSError: pass
+while not os.path.exists("run-pid"): time.sleep(0.005)
+time.sleep(0.05)
+run = open("run-pid").read()
+def state():
+    try: return open("/proc/%s/stat" % run).read().rsplit(")", 1)[1].split()[0]
+    except OSError: return "gone"
+out = b""
+def drain():
+    global out
+    while select.select([master], [], [], 0)[0]: out += os.read(master, 65536)
+end = time.time() + 3
+while time.time() < end and state() not in ("T", "gone"): drain(); time.sleep(0.01)
+print("zpolicy", "stopped" if state() == "T" else state())
+if state() == "T":
+    os.tcsetpgrp(slave, job); os.killpg(job, signal.SIGCONT)   # fg
+end = time.time() + 10
+while time.time() < end and state() not in ("gone", "Z"): drain(); time.sleep(0.01)
+time.sleep(0.1); drain()
+print("zpolicy", state(), "terminal:", out.decode(errors="replace"))
+os.killpg(job, signal.SIGKILL)
+)PY";
+
 std::string json_argv(const std::vector<std::string>& argv) {
   std::string out = "[";
   for (const auto& a : argv) {
@@ -132,6 +196,41 @@ BOOST_DATA_TEST_CASE(a_write_cut_short_by_a_stop_is_held_after_bg_under_tostop,
   BOOST_TEST(r.out.find("stopped\n") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("terminal got 300004 bytes; ended 0") != std::string::npos,
              r.describe());
+}
+
+// C20-2: whether the kernel stops a process group (not orphaned: a member has its parent in
+// another group of the session) was judged by zpolicy's ancestors in its group alone. `(zpolicy
+// run … &)` in a script run as a job leaves zpolicy's parent gone while the script waits in
+// the group: taken for orphaned, the copy under `stty tostop` dropped the output ("hi" never
+// shown) and the run ended 0, where the kernel stops the job (the same writer as the
+// script's child: stopped). Every member of the group is looked at now.
+BOOST_DATA_TEST_CASE(a_run_whose_parent_is_gone_in_a_group_the_kernel_stops_is_held_under_tostop,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r =
+      box.host_command({"/usr/bin/python3", "-c", kScriptShell, zpolicy_binary(),
+                        box.workspace(), json_argv({"/bin/sh", "-c", "echo out-line"})});
+  BOOST_TEST(r.out.find("zpolicy stopped\n") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("out-line") != std::string::npos, r.describe());
+}
+
+// C20-3: a regular file on stdout and stderr (`> log 2>&1`, the way docs/run.md gives to run
+// a command in the background) got a pipe and a copy each, so the log held stdout and
+// stderr in whichever order the two threads ran: "err1" … "err200" before "out1". stderr on
+// stdout's file shares its pipe now, as on a terminal.
+BOOST_DATA_TEST_CASE(stdout_and_stderr_to_one_file_keep_their_order, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command(
+      {"/bin/sh", "-c",
+       zpolicy_binary() +
+           " run -- /bin/sh -c 'for i in $(seq 200); do echo out$i; echo err$i >&2; done' "
+           "> log 2>&1 < /dev/null; echo ended $?"});
+  std::string expected;
+  for (int i = 1; i <= 200; ++i)
+    expected += "out" + std::to_string(i) + "\nerr" + std::to_string(i) + "\n";
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("log")).value_or("") == expected, r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
