@@ -475,14 +475,20 @@ void StandardStreams::copy(int from, int to) {
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     for (ssize_t done = 0; !gone && done < n;) {
-      // Every write looks at the foreground, once the terminal has room: the kernel looks at
-      // each write of a background job, and a write cut short by a stop (^Z, `kill -TSTP`:
-      // it returns what it wrote) went on after `bg` without a look, so the rest of what one
-      // read got (up to 64 KiB) reached the terminal in the background under `tostop` (red
-      // team C20-1). Waiting for room first keeps a write from starting on a full terminal:
-      // one that wrote nothing when the stop came is restarted by the kernel itself, and
-      // this thread's SIGTTOU is blocked. A non-blocking open file (node leaves a terminal
-      // so) refuses a write with EAGAIN when full: a wait, not a loss (red team A20-2).
+      // Every write looks at the foreground, before it waits for room and again once the
+      // terminal has it: the kernel looks at each write of a background job, and a write
+      // cut short by a stop (^Z, `kill -TSTP`: it returns what it wrote) went on after `bg`
+      // without a look, so the rest of what one read got (up to 64 KiB) reached the
+      // terminal in the background under `tostop` (red team C20-1). Waiting for room keeps
+      // a write from starting on a full terminal: one that wrote nothing when the stop came
+      // is restarted by the kernel itself, and this thread's SIGTTOU is blocked; the look
+      // before it holds the job as the kernel does where output was stopped (^S). A
+      // non-blocking open file (node leaves a terminal so) refuses a write with EAGAIN when
+      // full: a wait, not a loss (red team A20-2).
+      if (!wait_for_the_foreground(to)) {
+        gone = true;
+        break;
+      }
       pollfd out = {to, POLLOUT, 0};
       if (poll(&out, 1, -1) < 0 && errno == EINTR) continue;
       if (!wait_for_the_foreground(to)) {
