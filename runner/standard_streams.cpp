@@ -382,10 +382,12 @@ bool StandardStreams::prepare(std::string& why) {
     if (S_ISREG(st.st_mode)) {
       // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
       // does: two copies wrote them in whichever order their threads ran, all of stderr
-      // before stdout's first line in a log (red team C20-3).
+      // before stdout's first line in a log (red team C20-3). Opened alike too: a pipe
+      // copied through stdout's open file must not write what stderr's would not have.
+      const int flags = fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND);
       bool shared = false;
       for (const auto& f : file_copies_)
-        if (f.dev == st.st_dev && f.ino == st.st_ino) {
+        if (f.dev == st.st_dev && f.ino == st.st_ino && f.flags == flags) {
           const int again = fcntl(f.write_end, F_DUPFD_CLOEXEC, 3);
           if (again < 0) break;
           fds_.push_back({again, fd});
@@ -399,7 +401,7 @@ bool StandardStreams::prepare(std::string& why) {
         return false;
       }
       fds_.push_back({p[1], fd});
-      file_copies_.push_back({st.st_dev, st.st_ino, p[1]});
+      file_copies_.push_back({st.st_dev, st.st_ino, flags, p[1]});
       ++copying_;
       copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
       continue;

@@ -80,6 +80,7 @@ class StandardStreams {
   struct FileCopy {
     dev_t dev;
     ino_t ino;
+    int flags;  // access mode and O_APPEND
     int write_end;
   };
   std::vector<FileCopy> file_copies_;
