@@ -1,5 +1,6 @@
 #include "runner/job_control.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -54,15 +55,39 @@ bool in_foreground() {
 // the session: a script that runs zpolicy (no job control, so in the script's own group)
 // counts through the script, whose parent is the shell. Looking at zpolicy's parent alone
 // took every run in a script for orphaned, and killed it at `bg` (red team A19-5).
+// Else any other member of the group, as the kernel looks (red team C20-2): `(zpolicy run …
+// &)` in a script, a job of its shell, leaves zpolicy's parent gone (its parent is init)
+// while the script waits on in the group, whose parent is the shell. The ancestors alone
+// took that group for orphaned: a copy under `stty tostop` dropped the output and the run
+// ended 0, where the kernel stops the job.
 bool stoppable() {
   const pid_t group = getpgrp(), session = getsid(0);
   pid_t parent = getppid();
   for (int depth = 0; parent > 0 && depth < 64; ++depth) {
-    if (getsid(parent) != session) return false;
+    if (getsid(parent) != session) break;
     if (getpgid(parent) != group) return true;
     parent = parent_of(parent);
   }
-  return false;
+  DIR* proc = opendir("/proc");
+  if (!proc) return false;
+  bool shown = false;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    char state = 0;
+    int up = 0, its_group = 0;
+    // A zombie's parent no longer counts, nor does init (the kernel's
+    // will_become_orphaned_pgrp).
+    if (std::sscanf(stat_fields(std::string("/proc/") + e->d_name).c_str(), "%c %d %d", &state,
+                    &up, &its_group) != 3 ||
+        its_group != group || state == 'Z' || state == 'X' || up <= 1)
+      continue;
+    if (getsid(up) == session && getpgid(up) != group) {
+      shown = true;
+      break;
+    }
+  }
+  closedir(proc);
+  return shown;
 }
 
 }  // namespace zpolicy::runner

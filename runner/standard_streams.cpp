@@ -380,12 +380,28 @@ bool StandardStreams::prepare(std::string& why) {
       continue;
     }
     if (S_ISREG(st.st_mode)) {
+      // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
+      // does: two copies wrote them in whichever order their threads ran, all of stderr
+      // before stdout's first line in a log (red team C20-3). Opened alike too: a pipe
+      // copied through stdout's open file must not write what stderr's would not have.
+      const int flags = fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND);
+      bool shared = false;
+      for (const auto& f : file_copies_)
+        if (f.dev == st.st_dev && f.ino == st.st_ino && f.flags == flags) {
+          const int again = fcntl(f.write_end, F_DUPFD_CLOEXEC, 3);
+          if (again < 0) break;
+          fds_.push_back({again, fd});
+          shared = true;
+          break;
+        }
+      if (shared) continue;
       int p[2];
       if (pipe2(p, O_CLOEXEC) != 0) {
         why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);
         return false;
       }
       fds_.push_back({p[1], fd});
+      file_copies_.push_back({st.st_dev, st.st_ino, flags, p[1]});
       ++copying_;
       copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
       continue;
@@ -460,17 +476,29 @@ void StandardStreams::copy(int from, int to) {
     const ssize_t n = read(from, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    gone = !wait_for_the_foreground(to);
     for (ssize_t done = 0; !gone && done < n;) {
-      const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        // The caller's open file is non-blocking (node leaves a terminal so): a full
-        // buffer is a wait, not a loss (red team A20-2).
-        pollfd out = {to, POLLOUT, 0};
-        poll(&out, 1, -1);
-        continue;
+      // Every write looks at the foreground, before it waits for room and again once the
+      // terminal has it: the kernel looks at each write of a background job, and a write
+      // cut short by a stop (^Z, `kill -TSTP`: it returns what it wrote) went on after `bg`
+      // without a look, so the rest of what one read got (up to 64 KiB) reached the
+      // terminal in the background under `tostop` (red team C20-1). Waiting for room keeps
+      // a write from starting on a full terminal: one that wrote nothing when the stop came
+      // is restarted by the kernel itself, and this thread's SIGTTOU is blocked; the look
+      // before it holds the job as the kernel does where output was stopped (^S). A
+      // non-blocking open file (node leaves a terminal so) refuses a write with EAGAIN when
+      // full: a wait, not a loss (red team A20-2).
+      if (!wait_for_the_foreground(to)) {
+        gone = true;
+        break;
       }
+      pollfd out = {to, POLLOUT, 0};
+      if (poll(&out, 1, -1) < 0 && errno == EINTR) continue;
+      if (!wait_for_the_foreground(to)) {
+        gone = true;
+        break;
+      }
+      const ssize_t w = write(to, buf + done, static_cast<size_t>(n - done));
+      if (w < 0 && (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)) continue;
       if (w <= 0) gone = true;
       else done += w;
     }
@@ -507,6 +535,7 @@ void StandardStreams::finish() {
   for (const auto& [here, there] : fds_) close(here);
   fds_.clear();
   relays_.clear();
+  file_copies_.clear();
   // Output held for the foreground once the sandbox is gone stops the job, as the kernel
   // stops a background writer (zpolicy's own handlers are gone: the default stops it),
   // again after each `bg`, until `fg`.

@@ -76,6 +76,14 @@ class StandardStreams {
   };
   bool relay_to_terminal(int fd, dev_t terminal, std::string& why);
   std::vector<Relay> relays_;
+  // A regular file on stdout or stderr reaches it through a pipe, one per file.
+  struct FileCopy {
+    dev_t dev;
+    ino_t ino;
+    int flags;  // access mode and O_APPEND
+    int write_end;
+  };
+  std::vector<FileCopy> file_copies_;
   bool controlling_terminal_ = false;
   bool may_hold_output_ = false;
 
