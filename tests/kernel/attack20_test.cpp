@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "json_argv.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 20 (docs/redteam-2026-12.md "Attack 20 (attackjc20)"): `zpolicy run`'s terminal and
@@ -223,23 +224,6 @@ ended(st)
 )PY";
 
 std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
-
-std::string json_argv(const std::vector<std::string>& argv) {
-  std::string out = "[";
-  for (const auto& a : argv) {
-    out += out.size() > 1 ? ", \"" : "\"";
-    for (char c : a) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "]";
-}
 
 }  // namespace
 

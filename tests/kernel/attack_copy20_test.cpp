@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "json_argv.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack on session 20's copy of a sandbox's output (docs/redteam-2026-12.md "Attack copy
@@ -155,23 +156,6 @@ time.sleep(0.1); drain()
 print("zpolicy", state(), "terminal:", out.decode(errors="replace"))
 os.killpg(job, signal.SIGKILL)
 )PY";
-
-std::string json_argv(const std::vector<std::string>& argv) {
-  std::string out = "[";
-  for (const auto& a : argv) {
-    out += out.size() > 1 ? ", \"" : "\"";
-    for (char c : a) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
-    out += '"';
-  }
-  return out + "]";
-}
 
 }  // namespace
 
