@@ -55,16 +55,20 @@ existing = "--existing" in sys.argv
 with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as base:
     ws = os.path.join(base, "ws")
     os.mkdir(ws)
-    # The default's top-level protected names (`**/.hg` and the like keep theirs too).
-    protected = (".git", ".hg", ".sl", ".jj", ".env", ".env.local", "node_modules", ".next",
-                 "data/agent-sessions")
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TERM", "USER")}
+    # The placeholders a run makes in the empty workspace (the default's top-level protected
+    # names), shallowest first, as the plan lists them: a list written here fell behind the
+    # default (its `HEAD` made the by-hand runs fail).
+    empty = json.loads(subprocess.check_output([zpolicy, "plan", "--format", "json", "--", "true"],
+                                               cwd=ws, env=env))
+    protected = [os.path.relpath(p["path"], ws) for p in empty["placeholders"]]
 
     def make_protected():
         for p in protected:
             os.makedirs(os.path.join(ws, p), exist_ok=True)
 
     def remove_protected():
-        for p in sorted(protected, key=lambda p: -p.count("/")) + ["data"]:
+        for p in reversed(protected):
             os.rmdir(os.path.join(ws, p))
 
     # compile --workspace sees the protected paths as run sees them once it made them.
@@ -78,7 +82,6 @@ with tempfile.TemporaryDirectory(prefix="zpolicy-bench-", dir="/var/tmp") as bas
     bwrap_args = open(os.path.join(out, "bwrap.args")).read().splitlines()
     argv = ["/usr/bin/bwrap", *bwrap_args, "--json-status-fd", "4", "--", "/usr/bin/true"]
     bpf = os.path.join(out, "seccomp.bpf")
-    env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TERM", "USER")}
     if not existing:
         remove_protected()
     quiet = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL}
