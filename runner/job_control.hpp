@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <string>
 
 namespace zpolicy::runner {
@@ -7,6 +8,13 @@ namespace zpolicy::runner {
 // Where this process stands toward its controlling terminal, as the kernel's job control
 // sees it: the supervision (supervise.cpp) and the copies to the terminal
 // (standard_streams.cpp) both act on it as the kernel would act on a job of the terminal.
+
+// How often the terminal's foreground process group is looked at while the command holds
+// the terminal, or a copy's write waits for the foreground: a process group leaves the
+// foreground without any signal to it (the script that started `zpolicy run … &` exits and
+// its shell takes the terminal back), and nothing else tells (red team A19-3). A line typed
+// at the prompt the shell shows then takes longer than this.
+constexpr std::chrono::milliseconds kForegroundLook{50};
 
 // Whether this process is a background job of the terminal on its stdin, stdout or stderr
 // (its controlling terminal, whose foreground process group is another).

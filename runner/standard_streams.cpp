@@ -112,19 +112,11 @@ struct ProcessLine {
 };
 
 bool process_line(const char* pid, ProcessLine& line) {
-  const std::string path = std::string("/proc/") + pid + "/stat";
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[1024];
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return false;
-  buf[n] = '\0';
-  const char* after = std::strrchr(buf, ')');
   char state = 0;
   int session = 0;
-  return after && std::sscanf(after + 1, " %c %d %d %d %u %d", &state, &line.parent, &line.group,
-                              &session, &line.tty, &line.foreground) == 6;
+  return std::sscanf(stat_fields(std::string("/proc/") + pid).c_str(), "%c %d %d %d %u %d",
+                     &state, &line.parent, &line.group, &session, &line.tty,
+                     &line.foreground) == 6;
 }
 
 // Whether terminal `tty` on stdin, which is not this process's controlling terminal, is read

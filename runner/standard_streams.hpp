@@ -2,7 +2,6 @@
 
 #include <sys/types.h>
 
-#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <string>
@@ -92,7 +91,6 @@ class StandardStreams {
   // Waits until a write to `to` would not stop the job; false if it never will, in an
   // orphaned process group.
   bool wait_for_the_foreground(int to);
-  static constexpr std::chrono::milliseconds kForegroundLook{50};
   // SIGTTOU ignored or blocked when zpolicy started: the kernel lets a background write
   // through.
   bool ttou_ignored_ = false;

@@ -391,12 +391,8 @@ void reap_when_gone(pid_t pid) {
 // its whole process group is killed too.
 constexpr auto kReportGrace = std::chrono::seconds(2);
 
-// How often the terminal's foreground process group is looked at while the command holds
-// the terminal: a process group leaves the foreground without any signal to it (the
-// script that started `zpolicy run … &` exits and its shell takes the terminal back), and
-// nothing else tells (red team A19-3). A line typed at the prompt the shell shows then
-// takes longer than this.
-constexpr int kForegroundLookMs = 50;
+constexpr int kForegroundLookMs = static_cast<int>(kForegroundLook.count());
+
 
 }  // namespace
 
