@@ -283,6 +283,27 @@ void add_pins(ir::Resolved& r) {
                std::make_move_iterator(pins.end()));
 }
 
+// A deny root's mask (an empty tmpfs, read-only) denies everything below it, and bwrap
+// cannot lay it over mounts made there before: its read-only remount looks up the
+// covered mounts by name and fails, and a deny root below it would need its mount point
+// made in the read-only mask. So what lies strictly inside a deny root (a writable root, a
+// protected path, another deny root) is not mounted at all: the deny wins there as it
+// would anyway (docs/decisions.md "Deny masks", red team N20-2). Before the pins, which
+// are then not made for it either.
+void drop_masked(ir::Resolved& r) {
+  std::set<std::string, std::less<>> denied;
+  for (const auto& d : r.deny) denied.insert(d.path);
+  auto masked = [&](const ResolvedPath& p) {
+    const std::string_view path = p.path;
+    for (auto at = path.find('/', 1); at != std::string_view::npos; at = path.find('/', at + 1))
+      if (denied.contains(path.substr(0, at))) return true;
+    return false;
+  };
+  std::erase_if(r.deny, masked);
+  std::erase_if(r.write, masked);
+  std::erase_if(r.protect, masked);
+}
+
 // A located error at the first protected or deny path (in r.protect, then r.deny order)
 // whose pins cross kMaxPinnedBytes; true when it refused. Counted before any pin is made:
 // a pin's path is a prefix of the guarded path, so its bytes are its separator's position.
@@ -337,6 +358,7 @@ std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode 
   }
   for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
   add_portable_patterns(policy, r);
+  drop_masked(r);
   if (refuse_pins_over_budget(r, diags)) return std::nullopt;
   if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
   sort_by_depth(r.read);
@@ -1054,6 +1076,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   }
   // After every protected path is known, patterns' matches and mount aliases included.
   protect_hard_links_and_special_files(r, diags);
+  drop_masked(r);
   refuse_pins_over_budget(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);

@@ -122,6 +122,36 @@ BOOST_AUTO_TEST_CASE(nested_roots_compile_and_verify_for_both_targets) {
     }
 }
 
+// N20-2: a writable root, a protected path or another deny root strictly inside a deny
+// root is not mounted (the deny wins, and bwrap cannot lay its read-only mask over mounts
+// made below it first): both targets compile and verify clean, and nothing of the portable
+// resolution lies below the deny root but the deny root itself.
+BOOST_AUTO_TEST_CASE(what_lies_inside_a_deny_root_is_not_mounted) {
+  const std::vector<ir::Policy> policies = {
+      policy(R"(["${WORKSPACE}", "${WORKSPACE}/sec/out"])", "[.git]", R"(["${WORKSPACE}/sec"])"),
+      policy(R"(["${WORKSPACE}", "${WORKSPACE}/sec/a/b/c"])", "[.env]", R"(["${WORKSPACE}/sec"])"),
+      policy(R"(["${WORKSPACE}"])", "[.git, sec/inner]", R"(["${WORKSPACE}/sec"])"),
+      policy(R"(["${WORKSPACE}"])", "[.git]", R"(["${WORKSPACE}/sec", "${WORKSPACE}/sec/inner"])"),
+  };
+  for (const auto& p : policies) {
+    const auto r = test::portable(p, ir::Mode::WorkspaceWrite);
+    for (const auto* list : {&r.write, &r.protect, &r.pin, &r.deny})
+      for (const auto& e : *list)
+        BOOST_TEST((e.path == "${WORKSPACE}/sec" || !ir::path_within("${WORKSPACE}/sec", e.path)),
+                   e.path);
+    BOOST_TEST(std::count_if(r.deny.begin(), r.deny.end(), [](const ir::ResolvedPath& d) {
+                 return d.path == "${WORKSPACE}/sec";
+               }) == 1);
+    for (const auto target : {compiler::Target::Linux, compiler::Target::Macos}) {
+      ir::Diagnostics diags;
+      const auto c = compiler::compile(p, target, ir::Mode::WorkspaceWrite, std::nullopt, diags);
+      BOOST_TEST_REQUIRE(c.has_value(), diags.str());
+      BOOST_TEST(!diags.has_errors(), diags.str());
+      BOOST_TEST(c->findings.empty(), compiler::to_string(target) << "\n" << all(c->findings));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(each_pin_above_a_root_is_bound_before_it) {
   for (const auto& p : nested_policies()) {
     const auto r = test::portable(p, ir::Mode::WorkspaceWrite);
