@@ -685,16 +685,18 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
           return t != "/" && within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
         }))
       concrete.push_back(c);
-  // The policy's paths and their ancestors (which the emitter pins above them), gathered
-  // only when a concrete path is left to check against them (a profile that names none
-  // but the platform's has no place).
+  // The policy's paths and their ancestors (which the emitter pins above them) are no
+  // places: a concrete path is one of them when it is a policy path or holds one, which a
+  // search of the policy's paths sorted tells (every ancestor of every path is not
+  // listed). Sorted only when a concrete path is left to check (a profile that names
+  // none but the platform's has no place).
   if (policy_places == PolicyPlaces::Left && !concrete.empty()) {
-    std::unordered_set<std::string_view> policy_paths;
+    std::vector<std::string_view> policy_paths;
     for (const auto* group : path_lists(policy))
-      for (const auto& p : *group)
-        for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
-          policy_paths.insert(*a);
-    std::erase_if(concrete, [&](std::string_view c) { return policy_paths.contains(c); });
+      for (const auto& p : *group) policy_paths.push_back(p.path);
+    std::sort(policy_paths.begin(), policy_paths.end());
+    std::erase_if(concrete,
+                  [&](std::string_view c) { return holds_at_or_below(policy_paths, c); });
   }
   std::vector<std::string> places;
   for (std::string_view c : concrete) {
