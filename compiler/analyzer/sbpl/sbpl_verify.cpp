@@ -216,7 +216,11 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
       const SbplFilter& f = bound.filters[i];
       using K = SbplFilter::Kind;
       if (f.is_path()) {
-        out.paths.push_back(f.param_value ? *f.param_value : std::string_view(f.value));
+        // The emitter names each excluded path twice in a row, as a literal and as a
+        // subpath: a value the filter before named is listed once (every reader of the
+        // list takes each path once; region_paths sorts what is listed).
+        const std::string_view path = f.param_value ? *f.param_value : std::string_view(f.value);
+        if (out.paths.empty() || out.paths.back() != path) out.paths.push_back(path);
       } else if (f.kind == K::GlobalName) {
         if (!distinct(out.services, f.value)) return too_many("Mach services");
       } else if (f.kind == K::SysctlName || f.kind == K::SysctlNamePrefix) {
