@@ -699,8 +699,7 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
     for (const auto* group : path_lists(policy))
       for (const auto& p : *group) policy_paths.push_back(p.path);
     std::sort(policy_paths.begin(), policy_paths.end());
-    std::erase_if(concrete,
-                  [&](std::string_view c) { return holds_at_or_below(policy_paths, c); });
+    std::erase_if(concrete, [&](std::string_view c) { return holds_at_or_below(policy_paths, c); });
   }
   std::vector<std::string> places;
   for (std::string_view c : concrete) {
