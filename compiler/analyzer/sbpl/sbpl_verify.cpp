@@ -216,7 +216,11 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
       const SbplFilter& f = bound.filters[i];
       using K = SbplFilter::Kind;
       if (f.is_path()) {
-        out.paths.push_back(f.param_value ? *f.param_value : std::string_view(f.value));
+        // The emitter names each excluded path twice in a row, as a literal and as a
+        // subpath: a value the filter before named is listed once (every reader of the
+        // list takes each path once; region_paths sorts what is listed).
+        const std::string_view path = f.param_value ? *f.param_value : std::string_view(f.value);
+        if (out.paths.empty() || out.paths.back() != path) out.paths.push_back(path);
       } else if (f.kind == K::GlobalName) {
         if (!distinct(out.services, f.value)) return too_many("Mach services");
       } else if (f.kind == K::SysctlName || f.kind == K::SysctlNamePrefix) {
@@ -685,16 +689,17 @@ std::vector<std::string> concrete_places(const ir::Resolved& policy, const SbplP
           return t != "/" && within(t, c) && t != "/etc" && t != "/tmp" && t != "/var";
         }))
       concrete.push_back(c);
-  // The policy's paths and their ancestors (which the emitter pins above them), gathered
-  // only when a concrete path is left to check against them (a profile that names none
-  // but the platform's has no place).
+  // The policy's paths and their ancestors (which the emitter pins above them) are no
+  // places: a concrete path is one of them when it is a policy path or holds one, which a
+  // search of the policy's paths sorted tells (every ancestor of every path is not
+  // listed). Sorted only when a concrete path is left to check (a profile that names
+  // none but the platform's has no place).
   if (policy_places == PolicyPlaces::Left && !concrete.empty()) {
-    std::unordered_set<std::string_view> policy_paths;
+    std::vector<std::string_view> policy_paths;
     for (const auto* group : path_lists(policy))
-      for (const auto& p : *group)
-        for (std::optional<std::string_view> a = p.path; a; a = parent_of(*a))
-          policy_paths.insert(*a);
-    std::erase_if(concrete, [&](std::string_view c) { return policy_paths.contains(c); });
+      for (const auto& p : *group) policy_paths.push_back(p.path);
+    std::sort(policy_paths.begin(), policy_paths.end());
+    std::erase_if(concrete, [&](std::string_view c) { return holds_at_or_below(policy_paths, c); });
   }
   std::vector<std::string> places;
   for (std::string_view c : concrete) {
