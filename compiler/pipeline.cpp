@@ -13,6 +13,7 @@
 
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
+#include "compiler/resolve/dir_fd.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
@@ -145,27 +146,6 @@ std::optional<ir::Resolved> resolve_for_target(const ir::Policy& policy, Target 
 
 namespace {
 
-// A descriptor closed when replaced or dropped; -1 for none.
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) {
-      if (fd_ >= 0) close(fd_);
-      fd_ = std::exchange(o.fd_, -1);
-    }
-    return *this;
-  }
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // The operations of a bound bwrap.args whose paths pass through a link on this host.
 // bwrap mounts what a source's link leads to (`--ro-bind /var/run/secret /tmp/x` is
 // /run/secret, with /var/run -> /run), the verifier judges the path as written, and a
@@ -207,7 +187,7 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
   std::unordered_map<PathTable::Id, Mounted> mounts;
   std::set<std::pair<size_t, PathTable::Id>> asked;  // stretches looked up: mount step, end
   std::optional<PathTable::Id> opened;               // the source `from` holds
-  Fd from;
+  std::optional<DirFd> from;
   std::vector<PathTable::Id> lineage;
   for (size_t step = 0; step < argv->ops.size(); ++step) {
     const BwrapOp& op = argv->ops[step];
@@ -232,16 +212,17 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
       // A stretch is asked once: later operations below it walk it again.
       if (!shown || rel.empty() || !asked.emplace(*latest, last).second) return false;
       if (opened != *shown) {
-        from = Fd(open(paths.path(*shown).str().c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        from.emplace(paths.path(*shown).str(), DirFd::Link::Follow);
         opened = *shown;
       }
-      if (from.get() < 0) return false;
+      if (from->get() < 0) return false;
       open_how how{};
       how.flags = O_PATH | O_CLOEXEC;
       how.resolve = RESOLVE_NO_SYMLINKS;
-      const Fd to(
-          static_cast<int>(syscall(SYS_openat2, from.get(), rel.c_str(), &how, sizeof how)));
-      return to.get() < 0 && errno == ELOOP;
+      const int to =
+          static_cast<int>(syscall(SYS_openat2, from->get(), rel.c_str(), &how, sizeof how));
+      if (to >= 0) close(to);
+      return to < 0 && errno == ELOOP;
     };
     bool linked = false;
     for (auto it = lineage.rbegin(); it != lineage.rend() && !linked; ++it) {

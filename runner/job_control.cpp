@@ -8,19 +8,6 @@
 #include <cstring>
 
 namespace zpolicy::runner {
-namespace {
-
-// The parent of `pid` from /proc/PID/stat, or 0.
-pid_t parent_of(pid_t pid) {
-  char state = 0;
-  int parent = 0;
-  return std::sscanf(stat_fields("/proc/" + std::to_string(pid)).c_str(), "%c %d", &state,
-                     &parent) == 2
-             ? parent
-             : 0;
-}
-
-}  // namespace
 
 // The fields follow the command name, which may hold ')' itself: after the last one.
 std::string stat_fields(const std::string& path) {
@@ -33,6 +20,30 @@ std::string stat_fields(const std::string& path) {
   buf[n] = 0;
   const char* paren = std::strrchr(buf, ')');
   return paren && paren[1] == ' ' ? std::string(paren + 2) : std::string();
+}
+
+std::optional<ProcessStat> process_stat(const std::string& pid) {
+  ProcessStat p;
+  if (std::sscanf(stat_fields("/proc/" + pid).c_str(), "%c %d %d %d %u %d", &p.state, &p.parent,
+                  &p.group, &p.session, &p.tty, &p.foreground) != 6)
+    return std::nullopt;
+  return p;
+}
+
+std::optional<bool> any_process(const std::function<bool(const ProcessStat&)>& match) {
+  DIR* proc = opendir("/proc");
+  if (!proc) return std::nullopt;
+  bool found = false;
+  while (dirent* e = readdir(proc)) {
+    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
+    const auto p = process_stat(e->d_name);
+    if (p && match(*p)) {
+      found = true;
+      break;
+    }
+  }
+  closedir(proc);
+  return found;
 }
 
 bool in_background() {
@@ -66,28 +77,16 @@ bool stoppable() {
   for (int depth = 0; parent > 0 && depth < 64; ++depth) {
     if (getsid(parent) != session) break;
     if (getpgid(parent) != group) return true;
-    parent = parent_of(parent);
+    const auto up = process_stat(std::to_string(parent));
+    parent = up ? up->parent : 0;
   }
-  DIR* proc = opendir("/proc");
-  if (!proc) return false;
-  bool shown = false;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '1' || e->d_name[0] > '9') continue;
-    char state = 0;
-    int up = 0, its_group = 0;
-    // A zombie's parent no longer counts, nor does init (the kernel's
-    // will_become_orphaned_pgrp).
-    if (std::sscanf(stat_fields(std::string("/proc/") + e->d_name).c_str(), "%c %d %d", &state,
-                    &up, &its_group) != 3 ||
-        its_group != group || state == 'Z' || state == 'X' || up <= 1)
-      continue;
-    if (getsid(up) == session && getpgid(up) != group) {
-      shown = true;
-      break;
-    }
-  }
-  closedir(proc);
-  return shown;
+  // A zombie's parent no longer counts, nor does init (the kernel's
+  // will_become_orphaned_pgrp).
+  return any_process([&](const ProcessStat& p) {
+           return p.group == group && p.state != 'Z' && p.state != 'X' && p.parent > 1 &&
+                  getsid(p.parent) == session && getpgid(p.parent) != group;
+         })
+      .value_or(false);
 }
 
 }  // namespace zpolicy::runner

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 
 namespace zpolicy::runner {
@@ -30,5 +34,22 @@ bool stoppable();
 
 // The fields of /proc/PATH/stat from the state on, or "" when gone.
 std::string stat_fields(const std::string& path);
+
+// The fields of /proc/PID/stat that job control looks at: the state letter, the parent,
+// process group and session, the controlling terminal (tty_nr, as TIOCGDEV encodes a
+// terminal's device; 0 for none) and that terminal's foreground process group (tpgid).
+struct ProcessStat {
+  char state = 0;
+  pid_t parent = 0, group = 0, session = 0;
+  unsigned int tty = 0;
+  pid_t foreground = -1;
+};
+
+// /proc/PID/stat of the process whose directory in /proc is `pid` (its pid, or "self"), or
+// nullopt when it is gone.
+std::optional<ProcessStat> process_stat(const std::string& pid);
+
+// Whether some process in /proc is one `match` takes; nullopt when /proc cannot be listed.
+std::optional<bool> any_process(const std::function<bool(const ProcessStat&)>& match);
 
 }  // namespace zpolicy::runner

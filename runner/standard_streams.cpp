@@ -1,6 +1,5 @@
 #include "runner/standard_streams.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <poll.h>
@@ -63,24 +62,11 @@ bool terminal_not_master(int fd) {
 }
 
 // The caller's controlling terminal (the kernel's encoding, as TIOCGDEV gives a terminal's
-// device; 0 for none), from /proc/self/stat's seventh field; none when unreadable.
+// device; 0 for none); none when /proc/self/stat is unreadable.
 std::optional<unsigned int> controlling_terminal() {
-  const int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buf[1024];
-  const ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return std::nullopt;
-  buf[n] = '\0';
-  // After the command's name, which may hold anything, up to its last ')'.
-  const char* after = std::strrchr(buf, ')');
-  char state = 0;
-  int ppid = 0, pgrp = 0, session = 0;
-  unsigned int tty = 0;
-  if (!after ||
-      std::sscanf(after + 1, " %c %d %d %d %u", &state, &ppid, &pgrp, &session, &tty) != 5)
-    return std::nullopt;
-  return tty;
+  const auto self = process_stat("self");
+  if (!self) return std::nullopt;
+  return self->tty;
 }
 
 // A terminal that is not a pseudo-terminal's (a virtual console, a serial line, whichever
@@ -103,22 +89,6 @@ bool foreign_terminal(int fd) {
   return !ours || *ours != tty;
 }
 
-// /proc/PID/stat's parent, process group, controlling terminal (tty_nr, as TIOCGDEV encodes
-// a terminal's device; 0 for none) and that terminal's foreground process group (tpgid).
-struct ProcessLine {
-  int parent = 0, group = 0;
-  unsigned int tty = 0;
-  int foreground = -1;
-};
-
-bool process_line(const char* pid, ProcessLine& line) {
-  char state = 0;
-  int session = 0;
-  return std::sscanf(stat_fields(std::string("/proc/") + pid).c_str(), "%c %d %d %d %u %d",
-                     &state, &line.parent, &line.group, &session, &line.tty,
-                     &line.foreground) == 6;
-}
-
 // Whether terminal `tty` on stdin, which is not this process's controlling terminal, is read
 // by a session that holds it while the command would read it too (red team A20-5). A run
 // started outside the terminal's session (`setsid zpolicy run …` in an interactive shell:
@@ -131,24 +101,12 @@ bool process_line(const char* pid, ProcessLine& line) {
 bool read_by_another_session(unsigned int tty) {
   pid_t pid = getppid();
   for (int depth = 0; pid > 1 && depth < 64; ++depth) {
-    ProcessLine line;
-    if (!process_line(std::to_string(pid).c_str(), line)) break;
-    if (line.tty == tty) return line.foreground != line.group;
-    pid = line.parent;
+    const auto line = process_stat(std::to_string(pid));
+    if (!line) break;
+    if (line->tty == tty) return line->foreground != line->group;
+    pid = line->parent;
   }
-  DIR* proc = opendir("/proc");
-  if (!proc) return true;
-  bool held = false;
-  while (dirent* e = readdir(proc)) {
-    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
-    ProcessLine line;
-    if (process_line(e->d_name, line) && line.tty == tty) {
-      held = true;
-      break;
-    }
-  }
-  closedir(proc);
-  return held;
+  return any_process([&](const ProcessStat& p) { return p.tty == tty; }).value_or(true);
 }
 
 // The namespace's /dev/null on stdin, opened by the guard's child as any memory device.

@@ -16,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iterator>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -79,6 +80,28 @@ void on_signal(int sig) {
   unsigned char b = static_cast<unsigned char>(sig);
   [[maybe_unused]] ssize_t n = write(g_signal_pipe, &b, 1);
   errno = saved;
+}
+
+bool is_stop_signal(int sig) { return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU; }
+
+// Empties the signal pipe (its read end `sfd`) of the stop signals a stop answers and puts
+// the others back, in order. With `keep_after_continue`, a stop signal that came after the
+// last SIGCONT is not answered: the kernel discards a pending stop signal when SIGCONT is
+// sent, so the stop being answered was overtaken by that SIGCONT, and one sent after it is
+// a stop of its own. Returns whether a SIGCONT was in the pipe.
+bool drop_stop_signals(int sfd, bool keep_after_continue) {
+  std::string got;
+  for (unsigned char b; read(sfd, &b, 1) == 1;) got += static_cast<char>(b);
+  const size_t last_continue = got.rfind(static_cast<char>(SIGCONT));
+  const size_t answered =
+      keep_after_continue && last_continue != std::string::npos ? last_continue : got.size();
+  std::string kept;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (i >= answered || !is_stop_signal(static_cast<unsigned char>(got[i]))) kept += got[i];
+  if (!kept.empty()) {
+    [[maybe_unused]] ssize_t n = write(g_signal_pipe, kept.data(), kept.size());
+  }
+  return last_continue != std::string::npos;
 }
 
 bool nonblocking_cloexec_pipe(int fds[2]) {
@@ -559,26 +582,6 @@ Outcome supervise(const SpawnSpec& spec) {
     return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) ? SIGSTOP
                                                                                        : sig;
   };
-  // Whether a SIGCONT reached the signal pipe since the stop signal being answered. The
-  // kernel discards a pending stop signal when SIGCONT is sent; a ^Z answered while `fg`
-  // came meanwhile (a walk of a sandbox of many processes takes milliseconds) stopped the
-  // job after that `fg` (red team A20-8). The stop signals before the last SIGCONT are
-  // dropped, the rest put back.
-  auto continued_since = [&] {
-    unsigned char got[256], kept[256];
-    size_t n = 0, k = 0, last = sizeof got;
-    for (unsigned char b; n < sizeof got && read(sfd, &b, 1) == 1; ++n) {
-      got[n] = b;
-      if (b == SIGCONT) last = n;
-    }
-    for (size_t i = 0; i < n; ++i)
-      if (i >= last || (got[i] != SIGTSTP && got[i] != SIGTTIN && got[i] != SIGTTOU))
-        kept[k++] = got[i];
-    if (k) {
-      [[maybe_unused]] ssize_t w = write(g_signal_pipe, kept, k);
-    }
-    return last != sizeof got;
-  };
   // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
   auto suspend = [&](int sig, bool hold) {
     status.drain();
@@ -611,21 +614,15 @@ Outcome supervise(const SpawnSpec& spec) {
       // A stop signal zpolicy got stops zpolicy (its group got it too when it came from
       // the terminal); the hold that follows is zpolicy's own and stops the group. Either
       // may have been overtaken while the sandbox was stopped: by a SIGCONT, or for the hold
-      // by an `fg` (red team A20-8).
-      if (first && (hold ? !hold_in_background() : continued_since())) continue;
+      // by an `fg`. A ^Z answered while `fg` came meanwhile (a walk of a sandbox of many
+      // processes takes milliseconds) stopped the job after that `fg` (red team A20-8).
+      if (first && (hold ? !hold_in_background() : drop_stop_signals(sfd, true))) continue;
       stop_self(unblocked(sig), !first || hold);
     }
     // The stop signals that came before zpolicy stopped are answered: each one left in the
     // pipe (a double ^Z sends two) stopped the job again after `fg` (red team A19-4). The
     // other signals stay.
-    unsigned char pending[256];
-    size_t kept = 0;
-    for (unsigned char b; read(sfd, &b, 1) == 1;)
-      if (b != SIGTSTP && b != SIGTTIN && b != SIGTTOU && kept < sizeof pending)
-        pending[kept++] = b;
-    if (kept) {
-      [[maybe_unused]] ssize_t n = write(g_signal_pipe, pending, kept);
-    }
+    drop_stop_signals(sfd, false);
     command_terminal.restore_in_foreground();
     if (released) signal_all(SIGCONT);
   };
@@ -635,7 +632,7 @@ Outcome supervise(const SpawnSpec& spec) {
       int sig = si;
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
-      if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) {
+      if (is_stop_signal(sig)) {
         // The kernel sends SIGTTIN and SIGTTOU for a background job's use of the terminal:
         // one handled once zpolicy is back in the foreground is about a use that now goes
         // through, and stopped the job again after `fg` (red team A19-4).

@@ -7,26 +7,10 @@
 #include <cerrno>
 #include <climits>
 
+#include "compiler/resolve/dir_fd.hpp"
+
 namespace zpolicy::compiler {
 namespace {
-
-// The directory at `path`, held open by O_PATH so that the names below it are looked up in
-// it rather than by their path from "/" (session 19). None (-1) when it cannot be opened;
-// then the names below are looked up by path.
-class Dir {
- public:
-  explicit Dir(const std::string& path)
-      : fd_(openat(AT_FDCWD, path.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {}
-  Dir(const Dir&) = delete;
-  Dir& operator=(const Dir&) = delete;
-  ~Dir() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int fd() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // Whether the caller cannot create a name, whose lstat failed with `error` (0: it exists),
 // in a directory it may change or not, as given (mode 0555: a dataset or a tree made
@@ -96,14 +80,14 @@ class BlockedWays::Walk {
     return path_.size() + 1 + name.size() >= PATH_MAX;
   }
   int fd() {
-    if (!dir_) dir_.emplace(path_.empty() ? "/" : path_);
-    return dir_->fd();
+    if (!dir_) dir_.emplace(path_.empty() ? "/" : path_, DirFd::Link::Refuse);
+    return dir_->get();
   }
 
   BlockedWays& ways_;
   size_t node_ = 0;
   std::string path_;
-  std::optional<Dir> dir_;
+  std::optional<DirFd> dir_;
 };
 
 size_t BlockedWays::child(size_t node, const std::string& name) {

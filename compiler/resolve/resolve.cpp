@@ -19,6 +19,7 @@
 #include <unordered_set>
 
 #include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/dir_fd.hpp"
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/gitdir.hpp"
@@ -465,29 +466,6 @@ namespace {
 
 // Where canonicalization had to stop: the path crosses a symlink inside a writable root
 // (the sandbox could re-point it), or has '..' below a component that does not exist.
-// A directory held open by O_PATH, to look names up in; none (-1) when the path is no
-// directory that can be opened.
-class DirFd {
- public:
-  explicit DirFd(const std::string& path)
-      : fd_(open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
-  DirFd(const DirFd& dir, const std::string& name)
-      : fd_(dir.fd_ < 0 ? -1
-                        : openat(dir.fd_, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) {}
-  DirFd(const DirFd&) = delete;
-  DirFd& operator=(DirFd&& o) noexcept {
-    std::swap(fd_, o.fd_);
-    return *this;
-  }
-  ~DirFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 struct Canonical {
   enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing };
   std::string path;
@@ -556,12 +534,13 @@ class HostResolver {
         ends_before_any_link(spelled))
       return {spelled, Canonical::Stop::None, {}};
     std::string cur = "/";
-    DirFd dir(cur);  // `cur`, or none when it is no directory the walk can open
+    // `cur`, or none when it is no directory the walk can open.
+    DirFd dir(cur, DirFd::Link::Follow);
     for (size_t i = 0; i < comps.size(); ++i) {
       if (comps[i] == ".") continue;
       if (comps[i] == "..") {
         cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
-        dir = DirFd(cur);
+        dir = DirFd(cur, DirFd::Link::Follow);
         continue;
       }
       std::string next = join(cur, {comps[i]});
@@ -587,7 +566,7 @@ class HostResolver {
         }
         return {join(next, rest), Canonical::Stop::None, {}};
       }
-      dir = S_ISLNK(st.st_mode) ? DirFd(next) : DirFd(dir, comps[i]);
+      dir = S_ISLNK(st.st_mode) ? DirFd(next, DirFd::Link::Follow) : DirFd(dir, comps[i]);
       cur = std::move(next);
     }
     return {cur, Canonical::Stop::None, {}};

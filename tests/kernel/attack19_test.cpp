@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "job_control_shell.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 19 (docs/redteam-2026-12.md "Attack 19 (attack19)"): session 18's job control
@@ -30,26 +31,10 @@ namespace {
 //   early: as bg, but ^Z comes while bwrap still sets up, before the command is released.
 // Where the job is held stopped in the background, the shell reads the line itself, then
 // `fg`, types `after-fg`, and the job ends.
-const std::string kShell = R"PY(
+const std::string kShell = std::string(kJobControlShell) + R"PY(
 import fcntl, os, select, signal, sys, termios, time
 z, ws, how, cmd = sys.argv[1:5]
-if os.fork():
-    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
-groups = []
-def give_up(*_):
-    for g in groups:
-        try: os.killpg(g, signal.SIGKILL)
-        except OSError: pass
-    os._exit(3)
-signal.signal(signal.SIGALRM, give_up)
-signal.alarm(40)
-os.setsid()
-master, slave = os.openpty()
-fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-a = termios.tcgetattr(slave); a[3] |= termios.ECHO | termios.ICANON
-termios.tcsetattr(slave, termios.TCSANOW, a)
-signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-os.chdir(ws)
+master, slave = job_control_shell(ws, termios.ECHO | termios.ICANON)
 shell = os.getpgrp()
 if how.startswith("amp-tostop"):
     a = termios.tcgetattr(slave); a[3] |= termios.TOSTOP

@@ -5,6 +5,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "job_control_shell.hpp"
 #include "json_argv.hpp"
 #include "sandbox_fixture.hpp"
 
@@ -53,27 +54,11 @@ namespace {
 //                 others leave it so); nothing reads the terminal until 0.5 s after
 //                 `writing` exists; prints how many bytes the terminal got and whether the
 //                 last ones (`LAST`) came.
-const std::string kJobShell = R"PY(
+const std::string kJobShell = std::string(kJobControlShell) + R"PY(
 import fcntl, json, os, select, signal, sys, termios, time
 z, ws, how, argv = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-if os.fork():
-    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
-groups = []
-def give_up(*_):
-    for g in groups:
-        try: os.killpg(g, signal.SIGKILL)
-        except OSError: pass
-    os._exit(3)
-signal.signal(signal.SIGALRM, give_up)
-signal.alarm(40)
-os.setsid()
-master, slave = os.openpty()
-fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-a = termios.tcgetattr(slave); a[3] |= termios.ECHO | termios.ICANON; a[1] &= ~termios.OPOST
-termios.tcsetattr(slave, termios.TCSANOW, a)
-signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-signal.signal(signal.SIGHUP, signal.SIG_IGN)
-os.chdir(ws)
+master, slave = job_control_shell(ws, termios.ECHO | termios.ICANON, raw_output=True,
+                                  ignore_hangup=True)
 shell = os.getpgrp()
 background = how.startswith("amp")
 if "tostop" in how:

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 #include <string>
 
+#include "job_control_shell.hpp"
 #include "json_argv.hpp"
 #include "sandbox_fixture.hpp"
 
@@ -26,27 +27,11 @@ namespace {
 // how many bytes the terminal got in the background after that `bg` (the kernel stops a
 // background job at its next write: none) and whether the job stopped or ended within 3 s;
 // a stopped job is then put in the foreground (`fg`) and the terminal read to its end.
-const std::string kCopyShell = R"PY(
+const std::string kCopyShell = std::string(kJobControlShell) + R"PY(
 import fcntl, json, os, select, signal, sys, termios, time
 z, ws, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-if os.fork():
-    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
-groups = []
-def give_up(*_):
-    for g in groups:
-        try: os.killpg(g, signal.SIGKILL)
-        except OSError: pass
-    os._exit(3)
-signal.signal(signal.SIGALRM, give_up)
-signal.alarm(40)
-os.setsid()
-master, slave = os.openpty()
-fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-a = termios.tcgetattr(slave); a[3] |= termios.ECHO | termios.ICANON; a[1] &= ~termios.OPOST
-termios.tcsetattr(slave, termios.TCSANOW, a)
-signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-signal.signal(signal.SIGHUP, signal.SIG_IGN)
-os.chdir(ws)
+master, slave = job_control_shell(ws, termios.ECHO | termios.ICANON, raw_output=True,
+                                  ignore_hangup=True)
 job = os.fork()
 if job == 0:
     os.setpgid(0, 0)
@@ -100,25 +85,10 @@ print("terminal got", total, "bytes; ended", os.waitstatus_to_exitcode(st))
 // the shell (the group is not orphaned: the kernel stops it). Prints whether zpolicy
 // stopped within 3 s; a stopped job is put in the foreground (`fg`), and once zpolicy is
 // gone (within 10 s) the terminal's output is printed.
-const std::string kScriptShell = R"PY(
+const std::string kScriptShell = std::string(kJobControlShell) + R"PY(
 import fcntl, json, os, select, signal, sys, termios, time
 z, ws, argv = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-if os.fork():
-    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
-job = 0
-def give_up(*_):
-    if job: os.killpg(job, signal.SIGKILL)
-    os._exit(3)
-signal.signal(signal.SIGALRM, give_up)
-signal.alarm(40)
-os.setsid()
-master, slave = os.openpty()
-fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
-a = termios.tcgetattr(slave); a[3] |= termios.TOSTOP; a[1] &= ~termios.OPOST
-termios.tcsetattr(slave, termios.TCSANOW, a)
-signal.signal(signal.SIGTTOU, signal.SIG_IGN)
-signal.signal(signal.SIGHUP, signal.SIG_IGN)
-os.chdir(ws)
+master, slave = job_control_shell(ws, termios.TOSTOP, raw_output=True, ignore_hangup=True)
 job = os.fork()
 if job == 0:
     os.setpgid(0, 0)
@@ -135,6 +105,7 @@ if job == 0:
     os._exit(0)
 try: os.setpgid(job, job)
 except OSError: pass
+groups.append(job)
 while not os.path.exists("run-pid"): time.sleep(0.005)
 time.sleep(0.05)
 run = open("run-pid").read()

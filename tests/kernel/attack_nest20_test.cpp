@@ -2,9 +2,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,19 +42,6 @@ RunResult zpolicy_on_host(const Sandbox& box, const std::vector<std::string>& ar
                                    zpolicy_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   return box.host_command(argv);
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-void write_lines(const std::string& path, const std::vector<std::string>& lines) {
-  std::ofstream f(path, std::ios::trunc);
-  for (const auto& l : lines) f << l << "\n";
-  BOOST_TEST_REQUIRE(static_cast<bool>(f), path);
 }
 
 // The argv of a compiled `bwrap.args` (without its seccomp descriptor, which a run by
@@ -344,7 +329,7 @@ BOOST_DATA_TEST_CASE(hand_added_symlinks_below_a_writable_bind_fail_verify_and_r
   const RunResult compiled = zpolicy_on_host(
       box, {"compile", policy, "--target", "linux", "--workspace", box.workspace(), "--out", out});
   BOOST_TEST_REQUIRE(compiled.out.find("status=0") != std::string::npos, compiled.describe());
-  const auto args = lines_of(read_file(out + "/bwrap.args").value_or(""));
+  const auto args = read_lines(out + "/bwrap.args");
   // The placeholders `run` would make (compile assumes them), so that bwrap by hand finds
   // every source.
   for (size_t i = 0; i + 1 < args.size(); ++i)

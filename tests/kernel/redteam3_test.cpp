@@ -5,8 +5,6 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
-#include <sstream>
 #include <thread>
 
 #include "sandbox_fixture.hpp"
@@ -22,19 +20,6 @@ namespace {
 bool is_regular(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::vector<std::string> out;
-  std::ifstream f(path);
-  for (std::string line; std::getline(f, line);) out.push_back(line);
-  return out;
-}
-
-void write_lines(const std::string& path, const std::vector<std::string>& lines) {
-  std::ofstream f(path, std::ios::trunc);
-  for (const auto& l : lines) f << l << "\n";
-  if (!f) throw std::runtime_error("write " + path);
 }
 
 // Where an edit goes in the compiled argv.

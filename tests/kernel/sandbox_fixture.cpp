@@ -380,6 +380,19 @@ std::optional<std::string> read_file(const std::string& path) {
   return s.str();
 }
 
+std::vector<std::string> read_lines(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream f(path);
+  for (std::string line; std::getline(f, line);) out.push_back(line);
+  return out;
+}
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream f(path, std::ios::trunc);
+  for (const auto& l : lines) f << l << "\n";
+  BOOST_TEST_REQUIRE(static_cast<bool>(f), path);
+}
+
 std::string source_file(const std::string& rel) {
   auto text = read_file(std::string(ZPOLICY_SOURCE_DIR) + "/" + rel);
   BOOST_REQUIRE_MESSAGE(text, "cannot read " << rel);

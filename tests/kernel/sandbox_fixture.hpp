@@ -193,6 +193,11 @@ class HostProcess {
 // Host-side observations.
 bool exists(const std::string& path);  // lstat: a dangling symlink exists
 std::optional<std::string> read_file(const std::string& path);
+// The lines of a file (a compiled bwrap.args has an argument a line), none when it cannot
+// be read; and a file written anew from lines, the test failing when it cannot be written.
+// Tests edit compiled artifacts with them.
+std::vector<std::string> read_lines(const std::string& path);
+void write_lines(const std::string& path, const std::vector<std::string>& lines);
 // A file of the source tree (a script a test stages where the unprivileged caller can read
 // it), read whole; the test fails when it cannot be read.
 std::string source_file(const std::string& rel);
