@@ -1,5 +1,6 @@
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <span>
 
@@ -66,11 +67,22 @@ SyscallIntent::SyscallIntent(const ir::SyscallPolicy& policy) : policy_(policy) 
       by_nr_[info->nr].push_back(&rule);
       if (!rule.conditions.empty()) conditional_[info->nr] = true;
     }
+  const auto table = ir::syscall_table(ir::Arch::X86_64);
+  // A hole of the table answers unknown_number_action, a number no condition reads its
+  // rules' answer, whatever the arguments.
+  for (const ir::SyscallInfo& s : table)
+    if (!(s.nr & ir::kX32SyscallBit))
+      fixed_.resize(std::max<size_t>(fixed_.size(), s.nr + 1), policy.unknown_number_action);
+  for (const ir::SyscallInfo& s : table)
+    if (s.nr < fixed_.size())
+      fixed_[s.nr] = reads_arguments(s.nr) ? std::nullopt
+                                           : std::optional(strictest(policy, s, {}, rules_for(s.nr)));
 }
 
 ir::Action SyscallIntent::decide(const SyscallCall& call) const {
   if (call.arch != ir::Arch::X86_64 || (call.nr & ir::kX32SyscallBit) != 0)
     return policy_.foreign_abi_action;
+  if (call.nr < fixed_.size() && fixed_[call.nr]) return *fixed_[call.nr];
   const ir::SyscallInfo* info = ir::find_syscall(ir::Arch::X86_64, call.nr);
   if (info == nullptr) return policy_.unknown_number_action;
   return strictest(policy_, *info, call, rules_for(info->nr));
