@@ -193,13 +193,14 @@ class ProbeSweep {
   // argument, the program gives the same answer for every argument vector, so only the
   // IR's side needs the other vectors.
   void number(uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
-    check(audit, SyscallCall{arch, nr, {}}, first);
+    const auto got = decode_seccomp_ret(first.ret);
+    check(audit, SyscallCall{arch, nr, {}}, got);
     const auto it = arch == ir::Arch::X86_64 ? args_.ruled.find(nr) : args_.ruled.end();
     if (it == args_.ruled.end() && !first.read_arguments) return;
     static const std::vector<std::array<uint64_t, 6>> kNone;
     const auto& vectors = it == args_.ruled.end() ? kNone : it->second;
     if (!first.read_arguments) {
-      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
+      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, got);
       return;
     }
     const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
@@ -221,15 +222,15 @@ class ProbeSweep {
     const auto runs = run_bpf_for_calls(prog_, calls_);
     for (size_t i = 0; i < calls_.size() && !over_budget(); ++i) {
       swept_ += runs[i].executed;
-      check(calls_[i].arch, SyscallCall{arch, calls_[i].nr, calls_[i].args}, runs[i]);
+      check(calls_[i].arch, SyscallCall{arch, calls_[i].nr, calls_[i].args},
+            decode_seccomp_ret(runs[i].ret));
     }
   }
 
-  // Compares the program's answer `got_run` for one call with the IR's.
-  void check(uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
+  // Compares the program's answer `got` for one call (decoded) with the IR's.
+  void check(uint32_t audit, const SyscallCall& call, const std::optional<ir::Action>& got) {
     ++v_.probes;
     const ir::Action want = intent_.decide(call);
-    const auto got = decode_seccomp_ret(got_run.ret);
     if (got && *got == want) return;
     ++v_.mismatches;
     if (kept_ >= kKeptFindings || !reported_.insert({audit, call.nr}).second) return;
@@ -282,13 +283,18 @@ ir::Result<SeccompVerification> verify_seccomp(const ir::SyscallPolicy& policy,
                                                std::string_view bpf) {
   const auto prog = parse_bpf(bpf);
   if (!prog) return prog.error();
+  return verify_seccomp(policy, *prog);
+}
+
+SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy,
+                                   std::span<const BpfInsn> prog) {
   SeccompVerification v;
   const SyscallIntent intent(policy);
   Reported reported;
-  const PathProof proof = prove_paths(intent, *prog);
-  report_path_proof(proof, policy, *prog, v, reported);
-  ProbeSweep sweep(*prog, policy, intent, v, reported, proof.counterexamples.size());
-  sweep_numbers(*prog, sweep);
+  const PathProof proof = prove_paths(intent, prog);
+  report_path_proof(proof, policy, prog, v, reported);
+  ProbeSweep sweep(prog, policy, intent, v, reported, proof.counterexamples.size());
+  sweep_numbers(prog, sweep);
   if (sweep.over_budget() && !proof.unprovable)
     v.findings.insert(v.findings.begin(),
                       refusal("cannot be checked: the probe sweep runs more than " +
