@@ -88,6 +88,9 @@ ir::Result<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, ui
 // values no action has.
 std::optional<ir::Action> decode_seccomp_ret(uint32_t ret);
 
+// `v` as printf's `%#x` writes it: 0, or 0x and lowercase hexadecimal digits.
+std::string hex_text(uint32_t v);
+
 // The mnemonic and operands of instruction `i`, jump targets absolute ("jeq   #0x1, 5, 7").
 std::string instruction_text(std::span<const BpfInsn> program, size_t i);
 
