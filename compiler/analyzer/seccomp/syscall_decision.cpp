@@ -1,6 +1,5 @@
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
 
-#include <algorithm>
 #include <optional>
 #include <span>
 
@@ -67,16 +66,12 @@ SyscallIntent::SyscallIntent(const ir::SyscallPolicy& policy) : policy_(policy) 
       by_nr_[info->nr].push_back(&rule);
       if (!rule.conditions.empty()) conditional_[info->nr] = true;
     }
-  const auto table = ir::syscall_table(ir::Arch::X86_64);
   // A hole of the table answers unknown_number_action, a number no condition reads its
   // rules' answer, whatever the arguments.
-  for (const ir::SyscallInfo& s : table)
-    if (!(s.nr & ir::kX32SyscallBit))
-      fixed_.resize(std::max<size_t>(fixed_.size(), s.nr + 1), policy.unknown_number_action);
-  for (const ir::SyscallInfo& s : table)
-    if (s.nr < fixed_.size())
-      fixed_[s.nr] = reads_arguments(s.nr) ? std::nullopt
-                                           : std::optional(strictest(policy, s, {}, rules_for(s.nr)));
+  fixed_.assign(ir::max_syscall_number(ir::Arch::X86_64) + 1, policy.unknown_number_action);
+  for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
+    fixed_[s.nr] = reads_arguments(s.nr) ? std::nullopt
+                                         : std::optional(strictest(policy, s, {}, rules_for(s.nr)));
 }
 
 ir::Action SyscallIntent::decide(const SyscallCall& call) const {
