@@ -386,19 +386,6 @@ ir::Result<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, ui
   return BpfEvaluation{r.ret, decode_seccomp_ret(r.ret), r.executed};
 }
 
-std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
-  constexpr uint32_t kMaxErrno = 4095;
-  switch (ret & 0xffff0000u) {
-    case 0x80000000u:  // SECCOMP_RET_KILL_PROCESS
-      return ir::Action::kill();
-    case 0x00050000u:  // SECCOMP_RET_ERRNO
-      return ir::Action::errno_(static_cast<uint16_t>(std::min(ret & 0xffffu, kMaxErrno)));
-    case 0x7fff0000u:  // SECCOMP_RET_ALLOW
-      return ir::Action::allow();
-  }
-  return std::nullopt;
-}
-
 std::string seccomp_action_text(uint32_t ret) {
   const std::string name = seccomp_ret_name(ret);
   if (name != "?") return name;
