@@ -132,8 +132,8 @@ CondAlternatives alternatives_of(const ArgGroup& g, std::span<const ir::SyscallR
   CondAlternatives out;
   for (const Cond& k : g.conds) {
     const ir::ArgCondition& c = rules[k.rule]->conditions[k.index];
-    out.push_back({alternatives(c, info.args[c.index], false),
-                   alternatives(c, info.args[c.index], true)});
+    out.push_back(
+        {alternatives(c, info.args[c.index], false), alternatives(c, info.args[c.index], true)});
   }
   return out;
 }

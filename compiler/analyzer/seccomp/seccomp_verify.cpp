@@ -286,8 +286,7 @@ ir::Result<SeccompVerification> verify_seccomp(const ir::SyscallPolicy& policy,
   return verify_seccomp(policy, *prog);
 }
 
-SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy,
-                                   std::span<const BpfInsn> prog) {
+SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::span<const BpfInsn> prog) {
   SeccompVerification v;
   const SyscallIntent intent(policy);
   Reported reported;
