@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
@@ -144,8 +143,8 @@ void report_path_proof(const PathProof& proof, const ir::SyscallPolicy& policy,
 
 // What the probes put in the arguments of the x86_64 numbers some rule's conditions read.
 struct ArgumentProbes {
-  // The argument vectors of each such number.
-  std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
+  // The argument vectors of each such number, by number (none for the others).
+  std::vector<std::vector<std::array<uint64_t, 6>>> ruled;
   // Every value some rule compares with, in every argument at once, sorted and without
   // repeats: a program whose answer for a call depends on arguments the IR does not look
   // at for that call (an argument check reached by the wrong numbers) shows up on one of
@@ -158,6 +157,7 @@ ArgumentProbes argument_probes(const SyscallIntent& intent) {
   for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
     if (intent.reads_arguments(s.nr)) {
       const auto cand = argument_values(intent.rules_for(s.nr));
+      out.ruled.resize(std::max<size_t>(out.ruled.size(), s.nr + 1));
       out.ruled[s.nr] = vectors_of(cand);
       // The values in those vectors: zero and all ones, and each argument's values (the
       // pairs repeat them).
@@ -184,8 +184,7 @@ class ProbeSweep {
         args_(argument_probes(intent)),
         kept_(kept) {
     size_t most_vectors = 0;
-    for (const auto& [nr, vectors] : args_.ruled)
-      most_vectors = std::max(most_vectors, vectors.size());
+    for (const auto& vectors : args_.ruled) most_vectors = std::max(most_vectors, vectors.size());
     calls_.reserve(most_vectors + 1 + args_.values.size());
   }
 
@@ -195,10 +194,10 @@ class ProbeSweep {
   void number(uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
     const auto got = decode_seccomp_ret(first.ret);
     check(audit, SyscallCall{arch, nr, {}}, got);
-    const auto it = arch == ir::Arch::X86_64 ? args_.ruled.find(nr) : args_.ruled.end();
-    if (it == args_.ruled.end() && !first.read_arguments) return;
     static const std::vector<std::array<uint64_t, 6>> kNone;
-    const auto& vectors = it == args_.ruled.end() ? kNone : it->second;
+    const bool indexed = arch == ir::Arch::X86_64 && nr < args_.ruled.size();
+    const auto& vectors = indexed ? args_.ruled[nr] : kNone;  // empty: no rule reads one
+    if (vectors.empty() && !first.read_arguments) return;
     if (!first.read_arguments) {
       for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, got);
       return;
