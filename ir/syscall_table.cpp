@@ -1,7 +1,7 @@
 #include "ir/syscall_table.hpp"
 
-#include <algorithm>
 #include <array>
+#include <unordered_map>
 
 namespace zpolicy::ir {
 namespace {
@@ -46,26 +46,16 @@ std::span<const SyscallInfo> syscall_table(Arch a) {
 
 namespace {
 
-// Lookups by name and by number, computed at compile time: the compiler, the emitter
-// and the verifier ask thousands of times per policy, and a scan of ~400 names each
-// time was a visible share of `zpolicy compile`.
+// Lookups by number, computed at compile time, and by name, below: the compiler, the
+// emitter and the verifier ask thousands of times per policy, and a scan of ~400 names
+// each time was a visible share of `zpolicy compile`.
 constexpr size_t kNumbers = 1024;  // every table's numbers, less kX32SyscallBit, are below
 
 struct TableIndex {
   std::span<const SyscallInfo> table;
   uint32_t nr_base;                            // kX32SyscallBit for x32
-  std::span<const uint16_t> by_name;           // table positions, sorted by name
   const std::array<int16_t, kNumbers>* by_nr;  // table position of each number, or -1
 };
-
-template <size_t N>
-constexpr std::array<uint16_t, N> name_order(const SyscallInfo (&table)[N]) {
-  std::array<uint16_t, N> order{};
-  for (size_t i = 0; i < N; ++i) order[i] = static_cast<uint16_t>(i);
-  std::sort(order.begin(), order.end(),
-            [&](uint16_t x, uint16_t y) { return table[x].name < table[y].name; });
-  return order;
-}
 
 template <size_t N>
 constexpr std::array<int16_t, kNumbers> number_index(const SyscallInfo (&table)[N], uint32_t base) {
@@ -75,9 +65,6 @@ constexpr std::array<int16_t, kNumbers> number_index(const SyscallInfo (&table)[
   return index;
 }
 
-constexpr auto kX8664ByName = name_order(kX8664Table);
-constexpr auto kX32ByName = name_order(kX32Table);
-constexpr auto kI386ByName = name_order(kI386Table);
 constexpr auto kX8664ByNr = number_index(kX8664Table, 0);
 constexpr auto kX32ByNr = number_index(kX32Table, kX32SyscallBit);
 constexpr auto kI386ByNr = number_index(kI386Table, 0);
@@ -85,23 +72,48 @@ constexpr auto kI386ByNr = number_index(kI386Table, 0);
 TableIndex table_index(Arch a) {
   switch (a) {
     case Arch::X32:
-      return {kX32Table, kX32SyscallBit, kX32ByName, &kX32ByNr};
+      return {kX32Table, kX32SyscallBit, &kX32ByNr};
     case Arch::I386:
-      return {kI386Table, 0, kI386ByName, &kI386ByNr};
+      return {kI386Table, 0, &kI386ByNr};
     case Arch::X86_64:
       break;
   }
-  return {kX8664Table, 0, kX8664ByName, &kX8664ByNr};
+  return {kX8664Table, 0, &kX8664ByNr};
+}
+
+// Hashed rather than searched, made on first use of each table (a table's names are
+// unique): the verifier reads every syscall name of a listing back.
+using NameIndex = std::unordered_map<std::string_view, const SyscallInfo*>;
+
+NameIndex name_index(std::span<const SyscallInfo> table) {
+  NameIndex index;
+  for (const SyscallInfo& s : table) index.emplace(s.name, &s);
+  return index;
+}
+
+const NameIndex& by_name(Arch a) {
+  switch (a) {
+    case Arch::X32: {
+      static const NameIndex x32 = name_index(kX32Table);
+      return x32;
+    }
+    case Arch::I386: {
+      static const NameIndex i386 = name_index(kI386Table);
+      return i386;
+    }
+    case Arch::X86_64:
+      break;
+  }
+  static const NameIndex x86_64 = name_index(kX8664Table);
+  return x86_64;
 }
 
 }  // namespace
 
 const SyscallInfo* find_syscall(Arch a, std::string_view name) {
-  const TableIndex index = table_index(a);
-  auto it =
-      std::lower_bound(index.by_name.begin(), index.by_name.end(), name,
-                       [&](uint16_t pos, std::string_view n) { return index.table[pos].name < n; });
-  return it != index.by_name.end() && index.table[*it].name == name ? &index.table[*it] : nullptr;
+  const NameIndex& index = by_name(a);
+  const auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
 }
 
 const SyscallInfo* find_syscall(Arch a, uint32_t nr) {

@@ -51,11 +51,11 @@ void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& art
 void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& arts,
                          ir::ArtifactSet set, std::vector<ir::Diagnostic>& out) {
   const Artifact* bpf = find(arts, "seccomp.bpf");
-  // Read once for the listing and the invariants; a program that does not parse is
-  // reported by verify_seccomp, as seccomp.bpf's error, and checked no further.
-  std::optional<std::vector<BpfInsn>> prog;
-  if (bpf)
-    if (auto parsed = parse_bpf(bpf->content)) prog = std::move(*parsed);
+  // Read once for the listing, the proof and the invariants; a program that does not
+  // parse is seccomp.bpf's error, and checked no further.
+  std::optional<ir::Result<std::vector<BpfInsn>>> parsed;
+  if (bpf) parsed = parse_bpf(bpf->content);
+  const std::vector<BpfInsn>* prog = parsed && *parsed ? &**parsed : nullptr;
   // The listing is for review, not what the kernel loads, but reviewers read it in
   // golden diffs: it must be the listing of this very program, and a set without it is
   // not what compile writes.
@@ -73,23 +73,23 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
     out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
     return;
   }
-  const auto v = verify_seccomp(r.syscalls, bpf->content);
-  if (!v) {
-    out.push_back(malformed(Target::Linux, "seccomp.bpf", v.error().message));
+  if (!prog) {
+    out.push_back(malformed(Target::Linux, "seccomp.bpf", parsed->error().message));
     return;
   }
-  out.insert(out.end(), v->findings.begin(), v->findings.end());
+  const SeccompVerification v = verify_seccomp(r.syscalls, *prog);
+  out.insert(out.end(), v.findings.begin(), v.findings.end());
   auto network = check_network_invariant(r, *prog);
   out.insert(out.end(), network.begin(), network.end());
   auto setid = check_setid_invariant(*prog);
   out.insert(out.end(), setid.begin(), setid.end());
   const size_t listed = static_cast<size_t>(
-      std::count_if(v->findings.begin(), v->findings.end(),
+      std::count_if(v.findings.begin(), v.findings.end(),
                     [](const ir::Diagnostic& d) { return d.kind != "malformed-artifact"; }));
-  if (v->mismatches > listed)
+  if (v.mismatches > listed)
     out.push_back(ir::finding("linux", "dropped-deny", {"seccomp.bpf"}, "seccomp.bpf",
                               "no further mismatches",
-                              std::to_string(v->mismatches - listed) + " more not listed"));
+                              std::to_string(v.mismatches - listed) + " more not listed"));
 }
 
 void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, SbplBindings bindings,

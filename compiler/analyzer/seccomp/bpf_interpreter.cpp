@@ -1,6 +1,7 @@
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 
@@ -385,92 +386,76 @@ ir::Result<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, ui
   return BpfEvaluation{r.ret, decode_seccomp_ret(r.ret), r.executed};
 }
 
-std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
-  constexpr uint32_t kMaxErrno = 4095;
-  switch (ret & 0xffff0000u) {
-    case 0x80000000u:  // SECCOMP_RET_KILL_PROCESS
-      return ir::Action::kill();
-    case 0x00050000u:  // SECCOMP_RET_ERRNO
-      return ir::Action::errno_(static_cast<uint16_t>(std::min(ret & 0xffffu, kMaxErrno)));
-    case 0x7fff0000u:  // SECCOMP_RET_ALLOW
-      return ir::Action::allow();
-  }
-  return std::nullopt;
-}
-
 std::string seccomp_action_text(uint32_t ret) {
   const std::string name = seccomp_ret_name(ret);
   if (name != "?") return name;
-  char bits[16];
-  std::snprintf(bits, sizeof bits, "%#x", ret);
-  return std::string("no action (") + bits + ")";
+  return "no action (" + hex_text(ret) + ")";
+}
+
+std::string hex_text(uint32_t v) {
+  if (v == 0) return "0";
+  char buf[8];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v, 16).ptr;
+  return "0x" + std::string(buf, end);
 }
 
 namespace {
 
+// A mnemonic left-aligned in five columns and a space ("jeq   ").
+std::string mnemonic(std::string_view name) {
+  std::string out(name);
+  out.resize(std::max<size_t>(out.size(), 5), ' ');
+  return out + ' ';
+}
+
 std::string load_text(const BpfInsn& in) {
-  char buf[96];
-  if (cls(in.code) == LD && mode(in.code) == ABS)
-    std::snprintf(buf, sizeof buf, "ld    [%u]", in.k);
-  else
-    std::snprintf(buf, sizeof buf, "%s%s%u", cls(in.code) == LD ? "ld    " : "ldx   ",
-                  mode(in.code) == MEM   ? "M"
-                  : mode(in.code) == LEN ? "len "
-                                         : "#",
-                  mode(in.code) == LEN ? kDataSize : in.k);
-  return buf;
+  const std::string ld = cls(in.code) == LD ? "ld    " : "ldx   ";
+  if (cls(in.code) == LD && mode(in.code) == ABS) return ld + "[" + std::to_string(in.k) + "]";
+  if (mode(in.code) == LEN) return ld + "len " + std::to_string(kDataSize);
+  return ld + (mode(in.code) == MEM ? "M" : "#") + std::to_string(in.k);
 }
 
 std::string alu_text(const BpfInsn& in) {
   static const char* names[] = {"add", "sub", "mul", "div", "or",  "and",
                                 "lsh", "rsh", "neg", "mod", "xor"};
   const unsigned o = op(in.code) >> 4;
-  const char* n = o < 11 ? names[o] : "?";
   if (op(in.code) == NEG) return "neg";
-  char buf[96];
-  if (src(in.code) == X) std::snprintf(buf, sizeof buf, "%-5s x", n);
-  else std::snprintf(buf, sizeof buf, "%-5s #%#x", n, in.k);
-  return buf;
+  const std::string n = mnemonic(o < 11 ? names[o] : "?");
+  return src(in.code) == X ? n + "x" : n + "#" + hex_text(in.k);
 }
 
 // Targets as absolute instruction numbers: `in` is instruction `i`.
 std::string jump_text(const BpfInsn& in, size_t i) {
-  char buf[96];
-  if (op(in.code) == JA) {
-    std::snprintf(buf, sizeof buf, "ja    %zu", i + 1 + in.k);
-    return buf;
-  }
+  if (op(in.code) == JA) return "ja    " + std::to_string(i + 1 + in.k);
   static const char* names[] = {"ja", "jeq", "jgt", "jge", "jset"};
   const unsigned o = op(in.code) >> 4;
-  const char* n = o < 5 ? names[o] : "?";
-  if (src(in.code) == X)
-    std::snprintf(buf, sizeof buf, "%-5s x, %zu, %zu", n, i + 1 + in.jt, i + 1 + in.jf);
-  else
-    std::snprintf(buf, sizeof buf, "%-5s #%#x, %zu, %zu", n, in.k, i + 1 + in.jt, i + 1 + in.jf);
-  return buf;
+  std::string out = mnemonic(o < 5 ? names[o] : "?");
+  out += src(in.code) == X ? "x" : "#" + hex_text(in.k);
+  out += ", ";
+  out += std::to_string(i + 1 + in.jt);
+  out += ", ";
+  out += std::to_string(i + 1 + in.jf);
+  return out;
 }
 
 }  // namespace
 
 std::string instruction_text(std::span<const BpfInsn> prog, size_t i) {
   const BpfInsn& in = prog[i];
-  char buf[96];
   switch (cls(in.code)) {
     case LD:
     case LDX:
       return load_text(in);
     case ST:
     case STX:
-      std::snprintf(buf, sizeof buf, "%s   M%u", cls(in.code) == ST ? "st " : "stx", in.k);
-      return buf;
+      return (cls(in.code) == ST ? "st    M" : "stx   M") + std::to_string(in.k);
     case ALU:
       return alu_text(in);
     case JMP:
       return jump_text(in, i);
     case RET:
       if (rval(in.code) == A) return "ret   a";
-      std::snprintf(buf, sizeof buf, "ret   #%#x", in.k);
-      return buf;
+      return "ret   #" + hex_text(in.k);
     case MISC:
       return op(in.code) == TAX ? "tax" : "txa";
   }

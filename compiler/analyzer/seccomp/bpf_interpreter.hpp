@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -85,8 +86,23 @@ ir::Result<BpfEvaluation> evaluate_bpf(std::string_view bytes, ir::Arch arch, ui
 // SECCOMP_RET_ERRNO keeps its value (capped at MAX_ERRNO, 4095, as the kernel does),
 // SECCOMP_RET_ALLOW is allow. nullopt for every action the IR has no word for:
 // KILL_THREAD (only the calling thread dies), trap, trace, log, user notification, and
-// values no action has.
-std::optional<ir::Action> decode_seccomp_ret(uint32_t ret);
+// values no action has. Defined here, inline: the probe sweep decodes the answer to every
+// probe, and an out-of-line call returns the optional through memory.
+inline std::optional<ir::Action> decode_seccomp_ret(uint32_t ret) {
+  constexpr uint32_t kMaxErrno = 4095;
+  switch (ret & 0xffff0000u) {
+    case 0x80000000u:  // SECCOMP_RET_KILL_PROCESS
+      return ir::Action::kill();
+    case 0x00050000u:  // SECCOMP_RET_ERRNO
+      return ir::Action::errno_(static_cast<uint16_t>(std::min(ret & 0xffffu, kMaxErrno)));
+    case 0x7fff0000u:  // SECCOMP_RET_ALLOW
+      return ir::Action::allow();
+  }
+  return std::nullopt;
+}
+
+// `v` as printf's `%#x` writes it: 0, or 0x and lowercase hexadecimal digits.
+std::string hex_text(uint32_t v);
 
 // The mnemonic and operands of instruction `i`, jump targets absolute ("jeq   #0x1, 5, 7").
 std::string instruction_text(std::span<const BpfInsn> program, size_t i);

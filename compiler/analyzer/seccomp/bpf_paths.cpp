@@ -1,5 +1,6 @@
 #include "compiler/analyzer/seccomp/bpf_paths.hpp"
 
+#include <utility>
 #include <vector>
 
 namespace zpolicy::compiler {
@@ -241,9 +242,10 @@ class PathWalker {
     return s.witness(budget_).kind != WordSet::Witness::Kind::Empty;
   }
 
-  // The path ends returning `value`: the visitor sees it.
-  Path leaf(const State& st, uint32_t value) {
-    const BpfPath p{st.words, st.pc, value};
+  // The path ends returning `value`: the visitor sees it, with the path's words, which
+  // the walk no longer needs.
+  Path leaf(State& st, uint32_t value) {
+    const BpfPath p{std::move(st.words), st.pc, value};
     if (auto why = on_path_(p, budget_)) return stop(st.pc, *why);
     return Path::Ends;
   }

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
-#include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
@@ -88,22 +87,24 @@ bool names_a_number(std::string_view text) {
 std::optional<uint32_t> range_end(std::string_view text) {
   if (text.starts_with("0x")) return hex_number(text);
   const size_t open = text.find('(');
-  const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, text.substr(0, open));
-  if (!s) return std::nullopt;
-  if (open == std::string_view::npos) return s->nr;
+  if (open == std::string_view::npos) {
+    const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, text);
+    return s ? std::optional(s->nr) : std::nullopt;
+  }
+  // NAME(N): syscall N must be NAME (names are unique, so looking up N is looking up NAME).
   unsigned n = 0;
   const auto r = std::from_chars(text.data() + open + 1, text.data() + text.size(), n);
-  if (r.ec != std::errc() || r.ptr + 1 != text.data() + text.size() || *r.ptr != ')' || n != s->nr)
+  if (r.ec != std::errc() || r.ptr + 1 != text.data() + text.size() || *r.ptr != ')')
     return std::nullopt;
-  return s->nr;
+  const ir::SyscallInfo* s = ir::find_syscall(ir::Arch::X86_64, n);
+  if (!s || s->name != text.substr(0, open)) return std::nullopt;
+  return n;
 }
 
 std::string number_text(uint32_t nr) {
   if (const auto* s = ir::find_syscall(ir::Arch::X86_64, nr))
     return std::string(s->name) + "(" + std::to_string(nr) + ")";
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%#x", nr);
-  return buf;
+  return hex_text(nr);
 }
 
 // Why `text`, a label or comment, does not name exactly the numbers that reach its
@@ -222,7 +223,7 @@ ir::Diagnostic mismatch(int line, std::string why) {
   return ir::error_at({"seccomp.txt", line, 1}, std::move(why));
 }
 
-using Labels = std::map<std::string_view, size_t>;
+using Labels = std::unordered_map<std::string_view, size_t>;
 
 // The instruction a jump to `name` from instruction `i` reaches; none for a label that
 // is not defined.
@@ -241,9 +242,7 @@ std::optional<std::string> k_text(std::string_view k) {
   if (is_number(k)) return "#" + std::string(k);
   const auto v = constant(k);
   if (!v) return std::nullopt;
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "#%#x", *v);
-  return std::string(buf);
+  return "#" + hex_text(*v);
 }
 
 // The listing's instruction column (`jeq   #AF_UNIX, socketpair.2, next`), at `line`, in
@@ -280,7 +279,12 @@ ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
     if (!jt) return no_label(operand.substr(c1 + 2, c2 - c1 - 2));
     const auto jf = jump_target(operand.substr(c2 + 2), i, labels);
     if (!jf) return no_label(operand.substr(c2 + 2));
-    return out + *k + ", " + std::to_string(*jt) + ", " + std::to_string(*jf);
+    out += *k;
+    out += ", ";
+    out += std::to_string(*jt);
+    out += ", ";
+    out += std::to_string(*jf);
+    return out;
   }
   if (operand.starts_with('#')) {
     const auto k = k_text(operand);

@@ -1,6 +1,7 @@
 #include "compiler/analyzer/seccomp/number_reach.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 
 namespace zpolicy::compiler {
@@ -34,10 +35,13 @@ void merge_into(State& to, const Intervals& intervals, bool exact, Acc acc) {
   }
   to.exact = to.exact && exact;
   if (to.acc != acc) to.acc = Acc::Unknown;
-  to.intervals.insert(to.intervals.end(), intervals.begin(), intervals.end());
-  std::sort(to.intervals.begin(), to.intervals.end());
+  // Both lists are sorted and disjoint (every list made here is), so one merge sorts them.
+  Intervals all;
+  all.reserve(to.intervals.size() + intervals.size());
+  std::merge(to.intervals.begin(), to.intervals.end(), intervals.begin(), intervals.end(),
+             std::back_inserter(all));
   Intervals joined;
-  for (const auto& iv : to.intervals)
+  for (const auto& iv : all)
     if (!joined.empty() && (joined.back().second == UINT32_MAX || iv.first <= joined.back().second + 1))
       joined.back().second = std::max(joined.back().second, iv.second);
     else
@@ -90,7 +94,8 @@ std::vector<NumberReach> number_reach(std::span<const BpfInsn> program) {
   std::vector<State> at(program.size());
   if (!program.empty()) at[0] = {true, {{0, UINT32_MAX}}, true, Acc::NotNumber};
   for (size_t i = 0; i < program.size(); ++i) {
-    const State s = at[i];
+    // Jumps go forward, so what is sent below never changes at[i].
+    const State& s = at[i];
     if (!s.reached) continue;
     const BpfInsn& in = program[i];
     auto send = [&](size_t to, const Intervals& iv, bool exact, Acc acc) {

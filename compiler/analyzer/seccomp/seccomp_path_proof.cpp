@@ -124,6 +124,20 @@ struct ArgGroup {
   std::vector<ArgClass> classes;
 };
 
+// For each condition of a group, its alternatives when false and when true: the same
+// at every node of the search, so made once.
+using CondAlternatives = std::vector<std::array<std::vector<Alt>, 2>>;
+CondAlternatives alternatives_of(const ArgGroup& g, std::span<const ir::SyscallRule* const> rules,
+                                 const ir::SyscallInfo& info) {
+  CondAlternatives out;
+  for (const Cond& k : g.conds) {
+    const ir::ArgCondition& c = rules[k.rule]->conditions[k.index];
+    out.push_back(
+        {alternatives(c, info.args[c.index], false), alternatives(c, info.args[c.index], true)});
+  }
+  return out;
+}
+
 // A node of classify_argument()'s search: the first `j` conditions decided (bit k of
 // `truth` for condition k), the high and low words they leave, and a member of each,
 // found when the node was made: a leaf is a class with those members, and a word its
@@ -159,21 +173,22 @@ std::optional<std::string> classify_argument(const WordSet& hi, const WordSet& l
   auto too_complex = [&] {
     return "argument " + std::to_string(g.arg) + " too complex to split within the search budget";
   };
+  const CondAlternatives alts = alternatives_of(g, rules, info);
   std::vector<ClassNode> stack{{0, 0, hi, lo, hi.witness(budget), lo.witness(budget)}};
-  std::set<uint32_t> seen;
+  // Indexed by truth vector: at most 2^16 of them (kMaxConditionsPerArgument).
+  std::vector<bool> seen(size_t{1} << g.conds.size());
   while (!stack.empty()) {
     ClassNode n = std::move(stack.back());
     stack.pop_back();
     if (n.j == g.conds.size()) {
-      if (seen.contains(n.truth)) continue;
+      if (seen[n.truth]) continue;
       if (n.in_hi.kind == WKind::Unknown || n.in_lo.kind == WKind::Unknown) return too_complex();
-      seen.insert(n.truth);
+      seen[n.truth] = true;
       g.classes.push_back({n.in_hi.value, n.in_lo.value});
       continue;
     }
-    const ir::ArgCondition& c = rules[g.conds[n.j].rule]->conditions[g.conds[n.j].index];
     for (bool truth : {false, true})
-      for (const Alt& alt : alternatives(c, info.args[c.index], truth))
+      for (const Alt& alt : alts[n.j][truth])
         if (auto next = narrowed(n, alt, truth, budget)) stack.push_back(std::move(*next));
     if (budget == 0) return too_complex();
   }

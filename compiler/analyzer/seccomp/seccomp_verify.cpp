@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <set>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
@@ -144,8 +143,8 @@ void report_path_proof(const PathProof& proof, const ir::SyscallPolicy& policy,
 
 // What the probes put in the arguments of the x86_64 numbers some rule's conditions read.
 struct ArgumentProbes {
-  // The argument vectors of each such number.
-  std::map<uint32_t, std::vector<std::array<uint64_t, 6>>> ruled;
+  // The argument vectors of each such number, by number (none for the others).
+  std::vector<std::vector<std::array<uint64_t, 6>>> ruled;
   // Every value some rule compares with, in every argument at once, sorted and without
   // repeats: a program whose answer for a call depends on arguments the IR does not look
   // at for that call (an argument check reached by the wrong numbers) shows up on one of
@@ -158,6 +157,7 @@ ArgumentProbes argument_probes(const SyscallIntent& intent) {
   for (const ir::SyscallInfo& s : ir::syscall_table(ir::Arch::X86_64))
     if (intent.reads_arguments(s.nr)) {
       const auto cand = argument_values(intent.rules_for(s.nr));
+      out.ruled.resize(std::max<size_t>(out.ruled.size(), s.nr + 1));
       out.ruled[s.nr] = vectors_of(cand);
       // The values in those vectors: zero and all ones, and each argument's values (the
       // pairs repeat them).
@@ -184,8 +184,7 @@ class ProbeSweep {
         args_(argument_probes(intent)),
         kept_(kept) {
     size_t most_vectors = 0;
-    for (const auto& [nr, vectors] : args_.ruled)
-      most_vectors = std::max(most_vectors, vectors.size());
+    for (const auto& vectors : args_.ruled) most_vectors = std::max(most_vectors, vectors.size());
     calls_.reserve(most_vectors + 1 + args_.values.size());
   }
 
@@ -193,13 +192,14 @@ class ProbeSweep {
   // argument, the program gives the same answer for every argument vector, so only the
   // IR's side needs the other vectors.
   void number(uint32_t audit, ir::Arch arch, uint32_t nr, const BpfRun& first) {
-    check(audit, SyscallCall{arch, nr, {}}, first);
-    const auto it = arch == ir::Arch::X86_64 ? args_.ruled.find(nr) : args_.ruled.end();
-    if (it == args_.ruled.end() && !first.read_arguments) return;
+    const auto got = decode_seccomp_ret(first.ret);
+    check(audit, SyscallCall{arch, nr, {}}, got);
     static const std::vector<std::array<uint64_t, 6>> kNone;
-    const auto& vectors = it == args_.ruled.end() ? kNone : it->second;
+    const bool indexed = arch == ir::Arch::X86_64 && nr < args_.ruled.size();
+    const auto& vectors = indexed ? args_.ruled[nr] : kNone;  // empty: no rule reads one
+    if (vectors.empty() && !first.read_arguments) return;
     if (!first.read_arguments) {
-      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, first);
+      for (const auto& a : vectors) check(audit, SyscallCall{arch, nr, a}, got);
       return;
     }
     const std::array<uint64_t, 6> ones{~uint64_t{0}, ~uint64_t{0}, ~uint64_t{0},
@@ -221,15 +221,15 @@ class ProbeSweep {
     const auto runs = run_bpf_for_calls(prog_, calls_);
     for (size_t i = 0; i < calls_.size() && !over_budget(); ++i) {
       swept_ += runs[i].executed;
-      check(calls_[i].arch, SyscallCall{arch, calls_[i].nr, calls_[i].args}, runs[i]);
+      check(calls_[i].arch, SyscallCall{arch, calls_[i].nr, calls_[i].args},
+            decode_seccomp_ret(runs[i].ret));
     }
   }
 
-  // Compares the program's answer `got_run` for one call with the IR's.
-  void check(uint32_t audit, const SyscallCall& call, const BpfRun& got_run) {
+  // Compares the program's answer `got` for one call (decoded) with the IR's.
+  void check(uint32_t audit, const SyscallCall& call, const std::optional<ir::Action>& got) {
     ++v_.probes;
     const ir::Action want = intent_.decide(call);
-    const auto got = decode_seccomp_ret(got_run.ret);
     if (got && *got == want) return;
     ++v_.mismatches;
     if (kept_ >= kKeptFindings || !reported_.insert({audit, call.nr}).second) return;
@@ -282,13 +282,17 @@ ir::Result<SeccompVerification> verify_seccomp(const ir::SyscallPolicy& policy,
                                                std::string_view bpf) {
   const auto prog = parse_bpf(bpf);
   if (!prog) return prog.error();
+  return verify_seccomp(policy, *prog);
+}
+
+SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::span<const BpfInsn> prog) {
   SeccompVerification v;
   const SyscallIntent intent(policy);
   Reported reported;
-  const PathProof proof = prove_paths(intent, *prog);
-  report_path_proof(proof, policy, *prog, v, reported);
-  ProbeSweep sweep(*prog, policy, intent, v, reported, proof.counterexamples.size());
-  sweep_numbers(*prog, sweep);
+  const PathProof proof = prove_paths(intent, prog);
+  report_path_proof(proof, policy, prog, v, reported);
+  ProbeSweep sweep(prog, policy, intent, v, reported, proof.counterexamples.size());
+  sweep_numbers(prog, sweep);
   if (sweep.over_budget() && !proof.unprovable)
     v.findings.insert(v.findings.begin(),
                       refusal("cannot be checked: the probe sweep runs more than " +

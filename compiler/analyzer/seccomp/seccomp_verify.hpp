@@ -2,10 +2,12 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "compiler/analyzer/seccomp/bpf_insn.hpp"
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/result.hpp"
@@ -48,6 +50,9 @@ struct SeccompVerification {
 // the loader's rule.
 ir::Result<SeccompVerification> verify_seccomp(const ir::SyscallPolicy& policy,
                                                std::string_view bpf);
+// The same for a program parse_bpf accepted, without reading its bytes again.
+SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy,
+                                   std::span<const BpfInsn> program);
 
 // The argument vectors probed for one x86_64 syscall.
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -51,6 +52,10 @@ class SyscallIntent {
   const ir::SyscallPolicy& policy_;
   std::vector<std::vector<const ir::SyscallRule*>> by_nr_;
   std::vector<bool> conditional_;
+  // The answer for each x86_64 number below the table's end whose rules read no
+  // argument (a known number without conditions, or an unknown one); none for the
+  // others, which decide() works out per call.
+  std::vector<std::optional<ir::Action>> fixed_;
 };
 
 bool condition_holds(const ir::ArgCondition& c, ir::ArgWidth width, uint64_t arg);

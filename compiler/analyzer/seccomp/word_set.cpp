@@ -91,6 +91,14 @@ std::optional<uint32_t> smallest_at_least(uint32_t lo, uint32_t fixed, uint32_t 
 // never branched on.
 WordSet::Witness WordSet::witness(size_t& budget) const {
   if (contradiction_ || lo_ > hi_) return {Witness::Kind::Empty};
+  if (excluded_.empty() && excluded_values_.empty() && budget > 0) {
+    // No exclusion (most words of most paths): the search's first node, at its cost of
+    // one step, is the whole search, since it has no bit to branch on.
+    --budget;
+    const auto v = smallest_at_least(lo_, known_mask_, known_value_);
+    if (!v || *v > hi_ || !contains(*v)) return {Witness::Kind::Empty};
+    return {Witness::Kind::Found, *v};
+  }
   uint32_t relevant = excluded_values_.empty() ? 0 : UINT32_MAX;
   for (const Pattern& p : excluded_) relevant |= p.mask;
   relevant &= ~known_mask_;
