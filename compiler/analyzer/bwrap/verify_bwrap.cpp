@@ -725,8 +725,9 @@ bool way_is_replaceable(PathTable& paths, Intent& intent,
                         const char* what, std::vector<ir::Diagnostic>& out) {
   for (PathTable::Id at = path; at != stop && at != PathTable::kRoot; at = paths.up(at)) {
     const PathTable::Id host = to_host(at);
+    const std::array<Expect, 4> verdicts = intent.verdicts(host);
     for (const FsOp fs_op : {FsOp::Create, FsOp::Delete}) {
-      const Expect e = intent.expect(host, fs_op).expect;
+      const Expect e = verdicts[static_cast<size_t>(fs_op)];
       if (e != Expect::Allow && e != Expect::Either) continue;
       out.push_back(malformed(
           op.line, std::string(op.text) + ": its " + what + " passes through " +
@@ -752,8 +753,10 @@ bool mount_point_made(PathTable& paths, Intent& intent,
   PathTable::Id shallowest = op.dest;
   while (paths.up(shallowest) != bind) shallowest = paths.up(shallowest);
   for (const PathTable::Id made : {host, paths.rebase(source, bind, shallowest)}) {
+    // The verdict first: the reason's text is for the finding alone.
+    const Expect verdict = intent.verdicts(made)[static_cast<size_t>(FsOp::Create)];
+    if (verdict != Expect::Deny && verdict != Expect::DenyStrict) continue;
     const Expectation e = intent.expect(made, FsOp::Create);
-    if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
     ir::Diagnostic f = ir::finding(
         kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
         std::string("no access to the host object (") + e.reason + ")",
