@@ -281,10 +281,11 @@ void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
                      std::vector<ir::Diagnostic>& out) {
   const PathTable& paths = *argv.paths;
   auto misnamed = [&](const BwrapOp& op) -> std::string_view {
-    std::vector<std::string_view> named = {variable_of(paths, op.dest)};
-    if (op.source) named.push_back(variable_of(paths, *op.source));
-    if (op.link_target.starts_with("${"))
-      named.push_back(op.link_target.substr(0, op.link_target.find('}') + 1));
+    // "" where the operation names no such path.
+    const std::array<std::string_view, 3> named = {
+        variable_of(paths, op.dest), op.source ? variable_of(paths, *op.source) : "",
+        op.link_target.starts_with("${") ? op.link_target.substr(0, op.link_target.find('}') + 1)
+                                         : ""};
     for (const std::string_view v : named) {
       const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
                          v == ir::variable_name(ir::PathRoot::Home) ||
@@ -784,17 +785,16 @@ bool mount_point_made(PathTable& paths, Intent& intent,
 // intent denies creating the deepest whenever it denies any of them but the shallowest
 // (a protected path's subtree, or the chain of directories above one), so those two are
 // asked. A --symlink is made the same way, its directories included, and is asked the same.
-void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
-                        const TryBinds& tries, std::vector<ir::Diagnostic>& out) {
+void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& tries,
+                        std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
+  // The intent's roots are the resolved policy's paths, interned once.
   std::unordered_set<PathTable::Id> masks;
-  for (const auto* list : {&resolved.deny, &resolved.protect, &resolved.pin})
-    for (const auto& p : *list)
-      if (const auto id = paths.parse(p.path)) masks.insert(*id);
+  for (const auto* list : {&intent.deny(), &intent.protect(), &intent.pin()})
+    for (const Intent::Root& r : *list) masks.insert(r.id);
   std::unordered_set<PathTable::Id> roots;
-  for (const auto* list : {&resolved.read, &resolved.write})
-    for (const auto& p : *list)
-      if (const auto id = paths.parse(p.path)) roots.insert(*id);
+  for (const auto* list : {&intent.read(), &intent.write()})
+    for (const Intent::Root& r : *list) roots.insert(r.id);
   struct Mounted {
     size_t step;
     bool writable_host;
@@ -943,7 +943,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
   const SourceFacts facts(resolved, intent, argv.ops);
-  check_mount_points(resolved, argv, intent, try_binds(argv.ops, facts), findings);
+  check_mount_points(argv, intent, try_binds(argv.ops, facts), findings);
   check_devices(argv, findings);
   check_variables(resolved, argv, findings);
   check_remounts(argv, findings);
