@@ -576,6 +576,8 @@ MountTable::HostReach MountTable::of_host(Id host, const Reach& direct, FirstAli
 // below it a child named "." (a name no path read from an argv or a policy has), which
 // stands for every path of the class whether or not one was ever interned.
 MountTable::FirstAliases MountTable::first_aliases(Id host) {
+  // An alias reaches `host` only through a bind whose source holds it.
+  if (!inherited(host).alias_source) return {};
   if (aliases_meet_links_) return search_aliases(host);
   AliasLevel& level = alias_level(alias_class(host));
   FirstAliases first;
