@@ -258,8 +258,9 @@ Intent::Decision Intent::decide(Id p, FsOp op, const Near& n) {
 
 std::array<Expect, 4> Intent::verdicts(Id p) {
   const Near n = near(p);
-  return {decide(p, FsOp::Read, n).expect, decide(p, FsOp::Write, n).expect,
-          decide(p, FsOp::Create, n).expect, decide(p, FsOp::Delete, n).expect};
+  // Creating and deleting an entry are decided by one rule (entry_rule), asked once.
+  const Expect entry = decide(p, FsOp::Create, n).expect;
+  return {decide(p, FsOp::Read, n).expect, decide(p, FsOp::Write, n).expect, entry, entry};
 }
 
 std::array<Expect, kFsOpCount> Intent::every_verdict(Id p) {

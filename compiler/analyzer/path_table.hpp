@@ -165,6 +165,11 @@ class PathMap {
 // components deep).
 template <class T, class Step>
 T fold_down(const PathTable& table, PathMap<T>& memo, PathTable::Id p, const T& init, Step&& step) {
+  // Most questions are about a path, or the child of a path, asked before (a probe's
+  // `p/zpolicy-probe`): answered without the list of the ancestors not yet known.
+  if (const T* known = memo.find(p)) return *known;
+  if (const T* above = p == PathTable::kRoot ? nullptr : memo.find(table.up(p)))
+    return memo.insert(p, step(p, *above));
   std::vector<PathTable::Id> unknown;
   T answer = init;
   for (PathTable::Id a = p;; a = table.up(a)) {

@@ -539,9 +539,10 @@ MountTable::Reach MountTable::succeeds(const Place& at, FsOp op, Trace& tr) cons
       o, tr, [&] { return std::string(to_string(op)) + " succeeds"; }, at.host);
 }
 
-MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct) {
+template <class FirstAlias>
+MountTable::HostReach MountTable::of_host(Id host, const Reach& direct, FirstAlias&& first_alias) {
   if (direct.outcome == Outcome::Host && direct.host == host) return {direct, std::nullopt};
-  if (const auto i = first_alias(host, op)) {
+  if (const std::optional<size_t> i = first_alias()) {
     const Mount& m = mounts_[*i];
     return {Reach{Outcome::Host, host, *i}, paths_->rebase(m.dest, m.source, host)};
   }
@@ -574,9 +575,14 @@ MountTable::HostReach MountTable::of_host(Id host, FsOp op, const Reach& direct)
 // source's classes. A class is asked at its own path: its place, or one or two levels
 // below it a child named "." (a name no path read from an argv or a policy has), which
 // stands for every path of the class whether or not one was ever interned.
-std::optional<size_t> MountTable::first_alias(Id host, FsOp op) {
-  if (aliases_meet_links_) return search_aliases(host)[static_cast<size_t>(op)];
-  return nth_alias(alias_level(alias_class(host)), static_cast<size_t>(op), 0);
+MountTable::FirstAliases MountTable::first_aliases(Id host) {
+  // An alias reaches `host` only through a bind whose source holds it.
+  if (!inherited(host).alias_source) return {};
+  if (aliases_meet_links_) return search_aliases(host);
+  AliasLevel& level = alias_level(alias_class(host));
+  FirstAliases first;
+  for (size_t op = 0; op < first.size(); ++op) first[op] = nth_alias(level, op, 0);
+  return first;
 }
 
 MountTable::AliasClass MountTable::alias_class(Id host) {
@@ -674,7 +680,8 @@ MountTable::FirstAliases MountTable::search_aliases(Id host) {
 
 AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) {
   AccessResult direct = access(host, op, with_trace);
-  const HostReach h = of_host(host, op, Reach{direct.outcome, direct.host});
+  const HostReach h = of_host(host, Reach{direct.outcome, direct.host},
+                              [&] { return first_aliases(host)[static_cast<size_t>(op)]; });
   if (h.alias) {
     AccessResult r = access(*h.alias, op, with_trace);
     if (with_trace)
@@ -690,17 +697,29 @@ AccessResult MountTable::host_access(Id host, FsOp op, bool with_trace) {
 }
 
 // The four operations on `p`, without traces. Read and write reach the same place, and so
-// do create and delete: each place is found once.
+// do create and delete, and both pairs one place unless a link is at `p` itself: each
+// place is found once, and the aliases of `p` once for the four operations.
 MountTable::Reaches MountTable::reach_all(Id p) {
   Reaches out;
   Trace none(false);
-  const std::optional<Place> followed = place_of(p, FsOp::Read, none);
-  const std::optional<Place> unfollowed = place_of(p, FsOp::Create, none);
+  const std::optional<Id> followed_path = resolve_symlinks(p, true, none);
+  const std::optional<Id> unfollowed_path = resolve_symlinks(p, false, none);
+  auto place_at = [&](const std::optional<Id>& rp) -> std::optional<Place> {
+    if (!rp) return std::nullopt;
+    return place(*rp);
+  };
+  const std::optional<Place> followed = place_at(followed_path);
+  const std::optional<Place> unfollowed =
+      unfollowed_path == followed_path ? followed : place_at(unfollowed_path);
+  std::optional<FirstAliases> aliases;
   for (FsOp op : kAllFsOps) {
     const size_t i = static_cast<size_t>(op);
     const bool follows = op == FsOp::Read || op == FsOp::Write;
     out.at_path[i] = reach(follows ? followed : unfollowed, op, none);
-    out.of_host[i] = of_host(p, op, out.at_path[i]).reach;
+    out.of_host[i] = of_host(p, out.at_path[i], [&] {
+                       if (!aliases) aliases = first_aliases(p);
+                       return (*aliases)[i];
+                     }).reach;
   }
   return out;
 }

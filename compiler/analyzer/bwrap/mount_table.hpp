@@ -198,21 +198,23 @@ class MountTable {
   // What an operation `at`'s mount lets through reaches: the host object of a bind, or
   // sandbox storage.
   Reach succeeds(const Place& at, FsOp op, Trace& trace) const;
-  // What `op` does to the host object `host`, given `direct`, what it does at the same
-  // path: `direct` where that reaches `host`; else through the first alias of `host` in
-  // replay order that reaches it (the Reach's mount is the alias's bind); else `direct`,
-  // with another host object counted as sandbox storage.
+  // What an operation does to the host object `host`, given `direct`, what it does at the
+  // same path: `direct` where that reaches `host`; else through the first alias of `host`
+  // in replay order that reaches it (the Reach's mount is the alias's bind), which
+  // `first_alias()` names, asked only then; else `direct`, with another host object
+  // counted as sandbox storage.
   struct HostReach {
     Reach reach;
     std::optional<Id> alias;  // the alias path, when one reaches `host`
   };
-  HostReach of_host(Id host, FsOp op, const Reach& direct);
-  // The first alias bind in replay order through which `op` reaches the host object
-  // `host`, if any: the search of_host() needs, by the class of `host` below.
-  std::optional<size_t> first_alias(Id host, FsOp op);
-  // The search without classes, for every operation (indexed by FsOp): every alias of
-  // `host`, in replay order.
+  template <class FirstAlias>
+  HostReach of_host(Id host, const Reach& direct, FirstAlias&& first_alias);
+  // For each operation (indexed by FsOp), the first alias bind in replay order through
+  // which it reaches the host object `host`, if any: the search of_host() needs, by the
+  // class of `host` below, looked up once for the four.
   using FirstAliases = std::array<std::optional<size_t>, 4>;
+  FirstAliases first_aliases(Id host);
+  // The search without classes: every alias of `host`, in replay order.
   FirstAliases search_aliases(Id host);
   // Every visible alias bind whose source holds `host`, in replay order.
   std::vector<size_t> alias_binds_above(Id host);

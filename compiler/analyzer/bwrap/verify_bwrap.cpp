@@ -281,10 +281,11 @@ void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
                      std::vector<ir::Diagnostic>& out) {
   const PathTable& paths = *argv.paths;
   auto misnamed = [&](const BwrapOp& op) -> std::string_view {
-    std::vector<std::string_view> named = {variable_of(paths, op.dest)};
-    if (op.source) named.push_back(variable_of(paths, *op.source));
-    if (op.link_target.starts_with("${"))
-      named.push_back(op.link_target.substr(0, op.link_target.find('}') + 1));
+    // "" where the operation names no such path.
+    const std::array<std::string_view, 3> named = {
+        variable_of(paths, op.dest), op.source ? variable_of(paths, *op.source) : "",
+        op.link_target.starts_with("${") ? op.link_target.substr(0, op.link_target.find('}') + 1)
+                                         : ""};
     for (const std::string_view v : named) {
       const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
                          v == ir::variable_name(ir::PathRoot::Home) ||
@@ -725,8 +726,9 @@ bool way_is_replaceable(PathTable& paths, Intent& intent,
                         const char* what, std::vector<ir::Diagnostic>& out) {
   for (PathTable::Id at = path; at != stop && at != PathTable::kRoot; at = paths.up(at)) {
     const PathTable::Id host = to_host(at);
+    const std::array<Expect, 4> verdicts = intent.verdicts(host);
     for (const FsOp fs_op : {FsOp::Create, FsOp::Delete}) {
-      const Expect e = intent.expect(host, fs_op).expect;
+      const Expect e = verdicts[static_cast<size_t>(fs_op)];
       if (e != Expect::Allow && e != Expect::Either) continue;
       out.push_back(malformed(
           op.line, std::string(op.text) + ": its " + what + " passes through " +
@@ -752,8 +754,10 @@ bool mount_point_made(PathTable& paths, Intent& intent,
   PathTable::Id shallowest = op.dest;
   while (paths.up(shallowest) != bind) shallowest = paths.up(shallowest);
   for (const PathTable::Id made : {host, paths.rebase(source, bind, shallowest)}) {
+    // The verdict first: the reason's text is for the finding alone.
+    const Expect verdict = intent.verdicts(made)[static_cast<size_t>(FsOp::Create)];
+    if (verdict != Expect::Deny && verdict != Expect::DenyStrict) continue;
     const Expectation e = intent.expect(made, FsOp::Create);
-    if (e.expect != Expect::Deny && e.expect != Expect::DenyStrict) continue;
     ir::Diagnostic f = ir::finding(
         kTarget, "dropped-deny", e.rule, "create " + paths.path(made).str(),
         std::string("no access to the host object (") + e.reason + ")",
@@ -781,17 +785,16 @@ bool mount_point_made(PathTable& paths, Intent& intent,
 // intent denies creating the deepest whenever it denies any of them but the shallowest
 // (a protected path's subtree, or the chain of directories above one), so those two are
 // asked. A --symlink is made the same way, its directories included, and is asked the same.
-void check_mount_points(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& intent,
-                        const TryBinds& tries, std::vector<ir::Diagnostic>& out) {
+void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& tries,
+                        std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
+  // The intent's roots are the resolved policy's paths, interned once.
   std::unordered_set<PathTable::Id> masks;
-  for (const auto* list : {&resolved.deny, &resolved.protect, &resolved.pin})
-    for (const auto& p : *list)
-      if (const auto id = paths.parse(p.path)) masks.insert(*id);
+  for (const auto* list : {&intent.deny(), &intent.protect(), &intent.pin()})
+    for (const Intent::Root& r : *list) masks.insert(r.id);
   std::unordered_set<PathTable::Id> roots;
-  for (const auto* list : {&resolved.read, &resolved.write})
-    for (const auto& p : *list)
-      if (const auto id = paths.parse(p.path)) roots.insert(*id);
+  for (const auto* list : {&intent.read(), &intent.write()})
+    for (const Intent::Root& r : *list) roots.insert(r.id);
   struct Mounted {
     size_t step;
     bool writable_host;
@@ -940,7 +943,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
   const SourceFacts facts(resolved, intent, argv.ops);
-  check_mount_points(resolved, argv, intent, try_binds(argv.ops, facts), findings);
+  check_mount_points(argv, intent, try_binds(argv.ops, facts), findings);
   check_devices(argv, findings);
   check_variables(resolved, argv, findings);
   check_remounts(argv, findings);
