@@ -880,6 +880,19 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                             }};
   if (auto hits = expand_deny_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
+  // A writable root inside a deny root contradicts it (red team N20-2): the deny wins, so
+  // the root is neither readable nor writable, and the mask over a nested root's bind is
+  // an argv the verifier refuses as malformed (exit 3, a message about the artifact, not
+  // the two rules). Said here, naming both. A workspace in a deny root is ZP016's.
+  for (const auto& w : r.write)
+    for (const auto& d : r.deny)
+      if (ir::path_within(d.path, w.path) && !ir::path_within(d.path, host.workspace)) {
+        diags.error(w.loc, "writable root '" + w.path + "' lies inside deny root '" + d.path +
+                               "' (" + d.loc.str() +
+                               "), which would leave it neither readable nor writable; remove "
+                               "one of the two; refusing to run");
+        break;
+      }
   if (auto hits = expand_protect_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
   // A linked worktree's git directory names, in `commondir`, the directory whose config

@@ -224,8 +224,9 @@ BOOST_DATA_TEST_CASE(a_nested_roots_way_swapped_by_another_run_while_runs_start_
 }
 
 // N20-2: a writable root inside a deny root (`write: [W, W/sec/out]`, `deny: [W/sec]`)
-// compiles to an argv the verifier refuses as malformed (a `--remount-ro` of a writable
-// bind's root): fail-closed, nothing runs, the denied file is neither read nor written.
+// compiled to an argv the verifier refused as malformed (a `--remount-ro` of a writable
+// bind's root, exit 3); resolution refuses it since attack 21 (exit 2, naming both rules):
+// fail-closed, nothing runs, the denied file is neither read nor written.
 BOOST_DATA_TEST_CASE(a_writable_root_inside_a_deny_root_is_refused_and_nothing_runs,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
@@ -241,7 +242,8 @@ BOOST_DATA_TEST_CASE(a_writable_root_inside_a_deny_root_is_refused_and_nothing_r
   spec.command = {"/bin/sh", "-c",
                   std::string("cat sec/out/s; echo x > sec/out/s; echo '") + kDoneMarker + "'"};
   const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 3, r.describe());
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.err.find("lies inside deny root") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(r.out.find("SECRET") == std::string::npos, r.describe());
   BOOST_TEST(read_file(box.ws("sec/out/s")).value_or("<missing>") == "SECRET\n");

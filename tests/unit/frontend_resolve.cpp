@@ -510,6 +510,31 @@ BOOST_AUTO_TEST_CASE(a_home_reached_through_a_link_in_the_workspace_is_judged) {
                  "/.home'); refusing to run\n");
 }
 
+// Red team N20-2: a writable root inside a deny root is refused at resolution, naming both
+// rules (the verifier refused the emitter's mask over the nested bind as a malformed
+// artifact, exit 3), whether the policy writes the deny root's parent or only the inner
+// root. A workspace inside a deny root stays ZP016's.
+BOOST_AUTO_TEST_CASE(writable_root_inside_a_deny_root_is_refused_naming_both_rules) {
+  HostTree t;
+  t.dir.mkdir("real/ws/sec/out");
+  const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: []\n";
+  const std::string refusal = "error: writable root '" + t.ws +
+                              "/sec/out' lies inside deny root '" + t.ws +
+                              "/sec' (p.yaml:6:10), which would leave it neither readable nor "
+                              "writable; remove one of the two; refusing to run\n";
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${WORKSPACE}\", \"${WORKSPACE}/sec/out\"]\n"
+                                     "  deny: [\"${WORKSPACE}/sec\"]\n",
+                              t.bind(t.ws)) == "p.yaml:5:27: " + refusal);
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${WORKSPACE}/sec/out\"]\n"
+                                     "  deny: [\"${WORKSPACE}/sec\"]\n",
+                              t.bind(t.ws)) == "p.yaml:5:11: " + refusal);
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(
+      policy(head + "  write: [\"${WORKSPACE}\"]\n  deny: [\"${WORKSPACE}\"]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST(r.has_value(), diags.str());
+}
+
 BOOST_AUTO_TEST_CASE(a_host_path_with_a_line_break_is_refused_naming_it) {
   HostTree t;
   t.dir.mkdir("real/ws/line\nbreak");
