@@ -1,6 +1,7 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,69 @@ BOOST_DATA_TEST_CASE(a_host_link_into_the_workspace_never_carries_a_root_through
   BOOST_TEST(control.completed(), control.describe());
   BOOST_TEST(read_file(box.ws("build/out/file")).value_or("<missing>") == "mine\n");
   BOOST_TEST(snapshot(victim) == before);
+}
+
+// A21-1's way raced: another run in the workspace (the default policy) swaps `build` for a
+// link to the victim and back as fast as it can, while runs of a policy writing the host's
+// `BASE/host/cache/out` (`cache -> WS/build`) start one after another. The links judged
+// are those of the walk that gave the root, and the runner binds only the object that
+// walk resolved: each run writes the real `build/out` or is refused (2 at resolution, 125
+// at the descriptors or placeholders, 3 for a verifier finding, 126 where bwrap met the
+// swap at the root's destination in the new root, which the host's `/` shows read-only:
+// "Can't mkdir parents … Read-only file system", docs/run.md); the victim is never written.
+BOOST_DATA_TEST_CASE(a_host_links_way_swapped_by_another_run_while_runs_start_is_never_followed,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  box.make_dir(box.ws("build/out"));
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  box.host_command({"/bin/ln", "-s", "../ws/build", host + "/cache"});
+  const std::string before = snapshot(victim);
+
+  RunSpec flipper;
+  flipper.limit = std::chrono::seconds(60);
+  flipper.command = {
+      "/usr/bin/python3", "-c",
+      "import os, time\n"
+      "os.symlink('" +
+          victim +
+          "', 'build.l')\n"
+          "open('flipping', 'w').close()\n"
+          "end = time.time() + 40\n"
+          "def mv(a, b):\n"
+          "  try: os.rename(a, b)\n"
+          "  except OSError: pass\n"
+          "while time.time() < end and not os.path.exists('stop'):\n"
+          "  mv('build', 'build.x'); mv('build.l', 'build'); mv('build', 'build.l'); "
+          "mv('build.x', 'build')\n"};
+  Running flipping = box.start(flipper);
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return exists(box.ws("flipping")); }, std::chrono::seconds(15)));
+
+  const std::string policy =
+      box.write_policy("host-link.yaml", policy_writing(host + "/cache/out"));
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c", "echo pwned > '" + host + "/cache/out/file'"};
+  std::map<int, int> outcomes;
+  for (int i = 0; i < 20; ++i) {
+    const RunResult r = box.run(spec);
+    ++outcomes[r.exit_code];
+    BOOST_TEST((r.exit_code == 0 || r.exit_code == 2 || r.exit_code == 3 || r.exit_code == 125 ||
+                r.exit_code == 126),
+               r.describe());
+    BOOST_TEST_REQUIRE(snapshot(victim) == before, r.describe());
+  }
+  box.write_file(box.ws("stop"), "");
+  box.finish(flipping);
+  std::string seen;
+  for (const auto& [code, n] : outcomes)
+    seen += " exit " + std::to_string(code) + " x" + std::to_string(n);
+  BOOST_TEST_MESSAGE("outcomes:" << seen);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n", seen);
 }
 
 // A21-2, the same walk for a protected path: `protect: [BASE/host/cfg/secret.env]` with
