@@ -681,6 +681,8 @@ class HostResolver {
 
 }  // namespace
 
+namespace {
+
 // A root (`what`: writable or readable) whose way crosses a symlink inside a writable
 // root of the policy, or inside the workspace, is refused: the sandbox may have re-pointed
 // that link and so chose which host directory a run binds (red team N20-1). The workspace
@@ -705,6 +707,8 @@ void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagn
     return;
   }
 }
+
+}  // namespace
 
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
                                              const HostFacts& host, ir::Diagnostics& diags) {
