@@ -372,20 +372,38 @@ std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode 
 
 namespace {
 
-// Whether a lookup of the absolute `path` (under PATH_MAX bytes) meets no symlink before
-// it ends: it finds the path, or a component missing, unsearchable or too long to name
-// (the lookup fails at the first of these in its walk, RESOLVE_NO_SYMLINKS at a link).
-// False when it met a link, or failed otherwise.
-bool ends_before_any_link(const std::string& path) {
+// How a lookup of the absolute `path` (under PATH_MAX bytes) that follows no symlink
+// ends: it finds the path; or it ends before any link, at a component missing,
+// unsearchable or too long to name (the lookup fails at the first of these in its walk,
+// RESOLVE_NO_SYMLINKS at a link); or it met a link (or failed otherwise).
+enum class LinkFreeLookup { Found, Ended, MetLink };
+LinkFreeLookup lookup_without_links(const std::string& path) {
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS;
   const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
   if (fd >= 0) {
     close(fd);
-    return true;
+    return LinkFreeLookup::Found;
   }
-  return errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ENAMETOOLONG;
+  return errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ENAMETOOLONG
+             ? LinkFreeLookup::Ended
+             : LinkFreeLookup::MetLink;
+}
+
+bool ends_before_any_link(const std::string& path) {
+  return lookup_without_links(path) != LinkFreeLookup::MetLink;
+}
+
+// The target of the symlink `name` in the directory `dir`, read from that directory (the
+// object the walk looked at); none when it cannot be read or is empty.
+std::optional<std::string> link_target(int dir, const std::string& name) {
+  if (dir < 0) return std::nullopt;
+  std::string buf(PATH_MAX, '\0');
+  const ssize_t n = readlinkat(dir, name.c_str(), buf.data(), buf.size());
+  if (n <= 0 || static_cast<size_t>(n) >= buf.size()) return std::nullopt;
+  buf.resize(static_cast<size_t>(n));
+  return buf;
 }
 
 }  // namespace
@@ -470,8 +488,12 @@ struct Canonical {
   enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing };
   std::string path;
   Stop stop = Stop::None;
-  std::string at;  // the symlink, or the missing component
+  std::string at;         // the symlink, or the missing component
+  bool complete = false;  // every component of `path` exists (the walk ended on it)
 };
+
+// As many symlinks as the kernel follows in one lookup before ELOOP.
+constexpr int kMaxLinksFollowed = 40;
 
 class HostResolver {
  public:
@@ -521,18 +543,32 @@ class HostResolver {
   // more is missing, as lstat found it.
   // `links`, when given, gets each symlink the walk resolved (none when it stopped early),
   // from the same walk that gave the result.
+  // A symlink's target is walked the same way, so that every link on the way is judged
+  // and reported, those its target crosses too: a host link `/srv/c -> WS/build`, with
+  // `WS/build` a link an earlier run planted, made `write: [/srv/c/out]` the directory that
+  // link chose, when the target was resolved by realpath() and only `/srv/c` was seen (red
+  // team A21-1).
   static Canonical canonicalize(const std::string& lexical,
                                 const std::vector<ResolvedPath>& guarded,
                                 std::vector<std::string>* links = nullptr) {
+    int followed = 0;
+    return canonicalize(lexical, guarded, links, followed);
+  }
+
+  static Canonical canonicalize(const std::string& lexical,
+                                const std::vector<ResolvedPath>& guarded,
+                                std::vector<std::string>* links, int& followed) {
     const std::vector<std::string> comps = components_below("/", lexical);
     // Most paths hold no link, '.' or '..': then the walk below ends with the path as
     // spelled, whether it stops at a missing component or not, and one lookup says so.
     const std::string spelled = join("/", comps);
     if (spelled.size() < PATH_MAX &&
         std::none_of(comps.begin(), comps.end(),
-                     [](const std::string& c) { return c == "." || c == ".."; }) &&
-        ends_before_any_link(spelled))
-      return {spelled, Canonical::Stop::None, {}};
+                     [](const std::string& c) { return c == "." || c == ".."; })) {
+      const LinkFreeLookup l = lookup_without_links(spelled);
+      if (l != LinkFreeLookup::MetLink)
+        return {spelled, Canonical::Stop::None, {}, l == LinkFreeLookup::Found};
+    }
     std::string cur = "/";
     // `cur`, or none when it is no directory the walk can open.
     DirFd dir(cur, DirFd::Link::Follow);
@@ -552,11 +588,21 @@ class HostResolver {
           if (ir::path_within(g.path, cur))
             return {lexical, Canonical::Stop::SymlinkInWritableRoot, next};
         if (links) links->push_back(next);
-        // A dangling symlink names nothing yet: the rest is spelled from the link.
-        if (auto target = canonical(next))
-          next = *target;
-        else
+        // A dangling symlink names nothing yet: the rest is spelled from the link. So is
+        // one the kernel would not follow (a loop, a target too long to read).
+        const std::optional<std::string> target =
+            ++followed > kMaxLinksFollowed ? std::nullopt : link_target(dir.get(), comps[i]);
+        if (!target) {
           exists = false;
+        } else {
+          Canonical t = canonicalize(target->front() == '/' ? *target : cur + "/" + *target,
+                                     guarded, links, followed);
+          if (t.stop == Canonical::Stop::SymlinkInWritableRoot) return {lexical, t.stop, t.at};
+          if (t.stop == Canonical::Stop::None && t.complete)
+            next = std::move(t.path);
+          else
+            exists = false;
+        }
       }
       if (!exists) {
         std::vector<std::string> rest;
@@ -564,12 +610,12 @@ class HostResolver {
           if (comps[j] == "..") return {lexical, Canonical::Stop::DotDotBelowMissing, next};
           if (comps[j] != ".") rest.push_back(comps[j]);
         }
-        return {join(next, rest), Canonical::Stop::None, {}};
+        return {join(next, rest), Canonical::Stop::None, {}, false};
       }
       dir = S_ISLNK(st.st_mode) ? DirFd(next, DirFd::Link::Follow) : DirFd(dir, comps[i]);
       cur = std::move(next);
     }
-    return {cur, Canonical::Stop::None, {}};
+    return {cur, Canonical::Stop::None, {}, true};
   }
 
   // canonicalize() with its stop reported at `loc`; nullopt when it stopped.
@@ -636,6 +682,35 @@ class HostResolver {
 
 }  // namespace
 
+namespace {
+
+// A root (`what`: writable or readable) whose way crosses a symlink inside a writable
+// root of the policy, or inside the workspace, is refused: the sandbox may have re-pointed
+// that link and so chose which host directory a run binds (red team N20-1). The workspace
+// counts whatever this policy says of it: a run under another policy (the built-in
+// default's) may have planted the link (N20-3). `links` are those of the walk that gave
+// the root: a second walk would judge another state of a link swapped in between (a race
+// that bound the link's target while the second walk found the directory back).
+void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagnostics& diags,
+                         const std::string& what, const std::string& spelled,
+                         const ir::SourceLoc& loc, const std::vector<std::string>& links) {
+  for (const auto& link : links) {
+    const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
+    const bool in_root =
+        std::any_of(r.write.begin(), r.write.end(),
+                    [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); });
+    if (!in_root && !ir::path_within(host.workspace, dir)) continue;
+    diags.error(loc, what + " '" + spelled + "' crosses a symlink inside " +
+                         (in_root ? "a writable root" : "the workspace") + " ('" + link + "')" +
+                         (in_root ? "" : ", which a run under another policy may have "
+                                         "planted; name the directory it leads to") +
+                         "; refusing to run");
+    return;
+  }
+}
+
+}  // namespace
+
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
                                              const HostFacts& host, ir::Diagnostics& diags) {
   ir::Resolved r = common(policy, mode);
@@ -647,10 +722,17 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // that holds it (set for workspace-write only: no root holds anything otherwise).
   std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
       [](const std::string&, const ir::SourceLoc&, bool) {};
+  // The links each readable root's walk resolved, judged once the writable roots are known.
+  std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> read_crossed;
   for (const auto& p : policy.read) {
+    // Walked as the caller spelled its variable, so that a link on the way to `$HOME` is
+    // judged too (a `HOME` kept in the workspace); `named` is only the name the sandbox
+    // sees it at.
     const std::string named = h.bind(p.value);
-    auto path = h.canonical_or_refuse(named, {}, p.loc, "readable root");
+    std::vector<std::string> links;
+    auto path = h.canonical_or_refuse(h.spelled(p.value), {}, p.loc, "readable root", &links);
     if (!path) continue;
+    if (!links.empty()) read_crossed.emplace_back(&p, std::move(links));
     HostKind k = kind_of(*path, true);
     if (k == HostKind::Missing) continue;
     r.read.push_back({*path, k, p.loc});
@@ -693,33 +775,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         workspace_rules.push_back(w.loc);
       if (*root == "/tmp") r.private_tmp = false;
     }
-    // A writable root is held to the rule of every other path the policy names: one whose
-    // way crosses a symlink inside a writable root (its own, or another that holds it,
-    // `write: [W, W/build/out]` with `W/build` a link) is refused, since the sandbox may
-    // re-point that link and so choose which host directory a later run makes writable
-    // (red team N20-1). The links are those of the walk that gave the root: a second walk
-    // would judge another state of a link swapped in between (a race that bound the
-    // link's target while the second walk found the directory back). The workspace counts
-    // as a writable root here whatever this policy says of it: a run under another policy
-    // (the built-in default's) may have planted the link, and `write:
-    // ["${WORKSPACE}/build/out"]` alone then bound the host directory it chose (red team
-    // N20-3).
+    // A writable root is held to the rule of every other path the policy names (N20-1):
+    // `write: [W, W/build/out]` with `W/build` a link, or `write: ["${WORKSPACE}/build/out"]`
+    // alone after a run under the default policy made it one (N20-3), bound the host
+    // directory the link chose.
     for (const auto& [w, links] : crossed)
-      for (const auto& link : links) {
-        const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
-        const bool in_root =
-            std::any_of(r.write.begin(), r.write.end(),
-                        [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); });
-        if (!in_root && !ir::path_within(host.workspace, dir)) continue;
-        diags.error(w->loc, "writable root '" + h.spelled(w->value) +
-                                "' crosses a symlink inside " +
-                                (in_root ? "a writable root" : "the workspace") + " ('" + link +
-                                "')" +
-                                (in_root ? "" : ", which a run under another policy may have "
-                                                "planted; name the directory it leads to") +
-                                "; refusing to run");
-        break;
-      }
+      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links);
     const std::vector<ResolvedPath> roots = r.write;
     // By value: protect_absolute outlives this block (pattern matches come later).
     auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,
@@ -761,9 +822,17 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
             protect(w.path, pr.value.components, pr.loc);
         continue;
       }
-      protect_absolute(h.bind(pr.value), pr.loc, false);
+      // As the caller spelled its variable: a link on the way to a `HOME` kept in a
+      // writable root is judged as any other (the anchor would have followed it).
+      protect_absolute(h.spelled(pr.value), pr.loc, false);
     }
   }
+  // A readable root is held to the same rule (red team A21-3): `read: [/usr, …,
+  // "${WORKSPACE}/docs"]`, after a run under the default policy made `docs` a link to
+  // `/root`, bound `/root` readable, a directory no readable root names; the verifier
+  // refused only a link that was the root itself in a workspace this policy writes.
+  for (const auto& [p, links] : read_crossed)
+    refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links);
   // The host's, as the caller read it, or read once a deny root needs it.
   std::optional<std::vector<MountEntry>> own_mounts;
   auto host_mounts = [&]() -> const std::vector<MountEntry>& {
@@ -795,7 +864,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     r.deny.push_back({*path, kind_of(*path, !inside), loc});
     if (r.deny.back().kind != HostKind::Missing) mask_other_names(*path, loc);
   };
-  for (const auto& d : policy.deny) deny(h.bind(d.value), d.loc);
+  for (const auto& d : policy.deny) deny(h.spelled(d.value), d.loc);
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
   // directory before bwrap starts, so it is masked as a directory whether or not it
   // exists yet.

@@ -406,6 +406,130 @@ BOOST_AUTO_TEST_CASE(writable_root_crossing_a_symlink_inside_a_writable_root_is_
   BOOST_TEST(r->write.at(1).path == t.dir / "victim/out");
 }
 
+// Red team A21-1, A21-2: a link's target is walked as the rest of the path is, so a link
+// it crosses is judged too. A host link outside the workspace into the workspace's `build`
+// (`hop -> real/ws/build`), with `build` a link a run planted, made the root the planted
+// link's target; a protected path the same way was protected at the planted target, and
+// the sandbox could re-point the host's name. A chain of host links outside every root is
+// host layout still, and a loop names nothing.
+BOOST_AUTO_TEST_CASE(a_links_target_is_walked_and_the_links_it_crosses_are_judged) {
+  HostTree t;
+  t.dir.mkdir("victim/out");
+  t.dir.symlink("../../victim", "real/ws/build");
+  t.dir.symlink("real/ws/build", "hop");
+  t.dir.symlink(t.dir / "hop", "home/cache");
+  const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: []\n";
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"" + (t.dir / "hop/out") + "\"]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:5:11: error: writable root '" + (t.dir / "hop/out") +
+                 "' crosses a symlink inside the workspace ('" + t.ws +
+                 "/build'), which a run under another policy may have planted; name the "
+                 "directory it leads to; refusing to run\n");
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"${HOME}/cache/out\"]\n", t.bind(t.ws)) ==
+             "p.yaml:5:11: error: writable root '" + (t.dir / "home/cache/out") +
+                 "' crosses a symlink inside the workspace ('" + t.ws +
+                 "/build'), which a run under another policy may have planted; name the "
+                 "directory it leads to; refusing to run\n");
+  t.dir.mkdir("real/ws/decoy");
+  t.dir.symlink("decoy", "real/ws/cfg");
+  t.dir.symlink("real/ws/cfg", "cfg");
+  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"" +
+                                  (t.dir / "cfg/secret.env") +
+                                  "\"]\n  write: [\"${WORKSPACE}\"]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:4:13: error: protected path '" + (t.dir / "cfg/secret.env") +
+                 "' crosses a symlink inside a writable root ('" + t.ws +
+                 "/cfg'); refusing to run\n");
+  t.dir.mkdir("far/out");
+  t.dir.symlink("far", "hop2");
+  t.dir.symlink("hop2", "hop1");
+  t.dir.symlink("loop", "loop");
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(
+      policy(head + "  write: [\"${WORKSPACE}\", \"" + (t.dir / "hop1/out") + "\"]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  BOOST_TEST(std::any_of(r->write.begin(), r->write.end(),
+                         [&](const ir::ResolvedPath& w) { return w.path == t.dir / "far/out"; }));
+  BOOST_TEST(t.resolve_errors(head + "  write: [\"" + (t.dir / "loop/out") + "\"]\n",
+                              t.bind(t.ws)) ==
+             "p.yaml:5:11: error: writable root '" + (t.dir / "loop/out") +
+                 "' is not an existing directory; create it (`mkdir -p '" +
+                 (t.dir / "loop/out") + "'`) or remove it from filesystem.write\n");
+}
+
+// Red team A21-3: a readable root whose way crosses a link in the workspace, which a run
+// under another policy may have planted, is refused in every mode: `read: [/usr,
+// "${WORKSPACE}/docs"]` with `docs -> /root` made `/root` readable.
+BOOST_AUTO_TEST_CASE(readable_root_crossing_a_symlink_in_the_workspace_is_refused) {
+  HostTree t;
+  t.dir.mkdir("victim");
+  t.dir.symlink("../../victim", "real/ws/docs");
+  t.dir.symlink("real/ws/docs", "hop");
+  for (const auto mode : {Mode::ReadOnly, Mode::WorkspaceWrite})
+    for (const std::string& root : {std::string("${WORKSPACE}/docs"), t.dir / "hop"}) {
+      ir::Diagnostics diags;
+      auto r = compiler::resolve_for_host(
+          policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [/usr, \"" + root +
+                 "\"]\n  write: []\n  protect: []\n"),
+          mode, t.bind(t.ws), diags);
+      BOOST_TEST(!r.has_value(), root);
+      const std::string spelled = root == t.dir / "hop" ? root : t.ws + "/docs";
+      BOOST_TEST(diags.str() ==
+                     "p.yaml:4:16: error: readable root '" + spelled +
+                         "' crosses a symlink inside the workspace ('" + t.ws +
+                         "/docs'), which a run under another policy may have planted; name "
+                         "the directory it leads to; refusing to run\n",
+                 root);
+    }
+}
+
+// A variable is walked as the caller spelled it, so a `HOME` kept in the workspace (a CI
+// job's `HOME=$PWD/.home`) that a run made a link is judged as any other link on the way:
+// a readable, protected or deny path below it is refused, where the anchor had followed
+// the link first and the walk saw none.
+BOOST_AUTO_TEST_CASE(a_home_reached_through_a_link_in_the_workspace_is_judged) {
+  HostTree t;
+  t.dir.mkdir("decoy/.config");
+  t.dir.symlink("../../decoy", "real/ws/.home");
+  compiler::HostFacts h = t.bind(t.ws);
+  h.home = t.ws + "/.home";
+  const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n";
+  BOOST_TEST(t.resolve_errors(head + "  protect: [\"${HOME}/.gitconfig\"]\n", h) ==
+             "p.yaml:4:13: error: protected path '" + t.ws +
+                 "/.home/.gitconfig' crosses a symlink inside a writable root ('" + t.ws +
+                 "/.home'); refusing to run\n");
+  BOOST_TEST(t.resolve_errors(head + "  protect: []\n  deny: [\"${HOME}/.ssh\"]\n", h) ==
+             "p.yaml:5:10: error: deny path '" + t.ws +
+                 "/.home/.ssh' crosses a symlink inside a writable root ('" + t.ws +
+                 "/.home'); refusing to run\n");
+  BOOST_TEST(t.resolve_errors(head + "  protect: []\n  read: [/usr, \"${HOME}/.config\"]\n",
+                              h) ==
+             "p.yaml:5:16: error: readable root '" + t.ws +
+                 "/.home/.config' crosses a symlink inside a writable root ('" + t.ws +
+                 "/.home'); refusing to run\n");
+}
+
+// Red team N20-2: a writable root inside a deny root is not mounted (the verifier refused
+// the emitter's mask over the nested bind as a malformed artifact, exit 3), whether the
+// policy writes the deny root's parent or only the inner root; the deny root stays.
+BOOST_AUTO_TEST_CASE(writable_root_inside_a_deny_root_is_dropped) {
+  HostTree t;
+  t.dir.mkdir("real/ws/sec/out");
+  const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: []\n";
+  for (const std::string write : {"\"${WORKSPACE}\", \"${WORKSPACE}/sec/out\"",
+                                  "\"${WORKSPACE}/sec/out\""}) {
+    ir::Diagnostics diags;
+    const auto r = compiler::resolve_for_host(
+        policy(head + "  write: [" + write + "]\n  deny: [\"${WORKSPACE}/sec\"]\n"),
+        Mode::WorkspaceWrite, t.bind(t.ws), diags);
+    BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+    for (const auto& w : r->write) BOOST_TEST(w.path != t.ws + "/sec/out");
+    BOOST_TEST(std::any_of(r->deny.begin(), r->deny.end(),
+                           [&](const ir::ResolvedPath& d) { return d.path == t.ws + "/sec"; }));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_host_path_with_a_line_break_is_refused_naming_it) {
   HostTree t;
   t.dir.mkdir("real/ws/line\nbreak");

@@ -283,12 +283,19 @@ BOOST_AUTO_TEST_CASE(a_read_link_below_a_replaceable_name_is_refused_bound) {
             split_lines(test::slurp(cli.dir / "out/bwrap.args")));
   BOOST_REQUIRE(edited.starts_with("\n"));
   cli.dir.write("out/bwrap.args", edited.substr(1));
-  const auto r = cli.run({"verify", "p.yaml", "out", "--target", "linux", "--workspace", ws});
+  const auto r = cli.run({"verify", "direct.yaml", "out", "--target", "linux", "--workspace", ws});
   BOOST_TEST(r.exit_code == 3, r.err);
   const std::string refused = "--symlink " + real + " " + ws +
                               "/sub/lib: its link's directory passes through " + ws +
                               "/sub, which the sandbox may create";
   BOOST_TEST(r.err.find(refused) != std::string::npos, r.err);
+  // The policy that names the root through the link is refused before any artifact is
+  // read (red team A21-3): the link may have been planted by a run.
+  const auto named = cli.run({"verify", "p.yaml", "out", "--target", "linux", "--workspace", ws});
+  BOOST_TEST(named.exit_code == 2, named.err);
+  BOOST_TEST(named.err.find("readable root '" + ws + "/sub/lib' crosses a symlink inside a "
+                            "writable root ('" + ws + "/sub/lib')") != std::string::npos,
+             named.err);
 }
 
 // A bound artifact's paths are host paths, and a name that starts with "${" is a name

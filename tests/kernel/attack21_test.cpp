@@ -1,0 +1,311 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sandbox_fixture.hpp"
+
+// Attack 21 (docs/redteam-2026-12.md "Attack 21 (attack21)"): session 20's refusal of a
+// writable root whose way crosses a symlink in the workspace (N20-1, N20-3), the bound
+// artifacts' reading of `${` (H17-10) and N20-2's refusal, attacked with the real bwrap and
+// kernel as root and as uid 65534. Each case is a finding's reproduction or a pin of what
+// held, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack21)
+
+namespace {
+
+// How the host's own link reaches the workspace's `build`, which an earlier run planted
+// as a link to the victim: an absolute target, a relative one with `..`, or two links
+// (`${HOME}/.cache -> BASE/host/hop`, `hop -> ../ws/build`).
+enum class HostLink { Absolute, Relative, TwoHops };
+std::ostream& operator<<(std::ostream& os, HostLink l) {
+  return os << (l == HostLink::Absolute   ? "absolute"
+                : l == HostLink::Relative ? "relative"
+                                          : "two hops via ${HOME}");
+}
+const std::vector<HostLink> kHostLinks{HostLink::Absolute, HostLink::Relative,
+                                       HostLink::TwoHops};
+
+std::string policy_writing(const std::string& root, const std::string& protect = ".git, .env") {
+  return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: [\"" + root +
+         "\"]\n  protect: [" + protect + "]\nnetwork: none\n";
+}
+
+}  // namespace
+
+// A21-1: the way to a writable root passes a link of the host's outside the workspace
+// whose target goes through the workspace (`BASE/host/cache -> WS/build`), and an earlier
+// run under the default policy made `WS/build` a link to the victim. Resolution followed
+// the host's link with realpath(), which followed the planted one unseen: the root became
+// `victim/out`, and the command overwrote `victim/out/file` (exit 0, no finding; root and
+// nobody). Every link a target crosses is judged now: refused (exit 2), the victim
+// unchanged; over a real `build` the same policy runs.
+BOOST_DATA_TEST_CASE(a_host_link_into_the_workspace_never_carries_a_root_through_a_planted_link,
+                     bdata::make(kCallers) * bdata::make(kHostLinks), caller, how) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  const std::string before = snapshot(victim);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  std::string root;
+  std::string named;  // the root as the command names it
+  if (how == HostLink::TwoHops) {
+    box.host_command({"/bin/ln", "-s", "../ws/build", host + "/hop"});
+    box.host_command({"/bin/ln", "-s", host + "/hop", box.home() + "/.cache"});
+    root = "${HOME}/.cache/out";
+    named = box.home() + "/.cache/out";
+  } else {
+    box.host_command({"/bin/ln", "-s", how == HostLink::Absolute ? box.ws("build") : "../ws/build",
+                      host + "/cache"});
+    root = host + "/cache/out";
+    named = root;
+  }
+  const RunResult first = box.sh("ln -s '" + victim + "' build");
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  const std::string policy = box.write_policy("host-link.yaml", policy_writing(root));
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  "echo pwned > '" + named + "/file'; echo '" + kDoneMarker + "'"};
+  const RunResult second = box.run(spec);
+  BOOST_TEST(second.exit_code == 2, second.describe());
+  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
+  BOOST_TEST(second.err.find("crosses a symlink inside the workspace ('" + box.ws("build") +
+                             "')") != std::string::npos,
+             second.describe());
+  BOOST_TEST(snapshot(victim) == before);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+
+  box.host_command({"/bin/rm", box.ws("build")});
+  box.make_dir(box.ws("build/out"));
+  spec.command = {"/bin/sh", "-c",
+                  "echo mine > '" + named + "/file'; echo '" + kDoneMarker + "'"};
+  const RunResult control = box.run(spec);
+  BOOST_TEST(control.completed(), control.describe());
+  BOOST_TEST(read_file(box.ws("build/out/file")).value_or("<missing>") == "mine\n");
+  BOOST_TEST(snapshot(victim) == before);
+}
+
+// A21-1's way raced: another run in the workspace (the default policy) swaps `build` for a
+// link to the victim and back as fast as it can, while runs of a policy writing the host's
+// `BASE/host/cache/out` (`cache -> WS/build`) start one after another. The links judged
+// are those of the walk that gave the root, and the runner binds only the object that
+// walk resolved: each run writes the real `build/out` or is refused (2 at resolution, 125
+// at the descriptors or placeholders, 3 for a verifier finding, 126 where bwrap met the
+// swap at the root's destination in the new root, which the host's `/` shows read-only:
+// "Can't mkdir parents … Read-only file system", docs/run.md); the victim is never written.
+BOOST_DATA_TEST_CASE(a_host_links_way_swapped_by_another_run_while_runs_start_is_never_followed,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  box.make_dir(box.ws("build/out"));
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  box.host_command({"/bin/ln", "-s", "../ws/build", host + "/cache"});
+  const std::string before = snapshot(victim);
+
+  RunSpec flipper;
+  flipper.limit = std::chrono::seconds(60);
+  flipper.command = {
+      "/usr/bin/python3", "-c",
+      "import os, time\n"
+      "os.symlink('" +
+          victim +
+          "', 'build.l')\n"
+          "open('flipping', 'w').close()\n"
+          "end = time.time() + 40\n"
+          "def mv(a, b):\n"
+          "  try: os.rename(a, b)\n"
+          "  except OSError: pass\n"
+          "while time.time() < end and not os.path.exists('stop'):\n"
+          "  mv('build', 'build.x'); mv('build.l', 'build'); mv('build', 'build.l'); "
+          "mv('build.x', 'build')\n"};
+  Running flipping = box.start(flipper);
+  BOOST_TEST_REQUIRE(
+      wait_until([&] { return exists(box.ws("flipping")); }, std::chrono::seconds(15)));
+
+  const std::string policy =
+      box.write_policy("host-link.yaml", policy_writing(host + "/cache/out"));
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c", "echo pwned > '" + host + "/cache/out/file'"};
+  std::map<int, int> outcomes;
+  for (int i = 0; i < 20; ++i) {
+    const RunResult r = box.run(spec);
+    ++outcomes[r.exit_code];
+    BOOST_TEST((r.exit_code == 0 || r.exit_code == 2 || r.exit_code == 3 || r.exit_code == 125 ||
+                r.exit_code == 126),
+               r.describe());
+    BOOST_TEST_REQUIRE(snapshot(victim) == before, r.describe());
+  }
+  box.write_file(box.ws("stop"), "");
+  box.finish(flipping);
+  std::string seen;
+  for (const auto& [code, n] : outcomes)
+    seen += " exit " + std::to_string(code) + " x" + std::to_string(n);
+  BOOST_TEST_MESSAGE("outcomes:" << seen);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n", seen);
+}
+
+// A21-2, the same walk for a protected path: `protect: [BASE/host/cfg/secret.env]` with
+// the host's `host/cfg -> WS/cfg`, and `WS/cfg` a link to `WS/decoy` that an earlier run
+// planted. The protection went to `decoy/secret.env`, and the command replaced `cfg` by a
+// directory of its own: the host's `host/cfg/secret.env` read what the sandbox wrote (exit
+// 0). Spelled `cfg/secret.env` the policy was refused; now this spelling is too (exit 2),
+// and the host's file is unchanged.
+BOOST_DATA_TEST_CASE(a_protected_path_through_a_host_link_into_a_planted_link_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  box.host_command({"/bin/ln", "-s", box.ws("cfg"), host + "/cfg"});
+  const RunResult first =
+      box.sh("mkdir decoy && echo orig > decoy/secret.env && ln -s decoy cfg");
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  const std::string policy = box.write_policy(
+      "protect-host-link.yaml",
+      policy_writing("${WORKSPACE}", ".git, \"" + host + "/cfg/secret.env\""));
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  std::string("rm cfg && mkdir cfg && echo evil > cfg/secret.env; echo '") +
+                      kDoneMarker + "'"};
+  const RunResult second = box.run(spec);
+  BOOST_TEST(second.exit_code == 2, second.describe());
+  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
+  BOOST_TEST(second.err.find("crosses a symlink inside a writable root ('" + box.ws("cfg") +
+                             "')") != std::string::npos,
+             second.describe());
+  BOOST_TEST(read_file(host + "/cfg/secret.env").value_or("<missing>") == "orig\n");
+}
+
+// A21-3: a readable root whose way crosses a link in the workspace. `read: [/usr, …,
+// "${WORKSPACE}/docs"]` (the host otherwise unreadable), after a run under the default
+// policy made `docs` a link to a secret directory: the run bound the link's target
+// readable and the command read it (exit 0), in read-only and in workspace-write (writing
+// only `WS/out`). Refused now (exit 2), nothing read; over a real `docs` the policy runs
+// and the secret directory stays unreadable.
+BOOST_DATA_TEST_CASE(a_readable_root_through_a_link_planted_in_the_workspace_is_refused,
+                     bdata::make(kCallers) * bdata::make(std::vector<int>{0, 1}), caller, writes) {
+  Sandbox box(caller);
+  const std::string secret = box.base() + "/secret";
+  box.write_file(secret + "/key", "TOPSECRET\n");
+  box.make_dir(box.ws("out"));
+  const RunResult first = box.sh("ln -s '" + secret + "' docs");
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  const std::string policy = box.write_policy(
+      "narrow-read.yaml",
+      std::string("zpolicy: 1\nmode: ") + (writes ? "workspace-write" : "read-only") +
+          "\nfilesystem:\n  read: [/usr, /bin, /lib, /lib64, /etc, \"${WORKSPACE}/docs\"]\n" +
+          (writes ? "  write: [\"${WORKSPACE}/out\"]\n" : "") + "network: none\n");
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  "cat docs/key; cat '" + secret + "/key'; echo '" + kDoneMarker + "'"};
+  const RunResult second = box.run(spec);
+  BOOST_TEST(second.exit_code == 2, second.describe());
+  BOOST_TEST(second.out.find("TOPSECRET") == std::string::npos, second.describe());
+  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
+  BOOST_TEST(second.err.find("readable root '" + box.ws("docs") +
+                             "' crosses a symlink inside the workspace") != std::string::npos,
+             second.describe());
+
+  box.host_command({"/bin/rm", box.ws("docs")});
+  box.write_file(box.ws("docs/readme"), "docs\n");
+  spec.command = {"/bin/sh", "-c",
+                  "cat docs/readme; cat '" + secret + "/key'; echo '" + kDoneMarker + "'"};
+  const RunResult control = box.run(spec);
+  BOOST_TEST(control.completed(), control.describe());
+  BOOST_TEST(control.out.find("docs") != std::string::npos, control.describe());
+  BOOST_TEST(control.out.find("TOPSECRET") == std::string::npos, control.describe());
+}
+
+// N20-2: a writable root inside a deny root. Refused by the verifier before (exit 3, "malformed
+// artifact … --remount-ro"), or run with the deny winning (an inner root alone). Now the
+// deny wins in every spelling (the root is not mounted; docs/decisions.md "Deny masks"): the
+// deny root the policy's own (`W/sec`), nested deeper (`deny: [W/a]`, `write: [W,
+// W/a/b/sec/out]`), a pattern's match (`${WORKSPACE}/**/sec`), the inner root alone (`write:
+// [W/sec/out]`). The run works; the secret is neither read nor written.
+BOOST_DATA_TEST_CASE(a_writable_root_inside_a_deny_root_is_denied_in_every_spelling,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const std::string& dir : {std::string("sec"), std::string("a/b/sec")}) {
+    box.write_file(box.ws(dir + "/k"), "SECRET\n");
+    box.make_dir(box.ws(dir + "/out"));
+  }
+  struct Spelling {
+    std::string write, deny, dir;
+  };
+  const std::vector<Spelling> spellings{
+      {"\"${WORKSPACE}\", \"${WORKSPACE}/sec/out\"", "\"${WORKSPACE}/sec\"", "sec"},
+      {"\"${WORKSPACE}\", \"${WORKSPACE}/a/b/sec/out\"", "\"${WORKSPACE}/a\"", "a/b/sec"},
+      {"\"${WORKSPACE}\", \"${WORKSPACE}/sec/out\"", "\"${WORKSPACE}/**/sec\"", "sec"},
+      {"\"${WORKSPACE}/sec/out\"", "\"${WORKSPACE}/sec\"", "sec"}};
+  const std::string before = snapshot(box.workspace());
+  for (const auto& s : spellings) {
+    const std::string policy = box.write_policy(
+        "deny-holds-root.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+                                "  write: [" + s.write + "]\n  deny: [" + s.deny +
+                                    "]\nnetwork: none\n");
+    RunSpec spec;
+    spec.options = {"--policy", policy};
+    spec.command = {"/bin/sh", "-c",
+                    "cat " + s.dir + "/k; echo x > " + s.dir + "/out/f; echo '" + kDoneMarker +
+                        "'"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == 0, s.write << " " << s.deny << "\n" << r.describe());
+    BOOST_TEST(r.out.find("SECRET") == std::string::npos, r.describe());
+    BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+    BOOST_TEST(snapshot(box.workspace()) == before, s.deny);
+  }
+}
+
+// H17-10's class, pinned: workspaces whose names hold what the artifacts or the analyzer
+// could misread (a quote, a backslash, bytes that are no UTF-8, a name spelled like a
+// variable, `,` and `:`, leading and trailing spaces) run, and what the policy protects or
+// denies there holds: `.git/config` read-only (EROFS, unchanged), the deny root unreadable.
+BOOST_DATA_TEST_CASE(odd_workspace_names_run_and_keep_their_protections,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string policy = box.write_policy(
+      "odd.yaml",
+      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
+      "  write: [\"${WORKSPACE}\"]\n  protect: [.git]\n  deny: [\"${WORKSPACE}/sec\"]\n"
+      "network: none\n");
+  for (const std::string name : {"q\"uote", "back\\slash", "non\xff\xfeutf8", "${WORKSPACE}",
+                                 "${HOME}x", "a,b:c=d", " lead", "trail "}) {
+    const std::string ws = box.ws(name);
+    box.write_file(ws + "/sec/k", "SECRET\n");
+    box.write_file(ws + "/.git/config", "[core]\n");
+    RunSpec spec;
+    spec.options = {"--policy", policy};
+    spec.cwd = ws;
+    spec.command = {"/bin/sh", "-c",
+                    std::string("cat sec/k; echo x >> .git/config || echo git-refused; "
+                                "echo w > ok; echo '") +
+                        kDoneMarker + "'"};
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.completed(), name << "\n" << r.describe());
+    BOOST_TEST(r.out.find("SECRET") == std::string::npos, name << "\n" << r.describe());
+    BOOST_TEST(r.out.find("git-refused") != std::string::npos, name << "\n" << r.describe());
+    BOOST_TEST(r.err.find("Read-only file system") != std::string::npos, name);
+    BOOST_TEST(read_file(ws + "/.git/config").value_or("<missing>") == "[core]\n", name);
+    BOOST_TEST(read_file(ws + "/ok").value_or("<missing>") == "w\n", name);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
