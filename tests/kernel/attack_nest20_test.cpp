@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "build_link_race.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack nest 20 (docs/redteam-2026-12.md "Attack nest 20 (attacknest20)"): session 19's
@@ -161,52 +162,12 @@ BOOST_DATA_TEST_CASE(an_inner_root_alone_reached_through_a_link_in_the_workspace
 BOOST_DATA_TEST_CASE(a_nested_roots_way_swapped_by_another_run_while_runs_start_is_never_followed,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string victim = box.base() + "/victim";
-  box.make_dir(victim + "/out");
-  box.write_file(victim + "/out/file", "orig\n");
-  box.make_dir(box.ws("build/out"));
-  const std::string before = snapshot(victim);
-
-  RunSpec flipper;
-  flipper.limit = std::chrono::seconds(60);
-  flipper.command = {
-      "/usr/bin/python3", "-c",
-      "import os, time\n"
-      "os.symlink('" +
-          victim +
-          "', 'build.l')\n"
-          "open('flipping', 'w').close()\n"
-          "end = time.time() + 40\n"
-          "def mv(a, b):\n"
-          "  try: os.rename(a, b)\n"
-          "  except OSError: pass\n"
-          "while time.time() < end and not os.path.exists('stop'):\n"
-          "  mv('build', 'build.x'); mv('build.l', 'build'); mv('build', 'build.l'); "
-          "mv('build.x', 'build')\n"};
-  Running flipping = box.start(flipper);
-  BOOST_TEST_REQUIRE(
-      wait_until([&] { return exists(box.ws("flipping")); }, std::chrono::seconds(15)));
-
   const std::string policy =
       box.write_policy("nested.yaml", nested_policy("${WORKSPACE}/build/out"));
   RunSpec spec;
   spec.options = {"--policy", policy};
   spec.command = {"/bin/sh", "-c", "echo pwned > build/out/file"};
-  std::map<int, int> outcomes;
-  for (int i = 0; i < 30; ++i) {
-    const RunResult r = box.run(spec);
-    ++outcomes[r.exit_code];
-    BOOST_TEST((r.exit_code == 0 || r.exit_code == 2 || r.exit_code == 3 || r.exit_code == 125),
-               r.describe());
-    BOOST_TEST_REQUIRE(snapshot(victim) == before, r.describe());
-  }
-  box.write_file(box.ws("stop"), "");
-  box.finish(flipping);
-  std::string seen;
-  for (const auto& [code, n] : outcomes)
-    seen += " exit " + std::to_string(code) + " x" + std::to_string(n);
-  BOOST_TEST_MESSAGE("outcomes:" << seen);
-  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n", seen);
+  race_build_link(box, spec, 30, {0, 2, 3, 125});
 }
 
 // N20-2: what lies strictly inside a deny root (a writable root, a protected path, another
