@@ -84,6 +84,17 @@ std::string bwrap_args(const ir::Resolved& r) {
   return {};
 }
 
+// Both targets compile `p` with no error and verify it clean.
+void compiles_clean(const ir::Policy& p) {
+  for (const auto target : {compiler::Target::Linux, compiler::Target::Macos}) {
+    ir::Diagnostics diags;
+    const auto c = compiler::compile(p, target, ir::Mode::WorkspaceWrite, std::nullopt, diags);
+    BOOST_TEST_REQUIRE(c.has_value(), diags.str());
+    BOOST_TEST(!diags.has_errors(), diags.str());
+    BOOST_TEST(c->findings.empty(), compiler::to_string(target) << "\n" << all(c->findings));
+  }
+}
+
 bool has(const std::vector<ir::Diagnostic>& fs, const std::string& probe) {
   return std::any_of(fs.begin(), fs.end(), [&](const ir::Diagnostic& f) {
     return f.kind == "dropped-deny" && f.probe == probe;
@@ -112,14 +123,7 @@ BOOST_AUTO_TEST_CASE(pins_reach_from_the_outermost_writable_root) {
 }
 
 BOOST_AUTO_TEST_CASE(nested_roots_compile_and_verify_for_both_targets) {
-  for (const auto& p : nested_policies())
-    for (const auto target : {compiler::Target::Linux, compiler::Target::Macos}) {
-      ir::Diagnostics diags;
-      const auto c = compiler::compile(p, target, ir::Mode::WorkspaceWrite, std::nullopt, diags);
-      BOOST_TEST_REQUIRE(c.has_value(), diags.str());
-      BOOST_TEST(!diags.has_errors(), diags.str());
-      BOOST_TEST(c->findings.empty(), compiler::to_string(target) << "\n" << all(c->findings));
-    }
+  for (const auto& p : nested_policies()) compiles_clean(p);
 }
 
 // N20-2: a writable root, a protected path or another deny root strictly inside a deny
@@ -142,13 +146,7 @@ BOOST_AUTO_TEST_CASE(what_lies_inside_a_deny_root_is_not_mounted) {
     BOOST_TEST(std::count_if(r.deny.begin(), r.deny.end(), [](const ir::ResolvedPath& d) {
                  return d.path == "${WORKSPACE}/sec";
                }) == 1);
-    for (const auto target : {compiler::Target::Linux, compiler::Target::Macos}) {
-      ir::Diagnostics diags;
-      const auto c = compiler::compile(p, target, ir::Mode::WorkspaceWrite, std::nullopt, diags);
-      BOOST_TEST_REQUIRE(c.has_value(), diags.str());
-      BOOST_TEST(!diags.has_errors(), diags.str());
-      BOOST_TEST(c->findings.empty(), compiler::to_string(target) << "\n" << all(c->findings));
-    }
+    compiles_clean(p);
   }
 }
 
