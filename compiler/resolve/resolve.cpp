@@ -691,21 +691,37 @@ namespace {
 // default's) may have planted the link (N20-3). `links` are those of the walk that gave
 // the root: a second walk would judge another state of a link swapped in between (a race
 // that bound the link's target while the second walk found the directory back).
+// A link's directory is judged under every name the host's mounts give it: with the
+// host's `mount --bind /srv/data WS/mnt`, a run under the default policy planted
+// `WS/mnt/l`, and `write: [/srv/data/l/out]` bound the directory it chose (red team A21B-1).
 void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagnostics& diags,
                          const std::string& what, const std::string& spelled,
-                         const ir::SourceLoc& loc, const std::vector<std::string>& links) {
+                         const ir::SourceLoc& loc, const std::vector<std::string>& links,
+                         const std::function<const std::vector<MountEntry>&()>& mounts) {
   for (const auto& link : links) {
-    const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
-    const bool in_root =
-        std::any_of(r.write.begin(), r.write.end(),
-                    [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); });
-    if (!in_root && !ir::path_within(host.workspace, dir)) continue;
-    diags.error(loc, what + " '" + spelled + "' crosses a symlink inside " +
-                         (in_root ? "a writable root" : "the workspace") + " ('" + link + "')" +
-                         (in_root ? "" : ", which a run under another policy may have "
-                                         "planted; name the directory it leads to") +
-                         "; refusing to run");
-    return;
+    const size_t slash = std::max<size_t>(link.rfind('/'), 1);
+    const std::string dir = link.substr(0, slash);
+    std::vector<std::string> names{dir};
+    if (host.os == HostOs::Linux)
+      if (const auto identity = identity_of(dir))
+        for (auto& name : other_names(dir, mounts()))
+          if (identity_of(name) == identity) names.push_back(std::move(name));
+    for (const auto& name : names) {
+      const bool in_root =
+          std::any_of(r.write.begin(), r.write.end(),
+                      [&](const ResolvedPath& g) { return ir::path_within(g.path, name); });
+      if (!in_root && !ir::path_within(host.workspace, name)) continue;
+      const std::string shown =
+          name == dir ? link : link + "', which the host's mounts also show as '" + name +
+                                   link.substr(dir == "/" ? 0 : slash);
+      diags.error(loc, what + " '" + spelled + "' crosses a symlink inside " +
+                           (in_root ? "a writable root" : "the workspace") + " ('" + shown +
+                           "')" +
+                           (in_root ? "" : ", which a run under another policy may have "
+                                           "planted; name the directory it leads to") +
+                           "; refusing to run");
+      return;
+    }
   }
 }
 
@@ -718,6 +734,14 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   HostResolver h(host, diags);
   BlockedWays ways;
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
+  // The host's, as the caller read it, or read once a link or a deny root needs it.
+  std::optional<std::vector<MountEntry>> own_mounts;
+  const std::function<const std::vector<MountEntry>&()> host_mounts =
+      [&]() -> const std::vector<MountEntry>& {
+    if (host.mounts) return *host.mounts;
+    if (!own_mounts) own_mounts = read_mountinfo();
+    return *own_mounts;
+  };
   // What a protect entry or pattern names on the host, protected in each writable root
   // that holds it (set for workspace-write only: no root holds anything otherwise).
   std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
@@ -780,7 +804,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // alone after a run under the default policy made it one (N20-3), bound the host
     // directory the link chose.
     for (const auto& [w, links] : crossed)
-      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links);
+      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
+                          host_mounts);
     const std::vector<ResolvedPath> roots = r.write;
     // By value: protect_absolute outlives this block (pattern matches come later).
     auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,
@@ -832,14 +857,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // `/root`, bound `/root` readable, a directory no readable root names; the verifier
   // refused only a link that was the root itself in a workspace this policy writes.
   for (const auto& [p, links] : read_crossed)
-    refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links);
-  // The host's, as the caller read it, or read once a deny root needs it.
-  std::optional<std::vector<MountEntry>> own_mounts;
-  auto host_mounts = [&]() -> const std::vector<MountEntry>& {
-    if (host.mounts) return *host.mounts;
-    if (!own_mounts) own_mounts = read_mountinfo();
-    return *own_mounts;
-  };
+    refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links,
+                        host_mounts);
   // The other names the host's own mounts give an existing deny root or a part of it (a
   // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
   // read root: each is masked too (red team A11-3). Only a name that shows that very
