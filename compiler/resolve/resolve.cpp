@@ -746,6 +746,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // that holds it (set for workspace-write only: no root holds anything otherwise).
   std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
       [](const std::string&, const ir::SourceLoc&, bool) {};
+  // The existing paths protect_absolute was given that no writable root holds by name: the
+  // host's mounts may still show them in one (their other names are protected below).
+  std::vector<ResolvedPath> protected_outside;
   // The links each readable root's walk resolved, judged once the writable roots are known.
   std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> read_crossed;
   for (const auto& p : policy.read) {
@@ -831,13 +834,19 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           add_protected(r, root, head, kind_of(join(root, head), false), loc);
       }
     };
-    protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
-                                            bool canonical) {
+    protect_absolute = [&h, roots, protect, &protected_outside](
+                           const std::string& lexical, const ir::SourceLoc& loc, bool canonical) {
       auto abs = canonical ? std::optional<std::string>(lexical)
                            : h.canonical_or_refuse(lexical, roots, loc, "protected path");
       if (!abs) return;
+      bool held = false;
       for (const auto& w : roots)
-        if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), loc);
+        if (ir::path_within(w.path, *abs)) {
+          protect(w.path, components_below(w.path, *abs), loc);
+          held = true;
+        }
+      if (const HostKind k = kind_of(*abs, false); !held && k != HostKind::Missing)
+        protected_outside.push_back({*abs, k, loc});
     };
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
@@ -1131,9 +1140,13 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
-  // as the deny roots' are masked (red team A11-6).
+  // as the deny roots' are masked (red team A11-6). So are those of a protected path no
+  // writable root holds by name: `protect: [/srv/data/secret.env]` with the host's `mount
+  // --bind /srv/data WS/mnt` left `WS/mnt/secret.env` writable (red team A21B-2).
   if (host.os == HostOs::Linux) {
-    const std::vector<ResolvedPath> protected_paths = r.protect;
+    std::vector<ResolvedPath> protected_paths = r.protect;
+    protected_paths.insert(protected_paths.end(), protected_outside.begin(),
+                           protected_outside.end());
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
       for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))

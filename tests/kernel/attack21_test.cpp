@@ -381,6 +381,35 @@ BOOST_DATA_TEST_CASE(a_link_planted_through_a_host_bind_mount_in_the_workspace_i
   BOOST_TEST(snapshot(victim) == before);
 }
 
+// A21B-2: a protected path no writable root holds by name, `protect: [BASE/srv/secret.env]`,
+// while the host's `mount --bind BASE/srv WS/mnt` shows it in the writable workspace: only
+// the names of protected paths inside writable roots were looked up in the mount table, so
+// the command rewrote `WS/mnt/secret.env` (exit 0). Its other names are protected too now:
+// the write fails, the file is unchanged; the rest of the mount stays writable.
+BOOST_DATA_TEST_CASE(a_protected_path_shown_in_the_workspace_by_a_host_bind_mount_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.write_file(src + "/secret.env", "orig\n");
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  spec.options = {"--policy",
+                  box.write_policy("protect.yaml", policy_writing("${WORKSPACE}",
+                                                                  ".git, .env, \"" + src +
+                                                                      "/secret.env\""))};
+  spec.command = {"/bin/sh", "-c",
+                  "echo evil > mnt/secret.env || echo refused; echo mine > mnt/other; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(src + "/secret.env").value_or("<missing>") == "orig\n", r.describe());
+  BOOST_TEST(read_file(src + "/other").value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
