@@ -746,9 +746,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // that holds it (set for workspace-write only: no root holds anything otherwise).
   std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
       [](const std::string&, const ir::SourceLoc&, bool) {};
-  // The existing paths protect_absolute was given that no writable root holds by name: the
-  // host's mounts may still show them in one (their other names are protected below).
+  // The paths protect_absolute was given that no writable root holds by name: the host's
+  // mounts may still show them in one (their other names are protected below).
   std::vector<ResolvedPath> protected_outside;
+  // The writable roots and every other name the host's mounts give them or a part of them:
+  // a symlink there is as much the sandbox's as one inside a root by name. With the host's
+  // `mount --bind /srv/data WS/mnt` and `WS/mnt/cfg` planted, `protect:
+  // [/srv/data/cfg/secret.env]` protected what the link chose, and the command replaced
+  // the link and wrote the host's file (red team A21B-3).
+  std::vector<ResolvedPath> guards;
   // The links each readable root's walk resolved, judged once the writable roots are known.
   std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> read_crossed;
   for (const auto& p : policy.read) {
@@ -810,6 +816,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
                           host_mounts);
     const std::vector<ResolvedPath> roots = r.write;
+    guards = roots;
+    if (host.os == HostOs::Linux)
+      for (const auto& w : roots)
+        for (auto& [name, original] : mount_aliases(w.path, host_mounts()))
+          if (const auto id = identity_of(original); id && identity_of(name) == id)
+            guards.push_back({std::move(name), HostKind::Directory, w.loc});
     // By value: protect_absolute outlives this block (pattern matches come later).
     auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,
                                    const ir::SourceLoc& loc) {
@@ -834,10 +846,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           add_protected(r, root, head, kind_of(join(root, head), false), loc);
       }
     };
-    protect_absolute = [&h, roots, protect, &protected_outside](
+    protect_absolute = [&h, roots, protect, &protected_outside, &guards](
                            const std::string& lexical, const ir::SourceLoc& loc, bool canonical) {
       auto abs = canonical ? std::optional<std::string>(lexical)
-                           : h.canonical_or_refuse(lexical, roots, loc, "protected path");
+                           : h.canonical_or_refuse(lexical, guards, loc, "protected path");
       if (!abs) return;
       bool held = false;
       for (const auto& w : roots)
@@ -845,13 +857,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           protect(w.path, components_below(w.path, *abs), loc);
           held = true;
         }
-      if (const HostKind k = kind_of(*abs, false); !held && k != HostKind::Missing)
-        protected_outside.push_back({*abs, k, loc});
+      if (!held) protected_outside.push_back({*abs, kind_of(*abs, false), loc});
     };
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
         for (const auto& w : roots)
-          if (h.canonical_or_refuse(join(w.path, pr.value.components), roots, pr.loc,
+          if (h.canonical_or_refuse(join(w.path, pr.value.components), guards, pr.loc,
                                     "protected path"))
             protect(w.path, pr.value.components, pr.loc);
         continue;
@@ -884,7 +895,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     }
   };
   auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
+    auto path = h.canonical_or_refuse(lexical, guards, loc, "deny path");
     if (!path) return;
     bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
       return ir::path_within(w.path, *path);
@@ -1145,8 +1156,22 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // --bind /srv/data WS/mnt` left `WS/mnt/secret.env` writable (red team A21B-2).
   if (host.os == HostOs::Linux) {
     std::vector<ResolvedPath> protected_paths = r.protect;
-    protected_paths.insert(protected_paths.end(), protected_outside.begin(),
-                           protected_outside.end());
+    for (const auto& p : protected_outside) {
+      if (p.kind != HostKind::Missing) {
+        protected_paths.push_back(p);
+        continue;
+      }
+      // A missing one would be created through the names of its deepest existing
+      // directory (a placeholder there keeps it from being made).
+      std::string dir = p.path;
+      do dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+      while (dir != "/" && kind_of(dir, false) == HostKind::Missing);
+      const auto identity = identity_of(dir);
+      if (!identity || kind_of(dir, false) != HostKind::Directory) continue;
+      const std::string rest = p.path.substr(dir == "/" ? 0 : dir.size());
+      for (const auto& name : other_names(dir, host_mounts()))
+        if (identity_of(name) == identity) protect_absolute(name + rest, p.loc, true);
+    }
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
       for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))

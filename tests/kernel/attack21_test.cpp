@@ -397,17 +397,64 @@ BOOST_DATA_TEST_CASE(a_protected_path_shown_in_the_workspace_by_a_host_bind_moun
   spec.root_prefix = in_private_mount_namespace(
       "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
   spec.options = {"--policy",
-                  box.write_policy("protect.yaml", policy_writing("${WORKSPACE}",
-                                                                  ".git, .env, \"" + src +
-                                                                      "/secret.env\""))};
+                  box.write_policy("protect.yaml",
+                                   policy_writing("${WORKSPACE}", ".git, .env, \"" + src +
+                                                                      "/secret.env\", \"" +
+                                                                      src + "/new/key\""))};
   spec.command = {"/bin/sh", "-c",
-                  "echo evil > mnt/secret.env || echo refused; echo mine > mnt/other; echo '" +
+                  "echo evil > mnt/secret.env || echo refused; mkdir -p mnt/new; echo evil > "
+                  "mnt/new/key || echo refused-new; echo mine > mnt/other; echo '" +
                       std::string(kDoneMarker) + "'"};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
   BOOST_TEST(read_file(src + "/secret.env").value_or("<missing>") == "orig\n", r.describe());
+  BOOST_TEST(r.out.find("refused-new") != std::string::npos, r.describe());
+  BOOST_TEST(!read_file(src + "/new/key"), r.describe());
   BOOST_TEST(read_file(src + "/other").value_or("<missing>") == "mine\n", r.describe());
+}
+
+// A21B-3: A21-2 through the host's bind mount. `protect: [BASE/srv/cfg/secret.env]`, no
+// writable root holding `BASE/srv` by name, while `mount --bind BASE/srv WS/mnt` shows it
+// in the workspace and a run under the default policy planted `WS/mnt/cfg -> decoy`: the
+// walk followed `BASE/srv/cfg` (outside every writable root as a string), the protection
+// went to `WS/decoy/secret.env`, and the command replaced the link by a directory of its
+// own and wrote the host's `BASE/srv/cfg/secret.env` (exit 0). A link under any name the
+// host's mounts give a writable root stops the walk now: refused, exit 2.
+BOOST_DATA_TEST_CASE(a_protected_path_through_a_link_planted_via_a_host_bind_mount_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.make_dir(box.ws("mnt"));
+  const std::vector<std::string> host_bind = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  RunSpec plant;
+  plant.root_prefix = host_bind;
+  plant.command = {"/bin/sh", "-c",
+                   "mkdir decoy && echo orig > decoy/secret.env && ln -s '" + box.ws("decoy") +
+                       "' mnt/cfg && echo '" + kDoneMarker + "'"};
+  const RunResult first = box.run(plant);
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  RunSpec spec;
+  spec.root_prefix = host_bind;
+  spec.options = {"--policy",
+                  box.write_policy("protect.yaml",
+                                   policy_writing("${WORKSPACE}", ".git, .env, \"" + src +
+                                                                      "/cfg/secret.env\""))};
+  spec.command = {"/bin/sh", "-c",
+                  "rm mnt/cfg; mkdir mnt/cfg; echo evil > mnt/cfg/secret.env; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("protected path '" + src + "/cfg/secret.env' crosses a symlink inside "
+                        "a writable root ('" + src + "/cfg')") != std::string::npos,
+             r.describe());
+  struct stat st;
+  BOOST_TEST((lstat((src + "/cfg").c_str(), &st) == 0 && S_ISLNK(st.st_mode)), r.describe());
+  BOOST_TEST(read_file(box.ws("decoy/secret.env")).value_or("<missing>") == "orig\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
