@@ -691,21 +691,37 @@ namespace {
 // default's) may have planted the link (N20-3). `links` are those of the walk that gave
 // the root: a second walk would judge another state of a link swapped in between (a race
 // that bound the link's target while the second walk found the directory back).
+// A link's directory is judged under every name the host's mounts give it: with the
+// host's `mount --bind /srv/data WS/mnt`, a run under the default policy planted
+// `WS/mnt/l`, and `write: [/srv/data/l/out]` bound the directory it chose (red team A21B-1).
 void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagnostics& diags,
                          const std::string& what, const std::string& spelled,
-                         const ir::SourceLoc& loc, const std::vector<std::string>& links) {
+                         const ir::SourceLoc& loc, const std::vector<std::string>& links,
+                         const std::function<const std::vector<MountEntry>&()>& mounts) {
   for (const auto& link : links) {
-    const std::string dir = link.substr(0, std::max<size_t>(link.rfind('/'), 1));
-    const bool in_root =
-        std::any_of(r.write.begin(), r.write.end(),
-                    [&](const ResolvedPath& g) { return ir::path_within(g.path, dir); });
-    if (!in_root && !ir::path_within(host.workspace, dir)) continue;
-    diags.error(loc, what + " '" + spelled + "' crosses a symlink inside " +
-                         (in_root ? "a writable root" : "the workspace") + " ('" + link + "')" +
-                         (in_root ? "" : ", which a run under another policy may have "
-                                         "planted; name the directory it leads to") +
-                         "; refusing to run");
-    return;
+    const size_t slash = std::max<size_t>(link.rfind('/'), 1);
+    const std::string dir = link.substr(0, slash);
+    std::vector<std::string> names{dir};
+    if (host.os == HostOs::Linux)
+      if (const auto identity = identity_of(dir))
+        for (auto& name : other_names(dir, mounts()))
+          if (identity_of(name) == identity) names.push_back(std::move(name));
+    for (const auto& name : names) {
+      const bool in_root =
+          std::any_of(r.write.begin(), r.write.end(),
+                      [&](const ResolvedPath& g) { return ir::path_within(g.path, name); });
+      if (!in_root && !ir::path_within(host.workspace, name)) continue;
+      const std::string shown =
+          name == dir ? link : link + "', which the host's mounts also show as '" + name +
+                                   link.substr(dir == "/" ? 0 : slash);
+      diags.error(loc, what + " '" + spelled + "' crosses a symlink inside " +
+                           (in_root ? "a writable root" : "the workspace") + " ('" + shown +
+                           "')" +
+                           (in_root ? "" : ", which a run under another policy may have "
+                                           "planted; name the directory it leads to") +
+                           "; refusing to run");
+      return;
+    }
   }
 }
 
@@ -718,10 +734,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   HostResolver h(host, diags);
   BlockedWays ways;
   r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
+  // The host's, as the caller read it, or read once a link or a deny root needs it.
+  std::optional<std::vector<MountEntry>> own_mounts;
+  const std::function<const std::vector<MountEntry>&()> host_mounts =
+      [&]() -> const std::vector<MountEntry>& {
+    if (host.mounts) return *host.mounts;
+    if (!own_mounts) own_mounts = read_mountinfo();
+    return *own_mounts;
+  };
   // What a protect entry or pattern names on the host, protected in each writable root
   // that holds it (set for workspace-write only: no root holds anything otherwise).
   std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
       [](const std::string&, const ir::SourceLoc&, bool) {};
+  // The paths protect_absolute was given that no writable root holds by name: the host's
+  // mounts may still show them in one (their other names are protected below).
+  std::vector<ResolvedPath> protected_outside;
+  // The writable roots and every other name the host's mounts give them or a part of them:
+  // a symlink there is as much the sandbox's as one inside a root by name. With the host's
+  // `mount --bind /srv/data WS/mnt` and `WS/mnt/cfg` planted, `protect:
+  // [/srv/data/cfg/secret.env]` protected what the link chose, and the command replaced
+  // the link and wrote the host's file (red team A21B-3).
+  std::vector<ResolvedPath> guards;
   // The links each readable root's walk resolved, judged once the writable roots are known.
   std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> read_crossed;
   for (const auto& p : policy.read) {
@@ -780,8 +813,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // alone after a run under the default policy made it one (N20-3), bound the host
     // directory the link chose.
     for (const auto& [w, links] : crossed)
-      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links);
+      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
+                          host_mounts);
     const std::vector<ResolvedPath> roots = r.write;
+    guards = roots;
+    if (host.os == HostOs::Linux)
+      for (const auto& w : roots)
+        for (auto& [name, original] : mount_aliases(w.path, host_mounts()))
+          if (const auto id = identity_of(original); id && identity_of(name) == id)
+            guards.push_back({std::move(name), HostKind::Directory, w.loc});
     // By value: protect_absolute outlives this block (pattern matches come later).
     auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,
                                    const ir::SourceLoc& loc) {
@@ -806,18 +846,23 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           add_protected(r, root, head, kind_of(join(root, head), false), loc);
       }
     };
-    protect_absolute = [&h, roots, protect](const std::string& lexical, const ir::SourceLoc& loc,
-                                            bool canonical) {
+    protect_absolute = [&h, roots, protect, &protected_outside, &guards](
+                           const std::string& lexical, const ir::SourceLoc& loc, bool canonical) {
       auto abs = canonical ? std::optional<std::string>(lexical)
-                           : h.canonical_or_refuse(lexical, roots, loc, "protected path");
+                           : h.canonical_or_refuse(lexical, guards, loc, "protected path");
       if (!abs) return;
+      bool held = false;
       for (const auto& w : roots)
-        if (ir::path_within(w.path, *abs)) protect(w.path, components_below(w.path, *abs), loc);
+        if (ir::path_within(w.path, *abs)) {
+          protect(w.path, components_below(w.path, *abs), loc);
+          held = true;
+        }
+      if (!held) protected_outside.push_back({*abs, kind_of(*abs, false), loc});
     };
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
         for (const auto& w : roots)
-          if (h.canonical_or_refuse(join(w.path, pr.value.components), roots, pr.loc,
+          if (h.canonical_or_refuse(join(w.path, pr.value.components), guards, pr.loc,
                                     "protected path"))
             protect(w.path, pr.value.components, pr.loc);
         continue;
@@ -832,14 +877,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // `/root`, bound `/root` readable, a directory no readable root names; the verifier
   // refused only a link that was the root itself in a workspace this policy writes.
   for (const auto& [p, links] : read_crossed)
-    refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links);
-  // The host's, as the caller read it, or read once a deny root needs it.
-  std::optional<std::vector<MountEntry>> own_mounts;
-  auto host_mounts = [&]() -> const std::vector<MountEntry>& {
-    if (host.mounts) return *host.mounts;
-    if (!own_mounts) own_mounts = read_mountinfo();
-    return *own_mounts;
-  };
+    refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links,
+                        host_mounts);
   // The other names the host's own mounts give an existing deny root or a part of it (a
   // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
   // read root: each is masked too (red team A11-3). Only a name that shows that very
@@ -856,7 +895,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     }
   };
   auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    auto path = h.canonical_or_refuse(lexical, r.write, loc, "deny path");
+    auto path = h.canonical_or_refuse(lexical, guards, loc, "deny path");
     if (!path) return;
     bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
       return ir::path_within(w.path, *path);
@@ -1112,9 +1151,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   }
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
-  // as the deny roots' are masked (red team A11-6).
+  // as the deny roots' are masked (red team A11-6). So are those of a protected path no
+  // writable root holds by name: `protect: [/srv/data/secret.env]` with the host's `mount
+  // --bind /srv/data WS/mnt` left `WS/mnt/secret.env` writable (red team A21B-2).
   if (host.os == HostOs::Linux) {
-    const std::vector<ResolvedPath> protected_paths = r.protect;
+    std::vector<ResolvedPath> protected_paths = r.protect;
+    for (const auto& p : protected_outside) {
+      if (p.kind != HostKind::Missing) {
+        protected_paths.push_back(p);
+        continue;
+      }
+      // A missing one would be created through the names of its deepest existing
+      // directory (a placeholder there keeps it from being made).
+      std::string dir = p.path;
+      do dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+      while (dir != "/" && kind_of(dir, false) == HostKind::Missing);
+      const auto identity = identity_of(dir);
+      if (!identity || kind_of(dir, false) != HostKind::Directory) continue;
+      const std::string rest = p.path.substr(dir == "/" ? 0 : dir.size());
+      for (const auto& name : other_names(dir, host_mounts()))
+        if (identity_of(name) == identity) protect_absolute(name + rest, p.loc, true);
+    }
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
       for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))

@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -264,6 +266,155 @@ BOOST_DATA_TEST_CASE(odd_workspace_names_run_and_keep_their_protections,
     BOOST_TEST(read_file(ws + "/.git/config").value_or("<missing>") == "[core]\n", name);
     BOOST_TEST(read_file(ws + "/ok").value_or("<missing>") == "w\n", name);
   }
+}
+
+// A21B-1: the host bind-mounts a directory of its own into the workspace (`mount --bind
+// BASE/srv WS/mnt`); a run under the default policy writes the workspace, the mount
+// included, and plants `WS/mnt/l -> victim`. A policy naming the root by the mount's
+// other name, `write: [BASE/srv/l/out]` (or reading `BASE/srv/l`), crossed a link whose
+// directory, compared as a string, lay outside the workspace: the run bound the victim
+// and the command overwrote it (exit 0). A link's directory is judged under every name the
+// host's mounts give it now: refused (exit 2) naming both names, the victim unchanged; over
+// a real directory the same policy runs.
+BOOST_DATA_TEST_CASE(a_link_planted_through_a_host_bind_mount_in_the_workspace_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  const std::string before = snapshot(victim);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.make_dir(box.ws("mnt"));
+  const std::vector<std::string> host_bind = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  RunSpec plant;
+  plant.root_prefix = host_bind;
+  plant.command = {"/bin/sh", "-c",
+                   "ln -s '" + victim + "' mnt/l && echo '" + kDoneMarker + "'"};
+  const RunResult first = box.run(plant);
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+  struct stat st;
+  BOOST_TEST_REQUIRE((lstat((src + "/l").c_str(), &st) == 0 && S_ISLNK(st.st_mode)));
+
+  const std::string named = "('" + src + "/l', which the host's mounts also show as '" +
+                            box.ws("mnt/l") + "')";
+  RunSpec spec;
+  spec.root_prefix = host_bind;
+  spec.options = {"--policy", box.write_policy("write.yaml", policy_writing(src + "/l/out"))};
+  spec.command = {"/bin/sh", "-c",
+                  "echo pwned > '" + victim + "/out/file'; echo pwned > '" + src +
+                      "/l/out/file'; echo '" + kDoneMarker + "'"};
+  const RunResult write = box.run(spec);
+  BOOST_TEST(write.exit_code == 2, write.describe());
+  BOOST_TEST(write.out.find(kDoneMarker) == std::string::npos, write.describe());
+  BOOST_TEST(write.err.find("writable root '" + src + "/l/out' crosses a symlink inside the " +
+                            "workspace " + named) != std::string::npos,
+             write.describe());
+
+  RunSpec read;
+  read.root_prefix = host_bind;
+  read.options = {"--policy",
+                  box.write_policy("read.yaml",
+                                   "zpolicy: 1\nmode: read-only\nfilesystem:\n  read: [/usr, "
+                                   "/lib, /lib64, /bin, /etc, \"" +
+                                       src + "/l\"]\nnetwork: none\n")};
+  read.command = {"/bin/sh", "-c",
+                  "cat '" + victim + "/out/file' '" + src + "/l/out/file'; echo '" +
+                      kDoneMarker + "'"};
+  const RunResult reading = box.run(read);
+  BOOST_TEST(reading.exit_code == 2, reading.describe());
+  BOOST_TEST(reading.out.find("orig") == std::string::npos, reading.describe());
+  BOOST_TEST(reading.err.find("readable root '" + src + "/l' crosses a symlink inside the " +
+                              "workspace " + named) != std::string::npos,
+             reading.describe());
+  BOOST_TEST(snapshot(victim) == before);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+
+  box.host_command({"/bin/rm", src + "/l"});
+  box.make_dir(src + "/l/out");
+  spec.command = {"/bin/sh", "-c",
+                  "echo mine > '" + src + "/l/out/file'; echo '" + kDoneMarker + "'"};
+  const RunResult control = box.run(spec);
+  BOOST_TEST(control.completed(), control.describe());
+  BOOST_TEST(read_file(src + "/l/out/file").value_or("<missing>") == "mine\n");
+  BOOST_TEST(snapshot(victim) == before);
+}
+
+// A21B-2: a protected path no writable root holds by name, `protect: [BASE/srv/secret.env]`,
+// while the host's `mount --bind BASE/srv WS/mnt` shows it in the writable workspace: only
+// the names of protected paths inside writable roots were looked up in the mount table, so
+// the command rewrote `WS/mnt/secret.env` (exit 0). Its other names are protected too now:
+// the write fails, the file is unchanged; the rest of the mount stays writable.
+BOOST_DATA_TEST_CASE(a_protected_path_shown_in_the_workspace_by_a_host_bind_mount_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.write_file(src + "/secret.env", "orig\n");
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  spec.options = {"--policy",
+                  box.write_policy("protect.yaml",
+                                   policy_writing("${WORKSPACE}", ".git, .env, \"" + src +
+                                                                      "/secret.env\", \"" +
+                                                                      src + "/new/key\""))};
+  spec.command = {"/bin/sh", "-c",
+                  "echo evil > mnt/secret.env || echo refused; mkdir -p mnt/new; echo evil > "
+                  "mnt/new/key || echo refused-new; echo mine > mnt/other; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(src + "/secret.env").value_or("<missing>") == "orig\n", r.describe());
+  BOOST_TEST(r.out.find("refused-new") != std::string::npos, r.describe());
+  BOOST_TEST(!read_file(src + "/new/key"), r.describe());
+  BOOST_TEST(read_file(src + "/other").value_or("<missing>") == "mine\n", r.describe());
+}
+
+// A21B-3: A21-2 through the host's bind mount. `protect: [BASE/srv/cfg/secret.env]`, no
+// writable root holding `BASE/srv` by name, while `mount --bind BASE/srv WS/mnt` shows it
+// in the workspace and a run under the default policy planted `WS/mnt/cfg -> decoy`: the
+// walk followed `BASE/srv/cfg` (outside every writable root as a string), the protection
+// went to `WS/decoy/secret.env`, and the command replaced the link by a directory of its
+// own and wrote the host's `BASE/srv/cfg/secret.env` (exit 0). A link under any name the
+// host's mounts give a writable root stops the walk now: refused, exit 2.
+BOOST_DATA_TEST_CASE(a_protected_path_through_a_link_planted_via_a_host_bind_mount_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.make_dir(box.ws("mnt"));
+  const std::vector<std::string> host_bind = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  RunSpec plant;
+  plant.root_prefix = host_bind;
+  plant.command = {"/bin/sh", "-c",
+                   "mkdir decoy && echo orig > decoy/secret.env && ln -s '" + box.ws("decoy") +
+                       "' mnt/cfg && echo '" + kDoneMarker + "'"};
+  const RunResult first = box.run(plant);
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+
+  RunSpec spec;
+  spec.root_prefix = host_bind;
+  spec.options = {"--policy",
+                  box.write_policy("protect.yaml",
+                                   policy_writing("${WORKSPACE}", ".git, .env, \"" + src +
+                                                                      "/cfg/secret.env\""))};
+  spec.command = {"/bin/sh", "-c",
+                  "rm mnt/cfg; mkdir mnt/cfg; echo evil > mnt/cfg/secret.env; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("protected path '" + src + "/cfg/secret.env' crosses a symlink inside "
+                        "a writable root ('" + src + "/cfg')") != std::string::npos,
+             r.describe());
+  struct stat st;
+  BOOST_TEST((lstat((src + "/cfg").c_str(), &st) == 0 && S_ISLNK(st.st_mode)), r.describe());
+  BOOST_TEST(read_file(box.ws("decoy/secret.env")).value_or("<missing>") == "orig\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
