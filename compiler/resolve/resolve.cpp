@@ -291,7 +291,7 @@ void add_pins(ir::Resolved& r) {
 // protected path, another deny root) is not mounted at all: the deny wins there as it
 // would anyway (docs/decisions.md "Deny masks", red team N20-2). Before the pins, which
 // are then not made for it either.
-void drop_masked(ir::Resolved& r) {
+void drop_masked(ir::Resolved& r, std::string_view workspace) {
   std::set<std::string, std::less<>> denied;
   for (const auto& d : r.deny) denied.insert(d.path);
   auto masked = [&](const ResolvedPath& p) {
@@ -301,7 +301,12 @@ void drop_masked(ir::Resolved& r) {
     return false;
   };
   std::erase_if(r.deny, masked);
-  std::erase_if(r.write, masked);
+  // So is a writable root that is a deny root itself (its bind would lie below the mask;
+  // red team A21B-5), but for the workspace: a workspace in a deny root is ZP016's error,
+  // and without its root the artifact would only fail at bwrap's chdir.
+  std::erase_if(r.write, [&](const ResolvedPath& w) {
+    return masked(w) || (w.path != workspace && denied.contains(w.path));
+  });
   std::erase_if(r.protect, masked);
 }
 
@@ -359,7 +364,7 @@ std::optional<ir::Resolved> resolve_portable(const ir::Policy& policy, ir::Mode 
   }
   for (const auto& d : policy.deny) r.deny.push_back({d.value.str(), HostKind::Unknown, d.loc});
   add_portable_patterns(policy, r);
-  drop_masked(r);
+  drop_masked(r, "${WORKSPACE}");
   if (refuse_pins_over_budget(r, diags)) return std::nullopt;
   if (mode == ir::Mode::WorkspaceWrite) add_pins(r);
   sort_by_depth(r.read);
@@ -1181,7 +1186,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   }
   // After every protected path is known, patterns' matches and mount aliases included.
   protect_hard_links_and_special_files(r, diags);
-  drop_masked(r);
+  drop_masked(r, host.workspace);
   refuse_pins_over_budget(r, diags);
   add_pins(r);
   for (auto& p : r.pin) p.kind = kind_of(p.path, false);

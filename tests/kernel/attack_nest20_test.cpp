@@ -174,19 +174,22 @@ BOOST_DATA_TEST_CASE(a_nested_roots_way_swapped_by_another_run_while_runs_start_
 // deny root) once compiled to an argv the verifier refused as malformed (the mask's
 // `--remount-ro` over the mounts made below it first), so such a policy never ran. The
 // deny wins there as everywhere (docs/decisions.md "Deny masks"): nothing is mounted
-// below it, the run works, and the denied files are neither read nor written.
-enum class InsideDeny { WritableRoot, DeepWritableRoot, ProtectedPath, DenyRoot };
+// below it, the run works, and the denied files are neither read nor written. So with a
+// writable root that is the deny root itself (A21B-5).
+enum class InsideDeny { WritableRoot, DeepWritableRoot, ProtectedPath, DenyRoot, TheRootItself };
 std::ostream& operator<<(std::ostream& os, InsideDeny k) {
   switch (k) {
     case InsideDeny::WritableRoot: return os << "writable root";
     case InsideDeny::DeepWritableRoot: return os << "deeper writable root";
     case InsideDeny::ProtectedPath: return os << "protected path";
     case InsideDeny::DenyRoot: return os << "deny root";
+    case InsideDeny::TheRootItself: return os << "writable root that is the deny root";
   }
   return os;
 }
 const std::vector<InsideDeny> kInsideDeny{InsideDeny::WritableRoot, InsideDeny::DeepWritableRoot,
-                                          InsideDeny::ProtectedPath, InsideDeny::DenyRoot};
+                                          InsideDeny::ProtectedPath, InsideDeny::DenyRoot,
+                                          InsideDeny::TheRootItself};
 
 BOOST_DATA_TEST_CASE(what_lies_inside_a_deny_root_is_denied_and_the_run_works,
                      bdata::make(kCallers) * bdata::make(kInsideDeny), caller, inside) {
@@ -201,6 +204,8 @@ BOOST_DATA_TEST_CASE(what_lies_inside_a_deny_root_is_denied_and_the_run_works,
     rules = "  write: [\"${WORKSPACE}\", \"${WORKSPACE}/" + inner +
             "\"]\n  deny: [\"${WORKSPACE}/sec\"]\n";
   if (inside == InsideDeny::ProtectedPath) rules += "  protect: [.git, \"" + inner + "\"]\n";
+  if (inside == InsideDeny::TheRootItself)
+    rules = "  write: [\"${WORKSPACE}\", \"${WORKSPACE}/sec\"]\n  deny: [\"${WORKSPACE}/sec\"]\n";
   if (inside == InsideDeny::DenyRoot)
     rules = "  write: [\"${WORKSPACE}\"]\n  deny: [\"${WORKSPACE}/sec\", \"${WORKSPACE}/" +
             inner + "\"]\n";

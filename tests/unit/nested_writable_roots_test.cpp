@@ -136,6 +136,8 @@ BOOST_AUTO_TEST_CASE(what_lies_inside_a_deny_root_is_not_mounted) {
       policy(R"(["${WORKSPACE}", "${WORKSPACE}/sec/a/b/c"])", "[.env]", R"(["${WORKSPACE}/sec"])"),
       policy(R"(["${WORKSPACE}"])", "[.git, sec/inner]", R"(["${WORKSPACE}/sec"])"),
       policy(R"(["${WORKSPACE}"])", "[.git]", R"(["${WORKSPACE}/sec", "${WORKSPACE}/sec/inner"])"),
+      // A21B-5: a writable root that is the deny root itself.
+      policy(R"(["${WORKSPACE}", "${WORKSPACE}/sec"])", "[.git]", R"(["${WORKSPACE}/sec"])"),
   };
   for (const auto& p : policies) {
     const auto r = test::portable(p, ir::Mode::WorkspaceWrite);
@@ -143,6 +145,7 @@ BOOST_AUTO_TEST_CASE(what_lies_inside_a_deny_root_is_not_mounted) {
       for (const auto& e : *list)
         BOOST_TEST((e.path == "${WORKSPACE}/sec" || !ir::path_within("${WORKSPACE}/sec", e.path)),
                    e.path);
+    for (const auto& w : r.write) BOOST_TEST(w.path != "${WORKSPACE}/sec");
     BOOST_TEST(std::count_if(r.deny.begin(), r.deny.end(), [](const ir::ResolvedPath& d) {
                  return d.path == "${WORKSPACE}/sec";
                }) == 1);
