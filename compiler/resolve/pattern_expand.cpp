@@ -97,6 +97,7 @@ void add_portable_patterns(const ir::Policy& policy, ir::Resolved& r) {
 
 std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy& policy,
                                                                const ir::Resolved& r,
+                                                               const std::vector<ir::ResolvedPath>& roots,
                                                                const HostBinding& host,
                                                                ir::Diagnostics& diags,
                                                                const WalkLimits& limits) {
@@ -129,7 +130,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
   }
   if (!ok) return std::nullopt;
   auto below_a_root = [&](const std::string& p) {
-    return std::any_of(r.write.begin(), r.write.end(),
+    return std::any_of(roots.begin(), roots.end(),
                        [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, p); });
   };
   WalkOptions options;
@@ -138,7 +139,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
     if (pruned.contains(dir)) return false;
     // Above a writable root only on the way to it (an anchored `${HOME}/**/.git`).
     return below_a_root(dir) ||
-           std::any_of(r.write.begin(), r.write.end(),
+           std::any_of(roots.begin(), roots.end(),
                        [&](const ir::ResolvedPath& w) { return ir::path_within(dir, w.path); });
   };
   options.keep = below_a_root;

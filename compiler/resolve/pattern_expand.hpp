@@ -38,11 +38,14 @@ struct PatternHit {
 
 // The paths the `protect` patterns name below the writable roots of `r` (resolved
 // already, with the literal protect and deny paths): what exists and matches, plus the
-// literal tails of `*`-only patterns. The walk never enters a directory that is
-// protected or denied already, nor one outside and not above every writable root.
+// literal tails of `*`-only patterns. `roots` are the writable roots and every other name
+// the host's mounts give them or a part of them: an absolute pattern below such a name
+// names what the sandbox writes there (red team A21C-1). The walk never enters a directory
+// that is protected or denied already, nor one outside and not above every root.
 // Nullopt (diagnosed) when a walk hits a limit.
 std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy& policy,
                                                                const ir::Resolved& r,
+                                                               const std::vector<ir::ResolvedPath>& roots,
                                                                const HostBinding& host,
                                                                ir::Diagnostics& diags,
                                                                const WalkLimits& limits = {});

@@ -925,11 +925,11 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // Patterns after the literal rules, whose walks skip what those protect or deny.
   const HostBinding binding{[&](const PolicyPath& p) { return h.bind(p); },
                             [&](const std::string& lexical, const ir::SourceLoc& loc) {
-                              return h.canonical_or_refuse(lexical, r.write, loc, "pattern");
+                              return h.canonical_or_refuse(lexical, guards, loc, "pattern");
                             }};
   if (auto hits = expand_deny_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
-  if (auto hits = expand_protect_patterns(policy, r, binding, diags))
+  if (auto hits = expand_protect_patterns(policy, r, guards, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
   // A linked worktree's git directory names, in `commondir`, the directory whose config
   // and hooks git reads for it: protected too, wherever it lies, also when it is no

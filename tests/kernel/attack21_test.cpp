@@ -3,6 +3,7 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -415,6 +416,35 @@ BOOST_DATA_TEST_CASE(a_protected_path_through_a_link_planted_via_a_host_bind_mou
   struct stat st;
   BOOST_TEST((lstat((src + "/cfg").c_str(), &st) == 0 && S_ISLNK(st.st_mode)), r.describe());
   BOOST_TEST(read_file(box.ws("decoy/secret.env")).value_or("<missing>") == "orig\n");
+}
+
+// A21C-1: A21B-2 for a pattern. `protect: ["BASE/srv/*.env"]`, no writable root holding
+// `BASE/srv` by name, while the host's `mount --bind BASE/srv WS/mnt` shows it in the
+// workspace: the pattern walk entered only directories below or above a writable root by
+// name, matched nothing, and the command rewrote `WS/mnt/secret.env` (exit 0). The walk
+// takes the writable roots' mount aliases as roots now: the match is protected under
+// each name, the write fails, the file is unchanged; the rest of the mount stays writable.
+BOOST_DATA_TEST_CASE(a_protect_pattern_shown_in_the_workspace_by_a_host_bind_mount_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.write_file(src + "/secret.env", "orig\n");
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  spec.options = {"--policy", box.write_policy("protect.yaml",
+                                               policy_writing("${WORKSPACE}", ".git, .env, \"" +
+                                                                                  src + "/*.env\""))};
+  spec.command = {"/bin/sh", "-c",
+                  "echo evil > mnt/secret.env || echo refused; echo mine > mnt/other; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(src + "/secret.env").value_or("<missing>") == "orig\n", r.describe());
+  BOOST_TEST(read_file(src + "/other").value_or("<missing>") == "mine\n", r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
