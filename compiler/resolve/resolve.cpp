@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -1159,13 +1160,31 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // as the deny roots' are masked (red team A11-6). So are those of a protected path no
   // writable root holds by name: `protect: [/srv/data/secret.env]` with the host's `mount
   // --bind /srv/data WS/mnt` left `WS/mnt/secret.env` writable (red team A21B-2).
+  // A missing one's placeholder is made at the name the policy gave it, and another name
+  // of its directory in a writable root is a way to it too: with the host's `mount --bind
+  // WS WS/up`, the placeholder of a missing `.git` left `WS/up/.git` writable and the
+  // command planted `.git/hooks/pre-commit` and `.git/config` (red team A21C-3).
   if (host.os == HostOs::Linux) {
     std::vector<ResolvedPath> protected_paths = r.protect;
-    for (const auto& p : protected_outside) {
+    std::vector<ResolvedPath> looked_up = protected_outside;
+    for (const auto& p : r.protect)
+      if (p.kind == HostKind::Missing) looked_up.push_back(p);
+    auto unprotected = [&r](const std::string& name) {
+      return std::none_of(r.protect.begin(), r.protect.end(),
+                          [&](const ResolvedPath& q) { return q.path == name; });
+    };
+    for (const auto& p : looked_up) {
       if (p.kind != HostKind::Missing) {
         protected_paths.push_back(p);
         continue;
       }
+      // One the caller cannot look at (in a directory it may not search) may still be a
+      // mount's root, shown in a writable root: uid 65534's `protect: [/priv/secret.env]`
+      // with the host's `mount --bind /priv/secret.env WS/secret.env` left it writable
+      // (red team A21C-2). Its identity cannot be compared: protected by the table alone.
+      if (struct stat st; lstat(p.path.c_str(), &st) != 0 && errno == EACCES)
+        for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
+          if (original == p.path && unprotected(name)) protect_absolute(name, p.loc, true);
       // A missing one would be created through the names of its deepest existing
       // directory (a placeholder there keeps it from being made).
       std::string dir = p.path;
@@ -1175,7 +1194,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (!identity || kind_of(dir, false) != HostKind::Directory) continue;
       const std::string rest = p.path.substr(dir == "/" ? 0 : dir.size());
       for (const auto& name : other_names(dir, host_mounts()))
-        if (identity_of(name) == identity) protect_absolute(name + rest, p.loc, true);
+        if (identity_of(name) == identity && unprotected(name + rest))
+          protect_absolute(name + rest, p.loc, true);
     }
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;

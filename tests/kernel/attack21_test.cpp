@@ -447,6 +447,68 @@ BOOST_DATA_TEST_CASE(a_protect_pattern_shown_in_the_workspace_by_a_host_bind_mou
   BOOST_TEST(read_file(src + "/other").value_or("<missing>") == "mine\n", r.describe());
 }
 
+// A21C-2: a protected file the caller cannot look at, `protect: ["BASE/priv/secret.env"]`
+// in a directory only root may search (the file itself writable by all), which the host's
+// `mount --bind BASE/priv/secret.env WS/secret.env` shows in the workspace. As uid 65534
+// resolution took it for missing, its deepest directory has no other name, and the
+// command rewrote it through `WS/secret.env` (exit 0). The mount table names the mount's
+// root by itself now: protected, the write fails, the file unchanged (root and nobody).
+BOOST_DATA_TEST_CASE(a_protected_file_the_caller_cannot_see_bound_into_the_workspace_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string priv = box.base() + "/priv";
+  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
+  {
+    std::ofstream(priv + "/secret.env") << "orig\n";
+  }
+  BOOST_TEST_REQUIRE(chmod((priv + "/secret.env").c_str(), 0666) == 0);
+  box.write_file(box.ws("secret.env"), "");
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+      {priv + "/secret.env", box.ws("secret.env")});
+  spec.options = {"--policy",
+                  box.write_policy("protect.yaml",
+                                   policy_writing("${WORKSPACE}",
+                                                  ".git, .env, \"" + priv + "/secret.env\""))};
+  spec.command = {"/bin/sh", "-c",
+                  "echo evil > secret.env || echo refused; echo '" + std::string(kDoneMarker) +
+                      "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(priv + "/secret.env").value_or("<missing>") == "orig\n", r.describe());
+}
+
+// A21C-3: a missing protected path under another name of its directory in a writable
+// root. The host's `mount --bind WS WS/up` shows the workspace at `WS/up` too; `.git` did
+// not exist, so its placeholder was made at `WS/.git` alone, and the command planted
+// `up/.git/hooks/pre-commit` and `up/.git/config`, which the host's next git command in
+// the workspace runs and reads (exit 0). The other names of a missing protected path's
+// deepest existing directory get placeholders too now: both writes fail, nothing is left
+// at `.git`; the rest of the workspace stays writable under both names.
+BOOST_DATA_TEST_CASE(a_missing_git_under_a_host_bind_of_the_workspace_into_itself_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("up"));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {box.workspace(), box.ws("up")});
+  spec.options = {"--policy", box.write_policy("protect.yaml", policy_writing("${WORKSPACE}"))};
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir -p up/.git/hooks && echo evil > up/.git/hooks/pre-commit || echo "
+                  "refused; echo '[core]' > up/.git/config || echo refused-config; echo mine > "
+                  "up/other; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused\n") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("refused-config") != std::string::npos, r.describe());
+  struct stat st;
+  BOOST_TEST(lstat(box.ws(".git").c_str(), &st) != 0, r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
