@@ -957,7 +957,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // included files as config and runs the commands its values name (red team A13-3).
   // Each such file or directory is protected too (a placeholder when missing); a config
   // zpolicy cannot read soundly refuses the run. By index: linked worktrees' git
-  // directories join the list.
+  // directories join the list. "In a writable root" is judged below by the guards, every
+  // name the host's mounts give a writable root too: with `mount --bind /srv/data WS/mnt`,
+  // a `core.hooksPath` of `/srv/data/hooks` through a link planted there was followed, and
+  // the command replaced the link by hooks of its own (red team A21C-4).
   std::vector<std::string> gitdirs;
   for (const auto& p : r.protect)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
@@ -968,9 +971,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // too (red team A14B-7).
   const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc,
                                          const std::string& named_by) -> std::optional<std::string> {
-    const Canonical c = HostResolver::canonicalize(lexical, r.write);
+    const Canonical c = HostResolver::canonicalize(lexical, guards);
     if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
-      return h.canonical_or_refuse(lexical, r.write, loc, named_by + " names");
+      return h.canonical_or_refuse(lexical, guards, loc, named_by + " names");
     diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
                          c.at + "' in a writable root: the sandbox could re-point it, and git " +
                          "on the host would run or read what it chose (an interpreter of a " +
@@ -1020,14 +1023,14 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
     // root it refuses.
     auto writable = [&](const std::string& path) {
-      return std::any_of(r.write.begin(), r.write.end(),
+      return std::any_of(guards.begin(), guards.end(),
                          [&](const ResolvedPath& w) { return ir::path_within(w.path, path); });
     };
     auto protect_repository = [&](const GitConfigTarget& t, std::vector<std::string>& dirs) {
       if (t.url_prefix) {
         const Canonical c = HostResolver::canonicalize(t.path, {});
         const std::string base = c.stop == Canonical::Stop::None ? c.path : t.path;
-        for (const auto& w : r.write)
+        for (const auto& w : guards)
           if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
             diags.error(t.loc, t.named_by + " rewrites URLs to the local path '" + t.path +
                                    "', and with the rest of each URL it names a repository " +
@@ -1043,7 +1046,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       std::optional<std::string> gitdir;
       for (const auto& name : enter_repo_candidates(t.path)) {
         const auto c =
-            h.canonical_or_refuse(name, r.write, t.loc, t.named_by + " names the repository");
+            h.canonical_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
         if (!c) return;
         names.push_back(*c);
         struct stat st;
@@ -1055,7 +1058,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         if (S_ISREG(st.st_mode)) {
           const auto named = gitdir_named_by(*c);
           if (!named) break;
-          gitdir = h.canonical_or_refuse(*named, r.write, t.loc,
+          gitdir = h.canonical_or_refuse(*named, guards, t.loc,
                                          t.named_by + ": the git directory named by '" + *c + "'");
           if (!gitdir) return;
           if (writable(*c)) protect_git_target(*c, t.loc);
@@ -1078,7 +1081,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     auto fixed_name = [&](const std::string& lexical,
                           const std::string& what) -> std::optional<std::string> {
       const ir::SourceLoc at{lexical, 0, 0};
-      auto c = h.canonical_or_refuse(lexical, r.write, at, what);
+      auto c = h.canonical_or_refuse(lexical, guards, at, what);
       if (!c) return c;
       // A dangling link is spelled from the link itself: what git would create or run
       // through it is unknown.
@@ -1108,7 +1111,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         protect_repository(t, gitdirs);
         continue;
       }
-      if (t.script && std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+      if (t.script && std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
             return ir::path_within(w.path, t.path);
           })) {
         diags.error(t.loc, t.named_by + " runs the script '" + t.path +
@@ -1134,7 +1137,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       for (const auto& link : links.links) {
         const std::string named =
             link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
-        const auto c = h.canonical_or_refuse(named, r.write, hooks.loc,
+        const auto c = h.canonical_or_refuse(named, guards, hooks.loc,
                                              "target of the git hook '" + link.path + "'");
         if (!c) continue;
         // A linked hook whose `#!` interpreter loads code next to it, as a command's
@@ -1142,7 +1145,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         const auto line = first_line_of(*c);
         const auto shebang = line ? shebang_of(*line) : std::nullopt;
         if (shebang && shebang->loads_code_by_name &&
-            std::any_of(r.write.begin(), r.write.end(),
+            std::any_of(guards.begin(), guards.end(),
                         [&](const ResolvedPath& w) { return ir::path_within(w.path, *c); })) {
           diags.error(hooks.loc, "the git hook '" + link.path + "' runs the script '" + *c +
                                      "' with its '#!' interpreter, which loads code next to "

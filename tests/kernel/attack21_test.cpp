@@ -509,6 +509,50 @@ BOOST_DATA_TEST_CASE(a_missing_git_under_a_host_bind_of_the_workspace_into_itsel
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
 }
 
+// A21C-4: A21B-3 for what git's configuration names. The host's `mount --bind BASE/srv
+// WS/mnt`; a run under the default policy planted `WS/mnt/hooks -> decoy`; then the host
+// set `core.hooksPath` to `BASE/srv/hooks`. The walk of git's targets guarded with the
+// writable roots' own names: it followed the link, the protection went to `decoy`, and
+// the command replaced the link by a directory holding a `pre-commit` of its own, which
+// the host's next commit runs (exit 0). Every name the host's mounts give a writable root
+// guards those walks now: refused, exit 2, the link left as it was.
+BOOST_DATA_TEST_CASE(a_git_hooks_path_through_a_link_planted_via_a_host_bind_mount_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.make_dir(box.ws("mnt"));
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  const std::vector<std::string> host_bind = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  RunSpec plant;
+  plant.root_prefix = host_bind;
+  plant.command = {"/bin/sh", "-c",
+                   "mkdir decoy && ln -s '" + box.ws("decoy") + "' mnt/hooks && echo '" +
+                       kDoneMarker + "'"};
+  const RunResult first = box.run(plant);
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+  box.host_command(
+      {"/usr/bin/git", "-C", box.workspace(), "config", "core.hooksPath", src + "/hooks"});
+
+  RunSpec spec;
+  spec.root_prefix = host_bind;
+  spec.options = {"--policy", box.write_policy("protect.yaml", policy_writing("${WORKSPACE}"))};
+  spec.command = {"/bin/sh", "-c",
+                  "rm mnt/hooks; mkdir mnt/hooks; echo 'echo pwned' > mnt/hooks/pre-commit; "
+                  "echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("core.hookspath names '" + src + "/hooks', which passes through the "
+                        "symlink '" + src + "/hooks' in a writable root") != std::string::npos,
+             r.describe());
+  struct stat st;
+  BOOST_TEST((lstat((src + "/hooks").c_str(), &st) == 0 && S_ISLNK(st.st_mode)), r.describe());
+  BOOST_TEST(!read_file(box.ws("decoy/pre-commit")), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
