@@ -731,6 +731,22 @@ void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagn
   }
 }
 
+// The names a missing path would be created at through the other names the host's mounts
+// give its deepest existing directory (the same object), each with the path's rest.
+std::vector<std::string> missing_path_other_names(const std::string& path,
+                                                  const std::vector<MountEntry>& mounts) {
+  std::string dir = path;
+  do dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
+  while (dir != "/" && kind_of(dir, false) == HostKind::Missing);
+  const auto identity = identity_of(dir);
+  if (!identity || kind_of(dir, false) != HostKind::Directory) return {};
+  const std::string rest = path.substr(dir == "/" ? 0 : dir.size());
+  std::vector<std::string> out;
+  for (const auto& name : other_names(dir, mounts))
+    if (identity_of(name) == identity) out.push_back(name + rest);
+  return out;
+}
+
 }  // namespace
 
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
@@ -907,7 +923,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       return ir::path_within(w.path, *path);
     });
     r.deny.push_back({*path, kind_of(*path, !inside), loc});
-    if (r.deny.back().kind != HostKind::Missing) mask_other_names(*path, loc);
+    if (r.deny.back().kind != HostKind::Missing) {
+      mask_other_names(*path, loc);
+      return;
+    }
+    // A missing one in a writable root gets a placeholder at its name, which another name
+    // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
+    // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
+    // wrote was left on the host at `WS/ddir` (red team A21C-5). Each such name is a deny
+    // root too, so it gets a placeholder of its own.
+    if (host.os != HostOs::Linux) return;
+    for (auto& name : missing_path_other_names(*path, host_mounts()))
+      if (std::any_of(r.write.begin(), r.write.end(),
+                      [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
+        r.deny.push_back({std::move(name), HostKind::Missing, loc});
   };
   for (const auto& d : policy.deny) deny(h.spelled(d.value), d.loc);
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
@@ -1190,15 +1219,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           if (original == p.path && unprotected(name)) protect_absolute(name, p.loc, true);
       // A missing one would be created through the names of its deepest existing
       // directory (a placeholder there keeps it from being made).
-      std::string dir = p.path;
-      do dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
-      while (dir != "/" && kind_of(dir, false) == HostKind::Missing);
-      const auto identity = identity_of(dir);
-      if (!identity || kind_of(dir, false) != HostKind::Directory) continue;
-      const std::string rest = p.path.substr(dir == "/" ? 0 : dir.size());
-      for (const auto& name : other_names(dir, host_mounts()))
-        if (identity_of(name) == identity && unprotected(name + rest))
-          protect_absolute(name + rest, p.loc, true);
+      for (const auto& name : missing_path_other_names(p.path, host_mounts()))
+        if (unprotected(name)) protect_absolute(name, p.loc, true);
     }
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;

@@ -553,6 +553,35 @@ BOOST_DATA_TEST_CASE(a_git_hooks_path_through_a_link_planted_via_a_host_bind_mou
   BOOST_TEST(!read_file(box.ws("decoy/pre-commit")), r.describe());
 }
 
+// A21C-5: A21C-3 for a deny root. `deny: ["WS/ddir"]`, missing, with the host's `mount
+// --bind WS WS/up`: its placeholder was masked at `WS/ddir` alone, the command wrote
+// `up/ddir/x`, and the placeholder was left on the host holding it (exit 0). The other
+// names of a missing deny root's directory in a writable root are deny roots too now:
+// the write fails, nothing is left at `ddir`; the rest of the workspace stays writable.
+BOOST_DATA_TEST_CASE(a_missing_deny_root_under_a_host_bind_of_the_workspace_into_itself_is_denied,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("up"));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {box.workspace(), box.ws("up")});
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml",
+                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
+                                   "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n  protect: [.git, "
+                                   ".env]\n  deny: [\"" +
+                                       box.ws("ddir") + "\"]\nnetwork: none\n")};
+  spec.command = {"/bin/sh", "-c",
+                  "echo evil > up/ddir/x || echo refused; echo mine > up/other; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  struct stat st;
+  BOOST_TEST(lstat(box.ws("ddir").c_str(), &st) != 0, r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
