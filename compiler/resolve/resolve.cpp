@@ -931,8 +931,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
     // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
     // wrote was left on the host at `WS/ddir` (red team A21C-5). Each such name is a deny
-    // root too, so it gets a placeholder of its own.
-    if (host.os != HostOs::Linux) return;
+    // root too, so it gets a placeholder of its own. Not for one outside every writable
+    // root: its placeholder would create it on the host, where the runner watches that it
+    // stays missing, and every run would be refused.
+    if (!inside || host.os != HostOs::Linux) return;
     for (auto& name : missing_path_other_names(*path, host_mounts()))
       if (std::any_of(r.write.begin(), r.write.end(),
                       [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
