@@ -1,6 +1,8 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <string>
@@ -14,12 +16,12 @@ namespace zpolicy::compiler {
 // takes them for missing.
 class DirFd {
  public:
-  // Whether a symlink at the end of the path is followed to its directory or opens none.
-  enum class Link { Follow, Refuse };
+  // Whether a symlink at the end of the path is followed to its directory or opens none;
+  // NoneOnTheWay opens none where a symlink is met anywhere on the path (a path a walk
+  // found link-free is opened again only this way).
+  enum class Link { Follow, Refuse, NoneOnTheWay };
 
-  DirFd(const std::string& path, Link link)
-      : fd_(open(path.c_str(),
-                 O_PATH | O_DIRECTORY | O_CLOEXEC | (link == Link::Refuse ? O_NOFOLLOW : 0))) {}
+  DirFd(const std::string& path, Link link) : fd_(open_dir(path, link)) {}
   // Directory `name` in `dir`, not through a symlink; none when `dir` is none.
   DirFd(const DirFd& dir, const std::string& name)
       : fd_(dir.fd_ < 0
@@ -37,6 +39,16 @@ class DirFd {
   int get() const { return fd_; }
 
  private:
+  static int open_dir(const std::string& path, Link link) {
+    if (link != Link::NoneOnTheWay)
+      return open(path.c_str(),
+                  O_PATH | O_DIRECTORY | O_CLOEXEC | (link == Link::Refuse ? O_NOFOLLOW : 0));
+    open_how how{};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    return static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  }
+
   int fd_;
 };
 
