@@ -675,6 +675,60 @@ BOOST_DATA_TEST_CASE(a_root_past_the_kernels_link_limit_is_refused_before_anythi
   BOOST_TEST(snapshot(victim) == before);
 }
 
+// A21B-5: a workspace that is a deny root is ZP016's refusal (exit 3, before resolution),
+// whether the workspace is the deny root by name (`cd BASE/srv`, `deny: [BASE/srv]`) or
+// by another name the host's mounts give it (`mount --bind BASE/srv WS/mnt`, `cd WS/mnt`):
+// resolution masks that name as the deny root too (A11-3), and the run was refused only
+// by the verifier, "malformed-artifact: … remounts a writable bind's root only". Now the
+// lint names the alias; nothing runs, nothing is read or written.
+BOOST_DATA_TEST_CASE(a_workspace_that_is_a_deny_root_by_name_or_by_a_host_mount_is_zp016,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.write_file(src + "/secret", "secret-data\n");
+  box.make_dir(box.ws("mnt"));
+  const std::string policy =
+      box.write_policy("deny-srv.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  "
+                       "write: [\"${WORKSPACE}\"]\n  protect: [.git, .env]\n  deny: [\"" +
+                           src + "\"]\nnetwork: none\n");
+  const std::string before = snapshot(src);
+  auto attempt = [&](const std::string& workspace, const std::vector<std::string>& prefix) {
+    RunSpec spec;
+    spec.root_prefix = prefix;
+    spec.cwd = workspace;
+    spec.options = {"--policy", policy};
+    spec.command = {"/bin/sh", "-c",
+                    "cat secret; echo pwned > written; echo '" + std::string(kDoneMarker) + "'"};
+    return box.run(spec);
+  };
+
+  const RunResult by_name = attempt(src, {});
+  BOOST_TEST(by_name.exit_code == 3, by_name.describe());
+  BOOST_TEST(by_name.err.find("the workspace ('" + src + "') lies in deny root '" + src + "'") !=
+                 std::string::npos,
+             by_name.describe());
+
+  const RunResult by_alias =
+      attempt(box.ws("mnt"),
+              in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                                         {src, box.ws("mnt")}));
+  BOOST_TEST(by_alias.exit_code == 3, by_alias.describe());
+  BOOST_TEST(by_alias.err.find("the workspace ('" + box.ws("mnt") + "') is deny root '" + src +
+                               "' by another name (a bind mount of it: the host's mounts show '" +
+                               src + "' at '" + box.ws("mnt") + "')") != std::string::npos,
+             by_alias.describe());
+  BOOST_TEST(by_alias.err.find("ZP016") != std::string::npos, by_alias.describe());
+  BOOST_TEST(by_alias.err.find("malformed-artifact") == std::string::npos, by_alias.describe());
+
+  for (const RunResult* r : {&by_name, &by_alias}) {
+    BOOST_TEST(r->out.find(kDoneMarker) == std::string::npos, r->describe());
+    BOOST_TEST(r->out.find("secret-data") == std::string::npos, r->describe());
+  }
+  BOOST_TEST(snapshot(src) == before);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
