@@ -51,10 +51,7 @@ std::optional<std::string> canonical(const std::string& p) {
 // found or nothing, never what a link followed afresh leads to (red team A21B-4: `stat`
 // followed a link the walk had left unjudged past its limit, and found a directory).
 bool stat_without_links(const std::string& p, struct stat& st) {
-  open_how how{};
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS;
-  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, p.c_str(), &how, sizeof how));
+  const int fd = open_without_links(p, O_PATH | O_NOFOLLOW);
   if (fd < 0) return false;
   const int rc = fstat(fd, &st);
   const int saved = errno;
