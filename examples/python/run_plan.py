@@ -17,8 +17,9 @@ terminal"), this executor does as follows (red team R18-3..5):
   A20-1) is what runner/supervise.cpp does; this minimal executor does not try it, and
   ends the run instead, as a sandbox zpolicy cannot stop is ended.
 * A terminal among descriptors 0-2 is refused when this process is in the background of
-  it (`&`), and one that is not this process's controlling terminal (another session's:
-  `setsid`, `< /dev/pts/N`) is refused too: the sandbox, outside the terminal's session,
+  it (`&`), and one that is not this process's controlling terminal but another session's
+  (`setsid`, `< /dev/pts/N`; a pseudo-terminal no session holds, a harness's, passes) is
+  refused too: the sandbox, outside the terminal's session,
   would read what is typed to the shell (R18-4, A19-1, A20-5). `zpolicy run` hands such a
   run /dev/null and copies its output instead. A run sent to the background later (only
   SIGSTOP and `bg` can, since ^Z ends it) is ended once seen there, exit 125.
@@ -28,6 +29,7 @@ import base64
 import ctypes
 import errno
 import fcntl
+import functools
 import json
 import os
 import select
@@ -725,6 +727,26 @@ def save_stream_flags():
             continue
 
 
+@functools.cache
+def held_by_a_session(rdev):
+    """Whether a process has the terminal `rdev` as its controlling terminal (tty_nr, the
+    seventh field of /proc/PID/stat). Judged once per terminal, at the start, as `zpolicy
+    run` judges it: the loop asks again every 10 ms."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        tty = int(data[data.rfind(b")") + 2:].split()[4])
+        if tty and ((tty >> 8) & 0xfff, (tty & 0xff) | ((tty >> 12) & 0xfff00)) == (
+                os.major(rdev), os.minor(rdev)):
+            return True
+    return False
+
+
 def refuse_a_terminal_read_from_the_background():
     """None when no terminal among 0-2 could give the sandbox what is typed to the shell;
     else why (see the module's docstring, red team R18-4, A19-1, A20-5)."""
@@ -734,9 +756,12 @@ def refuse_a_terminal_read_from_the_background():
         try:
             foreground = os.tcgetpgrp(fd)
         except OSError:
-            return (f"descriptor {fd} is a terminal that is not this process's controlling "
-                    "terminal (another session's), whose input the sandbox could read "
-                    "unseen by job control")
+            # A pseudo-terminal no session holds (a harness's) reaches no one's typing.
+            if held_by_a_session(os.fstat(fd).st_rdev):
+                return (f"descriptor {fd} is a terminal that is not this process's controlling "
+                        "terminal but another session's, whose typing the sandbox could read "
+                        "unseen by job control")
+            continue
         if foreground != os.getpgrp():
             return (f"descriptor {fd} is the terminal this process runs in the background of: "
                     "the sandbox, outside the terminal's session, would read what is typed to "
