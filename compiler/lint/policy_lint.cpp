@@ -707,6 +707,37 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
             pattern_denies(d.value, components_below(*prefix, *bound_workspace)))
           refuse(d.loc, d.value.str());
       }
+    // Under another name the host's mounts give a deny root or a part of it (`mount --bind
+    // /srv/data WS/mnt`, then `cd WS/mnt` with `deny: [/srv/data]`): resolution masks that
+    // name as a deny root too (red team A11-3), so such a workspace is in a deny root as
+    // much as by its own name; the run failed only at the verifier, with a
+    // malformed-artifact finding that did not say why (red team A21B-5). Only a name that
+    // shows that very object now (a later mount may cover it), as resolution judges it.
+    auto same_object = [&](const std::string& a, const std::string& b) {
+      const struct stat* sa = look.lstat(a);
+      const struct stat* sb = sa ? look.lstat(b) : nullptr;
+      return sb && sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino;
+    };
+    if (bound_workspace && ctx.host->os == HostOs::Linux)
+      for (const auto& d : p.deny) {
+        if (root_is_filesystem_root(d.value)) continue;
+        const auto denied = binder.bind(d.value);
+        if (!denied || ir::path_within(*denied, *bound_workspace)) continue;  // found above
+        for (const auto& [name, original] : mount_aliases(*denied, look.mounts())) {
+          if (!ir::path_within(name, *bound_workspace) || !same_object(name, original)) continue;
+          const std::string shown = "the host's mounts show '" + original + "' at '" + name + "'";
+          add("ZP016", S::Error, d.loc,
+              "the workspace ('" + *bound_workspace + "') " +
+                  (name == *bound_workspace && original == *denied
+                       ? "is deny root '" + d.value.str() +
+                             "' by another name (a bind mount of it: " + shown + ")"
+                       : "lies in deny root '" + d.value.str() + "' by another name (" + shown +
+                             ")") +
+                  ": the sandbox can neither read it nor start there; run in another "
+                  "directory, or narrow the deny root");
+          break;
+        }
+      }
   }
   if (writes && p.protect.empty() && p.protect_patterns.empty() && !p.write.empty())
     add("ZP011", S::Warning, p.protect_loc,

@@ -1,12 +1,56 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string>
 #include <utility>
 
 namespace zpolicy::compiler {
+
+// open(2) of the absolute `path` with `flags` (O_PATH among them), following no symlink on
+// the way: RESOLVE_NO_SYMLINKS, or, on a kernel without openat2 (before 5.6), a walk of
+// one openat(O_NOFOLLOW) per component, which fails where a link stands before the last
+// component as openat2 does. With O_NOFOLLOW in `flags`, a link as the last component is
+// opened itself. -1 with errno set when it fails.
+inline int open_without_links(const std::string& path, int flags) {
+  open_how how{};
+  how.flags = static_cast<unsigned>(flags) | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  if (fd >= 0 || errno != ENOSYS) return fd;
+  if (path.empty() || path[0] != '/') {
+    errno = EINVAL;
+    return -1;
+  }
+  int dir = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (size_t at = 1; dir >= 0 && at < path.size();) {
+    size_t end = path.find('/', at);
+    if (end == std::string::npos) end = path.size();
+    const std::string name = path.substr(at, end - at);
+    at = end + 1;
+    if (name.empty()) continue;
+    const bool last = path.find_first_not_of('/', end) == std::string::npos;
+    const int next = last
+                         ? openat(dir, name.c_str(), flags | O_CLOEXEC)
+                         : openat(dir, name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int saved = errno;
+    // A link on the way is ELOOP, as openat2 says, not the ENOTDIR of O_DIRECTORY.
+    struct stat st;
+    if (next < 0 && !last && saved == ENOTDIR &&
+        fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+      saved = ELOOP;
+    close(dir);
+    errno = saved;
+    if (last) return next;
+    dir = next;
+  }
+  return dir;
+}
 
 // A directory held open by O_PATH, so that the names below it are looked up in it rather
 // than by their path from "/", which costs a lookup of every component above (session 19).
@@ -14,12 +58,12 @@ namespace zpolicy::compiler {
 // takes them for missing.
 class DirFd {
  public:
-  // Whether a symlink at the end of the path is followed to its directory or opens none.
-  enum class Link { Follow, Refuse };
+  // Whether a symlink at the end of the path is followed to its directory or opens none;
+  // NoneOnTheWay opens none where a symlink is met anywhere on the path (a path a walk
+  // found link-free is opened again only this way).
+  enum class Link { Follow, Refuse, NoneOnTheWay };
 
-  DirFd(const std::string& path, Link link)
-      : fd_(open(path.c_str(),
-                 O_PATH | O_DIRECTORY | O_CLOEXEC | (link == Link::Refuse ? O_NOFOLLOW : 0))) {}
+  DirFd(const std::string& path, Link link) : fd_(open_dir(path, link)) {}
   // Directory `name` in `dir`, not through a symlink; none when `dir` is none.
   DirFd(const DirFd& dir, const std::string& name)
       : fd_(dir.fd_ < 0
@@ -37,6 +81,13 @@ class DirFd {
   int get() const { return fd_; }
 
  private:
+  static int open_dir(const std::string& path, Link link) {
+    if (link != Link::NoneOnTheWay)
+      return open(path.c_str(),
+                  O_PATH | O_DIRECTORY | O_CLOEXEC | (link == Link::Refuse ? O_NOFOLLOW : 0));
+    return open_without_links(path, O_PATH | O_DIRECTORY | O_NOFOLLOW);
+  }
+
   int fd_;
 };
 

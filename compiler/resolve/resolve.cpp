@@ -45,16 +45,35 @@ std::optional<std::string> canonical(const std::string& p) {
   return std::string(buf);
 }
 
-HostKind kind_of(const std::string& p, bool follow) {
-  struct stat st;
-  int rc = follow ? stat(p.c_str(), &st) : lstat(p.c_str(), &st);
-  if (rc != 0) return HostKind::Missing;
+// lstat(2) by a lookup that follows no symlink on the way either: false (errno set) where
+// lstat would have to follow one (ELOOP), as where it fails. A path the walk below judged
+// is looked at again only this way, so that a second lookup can find the object the walk
+// found or nothing, never what a link followed afresh leads to (red team A21B-4: `stat`
+// followed a link the walk had left unjudged past its limit, and found a directory).
+bool stat_without_links(const std::string& p, struct stat& st) {
+  const int fd = open_without_links(p, O_PATH | O_NOFOLLOW);
+  if (fd < 0) return false;
+  const int rc = fstat(fd, &st);
+  const int saved = errno;
+  close(fd);
+  errno = saved;
+  return rc == 0;
+}
+
+HostKind kind_of(const struct stat& st) {
   return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
+}
+
+// The kind of a path that holds no symlink but perhaps its last component (a link there is
+// a File).
+HostKind kind_of(const std::string& p) {
+  struct stat st;
+  return stat_without_links(p, st) ? kind_of(st) : HostKind::Missing;
 }
 
 std::optional<ir::HostIdentity> identity_of(const std::string& p, std::uint64_t* links = nullptr) {
   struct stat st;
-  if (lstat(p.c_str(), &st) != 0) return std::nullopt;
+  if (!stat_without_links(p, st)) return std::nullopt;
   if (links) *links = S_ISDIR(st.st_mode) ? 0 : static_cast<std::uint64_t>(st.st_nlink);
   return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
@@ -164,7 +183,7 @@ std::vector<std::string> git_config_files_outside(const std::string& home) {
 
 bool is_regular_file(const std::string& path) {
   struct stat st;
-  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return stat_without_links(path, st) && S_ISREG(st.st_mode);
 }
 
 // Whether `dir` has what git's is_git_directory() tests for: a HEAD, an `objects` and a
@@ -172,7 +191,7 @@ bool is_regular_file(const std::string& path) {
 // repository to git, which then goes on to test the directory above it.
 bool holds_git_directory_parts(const std::string& dir) {
   struct stat st;
-  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) &&
+  return stat_without_links(dir, st) && S_ISDIR(st.st_mode) &&
          access((dir + "/HEAD").c_str(), F_OK) == 0 &&
          access((dir + "/objects").c_str(), X_OK) == 0 &&
          access((dir + "/refs").c_str(), X_OK) == 0;
@@ -382,14 +401,19 @@ namespace {
 // ends: it finds the path; or it ends before any link, at a component missing,
 // unsearchable or too long to name (the lookup fails at the first of these in its walk,
 // RESOLVE_NO_SYMLINKS at a link); or it met a link (or failed otherwise).
+// `mode`, when given, gets the found object's st_mode.
 enum class LinkFreeLookup { Found, Ended, MetLink };
-LinkFreeLookup lookup_without_links(const std::string& path) {
+LinkFreeLookup lookup_without_links(const std::string& path, mode_t* mode = nullptr) {
   open_how how{};
   how.flags = O_PATH | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS;
   const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
   if (fd >= 0) {
+    struct stat st;
+    const bool known = fstat(fd, &st) == 0;
     close(fd);
+    if (!known) return LinkFreeLookup::Ended;
+    if (mode) *mode = st.st_mode;
     return LinkFreeLookup::Found;
   }
   return errno == ENOENT || errno == ENOTDIR || errno == EACCES || errno == ENAMETOOLONG
@@ -445,7 +469,7 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   auto cwd = canonical(buf);
   h.cwd = cwd ? *cwd : buf;
   auto ws = canonical(workspace.value_or(h.cwd));
-  if (!ws || kind_of(*ws, true) != HostKind::Directory) {
+  if (!ws || kind_of(*ws) != HostKind::Directory) {
     diags.error({"<host>"}, "workspace '" + workspace.value_or(h.cwd) + "' is not a directory");
     return std::nullopt;
   }
@@ -489,13 +513,23 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
 namespace {
 
 // Where canonicalization had to stop: the path crosses a symlink inside a writable root
-// (the sandbox could re-point it), or has '..' below a component that does not exist.
+// (the sandbox could re-point it), has '..' below a component that does not exist, or
+// crosses more symlinks than the kernel follows in one lookup (which would fail with
+// ELOOP; past that count the walk judges no link, so it names nothing it could vouch for).
 struct Canonical {
-  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing };
+  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing, TooManyLinks };
   std::string path;
   Stop stop = Stop::None;
   std::string at;         // the symlink, or the missing component
   bool complete = false;  // every component of `path` exists (the walk ended on it)
+  mode_t mode = 0;        // when complete, the st_mode of what the walk ended on
+
+  // What the walk found at `path`, links followed: the only judge of a root's existence
+  // and kind (red team A21B-4; no second lookup by name).
+  HostKind kind() const {
+    if (!complete) return HostKind::Missing;
+    return S_ISDIR(mode) ? HostKind::Directory : HostKind::File;
+  }
 };
 
 // As many symlinks as the kernel follows in one lookup before ELOOP.
@@ -571,43 +605,54 @@ class HostResolver {
     if (spelled.size() < PATH_MAX &&
         std::none_of(comps.begin(), comps.end(),
                      [](const std::string& c) { return c == "." || c == ".."; })) {
-      const LinkFreeLookup l = lookup_without_links(spelled);
+      mode_t mode = 0;
+      const LinkFreeLookup l = lookup_without_links(spelled, &mode);
       if (l != LinkFreeLookup::MetLink)
-        return {spelled, Canonical::Stop::None, {}, l == LinkFreeLookup::Found};
+        return {spelled, Canonical::Stop::None, {}, l == LinkFreeLookup::Found, mode};
     }
     std::string cur = "/";
-    // `cur`, or none when it is no directory the walk can open.
-    DirFd dir(cur, DirFd::Link::Follow);
+    // `cur`, or none when it is no directory the walk can open. `cur` holds no link, and is
+    // opened again only by a lookup that follows none.
+    DirFd dir(cur, DirFd::Link::NoneOnTheWay);
+    mode_t mode = S_IFDIR;  // of `cur`
     for (size_t i = 0; i < comps.size(); ++i) {
       if (comps[i] == ".") continue;
       if (comps[i] == "..") {
         cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
-        dir = DirFd(cur, DirFd::Link::Follow);
+        dir = DirFd(cur, DirFd::Link::NoneOnTheWay);
+        mode = S_IFDIR;
         continue;
       }
       std::string next = join(cur, {comps[i]});
       struct stat st;
       bool exists = next.size() < PATH_MAX && dir.get() >= 0 &&
                     fstatat(dir.get(), comps[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
-      if (exists && S_ISLNK(st.st_mode)) {
+      const bool link = exists && S_ISLNK(st.st_mode);
+      if (link) {
         for (const auto& g : guarded)
           if (ir::path_within(g.path, cur))
             return {lexical, Canonical::Stop::SymlinkInWritableRoot, next};
         if (links) links->push_back(next);
+        // Past the kernel's count the lookup fails (ELOOP): the rest is not judged, so
+        // nothing is named (a loop ends here too).
+        if (++followed > kMaxLinksFollowed) return {lexical, Canonical::Stop::TooManyLinks, next};
         // A dangling symlink names nothing yet: the rest is spelled from the link. So is
-        // one the kernel would not follow (a loop, a target too long to read).
-        const std::optional<std::string> target =
-            ++followed > kMaxLinksFollowed ? std::nullopt : link_target(dir.get(), comps[i]);
+        // one whose target cannot be read.
+        const std::optional<std::string> target = link_target(dir.get(), comps[i]);
         if (!target) {
           exists = false;
         } else {
           Canonical t = canonicalize(target->front() == '/' ? *target : cur + "/" + *target,
                                      guarded, links, followed);
-          if (t.stop == Canonical::Stop::SymlinkInWritableRoot) return {lexical, t.stop, t.at};
-          if (t.stop == Canonical::Stop::None && t.complete)
+          if (t.stop == Canonical::Stop::SymlinkInWritableRoot ||
+              t.stop == Canonical::Stop::TooManyLinks)
+            return {lexical, t.stop, t.at};
+          if (t.stop == Canonical::Stop::None && t.complete) {
             next = std::move(t.path);
-          else
+            st.st_mode = t.mode;
+          } else {
             exists = false;
+          }
         }
       }
       if (!exists) {
@@ -618,10 +663,12 @@ class HostResolver {
         }
         return {join(next, rest), Canonical::Stop::None, {}, false};
       }
-      dir = S_ISLNK(st.st_mode) ? DirFd(next, DirFd::Link::Follow) : DirFd(dir, comps[i]);
+      // After a link, `next` is its target's canonical path, link-free as the walk found it.
+      dir = link ? DirFd(next, DirFd::Link::NoneOnTheWay) : DirFd(dir, comps[i]);
+      mode = st.st_mode;
       cur = std::move(next);
     }
-    return {cur, Canonical::Stop::None, {}, true};
+    return {cur, Canonical::Stop::None, {}, true, mode};
   }
 
   // canonicalize() with its stop reported at `loc`; nullopt when it stopped.
@@ -630,10 +677,26 @@ class HostResolver {
                                                  const ir::SourceLoc& loc,
                                                  const std::string& what,
                                                  std::vector<std::string>* links = nullptr) {
+    auto c = walked_or_refuse(lexical, guarded, loc, what, links);
+    return c ? std::optional<std::string>(std::move(c->path)) : std::nullopt;
+  }
+
+  // The same, with what the walk found there (Canonical::kind).
+  std::optional<Canonical> walked_or_refuse(const std::string& lexical,
+                                            const std::vector<ResolvedPath>& guarded,
+                                            const ir::SourceLoc& loc, const std::string& what,
+                                            std::vector<std::string>* links = nullptr) {
     Canonical c = canonicalize(lexical, guarded, links);
     switch (c.stop) {
       case Canonical::Stop::None:
-        return c.path;
+        return c;
+      case Canonical::Stop::TooManyLinks:
+        diags_.error(loc, what + " '" + lexical + "' crosses more than " +
+                              std::to_string(kMaxLinksFollowed) +
+                              " symlinks, more than the kernel follows in one lookup (ELOOP; "
+                              "the last one counted is '" +
+                              c.at + "'); name the directory it leads to; refusing to run");
+        return std::nullopt;
       case Canonical::Stop::SymlinkInWritableRoot:
         diags_.error(loc, what + " '" + lexical + "' crosses a symlink inside a writable root ('" +
                               c.at + "'); refusing to run");
@@ -654,17 +717,16 @@ class HostResolver {
                    const std::vector<ResolvedPath>& guarded) {
     auto target = gitdir_named_by(pointer);
     if (!target) return;
-    auto c = canonical_or_refuse(*target, guarded, loc,
-                                 "git directory named by '" + pointer + "'");
+    auto c = walked_or_refuse(*target, guarded, loc, "git directory named by '" + pointer + "'");
     if (!c) return;
-    HostKind k = kind_of(*c, false);
+    const HostKind k = c->kind();
     if (k == HostKind::Missing) {
       diags_.error(loc, "'" + pointer + "' points at git directory '" + *target +
                             "', which does not exist; refusing to run");
       return;
     }
-    r.protect.push_back({*c, k, loc});
-    worktree_tops_[*c].push_back(pointer.substr(0, pointer.rfind('/')));
+    r.protect.push_back({c->path, k, loc});
+    worktree_tops_[c->path].push_back(pointer.substr(0, pointer.rfind('/')));
   }
 
   // The worktrees whose `.git` pointer named `gitdir`.
@@ -737,9 +799,9 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
                                                   const std::vector<MountEntry>& mounts) {
   std::string dir = path;
   do dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
-  while (dir != "/" && kind_of(dir, false) == HostKind::Missing);
+  while (dir != "/" && kind_of(dir) == HostKind::Missing);
   const auto identity = identity_of(dir);
-  if (!identity || kind_of(dir, false) != HostKind::Directory) return {};
+  if (!identity || kind_of(dir) != HostKind::Directory) return {};
   const std::string rest = path.substr(dir == "/" ? 0 : dir.size());
   std::vector<std::string> out;
   for (const auto& name : other_names(dir, mounts))
@@ -785,13 +847,13 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // sees it at.
     const std::string named = h.bind(p.value);
     std::vector<std::string> links;
-    auto path = h.canonical_or_refuse(h.spelled(p.value), {}, p.loc, "readable root", &links);
-    if (!path) continue;
+    auto c = h.walked_or_refuse(h.spelled(p.value), {}, p.loc, "readable root", &links);
+    if (!c) continue;
     if (!links.empty()) read_crossed.emplace_back(&p, std::move(links));
-    HostKind k = kind_of(*path, true);
+    const HostKind k = c->kind();
     if (k == HostKind::Missing) continue;
-    r.read.push_back({*path, k, p.loc});
-    if (named != *path) r.read_links.push_back({named, *path, p.loc});
+    r.read.push_back({c->path, k, p.loc});
+    if (named != c->path) r.read_links.push_back({named, c->path, p.loc});
   }
   // A name another readable root already shows (as the host's own symlink) needs nothing.
   std::erase_if(r.read_links, [&](const ir::ReadLink& l) {
@@ -813,10 +875,11 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& w : policy.write) {
       const std::string spelled = h.spelled(w.value);
       std::vector<std::string> links;
-      auto root = h.canonical_or_refuse(spelled, {}, w.loc, "writable root", &links);
-      if (!root) continue;
+      auto c = h.walked_or_refuse(spelled, {}, w.loc, "writable root", &links);
+      if (!c) continue;
+      const std::string* root = &c->path;
       if (!links.empty()) crossed.emplace_back(&w, std::move(links));
-      HostKind k = kind_of(*root, true);
+      const HostKind k = c->kind();
       if (k != HostKind::Directory) {
         diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
                                (k == HostKind::Missing
@@ -851,7 +914,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       // stands between the sandbox and creating the path (blocked_way.hpp).
       if (auto keep = ways.length(root, rel)) rel.resize(*keep);
       std::string path = join(root, rel);
-      HostKind pk = kind_of(path, false);
+      HostKind pk = kind_of(path);
       add_protected(r, root, rel, pk, loc);
       if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
         h.git_pointer(r, path, loc, roots);
@@ -865,21 +928,23 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           !holds_git_directory_parts(path)) {
         const std::vector<std::string> head{"HEAD"};
         if (h.canonical_or_refuse(join(root, head), roots, loc, "protected path"))
-          add_protected(r, root, head, kind_of(join(root, head), false), loc);
+          add_protected(r, root, head, kind_of(join(root, head)), loc);
       }
     };
     protect_absolute = [&h, roots, protect, &protected_outside, &guards](
                            const std::string& lexical, const ir::SourceLoc& loc, bool canonical) {
-      auto abs = canonical ? std::optional<std::string>(lexical)
-                           : h.canonical_or_refuse(lexical, guards, loc, "protected path");
-      if (!abs) return;
+      auto walked =
+          canonical ? std::nullopt : h.walked_or_refuse(lexical, guards, loc, "protected path");
+      if (!canonical && !walked) return;
+      const std::string* abs = canonical ? &lexical : &walked->path;
       bool held = false;
       for (const auto& w : roots)
         if (ir::path_within(w.path, *abs)) {
           protect(w.path, components_below(w.path, *abs), loc);
           held = true;
         }
-      if (!held) protected_outside.push_back({*abs, kind_of(*abs, false), loc});
+      // A canonical one (a mount's name, a git target) holds no link but perhaps its last.
+      if (!held) protected_outside.push_back({*abs, walked ? walked->kind() : kind_of(*abs), loc});
     };
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
@@ -909,20 +974,19 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     if (host.os != HostOs::Linux) return;
     for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
       const auto identity = identity_of(original);
+      // The same object as the deny root, which the walk found link-free.
       if (!identity || identity_of(name) != identity) continue;
-      const bool name_inside =
-          std::any_of(r.write.begin(), r.write.end(),
-                      [&](const ResolvedPath& w) { return ir::path_within(w.path, name); });
-      r.deny.push_back({name, kind_of(name, !name_inside), loc});
+      r.deny.push_back({name, kind_of(name), loc});
     }
   };
   auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    auto path = h.canonical_or_refuse(lexical, guards, loc, "deny path");
-    if (!path) return;
+    auto c = h.walked_or_refuse(lexical, guards, loc, "deny path");
+    if (!c) return;
+    const std::string* path = &c->path;
     bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
       return ir::path_within(w.path, *path);
     });
-    r.deny.push_back({*path, kind_of(*path, !inside), loc});
+    r.deny.push_back({*path, c->kind(), loc});
     if (r.deny.back().kind != HostKind::Missing) {
       mask_other_names(*path, loc);
       return;
@@ -946,12 +1010,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // exists yet.
   if (!host.state_dir.empty() && host.os == HostOs::Linux) {
     const ir::SourceLoc state_rule{kStateDirRule, 0, 0};
-    if (auto path = h.canonical_or_refuse(host.state_dir, r.write, state_rule,
-                                          "zpolicy's state directory")) {
-      r.deny.push_back({*path, HostKind::Directory, state_rule});
+    if (auto c =
+            h.walked_or_refuse(host.state_dir, r.write, state_rule, "zpolicy's state directory")) {
+      r.deny.push_back({c->path, HostKind::Directory, state_rule});
       // Under another name a read root shows, the sandbox could flock the lock and stall
       // every other run (red team A11B-3); the runner refuses a name that stays unmasked.
-      if (kind_of(*path, true) == HostKind::Directory) mask_other_names(*path, state_rule);
+      if (c->kind() == HostKind::Directory) mask_other_names(c->path, state_rule);
     }
   }
   // Patterns after the literal rules, whose walks skip what those protect or deny.
@@ -1076,17 +1140,18 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       std::vector<std::string> names;
       std::optional<std::string> gitdir;
       for (const auto& name : enter_repo_candidates(t.path)) {
-        const auto c =
-            h.canonical_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
-        if (!c) return;
+        const auto walked =
+            h.walked_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
+        if (!walked) return;
+        const std::string* c = &walked->path;
         names.push_back(*c);
-        struct stat st;
-        if (stat(c->c_str(), &st) != 0) continue;
-        if (S_ISDIR(st.st_mode) && is_git_directory(*c)) {
+        // What the walk found, links followed: a name spelled from a dangling link is none.
+        if (!walked->complete) continue;
+        if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
           gitdir = *c;
           break;
         }
-        if (S_ISREG(st.st_mode)) {
+        if (S_ISREG(walked->mode)) {
           const auto named = gitdir_named_by(*c);
           if (!named) break;
           gitdir = h.canonical_or_refuse(*named, guards, t.loc,
@@ -1116,7 +1181,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (!c) return c;
       // A dangling link is spelled from the link itself: what git would create or run
       // through it is unknown.
-      if (struct stat st; lstat(c->c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      if (struct stat st; stat_without_links(*c, st) && S_ISLNK(st.st_mode)) {
         diags.error(at, what + " '" + lexical + "' reaches the dangling symlink '" + *c +
                             "': what git would find through it is unknown; refusing to run");
         return std::nullopt;
@@ -1216,7 +1281,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       // mount's root, shown in a writable root: uid 65534's `protect: [/priv/secret.env]`
       // with the host's `mount --bind /priv/secret.env WS/secret.env` left it writable
       // (red team A21C-2). Its identity cannot be compared: protected by the table alone.
-      if (struct stat st; lstat(p.path.c_str(), &st) != 0 && errno == EACCES)
+      if (struct stat st; !stat_without_links(p.path, st) && errno == EACCES)
         for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
           if (original == p.path && unprotected(name)) protect_absolute(name, p.loc, true);
       // A missing one would be created through the names of its deepest existing
@@ -1236,7 +1301,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   drop_masked(r, host.workspace);
   refuse_pins_over_budget(r, diags);
   add_pins(r);
-  for (auto& p : r.pin) p.kind = kind_of(p.path, false);
+  for (auto& p : r.pin) p.kind = kind_of(p.path);
   // Last, so that every check above looked at these objects or earlier ones; the runner
   // binds nothing but them.
   for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})

@@ -5,11 +5,31 @@ minimal executor (Linux, bwrap or unconfined plans), written from docs/embedding
 sandboxed run needs.
 
 usage: run_plan.py PLAN.json     exits with the command's status, 124 on the plan's
-                                 timeout, 125 when it refuses to start"""
+                                 timeout, 125 when it refuses to start, 148 when ^Z ended it
+
+What `zpolicy run` does about the terminal and the caller's streams (docs/run.md "The
+terminal"), this executor does as follows (red team R18-3..5):
+* ^Z (SIGTSTP) ends the run: the sandbox is killed, exit 148. bwrap's --new-session keeps
+  the command out of the terminal's process groups, so the default stop would stop this
+  process alone while the command ran on, unsupervised, past its timeout, reading what is
+  typed to the shell (R18-3). Stopping a whole pid namespace without missing a process
+  (forking ones, threads whose main thread exited, a vfork parent waiting in 'D': A19-7,
+  A20-1) is what runner/supervise.cpp does; this minimal executor does not try it, and
+  ends the run instead, as a sandbox zpolicy cannot stop is ended.
+* A terminal among descriptors 0-2 is refused when this process is in the background of
+  it (`&`), and one that is not this process's controlling terminal but another session's
+  (`setsid`, `< /dev/pts/N`; a pseudo-terminal no session holds, a harness's, passes) is
+  refused too: the sandbox, outside the terminal's session,
+  would read what is typed to the shell (R18-4, A19-1, A20-5). `zpolicy run` hands such a
+  run /dev/null and copies its output instead. A run sent to the background later (only
+  SIGSTOP and `bg` can, since ^Z ends it) is ended once seen there, exit 125.
+* The status flags the command sets on 0-2 with F_SETFL (O_NONBLOCK, O_APPEND on the
+  caller's own pipe) are put back after the run, as the terminal's settings are (R18-5)."""
 import base64
 import ctypes
 import errno
 import fcntl
+import functools
 import json
 import os
 import select
@@ -672,6 +692,8 @@ def child_pid(status_r, seen):
 # (descriptor, termios, line discipline, exclusive) of each terminal among 0-2, by device.
 TERMINALS = []
 TIOCGEXCL = 0x80045440
+# (descriptor, status flags) of each of 0-2: an open file the command shares with the caller.
+STREAM_FLAGS = []
 
 
 def save_terminals():
@@ -694,9 +716,63 @@ def save_terminals():
             continue
 
 
+def save_stream_flags():
+    """The status flags of 0-2 (F_GETFL), which the command can change on the open file it
+    shares with the caller (a pipe on stdout): O_NONBLOCK left on made the caller's next
+    writer into that pipe fail with EAGAIN (red team R18-5)."""
+    for fd in (0, 1, 2):
+        try:
+            STREAM_FLAGS.append((fd, fcntl.fcntl(fd, fcntl.F_GETFL)))
+        except OSError:
+            continue
+
+
+@functools.cache
+def held_by_a_session(rdev):
+    """Whether a process has the terminal `rdev` as its controlling terminal (tty_nr, the
+    seventh field of /proc/PID/stat). Judged once per terminal, at the start, as `zpolicy
+    run` judges it: the loop asks again every 10 ms."""
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        tty = int(data[data.rfind(b")") + 2:].split()[4])
+        if tty and ((tty >> 8) & 0xfff, (tty & 0xff) | ((tty >> 12) & 0xfff00)) == (
+                os.major(rdev), os.minor(rdev)):
+            return True
+    return False
+
+
+def refuse_a_terminal_read_from_the_background():
+    """None when no terminal among 0-2 could give the sandbox what is typed to the shell;
+    else why (see the module's docstring, red team R18-4, A19-1, A20-5)."""
+    for fd in (0, 1, 2):
+        if not os.isatty(fd):
+            continue
+        try:
+            foreground = os.tcgetpgrp(fd)
+        except OSError:
+            # A pseudo-terminal no session holds (a harness's) reaches no one's typing.
+            if held_by_a_session(os.fstat(fd).st_rdev):
+                return (f"descriptor {fd} is a terminal that is not this process's controlling "
+                        "terminal but another session's, whose typing the sandbox could read "
+                        "unseen by job control")
+            continue
+        if foreground != os.getpgrp():
+            return (f"descriptor {fd} is the terminal this process runs in the background of: "
+                    "the sandbox, outside the terminal's session, would read what is typed to "
+                    "the shell")
+    return None
+
+
 def restore_terminals():
     """From a background process group these calls would stop this process with SIGTTOU;
-    blocked, the kernel lets them through. Output is restarted whatever it was before."""
+    blocked, the kernel lets them through. Output is restarted whatever it was before. The
+    status flags of 0-2 are put back too (save_stream_flags)."""
     old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTTOU})
     for fd, attrs, disc, excl in TERMINALS:
         try:
@@ -709,6 +785,12 @@ def restore_terminals():
         except OSError:
             pass
     signal.pthread_sigmask(signal.SIG_SETMASK, old)
+    for fd, flags in STREAM_FLAGS:
+        try:
+            if fcntl.fcntl(fd, fcntl.F_GETFL) != flags:
+                fcntl.fcntl(fd, fcntl.F_SETFL, flags)
+        except OSError:
+            pass
 
 
 def open_closed_standard_descriptors():
@@ -723,9 +805,15 @@ def open_closed_standard_descriptors():
             os.set_inheritable(null, True)
 
 
+# Set by SIGTSTP (^Z), which ends the run (see the module's docstring).
+SUSPEND_ASKED = []
+
+
 def main():
     open_closed_standard_descriptors()
+    signal.signal(signal.SIGTSTP, lambda *_: SUSPEND_ASKED.append(True))
     save_terminals()
+    save_stream_flags()
     with open(sys.argv[1], "rb") as f:
         plan = json.loads(f.read().decode("utf-8"))
     if plan.get("zpolicy_plan") != 7:
@@ -751,7 +839,12 @@ def main():
     if plan.get("block_fd") is not None and plan["status_fd"] is None:
         refuse("a block descriptor without a status stream")
 
-    stdio, relays = sandbox_stdio() if plan["backend"] == "bwrap" else ([], [])
+    # An unconfined command stays in the terminal's session, where the kernel's job control
+    # stops a background reader.
+    confined = plan["backend"] == "bwrap"
+    if confined and (why := refuse_a_terminal_read_from_the_background()) is not None:
+        refuse(why)
+    stdio, relays = sandbox_stdio() if confined else ([], [])
     take_host_run_lock()
     created = make_placeholders(plan["placeholders"])
     # Watched from before the bind sources are opened until the sandbox is gone: a name
@@ -833,8 +926,19 @@ def main():
     while status is None:
         done, st = os.waitpid(pid, os.WNOHANG)
         undone = None if done else watch.undone()
+        background = None if done or not confined else refuse_a_terminal_read_from_the_background()
         if done:
             status = st
+        elif SUSPEND_ASKED or background is not None:
+            stop(pid, init)
+            restore_terminals()
+            remove_placeholders(created)
+            if SUSPEND_ASKED:
+                print("run_plan.py: ^Z (SIGTSTP): this executor cannot stop the sandbox with "
+                      "itself, so the sandbox was ended", file=sys.stderr)
+                sys.exit(128 + signal.SIGTSTP)
+            print(f"run_plan.py: {background}; the sandbox was stopped", file=sys.stderr)
+            sys.exit(125)
         elif undone is not None:
             stop(pid, init)
             restore_terminals()

@@ -610,6 +610,125 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_under_a_host_bind_of_the_workspace_into
   BOOST_TEST(stopped.exit_code == 125, stopped.describe());
 }
 
+// A21B-4: a writable root spelled through 36 links (`BASE/h/lN -> .`), then a chain of six
+// (`c5 -> c4`, …, `c0 -> WS/build`) into `build`, which an earlier run planted as a link to
+// the victim: 43 links, more than the kernel follows in one lookup. The walk stopped
+// counting at the fifth of the chain and spelled the rest from that link, unjudged; a
+// separate `stat()` followed it afresh with a count of its own and found a directory, so
+// resolution accepted the root and only the runner's bind by descriptor refused it (125).
+// The walk alone judges now: refused at resolution (exit 2, `run` and `compile`), with the
+// limit named, nothing run, the victim unchanged. Under the limit (30 links and the chain
+// into a real `build`) the same layout runs.
+BOOST_DATA_TEST_CASE(a_root_past_the_kernels_link_limit_is_refused_before_anything_runs,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim + "/out");
+  box.write_file(victim + "/out/file", "orig\n");
+  const std::string before = snapshot(victim);
+  const std::string h = box.base() + "/h";
+  box.make_dir(h);
+  for (int i = 1; i <= 36; ++i)
+    box.host_command({"/bin/ln", "-s", ".", h + "/l" + std::to_string(i)});
+  box.host_command({"/bin/ln", "-s", box.ws("build"), h + "/c0"});
+  for (int i = 1; i <= 5; ++i)
+    box.host_command({"/bin/ln", "-s", "c" + std::to_string(i - 1), h + "/c" + std::to_string(i)});
+  const RunResult first = box.sh("ln -s '" + victim + "' build");
+  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+  auto through = [&](int links) {
+    std::string root = h;
+    for (int i = 1; i <= links; ++i) root += "/l" + std::to_string(i);
+    return root + "/c5/out";
+  };
+
+  const std::string root = through(36);
+  const std::string policy = box.write_policy("many-links.yaml", policy_writing(root));
+  const std::string refusal = "writable root '" + root + "' crosses more than 40 symlinks";
+  RunSpec spec;
+  spec.options = {"--policy", policy};
+  spec.command = {"/bin/sh", "-c",
+                  "echo pwned > '" + victim + "/out/file'; echo pwned > '" + root +
+                      "/file'; echo '" + kDoneMarker + "'"};
+  const RunResult run = box.run(spec);
+  BOOST_TEST(run.exit_code == 2, run.describe());
+  BOOST_TEST(run.out.find(kDoneMarker) == std::string::npos, run.describe());
+  BOOST_TEST(run.err.find(refusal) != std::string::npos, run.describe());
+  const RunResult compiled = box.host_command(
+      {"/bin/sh", "-c",
+       "\"$0\" compile \"$1\" --target linux --workspace \"$2\"; echo \"status=$?\"",
+       zpolicy_binary(), policy, box.workspace()});
+  BOOST_TEST(compiled.out.find("status=2") != std::string::npos, compiled.describe());
+  BOOST_TEST(compiled.err.find(refusal) != std::string::npos, compiled.describe());
+  BOOST_TEST(snapshot(victim) == before);
+  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+
+  box.host_command({"/bin/rm", box.ws("build")});
+  box.make_dir(box.ws("build/out"));
+  const std::string near = through(30);
+  RunSpec control;
+  control.options = {"--policy", box.write_policy("fewer-links.yaml", policy_writing(near))};
+  control.command = {"/bin/sh", "-c",
+                     "echo mine > '" + near + "/file'; echo '" + kDoneMarker + "'"};
+  const RunResult works = box.run(control);
+  BOOST_TEST(works.completed(), works.describe());
+  BOOST_TEST(read_file(box.ws("build/out/file")).value_or("<missing>") == "mine\n");
+  BOOST_TEST(snapshot(victim) == before);
+}
+
+// A21B-5: a workspace that is a deny root is ZP016's refusal (exit 3, before resolution),
+// whether the workspace is the deny root by name (`cd BASE/srv`, `deny: [BASE/srv]`) or
+// by another name the host's mounts give it (`mount --bind BASE/srv WS/mnt`, `cd WS/mnt`):
+// resolution masks that name as the deny root too (A11-3), and the run was refused only
+// by the verifier, "malformed-artifact: … remounts a writable bind's root only". Now the
+// lint names the alias; nothing runs, nothing is read or written.
+BOOST_DATA_TEST_CASE(a_workspace_that_is_a_deny_root_by_name_or_by_a_host_mount_is_zp016,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.write_file(src + "/secret", "secret-data\n");
+  box.make_dir(box.ws("mnt"));
+  const std::string policy =
+      box.write_policy("deny-srv.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  "
+                       "write: [\"${WORKSPACE}\"]\n  protect: [.git, .env]\n  deny: [\"" +
+                           src + "\"]\nnetwork: none\n");
+  const std::string before = snapshot(src);
+  auto attempt = [&](const std::string& workspace, const std::vector<std::string>& prefix) {
+    RunSpec spec;
+    spec.root_prefix = prefix;
+    spec.cwd = workspace;
+    spec.options = {"--policy", policy};
+    spec.command = {"/bin/sh", "-c",
+                    "cat secret; echo pwned > written; echo '" + std::string(kDoneMarker) + "'"};
+    return box.run(spec);
+  };
+
+  const RunResult by_name = attempt(src, {});
+  BOOST_TEST(by_name.exit_code == 3, by_name.describe());
+  BOOST_TEST(by_name.err.find("the workspace ('" + src + "') lies in deny root '" + src + "'") !=
+                 std::string::npos,
+             by_name.describe());
+
+  const RunResult by_alias =
+      attempt(box.ws("mnt"),
+              in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                                         {src, box.ws("mnt")}));
+  BOOST_TEST(by_alias.exit_code == 3, by_alias.describe());
+  BOOST_TEST(by_alias.err.find("the workspace ('" + box.ws("mnt") + "') is deny root '" + src +
+                               "' by another name (a bind mount of it: the host's mounts show '" +
+                               src + "' at '" + box.ws("mnt") + "')") != std::string::npos,
+             by_alias.describe());
+  BOOST_TEST(by_alias.err.find("ZP016") != std::string::npos, by_alias.describe());
+  BOOST_TEST(by_alias.err.find("malformed-artifact") == std::string::npos, by_alias.describe());
+
+  for (const RunResult* r : {&by_name, &by_alias}) {
+    BOOST_TEST(r->out.find(kDoneMarker) == std::string::npos, r->describe());
+    BOOST_TEST(r->out.find("secret-data") == std::string::npos, r->describe());
+  }
+  BOOST_TEST(snapshot(src) == before);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

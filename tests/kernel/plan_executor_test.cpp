@@ -1,11 +1,12 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-
 #include <chrono>
+#include <thread>
 
 #include "killed_launcher.hpp"
 #include "notify_share_check.hpp"
@@ -229,6 +230,141 @@ BOOST_DATA_TEST_CASE(a_plan_refuses_what_run_refuses, bdata::make(kCallers), cal
                                    "\"$0\" plan --policy \"$1\" -- /bin/true 2>&1 >/dev/null; exit 0",
                                    zpolicy_binary(), policy});
   BOOST_TEST(planned.out == "rc=3\n" + run.err);
+}
+
+namespace {
+
+// What an executor run needs: run_plan.py staged where the caller can read it, and the
+// plan of `command` (after `options`) written beside it.
+struct Executor {
+  std::string script, plan;
+};
+Executor executor_for(const Sandbox& box, const std::vector<std::string>& options,
+                      const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {zpolicy_binary(), "plan", "--format", "json"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  const RunResult planned = box.host_command(argv);
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  return {box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
+          box.write_policy("plan.json", planned.out)};
+}
+
+size_t lines_of(const std::string& path) {
+  const std::string text = read_file(path).value_or("");
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+}  // namespace
+
+// R18-5, for an executor of the plan: a pipe on stdout reaches the command as the caller's
+// own open file, and the O_NONBLOCK (and O_APPEND) it sets there with F_SETFL stayed after
+// the run, so the caller's next writer into the pipe got EAGAIN. run_plan.py puts the
+// flags of 0-2 back as zpolicy does (the shell around it reads its stdout's flags, the same
+// open file, before and after).
+BOOST_DATA_TEST_CASE(an_executor_puts_back_the_flags_the_command_sets_on_the_callers_pipe,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const Executor e =
+      executor_for(box, {},
+                   {"/usr/bin/python3", "-c",
+                    "import fcntl, os\n"
+                    "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
+                    "os.O_APPEND)\n"
+                    "print('set')\n"});
+  RunSpec spec;
+  spec.root_prefix = {"/bin/bash", "-c",
+                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
+                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
+                      "sh"};
+  spec.launcher = {"/usr/bin/python3", e.script, e.plan};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
+  const auto first = r.err.find("flags:");
+  const auto last = r.err.rfind("flags:");
+  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
+  auto flags_at = [&](size_t at) {
+    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
+  };
+  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
+  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+}
+
+// R18-3, for an executor of the plan: bwrap's --new-session keeps the command out of the
+// terminal's process groups, so ^Z (SIGTSTP) stopped run_plan.py alone, and the command
+// ran on unsupervised, past the plan's timeout. run_plan.py does not stop a pid namespace
+// (zpolicy's runner does); ^Z ends the run: the sandbox is killed, exit 148, no tick after
+// it, nothing late. The executor runs in a process group of its own whose parent is in the
+// same session, as a shell's job (the kernel does not stop an orphaned group).
+BOOST_DATA_TEST_CASE(an_executor_ends_the_run_at_ctrl_z_rather_than_leave_it_unsupervised,
+                     bdata::make(kCallers), caller) {
+  using namespace std::chrono_literals;
+  Sandbox box(caller);
+  const Executor e =
+      executor_for(box, {"--timeout", "2s"},
+                   {"/bin/sh", "-c",
+                    "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; "
+                    "touch late"});
+  RunSpec spec;
+  spec.root_prefix = {
+      "/usr/bin/python3", "-c",
+      "import os, sys\n"
+      "pid = os.fork()\n"
+      "if pid == 0:\n"
+      "    os.setpgid(0, 0)\n"
+      "    os.execv(sys.argv[1], sys.argv[1:])\n"
+      "st = os.waitpid(pid, 0)[1]\n"
+      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.launcher = {"/usr/bin/python3", e.script, e.plan};
+  Running running = box.start(spec);
+  BOOST_TEST_REQUIRE(wait_until([&] { return lines_of(box.ws("ticks")) >= 2; }, 15000ms));
+  const auto executor = processes_with_argv({"/usr/bin/python3", e.script, e.plan, "--"});
+  BOOST_TEST_REQUIRE(executor.size() == 1u);
+  kill(executor[0], SIGTSTP);
+  const RunResult r = box.finish(running);
+  const size_t at_end = lines_of(box.ws("ticks"));
+  std::this_thread::sleep_for(1000ms);
+  BOOST_TEST(r.exit_code == 148, r.describe());
+  BOOST_TEST(r.err.find("^Z (SIGTSTP)") != std::string::npos, r.describe());
+  BOOST_TEST(lines_of(box.ws("ticks")) == at_end, "the command ran on after the run ended");
+  BOOST_TEST(!exists(box.ws("late")), r.describe());
+}
+
+// R18-4, for an executor of the plan: started in the background (`&`) with the terminal on
+// stdin, the sandbox, outside the terminal's session, would read what is typed to the
+// shell. run_plan.py refuses such a run (125) before anything is made; nothing is read.
+// The harness is a session leader with a pseudo-terminal for its controlling terminal,
+// the executor a job of its own in the background of it.
+BOOST_DATA_TEST_CASE(an_executor_started_in_the_background_of_its_terminal_refuses,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const Executor e = executor_for(box, {}, {"/bin/sh", "-c", "read -r l; echo \"$l\" > stolen"});
+  const std::string driver = box.write_policy("background.py", R"PY(
+import fcntl, os, signal, sys, termios
+if os.fork():
+    sys.exit(os.waitstatus_to_exitcode(os.wait()[1]))
+signal.alarm(40)
+os.setsid()
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    os.dup2(slave, 0)
+    os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv[1:])
+os.write(master, b"typed-to-the-shell\n")
+print("rc=%d" % os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+)PY");
+  const RunResult r = box.host_command({"/usr/bin/python3", driver, e.script, e.plan});
+  BOOST_TEST(r.out.find("rc=125") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("descriptor 0 is the terminal this process runs in the background of") !=
+                 std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("stolen")), r.describe());
+  BOOST_TEST(!exists(box.ws(".git")));  // refused before any placeholder was made
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -360,6 +360,51 @@ BOOST_AUTO_TEST_CASE(deny_path_crossing_a_symlink_inside_a_writable_root_is_refu
                  t.ws + "/secrets'); refusing to run\n");
 }
 
+// Red team A21B-4: the walk that canonicalises a path counts links as the kernel does, and
+// past 40 nothing is judged: the path is refused at resolution, for a writable, readable
+// or deny root alike, rather than spelled from the last link and looked up again by a
+// `stat()` that follows it afresh (which found a directory through a planted link). A
+// loop ends there too. Under the limit the root is the links' target.
+BOOST_AUTO_TEST_CASE(a_path_past_the_kernels_link_limit_is_refused) {
+  HostTree t;
+  t.dir.mkdir("h");
+  t.dir.mkdir("target/out");
+  for (int i = 1; i <= 36; ++i) t.dir.symlink(".", "h/l" + std::to_string(i));
+  t.dir.symlink("../target", "h/c0");
+  for (int i = 1; i <= 5; ++i)
+    t.dir.symlink("c" + std::to_string(i - 1), "h/c" + std::to_string(i));
+  auto through = [&](int links) {
+    std::string root = t.dir / "h";
+    for (int i = 1; i <= links; ++i) root += "/l" + std::to_string(i);
+    return root + "/c5/out";
+  };
+  const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: []\n";
+  for (const std::string key : {"write", "read", "deny"}) {
+    const std::string text = head + "  " + key + ": [\"" + through(36) + "\"]\n";
+    const std::string what = key == "write"  ? "writable root"
+                             : key == "read" ? "readable root"
+                                             : "deny path";
+    BOOST_TEST(
+        t.resolve_errors(text, t.bind(t.ws))
+                .find("error: " + what + " '" + through(36) +
+                      "' crosses more than 40 symlinks, more than the kernel follows in one lookup "
+                      "(ELOOP; the last one counted is '") != std::string::npos,
+        key);
+  }
+  t.dir.symlink("loop-b", "h/loop-a");
+  t.dir.symlink("loop-a", "h/loop-b");
+  BOOST_TEST(
+      t.resolve_errors(head + "  write: [\"" + (t.dir / "h/loop-a/out") + "\"]\n", t.bind(t.ws))
+          .find("crosses more than 40 symlinks") != std::string::npos);
+  ir::Diagnostics diags;
+  const auto r = compiler::resolve_for_host(policy(head + "  write: [\"" + through(30) + "\"]\n"),
+                                            Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  BOOST_TEST(r->write.size() == 1u);
+  BOOST_TEST(r->write.front().path == t.dir / "target/out");
+  BOOST_TEST((r->write.front().kind == ir::HostKind::Directory));
+}
+
 // Red team N20-1: a writable root nested in another is reached through a link the
 // sandbox could have planted in the outer one (N20-3: or a run under another policy, in
 // the workspace); wherever it is on the way (the root itself included, `${TMPDIR}` spelled
@@ -451,11 +496,13 @@ BOOST_AUTO_TEST_CASE(a_links_target_is_walked_and_the_links_it_crosses_are_judge
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
   BOOST_TEST(std::any_of(r->write.begin(), r->write.end(),
                          [&](const ir::ResolvedPath& w) { return w.path == t.dir / "far/out"; }));
+  // A loop ends at the kernel's link limit, refused as such (red team A21B-4).
   BOOST_TEST(t.resolve_errors(head + "  write: [\"" + (t.dir / "loop/out") + "\"]\n",
                               t.bind(t.ws)) ==
              "p.yaml:5:11: error: writable root '" + (t.dir / "loop/out") +
-                 "' is not an existing directory; create it (`mkdir -p '" +
-                 (t.dir / "loop/out") + "'`) or remove it from filesystem.write\n");
+                 "' crosses more than 40 symlinks, more than the kernel follows in one lookup "
+                 "(ELOOP; the last one counted is '" +
+                 (t.dir / "loop") + "'); name the directory it leads to; refusing to run\n");
 }
 
 // Red team A21-3: a readable root whose way crosses a link in the workspace, which a run
