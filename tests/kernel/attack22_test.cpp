@@ -133,9 +133,9 @@ BOOST_DATA_TEST_CASE(a_protected_path_blocked_by_a_file_in_a_host_bind_mount_is_
 // 0700 and the host's `mount --bind BASE/priv/secret WS/mnt` shows it in the workspace,
 // under narrowed read roots (with `/` readable, the watch of `BASE/priv` fails closed,
 // exit 125). uid 65534's `lstat` fails with EACCES, so the deny root was taken for missing,
-// its other names were never looked up, and the command read `mnt/k` (exit 0). Root's
-// lookup succeeds and masked it. Looked up in the mount table by name now: unreadable for
-// both callers, the run works.
+// its other names were never looked up, and the command read `mnt/k` (exit 0); with the
+// workspace itself the bind, `k`. Root's lookup succeeds and masked it. Looked up in the
+// mount table by name now: unreadable for both callers, the run works.
 BOOST_DATA_TEST_CASE(a_deny_root_the_caller_cannot_see_bound_into_the_workspace_is_denied,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
@@ -161,6 +161,16 @@ BOOST_DATA_TEST_CASE(a_deny_root_the_caller_cannot_see_bound_into_the_workspace_
   BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
   BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+
+  // The workspace itself the host's bind of the deny root: read by uid 65534's sandbox
+  // before; refused now for both callers (A21B-5's verifier finding, exit 3).
+  RunSpec itself = spec;
+  itself.root_prefix = host_bind(priv + "/secret", box.workspace());
+  itself.command = {"/bin/sh", "-c", "cat k; echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult w = box.run(itself);
+  BOOST_TEST(w.exit_code == 3, w.describe());
+  BOOST_TEST(w.out.find("topsecret") == std::string::npos, w.describe());
+  BOOST_TEST(w.out.find(kDoneMarker) == std::string::npos, w.describe());
 }
 
 // A22-4: A21C-4 for a `.git` pointer. The host's `mount --bind BASE/srv WS/mnt`; a run
