@@ -709,6 +709,29 @@ class HostResolver {
     return std::nullopt;
   }
 
+  // Where the kernel would create the canonical `path` when what exists deepest on its way,
+  // `path` itself included, is a symlink (dangling: canonicalize() spells the rest from the
+  // link): the link's target with the rest, walked as any path (a link in a writable root
+  // on the way refuses, reported with `what` at `loc`); none when no link is there or it
+  // refused.
+  std::optional<std::string> created_through_link(const std::string& path,
+                                                  const std::vector<ResolvedPath>& guarded,
+                                                  const ir::SourceLoc& loc,
+                                                  const std::string& what) {
+    std::string at = path;
+    struct stat st;
+    while (at != "/" && !stat_without_links(at, st))
+      at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
+    if (at == "/" || !S_ISLNK(st.st_mode)) return std::nullopt;
+    std::string target(PATH_MAX, '\0');
+    const ssize_t n = readlink(at.c_str(), target.data(), target.size());
+    if (n <= 0 || static_cast<size_t>(n) >= target.size()) return std::nullopt;
+    target.resize(static_cast<size_t>(n));
+    const std::string from =
+        target.front() == '/' ? target : at.substr(0, at.rfind('/')) + "/" + target;
+    return canonical_or_refuse(from + path.substr(at.size()), guarded, loc, what);
+  }
+
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
   // which needs the same protection as the pointer, and is canonicalized by the same
   // rules: a symlink inside a writable root on the way would let the sandbox re-point
@@ -794,12 +817,20 @@ void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagn
 }
 
 // The names a missing path would be created at through the other names the host's mounts
-// give its deepest existing directory (the same object), each with the path's rest.
+// give its deepest existing directory (the same object), each with the path's rest. What
+// exists deepest on the way may be no directory (a file, a FIFO, a dangling link: the
+// path cannot be made while it is there): then its directory's names are taken, with the
+// blocking name in the rest, since the sandbox could replace it through any of them; with
+// the host's `mount --bind /srv/data WS/mnt`, `protect: [/srv/data/cfg/key]` over a file
+// `cfg` got no name at all, and the command removed `mnt/cfg` and wrote the host's
+// `/srv/data/cfg/key` (red team A22-2). The caller protects the blocker (blocked_way.hpp).
 std::vector<std::string> missing_path_other_names(const std::string& path,
                                                   const std::vector<MountEntry>& mounts) {
   std::string dir = path;
   do dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
   while (dir != "/" && kind_of(dir) == HostKind::Missing);
+  if (kind_of(dir) != HostKind::Directory)
+    dir = dir.substr(0, std::max<size_t>(dir.rfind('/'), 1));
   const auto identity = identity_of(dir);
   if (!identity || kind_of(dir) != HostKind::Directory) return {};
   const std::string rest = path.substr(dir == "/" ? 0 : dir.size());
@@ -908,16 +939,20 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           if (const auto id = identity_of(original); id && identity_of(name) == id)
             guards.push_back({std::move(name), HostKind::Directory, w.loc});
     // By value: protect_absolute outlives this block (pattern matches come later).
-    auto protect = [&r, &h, &ways, roots](const std::string& root, std::vector<std::string> rel,
-                                   const ir::SourceLoc& loc) {
+    auto protect = [&r, &h, &ways, &guards](const std::string& root, std::vector<std::string> rel,
+                                            const ir::SourceLoc& loc) {
       // A file where the path needs a directory: protect the file, which is all that
       // stands between the sandbox and creating the path (blocked_way.hpp).
       if (auto keep = ways.length(root, rel)) rel.resize(*keep);
       std::string path = join(root, rel);
       HostKind pk = kind_of(path);
       add_protected(r, root, rel, pk, loc);
+      // The pointer's target is walked with the guards, every name the host's mounts give
+      // a writable root: with the host's `mount --bind /srv/data WS/mnt`, a pointer naming
+      // `/srv/data/x/gd` followed `WS/mnt/x`, a link an earlier run planted, and the command
+      // replaced it by a git directory with hooks of its own (red team A22-4).
       if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
-        h.git_pointer(r, path, loc, roots);
+        h.git_pointer(r, path, loc, guards);
       // Where a writable root's `.git` is neither a regular file (a pointer, which git
       // follows or dies on) nor a git directory (missing: a plain directory, or a package
       // of a repository above; a FIFO), git's discovery takes the root itself for a bare
@@ -927,7 +962,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
           !holds_git_directory_parts(path)) {
         const std::vector<std::string> head{"HEAD"};
-        if (h.canonical_or_refuse(join(root, head), roots, loc, "protected path"))
+        if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
           add_protected(r, root, head, kind_of(join(root, head)), loc);
       }
     };
@@ -936,15 +971,32 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       auto walked =
           canonical ? std::nullopt : h.walked_or_refuse(lexical, guards, loc, "protected path");
       if (!canonical && !walked) return;
-      const std::string* abs = canonical ? &lexical : &walked->path;
-      bool held = false;
-      for (const auto& w : roots)
-        if (ir::path_within(w.path, *abs)) {
-          protect(w.path, components_below(w.path, *abs), loc);
-          held = true;
-        }
-      // A canonical one (a mount's name, a git target) holds no link but perhaps its last.
-      if (!held) protected_outside.push_back({*abs, walked ? walked->kind() : kind_of(*abs), loc});
+      std::optional<std::string> abs = canonical ? lexical : walked->path;
+      // What the walk found; where it ended short (a missing component, a dangling link) or
+      // for a canonical one (a mount's name, a git target: no link but perhaps its last), a
+      // look that follows no link, which takes a link at the end for a file.
+      HostKind kind = walked && walked->complete ? walked->kind() : kind_of(*abs);
+      // A missing one outside every writable root spelled from a dangling link is created
+      // where the link leads, which may be a writable root: with the host's `/srv/dl ->
+      // WS/new`, `protect: [/srv/dl/key]` protected nothing, and the command made
+      // `WS/new/key`, which the host then read as `/srv/dl/key` (red team A22-1). That
+      // name is protected too, as the kernel would follow the link (and a link after it).
+      for (int followed = 0; abs && followed <= kMaxLinksFollowed; ++followed) {
+        bool held = false;
+        for (const auto& w : roots)
+          if (ir::path_within(w.path, *abs)) {
+            protect(w.path, components_below(w.path, *abs), loc);
+            held = true;
+          }
+        if (held) return;
+        protected_outside.push_back({*abs, kind, loc});
+        // A canonical path that is a symlink is one that could not be followed (dangling).
+        if (struct stat st; kind != HostKind::Missing &&
+                            !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
+          return;
+        abs = h.created_through_link(*abs, guards, loc, "protected path");
+        if (abs) kind = kind_of(*abs);
+      }
     };
     for (const auto& pr : policy.protect) {
       if (pr.value.is_relative()) {
@@ -991,6 +1043,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       mask_other_names(*path, loc);
       return;
     }
+    // One the caller cannot look at (in a directory it may not search) may still be shown
+    // by a mount elsewhere: uid 65534's `deny: [/priv/secret]` with the host's `mount
+    // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
+    // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
+    // be compared: masked by the table alone, as A21C-2 protects.
+    if (struct stat st; host.os == HostOs::Linux && !stat_without_links(*path, st) &&
+                        errno == EACCES)
+      for (const auto& [name, original] : mount_aliases(*path, host_mounts()))
+        if (original == *path) r.deny.push_back({name, kind_of(name), loc});
     // A missing one in a writable root gets a placeholder at its name, which another name
     // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
     // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
@@ -1123,17 +1184,36 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     };
     auto protect_repository = [&](const GitConfigTarget& t, std::vector<std::string>& dirs) {
       if (t.url_prefix) {
-        const Canonical c = HostResolver::canonicalize(t.path, {});
-        const std::string base = c.stop == Canonical::Stop::None ? c.path : t.path;
-        for (const auto& w : guards)
-          if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
-            diags.error(t.loc, t.named_by + " rewrites URLs to the local path '" + t.path +
-                                   "', and with the rest of each URL it names a repository " +
-                                   "the writable root '" + w.path + "' may hold, whose " +
-                                   "upload-pack, receive-pack and hooks git would run; rewrite " +
-                                   "to a path outside every writable root; refusing to run");
-            return;
-          }
+        // Walked with the guards, and a dangling link taken for where the base would be
+        // made: a base through the host's `/srv/h -> WS/l`, `l` a link an earlier run
+        // planted to a directory outside, was judged by that directory, and the command
+        // replaced the link by a bare repository whose post-receive hook the host's `git
+        // push` ran (red team A22-5); with `l` missing, the command made it.
+        const std::string what = t.named_by + " rewrites URLs to the local path";
+        const Canonical c = HostResolver::canonicalize(t.path, guards);
+        if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+          diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
+                                 c.at + "' in a writable root: the sandbox could re-point it " +
+                                 "at a repository of its own, whose upload-pack, receive-pack " +
+                                 "and hooks git would run; rewrite to a path outside every " +
+                                 "writable root; refusing to run");
+          return;
+        }
+        std::vector<std::string> bases{c.stop == Canonical::Stop::None ? c.path : t.path};
+        if (c.stop == Canonical::Stop::None && !c.complete)
+          if (auto made = h.created_through_link(c.path, guards, t.loc, what))
+            bases.push_back(std::move(*made));
+        for (const auto& base : bases)
+          for (const auto& w : guards)
+            if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
+              diags.error(t.loc, what + " '" + t.path +
+                                     "', and with the rest of each URL it names a repository " +
+                                     "the writable root '" + w.path + "' may hold, whose " +
+                                     "upload-pack, receive-pack and hooks git would run; " +
+                                     "rewrite to a path outside every writable root; refusing " +
+                                     "to run");
+              return;
+            }
         return;
       }
       // The names up to the first git directory or pointer; that one is the repository.
@@ -1286,8 +1366,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
           if (original == p.path && unprotected(name)) protect_absolute(name, p.loc, true);
       // A missing one would be created through the names of its deepest existing
       // directory (a placeholder there keeps it from being made).
+      // Walked with the guards: the name may pass a link in a writable root (A22-2's
+      // blocker a dangling link shown there), which the sandbox may re-point.
       for (const auto& name : missing_path_other_names(p.path, host_mounts()))
-        if (unprotected(name)) protect_absolute(name, p.loc, true);
+        if (unprotected(name)) protect_absolute(name, p.loc, false);
     }
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;

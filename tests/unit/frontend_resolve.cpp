@@ -505,6 +505,24 @@ BOOST_AUTO_TEST_CASE(a_links_target_is_walked_and_the_links_it_crosses_are_judge
                  (t.dir / "loop") + "'); name the directory it leads to; refusing to run\n");
 }
 
+// Red team A22-1: a missing protected path spelled from a host's dangling link is created
+// where the link leads, a writable root here: protected there too (a placeholder).
+BOOST_AUTO_TEST_CASE(a_protected_path_through_a_dangling_host_link_is_protected_where_it_leads) {
+  HostTree t;
+  t.dir.symlink(t.ws + "/new", "dl");
+  const auto protecting = [&](const std::string& path) {
+    return policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [\"" + path +
+                  "\"]\n  write: [\"${WORKSPACE}\"]\n");
+  };
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(protecting(t.dir / "dl/key"), Mode::WorkspaceWrite,
+                                      t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  BOOST_TEST(std::any_of(r->protect.begin(), r->protect.end(), [&](const ir::ResolvedPath& p) {
+    return p.path == t.ws + "/new/key" && p.kind == ir::HostKind::Missing;
+  }));
+}
+
 // Red team A21-3: a readable root whose way crosses a link in the workspace, which a run
 // under another policy may have planted, is refused in every mode: `read: [/usr,
 // "${WORKSPACE}/docs"]` with `docs -> /root` made `/root` readable.
