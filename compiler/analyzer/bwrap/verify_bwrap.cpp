@@ -48,17 +48,19 @@ ir::Diagnostic outside_subset(int line, std::string_view text, const std::string
                    std::string(text) + ": " + why + "; outside the subset zpolicy verifies");
 }
 
-// The first of `ops` for which `why(op)` gives a reason (a non-empty text that follows
-// the quoted operation), counting the others: an argv may repeat one a million times.
-template <class Why>
-void report_first(const std::vector<BwrapOp>& ops, Why&& why, std::vector<ir::Diagnostic>& out) {
-  const auto has_reason = [&](const BwrapOp& op) { return !why(op).empty(); };
-  const auto first = std::find_if(ops.begin(), ops.end(), has_reason);
+// The first of `ops` that `refused(op)` names a reason for (not empty), counting the
+// others: an argv may repeat one a million times. `say(reason)` is what follows the
+// quoted operation.
+template <class Refused, class Say>
+void report_first(const std::vector<BwrapOp>& ops, Refused&& refused, Say&& say,
+                  std::vector<ir::Diagnostic>& out) {
+  const auto is_refused = [&](const BwrapOp& op) { return !refused(op).empty(); };
+  const auto first = std::find_if(ops.begin(), ops.end(), is_refused);
   if (first == ops.end()) return;
-  const auto more = std::count_if(first + 1, ops.end(), has_reason);
+  const auto more = std::count_if(first + 1, ops.end(), is_refused);
   // Quoted briefly: a hostile option may be a megabyte long.
   std::string message = "'" + std::string(first->text.substr(0, 160)) +
-                        (first->text.size() > 160 ? "...'" : "'") + why(*first);
+                        (first->text.size() > 160 ? "...'" : "'") + say(refused(*first));
   if (more > 0) message += "; " + std::to_string(more) + " more such operations";
   out.push_back(malformed(first->line, std::move(message)));
 }
@@ -172,15 +174,14 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const TryBinds& known,
                                      std::to_string(kMaxUncertainOps) + " can be verified"));
     return {};
   }
-  auto combination = [&](size_t mask) {
+  std::vector<std::vector<bool>> runs;  // what each possible run applies; the first applies all
+  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
     std::vector<bool> applied = known.applied;
     for (size_t b = 0; b < uncertain.size(); ++b)
       applied[uncertain[b]] = !(mask & (size_t{1} << b));
-    return applied;
-  };
-  size_t tables = 0;
-  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask)
-    tables += possible(argv, uncertain, combination(mask));
+    if (possible(argv, uncertain, applied)) runs.push_back(std::move(applied));
+  }
+  const size_t tables = runs.size();
   size_t bytes = 0;
   for (const BwrapOp& op : ops) bytes += op.text.size() + 1;
   if (tables > 1 && tables * bytes > kMaxScenarioBytes) {
@@ -193,14 +194,12 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const TryBinds& known,
     return {};
   }
   std::vector<Scenario> out;
-  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
-    const std::vector<bool> applied = combination(mask);
-    if (!possible(argv, uncertain, applied)) continue;
+  for (const std::vector<bool>& applied : runs) {
     auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
     if (!replayed) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
       // source present.
-      if (mask == 0) findings.push_back(malformed(replayed.error()));
+      if (&applied == &runs.front()) findings.push_back(malformed(replayed.error()));
       continue;
     }
     Scenario s{std::move(*replayed), {}};
@@ -274,7 +273,7 @@ void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
   const PathTable& paths = *argv.paths;
   report_first(
       argv.ops,
-      [&](const BwrapOp& op) -> std::string {
+      [&](const BwrapOp& op) -> std::string_view {  // the variable it names, if refused
         const std::array<std::string_view, 3> named = {
             variable_of(paths, op.dest), op.source ? variable_of(paths, *op.source) : "",
             op.link_target.starts_with("${")
@@ -284,15 +283,17 @@ void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
           const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
                              v == ir::variable_name(ir::PathRoot::Home) ||
                              v == ir::variable_name(ir::PathRoot::Tmpdir);
-          if (!v.empty() && (!resolved.portable || !known))
-            return ": " + std::string(v) +
-                   (resolved.portable
-                        ? " is none of the policy's variables (${WORKSPACE}, ${HOME}, ${TMPDIR})"
-                        : " is no variable in a bound artifact") +
-                   "; bwrap reads the path as relative to its working directory, outside the "
-                   "subset zpolicy verifies";
+          if (!v.empty() && (!resolved.portable || !known)) return v;
         }
         return {};
+      },
+      [&](std::string_view v) {
+        return ": " + std::string(v) +
+               (resolved.portable
+                    ? " is none of the policy's variables (${WORKSPACE}, ${HOME}, ${TMPDIR})"
+                    : " is no variable in a bound artifact") +
+               "; bwrap reads the path as relative to its working directory, outside the subset "
+               "zpolicy verifies";
       },
       out);
 }
@@ -316,15 +317,16 @@ void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTabl
     if (d.kind != ir::HostKind::File) add(tmpfs, d.path);
   report_first(
       argv.ops,
-      [&](const BwrapOp& op) -> std::string {
-        const char* why = nullptr;
+      [&](const BwrapOp& op) -> std::string_view {
         if (op.kind == BwrapOpKind::Symlink && !links.contains(op.dest))
-          why = "a symlink that is no readable root's name";
-        else if (op.kind == BwrapOpKind::Tmpfs && !tmpfs.contains(op.dest))
-          why = "a private tmpfs where the policy gives neither private /tmp nor a deny root";
-        else if (op.kind == BwrapOpKind::Chmod || op.kind == BwrapOpKind::Dir)
-          why = "bwrap creates or changes a mode with its own privileges, on the host under a bind";
-        if (!why) return {};
+          return "a symlink that is no readable root's name";
+        if (op.kind == BwrapOpKind::Tmpfs && !tmpfs.contains(op.dest))
+          return "a private tmpfs where the policy gives neither private /tmp nor a deny root";
+        if (op.kind == BwrapOpKind::Chmod || op.kind == BwrapOpKind::Dir)
+          return "bwrap creates or changes a mode with its own privileges, on the host under a bind";
+        return {};
+      },
+      [](std::string_view why) {
         return " is outside the subset zpolicy verifies (" + std::string(why) + ")";
       },
       out);
