@@ -277,9 +277,7 @@ class Parser {
         if (!f.seccomp_fd)
           fail(at, "--seccomp: '" + std::string(*fd) + "' is not a file descriptor");
         // bwrap loads whatever the descriptor holds: on a standard stream that is the
-        // command's own input or output, never seccomp.bpf, so the program verified is
-        // not the one loaded (`--seccomp 0` loaded an allow-all filter piped to stdin,
-        // and was accepted, before 2026-12-06; red team verify18).
+        // command's own input or output, never the seccomp.bpf verified (verify18).
         else if (*f.seccomp_fd <= 2)
           fail(at, "--seccomp: descriptor " + std::string(*fd) +
                        " is standard input, output or error, not seccomp.bpf");

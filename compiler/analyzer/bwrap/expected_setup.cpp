@@ -64,9 +64,8 @@ std::vector<ExpectedObject> expected_setup(const BwrapArgv& argv) {
   // Walked backwards, so that what a later operation does to a destination is known
   // when an earlier one is met: a later mount at or above it hides it, a later
   // --remount-ro at exactly it makes the mount there read-only. Looked up by the
-  // destination's ancestors, not by a scan of every later mount: a sandbox's nested
-  // repositories can make the mounts many, and the scan was quadratic in them (red team
-  // R17-6).
+  // destination's ancestors, not by a scan of every later mount, which nested
+  // repositories make quadratic (R17-6).
   std::vector<ExpectedObject> out;
   PathMap<bool> later_mounts(paths);
   PathMap<bool> later_remounts(paths);

@@ -268,19 +268,10 @@ class MountTable {
   PathMap<std::vector<Node>> nodes_at_;
   bool has_symlinks_ = false;
   PathMap<std::vector<size_t>> aliases_by_source_;
-  // Where the aliases of host objects may begin to reach them or stop (docs/verify.md
-  // "Bounded inputs"), and through which binds: the source of every alias bind, and the
-  // host object every bind shows at each mark in the part of the sandbox it covers (a
-  // mount's destination, a --chmod), each with the alias binds that map the mark there
-  // (not sorted). Between two such places, an alias of a host path reaches it exactly
-  // when the same alias of its parent reaches the parent, two levels below one on; and at
-  // a place, only the aliases of the binds listed there may reach otherwise than at the
-  // place's parent. So a host path's first aliases depend only on its class, the nearest
-  // such place at or above it and how far below (0, 1, or 2 for two or more), and each
-  // class asks only the binds listed at its own place, once, taking the others' answers
-  // from the class above (683 binds nested in a 2 000-deep tree cost 683 alias searches per region
-  // before session 19; N alias binds of one source with N mounts in one of them asked all N at each
-  // of those N places before session 20).
+  // The places where an alias may begin or stop reaching its host object, each with the
+  // alias binds whose alias may change there (not sorted): the source of every alias
+  // bind, and the host object each bind shows at each mark in its part of the sandbox (a
+  // mount's destination, a --chmod). Why they suffice: the comment above first_aliases().
   PathMap<std::vector<size_t>> alias_changes_;
   std::vector<std::pair<Id, size_t>> mode_overrides_;  // each --chmod's path and mount
   std::vector<Id> link_nodes_;                         // each --symlink's path

@@ -24,9 +24,7 @@ constexpr const char* kArtifact = "bwrap.args";
 constexpr size_t kMaxUncertainOps = 8;
 // Every table is replayed and proven over the whole argv, and all are kept together: the
 // argv text of all tables together is bounded as one argv's is (issue 19's 1 MiB, which
-// one table answers within budget). 8 uncertain binds in a 1 MiB argv made 256 tables,
-// 6.5 s and 1.5 GB (red team fuzz19, Z19-5); 256 tables of the 22 KB golden large argv
-// are refused, 32 are not.
+// one table answers within budget; Z19-5).
 constexpr size_t kMaxScenarioBytes = size_t{1} << 20;
 // Region findings reported in full; a grant in one region usually shows in many (every
 // directory below a writable bind of "/"), and the rest are counted.
@@ -44,6 +42,29 @@ ir::Diagnostic malformed(int line, std::string message) {
   return malformed(ir::error_at({kArtifact, line, 1}, std::move(message)));
 }
 
+// An operation outside the verified subset; `text` is the operation as quoted.
+ir::Diagnostic outside_subset(int line, std::string_view text, const std::string& why) {
+  return malformed(line,
+                   std::string(text) + ": " + why + "; outside the subset zpolicy verifies");
+}
+
+// The first of `ops` that `refused(op)` names a reason for (not empty), counting the
+// others: an argv may repeat one a million times. `say(reason)` is what follows the
+// quoted operation.
+template <class Refused, class Say>
+void report_first(const std::vector<BwrapOp>& ops, Refused&& refused, Say&& say,
+                  std::vector<ir::Diagnostic>& out) {
+  const auto is_refused = [&](const BwrapOp& op) { return !refused(op).empty(); };
+  const auto first = std::find_if(ops.begin(), ops.end(), is_refused);
+  if (first == ops.end()) return;
+  const auto more = std::count_if(first + 1, ops.end(), is_refused);
+  // Quoted briefly: a hostile option may be a megabyte long.
+  std::string message = "'" + std::string(first->text.substr(0, 160)) +
+                        (first->text.size() > 160 ? "...'" : "'") + say(refused(*first));
+  if (more > 0) message += "; " + std::to_string(more) + " more such operations";
+  out.push_back(malformed(first->line, std::move(message)));
+}
+
 ir::Diagnostic hardening(std::string what, std::string expected, std::string actual) {
   return ir::finding(kTarget, "missing-hardening", builtin(), std::move(what), std::move(expected),
                      std::move(actual));
@@ -58,10 +79,7 @@ class SourceFacts {
     // A bound protected path, pin or deny root the host lacks is taken to exist
     // (resolve's assume_placeholders: `run` makes it before bwrap starts), with no
     // identity: no fact of the host for a -try bind of it, which bwrap run without the
-    // runner skips. Taken for one, `--ro-bind-try WS/.git WS/.git` was accepted, and the
-    // real bwrap let the sandbox make `.git/config` (a core.fsmonitor for the host's next
-    // git status) in a workspace without one, as root and as uid 65534 (red team
-    // fuzz19, Z19-6).
+    // runner skips (Z19-6).
     std::unordered_set<PathTable::Id> assumed;
     if (!resolved.portable)
       for (const auto* list :
@@ -145,10 +163,9 @@ bool possible(const BwrapArgv& argv, const std::vector<size_t>& uncertain,
 
 // One mount table per possible combination of the uncertain -try binds finding their
 // source or not; the first, every source present, is the case the artifact exists for.
-std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
+std::vector<Scenario> scenarios(const BwrapArgv& argv, const TryBinds& known,
                                 std::vector<ir::Diagnostic>& findings) {
   const std::vector<BwrapOp>& ops = argv.ops;
-  const TryBinds known = try_binds(ops, facts);
   const std::vector<size_t>& uncertain = known.uncertain;
   if (uncertain.size() > kMaxUncertainOps) {
     findings.push_back(malformed(ops[uncertain[kMaxUncertainOps]].line,
@@ -157,15 +174,14 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
                                      std::to_string(kMaxUncertainOps) + " can be verified"));
     return {};
   }
-  auto combination = [&](size_t mask) {
+  std::vector<std::vector<bool>> runs;  // what each possible run applies; the first applies all
+  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
     std::vector<bool> applied = known.applied;
     for (size_t b = 0; b < uncertain.size(); ++b)
       applied[uncertain[b]] = !(mask & (size_t{1} << b));
-    return applied;
-  };
-  size_t tables = 0;
-  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask)
-    tables += possible(argv, uncertain, combination(mask));
+    if (possible(argv, uncertain, applied)) runs.push_back(std::move(applied));
+  }
+  const size_t tables = runs.size();
   size_t bytes = 0;
   for (const BwrapOp& op : ops) bytes += op.text.size() + 1;
   if (tables > 1 && tables * bytes > kMaxScenarioBytes) {
@@ -178,14 +194,12 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
     return {};
   }
   std::vector<Scenario> out;
-  for (size_t mask = 0; mask < size_t{1} << uncertain.size(); ++mask) {
-    const std::vector<bool> applied = combination(mask);
-    if (!possible(argv, uncertain, applied)) continue;
+  for (const std::vector<bool>& applied : runs) {
     auto replayed = MountTable::replay(argv, [&](size_t i) { return applied[i]; });
     if (!replayed) {
       // bwrap aborting is fail-closed; it is a defect only when it happens with every
       // source present.
-      if (mask == 0) findings.push_back(malformed(replayed.error()));
+      if (&applied == &runs.front()) findings.push_back(malformed(replayed.error()));
       continue;
     }
     Scenario s{std::move(*replayed), {}};
@@ -199,63 +213,45 @@ std::vector<Scenario> scenarios(const BwrapArgv& argv, const SourceFacts& facts,
   return out;
 }
 
-// Host device nodes are outside the verified subset: the model knows no device but the
-// /dev/null zpolicy binds over a denied file (nodev, so not even that can be opened).
-// `--dev-bind` makes device nodes usable and is never emitted; a bind of any other path
-// under the host's /dev (a disk, /dev/shm, the whole tree) is refused rather than
-// modelled. So is a bind from the host's /proc, which zpolicy never emits: bwrap resolves
-// a source in the host's namespace, where /proc/self/root is the host's root and
-// /proc/N/cwd or /proc/self/fd/N lead anywhere, so `--ro-bind /proc/self/root/etc/shadow
-// /tmp/x` is /etc/shadow to bwrap and a path the model knows nothing of to the verifier
-// (accepted, and read in the real bwrap, before 2026-12-06); and its entries are the
-// host's processes and kernel state (DESIGN.md invariants 5 and 10). For the same reason
-// the host's root is bound nowhere but at "/" (where the sandbox's own --proc covers
-// /proc, or missing-hardening says it does not): a bind is recursive, so `--ro-bind /
-// /mnt` shows the host's /proc at /mnt/proc (accepted for a policy writing /tmp before
-// 2026-12-06, and the real bwrap listed the host's processes there).
+// Host device nodes, the host's /proc and the host's root bound elsewhere are outside
+// the verified subset. The model knows no device but the /dev/null zpolicy binds over a
+// denied file (nodev, so not even that opens); `--dev-bind` makes device nodes usable. A
+// source under /proc is resolved by bwrap in the host's namespace, where
+// /proc/self/root/etc/shadow is /etc/shadow and /proc/N/cwd leads anywhere, and its
+// entries are the host's processes and kernel state (invariants 5 and 10). A bind is
+// recursive, so the host's root bound anywhere but at "/" shows the host's /proc below it.
 void check_devices(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
   const PathTable::Id dev = *paths.parse("/dev");
   const PathTable::Id null = *paths.parse("/dev/null");
   const PathTable::Id proc = *paths.parse("/proc");
   for (const BwrapOp& op : argv.ops) {
+    const char* why = nullptr;
     if (op.kind == BwrapOpKind::DevBind)
-      out.push_back(malformed(op.line, std::string(op.text) +
-                                           ": --dev-bind lets the sandbox open host device "
-                                           "nodes; outside the subset zpolicy verifies"));
+      why = "--dev-bind lets the sandbox open host device nodes";
     else if (op.source && *op.source != null && paths.contains(dev, *op.source))
-      out.push_back(malformed(op.line, std::string(op.text) +
-                                           ": binds the host's device tree (only /dev/null "
-                                           "masks a file); outside the subset zpolicy verifies"));
+      why = "binds the host's device tree (only /dev/null masks a file)";
     else if (op.source && paths.contains(proc, *op.source))
-      out.push_back(malformed(op.line, std::string(op.text) +
-                                           ": binds from the host's /proc, whose links lead "
-                                           "anywhere on the host (/proc/self/root is its "
-                                           "root); outside the subset zpolicy verifies"));
+      why = "binds from the host's /proc, whose links lead anywhere on the host "
+            "(/proc/self/root is its root)";
     else if (op.source == PathTable::kRoot && op.dest != PathTable::kRoot)
-      out.push_back(malformed(op.line, std::string(op.text) +
-                                           ": binds the host's root elsewhere, with the "
-                                           "host's /proc below it; outside the subset "
-                                           "zpolicy verifies"));
+      why = "binds the host's root elsewhere, with the host's /proc below it";
+    if (why) out.push_back(outside_subset(op.line, op.text, why));
   }
 }
 
-// `--remount-ro D` remounts one mount, the one at D: a bind is recursive, and the
-// host's filesystems mounted below its source (a separate /home, /var/tmp or /sys) stay
-// as the bind made them. So `--bind / / --remount-ro /` in place of `--ro-bind / /` left
-// a tmpfs mounted below /var/tmp writable in the real bwrap, as root and as uid 65534,
-// and was accepted, the model taking the whole bind for read-only (red team fuzz19,
-// Z19-4). The emitter remounts only what bwrap mounts itself (--proc, the tmpfs masks);
-// a remount of a place where a writable bind was mounted before is outside the subset.
+// `--remount-ro D` remounts the one mount at D, and a bind is recursive: the host's
+// filesystems mounted below a writable bind's source (a separate /home, /var/tmp, /sys)
+// stay writable when its root is remounted (Z19-4). The emitter remounts only what bwrap
+// mounts itself (--proc, the tmpfs masks).
 void check_remounts(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
   std::unordered_set<PathTable::Id> writable_binds;
   for (const BwrapOp& op : argv.ops) {
     if (op.source && op.kind != BwrapOpKind::RoBind) writable_binds.insert(op.dest);
     if (op.kind == BwrapOpKind::RemountRo && writable_binds.count(op.dest)) {
-      out.push_back(malformed(op.line, std::string(op.text.substr(0, 160)) +
-                                           ": remounts a writable bind's root only; the host's "
-                                           "filesystems below its source stay writable; outside "
-                                           "the subset zpolicy verifies"));
+      out.push_back(outside_subset(op.line, op.text.substr(0, 160),
+                                   "remounts a writable bind's root only; the host's "
+                                   "filesystems below its source stay writable"));
       return;
     }
   }
@@ -268,122 +264,72 @@ std::string_view variable_of(const PathTable& paths, PathTable::Id id) {
   return paths.parent(id) ? std::string_view() : paths.name(id);
 }
 
-// A ${VAR} is no path to bwrap but a relative one, and bwrap resolves a relative bind
-// source against its own working directory (realpath, before it sets anything up),
-// where a link of that name leads anywhere: a bound artifact with `--ro-bind
-// ${HOME}/.ssh /mnt`, run from a workspace holding a link `${HOME} -> /home/u`, showed
-// the deny root ~/.ssh at /mnt in the real bwrap, as root and as uid 65534, and was
-// accepted, the model taking `${HOME}` for an opaque root unrelated to the bound
-// /home/u (red team fuzz19, Z19-3). A bound artifact names no variable; a portable one
-// only those of the policy language, which whoever binds it substitutes. Reports the
-// first operation that names another, and how many more there are.
+// A ${VAR} is no path to bwrap but a relative one, which it resolves against its own
+// working directory, where a link of that name leads anywhere (Z19-3). A bound artifact
+// names no variable; a portable one only those of the policy language, which whoever
+// binds it substitutes.
 void check_variables(const ir::Resolved& resolved, const BwrapArgv& argv,
                      std::vector<ir::Diagnostic>& out) {
   const PathTable& paths = *argv.paths;
-  auto misnamed = [&](const BwrapOp& op) -> std::string_view {
-    // "" where the operation names no such path.
-    const std::array<std::string_view, 3> named = {
-        variable_of(paths, op.dest), op.source ? variable_of(paths, *op.source) : "",
-        op.link_target.starts_with("${") ? op.link_target.substr(0, op.link_target.find('}') + 1)
-                                         : ""};
-    for (const std::string_view v : named) {
-      const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
-                         v == ir::variable_name(ir::PathRoot::Home) ||
-                         v == ir::variable_name(ir::PathRoot::Tmpdir);
-      if (!v.empty() && (!resolved.portable || !known)) return v;
-    }
-    return {};
-  };
-  const auto first = std::find_if(argv.ops.begin(), argv.ops.end(),
-                                  [&](const BwrapOp& op) { return !misnamed(op).empty(); });
-  if (first == argv.ops.end()) return;
-  const auto more = std::count_if(first + 1, argv.ops.end(),
-                                  [&](const BwrapOp& op) { return !misnamed(op).empty(); });
-  std::string quoted(first->text.substr(0, 160));
-  if (first->text.size() > quoted.size()) quoted += "...";
-  std::string message =
-      "'" + quoted + "': " + std::string(misnamed(*first)) +
-      (resolved.portable ? " is none of the policy's variables (${WORKSPACE}, ${HOME}, ${TMPDIR})"
-                         : " is no variable in a bound artifact") +
-      "; bwrap reads the path as relative to its working directory, outside the subset zpolicy "
-      "verifies";
-  if (more > 0) message += "; " + std::to_string(more) + " more such operations";
-  out.push_back(malformed(first->line, std::move(message)));
+  report_first(
+      argv.ops,
+      [&](const BwrapOp& op) -> std::string_view {  // the variable it names, if refused
+        const std::array<std::string_view, 3> named = {
+            variable_of(paths, op.dest), op.source ? variable_of(paths, *op.source) : "",
+            op.link_target.starts_with("${")
+                ? op.link_target.substr(0, op.link_target.find('}') + 1)
+                : ""};
+        for (const std::string_view v : named) {
+          const bool known = v == ir::variable_name(ir::PathRoot::Workspace) ||
+                             v == ir::variable_name(ir::PathRoot::Home) ||
+                             v == ir::variable_name(ir::PathRoot::Tmpdir);
+          if (!v.empty() && (!resolved.portable || !known)) return v;
+        }
+        return {};
+      },
+      [&](std::string_view v) {
+        return ": " + std::string(v) +
+               (resolved.portable
+                    ? " is none of the policy's variables (${WORKSPACE}, ${HOME}, ${TMPDIR})"
+                    : " is no variable in a bound artifact") +
+               "; bwrap reads the path as relative to its working directory, outside the subset "
+               "zpolicy verifies";
+      },
+      out);
 }
 
-// Where the emitter makes links and tmpfs mounts: a --symlink for each readable root
-// named through a link, a --tmpfs at /tmp when /tmp is private, and one at each deny root
-// that is no file.
-class EmittedCreations {
- public:
-  EmittedCreations(const ir::Resolved& intent, PathTable& paths) {
-    // The link's name decides whether the emitter made it; its target is judged against
-    // the policy by check_read_links, which names the policy line.
-    for (const auto& l : intent.read_links) add(paths, links_, l.link);
-    if (intent.private_tmp) add(paths, tmpfs_, "/tmp");
-    for (const auto& d : intent.deny)
-      if (d.kind != ir::HostKind::File) add(paths, tmpfs_, d.path);
-  }
-
-  // Whether `op` is no creation or one the emitter makes; --chmod and --dir never are.
-  bool made(const BwrapOp& op) const {
-    switch (op.kind) {
-      case BwrapOpKind::Symlink:
-        return links_.contains(op.dest);
-      case BwrapOpKind::Tmpfs:
-        return tmpfs_.contains(op.dest);
-      case BwrapOpKind::Chmod:
-      case BwrapOpKind::Dir:
-        return false;
-      default:
-        return true;
-    }
-  }
-
- private:
-  static void add(PathTable& paths, std::unordered_set<PathTable::Id>& places,
-                  const std::string& path) {
-    if (auto id = paths.parse(path)) places.insert(*id);
-  }
-
-  std::unordered_set<PathTable::Id> links_, tmpfs_;
-};
-
-// Why a creation the emitter does not make is refused, by its kind.
-const char* why_not_made(BwrapOpKind kind) {
-  if (kind == BwrapOpKind::Tmpfs)
-    return "a private tmpfs where the policy gives neither private /tmp nor a deny root";
-  if (kind == BwrapOpKind::Symlink) return "a symlink that is no readable root's name";
-  return "bwrap creates or changes a mode with its own privileges, on the host under a bind";
-}
-
-// The finding for the first creation the emitter does not make, `more` others following.
-ir::Diagnostic creation_not_made(const BwrapOp& first, size_t more) {
-  // Quoted briefly: a hostile option may be a megabyte long.
-  std::string quoted(first.text.substr(0, 160));
-  if (first.text.size() > quoted.size()) quoted += "...";
-  std::string message =
-      "'" + quoted + "' is outside the subset zpolicy verifies (" + why_not_made(first.kind) + ")";
-  if (more > 0) message += "; " + std::to_string(more) + " more such operations";
-  return malformed(first.line, std::move(message));
-}
-
-// bwrap's own creations and mode changes (--chmod, --dir, --symlink, --tmpfs) act with
-// its privileges, and under a writable bind they act on the host: `--chmod 4755` of a
-// root-owned workspace file makes it setuid on the host, a --dir or --symlink placed
+// bwrap's own creations and mode changes act with its privileges, on the host under a
+// writable bind: `--chmod 4755` makes a host file setuid, a --dir or --symlink placed
 // before a protected path's read-only bind lands in the host's protected directory
-// (docs/redteam-2026-12.md R3-V2, R3-V3). A private tmpfs over a read root hides the host
-// content the policy grants (R3-V4). The emitter makes exactly EmittedCreations; anything
-// else of these kinds is outside the verified subset. Reports the first creation the
-// emitter does not make, and how many more there are.
+// (R3-V2, R3-V3), and a private tmpfs over a read root hides what the policy grants
+// (R3-V4). So only the emitter's are in the subset: a --symlink at the name of each
+// readable root reached through a link (check_read_links judges its target), a --tmpfs
+// at a private /tmp and at each deny root that is no file; --chmod and --dir never.
 void check_creations(const ir::Resolved& intent, const BwrapArgv& argv, PathTable& paths,
                      std::vector<ir::Diagnostic>& out) {
-  const EmittedCreations emitted(intent, paths);
-  const auto not_made = [&](const BwrapOp& op) { return !emitted.made(op); };
-  const auto first = std::find_if(argv.ops.begin(), argv.ops.end(), not_made);
-  if (first == argv.ops.end()) return;
-  const auto more = std::count_if(first + 1, argv.ops.end(), not_made);
-  out.push_back(creation_not_made(*first, static_cast<size_t>(more)));
+  std::unordered_set<PathTable::Id> links, tmpfs;
+  auto add = [&](std::unordered_set<PathTable::Id>& places, const std::string& path) {
+    if (auto id = paths.parse(path)) places.insert(*id);
+  };
+  for (const auto& l : intent.read_links) add(links, l.link);
+  if (intent.private_tmp) add(tmpfs, "/tmp");
+  for (const auto& d : intent.deny)
+    if (d.kind != ir::HostKind::File) add(tmpfs, d.path);
+  report_first(
+      argv.ops,
+      [&](const BwrapOp& op) -> std::string_view {
+        if (op.kind == BwrapOpKind::Symlink && !links.contains(op.dest))
+          return "a symlink that is no readable root's name";
+        if (op.kind == BwrapOpKind::Tmpfs && !tmpfs.contains(op.dest))
+          return "a private tmpfs where the policy gives neither private /tmp nor a deny root";
+        if (op.kind == BwrapOpKind::Chmod || op.kind == BwrapOpKind::Dir)
+          return "bwrap creates or changes a mode with its own privileges, on the host under a bind";
+        return {};
+      },
+      [](std::string_view why) {
+        return " is outside the subset zpolicy verifies (" + std::string(why) + ")";
+      },
+      out);
 }
 
 void check_flags(const ir::Resolved& intent, const BwrapFlags& f,
@@ -619,26 +565,6 @@ std::array<Expect, 4> region_expectations(Intent& intent, PathTable::Id id) {
   return expected;
 }
 
-// The region findings: the first kMaxRegionFindings grants in full, the rest counted.
-class RegionReport {
- public:
-  bool full() const { return found_.size() == kMaxRegionFindings; }
-  void add(Found f) { found_.push_back(std::move(f)); }
-  void count_unlisted() { ++unlisted_; }
-
-  void append_to(const PathTable& paths, std::vector<ir::Diagnostic>& out) {
-    append_sorted(found_, paths, out);
-    if (unlisted_ > 0)
-      out.push_back(ir::finding(kTarget, "dropped-deny", ir::SourceLoc{kArtifact, 0, 0},
-                                "more regions", "no access the policy does not grant",
-                                std::to_string(unlisted_) + " more grants not listed"));
-  }
-
- private:
-  std::vector<Found> found_;
-  size_t unlisted_ = 0;
-};
-
 // The region proof (docs/verify.md): every cell of the common refinement of the mount
 // tables and the intent that the policy net did not probe, for the grants the policy
 // does not ask for. The first kMaxRegionFindings are reported in full, sorted; the rest
@@ -648,7 +574,8 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& 
                    std::set<Grant>& granted, std::vector<ir::Diagnostic>& out) {
   PathTable& paths = intent.paths();
   const std::vector<PathTable::Id> more = region_cuts(resolved, paths);
-  RegionReport report;
+  std::vector<Found> found;
+  size_t unlisted = 0;
   PathMap<bool> named(paths);  // the paths the regions name, and their ancestors
   for_each_region(argv, intent, more, [&](const Region& region) {
     if (region.kind != Region::Kind::Below) named.insert(region.id, true);
@@ -658,44 +585,44 @@ void check_regions(const ir::Resolved& resolved, const BwrapArgv& argv, Intent& 
                    // One finding per grant: the same mount granting the same operation
                    // elsewhere was reported already.
                    if (!granted.emplace(t, op, r.mount).second) return;
-                   if (report.full()) {
-                     report.count_unlisted();
+                   if (found.size() == kMaxRegionFindings) {
+                     ++unlisted;
                      return;
                    }
                    const AccessResult traced = tables[t].table.host_access(region.id, op, true);
-                   report.add({region.id, op,
-                               probe_finding(intent, region.id, op, expect, tables[t], traced,
-                                             region.describe(paths))});
+                   found.push_back({region.id, op,
+                                    probe_finding(intent, region.id, op, expect, tables[t],
+                                                  traced, region.describe(paths))});
                  });
   });
-  report.append_to(paths, out);
+  append_sorted(found, paths, out);
+  if (unlisted > 0)
+    out.push_back(ir::finding(kTarget, "dropped-deny", ir::SourceLoc{kArtifact, 0, 0},
+                              "more regions", "no access the policy does not grant",
+                              std::to_string(unlisted) + " more grants not listed"));
 }
 
 // bwrap sets the new root up from a root of its own, a tmpfs holding /newroot (the
-// sandbox's root) and /oldroot (the host's), and looks each destination up there, links
-// made by an earlier --symlink included: an absolute target leads out of /newroot. So
-// `--symlink /oldroot/etc L` (with a bind at /oldroot/etc to satisfy the read link's
-// check) makes `--ro-bind /dev/null L/x` create /etc/x on the host, as the caller, root
-// included; the model resolves the link in the sandbox's root and saw a mount in scratch
-// (accepted, and the file made on the host, before 2026-12-06). The emitter names every
-// destination canonically, never through a link it made, so any operation whose path
-// passes through a --symlink name is refused; the last component of --symlink and --dir
-// is made, not followed.
+// sandbox's root) and /oldroot (the host's), and looks each destination up there, through
+// links made by an earlier --symlink: an absolute target leads out of /newroot, so
+// `--symlink /oldroot/etc L --ro-bind /dev/null L/x` creates /etc/x on the host, where
+// the model, resolving in the sandbox's root, sees scratch. The emitter names every path
+// canonically, never through a link it made, so any operation whose path passes through
+// a --symlink name is refused; the last component of --symlink and --dir is made, not
+// followed.
 void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic>& out) {
   const PathTable& paths = *argv.paths;
   std::unordered_map<PathTable::Id, int> links;  // a --symlink's name, its line
   for (const BwrapOp& op : argv.ops) {
     const bool makes_last = op.kind == BwrapOpKind::Symlink || op.kind == BwrapOpKind::Dir;
     if (!links.empty() && !(makes_last && op.dest == PathTable::kRoot)) {
-      PathTable::Id at = makes_last ? paths.up(op.dest) : op.dest;
-      for (;; at = paths.up(at)) {
+      for (PathTable::Id at = makes_last ? paths.up(op.dest) : op.dest;; at = paths.up(at)) {
         if (const auto link = links.find(at); link != links.end()) {
-          out.push_back(malformed(
-              op.line, std::string(op.text) + ": its path passes through " + paths.path(at).str() +
-                           ", the link bwrap.args:" + std::to_string(link->second) +
-                           " made, which bwrap follows from its own setup "
-                           "root (/oldroot is the host's); outside the "
-                           "subset zpolicy verifies"));
+          out.push_back(outside_subset(
+              op.line, op.text,
+              "its path passes through " + paths.path(at).str() + ", the link bwrap.args:" +
+                  std::to_string(link->second) +
+                  " made, which bwrap follows from its own setup root (/oldroot is the host's)"));
           break;
         }
         if (at == PathTable::kRoot) break;
@@ -706,19 +633,14 @@ void check_setup_through_links(const BwrapArgv& argv, std::vector<ir::Diagnostic
 }
 
 // bwrap looks every bind source and destination up again on each run, through whatever
-// the host holds there then; a name the sandbox may create or delete is one its command
-// can replace by a link between runs. So a verified `--ro-bind /dev/null WS/l/x` let the
-// first run's command swap `WS/l` for a link to `/oldroot/D`, and the second run of the
-// same argv made `D/x` outside every writable root, as the caller, root included
-// (accepted before 2026-12-06, red team setup18); a source below such a name shows the
-// link's target instead. The emitter mounts only at and from names the sandbox can
-// neither create nor delete (roots, protected paths, their pinned ancestors, deny roots),
-// so a way through any other such name is outside the subset. The names from `path` up
-// to (not including) `stop` are asked, as the host objects `to_host` maps them to.
-// Denial is inherited upwards (what is denied lies outside the writable roots, in or
-// above a protected path or deny root), except at a root of the policy, whose ancestors
-// in a writable root may be free: so the walk stops at the first denied name that is no
-// root, which keeps a deep path at one or two questions.
+// the host holds there then: a name the sandbox may create or delete is one its command
+// can replace by a link, and the next run of the same argv mounts through it (setup18:
+// `--ro-bind /dev/null WS/l/x` made `D/x` outside every writable root). The emitter
+// mounts only at and from names the sandbox can neither create nor delete (roots,
+// protected paths, their pinned ancestors, deny roots). Asks the names from `path` up to
+// (not including) `stop`, as the host objects `to_host` maps them to. Denial is
+// inherited upwards except at a root of the policy, whose ancestors in a writable root
+// may be free: so the walk stops at the first denied name that is no root.
 template <typename ToHost>
 bool way_is_replaceable(PathTable& paths, Intent& intent,
                         const std::unordered_set<PathTable::Id>& roots, const BwrapOp& op,
@@ -730,12 +652,11 @@ bool way_is_replaceable(PathTable& paths, Intent& intent,
     for (const FsOp fs_op : {FsOp::Create, FsOp::Delete}) {
       const Expect e = verdicts[static_cast<size_t>(fs_op)];
       if (e != Expect::Allow && e != Expect::Either) continue;
-      out.push_back(malformed(
-          op.line, std::string(op.text) + ": its " + what + " passes through " +
-                       paths.path(host).str() + ", which the sandbox may " +
-                       (fs_op == FsOp::Create ? "create" : "delete") +
-                       " and so replace by a link that bwrap follows on a later run; outside "
-                       "the subset zpolicy verifies"));
+      out.push_back(outside_subset(
+          op.line, op.text,
+          std::string("its ") + what + " passes through " + paths.path(host).str() +
+              ", which the sandbox may " + (fs_op == FsOp::Create ? "create" : "delete") +
+              " and so replace by a link that bwrap follows on a later run"));
       return true;
     }
     if (!roots.count(host)) return false;
@@ -773,22 +694,18 @@ bool mount_point_made(PathTable& paths, Intent& intent,
 
 // Before it mounts, bwrap creates the destination, and every missing directory above it,
 // in whatever is mounted there at that step; inside a writable bind that is the host's
-// tree, and a later mount hiding the destination does not undo it. So `--ro-bind
-// /dev/null WS/.git/index.lock` before the emitted mask of `.git` made an empty
-// `.git/index.lock` on the host (git refuses to run while it exists), and a directory
-// source made `.git/hooks/pre-commit` a directory: accepted before 2026-12-06, made by
-// the real bwrap as root and as uid 65534 (red team verify18). A mount whose destination
-// may be created where the policy denies creating it is refused, unless its destination
-// exists (a bind of itself, whose source bwrap requires) or is a deny root, protected
-// path or pin (the emitter's masks, which the runner's placeholders make exist). The
-// created paths are the destination and the directories between it and the bind; the
-// intent denies creating the deepest whenever it denies any of them but the shallowest
-// (a protected path's subtree, or the chain of directories above one), so those two are
-// asked. A --symlink is made the same way, its directories included, and is asked the same.
+// tree, and a later mount hiding the destination does not undo it (verify18: `--ro-bind
+// /dev/null WS/.git/index.lock` before the mask of `.git` left the file on the host). A
+// mount whose destination may be created where the policy denies creating it is refused,
+// unless its destination exists (a bind of itself, whose source bwrap requires) or is a
+// deny root, protected path or pin (the emitter's masks, which the runner's placeholders
+// make exist). The intent denies creating the deepest of the paths made (the destination)
+// whenever it denies any but the shallowest (the directory below the bind), so those two
+// are asked. A --symlink is made the same way, and asked the same. Every name on the way
+// of a source, a destination or a link's target is asked too (way_is_replaceable).
 void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& tries,
                         std::vector<ir::Diagnostic>& out) {
   PathTable& paths = *argv.paths;
-  // The intent's roots are the resolved policy's paths, interned once.
   std::unordered_set<PathTable::Id> masks;
   for (const auto* list : {&intent.deny(), &intent.protect(), &intent.pin()})
     for (const Intent::Root& r : *list) masks.insert(r.id);
@@ -808,12 +725,9 @@ void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& t
   std::vector<PathTable::Id> lineage;
   std::vector<const Mounted*> above;
   // The mounts made so far at `path`'s strict ancestors (and at `path` itself when
-  // `inclusive`), latest first. The visible one is the latest applied (a mount is hidden
-  // by one made later above it); a -try bind that may be skipped leaves the one before it
-  // visible in the runs that skip it, so each of those is asked too (accepted before
-  // 2026-12-06, red team setup18: `--ro-bind-try MISSING WS/.git` hid the writable
-  // workspace from this check, and `--ro-bind /dev/null WS/.git/index.lock` after it made
-  // the file on the host).
+  // `inclusive`), latest first. The visible one is the latest applied; a -try bind that
+  // may be skipped leaves the one before it visible in the runs that skip it, so each of
+  // those is asked too (setup18).
   auto collect_above = [&](PathTable::Id path, bool inclusive) {
     lineage = {path};
     while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
@@ -862,10 +776,8 @@ void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& t
         way_is_replaceable(paths, intent, roots, op, *op.source, PathTable::kRoot,
                            [](PathTable::Id at) { return at; }, "source", out))
       continue;
-    // bwrap makes a --symlink's last component (symlink(2) follows no link there, and an
-    // entry already there makes it abort unless it is the same link), but looks its
-    // directory up like a destination's: a link a run left there makes the next run's
-    // bwrap create the link elsewhere on the host (red team setup18's F2, for links).
+    // bwrap makes a --symlink's last component (symlink(2) follows no link there), but
+    // looks its directory up like a destination's.
     if (link ? op.dest != PathTable::kRoot &&
                    way_through_bind_is_replaceable(op, paths.up(op.dest), "link's directory")
              : way_through_bind_is_replaceable(op, op.dest, "destination"))
@@ -885,8 +797,7 @@ void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& t
                                       maybe_skipped[step], op.source});
   }
   // A link's target is looked up whenever the sandbox reads the link, through the mounts
-  // setup leaves: a name on its way that the sandbox may replace lets one run decide what
-  // the link shows the next (a readable root's name showing the command's own files).
+  // setup leaves: a replaceable name on its way lets one run decide what it shows the next.
   for (const size_t step : links) {
     const BwrapOp& op = argv.ops[step];
     const auto target = paths.link_destination(op.dest, op.link_target);
@@ -943,7 +854,8 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
   const SourceFacts facts(resolved, intent, argv.ops);
-  check_mount_points(argv, intent, try_binds(argv.ops, facts), findings);
+  const TryBinds tries = try_binds(argv.ops, facts);
+  check_mount_points(argv, intent, tries, findings);
   check_devices(argv, findings);
   check_variables(resolved, argv, findings);
   check_remounts(argv, findings);
@@ -952,7 +864,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   check_creations(resolved, argv, *paths, findings);
   if (findings.size() != before_creations) return findings;
   check_sources_present(argv, facts, findings);
-  auto tables = scenarios(argv, facts, findings);
+  auto tables = scenarios(argv, tries, findings);
   if (tables.empty()) return findings;
   check_mounts(resolved, tables, findings);
   check_read_links(resolved, tables, *paths, findings);
