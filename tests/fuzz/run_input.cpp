@@ -5,11 +5,15 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string_view>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/seccomp_path_proof.hpp"
+#include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "compiler/frontend/default_policy.hpp"
 #include "compiler/frontend/oci_import.hpp"
+#include "compiler/frontend/policy_parser.hpp"
 #include "compiler/pipeline.hpp"
 #include "compiler/resolve/git_index.hpp"
 #include "zpolicy/zpolicy.hpp"
@@ -109,6 +113,32 @@ void inspect_bpf(const std::string& bytes) {
       static_cast<void>(compiler::evaluate_bpf(bytes, arch, nr, args, h));
 }
 
+// The probe sweep as the path proof's oracle (docs/verify.md "3. The probes"): `verify`
+// runs the sweep only on a program the proof refutes, so here a program the proof
+// accepts must be accepted by the sweep too, or the proof has a hole. The golden
+// policies' syscall rules are resolved once each.
+std::optional<std::string> proof_oracle(const Corpus& corpus, const Input& input) {
+  const auto program = compiler::parse_bpf(input.bytes);
+  if (!program) return std::nullopt;
+  static std::map<std::string, ir::SyscallPolicy> rules;
+  auto at = rules.find(input.policy);
+  if (at == rules.end()) {
+    ir::Diagnostics d;
+    const auto policy =
+        compiler::parse_policy(corpus.policy_text(input.policy), input.policy + ".yaml", d);
+    const auto resolved = policy ? compiler::resolve_for_target(*policy, ir::Target::Linux,
+                                                                policy->mode.value, std::nullopt, d)
+                                 : std::nullopt;
+    if (!resolved) return "the golden policy " + input.policy + " does not resolve for linux";
+    at = rules.emplace(input.policy, resolved->syscalls).first;
+  }
+  const auto proof = compiler::prove_paths(compiler::SyscallIntent(at->second), *program);
+  if (proof.unprovable || proof.mismatches > 0 ||
+      compiler::sweep_seccomp(at->second, *program).ok())
+    return std::nullopt;
+  return "the probe sweep refutes a seccomp program the path proof accepts";
+}
+
 Outcome run_artifact(const Corpus& corpus, const Input& input) {
   Check check;
   const Request req = golden_request(corpus, input);
@@ -120,7 +150,10 @@ Outcome run_artifact(const Corpus& corpus, const Input& input) {
   check("verify --target linux",
         zpolicy::verify(req, Target::Linux,
                         artifact_set(corpus, input, {"bwrap.args", "seccomp.bpf", "seccomp.txt"})));
-  if (input.kind == Kind::Seccomp) inspect_bpf(input.bytes);
+  if (input.kind == Kind::Seccomp) {
+    inspect_bpf(input.bytes);
+    if (!check.outcome.broken) check.outcome.broken = proof_oracle(corpus, input);
+  }
   return check.outcome;
 }
 

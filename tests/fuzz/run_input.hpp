@@ -18,7 +18,8 @@ struct Outcome {
 // * policy: check (lint + every target and confined mode), compile for linux and macos;
 // * bwrap.args / seccomp.bpf / profile.sb / params.txt: verify against the golden policy
 //   they were compiled from, the set's other files kept golden; seccomp.bpf also through
-//   inspect's parse, disassembly and evaluation;
+//   inspect's parse, disassembly and evaluation, and through the probe sweep when the
+//   path proof accepts it (the sweep must accept it too);
 // * OCI profile: the import, then a compile of the default policy with its syscalls;
 // * git index: the reader of the gitlinks resolve looks for (submodules the host's git
 //   enters), on a file in the scratch tree beside the seeds' shared indexes.

@@ -115,6 +115,8 @@ BOOST_AUTO_TEST_CASE(every_golden_program_is_proven) {
                g.name << ": " << (proof.unprovable ? proof.unprovable->str() : ""));
     BOOST_TEST(proof.mismatches == 0u, g.name);
     BOOST_TEST(proof.paths > 80u, g.name);
+    // The probe sweep, the proof's oracle, agrees.
+    BOOST_TEST(compiler::sweep_seccomp(g.compiled.resolved.syscalls, *prog).ok(), g.name);
   }
 }
 

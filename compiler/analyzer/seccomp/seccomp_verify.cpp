@@ -169,8 +169,8 @@ ArgumentProbes argument_probes(const SyscallIntent& intent) {
   return out;
 }
 
-// The second net: calls run through the program with the interpreter and compared with
-// the IR, one number on one ABI at a time.
+// The probe sweep (sweep_seccomp): calls run through the program with the interpreter and
+// compared with the IR, one number on one ABI at a time.
 class ProbeSweep {
  public:
   ProbeSweep(std::span<const BpfInsn> prog, const ir::SyscallPolicy& policy,
@@ -244,7 +244,7 @@ class ProbeSweep {
   Reported& reported_;
   const ArgumentProbes args_;
   // Instructions the probes ran; past kProbeSteps the rest are skipped and the program
-  // refused, so that the second net never costs more than the proof may.
+  // refused, so that the sweep never costs more than the proof may.
   size_t swept_ = 0;
   size_t kept_;  // mismatch findings so far, the proof's included
   std::vector<SeccompData> calls_;  // one buffer serves every number
@@ -271,6 +271,20 @@ void sweep_numbers(std::span<const BpfInsn> prog, ProbeSweep& sweep) {
                  nr, run_bpf(prog, SeccompData{nr, ir::kAuditArchX86_64, 0, {}}));
 }
 
+// The sweep's findings and counts added to `v`, after the proof's first `kept` ones (whose
+// calls `reported` names). A sweep that runs past its bound refuses the program, unless
+// the proof refused it unproven already.
+void sweep_probes(const ir::SyscallPolicy& policy, const SyscallIntent& intent,
+                  std::span<const BpfInsn> prog, bool unproven, size_t kept, Reported& reported,
+                  SeccompVerification& v) {
+  ProbeSweep sweep(prog, policy, intent, v, reported, kept);
+  sweep_numbers(prog, sweep);
+  if (sweep.over_budget() && !unproven)
+    v.findings.insert(v.findings.begin(),
+                      refusal("cannot be checked: the probe sweep runs more than " +
+                              std::to_string(kProbeSteps) + " instructions"));
+}
+
 }  // namespace
 
 std::vector<std::array<uint64_t, 6>> probe_arguments(const ir::SyscallPolicy& policy,
@@ -291,12 +305,19 @@ SeccompVerification verify_seccomp(const ir::SyscallPolicy& policy, std::span<co
   Reported reported;
   const PathProof proof = prove_paths(intent, prog);
   report_path_proof(proof, policy, prog, v, reported);
-  ProbeSweep sweep(prog, policy, intent, v, reported, proof.counterexamples.size());
-  sweep_numbers(prog, sweep);
-  if (sweep.over_budget() && !proof.unprovable)
-    v.findings.insert(v.findings.begin(),
-                      refusal("cannot be checked: the probe sweep runs more than " +
-                              std::to_string(kProbeSteps) + " instructions"));
+  // A program the proof accepts answers every call as the policy does, so the probes
+  // could only agree (the unit and mutation tiers run them there, as the proof's oracle).
+  if (!proof.unprovable && proof.mismatches == 0) return v;
+  sweep_probes(policy, intent, prog, proof.unprovable.has_value(), proof.counterexamples.size(),
+               reported, v);
+  return v;
+}
+
+SeccompVerification sweep_seccomp(const ir::SyscallPolicy& policy, std::span<const BpfInsn> prog) {
+  SeccompVerification v;
+  const SyscallIntent intent(policy);
+  Reported reported;
+  sweep_probes(policy, intent, prog, false, 0, reported, v);
   return v;
 }
 
