@@ -188,6 +188,41 @@ BOOST_DATA_TEST_CASE(a_workspace_in_a_deny_root_by_any_mount_alias_or_spelling_i
   BOOST_TEST(snapshot(data) == before);
 }
 
+// Held (A22B-3): hard_links.cpp walks the writable roots by name, so a directory renamed
+// back and forth while it walks (`backup` <-> `backup.x`) hides what it holds: with a host
+// process flipping them, `backup/.env`, a hard link of the protected `.env`, was missing
+// from 9 plans in 20, and 5 runs in 20 rewrote `.env` through it. A run in the same
+// workspace cannot be that process: its own walk found the link and bound it read-only, and
+// the kernel refuses to rename a directory that holds a mount of the sandbox's (EBUSY), the
+// link's directory and every one above it alike, as it refuses to move (EXDEV) or write
+// (EROFS) the link.
+BOOST_DATA_TEST_CASE(a_run_cannot_move_what_would_hide_a_protected_files_other_name_from_a_walk,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.write_file(box.ws(".env"), "SECRET=1\n");
+  box.make_dir(box.ws("x/backup"));
+  BOOST_TEST_REQUIRE(link(box.ws(".env").c_str(), box.ws("x/backup/.env").c_str()) == 0);
+  const std::string before = snapshot(box.workspace());
+  const RunResult r = box.sh(
+      "python3 -c '\n"
+      "import errno, os\n"
+      "for a, b in ((\"x\", \"y\"), (\"x/backup\", \"x/b2\"), (\"x/backup/.env\", \"x/e2\")):\n"
+      "    try:\n"
+      "        os.rename(a, b)\n"
+      "        print(\"moved\", a)\n"
+      "    except OSError as e:\n"
+      "        print(\"refused\", a, errno.errorcode[e.errno])\n"
+      "'; echo evil >> x/backup/.env || echo write-refused");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("moved") == std::string::npos, r.describe());
+  // The link itself is a mount's root: moved, it would leave that mount (EXDEV).
+  for (const char* name : {"x EBUSY", "x/backup EBUSY", "x/backup/.env EXDEV"})
+    BOOST_TEST(r.out.find(std::string("refused ") + name) != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("write-refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws(".env")).value_or("") == "SECRET=1\n");
+  BOOST_TEST(snapshot(box.workspace()) == before);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
