@@ -40,11 +40,14 @@ void make_link(const std::string& target, const std::string& at) {
 // written before openat2 existed, as older container runtimes' default profiles are),
 // every lookup failed: the workspace was "not a directory" and every bound `compile`,
 // `check` and `plan` was refused, exit 2, which worked before (stat(2) followed the links
-// the walk had judged). EPERM falls back as ENOSYS does: the plan is byte for byte the one
-// made where openat2 works. `run` there is refused by the runner, which pins every bind
-// source with openat2 and has no fallback (docs/redteam-2026-12.md, A22B-2): nothing runs
-// and the deny root stays unread.
-BOOST_DATA_TEST_CASE(a_plan_where_openat2_answers_eperm_is_the_plan_it_is_elsewhere,
+// the walk had judged). EPERM falls back as ENOSYS does: the bound artifact is byte for
+// byte the one made where openat2 works.
+// A22B-2: the runner opens every path it binds with openat2 and has no other way; there
+// every run failed at the bind, exit 125, "writable root '…' is not the directory that was
+// verified (replaced or swapped for a symlink)" (and so it did on main, and under ENOSYS).
+// The preflight now says why, exit 4 `openat2-unavailable` for `run` and `plan`, and
+// `doctor` has a check for it: nothing runs and the deny root stays unread.
+BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_bound_compile_works_and_a_run_is_unavailable,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string secret = box.base() + "/secret";
@@ -57,33 +60,54 @@ BOOST_DATA_TEST_CASE(a_plan_where_openat2_answers_eperm_is_the_plan_it_is_elsewh
                            secret + "\"]\nnetwork: none\n");
   const std::vector<std::string> command = {
       "/bin/sh", "-c", "cat " + secret + "/key; echo pwned > written; echo " + kDoneMarker};
-  auto plan = [&](const std::vector<std::string>& prefix) {
+  // `zpolicy compile POLICY --target linux --workspace WS --emit bwrap.args` (what follows,
+  // "--" and the command, is left to sh).
+  auto compile = [&](const std::vector<std::string>& prefix) {
     RunSpec spec;
     spec.root_prefix = prefix;
-    spec.launcher = {zpolicy_binary(), "plan", "--format", "json"};
-    spec.options = {"--policy", policy};
-    spec.command = command;
+    spec.launcher = {
+        "/bin/sh",
+        "-c",
+        "exec \"$0\" compile \"$1\" --target linux --workspace \"$2\" --emit bwrap.args",
+        zpolicy_binary(),
+        policy,
+        box.workspace()};
+    spec.command = {"true"};
     return box.run(spec);
   };
-  const RunResult plain = plan({});
+  const RunResult plain = compile({});
   BOOST_TEST_REQUIRE(plain.exit_code == 0, plain.describe());
-  const RunResult eperm = plan(kOpenat2Eperm);
+  BOOST_TEST(plain.out.find(secret) != std::string::npos, plain.describe());
+  const RunResult eperm = compile(kOpenat2Eperm);
   BOOST_TEST(eperm.exit_code == 0, eperm.describe());
   BOOST_TEST(eperm.err.find("is not a directory") == std::string::npos, eperm.describe());
   BOOST_TEST(eperm.out == plain.out);
-  BOOST_TEST(plain.out.find(secret) != std::string::npos, plain.describe());
 
   const std::string before = snapshot(box.workspace());
-  RunSpec spec;
-  spec.root_prefix = kOpenat2Eperm;
-  spec.options = {"--policy", policy};
-  spec.command = command;
-  const RunResult ran = box.run(spec);
-  BOOST_TEST(ran.exit_code == 125, ran.describe());
-  BOOST_TEST(ran.err.find("nothing ran") != std::string::npos, ran.describe());
-  BOOST_TEST(ran.out.find(kDoneMarker) == std::string::npos, ran.describe());
-  BOOST_TEST(ran.out.find("secret-data") == std::string::npos, ran.describe());
+  for (const bool plan : {false, true}) {
+    RunSpec spec;
+    spec.root_prefix = kOpenat2Eperm;
+    if (plan) spec.launcher = {zpolicy_binary(), "plan", "--format", "json"};
+    spec.options = {"--policy", policy};
+    spec.command = command;
+    const RunResult ran = box.run(spec);
+    BOOST_TEST(ran.exit_code == 4, ran.describe());
+    BOOST_TEST(ran.err.find("refusing to run without a sandbox: openat2-unavailable: openat2(2) "
+                            "is refused (EPERM") != std::string::npos,
+               ran.describe());
+    BOOST_TEST(ran.out.find(kDoneMarker) == std::string::npos, ran.describe());
+    BOOST_TEST(ran.out.find("secret-data") == std::string::npos, ran.describe());
+  }
   BOOST_TEST(snapshot(box.workspace()) == before);
+
+  RunSpec doctor;
+  doctor.root_prefix = kOpenat2Eperm;
+  doctor.launcher = {"/bin/sh", "-c", "exec \"$0\" doctor", zpolicy_binary()};
+  const RunResult report = box.run(doctor);
+  BOOST_TEST(report.exit_code == 4, report.describe());
+  BOOST_TEST(report.out.find("failed\topenat2: openat2(2) is refused (EPERM") != std::string::npos,
+             report.describe());
+  BOOST_TEST(report.out.find("[openat2-unavailable]") != std::string::npos, report.describe());
 }
 
 // Held: the walk counts links as the kernel does, to the link. A writable root reached
