@@ -42,9 +42,10 @@ void make_link(const std::string& target, const std::string& at) {
 // `check` and `plan` was refused, exit 2, which worked before (stat(2) followed the links
 // the walk had judged). EPERM falls back as ENOSYS does: the bound artifact is byte for
 // byte the one made where openat2 works.
-// A22B-2: the runner opens every path it binds with openat2 and has no other way; there
-// every run failed at the bind, exit 125, "writable root '…' is not the directory that was
-// verified (replaced or swapped for a symlink)" (and so it did on main, and under ENOSYS).
+// A22B-2: the runner opens every path it binds with openat2 and has no other way; there,
+// once resolution got through (with A22B-1's fix, on main, and under ENOSYS), every run
+// failed at the bind, exit 125, "writable root '…' is not the directory that was verified
+// (replaced or swapped for a symlink)".
 // The preflight now says why, exit 4 `openat2-unavailable` for `run` and `plan`, and
 // `doctor` has a check for it: nothing runs and the deny root stays unread.
 BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_bound_compile_works_and_a_run_is_unavailable,
