@@ -11,12 +11,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
 #if defined(__linux__)
+#include <linux/openat2.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #elif defined(__APPLE__)
 #include "runner/macos_argv.hpp"
 #endif
@@ -90,6 +94,8 @@ const char* to_string(Unavailability u) {
       return "seccomp-unavailable";
     case Unavailability::ForeignProcfs:
       return "foreign-procfs";
+    case Unavailability::Openat2Unavailable:
+      return "openat2-unavailable";
     case Unavailability::ProbeTimeout:
       return "probe-timeout";
     case Unavailability::ProbeFailed:
@@ -120,6 +126,29 @@ std::string foreign_procfs() {
   const std::string named = n > 0 ? "is process " + std::string(self) : "cannot be read";
   return "/proc/self " + named + ", not this process (" + pid +
          "): /proc belongs to another pid namespace";
+}
+
+std::string openat2_unavailable() {
+#if defined(__linux__)
+  open_how how{};
+  how.flags = O_PATH | O_CLOEXEC;
+  how.resolve = RESOLVE_NO_SYMLINKS;
+  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how));
+  if (fd >= 0) {
+    close(fd);
+    return "";
+  }
+  const std::string use = ", and the runner opens every path it binds with it";
+  if (errno == ENOSYS)
+    return "openat2(2) does not exist here (ENOSYS: Linux before 5.6, or a seccomp filter "
+           "answering so)" + use;
+  if (errno == EPERM)
+    return "openat2(2) is refused (EPERM: a seccomp filter of the container or service that "
+           "predates it)" + use;
+  return std::string("openat2(2) fails (") + std::strerror(errno) + ")" + use;
+#else
+  return "";
+#endif
 }
 
 std::string set_id_process() {
@@ -161,6 +190,8 @@ BackendStatus preflight() {
             "sysctl kernel.unprivileged_userns_clone is 0"};
   if (prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0)
     return {Unavailability::SeccompUnavailable, "the kernel has no seccomp filter support"};
+  if (auto why = openat2_unavailable(); !why.empty())
+    return {Unavailability::Openat2Unavailable, why};
   return {};
 #endif
 }

@@ -19,7 +19,8 @@ enum class Unavailability {
   AppArmorRestriction,     // kernel.apparmor_restrict_unprivileged_userns=1
   ContainerWithoutNamespaces,
   SeccompUnavailable,
-  ForeignProcfs,  // /proc is the procfs of another pid namespace
+  ForeignProcfs,       // /proc is the procfs of another pid namespace
+  Openat2Unavailable,  // openat2(2) fails: Linux before 5.6, or a seccomp filter refuses it
   ProbeTimeout,
   ProbeFailed,
 };
@@ -40,6 +41,12 @@ std::string backend_description();
 // In a pid namespace whose /proc is its parent's (`unshare -pf` without --mount-proc), every
 // pid the runner and bwrap look up there names some other process.
 std::string foreign_procfs();
+
+// Why openat2(2) cannot be used here ("" when it can). The runner opens every bind source,
+// status file and stream with it (RESOLVE_NO_SYMLINKS, RESOLVE_IN_ROOT) and has no other
+// way: without it every run failed at the bind, exit 125, saying the workspace "is not the
+// directory that was verified (replaced or swapped for a symlink)" (red team A22B-2).
+std::string openat2_unavailable();
 
 // Why this process has two identities ("" when its real and effective user and group are
 // the same and its start gave it nothing its caller lacks: no file capabilities). zpolicy chooses its state directory and judges the owners of its records,

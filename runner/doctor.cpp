@@ -186,6 +186,19 @@ HostCheck seccomp() {
   return c;
 }
 
+HostCheck openat2() {
+  HostCheck c{"openat2", Status::Ok, "available (RESOLVE_NO_SYMLINKS)", "", ""};
+  if (auto why = openat2_unavailable(); !why.empty()) {
+    c.status = Status::Failed;
+    c.value = why;
+    c.reason = to_string(Unavailability::Openat2Unavailable);
+    c.fix =
+        "use Linux 5.6 or later, under a seccomp profile (the container runtime's, the "
+        "service's) that allows openat2";
+  }
+  return c;
+}
+
 HostCheck no_new_privs() {
   const int nnp = prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0);
   return {"no-new-privs", Status::Info,
@@ -306,6 +319,7 @@ DoctorReport doctor() {
   r.checks.push_back(container());
   r.checks.push_back(procfs());
   r.checks.push_back(seccomp());
+  r.checks.push_back(openat2());
   r.checks.push_back(no_new_privs());
   r.checks.push_back(landlock());
 #elif defined(__APPLE__)

@@ -13,16 +13,21 @@
 namespace zpolicy::compiler {
 
 // open(2) of the absolute `path` with `flags` (O_PATH among them), following no symlink on
-// the way: RESOLVE_NO_SYMLINKS, or, on a kernel without openat2 (before 5.6), a walk of
-// one openat(O_NOFOLLOW) per component, which fails where a link stands before the last
+// the way: RESOLVE_NO_SYMLINKS, or, where openat2 cannot be used, a walk of one
+// openat(O_NOFOLLOW) per component, which fails where a link stands before the last
 // component as openat2 does. With O_NOFOLLOW in `flags`, a link as the last component is
 // opened itself. -1 with errno set when it fails.
+// openat2 cannot be used on a kernel without it (before 5.6, ENOSYS) and under a seccomp
+// filter written before it existed that answers what it does not know with EPERM (older
+// container runtimes' default profiles, an allow list in a service's unit): there every
+// lookup failed, and with it every bound compile and plan, "workspace '…' is not a directory"
+// (red team A22B-1). The walk follows no link either: falling back loses nothing.
 inline int open_without_links(const std::string& path, int flags) {
   open_how how{};
   how.flags = static_cast<unsigned>(flags) | O_CLOEXEC;
   how.resolve = RESOLVE_NO_SYMLINKS;
   const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
-  if (fd >= 0 || errno != ENOSYS) return fd;
+  if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
   if (path.empty() || path[0] != '/') {
     errno = EINVAL;
     return -1;

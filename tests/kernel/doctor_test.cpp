@@ -13,8 +13,9 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 const std::vector<std::string> kCheckIds{
-    "platform", "kernel",       "bwrap",    "user-namespaces", "container",     "procfs",
-    "seccomp",  "no-new-privs", "landlock", "state-directory", "host-run-lock", "sandbox-probe"};
+    "platform",        "kernel",        "bwrap",        "user-namespaces", "container",
+    "procfs",          "seccomp",       "openat2",      "no-new-privs",    "landlock",
+    "state-directory", "host-run-lock", "sandbox-probe"};
 }
 
 BOOST_AUTO_TEST_SUITE(kernel_doctor)
