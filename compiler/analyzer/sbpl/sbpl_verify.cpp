@@ -564,6 +564,9 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   auto faults_on = [&](const std::vector<std::string>& paths) {
     std::vector<Fault> out;
     for (const std::string& path : paths) {
+      // Only the first kMaxFindings in path order can be reported, of these or of both
+      // lists merged.
+      if (out.size() >= kMaxFindings) break;
       if (scope && !(scope->outer_too && path == scope->outer) && !within(scope->place, path))
         continue;
       const PathTable::Id id = intern(intent.paths(), path);
@@ -597,7 +600,8 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
   if (scope) return;  // no binding changes what the profile says of the others
   std::map<std::string, SbplTargetQuery, std::less<>> other_queries;
   for_each_other_probe(
-      policy, intent, *names, [&](std::string_view op, std::string_view target, const Expectation& v) {
+      policy, intent, *names,
+      [&](std::string_view op, std::string_view target, const Expectation& v) {
         // One query per operation, which picks the rules naming it once for all its
         // targets (every port, every service).
         auto query = other_queries.find(op);
