@@ -77,6 +77,38 @@ Effect effect(const std::vector<compiler::SbplProbe>& probes, const compiler::Sb
   return differs ? Effect::Stricter : Effect::Equivalent;
 }
 
+// The second net as an oracle (docs/verify.md, "The SBPL proof"): verify_sbpl asks the
+// policy's own family probes (children, grandchildren, prefix siblings, ancestors of
+// protected paths, paths outside every root) only of a profile the region probes find
+// wrong, because the regions answer for every path those name. So a mutant it accepts
+// must be right on every probe of sbpl_probes(), which holds them all; one it is wrong on
+// is a hole in the region proof. Right: no model allows what the policy denies or denies
+// what it requires, and where it asks neither, the precedences agree under each subpath
+// reading.
+void require_right_on_every_probe(const std::string& what,
+                                  const std::vector<compiler::SbplProbe>& probes,
+                                  const std::string& mutant_text,
+                                  const compiler::SbplParams& params) {
+  const auto mutant = compiler::bind_params(*compiler::parse_sbpl(mutant_text), params);
+  const auto& models = compiler::all_sbpl_models();
+  for (const auto& probe : probes) {
+    const auto answers =
+        compiler::decide_all_models(mutant, probe.operation, probe.target, params, false);
+    bool right = true;
+    for (size_t m = 0; m < answers.size(); ++m) {
+      // The first model that reads subpaths as model m does.
+      size_t first = 0;
+      while (models[first].subpath_self != models[m].subpath_self) ++first;
+      right = right && (probe.intent == compiler::Expect::Either
+                            ? answers[m].allowed == answers[first].allowed
+                            : answers[m].allowed == (probe.intent == compiler::Expect::Allow));
+    }
+    if (!right)
+      BOOST_ERROR("accepted " << what << " answers " << probe.operation << " " << probe.target
+                              << " wrongly: a path the region proof does not cover");
+  }
+}
+
 void check_mutants(const std::string& name, const ir::Resolved& r) {
   auto profile = emitters::sbpl::emit(r);
   auto forms = *compiler::parse_sexprs(profile.text);
@@ -95,6 +127,7 @@ void check_mutants(const std::string& name, const ir::Resolved& r) {
       ++killed;
       return;
     }
+    require_right_on_every_probe(name + ": " + what, probes, text, params);
     switch (effect(probes, original, text, params)) {
       case Effect::Weakens:
         BOOST_ERROR(name << ": a surviving mutant weakens a deny: " << what);

@@ -240,12 +240,8 @@ ir::Result<ArtifactNames> artifact_names(const SbplProfile& bound) {
 // lie below it, and on the same for its parent. Every named path and every deepest common
 // holder of two of them is a node; each node is probed, with a child no named path lies
 // at or below (everything below the node and outside the named paths), and the node's
-// parent (what lies strictly between the node and the next node above).
-// `family` holds the paths probe_paths() already probes with their parent and
-// `P/zp-probe`: their nodes add nothing unless that child is a named path.
-void region_paths(std::vector<std::string_view> named,
-                  const std::unordered_set<std::string_view>& family,
-                  std::vector<std::string>& paths) {
+// parent (what lies strictly between the node and the next node above). Sorted, each once.
+std::vector<std::string> region_paths(std::vector<std::string_view> named) {
   named.push_back("/");
   // In byte order, the paths that start with any given text are one run, so the paths
   // below a node are too: where two neighbours below a branch point lie below different
@@ -263,12 +259,11 @@ void region_paths(std::vector<std::string_view> named,
   };
   // Each node once: a branch point is the common holder of many pairs of neighbours.
   std::unordered_set<std::string_view> probed;
+  std::vector<std::string> paths;
   auto probe_node = [&](std::string_view n) {
     if (!probed.insert(n).second) return;
-    std::string child = fresh_child(n);
-    if (family.contains(n) && child.size() == n.size() + 9) return;  // n + "/zp-probe"
     paths.emplace_back(n);
-    paths.push_back(std::move(child));
+    paths.push_back(fresh_child(n));
     if (const auto parent = parent_of(n)) paths.emplace_back(*parent);
   };
   for (size_t i = 0; i < named.size(); ++i) {
@@ -278,38 +273,44 @@ void region_paths(std::vector<std::string_view> named,
       if (holder != named[i - 1] && holder != named[i]) probe_node(holder);
     }
   }
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  return paths;
 }
 
-// The probe paths, sorted, each once: the regions of the policy's and the profile's
-// paths (region_paths); and, as a second net drawn from the policy alone, every path of
-// the policy, a child, a grandchild, a sibling sharing its name as a prefix (".git" vs
-// ".github"), its parent and a child of that, every ancestor of each protected path, and
-// paths outside every root.
-std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent,
-                                     const std::vector<std::string_view>& artifact_paths) {
+// The paths whose regions are probed: the profile's (`artifact_paths`), the policy's,
+// and the intent's own constants, at which its answer changes.
+std::vector<std::string_view> named_paths(const ir::Resolved& r,
+                                          const std::vector<std::string_view>& artifact_paths) {
+  std::vector<std::string_view> named = artifact_paths;
+  for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
+  for (const auto* group : path_lists(r))
+    for (const auto& p : *group) named.push_back(p.path);
+  return named;
+}
+
+// The second net, drawn from the policy alone: every path of the policy, a child, a
+// grandchild, a sibling sharing its name as a prefix (".git" vs ".github"), its parent and
+// a child of that, every ancestor of each protected path, and paths outside every root.
+// Sorted, each once. The region probes answer for every path these name (each relates
+// to every named path as some region probe does), so the net finds nothing they do not;
+// it is asked for the findings of a profile they find wrong, which it lists too.
+std::vector<std::string> net_paths(const ir::Resolved& r, const Intent& intent) {
   std::vector<std::string> paths = {"/zp-outside", "/etc/zp-outside", "/usr/local/zp-outside"};
   // Paths share parents (a writable root holds each of its protected paths): each
   // parent's two probes are made once.
   std::unordered_set<std::string_view> parents;
-  auto family = [&](const std::string& p) {
-    paths.push_back(p);
-    paths.push_back(p + "/zp-probe");
-    paths.push_back(p + "/zp-dir/zp-probe");
-    paths.push_back(p + "hub");
-    if (const auto parent = parent_of(p); parent && parents.insert(*parent).second) {
-      paths.emplace_back(*parent);
-      paths.push_back((*parent == "/" ? std::string() : std::string(*parent)) + "/zp-sibling");
-    }
-  };
-  // The intent's own constant paths are named too: its answer changes at them.
-  std::vector<std::string_view> named = artifact_paths;
-  std::unordered_set<std::string_view> family_paths;
-  for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
   for (const auto* group : path_lists(r))
-    for (const auto& p : *group) {
-      family(p.path);
-      named.push_back(p.path);
-      family_paths.insert(p.path);
+    for (const auto& policy_path : *group) {
+      const std::string& p = policy_path.path;
+      paths.push_back(p);
+      paths.push_back(p + "/zp-probe");
+      paths.push_back(p + "/zp-dir/zp-probe");
+      paths.push_back(p + "hub");
+      if (const auto parent = parent_of(p); parent && parents.insert(*parent).second) {
+        paths.emplace_back(*parent);
+        paths.push_back((*parent == "/" ? std::string() : std::string(*parent)) + "/zp-sibling");
+      }
     }
   // Every ancestor of each protected path ("/" only above an absolute one). A walk stops
   // at a directory listed before, whose ancestors were listed with it: each is built once,
@@ -319,7 +320,6 @@ std::vector<std::string> probe_paths(const ir::Resolved& r, const Intent& intent
   for (const auto& p : intent.protect())
     for (auto a = table.parent(p.id); a && listed.insert(*a).second; a = table.parent(*a))
       paths.push_back(table.path(*a).str());
-  region_paths(std::move(named), family_paths, paths);
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   return paths;
@@ -337,9 +337,11 @@ void with_fresh_name(std::vector<std::string>& names, Fresh&& fresh) {
   names.erase(std::unique(names.begin(), names.end()), names.end());
 }
 
-// The probes of the network, the Mach services and system sockets, in for_each_probe().
+// The probes that are not of a file path, in sbpl_probes() order: the network, the Mach
+// services, system sockets, sysctls, exec of a shell and the other processes.
 template <class OnOther>
-void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, OnOther&& on_other) {
+void for_each_other_probe(const ir::Resolved& r, Intent& intent, const ArtifactNames& names,
+                          OnOther&& on_other) {
   // An address filter tells "localhost" from any host, and its port from any other: each
   // named port and one that none names, on both kinds of host, cover every address.
   std::vector<std::string> ports(names.ports.begin(), names.ports.end());
@@ -377,18 +379,6 @@ void for_each_network_probe(const ir::Resolved& r, const ArtifactNames& names, O
   sysctls.insert(sysctls.end(), kHostProcessSysctls.begin(), kHostProcessSysctls.end());
   with_fresh_name(sysctls, [](int i) { return "zpolicy.probe." + std::to_string(i); });
   for (const auto& name : sysctls) on_other("sysctl-read", name, sysctl_intent(r, name));
-}
-
-// The probes, in sbpl_probes() order: `on_path(path, id)` for each probe path with its
-// id in the intent's table, then `on_other(operation, target, expectation)`. `names` are
-// those of the profile under test, whose regions are probed too.
-template <class OnPath, class OnOther>
-void for_each_probe(const ir::Resolved& r, Intent& intent, const ArtifactNames& names,
-                    OnPath&& on_path, OnOther&& on_other) {
-  // Kept until the intent is done with them: its table views their names.
-  const std::vector<std::string> paths = probe_paths(r, intent, names.paths);
-  for (const std::string& path : paths) on_path(path, intern(intent.paths(), path));
-  for_each_network_probe(r, names, on_other);
   on_other("process-exec", "/bin/sh", intent.expect(intern(intent.paths(), "/bin/sh"), FsOp::Exec));
   on_other("process-fork", "", process_intent(r, "process-fork", ""));
   for (const char* op : {"signal", "process-info-pidinfo"})
@@ -539,13 +529,15 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
   return std::move(out);
 }
 
-// Whether a probe's answers are wrong, or differ between the models: `allowed` has bit m
-// set when model m allows it (model 0, last-match, is the reading judged); `every_model`
-// has the bit of each model set.
-bool misjudged(Expect expect, unsigned allowed, unsigned every_model) {
-  const bool agree = allowed == 0 || allowed == every_model;
-  const bool right = expect == Expect::Either || ((allowed & 1) != 0) == (expect == Expect::Allow);
-  return !(agree && right);
+// Whether report() finds fault with a probe whose models answer `allowed` (bit m set when
+// all_sbpl_models()[m] allows): a model allows what the policy denies or denies what it
+// requires, or, where the policy asks neither, the precedences disagree under one subpath
+// reading (all_sbpl_models(): models 0 to 3 read subpaths one way, 4 to 7 the other).
+bool faulty(Expect expect, unsigned allowed) {
+  if (denies(expect)) return allowed != 0;
+  if (expect == Expect::Allow) return allowed != 0xff;
+  const unsigned included = allowed & 0xf, excluded = allowed >> 4;
+  return (included != 0 && included != 0xf) || (excluded != 0 && excluded != 0xf);
 }
 
 // The proof over the regions of `policy` and the bound `profile` (docs/verify.md, "The
@@ -559,33 +551,57 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
     return names;
   }());
   if (!few_unindexed_rules(path_query, profile, findings)) return;
-  const unsigned every_model = (1u << all_sbpl_models().size()) - 1;
-  // `expectation()` gives the reason and the policy line, built only for a finding.
-  auto judge = [&](std::string_view op, std::string_view target, Expect expect,
-                   unsigned allowed, auto&& expectation) {
-    if (misjudged(expect, allowed, every_model) && findings.size() < kMaxFindings)
-      report(findings, profile, values, op, target, expectation());
-  };
   const auto names = probe_names(profile, scope, findings);
   if (!names) return;
   Intent intent(policy, nullptr, Platform::Macos);
+  // A probe path and operation (its place in kPathOperations) that report() finds fault
+  // with; `id` is the path's in the intent's table.
+  struct Fault {
+    std::string_view path;
+    PathTable::Id id;
+    size_t op;
+  };
+  auto faults_on = [&](const std::vector<std::string>& paths) {
+    std::vector<Fault> out;
+    for (const std::string& path : paths) {
+      // Only the first kMaxFindings in path order can be reported, of these or of both
+      // lists merged.
+      if (out.size() >= kMaxFindings) break;
+      if (scope && !(scope->outer_too && path == scope->outer) && !within(scope->place, path))
+        continue;
+      const PathTable::Id id = intern(intent.paths(), path);
+      const auto allowed = path_query.allowed(path);
+      // Each operation of the intent once, whichever Seatbelt operations share it.
+      const auto verdicts = intent.every_verdict(id);
+      for (size_t k = 0; k < kPathOperations.size(); ++k)
+        if (faulty(verdicts[static_cast<size_t>(kPathOperations[k].op)], allowed[k]))
+          out.push_back({path, id, k});
+    }
+    return out;
+  };
+  const std::vector<std::string> regions = region_paths(named_paths(policy, names->paths));
+  std::vector<Fault> faults = faults_on(regions);
+  // The region probes decide alone whether the profile is right; the net's are asked
+  // only of a profile they find wrong, for the findings they show too, in path order.
+  std::vector<std::string> net;
+  if (!faults.empty()) {
+    std::ranges::set_difference(net_paths(policy, intent), regions, std::back_inserter(net));
+    std::vector<Fault> all;
+    std::ranges::merge(faults, faults_on(net), std::back_inserter(all), {}, &Fault::path,
+                       &Fault::path);
+    faults = std::move(all);
+  }
+  // The reason and the policy line are built only for a finding.
+  for (const Fault& f : faults) {
+    if (findings.size() >= kMaxFindings) break;
+    const PathOperation& op = kPathOperations[f.op];
+    report(findings, profile, values, op.name, f.path, intent.expect(f.id, op.op));
+  }
+  if (scope) return;  // no binding changes what the profile says of the others
   std::map<std::string, SbplTargetQuery, std::less<>> other_queries;
-  for_each_probe(
+  for_each_other_probe(
       policy, intent, *names,
-      [&](std::string_view path, PathTable::Id id) {
-        if (scope && !(scope->outer_too && path == scope->outer) && !within(scope->place, path))
-          return;
-        const auto allowed = path_query.allowed(path);
-        // Each operation of the intent once, whichever Seatbelt operations share it.
-        const auto verdicts = intent.every_verdict(id);
-        for (size_t k = 0; k < kPathOperations.size(); ++k) {
-          const FsOp op = kPathOperations[k].op;
-          judge(kPathOperations[k].name, path, verdicts[static_cast<size_t>(op)], allowed[k],
-                [&] { return intent.expect(id, op); });
-        }
-      },
       [&](std::string_view op, std::string_view target, const Expectation& v) {
-        if (scope) return;  // no binding changes what the profile says of them
         // One query per operation, which picks the rules naming it once for all its
         // targets (every port, every service).
         auto query = other_queries.find(op);
@@ -593,7 +609,8 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
           const std::vector<std::string> operations = {std::string(op)};
           query = other_queries.try_emplace(std::string(op), profile, operations).first;
         }
-        judge(op, target, v.expect, query->second.allowed(target)[0], [&] { return v; });
+        if (faulty(v.expect, query->second.allowed(target)[0]) && findings.size() < kMaxFindings)
+          report(findings, profile, values, op, target, v);
       });
 }
 
@@ -897,12 +914,14 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
     out.push_back({std::string(op), std::string(target), v.expect, v.rule, v.reason});
   };
   Intent intent(r, nullptr, Platform::Macos);
-  for_each_probe(
-      r, intent, ArtifactNames{},
-      [&](std::string_view path, PathTable::Id id) {
-        for (const auto& [name, op] : kPathOperations) add(name, path, intent.expect(id, op));
-      },
-      add);
+  std::vector<std::string> paths;
+  std::ranges::set_union(region_paths(named_paths(r, {})), net_paths(r, intent),
+                         std::back_inserter(paths));
+  for (const std::string& path : paths) {
+    const PathTable::Id id = intern(intent.paths(), path);
+    for (const auto& [name, op] : kPathOperations) add(name, path, intent.expect(id, op));
+  }
+  for_each_other_probe(r, intent, ArtifactNames{}, add);
   return out;
 }
 
