@@ -1048,10 +1048,47 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
     // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
     // be compared: masked by the table alone, as A21C-2 protects.
-    if (struct stat st; host.os == HostOs::Linux && !stat_without_links(*path, st) &&
-                        errno == EACCES)
-      for (const auto& [name, original] : mount_aliases(*path, host_mounts()))
-        if (original == *path) r.deny.push_back({name, kind_of(name), loc});
+    // Every name the table gives it or a part of it: with the host's `mount --bind
+    // /priv/secret/sub WS/mnt`, a name kept only where it showed the deny root itself left
+    // `mnt`, a part of it, readable (red team A22C-1).
+    struct stat st;
+    const bool unseen = !stat_without_links(*path, st) && errno == EACCES;
+    if (unseen && host.os == HostOs::Linux)
+      for (const auto& alias : mount_aliases(*path, host_mounts()))
+        r.deny.push_back({alias.name, kind_of(alias.name), loc});
+    // One outside every writable root by name is left missing (a placeholder would create
+    // it on the host) and only watched, which stops the sandbox once it made the deny root,
+    // not before it wrote there: with the host's `mount --bind /srv/data WS/mnt` and `deny:
+    // [/srv/data/secret]`, or the host's dangling `/srv/dl -> WS/new` and `deny: [/srv/dl]`
+    // (A22-1's way for a deny root), the command made `secret` (`new`) and wrote
+    // `authorized_keys` there, which the host read as the deny root's (red team A22C-2,
+    // A22C-3). Where the kernel would create it, the name itself or where a dangling link
+    // leads, lies in a writable root or another name the host's mounts give one: refused.
+    // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
+    if (!inside && !unseen) {
+      std::optional<std::string> at = *path;
+      for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
+        for (const auto& w : guards)
+          if (ir::path_within(w.path, *at)) {
+            const bool by_name =
+                std::any_of(r.write.begin(), r.write.end(),
+                            [&](const ResolvedPath& v) { return v.path == w.path; });
+            diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
+                                 "create it at '" + *at + "', in " +
+                                 (by_name ? "the writable root '" + w.path + "'"
+                                          : "'" + w.path + "', which the host's mounts show " +
+                                                "in a writable root") +
+                                 ": the sandbox could make it and write what the host then " +
+                                 "reads as the deny root; create it outside every writable " +
+                                 "root, or remove it from filesystem.deny; refusing to run");
+            return;
+          }
+        if (kind_of(*at) != HostKind::Missing &&
+            !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
+          break;
+        at = h.created_through_link(*at, guards, loc, "deny path");
+      }
+    }
     // A missing one in a writable root gets a placeholder at its name, which another name
     // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
     // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
@@ -1360,10 +1397,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       // One the caller cannot look at (in a directory it may not search) may still be a
       // mount's root, shown in a writable root: uid 65534's `protect: [/priv/secret.env]`
       // with the host's `mount --bind /priv/secret.env WS/secret.env` left it writable
-      // (red team A21C-2). Its identity cannot be compared: protected by the table alone.
+      // (red team A21C-2). Its identity cannot be compared: protected by the table alone,
+      // under every name of it or a part of it (the host's `mount --bind /priv/prot/sub
+      // WS/mnt` left `mnt` writable; red team A22C-4).
       if (struct stat st; !stat_without_links(p.path, st) && errno == EACCES)
-        for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
-          if (original == p.path && unprotected(name)) protect_absolute(name, p.loc, true);
+        for (const auto& alias : mount_aliases(p.path, host_mounts()))
+          if (unprotected(alias.name)) protect_absolute(alias.name, p.loc, true);
       // A missing one would be created through the names of its deepest existing
       // directory (a placeholder there keeps it from being made).
       // Walked with the guards: the name may pass a link in a writable root (A22-2's

@@ -1,0 +1,172 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sandbox_fixture.hpp"
+
+// Attack 22c (docs/redteam-2026-12.md "Attack 22c (attack22c)"): attack 22's fixes in
+// compiler/resolve/resolve.cpp (A22-1's dangling host links, A22-3's deny roots the caller
+// cannot see) attacked with the real bwrap and kernel as root and as uid 65534. Each case
+// is a finding's reproduction, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack22c)
+
+namespace {
+
+std::vector<std::string> host_bind(const std::string& src, const std::string& point) {
+  return in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                                    {src, point});
+}
+
+std::string policy(const std::string& read, const std::string& rules) {
+  return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: " + read +
+         "\n  write: [\"${WORKSPACE}\"]\n" + rules + "network: none\n";
+}
+
+// `BASE/priv` root's 0700, which uid 65534 cannot search, with `sub` below `what`.
+void make_private(Sandbox& box, const std::string& what) {
+  const std::string priv = box.base() + "/priv";
+  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
+  BOOST_TEST_REQUIRE(mkdir((priv + "/" + what).c_str(), 0755) == 0);
+  BOOST_TEST_REQUIRE(mkdir((priv + "/" + what + "/sub").c_str(), 0755) == 0);
+}
+
+// Where the kernel would create a missing deny root outside every writable root by name:
+// through the host's dangling link into the workspace, through one into a host directory
+// the host's `mount --bind BASE/srv WS/mnt` shows there, or at its own name in that
+// directory.
+enum class DenyWay { LinkIntoWorkspace, LinkIntoHostBind, InHostBind };
+std::ostream& operator<<(std::ostream& os, DenyWay w) {
+  switch (w) {
+    case DenyWay::LinkIntoWorkspace:
+      return os << "dangling link into the workspace";
+    case DenyWay::LinkIntoHostBind:
+      return os << "dangling link into a host bind mount";
+    case DenyWay::InHostBind:
+      return os << "in a host bind mount";
+  }
+  return os;
+}
+const std::vector<DenyWay> kDenyWays{DenyWay::LinkIntoWorkspace, DenyWay::LinkIntoHostBind,
+                                     DenyWay::InHostBind};
+
+}  // namespace
+
+// A22C-1: A22-3's names of a deny root the caller cannot stat were kept only where a mount
+// showed the deny root itself. `deny: [BASE/priv/secret]` in root's 0700 `BASE/priv`, with
+// the host's `mount --bind BASE/priv/secret/sub WS/mnt` (a part of it), under narrowed read
+// roots: uid 65534's command read `mnt/k` (exit 0). Every name the mount table gives the
+// deny root or a part of it is masked now; root's lookup compared identities and held.
+BOOST_DATA_TEST_CASE(a_part_of_a_deny_root_the_caller_cannot_see_bound_into_the_workspace_is_denied,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_private(box, "secret");
+  const std::string secret = box.base() + "/priv/secret";
+  { std::ofstream(secret + "/sub/k") << "topsecret\n"; }
+  BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  spec.root_prefix = host_bind(secret + "/sub", box.ws("mnt"));
+  spec.options = {
+      "--policy",
+      box.write_policy("deny.yaml", policy("[/usr, /bin, /lib, /lib64, /etc, \"${WORKSPACE}\"]",
+                                           "  deny: [\"" + secret + "\"]\n"))};
+  spec.command = {
+      "/bin/sh", "-c",
+      "cat mnt/k || echo refused; echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
+// A22C-4: A21C-2's names of a protected path the caller cannot stat, the same filter.
+// `protect: [BASE/priv/prot]` in root's 0700 `BASE/priv`, `prot/sub` the caller's, with the
+// host's `mount --bind BASE/priv/prot/sub WS/mnt`: uid 65534's command wrote `mnt/x`, the
+// host's `BASE/priv/prot/sub/x` (exit 0). Protected under every name of a part now: EROFS.
+BOOST_DATA_TEST_CASE(
+    a_part_of_a_protected_path_the_caller_cannot_see_bound_into_the_workspace_is_protected,
+    bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  make_private(box, "prot");
+  const std::string prot = box.base() + "/priv/prot";
+  BOOST_TEST_REQUIRE(chown((prot + "/sub").c_str(), uid_of(caller), uid_of(caller)) == 0);
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  spec.root_prefix = host_bind(prot + "/sub", box.ws("mnt"));
+  spec.options = {
+      "--policy",
+      box.write_policy("protect.yaml", policy("[\"/\"]", "  protect: [.git, \"" + prot + "\"]\n"))};
+  spec.command = {"/bin/sh", "-c",
+                  "echo evil > mnt/x || echo refused; echo mine > other; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("Read-only file system") != std::string::npos, r.describe());
+  BOOST_TEST(!exists(prot + "/sub/x"), r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
+// A22C-2, A22C-3: a missing deny root outside every writable root by name gets no
+// placeholder and is only watched (A17B-1), which stops the sandbox once it made the deny
+// root, not before it wrote there: the command made it and wrote `authorized_keys`, which
+// the host read as `DENY/authorized_keys` (exit 125, root and nobody), through the host's
+// dangling link into the workspace (A22-1's way, held in attack 22 for "stopped") or into a
+// host bind mount, or at its own name in a host bind mount. Refused before anything runs
+// now: exit 2, nothing created.
+BOOST_DATA_TEST_CASE(a_missing_deny_root_the_sandbox_could_create_is_refused,
+                     bdata::make(kCallers) * bdata::make(kDenyWays), caller, way) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  std::string denied = host + "/dl", made;
+  switch (way) {
+    case DenyWay::LinkIntoWorkspace:
+      box.host_command({"/bin/ln", "-s", box.ws("new"), denied});
+      made = "new";
+      break;
+    case DenyWay::LinkIntoHostBind:
+      box.host_command({"/bin/ln", "-s", src + "/new", denied});
+      spec.root_prefix = host_bind(src, box.ws("mnt"));
+      made = "mnt/new";
+      break;
+    case DenyWay::InHostBind:
+      denied = src + "/new";
+      spec.root_prefix = host_bind(src, box.ws("mnt"));
+      made = "mnt/new";
+      break;
+  }
+  spec.options = {
+      "--policy",
+      box.write_policy("deny.yaml", policy("[\"/\"]", "  deny: [\"" + denied + "\"]\n"))};
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir " + made + "; echo evil > " + made + "/authorized_keys; sleep 2; echo '" +
+                      kDoneMarker + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("deny root '" + denied + "' does not exist, and the kernel would create") !=
+                 std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(denied + "/authorized_keys"), r.describe());
+  BOOST_TEST(!exists(box.ws("new")), r.describe());
+  BOOST_TEST(!exists(src + "/new"), r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
