@@ -71,11 +71,15 @@ HostKind kind_of(const std::string& p) {
   return stat_without_links(p, st) ? kind_of(st) : HostKind::Missing;
 }
 
+ir::HostIdentity identity_of(const struct stat& st) {
+  return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 std::optional<ir::HostIdentity> identity_of(const std::string& p, std::uint64_t* links = nullptr) {
   struct stat st;
   if (!stat_without_links(p, st)) return std::nullopt;
   if (links) *links = S_ISDIR(st.st_mode) ? 0 : static_cast<std::uint64_t>(st.st_nlink);
-  return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return identity_of(st);
 }
 
 std::string join(const std::string& base, const std::vector<std::string>& comps) {
@@ -816,6 +820,15 @@ void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagn
   }
 }
 
+// Whether the mount table's `name` for `original` (mount_aliases) still shows that object:
+// the same identity, or `original` one the caller cannot look at (EACCES: in a directory it
+// may stat but not search), whose identity cannot be compared, so that only the table says.
+bool same_object_or_unseen(const std::string& original, const std::string& name) {
+  struct stat st;
+  if (!stat_without_links(original, st)) return errno == EACCES;
+  return identity_of(name) == identity_of(st);
+}
+
 // The names a missing path would be created at through the other names the host's mounts
 // give its deepest existing directory (the same object), each with the path's rest. What
 // exists deepest on the way may be no directory (a file, a FIFO, a dangling link: the
@@ -1025,9 +1038,11 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
     if (host.os != HostOs::Linux) return;
     for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
-      const auto identity = identity_of(original);
-      // The same object as the deny root, which the walk found link-free.
-      if (!identity || identity_of(name) != identity) continue;
+      // The same object as the deny root, which the walk found link-free; or a part the
+      // caller cannot look at (below a deny root it may stat but not search: uid 65534's
+      // 0700 `/priv/secret` in a 0711 `/priv`, with the host's `mount --bind
+      // /priv/secret/sub WS/mnt`, read `mnt/k`; red team A22C-5), masked by the table alone.
+      if (!same_object_or_unseen(original, name)) continue;
       r.deny.push_back({name, kind_of(name), loc});
     }
   };
@@ -1413,8 +1428,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
       for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
-        if (const auto identity = identity_of(original); identity && identity_of(name) == identity)
-          protect_absolute(name, p.loc, true);
+        if (same_object_or_unseen(original, name)) protect_absolute(name, p.loc, true);
     }
   }
   // After every protected path is known, patterns' matches and mount aliases included.

@@ -31,11 +31,21 @@ std::string policy(const std::string& read, const std::string& rules) {
          "\n  write: [\"${WORKSPACE}\"]\n" + rules + "network: none\n";
 }
 
-// `BASE/priv` root's 0700, which uid 65534 cannot search, with `sub` below `what`.
-void make_private(Sandbox& box, const std::string& what) {
+// How uid 65534 fails to look at `BASE/priv/WHAT`: `BASE/priv` root's 0700, so WHAT cannot
+// be stat'ed (A22-3's case); or `BASE/priv` 0711 and WHAT root's 0700, so WHAT can be
+// stat'ed but not searched, and nothing below it looked at.
+enum class Unseen { CannotStat, CannotSearch };
+std::ostream& operator<<(std::ostream& os, Unseen u) {
+  return os << (u == Unseen::CannotStat ? "cannot stat" : "can stat, cannot search");
+}
+const std::vector<Unseen> kUnseen{Unseen::CannotStat, Unseen::CannotSearch};
+
+// `BASE/priv/WHAT/sub` (0755) as `unseen` says.
+void make_private(Sandbox& box, const std::string& what, Unseen unseen) {
   const std::string priv = box.base() + "/priv";
-  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
-  BOOST_TEST_REQUIRE(mkdir((priv + "/" + what).c_str(), 0755) == 0);
+  const bool stat = unseen == Unseen::CannotSearch;
+  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), stat ? 0711 : 0700) == 0);
+  BOOST_TEST_REQUIRE(mkdir((priv + "/" + what).c_str(), stat ? 0700 : 0755) == 0);
   BOOST_TEST_REQUIRE(mkdir((priv + "/" + what + "/sub").c_str(), 0755) == 0);
 }
 
@@ -63,12 +73,15 @@ const std::vector<DenyWay> kDenyWays{DenyWay::LinkIntoWorkspace, DenyWay::LinkIn
 // A22C-1: A22-3's names of a deny root the caller cannot stat were kept only where a mount
 // showed the deny root itself. `deny: [BASE/priv/secret]` in root's 0700 `BASE/priv`, with
 // the host's `mount --bind BASE/priv/secret/sub WS/mnt` (a part of it), under narrowed read
-// roots: uid 65534's command read `mnt/k` (exit 0). Every name the mount table gives the
-// deny root or a part of it is masked now; root's lookup compared identities and held.
+// roots: uid 65534's command read `mnt/k` (exit 0). A22C-5: the same where the caller can
+// stat the deny root (`BASE/priv` 0711) but not search it (`secret` root's 0700): A11-3's
+// names were kept only where the part's identity could be compared. Every name the mount
+// table gives the deny root or a part the caller cannot look at is masked now; root's
+// lookup compared identities and held.
 BOOST_DATA_TEST_CASE(a_part_of_a_deny_root_the_caller_cannot_see_bound_into_the_workspace_is_denied,
-                     bdata::make(kCallers), caller) {
+                     bdata::make(kCallers) * bdata::make(kUnseen), caller, unseen) {
   Sandbox box(caller);
-  make_private(box, "secret");
+  make_private(box, "secret", unseen);
   const std::string secret = box.base() + "/priv/secret";
   { std::ofstream(secret + "/sub/k") << "topsecret\n"; }
   BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
@@ -92,12 +105,14 @@ BOOST_DATA_TEST_CASE(a_part_of_a_deny_root_the_caller_cannot_see_bound_into_the_
 // A22C-4: A21C-2's names of a protected path the caller cannot stat, the same filter.
 // `protect: [BASE/priv/prot]` in root's 0700 `BASE/priv`, `prot/sub` the caller's, with the
 // host's `mount --bind BASE/priv/prot/sub WS/mnt`: uid 65534's command wrote `mnt/x`, the
-// host's `BASE/priv/prot/sub/x` (exit 0). Protected under every name of a part now: EROFS.
+// host's `BASE/priv/prot/sub/x` (exit 0). Where it can stat `prot` but not search it, the
+// same through A11-6's identity check (A22C-5). Protected under every name of a part now:
+// EROFS.
 BOOST_DATA_TEST_CASE(
     a_part_of_a_protected_path_the_caller_cannot_see_bound_into_the_workspace_is_protected,
-    bdata::make(kCallers), caller) {
+    bdata::make(kCallers) * bdata::make(kUnseen), caller, unseen) {
   Sandbox box(caller);
-  make_private(box, "prot");
+  make_private(box, "prot", unseen);
   const std::string prot = box.base() + "/priv/prot";
   BOOST_TEST_REQUIRE(chown((prot + "/sub").c_str(), uid_of(caller), uid_of(caller)) == 0);
   box.make_dir(box.ws("mnt"));
