@@ -1251,8 +1251,24 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                  "writable root; refusing to run");
           return;
         }
-        std::vector<std::string> bases{c.stop == Canonical::Stop::None ? c.path : t.path};
-        if (c.stop == Canonical::Stop::None && !c.complete)
+        // One the walk cannot resolve names what the sandbox makes of it: `/srv/h/../h/` with
+        // the host's dangling `/srv/h -> WS/l` ('..' below a missing target) was judged by
+        // its spelling, and once the command made `l`, the kernel took `..` to the workspace
+        // and the host's `git push` ran the hook of the sandbox's `WS/h/repo.git` (red team
+        // A22C-6). More links than the kernel follows are no better.
+        if (c.stop != Canonical::Stop::None) {
+          diags.error(t.loc, what + " '" + t.path + "', which " +
+                                 (c.stop == Canonical::Stop::DotDotBelowMissing
+                                      ? "has '..' below '" + c.at + "', which does not exist"
+                                      : "crosses more symlinks than the kernel follows") +
+                                 ": what it names once that changes is unknown, and may be a " +
+                                 "repository the sandbox made, whose upload-pack, receive-pack " +
+                                 "and hooks git would run; rewrite to a canonical path outside " +
+                                 "every writable root; refusing to run");
+          return;
+        }
+        std::vector<std::string> bases{c.path};
+        if (!c.complete)
           if (auto made = h.created_through_link(c.path, guards, t.loc, what))
             bases.push_back(std::move(*made));
         for (const auto& base : bases)

@@ -182,6 +182,33 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_sandbox_could_create_is_refused,
   BOOST_TEST(!exists(src + "/new"), r.describe());
 }
 
+// A22C-6: A22-5's walk of a git URL rewrite's base judged one it could not resolve by its
+// spelling: `url."BASE/host/h/../h/".insteadOf = https://example.test/` in the workspace's
+// `.git/config`, with the host's dangling `BASE/host/h -> WS/l`, has '..' below a missing
+// target. The run went on (exit 0); its command made `l` and `h/repo.git`, a bare repository
+// with a post-receive hook, which the host's `git push https://example.test/repo.git` ran:
+// the kernel follows `h` to `WS/l`, `..` to the workspace. Refused now: exit 2, nothing made.
+BOOST_DATA_TEST_CASE(a_git_url_rewrite_with_dot_dot_after_a_dangling_host_link_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  box.write_file(box.ws(".git/config"),
+                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[url \"" + host +
+                     "/h/../h/\"]\n\tinsteadOf = https://example.test/\n");
+  const RunResult r =
+      box.sh("mkdir l; git init -q --bare h/repo.git && echo evil > h/repo.git/hooks/post-receive");
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("rewrites URLs to the local path '" + host + "/h/../h/', which has '..'") !=
+                 std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("l")), r.describe());
+  BOOST_TEST(!exists(box.ws("h/repo.git")), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
