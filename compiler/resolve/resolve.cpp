@@ -1156,9 +1156,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                            "common directory's name through it, from a file that may lie in a "
                            "writable root; refusing to run");
     if (!common) continue;
-    const auto c = HostResolver::canonicalize(*common, {});
-    const std::string& known = c.stop == Canonical::Stop::None ? c.path : *common;
-    if (!protected_index.contains(known)) protect_absolute(*common, loc, false);
+    // Walked with the guards before the index is asked: a common directory named through a
+    // link the sandbox planted (the host's `mount --bind /srv WS/mnt`, `mnt/x -> WS/real`,
+    // `commondir` naming `/srv/x/.git`) was found protected already, as `WS/real/.git`, and
+    // skipped unjudged; the command re-pointed `mnt/x` at a repository of its own, whose
+    // `core.fsmonitor` the host's next `git status` in the worktree ran (red team A22C-7).
+    const auto c = h.walked_or_refuse(*common, guards, loc,
+                                      "common git directory named by '" + r.protect[i].path +
+                                          "/commondir'");
+    if (c && !protected_index.contains(c->path)) protect_absolute(*common, loc, false);
   }
   // What a protected git directory's configuration names in a writable root is as good as
   // its config: the host's next git command runs the hooks in core.hooksPath, reads the
@@ -1212,8 +1218,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
     // one string, and the worktrees below it are read once.
     std::string common = dir;
+    // With the guards, as above (A22C-7); one a protected path's loop above judged already.
     if (const auto named = commondir_named_by(dir).path) {
-      const Canonical c = HostResolver::canonicalize(*named, {});
+      const Canonical c = HostResolver::canonicalize(*named, guards);
+      if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+        if (!protected_index.contains(dir))
+          h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
+                             "common git directory named by '" + dir + "/commondir'");
+        continue;
+      }
       common = c.stop == Canonical::Stop::None ? c.path : *named;
     }
     if (common != dir) {

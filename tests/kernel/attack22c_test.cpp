@@ -209,6 +209,57 @@ BOOST_DATA_TEST_CASE(a_git_url_rewrite_with_dot_dot_after_a_dangling_host_link_i
   BOOST_TEST(!exists(box.ws("h/repo.git")), r.describe());
 }
 
+// Where the link a `commondir` is named through lies: in the workspace, or in a host
+// directory the host's `mount --bind BASE/srv WS/mnt` shows there.
+enum class LinkIn { Workspace, HostBind };
+std::ostream& operator<<(std::ostream& os, LinkIn l) {
+  return os << (l == LinkIn::Workspace ? "in the workspace" : "in a host bind mount");
+}
+const std::vector<LinkIn> kLinkIn{LinkIn::Workspace, LinkIn::HostBind};
+
+// A22C-7: the workspace a linked worktree whose git directory, `BASE/adm/wt` (the host's,
+// outside), names in `commondir` `L/.git`, where `L` is a link an earlier run planted
+// (`WS/x`, or `BASE/srv/x` through the host's bind) to `WS/real`, a repository whose `.git`
+// the default policy protects. The common directory's walk was skipped because the name
+// it led to was protected already, so the link was never judged: the command re-pointed it
+// at `WS/evil`, a repository of its own, and the host's next `git status` in the workspace
+// ran `evil`'s `core.fsmonitor` (exit 0). Refused now, exit 2: the link stays, nothing ran.
+BOOST_DATA_TEST_CASE(a_commondir_through_a_planted_link_to_a_protected_repository_is_refused,
+                     bdata::make(kCallers) * bdata::make(kLinkIn), caller, in) {
+  Sandbox box(caller);
+  box.host_command({"/usr/bin/git", "init", "-q", box.ws("real")});
+  box.make_dir(box.ws("mnt"));
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  RunSpec spec;
+  std::string link = box.ws("x"), shown = "x";
+  if (in == LinkIn::HostBind) {
+    link = src + "/x";
+    shown = "mnt/x";
+    spec.root_prefix = host_bind(src, box.ws("mnt"));
+  }
+  box.host_command({"/bin/ln", "-s", box.ws("real"), link});
+  const std::string adm = box.base() + "/adm/wt";
+  box.make_dir(adm);
+  box.write_file(adm + "/HEAD", "ref: refs/heads/master\n");
+  box.write_file(adm + "/commondir", link + "/.git\n");
+  box.write_file(adm + "/gitdir", box.ws(".git") + "\n");
+  box.write_file(box.ws(".git"), "gitdir: " + adm + "\n");
+  spec.command = {"/bin/sh", "-c",
+                  "git init -q evil && rm " + shown + " && ln -s '" + box.ws("evil") + "' " +
+                      shown + "; echo '" + kDoneMarker + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(
+      r.err.find("common git directory named by '" + adm + "/commondir'") != std::string::npos,
+      r.describe());
+  char target[4096] = {};
+  BOOST_TEST(readlink(link.c_str(), target, sizeof target - 1) > 0, r.describe());
+  BOOST_TEST(std::string(target) == box.ws("real"), r.describe());
+  BOOST_TEST(!exists(box.ws("evil")), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
