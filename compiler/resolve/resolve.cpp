@@ -71,11 +71,15 @@ HostKind kind_of(const std::string& p) {
   return stat_without_links(p, st) ? kind_of(st) : HostKind::Missing;
 }
 
+ir::HostIdentity identity_of(const struct stat& st) {
+  return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
 std::optional<ir::HostIdentity> identity_of(const std::string& p, std::uint64_t* links = nullptr) {
   struct stat st;
   if (!stat_without_links(p, st)) return std::nullopt;
   if (links) *links = S_ISDIR(st.st_mode) ? 0 : static_cast<std::uint64_t>(st.st_nlink);
-  return ir::HostIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  return identity_of(st);
 }
 
 std::string join(const std::string& base, const std::vector<std::string>& comps) {
@@ -816,6 +820,15 @@ void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagn
   }
 }
 
+// Whether the mount table's `name` for `original` (mount_aliases) still shows that object:
+// the same identity, or `original` one the caller cannot look at (EACCES: in a directory it
+// may stat but not search), whose identity cannot be compared, so that only the table says.
+bool same_object_or_unseen(const std::string& original, const std::string& name) {
+  struct stat st;
+  if (!stat_without_links(original, st)) return errno == EACCES;
+  return identity_of(name) == identity_of(st);
+}
+
 // The names a missing path would be created at through the other names the host's mounts
 // give its deepest existing directory (the same object), each with the path's rest. What
 // exists deepest on the way may be no directory (a file, a FIFO, a dangling link: the
@@ -1025,9 +1038,11 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
     if (host.os != HostOs::Linux) return;
     for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
-      const auto identity = identity_of(original);
-      // The same object as the deny root, which the walk found link-free.
-      if (!identity || identity_of(name) != identity) continue;
+      // The same object as the deny root, which the walk found link-free; or a part the
+      // caller cannot look at (below a deny root it may stat but not search: uid 65534's
+      // 0700 `/priv/secret` in a 0711 `/priv`, with the host's `mount --bind
+      // /priv/secret/sub WS/mnt`, read `mnt/k`; red team A22C-5), masked by the table alone.
+      if (!same_object_or_unseen(original, name)) continue;
       r.deny.push_back({name, kind_of(name), loc});
     }
   };
@@ -1048,10 +1063,47 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
     // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
     // be compared: masked by the table alone, as A21C-2 protects.
-    if (struct stat st; host.os == HostOs::Linux && !stat_without_links(*path, st) &&
-                        errno == EACCES)
-      for (const auto& [name, original] : mount_aliases(*path, host_mounts()))
-        if (original == *path) r.deny.push_back({name, kind_of(name), loc});
+    // Every name the table gives it or a part of it: with the host's `mount --bind
+    // /priv/secret/sub WS/mnt`, a name kept only where it showed the deny root itself left
+    // `mnt`, a part of it, readable (red team A22C-1).
+    struct stat st;
+    const bool unseen = !stat_without_links(*path, st) && errno == EACCES;
+    if (unseen && host.os == HostOs::Linux)
+      for (const auto& alias : mount_aliases(*path, host_mounts()))
+        r.deny.push_back({alias.name, kind_of(alias.name), loc});
+    // One outside every writable root by name is left missing (a placeholder would create
+    // it on the host) and only watched, which stops the sandbox once it made the deny root,
+    // not before it wrote there: with the host's `mount --bind /srv/data WS/mnt` and `deny:
+    // [/srv/data/secret]`, or the host's dangling `/srv/dl -> WS/new` and `deny: [/srv/dl]`
+    // (A22-1's way for a deny root), the command made `secret` (`new`) and wrote
+    // `authorized_keys` there, which the host read as the deny root's (red team A22C-2,
+    // A22C-3). Where the kernel would create it, the name itself or where a dangling link
+    // leads, lies in a writable root or another name the host's mounts give one: refused.
+    // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
+    if (!inside && !unseen) {
+      std::optional<std::string> at = *path;
+      for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
+        for (const auto& w : guards)
+          if (ir::path_within(w.path, *at)) {
+            const bool by_name =
+                std::any_of(r.write.begin(), r.write.end(),
+                            [&](const ResolvedPath& v) { return v.path == w.path; });
+            diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
+                                 "create it at '" + *at + "', in " +
+                                 (by_name ? "the writable root '" + w.path + "'"
+                                          : "'" + w.path + "', which the host's mounts show " +
+                                                "in a writable root") +
+                                 ": the sandbox could make it and write what the host then " +
+                                 "reads as the deny root; create it outside every writable " +
+                                 "root, or remove it from filesystem.deny; refusing to run");
+            return;
+          }
+        if (kind_of(*at) != HostKind::Missing &&
+            !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
+          break;
+        at = h.created_through_link(*at, guards, loc, "deny path");
+      }
+    }
     // A missing one in a writable root gets a placeholder at its name, which another name
     // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
     // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
@@ -1104,9 +1156,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                            "common directory's name through it, from a file that may lie in a "
                            "writable root; refusing to run");
     if (!common) continue;
-    const auto c = HostResolver::canonicalize(*common, {});
-    const std::string& known = c.stop == Canonical::Stop::None ? c.path : *common;
-    if (!protected_index.contains(known)) protect_absolute(*common, loc, false);
+    // Walked with the guards before the index is asked: a common directory named through a
+    // link the sandbox planted (the host's `mount --bind /srv WS/mnt`, `mnt/x -> WS/real`,
+    // `commondir` naming `/srv/x/.git`) was found protected already, as `WS/real/.git`, and
+    // skipped unjudged; the command re-pointed `mnt/x` at a repository of its own, whose
+    // `core.fsmonitor` the host's next `git status` in the worktree ran (red team A22C-7).
+    const auto c = h.walked_or_refuse(*common, guards, loc,
+                                      "common git directory named by '" + r.protect[i].path +
+                                          "/commondir'");
+    if (c && !protected_index.contains(c->path)) protect_absolute(*common, loc, false);
   }
   // What a protected git directory's configuration names in a writable root is as good as
   // its config: the host's next git command runs the hooks in core.hooksPath, reads the
@@ -1160,8 +1218,15 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
     // one string, and the worktrees below it are read once.
     std::string common = dir;
+    // With the guards, as above (A22C-7); one a protected path's loop above judged already.
     if (const auto named = commondir_named_by(dir).path) {
-      const Canonical c = HostResolver::canonicalize(*named, {});
+      const Canonical c = HostResolver::canonicalize(*named, guards);
+      if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+        if (!protected_index.contains(dir))
+          h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
+                             "common git directory named by '" + dir + "/commondir'");
+        continue;
+      }
       common = c.stop == Canonical::Stop::None ? c.path : *named;
     }
     if (common != dir) {
@@ -1199,8 +1264,24 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                  "writable root; refusing to run");
           return;
         }
-        std::vector<std::string> bases{c.stop == Canonical::Stop::None ? c.path : t.path};
-        if (c.stop == Canonical::Stop::None && !c.complete)
+        // One the walk cannot resolve names what the sandbox makes of it: `/srv/h/../h/` with
+        // the host's dangling `/srv/h -> WS/l` ('..' below a missing target) was judged by
+        // its spelling, and once the command made `l`, the kernel took `..` to the workspace
+        // and the host's `git push` ran the hook of the sandbox's `WS/h/repo.git` (red team
+        // A22C-6). More links than the kernel follows are no better.
+        if (c.stop != Canonical::Stop::None) {
+          diags.error(t.loc, what + " '" + t.path + "', which " +
+                                 (c.stop == Canonical::Stop::DotDotBelowMissing
+                                      ? "has '..' below '" + c.at + "', which does not exist"
+                                      : "crosses more symlinks than the kernel follows") +
+                                 ": what it names once that changes is unknown, and may be a " +
+                                 "repository the sandbox made, whose upload-pack, receive-pack " +
+                                 "and hooks git would run; rewrite to a canonical path outside " +
+                                 "every writable root; refusing to run");
+          return;
+        }
+        std::vector<std::string> bases{c.path};
+        if (!c.complete)
           if (auto made = h.created_through_link(c.path, guards, t.loc, what))
             bases.push_back(std::move(*made));
         for (const auto& base : bases)
@@ -1360,10 +1441,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       // One the caller cannot look at (in a directory it may not search) may still be a
       // mount's root, shown in a writable root: uid 65534's `protect: [/priv/secret.env]`
       // with the host's `mount --bind /priv/secret.env WS/secret.env` left it writable
-      // (red team A21C-2). Its identity cannot be compared: protected by the table alone.
+      // (red team A21C-2). Its identity cannot be compared: protected by the table alone,
+      // under every name of it or a part of it (the host's `mount --bind /priv/prot/sub
+      // WS/mnt` left `mnt` writable; red team A22C-4).
       if (struct stat st; !stat_without_links(p.path, st) && errno == EACCES)
-        for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
-          if (original == p.path && unprotected(name)) protect_absolute(name, p.loc, true);
+        for (const auto& alias : mount_aliases(p.path, host_mounts()))
+          if (unprotected(alias.name)) protect_absolute(alias.name, p.loc, true);
       // A missing one would be created through the names of its deepest existing
       // directory (a placeholder there keeps it from being made).
       // Walked with the guards: the name may pass a link in a writable root (A22-2's
@@ -1374,8 +1457,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& p : protected_paths) {
       if (p.kind == HostKind::Missing) continue;
       for (const auto& [name, original] : mount_aliases(p.path, host_mounts()))
-        if (const auto identity = identity_of(original); identity && identity_of(name) == identity)
-          protect_absolute(name, p.loc, true);
+        if (same_object_or_unseen(original, name)) protect_absolute(name, p.loc, true);
     }
   }
   // After every protected path is known, patterns' matches and mount aliases included.

@@ -247,30 +247,6 @@ BOOST_DATA_TEST_CASE(a_git_url_rewrite_through_a_host_link_into_the_workspace_is
   BOOST_TEST(!exists(box.base() + "/elsewhere/repo.git"), r.describe());
 }
 
-// Held: A22-1 for a deny root, `deny: [BASE/host/dl]` with the host's dangling `BASE/host/dl
-// -> WS/new`. No placeholder is made (one would create the deny root on the host), but the
-// run watches the way the kernel would follow for its creation (red team A17B-1): the
-// command that makes `new` is stopped, exit 125, before it goes on.
-BOOST_DATA_TEST_CASE(a_deny_root_named_through_a_dangling_host_link_stops_the_sandbox_making_it,
-                     bdata::make(kCallers), caller) {
-  Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  box.host_command({"/bin/ln", "-s", box.ws("new"), host + "/dl"});
-  RunSpec spec;
-  spec.options = {"--policy",
-                  box.write_policy("deny.yaml",
-                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
-                                   "[\"/\"]\n  write: [\"${WORKSPACE}\"]\n  deny: [\"" +
-                                       host + "/dl\"]\nnetwork: none\n")};
-  spec.command = {"/bin/sh", "-c", "mkdir new; sleep 5; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 125, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("was created on the host while the sandbox ran") != std::string::npos,
-             r.describe());
-}
-
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

@@ -523,6 +523,31 @@ BOOST_AUTO_TEST_CASE(a_protected_path_through_a_dangling_host_link_is_protected_
   }));
 }
 
+// Red team A22C-2: a missing deny root spelled from a host's dangling link into a writable
+// root is only watched, and the sandbox wrote there before the watch stopped it: refused,
+// naming where the kernel would create it; a dangling link leading elsewhere is not.
+BOOST_AUTO_TEST_CASE(a_deny_root_through_a_dangling_host_link_into_a_writable_root_is_refused) {
+  HostTree t;
+  t.dir.symlink(t.ws + "/new", "dl");
+  t.dir.symlink(t.dir / "nowhere", "away");
+  const auto denying = [&](const std::string& path) {
+    return policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  deny: [\"" + path +
+                  "\"]\n  write: [\"${WORKSPACE}\"]\n");
+  };
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(denying(t.dir / "dl"), Mode::WorkspaceWrite, t.bind(t.ws),
+                                      diags);
+  BOOST_TEST(!r.has_value());
+  BOOST_TEST(diags.str().find("the kernel would create it at '" + t.ws + "/new'") !=
+                 std::string::npos,
+             diags.str());
+  ir::Diagnostics elsewhere;
+  BOOST_TEST(compiler::resolve_for_host(denying(t.dir / "away/key"), Mode::WorkspaceWrite,
+                                        t.bind(t.ws), elsewhere)
+                 .has_value(),
+             elsewhere.str());
+}
+
 // Red team A21-3: a readable root whose way crosses a link in the workspace, which a run
 // under another policy may have planted, is refused in every mode: `read: [/usr,
 // "${WORKSPACE}/docs"]` with `docs -> /root` made `/root` readable.
