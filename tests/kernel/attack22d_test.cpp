@@ -71,11 +71,12 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_caller_cannot_stat_in_a_host_bind_i
   }
   RunSpec spec;
   spec.root_prefix = host_bind(data, box.ws("mnt"));
-  spec.options = {"--policy", box.write_policy("deny.yaml",
-                                               policy(kNarrowRead, "  deny: [\"" + denied + "\"]\n"))};
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir " + made + "; echo evil > " + made + "/authorized_keys; echo '" +
-                      kDoneMarker + "'"};
+  spec.options = {
+      "--policy",
+      box.write_policy("deny.yaml", policy(kNarrowRead, "  deny: [\"" + denied + "\"]\n"))};
+  spec.command = {
+      "/bin/sh", "-c",
+      "mkdir " + made + "; echo evil > " + made + "/authorized_keys; echo '" + kDoneMarker + "'"};
   const RunResult r = box.run(spec);
   BOOST_TEST(!exists(victim + "/authorized_keys"), r.describe());
   // uid 65534's by-name case has a placeholder there, which a run ending beside another
@@ -84,8 +85,8 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_caller_cannot_stat_in_a_host_bind_i
     BOOST_TEST(!exists(victim), r.describe());
   if (caller == Caller::Root) {
     BOOST_TEST(r.exit_code == 2, r.describe());
-    BOOST_TEST(r.err.find("deny root '" + denied + "' does not exist, and the kernel would create") !=
-                   std::string::npos,
+    BOOST_TEST(r.err.find("deny root '" + denied +
+                          "' does not exist, and the kernel would create") != std::string::npos,
                r.describe());
   } else if (way == UnseenWay::InHostBind) {
     BOOST_TEST(r.completed(), r.describe());
@@ -106,10 +107,10 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_in_a_home_that_is_not_writable_still_ru
   const std::string home = box.base() + "/home";
   box.make_dir(home);
   RunSpec spec;
-  spec.options = {"--policy",
-                  box.write_policy("deny.yaml",
-                                   policy("[\"/\"]", "  deny: [\"" + home + "/.aws\", \"" + home +
-                                                         "/.ssh/id_ed25519\"]\n"))};
+  spec.options = {
+      "--policy",
+      box.write_policy("deny.yaml", policy("[\"/\"]", "  deny: [\"" + home + "/.aws\", \"" + home +
+                                                          "/.ssh/id_ed25519\"]\n"))};
   spec.command = {"/bin/sh", "-c", "echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.completed(), r.describe());
@@ -117,15 +118,58 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_in_a_home_that_is_not_writable_still_ru
   BOOST_TEST(!exists(home + "/.aws"), r.describe());
 }
 
+// A22D-1: A22-5 for a remote URL that is no rewrite's base. `remote.origin.url =
+// BASE/host/h/repo.git` in the workspace's `.git/config`, with the host's dangling
+// `BASE/host/h -> WS/l` (or `-> BASE/srv/l`, the host binding `BASE/srv` at `WS/mnt`): the
+// walk spells the repository from the link, outside every writable root, so nothing was
+// protected; the command made `l/repo.git` (`mnt/l/repo.git`), a bare repository with a
+// post-receive hook, and the host's `git push origin` ran it (exit 0; checked by hand: it
+// wrote "PWNED"). Refused now: exit 2, nothing made.
+BOOST_DATA_TEST_CASE(a_remote_url_through_a_dangling_host_link_into_a_writable_root_is_refused,
+                     bdata::make(kCallers) * bdata::make(std::vector<bool>{false, true}), caller,
+                     through_bind) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  const std::string src = box.base() + "/srv";
+  box.make_dir(src);
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  std::string made = "l";
+  if (through_bind) {
+    box.host_command({"/bin/ln", "-s", src + "/l", host + "/h"});
+    spec.root_prefix = host_bind(src, box.ws("mnt"));
+    made = "mnt/l";
+  } else {
+    box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+  }
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  box.write_file(box.ws(".git/config"),
+                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n"
+                 "\turl = " +
+                     host + "/h/repo.git\n");
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir " + made + " && git init -q --bare " + made + "/repo.git && echo evil > " +
+                      made + "/repo.git/hooks/post-receive; echo '" + kDoneMarker + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("names the repository '" + host + "/h/repo.git/.git', which does not " +
+                        "exist, and the kernel would create it") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("l")), r.describe());
+  BOOST_TEST(!exists(src + "/l"), r.describe());
+}
+
 // Held: A22C-6's refusal of a URL rewrite base through the host's dangling link
 // `BASE/host/h -> WS/l` in other spellings: `./`, `//`, a trailing `/.`, `h` or `/../`
 // percent-encoded in a `file://` URL (git's url_decode, which zpolicy's git_url mirrors),
 // `./` before the `..`. Each refused, exit 2, nothing made.
-BOOST_DATA_TEST_CASE(a_git_url_rewrite_base_through_a_dangling_host_link_is_refused_in_every_spelling,
-                     bdata::make(kCallers) *
-                         bdata::make(std::vector<std::string>{"h/./", "/h/", "h/.", "%68/",
-                                                              "h%2F..%2Fh/", "./h/../h/"}),
-                     caller, tail) {
+BOOST_DATA_TEST_CASE(
+    a_git_url_rewrite_base_through_a_dangling_host_link_is_refused_in_every_spelling,
+    bdata::make(kCallers) * bdata::make(std::vector<std::string>{"h/./", "/h/", "h/.", "%68/",
+                                                                 "h%2F..%2Fh/", "./h/../h/"}),
+    caller, tail) {
   Sandbox box(caller);
   const std::string host = box.base() + "/host";
   box.make_dir(host);
@@ -168,9 +212,9 @@ BOOST_DATA_TEST_CASE(a_commondir_through_a_planted_link_is_refused_in_every_spel
   box.write_file(box.ws(".git"), "gitdir: " + adm + "\n");
   const RunResult r = box.sh("rm x && ln -s '" + box.ws("evil") + "' x");
   BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.err.find("common git directory named by '" + adm + "/commondir'") !=
-                 std::string::npos,
-             r.describe());
+  BOOST_TEST(
+      r.err.find("common git directory named by '" + adm + "/commondir'") != std::string::npos,
+      r.describe());
   char target[4096] = {};
   BOOST_TEST(readlink(box.ws("x").c_str(), target, sizeof target - 1) > 0, r.describe());
   BOOST_TEST(std::string(target) == box.ws("real"), r.describe());
