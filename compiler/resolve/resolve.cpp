@@ -1310,8 +1310,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         // but the sandbox may make where it leads: `remote.origin.url = /srv/h/repo.git`
         // with the host's dangling `/srv/h -> WS/l` protected nothing, the command made
         // `l/repo.git` with a post-receive hook, and the host's `git push origin` ran it
-        // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22C-2
-        // refuses such a deny root: a placeholder there would make the link's target.
+        // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22-5
+        // refuses such a rewrite base: a remote that does not exist yet, named through the
+        // host's link into a writable root, is the sandbox's to make.
         if (!walked->complete) {
           const auto made =
               h.created_through_link(*c, guards, t.loc, t.named_by + " names the repository");
