@@ -99,6 +99,35 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_caller_cannot_stat_in_a_host_bind_i
   }
 }
 
+// Held: A22C-1's mount-table names for a deny root whose name holds a space and a
+// backslash (mountinfo escapes them as `\040` and `\134`): `deny: [BASE/priv/sec ret\040x]`
+// in root's 0700 `BASE/priv`, its `sub` bound by the host at `WS/mnt`: `cat mnt/k` fails.
+BOOST_DATA_TEST_CASE(a_part_of_an_unseeable_deny_root_with_escaped_characters_is_denied,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string priv = box.base() + "/priv";
+  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
+  const std::string secret = priv + "/sec ret\\040x";
+  BOOST_TEST_REQUIRE(mkdir(secret.c_str(), 0755) == 0);
+  BOOST_TEST_REQUIRE(mkdir((secret + "/sub").c_str(), 0755) == 0);
+  { std::ofstream(secret + "/sub/k") << "topsecret\n"; }
+  BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
+  box.make_dir(box.ws("mnt"));
+  RunSpec spec;
+  spec.root_prefix = host_bind(secret + "/sub", box.ws("mnt"));
+  spec.options = {
+      "--policy",
+      box.write_policy("deny.yaml", policy(kNarrowRead, "  deny: ['" + secret + "']\n"))};
+  spec.command = {
+      "/bin/sh", "-c",
+      "cat mnt/k || echo refused; echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 // Held: A22C-2/3's refusal is not a false one for an ordinary user: a missing `~/.aws` in
 // a home that is no writable root (nor bound into one) runs, and stays missing.
 BOOST_DATA_TEST_CASE(a_missing_deny_root_in_a_home_that_is_not_writable_still_runs,
