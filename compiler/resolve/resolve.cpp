@@ -1306,8 +1306,27 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         if (!walked) return;
         const std::string* c = &walked->path;
         names.push_back(*c);
-        // What the walk found, links followed: a name spelled from a dangling link is none.
-        if (!walked->complete) continue;
+        // What the walk found, links followed: a name spelled from a dangling link is none,
+        // but the sandbox may make where it leads: `remote.origin.url = /srv/h/repo.git`
+        // with the host's dangling `/srv/h -> WS/l` protected nothing, the command made
+        // `l/repo.git` with a post-receive hook, and the host's `git push origin` ran it
+        // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22-5
+        // refuses such a rewrite base: a remote that does not exist yet, named through the
+        // host's link into a writable root, is the sandbox's to make.
+        if (!walked->complete) {
+          const auto made =
+              h.created_through_link(*c, guards, t.loc, t.named_by + " names the repository");
+          if (made && writable(*made)) {
+            diags.error(t.loc,
+                        t.named_by + " names the repository '" + name +
+                            "', which does not exist, and the kernel would create it at '" + *made +
+                            "', in a writable root: the sandbox could make it, " +
+                            "and git would run its upload-pack, receive-pack and hooks; " +
+                            "name a repository outside every writable root; refusing to run");
+            return;
+          }
+          continue;
+        }
         if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
           gitdir = *c;
           break;

@@ -548,6 +548,35 @@ BOOST_AUTO_TEST_CASE(a_deny_root_through_a_dangling_host_link_into_a_writable_ro
              elsewhere.str());
 }
 
+// Red team A22D-1: a remote's repository spelled from a host's dangling link into a
+// writable root protected nothing, and the sandbox made it, hooks and all: refused, naming
+// where the kernel would create it; one through a dangling link leading elsewhere is not.
+BOOST_AUTO_TEST_CASE(a_remote_through_a_dangling_host_link_into_a_writable_root_is_refused) {
+  HostTree t;
+  t.dir.write("real/gitdirs/wt/HEAD", "ref: refs/heads/main\n");
+  t.dir.mkdir("real/gitdirs/wt/objects");
+  t.dir.mkdir("real/gitdirs/wt/refs");
+  t.dir.symlink(t.ws + "/l", "h");
+  t.dir.symlink(t.dir / "nowhere", "away");
+  const auto remote = [&](const std::string& url) {
+    t.dir.write("real/gitdirs/wt/config", "[remote \"origin\"]\n\turl = " + url + "\n");
+    ir::Diagnostics diags;
+    const bool ok = compiler::resolve_for_host(
+                        policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"
+                               "  write: [\"${WORKSPACE}\"]\n"),
+                        Mode::WorkspaceWrite, t.bind(t.ws), diags)
+                        .has_value();
+    return std::make_pair(ok, diags.str());
+  };
+  const auto [into, why] = remote(t.dir / "h/repo.git");
+  BOOST_TEST(!into);
+  BOOST_TEST(
+      why.find("the kernel would create it at '" + t.ws + "/l/repo.git/.git'") != std::string::npos,
+      why);
+  const auto [elsewhere, fine] = remote(t.dir / "away/repo.git");
+  BOOST_TEST(elsewhere, fine);
+}
+
 // Red team A21-3: a readable root whose way crosses a link in the workspace, which a run
 // under another policy may have planted, is refused in every mode: `read: [/usr,
 // "${WORKSPACE}/docs"]` with `docs -> /root` made `/root` readable.
