@@ -736,6 +736,22 @@ class HostResolver {
     return canonical_or_refuse(from + path.substr(at.size()), guarded, loc, what);
   }
 
+  // Every name created_through_link() gives in turn, as the kernel follows a dangling link
+  // whose target is spelled from another (`h -> h2`, `h2 -> WS/l`; `h -> g/l`, `g -> WS`):
+  // one hop judged the first target's spelling, outside every writable root (red team
+  // A22E-1). At most as many as the kernel follows; a walk that refused gives none more.
+  std::vector<std::string> created_through_links(const std::string& path,
+                                                 const std::vector<ResolvedPath>& guarded,
+                                                 const ir::SourceLoc& loc,
+                                                 const std::string& what) {
+    std::vector<std::string> made;
+    for (auto at = created_through_link(path, guarded, loc, what);
+         at && made.size() <= static_cast<size_t>(kMaxLinksFollowed);
+         at = created_through_link(*at, guarded, loc, what))
+      made.push_back(*at);
+    return made;
+  }
+
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
   // which needs the same protection as the pointer, and is canonicalized by the same
   // rules: a symlink inside a writable root on the way would let the sandbox re-point
@@ -1282,8 +1298,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         }
         std::vector<std::string> bases{c.path};
         if (!c.complete)
-          if (auto made = h.created_through_link(c.path, guards, t.loc, what))
-            bases.push_back(std::move(*made));
+          for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
+            bases.push_back(std::move(made));
         for (const auto& base : bases)
           for (const auto& w : guards)
             if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
@@ -1314,17 +1330,17 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         // refuses such a rewrite base: a remote that does not exist yet, named through the
         // host's link into a writable root, is the sandbox's to make.
         if (!walked->complete) {
-          const auto made =
-              h.created_through_link(*c, guards, t.loc, t.named_by + " names the repository");
-          if (made && writable(*made)) {
-            diags.error(t.loc,
-                        t.named_by + " names the repository '" + name +
-                            "', which does not exist, and the kernel would create it at '" + *made +
-                            "', in a writable root: the sandbox could make it, " +
-                            "and git would run its upload-pack, receive-pack and hooks; " +
-                            "name a repository outside every writable root; refusing to run");
-            return;
-          }
+          for (const auto& made :
+               h.created_through_links(*c, guards, t.loc, t.named_by + " names the repository"))
+            if (writable(made)) {
+              diags.error(t.loc,
+                          t.named_by + " names the repository '" + name +
+                              "', which does not exist, and the kernel would create it at '" +
+                              made + "', in a writable root: the sandbox could make it, " +
+                              "and git would run its upload-pack, receive-pack and hooks; " +
+                              "name a repository outside every writable root; refusing to run");
+              return;
+            }
           continue;
         }
         if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
@@ -1334,9 +1350,23 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         if (S_ISREG(walked->mode)) {
           const auto named = gitdir_named_by(*c);
           if (!named) break;
-          gitdir = h.canonical_or_refuse(*named, guards, t.loc,
-                                         t.named_by + ": the git directory named by '" + *c + "'");
+          const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
+          gitdir = h.canonical_or_refuse(*named, guards, t.loc, what);
           if (!gitdir) return;
+          // One spelled from a dangling link is made where the link leads: with the host's
+          // `/srv/repo/.git` naming `/srv/h/gd` and `/srv/h -> WS/l`, only `l/gd/config`
+          // got a placeholder; the command made `HEAD`, `objects`, `refs` and
+          // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
+          // once the run removed the placeholder (red team A22E-2).
+          for (const auto& made : h.created_through_links(*gitdir, guards, t.loc, what))
+            if (writable(made)) {
+              diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
+                                     "would create it at '" + made + "', in a writable root: " +
+                                     "the sandbox could make it, and git would run its " +
+                                     "upload-pack, receive-pack and hooks; name a git " +
+                                     "directory outside every writable root; refusing to run");
+              return;
+            }
           if (writable(*c)) protect_git_target(*c, t.loc);
           break;
         }

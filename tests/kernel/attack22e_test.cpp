@@ -1,0 +1,112 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sandbox_fixture.hpp"
+
+// Attack 22e (docs/redteam-2026-12.md "Attack 22e (attack22e)"): A22D-1's fix and the
+// other paths the host's git uses, attacked with the real bwrap and kernel as root and as
+// uid 65534. Each case is a finding's reproduction or a held attack, observed from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack22e)
+
+namespace {
+
+// How the repository's name reaches the workspace through two dangling host links: a link
+// to a link (`h -> h2`, `h2 -> WS/l`), or a link to a path below another (`h -> g/l`,
+// `g -> WS`).
+enum class Chain { LinkToLink, LinkBelowLink };
+std::ostream& operator<<(std::ostream& os, Chain c) {
+  return os << (c == Chain::LinkToLink ? "a link to a dangling link"
+                                       : "a link to a path below a dangling link");
+}
+
+}  // namespace
+
+// A22E-1: A22D-1 and A22-5 followed one dangling host link to where the kernel would create
+// the repository; a second one after it was spelled from that link, outside every writable
+// root, and nothing was refused. `remote.origin.url = BASE/host/h/repo.git` (or a URL
+// rewrite to `BASE/host/h/`) with the host's `h -> BASE/host/h2`, `h2 -> WS/l`: the command
+// made `l/repo.git` with a post-receive hook, which the host's `git push` ran (exit 0;
+// checked by hand: it wrote "PWNED"). Refused now: exit 2, nothing made.
+BOOST_DATA_TEST_CASE(a_git_repository_through_two_dangling_host_links_into_the_workspace_is_refused,
+                     bdata::make(kCallers) *
+                         bdata::make({Chain::LinkToLink, Chain::LinkBelowLink}) *
+                         bdata::make(std::vector<bool>{false, true}),
+                     caller, chain, rewrite) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  std::string made = "l";
+  if (chain == Chain::LinkToLink) {
+    box.host_command({"/bin/ln", "-s", host + "/h2", host + "/h"});
+    box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h2"});
+  } else {
+    box.host_command({"/bin/ln", "-s", host + "/g/l", host + "/h"});
+    box.host_command({"/bin/ln", "-s", box.ws("g"), host + "/g"});
+    made = "g/l";
+  }
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  box.write_file(box.ws(".git/config"),
+                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" +
+                     (rewrite ? "[url \"" + host + "/h/\"]\n\tinsteadOf = https://example.test/\n"
+                              : "[remote \"origin\"]\n\turl = " + host + "/h/repo.git\n"));
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir -p " + made + " && git init -q --bare " + made +
+                      "/repo.git && echo evil > " + made + "/repo.git/hooks/post-receive; echo '" +
+                      kDoneMarker + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws(made + "/repo.git")), r.describe());
+}
+
+// A22E-2: a remote's repository that exists on the host, its `.git` a pointer naming a git
+// directory through the host's dangling link into the workspace: `remote.origin.url =
+// BASE/srv/repo`, `BASE/srv/repo/.git` reading `gitdir: BASE/host/h/gd`, `BASE/host/h ->
+// WS/l`. The pointer's target was spelled from the link, outside every writable root; only
+// the config files there got placeholders, the command made `HEAD`, `objects`, `refs` and
+// `hooks/post-receive` beside them, and once the run removed the placeholders the host's
+// `git push origin` ran the hook (exit 0; checked by hand: it wrote "PWNED"). Refused now:
+// exit 2, nothing made.
+BOOST_DATA_TEST_CASE(
+    a_remotes_git_pointer_through_a_dangling_host_link_into_the_workspace_is_refused,
+    bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  const std::string repo = box.base() + "/srv/repo";
+  box.make_dir(box.base() + "/srv");
+  box.make_dir(repo);
+  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+  box.write_file(repo + "/.git", "gitdir: " + host + "/h/gd\n");
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  box.write_file(box.ws(".git/config"),
+                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n"
+                 "\turl = " +
+                     repo + "\n");
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir -p l/gd/objects l/gd/refs l/gd/hooks && echo 'ref: refs/heads/main' > "
+                  "l/gd/HEAD && echo evil > l/gd/hooks/post-receive; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("the git directory named by '" + repo + "/.git'") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(box.ws("l")), r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
