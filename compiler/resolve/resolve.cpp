@@ -1243,6 +1243,29 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                              "common git directory named by '" + dir + "/commondir'");
         continue;
       }
+      // One spelled from a dangling link is made where the link leads: a remote's
+      // repository `/srv/repo.git` whose `commondir` names `/srv/h/common`, with the host's
+      // `/srv/h -> WS/l`, got placeholders at `l/common/config` only; the command made
+      // `objects`, `refs` and `hooks/post-receive` there, and the host's `git push` ran the
+      // hook (red team A22E-3). A common directory that does not exist is no git
+      // directory git can use yet: refused where the sandbox could make it.
+      if (c.stop == Canonical::Stop::None && !c.complete) {
+        const std::string what = "common git directory named by '" + dir + "/commondir'";
+        const ir::SourceLoc at{dir + "/commondir", 0, 0};
+        bool made_writable = false;
+        for (const auto& made : h.created_through_links(c.path, guards, at, what))
+          if (std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
+                return ir::path_within(w.path, made);
+              })) {
+            diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
+                                "create it at '" + made + "', in a writable root: the " +
+                                "sandbox could make it, and git would run its hooks and " +
+                                "read its config; refusing to run");
+            made_writable = true;
+            break;
+          }
+        if (made_writable) continue;
+      }
       common = c.stop == Canonical::Stop::None ? c.path : *named;
     }
     if (common != dir) {

@@ -107,6 +107,43 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST(!exists(box.ws("l")), r.describe());
 }
 
+// A22E-3: A22E-2 through a remote's `commondir`: `remote.origin.url = BASE/srv/repo.git`,
+// a git directory there (HEAD) whose `commondir` names `BASE/host/h/common`, with the host's
+// dangling `BASE/host/h -> WS/l`. The common directory was spelled from the link; only its
+// config files got placeholders, the command made `objects`, `refs` and
+// `hooks/post-receive` beside them, and the host's `git push origin` ran the hook (exit 0,
+// with A22E-1/2's fix too; checked by hand: it wrote "PWNED"). Refused now: exit 2,
+// nothing made.
+BOOST_DATA_TEST_CASE(a_remotes_commondir_through_a_dangling_host_link_into_the_workspace_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string host = box.base() + "/host";
+  box.make_dir(host);
+  const std::string repo = box.base() + "/srv/repo.git";
+  box.make_dir(box.base() + "/srv");
+  box.make_dir(repo);
+  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+  box.write_file(repo + "/HEAD", "ref: refs/heads/main\n");
+  box.write_file(repo + "/commondir", host + "/h/common\n");
+  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  box.write_file(box.ws(".git/config"),
+                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n"
+                 "\turl = " +
+                     repo + "\n");
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir -p l/common/objects l/common/refs l/common/hooks && echo evil > "
+                  "l/common/hooks/post-receive; echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(
+      r.err.find("common git directory named by '" + repo + "/commondir'") != std::string::npos,
+      r.describe());
+  BOOST_TEST(!exists(box.ws("l")), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
