@@ -1435,6 +1435,16 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
+    // The other fixed names whose content makes git run code: the legacy remotes files
+    // (`remotes/<r>`, `branches/<r>`: a URL whose receive-pack hooks `git push` runs) and
+    // the submodules' git directories (`modules/<name>`, which `git submodule update`
+    // takes over as they are, hooks and config). With the host's `.git/remotes ->
+    // ../.remotes`, the command wrote `.remotes/origin` naming a repository of its own and
+    // the host's `git push origin` ran its post-receive hook; with `.git/modules ->
+    // ../.mods`, it made `.mods/sub` and the host's `git submodule update --init` ran its
+    // post-checkout hook (red team A22F-1).
+    for (const char* name : {"/remotes", "/branches", "/modules"})
+      fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal, git_reads)) {
       if (t.repository) {
         protect_repository(t, gitdirs);

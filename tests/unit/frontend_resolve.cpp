@@ -577,6 +577,35 @@ BOOST_AUTO_TEST_CASE(a_remote_through_a_dangling_host_link_into_a_writable_root_
   BOOST_TEST(elsewhere, fine);
 }
 
+// Red team A22F-1: a git directory's `remotes`, `branches` or `modules` that is a host link
+// into a writable root is protected as a whole (git reads remote URLs and takes over
+// submodule git directories there), and refused when dangling.
+BOOST_AUTO_TEST_CASE(a_git_directorys_remotes_or_modules_linked_into_a_writable_root_is_protected) {
+  for (const std::string name : {"remotes", "branches", "modules"})
+    for (const bool dangling : {false, true}) {
+      HostTree t;
+      t.dir.write("real/gitdirs/wt/HEAD", "ref: refs/heads/main\n");
+      t.dir.mkdir("real/gitdirs/wt/objects");
+      t.dir.mkdir("real/gitdirs/wt/refs");
+      t.dir.symlink(t.ws + "/." + name, "real/gitdirs/wt/" + name);
+      if (!dangling) t.dir.mkdir("real/ws/." + name);
+      ir::Diagnostics diags;
+      const auto r = compiler::resolve_for_host(
+          policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"
+                 "  write: [\"${WORKSPACE}\"]\n"),
+          Mode::WorkspaceWrite, t.bind(t.ws), diags);
+      BOOST_TEST(r.has_value() == !dangling, name + ": " + diags.str());
+      if (dangling) {
+        BOOST_TEST(diags.str().find("reaches the dangling symlink") != std::string::npos,
+                   diags.str());
+      } else if (r) {
+        BOOST_TEST(std::any_of(r->protect.begin(), r->protect.end(),
+                               [&](const auto& p) { return p.path == t.ws + "/." + name; }),
+                   name);
+      }
+    }
+}
+
 // Red team A21-3: a readable root whose way crosses a link in the workspace, which a run
 // under another policy may have planted, is refused in every mode: `read: [/usr,
 // "${WORKSPACE}/docs"]` with `docs -> /root` made `/root` readable.
