@@ -434,8 +434,7 @@ BOOST_DATA_TEST_CASE(a_deny_root_is_not_read_under_an_escaped_name_a_host_bind_g
     box.write_file(src + "/secret/key", "AKIA-KEY\n");
     RunSpec spec;
     spec.options = {"--policy", deny_policy(box, src + "/secret")};
-    spec.root_prefix = in_private_mount_namespace(
-        "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, alias});
+    spec.root_prefix = host_bind_mount(src, alias);
     spec.command = {"/bin/sh", "-c",
                     "cat \"$0/secret/key\" 2>&1; echo '" + std::string(kDoneMarker) + "'", alias};
     const RunResult r = box.run(spec);
@@ -493,8 +492,7 @@ BOOST_DATA_TEST_CASE(the_state_lock_is_not_reachable_under_another_name_a_host_b
   const std::string parent = root ? "/run" : "/tmp";
   const std::string prefix = root ? "zpolicy" : "zpolicy-" + std::to_string(uid_of(caller));
   RunSpec spec;
-  spec.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {parent, alias});
+  spec.root_prefix = host_bind_mount(parent, alias);
   spec.command = {"/bin/sh", "-c",
                   "for d in \"$0\"/" + prefix + " \"$0\"/" + prefix +
                       "-*; do [ -e \"$d/lock\" ] && flock -n \"$d/lock\" true && echo \"LOCKED "

@@ -86,8 +86,7 @@ BOOST_DATA_TEST_CASE(a_writable_mount_below_the_workspace_is_judged_as_the_direc
     RunSpec spec;
     spec.options = {"--policy", policy};
     spec.extra_env = {"PATH=" + bin + ":" + kHostPath};
-    spec.root_prefix = in_private_mount_namespace(
-        "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {m.source, box.ws(m.name)});
+    spec.root_prefix = host_bind_mount(m.source, box.ws(m.name));
     spec.command = {"/bin/sh", "-c", "echo planted > \"$0/.bashrc\"", m.name};
     const RunResult r = box.run(spec);
     BOOST_TEST(r.exit_code == 3, m.name << ": " << r.describe());

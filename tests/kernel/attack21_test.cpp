@@ -287,8 +287,7 @@ BOOST_DATA_TEST_CASE(a_link_planted_through_a_host_bind_mount_in_the_workspace_i
   const std::string src = box.base() + "/srv";
   box.make_dir(src);
   box.make_dir(box.ws("mnt"));
-  const std::vector<std::string> host_bind = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  const std::vector<std::string> host_bind = host_bind_mount(src, box.ws("mnt"));
   RunSpec plant;
   plant.root_prefix = host_bind;
   plant.command = {"/bin/sh", "-c",
@@ -355,8 +354,7 @@ BOOST_DATA_TEST_CASE(a_protected_path_shown_in_the_workspace_by_a_host_bind_moun
   box.write_file(src + "/secret.env", "orig\n");
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
-  spec.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
   spec.options = {"--policy",
                   box.write_policy("protect.yaml",
                                    policy_writing("${WORKSPACE}", ".git, .env, \"" + src +
@@ -388,8 +386,7 @@ BOOST_DATA_TEST_CASE(a_protected_path_through_a_link_planted_via_a_host_bind_mou
   const std::string src = box.base() + "/srv";
   box.make_dir(src);
   box.make_dir(box.ws("mnt"));
-  const std::vector<std::string> host_bind = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  const std::vector<std::string> host_bind = host_bind_mount(src, box.ws("mnt"));
   RunSpec plant;
   plant.root_prefix = host_bind;
   plant.command = {"/bin/sh", "-c",
@@ -432,8 +429,7 @@ BOOST_DATA_TEST_CASE(a_protect_pattern_shown_in_the_workspace_by_a_host_bind_mou
   box.write_file(src + "/secret.env", "orig\n");
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
-  spec.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
   spec.options = {"--policy", box.write_policy("protect.yaml",
                                                policy_writing("${WORKSPACE}", ".git, .env, \"" +
                                                                                   src + "/*.env\""))};
@@ -464,9 +460,7 @@ BOOST_DATA_TEST_CASE(a_protected_file_the_caller_cannot_see_bound_into_the_works
   BOOST_TEST_REQUIRE(chmod((priv + "/secret.env").c_str(), 0666) == 0);
   box.write_file(box.ws("secret.env"), "");
   RunSpec spec;
-  spec.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-      {priv + "/secret.env", box.ws("secret.env")});
+  spec.root_prefix = host_bind_mount(priv + "/secret.env", box.ws("secret.env"));
   spec.options = {"--policy",
                   box.write_policy("protect.yaml",
                                    policy_writing("${WORKSPACE}",
@@ -492,8 +486,7 @@ BOOST_DATA_TEST_CASE(a_missing_git_under_a_host_bind_of_the_workspace_into_itsel
   Sandbox box(caller);
   box.make_dir(box.ws("up"));
   RunSpec spec;
-  spec.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {box.workspace(), box.ws("up")});
+  spec.root_prefix = host_bind_mount(box.workspace(), box.ws("up"));
   spec.options = {"--policy", box.write_policy("protect.yaml", policy_writing("${WORKSPACE}"))};
   spec.command = {"/bin/sh", "-c",
                   "mkdir -p up/.git/hooks && echo evil > up/.git/hooks/pre-commit || echo "
@@ -524,8 +517,7 @@ BOOST_DATA_TEST_CASE(a_git_hooks_path_through_a_link_planted_via_a_host_bind_mou
   box.make_dir(src);
   box.make_dir(box.ws("mnt"));
   box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
-  const std::vector<std::string> host_bind = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  const std::vector<std::string> host_bind = host_bind_mount(src, box.ws("mnt"));
   RunSpec plant;
   plant.root_prefix = host_bind;
   plant.command = {"/bin/sh", "-c",
@@ -564,8 +556,7 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_under_a_host_bind_of_the_workspace_into
   Sandbox box(caller);
   box.make_dir(box.ws("up"));
   RunSpec spec;
-  spec.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {box.workspace(), box.ws("up")});
+  spec.root_prefix = host_bind_mount(box.workspace(), box.ws("up"));
   spec.options = {"--policy",
                   box.write_policy("deny.yaml",
                                    "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
@@ -592,8 +583,7 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_under_a_host_bind_of_the_workspace_into
   box.make_dir(src);
   box.make_dir(box.ws("mnt"));
   RunSpec outside;
-  outside.root_prefix = in_private_mount_namespace(
-      "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {src, box.ws("mnt")});
+  outside.root_prefix = host_bind_mount(src, box.ws("mnt"));
   outside.options = {"--policy",
                      box.write_policy("deny-outside.yaml",
                                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: "
@@ -712,8 +702,7 @@ BOOST_DATA_TEST_CASE(a_workspace_that_is_a_deny_root_by_name_or_by_a_host_mount_
 
   const RunResult by_alias =
       attempt(box.ws("mnt"),
-              in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                                         {src, box.ws("mnt")}));
+              host_bind_mount(src, box.ws("mnt")));
   BOOST_TEST(by_alias.exit_code == 3, by_alias.describe());
   BOOST_TEST(by_alias.err.find("the workspace ('" + box.ws("mnt") + "') is deny root '" + src +
                                "' by another name (a bind mount of it: the host's mounts show '" +

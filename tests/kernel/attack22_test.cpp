@@ -50,11 +50,6 @@ std::ostream& operator<<(std::ostream& os, WorkspaceLink l) {
 }
 const std::vector<WorkspaceLink> kWorkspaceLinks{WorkspaceLink::Planted, WorkspaceLink::Missing};
 
-std::vector<std::string> host_bind(const std::string& src, const std::string& point) {
-  return in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                                    {src, point});
-}
-
 }  // namespace
 
 // A22-1: `protect: [BASE/host/dl/key]` where the host's `BASE/host/dl` is a dangling link
@@ -79,7 +74,7 @@ BOOST_DATA_TEST_CASE(a_protected_path_named_through_a_dangling_host_link_is_prot
     made = "new";
   } else {
     box.host_command({"/bin/ln", "-s", src + "/new", host + "/dl"});
-    spec.root_prefix = host_bind(src, box.ws("mnt"));
+    spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
     made = "mnt/new";
   }
   spec.options = {"--policy",
@@ -114,7 +109,7 @@ BOOST_DATA_TEST_CASE(a_protected_path_blocked_by_a_file_in_a_host_bind_mount_is_
   box.make_dir(box.ws("mnt"));
   const std::string before = snapshot(src);
   RunSpec spec;
-  spec.root_prefix = host_bind(src, box.ws("mnt"));
+  spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
   spec.options = {"--policy",
                   box.write_policy("protect.yaml", policy_protecting(src + "/cfg/key"))};
   spec.command = {"/bin/sh", "-c",
@@ -146,7 +141,7 @@ BOOST_DATA_TEST_CASE(a_deny_root_the_caller_cannot_see_bound_into_the_workspace_
   BOOST_TEST_REQUIRE(chmod((priv + "/secret/k").c_str(), 0644) == 0);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
-  spec.root_prefix = host_bind(priv + "/secret", box.ws("mnt"));
+  spec.root_prefix = host_bind_mount(priv + "/secret", box.ws("mnt"));
   spec.options = {"--policy",
                   box.write_policy("deny.yaml",
                                    "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [/usr, "
@@ -165,7 +160,7 @@ BOOST_DATA_TEST_CASE(a_deny_root_the_caller_cannot_see_bound_into_the_workspace_
   // The workspace itself the host's bind of the deny root: read by uid 65534's sandbox
   // before; refused now for both callers (A21B-5's verifier finding, exit 3).
   RunSpec itself = spec;
-  itself.root_prefix = host_bind(priv + "/secret", box.workspace());
+  itself.root_prefix = host_bind_mount(priv + "/secret", box.workspace());
   itself.command = {"/bin/sh", "-c", "cat k; echo '" + std::string(kDoneMarker) + "'"};
   const RunResult w = box.run(itself);
   BOOST_TEST(w.exit_code == 3, w.describe());
@@ -188,7 +183,7 @@ BOOST_DATA_TEST_CASE(a_git_pointer_through_a_link_planted_via_a_host_bind_mount_
   box.make_dir(box.ws("mnt"));
   box.make_dir(box.ws("decoy/gd/hooks"));
   RunSpec plant;
-  plant.root_prefix = host_bind(src, box.ws("mnt"));
+  plant.root_prefix = host_bind_mount(src, box.ws("mnt"));
   plant.command = {"/bin/sh", "-c",
                    "ln -s '" + box.ws("decoy") + "' mnt/x && echo '" + kDoneMarker + "'"};
   const RunResult first = box.run(plant);

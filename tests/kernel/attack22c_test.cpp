@@ -21,11 +21,6 @@ BOOST_AUTO_TEST_SUITE(kernel_attack22c)
 
 namespace {
 
-std::vector<std::string> host_bind(const std::string& src, const std::string& point) {
-  return in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                                    {src, point});
-}
-
 std::string policy(const std::string& read, const std::string& rules) {
   return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: " + read +
          "\n  write: [\"${WORKSPACE}\"]\n" + rules + "network: none\n";
@@ -87,7 +82,7 @@ BOOST_DATA_TEST_CASE(a_part_of_a_deny_root_the_caller_cannot_see_bound_into_the_
   BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
-  spec.root_prefix = host_bind(secret + "/sub", box.ws("mnt"));
+  spec.root_prefix = host_bind_mount(secret + "/sub", box.ws("mnt"));
   spec.options = {
       "--policy",
       box.write_policy("deny.yaml", policy("[/usr, /bin, /lib, /lib64, /etc, \"${WORKSPACE}\"]",
@@ -117,7 +112,7 @@ BOOST_DATA_TEST_CASE(
   BOOST_TEST_REQUIRE(chown((prot + "/sub").c_str(), uid_of(caller), uid_of(caller)) == 0);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
-  spec.root_prefix = host_bind(prot + "/sub", box.ws("mnt"));
+  spec.root_prefix = host_bind_mount(prot + "/sub", box.ws("mnt"));
   spec.options = {
       "--policy",
       box.write_policy("protect.yaml", policy("[\"/\"]", "  protect: [.git, \"" + prot + "\"]\n"))};
@@ -156,12 +151,12 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_sandbox_could_create_is_refused,
       break;
     case DenyWay::LinkIntoHostBind:
       box.host_command({"/bin/ln", "-s", src + "/new", denied});
-      spec.root_prefix = host_bind(src, box.ws("mnt"));
+      spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
       made = "mnt/new";
       break;
     case DenyWay::InHostBind:
       denied = src + "/new";
-      spec.root_prefix = host_bind(src, box.ws("mnt"));
+      spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
       made = "mnt/new";
       break;
   }
@@ -236,7 +231,7 @@ BOOST_DATA_TEST_CASE(a_commondir_through_a_planted_link_to_a_protected_repositor
   if (in == LinkIn::HostBind) {
     link = src + "/x";
     shown = "mnt/x";
-    spec.root_prefix = host_bind(src, box.ws("mnt"));
+    spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
   }
   box.host_command({"/bin/ln", "-s", box.ws("real"), link});
   const std::string adm = box.base() + "/adm/wt";

@@ -20,11 +20,6 @@ BOOST_AUTO_TEST_SUITE(kernel_attack22d)
 
 namespace {
 
-std::vector<std::string> host_bind(const std::string& src, const std::string& point) {
-  return in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
-                                    {src, point});
-}
-
 std::string policy(const std::string& read, const std::string& rules) {
   return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: " + read +
          "\n  write: [\"${WORKSPACE}\"]\n" + rules + "network: none\n";
@@ -70,7 +65,7 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_caller_cannot_stat_in_a_host_bind_i
     victim = data + "/new";
   }
   RunSpec spec;
-  spec.root_prefix = host_bind(data, box.ws("mnt"));
+  spec.root_prefix = host_bind_mount(data, box.ws("mnt"));
   spec.options = {
       "--policy",
       box.write_policy("deny.yaml", policy(kNarrowRead, "  deny: [\"" + denied + "\"]\n"))};
@@ -114,7 +109,7 @@ BOOST_DATA_TEST_CASE(a_part_of_an_unseeable_deny_root_with_escaped_characters_is
   BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
-  spec.root_prefix = host_bind(secret + "/sub", box.ws("mnt"));
+  spec.root_prefix = host_bind_mount(secret + "/sub", box.ws("mnt"));
   spec.options = {
       "--policy",
       box.write_policy("deny.yaml", policy(kNarrowRead, "  deny: ['" + secret + "']\n"))};
@@ -167,7 +162,7 @@ BOOST_DATA_TEST_CASE(a_remote_url_through_a_dangling_host_link_into_a_writable_r
   std::string made = "l";
   if (through_bind) {
     box.host_command({"/bin/ln", "-s", src + "/l", host + "/h"});
-    spec.root_prefix = host_bind(src, box.ws("mnt"));
+    spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
     made = "mnt/l";
   } else {
     box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});

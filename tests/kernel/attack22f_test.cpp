@@ -240,8 +240,7 @@ BOOST_DATA_TEST_CASE(a_git_repository_through_host_links_into_the_workspace_is_r
   RunSpec spec;
   if (way.bind) {
     box.make_dir(box.ws("mnt"));
-    spec.root_prefix = in_private_mount_namespace(
-        "mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"", {box.base() + "/srvdata", box.ws("mnt")});
+    spec.root_prefix = host_bind_mount(box.base() + "/srvdata", box.ws("mnt"));
   }
   spec.command = {"/bin/sh", "-c",
                   "mkdir -p " + way.made + " && git init -q --bare " + way.made + "/repo.git; echo '" +

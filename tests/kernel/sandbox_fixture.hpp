@@ -78,6 +78,13 @@ inline std::vector<std::string> in_private_mount_namespace(const std::string& sc
   return argv;
 }
 
+// A RunSpec::root_prefix under which the host shows `src` at `point` too (`mount --bind`),
+// as a host's own bind mount would, for what runs after it only.
+inline std::vector<std::string> host_bind_mount(const std::string& src, const std::string& point) {
+  return in_private_mount_namespace("mount --bind \"$1\" \"$2\" && shift 2 && exec \"$@\"",
+                                    {src, point});
+}
+
 // What the host does while a run starts, for host_acts_while_held.
 struct HeldCall {
   std::string syscall;  // strace's name of the call held, e.g. "unshare"
