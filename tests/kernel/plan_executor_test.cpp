@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "caller_pipe_flags.hpp"
 #include "killed_launcher.hpp"
 #include "notify_share_check.hpp"
 #include "sandbox_fixture.hpp"
@@ -266,30 +267,11 @@ size_t lines_of(const std::string& path) {
 BOOST_DATA_TEST_CASE(an_executor_puts_back_the_flags_the_command_sets_on_the_callers_pipe,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const Executor e =
-      executor_for(box, {},
-                   {"/usr/bin/python3", "-c",
-                    "import fcntl, os\n"
-                    "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
-                    "os.O_APPEND)\n"
-                    "print('set')\n"});
+  const Executor e = executor_for(box, {}, kSetStdoutFlags);
   RunSpec spec;
-  spec.root_prefix = {"/bin/bash", "-c",
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
-                      "sh"};
+  spec.root_prefix = kShowStdoutFlags;
   spec.launcher = {"/usr/bin/python3", e.script, e.plan};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 0, r.describe());
-  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
-  const auto first = r.err.find("flags:");
-  const auto last = r.err.rfind("flags:");
-  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
-  auto flags_at = [&](size_t at) {
-    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
-  };
-  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
-  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+  expect_stdout_flags_restored(box.run(spec));
 }
 
 // R18-3, for an executor of the plan: bwrap's --new-session keeps the command out of the

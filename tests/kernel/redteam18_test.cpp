@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "caller_pipe_flags.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team round 18 (docs/redteam-2026-12.md "Round 18 (red18)"): `zpolicy run` with the
@@ -263,26 +264,9 @@ BOOST_DATA_TEST_CASE(the_flags_the_command_sets_on_the_callers_pipe_do_not_outli
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   RunSpec spec;
-  spec.root_prefix = {"/bin/bash", "-c",
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
-                      "sh"};
-  spec.command = {"/usr/bin/python3", "-c",
-                  "import fcntl, os\n"
-                  "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
-                  "os.O_APPEND)\n"
-                  "print('set')\n"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 0, r.describe());
-  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
-  const auto first = r.err.find("flags:");
-  const auto last = r.err.rfind("flags:");
-  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
-  auto flags_at = [&](size_t at) {
-    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
-  };
-  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
-  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+  spec.root_prefix = kShowStdoutFlags;
+  spec.command = kSetStdoutFlags;
+  expect_stdout_flags_restored(box.run(spec));
 }
 
 // R18-6: the caller's global git configuration was not read. A relative core.hooksPath
