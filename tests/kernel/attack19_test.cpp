@@ -254,6 +254,16 @@ print("ended", os.waitstatus_to_exitcode(st))
 
 std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
 
+// A run the shell `r` reports on was held in the background while the shell read what was
+// typed to it, and read the terminal again only once in the foreground, then ended 0.
+void expect_held_until_fg(const Sandbox& box, const RunResult& r) {
+  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             r.describe());
+  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
 }  // namespace
 
 // A19-1: R18-4 keeps the command from reading the terminal in the background through its
@@ -297,12 +307,8 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   const RunResult later = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
                                             box.workspace(), "bg-null", bg});
   BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
-  BOOST_TEST(later.out.find("held in the background") != std::string::npos, later.describe());
-  BOOST_TEST(later.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
-             later.describe());
   // In the foreground again, the command reads the terminal as before.
-  BOOST_TEST(stolen(box) == "after-fg\n", later.describe());
-  BOOST_TEST(later.out.find("ended 0") != std::string::npos, later.describe());
+  expect_held_until_fg(box, later);
 }
 
 // A19-6: a terminal on stdout or stderr that is not zpolicy's controlling terminal (another
@@ -401,11 +407,7 @@ BOOST_DATA_TEST_CASE(a_run_in_a_script_held_in_the_background_goes_on_after_fg,
   const RunResult r =
       box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(), box.workspace(),
                         "script", "touch ready; read -r l; echo \"$l\" >> stolen"});
-  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
-             r.describe());
-  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
-  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  expect_held_until_fg(box, r);
 }
 
 // A19-2: R18-4 holds a command stopped in the background only once it was released. ^Z
@@ -423,11 +425,7 @@ BOOST_DATA_TEST_CASE(a_run_stopped_before_its_command_starts_is_not_released_int
       {"/usr/bin/python3", "-c", kShell, zpolicy_binary(), box.workspace(), "early", command});
   BOOST_TEST(r.out.find("job stopped") != std::string::npos, r.describe());
   BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
-  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
-             r.describe());
-  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
-  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  expect_held_until_fg(box, r);
 }
 
 // A19-3: a run's process group leaves the terminal's foreground without a stop or a
