@@ -12,6 +12,7 @@
 #include "killed_launcher.hpp"
 #include "notify_share_check.hpp"
 #include "sandbox_fixture.hpp"
+#include "stopped_run.hpp"
 
 // `zpolicy plan --format json` holds everything a sandboxed run needs: an executor that
 // knows nothing of zpolicy (examples/python/run_plan.py, written from docs/embedding.md)
@@ -252,11 +253,6 @@ Executor executor_for(const Sandbox& box, const std::vector<std::string>& option
           box.write_policy("plan.json", planned.out)};
 }
 
-size_t lines_of(const std::string& path) {
-  const std::string text = read_file(path).value_or("");
-  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
 }  // namespace
 
 // R18-5, for an executor of the plan: a pipe on stdout reaches the command as the caller's
@@ -284,33 +280,21 @@ BOOST_DATA_TEST_CASE(an_executor_ends_the_run_at_ctrl_z_rather_than_leave_it_uns
                      bdata::make(kCallers), caller) {
   using namespace std::chrono_literals;
   Sandbox box(caller);
-  const Executor e =
-      executor_for(box, {"--timeout", "2s"},
-                   {"/bin/sh", "-c",
-                    "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; "
-                    "touch late"});
+  const Executor e = executor_for(box, {"--timeout", "2s"}, {"/bin/sh", "-c", kTicks});
   RunSpec spec;
-  spec.root_prefix = {
-      "/usr/bin/python3", "-c",
-      "import os, sys\n"
-      "pid = os.fork()\n"
-      "if pid == 0:\n"
-      "    os.setpgid(0, 0)\n"
-      "    os.execv(sys.argv[1], sys.argv[1:])\n"
-      "st = os.waitpid(pid, 0)[1]\n"
-      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.root_prefix = kInOwnProcessGroup;
   spec.launcher = {"/usr/bin/python3", e.script, e.plan};
   Running running = box.start(spec);
-  BOOST_TEST_REQUIRE(wait_until([&] { return lines_of(box.ws("ticks")) >= 2; }, 15000ms));
+  BOOST_TEST_REQUIRE(wait_until([&] { return lines_in(box.ws("ticks")) >= 2; }, 15000ms));
   const auto executor = processes_with_argv({"/usr/bin/python3", e.script, e.plan, "--"});
   BOOST_TEST_REQUIRE(executor.size() == 1u);
   kill(executor[0], SIGTSTP);
   const RunResult r = box.finish(running);
-  const size_t at_end = lines_of(box.ws("ticks"));
+  const size_t at_end = lines_in(box.ws("ticks"));
   std::this_thread::sleep_for(1000ms);
   BOOST_TEST(r.exit_code == 148, r.describe());
   BOOST_TEST(r.err.find("^Z (SIGTSTP)") != std::string::npos, r.describe());
-  BOOST_TEST(lines_of(box.ws("ticks")) == at_end, "the command ran on after the run ended");
+  BOOST_TEST(lines_in(box.ws("ticks")) == at_end, "the command ran on after the run ended");
   BOOST_TEST(!exists(box.ws("late")), r.describe());
 }
 

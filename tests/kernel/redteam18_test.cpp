@@ -16,6 +16,7 @@
 
 #include "caller_pipe_flags.hpp"
 #include "sandbox_fixture.hpp"
+#include "stopped_run.hpp"
 
 // Red team round 18 (docs/redteam-2026-12.md "Round 18 (red18)"): `zpolicy run` with the
 // built-in default policy, attacked from the workspaces users have. Each case is a
@@ -61,13 +62,6 @@ char state_of(pid_t pid) {
 pid_t parent_of(pid_t pid) {
   const std::string f = stat_fields(pid);
   return f.size() > 2 ? static_cast<pid_t>(std::atol(f.c_str() + 2)) : 0;
-}
-
-size_t lines_in(const std::string& path) {
-  const std::string text = read_file(path).value_or("");
-  size_t n = 0;
-  for (char c : text) n += c == '\n';
-  return n;
 }
 
 mode_t mode_of(const std::string& path) {
@@ -211,18 +205,9 @@ BOOST_DATA_TEST_CASE(a_workspace_made_a_bare_repository_runs_nothing_on_the_host
 BOOST_DATA_TEST_CASE(a_stopped_run_stops_its_command_and_keeps_its_timeout, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  const std::string script =
-      "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; touch late";
+  const std::string& script = kTicks;
   RunSpec spec;
-  spec.root_prefix = {
-      "/usr/bin/python3", "-c",
-      "import os, sys\n"
-      "pid = os.fork()\n"
-      "if pid == 0:\n"
-      "    os.setpgid(0, 0)\n"
-      "    os.execv(sys.argv[1], sys.argv[1:])\n"
-      "st = os.waitpid(pid, 0)[1]\n"
-      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.root_prefix = kInOwnProcessGroup;
   spec.options = {"--timeout", "2s"};
   spec.command = {"/bin/sh", "-c", script};
   Running running = box.start(spec);
