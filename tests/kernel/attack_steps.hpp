@@ -31,6 +31,17 @@ inline RunResult run_script(const Sandbox& box, RunSpec spec, const std::string&
   return box.run(spec);
 }
 
+// `spec`'s command reads `mnt/k` ("topsecret\n", in a deny root the host's bind shows at
+// WS/mnt) and writes `other`: the run works, the read fails and shows nothing of the key,
+// and the rest of the workspace stays writable.
+inline void expect_bound_deny_root_unread(const Sandbox& box, const RunSpec& spec) {
+  const RunResult r = run_script(box, spec, "cat mnt/k || echo refused; echo mine > other");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 // An earlier run's command, under the default policy behind `root_prefix`, that must
 // succeed: kDoneMarker only after `script` exits 0.
 inline void plant(const Sandbox& box, const std::string& script,
