@@ -254,6 +254,22 @@ print("ended", os.waitstatus_to_exitcode(st))
 
 std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
 
+// Python: reads, without blocking, what is there to read through each of `hows` (a tuple
+// of 'fdN', descriptor N, or 'procN', /proc/self/fd/N opened anew), writes what it got (or
+// the error) to `stolen`, then runs `then`.
+std::string terminal_reader(const std::string& hows, const std::string& then) {
+  return "import os, select\n"
+         "got = []\n"
+         "for how in " + hows + ":\n"
+         "    try:\n"
+         "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
+         "if how.startswith('proc') else int(how[-1])\n"
+         "        if select.select([fd], [], [], 0)[0]:\n"
+         "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
+         "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
+         "open('stolen', 'w').write('\\n'.join(got))\n" + then;
+}
+
 // A run the shell `r` reports on was held in the background while the shell read what was
 // typed to it, and read the terminal again only once in the foreground, then ended 0.
 void expect_held_until_fg(const Sandbox& box, const RunResult& r) {
@@ -277,18 +293,9 @@ void expect_held_until_fg(const Sandbox& box, const RunResult& r) {
 BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_output,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string reader =
-      "import os, select\n"
-      "got = []\n"
-      "for how in ('fd0', 'fd1', 'fd2', 'proc1', 'proc2'):\n"
-      "    try:\n"
-      "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
-      "if how.startswith('proc') else int(how[-1])\n"
-      "        if select.select([fd], [], [], 0)[0]:\n"
-      "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
-      "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
-      "open('stolen', 'w').write('\\n'.join(got))\n"
-      "print('visible-output', flush=True); print('second-line', file=__import__('sys').stderr)\n";
+  const std::string reader = terminal_reader(
+      "('fd0', 'fd1', 'fd2', 'proc1', 'proc2')",
+      "print('visible-output', flush=True); print('second-line', file=__import__('sys').stderr)\n");
   const std::string amp = "/usr/bin/python3 -c \"" + reader + "\"";
   const RunResult started = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
                                               box.workspace(), "amp-null", amp});
@@ -318,18 +325,8 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
 // gets what the command writes through a pipe zpolicy copies into it.
 BOOST_DATA_TEST_CASE(a_terminal_given_for_output_only_is_not_read, bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string reader =
-      "import os, select\n"
-      "got = []\n"
-      "for how in ('fd1', 'fd2', 'proc1', 'proc2'):\n"
-      "    try:\n"
-      "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
-      "if how.startswith('proc') else int(how[-1])\n"
-      "        if select.select([fd], [], [], 0)[0]:\n"
-      "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
-      "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
-      "open('stolen', 'w').write('\\n'.join(got))\n"
-      "print('written-to-the-window', flush=True)\n";
+  const std::string reader = terminal_reader("('fd1', 'fd2', 'proc1', 'proc2')",
+                                             "print('written-to-the-window', flush=True)\n");
   const RunResult r = box.host_command(
       {"/usr/bin/python3", "-c", kOtherWindow, zpolicy_binary(), box.workspace(), reader});
   BOOST_TEST(stolen(box).find("typed") == std::string::npos, stolen(box));
