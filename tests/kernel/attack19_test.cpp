@@ -303,10 +303,7 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   BOOST_TEST(started.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
              started.describe());
   // What the command writes still shows on the terminal, stdout's before stderr's.
-  const auto visible = started.out.find("visible-output");
-  BOOST_TEST((visible != std::string::npos &&
-              started.out.find("second-line", visible) != std::string::npos),
-             started.describe());
+  BOOST_TEST(shows_in_order(started.out, "visible-output", "second-line"), started.describe());
   BOOST_TEST(started.out.find("ended 0") != std::string::npos, started.describe());
 
   unlink(box.ws("stolen").c_str());
@@ -366,9 +363,7 @@ BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_and_shows_its_output_af
   BOOST_TEST(r.out.find("stopped 1 times") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("stopped 2 times") == std::string::npos, r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
-  const auto out = r.out.find("out-after-fg");
-  BOOST_TEST((out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
-             r.describe());
+  BOOST_TEST(shows_in_order(r.out, "out-after-fg", "err-after-fg"), r.describe());
 }
 
 // A19-4, the same after `bg`: the job stops again, as a background writer does under
@@ -386,10 +381,7 @@ BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_again_after_bg,
     BOOST_TEST(r.out.find("stopped 2 times") != std::string::npos, r.describe());
     BOOST_TEST(r.out.find("stopped 3 times") == std::string::npos, r.describe());
     BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
-    const auto out = r.out.find("out-after-fg");
-    BOOST_TEST(
-        (out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
-        r.describe());
+    BOOST_TEST(shows_in_order(r.out, "out-after-fg", "err-after-fg"), r.describe());
   }
 }
 
