@@ -24,6 +24,27 @@ namespace bdata = boost::unit_test::data;
 
 BOOST_AUTO_TEST_SUITE(kernel_plan_executor)
 
+namespace {
+
+// What an executor run needs: run_plan.py staged where the caller can read it, and the
+// plan of `command` (after `options`) written beside it.
+struct Executor {
+  std::string script, plan;
+};
+Executor executor_for(const Sandbox& box, const std::vector<std::string>& options,
+                      const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {zpolicy_binary(), "plan", "--format", "json"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  const RunResult planned = box.host_command(argv);
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  return {box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
+          box.write_policy("plan.json", planned.out)};
+}
+
+}  // namespace
+
 // Red team R7-C1 and R8-H1, for an executor of the plan: the host renames a protected name
 // away (an editor's atomic save over .env), or creates a deny root nothing masks (`aws
 // configure` in another terminal), while the sandbox runs. The plan's `watches` list the
@@ -122,14 +143,9 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
 BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_nothing,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string executor =
-      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
-  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh",
-                                   "-c", "echo x > ran; sleep 2; echo y > late"});
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
-  const std::string plan = box.write_policy("plan.json", planned.out);
+  const Executor e = executor_for(box, {}, {"/bin/sh", "-c", "echo x > ran; sleep 2; echo y > late"});
   RunSpec spec;
-  spec.launcher = {"/usr/bin/python3", executor, plan};
+  spec.launcher = {"/usr/bin/python3", e.script, e.plan};
   check_killed_launcher_releases_nothing(box, spec, box.ws("ran"), {box.ws("ran"), box.ws("late")},
                                          "the executor");
 }
@@ -142,8 +158,6 @@ BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_no
 BOOST_DATA_TEST_CASE(an_executor_that_cannot_read_the_sandbox_state_refuses_cleanly,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string executor =
-      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
   const std::string unreadable = box.write_policy(
       "unreadable.py",
       R"(import builtins, itertools, runpy, select, subprocess, sys, threading, time
@@ -158,12 +172,9 @@ time.monotonic = lambda: next(clock)
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 )");
-  auto planned = box.host_command(
-      {zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh", "-c", "echo x > ran"});
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  const Executor e = executor_for(box, {}, {"/bin/sh", "-c", "echo x > ran"});
   RunSpec spec;
-  spec.launcher = {"/usr/bin/python3", unreadable, executor,
-                   box.write_policy("plan.json", planned.out)};
+  spec.launcher = {"/usr/bin/python3", unreadable, e.script, e.plan};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 125, r.describe());
   BOOST_TEST(r.err.find("run_plan.py: the sandbox's state could not be read within 30 s "
@@ -181,13 +192,9 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 BOOST_DATA_TEST_CASE(an_executor_gives_the_sandbox_only_its_share_of_inotify_and_fanotify,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string executor =
-      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
-  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--",
-                                   "/usr/bin/python3", "-c", kCountNotifyHandles});
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  const Executor e = executor_for(box, {}, {"/usr/bin/python3", "-c", kCountNotifyHandles});
   RunSpec spec;
-  spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
+  spec.launcher = {"/usr/bin/python3", e.script, e.plan};
   const RunResult ran = box.run(spec);
   BOOST_TEST(ran.exit_code == 0, ran.describe());
   check_notify_share(box);
@@ -233,27 +240,6 @@ BOOST_DATA_TEST_CASE(a_plan_refuses_what_run_refuses, bdata::make(kCallers), cal
                                    zpolicy_binary(), policy});
   BOOST_TEST(planned.out == "rc=3\n" + run.err);
 }
-
-namespace {
-
-// What an executor run needs: run_plan.py staged where the caller can read it, and the
-// plan of `command` (after `options`) written beside it.
-struct Executor {
-  std::string script, plan;
-};
-Executor executor_for(const Sandbox& box, const std::vector<std::string>& options,
-                      const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {zpolicy_binary(), "plan", "--format", "json"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  const RunResult planned = box.host_command(argv);
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
-  return {box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
-          box.write_policy("plan.json", planned.out)};
-}
-
-}  // namespace
 
 // R18-5, for an executor of the plan: a pipe on stdout reaches the command as the caller's
 // own open file, and the O_NONBLOCK (and O_APPEND) it sets there with F_SETFL stayed after
