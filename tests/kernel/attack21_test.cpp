@@ -206,10 +206,8 @@ BOOST_DATA_TEST_CASE(odd_workspace_names_run_and_keep_their_protections,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string policy = box.write_policy(
-      "odd.yaml",
-      "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
-      "  write: [\"${WORKSPACE}\"]\n  protect: [.git]\n  deny: [\"${WORKSPACE}/sec\"]\n"
-      "network: none\n");
+      "odd.yaml", workspace_write_policy(
+                      "[\"/\"]", "  protect: [.git]\n  deny: [\"${WORKSPACE}/sec\"]\n"));
   for (const std::string name : {"q\"uote", "back\\slash", "non\xff\xfeutf8", "${WORKSPACE}",
                                  "${HOME}x", "a,b:c=d", " lead", "trail "}) {
     const std::string ws = box.ws(name);

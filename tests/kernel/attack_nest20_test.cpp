@@ -263,9 +263,7 @@ BOOST_DATA_TEST_CASE(hand_added_symlinks_below_a_writable_bind_fail_verify_and_r
   const std::string victim = box.base() + "/victim";
   box.make_dir(victim);
   const std::string policy =
-      box.write_policy("links.yaml",
-                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
-                       "  write: [\"${WORKSPACE}\"]\n  protect: [.git]\nnetwork: none\n");
+      box.write_policy("links.yaml", workspace_write_policy("[\"/\"]", "  protect: [.git]\n"));
   const std::string out = box.base() + "/compiled";
   box.make_dir(out);
   const RunResult compiled = zpolicy_on_host(
