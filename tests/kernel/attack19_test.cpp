@@ -254,6 +254,32 @@ print("ended", os.waitstatus_to_exitcode(st))
 
 std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).value_or(""); }
 
+// Python: reads, without blocking, what is there to read through each of `hows` (a tuple
+// of 'fdN', descriptor N, or 'procN', /proc/self/fd/N opened anew), writes what it got (or
+// the error) to `stolen`, then runs `then`.
+std::string terminal_reader(const std::string& hows, const std::string& then) {
+  return "import os, select\n"
+         "got = []\n"
+         "for how in " + hows + ":\n"
+         "    try:\n"
+         "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
+         "if how.startswith('proc') else int(how[-1])\n"
+         "        if select.select([fd], [], [], 0)[0]:\n"
+         "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
+         "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
+         "open('stolen', 'w').write('\\n'.join(got))\n" + then;
+}
+
+// A run the shell `r` reports on was held in the background while the shell read what was
+// typed to it, and read the terminal again only once in the foreground, then ended 0.
+void expect_held_until_fg(const Sandbox& box, const RunResult& r) {
+  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
+  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
+             r.describe());
+  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
+  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+}
+
 }  // namespace
 
 // A19-1: R18-4 keeps the command from reading the terminal in the background through its
@@ -267,18 +293,9 @@ std::string stolen(const Sandbox& box) { return read_file(box.ws("stolen")).valu
 BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_output,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string reader =
-      "import os, select\n"
-      "got = []\n"
-      "for how in ('fd0', 'fd1', 'fd2', 'proc1', 'proc2'):\n"
-      "    try:\n"
-      "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
-      "if how.startswith('proc') else int(how[-1])\n"
-      "        if select.select([fd], [], [], 0)[0]:\n"
-      "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
-      "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
-      "open('stolen', 'w').write('\\n'.join(got))\n"
-      "print('visible-output', flush=True); print('second-line', file=__import__('sys').stderr)\n";
+  const std::string reader = terminal_reader(
+      "('fd0', 'fd1', 'fd2', 'proc1', 'proc2')",
+      "print('visible-output', flush=True); print('second-line', file=__import__('sys').stderr)\n");
   const std::string amp = "/usr/bin/python3 -c \"" + reader + "\"";
   const RunResult started = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
                                               box.workspace(), "amp-null", amp});
@@ -286,10 +303,7 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   BOOST_TEST(started.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
              started.describe());
   // What the command writes still shows on the terminal, stdout's before stderr's.
-  const auto visible = started.out.find("visible-output");
-  BOOST_TEST((visible != std::string::npos &&
-              started.out.find("second-line", visible) != std::string::npos),
-             started.describe());
+  BOOST_TEST(shows_in_order(started.out, "visible-output", "second-line"), started.describe());
   BOOST_TEST(started.out.find("ended 0") != std::string::npos, started.describe());
 
   unlink(box.ws("stolen").c_str());
@@ -297,12 +311,8 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
   const RunResult later = box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(),
                                             box.workspace(), "bg-null", bg});
   BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
-  BOOST_TEST(later.out.find("held in the background") != std::string::npos, later.describe());
-  BOOST_TEST(later.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
-             later.describe());
   // In the foreground again, the command reads the terminal as before.
-  BOOST_TEST(stolen(box) == "after-fg\n", later.describe());
-  BOOST_TEST(later.out.find("ended 0") != std::string::npos, later.describe());
+  expect_held_until_fg(box, later);
 }
 
 // A19-6: a terminal on stdout or stderr that is not zpolicy's controlling terminal (another
@@ -312,18 +322,8 @@ BOOST_DATA_TEST_CASE(a_background_run_never_reads_the_terminal_through_its_outpu
 // gets what the command writes through a pipe zpolicy copies into it.
 BOOST_DATA_TEST_CASE(a_terminal_given_for_output_only_is_not_read, bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string reader =
-      "import os, select\n"
-      "got = []\n"
-      "for how in ('fd1', 'fd2', 'proc1', 'proc2'):\n"
-      "    try:\n"
-      "        fd = os.open('/proc/self/fd/' + how[-1], os.O_RDONLY | os.O_NONBLOCK) "
-      "if how.startswith('proc') else int(how[-1])\n"
-      "        if select.select([fd], [], [], 0)[0]:\n"
-      "            got.append(how + ' ' + os.read(fd, 100).decode())\n"
-      "    except OSError as e: got.append(how + ' ' + e.strerror)\n"
-      "open('stolen', 'w').write('\\n'.join(got))\n"
-      "print('written-to-the-window', flush=True)\n";
+  const std::string reader = terminal_reader("('fd1', 'fd2', 'proc1', 'proc2')",
+                                             "print('written-to-the-window', flush=True)\n");
   const RunResult r = box.host_command(
       {"/usr/bin/python3", "-c", kOtherWindow, zpolicy_binary(), box.workspace(), reader});
   BOOST_TEST(stolen(box).find("typed") == std::string::npos, stolen(box));
@@ -363,9 +363,7 @@ BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_and_shows_its_output_af
   BOOST_TEST(r.out.find("stopped 1 times") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find("stopped 2 times") == std::string::npos, r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
-  const auto out = r.out.find("out-after-fg");
-  BOOST_TEST((out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
-             r.describe());
+  BOOST_TEST(shows_in_order(r.out, "out-after-fg", "err-after-fg"), r.describe());
 }
 
 // A19-4, the same after `bg`: the job stops again, as a background writer does under
@@ -383,10 +381,7 @@ BOOST_DATA_TEST_CASE(a_background_run_under_tostop_stops_again_after_bg,
     BOOST_TEST(r.out.find("stopped 2 times") != std::string::npos, r.describe());
     BOOST_TEST(r.out.find("stopped 3 times") == std::string::npos, r.describe());
     BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
-    const auto out = r.out.find("out-after-fg");
-    BOOST_TEST(
-        (out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
-        r.describe());
+    BOOST_TEST(shows_in_order(r.out, "out-after-fg", "err-after-fg"), r.describe());
   }
 }
 
@@ -401,11 +396,7 @@ BOOST_DATA_TEST_CASE(a_run_in_a_script_held_in_the_background_goes_on_after_fg,
   const RunResult r =
       box.host_command({"/usr/bin/python3", "-c", kShell, zpolicy_binary(), box.workspace(),
                         "script", "touch ready; read -r l; echo \"$l\" >> stolen"});
-  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
-             r.describe());
-  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
-  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  expect_held_until_fg(box, r);
 }
 
 // A19-2: R18-4 holds a command stopped in the background only once it was released. ^Z
@@ -423,11 +414,7 @@ BOOST_DATA_TEST_CASE(a_run_stopped_before_its_command_starts_is_not_released_int
       {"/usr/bin/python3", "-c", kShell, zpolicy_binary(), box.workspace(), "early", command});
   BOOST_TEST(r.out.find("job stopped") != std::string::npos, r.describe());
   BOOST_TEST(stolen(box).find("secret") == std::string::npos, stolen(box));
-  BOOST_TEST(r.out.find("held in the background") != std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("shell got secret-typed-to-the-shell") != std::string::npos,
-             r.describe());
-  BOOST_TEST(stolen(box) == "after-fg\n", r.describe());
-  BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
+  expect_held_until_fg(box, r);
 }
 
 // A19-3: a run's process group leaves the terminal's foreground without a stop or a

@@ -356,9 +356,7 @@ BOOST_DATA_TEST_CASE(a_background_run_under_tostop_with_sigttou_blocked_writes_t
                                         json_argv({"/bin/sh", "-c", "echo out-line; echo err-line >&2"})});
   BOOST_TEST(r.out.find("stopped") == std::string::npos, r.describe());
   BOOST_TEST(r.out.find("ended 0") != std::string::npos, r.describe());
-  const auto out = r.out.find("out-line");
-  BOOST_TEST((out != std::string::npos && r.out.find("err-line", out) != std::string::npos),
-             r.describe());
+  BOOST_TEST(shows_in_order(r.out, "out-line", "err-line"), r.describe());
 }
 
 // A20-8: zpolicy answers ^Z by stopping the sandbox (a walk of its processes, milliseconds
@@ -381,9 +379,7 @@ BOOST_DATA_TEST_CASE(a_ctrl_z_overtaken_by_fg_does_not_stop_the_job_after_it,
                           how, json_argv({"/bin/sh", "-c", command})});
     BOOST_TEST(r.out.find("stops after the last fg: 0\n") != std::string::npos, how << r.describe());
     BOOST_TEST(r.out.find("ended 0") != std::string::npos, how << r.describe());
-    const auto out = r.out.find("out-after-fg");
-    BOOST_TEST((out != std::string::npos && r.out.find("err-after-fg", out) != std::string::npos),
-               how << r.describe());
+    BOOST_TEST(shows_in_order(r.out, "out-after-fg", "err-after-fg"), how << r.describe());
   }
 }
 

@@ -1,12 +1,10 @@
-#include <sys/stat.h>
-
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22 (docs/redteam-2026-12.md "Attack 22 (attack22)"): session 21's host resolution
@@ -21,9 +19,7 @@ BOOST_AUTO_TEST_SUITE(kernel_attack22)
 namespace {
 
 std::string policy_protecting(const std::string& extra) {
-  return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: "
-         "[\"${WORKSPACE}\"]\n  protect: [.git, .env, \"" +
-         extra + "\"]\nnetwork: none\n";
+  return workspace_write_policy("[\"/\"]", "  protect: [.git, .env, \"" + extra + "\"]\n");
 }
 
 // Where the host's dangling link leads: straight into the workspace, or into a host
@@ -62,27 +58,22 @@ const std::vector<WorkspaceLink> kWorkspaceLinks{WorkspaceLink::Planted, Workspa
 BOOST_DATA_TEST_CASE(a_protected_path_named_through_a_dangling_host_link_is_protected,
                      bdata::make(kCallers) * bdata::make(kLinkInto), caller, into) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  const std::string src = box.base() + "/srv";
-  box.make_dir(src);
-  box.make_dir(box.ws("mnt"));
+  const std::string host = host_dir(box);
+  const SrvBind bind = srv_bound_at_mnt(box);
   RunSpec spec;
   std::string made;  // where the command makes the file, in the workspace
   if (into == LinkInto::Workspace) {
-    box.host_command({"/bin/ln", "-s", box.ws("new"), host + "/dl"});
+    host_link(box, box.ws("new"), host + "/dl");
     made = "new";
   } else {
-    box.host_command({"/bin/ln", "-s", src + "/new", host + "/dl"});
-    spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
+    host_link(box, bind.src + "/new", host + "/dl");
+    spec.root_prefix = bind.prefix;
     made = "mnt/new";
   }
   spec.options = {"--policy",
                   box.write_policy("protect.yaml", policy_protecting(host + "/dl/key"))};
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir -p " + made + "; echo evil > " + made +
-                      "/key || echo refused; echo mine > other; echo '" + kDoneMarker + "'"};
-  const RunResult r = box.run(spec);
+  const RunResult r = run_script(
+      box, spec, "mkdir -p " + made + "; echo evil > " + made + "/key || echo refused; echo mine > other");
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
   BOOST_TEST(read_file(host + "/dl/key").value_or("<missing>") != "evil\n", r.describe());
@@ -100,23 +91,20 @@ BOOST_DATA_TEST_CASE(a_protected_path_named_through_a_dangling_host_link_is_prot
 BOOST_DATA_TEST_CASE(a_protected_path_blocked_by_a_file_in_a_host_bind_mount_is_protected,
                      bdata::make(kCallers) * bdata::make(kBlockers), caller, blocker) {
   Sandbox box(caller);
-  const std::string src = box.base() + "/srv";
-  box.make_dir(src);
+  const SrvBind bind = srv_bound_at_mnt(box);
+  const std::string& src = bind.src;
   if (blocker == Blocker::File)
     box.write_file(src + "/cfg", "blocker\n");
   else
     box.host_command({"/usr/bin/mkfifo", src + "/cfg"});
-  box.make_dir(box.ws("mnt"));
   const std::string before = snapshot(src);
   RunSpec spec;
-  spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
+  spec.root_prefix = bind.prefix;
   spec.options = {"--policy",
                   box.write_policy("protect.yaml", policy_protecting(src + "/cfg/key"))};
-  spec.command = {"/bin/sh", "-c",
-                  "rm -f mnt/cfg || echo refused-rm; mkdir mnt/cfg; echo evil > mnt/cfg/key "
-                  "|| echo refused; echo mine > other; echo '" +
-                      std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
+  const RunResult r = run_script(box, spec,
+                                 "rm -f mnt/cfg || echo refused-rm; mkdir mnt/cfg; echo evil > "
+                                 "mnt/cfg/key || echo refused; echo mine > other");
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("refused-rm") != std::string::npos, r.describe());
   BOOST_TEST(!exists(src + "/cfg/key"), r.describe());
@@ -135,34 +123,22 @@ BOOST_DATA_TEST_CASE(a_deny_root_the_caller_cannot_see_bound_into_the_workspace_
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string priv = box.base() + "/priv";
-  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
-  BOOST_TEST_REQUIRE(mkdir((priv + "/secret").c_str(), 0755) == 0);
-  { std::ofstream(priv + "/secret/k") << "topsecret\n"; }
-  BOOST_TEST_REQUIRE(chmod((priv + "/secret/k").c_str(), 0644) == 0);
+  root_dir(priv, 0700);
+  root_dir(priv + "/secret", 0755);
+  root_file(priv + "/secret/k", "topsecret\n", 0644);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
   spec.root_prefix = host_bind_mount(priv + "/secret", box.ws("mnt"));
-  spec.options = {"--policy",
-                  box.write_policy("deny.yaml",
-                                   "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [/usr, "
-                                   "/bin, /lib, /lib64, /etc, \"${WORKSPACE}\"]\n  write: "
-                                   "[\"${WORKSPACE}\"]\n  deny: [\"" +
-                                       priv + "/secret\"]\nnetwork: none\n")};
-  spec.command = {
-      "/bin/sh", "-c",
-      "cat mnt/k || echo refused; echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
-  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+  spec.options = {"--policy", box.write_policy("deny.yaml",
+                                               workspace_write_policy(kNarrowRead, "  deny: [\"" + priv +
+                                                                                       "/secret\"]\n"))};
+  expect_bound_deny_root_unread(box, spec);
 
   // The workspace itself the host's bind of the deny root: read by uid 65534's sandbox
   // before; refused now for both callers (A21B-5's verifier finding, exit 3).
   RunSpec itself = spec;
   itself.root_prefix = host_bind_mount(priv + "/secret", box.workspace());
-  itself.command = {"/bin/sh", "-c", "cat k; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult w = box.run(itself);
+  const RunResult w = run_script(box, itself, "cat k");
   BOOST_TEST(w.exit_code == 3, w.describe());
   BOOST_TEST(w.out.find("topsecret") == std::string::npos, w.describe());
   BOOST_TEST(w.out.find(kDoneMarker) == std::string::npos, w.describe());
@@ -178,32 +154,19 @@ BOOST_DATA_TEST_CASE(a_deny_root_the_caller_cannot_see_bound_into_the_workspace_
 BOOST_DATA_TEST_CASE(a_git_pointer_through_a_link_planted_via_a_host_bind_mount_is_refused,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string src = box.base() + "/srv";
-  box.make_dir(src);
-  box.make_dir(box.ws("mnt"));
+  const SrvBind bind = srv_bound_at_mnt(box);
+  const std::string& src = bind.src;
   box.make_dir(box.ws("decoy/gd/hooks"));
-  RunSpec plant;
-  plant.root_prefix = host_bind_mount(src, box.ws("mnt"));
-  plant.command = {"/bin/sh", "-c",
-                   "ln -s '" + box.ws("decoy") + "' mnt/x && echo '" + kDoneMarker + "'"};
-  const RunResult first = box.run(plant);
-  BOOST_TEST_REQUIRE(first.completed(), first.describe());
+  plant(box, "ln -s '" + box.ws("decoy") + "' mnt/x", bind.prefix);
   box.write_file(box.ws(".git"), "gitdir: " + src + "/x/gd\n");
 
   RunSpec spec;
-  spec.root_prefix = plant.root_prefix;
-  spec.command = {"/bin/sh", "-c",
-                  "rm mnt/x; mkdir -p mnt/x/gd/hooks; echo evil > mnt/x/gd/hooks/pre-commit; "
-                  "echo '" +
-                      std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(
-      r.err.find("crosses a symlink inside a writable root ('" + src + "/x')") != std::string::npos,
-      r.describe());
-  struct stat st;
-  BOOST_TEST((lstat((src + "/x").c_str(), &st) == 0 && S_ISLNK(st.st_mode)), r.describe());
+  spec.root_prefix = bind.prefix;
+  const RunResult r = run_script(
+      box, spec,
+      "rm mnt/x; mkdir -p mnt/x/gd/hooks; echo evil > mnt/x/gd/hooks/pre-commit");
+  expect_refused(r, 2, "crosses a symlink inside a writable root ('" + src + "/x')");
+  BOOST_TEST(is_symlink(src + "/x"), r.describe());
   BOOST_TEST(!exists(src + "/x/gd/hooks/pre-commit"), r.describe());
   BOOST_TEST(!exists(box.ws("decoy/gd/hooks/pre-commit")), r.describe());
 }
@@ -219,25 +182,19 @@ BOOST_DATA_TEST_CASE(a_git_pointer_through_a_link_planted_via_a_host_bind_mount_
 BOOST_DATA_TEST_CASE(a_git_url_rewrite_through_a_host_link_into_the_workspace_is_refused,
                      bdata::make(kCallers) * bdata::make(kWorkspaceLinks), caller, l) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
+  const std::string host = host_dir(box);
   box.make_dir(box.base() + "/elsewhere");
-  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  host_link(box, box.ws("l"), host + "/h");
+  git_init(box);
   if (l == WorkspaceLink::Planted) {
     const RunResult first = box.sh("ln -s '" + box.base() + "/elsewhere' l");
     BOOST_TEST_REQUIRE(first.completed(), first.describe());
   }
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[url \"" + host +
-                     "/h/\"]\n\tinsteadOf = https://example.test/\n");
+  git_config(box, git_rewrite(host + "/h/"));
   const RunResult r = box.sh(
       "rm -f l; mkdir -p l/repo.git/hooks; echo evil > "
       "l/repo.git/hooks/post-receive");
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("rewrites URLs to the local path '" + host + "/h/'") != std::string::npos,
-             r.describe());
+  expect_refused(r, 2, "rewrites URLs to the local path '" + host + "/h/'");
   BOOST_TEST(!exists(box.ws("l/repo.git")), r.describe());
   BOOST_TEST(!exists(box.base() + "/elsewhere/repo.git"), r.describe());
 }

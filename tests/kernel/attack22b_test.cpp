@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22b (docs/redteam-2026-12.md "Attack 22b (attack22b)"): loose22's class fix of
@@ -54,11 +55,9 @@ BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_bound_compile_works_and_a_run
   const std::string secret = box.base() + "/secret";
   box.make_dir(secret);
   box.write_file(secret + "/key", "secret-data\n");
-  const std::string policy =
-      box.write_policy("deny.yaml",
-                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  "
-                       "write: [\"${WORKSPACE}\"]\n  protect: [.git, .env]\n  deny: [\"" +
-                           secret + "\"]\nnetwork: none\n");
+  const std::string policy = box.write_policy(
+      "deny.yaml", workspace_write_policy("[\"/\"]", "  protect: [.git, .env]\n  deny: [\"" +
+                                                          secret + "\"]\n"));
   const std::vector<std::string> command = {
       "/bin/sh", "-c", "cat " + secret + "/key; echo pwned > written; echo " + kDoneMarker};
   // `zpolicy compile POLICY --target linux --workspace WS --emit bwrap.args` (what follows,
@@ -92,11 +91,9 @@ BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_bound_compile_works_and_a_run
     spec.options = {"--policy", policy};
     spec.command = command;
     const RunResult ran = box.run(spec);
-    BOOST_TEST(ran.exit_code == 4, ran.describe());
-    BOOST_TEST(ran.err.find("refusing to run without a sandbox: openat2-unavailable: openat2(2) "
-                            "is refused (EPERM") != std::string::npos,
-               ran.describe());
-    BOOST_TEST(ran.out.find(kDoneMarker) == std::string::npos, ran.describe());
+    expect_refused(ran, 4,
+                   "refusing to run without a sandbox: openat2-unavailable: openat2(2) is refused "
+                   "(EPERM");
     BOOST_TEST(ran.out.find("secret-data") == std::string::npos, ran.describe());
   }
   BOOST_TEST(snapshot(box.workspace()) == before);
@@ -147,9 +144,7 @@ BOOST_DATA_TEST_CASE(a_root_through_exactly_the_kernels_forty_links_runs_and_one
 
   const std::string before = snapshot(target);
   const RunResult past = run_with_root(through(41));
-  BOOST_TEST(past.exit_code == 2, past.describe());
-  BOOST_TEST(past.err.find("crosses more than 40 symlinks") != std::string::npos, past.describe());
-  BOOST_TEST(past.out.find(kDoneMarker) == std::string::npos, past.describe());
+  expect_refused(past, 2, "crosses more than 40 symlinks");
   BOOST_TEST(snapshot(target) == before);
 
   const RunResult at = run_with_root(through(40));
@@ -182,10 +177,9 @@ BOOST_DATA_TEST_CASE(a_workspace_in_a_deny_root_by_any_mount_alias_or_spelling_i
     spec.root_prefix =
         in_private_mount_namespace(mounts + " && cd \"$1\" && shift && exec \"$@\"", {workspace});
     spec.options = {"--policy", box.write_policy("alias.yaml",
-                                                 "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
-                                                 "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n"
-                                                 "  protect: [.git, .env]\n  deny: [\"" +
-                                                     deny + "\"]\nnetwork: none\n")};
+                                                 workspace_write_policy(
+                                                     "[\"/\"]", "  protect: [.git, .env]\n  deny: [\"" +
+                                                                    deny + "\"]\n"))};
     spec.command = {"/bin/sh", "-c", "cat " + data + "/secret; echo " + kDoneMarker};
     return box.run(spec);
   };
@@ -199,12 +193,12 @@ BOOST_DATA_TEST_CASE(a_workspace_in_a_deny_root_by_any_mount_alias_or_spelling_i
                          {data + "/sub", bind, box.ws("mnt/sub")},
                          {data, bind + " && mount --bind " + box.ws("mnt") + " " + box.ws("mnt2"),
                           box.ws("mnt2")}}) {
-    const RunResult r = attempt(c.deny, c.mounts, c.workspace);
-    BOOST_TEST(r.exit_code == 3, c.workspace << " " << c.deny << "\n" << r.describe());
-    BOOST_TEST(r.err.find("ZP016") != std::string::npos, r.describe());
-    BOOST_TEST(r.err.find("by another name") != std::string::npos, r.describe());
-    BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-    BOOST_TEST(r.out.find("secret-data") == std::string::npos, r.describe());
+    BOOST_TEST_CONTEXT(c.workspace << " " << c.deny) {
+      const RunResult r = attempt(c.deny, c.mounts, c.workspace);
+      expect_refused(r, 3, "ZP016");
+      BOOST_TEST(r.err.find("by another name") != std::string::npos, r.describe());
+      BOOST_TEST(r.out.find("secret-data") == std::string::npos, r.describe());
+    }
   }
   const RunResult covered = attempt(
       data, bind + " && mount --bind " + box.ws("mnt2") + " " + box.ws("mnt"), box.ws("mnt"));

@@ -4,10 +4,10 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22c (docs/redteam-2026-12.md "Attack 22c (attack22c)"): attack 22's fixes in
@@ -20,11 +20,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_attack22c)
 
 namespace {
-
-std::string policy(const std::string& read, const std::string& rules) {
-  return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: " + read +
-         "\n  write: [\"${WORKSPACE}\"]\n" + rules + "network: none\n";
-}
 
 // How uid 65534 fails to look at `BASE/priv/WHAT`: `BASE/priv` root's 0700, so WHAT cannot
 // be stat'ed (A22-3's case); or `BASE/priv` 0711 and WHAT root's 0700, so WHAT can be
@@ -39,9 +34,9 @@ const std::vector<Unseen> kUnseen{Unseen::CannotStat, Unseen::CannotSearch};
 void make_private(Sandbox& box, const std::string& what, Unseen unseen) {
   const std::string priv = box.base() + "/priv";
   const bool stat = unseen == Unseen::CannotSearch;
-  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), stat ? 0711 : 0700) == 0);
-  BOOST_TEST_REQUIRE(mkdir((priv + "/" + what).c_str(), stat ? 0700 : 0755) == 0);
-  BOOST_TEST_REQUIRE(mkdir((priv + "/" + what + "/sub").c_str(), 0755) == 0);
+  root_dir(priv, stat ? 0711 : 0700);
+  root_dir(priv + "/" + what, stat ? 0700 : 0755);
+  root_dir(priv + "/" + what + "/sub", 0755);
 }
 
 // Where the kernel would create a missing deny root outside every writable root by name:
@@ -78,23 +73,14 @@ BOOST_DATA_TEST_CASE(a_part_of_a_deny_root_the_caller_cannot_see_bound_into_the_
   Sandbox box(caller);
   make_private(box, "secret", unseen);
   const std::string secret = box.base() + "/priv/secret";
-  { std::ofstream(secret + "/sub/k") << "topsecret\n"; }
-  BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
+  root_file(secret + "/sub/k", "topsecret\n", 0644);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
   spec.root_prefix = host_bind_mount(secret + "/sub", box.ws("mnt"));
-  spec.options = {
-      "--policy",
-      box.write_policy("deny.yaml", policy("[/usr, /bin, /lib, /lib64, /etc, \"${WORKSPACE}\"]",
-                                           "  deny: [\"" + secret + "\"]\n"))};
-  spec.command = {
-      "/bin/sh", "-c",
-      "cat mnt/k || echo refused; echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
-  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml", workspace_write_policy(
+                                                    kNarrowRead, "  deny: [\"" + secret + "\"]\n"))};
+  expect_bound_deny_root_unread(box, spec);
 }
 
 // A22C-4: A21C-2's names of a protected path the caller cannot stat, the same filter.
@@ -113,13 +99,11 @@ BOOST_DATA_TEST_CASE(
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
   spec.root_prefix = host_bind_mount(prot + "/sub", box.ws("mnt"));
-  spec.options = {
-      "--policy",
-      box.write_policy("protect.yaml", policy("[\"/\"]", "  protect: [.git, \"" + prot + "\"]\n"))};
-  spec.command = {"/bin/sh", "-c",
-                  "echo evil > mnt/x || echo refused; echo mine > other; echo '" +
-                      std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
+  spec.options = {"--policy",
+                  box.write_policy("protect.yaml",
+                                   workspace_write_policy("[\"/\"]", "  protect: [.git, \"" + prot +
+                                                                          "\"]\n"))};
+  const RunResult r = run_script(box, spec, "echo evil > mnt/x || echo refused; echo mine > other");
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
   BOOST_TEST(r.err.find("Read-only file system") != std::string::npos, r.describe());
@@ -137,41 +121,33 @@ BOOST_DATA_TEST_CASE(
 BOOST_DATA_TEST_CASE(a_missing_deny_root_the_sandbox_could_create_is_refused,
                      bdata::make(kCallers) * bdata::make(kDenyWays), caller, way) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  const std::string src = box.base() + "/srv";
-  box.make_dir(src);
-  box.make_dir(box.ws("mnt"));
+  const std::string host = host_dir(box);
+  const SrvBind bind = srv_bound_at_mnt(box);
+  const std::string& src = bind.src;
   RunSpec spec;
   std::string denied = host + "/dl", made;
   switch (way) {
     case DenyWay::LinkIntoWorkspace:
-      box.host_command({"/bin/ln", "-s", box.ws("new"), denied});
+      host_link(box, box.ws("new"), denied);
       made = "new";
       break;
     case DenyWay::LinkIntoHostBind:
-      box.host_command({"/bin/ln", "-s", src + "/new", denied});
-      spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
+      host_link(box, src + "/new", denied);
+      spec.root_prefix = bind.prefix;
       made = "mnt/new";
       break;
     case DenyWay::InHostBind:
       denied = src + "/new";
-      spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
+      spec.root_prefix = bind.prefix;
       made = "mnt/new";
       break;
   }
-  spec.options = {
-      "--policy",
-      box.write_policy("deny.yaml", policy("[\"/\"]", "  deny: [\"" + denied + "\"]\n"))};
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir " + made + "; echo evil > " + made + "/authorized_keys; sleep 2; echo '" +
-                      kDoneMarker + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("deny root '" + denied + "' does not exist, and the kernel would create") !=
-                 std::string::npos,
-             r.describe());
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml", workspace_write_policy(
+                                                    "[\"/\"]", "  deny: [\"" + denied + "\"]\n"))};
+  const RunResult r = run_script(
+      box, spec, "mkdir " + made + "; echo evil > " + made + "/authorized_keys; sleep 2");
+  expect_refused(r, 2, "deny root '" + denied + "' does not exist, and the kernel would create");
   BOOST_TEST(!exists(denied + "/authorized_keys"), r.describe());
   BOOST_TEST(!exists(box.ws("new")), r.describe());
   BOOST_TEST(!exists(src + "/new"), r.describe());
@@ -186,20 +162,12 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_sandbox_could_create_is_refused,
 BOOST_DATA_TEST_CASE(a_git_url_rewrite_with_dot_dot_after_a_dangling_host_link_is_refused,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[url \"" + host +
-                     "/h/../h/\"]\n\tinsteadOf = https://example.test/\n");
+  const std::string host = host_dir(box);
+  host_link(box, box.ws("l"), host + "/h");
+  git_workspace(box, git_rewrite(host + "/h/../h/"));
   const RunResult r =
       box.sh("mkdir l; git init -q --bare h/repo.git && echo evil > h/repo.git/hooks/post-receive");
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("rewrites URLs to the local path '" + host + "/h/../h/', which has '..'") !=
-                 std::string::npos,
-             r.describe());
+  expect_refused(r, 2, "rewrites URLs to the local path '" + host + "/h/../h/', which has '..'");
   BOOST_TEST(!exists(box.ws("l")), r.describe());
   BOOST_TEST(!exists(box.ws("h/repo.git")), r.describe());
 }
@@ -223,32 +191,19 @@ BOOST_DATA_TEST_CASE(a_commondir_through_a_planted_link_to_a_protected_repositor
                      bdata::make(kCallers) * bdata::make(kLinkIn), caller, in) {
   Sandbox box(caller);
   box.host_command({"/usr/bin/git", "init", "-q", box.ws("real")});
-  box.make_dir(box.ws("mnt"));
-  const std::string src = box.base() + "/srv";
-  box.make_dir(src);
+  const SrvBind bind = srv_bound_at_mnt(box);
   RunSpec spec;
   std::string link = box.ws("x"), shown = "x";
   if (in == LinkIn::HostBind) {
-    link = src + "/x";
+    link = bind.src + "/x";
     shown = "mnt/x";
-    spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
+    spec.root_prefix = bind.prefix;
   }
-  box.host_command({"/bin/ln", "-s", box.ws("real"), link});
-  const std::string adm = box.base() + "/adm/wt";
-  box.make_dir(adm);
-  box.write_file(adm + "/HEAD", "ref: refs/heads/master\n");
-  box.write_file(adm + "/commondir", link + "/.git\n");
-  box.write_file(adm + "/gitdir", box.ws(".git") + "\n");
-  box.write_file(box.ws(".git"), "gitdir: " + adm + "\n");
-  spec.command = {"/bin/sh", "-c",
-                  "git init -q evil && rm " + shown + " && ln -s '" + box.ws("evil") + "' " +
-                      shown + "; echo '" + kDoneMarker + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(
-      r.err.find("common git directory named by '" + adm + "/commondir'") != std::string::npos,
-      r.describe());
+  host_link(box, box.ws("real"), link);
+  const std::string adm = linked_worktree(box, link + "/.git");
+  const RunResult r = run_script(
+      box, spec, "git init -q evil && rm " + shown + " && ln -s '" + box.ws("evil") + "' " + shown);
+  expect_refused(r, 2, "common git directory named by '" + adm + "/commondir'");
   char target[4096] = {};
   BOOST_TEST(readlink(link.c_str(), target, sizeof target - 1) > 0, r.describe());
   BOOST_TEST(std::string(target) == box.ws("real"), r.describe());

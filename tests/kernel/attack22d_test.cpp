@@ -4,10 +4,10 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22d (docs/redteam-2026-12.md "Attack 22d (attack22d)"): attack 22c's fixes in
@@ -19,13 +19,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_attack22d)
 
 namespace {
-
-std::string policy(const std::string& read, const std::string& rules) {
-  return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: " + read +
-         "\n  write: [\"${WORKSPACE}\"]\n" + rules + "network: none\n";
-}
-
-const std::string kNarrowRead = "[/usr, /bin, /lib, /lib64, /etc, \"${WORKSPACE}\"]";
 
 // Where a missing deny root the caller cannot stat would be created: at its own name in the
 // caller's directory `BASE/priv/data` (in root's 0700 `BASE/priv`) that the host binds at
@@ -51,28 +44,25 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_caller_cannot_stat_in_a_host_bind_i
                      bdata::make(kCallers) * bdata::make(kUnseenWays), caller, way) {
   Sandbox box(caller);
   const std::string priv = box.base() + "/priv";
-  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
+  root_dir(priv, 0700);
   const std::string data = priv + "/data";
-  BOOST_TEST_REQUIRE(mkdir(data.c_str(), 0755) == 0);
+  root_dir(data, 0755);
   BOOST_TEST_REQUIRE(chown(data.c_str(), uid_of(caller), uid_of(caller)) == 0);
   box.make_dir(box.ws("mnt"));
   std::string denied = data + "/secret", made = "mnt/secret", victim = data + "/secret";
   if (way == UnseenWay::LinkIntoHostBind) {
-    box.make_dir(box.base() + "/host");
-    denied = box.base() + "/host/dl";
-    box.host_command({"/bin/ln", "-s", data + "/new", denied});
+    denied = host_dir(box) + "/dl";
+    host_link(box, data + "/new", denied);
     made = "mnt/new";
     victim = data + "/new";
   }
   RunSpec spec;
   spec.root_prefix = host_bind_mount(data, box.ws("mnt"));
-  spec.options = {
-      "--policy",
-      box.write_policy("deny.yaml", policy(kNarrowRead, "  deny: [\"" + denied + "\"]\n"))};
-  spec.command = {
-      "/bin/sh", "-c",
-      "mkdir " + made + "; echo evil > " + made + "/authorized_keys; echo '" + kDoneMarker + "'"};
-  const RunResult r = box.run(spec);
+  spec.options = {"--policy", box.write_policy("deny.yaml",
+                                               workspace_write_policy(
+                                                   kNarrowRead, "  deny: [\"" + denied + "\"]\n"))};
+  const RunResult r =
+      run_script(box, spec, "mkdir " + made + "; echo evil > " + made + "/authorized_keys");
   BOOST_TEST(!exists(victim + "/authorized_keys"), r.describe());
   // uid 65534's by-name case has a placeholder there, which a run ending beside another
   // live run leaves (the known "placeholder left"): what the sandbox wrote is asserted.
@@ -88,9 +78,7 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_the_caller_cannot_stat_in_a_host_bind_i
     BOOST_TEST(r.err.find("cannot create " + made + "/authorized_keys") != std::string::npos,
                r.describe());
   } else {
-    BOOST_TEST(r.exit_code == 125, r.describe());
-    BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-    BOOST_TEST(r.err.find("cannot watch " + priv) != std::string::npos, r.describe());
+    expect_refused(r, 125, "cannot watch " + priv);
   }
 }
 
@@ -101,26 +89,18 @@ BOOST_DATA_TEST_CASE(a_part_of_an_unseeable_deny_root_with_escaped_characters_is
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string priv = box.base() + "/priv";
-  BOOST_TEST_REQUIRE(mkdir(priv.c_str(), 0700) == 0);
+  root_dir(priv, 0700);
   const std::string secret = priv + "/sec ret\\040x";
-  BOOST_TEST_REQUIRE(mkdir(secret.c_str(), 0755) == 0);
-  BOOST_TEST_REQUIRE(mkdir((secret + "/sub").c_str(), 0755) == 0);
-  { std::ofstream(secret + "/sub/k") << "topsecret\n"; }
-  BOOST_TEST_REQUIRE(chmod((secret + "/sub/k").c_str(), 0644) == 0);
+  root_dir(secret, 0755);
+  root_dir(secret + "/sub", 0755);
+  root_file(secret + "/sub/k", "topsecret\n", 0644);
   box.make_dir(box.ws("mnt"));
   RunSpec spec;
   spec.root_prefix = host_bind_mount(secret + "/sub", box.ws("mnt"));
-  spec.options = {
-      "--policy",
-      box.write_policy("deny.yaml", policy(kNarrowRead, "  deny: ['" + secret + "']\n"))};
-  spec.command = {
-      "/bin/sh", "-c",
-      "cat mnt/k || echo refused; echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(r.out.find("topsecret") == std::string::npos, r.describe());
-  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
-  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml", workspace_write_policy(
+                                                    kNarrowRead, "  deny: ['" + secret + "']\n"))};
+  expect_bound_deny_root_unread(box, spec);
 }
 
 // Held: A22C-2/3's refusal is not a false one for an ordinary user: a missing `~/.aws` in
@@ -131,12 +111,12 @@ BOOST_DATA_TEST_CASE(a_missing_deny_root_in_a_home_that_is_not_writable_still_ru
   const std::string home = box.base() + "/home";
   box.make_dir(home);
   RunSpec spec;
-  spec.options = {
-      "--policy",
-      box.write_policy("deny.yaml", policy("[\"/\"]", "  deny: [\"" + home + "/.aws\", \"" + home +
-                                                          "/.ssh/id_ed25519\"]\n"))};
-  spec.command = {"/bin/sh", "-c", "echo mine > other; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
+  spec.options = {"--policy",
+                  box.write_policy("deny.yaml",
+                                   workspace_write_policy("[\"/\"]", "  deny: [\"" + home +
+                                                                          "/.aws\", \"" + home +
+                                                                          "/.ssh/id_ed25519\"]\n"))};
+  const RunResult r = run_script(box, spec, "echo mine > other");
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
   BOOST_TEST(!exists(home + "/.aws"), r.describe());
@@ -153,34 +133,25 @@ BOOST_DATA_TEST_CASE(a_remote_url_through_a_dangling_host_link_into_a_writable_r
                      bdata::make(kCallers) * bdata::make(std::vector<bool>{false, true}), caller,
                      through_bind) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  const std::string src = box.base() + "/srv";
-  box.make_dir(src);
-  box.make_dir(box.ws("mnt"));
+  const std::string host = host_dir(box);
+  const SrvBind bind = srv_bound_at_mnt(box);
+  const std::string& src = bind.src;
   RunSpec spec;
   std::string made = "l";
   if (through_bind) {
-    box.host_command({"/bin/ln", "-s", src + "/l", host + "/h"});
-    spec.root_prefix = host_bind_mount(src, box.ws("mnt"));
+    host_link(box, src + "/l", host + "/h");
+    spec.root_prefix = bind.prefix;
     made = "mnt/l";
   } else {
-    box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+    host_link(box, box.ws("l"), host + "/h");
   }
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n"
-                 "\turl = " +
-                     host + "/h/repo.git\n");
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir " + made + " && git init -q --bare " + made + "/repo.git && echo evil > " +
-                      made + "/repo.git/hooks/post-receive; echo '" + kDoneMarker + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("names the repository '" + host + "/h/repo.git/.git', which does not " +
-                        "exist, and the kernel would create it") != std::string::npos,
-             r.describe());
+  git_workspace(box, git_remote(host + "/h/repo.git"));
+  const RunResult r = run_script(box, spec,
+                                 "mkdir " + made + " && git init -q --bare " + made +
+                                     "/repo.git && echo evil > " + made + "/repo.git/hooks/post-receive");
+  expect_refused(r, 2,
+                 "names the repository '" + host + "/h/repo.git/.git', which does not " +
+                     "exist, and the kernel would create it");
   BOOST_TEST(!exists(box.ws("l")), r.describe());
   BOOST_TEST(!exists(src + "/l"), r.describe());
 }
@@ -195,20 +166,13 @@ BOOST_DATA_TEST_CASE(
                                                                  "h%2F..%2Fh/", "./h/../h/"}),
     caller, tail) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
+  const std::string host = host_dir(box);
+  host_link(box, box.ws("l"), host + "/h");
   const bool encoded = tail.find('%') != std::string::npos;
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[url \"" +
-                     std::string(encoded ? "file://" : "") + host + "/" + tail +
-                     "\"]\n\tinsteadOf = https://example.test/\n");
+  git_workspace(box, git_rewrite(std::string(encoded ? "file://" : "") + host + "/" + tail));
   const RunResult r =
       box.sh("mkdir l; git init -q --bare l/repo.git; git init -q --bare h/repo.git");
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("rewrites URLs to the local path") != std::string::npos, r.describe());
+  expect_refused(r, 2, "rewrites URLs to the local path");
   BOOST_TEST(!exists(box.ws("l")), r.describe());
   BOOST_TEST(!exists(box.ws("h")), r.describe());
 }
@@ -224,16 +188,11 @@ BOOST_DATA_TEST_CASE(a_commondir_through_a_planted_link_is_refused_in_every_spel
                      caller, spelling) {
   Sandbox box(caller);
   box.host_command({"/usr/bin/git", "init", "-q", box.ws("real")});
-  box.host_command({"/bin/ln", "-s", box.ws("real"), box.ws("x")});
-  const std::string adm = box.base() + "/adm/wt";
-  box.make_dir(adm);
-  box.write_file(adm + "/HEAD", "ref: refs/heads/master\n");
+  host_link(box, box.ws("real"), box.ws("x"));
   const std::string ws_name = box.workspace().substr(box.workspace().rfind('/') + 1);
-  box.write_file(adm + "/commondir", (spelling == "relative" ? "../../" + ws_name + "/x/.git"
-                                                             : box.workspace() + "/" + spelling) +
-                                         "\n");
-  box.write_file(adm + "/gitdir", box.ws(".git") + "\n");
-  box.write_file(box.ws(".git"), "gitdir: " + adm + "\n");
+  const std::string adm =
+      linked_worktree(box, spelling == "relative" ? "../../" + ws_name + "/x/.git"
+                                                  : box.workspace() + "/" + spelling);
   const RunResult r = box.sh("rm x && ln -s '" + box.ws("evil") + "' x");
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(

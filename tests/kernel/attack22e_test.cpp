@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22e (docs/redteam-2026-12.md "Attack 22e (attack22e)"): A22D-1's fix and the
@@ -43,28 +44,20 @@ BOOST_DATA_TEST_CASE(a_git_repository_through_two_dangling_host_links_into_the_w
                          bdata::make(std::vector<bool>{false, true}),
                      caller, chain, rewrite) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
+  const std::string host = host_dir(box);
   std::string made = "l";
   if (chain == Chain::LinkToLink) {
-    box.host_command({"/bin/ln", "-s", host + "/h2", host + "/h"});
-    box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h2"});
+    host_link(box, host + "/h2", host + "/h");
+    host_link(box, box.ws("l"), host + "/h2");
   } else {
-    box.host_command({"/bin/ln", "-s", host + "/g/l", host + "/h"});
-    box.host_command({"/bin/ln", "-s", box.ws("g"), host + "/g"});
+    host_link(box, host + "/g/l", host + "/h");
+    host_link(box, box.ws("g"), host + "/g");
     made = "g/l";
   }
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" +
-                     (rewrite ? "[url \"" + host + "/h/\"]\n\tinsteadOf = https://example.test/\n"
-                              : "[remote \"origin\"]\n\turl = " + host + "/h/repo.git\n"));
-  RunSpec spec;
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir -p " + made + " && git init -q --bare " + made +
-                      "/repo.git && echo evil > " + made + "/repo.git/hooks/post-receive; echo '" +
-                      kDoneMarker + "'"};
-  const RunResult r = box.run(spec);
+  git_workspace(box, rewrite ? git_rewrite(host + "/h/") : git_remote(host + "/h/repo.git"));
+  const RunResult r = run_script(box, {},
+                                 "mkdir -p " + made + " && git init -q --bare " + made +
+                                     "/repo.git && echo evil > " + made + "/repo.git/hooks/post-receive");
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(!exists(box.ws(made + "/repo.git")), r.describe());
@@ -82,28 +75,16 @@ BOOST_DATA_TEST_CASE(
     a_remotes_git_pointer_through_a_dangling_host_link_into_the_workspace_is_refused,
     bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
+  const std::string host = host_dir(box);
   const std::string repo = box.base() + "/srv/repo";
-  box.make_dir(box.base() + "/srv");
   box.make_dir(repo);
-  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+  host_link(box, box.ws("l"), host + "/h");
   box.write_file(repo + "/.git", "gitdir: " + host + "/h/gd\n");
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n"
-                 "\turl = " +
-                     repo + "\n");
-  RunSpec spec;
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir -p l/gd/objects l/gd/refs l/gd/hooks && echo 'ref: refs/heads/main' > "
-                  "l/gd/HEAD && echo evil > l/gd/hooks/post-receive; echo '" +
-                      std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("the git directory named by '" + repo + "/.git'") != std::string::npos,
-             r.describe());
+  git_workspace(box, git_remote(repo));
+  const RunResult r = run_script(box, {},
+                                 "mkdir -p l/gd/objects l/gd/refs l/gd/hooks && echo 'ref: "
+                                 "refs/heads/main' > l/gd/HEAD && echo evil > l/gd/hooks/post-receive");
+  expect_refused(r, 2, "the git directory named by '" + repo + "/.git'");
   BOOST_TEST(!exists(box.ws("l")), r.describe());
 }
 
@@ -117,30 +98,17 @@ BOOST_DATA_TEST_CASE(
 BOOST_DATA_TEST_CASE(a_remotes_commondir_through_a_dangling_host_link_into_the_workspace_is_refused,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
+  const std::string host = host_dir(box);
   const std::string repo = box.base() + "/srv/repo.git";
-  box.make_dir(box.base() + "/srv");
   box.make_dir(repo);
-  box.host_command({"/bin/ln", "-s", box.ws("l"), host + "/h"});
+  host_link(box, box.ws("l"), host + "/h");
   box.write_file(repo + "/HEAD", "ref: refs/heads/main\n");
   box.write_file(repo + "/commondir", host + "/h/common\n");
-  box.host_command({"/usr/bin/git", "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote \"origin\"]\n"
-                 "\turl = " +
-                     repo + "\n");
-  RunSpec spec;
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir -p l/common/objects l/common/refs l/common/hooks && echo evil > "
-                  "l/common/hooks/post-receive; echo '" +
-                      std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(
-      r.err.find("common git directory named by '" + repo + "/commondir'") != std::string::npos,
-      r.describe());
+  git_workspace(box, git_remote(repo));
+  const RunResult r = run_script(box, {},
+                                 "mkdir -p l/common/objects l/common/refs l/common/hooks && echo "
+                                 "evil > l/common/hooks/post-receive");
+  expect_refused(r, 2, "common git directory named by '" + repo + "/commondir'");
   BOOST_TEST(!exists(box.ws("l")), r.describe());
 }
 

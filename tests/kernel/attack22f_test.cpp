@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22f (docs/redteam-2026-12.md "Attack 22f (attack22f)"): attack 22e's
@@ -23,7 +24,12 @@ BOOST_AUTO_TEST_SUITE(kernel_attack22f)
 namespace {
 
 const std::string kGit = "/usr/bin/git";
-const std::vector<std::string> kIdentity = {"-c", "user.name=t", "-c", "user.email=t@t.test"};
+
+// An empty commit in the repository at `dir`, on the host as the caller.
+void commit_empty(const Sandbox& box, const std::string& dir, const std::string& message) {
+  box.host_command({kGit, "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t.test", "commit",
+                    "-q", "--allow-empty", "-m", message});
+}
 
 // A fixed name of a git directory whose content makes git run code, made by the host a
 // link into the workspace: `.git/remotes` and `.git/branches` (legacy remotes files: a URL
@@ -68,19 +74,13 @@ BOOST_DATA_TEST_CASE(a_git_directorys_remotes_or_modules_linked_into_the_workspa
     box.host_command({kGit, "init", "-q", "--separate-git-dir", gitdir, box.workspace()});
   else
     box.host_command({kGit, "init", "-q", box.workspace()});
-  std::vector<std::string> commit = {kGit, "-C", box.workspace()};
-  commit.insert(commit.end(), kIdentity.begin(), kIdentity.end());
-  commit.insert(commit.end(), {"commit", "-q", "--allow-empty", "-m", "i"});
-  box.host_command(commit);
+  commit_empty(box, box.workspace(), "i");
   const std::string subsrc = box.base() + "/subsrc";
   if (fixed == FixedName::Modules) {
     // A submodule `sub` the index records, not populated (deinit), its git directory gone.
     box.make_dir(subsrc);
     box.host_command({kGit, "init", "-q", subsrc});
-    std::vector<std::string> c = {kGit, "-C", subsrc};
-    c.insert(c.end(), kIdentity.begin(), kIdentity.end());
-    c.insert(c.end(), {"commit", "-q", "--allow-empty", "-m", "s"});
-    box.host_command(c);
+    commit_empty(box, subsrc, "s");
     box.host_command({"/bin/sh", "-c",
                       "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
                       "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
@@ -88,7 +88,7 @@ BOOST_DATA_TEST_CASE(a_git_directorys_remotes_or_modules_linked_into_the_workspa
                       "sh", box.workspace(), subsrc});
   }
   box.host_command({"/bin/rm", "-rf", gitdir + "/" + name});
-  box.host_command({"/bin/ln", "-s", box.ws(target), gitdir + "/" + name});
+  host_link(box, box.ws(target), gitdir + "/" + name);
   if (!dangling) box.make_dir(box.ws(target));
   std::string script;
   if (fixed == FixedName::Modules) {
@@ -101,9 +101,7 @@ BOOST_DATA_TEST_CASE(a_git_directorys_remotes_or_modules_linked_into_the_workspa
              (fixed == FixedName::Remotes ? "URL: " : "") + box.ws("evil.git") + "' > " + target +
              "/origin";
   }
-  RunSpec spec;
-  spec.command = {"/bin/sh", "-c", script + "; echo '" + std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
+  const RunResult r = run_script(box, {}, script);
   if (dangling || !separate) {
     BOOST_TEST(r.exit_code == 2, r.describe());
     BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
@@ -135,20 +133,12 @@ struct Way {
 };
 std::ostream& operator<<(std::ostream& os, const Way& w) { return os << w.what; }
 
-std::string remote(const std::string& url) {
-  return "[remote \"origin\"]\n\turl = " + url + "\n";
-}
-
-void link(Sandbox& box, const std::string& target, const std::string& at) {
-  box.host_command({"/bin/ln", "-s", target, at});
-}
-
 // `n` dangling host links in a row, `h1 -> h2 -> … -> hn -> WS/l`.
 std::string chain(Sandbox& box, const std::string& host, int n) {
   for (int i = 1; i < n; ++i)
-    link(box, host + "/h" + std::to_string(i + 1), host + "/h" + std::to_string(i));
-  link(box, box.ws("l"), host + "/h" + std::to_string(n));
-  return remote(host + "/h1/repo.git");
+    host_link(box, host + "/h" + std::to_string(i + 1), host + "/h" + std::to_string(i));
+  host_link(box, box.ws("l"), host + "/h" + std::to_string(n));
+  return git_remote(host + "/h1/repo.git");
 }
 
 const std::vector<Way> kWays{
@@ -157,65 +147,65 @@ const std::vector<Way> kWays{
     {"relative link targets",
      [](Sandbox& b, const std::string& h) {
        b.make_dir(h + "2");
-       link(b, "../host2/h2", h + "/h");
-       link(b, "../host2/h3", h + "2/h2");
-       link(b, b.ws("l"), h + "2/h3");
-       return remote(h + "/h/repo.git");
+       host_link(b, "../host2/h2", h + "/h");
+       host_link(b, "../host2/h3", h + "2/h2");
+       host_link(b, b.ws("l"), h + "2/h3");
+       return git_remote(h + "/h/repo.git");
      }},
     {"'..' after an existing link in a link's target",
      [](Sandbox& b, const std::string& h) {
        b.make_dir(b.ws("sub"));
-       link(b, h + "/e/../l", h + "/h");
-       link(b, b.ws("sub"), h + "/e");
-       return remote(h + "/h/repo.git");
+       host_link(b, h + "/e/../l", h + "/h");
+       host_link(b, b.ws("sub"), h + "/e");
+       return git_remote(h + "/h/repo.git");
      }},
     {"a dangling link to a path below an existing link to the workspace",
      [](Sandbox& b, const std::string& h) {
-       link(b, h + "/e/l", h + "/h");
-       link(b, b.workspace(), h + "/e");
-       return remote(h + "/h/repo.git");
+       host_link(b, h + "/e/l", h + "/h");
+       host_link(b, b.workspace(), h + "/e");
+       return git_remote(h + "/h/repo.git");
      }},
     {"an existing link to a dangling link",
      [](Sandbox& b, const std::string& h) {
        b.make_dir(h + "/real");
-       link(b, h + "/real", h + "/e");
-       link(b, b.ws("l"), h + "/real/d");
-       return remote(h + "/e/d/repo.git");
+       host_link(b, h + "/real", h + "/e");
+       host_link(b, b.ws("l"), h + "/real/d");
+       return git_remote(h + "/e/d/repo.git");
      }},
     {"a remote in an includeIf-included file",
      [](Sandbox& b, const std::string& h) {
-       link(b, h + "/h2", h + "/h");
-       link(b, b.ws("l"), h + "/h2");
-       b.write_file(h + "/inc", remote(h + "/h/repo.git"));
+       host_link(b, h + "/h2", h + "/h");
+       host_link(b, b.ws("l"), h + "/h2");
+       b.write_file(h + "/inc", git_remote(h + "/h/repo.git"));
        return "[includeIf \"gitdir:/\"]\n\tpath = " + h + "/inc\n";
      }},
     {"a pushInsteadOf base",
      [](Sandbox& b, const std::string& h) {
-       link(b, h + "/h2", h + "/h");
-       link(b, b.ws("l"), h + "/h2");
-       return "[url \"" + h + "/h/\"]\n\tpushInsteadOf = https://example.test/\n";
+       host_link(b, h + "/h2", h + "/h");
+       host_link(b, b.ws("l"), h + "/h2");
+       return git_rewrite(h + "/h/", "pushInsteadOf");
      }},
     {"a rewrite of a rewrite (git rewrites once: the local base is judged alone)",
      [](Sandbox& b, const std::string& h) {
-       link(b, h + "/h2", h + "/h");
-       link(b, b.ws("l"), h + "/h2");
+       host_link(b, h + "/h2", h + "/h");
+       host_link(b, b.ws("l"), h + "/h2");
        return "[url \"https://mirror.test/\"]\n\tinsteadOf = https://example.test/\n"
               "[url \"" +
               h + "/h/\"]\n\tinsteadOf = https://mirror.test/\n" +
-              remote("https://example.test/repo.git");
+              git_remote("https://example.test/repo.git");
      }},
     {"'~/' through the caller's home",
      [](Sandbox& b, const std::string& h) {
-       link(b, h + "/h2", b.home() + "/h");
-       link(b, b.ws("l"), h + "/h2");
-       return remote("~/h/repo.git");
+       host_link(b, h + "/h2", b.home() + "/h");
+       host_link(b, b.ws("l"), h + "/h2");
+       return git_remote("~/h/repo.git");
      }},
     {"a chain into a host bind mount of the workspace",
      [](Sandbox& b, const std::string& h) {
        b.make_dir(b.base() + "/srvdata");
-       link(b, h + "/h2", h + "/h");
-       link(b, b.base() + "/srvdata/l", h + "/h2");
-       return remote(h + "/h/repo.git");
+       host_link(b, h + "/h2", h + "/h");
+       host_link(b, b.base() + "/srvdata/l", h + "/h2");
+       return git_remote(h + "/h/repo.git");
      },
      "mnt/l", true},
 };
@@ -232,20 +222,16 @@ const std::vector<Way> kWays{
 BOOST_DATA_TEST_CASE(a_git_repository_through_host_links_into_the_workspace_is_refused_in_every_shape,
                      bdata::make(kCallers) * bdata::make(kWays), caller, way) {
   Sandbox box(caller);
-  const std::string host = box.base() + "/host";
-  box.make_dir(host);
-  box.host_command({kGit, "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + way.setup(box, host));
+  const std::string host = host_dir(box);
+  git_init(box);
+  git_config(box, way.setup(box, host));
   RunSpec spec;
   if (way.bind) {
     box.make_dir(box.ws("mnt"));
     spec.root_prefix = host_bind_mount(box.base() + "/srvdata", box.ws("mnt"));
   }
-  spec.command = {"/bin/sh", "-c",
-                  "mkdir -p " + way.made + " && git init -q --bare " + way.made + "/repo.git; echo '" +
-                      std::string(kDoneMarker) + "'"};
-  const RunResult r = box.run(spec);
+  const RunResult r =
+      run_script(box, spec, "mkdir -p " + way.made + " && git init -q --bare " + way.made + "/repo.git");
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(!exists(box.ws(way.made)), r.describe());
@@ -261,10 +247,8 @@ BOOST_DATA_TEST_CASE(ordinary_remotes_and_rewrites_still_run, bdata::make(kCalle
   box.make_dir(srv);
   box.make_dir(box.home() + "/src");
   box.host_command({kGit, "init", "-q", "--bare", srv + "/proj.git"});
-  box.write_file(srv + "/inc", remote(srv + "/proj.git"));
-  box.host_command({kGit, "init", "-q", box.workspace()});
-  box.write_file(box.ws(".git/config"),
-                 "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + remote(srv + "/proj.git") +
+  box.write_file(srv + "/inc", git_remote(srv + "/proj.git"));
+  git_workspace(box, git_remote(srv + "/proj.git") +
                      "[url \"https://mirror.test/\"]\n\tinsteadOf = https://example.test/\n"
                      "[url \"~/src/\"]\n\tinsteadOf = https://local.test/\n"
                      "[url \"" +

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "build_link_race.hpp"
 #include "sandbox_fixture.hpp"
 
@@ -73,17 +74,14 @@ RunResult bwrap_by_hand(const Sandbox& box, const std::vector<std::string>& args
 BOOST_DATA_TEST_CASE(a_nested_root_reached_through_a_link_an_earlier_run_planted_is_refused,
                      bdata::make(kCallers) * bdata::make(kLinkAts), caller, link_at) {
   Sandbox box(caller);
-  const std::string victim = box.base() + "/victim";
-  box.make_dir(victim + "/out");
-  box.write_file(victim + "/out/file", "orig\n");
-  const std::string before = snapshot(victim);
+  const Victim victim(box);
 
   const bool tmpdir = link_at == LinkAt::Tmpdir;
   const std::string inner = tmpdir ? "t/out" : "build/out";
-  const std::string plant = link_at == LinkAt::Way ? "ln -s '" + victim + "' build"
+  const std::string plant = link_at == LinkAt::Way ? "ln -s '" + victim.dir + "' build"
                             : link_at == LinkAt::Root
-                                ? "mkdir build && ln -s '" + victim + "/out' build/out"
-                                : "ln -s '" + victim + "' t";
+                                ? "mkdir build && ln -s '" + victim.dir + "/out' build/out"
+                                : "ln -s '" + victim.dir + "' t";
   const RunResult first = box.sh(plant);
   BOOST_TEST_REQUIRE(first.completed(), first.describe());
 
@@ -92,23 +90,13 @@ BOOST_DATA_TEST_CASE(a_nested_root_reached_through_a_link_an_earlier_run_planted
   RunSpec spec;
   spec.options = {"--policy", policy};
   if (tmpdir) spec.extra_env = {"TMPDIR=" + box.ws(inner)};
-  spec.command = {"/bin/sh", "-c", "echo pwned > " + inner + "/file; echo '" + kDoneMarker + "'"};
-  const RunResult second = box.run(spec);
-  BOOST_TEST(second.exit_code == 2, second.describe());
-  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
-  BOOST_TEST(second.err.find("crosses a symlink inside a writable root") != std::string::npos,
-             second.describe());
-  BOOST_TEST(snapshot(victim) == before);
-  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+  const RunResult second = run_script(box, spec, "echo pwned > " + inner + "/file");
+  expect_refused(second, 2, "crosses a symlink inside a writable root");
+  BOOST_TEST(victim.unchanged());
+  BOOST_TEST(victim.file() == "orig\n");
 
   // Control: the same policy over a real directory runs, and its inner root is writable.
-  box.host_command({"/bin/rm", "-r", box.ws(tmpdir ? "t" : "build")});
-  box.make_dir(box.ws(inner));
-  spec.command = {"/bin/sh", "-c", "echo mine > " + inner + "/file; echo '" + kDoneMarker + "'"};
-  const RunResult control = box.run(spec);
-  BOOST_TEST(control.completed(), control.describe());
-  BOOST_TEST(read_file(box.ws(inner + "/file")).value_or("<missing>") == "mine\n");
-  BOOST_TEST(snapshot(victim) == before);
+  expect_runs_over_a_real_directory(box, spec, victim, box.ws(tmpdir ? "t" : "build"), inner);
 }
 
 // N20-3: N20-1 where the policy writes only the inner root (`write:
@@ -120,11 +108,8 @@ BOOST_DATA_TEST_CASE(a_nested_root_reached_through_a_link_an_earlier_run_planted
 BOOST_DATA_TEST_CASE(an_inner_root_alone_reached_through_a_link_in_the_workspace_is_refused,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string victim = box.base() + "/victim";
-  box.make_dir(victim + "/out");
-  box.write_file(victim + "/out/file", "orig\n");
-  const std::string before = snapshot(victim);
-  const RunResult first = box.sh("ln -s '" + victim + "' build");
+  const Victim victim(box);
+  const RunResult first = box.sh("ln -s '" + victim.dir + "' build");
   BOOST_TEST_REQUIRE(first.completed(), first.describe());
 
   const std::string policy = box.write_policy(
@@ -133,24 +118,12 @@ BOOST_DATA_TEST_CASE(an_inner_root_alone_reached_through_a_link_in_the_workspace
       "  write: [\"${WORKSPACE}/build/out\"]\n  protect: [.git, .env]\nnetwork: none\n");
   RunSpec spec;
   spec.options = {"--policy", policy};
-  spec.command = {"/bin/sh", "-c",
-                  std::string("echo pwned > build/out/file; echo '") + kDoneMarker + "'"};
-  const RunResult second = box.run(spec);
-  BOOST_TEST(second.exit_code == 2, second.describe());
-  BOOST_TEST(second.out.find(kDoneMarker) == std::string::npos, second.describe());
-  BOOST_TEST(second.err.find("crosses a symlink inside the workspace") != std::string::npos,
-             second.describe());
-  BOOST_TEST(snapshot(victim) == before);
-  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n");
+  const RunResult second = run_script(box, spec, "echo pwned > build/out/file");
+  expect_refused(second, 2, "crosses a symlink inside the workspace");
+  BOOST_TEST(victim.unchanged());
+  BOOST_TEST(victim.file() == "orig\n");
 
-  box.host_command({"/bin/rm", box.ws("build")});
-  box.make_dir(box.ws("build/out"));
-  spec.command = {"/bin/sh", "-c",
-                  std::string("echo mine > build/out/file; echo '") + kDoneMarker + "'"};
-  const RunResult control = box.run(spec);
-  BOOST_TEST(control.completed(), control.describe());
-  BOOST_TEST(read_file(box.ws("build/out/file")).value_or("<missing>") == "mine\n");
-  BOOST_TEST(snapshot(victim) == before);
+  expect_runs_over_a_real_directory(box, spec, victim, box.ws("build"), "build/out");
 }
 
 // Invariant 11 for N20-1's way: another run in the same workspace (the default policy,
@@ -290,9 +263,7 @@ BOOST_DATA_TEST_CASE(hand_added_symlinks_below_a_writable_bind_fail_verify_and_r
   const std::string victim = box.base() + "/victim";
   box.make_dir(victim);
   const std::string policy =
-      box.write_policy("links.yaml",
-                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
-                       "  write: [\"${WORKSPACE}\"]\n  protect: [.git]\nnetwork: none\n");
+      box.write_policy("links.yaml", workspace_write_policy("[\"/\"]", "  protect: [.git]\n"));
   const std::string out = box.base() + "/compiled";
   box.make_dir(out);
   const RunResult compiled = zpolicy_on_host(

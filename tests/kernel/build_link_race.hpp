@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 namespace zpolicy::tests::kernel {
@@ -17,18 +18,15 @@ namespace zpolicy::tests::kernel {
 // unchanged, whichever state of `build` its resolution met.
 inline void race_build_link(const Sandbox& box, const RunSpec& spec, int runs,
                             const std::set<int>& allowed) {
-  const std::string victim = box.base() + "/victim";
-  box.make_dir(victim + "/out");
-  box.write_file(victim + "/out/file", "orig\n");
+  const Victim victim(box);
   box.make_dir(box.ws("build/out"));
-  const std::string before = snapshot(victim);
 
   RunSpec flipper;
   flipper.limit = std::chrono::seconds(60);
   flipper.command = {"/usr/bin/python3", "-c",
                      "import os, time\n"
                      "os.symlink('" +
-                         victim +
+                         victim.dir +
                          "', 'build.l')\n"
                          "open('flipping', 'w').close()\n"
                          "end = time.time() + 40\n"
@@ -46,7 +44,7 @@ inline void race_build_link(const Sandbox& box, const RunSpec& spec, int runs,
     const RunResult r = box.run(spec);
     ++outcomes[r.exit_code];
     BOOST_TEST(allowed.contains(r.exit_code), r.describe());
-    BOOST_TEST_REQUIRE(snapshot(victim) == before, r.describe());
+    BOOST_TEST_REQUIRE(victim.unchanged(), r.describe());
   }
   box.write_file(box.ws("stop"), "");
   box.finish(flipping);
@@ -54,7 +52,7 @@ inline void race_build_link(const Sandbox& box, const RunSpec& spec, int runs,
   for (const auto& [code, n] : outcomes)
     seen += " exit " + std::to_string(code) + " x" + std::to_string(n);
   BOOST_TEST_MESSAGE("outcomes:" << seen);
-  BOOST_TEST(read_file(victim + "/out/file").value_or("<missing>") == "orig\n", seen);
+  BOOST_TEST(victim.file() == "orig\n", seen);
 }
 
 }  // namespace zpolicy::tests::kernel

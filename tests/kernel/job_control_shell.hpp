@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace zpolicy::tests::kernel {
 
 // Python: the start the job-control harnesses (attack19, attack20, attack_copy20) share, to
@@ -37,5 +39,13 @@ def job_control_shell(ws, lflags, raw_output=False, ignore_hangup=False):
     os.chdir(ws)
     return master, slave
 )PY";
+
+// What the terminal showed holds `first`, and `then` after it (a command's stdout written
+// before its stderr shows in that order).
+inline bool shows_in_order(const std::string& shown, const std::string& first,
+                           const std::string& then) {
+  const auto at = shown.find(first);
+  return at != std::string::npos && shown.find(then, at) != std::string::npos;
+}
 
 }  // namespace zpolicy::tests::kernel

@@ -8,9 +8,11 @@
 #include <chrono>
 #include <thread>
 
+#include "caller_pipe_flags.hpp"
 #include "killed_launcher.hpp"
 #include "notify_share_check.hpp"
 #include "sandbox_fixture.hpp"
+#include "stopped_run.hpp"
 
 // `zpolicy plan --format json` holds everything a sandboxed run needs: an executor that
 // knows nothing of zpolicy (examples/python/run_plan.py, written from docs/embedding.md)
@@ -21,6 +23,27 @@ namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 
 BOOST_AUTO_TEST_SUITE(kernel_plan_executor)
+
+namespace {
+
+// What an executor run needs: run_plan.py staged where the caller can read it, and the
+// plan of `command` (after `options`) written beside it.
+struct Executor {
+  std::string script, plan;
+};
+Executor executor_for(const Sandbox& box, const std::vector<std::string>& options,
+                      const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {zpolicy_binary(), "plan", "--format", "json"};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.push_back("--");
+  argv.insert(argv.end(), command.begin(), command.end());
+  const RunResult planned = box.host_command(argv);
+  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  return {box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
+          box.write_policy("plan.json", planned.out)};
+}
+
+}  // namespace
 
 // Red team R7-C1 and R8-H1, for an executor of the plan: the host renames a protected name
 // away (an editor's atomic save over .env), or creates a deny root nothing masks (`aws
@@ -120,14 +143,9 @@ BOOST_DATA_TEST_CASE(a_plan_run_by_an_independent_executor_is_confined_like_run,
 BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_nothing,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string executor =
-      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
-  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh",
-                                   "-c", "echo x > ran; sleep 2; echo y > late"});
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
-  const std::string plan = box.write_policy("plan.json", planned.out);
+  const Executor e = executor_for(box, {}, {"/bin/sh", "-c", "echo x > ran; sleep 2; echo y > late"});
   RunSpec spec;
-  spec.launcher = {"/usr/bin/python3", executor, plan};
+  spec.launcher = {"/usr/bin/python3", e.script, e.plan};
   check_killed_launcher_releases_nothing(box, spec, box.ws("ran"), {box.ws("ran"), box.ws("late")},
                                          "the executor");
 }
@@ -140,8 +158,6 @@ BOOST_DATA_TEST_CASE(an_executor_killed_while_the_sandbox_is_checked_releases_no
 BOOST_DATA_TEST_CASE(an_executor_that_cannot_read_the_sandbox_state_refuses_cleanly,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string executor =
-      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
   const std::string unreadable = box.write_policy(
       "unreadable.py",
       R"(import builtins, itertools, runpy, select, subprocess, sys, threading, time
@@ -156,12 +172,9 @@ time.monotonic = lambda: next(clock)
 sys.argv = sys.argv[1:]
 runpy.run_path(sys.argv[0], run_name="__main__")
 )");
-  auto planned = box.host_command(
-      {zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh", "-c", "echo x > ran"});
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  const Executor e = executor_for(box, {}, {"/bin/sh", "-c", "echo x > ran"});
   RunSpec spec;
-  spec.launcher = {"/usr/bin/python3", unreadable, executor,
-                   box.write_policy("plan.json", planned.out)};
+  spec.launcher = {"/usr/bin/python3", unreadable, e.script, e.plan};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 125, r.describe());
   BOOST_TEST(r.err.find("run_plan.py: the sandbox's state could not be read within 30 s "
@@ -179,13 +192,9 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 BOOST_DATA_TEST_CASE(an_executor_gives_the_sandbox_only_its_share_of_inotify_and_fanotify,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const std::string executor =
-      box.write_policy("run_plan.py", source_file("examples/python/run_plan.py"));
-  auto planned = box.host_command({zpolicy_binary(), "plan", "--format", "json", "--",
-                                   "/usr/bin/python3", "-c", kCountNotifyHandles});
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
+  const Executor e = executor_for(box, {}, {"/usr/bin/python3", "-c", kCountNotifyHandles});
   RunSpec spec;
-  spec.launcher = {"/usr/bin/python3", executor, box.write_policy("plan.json", planned.out)};
+  spec.launcher = {"/usr/bin/python3", e.script, e.plan};
   const RunResult ran = box.run(spec);
   BOOST_TEST(ran.exit_code == 0, ran.describe());
   check_notify_share(box);
@@ -232,32 +241,6 @@ BOOST_DATA_TEST_CASE(a_plan_refuses_what_run_refuses, bdata::make(kCallers), cal
   BOOST_TEST(planned.out == "rc=3\n" + run.err);
 }
 
-namespace {
-
-// What an executor run needs: run_plan.py staged where the caller can read it, and the
-// plan of `command` (after `options`) written beside it.
-struct Executor {
-  std::string script, plan;
-};
-Executor executor_for(const Sandbox& box, const std::vector<std::string>& options,
-                      const std::vector<std::string>& command) {
-  std::vector<std::string> argv = {zpolicy_binary(), "plan", "--format", "json"};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.push_back("--");
-  argv.insert(argv.end(), command.begin(), command.end());
-  const RunResult planned = box.host_command(argv);
-  BOOST_REQUIRE_MESSAGE(planned.exit_code == 0, planned.describe());
-  return {box.write_policy("run_plan.py", source_file("examples/python/run_plan.py")),
-          box.write_policy("plan.json", planned.out)};
-}
-
-size_t lines_of(const std::string& path) {
-  const std::string text = read_file(path).value_or("");
-  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-}
-
-}  // namespace
-
 // R18-5, for an executor of the plan: a pipe on stdout reaches the command as the caller's
 // own open file, and the O_NONBLOCK (and O_APPEND) it sets there with F_SETFL stayed after
 // the run, so the caller's next writer into the pipe got EAGAIN. run_plan.py puts the
@@ -266,30 +249,11 @@ size_t lines_of(const std::string& path) {
 BOOST_DATA_TEST_CASE(an_executor_puts_back_the_flags_the_command_sets_on_the_callers_pipe,
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const Executor e =
-      executor_for(box, {},
-                   {"/usr/bin/python3", "-c",
-                    "import fcntl, os\n"
-                    "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
-                    "os.O_APPEND)\n"
-                    "print('set')\n"});
+  const Executor e = executor_for(box, {}, kSetStdoutFlags);
   RunSpec spec;
-  spec.root_prefix = {"/bin/bash", "-c",
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
-                      "sh"};
+  spec.root_prefix = kShowStdoutFlags;
   spec.launcher = {"/usr/bin/python3", e.script, e.plan};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 0, r.describe());
-  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
-  const auto first = r.err.find("flags:");
-  const auto last = r.err.rfind("flags:");
-  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
-  auto flags_at = [&](size_t at) {
-    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
-  };
-  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
-  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+  expect_stdout_flags_restored(box.run(spec));
 }
 
 // R18-3, for an executor of the plan: bwrap's --new-session keeps the command out of the
@@ -302,33 +266,21 @@ BOOST_DATA_TEST_CASE(an_executor_ends_the_run_at_ctrl_z_rather_than_leave_it_uns
                      bdata::make(kCallers), caller) {
   using namespace std::chrono_literals;
   Sandbox box(caller);
-  const Executor e =
-      executor_for(box, {"--timeout", "2s"},
-                   {"/bin/sh", "-c",
-                    "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; "
-                    "touch late"});
+  const Executor e = executor_for(box, {"--timeout", "2s"}, {"/bin/sh", "-c", kTicks});
   RunSpec spec;
-  spec.root_prefix = {
-      "/usr/bin/python3", "-c",
-      "import os, sys\n"
-      "pid = os.fork()\n"
-      "if pid == 0:\n"
-      "    os.setpgid(0, 0)\n"
-      "    os.execv(sys.argv[1], sys.argv[1:])\n"
-      "st = os.waitpid(pid, 0)[1]\n"
-      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.root_prefix = kInOwnProcessGroup;
   spec.launcher = {"/usr/bin/python3", e.script, e.plan};
   Running running = box.start(spec);
-  BOOST_TEST_REQUIRE(wait_until([&] { return lines_of(box.ws("ticks")) >= 2; }, 15000ms));
+  BOOST_TEST_REQUIRE(wait_until([&] { return lines_in(box.ws("ticks")) >= 2; }, 15000ms));
   const auto executor = processes_with_argv({"/usr/bin/python3", e.script, e.plan, "--"});
   BOOST_TEST_REQUIRE(executor.size() == 1u);
   kill(executor[0], SIGTSTP);
   const RunResult r = box.finish(running);
-  const size_t at_end = lines_of(box.ws("ticks"));
+  const size_t at_end = lines_in(box.ws("ticks"));
   std::this_thread::sleep_for(1000ms);
   BOOST_TEST(r.exit_code == 148, r.describe());
   BOOST_TEST(r.err.find("^Z (SIGTSTP)") != std::string::npos, r.describe());
-  BOOST_TEST(lines_of(box.ws("ticks")) == at_end, "the command ran on after the run ended");
+  BOOST_TEST(lines_in(box.ws("ticks")) == at_end, "the command ran on after the run ended");
   BOOST_TEST(!exists(box.ws("late")), r.describe());
 }
 

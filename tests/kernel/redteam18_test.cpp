@@ -14,7 +14,9 @@
 #include <thread>
 #include <vector>
 
+#include "caller_pipe_flags.hpp"
 #include "sandbox_fixture.hpp"
+#include "stopped_run.hpp"
 
 // Red team round 18 (docs/redteam-2026-12.md "Round 18 (red18)"): `zpolicy run` with the
 // built-in default policy, attacked from the workspaces users have. Each case is a
@@ -60,13 +62,6 @@ char state_of(pid_t pid) {
 pid_t parent_of(pid_t pid) {
   const std::string f = stat_fields(pid);
   return f.size() > 2 ? static_cast<pid_t>(std::atol(f.c_str() + 2)) : 0;
-}
-
-size_t lines_in(const std::string& path) {
-  const std::string text = read_file(path).value_or("");
-  size_t n = 0;
-  for (char c : text) n += c == '\n';
-  return n;
 }
 
 mode_t mode_of(const std::string& path) {
@@ -210,18 +205,9 @@ BOOST_DATA_TEST_CASE(a_workspace_made_a_bare_repository_runs_nothing_on_the_host
 BOOST_DATA_TEST_CASE(a_stopped_run_stops_its_command_and_keeps_its_timeout, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  const std::string script =
-      "i=0; while [ $i -lt 12 ]; do echo $i >> ticks; sleep 0.25; i=$((i+1)); done; touch late";
+  const std::string& script = kTicks;
   RunSpec spec;
-  spec.root_prefix = {
-      "/usr/bin/python3", "-c",
-      "import os, sys\n"
-      "pid = os.fork()\n"
-      "if pid == 0:\n"
-      "    os.setpgid(0, 0)\n"
-      "    os.execv(sys.argv[1], sys.argv[1:])\n"
-      "st = os.waitpid(pid, 0)[1]\n"
-      "sys.exit(os.WEXITSTATUS(st) if os.WIFEXITED(st) else 128 + os.WTERMSIG(st))\n"};
+  spec.root_prefix = kInOwnProcessGroup;
   spec.options = {"--timeout", "2s"};
   spec.command = {"/bin/sh", "-c", script};
   Running running = box.start(spec);
@@ -263,26 +249,9 @@ BOOST_DATA_TEST_CASE(the_flags_the_command_sets_on_the_callers_pipe_do_not_outli
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   RunSpec spec;
-  spec.root_prefix = {"/bin/bash", "-c",
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; \"$@\"; rc=$?; "
-                      "grep '^flags' /proc/$$/fdinfo/1 >&2; exit $rc",
-                      "sh"};
-  spec.command = {"/usr/bin/python3", "-c",
-                  "import fcntl, os\n"
-                  "fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_NONBLOCK | "
-                  "os.O_APPEND)\n"
-                  "print('set')\n"};
-  const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 0, r.describe());
-  BOOST_TEST(r.out.find("set") != std::string::npos, r.describe());
-  const auto first = r.err.find("flags:");
-  const auto last = r.err.rfind("flags:");
-  BOOST_TEST_REQUIRE((first != std::string::npos && last != first), r.describe());
-  auto flags_at = [&](size_t at) {
-    return std::stoul(r.err.substr(at + 6, r.err.find('\n', at) - at - 6), nullptr, 8);
-  };
-  BOOST_TEST(flags_at(last) == flags_at(first), r.describe());
-  BOOST_TEST((flags_at(last) & 04000u) == 0u, "O_NONBLOCK left on the caller's pipe");
+  spec.root_prefix = kShowStdoutFlags;
+  spec.command = kSetStdoutFlags;
+  expect_stdout_flags_restored(box.run(spec));
 }
 
 // R18-6: the caller's global git configuration was not read. A relative core.hooksPath

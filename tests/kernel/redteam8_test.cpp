@@ -36,6 +36,20 @@ std::string as_uid_4242(const std::string& cmd) {
   return "/usr/bin/setpriv --reuid=4242 --regid=4242 --clear-groups " + cmd;
 }
 
+// A host UDP socket on a loopback port of its own, non-blocking: a datagram the sandbox
+// sends there shows in recv(2). Sets `port` to its port number.
+int loopback_udp_listener(std::string& port) {
+  const int listener = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof at;
+  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
+  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+  port = std::to_string(ntohs(at.sin_port));
+  return listener;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_redteam8)
@@ -175,14 +189,8 @@ BOOST_DATA_TEST_CASE(a_closed_standard_descriptor_is_not_replaced_by_a_file_of_z
 // connected stream socket passes (a control: it works both ways).
 BOOST_DATA_TEST_CASE(a_socket_on_stdin_reaches_only_its_peer, bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  const int listener = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof at;
-  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
-  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&at), &len) == 0);
-  const std::string port = std::to_string(ntohs(at.sin_port));
+  std::string port;
+  const int listener = loopback_udp_listener(port);
   const int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   const int tcp_listening = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in any{};
@@ -301,18 +309,13 @@ BOOST_DATA_TEST_CASE(an_executors_stdin_reaches_only_its_peer, bdata::make(kCall
         box.host_command({zpolicy_binary(), "plan", "--format", "json", "--", "/bin/sh", "-c", script});
     return std::vector<std::string>{"/usr/bin/python3", executor, box.write_policy(name, planned.out)};
   };
-  const int listener = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  sockaddr_in at{};
-  at.sin_family = AF_INET;
-  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof at;
-  BOOST_REQUIRE(bind(listener, reinterpret_cast<sockaddr*>(&at), sizeof at) == 0);
-  BOOST_REQUIRE(getsockname(listener, reinterpret_cast<sockaddr*>(&at), &len) == 0);
+  std::string port;
+  const int listener = loopback_udp_listener(port);
   const int udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   RunSpec spec;
   spec.launcher = launcher_for("send.json", "exec python3 -c \"import socket; socket.socket(fileno=0)"
                                             ".sendmsg([b'escaped'], [], 0, ('127.0.0.1', " +
-                                                std::to_string(ntohs(at.sin_port)) + "))\"");
+                                                port + "))\"");
   spec.stdin_fd = udp;
   const RunResult sent = box.run(spec);
   BOOST_CHECK_MESSAGE(sent.exit_code == 125, sent.describe());
