@@ -24,9 +24,10 @@ bool same_stream(const ReadOnlyStream& a, const ReadOnlyStream& b) {
 // `why` set.
 int find_node(const ReadOnlyStream& s, const char*& why) {
   using compiler::Resolve;
-  const int found = s.path.empty() ? -1
-                                   : compiler::openat2(AT_FDCWD, s.path.c_str(), O_PATH | O_NOFOLLOW,
-                                                       Resolve::NoSymlinks | Resolve::NoMagicLinks);
+  const int found = s.path.empty()
+                        ? -1
+                        : compiler::openat2(AT_FDCWD, s.path.c_str(), O_PATH | O_NOFOLLOW,
+                                            Resolve::NoSymlinks | Resolve::NoMagicLinks);
   struct stat st;
   const bool same = found >= 0 && fstat(found, &st) == 0 && S_ISCHR(st.st_mode) &&
                     st.st_rdev == s.rdev &&

@@ -12,7 +12,7 @@ enum class Resolve : unsigned {
   NoSymlinks = 1u << 0,
   // RESOLVE_NO_MAGICLINKS: /proc's links to open files and namespaces (ELOOP).
   NoMagicLinks = 1u << 1,
-  // RESOLVE_BENEATH: anything that leaves `dir` (an absolute path, "..", a link; EXDEV).
+  // RESOLVE_BENEATH: any way out of `dir` (an absolute path or link, ".." above it; EXDEV).
   Beneath = 1u << 2,
   // RESOLVE_IN_ROOT: `dir` is "/": ".." and absolute link targets stay below it.
   InRoot = 1u << 3,
