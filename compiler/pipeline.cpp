@@ -1,9 +1,7 @@
 #include "compiler/pipeline.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +12,7 @@
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "compiler/resolve/dir_fd.hpp"
+#include "compiler/resolve/openat2.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
@@ -216,11 +215,7 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
         opened = *shown;
       }
       if (from->get() < 0) return false;
-      open_how how{};
-      how.flags = O_PATH | O_CLOEXEC;
-      how.resolve = RESOLVE_NO_SYMLINKS;
-      const int to =
-          static_cast<int>(syscall(SYS_openat2, from->get(), rel.c_str(), &how, sizeof how));
+      const int to = openat2(from->get(), rel.c_str(), O_PATH, Resolve::NoSymlinks);
       if (to >= 0) close(to);
       return to < 0 && errno == ELOOP;
     };

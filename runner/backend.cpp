@@ -18,9 +18,9 @@
 #include <sstream>
 
 #if defined(__linux__)
-#include <linux/openat2.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
+
+#include "compiler/resolve/openat2.hpp"
 #elif defined(__APPLE__)
 #include "runner/macos_argv.hpp"
 #endif
@@ -130,10 +130,7 @@ std::string foreign_procfs() {
 
 std::string openat2_unavailable() {
 #if defined(__linux__)
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS;
-  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof how));
+  const int fd = compiler::openat2(AT_FDCWD, "/", O_PATH, compiler::Resolve::NoSymlinks);
   if (fd >= 0) {
     close(fd);
     return "";

@@ -2,14 +2,14 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdint>
+
+#include "compiler/resolve/openat2.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -28,10 +28,9 @@ void decimal(char* out, int n) {
 
 // `path` (absolute, canonical) opened O_PATH in this namespace, following no symlink.
 int reopen(const char* path) {
-  open_how how{};
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how));
+  using compiler::Resolve;
+  return compiler::openat2(AT_FDCWD, path, O_PATH | O_NOFOLLOW,
+                           Resolve::NoSymlinks | Resolve::NoMagicLinks);
 }
 
 // MOUNT_ATTR_RDONLY set on the mount at `path` from `fd` (AT_EMPTY_PATH: `fd` itself),
@@ -92,11 +91,10 @@ const char* attach(int stage, int fd) {
 // copy, so it moves with the object if the name is renamed, and bwrap's recursive bind of
 // the copy into its new root takes it along. Returns nullptr, or why not.
 const char* protect(const StagedProtection& p) {
-  open_how how{};
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  using compiler::Resolve;
   const int found =
-      static_cast<int>(syscall(SYS_openat2, p.copy, p.beneath.c_str(), &how, sizeof how));
+      compiler::openat2(p.copy, p.beneath.c_str(), O_PATH | O_NOFOLLOW,
+                        Resolve::Beneath | Resolve::NoSymlinks | Resolve::NoMagicLinks);
   struct stat st;
   const bool same = found >= 0 && fstat(found, &st) == 0 && !S_ISLNK(st.st_mode) &&
                     static_cast<std::uint64_t>(st.st_dev) == p.dev &&

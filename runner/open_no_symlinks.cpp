@@ -3,14 +3,12 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(__linux__)
-#include <linux/openat2.h>
-#include <sys/syscall.h>
-#endif
 
 #include <algorithm>
 #include <cerrno>
 #include <string_view>
+
+#include "compiler/resolve/openat2.hpp"
 
 namespace zpolicy::runner {
 
@@ -32,20 +30,9 @@ bool has_dot_component(const std::string& path) {
 // (RESOLVE_NO_SYMLINKS; O_PATH | O_NOFOLLOW still opens a symlink at the end, refused
 // below). -1 with errno ENOSYS where openat2 does not exist (Linux < 5.6).
 int open_in_one_call(int root, const std::string& path, int flags) {
-#if defined(__linux__) && defined(SYS_openat2)
-  open_how how{};
-  how.flags = static_cast<unsigned long long>(flags | O_NOFOLLOW | O_CLOEXEC);
-  how.resolve = RESOLVE_NO_SYMLINKS;
   // Below `root`: relative to it ("/" is the directory itself).
   const std::string below = root == AT_FDCWD ? path : path == "/" ? "." : path.substr(1);
-  return static_cast<int>(syscall(SYS_openat2, root, below.c_str(), &how, sizeof how));
-#else
-  (void)root;
-  (void)path;
-  (void)flags;
-  errno = ENOSYS;
-  return -1;
-#endif
+  return compiler::openat2(root, below.c_str(), flags | O_NOFOLLOW, compiler::Resolve::NoSymlinks);
 }
 
 // open_no_symlinks from `root` (AT_FDCWD: "/").

@@ -1,16 +1,16 @@
 #include "runner/read_only_streams.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+
+#include "compiler/resolve/openat2.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -23,11 +23,11 @@ bool same_stream(const ReadOnlyStream& a, const ReadOnlyStream& b) {
 // `s.path` opened O_PATH following no symlink, if it is the stream's node; else -1 with
 // `why` set.
 int find_node(const ReadOnlyStream& s, const char*& why) {
-  open_how how{};
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  const int found =
-      s.path.empty() ? -1 : static_cast<int>(syscall(SYS_openat2, AT_FDCWD, s.path.c_str(), &how, sizeof how));
+  using compiler::Resolve;
+  const int found = s.path.empty()
+                        ? -1
+                        : compiler::openat2(AT_FDCWD, s.path.c_str(), O_PATH | O_NOFOLLOW,
+                                            Resolve::NoSymlinks | Resolve::NoMagicLinks);
   struct stat st;
   const bool same = found >= 0 && fstat(found, &st) == 0 && S_ISCHR(st.st_mode) &&
                     st.st_rdev == s.rdev &&

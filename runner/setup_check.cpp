@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -16,6 +15,8 @@
 #include <cstdio>
 #include <optional>
 #include <thread>
+
+#include "compiler/resolve/openat2.hpp"
 
 namespace zpolicy::runner {
 namespace {
@@ -81,20 +82,18 @@ Blocked wait_until_blocked(pid_t init, int block_fd) {
 // `dest` opened below `root` (the sandbox's "/") as an O_PATH descriptor, following no
 // symlink on the way; the last component may be one and is then returned as such.
 int open_in_sandbox(int root, const std::string& dest) {
-  open_how how{};
-  how.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  using compiler::Resolve;
   const std::string relative = dest == "/" ? "." : dest.substr(1);
-  return static_cast<int>(syscall(SYS_openat2, root, relative.c_str(), &how, sizeof how));
+  return compiler::openat2(root, relative.c_str(), O_PATH | O_NOFOLLOW,
+                           Resolve::InRoot | Resolve::NoSymlinks | Resolve::NoMagicLinks);
 }
 
 // `path` looked up below `root` as the sandbox's command would: symlinks followed, their
 // absolute targets taken from the sandbox's "/", no magic link of /proc.
 int look_up_in_sandbox(int root, const std::string& path) {
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(syscall(SYS_openat2, root, path.substr(1).c_str(), &how, sizeof how));
+  using compiler::Resolve;
+  return compiler::openat2(root, path.substr(1).c_str(), O_PATH,
+                           Resolve::InRoot | Resolve::NoMagicLinks);
 }
 
 struct Found {

@@ -1,14 +1,13 @@
 #include "runner/status_file.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "compiler/resolve/openat2.hpp"
 #include "compiler/run_plan.hpp"
 #include "runner/status_file_location.hpp"
 #include "zpolicy/exit_code.hpp"
@@ -24,11 +23,9 @@ constexpr int kFlags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK 
 // none is followed: through one, the refusal's document would create or replace a file of
 // that name in any directory the caller can write (red team R8-S2, R7-S2's gap).
 int open_without_symlinks(const std::string& path) {
-  open_how how{};
-  how.flags = static_cast<__u64>(kFlags);
-  how.mode = 0644;
-  how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  return static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  using compiler::Resolve;
+  return compiler::openat2(AT_FDCWD, path.c_str(), kFlags,
+                           Resolve::NoSymlinks | Resolve::NoMagicLinks, 0644);
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 #pragma once
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <string>
 #include <utility>
+
+#include "compiler/resolve/openat2.hpp"
 
 namespace zpolicy::compiler {
 
@@ -23,10 +23,7 @@ namespace zpolicy::compiler {
 // lookup failed, and with it every bound compile and plan, "workspace '…' is not a directory"
 // (red team A22B-1). The walk follows no link either: falling back loses nothing.
 inline int open_without_links(const std::string& path, int flags) {
-  open_how how{};
-  how.flags = static_cast<unsigned>(flags) | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS;
-  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  const int fd = openat2(AT_FDCWD, path.c_str(), flags, Resolve::NoSymlinks);
   if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
   if (path.empty() || path[0] != '/') {
     errno = EINVAL;

@@ -1,10 +1,8 @@
 #include "compiler/resolve/resolve.hpp"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <pwd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -408,15 +406,15 @@ namespace {
 // `mode`, when given, gets the found object's st_mode.
 enum class LinkFreeLookup { Found, Ended, MetLink };
 LinkFreeLookup lookup_without_links(const std::string& path, mode_t* mode = nullptr) {
-  open_how how{};
-  how.flags = O_PATH | O_CLOEXEC;
-  how.resolve = RESOLVE_NO_SYMLINKS;
-  const int fd = static_cast<int>(syscall(SYS_openat2, AT_FDCWD, path.c_str(), &how, sizeof how));
+  // A link as the last component is opened itself (O_NOFOLLOW) and met here, as one on the
+  // way is by the lookup: the walk open_without_links falls back to would follow it.
+  const int fd = open_without_links(path, O_PATH | O_NOFOLLOW);
   if (fd >= 0) {
     struct stat st;
     const bool known = fstat(fd, &st) == 0;
     close(fd);
     if (!known) return LinkFreeLookup::Ended;
+    if (S_ISLNK(st.st_mode)) return LinkFreeLookup::MetLink;
     if (mode) *mode = st.st_mode;
     return LinkFreeLookup::Found;
   }
