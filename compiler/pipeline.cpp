@@ -12,7 +12,6 @@
 #include "compiler/analyzer/bwrap/bwrap_argv.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "compiler/resolve/dir_fd.hpp"
-#include "compiler/resolve/openat2.hpp"
 #include "emitters/bwrap/bwrap_emitter.hpp"
 #include "emitters/sbpl/profile.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
@@ -215,7 +214,7 @@ void check_host_links(const ir::Resolved& r, const std::vector<Artifact>& artifa
         opened = *shown;
       }
       if (from->get() < 0) return false;
-      const int to = openat2(from->get(), rel.c_str(), O_PATH, Resolve::NoSymlinks);
+      const int to = open_without_links_at(from->get(), rel, O_PATH);
       if (to >= 0) close(to);
       return to < 0 && errno == ELOOP;
     };

@@ -108,6 +108,51 @@ BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_bound_compile_works_and_a_run
   BOOST_TEST(report.out.find("[openat2-unavailable]") != std::string::npos, report.describe());
 }
 
+// The pipeline's check that no bind destination crosses a link on this host (bwrap would
+// follow it from its setup root, where /oldroot is the host's root: verify18) looked each
+// stretch up with openat2 and took any failure but ELOOP for "no link". Where openat2
+// answers EPERM (or ENOSYS), `verify` of a bound artifact whose destination passes through
+// the host's link `WS/l` passed, exit 0 (linkfold23, session 23). The check now falls back
+// to the walk that follows no link, as resolution does: the same refusal, exit 3, with and
+// without openat2.
+BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_destination_through_a_host_link_is_still_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string victim = box.base() + "/victim";
+  box.make_dir(victim);
+  make_link(victim, box.workspace() + "/l");
+  const std::string out = box.base() + "/out";
+  box.make_dir(out);
+  const std::string policy =
+      box.write_policy("p.yaml", workspace_write_policy("[\"/usr\"]", "  protect: [.git]\n"));
+  // Compile to OUT, add a bind whose destination passes through `l` before `--chdir`
+  // (bwrap.args holds one argument per line), then verify what was written.
+  auto verify = [&](const std::vector<std::string>& prefix) {
+    RunSpec spec;
+    spec.root_prefix = prefix;
+    spec.launcher = {"/bin/sh",
+                     "-c",
+                     "\"$0\" compile \"$1\" --target linux --workspace \"$2\" --out \"$3\" && "
+                     "sed -i \"s|^--chdir\\$|--ro-bind\\n/dev/null\\n$2/l/pwned\\n--chdir|\" "
+                     "\"$3/bwrap.args\" && "
+                     "exec \"$0\" verify \"$1\" \"$3\" --target linux --workspace \"$2\"",
+                     zpolicy_binary(),
+                     policy,
+                     box.workspace(),
+                     out};
+    spec.command = {"true"};
+    return box.run(spec);
+  };
+  const std::string refusal = "--ro-bind /dev/null " + box.workspace() +
+                              "/l/pwned: the way to " + box.workspace() +
+                              "/l/pwned holds a link on this host";
+  for (const auto& prefix : {std::vector<std::string>{}, kOpenat2Eperm}) {
+    const RunResult verified = verify(prefix);
+    BOOST_TEST(verified.exit_code == 3, verified.describe());
+    BOOST_TEST(verified.err.find(refusal) != std::string::npos, verified.describe());
+  }
+}
+
 // Held: the walk counts links as the kernel does, to the link. A writable root reached
 // through exactly 40 (39 `lN -> .`, then `t -> ../target`) is one the kernel opens, and
 // runs: the command writes the target's `out`. One more is past the kernel's count (its own
