@@ -89,8 +89,9 @@ BOOST_DATA_TEST_CASE(a_remotes_symlinked_commondir_into_the_workspace_is_refused
   }
   link(box, box.ws("cd"), remote + "/commondir");
   box.host_command({kGit, "-C", box.workspace(), "remote", "add", "origin", remote});
-  const RunResult r = run(box, "printf '%s\\n' " + box.ws("evil") + " > cd && git init -q --bare evil && " +
-                                   hook("evil/hooks/post-receive", pwned));
+  const RunResult r =
+      run(box, "printf '%s\\n' " + box.ws("evil") + " > cd && git init -q --bare evil && " +
+                   hook("evil/hooks/post-receive", pwned));
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(!exists(box.ws("evil")), r.describe());
@@ -155,8 +156,9 @@ std::string deinitialized_submodule(const Sandbox& box) {
 // Where the host linked the submodule's git directory into the workspace.
 enum class SubLink { GitDir, Hooks, Config };
 std::ostream& operator<<(std::ostream& os, SubLink l) {
-  return os << (l == SubLink::GitDir ? "modules/sub" : l == SubLink::Hooks ? "modules/sub/hooks"
-                                                                           : "modules/sub/config");
+  return os << (l == SubLink::GitDir  ? "modules/sub"
+                : l == SubLink::Hooks ? "modules/sub/hooks"
+                                      : "modules/sub/config");
 }
 
 }  // namespace
@@ -206,8 +208,9 @@ BOOST_DATA_TEST_CASE(a_submodules_git_directory_linked_into_the_workspace_is_pro
     BOOST_TEST(r.exit_code == 2, r.describe());
   }
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  box.host_command({"/bin/sh", "-c", "cd \"$1\" && git submodule update --init >/dev/null 2>&1; true",
-                    "sh", box.workspace()});
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git submodule update --init >/dev/null 2>&1; true", "sh",
+                    box.workspace()});
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
