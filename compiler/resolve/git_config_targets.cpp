@@ -230,10 +230,18 @@ class Walk {
   // The remotes git still reads from the git directory's `remotes/<name>` (`URL: …` lines)
   // and `branches/<name>` (`URL#branch`) files when the config gives the name no url
   // (remote.c's read_remotes_file, read_branches_file): their URLs are read as
-  // `remote.<r>.url` values are, and their names count as configured.
+  // `remote.<r>.url` values are, and their names count as configured. Those of the git
+  // directory and its common directory, where git reads them, not of the directories of
+  // the caller's system and global files. An entry that is a symlink is read through, as
+  // git's fopen reads it, and its target protected as every config file (a dangling one
+  // refuses: what the sandbox makes there would be read): with the host's
+  // `.git/remotes/origin -> ../../.origin`, the command wrote `URL: WS/evil.git` into
+  // `.origin` and the host's `git push origin` ran evil.git's post-receive hook (red team
+  // A23-2).
   void legacy_remotes(const std::vector<std::string>& tops) {
     std::set<std::string> dirs;
-    for (const auto& f : src_.files) dirs.insert(directory_of(f));
+    for (size_t i = src_.shared; i < src_.files.size(); ++i)
+      dirs.insert(directory_of(src_.files[i]));
     for (const auto& dir : dirs)
       for (const bool branches : {false, true}) {
         const std::string sub = dir + (branches ? "/branches" : "/remotes");
@@ -246,7 +254,18 @@ class Walk {
         std::sort(names.begin(), names.end());
         for (const auto& name : names) {
           if (stopped_) return;
-          const std::string path = sub + "/" + name;
+          const std::string lexical = sub + "/" + name;
+          const ir::SourceLoc named_at{lexical, 0, 0};
+          const auto canonical = canonical_(lexical, named_at, "git's legacy remote file");
+          if (!canonical) continue;
+          const std::string& path = *canonical;
+          if (struct stat st; lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+            refuse_(named_at, "git reads the legacy remote file '" + lexical +
+                                  "' through the dangling symlink '" + path +
+                                  "': what it would find there is unknown");
+            continue;
+          }
+          targets_.push_back({path, named_at, false, false, false, false, {}});
           const GitConfigFile file = read_git_config_file(path);
           if (file.status != GitConfigFile::Status::Read) continue;
           // Counted with the config files: a sandbox's nested repository can hold any

@@ -1,5 +1,6 @@
 #include "compiler/resolve/resolve.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -536,6 +537,9 @@ struct Canonical {
 
 // As many symlinks as the kernel follows in one lookup before ELOOP.
 constexpr int kMaxLinksFollowed = 40;
+// Entries looked at below a git directory's `modules` on the way to the submodules' git
+// directories (each a name's components; a git directory found is not listed further).
+constexpr size_t kMaxSubmoduleEntries = 4096;
 
 class HostResolver {
  public:
@@ -1160,8 +1164,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   // the list, and a common directory may name another; one already protected is skipped,
   // so a cycle ends.
   ProtectedIndex protected_index(r.protect);
+  std::set<std::string> commondir_judged;
   for (size_t i = 0; i < r.protect.size(); ++i) {
     if (r.protect[i].kind != HostKind::Directory) continue;
+    commondir_judged.insert(r.protect[i].path);
     const auto [common, link] = commondir_named_by(r.protect[i].path);
     const ir::SourceLoc loc = r.protect[i].loc;
     if (link)
@@ -1233,7 +1239,21 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // one string, and the worktrees below it are read once.
     std::string common = dir;
     // With the guards, as above (A22C-7); one a protected path's loop above judged already.
-    if (const auto named = commondir_named_by(dir).path) {
+    const CommonDir named_common = commondir_named_by(dir);
+    // A symlinked `commondir` refuses here too, in the git directories no protected path
+    // names (a remote's repository, a linked worktree's or a submodule's git directory):
+    // git reads the common directory's name through it. With the host's
+    // `/srv/repo.git/commondir -> WS/cd`, the command wrote `WS/evil` into `cd` and made
+    // `evil` a bare repository with a post-receive hook, and the host's `git push origin`
+    // ran it (red team A23-1).
+    if (named_common.link && !commondir_judged.contains(dir)) {
+      diags.error({dir + "/commondir", 0, 0},
+                  "'" + dir + "/commondir' is a symlink: git reads the common directory's " +
+                      "name through it, from a file that may lie in a writable root; " +
+                      "refusing to run");
+      continue;
+    }
+    if (const auto& named = named_common.path) {
       const Canonical c = HostResolver::canonicalize(*named, guards);
       if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
         if (!protected_index.contains(dir))
@@ -1441,8 +1461,57 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     // the host's `git push origin` ran its post-receive hook; with `.git/modules ->
     // ../.mods`, it made `.mods/sub` and the host's `git submodule update --init` ran its
     // post-checkout hook (red team A22F-1).
-    for (const char* name : {"/remotes", "/branches", "/modules"})
+    for (const char* name : {"/remotes", "/branches"})
       fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
+    // Each submodule's git directory below `modules` (`modules/<name>`, a name may hold
+    // '/'), populated or not, is one the host's `git submodule update` takes over with its
+    // hooks and config: read as every git directory here, and a symlink on the way to it
+    // judged as `modules` is. With the host's `.git/modules/sub -> ../../.msub`, or a
+    // deinitialized `sub` whose git directory's `hooks` or `config` the host linked into
+    // the workspace, the command made a git directory or wrote hooks there, and the host's
+    // `git submodule update --init` ran its post-checkout hook (red team A23-3).
+    if (const auto modules = fixed_name(common + "/modules", "git's 'modules' directory")) {
+      std::vector<std::string> pending{*modules};
+      std::set<std::string> listed;
+      size_t entries = 0;
+      while (!pending.empty()) {
+        const std::string at = std::move(pending.back());
+        pending.pop_back();
+        if (!listed.insert(at).second) continue;
+        std::vector<std::string> names;
+        if (DIR* d = opendir(at.c_str())) {
+          while (const dirent* e = readdir(d))
+            if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
+              names.emplace_back(e->d_name);
+          closedir(d);
+        }
+        std::sort(names.begin(), names.end());
+        for (const auto& name : names) {
+          if (++entries > kMaxSubmoduleEntries) {
+            diags.error({*modules, 0, 0},
+                        "git's 'modules' directory '" + *modules + "' holds more than " +
+                            std::to_string(kMaxSubmoduleEntries) +
+                            " entries on the way to its submodules' git directories, which "
+                            "zpolicy reads as every git directory; refusing to run");
+            pending.clear();
+            break;
+          }
+          std::string path = at + "/" + name;
+          struct stat st;
+          if (!stat_without_links(path, st) || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+            continue;
+          if (S_ISLNK(st.st_mode)) {
+            auto c = fixed_name(path, "submodule git directory");
+            if (!c || kind_of(*c) != HostKind::Directory) continue;
+            path = std::move(*c);
+          }
+          if (has_git_head(path))
+            gitdirs.push_back(std::move(path));
+          else
+            pending.push_back(std::move(path));
+        }
+      }
+    }
     for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal, git_reads)) {
       if (t.repository) {
         protect_repository(t, gitdirs);

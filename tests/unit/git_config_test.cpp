@@ -738,6 +738,24 @@ BOOST_AUTO_TEST_CASE(a_remote_name_that_is_no_configured_remote_is_a_path) {
   BOOST_TEST(walk(pull).refusals.empty());
 }
 
+// Red team A23-2: a legacy remotes file that is a symlink is read through, as git reads it,
+// and its target is a target (protected as a config file is). The dangling one's refusal
+// needs the resolver's canonical form (the link itself): kernel_attack23.
+BOOST_AUTO_TEST_CASE(a_legacy_remotes_file_that_is_a_symlink_is_read_through_and_protected) {
+  zpolicy::test::TempDir top;
+  top.write(".git/config", "[alias]\n\ta = push up HEAD\n");
+  top.write(".origin", "URL: pdZ\n");
+  std::filesystem::create_directories(top / ".git/remotes");
+  std::filesystem::create_symlink(top / ".origin", top / ".git/remotes/up");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty());
+  for (const char* name : {".origin", "pdZ"})
+    BOOST_TEST(
+        (std::find(w.targets.begin(), w.targets.end(),
+                   std::filesystem::weakly_canonical(top / name).string()) != w.targets.end()),
+        name);
+}
+
 BOOST_AUTO_TEST_CASE(remote_urls_are_classified_as_git_connects) {
   BOOST_TEST(git_url("ext::sh -c tools/x% y %S").command.value_or("") ==
              "'sh' '-c' 'tools/x y' 'git-upload-pack'");
