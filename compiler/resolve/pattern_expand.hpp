@@ -43,13 +43,14 @@ struct PatternHit {
 
 // The paths the `protect` patterns name below the writable roots of `r` (resolved
 // already, with the literal protect and deny paths): what exists and matches, plus the
-// literal tails of `*`-only patterns. A host link outside the roots is followed (the host
-// reads through it), and one that leads nowhere yet into a root is taken for the empty
-// directory the sandbox could make there: its literal tails are spelled at the link's name
-// (not canonical: resolve protects them where the kernel would create them). `roots` are the writable roots and every other name
+// literal tails of `*`-only patterns. `roots` are the writable roots and every other name
 // the host's mounts give them or a part of them: an absolute pattern below such a name
 // names what the sandbox writes there (red team A21C-1). The walk never enters a directory
-// that is protected or denied already, nor one outside and not above every root.
+// that is protected or denied already, nor one outside and not above every root. A host
+// link outside the roots is followed (the host reads through it); one that leads nowhere
+// yet, where the kernel would create what it leads to in a root, is taken for the empty
+// directory the sandbox could make: its literal tails are spelled at the link's name (not
+// canonical: resolve protects them where the kernel would create them).
 // Nullopt (diagnosed) when a walk hits a limit.
 std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy& policy,
                                                                const ir::Resolved& r,

@@ -183,11 +183,11 @@ BOOST_DATA_TEST_CASE(a_protect_pattern_through_a_host_link_into_the_workspace_is
       break;
   }
   box.host_command({"/bin/ln", "-s", target, link});
-  const std::string policy_file = box.write_policy(
-      "protect.yaml", policy("  protect: [.git, \"" + pattern + "\"]\n"));
-  const RunResult r = box.sh("mkdir -p new; echo evil > " + written +
-                                 " || echo refused; echo mine > other",
-                             {"--policy", policy_file});
+  const std::string policy_file =
+      box.write_policy("protect.yaml", policy("  protect: [.git, \"" + pattern + "\"]\n"));
+  const RunResult r =
+      box.sh("mkdir -p new; echo evil > " + written + " || echo refused; echo mine > other",
+             {"--policy", policy_file});
   BOOST_TEST(r.completed(), r.describe());
   BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
   BOOST_TEST(read_file(host_name).value_or("<none>") != "evil\n", r.describe());

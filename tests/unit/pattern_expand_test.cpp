@@ -539,8 +539,8 @@ BOOST_AUTO_TEST_CASE(a_dangling_host_link_the_sandbox_could_fill_is_spelled_or_r
   for (const std::string p : {"*/secret", "**/secret", "*/*/secret", "*/**/secret"}) {
     std::string error;
     walk(t, {p}, options, &error);
-    BOOST_TEST(error.find("'" + t / "x" + "' leads through a dangling symlink to '" +
-                          t / "ws/new" + "', which the sandbox can create") != std::string::npos,
+    BOOST_TEST(error.find("'" + t / "x" + "' leads through a dangling symlink to '" + t / "ws/new" +
+                          "', which the sandbox can create") != std::string::npos,
                p << ": " << error);
   }
   // Only where the pattern goes on below the link; one that leads elsewhere is nothing.
@@ -568,15 +568,14 @@ struct HostLinks {
     return *h;
   }
   std::string policy_text(const std::string& rules) const {
-    return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n" +
-           rules;
+    return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n" + rules;
   }
   // The diagnostics; `paths` gets the protect (or deny) paths below t, when it resolves.
   std::string resolve(const std::string& rules, std::vector<std::string>* paths = nullptr,
                       bool deny = false) const {
     ir::Diagnostics diags;
-    auto r = compiler::resolve_for_host(policy(policy_text(rules)), Mode::WorkspaceWrite,
-                                        facts(), diags);
+    auto r = compiler::resolve_for_host(policy(policy_text(rules)), Mode::WorkspaceWrite, facts(),
+                                        diags);
     if (r && paths)
       for (const auto& p : deny ? r->deny : r->protect)
         if (p.path.starts_with(t.str()))
@@ -598,13 +597,13 @@ BOOST_AUTO_TEST_CASE(a_deny_pattern_through_a_dangling_host_link_into_a_writable
   h.t.symlink(h.ws + "/new", "srv/x");
   h.t.symlink(h.t / "nowhere", "srv/away");
   h.t.symlink(h.srv + "/real", "srv/e");
-  for (const std::string p : {"srv/*/secret", "srv/**/secret", "srv/*/*/secret",
-                              "srv/x/*/secret", "srv/x/**/secret"}) {
+  for (const std::string p :
+       {"srv/*/secret", "srv/**/secret", "srv/*/*/secret", "srv/x/*/secret", "srv/x/**/secret"}) {
     const std::string errors = h.resolve("  deny: [\"" + h.t / p + "\"]\n");
     BOOST_TEST(errors.find("p.yaml:5:") != std::string::npos, p << ": " << errors);
-    BOOST_TEST(errors.find("leads through a dangling symlink to '" + h.ws + "/new'") !=
-                   std::string::npos,
-               p << ": " << errors);
+    BOOST_TEST(
+        errors.find("leads through a dangling symlink to '" + h.ws + "/new'") != std::string::npos,
+        p << ": " << errors);
   }
   HostLinks chain;  // c1 -> c2 -> WS/chained, walked by `*` and as the literal prefix
   chain.t.symlink(chain.srv + "/c2", "srv/c1");
