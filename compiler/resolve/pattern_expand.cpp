@@ -28,11 +28,15 @@ struct Group {
 };
 
 std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, Group>& groups,
-                                                   const WalkOptions& options,
+                                                   WalkOptions options, const HostBinding& host,
                                                    ir::Diagnostics& diags) {
   std::vector<PatternHit> hits;
   bool ok = true;
   for (const auto& [start, g] : groups) {
+    if (host.created_in_writable_root)
+      options.created_in_writable_root = [&](const std::string& path, size_t origin) {
+        return host.created_in_writable_root(path, g.origins[origin]->loc);
+      };
     WalkResult w = walk_tree(start, g.patterns, options);
     if (w.error) {
       std::string names;
@@ -56,7 +60,7 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
         ok = false;
         continue;
       }
-      hits.push_back({std::move(m.path), origin.loc, !m.symlink});
+      hits.push_back({std::move(m.path), origin.loc, !m.symlink && !m.dangling});
     }
   }
   if (!ok) return std::nullopt;
@@ -144,7 +148,11 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
   };
   options.keep = below_a_root;
   options.in_writable_root = below_a_root;
-  return walk_groups(groups, options, diags);
+  // Above the roots a host link is the host's way to what it names, as for a deny walk: with
+  // the host's `~/x -> WS/sub`, `${HOME}/*/.env` left `WS/sub/.env` writable, which the host
+  // reads as `~/x/.env`, a name the pattern spells.
+  options.follow_host_links = true;
+  return walk_groups(groups, options, host, diags);
 }
 
 std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& policy,
@@ -173,7 +181,8 @@ std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& po
                        [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, p); });
   };
   options.follow_host_links = true;
-  return walk_groups(groups, options, diags);
+  options.refuse_dangling = true;
+  return walk_groups(groups, options, host, diags);
 }
 
 }  // namespace zpolicy::compiler

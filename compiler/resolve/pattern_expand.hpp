@@ -25,6 +25,11 @@ struct HostBinding {
   std::function<std::string(const ir::PolicyPath&)> bind;
   std::function<std::optional<std::string>(const std::string& lexical, const ir::SourceLoc& loc)>
       canonical;
+  // Where the kernel would create the missing `path`, spelled from a dangling host link, in a
+  // writable root or another name the host's mounts give one (every link it leads through
+  // followed in turn), or nullopt; a walk that refuses on the way is diagnosed at `loc`.
+  std::function<std::optional<std::string>(const std::string& path, const ir::SourceLoc& loc)>
+      created_in_writable_root;
 };
 
 // A path a pattern names on this host, with the policy line of the pattern.
@@ -41,7 +46,11 @@ struct PatternHit {
 // literal tails of `*`-only patterns. `roots` are the writable roots and every other name
 // the host's mounts give them or a part of them: an absolute pattern below such a name
 // names what the sandbox writes there (red team A21C-1). The walk never enters a directory
-// that is protected or denied already, nor one outside and not above every root.
+// that is protected or denied already, nor one outside and not above every root. A host
+// link outside the roots is followed (the host reads through it); one that leads nowhere
+// yet, where the kernel would create what it leads to in a root, is taken for the empty
+// directory the sandbox could make: its literal tails are spelled at the link's name (not
+// canonical: resolve protects them where the kernel would create them).
 // Nullopt (diagnosed) when a walk hits a limit.
 std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy& policy,
                                                                const ir::Resolved& r,
@@ -52,7 +61,9 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
 
 // The paths the `deny` patterns name, anywhere below their literal prefix; the walk
 // never enters a directory that is denied already (it may enter protected ones: a
-// protected directory is still readable, and a deny there must hold).
+// protected directory is still readable, and a deny there must hold). A host link (or the
+// literal prefix) that leads nowhere yet, where the kernel would create what it leads to in
+// a writable root, refuses (diagnosed): the sandbox could make a denied name there.
 std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& policy,
                                                             const ir::Resolved& r,
                                                             const HostBinding& host,

@@ -1150,10 +1150,22 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     }
   }
   // Patterns after the literal rules, whose walks skip what those protect or deny.
+  // A pattern's walk that meets a host link leading nowhere yet asks where the kernel would
+  // create what it leads to, as a literal deny root or protected path spelled through it is
+  // judged above (A22-1, A22C-2): the first name in a guard, link after link.
+  const auto created_in_guard = [&](const std::string& path,
+                                    const ir::SourceLoc& loc) -> std::optional<std::string> {
+    for (auto& made : h.created_through_links(path, guards, loc, "path a pattern names"))
+      if (std::any_of(guards.begin(), guards.end(),
+                      [&](const ResolvedPath& w) { return ir::path_within(w.path, made); }))
+        return std::move(made);
+    return std::nullopt;
+  };
   const HostBinding binding{[&](const PolicyPath& p) { return h.bind(p); },
                             [&](const std::string& lexical, const ir::SourceLoc& loc) {
                               return h.canonical_or_refuse(lexical, guards, loc, "pattern");
-                            }};
+                            },
+                            created_in_guard};
   if (auto hits = expand_deny_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, guards, binding, diags))

@@ -156,8 +156,12 @@ class Walker {
     int fd = open(start.c_str(), kOpenDir);
     if (fd < 0) {
       // Nothing to match in a directory that is not there; the literal tails of
-      // `*`-free prefixes cannot arise here (the start is the whole literal prefix).
-      if (errno == EACCES && writable(AT_FDCWD, start.c_str())) unlistable(start);
+      // `*`-free prefixes cannot arise here (the start is the whole literal prefix). Unless
+      // a dangling host link on its way lets the sandbox make it (ENOTDIR or ELOOP: the
+      // start is one, which O_NOFOLLOW | O_DIRECTORY does not open).
+      const int error = errno;
+      if (error == EACCES && writable(AT_FDCWD, start.c_str())) unlistable(start);
+      if (error == ENOENT || error == ENOTDIR || error == ELOOP) dangling(start, std::move(states));
       return std::move(result_);
     }
     enter(fd, start, std::move(states));
@@ -243,20 +247,20 @@ class Walker {
                     "', which the sandbox could write into; a pattern cannot be checked there";
   }
 
-  void add_match(std::string path, size_t origin, bool listed, bool symlink) {
-    if (options_.keep && !options_.keep(path)) return;
+  void add_match(std::string path, size_t origin, bool listed, bool symlink,
+                 bool through_dangling = false) {
+    if (!through_dangling && !symlink && options_.keep && !options_.keep(path)) return;
     if (result_.matches.size() >= options_.limits.max_matches) {
       result_.error = "more than " + std::to_string(options_.limits.max_matches) +
                       " paths match; narrow the pattern";
       return;
     }
-    result_.matches.push_back({std::move(path), origin, listed, symlink});
+    result_.matches.push_back({std::move(path), origin, listed, symlink, through_dangling});
   }
 
-  // Takes ownership of `fd`.
-  void enter(int fd, const std::string& path, std::vector<State> states) {
+  // One state per (pattern, index); spelled out if any way of reaching it says so.
+  static std::vector<State> unique_states(std::vector<State> states) {
     std::sort(states.begin(), states.end());
-    // One state per (pattern, index); spelled out if any way of reaching it says so.
     std::vector<State> unique;
     for (const auto& s : states) {
       if (!unique.empty() && unique.back().pattern == s.pattern && unique.back().index == s.index)
@@ -264,7 +268,37 @@ class Walker {
       else
         unique.push_back(s);
     }
-    states = std::move(unique);
+    return unique;
+  }
+
+  // `path`, a host link that leads nowhere yet or a start spelled below one, where `states`
+  // go on: the sandbox may make what it leads to (red team A22C notes: `deny:
+  // [/srv/*/secret]` with the host's dangling `/srv/x -> WS/new` matched nothing, and the
+  // command made `new/secret`, which the host then read as `/srv/x/secret`). Refused, or
+  // taken for the empty directory the kernel would create (WalkOptions::refuse_dangling).
+  void dangling(const std::string& path, std::vector<State> states) {
+    if (!options_.created_in_writable_root || states.empty()) return;
+    states = unique_states(std::move(states));
+    const auto made =
+        options_.created_in_writable_root(path, patterns_[states.front().pattern].origin);
+    if (!made) return;
+    if (options_.refuse_dangling) {
+      result_.error = "'" + path + "' leads through a dangling symlink to '" + *made +
+                      "', which the sandbox can create: it could make there what the host then "
+                      "reads below '" +
+                      path + "' as denied; remove or re-point the link, or create '" + *made +
+                      "' so that the pattern is matched there";
+      return;
+    }
+    for (const auto& s : states)
+      if (literal_tail(s))
+        add_match((path == "/" ? "/" : path + "/") + comps(s)[s.index].pieces.front(),
+                  patterns_[s.pattern].origin, false, false, true);
+  }
+
+  // Takes ownership of `fd`.
+  void enter(int fd, const std::string& path, std::vector<State> states) {
+    states = unique_states(std::move(states));
     std::vector<State> listed;
     for (const auto& s : states) {
       if (!literal_tail(s)) {
@@ -370,7 +404,11 @@ class Walker {
       // target once; what it holds counts against the limits.
       if (!in_root && options_.follow_host_links) {
         char* real = realpath(path.c_str(), nullptr);
-        if (!real) return;  // dangling: nothing there to deny
+        if (!real) {
+          // Nothing there yet; the sandbox may be able to make it.
+          dangling(path, std::move(next));
+          return;
+        }
         const std::string target(real);
         free(real);
         // Under a `**` alone, what lies below the start is walked at its own name anyway,

@@ -36,6 +36,9 @@ struct WalkMatch {
   // The last component is a symlink. Every directory above it was opened with
   // O_NOFOLLOW from the start, so a match that is not a link is canonical as it stands.
   bool symlink = false;
+  // Spelled below a host link that leads nowhere yet (WalkOptions::created_in_writable_root):
+  // not canonical (the kernel follows the link), and kept wherever it lies by name.
+  bool dangling = false;
 };
 
 struct WalkResult {
@@ -49,7 +52,8 @@ struct WalkOptions {
   // Whether a directory may be entered (the caller prunes protected and denied
   // directories, and everything outside the writable roots).
   std::function<bool(const std::string& dir)> may_enter;
-  // Whether a match is kept (outside every writable root, a protection is moot).
+  // Whether a match is kept (outside every writable root, a protection is moot). A match
+  // that is a symlink is kept wherever it lies: what it leads to may lie in one.
   std::function<bool(const std::string& path)> keep;
   // Whether `path` lies in a writable root: a symlink there that a pattern's component (not
   // a `**`) would cross refuses the walk, as a literal policy path crossing it does (red
@@ -59,6 +63,17 @@ struct WalkOptions {
   // a literal or a `**` (deny walks: a literal deny path follows host links too). Unset:
   // skipped.
   bool follow_host_links = false;
+  // Where the kernel would create, in a writable root (or another name the host's mounts
+  // give one), what a followed host link leads to when it leads nowhere yet (dangling; also a
+  // start spelled below one), or nullopt; `origin` is the pattern that meets it. The sandbox
+  // could make that name, and the host would then find it at the link's. Unset: nowhere.
+  std::function<std::optional<std::string>(const std::string& path, size_t origin)>
+      created_in_writable_root;
+  // What a walk does at such a link: refuses (a deny walk: outside the writable roots a deny
+  // root cannot be held by a placeholder, so a literal deny root there refuses too), or takes
+  // it for the empty directory the sandbox could make there, which holds no name yet: only
+  // the names a pattern spells whether they exist or not are matched, at the link's name.
+  bool refuse_dangling = false;
   // Whether the directory open at a descriptor looks names up case-insensitively; unset:
   // its filesystem and attribute say (compiler/resolve/casefold). Names in such a
   // directory are matched as the filesystem compares them.

@@ -493,4 +493,165 @@ BOOST_AUTO_TEST_CASE(explain_a_path_a_pattern_matches) {
              portable.out);
 }
 
+// A host link the walk would follow that leads nowhere yet, where the caller says the
+// sandbox could make what it leads to (created_in_writable_root, injected here): a protect
+// walk takes it for an empty directory and spells there only the names a pattern spells
+// whether they exist or not; a deny walk refuses; one that leads elsewhere is nothing, as
+// before (docs/patterns.md "A dangling host link").
+BOOST_AUTO_TEST_CASE(a_dangling_host_link_the_sandbox_could_fill_is_spelled_or_refused) {
+  test::TempDir t;
+  t.symlink(t / "ws/new", "x");
+  t.symlink(t / "nowhere", "away");
+  t.mkdir("ws");
+  std::vector<std::string> asked;
+  compiler::WalkOptions options;
+  options.follow_host_links = true;
+  options.created_in_writable_root = [&](const std::string& path,
+                                         size_t) -> std::optional<std::string> {
+    asked.push_back(path.substr(t.str().size()));
+    if (path == t / "x" || path.starts_with(t / "x/")) return t / "ws/new";
+    return std::nullopt;
+  };
+  BOOST_TEST(walk(t, {"*/secret"}, options) == (Paths{"ws/secret (spelled)", "x/secret (spelled)"}),
+             boost::test_tools::per_element());
+  std::sort(asked.begin(), asked.end());
+  BOOST_TEST(asked == (Paths{"/away", "/x"}), boost::test_tools::per_element());
+  // Below a `**` only existing names count, and nothing exists there yet; a `**`'s
+  // zero-depth name is spelled (the top's `.env`), a deeper name or a `*` never.
+  BOOST_TEST(walk(t, {"**/.env", "*/*/.env", "*/sub/.env"}, options) == Paths{".env (spelled)"},
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(t, {"*/**/.env"}, options) == (Paths{"ws/.env (spelled)", "x/.env (spelled)"}),
+             boost::test_tools::per_element());
+  // The start itself (ELOOP: it is the link) or below it (ENOENT).
+  for (const std::string start : {"x", "x/sub"}) {
+    auto r = compiler::walk_tree(t / start, {{pattern(".env").components, 0}}, options);
+    BOOST_TEST_REQUIRE(r.matches.size() == 1u, start);
+    BOOST_TEST(r.matches[0].path == t / start + "/.env");
+    BOOST_TEST(r.matches[0].dangling);
+    BOOST_TEST(!r.matches[0].listed);
+  }
+  // Kept wherever it lies by name: the caller judged where it leads.
+  options.keep = [](const std::string&) { return false; };
+  BOOST_TEST(walk(t, {"x/*.env", "*/.env"}, options) == Paths{"x/.env (spelled)"},
+             boost::test_tools::per_element());
+  options.keep = nullptr;
+  options.refuse_dangling = true;
+  for (const std::string p : {"*/secret", "**/secret", "*/*/secret", "*/**/secret"}) {
+    std::string error;
+    walk(t, {p}, options, &error);
+    BOOST_TEST(error.find("'" + t / "x" + "' leads through a dangling symlink to '" + t / "ws/new" +
+                          "', which the sandbox can create") != std::string::npos,
+               p << ": " << error);
+  }
+  // Only where the pattern goes on below the link; one that leads elsewhere is nothing.
+  BOOST_TEST(walk(t, {"away/*/secret", "ws/*"}, options).empty());
+}
+
+namespace {
+
+// A host directory beside a workspace: the policy names paths in it through the host's own
+// links, dangling into the workspace or not.
+struct HostLinks {
+  test::TempDir t;
+  std::string ws = t / "ws", srv = t / "srv", home = t / "home";
+  HostLinks() {
+    t.mkdir("ws/sub");
+    t.mkdir("srv/real");
+    t.mkdir("home");
+  }
+  compiler::HostFacts facts() const {
+    ir::Diagnostics diags;
+    auto h = compiler::host_facts(ws, diags);
+    BOOST_TEST_REQUIRE(h.has_value(), diags.str());
+    h->home = home;
+    h->state_dir.clear();
+    return *h;
+  }
+  std::string policy_text(const std::string& rules) const {
+    return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  write: [\"${WORKSPACE}\"]\n" + rules;
+  }
+  // The diagnostics; `paths` gets the protect (or deny) paths below t, when it resolves.
+  std::string resolve(const std::string& rules, std::vector<std::string>* paths = nullptr,
+                      bool deny = false) const {
+    ir::Diagnostics diags;
+    auto r = compiler::resolve_for_host(policy(policy_text(rules)), Mode::WorkspaceWrite, facts(),
+                                        diags);
+    if (r && paths)
+      for (const auto& p : deny ? r->deny : r->protect)
+        if (p.path.starts_with(t.str()))
+          paths->push_back(p.path.substr(t.str().size()) + " " + ir::to_string(p.kind));
+    if (paths) std::sort(paths->begin(), paths->end());
+    return r ? std::string() : diags.str() + "(refused)";
+  }
+};
+
+}  // namespace
+
+// Red team A22C notes: a deny pattern whose walk met a host link dangling into the
+// workspace matched nothing ("dangling: nothing there to deny"), and the command made the
+// name the host then read as denied. Refused now, as a literal deny root spelled through
+// the link is (A22C-2): at any depth of the pattern, through a chain of links, and for a
+// literal prefix spelled through one; a link dangling elsewhere and an existing one are not.
+BOOST_AUTO_TEST_CASE(a_deny_pattern_through_a_dangling_host_link_into_a_writable_root_is_refused) {
+  HostLinks h;
+  h.t.symlink(h.ws + "/new", "srv/x");
+  h.t.symlink(h.t / "nowhere", "srv/away");
+  h.t.symlink(h.srv + "/real", "srv/e");
+  for (const std::string p :
+       {"srv/*/secret", "srv/**/secret", "srv/*/*/secret", "srv/x/*/secret", "srv/x/**/secret"}) {
+    const std::string errors = h.resolve("  deny: [\"" + h.t / p + "\"]\n");
+    BOOST_TEST(errors.find("p.yaml:5:") != std::string::npos, p << ": " << errors);
+    BOOST_TEST(
+        errors.find("leads through a dangling symlink to '" + h.ws + "/new'") != std::string::npos,
+        p << ": " << errors);
+  }
+  HostLinks chain;  // c1 -> c2 -> WS/chained, walked by `*` and as the literal prefix
+  chain.t.symlink(chain.srv + "/c2", "srv/c1");
+  chain.t.symlink(chain.ws + "/chained", "srv/c2");
+  for (const std::string p : {"srv/*/secret", "srv/c1/**/secret"}) {
+    const std::string errors = chain.resolve("  deny: [\"" + chain.t / p + "\"]\n");
+    BOOST_TEST(errors.find("' leads through a dangling symlink to '" + chain.ws + "/chained'") !=
+                   std::string::npos,
+               p << ": " << errors);
+  }
+  // A dangling link that leads elsewhere is nothing; an existing one is followed (H17-6).
+  std::vector<std::string> denied;
+  BOOST_TEST(h.resolve("  deny: [\"" + h.srv + "/away/*/secret\", \"" + h.srv + "/e/secret\", \"" +
+                           h.srv + "/r*/key\"]\n",
+                       &denied, true) == "");
+  BOOST_TEST(denied == (Paths{"/srv/real/key missing", "/srv/real/secret missing"}),
+             boost::test_tools::per_element());
+}
+
+// The same class for protect patterns above a writable root: `${HOME}/*/.env` with the
+// host's `~/x -> WS/new` (dangling) or `~/y -> WS/sub` named nothing in the workspace, and
+// the command wrote what the host reads as `~/x/.env` and `~/y/.env`. Now a host link is
+// followed, and one dangling into a writable root is taken for the directory the sandbox
+// could make: the names the pattern spells there are protected where the kernel would
+// create them, as a literal protected path through the link is (A22-1).
+BOOST_AUTO_TEST_CASE(a_protect_pattern_through_a_host_link_into_a_writable_root_protects_it) {
+  HostLinks h;
+  h.t.symlink(h.ws + "/new", "home/x");
+  h.t.symlink(h.ws + "/sub", "home/y");
+  h.t.symlink(h.home + "/c2", "home/c1");  // a chain: c1 -> c2 -> WS/chained
+  h.t.symlink(h.ws + "/chained", "home/c2");
+  h.t.symlink(h.t / "nowhere", "home/away");
+  h.t.symlink(h.ws + "/new.pem", "home/k.pem");
+  std::vector<std::string> star, start, pem, deep;
+  BOOST_TEST(h.resolve("  protect: [\"${HOME}/*/.env\"]\n", &star) == "");
+  // `*` takes `k.pem` too: the host reads `~/k.pem/.env` at `WS/new.pem/.env`.
+  star.erase(std::unique(star.begin(), star.end()), star.end());
+  BOOST_TEST(star == (Paths{"/ws/chained/.env missing", "/ws/new.pem/.env missing",
+                            "/ws/new/.env missing", "/ws/sub/.env missing"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(h.resolve("  protect: [\"${HOME}/x/**/.env\"]\n", &start) == "");
+  BOOST_TEST(start == Paths{"/ws/new/.env missing"}, boost::test_tools::per_element());
+  BOOST_TEST(h.resolve("  protect: [\"${HOME}/*.pem\"]\n", &pem) == "");
+  BOOST_TEST(pem == Paths{"/ws/new.pem missing"}, boost::test_tools::per_element());
+  // Deeper than the last name: nothing exists there yet, as for a directory the sandbox
+  // makes in the workspace (docs/patterns.md, "Limits").
+  BOOST_TEST(h.resolve("  protect: [\"${HOME}/*/*/.env\", \"${HOME}/**/.git\"]\n", &deep) == "");
+  BOOST_TEST(deep.empty(), deep.size());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
