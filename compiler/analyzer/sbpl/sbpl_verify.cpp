@@ -94,14 +94,14 @@ PathTable::Id intern(PathTable& table, std::string_view path) {
 }
 
 // The network a confined profile gets: none under read-only, whatever the policy says.
-const char* network_text(const ir::Resolved& r) {
-  return ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network);
+ir::Network network_of(const ir::Resolved& r) {
+  return r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
 }
 
 Expectation network_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
-  Expectation v = deny(std::string("network: ") + network_text(r));
+  const ir::Network n = network_of(r);
+  Expectation v = deny(std::string("network: ") + ir::to_string(n));
   if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
     v.expect = Expect::Allow;
   if (n == ir::Network::Allow && op == "network-outbound")
@@ -128,10 +128,6 @@ constexpr std::array<std::string_view, 6> kNetworkServices = {
     "com.apple.trustd.agent",
     "com.apple.ocspd"};
 
-bool full_network(const ir::Resolved& r) {
-  return r.mode != Mode::ReadOnly && r.network == ir::Network::Full;
-}
-
 Expectation service_intent(const ir::Resolved& r, std::string_view service) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   auto listed = [&](const auto& list) {
@@ -139,8 +135,8 @@ Expectation service_intent(const ir::Resolved& r, std::string_view service) {
   };
   if (listed(kPlatformServices)) return either("a platform service");
   if (listed(kNetworkServices)) {
-    if (full_network(r)) return either("a network service under network: full");
-    return deny(std::string("a network service under network: ") + network_text(r));
+    if (network_of(r) == ir::Network::Full) return either("a network service under network: full");
+    return deny(std::string("a network service under network: ") + ir::to_string(network_of(r)));
   }
   return deny("a Mach service the design grants no profile");
 }
@@ -148,8 +144,8 @@ Expectation service_intent(const ir::Resolved& r, std::string_view service) {
 // AF_SYSTEM sockets (kernel control, routing events) come with the network.
 Expectation system_socket_intent(const ir::Resolved& r) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  if (full_network(r)) return either("system sockets under network: full");
-  return deny(std::string("system sockets under network: ") + network_text(r));
+  if (network_of(r) == ir::Network::Full) return either("system sockets under network: full");
+  return deny(std::string("system sockets under network: ") + ir::to_string(network_of(r)));
 }
 
 // The probes of sysctl-read beside the design's own (ir::kMacosPlatformSysctls): what a
