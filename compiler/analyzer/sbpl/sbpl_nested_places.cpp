@@ -123,24 +123,17 @@ class PlaceClasses {
   // The places worth telling apart, sorted: `outer`, each named path below it and the
   // directories between, and a child of each that nothing names.
   std::vector<std::string> places() const {
-    std::vector<std::string> places = {outer_, fresh_child(outer_)};
+    std::vector<std::string> places = {outer_, fresh_child(below_, outer_, "zp-bind")};
     for (std::string_view n : below_) {
       if (n == outer_) continue;
       places.emplace_back(n);
-      places.push_back(fresh_child(n));
+      places.push_back(fresh_child(below_, n, "zp-bind"));
       for (auto a = parent_of(n); a && a->size() > outer_.size(); a = parent_of(*a))
         places.emplace_back(*a);
     }
     std::sort(places.begin(), places.end());
     places.erase(std::unique(places.begin(), places.end()), places.end());
     return places;
-  }
-
-  std::string fresh_child(std::string_view n) const {
-    for (size_t k = 0;; ++k) {
-      std::string c = std::string(n) + "/zp-bind" + (k ? "-" + std::to_string(k) : "");
-      if (!holds_at_or_below(below_, c)) return c;
-    }
   }
 
   // The paths below `r` it names itself, relative to it, with every leading part: a

@@ -245,21 +245,13 @@ std::vector<std::string> region_paths(std::vector<std::string_view> named) {
   // branch point is the common holder of some two neighbours.
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  // A child of `n` that is no named path and holds none.
-  auto fresh_child = [&](std::string_view n) {
-    const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
-    for (size_t i = 0;; ++i) {
-      std::string c = i ? base + "-" + std::to_string(i) : base;
-      if (!holds_at_or_below(named, c)) return c;
-    }
-  };
   // Each node once: a branch point is the common holder of many pairs of neighbours.
   std::unordered_set<std::string_view> probed;
   std::vector<std::string> paths;
   auto probe_node = [&](std::string_view n) {
     if (!probed.insert(n).second) return;
     paths.emplace_back(n);
-    paths.push_back(fresh_child(n));
+    paths.push_back(fresh_child(named, n, "zp-probe"));
     if (const auto parent = parent_of(n)) paths.emplace_back(*parent);
   };
   for (size_t i = 0; i < named.size(); ++i) {
