@@ -386,17 +386,16 @@ Answers answers_of(std::vector<SbplDecision> decisions) {
 
 // Models that reached the same answer by the same rule share one line of the trace.
 std::vector<std::string> describe(const Answers& answers) {
-  std::map<std::string, std::string> by_trace;
-  std::vector<std::string> order;
+  std::vector<std::pair<std::string, std::string>> lines;  // (models, trace), in first use
   for (const auto& [m, d] : answers) {
-    auto [it, fresh] = by_trace.emplace(d.trace, m->str());
-    if (fresh)
-      order.push_back(d.trace);
+    const auto same = std::ranges::find(lines, d.trace, &std::pair<std::string, std::string>::second);
+    if (same == lines.end())
+      lines.emplace_back(m->str(), d.trace);
     else
-      it->second += ", " + m->str();
+      same->first += ", " + m->str();
   }
   std::vector<std::string> out;
-  for (const auto& t : order) out.push_back(by_trace[t] + ": " + t);
+  for (const auto& [models, trace] : lines) out.push_back(models + ": " + trace);
   return out;
 }
 
