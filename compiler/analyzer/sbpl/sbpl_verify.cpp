@@ -617,17 +617,18 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
   return roots;
 }
 
-// `policy` with the symbolic root `root` bound to `place`.
-ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
-  ir::Resolved bound = policy;
-  for (auto* group : path_lists(bound))
-    for (auto& p : *group) p.path = rebased(p.path, root, place);
-  return bound;
-}
-
 // A binding of symbolic roots: each root bound to its place in turn, so that a later
 // place may be written below an earlier root's place (`${HOME}/.ssh/zp-bind`).
 using Binding = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// `policy` bound by `binding`.
+ir::Resolved rebound(const ir::Resolved& policy, const Binding& binding) {
+  ir::Resolved bound = policy;
+  for (auto* group : path_lists(bound))
+    for (auto& p : *group)
+      for (const auto& [root, place] : binding) p.path = rebased(p.path, root, place);
+  return bound;
+}
 
 // `values` bound by `binding`; the values that change are kept in `texts`, which the
 // returned table views (reserved first, so that no view moves), as it views the others
@@ -743,23 +744,21 @@ bool rules_decide_tree(const ir::Resolved& policy, const SbplProfile& profile,
 // chain bound. True when there are findings.
 bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
                  const NestedChain& chain, std::vector<ir::Diagnostic>& findings) {
-  ir::Resolved bound = policy;
   Binding binding;
   std::string how;
   if (!chain.top.empty()) {
     const std::string& first = chain.steps.front().inside;
-    bound = rebound(bound, first, chain.top);
     binding.emplace_back(first, chain.top);
     how = first + " bound to " + chain.top;
   }
   for (const NestedStep& s : chain.steps) {
-    bound = rebound(bound, s.root, s.place);
     binding.emplace_back(s.root, s.place);
     how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
            (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
                              : "") +
            " inside " + s.inside;
   }
+  ir::Resolved bound = rebound(policy, binding);
   // The policy's entries that can decide a path at or below the last place, or the place
   // of the root before it: those at or below the last place (the last root's among them),
   // those at or above it, and the concrete ones. The other roots' and those beside the
@@ -888,7 +887,7 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   for (const auto& root : roots)
     for (const auto& place : places)
-      if (prove_bound(rebound(policy, root, place), unbound, values, {{root, place}},
+      if (prove_bound(rebound(policy, {{root, place}}), unbound, values, {{root, place}},
                       root + " bound to " + place, findings))
         return work;
   return work;
