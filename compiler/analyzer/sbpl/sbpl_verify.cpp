@@ -986,10 +986,9 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
   if (!findings.empty()) return findings;
   if (!policy.portable) check_canonical_params(params, findings);
   prove(policy, profile, values, findings);
-  size_t spent = 0;
-  if (findings.empty() && policy.portable)
-    spent = prove_bindings(policy, unbound, profile, values, bindings, findings);
-  if (findings.empty() && policy.portable && bindings == SbplBindings::EveryNesting)
+  if (!findings.empty() || !policy.portable) return findings;
+  const size_t spent = prove_bindings(policy, unbound, profile, values, bindings, findings);
+  if (findings.empty() && bindings == SbplBindings::EveryNesting)
     prove_nested(policy, unbound, profile, values, spent, findings);
   return findings;
 }
@@ -1001,8 +1000,7 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
                    : operation == "write"  ? "file-write-data"
                    : operation == "create" ? "file-write-create"
                                            : std::string(operation);
-  const auto* known = std::find_if(kPathOperations.begin(), kPathOperations.end(),
-                                   [&](const PathOperation& o) { return o.name == op; });
+  const auto* known = std::ranges::find(kPathOperations, op, &PathOperation::name);
   if (known == kPathOperations.end() || known->op == FsOp::Exec)
     return ir::error_at({}, "unknown operation '" + std::string(operation) + "'");
   auto parsed = parse_sbpl(profile_text);
