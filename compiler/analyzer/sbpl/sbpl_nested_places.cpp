@@ -321,10 +321,9 @@ std::vector<Partial> first_roots(const std::vector<std::string>& roots,
                                  const std::vector<std::string>& policy_tops) {
   std::vector<Partial> level;
   for (const std::string& first : roots) level.push_back({{}, {first}, first});
-  for (const std::string& top : tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
-  for (const std::string& top : policy_tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
+  for (const auto* list : {&tops, &policy_tops})
+    for (const std::string& top : *list)
+      for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
   return level;
 }
 
@@ -386,8 +385,12 @@ class ChainSearch {
   std::optional<ir::Diagnostic> extend(const Partial& parent, const Named& bound_names,
                                           const std::string& root, std::vector<Partial>& next) {
     std::vector<std::string> later;
+    std::string key = root + "\n";  // the extension key, but for the class's signature
     for (const std::string& r : roots_)
-      if (r != root && !holds(parent, r)) later.push_back(r);
+      if (r != root && !holds(parent, r)) {
+        later.push_back(r);
+        key += r + " ";
+      }
     if (work_ > kMaxNestedWork) return too_much_work();
     const std::vector<PlaceClass> classes =
         PlaceClasses(bound_names, parent.place, root, later, work_).classes();
@@ -404,8 +407,6 @@ class ChainSearch {
       const bool probes_place = !place_probed && k.place != parent.place;
       place_probed = place_probed || probes_place;
       if (auto refused = prove(chain, root, k, probes_place)) return refused;
-      std::string key = root + "\n";
-      for (const auto& r : later) key += r + " ";
       if (!later.empty() && chain.steps.size() < max_steps_ &&
           extended_.insert(key + "\n" + k.signature).second) {
         std::vector<std::string> in = parent.in;
