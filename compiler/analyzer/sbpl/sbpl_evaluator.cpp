@@ -855,7 +855,8 @@ const std::vector<SbplModel>& all_sbpl_models() {
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
   // all_sbpl_models()[m] is precedence m % 4 under subpath reading m / 4.
-  const auto m = static_cast<size_t>(model.subpath_self) * 4 + static_cast<size_t>(model.precedence);
+  const auto m =
+      static_cast<size_t>(model.subpath_self) * 4 + static_cast<size_t>(model.precedence);
   return decide_all_models(profile, operation, target, params)[m];
 }
 

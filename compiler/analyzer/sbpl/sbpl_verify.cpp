@@ -388,7 +388,8 @@ Answers answers_of(std::vector<SbplDecision> decisions) {
 std::vector<std::string> describe(const Answers& answers) {
   std::vector<std::pair<std::string, std::string>> lines;  // (models, trace), in first use
   for (const auto& [m, d] : answers) {
-    const auto same = std::ranges::find(lines, d.trace, &std::pair<std::string, std::string>::second);
+    const auto same =
+        std::ranges::find(lines, d.trace, &std::pair<std::string, std::string>::second);
     if (same == lines.end())
       lines.emplace_back(m->str(), d.trace);
     else
@@ -440,10 +441,9 @@ void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
   const Answers answers = answers_of(decide_all_models(profile, op, target, values));
   const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
   Answers wrong;
-  for (const auto& a : answers) {
+  for (const auto& a : answers)
     if ((denies(v.expect) && a.second.allowed) || (v.expect == Expect::Allow && !a.second.allowed))
       wrong.push_back(a);
-  }
   if (!wrong.empty()) {
     bool dropped = denies(v.expect);
     findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule, what,
