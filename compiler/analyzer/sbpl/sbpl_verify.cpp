@@ -641,12 +641,7 @@ SbplParams rebound(const SbplParams& values, const Binding& binding,
   for (const auto& [name, value] : values) {
     std::string text(value);
     for (const auto& [root, place] : binding) text = rebased(text, root, place);
-    if (text == value) {
-      out.insert(name, value);
-      continue;
-    }
-    texts.push_back(std::move(text));
-    out.insert(name, texts.back());
+    out.insert(name, text == value ? value : std::string_view(texts.emplace_back(std::move(text))));
   }
   return out;
 }
