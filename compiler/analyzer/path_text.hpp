@@ -52,7 +52,8 @@ bool holds_at_or_below(const Sorted& sorted, std::string_view c) {
 // first of `n`/STEM, `n`/STEM-1, `n`/STEM-2, ...
 template <class Sorted>
 std::string fresh_child(const Sorted& sorted, std::string_view n, std::string_view stem) {
-  const std::string base = (n == "/" ? std::string() : std::string(n)) + "/" + std::string(stem);
+  std::string base(n == "/" ? std::string_view() : n);
+  base.append("/").append(stem);
   for (size_t i = 0;; ++i)
     if (std::string c = i ? base + "-" + std::to_string(i) : base; !holds_at_or_below(sorted, c))
       return c;
