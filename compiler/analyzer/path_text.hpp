@@ -48,6 +48,17 @@ bool holds_at_or_below(const Sorted& sorted, std::string_view c) {
   return it != sorted.end() && std::string_view(*it).starts_with(below);
 }
 
+// A child of `n` that `sorted` (in byte order) neither holds nor holds a path below: the
+// first of `n`/STEM, `n`/STEM-1, `n`/STEM-2, ...
+template <class Sorted>
+std::string fresh_child(const Sorted& sorted, std::string_view n, std::string_view stem) {
+  std::string base(n == "/" ? std::string_view() : n);
+  base.append("/").append(stem);
+  for (size_t i = 0;; ++i)
+    if (std::string c = i ? base + "-" + std::to_string(i) : base; !holds_at_or_below(sorted, c))
+      return c;
+}
+
 // The deepest path that holds both `a` and `b` (within()): "/" where they share no
 // directory.
 inline std::string_view common_holder(std::string_view a, std::string_view b) {

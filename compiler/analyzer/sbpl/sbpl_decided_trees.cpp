@@ -33,12 +33,9 @@ Truth leaf(const SbplFilter& f, std::string_view top, Where where) {
   const std::string_view v = f.param_value ? *f.param_value : f.value;
   if (!v.starts_with('/')) return Truth::Either;
   const bool literal = f.kind == SbplFilter::Kind::Literal;
-  if (v == top) {
-    if (where == Where::BelowTop) return literal ? Truth::False : Truth::True;
-    if (literal) return Truth::True;
-    return where == Where::AtTopStrictCreate ? Truth::False : Truth::True;
-  }
-  if (within(v, top)) return literal ? Truth::False : Truth::True;  // above
+  if (v == top && where != Where::BelowTop)
+    return literal || where == Where::AtTop ? Truth::True : Truth::False;
+  if (within(v, top)) return literal ? Truth::False : Truth::True;  // above (or `top`, seen below)
   if (within(top, v)) return where == Where::BelowTop ? Truth::Either : Truth::False;
   return Truth::False;  // beside
 }

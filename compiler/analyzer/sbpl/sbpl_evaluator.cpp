@@ -854,13 +854,9 @@ const std::vector<SbplModel>& all_sbpl_models() {
 
 SbplDecision decide(const SbplProfile& profile, std::string_view operation, std::string_view target,
                     const SbplParams& params, const SbplModel& model) {
-  const auto& models = all_sbpl_models();
-  const size_t m = static_cast<size_t>(std::find_if(models.begin(), models.end(),
-                                                    [&](const SbplModel& x) {
-                                                      return x.precedence == model.precedence &&
-                                                             x.subpath_self == model.subpath_self;
-                                                    }) -
-                                       models.begin());
+  // all_sbpl_models()[m] is precedence m % 4 under subpath reading m / 4.
+  const auto m =
+      static_cast<size_t>(model.subpath_self) * 4 + static_cast<size_t>(model.precedence);
   return decide_all_models(profile, operation, target, params)[m];
 }
 
@@ -891,9 +887,8 @@ SbplTargetQuery::SbplTargetQuery(const SbplProfile& profile,
     if (candidate_[static_cast<size_t>(r)]) tested_.push_back(f);
   // Two operations that the same rules name get the same answers: those covering both
   // (file-write* for file-write-mode and file-write-owner), when no rule names one alone.
-  // Kept though it saves only a constant: the eighteen path operations fall into a few
-  // such groups in zpolicy's profiles, and answering each group once is a tenth of the
-  // macOS verify of golden/large (docs/benchmarks.md, "lean20").
+  // A constant saved, but a large one: zpolicy's profiles put the eighteen path
+  // operations in a few such groups (docs/benchmarks.md, "lean20").
   uint64_t named = 0;
   for (const SbplRule& r : profile.rules) named |= r.operation_bits;
   for (size_t k = 0; k < covering_.size(); ++k) {

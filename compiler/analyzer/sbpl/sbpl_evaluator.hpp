@@ -32,9 +32,9 @@ struct Sexpr {
 };
 
 // The top-level forms of `text`, which they view: the one reading of a profile's text,
-// or the error at profile.sb:LINE:COL. Comments (`;` to end of line) are dropped. Strings may not contain a backslash or a newline, and
-// `#"regex"` literals are refused: zpolicy never writes them, so their presence means the
-// text is not one of ours. Lists nest at most 16 deep, which bounds every walk over the
+// or the error at profile.sb:LINE:COL. Comments (`;` to end of line) are dropped.
+// Strings may not contain a backslash or a newline, and `#"regex"` literals are refused:
+// zpolicy never writes them, so their presence means the text is not one of ours. Lists nest at most 16 deep, which bounds every walk over the
 // forms (reading filters, printing, matching).
 ir::Result<std::vector<Sexpr>> parse_sexprs(std::string_view text);
 

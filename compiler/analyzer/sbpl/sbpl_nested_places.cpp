@@ -123,24 +123,17 @@ class PlaceClasses {
   // The places worth telling apart, sorted: `outer`, each named path below it and the
   // directories between, and a child of each that nothing names.
   std::vector<std::string> places() const {
-    std::vector<std::string> places = {outer_, fresh_child(outer_)};
+    std::vector<std::string> places = {outer_, fresh_child(below_, outer_, "zp-bind")};
     for (std::string_view n : below_) {
       if (n == outer_) continue;
       places.emplace_back(n);
-      places.push_back(fresh_child(n));
+      places.push_back(fresh_child(below_, n, "zp-bind"));
       for (auto a = parent_of(n); a && a->size() > outer_.size(); a = parent_of(*a))
         places.emplace_back(*a);
     }
     std::sort(places.begin(), places.end());
     places.erase(std::unique(places.begin(), places.end()), places.end());
     return places;
-  }
-
-  std::string fresh_child(std::string_view n) const {
-    for (size_t k = 0;; ++k) {
-      std::string c = std::string(n) + "/zp-bind" + (k ? "-" + std::to_string(k) : "");
-      if (!holds_at_or_below(below_, c)) return c;
-    }
   }
 
   // The paths below `r` it names itself, relative to it, with every leading part: a
@@ -328,10 +321,9 @@ std::vector<Partial> first_roots(const std::vector<std::string>& roots,
                                  const std::vector<std::string>& policy_tops) {
   std::vector<Partial> level;
   for (const std::string& first : roots) level.push_back({{}, {first}, first});
-  for (const std::string& top : tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
-  for (const std::string& top : policy_tops)
-    for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
+  for (const auto* list : {&tops, &policy_tops})
+    for (const std::string& top : *list)
+      for (const std::string& first : roots) level.push_back({{top, {}}, {first}, top});
   return level;
 }
 
@@ -393,8 +385,12 @@ class ChainSearch {
   std::optional<ir::Diagnostic> extend(const Partial& parent, const Named& bound_names,
                                           const std::string& root, std::vector<Partial>& next) {
     std::vector<std::string> later;
+    std::string key = root + "\n";  // the extension key, but for the class's signature
     for (const std::string& r : roots_)
-      if (r != root && !holds(parent, r)) later.push_back(r);
+      if (r != root && !holds(parent, r)) {
+        later.push_back(r);
+        key += r + " ";
+      }
     if (work_ > kMaxNestedWork) return too_much_work();
     const std::vector<PlaceClass> classes =
         PlaceClasses(bound_names, parent.place, root, later, work_).classes();
@@ -411,8 +407,6 @@ class ChainSearch {
       const bool probes_place = !place_probed && k.place != parent.place;
       place_probed = place_probed || probes_place;
       if (auto refused = prove(chain, root, k, probes_place)) return refused;
-      std::string key = root + "\n";
-      for (const auto& r : later) key += r + " ";
       if (!later.empty() && chain.steps.size() < max_steps_ &&
           extended_.insert(key + "\n" + k.signature).second) {
         std::vector<std::string> in = parent.in;

@@ -94,14 +94,14 @@ PathTable::Id intern(PathTable& table, std::string_view path) {
 }
 
 // The network a confined profile gets: none under read-only, whatever the policy says.
-const char* network_text(const ir::Resolved& r) {
-  return ir::to_string(r.mode == Mode::ReadOnly ? ir::Network::None : r.network);
+ir::Network network_of(const ir::Resolved& r) {
+  return r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
 }
 
 Expectation network_intent(const ir::Resolved& r, std::string_view op, std::string_view target) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  ir::Network n = r.mode == Mode::ReadOnly ? ir::Network::None : r.network;
-  Expectation v = deny(std::string("network: ") + network_text(r));
+  const ir::Network n = network_of(r);
+  Expectation v = deny(std::string("network: ") + ir::to_string(n));
   if (n == ir::Network::Full || (n == ir::Network::Loopback && target.starts_with("localhost:")))
     v.expect = Expect::Allow;
   if (n == ir::Network::Allow && op == "network-outbound")
@@ -128,10 +128,6 @@ constexpr std::array<std::string_view, 6> kNetworkServices = {
     "com.apple.trustd.agent",
     "com.apple.ocspd"};
 
-bool full_network(const ir::Resolved& r) {
-  return r.mode != Mode::ReadOnly && r.network == ir::Network::Full;
-}
-
 Expectation service_intent(const ir::Resolved& r, std::string_view service) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
   auto listed = [&](const auto& list) {
@@ -139,8 +135,8 @@ Expectation service_intent(const ir::Resolved& r, std::string_view service) {
   };
   if (listed(kPlatformServices)) return either("a platform service");
   if (listed(kNetworkServices)) {
-    if (full_network(r)) return either("a network service under network: full");
-    return deny(std::string("a network service under network: ") + network_text(r));
+    if (network_of(r) == ir::Network::Full) return either("a network service under network: full");
+    return deny(std::string("a network service under network: ") + ir::to_string(network_of(r)));
   }
   return deny("a Mach service the design grants no profile");
 }
@@ -148,8 +144,8 @@ Expectation service_intent(const ir::Resolved& r, std::string_view service) {
 // AF_SYSTEM sockets (kernel control, routing events) come with the network.
 Expectation system_socket_intent(const ir::Resolved& r) {
   if (r.mode == Mode::DangerFullAccess) return allow("danger-full-access");
-  if (full_network(r)) return either("system sockets under network: full");
-  return deny(std::string("system sockets under network: ") + network_text(r));
+  if (network_of(r) == ir::Network::Full) return either("system sockets under network: full");
+  return deny(std::string("system sockets under network: ") + ir::to_string(network_of(r)));
 }
 
 // The probes of sysctl-read beside the design's own (ir::kMacosPlatformSysctls): what a
@@ -249,21 +245,13 @@ std::vector<std::string> region_paths(std::vector<std::string_view> named) {
   // branch point is the common holder of some two neighbours.
   std::sort(named.begin(), named.end());
   named.erase(std::unique(named.begin(), named.end()), named.end());
-  // A child of `n` that is no named path and holds none.
-  auto fresh_child = [&](std::string_view n) {
-    const std::string base = (n == "/" ? std::string() : std::string(n)) + "/zp-probe";
-    for (size_t i = 0;; ++i) {
-      std::string c = i ? base + "-" + std::to_string(i) : base;
-      if (!holds_at_or_below(named, c)) return c;
-    }
-  };
   // Each node once: a branch point is the common holder of many pairs of neighbours.
   std::unordered_set<std::string_view> probed;
   std::vector<std::string> paths;
   auto probe_node = [&](std::string_view n) {
     if (!probed.insert(n).second) return;
     paths.emplace_back(n);
-    paths.push_back(fresh_child(n));
+    paths.push_back(fresh_child(named, n, "zp-probe"));
     if (const auto parent = parent_of(n)) paths.emplace_back(*parent);
   };
   for (size_t i = 0; i < named.size(); ++i) {
@@ -398,17 +386,17 @@ Answers answers_of(std::vector<SbplDecision> decisions) {
 
 // Models that reached the same answer by the same rule share one line of the trace.
 std::vector<std::string> describe(const Answers& answers) {
-  std::map<std::string, std::string> by_trace;
-  std::vector<std::string> order;
+  std::vector<std::pair<std::string, std::string>> lines;  // (models, trace), in first use
   for (const auto& [m, d] : answers) {
-    auto [it, fresh] = by_trace.emplace(d.trace, m->str());
-    if (fresh)
-      order.push_back(d.trace);
+    const auto same =
+        std::ranges::find(lines, d.trace, &std::pair<std::string, std::string>::second);
+    if (same == lines.end())
+      lines.emplace_back(m->str(), d.trace);
     else
-      it->second += ", " + m->str();
+      same->first += ", " + m->str();
   }
   std::vector<std::string> out;
-  for (const auto& t : order) out.push_back(by_trace[t] + ": " + t);
+  for (const auto& [models, trace] : lines) out.push_back(models + ": " + trace);
   return out;
 }
 
@@ -453,10 +441,9 @@ void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
   const Answers answers = answers_of(decide_all_models(profile, op, target, values));
   const std::string what = std::string(op) + (target.empty() ? "" : " " + std::string(target));
   Answers wrong;
-  for (const auto& a : answers) {
+  for (const auto& a : answers)
     if ((denies(v.expect) && a.second.allowed) || (v.expect == Expect::Allow && !a.second.allowed))
       wrong.push_back(a);
-  }
   if (!wrong.empty()) {
     bool dropped = denies(v.expect);
     findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule, what,
@@ -630,17 +617,18 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
   return roots;
 }
 
-// `policy` with the symbolic root `root` bound to `place`.
-ir::Resolved rebound(const ir::Resolved& policy, std::string_view root, std::string_view place) {
-  ir::Resolved bound = policy;
-  for (auto* group : path_lists(bound))
-    for (auto& p : *group) p.path = rebased(p.path, root, place);
-  return bound;
-}
-
 // A binding of symbolic roots: each root bound to its place in turn, so that a later
 // place may be written below an earlier root's place (`${HOME}/.ssh/zp-bind`).
 using Binding = std::vector<std::pair<std::string_view, std::string_view>>;
+
+// `policy` bound by `binding`.
+ir::Resolved rebound(const ir::Resolved& policy, const Binding& binding) {
+  ir::Resolved bound = policy;
+  for (auto* group : path_lists(bound))
+    for (auto& p : *group)
+      for (const auto& [root, place] : binding) p.path = rebased(p.path, root, place);
+  return bound;
+}
 
 // `values` bound by `binding`; the values that change are kept in `texts`, which the
 // returned table views (reserved first, so that no view moves), as it views the others
@@ -653,12 +641,7 @@ SbplParams rebound(const SbplParams& values, const Binding& binding,
   for (const auto& [name, value] : values) {
     std::string text(value);
     for (const auto& [root, place] : binding) text = rebased(text, root, place);
-    if (text == value) {
-      out.insert(name, value);
-      continue;
-    }
-    texts.push_back(std::move(text));
-    out.insert(name, texts.back());
+    out.insert(name, text == value ? value : std::string_view(texts.emplace_back(std::move(text))));
   }
   return out;
 }
@@ -756,23 +739,21 @@ bool rules_decide_tree(const ir::Resolved& policy, const SbplProfile& profile,
 // chain bound. True when there are findings.
 bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const SbplParams& values,
                  const NestedChain& chain, std::vector<ir::Diagnostic>& findings) {
-  ir::Resolved bound = policy;
   Binding binding;
   std::string how;
   if (!chain.top.empty()) {
     const std::string& first = chain.steps.front().inside;
-    bound = rebound(bound, first, chain.top);
     binding.emplace_back(first, chain.top);
     how = first + " bound to " + chain.top;
   }
   for (const NestedStep& s : chain.steps) {
-    bound = rebound(bound, s.root, s.place);
     binding.emplace_back(s.root, s.place);
     how += (how.empty() ? "" : ", ") + s.root + " bound to " + s.place +
            (s.stands_for > 1 ? " and " + std::to_string(s.stands_for - 1) + " places like it"
                              : "") +
            " inside " + s.inside;
   }
+  ir::Resolved bound = rebound(policy, binding);
   // The policy's entries that can decide a path at or below the last place, or the place
   // of the root before it: those at or below the last place (the last root's among them),
   // those at or above it, and the concrete ones. The other roots' and those beside the
@@ -901,7 +882,7 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   for (const auto& root : roots)
     for (const auto& place : places)
-      if (prove_bound(rebound(policy, root, place), unbound, values, {{root, place}},
+      if (prove_bound(rebound(policy, {{root, place}}), unbound, values, {{root, place}},
                       root + " bound to " + place, findings))
         return work;
   return work;
@@ -1000,10 +981,9 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
   if (!findings.empty()) return findings;
   if (!policy.portable) check_canonical_params(params, findings);
   prove(policy, profile, values, findings);
-  size_t spent = 0;
-  if (findings.empty() && policy.portable)
-    spent = prove_bindings(policy, unbound, profile, values, bindings, findings);
-  if (findings.empty() && policy.portable && bindings == SbplBindings::EveryNesting)
+  if (!findings.empty() || !policy.portable) return findings;
+  const size_t spent = prove_bindings(policy, unbound, profile, values, bindings, findings);
+  if (findings.empty() && bindings == SbplBindings::EveryNesting)
     prove_nested(policy, unbound, profile, values, spent, findings);
   return findings;
 }
@@ -1015,8 +995,7 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
                    : operation == "write"  ? "file-write-data"
                    : operation == "create" ? "file-write-create"
                                            : std::string(operation);
-  const auto* known = std::find_if(kPathOperations.begin(), kPathOperations.end(),
-                                   [&](const PathOperation& o) { return o.name == op; });
+  const auto* known = std::ranges::find(kPathOperations, op, &PathOperation::name);
   if (known == kPathOperations.end() || known->op == FsOp::Exec)
     return ir::error_at({}, "unknown operation '" + std::string(operation) + "'");
   auto parsed = parse_sbpl(profile_text);

@@ -12,7 +12,7 @@
 #include "ir/source_location.hpp"
 
 // Checks a Seatbelt profile against the policy it claims to implement, without trusting
-// the emitter: probes are derived from the IR alone and answered by compiler/sbpl_evaluator.
+// the emitter: probes are derived from the IR alone and answered by sbpl_evaluator.hpp.
 namespace zpolicy::compiler {
 
 // What the policy says about one (operation, target), as compiler/analyzer/intent.hpp
