@@ -19,13 +19,16 @@
 #include <unordered_set>
 
 #include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/canonical.hpp"
 #include "compiler/resolve/dir_fd.hpp"
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
+#include "compiler/resolve/link_free_stat.hpp"
 #include "compiler/resolve/mount_names.hpp"
 #include "compiler/resolve/pattern_expand.hpp"
+#include "compiler/resolve/protected_index.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
 #include "compiler/resolve/state_dir.hpp"
 #include "compiler/resolve/workspace_spelling.hpp"
@@ -42,32 +45,6 @@ std::optional<std::string> canonical(const std::string& p) {
   char buf[PATH_MAX];
   if (!realpath(p.c_str(), buf)) return std::nullopt;
   return std::string(buf);
-}
-
-// lstat(2) by a lookup that follows no symlink on the way either: false (errno set) where
-// lstat would have to follow one (ELOOP), as where it fails. A path the walk below judged
-// is looked at again only this way, so that a second lookup can find the object the walk
-// found or nothing, never what a link followed afresh leads to (red team A21B-4: `stat`
-// followed a link the walk had left unjudged past its limit, and found a directory).
-bool stat_without_links(const std::string& p, struct stat& st) {
-  const int fd = open_without_links(p, O_PATH | O_NOFOLLOW);
-  if (fd < 0) return false;
-  const int rc = fstat(fd, &st);
-  const int saved = errno;
-  close(fd);
-  errno = saved;
-  return rc == 0;
-}
-
-HostKind kind_of(const struct stat& st) {
-  return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
-}
-
-// The kind of a path that holds no symlink but perhaps its last component (a link there is
-// a File).
-HostKind kind_of(const std::string& p) {
-  struct stat st;
-  return stat_without_links(p, st) ? kind_of(st) : HostKind::Missing;
 }
 
 ir::HostIdentity identity_of(const struct stat& st) {
@@ -210,41 +187,6 @@ std::optional<std::string_view> outermost_writable_above(
     if (writable.contains(path.substr(0, at))) return path.substr(0, at);
   return std::nullopt;
 }
-
-// The protected paths so far, for "is this path, or a directory above it, protected
-// already": a lookup per separator of the path, not a scan of every protected path. Git
-// targets are checked one by one as protected paths are added, and a sandbox's nested
-// repositories name as many as it likes (twenty indexes of 4 000 gitlinks): the scan made
-// every later run quadratic in them (red team R17-6). `protect` may only grow while the
-// index is used; what was appended since the last question is indexed first.
-class ProtectedIndex {
- public:
-  explicit ProtectedIndex(const std::vector<ResolvedPath>& protect) : protect_(protect) {}
-
-  bool contains(std::string_view path) {
-    catch_up();
-    return paths_.contains(path);
-  }
-
-  // Whether ir::path_within(p, path) holds for a protected path p: p is `path`, "/", or
-  // `path` cut before one of its separators.
-  bool covers(std::string_view path) {
-    catch_up();
-    if (paths_.contains(path) || paths_.contains("/")) return true;
-    for (auto at = path.find('/'); at != std::string_view::npos; at = path.find('/', at + 1))
-      if (paths_.contains(path.substr(0, at))) return true;
-    return false;
-  }
-
- private:
-  void catch_up() {
-    for (; indexed_ < protect_.size(); ++indexed_) paths_.insert(protect_[indexed_].path);
-  }
-
-  const std::vector<ResolvedPath>& protect_;
-  size_t indexed_ = 0;
-  std::set<std::string, std::less<>> paths_;
-};
 
 // The paths whose way from the outermost writable root above them must stay in place:
 // protected paths, deny roots, and writable roots inside another, whose bind bwrap looks
@@ -514,26 +456,6 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
 }
 
 namespace {
-
-// Where canonicalization had to stop: the path crosses a symlink inside a writable root
-// (the sandbox could re-point it), has '..' below a component that does not exist, or
-// crosses more symlinks than the kernel follows in one lookup (which would fail with
-// ELOOP; past that count the walk judges no link, so it names nothing it could vouch for).
-struct Canonical {
-  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing, TooManyLinks };
-  std::string path;
-  Stop stop = Stop::None;
-  std::string at;         // the symlink, or the missing component
-  bool complete = false;  // every component of `path` exists (the walk ended on it)
-  mode_t mode = 0;        // when complete, the st_mode of what the walk ended on
-
-  // What the walk found at `path`, links followed: the only judge of a root's existence
-  // and kind (red team A21B-4; no second lookup by name).
-  HostKind kind() const {
-    if (!complete) return HostKind::Missing;
-    return S_ISDIR(mode) ? HostKind::Directory : HostKind::File;
-  }
-};
 
 // As many symlinks as the kernel follows in one lookup before ELOOP.
 constexpr int kMaxLinksFollowed = 40;
