@@ -793,30 +793,52 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
   return out;
 }
 
-}  // namespace
+// The state the passes of resolve_for_host share: the result they build (`r`), the host's
+// walks (`h`), and what one pass leaves for a later one. The members keep the names they
+// had as the locals of one function. Each pass runs once, in the order resolve_for_host
+// lists them; a pass relies on the ones before it, never on a later one.
+struct HostResolution {
+  HostResolution(const ir::Policy& policy, ir::Mode mode, const HostFacts& host,
+                 ir::Diagnostics& diags);
+  HostResolution(const HostResolution&) = delete;
+  HostResolution& operator=(const HostResolution&) = delete;
 
-std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
-                                             const HostFacts& host, ir::Diagnostics& diags) {
-  ir::Resolved r = common(policy, mode);
-  r.portable = false;
-  HostResolver h(host, diags);
+  void bind_readable_roots();
+  void bind_writable_roots();
+  void gather_guards();
+  void protect_policy_paths();
+  void refuse_links_planted_on_readable_roots();
+  void deny_policy_roots();
+  void deny_state_dir();
+  void expand_patterns();
+  void protect_common_directories();
+  void protect_git_directories();
+  void protect_mount_aliases();
+  void record_identities();
+  void refuse_swapped_workspace();
+  void refuse_line_breaks();
+  void sort_in_bind_order();
+
+  void protect(const std::string& root, std::vector<std::string> rel, const ir::SourceLoc& loc);
+  void protect_absolute(const std::string& lexical, const ir::SourceLoc& loc, bool canonical);
+  void mask_other_names(const std::string& path, const ir::SourceLoc& loc);
+  void deny(const std::string& lexical, const ir::SourceLoc& loc);
+
+  const ir::Policy& policy;
+  const ir::Mode mode;
+  const HostFacts& host;
+  ir::Diagnostics& diags;
+  ir::Resolved r;
+  HostResolver h;
   BlockedWays ways;
-  r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   // The host's, as the caller read it, or read once a link or a deny root needs it.
   std::optional<std::vector<MountEntry>> own_mounts;
-  const std::function<const std::vector<MountEntry>&()> host_mounts =
-      [&]() -> const std::vector<MountEntry>& {
-    if (host.mounts) return *host.mounts;
-    if (!own_mounts) own_mounts = read_mountinfo();
-    return *own_mounts;
-  };
-  // What a protect entry or pattern names on the host, protected in each writable root
-  // that holds it (set for workspace-write only: no root holds anything otherwise).
-  std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
-      [](const std::string&, const ir::SourceLoc&, bool) {};
+  const std::function<const std::vector<MountEntry>&()> host_mounts;
   // The paths protect_absolute was given that no writable root holds by name: the host's
   // mounts may still show them in one (their other names are protected below).
   std::vector<ResolvedPath> protected_outside;
+  // The writable roots as bind_writable_roots found them (protect_absolute's roots).
+  std::vector<ResolvedPath> roots;
   // The writable roots and every other name the host's mounts give them or a part of them:
   // a symlink there is as much the sandbox's as one inside a root by name. With the host's
   // `mount --bind /srv/data WS/mnt` and `WS/mnt/cfg` planted, `protect:
@@ -825,6 +847,35 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   std::vector<ResolvedPath> guards;
   // The links each readable root's walk resolved, judged once the writable roots are known.
   std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> read_crossed;
+  std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
+  // The protected paths so far, as protect_common_directories and the git directories'
+  // walk ask it.
+  ProtectedIndex protected_index{r.protect};
+  // The protected paths whose `commondir` protect_common_directories judged.
+  std::set<std::string> commondir_judged;
+};
+
+HostResolution::HostResolution(const ir::Policy& policy, ir::Mode mode, const HostFacts& host,
+                               ir::Diagnostics& diags)
+    : policy(policy),
+      mode(mode),
+      host(host),
+      diags(diags),
+      r(common(policy, mode)),
+      h(host, diags),
+      host_mounts([this]() -> const std::vector<MountEntry>& {
+        if (this->host.mounts) return *this->host.mounts;
+        if (!own_mounts) own_mounts = read_mountinfo();
+        return *own_mounts;
+      }) {
+  r.portable = false;
+  r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
+}
+
+// Each readable root as the host has it, and the names the sandbox sees through the host's
+// own symlinks; the links each walk crossed are judged once the writable roots are known
+// (refuse_links_planted_on_readable_roots).
+void HostResolution::bind_readable_roots() {
   for (const auto& p : policy.read) {
     // Walked as the caller spelled its variable, so that a link on the way to `$HOME` is
     // judged too (a `HOME` kept in the workspace); `named` is only the name the sandbox
@@ -851,119 +902,141 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                    return a.link == b.link;
                                  }),
                      r.read_links.end());
-  std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
-  if (mode == ir::Mode::WorkspaceWrite) {
-    // The links each root's walk resolved (the root spelled as the caller gave it, its
-    // variable's value included), for the check after the loop.
-    std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> crossed;
-    for (const auto& w : policy.write) {
-      const std::string spelled = h.spelled(w.value);
-      std::vector<std::string> links;
-      auto c = h.walked_or_refuse(spelled, {}, w.loc, "writable root", &links);
-      if (!c) continue;
-      const std::string* root = &c->path;
-      if (!links.empty()) crossed.emplace_back(&w, std::move(links));
-      const HostKind k = c->kind();
-      if (k != HostKind::Directory) {
-        diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
-                               (k == HostKind::Missing
-                                    ? "; create it (`mkdir -p '" + *root +
-                                          "'`) or remove it from filesystem.write"
-                                    : std::string()));
-        continue;
-      }
-      r.write.push_back({*root, k, w.loc});
-      if (w.value.root == PathRoot::Workspace && w.value.components.empty())
-        workspace_rules.push_back(w.loc);
-      if (*root == "/tmp") r.private_tmp = false;
+}
+
+// Each writable root, an existing directory, held to the rule of every path the policy
+// names. Workspace-write only.
+void HostResolution::bind_writable_roots() {
+  // The links each root's walk resolved (the root spelled as the caller gave it, its
+  // variable's value included), for the check after the loop.
+  std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> crossed;
+  for (const auto& w : policy.write) {
+    const std::string spelled = h.spelled(w.value);
+    std::vector<std::string> links;
+    auto c = h.walked_or_refuse(spelled, {}, w.loc, "writable root", &links);
+    if (!c) continue;
+    const std::string* root = &c->path;
+    if (!links.empty()) crossed.emplace_back(&w, std::move(links));
+    const HostKind k = c->kind();
+    if (k != HostKind::Directory) {
+      diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
+                             (k == HostKind::Missing
+                                  ? "; create it (`mkdir -p '" + *root +
+                                        "'`) or remove it from filesystem.write"
+                                  : std::string()));
+      continue;
     }
-    // A writable root is held to the rule of every other path the policy names (N20-1):
-    // `write: [W, W/build/out]` with `W/build` a link, or `write: ["${WORKSPACE}/build/out"]`
-    // alone after a run under the default policy made it one (N20-3), bound the host
-    // directory the link chose.
-    for (const auto& [w, links] : crossed)
-      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
-                          host_mounts);
-    const std::vector<ResolvedPath> roots = r.write;
-    guards = roots;
-    if (host.os == HostOs::Linux)
-      for (const auto& w : roots)
-        for (auto& [name, original] : mount_aliases(w.path, host_mounts()))
-          if (const auto id = identity_of(original); id && identity_of(name) == id)
-            guards.push_back({std::move(name), HostKind::Directory, w.loc});
-    // By value: protect_absolute outlives this block (pattern matches come later).
-    auto protect = [&r, &h, &ways, &guards](const std::string& root, std::vector<std::string> rel,
-                                            const ir::SourceLoc& loc) {
-      // A file where the path needs a directory: protect the file, which is all that
-      // stands between the sandbox and creating the path (blocked_way.hpp).
-      if (auto keep = ways.length(root, rel)) rel.resize(*keep);
-      std::string path = join(root, rel);
-      HostKind pk = kind_of(path);
-      add_protected(r, root, rel, pk, loc);
-      // The pointer's target is walked with the guards, every name the host's mounts give
-      // a writable root: with the host's `mount --bind /srv/data WS/mnt`, a pointer naming
-      // `/srv/data/x/gd` followed `WS/mnt/x`, a link an earlier run planted, and the command
-      // replaced it by a git directory with hooks of its own (red team A22-4).
-      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
-        h.git_pointer(r, path, loc, guards);
-      // Where a writable root's `.git` is neither a regular file (a pointer, which git
-      // follows or dies on) nor a git directory (missing: a plain directory, or a package
-      // of a repository above; a FIFO), git's discovery takes the root itself for a bare
-      // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
-      // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
-      // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
-      if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
-          !holds_git_directory_parts(path)) {
-        const std::vector<std::string> head{"HEAD"};
-        if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
-          add_protected(r, root, head, kind_of(join(root, head)), loc);
-      }
-    };
-    protect_absolute = [&h, roots, protect, &protected_outside, &guards](
-                           const std::string& lexical, const ir::SourceLoc& loc, bool canonical) {
-      auto walked =
-          canonical ? std::nullopt : h.walked_or_refuse(lexical, guards, loc, "protected path");
-      if (!canonical && !walked) return;
-      std::optional<std::string> abs = canonical ? lexical : walked->path;
-      // What the walk found; where it ended short (a missing component, a dangling link) or
-      // for a canonical one (a mount's name, a git target: no link but perhaps its last), a
-      // look that follows no link, which takes a link at the end for a file.
-      HostKind kind = walked && walked->complete ? walked->kind() : kind_of(*abs);
-      // A missing one outside every writable root spelled from a dangling link is created
-      // where the link leads, which may be a writable root: with the host's `/srv/dl ->
-      // WS/new`, `protect: [/srv/dl/key]` protected nothing, and the command made
-      // `WS/new/key`, which the host then read as `/srv/dl/key` (red team A22-1). That
-      // name is protected too, as the kernel would follow the link (and a link after it).
-      for (int followed = 0; abs && followed <= kMaxLinksFollowed; ++followed) {
-        bool held = false;
-        for (const auto& w : roots)
-          if (ir::path_within(w.path, *abs)) {
-            protect(w.path, components_below(w.path, *abs), loc);
-            held = true;
-          }
-        if (held) return;
-        protected_outside.push_back({*abs, kind, loc});
-        // A canonical path that is a symlink is one that could not be followed (dangling).
-        if (struct stat st; kind != HostKind::Missing &&
-                            !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
-          return;
-        abs = h.created_through_link(*abs, guards, loc, "protected path");
-        if (abs) kind = kind_of(*abs);
-      }
-    };
-    for (const auto& pr : policy.protect) {
-      if (pr.value.is_relative()) {
-        for (const auto& w : roots)
-          if (h.canonical_or_refuse(join(w.path, pr.value.components), guards, pr.loc,
-                                    "protected path"))
-            protect(w.path, pr.value.components, pr.loc);
-        continue;
-      }
-      // As the caller spelled its variable: a link on the way to a `HOME` kept in a
-      // writable root is judged as any other (the anchor would have followed it).
-      protect_absolute(h.spelled(pr.value), pr.loc, false);
-    }
+    r.write.push_back({*root, k, w.loc});
+    if (w.value.root == PathRoot::Workspace && w.value.components.empty())
+      workspace_rules.push_back(w.loc);
+    if (*root == "/tmp") r.private_tmp = false;
   }
+  // A writable root is held to the rule of every other path the policy names (N20-1):
+  // `write: [W, W/build/out]` with `W/build` a link, or `write: ["${WORKSPACE}/build/out"]`
+  // alone after a run under the default policy made it one (N20-3), bound the host
+  // directory the link chose.
+  for (const auto& [w, links] : crossed)
+    refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
+                        host_mounts);
+}
+
+// The guards: the writable roots, and every other name the host's mounts give them or a
+// part of them (the same object). Every later walk that may not follow a link the sandbox
+// could have planted is walked with them. Workspace-write only.
+void HostResolution::gather_guards() {
+  roots = r.write;
+  guards = roots;
+  if (host.os == HostOs::Linux)
+    for (const auto& w : roots)
+      for (auto& [name, original] : mount_aliases(w.path, host_mounts()))
+        if (const auto id = identity_of(original); id && identity_of(name) == id)
+          guards.push_back({std::move(name), HostKind::Directory, w.loc});
+}
+
+// One protected path in the writable root `root`, and what makes it whole: a `.git`
+// pointer's git directory, a root's HEAD where git would take the root for a repository.
+void HostResolution::protect(const std::string& root, std::vector<std::string> rel,
+                             const ir::SourceLoc& loc) {
+  // A file where the path needs a directory: protect the file, which is all that
+  // stands between the sandbox and creating the path (blocked_way.hpp).
+  if (auto keep = ways.length(root, rel)) rel.resize(*keep);
+  std::string path = join(root, rel);
+  HostKind pk = kind_of(path);
+  add_protected(r, root, rel, pk, loc);
+  // The pointer's target is walked with the guards, every name the host's mounts give
+  // a writable root: with the host's `mount --bind /srv/data WS/mnt`, a pointer naming
+  // `/srv/data/x/gd` followed `WS/mnt/x`, a link an earlier run planted, and the command
+  // replaced it by a git directory with hooks of its own (red team A22-4).
+  if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
+    h.git_pointer(r, path, loc, guards);
+  // Where a writable root's `.git` is neither a regular file (a pointer, which git
+  // follows or dies on) nor a git directory (missing: a plain directory, or a package
+  // of a repository above; a FIFO), git's discovery takes the root itself for a bare
+  // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
+  // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
+  // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
+  if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
+      !holds_git_directory_parts(path)) {
+    const std::vector<std::string> head{"HEAD"};
+    if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
+      add_protected(r, root, head, kind_of(join(root, head)), loc);
+  }
+}
+
+// What a protect entry or pattern names on the host, protected in each writable root
+// that holds it (for workspace-write only: no root holds anything otherwise).
+void HostResolution::protect_absolute(const std::string& lexical, const ir::SourceLoc& loc,
+                                      bool canonical) {
+  if (mode != ir::Mode::WorkspaceWrite) return;
+  auto walked =
+      canonical ? std::nullopt : h.walked_or_refuse(lexical, guards, loc, "protected path");
+  if (!canonical && !walked) return;
+  std::optional<std::string> abs = canonical ? lexical : walked->path;
+  // What the walk found; where it ended short (a missing component, a dangling link) or
+  // for a canonical one (a mount's name, a git target: no link but perhaps its last), a
+  // look that follows no link, which takes a link at the end for a file.
+  HostKind kind = walked && walked->complete ? walked->kind() : kind_of(*abs);
+  // A missing one outside every writable root spelled from a dangling link is created
+  // where the link leads, which may be a writable root: with the host's `/srv/dl ->
+  // WS/new`, `protect: [/srv/dl/key]` protected nothing, and the command made
+  // `WS/new/key`, which the host then read as `/srv/dl/key` (red team A22-1). That
+  // name is protected too, as the kernel would follow the link (and a link after it).
+  for (int followed = 0; abs && followed <= kMaxLinksFollowed; ++followed) {
+    bool held = false;
+    for (const auto& w : roots)
+      if (ir::path_within(w.path, *abs)) {
+        protect(w.path, components_below(w.path, *abs), loc);
+        held = true;
+      }
+    if (held) return;
+    protected_outside.push_back({*abs, kind, loc});
+    // A canonical path that is a symlink is one that could not be followed (dangling).
+    if (struct stat st; kind != HostKind::Missing &&
+                        !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
+      return;
+    abs = h.created_through_link(*abs, guards, loc, "protected path");
+    if (abs) kind = kind_of(*abs);
+  }
+}
+
+// The policy's protect entries: a relative one in every writable root, an absolute one in
+// each root that holds it. Workspace-write only.
+void HostResolution::protect_policy_paths() {
+  for (const auto& pr : policy.protect) {
+    if (pr.value.is_relative()) {
+      for (const auto& w : roots)
+        if (h.canonical_or_refuse(join(w.path, pr.value.components), guards, pr.loc,
+                                  "protected path"))
+          protect(w.path, pr.value.components, pr.loc);
+      continue;
+    }
+    // As the caller spelled its variable: a link on the way to a `HOME` kept in a
+    // writable root is judged as any other (the anchor would have followed it).
+    protect_absolute(h.spelled(pr.value), pr.loc, false);
+  }
+}
+
+void HostResolution::refuse_links_planted_on_readable_roots() {
   // A readable root is held to the same rule (red team A21-3): `read: [/usr, …,
   // "${WORKSPACE}/docs"]`, after a run under the default policy made `docs` a link to
   // `/root`, bound `/root` readable, a directory no readable root names; the verifier
@@ -971,93 +1044,104 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   for (const auto& [p, links] : read_crossed)
     refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links,
                         host_mounts);
-  // The other names the host's own mounts give an existing deny root or a part of it (a
-  // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
-  // read root: each is masked too (red team A11-3). Only a name that shows that very
-  // object now: one another mount covers shows something else, and needs nothing.
-  auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
-    if (host.os != HostOs::Linux) return;
-    for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
-      // The same object as the deny root, which the walk found link-free; or a part the
-      // caller cannot look at (below a deny root it may stat but not search: uid 65534's
-      // 0700 `/priv/secret` in a 0711 `/priv`, with the host's `mount --bind
-      // /priv/secret/sub WS/mnt`, read `mnt/k`; red team A22C-5), masked by the table alone.
-      if (!same_object_or_unseen(original, name)) continue;
-      r.deny.push_back({name, kind_of(name), loc});
+}
+
+// The other names the host's own mounts give an existing deny root or a part of it (a
+// directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
+// read root: each is masked too (red team A11-3). Only a name that shows that very
+// object now: one another mount covers shows something else, and needs nothing.
+void HostResolution::mask_other_names(const std::string& path, const ir::SourceLoc& loc) {
+  if (host.os != HostOs::Linux) return;
+  for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
+    // The same object as the deny root, which the walk found link-free; or a part the
+    // caller cannot look at (below a deny root it may stat but not search: uid 65534's
+    // 0700 `/priv/secret` in a 0711 `/priv`, with the host's `mount --bind
+    // /priv/secret/sub WS/mnt`, read `mnt/k`; red team A22C-5), masked by the table alone.
+    if (!same_object_or_unseen(original, name)) continue;
+    r.deny.push_back({name, kind_of(name), loc});
+  }
+}
+
+// One deny root: masked under its name and every other name the host's mounts give it;
+// one missing is refused where the sandbox could make it.
+void HostResolution::deny(const std::string& lexical, const ir::SourceLoc& loc) {
+  auto c = h.walked_or_refuse(lexical, guards, loc, "deny path");
+  if (!c) return;
+  const std::string* path = &c->path;
+  bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+    return ir::path_within(w.path, *path);
+  });
+  r.deny.push_back({*path, c->kind(), loc});
+  if (r.deny.back().kind != HostKind::Missing) {
+    mask_other_names(*path, loc);
+    return;
+  }
+  // One the caller cannot look at (in a directory it may not search) may still be shown
+  // by a mount elsewhere: uid 65534's `deny: [/priv/secret]` with the host's `mount
+  // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
+  // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
+  // be compared: masked by the table alone, as A21C-2 protects.
+  // Every name the table gives it or a part of it: with the host's `mount --bind
+  // /priv/secret/sub WS/mnt`, a name kept only where it showed the deny root itself left
+  // `mnt`, a part of it, readable (red team A22C-1).
+  struct stat st;
+  const bool unseen = !stat_without_links(*path, st) && errno == EACCES;
+  if (unseen && host.os == HostOs::Linux)
+    for (const auto& alias : mount_aliases(*path, host_mounts()))
+      r.deny.push_back({alias.name, kind_of(alias.name), loc});
+  // One outside every writable root by name is left missing (a placeholder would create
+  // it on the host) and only watched, which stops the sandbox once it made the deny root,
+  // not before it wrote there: with the host's `mount --bind /srv/data WS/mnt` and `deny:
+  // [/srv/data/secret]`, or the host's dangling `/srv/dl -> WS/new` and `deny: [/srv/dl]`
+  // (A22-1's way for a deny root), the command made `secret` (`new`) and wrote
+  // `authorized_keys` there, which the host read as the deny root's (red team A22C-2,
+  // A22C-3). Where the kernel would create it, the name itself or where a dangling link
+  // leads, lies in a writable root or another name the host's mounts give one: refused.
+  // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
+  if (!inside && !unseen) {
+    std::optional<std::string> at = *path;
+    for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
+      for (const auto& w : guards)
+        if (ir::path_within(w.path, *at)) {
+          const bool by_name =
+              std::any_of(r.write.begin(), r.write.end(),
+                          [&](const ResolvedPath& v) { return v.path == w.path; });
+          diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
+                               "create it at '" + *at + "', in " +
+                               (by_name ? "the writable root '" + w.path + "'"
+                                        : "'" + w.path + "', which the host's mounts show " +
+                                              "in a writable root") +
+                               ": the sandbox could make it and write what the host then " +
+                               "reads as the deny root; create it outside every writable " +
+                               "root, or remove it from filesystem.deny; refusing to run");
+          return;
+        }
+      if (kind_of(*at) != HostKind::Missing &&
+          !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
+        break;
+      at = h.created_through_link(*at, guards, loc, "deny path");
     }
-  };
-  auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    auto c = h.walked_or_refuse(lexical, guards, loc, "deny path");
-    if (!c) return;
-    const std::string* path = &c->path;
-    bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
-      return ir::path_within(w.path, *path);
-    });
-    r.deny.push_back({*path, c->kind(), loc});
-    if (r.deny.back().kind != HostKind::Missing) {
-      mask_other_names(*path, loc);
-      return;
-    }
-    // One the caller cannot look at (in a directory it may not search) may still be shown
-    // by a mount elsewhere: uid 65534's `deny: [/priv/secret]` with the host's `mount
-    // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
-    // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
-    // be compared: masked by the table alone, as A21C-2 protects.
-    // Every name the table gives it or a part of it: with the host's `mount --bind
-    // /priv/secret/sub WS/mnt`, a name kept only where it showed the deny root itself left
-    // `mnt`, a part of it, readable (red team A22C-1).
-    struct stat st;
-    const bool unseen = !stat_without_links(*path, st) && errno == EACCES;
-    if (unseen && host.os == HostOs::Linux)
-      for (const auto& alias : mount_aliases(*path, host_mounts()))
-        r.deny.push_back({alias.name, kind_of(alias.name), loc});
-    // One outside every writable root by name is left missing (a placeholder would create
-    // it on the host) and only watched, which stops the sandbox once it made the deny root,
-    // not before it wrote there: with the host's `mount --bind /srv/data WS/mnt` and `deny:
-    // [/srv/data/secret]`, or the host's dangling `/srv/dl -> WS/new` and `deny: [/srv/dl]`
-    // (A22-1's way for a deny root), the command made `secret` (`new`) and wrote
-    // `authorized_keys` there, which the host read as the deny root's (red team A22C-2,
-    // A22C-3). Where the kernel would create it, the name itself or where a dangling link
-    // leads, lies in a writable root or another name the host's mounts give one: refused.
-    // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
-    if (!inside && !unseen) {
-      std::optional<std::string> at = *path;
-      for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
-        for (const auto& w : guards)
-          if (ir::path_within(w.path, *at)) {
-            const bool by_name =
-                std::any_of(r.write.begin(), r.write.end(),
-                            [&](const ResolvedPath& v) { return v.path == w.path; });
-            diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
-                                 "create it at '" + *at + "', in " +
-                                 (by_name ? "the writable root '" + w.path + "'"
-                                          : "'" + w.path + "', which the host's mounts show " +
-                                                "in a writable root") +
-                                 ": the sandbox could make it and write what the host then " +
-                                 "reads as the deny root; create it outside every writable " +
-                                 "root, or remove it from filesystem.deny; refusing to run");
-            return;
-          }
-        if (kind_of(*at) != HostKind::Missing &&
-            !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
-          break;
-        at = h.created_through_link(*at, guards, loc, "deny path");
-      }
-    }
-    // A missing one in a writable root gets a placeholder at its name, which another name
-    // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
-    // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
-    // wrote was left on the host at `WS/ddir` (red team A21C-5). Each such name is a deny
-    // root too, so it gets a placeholder of its own. Not for one outside every writable
-    // root: its placeholder would create it on the host, where the runner watches that it
-    // stays missing, and every run would be refused.
-    if (!inside || host.os != HostOs::Linux) return;
-    for (auto& name : missing_path_other_names(*path, host_mounts()))
-      if (std::any_of(r.write.begin(), r.write.end(),
-                      [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
-        r.deny.push_back({std::move(name), HostKind::Missing, loc});
-  };
+  }
+  // A missing one in a writable root gets a placeholder at its name, which another name
+  // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
+  // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
+  // wrote was left on the host at `WS/ddir` (red team A21C-5). Each such name is a deny
+  // root too, so it gets a placeholder of its own. Not for one outside every writable
+  // root: its placeholder would create it on the host, where the runner watches that it
+  // stays missing, and every run would be refused.
+  if (!inside || host.os != HostOs::Linux) return;
+  for (auto& name : missing_path_other_names(*path, host_mounts()))
+    if (std::any_of(r.write.begin(), r.write.end(),
+                    [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
+      r.deny.push_back({std::move(name), HostKind::Missing, loc});
+}
+
+// The policy's deny entries, walked with the guards.
+void HostResolution::deny_policy_roots() {
   for (const auto& d : policy.deny) deny(h.spelled(d.value), d.loc);
+}
+
+void HostResolution::deny_state_dir() {
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
   // directory before bwrap starts, so it is masked as a directory whether or not it
   // exists yet.
@@ -1071,6 +1155,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (c->kind() == HostKind::Directory) mask_other_names(c->path, state_rule);
     }
   }
+}
+
+void HostResolution::expand_patterns() {
   // Patterns after the literal rules, whose walks skip what those protect or deny.
   // A pattern's walk that meets a host link leading nowhere yet asks where the kernel would
   // create what it leads to, as a literal deny root or protected path spelled through it is
@@ -1092,13 +1179,14 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, guards, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
-  // A linked worktree's git directory names, in `commondir`, the directory whose config
-  // and hooks git reads for it: protected too, wherever it lies, also when it is no
-  // repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
-  // the list, and a common directory may name another; one already protected is skipped,
-  // so a cycle ends.
-  ProtectedIndex protected_index(r.protect);
-  std::set<std::string> commondir_judged;
+}
+
+// A linked worktree's git directory names, in `commondir`, the directory whose config
+// and hooks git reads for it: protected too, wherever it lies, also when it is no
+// repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
+// the list, and a common directory may name another; one already protected is skipped,
+// so a cycle ends.
+void HostResolution::protect_common_directories() {
   for (size_t i = 0; i < r.protect.size(); ++i) {
     if (r.protect[i].kind != HostKind::Directory) continue;
     commondir_judged.insert(r.protect[i].path);
@@ -1120,6 +1208,12 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                           "/commondir'");
     if (c && !protected_index.contains(c->path)) protect_absolute(*common, loc, false);
   }
+}
+
+// Every git directory among the protected paths, and each one it leads to, read for what
+// git would run or read from a writable root. After the common directories: a git
+// directory's `commondir` that pass judged is not refused again.
+void HostResolution::protect_git_directories() {
   // What a protected git directory's configuration names in a writable root is as good as
   // its config: the host's next git command runs the hooks in core.hooksPath, reads the
   // included files as config and runs the commands its values name (red team A13-3).
@@ -1498,6 +1592,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       }
     }
   }
+}
+
+void HostResolution::protect_mount_aliases() {
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
   // as the deny roots' are masked (red team A11-6). So are those of a protected path no
@@ -1512,7 +1609,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     std::vector<ResolvedPath> looked_up = protected_outside;
     for (const auto& p : r.protect)
       if (p.kind == HostKind::Missing) looked_up.push_back(p);
-    auto unprotected = [&r](const std::string& name) {
+    auto unprotected = [this](const std::string& name) {
       return std::none_of(r.protect.begin(), r.protect.end(),
                           [&](const ResolvedPath& q) { return q.path == name; });
     };
@@ -1543,17 +1640,18 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         if (same_object_or_unseen(original, name)) protect_absolute(name, p.loc, true);
     }
   }
-  // After every protected path is known, patterns' matches and mount aliases included.
-  protect_hard_links_and_special_files(r, diags);
-  drop_masked(r, host.workspace);
-  refuse_pins_over_budget(r, diags);
-  add_pins(r);
-  for (auto& p : r.pin) p.kind = kind_of(p.path);
+}
+
+void HostResolution::record_identities() {
   // Last, so that every check above looked at these objects or earlier ones; the runner
   // binds nothing but them.
   for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})
     for (auto& p : *list)
       if (p.kind != HostKind::Missing) p.identity = identity_of(p.path, &p.links);
+}
+
+// A `${WORKSPACE}` writable root still names the workspace the caller resolved.
+void HostResolution::refuse_swapped_workspace() {
   for (const auto& loc : workspace_rules) {
     auto w = std::find_if(r.write.begin(), r.write.end(),
                           [&](const ResolvedPath& p) { return p.path == host.workspace; });
@@ -1562,6 +1660,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                            "' changed while the policy was resolved (replaced or swapped for a "
                            "symlink); refusing to run");
   }
+}
+
+void HostResolution::refuse_line_breaks() {
   // The artifacts hold one path per line (bwrap.args, bwrap.fds): a host name with a line
   // break in it, a workspace's or one the host's mount table gives a deny root, cannot be
   // written down faithfully. Refused here, naming the name once with the first rule that
@@ -1580,13 +1681,46 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& p : *list) refuse_line_break(p.path, p.loc);
   for (const auto& l : r.read_links) refuse_line_break(l.link, l.loc);
   refuse_line_break(r.cwd, {"<working directory>"});
+}
+
+void HostResolution::sort_in_bind_order() {
   sort_by_depth(r.read);
   sort_by_depth(r.write);
   sort_by_depth(r.pin);
   sort_by_depth(r.protect);
   sort_by_depth(r.deny);
+}
+
+}  // namespace
+
+std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
+                                             const HostFacts& host, ir::Diagnostics& diags) {
+  HostResolution s(policy, mode, host, diags);
+  s.bind_readable_roots();
+  if (mode == ir::Mode::WorkspaceWrite) {
+    s.bind_writable_roots();
+    s.gather_guards();
+    s.protect_policy_paths();
+  }
+  s.refuse_links_planted_on_readable_roots();
+  s.deny_policy_roots();
+  s.deny_state_dir();
+  s.expand_patterns();
+  s.protect_common_directories();
+  s.protect_git_directories();
+  s.protect_mount_aliases();
+  // After every protected path is known, patterns' matches and mount aliases included.
+  protect_hard_links_and_special_files(s.r, diags);
+  drop_masked(s.r, host.workspace);
+  refuse_pins_over_budget(s.r, diags);
+  add_pins(s.r);
+  for (auto& p : s.r.pin) p.kind = kind_of(p.path);
+  s.record_identities();
+  s.refuse_swapped_workspace();
+  s.refuse_line_breaks();
+  s.sort_in_bind_order();
   if (diags.has_errors()) return std::nullopt;
-  return r;
+  return std::move(s.r);
 }
 
 std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {
