@@ -67,6 +67,7 @@ struct GitDirectories {
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
   void protect_repository(const GitConfigTarget& t, std::vector<std::string>& dirs);
+  void judge_rewrite_base(const GitConfigTarget& t);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
@@ -247,66 +248,72 @@ void GitDirectories::protect_git_target(const std::string& path, const ir::Sourc
   if (!protected_index.covers(path)) protect_absolute(path, loc, true);
 }
 
-  // A local repository a remote URL names (red team A14B-4): git's fetch and push run
-  // upload-pack or receive-pack there, with its config, and receive-pack its hooks. The
-  // names git's enter_repo tries are protected in a writable root up to the first that
-  // is a git directory or a `.git` pointer (so the sandbox cannot make an earlier one
-  // win, nor change the one found), and that git directory is read in turn, as a
-  // protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
-  // root it refuses.
+// Whether `path` lies in a guard: a writable root, or another name the host's mounts give one.
 bool GitDirectories::writable(const std::string& path) const {
   return std::any_of(guards.begin(), guards.end(),
                      [&](const ResolvedPath& w) { return ir::path_within(w.path, path); });
 }
 
+// A URL rewrite's base, only the start of a path: in a writable root it refuses.
+void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
+  // Walked with the guards, and a dangling link taken for where the base would be
+  // made: a base through the host's `/srv/h -> WS/l`, `l` a link an earlier run
+  // planted to a directory outside, was judged by that directory, and the command
+  // replaced the link by a bare repository whose post-receive hook the host's `git
+  // push` ran (red team A22-5); with `l` missing, the command made it.
+  const std::string what = t.named_by + " rewrites URLs to the local path";
+  const Canonical c = h.canonicalize(t.path, guards);
+  if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+    diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
+                           c.at + "' in a writable root: the sandbox could re-point it " +
+                           "at a repository of its own, whose upload-pack, receive-pack " +
+                           "and hooks git would run; rewrite to a path outside every " +
+                           "writable root; refusing to run");
+    return;
+  }
+  // One the walk cannot resolve names what the sandbox makes of it: `/srv/h/../h/` with
+  // the host's dangling `/srv/h -> WS/l` ('..' below a missing target) was judged by
+  // its spelling, and once the command made `l`, the kernel took `..` to the workspace
+  // and the host's `git push` ran the hook of the sandbox's `WS/h/repo.git` (red team
+  // A22C-6). More links than the kernel follows are no better.
+  if (c.stop != Canonical::Stop::None) {
+    diags.error(t.loc, what + " '" + t.path + "', which " +
+                           (c.stop == Canonical::Stop::DotDotBelowMissing
+                                ? "has '..' below '" + c.at + "', which does not exist"
+                                : "crosses more symlinks than the kernel follows") +
+                           ": what it names once that changes is unknown, and may be a " +
+                           "repository the sandbox made, whose upload-pack, receive-pack " +
+                           "and hooks git would run; rewrite to a canonical path outside " +
+                           "every writable root; refusing to run");
+    return;
+  }
+  std::vector<std::string> bases{c.path};
+  if (!c.complete)
+    for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
+      bases.push_back(std::move(made));
+  for (const auto& base : bases)
+    for (const auto& w : guards)
+      if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
+        diags.error(t.loc, what + " '" + t.path +
+                               "', and with the rest of each URL it names a repository " +
+                               "the writable root '" + w.path + "' may hold, whose " +
+                               "upload-pack, receive-pack and hooks git would run; " +
+                               "rewrite to a path outside every writable root; refusing " +
+                               "to run");
+        return;
+      }
+}
+
+// A local repository a remote URL names (red team A14B-4): git's fetch and push run
+// upload-pack or receive-pack there, with its config, and receive-pack its hooks. The
+// names git's enter_repo tries are protected in a writable root up to the first that
+// is a git directory or a `.git` pointer (so the sandbox cannot make an earlier one
+// win, nor change the one found), and that git directory is read in turn, as a
+// protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
+// root it refuses.
 void GitDirectories::protect_repository(const GitConfigTarget& t, std::vector<std::string>& dirs) {
   if (t.url_prefix) {
-    // Walked with the guards, and a dangling link taken for where the base would be
-    // made: a base through the host's `/srv/h -> WS/l`, `l` a link an earlier run
-    // planted to a directory outside, was judged by that directory, and the command
-    // replaced the link by a bare repository whose post-receive hook the host's `git
-    // push` ran (red team A22-5); with `l` missing, the command made it.
-    const std::string what = t.named_by + " rewrites URLs to the local path";
-    const Canonical c = h.canonicalize(t.path, guards);
-    if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
-      diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
-                             c.at + "' in a writable root: the sandbox could re-point it " +
-                             "at a repository of its own, whose upload-pack, receive-pack " +
-                             "and hooks git would run; rewrite to a path outside every " +
-                             "writable root; refusing to run");
-      return;
-    }
-    // One the walk cannot resolve names what the sandbox makes of it: `/srv/h/../h/` with
-    // the host's dangling `/srv/h -> WS/l` ('..' below a missing target) was judged by
-    // its spelling, and once the command made `l`, the kernel took `..` to the workspace
-    // and the host's `git push` ran the hook of the sandbox's `WS/h/repo.git` (red team
-    // A22C-6). More links than the kernel follows are no better.
-    if (c.stop != Canonical::Stop::None) {
-      diags.error(t.loc, what + " '" + t.path + "', which " +
-                             (c.stop == Canonical::Stop::DotDotBelowMissing
-                                  ? "has '..' below '" + c.at + "', which does not exist"
-                                  : "crosses more symlinks than the kernel follows") +
-                             ": what it names once that changes is unknown, and may be a " +
-                             "repository the sandbox made, whose upload-pack, receive-pack " +
-                             "and hooks git would run; rewrite to a canonical path outside " +
-                             "every writable root; refusing to run");
-      return;
-    }
-    std::vector<std::string> bases{c.path};
-    if (!c.complete)
-      for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
-        bases.push_back(std::move(made));
-    for (const auto& base : bases)
-      for (const auto& w : guards)
-        if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
-          diags.error(t.loc, what + " '" + t.path +
-                                 "', and with the rest of each URL it names a repository " +
-                                 "the writable root '" + w.path + "' may hold, whose " +
-                                 "upload-pack, receive-pack and hooks git would run; " +
-                                 "rewrite to a path outside every writable root; refusing " +
-                                 "to run");
-          return;
-        }
+    judge_rewrite_base(t);
     return;
   }
   // The names up to the first git directory or pointer; that one is the repository.
@@ -377,10 +384,10 @@ void GitDirectories::protect_repository(const GitConfigTarget& t, std::vector<st
     if (writable(*it)) protect_git_target(*it, t.loc);
 }
 
-  // Every fixed name git reads or runs in a git directory is looked at with lstat and
-  // canonicalized as any protected path (red team A14B-1): one that is a symlink names
-  // another directory, protected as a whole; one behind a symlink in a writable root
-  // refuses the run.
+// Every fixed name git reads or runs in a git directory is looked at with lstat and
+// canonicalized as any protected path (red team A14B-1): one that is a symlink names
+// another directory, protected as a whole; one behind a symlink in a writable root
+// refuses the run.
 std::optional<std::string> GitDirectories::fixed_name(const std::string& lexical,
                                                       const std::string& what) {
   const ir::SourceLoc at{lexical, 0, 0};
@@ -397,13 +404,13 @@ std::optional<std::string> GitDirectories::fixed_name(const std::string& lexical
   return c;
 }
 
-  // Each submodule's git directory below `modules` (`modules/<name>`, a name may hold
-  // '/'), populated or not, is one the host's `git submodule update` takes over with its
-  // hooks and config: read as every git directory here, and a symlink on the way to it
-  // judged as `modules` is. With the host's `.git/modules/sub -> ../../.msub`, or a
-  // deinitialized `sub` whose git directory's `hooks` or `config` the host linked into
-  // the workspace, the command made a git directory or wrote hooks there, and the host's
-  // `git submodule update --init` ran its post-checkout hook (red team A23-3).
+// Each submodule's git directory below `modules` (`modules/<name>`, a name may hold
+// '/'), populated or not, is one the host's `git submodule update` takes over with its
+// hooks and config: read as every git directory here, and a symlink on the way to it
+// judged as `modules` is. With the host's `.git/modules/sub -> ../../.msub`, or a
+// deinitialized `sub` whose git directory's `hooks` or `config` the host linked into
+// the workspace, the command made a git directory or wrote hooks there, and the host's
+// `git submodule update --init` ran its post-checkout hook (red team A23-3).
 void GitDirectories::read_submodule_git_directories(const std::string& common) {
   if (const auto modules = fixed_name(common + "/modules", "git's 'modules' directory")) {
     std::vector<std::string> pending{*modules};
@@ -449,9 +456,9 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
   }
 }
 
-  // A hook that is a symlink runs what it points at (`pre-commit ->
-  // ../../scripts/pre-commit`): the link is protected with its directory, its target is
-  // protected too.
+// A hook that is a symlink runs what it points at (`pre-commit ->
+// ../../scripts/pre-commit`): the link is protected with its directory, its target is
+// protected too.
 void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs) {
   for (const auto& hooks : hook_dirs) {
     const DirLinks links = symlinks_in(hooks.path);
