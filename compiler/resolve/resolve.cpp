@@ -1,6 +1,5 @@
 #include "compiler/resolve/resolve.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -19,13 +18,15 @@
 #include <unordered_set>
 
 #include "compiler/resolve/blocked_way.hpp"
+#include "compiler/resolve/canonical.hpp"
 #include "compiler/resolve/dir_fd.hpp"
-#include "compiler/resolve/git_command_words.hpp"
-#include "compiler/resolve/git_config_targets.hpp"
+#include "compiler/resolve/git_directories.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
+#include "compiler/resolve/link_free_stat.hpp"
 #include "compiler/resolve/mount_names.hpp"
 #include "compiler/resolve/pattern_expand.hpp"
+#include "compiler/resolve/protected_index.hpp"
 #include "compiler/resolve/seccomp_baseline.hpp"
 #include "compiler/resolve/state_dir.hpp"
 #include "compiler/resolve/workspace_spelling.hpp"
@@ -42,32 +43,6 @@ std::optional<std::string> canonical(const std::string& p) {
   char buf[PATH_MAX];
   if (!realpath(p.c_str(), buf)) return std::nullopt;
   return std::string(buf);
-}
-
-// lstat(2) by a lookup that follows no symlink on the way either: false (errno set) where
-// lstat would have to follow one (ELOOP), as where it fails. A path the walk below judged
-// is looked at again only this way, so that a second lookup can find the object the walk
-// found or nothing, never what a link followed afresh leads to (red team A21B-4: `stat`
-// followed a link the walk had left unjudged past its limit, and found a directory).
-bool stat_without_links(const std::string& p, struct stat& st) {
-  const int fd = open_without_links(p, O_PATH | O_NOFOLLOW);
-  if (fd < 0) return false;
-  const int rc = fstat(fd, &st);
-  const int saved = errno;
-  close(fd);
-  errno = saved;
-  return rc == 0;
-}
-
-HostKind kind_of(const struct stat& st) {
-  return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
-}
-
-// The kind of a path that holds no symlink but perhaps its last component (a link there is
-// a File).
-HostKind kind_of(const std::string& p) {
-  struct stat st;
-  return stat_without_links(p, st) ? kind_of(st) : HostKind::Missing;
 }
 
 ir::HostIdentity identity_of(const struct stat& st) {
@@ -156,34 +131,6 @@ void add_protected(ir::Resolved& r, const std::string& root, const std::vector<s
   r.protect.push_back({join(root, rel), kind, loc});
 }
 
-// The configuration files git reads for every repository of this user, in git's order:
-// the system file (and the one GIT_CONFIG_SYSTEM names), $XDG_CONFIG_HOME/git/config or
-// ~/.config/git/config, ~/.gitconfig (and the one GIT_CONFIG_GLOBAL names). Each one the
-// host's git may read is listed, also where git would skip it (GIT_CONFIG_NOSYSTEM): more,
-// never less. Missing files are skipped by the reader, as by git.
-std::vector<std::string> git_config_files_outside(const std::string& home) {
-  std::vector<std::string> files{"/etc/gitconfig"};
-  // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
-  // in test harnesses and CI): empty to git, and no regular file the reader would take.
-  auto absolute_env = [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
-                                                                   : std::nullopt;
-  };
-  if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
-  if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");
-  if (!home.empty() && home[0] == '/') {
-    const std::string base = home == "/" ? "" : home;
-    files.push_back(base + "/.config/git/config");
-    files.push_back(base + "/.gitconfig");
-  }
-  if (auto global = absolute_env("GIT_CONFIG_GLOBAL")) files.push_back(*global);
-  std::vector<std::string> once;
-  for (auto& f : files)
-    if (std::find(once.begin(), once.end(), f) == once.end()) once.push_back(std::move(f));
-  return once;
-}
-
 bool is_regular_file(const std::string& path) {
   struct stat st;
   return stat_without_links(path, st) && S_ISREG(st.st_mode);
@@ -210,41 +157,6 @@ std::optional<std::string_view> outermost_writable_above(
     if (writable.contains(path.substr(0, at))) return path.substr(0, at);
   return std::nullopt;
 }
-
-// The protected paths so far, for "is this path, or a directory above it, protected
-// already": a lookup per separator of the path, not a scan of every protected path. Git
-// targets are checked one by one as protected paths are added, and a sandbox's nested
-// repositories name as many as it likes (twenty indexes of 4 000 gitlinks): the scan made
-// every later run quadratic in them (red team R17-6). `protect` may only grow while the
-// index is used; what was appended since the last question is indexed first.
-class ProtectedIndex {
- public:
-  explicit ProtectedIndex(const std::vector<ResolvedPath>& protect) : protect_(protect) {}
-
-  bool contains(std::string_view path) {
-    catch_up();
-    return paths_.contains(path);
-  }
-
-  // Whether ir::path_within(p, path) holds for a protected path p: p is `path`, "/", or
-  // `path` cut before one of its separators.
-  bool covers(std::string_view path) {
-    catch_up();
-    if (paths_.contains(path) || paths_.contains("/")) return true;
-    for (auto at = path.find('/'); at != std::string_view::npos; at = path.find('/', at + 1))
-      if (paths_.contains(path.substr(0, at))) return true;
-    return false;
-  }
-
- private:
-  void catch_up() {
-    for (; indexed_ < protect_.size(); ++indexed_) paths_.insert(protect_[indexed_].path);
-  }
-
-  const std::vector<ResolvedPath>& protect_;
-  size_t indexed_ = 0;
-  std::set<std::string, std::less<>> paths_;
-};
 
 // The paths whose way from the outermost writable root above them must stay in place:
 // protected paths, deny roots, and writable roots inside another, whose bind bwrap looks
@@ -515,31 +427,8 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
 
 namespace {
 
-// Where canonicalization had to stop: the path crosses a symlink inside a writable root
-// (the sandbox could re-point it), has '..' below a component that does not exist, or
-// crosses more symlinks than the kernel follows in one lookup (which would fail with
-// ELOOP; past that count the walk judges no link, so it names nothing it could vouch for).
-struct Canonical {
-  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing, TooManyLinks };
-  std::string path;
-  Stop stop = Stop::None;
-  std::string at;         // the symlink, or the missing component
-  bool complete = false;  // every component of `path` exists (the walk ended on it)
-  mode_t mode = 0;        // when complete, the st_mode of what the walk ended on
-
-  // What the walk found at `path`, links followed: the only judge of a root's existence
-  // and kind (red team A21B-4; no second lookup by name).
-  HostKind kind() const {
-    if (!complete) return HostKind::Missing;
-    return S_ISDIR(mode) ? HostKind::Directory : HostKind::File;
-  }
-};
-
 // As many symlinks as the kernel follows in one lookup before ELOOP.
 constexpr int kMaxLinksFollowed = 40;
-// Entries looked at below a git directory's `modules` on the way to the submodules' git
-// directories (each a name's components; a git directory found is not listed further).
-constexpr size_t kMaxSubmoduleEntries = 4096;
 
 class HostResolver {
  public:
@@ -871,30 +760,52 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
   return out;
 }
 
-}  // namespace
+// The state the passes of resolve_for_host share: the result they build (`r`), the host's
+// walks (`h`), and what one pass leaves for a later one. The members keep the names they
+// had as the locals of one function. Each pass runs once, in the order resolve_for_host
+// lists them; a pass relies on the ones before it, never on a later one.
+struct HostResolution {
+  HostResolution(const ir::Policy& policy, ir::Mode mode, const HostFacts& host,
+                 ir::Diagnostics& diags);
+  HostResolution(const HostResolution&) = delete;
+  HostResolution& operator=(const HostResolution&) = delete;
 
-std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
-                                             const HostFacts& host, ir::Diagnostics& diags) {
-  ir::Resolved r = common(policy, mode);
-  r.portable = false;
-  HostResolver h(host, diags);
+  void bind_readable_roots();
+  void bind_writable_roots();
+  void gather_guards();
+  void protect_policy_paths();
+  void refuse_links_planted_on_readable_roots();
+  void deny_policy_roots();
+  void deny_state_dir();
+  void expand_patterns();
+  void protect_common_directories();
+  void protect_git_directories();
+  void protect_mount_aliases();
+  void record_identities();
+  void refuse_swapped_workspace();
+  void refuse_line_breaks();
+  void sort_in_bind_order();
+
+  void protect(const std::string& root, std::vector<std::string> rel, const ir::SourceLoc& loc);
+  void protect_absolute(const std::string& lexical, const ir::SourceLoc& loc, bool canonical);
+  void mask_other_names(const std::string& path, const ir::SourceLoc& loc);
+  void deny(const std::string& lexical, const ir::SourceLoc& loc);
+
+  const ir::Policy& policy;
+  const ir::Mode mode;
+  const HostFacts& host;
+  ir::Diagnostics& diags;
+  ir::Resolved r;
+  HostResolver h;
   BlockedWays ways;
-  r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
   // The host's, as the caller read it, or read once a link or a deny root needs it.
   std::optional<std::vector<MountEntry>> own_mounts;
-  const std::function<const std::vector<MountEntry>&()> host_mounts =
-      [&]() -> const std::vector<MountEntry>& {
-    if (host.mounts) return *host.mounts;
-    if (!own_mounts) own_mounts = read_mountinfo();
-    return *own_mounts;
-  };
-  // What a protect entry or pattern names on the host, protected in each writable root
-  // that holds it (set for workspace-write only: no root holds anything otherwise).
-  std::function<void(const std::string&, const ir::SourceLoc&, bool canonical)> protect_absolute =
-      [](const std::string&, const ir::SourceLoc&, bool) {};
+  const std::function<const std::vector<MountEntry>&()> host_mounts;
   // The paths protect_absolute was given that no writable root holds by name: the host's
   // mounts may still show them in one (their other names are protected below).
   std::vector<ResolvedPath> protected_outside;
+  // The writable roots as bind_writable_roots found them (protect_absolute's roots).
+  std::vector<ResolvedPath> roots;
   // The writable roots and every other name the host's mounts give them or a part of them:
   // a symlink there is as much the sandbox's as one inside a root by name. With the host's
   // `mount --bind /srv/data WS/mnt` and `WS/mnt/cfg` planted, `protect:
@@ -903,6 +814,35 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   std::vector<ResolvedPath> guards;
   // The links each readable root's walk resolved, judged once the writable roots are known.
   std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> read_crossed;
+  std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
+  // The protected paths so far, as protect_common_directories and the git directories'
+  // walk ask it.
+  ProtectedIndex protected_index{r.protect};
+  // The protected paths whose `commondir` protect_common_directories judged.
+  std::set<std::string> commondir_judged;
+};
+
+HostResolution::HostResolution(const ir::Policy& policy, ir::Mode mode, const HostFacts& host,
+                               ir::Diagnostics& diags)
+    : policy(policy),
+      mode(mode),
+      host(host),
+      diags(diags),
+      r(common(policy, mode)),
+      h(host, diags),
+      host_mounts([this]() -> const std::vector<MountEntry>& {
+        if (this->host.mounts) return *this->host.mounts;
+        if (!own_mounts) own_mounts = read_mountinfo();
+        return *own_mounts;
+      }) {
+  r.portable = false;
+  r.cwd = ir::path_within(host.workspace, host.cwd) ? host.cwd : host.workspace;
+}
+
+// Each readable root as the host has it, and the names the sandbox sees through the host's
+// own symlinks; the links each walk crossed are judged once the writable roots are known
+// (refuse_links_planted_on_readable_roots).
+void HostResolution::bind_readable_roots() {
   for (const auto& p : policy.read) {
     // Walked as the caller spelled its variable, so that a link on the way to `$HOME` is
     // judged too (a `HOME` kept in the workspace); `named` is only the name the sandbox
@@ -929,119 +869,141 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                    return a.link == b.link;
                                  }),
                      r.read_links.end());
-  std::vector<ir::SourceLoc> workspace_rules;  // the `${WORKSPACE}` writable roots
-  if (mode == ir::Mode::WorkspaceWrite) {
-    // The links each root's walk resolved (the root spelled as the caller gave it, its
-    // variable's value included), for the check after the loop.
-    std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> crossed;
-    for (const auto& w : policy.write) {
-      const std::string spelled = h.spelled(w.value);
-      std::vector<std::string> links;
-      auto c = h.walked_or_refuse(spelled, {}, w.loc, "writable root", &links);
-      if (!c) continue;
-      const std::string* root = &c->path;
-      if (!links.empty()) crossed.emplace_back(&w, std::move(links));
-      const HostKind k = c->kind();
-      if (k != HostKind::Directory) {
-        diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
-                               (k == HostKind::Missing
-                                    ? "; create it (`mkdir -p '" + *root +
-                                          "'`) or remove it from filesystem.write"
-                                    : std::string()));
-        continue;
-      }
-      r.write.push_back({*root, k, w.loc});
-      if (w.value.root == PathRoot::Workspace && w.value.components.empty())
-        workspace_rules.push_back(w.loc);
-      if (*root == "/tmp") r.private_tmp = false;
+}
+
+// Each writable root, an existing directory, held to the rule of every path the policy
+// names. Workspace-write only.
+void HostResolution::bind_writable_roots() {
+  // The links each root's walk resolved (the root spelled as the caller gave it, its
+  // variable's value included), for the check after the loop.
+  std::vector<std::pair<const ir::Located<PolicyPath>*, std::vector<std::string>>> crossed;
+  for (const auto& w : policy.write) {
+    const std::string spelled = h.spelled(w.value);
+    std::vector<std::string> links;
+    auto c = h.walked_or_refuse(spelled, {}, w.loc, "writable root", &links);
+    if (!c) continue;
+    const std::string* root = &c->path;
+    if (!links.empty()) crossed.emplace_back(&w, std::move(links));
+    const HostKind k = c->kind();
+    if (k != HostKind::Directory) {
+      diags.error(w.loc, "writable root '" + *root + "' is not an existing directory" +
+                             (k == HostKind::Missing
+                                  ? "; create it (`mkdir -p '" + *root +
+                                        "'`) or remove it from filesystem.write"
+                                  : std::string()));
+      continue;
     }
-    // A writable root is held to the rule of every other path the policy names (N20-1):
-    // `write: [W, W/build/out]` with `W/build` a link, or `write: ["${WORKSPACE}/build/out"]`
-    // alone after a run under the default policy made it one (N20-3), bound the host
-    // directory the link chose.
-    for (const auto& [w, links] : crossed)
-      refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
-                          host_mounts);
-    const std::vector<ResolvedPath> roots = r.write;
-    guards = roots;
-    if (host.os == HostOs::Linux)
-      for (const auto& w : roots)
-        for (auto& [name, original] : mount_aliases(w.path, host_mounts()))
-          if (const auto id = identity_of(original); id && identity_of(name) == id)
-            guards.push_back({std::move(name), HostKind::Directory, w.loc});
-    // By value: protect_absolute outlives this block (pattern matches come later).
-    auto protect = [&r, &h, &ways, &guards](const std::string& root, std::vector<std::string> rel,
-                                            const ir::SourceLoc& loc) {
-      // A file where the path needs a directory: protect the file, which is all that
-      // stands between the sandbox and creating the path (blocked_way.hpp).
-      if (auto keep = ways.length(root, rel)) rel.resize(*keep);
-      std::string path = join(root, rel);
-      HostKind pk = kind_of(path);
-      add_protected(r, root, rel, pk, loc);
-      // The pointer's target is walked with the guards, every name the host's mounts give
-      // a writable root: with the host's `mount --bind /srv/data WS/mnt`, a pointer naming
-      // `/srv/data/x/gd` followed `WS/mnt/x`, a link an earlier run planted, and the command
-      // replaced it by a git directory with hooks of its own (red team A22-4).
-      if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
-        h.git_pointer(r, path, loc, guards);
-      // Where a writable root's `.git` is neither a regular file (a pointer, which git
-      // follows or dies on) nor a git directory (missing: a plain directory, or a package
-      // of a repository above; a FIFO), git's discovery takes the root itself for a bare
-      // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
-      // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
-      // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
-      if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
-          !holds_git_directory_parts(path)) {
-        const std::vector<std::string> head{"HEAD"};
-        if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
-          add_protected(r, root, head, kind_of(join(root, head)), loc);
-      }
-    };
-    protect_absolute = [&h, roots, protect, &protected_outside, &guards](
-                           const std::string& lexical, const ir::SourceLoc& loc, bool canonical) {
-      auto walked =
-          canonical ? std::nullopt : h.walked_or_refuse(lexical, guards, loc, "protected path");
-      if (!canonical && !walked) return;
-      std::optional<std::string> abs = canonical ? lexical : walked->path;
-      // What the walk found; where it ended short (a missing component, a dangling link) or
-      // for a canonical one (a mount's name, a git target: no link but perhaps its last), a
-      // look that follows no link, which takes a link at the end for a file.
-      HostKind kind = walked && walked->complete ? walked->kind() : kind_of(*abs);
-      // A missing one outside every writable root spelled from a dangling link is created
-      // where the link leads, which may be a writable root: with the host's `/srv/dl ->
-      // WS/new`, `protect: [/srv/dl/key]` protected nothing, and the command made
-      // `WS/new/key`, which the host then read as `/srv/dl/key` (red team A22-1). That
-      // name is protected too, as the kernel would follow the link (and a link after it).
-      for (int followed = 0; abs && followed <= kMaxLinksFollowed; ++followed) {
-        bool held = false;
-        for (const auto& w : roots)
-          if (ir::path_within(w.path, *abs)) {
-            protect(w.path, components_below(w.path, *abs), loc);
-            held = true;
-          }
-        if (held) return;
-        protected_outside.push_back({*abs, kind, loc});
-        // A canonical path that is a symlink is one that could not be followed (dangling).
-        if (struct stat st; kind != HostKind::Missing &&
-                            !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
-          return;
-        abs = h.created_through_link(*abs, guards, loc, "protected path");
-        if (abs) kind = kind_of(*abs);
-      }
-    };
-    for (const auto& pr : policy.protect) {
-      if (pr.value.is_relative()) {
-        for (const auto& w : roots)
-          if (h.canonical_or_refuse(join(w.path, pr.value.components), guards, pr.loc,
-                                    "protected path"))
-            protect(w.path, pr.value.components, pr.loc);
-        continue;
-      }
-      // As the caller spelled its variable: a link on the way to a `HOME` kept in a
-      // writable root is judged as any other (the anchor would have followed it).
-      protect_absolute(h.spelled(pr.value), pr.loc, false);
-    }
+    r.write.push_back({*root, k, w.loc});
+    if (w.value.root == PathRoot::Workspace && w.value.components.empty())
+      workspace_rules.push_back(w.loc);
+    if (*root == "/tmp") r.private_tmp = false;
   }
+  // A writable root is held to the rule of every other path the policy names (N20-1):
+  // `write: [W, W/build/out]` with `W/build` a link, or `write: ["${WORKSPACE}/build/out"]`
+  // alone after a run under the default policy made it one (N20-3), bound the host
+  // directory the link chose.
+  for (const auto& [w, links] : crossed)
+    refuse_planted_link(r, host, diags, "writable root", h.spelled(w->value), w->loc, links,
+                        host_mounts);
+}
+
+// The guards: the writable roots, and every other name the host's mounts give them or a
+// part of them (the same object). Every later walk that may not follow a link the sandbox
+// could have planted is walked with them. Workspace-write only.
+void HostResolution::gather_guards() {
+  roots = r.write;
+  guards = roots;
+  if (host.os == HostOs::Linux)
+    for (const auto& w : roots)
+      for (auto& [name, original] : mount_aliases(w.path, host_mounts()))
+        if (const auto id = identity_of(original); id && identity_of(name) == id)
+          guards.push_back({std::move(name), HostKind::Directory, w.loc});
+}
+
+// One protected path in the writable root `root`, and what makes it whole: a `.git`
+// pointer's git directory, a root's HEAD where git would take the root for a repository.
+void HostResolution::protect(const std::string& root, std::vector<std::string> rel,
+                             const ir::SourceLoc& loc) {
+  // A file where the path needs a directory: protect the file, which is all that
+  // stands between the sandbox and creating the path (blocked_way.hpp).
+  if (auto keep = ways.length(root, rel)) rel.resize(*keep);
+  std::string path = join(root, rel);
+  HostKind pk = kind_of(path);
+  add_protected(r, root, rel, pk, loc);
+  // The pointer's target is walked with the guards, every name the host's mounts give
+  // a writable root: with the host's `mount --bind /srv/data WS/mnt`, a pointer naming
+  // `/srv/data/x/gd` followed `WS/mnt/x`, a link an earlier run planted, and the command
+  // replaced it by a git directory with hooks of its own (red team A22-4).
+  if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
+    h.git_pointer(r, path, loc, guards);
+  // Where a writable root's `.git` is neither a regular file (a pointer, which git
+  // follows or dies on) nor a git directory (missing: a plain directory, or a package
+  // of a repository above; a FIFO), git's discovery takes the root itself for a bare
+  // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
+  // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
+  // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
+  if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
+      !holds_git_directory_parts(path)) {
+    const std::vector<std::string> head{"HEAD"};
+    if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
+      add_protected(r, root, head, kind_of(join(root, head)), loc);
+  }
+}
+
+// What a protect entry or pattern names on the host, protected in each writable root
+// that holds it (for workspace-write only: no root holds anything otherwise).
+void HostResolution::protect_absolute(const std::string& lexical, const ir::SourceLoc& loc,
+                                      bool canonical) {
+  if (mode != ir::Mode::WorkspaceWrite) return;
+  auto walked =
+      canonical ? std::nullopt : h.walked_or_refuse(lexical, guards, loc, "protected path");
+  if (!canonical && !walked) return;
+  std::optional<std::string> abs = canonical ? lexical : walked->path;
+  // What the walk found; where it ended short (a missing component, a dangling link) or
+  // for a canonical one (a mount's name, a git target: no link but perhaps its last), a
+  // look that follows no link, which takes a link at the end for a file.
+  HostKind kind = walked && walked->complete ? walked->kind() : kind_of(*abs);
+  // A missing one outside every writable root spelled from a dangling link is created
+  // where the link leads, which may be a writable root: with the host's `/srv/dl ->
+  // WS/new`, `protect: [/srv/dl/key]` protected nothing, and the command made
+  // `WS/new/key`, which the host then read as `/srv/dl/key` (red team A22-1). That
+  // name is protected too, as the kernel would follow the link (and a link after it).
+  for (int followed = 0; abs && followed <= kMaxLinksFollowed; ++followed) {
+    bool held = false;
+    for (const auto& w : roots)
+      if (ir::path_within(w.path, *abs)) {
+        protect(w.path, components_below(w.path, *abs), loc);
+        held = true;
+      }
+    if (held) return;
+    protected_outside.push_back({*abs, kind, loc});
+    // A canonical path that is a symlink is one that could not be followed (dangling).
+    if (struct stat st; kind != HostKind::Missing &&
+                        !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
+      return;
+    abs = h.created_through_link(*abs, guards, loc, "protected path");
+    if (abs) kind = kind_of(*abs);
+  }
+}
+
+// The policy's protect entries: a relative one in every writable root, an absolute one in
+// each root that holds it. Workspace-write only.
+void HostResolution::protect_policy_paths() {
+  for (const auto& pr : policy.protect) {
+    if (pr.value.is_relative()) {
+      for (const auto& w : roots)
+        if (h.canonical_or_refuse(join(w.path, pr.value.components), guards, pr.loc,
+                                  "protected path"))
+          protect(w.path, pr.value.components, pr.loc);
+      continue;
+    }
+    // As the caller spelled its variable: a link on the way to a `HOME` kept in a
+    // writable root is judged as any other (the anchor would have followed it).
+    protect_absolute(h.spelled(pr.value), pr.loc, false);
+  }
+}
+
+void HostResolution::refuse_links_planted_on_readable_roots() {
   // A readable root is held to the same rule (red team A21-3): `read: [/usr, …,
   // "${WORKSPACE}/docs"]`, after a run under the default policy made `docs` a link to
   // `/root`, bound `/root` readable, a directory no readable root names; the verifier
@@ -1049,93 +1011,104 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   for (const auto& [p, links] : read_crossed)
     refuse_planted_link(r, host, diags, "readable root", h.spelled(p->value), p->loc, links,
                         host_mounts);
-  // The other names the host's own mounts give an existing deny root or a part of it (a
-  // directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
-  // read root: each is masked too (red team A11-3). Only a name that shows that very
-  // object now: one another mount covers shows something else, and needs nothing.
-  auto mask_other_names = [&](const std::string& path, const ir::SourceLoc& loc) {
-    if (host.os != HostOs::Linux) return;
-    for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
-      // The same object as the deny root, which the walk found link-free; or a part the
-      // caller cannot look at (below a deny root it may stat but not search: uid 65534's
-      // 0700 `/priv/secret` in a 0711 `/priv`, with the host's `mount --bind
-      // /priv/secret/sub WS/mnt`, read `mnt/k`; red team A22C-5), masked by the table alone.
-      if (!same_object_or_unseen(original, name)) continue;
-      r.deny.push_back({name, kind_of(name), loc});
+}
+
+// The other names the host's own mounts give an existing deny root or a part of it (a
+// directory bind-mounted elsewhere, a filesystem mounted twice) show it again under a
+// read root: each is masked too (red team A11-3). Only a name that shows that very
+// object now: one another mount covers shows something else, and needs nothing.
+void HostResolution::mask_other_names(const std::string& path, const ir::SourceLoc& loc) {
+  if (host.os != HostOs::Linux) return;
+  for (const auto& [name, original] : mount_aliases(path, host_mounts())) {
+    // The same object as the deny root, which the walk found link-free; or a part the
+    // caller cannot look at (below a deny root it may stat but not search: uid 65534's
+    // 0700 `/priv/secret` in a 0711 `/priv`, with the host's `mount --bind
+    // /priv/secret/sub WS/mnt`, read `mnt/k`; red team A22C-5), masked by the table alone.
+    if (!same_object_or_unseen(original, name)) continue;
+    r.deny.push_back({name, kind_of(name), loc});
+  }
+}
+
+// One deny root: masked under its name and every other name the host's mounts give it;
+// one missing is refused where the sandbox could make it.
+void HostResolution::deny(const std::string& lexical, const ir::SourceLoc& loc) {
+  auto c = h.walked_or_refuse(lexical, guards, loc, "deny path");
+  if (!c) return;
+  const std::string* path = &c->path;
+  bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
+    return ir::path_within(w.path, *path);
+  });
+  r.deny.push_back({*path, c->kind(), loc});
+  if (r.deny.back().kind != HostKind::Missing) {
+    mask_other_names(*path, loc);
+    return;
+  }
+  // One the caller cannot look at (in a directory it may not search) may still be shown
+  // by a mount elsewhere: uid 65534's `deny: [/priv/secret]` with the host's `mount
+  // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
+  // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
+  // be compared: masked by the table alone, as A21C-2 protects.
+  // Every name the table gives it or a part of it: with the host's `mount --bind
+  // /priv/secret/sub WS/mnt`, a name kept only where it showed the deny root itself left
+  // `mnt`, a part of it, readable (red team A22C-1).
+  struct stat st;
+  const bool unseen = !stat_without_links(*path, st) && errno == EACCES;
+  if (unseen && host.os == HostOs::Linux)
+    for (const auto& alias : mount_aliases(*path, host_mounts()))
+      r.deny.push_back({alias.name, kind_of(alias.name), loc});
+  // One outside every writable root by name is left missing (a placeholder would create
+  // it on the host) and only watched, which stops the sandbox once it made the deny root,
+  // not before it wrote there: with the host's `mount --bind /srv/data WS/mnt` and `deny:
+  // [/srv/data/secret]`, or the host's dangling `/srv/dl -> WS/new` and `deny: [/srv/dl]`
+  // (A22-1's way for a deny root), the command made `secret` (`new`) and wrote
+  // `authorized_keys` there, which the host read as the deny root's (red team A22C-2,
+  // A22C-3). Where the kernel would create it, the name itself or where a dangling link
+  // leads, lies in a writable root or another name the host's mounts give one: refused.
+  // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
+  if (!inside && !unseen) {
+    std::optional<std::string> at = *path;
+    for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
+      for (const auto& w : guards)
+        if (ir::path_within(w.path, *at)) {
+          const bool by_name =
+              std::any_of(r.write.begin(), r.write.end(),
+                          [&](const ResolvedPath& v) { return v.path == w.path; });
+          diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
+                               "create it at '" + *at + "', in " +
+                               (by_name ? "the writable root '" + w.path + "'"
+                                        : "'" + w.path + "', which the host's mounts show " +
+                                              "in a writable root") +
+                               ": the sandbox could make it and write what the host then " +
+                               "reads as the deny root; create it outside every writable " +
+                               "root, or remove it from filesystem.deny; refusing to run");
+          return;
+        }
+      if (kind_of(*at) != HostKind::Missing &&
+          !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
+        break;
+      at = h.created_through_link(*at, guards, loc, "deny path");
     }
-  };
-  auto deny = [&](const std::string& lexical, const ir::SourceLoc& loc) {
-    auto c = h.walked_or_refuse(lexical, guards, loc, "deny path");
-    if (!c) return;
-    const std::string* path = &c->path;
-    bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
-      return ir::path_within(w.path, *path);
-    });
-    r.deny.push_back({*path, c->kind(), loc});
-    if (r.deny.back().kind != HostKind::Missing) {
-      mask_other_names(*path, loc);
-      return;
-    }
-    // One the caller cannot look at (in a directory it may not search) may still be shown
-    // by a mount elsewhere: uid 65534's `deny: [/priv/secret]` with the host's `mount
-    // --bind /priv/secret WS/mnt` was read through `mnt` under narrowed read roots (with
-    // `/` readable the watch of `/priv` fails closed; red team A22-3). Its identity cannot
-    // be compared: masked by the table alone, as A21C-2 protects.
-    // Every name the table gives it or a part of it: with the host's `mount --bind
-    // /priv/secret/sub WS/mnt`, a name kept only where it showed the deny root itself left
-    // `mnt`, a part of it, readable (red team A22C-1).
-    struct stat st;
-    const bool unseen = !stat_without_links(*path, st) && errno == EACCES;
-    if (unseen && host.os == HostOs::Linux)
-      for (const auto& alias : mount_aliases(*path, host_mounts()))
-        r.deny.push_back({alias.name, kind_of(alias.name), loc});
-    // One outside every writable root by name is left missing (a placeholder would create
-    // it on the host) and only watched, which stops the sandbox once it made the deny root,
-    // not before it wrote there: with the host's `mount --bind /srv/data WS/mnt` and `deny:
-    // [/srv/data/secret]`, or the host's dangling `/srv/dl -> WS/new` and `deny: [/srv/dl]`
-    // (A22-1's way for a deny root), the command made `secret` (`new`) and wrote
-    // `authorized_keys` there, which the host read as the deny root's (red team A22C-2,
-    // A22C-3). Where the kernel would create it, the name itself or where a dangling link
-    // leads, lies in a writable root or another name the host's mounts give one: refused.
-    // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
-    if (!inside && !unseen) {
-      std::optional<std::string> at = *path;
-      for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
-        for (const auto& w : guards)
-          if (ir::path_within(w.path, *at)) {
-            const bool by_name =
-                std::any_of(r.write.begin(), r.write.end(),
-                            [&](const ResolvedPath& v) { return v.path == w.path; });
-            diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
-                                 "create it at '" + *at + "', in " +
-                                 (by_name ? "the writable root '" + w.path + "'"
-                                          : "'" + w.path + "', which the host's mounts show " +
-                                                "in a writable root") +
-                                 ": the sandbox could make it and write what the host then " +
-                                 "reads as the deny root; create it outside every writable " +
-                                 "root, or remove it from filesystem.deny; refusing to run");
-            return;
-          }
-        if (kind_of(*at) != HostKind::Missing &&
-            !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
-          break;
-        at = h.created_through_link(*at, guards, loc, "deny path");
-      }
-    }
-    // A missing one in a writable root gets a placeholder at its name, which another name
-    // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
-    // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
-    // wrote was left on the host at `WS/ddir` (red team A21C-5). Each such name is a deny
-    // root too, so it gets a placeholder of its own. Not for one outside every writable
-    // root: its placeholder would create it on the host, where the runner watches that it
-    // stays missing, and every run would be refused.
-    if (!inside || host.os != HostOs::Linux) return;
-    for (auto& name : missing_path_other_names(*path, host_mounts()))
-      if (std::any_of(r.write.begin(), r.write.end(),
-                      [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
-        r.deny.push_back({std::move(name), HostKind::Missing, loc});
-  };
+  }
+  // A missing one in a writable root gets a placeholder at its name, which another name
+  // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
+  // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
+  // wrote was left on the host at `WS/ddir` (red team A21C-5). Each such name is a deny
+  // root too, so it gets a placeholder of its own. Not for one outside every writable
+  // root: its placeholder would create it on the host, where the runner watches that it
+  // stays missing, and every run would be refused.
+  if (!inside || host.os != HostOs::Linux) return;
+  for (auto& name : missing_path_other_names(*path, host_mounts()))
+    if (std::any_of(r.write.begin(), r.write.end(),
+                    [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
+      r.deny.push_back({std::move(name), HostKind::Missing, loc});
+}
+
+// The policy's deny entries, walked with the guards.
+void HostResolution::deny_policy_roots() {
   for (const auto& d : policy.deny) deny(h.spelled(d.value), d.loc);
+}
+
+void HostResolution::deny_state_dir() {
   // zpolicy's own state is never reachable from a sandbox. The runner creates the
   // directory before bwrap starts, so it is masked as a directory whether or not it
   // exists yet.
@@ -1149,6 +1122,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       if (c->kind() == HostKind::Directory) mask_other_names(c->path, state_rule);
     }
   }
+}
+
+void HostResolution::expand_patterns() {
   // Patterns after the literal rules, whose walks skip what those protect or deny.
   // A pattern's walk that meets a host link leading nowhere yet asks where the kernel would
   // create what it leads to, as a literal deny root or protected path spelled through it is
@@ -1170,13 +1146,14 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, guards, binding, diags))
     for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
-  // A linked worktree's git directory names, in `commondir`, the directory whose config
-  // and hooks git reads for it: protected too, wherever it lies, also when it is no
-  // repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
-  // the list, and a common directory may name another; one already protected is skipped,
-  // so a cycle ends.
-  ProtectedIndex protected_index(r.protect);
-  std::set<std::string> commondir_judged;
+}
+
+// A linked worktree's git directory names, in `commondir`, the directory whose config
+// and hooks git reads for it: protected too, wherever it lies, also when it is no
+// repository by itself (no HEAD; red team A12-4). By index: protecting one appends to
+// the list, and a common directory may name another; one already protected is skipped,
+// so a cycle ends.
+void HostResolution::protect_common_directories() {
   for (size_t i = 0; i < r.protect.size(); ++i) {
     if (r.protect[i].kind != HostKind::Directory) continue;
     commondir_judged.insert(r.protect[i].path);
@@ -1198,384 +1175,39 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                                           "/commondir'");
     if (c && !protected_index.contains(c->path)) protect_absolute(*common, loc, false);
   }
-  // What a protected git directory's configuration names in a writable root is as good as
-  // its config: the host's next git command runs the hooks in core.hooksPath, reads the
-  // included files as config and runs the commands its values name (red team A13-3).
-  // Each such file or directory is protected too (a placeholder when missing); a config
-  // zpolicy cannot read soundly refuses the run. By index: linked worktrees' git
-  // directories join the list. "In a writable root" is judged below by the guards, every
-  // name the host's mounts give a writable root too: with `mount --bind /srv/data WS/mnt`,
-  // a `core.hooksPath` of `/srv/data/hooks` through a link planted there was followed, and
-  // the command replaced the link by hooks of its own (red team A21C-4).
-  std::vector<std::string> gitdirs;
-  for (const auto& p : r.protect)
-    if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
-  std::set<std::string> read_gitdirs;
-  // A symlink in a writable root on the way refuses, as for every protected path, saying
-  // why here: the sandbox can re-point it, and a virtual environment's interpreter
-  // (`.venv/bin/python`, a symlink) loads code from the environment, which it can write
-  // too (red team A14B-7).
-  const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc,
-                                         const std::string& named_by) -> std::optional<std::string> {
-    const Canonical c = HostResolver::canonicalize(lexical, guards);
-    if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
-      return h.canonical_or_refuse(lexical, guards, loc, named_by + " names");
-    diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
-                         c.at + "' in a writable root: the sandbox could re-point it, and git " +
-                         "on the host would run or read what it chose (an interpreter of a " +
-                         "virtual environment in the workspace also loads code the sandbox " +
-                         "can write); name a path outside every writable root (the link's " +
-                         "target), or run that git command outside the sandbox; refusing to run");
-    return std::nullopt;
+}
+
+// Every git directory among the protected paths, and each one it leads to, read for what
+// git would run or read from a writable root (git_directories.hpp). After the common
+// directories: a git directory's `commondir` that pass judged is not refused again.
+void HostResolution::protect_git_directories() {
+  const HostWalks walks{
+      [](const std::string& lexical, const std::vector<ResolvedPath>& guarded) {
+        return HostResolver::canonicalize(lexical, guarded);
+      },
+      [this](const std::string& lexical, const std::vector<ResolvedPath>& guarded,
+             const ir::SourceLoc& loc, const std::string& what) {
+        return h.walked_or_refuse(lexical, guarded, loc, what);
+      },
+      [this](const std::string& lexical, const std::vector<ResolvedPath>& guarded,
+             const ir::SourceLoc& loc, const std::string& what) {
+        return h.canonical_or_refuse(lexical, guarded, loc, what);
+      },
+      [this](const std::string& path, const std::vector<ResolvedPath>& guarded,
+             const ir::SourceLoc& loc, const std::string& what) {
+        return h.created_through_links(path, guarded, loc, what);
+      },
+      [this](const std::string& gitdir) { return h.pointer_worktrees(gitdir); },
   };
-  const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
-    diags.error(loc, why + "; refusing to run");
-  };
-  GitConfigReads git_reads;
-  const std::vector<std::string> global_git_configs = git_config_files_outside(host.home);
-  for (size_t i = 0; i < gitdirs.size(); ++i) {
-    // Past the bound over every git directory the run is refused once; reading more of
-    // them would only repeat that.
-    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll ||
-        git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
-      break;
-    const std::string dir = gitdirs[i];
-    if (!read_gitdirs.insert(dir).second) continue;
-    // The system and global files first, as git reads them before the repository's own
-    // (red team R18-6): a relative core.hooksPath there resolves against each worktree
-    // top, and an include there may name a file in a writable root.
-    GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
-    src.files.push_back(dir + "/config");
-    src.files.push_back(dir + "/config.worktree");
-    // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
-    // one string, and the worktrees below it are read once.
-    std::string common = dir;
-    // With the guards, as above (A22C-7); one a protected path's loop above judged already.
-    const CommonDir named_common = commondir_named_by(dir);
-    // A symlinked `commondir` refuses here too, in the git directories no protected path
-    // names (a remote's repository, a linked worktree's or a submodule's git directory):
-    // git reads the common directory's name through it. With the host's
-    // `/srv/repo.git/commondir -> WS/cd`, the command wrote `WS/evil` into `cd` and made
-    // `evil` a bare repository with a post-receive hook, and the host's `git push origin`
-    // ran it (red team A23-1).
-    if (named_common.link && !commondir_judged.contains(dir)) {
-      diags.error({dir + "/commondir", 0, 0},
-                  "'" + dir + "/commondir' is a symlink: git reads the common directory's " +
-                      "name through it, from a file that may lie in a writable root; " +
-                      "refusing to run");
-      continue;
-    }
-    if (const auto& named = named_common.path) {
-      const Canonical c = HostResolver::canonicalize(*named, guards);
-      if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
-        if (!protected_index.contains(dir))
-          h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
-                             "common git directory named by '" + dir + "/commondir'");
-        continue;
-      }
-      // One spelled from a dangling link is made where the link leads: a remote's
-      // repository `/srv/repo.git` whose `commondir` names `/srv/h/common`, with the host's
-      // `/srv/h -> WS/l`, got placeholders at `l/common/config` only; the command made
-      // `objects`, `refs` and `hooks/post-receive` there, and the host's `git push` ran the
-      // hook (red team A22E-3). A common directory that does not exist is no git
-      // directory git can use yet: refused where the sandbox could make it.
-      if (c.stop == Canonical::Stop::None && !c.complete) {
-        const std::string what = "common git directory named by '" + dir + "/commondir'";
-        const ir::SourceLoc at{dir + "/commondir", 0, 0};
-        bool made_writable = false;
-        for (const auto& made : h.created_through_links(c.path, guards, at, what))
-          if (std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
-                return ir::path_within(w.path, made);
-              })) {
-            diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
-                                "create it at '" + made + "', in a writable root: the " +
-                                "sandbox could make it, and git would run its hooks and " +
-                                "read its config; refusing to run");
-            made_writable = true;
-            break;
-          }
-        if (made_writable) continue;
-      }
-      common = c.stop == Canonical::Stop::None ? c.path : *named;
-    }
-    if (common != dir) {
-      src.files.push_back(common + "/config");
-      src.files.push_back(common + "/config.worktree");
-    }
-    auto protect_git_target = [&](const std::string& path, const ir::SourceLoc& loc) {
-      if (!protected_index.covers(path)) protect_absolute(path, loc, true);
-    };
-    // A local repository a remote URL names (red team A14B-4): git's fetch and push run
-    // upload-pack or receive-pack there, with its config, and receive-pack its hooks. The
-    // names git's enter_repo tries are protected in a writable root up to the first that
-    // is a git directory or a `.git` pointer (so the sandbox cannot make an earlier one
-    // win, nor change the one found), and that git directory is read in turn, as a
-    // protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
-    // root it refuses.
-    auto writable = [&](const std::string& path) {
-      return std::any_of(guards.begin(), guards.end(),
-                         [&](const ResolvedPath& w) { return ir::path_within(w.path, path); });
-    };
-    auto protect_repository = [&](const GitConfigTarget& t, std::vector<std::string>& dirs) {
-      if (t.url_prefix) {
-        // Walked with the guards, and a dangling link taken for where the base would be
-        // made: a base through the host's `/srv/h -> WS/l`, `l` a link an earlier run
-        // planted to a directory outside, was judged by that directory, and the command
-        // replaced the link by a bare repository whose post-receive hook the host's `git
-        // push` ran (red team A22-5); with `l` missing, the command made it.
-        const std::string what = t.named_by + " rewrites URLs to the local path";
-        const Canonical c = HostResolver::canonicalize(t.path, guards);
-        if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
-          diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
-                                 c.at + "' in a writable root: the sandbox could re-point it " +
-                                 "at a repository of its own, whose upload-pack, receive-pack " +
-                                 "and hooks git would run; rewrite to a path outside every " +
-                                 "writable root; refusing to run");
-          return;
-        }
-        // One the walk cannot resolve names what the sandbox makes of it: `/srv/h/../h/` with
-        // the host's dangling `/srv/h -> WS/l` ('..' below a missing target) was judged by
-        // its spelling, and once the command made `l`, the kernel took `..` to the workspace
-        // and the host's `git push` ran the hook of the sandbox's `WS/h/repo.git` (red team
-        // A22C-6). More links than the kernel follows are no better.
-        if (c.stop != Canonical::Stop::None) {
-          diags.error(t.loc, what + " '" + t.path + "', which " +
-                                 (c.stop == Canonical::Stop::DotDotBelowMissing
-                                      ? "has '..' below '" + c.at + "', which does not exist"
-                                      : "crosses more symlinks than the kernel follows") +
-                                 ": what it names once that changes is unknown, and may be a " +
-                                 "repository the sandbox made, whose upload-pack, receive-pack " +
-                                 "and hooks git would run; rewrite to a canonical path outside " +
-                                 "every writable root; refusing to run");
-          return;
-        }
-        std::vector<std::string> bases{c.path};
-        if (!c.complete)
-          for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
-            bases.push_back(std::move(made));
-        for (const auto& base : bases)
-          for (const auto& w : guards)
-            if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
-              diags.error(t.loc, what + " '" + t.path +
-                                     "', and with the rest of each URL it names a repository " +
-                                     "the writable root '" + w.path + "' may hold, whose " +
-                                     "upload-pack, receive-pack and hooks git would run; " +
-                                     "rewrite to a path outside every writable root; refusing " +
-                                     "to run");
-              return;
-            }
-        return;
-      }
-      // The names up to the first git directory or pointer; that one is the repository.
-      std::vector<std::string> names;
-      std::optional<std::string> gitdir;
-      for (const auto& name : enter_repo_candidates(t.path)) {
-        const auto walked =
-            h.walked_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
-        if (!walked) return;
-        const std::string* c = &walked->path;
-        names.push_back(*c);
-        // What the walk found, links followed: a name spelled from a dangling link is none,
-        // but the sandbox may make where it leads: `remote.origin.url = /srv/h/repo.git`
-        // with the host's dangling `/srv/h -> WS/l` protected nothing, the command made
-        // `l/repo.git` with a post-receive hook, and the host's `git push origin` ran it
-        // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22-5
-        // refuses such a rewrite base: a remote that does not exist yet, named through the
-        // host's link into a writable root, is the sandbox's to make.
-        if (!walked->complete) {
-          for (const auto& made :
-               h.created_through_links(*c, guards, t.loc, t.named_by + " names the repository"))
-            if (writable(made)) {
-              diags.error(t.loc,
-                          t.named_by + " names the repository '" + name +
-                              "', which does not exist, and the kernel would create it at '" +
-                              made + "', in a writable root: the sandbox could make it, " +
-                              "and git would run its upload-pack, receive-pack and hooks; " +
-                              "name a repository outside every writable root; refusing to run");
-              return;
-            }
-          continue;
-        }
-        if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
-          gitdir = *c;
-          break;
-        }
-        if (S_ISREG(walked->mode)) {
-          const auto named = gitdir_named_by(*c);
-          if (!named) break;
-          const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
-          gitdir = h.canonical_or_refuse(*named, guards, t.loc, what);
-          if (!gitdir) return;
-          // One spelled from a dangling link is made where the link leads: with the host's
-          // `/srv/repo/.git` naming `/srv/h/gd` and `/srv/h -> WS/l`, only `l/gd/config`
-          // got a placeholder; the command made `HEAD`, `objects`, `refs` and
-          // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
-          // once the run removed the placeholder (red team A22E-2).
-          for (const auto& made : h.created_through_links(*gitdir, guards, t.loc, what))
-            if (writable(made)) {
-              diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
-                                     "would create it at '" + made + "', in a writable root: " +
-                                     "the sandbox could make it, and git would run its " +
-                                     "upload-pack, receive-pack and hooks; name a git " +
-                                     "directory outside every writable root; refusing to run");
-              return;
-            }
-          if (writable(*c)) protect_git_target(*c, t.loc);
-          break;
-        }
-      }
-      if (gitdir) {
-        if (writable(*gitdir)) protect_git_target(*gitdir, t.loc);
-        dirs.push_back(*gitdir);
-      }
-      // Outermost first (`P` before `P/.git`), so that a name inside one protected already
-      // gets no placeholder of its own.
-      for (auto it = names.rbegin(); it != names.rend(); ++it)
-        if (writable(*it)) protect_git_target(*it, t.loc);
-    };
-    // Every fixed name git reads or runs in a git directory is looked at with lstat and
-    // canonicalized as any protected path (red team A14B-1): one that is a symlink names
-    // another directory, protected as a whole; one behind a symlink in a writable root
-    // refuses the run.
-    auto fixed_name = [&](const std::string& lexical,
-                          const std::string& what) -> std::optional<std::string> {
-      const ir::SourceLoc at{lexical, 0, 0};
-      auto c = h.canonical_or_refuse(lexical, guards, at, what);
-      if (!c) return c;
-      // A dangling link is spelled from the link itself: what git would create or run
-      // through it is unknown.
-      if (struct stat st; stat_without_links(*c, st) && S_ISLNK(st.st_mode)) {
-        diags.error(at, what + " '" + lexical + "' reaches the dangling symlink '" + *c +
-                            "': what git would find through it is unknown; refusing to run");
-        return std::nullopt;
-      }
-      if (*c != lexical) protect_git_target(*c, at);
-      return c;
-    };
-    for (const auto& admin : linked_worktree_admin_dirs(common))
-      if (const auto c = fixed_name(admin, "linked worktree's git directory");
-          c && has_git_head(*c))
-        gitdirs.push_back(*c);
-    if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
-      src.tops.push_back(dir.substr(0, dir.size() - 5));
-    if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
-    for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
-    // A bare repository runs its hooks and commands in the git directory itself.
-    if (src.tops.empty()) src.tops.push_back(dir);
-    std::vector<GitConfigTarget> hook_dirs;
-    if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
-      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
-    // The other fixed names whose content makes git run code: the legacy remotes files
-    // (`remotes/<r>`, `branches/<r>`: a URL whose receive-pack hooks `git push` runs) and
-    // the submodules' git directories (`modules/<name>`, which `git submodule update`
-    // takes over as they are, hooks and config). With the host's `.git/remotes ->
-    // ../.remotes`, the command wrote `.remotes/origin` naming a repository of its own and
-    // the host's `git push origin` ran its post-receive hook; with `.git/modules ->
-    // ../.mods`, it made `.mods/sub` and the host's `git submodule update --init` ran its
-    // post-checkout hook (red team A22F-1).
-    for (const char* name : {"/remotes", "/branches"})
-      fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
-    // Each submodule's git directory below `modules` (`modules/<name>`, a name may hold
-    // '/'), populated or not, is one the host's `git submodule update` takes over with its
-    // hooks and config: read as every git directory here, and a symlink on the way to it
-    // judged as `modules` is. With the host's `.git/modules/sub -> ../../.msub`, or a
-    // deinitialized `sub` whose git directory's `hooks` or `config` the host linked into
-    // the workspace, the command made a git directory or wrote hooks there, and the host's
-    // `git submodule update --init` ran its post-checkout hook (red team A23-3).
-    if (const auto modules = fixed_name(common + "/modules", "git's 'modules' directory")) {
-      std::vector<std::string> pending{*modules};
-      std::set<std::string> listed;
-      size_t entries = 0;
-      while (!pending.empty()) {
-        const std::string at = std::move(pending.back());
-        pending.pop_back();
-        if (!listed.insert(at).second) continue;
-        std::vector<std::string> names;
-        if (DIR* d = opendir(at.c_str())) {
-          while (const dirent* e = readdir(d))
-            if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
-              names.emplace_back(e->d_name);
-          closedir(d);
-        }
-        std::sort(names.begin(), names.end());
-        for (const auto& name : names) {
-          if (++entries > kMaxSubmoduleEntries) {
-            diags.error({*modules, 0, 0},
-                        "git's 'modules' directory '" + *modules + "' holds more than " +
-                            std::to_string(kMaxSubmoduleEntries) +
-                            " entries on the way to its submodules' git directories, which "
-                            "zpolicy reads as every git directory; refusing to run");
-            pending.clear();
-            break;
-          }
-          std::string path = at + "/" + name;
-          struct stat st;
-          if (!stat_without_links(path, st) || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
-            continue;
-          if (S_ISLNK(st.st_mode)) {
-            auto c = fixed_name(path, "submodule git directory");
-            if (!c || kind_of(*c) != HostKind::Directory) continue;
-            path = std::move(*c);
-          }
-          if (has_git_head(path))
-            gitdirs.push_back(std::move(path));
-          else
-            pending.push_back(std::move(path));
-        }
-      }
-    }
-    for (const auto& t : git_config_targets(src, host.home, git_canonical, git_refusal, git_reads)) {
-      if (t.repository) {
-        protect_repository(t, gitdirs);
-        continue;
-      }
-      if (t.script && std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
-            return ir::path_within(w.path, t.path);
-          })) {
-        diags.error(t.loc, t.named_by + " runs the script '" + t.path +
-                               "' with an interpreter (named in the command or by the "
-                               "script's '#!' line), which loads code next to it or from the "
-                               "directory git runs it in, in the writable root; move the script "
-                               "outside every writable root, or run the command outside the "
-                               "sandbox; refusing to run");
-        continue;
-      }
-      protect_git_target(t.path, t.loc);
-      if (t.hooks) hook_dirs.push_back(t);
-    }
-    // A hook that is a symlink runs what it points at (`pre-commit ->
-    // ../../scripts/pre-commit`): the link is protected with its directory, its target is
-    // protected too.
-    for (const auto& hooks : hook_dirs) {
-      const DirLinks links = symlinks_in(hooks.path);
-      if (links.unreadable)
-        diags.error(hooks.loc, "git runs the hooks in '" + hooks.path + "', and zpolicy cannot " +
-                                   "read '" + *links.unreadable + "' to see what they are; " +
-                                   "make it readable by the user running zpolicy; refusing to run");
-      for (const auto& link : links.links) {
-        const std::string named =
-            link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
-        const auto c = h.canonical_or_refuse(named, guards, hooks.loc,
-                                             "target of the git hook '" + link.path + "'");
-        if (!c) continue;
-        // A linked hook whose `#!` interpreter loads code next to it, as a command's
-        // script (red team A15-G4).
-        const auto line = first_line_of(*c);
-        const auto shebang = line ? shebang_of(*line) : std::nullopt;
-        if (shebang && shebang->loads_code_by_name &&
-            std::any_of(guards.begin(), guards.end(),
-                        [&](const ResolvedPath& w) { return ir::path_within(w.path, *c); })) {
-          diags.error(hooks.loc, "the git hook '" + link.path + "' runs the script '" + *c +
-                                     "' with its '#!' interpreter, which loads code next to "
-                                     "it, in the writable root; move the script outside every "
-                                     "writable root, or run the command outside the sandbox; "
-                                     "refusing to run");
-          continue;
-        }
-        protect_git_target(*c, hooks.loc);
-      }
-    }
-  }
+  const std::function<void(const std::string&, const ir::SourceLoc&, bool)> protect_path =
+      [this](const std::string& path, const ir::SourceLoc& loc, bool canonical) {
+        protect_absolute(path, loc, canonical);
+      };
+  compiler::protect_git_directories(r.protect, {walks, guards, protect_path, protected_index,
+                                                commondir_judged, host.home, diags});
+}
+
+void HostResolution::protect_mount_aliases() {
   // The other names the host's own mounts give an existing protected path or a part of it
   // (`mount --bind .git/hooks hooks`) are ways to it: each one in a writable root is protected too,
   // as the deny roots' are masked (red team A11-6). So are those of a protected path no
@@ -1590,7 +1222,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     std::vector<ResolvedPath> looked_up = protected_outside;
     for (const auto& p : r.protect)
       if (p.kind == HostKind::Missing) looked_up.push_back(p);
-    auto unprotected = [&r](const std::string& name) {
+    auto unprotected = [this](const std::string& name) {
       return std::none_of(r.protect.begin(), r.protect.end(),
                           [&](const ResolvedPath& q) { return q.path == name; });
     };
@@ -1621,17 +1253,18 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
         if (same_object_or_unseen(original, name)) protect_absolute(name, p.loc, true);
     }
   }
-  // After every protected path is known, patterns' matches and mount aliases included.
-  protect_hard_links_and_special_files(r, diags);
-  drop_masked(r, host.workspace);
-  refuse_pins_over_budget(r, diags);
-  add_pins(r);
-  for (auto& p : r.pin) p.kind = kind_of(p.path);
+}
+
+void HostResolution::record_identities() {
   // Last, so that every check above looked at these objects or earlier ones; the runner
   // binds nothing but them.
   for (auto* list : {&r.read, &r.write, &r.pin, &r.protect, &r.deny})
     for (auto& p : *list)
       if (p.kind != HostKind::Missing) p.identity = identity_of(p.path, &p.links);
+}
+
+// A `${WORKSPACE}` writable root still names the workspace the caller resolved.
+void HostResolution::refuse_swapped_workspace() {
   for (const auto& loc : workspace_rules) {
     auto w = std::find_if(r.write.begin(), r.write.end(),
                           [&](const ResolvedPath& p) { return p.path == host.workspace; });
@@ -1640,6 +1273,9 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
                            "' changed while the policy was resolved (replaced or swapped for a "
                            "symlink); refusing to run");
   }
+}
+
+void HostResolution::refuse_line_breaks() {
   // The artifacts hold one path per line (bwrap.args, bwrap.fds): a host name with a line
   // break in it, a workspace's or one the host's mount table gives a deny root, cannot be
   // written down faithfully. Refused here, naming the name once with the first rule that
@@ -1658,13 +1294,46 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
     for (const auto& p : *list) refuse_line_break(p.path, p.loc);
   for (const auto& l : r.read_links) refuse_line_break(l.link, l.loc);
   refuse_line_break(r.cwd, {"<working directory>"});
+}
+
+void HostResolution::sort_in_bind_order() {
   sort_by_depth(r.read);
   sort_by_depth(r.write);
   sort_by_depth(r.pin);
   sort_by_depth(r.protect);
   sort_by_depth(r.deny);
+}
+
+}  // namespace
+
+std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
+                                             const HostFacts& host, ir::Diagnostics& diags) {
+  HostResolution s(policy, mode, host, diags);
+  s.bind_readable_roots();
+  if (mode == ir::Mode::WorkspaceWrite) {
+    s.bind_writable_roots();
+    s.gather_guards();
+    s.protect_policy_paths();
+  }
+  s.refuse_links_planted_on_readable_roots();
+  s.deny_policy_roots();
+  s.deny_state_dir();
+  s.expand_patterns();
+  s.protect_common_directories();
+  s.protect_git_directories();
+  s.protect_mount_aliases();
+  // After every protected path is known, patterns' matches and mount aliases included.
+  protect_hard_links_and_special_files(s.r, diags);
+  drop_masked(s.r, host.workspace);
+  refuse_pins_over_budget(s.r, diags);
+  add_pins(s.r);
+  for (auto& p : s.r.pin) p.kind = kind_of(p.path);
+  s.record_identities();
+  s.refuse_swapped_workspace();
+  s.refuse_line_breaks();
+  s.sort_in_bind_order();
   if (diags.has_errors()) return std::nullopt;
-  return r;
+  return std::move(s.r);
 }
 
 std::vector<ir::ResolvedPath*> placeholder_candidates(ir::Resolved& r) {

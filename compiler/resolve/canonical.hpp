@@ -1,0 +1,31 @@
+#pragma once
+
+#include <sys/stat.h>
+
+#include <string>
+
+#include "ir/resolved.hpp"
+
+namespace zpolicy::compiler {
+
+// Where canonicalization had to stop: the path crosses a symlink inside a writable root
+// (the sandbox could re-point it), has '..' below a component that does not exist, or
+// crosses more symlinks than the kernel follows in one lookup (which would fail with
+// ELOOP; past that count the walk judges no link, so it names nothing it could vouch for).
+struct Canonical {
+  enum class Stop { None, SymlinkInWritableRoot, DotDotBelowMissing, TooManyLinks };
+  std::string path;
+  Stop stop = Stop::None;
+  std::string at;         // the symlink, or the missing component
+  bool complete = false;  // every component of `path` exists (the walk ended on it)
+  mode_t mode = 0;        // when complete, the st_mode of what the walk ended on
+
+  // What the walk found at `path`, links followed: the only judge of a root's existence
+  // and kind (red team A21B-4; no second lookup by name).
+  ir::HostKind kind() const {
+    if (!complete) return ir::HostKind::Missing;
+    return S_ISDIR(mode) ? ir::HostKind::Directory : ir::HostKind::File;
+  }
+};
+
+}  // namespace zpolicy::compiler

@@ -1,0 +1,501 @@
+#include "compiler/resolve/git_directories.hpp"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string_view>
+
+#include "compiler/resolve/git_command_words.hpp"
+#include "compiler/resolve/git_config_targets.hpp"
+#include "compiler/resolve/gitdir.hpp"
+#include "compiler/resolve/link_free_stat.hpp"
+
+namespace zpolicy::compiler {
+namespace {
+
+using ir::HostKind;
+using ir::ResolvedPath;
+
+// Entries looked at below a git directory's `modules` on the way to the submodules' git
+// directories (each a name's components; a git directory found is not listed further).
+constexpr size_t kMaxSubmoduleEntries = 4096;
+
+// The configuration files git reads for every repository of this user, in git's order:
+// the system file (and the one GIT_CONFIG_SYSTEM names), $XDG_CONFIG_HOME/git/config or
+// ~/.config/git/config, ~/.gitconfig (and the one GIT_CONFIG_GLOBAL names). Each one the
+// host's git may read is listed, also where git would skip it (GIT_CONFIG_NOSYSTEM): more,
+// never less. Missing files are skipped by the reader, as by git.
+std::vector<std::string> git_config_files_outside(const std::string& home) {
+  std::vector<std::string> files{"/etc/gitconfig"};
+  // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
+  // in test harnesses and CI): empty to git, and no regular file the reader would take.
+  auto absolute_env = [](const char* name) -> std::optional<std::string> {
+    const char* v = std::getenv(name);
+    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
+                                                                   : std::nullopt;
+  };
+  if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
+  if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");
+  if (!home.empty() && home[0] == '/') {
+    const std::string base = home == "/" ? "" : home;
+    files.push_back(base + "/.config/git/config");
+    files.push_back(base + "/.gitconfig");
+  }
+  if (auto global = absolute_env("GIT_CONFIG_GLOBAL")) files.push_back(*global);
+  std::vector<std::string> once;
+  for (auto& f : files)
+    if (std::find(once.begin(), once.end(), f) == once.end()) once.push_back(std::move(f));
+  return once;
+}
+
+// The walk's state: what the resolver gave it (GitDirectoryWalk), under the names its code
+// uses, and the git directories found so far.
+struct GitDirectories {
+  explicit GitDirectories(const GitDirectoryWalk& walk)
+      : walk(walk),
+        h(walk.h),
+        guards(walk.guards),
+        protect_absolute(walk.protect_absolute),
+        protected_index(walk.protected_index),
+        commondir_judged(walk.commondir_judged),
+        diags(walk.diags) {}
+
+  void read(const std::vector<ResolvedPath>& protected_paths);
+  std::optional<std::string> common_directory(const std::string& dir);
+  void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
+  bool writable(const std::string& path) const;
+  void protect_repository(const GitConfigTarget& t, std::vector<std::string>& dirs);
+  void judge_rewrite_base(const GitConfigTarget& t);
+  std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
+  void read_submodule_git_directories(const std::string& common);
+  void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
+
+  const GitDirectoryWalk& walk;
+  const HostWalks& h;
+  const std::vector<ResolvedPath>& guards;
+  const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute;
+  ProtectedIndex& protected_index;
+  const std::set<std::string>& commondir_judged;
+  ir::Diagnostics& diags;
+  // The git directories to read, in the order found: read() and the walks it calls
+  // append to it.
+  std::vector<std::string> gitdirs;
+};
+
+void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
+  // What a protected git directory's configuration names in a writable root is as good as
+  // its config: the host's next git command runs the hooks in core.hooksPath, reads the
+  // included files as config and runs the commands its values name (red team A13-3).
+  // Each such file or directory is protected too (a placeholder when missing); a config
+  // zpolicy cannot read soundly refuses the run. By index: linked worktrees' git
+  // directories join the list. "In a writable root" is judged below by the guards, every
+  // name the host's mounts give a writable root too: with `mount --bind /srv/data WS/mnt`,
+  // a `core.hooksPath` of `/srv/data/hooks` through a link planted there was followed, and
+  // the command replaced the link by hooks of its own (red team A21C-4).
+  for (const auto& p : protected_paths)
+    if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
+  std::set<std::string> read_gitdirs;
+  // A symlink in a writable root on the way refuses, as for every protected path, saying
+  // why here: the sandbox can re-point it, and a virtual environment's interpreter
+  // (`.venv/bin/python`, a symlink) loads code from the environment, which it can write
+  // too (red team A14B-7).
+  const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc,
+                                         const std::string& named_by) -> std::optional<std::string> {
+    const Canonical c = h.canonicalize(lexical, guards);
+    if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
+      return h.canonical_or_refuse(lexical, guards, loc, named_by + " names");
+    diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
+                         c.at + "' in a writable root: the sandbox could re-point it, and git " +
+                         "on the host would run or read what it chose (an interpreter of a " +
+                         "virtual environment in the workspace also loads code the sandbox " +
+                         "can write); name a path outside every writable root (the link's " +
+                         "target), or run that git command outside the sandbox; refusing to run");
+    return std::nullopt;
+  };
+  const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
+    diags.error(loc, why + "; refusing to run");
+  };
+  GitConfigReads git_reads;
+  const std::vector<std::string> global_git_configs = git_config_files_outside(walk.home);
+  for (size_t i = 0; i < gitdirs.size(); ++i) {
+    // Past the bound over every git directory the run is refused once; reading more of
+    // them would only repeat that.
+    if (git_reads.reads > kGitConfigMaxReadsInAll || git_reads.bytes > kGitConfigMaxBytesInAll ||
+        git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
+      break;
+    const std::string dir = gitdirs[i];
+    if (!read_gitdirs.insert(dir).second) continue;
+    // The system and global files first, as git reads them before the repository's own
+    // (red team R18-6): a relative core.hooksPath there resolves against each worktree
+    // top, and an include there may name a file in a writable root.
+    GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
+    src.files.push_back(dir + "/config");
+    src.files.push_back(dir + "/config.worktree");
+    const std::optional<std::string> common_dir = common_directory(dir);
+    if (!common_dir) continue;
+    const std::string& common = *common_dir;
+    if (common != dir) {
+      src.files.push_back(common + "/config");
+      src.files.push_back(common + "/config.worktree");
+    }
+    for (const auto& admin : linked_worktree_admin_dirs(common))
+      if (const auto c = fixed_name(admin, "linked worktree's git directory");
+          c && has_git_head(*c))
+        gitdirs.push_back(*c);
+    if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
+      src.tops.push_back(dir.substr(0, dir.size() - 5));
+    if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
+    for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
+    // A bare repository runs its hooks and commands in the git directory itself.
+    if (src.tops.empty()) src.tops.push_back(dir);
+    std::vector<GitConfigTarget> hook_dirs;
+    if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
+      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
+    // The other fixed names whose content makes git run code: the legacy remotes files
+    // (`remotes/<r>`, `branches/<r>`: a URL whose receive-pack hooks `git push` runs) and
+    // the submodules' git directories (`modules/<name>`, which `git submodule update`
+    // takes over as they are, hooks and config). With the host's `.git/remotes ->
+    // ../.remotes`, the command wrote `.remotes/origin` naming a repository of its own and
+    // the host's `git push origin` ran its post-receive hook; with `.git/modules ->
+    // ../.mods`, it made `.mods/sub` and the host's `git submodule update --init` ran its
+    // post-checkout hook (red team A22F-1).
+    for (const char* name : {"/remotes", "/branches"})
+      fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
+    read_submodule_git_directories(common);
+    for (const auto& t : git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads)) {
+      if (t.repository) {
+        protect_repository(t, gitdirs);
+        continue;
+      }
+      if (t.script && std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
+            return ir::path_within(w.path, t.path);
+          })) {
+        diags.error(t.loc, t.named_by + " runs the script '" + t.path +
+                               "' with an interpreter (named in the command or by the "
+                               "script's '#!' line), which loads code next to it or from the "
+                               "directory git runs it in, in the writable root; move the script "
+                               "outside every writable root, or run the command outside the "
+                               "sandbox; refusing to run");
+        continue;
+      }
+      protect_git_target(t.path, t.loc);
+      if (t.hooks) hook_dirs.push_back(t);
+    }
+    protect_linked_hooks(hook_dirs);
+  }
+}
+
+// The common directory of the git directory `dir` (`dir` itself when it names none); none
+// when it refused, and `dir` is not read.
+std::optional<std::string> GitDirectories::common_directory(const std::string& dir) {
+  // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
+  // one string, and the worktrees below it are read once.
+  std::string common = dir;
+  // With the guards, as above (A22C-7); one a protected path's loop above judged already.
+  const CommonDir named_common = commondir_named_by(dir);
+  // A symlinked `commondir` refuses here too, in the git directories no protected path
+  // names (a remote's repository, a linked worktree's or a submodule's git directory):
+  // git reads the common directory's name through it. With the host's
+  // `/srv/repo.git/commondir -> WS/cd`, the command wrote `WS/evil` into `cd` and made
+  // `evil` a bare repository with a post-receive hook, and the host's `git push origin`
+  // ran it (red team A23-1).
+  if (named_common.link && !commondir_judged.contains(dir)) {
+    diags.error({dir + "/commondir", 0, 0},
+                "'" + dir + "/commondir' is a symlink: git reads the common directory's " +
+                    "name through it, from a file that may lie in a writable root; " +
+                    "refusing to run");
+    return std::nullopt;
+  }
+  if (const auto& named = named_common.path) {
+    const Canonical c = h.canonicalize(*named, guards);
+    if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+      if (!protected_index.contains(dir))
+        h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
+                           "common git directory named by '" + dir + "/commondir'");
+      return std::nullopt;
+    }
+    // One spelled from a dangling link is made where the link leads: a remote's
+    // repository `/srv/repo.git` whose `commondir` names `/srv/h/common`, with the host's
+    // `/srv/h -> WS/l`, got placeholders at `l/common/config` only; the command made
+    // `objects`, `refs` and `hooks/post-receive` there, and the host's `git push` ran the
+    // hook (red team A22E-3). A common directory that does not exist is no git
+    // directory git can use yet: refused where the sandbox could make it.
+    if (c.stop == Canonical::Stop::None && !c.complete) {
+      const std::string what = "common git directory named by '" + dir + "/commondir'";
+      const ir::SourceLoc at{dir + "/commondir", 0, 0};
+      bool made_writable = false;
+      for (const auto& made : h.created_through_links(c.path, guards, at, what))
+        if (std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
+              return ir::path_within(w.path, made);
+            })) {
+          diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
+                              "create it at '" + made + "', in a writable root: the " +
+                              "sandbox could make it, and git would run its hooks and " +
+                              "read its config; refusing to run");
+          made_writable = true;
+          break;
+        }
+      if (made_writable) return std::nullopt;
+    }
+    common = c.stop == Canonical::Stop::None ? c.path : *named;
+  }
+  return common;
+}
+
+void GitDirectories::protect_git_target(const std::string& path, const ir::SourceLoc& loc) {
+  if (!protected_index.covers(path)) protect_absolute(path, loc, true);
+}
+
+// Whether `path` lies in a guard: a writable root, or another name the host's mounts give one.
+bool GitDirectories::writable(const std::string& path) const {
+  return std::any_of(guards.begin(), guards.end(),
+                     [&](const ResolvedPath& w) { return ir::path_within(w.path, path); });
+}
+
+// A URL rewrite's base, only the start of a path: in a writable root it refuses.
+void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
+  // Walked with the guards, and a dangling link taken for where the base would be
+  // made: a base through the host's `/srv/h -> WS/l`, `l` a link an earlier run
+  // planted to a directory outside, was judged by that directory, and the command
+  // replaced the link by a bare repository whose post-receive hook the host's `git
+  // push` ran (red team A22-5); with `l` missing, the command made it.
+  const std::string what = t.named_by + " rewrites URLs to the local path";
+  const Canonical c = h.canonicalize(t.path, guards);
+  if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+    diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
+                           c.at + "' in a writable root: the sandbox could re-point it " +
+                           "at a repository of its own, whose upload-pack, receive-pack " +
+                           "and hooks git would run; rewrite to a path outside every " +
+                           "writable root; refusing to run");
+    return;
+  }
+  // One the walk cannot resolve names what the sandbox makes of it: `/srv/h/../h/` with
+  // the host's dangling `/srv/h -> WS/l` ('..' below a missing target) was judged by
+  // its spelling, and once the command made `l`, the kernel took `..` to the workspace
+  // and the host's `git push` ran the hook of the sandbox's `WS/h/repo.git` (red team
+  // A22C-6). More links than the kernel follows are no better.
+  if (c.stop != Canonical::Stop::None) {
+    diags.error(t.loc, what + " '" + t.path + "', which " +
+                           (c.stop == Canonical::Stop::DotDotBelowMissing
+                                ? "has '..' below '" + c.at + "', which does not exist"
+                                : "crosses more symlinks than the kernel follows") +
+                           ": what it names once that changes is unknown, and may be a " +
+                           "repository the sandbox made, whose upload-pack, receive-pack " +
+                           "and hooks git would run; rewrite to a canonical path outside " +
+                           "every writable root; refusing to run");
+    return;
+  }
+  std::vector<std::string> bases{c.path};
+  if (!c.complete)
+    for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
+      bases.push_back(std::move(made));
+  for (const auto& base : bases)
+    for (const auto& w : guards)
+      if (w.path.rfind(base, 0) == 0 || ir::path_within(w.path, base)) {
+        diags.error(t.loc, what + " '" + t.path +
+                               "', and with the rest of each URL it names a repository " +
+                               "the writable root '" + w.path + "' may hold, whose " +
+                               "upload-pack, receive-pack and hooks git would run; " +
+                               "rewrite to a path outside every writable root; refusing " +
+                               "to run");
+        return;
+      }
+}
+
+// A local repository a remote URL names (red team A14B-4): git's fetch and push run
+// upload-pack or receive-pack there, with its config, and receive-pack its hooks. The
+// names git's enter_repo tries are protected in a writable root up to the first that
+// is a git directory or a `.git` pointer (so the sandbox cannot make an earlier one
+// win, nor change the one found), and that git directory is read in turn, as a
+// protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
+// root it refuses.
+void GitDirectories::protect_repository(const GitConfigTarget& t, std::vector<std::string>& dirs) {
+  if (t.url_prefix) {
+    judge_rewrite_base(t);
+    return;
+  }
+  // The names up to the first git directory or pointer; that one is the repository.
+  std::vector<std::string> names;
+  std::optional<std::string> gitdir;
+  for (const auto& name : enter_repo_candidates(t.path)) {
+    const auto walked =
+        h.walked_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
+    if (!walked) return;
+    const std::string* c = &walked->path;
+    names.push_back(*c);
+    // What the walk found, links followed: a name spelled from a dangling link is none,
+    // but the sandbox may make where it leads: `remote.origin.url = /srv/h/repo.git`
+    // with the host's dangling `/srv/h -> WS/l` protected nothing, the command made
+    // `l/repo.git` with a post-receive hook, and the host's `git push origin` ran it
+    // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22-5
+    // refuses such a rewrite base: a remote that does not exist yet, named through the
+    // host's link into a writable root, is the sandbox's to make.
+    if (!walked->complete) {
+      for (const auto& made :
+           h.created_through_links(*c, guards, t.loc, t.named_by + " names the repository"))
+        if (writable(made)) {
+          diags.error(t.loc,
+                      t.named_by + " names the repository '" + name +
+                          "', which does not exist, and the kernel would create it at '" +
+                          made + "', in a writable root: the sandbox could make it, " +
+                          "and git would run its upload-pack, receive-pack and hooks; " +
+                          "name a repository outside every writable root; refusing to run");
+          return;
+        }
+      continue;
+    }
+    if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
+      gitdir = *c;
+      break;
+    }
+    if (S_ISREG(walked->mode)) {
+      const auto named = gitdir_named_by(*c);
+      if (!named) break;
+      const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
+      gitdir = h.canonical_or_refuse(*named, guards, t.loc, what);
+      if (!gitdir) return;
+      // One spelled from a dangling link is made where the link leads: with the host's
+      // `/srv/repo/.git` naming `/srv/h/gd` and `/srv/h -> WS/l`, only `l/gd/config`
+      // got a placeholder; the command made `HEAD`, `objects`, `refs` and
+      // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
+      // once the run removed the placeholder (red team A22E-2).
+      for (const auto& made : h.created_through_links(*gitdir, guards, t.loc, what))
+        if (writable(made)) {
+          diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
+                                 "would create it at '" + made + "', in a writable root: " +
+                                 "the sandbox could make it, and git would run its " +
+                                 "upload-pack, receive-pack and hooks; name a git " +
+                                 "directory outside every writable root; refusing to run");
+          return;
+        }
+      if (writable(*c)) protect_git_target(*c, t.loc);
+      break;
+    }
+  }
+  if (gitdir) {
+    if (writable(*gitdir)) protect_git_target(*gitdir, t.loc);
+    dirs.push_back(*gitdir);
+  }
+  // Outermost first (`P` before `P/.git`), so that a name inside one protected already
+  // gets no placeholder of its own.
+  for (auto it = names.rbegin(); it != names.rend(); ++it)
+    if (writable(*it)) protect_git_target(*it, t.loc);
+}
+
+// Every fixed name git reads or runs in a git directory is looked at with lstat and
+// canonicalized as any protected path (red team A14B-1): one that is a symlink names
+// another directory, protected as a whole; one behind a symlink in a writable root
+// refuses the run.
+std::optional<std::string> GitDirectories::fixed_name(const std::string& lexical,
+                                                      const std::string& what) {
+  const ir::SourceLoc at{lexical, 0, 0};
+  auto c = h.canonical_or_refuse(lexical, guards, at, what);
+  if (!c) return c;
+  // A dangling link is spelled from the link itself: what git would create or run
+  // through it is unknown.
+  if (struct stat st; stat_without_links(*c, st) && S_ISLNK(st.st_mode)) {
+    diags.error(at, what + " '" + lexical + "' reaches the dangling symlink '" + *c +
+                        "': what git would find through it is unknown; refusing to run");
+    return std::nullopt;
+  }
+  if (*c != lexical) protect_git_target(*c, at);
+  return c;
+}
+
+// Each submodule's git directory below `modules` (`modules/<name>`, a name may hold
+// '/'), populated or not, is one the host's `git submodule update` takes over with its
+// hooks and config: read as every git directory here, and a symlink on the way to it
+// judged as `modules` is. With the host's `.git/modules/sub -> ../../.msub`, or a
+// deinitialized `sub` whose git directory's `hooks` or `config` the host linked into
+// the workspace, the command made a git directory or wrote hooks there, and the host's
+// `git submodule update --init` ran its post-checkout hook (red team A23-3).
+void GitDirectories::read_submodule_git_directories(const std::string& common) {
+  if (const auto modules = fixed_name(common + "/modules", "git's 'modules' directory")) {
+    std::vector<std::string> pending{*modules};
+    std::set<std::string> listed;
+    size_t entries = 0;
+    while (!pending.empty()) {
+      const std::string at = std::move(pending.back());
+      pending.pop_back();
+      if (!listed.insert(at).second) continue;
+      std::vector<std::string> names;
+      if (DIR* d = opendir(at.c_str())) {
+        while (const dirent* e = readdir(d))
+          if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
+            names.emplace_back(e->d_name);
+        closedir(d);
+      }
+      std::sort(names.begin(), names.end());
+      for (const auto& name : names) {
+        if (++entries > kMaxSubmoduleEntries) {
+          diags.error({*modules, 0, 0},
+                      "git's 'modules' directory '" + *modules + "' holds more than " +
+                          std::to_string(kMaxSubmoduleEntries) +
+                          " entries on the way to its submodules' git directories, which "
+                          "zpolicy reads as every git directory; refusing to run");
+          pending.clear();
+          break;
+        }
+        std::string path = at + "/" + name;
+        struct stat st;
+        if (!stat_without_links(path, st) || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
+          continue;
+        if (S_ISLNK(st.st_mode)) {
+          auto c = fixed_name(path, "submodule git directory");
+          if (!c || kind_of(*c) != HostKind::Directory) continue;
+          path = std::move(*c);
+        }
+        if (has_git_head(path))
+          gitdirs.push_back(std::move(path));
+        else
+          pending.push_back(std::move(path));
+      }
+    }
+  }
+}
+
+// A hook that is a symlink runs what it points at (`pre-commit ->
+// ../../scripts/pre-commit`): the link is protected with its directory, its target is
+// protected too.
+void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs) {
+  for (const auto& hooks : hook_dirs) {
+    const DirLinks links = symlinks_in(hooks.path);
+    if (links.unreadable)
+      diags.error(hooks.loc, "git runs the hooks in '" + hooks.path + "', and zpolicy cannot " +
+                                 "read '" + *links.unreadable + "' to see what they are; " +
+                                 "make it readable by the user running zpolicy; refusing to run");
+    for (const auto& link : links.links) {
+      const std::string named =
+          link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
+      const auto c = h.canonical_or_refuse(named, guards, hooks.loc,
+                                           "target of the git hook '" + link.path + "'");
+      if (!c) continue;
+      // A linked hook whose `#!` interpreter loads code next to it, as a command's
+      // script (red team A15-G4).
+      const auto line = first_line_of(*c);
+      const auto shebang = line ? shebang_of(*line) : std::nullopt;
+      if (shebang && shebang->loads_code_by_name &&
+          std::any_of(guards.begin(), guards.end(),
+                      [&](const ResolvedPath& w) { return ir::path_within(w.path, *c); })) {
+        diags.error(hooks.loc, "the git hook '" + link.path + "' runs the script '" + *c +
+                                   "' with its '#!' interpreter, which loads code next to "
+                                   "it, in the writable root; move the script outside every "
+                                   "writable root, or run the command outside the sandbox; "
+                                   "refusing to run");
+        continue;
+      }
+      protect_git_target(*c, hooks.loc);
+    }
+  }
+}
+
+}  // namespace
+
+void protect_git_directories(const std::vector<ir::ResolvedPath>& protected_paths,
+                             const GitDirectoryWalk& walk) {
+  GitDirectories(walk).read(protected_paths);
+}
+
+}  // namespace zpolicy::compiler

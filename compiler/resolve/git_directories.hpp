@@ -1,0 +1,69 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/resolve/canonical.hpp"
+#include "compiler/resolve/protected_index.hpp"
+#include "ir/diagnostic.hpp"
+#include "ir/resolved.hpp"
+#include "ir/source_location.hpp"
+
+namespace zpolicy::compiler {
+
+// The resolver's walks of a host path (resolve.cpp's HostResolver, same names and
+// arguments): a symlink inside a root of `guarded` stops the walk, one outside is followed,
+// and the `_or_refuse` ones report a stop as an error with `what` at `loc`.
+struct HostWalks {
+  std::function<Canonical(const std::string& lexical,
+                          const std::vector<ir::ResolvedPath>& guarded)>
+      canonicalize;
+  std::function<std::optional<Canonical>(
+      const std::string& lexical, const std::vector<ir::ResolvedPath>& guarded,
+      const ir::SourceLoc& loc, const std::string& what)>
+      walked_or_refuse;
+  std::function<std::optional<std::string>(
+      const std::string& lexical, const std::vector<ir::ResolvedPath>& guarded,
+      const ir::SourceLoc& loc, const std::string& what)>
+      canonical_or_refuse;
+  // Every name the kernel would create `path` at through a dangling link, link after link.
+  std::function<std::vector<std::string>(
+      const std::string& path, const std::vector<ir::ResolvedPath>& guarded,
+      const ir::SourceLoc& loc, const std::string& what)>
+      created_through_links;
+  // The worktrees whose `.git` pointer named `gitdir`.
+  std::function<std::vector<std::string>(const std::string& gitdir)> pointer_worktrees;
+};
+
+// What the walk over git directories needs of the resolver, and nothing more.
+struct GitDirectoryWalk {
+  const HostWalks& h;
+  // The writable roots and every other name the host's mounts give them or a part of them:
+  // "in a writable root" is judged by them, and every walk is guarded by them.
+  const std::vector<ir::ResolvedPath>& guards;
+  // Protects a path as a protect entry naming it would (`canonical`: no walk is needed);
+  // it appends to the protected paths, which may add a git directory to read.
+  const std::function<void(const std::string& path, const ir::SourceLoc& loc, bool canonical)>&
+      protect_absolute;
+  // The protected paths so far, asked whether a path is protected already.
+  ProtectedIndex& protected_index;
+  // The git directories whose symlinked `commondir` the resolver refused already.
+  const std::set<std::string>& commondir_judged;
+  // The host's home directory, for git's global configuration files.
+  const std::string& home;
+  ir::Diagnostics& diags;
+};
+
+// Reads every git directory among `protected_paths` (a directory with a HEAD), and each one
+// they lead to (a linked worktree's, a submodule's, a local remote's), for what the host's
+// git would run or read from a writable root: the common directory, the hooks, the fixed
+// names git reads (remotes, branches, modules) and what the configuration names. Each such
+// path is protected through `walk.protect_absolute`; what cannot be protected soundly is
+// an error in `walk.diags`. `protected_paths` is read once, before anything is protected.
+void protect_git_directories(const std::vector<ir::ResolvedPath>& protected_paths,
+                             const GitDirectoryWalk& walk);
+
+}  // namespace zpolicy::compiler
