@@ -20,6 +20,7 @@
 
 #include "compiler/resolve/blocked_way.hpp"
 #include "compiler/resolve/dir_fd.hpp"
+#include "compiler/resolve/enclosing_repository.hpp"
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/gitdir.hpp"
@@ -871,6 +872,51 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
   return out;
 }
 
+// The repositories that hold a writable root from above (red team A23-4;
+// enclosing_repository.hpp). In a monorepo run with the workspace `repo/app`, the
+// repository's `core.hooksPath = app/hooks` (husky's documented monorepo setup) named a
+// directory the sandbox wrote, and the host's next `git commit` ran the hook it put there;
+// `core.fsmonitor`, an alias, an include or a remote naming a path below `app` are the
+// same. Their git directories join `gitdirs`, read as a protected git directory is (what
+// their configs name in a writable root is protected, or refuses the run), with the top
+// the walk found each at, where git resolves their relative values. A git directory one
+// of them names in a writable root (a `.git` file's target) is the sandbox's to write
+// whole: protected. A writable root inside a git directory is refused: the host's git
+// reads that directory's config and runs its hooks wherever they lie in it. Every name the
+// host's mounts give a writable root (`guards`) is walked from, each directory once.
+std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
+    HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
+    const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
+    std::vector<std::string>& gitdirs) {
+  std::map<std::string, std::vector<std::string>> tops;
+  EnclosingRepositories enclosing;
+  std::set<std::string> refused;
+  for (const auto& w : guards)
+    for (const auto& repo : enclosing.above(w.path)) {
+      if (repo.shape == EnclosingRepository::Shape::Inside) {
+        if (refused.insert(w.path).second)
+          diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
+                                 "directory '" + repo.gitdir + "', whose config the host's " +
+                                 "git reads and whose hooks it runs: the sandbox could write " +
+                                 "what git runs; choose a writable root outside every git " +
+                                 "directory; refusing to run");
+        continue;
+      }
+      const auto gitdir = h.canonical_or_refuse(
+          repo.gitdir, guards, w.loc,
+          "the git directory of the repository '" + repo.top + "' above a writable root");
+      if (!gitdir) continue;
+      if (std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& g) {
+            return ir::path_within(g.path, *gitdir);
+          }))
+        protect_absolute(*gitdir, w.loc, true);
+      auto& at = tops[*gitdir];
+      if (at.empty()) gitdirs.push_back(*gitdir);
+      if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
+    }
+  return tops;
+}
+
 }  // namespace
 
 std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode mode,
@@ -1233,6 +1279,8 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   };
   GitConfigReads git_reads;
   const std::vector<std::string> global_git_configs = git_config_files_outside(host.home);
+  const auto enclosing_tops =
+      read_enclosing_repositories(h, diags, guards, protect_absolute, gitdirs);
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -1460,6 +1508,10 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
       src.tops.push_back(dir.substr(0, dir.size() - 5));
     if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
     for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
+    if (const auto it = enclosing_tops.find(dir); it != enclosing_tops.end())
+      for (const auto& top : it->second)
+        if (std::find(src.tops.begin(), src.tops.end(), top) == src.tops.end())
+          src.tops.push_back(top);
     // A bare repository runs its hooks and commands in the git directory itself.
     if (src.tops.empty()) src.tops.push_back(dir);
     std::vector<GitConfigTarget> hook_dirs;
