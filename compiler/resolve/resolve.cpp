@@ -881,11 +881,12 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
 // their configs name in a writable root is protected, or refuses the run), with the top
 // the walk found each at, where git resolves their relative values. A git directory one
 // of them names in a writable root (a `.git` file's target) is the sandbox's to write
-// whole: protected. A writable root inside a git directory is refused: the host's git
+// whole: protected, unless a protected path (`protected_paths`) covers it already. A writable root inside a git directory is refused: the host's git
 // reads that directory's config and runs its hooks wherever they lie in it. Every name the
 // host's mounts give a writable root (`guards`) is walked from, each directory once.
 std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
+    const std::vector<ResolvedPath>& protected_paths,
     const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
     std::vector<std::string>& gitdirs) {
   std::map<std::string, std::vector<std::string>> tops;
@@ -906,9 +907,10 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
           repo.gitdir, guards, w.loc,
           "the git directory of the repository '" + repo.top + "' above a writable root");
       if (!gitdir) continue;
-      if (std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& g) {
-            return ir::path_within(g.path, *gitdir);
-          }))
+      if (std::any_of(guards.begin(), guards.end(),
+                      [&](const ResolvedPath& g) { return ir::path_within(g.path, *gitdir); }) &&
+          std::none_of(protected_paths.begin(), protected_paths.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, *gitdir); }))
         protect_absolute(*gitdir, w.loc, true);
       auto& at = tops[*gitdir];
       if (at.empty()) gitdirs.push_back(*gitdir);
@@ -1280,7 +1282,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   GitConfigReads git_reads;
   const std::vector<std::string> global_git_configs = git_config_files_outside(host.home);
   const auto enclosing_tops =
-      read_enclosing_repositories(h, diags, guards, protect_absolute, gitdirs);
+      read_enclosing_repositories(h, diags, guards, r.protect, protect_absolute, gitdirs);
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
