@@ -881,9 +881,12 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
 // their configs name in a writable root is protected, or refuses the run), with the top
 // the walk found each at, where git resolves their relative values. A git directory one
 // of them names in a writable root (a `.git` file's target) is the sandbox's to write
-// whole: protected, unless a protected path (`protected_paths`) covers it already. A writable root inside a git directory is refused: the host's git
-// reads that directory's config and runs its hooks wherever they lie in it. Every name the
-// host's mounts give a writable root (`guards`) is walked from, each directory once.
+// whole: protected, unless a protected path (`protected_paths`) covers it already; one
+// outside is protected as every git target is, so that another name the host's mounts
+// give it in a writable root, or a dangling link on its way into one, is protected too.
+// A writable root inside a git directory is refused: the host's git reads that directory's
+// config and runs its hooks wherever they lie in it. Every name the host's mounts give a
+// writable root (`guards`) is walked from, each directory once.
 std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
     const std::vector<ResolvedPath>& protected_paths,
@@ -907,9 +910,7 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
           repo.gitdir, guards, w.loc,
           "the git directory of the repository '" + repo.top + "' above a writable root");
       if (!gitdir) continue;
-      if (std::any_of(guards.begin(), guards.end(),
-                      [&](const ResolvedPath& g) { return ir::path_within(g.path, *gitdir); }) &&
-          std::none_of(protected_paths.begin(), protected_paths.end(),
+      if (std::none_of(protected_paths.begin(), protected_paths.end(),
                        [&](const ResolvedPath& p) { return ir::path_within(p.path, *gitdir); }))
         protect_absolute(*gitdir, w.loc, true);
       auto& at = tops[*gitdir];
