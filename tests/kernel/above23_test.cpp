@@ -172,6 +172,53 @@ BOOST_DATA_TEST_CASE(a_linked_worktree_above_the_workspace_is_read, bdata::make(
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+enum class Farther { Outer, SymlinkedGitDir };
+std::ostream& operator<<(std::ostream& os, Farther f) {
+  return os << (f == Farther::Outer ? "outer repository" : "symlinked .git, ceiling");
+}
+
+// Every repository above is read, not only the one git's discovery from the workspace
+// finds: `outer/.git` naming `mid/app/hooks` with `outer/mid` a repository of its own (the
+// host's `git commit` in `outer` runs it); and a `.git` that is a symlink to a separate git
+// directory, zpolicy run with GIT_CEILING_DIRECTORIES at the repository's top (which stops
+// git's discovery from the workspace, not the host's git in the repository). On main
+// 27522c1 the command wrote the hook and the host's next commit ran it.
+BOOST_DATA_TEST_CASE(every_repository_above_is_read,
+                     bdata::make(kCallers) *
+                         bdata::make({Farther::Outer, Farther::SymlinkedGitDir}),
+                     caller, shape) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  RunSpec spec;
+  std::string top = box.workspace(), dir;
+  if (shape == Farther::Outer) {
+    monorepo(box);
+    box.host_command({kGit, "init", "-q", box.ws("mid")});
+    box.make_dir(box.ws("mid/app/hooks"));
+    git_config(box, box.workspace(), "core.hooksPath", "mid/app/hooks");
+    dir = box.ws("mid/app");
+  } else {
+    const std::string gitdir = box.base() + "/gd";
+    box.make_dir(gitdir);
+    box.host_command({kGit, "init", "-q", "--separate-git-dir", gitdir, box.workspace()});
+    box.host_command({"/bin/rm", box.ws(".git")});
+    box.host_command({"/bin/ln", "-s", gitdir, box.ws(".git")});
+    box.make_dir(box.ws("app/hooks"));
+    git_config(box, box.workspace(), "core.hooksPath", "app/hooks");
+    spec.extra_env = {"GIT_CEILING_DIRECTORIES=" + box.workspace()};
+    dir = box.ws("app");
+  }
+  spec.options = {"--workspace", dir};
+  spec.cwd = dir;
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir -p hooks && " + hook("hooks/pre-commit", pwned) + " && echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  expect_stopped(r);
+  host_git(box, top);
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 enum class Inside { Bare, DotGit };
 std::ostream& operator<<(std::ostream& os, Inside i) {
   return os << (i == Inside::Bare ? "bare repository" : ".git/hooks");
