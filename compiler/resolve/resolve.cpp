@@ -895,7 +895,17 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   std::map<std::string, std::vector<std::string>> tops;
   EnclosingRepositories enclosing;
   std::set<std::string> refused;
-  for (const auto& w : guards)
+  for (const auto& w : guards) {
+    // A writable root that is itself a git directory (a bare repository, or `repo/.git`
+    // given as the workspace) is read-only whole, as the default's `**/.git` makes it (red
+    // team R9-G1), under every policy: with `protect: [.git]` the command wrote its
+    // `hooks/pre-receive`.
+    if (is_git_directory(w.path)) {
+      if (std::none_of(protected_paths.begin(), protected_paths.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, w.path); }))
+        protect_absolute(w.path, w.loc, true);
+      if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
+    }
     for (const auto& repo : enclosing.above(w.path)) {
       if (repo.shape == EnclosingRepository::Shape::Inside) {
         if (refused.insert(w.path).second)
@@ -917,6 +927,7 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
       if (at.empty()) gitdirs.push_back(*gitdir);
       if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
     }
+  }
   return tops;
 }
 

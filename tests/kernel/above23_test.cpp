@@ -262,6 +262,49 @@ BOOST_DATA_TEST_CASE(a_workspace_inside_a_git_directory_is_refused,
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A writable root that is itself a git directory (a bare repository; `repo/.git` given as
+// the workspace) is read-only whole under every policy, as the default's `**/.git` makes
+// it: with `protect: [.git]` only, the command wrote `hooks/pre-receive` (`pre-commit`) on
+// main 27522c1, and the host's next push (commit) ran it.
+BOOST_DATA_TEST_CASE(a_writable_root_that_is_a_git_directory_is_read_only,
+                     bdata::make(kCallers) * bdata::make({Inside::Bare, Inside::DotGit}), caller,
+                     where) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  const std::string policy =
+      box.write_policy("p.yaml",
+                       "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n  write: "
+                       "[\"${WORKSPACE}\"]\n  protect: [.git]\nnetwork: none\n");
+  std::string workspace;
+  if (where == Inside::Bare) {
+    box.host_command({kGit, "init", "-q", "--bare", box.ws("r.git")});
+    workspace = box.ws("r.git");
+  } else {
+    monorepo(box);
+    workspace = box.ws(".git");
+  }
+  const std::string name = where == Inside::Bare ? "post-receive" : "pre-commit";
+  RunSpec spec;
+  spec.options = {"--policy", policy, "--workspace", workspace};
+  spec.cwd = workspace;
+  spec.command = {"/bin/sh", "-c",
+                  hook("hooks/" + name, pwned) + " && echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  expect_stopped(r);
+  BOOST_TEST(!exists(workspace + "/hooks/" + name), r.describe());
+  if (where == Inside::Bare) {
+    box.make_dir(box.ws("src"));
+    box.host_command({"/bin/sh", "-c",
+                      "cd \"$1\" && git init -q && git -c user.name=t -c user.email=t@t.test "
+                      "commit -q --allow-empty -m x && git push -q \"$2\" HEAD:refs/heads/main "
+                      ">/dev/null 2>&1; true",
+                      "sh", box.ws("src"), box.ws("r.git")});
+  } else {
+    host_git(box, box.workspace());
+  }
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 enum class Ordinary { Plain, HooksAtTop, SiblingPackage, NestedRepository };
 std::ostream& operator<<(std::ostream& os, Ordinary o) {
   return os << (o == Ordinary::Plain            ? "plain"
