@@ -897,10 +897,13 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   std::set<std::string> refused;
   for (const auto& w : guards) {
     // A writable root that is itself a git directory (a bare repository, or `repo/.git`
-    // given as the workspace) is read-only whole, as the default's `**/.git` makes it (red
-    // team R9-G1), under every policy: with `protect: [.git]` the command wrote its
-    // `hooks/pre-receive`.
-    if (is_git_directory(w.path)) {
+    // given as the workspace) is read-only whole where the policy protects its `.git`, as
+    // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
+    // wrote its `hooks/pre-receive`. A policy that protects no `.git` keeps it writable.
+    const std::string own_git = w.path + "/.git";
+    if (is_git_directory(w.path) &&
+        std::any_of(protected_paths.begin(), protected_paths.end(),
+                    [&](const ResolvedPath& p) { return p.path == own_git; })) {
       if (std::none_of(protected_paths.begin(), protected_paths.end(),
                        [&](const ResolvedPath& p) { return ir::path_within(p.path, w.path); }))
         protect_absolute(w.path, w.loc, true);
