@@ -61,7 +61,12 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
       if (is_git_directory(dot_git) && !config_denied(dot_git))
         out.push_back({EnclosingRepository::Shape::GitDirectory, dir, dot_git});
     } else if (S_ISREG(st.st_mode)) {
-      if (auto named = pointer_target(dir, dot_git, lst))
+      // One whose git directory the caller cannot look into: git run by the caller dies
+      // there ("not a git repository"). One that does not exist is kept: it may be made.
+      struct stat head;
+      auto named = pointer_target(dir, dot_git, lst);
+      if (named && !(lstat((*named + "/HEAD").c_str(), &head) != 0 && errno == EACCES) &&
+          !config_denied(*named))
         out.push_back({EnclosingRepository::Shape::Pointer, dir, std::move(*named)});
     }
   }

@@ -32,10 +32,11 @@ struct EnclosingRepository {
 // listed, not only the nearest: the host's git runs in each of their worktrees, and each
 // config may name a path below. Neither GIT_CEILING_DIRECTORIES nor a filesystem boundary
 // stops the walk: they stop git's discovery from the directory below, not a git started in
-// the repository above, which is the one that runs the hook. A `.git` the caller cannot
-// look into is no git directory to git run by the caller either, and is not listed; one
-// whose `config` the caller cannot read is left out too, since git run by the caller
-// dies there before it runs anything (`unable to access '.git/config'`).
+// the repository above, which is the one that runs the hook. A `.git` (or the git
+// directory a `.git` file names) the caller cannot look into is no git directory to git
+// run by the caller either, and is not listed; one whose `config` the caller cannot read
+// is left out too, since git run by the caller dies there before it runs anything
+// (`unable to access '.git/config'`).
 class EnclosingRepositories {
  public:
   // The repositories strictly above the absolute, canonical `dir`, nearest first. Each

@@ -347,22 +347,43 @@ BOOST_DATA_TEST_CASE(ordinary_monorepos_still_run,
   }
 }
 
-// An enclosing repository the caller cannot read: its `.git` (root's, mode 0700) or its
-// `config` (root's, 0600). git run by uid 65534 skips the first ("not a git repository")
-// and dies at the second ("unable to access '.git/config'"), so it runs nothing there;
-// zpolicy does not refuse that caller's run either (its host git still runs no hook). Root
-// reads it: the hooks path stays protected.
+enum class Closed { GitDir, Config, WorktreesMain };
+std::ostream& operator<<(std::ostream& os, Closed c) {
+  return os << (c == Closed::GitDir   ? ".git 0700"
+                : c == Closed::Config ? ".git/config 0600"
+                                      : "a worktree's main .git 0700");
+}
+
+// An enclosing repository the caller cannot read: its `.git` (root's, mode 0700), its
+// `config` (root's, 0600), or, for a linked worktree above (`ws/.git` a file), the main
+// repository's `.git` that holds its git directory (root's, 0700). git run by uid 65534
+// skips the first ("not a git repository") and dies at the others ("unable to access
+// '.git/config'", "not a git repository: …/worktrees/ws"), so it runs nothing there; zpolicy
+// does not refuse that caller's run either (its host git still runs no hook). Root reads
+// it: the hooks path stays protected.
 BOOST_DATA_TEST_CASE(an_enclosing_repository_the_caller_cannot_read,
-                     bdata::make(kCallers) * bdata::make(std::vector<bool>{false, true}), caller,
-                     whole) {
+                     bdata::make(kCallers) *
+                         bdata::make({Closed::GitDir, Closed::Config, Closed::WorktreesMain}),
+                     caller, closed) {
   Sandbox box(caller);
-  const std::string pwned = box.ws("pwned");
-  monorepo(box);
+  const std::string pwned = box.ws("pwned"), main_repo = box.base() + "/main";
+  std::string path;
+  if (closed == Closed::WorktreesMain) {
+    box.make_dir(main_repo);
+    box.host_command({kGit, "init", "-q", main_repo});
+    box.host_command({kGit, "-C", main_repo, "-c", "user.name=t", "-c", "user.email=t@t.test",
+                      "commit", "-q", "--allow-empty", "-m", "i"});
+    box.host_command({kGit, "-C", main_repo, "worktree", "add", "-q", "--detach", box.workspace()});
+    git_config(box, main_repo, "core.hooksPath", "app/hooks");
+    path = main_repo + "/.git";
+  } else {
+    monorepo(box);
+    git_config(box, box.workspace(), "core.hooksPath", "app/hooks");
+    path = box.ws(closed == Closed::GitDir ? ".git" : ".git/config");
+  }
   box.make_dir(box.ws("app/hooks"));
-  git_config(box, box.workspace(), "core.hooksPath", "app/hooks");
-  const std::string closed = box.ws(whole ? ".git" : ".git/config");
-  BOOST_REQUIRE(chown(closed.c_str(), 0, 0) == 0);
-  BOOST_REQUIRE(chmod(closed.c_str(), whole ? 0700 : 0600) == 0);
+  BOOST_REQUIRE(chown(path.c_str(), 0, 0) == 0);
+  BOOST_REQUIRE(chmod(path.c_str(), closed == Closed::Config ? 0600 : 0700) == 0);
   const RunResult r = run_in(box, box.ws("app"), hook("hooks/pre-commit", pwned));
   if (caller == Caller::Nobody) {
     BOOST_TEST(r.exit_code == 0, r.describe());
