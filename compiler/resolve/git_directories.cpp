@@ -96,6 +96,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   // the command replaced the link by hooks of its own (red team A21C-4).
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
+  gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
   std::set<std::string> read_gitdirs;
   // A symlink in a writable root on the way refuses, as for every protected path, saying
   // why here: the sandbox can re-point it, and a virtual environment's interpreter
@@ -148,6 +149,10 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
       src.tops.push_back(dir.substr(0, dir.size() - 5));
     if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
     for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
+    if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
+      for (const auto& top : it->second)
+        if (std::find(src.tops.begin(), src.tops.end(), top) == src.tops.end())
+          src.tops.push_back(top);
     // A bare repository runs its hooks and commands in the git directory itself.
     if (src.tops.empty()) src.tops.push_back(dir);
     std::vector<GitConfigTarget> hook_dirs;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -55,6 +56,11 @@ struct GitDirectoryWalk {
   // The host's home directory, for git's global configuration files.
   const std::string& home;
   ir::Diagnostics& diags;
+  // The git directories of the repositories above a writable root (red team A23-4), read
+  // after those among the protected paths, and the tops each was found at, against which
+  // git resolves its config's relative values.
+  const std::vector<std::string>& enclosing_gitdirs;
+  const std::map<std::string, std::vector<std::string>>& enclosing_tops;
 };
 
 // Reads every git directory among `protected_paths` (a directory with a HEAD), and each one

@@ -20,6 +20,7 @@
 #include "compiler/resolve/blocked_way.hpp"
 #include "compiler/resolve/canonical.hpp"
 #include "compiler/resolve/dir_fd.hpp"
+#include "compiler/resolve/enclosing_repository.hpp"
 #include "compiler/resolve/git_directories.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
@@ -760,6 +761,68 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
   return out;
 }
 
+// The repositories that hold a writable root from above (red team A23-4;
+// enclosing_repository.hpp). In a monorepo run with the workspace `repo/app`, the
+// repository's `core.hooksPath = app/hooks` (husky's documented monorepo setup) named a
+// directory the sandbox wrote, and the host's next `git commit` ran the hook it put there;
+// `core.fsmonitor`, an alias, an include or a remote naming a path below `app` are the
+// same. Their git directories join `gitdirs`, read as a protected git directory is (what
+// their configs name in a writable root is protected, or refuses the run), with the top
+// the walk found each at, where git resolves their relative values. A git directory one
+// of them names in a writable root (a `.git` file's target) is the sandbox's to write
+// whole: protected, unless a protected path (`protected_paths`) covers it already; one
+// outside is protected as every git target is, so that another name the host's mounts
+// give it in a writable root, or a dangling link on its way into one, is protected too.
+// A writable root inside a git directory is refused: the host's git reads that directory's
+// config and runs its hooks wherever they lie in it. Every name the host's mounts give a
+// writable root (`guards`) is walked from, each directory once.
+std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
+    HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
+    const std::vector<ResolvedPath>& protected_paths,
+    const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
+    std::vector<std::string>& gitdirs) {
+  std::map<std::string, std::vector<std::string>> tops;
+  EnclosingRepositories enclosing;
+  std::set<std::string> refused;
+  for (const auto& w : guards) {
+    // A writable root that is itself a git directory (a bare repository, or `repo/.git`
+    // given as the workspace) is read-only whole where the policy protects its `.git`, as
+    // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
+    // wrote its `hooks/pre-receive`. A policy that protects no `.git` keeps it writable.
+    const std::string own_git = w.path + "/.git";
+    if (is_git_directory(w.path) &&
+        std::any_of(protected_paths.begin(), protected_paths.end(),
+                    [&](const ResolvedPath& p) { return p.path == own_git; })) {
+      if (std::none_of(protected_paths.begin(), protected_paths.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, w.path); }))
+        protect_absolute(w.path, w.loc, true);
+      if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
+    }
+    for (const auto& repo : enclosing.above(w.path)) {
+      if (repo.shape == EnclosingRepository::Shape::Inside) {
+        if (refused.insert(w.path).second)
+          diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
+                                 "directory '" + repo.gitdir + "', whose config the host's " +
+                                 "git reads and whose hooks it runs: the sandbox could write " +
+                                 "what git runs; choose a writable root outside every git " +
+                                 "directory; refusing to run");
+        continue;
+      }
+      const auto gitdir = h.canonical_or_refuse(
+          repo.gitdir, guards, w.loc,
+          "the git directory of the repository '" + repo.top + "' above a writable root");
+      if (!gitdir) continue;
+      if (std::none_of(protected_paths.begin(), protected_paths.end(),
+                       [&](const ResolvedPath& p) { return ir::path_within(p.path, *gitdir); }))
+        protect_absolute(*gitdir, w.loc, true);
+      auto& at = tops[*gitdir];
+      if (at.empty()) gitdirs.push_back(*gitdir);
+      if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
+    }
+  }
+  return tops;
+}
+
 // The state the passes of resolve_for_host share: the result they build (`r`), the host's
 // walks (`h`), and what one pass leaves for a later one. The members keep the names they
 // had as the locals of one function. Each pass runs once, in the order resolve_for_host
@@ -1203,8 +1266,12 @@ void HostResolution::protect_git_directories() {
       [this](const std::string& path, const ir::SourceLoc& loc, bool canonical) {
         protect_absolute(path, loc, canonical);
       };
-  compiler::protect_git_directories(r.protect, {walks, guards, protect_path, protected_index,
-                                                commondir_judged, host.home, diags});
+  std::vector<std::string> enclosing_gitdirs;
+  const auto enclosing_tops = read_enclosing_repositories(h, diags, guards, r.protect,
+                                                          protect_path, enclosing_gitdirs);
+  compiler::protect_git_directories(
+      r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home, diags,
+                  enclosing_gitdirs, enclosing_tops});
 }
 
 void HostResolution::protect_mount_aliases() {

@@ -239,7 +239,14 @@ BOOST_AUTO_TEST_CASE(dot_dot_in_a_host_directory) {
              std::string::npos);
 
   h.home = t.S + "/nohome/../var/home";
-  BOOST_TEST(refusal(t.policy_text(), h) ==
+  // Only the deny paths' lines: the tree lies below the working directory (mac_base), which
+  // may be a git checkout, whose repository above the workspace is read with the caller's
+  // global files (red team A23-4), refused under this home as well.
+  std::istringstream lines(refusal(t.policy_text(), h));
+  std::string deny_lines;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(": error: deny path '") != std::string::npos) deny_lines += line + "\n";
+  BOOST_TEST(deny_lines ==
              "p.yaml:5:10: error: deny path '" + t.S +
                  "/nohome/../var/home/.ssh' has '..' below '" + t.S +
                  "/nohome', which does not exist; refusing to guess what it names\n"

@@ -1,0 +1,99 @@
+#include "compiler/resolve/enclosing_repository.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+#include "compiler/resolve/gitdir.hpp"
+
+namespace zpolicy::compiler {
+
+namespace {
+
+std::string parent_of(const std::string& dir) {
+  const size_t slash = dir.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+}
+
+std::string child(const std::string& dir, const std::string& name) {
+  return (dir == "/" ? std::string() : dir) + "/" + name;
+}
+
+// git run by the caller dies at a repository config it may not read (config.c
+// do_git_config_sequence: access_or_die), so it runs nothing there.
+bool config_denied(const std::string& gitdir) {
+  const std::string config = gitdir + "/config";
+  const int fd = open(config.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd >= 0) {
+    close(fd);
+    return false;
+  }
+  return errno == EACCES;
+}
+
+// The git directory a `.git` file names; git follows a `.git` that is a symlink to one, and
+// a relative name in it is relative to the directory of `.git` (setup.c
+// read_gitfile_gently), not to the link's target.
+std::optional<std::string> pointer_target(const std::string& top, const std::string& dot_git,
+                                          const struct stat& lst) {
+  if (S_ISREG(lst.st_mode)) return gitdir_named_by(dot_git);
+  char real[PATH_MAX];
+  if (!realpath(dot_git.c_str(), real)) return std::nullopt;
+  const auto line = first_line_of(real);
+  static constexpr std::string_view kPrefix = "gitdir: ";
+  if (!line || line->rfind(kPrefix, 0) != 0 || line->size() == kPrefix.size()) return std::nullopt;
+  std::string named = line->substr(kPrefix.size());
+  if (named.find('\0') != std::string::npos) return std::nullopt;
+  return named[0] == '/' ? named : child(top, named);
+}
+
+// What git's discovery finds at `dir` itself.
+std::vector<EnclosingRepository> found_at(const std::string& dir) {
+  std::vector<EnclosingRepository> out;
+  const std::string dot_git = child(dir, ".git");
+  struct stat lst, st;
+  if (lstat(dot_git.c_str(), &lst) == 0 && stat(dot_git.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      if (is_git_directory(dot_git) && !config_denied(dot_git))
+        out.push_back({EnclosingRepository::Shape::GitDirectory, dir, dot_git});
+    } else if (S_ISREG(st.st_mode)) {
+      // One whose git directory the caller cannot look into: git run by the caller dies
+      // there ("not a git repository"). One that does not exist is kept: it may be made.
+      struct stat head;
+      auto named = pointer_target(dir, dot_git, lst);
+      if (named && !(lstat((*named + "/HEAD").c_str(), &head) != 0 && errno == EACCES) &&
+          !config_denied(*named))
+        out.push_back({EnclosingRepository::Shape::Pointer, dir, std::move(*named)});
+    }
+  }
+  if (is_git_directory(dir)) out.push_back({EnclosingRepository::Shape::Inside, dir, dir});
+  return out;
+}
+
+}  // namespace
+
+const std::vector<EnclosingRepository>& EnclosingRepositories::above(const std::string& dir) {
+  static const std::vector<EnclosingRepository> none;
+  if (dir == "/") return none;
+  const std::string start = parent_of(dir);
+  std::vector<std::string> chain;
+  for (std::string at = start; !at_and_above_.contains(at); at = parent_of(at)) {
+    chain.push_back(at);
+    if (at == "/") break;
+  }
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    std::vector<EnclosingRepository> found = found_at(*it);
+    if (*it != "/") {
+      const auto& up = at_and_above_.at(parent_of(*it));
+      found.insert(found.end(), up.begin(), up.end());
+    }
+    at_and_above_.emplace(*it, std::move(found));
+  }
+  return at_and_above_.at(start);
+}
+
+}  // namespace zpolicy::compiler

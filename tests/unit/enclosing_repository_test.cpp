@@ -1,0 +1,108 @@
+// The repositories above a writable root (compiler/resolve/enclosing_repository.hpp, red
+// team A23-4), found as git's discovery tests each directory on the way up.
+#include "compiler/resolve/enclosing_repository.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "support/temp_dir.hpp"
+
+using namespace zpolicy::compiler;
+using Shape = EnclosingRepository::Shape;
+
+namespace {
+
+// A git directory as git's discovery takes one: a HEAD, `objects` and `refs`.
+void git_directory(const zpolicy::test::TempDir& t, const std::string& rel) {
+  t.write(rel + "/HEAD", "ref: refs/heads/main\n");
+  t.mkdir(rel + "/objects");
+  t.mkdir(rel + "/refs");
+}
+
+// What `above` found inside the temporary tree (whatever lies above it is the host's), as
+// "shape top gitdir" lines, nearest first.
+std::vector<std::string> found(EnclosingRepositories& e, const zpolicy::test::TempDir& t,
+                               const std::string& rel) {
+  std::vector<std::string> out;
+  for (const auto& r : e.above(t / rel)) {
+    if (r.top.rfind(t.str(), 0) != 0) continue;
+    const std::string shape = r.shape == Shape::GitDirectory ? "dir"
+                              : r.shape == Shape::Pointer    ? "pointer"
+                                                             : "inside";
+    out.push_back(shape + " " + r.top.substr(t.str().size()) + " " + r.gitdir);
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(enclosing_repository)
+
+BOOST_AUTO_TEST_CASE(every_repository_above_nearest_first_not_the_directory_itself) {
+  zpolicy::test::TempDir t;
+  git_directory(t, "outer/.git");
+  git_directory(t, "outer/mid/.git");
+  t.mkdir("outer/mid/app/src");
+  t.mkdir("outer/mid/pkg/.git");  // a package's plain `.git` directory: no repository
+  EnclosingRepositories e;
+  using V = std::vector<std::string>;
+  const V expected{"dir /outer/mid " + t / "outer/mid/.git", "dir /outer " + t / "outer/.git"};
+  BOOST_TEST(found(e, t, "outer/mid/app/src") == expected, boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "outer/mid/app") == expected, boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "outer/mid/pkg") == expected, boost::test_tools::per_element());
+  // The directory's own `.git` is its own repository, protected as the workspace's.
+  BOOST_TEST(found(e, t, "outer/mid") == V{"dir /outer " + t / "outer/.git"},
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_git_file_names_the_git_directory_relative_to_its_directory) {
+  zpolicy::test::TempDir t;
+  t.write("wt/.git", "gitdir: ../main/.git/worktrees/wt\n");
+  t.write("elsewhere/pointer", "gitdir: ../main/.git/worktrees/l\n");
+  t.symlink(t / "elsewhere/pointer", "linked/.git");  // relative to `linked`, as git reads it
+  t.write("bad/.git", "no gitdir line\n");
+  t.mkdir("wt/app");
+  t.mkdir("linked/app");
+  t.mkdir("bad/app");
+  EnclosingRepositories e;
+  BOOST_TEST(found(e, t, "wt/app") ==
+                 std::vector<std::string>{"pointer /wt " + t / "wt" + "/../main/.git/worktrees/wt"},
+             boost::test_tools::per_element());
+  BOOST_TEST(
+      found(e, t, "linked/app") ==
+          std::vector<std::string>{"pointer /linked " + t / "linked" + "/../main/.git/worktrees/l"},
+      boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "bad/app").empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_directory_inside_a_git_directory_is_inside_it) {
+  zpolicy::test::TempDir t;
+  git_directory(t, "r.git");
+  t.mkdir("r.git/app/x");
+  git_directory(t, "repo/.git");
+  t.mkdir("repo/.git/hooks");
+  EnclosingRepositories e;
+  BOOST_TEST(found(e, t, "r.git/app/x") == std::vector<std::string>{"inside /r.git " + t / "r.git"},
+             boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "repo/.git/hooks") ==
+                 (std::vector<std::string>{"inside /repo/.git " + t / "repo/.git",
+                                           "dir /repo " + t / "repo/.git"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(each_directory_is_looked_at_once) {
+  zpolicy::test::TempDir t;
+  git_directory(t, "repo/.git");
+  t.mkdir("repo/a/b");
+  t.mkdir("repo/c");
+  EnclosingRepositories e;
+  BOOST_TEST(found(e, t, "repo/a/b").size() == 1u);
+  std::filesystem::remove_all(t / "repo/.git");
+  // `repo` was looked at for `repo/a/b`: the answer for its other children is the same.
+  BOOST_TEST(found(e, t, "repo/c").size() == 1u);
+  BOOST_TEST(EnclosingRepositories().above(t / "repo/c").size() ==
+             e.above(t / "repo/c").size() - 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
