@@ -161,7 +161,12 @@ class Walker {
       // start is one, which O_NOFOLLOW | O_DIRECTORY does not open).
       const int error = errno;
       if (error == EACCES && writable(AT_FDCWD, start.c_str())) unlistable(start);
-      if (error == ENOENT || error == ENOTDIR || error == ELOOP) dangling(start, std::move(states));
+      struct stat st;
+      const bool no_directory =
+          error == ENOTDIR && stat(start.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+      if (error == ENOENT || error == ENOTDIR || error == ELOOP)
+        dangling(no_directory && !options_.start_spelled.empty() ? options_.start_spelled : start,
+                 std::move(states), no_directory);
       return std::move(result_);
     }
     enter(fd, start, std::move(states));
@@ -276,18 +281,28 @@ class Walker {
   // [/srv/*/secret]` with the host's dangling `/srv/x -> WS/new` matched nothing, and the
   // command made `new/secret`, which the host then read as `/srv/x/secret`). Refused, or
   // taken for the empty directory the kernel would create (WalkOptions::refuse_dangling).
-  void dangling(const std::string& path, std::vector<State> states) {
+  // `no_directory`: the link leads to something that is there but no directory (a file, a
+  // FIFO, a socket), which the sandbox can replace by one just as it can make a missing name
+  // (red team A23B-1: `srv/x -> WS/file` let the command swap `file` for a directory and
+  // make `file/secret`, which the host read as the denied `srv/x/secret`).
+  void dangling(const std::string& path, std::vector<State> states, bool no_directory = false) {
     if (!options_.created_in_writable_root || states.empty()) return;
     states = unique_states(std::move(states));
     const auto made =
         options_.created_in_writable_root(path, patterns_[states.front().pattern].origin);
     if (!made) return;
     if (options_.refuse_dangling) {
-      result_.error = "'" + path + "' leads through a dangling symlink to '" + *made +
-                      "', which the sandbox can create: it could make there what the host then "
-                      "reads below '" +
-                      path + "' as denied; remove or re-point the link, or create '" + *made +
-                      "' so that the pattern is matched there";
+      result_.error =
+          no_directory
+              ? "'" + path + "' leads through a symlink to '" + *made +
+                    "', which is no directory and which the sandbox can replace by one: it "
+                    "could make there what the host then reads below '" +
+                    path + "' as denied; remove or re-point the link"
+              : "'" + path + "' leads through a dangling symlink to '" + *made +
+                    "', which the sandbox can create: it could make there what the host then "
+                    "reads below '" +
+                    path + "' as denied; remove or re-point the link, or create '" + *made +
+                    "' so that the pattern is matched there";
       return;
     }
     for (const auto& s : states)
@@ -417,7 +432,10 @@ class Walker {
         if (options_.may_enter && !options_.may_enter(target)) return;
         const int fd = open(target.c_str(), kOpenDir);
         if (fd < 0) {
-          if (errno == EACCES && writable(AT_FDCWD, target.c_str())) unlistable(target);
+          const int error = errno;
+          if (error == EACCES && writable(AT_FDCWD, target.c_str())) unlistable(target);
+          // There, but no directory: where the sandbox writes, it may make it one.
+          if (error == ENOTDIR) dangling(path, std::move(next), true);
           return;
         }
         struct stat st;

@@ -74,6 +74,11 @@ struct WalkOptions {
   // it for the empty directory the sandbox could make there, which holds no name yet: only
   // the names a pattern spells whether they exist or not are matched, at the link's name.
   bool refuse_dangling = false;
+  // The start as the pattern's literal prefix spells it, when host links lead it to `start`
+  // (empty: the same). A start that is there but no directory (a file, a FIFO) is judged at
+  // this name, as a start that a dangling link spells is: the sandbox may replace it by a
+  // directory where it writes (red team A23B-1).
+  std::string start_spelled;
   // Whether the directory open at a descriptor looks names up case-insensitively; unset:
   // its filesystem and attribute say (compiler/resolve/casefold). Names in such a
   // directory are matched as the filesystem compares them.
