@@ -39,6 +39,7 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
         return host.created_in_writable_root(path, g.origins[origin]->loc);
       };
     options.start_spelled = g.spelled;
+    options.follow_link = host.follow_link;
     WalkResult w = walk_tree(start, g.patterns, options);
     if (w.error) {
       std::string names;

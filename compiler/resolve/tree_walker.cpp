@@ -418,14 +418,32 @@ class Walker {
       // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
       // target once; what it holds counts against the limits.
       if (!in_root && options_.follow_host_links) {
-        char* real = realpath(path.c_str(), nullptr);
-        if (!real) {
+        std::optional<FollowedLink> to;
+        if (options_.follow_link) {
+          std::string refusal;
+          to = options_.follow_link(path, refusal);
+          if (!to) {
+            // Under a `**` alone a link into the start is not followed (below): what it
+            // leads to now is walked at its own name, and what it may lead to later is made
+            // in a writable root during the run, the limit of every pattern.
+            char* real = named ? nullptr : realpath(path.c_str(), nullptr);
+            const bool skipped =
+                real && (ir::path_within(start_, real) || ir::path_within(real, start_));
+            free(real);
+            if (!skipped) result_.error = refusal;
+            return;
+          }
+        } else {
+          char* real = realpath(path.c_str(), nullptr);
+          to = real ? FollowedLink{real, true} : FollowedLink{};
+          free(real);
+        }
+        if (!to->exists) {
           // Nothing there yet; the sandbox may be able to make it.
           dangling(path, std::move(next));
           return;
         }
-        const std::string target(real);
-        free(real);
+        const std::string target = std::move(to->path);
         // Under a `**` alone, what lies below the start is walked at its own name anyway,
         // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
         if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;

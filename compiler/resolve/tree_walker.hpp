@@ -47,6 +47,12 @@ struct WalkResult {
   std::optional<std::string> error;  // a limit hit, or a directory that cannot be listed
 };
 
+// Where a host link a walk follows leads: its canonical target, and whether that exists.
+struct FollowedLink {
+  std::string path;
+  bool exists = false;
+};
+
 struct WalkOptions {
   WalkLimits limits;
   // Whether a directory may be entered (the caller prunes protected and denied
@@ -63,6 +69,14 @@ struct WalkOptions {
   // a literal or a `**` (deny walks: a literal deny path follows host links too). Unset:
   // skipped.
   bool follow_host_links = false;
+  // Where such a link leads, or nullopt with `refusal` set where it must not be followed: a
+  // symlink inside a writable root on its way, which the sandbox may re-point (red team
+  // A23B-2: realpath(3) followed the host's `/srv/x -> WS/l`, `WS/l` an earlier run's link
+  // to `/data/d`, and `deny: [/srv/*/secret]` denied `/data/d/secret`; the command re-pointed
+  // `l` at a directory of its own and made `secret` there, which the host read as
+  // `/srv/x/secret`). Unset: realpath(3).
+  std::function<std::optional<FollowedLink>(const std::string& link, std::string& refusal)>
+      follow_link;
   // Where the kernel would create, in a writable root (or another name the host's mounts
   // give one), what a followed host link leads to when it leads nowhere yet (dangling; also a
   // start spelled below one), or nullopt; `origin` is the pattern that meets it. The sandbox
