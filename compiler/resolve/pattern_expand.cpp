@@ -150,6 +150,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
            std::any_of(roots.begin(), roots.end(),
                        [&](const ir::ResolvedPath& w) { return ir::path_within(dir, w.path); });
   };
+  options.may_pass = [&](const std::string& dir) { return !pruned.contains(dir); };
   options.keep = below_a_root;
   options.in_writable_root = below_a_root;
   // Above the roots a host link is the host's way to what it names, as for a deny walk: with

@@ -311,6 +311,17 @@ class Walker {
                   patterns_[s.pattern].origin, false, false, true);
   }
 
+  // Whether `dir` is entered with `states` (WalkOptions::may_enter, may_pass).
+  bool may_enter(const std::string& dir, const std::vector<State>& states) const {
+    if (!options_.may_enter || options_.may_enter(dir)) return true;
+    if (!options_.may_pass || !options_.may_pass(dir)) return false;
+    return std::none_of(states.begin(), states.end(), [&](const State& s) {
+      const auto& c = comps(s);
+      return std::any_of(c.begin() + s.index, c.end(),
+                         [](const ir::PatternComponent& p) { return p.kind == Kind::AnyDepth; });
+    });
+  }
+
   // Takes ownership of `fd`.
   void enter(int fd, const std::string& path, std::vector<State> states) {
     states = unique_states(std::move(states));
@@ -447,7 +458,7 @@ class Walker {
         // Under a `**` alone, what lies below the start is walked at its own name anyway,
         // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
         if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;
-        if (options_.may_enter && !options_.may_enter(target)) return;
+        if (!may_enter(target, next)) return;
         const int fd = open(target.c_str(), kOpenDir);
         if (fd < 0) {
           const int error = errno;
@@ -466,7 +477,7 @@ class Walker {
       }
     }
     if (type != DT_DIR) return;
-    if (options_.may_enter && !options_.may_enter(path)) return;
+    if (!may_enter(path, next)) return;
     int fd = openat(parent, e->name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.

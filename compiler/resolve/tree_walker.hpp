@@ -58,6 +58,12 @@ struct WalkOptions {
   // Whether a directory may be entered (the caller prunes protected and denied
   // directories, and everything outside the writable roots).
   std::function<bool(const std::string& dir)> may_enter;
+  // Whether a directory `may_enter` refuses is entered all the same where what is left of
+  // every pattern there is bounded (no `**`): a host link below it may lead into a writable
+  // root (a protect walk: `${HOME}/*/*/.env` with the host's `~/a/y -> WS/sub` never met the
+  // link in `~/a`, outside every root, and left `WS/sub/.env` writable, which the host reads
+  // as `~/a/y/.env`; red team A23B-3). Unset: never.
+  std::function<bool(const std::string& dir)> may_pass;
   // Whether a match is kept (outside every writable root, a protection is moot). A match
   // that is a symlink is kept wherever it lies: what it leads to may lie in one.
   std::function<bool(const std::string& path)> keep;
