@@ -13,7 +13,8 @@
 // to walk, and the pattern named nothing there. The command replaced the file by a
 // directory and made the name the host then reads through the link as denied or protected.
 // A23B-2: a pattern's walk followed a host link through a link inside the workspace, which
-// the command re-pointed. Each case runs as root and as uid 65534 and is judged from the
+// the command re-pointed. A23B-3: a protect walk never met a host link below a directory
+// outside the roots. Each case runs as root and as uid 65534 and is judged from the
 // host.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
@@ -166,6 +167,37 @@ BOOST_DATA_TEST_CASE(a_pattern_through_a_host_link_to_a_workspace_link_is_refuse
   BOOST_TEST(read_file(link + "/" + name).value_or("<none>") != "evil\n", r.describe());
   BOOST_TEST(!exists(box.ws("new")), r.describe());
   BOOST_TEST(snapshot(box.workspace()) == before, r.describe());
+}
+
+// A23B-3: a protect walk never entered a host directory outside and not above every writable
+// root, so a host link below one was never met: `protect: [${HOME}/*/*/.env]` with the
+// host's `~/a/y -> WS/sub` (`~/a` a directory), or `~/x -> BASE/opt/d` and `BASE/opt/d/y ->
+// WS/sub`, left `WS/sub/.env` writable, and the command wrote what the host reads as
+// `~/a/y/.env` (`~/x/y/.env`). Now such a directory is entered where the rest of the pattern
+// has no `**`: `sub/.env` is protected (a placeholder), the rest of the workspace writable.
+BOOST_DATA_TEST_CASE(a_protect_pattern_meets_host_links_below_a_directory_outside_the_roots,
+                     bdata::make(kCallers) * bdata::make({false, true}), caller, through_link) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("sub"));
+  std::string host_name = box.home() + "/a/y/.env";
+  if (through_link) {
+    const std::string opt = box.base() + "/opt";
+    for (const auto& d : {opt, opt + "/d"}) box.make_dir(d);
+    box.host_command({"/bin/ln", "-s", box.ws("sub"), opt + "/d/y"});
+    box.host_command({"/bin/ln", "-s", opt + "/d", box.home() + "/x"});
+    host_name = box.home() + "/x/y/.env";
+  } else {
+    box.make_dir(box.home() + "/a");
+    box.host_command({"/bin/ln", "-s", box.ws("sub"), box.home() + "/a/y"});
+  }
+  const std::string policy_file =
+      box.write_policy("nested.yaml", policy("  protect: [.git, \"${HOME}/*/*/.env\"]\n"));
+  const RunResult r =
+      box.sh("echo evil > sub/.env || echo refused; echo mine > other", {"--policy", policy_file});
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("refused") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(host_name).value_or("<none>") != "evil\n", r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
