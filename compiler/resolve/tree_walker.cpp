@@ -313,13 +313,20 @@ class Walker {
 
   // Whether `dir` is entered with `states` (WalkOptions::may_enter, may_pass).
   bool may_enter(const std::string& dir, const std::vector<State>& states) const {
-    if (!options_.may_enter || options_.may_enter(dir)) return true;
+    if (!passed_through(dir)) return true;
     if (!options_.may_pass || !options_.may_pass(dir)) return false;
     return std::none_of(states.begin(), states.end(), [&](const State& s) {
       const auto& c = comps(s);
       return std::any_of(c.begin() + s.index, c.end(),
                          [](const ir::PatternComponent& p) { return p.kind == Kind::AnyDepth; });
     });
+  }
+
+  // Whether `dir` is one `may_enter` refuses, entered (if at all) only to look for host
+  // links: outside every writable root, so one the walk cannot list is nothing the sandbox
+  // could write into.
+  bool passed_through(const std::string& dir) const {
+    return options_.may_enter && !options_.may_enter(dir);
   }
 
   // Takes ownership of `fd`.
@@ -462,7 +469,8 @@ class Walker {
         const int fd = open(target.c_str(), kOpenDir);
         if (fd < 0) {
           const int error = errno;
-          if (error == EACCES && writable(AT_FDCWD, target.c_str())) unlistable(target);
+          if (error == EACCES && !passed_through(target) && writable(AT_FDCWD, target.c_str()))
+            unlistable(target);
           // There, but no directory: where the sandbox writes, it may make it one.
           if (error == ENOTDIR) dangling(path, std::move(next), true);
           return;
@@ -481,7 +489,7 @@ class Walker {
     int fd = openat(parent, e->name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.
-      if (errno == EACCES && writable(parent, e->name)) unlistable(path);
+      if (errno == EACCES && !passed_through(path) && writable(parent, e->name)) unlistable(path);
       return;
     }
     enter(fd, path, std::move(next));

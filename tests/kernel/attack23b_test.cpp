@@ -174,7 +174,8 @@ BOOST_DATA_TEST_CASE(a_pattern_through_a_host_link_to_a_workspace_link_is_refuse
 // host's `~/a/y -> WS/sub` (`~/a` a directory), or `~/x -> BASE/opt/d` and `BASE/opt/d/y ->
 // WS/sub`, left `WS/sub/.env` writable, and the command wrote what the host reads as
 // `~/a/y/.env` (`~/x/y/.env`). Now such a directory is entered where the rest of the pattern
-// has no `**`: `sub/.env` is protected (a placeholder), the rest of the workspace writable.
+// has no `**`: `sub/.env` is protected (a placeholder), the rest of the workspace writable;
+// a directory of the caller's there that cannot be listed (mode 000) refuses nothing.
 BOOST_DATA_TEST_CASE(a_protect_pattern_meets_host_links_below_a_directory_outside_the_roots,
                      bdata::make(kCallers) * bdata::make({false, true}), caller, through_link) {
   Sandbox box(caller);
@@ -190,6 +191,9 @@ BOOST_DATA_TEST_CASE(a_protect_pattern_meets_host_links_below_a_directory_outsid
     box.make_dir(box.home() + "/a");
     box.host_command({"/bin/ln", "-s", box.ws("sub"), box.home() + "/a/y"});
   }
+  // One the walk cannot list is passed by, not refused: the sandbox cannot write there.
+  box.make_dir(box.home() + "/p/q");
+  box.host_command({"/bin/chmod", "000", box.home() + "/p"});
   const std::string policy_file =
       box.write_policy("nested.yaml", policy("  protect: [.git, \"${HOME}/*/*/.env\"]\n"));
   const RunResult r =
