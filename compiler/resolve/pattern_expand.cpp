@@ -25,6 +25,7 @@ std::string join(const std::string& base, const std::vector<std::string>& comps)
 struct Group {
   std::vector<WalkPattern> patterns;
   std::vector<const ir::Located<PathPattern>*> origins;
+  std::string spelled;  // WalkOptions::start_spelled (the first pattern's that differs)
 };
 
 std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, Group>& groups,
@@ -37,6 +38,8 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
       options.created_in_writable_root = [&](const std::string& path, size_t origin) {
         return host.created_in_writable_root(path, g.origins[origin]->loc);
       };
+    options.start_spelled = g.spelled;
+    options.follow_link = host.follow_link;
     WalkResult w = walk_tree(start, g.patterns, options);
     if (w.error) {
       std::string names;
@@ -68,8 +71,9 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
 }
 
 void add_to_group(std::map<std::string, Group>& groups, const std::string& start,
-                  const ir::Located<PathPattern>& p) {
+                  const std::string& lexical, const ir::Located<PathPattern>& p) {
   Group& g = groups[start];
+  if (g.spelled.empty() && lexical != start) g.spelled = lexical;
   g.patterns.push_back({after_prefix(p.value), g.origins.size()});
   g.origins.push_back(&p);
 }
@@ -129,7 +133,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
         ok = false;
         continue;
       }
-      if (!inside_pruned(*start)) add_to_group(groups, *start, pr);
+      if (!inside_pruned(*start)) add_to_group(groups, *start, l, pr);
     }
   }
   if (!ok) return std::nullopt;
@@ -146,6 +150,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
            std::any_of(roots.begin(), roots.end(),
                        [&](const ir::ResolvedPath& w) { return ir::path_within(dir, w.path); });
   };
+  options.may_pass = [&](const std::string& dir) { return !pruned.contains(dir); };
   options.keep = below_a_root;
   options.in_writable_root = below_a_root;
   // Above the roots a host link is the host's way to what it names, as for a deny walk: with
@@ -164,12 +169,13 @@ std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& po
   std::map<std::string, Group> groups;
   bool ok = true;
   for (const auto& d : policy.deny_patterns) {
-    auto start = host.canonical(host.bind(d.value.literal_prefix()), d.loc);
+    const std::string lexical = host.bind(d.value.literal_prefix());
+    auto start = host.canonical(lexical, d.loc);
     if (!start) {
       ok = false;
       continue;
     }
-    add_to_group(groups, *start, d);
+    add_to_group(groups, *start, lexical, d);
   }
   if (!ok) return std::nullopt;
   const auto pruned = paths_of({&r.deny});

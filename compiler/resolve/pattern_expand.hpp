@@ -30,6 +30,9 @@ struct HostBinding {
   // followed in turn), or nullopt; a walk that refuses on the way is diagnosed at `loc`.
   std::function<std::optional<std::string>(const std::string& path, const ir::SourceLoc& loc)>
       created_in_writable_root;
+  // Where a host link a pattern's walk meets leads (WalkOptions::follow_link).
+  std::function<std::optional<FollowedLink>(const std::string& link, std::string& refusal)>
+      follow_link;
 };
 
 // A path a pattern names on this host, with the policy line of the pattern.

@@ -1200,11 +1200,25 @@ void HostResolution::expand_patterns() {
         return std::move(made);
     return std::nullopt;
   };
-  const HostBinding binding{[&](const PolicyPath& p) { return h.bind(p); },
-                            [&](const std::string& lexical, const ir::SourceLoc& loc) {
-                              return h.canonical_or_refuse(lexical, guards, loc, "pattern");
-                            },
-                            created_in_guard};
+  const HostBinding binding{
+      [&](const PolicyPath& p) { return h.bind(p); },
+      [&](const std::string& lexical, const ir::SourceLoc& loc) {
+        return h.canonical_or_refuse(lexical, guards, loc, "pattern");
+      },
+      created_in_guard,
+      // Judged link by link as a literal path spelled through it is
+      // (A21-1): a symlink in a writable root on the way refuses.
+      [&](const std::string& link, std::string& refusal) -> std::optional<FollowedLink> {
+        const Canonical c = HostResolver::canonicalize(link, guards);
+        if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+          refusal = "the host's symlink '" + link + "' leads through the symlink '" + c.at +
+                    "' inside a writable root, which the sandbox could "
+                    "re-point; name the directory it leads to";
+          return std::nullopt;
+        }
+        if (c.stop != Canonical::Stop::None) return FollowedLink{};
+        return FollowedLink{c.path, c.complete};
+      }};
   if (auto hits = expand_deny_patterns(policy, r, binding, diags))
     for (const auto& hit : *hits) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, guards, binding, diags))

@@ -161,7 +161,12 @@ class Walker {
       // start is one, which O_NOFOLLOW | O_DIRECTORY does not open).
       const int error = errno;
       if (error == EACCES && writable(AT_FDCWD, start.c_str())) unlistable(start);
-      if (error == ENOENT || error == ENOTDIR || error == ELOOP) dangling(start, std::move(states));
+      struct stat st;
+      const bool no_directory =
+          error == ENOTDIR && stat(start.c_str(), &st) == 0 && !S_ISDIR(st.st_mode);
+      if (error == ENOENT || error == ENOTDIR || error == ELOOP)
+        dangling(no_directory && !options_.start_spelled.empty() ? options_.start_spelled : start,
+                 std::move(states), no_directory);
       return std::move(result_);
     }
     enter(fd, start, std::move(states));
@@ -276,24 +281,52 @@ class Walker {
   // [/srv/*/secret]` with the host's dangling `/srv/x -> WS/new` matched nothing, and the
   // command made `new/secret`, which the host then read as `/srv/x/secret`). Refused, or
   // taken for the empty directory the kernel would create (WalkOptions::refuse_dangling).
-  void dangling(const std::string& path, std::vector<State> states) {
+  // `no_directory`: the link leads to something that is there but no directory (a file, a
+  // FIFO, a socket), which the sandbox can replace by one just as it can make a missing name
+  // (red team A23B-1: `srv/x -> WS/file` let the command swap `file` for a directory and
+  // make `file/secret`, which the host read as the denied `srv/x/secret`).
+  void dangling(const std::string& path, std::vector<State> states, bool no_directory = false) {
     if (!options_.created_in_writable_root || states.empty()) return;
     states = unique_states(std::move(states));
     const auto made =
         options_.created_in_writable_root(path, patterns_[states.front().pattern].origin);
     if (!made) return;
     if (options_.refuse_dangling) {
-      result_.error = "'" + path + "' leads through a dangling symlink to '" + *made +
-                      "', which the sandbox can create: it could make there what the host then "
-                      "reads below '" +
-                      path + "' as denied; remove or re-point the link, or create '" + *made +
-                      "' so that the pattern is matched there";
+      result_.error =
+          no_directory
+              ? "'" + path + "' leads through a symlink to '" + *made +
+                    "', which is no directory and which the sandbox can replace by one: it "
+                    "could make there what the host then reads below '" +
+                    path + "' as denied; remove or re-point the link"
+              : "'" + path + "' leads through a dangling symlink to '" + *made +
+                    "', which the sandbox can create: it could make there what the host then "
+                    "reads below '" +
+                    path + "' as denied; remove or re-point the link, or create '" + *made +
+                    "' so that the pattern is matched there";
       return;
     }
     for (const auto& s : states)
       if (literal_tail(s))
         add_match((path == "/" ? "/" : path + "/") + comps(s)[s.index].pieces.front(),
                   patterns_[s.pattern].origin, false, false, true);
+  }
+
+  // Whether `dir` is entered with `states` (WalkOptions::may_enter, may_pass).
+  bool may_enter(const std::string& dir, const std::vector<State>& states) const {
+    if (!passed_through(dir)) return true;
+    if (!options_.may_pass || !options_.may_pass(dir)) return false;
+    return std::none_of(states.begin(), states.end(), [&](const State& s) {
+      const auto& c = comps(s);
+      return std::any_of(c.begin() + s.index, c.end(),
+                         [](const ir::PatternComponent& p) { return p.kind == Kind::AnyDepth; });
+    });
+  }
+
+  // Whether `dir` is one `may_enter` refuses, entered (if at all) only to look for host
+  // links: outside every writable root, so one the walk cannot list is nothing the sandbox
+  // could write into.
+  bool passed_through(const std::string& dir) const {
+    return options_.may_enter && !options_.may_enter(dir);
   }
 
   // Takes ownership of `fd`.
@@ -403,21 +436,43 @@ class Walker {
       // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
       // target once; what it holds counts against the limits.
       if (!in_root && options_.follow_host_links) {
-        char* real = realpath(path.c_str(), nullptr);
-        if (!real) {
+        std::optional<FollowedLink> to;
+        if (options_.follow_link) {
+          std::string refusal;
+          to = options_.follow_link(path, refusal);
+          if (!to) {
+            // Under a `**` alone a link into the start is not followed (below): what it
+            // leads to now is walked at its own name, and what it may lead to later is made
+            // in a writable root during the run, the limit of every pattern.
+            char* real = named ? nullptr : realpath(path.c_str(), nullptr);
+            const bool skipped =
+                real && (ir::path_within(start_, real) || ir::path_within(real, start_));
+            free(real);
+            if (!skipped) result_.error = refusal;
+            return;
+          }
+        } else {
+          char* real = realpath(path.c_str(), nullptr);
+          to = real ? FollowedLink{real, true} : FollowedLink{};
+          free(real);
+        }
+        if (!to->exists) {
           // Nothing there yet; the sandbox may be able to make it.
           dangling(path, std::move(next));
           return;
         }
-        const std::string target(real);
-        free(real);
+        const std::string target = std::move(to->path);
         // Under a `**` alone, what lies below the start is walked at its own name anyway,
         // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
         if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;
-        if (options_.may_enter && !options_.may_enter(target)) return;
+        if (!may_enter(target, next)) return;
         const int fd = open(target.c_str(), kOpenDir);
         if (fd < 0) {
-          if (errno == EACCES && writable(AT_FDCWD, target.c_str())) unlistable(target);
+          const int error = errno;
+          if (error == EACCES && !passed_through(target) && writable(AT_FDCWD, target.c_str()))
+            unlistable(target);
+          // There, but no directory: where the sandbox writes, it may make it one.
+          if (error == ENOTDIR) dangling(path, std::move(next), true);
           return;
         }
         struct stat st;
@@ -430,11 +485,11 @@ class Walker {
       }
     }
     if (type != DT_DIR) return;
-    if (options_.may_enter && !options_.may_enter(path)) return;
+    if (!may_enter(path, next)) return;
     int fd = openat(parent, e->name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.
-      if (errno == EACCES && writable(parent, e->name)) unlistable(path);
+      if (errno == EACCES && !passed_through(path) && writable(parent, e->name)) unlistable(path);
       return;
     }
     enter(fd, path, std::move(next));

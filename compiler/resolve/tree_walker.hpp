@@ -47,11 +47,23 @@ struct WalkResult {
   std::optional<std::string> error;  // a limit hit, or a directory that cannot be listed
 };
 
+// Where a host link a walk follows leads: its canonical target, and whether that exists.
+struct FollowedLink {
+  std::string path;
+  bool exists = false;
+};
+
 struct WalkOptions {
   WalkLimits limits;
   // Whether a directory may be entered (the caller prunes protected and denied
   // directories, and everything outside the writable roots).
   std::function<bool(const std::string& dir)> may_enter;
+  // Whether a directory `may_enter` refuses is entered all the same where what is left of
+  // every pattern there is bounded (no `**`): a host link below it may lead into a writable
+  // root (a protect walk: `${HOME}/*/*/.env` with the host's `~/a/y -> WS/sub` never met the
+  // link in `~/a`, outside every root, and left `WS/sub/.env` writable, which the host reads
+  // as `~/a/y/.env`; red team A23B-3). Unset: never.
+  std::function<bool(const std::string& dir)> may_pass;
   // Whether a match is kept (outside every writable root, a protection is moot). A match
   // that is a symlink is kept wherever it lies: what it leads to may lie in one.
   std::function<bool(const std::string& path)> keep;
@@ -63,6 +75,14 @@ struct WalkOptions {
   // a literal or a `**` (deny walks: a literal deny path follows host links too). Unset:
   // skipped.
   bool follow_host_links = false;
+  // Where such a link leads, or nullopt with `refusal` set where it must not be followed: a
+  // symlink inside a writable root on its way, which the sandbox may re-point (red team
+  // A23B-2: realpath(3) followed the host's `/srv/x -> WS/l`, `WS/l` an earlier run's link
+  // to `/data/d`, and `deny: [/srv/*/secret]` denied `/data/d/secret`; the command re-pointed
+  // `l` at a directory of its own and made `secret` there, which the host read as
+  // `/srv/x/secret`). Unset: realpath(3).
+  std::function<std::optional<FollowedLink>(const std::string& link, std::string& refusal)>
+      follow_link;
   // Where the kernel would create, in a writable root (or another name the host's mounts
   // give one), what a followed host link leads to when it leads nowhere yet (dangling; also a
   // start spelled below one), or nullopt; `origin` is the pattern that meets it. The sandbox
@@ -74,6 +94,11 @@ struct WalkOptions {
   // it for the empty directory the sandbox could make there, which holds no name yet: only
   // the names a pattern spells whether they exist or not are matched, at the link's name.
   bool refuse_dangling = false;
+  // The start as the pattern's literal prefix spells it, when host links lead it to `start`
+  // (empty: the same). A start that is there but no directory (a file, a FIFO) is judged at
+  // this name, as a start that a dangling link spells is: the sandbox may replace it by a
+  // directory where it writes (red team A23B-1).
+  std::string start_spelled;
   // Whether the directory open at a descriptor looks names up case-insensitively; unset:
   // its filesystem and attribute say (compiler/resolve/casefold). Names in such a
   // directory are matched as the filesystem compares them.

@@ -654,4 +654,56 @@ BOOST_AUTO_TEST_CASE(a_protect_pattern_through_a_host_link_into_a_writable_root_
   BOOST_TEST(deep.empty(), deep.size());
 }
 
+// Red team attack 23b: a host link to something that is there but no directory (A23B-1) is
+// judged as a dangling one; where the caller says a link must not be followed the walk
+// refuses (A23B-2); a directory outside the roots is passed through for bounded patterns
+// only (A23B-3).
+BOOST_AUTO_TEST_CASE(host_links_to_a_file_through_a_root_link_and_below_an_outside_directory) {
+  test::TempDir t;
+  t.write("ws/file", "plain\n");
+  t.symlink(t / "ws/file", "x");
+  compiler::WalkOptions options;
+  options.follow_host_links = true;
+  options.created_in_writable_root = [&](const std::string& path,
+                                         size_t) -> std::optional<std::string> {
+    if (path == t / "x") return t / "ws/file";
+    return std::nullopt;
+  };
+  BOOST_TEST(walk(t, {"x*/.env"}, options) == Paths{"x/.env (spelled)"},
+             boost::test_tools::per_element());
+  options.refuse_dangling = true;
+  std::string error;
+  walk(t, {"*/secret"}, options, &error);
+  BOOST_TEST(error.find("'" + t / "x" + "' leads through a symlink to '" + t / "ws/file" +
+                        "', which is no directory") != std::string::npos,
+             error);
+  // A start spelled through the link is judged at that spelling.
+  options.start_spelled = t / "x";
+  auto r = compiler::walk_tree(t / "ws/file", {{pattern("*/secret").components, 0}}, options);
+  BOOST_TEST(
+      r.error.value_or("").find("'" + t / "x" + "' leads through a symlink") != std::string::npos,
+      r.error.value_or(""));
+  options.start_spelled.clear();
+  options.refuse_dangling = false;
+  options.follow_link = [](const std::string&,
+                           std::string& refusal) -> std::optional<compiler::FollowedLink> {
+    refusal = "not followed";
+    return std::nullopt;
+  };
+  walk(t, {"x*/.env"}, options, &error);
+  BOOST_TEST(error == "not followed");
+  // Through a directory `may_enter` refuses, only where the rest is bounded.
+  t.mkdir("a");
+  t.mkdir("root/sub");
+  t.symlink(t / "root/sub", "a/y");
+  compiler::WalkOptions outside;
+  outside.follow_host_links = true;
+  outside.may_enter = [&](const std::string& dir) { return dir.starts_with(t / "root"); };
+  BOOST_TEST(walk(t, {"a/*/.env"}, outside).empty());
+  outside.may_pass = [](const std::string&) { return true; };
+  BOOST_TEST(walk(t, {"a/*/.env"}, outside) == Paths{"root/sub/.env (spelled)"},
+             boost::test_tools::per_element());
+  BOOST_TEST(walk(t, {"a/**/.env"}, outside).empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
