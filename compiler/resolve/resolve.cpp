@@ -785,6 +785,12 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   EnclosingRepositories enclosing;
   std::set<std::string> refused;
   for (const auto& w : guards) {
+    // A name a protected path covers is none the sandbox can write: a host bind that shows
+    // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
+    // lies inside a git directory and is protected there, as its bound name is (A11-6).
+    if (std::any_of(protected_paths.begin(), protected_paths.end(),
+                    [&](const ResolvedPath& p) { return ir::path_within(p.path, w.path); }))
+      continue;
     // A writable root that is itself a git directory (a bare repository, or `repo/.git`
     // given as the workspace) is read-only whole where the policy protects its `.git`, as
     // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
