@@ -26,6 +26,42 @@ std::ostream& operator<<(std::ostream& os, Pointer p) {
 
 }  // namespace
 
+// A23C-2: A23B-2's refusal of a pattern walk's host link whose way crosses a link inside the
+// workspace was skipped under a `**` alone where the link led into the walk's start: with
+// the host's `BASE/srv/x -> WS/l` and `WS/l` an earlier run's link to `BASE/srv/y`, `deny:
+// [BASE/srv/**/secret]` (`protect: [BASE/srv/**/.env]`) ran on main 09f07ab; the command
+// re-pointed `l` at `new` and wrote `new/secret` (`new/.env`), which the host read as
+// `BASE/srv/x/secret`. Refused now, exit 2 at the pattern's line, the link as it was.
+BOOST_DATA_TEST_CASE(a_double_star_through_a_host_link_to_a_workspace_link_into_its_start_is_refused,
+                     bdata::make(kCallers) * bdata::make({true, false}), caller, deny) {
+  Sandbox box(caller);
+  const std::string srv = box.base() + "/srv", name = deny ? "secret" : ".env";
+  box.make_dir(srv);
+  box.make_dir(srv + "/y");
+  box.write_file(srv + "/y/" + name, "real\n");
+  box.host_command({"/bin/ln", "-s", srv + "/y", box.ws("l")});
+  box.host_command({"/bin/ln", "-s", box.ws("l"), srv + "/x"});
+  const std::string rules = deny ? "  deny: [\"" + srv + "/**/secret\"]\n"
+                                 : "  protect: [.git, \"" + srv + "/**/.env\"]\n";
+  RunSpec spec;
+  spec.options = {"--policy",
+                  box.write_policy("link.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                                "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n" +
+                                                    rules + "network: none\n")};
+  spec.command = {"/bin/sh", "-c",
+                  "mkdir new && echo evil > new/" + name + " && ln -sfn \"$PWD/new\" l && echo '" +
+                      std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("leads through the symlink '" + box.ws("l") + "' inside a writable root") !=
+                 std::string::npos,
+             r.describe());
+  BOOST_TEST(r.err.find("link.yaml:6:") != std::string::npos, r.describe());
+  BOOST_TEST(read_file(srv + "/x/" + name).value_or("<none>") == "real\n", r.describe());
+  BOOST_TEST(!exists(box.ws("new")), r.describe());
+}
+
 // A23C-1: the repository above the workspace `app` keeps its git directory apart (`git init
 // --separate-git-dir`), and its `.git` is the host's symlink to a `.git` file in the
 // package (`.git -> app/gitfile`; or to a link there, `app/l -> gitfile`). zpolicy read the
