@@ -814,6 +814,21 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
                                  "directory; refusing to run");
         continue;
       }
+      // The `.git` file git reads the git directory's name from, each time it runs there:
+      // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
+      // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its
+      // own there, whose hooks the host's next `git commit` in `repo` ran (red team A23C-1).
+      if (repo.shape == EnclosingRepository::Shape::Pointer) {
+        const auto pointer = h.canonical_or_refuse(
+            repo.top + "/.git", guards, w.loc,
+            "the '.git' file of the repository '" + repo.top + "' above a writable root");
+        if (!pointer) continue;
+        if (std::any_of(guards.begin(), guards.end(),
+                        [&](const ResolvedPath& g) { return ir::path_within(g.path, *pointer); }) &&
+            std::none_of(protected_paths.begin(), protected_paths.end(),
+                         [&](const ResolvedPath& p) { return ir::path_within(p.path, *pointer); }))
+          protect_absolute(*pointer, w.loc, true);
+      }
       const auto gitdir = h.canonical_or_refuse(
           repo.gitdir, guards, w.loc,
           "the git directory of the repository '" + repo.top + "' above a writable root");

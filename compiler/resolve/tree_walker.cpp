@@ -440,15 +440,14 @@ class Walker {
         if (options_.follow_link) {
           std::string refusal;
           to = options_.follow_link(path, refusal);
+          // Refused under a `**` alone too, wherever the link leads now: the link inside a
+          // writable root on its way is the sandbox's to re-point. Skipped where it led into
+          // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
+          // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
+          // directory of its own holding `secret`, which the host read as `/srv/x/secret`
+          // (red team A23C-2).
           if (!to) {
-            // Under a `**` alone a link into the start is not followed (below): what it
-            // leads to now is walked at its own name, and what it may lead to later is made
-            // in a writable root during the run, the limit of every pattern.
-            char* real = named ? nullptr : realpath(path.c_str(), nullptr);
-            const bool skipped =
-                real && (ir::path_within(start_, real) || ir::path_within(real, start_));
-            free(real);
-            if (!skipped) result_.error = refusal;
+            result_.error = refusal;
             return;
           }
         } else {
