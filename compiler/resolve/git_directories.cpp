@@ -50,8 +50,8 @@ std::vector<std::string> git_config_files_outside(const std::string& home) {
   return once;
 }
 
-// The walk's state: what the resolver gave it (GitDirectoryWalk), under the names its code
-// uses, and the git directories found so far.
+// The walk's state: what the resolver gave it (GitDirectoryWalk) and the git directories
+// found so far.
 struct GitDirectories {
   explicit GitDirectories(const GitDirectoryWalk& walk)
       : walk(walk),
@@ -66,7 +66,7 @@ struct GitDirectories {
   std::optional<std::string> common_directory(const std::string& dir);
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
-  void protect_repository(const GitConfigTarget& t, std::vector<std::string>& dirs);
+  void protect_repository(const GitConfigTarget& t);
   void judge_rewrite_base(const GitConfigTarget& t);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
@@ -171,7 +171,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     read_submodule_git_directories(common);
     for (const auto& t : git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads)) {
       if (t.repository) {
-        protect_repository(t, gitdirs);
+        protect_repository(t);
         continue;
       }
       if (t.script && std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
@@ -316,7 +316,7 @@ void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
 // win, nor change the one found), and that git directory is read in turn, as a
 // protected `.git` is. A URL rewrite's base is only the start of a path: in a writable
 // root it refuses.
-void GitDirectories::protect_repository(const GitConfigTarget& t, std::vector<std::string>& dirs) {
+void GitDirectories::protect_repository(const GitConfigTarget& t) {
   if (t.url_prefix) {
     judge_rewrite_base(t);
     return;
@@ -381,7 +381,7 @@ void GitDirectories::protect_repository(const GitConfigTarget& t, std::vector<st
   }
   if (gitdir) {
     if (writable(*gitdir)) protect_git_target(*gitdir, t.loc);
-    dirs.push_back(*gitdir);
+    gitdirs.push_back(*gitdir);
   }
   // Outermost first (`P` before `P/.git`), so that a name inside one protected already
   // gets no placeholder of its own.

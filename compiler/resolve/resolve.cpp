@@ -845,9 +845,8 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
 }
 
 // The state the passes of resolve_for_host share: the result they build (`r`), the host's
-// walks (`h`), and what one pass leaves for a later one. The members keep the names they
-// had as the locals of one function. Each pass runs once, in the order resolve_for_host
-// lists them; a pass relies on the ones before it, never on a later one.
+// walks (`h`), and what one pass leaves for a later one. Each pass runs once, in the order
+// resolve_for_host lists them; a pass relies on the ones before it, never on a later one.
 struct HostResolution {
   HostResolution(const ir::Policy& policy, ir::Mode mode, const HostFacts& host,
                  ir::Diagnostics& diags);
