@@ -165,6 +165,29 @@ BOOST_DATA_TEST_CASE(an_unreadable_legacy_remote_file_is_refused,
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A23R-3's rule for the directory of the legacy remote files: with the host's
+// `GITDIR/remotes` root's and mode 0711 and `remotes/origin` (`URL: WS/evil.git`)
+// readable, uid 65534's run did not list it, the command made `evil.git` with a
+// post-receive hook, and the caller's `git push origin` (which opens `remotes/origin` by
+// name) ran it. Now refused (exit 2); root lists it and protects the URL.
+BOOST_DATA_TEST_CASE(an_unlistable_remotes_directory_is_refused, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  const std::string gitdir = repository(box, true);
+  box.write_file(gitdir + "/remotes/origin", "URL: " + box.ws("evil.git") + "\n");
+  root_owned(gitdir + "/remotes", 0711);
+  const RunResult r = run(box, "git init -q --bare evil.git && " +
+                                   hook("evil.git/hooks/post-receive", pwned));
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  if (caller == Caller::Nobody) {
+    BOOST_TEST(r.exit_code == 2, r.describe());
+    BOOST_TEST(r.err.find("cannot list it") != std::string::npos, r.describe());
+    BOOST_TEST(!exists(box.ws("evil.git")), r.describe());
+  }
+  host_push(box);
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
