@@ -1,10 +1,14 @@
 #include "compiler/resolve/git_config_targets.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -246,7 +250,20 @@ class Walk {
       for (const bool branches : {false, true}) {
         const std::string sub = dir + (branches ? "/branches" : "/remotes");
         DIR* d = opendir(sub.c_str());
-        if (!d) continue;
+        // git opens `remotes/<name>` by name, which search permission allows: one that is
+        // there and cannot be listed hides the files it reads (as `modules`: review 23).
+        // One the caller cannot search is skipped: git, run by the caller, cannot read
+        // what it holds either.
+        if (!d) {
+          const int error = errno;
+          if (error != ENOENT && error != ENOTDIR &&
+              !(error == EACCES && faccessat(AT_FDCWD, sub.c_str(), X_OK, AT_EACCESS) != 0 &&
+                errno == EACCES))
+            refuse_({sub, 0, 0}, "git reads the legacy remote files in '" + sub +
+                                     "' by name, and zpolicy cannot list it (" +
+                                     std::strerror(error) + ")");
+          continue;
+        }
         std::vector<std::string> names;
         while (const dirent* ent = readdir(d))
           if (ent->d_name[0] != '.') names.push_back(ent->d_name);
@@ -267,7 +284,7 @@ class Walk {
           }
           targets_.push_back({path, named_at, false, false, false, false, {}});
           const GitConfigFile file = read_git_config_file(path);
-          if (file.status != GitConfigFile::Status::Read) continue;
+          if (!readable(file, path, named_at, "a legacy remote file", false)) continue;
           // Counted with the config files: a sandbox's nested repository can hold any
           // number of them (red team R17-7).
           if (over_budget(file.text.size(), {path, 0, 0}, path,
@@ -430,6 +447,40 @@ class Walk {
     }
   }
 
+  // Whether `file` (at `path`, named at `at`, read by git as `as`) was read; when it was
+  // not, the run is refused unless git skips it too. One rule for config files and the
+  // legacy remote files (red team review 23: an unreadable, oversized or odd remotes file
+  // was taken for none, and the URL git reads from it went unprotected).
+  bool readable(const GitConfigFile& file, const std::string& path, const ir::SourceLoc& at,
+                const std::string& as, bool shared) {
+    using Status = GitConfigFile::Status;
+    switch (file.status) {
+      case Status::Missing:  // git skips a missing config file or include
+        return false;
+      case Status::Other:
+        refuse_(at, "git reads '" + path + "' as " + as + ", and it is not a regular file");
+        return false;
+      case Status::Denied:
+        // The caller's system and global files: git, run by the caller, skips one it may
+        // not read with a warning, and the sandbox, with the caller's rights or fewer,
+        // cannot change it. A caller whose $HOME is another user's (`setpriv`, `runuser`
+        // keep it) had every run refused (red team A18-3). Not a file of a git directory:
+        // git run by its owner reads it.
+        if (shared) return false;
+        [[fallthrough]];
+      case Status::Unreadable:
+        refuse_(at, "git reads '" + path + "' as " + as + ", and zpolicy cannot read it");
+        return false;
+      case Status::TooLarge:
+        refuse_(at, "git reads '" + path + "' as " + as + ", and it is larger than " +
+                        std::to_string(kGitConfigMaxBytes) + " bytes");
+        return false;
+      case Status::Read:
+        break;
+    }
+    return true;
+  }
+
   // The file `lexical`, named at `at`, and the files it includes.
   // `shared`: one of the caller's system and global files (GitConfigReads::shared).
   void read(const std::string& lexical, const ir::SourceLoc& at, int depth, bool conditional,
@@ -448,30 +499,7 @@ class Walk {
     }
     if (first) got->file = read_git_config_file(*path);
     const GitConfigFile& file = got->file;
-    using Status = GitConfigFile::Status;
-    switch (file.status) {
-      case Status::Missing:  // git skips a missing config file or include
-        return;
-      case Status::Other:
-        refuse_(at, "git reads '" + *path + "' as config, and it is not a regular file");
-        return;
-      case Status::Denied:
-        // The caller's system and global files: git, run by the caller, skips one it may
-        // not read with a warning, and the sandbox, with the caller's rights or fewer,
-        // cannot change it. A caller whose $HOME is another user's (`setpriv`, `runuser`
-        // keep it) had every run refused (red team A18-3).
-        if (shared) return;
-        [[fallthrough]];
-      case Status::Unreadable:
-        refuse_(at, "git reads '" + *path + "' as config, and zpolicy cannot read it");
-        return;
-      case Status::TooLarge:
-        refuse_(at, "git reads '" + *path + "' as config, and it is larger than " +
-                        std::to_string(kGitConfigMaxBytes) + " bytes");
-        return;
-      case Status::Read:
-        break;
-    }
+    if (!readable(file, *path, at, "config", shared)) return;
     // As git counts: an include that exists, nested more than the limit deep.
     // git dies at the first include nested too deep; the other includes it would have read
     // are not read either. Without that stop, eight lines `[include] path = config` (a

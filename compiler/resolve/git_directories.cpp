@@ -1,10 +1,14 @@
 #include "compiler/resolve/git_directories.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <string_view>
 
 #include "compiler/resolve/git_command_words.hpp"
@@ -70,6 +74,7 @@ struct GitDirectories {
   void judge_rewrite_base(const GitConfigTarget& t);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
+  bool list_modules_level(const std::string& at, std::vector<std::string>& names);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
 
   const GitDirectoryWalk& walk;
@@ -426,12 +431,7 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
       pending.pop_back();
       if (!listed.insert(at).second) continue;
       std::vector<std::string> names;
-      if (DIR* d = opendir(at.c_str())) {
-        while (const dirent* e = readdir(d))
-          if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
-            names.emplace_back(e->d_name);
-        closedir(d);
-      }
+      if (!list_modules_level(at, names)) return;
       std::sort(names.begin(), names.end());
       for (const auto& name : names) {
         if (++entries > kMaxSubmoduleEntries) {
@@ -459,6 +459,40 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
       }
     }
   }
+}
+
+// The names in `at`, a directory below `modules`, or false (refused) when it is there and
+// cannot be listed: git reaches `modules/<name>` by name, which search permission allows,
+// so a level with mode 0711 (the caller's uid against another user's directory) hid the
+// submodule git directories below it, and their hooks and config went unread. One the
+// caller cannot even search (EACCES on the way) is skipped: git, run by the caller, cannot
+// reach what lies below it either, and the sandbox, with the caller's rights or fewer,
+// cannot change that. Nothing there (ENOENT, ENOTDIR) is no submodule.
+bool GitDirectories::list_modules_level(const std::string& at, std::vector<std::string>& names) {
+  DIR* d = opendir(at.c_str());
+  int error = d ? 0 : errno;
+  if (d) {
+    for (;;) {
+      errno = 0;
+      const dirent* e = readdir(d);
+      if (!e) {
+        error = errno;
+        break;
+      }
+      if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
+        names.emplace_back(e->d_name);
+    }
+    closedir(d);
+  }
+  if (error == 0 || error == ENOENT || error == ENOTDIR) return true;
+  if (error == EACCES && faccessat(AT_FDCWD, at.c_str(), X_OK, AT_EACCESS) != 0 &&
+      errno == EACCES)
+    return true;
+  diags.error({at, 0, 0}, "git reaches the submodules' git directories below '" + at +
+                              "' by name, and zpolicy cannot list it (" + std::strerror(error) +
+                              ") to read them; make it readable by the user running zpolicy; "
+                              "refusing to run");
+  return false;
 }
 
 // A hook that is a symlink runs what it points at (`pre-commit ->

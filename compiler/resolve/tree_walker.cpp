@@ -167,6 +167,8 @@ class Walker {
       if (error == ENOENT || error == ENOTDIR || error == ELOOP)
         dangling(no_directory && !options_.start_spelled.empty() ? options_.start_spelled : start,
                  std::move(states), no_directory);
+      else if (error != EACCES)
+        unopenable(start, error);
       return std::move(result_);
     }
     enter(fd, start, std::move(states));
@@ -250,6 +252,13 @@ class Walker {
   void unlistable(const std::string& path) {
     result_.error = "cannot list '" + path +
                     "', which the sandbox could write into; a pattern cannot be checked there";
+  }
+
+  // An open that failed for want of a resource or with an I/O error (EMFILE, ENOMEM,
+  // EIO): what lies there is unknown, not nothing (review 23: a pattern matched nothing).
+  void unopenable(const std::string& path, int error) {
+    result_.error = "cannot open '" + path + "': " + std::strerror(error) +
+                    "; a pattern cannot be checked there";
   }
 
   void add_match(std::string path, size_t origin, bool listed, bool symlink,
@@ -472,6 +481,7 @@ class Walker {
             unlistable(target);
           // There, but no directory: where the sandbox writes, it may make it one.
           if (error == ENOTDIR) dangling(path, std::move(next), true);
+          else if (error != EACCES && error != ENOENT && error != ELOOP) unopenable(target, error);
           return;
         }
         struct stat st;
@@ -488,7 +498,10 @@ class Walker {
     int fd = openat(parent, e->name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.
-      if (errno == EACCES && !passed_through(path) && writable(parent, e->name)) unlistable(path);
+      const int error = errno;
+      if (error == EACCES && !passed_through(path) && writable(parent, e->name)) unlistable(path);
+      else if (error != EACCES && error != ENOENT && error != ENOTDIR && error != ELOOP)
+        unopenable(path, error);
       return;
     }
     enter(fd, path, std::move(next));

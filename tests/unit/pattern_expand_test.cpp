@@ -2,12 +2,17 @@
 // name, no descent into protected, denied or matched directories, symlinks never
 // followed, odd file types never opened, limits that refuse instead of hanging, and
 // portable output that keeps the pattern symbolic.
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "compiler/resolve/resolve.hpp"
@@ -248,6 +253,35 @@ BOOST_AUTO_TEST_CASE(limits_refuse_instead_of_hanging) {
   BOOST_TEST(walk(t, {"**/.git"}, o, &error) == Paths{".git (spelled)"},
              boost::test_tools::per_element());
   BOOST_TEST(error == "");
+}
+
+// An open that fails for want of descriptors (EMFILE; ENOMEM and EIO alike) is an error
+// naming the directory, not a directory with nothing in it: with none free the start,
+// with one free the directory below it, matched nothing (review 23). Run in a child whose
+// descriptors are used up.
+BOOST_AUTO_TEST_CASE(a_failed_open_refuses_instead_of_matching_nothing) {
+  test::TempDir t;
+  t.write("a/x", "");
+  std::vector<compiler::WalkPattern> ps{{pattern("*/x").components, 0}};
+  for (const int free_fds : {0, 1}) {
+    const pid_t pid = fork();
+    BOOST_TEST_REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const rlimit low{64, 64};
+      if (setrlimit(RLIMIT_NOFILE, &low) != 0) _exit(3);
+      std::vector<int> fds;
+      for (int fd; (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) fds.push_back(fd);
+      if (errno != EMFILE || fds.size() < static_cast<size_t>(free_fds)) _exit(3);
+      for (int i = 0; i < free_fds; ++i) close(fds[fds.size() - 1 - static_cast<size_t>(i)]);
+      const auto r = compiler::walk_tree(t.str(), ps, {});
+      const std::string want = "cannot open '" + (free_fds ? t.str() + "/a" : t.str()) +
+                               "': " + std::strerror(EMFILE);
+      _exit(r.error && r.error->rfind(want, 0) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    BOOST_TEST_REQUIRE(waitpid(pid, &status, 0) == pid);
+    BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0), "free descriptors: " << free_fds);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(portable_output_keeps_the_pattern) {
