@@ -56,7 +56,8 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
   std::vector<EnclosingRepository> out;
   const std::string dot_git = child(dir, ".git");
   struct stat lst, st;
-  if (lstat(dot_git.c_str(), &lst) == 0 && stat(dot_git.c_str(), &st) == 0) {
+  const bool have = lstat(dot_git.c_str(), &lst) == 0;
+  if (have && stat(dot_git.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
       if (is_git_directory(dot_git) && !config_denied(dot_git))
         out.push_back({EnclosingRepository::Shape::GitDirectory, dir, dot_git});
@@ -70,6 +71,13 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
         out.push_back({EnclosingRepository::Shape::Pointer, dir, std::move(*named)});
     }
   }
+  // A symlink is listed whatever it leads to now: where it leads may be a writable root,
+  // where the sandbox makes the git directory (or `.git` file) git then takes. With the
+  // host's `repo/.git -> app/gd` and `gd` missing or empty, the command made `gd` a git
+  // directory with a pre-commit hook, and the host's next `git commit` in `repo` ran it
+  // (review A23R-2).
+  if (have && S_ISLNK(lst.st_mode) && out.empty())
+    out.push_back({EnclosingRepository::Shape::Link, dir, dot_git});
   if (is_git_directory(dir)) out.push_back({EnclosingRepository::Shape::Inside, dir, dir});
   return out;
 }

@@ -17,6 +17,10 @@ struct EnclosingRepository {
     // `top/.git` is a `.git` file (a linked worktree, a submodule); `gitdir` is what it
     // names, made absolute, still to be canonicalized.
     Pointer,
+    // `top/.git` is a symlink that leads to no git directory or `.git` file git would use
+    // (dangling, an empty directory, one the caller cannot read): git does not take it
+    // now, but the sandbox may make one where it leads; `gitdir` is `top/.git`.
+    Link,
     // `top` is itself a git directory (a bare repository, or a `.git` the directory lies
     // in): the directory is inside a git directory, whose config and hooks git reads.
     Inside,
@@ -36,7 +40,8 @@ struct EnclosingRepository {
 // directory a `.git` file names) the caller cannot look into is no git directory to git
 // run by the caller either, and is not listed; one whose `config` the caller cannot read
 // is left out too, since git run by the caller dies there before it runs anything
-// (`unable to access '.git/config'`).
+// (`unable to access '.git/config'`). A `.git` symlink is listed whatever it leads to
+// (Shape::Link when git takes nothing there now): the sandbox may make what it leads to.
 class EnclosingRepositories {
  public:
   // The repositories strictly above the absolute, canonical `dir`, nearest first. Each

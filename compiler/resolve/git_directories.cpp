@@ -203,7 +203,9 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   // Canonical, so that a worktree's `commondir` ("../..") names its common directory by
   // one string, and the worktrees below it are read once.
   std::string common = dir;
-  // With the guards, as above (A22C-7); one a protected path's loop above judged already.
+  // With the guards (A22C-7). HostResolution::protect_common_directories judged the
+  // `commondir` of the protected paths it saw (walked_or_refuse): those in commondir_judged
+  // refused there already. Every other git directory is judged here, a protected one too.
   const CommonDir named_common = commondir_named_by(dir);
   // A symlinked `commondir` refuses here too, in the git directories no protected path
   // names (a remote's repository, a linked worktree's or a submodule's git directory):
@@ -221,7 +223,10 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   if (const auto& named = named_common.path) {
     const Canonical c = h.canonicalize(*named, guards);
     if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
-      if (!protected_index.contains(dir))
+      // Not by protected_index: a directory protected during this walk (a `.git` file's
+      // git directory above the workspace, a remote's) was never judged, and stayed silent
+      // while the sandbox re-pointed the link (review A23R-1).
+      if (!commondir_judged.contains(dir))
         h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
                            "common git directory named by '" + dir + "/commondir'");
       return std::nullopt;

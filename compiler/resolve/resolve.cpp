@@ -814,6 +814,13 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
                                  "directory; refusing to run");
         continue;
       }
+      // A `.git` symlink that leads to no git directory yet: protected where the kernel
+      // would follow it (A22-1), so that the sandbox makes none there; a symlink in a
+      // writable root on the way refuses the run (review A23R-2).
+      if (repo.shape == EnclosingRepository::Shape::Link) {
+        protect_absolute(repo.top + "/.git", w.loc, false);
+        continue;
+      }
       // The `.git` file git reads the git directory's name from, each time it runs there:
       // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
       // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its

@@ -29,6 +29,7 @@ std::vector<std::string> found(EnclosingRepositories& e, const zpolicy::test::Te
     if (r.top.rfind(t.str(), 0) != 0) continue;
     const std::string shape = r.shape == Shape::GitDirectory ? "dir"
                               : r.shape == Shape::Pointer    ? "pointer"
+                              : r.shape == Shape::Link       ? "link"
                                                              : "inside";
     out.push_back(shape + " " + r.top.substr(t.str().size()) + " " + r.gitdir);
   }
@@ -103,6 +104,27 @@ BOOST_AUTO_TEST_CASE(each_directory_is_looked_at_once) {
   BOOST_TEST(found(e, t, "repo/c").size() == 1u);
   BOOST_TEST(EnclosingRepositories().above(t / "repo/c").size() ==
              e.above(t / "repo/c").size() - 1);
+}
+
+// Review A23R-2: a `.git` symlink that leads to no git directory now is listed, as where it
+// leads may be made one; one that leads to a git directory is that directory.
+BOOST_AUTO_TEST_CASE(a_git_symlink_to_no_git_directory_is_listed_as_a_link) {
+  zpolicy::test::TempDir t;
+  t.mkdir("dangling/app");
+  t.symlink("app/gd", "dangling/.git");
+  t.mkdir("empty/app/gd");
+  t.symlink("app/gd", "empty/.git");
+  git_directory(t, "store/gd");
+  t.mkdir("linked/app");
+  t.symlink(t / "store/gd", "linked/.git");
+  EnclosingRepositories e;
+  using V = std::vector<std::string>;
+  BOOST_TEST(found(e, t, "dangling/app") == V{"link /dangling " + t / "dangling/.git"},
+             boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "empty/app") == V{"link /empty " + t / "empty/.git"},
+             boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "linked/app") == V{"dir /linked " + t / "linked/.git"},
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
