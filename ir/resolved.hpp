@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "ir/mode.hpp"
+#include "ir/path.hpp"
 #include "ir/policy.hpp"
 #include "ir/source_location.hpp"
 #include "ir/syscall_policy.hpp"
@@ -43,6 +45,12 @@ struct ResolvedPath {
   std::uint64_t links = 0;
   friend bool operator==(const ResolvedPath&, const ResolvedPath&) = default;
 };
+
+// Whether `path` is one of `roots` or lies below one (path_within).
+inline bool within_any(const std::vector<ResolvedPath>& roots, std::string_view path) {
+  return std::any_of(roots.begin(), roots.end(),
+                     [&](const ResolvedPath& root) { return path_within(root.path, path); });
+}
 
 // A readable root the policy names through a symlink (/lib64 -> usr/lib64 on merged-/usr
 // systems). `read` holds the canonical target; the sandbox keeps the name as a symlink to

@@ -92,8 +92,7 @@ namespace {
 bool missing_outside_writable(const ir::Resolved& resolved, const ir::ResolvedPath& d) {
   if (d.kind != ir::HostKind::Missing) return false;
   // Inside a writable root, a placeholder and a mask cover it (runner/placeholders).
-  return std::none_of(resolved.write.begin(), resolved.write.end(),
-                      [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, d.path); });
+  return !ir::within_any(resolved.write, d.path);
 }
 
 }  // namespace

@@ -136,9 +136,7 @@ bool Placeholders::prepare(ir::Resolved& r, std::string& error,
   // Fail closed: state the sandbox could reach (lock it, edit a record) would let it
   // stall other runs or have cleanup remove what a live run relies on.
   if (r.mode == ir::Mode::WorkspaceWrite || r.mode == ir::Mode::ReadOnly) {
-    bool hidden = std::any_of(r.deny.begin(), r.deny.end(), [&](const ir::ResolvedPath& d) {
-      return ir::path_within(d.path, dir);
-    });
+    bool hidden = ir::within_any(r.deny, dir);
     if (!hidden) {
       error = "internal error: the state directory '" + dir + "' is not hidden from the sandbox";
       return false;

@@ -179,9 +179,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         protect_repository(t);
         continue;
       }
-      if (t.script && std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
-            return ir::path_within(w.path, t.path);
-          })) {
+      if (t.script && ir::within_any(guards, t.path)) {
         diags.error(t.loc, t.named_by + " runs the script '" + t.path +
                                "' with an interpreter (named in the command or by the "
                                "script's '#!' line), which loads code next to it or from the "
@@ -242,9 +240,7 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
       const ir::SourceLoc at{dir + "/commondir", 0, 0};
       bool made_writable = false;
       for (const auto& made : h.created_through_links(c.path, guards, at, what))
-        if (std::any_of(guards.begin(), guards.end(), [&](const ResolvedPath& w) {
-              return ir::path_within(w.path, made);
-            })) {
+        if (ir::within_any(guards, made)) {
           diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
                               "create it at '" + made + "', in a writable root: the " +
                               "sandbox could make it, and git would run its hooks and " +
@@ -265,8 +261,7 @@ void GitDirectories::protect_git_target(const std::string& path, const ir::Sourc
 
 // Whether `path` lies in a guard: a writable root, or another name the host's mounts give one.
 bool GitDirectories::writable(const std::string& path) const {
-  return std::any_of(guards.begin(), guards.end(),
-                     [&](const ResolvedPath& w) { return ir::path_within(w.path, path); });
+  return ir::within_any(guards, path);
 }
 
 // A URL rewrite's base, only the start of a path: in a writable root it refuses.
@@ -520,9 +515,7 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
       // script (red team A15-G4).
       const auto line = first_line_of(*c);
       const auto shebang = line ? shebang_of(*line) : std::nullopt;
-      if (shebang && shebang->loads_code_by_name &&
-          std::any_of(guards.begin(), guards.end(),
-                      [&](const ResolvedPath& w) { return ir::path_within(w.path, *c); })) {
+      if (shebang && shebang->loads_code_by_name && ir::within_any(guards, *c)) {
         diags.error(hooks.loc, "the git hook '" + link.path + "' runs the script '" + *c +
                                    "' with its '#!' interpreter, which loads code next to "
                                    "it, in the writable root; move the script outside every "

@@ -137,10 +137,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
     }
   }
   if (!ok) return std::nullopt;
-  auto below_a_root = [&](const std::string& p) {
-    return std::any_of(roots.begin(), roots.end(),
-                       [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, p); });
-  };
+  auto below_a_root = [&](const std::string& p) { return ir::within_any(roots, p); };
   WalkOptions options;
   options.limits = limits;
   options.may_enter = [&](const std::string& dir) {
@@ -182,10 +179,7 @@ std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& po
   WalkOptions options;
   options.limits = limits;
   options.may_enter = [&](const std::string& dir) { return !pruned.contains(dir); };
-  options.in_writable_root = [&](const std::string& p) {
-    return std::any_of(r.write.begin(), r.write.end(),
-                       [&](const ir::ResolvedPath& w) { return ir::path_within(w.path, p); });
-  };
+  options.in_writable_root = [&](const std::string& p) { return ir::within_any(r.write, p); };
   options.follow_host_links = true;
   options.refuse_dangling = true;
   return walk_groups(groups, options, host, diags);

@@ -710,9 +710,7 @@ void refuse_planted_link(const ir::Resolved& r, const HostFacts& host, ir::Diagn
         for (auto& name : other_names(dir, mounts()))
           if (identity_of(name) == identity) names.push_back(std::move(name));
     for (const auto& name : names) {
-      const bool in_root =
-          std::any_of(r.write.begin(), r.write.end(),
-                      [&](const ResolvedPath& g) { return ir::path_within(g.path, name); });
+      const bool in_root = ir::within_any(r.write, name);
       if (!in_root && !ir::path_within(host.workspace, name)) continue;
       const std::string shown =
           name == dir ? link : link + "', which the host's mounts also show as '" + name +
@@ -788,9 +786,7 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     // A name a protected path covers is none the sandbox can write: a host bind that shows
     // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
     // lies inside a git directory and is protected there, as its bound name is (A11-6).
-    if (std::any_of(protected_paths.begin(), protected_paths.end(),
-                    [&](const ResolvedPath& p) { return ir::path_within(p.path, w.path); }))
-      continue;
+    if (ir::within_any(protected_paths, w.path)) continue;
     // A writable root that is itself a git directory (a bare repository, or `repo/.git`
     // given as the workspace) is read-only whole where the policy protects its `.git`, as
     // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
@@ -799,9 +795,7 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     if (is_git_directory(w.path) &&
         std::any_of(protected_paths.begin(), protected_paths.end(),
                     [&](const ResolvedPath& p) { return p.path == own_git; })) {
-      if (std::none_of(protected_paths.begin(), protected_paths.end(),
-                       [&](const ResolvedPath& p) { return ir::path_within(p.path, w.path); }))
-        protect_absolute(w.path, w.loc, true);
+      if (!ir::within_any(protected_paths, w.path)) protect_absolute(w.path, w.loc, true);
       if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
     }
     for (const auto& repo : enclosing.above(w.path)) {
@@ -830,19 +824,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
             repo.top + "/.git", guards, w.loc,
             "the '.git' file of the repository '" + repo.top + "' above a writable root");
         if (!pointer) continue;
-        if (std::any_of(guards.begin(), guards.end(),
-                        [&](const ResolvedPath& g) { return ir::path_within(g.path, *pointer); }) &&
-            std::none_of(protected_paths.begin(), protected_paths.end(),
-                         [&](const ResolvedPath& p) { return ir::path_within(p.path, *pointer); }))
+        if (ir::within_any(guards, *pointer) && !ir::within_any(protected_paths, *pointer))
           protect_absolute(*pointer, w.loc, true);
       }
       const auto gitdir = h.canonical_or_refuse(
           repo.gitdir, guards, w.loc,
           "the git directory of the repository '" + repo.top + "' above a writable root");
       if (!gitdir) continue;
-      if (std::none_of(protected_paths.begin(), protected_paths.end(),
-                       [&](const ResolvedPath& p) { return ir::path_within(p.path, *gitdir); }))
-        protect_absolute(*gitdir, w.loc, true);
+      if (!ir::within_any(protected_paths, *gitdir)) protect_absolute(*gitdir, w.loc, true);
       auto& at = tops[*gitdir];
       if (at.empty()) gitdirs.push_back(*gitdir);
       if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
@@ -948,10 +937,8 @@ void HostResolution::bind_readable_roots() {
     if (named != c->path) r.read_links.push_back({named, c->path, p.loc});
   }
   // A name another readable root already shows (as the host's own symlink) needs nothing.
-  std::erase_if(r.read_links, [&](const ir::ReadLink& l) {
-    return std::any_of(r.read.begin(), r.read.end(),
-                       [&](const ResolvedPath& p) { return ir::path_within(p.path, l.link); });
-  });
+  std::erase_if(r.read_links,
+                [&](const ir::ReadLink& l) { return ir::within_any(r.read, l.link); });
   std::sort(r.read_links.begin(), r.read_links.end(),
             [](const ir::ReadLink& a, const ir::ReadLink& b) { return a.link < b.link; });
   r.read_links.erase(std::unique(r.read_links.begin(), r.read_links.end(),
@@ -1125,9 +1112,7 @@ void HostResolution::deny(const std::string& lexical, const ir::SourceLoc& loc) 
   auto c = h.walked_or_refuse(lexical, guards, loc, "deny path");
   if (!c) return;
   const std::string* path = &c->path;
-  bool inside = std::any_of(r.write.begin(), r.write.end(), [&](const ResolvedPath& w) {
-    return ir::path_within(w.path, *path);
-  });
+  bool inside = ir::within_any(r.write, *path);
   r.deny.push_back({*path, c->kind(), loc});
   if (r.deny.back().kind != HostKind::Missing) {
     mask_other_names(*path, loc);
@@ -1188,9 +1173,7 @@ void HostResolution::deny(const std::string& lexical, const ir::SourceLoc& loc) 
   // stays missing, and every run would be refused.
   if (!inside || host.os != HostOs::Linux) return;
   for (auto& name : missing_path_other_names(*path, host_mounts()))
-    if (std::any_of(r.write.begin(), r.write.end(),
-                    [&](const ResolvedPath& w) { return ir::path_within(w.path, name); }))
-      r.deny.push_back({std::move(name), HostKind::Missing, loc});
+    if (ir::within_any(r.write, name)) r.deny.push_back({std::move(name), HostKind::Missing, loc});
 }
 
 // The policy's deny entries, walked with the guards.
@@ -1222,9 +1205,7 @@ void HostResolution::expand_patterns() {
   const auto created_in_guard = [&](const std::string& path,
                                     const ir::SourceLoc& loc) -> std::optional<std::string> {
     for (auto& made : h.created_through_links(path, guards, loc, "path a pattern names"))
-      if (std::any_of(guards.begin(), guards.end(),
-                      [&](const ResolvedPath& w) { return ir::path_within(w.path, made); }))
-        return std::move(made);
+      if (ir::within_any(guards, made)) return std::move(made);
     return std::nullopt;
   };
   const HostBinding binding{

@@ -5,14 +5,6 @@
 #include "ir/path.hpp"
 
 namespace zpolicy::compiler {
-namespace {
-
-bool under_any(const std::vector<ir::ResolvedPath>& roots, const std::string& name) {
-  return std::any_of(roots.begin(), roots.end(),
-                     [&](const ir::ResolvedPath& p) { return ir::path_within(p.path, name); });
-}
-
-}  // namespace
 
 std::vector<UnmaskedName> names_the_masks_lack(const ir::Resolved& r,
                                                const std::vector<MountEntry>& before,
@@ -22,9 +14,10 @@ std::vector<UnmaskedName> names_the_masks_lack(const ir::Resolved& r,
   auto look = [&](const ir::ResolvedPath& p, bool deny) {
     if (p.kind == ir::HostKind::Missing || p.kind == ir::HostKind::Unknown) return;
     for (auto& [name, original] : mount_aliases(p.path, after)) {
-      const bool reachable = deny ? under_any(r.read, name) || under_any(r.write, name)
-                                  : under_any(r.write, name) && !under_any(r.protect, name);
-      if (reachable && !under_any(r.deny, name))
+      const bool reachable =
+          deny ? ir::within_any(r.read, name) || ir::within_any(r.write, name)
+               : ir::within_any(r.write, name) && !ir::within_any(r.protect, name);
+      if (reachable && !ir::within_any(r.deny, name))
         out.push_back({std::move(name), std::move(original), deny});
     }
   };
