@@ -39,6 +39,10 @@ std::optional<std::vector<PatternHit>> walk_groups(const std::map<std::string, G
         return host.created_in_writable_root(path, g.origins[origin]->loc);
       };
     options.start_spelled = g.spelled;
+    // Deny and protect walks alike follow host links outside the writable roots: a literal
+    // deny path follows them (H17-6), and above the roots a host link is the host's way to
+    // what it names: with the host's `~/x -> WS/sub`, `${HOME}/*/.env` left `WS/sub/.env`
+    // writable, which the host reads as `~/x/.env`, a name the pattern spells.
     options.follow_link = host.follow_link;
     WalkResult w = walk_tree(start, g.patterns, options);
     if (w.error) {
@@ -150,10 +154,6 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
   options.may_pass = [&](const std::string& dir) { return !pruned.contains(dir); };
   options.keep = below_a_root;
   options.in_writable_root = below_a_root;
-  // Above the roots a host link is the host's way to what it names, as for a deny walk: with
-  // the host's `~/x -> WS/sub`, `${HOME}/*/.env` left `WS/sub/.env` writable, which the host
-  // reads as `~/x/.env`, a name the pattern spells.
-  options.follow_host_links = true;
   return walk_groups(groups, options, host, diags);
 }
 
@@ -180,7 +180,6 @@ std::optional<std::vector<PatternHit>> expand_deny_patterns(const ir::Policy& po
   options.limits = limits;
   options.may_enter = [&](const std::string& dir) { return !pruned.contains(dir); };
   options.in_writable_root = [&](const std::string& p) { return ir::within_any(r.write, p); };
-  options.follow_host_links = true;
   options.refuse_dangling = true;
   return walk_groups(groups, options, host, diags);
 }

@@ -444,25 +444,18 @@ class Walker {
       // `deny: [/srv/*/secret]` or `/srv/**/secret` with `/srv/x -> /data/x` denies
       // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
       // target once; what it holds counts against the limits.
-      if (!in_root && options_.follow_host_links) {
-        std::optional<FollowedLink> to;
-        if (options_.follow_link) {
-          std::string refusal;
-          to = options_.follow_link(path, refusal);
-          // Refused under a `**` alone too, wherever the link leads now: the link inside a
-          // writable root on its way is the sandbox's to re-point. Skipped where it led into
-          // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
-          // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
-          // directory of its own holding `secret`, which the host read as `/srv/x/secret`
-          // (red team A23C-2).
-          if (!to) {
-            result_.error = refusal;
-            return;
-          }
-        } else {
-          char* real = realpath(path.c_str(), nullptr);
-          to = real ? FollowedLink{real, true} : FollowedLink{};
-          free(real);
+      if (!in_root && options_.follow_link) {
+        std::string refusal;
+        std::optional<FollowedLink> to = options_.follow_link(path, refusal);
+        // Refused under a `**` alone too, wherever the link leads now: the link inside a
+        // writable root on its way is the sandbox's to re-point. Skipped where it led into
+        // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
+        // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
+        // directory of its own holding `secret`, which the host read as `/srv/x/secret`
+        // (red team A23C-2).
+        if (!to) {
+          result_.error = refusal;
+          return;
         }
         if (!to->exists) {
           // Nothing there yet; the sandbox may be able to make it.
@@ -512,7 +505,7 @@ class Walker {
   std::vector<bool> any_depth_;
   std::vector<Frame> stack_;
   std::string start_;
-  std::set<std::pair<dev_t, ino_t>> followed_;  // link targets entered (follow_host_links)
+  std::set<std::pair<dev_t, ino_t>> followed_;  // link targets entered (follow_link)
   WalkResult result_;
 };
 

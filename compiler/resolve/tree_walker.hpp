@@ -71,16 +71,13 @@ struct WalkOptions {
   // a `**`) would cross refuses the walk, as a literal policy path crossing it does (red
   // team H17-5). Unset: never.
   std::function<bool(const std::string& path)> in_writable_root;
-  // Whether a symlink to a directory outside the writable roots is followed, under a `*`,
-  // a literal or a `**` (deny walks: a literal deny path follows host links too). Unset:
-  // skipped.
-  bool follow_host_links = false;
-  // Where such a link leads, or nullopt with `refusal` set where it must not be followed: a
-  // symlink inside a writable root on its way, which the sandbox may re-point (red team
-  // A23B-2: realpath(3) followed the host's `/srv/x -> WS/l`, `WS/l` an earlier run's link
-  // to `/data/d`, and `deny: [/srv/*/secret]` denied `/data/d/secret`; the command re-pointed
-  // `l` at a directory of its own and made `secret` there, which the host read as
-  // `/srv/x/secret`). Unset: realpath(3).
+  // Where a symlink to a directory outside the writable roots leads, when the walk follows
+  // such links (under a `*`, a literal or a `**`), or nullopt with `refusal` set where it must
+  // not be followed: a symlink inside a writable root on its way, which the sandbox may
+  // re-point (red team A23B-2: realpath(3) followed the host's `/srv/x -> WS/l`, `WS/l` an
+  // earlier run's link to `/data/d`, and `deny: [/srv/*/secret]` denied `/data/d/secret`;
+  // the command re-pointed `l` at a directory of its own and made `secret` there, which the
+  // host read as `/srv/x/secret`). Unset: such links are not followed.
   std::function<std::optional<FollowedLink>(const std::string& link, std::string& refusal)>
       follow_link;
   // Where the kernel would create, in a writable root (or another name the host's mounts
