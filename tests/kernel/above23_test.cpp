@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team A23-4 (docs/redteam-2026-12.md "Attack 23"): a repository that holds the
@@ -23,12 +24,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_above23)
 
 namespace {
-
-const std::string kGit = "/usr/bin/git";
-
-std::string hook(const std::string& path, const std::string& marker) {
-  return "printf '#!/bin/sh\\necho PWNED > " + marker + "\\n' > " + path + " && chmod +x " + path;
-}
 
 void git_config(const Sandbox& box, const std::string& repo, const std::string& key,
                 const std::string& value) {

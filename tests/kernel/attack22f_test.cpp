@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attack_steps.hpp"
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 22f (docs/redteam-2026-12.md "Attack 22f (attack22f)"): attack 22e's
@@ -23,14 +24,6 @@ BOOST_AUTO_TEST_SUITE(kernel_attack22f)
 
 namespace {
 
-const std::string kGit = "/usr/bin/git";
-
-// An empty commit in the repository at `dir`, on the host as the caller.
-void commit_empty(const Sandbox& box, const std::string& dir, const std::string& message) {
-  box.host_command({kGit, "-C", dir, "-c", "user.name=t", "-c", "user.email=t@t.test", "commit",
-                    "-q", "--allow-empty", "-m", message});
-}
-
 // A fixed name of a git directory whose content makes git run code, made by the host a
 // link into the workspace: `.git/remotes` and `.git/branches` (legacy remotes files: a URL
 // whose receive-pack hooks `git push` runs), `.git/modules` (submodule git directories
@@ -41,10 +34,6 @@ std::ostream& operator<<(std::ostream& os, FixedName n) {
 }
 std::string name_of(FixedName n) {
   return n == FixedName::Remotes ? "remotes" : n == FixedName::Branches ? "branches" : "modules";
-}
-
-std::string hook(const std::string& path, const std::string& marker) {
-  return "printf '#!/bin/sh\\necho PWNED > " + marker + "\\n' > " + path + " && chmod +x " + path;
 }
 
 }  // namespace

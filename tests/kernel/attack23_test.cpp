@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Attack 23 (docs/redteam-2026-12.md "Attack 23 (attack23)"): A22F-1's class, the other
@@ -22,31 +23,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_attack23)
 
 namespace {
-
-const std::string kGit = "/usr/bin/git";
-
-std::string hook(const std::string& path, const std::string& marker) {
-  return "printf '#!/bin/sh\\necho PWNED > " + marker + "\\n' > " + path + " && chmod +x " + path;
-}
-
-void commit(const Sandbox& box, const std::string& repo, const std::string& msg) {
-  box.host_command({kGit, "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t.test", "commit",
-                    "-q", "--allow-empty", "-m", msg});
-}
-
-// The workspace a repository with a commit; its git directory in the workspace (`.git`)
-// or outside it (`git init --separate-git-dir BASE/gd`), which is returned.
-std::string repository(const Sandbox& box, bool separate) {
-  const std::string gitdir = separate ? box.base() + "/gd" : box.ws(".git");
-  if (separate) {
-    box.make_dir(gitdir);
-    box.host_command({kGit, "init", "-q", "--separate-git-dir", gitdir, box.workspace()});
-  } else {
-    box.host_command({kGit, "init", "-q", box.workspace()});
-  }
-  commit(box, box.workspace(), "i");
-  return gitdir;
-}
 
 void link(const Sandbox& box, const std::string& target, const std::string& at) {
   box.host_command({"/bin/ln", "-s", target, at});
@@ -80,7 +56,7 @@ BOOST_DATA_TEST_CASE(a_remotes_symlinked_commondir_into_the_workspace_is_refused
                      dangling) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned"), remote = box.base() + "/host/repo.git";
-  repository(box, false);
+  workspace_repository(box, false);
   box.make_dir(remote);
   box.write_file(remote + "/HEAD", "ref: refs/heads/main\n");
   if (!dangling) {
@@ -113,7 +89,7 @@ BOOST_DATA_TEST_CASE(a_legacy_remote_file_linked_into_the_workspace_is_protected
                      caller, branches, separate, dangling) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned"), good = box.base() + "/host/good.git";
-  const std::string gitdir = repository(box, separate);
+  const std::string gitdir = workspace_repository(box, separate);
   const std::string dir = gitdir + (branches ? "/branches" : "/remotes");
   const std::string prefix = branches ? "" : "URL: ";
   box.make_dir(box.base() + "/host");
@@ -144,7 +120,7 @@ std::string deinitialized_submodule(const Sandbox& box) {
   const std::string subsrc = box.base() + "/subsrc";
   box.make_dir(subsrc);
   box.host_command({kGit, "init", "-q", subsrc});
-  commit(box, subsrc, "s");
+  commit_empty(box, subsrc, "s");
   box.host_command({"/bin/sh", "-c",
                     "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
                     "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
@@ -179,7 +155,7 @@ BOOST_DATA_TEST_CASE(a_submodules_git_directory_linked_into_the_workspace_is_pro
                      caller, where, separate) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
-  const std::string gitdir = repository(box, separate);
+  const std::string gitdir = workspace_repository(box, separate);
   const std::string subsrc = deinitialized_submodule(box);
   const std::string module = gitdir + "/modules/sub";
   std::string script;
@@ -219,7 +195,7 @@ BOOST_DATA_TEST_CASE(a_submodules_git_directory_linked_into_the_workspace_is_pro
 BOOST_DATA_TEST_CASE(ordinary_submodules_and_legacy_remotes_still_run, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  const std::string gitdir = repository(box, false);
+  const std::string gitdir = workspace_repository(box, false);
   deinitialized_submodule(box);
   box.host_command({kGit, "init", "-q", "--bare", box.base() + "/subsrc/up.git"});
   box.host_command({"/bin/mkdir", "-p", gitdir + "/remotes"});

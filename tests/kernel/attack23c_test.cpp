@@ -4,6 +4,7 @@
 #include <ostream>
 #include <string>
 
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team attack 23c (docs/redteam-2026-12.md "Attack 23c"): A23-4's reading of the
@@ -16,8 +17,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_attack23c)
 
 namespace {
-
-const std::string kGit = "/usr/bin/git";
 
 enum class Pointer { File, ThroughWorkspaceLink };
 std::ostream& operator<<(std::ostream& os, Pointer p) {

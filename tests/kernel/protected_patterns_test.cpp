@@ -2,6 +2,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Invariant 2 at any depth (issue 14 §5): the default policy protects every repository
@@ -12,8 +13,6 @@
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
 namespace {
-
-const std::string kGit = "/usr/bin/git";
 
 // A monorepo: the top repository, a nested repository at depth 2 (packages/a), one at
 // depth 3 (vendor/c, the issue's `vendor/c/.git/config`), one at depth 4 below names a

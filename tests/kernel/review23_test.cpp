@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Review of session 23 (docs/redteam-2026-12.md "Review 23"): two fail-open paths in the
@@ -17,8 +18,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_review23)
 
 namespace {
-
-const std::string kGit = "/usr/bin/git";
 
 enum class Target { Missing, EmptyDirectory };
 std::ostream& operator<<(std::ostream& os, Target t) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
 // Review 23 (docs/redteam-2026-12.md "Review 23", A23R-3..): error paths of session 23's
@@ -21,37 +22,12 @@ BOOST_AUTO_TEST_SUITE(kernel_review23b)
 
 namespace {
 
-const std::string kGit = "/usr/bin/git";
-
-std::string hook(const std::string& path, const std::string& marker) {
-  return "printf '#!/bin/sh\\necho PWNED > " + marker + "\\n' > " + path + " && chmod +x " + path;
-}
-
-void commit(const Sandbox& box, const std::string& repo, const std::string& msg) {
-  box.host_command({kGit, "-C", repo, "-c", "user.name=t", "-c", "user.email=t@t.test", "commit",
-                    "-q", "--allow-empty", "-m", msg});
-}
-
-// The workspace a repository with a commit; its git directory in the workspace (`.git`)
-// or outside it (`BASE/gd`), which is returned.
-std::string repository(const Sandbox& box, bool separate) {
-  const std::string gitdir = separate ? box.base() + "/gd" : box.ws(".git");
-  if (separate) {
-    box.make_dir(gitdir);
-    box.host_command({kGit, "init", "-q", "--separate-git-dir", gitdir, box.workspace()});
-  } else {
-    box.host_command({kGit, "init", "-q", box.workspace()});
-  }
-  commit(box, box.workspace(), "i");
-  return gitdir;
-}
-
 // A submodule `sub` the index records, deinitialized (git keeps `GITDIR/modules/sub`).
 void deinitialized_submodule(const Sandbox& box) {
   const std::string subsrc = box.base() + "/subsrc";
   box.make_dir(subsrc);
   box.host_command({kGit, "init", "-q", subsrc});
-  commit(box, subsrc, "s");
+  commit_empty(box, subsrc, "s");
   box.host_command({"/bin/sh", "-c",
                     "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
                     "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
@@ -96,7 +72,7 @@ BOOST_DATA_TEST_CASE(an_unlistable_modules_directory_is_refused,
                      separate) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
-  const std::string gitdir = repository(box, separate);
+  const std::string gitdir = workspace_repository(box, separate);
   deinitialized_submodule(box);
   const std::string module = gitdir + "/modules/sub";
   box.host_command({"/bin/rm", "-rf", module + "/hooks"});
@@ -124,7 +100,7 @@ BOOST_DATA_TEST_CASE(an_unlistable_modules_directory_is_refused,
 BOOST_DATA_TEST_CASE(an_unsearchable_modules_directory_still_runs, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  const std::string gitdir = repository(box, true);
+  const std::string gitdir = workspace_repository(box, true);
   deinitialized_submodule(box);
   root_owned(gitdir + "/modules", 0700);
   const RunResult r = box.sh("echo ok > out");
@@ -144,7 +120,7 @@ BOOST_DATA_TEST_CASE(an_unreadable_legacy_remote_file_is_refused,
                      too_large) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
-  const std::string gitdir = repository(box, true);
+  const std::string gitdir = workspace_repository(box, true);
   const std::string file = gitdir + "/remotes/origin";
   std::string text;
   if (too_large) {
@@ -173,7 +149,7 @@ BOOST_DATA_TEST_CASE(an_unreadable_legacy_remote_file_is_refused,
 BOOST_DATA_TEST_CASE(an_unlistable_remotes_directory_is_refused, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
-  const std::string gitdir = repository(box, true);
+  const std::string gitdir = workspace_repository(box, true);
   box.write_file(gitdir + "/remotes/origin", "URL: " + box.ws("evil.git") + "\n");
   root_owned(gitdir + "/remotes", 0711);
   const RunResult r = run(box, "git init -q --bare evil.git && " +
