@@ -57,25 +57,10 @@ BOOST_DATA_TEST_CASE(a_git_directorys_remotes_or_modules_linked_into_the_workspa
                      caller, fixed, dangling, separate) {
   Sandbox box(caller);
   const std::string name = name_of(fixed), target = "." + name, pwned = box.ws("pwned");
-  const std::string gitdir = separate ? box.base() + "/gd" : box.ws(".git");
-  if (separate) box.make_dir(gitdir);
-  if (separate)
-    box.host_command({kGit, "init", "-q", "--separate-git-dir", gitdir, box.workspace()});
-  else
-    box.host_command({kGit, "init", "-q", box.workspace()});
-  commit_empty(box, box.workspace(), "i");
-  const std::string subsrc = box.base() + "/subsrc";
-  if (fixed == FixedName::Modules) {
-    // A submodule `sub` the index records, not populated (deinit), its git directory gone.
-    box.make_dir(subsrc);
-    box.host_command({kGit, "init", "-q", subsrc});
-    commit_empty(box, subsrc, "s");
-    box.host_command({"/bin/sh", "-c",
-                      "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
-                      "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
-                      "git submodule deinit -q -f sub",
-                      "sh", box.workspace(), subsrc});
-  }
+  const std::string gitdir = workspace_repository(box, separate);
+  // A submodule `sub` the index records, not populated (deinit), its git directory gone.
+  const std::string subsrc =
+      fixed == FixedName::Modules ? deinitialized_submodule(box) : std::string();
   box.host_command({"/bin/rm", "-rf", gitdir + "/" + name});
   host_link(box, box.ws(target), gitdir + "/" + name);
   if (!dangling) box.make_dir(box.ws(target));

@@ -114,21 +114,6 @@ BOOST_DATA_TEST_CASE(a_legacy_remote_file_linked_into_the_workspace_is_protected
 
 namespace {
 
-// A submodule `sub` the index records, deinitialized (not populated; git keeps its git
-// directory `GITDIR/modules/sub`).
-std::string deinitialized_submodule(const Sandbox& box) {
-  const std::string subsrc = box.base() + "/subsrc";
-  box.make_dir(subsrc);
-  box.host_command({kGit, "init", "-q", subsrc});
-  commit_empty(box, subsrc, "s");
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
-                    "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
-                    "git submodule deinit -q -f sub",
-                    "sh", box.workspace(), subsrc});
-  return subsrc;
-}
-
 // Where the host linked the submodule's git directory into the workspace.
 enum class SubLink { GitDir, Hooks, Config };
 std::ostream& operator<<(std::ostream& os, SubLink l) {
@@ -184,9 +169,7 @@ BOOST_DATA_TEST_CASE(a_submodules_git_directory_linked_into_the_workspace_is_pro
     BOOST_TEST(r.exit_code == 2, r.describe());
   }
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git submodule update --init >/dev/null 2>&1; true", "sh",
-                    box.workspace()});
+  host_submodule_update(box);
   BOOST_TEST(!exists(pwned), r.describe());
 }
 

@@ -36,4 +36,27 @@ inline std::string workspace_repository(const Sandbox& box, bool separate) {
   return gitdir;
 }
 
+// A submodule `sub` of the workspace's repository that its index records, deinitialized (not
+// populated; git keeps its git directory `GITDIR/modules/sub`); returns its source
+// repository `BASE/subsrc`.
+inline std::string deinitialized_submodule(const Sandbox& box) {
+  const std::string subsrc = box.base() + "/subsrc";
+  box.make_dir(subsrc);
+  box.host_command({kGit, "init", "-q", subsrc});
+  commit_empty(box, subsrc, "s");
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
+                    "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
+                    "git submodule deinit -q -f sub",
+                    "sh", box.workspace(), subsrc});
+  return subsrc;
+}
+
+// The host's `git submodule update --init` in the workspace, as the caller, whatever it says.
+inline void host_submodule_update(const Sandbox& box) {
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git submodule update --init >/dev/null 2>&1; true", "sh",
+                    box.workspace()});
+}
+
 }  // namespace zpolicy::tests::kernel

@@ -22,19 +22,6 @@ BOOST_AUTO_TEST_SUITE(kernel_review23b)
 
 namespace {
 
-// A submodule `sub` the index records, deinitialized (git keeps `GITDIR/modules/sub`).
-void deinitialized_submodule(const Sandbox& box) {
-  const std::string subsrc = box.base() + "/subsrc";
-  box.make_dir(subsrc);
-  box.host_command({kGit, "init", "-q", subsrc});
-  commit_empty(box, subsrc, "s");
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" sub && "
-                    "git -c user.name=t -c user.email=t@t.test commit -q -m sub && "
-                    "git submodule deinit -q -f sub",
-                    "sh", box.workspace(), subsrc});
-}
-
 // `path` made root's, with `mode`: another user's directory to uid 65534 (root ignores
 // the mode).
 void root_owned(const std::string& path, mode_t mode) {
@@ -88,9 +75,7 @@ BOOST_DATA_TEST_CASE(an_unlistable_modules_directory_is_refused,
   if (caller == Caller::Nobody)
     BOOST_TEST(r.err.find("cannot list it") != std::string::npos, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git submodule update --init >/dev/null 2>&1; true", "sh",
-                    box.workspace()});
+  host_submodule_update(box);
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
