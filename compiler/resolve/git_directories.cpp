@@ -76,6 +76,7 @@ struct GitDirectories {
   void read_submodule_git_directories(const std::string& common);
   bool list_modules_level(const std::string& at, std::vector<std::string>& names);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
+  void protect_linked_entries(const std::string& dir);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -174,6 +175,8 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     for (const char* name : {"/remotes", "/branches"})
       fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
     read_submodule_git_directories(common);
+    protect_linked_entries(dir);
+    if (common != dir) protect_linked_entries(common);
     for (const auto& t : git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads)) {
       if (t.repository) {
         protect_repository(t);
@@ -524,6 +527,34 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
         continue;
       }
       protect_git_target(*c, hooks.loc);
+    }
+  }
+}
+
+// A symlink directly in a git directory, or in the state of a rebase, `am`, cherry-pick or
+// revert in progress, names what git reads or runs there: its target in a writable root is
+// protected as the directory's own content is. With the host's `rebase-merge -> WS/rb`,
+// made by hand mid-rebase, the command could add an `exec` line to `git-rebase-todo`, which
+// the host's `git rebase --continue` runs (attack 23's open item); the same for any other
+// name git creates there. A `HEAD` linked to `refs/heads/main` (core.preferSymlinkRefs)
+// names a file inside the directory, protected already.
+void GitDirectories::protect_linked_entries(const std::string& dir) {
+  for (const char* state : {"", "/rebase-merge", "/rebase-apply", "/sequencer"}) {
+    const std::string at = dir + state;
+    const DirLinks links = symlinks_in(at);
+    if (links.unreadable) {
+      diags.error({at, 0, 0}, "git reads what the git directory '" + at + "' holds, and " +
+                                  "zpolicy cannot read '" + *links.unreadable + "' to see " +
+                                  "where its symlinks lead; make it readable by the user " +
+                                  "running zpolicy; refusing to run");
+      continue;
+    }
+    for (const auto& link : links.links) {
+      const std::string named = link.target[0] == '/' ? link.target : at + "/" + link.target;
+      const ir::SourceLoc loc{link.path, 0, 0};
+      const auto c =
+          h.canonical_or_refuse(named, guards, loc, "target of the symlink '" + link.path + "'");
+      if (c && writable(*c)) protect_git_target(*c, loc);
     }
   }
 }
