@@ -532,8 +532,9 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
 }
 
 // A symlink directly in a git directory, or in the state of a rebase, `am`, cherry-pick or
-// revert in progress, names what git reads or runs there: its target in a writable root is
-// protected as the directory's own content is. With the host's `rebase-merge -> WS/rb`,
+// revert in progress, names what git reads or runs there: its target is protected as the
+// directory's own content is (outside every writable root too: a dangling one is made where
+// a host link leads, perhaps in one). With the host's `rebase-merge -> WS/rb`,
 // made by hand mid-rebase, the command could add an `exec` line to `git-rebase-todo`, which
 // the host's `git rebase --continue` runs (attack 23's open item); the same for any other
 // name git creates there. A `HEAD` linked to `refs/heads/main` (core.preferSymlinkRefs)
@@ -554,7 +555,7 @@ void GitDirectories::protect_linked_entries(const std::string& dir) {
       const ir::SourceLoc loc{link.path, 0, 0};
       const auto c =
           h.canonical_or_refuse(named, guards, loc, "target of the symlink '" + link.path + "'");
-      if (c && writable(*c)) protect_git_target(*c, loc);
+      if (c) protect_git_target(*c, loc);
     }
   }
 }

@@ -20,11 +20,13 @@ BOOST_AUTO_TEST_SUITE(kernel_git_state_links)
 namespace {
 
 // What the host linked into the workspace mid-rebase: the whole state directory, or only
-// the todo list in it.
-enum class Linked { StateDirectory, TodoFile };
+// the todo list in it, or a todo list the host removed, its name a link to `BASE/dl/todo`
+// with `BASE/dl` the host's dangling link to `WS/new`.
+enum class Linked { StateDirectory, TodoFile, DanglingThroughHostLink };
 std::ostream& operator<<(std::ostream& os, Linked l) {
   return os << (l == Linked::StateDirectory ? "rebase-merge -> WS/rb"
-                                            : "rebase-merge/git-rebase-todo -> WS/todo");
+                : l == Linked::TodoFile     ? "rebase-merge/git-rebase-todo -> WS/todo"
+                                            : "git-rebase-todo -> BASE/dl/todo, dl -> WS/new");
 }
 
 // Where the repository's git directory is: the workspace's `.git`, a separate one outside
@@ -51,39 +53,46 @@ void stopped_rebase(const Sandbox& box) {
 // symlink in the git directory. On main da339b0 the command appended `exec` to the todo list,
 // exit 0, and the host's `git rebase --continue` ran it. Now the todo list is read-only in the
 // sandbox: the append fails and the host's rebase runs only its own lines.
-BOOST_DATA_TEST_CASE(a_rebase_todo_list_linked_into_a_writable_root_is_read_only,
-                     bdata::make(kCallers) *
-                         bdata::make({Linked::StateDirectory, Linked::TodoFile}) *
-                         bdata::make({Repository::InWorkspace, Repository::Separate,
-                                      Repository::Above}),
-                     caller, linked, repository) {
+BOOST_DATA_TEST_CASE(
+    a_rebase_todo_list_linked_into_a_writable_root_is_read_only,
+    bdata::make(kCallers) *
+        bdata::make({Linked::StateDirectory, Linked::TodoFile, Linked::DanglingThroughHostLink}) *
+        bdata::make({Repository::InWorkspace, Repository::Separate, Repository::Above}),
+    caller, linked, repository) {
   Sandbox box(caller);
   const std::string gitdir = workspace_repository(box, repository == Repository::Separate);
   stopped_rebase(box);
   const std::string state = gitdir + "/rebase-merge";
   const std::string app = repository == Repository::Above ? box.ws("app") : box.workspace();
   box.make_dir(app);
-  const std::string todo =
-      linked == Linked::StateDirectory ? app + "/rb/git-rebase-todo" : app + "/todo";
+  const std::string todo = linked == Linked::StateDirectory ? app + "/rb/git-rebase-todo"
+                           : linked == Linked::TodoFile     ? app + "/todo"
+                                                            : app + "/new/todo";
   if (linked == Linked::StateDirectory) {
     box.host_command({"/bin/mv", state, app + "/rb"});
     box.host_command({"/bin/ln", "-s", app + "/rb", state});
-  } else {
+  } else if (linked == Linked::TodoFile) {
     box.host_command({"/bin/mv", state + "/git-rebase-todo", todo});
     box.host_command({"/bin/ln", "-s", todo, state + "/git-rebase-todo"});
+  } else {
+    box.host_command({"/bin/rm", state + "/git-rebase-todo"});
+    box.host_command({"/bin/ln", "-s", app + "/new", box.base() + "/dl"});
+    box.host_command({"/bin/ln", "-s", box.base() + "/dl/todo", state + "/git-rebase-todo"});
   }
   const std::string before = read_file(todo).value_or("<none>");
-  BOOST_TEST_REQUIRE(before.find("pick") != std::string::npos, before);
+  if (linked != Linked::DanglingThroughHostLink)
+    BOOST_TEST_REQUIRE(before.find("pick") != std::string::npos, before);
   const std::string pwned = box.base() + "/pwned";
   RunSpec spec;
   if (repository == Repository::Above) spec.options = {"--workspace", app};
   spec.cwd = app;
   spec.command = {"/bin/sh", "-c",
-                  "echo 'exec echo PWNED > " + pwned + "' >> " + todo + " && echo '" +
-                      std::string(kDoneMarker) + "'"};
+                  "mkdir -p " + app + "/new && echo 'exec echo PWNED > " + pwned + "' >> " + todo +
+                      " && echo '" + std::string(kDoneMarker) + "'"};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(read_file(todo).value_or("<none>") == before, r.describe());
+  if (linked == Linked::DanglingThroughHostLink) BOOST_TEST(!exists(todo), r.describe());
   box.host_command({"/bin/sh", "-c",
                     "cd \"$1\" && git -c user.name=t -c user.email=t@t.test rebase --continue "
                     ">/dev/null 2>&1; true",
