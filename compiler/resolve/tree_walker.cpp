@@ -80,14 +80,14 @@ class DirReader {
 #endif
   }
 
-  // The next entry; nullopt at the end or, with `failed` set, on a read error.
-  std::optional<Entry> next(bool& failed) {
+  // The next entry; nullopt at the end or, with `error` set to errno, on a read error.
+  std::optional<Entry> next(int& error) {
 #if defined(__linux__)
     if (pos_ >= len_) {
       if (!buf_) buf_ = std::make_unique<char[]>(kBufferSize);
       const ssize_t n = getdents64(fd_, buf_.get(), kBufferSize);
       if (n <= 0) {
-        failed = n < 0;
+        error = n < 0 ? errno : 0;
         return std::nullopt;
       }
       len_ = static_cast<size_t>(n);
@@ -100,7 +100,7 @@ class DirReader {
     errno = 0;
     const dirent* d = readdir(dir_);
     if (!d) {
-      failed = errno != 0;
+      error = errno;
       return std::nullopt;
     }
     return Entry{d->d_name, d->d_type};
@@ -137,6 +137,11 @@ struct Frame {
 };
 
 constexpr int kOpenDir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+
+// The name `name` in the directory `dir`.
+std::string below(const std::string& dir, std::string_view name) {
+  return (dir == "/" ? "" : dir) + "/" + std::string(name);
+}
 
 class Walker {
  public:
@@ -208,7 +213,7 @@ class Walker {
   }
 
   // Which part of a repository the entry `e` of `f` is, if any (0).
-  static unsigned repository_part(const Frame& f, const DirReader::Entry& e) {
+  unsigned repository_part(const Frame& f, const DirReader::Entry& e) {
     // In a folding directory as names are looked up there: `objectſ` (LONG S) is what
     // git's lookup of `objects` finds (red team R9c-C2).
     auto is = [&](const char* want) {
@@ -225,14 +230,34 @@ class Walker {
     // many is a read-only name.
     if (part == kObjects || part == kRefs) return part;
     if (!part) return 0;
-    unsigned char type = e.type;
-    if (type == DT_UNKNOWN) {
-      struct stat st;
-      if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-    }
+    const auto type = entry_type(f, e);
     // HEAD may be a symlink in old repositories; a symlinked `commondir` is read through.
-    return type == DT_REG || type == DT_LNK ? part : 0;
+    return type && (*type == DT_REG || *type == DT_LNK) ? part : 0;
+  }
+
+  // What the entry `e` of `f` is. A filesystem that does not say (DT_UNKNOWN: ext2 without
+  // its `filetype` feature, iso9660, minix) has it looked up, and a lookup that fails is
+  // judged as an open that fails: skipped, a `.git` in a directory of the caller's that it
+  // could list but not search went unmatched, and only hard_links' closing of that
+  // directory kept the sandbox (the caller's uid) from making it searchable and writing
+  // the hooks. DT_UNKNOWN when the name is gone since it was listed, as a literal tail that
+  // is not there; nullopt when it cannot be looked up, with result_.error set unless the
+  // sandbox cannot reach it either.
+  std::optional<unsigned char> entry_type(const Frame& f, const DirReader::Entry& e) {
+    if (e.type != DT_UNKNOWN) return e.type;
+    struct stat st;
+    if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    const int error = errno;
+    if (error == ENOENT) return DT_UNKNOWN;
+    const std::string path = below(f.path, e.name);
+    if (error != EACCES)
+      unopenable(path, error, "look up");
+    else if (!passed_through(path) && writable(f.dir.fd(), e.name))
+      result_.error = "cannot look up '" + path +
+                      "' in a directory the sandbox could make searchable; a pattern cannot "
+                      "be checked there";
+    return std::nullopt;
   }
 
   // Whether the sandbox could write into a directory the walk cannot list: it may now, or
@@ -254,10 +279,11 @@ class Walker {
                     "', which the sandbox could write into; a pattern cannot be checked there";
   }
 
-  // An open that failed for want of a resource or with an I/O error (EMFILE, ENOMEM,
-  // EIO): what lies there is unknown, not nothing (review 23: a pattern matched nothing).
-  void unopenable(const std::string& path, int error) {
-    result_.error = "cannot open '" + path + "': " + std::strerror(error) +
+  // An open (`action`) that failed for want of a resource or with an I/O error (EMFILE,
+  // ENOMEM, EIO): what lies there is unknown, not nothing (review 23: a pattern matched
+  // nothing).
+  void unopenable(const std::string& path, int error, const char* action = "open") {
+    result_.error = std::string("cannot ") + action + " '" + path + "': " + std::strerror(error) +
                     "; a pattern cannot be checked there";
   }
 
@@ -316,8 +342,8 @@ class Walker {
     }
     for (const auto& s : states)
       if (literal_tail(s))
-        add_match((path == "/" ? "/" : path + "/") + comps(s)[s.index].pieces.front(),
-                  patterns_[s.pattern].origin, false, false, true);
+        add_match(below(path, comps(s)[s.index].pieces.front()), patterns_[s.pattern].origin, false,
+                  false, true);
   }
 
   // Whether `dir` is entered with `states` (WalkOptions::may_enter, may_pass).
@@ -351,7 +377,7 @@ class Walker {
       struct stat st;
       const bool link =
           fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-      add_match((path == "/" ? "/" : path + "/") + name, patterns_[s.pattern].origin, false, link);
+      add_match(below(path, name), patterns_[s.pattern].origin, false, link);
     }
     if (listed.empty() || result_.error) {
       close(fd);
@@ -378,12 +404,12 @@ class Walker {
   // Reads one entry of the innermost directory (or leaves it when done).
   void step() {
     Frame& f = stack_.back();
-    bool failed = false;
-    const auto e = f.dir.next(failed);
+    int error = 0;
+    const auto e = f.dir.next(error);
     if (!e) {
-      if (failed) unlistable(f.path);
+      if (error) unopenable(f.path, error, "list");
       // A repository itself: protected whole, as its `.git` would be.
-      if (!failed && f.repository_origin && f.repository_parts == kRepository)
+      if (!error && f.repository_origin && f.repository_parts == kRepository)
         add_match(f.path, *f.repository_origin, true, false);
       stack_.pop_back();
       return;
@@ -391,6 +417,7 @@ class Walker {
     const std::string_view name = e->name;
     if (name == "." || name == "..") return;
     if (f.repository_origin) f.repository_parts |= repository_part(f, *e);
+    if (result_.error) return;
     if (++result_.entries > options_.limits.max_entries) {
       result_.error = "more than " + std::to_string(options_.limits.max_entries) +
                       " entries below the pattern's start; narrow the pattern or move large "
@@ -414,14 +441,11 @@ class Walker {
       }
     }
     if (!matched && next.empty()) return;
-    std::string path = f.path == "/" ? "/" + std::string(name) : f.path + "/" + std::string(name);
-    unsigned char type = e->type;
+    const auto entry = entry_type(f, *e);
+    if (!entry) return;
+    const unsigned char type = *entry;
+    std::string path = below(f.path, name);
     const int parent = f.dir.fd();
-    if (type == DT_UNKNOWN) {
-      struct stat st;
-      if (fstatat(parent, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-    }
     if (matched) {
       // Protected or denied whole: nothing below it needs a rule of its own.
       add_match(std::move(path), *matched, true, type == DT_LNK);
