@@ -109,9 +109,9 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   // too (red team A14B-7).
   const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc,
                                          const std::string& named_by) -> std::optional<std::string> {
-    const Canonical c = h.canonicalize(lexical, guards);
+    const Canonical c = h.canonicalize(lexical);
     if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
-      return h.canonical_or_refuse(lexical, guards, loc, named_by + " names");
+      return h.canonical_or_refuse(lexical, loc, named_by + " names");
     diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
                          c.at + "' in a writable root: the sandbox could re-point it, and git " +
                          "on the host would run or read what it chose (an interpreter of a " +
@@ -219,13 +219,13 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
     return std::nullopt;
   }
   if (const auto& named = named_common.path) {
-    const Canonical c = h.canonicalize(*named, guards);
+    const Canonical c = h.canonicalize(*named);
     if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
       // Not by protected_index: a directory protected during this walk (a `.git` file's
       // git directory above the workspace, a remote's) was never judged, and stayed silent
       // while the sandbox re-pointed the link (review A23R-1).
       if (!commondir_judged.contains(dir))
-        h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
+        h.walked_or_refuse(*named, {dir + "/commondir", 0, 0},
                            "common git directory named by '" + dir + "/commondir'");
       return std::nullopt;
     }
@@ -239,7 +239,7 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
       const std::string what = "common git directory named by '" + dir + "/commondir'";
       const ir::SourceLoc at{dir + "/commondir", 0, 0};
       bool made_writable = false;
-      for (const auto& made : h.created_through_links(c.path, guards, at, what))
+      for (const auto& made : h.created_through_links(c.path, at, what))
         if (ir::within_any(guards, made)) {
           diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
                               "create it at '" + made + "', in a writable root: the " +
@@ -272,7 +272,7 @@ void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
   // replaced the link by a bare repository whose post-receive hook the host's `git
   // push` ran (red team A22-5); with `l` missing, the command made it.
   const std::string what = t.named_by + " rewrites URLs to the local path";
-  const Canonical c = h.canonicalize(t.path, guards);
+  const Canonical c = h.canonicalize(t.path);
   if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
     diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
                            c.at + "' in a writable root: the sandbox could re-point it " +
@@ -299,7 +299,7 @@ void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
   }
   std::vector<std::string> bases{c.path};
   if (!c.complete)
-    for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
+    for (auto& made : h.created_through_links(c.path, t.loc, what))
       bases.push_back(std::move(made));
   for (const auto& base : bases)
     for (const auto& w : guards)
@@ -330,8 +330,7 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   std::vector<std::string> names;
   std::optional<std::string> gitdir;
   for (const auto& name : enter_repo_candidates(t.path)) {
-    const auto walked =
-        h.walked_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
+    const auto walked = h.walked_or_refuse(name, t.loc, t.named_by + " names the repository");
     if (!walked) return;
     const std::string* c = &walked->path;
     names.push_back(*c);
@@ -344,7 +343,7 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
     // host's link into a writable root, is the sandbox's to make.
     if (!walked->complete) {
       for (const auto& made :
-           h.created_through_links(*c, guards, t.loc, t.named_by + " names the repository"))
+           h.created_through_links(*c, t.loc, t.named_by + " names the repository"))
         if (writable(made)) {
           diags.error(t.loc,
                       t.named_by + " names the repository '" + name +
@@ -364,14 +363,14 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       const auto named = gitdir_named_by(*c);
       if (!named) break;
       const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
-      gitdir = h.canonical_or_refuse(*named, guards, t.loc, what);
+      gitdir = h.canonical_or_refuse(*named, t.loc, what);
       if (!gitdir) return;
       // One spelled from a dangling link is made where the link leads: with the host's
       // `/srv/repo/.git` naming `/srv/h/gd` and `/srv/h -> WS/l`, only `l/gd/config`
       // got a placeholder; the command made `HEAD`, `objects`, `refs` and
       // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
       // once the run removed the placeholder (red team A22E-2).
-      for (const auto& made : h.created_through_links(*gitdir, guards, t.loc, what))
+      for (const auto& made : h.created_through_links(*gitdir, t.loc, what))
         if (writable(made)) {
           diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
                                  "would create it at '" + made + "', in a writable root: " +
@@ -401,7 +400,7 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
 std::optional<std::string> GitDirectories::fixed_name(const std::string& lexical,
                                                       const std::string& what) {
   const ir::SourceLoc at{lexical, 0, 0};
-  auto c = h.canonical_or_refuse(lexical, guards, at, what);
+  auto c = h.canonical_or_refuse(lexical, at, what);
   if (!c) return c;
   // A dangling link is spelled from the link itself: what git would create or run
   // through it is unknown.
@@ -508,8 +507,8 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
     for (const auto& link : links.links) {
       const std::string named =
           link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
-      const auto c = h.canonical_or_refuse(named, guards, hooks.loc,
-                                           "target of the git hook '" + link.path + "'");
+      const auto c =
+          h.canonical_or_refuse(named, hooks.loc, "target of the git hook '" + link.path + "'");
       if (!c) continue;
       // A linked hook whose `#!` interpreter loads code next to it, as a command's
       // script (red team A15-G4).

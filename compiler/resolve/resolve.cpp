@@ -1267,20 +1267,15 @@ void HostResolution::protect_common_directories() {
 // directories: a git directory's `commondir` that pass judged is not refused again.
 void HostResolution::protect_git_directories() {
   const HostWalks walks{
-      [](const std::string& lexical, const std::vector<ResolvedPath>& guarded) {
-        return HostResolver::canonicalize(lexical, guarded);
+      [this](const std::string& lexical) { return HostResolver::canonicalize(lexical, guards); },
+      [this](const std::string& lexical, const ir::SourceLoc& loc, const std::string& what) {
+        return h.walked_or_refuse(lexical, guards, loc, what);
       },
-      [this](const std::string& lexical, const std::vector<ResolvedPath>& guarded,
-             const ir::SourceLoc& loc, const std::string& what) {
-        return h.walked_or_refuse(lexical, guarded, loc, what);
+      [this](const std::string& lexical, const ir::SourceLoc& loc, const std::string& what) {
+        return h.canonical_or_refuse(lexical, guards, loc, what);
       },
-      [this](const std::string& lexical, const std::vector<ResolvedPath>& guarded,
-             const ir::SourceLoc& loc, const std::string& what) {
-        return h.canonical_or_refuse(lexical, guarded, loc, what);
-      },
-      [this](const std::string& path, const std::vector<ResolvedPath>& guarded,
-             const ir::SourceLoc& loc, const std::string& what) {
-        return h.created_through_links(path, guarded, loc, what);
+      [this](const std::string& path, const ir::SourceLoc& loc, const std::string& what) {
+        return h.created_through_links(path, guards, loc, what);
       },
       [this](const std::string& gitdir) { return h.pointer_worktrees(gitdir); },
   };
