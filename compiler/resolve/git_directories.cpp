@@ -238,17 +238,13 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
     if (c.stop == Canonical::Stop::None && !c.complete) {
       const std::string what = "common git directory named by '" + dir + "/commondir'";
       const ir::SourceLoc at{dir + "/commondir", 0, 0};
-      bool made_writable = false;
-      for (const auto& made : h.created_through_links(c.path, at, what))
-        if (ir::within_any(guards, made)) {
-          diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
-                              "create it at '" + made + "', in a writable root: the " +
-                              "sandbox could make it, and git would run its hooks and " +
-                              "read its config; refusing to run");
-          made_writable = true;
-          break;
-        }
-      if (made_writable) return std::nullopt;
+      if (const auto made = h.created_in_guard(c.path, at, what)) {
+        diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
+                            "create it at '" + *made + "', in a writable root: the " +
+                            "sandbox could make it, and git would run its hooks and " +
+                            "read its config; refusing to run");
+        return std::nullopt;
+      }
     }
     common = c.stop == Canonical::Stop::None ? c.path : *named;
   }
@@ -342,17 +338,14 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
     // refuses such a rewrite base: a remote that does not exist yet, named through the
     // host's link into a writable root, is the sandbox's to make.
     if (!walked->complete) {
-      for (const auto& made :
-           h.created_through_links(*c, t.loc, t.named_by + " names the repository"))
-        if (writable(made)) {
-          diags.error(t.loc,
-                      t.named_by + " names the repository '" + name +
-                          "', which does not exist, and the kernel would create it at '" +
-                          made + "', in a writable root: the sandbox could make it, " +
-                          "and git would run its upload-pack, receive-pack and hooks; " +
-                          "name a repository outside every writable root; refusing to run");
-          return;
-        }
+      if (const auto made = h.created_in_guard(*c, t.loc, t.named_by + " names the repository")) {
+        diags.error(t.loc, t.named_by + " names the repository '" + name +
+                               "', which does not exist, and the kernel would create it at '" +
+                               *made + "', in a writable root: the sandbox could make it, " +
+                               "and git would run its upload-pack, receive-pack and hooks; " +
+                               "name a repository outside every writable root; refusing to run");
+        return;
+      }
       continue;
     }
     if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
@@ -370,15 +363,14 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       // got a placeholder; the command made `HEAD`, `objects`, `refs` and
       // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
       // once the run removed the placeholder (red team A22E-2).
-      for (const auto& made : h.created_through_links(*gitdir, t.loc, what))
-        if (writable(made)) {
-          diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
-                                 "would create it at '" + made + "', in a writable root: " +
-                                 "the sandbox could make it, and git would run its " +
-                                 "upload-pack, receive-pack and hooks; name a git " +
-                                 "directory outside every writable root; refusing to run");
-          return;
-        }
+      if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
+        diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
+                               "would create it at '" + *made + "', in a writable root: " +
+                               "the sandbox could make it, and git would run its " +
+                               "upload-pack, receive-pack and hooks; name a git " +
+                               "directory outside every writable root; refusing to run");
+        return;
+      }
       if (writable(*c)) protect_git_target(*c, t.loc);
       break;
     }

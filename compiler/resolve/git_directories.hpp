@@ -31,6 +31,10 @@ struct HostWalks {
   std::function<std::vector<std::string>(const std::string& path, const ir::SourceLoc& loc,
                                          const std::string& what)>
       created_through_links;
+  // The first of those in a guard.
+  std::function<std::optional<std::string>(const std::string& path, const ir::SourceLoc& loc,
+                                           const std::string& what)>
+      created_in_guard;
   // The worktrees whose `.git` pointer named `gitdir`.
   std::function<std::vector<std::string>(const std::string& gitdir)> pointer_worktrees;
 };

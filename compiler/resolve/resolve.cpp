@@ -644,6 +644,16 @@ class HostResolver {
     return made;
   }
 
+  // The first name created_through_links() gives in `guarded`: where the sandbox could make
+  // what `path` names.
+  std::optional<std::string> created_in_guard(const std::string& path,
+                                              const std::vector<ResolvedPath>& guarded,
+                                              const ir::SourceLoc& loc, const std::string& what) {
+    for (auto& made : created_through_links(path, guarded, loc, what))
+      if (ir::within_any(guarded, made)) return std::move(made);
+    return std::nullopt;
+  }
+
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
   // which needs the same protection as the pointer, and is canonicalized by the same
   // rules: a symlink inside a writable root on the way would let the sandbox re-point
@@ -1202,18 +1212,14 @@ void HostResolution::expand_patterns() {
   // A pattern's walk that meets a host link leading nowhere yet asks where the kernel would
   // create what it leads to, as a literal deny root or protected path spelled through it is
   // judged above (A22-1, A22C-2): the first name in a guard, link after link.
-  const auto created_in_guard = [&](const std::string& path,
-                                    const ir::SourceLoc& loc) -> std::optional<std::string> {
-    for (auto& made : h.created_through_links(path, guards, loc, "path a pattern names"))
-      if (ir::within_any(guards, made)) return std::move(made);
-    return std::nullopt;
-  };
   const HostBinding binding{
       [&](const PolicyPath& p) { return h.bind(p); },
       [&](const std::string& lexical, const ir::SourceLoc& loc) {
         return h.canonical_or_refuse(lexical, guards, loc, "pattern");
       },
-      created_in_guard,
+      [&](const std::string& path, const ir::SourceLoc& loc) {
+        return h.created_in_guard(path, guards, loc, "path a pattern names");
+      },
       // Judged link by link as a literal path spelled through it is
       // (A21-1): a symlink in a writable root on the way refuses.
       [&](const std::string& link, std::string& refusal) -> std::optional<FollowedLink> {
@@ -1276,6 +1282,9 @@ void HostResolution::protect_git_directories() {
       },
       [this](const std::string& path, const ir::SourceLoc& loc, const std::string& what) {
         return h.created_through_links(path, guards, loc, what);
+      },
+      [this](const std::string& path, const ir::SourceLoc& loc, const std::string& what) {
+        return h.created_in_guard(path, guards, loc, what);
       },
       [this](const std::string& gitdir) { return h.pointer_worktrees(gitdir); },
   };
