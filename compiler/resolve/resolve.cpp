@@ -786,7 +786,7 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
 // writable root (`guards`) is walked from, each directory once.
 std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
-    const std::vector<ResolvedPath>& protected_paths,
+    ProtectedIndex& protected_paths,
     const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
     std::vector<std::string>& gitdirs) {
   std::map<std::string, std::vector<std::string>> tops;
@@ -796,16 +796,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     // A name a protected path covers is none the sandbox can write: a host bind that shows
     // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
     // lies inside a git directory and is protected there, as its bound name is (A11-6).
-    if (ir::within_any(protected_paths, w.path)) continue;
+    if (protected_paths.covers(w.path)) continue;
     // A writable root that is itself a git directory (a bare repository, or `repo/.git`
     // given as the workspace) is read-only whole where the policy protects its `.git`, as
     // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
     // wrote its `hooks/pre-receive`. A policy that protects no `.git` keeps it writable.
     const std::string own_git = w.path + "/.git";
-    if (is_git_directory(w.path) &&
-        std::any_of(protected_paths.begin(), protected_paths.end(),
-                    [&](const ResolvedPath& p) { return p.path == own_git; })) {
-      if (!ir::within_any(protected_paths, w.path)) protect_absolute(w.path, w.loc, true);
+    if (is_git_directory(w.path) && protected_paths.contains(own_git)) {
+      if (!protected_paths.covers(w.path)) protect_absolute(w.path, w.loc, true);
       if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
     }
     for (const auto& repo : enclosing.above(w.path)) {
@@ -834,14 +832,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
             repo.top + "/.git", guards, w.loc,
             "the '.git' file of the repository '" + repo.top + "' above a writable root");
         if (!pointer) continue;
-        if (ir::within_any(guards, *pointer) && !ir::within_any(protected_paths, *pointer))
+        if (ir::within_any(guards, *pointer) && !protected_paths.covers(*pointer))
           protect_absolute(*pointer, w.loc, true);
       }
       const auto gitdir = h.canonical_or_refuse(
           repo.gitdir, guards, w.loc,
           "the git directory of the repository '" + repo.top + "' above a writable root");
       if (!gitdir) continue;
-      if (!ir::within_any(protected_paths, *gitdir)) protect_absolute(*gitdir, w.loc, true);
+      if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
       auto& at = tops[*gitdir];
       if (at.empty()) gitdirs.push_back(*gitdir);
       if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
@@ -1293,7 +1291,7 @@ void HostResolution::protect_git_directories() {
         protect_absolute(path, loc, canonical);
       };
   std::vector<std::string> enclosing_gitdirs;
-  const auto enclosing_tops = read_enclosing_repositories(h, diags, guards, r.protect,
+  const auto enclosing_tops = read_enclosing_repositories(h, diags, guards, protected_index,
                                                           protect_path, enclosing_gitdirs);
   compiler::protect_git_directories(
       r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home, diags,
