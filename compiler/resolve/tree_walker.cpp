@@ -407,11 +407,7 @@ class Walker {
     int error = 0;
     const auto e = f.dir.next(error);
     if (!e) {
-      if (error) unopenable(f.path, error, "list");
-      // A repository itself: protected whole, as its `.git` would be.
-      if (!error && f.repository_origin && f.repository_parts == kRepository)
-        add_match(f.path, *f.repository_origin, true, false);
-      stack_.pop_back();
+      leave(error);
       return;
     }
     const std::string_view name = e->name;
@@ -424,31 +420,14 @@ class Walker {
                       "trees out of the writable root";
       return;
     }
-    std::vector<State> next;
-    std::optional<size_t> matched;
-    bool named = false;  // a component of a pattern, not a `**`, took this name and goes on
-    for (const State& s : f.states) {
-      const auto& c = comps(s);
-      if (c[s.index].kind == Kind::AnyDepth) {
-        add_closure(next, s, false);
-      } else if (f.folds_case ? matches_folded(c[s.index], name) : c[s.index].matches(name)) {
-        if (s.index + 1 == c.size()) {
-          if (!matched) matched = patterns_[s.pattern].origin;
-        } else {
-          add_closure(next, {s.pattern, s.index + 1}, true);
-          named = true;
-        }
-      }
-    }
-    if (!matched && next.empty()) return;
-    const auto entry = entry_type(f, *e);
-    if (!entry) return;
-    const unsigned char type = *entry;
+    Taken taken = take(f, name);
+    if (!taken.matched && taken.next.empty()) return;
+    const auto type = entry_type(f, *e);
+    if (!type) return;
     std::string path = below(f.path, name);
-    const int parent = f.dir.fd();
-    if (matched) {
+    if (taken.matched) {
       // Protected or denied whole: nothing below it needs a rule of its own.
-      add_match(std::move(path), *matched, true, type == DT_LNK);
+      add_match(std::move(path), *taken.matched, true, *type == DT_LNK);
       return;
     }
     // `packages/*/.env` names `packages/x/.env` through a link `packages/x -> ../libs/x`
@@ -456,67 +435,114 @@ class Walker {
     // left `libs/x/.env`, outside what the pattern walks, writable under that name (red team
     // H17-5). A `**` alone goes on below the link's target under its own name, if it lies in
     // what is walked.
-    if (type == DT_LNK) {
+    if (*type == DT_LNK) {
       const bool in_root = options_.in_writable_root && options_.in_writable_root(path);
-      if (in_root && named) {
+      if (in_root && taken.named) {
         result_.error = "'" + path +
                         "' is a symlink inside a writable root that the pattern would cross; "
                         "name its target instead";
         return;
       }
-      // Outside the writable roots a link is host layout, which a literal deny path follows:
-      // `deny: [/srv/*/secret]` or `/srv/**/secret` with `/srv/x -> /data/x` denies
-      // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
-      // target once; what it holds counts against the limits.
-      if (!in_root && options_.follow_link) {
-        std::string refusal;
-        std::optional<FollowedLink> to = options_.follow_link(path, refusal);
-        // Refused under a `**` alone too, wherever the link leads now: the link inside a
-        // writable root on its way is the sandbox's to re-point. Skipped where it led into
-        // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
-        // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
-        // directory of its own holding `secret`, which the host read as `/srv/x/secret`
-        // (red team A23C-2).
-        if (!to) {
-          result_.error = refusal;
-          return;
+      if (!in_root && options_.follow_link) follow(path, std::move(taken));
+      return;
+    }
+    if (*type == DT_DIR) descend(f.dir.fd(), e->name, path, std::move(taken.next));
+  }
+
+  // Leaves the innermost directory after its last entry, or after `error` (errno) ended
+  // its listing.
+  void leave(int error) {
+    const Frame& f = stack_.back();
+    if (error) unopenable(f.path, error, "list");
+    // A repository itself: protected whole, as its `.git` would be.
+    if (!error && f.repository_origin && f.repository_parts == kRepository)
+      add_match(f.path, *f.repository_origin, true, false);
+    stack_.pop_back();
+  }
+
+  // What the states of a directory make of one of its names.
+  struct Taken {
+    std::vector<State> next;        // the states that go on below it
+    std::optional<size_t> matched;  // the origin of a pattern it ends
+    bool named = false;             // a component of a pattern, not a `**`, took it and goes on
+  };
+
+  Taken take(const Frame& f, std::string_view name) const {
+    Taken taken;
+    for (const State& s : f.states) {
+      const auto& c = comps(s);
+      if (c[s.index].kind == Kind::AnyDepth) {
+        add_closure(taken.next, s, false);
+      } else if (f.folds_case ? matches_folded(c[s.index], name) : c[s.index].matches(name)) {
+        if (s.index + 1 == c.size()) {
+          if (!taken.matched) taken.matched = patterns_[s.pattern].origin;
+        } else {
+          add_closure(taken.next, {s.pattern, s.index + 1}, true);
+          taken.named = true;
         }
-        if (!to->exists) {
-          // Nothing there yet; the sandbox may be able to make it.
-          dangling(path, std::move(next));
-          return;
-        }
-        const std::string target = std::move(to->path);
-        // Under a `**` alone, what lies below the start is walked at its own name anyway,
-        // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
-        if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;
-        if (!may_enter(target, next)) return;
-        const int fd = open(target.c_str(), kOpenDir);
-        if (fd < 0) {
-          const int error = errno;
-          if (error == EACCES && !passed_through(target) && writable(AT_FDCWD, target.c_str()))
-            unlistable(target);
-          // There, but no directory: where the sandbox writes, it may make it one.
-          if (error == ENOTDIR) dangling(path, std::move(next), true);
-          else if (error != EACCES && error != ENOENT && error != ELOOP) unopenable(target, error);
-          return;
-        }
-        struct stat st;
-        if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
-          close(fd);
-          return;
-        }
-        enter(fd, target, std::move(next));
-        return;
       }
     }
-    if (type != DT_DIR) return;
+    return taken;
+  }
+
+  // The host link `link`, outside the writable roots, where `taken` goes on. A link there is
+  // host layout, which a literal deny path follows: `deny: [/srv/*/secret]` or
+  // `/srv/**/secret` with `/srv/x -> /data/x` denies /data/x/secret as `/srv/x/secret` does
+  // (H17-6). Walked at its target's name, each target once; what it holds counts against
+  // the limits.
+  void follow(const std::string& link, Taken taken) {
+    std::string refusal;
+    std::optional<FollowedLink> to = options_.follow_link(link, refusal);
+    // Refused under a `**` alone too, wherever the link leads now: the link inside a
+    // writable root on its way is the sandbox's to re-point. Skipped where it led into
+    // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
+    // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
+    // directory of its own holding `secret`, which the host read as `/srv/x/secret`
+    // (red team A23C-2).
+    if (!to) {
+      result_.error = refusal;
+      return;
+    }
+    if (!to->exists) {
+      // Nothing there yet; the sandbox may be able to make it.
+      dangling(link, std::move(taken.next));
+      return;
+    }
+    const std::string target = std::move(to->path);
+    // Under a `**` alone, what lies below the start is walked at its own name anyway,
+    // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
+    if (!taken.named && (ir::path_within(start_, target) || ir::path_within(target, start_)))
+      return;
+    if (!may_enter(target, taken.next)) return;
+    const int fd = open(target.c_str(), kOpenDir);
+    if (fd < 0) {
+      const int error = errno;
+      if (error == EACCES && !passed_through(target) && writable(AT_FDCWD, target.c_str()))
+        unlistable(target);
+      // There, but no directory: where the sandbox writes, it may make it one.
+      if (error == ENOTDIR)
+        dangling(link, std::move(taken.next), true);
+      else if (error != EACCES && error != ENOENT && error != ELOOP)
+        unopenable(target, error);
+      return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
+      close(fd);
+      return;
+    }
+    enter(fd, target, std::move(taken.next));
+  }
+
+  // The directory `name` of the directory open at `parent`, where `next` go on.
+  void descend(int parent, const char* name, const std::string& path, std::vector<State> next) {
     if (!may_enter(path, next)) return;
-    int fd = openat(parent, e->name, kOpenDir);
+    int fd = openat(parent, name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.
       const int error = errno;
-      if (error == EACCES && !passed_through(path) && writable(parent, e->name)) unlistable(path);
+      if (error == EACCES && !passed_through(path) && writable(parent, name))
+        unlistable(path);
       else if (error != EACCES && error != ENOENT && error != ENOTDIR && error != ELOOP)
         unopenable(path, error);
       return;
