@@ -68,6 +68,9 @@ struct GitDirectories {
 
   void read(const std::vector<ResolvedPath>& protected_paths);
   std::optional<std::string> common_directory(const std::string& dir);
+  std::vector<std::string> worktree_tops(const std::string& dir) const;
+  void protect_config_targets(const std::vector<GitConfigTarget>& targets,
+                              std::vector<GitConfigTarget>& hook_dirs);
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
   void protect_repository(const GitConfigTarget& t);
@@ -150,16 +153,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
       if (const auto c = fixed_name(admin, "linked worktree's git directory");
           c && has_git_head(*c))
         gitdirs.push_back(*c);
-    if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
-      src.tops.push_back(dir.substr(0, dir.size() - 5));
-    if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
-    for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
-    if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
-      for (const auto& top : it->second)
-        if (std::find(src.tops.begin(), src.tops.end(), top) == src.tops.end())
-          src.tops.push_back(top);
-    // A bare repository runs its hooks and commands in the git directory itself.
-    if (src.tops.empty()) src.tops.push_back(dir);
+    src.tops = worktree_tops(dir);
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
@@ -174,24 +168,48 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     for (const char* name : {"/remotes", "/branches"})
       fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
     read_submodule_git_directories(common);
-    for (const auto& t : git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads)) {
-      if (t.repository) {
-        protect_repository(t);
-        continue;
-      }
-      if (t.script && ir::within_any(guards, t.path)) {
-        diags.error(t.loc, t.named_by + " runs the script '" + t.path +
-                               "' with an interpreter (named in the command or by the "
-                               "script's '#!' line), which loads code next to it or from the "
-                               "directory git runs it in, in the writable root; move the script "
-                               "outside every writable root, or run the command outside the "
-                               "sandbox; refusing to run");
-        continue;
-      }
-      protect_git_target(t.path, t.loc);
-      if (t.hooks) hook_dirs.push_back(t);
-    }
+    protect_config_targets(
+        git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads), hook_dirs);
     protect_linked_hooks(hook_dirs);
+  }
+}
+
+// Where git runs the hooks and commands of the git directory `dir`, against which it
+// resolves its config's relative values: the worktrees it was found in, or `dir` itself.
+std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) const {
+  std::vector<std::string> tops;
+  if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
+    tops.push_back(dir.substr(0, dir.size() - 5));
+  if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
+  for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
+  if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
+    for (const auto& top : it->second)
+      if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+  // A bare repository runs its hooks and commands in the git directory itself.
+  if (tops.empty()) tops.push_back(dir);
+  return tops;
+}
+
+// What one git directory's configuration names: each protected, or refused; the hooks
+// directories among them join `hook_dirs`.
+void GitDirectories::protect_config_targets(const std::vector<GitConfigTarget>& targets,
+                                            std::vector<GitConfigTarget>& hook_dirs) {
+  for (const auto& t : targets) {
+    if (t.repository) {
+      protect_repository(t);
+      continue;
+    }
+    if (t.script && ir::within_any(guards, t.path)) {
+      diags.error(t.loc, t.named_by + " runs the script '" + t.path +
+                             "' with an interpreter (named in the command or by the "
+                             "script's '#!' line), which loads code next to it or from the "
+                             "directory git runs it in, in the writable root; move the script "
+                             "outside every writable root, or run the command outside the "
+                             "sandbox; refusing to run");
+      continue;
+    }
+    protect_git_target(t.path, t.loc);
+    if (t.hooks) hook_dirs.push_back(t);
   }
 }
 
