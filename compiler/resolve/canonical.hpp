@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "compiler/resolve/link_free_stat.hpp"
 #include "ir/resolved.hpp"
 
 namespace zpolicy::compiler {
@@ -22,10 +23,7 @@ struct Canonical {
 
   // What the walk found at `path`, links followed: the only judge of a root's existence
   // and kind (red team A21B-4; no second lookup by name).
-  ir::HostKind kind() const {
-    if (!complete) return ir::HostKind::Missing;
-    return S_ISDIR(mode) ? ir::HostKind::Directory : ir::HostKind::File;
-  }
+  ir::HostKind kind() const { return complete ? kind_of(mode) : ir::HostKind::Missing; }
 };
 
 }  // namespace zpolicy::compiler

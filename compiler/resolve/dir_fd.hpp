@@ -12,22 +12,14 @@
 
 namespace zpolicy::compiler {
 
-// openat(2) of `path` below `dir` (an absolute path: from "/"; AT_FDCWD with a relative
-// one: from the working directory) with `flags` (O_PATH among them), following no symlink
-// on the way: RESOLVE_NO_SYMLINKS, or, where openat2 cannot be used, a walk of one
-// openat(O_NOFOLLOW) per component that answers as openat2 does: ELOOP at a link before
-// the last component, and at a link as the last one unless O_NOFOLLOW in `flags` asks to
-// open the link itself. -1 with errno set when it fails.
-// openat2 cannot be used on a kernel without it (before 5.6, ENOSYS) and under a seccomp
-// filter written before it existed that answers what it does not know with EPERM (older
-// container runtimes' default profiles, an allow list in a service's unit): there every
-// lookup failed, and with it every bound compile and plan, "workspace '…' is not a directory"
-// (red team A22B-1), and a check that took the failure for "no link" passed unlooked
-// (the pipeline's bind destinations, session 23). The walk follows no link either: falling
-// back loses nothing.
-inline int open_without_links_at(int dir, const std::string& path, int flags) {
-  const int fd = openat2(dir, path.c_str(), flags, Resolve::NoSymlinks);
-  if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
+// The walk that stands in for openat2(2) with RESOLVE_NO_SYMLINKS where openat2 cannot be
+// used (which failures say so is each caller's): one openat(O_NOFOLLOW) per component of
+// `path`, from "/" for an absolute one, from `dir` (AT_FDCWD: the working directory) for a
+// relative one, answering as openat2 does: ELOOP at a link before the last component, and
+// at a link as the last one unless O_NOFOLLOW in `flags` asks to open the link itself; a
+// path of no component ("/") opens its directory with `flags` too. -1 with errno set when
+// it fails.
+inline int open_walking_without_links_at(int dir, const std::string& path, int flags) {
   if (path.empty()) {
     errno = ENOENT;
     return -1;
@@ -61,7 +53,28 @@ inline int open_without_links_at(int dir, const std::string& path, int flags) {
     if (last) return next;
     at_dir = next;
   }
-  return at_dir;
+  if (at_dir < 0) return -1;
+  const int fd = openat(at_dir, ".", flags | O_CLOEXEC);
+  const int saved = errno;
+  close(at_dir);
+  errno = saved;
+  return fd;
+}
+
+// openat(2) of `path` below `dir` (an absolute path: from "/"; AT_FDCWD with a relative
+// one: from the working directory) with `flags` (O_PATH among them), following no symlink
+// on the way: RESOLVE_NO_SYMLINKS, or, where openat2 cannot be used, the walk above.
+// openat2 cannot be used on a kernel without it (before 5.6, ENOSYS) and under a seccomp
+// filter written before it existed that answers what it does not know with EPERM (older
+// container runtimes' default profiles, an allow list in a service's unit): there every
+// lookup failed, and with it every bound compile and plan, "workspace '…' is not a directory"
+// (red team A22B-1), and a check that took the failure for "no link" passed unlooked
+// (the pipeline's bind destinations, session 23). The walk follows no link either: falling
+// back loses nothing.
+inline int open_without_links_at(int dir, const std::string& path, int flags) {
+  const int fd = openat2(dir, path.c_str(), flags, Resolve::NoSymlinks);
+  if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
+  return open_walking_without_links_at(dir, path, flags);
 }
 
 // open_without_links_at of the absolute `path`.

@@ -68,6 +68,9 @@ struct GitDirectories {
 
   void read(const std::vector<ResolvedPath>& protected_paths);
   std::optional<std::string> common_directory(const std::string& dir);
+  std::vector<std::string> worktree_tops(const std::string& dir) const;
+  void protect_config_targets(const std::vector<GitConfigTarget>& targets,
+                              std::vector<GitConfigTarget>& hook_dirs);
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
   void protect_repository(const GitConfigTarget& t);
@@ -108,11 +111,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   // why here: the sandbox can re-point it, and a virtual environment's interpreter
   // (`.venv/bin/python`, a symlink) loads code from the environment, which it can write
   // too (red team A14B-7).
-  const GitCanonical git_canonical = [&](const std::string& lexical, const ir::SourceLoc& loc,
-                                         const std::string& named_by) -> std::optional<std::string> {
-    const Canonical c = h.canonicalize(lexical, guards);
+  const GitCanonical git_canonical =
+      [&](const std::string& lexical, const ir::SourceLoc& loc,
+          const std::string& named_by) -> std::optional<std::string> {
+    const Canonical c = h.canonicalize(lexical);
     if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
-      return h.canonical_or_refuse(lexical, guards, loc, named_by + " names");
+      return h.canonical_or_refuse(lexical, loc, named_by + " names");
     diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
                          c.at + "' in a writable root: the sandbox could re-point it, and git " +
                          "on the host would run or read what it chose (an interpreter of a " +
@@ -151,16 +155,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
       if (const auto c = fixed_name(admin, "linked worktree's git directory");
           c && has_git_head(*c))
         gitdirs.push_back(*c);
-    if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
-      src.tops.push_back(dir.substr(0, dir.size() - 5));
-    if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
-    for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
-    if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
-      for (const auto& top : it->second)
-        if (std::find(src.tops.begin(), src.tops.end(), top) == src.tops.end())
-          src.tops.push_back(top);
-    // A bare repository runs its hooks and commands in the git directory itself.
-    if (src.tops.empty()) src.tops.push_back(dir);
+    src.tops = worktree_tops(dir);
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
@@ -177,24 +172,48 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     read_submodule_git_directories(common);
     protect_linked_entries(dir);
     if (common != dir) protect_linked_entries(common);
-    for (const auto& t : git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads)) {
-      if (t.repository) {
-        protect_repository(t);
-        continue;
-      }
-      if (t.script && ir::within_any(guards, t.path)) {
-        diags.error(t.loc, t.named_by + " runs the script '" + t.path +
-                               "' with an interpreter (named in the command or by the "
-                               "script's '#!' line), which loads code next to it or from the "
-                               "directory git runs it in, in the writable root; move the script "
-                               "outside every writable root, or run the command outside the "
-                               "sandbox; refusing to run");
-        continue;
-      }
-      protect_git_target(t.path, t.loc);
-      if (t.hooks) hook_dirs.push_back(t);
-    }
+    protect_config_targets(
+        git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads), hook_dirs);
     protect_linked_hooks(hook_dirs);
+  }
+}
+
+// Where git runs the hooks and commands of the git directory `dir`, against which it
+// resolves its config's relative values: the worktrees it was found in, or `dir` itself.
+std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) const {
+  std::vector<std::string> tops;
+  if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
+    tops.push_back(dir.substr(0, dir.size() - 5));
+  if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
+  for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
+  if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
+    for (const auto& top : it->second)
+      if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+  // A bare repository runs its hooks and commands in the git directory itself.
+  if (tops.empty()) tops.push_back(dir);
+  return tops;
+}
+
+// What one git directory's configuration names: each protected, or refused; the hooks
+// directories among them join `hook_dirs`.
+void GitDirectories::protect_config_targets(const std::vector<GitConfigTarget>& targets,
+                                            std::vector<GitConfigTarget>& hook_dirs) {
+  for (const auto& t : targets) {
+    if (t.repository) {
+      protect_repository(t);
+      continue;
+    }
+    if (t.script && ir::within_any(guards, t.path)) {
+      diags.error(t.loc, t.named_by + " runs the script '" + t.path +
+                             "' with an interpreter (named in the command or by the "
+                             "script's '#!' line), which loads code next to it or from the "
+                             "directory git runs it in, in the writable root; move the script "
+                             "outside every writable root, or run the command outside the "
+                             "sandbox; refusing to run");
+      continue;
+    }
+    protect_git_target(t.path, t.loc);
+    if (t.hooks) hook_dirs.push_back(t);
   }
 }
 
@@ -222,13 +241,13 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
     return std::nullopt;
   }
   if (const auto& named = named_common.path) {
-    const Canonical c = h.canonicalize(*named, guards);
+    const Canonical c = h.canonicalize(*named);
     if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
       // Not by protected_index: a directory protected during this walk (a `.git` file's
       // git directory above the workspace, a remote's) was never judged, and stayed silent
       // while the sandbox re-pointed the link (review A23R-1).
       if (!commondir_judged.contains(dir))
-        h.walked_or_refuse(*named, guards, {dir + "/commondir", 0, 0},
+        h.walked_or_refuse(*named, {dir + "/commondir", 0, 0},
                            "common git directory named by '" + dir + "/commondir'");
       return std::nullopt;
     }
@@ -241,17 +260,13 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
     if (c.stop == Canonical::Stop::None && !c.complete) {
       const std::string what = "common git directory named by '" + dir + "/commondir'";
       const ir::SourceLoc at{dir + "/commondir", 0, 0};
-      bool made_writable = false;
-      for (const auto& made : h.created_through_links(c.path, guards, at, what))
-        if (ir::within_any(guards, made)) {
-          diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
-                              "create it at '" + made + "', in a writable root: the " +
-                              "sandbox could make it, and git would run its hooks and " +
-                              "read its config; refusing to run");
-          made_writable = true;
-          break;
-        }
-      if (made_writable) return std::nullopt;
+      if (const auto made = h.created_in_guard(c.path, at, what)) {
+        diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
+                            "create it at '" + *made + "', in a writable root: the " +
+                            "sandbox could make it, and git would run its hooks and " +
+                            "read its config; refusing to run");
+        return std::nullopt;
+      }
     }
     common = c.stop == Canonical::Stop::None ? c.path : *named;
   }
@@ -275,7 +290,7 @@ void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
   // replaced the link by a bare repository whose post-receive hook the host's `git
   // push` ran (red team A22-5); with `l` missing, the command made it.
   const std::string what = t.named_by + " rewrites URLs to the local path";
-  const Canonical c = h.canonicalize(t.path, guards);
+  const Canonical c = h.canonicalize(t.path);
   if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
     diags.error(t.loc, what + " '" + t.path + "', which passes through the symlink '" +
                            c.at + "' in a writable root: the sandbox could re-point it " +
@@ -302,7 +317,7 @@ void GitDirectories::judge_rewrite_base(const GitConfigTarget& t) {
   }
   std::vector<std::string> bases{c.path};
   if (!c.complete)
-    for (auto& made : h.created_through_links(c.path, guards, t.loc, what))
+    for (auto& made : h.created_through_links(c.path, t.loc, what))
       bases.push_back(std::move(made));
   for (const auto& base : bases)
     for (const auto& w : guards)
@@ -333,8 +348,7 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   std::vector<std::string> names;
   std::optional<std::string> gitdir;
   for (const auto& name : enter_repo_candidates(t.path)) {
-    const auto walked =
-        h.walked_or_refuse(name, guards, t.loc, t.named_by + " names the repository");
+    const auto walked = h.walked_or_refuse(name, t.loc, t.named_by + " names the repository");
     if (!walked) return;
     const std::string* c = &walked->path;
     names.push_back(*c);
@@ -346,17 +360,14 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
     // refuses such a rewrite base: a remote that does not exist yet, named through the
     // host's link into a writable root, is the sandbox's to make.
     if (!walked->complete) {
-      for (const auto& made :
-           h.created_through_links(*c, guards, t.loc, t.named_by + " names the repository"))
-        if (writable(made)) {
-          diags.error(t.loc,
-                      t.named_by + " names the repository '" + name +
-                          "', which does not exist, and the kernel would create it at '" +
-                          made + "', in a writable root: the sandbox could make it, " +
-                          "and git would run its upload-pack, receive-pack and hooks; " +
-                          "name a repository outside every writable root; refusing to run");
-          return;
-        }
+      if (const auto made = h.created_in_guard(*c, t.loc, t.named_by + " names the repository")) {
+        diags.error(t.loc, t.named_by + " names the repository '" + name +
+                               "', which does not exist, and the kernel would create it at '" +
+                               *made + "', in a writable root: the sandbox could make it, " +
+                               "and git would run its upload-pack, receive-pack and hooks; " +
+                               "name a repository outside every writable root; refusing to run");
+        return;
+      }
       continue;
     }
     if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
@@ -367,22 +378,21 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       const auto named = gitdir_named_by(*c);
       if (!named) break;
       const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
-      gitdir = h.canonical_or_refuse(*named, guards, t.loc, what);
+      gitdir = h.canonical_or_refuse(*named, t.loc, what);
       if (!gitdir) return;
       // One spelled from a dangling link is made where the link leads: with the host's
       // `/srv/repo/.git` naming `/srv/h/gd` and `/srv/h -> WS/l`, only `l/gd/config`
       // got a placeholder; the command made `HEAD`, `objects`, `refs` and
       // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
       // once the run removed the placeholder (red team A22E-2).
-      for (const auto& made : h.created_through_links(*gitdir, guards, t.loc, what))
-        if (writable(made)) {
-          diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
-                                 "would create it at '" + made + "', in a writable root: " +
-                                 "the sandbox could make it, and git would run its " +
-                                 "upload-pack, receive-pack and hooks; name a git " +
-                                 "directory outside every writable root; refusing to run");
-          return;
-        }
+      if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
+        diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
+                               "would create it at '" + *made + "', in a writable root: " +
+                               "the sandbox could make it, and git would run its " +
+                               "upload-pack, receive-pack and hooks; name a git " +
+                               "directory outside every writable root; refusing to run");
+        return;
+      }
       if (writable(*c)) protect_git_target(*c, t.loc);
       break;
     }
@@ -404,7 +414,7 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
 std::optional<std::string> GitDirectories::fixed_name(const std::string& lexical,
                                                       const std::string& what) {
   const ir::SourceLoc at{lexical, 0, 0};
-  auto c = h.canonical_or_refuse(lexical, guards, at, what);
+  auto c = h.canonical_or_refuse(lexical, at, what);
   if (!c) return c;
   // A dangling link is spelled from the link itself: what git would create or run
   // through it is unknown.
@@ -511,8 +521,8 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
     for (const auto& link : links.links) {
       const std::string named =
           link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
-      const auto c = h.canonical_or_refuse(named, guards, hooks.loc,
-                                           "target of the git hook '" + link.path + "'");
+      const auto c =
+          h.canonical_or_refuse(named, hooks.loc, "target of the git hook '" + link.path + "'");
       if (!c) continue;
       // A linked hook whose `#!` interpreter loads code next to it, as a command's
       // script (red team A15-G4).
@@ -553,8 +563,7 @@ void GitDirectories::protect_linked_entries(const std::string& dir) {
     for (const auto& link : links.links) {
       const std::string named = link.target[0] == '/' ? link.target : at + "/" + link.target;
       const ir::SourceLoc loc{link.path, 0, 0};
-      const auto c =
-          h.canonical_or_refuse(named, guards, loc, "target of the symlink '" + link.path + "'");
+      const auto c = h.canonical_or_refuse(named, loc, "target of the symlink '" + link.path + "'");
       if (c) protect_git_target(*c, loc);
     }
   }

@@ -15,26 +15,26 @@
 
 namespace zpolicy::compiler {
 
-// The resolver's walks of a host path (resolve.cpp's HostResolver, same names and
-// arguments): a symlink inside a root of `guarded` stops the walk, one outside is followed,
-// and the `_or_refuse` ones report a stop as an error with `what` at `loc`.
+// The resolver's walks of a host path (resolve.cpp's HostResolver, same names), each
+// guarded by the guards (GitDirectoryWalk::guards): a symlink inside one stops the walk,
+// one outside is followed, and the `_or_refuse` ones report a stop as an error with `what`
+// at `loc`.
 struct HostWalks {
-  std::function<Canonical(const std::string& lexical,
-                          const std::vector<ir::ResolvedPath>& guarded)>
-      canonicalize;
-  std::function<std::optional<Canonical>(
-      const std::string& lexical, const std::vector<ir::ResolvedPath>& guarded,
-      const ir::SourceLoc& loc, const std::string& what)>
+  std::function<Canonical(const std::string& lexical)> canonicalize;
+  std::function<std::optional<Canonical>(const std::string& lexical, const ir::SourceLoc& loc,
+                                         const std::string& what)>
       walked_or_refuse;
-  std::function<std::optional<std::string>(
-      const std::string& lexical, const std::vector<ir::ResolvedPath>& guarded,
-      const ir::SourceLoc& loc, const std::string& what)>
+  std::function<std::optional<std::string>(const std::string& lexical, const ir::SourceLoc& loc,
+                                           const std::string& what)>
       canonical_or_refuse;
   // Every name the kernel would create `path` at through a dangling link, link after link.
-  std::function<std::vector<std::string>(
-      const std::string& path, const std::vector<ir::ResolvedPath>& guarded,
-      const ir::SourceLoc& loc, const std::string& what)>
+  std::function<std::vector<std::string>(const std::string& path, const ir::SourceLoc& loc,
+                                         const std::string& what)>
       created_through_links;
+  // The first of those in a guard.
+  std::function<std::optional<std::string>(const std::string& path, const ir::SourceLoc& loc,
+                                           const std::string& what)>
+      created_in_guard;
   // The worktrees whose `.git` pointer named `gitdir`.
   std::function<std::vector<std::string>(const std::string& gitdir)> pointer_worktrees;
 };

@@ -11,7 +11,6 @@ namespace zpolicy::compiler {
 
 using ir::HostKind;
 
-
 bool stat_without_links(const std::string& p, struct stat& st) {
   const int fd = open_without_links(p, O_PATH | O_NOFOLLOW);
   if (fd < 0) return false;
@@ -22,13 +21,9 @@ bool stat_without_links(const std::string& p, struct stat& st) {
   return rc == 0;
 }
 
-HostKind kind_of(const struct stat& st) {
-  return S_ISDIR(st.st_mode) ? HostKind::Directory : HostKind::File;
-}
-
 HostKind kind_of(const std::string& p) {
   struct stat st;
-  return stat_without_links(p, st) ? kind_of(st) : HostKind::Missing;
+  return stat_without_links(p, st) ? kind_of(st.st_mode) : HostKind::Missing;
 }
 
 }  // namespace zpolicy::compiler

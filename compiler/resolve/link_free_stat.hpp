@@ -15,7 +15,11 @@ namespace zpolicy::compiler {
 // followed a link the walk had left unjudged past its limit, and found a directory).
 bool stat_without_links(const std::string& p, struct stat& st);
 
-ir::HostKind kind_of(const struct stat& st);
+// The kind of what a stat found with the st_mode `mode`: anything but a directory (a
+// link, a FIFO, a device) is bound as a file is.
+inline ir::HostKind kind_of(mode_t mode) {
+  return S_ISDIR(mode) ? ir::HostKind::Directory : ir::HostKind::File;
+}
 
 // The kind of a path that holds no symlink but perhaps its last component (a link there is
 // a File).

@@ -644,6 +644,16 @@ class HostResolver {
     return made;
   }
 
+  // The first name created_through_links() gives in `guarded`: where the sandbox could make
+  // what `path` names.
+  std::optional<std::string> created_in_guard(const std::string& path,
+                                              const std::vector<ResolvedPath>& guarded,
+                                              const ir::SourceLoc& loc, const std::string& what) {
+    for (auto& made : created_through_links(path, guarded, loc, what))
+      if (ir::within_any(guarded, made)) return std::move(made);
+    return std::nullopt;
+  }
+
   // A `.git` that is a file (worktree, submodule) points at the real git directory,
   // which needs the same protection as the pointer, and is canonicalized by the same
   // rules: a symlink inside a writable root on the way would let the sandbox re-point
@@ -776,7 +786,7 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
 // writable root (`guards`) is walked from, each directory once.
 std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
-    const std::vector<ResolvedPath>& protected_paths,
+    ProtectedIndex& protected_paths,
     const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
     std::vector<std::string>& gitdirs) {
   std::map<std::string, std::vector<std::string>> tops;
@@ -786,16 +796,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     // A name a protected path covers is none the sandbox can write: a host bind that shows
     // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
     // lies inside a git directory and is protected there, as its bound name is (A11-6).
-    if (ir::within_any(protected_paths, w.path)) continue;
+    if (protected_paths.covers(w.path)) continue;
     // A writable root that is itself a git directory (a bare repository, or `repo/.git`
     // given as the workspace) is read-only whole where the policy protects its `.git`, as
     // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
     // wrote its `hooks/pre-receive`. A policy that protects no `.git` keeps it writable.
     const std::string own_git = w.path + "/.git";
-    if (is_git_directory(w.path) &&
-        std::any_of(protected_paths.begin(), protected_paths.end(),
-                    [&](const ResolvedPath& p) { return p.path == own_git; })) {
-      if (!ir::within_any(protected_paths, w.path)) protect_absolute(w.path, w.loc, true);
+    if (is_git_directory(w.path) && protected_paths.contains(own_git)) {
+      if (!protected_paths.covers(w.path)) protect_absolute(w.path, w.loc, true);
       if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
     }
     for (const auto& repo : enclosing.above(w.path)) {
@@ -824,14 +832,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
             repo.top + "/.git", guards, w.loc,
             "the '.git' file of the repository '" + repo.top + "' above a writable root");
         if (!pointer) continue;
-        if (ir::within_any(guards, *pointer) && !ir::within_any(protected_paths, *pointer))
+        if (ir::within_any(guards, *pointer) && !protected_paths.covers(*pointer))
           protect_absolute(*pointer, w.loc, true);
       }
       const auto gitdir = h.canonical_or_refuse(
           repo.gitdir, guards, w.loc,
           "the git directory of the repository '" + repo.top + "' above a writable root");
       if (!gitdir) continue;
-      if (!ir::within_any(protected_paths, *gitdir)) protect_absolute(*gitdir, w.loc, true);
+      if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
       auto& at = tops[*gitdir];
       if (at.empty()) gitdirs.push_back(*gitdir);
       if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
@@ -1202,18 +1210,14 @@ void HostResolution::expand_patterns() {
   // A pattern's walk that meets a host link leading nowhere yet asks where the kernel would
   // create what it leads to, as a literal deny root or protected path spelled through it is
   // judged above (A22-1, A22C-2): the first name in a guard, link after link.
-  const auto created_in_guard = [&](const std::string& path,
-                                    const ir::SourceLoc& loc) -> std::optional<std::string> {
-    for (auto& made : h.created_through_links(path, guards, loc, "path a pattern names"))
-      if (ir::within_any(guards, made)) return std::move(made);
-    return std::nullopt;
-  };
   const HostBinding binding{
       [&](const PolicyPath& p) { return h.bind(p); },
       [&](const std::string& lexical, const ir::SourceLoc& loc) {
         return h.canonical_or_refuse(lexical, guards, loc, "pattern");
       },
-      created_in_guard,
+      [&](const std::string& path, const ir::SourceLoc& loc) {
+        return h.created_in_guard(path, guards, loc, "path a pattern names");
+      },
       // Judged link by link as a literal path spelled through it is
       // (A21-1): a symlink in a writable root on the way refuses.
       [&](const std::string& link, std::string& refusal) -> std::optional<FollowedLink> {
@@ -1267,20 +1271,18 @@ void HostResolution::protect_common_directories() {
 // directories: a git directory's `commondir` that pass judged is not refused again.
 void HostResolution::protect_git_directories() {
   const HostWalks walks{
-      [](const std::string& lexical, const std::vector<ResolvedPath>& guarded) {
-        return HostResolver::canonicalize(lexical, guarded);
+      [this](const std::string& lexical) { return HostResolver::canonicalize(lexical, guards); },
+      [this](const std::string& lexical, const ir::SourceLoc& loc, const std::string& what) {
+        return h.walked_or_refuse(lexical, guards, loc, what);
       },
-      [this](const std::string& lexical, const std::vector<ResolvedPath>& guarded,
-             const ir::SourceLoc& loc, const std::string& what) {
-        return h.walked_or_refuse(lexical, guarded, loc, what);
+      [this](const std::string& lexical, const ir::SourceLoc& loc, const std::string& what) {
+        return h.canonical_or_refuse(lexical, guards, loc, what);
       },
-      [this](const std::string& lexical, const std::vector<ResolvedPath>& guarded,
-             const ir::SourceLoc& loc, const std::string& what) {
-        return h.canonical_or_refuse(lexical, guarded, loc, what);
+      [this](const std::string& path, const ir::SourceLoc& loc, const std::string& what) {
+        return h.created_through_links(path, guards, loc, what);
       },
-      [this](const std::string& path, const std::vector<ResolvedPath>& guarded,
-             const ir::SourceLoc& loc, const std::string& what) {
-        return h.created_through_links(path, guarded, loc, what);
+      [this](const std::string& path, const ir::SourceLoc& loc, const std::string& what) {
+        return h.created_in_guard(path, guards, loc, what);
       },
       [this](const std::string& gitdir) { return h.pointer_worktrees(gitdir); },
   };
@@ -1289,7 +1291,7 @@ void HostResolution::protect_git_directories() {
         protect_absolute(path, loc, canonical);
       };
   std::vector<std::string> enclosing_gitdirs;
-  const auto enclosing_tops = read_enclosing_repositories(h, diags, guards, r.protect,
+  const auto enclosing_tops = read_enclosing_repositories(h, diags, guards, protected_index,
                                                           protect_path, enclosing_gitdirs);
   compiler::protect_git_directories(
       r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home, diags,

@@ -80,14 +80,14 @@ class DirReader {
 #endif
   }
 
-  // The next entry; nullopt at the end or, with `failed` set, on a read error.
-  std::optional<Entry> next(bool& failed) {
+  // The next entry; nullopt at the end or, with `error` set to errno, on a read error.
+  std::optional<Entry> next(int& error) {
 #if defined(__linux__)
     if (pos_ >= len_) {
       if (!buf_) buf_ = std::make_unique<char[]>(kBufferSize);
       const ssize_t n = getdents64(fd_, buf_.get(), kBufferSize);
       if (n <= 0) {
-        failed = n < 0;
+        error = n < 0 ? errno : 0;
         return std::nullopt;
       }
       len_ = static_cast<size_t>(n);
@@ -100,7 +100,7 @@ class DirReader {
     errno = 0;
     const dirent* d = readdir(dir_);
     if (!d) {
-      failed = errno != 0;
+      error = errno;
       return std::nullopt;
     }
     return Entry{d->d_name, d->d_type};
@@ -137,6 +137,11 @@ struct Frame {
 };
 
 constexpr int kOpenDir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+
+// The name `name` in the directory `dir`.
+std::string below(const std::string& dir, std::string_view name) {
+  return (dir == "/" ? "" : dir) + "/" + std::string(name);
+}
 
 class Walker {
  public:
@@ -208,7 +213,7 @@ class Walker {
   }
 
   // Which part of a repository the entry `e` of `f` is, if any (0).
-  static unsigned repository_part(const Frame& f, const DirReader::Entry& e) {
+  unsigned repository_part(const Frame& f, const DirReader::Entry& e) {
     // In a folding directory as names are looked up there: `objectſ` (LONG S) is what
     // git's lookup of `objects` finds (red team R9c-C2).
     auto is = [&](const char* want) {
@@ -225,14 +230,34 @@ class Walker {
     // many is a read-only name.
     if (part == kObjects || part == kRefs) return part;
     if (!part) return 0;
-    unsigned char type = e.type;
-    if (type == DT_UNKNOWN) {
-      struct stat st;
-      if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-    }
+    const auto type = entry_type(f, e);
     // HEAD may be a symlink in old repositories; a symlinked `commondir` is read through.
-    return type == DT_REG || type == DT_LNK ? part : 0;
+    return type && (*type == DT_REG || *type == DT_LNK) ? part : 0;
+  }
+
+  // What the entry `e` of `f` is. A filesystem that does not say (DT_UNKNOWN: ext2 without
+  // its `filetype` feature, iso9660, minix) has it looked up, and a lookup that fails is
+  // judged as an open that fails: skipped, a `.git` in a directory of the caller's that it
+  // could list but not search went unmatched, and only hard_links' closing of that
+  // directory kept the sandbox (the caller's uid) from making it searchable and writing
+  // the hooks. DT_UNKNOWN when the name is gone since it was listed, as a literal tail that
+  // is not there; nullopt when it cannot be looked up, with result_.error set unless the
+  // sandbox cannot reach it either.
+  std::optional<unsigned char> entry_type(const Frame& f, const DirReader::Entry& e) {
+    if (e.type != DT_UNKNOWN) return e.type;
+    struct stat st;
+    if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    const int error = errno;
+    if (error == ENOENT) return DT_UNKNOWN;
+    const std::string path = below(f.path, e.name);
+    if (error != EACCES)
+      unopenable(path, error, "look up");
+    else if (!passed_through(path) && writable(f.dir.fd(), e.name))
+      result_.error = "cannot look up '" + path +
+                      "' in a directory the sandbox could make searchable; a pattern cannot "
+                      "be checked there";
+    return std::nullopt;
   }
 
   // Whether the sandbox could write into a directory the walk cannot list: it may now, or
@@ -254,10 +279,11 @@ class Walker {
                     "', which the sandbox could write into; a pattern cannot be checked there";
   }
 
-  // An open that failed for want of a resource or with an I/O error (EMFILE, ENOMEM,
-  // EIO): what lies there is unknown, not nothing (review 23: a pattern matched nothing).
-  void unopenable(const std::string& path, int error) {
-    result_.error = "cannot open '" + path + "': " + std::strerror(error) +
+  // An open (`action`) that failed for want of a resource or with an I/O error (EMFILE,
+  // ENOMEM, EIO): what lies there is unknown, not nothing (review 23: a pattern matched
+  // nothing).
+  void unopenable(const std::string& path, int error, const char* action = "open") {
+    result_.error = std::string("cannot ") + action + " '" + path + "': " + std::strerror(error) +
                     "; a pattern cannot be checked there";
   }
 
@@ -316,8 +342,8 @@ class Walker {
     }
     for (const auto& s : states)
       if (literal_tail(s))
-        add_match((path == "/" ? "/" : path + "/") + comps(s)[s.index].pieces.front(),
-                  patterns_[s.pattern].origin, false, false, true);
+        add_match(below(path, comps(s)[s.index].pieces.front()), patterns_[s.pattern].origin, false,
+                  false, true);
   }
 
   // Whether `dir` is entered with `states` (WalkOptions::may_enter, may_pass).
@@ -351,7 +377,7 @@ class Walker {
       struct stat st;
       const bool link =
           fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
-      add_match((path == "/" ? "/" : path + "/") + name, patterns_[s.pattern].origin, false, link);
+      add_match(below(path, name), patterns_[s.pattern].origin, false, link);
     }
     if (listed.empty() || result_.error) {
       close(fd);
@@ -378,53 +404,30 @@ class Walker {
   // Reads one entry of the innermost directory (or leaves it when done).
   void step() {
     Frame& f = stack_.back();
-    bool failed = false;
-    const auto e = f.dir.next(failed);
+    int error = 0;
+    const auto e = f.dir.next(error);
     if (!e) {
-      if (failed) unlistable(f.path);
-      // A repository itself: protected whole, as its `.git` would be.
-      if (!failed && f.repository_origin && f.repository_parts == kRepository)
-        add_match(f.path, *f.repository_origin, true, false);
-      stack_.pop_back();
+      leave(error);
       return;
     }
     const std::string_view name = e->name;
     if (name == "." || name == "..") return;
     if (f.repository_origin) f.repository_parts |= repository_part(f, *e);
+    if (result_.error) return;
     if (++result_.entries > options_.limits.max_entries) {
       result_.error = "more than " + std::to_string(options_.limits.max_entries) +
                       " entries below the pattern's start; narrow the pattern or move large "
                       "trees out of the writable root";
       return;
     }
-    std::vector<State> next;
-    std::optional<size_t> matched;
-    bool named = false;  // a component of a pattern, not a `**`, took this name and goes on
-    for (const State& s : f.states) {
-      const auto& c = comps(s);
-      if (c[s.index].kind == Kind::AnyDepth) {
-        add_closure(next, s, false);
-      } else if (f.folds_case ? matches_folded(c[s.index], name) : c[s.index].matches(name)) {
-        if (s.index + 1 == c.size()) {
-          if (!matched) matched = patterns_[s.pattern].origin;
-        } else {
-          add_closure(next, {s.pattern, s.index + 1}, true);
-          named = true;
-        }
-      }
-    }
-    if (!matched && next.empty()) return;
-    std::string path = f.path == "/" ? "/" + std::string(name) : f.path + "/" + std::string(name);
-    unsigned char type = e->type;
-    const int parent = f.dir.fd();
-    if (type == DT_UNKNOWN) {
-      struct stat st;
-      if (fstatat(parent, e->name, &st, AT_SYMLINK_NOFOLLOW) != 0) return;
-      type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-    }
-    if (matched) {
+    Taken taken = take(f, name);
+    if (!taken.matched && taken.next.empty()) return;
+    const auto type = entry_type(f, *e);
+    if (!type) return;
+    std::string path = below(f.path, name);
+    if (taken.matched) {
       // Protected or denied whole: nothing below it needs a rule of its own.
-      add_match(std::move(path), *matched, true, type == DT_LNK);
+      add_match(std::move(path), *taken.matched, true, *type == DT_LNK);
       return;
     }
     // `packages/*/.env` names `packages/x/.env` through a link `packages/x -> ../libs/x`
@@ -432,67 +435,114 @@ class Walker {
     // left `libs/x/.env`, outside what the pattern walks, writable under that name (red team
     // H17-5). A `**` alone goes on below the link's target under its own name, if it lies in
     // what is walked.
-    if (type == DT_LNK) {
+    if (*type == DT_LNK) {
       const bool in_root = options_.in_writable_root && options_.in_writable_root(path);
-      if (in_root && named) {
+      if (in_root && taken.named) {
         result_.error = "'" + path +
                         "' is a symlink inside a writable root that the pattern would cross; "
                         "name its target instead";
         return;
       }
-      // Outside the writable roots a link is host layout, which a literal deny path follows:
-      // `deny: [/srv/*/secret]` or `/srv/**/secret` with `/srv/x -> /data/x` denies
-      // /data/x/secret as `/srv/x/secret` does (H17-6). Walked at its target's name, each
-      // target once; what it holds counts against the limits.
-      if (!in_root && options_.follow_link) {
-        std::string refusal;
-        std::optional<FollowedLink> to = options_.follow_link(path, refusal);
-        // Refused under a `**` alone too, wherever the link leads now: the link inside a
-        // writable root on its way is the sandbox's to re-point. Skipped where it led into
-        // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
-        // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
-        // directory of its own holding `secret`, which the host read as `/srv/x/secret`
-        // (red team A23C-2).
-        if (!to) {
-          result_.error = refusal;
-          return;
+      if (!in_root && options_.follow_link) follow(path, std::move(taken));
+      return;
+    }
+    if (*type == DT_DIR) descend(f.dir.fd(), e->name, path, std::move(taken.next));
+  }
+
+  // Leaves the innermost directory after its last entry, or after `error` (errno) ended
+  // its listing.
+  void leave(int error) {
+    const Frame& f = stack_.back();
+    if (error) unopenable(f.path, error, "list");
+    // A repository itself: protected whole, as its `.git` would be.
+    if (!error && f.repository_origin && f.repository_parts == kRepository)
+      add_match(f.path, *f.repository_origin, true, false);
+    stack_.pop_back();
+  }
+
+  // What the states of a directory make of one of its names.
+  struct Taken {
+    std::vector<State> next;        // the states that go on below it
+    std::optional<size_t> matched;  // the origin of a pattern it ends
+    bool named = false;             // a component of a pattern, not a `**`, took it and goes on
+  };
+
+  Taken take(const Frame& f, std::string_view name) const {
+    Taken taken;
+    for (const State& s : f.states) {
+      const auto& c = comps(s);
+      if (c[s.index].kind == Kind::AnyDepth) {
+        add_closure(taken.next, s, false);
+      } else if (f.folds_case ? matches_folded(c[s.index], name) : c[s.index].matches(name)) {
+        if (s.index + 1 == c.size()) {
+          if (!taken.matched) taken.matched = patterns_[s.pattern].origin;
+        } else {
+          add_closure(taken.next, {s.pattern, s.index + 1}, true);
+          taken.named = true;
         }
-        if (!to->exists) {
-          // Nothing there yet; the sandbox may be able to make it.
-          dangling(path, std::move(next));
-          return;
-        }
-        const std::string target = std::move(to->path);
-        // Under a `**` alone, what lies below the start is walked at its own name anyway,
-        // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
-        if (!named && (ir::path_within(start_, target) || ir::path_within(target, start_))) return;
-        if (!may_enter(target, next)) return;
-        const int fd = open(target.c_str(), kOpenDir);
-        if (fd < 0) {
-          const int error = errno;
-          if (error == EACCES && !passed_through(target) && writable(AT_FDCWD, target.c_str()))
-            unlistable(target);
-          // There, but no directory: where the sandbox writes, it may make it one.
-          if (error == ENOTDIR) dangling(path, std::move(next), true);
-          else if (error != EACCES && error != ENOENT && error != ELOOP) unopenable(target, error);
-          return;
-        }
-        struct stat st;
-        if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
-          close(fd);
-          return;
-        }
-        enter(fd, target, std::move(next));
-        return;
       }
     }
-    if (type != DT_DIR) return;
+    return taken;
+  }
+
+  // The host link `link`, outside the writable roots, where `taken` goes on. A link there is
+  // host layout, which a literal deny path follows: `deny: [/srv/*/secret]` or
+  // `/srv/**/secret` with `/srv/x -> /data/x` denies /data/x/secret as `/srv/x/secret` does
+  // (H17-6). Walked at its target's name, each target once; what it holds counts against
+  // the limits.
+  void follow(const std::string& link, Taken taken) {
+    std::string refusal;
+    std::optional<FollowedLink> to = options_.follow_link(link, refusal);
+    // Refused under a `**` alone too, wherever the link leads now: the link inside a
+    // writable root on its way is the sandbox's to re-point. Skipped where it led into
+    // the start, `deny: [/srv/**/secret]` with the host's `/srv/x -> WS/l` and `WS/l`
+    // an earlier run's link to `/srv/y` ran; the command re-pointed `l` at a
+    // directory of its own holding `secret`, which the host read as `/srv/x/secret`
+    // (red team A23C-2).
+    if (!to) {
+      result_.error = refusal;
+      return;
+    }
+    if (!to->exists) {
+      // Nothing there yet; the sandbox may be able to make it.
+      dangling(link, std::move(taken.next));
+      return;
+    }
+    const std::string target = std::move(to->path);
+    // Under a `**` alone, what lies below the start is walked at its own name anyway,
+    // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
+    if (!taken.named && (ir::path_within(start_, target) || ir::path_within(target, start_)))
+      return;
+    if (!may_enter(target, taken.next)) return;
+    const int fd = open(target.c_str(), kOpenDir);
+    if (fd < 0) {
+      const int error = errno;
+      if (error == EACCES && !passed_through(target) && writable(AT_FDCWD, target.c_str()))
+        unlistable(target);
+      // There, but no directory: where the sandbox writes, it may make it one.
+      if (error == ENOTDIR)
+        dangling(link, std::move(taken.next), true);
+      else if (error != EACCES && error != ENOENT && error != ELOOP)
+        unopenable(target, error);
+      return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
+      close(fd);
+      return;
+    }
+    enter(fd, target, std::move(taken.next));
+  }
+
+  // The directory `name` of the directory open at `parent`, where `next` go on.
+  void descend(int parent, const char* name, const std::string& path, std::vector<State> next) {
     if (!may_enter(path, next)) return;
-    int fd = openat(parent, e->name, kOpenDir);
+    int fd = openat(parent, name, kOpenDir);
     if (fd < 0) {
       // ENOTDIR/ELOOP: swapped for something else since it was listed; not followed.
       const int error = errno;
-      if (error == EACCES && !passed_through(path) && writable(parent, e->name)) unlistable(path);
+      if (error == EACCES && !passed_through(path) && writable(parent, name))
+        unlistable(path);
       else if (error != EACCES && error != ENOENT && error != ENOTDIR && error != ELOOP)
         unopenable(path, error);
       return;

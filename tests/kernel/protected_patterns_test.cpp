@@ -204,6 +204,44 @@ BOOST_DATA_TEST_CASE(a_directory_the_walk_cannot_list_but_the_sandbox_can_write_
   BOOST_TEST(snapshot(box.ws("locked/repo/.git")) == before);
 }
 
+// A filesystem whose listings give no entry types (ext2 without `filetype`: DT_UNKNOWN)
+// has the walk look each name up. In a directory of the caller's that it may list but not
+// search (mode 0644), nobody's lookup of `sub/.git` failed (EACCES) and the walk skipped
+// the repository; only the closing of such directories (hard_links) kept the command from
+// making `sub` searchable and writing the hooks. Now nobody's run refuses (exit 2); root
+// (modes ignored) finds the repository and protects it. The workspace is the filesystem,
+// mounted in a mount namespace of the run's own, and looked at there after the run.
+BOOST_DATA_TEST_CASE(a_name_a_typeless_listing_cannot_look_up_is_refused, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string tree = box.base() + "/tree";
+  for (const char* dir : {"sub/.git/hooks", "sub/.git/objects", "sub/.git/refs"})
+    box.make_dir(tree + "/" + dir);
+  box.write_file(tree + "/sub/.git/HEAD", "ref: refs/heads/main\n");
+  box.host_command({"/bin/chmod", "0644", tree + "/sub"});
+  const std::string id = std::to_string(uid_of(caller));
+  RunSpec spec;
+  spec.root_prefix = in_private_mount_namespace(
+      "truncate -s 8M \"$1\" && mke2fs -q -t ext2 -O ^filetype -E root_owner=\"$3:$3\" -d "
+      "\"$2\" \"$1\" && mount -o loop \"$1\" \"$4\" && rmdir \"$4/lost+found\" || exit 99\n"
+      "ws=$4; shift 4; \"$@\"; rc=$?\n"
+      "[ -e \"$ws/sub/.git/hooks/pre-commit\" ] && echo 'host: hook written'; exit $rc",
+      {box.base() + "/ext2.img", tree, id, box.workspace()});
+  spec.command = {
+      "/bin/sh", "-c",
+      "chmod 0755 sub && echo evil > sub/.git/hooks/pre-commit; echo " + std::string(kDoneMarker)};
+  const RunResult r = box.run(spec);
+  if (caller == Caller::Nobody) {
+    BOOST_TEST(r.exit_code == 2, r.describe());
+    BOOST_TEST(r.err.find("cannot look up '" + box.ws("sub/.git") + "'") != std::string::npos,
+               r.describe());
+    BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  } else {
+    BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+  }
+  BOOST_TEST(r.out.find("host: hook written") == std::string::npos, r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel

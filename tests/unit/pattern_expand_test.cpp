@@ -3,6 +3,7 @@
 // followed, odd file types never opened, limits that refuse instead of hanging, and
 // portable output that keeps the pattern symbolic.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <utility>
 
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/resolve/tree_walker.hpp"
@@ -283,6 +285,33 @@ BOOST_AUTO_TEST_CASE(a_failed_open_refuses_instead_of_matching_nothing) {
     BOOST_TEST_REQUIRE(waitpid(pid, &status, 0) == pid);
     BOOST_TEST((WIFEXITED(status) && WEXITSTATUS(status) == 0), "free descriptors: " << free_fds);
   }
+}
+
+// A listing that fails after the directory was opened (getdents64 answering an error) is
+// an error naming the directory, not the end of its entries. A process's directory in
+// /proc answers ENOENT once the process is gone: it is opened live, and the child reaped
+// between the open and the listing (in `folds_case`, which the walk asks in between).
+BOOST_AUTO_TEST_CASE(a_failed_listing_refuses_instead_of_ending_the_directory) {
+  const pid_t child = fork();
+  BOOST_TEST_REQUIRE(child >= 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  const std::string start = "/proc/" + std::to_string(child);
+  bool reaped = false;
+  const auto reap = [&] {
+    if (!std::exchange(reaped, true) && kill(child, SIGKILL) == 0) waitpid(child, nullptr, 0);
+  };
+  compiler::WalkOptions options;
+  options.folds_case = [&](int) {
+    reap();
+    return false;
+  };
+  const auto r = compiler::walk_tree(start, {{pattern("**/.env").components, 0}}, options);
+  reap();
+  BOOST_TEST(r.error.value_or("") == "cannot list '" + start + "': " + std::strerror(ENOENT) +
+                                         "; a pattern cannot be checked there");
 }
 
 BOOST_AUTO_TEST_CASE(portable_output_keeps_the_pattern) {
