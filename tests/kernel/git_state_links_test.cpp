@@ -20,13 +20,13 @@ BOOST_AUTO_TEST_SUITE(kernel_git_state_links)
 namespace {
 
 // What the host linked into the workspace mid-rebase: the whole state directory, or only
-// the todo list in it, or a todo list the host removed, its name a link to `BASE/dl/todo`
-// with `BASE/dl` the host's dangling link to `WS/new`.
+// the todo list in it, or a todo list the host removed, its name a link to `BASE/h/dl/todo`
+// with `BASE/h/dl` the host's dangling link to `WS/new`.
 enum class Linked { StateDirectory, TodoFile, DanglingThroughHostLink };
 std::ostream& operator<<(std::ostream& os, Linked l) {
   return os << (l == Linked::StateDirectory ? "rebase-merge -> WS/rb"
                 : l == Linked::TodoFile     ? "rebase-merge/git-rebase-todo -> WS/todo"
-                                            : "git-rebase-todo -> BASE/dl/todo, dl -> WS/new");
+                                            : "git-rebase-todo -> BASE/h/dl/todo, dl -> WS/new");
 }
 
 // Where the repository's git directory is: the workspace's `.git`, a separate one outside
@@ -76,8 +76,9 @@ BOOST_DATA_TEST_CASE(
     box.host_command({"/bin/ln", "-s", todo, state + "/git-rebase-todo"});
   } else {
     box.host_command({"/bin/rm", state + "/git-rebase-todo"});
-    box.host_command({"/bin/ln", "-s", app + "/new", box.base() + "/dl"});
-    box.host_command({"/bin/ln", "-s", box.base() + "/dl/todo", state + "/git-rebase-todo"});
+    box.make_dir(box.base() + "/h");
+    box.host_command({"/bin/ln", "-s", app + "/new", box.base() + "/h/dl"});
+    box.host_command({"/bin/ln", "-s", box.base() + "/h/dl/todo", state + "/git-rebase-todo"});
   }
   const std::string before = read_file(todo).value_or("<none>");
   if (linked != Linked::DanglingThroughHostLink)
