@@ -146,7 +146,15 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
     }
-    for (const auto& admin : linked_worktree_admin_dirs(common))
+    const AdminDirs admins = linked_worktree_admin_dirs(common);
+    if (admins.error)
+      diags.error({common + "/worktrees", 0, 0},
+                  "git reaches the linked worktrees' git directories below '" + common +
+                      "/worktrees' by name, and zpolicy cannot list it (" +
+                      std::strerror(admins.error) +
+                      ") to read them; make it readable by the user running zpolicy; "
+                      "refusing to run");
+    for (const auto& admin : admins.dirs)
       if (const auto c = fixed_name(admin, "linked worktree's git directory");
           c && has_git_head(*c))
         gitdirs.push_back(*c);
