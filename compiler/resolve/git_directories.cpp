@@ -145,6 +145,13 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     if (common != dir) {
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
+      // Where git runs `dir`'s hooks and reads its refs and objects: in a writable root,
+      // protected whole, as protect_common_directories protects those of the protected
+      // paths (A12-4). Only its config files were, for a git directory this walk found: a
+      // remote's `/srv/r.git` naming `WS/common`, a `.git` file above naming `app/gd` whose
+      // `commondir` is `app/common`; the command wrote `common/hooks/post-receive` (or
+      // `pre-commit`) and the host's `git push` (`git commit`) ran it (red team A24-6).
+      if (writable(common)) protect_git_target(common, {dir + "/commondir", 0, 0});
     }
     const AdminDirs admins = linked_worktree_admin_dirs(common);
     if (admins.error)
