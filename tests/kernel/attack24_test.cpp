@@ -17,6 +17,8 @@
 // first one's states only; a link into the walk's start under a `**` that follows another
 // component was never walked). A24-3: an unlistable `worktrees` level hid a linked
 // worktree's config. A24-4: a legacy remote file whose name starts with a dot was skipped.
+// A24-6: a common directory in the workspace of a git directory only the walk found was
+// left writable, hooks and all.
 // Each case runs as root and as uid 65534 and is judged from the host: the command's
 // output, the host's files, the host's git.
 namespace zpolicy::tests::kernel {
@@ -207,6 +209,77 @@ BOOST_DATA_TEST_CASE(a_legacy_remote_file_named_with_a_dot_is_read, bdata::make(
   box.host_command({"/bin/sh", "-c",
                     "cd \"$1\" && git -c user.name=t -c user.email=t@t.test push -q .x "
                     "HEAD:refs/heads/main >/dev/null 2>&1; true",
+                    "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// Where a git directory the walk reads names its common directory in the workspace (A24-6).
+enum class CommonOf {
+  Remote,  // the remote `BASE/srv/r.git` (HEAD, `commondir` naming `WS/common`), default policy
+  Above,   // the repository above: `.git` a file naming `app/gd`, whose `commondir` is
+           // `../common`; `protect: [.git]`
+};
+std::ostream& operator<<(std::ostream& os, CommonOf c) {
+  return os << (c == CommonOf::Remote ? "a remote's git directory"
+                                      : "the git directory of the repository above");
+}
+
+// A24-6: the common directory of a git directory that only this walk found (a remote's, the
+// repository above's named by a `.git` file) was read for its config files, which were
+// protected, but not protected whole as protect_common_directories protects those of the
+// protected paths: git runs the hooks of the common directory. A common directory with no
+// HEAD of its own (git needs only its `objects` and `refs`, A12-4) is no repository to
+// `**/.git` either. With the remote `BASE/srv/r.git` naming `WS/common`, the default-policy
+// run went on, exit 0, the command wrote `common/hooks/post-receive`, and the host's `git push
+// origin` ran it; with the host's `.git` file above naming `app/gd` and `gd/commondir`
+// `../common`, the command wrote `common/hooks/pre-commit` under `protect: [.git]` and the
+// host's `git commit` ran it (da339b0). The common directory is read-only now.
+BOOST_DATA_TEST_CASE(a_common_directory_in_the_workspace_is_protected_whole,
+                     bdata::make(kCallers) * bdata::make({CommonOf::Remote, CommonOf::Above}),
+                     caller, of) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  const bool remote = of == CommonOf::Remote;
+  const std::string ws = remote ? box.workspace() : box.ws("app");
+  const std::string common = ws + "/common";
+  if (!remote) box.make_dir(ws);
+  box.host_command({kGit, "init", "-q", "--bare", common});
+  box.host_command({kGit, "--git-dir=" + common, "config", "core.bare", "false"});
+  box.host_command({"/bin/rm", common + "/HEAD"});
+  RunSpec spec;
+  std::string hook_name;
+  if (remote) {
+    workspace_repository(box, false);
+    const std::string r_git = box.base() + "/srv/r.git";
+    box.make_dir(box.base() + "/srv");
+    box.make_dir(r_git);
+    box.write_file(r_git + "/HEAD", "ref: refs/heads/main\n");
+    box.write_file(r_git + "/commondir", common + "\n");
+    box.host_command({kGit, "-C", box.workspace(), "remote", "add", "origin", r_git});
+    hook_name = "post-receive";
+  } else {
+    box.make_dir(ws + "/gd");
+    box.write_file(ws + "/gd/HEAD", "ref: refs/heads/main\n");
+    box.write_file(ws + "/gd/commondir", "../common\n");
+    box.write_file(box.ws(".git"), "gitdir: app/gd\n");
+    commit_empty(box, box.workspace(), "i");
+    spec.options = {"--policy", box.write_policy("git.yaml", policy("  protect: [.git]\n")),
+                    "--workspace", ws};
+    spec.cwd = ws;
+    hook_name = "pre-commit";
+  }
+  spec.command = {
+      "/bin/sh", "-c",
+      hook("common/hooks/" + hook_name, pwned) + " && echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(common + "/hooks/" + hook_name), r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    remote ? "cd \"$1\" && git push -q origin HEAD:refs/heads/main >/dev/null "
+                             "2>&1; true"
+                           : "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
+                             "--allow-empty -m x >/dev/null 2>&1; true",
                     "sh", box.workspace()});
   BOOST_TEST(!exists(pwned), r.describe());
 }
