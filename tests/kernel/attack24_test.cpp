@@ -18,7 +18,8 @@
 // component was never walked). A24-3: an unlistable `worktrees` level hid a linked
 // worktree's config. A24-4: a legacy remote file whose name starts with a dot was skipped.
 // A24-6: a common directory in the workspace of a git directory only the walk found was
-// left writable, hooks and all.
+// left writable, hooks and all. A24-7: a hard link in the workspace of a file of the
+// repository above (its `.git` file, a hook, its config) was left writable.
 // Each case runs as root and as uid 65534 and is judged from the host: the command's
 // output, the host's files, the host's git.
 namespace zpolicy::tests::kernel {
@@ -281,6 +282,78 @@ BOOST_DATA_TEST_CASE(a_common_directory_in_the_workspace_is_protected_whole,
                            : "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
                              "--allow-empty -m x >/dev/null 2>&1; true",
                     "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// Which file of the repository above the workspace `app` has a hard link in it (A24-7).
+enum class LinkedAbove {
+  GitFile,  // `.git`, a file naming a separate git directory, at `app/gitfile`
+  Hook,     // `.git/hooks/pre-commit` at `app/scripts/pre-commit`
+  Config,   // `.git/config` at `app/cfg`
+};
+std::ostream& operator<<(std::ostream& os, LinkedAbove l) {
+  switch (l) {
+    case LinkedAbove::GitFile:
+      return os << "its .git file";
+    case LinkedAbove::Hook:
+      return os << "a hook";
+    case LinkedAbove::Config:
+      return os << "its config";
+  }
+  return os;
+}
+
+// A24-7: the hard-link aliases of protected files were looked for among the paths protected
+// in a writable root only; those zpolicy protects outside every writable root (the
+// repository above's `.git` file, git directory, config and hooks) were not matched, and the
+// `.git` file above was not protected at all where it lies outside. With the workspace
+// `app` of the default-policy run holding a hard link of the repository above's
+// `.git/hooks/pre-commit` (a tracked script, `ln scripts/pre-commit ../.git/hooks/`), of
+// its `.git/config`, or of its `.git` file, the command rewrote the hook (the host's `git
+// commit` ran it), appended `core.hooksPath` to the config, or pointed the `.git` file at a
+// git directory of its own (da339b0). Each other name is read-only now.
+BOOST_DATA_TEST_CASE(a_hard_link_of_a_file_of_the_repository_above_is_protected,
+                     bdata::make(kCallers) * bdata::make({LinkedAbove::GitFile, LinkedAbove::Hook,
+                                                          LinkedAbove::Config}),
+                     caller, linked) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), app = box.ws("app");
+  box.make_dir(app);
+  const std::string gitdir = workspace_repository(box, linked == LinkedAbove::GitFile);
+  std::string original, alias, script;
+  switch (linked) {
+    case LinkedAbove::GitFile:
+      original = box.ws(".git");
+      alias = app + "/gitfile";
+      script = "git init -q --bare evil && git --git-dir=evil config core.bare false && " +
+               hook("evil/hooks/pre-commit", pwned) + " && printf 'gitdir: app/evil\\n' > gitfile";
+      break;
+    case LinkedAbove::Hook:
+      box.make_dir(app + "/scripts");
+      box.write_file(app + "/scripts/pre-commit", "#!/bin/sh\nexit 0\n", 0755);
+      original = gitdir + "/hooks/pre-commit";
+      alias = app + "/scripts/pre-commit";
+      BOOST_TEST_REQUIRE(link(alias.c_str(), original.c_str()) == 0);
+      script = hook("scripts/pre-commit", pwned);
+      break;
+    case LinkedAbove::Config:
+      original = gitdir + "/config";
+      alias = app + "/cfg";
+      script = "mkdir -p h && " + hook("h/pre-commit", pwned) +
+               " && printf '[core]\\n\\thooksPath = " + app + "/h\\n' >> cfg";
+      break;
+  }
+  if (linked != LinkedAbove::Hook) BOOST_TEST_REQUIRE(link(original.c_str(), alias.c_str()) == 0);
+  const std::string before = read_file(original).value_or("<none>");
+  RunSpec spec;
+  spec.options = {"--workspace", app};
+  spec.cwd = app;
+  spec.command = {"/bin/sh", "-c", script + " && echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(read_file(original).value_or("<none>") == before, r.describe());
+  commit_empty(box, box.workspace(), "x");
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
