@@ -167,7 +167,20 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         gitdirs.push_back(*c);
     if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
       src.tops.push_back(dir.substr(0, dir.size() - 5));
-    if (auto top = worktree_of_admin_dir(dir)) src.tops.push_back(*top);
+    if (auto top = worktree_of_admin_dir(dir)) {
+      src.tops.push_back(*top);
+      // The linked worktree's `.git` file, git's way from that worktree to `dir`, as a
+      // populated submodule's `.git` is (A16-6): in a writable root the sandbox could point
+      // it at a git directory of its own, whatever the policy protects (red team A24-8:
+      // under `protect: [.git]` the command rewrote `WS/wt/.git`, and the host's `git
+      // commit` in `wt` ran the hook it chose).
+      const ir::SourceLoc at{dir + "/gitdir", 0, 0};
+      if (const auto c = h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", guards, at,
+                                            "the linked worktree's '.git' file named by '" +
+                                                dir + "/gitdir'");
+          c && c->complete && writable(c->path))
+        protect_git_target(c->path, at);
+    }
     for (const auto& top : h.pointer_worktrees(dir)) src.tops.push_back(top);
     if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
       for (const auto& top : it->second)
