@@ -19,7 +19,8 @@
 // worktree's config. A24-4: a legacy remote file whose name starts with a dot was skipped.
 // A24-6: a common directory in the workspace of a git directory only the walk found was
 // left writable, hooks and all. A24-7: a hard link in the workspace of a file of the
-// repository above (its `.git` file, a hook, its config) was left writable.
+// repository above (its `.git` file, a hook, its config) was left writable. A24-8: a linked
+// worktree's `.git` file in the workspace was protected by `**/.git` alone.
 // Each case runs as root and as uid 65534 and is judged from the host: the command's
 // output, the host's files, the host's git.
 namespace zpolicy::tests::kernel {
@@ -354,6 +355,33 @@ BOOST_DATA_TEST_CASE(a_hard_link_of_a_file_of_the_repository_above_is_protected,
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(read_file(original).value_or("<none>") == before, r.describe());
   commit_empty(box, box.workspace(), "x");
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// A24-8: a linked worktree of the workspace's repository inside the workspace (`git worktree
+// add WS/wt`) has a `.git` file that git's own administrative directory records (`gitdir`),
+// as an index records a populated submodule's `.git` (A16-6, protected under every policy);
+// only `**/.git` protected it. Under `protect: [.git]`, the command made `evil` a git
+// directory with a pre-commit hook and pointed `wt/.git` at it, exit 0, and the host's `git
+// commit` in `wt` ran the hook (da339b0). It is protected now: the write fails.
+BOOST_DATA_TEST_CASE(a_linked_worktrees_git_file_in_the_workspace_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), wt = box.ws("wt");
+  workspace_repository(box, false);
+  box.host_command({kGit, "-C", box.workspace(), "worktree", "add", "-q", wt});
+  const std::string before = read_file(wt + "/.git").value_or("<none>");
+  RunSpec spec;
+  spec.options = {"--policy", box.write_policy("git.yaml", policy("  protect: [.git]\n"))};
+  spec.command = {"/bin/sh", "-c",
+                  "git init -q --bare evil && git --git-dir=evil config core.bare false && " +
+                      hook("evil/hooks/pre-commit", pwned) + " && printf 'gitdir: " +
+                      box.ws("evil") + "\\n' > wt/.git && echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(read_file(wt + "/.git").value_or("<none>") == before, r.describe());
+  commit_empty(box, wt, "w");
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
