@@ -175,9 +175,9 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
       // under `protect: [.git]` the command rewrote `WS/wt/.git`, and the host's `git
       // commit` in `wt` ran the hook it chose).
       const ir::SourceLoc at{dir + "/gitdir", 0, 0};
-      if (const auto c = h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", guards, at,
-                                            "the linked worktree's '.git' file named by '" +
-                                                dir + "/gitdir'");
+      if (const auto c =
+              h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", guards, at,
+                                 "the linked worktree's '.git' file named by '" + dir + "/gitdir'");
           c && c->complete && writable(c->path))
         protect_git_target(c->path, at);
     }
