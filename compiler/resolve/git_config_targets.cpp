@@ -264,9 +264,26 @@ class Walk {
                                      std::strerror(error) + ")");
           continue;
         }
+        // Every name but `.` and `..`: git reads `remotes/.x` for `git push .x` as it reads
+        // `remotes/origin` (remote.c valid_remote_nick); skipped, the URL of the host's
+        // `remotes/.x` naming `WS/evil.git` was left to the command to make, with a hook the
+        // host's `git push .x` ran (red team A24-4). A listing that fails part way hides
+        // the rest, as one that cannot start does.
         std::vector<std::string> names;
-        while (const dirent* ent = readdir(d))
-          if (ent->d_name[0] != '.') names.push_back(ent->d_name);
+        for (;;) {
+          errno = 0;
+          const dirent* ent = readdir(d);
+          if (!ent) {
+            const int error = errno;
+            if (error != 0)
+              refuse_({sub, 0, 0}, "git reads the legacy remote files in '" + sub +
+                                       "' by name, and zpolicy cannot list it (" +
+                                       std::strerror(error) + ")");
+            break;
+          }
+          if (std::string_view(ent->d_name) != "." && std::string_view(ent->d_name) != "..")
+            names.push_back(ent->d_name);
+        }
         closedir(d);
         std::sort(names.begin(), names.end());
         for (const auto& name : names) {

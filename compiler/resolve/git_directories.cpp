@@ -80,6 +80,7 @@ struct GitDirectories {
   bool list_modules_level(const std::string& at, std::vector<std::string>& names);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_linked_entries(const std::string& dir);
+  void protect_linked_worktree_pointer(const std::string& admin);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -150,12 +151,28 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     if (common != dir) {
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
+      // Where git runs `dir`'s hooks and reads its refs and objects: in a writable root,
+      // protected whole, as protect_common_directories protects those of the protected
+      // paths (A12-4). Only its config files were, for a git directory this walk found: a
+      // remote's `/srv/r.git` naming `WS/common`, a `.git` file above naming `app/gd` whose
+      // `commondir` is `app/common`; the command wrote `common/hooks/post-receive` (or
+      // `pre-commit`) and the host's `git push` (`git commit`) ran it (red team A24-6).
+      if (writable(common)) protect_git_target(common, {dir + "/commondir", 0, 0});
     }
-    for (const auto& admin : linked_worktree_admin_dirs(common))
+    const AdminDirs admins = linked_worktree_admin_dirs(common);
+    if (admins.error)
+      diags.error({common + "/worktrees", 0, 0},
+                  "git reaches the linked worktrees' git directories below '" + common +
+                      "/worktrees' by name, and zpolicy cannot list it (" +
+                      std::strerror(admins.error) +
+                      ") to read them; make it readable by the user running zpolicy; "
+                      "refusing to run");
+    for (const auto& admin : admins.dirs)
       if (const auto c = fixed_name(admin, "linked worktree's git directory");
           c && has_git_head(*c))
         gitdirs.push_back(*c);
     src.tops = worktree_tops(dir);
+    protect_linked_worktree_pointer(dir);
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
@@ -539,6 +556,22 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
       protect_git_target(*c, hooks.loc);
     }
   }
+}
+
+// The `.git` file of the linked worktree whose git directory is `admin`, git's way from
+// that worktree to it, as a populated submodule's `.git` is (A16-6): in a writable root the
+// sandbox could point it at a git directory of its own, whatever the policy protects (red
+// team A24-8: under `protect: [.git]` the command rewrote `WS/wt/.git`, and the host's `git
+// commit` in `wt` ran the hook it chose).
+void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
+  const auto top = worktree_of_admin_dir(admin);
+  if (!top) return;
+  const ir::SourceLoc at{admin + "/gitdir", 0, 0};
+  if (const auto c =
+          h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", at,
+                             "the linked worktree's '.git' file named by '" + admin + "/gitdir'");
+      c && c->complete && writable(c->path))
+    protect_git_target(c->path, at);
 }
 
 // A symlink directly in a git directory, or in the state of a rebase, `am`, cherry-pick or

@@ -89,20 +89,33 @@ std::optional<std::string> worktree_of_admin_dir(const std::string& admin) {
   return pointer->substr(0, std::max<size_t>(pointer->rfind('/'), 1));
 }
 
-std::vector<std::string> linked_worktree_admin_dirs(const std::string& common) {
-  std::vector<std::string> out;
+AdminDirs linked_worktree_admin_dirs(const std::string& common) {
+  AdminDirs out;
   const std::string dir = common + "/worktrees";
   DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (const dirent* e = readdir(d)) {
+  if (!d) {
+    const int error = errno;
+    if (error != ENOENT && error != ENOTDIR &&
+        !(error == EACCES && faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) != 0 &&
+          errno == EACCES))
+      out.error = error;
+    return out;
+  }
+  for (;;) {
+    errno = 0;
+    const dirent* e = readdir(d);
+    if (!e) {
+      out.error = errno;
+      break;
+    }
     const std::string name = e->d_name;
     struct stat st;
     if (name == "." || name == "..") continue;
     if (lstat((dir + "/" + name).c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
-      out.push_back(dir + "/" + name);
+      out.dirs.push_back(dir + "/" + name);
   }
   closedir(d);
-  std::sort(out.begin(), out.end());
+  std::sort(out.dirs.begin(), out.dirs.end());
   return out;
 }
 

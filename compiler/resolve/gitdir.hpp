@@ -49,8 +49,16 @@ std::optional<std::string> worktree_of_admin_dir(const std::string& admin);
 
 // The administrative directories of a common directory's linked worktrees: the
 // directories and symlinks in `<common>/worktrees`, as named there (git reads through a
-// symlink; the caller canonicalizes each).
-std::vector<std::string> linked_worktree_admin_dirs(const std::string& common);
+// symlink; the caller canonicalizes each). `error` is set (an errno) where `worktrees` is
+// there and cannot be listed, as for `modules` (review A23R-3): a linked worktree's `.git`
+// file names `worktrees/<id>`, which git reaches by name with search permission alone, and
+// reads its `config.worktree` there; the caller refuses. One the caller cannot even search
+// is none to git run by the caller either.
+struct AdminDirs {
+  std::vector<std::string> dirs;
+  int error = 0;
+};
+AdminDirs linked_worktree_admin_dirs(const std::string& common);
 
 // The symlinks directly in `dir` (a hooks directory), each with the text it holds, in
 // name order; none when nothing is at `dir` or it is no directory. `unreadable` names

@@ -162,7 +162,8 @@ void protect_special_files(
 
 // False when it refused the run.
 bool protect_hard_link_aliases(
-    ir::Resolved& r, const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
+    ir::Resolved& r, const std::vector<ir::ResolvedPath>& outside,
+    const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
     ir::Diagnostics& diags) {
   // Regular files with other names, in the writable part of every writable root.
   std::map<Inode, std::vector<std::string>> linked;
@@ -187,15 +188,29 @@ bool protect_hard_link_aliases(
   // Protected whatever else is found below: a privileged program is a file like any other
   // protected one, and a hidden directory or a hard link changes nothing about it.
   for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
+  // The protected trees: those of the writable roots, and those protected outside every
+  // writable root (a repository above's `.git` file, git directory, config files and hooks;
+  // a policy's absolute path), whose other names in a writable root are as much a way to
+  // them: with the repository above's `.git/hooks/pre-commit` hard-linked at
+  // `app/scripts/pre-commit`, the command rewrote the script and the host's next `git
+  // commit` ran it (red team A24-7). Not one that holds a writable root: the roots are
+  // walked already, and what lies around them is not protected.
+  std::vector<const ir::ResolvedPath*> trees;
+  for (const auto& p : r.protect) trees.push_back(&p);
+  for (const auto& p : outside)
+    if (p.kind != ir::HostKind::Missing &&
+        std::none_of(r.write.begin(), r.write.end(),
+                     [&](const ir::ResolvedPath& w) { return ir::path_within(p.path, w.path); }))
+      trees.push_back(&p);
   if (hidden_from_walk) {
     // Only a protected file with other names can have one hidden there.
     const ir::ResolvedPath* shared = nullptr;
-    for (const auto& p : r.protect)
+    for (const auto* p : trees)
       if (!shared)
         walk(
-            p.path, {},
+            p->path, {},
             [&](const std::string&, const struct stat& st) {
-              if (S_ISREG(st.st_mode) && st.st_nlink > 1) shared = &p;
+              if (S_ISREG(st.st_mode) && st.st_nlink > 1) shared = p;
               return !shared;
             },
             [](const std::string&) { return true; });
@@ -217,20 +232,20 @@ bool protect_hard_link_aliases(
   // Past the limit the run is refused, so the walk stops there.
   // A protected directory the walk cannot list may hold what a writable name shares.
   std::optional<std::pair<std::string, const ir::ResolvedPath*>> unlisted;
-  for (const auto& p : r.protect)
+  for (const auto* p : trees)
     walk(
-        p.path, {},
+        p->path, {},
         [&](const std::string&, const struct stat& st) {
           auto it = linked.find({st.st_dev, st.st_ino});
           // A privileged name is bound already: counted here, it refused a run for
           // mounts it does not need (red team A18-5).
           if (it != linked.end())
             for (const auto& name : it->second)
-              if (!privileged.count(name)) aliases.emplace(name, &p);
+              if (!privileged.count(name)) aliases.emplace(name, p);
           return aliases.size() <= kMaxHardLinkAliases;
         },
         [&](const std::string& dir) {
-          unlisted = {dir, &p};
+          unlisted = {dir, p};
           return false;
         });
   if (unlisted) {
@@ -264,7 +279,9 @@ bool protect_hard_link_aliases(
 
 }  // namespace
 
-void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags) {
+void protect_hard_links_and_special_files(ir::Resolved& r,
+                                          const std::vector<ir::ResolvedPath>& outside,
+                                          ir::Diagnostics& diags) {
   if (r.mode != ir::Mode::WorkspaceWrite || r.write.empty()) return;
   std::set<std::string> guarded;
   for (const auto& p : r.protect) guarded.insert(p.path);
@@ -279,7 +296,7 @@ void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diag
   }
   // The aliases first: their search walks every protected path, and a closed directory
   // cannot be walked.
-  if (protect_hard_link_aliases(r, walked, diags)) protect_special_files(r, walked, diags);
+  if (protect_hard_link_aliases(r, outside, walked, diags)) protect_special_files(r, walked, diags);
 }
 
 }  // namespace zpolicy::compiler

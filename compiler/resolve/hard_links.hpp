@@ -44,9 +44,14 @@ namespace zpolicy::compiler {
 // user. More than kMaxSpecialFiles of them in all refuse the run (a located error at the
 // writable root's line).
 //
+// `outside`: the paths protected outside every writable root (resolution's protected_outside),
+// whose other names in a writable root are protected as those of `r.protect` are.
+//
 // Not covered: links and nodes the host makes during the run, and names outside every
 // writable root (they are read-only inside the sandbox anyway).
-void protect_hard_links_and_special_files(ir::Resolved& r, ir::Diagnostics& diags);
+void protect_hard_links_and_special_files(ir::Resolved& r,
+                                          const std::vector<ir::ResolvedPath>& outside,
+                                          ir::Diagnostics& diags);
 
 inline constexpr size_t kMaxHardLinkAliases = 256;
 inline constexpr size_t kMaxSpecialFiles = 256;

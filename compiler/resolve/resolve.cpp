@@ -832,8 +832,9 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
             repo.top + "/.git", guards, w.loc,
             "the '.git' file of the repository '" + repo.top + "' above a writable root");
         if (!pointer) continue;
-        if (ir::within_any(guards, *pointer) && !protected_paths.covers(*pointer))
-          protect_absolute(*pointer, w.loc, true);
+        // Outside every writable root too: its other names there (a host bind mount, a hard
+        // link at `app/gitfile`) are as much the sandbox's to write (red team A24-7).
+        if (!protected_paths.covers(*pointer)) protect_absolute(*pointer, w.loc, true);
       }
       const auto gitdir = h.canonical_or_refuse(
           repo.gitdir, guards, w.loc,
@@ -1414,7 +1415,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   s.protect_git_directories();
   s.protect_mount_aliases();
   // After every protected path is known, patterns' matches and mount aliases included.
-  protect_hard_links_and_special_files(s.r, diags);
+  protect_hard_links_and_special_files(s.r, s.protected_outside, diags);
   drop_masked(s.r, host.workspace);
   refuse_pins_over_budget(s.r, diags);
   add_pins(s.r);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "compiler/resolve/casefold.hpp"
@@ -202,6 +203,14 @@ class Walker {
     const auto& c = comps(s);
     return (!any_depth_[s.pattern] || s.zero_depth) && s.index + 1 == c.size() &&
            c[s.index].kind == Kind::Literal;
+  }
+
+  // Whether each of `states` is a pattern's first component, a `**`, or what follows it
+  // there: what every directory below the start is entered with.
+  bool from_first_any_depth(const std::vector<State>& states) const {
+    return std::all_of(states.begin(), states.end(), [&](const State& s) {
+      return s.index <= 1 && comps(s).front().kind == Kind::AnyDepth;
+    });
   }
 
   // Whether `s` is the `**` of a pattern ending `**/.git`: where it stands, git would
@@ -509,9 +518,14 @@ class Walker {
       return;
     }
     const std::string target = std::move(to->path);
-    // Under a `**` alone, what lies below the start is walked at its own name anyway,
-    // and an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would walk it again.
-    if (!taken.named && (ir::path_within(start_, target) || ir::path_within(target, start_)))
+    // Under a `**` alone, an ancestor of the start (`~/.wine/dosdevices/z: -> /`) would
+    // walk it again, and what lies below the start is walked at its own name with these
+    // states where each `**` is its pattern's first component. Not where a component
+    // comes before it: with the host's `srv/ax/l -> srv/other`, `deny:
+    // [srv/*x/**/secret]` never walked `other` with the `**` (`other` is no `*x`), and
+    // the command read `srv/other/secret` as `srv/ax/l/secret` (red team A24-2).
+    if (!taken.named && ((target != start_ && ir::path_within(target, start_)) ||
+                         (ir::path_within(start_, target) && from_first_any_depth(taken.next))))
       return;
     if (!may_enter(target, taken.next)) return;
     const int fd = open(target.c_str(), kOpenDir);
@@ -526,12 +540,21 @@ class Walker {
         unopenable(target, error);
       return;
     }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !followed_.insert({st.st_dev, st.st_ino}).second) {
+    // Each target once per state: two links to one directory met with different states
+    // each need it walked with theirs. By the target alone, `deny: [srv/*/*/secret]`
+    // with the host's `srv/p/q -> data/d` and `srv/r -> data/d` walked `d` for the link
+    // met first only, and the command read `data/d/X/secret` as `srv/r/X/secret` (red
+    // team A24-1).
+    std::vector<State> next = unique_states(std::move(taken.next));
+    if (struct stat st; fstat(fd, &st) == 0)
+      std::erase_if(next, [&](const State& s) {
+        return !followed_.insert({st.st_dev, st.st_ino, s}).second;
+      });
+    if (next.empty()) {
       close(fd);
       return;
     }
-    enter(fd, target, std::move(taken.next));
+    enter(fd, target, std::move(next));
   }
 
   // The directory `name` of the directory open at `parent`, where `next` go on.
@@ -555,7 +578,7 @@ class Walker {
   std::vector<bool> any_depth_;
   std::vector<Frame> stack_;
   std::string start_;
-  std::set<std::pair<dev_t, ino_t>> followed_;  // link targets entered (follow_link)
+  std::set<std::tuple<dev_t, ino_t, State>> followed_;  // link targets entered, by state
   WalkResult result_;
 };
 

@@ -571,6 +571,41 @@ std::optional<compiler::FollowedLink> follow_by_realpath(const std::string& link
   return to;
 }
 
+// Red team A24-1/2: a followed host link's target is walked with the states that link
+// brings, once per state, not once per target (`srv/p/q` brings `secret`, `srv/r` brings
+// `*/secret`, both into `data/d`); under a `**` alone a link into the start is followed
+// where a component comes before the `**` (`*x/**/secret`: `other` is no `*x`, so its own
+// name never carries the `**`), and still left to its own name under a first `**`.
+BOOST_AUTO_TEST_CASE(a_host_links_target_is_walked_with_the_states_of_each_link) {
+  test::TempDir t;
+  for (const char* d : {"srv/p", "data/d/X", "srv2/ax", "srv2/other"}) t.mkdir(d);
+  t.write("data/d/secret", "1");
+  t.write("data/d/X/secret", "2");
+  t.write("srv2/other/secret", "3");
+  t.symlink(t / "data/d", "srv/p/q");
+  t.symlink(t / "data/d", "srv/r");
+  t.symlink(t / "srv2/other", "srv2/ax/l");
+  compiler::WalkOptions options;
+  options.follow_link = follow_by_realpath;
+  auto matched = [&](const std::string& start, const std::string& p) {
+    const auto r = compiler::walk_tree(t / start, {{pattern(p).components, 0}}, options);
+    BOOST_TEST(!r.error.has_value(), r.error.value_or(""));
+    Paths out;
+    for (const auto& m : r.matches) out.push_back(m.path.substr(t.str().size() + 1));
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  };
+  BOOST_TEST(matched("srv", "*/*/secret") == (Paths{"data/d/X/secret", "data/d/secret"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(matched("srv2", "*x/**/secret") == (Paths{"srv2/ax/secret", "srv2/other/secret"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(matched("srv2", "**/ax/**/secret") == (Paths{"srv2/ax/secret", "srv2/other/secret"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(matched("srv2", "**/secret") == (Paths{"srv2/other/secret", "srv2/secret"}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(a_dangling_host_link_the_sandbox_could_fill_is_spelled_or_refused) {
   test::TempDir t;
   t.symlink(t / "ws/new", "x");
