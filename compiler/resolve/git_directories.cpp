@@ -13,6 +13,7 @@
 
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
+#include "compiler/resolve/git_start_directory.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/link_free_stat.hpp"
 
@@ -158,6 +159,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
       for (const auto& top : it->second)
         if (std::find(src.tops.begin(), src.tops.end(), top) == src.tops.end())
           src.tops.push_back(top);
+    src.stays_where_started =
+        git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
+          const Canonical c = h.canonicalize(path, guards);
+          return c.stop == Canonical::Stop::None ? std::optional<std::string>(c.path)
+                                                 : std::nullopt;
+        }).value_or("");
     // A bare repository runs its hooks and commands in the git directory itself.
     if (src.tops.empty()) src.tops.push_back(dir);
     std::vector<GitConfigTarget> hook_dirs;
