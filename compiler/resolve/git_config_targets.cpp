@@ -595,7 +595,9 @@ class Walk {
       if (relative_where_started(e, w, as)) return;
       command_file(w, e, tops, 0);
     }
-    if (!words.bare.empty() && relative_where_started(e, words.bare.front(), as)) return;
+    // Not refused where git stays where it was started: a word without a '/' is any
+    // argument (`!git log -1 HEAD`), taken for a file only where one exists at a top
+    // (docs/protected-paths.md, Limits).
     for (const auto& w : words.bare)
       for (const auto& top : tops) {
         const std::string p = top + "/" + w;
