@@ -784,8 +784,11 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   std::map<std::string, std::vector<std::string>> tops;
   EnclosingRepositories enclosing;
   std::set<std::string> refused;
+  // The repositories read so far, by top and git directory.
+  std::set<std::pair<std::string, std::string>> seen;
   // One repository found above the writable root `w` (by a name of it, or as spelled).
   const auto read_repository = [&](const ResolvedPath& w, const EnclosingRepository& repo) {
+    seen.insert({repo.top, repo.gitdir});
     if (repo.shape == EnclosingRepository::Shape::Inside) {
       if (refused.insert(w.path).second)
         diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
@@ -851,7 +854,8 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
       at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
       const Canonical c = HostResolver::canonicalize(at, guards);
       if (c.stop != Canonical::Stop::None || !c.complete) break;
-      for (const auto& repo : enclosing.at_and_above(c.path)) read_repository(s, repo);
+      for (const auto& repo : enclosing.at_and_above(c.path))
+        if (!seen.contains({repo.top, repo.gitdir})) read_repository(s, repo);
       // A directory spelled without links has only canonical directories above it, which
       // at_and_above walked.
       if (c.path == at) break;
