@@ -41,9 +41,9 @@ bool git_config_true(const std::optional<std::string>& value) {
   // git_parse_signed: an integer with an optional unit (k, m, g), true unless zero.
   char* end = nullptr;
   const long n = std::strtol(v.c_str(), &end, 0);
-  if (end != v.c_str() && (*end == '\0' || (std::string_view("kmg").find(*end) !=
-                                                std::string_view::npos &&
-                                            end[1] == '\0')))
+  if (end != v.c_str() &&
+      (*end == '\0' ||
+       (std::string_view("kmg").find(*end) != std::string_view::npos && end[1] == '\0')))
     return n != 0;
   return true;
 }

@@ -1313,9 +1313,8 @@ void HostResolution::protect_git_directories() {
         protect_absolute(path, loc, canonical);
       };
   std::vector<std::string> enclosing_gitdirs;
-  const auto enclosing_tops =
-      read_enclosing_repositories(h, diags, guards, r.protect, protect_path,
-                                  spelled_writable_roots(), enclosing_gitdirs);
+  const auto enclosing_tops = read_enclosing_repositories(
+      h, diags, guards, r.protect, protect_path, spelled_writable_roots(), enclosing_gitdirs);
   compiler::protect_git_directories(
       r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home, diags,
                   enclosing_gitdirs, enclosing_tops});
@@ -1331,8 +1330,8 @@ std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
   for (const auto& w : policy.write) {
     const bool in_workspace = w.value.root == PathRoot::Workspace;
     if (in_workspace && host.workspace_spelled.empty()) continue;
-    const std::string spelled = in_workspace ? join(host.workspace_spelled, w.value.components)
-                                             : h.spelled(w.value);
+    const std::string spelled =
+        in_workspace ? join(host.workspace_spelled, w.value.components) : h.spelled(w.value);
     if (spelled.empty() || spelled[0] != '/' || spelled.find("//") != std::string::npos ||
         spelled.find("/./") != std::string::npos || spelled.find("/../") != std::string::npos ||
         spelled.ends_with("/.") || spelled.ends_with("/.."))

@@ -100,9 +100,9 @@ BOOST_DATA_TEST_CASE(a_relative_value_git_resolves_where_it_was_started_is_refus
     git_config(box, box.workspace(), "core.hooksPath", "hooks");
   const std::string written = alias ? "tools/lint" : "hooks/reference-transaction";
   const std::string workspace = shape == StartDir::OwnBare ? box.workspace() : box.ws("app");
-  const RunResult r = run_at(box, {"--workspace", workspace}, box.ws("app"),
-                             std::string("mkdir -p ") + (alias ? "tools" : "hooks") + " && " +
-                                 hook(written, pwned));
+  const RunResult r = run_at(
+      box, {"--workspace", workspace}, box.ws("app"),
+      std::string("mkdir -p ") + (alias ? "tools" : "hooks") + " && " + hook(written, pwned));
   BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(r.err.find("relative to the directory git runs it in") != std::string::npos,
@@ -138,11 +138,12 @@ RunResult run_in_linked_package(const Sandbox& box, Spelled spelled, const std::
                                 const std::string& script) {
   std::vector<std::string> options;
   if (spelled == Spelled::Policy)
-    options = {"--policy",
-               box.write_policy("p.yaml", "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
-                                          "  read: [\"/\"]\n  write: [\"" +
-                                              mono + "/app\"]\n  protect: [.git]\n"
-                                                     "network: none\n")};
+    options = {"--policy", box.write_policy("p.yaml",
+                                            "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                            "  read: [\"/\"]\n  write: [\"" +
+                                                mono +
+                                                "/app\"]\n  protect: [.git]\n"
+                                                "network: none\n")};
   return run_at(box, options, mono + "/app", script);
 }
 
@@ -153,15 +154,14 @@ RunResult run_in_linked_package(const Sandbox& box, Spelled spelled, const std::
 // the command wrote `hooks/pre-commit` (exit 0), and the host's `git commit` in `mono` ran
 // it. Now the walk also starts at the caller's spelling, and `hooks` is read-only.
 BOOST_DATA_TEST_CASE(a_repository_above_a_host_link_to_the_workspace_is_read,
-                     bdata::make(kCallers) * bdata::make({Spelled::Pwd, Spelled::Policy}),
-                     caller, spelled) {
+                     bdata::make(kCallers) * bdata::make({Spelled::Pwd, Spelled::Policy}), caller,
+                     spelled) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
   const std::string mono = linked_package(box);
   box.make_dir(box.ws("hooks"));
   git_config(box, mono, "core.hooksPath", "app/hooks");
-  const RunResult r =
-      run_in_linked_package(box, spelled, mono, hook("hooks/pre-commit", pwned));
+  const RunResult r = run_in_linked_package(box, spelled, mono, hook("hooks/pre-commit", pwned));
   BOOST_TEST(r.exit_code != 0, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(!exists(box.ws("hooks/pre-commit")), r.describe());

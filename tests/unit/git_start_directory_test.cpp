@@ -3,6 +3,8 @@
 // in the directory it was started in (git_config_targets.hpp), and the caller's spelling
 // of the workspace (red team A23C-4: workspace_spelling.hpp). git's behaviour each case
 // stands for was checked by hand with git 2.39 (`git update-ref` in a package directory).
+#include "compiler/resolve/git_start_directory.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 
 #include "compiler/resolve/enclosing_repository.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
-#include "compiler/resolve/git_start_directory.hpp"
 #include "compiler/resolve/workspace_spelling.hpp"
 #include "support/temp_dir.hpp"
 
