@@ -1,6 +1,5 @@
 #include "compiler/resolve/git_start_directory.hpp"
 
-#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
