@@ -87,7 +87,11 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
 const std::vector<EnclosingRepository>& EnclosingRepositories::above(const std::string& dir) {
   static const std::vector<EnclosingRepository> none;
   if (dir == "/") return none;
-  const std::string start = parent_of(dir);
+  return at_and_above(parent_of(dir));
+}
+
+const std::vector<EnclosingRepository>& EnclosingRepositories::at_and_above(
+    const std::string& start) {
   std::vector<std::string> chain;
   for (std::string at = start; !at_and_above_.contains(at); at = parent_of(at)) {
     chain.push_back(at);

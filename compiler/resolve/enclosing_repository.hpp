@@ -47,6 +47,10 @@ class EnclosingRepositories {
   // The repositories strictly above the absolute, canonical `dir`, nearest first. Each
   // directory is looked at once per object, whatever the directories asked about.
   const std::vector<EnclosingRepository>& above(const std::string& dir);
+  // The repositories at the absolute, canonical `dir` and above it, nearest first: those
+  // above a directory spelled through host links are those at and above the canonical
+  // form of each directory the spelling names on the way up (red team A23C-4).
+  const std::vector<EnclosingRepository>& at_and_above(const std::string& dir);
 
  private:
   // The repositories at a directory and above it, by directory.

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config.hpp"
@@ -97,6 +98,7 @@ class Walk {
       remote_names_.push_back({e, *e.entry.subsection()});
     switch (git_config_role(e.entry)) {
       case GitConfigRole::HooksDir:
+        if (e.entry.value && relative_where_started(e, *e.entry.value, "")) break;
         for (const auto& top : tops)
           if (auto p = path_value(e, top)) target(*p, e, true);
         break;
@@ -139,6 +141,25 @@ class Walk {
 
   void refuse(const Located& e, const std::string& value, const std::string& why) {
     refuse_(loc(e), where(e) + " = '" + value + "' " + why);
+  }
+
+  // Whether `word`, which `e` names (`as`: in which of its parts), is relative to the
+  // directory git runs it in and git stays in the directory it was started in
+  // (src_.stays_where_started): that is any directory below a top, a writable root's too,
+  // so no path protected for the run is the one it names there; refused, once per entry
+  // (red team A23C-3: `core.hooksPath = hooks` named `app/hooks` for the host's `git
+  // update-ref` run in `app`).
+  bool relative_where_started(const Located& e, const std::string& word, const std::string& as) {
+    if (src_.stays_where_started.empty() || word.empty() || word[0] == '/' || word[0] == '~')
+      return false;
+    if (started_refused_.insert({e.file, e.entry.line, e.entry.var}).second)
+      refuse(e, e.entry.value.value_or(""),
+             as + "names '" + word + "' relative to the directory git runs it in, and git " +
+                 "stays in the directory it is started in instead of going to the worktree " +
+                 "top, by " + src_.stays_where_started + ": that may be any directory below '" +
+                 src_.tops.front() + "', one the sandbox writes included; name it by an " +
+                 "absolute path");
+    return true;
   }
 
   // An alias without '!': git runs git with its words (red team A14B-4).
@@ -407,6 +428,7 @@ class Walk {
     std::string why;
     const auto p = interpolated(d, home_, why);
     if (!p || p->empty()) return refuse(e, *e.entry.value, "names the directory '" + d + "': " + why);
+    if (relative_where_started(e, *p, "")) return;
     for (const auto& top : tops) {
       const std::string dir = (*p)[0] == '/' ? *p : top + "/" + *p;
       target(dir, e, !templates);
@@ -452,6 +474,7 @@ class Walk {
     std::string why;
     const auto p = interpolated(*u.path, home_, why);
     if (!p) return refuse(e, text, why);
+    if (relative_where_started(e, *p, "")) return;
     for (const auto& top : tops) {
       const std::string lexical = (*p)[0] == '/' ? *p : top + "/" + *p;
       if (rewrite) {
@@ -586,8 +609,12 @@ class Walk {
       if (in_submodules && w[0] != '/' && w[0] != '~')
         return refuse(e, value, as + "runs '" + w + "' in each submodule's directory, " +
                                     "which zpolicy does not enumerate: name it by an absolute path");
+      if (relative_where_started(e, w, as)) return;
       command_file(w, e, tops, 0);
     }
+    // Not refused where git stays where it was started: a word without a '/' is any
+    // argument (`!git log -1 HEAD`), taken for a file only where one exists at a top
+    // (docs/protected-paths.md, Limits).
     for (const auto& w : words.bare)
       for (const auto& top : tops) {
         const std::string p = top + "/" + w;
@@ -603,6 +630,7 @@ class Walk {
   void command_file(const std::string& word, const Located& e,
                     const std::vector<std::string>& tops, int depth) {
     if (word[0] != '/' && word[0] != '~') {
+      if (relative_where_started(e, word, "")) return;
       for (const auto& top : tops) command_file(top + "/" + word, e, tops, depth);
       return;
     }
@@ -669,6 +697,8 @@ class Walk {
   std::set<std::string> deconfigured_;
   std::set<std::string> legacy_remotes_;
   int alias_depth_ = 0;  // aliases run as another alias's subcommand, nested
+  // The entries relative_where_started refused, by file, line and key.
+  std::set<std::tuple<std::string, int, std::string>> started_refused_;
 };
 
 }  // namespace

@@ -66,6 +66,10 @@ struct GitConfigSources {
   // The first `shared` of `files` are the caller's system and global files, the same for
   // every git directory (GitConfigReads::shared); what they include is not.
   size_t shared = 0;
+  // The key that makes git stay in the directory it was started in rather than go to a top
+  // (git_start_directory.hpp), as said in refusals; empty when it goes to a top. Then a
+  // relative path or command word git resolves there cannot be resolved: it refuses.
+  std::string stays_where_started = {};
 };
 
 // A file or directory the host's next git command runs or reads as config, named by the
@@ -101,18 +105,19 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // read as keys of the same file and line, its program options as commands) and each
 // local repository a remote, submodule or URL rewrite names (and each URL as the
 // rewrites make it), and each submodule the git directory's index records (its directory
-// when it is not populated, its `.git` when it is; red team A16-6). Relative paths resolve as git resolves them:
-// includes against the including file's directory, core.worktree against the git
+// when it is not populated, its `.git` when it is; red team A16-6). Relative paths resolve as git
+// resolves them: includes against the including file's directory, core.worktree against the git
 // directory, hook paths and commands against each top; `~/` against `home`. What it
 // cannot read soundly (a bad line, an include that is not a regular file or cannot be
 // opened, `~user`, `%(prefix)`, a key git requires a value for without one, a command
 // paths_in_command cannot follow, includes deeper than kGitIncludeMaxDepth) is reported
-// to `refuse` at its file and line. An interpreter's script is a target with `script`
-// set, for the caller to refuse inside a writable root: one a command names after its
-// interpreter, and a file a command names whose `#!` line runs an interpreter that loads
-// code next to it (red team A15-G4); the interpreter a `#!` line names is a target too. A
-// word without a '/' names a file at a top only if one exists there (red team A15-G2).
-// `all` counts the reads toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
+// to `refuse` at its file and line, and so is, with `src.stays_where_started`, each
+// relative value git would resolve against the directory it runs in (red team A23C-3). An
+// interpreter's script is a target with `script` set, for the caller to refuse inside a writable
+// root: one a command names after its interpreter, and a file a command names whose `#!` line runs
+// an interpreter that loads code next to it (red team A15-G4); the interpreter a `#!` line names is
+// a target too. A word without a '/' names a file at a top only if one exists there (red team
+// A15-G2). `all` counts the reads toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,

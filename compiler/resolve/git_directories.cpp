@@ -13,6 +13,7 @@
 
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
+#include "compiler/resolve/git_start_directory.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/link_free_stat.hpp"
 
@@ -173,6 +174,14 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         gitdirs.push_back(*c);
     src.tops = worktree_tops(dir);
     protect_linked_worktree_pointer(dir);
+    src.stays_where_started =
+        git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
+          const Canonical c = h.canonicalize(path);
+          return c.stop == Canonical::Stop::None ? std::optional<std::string>(c.path)
+                                                 : std::nullopt;
+        }).value_or("");
+    // A bare repository runs its hooks and commands in the git directory itself.
+    if (src.tops.empty()) src.tops.push_back(dir);
     std::vector<GitConfigTarget> hook_dirs;
     if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
       hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
@@ -195,8 +204,8 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   }
 }
 
-// Where git runs the hooks and commands of the git directory `dir`, against which it
-// resolves its config's relative values: the worktrees it was found in, or `dir` itself.
+// The tops of the worktrees the git directory `dir` was found in, where git started in one
+// of them runs its hooks and commands and resolves its config's relative values.
 std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) const {
   std::vector<std::string> tops;
   if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
@@ -206,8 +215,6 @@ std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) c
   if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
     for (const auto& top : it->second)
       if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
-  // A bare repository runs its hooks and commands in the git directory itself.
-  if (tops.empty()) tops.push_back(dir);
   return tops;
 }
 

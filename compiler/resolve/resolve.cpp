@@ -407,6 +407,7 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   }
   h.workspace = *ws;
   h.workspace_identity = identity_of(*ws);
+  h.workspace_spelled = caller_workspace_spelling(workspace, *ws);
   const char* home = std::getenv("HOME");
   if (!home || home[0] != '/') {
     const passwd* pw = getpwuid(getuid());
@@ -783,15 +784,59 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
 // give it in a writable root, or a dangling link on its way into one, is protected too.
 // A writable root inside a git directory is refused: the host's git reads that directory's
 // config and runs its hooks wherever they lie in it. Every name the host's mounts give a
-// writable root (`guards`) is walked from, each directory once.
+// writable root (`guards`) is walked from, each directory once, and so is each writable
+// root as the caller spelled it through host links (`spellings`, red team A23C-4).
 std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     HostResolver& h, ir::Diagnostics& diags, const std::vector<ResolvedPath>& guards,
     ProtectedIndex& protected_paths,
     const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
-    std::vector<std::string>& gitdirs) {
+    const std::vector<ResolvedPath>& spellings, std::vector<std::string>& gitdirs) {
   std::map<std::string, std::vector<std::string>> tops;
   EnclosingRepositories enclosing;
   std::set<std::string> refused;
+  // The repositories read so far, by top and git directory.
+  std::set<std::pair<std::string, std::string>> seen;
+  // One repository found above the writable root `w` (by a name of it, or as spelled).
+  const auto read_repository = [&](const ResolvedPath& w, const EnclosingRepository& repo) {
+    seen.insert({repo.top, repo.gitdir});
+    if (repo.shape == EnclosingRepository::Shape::Inside) {
+      if (refused.insert(w.path).second)
+        diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
+                               "directory '" + repo.gitdir + "', whose config the host's " +
+                               "git reads and whose hooks it runs: the sandbox could write " +
+                               "what git runs; choose a writable root outside every git " +
+                               "directory; refusing to run");
+      return;
+    }
+    // A `.git` symlink that leads to no git directory yet: protected where the kernel
+    // would follow it (A22-1), so that the sandbox makes none there; a symlink in a
+    // writable root on the way refuses the run (review A23R-2).
+    if (repo.shape == EnclosingRepository::Shape::Link) {
+      protect_absolute(repo.top + "/.git", w.loc, false);
+      return;
+    }
+    // The `.git` file git reads the git directory's name from, each time it runs there:
+    // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
+    // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its
+    // own there, whose hooks the host's next `git commit` in `repo` ran (red team A23C-1).
+    if (repo.shape == EnclosingRepository::Shape::Pointer) {
+      const auto pointer = h.canonical_or_refuse(
+          repo.top + "/.git", guards, w.loc,
+          "the '.git' file of the repository '" + repo.top + "' above a writable root");
+      if (!pointer) return;
+      // Outside every writable root too: its other names there (a host bind mount, a hard
+      // link at `app/gitfile`) are as much the sandbox's to write (red team A24-7).
+      if (!protected_paths.covers(*pointer)) protect_absolute(*pointer, w.loc, true);
+    }
+    const auto gitdir = h.canonical_or_refuse(
+        repo.gitdir, guards, w.loc,
+        "the git directory of the repository '" + repo.top + "' above a writable root");
+    if (!gitdir) return;
+    if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
+    auto& at = tops[*gitdir];
+    if (at.empty()) gitdirs.push_back(*gitdir);
+    if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
+  };
   for (const auto& w : guards) {
     // A name a protected path covers is none the sandbox can write: a host bind that shows
     // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
@@ -806,46 +851,24 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
       if (!protected_paths.covers(w.path)) protect_absolute(w.path, w.loc, true);
       if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
     }
-    for (const auto& repo : enclosing.above(w.path)) {
-      if (repo.shape == EnclosingRepository::Shape::Inside) {
-        if (refused.insert(w.path).second)
-          diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
-                                 "directory '" + repo.gitdir + "', whose config the host's " +
-                                 "git reads and whose hooks it runs: the sandbox could write " +
-                                 "what git runs; choose a writable root outside every git " +
-                                 "directory; refusing to run");
-        continue;
-      }
-      // A `.git` symlink that leads to no git directory yet: protected where the kernel
-      // would follow it (A22-1), so that the sandbox makes none there; a symlink in a
-      // writable root on the way refuses the run (review A23R-2).
-      if (repo.shape == EnclosingRepository::Shape::Link) {
-        protect_absolute(repo.top + "/.git", w.loc, false);
-        continue;
-      }
-      // The `.git` file git reads the git directory's name from, each time it runs there:
-      // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
-      // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its
-      // own there, whose hooks the host's next `git commit` in `repo` ran (red team A23C-1).
-      if (repo.shape == EnclosingRepository::Shape::Pointer) {
-        const auto pointer = h.canonical_or_refuse(
-            repo.top + "/.git", guards, w.loc,
-            "the '.git' file of the repository '" + repo.top + "' above a writable root");
-        if (!pointer) continue;
-        // Outside every writable root too: its other names there (a host bind mount, a hard
-        // link at `app/gitfile`) are as much the sandbox's to write (red team A24-7).
-        if (!protected_paths.covers(*pointer)) protect_absolute(*pointer, w.loc, true);
-      }
-      const auto gitdir = h.canonical_or_refuse(
-          repo.gitdir, guards, w.loc,
-          "the git directory of the repository '" + repo.top + "' above a writable root");
-      if (!gitdir) continue;
-      if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
-      auto& at = tops[*gitdir];
-      if (at.empty()) gitdirs.push_back(*gitdir);
-      if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
-    }
+    for (const auto& repo : enclosing.above(w.path)) read_repository(w, repo);
   }
+  // A writable root spelled through host links (`mono/app -> /data/app`, the caller's `cd
+  // mono/app`) has the repositories above each directory the spelling names (red team
+  // A23C-4): the host's `git commit` in `mono` runs `core.hooksPath = app/hooks`, which
+  // reaches the root through the link. Each such directory is taken by its canonical
+  // form, walked with the guards; one the walk cannot vouch for ends the spelling.
+  for (const auto& s : spellings)
+    for (std::string at = s.path; at != "/";) {
+      at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
+      const Canonical c = HostResolver::canonicalize(at, guards);
+      if (c.stop != Canonical::Stop::None || !c.complete) break;
+      for (const auto& repo : enclosing.at_and_above(c.path))
+        if (!seen.contains({repo.top, repo.gitdir})) read_repository(s, repo);
+      // A directory spelled without links has only canonical directories above it, which
+      // at_and_above walked.
+      if (c.path == at) break;
+    }
   return tops;
 }
 
@@ -868,6 +891,7 @@ struct HostResolution {
   void expand_patterns();
   void protect_common_directories();
   void protect_git_directories();
+  std::vector<ResolvedPath> spelled_writable_roots() const;
   void protect_mount_aliases();
   void record_identities();
   void refuse_swapped_workspace();
@@ -1292,11 +1316,37 @@ void HostResolution::protect_git_directories() {
         protect_absolute(path, loc, canonical);
       };
   std::vector<std::string> enclosing_gitdirs;
-  const auto enclosing_tops = read_enclosing_repositories(h, diags, guards, protected_index,
-                                                          protect_path, enclosing_gitdirs);
+  const auto enclosing_tops = read_enclosing_repositories(
+      h, diags, guards, protected_index, protect_path, spelled_writable_roots(), enclosing_gitdirs);
   compiler::protect_git_directories(
       r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home, diags,
                   enclosing_gitdirs, enclosing_tops});
+}
+
+// The writable roots as the caller spelled them where that is another name of the same
+// root through host links: `${WORKSPACE}` as the caller named the workspace
+// (HostFacts::workspace_spelled: `cd mono/app` with the host's `mono/app -> /data/app`),
+// an absolute or `~` root as the policy spells it. Only a spelling the guarded walk takes
+// to the root itself (no link in a writable root on the way) counts (red team A23C-4).
+std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
+  std::vector<ResolvedPath> out;
+  for (const auto& w : policy.write) {
+    const bool in_workspace = w.value.root == PathRoot::Workspace;
+    if (in_workspace && host.workspace_spelled.empty()) continue;
+    const std::string spelled =
+        in_workspace ? join(host.workspace_spelled, w.value.components) : h.spelled(w.value);
+    if (spelled.empty() || spelled[0] != '/' || spelled.find("//") != std::string::npos ||
+        spelled.find("/./") != std::string::npos || spelled.find("/../") != std::string::npos ||
+        spelled.ends_with("/.") || spelled.ends_with("/.."))
+      continue;
+    const Canonical c = HostResolver::canonicalize(spelled, guards);
+    if (c.stop != Canonical::Stop::None || c.path == spelled ||
+        std::none_of(r.write.begin(), r.write.end(),
+                     [&](const ResolvedPath& root) { return root.path == c.path; }))
+      continue;
+    out.push_back({spelled, HostKind::Directory, w.loc});
+  }
+  return out;
 }
 
 void HostResolution::protect_mount_aliases() {

@@ -35,6 +35,12 @@ struct HostFacts {
   // its lints and state directory check judge the same table. None: resolution reads
   // /proc/self/mountinfo itself when a path needs it.
   std::optional<std::vector<MountEntry>> mounts = {};
+  // The workspace as the caller spelled it, where that is another name of the same
+  // directory through host links: $PWD when the workspace is the current directory (or
+  // given relative to it), `cd mono/app` with the host's `mono/app -> /data/app`. Absolute,
+  // without '.' or '..'; empty when it is the canonical path or names another object.
+  // The repositories above it are read too (red team A23C-4).
+  std::string workspace_spelled = {};
 };
 
 // The part of the absolute `path` up to its first component that is a symbolic link on

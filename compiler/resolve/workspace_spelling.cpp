@@ -5,6 +5,8 @@
 #include <climits>
 #include <cstdlib>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace zpolicy::compiler {
 namespace {
@@ -43,6 +45,48 @@ WorkspaceSpelling walk_workspace_spelling(const std::string& spelled, const std:
     cur = target;
   }
   return {std::nullopt, cur};
+}
+
+namespace {
+
+bool same_directory(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && S_ISDIR(sa.st_mode) &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// `path` (absolute) without empty components, '.' and '..' (each taking the component
+// before it away, as a shell's logical `cd` does).
+std::string lexically_normal(const std::string& path) {
+  std::vector<std::string> parts;
+  std::stringstream in(path);
+  for (std::string part; std::getline(in, part, '/');) {
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (const auto& part : parts) out += "/" + part;
+  return out.empty() ? "/" : out;
+}
+
+}  // namespace
+
+std::string caller_workspace_spelling(const std::optional<std::string>& workspace,
+                                      const std::string& canonical) {
+  std::string spelled;
+  if (workspace && !workspace->empty() && (*workspace)[0] == '/') {
+    spelled = *workspace;
+  } else {
+    const char* pwd = std::getenv("PWD");
+    if (!pwd || pwd[0] != '/' || !same_directory(pwd, ".")) return {};
+    spelled = std::string(pwd) + (workspace ? "/" + *workspace : std::string());
+  }
+  spelled = lexically_normal(spelled);
+  return spelled != canonical && same_directory(spelled, canonical) ? spelled : std::string();
 }
 
 }  // namespace zpolicy::compiler

@@ -25,4 +25,13 @@ struct WorkspaceSpelling {
 };
 WorkspaceSpelling walk_workspace_spelling(const std::string& spelled, const std::string& cwd);
 
+// The workspace as the caller named it (HostFacts::workspace_spelled, red team A23C-4):
+// `workspace` as given (none: the current directory), a relative one taken against $PWD,
+// the shell's name for the current directory, which keeps the links `cd` went through
+// (`cd mono/app` with the host's `mono/app -> /data/app`), and used only where $PWD names
+// the current directory. Lexically normalized; empty unless it differs from `canonical`
+// and names the same directory (device and inode).
+std::string caller_workspace_spelling(const std::optional<std::string>& workspace,
+                                      const std::string& canonical);
+
 }  // namespace zpolicy::compiler

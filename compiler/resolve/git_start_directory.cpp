@@ -1,0 +1,89 @@
+#include "compiler/resolve/git_start_directory.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <string_view>
+
+#include "compiler/resolve/git_config.hpp"
+#include "compiler/resolve/gitdir.hpp"
+#include "ir/path.hpp"
+
+namespace zpolicy::compiler {
+
+namespace {
+
+struct SetupKey {
+  GitConfigEntry entry;
+  std::string file;
+  std::string shown() const {
+    return entry.var + (entry.value ? " = '" + *entry.value + "'" : std::string()) +
+           " (git config '" + file + "' line " + std::to_string(entry.line) + ")";
+  }
+};
+
+// The entries of the config file `path`, none when git reads nothing from it. A file that
+// cannot be read is refused where the repository's configuration is read as a whole.
+std::vector<GitConfigEntry> entries_of(const std::string& path) {
+  const GitConfigFile file = read_git_config_file(path);
+  if (file.status != GitConfigFile::Status::Read) return {};
+  return parse_git_config(file.text).entries;
+}
+
+}  // namespace
+
+bool git_config_true(const std::optional<std::string>& value) {
+  if (!value) return true;
+  std::string v = *value;
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "true" || v == "yes" || v == "on") return true;
+  if (v == "false" || v == "no" || v == "off" || v.empty()) return false;
+  // git_parse_signed: an integer with an optional unit (k, m, g), true unless zero.
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 0);
+  if (end != v.c_str() &&
+      (*end == '\0' ||
+       (std::string_view("kmg").find(*end) != std::string_view::npos && end[1] == '\0')))
+    return n != 0;
+  return true;
+}
+
+std::optional<std::string> git_stays_where_started(
+    const std::string& gitdir, const std::string& common, const std::vector<std::string>& tops,
+    const std::function<std::optional<std::string>(const std::string&)>& canonical) {
+  if (tops.empty()) return std::nullopt;
+  const std::string common_config = common + "/config";
+  const std::vector<GitConfigEntry> common_entries = entries_of(common_config);
+  bool worktree_config = false;
+  for (const auto& e : common_entries)
+    if (e.var == "extensions.worktreeconfig") worktree_config = git_config_true(e.value);
+  std::vector<std::pair<std::string, std::vector<GitConfigEntry>>> files;
+  // A linked worktree (a `commondir`) takes neither key from the common config, unless
+  // worktreeConfig is on (setup.c check_repository_format_gently: has_common).
+  if (common == gitdir || worktree_config) files.emplace_back(common_config, common_entries);
+  if (worktree_config) {
+    const std::string own = gitdir + "/config.worktree";
+    files.emplace_back(own, entries_of(own));
+  }
+  std::optional<SetupKey> bare, worktree;
+  for (const auto& [file, entries] : files)
+    for (const auto& e : entries) {
+      if (e.var == "core.bare") bare = SetupKey{e, file};
+      if (e.var == "core.worktree") worktree = SetupKey{e, file};
+    }
+  if (bare && git_config_true(bare->entry.value)) return bare->shown();
+  if (!worktree) return std::nullopt;
+  // Relative to the git directory (setup_explicit_git_dir: chdir(gitdir), chdir(worktree)).
+  const std::optional<std::string>& value = worktree->entry.value;
+  const auto held = [&]() -> std::optional<std::string> {
+    if (!value || value->empty()) return std::nullopt;
+    return canonical((*value)[0] == '/' ? *value : gitdir + "/" + *value);
+  }();
+  for (const auto& top : tops) {
+    const auto t = canonical(top);
+    if (!held || !t || !ir::path_within(*held, *t))
+      return worktree->shown() + ", which does not hold '" + top + "'";
+  }
+  return std::nullopt;
+}
+
+}  // namespace zpolicy::compiler
