@@ -82,6 +82,7 @@ struct GitDirectories {
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_linked_entries(const std::string& dir);
   void protect_linked_worktree_pointer(const std::string& admin);
+  void protect_outside(const std::string& dir);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -93,6 +94,9 @@ struct GitDirectories {
   // The git directories to read, in the order found: read() and the walks it calls
   // append to it.
   std::vector<std::string> gitdirs;
+  // The git directories outside every writable root protected whole (protect_outside), and
+  // those the repositories-above walk protected so: one inside them is not walked again.
+  std::vector<std::string> outside;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -108,6 +112,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
+  outside = walk.enclosing_gitdirs;
   std::set<std::string> read_gitdirs;
   // A symlink in a writable root on the way refuses, as for every protected path, saying
   // why here: the sandbox can re-point it, and a virtual environment's interpreter
@@ -149,6 +154,8 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     const std::optional<std::string> common_dir = common_directory(dir);
     if (!common_dir) continue;
     const std::string& common = *common_dir;
+    protect_outside(dir);
+    protect_outside(common);
     if (common != dir) {
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
@@ -417,7 +424,10 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
                                "directory outside every writable root; refusing to run");
         return;
       }
-      if (writable(*c)) protect_git_target(*c, t.loc);
+      // Outside every writable root too, as the git directory it names (protect_outside):
+      // hard-linked at `WS/gitfile`, the command wrote `gitdir:` naming a repository of its
+      // own, and the host's `git push` ran its post-receive hook (red team A24B-1).
+      protect_git_target(*c, t.loc);
       break;
     }
   }
@@ -569,7 +579,8 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
 // that worktree to it, as a populated submodule's `.git` is (A16-6): in a writable root the
 // sandbox could point it at a git directory of its own, whatever the policy protects (red
 // team A24-8: under `protect: [.git]` the command rewrote `WS/wt/.git`, and the host's `git
-// commit` in `wt` ran the hook it chose).
+// commit` in `wt` ran the hook it chose). Outside every writable root too: another name of
+// it there (a hard link) is as much the sandbox's to write (red team A24B-1).
 void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
   const auto top = worktree_of_admin_dir(admin);
   if (!top) return;
@@ -577,8 +588,29 @@ void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
   if (const auto c =
           h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", at,
                              "the linked worktree's '.git' file named by '" + admin + "/gitdir'");
-      c && c->complete && writable(c->path))
+      c && c->complete)
     protect_git_target(c->path, at);
+}
+
+// A git directory this walk reads (`dir`, or its common directory) that lies outside every
+// writable root is protected whole as the repository above's is (A24-7): the sandbox cannot
+// write it by that name, but another name of a file in it can lie in a writable root, a hard
+// link the host made, and only the paths protected outside are searched for those. Its
+// config files were protected so (the targets of its configuration), its default `hooks`
+// directory was not: with a remote's `hooks/post-receive`, or the common directory's
+// `hooks/pre-commit` of a repository above that is a linked worktree, hard-linked at
+// `WS/tools/…`, the command rewrote the script and the host's `git push` (`git commit`) ran
+// it (red team A24B-1). One that holds a writable root is refused elsewhere (a writable root
+// inside a git directory) and cannot be protected whole.
+void GitDirectories::protect_outside(const std::string& dir) {
+  if (writable(dir) ||
+      std::any_of(guards.begin(), guards.end(),
+                  [&](const ResolvedPath& g) { return ir::path_within(dir, g.path); }) ||
+      std::any_of(outside.begin(), outside.end(),
+                  [&](const std::string& o) { return ir::path_within(o, dir); }))
+    return;
+  outside.push_back(dir);
+  protect_git_target(dir, {dir, 0, 0});
 }
 
 // A symlink directly in a git directory, or in the state of a rebase, `am`, cherry-pick or
