@@ -154,6 +154,24 @@ BOOST_DATA_TEST_CASE(a_hard_link_of_a_file_of_a_git_directory_read_outside_is_pr
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// Control for A24B-1: with a local remote outside the workspace protected there whole, a
+// hard link between two of the workspace's own files stays writable, and the run goes on.
+BOOST_DATA_TEST_CASE(workspace_files_linked_to_each_other_stay_writable_beside_a_remote,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  workspace_repository(box, false);
+  const std::string remote = box.base() + "/srv.git";
+  box.make_dir(remote);
+  box.host_command({kGit, "init", "-q", "--bare", remote});
+  box.host_command({kGit, "-C", box.workspace(), "remote", "add", "origin", remote});
+  box.write_file(box.ws("a"), "host\n");
+  box.host_command({"/bin/ln", box.ws("a"), box.ws("b")});
+  const RunResult r = box.sh("echo mine > b");
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) != std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("a")).value_or("<none>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
