@@ -497,6 +497,12 @@ class Walk {
     switch (file.status) {
       case Status::Missing:  // git skips a missing config file or include
         return false;
+      // git reads nothing from a directory: a config file that is one makes every git
+      // command die, a legacy remote file names no URL. It is protected as a target, so
+      // the sandbox cannot make it a file. A run's placeholder for a missing config file
+      // is one: a second run in the workspace meanwhile was refused (red team attack 24b).
+      case Status::Directory:
+        return false;
       case Status::Other:
         refuse_(at, "git reads '" + path + "' as " + as + ", and it is not a regular file");
         return false;

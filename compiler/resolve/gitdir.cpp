@@ -157,11 +157,15 @@ GitConfigFile read_git_config_file(const std::string& path) {
             : errno == EACCES                   ? Status::Denied
                                                 : Status::Unreadable,
             {}};
+  if (S_ISDIR(st.st_mode)) return {Status::Directory, {}};
   if (!S_ISREG(st.st_mode)) return {Status::Other, {}};
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return {errno == EACCES ? Status::Denied : Status::Unreadable, {}};
   GitConfigFile out{Status::Read, {}};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) out.status = Status::Other;
+  if (fstat(fd, &st) != 0)
+    out.status = Status::Unreadable;
+  else if (!S_ISREG(st.st_mode))
+    out.status = S_ISDIR(st.st_mode) ? Status::Directory : Status::Other;
   char buf[65536];
   while (out.status == Status::Read) {
     const ssize_t n = read(fd, buf, sizeof buf);

@@ -74,13 +74,14 @@ struct DirLinks {
 DirLinks symlinks_in(const std::string& dir);
 
 // A git config file read for resolution, by the rules of the pointer files: lstat says
-// regular file (Missing: nothing there; Other: a directory, symlink, FIFO, socket or
-// device, never opened), then O_NONBLOCK|O_NOFOLLOW and fstat; Unreadable when that
-// fails, TooLarge above kGitConfigMaxBytes.
+// regular file (Missing: nothing there; Directory: git reads nothing from it, and dies
+// reading a config file that is one; Other: a symlink, FIFO, socket or device, never
+// opened), then O_NONBLOCK|O_NOFOLLOW and fstat; Unreadable when that fails, TooLarge
+// above kGitConfigMaxBytes.
 inline constexpr size_t kGitConfigMaxBytes = 1 << 20;
 struct GitConfigFile {
   // Denied: the caller may not read it or search a directory above it (EACCES).
-  enum class Status { Read, Missing, Other, Unreadable, Denied, TooLarge };
+  enum class Status { Read, Missing, Directory, Other, Unreadable, Denied, TooLarge };
   Status status = Status::Missing;
   std::string text;
 };

@@ -147,6 +147,38 @@ BOOST_DATA_TEST_CASE(a_killed_run_is_reconciled_without_hurting_a_live_one, bdat
   w.check_no_placeholder_left();
 }
 
+// A git config that includes a file not there yet: each run protects the include with a
+// placeholder, a directory, which git reads nothing from (it dies on a config file that is
+// one). A second run beside the first, and one after a run that left it, took the
+// placeholder for an odd config file and refused (red team attack 24b). Now both run, and
+// neither can write the include.
+BOOST_DATA_TEST_CASE(a_placeholder_for_a_missing_config_include_lets_the_next_run_go_on,
+                     bdata::make(kCallers) * bdata::make({"include", "includeIf \"gitdir:/\""}),
+                     caller, section) {
+  Sandbox box(caller);
+  box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
+  box.write_file(box.ws(".git/config"),
+                 "[core]\n[" + std::string(section) + "]\n\tpath = ../inc.cfg\n");
+  const std::string attack =
+      "echo '[core]' > inc.cfg; echo 'hooksPath = /tmp' >> inc.cfg; test -d inc.cfg && "
+      "echo placeholder-seen; echo control > control-";
+  RunSpec first;
+  first.command = {"/bin/sh", "-c",
+                   "touch up; while [ ! -e release ]; do sleep 0.05; done; " + attack +
+                       "a; echo '" + std::string(kDoneMarker) + "'"};
+  Running a = box.start(first);
+  BOOST_TEST_REQUIRE(wait_until([&] { return exists(box.ws("up")); }, std::chrono::seconds(15)));
+  const RunResult b = box.sh(attack + "b");
+  BOOST_TEST(b.completed(), b.describe());
+  BOOST_TEST(b.out.find("placeholder-seen") != std::string::npos, b.describe());
+  box.write_file(box.ws("release"), "");
+  const RunResult ra = box.finish(a);
+  BOOST_TEST(ra.completed(), ra.describe());
+  BOOST_TEST(read_file(box.ws("control-a")).value_or("") == "control\n");
+  BOOST_TEST(read_file(box.ws("control-b")).value_or("") == "control\n");
+  BOOST_TEST(!exists(box.ws("inc.cfg")), "the include or its placeholder left behind");
+}
+
 // No file of zpolicy's own state can be opened (so not flocked or edited) from inside:
 // root's /run/zpolicy; for an unprivileged caller, /tmp/zpolicy-UID under a writable /tmp,
 // also when the caller has an XDG_RUNTIME_DIR the sandbox sees (it is not read: red team

@@ -892,14 +892,26 @@ BOOST_AUTO_TEST_CASE(what_cannot_be_read_soundly_is_refused_at_its_line) {
            {"[include]\n\tpath = ~other/x\n", ".git/config:2:"},
            {"[include]\n\tpath\n", ".git/config:2:"},
            {"[gpg]\n\tprogram = $X/gpg\n", ".git/config:2:"},
-           {"[filter \"nb\"]\n\tclean = python3 -m nbstripout\n", ".git/config:2:"},
-           {"[include]\n\tpath = ..\n", ".git/config:2:"}}) {
+           {"[filter \"nb\"]\n\tclean = python3 -m nbstripout\n", ".git/config:2:"}}) {
     zpolicy::test::TempDir top;
     top.write(".git/config", config);
     const Walked w = walk(top);
     BOOST_TEST_REQUIRE(w.refusals.size() == 1u, config);
     BOOST_TEST(w.refusals[0].find(top / line) == 0u, w.refusals[0]);
   }
+}
+
+// git reads nothing from a directory (it dies on a config file that is one): an include
+// that is a directory, such as a run's placeholder for a missing one, is protected and not
+// refused.
+BOOST_AUTO_TEST_CASE(an_include_that_is_a_directory_is_protected_and_read_as_nothing) {
+  zpolicy::test::TempDir top;
+  top.write(".git/config", "[include]\n\tpath = ../inc.cfg\n");
+  top.write("inc.cfg/x", "[core]\n\thooksPath = /elsewhere\n");
+  const Walked w = walk(top);
+  BOOST_TEST(w.refusals.empty());
+  BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), top / "inc.cfg") != w.targets.end()));
+  BOOST_TEST((std::find(w.targets.begin(), w.targets.end(), "/elsewhere") == w.targets.end()));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
