@@ -152,14 +152,20 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     if (common != dir) {
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
-      // Where git runs `dir`'s hooks and reads its refs and objects: in a writable root,
-      // protected whole, as protect_common_directories protects those of the protected
-      // paths (A12-4). Only its config files were, for a git directory this walk found: a
-      // remote's `/srv/r.git` naming `WS/common`, a `.git` file above naming `app/gd` whose
-      // `commondir` is `app/common`; the command wrote `common/hooks/post-receive` (or
-      // `pre-commit`) and the host's `git push` (`git commit`) ran it (red team A24-6).
-      if (writable(common)) protect_git_target(common, {dir + "/commondir", 0, 0});
     }
+    // Where git runs `dir`'s hooks and reads its config, refs and objects: protected whole,
+    // as protect_common_directories protects those of the protected paths (A12-4). Only its
+    // config files were, for a git directory this walk found: a remote's `/srv/r.git`
+    // naming `WS/common`, a `.git` file above naming `app/gd` whose `commondir` is
+    // `app/common`; the command wrote `common/hooks/post-receive` (or `pre-commit`) and the
+    // host's `git push` (`git commit`) ran it (red team A24-6). Outside every writable root
+    // too, where that only records it for the searches of its other names (hard links, the
+    // host's mounts): with the host's `ln mono/.git/hooks/pre-commit wt/app/pc` (`wt` a
+    // linked worktree of `mono`, the workspace `wt/app`), or `ln /srv/r.git/hooks/post-receive
+    // WS/pr` (`/srv/r.git` a remote), the command rewrote the hook through its other name and
+    // the host's `git commit` (`git push`) ran it (review R24-1). A no-op where a protected
+    // path covers it already.
+    protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
     const AdminDirs admins = linked_worktree_admin_dirs(common);
     if (admins.error)
       diags.error({common + "/worktrees", 0, 0},
@@ -417,18 +423,19 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
                                "directory outside every writable root; refusing to run");
         return;
       }
-      if (writable(*c)) protect_git_target(*c, t.loc);
+      protect_git_target(*c, t.loc);
       break;
     }
   }
+  // Wherever they lie (review R24-1): outside every writable root, so that another name of
+  // a hook or config file there (a hard link, a host mount) in one is protected too.
   if (gitdir) {
-    if (writable(*gitdir)) protect_git_target(*gitdir, t.loc);
+    protect_git_target(*gitdir, t.loc);
     gitdirs.push_back(*gitdir);
   }
   // Outermost first (`P` before `P/.git`), so that a name inside one protected already
   // gets no placeholder of its own.
-  for (auto it = names.rbegin(); it != names.rend(); ++it)
-    if (writable(*it)) protect_git_target(*it, t.loc);
+  for (auto it = names.rbegin(); it != names.rend(); ++it) protect_git_target(*it, t.loc);
 }
 
 // Every fixed name git reads or runs in a git directory is looked at with lstat and

@@ -916,6 +916,9 @@ struct HostResolution {
   // The paths protect_absolute was given that no writable root holds by name: the host's
   // mounts may still show them in one (their other names are protected below).
   std::vector<ResolvedPath> protected_outside;
+  // The existing directories among them, asked whether they hold a path.
+  std::vector<ResolvedPath> outside_directories;
+  ProtectedIndex outside_directories_index{outside_directories};
   // The writable roots as bind_writable_roots found them (protect_absolute's roots).
   std::vector<ResolvedPath> roots;
   // The writable roots and every other name the host's mounts give them or a part of them:
@@ -1086,7 +1089,13 @@ void HostResolution::protect_absolute(const std::string& lexical, const ir::Sour
         held = true;
       }
     if (held) return;
-    protected_outside.push_back({*abs, kind, loc});
+    // One an existing directory recorded already holds needs no walk of its own: the
+    // searches of other names walk that directory whole (a git directory recorded whole,
+    // then its hooks and config files, review R24-1).
+    if (!outside_directories_index.covers(*abs)) {
+      protected_outside.push_back({*abs, kind, loc});
+      if (kind == HostKind::Directory) outside_directories.push_back({*abs, kind, loc});
+    }
     // A canonical path that is a symlink is one that could not be followed (dangling).
     if (struct stat st; kind != HostKind::Missing &&
                         !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
