@@ -857,12 +857,22 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   // mono/app`) has the repositories above each directory the spelling names (red team
   // A23C-4): the host's `git commit` in `mono` runs `core.hooksPath = app/hooks`, which
   // reaches the root through the link. Each such directory is taken by its canonical
-  // form, walked with the guards; one the walk cannot vouch for ends the spelling.
+  // form, walked with the guards. One the walk cannot vouch for (the spelling's whole walk
+  // reached the root through it a moment ago: the host changed it since) refuses, rather
+  // than end the spelling unread (review R24-3).
   for (const auto& s : spellings)
     for (std::string at = s.path; at != "/";) {
       at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
       const Canonical c = HostResolver::canonicalize(at, guards);
-      if (c.stop != Canonical::Stop::None || !c.complete) break;
+      if (c.stop != Canonical::Stop::None || !c.complete) {
+        diags.error(s.loc, "the writable root spelled '" + s.path + "' passes '" + at +
+                               "', which zpolicy cannot resolve now (" +
+                               (c.stop == Canonical::Stop::None ? std::string("missing")
+                                                                : "stopped at '" + c.at + "'") +
+                               "): the repositories above it, whose hooks the host's git "
+                               "runs, cannot be read; refusing to run");
+        break;
+      }
       for (const auto& repo : enclosing.at_and_above(c.path))
         if (!seen.contains({repo.top, repo.gitdir})) read_repository(s, repo);
       // A directory spelled without links has only canonical directories above it, which
@@ -1337,6 +1347,11 @@ void HostResolution::protect_git_directories() {
 // (HostFacts::workspace_spelled: `cd mono/app` with the host's `mono/app -> /data/app`),
 // an absolute or `~` root as the policy spells it. Only a spelling the guarded walk takes
 // to the root itself (no link in a writable root on the way) counts (red team A23C-4).
+// A spelling with an empty component, '.' or '..' (a `HOME` of `/x/mono/app/` made
+// `~/proj` `/x/mono/app//proj`) was skipped, and with it the repository `mono` whose
+// `core.hooksPath = app/proj/hooks` the host's `git commit` ran (review R24-3). It is taken
+// as the shell's logical `cd` reads it (each '..' taking the name before it away), and,
+// where it has a '..', also as the kernel does (the directory each prefix names).
 std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
   std::vector<ResolvedPath> out;
   for (const auto& w : policy.write) {
@@ -1344,16 +1359,25 @@ std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
     if (in_workspace && host.workspace_spelled.empty()) continue;
     const std::string spelled =
         in_workspace ? join(host.workspace_spelled, w.value.components) : h.spelled(w.value);
-    if (spelled.empty() || spelled[0] != '/' || spelled.find("//") != std::string::npos ||
-        spelled.find("/./") != std::string::npos || spelled.find("/../") != std::string::npos ||
-        spelled.ends_with("/.") || spelled.ends_with("/.."))
-      continue;
-    const Canonical c = HostResolver::canonicalize(spelled, guards);
-    if (c.stop != Canonical::Stop::None || c.path == spelled ||
-        std::none_of(r.write.begin(), r.write.end(),
-                     [&](const ResolvedPath& root) { return root.path == c.path; }))
-      continue;
-    out.push_back({spelled, HostKind::Directory, w.loc});
+    if (spelled.empty() || spelled[0] != '/') continue;
+    std::vector<std::string> readings{lexically_normal(spelled)};
+    std::vector<std::string> comps;
+    bool dot_dot = false;
+    for (const auto& part : components_below("/", spelled))
+      if (part != ".") {
+        dot_dot |= part == "..";
+        comps.push_back(part);
+      }
+    if (dot_dot) readings.push_back(join("/", comps));
+    for (const auto& reading : readings) {
+      const Canonical c = HostResolver::canonicalize(reading, guards);
+      if (c.stop != Canonical::Stop::None || c.path == reading ||
+          std::none_of(r.write.begin(), r.write.end(),
+                       [&](const ResolvedPath& root) { return root.path == c.path; }) ||
+          std::any_of(out.begin(), out.end(), [&](const ResolvedPath& o) { return o.path == reading; }))
+        continue;
+      out.push_back({reading, HostKind::Directory, w.loc});
+    }
   }
   return out;
 }
