@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -327,8 +328,10 @@ LinkFreeLookup lookup_without_links(const std::string& path, mode_t* mode = null
     struct stat st;
     const bool known = fstat(fd, &st) == 0;
     close(fd);
-    if (!known) return LinkFreeLookup::Ended;
-    if (S_ISLNK(st.st_mode)) return LinkFreeLookup::MetLink;
+    // Not known to be no link: the callers walk it again, or take it for a link (review
+    // R24-5; as Ended, the fast path of canonicalize and host_link_on_the_way took it for
+    // "no link").
+    if (!known || S_ISLNK(st.st_mode)) return LinkFreeLookup::MetLink;
     if (mode) *mode = st.st_mode;
     return LinkFreeLookup::Found;
   }
@@ -367,7 +370,11 @@ std::optional<std::string> host_link_on_the_way(const std::string& path) {
     const size_t slash = std::min(path.find('/', from), path.size());
     at = path.substr(0, slash);
     struct stat st;
-    if (lstat(at.c_str(), &st) != 0) return std::nullopt;
+    // A prefix that cannot be looked at for another reason than its absence may be the
+    // link the lookup met: named as one (review R24-5).
+    if (lstat(at.c_str(), &st) != 0)
+      return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? std::nullopt
+                                                                      : std::optional(at);
     if (S_ISLNK(st.st_mode)) return at;
     from = slash + 1;
   }
@@ -799,6 +806,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   // One repository found above the writable root `w` (by a name of it, or as spelled).
   const auto read_repository = [&](const ResolvedPath& w, const EnclosingRepository& repo) {
     seen.insert({repo.top, repo.gitdir});
+    if (repo.shape == EnclosingRepository::Shape::Unreadable) {
+      diags.error(w.loc, "git's discovery above the writable root '" + w.path + "' looks at '" +
+                             repo.gitdir + "', and zpolicy cannot (" +
+                             std::strerror(repo.error) + "): a repository there, whose " +
+                             "config may name a path in the writable root, cannot be read; " +
+                             "refusing to run");
+      return;
+    }
     if (repo.shape == EnclosingRepository::Shape::Inside) {
       if (refused.insert(w.path).second)
         diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
