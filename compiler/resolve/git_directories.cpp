@@ -427,15 +427,21 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       break;
     }
   }
-  // Wherever they lie (review R24-1): outside every writable root, so that another name of
-  // a hook or config file there (a hard link, a host mount) in one is protected too.
+  // Wherever it lies, as the `.git` file naming it above (review R24-1): outside every
+  // writable root, so that another name of a hook or config file of it (a hard link, a host
+  // mount) in one is protected too.
   if (gitdir) {
     protect_git_target(*gitdir, t.loc);
     gitdirs.push_back(*gitdir);
   }
   // Outermost first (`P` before `P/.git`), so that a name inside one protected already
-  // gets no placeholder of its own.
-  for (auto it = names.rbegin(); it != names.rend(); ++it) protect_git_target(*it, t.loc);
+  // gets no placeholder of its own. Outside every writable root the names before the
+  // repository are no git directory, which the sandbox cannot make one there (a host link
+  // or mount into a writable root on the way is refused above): a hard link of a file in
+  // one changes nothing git runs, and recording a working tree (`P` for `P.git`) would
+  // search it whole.
+  for (auto it = names.rbegin(); it != names.rend(); ++it)
+    if (writable(*it)) protect_git_target(*it, t.loc);
 }
 
 // Every fixed name git reads or runs in a git directory is looked at with lstat and

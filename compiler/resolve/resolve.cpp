@@ -1116,10 +1116,14 @@ void HostResolution::protect_absolute(const std::string& lexical, const ir::Sour
     if (held) return;
     // One an existing directory recorded already holds needs no walk of its own: the
     // searches of other names walk that directory whole (a git directory recorded whole,
-    // then its hooks and config files, review R24-1).
+    // then its hooks and config files, review R24-1). Not one that holds a writable root,
+    // which the search of hard links skips (`protect: [/home/u]` around the workspace).
     if (!outside_directories_index.covers(*abs)) {
       protected_outside.push_back({*abs, kind, loc});
-      if (kind == HostKind::Directory) outside_directories.push_back({*abs, kind, loc});
+      if (kind == HostKind::Directory &&
+          std::none_of(roots.begin(), roots.end(),
+                       [&](const ResolvedPath& w) { return ir::path_within(*abs, w.path); }))
+        outside_directories.push_back({*abs, kind, loc});
     }
     // A canonical path that is a symlink is one that could not be followed (dangling).
     if (struct stat st; kind != HostKind::Missing &&
