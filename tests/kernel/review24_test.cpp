@@ -35,12 +35,17 @@ enum class Outside {
   CommonConfig,  // the same: `mono/.git/config`
   RemoteHook,    // the remote `srv/r.git`: `hooks/post-receive`
   RemoteConfig,  // the same: `config`
+  // CommonHook under a policy that also protects a directory holding the workspace and
+  // `mono` (the search of hard links skips it, so `mono/.git` is recorded on its own)
+  CommonHookAround,
 };
 std::ostream& operator<<(std::ostream& os, Outside o) {
   return os << (o == Outside::CommonHook     ? "a common directory's hook"
                 : o == Outside::CommonConfig ? "a common directory's config"
                 : o == Outside::RemoteHook   ? "a remote's hook"
-                                             : "a remote's config");
+                : o == Outside::RemoteConfig ? "a remote's config"
+                                             : "a common directory's hook, a protected "
+                                               "directory around the workspace");
 }
 
 const std::string kHarmlessHook = "#!/bin/sh\nexit 0\n";
@@ -52,14 +57,17 @@ const std::string kHarmlessHook = "#!/bin/sh\nexit 0\n";
 // (`cfg`); or the workspace of a repository whose remote `origin` is `srv/r.git`, holding
 // a hard link of `r.git/hooks/post-receive` (`pr`) or of its `config` (`rcfg`). On main
 // 70a8508 the command rewrote the hook, exit 0, and the host's `git commit` in `wt` (`git
-// push origin`) ran the sandbox's hook. Each such name is read-only now: the write fails.
+// push origin`) ran the sandbox's hook. Each such name is read-only now: the write fails, also
+// where the policy protects a directory around both (the search skips one that holds a
+// writable root, so what it holds is recorded on its own).
 // The config cases held on 70a8508 already (every config file git reads is recorded as a
 // git target wherever it lies) and stay here as controls: appending a `core.hooksPath`
 // naming a directory of the sandbox's is refused the same way.
 BOOST_DATA_TEST_CASE(a_hard_link_of_a_git_directory_found_outside_is_protected,
                      bdata::make(kCallers) * bdata::make({Outside::CommonHook, Outside::CommonConfig,
                                                           Outside::RemoteHook,
-                                                          Outside::RemoteConfig}),
+                                                          Outside::RemoteConfig,
+                                                          Outside::CommonHookAround}),
                      caller, outside) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
@@ -95,6 +103,14 @@ BOOST_DATA_TEST_CASE(a_hard_link_of_a_git_directory_found_outside_is_protected,
   const std::string before = read_file(original).value_or("<none>");
   RunSpec spec;
   spec.options = {"--workspace", workspace};
+  if (outside == Outside::CommonHookAround)
+    spec.options = {"--policy",
+                    box.write_policy("around.yaml",
+                                     "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                     "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n"
+                                     "  protect: [.git, \"" +
+                                         box.workspace() + "\"]\nnetwork: none\n"),
+                    "--workspace", workspace};
   spec.cwd = workspace;
   const std::string script =
       config ? "mkdir -p h && " + hook("h/" + hook_name, pwned) +
