@@ -1393,7 +1393,8 @@ std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
       if (c.stop != Canonical::Stop::None || c.path == reading ||
           std::none_of(r.write.begin(), r.write.end(),
                        [&](const ResolvedPath& root) { return root.path == c.path; }) ||
-          std::any_of(out.begin(), out.end(), [&](const ResolvedPath& o) { return o.path == reading; }))
+          std::any_of(out.begin(), out.end(),
+                      [&](const ResolvedPath& o) { return o.path == reading; }))
         continue;
       out.push_back({reading, HostKind::Directory, w.loc});
     }

@@ -64,10 +64,10 @@ const std::string kHarmlessHook = "#!/bin/sh\nexit 0\n";
 // git target wherever it lies) and stay here as controls: appending a `core.hooksPath`
 // naming a directory of the sandbox's is refused the same way.
 BOOST_DATA_TEST_CASE(a_hard_link_of_a_git_directory_found_outside_is_protected,
-                     bdata::make(kCallers) * bdata::make({Outside::CommonHook, Outside::CommonConfig,
-                                                          Outside::RemoteHook,
-                                                          Outside::RemoteConfig,
-                                                          Outside::CommonHookAround}),
+                     bdata::make(kCallers) *
+                         bdata::make({Outside::CommonHook, Outside::CommonConfig,
+                                      Outside::RemoteHook, Outside::RemoteConfig,
+                                      Outside::CommonHookAround}),
                      caller, outside) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
