@@ -57,7 +57,19 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
   const std::string dot_git = child(dir, ".git");
   struct stat lst, st;
   const bool have = lstat(dot_git.c_str(), &lst) == 0;
-  if (have && stat(dot_git.c_str(), &st) == 0) {
+  // Nothing there, or nothing git run by the caller could look at either (EACCES: `dir` is
+  // not searchable to the caller), is no repository; any other failure (EIO, ELOOP,
+  // ENAMETOOLONG, ENOMEM), and a stat of what lstat found that fails, may hide one.
+  const int lstat_error = have ? 0 : errno;
+  const bool stated = have && stat(dot_git.c_str(), &st) == 0;
+  const int stat_error = have && !stated ? errno : 0;
+  if ((!have && lstat_error != ENOENT && lstat_error != ENOTDIR && lstat_error != EACCES) ||
+      (have && !stated && !S_ISLNK(lst.st_mode) && stat_error != ENOENT)) {
+    out.push_back(
+        {EnclosingRepository::Shape::Unreadable, dir, dot_git, have ? stat_error : lstat_error});
+    return out;
+  }
+  if (stated) {
     if (S_ISDIR(st.st_mode)) {
       if (is_git_directory(dot_git) && !config_denied(dot_git))
         out.push_back({EnclosingRepository::Shape::GitDirectory, dir, dot_git});

@@ -24,10 +24,15 @@ struct EnclosingRepository {
     // `top` is itself a git directory (a bare repository, or a `.git` the directory lies
     // in): the directory is inside a git directory, whose config and hooks git reads.
     Inside,
+    // `top/.git` cannot be looked at (`error`: an lstat or stat error other than its
+    // absence, or EACCES where the caller cannot search `top`): git may find a repository
+    // there; `gitdir` is `top/.git`. The caller refuses (review R24-5).
+    Unreadable,
   };
   Shape shape;
   std::string top;
   std::string gitdir;
+  int error = 0;
 };
 
 // The repositories above directories, found as git's discovery (setup.c,

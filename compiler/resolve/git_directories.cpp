@@ -82,7 +82,6 @@ struct GitDirectories {
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_linked_entries(const std::string& dir);
   void protect_linked_worktree_pointer(const std::string& admin);
-  void protect_outside(const std::string& dir);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -94,9 +93,6 @@ struct GitDirectories {
   // The git directories to read, in the order found: read() and the walks it calls
   // append to it.
   std::vector<std::string> gitdirs;
-  // The git directories outside every writable root protected whole (protect_outside), and
-  // those the repositories-above walk protected so: one inside them is not walked again.
-  std::vector<std::string> outside;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -112,7 +108,6 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
-  outside = walk.enclosing_gitdirs;
   std::set<std::string> read_gitdirs;
   // A symlink in a writable root on the way refuses, as for every protected path, saying
   // why here: the sandbox can re-point it, and a virtual environment's interpreter
@@ -154,19 +149,23 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     const std::optional<std::string> common_dir = common_directory(dir);
     if (!common_dir) continue;
     const std::string& common = *common_dir;
-    protect_outside(dir);
-    protect_outside(common);
     if (common != dir) {
       src.files.push_back(common + "/config");
       src.files.push_back(common + "/config.worktree");
-      // Where git runs `dir`'s hooks and reads its refs and objects: in a writable root,
-      // protected whole, as protect_common_directories protects those of the protected
-      // paths (A12-4). Only its config files were, for a git directory this walk found: a
-      // remote's `/srv/r.git` naming `WS/common`, a `.git` file above naming `app/gd` whose
-      // `commondir` is `app/common`; the command wrote `common/hooks/post-receive` (or
-      // `pre-commit`) and the host's `git push` (`git commit`) ran it (red team A24-6).
-      if (writable(common)) protect_git_target(common, {dir + "/commondir", 0, 0});
     }
+    // Where git runs `dir`'s hooks and reads its config, refs and objects: protected whole,
+    // as protect_common_directories protects those of the protected paths (A12-4). Only its
+    // config files were, for a git directory this walk found: a remote's `/srv/r.git`
+    // naming `WS/common`, a `.git` file above naming `app/gd` whose `commondir` is
+    // `app/common`; the command wrote `common/hooks/post-receive` (or `pre-commit`) and the
+    // host's `git push` (`git commit`) ran it (red team A24-6). Outside every writable root
+    // too, where that only records it for the searches of its other names (hard links, the
+    // host's mounts): with the host's `ln mono/.git/hooks/pre-commit wt/app/pc` (`wt` a
+    // linked worktree of `mono`, the workspace `wt/app`), or `ln /srv/r.git/hooks/post-receive
+    // WS/pr` (`/srv/r.git` a remote), the command rewrote the hook through its other name and
+    // the host's `git commit` (`git push`) ran it (review R24-1). A no-op where a protected
+    // path covers it already.
+    protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
     const AdminDirs admins = linked_worktree_admin_dirs(common);
     if (admins.error)
       diags.error({common + "/worktrees", 0, 0},
@@ -424,19 +423,26 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
                                "directory outside every writable root; refusing to run");
         return;
       }
-      // Outside every writable root too, as the git directory it names (protect_outside):
-      // hard-linked at `WS/gitfile`, the command wrote `gitdir:` naming a repository of its
-      // own, and the host's `git push` ran its post-receive hook (red team A24B-1).
+      // Outside every writable root too, as the git directory it names: hard-linked at
+      // `WS/gitfile`, the command wrote `gitdir:` naming a repository of its own, and the
+      // host's `git push` ran its post-receive hook (red team A24B-1).
       protect_git_target(*c, t.loc);
       break;
     }
   }
+  // Wherever it lies, as the `.git` file naming it above (review R24-1): outside every
+  // writable root, so that another name of a hook or config file of it (a hard link, a host
+  // mount) in one is protected too.
   if (gitdir) {
-    if (writable(*gitdir)) protect_git_target(*gitdir, t.loc);
+    protect_git_target(*gitdir, t.loc);
     gitdirs.push_back(*gitdir);
   }
   // Outermost first (`P` before `P/.git`), so that a name inside one protected already
-  // gets no placeholder of its own.
+  // gets no placeholder of its own. Outside every writable root the names before the
+  // repository are no git directory, which the sandbox cannot make one there (a host link
+  // or mount into a writable root on the way is refused above): a hard link of a file in
+  // one changes nothing git runs, and recording a working tree (`P` for `P.git`) would
+  // search it whole.
   for (auto it = names.rbegin(); it != names.rend(); ++it)
     if (writable(*it)) protect_git_target(*it, t.loc);
 }
@@ -590,27 +596,6 @@ void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
                              "the linked worktree's '.git' file named by '" + admin + "/gitdir'");
       c && c->complete)
     protect_git_target(c->path, at);
-}
-
-// A git directory this walk reads (`dir`, or its common directory) that lies outside every
-// writable root is protected whole as the repository above's is (A24-7): the sandbox cannot
-// write it by that name, but another name of a file in it can lie in a writable root, a hard
-// link the host made, and only the paths protected outside are searched for those. Its
-// config files were protected so (the targets of its configuration), its default `hooks`
-// directory was not: with a remote's `hooks/post-receive`, or the common directory's
-// `hooks/pre-commit` of a repository above that is a linked worktree, hard-linked at
-// `WS/tools/…`, the command rewrote the script and the host's `git push` (`git commit`) ran
-// it (red team A24B-1). One that holds a writable root is refused elsewhere (a writable root
-// inside a git directory) and cannot be protected whole.
-void GitDirectories::protect_outside(const std::string& dir) {
-  if (writable(dir) ||
-      std::any_of(guards.begin(), guards.end(),
-                  [&](const ResolvedPath& g) { return ir::path_within(dir, g.path); }) ||
-      std::any_of(outside.begin(), outside.end(),
-                  [&](const std::string& o) { return ir::path_within(o, dir); }))
-    return;
-  outside.push_back(dir);
-  protect_git_target(dir, {dir, 0, 0});
 }
 
 // A symlink directly in a git directory, or in the state of a rebase, `am`, cherry-pick or

@@ -21,11 +21,33 @@ struct SetupKey {
   }
 };
 
-// The entries of the config file `path`, none when git reads nothing from it. A file that
-// cannot be read is refused where the repository's configuration is read as a whole.
-std::vector<GitConfigEntry> entries_of(const std::string& path) {
-  const GitConfigFile file = read_git_config_file(path);
-  if (file.status != GitConfigFile::Status::Read) return {};
+// The entries of the config file `path` as git's setup reads them, through a symlink too
+// (`mono/.git/config -> ../cfg/mono-config`); none when nothing is there. Where it cannot be
+// read (a symlink the walk cannot vouch for, a FIFO, a directory, unreadable), what it says
+// is unknown: `unknown` gets why, and git may stay where it was started. Read through the
+// link before, as a symlink was taken for "no entries": a linked config saying `core.bare =
+// true` and `core.hooksPath = hooks` went unjudged, the command wrote
+// `app/hooks/reference-transaction`, and the host's `git update-ref` in `app` ran it (review
+// R24-2).
+std::vector<GitConfigEntry> entries_of(
+    const std::string& path,
+    const std::function<std::optional<std::string>(const std::string&)>& canonical,
+    std::optional<std::string>& unknown) {
+  const auto c = canonical(path);
+  if (!c) {
+    if (!unknown)
+      unknown = "what '" + path + "' may say (git's setup reads core.bare and core.worktree " +
+                "there, and it passes through a link zpolicy cannot vouch for)";
+    return {};
+  }
+  const GitConfigFile file = read_git_config_file(*c);
+  if (file.status == GitConfigFile::Status::Missing) return {};
+  if (file.status != GitConfigFile::Status::Read) {
+    if (!unknown)
+      unknown = "what '" + path + "' may say (git's setup reads core.bare and core.worktree " +
+                "there, and zpolicy cannot read it as a regular file)";
+    return {};
+  }
   return parse_git_config(file.text).entries;
 }
 
@@ -52,7 +74,8 @@ std::optional<std::string> git_stays_where_started(
     const std::function<std::optional<std::string>(const std::string&)>& canonical) {
   if (tops.empty()) return std::nullopt;
   const std::string common_config = common + "/config";
-  const std::vector<GitConfigEntry> common_entries = entries_of(common_config);
+  std::optional<std::string> unknown;
+  const std::vector<GitConfigEntry> common_entries = entries_of(common_config, canonical, unknown);
   bool worktree_config = false;
   for (const auto& e : common_entries)
     if (e.var == "extensions.worktreeconfig") worktree_config = git_config_true(e.value);
@@ -62,8 +85,9 @@ std::optional<std::string> git_stays_where_started(
   if (common == gitdir || worktree_config) files.emplace_back(common_config, common_entries);
   if (worktree_config) {
     const std::string own = gitdir + "/config.worktree";
-    files.emplace_back(own, entries_of(own));
+    files.emplace_back(own, entries_of(own, canonical, unknown));
   }
+  if (unknown) return unknown;
   std::optional<SetupKey> bare, worktree;
   for (const auto& [file, entries] : files)
     for (const auto& e : entries) {

@@ -22,12 +22,15 @@ namespace zpolicy::compiler {
 // `extensions.worktreeConfig`, then from the worktree's `config.worktree` as well.
 //
 // Returns the key that makes git stay where it was started, for the refusal
-// ("core.bare = true (git config 'F' line N)"), or none. `gitdir` is the git directory,
-// `common` its common directory (`gitdir` itself when it names none), `tops` the worktree
-// tops whose `.git` leads to it (none: git is not started in a worktree of it, and runs
-// its hooks in the git directory). `canonical` is the canonical form of an absolute path,
-// or none where it cannot be vouched for (a directory named through a link the sandbox
-// could re-point holds nothing for certain).
+// ("core.bare = true (git config 'F' line N)"), or none. Each file is read where
+// `canonical` takes it, through a symlink as git's setup reads it; one that cannot be
+// read (`canonical` gives none, or it is no regular file) may say either: that is returned
+// too ("what 'F' may say (…)"), and git taken to stay where it was started (review R24-2).
+// `gitdir` is the git directory, `common` its common directory (`gitdir` itself when it
+// names none), `tops` the worktree tops whose `.git` leads to it (none: git is not started
+// in a worktree of it, and runs its hooks in the git directory). `canonical` is the
+// canonical form of an absolute path, or none where it cannot be vouched for (a directory
+// named through a link the sandbox could re-point holds nothing for certain).
 std::optional<std::string> git_stays_where_started(
     const std::string& gitdir, const std::string& common, const std::vector<std::string>& tops,
     const std::function<std::optional<std::string>(const std::string&)>& canonical);

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -327,8 +328,10 @@ LinkFreeLookup lookup_without_links(const std::string& path, mode_t* mode = null
     struct stat st;
     const bool known = fstat(fd, &st) == 0;
     close(fd);
-    if (!known) return LinkFreeLookup::Ended;
-    if (S_ISLNK(st.st_mode)) return LinkFreeLookup::MetLink;
+    // Not known to be no link: the callers walk it again, or take it for a link (review
+    // R24-5; as Ended, the fast path of canonicalize and host_link_on_the_way took it for
+    // "no link").
+    if (!known || S_ISLNK(st.st_mode)) return LinkFreeLookup::MetLink;
     if (mode) *mode = st.st_mode;
     return LinkFreeLookup::Found;
   }
@@ -367,7 +370,11 @@ std::optional<std::string> host_link_on_the_way(const std::string& path) {
     const size_t slash = std::min(path.find('/', from), path.size());
     at = path.substr(0, slash);
     struct stat st;
-    if (lstat(at.c_str(), &st) != 0) return std::nullopt;
+    // A prefix that cannot be looked at for another reason than its absence may be the
+    // link the lookup met: named as one (review R24-5).
+    if (lstat(at.c_str(), &st) != 0)
+      return errno == ENOENT || errno == ENOTDIR || errno == EACCES ? std::nullopt
+                                                                    : std::optional(at);
     if (S_ISLNK(st.st_mode)) return at;
     from = slash + 1;
   }
@@ -799,6 +806,14 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   // One repository found above the writable root `w` (by a name of it, or as spelled).
   const auto read_repository = [&](const ResolvedPath& w, const EnclosingRepository& repo) {
     seen.insert({repo.top, repo.gitdir});
+    if (repo.shape == EnclosingRepository::Shape::Unreadable) {
+      diags.error(w.loc, "git's discovery above the writable root '" + w.path + "' looks at '" +
+                             repo.gitdir + "', and zpolicy cannot (" + std::strerror(repo.error) +
+                             "): a repository there, whose " +
+                             "config may name a path in the writable root, cannot be read; " +
+                             "refusing to run");
+      return;
+    }
     if (repo.shape == EnclosingRepository::Shape::Inside) {
       if (refused.insert(w.path).second)
         diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
@@ -857,12 +872,22 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
   // mono/app`) has the repositories above each directory the spelling names (red team
   // A23C-4): the host's `git commit` in `mono` runs `core.hooksPath = app/hooks`, which
   // reaches the root through the link. Each such directory is taken by its canonical
-  // form, walked with the guards; one the walk cannot vouch for ends the spelling.
+  // form, walked with the guards. One the walk cannot vouch for (the spelling's whole walk
+  // reached the root through it a moment ago: the host changed it since) refuses, rather
+  // than end the spelling unread (review R24-3).
   for (const auto& s : spellings)
     for (std::string at = s.path; at != "/";) {
       at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
       const Canonical c = HostResolver::canonicalize(at, guards);
-      if (c.stop != Canonical::Stop::None || !c.complete) break;
+      if (c.stop != Canonical::Stop::None || !c.complete) {
+        diags.error(s.loc, "the writable root spelled '" + s.path + "' passes '" + at +
+                               "', which zpolicy cannot resolve now (" +
+                               (c.stop == Canonical::Stop::None ? std::string("missing")
+                                                                : "stopped at '" + c.at + "'") +
+                               "): the repositories above it, whose hooks the host's git "
+                               "runs, cannot be read; refusing to run");
+        break;
+      }
       for (const auto& repo : enclosing.at_and_above(c.path))
         if (!seen.contains({repo.top, repo.gitdir})) read_repository(s, repo);
       // A directory spelled without links has only canonical directories above it, which
@@ -916,6 +941,9 @@ struct HostResolution {
   // The paths protect_absolute was given that no writable root holds by name: the host's
   // mounts may still show them in one (their other names are protected below).
   std::vector<ResolvedPath> protected_outside;
+  // The existing directories among them, asked whether they hold a path.
+  std::vector<ResolvedPath> outside_directories;
+  ProtectedIndex outside_directories_index{outside_directories};
   // The writable roots as bind_writable_roots found them (protect_absolute's roots).
   std::vector<ResolvedPath> roots;
   // The writable roots and every other name the host's mounts give them or a part of them:
@@ -1086,7 +1114,17 @@ void HostResolution::protect_absolute(const std::string& lexical, const ir::Sour
         held = true;
       }
     if (held) return;
-    protected_outside.push_back({*abs, kind, loc});
+    // One an existing directory recorded already holds needs no walk of its own: the
+    // searches of other names walk that directory whole (a git directory recorded whole,
+    // then its hooks and config files, review R24-1). Not one that holds a writable root,
+    // which the search of hard links skips (`protect: [/home/u]` around the workspace).
+    if (!outside_directories_index.covers(*abs)) {
+      protected_outside.push_back({*abs, kind, loc});
+      if (kind == HostKind::Directory &&
+          std::none_of(roots.begin(), roots.end(),
+                       [&](const ResolvedPath& w) { return ir::path_within(*abs, w.path); }))
+        outside_directories.push_back({*abs, kind, loc});
+    }
     // A canonical path that is a symlink is one that could not be followed (dangling).
     if (struct stat st; kind != HostKind::Missing &&
                         !(stat_without_links(*abs, st) && S_ISLNK(st.st_mode)))
@@ -1328,6 +1366,11 @@ void HostResolution::protect_git_directories() {
 // (HostFacts::workspace_spelled: `cd mono/app` with the host's `mono/app -> /data/app`),
 // an absolute or `~` root as the policy spells it. Only a spelling the guarded walk takes
 // to the root itself (no link in a writable root on the way) counts (red team A23C-4).
+// A spelling with an empty component, '.' or '..' (a `HOME` of `/x/mono/app/` made
+// `~/proj` `/x/mono/app//proj`) was skipped, and with it the repository `mono` whose
+// `core.hooksPath = app/proj/hooks` the host's `git commit` ran (review R24-3). It is taken
+// as the shell's logical `cd` reads it (each '..' taking the name before it away), and,
+// where it has a '..', also as the kernel does (the directory each prefix names).
 std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
   std::vector<ResolvedPath> out;
   for (const auto& w : policy.write) {
@@ -1335,16 +1378,26 @@ std::vector<ResolvedPath> HostResolution::spelled_writable_roots() const {
     if (in_workspace && host.workspace_spelled.empty()) continue;
     const std::string spelled =
         in_workspace ? join(host.workspace_spelled, w.value.components) : h.spelled(w.value);
-    if (spelled.empty() || spelled[0] != '/' || spelled.find("//") != std::string::npos ||
-        spelled.find("/./") != std::string::npos || spelled.find("/../") != std::string::npos ||
-        spelled.ends_with("/.") || spelled.ends_with("/.."))
-      continue;
-    const Canonical c = HostResolver::canonicalize(spelled, guards);
-    if (c.stop != Canonical::Stop::None || c.path == spelled ||
-        std::none_of(r.write.begin(), r.write.end(),
-                     [&](const ResolvedPath& root) { return root.path == c.path; }))
-      continue;
-    out.push_back({spelled, HostKind::Directory, w.loc});
+    if (spelled.empty() || spelled[0] != '/') continue;
+    std::vector<std::string> readings{lexically_normal(spelled)};
+    std::vector<std::string> comps;
+    bool dot_dot = false;
+    for (const auto& part : components_below("/", spelled))
+      if (part != ".") {
+        dot_dot |= part == "..";
+        comps.push_back(part);
+      }
+    if (dot_dot) readings.push_back(join("/", comps));
+    for (const auto& reading : readings) {
+      const Canonical c = HostResolver::canonicalize(reading, guards);
+      if (c.stop != Canonical::Stop::None || c.path == reading ||
+          std::none_of(r.write.begin(), r.write.end(),
+                       [&](const ResolvedPath& root) { return root.path == c.path; }) ||
+          std::any_of(out.begin(), out.end(),
+                      [&](const ResolvedPath& o) { return o.path == reading; }))
+        continue;
+      out.push_back({reading, HostKind::Directory, w.loc});
+    }
   }
   return out;
 }

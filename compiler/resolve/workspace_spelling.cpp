@@ -55,8 +55,8 @@ bool same_directory(const std::string& a, const std::string& b) {
          sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-// `path` (absolute) without empty components, '.' and '..' (each taking the component
-// before it away, as a shell's logical `cd` does).
+}  // namespace
+
 std::string lexically_normal(const std::string& path) {
   std::vector<std::string> parts;
   std::stringstream in(path);
@@ -72,8 +72,6 @@ std::string lexically_normal(const std::string& path) {
   for (const auto& part : parts) out += "/" + part;
   return out.empty() ? "/" : out;
 }
-
-}  // namespace
 
 std::string caller_workspace_spelling(const std::optional<std::string>& workspace,
                                       const std::string& canonical) {

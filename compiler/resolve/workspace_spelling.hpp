@@ -25,6 +25,10 @@ struct WorkspaceSpelling {
 };
 WorkspaceSpelling walk_workspace_spelling(const std::string& spelled, const std::string& cwd);
 
+// `path` (absolute) without empty components, '.' and '..' (each taking the component
+// before it away, as a shell's logical `cd` does).
+std::string lexically_normal(const std::string& path);
+
 // The workspace as the caller named it (HostFacts::workspace_spelled, red team A23C-4):
 // `workspace` as given (none: the current directory), a relative one taken against $PWD,
 // the shell's name for the current directory, which keeps the links `cd` went through

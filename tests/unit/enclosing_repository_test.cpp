@@ -3,6 +3,7 @@
 #include "compiler/resolve/enclosing_repository.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ std::vector<std::string> found(EnclosingRepositories& e, const zpolicy::test::Te
     const std::string shape = r.shape == Shape::GitDirectory ? "dir"
                               : r.shape == Shape::Pointer    ? "pointer"
                               : r.shape == Shape::Link       ? "link"
+                              : r.shape == Shape::Unreadable ? "unreadable"
                                                              : "inside";
     out.push_back(shape + " " + r.top.substr(t.str().size()) + " " + r.gitdir);
   }
@@ -125,6 +127,26 @@ BOOST_AUTO_TEST_CASE(a_git_symlink_to_no_git_directory_is_listed_as_a_link) {
              boost::test_tools::per_element());
   BOOST_TEST(found(e, t, "linked/app") == V{"dir /linked " + t / "linked/.git"},
              boost::test_tools::per_element());
+}
+
+// Review R24-5: a `.git` whose lstat fails otherwise than by its absence (ENOENT, ENOTDIR) or
+// the caller's lack of search permission (EACCES) may be a repository git finds: it was
+// taken for none. A name longer than NAME_MAX makes the lstat fail with ENAMETOOLONG; the
+// directory is listed as one zpolicy cannot look at (the resolver refuses it), with the
+// repository above it still found.
+BOOST_AUTO_TEST_CASE(a_dot_git_that_cannot_be_looked_at_is_listed_unreadable) {
+  zpolicy::test::TempDir t;
+  git_directory(t, "outer/.git");
+  const std::string long_name(300, 'n');
+  EnclosingRepositories e;
+  const auto found_above = found(e, t, "outer/" + long_name + "/app");
+  using V = std::vector<std::string>;
+  BOOST_TEST(
+      found_above == (V{"unreadable /outer/" + long_name + " " + t / "outer/" + long_name + "/.git",
+                        "dir /outer " + t / "outer/.git"}),
+      boost::test_tools::per_element());
+  for (const auto& r : e.above(t / ("outer/" + long_name + "/app")))
+    if (r.shape == Shape::Unreadable) BOOST_TEST(r.error == ENAMETOOLONG);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

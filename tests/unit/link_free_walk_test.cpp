@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "compiler/resolve/dir_fd.hpp"
+#include "compiler/resolve/resolve.hpp"
+#include "support/failing_fstat.hpp"
 #include "support/temp_dir.hpp"
 
 using zpolicy::compiler::open_walking_without_links_at;
@@ -94,6 +96,43 @@ BOOST_AUTO_TEST_CASE(the_walk_answers_as_openat2_with_no_symlinks) {
     BOOST_TEST(walked == want, l.path << " flags " << l.flags);
   }
   close(root);
+}
+
+// Review R24-4: a last component the walk opened O_PATH|O_NOFOLLOW whose fstat failed was
+// returned, unlooked at, where it may be a link openat2 refuses (ELOOP); the runner's own
+// walk had refused it. With fstat failing (EIO), a link as the last component is ELOOP, as
+// a file is (whose kind is unknown as well); a link asked for itself (O_NOFOLLOW) is opened.
+BOOST_AUTO_TEST_CASE(a_last_component_whose_status_fails_is_refused) {
+  zpolicy::test::TempDir t;
+  t.write("root/file", "x\n");
+  t.symlink("file", "root/to_file");
+  const std::string root = t / "root";
+  const auto walked = [&](const std::string& name, int flags) {
+    return zpolicy::test::with_failing_fstat([&] {
+      const int dir = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      const int fd = open_walking_without_links_at(dir, name, flags);
+      return fd >= 0 ? 0 : errno == ELOOP ? 1 : 2;
+    });
+  };
+  const int link = walked("to_file", O_PATH);
+  if (link < 0) return;  // no seccomp filter here
+  BOOST_TEST(link == 1);
+  BOOST_TEST(walked("file", O_PATH) == 1);
+  BOOST_TEST(walked("to_file", O_PATH | O_NOFOLLOW) == 0);
+}
+
+// Review R24-5: the resolver's look-up without links took a found last component whose
+// fstat failed for "no link here" (host_link_on_the_way answered none for a host link).
+BOOST_AUTO_TEST_CASE(a_host_link_whose_status_fails_is_still_named) {
+  zpolicy::test::TempDir t;
+  t.write("dir/file", "x\n");
+  t.symlink("dir", "to_dir");
+  const std::string link = t / "to_dir";
+  BOOST_TEST(zpolicy::compiler::host_link_on_the_way(link + "/file").value_or("<none>") == link);
+  const int named = zpolicy::test::with_failing_fstat(
+      [&] { return zpolicy::compiler::host_link_on_the_way(link) == link ? 0 : 1; });
+  if (named < 0) return;  // no seccomp filter here
+  BOOST_TEST(named == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
