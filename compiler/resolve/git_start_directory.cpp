@@ -23,7 +23,7 @@ struct SetupKey {
 
 // The entries of the config file `path` as git's setup reads them, through a symlink too
 // (`mono/.git/config -> ../cfg/mono-config`); none when nothing is there. Where it cannot be
-// read (a symlink the walk cannot vouch for, a FIFO, a directory, unreadable), what it says
+// read (a symlink the walk cannot vouch for, a FIFO, unreadable), what it says
 // is unknown: `unknown` gets why, and git may stay where it was started. Read through the
 // link before, as a symlink was taken for "no entries": a linked config saying `core.bare =
 // true` and `core.hooksPath = hooks` went unjudged, the command wrote
@@ -41,7 +41,10 @@ std::vector<GitConfigEntry> entries_of(
     return {};
   }
   const GitConfigFile file = read_git_config_file(*c);
-  if (file.status == GitConfigFile::Status::Missing) return {};
+  // git reads nothing from a directory there, and dies: it runs nothing in that repository.
+  if (file.status == GitConfigFile::Status::Missing ||
+      file.status == GitConfigFile::Status::Directory)
+    return {};
   if (file.status != GitConfigFile::Status::Read) {
     if (!unknown)
       unknown = "what '" + path + "' may say (git's setup reads core.bare and core.worktree " +
