@@ -80,7 +80,7 @@ struct GitDirectories {
   void read_submodule_git_directories(const std::string& common);
   bool list_modules_level(const std::string& at, std::vector<std::string>& names);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
-  void protect_linked_entries(const std::string& dir);
+  void protect_symlink_targets_in(const std::string& dir);
   void protect_linked_worktree_pointer(const std::string& admin);
 
   const GitDirectoryWalk& walk;
@@ -202,8 +202,8 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     for (const char* name : {"/remotes", "/branches"})
       fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
     read_submodule_git_directories(common);
-    protect_linked_entries(dir);
-    if (common != dir) protect_linked_entries(common);
+    protect_symlink_targets_in(dir);
+    if (common != dir) protect_symlink_targets_in(common);
     protect_config_targets(
         git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads), hook_dirs);
     protect_linked_hooks(hook_dirs);
@@ -606,7 +606,7 @@ void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
 // the host's `git rebase --continue` runs (attack 23's open item); the same for any other
 // name git creates there. A `HEAD` linked to `refs/heads/main` (core.preferSymlinkRefs)
 // names a file inside the directory, protected already.
-void GitDirectories::protect_linked_entries(const std::string& dir) {
+void GitDirectories::protect_symlink_targets_in(const std::string& dir) {
   for (const char* state : {"", "/rebase-merge", "/rebase-apply", "/sequencer"}) {
     const std::string at = dir + state;
     const DirLinks links = symlinks_in(at);
