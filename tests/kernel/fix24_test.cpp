@@ -15,7 +15,8 @@
 // fix24. A24-5: a host symlink loop (or a chain of more than 40 links) that a deny or
 // protect pattern's walk met refused every run, although nothing can be made through it;
 // it names nothing now where the sandbox cannot change its lookup, and still refuses where
-// it can (a link or a directory of the workspace on the loop).
+// it can (a link or a directory of the workspace on the loop). A writable root inside a
+// common directory without a HEAD of its own was not refused as inside a git directory.
 // Each case runs as root and as uid 65534 and is judged from the host.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
@@ -58,6 +59,15 @@ enum class LoopThrough {
 std::ostream& operator<<(std::ostream& os, LoopThrough t) {
   return os << (t == LoopThrough::WorkspaceLink ? "a link in the workspace"
                                                 : "a directory in the workspace");
+}
+
+// Which git directory without a HEAD holds the writable root (`hooks`).
+enum class HeadlessCommon {
+  Bare,    // `C.git`, a bare clone used through `git worktree add ../wt`, its HEAD removed
+  DotGit,  // `repo/.git`, with a linked worktree `wt`, its HEAD removed
+};
+std::ostream& operator<<(std::ostream& os, HeadlessCommon h) {
+  return os << (h == HeadlessCommon::Bare ? "a bare repository's" : "a repository's .git");
 }
 
 }  // namespace
@@ -135,6 +145,49 @@ BOOST_DATA_TEST_CASE(a_host_loop_through_the_workspace_still_refuses,
                             ? "inside a writable root"
                             : "crosses more than 40 symlinks") != std::string::npos,
              r.describe());
+}
+
+// Attack 24's noticed item: a writable root inside a common directory without a HEAD of its
+// own was not refused as inside a git directory (discovery needs a HEAD), though git needs
+// only `objects` and `refs` there to use it for a linked worktree, whose config it reads and
+// whose hooks it runs. `--workspace C/hooks` (a bare clone used through `git worktree add`,
+// or `repo/.git`, its HEAD removed): the default-policy run went on, exit 0, the command
+// wrote `pre-commit`, and the host's `git commit` in the linked worktree ran it (70a8508).
+// Refused now, exit 2, as a writable root inside a git directory with a HEAD is.
+BOOST_DATA_TEST_CASE(a_writable_root_inside_a_headless_common_directory_is_refused,
+                     bdata::make(kCallers) *
+                         bdata::make({HeadlessCommon::Bare, HeadlessCommon::DotGit}),
+                     caller, common_of) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  const std::string top = box.base() + "/g", wt = top + "/wt";
+  box.make_dir(top);
+  const std::string src = top + "/src";
+  box.host_command({kGit, "init", "-q", src});
+  commit_empty(box, src, "i");
+  std::string common;
+  if (common_of == HeadlessCommon::Bare) {
+    common = top + "/C.git";
+    box.host_command({kGit, "clone", "-q", "--bare", src, common});
+    box.host_command({kGit, "--git-dir=" + common, "worktree", "add", "-q", wt});
+  } else {
+    common = src + "/.git";
+    box.host_command({kGit, "-C", src, "worktree", "add", "-q", wt});
+  }
+  box.host_command({"/bin/rm", common + "/HEAD"});
+  RunSpec spec;
+  spec.options = {"--workspace", common + "/hooks"};
+  spec.cwd = common + "/hooks";
+  spec.command = {"/bin/sh", "-c",
+                  hook("pre-commit", pwned) + " && echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 2, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("lies inside the git directory '" + common + "'") != std::string::npos,
+             r.describe());
+  BOOST_TEST(!exists(common + "/hooks/pre-commit"), r.describe());
+  commit_empty(box, wt, "w");
+  BOOST_TEST(!exists(pwned), r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
