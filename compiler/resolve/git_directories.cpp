@@ -490,8 +490,17 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
         }
         std::string path = at + "/" + name;
         struct stat st;
-        if (!stat_without_links(path, st) || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
-          continue;
+        if (!stat_without_links(path, st)) {
+          // A submodule git directory git reaches by name that zpolicy cannot look at was
+          // passed by as none (fix24), as `worktrees` entries were.
+          const int error = errno;
+          if (entry_unreachable(at, error)) continue;
+          diags.error({path, 0, 0}, "git reaches the submodules' git directories below '" + at +
+                                        "' by name, and zpolicy cannot look at '" + path + "' (" +
+                                        std::strerror(error) + ") to read them; refusing to run");
+          return;
+        }
+        if (!(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))) continue;
         if (S_ISLNK(st.st_mode)) {
           auto c = fixed_name(path, "submodule git directory");
           if (!c || kind_of(*c) != HostKind::Directory) continue;

@@ -128,6 +128,10 @@ GitLevel list_git_level(const std::string& dir) {
   return out;
 }
 
+bool entry_unreachable(const std::string& dir, int error) {
+  return error == ENOENT || (error == EACCES && not_searchable(dir));
+}
+
 std::string unlistable_git_level(const std::string& dir, const std::string& what, int error) {
   return "git reaches " + what + " '" + dir + "' by name, and zpolicy cannot list it (" +
          std::strerror(error) + ") to read them; make it readable by the user running zpolicy";
@@ -144,10 +148,8 @@ AdminDirs linked_worktree_admin_dirs(const std::string& common) {
       if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) out.dirs.push_back(path);
       continue;
     }
-    // Gone since the listing, or in a `worktrees` the caller may list and not search: git
-    // run by the caller reaches neither. Any other failure hides what git may read there.
     const int error = errno;
-    if (error == ENOENT || (error == EACCES && not_searchable(dir))) continue;
+    if (entry_unreachable(dir, error)) continue;
     if (!out.error) {
       out.error = error;
       out.unreadable = path;
@@ -173,12 +175,7 @@ DirLinks symlinks_in(const std::string& dir) {
     const std::string path = dir + "/" + e->d_name;
     struct stat st;
     if (lstat(path.c_str(), &st) != 0) {
-      // An entry that vanished is none; one in a directory the caller may list but not
-      // search (mode 0644) is none git run by the caller can run either. Any other failure
-      // (a name too long for a path, an I/O error) leaves unknown what git would run.
-      const int error = errno;
-      if (error != ENOENT && !(error == EACCES && not_searchable(dir)) && !out.unreadable)
-        out.unreadable = path;
+      if (!entry_unreachable(dir, errno) && !out.unreadable) out.unreadable = path;
       continue;
     }
     if (!S_ISLNK(st.st_mode)) continue;

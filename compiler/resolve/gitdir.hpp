@@ -74,6 +74,13 @@ GitLevel list_git_level(const std::string& dir);
 // Without "; refusing to run".
 std::string unlistable_git_level(const std::string& dir, const std::string& what, int error);
 
+// Whether `error`, met looking at an entry of the directory `dir` that a listing gave
+// (lstat), means nothing git run by the caller reaches is there: the entry vanished
+// (ENOENT), or the caller may list `dir` but not search it (EACCES, and no search
+// permission), which git run by the caller meets too. Any other failure (a name too long
+// for a path, an I/O error) hides what git may read or run there: the caller refuses.
+bool entry_unreachable(const std::string& dir, int error);
+
 // The administrative directories of a common directory's linked worktrees: the
 // directories and symlinks in `<common>/worktrees`, as named there (git reads through a
 // symlink; the caller canonicalizes each). A linked worktree's `.git` file names
