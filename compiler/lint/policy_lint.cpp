@@ -553,7 +553,8 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
             if (hard_linked_near(*bound_sensitive, *bound_root, look)) {
               const LinkedFiles& linked = linked_in(*bound_root);
               const struct stat* f = look.stat(*bound_sensitive);
-              holds_it = linked.hidden || (f && linked.names.contains({f->st_dev, f->st_ino}));
+              holds_it = linked.hidden || linked.failed ||
+                         (f && linked.names.contains({f->st_dev, f->st_ino}));
             }
             if (!holds_it && s.tree) {
               auto cached = tree_reaches.find(i);
@@ -569,7 +570,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
               for (const auto& [dev, ino] : cached->second.linked_files) {
                 if (!root_st || dev != root_st->st_dev || holds_it) continue;
                 const LinkedFiles& linked = linked_in(*bound_root);
-                holds_it = linked.hidden || linked.names.contains({dev, ino});
+                holds_it = linked.hidden || linked.failed || linked.names.contains({dev, ino});
               }
             }
           }

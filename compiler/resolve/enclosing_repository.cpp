@@ -90,7 +90,15 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
   // (review A23R-2).
   if (have && S_ISLNK(lst.st_mode) && out.empty())
     out.push_back({EnclosingRepository::Shape::Link, dir, dot_git});
-  if (is_git_directory(dir)) out.push_back({EnclosingRepository::Shape::Inside, dir, dir});
+  // A common directory needs no HEAD (A12-4): a linked worktree's git directory names it in
+  // its `commondir`, and git reads its config and runs its hooks for that worktree. With
+  // `--workspace C/hooks` for such a `C` (a bare repository used through `git worktree
+  // add`, its HEAD gone), the command wrote the hooks the worktree's `git commit` ran
+  // (attack 24's noticed item). Which git directories name it cannot be known from here:
+  // its layout alone decides, so that a directory that merely holds an `objects` and a
+  // `refs` is refused too, never one git would use let through.
+  if (is_git_directory(dir) || has_objects_and_refs(dir))
+    out.push_back({EnclosingRepository::Shape::Inside, dir, dir});
   return out;
 }
 

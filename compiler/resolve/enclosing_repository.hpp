@@ -22,7 +22,9 @@ struct EnclosingRepository {
     // now, but the sandbox may make one where it leads; `gitdir` is `top/.git`.
     Link,
     // `top` is itself a git directory (a bare repository, or a `.git` the directory lies
-    // in): the directory is inside a git directory, whose config and hooks git reads.
+    // in), or a common directory a linked worktree's git directory may name (an `objects`
+    // and a `refs`, no HEAD needed): the directory is inside a git directory, whose config
+    // and hooks git reads.
     Inside,
     // `top/.git` cannot be looked at (`error`: an lstat or stat error other than its
     // absence, or EACCES where the caller cannot search `top`): git may find a repository

@@ -1,6 +1,5 @@
 #include "compiler/resolve/git_config_targets.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -270,44 +269,18 @@ class Walk {
     for (const auto& dir : dirs)
       for (const bool branches : {false, true}) {
         const std::string sub = dir + (branches ? "/branches" : "/remotes");
-        DIR* d = opendir(sub.c_str());
         // git opens `remotes/<name>` by name, which search permission allows: one that is
-        // there and cannot be listed hides the files it reads (as `modules`: review 23).
-        // One the caller cannot search is skipped: git, run by the caller, cannot read
-        // what it holds either.
-        if (!d) {
-          const int error = errno;
-          if (error != ENOENT && error != ENOTDIR &&
-              !(error == EACCES && faccessat(AT_FDCWD, sub.c_str(), X_OK, AT_EACCESS) != 0 &&
-                errno == EACCES))
-            refuse_({sub, 0, 0}, "git reads the legacy remote files in '" + sub +
-                                     "' by name, and zpolicy cannot list it (" +
-                                     std::strerror(error) + ")");
-          continue;
-        }
-        // Every name but `.` and `..`: git reads `remotes/.x` for `git push .x` as it reads
-        // `remotes/origin` (remote.c valid_remote_nick); skipped, the URL of the host's
-        // `remotes/.x` naming `WS/evil.git` was left to the command to make, with a hook the
-        // host's `git push .x` ran (red team A24-4). A listing that fails part way hides
-        // the rest, as one that cannot start does.
-        std::vector<std::string> names;
-        for (;;) {
-          errno = 0;
-          const dirent* ent = readdir(d);
-          if (!ent) {
-            const int error = errno;
-            if (error != 0)
-              refuse_({sub, 0, 0}, "git reads the legacy remote files in '" + sub +
-                                       "' by name, and zpolicy cannot list it (" +
-                                       std::strerror(error) + ")");
-            break;
-          }
-          if (std::string_view(ent->d_name) != "." && std::string_view(ent->d_name) != "..")
-            names.push_back(ent->d_name);
-        }
-        closedir(d);
-        std::sort(names.begin(), names.end());
-        for (const auto& name : names) {
+        // there and cannot be listed, or whose listing fails part way, hides the files it
+        // reads (as `modules`: review 23; list_git_level). Every name but `.` and `..`:
+        // git reads `remotes/.x` for `git push .x` as it reads `remotes/origin` (remote.c
+        // valid_remote_nick); skipped, the URL of the host's `remotes/.x` naming
+        // `WS/evil.git` was left to the command to make, with a hook the host's `git push
+        // .x` ran (red team A24-4).
+        const GitLevel level = list_git_level(sub);
+        if (level.error)
+          refuse_({sub, 0, 0},
+                  unlistable_git_level(sub, "the legacy remote files in", level.error));
+        for (const auto& name : level.names) {
           if (stopped_) return;
           const std::string lexical = sub + "/" + name;
           const ir::SourceLoc named_at{lexical, 0, 0};

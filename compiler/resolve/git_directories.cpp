@@ -1,6 +1,5 @@
 #include "compiler/resolve/git_directories.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,7 +77,6 @@ struct GitDirectories {
   void judge_rewrite_base(const GitConfigTarget& t);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
-  bool list_modules_level(const std::string& at, std::vector<std::string>& names);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_symlink_targets_in(const std::string& dir);
   void protect_linked_worktree_pointer(const std::string& admin);
@@ -168,12 +166,15 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
     const AdminDirs admins = linked_worktree_admin_dirs(common);
     if (admins.error)
-      diags.error({common + "/worktrees", 0, 0},
-                  "git reaches the linked worktrees' git directories below '" + common +
-                      "/worktrees' by name, and zpolicy cannot list it (" +
-                      std::strerror(admins.error) +
-                      ") to read them; make it readable by the user running zpolicy; "
-                      "refusing to run");
+      diags.error(
+          {admins.unreadable, 0, 0},
+          (admins.unreadable == common + "/worktrees"
+               ? unlistable_git_level(admins.unreadable,
+                                      "the linked worktrees' git directories below", admins.error)
+               : "git reaches the linked worktree's git directory '" + admins.unreadable +
+                     "' by name, and zpolicy cannot look at it (" + std::strerror(admins.error) +
+                     ") to read it") +
+              "; refusing to run");
     for (const auto& admin : admins.dirs)
       if (const auto c = fixed_name(admin, "linked worktree's git directory");
           c && has_git_head(*c))
@@ -483,10 +484,17 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
       const std::string at = std::move(pending.back());
       pending.pop_back();
       if (!listed.insert(at).second) continue;
-      std::vector<std::string> names;
-      if (!list_modules_level(at, names)) return;
-      std::sort(names.begin(), names.end());
-      for (const auto& name : names) {
+      // A level there and not listable refuses (list_git_level): with mode 0711 (the
+      // caller's uid against another user's directory) it hid the submodule git
+      // directories below it, and their hooks and config went unread (review A23R-3).
+      const GitLevel level = list_git_level(at);
+      if (level.error) {
+        diags.error({at, 0, 0},
+                    unlistable_git_level(at, "the submodules' git directories below", level.error) +
+                        "; refusing to run");
+        return;
+      }
+      for (const auto& name : level.names) {
         if (++entries > kMaxSubmoduleEntries) {
           diags.error({*modules, 0, 0},
                       "git's 'modules' directory '" + *modules + "' holds more than " +
@@ -498,8 +506,17 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
         }
         std::string path = at + "/" + name;
         struct stat st;
-        if (!stat_without_links(path, st) || !(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
-          continue;
+        if (!stat_without_links(path, st)) {
+          // A submodule git directory git reaches by name that zpolicy cannot look at was
+          // passed by as none (fix24), as `worktrees` entries were.
+          const int error = errno;
+          if (entry_unreachable(at, error)) continue;
+          diags.error({path, 0, 0}, "git reaches the submodules' git directories below '" + at +
+                                        "' by name, and zpolicy cannot look at '" + path + "' (" +
+                                        std::strerror(error) + ") to read them; refusing to run");
+          return;
+        }
+        if (!(S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode))) continue;
         if (S_ISLNK(st.st_mode)) {
           auto c = fixed_name(path, "submodule git directory");
           if (!c || kind_of(*c) != HostKind::Directory) continue;
@@ -512,40 +529,6 @@ void GitDirectories::read_submodule_git_directories(const std::string& common) {
       }
     }
   }
-}
-
-// The names in `at`, a directory below `modules`, or false (refused) when it is there and
-// cannot be listed: git reaches `modules/<name>` by name, which search permission allows,
-// so a level with mode 0711 (the caller's uid against another user's directory) hid the
-// submodule git directories below it, and their hooks and config went unread. One the
-// caller cannot even search (EACCES on the way) is skipped: git, run by the caller, cannot
-// reach what lies below it either, and the sandbox, with the caller's rights or fewer,
-// cannot change that. Nothing there (ENOENT, ENOTDIR) is no submodule.
-bool GitDirectories::list_modules_level(const std::string& at, std::vector<std::string>& names) {
-  DIR* d = opendir(at.c_str());
-  int error = d ? 0 : errno;
-  if (d) {
-    for (;;) {
-      errno = 0;
-      const dirent* e = readdir(d);
-      if (!e) {
-        error = errno;
-        break;
-      }
-      if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
-        names.emplace_back(e->d_name);
-    }
-    closedir(d);
-  }
-  if (error == 0 || error == ENOENT || error == ENOTDIR) return true;
-  if (error == EACCES && faccessat(AT_FDCWD, at.c_str(), X_OK, AT_EACCESS) != 0 &&
-      errno == EACCES)
-    return true;
-  diags.error({at, 0, 0}, "git reaches the submodules' git directories below '" + at +
-                              "' by name, and zpolicy cannot list it (" + std::strerror(error) +
-                              ") to read them; make it readable by the user running zpolicy; "
-                              "refusing to run");
-  return false;
 }
 
 // A hook that is a symlink runs what it points at (`pre-commit ->

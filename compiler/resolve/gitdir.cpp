@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
+#include <string_view>
 
 namespace zpolicy::compiler {
 
@@ -54,13 +56,16 @@ bool has_git_head(const std::string& dir) {
   return lstat(head.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
 }
 
-bool is_git_directory(const std::string& dir) {
+bool has_objects_and_refs(const std::string& dir) {
   // As git tests them, with access(2): through a symlink, and a searchable file passes too.
   auto searchable = [](const std::string& p) { return access(p.c_str(), X_OK) == 0; };
+  return searchable(dir + "/objects") && searchable(dir + "/refs");
+}
+
+bool is_git_directory(const std::string& dir) {
   struct stat st;
   const bool linked = lstat((dir + "/commondir").c_str(), &st) == 0;  // a linked worktree's
-  return has_git_head(dir) &&
-         (linked || (searchable(dir + "/objects") && searchable(dir + "/refs")));
+  return has_git_head(dir) && (linked || has_objects_and_refs(dir));
 }
 
 std::vector<std::string> enter_repo_candidates(const std::string& path) {
@@ -89,15 +94,22 @@ std::optional<std::string> worktree_of_admin_dir(const std::string& admin) {
   return pointer->substr(0, std::max<size_t>(pointer->rfind('/'), 1));
 }
 
-AdminDirs linked_worktree_admin_dirs(const std::string& common) {
-  AdminDirs out;
-  const std::string dir = common + "/worktrees";
+namespace {
+
+// Whether the caller lacks search permission on `dir` (or on a directory on the way to it),
+// as git run by the caller would: EACCES there is nothing git can reach.
+bool not_searchable(const std::string& dir) {
+  return faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) != 0 && errno == EACCES;
+}
+
+}  // namespace
+
+GitLevel list_git_level(const std::string& dir) {
+  GitLevel out;
   DIR* d = opendir(dir.c_str());
   if (!d) {
     const int error = errno;
-    if (error != ENOENT && error != ENOTDIR &&
-        !(error == EACCES && faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) != 0 &&
-          errno == EACCES))
+    if (error != ENOENT && error != ENOTDIR && !(error == EACCES && not_searchable(dir)))
       out.error = error;
     return out;
   }
@@ -108,14 +120,41 @@ AdminDirs linked_worktree_admin_dirs(const std::string& common) {
       out.error = errno;
       break;
     }
-    const std::string name = e->d_name;
-    struct stat st;
-    if (name == "." || name == "..") continue;
-    if (lstat((dir + "/" + name).c_str(), &st) == 0 && (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)))
-      out.dirs.push_back(dir + "/" + name);
+    if (std::string_view(e->d_name) != "." && std::string_view(e->d_name) != "..")
+      out.names.emplace_back(e->d_name);
   }
   closedir(d);
-  std::sort(out.dirs.begin(), out.dirs.end());
+  std::sort(out.names.begin(), out.names.end());
+  return out;
+}
+
+bool entry_unreachable(const std::string& dir, int error) {
+  return error == ENOENT || (error == EACCES && not_searchable(dir));
+}
+
+std::string unlistable_git_level(const std::string& dir, const std::string& what, int error) {
+  return "git reaches " + what + " '" + dir + "' by name, and zpolicy cannot list it (" +
+         std::strerror(error) + ") to read them; make it readable by the user running zpolicy";
+}
+
+AdminDirs linked_worktree_admin_dirs(const std::string& common) {
+  const std::string dir = common + "/worktrees";
+  GitLevel level = list_git_level(dir);
+  AdminDirs out{{}, level.error, level.error ? dir : std::string()};
+  for (const auto& name : level.names) {
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0) {
+      if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode)) out.dirs.push_back(path);
+      continue;
+    }
+    const int error = errno;
+    if (entry_unreachable(dir, error)) continue;
+    if (!out.error) {
+      out.error = error;
+      out.unreadable = path;
+    }
+  }
   return out;
 }
 
@@ -135,12 +174,16 @@ DirLinks symlinks_in(const std::string& dir) {
     }
     const std::string path = dir + "/" + e->d_name;
     struct stat st;
-    if (lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) continue;
+    if (lstat(path.c_str(), &st) != 0) {
+      if (!entry_unreachable(dir, errno) && !out.unreadable) out.unreadable = path;
+      continue;
+    }
+    if (!S_ISLNK(st.st_mode)) continue;
     char buf[4096];
     const ssize_t n = readlink(path.c_str(), buf, sizeof buf);
     if (n > 0 && static_cast<size_t>(n) < sizeof buf)
       out.links.push_back({path, std::string(buf, static_cast<size_t>(n))});
-    else if (!out.unreadable)
+    else if (!(n < 0 && errno == ENOENT) && !out.unreadable)
       out.unreadable = path;
   }
   closedir(d);

@@ -33,6 +33,12 @@ CommonDir commondir_named_by(const std::string& gitdir);
 // repositories).
 bool has_git_head(const std::string& dir);
 
+// Whether `dir` holds an `objects` and a `refs` that access(2) finds searchable: all git
+// asks of a common directory, which a linked worktree's git directory names in its
+// `commondir` (setup.c is_git_directory, through get_common_dir): it needs no HEAD, and git
+// reads its config and runs its hooks for that worktree (A12-4).
+bool has_objects_and_refs(const std::string& dir);
+
 // Whether git takes `dir` for a repository's git directory as upload-pack and
 // receive-pack do (setup.c is_git_directory): a HEAD, and an `objects` and a `refs` that
 // access(2) finds searchable, or a `commondir` file naming where they are.
@@ -47,23 +53,56 @@ std::vector<std::string> enter_repo_candidates(const std::string& path);
 // belongs to: the directory of the `.git` file its `gitdir` file names; none without one.
 std::optional<std::string> worktree_of_admin_dir(const std::string& admin);
 
+// The entries of `dir`, a directory whose entries git reaches by name (`modules` and the
+// levels below it, `remotes`, `branches`, `worktrees`), but `.` and `..`, in name order.
+// `error` (an errno) is set where it is there and cannot be listed, or its listing fails
+// part way: git reaches what it holds with search permission alone, so one zpolicy cannot
+// list (the caller's uid against another user's 0711) hides the files git reads there, and
+// the caller refuses with unlistable_git_level() (review A23R-3, red team A24-3). Nothing
+// there (ENOENT, ENOTDIR) holds nothing, and so does one the caller cannot even search
+// (EACCES, and no search permission on it or on the way): git, run by the caller, cannot
+// reach what it holds either, and the sandbox, with the caller's rights or fewer, cannot
+// change that.
+struct GitLevel {
+  std::vector<std::string> names;
+  int error = 0;
+};
+GitLevel list_git_level(const std::string& dir);
+
+// Why a run is refused where list_git_level(`dir`) failed with `error`: git reaches `what`
+// ("the submodules' git directories below", "the legacy remote files in") there by name.
+// Without "; refusing to run".
+std::string unlistable_git_level(const std::string& dir, const std::string& what, int error);
+
+// Whether `error`, met looking at an entry of the directory `dir` that a listing gave
+// (lstat), means nothing git run by the caller reaches is there: the entry vanished
+// (ENOENT), or the caller may list `dir` but not search it (EACCES, and no search
+// permission), which git run by the caller meets too. Any other failure (a name too long
+// for a path, an I/O error) hides what git may read or run there: the caller refuses.
+bool entry_unreachable(const std::string& dir, int error);
+
 // The administrative directories of a common directory's linked worktrees: the
 // directories and symlinks in `<common>/worktrees`, as named there (git reads through a
-// symlink; the caller canonicalizes each). `error` is set (an errno) where `worktrees` is
-// there and cannot be listed, as for `modules` (review A23R-3): a linked worktree's `.git`
-// file names `worktrees/<id>`, which git reaches by name with search permission alone, and
-// reads its `config.worktree` there; the caller refuses. One the caller cannot even search
-// is none to git run by the caller either.
+// symlink; the caller canonicalizes each). A linked worktree's `.git` file names
+// `worktrees/<id>`, which git reaches by name, and reads its `config.worktree` there:
+// `error` (an errno) is set where list_git_level() sets it, or where an entry is there and
+// cannot be looked at for another reason than the caller's missing search permission on
+// `worktrees` (which git run by the caller lacks too); `unreadable` names what failed.
+// The caller refuses.
 struct AdminDirs {
   std::vector<std::string> dirs;
   int error = 0;
+  std::string unreadable;
 };
 AdminDirs linked_worktree_admin_dirs(const std::string& common);
 
 // The symlinks directly in `dir` (a hooks directory), each with the text it holds, in
 // name order; none when nothing is at `dir` or it is no directory. `unreadable` names
-// what exists and could not be looked at (a directory that cannot be listed, a link that
-// cannot be read): the caller refuses, since git may run what it holds (red team A14B-5).
+// what exists and could not be looked at (a directory that cannot be listed or whose
+// listing fails part way, an entry whose lstat fails, a link that cannot be read): the
+// caller refuses, since git may run what it holds (red team A14B-5). Not an entry that
+// vanished (ENOENT), nor one of a directory the caller may list but not search (EACCES):
+// git, run by the caller, cannot reach it either.
 struct DirLink {
   std::string path, target;
 };

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -28,15 +29,26 @@ bool special_file(mode_t mode) {
 // Calls `file(path, st)` for every non-directory below `top` (and for `top` itself when
 // it is not a directory), never following a symlink and never entering a path in `skip`,
 // until `file` returns false. Iterative: the workspace decides the depth, not the stack.
-// A directory that cannot be opened is handed to `unlistable`, which says whether to go on.
-void walk(const std::string& top, const std::set<std::string>& skip,
-          const std::function<bool(const std::string&, const struct stat&)>& file,
-          const std::function<bool(const std::string&)>& unlistable) {
+// A directory that cannot be opened for its permissions (EACCES; `top` too where it cannot
+// even be looked at) is handed to `unlistable`, which says whether to go on. What vanished
+// since it was listed (ENOENT), or became no directory (ENOTDIR, ELOOP: the walk follows no
+// link), is passed by. Any other failure (EMFILE, ENOMEM, EIO, a listing that fails part
+// way) ends the walk and is returned: what it hides cannot be checked, and the caller
+// refuses.
+std::optional<WalkFailure> walk(
+    const std::string& top, const std::set<std::string>& skip,
+    const std::function<bool(const std::string&, const struct stat&)>& file,
+    const std::function<bool(const std::string&)>& unlistable) {
   struct stat st;
-  if (lstat(top.c_str(), &st) != 0) return;
+  if (lstat(top.c_str(), &st) != 0) {
+    const int error = errno;
+    if (error == EACCES) unlistable(top);
+    if (error == ENOENT || error == ENOTDIR || error == EACCES) return std::nullopt;
+    return WalkFailure{top, error};
+  }
   if (!S_ISDIR(st.st_mode)) {
     file(top, st);
-    return;
+    return std::nullopt;
   }
   bool more = true;
   std::vector<std::string> pending{top};
@@ -45,16 +57,29 @@ void walk(const std::string& top, const std::set<std::string>& skip,
     pending.pop_back();
     int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-      if (errno == EACCES) more = unlistable(dir);
+      const int error = errno;
+      if (error == EACCES)
+        more = unlistable(dir);
+      else if (error != ENOENT && error != ENOTDIR && error != ELOOP)
+        return WalkFailure{dir, error};
       continue;
     }
     DIR* d = fdopendir(fd);
     if (!d) {
+      const int error = errno;
       close(fd);
-      continue;
+      return WalkFailure{dir, error};
     }
     const std::string prefix = dir == "/" ? "" : dir;
-    while (dirent* e = more ? readdir(d) : nullptr) {
+    while (more) {
+      errno = 0;
+      const dirent* e = readdir(d);
+      if (!e) {
+        if (errno == 0) break;
+        const int error = errno;
+        closedir(d);
+        return WalkFailure{dir, error};
+      }
       const std::string_view name = e->d_name;
       if (name == "." || name == "..") continue;
       std::string path = prefix + "/" + e->d_name;
@@ -66,8 +91,14 @@ void walk(const std::string& top, const std::set<std::string>& skip,
       // Never followed. Special files are looked at too (they are protected), never opened.
       if (e->d_type == DT_LNK) continue;
       if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        const int error = errno;
         // Listed but not searchable (mode 0644): what it holds cannot be looked at.
-        if (errno == EACCES) more = unlistable(dir);
+        if (error == EACCES)
+          more = unlistable(dir);
+        else if (error != ENOENT) {
+          closedir(d);
+          return WalkFailure{path, error};
+        }
         continue;
       }
       if (S_ISDIR(st.st_mode))
@@ -77,6 +108,7 @@ void walk(const std::string& top, const std::set<std::string>& skip,
     }
     closedir(d);
   }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -95,7 +127,7 @@ LinkedFiles linked_files_below(const std::string& root, const std::set<std::stri
                                bool find_privileged) {
   LinkedFiles out;
   const uid_t euid = geteuid();
-  walk(
+  out.failed = walk(
       root, skip,
       [&](const std::string& path, const struct stat& st) {
         if (S_ISREG(st.st_mode) && st.st_nlink > 1)
@@ -160,6 +192,19 @@ void protect_special_files(
                    std::make_move_iterator(found.end()));
 }
 
+// A walk below `tree` (a writable root, or a protected tree searched for the other names
+// of its files) that failed for another reason than permissions: refused, since what it
+// did not look at may be another name of a protected file, a device node or a privileged
+// program.
+void refuse_failed_walk(const WalkFailure& failed, const ir::ResolvedPath& tree,
+                        ir::Diagnostics& diags) {
+  diags.error(tree.loc, "cannot look into '" + failed.path + "' below '" + tree.path + "' (" +
+                            std::strerror(failed.error) +
+                            "): whether what it holds is another name of a protected file, "
+                            "a device node or a privileged program cannot be checked; "
+                            "refusing to run");
+}
+
 // False when it refused the run.
 bool protect_hard_link_aliases(
     ir::Resolved& r, const std::vector<ir::ResolvedPath>& outside,
@@ -206,14 +251,19 @@ bool protect_hard_link_aliases(
     // Only a protected file with other names can have one hidden there.
     const ir::ResolvedPath* shared = nullptr;
     for (const auto* p : trees)
-      if (!shared)
-        walk(
+      if (!shared) {
+        const auto failed = walk(
             p->path, {},
             [&](const std::string&, const struct stat& st) {
               if (S_ISREG(st.st_mode) && st.st_nlink > 1) shared = p;
               return !shared;
             },
             [](const std::string&) { return true; });
+        if (failed) {
+          refuse_failed_walk(*failed, *p, diags);
+          return false;
+        }
+      }
     if (shared) {
       diags.error(shared->loc,
                   "cannot list '" + *hidden_from_walk +
@@ -232,8 +282,8 @@ bool protect_hard_link_aliases(
   // Past the limit the run is refused, so the walk stops there.
   // A protected directory the walk cannot list may hold what a writable name shares.
   std::optional<std::pair<std::string, const ir::ResolvedPath*>> unlisted;
-  for (const auto* p : trees)
-    walk(
+  for (const auto* p : trees) {
+    const auto failed = walk(
         p->path, {},
         [&](const std::string&, const struct stat& st) {
           auto it = linked.find({st.st_dev, st.st_ino});
@@ -248,6 +298,11 @@ bool protect_hard_link_aliases(
           unlisted = {dir, p};
           return false;
         });
+    if (failed) {
+      refuse_failed_walk(*failed, *p, diags);
+      return false;
+    }
+  }
   if (unlisted) {
     diags.error(unlisted->second->loc,
                 "cannot list '" + unlisted->first + "' below protected path '" +
@@ -292,7 +347,12 @@ void protect_hard_links_and_special_files(ir::Resolved& r,
   for (const auto& w : r.write) {
     bool nested = false;
     for (const auto& o : r.write) nested |= o.path != w.path && ir::path_within(o.path, w.path);
-    if (!nested) walked.emplace_back(&w, linked_files_below(w.path, guarded, true));
+    if (nested) continue;
+    walked.emplace_back(&w, linked_files_below(w.path, guarded, true));
+    if (const auto& failed = walked.back().second.failed) {
+      refuse_failed_walk(*failed, w, diags);
+      return;
+    }
   }
   // The aliases first: their search walks every protected path, and a closed directory
   // cannot be walked.

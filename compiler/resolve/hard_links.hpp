@@ -73,6 +73,13 @@ bool privileged_file(const std::string& path, const struct stat& st, uid_t euid)
 // into (red team H17-7). Also the lints' reading of "a start-up file's other name lies in
 // this root" (ZP003, H17-2).
 // With `find_privileged`, also the privileged files there (`privileged_file`).
+// A walk that failed for another reason than permissions or a name that vanished (EMFILE,
+// ENOMEM, EIO, a listing that fails part way) stops there and says where (`failed`): what
+// it did not look at may be any of these, and the caller refuses.
+struct WalkFailure {
+  std::string path;
+  int error = 0;
+};
 struct LinkedFiles {
   std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> names;
   std::optional<std::string> hidden;
@@ -84,6 +91,7 @@ struct LinkedFiles {
   std::vector<std::string> special;
   // With `find_privileged`: the files privileged_file() names.
   std::vector<std::string> privileged;
+  std::optional<WalkFailure> failed;
 };
 LinkedFiles linked_files_below(const std::string& root, const std::set<std::string>& skip = {},
                                bool find_privileged = false);

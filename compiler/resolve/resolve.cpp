@@ -5,6 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__linux__)
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
@@ -499,14 +504,17 @@ class HostResolver {
     return canonicalize(lexical, guarded, links, followed);
   }
 
+  // `looked_in`, when given, gets every directory the walk looks a name up in (or reads a
+  // link of), its links' targets' walks included.
   static Canonical canonicalize(const std::string& lexical,
                                 const std::vector<ResolvedPath>& guarded,
-                                std::vector<std::string>* links, int& followed) {
+                                std::vector<std::string>* links, int& followed,
+                                std::set<std::string>* looked_in = nullptr) {
     const std::vector<std::string> comps = components_below("/", lexical);
     // Most paths hold no link, '.' or '..': then the walk below ends with the path as
     // spelled, whether it stops at a missing component or not, and one lookup says so.
     const std::string spelled = join("/", comps);
-    if (spelled.size() < PATH_MAX &&
+    if (!looked_in && spelled.size() < PATH_MAX &&
         std::none_of(comps.begin(), comps.end(),
                      [](const std::string& c) { return c == "." || c == ".."; })) {
       mode_t mode = 0;
@@ -528,6 +536,7 @@ class HostResolver {
         continue;
       }
       std::string next = join(cur, {comps[i]});
+      if (looked_in) looked_in->insert(cur);
       struct stat st;
       bool exists = next.size() < PATH_MAX && dir.get() >= 0 &&
                     fstatat(dir.get(), comps[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
@@ -547,7 +556,7 @@ class HostResolver {
           exists = false;
         } else {
           Canonical t = canonicalize(target->front() == '/' ? *target : cur + "/" + *target,
-                                     guarded, links, followed);
+                                     guarded, links, followed, looked_in);
           if (t.stop == Canonical::Stop::SymlinkInWritableRoot ||
               t.stop == Canonical::Stop::TooManyLinks)
             return {lexical, t.stop, t.at};
@@ -573,6 +582,38 @@ class HostResolver {
       cur = std::move(next);
     }
     return {cur, Canonical::Stop::None, {}, true, mode};
+  }
+
+  // Whether the lookup of `lexical` fails for its count of links (ELOOP: a loop, or a chain
+  // of more than the kernel follows) whatever the sandbox does (red team A24-5): every name
+  // the lookup meets up to the count, in the link's own walk and its targets' alike, lies in
+  // a directory outside every root in `guarded`, where the sandbox can add, remove or
+  // re-point nothing, and outside every procfs, whose links (`/proc/self`, `cwd`, `fd/N`)
+  // name the looking process's own files: another process, the sandbox or the host's next
+  // command, may meet other links there. A name the lookup passes in a writable root, even a
+  // directory's (`/srv/l -> /WS/d/../../srv/l`: the sandbox can make `d` a link elsewhere and
+  // `srv/l` a directory there), can end the loop: false. The trees bwrap gives the sandbox
+  // of its own (`/tmp`, `/dev`) change what the sandbox alone meets there, never the host:
+  // what it reads through them is its own, or a host file it may read by that file's name.
+  static bool loops_for_good(const std::string& lexical, const std::vector<ResolvedPath>& guarded) {
+    int followed = 0;
+    std::set<std::string> looked_in;
+    if (canonicalize(lexical, guarded, nullptr, followed, &looked_in).stop !=
+        Canonical::Stop::TooManyLinks)
+      return false;
+    return std::none_of(looked_in.begin(), looked_in.end(), [&](const std::string& dir) {
+      return ir::within_any(guarded, dir) || on_procfs(dir);
+    });
+  }
+
+  // Whether `dir` lies on a procfs (or cannot be asked: taken for one).
+  static bool on_procfs(const std::string& dir) {
+#if defined(__linux__)
+    struct statfs fs {};
+    return statfs(dir.c_str(), &fs) != 0 || fs.f_type == PROC_SUPER_MAGIC;
+#else
+    return ir::path_within("/proc", dir);
+#endif
   }
 
   // canonicalize() with its stop reported at `loc`; nullopt when it stopped.
@@ -1291,13 +1332,26 @@ void HostResolution::expand_patterns() {
                     "re-point; name the directory it leads to";
           return std::nullopt;
         }
+        // A loop the sandbox cannot open names nothing, now or later: the kernel's lookup
+        // fails there for the host and the sandbox alike. Taken for a dangling link, it asked
+        // where the kernel would create what it names, and refused every run (red team
+        // A24-5).
+        if (c.stop == Canonical::Stop::TooManyLinks && HostResolver::loops_for_good(link, guards))
+          return FollowedLink{{}, false, true};
         if (c.stop != Canonical::Stop::None) return FollowedLink{};
         return FollowedLink{c.path, c.complete};
       }};
+  // A match that is such a loop itself names nothing either; a literal path through one
+  // still refuses (the user named it).
+  const auto names_nothing = [&](const PatternHit& hit) {
+    return !hit.canonical && HostResolver::loops_for_good(hit.path, guards);
+  };
   if (auto hits = expand_deny_patterns(policy, r, binding, diags))
-    for (const auto& hit : *hits) deny(hit.path, hit.loc);
+    for (const auto& hit : *hits)
+      if (!names_nothing(hit)) deny(hit.path, hit.loc);
   if (auto hits = expand_protect_patterns(policy, r, guards, binding, diags))
-    for (const auto& hit : *hits) protect_absolute(hit.path, hit.loc, hit.canonical);
+    for (const auto& hit : *hits)
+      if (!names_nothing(hit)) protect_absolute(hit.path, hit.loc, hit.canonical);
 }
 
 // A linked worktree's git directory names, in `commondir`, the directory whose config

@@ -512,6 +512,7 @@ class Walker {
       result_.error = refusal;
       return;
     }
+    if (to->never) return;
     if (!to->exists) {
       // Nothing there yet; the sandbox may be able to make it.
       dangling(link, std::move(taken.next));

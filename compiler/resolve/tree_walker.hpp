@@ -48,9 +48,12 @@ struct WalkResult {
 };
 
 // Where a host link a walk follows leads: its canonical target, and whether that exists.
+// `never`: the kernel's lookup of the link fails for its count of links (a loop), and
+// nothing the sandbox can do changes that: nothing is there, and nothing can be made.
 struct FollowedLink {
   std::string path;
   bool exists = false;
+  bool never = false;
 };
 
 struct WalkOptions {

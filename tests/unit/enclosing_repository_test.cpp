@@ -94,6 +94,24 @@ BOOST_AUTO_TEST_CASE(a_directory_inside_a_git_directory_is_inside_it) {
              boost::test_tools::per_element());
 }
 
+// A common directory needs no HEAD (git asks only for its `objects` and `refs`): a linked
+// worktree's git directory names it in `commondir`, and git runs its hooks for that worktree.
+// A directory inside one is inside a git directory (attack 24's noticed item: `--workspace
+// C/hooks` let the command write the worktree's pre-commit hook), also where it is a `.git`
+// that lost its HEAD. One with `objects` alone is none.
+BOOST_AUTO_TEST_CASE(a_directory_inside_a_common_directory_without_a_head_is_inside_it) {
+  zpolicy::test::TempDir t;
+  for (const char* d : {"C/objects", "C/refs", "C/hooks", "repo/.git/objects", "repo/.git/refs",
+                        "repo/.git/hooks", "half/objects", "half/hooks"})
+    t.mkdir(d);
+  EnclosingRepositories e;
+  using V = std::vector<std::string>;
+  BOOST_TEST(found(e, t, "C/hooks") == V{"inside /C " + t / "C"}, boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "repo/.git/hooks") == V{"inside /repo/.git " + t / "repo/.git"},
+             boost::test_tools::per_element());
+  BOOST_TEST(found(e, t, "half/hooks").empty());
+}
+
 BOOST_AUTO_TEST_CASE(each_directory_is_looked_at_once) {
   zpolicy::test::TempDir t;
   git_directory(t, "repo/.git");

@@ -762,6 +762,57 @@ BOOST_AUTO_TEST_CASE(a_protect_pattern_through_a_host_link_into_a_writable_root_
   BOOST_TEST(deep.empty(), deep.size());
 }
 
+// Red team A24-5: a host link the kernel can never follow (a loop, or a chain of more than
+// 40 links) that a pattern's walk met was taken for a dangling one, and asking where the
+// kernel would create what it names refused every run ("crosses more than 40 symlinks").
+// Where nothing the sandbox can do changes that lookup (every name on its way lies outside
+// the writable roots and the sandbox's own trees), it names nothing, whether the walk goes
+// on below it or matches it; what a shorter part of a chain leads to is denied as ever. A
+// loop that passes a directory of the workspace (`sub/../..`: the sandbox can make `sub` a
+// link elsewhere, and the loop's name a directory there) or a link there still refuses.
+BOOST_AUTO_TEST_CASE(a_host_loop_a_pattern_meets_names_nothing_unless_the_sandbox_can_end_it) {
+  HostLinks h;
+  h.t.symlink("loop", "srv/loop");
+  h.t.symlink("real", "srv/c41");  // c0 -> c1 -> ... -> c41 -> real: 42 links from c0
+  for (int i = 0; i < 41; ++i)
+    h.t.symlink("c" + std::to_string(i + 1), "srv/c" + std::to_string(i));
+  h.t.symlink("loop", "home/loop");
+  std::vector<std::string> denied, matched, protected_paths;
+  BOOST_TEST(h.resolve("  deny: [\"" + h.srv + "/*/secret\"]\n", &denied, true) == "");
+  denied.erase(std::unique(denied.begin(), denied.end()), denied.end());
+  BOOST_TEST(denied == Paths{"/srv/real/secret missing"}, boost::test_tools::per_element());
+  BOOST_TEST(h.resolve("  deny: [\"" + h.srv + "/l*\"]\n", &matched, true) == "");
+  BOOST_TEST(matched.empty(), matched.size());
+  BOOST_TEST(h.resolve("  protect: [\"${HOME}/*/.env\", \"${HOME}/l*\"]\n", &protected_paths) ==
+             "");
+  BOOST_TEST(protected_paths.empty(), protected_paths.size());
+  // A literal path through the loop still refuses: the user named it.
+  BOOST_TEST(h.resolve("  deny: [\"" + h.srv + "/loop/secret\"]\n").find("crosses more than 40") !=
+             std::string::npos);
+
+  HostLinks through_link;  // srv/wl -> WS/wl -> srv/wl
+  through_link.t.symlink(through_link.ws + "/wl", "srv/wl");
+  through_link.t.symlink(through_link.srv + "/wl", "ws/wl");
+  const std::string by_link =
+      through_link.resolve("  deny: [\"" + through_link.srv + "/*/secret\"]\n");
+  BOOST_TEST(by_link.find("leads through the symlink '" + through_link.ws +
+                          "/wl' inside a writable root") != std::string::npos,
+             by_link);
+  HostLinks through_dir;  // srv/d -> ../ws/sub/../../srv/d
+  through_dir.t.symlink("../ws/sub/../../srv/d", "srv/d");
+  const std::string by_dir =
+      through_dir.resolve("  deny: [\"" + through_dir.srv + "/*/secret\"]\n");
+  BOOST_TEST(by_dir.find("crosses more than 40 symlinks") != std::string::npos, by_dir);
+  BOOST_TEST(by_dir.find("(refused)") != std::string::npos, by_dir);
+  // Through a procfs: `/proc/self` is the looking process's, so another one (the host's next
+  // command) may meet other links there.
+  HostLinks through_proc;  // srv/p -> /proc/self/root/…/srv/p
+  through_proc.t.symlink("/proc/self/root" + through_proc.srv + "/p", "srv/p");
+  const std::string by_proc =
+      through_proc.resolve("  deny: [\"" + through_proc.srv + "/*/secret\"]\n");
+  BOOST_TEST(by_proc.find("crosses more than 40 symlinks") != std::string::npos, by_proc);
+}
+
 // Red team attack 23b: a host link to something that is there but no directory (A23B-1) is
 // judged as a dangling one; where the caller says a link must not be followed the walk
 // refuses (A23B-2); a directory outside the roots is passed through for bounded patterns
