@@ -160,19 +160,10 @@ AdminDirs linked_worktree_admin_dirs(const std::string& common) {
 
 DirLinks symlinks_in(const std::string& dir) {
   DirLinks out;
-  DIR* d = opendir(dir.c_str());
-  if (!d) {
-    if (errno != ENOENT && errno != ENOTDIR) out.unreadable = dir;
-    return out;
-  }
-  for (;;) {
-    errno = 0;
-    const dirent* e = readdir(d);
-    if (!e) {
-      if (errno != 0) out.unreadable = dir;
-      break;
-    }
-    const std::string path = dir + "/" + e->d_name;
+  const GitLevel level = list_git_level(dir);
+  if (level.error) out.unreadable = dir;
+  for (const auto& name : level.names) {
+    const std::string path = dir + "/" + name;
     struct stat st;
     if (lstat(path.c_str(), &st) != 0) {
       if (!entry_unreachable(dir, errno) && !out.unreadable) out.unreadable = path;
@@ -186,7 +177,6 @@ DirLinks symlinks_in(const std::string& dir) {
     else if (!(n < 0 && errno == ENOENT) && !out.unreadable)
       out.unreadable = path;
   }
-  closedir(d);
   std::sort(out.links.begin(), out.links.end(),
             [](const DirLink& a, const DirLink& b) { return a.path < b.path; });
   return out;

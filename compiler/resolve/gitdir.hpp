@@ -101,8 +101,9 @@ AdminDirs linked_worktree_admin_dirs(const std::string& common);
 // what exists and could not be looked at (a directory that cannot be listed or whose
 // listing fails part way, an entry whose lstat fails, a link that cannot be read): the
 // caller refuses, since git may run what it holds (red team A14B-5). Not an entry that
-// vanished (ENOENT), nor one of a directory the caller may list but not search (EACCES):
-// git, run by the caller, cannot reach it either.
+// vanished (ENOENT), nor one of a directory the caller may list but not search (EACCES),
+// nor a directory the caller cannot even search (list_git_level's rule): git, run by the
+// caller, cannot reach it either.
 struct DirLink {
   std::string path, target;
 };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
@@ -34,13 +35,6 @@ std::string policy(const std::string& rules) {
   return "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  read: [\"/\"]\n"
          "  write: [\"${WORKSPACE}\"]\n" +
          rules + "network: none\n";
-}
-
-// `path` made root's, with `mode`: another user's directory to uid 65534 (root ignores
-// the mode).
-void root_owned(const std::string& path, mode_t mode) {
-  BOOST_TEST_REQUIRE(chown(path.c_str(), 0, 0) == 0);
-  BOOST_TEST_REQUIRE(chmod(path.c_str(), mode) == 0);
 }
 
 // Where the second host link to the linked directory stands (A24-1/2's walks).

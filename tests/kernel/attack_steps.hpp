@@ -1,6 +1,7 @@
 #pragma once
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 #include <fstream>
@@ -13,6 +14,13 @@
 // host's scenes (a victim, links, a bind mount, a git workspace, what only root may see),
 // the attack's run and the checks of a refusal. Every check stays a BOOST_TEST of its own.
 namespace zpolicy::tests::kernel {
+
+// `path` made root's, with `mode`: another user's directory to uid 65534 (root ignores
+// the mode).
+inline void root_owned(const std::string& path, mode_t mode) {
+  BOOST_TEST_REQUIRE(chown(path.c_str(), 0, 0) == 0);
+  BOOST_TEST_REQUIRE(chmod(path.c_str(), mode) == 0);
+}
 
 // A workspace-write policy reading `read` (a YAML list), writing the workspace, with
 // `rules` (whole lines: `  protect: […]\n`, `  deny: […]\n`) and no network.

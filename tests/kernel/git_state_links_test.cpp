@@ -4,6 +4,7 @@
 #include <ostream>
 #include <string>
 
+#include "attack_steps.hpp"
 #include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
@@ -127,6 +128,23 @@ BOOST_DATA_TEST_CASE(any_entry_of_a_git_directory_linked_into_a_writable_root_is
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   BOOST_TEST(r.err.find("Read-only file system") != std::string::npos, r.describe());
   BOOST_TEST(read_file(written).value_or("<none>") == "host\n", r.describe());
+}
+
+// Positive control: a state directory the caller cannot even search (root's, 0700, in a
+// git directory of its own) hides nothing from the caller's git, which cannot reach below
+// it either; uid 65534's run was refused there ("cannot read … to see where its symlinks
+// lead", attack 24b's noticed item) and now goes on.
+BOOST_DATA_TEST_CASE(an_unsearchable_state_directory_still_runs, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string gitdir = workspace_repository(box, true);
+  box.make_dir(gitdir + "/rebase-merge");
+  box.write_file(gitdir + "/rebase-merge/git-rebase-todo", "noop\n");
+  root_owned(gitdir + "/rebase-merge", 0700);
+  RunSpec spec;
+  spec.command = {"/bin/sh", "-c", "echo made > made && echo '" + std::string(kDoneMarker) + "'"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(read_file(box.ws("made")).value_or("") == "made\n", r.describe());
 }
 
 // Positive control: a `HEAD` that is a symlink (`core.preferSymlinkRefs`) names a file inside

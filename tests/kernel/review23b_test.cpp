@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "host_git.hpp"
 #include "sandbox_fixture.hpp"
 
@@ -21,13 +22,6 @@ namespace bdata = boost::unit_test::data;
 BOOST_AUTO_TEST_SUITE(kernel_review23b)
 
 namespace {
-
-// `path` made root's, with `mode`: another user's directory to uid 65534 (root ignores
-// the mode).
-void root_owned(const std::string& path, mode_t mode) {
-  BOOST_TEST_REQUIRE(chown(path.c_str(), 0, 0) == 0);
-  BOOST_TEST_REQUIRE(chmod(path.c_str(), mode) == 0);
-}
 
 RunResult run(const Sandbox& box, const std::string& script) {
   RunSpec spec;
