@@ -25,20 +25,6 @@ BOOST_AUTO_TEST_SUITE(kernel_above23)
 
 namespace {
 
-void git_config(const Sandbox& box, const std::string& repo, const std::string& key,
-                const std::string& value) {
-  box.host_command({kGit, "-C", repo, "config", key, value});
-}
-
-// The monorepo: the sandbox's workspace() a repository with a commit, and its package
-// directory `app` (made by the caller, untracked).
-void monorepo(const Sandbox& box) {
-  box.host_command({kGit, "init", "-q", box.workspace()});
-  box.host_command({kGit, "-C", box.workspace(), "-c", "user.name=t", "-c", "user.email=t@t.test",
-                    "commit", "-q", "--allow-empty", "-m", "i"});
-  box.make_dir(box.ws("app"));
-}
-
 // `zpolicy run --workspace DIR` (default policy) in DIR, the command `sh -c SCRIPT` followed
 // by kDoneMarker when it succeeded.
 RunResult run_in(const Sandbox& box, const std::string& dir, const std::string& script) {

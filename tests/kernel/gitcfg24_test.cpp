@@ -27,19 +27,6 @@ BOOST_AUTO_TEST_SUITE(kernel_gitcfg24)
 
 namespace {
 
-void git_config(const Sandbox& box, const std::string& repo, const std::string& key,
-                const std::string& value) {
-  box.host_command({kGit, "-C", repo, "config", key, value});
-}
-
-// The monorepo: the sandbox's workspace() a repository with a commit, and its package
-// directory `app` (made by the caller, untracked).
-void monorepo(const Sandbox& box) {
-  box.host_command({kGit, "init", "-q", box.workspace()});
-  commit_empty(box, box.workspace(), "i");
-  box.make_dir(box.ws("app"));
-}
-
 // `zpolicy run` with `options` in `cwd` (and $PWD spelling it), the command `sh -c SCRIPT`
 // followed by kDoneMarker when it succeeded.
 RunResult run_at(const Sandbox& box, std::vector<std::string> options, const std::string& cwd,

@@ -22,6 +22,20 @@ inline void commit_empty(const Sandbox& box, const std::string& dir, const std::
                     "-q", "--allow-empty", "-m", message});
 }
 
+// `git config KEY VALUE` in the repository at `repo`, on the host as the caller.
+inline void git_config(const Sandbox& box, const std::string& repo, const std::string& key,
+                       const std::string& value) {
+  box.host_command({kGit, "-C", repo, "config", key, value});
+}
+
+// A monorepo: the sandbox's workspace() a repository with a commit, and its package
+// directory `app` (made by the caller, untracked).
+inline void monorepo(const Sandbox& box) {
+  box.host_command({kGit, "init", "-q", box.workspace()});
+  commit_empty(box, box.workspace(), "i");
+  box.make_dir(box.ws("app"));
+}
+
 // The workspace made a repository with one commit, its git directory in the workspace
 // (`.git`) or outside it (`git init --separate-git-dir BASE/gd`); returns the git directory.
 inline std::string workspace_repository(const Sandbox& box, bool separate) {
