@@ -67,6 +67,10 @@ struct GitDirectories {
         diags(walk.diags) {}
 
   void read(const std::vector<ResolvedPath>& protected_paths);
+  void read_git_directory(const std::string& dir);
+  void read_linked_worktrees(const std::string& common);
+  std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
+                                        const std::string& named_by);
   std::optional<std::string> common_directory(const std::string& dir);
   std::vector<std::string> worktree_tops(const std::string& dir) const;
   void protect_config_targets(const std::vector<GitConfigTarget>& targets,
@@ -91,6 +95,10 @@ struct GitDirectories {
   // The git directories to read, in the order found: read() and the walks it calls
   // append to it.
   std::vector<std::string> gitdirs;
+  // The caller's system and global config files, read before each git directory's own.
+  std::vector<std::string> global_git_configs;
+  // What the config files of every git directory read so far cost, against the bounds.
+  GitConfigReads git_reads;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -106,30 +114,8 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
+  global_git_configs = git_config_files_outside(walk.home);
   std::set<std::string> read_gitdirs;
-  // A symlink in a writable root on the way refuses, as for every protected path, saying
-  // why here: the sandbox can re-point it, and a virtual environment's interpreter
-  // (`.venv/bin/python`, a symlink) loads code from the environment, which it can write
-  // too (red team A14B-7).
-  const GitCanonical git_canonical =
-      [&](const std::string& lexical, const ir::SourceLoc& loc,
-          const std::string& named_by) -> std::optional<std::string> {
-    const Canonical c = h.canonicalize(lexical);
-    if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
-      return h.canonical_or_refuse(lexical, loc, named_by + " names");
-    diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
-                         c.at + "' in a writable root: the sandbox could re-point it, and git " +
-                         "on the host would run or read what it chose (an interpreter of a " +
-                         "virtual environment in the workspace also loads code the sandbox " +
-                         "can write); name a path outside every writable root (the link's " +
-                         "target), or run that git command outside the sandbox; refusing to run");
-    return std::nullopt;
-  };
-  const GitRefusal git_refusal = [&](const ir::SourceLoc& loc, const std::string& why) {
-    diags.error(loc, why + "; refusing to run");
-  };
-  GitConfigReads git_reads;
-  const std::vector<std::string> global_git_configs = git_config_files_outside(walk.home);
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -137,78 +123,115 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
       break;
     const std::string dir = gitdirs[i];
-    if (!read_gitdirs.insert(dir).second) continue;
-    // The system and global files first, as git reads them before the repository's own
-    // (red team R18-6): a relative core.hooksPath there resolves against each worktree
-    // top, and an include there may name a file in a writable root.
-    GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
-    src.files.push_back(dir + "/config");
-    src.files.push_back(dir + "/config.worktree");
-    const std::optional<std::string> common_dir = common_directory(dir);
-    if (!common_dir) continue;
-    const std::string& common = *common_dir;
-    if (common != dir) {
-      src.files.push_back(common + "/config");
-      src.files.push_back(common + "/config.worktree");
-    }
-    // Where git runs `dir`'s hooks and reads its config, refs and objects: protected whole,
-    // as protect_common_directories protects those of the protected paths (A12-4). Only its
-    // config files were, for a git directory this walk found: a remote's `/srv/r.git`
-    // naming `WS/common`, a `.git` file above naming `app/gd` whose `commondir` is
-    // `app/common`; the command wrote `common/hooks/post-receive` (or `pre-commit`) and the
-    // host's `git push` (`git commit`) ran it (red team A24-6). Outside every writable root
-    // too, where that only records it for the searches of its other names (hard links, the
-    // host's mounts): with the host's `ln mono/.git/hooks/pre-commit wt/app/pc` (`wt` a
-    // linked worktree of `mono`, the workspace `wt/app`), or `ln /srv/r.git/hooks/post-receive
-    // WS/pr` (`/srv/r.git` a remote), the command rewrote the hook through its other name and
-    // the host's `git commit` (`git push`) ran it (review R24-1). A no-op where a protected
-    // path covers it already.
-    protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
-    const AdminDirs admins = linked_worktree_admin_dirs(common);
-    if (admins.error)
-      diags.error(
-          {admins.unreadable, 0, 0},
-          (admins.unreadable == common + "/worktrees"
-               ? unlistable_git_level(admins.unreadable,
-                                      "the linked worktrees' git directories below", admins.error)
-               : "git reaches the linked worktree's git directory '" + admins.unreadable +
-                     "' by name, and zpolicy cannot look at it (" + std::strerror(admins.error) +
-                     ") to read it") +
-              "; refusing to run");
-    for (const auto& admin : admins.dirs)
-      if (const auto c = fixed_name(admin, "linked worktree's git directory");
-          c && has_git_head(*c))
-        gitdirs.push_back(*c);
-    src.tops = worktree_tops(dir);
-    protect_linked_worktree_pointer(dir);
-    src.stays_where_started =
-        git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
-          const Canonical c = h.canonicalize(path);
-          return c.stop == Canonical::Stop::None ? std::optional<std::string>(c.path)
-                                                 : std::nullopt;
-        }).value_or("");
-    // A bare repository runs its hooks and commands in the git directory itself.
-    if (src.tops.empty()) src.tops.push_back(dir);
-    std::vector<GitConfigTarget> hook_dirs;
-    if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
-      hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
-    // The other fixed names whose content makes git run code: the legacy remotes files
-    // (`remotes/<r>`, `branches/<r>`: a URL whose receive-pack hooks `git push` runs) and
-    // the submodules' git directories (`modules/<name>`, which `git submodule update`
-    // takes over as they are, hooks and config). With the host's `.git/remotes ->
-    // ../.remotes`, the command wrote `.remotes/origin` naming a repository of its own and
-    // the host's `git push origin` ran its post-receive hook; with `.git/modules ->
-    // ../.mods`, it made `.mods/sub` and the host's `git submodule update --init` ran its
-    // post-checkout hook (red team A22F-1).
-    for (const char* name : {"/remotes", "/branches"})
-      fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
-    read_submodule_git_directories(common);
-    protect_symlink_targets_in(dir);
-    if (common != dir) protect_symlink_targets_in(common);
-    protect_config_targets(
-        git_config_targets(src, walk.home, git_canonical, git_refusal, git_reads), hook_dirs);
-    protect_linked_hooks(hook_dirs);
+    if (read_gitdirs.insert(dir).second) read_git_directory(dir);
   }
+}
+
+// One git directory: its config files with the caller's system and global ones, its
+// common directory, linked worktrees, hooks and the fixed names git runs code from.
+void GitDirectories::read_git_directory(const std::string& dir) {
+  // The system and global files first, as git reads them before the repository's own
+  // (red team R18-6): a relative core.hooksPath there resolves against each worktree
+  // top, and an include there may name a file in a writable root.
+  GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
+  src.files.push_back(dir + "/config");
+  src.files.push_back(dir + "/config.worktree");
+  const std::optional<std::string> common_dir = common_directory(dir);
+  if (!common_dir) return;
+  const std::string& common = *common_dir;
+  if (common != dir) {
+    src.files.push_back(common + "/config");
+    src.files.push_back(common + "/config.worktree");
+  }
+  // Where git runs `dir`'s hooks and reads its config, refs and objects: protected whole,
+  // as protect_common_directories protects those of the protected paths (A12-4). Only its
+  // config files were, for a git directory this walk found: a remote's `/srv/r.git`
+  // naming `WS/common`, a `.git` file above naming `app/gd` whose `commondir` is
+  // `app/common`; the command wrote `common/hooks/post-receive` (or `pre-commit`) and the
+  // host's `git push` (`git commit`) ran it (red team A24-6). Outside every writable root
+  // too, where that only records it for the searches of its other names (hard links, the
+  // host's mounts): with the host's `ln mono/.git/hooks/pre-commit wt/app/pc` (`wt` a
+  // linked worktree of `mono`, the workspace `wt/app`), or `ln /srv/r.git/hooks/post-receive
+  // WS/pr` (`/srv/r.git` a remote), the command rewrote the hook through its other name and
+  // the host's `git commit` (`git push`) ran it (review R24-1). A no-op where a protected
+  // path covers it already.
+  protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
+  read_linked_worktrees(common);
+  src.tops = worktree_tops(dir);
+  protect_linked_worktree_pointer(dir);
+  src.stays_where_started =
+      git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
+        const Canonical c = h.canonicalize(path);
+        return c.stop == Canonical::Stop::None ? std::optional<std::string>(c.path) : std::nullopt;
+      }).value_or("");
+  // A bare repository runs its hooks and commands in the git directory itself.
+  if (src.tops.empty()) src.tops.push_back(dir);
+  std::vector<GitConfigTarget> hook_dirs;
+  if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
+    hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
+  // The other fixed names whose content makes git run code: the legacy remotes files
+  // (`remotes/<r>`, `branches/<r>`: a URL whose receive-pack hooks `git push` runs) and
+  // the submodules' git directories (`modules/<name>`, which `git submodule update`
+  // takes over as they are, hooks and config). With the host's `.git/remotes ->
+  // ../.remotes`, the command wrote `.remotes/origin` naming a repository of its own and
+  // the host's `git push origin` ran its post-receive hook; with `.git/modules ->
+  // ../.mods`, it made `.mods/sub` and the host's `git submodule update --init` ran its
+  // post-checkout hook (red team A22F-1).
+  for (const char* name : {"/remotes", "/branches"})
+    fixed_name(common + name, "git's '" + std::string(name + 1) + "' directory");
+  read_submodule_git_directories(common);
+  protect_symlink_targets_in(dir);
+  if (common != dir) protect_symlink_targets_in(common);
+  protect_config_targets(
+      git_config_targets(
+          src, walk.home,
+          [this](const std::string& lexical, const ir::SourceLoc& loc,
+                 const std::string& named_by) { return git_target(lexical, loc, named_by); },
+          [this](const ir::SourceLoc& loc, const std::string& why) {
+            diags.error(loc, why + "; refusing to run");
+          },
+          git_reads),
+      hook_dirs);
+  protect_linked_hooks(hook_dirs);
+}
+
+// The linked worktrees' git directories of the common directory `common` (`worktrees/<id>`,
+// each reached by name), which join the git directories to read.
+void GitDirectories::read_linked_worktrees(const std::string& common) {
+  const AdminDirs admins = linked_worktree_admin_dirs(common);
+  if (admins.error)
+    diags.error(
+        {admins.unreadable, 0, 0},
+        (admins.unreadable == common + "/worktrees"
+             ? unlistable_git_level(admins.unreadable,
+                                    "the linked worktrees' git directories below", admins.error)
+             : "git reaches the linked worktree's git directory '" + admins.unreadable +
+                   "' by name, and zpolicy cannot look at it (" + std::strerror(admins.error) +
+                   ") to read it") +
+            "; refusing to run");
+  for (const auto& admin : admins.dirs)
+    if (const auto c = fixed_name(admin, "linked worktree's git directory"); c && has_git_head(*c))
+      gitdirs.push_back(*c);
+}
+
+// The canonical name of what a git config names (`named_by`). A symlink in a writable root
+// on the way refuses, as for every protected path, saying why here: the sandbox can re-point it,
+// and a virtual environment's interpreter
+// (`.venv/bin/python`, a symlink) loads code from the environment, which it can write
+// too (red team A14B-7).
+std::optional<std::string> GitDirectories::git_target(const std::string& lexical,
+                                                      const ir::SourceLoc& loc,
+                                                      const std::string& named_by) {
+  const Canonical c = h.canonicalize(lexical);
+  if (c.stop != Canonical::Stop::SymlinkInWritableRoot)
+    return h.canonical_or_refuse(lexical, loc, named_by + " names");
+  diags.error(loc, named_by + " names '" + lexical + "', which passes through the symlink '" +
+                       c.at + "' in a writable root: the sandbox could re-point it, and git " +
+                       "on the host would run or read what it chose (an interpreter of a " +
+                       "virtual environment in the workspace also loads code the sandbox " +
+                       "can write); name a path outside every writable root (the link's " +
+                       "target), or run that git command outside the sandbox; refusing to run");
+  return std::nullopt;
 }
 
 // The tops of the worktrees the git directory `dir` was found in, where git started in one
