@@ -97,9 +97,20 @@ std::optional<std::string> worktree_of_admin_dir(const std::string& admin) {
 namespace {
 
 // Whether the caller lacks search permission on `dir` (or on a directory on the way to it),
-// as git run by the caller would: EACCES there is nothing git can reach.
+// as git run by the caller would, and cannot give it to itself: EACCES there is nothing git
+// can reach. The first directory on the way the caller may not search is judged: one of the
+// caller's own (a hooks directory at mode 0) is one the caller may open again with chmod,
+// and git then runs what it holds (red team A14B-5), so it counts as searchable.
 bool not_searchable(const std::string& dir) {
-  return faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) != 0 && errno == EACCES;
+  if (faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) == 0 || errno != EACCES) return false;
+  for (size_t end = dir.find('/', 1);; end = dir.find('/', end + 1)) {
+    const std::string at = dir.substr(0, end);
+    if (faccessat(AT_FDCWD, at.c_str(), X_OK, AT_EACCESS) != 0) {
+      struct stat st;
+      return errno == EACCES && stat(at.c_str(), &st) == 0 && st.st_uid != geteuid();
+    }
+    if (end == std::string::npos) return false;
+  }
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -130,21 +132,35 @@ BOOST_DATA_TEST_CASE(any_entry_of_a_git_directory_linked_into_a_writable_root_is
   BOOST_TEST(read_file(written).value_or("<none>") == "host\n", r.describe());
 }
 
-// Positive control: a state directory the caller cannot even search (root's, 0700, in a
-// git directory of its own) hides nothing from the caller's git, which cannot reach below
-// it either; uid 65534's run was refused there ("cannot read … to see where its symlinks
-// lead", attack 24b's noticed item) and now goes on.
-BOOST_DATA_TEST_CASE(an_unsearchable_state_directory_still_runs, bdata::make(kCallers), caller) {
+// A state directory the caller cannot even search: another user's (root's, 0700) hides
+// nothing from the caller's git, which cannot reach below it either, and the run goes on
+// (uid 65534's was refused, "cannot read … to see where its symlinks lead": attack 24b's
+// noticed item); the caller's own at mode 0 is one the caller may open again with chmod,
+// and git then reads what it holds: refused for uid 65534 (red team A14B-5's rule). Root
+// searches both and runs.
+BOOST_DATA_TEST_CASE(an_unsearchable_state_directory_runs_unless_it_is_the_callers,
+                     bdata::make(kCallers) * bdata::make({true, false}), caller, roots) {
   Sandbox box(caller);
   const std::string gitdir = workspace_repository(box, true);
-  box.make_dir(gitdir + "/rebase-merge");
-  box.write_file(gitdir + "/rebase-merge/git-rebase-todo", "noop\n");
-  root_owned(gitdir + "/rebase-merge", 0700);
+  const std::string state = gitdir + "/rebase-merge";
+  box.make_dir(state);
+  box.write_file(state + "/git-rebase-todo", "noop\n");
+  if (roots)
+    root_owned(state, 0700);
+  else
+    BOOST_TEST_REQUIRE(chmod(state.c_str(), 0) == 0);
   RunSpec spec;
   spec.command = {"/bin/sh", "-c", "echo made > made && echo '" + std::string(kDoneMarker) + "'"};
   const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 0, r.describe());
-  BOOST_TEST(read_file(box.ws("made")).value_or("") == "made\n", r.describe());
+  BOOST_TEST_REQUIRE(chmod(state.c_str(), 0755) == 0);
+  if (roots || caller == Caller::Root) {
+    BOOST_TEST(r.exit_code == 0, r.describe());
+    BOOST_TEST(read_file(box.ws("made")).value_or("") == "made\n", r.describe());
+  } else {
+    BOOST_TEST(r.exit_code == 2, r.describe());
+    BOOST_TEST(r.err.find(state) != std::string::npos, r.describe());
+    BOOST_TEST(!exists(box.ws("made")), r.describe());
+  }
 }
 
 // Positive control: a `HEAD` that is a symlink (`core.preferSymlinkRefs`) names a file inside
