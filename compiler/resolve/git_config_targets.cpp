@@ -382,8 +382,9 @@ class Walk {
         const std::string named_by = "the index '" + index + "': submodule '" + path + "'";
         const std::string dir = top + "/" + path, dot_git = dir + "/.git";
         struct stat st;
-        if (auto c = canonical_(lstat(dot_git.c_str(), &st) == 0 ? dot_git : dir, at, named_by))
-          targets_.push_back({*c, at, false, false, false, false, named_by});
+        const bool populated = lstat(dot_git.c_str(), &st) == 0;
+        if (auto c = canonical_(populated ? dot_git : dir, at, named_by))
+          targets_.push_back({*c, at, false, false, false, false, named_by, populated});
       }
   }
 

@@ -89,6 +89,9 @@ struct GitConfigTarget {
   bool url_prefix = false;
   // "git config 'FILE' line N: KEY", for the caller's refusals.
   std::string named_by = {};
+  // A populated submodule's `.git` the index records: git enters the git directory it is or
+  // names, which the caller reads as every git directory.
+  bool submodule = false;
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or
