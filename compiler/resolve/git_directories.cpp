@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string_view>
 
 #include "compiler/resolve/git_command_words.hpp"
@@ -94,6 +95,9 @@ struct GitDirectories {
   // The git directories to read, in the order found: read() and the walks it calls
   // append to it.
   std::vector<std::string> gitdirs;
+  // The worktrees of populated submodules by their git directory: git runs `git status`
+  // there, and resolves the relative values of that git directory's config against it.
+  std::map<std::string, std::vector<std::string>> submodule_tops;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -219,6 +223,9 @@ std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) c
     tops.push_back(dir.substr(0, dir.size() - 5));
   if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
   for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
+  if (const auto it = submodule_tops.find(dir); it != submodule_tops.end())
+    for (const auto& top : it->second)
+      if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
   if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
     for (const auto& top : it->second)
       if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
@@ -245,7 +252,7 @@ void GitDirectories::protect_config_targets(const std::vector<GitConfigTarget>& 
     }
     protect_git_target(t.path, t.loc);
     if (t.hooks) hook_dirs.push_back(t);
-    if (t.submodule) read_populated_submodule(t);
+    if (!t.submodule.empty()) read_populated_submodule(t);
   }
 }
 
@@ -281,6 +288,10 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
   }
   if (!gitdir || !is_git_directory(*gitdir)) return;
   protect_git_target(*gitdir, t.loc);
+  // Its worktree, where git runs in it: a relative `core.fsmonitor = ../app/fsm.sh` in a
+  // `BASE/mods/lib.git/config` without `core.worktree` was resolved against the git
+  // directory (`BASE/mods/app/fsm.sh`) and git ran `WS/app/fsm.sh` (red team A24C-1).
+  submodule_tops[*gitdir].push_back(t.submodule);
   gitdirs.push_back(*gitdir);
 }
 

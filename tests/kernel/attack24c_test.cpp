@@ -24,6 +24,9 @@ enum class SubmoduleGitDir {
   NamedElsewhere,  // `lib/.git` says `gitdir: BASE/mods/lib.git`, whose `config` the host
                    // hard-linked at `app/cfg`
   OwnDirectory,    // `lib/.git` is the git directory, its `core.fsmonitor` names `app/fsm.sh`
+  // `lib/.git` says `gitdir: BASE/mods/lib.git`, whose config (no `core.worktree`) says
+  // `core.fsmonitor = ../app/fsm.sh`, relative to the submodule's directory where git runs it
+  RelativeToTheSubmodule,
 };
 std::ostream& operator<<(std::ostream& os, SubmoduleGitDir s) {
   switch (s) {
@@ -31,6 +34,8 @@ std::ostream& operator<<(std::ostream& os, SubmoduleGitDir s) {
       return os << "a .git file naming a git directory outside modules";
     case SubmoduleGitDir::OwnDirectory:
       return os << "a .git directory of its own";
+    case SubmoduleGitDir::RelativeToTheSubmodule:
+      return os << "a .git file naming a git directory whose core.fsmonitor is relative";
   }
   return os;
 }
@@ -42,12 +47,14 @@ std::ostream& operator<<(std::ostream& os, SubmoduleGitDir s) {
 // neither read nor recorded the git directory it is or names. On main dcfcfe0 each command
 // exited 0 having written the `core.fsmonitor` the host's `git status` in WS runs (it enters
 // every populated submodule with its config): through the hard link of `BASE/mods/lib.git/config`,
-// or as the script `app/fsm.sh` lib's own config names. Both are protected now: the write
-// fails, nothing of the command's runs.
+// or as the script `app/fsm.sh` lib's own config names (by its absolute path, or relative to
+// `lib`, where git runs it). Each is protected now: the write fails, nothing of the
+// command's runs.
 BOOST_DATA_TEST_CASE(a_populated_submodule_s_git_directory_above_the_workspace_is_read,
                      bdata::make(kCallers) *
                          bdata::make({SubmoduleGitDir::NamedElsewhere,
-                                      SubmoduleGitDir::OwnDirectory}),
+                                      SubmoduleGitDir::OwnDirectory,
+                                      SubmoduleGitDir::RelativeToTheSubmodule}),
                      caller, layout) {
   Sandbox box(caller);
   const std::string base = box.base(), pwned = box.ws("pwned"), app = box.ws("app");
@@ -81,6 +88,18 @@ BOOST_DATA_TEST_CASE(a_populated_submodule_s_git_directory_above_the_workspace_i
       box.host_command({kGit, "config", "-f", lib + "/.git/config", "--unset", "core.worktree"});
       box.host_command({kGit, "config", "-f", lib + "/.git/config", "core.fsmonitor",
                         app + "/fsm.sh"});
+      watched = app + "/fsm.sh";
+      script = "printf '#!/bin/sh\\n" + fsmonitor + "\\n' > fsm.sh && chmod +x fsm.sh";
+      break;
+    }
+    case SubmoduleGitDir::RelativeToTheSubmodule: {
+      box.make_dir(base + "/mods");
+      const std::string gitdir = base + "/mods/lib.git";
+      box.host_command({"/bin/mv", box.ws(".git/modules/lib"), gitdir});
+      box.write_file(lib + "/.git", "gitdir: " + gitdir + "\n");
+      box.host_command({kGit, "config", "-f", gitdir + "/config", "--unset", "core.worktree"});
+      box.host_command(
+          {kGit, "config", "-f", gitdir + "/config", "core.fsmonitor", "../app/fsm.sh"});
       watched = app + "/fsm.sh";
       script = "printf '#!/bin/sh\\n" + fsmonitor + "\\n' > fsm.sh && chmod +x fsm.sh";
       break;
