@@ -89,6 +89,10 @@ struct GitConfigTarget {
   bool url_prefix = false;
   // "git config 'FILE' line N: KEY", for the caller's refusals.
   std::string named_by = {};
+  // For a populated submodule's `.git` the index records, the submodule's directory: git
+  // enters the git directory that `.git` is or names, there, which the caller reads as every
+  // git directory.
+  std::string submodule = {};
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string_view>
 
 #include "compiler/resolve/git_command_words.hpp"
@@ -78,6 +79,7 @@ struct GitDirectories {
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
   void protect_repository(const GitConfigTarget& t);
+  void read_populated_submodule(const GitConfigTarget& t);
   void judge_rewrite_base(const GitConfigTarget& t);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
@@ -99,6 +101,9 @@ struct GitDirectories {
   std::vector<std::string> global_git_configs;
   // What the config files of every git directory read so far cost, against the bounds.
   GitConfigReads git_reads;
+  // The worktrees of populated submodules by their git directory: git runs `git status`
+  // there, and resolves the relative values of that git directory's config against it.
+  std::map<std::string, std::vector<std::string>> submodule_tops;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -242,6 +247,9 @@ std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) c
     tops.push_back(dir.substr(0, dir.size() - 5));
   if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
   for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
+  if (const auto it = submodule_tops.find(dir); it != submodule_tops.end())
+    for (const auto& top : it->second)
+      if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
   if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
     for (const auto& top : it->second)
       if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
@@ -268,7 +276,47 @@ void GitDirectories::protect_config_targets(const std::vector<GitConfigTarget>& 
     }
     protect_git_target(t.path, t.loc);
     if (t.hooks) hook_dirs.push_back(t);
+    if (!t.submodule.empty()) read_populated_submodule(t);
   }
+}
+
+// The git directory a populated submodule's `.git` is or names, which the host's `git
+// status` (and `fetch`, `push --recurse-submodules`) enters with its config and hooks:
+// read as every git directory, and protected wherever it lies. Only the `.git` was: one
+// naming a git directory outside `modules` (`gitdir: /srv/lib.git`), or a `.git` directory
+// of its own, in the repository above the workspace was neither read nor recorded, so with
+// the host's `ln /srv/lib.git/config WS/cfg` the command wrote `core.fsmonitor` there, and
+// with a `core.fsmonitor` naming `WS/fsm.sh` it wrote that script; the host's `git status`
+// in the repository above ran it (red team A24C-1).
+void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
+  struct stat st;
+  if (!stat_without_links(t.path, st)) return;
+  std::optional<std::string> gitdir;
+  if (S_ISDIR(st.st_mode)) {
+    gitdir = t.path;
+  } else if (S_ISREG(st.st_mode)) {
+    const auto named = gitdir_named_by(t.path);
+    if (!named) return;
+    const std::string what = t.named_by + ": the git directory named by '" + t.path + "'";
+    gitdir = h.canonical_or_refuse(*named, t.loc, what);
+    if (!gitdir) return;
+    // A missing one the kernel would make in a writable root is the sandbox's to make, as
+    // a remote's (A22E-2).
+    if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
+      diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel would " +
+                             "create it at '" + *made + "', in a writable root: the " +
+                             "sandbox could make it, and the host's git would enter it " +
+                             "with its config and hooks; refusing to run");
+      return;
+    }
+  }
+  if (!gitdir || !is_git_directory(*gitdir)) return;
+  protect_git_target(*gitdir, t.loc);
+  // Its worktree, where git runs in it: a relative `core.fsmonitor = ../app/fsm.sh` in a
+  // `BASE/mods/lib.git/config` without `core.worktree` was resolved against the git
+  // directory (`BASE/mods/app/fsm.sh`) and git ran `WS/app/fsm.sh` (red team A24C-1).
+  submodule_tops[*gitdir].push_back(t.submodule);
+  gitdirs.push_back(*gitdir);
 }
 
 // The common directory of the git directory `dir` (`dir` itself when it names none); none
