@@ -818,6 +818,124 @@ std::vector<std::string> missing_path_other_names(const std::string& path,
   return out;
 }
 
+// read_enclosing_repositories' walk: what it was given, and what it has read so far.
+struct EnclosingReading {
+  HostResolver& h;
+  ir::Diagnostics& diags;
+  const std::vector<ResolvedPath>& guards;
+  ProtectedIndex& protected_paths;
+  const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute;
+  std::vector<std::string>& gitdirs;
+  // The tops each git directory was found at, the result.
+  std::map<std::string, std::vector<std::string>> tops{};
+  EnclosingRepositories enclosing{};
+  // The writable roots refused for lying inside a git directory, each once.
+  std::set<std::string> refused{};
+  // The repositories read so far, by top and git directory.
+  std::set<std::pair<std::string, std::string>> seen{};
+
+  void read_above(const ResolvedPath& w);
+  void read_above_spelling(const ResolvedPath& s);
+  void read_repository(const ResolvedPath& w, const EnclosingRepository& repo);
+};
+
+// The repositories above the writable root (or guard) `w`, and `w` itself where it is a git
+// directory.
+void EnclosingReading::read_above(const ResolvedPath& w) {
+  // A name a protected path covers is none the sandbox can write: a host bind that shows
+  // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
+  // lies inside a git directory and is protected there, as its bound name is (A11-6).
+  if (protected_paths.covers(w.path)) return;
+  // A writable root that is itself a git directory (a bare repository, or `repo/.git`
+  // given as the workspace) is read-only whole where the policy protects its `.git`, as
+  // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
+  // wrote its `hooks/pre-receive`. A policy that protects no `.git` keeps it writable.
+  const std::string own_git = w.path + "/.git";
+  if (is_git_directory(w.path) && protected_paths.contains(own_git)) {
+    if (!protected_paths.covers(w.path)) protect_absolute(w.path, w.loc, true);
+    if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
+  }
+  for (const auto& repo : enclosing.above(w.path)) read_repository(w, repo);
+}
+
+// A writable root spelled through host links (`mono/app -> /data/app`, the caller's `cd
+// mono/app`) has the repositories above each directory the spelling names (red team
+// A23C-4): the host's `git commit` in `mono` runs `core.hooksPath = app/hooks`, which
+// reaches the root through the link. Each such directory is taken by its canonical
+// form, walked with the guards. One the walk cannot vouch for (the spelling's whole walk
+// reached the root through it a moment ago: the host changed it since) refuses, rather
+// than end the spelling unread (review R24-3).
+void EnclosingReading::read_above_spelling(const ResolvedPath& s) {
+  for (std::string at = s.path; at != "/";) {
+    at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
+    const Canonical c = HostResolver::canonicalize(at, guards);
+    if (c.stop != Canonical::Stop::None || !c.complete) {
+      diags.error(s.loc, "the writable root spelled '" + s.path + "' passes '" + at +
+                             "', which zpolicy cannot resolve now (" +
+                             (c.stop == Canonical::Stop::None ? std::string("missing")
+                                                              : "stopped at '" + c.at + "'") +
+                             "): the repositories above it, whose hooks the host's git "
+                             "runs, cannot be read; refusing to run");
+      break;
+    }
+    for (const auto& repo : enclosing.at_and_above(c.path))
+      if (!seen.contains({repo.top, repo.gitdir})) read_repository(s, repo);
+    // A directory spelled without links has only canonical directories above it, which
+    // at_and_above walked.
+    if (c.path == at) break;
+  }
+}
+
+// One repository found above the writable root `w` (by a name of it, or as spelled).
+void EnclosingReading::read_repository(const ResolvedPath& w, const EnclosingRepository& repo) {
+  seen.insert({repo.top, repo.gitdir});
+  if (repo.shape == EnclosingRepository::Shape::Unreadable) {
+    diags.error(w.loc, "git's discovery above the writable root '" + w.path + "' looks at '" +
+                           repo.gitdir + "', and zpolicy cannot (" + std::strerror(repo.error) +
+                           "): a repository there, whose " +
+                           "config may name a path in the writable root, cannot be read; " +
+                           "refusing to run");
+    return;
+  }
+  if (repo.shape == EnclosingRepository::Shape::Inside) {
+    if (refused.insert(w.path).second)
+      diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " + "directory '" +
+                             repo.gitdir + "', whose config the host's " +
+                             "git reads and whose hooks it runs: the sandbox could write " +
+                             "what git runs; choose a writable root outside every git " +
+                             "directory; refusing to run");
+    return;
+  }
+  // A `.git` symlink that leads to no git directory yet: protected where the kernel
+  // would follow it (A22-1), so that the sandbox makes none there; a symlink in a
+  // writable root on the way refuses the run (review A23R-2).
+  if (repo.shape == EnclosingRepository::Shape::Link) {
+    protect_absolute(repo.top + "/.git", w.loc, false);
+    return;
+  }
+  // The `.git` file git reads the git directory's name from, each time it runs there:
+  // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
+  // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its
+  // own there, whose hooks the host's next `git commit` in `repo` ran (red team A23C-1).
+  if (repo.shape == EnclosingRepository::Shape::Pointer) {
+    const auto pointer = h.canonical_or_refuse(
+        repo.top + "/.git", guards, w.loc,
+        "the '.git' file of the repository '" + repo.top + "' above a writable root");
+    if (!pointer) return;
+    // Outside every writable root too: its other names there (a host bind mount, a hard
+    // link at `app/gitfile`) are as much the sandbox's to write (red team A24-7).
+    if (!protected_paths.covers(*pointer)) protect_absolute(*pointer, w.loc, true);
+  }
+  const auto gitdir = h.canonical_or_refuse(
+      repo.gitdir, guards, w.loc,
+      "the git directory of the repository '" + repo.top + "' above a writable root");
+  if (!gitdir) return;
+  if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
+  auto& at = tops[*gitdir];
+  if (at.empty()) gitdirs.push_back(*gitdir);
+  if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
+}
+
 // The repositories that hold a writable root from above (red team A23-4;
 // enclosing_repository.hpp). In a monorepo run with the workspace `repo/app`, the
 // repository's `core.hooksPath = app/hooks` (husky's documented monorepo setup) named a
@@ -839,103 +957,10 @@ std::map<std::string, std::vector<std::string>> read_enclosing_repositories(
     ProtectedIndex& protected_paths,
     const std::function<void(const std::string&, const ir::SourceLoc&, bool)>& protect_absolute,
     const std::vector<ResolvedPath>& spellings, std::vector<std::string>& gitdirs) {
-  std::map<std::string, std::vector<std::string>> tops;
-  EnclosingRepositories enclosing;
-  std::set<std::string> refused;
-  // The repositories read so far, by top and git directory.
-  std::set<std::pair<std::string, std::string>> seen;
-  // One repository found above the writable root `w` (by a name of it, or as spelled).
-  const auto read_repository = [&](const ResolvedPath& w, const EnclosingRepository& repo) {
-    seen.insert({repo.top, repo.gitdir});
-    if (repo.shape == EnclosingRepository::Shape::Unreadable) {
-      diags.error(w.loc, "git's discovery above the writable root '" + w.path + "' looks at '" +
-                             repo.gitdir + "', and zpolicy cannot (" + std::strerror(repo.error) +
-                             "): a repository there, whose " +
-                             "config may name a path in the writable root, cannot be read; " +
-                             "refusing to run");
-      return;
-    }
-    if (repo.shape == EnclosingRepository::Shape::Inside) {
-      if (refused.insert(w.path).second)
-        diags.error(w.loc, "the writable root '" + w.path + "' lies inside the git " +
-                               "directory '" + repo.gitdir + "', whose config the host's " +
-                               "git reads and whose hooks it runs: the sandbox could write " +
-                               "what git runs; choose a writable root outside every git " +
-                               "directory; refusing to run");
-      return;
-    }
-    // A `.git` symlink that leads to no git directory yet: protected where the kernel
-    // would follow it (A22-1), so that the sandbox makes none there; a symlink in a
-    // writable root on the way refuses the run (review A23R-2).
-    if (repo.shape == EnclosingRepository::Shape::Link) {
-      protect_absolute(repo.top + "/.git", w.loc, false);
-      return;
-    }
-    // The `.git` file git reads the git directory's name from, each time it runs there:
-    // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
-    // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its
-    // own there, whose hooks the host's next `git commit` in `repo` ran (red team A23C-1).
-    if (repo.shape == EnclosingRepository::Shape::Pointer) {
-      const auto pointer = h.canonical_or_refuse(
-          repo.top + "/.git", guards, w.loc,
-          "the '.git' file of the repository '" + repo.top + "' above a writable root");
-      if (!pointer) return;
-      // Outside every writable root too: its other names there (a host bind mount, a hard
-      // link at `app/gitfile`) are as much the sandbox's to write (red team A24-7).
-      if (!protected_paths.covers(*pointer)) protect_absolute(*pointer, w.loc, true);
-    }
-    const auto gitdir = h.canonical_or_refuse(
-        repo.gitdir, guards, w.loc,
-        "the git directory of the repository '" + repo.top + "' above a writable root");
-    if (!gitdir) return;
-    if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
-    auto& at = tops[*gitdir];
-    if (at.empty()) gitdirs.push_back(*gitdir);
-    if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
-  };
-  for (const auto& w : guards) {
-    // A name a protected path covers is none the sandbox can write: a host bind that shows
-    // `.git/hooks` at `WS/hooks` gives the writable root the name `WS/.git/hooks`, which
-    // lies inside a git directory and is protected there, as its bound name is (A11-6).
-    if (protected_paths.covers(w.path)) continue;
-    // A writable root that is itself a git directory (a bare repository, or `repo/.git`
-    // given as the workspace) is read-only whole where the policy protects its `.git`, as
-    // the default's `**/.git` makes it (red team R9-G1): with `protect: [.git]` the command
-    // wrote its `hooks/pre-receive`. A policy that protects no `.git` keeps it writable.
-    const std::string own_git = w.path + "/.git";
-    if (is_git_directory(w.path) && protected_paths.contains(own_git)) {
-      if (!protected_paths.covers(w.path)) protect_absolute(w.path, w.loc, true);
-      if (tops.try_emplace(w.path).second) gitdirs.push_back(w.path);
-    }
-    for (const auto& repo : enclosing.above(w.path)) read_repository(w, repo);
-  }
-  // A writable root spelled through host links (`mono/app -> /data/app`, the caller's `cd
-  // mono/app`) has the repositories above each directory the spelling names (red team
-  // A23C-4): the host's `git commit` in `mono` runs `core.hooksPath = app/hooks`, which
-  // reaches the root through the link. Each such directory is taken by its canonical
-  // form, walked with the guards. One the walk cannot vouch for (the spelling's whole walk
-  // reached the root through it a moment ago: the host changed it since) refuses, rather
-  // than end the spelling unread (review R24-3).
-  for (const auto& s : spellings)
-    for (std::string at = s.path; at != "/";) {
-      at = at.substr(0, std::max<size_t>(at.rfind('/'), 1));
-      const Canonical c = HostResolver::canonicalize(at, guards);
-      if (c.stop != Canonical::Stop::None || !c.complete) {
-        diags.error(s.loc, "the writable root spelled '" + s.path + "' passes '" + at +
-                               "', which zpolicy cannot resolve now (" +
-                               (c.stop == Canonical::Stop::None ? std::string("missing")
-                                                                : "stopped at '" + c.at + "'") +
-                               "): the repositories above it, whose hooks the host's git "
-                               "runs, cannot be read; refusing to run");
-        break;
-      }
-      for (const auto& repo : enclosing.at_and_above(c.path))
-        if (!seen.contains({repo.top, repo.gitdir})) read_repository(s, repo);
-      // A directory spelled without links has only canonical directories above it, which
-      // at_and_above walked.
-      if (c.path == at) break;
-    }
-  return tops;
+  EnclosingReading reading{h, diags, guards, protected_paths, protect_absolute, gitdirs};
+  for (const auto& w : guards) reading.read_above(w);
+  for (const auto& s : spellings) reading.read_above_spelling(s);
+  return reading.tops;
 }
 
 // The state the passes of resolve_for_host share: the result they build (`r`), the host's
