@@ -280,51 +280,69 @@ class Walk {
         if (level.error)
           refuse_({sub, 0, 0},
                   unlistable_git_level(sub, "the legacy remote files in", level.error));
-        for (const auto& name : level.names) {
-          if (stopped_) return;
-          const std::string lexical = sub + "/" + name;
-          const ir::SourceLoc named_at{lexical, 0, 0};
-          const auto canonical = canonical_(lexical, named_at, "git's legacy remote file");
-          if (!canonical) continue;
-          const std::string& path = *canonical;
-          if (struct stat st; lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-            refuse_(named_at, "git reads the legacy remote file '" + lexical +
-                                  "' through the dangling symlink '" + path +
-                                  "': what it would find there is unknown");
-            continue;
-          }
-          targets_.push_back({path, named_at, false, false, false, false, {}});
-          const GitConfigFile file = read_git_config_file(path);
-          if (!readable(file, path, named_at, "a legacy remote file", false)) continue;
-          // Counted with the config files: a sandbox's nested repository can hold any
-          // number of them (red team R17-7).
-          if (over_budget(file.text.size(), {path, 0, 0}, path,
-                          "git config files, their includes and the remotes files"))
-            return;
-          int line = 0;
-          for (size_t at = 0; at < file.text.size();) {
-            size_t end = file.text.find('\n', at);
-            if (end == std::string::npos) end = file.text.size();
-            std::string text = file.text.substr(at, end - at);
-            at = end + 1;
-            ++line;
-            if (branches) {
-              text = text.substr(0, text.find('#'));
-            } else if (text.rfind("URL:", 0) == 0) {
-              text = text.substr(4);
-            } else {
-              continue;
-            }
-            const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t\r");
-            if (b == std::string::npos) continue;
-            const Located l{GitConfigEntry{"remote." + name + ".url", text.substr(b, e - b + 1), line},
-                            path};
-            url(l, *l.entry.value, tops, false);
-            legacy_remotes_.insert(name);
-            if (branches) break;
-          }
-        }
+        for (const auto& name : level.names)
+          if (stopped_ || !legacy_remote_file(sub, name, branches, tops)) return;
       }
+  }
+
+  // One legacy remote file, `sub/name` (`sub` a `remotes` or `branches` directory): protected
+  // as a config file, and its URLs read as `remote.<name>.url` values. False when the walk
+  // stops (over the bounds of what is read).
+  bool legacy_remote_file(const std::string& sub, const std::string& name, bool branches,
+                          const std::vector<std::string>& tops) {
+    const std::string lexical = sub + "/" + name;
+    const ir::SourceLoc named_at{lexical, 0, 0};
+    const auto canonical = canonical_(lexical, named_at, "git's legacy remote file");
+    if (!canonical) return true;
+    const std::string& path = *canonical;
+    if (struct stat st; lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      refuse_(named_at, "git reads the legacy remote file '" + lexical +
+                            "' through the dangling symlink '" + path +
+                            "': what it would find there is unknown");
+      return true;
+    }
+    targets_.push_back({path, named_at, false, false, false, false, {}});
+    const GitConfigFile file = read_git_config_file(path);
+    if (!readable(file, path, named_at, "a legacy remote file", false)) return true;
+    // Counted with the config files: a sandbox's nested repository can hold any number of
+    // them (red team R17-7).
+    if (over_budget(file.text.size(), {path, 0, 0}, path,
+                    "git config files, their includes and the remotes files"))
+      return false;
+    for (const auto& [line, value] : legacy_remote_urls(file.text, branches)) {
+      const Located l{GitConfigEntry{"remote." + name + ".url", value, line}, path};
+      url(l, *l.entry.value, tops, false);
+      legacy_remotes_.insert(name);
+    }
+    return true;
+  }
+
+  // The URLs a legacy remote file names, with their lines: each `URL: …` line of a
+  // `remotes/<name>` file; the first line that is not blank of a `branches/<name>` file, up
+  // to its `#branch`.
+  static std::vector<std::pair<int, std::string>> legacy_remote_urls(const std::string& text,
+                                                                     bool branches) {
+    std::vector<std::pair<int, std::string>> urls;
+    int line = 0;
+    for (size_t at = 0; at < text.size();) {
+      size_t end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      std::string value = text.substr(at, end - at);
+      at = end + 1;
+      ++line;
+      if (branches) {
+        value = value.substr(0, value.find('#'));
+      } else if (value.rfind("URL:", 0) == 0) {
+        value = value.substr(4);
+      } else {
+        continue;
+      }
+      const size_t b = value.find_first_not_of(" \t"), e = value.find_last_not_of(" \t\r");
+      if (b == std::string::npos) continue;
+      urls.emplace_back(line, value.substr(b, e - b + 1));
+      if (branches) break;
+    }
+    return urls;
   }
 
   // The submodules the index records (red team A16-6): the host's git enters the
