@@ -205,41 +205,15 @@ void refuse_failed_walk(const WalkFailure& failed, const ir::ResolvedPath& tree,
                             "refusing to run");
 }
 
-// False when it refused the run.
-bool protect_hard_link_aliases(
-    ir::Resolved& r, const std::vector<ir::ResolvedPath>& outside,
-    const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
-    ir::Diagnostics& diags) {
-  // Regular files with other names, in the writable part of every writable root.
-  std::map<Inode, std::vector<std::string>> linked;
-  std::optional<std::string> hidden_from_walk;
-  std::map<std::string, ir::SourceLoc> privileged;  // name -> the writable root's rule
-  for (const auto& [root, found] : walked) {
-    for (const auto& [inode, names] : found.names)
-      linked[inode].insert(linked[inode].end(), names.begin(), names.end());
-    if (!hidden_from_walk) hidden_from_walk = found.hidden;
-    for (const auto& name : found.privileged) privileged.emplace(name, root->loc);
-  }
-  if (privileged.size() > kMaxPrivilegedFiles) {
-    const auto& [name, loc] = *privileged.begin();
-    diags.error(loc, "more than " + std::to_string(kMaxPrivilegedFiles) +
-                         " set-user-id, set-group-id or file-capability programs lie in "
-                         "writable roots (e.g. '" +
-                         name +
-                         "'), each of which would be bound read-only; refusing to run (move "
-                         "them out of the writable root, or clear their privileges)");
-    return false;
-  }
-  // Protected whatever else is found below: a privileged program is a file like any other
-  // protected one, and a hidden directory or a hard link changes nothing about it.
-  for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
-  // The protected trees: those of the writable roots, and those protected outside every
-  // writable root (a repository above's `.git` file, git directory, config files and hooks;
-  // a policy's absolute path), whose other names in a writable root are as much a way to
-  // them: with the repository above's `.git/hooks/pre-commit` hard-linked at
-  // `app/scripts/pre-commit`, the command rewrote the script and the host's next `git
-  // commit` ran it (red team A24-7). Not one that holds a writable root: the roots are
-  // walked already, and what lies around them is not protected.
+// The protected trees searched for other names of their files: those of the writable
+// roots, and those protected outside every writable root (a repository above's `.git`
+// file, git directory, config files and hooks; a policy's absolute path), whose other names in a
+// writable root are as much a way to them: with the repository above's `.git/hooks/pre-commit`
+// hard-linked at `app/scripts/pre-commit`, the command rewrote the script and the host's next `git
+// commit` ran it (red team A24-7). Not one that holds a writable root: the roots are
+// walked already, and what lies around them is not protected.
+std::vector<const ir::ResolvedPath*> searched_trees(const ir::Resolved& r,
+                                                    const std::vector<ir::ResolvedPath>& outside) {
   std::vector<const ir::ResolvedPath*> trees;
   for (const auto& p : r.protect) trees.push_back(&p);
   for (const auto& p : outside)
@@ -247,37 +221,52 @@ bool protect_hard_link_aliases(
         std::none_of(r.write.begin(), r.write.end(),
                      [&](const ir::ResolvedPath& w) { return ir::path_within(p.path, w.path); }))
       trees.push_back(&p);
-  if (hidden_from_walk) {
-    // Only a protected file with other names can have one hidden there.
-    const ir::ResolvedPath* shared = nullptr;
-    for (const auto* p : trees)
-      if (!shared) {
-        const auto failed = walk(
-            p->path, {},
-            [&](const std::string&, const struct stat& st) {
-              if (S_ISREG(st.st_mode) && st.st_nlink > 1) shared = p;
-              return !shared;
-            },
-            [](const std::string&) { return true; });
-        if (failed) {
-          refuse_failed_walk(*failed, *p, diags);
-          return false;
-        }
-      }
-    if (shared) {
-      diags.error(shared->loc,
-                  "cannot list '" + *hidden_from_walk +
-                      "', which the sandbox could write into, and files under protected path '" +
-                      shared->path +
-                      "' have other hard links: one hidden there cannot be checked; refusing "
-                      "to run (make it readable, or move it out of the writable root)");
-      return false;
-    }
-  }
-  if (linked.empty()) return true;
+  return trees;
+}
 
-  // Which of them a protected file shares. Protected paths are walked whole (a nested
-  // protected path is walked with its parent; the set below removes duplicates).
+// Whether the directory `hidden` (in a writable root, which the walk could not list) may be
+// passed by: false, refused, when a protected file in `trees` has other names, one of which
+// could be hidden there.
+bool hidden_directory_harmless(const std::string& hidden,
+                               const std::vector<const ir::ResolvedPath*>& trees,
+                               ir::Diagnostics& diags) {
+  // Only a protected file with other names can have one hidden there.
+  const ir::ResolvedPath* shared = nullptr;
+  for (const auto* p : trees)
+    if (!shared) {
+      const auto failed = walk(
+          p->path, {},
+          [&](const std::string&, const struct stat& st) {
+            if (S_ISREG(st.st_mode) && st.st_nlink > 1) shared = p;
+            return !shared;
+          },
+          [](const std::string&) { return true; });
+      if (failed) {
+        refuse_failed_walk(*failed, *p, diags);
+        return false;
+      }
+    }
+  if (shared) {
+    diags.error(shared->loc,
+                "cannot list '" + hidden +
+                    "', which the sandbox could write into, and files under protected path '" +
+                    shared->path +
+                    "' have other hard links: one hidden there cannot be checked; refusing "
+                    "to run (make it readable, or move it out of the writable root)");
+    return false;
+  }
+  return true;
+}
+
+// The names in writable roots (`linked`, by inode) that a file of a protected tree shares,
+// each protected as a file of its own; privileged names are bound already. False when it
+// refused the run.
+bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedPath*>& trees,
+                          const std::map<Inode, std::vector<std::string>>& linked,
+                          const std::map<std::string, ir::SourceLoc>& privileged,
+                          ir::Diagnostics& diags) {
+  // Protected paths are walked whole (a nested protected path is walked with its parent;
+  // the set below removes duplicates).
   std::map<std::string, const ir::ResolvedPath*> aliases;  // writable name -> its rule
   // Past the limit the run is refused, so the walk stops there.
   // A protected directory the walk cannot list may hold what a writable name shares.
@@ -330,6 +319,39 @@ bool protect_hard_link_aliases(
   r.protect.insert(r.protect.end(), std::make_move_iterator(found.begin()),
                    std::make_move_iterator(found.end()));
   return true;
+}
+
+// False when it refused the run.
+bool protect_hard_link_aliases(
+    ir::Resolved& r, const std::vector<ir::ResolvedPath>& outside,
+    const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
+    ir::Diagnostics& diags) {
+  // Regular files with other names, in the writable part of every writable root.
+  std::map<Inode, std::vector<std::string>> linked;
+  std::optional<std::string> hidden_from_walk;
+  std::map<std::string, ir::SourceLoc> privileged;  // name -> the writable root's rule
+  for (const auto& [root, found] : walked) {
+    for (const auto& [inode, names] : found.names)
+      linked[inode].insert(linked[inode].end(), names.begin(), names.end());
+    if (!hidden_from_walk) hidden_from_walk = found.hidden;
+    for (const auto& name : found.privileged) privileged.emplace(name, root->loc);
+  }
+  if (privileged.size() > kMaxPrivilegedFiles) {
+    const auto& [name, loc] = *privileged.begin();
+    diags.error(loc, "more than " + std::to_string(kMaxPrivilegedFiles) +
+                         " set-user-id, set-group-id or file-capability programs lie in "
+                         "writable roots (e.g. '" +
+                         name +
+                         "'), each of which would be bound read-only; refusing to run (move "
+                         "them out of the writable root, or clear their privileges)");
+    return false;
+  }
+  // Protected whatever else is found below: a privileged program is a file like any other
+  // protected one, and a hidden directory or a hard link changes nothing about it.
+  for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
+  const std::vector<const ir::ResolvedPath*> trees = searched_trees(r, outside);
+  if (hidden_from_walk && !hidden_directory_harmless(*hidden_from_walk, trees, diags)) return false;
+  return linked.empty() || protect_shared_names(r, trees, linked, privileged, diags);
 }
 
 }  // namespace
