@@ -295,7 +295,11 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
   if (S_ISDIR(st.st_mode)) {
     gitdir = t.path;
   } else if (S_ISREG(st.st_mode)) {
-    const auto named = gitdir_named_by(t.path);
+    // Against the submodule's directory, where git looked `.git` up: `t.path` is its
+    // canonical form, a symlink's target elsewhere. With the host's `lib/.git -> BASE/gf/lib`
+    // saying `gitdir: ../../mods/lib.git`, the name was taken against `BASE/gf`, named
+    // nothing, and git's `BASE/mods/lib.git` went unread (red team A24D-1).
+    const auto named = gitdir_named_by(t.path, t.submodule);
     if (!named) return;
     const std::string what = t.named_by + ": the git directory named by '" + t.path + "'";
     gitdir = h.canonical_or_refuse(*named, t.loc, what);
@@ -477,7 +481,16 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       break;
     }
     if (S_ISREG(walked->mode)) {
-      const auto named = gitdir_named_by(*c);
+      // Relative to the directory git looked `name` up in (path.c enter_repo), which is not
+      // that of `*c` where `name` is a symlink to the file: with the host's
+      // `/srv/repo/.git -> ../../gf/repo` saying `gitdir: ../../mods/repo.git`, the name was
+      // taken against `gf`, and the git directory git pushes into went unread (red team
+      // A24D-1).
+      const std::string spelled_in = name.substr(0, std::max<size_t>(name.rfind('/'), 1));
+      const auto in =
+          h.canonical_or_refuse(spelled_in, t.loc, t.named_by + " names the repository");
+      if (!in) return;
+      const auto named = gitdir_named_by(*c, *in);
       if (!named) break;
       const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
       gitdir = h.canonical_or_refuse(*named, t.loc, what);
