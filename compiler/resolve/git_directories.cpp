@@ -120,7 +120,14 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
   global_git_configs = git_config_files_outside(walk.home);
-  std::set<std::string> read_gitdirs;
+  // Each git directory read, with the count of submodule worktrees it was read with: one
+  // found a populated submodule's after it was read (a git directory of the workspace
+  // `app/x/.git` that the repository above's `lib/.git` names) is read again with them. Read
+  // once with its own worktree `app/x` only, its `core.fsmonitor = ../app/fsm.sh` was
+  // protected at `app/app/fsm.sh`, and the host's `git status` in the repository above ran
+  // `app/fsm.sh`, the command's, in `lib` (red team A24D-2). Tops only grow, and are
+  // finitely many, so this ends.
+  std::map<std::string, size_t> read_with;
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -128,7 +135,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
       break;
     const std::string dir = gitdirs[i];
-    if (read_gitdirs.insert(dir).second) read_git_directory(dir);
+    const auto tops = submodule_tops.find(dir);
+    const size_t submodules = tops == submodule_tops.end() ? 0 : tops->second.size();
+    const auto [at, first] = read_with.try_emplace(dir, submodules);
+    if (!first && at->second >= submodules) continue;
+    at->second = submodules;
+    read_git_directory(dir);
   }
 }
 
@@ -319,7 +331,8 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
   // Its worktree, where git runs in it: a relative `core.fsmonitor = ../app/fsm.sh` in a
   // `BASE/mods/lib.git/config` without `core.worktree` was resolved against the git
   // directory (`BASE/mods/app/fsm.sh`) and git ran `WS/app/fsm.sh` (red team A24C-1).
-  submodule_tops[*gitdir].push_back(t.submodule);
+  auto& tops = submodule_tops[*gitdir];
+  if (std::find(tops.begin(), tops.end(), t.submodule) == tops.end()) tops.push_back(t.submodule);
   gitdirs.push_back(*gitdir);
 }
 
