@@ -459,7 +459,7 @@ class Walk {
         // The repository is the base and more: its path is not canonicalized, only compared.
         targets_.push_back({lexical, loc(e), false, false, true, true, where(e)});
       } else if (auto c = canonical_(lexical, loc(e), where(e))) {
-        targets_.push_back({*c, loc(e), false, false, true, false, where(e)});
+        targets_.push_back({*c, loc(e), false, false, true, false, where(e), {}, lexical});
       }
       if ((*p)[0] == '/') break;
     }

@@ -466,7 +466,12 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   // The names up to the first git directory or pointer; that one is the repository.
   std::vector<std::string> names;
   std::optional<std::string> gitdir;
-  for (const auto& name : enter_repo_candidates(t.path)) {
+  // From the URL's spelling, as path.c enter_repo tries them: with the host's `/srv/r ->
+  // /data/repo` (a plain directory) beside the bare `/srv/r.git`, git pushes into
+  // `/srv/r.git`, and the canonical form's `/data/repo.git` named nothing (red team
+  // attack 24d); a `.git` file found as `/srv/r` itself names its git directory relative to
+  // `/srv`.
+  for (const auto& name : enter_repo_candidates(t.spelled.empty() ? t.path : t.spelled)) {
     const auto walked = h.walked_or_refuse(name, t.loc, t.named_by + " names the repository");
     if (!walked) return;
     const std::string* c = &walked->path;
