@@ -110,6 +110,37 @@ BOOST_DATA_TEST_CASE(a_dot_git_linked_to_a_git_file_names_what_git_finds,
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A24D-3: the workspace's remote `origin = BASE/srv/lk`, the host's `srv/lk -> BASE/data/plain`
+// (a plain directory) beside the bare repository `srv/lk.git`, which git's `enter_repo` finds
+// from the URL's spelling (`lk/.git`, `lk`, `lk.git/.git`, `lk.git`). zpolicy tried the names
+// from the canonical `data/plain`, found no repository, and on main 87282a7 the command
+// exited 0 having rewritten `srv/lk.git/hooks/post-receive` through the host's hard link
+// `WS/pr`, which the host's `git push origin` ran. Now it is protected: the write fails.
+BOOST_DATA_TEST_CASE(a_remote_url_naming_a_symlink_is_tried_as_git_spells_it, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string base = box.base(), pwned = box.ws("pwned");
+  const std::string link = base + "/srv/lk", repo = base + "/srv/lk.git";
+  box.make_dir(base + "/srv");
+  box.make_dir(base + "/data/plain");
+  box.host_command({kGit, "init", "-q", "--bare", repo});
+  box.host_command({"/bin/ln", "-s", base + "/data/plain", link});
+  const std::string watched = repo + "/hooks/post-receive";
+  box.write_file(watched, "#!/bin/sh\ntrue\n", 0755);
+  workspace_repository(box, false);
+  git_config(box, box.workspace(), "remote.origin.url", link);
+  box.host_command({"/bin/ln", watched, box.ws("pr")});
+  const std::string before = read_file(watched).value_or("<none>");
+  const RunResult r = box.sh("printf '#!/bin/sh\\necho PWNED > " + pwned + "\\n' > pr || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(read_file(watched).value_or("<none>") == before, r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git push -q origin HEAD:refs/heads/other >/dev/null 2>&1; true",
+                    "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 // A24D-2: the populated submodule `lib` of the repository above the workspace `app` has its
 // git directory in the workspace, `app/x/.git` (a repository of its own there too, whose
 // worktree is `app/x`), and that git directory's config says `core.fsmonitor =
