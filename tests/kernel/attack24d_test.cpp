@@ -141,6 +141,32 @@ BOOST_DATA_TEST_CASE(a_remote_url_naming_a_symlink_is_tried_as_git_spells_it, bd
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A24D-4: the caller's `~/.gitconfig` is a link into a dotfiles directory (as stow and other
+// dotfiles managers make it) saying `include.path = .gitconfig.local`, which git reads next
+// to the name it opened, `~/.gitconfig.local`; that file says `core.hooksPath = WS/hooks`.
+// zpolicy took the include against the link target's directory (`~/dotfiles`), read nothing
+// there, and on main 87282a7 the command exited 0 having made `WS/hooks/pre-commit`, which
+// the host's `git commit` ran. Now `WS/hooks` is protected: the write fails.
+BOOST_DATA_TEST_CASE(a_relative_include_of_a_linked_config_is_read_next_to_the_link,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), home = box.home();
+  box.make_dir(home + "/dotfiles");
+  box.write_file(home + "/dotfiles/gitconfig", "[include]\n\tpath = .gitconfig.local\n");
+  box.host_command({"/bin/ln", "-s", "dotfiles/gitconfig", home + "/.gitconfig"});
+  box.write_file(home + "/.gitconfig.local", "[core]\n\thooksPath = " + box.ws("hooks") + "\n");
+  workspace_repository(box, false);
+  const RunResult r = box.sh("mkdir -p hooks && " + hook("hooks/pre-commit", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws("hooks/pre-commit")), r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
+                    "--allow-empty -m x >/dev/null 2>&1; true",
+                    "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 // A24D-2: the populated submodule `lib` of the repository above the workspace `app` has its
 // git directory in the workspace, `app/x/.git` (a repository of its own there too, whose
 // worktree is `app/x`), and that git directory's config says `core.fsmonitor =
