@@ -477,7 +477,7 @@ class Walk {
         // The repository is the base and more: its path is not canonicalized, only compared.
         targets_.push_back({lexical, loc(e), false, false, true, true, where(e)});
       } else if (auto c = canonical_(lexical, loc(e), where(e))) {
-        targets_.push_back({*c, loc(e), false, false, true, false, where(e)});
+        targets_.push_back({*c, loc(e), false, false, true, false, where(e), {}, lexical});
       }
       if ((*p)[0] == '/') break;
     }
@@ -568,7 +568,14 @@ class Walk {
       if (git_config_role(e) == GitConfigRole::UrlRewrite) rewrites_.push_back(entries_.size());
       entries_.push_back(located);
       if (git_config_role(e) != GitConfigRole::Include) continue;
-      if (auto p = path_value(located, directory_of(*path)))
+      // Relative to the directory of the file as git named it (config.c handle_path_include
+      // joins it to the including file's path as opened), not of its canonical form: with
+      // the host's `~/.gitconfig -> dotfiles/gitconfig` (a dotfiles manager's link) saying
+      // `include.path = .gitconfig.local`, git read `~/.gitconfig.local` and zpolicy
+      // `~/dotfiles/.gitconfig.local`; the `core.hooksPath` naming the workspace's `hooks`
+      // there went unprotected, and the host's `git commit` ran the command's pre-commit
+      // hook (red team A24D-4).
+      if (auto p = path_value(located, directory_of(lexical)))
         read(*p, loc(located), depth + 1, conditional || e.section() == "includeif");
     }
     if (cfg.error)

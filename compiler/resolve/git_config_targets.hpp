@@ -93,6 +93,9 @@ struct GitConfigTarget {
   // enters the git directory that `.git` is or names, there, which the caller reads as every
   // git directory.
   std::string submodule = {};
+  // For a repository, the path as the URL spells it: git tries its names (`P/.git`, `P`,
+  // `P.git/.git`, `P.git`) from that spelling, not from the canonical `path`.
+  std::string spelled = {};
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or

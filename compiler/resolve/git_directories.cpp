@@ -120,7 +120,14 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
   global_git_configs = git_config_files_outside(walk.home);
-  std::set<std::string> read_gitdirs;
+  // Each git directory read, with the count of submodule worktrees it was read with: one
+  // found a populated submodule's after it was read (a git directory of the workspace
+  // `app/x/.git` that the repository above's `lib/.git` names) is read again with them. Read
+  // once with its own worktree `app/x` only, its `core.fsmonitor = ../app/fsm.sh` was
+  // protected at `app/app/fsm.sh`, and the host's `git status` in the repository above ran
+  // `app/fsm.sh`, the command's, in `lib` (red team A24D-2). Tops only grow, and are
+  // finitely many, so this ends.
+  std::map<std::string, size_t> read_with;
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -128,7 +135,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
       break;
     const std::string dir = gitdirs[i];
-    if (read_gitdirs.insert(dir).second) read_git_directory(dir);
+    const auto tops = submodule_tops.find(dir);
+    const size_t submodules = tops == submodule_tops.end() ? 0 : tops->second.size();
+    const auto [at, first] = read_with.try_emplace(dir, submodules);
+    if (!first && at->second >= submodules) continue;
+    at->second = submodules;
+    read_git_directory(dir);
   }
 }
 
@@ -295,7 +307,11 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
   if (S_ISDIR(st.st_mode)) {
     gitdir = t.path;
   } else if (S_ISREG(st.st_mode)) {
-    const auto named = gitdir_named_by(t.path);
+    // Against the submodule's directory, where git looked `.git` up: `t.path` is its
+    // canonical form, a symlink's target elsewhere. With the host's `lib/.git -> BASE/gf/lib`
+    // saying `gitdir: ../../mods/lib.git`, the name was taken against `BASE/gf`, named
+    // nothing, and git's `BASE/mods/lib.git` went unread (red team A24D-1).
+    const auto named = gitdir_named_by(t.path, t.submodule);
     if (!named) return;
     const std::string what = t.named_by + ": the git directory named by '" + t.path + "'";
     gitdir = h.canonical_or_refuse(*named, t.loc, what);
@@ -315,7 +331,8 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
   // Its worktree, where git runs in it: a relative `core.fsmonitor = ../app/fsm.sh` in a
   // `BASE/mods/lib.git/config` without `core.worktree` was resolved against the git
   // directory (`BASE/mods/app/fsm.sh`) and git ran `WS/app/fsm.sh` (red team A24C-1).
-  submodule_tops[*gitdir].push_back(t.submodule);
+  auto& tops = submodule_tops[*gitdir];
+  if (std::find(tops.begin(), tops.end(), t.submodule) == tops.end()) tops.push_back(t.submodule);
   gitdirs.push_back(*gitdir);
 }
 
@@ -449,7 +466,12 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   // The names up to the first git directory or pointer; that one is the repository.
   std::vector<std::string> names;
   std::optional<std::string> gitdir;
-  for (const auto& name : enter_repo_candidates(t.path)) {
+  // From the URL's spelling, as path.c enter_repo tries them: with the host's `/srv/r ->
+  // /data/repo` (a plain directory) beside the bare `/srv/r.git`, git pushes into
+  // `/srv/r.git`, and the canonical form's `/data/repo.git` named nothing (red team
+  // attack 24d); a `.git` file found as `/srv/r` itself names its git directory relative to
+  // `/srv`.
+  for (const auto& name : enter_repo_candidates(t.spelled.empty() ? t.path : t.spelled)) {
     const auto walked = h.walked_or_refuse(name, t.loc, t.named_by + " names the repository");
     if (!walked) return;
     const std::string* c = &walked->path;
@@ -477,7 +499,16 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       break;
     }
     if (S_ISREG(walked->mode)) {
-      const auto named = gitdir_named_by(*c);
+      // Relative to the directory git looked `name` up in (path.c enter_repo), which is not
+      // that of `*c` where `name` is a symlink to the file: with the host's
+      // `/srv/repo/.git -> ../../gf/repo` saying `gitdir: ../../mods/repo.git`, the name was
+      // taken against `gf`, and the git directory git pushes into went unread (red team
+      // A24D-1).
+      const std::string spelled_in = name.substr(0, std::max<size_t>(name.rfind('/'), 1));
+      const auto in =
+          h.canonical_or_refuse(spelled_in, t.loc, t.named_by + " names the repository");
+      if (!in) return;
+      const auto named = gitdir_named_by(*c, *in);
       if (!named) break;
       const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
       gitdir = h.canonical_or_refuse(*named, t.loc, what);

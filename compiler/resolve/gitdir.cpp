@@ -44,10 +44,14 @@ std::optional<std::string> first_line_of(const std::string& path) {
 }
 
 std::optional<std::string> gitdir_named_by(const std::string& pointer) {
-  const auto line = first_line_of(pointer);
+  return gitdir_named_by(pointer, pointer.substr(0, pointer.rfind('/')));
+}
+
+std::optional<std::string> gitdir_named_by(const std::string& file, const std::string& dir) {
+  const auto line = first_line_of(file);
   static constexpr std::string_view kPrefix = "gitdir: ";
   if (!line || line->rfind(kPrefix, 0) != 0) return std::nullopt;
-  return absolute_against(line->substr(kPrefix.size()), pointer.substr(0, pointer.rfind('/')));
+  return absolute_against(line->substr(kPrefix.size()), dir);
 }
 
 bool has_git_head(const std::string& dir) {

@@ -18,6 +18,12 @@ std::optional<std::string> first_line_of(const std::string& path);
 // not block or act on what the workspace holds) or has no `gitdir:` line.
 std::optional<std::string> gitdir_named_by(const std::string& pointer);
 
+// The same for a `.git` that git looked up as `dir`/.git and found to be a symlink to the
+// regular file `file` (a canonical path): a relative name is made absolute against `dir`,
+// the directory git looked in, never against the directory of the link's target (setup.c
+// read_gitfile_gently joins it to the name git looked up; path.c enter_repo alike).
+std::optional<std::string> gitdir_named_by(const std::string& file, const std::string& dir);
+
 // The common directory a linked worktree's git directory (one with a HEAD) names in its
 // `commondir` file (where git reads config, hooks, objects and refs for it), made
 // absolute against `gitdir`, by the same rules; none when there is none. A `commondir`
