@@ -57,15 +57,8 @@ BOOST_DATA_TEST_CASE(a_populated_submodule_s_git_directory_above_the_workspace_i
                      caller, layout) {
   Sandbox box(caller);
   const std::string base = box.base(), pwned = box.ws("pwned"), app = box.ws("app");
-  const std::string libsrc = base + "/libsrc", lib = box.ws("lib");
-  box.make_dir(libsrc);
-  box.host_command({kGit, "init", "-q", libsrc});
-  commit_empty(box, libsrc, "l");
-  box.host_command({kGit, "init", "-q", box.workspace()});
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" lib && "
-                    "git -c user.name=t -c user.email=t@t.test commit -q -m lib",
-                    "sh", box.workspace(), libsrc});
+  const std::string lib = box.ws("lib");
+  populated_submodule(box);
   box.make_dir(app);
   std::string watched, script;
   const std::string fsmonitor = "echo PWNED > " + pwned;

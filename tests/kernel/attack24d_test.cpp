@@ -55,16 +55,8 @@ BOOST_DATA_TEST_CASE(a_dot_git_linked_to_a_git_file_names_what_git_finds,
   std::string workspace, watched, script, host_git;
   switch (layout) {
     case LinkedGitFile::Submodule: {
-      const std::string libsrc = base + "/libsrc", lib = box.ws("lib");
-      const std::string gitdir = base + "/mods/lib.git";
-      box.make_dir(libsrc);
-      box.host_command({kGit, "init", "-q", libsrc});
-      commit_empty(box, libsrc, "l");
-      box.host_command({kGit, "init", "-q", box.workspace()});
-      box.host_command({"/bin/sh", "-c",
-                        "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" "
-                        "lib && git -c user.name=t -c user.email=t@t.test commit -q -m lib",
-                        "sh", box.workspace(), libsrc});
+      const std::string lib = box.ws("lib"), gitdir = base + "/mods/lib.git";
+      populated_submodule(box);
       box.host_command({"/bin/mv", box.ws(".git/modules/lib"), gitdir});
       box.host_command({kGit, "config", "-f", gitdir + "/config", "--unset", "core.worktree"});
       box.write_file(base + "/gf/lib", "gitdir: ../../mods/lib.git\n");
@@ -179,15 +171,8 @@ BOOST_DATA_TEST_CASE(a_git_directory_read_before_its_submodule_was_found_is_read
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string base = box.base(), pwned = box.ws("pwned"), app = box.ws("app");
-  const std::string libsrc = base + "/libsrc", lib = box.ws("lib"), gitdir = app + "/x/.git";
-  box.make_dir(libsrc);
-  box.host_command({kGit, "init", "-q", libsrc});
-  commit_empty(box, libsrc, "l");
-  box.host_command({kGit, "init", "-q", box.workspace()});
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" lib && "
-                    "git -c user.name=t -c user.email=t@t.test commit -q -m lib",
-                    "sh", box.workspace(), libsrc});
+  const std::string lib = box.ws("lib"), gitdir = app + "/x/.git";
+  populated_submodule(box);
   box.make_dir(app);
   box.make_dir(app + "/x");
   box.host_command({"/bin/mv", box.ws(".git/modules/lib"), gitdir});

@@ -50,6 +50,22 @@ inline std::string workspace_repository(const Sandbox& box, bool separate) {
   return gitdir;
 }
 
+// The workspace made a repository (no commit of its own) whose populated submodule `lib`
+// comes from `BASE/libsrc`, committed; git keeps lib's git directory at `.git/modules/lib`.
+// Returns the source repository.
+inline std::string populated_submodule(const Sandbox& box) {
+  const std::string libsrc = box.base() + "/libsrc";
+  box.make_dir(libsrc);
+  box.host_command({kGit, "init", "-q", libsrc});
+  commit_empty(box, libsrc, "l");
+  box.host_command({kGit, "init", "-q", box.workspace()});
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git -c protocol.file.allow=always submodule add -q \"$2\" lib && "
+                    "git -c user.name=t -c user.email=t@t.test commit -q -m lib",
+                    "sh", box.workspace(), libsrc});
+  return libsrc;
+}
+
 // A submodule `sub` of the workspace's repository that its index records, deinitialized (not
 // populated; git keeps its git directory `GITDIR/modules/sub`); returns its source
 // repository `BASE/subsrc`.
