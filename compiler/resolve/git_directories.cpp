@@ -181,8 +181,13 @@ void GitDirectories::read_git_directory(const std::string& dir) {
         const Canonical c = h.canonicalize(path);
         return c.stop == Canonical::Stop::None ? std::optional<std::string>(c.path) : std::nullopt;
       }).value_or("");
-  // A bare repository runs its hooks and commands in the git directory itself.
-  if (src.tops.empty()) src.tops.push_back(dir);
+  // A bare repository runs its hooks and commands in the git directory itself, and every
+  // repository runs its push hooks there (receive-pack enters the git directory: githooks(5),
+  // "always executed in $GIT_DIR"), so a relative `core.hooksPath` is taken against it too:
+  // a non-bare remote `/srv/repo` saying `core.hooksPath = ../../../ws/hooks` had
+  // `/srv/repo/../../../ws/hooks` protected, and the host's `git push` ran the
+  // `post-receive` the command wrote in `ws/hooks` (red team A24E-1).
+  if (std::find(src.tops.begin(), src.tops.end(), dir) == src.tops.end()) src.tops.push_back(dir);
   std::vector<GitConfigTarget> hook_dirs;
   if (const auto c = fixed_name(common + "/hooks", "git's hooks directory"))
     hook_dirs.push_back({*c, {common + "/hooks", 0, 0}, true, false, false, false, {}});
