@@ -72,8 +72,8 @@ BOOST_DATA_TEST_CASE(a_hooks_path_into_the_workspace_from_the_repository_above_i
   const std::string pwned = box.ws("pwned");
   monorepo(box);
   if (form != HooksPath::RelativeMissing) box.make_dir(box.ws("app/hooks"));
-  git_config(box, box.workspace(), "core.hooksPath",
-             form == HooksPath::Absolute ? box.ws("app/hooks") : "app/hooks");
+  git_config_set(box, box.workspace(), "core.hooksPath",
+                 form == HooksPath::Absolute ? box.ws("app/hooks") : "app/hooks");
   const RunResult r =
       run_in(box, box.ws("app"), "mkdir -p hooks && " + hook("hooks/pre-commit", pwned));
   expect_stopped(r);
@@ -100,9 +100,9 @@ BOOST_DATA_TEST_CASE(a_command_value_naming_a_workspace_file_from_above_is_prote
   const std::string script = command == Command::Fsmonitor ? "fsm.sh" : "lint.sh";
   box.write_file(box.ws("app/" + script), "#!/bin/sh\nexit 0\n", 0755);
   if (command == Command::Fsmonitor)
-    git_config(box, box.workspace(), "core.fsmonitor", "app/fsm.sh");
+    git_config_set(box, box.workspace(), "core.fsmonitor", "app/fsm.sh");
   else
-    git_config(box, box.workspace(), "alias.lint", "!sh app/lint.sh");
+    git_config_set(box, box.workspace(), "alias.lint", "!sh app/lint.sh");
   const RunResult r = run_in(box, box.ws("app"), hook(script, pwned));
   expect_stopped(r);
   if (command == Command::ShAlias) BOOST_TEST(r.exit_code == 2, r.describe());
@@ -123,7 +123,7 @@ BOOST_DATA_TEST_CASE(an_include_into_the_workspace_from_the_repository_above_is_
   const std::string pwned = box.ws("pwned");
   monorepo(box);
   if (existing) box.write_file(box.ws("app/extra.cfg"), "");
-  git_config(box, box.workspace(), "include.path", "../app/extra.cfg");
+  git_config_set(box, box.workspace(), "include.path", "../app/extra.cfg");
   const RunResult r =
       run_in(box, box.ws("app"),
              "mkdir -p h2 && " + hook("h2/pre-commit", pwned) +
@@ -146,7 +146,7 @@ BOOST_DATA_TEST_CASE(a_linked_worktree_above_the_workspace_is_read, bdata::make(
                     "commit", "-q", "--allow-empty", "-m", "i"});
   box.host_command({kGit, "-C", main_repo, "worktree", "add", "-q", "--detach", box.workspace()});
   box.make_dir(box.ws("app/hooks"));
-  git_config(box, main_repo, "core.hooksPath", "app/hooks");
+  git_config_set(box, main_repo, "core.hooksPath", "app/hooks");
   const RunResult r = run_in(box, box.ws("app"), hook("hooks/pre-commit", pwned));
   expect_stopped(r);
   host_git(box, box.workspace());
@@ -176,7 +176,7 @@ BOOST_DATA_TEST_CASE(every_repository_above_is_read,
     monorepo(box);
     box.host_command({kGit, "init", "-q", box.ws("mid")});
     box.make_dir(box.ws("mid/app/hooks"));
-    git_config(box, box.workspace(), "core.hooksPath", "mid/app/hooks");
+    git_config_set(box, box.workspace(), "core.hooksPath", "mid/app/hooks");
     dir = box.ws("mid/app");
   } else {
     const std::string gitdir = box.base() + "/gd";
@@ -185,7 +185,7 @@ BOOST_DATA_TEST_CASE(every_repository_above_is_read,
     box.host_command({"/bin/rm", box.ws(".git")});
     box.host_command({"/bin/ln", "-s", gitdir, box.ws(".git")});
     box.make_dir(box.ws("app/hooks"));
-    git_config(box, box.workspace(), "core.hooksPath", "app/hooks");
+    git_config_set(box, box.workspace(), "core.hooksPath", "app/hooks");
     spec.extra_env = {"GIT_CEILING_DIRECTORIES=" + box.workspace()};
     dir = box.ws("app");
   }
@@ -218,7 +218,7 @@ BOOST_DATA_TEST_CASE(a_workspace_inside_a_git_directory_is_refused,
   if (where == Inside::Bare) {
     box.host_command({kGit, "init", "-q", "--bare", box.ws("r.git")});
     box.make_dir(box.ws("r.git/app/hooks"));
-    git_config(box, box.ws("r.git"), "core.hooksPath", "app/hooks");
+    git_config_set(box, box.ws("r.git"), "core.hooksPath", "app/hooks");
     workspace = box.ws("r.git/app");
     script = hook("hooks/post-receive", pwned);
   } else {
@@ -307,15 +307,15 @@ BOOST_DATA_TEST_CASE(ordinary_monorepos_still_run,
   box.write_file(box.ws("app/src.js"), "old\n");
   if (kind == Ordinary::HooksAtTop) {
     box.make_dir(box.ws("tools/hooks"));
-    git_config(box, box.workspace(), "core.hooksPath", "tools/hooks");
-    git_config(box, box.workspace(), "core.fsmonitor", "false");
+    git_config_set(box, box.workspace(), "core.hooksPath", "tools/hooks");
+    git_config_set(box, box.workspace(), "core.fsmonitor", "false");
   } else if (kind == Ordinary::SiblingPackage) {
     box.make_dir(box.ws("web/.husky/_"));
-    git_config(box, box.workspace(), "core.hooksPath", "web/.husky/_");
+    git_config_set(box, box.workspace(), "core.hooksPath", "web/.husky/_");
   } else if (kind == Ordinary::NestedRepository) {
     box.host_command({kGit, "init", "-q", box.ws("app")});
     box.make_dir(box.ws("app/hooks"));
-    git_config(box, box.workspace(), "core.hooksPath", "app/hooks");
+    git_config_set(box, box.workspace(), "core.hooksPath", "app/hooks");
   }
   const RunResult r =
       run_in(box, box.ws("app"), "echo new > src.js && mkdir -p lib && echo x > lib/y");
@@ -355,11 +355,11 @@ BOOST_DATA_TEST_CASE(an_enclosing_repository_the_caller_cannot_read,
     box.host_command({kGit, "-C", main_repo, "-c", "user.name=t", "-c", "user.email=t@t.test",
                       "commit", "-q", "--allow-empty", "-m", "i"});
     box.host_command({kGit, "-C", main_repo, "worktree", "add", "-q", "--detach", box.workspace()});
-    git_config(box, main_repo, "core.hooksPath", "app/hooks");
+    git_config_set(box, main_repo, "core.hooksPath", "app/hooks");
     path = main_repo + "/.git";
   } else {
     monorepo(box);
-    git_config(box, box.workspace(), "core.hooksPath", "app/hooks");
+    git_config_set(box, box.workspace(), "core.hooksPath", "app/hooks");
     path = box.ws(closed == Closed::GitDir ? ".git" : ".git/config");
   }
   box.make_dir(box.ws("app/hooks"));

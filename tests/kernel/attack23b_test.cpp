@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team attack 23b (docs/redteam-2026-12.md "Attack 23b"): the morning's fixes of session
@@ -158,11 +159,7 @@ BOOST_DATA_TEST_CASE(a_pattern_through_a_host_link_to_a_workspace_link_is_refuse
                   "rm -f l; mkdir new && ln -s \"$PWD/new\" l && echo evil > new/" + name +
                       "; echo '" + std::string(kDoneMarker) + "'"};
   const RunResult r = box.run(spec);
-  BOOST_TEST(r.exit_code == 2, r.describe());
-  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
-  BOOST_TEST(r.err.find("leads through the symlink '" + box.ws("l") + "' inside a writable root") !=
-                 std::string::npos,
-             r.describe());
+  expect_refused(r, 2, "leads through the symlink '" + box.ws("l") + "' inside a writable root");
   BOOST_TEST(r.err.find("link.yaml:6:") != std::string::npos, r.describe());
   BOOST_TEST(read_file(link + "/" + name).value_or("<none>") != "evil\n", r.describe());
   BOOST_TEST(!exists(box.ws("new")), r.describe());

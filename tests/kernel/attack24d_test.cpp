@@ -82,7 +82,7 @@ BOOST_DATA_TEST_CASE(a_dot_git_linked_to_a_git_file_names_what_git_finds,
       box.write_file(watched, "#!/bin/sh\ntrue\n", 0755);
       workspace = box.workspace();
       workspace_repository(box, false);
-      git_config(box, workspace, "remote.origin.url", repo);
+      git_config_set(box, workspace, "remote.origin.url", repo);
       box.host_command({"/bin/ln", watched, workspace + "/pr"});
       script = "printf '#!/bin/sh\\necho PWNED > " + pwned + "\\n' > pr";
       host_git = "git push -q origin HEAD:refs/heads/other >/dev/null 2>&1";
@@ -120,7 +120,7 @@ BOOST_DATA_TEST_CASE(a_remote_url_naming_a_symlink_is_tried_as_git_spells_it, bd
   const std::string watched = repo + "/hooks/post-receive";
   box.write_file(watched, "#!/bin/sh\ntrue\n", 0755);
   workspace_repository(box, false);
-  git_config(box, box.workspace(), "remote.origin.url", link);
+  git_config_set(box, box.workspace(), "remote.origin.url", link);
   box.host_command({"/bin/ln", watched, box.ws("pr")});
   const std::string before = read_file(watched).value_or("<none>");
   const RunResult r = box.sh("printf '#!/bin/sh\\necho PWNED > " + pwned + "\\n' > pr || exit 1");

@@ -32,9 +32,9 @@ BOOST_DATA_TEST_CASE(a_remote_s_relative_hooks_path_is_taken_where_push_hooks_ru
   // From `repo/.git` up to `BASE`, then down to the workspace.
   const std::string ws = box.workspace();
   const std::string rel = "../../../" + ws.substr(base.size() + 1) + "/hooks";
-  git_config(box, repo, "core.hooksPath", rel);
+  git_config_set(box, repo, "core.hooksPath", rel);
   workspace_repository(box, false);
-  git_config(box, ws, "remote.origin.url", repo);
+  git_config_set(box, ws, "remote.origin.url", repo);
   const RunResult r =
       box.sh("mkdir -p hooks && " + hook("hooks/post-receive", pwned) + " || exit 1");
   BOOST_TEST(r.exit_code != 0, r.describe());

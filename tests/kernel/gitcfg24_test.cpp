@@ -76,15 +76,15 @@ BOOST_DATA_TEST_CASE(a_relative_value_git_resolves_where_it_was_started_is_refus
   monorepo(box);
   if (shape == StartDir::AboveWorktreeElsewhere) {
     box.make_dir(box.ws("wt"));
-    git_config(box, box.workspace(), "core.worktree", "../wt");
+    git_config_set(box, box.workspace(), "core.worktree", "../wt");
   } else {
-    git_config(box, box.workspace(), "core.bare", "true");
+    git_config_set(box, box.workspace(), "core.bare", "true");
   }
   const bool alias = shape == StartDir::AboveBareAlias;
   if (alias)
-    git_config(box, box.workspace(), "alias.lint", "!tools/lint");
+    git_config_set(box, box.workspace(), "alias.lint", "!tools/lint");
   else
-    git_config(box, box.workspace(), "core.hooksPath", "hooks");
+    git_config_set(box, box.workspace(), "core.hooksPath", "hooks");
   const std::string written = alias ? "tools/lint" : "hooks/reference-transaction";
   const std::string workspace = shape == StartDir::OwnBare ? box.workspace() : box.ws("app");
   const RunResult r = run_at(
@@ -147,7 +147,7 @@ BOOST_DATA_TEST_CASE(a_repository_above_a_host_link_to_the_workspace_is_read,
   const std::string pwned = box.ws("pwned");
   const std::string mono = linked_package(box);
   box.make_dir(box.ws("hooks"));
-  git_config(box, mono, "core.hooksPath", "app/hooks");
+  git_config_set(box, mono, "core.hooksPath", "app/hooks");
   const RunResult r = run_in_linked_package(box, spelled, mono, hook("hooks/pre-commit", pwned));
   BOOST_TEST(r.exit_code != 0, r.describe());
   BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
@@ -187,13 +187,13 @@ BOOST_DATA_TEST_CASE(ordinary_configurations_still_run,
   }
   if (kind == Ordinary::Monorepo) {
     box.make_dir(box.ws("tools/hooks"));
-    git_config(box, box.workspace(), "core.hooksPath", "tools/hooks");
-    git_config(box, box.workspace(), "alias.lint", "!tools/lint --fix");
+    git_config_set(box, box.workspace(), "core.hooksPath", "tools/hooks");
+    git_config_set(box, box.workspace(), "alias.lint", "!tools/lint --fix");
   } else if (kind == Ordinary::BareAbsoluteHooks) {
     box.make_dir(box.base() + "/hooks");
-    git_config(box, box.workspace(), "core.bare", "true");
-    git_config(box, box.workspace(), "core.hooksPath", box.base() + "/hooks");
-    git_config(box, box.workspace(), "alias.last", "!git log -1 HEAD");
+    git_config_set(box, box.workspace(), "core.bare", "true");
+    git_config_set(box, box.workspace(), "core.hooksPath", box.base() + "/hooks");
+    git_config_set(box, box.workspace(), "alias.last", "!git log -1 HEAD");
   } else if (kind == Ordinary::Submodule) {
     const std::string subsrc = box.base() + "/subsrc";
     box.make_dir(subsrc);

@@ -23,8 +23,8 @@ inline void commit_empty(const Sandbox& box, const std::string& dir, const std::
 }
 
 // `git config KEY VALUE` in the repository at `repo`, on the host as the caller.
-inline void git_config(const Sandbox& box, const std::string& repo, const std::string& key,
-                       const std::string& value) {
+inline void git_config_set(const Sandbox& box, const std::string& repo, const std::string& key,
+                           const std::string& value) {
   box.host_command({kGit, "-C", repo, "config", key, value});
 }
 
