@@ -703,109 +703,128 @@ bool mount_point_made(PathTable& paths, Intent& intent,
 // whenever it denies any but the shallowest (the directory below the bind), so those two
 // are asked. A --symlink is made the same way, and asked the same. Every name on the way
 // of a source, a destination or a link's target is asked too (way_is_replaceable).
-void check_mount_points(const BwrapArgv& argv, Intent& intent, const TryBinds& tries,
-                        std::vector<ir::Diagnostic>& out) {
-  PathTable& paths = *argv.paths;
-  std::unordered_set<PathTable::Id> masks;
-  for (const auto* list : {&intent.deny(), &intent.protect(), &intent.pin()})
-    for (const Intent::Root& r : *list) masks.insert(r.id);
-  std::unordered_set<PathTable::Id> roots;
-  for (const auto* list : {&intent.read(), &intent.write()})
-    for (const Intent::Root& r : *list) roots.insert(r.id);
+class MountPointCheck {
+ public:
+  MountPointCheck(const BwrapArgv& argv, Intent& intent, const TryBinds& tries,
+                  std::vector<ir::Diagnostic>& out)
+      : argv_(argv), paths_(*argv.paths), intent_(intent), tries_(tries), out_(out) {
+    for (const auto* list : {&intent.deny(), &intent.protect(), &intent.pin()})
+      for (const Intent::Root& r : *list) masks_.insert(r.id);
+    for (const auto* list : {&intent.read(), &intent.write()})
+      for (const Intent::Root& r : *list) roots_.insert(r.id);
+    maybe_skipped_.assign(argv.ops.size(), false);
+    for (size_t i : tries.uncertain) maybe_skipped_[i] = true;
+  }
+
+  void run() {
+    // bwrap skips a -try bind whose source is missing before it makes the mount point.
+    for (size_t step = 0; step < argv_.ops.size(); ++step)
+      if (tries_.applied[step]) check_step(step);
+    // A link's target is looked up whenever the sandbox reads the link, through the mounts
+    // setup leaves: a replaceable name on its way lets one run decide what it shows the
+    // next.
+    for (const size_t step : links_) {
+      const BwrapOp& op = argv_.ops[step];
+      const auto target = paths_.link_destination(op.dest, op.link_target);
+      if (!target) continue;  // a target outside the sandbox's paths leads nowhere it reads
+      collect_above(*target, true);
+      way_through_bind_is_replaceable(op, *target, "target");
+    }
+  }
+
+ private:
   struct Mounted {
     size_t step;
     bool writable_host;
     bool maybe_skipped;  // a -try bind whose source the host may lack
     std::optional<PathTable::Id> source;
   };
-  std::vector<bool> maybe_skipped(argv.ops.size(), false);
-  for (size_t i : tries.uncertain) maybe_skipped[i] = true;
-  // Every mount made at each destination, in order; the last that is applied is visible.
-  std::unordered_map<PathTable::Id, std::vector<Mounted>> mounts;
-  std::vector<PathTable::Id> lineage;
-  std::vector<const Mounted*> above;
+
+  void check_step(size_t step) {
+    const BwrapOp& op = argv_.ops[step];
+    if (op.kind == BwrapOpKind::RemountRo) return remount(op.dest);
+    const bool link = op.kind == BwrapOpKind::Symlink;
+    if (!is_mount(op.kind) && !link) return;
+    collect_above(op.dest, false);
+    if (op.source && way_is_replaceable(
+                         paths_, intent_, roots_, op, *op.source, PathTable::kRoot,
+                         [](PathTable::Id at) { return at; }, "source", out_))
+      return;
+    // bwrap makes a --symlink's last component (symlink(2) follows no link there), but
+    // looks its directory up like a destination's.
+    if (link ? op.dest != PathTable::kRoot &&
+                   way_through_bind_is_replaceable(op, paths_.up(op.dest), "link's directory")
+             : way_through_bind_is_replaceable(op, op.dest, "destination"))
+      return;
+    for (const Mounted* under : above_) {
+      if (under->writable_host && under->source &&
+          mount_point_made(paths_, intent_, masks_, op, argv_.ops[under->step].dest, *under->source,
+                           out_))
+        break;
+      if (!under->maybe_skipped) break;
+    }
+    if (link)
+      links_.push_back(step);
+    else
+      mounts_[op.dest].push_back(Mounted{step, op.source && op.kind != BwrapOpKind::RoBind,
+                                         maybe_skipped_[step], op.source});
+  }
+
+  // Whichever of the mounts at `dest` is applied last is the one remounted.
+  void remount(PathTable::Id dest) {
+    const auto m = mounts_.find(dest);
+    if (m == mounts_.end()) return;
+    for (auto it = m->second.rbegin(); it != m->second.rend(); ++it) {
+      it->writable_host = false;
+      if (!it->maybe_skipped) break;
+    }
+  }
+
   // The mounts made so far at `path`'s strict ancestors (and at `path` itself when
   // `inclusive`), latest first. The visible one is the latest applied; a -try bind that
   // may be skipped leaves the one before it visible in the runs that skip it, so each of
   // those is asked too (setup18).
-  auto collect_above = [&](PathTable::Id path, bool inclusive) {
-    lineage = {path};
-    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths.up(lineage.back()));
-    above.clear();
+  void collect_above(PathTable::Id path, bool inclusive) {
+    std::vector<PathTable::Id> lineage{path};
+    while (lineage.back() != PathTable::kRoot) lineage.push_back(paths_.up(lineage.back()));
+    above_.clear();
     for (auto it = lineage.rbegin(); it != lineage.rend(); ++it) {
       if (!inclusive && it + 1 == lineage.rend()) break;
-      if (const auto m = mounts.find(*it); m != mounts.end())
-        for (const Mounted& mounted : m->second) above.push_back(&mounted);
+      if (const auto m = mounts_.find(*it); m != mounts_.end())
+        for (const Mounted& mounted : m->second) above_.push_back(&mounted);
     }
-    std::sort(above.begin(), above.end(),
+    std::sort(above_.begin(), above_.end(),
               [](const Mounted* x, const Mounted* y) { return x->step > y->step; });
-  };
+  }
+
   // Whether the way from `from` up to the visible bind passes through a name the sandbox
   // may replace, in any run; reported if so.
-  auto way_through_bind_is_replaceable = [&](const BwrapOp& op, PathTable::Id from,
-                                             const char* what) {
-    for (const Mounted* under : above) {
+  bool way_through_bind_is_replaceable(const BwrapOp& op, PathTable::Id from, const char* what) {
+    for (const Mounted* under : above_) {
       if (!under->source) return false;  // a tmpfs: bwrap's own, which the sandbox cannot replace
-      const PathTable::Id bind = argv.ops[under->step].dest, source = *under->source;
+      const PathTable::Id bind = argv_.ops[under->step].dest, source = *under->source;
       if (way_is_replaceable(
-              paths, intent, roots, op, from, bind,
-              [&](PathTable::Id at) { return paths.rebase(source, bind, at); }, what, out))
+              paths_, intent_, roots_, op, from, bind,
+              [&](PathTable::Id at) { return paths_.rebase(source, bind, at); }, what, out_))
         return true;
       if (!under->maybe_skipped) return false;
     }
     return false;
-  };
-  std::vector<size_t> links;  // the steps of --symlink, whose targets are asked last
-  for (size_t step = 0; step < argv.ops.size(); ++step) {
-    const BwrapOp& op = argv.ops[step];
-    // bwrap skips a -try bind whose source is missing before it makes the mount point.
-    if (!tries.applied[step]) continue;
-    if (op.kind == BwrapOpKind::RemountRo) {
-      // Whichever of the mounts at the destination is applied last is the one remounted.
-      if (const auto m = mounts.find(op.dest); m != mounts.end())
-        for (auto it = m->second.rbegin(); it != m->second.rend(); ++it) {
-          it->writable_host = false;
-          if (!it->maybe_skipped) break;
-        }
-      continue;
-    }
-    const bool link = op.kind == BwrapOpKind::Symlink;
-    if (!is_mount(op.kind) && !link) continue;
-    collect_above(op.dest, false);
-    if (op.source &&
-        way_is_replaceable(paths, intent, roots, op, *op.source, PathTable::kRoot,
-                           [](PathTable::Id at) { return at; }, "source", out))
-      continue;
-    // bwrap makes a --symlink's last component (symlink(2) follows no link there), but
-    // looks its directory up like a destination's.
-    if (link ? op.dest != PathTable::kRoot &&
-                   way_through_bind_is_replaceable(op, paths.up(op.dest), "link's directory")
-             : way_through_bind_is_replaceable(op, op.dest, "destination"))
-      continue;
-    for (const Mounted* under : above) {
-      if (under->writable_host && under->source &&
-          mount_point_made(paths, intent, masks, op, argv.ops[under->step].dest, *under->source,
-                           out))
-        break;
-      if (!under->maybe_skipped) break;
-    }
-    if (link) {
-      links.push_back(step);
-      continue;
-    }
-    mounts[op.dest].push_back(Mounted{step, op.source && op.kind != BwrapOpKind::RoBind,
-                                      maybe_skipped[step], op.source});
   }
-  // A link's target is looked up whenever the sandbox reads the link, through the mounts
-  // setup leaves: a replaceable name on its way lets one run decide what it shows the next.
-  for (const size_t step : links) {
-    const BwrapOp& op = argv.ops[step];
-    const auto target = paths.link_destination(op.dest, op.link_target);
-    if (!target) continue;  // a target outside the sandbox's paths leads nowhere it reads
-    collect_above(*target, true);
-    way_through_bind_is_replaceable(op, *target, "target");
-  }
-}
+
+  const BwrapArgv& argv_;
+  PathTable& paths_;
+  Intent& intent_;
+  const TryBinds& tries_;
+  std::vector<ir::Diagnostic>& out_;
+  std::unordered_set<PathTable::Id> masks_;  // deny roots, protected paths, pins
+  std::unordered_set<PathTable::Id> roots_;  // the policy's read and write roots
+  std::vector<bool> maybe_skipped_;
+  // Every mount made at each destination, in order; the last that is applied is visible.
+  std::unordered_map<PathTable::Id, std::vector<Mounted>> mounts_;
+  std::vector<const Mounted*> above_;  // collect_above's answer
+  std::vector<size_t> links_;          // the steps of --symlink, whose targets are asked last
+};
 
 // A run binds what the runner opened and checked; a path is looked up again by bwrap
 // at mount time, when it may name something else (docs/run.md "Binding by descriptor").
@@ -855,7 +874,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
   check_flags(resolved, argv.flags, findings);
   const SourceFacts facts(resolved, intent, argv.ops);
   const TryBinds tries = try_binds(argv.ops, facts);
-  check_mount_points(argv, intent, tries, findings);
+  MountPointCheck(argv, intent, tries, findings).run();
   check_devices(argv, findings);
   check_variables(resolved, argv, findings);
   check_remounts(argv, findings);
