@@ -81,6 +81,9 @@ struct GitDirectories {
   void protect_repository(const GitConfigTarget& t);
   void read_populated_submodule(const GitConfigTarget& t);
   void judge_rewrite_base(const GitConfigTarget& t);
+  bool refused_where_made(const std::string& path, const ir::SourceLoc& loc,
+                          const std::string& what, const std::string& missing,
+                          const std::string& then);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
@@ -323,13 +326,9 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
     if (!gitdir) return;
     // A missing one the kernel would make in a writable root is the sandbox's to make, as
     // a remote's (A22E-2).
-    if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
-      diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel would " +
-                             "create it at '" + *made + "', in a writable root: the " +
-                             "sandbox could make it, and the host's git would enter it " +
-                             "with its config and hooks; refusing to run");
+    if (refused_where_made(*gitdir, t.loc, what, what + " '" + *named + "'",
+                           "the host's git would enter it with its config and hooks"))
       return;
-    }
   }
   if (!gitdir || !is_git_directory(*gitdir)) return;
   protect_git_target(*gitdir, t.loc);
@@ -384,13 +383,9 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
     if (c.stop == Canonical::Stop::None && !c.complete) {
       const std::string what = "common git directory named by '" + dir + "/commondir'";
       const ir::SourceLoc at{dir + "/commondir", 0, 0};
-      if (const auto made = h.created_in_guard(c.path, at, what)) {
-        diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
-                            "create it at '" + *made + "', in a writable root: the " +
-                            "sandbox could make it, and git would run its hooks and " +
-                            "read its config; refusing to run");
+      if (refused_where_made(c.path, at, what, what + " '" + *named + "'",
+                             "git would run its hooks and read its config"))
         return std::nullopt;
-      }
     }
     common = c.stop == Canonical::Stop::None ? c.path : *named;
   }
@@ -399,6 +394,23 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
 
 void GitDirectories::protect_git_target(const std::string& path, const ir::SourceLoc& loc) {
   if (!protected_index.covers(path)) protect_absolute(path, loc, true);
+}
+
+// Whether the run is refused because the kernel would create the missing `path` (canonical,
+// spelled from a dangling host link) in a writable root, where the sandbox could make it:
+// `missing` names it ("... '<name>'", or "... '<name>', which"), `then` says what git would do
+// with what the sandbox made there. A walk that refuses on the way reports `what` at `loc`.
+// One wording for every such git directory, remote or common directory, so that the refusal
+// and its check cannot drift apart.
+bool GitDirectories::refused_where_made(const std::string& path, const ir::SourceLoc& loc,
+                                        const std::string& what, const std::string& missing,
+                                        const std::string& then) {
+  const auto made = h.created_in_guard(path, loc, what);
+  if (!made) return false;
+  diags.error(loc, missing + " does not exist, and the kernel would create it at '" + *made +
+                       "', in a writable root: the sandbox could make it, and " + then +
+                       "; refusing to run");
+  return true;
 }
 
 // Whether `path` lies in a guard: a writable root, or another name the host's mounts give one.
@@ -489,14 +501,11 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
     // refuses such a rewrite base: a remote that does not exist yet, named through the
     // host's link into a writable root, is the sandbox's to make.
     if (!walked->complete) {
-      if (const auto made = h.created_in_guard(*c, t.loc, t.named_by + " names the repository")) {
-        diags.error(t.loc, t.named_by + " names the repository '" + name +
-                               "', which does not exist, and the kernel would create it at '" +
-                               *made + "', in a writable root: the sandbox could make it, " +
-                               "and git would run its upload-pack, receive-pack and hooks; " +
-                               "name a repository outside every writable root; refusing to run");
+      if (refused_where_made(*c, t.loc, t.named_by + " names the repository",
+                             t.named_by + " names the repository '" + name + "', which",
+                             "git would run its upload-pack, receive-pack and hooks; name a "
+                             "repository outside every writable root"))
         return;
-      }
       continue;
     }
     if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
@@ -523,14 +532,10 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       // got a placeholder; the command made `HEAD`, `objects`, `refs` and
       // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
       // once the run removed the placeholder (red team A22E-2).
-      if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
-        diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
-                               "would create it at '" + *made + "', in a writable root: " +
-                               "the sandbox could make it, and git would run its " +
-                               "upload-pack, receive-pack and hooks; name a git " +
-                               "directory outside every writable root; refusing to run");
+      if (refused_where_made(*gitdir, t.loc, what, what + " '" + *named + "'",
+                             "git would run its upload-pack, receive-pack and hooks; name a "
+                             "git directory outside every writable root"))
         return;
-      }
       // Outside every writable root too, as the git directory it names: hard-linked at
       // `WS/gitfile`, the command wrote `gitdir:` naming a repository of its own, and the
       // host's `git push` ran its post-receive hook (red team A24B-1).
