@@ -73,7 +73,8 @@ struct GitDirectories {
   std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
                                         const std::string& named_by);
   std::optional<std::string> common_directory(const std::string& dir);
-  std::vector<std::string> worktree_tops(const std::string& dir) const;
+  std::vector<std::string> worktree_tops(const std::string& dir,
+                                         const std::optional<std::string>& linked_top) const;
   void protect_config_targets(const std::vector<GitConfigTarget>& targets,
                               std::vector<GitConfigTarget>& hook_dirs);
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
@@ -88,7 +89,7 @@ struct GitDirectories {
   void read_submodule_git_directories(const std::string& common);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_symlink_targets_in(const std::string& dir);
-  void protect_linked_worktree_pointer(const std::string& admin);
+  void protect_linked_worktree_pointer(const std::string& admin, const std::string& top);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -177,8 +178,12 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   // path covers it already.
   protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
   read_linked_worktrees(common);
-  src.tops = worktree_tops(dir);
-  protect_linked_worktree_pointer(dir);
+  // The worktree `dir/gitdir` names, read once: where the config's relative values are taken
+  // and whose `.git` file is protected are then one worktree, whatever writes that file
+  // meanwhile.
+  const std::optional<std::string> linked_top = worktree_of_admin_dir(dir);
+  src.tops = worktree_tops(dir, linked_top);
+  if (linked_top) protect_linked_worktree_pointer(dir, *linked_top);
   src.stays_where_started =
       git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
         const Canonical c = h.canonicalize(path);
@@ -260,12 +265,14 @@ std::optional<std::string> GitDirectories::git_target(const std::string& lexical
 }
 
 // The tops of the worktrees the git directory `dir` was found in, where git started in one
-// of them runs its hooks and commands and resolves its config's relative values.
-std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) const {
+// of them runs its hooks and commands and resolves its config's relative values;
+// `linked_top` is the linked worktree its `gitdir` file names (worktree_of_admin_dir).
+std::vector<std::string> GitDirectories::worktree_tops(
+    const std::string& dir, const std::optional<std::string>& linked_top) const {
   std::vector<std::string> tops;
   if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
     tops.push_back(dir.substr(0, dir.size() - 5));
-  if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
+  if (linked_top) tops.push_back(*linked_top);
   for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
   if (const auto it = submodule_tops.find(dir); it != submodule_tops.end())
     for (const auto& top : it->second)
@@ -676,18 +683,17 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
   }
 }
 
-// The `.git` file of the linked worktree whose git directory is `admin`, git's way from
-// that worktree to it, as a populated submodule's `.git` is (A16-6): in a writable root the
-// sandbox could point it at a git directory of its own, whatever the policy protects (red
-// team A24-8: under `protect: [.git]` the command rewrote `WS/wt/.git`, and the host's `git
-// commit` in `wt` ran the hook it chose). Outside every writable root too: another name of
-// it there (a hard link) is as much the sandbox's to write (red team A24B-1).
-void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
-  const auto top = worktree_of_admin_dir(admin);
-  if (!top) return;
+// The `.git` file of the linked worktree `top` whose git directory is `admin` (its `gitdir`
+// file names `top/.git`), git's way from that worktree to it, as a populated submodule's `.git` is
+// (A16-6): in a writable root the sandbox could point it at a git directory of its own, whatever
+// the policy protects (red team A24-8: under `protect: [.git]` the command rewrote `WS/wt/.git`,
+// and the host's `git commit` in `wt` ran the hook it chose). Outside every writable root too:
+// another name of it there (a hard link) is as much the sandbox's to write (red team A24B-1).
+void GitDirectories::protect_linked_worktree_pointer(const std::string& admin,
+                                                     const std::string& top) {
   const ir::SourceLoc at{admin + "/gitdir", 0, 0};
   if (const auto c =
-          h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", at,
+          h.walked_or_refuse((top == "/" ? "" : top) + "/.git", at,
                              "the linked worktree's '.git' file named by '" + admin + "/gitdir'");
       c && c->complete)
     protect_git_target(c->path, at);
