@@ -1,5 +1,7 @@
 #include "ir/diagnostic.hpp"
 
+#include <algorithm>
+
 namespace zpolicy::ir {
 
 std::string SourceLoc::str() const {
@@ -70,11 +72,29 @@ Diagnostic finding(const std::string& target, std::string kind, SourceLoc loc, s
   return d;
 }
 
+namespace {
+
+// Whether `items` holds the diagnostic already. Each is said once: a walk that meets one
+// refusal more than once (a git directory read again with the worktree of a populated
+// submodule found later, red team A24D-2; an absolute config value judged at each place
+// its relative values are taken against) said it each time (tidy 25). A run's diagnostics
+// are few: a scan costs nothing next to the walks that made them.
+bool said(const std::vector<Diagnostic>& items, Severity severity, const SourceLoc& loc,
+          const std::string& message) {
+  return std::any_of(items.begin(), items.end(), [&](const Diagnostic& d) {
+    return d.code.empty() && d.severity == severity && d.loc == loc && d.message == message;
+  });
+}
+
+}  // namespace
+
 void Diagnostics::error(SourceLoc loc, std::string message) {
+  if (said(items_, Severity::Error, loc, message)) return;
   items_.push_back({"", Severity::Error, std::move(loc), std::move(message)});
 }
 
 void Diagnostics::warning(SourceLoc loc, std::string message) {
+  if (said(items_, Severity::Warning, loc, message)) return;
   items_.push_back({"", Severity::Warning, std::move(loc), std::move(message)});
 }
 

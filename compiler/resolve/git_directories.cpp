@@ -73,7 +73,8 @@ struct GitDirectories {
   std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
                                         const std::string& named_by);
   std::optional<std::string> common_directory(const std::string& dir);
-  std::vector<std::string> worktree_tops(const std::string& dir) const;
+  std::vector<std::string> worktree_tops(const std::string& dir,
+                                         const std::optional<std::string>& linked_top) const;
   void protect_config_targets(const std::vector<GitConfigTarget>& targets,
                               std::vector<GitConfigTarget>& hook_dirs);
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
@@ -81,11 +82,14 @@ struct GitDirectories {
   void protect_repository(const GitConfigTarget& t);
   void read_populated_submodule(const GitConfigTarget& t);
   void judge_rewrite_base(const GitConfigTarget& t);
+  bool refused_where_made(const std::string& path, const ir::SourceLoc& loc,
+                          const std::string& what, const std::string& missing,
+                          const std::string& then);
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_symlink_targets_in(const std::string& dir);
-  void protect_linked_worktree_pointer(const std::string& admin);
+  void protect_linked_worktree_pointer(const std::string& admin, const std::string& top);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -174,8 +178,12 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   // path covers it already.
   protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
   read_linked_worktrees(common);
-  src.tops = worktree_tops(dir);
-  protect_linked_worktree_pointer(dir);
+  // The worktree `dir/gitdir` names, read once: where the config's relative values are taken
+  // and whose `.git` file is protected are then one worktree, whatever writes that file
+  // meanwhile.
+  const std::optional<std::string> linked_top = worktree_of_admin_dir(dir);
+  src.tops = worktree_tops(dir, linked_top);
+  if (linked_top) protect_linked_worktree_pointer(dir, *linked_top);
   src.stays_where_started =
       git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
         const Canonical c = h.canonicalize(path);
@@ -257,12 +265,14 @@ std::optional<std::string> GitDirectories::git_target(const std::string& lexical
 }
 
 // The tops of the worktrees the git directory `dir` was found in, where git started in one
-// of them runs its hooks and commands and resolves its config's relative values.
-std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) const {
+// of them runs its hooks and commands and resolves its config's relative values;
+// `linked_top` is the linked worktree its `gitdir` file names (worktree_of_admin_dir).
+std::vector<std::string> GitDirectories::worktree_tops(
+    const std::string& dir, const std::optional<std::string>& linked_top) const {
   std::vector<std::string> tops;
   if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
     tops.push_back(dir.substr(0, dir.size() - 5));
-  if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
+  if (linked_top) tops.push_back(*linked_top);
   for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
   if (const auto it = submodule_tops.find(dir); it != submodule_tops.end())
     for (const auto& top : it->second)
@@ -323,13 +333,9 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
     if (!gitdir) return;
     // A missing one the kernel would make in a writable root is the sandbox's to make, as
     // a remote's (A22E-2).
-    if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
-      diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel would " +
-                             "create it at '" + *made + "', in a writable root: the " +
-                             "sandbox could make it, and the host's git would enter it " +
-                             "with its config and hooks; refusing to run");
+    if (refused_where_made(*gitdir, t.loc, what, what + " '" + *named + "'",
+                           "the host's git would enter it with its config and hooks"))
       return;
-    }
   }
   if (!gitdir || !is_git_directory(*gitdir)) return;
   protect_git_target(*gitdir, t.loc);
@@ -384,13 +390,9 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
     if (c.stop == Canonical::Stop::None && !c.complete) {
       const std::string what = "common git directory named by '" + dir + "/commondir'";
       const ir::SourceLoc at{dir + "/commondir", 0, 0};
-      if (const auto made = h.created_in_guard(c.path, at, what)) {
-        diags.error(at, what + " '" + *named + "' does not exist, and the kernel would " +
-                            "create it at '" + *made + "', in a writable root: the " +
-                            "sandbox could make it, and git would run its hooks and " +
-                            "read its config; refusing to run");
+      if (refused_where_made(c.path, at, what, what + " '" + *named + "'",
+                             "git would run its hooks and read its config"))
         return std::nullopt;
-      }
     }
     common = c.stop == Canonical::Stop::None ? c.path : *named;
   }
@@ -399,6 +401,23 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
 
 void GitDirectories::protect_git_target(const std::string& path, const ir::SourceLoc& loc) {
   if (!protected_index.covers(path)) protect_absolute(path, loc, true);
+}
+
+// Whether the run is refused because the kernel would create the missing `path` (canonical,
+// spelled from a dangling host link) in a writable root, where the sandbox could make it:
+// `missing` names it ("... '<name>'", or "... '<name>', which"), `then` says what git would do
+// with what the sandbox made there. A walk that refuses on the way reports `what` at `loc`.
+// One wording for every such git directory, remote or common directory, so that the refusal
+// and its check cannot drift apart.
+bool GitDirectories::refused_where_made(const std::string& path, const ir::SourceLoc& loc,
+                                        const std::string& what, const std::string& missing,
+                                        const std::string& then) {
+  const auto made = h.created_in_guard(path, loc, what);
+  if (!made) return false;
+  diags.error(loc, missing + " does not exist, and the kernel would create it at '" + *made +
+                       "', in a writable root: the sandbox could make it, and " + then +
+                       "; refusing to run");
+  return true;
 }
 
 // Whether `path` lies in a guard: a writable root, or another name the host's mounts give one.
@@ -489,14 +508,11 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
     // refuses such a rewrite base: a remote that does not exist yet, named through the
     // host's link into a writable root, is the sandbox's to make.
     if (!walked->complete) {
-      if (const auto made = h.created_in_guard(*c, t.loc, t.named_by + " names the repository")) {
-        diags.error(t.loc, t.named_by + " names the repository '" + name +
-                               "', which does not exist, and the kernel would create it at '" +
-                               *made + "', in a writable root: the sandbox could make it, " +
-                               "and git would run its upload-pack, receive-pack and hooks; " +
-                               "name a repository outside every writable root; refusing to run");
+      if (refused_where_made(*c, t.loc, t.named_by + " names the repository",
+                             t.named_by + " names the repository '" + name + "', which",
+                             "git would run its upload-pack, receive-pack and hooks; name a "
+                             "repository outside every writable root"))
         return;
-      }
       continue;
     }
     if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
@@ -523,14 +539,10 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       // got a placeholder; the command made `HEAD`, `objects`, `refs` and
       // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
       // once the run removed the placeholder (red team A22E-2).
-      if (const auto made = h.created_in_guard(*gitdir, t.loc, what)) {
-        diags.error(t.loc, what + " '" + *named + "' does not exist, and the kernel " +
-                               "would create it at '" + *made + "', in a writable root: " +
-                               "the sandbox could make it, and git would run its " +
-                               "upload-pack, receive-pack and hooks; name a git " +
-                               "directory outside every writable root; refusing to run");
+      if (refused_where_made(*gitdir, t.loc, what, what + " '" + *named + "'",
+                             "git would run its upload-pack, receive-pack and hooks; name a "
+                             "git directory outside every writable root"))
         return;
-      }
       // Outside every writable root too, as the git directory it names: hard-linked at
       // `WS/gitfile`, the command wrote `gitdir:` naming a repository of its own, and the
       // host's `git push` ran its post-receive hook (red team A24B-1).
@@ -651,6 +663,7 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
     for (const auto& link : links.links) {
       const std::string named =
           link.target[0] == '/' ? link.target : hooks.path + "/" + link.target;
+      if (h.loops_for_good(named)) continue;  // runs nothing (protect_symlink_targets_in)
       const auto c =
           h.canonical_or_refuse(named, hooks.loc, "target of the git hook '" + link.path + "'");
       if (!c) continue;
@@ -671,18 +684,17 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
   }
 }
 
-// The `.git` file of the linked worktree whose git directory is `admin`, git's way from
-// that worktree to it, as a populated submodule's `.git` is (A16-6): in a writable root the
-// sandbox could point it at a git directory of its own, whatever the policy protects (red
-// team A24-8: under `protect: [.git]` the command rewrote `WS/wt/.git`, and the host's `git
-// commit` in `wt` ran the hook it chose). Outside every writable root too: another name of
-// it there (a hard link) is as much the sandbox's to write (red team A24B-1).
-void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
-  const auto top = worktree_of_admin_dir(admin);
-  if (!top) return;
+// The `.git` file of the linked worktree `top` whose git directory is `admin` (its `gitdir`
+// file names `top/.git`), git's way from that worktree to it, as a populated submodule's `.git` is
+// (A16-6): in a writable root the sandbox could point it at a git directory of its own, whatever
+// the policy protects (red team A24-8: under `protect: [.git]` the command rewrote `WS/wt/.git`,
+// and the host's `git commit` in `wt` ran the hook it chose). Outside every writable root too:
+// another name of it there (a hard link) is as much the sandbox's to write (red team A24B-1).
+void GitDirectories::protect_linked_worktree_pointer(const std::string& admin,
+                                                     const std::string& top) {
   const ir::SourceLoc at{admin + "/gitdir", 0, 0};
   if (const auto c =
-          h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", at,
+          h.walked_or_refuse((top == "/" ? "" : top) + "/.git", at,
                              "the linked worktree's '.git' file named by '" + admin + "/gitdir'");
       c && c->complete)
     protect_git_target(c->path, at);
@@ -709,6 +721,11 @@ void GitDirectories::protect_symlink_targets_in(const std::string& dir) {
     }
     for (const auto& link : links.links) {
       const std::string named = link.target[0] == '/' ? link.target : at + "/" + link.target;
+      // A target that runs into a host loop the sandbox cannot end names nothing git can read
+      // or run, now or later (ELOOP), as a pattern's walk takes such a link (A24-5): found by
+      // this walk, not named by the user, it refused every run (tidy 25). The link itself is
+      // protected with its directory.
+      if (h.loops_for_good(named)) continue;
       const ir::SourceLoc loc{link.path, 0, 0};
       const auto c = h.canonical_or_refuse(named, loc, "target of the symlink '" + link.path + "'");
       if (c) protect_git_target(*c, loc);

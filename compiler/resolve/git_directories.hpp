@@ -37,6 +37,9 @@ struct HostWalks {
       created_in_guard;
   // The worktrees whose `.git` pointer named `gitdir`.
   std::function<std::vector<std::string>(const std::string& gitdir)> pointer_worktrees;
+  // Whether the lookup of `lexical` fails for its count of links whatever the sandbox does
+  // (a host loop: red team A24-5): it names nothing, now or later.
+  std::function<bool(const std::string& lexical)> loops_for_good;
 };
 
 // What the walk over git directories needs of the resolver, and nothing more.

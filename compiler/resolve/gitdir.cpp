@@ -197,6 +197,12 @@ DirLinks symlinks_in(const std::string& dir) {
   return out;
 }
 
+GitConfigFile::Status opened_config_status(const struct stat& named, const struct stat& opened) {
+  const bool same = named.st_dev == opened.st_dev && named.st_ino == opened.st_ino;
+  return same && S_ISREG(opened.st_mode) ? GitConfigFile::Status::Read
+                                         : GitConfigFile::Status::Unreadable;
+}
+
 GitConfigFile read_git_config_file(const std::string& path) {
   using Status = GitConfigFile::Status;
   struct stat st;
@@ -209,11 +215,9 @@ GitConfigFile read_git_config_file(const std::string& path) {
   if (!S_ISREG(st.st_mode)) return {Status::Other, {}};
   int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return {errno == EACCES ? Status::Denied : Status::Unreadable, {}};
-  GitConfigFile out{Status::Read, {}};
-  if (fstat(fd, &st) != 0)
-    out.status = Status::Unreadable;
-  else if (!S_ISREG(st.st_mode))
-    out.status = S_ISDIR(st.st_mode) ? Status::Directory : Status::Other;
+  struct stat opened;
+  GitConfigFile out{fstat(fd, &opened) == 0 ? opened_config_status(st, opened) : Status::Unreadable,
+                    {}};
   char buf[65536];
   while (out.status == Status::Read) {
     const ssize_t n = read(fd, buf, sizeof buf);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/stat.h>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -122,8 +124,8 @@ DirLinks symlinks_in(const std::string& dir);
 // A git config file read for resolution, by the rules of the pointer files: lstat says
 // regular file (Missing: nothing there; Directory: git reads nothing from it, and dies
 // reading a config file that is one; Other: a symlink, FIFO, socket or device, never
-// opened), then O_NONBLOCK|O_NOFOLLOW and fstat; Unreadable when that fails, TooLarge
-// above kGitConfigMaxBytes.
+// opened), then O_NONBLOCK|O_NOFOLLOW and fstat; Unreadable when that fails or finds
+// another file than lstat did (opened_config_status), TooLarge above kGitConfigMaxBytes.
 inline constexpr size_t kGitConfigMaxBytes = 1 << 20;
 struct GitConfigFile {
   // Denied: the caller may not read it or search a directory above it (EACCES).
@@ -132,5 +134,12 @@ struct GitConfigFile {
   std::string text;
 };
 GitConfigFile read_git_config_file(const std::string& path);
+
+// What the open of a config file that lstat found a regular file (`named`) gave, by its
+// fstat (`opened`): Read where it is that file, Unreadable (the caller refuses) where the
+// name was swapped in between, whatever for. A directory swapped in was read as
+// "Directory", nothing, though git may read the file that was there, or is put back, with
+// its content (tidy 25): a disagreement never reads as less than git would read.
+GitConfigFile::Status opened_config_status(const struct stat& named, const struct stat& opened);
 
 }  // namespace zpolicy::compiler

@@ -1427,6 +1427,7 @@ void HostResolution::protect_git_directories() {
         return h.created_in_guard(path, guards, loc, what);
       },
       [this](const std::string& gitdir) { return h.pointer_worktrees(gitdir); },
+      [this](const std::string& lexical) { return HostResolver::loops_for_good(lexical, guards); },
   };
   const std::function<void(const std::string&, const ir::SourceLoc&, bool)> protect_path =
       [this](const std::string& path, const ir::SourceLoc& loc, bool canonical) {

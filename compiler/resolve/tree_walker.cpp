@@ -137,6 +137,9 @@ struct Frame {
   unsigned repository_parts = 0;
 };
 
+// What entry_type() gives for a name gone since it was listed.
+constexpr unsigned char kGone = DT_UNKNOWN;
+
 constexpr int kOpenDir = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
 
 // The name `name` in the directory `dir`.
@@ -239,26 +242,30 @@ class Walker {
     // many is a read-only name.
     if (part == kObjects || part == kRefs) return part;
     if (!part) return 0;
+    // As git's validate_headref takes HEAD: a symlink is read (old repositories), anything
+    // else opened and read, a FIFO or a device too (a writer or the device may give it a
+    // ref); a directory reads nothing and a socket does not open. The same for `commondir`,
+    // read through a link.
     const auto type = entry_type(f, e);
-    // HEAD may be a symlink in old repositories; a symlinked `commondir` is read through.
-    return type && (*type == DT_REG || *type == DT_LNK) ? part : 0;
+    return type && *type != DT_DIR && *type != DT_SOCK && *type != kGone ? part : 0;
   }
 
-  // What the entry `e` of `f` is. A filesystem that does not say (DT_UNKNOWN: ext2 without
-  // its `filetype` feature, iso9660, minix) has it looked up, and a lookup that fails is
+  // What the entry `e` of `f` is (DT_*). A filesystem that does not say (DT_UNKNOWN: ext2
+  // without its `filetype` feature, iso9660, minix) has it looked up, its real type given as
+  // the listing of any other filesystem gives it (a FIFO was DT_REG there, and counted as a
+  // HEAD where a listing's DT_FIFO did not: tidy 25), and a lookup that fails is
   // judged as an open that fails: skipped, a `.git` in a directory of the caller's that it
   // could list but not search went unmatched, and only hard_links' closing of that
   // directory kept the sandbox (the caller's uid) from making it searchable and writing
-  // the hooks. DT_UNKNOWN when the name is gone since it was listed, as a literal tail that
+  // the hooks. kGone when the name is gone since it was listed, as a literal tail that
   // is not there; nullopt when it cannot be looked up, with result_.error set unless the
   // sandbox cannot reach it either.
   std::optional<unsigned char> entry_type(const Frame& f, const DirReader::Entry& e) {
     if (e.type != DT_UNKNOWN) return e.type;
     struct stat st;
-    if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-      return S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+    if (fstatat(f.dir.fd(), e.name, &st, AT_SYMLINK_NOFOLLOW) == 0) return IFTODT(st.st_mode);
     const int error = errno;
-    if (error == ENOENT) return DT_UNKNOWN;
+    if (error == ENOENT) return kGone;
     const std::string path = below(f.path, e.name);
     if (error != EACCES)
       unopenable(path, error, "look up");
