@@ -62,6 +62,12 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   out.rules.push_back(rule("clone3", ir::Action::errno_(kENOSYS), builtin));
   out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kTIOCSTI)}));
   out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kTIOCLINUX)}));
+  // A lease is kernel state on the host's inode, not on the sandbox's view of it: the
+  // read-only mount does not stop it (the file is opened for reading), and it asks only
+  // that the caller own the file. Held, every open of the file by any host process waits
+  // for the lease break time (45 s) for the sandbox to give it up (red team A25B-1).
+  for (uint64_t command : {kF_SETLEASE, kF_SETDELEG})
+    out.rules.push_back(rule("fcntl", deny, builtin, {arg(1, ir::CmpOp::Eq, command)}));
   add_setid_mode_denies(out, deny);
 }
 

@@ -45,6 +45,10 @@ inline constexpr uint64_t kS_ISGID = 02000;
 
 inline constexpr uint64_t kTIOCSTI = 0x5412;
 inline constexpr uint64_t kTIOCLINUX = 0x541C;
+// fcntl()'s commands that put a lease (F_SETLEASE) or a delegation (F_SETDELEG, Linux 6.19)
+// on the file's inode, which every process on the host then waits on.
+inline constexpr uint64_t kF_SETLEASE = 1024;
+inline constexpr uint64_t kF_SETDELEG = 1024 + 16;
 inline constexpr uint64_t kAF_UNIX = 1;
 inline constexpr uint64_t kAF_INET = 2;
 inline constexpr uint64_t kAF_INET6 = 10;
