@@ -366,7 +366,12 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   }
   if (const auto& named = named_common.path) {
     const Canonical c = h.canonicalize(*named);
-    if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+    // A name the walk cannot resolve (a symlink in a writable root, '..' below a missing
+    // directory, more links than the kernel follows) is refused here, as
+    // protect_common_directories refuses it: taken as spelled, `app/m/../c` with `m`
+    // missing had its hooks, remotes, modules and config refused one by one under a name
+    // that is not the one the kernel would resolve once the sandbox made `m` (review R25-9).
+    if (c.stop != Canonical::Stop::None) {
       // Not by protected_index: a directory protected during this walk (a `.git` file's
       // git directory above the workspace, a remote's) was never judged, and stayed silent
       // while the sandbox re-pointed the link (review A23R-1).
@@ -392,7 +397,7 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
         return std::nullopt;
       }
     }
-    common = c.stop == Canonical::Stop::None ? c.path : *named;
+    common = c.path;
   }
   return common;
 }
