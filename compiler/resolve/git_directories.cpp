@@ -173,6 +173,13 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   // the host's `git commit` (`git push`) ran it (review R24-1). A no-op where a protected
   // path covers it already.
   protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
+  // A common directory with a HEAD is a git directory too, of the main worktree (its parent
+  // when it is named `.git`, or its core.worktree), where git resolves its config's relative
+  // values as well (A24E-1: every git directory is a top). Read only with the linked
+  // worktree's tops, `core.hooksPath = ../x/wt/h` in `mono/.git/config` was taken against
+  // `x/wt` and `mono/.git/worktrees/wt`, never `mono`; with the workspace `x/wt`, the
+  // command wrote `h/pre-commit` and the host's `git commit` in `mono` ran it (review R25-3).
+  if (common != dir && has_git_head(common)) gitdirs.push_back(common);
   read_linked_worktrees(common);
   src.tops = worktree_tops(dir);
   protect_linked_worktree_pointer(dir);
