@@ -37,18 +37,13 @@ bool config_denied(const std::string& gitdir) {
 
 // The git directory a `.git` file names; git follows a `.git` that is a symlink to one, and
 // a relative name in it is relative to the directory of `.git` (setup.c
-// read_gitfile_gently), not to the link's target.
+// read_gitfile_gently), not to the link's target: gitdir_named_by's rule, read by it.
 std::optional<std::string> pointer_target(const std::string& top, const std::string& dot_git,
                                           const struct stat& lst) {
-  if (S_ISREG(lst.st_mode)) return gitdir_named_by(dot_git);
+  if (S_ISREG(lst.st_mode)) return gitdir_named_by(dot_git, top);
   char real[PATH_MAX];
   if (!realpath(dot_git.c_str(), real)) return std::nullopt;
-  const auto line = first_line_of(real);
-  static constexpr std::string_view kPrefix = "gitdir: ";
-  if (!line || line->rfind(kPrefix, 0) != 0 || line->size() == kPrefix.size()) return std::nullopt;
-  std::string named = line->substr(kPrefix.size());
-  if (named.find('\0') != std::string::npos) return std::nullopt;
-  return named[0] == '/' ? named : child(top, named);
+  return gitdir_named_by(real, top);
 }
 
 // What git's discovery finds at `dir` itself.

@@ -134,7 +134,10 @@ GitConfigKey git_config_key(const GitConfigEntry& e) {
                                "the alias runs git with these arguments, whose options may run "
                                "programs"};
   if (section == "submodule" && has_sub && name == "update")
-    return bang ? GitConfigKey{Role::Command, "`git submodule update` runs it with the shell"}
+    return bang ? GitConfigKey{Role::Command,
+                               "`git submodule update` runs it with the shell in the "
+                               "submodule's directory",
+                               true}
                 : GitConfigKey{};
   for (const Rule& r : kRules) {
     if (!r.section.empty() && r.section != section) continue;

@@ -35,6 +35,11 @@ enum class GitConfigRole {
 struct GitConfigKey {
   GitConfigRole role = GitConfigRole::None;
   std::string_view why;  // what git does with the value, for refusals
+  // A Command git runs in a submodule's directory rather than at a top
+  // (`submodule.<name>.update = !cmd`: submodule--helper's run_update_command sets the
+  // child's directory to the submodule's path, which the worktree's `.gitmodules` maps the
+  // name to): its relative words resolve there, as `submodule foreach`'s do (red team R25-1).
+  bool in_submodules = false;
 };
 GitConfigKey git_config_key(const GitConfigEntry& e);
 inline GitConfigRole git_config_role(const GitConfigEntry& e) { return git_config_key(e).role; }

@@ -95,14 +95,15 @@ class Walk {
     // prefetch fetch from: one with no url is its name taken for a path (A15C-6).
     if (e.entry.section() == "remote" && e.entry.subsection())
       remote_names_.push_back({e, *e.entry.subsection()});
-    switch (git_config_role(e.entry)) {
+    const GitConfigKey key = git_config_key(e.entry);
+    switch (key.role) {
       case GitConfigRole::HooksDir:
         if (e.entry.value && relative_where_started(e, *e.entry.value, "")) break;
         for (const auto& top : tops)
           if (auto p = path_value(e, top)) target(*p, e, true);
         break;
       case GitConfigRole::Command:
-        if (e.entry.value) command(e, "", *e.entry.value, tops, false);
+        if (e.entry.value) command(e, "", *e.entry.value, tops, key.in_submodules);
         break;
       case GitConfigRole::GitCommand:
         git_command(e, tops, depth);
@@ -616,8 +617,11 @@ class Walk {
         targets_.push_back({*c, loc(e), false, true, false, false, where(e)});
     for (const auto& w : words.words) {
       if (in_submodules && w[0] != '/' && w[0] != '~')
-        return refuse(e, value, as + "runs '" + w + "' in each submodule's directory, " +
-                                    "which zpolicy does not enumerate: name it by an absolute path");
+        return refuse(e, value,
+                      as + "runs '" + w + "' in a submodule's directory, which " +
+                          "zpolicy does not enumerate (the worktree's `.gitmodules`, " +
+                          "which the sandbox may write, maps a submodule's name to " +
+                          "it): name it by an absolute path");
       if (relative_where_started(e, w, as)) return;
       command_file(w, e, tops, 0);
     }

@@ -13,6 +13,7 @@
 
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
+#include "compiler/resolve/git_pointer.hpp"
 #include "compiler/resolve/git_start_directory.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/link_free_stat.hpp"
@@ -90,6 +91,8 @@ struct GitDirectories {
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
   void protect_symlink_targets_in(const std::string& dir);
   void protect_linked_worktree_pointer(const std::string& admin, const std::string& top);
+  GitPointerWalk pointer_walk(const ir::SourceLoc& loc);
+  std::function<void(const std::string&)> refusal(const ir::SourceLoc& loc);
 
   const GitDirectoryWalk& walk;
   const HostWalks& h;
@@ -177,6 +180,13 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   // the host's `git commit` (`git push`) ran it (review R24-1). A no-op where a protected
   // path covers it already.
   protect_git_target(common, {common == dir ? dir : dir + "/commondir", 0, 0});
+  // A common directory with a HEAD is a git directory too, of the main worktree (its parent
+  // when it is named `.git`, or its core.worktree), where git resolves its config's relative
+  // values as well (A24E-1: every git directory is a top). Read only with the linked
+  // worktree's tops, `core.hooksPath = ../x/wt/h` in `mono/.git/config` was taken against
+  // `x/wt` and `mono/.git/worktrees/wt`, never `mono`; with the workspace `x/wt`, the
+  // command wrote `h/pre-commit` and the host's `git commit` in `mono` ran it (review R25-3).
+  if (common != dir && has_git_head(common)) gitdirs.push_back(common);
   read_linked_worktrees(common);
   // The worktree `dir/gitdir` names, read once: where the config's relative values are taken
   // and whose `.git` file is protected are then one worktree, whatever writes that file
@@ -326,19 +336,18 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
     // canonical form, a symlink's target elsewhere. With the host's `lib/.git -> BASE/gf/lib`
     // saying `gitdir: ../../mods/lib.git`, the name was taken against `BASE/gf`, named
     // nothing, and git's `BASE/mods/lib.git` went unread (red team A24D-1).
-    const auto named = gitdir_named_by(t.path, t.submodule);
-    if (!named) return;
-    const std::string what = t.named_by + ": the git directory named by '" + t.path + "'";
-    gitdir = h.canonical_or_refuse(*named, t.loc, what);
-    if (!gitdir) return;
-    // A missing one the kernel would make in a writable root is the sandbox's to make, as
-    // a remote's (A22E-2).
-    if (refused_where_made(*gitdir, t.loc, what, what + " '" + *named + "'",
-                           "the host's git would enter it with its config and hooks"))
-      return;
+    // Protected whatever it is (follow_git_pointer): passed by when missing or not yet a
+    // git directory, `gitdir: ../app/.mods/lib.git` let the command make one there whose
+    // `core.fsmonitor` the host's `git status` in the repository above ran (review R25-2).
+    gitdir =
+        follow_git_pointer(t.path, t.submodule, t.named_by, pointer_walk(t.loc), refusal(t.loc))
+            .gitdir;
+  } else {
+    return;
   }
-  if (!gitdir || !is_git_directory(*gitdir)) return;
+  if (!gitdir) return;
   protect_git_target(*gitdir, t.loc);
+  if (!is_git_directory(*gitdir)) return;
   // Its worktree, where git runs in it: a relative `core.fsmonitor = ../app/fsm.sh` in a
   // `BASE/mods/lib.git/config` without `core.worktree` was resolved against the git
   // directory (`BASE/mods/app/fsm.sh`) and git ran `WS/app/fsm.sh` (red team A24C-1).
@@ -372,7 +381,12 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   }
   if (const auto& named = named_common.path) {
     const Canonical c = h.canonicalize(*named);
-    if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
+    // A name the walk cannot resolve (a symlink in a writable root, '..' below a missing
+    // directory, more links than the kernel follows) is refused here, as
+    // protect_common_directories refuses it: taken as spelled, `app/m/../c` with `m`
+    // missing had its hooks, remotes, modules and config refused one by one under a name
+    // that is not the one the kernel would resolve once the sandbox made `m` (review R25-9).
+    if (c.stop != Canonical::Stop::None) {
       // Not by protected_index: a directory protected during this walk (a `.git` file's
       // git directory above the workspace, a remote's) was never judged, and stayed silent
       // while the sandbox re-pointed the link (review A23R-1).
@@ -394,9 +408,25 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
                              "git would run its hooks and read its config"))
         return std::nullopt;
     }
-    common = c.stop == Canonical::Stop::None ? c.path : *named;
+    common = c.path;
   }
   return common;
+}
+
+// How a `.git` pointer is followed from here: walked with the guards, its git directory
+// protected as every git target, a refusal reported at `loc`.
+GitPointerWalk GitDirectories::pointer_walk(const ir::SourceLoc& loc) {
+  return {[this, loc](const std::string& lexical, const std::string& what) {
+            return h.canonical_or_refuse(lexical, loc, what);
+          },
+          [this, loc](const std::string& path) { protect_git_target(path, loc); },
+          [this, loc](const std::string& path, const std::string& what) {
+            return h.created_in_guard(path, loc, what);
+          }};
+}
+
+std::function<void(const std::string&)> GitDirectories::refusal(const ir::SourceLoc& loc) {
+  return [this, loc](const std::string& why) { diags.error(loc, why); };
 }
 
 void GitDirectories::protect_git_target(const std::string& path, const ir::SourceLoc& loc) {
@@ -404,19 +434,15 @@ void GitDirectories::protect_git_target(const std::string& path, const ir::Sourc
 }
 
 // Whether the run is refused because the kernel would create the missing `path` (canonical,
-// spelled from a dangling host link) in a writable root, where the sandbox could make it:
-// `missing` names it ("... '<name>'", or "... '<name>', which"), `then` says what git would do
-// with what the sandbox made there. A walk that refuses on the way reports `what` at `loc`.
-// One wording for every such git directory, remote or common directory, so that the refusal
-// and its check cannot drift apart.
+// spelled from a dangling host link) in a writable root, where the sandbox could make it
+// (made_in_writable_root says `missing` and `then`). A walk that refuses on the way reports
+// `what` at `loc`.
 bool GitDirectories::refused_where_made(const std::string& path, const ir::SourceLoc& loc,
                                         const std::string& what, const std::string& missing,
                                         const std::string& then) {
   const auto made = h.created_in_guard(path, loc, what);
   if (!made) return false;
-  diags.error(loc, missing + " does not exist, and the kernel would create it at '" + *made +
-                       "', in a writable root: the sandbox could make it, and " + then +
-                       "; refusing to run");
+  diags.error(loc, made_in_writable_root(missing, *made, then));
   return true;
 }
 
@@ -529,20 +555,13 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       const auto in =
           h.canonical_or_refuse(spelled_in, t.loc, t.named_by + " names the repository");
       if (!in) return;
-      const auto named = gitdir_named_by(*c, *in);
-      if (!named) break;
-      const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
-      gitdir = h.canonical_or_refuse(*named, t.loc, what);
+      // One spelled from a dangling link into a writable root refuses (follow_git_pointer,
+      // red team A22E-2); one missing, or not yet a git directory, is protected.
+      const FollowedGitPointer followed =
+          follow_git_pointer(*c, *in, t.named_by, pointer_walk(t.loc), refusal(t.loc));
+      if (!followed.named) break;
+      gitdir = followed.gitdir;
       if (!gitdir) return;
-      // One spelled from a dangling link is made where the link leads: with the host's
-      // `/srv/repo/.git` naming `/srv/h/gd` and `/srv/h -> WS/l`, only `l/gd/config`
-      // got a placeholder; the command made `HEAD`, `objects`, `refs` and
-      // `hooks/post-receive` beside it, and the host's `git push origin` ran the hook
-      // once the run removed the placeholder (red team A22E-2).
-      if (refused_where_made(*gitdir, t.loc, what, what + " '" + *named + "'",
-                             "git would run its upload-pack, receive-pack and hooks; name a "
-                             "git directory outside every writable root"))
-        return;
       // Outside every writable root too, as the git directory it names: hard-linked at
       // `WS/gitfile`, the command wrote `gitdir:` naming a repository of its own, and the
       // host's `git push` ran its post-receive hook (red team A24B-1).
@@ -552,10 +571,10 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   }
   // Wherever it lies, as the `.git` file naming it above (review R24-1): outside every
   // writable root, so that another name of a hook or config file of it (a hard link, a host
-  // mount) in one is protected too.
+  // mount) in one is protected too. Read when it is a git directory (a pointer's may not be).
   if (gitdir) {
     protect_git_target(*gitdir, t.loc);
-    gitdirs.push_back(*gitdir);
+    if (is_git_directory(*gitdir)) gitdirs.push_back(*gitdir);
   }
   // Outermost first (`P` before `P/.git`), so that a name inside one protected already
   // gets no placeholder of its own. Outside every writable root the names before the

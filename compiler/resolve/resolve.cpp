@@ -28,6 +28,7 @@
 #include "compiler/resolve/dir_fd.hpp"
 #include "compiler/resolve/enclosing_repository.hpp"
 #include "compiler/resolve/git_directories.hpp"
+#include "compiler/resolve/git_pointer.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "compiler/resolve/hard_links.hpp"
 #include "compiler/resolve/link_free_stat.hpp"
@@ -703,24 +704,9 @@ class HostResolver {
     return std::nullopt;
   }
 
-  // A `.git` that is a file (worktree, submodule) points at the real git directory,
-  // which needs the same protection as the pointer, and is canonicalized by the same
-  // rules: a symlink inside a writable root on the way would let the sandbox re-point
-  // the host's next git command at a directory it wrote.
-  void git_pointer(ir::Resolved& r, const std::string& pointer, const ir::SourceLoc& loc,
-                   const std::vector<ResolvedPath>& guarded) {
-    auto target = gitdir_named_by(pointer);
-    if (!target) return;
-    auto c = walked_or_refuse(*target, guarded, loc, "git directory named by '" + pointer + "'");
-    if (!c) return;
-    const HostKind k = c->kind();
-    if (k == HostKind::Missing) {
-      diags_.error(loc, "'" + pointer + "' points at git directory '" + *target +
-                            "', which does not exist; refusing to run");
-      return;
-    }
-    r.protect.push_back({c->path, k, loc});
-    worktree_tops_[c->path].push_back(pointer.substr(0, pointer.rfind('/')));
+  // The worktree top whose `.git` pointer named `gitdir`, for pointer_worktrees().
+  void record_pointer_worktree(const std::string& gitdir, const std::string& top) {
+    worktree_tops_[gitdir].push_back(top);
   }
 
   // The worktrees whose `.git` pointer named `gitdir`.
@@ -917,6 +903,10 @@ void EnclosingReading::read_repository(const ResolvedPath& w, const EnclosingRep
   // one the host links into a writable root (`repo/.git -> app/gitfile`) is the
   // sandbox's to re-point; the command wrote `gitdir:` naming a git directory of its
   // own there, whose hooks the host's next `git commit` in `repo` ran (red team A23C-1).
+  const auto protect_gitdir = [&](const std::string& path) {
+    if (!protected_paths.covers(path)) protect_absolute(path, w.loc, true);
+  };
+  std::optional<std::string> gitdir;
   if (repo.shape == EnclosingRepository::Shape::Pointer) {
     const auto pointer = h.canonical_or_refuse(
         repo.top + "/.git", guards, w.loc,
@@ -924,13 +914,26 @@ void EnclosingReading::read_repository(const ResolvedPath& w, const EnclosingRep
     if (!pointer) return;
     // Outside every writable root too: its other names there (a host bind mount, a hard
     // link at `app/gitfile`) are as much the sandbox's to write (red team A24-7).
-    if (!protected_paths.covers(*pointer)) protect_absolute(*pointer, w.loc, true);
+    protect_gitdir(*pointer);
+    // Followed as every `.git` pointer is (follow_git_pointer, review R25-2).
+    const GitPointerWalk walk{[&](const std::string& lexical, const std::string& what) {
+                                return h.canonical_or_refuse(lexical, guards, w.loc, what);
+                              },
+                              protect_gitdir,
+                              [&](const std::string& path, const std::string& what) {
+                                return h.created_in_guard(path, guards, w.loc, what);
+                              }};
+    gitdir = follow_git_pointer(*pointer, repo.top,
+                                "the repository '" + repo.top + "' above a writable root", walk,
+                                [&](const std::string& why) { diags.error(w.loc, why); })
+                 .gitdir;
+  } else {
+    gitdir = h.canonical_or_refuse(
+        repo.gitdir, guards, w.loc,
+        "the git directory of the repository '" + repo.top + "' above a writable root");
+    if (gitdir) protect_gitdir(*gitdir);
   }
-  const auto gitdir = h.canonical_or_refuse(
-      repo.gitdir, guards, w.loc,
-      "the git directory of the repository '" + repo.top + "' above a writable root");
   if (!gitdir) return;
-  if (!protected_paths.covers(*gitdir)) protect_absolute(*gitdir, w.loc, true);
   auto& at = tops[*gitdir];
   if (at.empty()) gitdirs.push_back(*gitdir);
   if (std::find(at.begin(), at.end(), repo.top) == at.end()) at.push_back(repo.top);
@@ -990,6 +993,7 @@ struct HostResolution {
   void sort_in_bind_order();
 
   void protect(const std::string& root, std::vector<std::string> rel, const ir::SourceLoc& loc);
+  void protect_git_pointer(const std::string& pointer, const ir::SourceLoc& loc);
   void protect_absolute(const std::string& lexical, const ir::SourceLoc& loc, bool canonical);
   void mask_other_names(const std::string& path, const ir::SourceLoc& loc);
   void deny(const std::string& lexical, const ir::SourceLoc& loc);
@@ -1138,8 +1142,7 @@ void HostResolution::protect(const std::string& root, std::vector<std::string> r
   // a writable root: with the host's `mount --bind /srv/data WS/mnt`, a pointer naming
   // `/srv/data/x/gd` followed `WS/mnt/x`, a link an earlier run planted, and the command
   // replaced it by a git directory with hooks of its own (red team A22-4).
-  if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File)
-    h.git_pointer(r, path, loc, guards);
+  if (!rel.empty() && rel.back() == ".git" && pk == HostKind::File) protect_git_pointer(path, loc);
   // Where a writable root's `.git` is neither a regular file (a pointer, which git
   // follows or dies on) nor a git directory (missing: a plain directory, or a package
   // of a repository above; a FIFO), git's discovery takes the root itself for a bare
@@ -1152,6 +1155,33 @@ void HostResolution::protect(const std::string& root, std::vector<std::string> r
     if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
       add_protected(r, root, head, kind_of(join(root, head)), loc);
   }
+}
+
+// A `.git` that is a file (worktree, submodule) points at the real git directory, which
+// needs the same protection as the pointer, and is canonicalized by the same rules: a
+// symlink inside a writable root on the way would let the sandbox re-point the host's next
+// git command at a directory it wrote. Followed as every `.git` pointer is
+// (follow_git_pointer): one that exists is protected as it is, one that is missing gets a
+// placeholder where the kernel would create it; it was refused here while the other
+// followers protected it, and one passed it by (review R25-2: one rule for all four).
+void HostResolution::protect_git_pointer(const std::string& pointer, const ir::SourceLoc& loc) {
+  const GitPointerWalk walk{[&](const std::string& lexical, const std::string& what) {
+                              return h.canonical_or_refuse(lexical, guards, loc, what);
+                            },
+                            [&](const std::string& path) {
+                              const HostKind k = kind_of(path);
+                              if (k == HostKind::Missing)
+                                protect_absolute(path, loc, true);
+                              else
+                                r.protect.push_back({path, k, loc});
+                            },
+                            [&](const std::string& path, const std::string& what) {
+                              return h.created_in_guard(path, guards, loc, what);
+                            }};
+  const std::string top = pointer.substr(0, pointer.rfind('/'));
+  const auto followed = follow_git_pointer(pointer, top, "the protected '.git' file", walk,
+                                           [&](const std::string& why) { diags.error(loc, why); });
+  if (followed.gitdir) h.record_pointer_worktree(*followed.gitdir, top);
 }
 
 // What a protect entry or pattern names on the host, protected in each writable root

@@ -316,14 +316,31 @@ BOOST_AUTO_TEST_CASE(git_pointer_with_an_absolute_gitdir) {
                                                   t.dir / "main/.git/worktrees/ws directory"}));
 }
 
-BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_is_refused) {
+// A pointer to a git directory that does not exist is followed as every `.git` pointer is
+// (follow_git_pointer, review R25-2): no run refused for a stale one, and a placeholder
+// where the sandbox could make it.
+BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_is_protected) {
+  HostTree t;
+  t.dir.write("real/ws/.git", "gitdir: .mods/gd\n");
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> protect;
+  for (const auto& p : r->protect) protect.push_back(p.path + " " + ir::to_string(p.kind));
+  BOOST_TEST(protect ==
+             (std::vector<std::string>{t.ws + "/.git file", t.ws + "/.mods/gd missing"}));
+}
+
+BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_outside_the_workspace_is_no_refusal) {
   HostTree t;
   t.dir.write("real/ws/.git", "gitdir: /nonexistent/zpolicy/gitdir\n");
-  BOOST_TEST(t.resolve_errors("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n",
-                              t.bind(t.ws)) ==
-             "p.yaml:4:13: error: '" + t.ws +
-                 "/.git' points at git directory '/nonexistent/zpolicy/gitdir', "
-                 "which does not exist; refusing to run\n");
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST(r.has_value(), diags.str());
 }
 
 BOOST_AUTO_TEST_CASE(protected_path_crossing_a_symlink_is_refused_naming_the_symlink) {

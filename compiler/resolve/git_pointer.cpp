@@ -1,0 +1,31 @@
+#include "compiler/resolve/git_pointer.hpp"
+
+#include "compiler/resolve/gitdir.hpp"
+
+namespace zpolicy::compiler {
+
+std::string made_in_writable_root(const std::string& missing, const std::string& made,
+                                  const std::string& then) {
+  return missing + " does not exist, and the kernel would create it at '" + made +
+         "', in a writable root: the sandbox could make it, and " + then + "; refusing to run";
+}
+
+FollowedGitPointer follow_git_pointer(const std::string& file, const std::string& dir,
+                                      const std::string& what, const GitPointerWalk& walk,
+                                      const std::function<void(const std::string&)>& refuse) {
+  const auto named = gitdir_named_by(file, dir);
+  if (!named) return {};
+  const std::string as = what + ": the git directory named by '" + file + "'";
+  const auto gitdir = walk.canonical_or_refuse(*named, as);
+  if (!gitdir) return {true, std::nullopt};
+  if (const auto made = walk.created_in_guard(*gitdir, as)) {
+    refuse(made_in_writable_root(as + " '" + *named + "'", *made,
+                                 "the host's git would enter it and run its hooks and the "
+                                 "commands its config names"));
+    return {true, std::nullopt};
+  }
+  walk.protect(*gitdir);
+  return {true, gitdir};
+}
+
+}  // namespace zpolicy::compiler
