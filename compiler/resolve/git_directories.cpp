@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "compiler/resolve/git_command_words.hpp"
+#include "compiler/resolve/git_config_files.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/git_start_directory.hpp"
 #include "compiler/resolve/gitdir.hpp"
@@ -26,34 +27,6 @@ using ir::ResolvedPath;
 // Entries looked at below a git directory's `modules` on the way to the submodules' git
 // directories (each a name's components; a git directory found is not listed further).
 constexpr size_t kMaxSubmoduleEntries = 4096;
-
-// The configuration files git reads for every repository of this user, in git's order:
-// the system file (and the one GIT_CONFIG_SYSTEM names), $XDG_CONFIG_HOME/git/config or
-// ~/.config/git/config, ~/.gitconfig (and the one GIT_CONFIG_GLOBAL names). Each one the
-// host's git may read is listed, also where git would skip it (GIT_CONFIG_NOSYSTEM): more,
-// never less. Missing files are skipped by the reader, as by git.
-std::vector<std::string> git_config_files_outside(const std::string& home) {
-  std::vector<std::string> files{"/etc/gitconfig"};
-  // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
-  // in test harnesses and CI): empty to git, and no regular file the reader would take.
-  auto absolute_env = [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
-                                                                   : std::nullopt;
-  };
-  if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
-  if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");
-  if (!home.empty() && home[0] == '/') {
-    const std::string base = home == "/" ? "" : home;
-    files.push_back(base + "/.config/git/config");
-    files.push_back(base + "/.gitconfig");
-  }
-  if (auto global = absolute_env("GIT_CONFIG_GLOBAL")) files.push_back(*global);
-  std::vector<std::string> once;
-  for (auto& f : files)
-    if (std::find(once.begin(), once.end(), f) == once.end()) once.push_back(std::move(f));
-  return once;
-}
 
 // The walk's state: what the resolver gave it (GitDirectoryWalk) and the git directories
 // found so far.
@@ -119,7 +92,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
-  global_git_configs = git_config_files_outside(walk.home);
+  GitConfigFilesOutside outside = git_config_files_outside(walk.home, std::getenv("PATH"));
+  if (outside.refusal) {
+    diags.error({"<host>", 0, 0}, *outside.refusal + "; refusing to run");
+    return;
+  }
+  global_git_configs = std::move(outside.files);
   // Each git directory read, with the count of submodule worktrees it was read with: one
   // found a populated submodule's after it was read (a git directory of the workspace
   // `app/x/.git` that the repository above's `lib/.git` names) is read again with them. Read
@@ -262,7 +240,7 @@ std::vector<std::string> GitDirectories::worktree_tops(const std::string& dir) c
   std::vector<std::string> tops;
   if (dir.size() > 5 && dir.substr(dir.size() - 5) == "/.git")
     tops.push_back(dir.substr(0, dir.size() - 5));
-  if (auto top = worktree_of_admin_dir(dir)) tops.push_back(*top);
+  if (auto top = worktree_of_admin_dir(dir).path) tops.push_back(*top);
   for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
   if (const auto it = submodule_tops.find(dir); it != submodule_tops.end())
     for (const auto& top : it->second)
@@ -316,9 +294,14 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
     // canonical form, a symlink's target elsewhere. With the host's `lib/.git -> BASE/gf/lib`
     // saying `gitdir: ../../mods/lib.git`, the name was taken against `BASE/gf`, named
     // nothing, and git's `BASE/mods/lib.git` went unread (red team A24D-1).
-    const auto named = gitdir_named_by(t.path, t.submodule);
-    if (!named) return;
+    const NamedPath read = gitdir_named_by(t.path, t.submodule);
     const std::string what = t.named_by + ": the git directory named by '" + t.path + "'";
+    if (read.refusal) {
+      diags.error(t.loc, what + ": " + *read.refusal + "; refusing to run");
+      return;
+    }
+    const auto& named = read.path;
+    if (!named) return;
     gitdir = h.canonical_or_refuse(*named, t.loc, what);
     if (!gitdir) return;
     // A missing one the kernel would make in a writable root is the sandbox's to make, as
@@ -357,6 +340,14 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   // `/srv/repo.git/commondir -> WS/cd`, the command wrote `WS/evil` into `cd` and made
   // `evil` a bare repository with a post-receive hook, and the host's `git push origin`
   // ran it (red team A23-1).
+  // One zpolicy cannot read, the caller's own, names what git reads once it is readable
+  // again (red team R25-8); refused once, where the protected paths' were judged.
+  if (named_common.refusal && !commondir_judged.contains(dir)) {
+    diags.error({dir + "/commondir", 0, 0}, "git reads the common directory's name from '" + dir +
+                                                "/commondir', and " + *named_common.refusal +
+                                                "; refusing to run");
+    return std::nullopt;
+  }
   if (named_common.link && !commondir_judged.contains(dir)) {
     diags.error({dir + "/commondir", 0, 0},
                 "'" + dir + "/commondir' is a symlink: git reads the common directory's " +
@@ -513,9 +504,14 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
       const auto in =
           h.canonical_or_refuse(spelled_in, t.loc, t.named_by + " names the repository");
       if (!in) return;
-      const auto named = gitdir_named_by(*c, *in);
-      if (!named) break;
+      const NamedPath read = gitdir_named_by(*c, *in);
       const std::string what = t.named_by + ": the git directory named by '" + *c + "'";
+      if (read.refusal) {
+        diags.error(t.loc, what + ": " + *read.refusal + "; refusing to run");
+        return;
+      }
+      const auto& named = read.path;
+      if (!named) break;
       gitdir = h.canonical_or_refuse(*named, t.loc, what);
       if (!gitdir) return;
       // One spelled from a dangling link is made where the link leads: with the host's
@@ -678,11 +674,18 @@ void GitDirectories::protect_linked_hooks(const std::vector<GitConfigTarget>& ho
 // commit` in `wt` ran the hook it chose). Outside every writable root too: another name of
 // it there (a hard link) is as much the sandbox's to write (red team A24B-1).
 void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
-  const auto top = worktree_of_admin_dir(admin);
-  if (!top) return;
+  const NamedPath top = worktree_of_admin_dir(admin);
   const ir::SourceLoc at{admin + "/gitdir", 0, 0};
+  // One zpolicy cannot read, the caller's own, names the worktree git runs in once it is
+  // readable again (red team R25-8).
+  if (top.refusal) {
+    diags.error(at, "git reads the linked worktree's '.git' file's name from '" + admin +
+                        "/gitdir', and " + *top.refusal + "; refusing to run");
+    return;
+  }
+  if (!top.path) return;
   if (const auto c =
-          h.walked_or_refuse((*top == "/" ? "" : *top) + "/.git", at,
+          h.walked_or_refuse((*top.path == "/" ? "" : *top.path) + "/.git", at,
                              "the linked worktree's '.git' file named by '" + admin + "/gitdir'");
       c && c->complete)
     protect_git_target(c->path, at);
