@@ -99,6 +99,7 @@ BOOST_DATA_TEST_CASE(a_gitdir_line_is_read_as_git_reads_it, bdata::make(kCallers
   box.make_dir(gd);
   box.host_command({kGit, "init", "-q", "--separate-git-dir", gd, box.workspace()});
   BOOST_TEST_REQUIRE(read_file(box.ws(".git")).value_or("") == "gitdir: " + gd + "\n");
+  box.make_dir(box.base() + "/gd");
   box.host_command({kGit, "init", "-q", "--bare", box.base() + "/gd"});
   git_config_set(box, box.workspace(), "core.hooksPath", box.ws("hooks"));
   const RunResult r = box.sh("mkdir -p hooks && " + hook("hooks/pre-commit", pwned) + " || exit 1");
