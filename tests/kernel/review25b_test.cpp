@@ -87,6 +87,27 @@ BOOST_DATA_TEST_CASE(a_relative_git_config_location_in_the_environment_is_refuse
   BOOST_TEST(!exists(box.ws("out")), r.describe());
 }
 
+// R25-6: a program another tool that git runs takes from git's config (git-lfs's custom
+// transfer agent, git-secrets' providers, git-svn's authors program), relative: git-lfs and
+// the others run it from the directory git runs in, the workspace's top. On main 209e151 no
+// rule classed these keys, and the command wrote `tools/run` (exit 0) for the host's next
+// `git push` (lfs), `git commit` (git-secrets' hook) or `git svn fetch` to run. Now it is
+// protected: the write fails and nothing is there.
+BOOST_DATA_TEST_CASE(a_program_a_tool_git_runs_takes_from_gits_config_is_protected,
+                     bdata::make(kCallers) * bdata::make({"lfs.customtransfer.agent.path",
+                                                          "secrets.providers", "svn.authorsProg"}),
+                     caller, key) {
+  Sandbox box(caller);
+  workspace_repository(box, false);
+  git_config_set(box, box.workspace(), key, "tools/run");
+  const RunResult r = box.sh(
+      "mkdir -p tools && printf '#!/bin/sh\\necho hi\\n' > tools/run && chmod +x tools/run || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("tools/run")).value_or("").find("echo hi") == std::string::npos,
+             r.describe());
+}
+
 // R25-7: the workspace's `.git` file says `gitdir: BASE/gd ` (git writes its git directory's
 // real name, and this one ends in a space). git strips only '\n' and '\r' and uses
 // `BASE/gd `, whose config says `core.hooksPath = WS/hooks`; zpolicy stripped the space too
