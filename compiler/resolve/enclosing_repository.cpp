@@ -27,7 +27,7 @@ std::string child(const std::string& dir, const std::string& name) {
 // Whether the caller may not `mode` `path` now, and may give that access back to itself:
 // `path`, or the directory on the way that denies it, is the caller's own (a `.git/config`
 // at mode 0, a `.git` file the caller made unreadable). git, run by the caller once it
-// did, reads what nobody protected (red team R25-8); the walk refuses instead.
+// did, reads what nobody protected (review R25-8); the walk refuses instead.
 bool denied_for_now(const std::string& path, int mode) {
   return faccessat(AT_FDCWD, path.c_str(), mode, AT_EACCESS) != 0 && errno == EACCES &&
          !denied_for_good(path, mode);

@@ -30,7 +30,7 @@ struct EnclosingRepository {
     // absence, or EACCES where the caller cannot search `top`): git may find a repository
     // there; `gitdir` is `top/.git`. The caller refuses (review R24-5). Also a `.git`, its
     // `config`, the `.git` file or the git directory it names that the caller may not read
-    // now and may make readable again, its own (`gitdir`: what is denied; red team R25-8),
+    // now and may make readable again, its own (`gitdir`: what is denied; review R25-8),
     // and a `.git` file zpolicy will not read (`refusal` says why).
     Unreadable,
   };

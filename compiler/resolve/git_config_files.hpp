@@ -17,12 +17,12 @@ namespace zpolicy::compiler {
 // (/usr/local, Linuxbrew's, conda's RUNTIME_PREFIX build, relative to the executable). git
 // is not run to ask (a process start on every run): /etc/gitconfig is read, and for every
 // `git` on the caller's PATH (`PATH`, as given) whose directory `<d>` is not /usr/bin, the
-// `<d>/../etc/gitconfig` of its name there and of its canonical path (red team R25-4), and
+// `<d>/../etc/gitconfig` of its name there and of its canonical path (review R25-4), and
 // the file GIT_CONFIG_SYSTEM names.
 //
 // `refusal`: one of GIT_CONFIG_SYSTEM, GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME and HOME is
-// relative, which git opens from the directory it runs in, perhaps in a writable root (red
-// team R25-5); the caller refuses the run.
+// relative, which git opens from the directory it runs in, perhaps in a writable root
+// (review R25-5); the caller refuses the run.
 struct GitConfigFilesOutside {
   std::vector<std::string> files;
   std::optional<std::string> refusal;

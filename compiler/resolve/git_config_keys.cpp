@@ -79,7 +79,7 @@ constexpr Rule kRules[] = {
     {"man", Sub::Some, "path", Role::Command, "`git help` runs it"},
     {"man", Sub::Some, "cmd", Role::Command, "`git help` runs it with the shell"},
     {"guitool", Sub::Some, "cmd", Role::Command, "`git gui` runs it with the shell"},
-    // The programs other tools that git runs take from git's config (red team R25-6).
+    // The programs other tools that git runs take from git's config (review R25-6).
     // git-lfs's custom transfer agent, `lfs.customtransfer.<name>.path`, run by git-lfs (the
     // filter git runs) from the directory git runs in; its `lfs.extension.<name>.clean` and
     // `.smudge` are read below by name.

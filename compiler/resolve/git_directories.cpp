@@ -334,20 +334,20 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   // `commondir` of the protected paths it saw (walked_or_refuse): those in commondir_judged
   // refused there already. Every other git directory is judged here, a protected one too.
   const CommonDir named_common = commondir_named_by(dir);
-  // A symlinked `commondir` refuses here too, in the git directories no protected path
-  // names (a remote's repository, a linked worktree's or a submodule's git directory):
-  // git reads the common directory's name through it. With the host's
-  // `/srv/repo.git/commondir -> WS/cd`, the command wrote `WS/evil` into `cd` and made
-  // `evil` a bare repository with a post-receive hook, and the host's `git push origin`
-  // ran it (red team A23-1).
   // One zpolicy cannot read, the caller's own, names what git reads once it is readable
-  // again (red team R25-8); refused once, where the protected paths' were judged.
+  // again (review R25-8); refused once, where the protected paths' were judged.
   if (named_common.refusal && !commondir_judged.contains(dir)) {
     diags.error({dir + "/commondir", 0, 0}, "git reads the common directory's name from '" + dir +
                                                 "/commondir', and " + *named_common.refusal +
                                                 "; refusing to run");
     return std::nullopt;
   }
+  // A symlinked `commondir` refuses here too, in the git directories no protected path
+  // names (a remote's repository, a linked worktree's or a submodule's git directory):
+  // git reads the common directory's name through it. With the host's
+  // `/srv/repo.git/commondir -> WS/cd`, the command wrote `WS/evil` into `cd` and made
+  // `evil` a bare repository with a post-receive hook, and the host's `git push origin`
+  // ran it (red team A23-1).
   if (named_common.link && !commondir_judged.contains(dir)) {
     diags.error({dir + "/commondir", 0, 0},
                 "'" + dir + "/commondir' is a symlink: git reads the common directory's " +
@@ -677,7 +677,7 @@ void GitDirectories::protect_linked_worktree_pointer(const std::string& admin) {
   const NamedPath top = worktree_of_admin_dir(admin);
   const ir::SourceLoc at{admin + "/gitdir", 0, 0};
   // One zpolicy cannot read, the caller's own, names the worktree git runs in once it is
-  // readable again (red team R25-8).
+  // readable again (review R25-8).
   if (top.refusal) {
     diags.error(at, "git reads the linked worktree's '.git' file's name from '" + admin +
                         "/gitdir', and " + *top.refusal + "; refusing to run");

@@ -23,7 +23,7 @@ std::optional<std::string> first_line_of(const std::string& path);
 // will not say what git takes, for the caller to refuse: a file larger than 1 MiB, one
 // holding a NUL (git stops the name there; no such file is git's), one that cannot be
 // read for another reason than another user's permissions (the caller's own at mode 0 is
-// the caller's, or the sandbox's running as the caller, to chmod back: red team R25-8).
+// the caller's, or the sandbox's running as the caller, to chmod back: review R25-8).
 inline constexpr size_t kGitPathFileMaxBytes = 1 << 20;
 struct NamedPath {
   std::optional<std::string> path;
@@ -55,7 +55,7 @@ CommonDir commondir_named_by(const std::string& gitdir);
 // Whether the caller lacks `mode` (R_OK, X_OK) on `path` for good: `path`, or the first
 // directory on the way to it the caller may not search, is another user's. One of the
 // caller's own is the caller's to chmod back, and the sandbox's, which runs as the caller
-// (red team A14B-5, R25-8). False where the caller has that access.
+// (red team A14B-5, review R25-8). False where the caller has that access.
 bool denied_for_good(const std::string& path, int mode);
 
 // Whether git takes `dir` for a git directory: it has a HEAD (a file, or a symlink in old

@@ -711,7 +711,7 @@ class HostResolver {
                    const std::vector<ResolvedPath>& guarded) {
     const NamedPath named = gitdir_named_by(pointer);
     // One zpolicy cannot read the caller may make readable again, and git then follows it
-    // to a git directory nobody protected (red team R25-8).
+    // to a git directory nobody protected (review R25-8).
     if (named.refusal) {
       diags_.error(loc, "git reads the git directory's name from '" + pointer + "', and " +
                             *named.refusal + "; refusing to run");
