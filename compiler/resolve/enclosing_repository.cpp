@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 
 #include "compiler/resolve/gitdir.hpp"
 
@@ -23,8 +24,18 @@ std::string child(const std::string& dir, const std::string& name) {
   return (dir == "/" ? std::string() : dir) + "/" + name;
 }
 
+// Whether the caller may not `mode` `path` now, and may give that access back to itself:
+// `path`, or the directory on the way that denies it, is the caller's own (a `.git/config`
+// at mode 0, a `.git` file the caller made unreadable). git, run by the caller once it
+// did, reads what nobody protected (review R25-8); the walk refuses instead.
+bool denied_for_now(const std::string& path, int mode) {
+  return faccessat(AT_FDCWD, path.c_str(), mode, AT_EACCESS) != 0 && errno == EACCES &&
+         !denied_for_good(path, mode);
+}
+
 // git run by the caller dies at a repository config it may not read (config.c
-// do_git_config_sequence: access_or_die), so it runs nothing there.
+// do_git_config_sequence: access_or_die), so it runs nothing there; unless that config is
+// the caller's to make readable again (denied_for_now, checked first).
 bool config_denied(const std::string& gitdir) {
   const std::string config = gitdir + "/config";
   const int fd = open(config.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -38,12 +49,23 @@ bool config_denied(const std::string& gitdir) {
 // The git directory a `.git` file names; git follows a `.git` that is a symlink to one, and
 // a relative name in it is relative to the directory of `.git` (setup.c
 // read_gitfile_gently), not to the link's target: gitdir_named_by's rule, read by it.
-std::optional<std::string> pointer_target(const std::string& top, const std::string& dot_git,
-                                          const struct stat& lst) {
+NamedPath pointer_target(const std::string& top, const std::string& dot_git,
+                         const struct stat& lst) {
   if (S_ISREG(lst.st_mode)) return gitdir_named_by(dot_git, top);
   char real[PATH_MAX];
-  if (!realpath(dot_git.c_str(), real)) return std::nullopt;
+  if (!realpath(dot_git.c_str(), real)) return {};
   return gitdir_named_by(real, top);
+}
+
+// What the walk cannot read and the caller may make readable (or will not read, `why`):
+// refused (Unreadable).
+EnclosingRepository regainable(const std::string& dir, const std::string& path,
+                               const std::string& why = "") {
+  return {EnclosingRepository::Shape::Unreadable, dir, path, EACCES,
+          why.empty() ? std::string(std::strerror(EACCES)) +
+                            ", the caller's own, which the caller or the sandbox may make "
+                            "readable again"
+                      : why};
 }
 
 // What git's discovery finds at `dir` itself.
@@ -66,16 +88,24 @@ std::vector<EnclosingRepository> found_at(const std::string& dir) {
   }
   if (stated) {
     if (S_ISDIR(st.st_mode)) {
-      if (is_git_directory(dot_git) && !config_denied(dot_git))
+      if (denied_for_now(dot_git, X_OK) || denied_for_now(dot_git + "/config", R_OK))
+        out.push_back(regainable(dir, dot_git));
+      else if (is_git_directory(dot_git) && !config_denied(dot_git))
         out.push_back({EnclosingRepository::Shape::GitDirectory, dir, dot_git});
     } else if (S_ISREG(st.st_mode)) {
       // One whose git directory the caller cannot look into: git run by the caller dies
       // there ("not a git repository"). One that does not exist is kept: it may be made.
       struct stat head;
       auto named = pointer_target(dir, dot_git, lst);
-      if (named && !(lstat((*named + "/HEAD").c_str(), &head) != 0 && errno == EACCES) &&
-          !config_denied(*named))
-        out.push_back({EnclosingRepository::Shape::Pointer, dir, std::move(*named)});
+      if (named.refusal)
+        out.push_back(regainable(dir, dot_git, *named.refusal));
+      else if (named.path && (denied_for_now(*named.path + "/HEAD", F_OK) ||
+                              denied_for_now(*named.path + "/config", R_OK)))
+        out.push_back(regainable(dir, *named.path));
+      else if (named.path &&
+               !(lstat((*named.path + "/HEAD").c_str(), &head) != 0 && errno == EACCES) &&
+               !config_denied(*named.path))
+        out.push_back({EnclosingRepository::Shape::Pointer, dir, std::move(*named.path)});
     }
   }
   // A symlink is listed whatever it leads to now: where it leads may be a writable root,

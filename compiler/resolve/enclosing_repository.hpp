@@ -28,13 +28,17 @@ struct EnclosingRepository {
     Inside,
     // `top/.git` cannot be looked at (`error`: an lstat or stat error other than its
     // absence, or EACCES where the caller cannot search `top`): git may find a repository
-    // there; `gitdir` is `top/.git`. The caller refuses (review R24-5).
+    // there; `gitdir` is `top/.git`. The caller refuses (review R24-5). Also a `.git`, its
+    // `config`, the `.git` file or the git directory it names that the caller may not read
+    // now and may make readable again, its own (`gitdir`: what is denied; review R25-8),
+    // and a `.git` file zpolicy will not read (`refusal` says why).
     Unreadable,
   };
   Shape shape;
   std::string top;
   std::string gitdir;
   int error = 0;
+  std::string refusal = {};
 };
 
 // The repositories above directories, found as git's discovery (setup.c,

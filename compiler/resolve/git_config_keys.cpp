@@ -79,6 +79,18 @@ constexpr Rule kRules[] = {
     {"man", Sub::Some, "path", Role::Command, "`git help` runs it"},
     {"man", Sub::Some, "cmd", Role::Command, "`git help` runs it with the shell"},
     {"guitool", Sub::Some, "cmd", Role::Command, "`git gui` runs it with the shell"},
+    // The programs other tools that git runs take from git's config (review R25-6).
+    // git-lfs's custom transfer agent, `lfs.customtransfer.<name>.path`, run by git-lfs (the
+    // filter git runs) from the directory git runs in; its `lfs.extension.<name>.clean` and
+    // `.smudge` are read below by name.
+    {"lfs", Sub::Some, "path", Role::Command,
+     "git-lfs runs it as a custom transfer agent, from the directory git runs in"},
+    // git-secrets, installed as hooks, runs each of its providers with the shell.
+    {"secrets", Sub::None, "providers", Role::Command,
+     "git-secrets runs it with the shell from its hooks"},
+    // git-svn's `--authors-prog` as config (`svn.authorsProg`, `svn-remote.<r>.authorsProg`).
+    {"", Sub::Any, "authorsprog", Role::Command,
+     "`git svn fetch` runs it for each Subversion author"},
     // By name, in any section and subsection: core.sshCommand, core.alternateRefsCommand,
     // hook.<h>.command, trailer.<t>.command|cmd, gpg.ssh.defaultKeyCommand,
     // diff.<d>.command, sendemail[.<id>].toCmd|ccCmd|headerCmd|sendmailCmd.
@@ -109,8 +121,7 @@ constexpr Rule kRules[] = {
     {"", Sub::Any, "receivepack", Role::Command, "git runs it to receive a push"},
     {"", Sub::Any, "packobjectshook", Role::Command,
      "uploadpack.packObjectsHook: upload-pack runs it"},
-    {"", Sub::Any, "smtpserver", Role::Command,
-     "sendemail.smtpServer: a path is run as sendmail"},
+    {"", Sub::Any, "smtpserver", Role::Command, "sendemail.smtpServer: a path is run as sendmail"},
     {"", Sub::Any, "difffilter", Role::Command,
      "interactive.diffFilter: `git add -p` runs it with the shell"},
 };

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "compiler/resolve/git_command_words.hpp"
+#include "compiler/resolve/git_config_files.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/git_pointer.hpp"
 #include "compiler/resolve/git_start_directory.hpp"
@@ -27,34 +28,6 @@ using ir::ResolvedPath;
 // Entries looked at below a git directory's `modules` on the way to the submodules' git
 // directories (each a name's components; a git directory found is not listed further).
 constexpr size_t kMaxSubmoduleEntries = 4096;
-
-// The configuration files git reads for every repository of this user, in git's order:
-// the system file (and the one GIT_CONFIG_SYSTEM names), $XDG_CONFIG_HOME/git/config or
-// ~/.config/git/config, ~/.gitconfig (and the one GIT_CONFIG_GLOBAL names). Each one the
-// host's git may read is listed, also where git would skip it (GIT_CONFIG_NOSYSTEM): more,
-// never less. Missing files are skipped by the reader, as by git.
-std::vector<std::string> git_config_files_outside(const std::string& home) {
-  std::vector<std::string> files{"/etc/gitconfig"};
-  // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
-  // in test harnesses and CI): empty to git, and no regular file the reader would take.
-  auto absolute_env = [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
-                                                                   : std::nullopt;
-  };
-  if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
-  if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");
-  if (!home.empty() && home[0] == '/') {
-    const std::string base = home == "/" ? "" : home;
-    files.push_back(base + "/.config/git/config");
-    files.push_back(base + "/.gitconfig");
-  }
-  if (auto global = absolute_env("GIT_CONFIG_GLOBAL")) files.push_back(*global);
-  std::vector<std::string> once;
-  for (auto& f : files)
-    if (std::find(once.begin(), once.end(), f) == once.end()) once.push_back(std::move(f));
-  return once;
-}
 
 // The walk's state: what the resolver gave it (GitDirectoryWalk) and the git directories
 // found so far.
@@ -126,7 +99,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
-  global_git_configs = git_config_files_outside(walk.home);
+  GitConfigFilesOutside outside = git_config_files_outside(walk.home, std::getenv("PATH"));
+  if (outside.refusal) {
+    diags.error({"<host>", 0, 0}, *outside.refusal + "; refusing to run");
+    return;
+  }
+  global_git_configs = std::move(outside.files);
   // Each git directory read, with the count of submodule worktrees it was read with: one
   // found a populated submodule's after it was read (a git directory of the workspace
   // `app/x/.git` that the repository above's `lib/.git` names) is read again with them. Read
@@ -191,9 +169,15 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   // The worktree `dir/gitdir` names, read once: where the config's relative values are taken
   // and whose `.git` file is protected are then one worktree, whatever writes that file
   // meanwhile.
-  const std::optional<std::string> linked_top = worktree_of_admin_dir(dir);
-  src.tops = worktree_tops(dir, linked_top);
-  if (linked_top) protect_linked_worktree_pointer(dir, *linked_top);
+  const NamedPath linked = worktree_of_admin_dir(dir);
+  // One zpolicy cannot read, the caller's own, names the worktree git runs in once it is
+  // readable again (review R25-8).
+  if (linked.refusal)
+    diags.error({dir + "/gitdir", 0, 0},
+                "git reads the linked worktree's '.git' file's name from '" + dir +
+                    "/gitdir', and " + *linked.refusal + "; refusing to run");
+  src.tops = worktree_tops(dir, linked.path);
+  if (linked.path) protect_linked_worktree_pointer(dir, *linked.path);
   src.stays_where_started =
       git_stays_where_started(dir, common, src.tops, [&](const std::string& path) {
         const Canonical c = h.canonicalize(path);
@@ -366,6 +350,14 @@ std::optional<std::string> GitDirectories::common_directory(const std::string& d
   // `commondir` of the protected paths it saw (walked_or_refuse): those in commondir_judged
   // refused there already. Every other git directory is judged here, a protected one too.
   const CommonDir named_common = commondir_named_by(dir);
+  // One zpolicy cannot read, the caller's own, names what git reads once it is readable
+  // again (review R25-8); refused once, where the protected paths' were judged.
+  if (named_common.refusal && !commondir_judged.contains(dir)) {
+    diags.error({dir + "/commondir", 0, 0}, "git reads the common directory's name from '" + dir +
+                                                "/commondir', and " + *named_common.refusal +
+                                                "; refusing to run");
+    return std::nullopt;
+  }
   // A symlinked `commondir` refuses here too, in the git directories no protected path
   // names (a remote's repository, a linked worktree's or a submodule's git directory):
   // git reads the common directory's name through it. With the host's

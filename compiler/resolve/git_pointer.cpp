@@ -13,9 +13,16 @@ std::string made_in_writable_root(const std::string& missing, const std::string&
 FollowedGitPointer follow_git_pointer(const std::string& file, const std::string& dir,
                                       const std::string& what, const GitPointerWalk& walk,
                                       const std::function<void(const std::string&)>& refuse) {
-  const auto named = gitdir_named_by(file, dir);
-  if (!named) return {};
+  const NamedPath read = gitdir_named_by(file, dir);
   const std::string as = what + ": the git directory named by '" + file + "'";
+  // One zpolicy cannot read, the caller's own, names a git directory once the caller makes
+  // it readable again (review R25-8).
+  if (read.refusal) {
+    refuse(as + ": " + *read.refusal + "; refusing to run");
+    return {true, std::nullopt};
+  }
+  const auto& named = read.path;
+  if (!named) return {};
   const auto gitdir = walk.canonical_or_refuse(*named, as);
   if (!gitdir) return {true, std::nullopt};
   if (const auto made = walk.created_in_guard(*gitdir, as)) {

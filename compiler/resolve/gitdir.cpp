@@ -6,22 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
 
 namespace zpolicy::compiler {
-
-namespace {
-
-// `named` as written in a file of `dir`, made absolute against `dir`.
-std::optional<std::string> absolute_against(std::string named, const std::string& dir) {
-  if (named.empty() || named.find('\0') != std::string::npos) return std::nullopt;
-  if (named[0] != '/') named = dir + "/" + named;
-  return named;
-}
-
-}  // namespace
 
 // lstat first: opening a device can act (rewind a tape, arm a watchdog) even with
 // O_NONBLOCK. The open itself is still O_NONBLOCK|O_NOFOLLOW and checked with fstat, in
@@ -43,15 +33,81 @@ std::optional<std::string> first_line_of(const std::string& path) {
   return text;
 }
 
-std::optional<std::string> gitdir_named_by(const std::string& pointer) {
-  return gitdir_named_by(pointer, pointer.substr(0, pointer.rfind('/')));
+namespace {
+
+// The file `path` read as git reads a file naming one path (NamedPath), its trailing '\n'
+// and '\r' removed; none where git takes nothing from it. `refusal` as NamedPath's.
+struct PathFile {
+  std::optional<std::string> text;
+  std::optional<std::string> refusal;
+};
+
+PathFile unreadable(const std::string& path, int error) {
+  // Another user's file, or one behind another user's directory, git run by the caller
+  // cannot read either: it dies there or takes the file for none.
+  if (error == ENOENT || error == ENOTDIR || (error == EACCES && denied_for_good(path, R_OK)))
+    return {};
+  return {std::nullopt, "zpolicy cannot read '" + path + "' (" + std::strerror(error) + ")" +
+                            (error == EACCES ? ", the caller's own, which the caller or the "
+                                               "sandbox may make readable again"
+                                             : "")};
 }
 
-std::optional<std::string> gitdir_named_by(const std::string& file, const std::string& dir) {
-  const auto line = first_line_of(file);
+// lstat first, as first_line_of (a device is never opened); then O_NOFOLLOW and fstat.
+PathFile read_path_file(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return unreadable(path, errno);
+  if (!S_ISREG(st.st_mode)) return {};
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return unreadable(path, errno);
+  PathFile out{std::string(), std::nullopt};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    out = unreadable(path, EIO);
+  } else {
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) out = unreadable(path, errno);
+      if (n <= 0) break;
+      out.text->append(buf, static_cast<size_t>(n));
+      if (out.text->size() > kGitPathFileMaxBytes) {
+        out = {std::nullopt, "'" + path + "' is larger than " +
+                                 std::to_string(kGitPathFileMaxBytes) + " bytes, more than git " +
+                                 "reads of a file naming a path"};
+        break;
+      }
+    }
+  }
+  close(fd);
+  if (!out.text) return out;
+  if (out.text->find('\0') != std::string::npos)
+    return {std::nullopt,
+            "'" + path + "' holds a NUL byte, where git's name ends; no file " + "git writes does"};
+  while (!out.text->empty() && (out.text->back() == '\n' || out.text->back() == '\r'))
+    out.text->pop_back();
+  return out;
+}
+
+// `named` as written in a file of `dir`, made absolute against `dir`.
+std::optional<std::string> absolute_against(std::string named, const std::string& dir) {
+  if (named.empty()) return std::nullopt;
+  if (named[0] != '/') named = (dir == "/" ? "" : dir) + "/" + named;
+  return named;
+}
+
+}  // namespace
+
+NamedPath gitdir_named_by(const std::string& pointer) {
+  return gitdir_named_by(pointer, pointer.substr(0, std::max<size_t>(pointer.rfind('/'), 1)));
+}
+
+NamedPath gitdir_named_by(const std::string& file, const std::string& dir) {
+  const PathFile read = read_path_file(file);
   static constexpr std::string_view kPrefix = "gitdir: ";
-  if (!line || line->rfind(kPrefix, 0) != 0) return std::nullopt;
-  return absolute_against(line->substr(kPrefix.size()), dir);
+  if (!read.text) return {std::nullopt, read.refusal};
+  if (read.text->rfind(kPrefix, 0) != 0) return {};
+  return {absolute_against(read.text->substr(kPrefix.size()), dir), std::nullopt};
 }
 
 bool has_git_head(const std::string& dir) {
@@ -85,17 +141,32 @@ CommonDir commondir_named_by(const std::string& gitdir) {
   if (!has_git_head(gitdir)) return {};
   if (lstat(file.c_str(), &st) != 0) return {};
   if (S_ISLNK(st.st_mode)) return {std::nullopt, true};
-  const auto line = first_line_of(file);
-  if (!line) return {};
-  return {absolute_against(*line, gitdir), false};
+  const PathFile read = read_path_file(file);
+  if (!read.text) return {std::nullopt, false, read.refusal};
+  return {absolute_against(*read.text, gitdir), false, std::nullopt};
 }
 
-std::optional<std::string> worktree_of_admin_dir(const std::string& admin) {
-  const auto line = first_line_of(admin + "/gitdir");
-  if (!line) return std::nullopt;
-  const auto pointer = absolute_against(*line, admin);
-  if (!pointer) return std::nullopt;
-  return pointer->substr(0, std::max<size_t>(pointer->rfind('/'), 1));
+NamedPath worktree_of_admin_dir(const std::string& admin) {
+  PathFile read = read_path_file(admin + "/gitdir");
+  if (!read.text) return {std::nullopt, read.refusal};
+  // worktree.c strips every trailing space of this one (strbuf_rtrim).
+  while (!read.text->empty() && std::isspace(static_cast<unsigned char>(read.text->back())))
+    read.text->pop_back();
+  const auto pointer = absolute_against(*read.text, admin);
+  if (!pointer) return {};
+  return {pointer->substr(0, std::max<size_t>(pointer->rfind('/'), 1)), std::nullopt};
+}
+
+bool denied_for_good(const std::string& path, int mode) {
+  for (size_t end = path.find('/', 1);; end = path.find('/', end + 1)) {
+    const std::string at = path.substr(0, end);
+    const bool last = end == std::string::npos;
+    if (faccessat(AT_FDCWD, at.c_str(), last ? mode : X_OK, AT_EACCESS) != 0) {
+      struct stat st;
+      return errno == EACCES && stat(at.c_str(), &st) == 0 && st.st_uid != geteuid();
+    }
+    if (last) return false;
+  }
 }
 
 namespace {
@@ -105,17 +176,7 @@ namespace {
 // can reach. The first directory on the way the caller may not search is judged: one of the
 // caller's own (a hooks directory at mode 0) is one the caller may open again with chmod,
 // and git then runs what it holds (red team A14B-5), so it counts as searchable.
-bool not_searchable(const std::string& dir) {
-  if (faccessat(AT_FDCWD, dir.c_str(), X_OK, AT_EACCESS) == 0 || errno != EACCES) return false;
-  for (size_t end = dir.find('/', 1);; end = dir.find('/', end + 1)) {
-    const std::string at = dir.substr(0, end);
-    if (faccessat(AT_FDCWD, at.c_str(), X_OK, AT_EACCESS) != 0) {
-      struct stat st;
-      return errno == EACCES && stat(at.c_str(), &st) == 0 && st.st_uid != geteuid();
-    }
-    if (end == std::string::npos) return false;
-  }
-}
+bool not_searchable(const std::string& dir) { return denied_for_good(dir, X_OK); }
 
 }  // namespace
 

@@ -8,23 +8,39 @@
 
 namespace zpolicy::compiler {
 
-// The first line of the regular file `path` (at most 4 KiB: git's own such files are one
-// short line, and the kernel reads no more of a `#!` line), trailing CR and spaces removed;
+// The first line of the regular file `path`, for a `#!` line (at most 4 KiB: the kernel
+// reads no more of one), trailing CR and spaces removed;
 // none for anything but a regular file, which is never opened (nor a symlink followed).
 std::optional<std::string> first_line_of(const std::string& path);
 
-// The git directory a `.git` pointer file (worktree, submodule) names, as written and
-// made absolute against the pointer's directory, still to be canonicalized by the caller
-// with the rules of every protected path. nullopt when `pointer` is not a regular file
-// (a FIFO, socket or device is never opened, a symlink never followed: resolution must
-// not block or act on what the workspace holds) or has no `gitdir:` line.
-std::optional<std::string> gitdir_named_by(const std::string& pointer);
+// What git takes from a file that names one path: a `.git` file's `gitdir: ` line, a git
+// directory's `commondir`, a linked worktree's administrative `gitdir`. git reads each one
+// whole and strips only its trailing '\n' and '\r' (setup.c read_gitfile_gently, up to
+// 1 MiB, and get_common_dir_noenv; worktree.c strips every trailing space of the last):
+// `gitdir: /x/gd ` names `/x/gd `, and a second line is part of the name. `path`: the
+// name, made absolute against the file's directory, still to be canonicalized by the caller
+// with the rules of every protected path; none where git takes none (nothing there, no
+// regular file: a FIFO, socket or device is never opened, a symlink never followed; no
+// `gitdir: `; a file git run by the caller cannot read either). `refusal`: why zpolicy
+// will not say what git takes, for the caller to refuse: a file larger than 1 MiB, one
+// holding a NUL (git stops the name there; no such file is git's), one that cannot be
+// read for another reason than another user's permissions (the caller's own at mode 0 is
+// the caller's, or the sandbox's running as the caller, to chmod back: review R25-8).
+inline constexpr size_t kGitPathFileMaxBytes = 1 << 20;
+struct NamedPath {
+  std::optional<std::string> path;
+  std::optional<std::string> refusal;
+};
+
+// The git directory a `.git` pointer file (worktree, submodule) names, made absolute
+// against the pointer's directory.
+NamedPath gitdir_named_by(const std::string& pointer);
 
 // The same for a `.git` that git looked up as `dir`/.git and found to be a symlink to the
 // regular file `file` (a canonical path): a relative name is made absolute against `dir`,
 // the directory git looked in, never against the directory of the link's target (setup.c
 // read_gitfile_gently joins it to the name git looked up; path.c enter_repo alike).
-std::optional<std::string> gitdir_named_by(const std::string& file, const std::string& dir);
+NamedPath gitdir_named_by(const std::string& file, const std::string& dir);
 
 // The common directory a linked worktree's git directory (one with a HEAD) names in its
 // `commondir` file (where git reads config, hooks, objects and refs for it), made
@@ -34,8 +50,15 @@ std::optional<std::string> gitdir_named_by(const std::string& file, const std::s
 struct CommonDir {
   std::optional<std::string> path;
   bool link = false;
+  std::optional<std::string> refusal = {};  // as NamedPath's
 };
 CommonDir commondir_named_by(const std::string& gitdir);
+
+// Whether the caller lacks `mode` (R_OK, X_OK) on `path` for good: `path`, or the first
+// directory on the way to it the caller may not search, is another user's. One of the
+// caller's own is the caller's to chmod back, and the sandbox's, which runs as the caller
+// (red team A14B-5, review R25-8). False where the caller has that access.
+bool denied_for_good(const std::string& path, int mode);
 
 // Whether git takes `dir` for a git directory: it has a HEAD (a file, or a symlink in old
 // repositories).
@@ -59,7 +82,7 @@ std::vector<std::string> enter_repo_candidates(const std::string& path);
 
 // The worktree a linked worktree's administrative directory (`<common>/worktrees/<id>`)
 // belongs to: the directory of the `.git` file its `gitdir` file names; none without one.
-std::optional<std::string> worktree_of_admin_dir(const std::string& admin);
+NamedPath worktree_of_admin_dir(const std::string& admin);
 
 // The entries of `dir`, a directory whose entries git reaches by name (`modules` and the
 // levels below it, `remotes`, `branches`, `worktrees`), but `.` and `..`, in name order.

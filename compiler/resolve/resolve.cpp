@@ -877,7 +877,8 @@ void EnclosingReading::read_repository(const ResolvedPath& w, const EnclosingRep
   seen.insert({repo.top, repo.gitdir});
   if (repo.shape == EnclosingRepository::Shape::Unreadable) {
     diags.error(w.loc, "git's discovery above the writable root '" + w.path + "' looks at '" +
-                           repo.gitdir + "', and zpolicy cannot (" + std::strerror(repo.error) +
+                           repo.gitdir + "', and zpolicy cannot (" +
+                           (repo.refusal.empty() ? std::strerror(repo.error) : repo.refusal) +
                            "): a repository there, whose " +
                            "config may name a path in the writable root, cannot be read; " +
                            "refusing to run");
@@ -1418,13 +1419,16 @@ void HostResolution::protect_common_directories() {
   for (size_t i = 0; i < r.protect.size(); ++i) {
     if (r.protect[i].kind != HostKind::Directory) continue;
     commondir_judged.insert(r.protect[i].path);
-    const auto [common, link] = commondir_named_by(r.protect[i].path);
+    const auto [common, link, refusal] = commondir_named_by(r.protect[i].path);
     const ir::SourceLoc loc = r.protect[i].loc;
     if (link)
       diags.error(loc, "'" + r.protect[i].path +
                            "/commondir' is a symlink: git reads the "
                            "common directory's name through it, from a file that may lie in a "
                            "writable root; refusing to run");
+    if (refusal)
+      diags.error(loc, "git reads the common directory's name from '" + r.protect[i].path +
+                           "/commondir', and " + *refusal + "; refusing to run");
     if (!common) continue;
     // Walked with the guards before the index is asked: a common directory named through a
     // link the sandbox planted (the host's `mount --bind /srv WS/mnt`, `mnt/x -> WS/real`,

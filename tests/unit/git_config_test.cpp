@@ -174,6 +174,25 @@ BOOST_AUTO_TEST_CASE(roles_of_keys) {
     BOOST_TEST((role(text) == GitConfigRole::None), text);
 }
 
+// Red team R25-6: the programs tools that git runs take from git's config, each group
+// classed as a command (its words then name files to protect), beside keys of the same
+// names that stay data.
+BOOST_AUTO_TEST_CASE(programs_other_tools_run_from_gits_config_are_commands) {
+  for (const char* text :
+       {// git-lfs: a custom transfer agent (new), its extensions (by name already).
+        "[lfs \"customtransfer.agent\"]\npath = tools/agent\n",
+        "[lfs \"extension.x\"]\nclean = tools/x %f\n", "[lfs \"extension.x\"]\nsmudge = x %f\n",
+        // git-secrets' providers.
+        "[secrets]\nproviders = tools/list-secrets\n",
+        // git-svn's authors program, in `svn` and in a `svn-remote`.
+        "[svn]\nauthorsProg = tools/authors\n", "[svn-remote \"svn\"]\nauthorsProg = a\n"})
+    BOOST_TEST((role(text) == GitConfigRole::Command), text);
+  for (const char* text : {"[lfs]\nstandalonetransferagent = agent\n",
+                           "[lfs \"customtransfer.agent\"]\nargs = tools/x\n",
+                           "[secrets]\npatterns = tools/x\n", "[svn]\nauthorsFile = a\n"})
+    BOOST_TEST((role(text) == GitConfigRole::None), text);
+}
+
 BOOST_AUTO_TEST_CASE(words_of_a_command_that_name_files) {
   using W = std::vector<std::string>;
   BOOST_TEST(paths_in_command("vim").words.empty());
