@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <string_view>
@@ -58,6 +59,40 @@ bool has_git_head(const std::string& dir) {
   struct stat st;
   const std::string head = dir + "/HEAD";
   return lstat(head.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
+}
+
+bool head_git_could_take(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return false;
+  if (S_ISDIR(st.st_mode)) return false;
+  if (S_ISLNK(st.st_mode)) {
+    char buf[256];
+    const ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
+    return n >= 5 && std::string_view(buf, 5) == "refs/";
+  }
+  if (!S_ISREG(st.st_mode)) return true;
+  // As git reads it: at most 255 bytes, whitespace after `ref:` newlines included.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  // One the caller may not read, git run by the caller may not read either.
+  if (fd < 0) return errno != EACCES;
+  char buf[255];
+  ssize_t n;
+  do n = read(fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n < 0) return true;
+  std::string_view text(buf, static_cast<size_t>(n));
+  if (text.rfind("ref:", 0) == 0) {
+    text.remove_prefix(4);
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+      text.remove_prefix(1);
+    if (text.rfind("refs/", 0) == 0) return true;
+  }
+  // An object name: 40 hex digits (SHA-1, git's default before it reads the repository's
+  // format), or more.
+  size_t hex = 0;
+  while (hex < text.size() && std::isxdigit(static_cast<unsigned char>(text[hex]))) ++hex;
+  return hex >= 40;
 }
 
 bool has_objects_and_refs(const std::string& dir) {

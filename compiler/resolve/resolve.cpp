@@ -1145,10 +1145,23 @@ void HostResolution::protect(const std::string& root, std::vector<std::string> r
   // of a repository above; a FIFO), git's discovery takes the root itself for a bare
   // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
   // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
-  // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
+  // (red team R18-2). Its HEAD is protected too, so that it cannot be made. One that is
+  // there already and git would take (a file saying `ref: refs/heads/main`) only waits for
+  // the rest: the command made `objects`, `refs` and a `config` with `core.worktree` and
+  // `core.fsmonitor` beside it, and the host's `git status` in the root ran it (red team
+  // A25-2). No placeholder can keep `objects` and `refs` from git (both would be
+  // directories), so that is refused.
   if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
       !holds_git_directory_parts(path)) {
     const std::vector<std::string> head{"HEAD"};
+    if (head_git_could_take(join(root, head))) {
+      diags.error(loc, "'" + join(root, head) + "' is a HEAD git would take, and '" + path +
+                           "' is no git directory: once the sandbox made 'objects' and " +
+                           "'refs' beside it, git's discovery would take '" + root +
+                           "' for a bare repository and obey the 'config' the sandbox " +
+                           "wrote there; rename or remove that HEAD; refusing to run");
+      return;
+    }
     if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
       add_protected(r, root, head, kind_of(join(root, head)), loc);
   }
