@@ -61,6 +61,12 @@ class Walk {
   std::vector<GitConfigTarget> run() {
     for (size_t i = 0; i < src_.files.size(); ++i)
       read(src_.files[i], {src_.files[i], 0, 0}, 0, false, i < src_.shared);
+    if (src_.scheduled) {
+      for (const auto& e : entries_)
+        if (git_config_role(e.entry) == GitConfigRole::ScheduledRepository && e.entry.value)
+          scheduled_repository(e, *e.entry.value);
+      return std::move(targets_);
+    }
     std::vector<std::string> tops = src_.tops;
     for (const auto& e : entries_)
       if (git_config_role(e.entry) == GitConfigRole::WorkTree)
@@ -120,6 +126,9 @@ class Walk {
         if (e.entry.value)
           for (const auto& name : blank_separated(*e.entry.value)) remote_names_.push_back({e, name});
         break;
+      case GitConfigRole::ScheduledRepository:
+        // Read once, from the files the scheduler's git reads (GitConfigSources::scheduled).
+        break;
       case GitConfigRole::Include:
         // Set by an alias's `-c`: git reads it only by an absolute path ("relative config
         // includes must come from files"); the files' own are read by read().
@@ -136,6 +145,31 @@ class Walk {
   void target(const std::string& lexical, const Located& e, bool hooks = false) {
     if (auto c = canonical_(lexical, loc(e), where(e)))
       targets_.push_back({*c, loc(e), hooks, false, false, false, where(e)});
+  }
+
+  // A directory git's scheduled maintenance runs git in (`maintenance.repo`, which `git
+  // maintenance register` and `start` add to the global config): `git for-each-repo` runs
+  // `git -C <dir> maintenance run` there, whose git finds its repository by discovery and
+  // runs what its config names (a remote's `uploadpack`, `core.sshCommand`, the hooks of the
+  // refs it updates). With `maintenance.repo = WS/old`, a repository since removed, the
+  // command made `old` a repository with `remote.origin.uploadpack` of its own and
+  // `maintenance.prefetch` enabled, and the host's next scheduled maintenance ran it (red
+  // team A25-1). A relative one is taken against the home, where systemd's user units and
+  // cron start the scheduler; `~/` expanded as newer gits do (2.39 takes the value as it
+  // is: against the home, a directory named `~`, which only a home in a writable root
+  // could hold, and ZP003 refuses that).
+  void scheduled_repository(const Located& e, const std::string& value) {
+    std::string why;
+    const auto p = interpolated(value, home_, why);
+    if (!p) return refuse(e, value, why);
+    if (p->empty()) return;  // git -C "" stays where it is: the scheduler's directory
+    if ((*p)[0] != '/' && (home_.empty() || home_[0] != '/'))
+      return refuse(e, value,
+                    "names a directory relative to where the scheduler runs git, "
+                    "and the home it starts in is not known");
+    const std::string lexical = (*p)[0] == '/' ? *p : home_ + "/" + *p;
+    if (auto c = canonical_(lexical, loc(e), where(e)))
+      targets_.push_back({*c, loc(e), false, false, true, false, where(e), {}, lexical, true});
   }
 
   void refuse(const Located& e, const std::string& value, const std::string& why) {

@@ -70,6 +70,10 @@ struct GitConfigSources {
   // (git_start_directory.hpp), as said in refusals; empty when it goes to a top. Then a
   // relative path or command word git resolves there cannot be resolved: it refuses.
   std::string stays_where_started = {};
+  // Read for the directories git's scheduled maintenance runs git in (`maintenance.repo`)
+  // only, and the files read: `files` are those the scheduler's git reads (the system and
+  // global ones, started in the home), the only ones that key is taken from.
+  bool scheduled = false;
 };
 
 // A file or directory the host's next git command runs or reads as config, named by the
@@ -96,6 +100,10 @@ struct GitConfigTarget {
   // For a repository, the path as the URL spells it: git tries its names (`P/.git`, `P`,
   // `P.git/.git`, `P.git`) from that spelling, not from the canonical `path`.
   std::string spelled = {};
+  // For a repository: a directory git runs in (`maintenance.repo`), whose repository git's
+  // discovery finds from there up (`D/.git`, then `D` itself as a bare one), rather than a
+  // URL whose names git's enter_repo tries.
+  bool discovered = false;
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or
@@ -124,7 +132,10 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // root: one a command names after its interpreter, and a file a command names whose `#!` line runs
 // an interpreter that loads code next to it (red team A15-G4); the interpreter a `#!` line names is
 // a target too. A word without a '/' names a file at a top only if one exists there (red team
-// A15-G2). `all` counts the reads toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
+// A15-G2). With `src.scheduled`, only the files read and each directory git's scheduled
+// maintenance runs git in (`maintenance.repo`, a repository target with `discovered`;
+// relative against `home`, where the scheduler starts) are returned. `all` counts the reads
+// toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,
