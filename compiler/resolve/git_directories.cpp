@@ -620,12 +620,15 @@ void GitDirectories::protect_discovered_repository(const GitConfigTarget& t) {
     return;
   }
   if (!S_ISDIR(walked->mode)) return;  // `git -C` fails on anything else
-  // Up to `/`: outside every writable root what it finds is the host's, read as a remote's
-  // repository is, wherever it lies (a `core.hooksPath` of its naming the workspace runs
-  // the hooks of the refs the maintenance's prefetch updates).
+  // Up to the top of the writable root: above it the discovery meets the repositories above
+  // the root, which read_enclosing_repositories reads. A directory outside every writable
+  // root leads to a repository of the host's, which is not read: as one elsewhere whose
+  // config names the workspace (docs/protected-paths.md, "Limits" of the repositories
+  // above), and reading every registered repository whole (the hard-link search walks what
+  // is recorded) would cost each run what the caller's other repositories hold.
   std::optional<std::string> gitdir;
   bool stop = false;
-  for (std::string d = walked->path; !gitdir && !stop;) {
+  for (std::string d = walked->path; !gitdir && !stop && writable(d);) {
     gitdir = discovered_at(d, t, stop);
     if (d == "/") break;
     d = d.substr(0, std::max<size_t>(d.rfind('/'), 1));
@@ -635,30 +638,20 @@ void GitDirectories::protect_discovered_repository(const GitConfigTarget& t) {
   gitdirs.push_back(*gitdir);
 }
 
-// What git's discovery finds at the directory `d`, on its way up from a directory `t` names:
-// the git directory of `d/.git` (a git directory, or what a `.git` file names) or `d` itself
-// (bare); none, with `stop` set where git stops there without one (a `.git` file naming no
-// git directory: git dies) or the run was refused. In a writable root each name looked at
+// What git's discovery finds at the directory `d` of a writable root, on its way up from a
+// directory `t` names: the git directory of `d/.git` (a git directory, or what a `.git` file
+// names) or `d` itself (bare); none, with `stop` set where git stops there without one (a
+// `.git` file naming no git directory: git dies) or the run was refused. Each name looked at
 // is protected, so that the sandbox can make no repository there: `d/.git` (a placeholder
 // when missing), and `d/HEAD`, which git needs to take `d` for a bare repository (R18-2's
-// rule for a writable root's top).
+// rule for a writable root's top; one git would take refuses, as there: A25-2).
 std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
                                                          const GitConfigTarget& t, bool& stop) {
   const std::string prefix = d == "/" ? "" : d;
   const std::string what = t.named_by + ": git's discovery from '" + t.spelled + "' looks at";
-  const bool in_root = writable(d);
   const auto dot_git = h.walked_or_refuse(prefix + "/.git", t.loc, what);
   if (!dot_git) return stop = true, std::nullopt;
-  if (in_root) protect_git_target(dot_git->path, t.loc);
-  // A dangling `.git` link outside every writable root leads where the sandbox may make
-  // what git then takes (A22-1).
-  if (!dot_git->complete && !in_root)
-    if (const auto made = h.created_in_guard(dot_git->path, t.loc, what)) {
-      diags.error(t.loc, what + " '" + prefix + "/.git', a dangling symlink the kernel " +
-                             "would follow to '" + *made + "', in a writable root: the " +
-                             "sandbox could make a repository there; refusing to run");
-      return stop = true, std::nullopt;
-    }
+  protect_git_target(dot_git->path, t.loc);
   if (dot_git->complete && S_ISDIR(dot_git->mode) && is_git_directory(dot_git->path))
     return dot_git->path;
   if (dot_git->complete && S_ISREG(dot_git->mode)) {
@@ -681,7 +674,6 @@ std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
     return c;
   }
   if (is_git_directory(d)) return d;
-  if (!in_root) return std::nullopt;
   const std::string head = prefix + "/HEAD";
   if (head_git_could_take(head)) {
     diags.error(t.loc, what + " '" + d + "', whose HEAD '" + head + "' git would take: " +
