@@ -619,7 +619,12 @@ void GitDirectories::protect_discovered_repository(const GitConfigTarget& t) {
     if (writable(first)) protect_git_target(first, t.loc);
     return;
   }
-  if (!S_ISDIR(walked->mode)) return;  // `git -C` fails on anything else
+  // `git -C` fails on anything else, as long as it stays there: in a writable root the
+  // sandbox could remove a file there and make the directory.
+  if (!S_ISDIR(walked->mode)) {
+    if (writable(walked->path)) protect_git_target(walked->path, t.loc);
+    return;
+  }
   // Up to the top of the writable root: above it the discovery meets the repositories above
   // the root, which read_enclosing_repositories reads. A directory outside every writable
   // root leads to a repository of the host's, which is not read: as one elsewhere whose
@@ -675,7 +680,7 @@ std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
   }
   if (is_git_directory(d)) return d;
   const std::string head = prefix + "/HEAD";
-  if (head_git_could_take(head)) {
+  if (git_head_at(head) != GitHead::None) {
     diags.error(t.loc, what + " '" + d + "', whose HEAD '" + head + "' git would take: " +
                            "once the sandbox made 'objects' and 'refs' beside it, git would " +
                            "take '" + d + "' for a bare repository and obey the 'config' " +
