@@ -39,14 +39,15 @@ CommonDir commondir_named_by(const std::string& gitdir);
 // repositories).
 bool has_git_head(const std::string& dir);
 
-// Whether the HEAD at `path` (there, looked at without following a link) may make its
-// directory a git directory to git, now or once the sandbox adds an `objects` and a `refs`
-// beside it (setup.c validate_headref): a symlink whose target starts with `refs/`, a
-// regular file saying `ref: refs/…` or starting with an object name (hex digits), and
-// anything else git would open that is no directory (a FIFO: what it reads is what the
-// writer chose). A directory, a missing name and a regular file git rejects cannot: the
-// caller keeps them so by protecting the name.
-bool head_git_could_take(const std::string& path);
+// What git makes of the HEAD at `path` (looked at without following a link) when it tests its
+// directory for a git directory (setup.c validate_headref). Taken: a symlink whose target
+// starts with `refs/`, a regular file saying `ref: refs/…` or starting with an object name
+// (hex digits). Could: something git would open whose content is the writer's to choose (a
+// FIFO, a device), or a regular file zpolicy cannot read for another reason than the caller's
+// permission. None: missing, a directory, or a file git rejects (the caller keeps each so by
+// protecting the name), or one the caller may not read (git run by the caller cannot either).
+enum class GitHead { None, Taken, Could };
+GitHead git_head_at(const std::string& path);
 
 // Whether `dir` holds an `objects` and a `refs` that access(2) finds searchable: all git
 // asks of a common directory, which a linked worktree's git directory names in its

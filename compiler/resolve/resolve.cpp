@@ -143,13 +143,16 @@ bool is_regular_file(const std::string& path) {
   return stat_without_links(path, st) && S_ISREG(st.st_mode);
 }
 
-// Whether `dir` has what git's is_git_directory() tests for: a HEAD, an `objects` and a
-// `refs` (by access(2), following links, as git does). A directory without them is no
-// repository to git, which then goes on to test the directory above it.
+// Whether `dir` has what git's is_git_directory() tests for: a HEAD git takes, an `objects`
+// and a `refs` (by access(2), following links, as git does). A directory without them is no
+// repository to git, which then goes on to test the directory above it: a `.git` whose HEAD
+// is there but empty (as a crash leaves it) was taken for one, the top's HEAD was left
+// unprotected, and the command made the top a bare repository whose `core.fsmonitor` the
+// host's `git status` ran (red team A25-3).
 bool holds_git_directory_parts(const std::string& dir) {
   struct stat st;
   return stat_without_links(dir, st) && S_ISDIR(st.st_mode) &&
-         access((dir + "/HEAD").c_str(), F_OK) == 0 &&
+         git_head_at(dir + "/HEAD") == GitHead::Taken &&
          access((dir + "/objects").c_str(), X_OK) == 0 &&
          access((dir + "/refs").c_str(), X_OK) == 0;
 }
@@ -1154,7 +1157,7 @@ void HostResolution::protect(const std::string& root, std::vector<std::string> r
   if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
       !holds_git_directory_parts(path)) {
     const std::vector<std::string> head{"HEAD"};
-    if (head_git_could_take(join(root, head))) {
+    if (git_head_at(join(root, head)) != GitHead::None) {
       diags.error(loc, "'" + join(root, head) + "' is a HEAD git would take, and '" + path +
                            "' is no git directory: once the sandbox made 'objects' and " +
                            "'refs' beside it, git's discovery would take '" + root +
