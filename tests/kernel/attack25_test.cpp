@@ -96,6 +96,23 @@ BOOST_DATA_TEST_CASE(a_scheduled_directory_in_the_workspace_cannot_become_a_bare
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A25-1, a registered name in the workspace that is a file now (`git -C` fails there): the
+// command could remove it and make the directory a repository. Now the file is protected:
+// `rm` fails.
+BOOST_DATA_TEST_CASE(a_scheduled_name_that_is_a_file_in_the_workspace_stays_one,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  box.write_file(box.ws("pkg"), "not a directory\n");
+  box.host_command({kGit, "config", "--global", "maintenance.repo", box.ws("pkg")});
+  const RunResult r = box.sh("rm -f pkg && git init -q pkg && " +
+                             prefetching_remote(box, "pkg/.git", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  host_scheduled_maintenance(box);
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 // A25-2: the workspace is no repository, and its top holds a file `HEAD` saying `ref:
 // refs/heads/main`. R18-2 protects a writable root's HEAD so that git's discovery cannot
 // take the root for a bare repository, but one that is there only waits for `objects` and
@@ -116,6 +133,30 @@ BOOST_DATA_TEST_CASE(an_existing_head_at_a_writable_roots_top_is_refused, bdata:
   BOOST_TEST(r.err.find("'" + box.ws("HEAD") + "' is a HEAD git would take") != std::string::npos,
              r.describe());
   BOOST_TEST(!exists(box.ws("objects")), r.describe());
+  box.host_command(
+      {"/bin/sh", "-c", "cd \"$1\" && git status >/dev/null 2>&1; true", "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// A25-3: the workspace's repository has a `.git` git rejects: its HEAD is there but empty (as a
+// crash leaves it; the host's `git status` says "not a git repository"). R18-2 judged `.git` a
+// git directory by its parts being there and left the top's HEAD unprotected: on main 209e151
+// the command made the top a bare repository (HEAD, `objects`, `refs`, a `config` with
+// `core.worktree` and `core.fsmonitor`), exit 0, and the host's `git status` ran the monitor.
+// Now the top's HEAD is protected as for a missing `.git` (a placeholder): writing it fails.
+BOOST_DATA_TEST_CASE(a_dot_git_with_a_head_git_rejects_leaves_the_top_no_bare_repository,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned");
+  workspace_repository(box, false);
+  box.write_file(box.ws(".git/HEAD"), "");
+  const RunResult r =
+      box.sh(hook("fsm.sh", pwned) +
+             " && echo 'ref: refs/heads/main' > HEAD && mkdir -p objects refs/heads && printf "
+             "'[core]\\n\\trepositoryformatversion = 0\\n\\tbare = false\\n\\tworktree = " +
+             box.workspace() + "\\n\\tfsmonitor = " + box.ws("fsm.sh") + "\\n' > config || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
   box.host_command(
       {"/bin/sh", "-c", "cd \"$1\" && git status >/dev/null 2>&1; true", "sh", box.workspace()});
   BOOST_TEST(!exists(pwned), r.describe());
