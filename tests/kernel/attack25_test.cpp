@@ -162,6 +162,30 @@ BOOST_DATA_TEST_CASE(a_dot_git_with_a_head_git_rejects_leaves_the_top_no_bare_re
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A25-4: the caller's `~/.gitconfig` includes a file of the workspace (a team's shared
+// config kept in a project), and the workspace holds no repository, nor lies in one: zpolicy
+// read the caller's global config only along with a git directory, so nothing was read. On
+// main 209e151 the command wrote `core.fsmonitor` into the included file, exit 0, and the
+// host's `git status` in another repository ran it. Now the global files and what they
+// include are read whatever else is: the include is protected, the write fails.
+BOOST_DATA_TEST_CASE(a_global_include_in_a_workspace_without_repositories_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), other = box.base() + "/other";
+  box.write_file(box.ws("team.gitconfig"), "");
+  box.write_file(box.home() + "/.gitconfig",
+                 "[include]\n\tpath = " + box.ws("team.gitconfig") + "\n");
+  box.make_dir(other);
+  box.host_command({kGit, "init", "-q", other});
+  const RunResult r =
+      box.sh(hook("fsm.sh", pwned) + " && printf '[core]\\n\\tfsmonitor = " + box.ws("fsm.sh") +
+             "\\n' >> team.gitconfig || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  box.host_command({"/bin/sh", "-c", "cd \"$1\" && git status >/dev/null 2>&1; true", "sh", other});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
