@@ -156,7 +156,10 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 // whether or not any git directory is read: with no repository in or above the workspace,
 // `maintenance.repo = WS/pkg` (a plain directory) let the command make `pkg` a repository
 // whose config the host's next scheduled maintenance obeyed (red team A25-1). Their git
-// directories join `gitdirs`.
+// directories join `gitdirs`. The files read are protected as every config file is, and
+// what they include: read only along with a git directory, a `~/.gitconfig` including
+// `WS/team.gitconfig` left that file to a command in a workspace without repositories, which
+// wrote `core.fsmonitor` there for the host's next `git status` anywhere (red team A25-4).
 void GitDirectories::read_scheduled_repositories() {
   GitConfigSources src{"", global_git_configs, {}, global_git_configs.size()};
   src.scheduled = true;
