@@ -62,9 +62,18 @@ class Walk {
     for (size_t i = 0; i < src_.files.size(); ++i)
       read(src_.files[i], {src_.files[i], 0, 0}, 0, false, i < src_.shared);
     if (src_.scheduled) {
-      for (const auto& e : entries_)
+      // And what they name by an absolute path, which git takes for every repository, one
+      // elsewhere too (red team A25-5: `core.hooksPath = WS/hooks` in `~/.gitconfig`, read
+      // only along with a git directory, left `hooks/pre-commit` to a command in a workspace
+      // without repositories, and the host's `git commit` in another repository ran it).
+      // Relative ones resolve against the repositories' tops, read with each git directory.
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Located e = entries_[i];
         if (git_config_role(e.entry) == GitConfigRole::ScheduledRepository && e.entry.value)
           scheduled_repository(e, *e.entry.value);
+        else
+          use(e, {}, 0);
+      }
       return std::move(targets_);
     }
     std::vector<std::string> tops = src_.tops;
@@ -106,6 +115,10 @@ class Walk {
         if (e.entry.value && relative_where_started(e, *e.entry.value, "")) break;
         for (const auto& top : tops)
           if (auto p = path_value(e, top)) target(*p, e, true);
+        // Without a top (GitConfigSources::scheduled), an absolute one still names itself.
+        if (tops.empty() && e.entry.value && !e.entry.value->empty() &&
+            ((*e.entry.value)[0] == '/' || (*e.entry.value)[0] == '~'))
+          if (auto p = path_value(e, "/")) target(*p, e, true);
         break;
       case GitConfigRole::Command:
         if (e.entry.value) command(e, "", *e.entry.value, tops, false);
@@ -505,7 +518,10 @@ class Walk {
     const auto p = interpolated(*u.path, home_, why);
     if (!p) return refuse(e, text, why);
     if (relative_where_started(e, *p, "")) return;
-    for (const auto& top : tops) {
+    // Without a top (GitConfigSources::scheduled), an absolute one still names itself.
+    const std::vector<std::string> at =
+        tops.empty() && (*p)[0] == '/' ? std::vector<std::string>{"/"} : tops;
+    for (const auto& top : at) {
       const std::string lexical = (*p)[0] == '/' ? *p : top + "/" + *p;
       if (rewrite) {
         // The repository is the base and more: its path is not canonicalized, only compared.

@@ -70,9 +70,10 @@ struct GitConfigSources {
   // (git_start_directory.hpp), as said in refusals; empty when it goes to a top. Then a
   // relative path or command word git resolves there cannot be resolved: it refuses.
   std::string stays_where_started = {};
-  // Read for the directories git's scheduled maintenance runs git in (`maintenance.repo`)
-  // only, and the files read: `files` are those the scheduler's git reads (the system and
-  // global ones, started in the home), the only ones that key is taken from.
+  // Read without a git directory (`files` are the caller's system and global ones, which
+  // the scheduler's git reads, started in the home): what they name by an absolute path, and
+  // the directories git's scheduled maintenance runs git in (`maintenance.repo`), which is
+  // taken from these files only.
   bool scheduled = false;
 };
 
@@ -132,9 +133,11 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // root: one a command names after its interpreter, and a file a command names whose `#!` line runs
 // an interpreter that loads code next to it (red team A15-G4); the interpreter a `#!` line names is
 // a target too. A word without a '/' names a file at a top only if one exists there (red team
-// A15-G2). With `src.scheduled`, only the files read and each directory git's scheduled
+// A15-G2). With `src.scheduled` (the caller's system and global files, read without a git
+// directory), what they name by an absolute path and each directory git's scheduled
 // maintenance runs git in (`maintenance.repo`, a repository target with `discovered`;
-// relative against `home`, where the scheduler starts) are returned. `all` counts the reads
+// relative against `home`, where the scheduler starts) are returned; no relative value, which
+// resolves against the tops of each git directory read. `all` counts the reads
 // toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,

@@ -163,7 +163,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 void GitDirectories::read_scheduled_repositories() {
   GitConfigSources src{"", global_git_configs, {}, global_git_configs.size()};
   src.scheduled = true;
-  std::vector<GitConfigTarget> unused_hook_dirs;
+  std::vector<GitConfigTarget> hook_dirs;
   protect_config_targets(
       git_config_targets(
           src, walk.home,
@@ -173,7 +173,8 @@ void GitDirectories::read_scheduled_repositories() {
             diags.error(loc, why + "; refusing to run");
           },
           git_reads),
-      unused_hook_dirs);
+      hook_dirs);
+  protect_linked_hooks(hook_dirs);
 }
 
 // One git directory: its config files with the caller's system and global ones, its

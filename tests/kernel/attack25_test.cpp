@@ -186,6 +186,28 @@ BOOST_DATA_TEST_CASE(a_global_include_in_a_workspace_without_repositories_is_pro
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A25-5: the caller's `~/.gitconfig` says `core.hooksPath = WS/hooks` (absolute), and the
+// workspace holds no repository, nor lies in one: what the global config named was taken only
+// with a git directory's tops. On main 209e151 the command wrote `hooks/pre-commit`, exit 0,
+// and the host's `git commit` in another repository ran it. Now `hooks` is protected.
+BOOST_DATA_TEST_CASE(a_global_hooks_path_in_a_workspace_without_repositories_is_protected,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), other = box.base() + "/other";
+  box.write_file(box.home() + "/.gitconfig", "[core]\n\thooksPath = " + box.ws("hooks") + "\n");
+  box.make_dir(other);
+  box.host_command({kGit, "init", "-q", other});
+  const RunResult r = box.sh("mkdir -p hooks && " + hook("hooks/pre-commit", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws("hooks/pre-commit")), r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
+                    "--allow-empty -m x >/dev/null 2>&1; true",
+                    "sh", other});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
