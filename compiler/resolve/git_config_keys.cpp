@@ -61,6 +61,10 @@ constexpr Rule kRules[] = {
     // key after `remotes.`; red team A16-7).
     {"remotes", Sub::Any, "", Role::RemoteGroup,
      "`git fetch <group>` and `git remote update` connect to each remote, URL or path listed"},
+    {"maintenance", Sub::None, "repo", Role::ScheduledRepository,
+     "the scheduled `git maintenance` (`git for-each-repo`, which systemd's timer, cron or "
+     "launchd runs hourly) runs git in this directory, in the repository it finds there: "
+     "its config's commands, its remotes' programs, its hooks"},
     {"url", Sub::Some, "insteadof", Role::UrlRewrite,
      "git replaces URLs that start with the value by the subsection"},
     {"url", Sub::Some, "pushinsteadof", Role::UrlRewrite,

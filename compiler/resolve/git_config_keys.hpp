@@ -19,7 +19,10 @@ namespace zpolicy::compiler {
 // remote a plain `git push`/`fetch`/`pull` uses (`branch.<b>.remote`, `branch.<b>.pushRemote`,
 // `remote.pushDefault`); a value that names no remote with a url is a URL or a path to git
 // (remote.c's remote_get, red team A15C-1). RemoteGroup: `remotes.<group>`, a list of such
-// values that `git fetch <group>` and `git remote update` fetch from.
+// values that `git fetch <group>` and `git remote update` fetch from. ScheduledRepository:
+// `maintenance.repo`, a directory git's scheduled maintenance runs git in (`git
+// for-each-repo`: `git -C <dir> maintenance run`), in the repository git's discovery finds
+// from it.
 enum class GitConfigRole {
   None,
   HooksDir,
@@ -30,7 +33,8 @@ enum class GitConfigRole {
   Url,
   UrlRewrite,
   Remote,
-  RemoteGroup
+  RemoteGroup,
+  ScheduledRepository
 };
 struct GitConfigKey {
   GitConfigRole role = GitConfigRole::None;

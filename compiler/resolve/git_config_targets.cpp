@@ -61,6 +61,21 @@ class Walk {
   std::vector<GitConfigTarget> run() {
     for (size_t i = 0; i < src_.files.size(); ++i)
       read(src_.files[i], {src_.files[i], 0, 0}, 0, false, i < src_.shared);
+    if (src_.scheduled) {
+      // And what they name by an absolute path, which git takes for every repository, one
+      // elsewhere too (red team A25-5: `core.hooksPath = WS/hooks` in `~/.gitconfig`, read
+      // only along with a git directory, left `hooks/pre-commit` to a command in a workspace
+      // without repositories, and the host's `git commit` in another repository ran it).
+      // Relative ones resolve against the repositories' tops, read with each git directory.
+      for (size_t i = 0; i < entries_.size(); ++i) {
+        const Located e = entries_[i];
+        if (git_config_role(e.entry) == GitConfigRole::ScheduledRepository && e.entry.value)
+          scheduled_repository(e, *e.entry.value);
+        else
+          use(e, {}, 0);
+      }
+      return std::move(targets_);
+    }
     std::vector<std::string> tops = src_.tops;
     for (const auto& e : entries_)
       if (git_config_role(e.entry) == GitConfigRole::WorkTree)
@@ -101,6 +116,10 @@ class Walk {
         if (e.entry.value && relative_where_started(e, *e.entry.value, "")) break;
         for (const auto& top : tops)
           if (auto p = path_value(e, top)) target(*p, e, true);
+        // Without a top (GitConfigSources::scheduled), an absolute one still names itself.
+        if (tops.empty() && e.entry.value && !e.entry.value->empty() &&
+            ((*e.entry.value)[0] == '/' || (*e.entry.value)[0] == '~'))
+          if (auto p = path_value(e, "/")) target(*p, e, true);
         break;
       case GitConfigRole::Command:
         if (e.entry.value) command(e, "", *e.entry.value, tops, key.in_submodules);
@@ -121,6 +140,9 @@ class Walk {
         if (e.entry.value)
           for (const auto& name : blank_separated(*e.entry.value)) remote_names_.push_back({e, name});
         break;
+      case GitConfigRole::ScheduledRepository:
+        // Read once, from the files the scheduler's git reads (GitConfigSources::scheduled).
+        break;
       case GitConfigRole::Include:
         // Set by an alias's `-c`: git reads it only by an absolute path ("relative config
         // includes must come from files"); the files' own are read by read().
@@ -137,6 +159,31 @@ class Walk {
   void target(const std::string& lexical, const Located& e, bool hooks = false) {
     if (auto c = canonical_(lexical, loc(e), where(e)))
       targets_.push_back({*c, loc(e), hooks, false, false, false, where(e)});
+  }
+
+  // A directory git's scheduled maintenance runs git in (`maintenance.repo`, which `git
+  // maintenance register` and `start` add to the global config): `git for-each-repo` runs
+  // `git -C <dir> maintenance run` there, whose git finds its repository by discovery and
+  // runs what its config names (a remote's `uploadpack`, `core.sshCommand`, the hooks of the
+  // refs it updates). With `maintenance.repo = WS/old`, a repository since removed, the
+  // command made `old` a repository with `remote.origin.uploadpack` of its own and
+  // `maintenance.prefetch` enabled, and the host's next scheduled maintenance ran it (red
+  // team A25-1). A relative one is taken against the home, where systemd's user units and
+  // cron start the scheduler; `~/` expanded as newer gits do (2.39 takes the value as it
+  // is: against the home, a directory named `~`, which only a home in a writable root
+  // could hold, and ZP003 refuses that).
+  void scheduled_repository(const Located& e, const std::string& value) {
+    std::string why;
+    const auto p = interpolated(value, home_, why);
+    if (!p) return refuse(e, value, why);
+    if (p->empty()) return;  // git -C "" stays where it is: the scheduler's directory
+    if ((*p)[0] != '/' && (home_.empty() || home_[0] != '/'))
+      return refuse(e, value,
+                    "names a directory relative to where the scheduler runs git, "
+                    "and the home it starts in is not known");
+    const std::string lexical = (*p)[0] == '/' ? *p : home_ + "/" + *p;
+    if (auto c = canonical_(lexical, loc(e), where(e)))
+      targets_.push_back({*c, loc(e), false, false, true, false, where(e), {}, lexical, true});
   }
 
   void refuse(const Located& e, const std::string& value, const std::string& why) {
@@ -472,7 +519,10 @@ class Walk {
     const auto p = interpolated(*u.path, home_, why);
     if (!p) return refuse(e, text, why);
     if (relative_where_started(e, *p, "")) return;
-    for (const auto& top : tops) {
+    // Without a top (GitConfigSources::scheduled), an absolute one still names itself.
+    const std::vector<std::string> at =
+        tops.empty() && (*p)[0] == '/' ? std::vector<std::string>{"/"} : tops;
+    for (const auto& top : at) {
       const std::string lexical = (*p)[0] == '/' ? *p : top + "/" + *p;
       if (rewrite) {
         // The repository is the base and more: its path is not canonicalized, only compared.

@@ -70,6 +70,11 @@ struct GitConfigSources {
   // (git_start_directory.hpp), as said in refusals; empty when it goes to a top. Then a
   // relative path or command word git resolves there cannot be resolved: it refuses.
   std::string stays_where_started = {};
+  // Read without a git directory (`files` are the caller's system and global ones, which
+  // the scheduler's git reads, started in the home): what they name by an absolute path, and
+  // the directories git's scheduled maintenance runs git in (`maintenance.repo`), which is
+  // taken from these files only.
+  bool scheduled = false;
 };
 
 // A file or directory the host's next git command runs or reads as config, named by the
@@ -96,6 +101,10 @@ struct GitConfigTarget {
   // For a repository, the path as the URL spells it: git tries its names (`P/.git`, `P`,
   // `P.git/.git`, `P.git`) from that spelling, not from the canonical `path`.
   std::string spelled = {};
+  // For a repository: a directory git runs in (`maintenance.repo`), whose repository git's
+  // discovery finds from there up (`D/.git`, then `D` itself as a bare one), rather than a
+  // URL whose names git's enter_repo tries.
+  bool discovered = false;
 };
 
 // The canonical form of an absolute path under the rules of every protected path, or
@@ -124,7 +133,12 @@ using GitRefusal = std::function<void(const ir::SourceLoc&, const std::string&)>
 // root: one a command names after its interpreter, and a file a command names whose `#!` line runs
 // an interpreter that loads code next to it (red team A15-G4); the interpreter a `#!` line names is
 // a target too. A word without a '/' names a file at a top only if one exists there (red team
-// A15-G2). `all` counts the reads toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
+// A15-G2). With `src.scheduled` (the caller's system and global files, read without a git
+// directory), what they name by an absolute path and each directory git's scheduled
+// maintenance runs git in (`maintenance.repo`, a repository target with `discovered`;
+// relative against `home`, where the scheduler starts) are returned; no relative value, which
+// resolves against the tops of each git directory read. `all` counts the reads
+// toward kGitConfigMaxReadsInAll and kGitConfigMaxBytesInAll.
 std::vector<GitConfigTarget> git_config_targets(const GitConfigSources& src,
                                                 const std::string& home,
                                                 const GitCanonical& canonical,

@@ -43,6 +43,7 @@ struct GitDirectories {
 
   void read(const std::vector<ResolvedPath>& protected_paths);
   void read_git_directory(const std::string& dir);
+  void read_scheduled_repositories();
   void read_linked_worktrees(const std::string& common);
   std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
                                         const std::string& named_by);
@@ -54,6 +55,9 @@ struct GitDirectories {
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
   void protect_repository(const GitConfigTarget& t);
+  void protect_discovered_repository(const GitConfigTarget& t);
+  std::optional<std::string> discovered_at(const std::string& d, const GitConfigTarget& t,
+                                           bool& stop);
   void read_populated_submodule(const GitConfigTarget& t);
   void judge_rewrite_base(const GitConfigTarget& t);
   bool refused_where_made(const std::string& path, const ir::SourceLoc& loc,
@@ -81,9 +85,11 @@ struct GitDirectories {
   std::vector<std::string> global_git_configs;
   // What the config files of every git directory read so far cost, against the bounds.
   GitConfigReads git_reads;
-  // The worktrees of populated submodules by their git directory: git runs `git status`
-  // there, and resolves the relative values of that git directory's config against it.
-  std::map<std::string, std::vector<std::string>> submodule_tops;
+  // The worktrees git enters a git directory from, by that git directory, for those the
+  // walk found (a populated submodule's, where the host's `git status` runs `git status`; a
+  // scheduled maintenance's repository): git resolves the relative values of that git
+  // directory's config against them.
+  std::map<std::string, std::vector<std::string>> entered_tops;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -113,6 +119,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   // `app/fsm.sh`, the command's, in `lib` (red team A24D-2). Tops only grow, and are
   // finitely many, so this ends.
   std::map<std::string, size_t> read_with;
+  read_scheduled_repositories();
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -120,13 +127,39 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
         git_reads.shared_bytes > kGitConfigMaxSharedBytesInAll)
       break;
     const std::string dir = gitdirs[i];
-    const auto tops = submodule_tops.find(dir);
-    const size_t submodules = tops == submodule_tops.end() ? 0 : tops->second.size();
+    const auto tops = entered_tops.find(dir);
+    const size_t submodules = tops == entered_tops.end() ? 0 : tops->second.size();
     const auto [at, first] = read_with.try_emplace(dir, submodules);
     if (!first && at->second >= submodules) continue;
     at->second = submodules;
     read_git_directory(dir);
   }
+}
+
+// The repositories git's scheduled maintenance runs git in (`maintenance.repo` in the
+// caller's system and global config, which `git maintenance register` and `start` add),
+// whether or not any git directory is read: with no repository in or above the workspace,
+// `maintenance.repo = WS/pkg` (a plain directory) let the command make `pkg` a repository
+// whose config the host's next scheduled maintenance obeyed (red team A25-1). Their git
+// directories join `gitdirs`. The files read are protected as every config file is, and
+// what they include: read only along with a git directory, a `~/.gitconfig` including
+// `WS/team.gitconfig` left that file to a command in a workspace without repositories, which
+// wrote `core.fsmonitor` there for the host's next `git status` anywhere (red team A25-4).
+void GitDirectories::read_scheduled_repositories() {
+  GitConfigSources src{"", global_git_configs, {}, global_git_configs.size()};
+  src.scheduled = true;
+  std::vector<GitConfigTarget> hook_dirs;
+  protect_config_targets(
+      git_config_targets(
+          src, walk.home,
+          [this](const std::string& lexical, const ir::SourceLoc& loc,
+                 const std::string& named_by) { return git_target(lexical, loc, named_by); },
+          [this](const ir::SourceLoc& loc, const std::string& why) {
+            diags.error(loc, why + "; refusing to run");
+          },
+          git_reads),
+      hook_dirs);
+  protect_linked_hooks(hook_dirs);
 }
 
 // One git directory: its config files with the caller's system and global ones, its
@@ -268,7 +301,7 @@ std::vector<std::string> GitDirectories::worktree_tops(
     tops.push_back(dir.substr(0, dir.size() - 5));
   if (linked_top) tops.push_back(*linked_top);
   for (const auto& top : h.pointer_worktrees(dir)) tops.push_back(top);
-  if (const auto it = submodule_tops.find(dir); it != submodule_tops.end())
+  if (const auto it = entered_tops.find(dir); it != entered_tops.end())
     for (const auto& top : it->second)
       if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
   if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
@@ -283,7 +316,10 @@ void GitDirectories::protect_config_targets(const std::vector<GitConfigTarget>& 
                                             std::vector<GitConfigTarget>& hook_dirs) {
   for (const auto& t : targets) {
     if (t.repository) {
-      protect_repository(t);
+      if (t.discovered)
+        protect_discovered_repository(t);
+      else
+        protect_repository(t);
       continue;
     }
     if (t.script && ir::within_any(guards, t.path)) {
@@ -335,7 +371,7 @@ void GitDirectories::read_populated_submodule(const GitConfigTarget& t) {
   // Its worktree, where git runs in it: a relative `core.fsmonitor = ../app/fsm.sh` in a
   // `BASE/mods/lib.git/config` without `core.worktree` was resolved against the git
   // directory (`BASE/mods/app/fsm.sh`) and git ran `WS/app/fsm.sh` (red team A24C-1).
-  auto& tops = submodule_tops[*gitdir];
+  auto& tops = entered_tops[*gitdir];
   if (std::find(tops.begin(), tops.end(), t.submodule) == tops.end()) tops.push_back(t.submodule);
   gitdirs.push_back(*gitdir);
 }
@@ -576,6 +612,111 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   // search it whole.
   for (auto it = names.rbegin(); it != names.rend(); ++it)
     if (writable(*it)) protect_git_target(*it, t.loc);
+}
+
+// The repository git's discovery finds from the directory `t.path` (a scheduled
+// maintenance's `maintenance.repo`; setup.c setup_git_directory_gently_1, after `git -C`
+// entered it), protected and read as a remote's (protect_repository): the names the
+// discovery looks at in a writable root on its way are the sandbox's to make a repository
+// at (red team A25-1), so each is protected up to the repository found. Above the
+// writable roots the discovery meets the repositories above them, which
+// read_enclosing_repositories reads already.
+void GitDirectories::protect_discovered_repository(const GitConfigTarget& t) {
+  const std::string what = t.named_by + " names the directory git runs in";
+  const auto walked = h.walked_or_refuse(t.spelled, t.loc, what);
+  if (!walked) return;
+  if (!walked->complete) {
+    // `git -C` fails on a missing directory until someone makes it: one the kernel would
+    // make through a host link into a writable root is the sandbox's to make, refused as
+    // a remote's is (A22D-1); in a writable root, its first missing name is protected (a
+    // placeholder, whose inside the sandbox cannot write), so that nothing is there for
+    // git to enter.
+    if (const auto made = h.created_in_guard(walked->path, t.loc, what)) {
+      diags.error(t.loc, what + " '" + t.spelled + "', which does not exist, and the " +
+                             "kernel would create it at '" + *made + "', in a writable " +
+                             "root: the sandbox could make a repository there, whose " +
+                             "config and hooks git would obey; refusing to run");
+      return;
+    }
+    std::string first = walked->path;
+    for (std::string up = first.substr(0, std::max<size_t>(first.rfind('/'), 1));
+         up != "/" && kind_of(up) == HostKind::Missing;
+         up = up.substr(0, std::max<size_t>(up.rfind('/'), 1)))
+      first = up;
+    if (writable(first)) protect_git_target(first, t.loc);
+    return;
+  }
+  // `git -C` fails on anything else, as long as it stays there: in a writable root the
+  // sandbox could remove a file there and make the directory.
+  if (!S_ISDIR(walked->mode)) {
+    if (writable(walked->path)) protect_git_target(walked->path, t.loc);
+    return;
+  }
+  // Up to the top of the writable root: above it the discovery meets the repositories above
+  // the root, which read_enclosing_repositories reads. A directory outside every writable
+  // root leads to a repository of the host's, which is not read: as one elsewhere whose
+  // config names the workspace (docs/protected-paths.md, "Limits" of the repositories
+  // above), and reading every registered repository whole (the hard-link search walks what
+  // is recorded) would cost each run what the caller's other repositories hold.
+  std::optional<std::string> gitdir;
+  bool stop = false;
+  for (std::string d = walked->path; !gitdir && !stop && writable(d);) {
+    gitdir = discovered_at(d, t, stop);
+    if (d == "/") break;
+    d = d.substr(0, std::max<size_t>(d.rfind('/'), 1));
+  }
+  if (!gitdir) return;
+  protect_git_target(*gitdir, t.loc);
+  gitdirs.push_back(*gitdir);
+}
+
+// What git's discovery finds at the directory `d` of a writable root, on its way up from a
+// directory `t` names: the git directory of `d/.git` (a git directory, or what a `.git` file
+// names) or `d` itself (bare); none, with `stop` set where git stops there without one (a
+// `.git` file naming no git directory: git dies) or the run was refused. Each name looked at
+// is protected, so that the sandbox can make no repository there: `d/.git` (a placeholder
+// when missing), and `d/HEAD`, which git needs to take `d` for a bare repository (R18-2's
+// rule for a writable root's top; one git would take refuses, as there: A25-2).
+std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
+                                                         const GitConfigTarget& t, bool& stop) {
+  const std::string prefix = d == "/" ? "" : d;
+  const std::string what = t.named_by + ": git's discovery from '" + t.spelled + "' looks at";
+  const auto dot_git = h.walked_or_refuse(prefix + "/.git", t.loc, what);
+  if (!dot_git) return stop = true, std::nullopt;
+  protect_git_target(dot_git->path, t.loc);
+  if (dot_git->complete && S_ISDIR(dot_git->mode) && is_git_directory(dot_git->path))
+    return dot_git->path;
+  if (dot_git->complete && S_ISREG(dot_git->mode)) {
+    stop = true;
+    const auto named = gitdir_named_by(dot_git->path, d);
+    if (!named) return std::nullopt;
+    const std::string by = t.named_by + ": the git directory named by '" + dot_git->path + "'";
+    const auto c = h.canonical_or_refuse(*named, t.loc, by);
+    if (!c) return std::nullopt;
+    if (const auto made = h.created_in_guard(*c, t.loc, by)) {
+      diags.error(t.loc, by + " '" + *named + "' does not exist, and the kernel would " +
+                             "create it at '" + *made + "', in a writable root: the " +
+                             "sandbox could make it; refusing to run");
+      return std::nullopt;
+    }
+    // Protected by the caller wherever it lies, missing too (a placeholder in a writable
+    // root): git dies on it now, and the sandbox could make it.
+    auto& tops = entered_tops[*c];
+    if (std::find(tops.begin(), tops.end(), d) == tops.end()) tops.push_back(d);
+    return c;
+  }
+  if (is_git_directory(d)) return d;
+  const std::string head = prefix + "/HEAD";
+  if (git_head_at(head) != GitHead::None) {
+    diags.error(t.loc, what + " '" + d + "', whose HEAD '" + head + "' git would take: " +
+                           "once the sandbox made 'objects' and 'refs' beside it, git would " +
+                           "take '" + d + "' for a bare repository and obey the 'config' " +
+                           "the sandbox wrote there; rename or remove that HEAD; refusing " +
+                           "to run");
+    return stop = true, std::nullopt;
+  }
+  if (const auto c = h.canonical_or_refuse(head, t.loc, what)) protect_git_target(*c, t.loc);
+  return std::nullopt;
 }
 
 // Every fixed name git reads or runs in a git directory is looked at with lstat and

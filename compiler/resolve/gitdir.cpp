@@ -116,6 +116,38 @@ bool has_git_head(const std::string& dir) {
   return lstat(head.c_str(), &st) == 0 && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode));
 }
 
+GitHead git_head_at(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) return GitHead::None;
+  if (S_ISLNK(st.st_mode)) {
+    char buf[256];
+    const ssize_t n = readlink(path.c_str(), buf, sizeof buf - 1);
+    return n >= 5 && std::string_view(buf, 5) == "refs/" ? GitHead::Taken : GitHead::None;
+  }
+  if (!S_ISREG(st.st_mode)) return GitHead::Could;
+  // As git reads it: at most 255 bytes, whitespace after `ref:` newlines included.
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return errno == EACCES ? GitHead::None : GitHead::Could;
+  char buf[255];
+  ssize_t n;
+  do n = read(fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n < 0) return GitHead::Could;
+  std::string_view text(buf, static_cast<size_t>(n));
+  if (text.rfind("ref:", 0) == 0) {
+    std::string_view ref = text.substr(4);
+    while (!ref.empty() && std::isspace(static_cast<unsigned char>(ref.front())))
+      ref.remove_prefix(1);
+    if (ref.rfind("refs/", 0) == 0) return GitHead::Taken;
+  }
+  // An object name: 40 hex digits (SHA-1, git's default before it reads the repository's
+  // format), or more.
+  size_t hex = 0;
+  while (hex < text.size() && std::isxdigit(static_cast<unsigned char>(text[hex]))) ++hex;
+  return hex >= 40 ? GitHead::Taken : GitHead::None;
+}
+
 bool has_objects_and_refs(const std::string& dir) {
   // As git tests them, with access(2): through a symlink, and a searchable file passes too.
   auto searchable = [](const std::string& p) { return access(p.c_str(), X_OK) == 0; };

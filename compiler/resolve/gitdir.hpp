@@ -64,6 +64,16 @@ bool denied_for_good(const std::string& path, int mode);
 // repositories).
 bool has_git_head(const std::string& dir);
 
+// What git makes of the HEAD at `path` (looked at without following a link) when it tests its
+// directory for a git directory (setup.c validate_headref). Taken: a symlink whose target
+// starts with `refs/`, a regular file saying `ref: refs/…` or starting with an object name
+// (hex digits). Could: something git would open whose content is the writer's to choose (a
+// FIFO, a device), or a regular file zpolicy cannot read for another reason than the caller's
+// permission. None: missing, a directory, or a file git rejects (the caller keeps each so by
+// protecting the name), or one the caller may not read (git run by the caller cannot either).
+enum class GitHead { None, Taken, Could };
+GitHead git_head_at(const std::string& path);
+
 // Whether `dir` holds an `objects` and a `refs` that access(2) finds searchable: all git
 // asks of a common directory, which a linked worktree's git directory names in its
 // `commondir` (setup.c is_git_directory, through get_common_dir): it needs no HEAD, and git

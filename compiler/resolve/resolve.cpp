@@ -144,13 +144,16 @@ bool is_regular_file(const std::string& path) {
   return stat_without_links(path, st) && S_ISREG(st.st_mode);
 }
 
-// Whether `dir` has what git's is_git_directory() tests for: a HEAD, an `objects` and a
-// `refs` (by access(2), following links, as git does). A directory without them is no
-// repository to git, which then goes on to test the directory above it.
+// Whether `dir` has what git's is_git_directory() tests for: a HEAD git takes, an `objects`
+// and a `refs` (by access(2), following links, as git does). A directory without them is no
+// repository to git, which then goes on to test the directory above it: a `.git` whose HEAD
+// is there but empty (as a crash leaves it) was taken for one, the top's HEAD was left
+// unprotected, and the command made the top a bare repository whose `core.fsmonitor` the
+// host's `git status` ran (red team A25-3).
 bool holds_git_directory_parts(const std::string& dir) {
   struct stat st;
   return stat_without_links(dir, st) && S_ISDIR(st.st_mode) &&
-         access((dir + "/HEAD").c_str(), F_OK) == 0 &&
+         git_head_at(dir + "/HEAD") == GitHead::Taken &&
          access((dir + "/objects").c_str(), X_OK) == 0 &&
          access((dir + "/refs").c_str(), X_OK) == 0;
 }
@@ -1149,10 +1152,23 @@ void HostResolution::protect(const std::string& root, std::vector<std::string> r
   // of a repository above; a FIFO), git's discovery takes the root itself for a bare
   // repository once it holds a HEAD, `objects` and `refs`, and obeys its `config`: the
   // sandbox made them and the host's next `git status` there ran its `core.fsmonitor`
-  // (red team R18-2). Its HEAD is protected too, so that it cannot be made.
+  // (red team R18-2). Its HEAD is protected too, so that it cannot be made. One that is
+  // there already and git would take (a file saying `ref: refs/heads/main`) only waits for
+  // the rest: the command made `objects`, `refs` and a `config` with `core.worktree` and
+  // `core.fsmonitor` beside it, and the host's `git status` in the root ran it (red team
+  // A25-2). No placeholder can keep `objects` and `refs` from git (both would be
+  // directories), so that is refused.
   if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
       !holds_git_directory_parts(path)) {
     const std::vector<std::string> head{"HEAD"};
+    if (git_head_at(join(root, head)) != GitHead::None) {
+      diags.error(loc, "'" + join(root, head) + "' is a HEAD git would take, and '" + path +
+                           "' is no git directory: once the sandbox made 'objects' and " +
+                           "'refs' beside it, git's discovery would take '" + root +
+                           "' for a bare repository and obey the 'config' the sandbox " +
+                           "wrote there; rename or remove that HEAD; refusing to run");
+      return;
+    }
     if (h.canonical_or_refuse(join(root, head), guards, loc, "protected path"))
       add_protected(r, root, head, kind_of(join(root, head)), loc);
   }

@@ -660,19 +660,25 @@ BOOST_AUTO_TEST_CASE(a_home_reached_through_a_link_in_the_workspace_is_judged) {
   compiler::HostFacts h = t.bind(t.ws);
   h.home = t.ws + "/.home";
   const std::string head = "zpolicy: 1\nmode: workspace-write\nfilesystem:\n";
-  BOOST_TEST(t.resolve_errors(head + "  protect: [\"${HOME}/.gitconfig\"]\n", h) ==
-             "p.yaml:4:13: error: protected path '" + t.ws +
-                 "/.home/.gitconfig' crosses a symlink inside a writable root ('" + t.ws +
-                 "/.home'); refusing to run\n");
-  BOOST_TEST(t.resolve_errors(head + "  protect: []\n  deny: [\"${HOME}/.ssh\"]\n", h) ==
-             "p.yaml:5:10: error: deny path '" + t.ws +
-                 "/.home/.ssh' crosses a symlink inside a writable root ('" + t.ws +
-                 "/.home'); refusing to run\n");
-  BOOST_TEST(t.resolve_errors(head + "  protect: []\n  read: [/usr, \"${HOME}/.config\"]\n",
-                              h) ==
+  // Each refusal first; the caller's global git config files, read through the same link,
+  // are refused after it (red team A25-4: read whether or not a git directory is).
+  auto starts = [](const std::string& text, const std::string& first) {
+    return text.rfind(first, 0) == 0 &&
+           text.find("error: git config file names '") != std::string::npos;
+  };
+  BOOST_TEST(starts(t.resolve_errors(head + "  protect: [\"${HOME}/.gitconfig\"]\n", h),
+                    "p.yaml:4:13: error: protected path '" + t.ws +
+                        "/.home/.gitconfig' crosses a symlink inside a writable root ('" + t.ws +
+                        "/.home'); refusing to run\n"));
+  BOOST_TEST(starts(t.resolve_errors(head + "  protect: []\n  deny: [\"${HOME}/.ssh\"]\n", h),
+                    "p.yaml:5:10: error: deny path '" + t.ws +
+                        "/.home/.ssh' crosses a symlink inside a writable root ('" + t.ws +
+                        "/.home'); refusing to run\n"));
+  BOOST_TEST(
+      starts(t.resolve_errors(head + "  protect: []\n  read: [/usr, \"${HOME}/.config\"]\n", h),
              "p.yaml:5:16: error: readable root '" + t.ws +
                  "/.home/.config' crosses a symlink inside a writable root ('" + t.ws +
-                 "/.home'); refusing to run\n");
+                 "/.home'); refusing to run\n"));
 }
 
 // Red team N20-2: a writable root inside a deny root is not mounted (the verifier refused
@@ -742,9 +748,13 @@ BOOST_AUTO_TEST_CASE(variable_anchors_are_canonical) {
                                              "  deny: [\"~/.ssh\"]\n"),
                                       Mode::WorkspaceWrite, h, diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
-  BOOST_TEST_REQUIRE(r->protect.size() == 1u);
+  // With the caller's global git config files in the writable home, protected as every
+  // config file git reads (red team A25-4).
+  // (`.config/git/config` lies in the protected `.config`.)
+  BOOST_TEST_REQUIRE(r->protect.size() == 2u);
   BOOST_TEST(r->protect[0].path == t.dir / "realhome/.config");
   BOOST_TEST((r->protect[0].kind == ir::HostKind::Directory));
+  BOOST_TEST(r->protect[1].path == t.dir / "realhome/.gitconfig");
   BOOST_TEST_REQUIRE(r->deny.size() == 1u);
   BOOST_TEST(r->deny[0].path == t.dir / "realhome/.ssh");
 }
@@ -763,8 +773,12 @@ BOOST_AUTO_TEST_CASE(host_path_components_need_not_be_valid_policy_components) {
                                              "  deny: [\"~/.ssh/keys\"]\n"),
                                       Mode::WorkspaceWrite, h, diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
-  BOOST_TEST_REQUIRE(r->protect.size() == 1u);
-  BOOST_TEST(r->protect[0].path == dir / "we$ird/.ssh");
+  // With the caller's global git config files in the home, which lies in the workspace,
+  // protected as every config file git reads (red team A25-4).
+  BOOST_TEST_REQUIRE(r->protect.size() == 3u);
+  BOOST_TEST(r->protect[0].path == dir / "we$ird/.gitconfig");
+  BOOST_TEST(r->protect[1].path == dir / "we$ird/.ssh");
+  BOOST_TEST(r->protect[2].path == dir / "we$ird/.config/git/config");
   BOOST_TEST_REQUIRE(r->deny.size() == 1u);
   BOOST_TEST(r->deny[0].path == dir / "we$ird/.ssh/keys");
 }

@@ -353,11 +353,20 @@ BOOST_AUTO_TEST_CASE(bound_default_policy_protects_every_repository_of_a_monorep
   auto r = compiler::resolve_for_host(policy("zpolicy: 1\nmode: workspace-write\n"),
                                       Mode::WorkspaceWrite, *h, diags);
   BOOST_TEST_REQUIRE(r.has_value(), diags.str());
-  std::vector<std::string> protect, pin;
+  std::vector<std::string> protect, pin, home;
+  // The caller's global git config files, in the home kept in the workspace, are protected as
+  // every config file git reads (red team A25-4: read whether or not a git directory is).
   for (const auto& p : r->protect)
-    protect.push_back(p.path.substr(m.t.str().size()) + " " + ir::to_string(p.kind) + " @" +
-                      p.loc.str());
-  for (const auto& p : r->pin) pin.push_back(p.path.substr(m.t.str().size()));
+    if (p.path.rfind(m.t / "home/", 0) == 0)
+      home.push_back(p.path.substr(m.t.str().size()) + " " + ir::to_string(p.kind));
+    else
+      protect.push_back(p.path.substr(m.t.str().size()) + " " + ir::to_string(p.kind) + " @" +
+                        p.loc.str());
+  for (const auto& p : r->pin)
+    if (p.path.rfind(m.t / "home", 0) != 0) pin.push_back(p.path.substr(m.t.str().size()));
+  std::sort(home.begin(), home.end());
+  BOOST_TEST(home == (Paths{"/home/.config/git/config missing", "/home/.gitconfig missing"}),
+             boost::test_tools::per_element());
   // The top `.git` from the literal entry (line 1 col 1 of <builtin>), the nested ones
   // from `**/.git`; the top `.hg`, `.jj` and `.sl` whether they exist or not, as `**/.env`
   // would (docs/patterns.md); node_modules is protected whole and not entered; the submodule's
