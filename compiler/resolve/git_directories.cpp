@@ -688,19 +688,12 @@ std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
     return dot_git->path;
   if (dot_git->complete && S_ISREG(dot_git->mode)) {
     stop = true;
-    const auto named = gitdir_named_by(dot_git->path, d);
-    if (!named) return std::nullopt;
-    const std::string by = t.named_by + ": the git directory named by '" + dot_git->path + "'";
-    const auto c = h.canonical_or_refuse(*named, t.loc, by);
+    // Protected wherever it lies, missing too (a placeholder in a writable root): git dies
+    // on it now, and the sandbox could make it.
+    const auto c =
+        follow_git_pointer(dot_git->path, d, t.named_by, pointer_walk(t.loc), refusal(t.loc))
+            .gitdir;
     if (!c) return std::nullopt;
-    if (const auto made = h.created_in_guard(*c, t.loc, by)) {
-      diags.error(t.loc, by + " '" + *named + "' does not exist, and the kernel would " +
-                             "create it at '" + *made + "', in a writable root: the " +
-                             "sandbox could make it; refusing to run");
-      return std::nullopt;
-    }
-    // Protected by the caller wherever it lies, missing too (a placeholder in a writable
-    // root): git dies on it now, and the sandbox could make it.
     auto& tops = entered_tops[*c];
     if (std::find(tops.begin(), tops.end(), d) == tops.end()) tops.push_back(d);
     return c;
