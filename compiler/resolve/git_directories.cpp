@@ -66,6 +66,8 @@ struct GitDirectories {
   std::optional<std::string> fixed_name(const std::string& lexical, const std::string& what);
   void read_submodule_git_directories(const std::string& common);
   void protect_linked_hooks(const std::vector<GitConfigTarget>& hook_dirs);
+  void protect_config_and_hooks(const GitConfigSources& src,
+                                std::vector<GitConfigTarget> hook_dirs);
   void protect_symlink_targets_in(const std::string& dir);
   void protect_linked_worktree_pointer(const std::string& admin, const std::string& top);
   GitPointerWalk pointer_walk(const ir::SourceLoc& loc);
@@ -148,18 +150,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 void GitDirectories::read_scheduled_repositories() {
   GitConfigSources src{"", global_git_configs, {}, global_git_configs.size()};
   src.scheduled = true;
-  std::vector<GitConfigTarget> hook_dirs;
-  protect_config_targets(
-      git_config_targets(
-          src, walk.home,
-          [this](const std::string& lexical, const ir::SourceLoc& loc,
-                 const std::string& named_by) { return git_target(lexical, loc, named_by); },
-          [this](const ir::SourceLoc& loc, const std::string& why) {
-            diags.error(loc, why + "; refusing to run");
-          },
-          git_reads),
-      hook_dirs);
-  protect_linked_hooks(hook_dirs);
+  protect_config_and_hooks(src, {});
 }
 
 // One git directory: its config files with the caller's system and global ones, its
@@ -239,6 +230,13 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   read_submodule_git_directories(common);
   protect_symlink_targets_in(dir);
   if (common != dir) protect_symlink_targets_in(common);
+  protect_config_and_hooks(src, std::move(hook_dirs));
+}
+
+// What the config files of `src` name (git_config_targets), protected, and the hooks linked
+// from each hook directory among them and in `hook_dirs`.
+void GitDirectories::protect_config_and_hooks(const GitConfigSources& src,
+                                              std::vector<GitConfigTarget> hook_dirs) {
   protect_config_targets(
       git_config_targets(
           src, walk.home,
