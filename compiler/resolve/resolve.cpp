@@ -1034,6 +1034,9 @@ struct HostResolution {
   ProtectedIndex protected_index{r.protect};
   // The protected paths whose `commondir` protect_common_directories judged.
   std::set<std::string> commondir_judged;
+  // The writable roots whose HEAD protect() judged: `.git` and `**/.git` both name a root's
+  // `.git`, and its refusal was said once for each.
+  std::set<std::string> head_judged;
 };
 
 HostResolution::HostResolution(const ir::Policy& policy, ir::Mode mode, const HostFacts& host,
@@ -1159,7 +1162,7 @@ void HostResolution::protect(const std::string& root, std::vector<std::string> r
   // A25-2). No placeholder can keep `objects` and `refs` from git (both would be
   // directories), so that is refused.
   if (rel.size() == 1 && rel[0] == ".git" && !is_regular_file(path) &&
-      !holds_git_directory_parts(path)) {
+      !holds_git_directory_parts(path) && head_judged.insert(root).second) {
     const std::vector<std::string> head{"HEAD"};
     if (git_head_at(join(root, head)) != GitHead::None) {
       diags.error(loc, "'" + join(root, head) + "' is a HEAD git would take, and '" + path +
