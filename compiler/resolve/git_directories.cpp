@@ -682,8 +682,15 @@ std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
   const auto dot_git = h.walked_or_refuse(prefix + "/.git", t.loc, what);
   if (!dot_git) return stop = true, std::nullopt;
   protect_git_target(dot_git->path, t.loc);
-  if (dot_git->complete && S_ISDIR(dot_git->mode) && is_git_directory(dot_git->path))
-    return dot_git->path;
+  // A git directory only where git takes its HEAD (validate_headref, as A25-3's rule for a
+  // writable root's top): past one it rejects, git's discovery goes on to `d` itself and
+  // up. Taken for one by its parts, `pkg/.git` with an empty HEAD (as a crash leaves it)
+  // stopped the walk there, and the command made `pkg` a bare repository whose remote's
+  // upload-pack the host's scheduled maintenance ran (red team A25C-1).
+  const auto taken = [](const std::string& dir) {
+    return is_git_directory(dir) && git_head_at(dir + "/HEAD") != GitHead::None;
+  };
+  if (dot_git->complete && S_ISDIR(dot_git->mode) && taken(dot_git->path)) return dot_git->path;
   if (dot_git->complete && S_ISREG(dot_git->mode)) {
     stop = true;
     // Protected wherever it lies, missing too (a placeholder in a writable root): git dies
@@ -696,7 +703,7 @@ std::optional<std::string> GitDirectories::discovered_at(const std::string& d,
     if (std::find(tops.begin(), tops.end(), d) == tops.end()) tops.push_back(d);
     return c;
   }
-  if (is_git_directory(d)) return d;
+  if (taken(d)) return d;
   const std::string head = prefix + "/HEAD";
   if (git_head_at(head) != GitHead::None) {
     diags.error(t.loc, what + " '" + d + "', whose HEAD '" + head + "' git would take: " +
