@@ -44,6 +44,7 @@ struct GitDirectories {
   void read(const std::vector<ResolvedPath>& protected_paths);
   void read_git_directory(const std::string& dir);
   void read_scheduled_repositories();
+  void read_environment_git_directories();
   void read_linked_worktrees(const std::string& common);
   std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
                                         const std::string& named_by);
@@ -122,6 +123,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   // finitely many, so this ends.
   std::map<std::string, size_t> read_with;
   read_scheduled_repositories();
+  read_environment_git_directories();
   for (size_t i = 0; i < gitdirs.size(); ++i) {
     // Past the bound over every git directory the run is refused once; reading more of
     // them would only repeat that.
@@ -135,6 +137,31 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     if (!first && at->second >= submodules) continue;
     at->second = submodules;
     read_git_directory(dir);
+  }
+}
+
+// The git directory and common directory the caller's environment names (`$GIT_DIR`,
+// `$GIT_COMMON_DIR`), which the host's git in the caller's shell uses from any directory,
+// after the run as before it: protected wherever they lie (a placeholder where missing),
+// and read when they are git directories. Missing in the workspace, `GIT_DIR=WS/meta.git`
+// let the command make one with `core.worktree` and `core.fsmonitor`, and the host's `git
+// status` in that shell ran it (red team A25C-2). A relative one (`.git`, as git gives its
+// hooks) is taken against the caller's working directory, where a run started from a hook
+// is; git in that shell elsewhere takes it from there, the limit of every relative name.
+void GitDirectories::read_environment_git_directories() {
+  for (const std::string name : {"GIT_DIR", "GIT_COMMON_DIR"}) {
+    const char* value = std::getenv(name.c_str());
+    if (!value || !value[0]) continue;
+    const std::string lexical = value[0] == '/' ? value : walk.cwd + "/" + value;
+    const std::string what = "$" + name;
+    const ir::SourceLoc at{what, 0, 0};
+    const auto c = git_target(lexical, at, what);
+    if (!c || refused_where_made(*c, at, what, what + " '" + value + "'",
+                                 "the host's git in the caller's shell would enter it and run "
+                                 "its hooks and the commands its config names"))
+      continue;
+    protect_git_target(*c, at);
+    if (is_git_directory(*c)) gitdirs.push_back(*c);
   }
 }
 

@@ -58,6 +58,9 @@ struct GitDirectoryWalk {
   const std::set<std::string>& commondir_judged;
   // The host's home directory, for git's global configuration files.
   const std::string& home;
+  // The caller's working directory, against which the host's git in the caller's shell takes
+  // a relative $GIT_DIR.
+  const std::string& cwd;
   ir::Diagnostics& diags;
   // The git directories of the repositories above a writable root (red team A23-4), read
   // after those among the protected paths, and the tops each was found at, against which

@@ -1490,8 +1490,8 @@ void HostResolution::protect_git_directories() {
   const auto enclosing_tops = read_enclosing_repositories(
       h, diags, guards, protected_index, protect_path, spelled_writable_roots(), enclosing_gitdirs);
   compiler::protect_git_directories(
-      r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home, diags,
-                  enclosing_gitdirs, enclosing_tops});
+      r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home,
+                  host.cwd, diags, enclosing_gitdirs, enclosing_tops});
 }
 
 // The writable roots as the caller spelled them where that is another name of the same
