@@ -103,10 +103,7 @@ BOOST_DATA_TEST_CASE(a_git_file_above_linked_into_the_workspace_is_protected,
   if (shape == Pointer::ThroughWorkspaceLink) BOOST_TEST(r.exit_code == 2, r.describe());
   BOOST_TEST(read_file(box.ws("app/gitfile")).value_or("") == "gitdir: " + gitdir + "\n",
              r.describe());
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
-                    "--allow-empty -m x >/dev/null 2>&1; true",
-                    "sh", box.workspace()});
+  host_commit(box, box.workspace());
   BOOST_TEST(!exists(pwned), r.describe());
 }
 

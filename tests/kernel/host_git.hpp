@@ -66,6 +66,16 @@ inline std::string populated_submodule(const Sandbox& box) {
   return libsrc;
 }
 
+// The host's `git commit` in `repo`, as the caller, with `path_head` before the host's PATH
+// (empty: none), whatever it answers: a pre-commit hook the command planted would run.
+inline void host_commit(const Sandbox& box, const std::string& repo,
+                        const std::string& path_head = "") {
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && PATH=\"$2$PATH\" git -c user.name=t -c user.email=t@t.test "
+                    "commit -q --allow-empty -m x >/dev/null 2>&1; true",
+                    "sh", repo, path_head.empty() ? "" : path_head + ":"});
+}
+
 // A submodule `sub` of the workspace's repository that its index records, deinitialized (not
 // populated; git keeps its git directory `GITDIR/modules/sub`); returns its source
 // repository `BASE/subsrc`.

@@ -24,14 +24,6 @@ std::ostream& operator<<(std::ostream& os, Target t) {
   return os << (t == Target::Missing ? "missing" : "an empty directory");
 }
 
-// The host's `git commit` in `top`, after the run; a hook the command planted writes `pwned`.
-void host_commit(const Sandbox& box, const std::string& top) {
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
-                    "--allow-empty -m x >/dev/null 2>&1; true",
-                    "sh", top});
-}
-
 std::string link_target(const std::string& path) {
   std::error_code ec;
   return std::filesystem::read_symlink(path, ec).string();

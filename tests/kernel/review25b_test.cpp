@@ -17,15 +17,6 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 
-// The host's `git commit` in `repo`, as the caller, with `path_head` before the host's PATH
-// (empty: none), whatever it answers: a pre-commit hook would run.
-void host_commit(const Sandbox& box, const std::string& repo, const std::string& path_head = "") {
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && PATH=\"$2$PATH\" git -c user.name=t -c user.email=t@t.test "
-                    "commit -q --allow-empty -m x >/dev/null 2>&1; true",
-                    "sh", repo, path_head.empty() ? "" : path_head + ":"});
-}
-
 // `sh -c SCRIPT` under the default policy, with `env` added to the caller's.
 RunResult run_with_env(const Sandbox& box, const std::vector<std::string>& env,
                        const std::string& script) {

@@ -204,10 +204,7 @@ BOOST_DATA_TEST_CASE(a_config_swapped_for_a_directory_while_it_is_read_refuses,
                 0);
   expect_refused(r, 2, "git reads '" + config + "' as config, and zpolicy cannot read it");
   BOOST_TEST(!exists(box.ws("hooks/pre-commit")), r.describe());
-  box.host_command({"/bin/sh", "-c",
-                    "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
-                    "--allow-empty -m x >/dev/null 2>&1; true",
-                    "sh", ws});
+  host_commit(box, ws);
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
