@@ -131,9 +131,14 @@ EXEMPT = "exempt"
 NETWORK_OWN = [r"\b(socket|socketpair|connect|accept|sendto|recvfrom|sendmsg|recvmsg|shutdown"
                r"|bind|listen|getsockname|getpeername|setsockopt|getsockopt)\b|AF_|SOCK_|network"]
 # Measured exceptions to MAX_COLLATERAL, each with its reason (docs/review.md): dropping
-# a syscall deny merges number intervals, and the optimal tree over them changes shape
-# around the merged interval (bounds and labels of its neighbours).
+# a syscall deny merges number intervals, and adding one splits an interval; the optimal
+# tree over them changes shape around it (bounds and labels of its neighbours). Since the
+# baseline checks fcntl's command (attack 25b, A25B-1: file leases), the tree over the
+# low numbers takes another shape when mincore(27) is split out of pread64..sendfile.
 EXCEPTIONS = {("large.yaml", "drop the last syscall deny", "seccomp.txt"): 15}
+EXCEPTIONS.update({(policy, "deny syscall mincore", "seccomp.txt"): 15
+                   for policy in ("default.yaml", "deny-roots.yaml", "large.yaml",
+                                  "loopback.yaml")})
 # What each edit does to access: "widen" (something denied becomes allowed) or "narrow".
 DIRECTION = {
     "drop the first protected entry": "widen",
