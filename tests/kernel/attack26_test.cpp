@@ -1,0 +1,110 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "attack_steps.hpp"
+#include "host_git.hpp"
+#include "sandbox_fixture.hpp"
+
+// Red team attack 26 (docs/redteam-2026-12.md "Attack 26"): what session 25 landed in host
+// resolution, attacked again. Each case runs as root and as uid 65534 and is judged from
+// the host: the host's git.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+BOOST_AUTO_TEST_SUITE(kernel_attack26)
+
+// A26-1: the caller's shell has `GIT_DIR=BASE/meta`, a `.git` file saying `gitdir:
+// WS/gd.git`, which does not exist yet. git follows a `.git` file given as $GIT_DIR
+// (setup_explicit_git_dir). On main c49b89f zpolicy protected the file and read no further:
+// the command made `gd.git` a git directory with `core.fsmonitor`, exit 0, and the host's
+// `git status` in that shell ran the monitor. Now the file is followed: `gd.git` is protected
+// (a placeholder) and the write fails.
+BOOST_DATA_TEST_CASE(a_git_dir_that_is_a_dot_git_file_is_followed, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), meta = box.base() + "/meta";
+  box.write_file(meta, "gitdir: " + box.ws("gd.git") + "\n");
+  RunSpec spec;
+  spec.extra_env = {"GIT_DIR=" + meta};
+  const std::string cfg = "git config --file gd.git/config ";
+  const RunResult r = run_script(
+      box, spec,
+      hook("fsm.sh", pwned) +
+          " && mkdir -p gd.git/objects gd.git/refs/heads && echo 'ref: refs/heads/main' > "
+          "gd.git/HEAD && " +
+          cfg + "core.repositoryformatversion 0 && " + cfg + "core.worktree " + box.workspace() +
+          " && " + cfg + "core.fsmonitor " + box.ws("fsm.sh") + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws("gd.git/config")), r.describe());
+  box.host_command({"/bin/sh", "-c", "cd \"$1\" && GIT_DIR=\"$2\" git status >/dev/null 2>&1; true",
+                    "sh", box.workspace(), meta});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// A26-2: the caller's shell has `GIT_DIR=WS/.git` and stands in `WS/app`, the workspace of
+// the run; the repository says `core.hooksPath = .husky` (husky's setting). With $GIT_DIR set
+// and no worktree configured, git takes the directory it is started in for the worktree's top
+// and stays there. On main c49b89f zpolicy resolved `.husky` against `WS` only: the command
+// wrote `app/.husky/pre-commit`, exit 0, and the host's `git commit` in `app` ran it. Now the
+// caller's working directory is a top too: `app/.husky` is protected and the write fails.
+BOOST_DATA_TEST_CASE(a_git_dir_exported_in_a_subdirectory_takes_it_for_the_top,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  git_config_set(box, box.workspace(), "core.hooksPath", ".husky");
+  const std::string pwned = box.ws("pwned");
+  RunSpec spec;
+  spec.extra_env = {"GIT_DIR=" + box.ws(".git")};
+  spec.cwd = box.ws("app");
+  const RunResult r = run_script(
+      box, spec, "mkdir -p .husky && " + hook(".husky/pre-commit", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws("app/.husky/pre-commit")), r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && GIT_DIR=\"$2\" git -c user.name=t -c user.email=t@t.test commit "
+                    "-q --allow-empty -m x >/dev/null 2>&1; true",
+                    "sh", box.ws("app"), box.ws(".git")});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// A26-2 by `$GIT_WORK_TREE`: exported with `GIT_DIR`, it is the top git takes, wherever the
+// shell stands.
+BOOST_DATA_TEST_CASE(a_git_work_tree_exported_is_a_top, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  git_config_set(box, box.workspace(), "core.hooksPath", ".husky");
+  const std::string pwned = box.ws("pwned");
+  RunSpec spec;
+  spec.extra_env = {"GIT_DIR=" + box.ws(".git"), "GIT_WORK_TREE=app"};
+  const RunResult r = run_script(
+      box, spec, "mkdir -p app/.husky && " + hook("app/.husky/pre-commit", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws("app/.husky/pre-commit")), r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && GIT_DIR=\"$2\" GIT_WORK_TREE=app git -c user.name=t -c "
+                    "user.email=t@t.test commit -q --allow-empty -m x >/dev/null 2>&1; true",
+                    "sh", box.workspace(), box.ws(".git")});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// The control: a run from a subdirectory of a repository with `GIT_DIR` exported, as a
+// dotfiles shell has it, works there, and git in the sandbox sees the repository.
+BOOST_DATA_TEST_CASE(a_run_with_a_git_dir_exported_in_a_subdirectory_runs, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  RunSpec spec;
+  spec.extra_env = {"GIT_DIR=" + box.ws(".git")};
+  spec.cwd = box.ws("app");
+  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("app/out")).value_or("<missing>") == "mine\n", r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
