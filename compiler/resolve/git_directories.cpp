@@ -148,7 +148,18 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 // status` in that shell ran it (red team A25C-2). A relative one (`.git`, as git gives its
 // hooks) is taken against the caller's working directory, where a run started from a hook
 // is; git in that shell elsewhere takes it from there, the limit of every relative name.
+// Read as git reads it (red team A26-1, A26-2): a `.git` file given as `$GIT_DIR` is
+// followed (setup.c setup_explicit_git_dir reads it with read_gitfile), and its worktree's
+// top is `$GIT_WORK_TREE`, or else (without core.worktree) the directory git is started in,
+// which git does not leave: `$GIT_WORK_TREE` and the caller's working directory are tops.
 void GitDirectories::read_environment_git_directories() {
+  std::vector<std::string> started_in{walk.cwd};
+  if (const char* work_tree = std::getenv("GIT_WORK_TREE"); work_tree && work_tree[0]) {
+    const std::string lexical = work_tree[0] == '/' ? work_tree : walk.cwd + "/" + work_tree;
+    const auto c = h.canonical_or_refuse(lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
+    if (!c) return;
+    started_in.push_back(*c);
+  }
   for (const std::string name : {"GIT_DIR", "GIT_COMMON_DIR"}) {
     const char* value = std::getenv(name.c_str());
     if (!value || !value[0]) continue;
@@ -161,7 +172,24 @@ void GitDirectories::read_environment_git_directories() {
                                  "its hooks and the commands its config names"))
       continue;
     protect_git_target(*c, at);
-    if (is_git_directory(*c)) gitdirs.push_back(*c);
+    std::optional<std::string> gitdir = c;
+    // A `.git` file's name is taken against the directory of `$GIT_DIR` as git was given it
+    // (read_gitfile_gently), through its links. Not followed, `GIT_DIR=BASE/meta` saying
+    // `gitdir: WS/gd.git` (missing) let the command make that git directory with
+    // `core.fsmonitor`, which the host's `git status` in that shell ran (red team A26-1).
+    if (struct stat st; name == "GIT_DIR" && stat_without_links(*c, st) && S_ISREG(st.st_mode)) {
+      const std::string spelled_in = lexical.substr(0, std::max<size_t>(lexical.rfind('/'), 1));
+      const auto in = h.canonical_or_refuse(spelled_in, at, what);
+      if (!in) continue;
+      gitdir = follow_git_pointer(*c, *in, what, pointer_walk(at), refusal(at)).gitdir;
+    }
+    if (!gitdir || !is_git_directory(*gitdir)) continue;
+    // With `GIT_DIR=R/.git` exported in `R/app`, the host's `git commit` there ran
+    // `app/.husky/pre-commit`, the command's, for `core.hooksPath = .husky` (red team A26-2).
+    auto& tops = entered_tops[*gitdir];
+    for (const auto& top : started_in)
+      if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+    gitdirs.push_back(*gitdir);
   }
 }
 
