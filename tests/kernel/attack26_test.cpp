@@ -105,6 +105,38 @@ BOOST_DATA_TEST_CASE(a_run_with_a_git_dir_exported_in_a_subdirectory_runs, bdata
   BOOST_TEST(read_file(box.ws("app/out")).value_or("<missing>") == "mine\n", r.describe());
 }
 
+// A26-3: the repository's config has `alias.st = -c core.fsmonitor=tools/fsm.sh status`, and
+// a populated submodule `lib`. git keeps an alias's `-c` settings for the `git status` it runs
+// in `lib`, which runs `lib/tools/fsm.sh`. On main c49b89f zpolicy resolved the word against the
+// tops only: the command wrote `lib/tools/fsm.sh`, exit 0, and the host's `git st` ran it. Now
+// the relative word refuses: exit 2, naming the alias.
+BOOST_DATA_TEST_CASE(an_aliass_relative_config_setting_reaching_submodules_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  populated_submodule(box);
+  git_config_set(box, box.workspace(), "alias.st", "-c core.fsmonitor=tools/fsm.sh status");
+  const std::string pwned = box.ws("pwned");
+  const RunResult r = run_script(
+      box, {}, "mkdir -p lib/tools && " + hook("lib/tools/fsm.sh", pwned) + " || exit 1");
+  expect_refused(r, 2, "alias.st's -c core.fsmonitor");
+  BOOST_TEST(!exists(box.ws("lib/tools/fsm.sh")), r.describe());
+  box.host_command(
+      {"/bin/sh", "-c", "cd \"$1\" && git st >/dev/null 2>&1; true", "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// The control: an alias's `-c` setting naming a program by name or an absolute path, in a
+// repository with a populated submodule, refuses no run.
+BOOST_DATA_TEST_CASE(an_aliass_config_setting_by_name_runs, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  populated_submodule(box);
+  git_config_set(box, box.workspace(), "alias.lg", "-c core.pager=cat log");
+  git_config_set(box, box.workspace(), "alias.df", "-c diff.external=/usr/bin/diff diff");
+  const RunResult r = run_script(box, {}, "echo mine > out && git lg --oneline >/dev/null");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("out")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
