@@ -114,6 +114,7 @@ class Walk {
     switch (key.role) {
       case GitConfigRole::HooksDir:
         if (e.entry.value && relative_where_started(e, *e.entry.value, "")) break;
+        if (e.entry.value && relative_in_submodules(e, *e.entry.value)) break;
         for (const auto& top : tops)
           if (auto p = path_value(e, top)) target(*p, e, true);
         // Without a top (GitConfigSources::scheduled), an absolute one still names itself.
@@ -122,7 +123,9 @@ class Walk {
           if (auto p = path_value(e, "/")) target(*p, e, true);
         break;
       case GitConfigRole::Command:
-        if (e.entry.value) command(e, "", *e.entry.value, tops, key.in_submodules);
+        // A `-c` setting runs in each submodule's directory too (relative_in_submodules).
+        if (e.entry.value)
+          command(e, "", *e.entry.value, tops, key.in_submodules || !e.via.empty());
         break;
       case GitConfigRole::GitCommand:
         git_command(e, tops, depth);
@@ -206,6 +209,23 @@ class Walk {
                  "top, by " + src_.stays_where_started + ": that may be any directory below '" +
                  src_.tops.front() + "', one the sandbox writes included; name it by an " +
                  "absolute path");
+    return true;
+  }
+
+  // Whether `word`, which a `-c` setting of git's command line names (`e.via`: an alias's,
+  // or a git command's in an alias's shell command), is relative: git keeps `-c` settings
+  // for the git it runs in each submodule's directory (GIT_CONFIG_PARAMETERS survives
+  // prepare_other_repo_env), where it takes a relative hooks directory, as it takes a
+  // command's relative words (command(): `in_submodules`). zpolicy does not enumerate the
+  // submodules; refused (red team A26-3: `alias.st = -c core.fsmonitor=tools/fsm.sh status`
+  // was resolved at the tops only, and the host's `git st` ran `lib/tools/fsm.sh`, the
+  // command's, in the populated submodule `lib`).
+  bool relative_in_submodules(const Located& e, const std::string& word) {
+    if (e.via.empty() || word.empty() || word[0] == '/' || word[0] == '~') return false;
+    refuse(e, word,
+           "names '" + word + "' relative to the directory git runs in, and git keeps " + e.via +
+               " settings for the git it runs in each submodule's directory, which zpolicy " +
+               "does not enumerate: name it by an absolute path");
     return true;
   }
 
