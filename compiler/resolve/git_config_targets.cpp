@@ -125,7 +125,8 @@ class Walk {
       case GitConfigRole::Command:
         // A `-c` setting runs in each submodule's directory too (relative_in_submodules).
         if (e.entry.value)
-          command(e, "", *e.entry.value, tops, key.in_submodules || !e.via.empty());
+          command(e, "", *e.entry.value, tops,
+                  key.in_submodules || (!e.via.empty() && records_submodules()));
         break;
       case GitConfigRole::GitCommand:
         git_command(e, tops, depth);
@@ -213,19 +214,22 @@ class Walk {
   }
 
   // Whether `word`, which a `-c` setting of git's command line names (`e.via`: an alias's,
-  // or a git command's in an alias's shell command), is relative: git keeps `-c` settings
-  // for the git it runs in each submodule's directory (GIT_CONFIG_PARAMETERS survives
-  // prepare_other_repo_env), where it takes a relative hooks directory, as it takes a
-  // command's relative words (command(): `in_submodules`). zpolicy does not enumerate the
-  // submodules; refused (red team A26-3: `alias.st = -c core.fsmonitor=tools/fsm.sh status`
-  // was resolved at the tops only, and the host's `git st` ran `lib/tools/fsm.sh`, the
-  // command's, in the populated submodule `lib`).
+  // or a git command's in an alias's shell command), is relative in a repository with
+  // submodules: git keeps `-c` settings for the git it runs in each submodule's directory
+  // (GIT_CONFIG_PARAMETERS survives prepare_other_repo_env), and in theirs, where it takes a
+  // relative hooks directory, as it takes a command's relative words (command():
+  // `in_submodules`). Refused, as zpolicy does not follow submodules of submodules from
+  // here (red team A26-3: `alias.st = -c core.fsmonitor=tools/fsm.sh status` was resolved
+  // at the tops only, and the host's `git st` ran `lib/tools/fsm.sh`, the command's, in the
+  // populated submodule `lib`). Without one, no git runs there: the sandbox cannot add a
+  // gitlink to the protected index.
   bool relative_in_submodules(const Located& e, const std::string& word) {
-    if (e.via.empty() || word.empty() || word[0] == '/' || word[0] == '~') return false;
+    if (e.via.empty() || word.empty() || word[0] == '/' || word[0] == '~' || !records_submodules())
+      return false;
     refuse(e, word,
            "names '" + word + "' relative to the directory git runs in, and git keeps " + e.via +
-               " settings for the git it runs in each submodule's directory, which zpolicy " +
-               "does not enumerate: name it by an absolute path");
+               " settings for the git it runs in each submodule's directory of this " +
+               "repository's, and in theirs: name it by an absolute path");
     return true;
   }
 
@@ -422,7 +426,10 @@ class Walk {
   // unpopulated submodule; a placeholder when missing), a populated one's `.git`. Not a
   // placeholder `.git`: `git status` dies on a `.git` directory that is no repository.
   // An index zpolicy cannot read refuses the run.
-  void submodules(const std::vector<std::string>& tops) {
+  // The submodules the git directory's index records, read once; none without a git
+  // directory (GitConfigSources::scheduled).
+  const GitIndexLinks& index_links() {
+    if (index_links_) return *index_links_;
     size_t hash_size = 20;
     for (const Located& l : entries_)
       if (l.entry.var == "extensions.objectformat" && l.entry.value) {
@@ -430,9 +437,22 @@ class Walk {
         for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         hash_size = v == "sha256" ? 32 : 20;
       }
+    index_links_ = src_.gitdir.empty() ? GitIndexLinks{}
+                                       : gitlinks_of_index(src_.gitdir + "/index", hash_size);
+    return *index_links_;
+  }
+
+  // Whether git may enter a submodule of this repository: its index records one, or cannot
+  // be read to say (submodules() refuses that).
+  bool records_submodules() {
+    const GitIndexLinks& links = index_links();
+    return !links.paths.empty() || links.unreadable;
+  }
+
+  void submodules(const std::vector<std::string>& tops) {
     const std::string index = src_.gitdir + "/index";
     const ir::SourceLoc at{index, 0, 0};
-    const GitIndexLinks links = gitlinks_of_index(index, hash_size);
+    const GitIndexLinks& links = index_links();
     if (links.unreadable)
       return refuse_(at, "git enters the submodules the index '" + index + "' records, and " +
                              *links.unreadable + ", so zpolicy cannot tell which they are");
@@ -782,6 +802,7 @@ class Walk {
   int alias_depth_ = 0;  // aliases run as another alias's subcommand, nested
   // The entries relative_where_started refused, by file, line and key.
   std::set<std::tuple<std::string, int, std::string>> started_refused_;
+  std::optional<GitIndexLinks> index_links_;
 };
 
 }  // namespace
