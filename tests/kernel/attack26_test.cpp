@@ -1,3 +1,5 @@
+#include <sys/stat.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -122,6 +124,30 @@ BOOST_DATA_TEST_CASE(an_aliass_relative_config_setting_reaching_submodules_is_re
   BOOST_TEST(!exists(box.ws("lib/tools/fsm.sh")), r.describe());
   box.host_command(
       {"/bin/sh", "-c", "cd \"$1\" && git st >/dev/null 2>&1; true", "sh", box.workspace()});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// A26-4: the repository says `core.hooksPath = WS/sub/../hooks`, `sub` a directory of the
+// workspace. The kernel takes '..' from what `sub` is when git looks. On main c49b89f zpolicy
+// protected `WS/hooks` only: the command made `sub` a link to `deep/er` and wrote
+// `deep/hooks/pre-commit`, exit 0, and the host's `git commit` ran it. Now `sub` is pinned:
+// it cannot be removed or renamed, and stays a directory.
+BOOST_DATA_TEST_CASE(a_directory_a_dot_dot_leaves_cannot_become_a_link, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.host_command({kGit, "init", "-q", box.workspace()});
+  box.make_dir(box.ws("sub"));
+  git_config_set(box, box.workspace(), "core.hooksPath", box.ws("sub/../hooks"));
+  const std::string pwned = box.ws("pwned");
+  const RunResult r =
+      run_script(box, {},
+                 "mkdir -p deep/er deep/hooks && " + hook("deep/hooks/pre-commit", pwned) +
+                     " && { rmdir sub || mv sub sub2; } && ln -s deep/er sub || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  struct stat st {};
+  BOOST_TEST((lstat(box.ws("sub").c_str(), &st) == 0 && S_ISDIR(st.st_mode)), r.describe());
+  host_commit(box, box.workspace());
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
