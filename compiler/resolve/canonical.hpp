@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <string>
+#include <vector>
 
 #include "compiler/resolve/link_free_stat.hpp"
 #include "ir/resolved.hpp"
@@ -20,6 +21,11 @@ struct Canonical {
   std::string at;         // the symlink, or the missing component
   bool complete = false;  // every component of `path` exists (the walk ended on it)
   mode_t mode = 0;        // when complete, the st_mode of what the walk ended on
+  // The directories inside a writable root (not one itself) that a '..' of the walk left,
+  // its links' targets' walks included: the kernel takes '..' from what is there when it
+  // looks, and the sandbox could make one a link elsewhere (red team A26-4). The caller
+  // pins them, so that each stays the directory the walk left.
+  std::vector<std::string> left_by_dot_dot = {};
 
   // What the walk found at `path`, links followed: the only judge of a root's existence
   // and kind (red team A21B-4; no second lookup by name).

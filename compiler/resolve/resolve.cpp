@@ -230,6 +230,40 @@ void add_pins(ir::Resolved& r) {
                std::make_move_iterator(pins.end()));
 }
 
+// Every directory a '..' of the walks left in a writable root (Canonical::left_by_dot_dot),
+// and those between it and the root, pinned: the kernel takes '..' from what is there when
+// it looks, so each must stay the directory the walk left, or the sandbox could make it a
+// link and choose what the name reaches (red team A26-4: with `core.hooksPath =
+// WS/sub/../hooks`, `WS/hooks` was protected, the command made `sub` a link to `deep/er`
+// and wrote `deep/hooks/pre-commit`, which the host's `git commit` ran). One in a protected
+// path or deny root cannot be changed there already; one in a guard that is no writable root
+// (another name a host mount gives one) cannot be pinned there, and refuses.
+void pin_left_by_dot_dot(ir::Resolved& r, const std::set<std::string>& left,
+                         ir::Diagnostics& diags) {
+  const auto writable = writable_roots(r);
+  std::set<std::string> pinned;
+  for (const auto& p : r.pin) pinned.insert(p.path);
+  for (const auto& dir : left) {
+    if (writable.contains(dir) || ir::within_any(r.protect, dir) || ir::within_any(r.deny, dir))
+      continue;
+    const auto root = outermost_writable_above(writable, dir);
+    if (!root) {
+      diags.error({dir, 0, 0}, "a path git or the policy names leaves '" + dir +
+                                   "' by '..', in another name a host mount gives a writable " +
+                                   "root: the sandbox could make it a link, and '..' would " +
+                                   "then lead elsewhere; name the path without '..'; refusing " +
+                                   "to run");
+      continue;
+    }
+    for (auto at = dir.find('/', root->size() + 1);; at = dir.find('/', at + 1)) {
+      const std::string pin = dir.substr(0, at);
+      if (!writable.contains(pin) && pinned.insert(pin).second)
+        r.pin.push_back({pin, HostKind::Unknown, {dir, 0, 0}});
+      if (at == std::string::npos) break;
+    }
+  }
+}
+
 // A deny root's mask (an empty tmpfs, read-only) denies everything below it, and bwrap
 // cannot lay it over mounts made there before: its read-only remount looks up the
 // covered mounts by name and fails, and a deny root below it would need its mount point
@@ -531,9 +565,18 @@ class HostResolver {
     // opened again only by a lookup that follows none.
     DirFd dir(cur, DirFd::Link::NoneOnTheWay);
     mode_t mode = S_IFDIR;  // of `cur`
+    std::vector<std::string> left;  // Canonical::left_by_dot_dot
     for (size_t i = 0; i < comps.size(); ++i) {
       if (comps[i] == ".") continue;
       if (comps[i] == "..") {
+        // Taken away as the kernel takes it now; in a writable root the sandbox could make
+        // `cur` a link, and the kernel's '..' would then leave the link's target: with
+        // `core.hooksPath = WS/sub/../hooks`, the command made `sub` a link to `deep/er`
+        // and the host's `git commit` ran `deep/hooks/pre-commit` (red team A26-4).
+        if (std::any_of(guarded.begin(), guarded.end(), [&](const ResolvedPath& g) {
+              return g.path != cur && ir::path_within(g.path, cur);
+            }))
+          left.push_back(cur);
         cur = cur == "/" ? "/" : cur.substr(0, std::max<size_t>(cur.rfind('/'), 1));
         dir = DirFd(cur, DirFd::Link::NoneOnTheWay);
         mode = S_IFDIR;
@@ -564,6 +607,7 @@ class HostResolver {
           if (t.stop == Canonical::Stop::SymlinkInWritableRoot ||
               t.stop == Canonical::Stop::TooManyLinks)
             return {lexical, t.stop, t.at};
+          left.insert(left.end(), t.left_by_dot_dot.begin(), t.left_by_dot_dot.end());
           if (t.stop == Canonical::Stop::None && t.complete) {
             next = std::move(t.path);
             st.st_mode = t.mode;
@@ -578,14 +622,14 @@ class HostResolver {
           if (comps[j] == "..") return {lexical, Canonical::Stop::DotDotBelowMissing, next};
           if (comps[j] != ".") rest.push_back(comps[j]);
         }
-        return {join(next, rest), Canonical::Stop::None, {}, false};
+        return {join(next, rest), Canonical::Stop::None, {}, false, 0, std::move(left)};
       }
       // After a link, `next` is its target's canonical path, link-free as the walk found it.
       dir = link ? DirFd(next, DirFd::Link::NoneOnTheWay) : DirFd(dir, comps[i]);
       mode = st.st_mode;
       cur = std::move(next);
     }
-    return {cur, Canonical::Stop::None, {}, true, mode};
+    return {cur, Canonical::Stop::None, {}, true, mode, std::move(left)};
   }
 
   // Whether the lookup of `lexical` fails for its count of links (ELOOP: a loop, or a chain
@@ -638,6 +682,7 @@ class HostResolver {
     Canonical c = canonicalize(lexical, guarded, links);
     switch (c.stop) {
       case Canonical::Stop::None:
+        note_left_by_dot_dot(c);
         return c;
       case Canonical::Stop::TooManyLinks:
         diags_.error(loc, what + " '" + lexical + "' crosses more than " +
@@ -718,6 +763,13 @@ class HostResolver {
     return it == worktree_tops_.end() ? std::vector<std::string>{} : it->second;
   }
 
+  // The directories a '..' left in the walks of this resolution (Canonical::left_by_dot_dot),
+  // for pin_left_by_dot_dot.
+  void note_left_by_dot_dot(const Canonical& c) {
+    left_by_dot_dot_.insert(c.left_by_dot_dot.begin(), c.left_by_dot_dot.end());
+  }
+  const std::set<std::string>& left_by_dot_dot() const { return left_by_dot_dot_; }
+
  private:
   // A '..' the walk cannot resolve stays in the anchor, so that the bound path is
   // refused where the policy uses it.
@@ -729,6 +781,7 @@ class HostResolver {
   const HostFacts& host_;
   ir::Diagnostics& diags_;
   std::map<std::string, std::vector<std::string>> worktree_tops_;
+  std::set<std::string> left_by_dot_dot_;
 };
 
 }  // namespace
@@ -1401,6 +1454,7 @@ void HostResolution::expand_patterns() {
       // (A21-1): a symlink in a writable root on the way refuses.
       [&](const std::string& link, std::string& refusal) -> std::optional<FollowedLink> {
         const Canonical c = HostResolver::canonicalize(link, guards);
+        h.note_left_by_dot_dot(c);
         if (c.stop == Canonical::Stop::SymlinkInWritableRoot) {
           refusal = "the host's symlink '" + link + "' leads through the symlink '" + c.at +
                     "' inside a writable root, which the sandbox could "
@@ -1466,7 +1520,11 @@ void HostResolution::protect_common_directories() {
 // directories: a git directory's `commondir` that pass judged is not refused again.
 void HostResolution::protect_git_directories() {
   const HostWalks walks{
-      [this](const std::string& lexical) { return HostResolver::canonicalize(lexical, guards); },
+      [this](const std::string& lexical) {
+        Canonical c = HostResolver::canonicalize(lexical, guards);
+        h.note_left_by_dot_dot(c);
+        return c;
+      },
       [this](const std::string& lexical, const ir::SourceLoc& loc, const std::string& what) {
         return h.walked_or_refuse(lexical, guards, loc, what);
       },
@@ -1655,6 +1713,7 @@ std::optional<ir::Resolved> resolve_for_host(const ir::Policy& policy, ir::Mode 
   drop_masked(s.r, host.workspace);
   refuse_pins_over_budget(s.r, diags);
   add_pins(s.r);
+  pin_left_by_dot_dot(s.r, s.h.left_by_dot_dot(), diags);
   for (auto& p : s.r.pin) p.kind = kind_of(p.path);
   s.record_identities();
   s.refuse_swapped_workspace();
