@@ -151,6 +151,33 @@ BOOST_DATA_TEST_CASE(a_directory_a_dot_dot_leaves_cannot_become_a_link, bdata::m
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A26-4 through `$GIT_DIR`: `GIT_DIR=../.git` exported in `WS/app`, the run's workspace `WS`.
+// On main c49b89f the command made `app` a link to `x/y` and `x` a repository with
+// `core.fsmonitor`, and the host's `git status` in `app` (now `x/y`, whose `..` is `x`) ran
+// it. Now `app` is pinned and stays a directory.
+BOOST_DATA_TEST_CASE(a_git_dirs_dot_dot_leaves_a_pinned_directory, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  const std::string pwned = box.ws("pwned");
+  RunSpec spec;
+  spec.options = {"--workspace", box.workspace()};
+  spec.extra_env = {"GIT_DIR=../.git"};
+  spec.cwd = box.ws("app");
+  const RunResult r =
+      run_script(box, spec,
+                 "cd .. && mkdir -p x/y && git init -q x && " + hook("fsm.sh", pwned) +
+                     " && git -C x config core.fsmonitor " + box.ws("fsm.sh") +
+                     " && { rmdir app || mv app app2; } && ln -s x/y app || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  struct stat st {};
+  BOOST_TEST((lstat(box.ws("app").c_str(), &st) == 0 && S_ISDIR(st.st_mode)), r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && GIT_DIR=../.git git status >/dev/null 2>&1; true", "sh",
+                    box.ws("app")});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 // The control: an alias's `-c` setting naming a program by name or an absolute path, in a
 // repository with a populated submodule, refuses no run.
 BOOST_DATA_TEST_CASE(an_aliass_config_setting_by_name_runs, bdata::make(kCallers), caller) {
