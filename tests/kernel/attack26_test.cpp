@@ -178,6 +178,32 @@ BOOST_DATA_TEST_CASE(a_git_dirs_dot_dot_leaves_a_pinned_directory, bdata::make(k
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A26-5: the caller's shell has `GIT_INDEX_FILE=WS/idx`. On main c49b89f the command made
+// `lib` a repository with `core.fsmonitor` and recorded it in that index as a gitlink, exit 0,
+// and the host's `git status` in the workspace entered `lib` and ran the monitor. Now the
+// index is protected wherever it lies (a placeholder where missing): the write fails.
+BOOST_DATA_TEST_CASE(the_index_of_the_callers_environment_is_protected, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  workspace_repository(box, false);
+  const std::string pwned = box.ws("pwned"), index = box.ws("idx");
+  RunSpec spec;
+  spec.extra_env = {"GIT_INDEX_FILE=" + index};
+  const RunResult r = run_script(
+      box, spec,
+      "git init -q lib && git -C lib -c user.name=t -c user.email=t@t.test commit -q "
+      "--allow-empty -m l && " +
+          hook("fsm.sh", pwned) + " && git -C lib config core.fsmonitor " + box.ws("fsm.sh") +
+          " && GIT_INDEX_FILE=" + index +
+          " git update-index --add --cacheinfo 160000,$(git -C lib rev-parse HEAD),lib || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && GIT_INDEX_FILE=\"$2\" git status >/dev/null 2>&1; true", "sh",
+                    box.workspace(), index});
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
 // The control: an alias's `-c` setting naming a program by name or an absolute path, in a
 // repository with a populated submodule, refuses no run.
 BOOST_DATA_TEST_CASE(an_aliass_config_setting_by_name_runs, bdata::make(kCallers), caller) {
