@@ -191,6 +191,20 @@ void GitDirectories::read_environment_git_directories() {
       if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
     gitdirs.push_back(*gitdir);
   }
+  // The index `$GIT_INDEX_FILE` names, from which the host's git in that shell takes the
+  // repository's entries, its gitlinks too: git enters each submodule they record (`git
+  // status` runs `git status` there). Protected wherever it lies, as `$GIT_DIR`: with
+  // `GIT_INDEX_FILE=WS/idx`, the command recorded `lib` there, a repository it made with
+  // `core.fsmonitor`, and the host's `git status` in the workspace ran it (red team A26-5).
+  if (const char* index = std::getenv("GIT_INDEX_FILE"); index && index[0]) {
+    const std::string lexical = index[0] == '/' ? index : walk.cwd + "/" + index;
+    const std::string what = "$GIT_INDEX_FILE";
+    const ir::SourceLoc at{what, 0, 0};
+    const auto c = git_target(lexical, at, what);
+    if (c && !refused_where_made(*c, at, what, what + " '" + index + "'",
+                                 "the host's git in the caller's shell would read its entries"))
+      protect_git_target(*c, at);
+  }
 }
 
 // The repositories git's scheduled maintenance runs git in (`maintenance.repo` in the
