@@ -186,9 +186,12 @@ void GitDirectories::read_environment_git_directories() {
     if (!gitdir || !is_git_directory(*gitdir)) continue;
     // With `GIT_DIR=R/.git` exported in `R/app`, the host's `git commit` there ran
     // `app/.husky/pre-commit`, the command's, for `core.hooksPath = .husky` (red team A26-2).
+    // Not the git directory itself, a top already (A24E-1): `GIT_DIR=.` in a bare
+    // repository's hook, started there, stays judged as that repository alone.
     auto& tops = entered_tops[*gitdir];
     for (const auto& top : started_in)
-      if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+      if (top != *gitdir && std::find(tops.begin(), tops.end(), top) == tops.end())
+        tops.push_back(top);
     gitdirs.push_back(*gitdir);
   }
   // The index `$GIT_INDEX_FILE` names, from which the host's git in that shell takes the
