@@ -3,6 +3,7 @@
 // symlink.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 
@@ -331,6 +332,30 @@ BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_is_protected) {
   for (const auto& p : r->protect) protect.push_back(p.path + " " + ir::to_string(p.kind));
   BOOST_TEST(protect ==
              (std::vector<std::string>{t.ws + "/.git file", t.ws + "/.mods/gd missing"}));
+}
+
+// Red team A26-4: each directory of the workspace a '..' leaves on the way to what a `.git`
+// file names is pinned (the sandbox could make it a link, and the kernel's '..' would leave
+// its target); the workspace itself, a mount point already, is none.
+BOOST_AUTO_TEST_CASE(a_directory_a_dot_dot_leaves_in_the_workspace_is_pinned) {
+  HostTree t;
+  t.dir.mkdir("real/ws/sub/deeper");
+  t.dir.write("real/ws/.git", "gitdir: sub/deeper/../../../ws/.mods/gd\n");
+  ir::Diagnostics diags;
+  auto r = compiler::resolve_for_host(
+      policy("zpolicy: 1\nmode: workspace-write\nfilesystem:\n  protect: [.git]\n"),
+      Mode::WorkspaceWrite, t.bind(t.ws), diags);
+  BOOST_TEST_REQUIRE(r.has_value(), diags.str());
+  std::vector<std::string> pins;
+  for (const auto& p : r->pin) pins.push_back(p.path + " " + ir::to_string(p.kind));
+  const auto pinned = [&](const std::string& line) {
+    return std::find(pins.begin(), pins.end(), line) != pins.end();
+  };
+  BOOST_TEST(pinned(t.ws + "/sub directory"));
+  BOOST_TEST(pinned(t.ws + "/sub/deeper directory"));
+  BOOST_TEST(!pinned(t.ws + " directory"));
+  BOOST_TEST(std::any_of(r->protect.begin(), r->protect.end(),
+                         [&](const ir::ResolvedPath& p) { return p.path == t.ws + "/.mods/gd"; }));
 }
 
 BOOST_AUTO_TEST_CASE(git_pointer_to_a_missing_directory_outside_the_workspace_is_no_refusal) {
