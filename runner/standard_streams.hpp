@@ -42,7 +42,9 @@ class StandardStreams {
   ~StandardStreams();
 
   // Looks at descriptors 0-2; false, with `why`, when one must not reach the sandbox.
-  bool prepare(std::string& why);
+  // `may_connect`: the sandbox's filter lets connect() through (network loopback or an
+  // allow list), so a handed-in socket that can be disconnected must not pass (A26B-1).
+  bool prepare(std::string& why, bool may_connect);
   // (descriptor here, descriptor number in the sandbox) for each replaced stream.
   const std::vector<std::pair<int, int>>& fds() const { return fds_; }
   // The streams that pass as devices, to be opened again read-only before bwrap's exec.
