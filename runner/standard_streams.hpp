@@ -19,7 +19,8 @@ namespace zpolicy::runner {
 // host's mount, not the sandbox's read-only view. So a file redirected to stdin
 // (`< ../task.sh`) could be reopened for writing, and a directory (`< /etc`) walked into.
 // Only what has no such name, and reaches nothing but its other end, passes as it is: a
-// pipe, a connected stream socket, a terminal's own side (not a pseudo-terminal's master;
+// pipe, a connected stream socket (a unix one where the filter allows connect(): red team
+// A26B-1), a terminal's own side (not a pseudo-terminal's master;
 // and, unless it is the caller's controlling terminal, a pseudo-terminal's: red team R17-1),
 // and the memory devices (/dev/null, /dev/zero, /dev/urandom, ...); the devices are handed
 // over opened again through a read-only mount by the guard's child (read_only(); red team
