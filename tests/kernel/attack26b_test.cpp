@@ -1,10 +1,14 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
 #include <string>
 
 #include "sandbox_fixture.hpp"
@@ -161,6 +165,59 @@ BOOST_DATA_TEST_CASE(a_tcp_socket_on_stdin_cannot_be_aimed_at_the_host_network,
   close(ends[0]);
   close(ends[1]);
   close(victim);
+}
+
+// A26B-2: a unix socket pair's end on stdin (what Node's child_process gives a child, and
+// socat's EXEC:) belongs to the host's network namespace, where it was made, and is never
+// bound: under `network: none` the command bound an abstract name there with it, and the
+// host's own bind() of that name then failed with EADDRINUSE (a service that binds a fixed
+// abstract name, started or restarted during the run, could not start) on c49b89f. Now
+// bind() is refused under `none` (and so in read-only mode), as connect() is: no socket
+// the sandbox can make there needs it.
+BOOST_DATA_TEST_CASE(a_socket_on_stdin_takes_no_name_in_the_host_network, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string name = "zpolicy-a26b-2-" + std::to_string(getpid());
+  for (const std::string mode : {"workspace-write", "read-only"}) {
+    int pair[2];
+    BOOST_REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0);
+    RunSpec spec;
+    spec.options = {"--mode", mode};
+    spec.stdin_fd = pair[0];
+    spec.command = {"/usr/bin/python3", "-c",
+                    "import socket, sys, time\n"
+                    "s = socket.socket(fileno=0)\n"
+                    "try:\n"
+                    "    s.bind(b'\\0' + sys.argv[1].encode())\n"
+                    "    print('bound', flush=True)\n"
+                    "except OSError as e:\n"
+                    "    print('bind refused', e.errno, flush=True)\n"
+                    "s.sendall(b'tried')\n"
+                    "time.sleep(1)\n",
+                    name};
+    Running running = box.start(spec);
+    close(pair[0]);
+    // Once the command has tried (it says so on the pair) and while it sleeps: the host's
+    // bind of the same name.
+    const timeval limit{20, 0};
+    setsockopt(pair[1], SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    char said[8] = {};
+    BOOST_TEST(recv(pair[1], said, 5, MSG_WAITALL) == 5, mode << ": the command said nothing");
+    const int host = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::memcpy(a.sun_path + 1, name.data(), name.size());
+    const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+    const int bound = bind(host, reinterpret_cast<sockaddr*>(&a), len);
+    const int bind_errno = errno;
+    close(host);
+    const RunResult r = box.finish(running);
+    BOOST_TEST(r.exit_code == 0, mode << ": " << r.describe());
+    BOOST_TEST(r.out.find("bind refused 1\n") != std::string::npos, mode << ": " << r.describe());
+    BOOST_TEST(bound == 0,
+               mode << ": the host's bind of @" << name << " failed, errno " << bind_errno);
+    close(pair[1]);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
