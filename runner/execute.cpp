@@ -334,7 +334,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   // Nothing with a name on a host mount reaches the sandbox as 0-2 (red team R7-D1).
   StandardStreams streams;
-  if (!streams.prepare(why)) {
+  const bool may_connect = plan.verified && (plan.verified->network == ir::Network::Loopback ||
+                                             plan.verified->network == ir::Network::Allow);
+  if (!streams.prepare(why, may_connect)) {
     err << "zpolicy: " << why << "; nothing ran\n";
     if (report) report->refused_before_start = true;
     return kExitUsage;

@@ -146,6 +146,20 @@ ReadOnlyStream read_only_stream(int fd, const struct stat& st) {
   return s;
 }
 
+// A connected socket of the host's network namespace that connect() can aim elsewhere:
+// TCP (and every other AF_INET/AF_INET6 stream: MPTCP, SCTP) drops its connection on a
+// connect() to an AF_UNSPEC address and then connects again wherever the next connect()
+// says, in the host's network, not the sandbox's own. A unix stream or seqpacket socket
+// refuses AF_UNSPEC (EINVAL) and stays connected to its peer for life. Under network
+// `none` the filter denies connect() itself; under `loopback` and an allow list it cannot
+// (TCP on the sandbox's own lo needs it), and a TCP socket on stdin reached any host
+// address, the allow-list proxy bypassed (red team A26B-1).
+bool reaimable(int fd) {
+  int domain = 0;
+  socklen_t len = sizeof domain;
+  return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0 || domain != AF_UNIX;
+}
+
 bool passes_as_is(int fd, const struct stat& st) {
   if (S_ISSOCK(st.st_mode)) return connected_stream(fd);
   if (S_ISCHR(st.st_mode)) return terminal_not_master(fd) || harmless_memory_device(st.st_rdev);
@@ -246,7 +260,7 @@ bool write_would_stop(int terminal) {
 
 StandardStreams::~StandardStreams() { finish(); }
 
-bool StandardStreams::prepare(std::string& why) {
+bool StandardStreams::prepare(std::string& why, bool may_connect) {
   // Blocked too (a signal mask is inherited across exec): the kernel lets such a write
   // through as well, where holding it stopped the job for a signal the caller had blocked
   // (red team A20-7).
@@ -259,6 +273,14 @@ bool StandardStreams::prepare(std::string& why) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
     if (passes_as_is(fd, st)) {
+      if (S_ISSOCK(st.st_mode) && may_connect && reaimable(fd)) {
+        why = std::string(kNames[fd]) +
+              " is a network (not a unix) socket, which the sandbox could disconnect (a "
+              "connect() to AF_UNSPEC) and connect again to any address of the host's "
+              "network, which this policy's network closes; give the command a pipe or a "
+              "unix socket (socat ... EXEC: makes one), or run it with network: none";
+        return false;
+      }
       if (S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && foreign_terminal(fd)) {
         why = std::string(kNames[fd]) +
               " is a terminal that is neither a pseudo-terminal nor your controlling terminal "

@@ -19,7 +19,8 @@ namespace zpolicy::runner {
 // host's mount, not the sandbox's read-only view. So a file redirected to stdin
 // (`< ../task.sh`) could be reopened for writing, and a directory (`< /etc`) walked into.
 // Only what has no such name, and reaches nothing but its other end, passes as it is: a
-// pipe, a connected stream socket, a terminal's own side (not a pseudo-terminal's master;
+// pipe, a connected stream socket (a unix one where the filter allows connect(): red team
+// A26B-1), a terminal's own side (not a pseudo-terminal's master;
 // and, unless it is the caller's controlling terminal, a pseudo-terminal's: red team R17-1),
 // and the memory devices (/dev/null, /dev/zero, /dev/urandom, ...); the devices are handed
 // over opened again through a read-only mount by the guard's child (read_only(); red team
@@ -42,7 +43,9 @@ class StandardStreams {
   ~StandardStreams();
 
   // Looks at descriptors 0-2; false, with `why`, when one must not reach the sandbox.
-  bool prepare(std::string& why);
+  // `may_connect`: the sandbox's filter lets connect() through (network loopback or an
+  // allow list), so a handed-in socket that can be disconnected must not pass (A26B-1).
+  bool prepare(std::string& why, bool may_connect);
   // (descriptor here, descriptor number in the sandbox) for each replaced stream.
   const std::vector<std::pair<int, int>>& fds() const { return fds_; }
   // The streams that pass as devices, to be opened again read-only before bwrap's exec.

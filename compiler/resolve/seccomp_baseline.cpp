@@ -88,13 +88,18 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
 // Under `none` no socket the sandbox makes can address anything, so connect() and a
 // sendto() with an address serve only sockets handed in from outside (stdio): refusing
 // them too narrows what such a socket can reach. sendmsg() cannot be filtered on its
-// address (it lies in memory); docs/seccomp.md names that limit.
+// address (it lies in memory); docs/seccomp.md names that limit. bind() likewise serves
+// only a handed-in socket under `none` (a socketpair end is never bound), and on one it
+// took a name in the host's network namespace: a unix socket pair on stdin (what Node
+// gives a child) bound a host abstract name, and the host's own bind() of that name then
+// failed EADDRINUSE while the socket lived (red team A26B-2).
 void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network,
                  ir::Action deny) {
   switch (network.value) {
     case ir::Network::None:
       out.rules.push_back(rule("socket", deny, network.loc));
       out.rules.push_back(rule("connect", deny, network.loc));
+      out.rules.push_back(rule("bind", deny, network.loc));
       out.rules.push_back(rule("sendto", deny, network.loc, {arg(4, ir::CmpOp::Ne, 0)}));
       break;
     case ir::Network::Loopback:

@@ -83,11 +83,16 @@ def reaches_only_its_peer(fd, st):
     if stat.S_ISSOCK(st.st_mode):
         # A datagram socket takes an address with every sendmsg (seccomp cannot see it), a
         # listening one accepts host connections, an unconnected stream socket connects
-        # through sendmsg's MSG_FASTOPEN: only a connected stream socket passes.
+        # through sendmsg's MSG_FASTOPEN: only a connected stream socket passes. And only
+        # a unix one: a TCP socket drops its connection on a connect() to AF_UNSPEC and
+        # connects again anywhere in the host's network, which `network: loopback` lets
+        # the filter through (red team A26B-1). `run` passes TCP under `none`, whose filter
+        # denies connect(); the plan does not say which network the filter has.
         s = socket.socket(fileno=fd)
         try:
             s.getpeername()
-            return (s.type in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET) and
+            return (s.family == socket.AF_UNIX and
+                    s.type in (socket.SOCK_STREAM, socket.SOCK_SEQPACKET) and
                     not s.getsockopt(socket.SOL_SOCKET, socket.SO_ACCEPTCONN))
         except OSError:
             return False
@@ -139,7 +144,7 @@ def sandbox_stdio():
             continue
         if not stat.S_ISREG(st.st_mode):
             refuse(f"descriptor {fd} is a directory, a device, a named FIFO, a socket that is "
-                   "not a connected stream or a pseudo-terminal's master: the sandbox could "
+                   "not a connected unix stream or a pseudo-terminal's master: the sandbox could "
                    "reach the host through it")
         if fd == 0:
             copy = os.memfd_create("stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)

@@ -35,6 +35,7 @@ std::vector<InvariantProbe> probes(ir::Network network) {
     on_every_abi(name, {});
   if (network == ir::Network::None) {
     on_every_abi("connect", {3, 0x1000, 110, 0, 0, 0});
+    on_every_abi("bind", {0, 0x1000, 110, 0, 0, 0});
     on_every_abi("sendto", {3, 0x1000, 1, 0, 0x2000, 110});
   }
   return out;
