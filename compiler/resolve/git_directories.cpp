@@ -108,7 +108,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
-  GitConfigFilesOutside outside = git_config_files_outside(walk.home, std::getenv("PATH"));
+  GitConfigFilesOutside outside = git_config_files_outside(walk.home, walk.environment);
   if (outside.refusal) {
     diags.error({"<host>", 0, 0}, *outside.refusal + "; refusing to run");
     return;
@@ -150,13 +150,13 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 // is; git in that shell elsewhere takes it from there, the limit of every relative name.
 void GitDirectories::read_environment_git_directories() {
   for (const std::string name : {"GIT_DIR", "GIT_COMMON_DIR"}) {
-    const char* value = std::getenv(name.c_str());
-    if (!value || !value[0]) continue;
-    const std::string lexical = value[0] == '/' ? value : walk.cwd + "/" + value;
+    const auto value = walk.environment.get(name);
+    if (!value || value->empty()) continue;
+    const std::string lexical = value->starts_with("/") ? *value : walk.cwd + "/" + *value;
     const std::string what = "$" + name;
     const ir::SourceLoc at{what, 0, 0};
     const auto c = git_target(lexical, at, what);
-    if (!c || refused_where_made(*c, at, what, what + " '" + value + "'",
+    if (!c || refused_where_made(*c, at, what, what + " '" + *value + "'",
                                  "the host's git in the caller's shell would enter it and run "
                                  "its hooks and the commands its config names"))
       continue;

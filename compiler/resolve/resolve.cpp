@@ -392,6 +392,11 @@ std::optional<std::string> host_link_on_the_way(const std::string& path) {
 
 std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
                                     ir::Diagnostics& diags) {
+  return host_facts(workspace, CallerEnvironment::of_this_process(), diags);
+}
+
+std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
+                                    CallerEnvironment environment, ir::Diagnostics& diags) {
   HostFacts h;
   char buf[PATH_MAX];
   if (!getcwd(buf, sizeof buf)) {
@@ -423,15 +428,17 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   }
   h.workspace = *ws;
   h.workspace_identity = identity_of(*ws);
-  h.workspace_spelled = caller_workspace_spelling(workspace, *ws);
-  const char* home = std::getenv("HOME");
-  if (!home || home[0] != '/') {
+  h.workspace_spelled = caller_workspace_spelling(workspace, *ws, environment.get("PWD"));
+  const auto home = environment.get("HOME");
+  if (home && home->starts_with("/")) {
+    h.home = *home;
+  } else {
     const passwd* pw = getpwuid(getuid());
-    home = pw ? pw->pw_dir : "/";
+    h.home = pw ? pw->pw_dir : "/";
   }
-  h.home = home;
-  const char* tmp = std::getenv("TMPDIR");
-  h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+  const auto tmp = environment.get("TMPDIR");
+  h.tmpdir = tmp && tmp->starts_with("/") ? *tmp : "/tmp";
+  h.environment = std::move(environment);
 #if defined(__linux__)
   h.os = HostOs::Linux;
   h.state_dir = zpolicy_state_dir();
@@ -1491,7 +1498,7 @@ void HostResolution::protect_git_directories() {
       h, diags, guards, protected_index, protect_path, spelled_writable_roots(), enclosing_gitdirs);
   compiler::protect_git_directories(
       r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home,
-                  host.cwd, diags, enclosing_gitdirs, enclosing_tops});
+                  host.cwd, host.environment, diags, enclosing_gitdirs, enclosing_tops});
 }
 
 // The writable roots as the caller spelled them where that is another name of the same
