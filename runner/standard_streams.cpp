@@ -351,10 +351,8 @@ bool StandardStreams::prepare_file_output(int fd, const struct stat& st, std::st
   const int flags = fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND);
   for (const auto& f : file_copies_)
     if (f.dev == st.st_dev && f.ino == st.st_ino && f.flags == flags) {
-      const int again = fcntl(f.write_end, F_DUPFD_CLOEXEC, 3);
-      if (again < 0) break;
-      fds_.push_back({again, fd});
-      return true;
+      if (shares_pipe(f.write_end, fd)) return true;
+      break;
     }
   const auto write_end = copied_pipe(fd, why);
   if (!write_end) return false;
@@ -393,14 +391,19 @@ bool StandardStreams::relay_to_terminal(int fd, dev_t terminal, std::string& why
   // stderr on the terminal stdout is on shares stdout's pipe: one copy keeps their order.
   for (const auto& r : relays_)
     if (r.terminal == terminal) {
-      const int shared = fcntl(r.write_end, F_DUPFD_CLOEXEC, 3);
-      if (shared < 0) break;
-      fds_.push_back({shared, fd});
-      return true;
+      if (shares_pipe(r.write_end, fd)) return true;
+      break;
     }
   const auto write_end = copied_pipe(fd, why);
   if (!write_end) return false;
   relays_.push_back({terminal, *write_end});
+  return true;
+}
+
+bool StandardStreams::shares_pipe(int write_end, int fd) {
+  const int again = fcntl(write_end, F_DUPFD_CLOEXEC, 3);
+  if (again < 0) return false;
+  fds_.push_back({again, fd});
   return true;
 }
 

@@ -94,6 +94,9 @@ class StandardStreams {
   bool controlling_terminal_ = false;
   bool may_hold_output_ = false;
 
+  // `fd` gets another descriptor of the pipe `write_end` (one copied into the same file or
+  // terminal already); false when it cannot be duplicated, and `fd` needs a pipe of its own.
+  bool shares_pipe(int write_end, int fd);
   // A pipe the sandbox writes to as `fd`, which a thread of this process copies into `fd`:
   // its write end, or none with `why` when no pipe can be made.
   std::optional<int> copied_pipe(int fd, std::string& why);
