@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <map>
 
-extern char** environ;
-
 namespace zpolicy::runner {
 namespace {
 
@@ -23,9 +21,11 @@ bool kept(const ir::EnvPolicy& policy, const std::string& name) {
 }  // namespace
 
 std::vector<std::string> build_environment(const ir::EnvPolicy& policy,
-                                           const std::vector<std::string>& caller_env) {
+                                           const compiler::CallerEnvironment& caller) {
   std::map<std::string, std::string> env;
-  for (const auto& entry : caller_env) {
+  // Every entry in order, as the command got them before: the last of a name the caller
+  // has twice wins.
+  for (const auto& entry : caller.entries()) {
     auto eq = entry.find('=');
     if (eq == std::string::npos || eq == 0) continue;
     std::string name = entry.substr(0, eq);
@@ -42,12 +42,6 @@ void set_variable(std::vector<std::string>& env, const std::string& name, const 
   auto it = std::find_if(env.begin(), env.end(), [&](const std::string& e) { return e >= prefix; });
   if (it != env.end() && it->starts_with(prefix)) *it = prefix + value;
   else env.insert(it, prefix + value);
-}
-
-std::vector<std::string> current_environment() {
-  std::vector<std::string> out;
-  for (char** e = environ; e && *e; ++e) out.emplace_back(*e);
-  return out;
 }
 
 }  // namespace zpolicy::runner

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/caller_environment.hpp"
 #include "ir/policy.hpp"
 
 namespace zpolicy::runner {
@@ -10,12 +11,9 @@ namespace zpolicy::runner {
 // The command's environment: nothing of the caller's but the names the policy keeps
 // (a trailing '*' keeps a prefix), then the policy's `set` values. Sorted by name.
 std::vector<std::string> build_environment(const ir::EnvPolicy& policy,
-                                           const std::vector<std::string>& caller_env);
+                                           const compiler::CallerEnvironment& caller);
 
 // `env` (sorted by name) with NAME=VALUE, replacing NAME's earlier value; still sorted.
 void set_variable(std::vector<std::string>& env, const std::string& name, const std::string& value);
-
-// The caller's environment as NAME=VALUE strings.
-std::vector<std::string> current_environment();
 
 }  // namespace zpolicy::runner

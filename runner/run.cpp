@@ -4,19 +4,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cctype>
 #include <climits>
 #include <cstdlib>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "compiler/lint/policy_lint.hpp"
 #include "compiler/resolve/resolve.hpp"
 #include "compiler/run_plan.hpp"
 #include "runner/backend.hpp"
+#include "runner/caller_code_paths.hpp"
 #include "runner/environment.hpp"
 #include "runner/execute.hpp"
 #include "runner/explain_hint.hpp"
@@ -32,207 +30,6 @@
 
 namespace zpolicy::runner {
 namespace {
-
-// The caller's $PATH, split: what the host runs by name after the sandbox is gone.
-std::vector<std::string> caller_path_entries() {
-  std::vector<std::string> out;
-  const char* path = getenv("PATH");
-  std::string rest = path ? path : "";
-  for (size_t pos = 0; pos <= rest.size();) {
-    size_t next = rest.find(':', pos);
-    if (next == std::string::npos) next = rest.size();
-    out.push_back(rest.substr(pos, next - pos));
-    pos = next + 1;
-  }
-  return out;
-}
-
-// Variables whose value is a command or an option string (R18-7, below).
-constexpr const char* kCommandVariables[] = {"EDITOR",
-                                             "VISUAL",
-                                             "PAGER",
-                                             "MANPAGER",
-                                             "GIT_EDITOR",
-                                             "GIT_PAGER",
-                                             "GIT_SEQUENCE_EDITOR",
-                                             "GIT_SSH",
-                                             "GIT_SSH_COMMAND",
-                                             "GIT_ASKPASS",
-                                             "SSH_ASKPASS",
-                                             "SUDO_ASKPASS",
-                                             "BROWSER",
-                                             "GIT_EXTERNAL_DIFF",
-                                             "LESSOPEN",
-                                             "LESSCLOSE",
-                                             "SHELL",
-                                             "PROMPT_COMMAND",
-                                             "NODE_OPTIONS",
-                                             "RUBYOPT",
-                                             "PERL5OPT",
-                                             "JAVA_TOOL_OPTIONS",
-                                             "_JAVA_OPTIONS",
-                                             "JDK_JAVA_OPTIONS",
-                                             "GOFLAGS",
-                                             "VIMINIT",
-                                             "EXINIT"};
-
-// The caller's other search paths for code, split, as (variable, entry): what the host's
-// next programs load by name from there (red team H17-8), and the directories that move
-// the start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart;
-// $ZDOTDIR's .zshrc). LD_PRELOAD names files (blanks or colons between them); the rest are
-// colon-separated lists.
-std::vector<std::pair<std::string, std::string>> caller_load_path_entries() {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (const char* variable :
-       {"LD_LIBRARY_PATH", "LD_PRELOAD",       "LD_AUDIT",   "PYTHONPATH",     "PERL5LIB",
-        "PERLLIB",         "RUBYLIB",          "NODE_PATH",  "BASH_ENV",       "ENV",
-        "PYTHONSTARTUP",   "XDG_CONFIG_HOME",  "ZDOTDIR",    "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
-        "GIT_EXEC_PATH",   "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME",    "GEM_HOME",
-        "GEM_PATH",        "CLASSPATH"}) {
-    const char* value = getenv(variable);
-    if (!value) continue;
-    const std::string rest = value;
-    const std::string_view name = variable;
-    const bool objects = name == "LD_PRELOAD" || name == "LD_AUDIT";
-    for (size_t pos = 0; pos <= rest.size();) {
-      size_t next = rest.find_first_of(name == "LD_PRELOAD" ? ": " : ":", pos);
-      if (next == std::string::npos) next = rest.size();
-      std::string entry = rest.substr(pos, next - pos);
-      pos = next + 1;
-      // An object named without a '/' is searched on the library path (judged through
-      // LD_LIBRARY_PATH); an empty one is nothing. An empty directory entry is the working
-      // directory, as in $PATH.
-      if (objects && entry.find('/') == std::string::npos) continue;
-      out.emplace_back(variable, std::move(entry));
-    }
-  }
-  // Files the host's programs read as code or as configuration that runs commands, and
-  // directories they load whole (red team R18-7): `make` parses every $MAKEFILES first
-  // (`$(shell …)`), `kubectl` runs a kubeconfig's credential `exec` plugin, the AWS CLI a
-  // profile's `credential_process`, hg an hgrc's hooks, python its $PYTHONHOME and the
-  // bytecode in $PYTHONPYCACHEPREFIX, glibc's iconv the modules of $GCONV_PATH, gpg-agent
-  // the `pinentry-program` of $GNUPGHOME. Colon lists; $MAKEFILES is blank-separated. An
-  // empty entry names nothing here.
-  for (const char* variable :
-       {"KUBECONFIG", "AWS_CONFIG_FILE", "HGRCPATH", "MAKEFILES", "MYVIMRC", "PYTHONHOME",
-        "PYTHONPYCACHEPREFIX", "GCONV_PATH", "GNUPGHOME", "DOCKER_CONFIG", "CLOUDSDK_CONFIG"}) {
-    const char* value = getenv(variable);
-    if (!value) continue;
-    const std::string rest = value;
-    const char* separators = std::string_view(variable) == "MAKEFILES" ? " \t" : ":";
-    for (size_t pos = 0; pos <= rest.size();) {
-      size_t next = rest.find_first_of(separators, pos);
-      if (next == std::string::npos) next = rest.size();
-      if (next > pos) out.emplace_back(variable, rest.substr(pos, next - pos));
-      pos = next + 1;
-    }
-  }
-  // Commands and option strings the host's programs run or apply (red team R18-7): the
-  // program `git commit` starts as $GIT_EDITOR, `less` as $LESSOPEN, `ssh` as
-  // $SSH_ASKPASS, bash's $PROMPT_COMMAND before each prompt, `node --require FILE` in
-  // $NODE_OPTIONS, `-javaagent:FILE`, `go build -toolexec=FILE`. Each word naming a path
-  // (holding a '/') is an entry: the word itself, or of `-opt=PATH`, `-opt:PATH`,
-  // `-IPATH` the part that holds the '/' (more, never less). A word without '/' is found
-  // on $PATH, which is judged as $PATH.
-  auto command_paths = [&out](const std::string& variable, const std::string& value) {
-    std::string words = value;
-    for (char& c : words)
-      if (c == '\'' || c == '"' || c == '|' || c == ';' || c == '&' || c == '(' || c == ')' ||
-          c == '\n' || c == '\t')
-        c = ' ';
-    for (size_t pos = 0; pos < words.size();) {
-      size_t next = words.find(' ', pos);
-      if (next == std::string::npos) next = words.size();
-      const std::string word = words.substr(pos, next - pos);
-      pos = next + 1;
-      if (word.find('/') == std::string::npos) continue;
-      for (size_t at = 0; at <= word.size();) {
-        size_t end = word.find_first_of("=:,", at);
-        if (end == std::string::npos) end = word.size();
-        std::string piece = word.substr(at, end - at);
-        at = end + 1;
-        // `-I/dir`, `-r./x`: the option's letters before the path.
-        if (!piece.empty() && piece[0] == '-')
-          piece.erase(0, std::min(piece.size(),
-                                  piece.find_first_not_of("-_0123456789abcdefghijklmnopqrstuvwxyz"
-                                                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ")));
-        // A parameter expansion is the shell's to evaluate (a prompt's `${PWD/#$HOME/~}`);
-        // `~/` is the caller's home.
-        if (piece.find('/') == std::string::npos || piece.find_first_of("$`") != std::string::npos)
-          continue;
-        if (piece.rfind("~/", 0) == 0)
-          if (const char* home = getenv("HOME"); home && home[0] == '/')
-            piece = home + piece.substr(1);
-        out.emplace_back(variable, std::move(piece));
-      }
-    }
-  };
-  for (const char* variable : kCommandVariables)
-    if (const char* value = getenv(variable)) command_paths(variable, value);
-  // Git configuration given in the environment, which every git command of the caller's
-  // shell applies (red team R18-7): GIT_CONFIG_COUNT with GIT_CONFIG_KEY_n/VALUE_n, and
-  // GIT_CONFIG_PARAMETERS (`'key'='value'` pairs, or `'key=value'`). A key that names a
-  // directory or file by its value (core.hooksPath, core.worktree, include.path,
-  // includeIf.*.path, init.templateDir) names it even without a '/' (judged from here,
-  // where a relative hooks path is taken from the top the caller runs git in); any other
-  // value is read as a command.
-  auto git_setting = [&](const std::string& variable, std::string key, const std::string& value) {
-    std::transform(key.begin(), key.end(), key.begin(),
-                   [](unsigned char c) { return std::tolower(c); });
-    const bool path_key = key == "core.hookspath" || key == "core.worktree" ||
-                          key == "include.path" || key == "init.templatedir" ||
-                          (key.rfind("includeif.", 0) == 0 && key.size() > 5 &&
-                           key.compare(key.size() - 5, 5, ".path") == 0);
-    if (path_key && !value.empty() && value.find_first_of("$`") == std::string::npos)
-      out.emplace_back(variable, value.rfind("~/", 0) == 0 && getenv("HOME")
-                                     ? getenv("HOME") + value.substr(1)
-                                     : value);
-    else
-      command_paths(variable, value);
-  };
-  if (const char* count = getenv("GIT_CONFIG_COUNT")) {
-    const long n = std::strtol(count, nullptr, 10);
-    for (long i = 0; i < n && i < 1000; ++i) {
-      const std::string k = "GIT_CONFIG_KEY_" + std::to_string(i);
-      const std::string v = "GIT_CONFIG_VALUE_" + std::to_string(i);
-      const char* key = getenv(k.c_str());
-      const char* value = getenv(v.c_str());
-      if (key && value) git_setting(v, key, value);
-    }
-  }
-  if (const char* params = getenv("GIT_CONFIG_PARAMETERS")) {
-    // Shell single-quoted strings ('\'' for a quote), a pair joined by '=' or one string
-    // holding 'key=value'.
-    const std::string text = params;
-    size_t at = 0;
-    auto quoted = [&]() -> std::optional<std::string> {
-      while (at < text.size() && text[at] == ' ') ++at;
-      if (at >= text.size() || text[at] != '\'') return std::nullopt;
-      std::string word;
-      for (++at; at < text.size(); ++at) {
-        if (text[at] != '\'') {
-          word += text[at];
-        } else if (text.compare(at, 4, "'\\''") == 0) {
-          word += '\'';
-          at += 3;
-        } else {
-          ++at;
-          return word;
-        }
-      }
-      return std::nullopt;
-    };
-    while (auto first = quoted()) {
-      if (at < text.size() && text[at] == '=') {
-        ++at;
-        if (auto value = quoted()) git_setting("GIT_CONFIG_PARAMETERS", *first, *value);
-      } else if (const size_t eq = first->find('='); eq != std::string::npos) {
-        git_setting("GIT_CONFIG_PARAMETERS", first->substr(0, eq), first->substr(eq + 1));
-      }
-    }
-  }
-  return out;
-}
 
 // Resolves the command the way execvp would, but with the sandbox's own PATH, so a
 // missing or non-executable command is reported (127/126) before anything starts.
@@ -308,7 +105,9 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   }
   compiler::RunInput in{req.policy, req.mode, std::nullopt, {}, req.accept, {}, {}, req.timeout};
   if (!in.timeout && in.policy.timeout) in.timeout = in.policy.timeout->value;
-  const auto caller = current_environment();
+  // The caller's environment, read once: the command's is built from it, and resolution
+  // and the lints judge it (HostFacts::environment).
+  auto caller = compiler::CallerEnvironment::of_this_process();
   in.env = build_environment(in.policy.env, caller);
   for (const auto& e : req.env) {
     const auto eq = e.find('=');
@@ -320,7 +119,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
       set_variable(in.env, name, e.substr(eq + 1));
       continue;
     }
-    for (const auto& c : caller)
+    for (const auto& c : caller.entries())
       if (c.starts_with(name + "=")) set_variable(in.env, name, c.substr(name.size() + 1));
   }
   // Tells a program it runs under zpolicy, and how confined (docs/run.md "Environment").
@@ -356,7 +155,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
   }
 
   ir::Diagnostics diags;
-  in.host = compiler::host_facts(req.workspace, diags);
+  in.host = compiler::host_facts(req.workspace, std::move(caller), diags);
   if (!in.host) {
     err << diags.str();
     return kExitUsage;
@@ -378,8 +177,8 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
       req.policy_path ? std::optional(absolute(*req.policy_path, in.host->cwd)) : std::nullopt,
       canonical("/proc/self/exe"),
       std::string(kBwrapPath),
-      caller_path_entries(),
-      caller_load_path_entries()};
+      caller_path_entries(in.host->environment),
+      caller_load_path_entries(in.host->environment)};
 #if defined(__APPLE__)
   in.lint.backend_binary = std::string(kSandboxExec);
   const auto target = ir::Target::Macos;

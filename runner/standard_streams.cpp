@@ -272,158 +272,174 @@ bool StandardStreams::prepare(std::string& why, bool may_connect) {
   for (int fd = 0; fd <= 2; ++fd) {
     struct stat st;
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
-    if (passes_as_is(fd, st)) {
-      if (S_ISSOCK(st.st_mode) && may_connect && reaimable(fd)) {
-        why = std::string(kNames[fd]) +
-              " is a network (not a unix) socket, which the sandbox could disconnect (a "
-              "connect() to AF_UNSPEC) and connect again to any address of the host's "
-              "network, which this policy's network closes; give the command a pipe or a "
-              "unix socket (socat ... EXEC: makes one), or run it with network: none";
-        return false;
-      }
-      if (S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && foreign_terminal(fd)) {
-        why = std::string(kNames[fd]) +
-              " is a terminal that is neither a pseudo-terminal nor your controlling terminal "
-              "(a virtual console, a serial line): the sandbox could take it for its own, "
-              "switch, blank or rekey a console with it, and hang up every open file of it, "
-              "yours too, when it ends; give the command a pipe, or run zpolicy with that "
-              "terminal as its controlling terminal";
-        return false;
-      }
-      if (fd != 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) &&
-          tcgetpgrp(fd) < 0) {
-        // A terminal that is not the caller's controlling terminal (another window's,
-        // `> /dev/pts/N`; any terminal under `setsid`) given for output: no job control
-        // keeps the sandbox from reading it, and opened again through /proc/self/fd/N it
-        // read what was typed there (red team A19-6). It gets what is written through a
-        // pipe this process copies into it.
-        if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
-        continue;
-      }
-      unsigned int tty = 0;
-      if (fd == 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) &&
-          tcgetpgrp(fd) < 0 && ioctl(fd, TIOCGDEV, &tty) == 0 && read_by_another_session(tty)) {
-        read_only_.push_back(null_stdin());
-        continue;
-      }
-      if (S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {
-        // The caller's controlling terminal. Outside its session (bwrap's --new-session)
-        // the sandbox gets no SIGTTIN for reading it in the background, and read what the
-        // user typed to the foreground shell (red team R18-4), through any of 0-2: a
-        // terminal is one file whichever descriptor holds it, read through stdout as well
-        // (`exec 0<&1`), and a write-only one opened again for reading through
-        // /proc/self/fd/1 (red team A19-1). A run started in the background reads
-        // /dev/null instead, as a shell without job control gives `&`, and writes to the
-        // terminal through a pipe this process copies into it; one that goes to the
-        // background later is held stopped (supervise.cpp).
-        if (tcgetpgrp(fd) != getpgrp()) {
-          if (fd == 0) {
-            read_only_.push_back(null_stdin());
-            continue;
-          }
-          if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
-          may_hold_output_ = true;
-          continue;
-        }
-        controlling_terminal_ = true;
-      }
-      if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));
-      continue;
-    }
-    if (S_ISREG(st.st_mode) && fd == 0) {
-      bool complete = false;
-      const int copy = sealed_copy(fd, complete);
-      if (copy < 0) {
-        why = std::string("cannot copy the file on stdin: ") + std::strerror(errno);
-        return false;
-      }
-      if (complete) {
-        fds_.push_back({copy, fd});
-        continue;
-      }
-      int p[2];
-      if (pipe2(p, O_CLOEXEC) != 0) {
-        why = std::string("cannot make a pipe for stdin: ") + std::strerror(errno);
-        close(copy);
-        return false;
-      }
-      fds_.push_back({p[0], fd});
-      copies_.emplace_back(feed, copy, fd, p[1]);
-      continue;
-    }
-    if (S_ISREG(st.st_mode)) {
-      // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
-      // does: two copies wrote them in whichever order their threads ran, all of stderr
-      // before stdout's first line in a log (red team C20-3). Opened alike too: a pipe
-      // copied through stdout's open file must not write what stderr's would not have.
-      const int flags = fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND);
-      bool shared = false;
-      for (const auto& f : file_copies_)
-        if (f.dev == st.st_dev && f.ino == st.st_ino && f.flags == flags) {
-          const int again = fcntl(f.write_end, F_DUPFD_CLOEXEC, 3);
-          if (again < 0) break;
-          fds_.push_back({again, fd});
-          shared = true;
-          break;
-        }
-      if (shared) continue;
-      int p[2];
-      if (pipe2(p, O_CLOEXEC) != 0) {
-        why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);
-        return false;
-      }
-      fds_.push_back({p[1], fd});
-      file_copies_.push_back({st.st_dev, st.st_ino, flags, p[1]});
-      ++copying_;
-      copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
-      continue;
-    }
-    if (S_ISSOCK(st.st_mode)) {
-      why = std::string(kNames[fd]) +
-            " is a socket that is not a connected stream (a datagram, listening or "
-            "unconnected socket), through which the sandbox could reach addresses of its own "
-            "choosing; give the command a connected stream socket or a pipe";
-      return false;
-    }
-    if (S_ISCHR(st.st_mode) && isatty(fd)) {
-      why = std::string(kNames[fd]) +
-            " is the master side of a pseudo-terminal: what the sandbox wrote to it would be "
-            "typed into the programs on its other side; give the command the terminal's own "
-            "side (the slave) or a pipe";
-      return false;
-    }
-    why = std::string(kNames[fd]) + " is " +
-          (S_ISDIR(st.st_mode)    ? "a directory"
-           : S_ISBLK(st.st_mode)  ? "a block device"
-           : S_ISCHR(st.st_mode)  ? "a character device that is not a terminal"
-           : S_ISFIFO(st.st_mode) ? "a named FIFO"
-                                  : "a file of another type") +
-          ", which the sandbox could open again on the host through /proc/self/fd/" +
-          std::to_string(fd) + "; redirect it through a pipe (cat FILE | zpolicy run ...)";
-    return false;
+    const bool prepared = passes_as_is(fd, st) ? prepare_passed(fd, st, may_connect, why)
+                          : S_ISREG(st.st_mode) && fd == 0 ? prepare_file_stdin(fd, why)
+                          : S_ISREG(st.st_mode)            ? prepare_file_output(fd, st, why)
+                                                           : refuse(fd, st, why);
+    if (!prepared) return false;
   }
   return true;
+}
+
+// A stream that may pass as it is (passes_as_is): a terminal is judged, and what the
+// sandbox must not read or reach gets a pipe, /dev/null or a read-only copy.
+bool StandardStreams::prepare_passed(int fd, const struct stat& st, bool may_connect,
+                                     std::string& why) {
+  if (S_ISSOCK(st.st_mode) && may_connect && reaimable(fd)) {
+    why = std::string(kNames[fd]) +
+          " is a network (not a unix) socket, which the sandbox could disconnect (a "
+          "connect() to AF_UNSPEC) and connect again to any address of the host's "
+          "network, which this policy's network closes; give the command a pipe or a "
+          "unix socket (socat ... EXEC: makes one), or run it with network: none";
+    return false;
+  }
+  if (S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && foreign_terminal(fd)) {
+    why = std::string(kNames[fd]) +
+          " is a terminal that is neither a pseudo-terminal nor your controlling terminal "
+          "(a virtual console, a serial line): the sandbox could take it for its own, "
+          "switch, blank or rekey a console with it, and hang up every open file of it, "
+          "yours too, when it ends; give the command a pipe, or run zpolicy with that "
+          "terminal as its controlling terminal";
+    return false;
+  }
+  if (fd != 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && tcgetpgrp(fd) < 0) {
+    // A terminal that is not the caller's controlling terminal (another window's,
+    // `> /dev/pts/N`; any terminal under `setsid`) given for output: no job control
+    // keeps the sandbox from reading it, and opened again through /proc/self/fd/N it
+    // read what was typed there (red team A19-6). It gets what is written through a
+    // pipe this process copies into it.
+    return relay_to_terminal(fd, st.st_rdev, why);
+  }
+  unsigned int tty = 0;
+  if (fd == 0 && S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && tcgetpgrp(fd) < 0 &&
+      ioctl(fd, TIOCGDEV, &tty) == 0 && read_by_another_session(tty)) {
+    read_only_.push_back(null_stdin());
+    return true;
+  }
+  if (S_ISCHR(st.st_mode) && tcgetpgrp(fd) >= 0) {
+    // The caller's controlling terminal. Outside its session (bwrap's --new-session)
+    // the sandbox gets no SIGTTIN for reading it in the background, and read what the
+    // user typed to the foreground shell (red team R18-4), through any of 0-2: a
+    // terminal is one file whichever descriptor holds it, read through stdout as well
+    // (`exec 0<&1`), and a write-only one opened again for reading through
+    // /proc/self/fd/1 (red team A19-1). A run started in the background reads
+    // /dev/null instead, as a shell without job control gives `&`, and writes to the
+    // terminal through a pipe this process copies into it; one that goes to the
+    // background later is held stopped (supervise.cpp).
+    if (tcgetpgrp(fd) != getpgrp()) {
+      if (fd == 0) {
+        read_only_.push_back(null_stdin());
+        return true;
+      }
+      if (!relay_to_terminal(fd, st.st_rdev, why)) return false;
+      may_hold_output_ = true;
+      return true;
+    }
+    controlling_terminal_ = true;
+  }
+  if (S_ISCHR(st.st_mode)) read_only_.push_back(read_only_stream(fd, st));
+  return true;
+}
+
+// A regular file on stdin: a sealed copy of it, or, where the copy is not complete, a pipe
+// fed from it.
+bool StandardStreams::prepare_file_stdin(int fd, std::string& why) {
+  bool complete = false;
+  const int copy = sealed_copy(fd, complete);
+  if (copy < 0) {
+    why = std::string("cannot copy the file on stdin: ") + std::strerror(errno);
+    return false;
+  }
+  if (complete) {
+    fds_.push_back({copy, fd});
+    return true;
+  }
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) {
+    why = std::string("cannot make a pipe for stdin: ") + std::strerror(errno);
+    close(copy);
+    return false;
+  }
+  fds_.push_back({p[0], fd});
+  copies_.emplace_back(feed, copy, fd, p[1]);
+  return true;
+}
+
+// A regular file on stdout or stderr: a pipe this process copies into it.
+bool StandardStreams::prepare_file_output(int fd, const struct stat& st, std::string& why) {
+  // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
+  // does: two copies wrote them in whichever order their threads ran, all of stderr
+  // before stdout's first line in a log (red team C20-3). Opened alike too: a pipe
+  // copied through stdout's open file must not write what stderr's would not have.
+  const int flags = fcntl(fd, F_GETFL) & (O_ACCMODE | O_APPEND);
+  for (const auto& f : file_copies_)
+    if (f.dev == st.st_dev && f.ino == st.st_ino && f.flags == flags) {
+      if (shares_pipe(f.write_end, fd)) return true;
+      break;
+    }
+  const auto write_end = copied_pipe(fd, why);
+  if (!write_end) return false;
+  file_copies_.push_back({st.st_dev, st.st_ino, flags, *write_end});
+  return true;
+}
+
+// Any other stream is refused: `why` says what it is and what to give instead.
+bool StandardStreams::refuse(int fd, const struct stat& st, std::string& why) {
+  if (S_ISSOCK(st.st_mode)) {
+    why = std::string(kNames[fd]) +
+          " is a socket that is not a connected stream (a datagram, listening or "
+          "unconnected socket), through which the sandbox could reach addresses of its own "
+          "choosing; give the command a connected stream socket or a pipe";
+    return false;
+  }
+  if (S_ISCHR(st.st_mode) && isatty(fd)) {
+    why = std::string(kNames[fd]) +
+          " is the master side of a pseudo-terminal: what the sandbox wrote to it would be "
+          "typed into the programs on its other side; give the command the terminal's own "
+          "side (the slave) or a pipe";
+    return false;
+  }
+  why = std::string(kNames[fd]) + " is " +
+        (S_ISDIR(st.st_mode)    ? "a directory"
+         : S_ISBLK(st.st_mode)  ? "a block device"
+         : S_ISCHR(st.st_mode)  ? "a character device that is not a terminal"
+         : S_ISFIFO(st.st_mode) ? "a named FIFO"
+                                : "a file of another type") +
+        ", which the sandbox could open again on the host through /proc/self/fd/" +
+        std::to_string(fd) + "; redirect it through a pipe (cat FILE | zpolicy run ...)";
+  return false;
 }
 
 bool StandardStreams::relay_to_terminal(int fd, dev_t terminal, std::string& why) {
   // stderr on the terminal stdout is on shares stdout's pipe: one copy keeps their order.
   for (const auto& r : relays_)
     if (r.terminal == terminal) {
-      const int shared = fcntl(r.write_end, F_DUPFD_CLOEXEC, 3);
-      if (shared < 0) break;
-      fds_.push_back({shared, fd});
-      return true;
+      if (shares_pipe(r.write_end, fd)) return true;
+      break;
     }
+  const auto write_end = copied_pipe(fd, why);
+  if (!write_end) return false;
+  relays_.push_back({terminal, *write_end});
+  return true;
+}
+
+bool StandardStreams::shares_pipe(int write_end, int fd) {
+  const int again = fcntl(write_end, F_DUPFD_CLOEXEC, 3);
+  if (again < 0) return false;
+  fds_.push_back({again, fd});
+  return true;
+}
+
+std::optional<int> StandardStreams::copied_pipe(int fd, std::string& why) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);
-    return false;
+    return std::nullopt;
   }
   fds_.push_back({p[1], fd});
-  relays_.push_back({terminal, p[1]});
   ++copying_;
   copies_.emplace_back(&StandardStreams::copy, this, p[0], fd);
-  return true;
+  return p[1];
 }
 
 // No write of this thread raises SIGTTOU. For a background job's write under `stty tostop`

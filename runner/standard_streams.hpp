@@ -1,9 +1,11 @@
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -66,6 +68,12 @@ class StandardStreams {
   void finish();
 
  private:
+  // prepare() of one of 0-2, by what it is; false, with `why`, when it refuses.
+  bool prepare_passed(int fd, const struct stat& st, bool may_connect, std::string& why);
+  bool prepare_file_stdin(int fd, std::string& why);
+  bool prepare_file_output(int fd, const struct stat& st, std::string& why);
+  bool refuse(int fd, const struct stat& st, std::string& why);
+
   std::vector<std::pair<int, int>> fds_;
   std::vector<ReadOnlyStream> read_only_;
   std::vector<std::thread> copies_;
@@ -89,6 +97,12 @@ class StandardStreams {
   bool controlling_terminal_ = false;
   bool may_hold_output_ = false;
 
+  // `fd` gets another descriptor of the pipe `write_end` (one copied into the same file or
+  // terminal already); false when it cannot be duplicated, and `fd` needs a pipe of its own.
+  bool shares_pipe(int write_end, int fd);
+  // A pipe the sandbox writes to as `fd`, which a thread of this process copies into `fd`:
+  // its write end, or none with `why` when no pipe can be made.
+  std::optional<int> copied_pipe(int fd, std::string& why);
   // Copies everything from `from` into `to` until end of file.
   void copy(int from, int to);
   // Waits until a write to `to` would not stop the job; false if it never will, in an

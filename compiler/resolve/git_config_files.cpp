@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 namespace zpolicy::compiler {
@@ -28,10 +29,10 @@ std::string system_config_of(const std::string& bin) {
 // The system files of every `git` on `path`: a PATH entry that is not absolute names a
 // directory relative to where the caller's shell runs, which zpolicy cannot know (the
 // limit docs/protected-paths.md states).
-std::vector<std::string> system_configs_on(const char* path) {
+std::vector<std::string> system_configs_on(const std::optional<std::string>& path) {
   std::vector<std::string> out;
   if (!path) return out;
-  const std::string_view all(path);
+  const std::string_view all(*path);
   for (size_t at = 0; at <= all.size();) {
     const size_t end = std::min(all.find(':', at), all.size());
     std::string dir(all.substr(at, end - at));
@@ -54,7 +55,8 @@ std::vector<std::string> system_configs_on(const char* path) {
 
 }  // namespace
 
-GitConfigFilesOutside git_config_files_outside(const std::string& home, const char* path) {
+GitConfigFilesOutside git_config_files_outside(const std::string& home,
+                                               const CallerEnvironment& environment) {
   GitConfigFilesOutside out;
   // A relative value is opened by git from its working directory, wherever the host runs
   // it (config.c git_system_config, git_global_config, path.c xdg_config_home and
@@ -63,22 +65,21 @@ GitConfigFilesOutside git_config_files_outside(const std::string& home, const ch
   // zpolicy can answer. An empty value is none to git (XDG_CONFIG_HOME, HOME) or a file it
   // cannot open (GIT_CONFIG_*).
   for (const char* name : {"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME"}) {
-    const char* v = std::getenv(name);
-    if (v && v[0] && v[0] != '/') {
-      out.refusal = std::string("$") + name + " is the relative path '" + v +
+    const auto v = environment.get(name);
+    if (v && !v->empty() && !v->starts_with("/")) {
+      out.refusal = std::string("$") + name + " is the relative path '" + *v +
                     "', which git opens from the directory it runs in, perhaps a writable "
                     "root: make it absolute";
       return out;
     }
   }
   std::vector<std::string> files{"/etc/gitconfig"};
-  for (auto& f : system_configs_on(path)) files.push_back(std::move(f));
+  for (auto& f : system_configs_on(environment.get("PATH"))) files.push_back(std::move(f));
   // `/dev/null` is git's documented way to read no such file (GIT_CONFIG_GLOBAL=/dev/null
   // in test harnesses and CI): empty to git, and no regular file the reader would take.
-  auto absolute_env = [](const char* name) -> std::optional<std::string> {
-    const char* v = std::getenv(name);
-    return v && v[0] == '/' && std::string_view(v) != "/dev/null" ? std::optional<std::string>(v)
-                                                                  : std::nullopt;
+  auto absolute_env = [&environment](const char* name) -> std::optional<std::string> {
+    auto v = environment.get(name);
+    return v && v->starts_with("/") && *v != "/dev/null" ? v : std::nullopt;
   };
   if (auto system = absolute_env("GIT_CONFIG_SYSTEM")) files.push_back(*system);
   if (auto xdg = absolute_env("XDG_CONFIG_HOME")) files.push_back(*xdg + "/git/config");

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/caller_environment.hpp"
+
 namespace zpolicy::compiler {
 
 // The configuration files git reads for every repository of this user, before the
@@ -16,9 +18,11 @@ namespace zpolicy::compiler {
 // for a git built with the prefix /usr, `<prefix>/etc/gitconfig` for any other prefix
 // (/usr/local, Linuxbrew's, conda's RUNTIME_PREFIX build, relative to the executable). git
 // is not run to ask (a process start on every run): /etc/gitconfig is read, and for every
-// `git` on the caller's PATH (`PATH`, as given) whose directory `<d>` is not /usr/bin, the
+// `git` on the caller's $PATH whose directory `<d>` is not /usr/bin, the
 // `<d>/../etc/gitconfig` of its name there and of its canonical path (review R25-4), and
 // the file GIT_CONFIG_SYSTEM names.
+//
+// The variables are those of `environment`, the caller's.
 //
 // `refusal`: one of GIT_CONFIG_SYSTEM, GIT_CONFIG_GLOBAL, XDG_CONFIG_HOME and HOME is
 // relative, which git opens from the directory it runs in, perhaps in a writable root
@@ -27,6 +31,7 @@ struct GitConfigFilesOutside {
   std::vector<std::string> files;
   std::optional<std::string> refusal;
 };
-GitConfigFilesOutside git_config_files_outside(const std::string& home, const char* path);
+GitConfigFilesOutside git_config_files_outside(const std::string& home,
+                                               const CallerEnvironment& environment);
 
 }  // namespace zpolicy::compiler

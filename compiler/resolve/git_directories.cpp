@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string_view>
@@ -56,6 +55,15 @@ struct GitDirectories {
   void protect_git_target(const std::string& path, const ir::SourceLoc& loc);
   bool writable(const std::string& path) const;
   void protect_repository(const GitConfigTarget& t);
+  // What one name enter_repo tries for a URL is: refused (nothing is protected), not the
+  // repository (the next is tried), or the last one tried (the repository, where one is).
+  enum class RepositoryName { Refused, Next, Last };
+  RepositoryName try_repository_name(const std::string& name, const GitConfigTarget& t,
+                                     std::vector<std::string>& names,
+                                     std::optional<std::string>& gitdir);
+  RepositoryName repository_of_pointer(const std::string& name, const std::string& file,
+                                       const GitConfigTarget& t,
+                                       std::optional<std::string>& gitdir);
   void protect_discovered_repository(const GitConfigTarget& t);
   std::optional<std::string> discovered_at(const std::string& d, const GitConfigTarget& t,
                                            bool& stop);
@@ -108,7 +116,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   for (const auto& p : protected_paths)
     if (p.kind == HostKind::Directory && has_git_head(p.path)) gitdirs.push_back(p.path);
   gitdirs.insert(gitdirs.end(), walk.enclosing_gitdirs.begin(), walk.enclosing_gitdirs.end());
-  GitConfigFilesOutside outside = git_config_files_outside(walk.home, std::getenv("PATH"));
+  GitConfigFilesOutside outside = git_config_files_outside(walk.home, walk.environment);
   if (outside.refusal) {
     diags.error({"<host>", 0, 0}, *outside.refusal + "; refusing to run");
     return;
@@ -154,20 +162,22 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 // which git does not leave: `$GIT_WORK_TREE` and the caller's working directory are tops.
 void GitDirectories::read_environment_git_directories() {
   std::vector<std::string> started_in{walk.cwd};
-  if (const char* work_tree = std::getenv("GIT_WORK_TREE"); work_tree && work_tree[0]) {
-    const std::string lexical = work_tree[0] == '/' ? work_tree : walk.cwd + "/" + work_tree;
+  if (const auto work_tree = walk.environment.get("GIT_WORK_TREE");
+      work_tree && !work_tree->empty()) {
+    const std::string lexical =
+        work_tree->starts_with("/") ? *work_tree : walk.cwd + "/" + *work_tree;
     const auto c = h.canonical_or_refuse(lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
     if (!c) return;
     started_in.push_back(*c);
   }
   for (const std::string name : {"GIT_DIR", "GIT_COMMON_DIR"}) {
-    const char* value = std::getenv(name.c_str());
-    if (!value || !value[0]) continue;
-    const std::string lexical = value[0] == '/' ? value : walk.cwd + "/" + value;
+    const auto value = walk.environment.get(name);
+    if (!value || value->empty()) continue;
+    const std::string lexical = value->starts_with("/") ? *value : walk.cwd + "/" + *value;
     const std::string what = "$" + name;
     const ir::SourceLoc at{what, 0, 0};
     const auto c = git_target(lexical, at, what);
-    if (!c || refused_where_made(*c, at, what, what + " '" + value + "'",
+    if (!c || refused_where_made(*c, at, what, what + " '" + *value + "'",
                                  "the host's git in the caller's shell would enter it and run "
                                  "its hooks and the commands its config names"))
       continue;
@@ -199,12 +209,12 @@ void GitDirectories::read_environment_git_directories() {
   // status` runs `git status` there). Protected wherever it lies, as `$GIT_DIR`: with
   // `GIT_INDEX_FILE=WS/idx`, the command recorded `lib` there, a repository it made with
   // `core.fsmonitor`, and the host's `git status` in the workspace ran it (red team A26-5).
-  if (const char* index = std::getenv("GIT_INDEX_FILE"); index && index[0]) {
-    const std::string lexical = index[0] == '/' ? index : walk.cwd + "/" + index;
+  if (const auto index = walk.environment.get("GIT_INDEX_FILE"); index && !index->empty()) {
+    const std::string lexical = index->starts_with("/") ? *index : walk.cwd + "/" + *index;
     const std::string what = "$GIT_INDEX_FILE";
     const ir::SourceLoc at{what, 0, 0};
     const auto c = git_target(lexical, at, what);
-    if (c && !refused_where_made(*c, at, what, what + " '" + index + "'",
+    if (c && !refused_where_made(*c, at, what, what + " '" + *index + "'",
                                  "the host's git in the caller's shell would read its entries"))
       protect_git_target(*c, at);
   }
@@ -620,52 +630,9 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   // attack 24d); a `.git` file found as `/srv/r` itself names its git directory relative to
   // `/srv`.
   for (const auto& name : enter_repo_candidates(t.spelled.empty() ? t.path : t.spelled)) {
-    const auto walked = h.walked_or_refuse(name, t.loc, t.named_by + " names the repository");
-    if (!walked) return;
-    const std::string* c = &walked->path;
-    names.push_back(*c);
-    // What the walk found, links followed: a name spelled from a dangling link is none,
-    // but the sandbox may make where it leads: `remote.origin.url = /srv/h/repo.git`
-    // with the host's dangling `/srv/h -> WS/l` protected nothing, the command made
-    // `l/repo.git` with a post-receive hook, and the host's `git push origin` ran it
-    // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22-5
-    // refuses such a rewrite base: a remote that does not exist yet, named through the
-    // host's link into a writable root, is the sandbox's to make.
-    if (!walked->complete) {
-      if (refused_where_made(*c, t.loc, t.named_by + " names the repository",
-                             t.named_by + " names the repository '" + name + "', which",
-                             "git would run its upload-pack, receive-pack and hooks; name a "
-                             "repository outside every writable root"))
-        return;
-      continue;
-    }
-    if (S_ISDIR(walked->mode) && is_git_directory(*c)) {
-      gitdir = *c;
-      break;
-    }
-    if (S_ISREG(walked->mode)) {
-      // Relative to the directory git looked `name` up in (path.c enter_repo), which is not
-      // that of `*c` where `name` is a symlink to the file: with the host's
-      // `/srv/repo/.git -> ../../gf/repo` saying `gitdir: ../../mods/repo.git`, the name was
-      // taken against `gf`, and the git directory git pushes into went unread (red team
-      // A24D-1).
-      const std::string spelled_in = name.substr(0, std::max<size_t>(name.rfind('/'), 1));
-      const auto in =
-          h.canonical_or_refuse(spelled_in, t.loc, t.named_by + " names the repository");
-      if (!in) return;
-      // One spelled from a dangling link into a writable root refuses (follow_git_pointer,
-      // red team A22E-2); one missing, or not yet a git directory, is protected.
-      const FollowedGitPointer followed =
-          follow_git_pointer(*c, *in, t.named_by, pointer_walk(t.loc), refusal(t.loc));
-      if (!followed.named) break;
-      gitdir = followed.gitdir;
-      if (!gitdir) return;
-      // Outside every writable root too, as the git directory it names: hard-linked at
-      // `WS/gitfile`, the command wrote `gitdir:` naming a repository of its own, and the
-      // host's `git push` ran its post-receive hook (red team A24B-1).
-      protect_git_target(*c, t.loc);
-      break;
-    }
+    const RepositoryName found = try_repository_name(name, t, names, gitdir);
+    if (found == RepositoryName::Refused) return;
+    if (found == RepositoryName::Last) break;
   }
   // Wherever it lies, as the `.git` file naming it above (review R24-1): outside every
   // writable root, so that another name of a hook or config file of it (a hard link, a host
@@ -682,6 +649,64 @@ void GitDirectories::protect_repository(const GitConfigTarget& t) {
   // search it whole.
   for (auto it = names.rbegin(); it != names.rend(); ++it)
     if (writable(*it)) protect_git_target(*it, t.loc);
+}
+
+// One name enter_repo tries for the URL `t` names: walked and added to `names`. It is the
+// repository (`gitdir` set) when it is a git directory or a `.git` pointer; a walk that
+// refused, or a pointer naming none, protects nothing.
+GitDirectories::RepositoryName GitDirectories::try_repository_name(
+    const std::string& name, const GitConfigTarget& t, std::vector<std::string>& names,
+    std::optional<std::string>& gitdir) {
+  const auto walked = h.walked_or_refuse(name, t.loc, t.named_by + " names the repository");
+  if (!walked) return RepositoryName::Refused;
+  const std::string& c = walked->path;
+  names.push_back(c);
+  // What the walk found, links followed: a name spelled from a dangling link is none,
+  // but the sandbox may make where it leads: `remote.origin.url = /srv/h/repo.git`
+  // with the host's dangling `/srv/h -> WS/l` protected nothing, the command made
+  // `l/repo.git` with a post-receive hook, and the host's `git push origin` ran it
+  // (red team A22D-1; A22-5 for a URL that is no rewrite's base). Refused, as A22-5
+  // refuses such a rewrite base: a remote that does not exist yet, named through the
+  // host's link into a writable root, is the sandbox's to make.
+  if (!walked->complete)
+    return refused_where_made(c, t.loc, t.named_by + " names the repository",
+                              t.named_by + " names the repository '" + name + "', which",
+                              "git would run its upload-pack, receive-pack and hooks; name a "
+                              "repository outside every writable root")
+               ? RepositoryName::Refused
+               : RepositoryName::Next;
+  if (S_ISDIR(walked->mode) && is_git_directory(c)) {
+    gitdir = c;
+    return RepositoryName::Last;
+  }
+  if (S_ISREG(walked->mode)) return repository_of_pointer(name, c, t, gitdir);
+  return RepositoryName::Next;
+}
+
+// The repository the `.git` pointer `file` (found as `name`) names, for a URL `t` names.
+GitDirectories::RepositoryName GitDirectories::repository_of_pointer(
+    const std::string& name, const std::string& file, const GitConfigTarget& t,
+    std::optional<std::string>& gitdir) {
+  // Relative to the directory git looked `name` up in (path.c enter_repo), which is not
+  // that of `file` where `name` is a symlink to the file: with the host's
+  // `/srv/repo/.git -> ../../gf/repo` saying `gitdir: ../../mods/repo.git`, the name was
+  // taken against `gf`, and the git directory git pushes into went unread (red team
+  // A24D-1).
+  const std::string spelled_in = name.substr(0, std::max<size_t>(name.rfind('/'), 1));
+  const auto in = h.canonical_or_refuse(spelled_in, t.loc, t.named_by + " names the repository");
+  if (!in) return RepositoryName::Refused;
+  // One spelled from a dangling link into a writable root refuses (follow_git_pointer,
+  // red team A22E-2); one missing, or not yet a git directory, is protected.
+  const FollowedGitPointer followed =
+      follow_git_pointer(file, *in, t.named_by, pointer_walk(t.loc), refusal(t.loc));
+  if (!followed.named) return RepositoryName::Last;
+  gitdir = followed.gitdir;
+  if (!gitdir) return RepositoryName::Refused;
+  // Outside every writable root too, as the git directory it names: hard-linked at
+  // `WS/gitfile`, the command wrote `gitdir:` naming a repository of its own, and the
+  // host's `git push` ran its post-receive hook (red team A24B-1).
+  protect_git_target(file, t.loc);
+  return RepositoryName::Last;
 }
 
 // The repository git's discovery finds from the directory `t.path` (a scheduled

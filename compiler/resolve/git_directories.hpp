@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/caller_environment.hpp"
 #include "compiler/resolve/canonical.hpp"
 #include "compiler/resolve/protected_index.hpp"
 #include "ir/diagnostic.hpp"
@@ -61,6 +62,9 @@ struct GitDirectoryWalk {
   // The caller's working directory, against which the host's git in the caller's shell takes
   // a relative $GIT_DIR.
   const std::string& cwd;
+  // The caller's environment: its $GIT_DIR and $GIT_COMMON_DIR, and what names git's
+  // system and global configuration files.
+  const CallerEnvironment& environment;
   ir::Diagnostics& diags;
   // The git directories of the repositories above a writable root (red team A23-4), read
   // after those among the protected paths, and the tops each was found at, against which

@@ -426,6 +426,11 @@ std::optional<std::string> host_link_on_the_way(const std::string& path) {
 
 std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
                                     ir::Diagnostics& diags) {
+  return host_facts(workspace, CallerEnvironment::of_this_process(), diags);
+}
+
+std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
+                                    CallerEnvironment environment, ir::Diagnostics& diags) {
   HostFacts h;
   char buf[PATH_MAX];
   if (!getcwd(buf, sizeof buf)) {
@@ -457,15 +462,17 @@ std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
   }
   h.workspace = *ws;
   h.workspace_identity = identity_of(*ws);
-  h.workspace_spelled = caller_workspace_spelling(workspace, *ws);
-  const char* home = std::getenv("HOME");
-  if (!home || home[0] != '/') {
+  h.workspace_spelled = caller_workspace_spelling(workspace, *ws, environment.get("PWD"));
+  const auto home = environment.get("HOME");
+  if (home && home->starts_with("/")) {
+    h.home = *home;
+  } else {
     const passwd* pw = getpwuid(getuid());
-    home = pw ? pw->pw_dir : "/";
+    h.home = pw ? pw->pw_dir : "/";
   }
-  h.home = home;
-  const char* tmp = std::getenv("TMPDIR");
-  h.tmpdir = tmp && tmp[0] == '/' ? tmp : "/tmp";
+  const auto tmp = environment.get("TMPDIR");
+  h.tmpdir = tmp && tmp->starts_with("/") ? *tmp : "/tmp";
+  h.environment = std::move(environment);
 #if defined(__linux__)
   h.os = HostOs::Linux;
   h.state_dir = zpolicy_state_dir();
@@ -549,17 +556,8 @@ class HostResolver {
                                 std::vector<std::string>* links, int& followed,
                                 std::set<std::string>* looked_in = nullptr) {
     const std::vector<std::string> comps = components_below("/", lexical);
-    // Most paths hold no link, '.' or '..': then the walk below ends with the path as
-    // spelled, whether it stops at a missing component or not, and one lookup says so.
-    const std::string spelled = join("/", comps);
-    if (!looked_in && spelled.size() < PATH_MAX &&
-        std::none_of(comps.begin(), comps.end(),
-                     [](const std::string& c) { return c == "." || c == ".."; })) {
-      mode_t mode = 0;
-      const LinkFreeLookup l = lookup_without_links(spelled, &mode);
-      if (l != LinkFreeLookup::MetLink)
-        return {spelled, Canonical::Stop::None, {}, l == LinkFreeLookup::Found, mode};
-    }
+    if (!looked_in)
+      if (auto c = without_links(comps)) return std::move(*c);
     std::string cur = "/";
     // `cur`, or none when it is no directory the walk can open. `cur` holds no link, and is
     // opened again only by a lookup that follows none.
@@ -589,40 +587,21 @@ class HostResolver {
                     fstatat(dir.get(), comps[i].c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
       const bool link = exists && S_ISLNK(st.st_mode);
       if (link) {
-        for (const auto& g : guarded)
-          if (ir::path_within(g.path, cur))
-            return {lexical, Canonical::Stop::SymlinkInWritableRoot, next};
-        if (links) links->push_back(next);
-        // Past the kernel's count the lookup fails (ELOOP): the rest is not judged, so
-        // nothing is named (a loop ends here too).
-        if (++followed > kMaxLinksFollowed) return {lexical, Canonical::Stop::TooManyLinks, next};
-        // A dangling symlink names nothing yet: the rest is spelled from the link. So is
-        // one whose target cannot be read.
-        const std::optional<std::string> target = link_target(dir.get(), comps[i]);
-        if (!target) {
-          exists = false;
-        } else {
-          Canonical t = canonicalize(target->front() == '/' ? *target : cur + "/" + *target,
-                                     guarded, links, followed, looked_in);
-          if (t.stop == Canonical::Stop::SymlinkInWritableRoot ||
-              t.stop == Canonical::Stop::TooManyLinks)
-            return {lexical, t.stop, t.at};
-          left.insert(left.end(), t.left_by_dot_dot.begin(), t.left_by_dot_dot.end());
-          if (t.stop == Canonical::Stop::None && t.complete) {
-            next = std::move(t.path);
-            st.st_mode = t.mode;
-          } else {
-            exists = false;
-          }
+        Canonical t = follow_link(cur, dir.get(), comps[i], guarded, links, followed, looked_in);
+        if (t.stop == Canonical::Stop::SymlinkInWritableRoot ||
+            t.stop == Canonical::Stop::TooManyLinks)
+          return {lexical, t.stop, t.at};
+        left.insert(left.end(), t.left_by_dot_dot.begin(), t.left_by_dot_dot.end());
+        exists = t.stop == Canonical::Stop::None && t.complete;
+        if (exists) {
+          next = std::move(t.path);
+          st.st_mode = t.mode;
         }
       }
       if (!exists) {
-        std::vector<std::string> rest;
-        for (size_t j = i + 1; j < comps.size(); ++j) {
-          if (comps[j] == "..") return {lexical, Canonical::Stop::DotDotBelowMissing, next};
-          if (comps[j] != ".") rest.push_back(comps[j]);
-        }
-        return {join(next, rest), Canonical::Stop::None, {}, false, 0, std::move(left)};
+        Canonical c = spelled_below_missing(lexical, next, comps, i + 1);
+        c.left_by_dot_dot = std::move(left);
+        return c;
       }
       // After a link, `next` is its target's canonical path, link-free as the walk found it.
       dir = link ? DirFd(next, DirFd::Link::NoneOnTheWay) : DirFd(dir, comps[i]);
@@ -630,6 +609,54 @@ class HostResolver {
       cur = std::move(next);
     }
     return {cur, Canonical::Stop::None, {}, true, mode, std::move(left)};
+  }
+
+  // Most paths hold no link, '.' or '..': then the walk ends with the path as spelled,
+  // whether it stops at a missing component or not, and one lookup says so. None where the
+  // walk is needed.
+  static std::optional<Canonical> without_links(const std::vector<std::string>& comps) {
+    const std::string spelled = join("/", comps);
+    if (spelled.size() >= PATH_MAX ||
+        std::any_of(comps.begin(), comps.end(),
+                    [](const std::string& c) { return c == "." || c == ".."; }))
+      return std::nullopt;
+    mode_t mode = 0;
+    const LinkFreeLookup l = lookup_without_links(spelled, &mode);
+    if (l == LinkFreeLookup::MetLink) return std::nullopt;
+    return Canonical{spelled, Canonical::Stop::None, {}, l == LinkFreeLookup::Found, mode};
+  }
+
+  // What the symlink `name` in the directory `dir_fd` (open at the canonical `cur`) leads to:
+  // its target walked as canonicalize() walks any path. The walk stops at the link itself
+  // when it lies inside a root in `guarded`, or when it is one more than the kernel follows
+  // (ELOOP): the rest is not judged, so nothing is named (a loop ends here too). A dangling
+  // link names nothing yet, and neither does one whose target cannot be read: incomplete.
+  static Canonical follow_link(const std::string& cur, int dir_fd, const std::string& name,
+                               const std::vector<ResolvedPath>& guarded,
+                               std::vector<std::string>* links, int& followed,
+                               std::set<std::string>* looked_in) {
+    const std::string link = join(cur, {name});
+    for (const auto& g : guarded)
+      if (ir::path_within(g.path, cur)) return {link, Canonical::Stop::SymlinkInWritableRoot, link};
+    if (links) links->push_back(link);
+    if (++followed > kMaxLinksFollowed) return {link, Canonical::Stop::TooManyLinks, link};
+    const std::optional<std::string> target = link_target(dir_fd, name);
+    if (!target) return {link, Canonical::Stop::None, {}, false};
+    return canonicalize(target->front() == '/' ? *target : cur + "/" + *target, guarded, links,
+                        followed, looked_in);
+  }
+
+  // The walk's end at `missing`, a component that does not exist (or a link that names
+  // nothing): the components from `comps[from]` on follow as spelled, and a '..' among them
+  // is refused (nothing on disk says what it would mean).
+  static Canonical spelled_below_missing(const std::string& lexical, const std::string& missing,
+                                         const std::vector<std::string>& comps, size_t from) {
+    std::vector<std::string> rest;
+    for (size_t j = from; j < comps.size(); ++j) {
+      if (comps[j] == "..") return {lexical, Canonical::Stop::DotDotBelowMissing, missing};
+      if (comps[j] != ".") rest.push_back(comps[j]);
+    }
+    return {join(missing, rest), Canonical::Stop::None, {}, false};
   }
 
   // Whether the lookup of `lexical` fails for its count of links (ELOOP: a loop, or a chain
@@ -1054,6 +1081,7 @@ struct HostResolution {
   void protect_absolute(const std::string& lexical, const ir::SourceLoc& loc, bool canonical);
   void mask_other_names(const std::string& path, const ir::SourceLoc& loc);
   void deny(const std::string& lexical, const ir::SourceLoc& loc);
+  bool refused_deny_made_in_writable_root(const std::string& path, const ir::SourceLoc& loc);
 
   const ir::Policy& policy;
   const ir::Mode mode;
@@ -1380,30 +1408,7 @@ void HostResolution::deny(const std::string& lexical, const ir::SourceLoc& loc) 
   // A22C-3). Where the kernel would create it, the name itself or where a dangling link
   // leads, lies in a writable root or another name the host's mounts give one: refused.
   // Not one the caller cannot look at: its sandbox, the caller's uid, cannot make it.
-  if (!inside && !unseen) {
-    std::optional<std::string> at = *path;
-    for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
-      for (const auto& w : guards)
-        if (ir::path_within(w.path, *at)) {
-          const bool by_name =
-              std::any_of(r.write.begin(), r.write.end(),
-                          [&](const ResolvedPath& v) { return v.path == w.path; });
-          diags.error(loc, "deny root '" + *path + "' does not exist, and the kernel would " +
-                               "create it at '" + *at + "', in " +
-                               (by_name ? "the writable root '" + w.path + "'"
-                                        : "'" + w.path + "', which the host's mounts show " +
-                                              "in a writable root") +
-                               ": the sandbox could make it and write what the host then " +
-                               "reads as the deny root; create it outside every writable " +
-                               "root, or remove it from filesystem.deny; refusing to run");
-          return;
-        }
-      if (kind_of(*at) != HostKind::Missing &&
-          !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
-        break;
-      at = h.created_through_link(*at, guards, loc, "deny path");
-    }
-  }
+  if (!inside && !unseen && refused_deny_made_in_writable_root(*path, loc)) return;
   // A missing one in a writable root gets a placeholder at its name, which another name
   // of its directory there leaves writable: with the host's `mount --bind WS WS/up`, the
   // command wrote into `up/ddir`, the placeholder of `deny: [WS/ddir]`, and what it
@@ -1414,6 +1419,35 @@ void HostResolution::deny(const std::string& lexical, const ir::SourceLoc& loc) 
   if (!inside || host.os != HostOs::Linux) return;
   for (auto& name : missing_path_other_names(*path, host_mounts()))
     if (ir::within_any(r.write, name)) r.deny.push_back({std::move(name), HostKind::Missing, loc});
+}
+
+// Whether the missing deny root `path`, outside every writable root by name, is refused
+// because the kernel would create it in a writable root or another name the host's mounts
+// give one: the name itself, or where a dangling link leads, link after link (deny()).
+bool HostResolution::refused_deny_made_in_writable_root(const std::string& path,
+                                                        const ir::SourceLoc& loc) {
+  std::optional<std::string> at = path;
+  for (int followed = 0; at && followed <= kMaxLinksFollowed; ++followed) {
+    for (const auto& w : guards)
+      if (ir::path_within(w.path, *at)) {
+        const bool by_name = std::any_of(r.write.begin(), r.write.end(),
+                                         [&](const ResolvedPath& v) { return v.path == w.path; });
+        diags.error(loc, "deny root '" + path + "' does not exist, and the kernel would " +
+                             "create it at '" + *at + "', in " +
+                             (by_name ? "the writable root '" + w.path + "'"
+                                      : "'" + w.path + "', which the host's mounts show " +
+                                            "in a writable root") +
+                             ": the sandbox could make it and write what the host then " +
+                             "reads as the deny root; create it outside every writable " +
+                             "root, or remove it from filesystem.deny; refusing to run");
+        return true;
+      }
+    struct stat st;
+    if (kind_of(*at) != HostKind::Missing && !(stat_without_links(*at, st) && S_ISLNK(st.st_mode)))
+      break;
+    at = h.created_through_link(*at, guards, loc, "deny path");
+  }
+  return false;
 }
 
 // The policy's deny entries, walked with the guards.
@@ -1549,7 +1583,7 @@ void HostResolution::protect_git_directories() {
       h, diags, guards, protected_index, protect_path, spelled_writable_roots(), enclosing_gitdirs);
   compiler::protect_git_directories(
       r.protect, {walks, guards, protect_path, protected_index, commondir_judged, host.home,
-                  host.cwd, diags, enclosing_gitdirs, enclosing_tops});
+                  host.cwd, host.environment, diags, enclosing_gitdirs, enclosing_tops});
 }
 
 // The writable roots as the caller spelled them where that is another name of the same

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/resolve/caller_environment.hpp"
 #include "compiler/resolve/mount_names.hpp"
 #include "ir/diagnostic.hpp"
 #include "ir/policy.hpp"
@@ -35,6 +36,10 @@ struct HostFacts {
   // its lints and state directory check judge the same table. None: resolution reads
   // /proc/self/mountinfo itself when a path needs it.
   std::optional<std::vector<MountEntry>> mounts = {};
+  // The caller's environment, which names what the host's programs run after the sandbox
+  // is gone ($PATH, $GIT_DIR, the git configuration files) and the facts above ($HOME,
+  // $TMPDIR, $PWD). Resolution reads it from here only; empty in made-up facts.
+  CallerEnvironment environment = {};
   // The workspace as the caller spelled it, where that is another name of the same
   // directory through host links: $PWD when the workspace is the current directory (or
   // given relative to it), `cd mono/app` with the host's `mono/app -> /data/app`. Absolute,
@@ -50,9 +55,13 @@ struct HostFacts {
 // written.
 std::optional<std::string> host_link_on_the_way(const std::string& path);
 
-// Reads $HOME (or the password database), $TMPDIR (or /tmp), the current directory,
-// the operating system, where zpolicy's state lives, and canonicalizes the workspace (default: the current
-// directory).
+// Reads $HOME (or the password database), $TMPDIR (or /tmp) and $PWD of `environment`, the
+// current directory, the operating system, where zpolicy's state lives, and canonicalizes
+// the workspace (default: the current directory). `environment` is kept in the facts.
+std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
+                                    CallerEnvironment environment, ir::Diagnostics& diags);
+
+// The same with this process's environment, read once here.
 std::optional<HostFacts> host_facts(const std::optional<std::string>& workspace,
                                     ir::Diagnostics& diags);
 

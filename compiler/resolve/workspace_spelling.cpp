@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -74,14 +75,14 @@ std::string lexically_normal(const std::string& path) {
 }
 
 std::string caller_workspace_spelling(const std::optional<std::string>& workspace,
-                                      const std::string& canonical) {
+                                      const std::string& canonical,
+                                      const std::optional<std::string>& pwd) {
   std::string spelled;
   if (workspace && !workspace->empty() && (*workspace)[0] == '/') {
     spelled = *workspace;
   } else {
-    const char* pwd = std::getenv("PWD");
-    if (!pwd || pwd[0] != '/' || !same_directory(pwd, ".")) return {};
-    spelled = std::string(pwd) + (workspace ? "/" + *workspace : std::string());
+    if (!pwd || !pwd->starts_with("/") || !same_directory(*pwd, ".")) return {};
+    spelled = *pwd + (workspace ? "/" + *workspace : std::string());
   }
   spelled = lexically_normal(spelled);
   return spelled != canonical && same_directory(spelled, canonical) ? spelled : std::string();

@@ -30,12 +30,13 @@ WorkspaceSpelling walk_workspace_spelling(const std::string& spelled, const std:
 std::string lexically_normal(const std::string& path);
 
 // The workspace as the caller named it (HostFacts::workspace_spelled, red team A23C-4):
-// `workspace` as given (none: the current directory), a relative one taken against $PWD,
-// the shell's name for the current directory, which keeps the links `cd` went through
-// (`cd mono/app` with the host's `mono/app -> /data/app`), and used only where $PWD names
-// the current directory. Lexically normalized; empty unless it differs from `canonical`
-// and names the same directory (device and inode).
+// `workspace` as given (none: the current directory), a relative one taken against `pwd`
+// (the caller's $PWD), the shell's name for the current directory, which keeps the links
+// `cd` went through (`cd mono/app` with the host's `mono/app -> /data/app`), and used only
+// where it names the current directory. Lexically normalized; empty unless it differs from
+// `canonical` and names the same directory (device and inode).
 std::string caller_workspace_spelling(const std::optional<std::string>& workspace,
-                                      const std::string& canonical);
+                                      const std::string& canonical,
+                                      const std::optional<std::string>& pwd);
 
 }  // namespace zpolicy::compiler

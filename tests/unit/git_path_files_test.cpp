@@ -6,40 +6,22 @@
 
 #include <algorithm>
 #include <boost/test/unit_test.hpp>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "compiler/resolve/git_config_files.hpp"
 #include "compiler/resolve/gitdir.hpp"
+#include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace zpolicy::compiler;
+using zpolicy::test::ScopedEnv;
 
 namespace {
 
 bool has(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
-
-// An environment variable set for one scope, and put back as it was.
-struct ScopedEnv {
-  ScopedEnv(const char* name, const char* value) : name(name) {
-    if (const char* v = std::getenv(name)) old = v;
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old)
-      setenv(name, old->c_str(), 1);
-    else
-      unsetenv(name);
-  }
-  const char* name;
-  std::optional<std::string> old;
-};
 
 }  // namespace
 
@@ -109,7 +91,9 @@ BOOST_AUTO_TEST_CASE(the_system_config_of_each_git_on_path_is_listed) {
   t.write("plain/bin/git", "");
   const std::string path =
       t / "pfx/bin" + ":" + t / "brew/bin/" + ":" + t / "plain/bin" + ":relative/bin:/usr/bin";
-  const auto files = git_config_files_outside("/home/u", path.c_str()).files;
+  // The caller's $PATH, not this process's.
+  ScopedEnv process_path("PATH", "/usr/bin:/bin");
+  const auto files = git_config_files_outside("/home/u", CallerEnvironment({"PATH=" + path})).files;
   BOOST_TEST(files.front() == "/etc/gitconfig");
   BOOST_TEST(has(files, t / "pfx/etc/gitconfig"));
   BOOST_TEST(has(files, t / "brew/etc/gitconfig"));
@@ -121,19 +105,41 @@ BOOST_AUTO_TEST_CASE(the_system_config_of_each_git_on_path_is_listed) {
 
 // R25-5: a relative location git opens from the directory it runs in refuses; an empty
 // one is none to git, an absolute one is read.
+// The variables are the caller's (the CallerEnvironment given), whatever this process has.
 BOOST_AUTO_TEST_CASE(a_relative_config_location_is_refused) {
-  for (const char* name : {"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME"}) {
-    ScopedEnv rel(name, "cfg");
-    const auto out = git_config_files_outside("/home/u", nullptr);
-    BOOST_TEST(out.refusal.value_or("").find(std::string("$") + name) != std::string::npos, name);
-    ScopedEnv empty(name, "");
-    BOOST_TEST(!git_config_files_outside("/home/u", nullptr).refusal, name);
+  for (const std::string name :
+       {"GIT_CONFIG_SYSTEM", "GIT_CONFIG_GLOBAL", "XDG_CONFIG_HOME", "HOME"}) {
+    ScopedEnv absolute(name, "/abs");
+    const auto out = git_config_files_outside("/home/u", CallerEnvironment({name + "=cfg"}));
+    BOOST_TEST(out.refusal.value_or("").find("$" + name + " is the relative path 'cfg'") !=
+                   std::string::npos,
+               name);
+    ScopedEnv relative(name, "cfg");
+    BOOST_TEST(!git_config_files_outside("/home/u", CallerEnvironment({name + "="})).refusal, name);
+    BOOST_TEST(!git_config_files_outside("/home/u", CallerEnvironment()).refusal, name);
   }
-  ScopedEnv global("GIT_CONFIG_GLOBAL", "/srv/gc");
-  const auto out = git_config_files_outside("/home/u", nullptr);
+  ScopedEnv process_global("GIT_CONFIG_GLOBAL", "/srv/other");
+  const auto out =
+      git_config_files_outside("/home/u", CallerEnvironment({"GIT_CONFIG_GLOBAL=/srv/gc"}));
   BOOST_TEST(!out.refusal);
   BOOST_TEST(has(out.files, "/srv/gc"));
+  BOOST_TEST(!has(out.files, "/srv/other"));
   BOOST_TEST(has(out.files, "/home/u/.gitconfig"));
+}
+
+// XDG_CONFIG_HOME and GIT_CONFIG_SYSTEM name files git reads; `/dev/null` names none.
+BOOST_AUTO_TEST_CASE(the_callers_config_locations_are_listed) {
+  ScopedEnv process_xdg("XDG_CONFIG_HOME", "/srv/process-xdg");
+  ScopedEnv process_system("GIT_CONFIG_SYSTEM", "/srv/process-system");
+  const auto out = git_config_files_outside(
+      "/home/u", CallerEnvironment({"XDG_CONFIG_HOME=/srv/xdg", "GIT_CONFIG_SYSTEM=/srv/sys",
+                                    "GIT_CONFIG_GLOBAL=/dev/null"}));
+  BOOST_TEST(!out.refusal);
+  BOOST_TEST(has(out.files, "/srv/xdg/git/config"));
+  BOOST_TEST(has(out.files, "/srv/sys"));
+  BOOST_TEST(!has(out.files, "/dev/null"));
+  BOOST_TEST(!has(out.files, "/srv/process-xdg/git/config"));
+  BOOST_TEST(!has(out.files, "/srv/process-system"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -17,6 +17,7 @@
 #include "compiler/resolve/enclosing_repository.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/workspace_spelling.hpp"
+#include "support/scoped_env.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace zpolicy::compiler;
@@ -175,24 +176,22 @@ BOOST_AUTO_TEST_CASE(the_caller_spelling_of_the_workspace_names_the_same_directo
   t.mkdir("mono");
   t.symlink(t / "data/app", "mono/app");
   const std::string real = t / "data/app";
-  BOOST_TEST(caller_workspace_spelling(t / "mono/app", real) == t / "mono/app");
-  BOOST_TEST(caller_workspace_spelling(t / "mono/./app/", real) == t / "mono/app");
-  BOOST_TEST(caller_workspace_spelling(real, real) == "");
-  BOOST_TEST(caller_workspace_spelling(t / "mono", real) == "");
-  // The current directory as $PWD spells it, used only where it names the current one.
+  BOOST_TEST(caller_workspace_spelling(t / "mono/app", real, std::nullopt) == t / "mono/app");
+  BOOST_TEST(caller_workspace_spelling(t / "mono/./app/", real, std::nullopt) == t / "mono/app");
+  BOOST_TEST(caller_workspace_spelling(real, real, std::nullopt) == "");
+  BOOST_TEST(caller_workspace_spelling(t / "mono", real, std::nullopt) == "");
+  // The current directory as the caller's $PWD spells it, used only where it names the
+  // current one; this process's $PWD is not looked at.
   const std::string here = std::filesystem::current_path().string();
   t.symlink(here, "here");
-  const char* old = std::getenv("PWD");
-  const std::string saved = old ? old : "";
-  setenv("PWD", (t / "here").c_str(), 1);
-  BOOST_TEST(caller_workspace_spelling(std::nullopt, here) == t / "here");
-  BOOST_TEST(caller_workspace_spelling(std::string("."), here) == t / "here");
-  setenv("PWD", real.c_str(), 1);
-  BOOST_TEST(caller_workspace_spelling(std::nullopt, here) == "");
-  if (old)
-    setenv("PWD", saved.c_str(), 1);
-  else
-    unsetenv("PWD");
+  {
+    zpolicy::test::ScopedEnv process_pwd("PWD", real.c_str());
+    BOOST_TEST(caller_workspace_spelling(std::nullopt, here, t / "here") == t / "here");
+    BOOST_TEST(caller_workspace_spelling(std::string("."), here, t / "here") == t / "here");
+  }
+  zpolicy::test::ScopedEnv process_pwd("PWD", (t / "here").c_str());
+  BOOST_TEST(caller_workspace_spelling(std::nullopt, here, real) == "");
+  BOOST_TEST(caller_workspace_spelling(std::nullopt, here, std::nullopt) == "");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
