@@ -44,6 +44,7 @@ struct GitDirectories {
   void read_git_directory(const std::string& dir);
   void read_scheduled_repositories();
   void read_environment_git_directories();
+  void protect_environment_trace_files();
   void read_linked_worktrees(const std::string& common);
   std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
                                         const std::string& named_by);
@@ -216,6 +217,39 @@ void GitDirectories::read_environment_git_directories() {
     const auto c = git_target(lexical, at, what);
     if (c && !refused_where_made(*c, at, what, what + " '" + *index + "'",
                                  "the host's git in the caller's shell would read its entries"))
+      protect_git_target(*c, at);
+  }
+  protect_environment_trace_files();
+}
+
+// The files git writes its traces to by the caller's environment: every `$GIT_TRACE*` whose
+// value is an absolute path (trace.c, trace2/tr2_dst.c: a file or a directory of files,
+// opened with O_APPEND|O_CREAT through links), or `af_unix:[stream:|dgram:]PATH` (trace2's
+// socket); other values are a descriptor, a switch or a list. Protected wherever they lie,
+// as `$GIT_INDEX_FILE`: with GIT_TRACE=WS/trace.log the command made it a link to a file
+// outside every writable root, and the host's next git in that shell appended to that file
+// (red team A26C-1).
+void GitDirectories::protect_environment_trace_files() {
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string_view var = *entry;
+    const size_t eq = var.find('=');
+    if (eq == std::string_view::npos || !var.starts_with("GIT_TRACE")) continue;
+    std::string_view value = var.substr(eq + 1);
+    if (value.starts_with("af_unix:")) {
+      value.remove_prefix(8);
+      if (value.starts_with("stream:"))
+        value.remove_prefix(7);
+      else if (value.starts_with("dgram:"))
+        value.remove_prefix(6);
+    }
+    if (!value.starts_with("/")) continue;
+    const std::string what = "$" + std::string(var.substr(0, eq));
+    const ir::SourceLoc at{what, 0, 0};
+    const std::string path(value);
+    const auto c = git_target(path, at, what);
+    if (c && !refused_where_made(*c, at, what, what + " '" + path + "'",
+                                 "the host's git in the caller's shell would write its trace "
+                                 "wherever the sandbox pointed it"))
       protect_git_target(*c, at);
   }
 }
