@@ -230,8 +230,8 @@ void GitDirectories::read_environment_git_directories() {
 // outside every writable root, and the host's next git in that shell appended to that file
 // (red team A26C-1).
 void GitDirectories::protect_environment_trace_files() {
-  for (char** entry = environ; *entry; ++entry) {
-    const std::string_view var = *entry;
+  for (const std::string& entry : walk.environment.entries()) {
+    const std::string_view var = entry;
     const size_t eq = var.find('=');
     if (eq == std::string_view::npos || !var.starts_with("GIT_TRACE")) continue;
     std::string_view value = var.substr(eq + 1);
