@@ -16,8 +16,9 @@ ZPOLICY_BUILD_TARGETS=zpolicy_all_but_sanitized_tests bash scripts/build.sh
 mkdir -p build-sanitized
 nice -n 19 bash scripts/build-sanitized.sh </dev/null >build-sanitized/build.log 2>&1 &
 sanitized_build=$!
-# Tests that run sandboxes hold the RESOURCE_LOCK host_sandbox_runs (tests/CMakeLists.txt),
-# so they run one at a time; the pure ones run beside them.
+# Each kernel suite is an entry with zpolicy's host state of its own
+# (tests/kernel/private_host_state.sh), so the suites run side by side and beside the pure
+# tiers; the few tests on the host's own state take turns (tests/CMakeLists.txt).
 tests_status=0
 ctest --test-dir build --output-on-failure --timeout 900 -j"$(nproc)" -E '^unit_' ||
   tests_status=$?

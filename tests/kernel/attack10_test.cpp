@@ -127,8 +127,8 @@ void mounted_empty_before_the_namespace(Caller caller, bool executor) {
   BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
   const std::string nr = std::to_string(SYS_unshare);
   const std::string mounter =
-      "( i=0; until grep -qs '^" + nr +
-      " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || "
+      std::string(kShellOwnProcesses) + "( i=0; until held " + nr +
+      " '0x\\(100\\)\\?20000 ' || "
       "[ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; mount -t tmpfs -o mode=0755 zp " +
       mnt + "; i=0; until [ -e " + box.ws("started") +
       " ] || [ $i -ge 300 ]; do sleep 0.01; "

@@ -23,7 +23,7 @@ namespace {
 std::vector<std::string> waiting(const std::string& name) {
   return {"/bin/sh", "-c",
           "touch up-" + name + "; while [ ! -e release-" + name +
-              " ]; do sleep 0.05; done; echo '" + kDoneMarker + "'"};
+              " ]; do sleep 0.05; done; echo '" + kDoneMarker + "'" + this_suites_mark()};
 }
 
 Running start_and_wait(const Sandbox& box, const RunSpec& spec, const std::string& name) {

@@ -36,9 +36,11 @@ void mounted_before_the_namespace(Caller caller, bool executor) {
   const std::string nr = std::to_string(SYS_unshare);
   // The mounter looks for a process held in that unshare (/proc/PID/syscall: "NR FLAGS ...").
   const std::string mounter =
-      "( i=0; until grep -qs '^" + nr + " 0x\\(100\\)\\?20000 ' /proc/[0-9]*/syscall || "
-      "[ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; mount -t tmpfs -o mode=0755 zp " + mnt +
-      " && mkdir " + mnt + "/aws && echo AKIA-EXAMPLE > " + mnt + "/aws/credentials ) "
+      std::string(kShellOwnProcesses) + "( i=0; until held " + nr +
+      " '0x\\(100\\)\\?20000 ' || "
+      "[ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; mount -t tmpfs -o mode=0755 zp " +
+      mnt + " && mkdir " + mnt + "/aws && echo AKIA-EXAMPLE > " + mnt +
+      "/aws/credentials ) "
       ">/dev/null 2>&1 & exec \"$@\"";
   RunSpec spec;
   spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared", "/bin/sh", "-c",

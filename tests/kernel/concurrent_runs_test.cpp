@@ -28,7 +28,8 @@ std::string waiting_attack(const std::string& name) {
          "mkdir .env.local/x 2>/dev/null; echo x > .git/config 2>/dev/null\n"
          "rm -rf .git 2>/dev/null; echo 'gitdir: /tmp' > .git 2>/dev/null\n"
          "ls -a data .env .env.local .next > seen-" +
-         name + " 2>&1; echo control > control-" + name + "\necho '" + kDoneMarker + "'\n";
+         name + " 2>&1; echo control > control-" + name + "\necho '" + kDoneMarker + "'" +
+         this_suites_mark() + "\n";
 }
 
 struct Workspace {

@@ -440,6 +440,10 @@ std::string unique_token() {
   return std::to_string(getpid()) + "x" + std::to_string(++token_counter);
 }
 
+std::string this_suites_mark() {
+  return "\n# zpolicy kernel tests, pid " + std::to_string(getpid());
+}
+
 std::string unique_sleep_seconds() {
   return "987654." + std::to_string(getpid()) + "0" + std::to_string(++token_counter);
 }

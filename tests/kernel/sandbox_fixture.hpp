@@ -94,6 +94,21 @@ struct HeldCall {
   std::string args_pattern;
 };
 
+// Shell functions for a RunSpec::root_prefix in which the host acts while the run starts
+// (`sh -c '<these>( ... ) & exec "$@"'`): `mine PID` is true when PID descends from the
+// prefix's shell, whose pid the program it execs keeps; `held NR ARGS [WORD]` when one of
+// those processes is in system call NR with arguments matching the grep pattern ARGS (and
+// WORD in its command line). The walk up forks nothing: the held call lasts 0.3 s, and on
+// a loaded machine a fork per parent took longer. Only this run's processes count: other suites'
+// runs, side by side with this one (tests/kernel/private_host_state.sh), make the same calls.
+inline constexpr const char* kShellOwnProcesses =
+    "mine() { p=$1; while [ -n \"$p\" ] && [ \"$p\" -gt 1 ]; do [ \"$p\" = \"$$\" ] && return 0; "
+    "q=$p; p=; while read -r k v; do [ \"$k\" = PPid: ] && p=$v && break; done "
+    "</proc/$q/status 2>/dev/null; done; return 1; }; "
+    "held() { for f in $(grep -ls \"^$1 $2\" /proc/[0-9]*/syscall); do d=${f%/syscall}; "
+    "mine ${d#/proc/} || continue; [ -z \"$3\" ] || grep -qs \"$3\" $d/cmdline || continue; "
+    "return 0; done; return 1; }; ";
+
 // The guard's first unshare (CLONE_NEWNS, with CLONE_NEWUSER or not): the end of the
 // window in which what the host mounts reaches the sandbox.
 inline const HeldCall kGuardUnshare{"unshare", SYS_unshare, "0x\\(100\\)\\?20000 "};
@@ -112,9 +127,9 @@ inline std::vector<std::string> host_acts_while_held(const HeldCall& held,
   // Only zpolicy's processes count (the guard's child execs bwrap from zpolicy's image),
   // not this script's own.
   const std::string wait_for =
-      "w() { i=0; while [ $i -lt 500 ]; do for f in $(grep -ls \"^$1 $2\" "
-      "/proc/[0-9]*/syscall); do grep -qs zpolicy \"${f%/syscall}/cmdline\" && return 0; "
-      "done; sleep 0.01; i=$((i+1)); done; }; ";
+      std::string(kShellOwnProcesses) +
+      "w() { i=0; while [ $i -lt 500 ]; do held \"$1\" \"$2\" zpolicy && return 0; "
+      "sleep 0.01; i=$((i+1)); done; }; ";
   std::vector<std::string> argv = {"/usr/bin/unshare",
                                    "-m",
                                    "--propagation",
@@ -212,8 +227,13 @@ std::string source_file(const std::string& rel);
 // sorted: two equal snapshots mean nothing below root was written, created, renamed,
 // deleted or chmod'ed.
 std::string snapshot(const std::string& root);
-// Host pids whose argv is exactly `argv`.
+// Host pids whose argv is exactly `argv`. Every suite's processes are in /proc (the suites
+// run side by side): an argv looked for is one no other suite's process has, such as a
+// script ending in this_suites_mark() or a unique_sleep_seconds().
 std::vector<pid_t> processes_with_argv(const std::vector<std::string>& argv);
+// A shell comment line naming this test process, the same on every call: the end of a
+// script whose processes are looked for by argv.
+std::string this_suites_mark();
 bool wait_until(const std::function<bool()>& condition, std::chrono::milliseconds limit);
 // A token unique in this test run, for markers, argv and socket names.
 std::string unique_token();
