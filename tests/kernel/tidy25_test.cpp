@@ -171,7 +171,7 @@ BOOST_DATA_TEST_CASE(a_config_swapped_for_a_directory_while_it_is_read_refuses,
   const std::string swap =
       std::string(kShellOwnProcesses) +
       "w() { i=0; while [ $i -lt 400 ]; do for f in $(grep -ls '^257 ' /proc/[0-9]*/syscall); "
-      "do p=${f%/syscall}; mine ${p#/proc/} || continue; grep -qs \"$2\" $p/cmdline || continue; "
+      "do d=${f%/syscall}; mine ${d#/proc/} || continue; grep -qs \"$2\" $d/cmdline || continue; "
       "a=$(cat $f); sleep 0.2; "
       "[ \"$(cat $f 2>/dev/null)\" = \"$a\" ] && return 0; done; sleep 0.01; i=$((i+1)); "
       "done; return 1; }; (w && mv \"$1\" \"$1.real\" && mkdir \"$1\") >/dev/null 2>&1 & "
