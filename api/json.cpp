@@ -229,8 +229,9 @@ std::string run_status_json(const RunStatus& status) {
            ", \"port\": " + std::to_string(r.port) + ", \"reason\": " + json_string(r.reason) +
            ", \"detail\": " + json_string(r.detail) + "}";
   }
-  return out + "], \"network_refusals_omitted\": " +
-         std::to_string(status.network_refusals_omitted) + "}\n";
+  return out +
+         "], \"network_refusals_omitted\": " + std::to_string(status.network_refusals_omitted) +
+         ", \"nothing_ran\": " + (status.nothing_ran ? "true" : "false") + "}\n";
 }
 
 }  // namespace zpolicy

@@ -101,6 +101,7 @@ RunStatus execute_plan(const Plan& plan, std::ostream& messages) {
   for (const auto& r : report.network_refusals)
     status.network_refusals.push_back({r.host, r.port, r.reason, r.detail});
   status.network_refusals_omitted = report.network_refusals_omitted;
+  status.nothing_ran = !report.may_have_run;
   return status;
 }
 
@@ -130,6 +131,7 @@ RunStatus run_with_status(const RunRequest& request, std::ostream& messages) {
   for (const auto& r : report.network_refusals)
     status.network_refusals.push_back({r.host, r.port, r.reason, r.detail});
   status.network_refusals_omitted = report.network_refusals_omitted;
+  status.nothing_ran = !report.may_have_run;
   if (report.status_file) report.status_file->write(run_status_json(status), messages);
   return status;
 }

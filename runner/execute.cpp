@@ -605,6 +605,8 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   spec.protections = stage_protections(writable, live);
   Outcome outcome = supervise(spec);
+  if (report)
+    report->may_have_run = !outcome.start_refused && execution_of(outcome) != Execution::DidNotRun;
   streams.finish();
   close_all();
   if (block[1] >= 0) close(block[1]);
@@ -666,6 +668,7 @@ int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
   }
   switch (plan.backend) {
     case compiler::Backend::Unconfined:
+      if (report) report->may_have_run = true;
       return execute_unconfined(plan, err);
     case compiler::Backend::Bwrap:
 #if defined(__linux__)
@@ -679,6 +682,8 @@ int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
                "not served on macOS yet (issue 15); nothing ran\n";
         return kExitUnavailable;
       }
+      // sandbox-exec has no status stream: from here on, the command may have run.
+      if (report) report->may_have_run = true;
       return run_sandbox_exec(plan.exe,
                               SandboxExecRun{plan.sbpl_profile, plan.sbpl_params, plan.command,
                                              plan.env, plan.cwd, plan.timeout},

@@ -34,6 +34,10 @@ struct RunReport {
   // found, not executable, its working directory unreachable, interrupted first): a status
   // of 126, 127 or 128+N is then the sandbox's failure to start it, not the command's.
   bool did_not_start = false;
+  // The command was, or may have been, executed: set where a backend starts it and kept
+  // unless its status stream proves otherwise. What the run status's `nothing_ran` denies,
+  // so that a harness retries only a run that cannot have done anything (owner question 15).
+  bool may_have_run = false;
 };
 
 }  // namespace zpolicy::runner

@@ -336,6 +336,11 @@ struct RunStatus {
   // Refused connections to further destinations, counted, not listed: the command chooses
   // how many it asks for (docs/run.md "Run status").
   unsigned long long network_refusals_omitted = 0;
+  // True only when zpolicy knows the command was never executed (a refusal, or a sandbox
+  // that failed before the exec, as its status stream tells): then, and only then, may a
+  // harness start the same command again without running it twice. The exit code cannot
+  // tell: a command may exit with 125, 126 or 127 itself.
+  bool nothing_ran = true;
 };
 // `run`, returning its status with what the run observed besides the exit code.
 ZPOLICY_API RunStatus run_with_status(const RunRequest& request, std::ostream& messages);

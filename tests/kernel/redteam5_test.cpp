@@ -87,8 +87,9 @@ BOOST_DATA_TEST_CASE(a_status_file_the_sandbox_could_forge_is_refused, bdata::ma
   BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
   const auto doc = read_file(box.home() + "/status.json");
   BOOST_REQUIRE(doc);
-  BOOST_CHECK_EQUAL(*doc, "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": [], "
-                    "\"network_refusals_omitted\": 0}\n");
+  BOOST_CHECK_EQUAL(*doc,
+                    "{\"zpolicy_run_status\": 1, \"exit_code\": 3, \"network_refusals\": [], "
+                    "\"network_refusals_omitted\": 0, \"nothing_ran\": false}\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

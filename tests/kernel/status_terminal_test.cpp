@@ -22,6 +22,17 @@ bool says_nothing_ran(const RunResult& r) {
          r.err.find("could not start") != std::string::npos;
 }
 
+// The value of the status document's "nothing_ran" (docs/run.md "Run status"), or what
+// was found instead of it.
+std::string says_nothing_ran_in_status(const std::string& file) {
+  const std::string doc = read_file(file).value_or("(no status file)");
+  const std::string key = "\"nothing_ran\": ";
+  const size_t at = doc.find(key);
+  if (at == std::string::npos) return doc;
+  const size_t from = at + key.size();
+  return doc.substr(from, doc.find_first_of(",}", from) - from);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_status_terminal)
@@ -36,6 +47,7 @@ BOOST_DATA_TEST_CASE(two_sigints_after_the_command_ran_never_claim_nothing_ran,
     const std::string seconds = unique_sleep_seconds();
     const std::string ran = box.ws("ran");
     RunSpec spec;
+    spec.options = {"--status-file", box.home() + "/status.json"};
     spec.command = {"/bin/sh", "-c", prelude + "echo yes > ran; sleep " + seconds};
     spec.limit = std::chrono::seconds(20);
     Running running = box.start(spec);
@@ -51,6 +63,7 @@ BOOST_DATA_TEST_CASE(two_sigints_after_the_command_ran_never_claim_nothing_ran,
     BOOST_TEST(r.exit_code == 128 + SIGINT, "'" << prelude << "'\n" << r.describe());
     BOOST_TEST(!r.hit_limit, r.describe());
     BOOST_TEST(read_file(ran).value_or("") == "yes\n");
+    BOOST_TEST(says_nothing_ran_in_status(box.home() + "/status.json") == "false");
     BOOST_TEST(wait_until([&] { return processes_with_argv({"sleep", seconds}).empty(); },
                           std::chrono::seconds(3)),
                "the sleep survived");
@@ -152,6 +165,41 @@ BOOST_DATA_TEST_CASE(the_terminal_settings_outlive_no_run, bdata::make(kCallers)
     BOOST_TEST(pty.echo_and_canonical(),
                static_cast<int>(end) << ": the sandbox's stty outlived the run\n" << r.describe());
     BOOST_TEST(!r.hit_limit, r.describe());
+  }
+}
+
+// The exit code cannot tell a harness whether to retry: a command may exit with 125, 126
+// or 127 itself. The status document's "nothing_ran" is true only when the command was
+// never executed, as bwrap's status stream tells (owner question 15).
+BOOST_DATA_TEST_CASE(the_status_says_nothing_ran_only_when_the_command_never_started,
+                     bdata::make(kCallers), caller) {
+  struct Case {
+    std::vector<std::string> command;
+    int exit_code;
+    std::string nothing_ran;
+  };
+  const std::vector<Case> cases = {
+      {{"/bin/sh", "-c", "echo yes > ran; exit 125"}, 125, "false"},
+      {{"/bin/sh", "-c", "echo yes > ran; exit 126"}, 126, "false"},
+      {{"/bin/sh", "-c", "echo yes > ran; exit 127"}, 127, "false"},
+      {{"/bin/sh", "-c", "echo yes > ran"}, 0, "false"},
+      {{"/no/such/command"}, 127, "true"},
+      {{"./not-executable"}, 126, "true"},
+  };
+  for (const auto& c : cases) {
+    Sandbox box(caller);
+    box.write_file(box.ws("not-executable"), "echo yes > ran\n", 0644);
+    const std::string status = box.home() + "/status.json";
+    RunSpec spec;
+    spec.options = {"--status-file", status};
+    spec.command = c.command;
+    const RunResult r = box.run(spec);
+    BOOST_TEST(r.exit_code == c.exit_code, c.command.front() << "\n" << r.describe());
+    BOOST_TEST(says_nothing_ran_in_status(status) == c.nothing_ran, c.command.front()
+                                                                        << "\n"
+                                                                        << r.describe());
+    // What the document claims matches what happened in the workspace.
+    BOOST_TEST(exists(box.ws("ran")) == (c.nothing_ran == "false"), c.command.front());
   }
 }
 

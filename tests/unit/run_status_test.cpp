@@ -27,7 +27,8 @@ std::string parsed(const zpolicy::test::TempDir& dir, const std::string& name) {
       {"/usr/bin/python3", "-c",
        "import json,sys\n"
        "s=json.loads(open(sys.argv[1],'rb').read().decode('utf-8','strict'))\n"
-       "print(sorted(s), s['zpolicy_run_status'], s['exit_code'], s['network_refusals_omitted'])\n"
+       "print(sorted(s), s['zpolicy_run_status'], s['exit_code'], s['network_refusals_omitted'],\n"
+       "      s['nothing_ran'])\n"
        "for r in s['network_refusals']: print(r['host'], r['port'], r['reason'], r['detail'])\n",
        dir.str() + "/" + name},
       dir.str(), dir.str());
@@ -50,13 +51,14 @@ BOOST_AUTO_TEST_CASE(the_status_json_is_strict_json_with_each_refusal_in_order) 
   zpolicy::test::TempDir dir;
   dir.write("status.json", zpolicy::run_status_json(status));
   BOOST_TEST(parsed(dir, "status.json") ==
-             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'zpolicy_run_status'] 1 7 9\n"
+             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'nothing_ran', "
+             "'zpolicy_run_status'] 1 7 9 True\n"
              "198.51.100.7 8080 not-listed 198.51.100.7:8080 is not listed\n"
              "odd\"name\x01\xef\xbf\xbd 443 not-listed quoted \"and\" \\ escaped\n"
              "pypi.org 22 port-not-listed pypi.org is listed for ports 80, 443 only\n");
   BOOST_TEST(zpolicy::run_status_json({}) ==
              "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": [], "
-             "\"network_refusals_omitted\": 0}\n");
+             "\"network_refusals_omitted\": 0, \"nothing_ran\": true}\n");
 }
 
 BOOST_AUTO_TEST_CASE(run_writes_the_command_status_to_the_status_file) {
@@ -66,13 +68,15 @@ BOOST_AUTO_TEST_CASE(run_writes_the_command_status_to_the_status_file) {
                              "--", "/bin/sh", "-c", "exit 3"});
   BOOST_TEST(r.exit_code == 3, r.err);
   BOOST_TEST(parsed(dir, "status.json") ==
-             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'zpolicy_run_status'] 1 3 0\n");
+             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'nothing_ran', "
+             "'zpolicy_run_status'] 1 3 0 False\n");
   // A refusal before anything starts is a status too.
   r = zpolicy_cli(dir, {"run", "--mode", "sideways", "--status-file", dir.str() + "/status.json",
                         "--", "/bin/true"});
   BOOST_TEST(r.exit_code == 2, r.err);
   BOOST_TEST(parsed(dir, "status.json") ==
-             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'zpolicy_run_status'] 1 2 0\n");
+             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'nothing_ran', "
+             "'zpolicy_run_status'] 1 2 0 True\n");
 }
 
 // An embedder gets the same document through the API, without a zpolicy process.
@@ -85,11 +89,13 @@ BOOST_AUTO_TEST_CASE(run_with_status_writes_the_status_file_of_the_request) {
   std::ostringstream messages;
   BOOST_TEST(zpolicy::run_with_status(request, messages).exit_code == 5, messages.str());
   BOOST_TEST(parsed(dir, "status.json") ==
-             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'zpolicy_run_status'] 1 5 0\n");
+             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'nothing_ran', "
+             "'zpolicy_run_status'] 1 5 0 False\n");
   request.mode = "sideways";
   BOOST_TEST(zpolicy::run_with_status(request, messages).exit_code == 2, messages.str());
   BOOST_TEST(parsed(dir, "status.json") ==
-             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'zpolicy_run_status'] 1 2 0\n");
+             "['exit_code', 'network_refusals', 'network_refusals_omitted', 'nothing_ran', "
+             "'zpolicy_run_status'] 1 2 0 True\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_status_file_that_cannot_be_written_refuses_before_the_command_starts) {
