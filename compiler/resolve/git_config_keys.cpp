@@ -61,6 +61,9 @@ constexpr Rule kRules[] = {
     // key after `remotes.`; red team A16-7).
     {"remotes", Sub::Any, "", Role::RemoteGroup,
      "`git fetch <group>` and `git remote update` connect to each remote, URL or path listed"},
+    // git reads them from the system and global config only (trace2/tr2_cfg.c).
+    {"trace2", Sub::None, "*target", Role::TraceTarget,
+     "git appends its trace to this file, or to files in this directory, or to this socket"},
     {"maintenance", Sub::None, "repo", Role::ScheduledRepository,
      "the scheduled `git maintenance` (`git for-each-repo`, which systemd's timer, cron or "
      "launchd runs hourly) runs git in this directory, in the repository it finds there: "
@@ -160,6 +163,18 @@ GitConfigKey git_config_key(const GitConfigEntry& e) {
     if (name_matches(r.name, name)) return {r.role, r.why};
   }
   return {};
+}
+
+std::optional<std::string> git_trace_path(std::string_view value) {
+  if (value.starts_with("af_unix:")) {
+    value.remove_prefix(8);
+    if (value.starts_with("stream:"))
+      value.remove_prefix(7);
+    else if (value.starts_with("dgram:"))
+      value.remove_prefix(6);
+  }
+  if (!value.starts_with("/")) return std::nullopt;
+  return std::string(value);
 }
 
 }  // namespace zpolicy::compiler

@@ -22,7 +22,8 @@ namespace zpolicy::compiler {
 // values that `git fetch <group>` and `git remote update` fetch from. ScheduledRepository:
 // `maintenance.repo`, a directory git's scheduled maintenance runs git in (`git
 // for-each-repo`: `git -C <dir> maintenance run`), in the repository git's discovery finds
-// from it.
+// from it. TraceTarget: `trace2.normalTarget`, `perfTarget`, `eventTarget`, a file (or a
+// directory of files, or a socket) git writes its traces to (git_trace_path).
 enum class GitConfigRole {
   None,
   HooksDir,
@@ -34,7 +35,8 @@ enum class GitConfigRole {
   UrlRewrite,
   Remote,
   RemoteGroup,
-  ScheduledRepository
+  ScheduledRepository,
+  TraceTarget
 };
 struct GitConfigKey {
   GitConfigRole role = GitConfigRole::None;
@@ -117,5 +119,11 @@ struct GitUrl {
   std::optional<std::string> unreadable;
 };
 GitUrl git_url(std::string_view url);
+
+// The path a trace target names, for `$GIT_TRACE*` and the `trace2.*Target` keys alike
+// (trace.c, trace2/tr2_dst.c): an absolute path, a file or a directory of files git opens
+// with O_APPEND|O_CREAT through links, or the socket of `af_unix:[stream:|dgram:]PATH`.
+// Any other value is a descriptor, a switch or a list, and names no file.
+std::optional<std::string> git_trace_path(std::string_view value);
 
 }  // namespace zpolicy::compiler

@@ -144,6 +144,11 @@ class Walk {
         if (e.entry.value)
           for (const auto& name : blank_separated(*e.entry.value)) remote_names_.push_back({e, name});
         break;
+      case GitConfigRole::TraceTarget:
+        // An absolute path only; git takes no other for a file (git_trace_path).
+        if (e.entry.value)
+          if (auto p = git_trace_path(*e.entry.value)) target(*p, e);
+        break;
       case GitConfigRole::ScheduledRepository:
         // Read once, from the files the scheduler's git reads (GitConfigSources::scheduled).
         break;

@@ -12,6 +12,7 @@
 
 #include "compiler/resolve/git_command_words.hpp"
 #include "compiler/resolve/git_config_files.hpp"
+#include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
 #include "compiler/resolve/git_pointer.hpp"
 #include "compiler/resolve/git_start_directory.hpp"
@@ -223,31 +224,20 @@ void GitDirectories::read_environment_git_directories() {
 }
 
 // The files git writes its traces to by the caller's environment: every `$GIT_TRACE*` whose
-// value is an absolute path (trace.c, trace2/tr2_dst.c: a file or a directory of files,
-// opened with O_APPEND|O_CREAT through links), or `af_unix:[stream:|dgram:]PATH` (trace2's
-// socket); other values are a descriptor, a switch or a list. Protected wherever they lie,
-// as `$GIT_INDEX_FILE`: with GIT_TRACE=WS/trace.log the command made it a link to a file
-// outside every writable root, and the host's next git in that shell appended to that file
-// (red team A26C-1).
+// value names one (git_trace_path). Protected wherever they lie, as `$GIT_INDEX_FILE`: with
+// GIT_TRACE=WS/trace.log the command made it a link to a file outside every writable root, and the
+// host's next git in that shell appended to that file (red team A26C-1).
 void GitDirectories::protect_environment_trace_files() {
   for (const std::string& entry : walk.environment.entries()) {
     const std::string_view var = entry;
     const size_t eq = var.find('=');
     if (eq == std::string_view::npos || !var.starts_with("GIT_TRACE")) continue;
-    std::string_view value = var.substr(eq + 1);
-    if (value.starts_with("af_unix:")) {
-      value.remove_prefix(8);
-      if (value.starts_with("stream:"))
-        value.remove_prefix(7);
-      else if (value.starts_with("dgram:"))
-        value.remove_prefix(6);
-    }
-    if (!value.starts_with("/")) continue;
+    const auto path = git_trace_path(var.substr(eq + 1));
+    if (!path) continue;
     const std::string what = "$" + std::string(var.substr(0, eq));
     const ir::SourceLoc at{what, 0, 0};
-    const std::string path(value);
-    const auto c = git_target(path, at, what);
-    if (c && !refused_where_made(*c, at, what, what + " '" + path + "'",
+    const auto c = git_target(*path, at, what);
+    if (c && !refused_where_made(*c, at, what, what + " '" + *path + "'",
                                  "the host's git in the caller's shell would write its trace "
                                  "wherever the sandbox pointed it"))
       protect_git_target(*c, at);

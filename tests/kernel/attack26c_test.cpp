@@ -43,12 +43,45 @@ BOOST_DATA_TEST_CASE(git_trace_files_of_the_callers_environment_are_protected,
   BOOST_TEST(read_file(victim).value_or("<missing>") == "precious\n", r.describe());
 }
 
+// A26C-1's class in the caller's config (left by attack 26c, fixed in session 27): the
+// `trace2.*Target` keys of `~/.gitconfig` name files every git of the caller's appends to,
+// with or without a repository in the workspace. On main 35f8e04 the command made
+// `normal.log` (a file) and `event.log` (missing) links to a file outside every writable
+// root, exit 0, and the host's next `git status` appended its trace to it.
+BOOST_DATA_TEST_CASE(git_trace_targets_of_the_global_config_are_protected, bdata::make(kCallers),
+                     caller) {
+  for (const bool repository : {true, false}) {
+    Sandbox box(caller);
+    const std::string other = box.base() + "/other";
+    box.make_dir(other);
+    box.host_command({kGit, "init", "-q", repository ? box.workspace() : other});
+    const std::string victim = box.base() + "/victim";
+    box.write_file(victim, "precious\n");
+    box.write_file(box.ws("normal.log"), "");
+    box.write_file(box.home() + "/.gitconfig",
+                   "[trace2]\n\tnormalTarget = " + box.ws("normal.log") +
+                       "\n\teventTarget = " + box.ws("event.log") + "\n\tperfTarget = 2\n");
+    const RunResult r = box.sh("{ rm -f normal.log; ln -s '" + victim + "' normal.log && ln -s '" +
+                               victim + "' event.log; } || exit 1");
+    BOOST_TEST(r.exit_code != 0, r.describe());
+    BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+    box.host_command({"/bin/sh", "-c", "cd \"$1\" && git status >/dev/null 2>&1; true", "sh",
+                      repository ? box.workspace() : other});
+    BOOST_TEST(read_file(victim).value_or("<missing>") == "precious\n",
+               "repository: " << repository << "\n"
+                              << r.describe());
+  }
+}
+
 // The control: a trace to stderr or to a file outside every writable root changes nothing,
-// and a run with a trace file of the workspace in its environment still runs git.
+// and a run with a trace file of the workspace in its environment or its global config
+// still runs git.
 BOOST_DATA_TEST_CASE(a_run_with_git_traces_exported_runs, bdata::make(kCallers), caller) {
   Sandbox box(caller);
   box.host_command({kGit, "init", "-q", box.workspace()});
   RunSpec spec;
+  box.write_file(box.home() + "/.gitconfig",
+                 "[trace2]\n\tnormalTarget = " + box.ws("normal.log") + "\n");
   spec.extra_env = {"GIT_TRACE=1", "GIT_TRACE2_EVENT=" + box.base() + "/event.log",
                     "GIT_TRACE_PACKET=" + box.ws("packet.log"), "GIT_TRACE2_BRIEF=true"};
   const RunResult r = run_script(box, spec, "git status >/dev/null && echo mine > file || exit 1");

@@ -119,6 +119,16 @@ BOOST_AUTO_TEST_CASE(line_ends_and_byte_order_mark) {
   BOOST_TEST(parse_git_config("[a]\nk = x\\\ny\nj = 1\n").entries.at(1).line == 4);
 }
 
+// trace.c and trace2/tr2_dst.c: only an absolute path or a socket's names a file.
+BOOST_AUTO_TEST_CASE(trace_targets_name_a_file_only_by_an_absolute_path) {
+  BOOST_TEST(git_trace_path("/w/t.log").value_or("") == "/w/t.log");
+  BOOST_TEST(git_trace_path("af_unix:/w/s").value_or("") == "/w/s");
+  BOOST_TEST(git_trace_path("af_unix:stream:/w/s").value_or("") == "/w/s");
+  BOOST_TEST(git_trace_path("af_unix:dgram:/w/s").value_or("") == "/w/s");
+  for (const char* none : {"1", "true", "0", "9", "t.log", "af_unix:s", "", "~/t.log"})
+    BOOST_TEST(!git_trace_path(none), none);
+}
+
 BOOST_AUTO_TEST_CASE(what_git_refuses_is_an_error_at_its_line) {
   BOOST_TEST(error_line("[a]\nk = \\q\n") == 2);       // an unknown escape
   BOOST_TEST(error_line("[a]\n  k = \"x") == 2);       // an open quote at the end
@@ -138,6 +148,9 @@ BOOST_AUTO_TEST_CASE(what_git_refuses_is_an_error_at_its_line) {
 BOOST_AUTO_TEST_CASE(roles_of_keys) {
   BOOST_TEST((role("[core]\nHooksPath = x\n") == GitConfigRole::HooksDir));
   BOOST_TEST((role("[core]\nworktree = x\n") == GitConfigRole::WorkTree));
+  BOOST_TEST((role("[trace2]\neventTarget = /x\n") == GitConfigRole::TraceTarget));
+  BOOST_TEST((role("[trace2]\nNormalTarget = 1\n") == GitConfigRole::TraceTarget));
+  BOOST_TEST((role("[trace2]\nenvVars = HOME\n") == GitConfigRole::None));
   BOOST_TEST((role("[include]\npath = x\n") == GitConfigRole::Include));
   BOOST_TEST((role("[includeIf \"onbranch:main\"]\npath = x\n") == GitConfigRole::Include));
   BOOST_TEST((role("[include \"x\"]\npath = x\n") == GitConfigRole::None));
