@@ -85,6 +85,21 @@ inline std::vector<std::string> host_bind_mount(const std::string& src, const st
                                     {src, point});
 }
 
+// The argv of strace running what follows it (its processes and their children), each
+// process's first system call `call` held `usec` microseconds on entry, nothing printed:
+// the window in which a test's host script acts.
+inline std::vector<std::string> strace_holding(const std::string& call, long usec) {
+  return {"/usr/bin/strace",
+          "-f",
+          "-qq",
+          "-o",
+          "/dev/null",
+          "-e",
+          "trace=" + call,
+          "-e",
+          "inject=" + call + ":delay_enter=" + std::to_string(usec) + ":when=1"};
+}
+
 // What the host does while a run starts, for host_acts_while_held.
 struct HeldCall {
   std::string syscall;  // strace's name of the call held, e.g. "unshare"
