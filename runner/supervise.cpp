@@ -416,122 +416,263 @@ constexpr auto kReportGrace = std::chrono::seconds(2);
 
 constexpr int kForegroundLookMs = static_cast<int>(kForegroundLook.count());
 
+int ms_until(Clock::time_point t, Clock::time_point now) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count();
+  return static_cast<int>(std::clamp<long long>(left, 1, 1 << 30));
+}
 
-}  // namespace
+// Stops zpolicy as `sig`'s default action would, the command (stopped or not yet
+// released) with it; with `group`, its whole process group, as the kernel stops a
+// background reader's: a script that runs zpolicy waits in the same group, and stopped
+// alone zpolicy was a job its shell saw running, whose `fg` sends no SIGCONT (red team
+// A19-5: the job hung after `bg`, `fg`).
+void stop_self(int sig, bool group) {
+  struct sigaction dfl = {}, ours = {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  sigaction(sig, &dfl, &ours);
+  if (group)
+    kill(0, sig);
+  else
+    raise(sig);
+  sigaction(sig, &ours, nullptr);
+}
 
-Outcome supervise(const SpawnSpec& spec) {
-  Outcome out;
-  const TerminalSettings terminal(spec);
-  const StreamFlags stream_flags(spec);
-  int sig_pipe[2];
-  if (!nonblocking_cloexec_pipe(sig_pipe)) return out;
-  // Blocked until the child exists, so that the child starts with them blocked and
-  // resets their handlers before anything can be delivered to it.
-  sigset_t set = watched_signals(), old_mask;
-  sigprocmask(SIG_BLOCK, &set, &old_mask);
-  g_signal_pipe = sig_pipe[1];
-  struct sigaction act = {};
-  std::vector<struct sigaction> old_act(watched().size());
-  act.sa_handler = on_signal;
-  sigemptyset(&act.sa_mask);
-  act.sa_flags = SA_RESTART;
-  for (size_t i = 0; i < watched().size(); ++i) {
-    sigaction(watched()[i], nullptr, &old_act[i]);
-    if (always_caught(watched()[i]) ||
-        (!(old_act[i].sa_flags & SA_SIGINFO) && old_act[i].sa_handler == SIG_DFL))
-      sigaction(watched()[i], &act, nullptr);
+// The stop signal to stop with: left blocked by the caller (a signal mask is inherited
+// across exec), the hold's SIGTTIN stopped nothing: it was raised again and again, a CPU
+// spun while the shell showed the job running, and `jobs` could not tell (red team A20-3).
+// SIGSTOP cannot be blocked.
+int unblocked(int sig) {
+  sigset_t mask;
+  return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) ? SIGSTOP : sig;
+}
+
+// The signals zpolicy takes while it supervises (watched()), through the self-pipe, and
+// the caller's dispositions and signal mask, put back afterwards.
+class CaughtSignals {
+ public:
+  // Makes the pipe and installs the handler, the signals blocked (false, and nothing
+  // changed, when the pipe cannot be made). Blocked until the child exists, so that the
+  // child starts with them blocked and resets their handlers before anything can be
+  // delivered to it.
+  bool take() {
+    if (!nonblocking_cloexec_pipe(pipe_)) return false;
+    sigset_t set = watched_signals();
+    sigprocmask(SIG_BLOCK, &set, &old_mask_);
+    g_signal_pipe = pipe_[1];
+    struct sigaction act = {};
+    old_act_.resize(watched().size());
+    act.sa_handler = on_signal;
+    sigemptyset(&act.sa_mask);
+    act.sa_flags = SA_RESTART;
+    for (size_t i = 0; i < watched().size(); ++i) {
+      sigaction(watched()[i], nullptr, &old_act_[i]);
+      if (always_caught(watched()[i]) ||
+          (!(old_act_[i].sa_flags & SA_SIGINFO) && old_act_[i].sa_handler == SIG_DFL))
+        sigaction(watched()[i], &act, nullptr);
+    }
+    return true;
   }
-  auto restore = [&] {
-    for (size_t i = 0; i < watched().size(); ++i) sigaction(watched()[i], &old_act[i], nullptr);
-    sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  // Once the child exists.
+  void unblock() const { sigprocmask(SIG_SETMASK, &old_mask_, nullptr); }
+  void restore() {
+    for (size_t i = 0; i < watched().size(); ++i) sigaction(watched()[i], &old_act_[i], nullptr);
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
     g_signal_pipe = -1;
-    close(sig_pipe[0]);
-    close(sig_pipe[1]);
-  };
-  const int sfd = sig_pipe[0];
-  ChildSetup child = child_setup(spec, old_mask);
-  // Both ways: the guard reports on it, and is told the sandbox's init on it.
+    close(pipe_[0]);
+    close(pipe_[1]);
+  }
+  int read_end() const { return pipe_[0]; }
+  const sigset_t& old_mask() const { return old_mask_; }
+
+ private:
+  int pipe_[2] = {-1, -1};
+  sigset_t old_mask_;
+  std::vector<struct sigaction> old_act_;
+};
+
+// The child started: the guard when guarded (and zpolicy's end of the relay to it, both
+// ways: the guard reports on it, and is told the sandbox's init on it), else the child itself.
+struct Started {
+  pid_t pid;
+  int relay = -1;
+};
+
+// None when the child could not be started; the signals are put back then.
+std::optional<Started> start_supervised(const SpawnSpec& spec, CaughtSignals& signals) {
+  ChildSetup child = child_setup(spec, signals.old_mask());
   int relay[2] = {-1, -1};
   if (spec.guarded && !guard_relay(relay)) {
-    restore();
-    return out;
+    signals.restore();
+    return std::nullopt;
   }
   const pid_t pid = spec.guarded ? start_guard(child, relay[1]) : start_child(child);
   if (relay[1] >= 0) close(relay[1]);
   if (pid < 0) {
     if (relay[0] >= 0) close(relay[0]);
-    restore();
-    return out;
+    signals.restore();
+    return std::nullopt;
   }
-  sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  StatusStream status;
-  status.fd = spec.status_fd;
-  status.open = spec.status_fd >= 0;
-  // Plain time points: GCC 12 takes an optional one for uninitialized (-Wmaybe-uninitialized).
-  const bool has_deadline = spec.timeout.has_value();
-  const Clock::time_point deadline =
-      Clock::now() + spec.timeout.value_or(std::chrono::milliseconds{});
-  std::optional<Clock::time_point> grace_until;
-  // The end of the timeout's SIGTERM grace, while it runs.
-  bool in_grace = false;
-  Clock::time_point kill_at;
-  int forwarded = 0;
-  int wstatus = 0;
-  bool done = false, timed_out = false, started_hook_ran = false, guard_told = false;
-  bool reaped = false;  // the child, whose wait status is then in wstatus
+  return Started{pid, relay[0]};
+}
+
+// The supervision of a started child, until it is done (watch), what is left of its tree
+// killed (end_tree), and what it came to (outcome).
+class Supervision {
+ public:
+  Supervision(const SpawnSpec& spec, const TerminalSettings& terminal, int sfd, Started started)
+      : spec_(spec),
+        terminal_(terminal),
+        sfd_(sfd),
+        pid_(started.pid),
+        relay_(started.relay),
+        relay_open_(relay_ >= 0),
+        released_(!spec.release) {
+    status_.fd = spec.status_fd;
+    status_.open = spec.status_fd >= 0;
+  }
+
+  void watch() {
+    while (!done_) {
+      const auto now = Clock::now();
+      check_deadline(now);
+      end_graces(now);
+      pollfd fds[4] = {{sfd_, POLLIN, 0},
+                       {status_.open ? status_.fd : -1, POLLIN, 0},
+                       {out_.tripped ? -1 : spec_.tripwire_fd, POLLIN, 0},
+                       {relay_open_ ? relay_ : -1, POLLIN, 0}};
+      poll(fds, 4, wait_ms(now));
+      if (fds[1].revents) status_.drain();
+      if (fds[3].revents) take_report();
+      if (relay_ >= 0 && !guard_told_)
+        if (pid_t init = status_.child_pid()) {
+          tell_guard_init(relay_, init);
+          guard_told_ = true;
+        }
+      take_signals();
+      // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
+      // as after `bg`, or, in the orphaned process group such a job usually is, killed.
+      if (!out_.killed_by_signal && hold_in_background()) suspend(hold_signal(), true);
+      if (fds[2].revents) check_tripwire();
+      if (spec_.on_started && !started_hook_ran_ && !out_.signal && !timed_out_ && !out_.tripped)
+        if (pid_t init = status_.child_pid()) {
+          started_hook_ran_ = true;
+          start_command(init);
+        }
+      if (waitpid(pid_, &wstatus_, WNOHANG) == pid_) done_ = reaped_ = true;
+    }
+  }
+
+  void end_tree() {
+    // A guard that exited wrote whatever it reported before.
+    if (relay_open_ && !relayed_) relayed_ = relayed_status(relay_);
+    status_.drain();  // the monitor is gone: whatever it wrote is in the pipe
+    // A guard that reported left nothing below it. Otherwise (no guard, or a guard killed
+    // itself) make sure nothing of the tree survives: the group, and the init, which leaves
+    // the group (bwrap's setsid) once it is released.
+    if (!relayed_) {
+      if (pid_t init = status_.child_pid()) kill(init, SIGKILL);
+      kill(-pid_, SIGKILL);
+    }
+  }
+
+  // What the run came to, once the guard is let go and the child reaped.
+  Outcome outcome() {
+    if (relayed_ && spec_.reported) spec_.reported();
+    if (relay_ >= 0) close(relay_);  // lets the guard go (runner/sandbox_guard.hpp)
+    if (!reaped_) reap_when_gone(pid_);
+    out_.started = status_.child_pid() != 0;
+    out_.released = released_;
+    out_.setup_finished = status_.exec_reported();
+    if (relayed_) wstatus_ = *relayed_;
+    if (timed_out_) {
+      out_.kind = Outcome::Kind::TimedOut;
+    } else if (spec_.guarded && !relayed_ && WIFEXITED(wstatus_)) {
+      out_.kind = Outcome::Kind::SpawnFailed;  // the guard could not start bwrap
+    } else if (WIFEXITED(wstatus_)) {
+      out_.kind = Outcome::Kind::Exited;
+      out_.code = WEXITSTATUS(wstatus_);
+    } else {
+      out_.kind = Outcome::Kind::Signaled;
+      out_.code = WTERMSIG(wstatus_);
+    }
+    return out_;
+  }
+
+ private:
   // The guard's report: bwrap's monitor is gone and nothing is left below the guard, which
   // then waits to be let go (it holds spec.linger): the run ends here, not at its exit.
-  std::optional<int> relayed;
-  bool relay_open = relay[0] >= 0;
-  auto take_report = [&] {
+  void take_report() {
     int st;
-    const ssize_t n = read(relay[0], &st, sizeof st);
+    const ssize_t n = read(relay_, &st, sizeof st);
     if (n == static_cast<ssize_t>(sizeof st)) {
-      relayed = st;
-      done = true;
+      relayed_ = st;
+      done_ = true;
     }
-    if (n >= 0 || (errno != EAGAIN && errno != EINTR)) relay_open = false;
-  };
-  // Whether the command may have started: at once without a release to wait for.
-  bool released = !spec.release;
+    if (n >= 0 || (errno != EAGAIN && errno != EINTR)) relay_open_ = false;
+  }
+
   // Kills the sandbox through its init when bwrap has named it: the pid namespace dies
   // with it, and bwrap's monitor, alive, still reports whether the command was exec'd.
   // Without an init (not started yet, or no bwrap) the whole process group is killed.
-  auto kill_sandbox = [&] {
-    status.drain();
-    if (pid_t init = status.child_pid()) {
+  void kill_sandbox() {
+    status_.drain();
+    if (pid_t init = status_.child_pid()) {
       kill(init, SIGKILL);
-      if (!grace_until) grace_until = Clock::now() + kReportGrace;
+      if (!grace_until_) grace_until_ = Clock::now() + kReportGrace;
     } else {
-      kill(-pid, SIGKILL);
+      kill(-pid_, SIGKILL);
     }
-  };
+  }
+
   // Every process of the sandbox but its init (which is not the command), or the process
   // group before bwrap has named an init.
-  auto signal_all = [&](int sig) {
-    if (pid_t init = status.child_pid())
+  void signal_all(int sig) {
+    if (pid_t init = status_.child_pid())
       signal_sandbox(init, sig);
     else
-      kill(-pid, sig);
-  };
-  auto ms_until = [](Clock::time_point t, Clock::time_point now) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count();
-    return static_cast<int>(std::clamp<long long>(left, 1, 1 << 30));
-  };
+      kill(-pid_, sig);
+  }
+
   // Before the release nothing of the command exists to get a SIGTERM or a forwarded
   // signal: the run ends there, and the sandbox with it.
-  auto check_deadline = [&](Clock::time_point now) {
-    if (!has_deadline || timed_out || now < deadline) return;
-    timed_out = true;
-    if (!released) {
+  void check_deadline(Clock::time_point now) {
+    if (!has_deadline_ || timed_out_ || now < deadline_) return;
+    timed_out_ = true;
+    if (!released_) {
       kill_sandbox();
       return;
     }
-    status.drain();
+    status_.drain();
     signal_all(SIGTERM);
-    in_grace = true;
-    kill_at = now + spec.timeout_grace;
-  };
+    in_grace_ = true;
+    kill_at_ = now + spec_.timeout_grace;
+  }
+
+  // The timeout's SIGTERM grace over, the sandbox is killed; bwrap's time to report over,
+  // its process group.
+  void end_graces(Clock::time_point now) {
+    if (in_grace_ && now >= kill_at_) {
+      in_grace_ = false;
+      out_.grace_expired = true;
+      kill_sandbox();
+    }
+    if (grace_until_ && now >= *grace_until_) kill(-pid_, SIGKILL);
+  }
+
+  // How long the loop waits for something to come: until the deadline or the end of a
+  // grace, and no longer than kForegroundLookMs while the terminal's foreground decides.
+  int wait_ms(Clock::time_point now) const {
+    int ms = has_deadline_ && !timed_out_ ? ms_until(deadline_, now) : -1;
+    if (released_ && (spec_.controlling_terminal || spec_.output_held) && !out_.killed_by_signal)
+      ms = ms < 0 ? kForegroundLookMs : std::min(ms, kForegroundLookMs);
+    if (in_grace_) ms = ms_until(kill_at_, now);
+    if (grace_until_ && now >= *grace_until_) return 200;
+    if (grace_until_)
+      ms = ms < 0 ? ms_until(*grace_until_, now) : std::min(ms, ms_until(*grace_until_, now));
+    return ms;
+  }
+
   // ^Z (SIGTSTP) stops zpolicy; bwrap's --new-session keeps the sandbox out of the
   // terminal's process groups, so it ran on unsupervised while its job showed "Stopped":
   // past its timeout (reported as exit 0), reading the terminal the user typed into next
@@ -550,50 +691,26 @@ Outcome supervise(const SpawnSpec& spec) {
   // be stopped (orphaned) has its sandbox killed.
   // In an orphaned process group the copy drops what it held, as the kernel refuses the
   // write (EIO): nothing to stop for.
-  auto output_held = [&] { return spec.output_held && spec.output_held() && stoppable(); };
-  auto hold_in_background = [&] {
-    return released && (spec.controlling_terminal || output_held()) && in_background();
-  };
+  bool output_held() const { return spec_.output_held && spec_.output_held() && stoppable(); }
+  bool hold_in_background() const {
+    return released_ && (spec_.controlling_terminal || output_held()) && in_background();
+  }
   // The stop the kernel makes for a background job's use of the terminal: "Stopped (tty
   // input)" for the one that holds it, "(tty output)" for a copy that waits to write.
-  auto hold_signal = [&] { return spec.controlling_terminal ? SIGTTIN : SIGTTOU; };
-  // Stops zpolicy as `sig`'s default action would, the command (stopped or not yet
-  // released) with it; with `group`, its whole process group, as the kernel stops a
-  // background reader's: a script that runs zpolicy waits in the same group, and stopped
-  // alone zpolicy was a job its shell saw running, whose `fg` sends no SIGCONT (red team
-  // A19-5: the job hung after `bg`, `fg`).
-  auto stop_self = [](int sig, bool group) {
-    struct sigaction dfl = {}, ours = {};
-    dfl.sa_handler = SIG_DFL;
-    sigemptyset(&dfl.sa_mask);
-    sigaction(sig, &dfl, &ours);
-    if (group)
-      kill(0, sig);
-    else
-      raise(sig);
-    sigaction(sig, &ours, nullptr);
-  };
-  // The stop signal to stop with: left blocked by the caller (a signal mask is inherited
-  // across exec), the hold's SIGTTIN stopped nothing: it was raised again and again, a CPU
-  // spun while the shell showed the job running, and `jobs` could not tell (red team A20-3).
-  // SIGSTOP cannot be blocked.
-  auto unblocked = [](int sig) {
-    sigset_t mask;
-    return pthread_sigmask(SIG_BLOCK, nullptr, &mask) == 0 && sigismember(&mask, sig) ? SIGSTOP
-                                                                                       : sig;
-  };
+  int hold_signal() const { return spec_.controlling_terminal ? SIGTTIN : SIGTTOU; }
+
   // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
-  auto suspend = [&](int sig, bool hold) {
-    status.drain();
-    if (released) {
-      if (pid_t init = status.child_pid()) {
+  void suspend(int sig, bool hold) {
+    status_.drain();
+    if (released_) {
+      if (pid_t init = status_.child_pid()) {
         if (!stop_sandbox(init)) {
-          out.signal = sig;
-          out.killed_by_signal = true;
+          out_.signal = sig;
+          out_.killed_by_signal = true;
           kill_sandbox();
         }
       } else {
-        kill(-pid, SIGSTOP);
+        kill(-pid_, SIGSTOP);
       }
     }
     // The caller's terminal settings while stopped, the command's again when continued in
@@ -601,13 +718,13 @@ Outcome supervise(const SpawnSpec& spec) {
     // stopped by SIGSTOP and cannot. The terminal stayed `-echo -icanon` at the prompt,
     // and after `fg` the command had the shell's settings (red team A18-6). Not in the
     // background (`bg`): there the command's settings would be forced on the shell's.
-    const TerminalSettings command_terminal(spec);
-    terminal.restore_in_foreground();
+    const TerminalSettings command_terminal(spec_);
+    terminal_.restore_in_foreground();
     for (bool first = true; first || hold_in_background(); first = false, sig = hold_signal()) {
       if (!first && !stoppable()) {
-        out.signal = sig;
-        out.killed_by_signal = true;
-        out.orphaned_in_background = true;
+        out_.signal = sig;
+        out_.killed_by_signal = true;
+        out_.orphaned_in_background = true;
         kill_sandbox();
         return;
       }
@@ -616,19 +733,20 @@ Outcome supervise(const SpawnSpec& spec) {
       // may have been overtaken while the sandbox was stopped: by a SIGCONT, or for the hold
       // by an `fg`. A ^Z answered while `fg` came meanwhile (a walk of a sandbox of many
       // processes takes milliseconds) stopped the job after that `fg` (red team A20-8).
-      if (first && (hold ? !hold_in_background() : drop_stop_signals(sfd, true))) continue;
+      if (first && (hold ? !hold_in_background() : drop_stop_signals(sfd_, true))) continue;
       stop_self(unblocked(sig), !first || hold);
     }
     // The stop signals that came before zpolicy stopped are answered: each one left in the
     // pipe (a double ^Z sends two) stopped the job again after `fg` (red team A19-4). The
     // other signals stay.
-    drop_stop_signals(sfd, false);
+    drop_stop_signals(sfd_, false);
     command_terminal.restore_in_foreground();
-    if (released) signal_all(SIGCONT);
-  };
-  auto take_signals = [&] {
+    if (released_) signal_all(SIGCONT);
+  }
+
+  void take_signals() {
     unsigned char si;
-    while (read(sfd, &si, 1) == 1) {
+    while (read(sfd_, &si, 1) == 1) {
       int sig = si;
       // A SIGPIPE is about zpolicy's own writes, not the command's.
       if (sig == SIGCHLD || sig == SIGPIPE) continue;
@@ -644,133 +762,109 @@ Outcome supervise(const SpawnSpec& spec) {
         if (hold_in_background()) suspend(hold_signal(), true);
         continue;
       }
-      out.signal = sig;
-      if (!released) {
+      out_.signal = sig;
+      if (!released_) {
         kill_sandbox();
         continue;
       }
       // The timeout's SIGTERM counts as the first: a signal in its grace kills at once.
-      if (++forwarded > 1 || in_grace) {
-        out.killed_by_signal = true;
-        in_grace = false;
+      if (++forwarded_ > 1 || in_grace_) {
+        out_.killed_by_signal = true;
+        in_grace_ = false;
         kill_sandbox();
       } else {
         signal_all(sig);
       }
     }
-  };
-  auto check_tripwire = [&] {
-    if (out.tripped || !spec.tripped || !spec.tripped()) return;
-    out.tripped = true;
+  }
+
+  void check_tripwire() {
+    if (out_.tripped || !spec_.tripped || !spec_.tripped()) return;
+    out_.tripped = true;
     kill_sandbox();
-  };
-  while (!done) {
-    auto now = Clock::now();
-    check_deadline(now);
-    if (in_grace && now >= kill_at) {
-      in_grace = false;
-      out.grace_expired = true;
+  }
+
+  // bwrap has named the sandbox's init `init`: the check of what it started
+  // (spec.on_started), then the command's release, unless something came meanwhile.
+  void start_command(pid_t init) {
+    if (!spec_.on_started(init, spec_.guarded ? pid_ : -1)) {
+      out_.start_refused = true;
       kill_sandbox();
+      return;
     }
-    int wait_ms = has_deadline && !timed_out ? ms_until(deadline, now) : -1;
-    if (released && (spec.controlling_terminal || spec.output_held) && !out.killed_by_signal)
-      wait_ms = wait_ms < 0 ? kForegroundLookMs : std::min(wait_ms, kForegroundLookMs);
-    if (in_grace) wait_ms = ms_until(kill_at, now);
-    if (grace_until && now >= *grace_until) {
-      kill(-pid, SIGKILL);
-      wait_ms = 200;
-    } else if (grace_until) {
-      wait_ms = wait_ms < 0 ? ms_until(*grace_until, now)
-                            : std::min(wait_ms, ms_until(*grace_until, now));
-    }
-    pollfd fds[4] = {{sfd, POLLIN, 0},
-                     {status.open ? status.fd : -1, POLLIN, 0},
-                     {out.tripped ? -1 : spec.tripwire_fd, POLLIN, 0},
-                     {relay_open ? relay[0] : -1, POLLIN, 0}};
-    poll(fds, 4, wait_ms);
-    if (fds[1].revents) status.drain();
-    if (fds[3].revents) take_report();
-    if (relay[0] >= 0 && !guard_told)
-      if (pid_t init = status.child_pid()) {
-        tell_guard_init(relay[0], init);
-        guard_told = true;
-      }
+    // The check may have taken long (up to its own deadline): what came meanwhile
+    // decides before anything starts.
     take_signals();
-    // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
-    // as after `bg`, or, in the orphaned process group such a job usually is, killed.
-    if (!out.killed_by_signal && hold_in_background()) suspend(hold_signal(), true);
-    if (fds[2].revents) check_tripwire();
-    if (spec.on_started && !started_hook_ran && !out.signal && !timed_out && !out.tripped)
-      if (pid_t init = status.child_pid()) {
-        started_hook_ran = true;
-        if (!spec.on_started(init, spec.guarded ? pid : -1)) {
-          out.start_refused = true;
-          kill_sandbox();
-        } else {
-          // The check may have taken long (up to its own deadline): what came meanwhile
-          // decides before anything starts.
-          take_signals();
-          // Nor is it released into the background: a ^Z while bwrap set up (seconds, with
-          // many mounts), then `bg`, found nothing to hold, and the command started a
-          // background job holding the terminal (red team A19-2). It waits for `fg` as a
-          // background reader would; in an orphaned process group, which the kernel does
-          // not stop, it never starts.
-          while (!out.signal && !timed_out && spec.controlling_terminal && in_background()) {
-            if (!stoppable()) {
-              out.signal = SIGTTIN;
-              out.orphaned_in_background = true;
-              kill_sandbox();
-              break;
-            }
-            stop_self(unblocked(SIGTTIN), true);
-            take_signals();
-            check_deadline(Clock::now());
-          }
-          check_deadline(Clock::now());
-          check_tripwire();
-          if (!out.signal && !timed_out && !out.tripped) {
-            released = true;
-            if (spec.release && !spec.release()) {
-              out.start_refused = true;
-              kill_sandbox();
-            }
-          }
-        }
+    // Nor is it released into the background: a ^Z while bwrap set up (seconds, with
+    // many mounts), then `bg`, found nothing to hold, and the command started a
+    // background job holding the terminal (red team A19-2). It waits for `fg` as a
+    // background reader would; in an orphaned process group, which the kernel does
+    // not stop, it never starts.
+    while (!out_.signal && !timed_out_ && spec_.controlling_terminal && in_background()) {
+      if (!stoppable()) {
+        out_.signal = SIGTTIN;
+        out_.orphaned_in_background = true;
+        kill_sandbox();
+        break;
       }
-    if (waitpid(pid, &wstatus, WNOHANG) == pid) done = reaped = true;
+      stop_self(unblocked(SIGTTIN), true);
+      take_signals();
+      check_deadline(Clock::now());
+    }
+    check_deadline(Clock::now());
+    check_tripwire();
+    if (!out_.signal && !timed_out_ && !out_.tripped) {
+      released_ = true;
+      if (spec_.release && !spec_.release()) {
+        out_.start_refused = true;
+        kill_sandbox();
+      }
+    }
   }
-  // A guard that exited wrote whatever it reported before.
-  if (relay_open && !relayed) relayed = relayed_status(relay[0]);
-  status.drain();  // the monitor is gone: whatever it wrote is in the pipe
-  // A guard that reported left nothing below it. Otherwise (no guard, or a guard killed
-  // itself) make sure nothing of the tree survives: the group, and the init, which leaves
-  // the group (bwrap's setsid) once it is released.
-  if (!relayed) {
-    if (pid_t init = status.child_pid()) kill(init, SIGKILL);
-    kill(-pid, SIGKILL);
-  }
-  restore();
+
+  const SpawnSpec& spec_;
+  // The caller's terminal settings, as they were before the run.
+  const TerminalSettings& terminal_;
+  const int sfd_;  // the signal pipe's read end
+  const pid_t pid_;
+  const int relay_;  // the guard's relay, or -1
+  Outcome out_;
+  StatusStream status_;
+  // Plain time points: GCC 12 takes an optional one for uninitialized (-Wmaybe-uninitialized).
+  const bool has_deadline_ = spec_.timeout.has_value();
+  const Clock::time_point deadline_ =
+      Clock::now() + spec_.timeout.value_or(std::chrono::milliseconds{});
+  std::optional<Clock::time_point> grace_until_;
+  // The end of the timeout's SIGTERM grace, while it runs.
+  bool in_grace_ = false;
+  Clock::time_point kill_at_;
+  int forwarded_ = 0;
+  int wstatus_ = 0;
+  bool done_ = false, timed_out_ = false, started_hook_ran_ = false, guard_told_ = false;
+  bool reaped_ = false;         // the child, whose wait status is then in wstatus_
+  std::optional<int> relayed_;  // the guard's report (take_report)
+  bool relay_open_;
+  // Whether the command may have started: at once without a release to wait for.
+  bool released_;
+};
+
+}  // namespace
+
+Outcome supervise(const SpawnSpec& spec) {
+  const TerminalSettings terminal(spec);
+  const StreamFlags stream_flags(spec);
+  CaughtSignals signals;
+  if (!signals.take()) return {};
+  const auto started = start_supervised(spec, signals);
+  if (!started) return {};
+  signals.unblock();
+  Supervision supervision(spec, terminal, signals.read_end(), *started);
+  supervision.watch();
+  supervision.end_tree();
+  signals.restore();
   terminal.restore();
   stream_flags.restore();
-  if (relayed && spec.reported) spec.reported();
-  if (relay[0] >= 0) close(relay[0]);  // lets the guard go (runner/sandbox_guard.hpp)
-  if (!reaped) reap_when_gone(pid);
-  out.started = status.child_pid() != 0;
-  out.released = released;
-  out.setup_finished = status.exec_reported();
-  if (relayed) wstatus = *relayed;
-  if (timed_out) {
-    out.kind = Outcome::Kind::TimedOut;
-  } else if (spec.guarded && !relayed && WIFEXITED(wstatus)) {
-    out.kind = Outcome::Kind::SpawnFailed;  // the guard could not start bwrap
-  } else if (WIFEXITED(wstatus)) {
-    out.kind = Outcome::Kind::Exited;
-    out.code = WEXITSTATUS(wstatus);
-  } else {
-    out.kind = Outcome::Kind::Signaled;
-    out.code = WTERMSIG(wstatus);
-  }
-  return out;
+  return supervision.outcome();
 }
 
 Execution execution_of(const Outcome& o) {

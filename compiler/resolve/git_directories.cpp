@@ -45,6 +45,11 @@ struct GitDirectories {
   void read_git_directory(const std::string& dir);
   void read_scheduled_repositories();
   void read_environment_git_directories();
+  // A path the caller's environment gives, as spelled there and as git takes it.
+  struct EnvironmentPath {
+    std::string spelled, lexical;
+  };
+  std::optional<EnvironmentPath> environment_path(const std::string& name) const;
   void protect_environment_trace_files();
   void read_linked_worktrees(const std::string& common);
   std::optional<std::string> git_target(const std::string& lexical, const ir::SourceLoc& loc,
@@ -164,22 +169,20 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 // which git does not leave: `$GIT_WORK_TREE` and the caller's working directory are tops.
 void GitDirectories::read_environment_git_directories() {
   std::vector<std::string> started_in{walk.cwd};
-  if (const auto work_tree = walk.environment.get("GIT_WORK_TREE");
-      work_tree && !work_tree->empty()) {
-    const std::string lexical =
-        work_tree->starts_with("/") ? *work_tree : walk.cwd + "/" + *work_tree;
-    const auto c = h.canonical_or_refuse(lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
+  if (const auto work_tree = environment_path("GIT_WORK_TREE")) {
+    const auto c =
+        h.canonical_or_refuse(work_tree->lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
     if (!c) return;
     started_in.push_back(*c);
   }
   for (const std::string name : {"GIT_DIR", "GIT_COMMON_DIR"}) {
-    const auto value = walk.environment.get(name);
-    if (!value || value->empty()) continue;
-    const std::string lexical = value->starts_with("/") ? *value : walk.cwd + "/" + *value;
+    const auto value = environment_path(name);
+    if (!value) continue;
+    const std::string& lexical = value->lexical;
     const std::string what = "$" + name;
     const ir::SourceLoc at{what, 0, 0};
     const auto c = git_target(lexical, at, what);
-    if (!c || refused_where_made(*c, at, what, what + " '" + *value + "'",
+    if (!c || refused_where_made(*c, at, what, what + " '" + value->spelled + "'",
                                  "the host's git in the caller's shell would enter it and run "
                                  "its hooks and the commands its config names"))
       continue;
@@ -211,16 +214,26 @@ void GitDirectories::read_environment_git_directories() {
   // status` runs `git status` there). Protected wherever it lies, as `$GIT_DIR`: with
   // `GIT_INDEX_FILE=WS/idx`, the command recorded `lib` there, a repository it made with
   // `core.fsmonitor`, and the host's `git status` in the workspace ran it (red team A26-5).
-  if (const auto index = walk.environment.get("GIT_INDEX_FILE"); index && !index->empty()) {
-    const std::string lexical = index->starts_with("/") ? *index : walk.cwd + "/" + *index;
+  if (const auto index = environment_path("GIT_INDEX_FILE")) {
     const std::string what = "$GIT_INDEX_FILE";
     const ir::SourceLoc at{what, 0, 0};
-    const auto c = git_target(lexical, at, what);
-    if (c && !refused_where_made(*c, at, what, what + " '" + *index + "'",
+    const auto c = git_target(index->lexical, at, what);
+    if (c && !refused_where_made(*c, at, what, what + " '" + index->spelled + "'",
                                  "the host's git in the caller's shell would read its entries"))
       protect_git_target(*c, at);
   }
   protect_environment_trace_files();
+}
+
+// The path the caller's environment gives in `name` (none when unset or empty): a relative
+// one is taken against the caller's working directory (read_environment_git_directories
+// says why).
+std::optional<GitDirectories::EnvironmentPath> GitDirectories::environment_path(
+    const std::string& name) const {
+  auto value = walk.environment.get(name);
+  if (!value || value->empty()) return std::nullopt;
+  std::string lexical = value->starts_with("/") ? *value : walk.cwd + "/" + *value;
+  return EnvironmentPath{std::move(*value), std::move(lexical)};
 }
 
 // The files git writes its traces to by the caller's environment: every `$GIT_TRACE*` whose

@@ -137,23 +137,10 @@ void mounted_empty_before_the_namespace(Caller caller, bool executor) {
       "/aws/credentials ) >/dev/null 2>&1 & exec \"$@\"";
   RunSpec spec = through(box, executor, deny_policy(box, mnt + "/aws"),
                          "touch started; sleep 1; cat " + mnt + "/aws/credentials");
-  spec.root_prefix = {"/usr/bin/unshare",
-                      "-m",
-                      "--propagation",
-                      "shared",
-                      "/bin/sh",
-                      "-c",
-                      mounter,
-                      "sh",
-                      "/usr/bin/strace",
-                      "-f",
-                      "-qq",
-                      "-o",
-                      "/dev/null",
-                      "-e",
-                      "trace=unshare",
-                      "-e",
-                      "inject=unshare:delay_enter=300000:when=1"};
+  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared",
+                      "/bin/sh",          "-c", mounter,         "sh"};
+  const auto strace = strace_holding("unshare", 300000);
+  spec.root_prefix.insert(spec.root_prefix.end(), strace.begin(), strace.end());
   const RunResult r = box.run(spec);
   BOOST_TEST(r.out.find("AKIA") == std::string::npos, "read the deny root: " << r.describe());
   BOOST_TEST(r.exit_code == 125, r.describe());

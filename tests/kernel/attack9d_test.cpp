@@ -43,9 +43,10 @@ void mounted_before_the_namespace(Caller caller, bool executor) {
       "/aws/credentials ) "
       ">/dev/null 2>&1 & exec \"$@\"";
   RunSpec spec;
-  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared", "/bin/sh", "-c",
-                      mounter, "sh", "/usr/bin/strace", "-f", "-qq", "-o", "/dev/null",
-                      "-e", "trace=unshare", "-e", "inject=unshare:delay_enter=300000:when=1"};
+  spec.root_prefix = {"/usr/bin/unshare", "-m", "--propagation", "shared",
+                      "/bin/sh",          "-c", mounter,         "sh"};
+  const auto strace = strace_holding("unshare", 300000);
+  spec.root_prefix.insert(spec.root_prefix.end(), strace.begin(), strace.end());
   run_through(box, executor, deny_policy(box, mnt + "/aws"),
           {"/bin/sh", "-c", "touch " + ran + "; cat " + mnt + "/aws/credentials"}, spec);
   const RunResult r = box.run(spec);

@@ -55,23 +55,15 @@ void way_changed_before_the_watch(Caller caller, bool executor, Change change) {
   } else {
     BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
     const std::string nr = std::to_string(SYS_inotify_add_watch);
-    spec.root_prefix = {"/bin/sh",
-                        "-c",
+    spec.root_prefix = {"/bin/sh", "-c",
                         std::string(kShellOwnProcesses) + "( cd " + ro + " && i=0; until held " +
                             nr +
                             " '' || "
                             "[ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; " +
                             shell_change(change) + " ) >/dev/null 2>&1 & exec \"$@\"",
-                        "sh",
-                        "/usr/bin/strace",
-                        "-f",
-                        "-qq",
-                        "-o",
-                        "/dev/null",
-                        "-e",
-                        "trace=inotify_add_watch",
-                        "-e",
-                        "inject=inotify_add_watch:delay_enter=300000:when=1"};
+                        "sh"};
+    const auto strace = strace_holding("inotify_add_watch", 300000);
+    spec.root_prefix.insert(spec.root_prefix.end(), strace.begin(), strace.end());
   }
   Running running = box.start(spec);
   // Refused, zpolicy is gone (a zombie until finish()) and the command never starts.
@@ -112,22 +104,14 @@ void protected_name_renamed_while_watched(Caller caller, bool executor) {
   run_through(box, executor, deny_policy(box, box.base() + "/absent"),
               {"/bin/sh", "-c", "touch " + ran + "; echo owned > " + box.ws("moved/config")},
               spec);
-  spec.root_prefix = {"/bin/sh",
-                      "-c",
+  spec.root_prefix = {"/bin/sh", "-c",
                       std::string(kShellOwnProcesses) + "( cd " + box.workspace() +
                           " && i=0; until held " + nr +
                           " '' || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; "
                           "mv .git moved && mkdir .git ) >/dev/null 2>&1 & exec \"$@\"",
-                      "sh",
-                      "/usr/bin/strace",
-                      "-f",
-                      "-qq",
-                      "-o",
-                      "/dev/null",
-                      "-e",
-                      "trace=inotify_add_watch",
-                      "-e",
-                      "inject=inotify_add_watch:delay_enter=300000:when=1"};
+                      "sh"};
+  const auto strace = strace_holding("inotify_add_watch", 300000);
+  spec.root_prefix.insert(spec.root_prefix.end(), strace.begin(), strace.end());
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 125, r.describe());
   BOOST_TEST(!exists(ran), "the command ran: " << r.describe());

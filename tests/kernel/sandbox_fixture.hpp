@@ -85,6 +85,21 @@ inline std::vector<std::string> host_bind_mount(const std::string& src, const st
                                     {src, point});
 }
 
+// The argv of strace running what follows it (its processes and their children), each
+// process's first system call `call` held `usec` microseconds on entry, nothing printed:
+// the window in which a test's host script acts.
+inline std::vector<std::string> strace_holding(const std::string& call, long usec) {
+  return {"/usr/bin/strace",
+          "-f",
+          "-qq",
+          "-o",
+          "/dev/null",
+          "-e",
+          "trace=" + call,
+          "-e",
+          "inject=" + call + ":delay_enter=" + std::to_string(usec) + ":when=1"};
+}
+
 // What the host does while a run starts, for host_acts_while_held.
 struct HeldCall {
   std::string syscall;  // strace's name of the call held, e.g. "unshare"
@@ -101,12 +116,17 @@ struct HeldCall {
 // WORD in its command line). The walk up forks nothing: the held call lasts 0.3 s, and on
 // a loaded machine a fork per parent took longer. Only this run's processes count: other suites'
 // runs, side by side with this one (tests/kernel/private_host_state.sh), make the same calls.
+// The functions' variables are the calling script's globals (POSIX sh has no `local`), so
+// they are named `_zp_own_*`, which no test uses: a `p` of theirs once overwrote a test's own.
 inline constexpr const char* kShellOwnProcesses =
-    "mine() { p=$1; while [ -n \"$p\" ] && [ \"$p\" -gt 1 ]; do [ \"$p\" = \"$$\" ] && return 0; "
-    "q=$p; p=; while read -r k v; do [ \"$k\" = PPid: ] && p=$v && break; done "
-    "</proc/$q/status 2>/dev/null; done; return 1; }; "
-    "held() { for f in $(grep -ls \"^$1 $2\" /proc/[0-9]*/syscall); do d=${f%/syscall}; "
-    "mine ${d#/proc/} || continue; [ -z \"$3\" ] || grep -qs \"$3\" $d/cmdline || continue; "
+    "mine() { _zp_own_p=$1; while [ -n \"$_zp_own_p\" ] && [ \"$_zp_own_p\" -gt 1 ]; do "
+    "[ \"$_zp_own_p\" = \"$$\" ] && return 0; _zp_own_q=$_zp_own_p; _zp_own_p=; "
+    "while read -r _zp_own_k _zp_own_v; do "
+    "[ \"$_zp_own_k\" = PPid: ] && _zp_own_p=$_zp_own_v && break; done "
+    "</proc/$_zp_own_q/status 2>/dev/null; done; return 1; }; "
+    "held() { for _zp_own_f in $(grep -ls \"^$1 $2\" /proc/[0-9]*/syscall); do "
+    "_zp_own_d=${_zp_own_f%/syscall}; mine ${_zp_own_d#/proc/} || continue; "
+    "[ -z \"$3\" ] || grep -qs \"$3\" $_zp_own_d/cmdline || continue; "
     "return 0; done; return 1; }; ";
 
 // The guard's first unshare (CLONE_NEWNS, with CLONE_NEWUSER or not): the end of the
@@ -128,8 +148,8 @@ inline std::vector<std::string> host_acts_while_held(const HeldCall& held,
   // not this script's own.
   const std::string wait_for =
       std::string(kShellOwnProcesses) +
-      "w() { i=0; while [ $i -lt 500 ]; do held \"$1\" \"$2\" zpolicy && return 0; "
-      "sleep 0.01; i=$((i+1)); done; }; ";
+      "w() { _zp_own_i=0; while [ $_zp_own_i -lt 500 ]; do "
+      "held \"$1\" \"$2\" zpolicy && return 0; sleep 0.01; _zp_own_i=$((_zp_own_i+1)); done; }; ";
   std::vector<std::string> argv = {"/usr/bin/unshare",
                                    "-m",
                                    "--propagation",
