@@ -17,6 +17,7 @@
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "compiler/analyzer/seccomp/setid_invariant.hpp"
+#include "compiler/analyzer/seccomp/shared_access_invariant.hpp"
 #include "compiler/analyzer/verify.hpp"
 #include "compiler/frontend/policy_parser.hpp"
 #include "compiler/pipeline.hpp"
@@ -80,5 +81,6 @@ int main(int argc, char** argv) {
   report("listing", n, [&] { compiler::check_listing(listing, *prog, resolved->syscalls); });
   report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, *prog); });
   report("set-id invariant", n, [&] { compiler::check_setid_invariant(*prog); });
+  report("shared-access invariant", n, [&] { compiler::check_shared_access_invariant(*prog); });
   return 0;
 }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
 #include "compiler/analyzer/sbpl/sbpl_ancestor_bytes.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
@@ -11,7 +12,7 @@
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "compiler/analyzer/seccomp/setid_invariant.hpp"
-#include "compiler/analyzer/bwrap/verify_bwrap.hpp"
+#include "compiler/analyzer/seccomp/shared_access_invariant.hpp"
 
 namespace zpolicy::compiler {
 
@@ -83,6 +84,8 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
   out.insert(out.end(), network.begin(), network.end());
   auto setid = check_setid_invariant(*prog);
   out.insert(out.end(), setid.begin(), setid.end());
+  auto shared = check_shared_access_invariant(*prog);
+  out.insert(out.end(), shared.begin(), shared.end());
   const size_t listed = static_cast<size_t>(
       std::count_if(v.findings.begin(), v.findings.end(),
                     [](const ir::Diagnostic& d) { return d.kind != "malformed-artifact"; }));

@@ -54,6 +54,22 @@ void add_setid_mode_denies(ir::SyscallPolicy& out, ir::Action deny) {
   out.rules.push_back(rule("openat2", ir::Action::errno_(kENOSYS), builtin));
 }
 
+// The sandbox keeps the caller's uid and owns the caller's directories, the workspace
+// and those holding its protected paths among them: a mode or ACL that lets every local
+// user write one outlives the run, and another user then renames `node_modules` or `.git`
+// away and puts their own there, which the caller's next `npm test` or `git status` runs
+// (red team A27B-1). So a mode as chmod sets it (no umask applies) may not have S_IWOTH,
+// and no extended attribute (an ACL is one) is set or removed. Write for the group stays:
+// `chmod +x` keeps the g+w a umask of 002 gave, everyday on Debian's user groups.
+void add_shared_access_denies(ir::SyscallPolicy& out, ir::Action deny) {
+  const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
+  for (const auto& call : kModeChanges)
+    out.rules.push_back(rule(call.name, deny, builtin,
+                             {{call.mode_index, ir::CmpOp::MaskedEq, kS_IWOTH, kS_IWOTH}}));
+  for (auto name : kAttributeChanges)
+    out.rules.push_back(rule(name, ir::Action::errno_(kEOPNOTSUPP), builtin));
+}
+
 void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
   for (auto name : kBaselineDenies) out.rules.push_back(rule(name, deny, builtin));
@@ -69,6 +85,7 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   for (uint64_t command : {kF_SETLEASE, kF_SETDELEG})
     out.rules.push_back(rule("fcntl", deny, builtin, {arg(1, ir::CmpOp::Eq, command)}));
   add_setid_mode_denies(out, deny);
+  add_shared_access_denies(out, deny);
 }
 
 // `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable

@@ -43,6 +43,22 @@ inline constexpr ModeArgument kModeArguments[] = {
 inline constexpr uint64_t kS_ISUID = 04000;
 inline constexpr uint64_t kS_ISGID = 02000;
 
+// The calls that set a mode as given (no umask applies), and which argument holds it. One
+// whose mode has S_IWOTH is denied: the sandbox owns the caller's directories, and one it
+// opened to every local user (the workspace, a nested repository's directory, a pin) let
+// another user swap the protected paths in it after the run (red team A27B-1).
+inline constexpr ModeArgument kModeChanges[] = {
+    {"chmod", 1}, {"fchmod", 1}, {"fchmodat", 2}, {"fchmodat2", 2}};
+inline constexpr uint64_t kS_IWOTH = 00002;
+// The calls that set or remove an extended attribute, POSIX ACLs (system.posix_acl_access,
+// system.posix_acl_default) among them; the filter cannot read the name, so each answers
+// EOPNOTSUPP, as a filesystem without extended attributes does, which copying tools take
+// for "nothing to preserve" (A27B-1: an ACL gave others what chmod no longer may).
+inline constexpr std::string_view kAttributeChanges[] = {
+    "setxattr",    "lsetxattr",    "fsetxattr",    "setxattrat",
+    "removexattr", "lremovexattr", "fremovexattr", "removexattrat"};
+inline constexpr uint16_t kEOPNOTSUPP = 95;
+
 inline constexpr uint64_t kTIOCSTI = 0x5412;
 inline constexpr uint64_t kTIOCLINUX = 0x541C;
 // fcntl()'s commands that put a lease (F_SETLEASE) or a delegation (F_SETDELEG, Linux 6.19)

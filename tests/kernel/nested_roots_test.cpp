@@ -89,7 +89,7 @@ std::string script_of(const Layout& l) {
          ":\n"
          "  t(\"append\", p, lambda: open(p, \"a\").write(\"x\\n\"))\n"
          "  t(\"truncate\", p, lambda: open(p, \"w\").close())\n"
-         "  t(\"chmod\", p, lambda: os.chmod(p, 0o777))\n"
+         "  t(\"chmod\", p, lambda: os.chmod(p, 0o700))\n"
          "  t(\"unlink\", p, lambda: os.unlink(p))\n"
          "  t(\"rename\", p, lambda: os.rename(p, p + \"-moved\"))\n"
          "  t(\"symlink-over\", p, lambda: replace_by(p, lambda q: os.symlink(\"/etc/hostname\", "

@@ -1,0 +1,102 @@
+#include <algorithm>
+#include <boost/test/unit_test.hpp>
+#include <cstring>
+#include <string>
+
+#include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/invariant_probes.hpp"
+#include "compiler/analyzer/seccomp/shared_access_invariant.hpp"
+#include "compiler/resolve/seccomp_baseline.hpp"
+#include "emitters/seccomp/seccomp_emitter.hpp"
+#include "seccomp_test_support.hpp"
+
+namespace zc = zpolicy::compiler;
+namespace ir = zpolicy::ir;
+namespace es = zpolicy::emitters::seccomp;
+using zpolicy::test::findings_report;
+using zpolicy::test::names_dropped_deny;
+
+namespace {
+
+ir::SyscallPolicy baseline(ir::Mode mode, ir::Action deny = ir::Action::errno_(1)) {
+  return zc::effective_syscalls(zpolicy::test::policy_with(mode, ir::Network::None, deny), mode);
+}
+
+std::vector<ir::Diagnostic> shared_findings(const ir::SyscallPolicy& policy) {
+  return zc::check_shared_access_invariant(*zc::parse_bpf(es::emit_bpf(policy)));
+}
+
+}  // namespace
+
+// Red team A27B-1: no call of the sandbox may give other local users write access to
+// what the caller owns (the workspace, the directories holding protected paths).
+BOOST_AUTO_TEST_SUITE(seccomp_shared_access_invariant)
+
+BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_in_every_confined_mode_and_action) {
+  for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
+    for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
+      const auto fs = shared_findings(baseline(mode, deny));
+      BOOST_TEST(fs.empty(), findings_report(fs));
+    }
+}
+
+BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
+  ir::SyscallPolicy open;
+  open.foreign_abi_action = ir::Action::allow();
+  const auto fs = shared_findings(open);
+  for (const char* call :
+       {"chmod(", "fchmod(", "fchmodat(", "fchmodat2(", "setxattr(", "lsetxattr(", "fsetxattr(",
+        "setxattrat(", "removexattr(", "lremovexattr(", "fremovexattr(", "removexattrat("})
+    for (const char* abi : {"x86_64 ", "x32 ", "i386 "}) {
+      if (!ir::find_syscall(*ir::parse_arch(std::string_view(abi, std::strlen(abi) - 1)),
+                            std::string_view(call, std::strlen(call) - 1)))
+        continue;
+      BOOST_TEST_CONTEXT(abi << call) {
+        BOOST_TEST(names_dropped_deny(fs, std::string(abi) + call), findings_report(fs));
+      }
+    }
+}
+
+// A baseline that lost one rule lets that call through: the check names it.
+BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
+  for (const auto& call : zc::kModeChanges) {
+    ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+    const auto before = weakened.rules.size();
+    std::erase_if(weakened.rules, [&](const ir::SyscallRule& r) {
+      return r.name == call.name && r.conditions.size() == 1 &&
+             r.conditions[0].value == zc::kS_IWOTH;
+    });
+    BOOST_TEST_REQUIRE(weakened.rules.size() == before - 1);
+    const auto fs = shared_findings(weakened);
+    BOOST_TEST_CONTEXT(call.name) {
+      BOOST_TEST(names_dropped_deny(fs, "x86_64 " + std::string(call.name) + "("),
+                 findings_report(fs));
+    }
+  }
+  for (auto name : zc::kAttributeChanges) {
+    ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+    std::erase_if(weakened.rules, [&](const ir::SyscallRule& r) { return r.name == name; });
+    const auto fs = shared_findings(weakened);
+    BOOST_TEST_CONTEXT(name) {
+      BOOST_TEST(names_dropped_deny(fs, "x86_64 " + std::string(name) + "("), findings_report(fs));
+    }
+  }
+}
+
+// Modes without S_IWOTH stay allowed: `chmod +x` after a umask of 002 (0775), 0700.
+BOOST_AUTO_TEST_CASE(modes_without_write_for_others_are_let_through) {
+  const auto prog = *zc::parse_bpf(es::emit_bpf(baseline(ir::Mode::WorkspaceWrite)));
+  const ir::SyscallInfo* fchmodat = ir::find_syscall(ir::Arch::X86_64, "fchmodat");
+  BOOST_TEST_REQUIRE(fchmodat);
+  for (uint64_t mode : {0775u, 0755u, 0700u, 0644u, 01775u}) {
+    zc::SeccompData call{};
+    call.nr = fchmodat->nr;
+    call.arch = ir::audit_arch(ir::Arch::X86_64);
+    call.args[0] = 0xffffff9c;
+    call.args[1] = 0x1000;
+    call.args[2] = mode;
+    BOOST_TEST(!zc::refuses(zc::run_bpf(prog, call).ret), std::oct << mode);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
