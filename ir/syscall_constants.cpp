@@ -12,7 +12,7 @@ constexpr NamedConstant kSocketTypes[] = {
 constexpr NamedConstant kIoctls[] = {
     {0x5412, "TIOCSTI"}, {0x541C, "TIOCLINUX"}, {0x5452, "FIOASYNC"}};
 constexpr NamedConstant kFcntls[] = {
-    {4, "F_SETFL"}, {1024, "F_SETLEASE"}, {1024 + 16, "F_SETDELEG"}};
+    {4, "F_SETFL"}, {10, "F_SETSIG"}, {1024, "F_SETLEASE"}, {1024 + 16, "F_SETDELEG"}};
 constexpr NamedConstant kFileStatusFlags[] = {{020000, "O_ASYNC"}};
 constexpr NamedConstant kCloneFlags[] = {
     {0x00020000, "CLONE_NEWNS"},  {0x02000000, "CLONE_NEWCGROUP"}, {0x04000000, "CLONE_NEWUTS"},

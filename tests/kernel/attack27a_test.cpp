@@ -93,6 +93,42 @@ print("read", os.read(fd, 100).decode().strip(), flush=True)
 time.sleep(1)
 )PY";
 
+// On the host, as the caller: a process that uses signal-driven I/O itself on the pipe it
+// gives the run for stdin (O_ASYNC on, itself the owner, SIGIO handled) starts `zpolicy run`,
+// whose command tries F_SETSIG(SIGKILL) on its stdin, the caller's own open file; then the
+// caller writes into the pipe, and its own SIGIO comes. Prints what the command said and
+// how the caller ended.
+const std::string kAsyncCaller = R"PY(
+import fcntl, os, signal, subprocess, sys, time
+z, ws, mode = sys.argv[1:4]
+inner = (
+    "import fcntl, sys\n"
+    "try:\n"
+    "    fcntl.fcntl(0, 10, 9)\n"
+    "    print('setsig done', flush=True)\n"
+    "except OSError as e:\n"
+    "    print('setsig refused', e.errno, flush=True)\n"
+    "sys.stdin.read()\n")
+caller = os.fork()
+if caller == 0:
+    signal.signal(signal.SIGIO, lambda *_: None)
+    r, w = os.pipe()
+    fcntl.fcntl(r, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_ASYNC)
+    p = subprocess.Popen([z, "run", "--mode", mode, "--", "/usr/bin/python3", "-c", inner],
+                         stdin=r, stdout=subprocess.PIPE, cwd=ws)
+    print(p.stdout.readline().decode().strip(), flush=True)
+    os.write(w, b"x")
+    time.sleep(0.5)
+    print("caller alive after its write", flush=True)
+    os.close(w)
+    p.stdout.read()
+    os._exit(p.wait())
+_, st = os.waitpid(caller, 0)
+if os.WIFSIGNALED(st): print("caller killed by", signal.Signals(os.WTERMSIG(st)).name)
+else: print("caller exited", os.WEXITSTATUS(st))
+)PY";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack27a)
@@ -127,6 +163,23 @@ BOOST_DATA_TEST_CASE(the_sandbox_cannot_signal_the_callers_job_through_its_termi
       BOOST_TEST(r.out.find("after-run 0") != std::string::npos, what);
       BOOST_TEST(r.out.find("job exited 0") != std::string::npos, what);
     }
+}
+
+// A27A-1, the signal's other half: a pipe or socket on 0-2 reaches the command as the
+// caller's own open file, and a caller that had signal-driven I/O on it for itself gets the
+// signal that file names. The command's F_SETSIG(SIGKILL) on it made the caller's next SIGIO
+// a SIGKILL: the caller died when it wrote into its pipe. F_SETSIG is refused now (EPERM).
+BOOST_DATA_TEST_CASE(the_sandbox_cannot_choose_the_signal_of_the_callers_own_file,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const std::string mode : {"workspace-write", "read-only"}) {
+    const RunResult r = box.host_command(
+        {"/usr/bin/python3", "-c", kAsyncCaller, zpolicy_binary(), box.workspace(), mode});
+    BOOST_TEST(r.out.find("setsig refused 1") != std::string::npos, mode + ": " + r.describe());
+    BOOST_TEST(r.out.find("caller alive after its write") != std::string::npos,
+               mode + ": " + r.describe());
+    BOOST_TEST(r.out.find("caller exited 0") != std::string::npos, mode + ": " + r.describe());
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -31,6 +31,7 @@ BOOST_AUTO_TEST_CASE(every_name_has_the_headers_value) {
       {"TIOCLINUX", TIOCLINUX},
       {"FIOASYNC", FIOASYNC},
       {"F_SETFL", F_SETFL},
+      {"F_SETSIG", F_SETSIG},
       {"O_ASYNC", O_ASYNC},
       {"CLONE_NEWNS", CLONE_NEWNS},
       {"CLONE_NEWCGROUP", CLONE_NEWCGROUP},
