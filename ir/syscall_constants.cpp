@@ -9,8 +9,11 @@ constexpr NamedConstant kFamilies[] = {{1, "AF_UNIX"},     {2, "AF_INET"},    {1
                                        {16, "AF_NETLINK"}, {17, "AF_PACKET"}, {40, "AF_VSOCK"}};
 constexpr NamedConstant kSocketTypes[] = {
     {1, "SOCK_STREAM"}, {2, "SOCK_DGRAM"}, {3, "SOCK_RAW"}, {5, "SOCK_SEQPACKET"}};
-constexpr NamedConstant kIoctls[] = {{0x5412, "TIOCSTI"}, {0x541C, "TIOCLINUX"}};
-constexpr NamedConstant kFcntls[] = {{1024, "F_SETLEASE"}, {1024 + 16, "F_SETDELEG"}};
+constexpr NamedConstant kIoctls[] = {
+    {0x5412, "TIOCSTI"}, {0x541C, "TIOCLINUX"}, {0x5452, "FIOASYNC"}};
+constexpr NamedConstant kFcntls[] = {
+    {4, "F_SETFL"}, {10, "F_SETSIG"}, {1024, "F_SETLEASE"}, {1024 + 16, "F_SETDELEG"}};
+constexpr NamedConstant kFileStatusFlags[] = {{020000, "O_ASYNC"}};
 constexpr NamedConstant kCloneFlags[] = {
     {0x00020000, "CLONE_NEWNS"},  {0x02000000, "CLONE_NEWCGROUP"}, {0x04000000, "CLONE_NEWUTS"},
     {0x08000000, "CLONE_NEWIPC"}, {0x10000000, "CLONE_NEWUSER"},   {0x20000000, "CLONE_NEWPID"},
@@ -45,6 +48,7 @@ ArgumentConstants argument_constants(std::string_view call, unsigned index) {
   }
   if (call == "ioctl" && index == 1) return {"request", kIoctls};
   if (call == "fcntl" && index == 1) return {"cmd", kFcntls};
+  if (call == "fcntl" && index == 2) return {"arg", kFileStatusFlags, true};
   if (call == "clone" && index == 0) return {"flags", kCloneFlags, true};
   if (call == "sendto" && index == 4) return {"dest_addr", {}};
   for (const auto& m : kModeArgs)
@@ -73,8 +77,9 @@ std::optional<std::string> constant_words(std::string_view call, unsigned index,
 
 std::optional<uint64_t> constant_value(std::string_view name) {
   using Group = std::span<const NamedConstant>;
-  for (const Group group : {Group(kFamilies), Group(kSocketTypes), Group(kIoctls), Group(kFcntls),
-                            Group(kCloneFlags), Group(kModeBits), Group(kArches)})
+  for (const Group group :
+       {Group(kFamilies), Group(kSocketTypes), Group(kIoctls), Group(kFcntls),
+        Group(kFileStatusFlags), Group(kCloneFlags), Group(kModeBits), Group(kArches)})
     for (const auto& c : group)
       if (c.name == name) return c.value;
   return std::nullopt;

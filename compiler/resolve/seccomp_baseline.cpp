@@ -84,6 +84,20 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   // for the lease break time (45 s) for the sandbox to give it up (red team A25B-1).
   for (uint64_t command : {kF_SETLEASE, kF_SETDELEG})
     out.rules.push_back(rule("fcntl", deny, builtin, {arg(1, ir::CmpOp::Eq, command)}));
+  // Signal-driven I/O on a terminal signals the terminal's foreground process group, which
+  // the kernel takes as the open file's owner when O_ASYNC is turned on: on the caller's
+  // controlling terminal that is the caller's job, on the host, with whatever signal
+  // F_SETSIG chose. SIGKILL ended zpolicy, its pipeline and a script's shell; SIGSTOP
+  // stopped zpolicy, and the command outlived its timeout (red team A27A-1). Turning it on
+  // is refused for every open file: the filter cannot tell a terminal from the sandbox's
+  // own pipes and sockets, and programs poll instead. So is choosing the signal: a pipe or
+  // socket on 0-2 is the caller's own open file, and where the caller had signal-driven I/O
+  // on it for itself, F_SETSIG made its next SIGIO a SIGKILL.
+  out.rules.push_back(
+      rule("fcntl", deny, builtin,
+           {arg(1, ir::CmpOp::Eq, kF_SETFL), {2, ir::CmpOp::MaskedEq, kO_ASYNC, kO_ASYNC}}));
+  out.rules.push_back(rule("fcntl", deny, builtin, {arg(1, ir::CmpOp::Eq, kF_SETSIG)}));
+  out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kFIOASYNC)}));
   add_setid_mode_denies(out, deny);
   add_shared_access_denies(out, deny);
 }

@@ -65,6 +65,12 @@ inline constexpr uint64_t kTIOCLINUX = 0x541C;
 // on the file's inode, which every process on the host then waits on.
 inline constexpr uint64_t kF_SETLEASE = 1024;
 inline constexpr uint64_t kF_SETDELEG = 1024 + 16;
+// Signal-driven I/O: fcntl(F_SETFL) with O_ASYNC, and ioctl(FIOASYNC), turn it on for an
+// open file; fcntl(F_SETSIG) chooses the signal its owner gets.
+inline constexpr uint64_t kF_SETFL = 4;
+inline constexpr uint64_t kF_SETSIG = 10;
+inline constexpr uint64_t kO_ASYNC = 020000;
+inline constexpr uint64_t kFIOASYNC = 0x5452;
 inline constexpr uint64_t kAF_UNIX = 1;
 inline constexpr uint64_t kAF_INET = 2;
 inline constexpr uint64_t kAF_INET6 = 10;

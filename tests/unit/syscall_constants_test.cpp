@@ -2,6 +2,7 @@
 // each name has the value the system headers give it, and reads back to it.
 #include "ir/syscall_constants.hpp"
 
+#include <fcntl.h>
 #include <linux/audit.h>
 #include <sched.h>
 #include <sys/ioctl.h>
@@ -28,6 +29,10 @@ BOOST_AUTO_TEST_CASE(every_name_has_the_headers_value) {
       {"SOCK_SEQPACKET", SOCK_SEQPACKET},
       {"TIOCSTI", TIOCSTI},
       {"TIOCLINUX", TIOCLINUX},
+      {"FIOASYNC", FIOASYNC},
+      {"F_SETFL", F_SETFL},
+      {"F_SETSIG", F_SETSIG},
+      {"O_ASYNC", O_ASYNC},
       {"CLONE_NEWNS", CLONE_NEWNS},
       {"CLONE_NEWCGROUP", CLONE_NEWCGROUP},
       {"CLONE_NEWUTS", CLONE_NEWUTS},
@@ -49,6 +54,7 @@ BOOST_AUTO_TEST_CASE(values_are_named_by_their_argument) {
   BOOST_TEST((ir::constant_words("socket", 0, AF_UNIX) == "AF_UNIX"));
   BOOST_TEST((ir::constant_words("socketpair", 1, SOCK_STREAM) == "SOCK_STREAM"));
   BOOST_TEST((ir::constant_words("ioctl", 1, TIOCSTI) == "TIOCSTI"));
+  BOOST_TEST((ir::constant_words("fcntl", 2, O_ASYNC | O_NONBLOCK) == "O_ASYNC|0x800"));
   BOOST_TEST((ir::constant_words("openat", 3, S_ISUID | S_ISGID) == "S_ISUID|S_ISGID"));
   BOOST_TEST((ir::constant_words("clone", 0, CLONE_NEWUSER | 0x11) == "CLONE_NEWUSER|0x11"));
   // A value the argument has no name for, an argument with no names, another call.
