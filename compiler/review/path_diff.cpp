@@ -10,7 +10,7 @@
 namespace zpolicy::compiler::review {
 namespace {
 
-Side side_of(const Expectation& e) {
+Side expectation_side(const Expectation& e) {
   return {e.expect == Expect::Allow ? "allowed" : "denied", e.reason, e.rule};
 }
 
@@ -70,8 +70,8 @@ std::vector<Difference> diff_paths(const ir::Resolved& before, const ir::Resolve
         d.area = Area::Filesystem;
         d.path_class = probe.role;
         d.direction = allowed_after ? Direction::Widening : Direction::Narrowing;
-        d.before = side_of(was);
-        d.after = side_of(now);
+        d.before = expectation_side(was);
+        d.after = expectation_side(now);
       }
       d.operations.push_back(to_string(op));
     }
