@@ -38,6 +38,8 @@ def declared_name(statement):
     """The name a namespace-scope declaration introduces, if it is one we can read."""
     st = " ".join(statement.split())
     st = re.sub(r"^template\s*<.*?>\s*", "", st)
+    if (m := re.match(r"using\s+(\w+)\s*=", st)):
+        return m.group(1)
     if not st or st.startswith(("using ", "namespace", "extern ")):
         return None
     if (m := re.match(r"(?:struct|class|union|enum(?:\s+class)?)\s+(\w+)", st)):
