@@ -17,13 +17,21 @@ for mode in ON OFF; do
     "-DCMAKE_CXX_FLAGS=-O0 -g0 -ffunction-sections -fdata-sections" \
     -DZPOLICY_UNITY_BUILD=$mode -DZPOLICY_BUILD_TESTS=OFF >/dev/null
   cmake --build "$work/unity-$mode" -j"$(nproc)" --target zpolicy
-  # One line per (defining section, referenced symbol); string literals' local labels
-  # (.LC*) are numbered per translation unit, so they are left out. Sections are sorted
-  # per object and the union taken: a batch holds one copy of each inline function.
+  # One line per (defining section, referenced symbol), for the sections of zpolicy's own
+  # functions and data (and templates instantiated over its types): private ones
+  # (_GLOBAL__N, _ZL), zpolicy's namespaces, unmangled names. Left out as layout, not
+  # binding: string literals' local labels (.LC*, numbered per translation unit), unwind
+  # and exception tables, which of a constructor's or destructor's variants (C1/C2, D0-D2)
+  # GCC emits, and the static initializer's name, which is the translation unit's. The
+  # union is taken over objects: a batch holds one copy of each inline function.
   find "$work/unity-$mode" -name '*.o' -print0 | sort -z |
-    xargs -0 readelf -rW --wide 2>/dev/null |
-    awk '/^Relocation section/ { sec = $3; gsub(/^.\.rela/, "", sec); next }
-         NF >= 5 && $5 !~ /^\.L/ && $5 !~ /^\.(text|rodata|data|bss)(\.(str|cst)[0-9.]*)?$/ { print sec, $5 }' |
+    xargs -0 readelf -rW 2>/dev/null |
+    awk '/^Relocation section/ { sec = $3; gsub(/^.\.rela|.$/, "", sec); next }
+         NF >= 5 && $1 != "Offset" && $5 !~ /^\.L/ &&
+         $5 !~ /^\.(text|rodata|data|bss|gcc_except_table)(\.(str|cst)[0-9.]*)?$/ &&
+         sec !~ /eh_frame|gcc_except_table/ &&
+         sec ~ /zpolicy|_GLOBAL__N|^\.text\._ZL|^\.(text|data|rodata)\.[a-zA-Z]/ { print sec, $5 }' |
+    sed -E 's/([CD])[012]([EI])/\1x\2/g; s/_GLOBAL__sub_I_[A-Za-z0-9_.]+/_GLOBAL__sub_I_TU/g' |
     sort -u >"$work/references-$mode.txt"
 done
 if ! diff "$work/references-OFF.txt" "$work/references-ON.txt"; then
