@@ -22,7 +22,7 @@ std::optional<compiler::FsOp> parse_op(const std::string& s) {
   return std::nullopt;
 }
 
-std::string artifact(const compiler::Compiled& c, const std::string& name) {
+std::string artifact_content(const compiler::Compiled& c, const std::string& name) {
   for (const auto& a : c.artifacts)
     if (a.name == name) return a.content;
   return {};
@@ -89,7 +89,7 @@ ExplainAnswer explain_linux(const compiler::Compiled& c, const compiler::Symboli
   out.rule = e.reason;
   out.line = api::line_of(e.rule);
   auto parsed = compiler::parse_bwrap_args(
-      artifact(c, "bwrap.args"),
+      artifact_content(c, "bwrap.args"),
       std::make_shared<compiler::PathTable>(compiler::path_spelling(c.resolved)));
   if (!parsed) {
     out.artifact = "the argv does not parse: " + parsed.error().message;
@@ -118,7 +118,7 @@ ExplainAnswer explain_macos(const compiler::Compiled& c, const std::string& path
                             compiler::FsOp op) {
   ExplainAnswer out;
   out.target = Target::Macos;
-  const std::string params_text = artifact(c, "params.txt");  // the parameters view it
+  const std::string params_text = artifact_content(c, "params.txt");  // the parameters view it
   const auto params = compiler::parse_params_text(params_text);
   if (!params) {
     out.artifact = "cannot evaluate: " + params.error().message;
@@ -127,8 +127,8 @@ ExplainAnswer explain_macos(const compiler::Compiled& c, const std::string& path
   // Seatbelt has no single "delete": unlinking and renaming away are file-write-unlink.
   const char* operation =
       op == compiler::FsOp::Delete ? "file-write-unlink" : compiler::to_string(op);
-  auto e =
-      compiler::explain_sbpl(c.resolved, artifact(c, "profile.sb"), *params, operation, path);
+  auto e = compiler::explain_sbpl(c.resolved, artifact_content(c, "profile.sb"), *params, operation,
+                                  path);
   if (!e) {
     out.artifact = "cannot evaluate: " + e.error().message;
     return out;

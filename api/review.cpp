@@ -27,7 +27,7 @@ std::string name_of(const Request& r) {
 }
 
 // A review that cannot resolve a policy (compile would refuse it too): exit 2, its reasons.
-DiffResult refused(DiffResult& out, const ir::Diagnostics& diags) {
+DiffResult refused_diff(DiffResult& out, const ir::Diagnostics& diags) {
   api::add_all(out.diagnostics, diags);
   out.exit_code = kExitUsage;
   return out;
@@ -40,7 +40,7 @@ bool load_both(const Request& first, const Request& second, DiffResult& out,
   a = api::load_request(first, diags);
   b = api::load_request(second, diags);
   if (a && b && !diags.has_errors()) return true;
-  refused(out, diags);
+  refused_diff(out, diags);
   return false;
 }
 
@@ -66,7 +66,7 @@ DiffResult diff(const Request& before, const Request& after) {
   ir::Diagnostics diags;
   const auto differences =
       compiler::review::diff_policies({a->policy, a->mode}, {b->policy, b->mode}, diags);
-  if (!differences) return refused(out, diags);
+  if (!differences) return refused_diff(out, diags);
   for (const auto& d : *differences) out.differences.push_back(public_of(d));
   out.exit_code = out.differences.empty() ? kExitOk : kExitDifference;
   return out;
@@ -86,7 +86,7 @@ DiffResult check_within(const Request& policy, const Request& ceiling) {
   ceiling_policy.mode.value = c->mode;
   ir::Diagnostics diags;
   auto found = compiler::review::escapes(narrowed, ceiling_policy, diags);
-  if (!found) return refused(out, diags);
+  if (!found) return refused_diff(out, diags);
   for (auto& e : *found) {
     out.differences.push_back(public_of(e.difference));
     out.differences.back().mode = ir::to_string(e.mode);

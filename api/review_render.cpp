@@ -68,7 +68,7 @@ std::string calls_lines(const std::vector<std::string>& calls) {
   return out + line + "\n";
 }
 
-std::string text(const DiffResult& r) {
+std::string diff_text(const DiffResult& r) {
   std::string out = heading(r) + ": " + summary(r) + "\n";
   const char* before = r.within ? "ceiling" : "before";
   const char* after = r.within ? "policy " : "after ";
@@ -95,7 +95,7 @@ std::string json_list(const std::vector<std::string>& v) {
   return out + "]";
 }
 
-std::string json(const DiffResult& r) {
+std::string diff_json(const DiffResult& r) {
   std::string out = "{\"kind\": " + json_string(r.within ? "within" : "diff") +
                     ", \"before\": " + json_string(r.before) + ", \"after\": " +
                     json_string(r.after) + ", \"widenings\": " + std::to_string(r.widenings()) +
@@ -166,13 +166,13 @@ std::optional<DiffFormat> parse_diff_format(const std::string& name) {
 std::string render_diff(const DiffResult& r, DiffFormat format) {
   switch (format) {
     case DiffFormat::Text:
-      return text(r);
+      return diff_text(r);
     case DiffFormat::Json:
-      return json(r);
+      return diff_json(r);
     case DiffFormat::Markdown:
       return markdown(r);
   }
-  return text(r);
+  return diff_text(r);
 }
 
 }  // namespace zpolicy

@@ -7,7 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-ZPOLICY_BUILD_TARGETS=zpolicy_all_but_sanitized_tests bash scripts/build.sh
+# Both trees compile the library in unity batches: a fresh clone's cold compile is most of
+# CI's CPU (docs/decisions.md "Tests and CI"). scripts/build-sanitized.sh does it too.
+ZPOLICY_BUILD_TARGETS=zpolicy_all_but_sanitized_tests bash scripts/build.sh \
+  -DZPOLICY_UNITY_BUILD=ON
 # The sanitized build compiles while build/'s tests run: their kernel tier spends minutes
 # waiting on sandboxes and uses about a sixth of a core (docs/benchmarks.md "CI time
 # (session 19)"). At the lowest priority, so that the tests' processes get a core as soon

@@ -22,7 +22,7 @@ namespace {
 
 using Root = Intent::Root;
 
-ir::SourceLoc builtin() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
+ir::SourceLoc builtin_loc() { return ir::SourceLoc{ir::kBuiltinFile, 0, 0}; }
 
 // What a confined macOS process must be able to read to start at all, whatever its read
 // roots (docs/macos.md, "Platform read defaults"): these paths themselves, and everything
@@ -341,7 +341,7 @@ Expectation Intent::expect(Id id, FsOp op) {
       d.why == Why::NoReadableRoot || d.why == Why::UnderNoRoot || d.why == Why::ParentUnderNoRoot;
   const ir::SourceLoc rule = d.root                      ? d.root->loc
                              : outside && !read_.empty() ? read_.front().loc
-                                                         : builtin();
+                                                         : builtin_loc();
   return Expectation{d.expect, rule, reason};
 }
 

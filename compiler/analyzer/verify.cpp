@@ -27,7 +27,7 @@ const Artifact* find(const std::vector<Artifact>& arts, const std::string& name)
   return it == arts.end() ? nullptr : &*it;
 }
 
-ir::Diagnostic malformed(Target t, const std::string& file, std::string why) {
+ir::Diagnostic malformed_artifact(Target t, const std::string& file, std::string why) {
   return ir::finding(to_string(t), "malformed-artifact", {file}, file, "a valid artifact",
                      std::move(why));
 }
@@ -38,13 +38,13 @@ void verify_linux_mounts(const ir::Resolved& r, const std::vector<Artifact>& art
   // A run binds by descriptor, and bwrap.fds says what each descriptor holds.
   const Artifact* fds = find(arts, "bwrap.fds");
   if (set == ir::ArtifactSet::Enforced && !fds)
-    out.push_back(malformed(Target::Linux, "bwrap.fds", "missing"));
+    out.push_back(malformed_artifact(Target::Linux, "bwrap.fds", "missing"));
   if (const Artifact* args = find(arts, "bwrap.args")) {
     auto f = verify_bwrap(r, args->content,
                           fds ? std::optional<std::string_view>(fds->content) : std::nullopt);
     out.insert(out.end(), f.begin(), f.end());
   } else {
-    out.push_back(malformed(Target::Linux, "bwrap.args", "missing"));
+    out.push_back(malformed_artifact(Target::Linux, "bwrap.args", "missing"));
   }
 }
 
@@ -63,7 +63,7 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
   if (set == ir::ArtifactSet::All) {
     const Artifact* listing = find(arts, "seccomp.txt");
     if (!listing) {
-      out.push_back(malformed(Target::Linux, "seccomp.txt", "missing"));
+      out.push_back(malformed_artifact(Target::Linux, "seccomp.txt", "missing"));
     } else if (prog) {
       if (auto m = check_listing(listing->content, *prog, r.syscalls))
         out.push_back(ir::finding("linux", "malformed-artifact", m->loc, "seccomp.txt",
@@ -71,11 +71,11 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
     }
   }
   if (!bpf) {
-    out.push_back(malformed(Target::Linux, "seccomp.bpf", "missing"));
+    out.push_back(malformed_artifact(Target::Linux, "seccomp.bpf", "missing"));
     return;
   }
   if (!prog) {
-    out.push_back(malformed(Target::Linux, "seccomp.bpf", parsed->error().message));
+    out.push_back(malformed_artifact(Target::Linux, "seccomp.bpf", parsed->error().message));
     return;
   }
   const SeccompVerification v = verify_seccomp(r.syscalls, *prog);
@@ -100,12 +100,13 @@ void verify_macos(const ir::Resolved& r, const std::vector<Artifact>& arts, Sbpl
   const Artifact* profile = find(arts, "profile.sb");
   const Artifact* params = find(arts, "params.txt");
   if (!profile || !params) {
-    out.push_back(malformed(Target::Macos, profile ? "params.txt" : "profile.sb", "missing"));
+    out.push_back(
+        malformed_artifact(Target::Macos, profile ? "params.txt" : "profile.sb", "missing"));
     return;
   }
   auto values = parse_params_text(params->content);
   if (!values) {
-    out.push_back(malformed(Target::Macos, "params.txt", values.error().message));
+    out.push_back(malformed_artifact(Target::Macos, "params.txt", values.error().message));
     return;
   }
   auto findings = verify_sbpl(r, profile->content, *values, bindings);

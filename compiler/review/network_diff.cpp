@@ -27,7 +27,7 @@ std::string asked_host(const ir::Destination& d) {
   return d.kind == ir::DestinationKind::Subdomains ? "zpolicy-probe." + d.host : d.host;
 }
 
-Side side_of(const ir::Resolved& r, const ir::Destination& d) {
+Side destination_side(const ir::Resolved& r, const ir::Destination& d) {
   switch (r.network) {
     case ir::Network::Full:
       return {"admitted", "network: full", r.network_loc};
@@ -61,7 +61,7 @@ std::vector<Difference> diff_network(const ir::Resolved& before, const ir::Resol
   for (const auto* r : {&before, &after})
     for (const auto& a : r->allow) destinations.insert(a.value);
   for (const auto& dest : destinations) {
-    Side was = side_of(before, dest), now = side_of(after, dest);
+    Side was = destination_side(before, dest), now = destination_side(after, dest);
     if (was.verdict == now.verdict) continue;
     Difference d;
     d.area = Area::Network;

@@ -10,7 +10,7 @@
 namespace zpolicy::compiler::review {
 namespace {
 
-Side side_of(const Expectation& e) {
+Side expectation_side(const Expectation& e) {
   return {e.expect == Expect::Allow ? "allowed" : "denied", e.reason, e.rule};
 }
 
@@ -21,7 +21,7 @@ struct Found {
 
 // What makes two rows of one path the same row: the same change decided by the same
 // lines for the same reasons.
-using RowKey = std::tuple<bool, std::string, std::string, std::string, std::string>;
+using PathRowKey = std::tuple<bool, std::string, std::string, std::string, std::string>;
 // What makes rows of several paths one difference: the same change of the same
 // operations decided by the same lines (widening, old line, operations, new line).
 using GroupKey = std::tuple<bool, std::string, std::string, std::string>;
@@ -56,22 +56,22 @@ std::vector<Difference> diff_paths(const ir::Resolved& before, const ir::Resolve
   std::map<GroupKey, size_t> group_of;
   for (const auto& probe : probes) {
     const SymbolicPath path = table->path(probe.id);
-    std::map<RowKey, Difference> by_key;  // ordered, so rows of one path come out stably
+    std::map<PathRowKey, Difference> by_key;  // ordered, so rows of one path come out stably
     for (FsOp op : kAllFsOps) {
       const Expectation was = old_intent.expect(path, op);
       const Expectation now = new_intent.expect(path, op);
       const bool allowed_before = was.expect == Expect::Allow;
       const bool allowed_after = now.expect == Expect::Allow;
       if (allowed_before == allowed_after) continue;
-      const RowKey key{allowed_after, was.rule.str(), was.reason, now.rule.str(), now.reason};
+      const PathRowKey key{allowed_after, was.rule.str(), was.reason, now.rule.str(), now.reason};
       auto [it, fresh] = by_key.try_emplace(key);
       Difference& d = it->second;
       if (fresh) {
         d.area = Area::Filesystem;
         d.path_class = probe.role;
         d.direction = allowed_after ? Direction::Widening : Direction::Narrowing;
-        d.before = side_of(was);
-        d.after = side_of(now);
+        d.before = expectation_side(was);
+        d.after = expectation_side(now);
       }
       d.operations.push_back(to_string(op));
     }

@@ -212,7 +212,8 @@ std::string abi_suffix(int abi) {
 
 // One row: where it sorts (ABI, then number: "any call" first, numbers outside the table
 // last), what it names, its conditions, and the two actions.
-using RowKey = std::tuple<int, int64_t, std::string, std::string, int, std::string, std::string>;
+using ProgramRowKey =
+    std::tuple<int, int64_t, std::string, std::string, int, std::string, std::string>;
 constexpr int64_t kAnyCall = -1, kOutside = INT64_MAX;
 // Examples named for numbers outside the table, and calls named in a row that stands for
 // several: past this many, the rest are counted.
@@ -245,18 +246,18 @@ struct Row {
 };
 
 struct Rows {
-  std::map<RowKey, Row> rows;
+  std::map<ProgramRowKey, Row> rows;
 
   void add(int abi, int64_t order, const std::string& name, const std::string& when, Direction dir,
            const BpfPath& was, const BpfPath& now, std::optional<uint32_t> example = std::nullopt) {
     const std::string subject = name + abi_suffix(abi);
-    RowKey key{abi,
-               order,
-               subject,
-               when,
-               static_cast<int>(dir),
-               action_words(was.ret),
-               action_words(now.ret)};
+    ProgramRowKey key{abi,
+                      order,
+                      subject,
+                      when,
+                      static_cast<int>(dir),
+                      action_words(was.ret),
+                      action_words(now.ret)};
     auto [at, fresh] = rows.try_emplace(std::move(key));
     Row& row = at->second;
     if (fresh) {
@@ -280,7 +281,7 @@ struct Rows {
   // changes every call the filter refuses, and 71 rows would say one thing 71 times.
   std::vector<Difference> done() {
     using Alike = std::tuple<int, std::string, int, std::string, std::string>;
-    auto alike = [](const RowKey& k) {
+    auto alike = [](const ProgramRowKey& k) {
       return Alike{std::get<0>(k), std::get<3>(k), std::get<4>(k), std::get<5>(k), std::get<6>(k)};
     };
     std::map<Alike, std::vector<Row*>> calls;
@@ -295,7 +296,7 @@ struct Rows {
       d.before.reason = returned_at(row.was_pcs);
       d.after.reason = returned_at(row.now_pcs);
       if (std::get<1>(key) == kOutside) {
-        RowKey any = key;
+        ProgramRowKey any = key;
         std::get<1>(any) = kAnyCall;
         std::get<2>(any) = "any call" + suffix;
         if (rows.contains(any)) continue;

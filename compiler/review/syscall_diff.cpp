@@ -46,7 +46,7 @@ Answer answer(const std::vector<const ir::SyscallRule*>& rules, const ir::Syscal
 }
 
 // Whether two answers differ in what they let through, and which way.
-std::optional<Direction> change(const ir::Action& was, const ir::Action& now) {
+std::optional<Direction> action_change(const ir::Action& was, const ir::Action& now) {
   if (was.kind == now.kind) return std::nullopt;  // one errno for another is no difference
   return ir::more_restrictive(was, now) ? Direction::Widening : Direction::Narrowing;
 }
@@ -103,7 +103,7 @@ std::vector<Point> points(const std::vector<std::vector<uint64_t>>& values) {
   return out;
 }
 
-Side side_of(const Answer& a, const ir::SourceLoc& default_loc) {
+Side answer_side(const Answer& a, const ir::SourceLoc& default_loc) {
   if (!a.rule) return {a.action.str(), "the default for calls no rule names", default_loc};
   std::string why = "rule for " + a.rule->name;
   for (size_t i = 0; i < a.rule->conditions.size(); ++i)
@@ -155,7 +155,7 @@ void diff_call(const std::string& name, const SyscallSide& before, const Syscall
   for (const auto& p : all) {
     const Answer was = answer(old_rules, before.policy, info, indices, p);
     const Answer now = answer(new_rules, after.policy, info, indices, p);
-    const auto dir = change(was.action, now.action);
+    const auto dir = action_change(was.action, now.action);
     if (!dir) continue;
     auto same = [&](const Group& g) {
       return g.was.rule == was.rule && g.now.rule == now.rule && g.was.action == was.action &&
@@ -172,8 +172,8 @@ void diff_call(const std::string& name, const SyscallSide& before, const Syscall
     Difference d;
     d.area = Area::Syscalls;
     d.direction = g.direction;
-    d.before = side_of(g.was, before.default_loc);
-    d.after = side_of(g.now, after.default_loc);
+    d.before = answer_side(g.was, before.default_loc);
+    d.after = answer_side(g.now, after.default_loc);
     // The stricter side's rule says which calls it is about, when it names a condition and
     // the row is every call it decides: where the other side still refuses some of them
     // (a narrower rule), its words would claim more than changed, and the values say it.
@@ -206,7 +206,7 @@ void diff_call(const std::string& name, const SyscallSide& before, const Syscall
 void diff_fixed(const char* subject, const ir::Action& was, const ir::Action& now,
                 const SyscallSide& before, const SyscallSide& after, const char* why,
                 std::vector<Difference>& out) {
-  const auto dir = change(was, now);
+  const auto dir = action_change(was, now);
   if (!dir) return;
   Difference d;
   d.area = Area::Syscalls;

@@ -268,8 +268,8 @@ std::vector<std::string> region_paths(std::vector<std::string_view> named) {
 
 // The paths whose regions are probed: the profile's (`artifact_paths`), the policy's,
 // and the intent's own constants, at which its answer changes.
-std::vector<std::string_view> named_paths(const ir::Resolved& r,
-                                          const std::vector<std::string_view>& artifact_paths) {
+std::vector<std::string_view> named_path_views(
+    const ir::Resolved& r, const std::vector<std::string_view>& artifact_paths) {
   std::vector<std::string_view> named = artifact_paths;
   for (std::string_view p : Intent::platform_paths(Platform::Macos)) named.push_back(p);
   for (const auto* group : path_lists(r))
@@ -385,7 +385,7 @@ Answers answers_of(std::vector<SbplDecision> decisions) {
 }
 
 // Models that reached the same answer by the same rule share one line of the trace.
-std::vector<std::string> describe(const Answers& answers) {
+std::vector<std::string> describe_answers(const Answers& answers) {
   std::vector<std::pair<std::string, std::string>> lines;  // (models, trace), in first use
   for (const auto& [m, d] : answers) {
     const auto same =
@@ -422,15 +422,15 @@ constexpr size_t kMaxFindings = 1024;
 constexpr const char* kMaxPathExpected = "a path of at most 1023 bytes (macOS MAXPATHLEN)";
 static_assert(kSbplMaxPathBytes == 1023, "kMaxPathExpected states the limit");
 
-ir::Diagnostic malformed(ir::SourceLoc loc, std::string what, std::string expected,
-                         std::string actual) {
+ir::Diagnostic malformed_profile(ir::SourceLoc loc, std::string what, std::string expected,
+                                 std::string actual) {
   return ir::finding("macos", "malformed-artifact", std::move(loc), std::move(what),
                      std::move(expected), std::move(actual));
 }
 
 // A profile that parse_sbpl() or artifact_names() cannot read, at the error's place.
-ir::Diagnostic outside_subset(const ir::Diagnostic& error) {
-  return malformed(error.loc, "profile.sb", "the SBPL subset zpolicy emits", error.message);
+ir::Diagnostic outside_profile_subset(const ir::Diagnostic& error) {
+  return malformed_profile(error.loc, "profile.sb", "the SBPL subset zpolicy emits", error.message);
 }
 
 // The finding for a probe the profile answers wrongly or ambiguously, with the traces
@@ -446,9 +446,10 @@ void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
       wrong.push_back(a);
   if (!wrong.empty()) {
     bool dropped = denies(v.expect);
-    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule, what,
+    findings.push_back(ir::finding("macos", dropped ? "dropped-deny" : "missing-allow", v.rule,
+                                   what,
                                    std::string(dropped ? "deny" : "allow") + " (" + v.reason + ")",
-                                   answers_summary(wrong), describe(wrong)));
+                                   answers_summary(wrong), describe_answers(wrong)));
     return;
   }
   if (v.expect != Expect::Either) return;
@@ -464,7 +465,7 @@ void report(std::vector<ir::Diagnostic>& findings, const SbplProfile& profile,
     if (any_allow && any_deny) {
       findings.push_back(ir::finding("macos", "ambiguous-precedence", v.rule, what,
                                      "the same answer under every precedence (" + v.reason + ")",
-                                     answers_summary(group), describe(group)));
+                                     answers_summary(group), describe_answers(group)));
       return;
     }
   }
@@ -488,11 +489,11 @@ bool few_unindexed_rules(const SbplTargetQuery& query, const SbplProfile& profil
   const auto per_target = query.rules_matched_per_target();
   if (per_target.size() <= kMaxRulesPerTarget) return true;
   const int line = profile.rules[per_target[kMaxRulesPerTarget]].line;
-  findings.push_back(malformed({"profile.sb", line, 1}, "profile.sb",
-                               "the SBPL subset zpolicy emits",
-                               "more than " + std::to_string(kMaxRulesPerTarget) +
-                                   " rules that are unconditional or not decided by their "
-                                   "paths alone"));
+  findings.push_back(malformed_profile({"profile.sb", line, 1}, "profile.sb",
+                                       "the SBPL subset zpolicy emits",
+                                       "more than " + std::to_string(kMaxRulesPerTarget) +
+                                           " rules that are unconditional or not decided by their "
+                                           "paths alone"));
   return false;
 }
 
@@ -503,7 +504,7 @@ std::optional<ArtifactNames> probe_names(const SbplProfile& profile, const Neste
                                          std::vector<ir::Diagnostic>& findings) {
   auto names = artifact_names(profile);
   if (!names) {
-    findings.push_back(outside_subset(names.error()));
+    findings.push_back(outside_profile_subset(names.error()));
     return std::nullopt;
   }
   auto& out = *names;
@@ -566,7 +567,7 @@ void prove(const ir::Resolved& policy, const SbplProfile& profile, const SbplPar
     }
     return out;
   };
-  const std::vector<std::string> regions = region_paths(named_paths(policy, names->paths));
+  const std::vector<std::string> regions = region_paths(named_path_views(policy, names->paths));
   std::vector<Fault> faults = faults_on(regions);
   // The region probes decide alone whether the profile is right; the net's are asked
   // only of a profile they find wrong, for the findings they show too, in path order.
@@ -622,7 +623,7 @@ std::vector<std::string> symbolic_roots(const ir::Resolved& policy, const SbplPa
 using Binding = std::vector<std::pair<std::string_view, std::string_view>>;
 
 // `policy` bound by `binding`.
-ir::Resolved rebound(const ir::Resolved& policy, const Binding& binding) {
+ir::Resolved rebound_to(const ir::Resolved& policy, const Binding& binding) {
   ir::Resolved bound = policy;
   for (auto* group : path_lists(bound))
     for (auto& p : *group)
@@ -633,8 +634,8 @@ ir::Resolved rebound(const ir::Resolved& policy, const Binding& binding) {
 // `values` bound by `binding`; the values that change are kept in `texts`, which the
 // returned table views (reserved first, so that no view moves), as it views the others
 // where `values` does.
-SbplParams rebound(const SbplParams& values, const Binding& binding,
-                   std::vector<std::string>& texts) {
+SbplParams rebound_to(const SbplParams& values, const Binding& binding,
+                      std::vector<std::string>& texts) {
   texts.clear();
   texts.reserve(values.size());
   SbplParams out;
@@ -653,7 +654,7 @@ bool prove_bound(const ir::Resolved& bound, const SbplProfile& unbound, const Sb
                  const Binding& binding, const std::string& how,
                  std::vector<ir::Diagnostic>& findings, const NestedScope* scope = nullptr) {
   std::vector<std::string> texts;
-  const SbplParams bound_values = rebound(values, binding, texts);
+  const SbplParams bound_values = rebound_to(values, binding, texts);
   prove(bound, bind_params(unbound, bound_values), bound_values, findings, scope);
   for (auto& f : findings)
     f.trace.insert(f.trace.begin(),
@@ -753,7 +754,7 @@ bool prove_chain(const ir::Resolved& policy, const SbplProfile& unbound, const S
                              : "") +
            " inside " + s.inside;
   }
-  ir::Resolved bound = rebound(policy, binding);
+  ir::Resolved bound = rebound_to(policy, binding);
   // The policy's entries that can decide a path at or below the last place, or the place
   // of the root before it: those at or below the last place (the last root's among them),
   // those at or above it, and the concrete ones. The other roots' and those beside the
@@ -827,7 +828,7 @@ ir::Diagnostic refuse_bindings(bool every, bool too_many, size_t work, size_t pl
                                size_t roots) {
   const std::string retry = " (verify the profile bound to a host: compile --workspace)";
   if (every)
-    return malformed(
+    return malformed_profile(
         {"profile.sb"}, "profile.sb",
         "at most " + std::to_string(kMaxPolicyBindings) +
             " places where a concrete path of a portable profile or its policy can meet a "
@@ -835,17 +836,18 @@ ir::Diagnostic refuse_bindings(bool every, bool too_many, size_t work, size_t pl
             std::to_string(kMaxNestedWork) + " filters and parameters bound over their proofs",
         std::to_string(work) + " for " + std::to_string(places) + " places" + retry);
   if (too_many)
-    return malformed({"profile.sb"}, "profile.sb",
-                     "at most " + std::to_string(kMaxBindings) +
-                         " places where a concrete path of a portable profile can meet a "
-                         "symbolic root",
-                     std::to_string(places) + retry);
-  return malformed({"profile.sb"}, "profile.sb",
-                   "at most " + std::to_string(kMaxNestedWork) +
-                       " filters and parameters bound over the proofs of every place where a "
-                       "concrete path of a portable profile can meet a symbolic root",
-                   std::to_string(work) + " for " + std::to_string(places) + " places and " +
-                       std::to_string(roots) + " roots" + retry);
+    return malformed_profile({"profile.sb"}, "profile.sb",
+                             "at most " + std::to_string(kMaxBindings) +
+                                 " places where a concrete path of a portable profile can meet a "
+                                 "symbolic root",
+                             std::to_string(places) + retry);
+  return malformed_profile(
+      {"profile.sb"}, "profile.sb",
+      "at most " + std::to_string(kMaxNestedWork) +
+          " filters and parameters bound over the proofs of every place where a "
+          "concrete path of a portable profile can meet a symbolic root",
+      std::to_string(work) + " for " + std::to_string(places) + " places and " +
+          std::to_string(roots) + " roots" + retry);
 }
 
 // A symbolic root (`${HOME}`) is opaque to prove(): no concrete path is known to hold it,
@@ -882,7 +884,7 @@ size_t prove_bindings(const ir::Resolved& policy, const SbplProfile& unbound,
   }
   for (const auto& root : roots)
     for (const auto& place : places)
-      if (prove_bound(rebound(policy, {{root, place}}), unbound, values, {{root, place}},
+      if (prove_bound(rebound_to(policy, {{root, place}}), unbound, values, {{root, place}},
                       root + " bound to " + place, findings))
         return work;
   return work;
@@ -896,7 +898,7 @@ std::vector<SbplProbe> sbpl_probes(const ir::Resolved& r) {
   };
   Intent intent(r, nullptr, Platform::Macos);
   std::vector<std::string> paths;
-  std::ranges::set_union(region_paths(named_paths(r, {})), net_paths(r, intent),
+  std::ranges::set_union(region_paths(named_path_views(r, {})), net_paths(r, intent),
                          std::back_inserter(paths));
   for (const std::string& path : paths) {
     const PathTable::Id id = intern(intent.paths(), path);
@@ -911,8 +913,9 @@ std::vector<ir::Diagnostic> unnameable_policy_paths(const ir::Resolved& policy) 
   for (const auto* group : path_lists(policy))
     for (const auto& p : *group)
       if (p.path.size() > kSbplMaxPathBytes)
-        findings.push_back(malformed(p.loc, "path " + p.path.substr(0, 64) + "...",
-                                     kMaxPathExpected, std::to_string(p.path.size()) + " bytes"));
+        findings.push_back(malformed_profile(p.loc, "path " + p.path.substr(0, 64) + "...",
+                                             kMaxPathExpected,
+                                             std::to_string(p.path.size()) + " bytes"));
   return findings;
 }
 
@@ -927,15 +930,17 @@ SbplParams read_params(const SbplParamList& params, std::vector<ir::Diagnostic>&
   for (const auto& [name, value] : params) {
     auto what = [&] { return "parameter " + std::string(name); };
     if (value.find('\n') != std::string::npos || value.find('\0') != std::string::npos)
-      findings.push_back(malformed(kParamsFile, what(), "a path", "a value with a newline or NUL"));
+      findings.push_back(
+          malformed_profile(kParamsFile, what(), "a path", "a value with a newline or NUL"));
     else if (!sbpl_normalized_path(value))
       findings.push_back(
-          malformed(kParamsFile, what(), "a normalized absolute path", std::string(value)));
+          malformed_profile(kParamsFile, what(), "a normalized absolute path", std::string(value)));
     else if (value.size() > kSbplMaxPathBytes)
-      findings.push_back(malformed(kParamsFile, what(), kMaxPathExpected,
-                                   std::to_string(value.size()) + " bytes"));
+      findings.push_back(malformed_profile(kParamsFile, what(), kMaxPathExpected,
+                                           std::to_string(value.size()) + " bytes"));
     if (!values.insert(name, value))
-      findings.push_back(malformed(kParamsFile, what(), "one definition", "a second definition"));
+      findings.push_back(
+          malformed_profile(kParamsFile, what(), "one definition", "a second definition"));
   }
   return values;
 }
@@ -960,15 +965,15 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
                                      const SbplParamList& params, SbplBindings bindings) {
   std::vector<ir::Diagnostic> findings;
   const auto parsed = parse_sbpl(profile_text);
-  if (!parsed) return {outside_subset(parsed.error())};
+  if (!parsed) return {outside_profile_subset(parsed.error())};
   // A confined profile denies what no rule allows. Rules can name only the operations
   // of the subset, so under (allow default) every other one Seatbelt knows is granted
   // unseen, whatever the rules deny: appleevent-send (Terminal runs a script outside the
   // sandbox), lsopen, iokit-open, mach-register, file-mount, ... (docs/macos.md, Z19-1).
   if (parsed->default_allow && ir::is_confined(policy.mode))
-    return {malformed({"profile.sb", parsed->default_line, 1}, "(allow default)",
-                      "(deny default): a confined profile grants only what its rules allow",
-                      "every operation outside the subset zpolicy verifies allowed")};
+    return {malformed_profile({"profile.sb", parsed->default_line, 1}, "(allow default)",
+                              "(deny default): a confined profile grants only what its rules allow",
+                              "every operation outside the subset zpolicy verifies allowed")};
   // Before any probe is made from such a path.
   findings = unnameable_policy_paths(policy);
   if (!findings.empty()) return findings;
@@ -976,8 +981,8 @@ std::vector<ir::Diagnostic> verify_sbpl(const ir::Resolved& policy, std::string_
   const SbplProfile& unbound = *parsed;
   const SbplProfile profile = bind_params(unbound, values);
   for (const auto& name : unbound_params(profile))
-    findings.push_back(
-        malformed(kParamsFile, "parameter " + name, "a definition (the profile reads it)", "none"));
+    findings.push_back(malformed_profile(kParamsFile, "parameter " + name,
+                                         "a definition (the profile reads it)", "none"));
   if (!findings.empty()) return findings;
   if (!policy.portable) check_canonical_params(params, findings);
   prove(policy, profile, values, findings);
@@ -1015,7 +1020,7 @@ ir::Result<SbplExplanation> explain_sbpl(const ir::Resolved& policy, std::string
   out.allowed = answers.front().second.allowed;  // all_sbpl_models() starts with last-match
   out.models_agree = std::ranges::all_of(
       answers, [&](const auto& a) { return a.second.allowed == out.allowed; });
-  out.trace = describe(answers);
+  out.trace = describe_answers(answers);
   return out;
 }
 

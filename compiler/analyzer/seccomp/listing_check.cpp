@@ -26,7 +26,7 @@ bool starts_with_word(std::string_view s, std::string_view word) {
 }
 
 // The field a load of offset `k` of struct seccomp_data reads.
-std::string field_name(uint32_t k) {
+std::string listing_field_name(uint32_t k) {
   if (k == 0) return "nr";
   if (k == 4) return "arch";
   if (k < 16) return k == 8 ? "ip low word" : "ip high word";
@@ -154,7 +154,7 @@ std::optional<std::string> comment_error(const BpfInsn& in, std::string_view com
     subject = comment.substr(name.size());
     while (subject.starts_with(' ') || subject.starts_with('#')) subject.remove_prefix(1);
   } else if (in.code == (LD | W | ABS)) {
-    const std::string field = field_name(in.k);
+    const std::string field = listing_field_name(in.k);
     const bool named = in.k < 8 ? comment == field : comment.ends_with(field);
     if (!named) return "the load's comment must name its field, " + field;
     subject = trim_right(comment.substr(0, comment.size() - field.size()));
@@ -178,7 +178,7 @@ std::string_view label_base(std::string_view label) {
 
 // A constant as the listing may write it: a number (hexadecimal or decimal), an argument
 // constant's or a syscall's name, or several joined by `|`; nullopt for anything else.
-std::optional<uint32_t> constant(std::string_view text) {
+std::optional<uint32_t> listing_constant(std::string_view text) {
   uint64_t value = 0;
   while (true) {
     const size_t bar = text.find('|');
@@ -219,7 +219,7 @@ bool valid_label(std::string_view name) {
 }
 
 // A listing that is not the program's, at its 1-based line of seccomp.txt.
-ir::Diagnostic mismatch(int line, std::string why) {
+ir::Diagnostic listing_mismatch(int line, std::string why) {
   return ir::error_at({"seccomp.txt", line, 1}, std::move(why));
 }
 
@@ -240,7 +240,7 @@ std::optional<std::string> k_text(std::string_view k) {
   if (!k.starts_with('#')) return std::nullopt;
   k.remove_prefix(1);
   if (is_number(k)) return "#" + std::string(k);
-  const auto v = constant(k);
+  const auto v = listing_constant(k);
   if (!v) return std::nullopt;
   return "#" + hex_text(*v);
 }
@@ -256,7 +256,8 @@ ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
       space == std::string_view::npos ? std::string_view() : text.substr(space);
   while (operand.starts_with(' ')) operand.remove_prefix(1);
   auto no_label = [&](std::string_view name) {
-    return mismatch(line, "no label " + std::string(name) + " precedes a later instruction");
+    return listing_mismatch(line,
+                            "no label " + std::string(name) + " precedes a later instruction");
   };
   // The mnemonic left-aligned in five columns, then a space, as instruction_text writes it.
   std::string out(op);
@@ -272,9 +273,10 @@ ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
     const size_t c1 = operand.find(", ");
     const size_t c2 = c1 == std::string_view::npos ? c1 : operand.find(", ", c1 + 2);
     if (c2 == std::string_view::npos)
-      return mismatch(line, "a conditional jump is `" + std::string(op) + " #K, TRUE, FALSE`");
+      return listing_mismatch(line,
+                              "a conditional jump is `" + std::string(op) + " #K, TRUE, FALSE`");
     const auto k = k_text(operand.substr(0, c1));
-    if (!k) return mismatch(line, "unknown constant " + std::string(operand.substr(0, c1)));
+    if (!k) return listing_mismatch(line, "unknown constant " + std::string(operand.substr(0, c1)));
     const auto jt = jump_target(operand.substr(c1 + 2, c2 - c1 - 2), i, labels);
     if (!jt) return no_label(operand.substr(c1 + 2, c2 - c1 - 2));
     const auto jf = jump_target(operand.substr(c2 + 2), i, labels);
@@ -288,7 +290,7 @@ ir::Result<std::string> numeric_text(std::string_view text, size_t i, int line,
   }
   if (operand.starts_with('#')) {
     const auto k = k_text(operand);
-    if (!k) return mismatch(line, "unknown constant " + std::string(operand));
+    if (!k) return listing_mismatch(line, "unknown constant " + std::string(operand));
     return out + *k;
   }
   return std::string(trim_right(out + std::string(operand)));
@@ -310,8 +312,8 @@ ir::Result<size_t> read_header(const std::vector<std::string_view>& lines,
     const bool ok =
         at < lines.size() && (h < 2 ? lines[at] == header[h] : lines[at].starts_with(header[h]));
     if (!ok)
-      return mismatch(static_cast<int>(at + 1),
-                      "expected the header line \"" + header[h] + (h == 2 ? "…" : "") + "\"");
+      return listing_mismatch(static_cast<int>(at + 1), "expected the header line \"" + header[h] +
+                                                            (h == 2 ? "…" : "") + "\"");
   }
   while (at < lines.size() && lines[at].starts_with("# ")) ++at;
   return at;
@@ -328,11 +330,11 @@ ir::Result<Labels> read_labels(const std::vector<std::string_view>& lines, size_
     }
     const int line = static_cast<int>(at + 1);
     if (!valid_label(*name))
-      return mismatch(line,
-                      "a label is a name without space, comma, colon, semicolon or "
-                      "#, and not `next`");
+      return listing_mismatch(line,
+                              "a label is a name without space, comma, colon, semicolon or "
+                              "#, and not `next`");
     if (!labels.emplace(*name, i).second)
-      return mismatch(line, "label " + std::string(*name) + " is defined twice");
+      return listing_mismatch(line, "label " + std::string(*name) + " is defined twice");
   }
   return labels;
 }
@@ -351,9 +353,9 @@ std::optional<ir::Diagnostic> check_instruction(std::string_view text, int line,
   if (!numeric) return numeric.error();
   const std::string expected = instruction_text(prog, i);
   if (*numeric != expected)
-    return mismatch(line,
-                    "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf");
-  if (auto why = comment_error(prog[i], comment, reach)) return mismatch(line, *why);
+    return listing_mismatch(
+        line, "instruction " + std::to_string(i) + " is `" + expected + "` in seccomp.bpf");
+  if (auto why = comment_error(prog[i], comment, reach)) return listing_mismatch(line, *why);
   return std::nullopt;
 }
 
@@ -363,7 +365,7 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
                                             const ir::SyscallPolicy& policy) {
   const auto lines = ir::artifact_lines(listing);
   if (!listing.empty() && listing.back() != '\n')
-    return mismatch(static_cast<int>(lines.size()), "the last line has no newline");
+    return listing_mismatch(static_cast<int>(lines.size()), "the last line has no newline");
   const auto body = read_header(lines, prog, policy);
   if (!body) return body.error();
   // Labels first: a jump names a label further down.
@@ -375,21 +377,22 @@ std::optional<ir::Diagnostic> check_listing(std::string_view listing, std::span<
     for (; at < lines.size() && label_of(lines[at]); ++at) {
       const std::string_view base = label_base(*label_of(lines[at]));
       if (auto why = range_error(base, reach[i]))
-          return mismatch(static_cast<int>(at + 1), "label " + *why);
+        return listing_mismatch(static_cast<int>(at + 1), "label " + *why);
     }
     const int line = static_cast<int>(at + 1);
     if (at >= lines.size())
-      return mismatch(line, "instruction " + std::to_string(i) + " is missing; the program has " +
-                                std::to_string(prog.size()));
+      return listing_mismatch(line, "instruction " + std::to_string(i) +
+                                        " is missing; the program has " +
+                                        std::to_string(prog.size()));
     const std::string_view text = lines[at];
     if (!text.starts_with("  ") || text.starts_with("   "))
-      return mismatch(line,
-                      "expected instruction " + std::to_string(i) + ", indented by two spaces");
+      return listing_mismatch(
+          line, "expected instruction " + std::to_string(i) + ", indented by two spaces");
     if (auto wrong = check_instruction(text.substr(2), line, prog, i, *labels, reach[i]))
       return wrong;
   }
   if (at != lines.size())
-    return mismatch(static_cast<int>(at + 1), "text after the last instruction");
+    return listing_mismatch(static_cast<int>(at + 1), "text after the last instruction");
   return std::nullopt;
 }
 

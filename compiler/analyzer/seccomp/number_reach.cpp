@@ -13,7 +13,7 @@ using Intervals = std::vector<std::pair<uint32_t, uint32_t>>;
 // What the accumulator holds, as far as the number is concerned.
 enum class Acc { Number, NotNumber, Unknown };
 
-struct State {
+struct ReachState {
   bool reached = false;
   Intervals intervals;
   bool exact = true;
@@ -28,7 +28,7 @@ Intervals within(const Intervals& in, uint32_t lo, uint32_t hi) {
   return out;
 }
 
-void merge_into(State& to, const Intervals& intervals, bool exact, Acc acc) {
+void merge_into(ReachState& to, const Intervals& intervals, bool exact, Acc acc) {
   if (!to.reached) {
     to = {true, intervals, exact, acc};
     return;
@@ -91,11 +91,11 @@ Split split_on(const BpfInsn& in, const Intervals& numbers) {
 }  // namespace
 
 std::vector<NumberReach> number_reach(std::span<const BpfInsn> program) {
-  std::vector<State> at(program.size());
+  std::vector<ReachState> at(program.size());
   if (!program.empty()) at[0] = {true, {{0, UINT32_MAX}}, true, Acc::NotNumber};
   for (size_t i = 0; i < program.size(); ++i) {
     // Jumps go forward, so what is sent below never changes at[i].
-    const State& s = at[i];
+    const ReachState& s = at[i];
     if (!s.reached) continue;
     const BpfInsn& in = program[i];
     auto send = [&](size_t to, const Intervals& iv, bool exact, Acc acc) {
