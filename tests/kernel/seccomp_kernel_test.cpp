@@ -116,11 +116,12 @@ void expect_probe(const ir::SyscallPolicy& policy,
 
 // Every unconditional deny of the built-in baseline (clone3 and openat2 answer ENOSYS
 // whatever the policy's action, and are probed on their own).
-std::vector<std::string> baseline_names(const ir::SyscallPolicy& p) {
+// The baseline's unconditional rules with the policy's deny action (`action`); the others
+// answer a fixed errno: ENOSYS (set-id modes through openat2), EOPNOTSUPP (attributes).
+std::vector<std::string> baseline_names(const ir::SyscallPolicy& p, const ir::Action& action) {
   std::vector<std::string> out;
   for (const auto& r : p.rules)
-    if (r.loc.file == ir::kBuiltinFile && r.conditions.empty() &&
-        r.action.kind != ir::Action::Kind::Allow && r.action != ir::Action::errno_(zc::kENOSYS))
+    if (r.loc.file == ir::kBuiltinFile && r.conditions.empty() && r.action == action)
       out.push_back(r.name);
   return out;
 }
@@ -135,10 +136,21 @@ BOOST_AUTO_TEST_SUITE(seccomp_kernel)
 
 BOOST_AUTO_TEST_CASE(baseline_denies_fail_with_eperm) {
   const auto policy = zc::effective_syscalls(ir::Policy{}, ir::Mode::WorkspaceWrite);
-  const auto names = baseline_names(policy);
+  const auto names = baseline_names(policy, ir::Action::errno_(1));
   BOOST_TEST(names.size() >= 30u);
   std::vector<std::pair<std::string, std::string>> calls;
   for (const auto& n : names) calls.push_back({call(n.c_str()), "errno=1"});
+  expect_probe(policy, calls);
+}
+
+// Setting or removing an extended attribute answers "not supported" whatever the policy's
+// action, so that copying tools keep none instead of failing (red team A27B-1).
+BOOST_AUTO_TEST_CASE(attribute_changes_answer_not_supported) {
+  const auto policy = zc::effective_syscalls(ir::Policy{}, ir::Mode::WorkspaceWrite);
+  std::vector<std::pair<std::string, std::string>> calls;
+  for (const auto name : zc::kAttributeChanges)
+    calls.push_back({call(std::string(name).c_str()), "errno=" + std::to_string(zc::kEOPNOTSUPP)});
+  BOOST_TEST(calls.size() == baseline_names(policy, ir::Action::errno_(zc::kEOPNOTSUPP)).size());
   expect_probe(policy, calls);
 }
 
@@ -149,7 +161,8 @@ BOOST_AUTO_TEST_CASE(the_filter_itself_answers) {
   p.syscalls.action.value = ir::Action::errno_(200);
   const auto policy = zc::effective_syscalls(p, ir::Mode::WorkspaceWrite);
   std::vector<std::pair<std::string, std::string>> calls;
-  for (const auto& n : baseline_names(policy)) calls.push_back({call(n.c_str()), "errno=200"});
+  for (const auto& n : baseline_names(policy, ir::Action::errno_(200)))
+    calls.push_back({call(n.c_str()), "errno=200"});
   calls.push_back({call("clone", {kCloneNewUser}), "errno=200"});
   calls.push_back({call("clone", {kCloneNewUser | kHigh}), "errno=200"});
   calls.push_back({call("socket", {1, kSockStream, 0}), "errno=200"});
