@@ -172,31 +172,34 @@ BOOST_AUTO_TEST_CASE(the_filter_itself_answers) {
 
 BOOST_AUTO_TEST_CASE(escapes_are_refused_and_ipc_works) {
   const auto policy = zc::effective_syscalls(ir::Policy{}, ir::Mode::WorkspaceWrite);
-  expect_probe(policy, {
-      {call("socket", {1 /* AF_UNIX */, kSockStream, 0}), "errno=1"},
-      {call("socket", {kAfVsock | kHigh, kSockStream, 0}), "errno=1"},
-      {call("socket", {2 /* AF_INET */, kSockStream, 0}), "errno=1"},
-      {"socketpair", "ret=0"},
-      {call("ioctl", {0, zc::kTIOCSTI, 0}), "errno=1"},
-      {call("ioctl", {0, zc::kTIOCSTI | kHigh, 0}), "errno=1"},
-      {call("ioctl", {0, zc::kTIOCLINUX, 0}), "errno=1"},
-      {call("ioctl", {0, 0x5401 /* TCGETS */, 0}), "errno=25"},  // ENOTTY: ioctl still works
-      {call("ptrace", {0 /* PTRACE_TRACEME */}), "errno=1"},
-      {call("clone3", {0, 0}), "errno=38"},
-      {call("openat2", {0, 0, 0, 0}), "errno=38"},
-      // The mode test answers before the kernel reads the path (NULL: EFAULT if allowed).
-      {call("chmod", {0, 04755}), "errno=1"},
-      {call("chmod", {0, 02000 | kHigh}), "errno=1"},
-      {call("fchmodat", {0, 0, 06755}), "errno=1"},
-      {call("openat", {0, 0, 0100 /* O_CREAT */, 04700}), "errno=1"},
-      {call("mknod", {0, 0100000 | 02755, 0}), "errno=1"},
-      {call("chmod", {0, 01777}), "errno=14"},
-      {call("openat", {0, 0, 0100, 0755 | kHigh}), "errno=14"},
-      {"470", "errno=38"},
-      {"1000", "errno=38"},
-      {call("getpid"), "ret="},
-      {"fork:" + std::to_string(ir::kX32SyscallBit | 39) /* x32 getpid */, "signal=31"},
-  });
+  expect_probe(
+      policy,
+      {
+          {call("socket", {1 /* AF_UNIX */, kSockStream, 0}), "errno=1"},
+          {call("socket", {kAfVsock | kHigh, kSockStream, 0}), "errno=1"},
+          {call("socket", {2 /* AF_INET */, kSockStream, 0}), "errno=1"},
+          {"socketpair", "ret=0"},
+          {call("ioctl", {0, zc::kTIOCSTI, 0}), "errno=1"},
+          {call("ioctl", {0, zc::kTIOCSTI | kHigh, 0}), "errno=1"},
+          {call("ioctl", {0, zc::kTIOCLINUX, 0}), "errno=1"},
+          {call("ioctl", {0, 0x5401 /* TCGETS */, 0}), "errno=25"},  // ENOTTY: ioctl still works
+          {call("ptrace", {0 /* PTRACE_TRACEME */}), "errno=1"},
+          {call("clone3", {0, 0}), "errno=38"},
+          {call("openat2", {0, 0, 0, 0}), "errno=38"},
+          // The mode test answers before the kernel reads the path (NULL: EFAULT if allowed).
+          {call("chmod", {0, 04755}), "errno=1"},
+          {call("chmod", {0, 02000 | kHigh}), "errno=1"},
+          {call("fchmodat", {0, 0, 06755}), "errno=1"},
+          {call("openat", {0, 0, 0100 /* O_CREAT */, 04700}), "errno=1"},
+          {call("mknod", {0, 0100000 | 02755, 0}), "errno=1"},
+          {call("chmod", {0, 01755}), "errno=14"},
+          {call("chmod", {0, 01777}), "errno=1"},  // write for every user (red team A27B-1)
+          {call("openat", {0, 0, 0100, 0755 | kHigh}), "errno=14"},
+          {"470", "errno=38"},
+          {"1000", "errno=38"},
+          {call("getpid"), "ret="},
+          {"fork:" + std::to_string(ir::kX32SyscallBit | 39) /* x32 getpid */, "signal=31"},
+      });
 }
 
 BOOST_AUTO_TEST_CASE(kill_action_kills_the_process) {
