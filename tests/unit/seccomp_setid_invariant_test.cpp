@@ -11,14 +11,11 @@
 namespace zc = zpolicy::compiler;
 namespace ir = zpolicy::ir;
 namespace es = zpolicy::emitters::seccomp;
+using zpolicy::test::baseline_syscalls;
 using zpolicy::test::findings_report;
 using zpolicy::test::names_dropped_deny;
 
 namespace {
-
-ir::SyscallPolicy baseline(ir::Mode mode, ir::Action deny = ir::Action::errno_(1)) {
-  return zc::effective_syscalls(zpolicy::test::policy_with(mode, ir::Network::None, deny), mode);
-}
 
 std::vector<ir::Diagnostic> setid_findings(const ir::SyscallPolicy& policy) {
   return zc::check_setid_invariant(*zc::parse_bpf(es::emit_bpf(policy)));
@@ -31,7 +28,7 @@ BOOST_AUTO_TEST_SUITE(seccomp_setid_invariant)
 BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_in_every_confined_mode_and_action) {
   for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
     for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
-      const auto fs = setid_findings(baseline(mode, deny));
+      const auto fs = setid_findings(baseline_syscalls(mode, deny));
       BOOST_TEST(fs.empty(), findings_report(fs));
     }
 }
@@ -59,7 +56,7 @@ BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
 BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
   for (const auto& call : zc::kModeArguments)
     for (uint64_t bit : {zc::kS_ISUID, zc::kS_ISGID}) {
-      ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+      ir::SyscallPolicy weakened = baseline_syscalls(ir::Mode::WorkspaceWrite);
       const auto before = weakened.rules.size();
       std::erase_if(weakened.rules, [&](const ir::SyscallRule& r) {
         return r.name == call.name && r.conditions.size() == 1 && r.conditions[0].value == bit;
@@ -71,7 +68,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
                    findings_report(fs));
       }
     }
-  ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+  ir::SyscallPolicy weakened = baseline_syscalls(ir::Mode::WorkspaceWrite);
   std::erase_if(weakened.rules, [](const ir::SyscallRule& r) { return r.name == "openat2"; });
   BOOST_TEST(
       names_dropped_deny(setid_findings(weakened), "x86_64 openat2("));
@@ -81,7 +78,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
 // equality holds for 04755 but misses the same bit with high garbage or S_IFREG set,
 // which the kernel reads as the same mode.
 BOOST_AUTO_TEST_CASE(an_exact_value_rule_is_caught_by_the_odd_encodings) {
-  ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+  ir::SyscallPolicy weakened = baseline_syscalls(ir::Mode::WorkspaceWrite);
   std::erase_if(weakened.rules, [](const ir::SyscallRule& r) { return r.name == "mknod"; });
   for (uint64_t m : {04000, 02000, 06000, 04755, 02755, 06755})
     weakened.rules.push_back({"mknod", ir::Action::errno_(1), {{1, ir::CmpOp::Eq, m, ~0ull}}, {}});
@@ -92,7 +89,7 @@ BOOST_AUTO_TEST_CASE(an_exact_value_rule_is_caught_by_the_odd_encodings) {
 BOOST_AUTO_TEST_CASE(ordinary_modes_stay_allowed) {
   // The rules refuse only the two bits: chmod 0755 and an ordinary creat pass, and so do
   // creat and mkdir with 01777 (chmod with it gives others write, A27B-1's rule).
-  const auto p = baseline(ir::Mode::WorkspaceWrite);
+  const auto p = baseline_syscalls(ir::Mode::WorkspaceWrite);
   const std::string bpf = es::emit_bpf(p);
   const auto program = zc::parse_bpf(bpf);
   BOOST_TEST_REQUIRE(program.has_value(), program.error().message);

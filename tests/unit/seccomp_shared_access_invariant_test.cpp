@@ -13,14 +13,11 @@
 namespace zc = zpolicy::compiler;
 namespace ir = zpolicy::ir;
 namespace es = zpolicy::emitters::seccomp;
+using zpolicy::test::baseline_syscalls;
 using zpolicy::test::findings_report;
 using zpolicy::test::names_dropped_deny;
 
 namespace {
-
-ir::SyscallPolicy baseline(ir::Mode mode, ir::Action deny = ir::Action::errno_(1)) {
-  return zc::effective_syscalls(zpolicy::test::policy_with(mode, ir::Network::None, deny), mode);
-}
 
 std::vector<ir::Diagnostic> shared_findings(const ir::SyscallPolicy& policy) {
   return zc::check_shared_access_invariant(*zc::parse_bpf(es::emit_bpf(policy)));
@@ -35,7 +32,7 @@ BOOST_AUTO_TEST_SUITE(seccomp_shared_access_invariant)
 BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_in_every_confined_mode_and_action) {
   for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
     for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
-      const auto fs = shared_findings(baseline(mode, deny));
+      const auto fs = shared_findings(baseline_syscalls(mode, deny));
       BOOST_TEST(fs.empty(), findings_report(fs));
     }
 }
@@ -60,7 +57,7 @@ BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
 // A baseline that lost one rule lets that call through: the check names it.
 BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
   for (const auto& call : zc::kModeChanges) {
-    ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+    ir::SyscallPolicy weakened = baseline_syscalls(ir::Mode::WorkspaceWrite);
     const auto before = weakened.rules.size();
     std::erase_if(weakened.rules, [&](const ir::SyscallRule& r) {
       return r.name == call.name && r.conditions.size() == 1 &&
@@ -74,7 +71,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
     }
   }
   for (auto name : zc::kAttributeChanges) {
-    ir::SyscallPolicy weakened = baseline(ir::Mode::WorkspaceWrite);
+    ir::SyscallPolicy weakened = baseline_syscalls(ir::Mode::WorkspaceWrite);
     std::erase_if(weakened.rules, [&](const ir::SyscallRule& r) { return r.name == name; });
     const auto fs = shared_findings(weakened);
     BOOST_TEST_CONTEXT(name) {
@@ -85,7 +82,7 @@ BOOST_AUTO_TEST_CASE(each_lost_rule_is_named) {
 
 // Modes without S_IWOTH stay allowed: `chmod +x` after a umask of 002 (0775), 0700.
 BOOST_AUTO_TEST_CASE(modes_without_write_for_others_are_let_through) {
-  const auto prog = *zc::parse_bpf(es::emit_bpf(baseline(ir::Mode::WorkspaceWrite)));
+  const auto prog = *zc::parse_bpf(es::emit_bpf(baseline_syscalls(ir::Mode::WorkspaceWrite)));
   const ir::SyscallInfo* fchmodat = ir::find_syscall(ir::Arch::X86_64, "fchmodat");
   BOOST_TEST_REQUIRE(fchmodat);
   for (uint64_t mode : {0775u, 0755u, 0700u, 0644u, 01775u}) {

@@ -48,6 +48,12 @@ inline ir::Policy policy_with(ir::Mode mode, ir::Network net,
   return p;
 }
 
+// The baseline of a confined mode with `network: none` and `deny` as the policy's action:
+// what the invariants' tests hold every emitted filter to.
+inline ir::SyscallPolicy baseline_syscalls(ir::Mode mode, ir::Action deny = ir::Action::errno_(1)) {
+  return compiler::effective_syscalls(policy_with(mode, ir::Network::None, deny), mode);
+}
+
 inline ir::SyscallPolicy default_syscalls() {
   return compiler::effective_syscalls(ir::Policy{}, ir::Mode::WorkspaceWrite);
 }
