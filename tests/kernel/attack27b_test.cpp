@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team attack 27b (docs/redteam-2026-12.md "Attack 27b"): protected paths in the
@@ -23,25 +24,10 @@ namespace {
 // of an ACL (which hands the group owner the mask's rights). Then the controls: modes
 // without write for others stay the command's to set.
 const char* kOpenToOthers = R"(
-import errno, os, struct, sys
-def acl(entries):
-    return struct.pack('<I', 2) + b''.join(struct.pack('<HHi', t, p, -1) for t, p in entries)
 wide = acl(((1, 7), (4, 5), (0x20, 7)))  # user::rwx group::r-x other::rwx
-def tryit(op, path, f):
-    try:
-        f()
-        print(op, path, 'ok')
-    except OSError as e:
-        print(op, path, errno.errorcode.get(e.errno, e.errno))
 for p in sys.argv[1:]:
     tryit('chmod', p, lambda: os.chmod(p, 0o777))
-    def via_fd():
-        fd = os.open(p, os.O_PATH | os.O_NOFOLLOW)
-        try:
-            os.chmod('/proc/self/fd/%d' % fd, 0o757)
-        finally:
-            os.close(fd)
-    tryit('chmod-fd', p, via_fd)
+    tryit('chmod-fd', p, lambda: chmod_by_fd(p, 0o757))
     tryit('acl', p, lambda: os.setxattr(p, 'system.posix_acl_access', wide))
     tryit('default-acl', p, lambda: os.setxattr(p, 'system.posix_acl_default', wide))
     tryit('remove-acl', p, lambda: os.removexattr(p, 'system.posix_acl_access'))
@@ -98,7 +84,8 @@ BOOST_DATA_TEST_CASE(the_sandbox_cannot_open_a_protected_paths_directory_to_othe
   for (int i = 0; i < 3; ++i) before[i] = mode_of(box.ws(dirs[i]));
 
   RunSpec spec;
-  spec.command = {"/usr/bin/python3", "-c", kOpenToOthers, ".", "packages", "packages/a", "data"};
+  spec.command = {"/usr/bin/python3", "-c",  python_try_each(kOpenToOthers), ".", "packages",
+                  "packages/a",       "data"};
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 0, r.describe());
   BOOST_TEST(r.out.find("attempts made") != std::string::npos, r.describe());

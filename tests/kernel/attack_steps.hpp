@@ -171,4 +171,28 @@ inline bool is_symlink(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
+// A Python script run inside the sandbox that tries operations on paths and prints one line
+// each, "OP PATH RESULT" (`ok` or the errno's name): `body` after a head giving it
+// `tryit(op, path, f)`, `acl(entries)` (a POSIX ACL attribute's value from (tag, perms)
+// pairs) and `chmod_by_fd(path, mode)` (chmod through an O_PATH descriptor's /proc name).
+inline std::string python_try_each(const char* body) {
+  return std::string(R"(
+import errno, os, struct, sys
+def acl(entries):
+    return struct.pack('<I', 2) + b''.join(struct.pack('<HHi', t, p, -1) for t, p in entries)
+def tryit(op, path, f):
+    try:
+        f()
+        print(op, path, 'ok')
+    except OSError as e:
+        print(op, path, errno.errorcode.get(e.errno, e.errno))
+def chmod_by_fd(path, mode):
+    fd = os.open(path, os.O_PATH | os.O_NOFOLLOW)
+    try:
+        os.chmod('/proc/self/fd/%d' % fd, mode)
+    finally:
+        os.close(fd)
+)") + body;
+}
+
 }  // namespace zpolicy::tests::kernel

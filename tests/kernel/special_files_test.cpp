@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team R17-5 and its class (docs/protected-paths.md "Device nodes, sockets and FIFOs
@@ -50,27 +51,13 @@ void make_socket(const Sandbox& box, const std::string& path) {
 // The modes give others no write, which the filter refuses first (A27B-1): what is tried
 // here is the mount. One line each: "OP PATH RESULT".
 const char* kChangeAttributes = R"(
-import errno, os, struct, sys
-entries = ((1, 6), (4, 0), (0x20, 6))  # user::rw- group::--- other::rw-
-acl = struct.pack('<I', 2) + b''.join(struct.pack('<HHi', t, p, -1) for t, p in entries)
-def tryit(op, path, f):
-    try:
-        f()
-        print(op, path, 'ok')
-    except OSError as e:
-        print(op, path, errno.errorcode.get(e.errno, e.errno))
+shared = acl(((1, 6), (4, 0), (0x20, 6)))  # user::rw- group::--- other::rw-
 for p in sys.argv[1:]:
     tryit('chmod', p, lambda: os.chmod(p, 0o660))
-    def via_fd():
-        fd = os.open(p, os.O_PATH | os.O_NOFOLLOW)
-        try:
-            os.chmod('/proc/self/fd/%d' % fd, 0o604)
-        finally:
-            os.close(fd)
-    tryit('chmod-fd', p, via_fd)
+    tryit('chmod-fd', p, lambda: chmod_by_fd(p, 0o604))
     tryit('chown', p, lambda: os.chown(p, os.getuid(), os.getgid()))
     tryit('utime', p, lambda: os.utime(p, (1, 1)))
-    tryit('acl', p, lambda: os.setxattr(p, 'system.posix_acl_access', acl))
+    tryit('acl', p, lambda: os.setxattr(p, 'system.posix_acl_access', shared))
 print('attributes tried')
 )";
 
@@ -198,7 +185,7 @@ BOOST_DATA_TEST_CASE(special_files_in_a_writable_root_keep_their_mode_owner_and_
                                          "zpolicy: 1\nmode: workspace-write\nfilesystem:\n  "
                                          "write: [\"${WORKSPACE}\"]\n  protect: [.git, .env]\n")};
       spec.command = {"/bin/sh", "-c", m.before + "exec /usr/bin/python3 -c \"$0\" \"$@\"",
-                      kChangeAttributes};
+                      python_try_each(kChangeAttributes)};
       for (const auto& n : m.nodes) spec.command.push_back(n);
       for (const auto& n : m.nodes) before.push_back(attributes_of(box.ws(n)));
       if (m.closed) BOOST_TEST_REQUIRE(chmod(box.ws(m.closed).c_str(), m.mode) == 0);
