@@ -66,13 +66,14 @@ class Walk {
       // elsewhere too (red team A25-5: `core.hooksPath = WS/hooks` in `~/.gitconfig`, read
       // only along with a git directory, left `hooks/pre-commit` to a command in a workspace
       // without repositories, and the host's `git commit` in another repository ran it).
-      // Relative ones resolve against the repositories' tops, read with each git directory.
+      // Relative ones resolve against the repositories' tops, read with each git directory,
+      // and against `tops`, the top of any repository (an exported `$GIT_WORK_TREE`).
       for (size_t i = 0; i < entries_.size(); ++i) {
         const Located e = entries_[i];
         if (git_config_role(e.entry) == GitConfigRole::ScheduledRepository && e.entry.value)
           scheduled_repository(e, *e.entry.value);
         else
-          use(e, {}, 0);
+          use(e, src_.tops, 0);
       }
       return std::move(targets_);
     }

@@ -71,8 +71,9 @@ struct GitConfigSources {
   // relative path or command word git resolves there cannot be resolved: it refuses.
   std::string stays_where_started = {};
   // Read without a git directory (`files` are the caller's system and global ones, which
-  // the scheduler's git reads, started in the home): what they name by an absolute path, and
-  // the directories git's scheduled maintenance runs git in (`maintenance.repo`), which is
+  // the scheduler's git reads, started in the home): what they name by an absolute path, or
+  // relative to `tops` (the top of every repository, when there is one), and the
+  // directories git's scheduled maintenance runs git in (`maintenance.repo`), which is
   // taken from these files only.
   bool scheduled = false;
 };

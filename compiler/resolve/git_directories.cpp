@@ -44,6 +44,7 @@ struct GitDirectories {
   void read(const std::vector<ResolvedPath>& protected_paths);
   void read_git_directory(const std::string& dir);
   void read_scheduled_repositories();
+  bool read_work_tree();
   void read_environment_git_directories();
   // A path the caller's environment gives, as spelled there and as git takes it.
   struct EnvironmentPath {
@@ -108,6 +109,11 @@ struct GitDirectories {
   // scheduled maintenance's repository): git resolves the relative values of that git
   // directory's config against them.
   std::map<std::string, std::vector<std::string>> entered_tops;
+  // `$GIT_WORK_TREE` of the caller's environment, canonical (read_work_tree).
+  std::optional<std::string> work_tree;
+  // Set when `$GIT_DIR` is not: then `work_tree` is the top of whatever repository the host's
+  // git in the caller's shell discovers, so of every git directory read.
+  bool work_tree_of_every_repository = false;
 };
 
 void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
@@ -137,6 +143,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   // `app/fsm.sh`, the command's, in `lib` (red team A24D-2). Tops only grow, and are
   // finitely many, so this ends.
   std::map<std::string, size_t> read_with;
+  if (!read_work_tree()) return;
   read_scheduled_repositories();
   read_environment_git_directories();
   for (size_t i = 0; i < gitdirs.size(); ++i) {
@@ -155,6 +162,22 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
   }
 }
 
+// `$GIT_WORK_TREE` of the caller's environment, which git takes for the top of the
+// repository `$GIT_DIR` names or, without `$GIT_DIR`, of the one it discovers from the
+// directory it is started in (setup.c: setup_discovered_git_dir and setup_bare_git_dir go
+// to setup_explicit_git_dir when the variable is set). Then it is a top of every git
+// directory read, and the caller's system and global files resolve their relative values
+// there for any repository: with `GIT_WORK_TREE=WS/sub` exported and `core.hooksPath =
+// .husky`, the host's `git commit` in the workspace ran `sub/.husky/pre-commit`, which the
+// command wrote (owner question 16). False when the run is refused.
+bool GitDirectories::read_work_tree() {
+  const auto value = environment_path("GIT_WORK_TREE");
+  if (!value) return true;
+  work_tree = h.canonical_or_refuse(value->lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
+  work_tree_of_every_repository = !environment_path("GIT_DIR");
+  return work_tree.has_value();
+}
+
 // The git directory and common directory the caller's environment names (`$GIT_DIR`,
 // `$GIT_COMMON_DIR`), which the host's git in the caller's shell uses from any directory,
 // after the run as before it: protected wherever they lie (a placeholder where missing),
@@ -169,12 +192,7 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 // which git does not leave: `$GIT_WORK_TREE` and the caller's working directory are tops.
 void GitDirectories::read_environment_git_directories() {
   std::vector<std::string> started_in{walk.cwd};
-  if (const auto work_tree = environment_path("GIT_WORK_TREE")) {
-    const auto c =
-        h.canonical_or_refuse(work_tree->lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
-    if (!c) return;
-    started_in.push_back(*c);
-  }
+  if (work_tree) started_in.push_back(*work_tree);
   for (const std::string name : {"GIT_DIR", "GIT_COMMON_DIR"}) {
     const auto value = environment_path(name);
     if (!value) continue;
@@ -266,9 +284,12 @@ void GitDirectories::protect_environment_trace_files() {
 // what they include: read only along with a git directory, a `~/.gitconfig` including
 // `WS/team.gitconfig` left that file to a command in a workspace without repositories, which
 // wrote `core.fsmonitor` there for the host's next `git status` anywhere (red team A25-4).
+// Their relative values are taken against an exported `$GIT_WORK_TREE` (read_work_tree) as
+// well, the top of a repository anywhere on the host, which no git directory read stands for.
 void GitDirectories::read_scheduled_repositories() {
   GitConfigSources src{"", global_git_configs, {}, global_git_configs.size()};
   src.scheduled = true;
+  if (work_tree_of_every_repository) src.tops.push_back(*work_tree);
   protect_config_and_hooks(src, {});
 }
 
@@ -424,6 +445,9 @@ std::vector<std::string> GitDirectories::worktree_tops(
   if (const auto it = walk.enclosing_tops.find(dir); it != walk.enclosing_tops.end())
     for (const auto& top : it->second)
       if (std::find(tops.begin(), tops.end(), top) == tops.end()) tops.push_back(top);
+  if (work_tree_of_every_repository &&
+      std::find(tops.begin(), tops.end(), *work_tree) == tops.end())
+    tops.push_back(*work_tree);
   return tops;
 }
 

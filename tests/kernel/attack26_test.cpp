@@ -93,6 +93,64 @@ BOOST_DATA_TEST_CASE(a_git_work_tree_exported_is_a_top, bdata::make(kCallers), c
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// Owner question 16: `$GIT_WORK_TREE` exported without `GIT_DIR` is the top git takes for
+// the repository it discovers (setup_discovered_git_dir), wherever the shell stands. On main
+// 6e762fd zpolicy took it only with `GIT_DIR`: the command wrote `app/.husky/pre-commit`,
+// exit 0, and the host's `git commit` in the workspace in that shell ran it. Now the exported
+// work tree is a top of every git directory read: `app/.husky` is protected.
+BOOST_DATA_TEST_CASE(a_git_work_tree_exported_alone_is_the_discovered_repositorys_top,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  git_config_set(box, box.workspace(), "core.hooksPath", ".husky");
+  const std::string pwned = box.ws("pwned");
+  RunSpec spec;
+  spec.extra_env = {"GIT_WORK_TREE=" + box.ws("app")};
+  const RunResult r = run_script(
+      box, spec, "mkdir -p app/.husky && " + hook("app/.husky/pre-commit", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws("app/.husky/pre-commit")), r.describe());
+  host_commit_in_work_tree(box, box.workspace(), box.ws("app"));
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// The same by the caller's `~/.gitconfig` (`core.hooksPath = .husky`, relative) with no
+// repository in or above the workspace: git takes it in any repository, one elsewhere on
+// the host too, against the exported work tree. On main 6e762fd the command wrote
+// `.husky/pre-commit` in the workspace, exit 0, and the host's `git commit` in another
+// repository in that shell ran it. Now `WS/.husky` is protected.
+BOOST_DATA_TEST_CASE(a_git_work_tree_exported_alone_takes_the_global_hooks_path,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string pwned = box.ws("pwned"), other = box.base() + "/other";
+  box.write_file(box.home() + "/.gitconfig", "[core]\n\thooksPath = .husky\n");
+  box.make_dir(other);
+  box.host_command({kGit, "init", "-q", other});
+  RunSpec spec;
+  spec.extra_env = {"GIT_WORK_TREE=" + box.workspace()};
+  const RunResult r = run_script(
+      box, spec, "mkdir -p .husky && " + hook(".husky/pre-commit", pwned) + " || exit 1");
+  BOOST_TEST(r.exit_code != 0, r.describe());
+  BOOST_TEST(r.out.find(kDoneMarker) == std::string::npos, r.describe());
+  BOOST_TEST(!exists(box.ws(".husky/pre-commit")), r.describe());
+  host_commit_in_work_tree(box, other, box.workspace());
+  BOOST_TEST(!exists(pwned), r.describe());
+}
+
+// The control: with `GIT_WORK_TREE` exported alone, a run in the repository works, and git
+// in the sandbox sees it.
+BOOST_DATA_TEST_CASE(a_run_with_a_git_work_tree_exported_alone_runs, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  RunSpec spec;
+  spec.extra_env = {"GIT_WORK_TREE=" + box.workspace()};
+  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("out")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 // The control: a run from a subdirectory of a repository with `GIT_DIR` exported, as a
 // dotfiles shell has it, works there, and git in the sandbox sees the repository.
 BOOST_DATA_TEST_CASE(a_run_with_a_git_dir_exported_in_a_subdirectory_runs, bdata::make(kCallers),

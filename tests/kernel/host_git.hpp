@@ -76,6 +76,17 @@ inline void host_commit(const Sandbox& box, const std::string& repo,
                     "sh", repo, path_head.empty() ? "" : path_head + ":"});
 }
 
+// The host's `git commit` in `repo` with `GIT_WORK_TREE=WORK_TREE` exported (no `GIT_DIR`),
+// as the caller, whatever it answers: git takes the work tree for the top, and runs a
+// relative `core.hooksPath` from there.
+inline void host_commit_in_work_tree(const Sandbox& box, const std::string& repo,
+                                     const std::string& work_tree) {
+  box.host_command({"/bin/sh", "-c",
+                    "cd \"$1\" && GIT_WORK_TREE=\"$2\" git -c user.name=t -c user.email=t@t.test "
+                    "commit -q --allow-empty -m x >/dev/null 2>&1; true",
+                    "sh", repo, work_tree});
+}
+
 // A submodule `sub` of the workspace's repository that its index records, deinitialized (not
 // populated; git keeps its git directory `GITDIR/modules/sub`); returns its source
 // repository `BASE/subsrc`.
