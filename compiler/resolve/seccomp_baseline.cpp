@@ -70,6 +70,19 @@ void add_shared_access_denies(ir::SyscallPolicy& out, ir::Action deny) {
     out.rules.push_back(rule(name, ir::Action::errno_(kEOPNOTSUPP), builtin));
 }
 
+// Kernel keys outlive the sandbox and are not namespaced: keyctl, add_key and request_key
+// are denied with the baseline, and a filesystem's encryption keyring is reached by
+// ioctl() on any file of it, a read-only one included. From inside, a key added there
+// stayed after the run (until the host unmounts the filesystem) and used up the caller's
+// key quota, and the removal of the caller's own key locked their encrypted home on the
+// host (red team A28C-1).
+void add_filesystem_keyring_denies(ir::SyscallPolicy& out) {
+  const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
+  for (uint64_t command : kFscryptChanges)
+    out.rules.push_back(
+        rule("ioctl", ir::Action::errno_(kEOPNOTSUPP), builtin, {arg(1, ir::CmpOp::Eq, command)}));
+}
+
 void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
   for (auto name : kBaselineDenies) out.rules.push_back(rule(name, deny, builtin));
@@ -100,6 +113,7 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kFIOASYNC)}));
   add_setid_mode_denies(out, deny);
   add_shared_access_denies(out, deny);
+  add_filesystem_keyring_denies(out);
 }
 
 // `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable

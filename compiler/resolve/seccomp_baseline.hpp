@@ -59,6 +59,21 @@ inline constexpr std::string_view kAttributeChanges[] = {
     "removexattr", "lremovexattr", "fremovexattr", "removexattrat"};
 inline constexpr uint16_t kEOPNOTSUPP = 95;
 
+// The ioctl() commands that change a filesystem's encryption state (fscrypt: ext4, f2fs,
+// ubifs, ceph; ext4's and f2fs's own names for them share these numbers). The keys live in
+// the filesystem's keyring, not the process's: one the sandbox adds stays until the host
+// unmounts the filesystem, charged to the caller's uid's key quota, and removing one locks
+// the caller's encrypted directories on the host; none asks for a writable mount (red team
+// A28C-1). Each answers EOPNOTSUPP, as a filesystem without encryption does. Reading the
+// state (a policy, a key's status, a nonce) stays allowed.
+inline constexpr uint64_t kFscryptChanges[] = {
+    0x800c6613,  // FS_IOC_SET_ENCRYPTION_POLICY
+    0x40106614,  // FS_IOC_GET_ENCRYPTION_PWSALT: writes a salt into the superblock once
+    0xc0506617,  // FS_IOC_ADD_ENCRYPTION_KEY
+    0xc0406618,  // FS_IOC_REMOVE_ENCRYPTION_KEY
+    0xc0406619,  // FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS
+};
+
 inline constexpr uint64_t kTIOCSTI = 0x5412;
 inline constexpr uint64_t kTIOCLINUX = 0x541C;
 // fcntl()'s commands that put a lease (F_SETLEASE) or a delegation (F_SETDELEG, Linux 6.19)
