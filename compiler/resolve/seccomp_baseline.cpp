@@ -116,6 +116,20 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   add_filesystem_keyring_denies(out);
 }
 
+// Under `loopback` and an allow list AF_INET and AF_INET6 sockets reach only the sandbox's
+// own loopback, but making one of a protocol the kernel does not know asks modprobe, on the
+// host, for the module that would provide it, whatever the caller's capabilities: SCTP,
+// L2TP, SMC and DCCP are such modules, each more kernel code for every process on the host,
+// loaded until the host unloads it (red team A28C-2). So the protocol must be one the kernel
+// has built in, and SOCK_PACKET (which the kernel turns into AF_PACKET) is refused.
+void add_inet_protocol_denies(ir::SyscallPolicy& out, const ir::SourceLoc& loc, ir::Action deny) {
+  std::vector<ir::ArgCondition> unknown;
+  for (uint64_t protocol : kInetProtocols) unknown.push_back(arg(2, ir::CmpOp::Ne, protocol));
+  out.rules.push_back(rule("socket", deny, loc, std::move(unknown)));
+  out.rules.push_back(
+      rule("socket", deny, loc, {{1, ir::CmpOp::MaskedEq, kSOCK_PACKET, kSOCK_TYPE_MASK}}));
+}
+
 // `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable
 // through the read-only filesystem (a read-only mount does not stop connect() or
 // sendto() to a socket file). `loopback`: the sandbox has its own network namespace
@@ -152,6 +166,7 @@ void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network
       out.rules.push_back(rule("socket", deny, network.loc,
                                {arg(0, ir::CmpOp::Ne, kAF_INET),
                                 arg(0, ir::CmpOp::Ne, kAF_INET6)}));
+      add_inet_protocol_denies(out, network.loc, deny);
       break;
     case ir::Network::Full:
       return;

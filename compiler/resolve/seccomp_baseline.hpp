@@ -89,6 +89,17 @@ inline constexpr uint64_t kFIOASYNC = 0x5452;
 inline constexpr uint64_t kAF_UNIX = 1;
 inline constexpr uint64_t kAF_INET = 2;
 inline constexpr uint64_t kAF_INET6 = 10;
+// The protocols socket(AF_INET or AF_INET6, ...) may name under `loopback` and an allow
+// list: IPPROTO_IP (0, the type's default), ICMP (1, ping sockets), TCP (6), UDP (17),
+// ICMPV6 (58), UDPLITE (136) and MPTCP (262), all built into the kernel with IPv4 and IPv6.
+// The kernel asks modprobe, as root on the host and with no capability check, for any
+// other protocol it does not know (`net-pf-2-proto-132-type-1`: SCTP; L2TP, SMC, DCCP), and
+// a module loaded stays loaded after the run (red team A28C-2). The protocol is an int.
+inline constexpr uint64_t kInetProtocols[] = {0, 1, 6, 17, 58, 136, 262};
+// socket()'s type SOCK_PACKET (10) with AF_INET is turned into AF_PACKET by the kernel,
+// which loads that family's module on the way.
+inline constexpr uint64_t kSOCK_PACKET = 10;
+inline constexpr uint64_t kSOCK_TYPE_MASK = 0xf;
 // socketpair()'s type argument: the kernel reads the type from its low four bits
 // (SOCK_TYPE_MASK) and allows only SOCK_NONBLOCK and SOCK_CLOEXEC above them.
 inline constexpr uint64_t kSOCK_STREAM = 1;
