@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/keyring_invariant.hpp"
 #include "compiler/analyzer/seccomp/listing_check.hpp"
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
@@ -82,5 +83,6 @@ int main(int argc, char** argv) {
   report("network invariant", n, [&] { compiler::check_network_invariant(*resolved, *prog); });
   report("set-id invariant", n, [&] { compiler::check_setid_invariant(*prog); });
   report("shared-access invariant", n, [&] { compiler::check_shared_access_invariant(*prog); });
+  report("keyring invariant", n, [&] { compiler::check_keyring_invariant(*prog); });
   return 0;
 }

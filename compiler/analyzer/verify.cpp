@@ -8,6 +8,7 @@
 #include "compiler/analyzer/sbpl/sbpl_ancestor_bytes.hpp"
 #include "compiler/analyzer/sbpl/sbpl_verify.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/keyring_invariant.hpp"
 #include "compiler/analyzer/seccomp/listing_check.hpp"
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
@@ -86,6 +87,8 @@ void verify_linux_filter(const ir::Resolved& r, const std::vector<Artifact>& art
   out.insert(out.end(), setid.begin(), setid.end());
   auto shared = check_shared_access_invariant(*prog);
   out.insert(out.end(), shared.begin(), shared.end());
+  auto keyring = check_keyring_invariant(*prog);
+  out.insert(out.end(), keyring.begin(), keyring.end());
   const size_t listed = static_cast<size_t>(
       std::count_if(v.findings.begin(), v.findings.end(),
                     [](const ir::Diagnostic& d) { return d.kind != "malformed-artifact"; }));

@@ -70,6 +70,19 @@ void add_shared_access_denies(ir::SyscallPolicy& out, ir::Action deny) {
     out.rules.push_back(rule(name, ir::Action::errno_(kEOPNOTSUPP), builtin));
 }
 
+// Kernel keys outlive the sandbox and are not namespaced: keyctl, add_key and request_key
+// are denied with the baseline, and a filesystem's encryption keyring is reached by
+// ioctl() on any file of it, a read-only one included. From inside, a key added there
+// stayed after the run (until the host unmounts the filesystem) and used up the caller's
+// key quota, and the removal of the caller's own key locked their encrypted home on the
+// host (red team A28C-1).
+void add_filesystem_keyring_denies(ir::SyscallPolicy& out) {
+  const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
+  for (uint64_t command : kFscryptChanges)
+    out.rules.push_back(
+        rule("ioctl", ir::Action::errno_(kEOPNOTSUPP), builtin, {arg(1, ir::CmpOp::Eq, command)}));
+}
+
 void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   const ir::SourceLoc builtin{ir::kBuiltinFile, 0, 0};
   for (auto name : kBaselineDenies) out.rules.push_back(rule(name, deny, builtin));
@@ -100,6 +113,21 @@ void add_baseline(ir::SyscallPolicy& out, ir::Action deny) {
   out.rules.push_back(rule("ioctl", deny, builtin, {arg(1, ir::CmpOp::Eq, kFIOASYNC)}));
   add_setid_mode_denies(out, deny);
   add_shared_access_denies(out, deny);
+  add_filesystem_keyring_denies(out);
+}
+
+// Under `loopback` and an allow list AF_INET and AF_INET6 sockets reach only the sandbox's
+// own loopback, but making one of a protocol the kernel does not know asks modprobe, on the
+// host, for the module that would provide it, whatever the caller's capabilities: SCTP,
+// L2TP, SMC and DCCP are such modules, each more kernel code for every process on the host,
+// loaded until the host unloads it (red team A28C-2). So the protocol must be one the kernel
+// has built in, and SOCK_PACKET (which the kernel turns into AF_PACKET) is refused.
+void add_inet_protocol_denies(ir::SyscallPolicy& out, const ir::SourceLoc& loc, ir::Action deny) {
+  std::vector<ir::ArgCondition> unknown;
+  for (uint64_t protocol : kInetProtocols) unknown.push_back(arg(2, ir::CmpOp::Ne, protocol));
+  out.rules.push_back(rule("socket", deny, loc, std::move(unknown)));
+  out.rules.push_back(
+      rule("socket", deny, loc, {{1, ir::CmpOp::MaskedEq, kSOCK_PACKET, kSOCK_TYPE_MASK}}));
 }
 
 // `none`: no socket() at all, AF_UNIX included, because host unix sockets stay reachable
@@ -138,6 +166,7 @@ void add_network(ir::SyscallPolicy& out, const ir::Located<ir::Network>& network
       out.rules.push_back(rule("socket", deny, network.loc,
                                {arg(0, ir::CmpOp::Ne, kAF_INET),
                                 arg(0, ir::CmpOp::Ne, kAF_INET6)}));
+      add_inet_protocol_denies(out, network.loc, deny);
       break;
     case ir::Network::Full:
       return;

@@ -59,6 +59,21 @@ inline constexpr std::string_view kAttributeChanges[] = {
     "removexattr", "lremovexattr", "fremovexattr", "removexattrat"};
 inline constexpr uint16_t kEOPNOTSUPP = 95;
 
+// The ioctl() commands that change a filesystem's encryption state (fscrypt: ext4, f2fs,
+// ubifs, ceph; ext4's and f2fs's own names for them share these numbers). The keys live in
+// the filesystem's keyring, not the process's: one the sandbox adds stays until the host
+// unmounts the filesystem, charged to the caller's uid's key quota, and removing one locks
+// the caller's encrypted directories on the host; none asks for a writable mount (red team
+// A28C-1). Each answers EOPNOTSUPP, as a filesystem without encryption does. Reading the
+// state (a policy, a key's status, a nonce) stays allowed.
+inline constexpr uint64_t kFscryptChanges[] = {
+    0x800c6613,  // FS_IOC_SET_ENCRYPTION_POLICY
+    0x40106614,  // FS_IOC_GET_ENCRYPTION_PWSALT: writes a salt into the superblock once
+    0xc0506617,  // FS_IOC_ADD_ENCRYPTION_KEY
+    0xc0406618,  // FS_IOC_REMOVE_ENCRYPTION_KEY
+    0xc0406619,  // FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS
+};
+
 inline constexpr uint64_t kTIOCSTI = 0x5412;
 inline constexpr uint64_t kTIOCLINUX = 0x541C;
 // fcntl()'s commands that put a lease (F_SETLEASE) or a delegation (F_SETDELEG, Linux 6.19)
@@ -74,6 +89,17 @@ inline constexpr uint64_t kFIOASYNC = 0x5452;
 inline constexpr uint64_t kAF_UNIX = 1;
 inline constexpr uint64_t kAF_INET = 2;
 inline constexpr uint64_t kAF_INET6 = 10;
+// The protocols socket(AF_INET or AF_INET6, ...) may name under `loopback` and an allow
+// list: IPPROTO_IP (0, the type's default), ICMP (1, ping sockets), TCP (6), UDP (17),
+// ICMPV6 (58), UDPLITE (136) and MPTCP (262), all built into the kernel with IPv4 and IPv6.
+// The kernel asks modprobe, as root on the host and with no capability check, for any
+// other protocol it does not know (`net-pf-2-proto-132-type-1`: SCTP; L2TP, SMC, DCCP), and
+// a module loaded stays loaded after the run (red team A28C-2). The protocol is an int.
+inline constexpr uint64_t kInetProtocols[] = {0, 1, 6, 17, 58, 136, 262};
+// socket()'s type SOCK_PACKET (10) with AF_INET is turned into AF_PACKET by the kernel,
+// which loads that family's module on the way.
+inline constexpr uint64_t kSOCK_PACKET = 10;
+inline constexpr uint64_t kSOCK_TYPE_MASK = 0xf;
 // socketpair()'s type argument: the kernel reads the type from its low four bits
 // (SOCK_TYPE_MASK) and allows only SOCK_NONBLOCK and SOCK_CLOEXEC above them.
 inline constexpr uint64_t kSOCK_STREAM = 1;

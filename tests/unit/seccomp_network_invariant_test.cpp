@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <array>
 #include <boost/test/unit_test.hpp>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
+#include "compiler/analyzer/seccomp/invariant_probes.hpp"
 #include "compiler/analyzer/seccomp/network_invariant.hpp"
 #include "compiler/analyzer/seccomp/seccomp_verify.hpp"
 #include "emitters/seccomp/seccomp_emitter.hpp"
@@ -96,6 +98,41 @@ BOOST_AUTO_TEST_CASE(each_lost_network_rule_is_named) {
     BOOST_TEST_CONTEXT(c.probe) {
       BOOST_TEST(names_dropped_deny(fs, c.probe), findings_report(fs));
     }
+  }
+}
+
+// Red team A28C-2: under `loopback` an AF_INET socket of a protocol the kernel does not have
+// built in makes it ask modprobe for a module; each of the two rules lost is named.
+BOOST_AUTO_TEST_CASE(a_socket_the_kernel_would_load_a_module_for_is_a_dropped_deny) {
+  const auto r = resolved(ir::Mode::WorkspaceWrite, ir::Network::Loopback);
+  const std::string no_protocols = emitted_without(r, [](const ir::SyscallRule& rule) {
+    return rule.name == "socket" && !rule.conditions.empty() && rule.conditions[0].index == 2;
+  });
+  auto fs = network_findings(r, no_protocols);
+  BOOST_TEST(names_dropped_deny(fs, "x86_64 socket(0x2, 0x1, 0x84,"), findings_report(fs));
+  const std::string no_packet = emitted_without(r, [](const ir::SyscallRule& rule) {
+    return rule.name == "socket" && !rule.conditions.empty() && rule.conditions[0].index == 1;
+  });
+  fs = network_findings(r, no_packet);
+  BOOST_TEST(names_dropped_deny(fs, "x86_64 socket(0x2, 0xa, 0,"), findings_report(fs));
+}
+
+// The protocols the kernel has built in stay allowed under `loopback`: TCP, UDP, ping
+// sockets, MPTCP, each by number or as the type's default.
+BOOST_AUTO_TEST_CASE(built_in_protocols_are_let_through_under_loopback) {
+  const auto r = resolved(ir::Mode::WorkspaceWrite, ir::Network::Loopback);
+  const auto prog = *zc::parse_bpf(es::emit_bpf(r.syscalls));
+  const ir::SyscallInfo* socket = ir::find_syscall(ir::Arch::X86_64, "socket");
+  BOOST_TEST_REQUIRE(socket);
+  const std::array<uint64_t, 3> calls[] = {{2, 1, 0},   {2, 1, 6},   {10, 1, 6},
+                                           {2, 2, 17},  {10, 2, 0},  {2, 2, 1},
+                                           {10, 2, 58}, {2, 1, 262}, {2, 0x80801, 0}};
+  for (const auto& c : calls) {
+    zc::SeccompData call{};
+    call.nr = socket->nr;
+    call.arch = ir::audit_arch(ir::Arch::X86_64);
+    call.args = {c[0], c[1], c[2], 0, 0, 0};
+    BOOST_TEST(!zc::refuses(zc::run_bpf(prog, call).ret), c[0] << " " << c[1] << " " << c[2]);
   }
 }
 

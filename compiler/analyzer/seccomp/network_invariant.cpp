@@ -41,6 +41,27 @@ std::vector<InvariantProbe> probes(ir::Network network) {
   return out;
 }
 
+// Under `loopback` and an allow list, AF_INET and AF_INET6 sockets of a protocol the kernel
+// would ask modprobe for (SCTP 132, L2TP 115, SMC 256, DCCP 33, and any other but the
+// built-in ones), with garbage above the int, and of type SOCK_PACKET (which the kernel
+// turns into AF_PACKET), red team A28C-2. Written out here, not taken from the baseline.
+std::vector<InvariantProbe> module_probes() {
+  constexpr uint64_t kPACKET = 10;
+  std::vector<InvariantProbe> out;
+  for (ir::Arch arch : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386}) {
+    const ir::SyscallInfo* socket = ir::find_syscall(arch, "socket");
+    for (uint64_t family : {kAF_INET, kAF_INET6}) {
+      for (uint64_t type : {kSTREAM, kSEQPACKET, kDGRAM, kSTREAM | kNONBLOCK | kCLOEXEC})
+        for (uint64_t protocol : {uint64_t{132}, uint64_t{115}, uint64_t{256}, uint64_t{33},
+                                  uint64_t{2}, uint64_t{255}, uint64_t{0xffffffff}, kHigh | 132})
+          out.push_back({arch, socket, {family, type, protocol, 0, 0, 0}});
+      for (uint64_t protocol : {uint64_t{0}, uint64_t{3} << 8 /* ETH_P_ALL, network order */})
+        out.push_back({arch, socket, {family, kPACKET, protocol, 0, 0, 0}});
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved,
@@ -50,6 +71,15 @@ std::vector<ir::Diagnostic> check_network_invariant(const ir::Resolved& resolved
                                  std::string("refused: network ") + ir::to_string(resolved.network) +
                                      " reaches no host socket file or abstract name"};
   auto out = first_let_through(program, probes(resolved.network), finding);
+  if (resolved.network != ir::Network::None) {  // under none every socket() is refused above
+    static const std::vector<InvariantProbe> kModuleProbes = module_probes();
+    auto modules = first_let_through(
+        program, kModuleProbes,
+        {resolved.network_loc, std::string("refused: network ") + ir::to_string(resolved.network) +
+                                   " makes no AF_INET or AF_INET6 socket of a protocol or type "
+                                   "the kernel would load a module for"});
+    out.insert(out.end(), modules.begin(), modules.end());
+  }
   // i386 reaches every socket call through socketcall(2) as well, its arguments in memory.
   const SeccompData socketcall{kI386Socketcall, ir::kAuditArchI386, 0, {}};
   if (!refuses(run_bpf(program, socketcall).ret))
