@@ -116,6 +116,9 @@ class StandardStreams {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   int copying_ = 0;  // copy() threads not yet at their end
+  // Readable once finish() is called, the sandbox gone: each copy() then takes what is left
+  // in its pipe and ends, whoever else still holds the pipe's write end.
+  int sandbox_gone_ = -1;
   int held_ = 0;     // of them, waiting for the foreground
 };
 

@@ -73,6 +73,54 @@ print("run exited", p.returncode)
 print("after", fcntl.fcntl(out_w, F_GETPIPE_SZ), fcntl.fcntl(in_r, F_GETPIPE_SZ))
 )PY";
 
+// On the host, as the caller: a harness holds its end of a unix socket pair given to the run
+// as stdin (node's `stdio: 'pipe'` does) and does not read it; stdout is a file (`file`) or
+// another socket pair (`socket`), stderr the same. The command sends its stdout and stderr
+// into its stdin socket (SCM_RIGHTS) and exits. Prints how long zpolicy took to return
+// after that, or that it had not after 20 s, and what reached stdout.
+const std::string kSentAwayCaller = R"PY(
+import os, socket, subprocess, sys, tempfile, time
+z, ws, mode, out_kind = sys.argv[1:5]
+inner = (
+    "import array, os, socket\n"
+    "print('command wrote', flush=True)\n"
+    "s = socket.socket(fileno=os.dup(0))\n"
+    "s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [1, 2]))])\n")
+ours, theirs = socket.socketpair()
+if out_kind == "file":
+    out = tempfile.TemporaryFile()
+else:
+    out_ours, out = socket.socketpair()
+p = subprocess.Popen([z, "run", "--mode", mode, "--", "/usr/bin/python3", "-c", inner],
+                     stdin=theirs, stdout=out, stderr=out, cwd=ws)
+theirs.close()
+if out_kind == "socket":
+    out.close()
+    out_ours.settimeout(25)
+start = time.time()
+try:
+    status = p.wait(timeout=20)
+    print("zpolicy returned", status, "in under 20 s" if time.time() - start < 20 else "late")
+except subprocess.TimeoutExpired:
+    print("zpolicy still running 20 s on")
+    p.kill()
+    p.wait()
+if out_kind == "file":
+    out.seek(0)
+    got = out.read()
+else:
+    got = b""
+    try:
+        while True:
+            chunk = out_ours.recv(65536)
+            if not chunk: break
+            got += chunk
+    except socket.timeout:
+        pass
+print("stdout got:", got.decode(errors="replace").splitlines()[:1])
+ours.close()
+)PY";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack28a)
@@ -114,6 +162,25 @@ BOOST_DATA_TEST_CASE(the_sandbox_leaves_the_callers_pipes_their_capacity, bdata:
     BOOST_TEST(r.out.find("run exited 0\n") != std::string::npos, what);
     BOOST_TEST(r.out.find("after 65536 65536\n") != std::string::npos, what);
   }
+}
+
+// A28A-3: zpolicy copies what the command writes into a file (or, since A28A-1, a socket) on
+// stdout through a pipe, and waited for that pipe's end of file; the command sent the
+// pipe's write end into its stdin socket, which outlived every process of the sandbox,
+// and zpolicy never returned while the caller, waiting for it, held its end of the socket.
+// The copies end once the sandbox is gone and the pipe is empty: zpolicy returns the
+// command's status, and what the command wrote arrives.
+BOOST_DATA_TEST_CASE(a_copy_ends_with_the_sandbox_whoever_holds_its_pipe, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  for (const std::string mode : {"workspace-write", "read-only"})
+    for (const std::string out : {"file", "socket"}) {
+      const RunResult r = box.host_command({"/usr/bin/python3", "-c", kSentAwayCaller,
+                                            zpolicy_binary(), box.workspace(), mode, out});
+      const std::string what = mode + " stdout " + out + ": " + r.describe();
+      BOOST_TEST(r.out.find("zpolicy returned 0 in under 20 s") != std::string::npos, what);
+      BOOST_TEST(r.out.find("stdout got: ['command wrote']") != std::string::npos, what);
+    }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
