@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -274,7 +275,7 @@ bool StandardStreams::prepare(std::string& why, bool may_connect) {
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
     const bool prepared = passes_as_is(fd, st) ? prepare_passed(fd, st, may_connect, why)
                           : S_ISREG(st.st_mode) && fd == 0 ? prepare_file_stdin(fd, why)
-                          : S_ISREG(st.st_mode)            ? prepare_file_output(fd, st, why)
+                          : S_ISREG(st.st_mode)            ? prepare_copied_output(fd, st, why)
                                                            : refuse(fd, st, why);
     if (!prepared) return false;
   }
@@ -292,6 +293,15 @@ bool StandardStreams::prepare_passed(int fd, const struct stat& st, bool may_con
           "network, which this policy's network closes; give the command a pipe or a "
           "unix socket (socat ... EXEC: makes one), or run it with network: none";
     return false;
+  }
+  if (fd != 0 && S_ISSOCK(st.st_mode)) {
+    // A socket is one object for everyone who holds it, and its state outlives the run:
+    // the caller's later commands write into the same socket (`sh -c 'zpolicy run -- x;
+    // y'` under a harness whose stdio are socket pairs, node's default). The sandbox's
+    // `shutdown()` of its stdout made the host's `y` die of SIGPIPE at its first write,
+    // and a send timeout or buffer it set stayed on the socket (red team A28A-1). It gets a
+    // pipe this process copies into the socket, as a file on stdout does.
+    return prepare_copied_output(fd, st, why);
   }
   if (S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && foreign_terminal(fd)) {
     why = std::string(kNames[fd]) +
@@ -365,8 +375,8 @@ bool StandardStreams::prepare_file_stdin(int fd, std::string& why) {
   return true;
 }
 
-// A regular file on stdout or stderr: a pipe this process copies into it.
-bool StandardStreams::prepare_file_output(int fd, const struct stat& st, std::string& why) {
+// A regular file or a socket on stdout or stderr: a pipe this process copies into it.
+bool StandardStreams::prepare_copied_output(int fd, const struct stat& st, std::string& why) {
   // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
   // does: two copies wrote them in whichever order their threads ran, all of stderr
   // before stdout's first line in a log (red team C20-3). Opened alike too: a pipe
@@ -431,6 +441,12 @@ bool StandardStreams::shares_pipe(int write_end, int fd) {
 }
 
 std::optional<int> StandardStreams::copied_pipe(int fd, std::string& why) {
+  if (sandbox_gone_ < 0) sandbox_gone_ = eventfd(0, EFD_CLOEXEC);
+  if (sandbox_gone_ < 0) {
+    why =
+        std::string("cannot make an event for ") + kNames[fd] + "'s copy: " + std::strerror(errno);
+    return std::nullopt;
+  }
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);
@@ -460,10 +476,26 @@ void StandardStreams::copy(int from, int to) {
   // hung up (its window closed) fails every write with EIO (red team A20-6), a full disk
   // with ENOSPC; a background job's write in an orphaned process group under `stty tostop`
   // with EIO.
-  for (bool gone = false; !gone;) {
+  //
+  // The copy ends at the pipe's end of file, or, once finish() says the sandbox is gone,
+  // when the pipe is empty: a write end sent out of the sandbox (`SCM_RIGHTS` into a socket
+  // on its stdin, which the caller holds and does not read) outlives every process of the
+  // sandbox, and waiting for its end of file held zpolicy, and the caller waiting for it,
+  // forever after the command had ended (red team A28A-3). Nothing the sandbox wrote is
+  // lost: its processes are gone, so all it wrote is in the pipe.
+  for (bool gone = false, ended = false; !gone;) {
+    if (!ended) {
+      pollfd in[2] = {{from, POLLIN, 0}, {sandbox_gone_, POLLIN, 0}};
+      if (poll(in, 2, -1) < 0) continue;
+      if (in[0].revents == 0) {
+        ended = true;
+        fcntl(from, F_SETFL, fcntl(from, F_GETFL) | O_NONBLOCK);  // this process's own end
+        continue;
+      }
+    }
     const ssize_t n = read(from, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+    if (n <= 0) break;  // end of file, or (ended) the pipe is empty: EAGAIN
     for (ssize_t done = 0; !gone && done < n;) {
       // Every write looks at the foreground, before it waits for room and again once the
       // terminal has it: the kernel looks at each write of a background job, and a write
@@ -522,6 +554,7 @@ bool StandardStreams::output_held() const {
 void StandardStreams::finish() {
   for (const auto& [here, there] : fds_) close(here);
   fds_.clear();
+  if (sandbox_gone_ >= 0) eventfd_write(sandbox_gone_, 1);
   relays_.clear();
   file_copies_.clear();
   // Output held for the foreground once the sandbox is gone stops the job, as the kernel
@@ -537,6 +570,8 @@ void StandardStreams::finish() {
   lock.unlock();
   for (auto& t : copies_) t.join();
   copies_.clear();
+  if (sandbox_gone_ >= 0) close(sandbox_gone_);
+  sandbox_gone_ = -1;
 }
 
 }  // namespace zpolicy::runner

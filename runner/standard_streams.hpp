@@ -28,8 +28,9 @@ namespace zpolicy::runner {
 // over opened again through a read-only mount by the guard's child (read_only(); red team
 // R16-2: the caller's own open file would let the sandbox chmod the node). A regular file on
 // stdin is handed over as a sealed in-memory copy from its current offset (up to 16 MiB;
-// a larger rest through a pipe this process fills); a regular file on stdout or stderr
-// gets a pipe, which this process copies into it, and so does a terminal on stdout or
+// a larger rest through a pipe this process fills); a regular file or a socket on stdout or
+// stderr gets a pipe, which this process copies into it (a socket's state outlives the
+// run for the caller's later writers: red team A28A-1), and so does a terminal on stdout or
 // stderr that is not the caller's controlling terminal, or is, of a run started in the
 // background (the sandbox would read it); a terminal on stdin that another session reads
 // meanwhile (not the caller's controlling terminal, and no ancestor of the caller's holding
@@ -71,7 +72,7 @@ class StandardStreams {
   // prepare() of one of 0-2, by what it is; false, with `why`, when it refuses.
   bool prepare_passed(int fd, const struct stat& st, bool may_connect, std::string& why);
   bool prepare_file_stdin(int fd, std::string& why);
-  bool prepare_file_output(int fd, const struct stat& st, std::string& why);
+  bool prepare_copied_output(int fd, const struct stat& st, std::string& why);
   bool refuse(int fd, const struct stat& st, std::string& why);
 
   std::vector<std::pair<int, int>> fds_;
@@ -86,7 +87,8 @@ class StandardStreams {
   };
   bool relay_to_terminal(int fd, dev_t terminal, std::string& why);
   std::vector<Relay> relays_;
-  // A regular file on stdout or stderr reaches it through a pipe, one per file.
+  // A regular file or a socket on stdout or stderr reaches it through a pipe, one per
+  // file or socket.
   struct FileCopy {
     dev_t dev;
     ino_t ino;
@@ -114,6 +116,9 @@ class StandardStreams {
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   int copying_ = 0;  // copy() threads not yet at their end
+  // Readable once finish() is called, the sandbox gone: each copy() then takes what is left
+  // in its pipe and ends, whoever else still holds the pipe's write end.
+  int sandbox_gone_ = -1;
   int held_ = 0;     // of them, waiting for the foreground
 };
 

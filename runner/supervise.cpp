@@ -370,6 +370,10 @@ class TerminalSettings {
 // opened again, runner/read_only_streams.hpp), so what the command sets with F_SETFL is set
 // on the caller's: `O_NONBLOCK` outlived the run, and the next writer into the caller's
 // pipe (`{ zpolicy run …; other; } | consumer`) got EAGAIN (red team R18-5).
+// A pipe's capacity is the pipe's, not the open file's, and outlives the run the same way:
+// `F_SETPIPE_SZ` shrank the caller's stdout pipe from 64 KiB to 4 KiB for every later
+// writer into it (red team A28A-2); it is put back too (a shrink back fails EBUSY while more
+// than the old capacity is queued, which only the sandbox's growth made possible).
 // Not those of a descriptor the command never got (replaced by a pipe or /dev/null): what
 // another program sharing the caller's open file set meanwhile is its own (red team A20-4).
 class StreamFlags {
@@ -377,18 +381,22 @@ class StreamFlags {
   explicit StreamFlags(const SpawnSpec& spec) {
     for (int fd = 0; fd <= 2; ++fd) {
       struct stat st;
-      flags_[fd] = fstat(fd, &st) == 0 && reaches_command(spec, fd, st.st_rdev)
-                       ? fcntl(fd, F_GETFL)
-                       : -1;
+      const bool reaches = fstat(fd, &st) == 0 && reaches_command(spec, fd, st.st_rdev);
+      flags_[fd] = reaches ? fcntl(fd, F_GETFL) : -1;
+      pipe_size_[fd] = reaches && S_ISFIFO(st.st_mode) ? fcntl(fd, F_GETPIPE_SZ) : -1;
     }
   }
   void restore() const {
-    for (int fd = 0; fd <= 2; ++fd)
+    for (int fd = 0; fd <= 2; ++fd) {
       if (flags_[fd] >= 0 && fcntl(fd, F_GETFL) != flags_[fd]) fcntl(fd, F_SETFL, flags_[fd]);
+      if (pipe_size_[fd] > 0 && fcntl(fd, F_GETPIPE_SZ) != pipe_size_[fd])
+        fcntl(fd, F_SETPIPE_SZ, pipe_size_[fd]);
+    }
   }
 
  private:
   int flags_[3];
+  int pipe_size_[3];
 };
 
 // Reaps `pid` now if it has exited, else on a thread of its own that waits for it (it
