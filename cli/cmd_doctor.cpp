@@ -6,7 +6,7 @@
 namespace zpolicy::cli {
 namespace {
 
-void print_text(const DoctorReport& report) {
+void print_doctor_text(const DoctorReport& report) {
   std::cout << report.backend << "\n";
   for (const auto& c : report.checks) {
     std::cout << c.status << "\t" << c.id << ": " << c.value;
@@ -51,7 +51,7 @@ int cmd_doctor(const Args& args) {
   if (format == "json")
     print_json(report);
   else
-    print_text(report);
+    print_doctor_text(report);
   return report.usable ? kExitOk : kExitUnavailable;
 }
 

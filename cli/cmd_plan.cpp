@@ -4,7 +4,7 @@
 namespace zpolicy::cli {
 namespace {
 
-void print_text(const Plan& plan) {
+void print_plan_text(const Plan& plan) {
   std::cout << "backend: " << plan.backend << "\nexe: " << plan.exe << "\ncwd: " << plan.cwd
             << "\ntimeout: "
             << (plan.timeout_ms ? std::to_string(*plan.timeout_ms) + " ms, then SIGTERM and " +
@@ -70,7 +70,8 @@ int cmd_plan(const Args& args) {
   std::cerr << planned.messages;
   if (!planned.plan) return planned.exit_code;
   if (format == "json") std::cout << plan_json(*planned.plan);
-  else print_text(*planned.plan);
+  else
+    print_plan_text(*planned.plan);
   return kExitOk;
 }
 

@@ -46,7 +46,7 @@ constexpr size_t kMaxHead = 16 * 1024;
 constexpr size_t kMaxRefusalsKept = 256;
 constexpr size_t kMaxHostName = 253;  // RFC 1035's longest name, dots included
 
-bool write_all(int fd, const char* p, size_t n) {
+bool send_all(int fd, const char* p, size_t n) {
   while (n) {
     ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
     if (w < 0 && errno == EINTR) continue;
@@ -176,7 +176,7 @@ void respond(int fd, const char* status, const std::string& body, const char* re
   if (refusal) r += std::string("X-Zpolicy-Refusal: ") + refusal + "\r\n";
   r += "Content-Type: text/plain\r\nContent-Length: " + std::to_string(body.size() + 1) +
        "\r\nConnection: close\r\n\r\n" + body + "\n";
-  write_all(fd, r.data(), r.size());
+  send_all(fd, r.data(), r.size());
 }
 
 // "host:port" or "[v6]:port" → (host, port); port 0 when missing or invalid.
@@ -372,11 +372,11 @@ void handle_client(std::shared_ptr<NetworkProxy::State> s, int client) {
   bool ok = true;
   if (is_connect) {
     const std::string established = version + " 200 Connection established\r\n\r\n";
-    ok = write_all(client, established.data(), established.size()) &&
-         write_all(upstream, rest.data(), rest.size());
+    ok = send_all(client, established.data(), established.size()) &&
+         send_all(upstream, rest.data(), rest.size());
   } else {
-    ok = write_all(upstream, origin_head.data(), origin_head.size()) &&
-         write_all(upstream, rest.data(), rest.size());
+    ok = send_all(upstream, origin_head.data(), origin_head.size()) &&
+         send_all(upstream, rest.data(), rest.size());
   }
   if (ok) relay(client, upstream);
   close(upstream);

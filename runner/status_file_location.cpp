@@ -32,14 +32,14 @@ std::vector<std::string> directories_on_the_way(compiler::HostLookups& host,
 
 // A writable bind of the plan: its host source, the identity resolution recorded for it,
 // and where the sandbox sees it.
-struct WritableBind {
+struct PlannedWritableBind {
   std::string source;
   std::optional<ir::HostIdentity> identity;
   std::string inside;
 };
 
-std::vector<WritableBind> writable_binds(const compiler::RunPlan& plan) {
-  std::vector<WritableBind> out;
+std::vector<PlannedWritableBind> writable_binds(const compiler::RunPlan& plan) {
+  std::vector<PlannedWritableBind> out;
   if (!plan.verified) return out;
   for (const auto& e : plan.expected_setup) {
     if (e.kind != compiler::ExpectedObject::Kind::Bind || e.read_only || !e.source_fd) continue;
@@ -53,7 +53,7 @@ std::vector<WritableBind> writable_binds(const compiler::RunPlan& plan) {
 // The writable bind (its path inside the sandbox) through which the command reaches the
 // canonical directory `real`, or empty.
 std::string writable_root_showing(compiler::HostLookups& host,
-                                  const std::vector<WritableBind>& writable,
+                                  const std::vector<PlannedWritableBind>& writable,
                                   const std::string& real) {
   for (std::string cur = real;; cur = cur.substr(0, std::max<size_t>(cur.rfind('/'), 1))) {
     struct stat st {};

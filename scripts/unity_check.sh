@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Proves that the unity build (CMakeLists.txt, ZPOLICY_UNITY_BUILD) binds every name as the
 # build file by file does: a file's private helper can become a better overload for a call
-# in another file of the same batch and be chosen silently. Builds the library both ways at
-# -O0 with a section per function (no inlining, so every call is a relocation), then
-# compares, function by function, the symbols each one references. Any difference is
+# in another file of the same batch and be chosen silently. Builds the library and the CLI
+# both ways at -O0 with a section per function (no inlining, so every call is a relocation),
+# then compares, function by function, the symbols each one references. Any difference is
 # printed and the script fails. Takes about twice an -O0 build of the library; run it
-# after changing which names a library file defines privately, or the unity batches.
+# after changing which names a library or CLI file defines privately, or the unity batches.
+# The kernel tests' batches are not compared here (unity_private_names reads their names).
 # Usage: scripts/unity_check.sh [WORK_DIR] (default: a new mktemp -d directory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,7 @@ for mode in ON OFF; do
   cmake -S . -B "$work/unity-$mode" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=None \
     "-DCMAKE_CXX_FLAGS=-O0 -g0 -ffunction-sections -fdata-sections" \
     -DZPOLICY_UNITY_BUILD=$mode -DZPOLICY_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$work/unity-$mode" -j"$(nproc)" --target zpolicy
+  cmake --build "$work/unity-$mode" -j"$(nproc)" --target zpolicy zpolicy_cli
   # One line per (defining section, referenced symbol), for the sections of zpolicy's own
   # functions and data (and templates instantiated over its types): private ones
   # (_GLOBAL__N, _ZL), zpolicy's namespaces, unmangled names. Left out as layout, not

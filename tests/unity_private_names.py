@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fails when two source files of one library layer define the same private name.
+"""Fails when two source files of one library layer (or the CLI, or the kernel tests) define
+the same private name where unqualified lookup could meet both.
 
 A unity build (CMakeLists.txt, ZPOLICY_UNITY_BUILD) compiles a layer's files in batches,
 one translation unit a batch, where their anonymous namespaces and file-static names
@@ -7,7 +8,9 @@ meet. The same name with the same signature fails to compile; with another signa
 becomes an overload, and a call may bind to the other file's function without a word.
 scripts/unity_check.sh proves the bindings on a build; this test keeps the precondition
 cheaply: every private name (in an anonymous namespace, or static at namespace scope) is
-its file's alone within its layer.
+its file's alone within its layer, unless the two sit in sibling named namespaces (two
+Boost.Test suites, whose macros open a namespace each), where each file's own name hides
+the other's.
 
 Usage: unity_private_names.py --layer FILE... [--layer FILE...]
 The reading is textual (comments, literals and preprocessor lines dropped, braces
@@ -51,31 +54,50 @@ def declared_name(statement):
     return None
 
 
+def suites_as_namespaces(code):
+    """Boost.Test's suite macros as the namespaces they open: BOOST_AUTO_TEST_SUITE(name, ...)
+    and BOOST_FIXTURE_TEST_SUITE(name, ...) open `namespace name {`, BOOST_AUTO_TEST_SUITE_END()
+    closes it."""
+    code = re.sub(r"\bBOOST_AUTO_TEST_SUITE_END\s*\(\s*\)", "}", code)
+    out, pos = [], 0
+    for m in re.finditer(r"\bBOOST_(?:AUTO|FIXTURE)_TEST_SUITE\s*\(\s*(\w+)", code):
+        depth, end = 1, m.end()
+        while depth and end < len(code):
+            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            end += 1
+        out += [code[pos:m.start()], f"namespace {m.group(1)} {{"]
+        pos = end
+    return "".join(out) + code[pos:]
+
+
 def private_names(path):
-    code = code_only(open(path, encoding="utf-8").read())
+    """(name, named namespaces around it) for each private name of the file."""
+    code = suites_as_namespaces(code_only(open(path, encoding="utf-8").read()))
     names, scopes, start = set(), [], 0
     for m in re.finditer(r"[{};]", code):
         statement = code[start:m.start()]
         start = m.end()
-        at_namespace_scope = all(kind != "other" for kind in scopes)
-        private = "anonymous" in scopes or re.match(
+        at_namespace_scope = all(kind != "other" for kind, _ in scopes)
+        private = any(kind == "anonymous" for kind, _ in scopes) or re.match(
             r"\s*(template\s*<.*?>\s*)?((inline|constexpr)\s+)*static\b", statement, re.S)
         if m.group() == "}":
             if scopes:
                 scopes.pop()
             continue
-        kind = "other"
+        kind, opened = "other", ()
         if m.group() == "{":
             if re.search(r"\bnamespace\s*$", statement):
                 kind = "anonymous"
-            elif re.search(r"\bnamespace\s+[\w:]+\s*$|extern\s*\"\"\s*$", statement):
+            elif (n := re.search(r"\bnamespace\s+([\w:]+)\s*$", statement)):
+                kind, opened = "named", tuple(n.group(1).split("::"))
+            elif re.search(r"extern\s*\"\"\s*$", statement):
                 kind = "named"
         if at_namespace_scope and kind == "other" and private:
             name = declared_name(statement)
             if name:
-                names.add(name)
+                names.add((name, sum((o for _, o in scopes), ())))
         if m.group() == "{":
-            scopes.append(kind)
+            scopes.append((kind, opened))
     return names
 
 
@@ -87,14 +109,19 @@ def main(argv):
         else:
             layers[-1].append(arg)
     for files in layers:
-        owner = {}
+        owners = {}
         for path in files:
-            for name in private_names(path):
-                if name in owner:
-                    print(f"{path}: {name} is private to {owner[name]} too")
-                    clashes += 1
-                else:
-                    owner[name] = path
+            for name, where in sorted(private_names(path)):
+                # Unqualified lookup meets two private declarations of a name only when one
+                # sits in a namespace enclosing (or equal to) the other's: in sibling
+                # namespaces (two test suites) each file's own hides the other's.
+                for other, other_where in owners.get(name, []):
+                    shorter = min(len(where), len(other_where))
+                    if other != path and where[:shorter] == other_where[:shorter]:
+                        print(f"{path}: {name} is private to {other} too")
+                        clashes += 1
+                        break
+                owners.setdefault(name, []).append((path, where))
     if clashes:
         print(f"{clashes} private name(s) shared within a layer: rename one of each "
               "(or compile the file alone: SKIP_UNITY_BUILD_INCLUSION in CMakeLists.txt)")

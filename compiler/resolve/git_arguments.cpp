@@ -63,9 +63,10 @@ bool connects(std::string_view sub) {
   return false;
 }
 
-class Reader {
+class GitArgumentReader {
  public:
-  Reader(GitArguments& out, const std::vector<GitWordOrigin>& origins, bool more_arguments)
+  GitArgumentReader(GitArguments& out, const std::vector<GitWordOrigin>& origins,
+                    bool more_arguments)
       : out_(out), origins_(origins), more_arguments_(more_arguments) {}
 
   void read(const std::vector<std::string>& w) {
@@ -371,7 +372,7 @@ GitArguments git_arguments(std::string_view value, const std::vector<GitWordOrig
     out.unreadable = "git cannot split it (an unterminated quote or a trailing backslash)";
     return out;
   }
-  Reader(out, origins, more_arguments).read(*words);
+  GitArgumentReader(out, origins, more_arguments).read(*words);
   return out;
 }
 

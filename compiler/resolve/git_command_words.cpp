@@ -202,9 +202,9 @@ bool assignment(const std::string& word, std::string* name = nullptr) {
   return true;
 }
 
-class Reader {
+class CommandWordReader {
  public:
-  explicit Reader(CommandPaths& out) : out_(out) {}
+  explicit CommandWordReader(CommandPaths& out) : out_(out) {}
 
   void read(std::string_view value, int depth) {
     if (out_.unreadable) return;
@@ -338,7 +338,7 @@ class Reader {
     for (const auto& p : pieces) path_pieces(p, true);
     if (!program_at || out_.unreadable) return;
     CommandPaths inner;
-    Reader reader(inner);
+    CommandWordReader reader(inner);
     reader.positional_set_ = positional_set_;
     reader.read(std::string_view(text).substr(*program_at), depth + 1);
     reader.refuse_compound_with_paths();
@@ -672,7 +672,7 @@ CommandPaths paths_in_command(std::string_view value) {
   // An alias or submodule.<s>.update runs what follows its '!' with the shell.
   const size_t first = value.find_first_not_of(" \t");
   if (first != std::string_view::npos && value[first] == '!') value.remove_prefix(first + 1);
-  Reader reader(out);
+  CommandWordReader reader(out);
   reader.read(value, 0);
   reader.refuse_compound_with_paths();
   if (out.unreadable) {

@@ -14,7 +14,7 @@ namespace zpolicy::compiler {
 namespace {
 
 // The directory holding `path`'s last component ("/" for one directly below it).
-std::string parent_of(const std::string& path) {
+std::string directory_holding(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
@@ -22,7 +22,7 @@ std::string parent_of(const std::string& path) {
 // `<bin>/../etc/gitconfig` for a git in the directory `bin`, as git's Makefile sets
 // sysconfdir: /etc for the prefix /usr, `<prefix>/etc` for any other (`/` gives /etc too).
 std::string system_config_of(const std::string& bin) {
-  const std::string prefix = parent_of(bin);
+  const std::string prefix = directory_holding(bin);
   return prefix == "/usr" || prefix == "/" ? "/etc/gitconfig" : prefix + "/etc/gitconfig";
 }
 
@@ -48,7 +48,7 @@ std::vector<std::string> system_configs_on(const std::optional<std::string>& pat
     // finds its prefix from /proc/self/exe): both, as neither alone is always git's.
     out.push_back(system_config_of(dir));
     char real[PATH_MAX];
-    if (realpath(git.c_str(), real)) out.push_back(system_config_of(parent_of(real)));
+    if (realpath(git.c_str(), real)) out.push_back(system_config_of(directory_holding(real)));
   }
   return out;
 }

@@ -15,7 +15,7 @@ std::vector<ir::PatternComponent> after_prefix(const PathPattern& p) {
   return {p.components.begin() + static_cast<long>(n), p.components.end()};
 }
 
-std::string join(const std::string& base, const std::vector<std::string>& comps) {
+std::string joined_path(const std::string& base, const std::vector<std::string>& comps) {
   std::string out = base == "/" ? "" : base;
   for (const auto& c : comps) out += "/" + c;
   return out.empty() ? "/" : out;
@@ -128,7 +128,7 @@ std::optional<std::vector<PatternHit>> expand_protect_patterns(const ir::Policy&
     const ir::PolicyPath prefix = pr.value.literal_prefix();
     std::vector<std::string> lexical;
     if (pr.value.is_relative())
-      for (const auto& w : r.write) lexical.push_back(join(w.path, prefix.components));
+      for (const auto& w : r.write) lexical.push_back(joined_path(w.path, prefix.components));
     else
       lexical.push_back(host.bind(prefix));
     for (const auto& l : lexical) {

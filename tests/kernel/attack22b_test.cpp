@@ -30,7 +30,7 @@ const std::vector<std::string> kOpenat2Eperm = {
     "/usr/bin/strace",           "-f", "-qq", "-o", "/dev/null", "-e", "trace=openat2", "-e",
     "inject=openat2:error=EPERM"};
 
-void make_link(const std::string& target, const std::string& at) {
+void symlink_at(const std::string& target, const std::string& at) {
   BOOST_TEST_REQUIRE(symlink(target.c_str(), at.c_str()) == 0, at << ": " << errno);
 }
 
@@ -120,7 +120,7 @@ BOOST_DATA_TEST_CASE(where_openat2_answers_eperm_a_destination_through_a_host_li
   Sandbox box(caller);
   const std::string victim = box.base() + "/victim";
   box.make_dir(victim);
-  make_link(victim, box.workspace() + "/l");
+  symlink_at(victim, box.workspace() + "/l");
   const std::string out = box.base() + "/out";
   box.make_dir(out);
   const std::string policy =
@@ -164,8 +164,8 @@ BOOST_DATA_TEST_CASE(a_root_through_exactly_the_kernels_forty_links_runs_and_one
   const std::string target = box.base() + "/target";
   box.make_dir(h);
   box.make_dir(target + "/out");
-  for (int i = 1; i <= 40; ++i) make_link(".", h + "/l" + std::to_string(i));
-  make_link("../target", h + "/t");
+  for (int i = 1; i <= 40; ++i) symlink_at(".", h + "/l" + std::to_string(i));
+  symlink_at("../target", h + "/t");
   auto through = [&](int links) {
     std::string root = h;
     for (int i = 1; i < links; ++i) root += "/l" + std::to_string(i);
@@ -211,7 +211,7 @@ BOOST_DATA_TEST_CASE(a_workspace_in_a_deny_root_by_any_mount_alias_or_spelling_i
   const std::string data = box.base() + "/srv/data";
   box.make_dir(data + "/sub");
   box.write_file(data + "/secret", "secret-data\n");
-  make_link("srv", box.base() + "/srvlink");
+  symlink_at("srv", box.base() + "/srvlink");
   box.make_dir(box.ws("mnt"));
   box.make_dir(box.ws("mnt2"));
   const std::string before = snapshot(data);

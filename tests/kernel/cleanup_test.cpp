@@ -21,7 +21,7 @@ namespace bdata = boost::unit_test::data;
 namespace {
 
 // Says it is up, then waits for the host to release it.
-std::vector<std::string> waiting(const std::string& name) {
+std::vector<std::string> held_command(const std::string& name) {
   return {"/bin/sh", "-c",
           "touch up-" + name + "; while [ ! -e release-" + name +
               " ]; do sleep 0.05; done; echo '" + kDoneMarker + "'" + this_suites_mark()};
@@ -33,7 +33,7 @@ struct Cleaned {
 };
 
 // `zpolicy cleanup DIR` as the box's caller, on the host.
-Cleaned cleanup(const Sandbox& box, const std::string& dir) {
+Cleaned cleanup_as_caller(const Sandbox& box, const std::string& dir) {
   auto r = box.host_command({"/bin/sh", "-c", "\"$0\" cleanup \"$1\"; echo \"exit=$?\"",
                              zpolicy_binary(), dir});
   const auto at = r.out.rfind("exit=");
@@ -48,7 +48,7 @@ Cleaned cleanup_when_quiet(const Sandbox& box, const std::string& dir) {
   Cleaned c;
   wait_until(
       [&] {
-        c = cleanup(box, dir);
+        c = cleanup_as_caller(box, dir);
         return c.exit_code != 1;
       },
       std::chrono::seconds(60));
@@ -61,7 +61,7 @@ Cleaned cleanup_once_dead(const Sandbox& box, const std::string& dir) {
   Cleaned c;
   wait_until(
       [&] {
-        c = cleanup(box, dir);
+        c = cleanup_as_caller(box, dir);
         return c.exit_code != 1 && c.out != "no placeholders left by runs\n";
       },
       std::chrono::seconds(10));
@@ -75,7 +75,7 @@ Cleaned cleanup_once_dead_runs_show(const Sandbox& box, const std::string& dir) 
   Cleaned c;
   wait_until(
       [&] {
-        c = cleanup(box, dir);
+        c = cleanup_as_caller(box, dir);
         return c.out.find("left    ") != std::string::npos;
       },
       std::chrono::seconds(5));
@@ -96,9 +96,9 @@ bool reconciled_by_a_later_run(const Sandbox& box) {
       std::chrono::seconds(60));
 }
 
-Running start_and_wait(const Sandbox& box, const std::string& name) {
+Running start_held_run(const Sandbox& box, const std::string& name) {
   RunSpec spec;
-  spec.command = waiting(name);
+  spec.command = held_command(name);
   Running r = box.start(spec);
   BOOST_TEST_REQUIRE(
       wait_until([&] { return exists(box.ws("up-" + name)); }, std::chrono::seconds(15)));
@@ -109,7 +109,7 @@ void kill_run(const Sandbox& box, Running& r, const std::string& name) {
   kill(r.pid, SIGKILL);
   RunResult res = box.finish(r);
   BOOST_TEST(res.exit_code == 128 + SIGKILL, res.describe());
-  BOOST_TEST(wait_until([&] { return processes_with_argv(waiting(name)).empty(); },
+  BOOST_TEST(wait_until([&] { return processes_with_argv(held_command(name)).empty(); },
                         std::chrono::seconds(5)));
 }
 
@@ -178,7 +178,7 @@ int write_as_format_1(Caller caller, const std::string& path) {
 // chmod nor remove that directory; the run's other placeholders go as before.
 void a_directory_made_since_is_not_a_dead_runs_placeholder(Caller caller, bool by_cleanup) {
   Sandbox box(caller);
-  Running a = start_and_wait(box, "a");
+  Running a = start_held_run(box, "a");
   kill_run(box, a, "a");
   struct stat placeholder {};
   BOOST_TEST_REQUIRE(lstat(box.ws(".env").c_str(), &placeholder) == 0,
@@ -220,7 +220,7 @@ BOOST_DATA_TEST_CASE(cleanup_removes_only_a_dead_runs_empty_placeholders, bdata:
                      caller) {
   Sandbox box(caller);
   box.write_file(box.ws(".git/HEAD"), "ref: refs/heads/main\n");
-  Running a = start_and_wait(box, "a");
+  Running a = start_held_run(box, "a");
   kill_run(box, a, "a");
   for (const char* p : {".env", ".env.local", ".next", "data/agent-sessions"})
     BOOST_TEST_REQUIRE(exists(box.ws(p)), p << ": the killed run made no placeholder");
@@ -252,8 +252,8 @@ BOOST_DATA_TEST_CASE(cleanup_removes_only_a_dead_runs_empty_placeholders, bdata:
 // beside it; once the live run is gone they go.
 BOOST_DATA_TEST_CASE(cleanup_touches_nothing_while_a_run_is_live, bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  Running a = start_and_wait(box, "a");
-  Running b = start_and_wait(box, "b");
+  Running a = start_held_run(box, "a");
+  Running b = start_held_run(box, "b");
   kill_run(box, a, "a");
   const auto busy = cleanup_once_dead_runs_show(box, box.workspace());
   BOOST_TEST(busy.exit_code == 1, "exit " << busy.exit_code << ": " << busy.out);
@@ -310,7 +310,7 @@ BOOST_DATA_TEST_CASE(the_next_run_keeps_a_directory_made_since_at_a_dead_runs_pl
 BOOST_DATA_TEST_CASE(a_placeholder_without_a_birth_time_is_kept_and_named, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  Running a = start_and_wait(box, "a");
+  Running a = start_held_run(box, "a");
   kill_run(box, a, "a");
   BOOST_TEST_REQUIRE(write_as_format_1(caller, box.ws(".env")) == 1);
   BOOST_TEST(reconciled_by_a_later_run(box));

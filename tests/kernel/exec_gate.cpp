@@ -16,7 +16,7 @@
 namespace zpolicy::tests::kernel {
 namespace {
 
-pid_t parent_of(pid_t pid) {
+pid_t ppid_from_stat(pid_t pid) {
   auto stat = read_file("/proc/" + std::to_string(pid) + "/stat");
   if (!stat) return -1;
   const size_t paren = stat->rfind(')');
@@ -54,8 +54,8 @@ void ExecGate::serve() {
       if (!acted_) {
         // The run may exec bwrap before the test learns zpolicy's pid: wait for it.
         while (zpolicy_ == 0 && !stop_) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        const pid_t parent = parent_of(ev->pid);
-        if (parent == zpolicy_ || (parent > 0 && parent_of(parent) == zpolicy_)) {
+        const pid_t parent = ppid_from_stat(ev->pid);
+        if (parent == zpolicy_ || (parent > 0 && ppid_from_stat(parent) == zpolicy_)) {
           bwrap_ = ev->pid;
           act_();
           acted_ = true;

@@ -76,7 +76,7 @@ const char* kHosts = R"HOSTS(127.0.0.1 localhost
 169.254.169.254 metadata.test
 )HOSTS";
 
-const char* kPolicy = R"YAML(zpolicy: 1
+const char* kAllowPolicy = R"YAML(zpolicy: 1
 mode: workspace-write
 network:
   allow:
@@ -146,7 +146,7 @@ BOOST_DATA_TEST_CASE(only_listed_names_on_public_addresses_get_through_the_proxy
                     hits = sb.base() + "/hits";
   sb.write_file(servers, kServers);
   sb.write_file(hosts, kHosts);
-  const std::string policy = sb.write_policy("allow.yaml", kPolicy);
+  const std::string policy = sb.write_policy("allow.yaml", kAllowPolicy);
   RunSpec spec;
   const std::string status = sb.home() + "/status.json";
   spec.options = {"--policy", policy, "--status-file", status};

@@ -84,9 +84,9 @@ open(hits_path + ".ready", "w").close()
 time.sleep(seconds)
 )PY";
 
-const char* kHosts = "127.0.0.1 localhost\n198.51.100.7 git.test pypi.test other.test\n";
+const char* kClientsHosts = "127.0.0.1 localhost\n198.51.100.7 git.test pypi.test other.test\n";
 
-const char* kPolicy = R"YAML(zpolicy: 1
+const char* kClientsPolicy = R"YAML(zpolicy: 1
 mode: workspace-write
 network:
   allow:
@@ -96,7 +96,7 @@ network:
 
 // Inside the sandbox: a download the client hangs up on, then each client once with a
 // listed name and once with one that is not.
-const char* kClient = R"SH(export GIT_TERMINAL_PROMPT=0
+const char* kClientsScript = R"SH(export GIT_TERMINAL_PROMPT=0
 curl -s http://git.test:8080/big | head -c 4 | od -An -tx1 | sed 's/^/hung-up/'
 git clone -q http://git.test:8080/repo.git cloned && echo "git-listed $(cat cloned/hello.txt)"
 git clone -q http://other.test:8080/repo.git refused 2>/dev/null || echo "git-unlisted failed"
@@ -107,7 +107,7 @@ pip dl --index-url http://pypi.test:8080/simple/ demo-pkg && echo "pip-listed $(
 pip dl2 --index-url http://other.test:8080/simple/ demo-pkg >/dev/null 2>&1 || echo "pip-unlisted failed"
 )SH";
 
-bool has_line(const std::string& text, const std::string& line) {
+bool has_output_line(const std::string& text, const std::string& line) {
   return ("\n" + text + "\n").find("\n" + line + "\n") != std::string::npos;
 }
 
@@ -124,12 +124,12 @@ BOOST_DATA_TEST_CASE(git_and_pip_work_through_the_proxy_for_listed_names_only,
   const std::string server = sb.base() + "/server.py", hosts = sb.base() + "/hosts",
                     hits = sb.base() + "/hits", srv = sb.base() + "/srv";
   sb.write_file(server, kServer);
-  sb.write_file(hosts, kHosts);
-  const std::string policy = sb.write_policy("clients.yaml", kPolicy);
+  sb.write_file(hosts, kClientsHosts);
+  const std::string policy = sb.write_policy("clients.yaml", kClientsPolicy);
   const std::string status = sb.home() + "/status.json";
   RunSpec spec;
   spec.options = {"--policy", policy, "--status-file", status};
-  spec.command = {"bash", "-c", kClient};
+  spec.command = {"bash", "-c", kClientsScript};
   spec.root_prefix =
       on_two_hosts({.hosts_file = hosts,
                     .other_addresses = {"198.51.100.7"},
@@ -140,11 +140,11 @@ BOOST_DATA_TEST_CASE(git_and_pip_work_through_the_proxy_for_listed_names_only,
   BOOST_TEST_REQUIRE(r.exit_code == 0, r.describe());
   // A client that hung up in the middle of a download (the proxy's write to it fails)
   // ended nothing but that connection.
-  BOOST_TEST(has_line(r.out, "hung-up 00 00 00 00"), r.describe());
-  BOOST_TEST(has_line(r.out, "git-listed cloned through the proxy"), r.describe());
-  BOOST_TEST(has_line(r.out, "git-unlisted failed"), r.describe());
-  BOOST_TEST(has_line(r.out, "pip-listed demo_pkg-1.0-py3-none-any.whl"), r.describe());
-  BOOST_TEST(has_line(r.out, "pip-unlisted failed"), r.describe());
+  BOOST_TEST(has_output_line(r.out, "hung-up 00 00 00 00"), r.describe());
+  BOOST_TEST(has_output_line(r.out, "git-listed cloned through the proxy"), r.describe());
+  BOOST_TEST(has_output_line(r.out, "git-unlisted failed"), r.describe());
+  BOOST_TEST(has_output_line(r.out, "pip-listed demo_pkg-1.0-py3-none-any.whl"), r.describe());
+  BOOST_TEST(has_output_line(r.out, "pip-unlisted failed"), r.describe());
   // The clone is the repository's content, written in the workspace.
   BOOST_TEST(read_file(sb.ws("cloned/hello.txt")).value_or("") == "cloned through the proxy\n");
   // Smart HTTP (the upload-pack service), the index and the wheel reached the server; the

@@ -23,7 +23,7 @@ namespace {
 
 // The client run inside the sandbox and, as the control, on the host.
 // argv: KIND ADDRESS, KIND in tcp udp unix unix-dgram.
-const char* kClient = R"(import socket, sys, errno
+const char* kEscapeClient = R"(import socket, sys, errno
 kind, addr = sys.argv[1], sys.argv[2]
 family = socket.AF_INET if kind in ("tcp", "udp") else socket.AF_UNIX
 stream = socket.SOCK_STREAM if kind in ("tcp", "unix") else socket.SOCK_DGRAM
@@ -110,7 +110,7 @@ struct Target {
 void expect_unreachable(const Sandbox& box, const std::vector<Target>& targets,
                         const std::vector<std::string>& options = {}) {
   const std::string client = box.base() + "/client.py";
-  box.write_file(client, kClient);
+  box.write_file(client, kEscapeClient);
   std::string script;
   for (const auto& t : targets)
     script += "/usr/bin/python3 " + client + " " + t.kind + " '" + t.address + "'\n";

@@ -59,12 +59,12 @@ char state_of(pid_t pid) {
   return f.empty() ? 0 : f[0];
 }
 
-pid_t parent_of(pid_t pid) {
+pid_t parent_pid_of(pid_t pid) {
   const std::string f = stat_fields(pid);
   return f.size() > 2 ? static_cast<pid_t>(std::atol(f.c_str() + 2)) : 0;
 }
 
-mode_t mode_of(const std::string& path) {
+mode_t host_mode_of(const std::string& path) {
   struct stat st {};
   return lstat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0;
 }
@@ -148,8 +148,8 @@ BOOST_DATA_TEST_CASE(a_privileged_program_in_the_workspace_is_not_rewritten_with
     BOOST_TEST(r.out.find(std::string(name) + " Read-only file system") != std::string::npos,
                r.describe());
   }
-  BOOST_TEST(mode_of(box.ws("rootfs/usr/bin/passwd")) == 04755u);
-  BOOST_TEST(mode_of(box.ws("rootfs/usr/bin/crontab")) == 02755u);
+  BOOST_TEST(host_mode_of(box.ws("rootfs/usr/bin/passwd")) == 04755u);
+  BOOST_TEST(host_mode_of(box.ws("rootfs/usr/bin/crontab")) == 02755u);
   BOOST_TEST(has_capability(pinger));
   // Control: an executable without privilege is the sandbox's to change.
   BOOST_TEST(read_file(box.ws("build/tool")).value_or("").rfind("PWN!", 0) == 0, r.describe());
@@ -221,7 +221,7 @@ BOOST_DATA_TEST_CASE(a_stopped_run_stops_its_command_and_keeps_its_timeout, bdat
   std::vector<pid_t> zp;
   const auto both = processes_with_argv(argv);
   for (pid_t p : both)
-    if (std::find(both.begin(), both.end(), parent_of(p)) == both.end()) zp.push_back(p);
+    if (std::find(both.begin(), both.end(), parent_pid_of(p)) == both.end()) zp.push_back(p);
   BOOST_TEST_REQUIRE(zp.size() == 1u);
   kill(zp[0], SIGTSTP);
   BOOST_TEST(wait_until([&] { return state_of(zp[0]) == 'T'; }, std::chrono::milliseconds(3000)),

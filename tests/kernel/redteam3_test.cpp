@@ -70,7 +70,7 @@ std::pair<int, std::string> verify_edited(Sandbox& box, const Edit& edit) {
   return {std::stoi(r.out.substr(pos + 12)), r.out};
 }
 
-void expect_refused(const Edit& edit) {
+void expect_edit_refused(const Edit& edit) {
   for (Caller caller : kCallers) {
     Sandbox box(caller);
     auto [code, text] = verify_edited(box, edit);
@@ -210,7 +210,7 @@ const Edit kWritableSystemBinds[] = {
 };
 BOOST_DATA_TEST_CASE(verify_refuses_a_writable_bind_of_a_read_only_system_directory,
                      bdata::make(kWritableSystemBinds), edit) {
-  expect_refused(edit);
+  expect_edit_refused(edit);
 }
 
 // R3-V2 (fixed: accepted on main 3735898; --chmod is outside the verified subset).
@@ -222,7 +222,7 @@ const Edit kChmods[] = {
     {"--chmod 0777 WS/.git before its bind", At::BeforeGitBind, {"--chmod", "0777", "WS/.git"}},
 };
 BOOST_DATA_TEST_CASE(verify_refuses_chmod_of_host_files, bdata::make(kChmods), edit) {
-  expect_refused(edit);
+  expect_edit_refused(edit);
 }
 
 // R3-V3 (fixed: accepted on main 3735898; --dir, and --symlink other than a readable
@@ -238,7 +238,7 @@ const Edit kCreationsInProtected[] = {
 };
 BOOST_DATA_TEST_CASE(verify_refuses_creations_inside_a_protected_path,
                      bdata::make(kCreationsInProtected), edit) {
-  expect_refused(edit);
+  expect_edit_refused(edit);
 }
 
 // R3-V4 (fixed: accepted on main 3735898; a --tmpfs only at a private /tmp or a deny
@@ -246,7 +246,7 @@ BOOST_DATA_TEST_CASE(verify_refuses_creations_inside_a_protected_path,
 // tmpfs over a directory the policy gives read-only from the host (/etc) is accepted; the
 // command sees and writes an /etc of its own making.
 BOOST_AUTO_TEST_CASE(verify_refuses_a_tmpfs_over_a_read_root) {
-  expect_refused({"--tmpfs /etc", At::End, {"--tmpfs", "/etc"}});
+  expect_edit_refused({"--tmpfs /etc", At::End, {"--tmpfs", "/etc"}});
 }
 
 // Held: bwrap options outside the verified subset, and binds by descriptor in a compiled
@@ -262,7 +262,7 @@ const Edit kOutsideTheSubset[] = {
 };
 BOOST_DATA_TEST_CASE(verify_refuses_options_it_does_not_model, bdata::make(kOutsideTheSubset),
                      edit) {
-  expect_refused(edit);
+  expect_edit_refused(edit);
 }
 
 // R3-L1 (fixed; open on main 3735898 and e1-bind-fd 38c7304): the host run lock was

@@ -57,7 +57,7 @@ pid_t stopped_before_release(Running& r, const Sandbox& box, const RunSpec& spec
 // HTTP servers on two documentation addresses of a private network namespace: the
 // listed www.allowed.test and the unlisted evil.test; one line per request in HITS with
 // the address, the Host header and the path. argv: HITS SECONDS.
-const char* kServers = R"PY(import sys, threading, time, http.server
+const char* kUpstreamServers = R"PY(import sys, threading, time, http.server
 hits = sys.argv[1]
 lock = threading.Lock()
 class H(http.server.BaseHTTPRequestHandler):
@@ -110,7 +110,7 @@ BOOST_DATA_TEST_CASE(the_proxy_admits_only_the_listed_name_as_resolved_and_as_se
   Sandbox sb(caller);
   const std::string servers = sb.base() + "/servers.py", hosts = sb.base() + "/hosts",
                     hits = sb.base() + "/hits", client = sb.base() + "/client.py";
-  sb.write_file(servers, kServers);
+  sb.write_file(servers, kUpstreamServers);
   sb.write_file(client, kProxyClient);
   sb.write_file(hosts, "127.0.0.1 localhost\n198.51.100.7 evil.test\n198.51.100.8 www.allowed.test\n");
   const std::string policy = sb.write_policy(

@@ -18,7 +18,7 @@ namespace bdata = boost::unit_test::data;
 namespace {
 
 // zpolicy's state directory for a caller (compiler/resolve/state_dir.hpp).
-std::string state_dir_of(Caller caller) {
+std::string caller_state_dir(Caller caller) {
   return caller == Caller::Root ? "/run/zpolicy" : "/tmp/zpolicy-65534";
 }
 
@@ -145,12 +145,12 @@ network: none
 BOOST_DATA_TEST_CASE(zpolicy_state_is_unreachable_from_a_system_workspace, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  const std::string forged = state_dir_of(caller) + "/run-1-" + unique_token();
+  const std::string forged = caller_state_dir(caller) + "/run-1-" + unique_token();
   box.remove_later(forged);
   RunSpec spec;
   spec.cwd = system_workspace_of(caller);
   spec.command = {"/bin/sh", "-c",
-                  "echo '1 1 /nonexistent' > " + forged + "; ls -la " + state_dir_of(caller) +
+                  "echo '1 1 /nonexistent' > " + forged + "; ls -la " + caller_state_dir(caller) +
                       "; echo '" + kDoneMarker + "'"};
   auto r = box.run(spec);
   BOOST_TEST(!exists(forged), "the sandbox wrote into zpolicy's state directory\n" << r.describe());

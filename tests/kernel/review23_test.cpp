@@ -19,9 +19,9 @@ BOOST_AUTO_TEST_SUITE(kernel_review23)
 
 namespace {
 
-enum class Target { Missing, EmptyDirectory };
-std::ostream& operator<<(std::ostream& os, Target t) {
-  return os << (t == Target::Missing ? "missing" : "an empty directory");
+enum class MissingTarget { Missing, EmptyDirectory };
+std::ostream& operator<<(std::ostream& os, MissingTarget t) {
+  return os << (t == MissingTarget::Missing ? "missing" : "an empty directory");
 }
 
 std::string link_target(const std::string& path) {
@@ -89,12 +89,13 @@ BOOST_DATA_TEST_CASE(
 // next `git commit` in the repository ran the hook. Now `gd` is protected where the link
 // leads: the command cannot make it.
 BOOST_DATA_TEST_CASE(a_git_symlink_above_to_no_git_directory_in_the_workspace_is_protected,
-                     bdata::make(kCallers) * bdata::make({Target::Missing, Target::EmptyDirectory}),
+                     bdata::make(kCallers) *
+                         bdata::make({MissingTarget::Missing, MissingTarget::EmptyDirectory}),
                      caller, target) {
   Sandbox box(caller);
   const std::string pwned = box.ws("pwned");
   box.make_dir(box.ws("app"));
-  if (target == Target::EmptyDirectory) box.make_dir(box.ws("app/gd"));
+  if (target == MissingTarget::EmptyDirectory) box.make_dir(box.ws("app/gd"));
   box.host_command({"/bin/ln", "-s", "app/gd", box.ws(".git")});
   RunSpec spec;
   spec.options = {"--workspace", box.ws("app")};

@@ -24,15 +24,15 @@ using zpolicy::tests::kernel::seccomp_probe;
 
 namespace {
 
-struct Outcome {
+struct FilteredOutcome {
   int status = -1;  // bwrap's exit status: the command's, or 128+N when killed by N
   std::vector<std::string> lines;
 };
 
 // Runs `cmd` under the real bwrap with `filter` loaded through --seccomp, as root or as
 // nobody (uid 65534, no groups).
-Outcome sandboxed(const std::string& filter, const std::vector<std::string>& cmd,
-                  bool as_nobody) {
+FilteredOutcome sandboxed(const std::string& filter, const std::vector<std::string>& cmd,
+                          bool as_nobody) {
   const int fd = memfd_create("seccomp.bpf", 0);  // inherited: bwrap reads it
   BOOST_REQUIRE(fd >= 0);
   BOOST_REQUIRE(write(fd, filter.data(), filter.size()) == static_cast<ssize_t>(filter.size()));
@@ -73,7 +73,7 @@ Outcome sandboxed(const std::string& filter, const std::vector<std::string>& cmd
   close(out[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  Outcome o;
+  FilteredOutcome o;
   o.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) o.lines.push_back(line);
@@ -100,7 +100,7 @@ void expect_probe(const ir::SyscallPolicy& policy,
   const std::string filter = emit_bpf(policy);
   for (bool nobody : {false, true}) {
     BOOST_TEST_CONTEXT((nobody ? "as nobody" : "as root")) {
-      const Outcome o = sandboxed(filter, cmd, nobody);
+      const FilteredOutcome o = sandboxed(filter, cmd, nobody);
       BOOST_TEST(o.status == 0);
       BOOST_REQUIRE_EQUAL(o.lines.size(), calls.size());
       for (size_t i = 0; i < calls.size(); ++i) {
@@ -282,7 +282,7 @@ BOOST_AUTO_TEST_CASE(ordinary_programs_still_work) {
   for (bool nobody : {false, true}) {
     for (size_t i = 0; i < programs.size(); ++i) {
       BOOST_TEST_CONTEXT(programs[i].first << (nobody ? " as nobody" : " as root")) {
-        const Outcome o = sandboxed(filter, {"/bin/sh", "-c", programs[i].second}, nobody);
+        const FilteredOutcome o = sandboxed(filter, {"/bin/sh", "-c", programs[i].second}, nobody);
         BOOST_TEST(o.status == 0);
         BOOST_REQUIRE(!o.lines.empty());
         BOOST_TEST(o.lines.back() == want[i]);
@@ -308,11 +308,12 @@ BOOST_AUTO_TEST_CASE(docker_profile_high_bit_bypass_is_closed) {
   docker.rules = spec->rules;
   const std::vector<std::string> cmd = {seccomp_probe(), call("socket", {kAfVsock, kSockStream, 0}),
                                         call("socket", {kAfVsock | kHigh, kSockStream, 0})};
-  const Outcome ours = sandboxed(emit_bpf(docker), cmd, true);
+  const FilteredOutcome ours = sandboxed(emit_bpf(docker), cmd, true);
   BOOST_REQUIRE_EQUAL(ours.lines.size(), 2u);
   BOOST_TEST(ours.lines[0] == "errno=1");
   BOOST_TEST(ours.lines[1] == "errno=1");
-  const Outcome theirs = sandboxed(zpolicy::bench::build_libseccomp(docker, 2).bpf, cmd, true);
+  const FilteredOutcome theirs =
+      sandboxed(zpolicy::bench::build_libseccomp(docker, 2).bpf, cmd, true);
   BOOST_REQUIRE_EQUAL(theirs.lines.size(), 2u);
   BOOST_TEST(theirs.lines[0] == "errno=1");
   BOOST_TEST(theirs.lines[1] != "errno=1");

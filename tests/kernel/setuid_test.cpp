@@ -117,7 +117,7 @@ os.write(w, b"x")
 os.waitpid(child, 0)
 )";
 
-mode_t mode_of(const std::string& path) {
+mode_t file_mode_of(const std::string& path) {
   struct stat st;
   BOOST_TEST_REQUIRE(::lstat(path.c_str(), &st) == 0, path);
   return st.st_mode & 07777;
@@ -182,14 +182,14 @@ BOOST_DATA_TEST_CASE(ordinary_modes_still_work, bdata::make(kCallers), caller) {
       "/usr/bin/python3 -c \"import os; os.close(os.open('o', os.O_CREAT | os.O_WRONLY, "
       "0o700))\"\n");
   BOOST_TEST_REQUIRE(r.completed(), r.describe());
-  BOOST_TEST(mode_of(box.ws("a")) == 0755u, r.describe());
-  BOOST_TEST(mode_of(box.ws("b")) == 0755u, r.describe());
-  BOOST_TEST(mode_of(box.ws("c")) == 0600u, r.describe());
-  BOOST_TEST(mode_of(box.ws("plain-copy")) == 0640u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("a")) == 0755u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("b")) == 0755u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("c")) == 0600u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("plain-copy")) == 0640u, r.describe());
   // The sticky bit; not with write for others, which A27B-1's rule refuses (attack27b).
-  BOOST_TEST(mode_of(box.ws("d")) == 01755u, r.describe());
-  BOOST_TEST(mode_of(box.ws("x/tarred")) == 0751u, r.describe());
-  BOOST_TEST(mode_of(box.ws("o")) == 0700u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("d")) == 01755u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("x/tarred")) == 0751u, r.describe());
+  BOOST_TEST(file_mode_of(box.ws("o")) == 0700u, r.describe());
 }
 
 // E6: the calls that give part of ptrace's power are refused like ptrace; /proc is

@@ -28,14 +28,14 @@ BOOST_AUTO_TEST_SUITE(kernel_special_files)
 
 namespace {
 
-void own(const Sandbox& box, const std::string& path) {
+void give_to_caller(const Sandbox& box, const std::string& path) {
   const uid_t id = uid_of(box.caller());
   BOOST_TEST_REQUIRE(lchown(path.c_str(), id, id) == 0, path);
 }
 
 void make_node(const Sandbox& box, const std::string& path, mode_t type, dev_t dev) {
   BOOST_TEST_REQUIRE(mknod(path.c_str(), type | 0600, dev) == 0, path);
-  own(box, path);
+  give_to_caller(box, path);
 }
 
 void make_socket(const Sandbox& box, const std::string& path) {
@@ -111,7 +111,7 @@ std::vector<Member> members() {
        {"control.fifo"},
        [](const Sandbox& b) {
          BOOST_TEST_REQUIRE(mkfifo(b.ws("control.fifo").c_str(), 0600) == 0);
-         own(b, b.ws("control.fifo"));
+         give_to_caller(b, b.ws("control.fifo"));
        }},
       {"a node hard-linked into the workspace from elsewhere",
        {"linked-null"},
@@ -308,7 +308,7 @@ BOOST_DATA_TEST_CASE(more_special_files_than_the_budget_refuse_the_run, bdata::m
   for (int i = 0; i < 257; ++i) {
     const std::string f = box.ws("fifos/f" + std::to_string(i));
     BOOST_TEST_REQUIRE(mkfifo(f.c_str(), 0600) == 0);
-    own(box, f);
+    give_to_caller(box, f);
   }
   const RunResult r = box.sh("chmod 666 fifos/*; echo ran > ran");
   BOOST_TEST(r.exit_code == 2, r.describe());
@@ -328,7 +328,7 @@ BOOST_DATA_TEST_CASE(a_workspace_with_special_files_still_runs_and_writes, bdata
                      caller) {
   Sandbox box(caller);
   BOOST_TEST_REQUIRE(mkfifo(box.ws("pipe").c_str(), 0600) == 0);
-  own(box, box.ws("pipe"));
+  give_to_caller(box, box.ws("pipe"));
   make_socket(box, box.ws("stale.sock"));
   BOOST_TEST_REQUIRE(symlink("/dev/null", box.ws("null-link").c_str()) == 0);
   BOOST_TEST_REQUIRE(symlink("/dev/console", box.ws("console-link").c_str()) == 0);

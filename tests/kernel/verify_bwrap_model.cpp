@@ -40,7 +40,8 @@ std::string quote(const std::string& s) { return "'" + s + "'"; }
 
 // Runs `script` in the sandbox built from `argv`, optionally as nobody, and returns
 // its standard output.
-std::string run(const std::vector<Option>& argv, const std::string& script, bool as_nobody) {
+std::string run_model_script(const std::vector<Option>& argv, const std::string& script,
+                             bool as_nobody) {
   const auto r = test::run_script_in_bwrap(argv, script, as_nobody);
   BOOST_TEST_REQUIRE((WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0),
                      "bwrap failed with status " << r.status << ", output: " << r.output);
@@ -120,7 +121,7 @@ void differential(const std::vector<Option>& argv_symbolic, const std::string& v
                                                                : !exists && parent_exists;
       if (comparable) checks.push_back({probe.path(), op});
     }
-  std::istringstream out(run(argv, script_for(checks), as_nobody));
+  std::istringstream out(run_model_script(argv, script_for(checks), as_nobody));
   std::map<size_t, int> status;
   for (size_t i, rc; out >> i >> rc;) status[i] = static_cast<int>(rc);
   BOOST_TEST_REQUIRE(status.size() == checks.size());

@@ -31,7 +31,7 @@ void make_fifo(const Sandbox& box, const std::string& rel) {
   BOOST_TEST_REQUIRE(lchown(box.ws(rel).c_str(), uid_of(box.caller()), uid_of(box.caller())) == 0);
 }
 
-void make_socket(const Sandbox& box, const std::string& rel) {
+void bind_socket_at(const Sandbox& box, const std::string& rel) {
   box.host_command({"/usr/bin/python3", "-c",
                     "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])",
                     box.ws(rel)});
@@ -69,8 +69,8 @@ BOOST_DATA_TEST_CASE(special_files_at_protected_paths_neither_block_nor_open_up,
       {"data FIFO on the way", [](const Sandbox& b) { make_fifo(b, "data"); }},
       {".git socket and .env socket",
        [](const Sandbox& b) {
-         make_socket(b, ".git");
-         make_socket(b, ".env");
+         bind_socket_at(b, ".git");
+         bind_socket_at(b, ".env");
        }},
       {".git and .env character devices",
        [](const Sandbox& b) {
