@@ -659,6 +659,9 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
 
 int execute(const compiler::RunPlan& plan, std::ostream& err, RunReport* report,
             [[maybe_unused]] HostMountTable* mounts) {
+  // Placeholders and records are made before supervise() takes the signals (red team
+  // A28B-1); a caller's own hold (runner::run) lasts longer.
+  const HeldSignals held;
   for (const auto& l : plan.accepted)
     err << "zpolicy: accepted for this run: " << l.report() << "\n";
   // Whatever the backend: an unconfined command keeps the effective identity.

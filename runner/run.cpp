@@ -22,6 +22,7 @@
 #include "runner/host_mount_table.hpp"
 #include "runner/mount_objects_seen.hpp"
 #endif
+#include "runner/supervise.hpp"
 #include "zpolicy/exit_code.hpp"
 
 #if defined(__APPLE__)
@@ -228,6 +229,10 @@ int run(const RunRequest& req, std::ostream& err, RunReport* report) {
 #endif
   auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease, mounts);
   const auto* planned = std::get_if<compiler::RunPlan>(&prepared);
+  // From here on a run changes what a signal's default action would leave behind (red team
+  // A28B-1); resolution before changed nothing, and stays interruptible.
+  std::optional<HeldSignals> own_hold;
+  (report ? report->held_signals : own_hold).emplace();
   // A refusal that comes before any plan is a status too: nothing ran that could forge it.
   if (req.status_file) {
     auto file = StatusFile::open(*req.status_file, planned, err);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runner/status_file.hpp"
+#include "runner/supervise.hpp"
 
 namespace zpolicy::runner {
 
@@ -27,6 +28,10 @@ struct RunReport {
   // RunRequest::status_file, open since before the command started: the caller writes the
   // status document into it once the run has ended.
   std::optional<StatusFile> status_file;
+  // Taken before the status file is opened, ended with the report, after the caller has
+  // written the status document: a signal that would end zpolicy meanwhile waits for
+  // supervise(), or for the document (red team A28B-1).
+  std::optional<HeldSignals> held_signals;
   // zpolicy refused before the command could start and said so: the status is zpolicy's,
   // not the command's, even when it is 2 or 3.
   bool refused_before_start = false;

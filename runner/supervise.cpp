@@ -71,6 +71,11 @@ sigset_t watched_signals() {
   return set;
 }
 
+// The signal mask the outermost live HeldSignals of this thread found, which supervise()
+// gives its child and puts in place while it supervises; `g_holds` counts them.
+thread_local int g_holds = 0;
+thread_local sigset_t g_unheld_mask;
+
 // The self-pipe: the handler writes the signal number, the supervision loop polls the
 // read end. Plain POSIX, so that Linux and macOS supervise through the same code.
 int g_signal_pipe = -1;
@@ -466,7 +471,10 @@ class CaughtSignals {
   bool take() {
     if (!nonblocking_cloexec_pipe(pipe_)) return false;
     sigset_t set = watched_signals();
-    sigprocmask(SIG_BLOCK, &set, &old_mask_);
+    sigprocmask(SIG_BLOCK, &set, &found_mask_);
+    // Under a hold the mask found has the held signals blocked; the caller's is the one
+    // the hold found, and a signal pending since reaches the handler at unblock().
+    old_mask_ = g_holds > 0 ? g_unheld_mask : found_mask_;
     g_signal_pipe = pipe_[1];
     struct sigaction act = {};
     old_act_.resize(watched().size());
@@ -483,9 +491,11 @@ class CaughtSignals {
   }
   // Once the child exists.
   void unblock() const { sigprocmask(SIG_SETMASK, &old_mask_, nullptr); }
+  // The mask first: under a hold, a signal from here on waits for the hold's end instead
+  // of meeting the default action put back before the run's cleanup and status are done.
   void restore() {
+    sigprocmask(SIG_SETMASK, &found_mask_, nullptr);
     for (size_t i = 0; i < watched().size(); ++i) sigaction(watched()[i], &old_act_[i], nullptr);
-    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
     g_signal_pipe = -1;
     close(pipe_[0]);
     close(pipe_[1]);
@@ -495,9 +505,32 @@ class CaughtSignals {
 
  private:
   int pipe_[2] = {-1, -1};
-  sigset_t old_mask_;
+  sigset_t found_mask_;  // at take(), put back by restore()
+  sigset_t old_mask_;    // the caller's: the child's, and ours while we supervise
   std::vector<struct sigaction> old_act_;
 };
+
+}  // namespace
+
+HeldSignals::HeldSignals() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (int s : watched()) {
+    struct sigaction cur;
+    if (always_caught(s) || is_stop_signal(s) || s == SIGCONT || sigaction(s, nullptr, &cur) != 0)
+      continue;
+    if (!(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL) sigaddset(&held, s);
+  }
+  pthread_sigmask(SIG_BLOCK, &held, &found_);
+  if (g_holds++ == 0) g_unheld_mask = found_;
+}
+
+HeldSignals::~HeldSignals() {
+  --g_holds;
+  pthread_sigmask(SIG_SETMASK, &found_, nullptr);
+}
+
+namespace {
 
 // The child started: the guard when guarded (and zpolicy's end of the relay to it, both
 // ways: the guard reports on it, and is told the sandbox's init on it), else the child itself.

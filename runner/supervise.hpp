@@ -1,5 +1,6 @@
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <chrono>
@@ -101,6 +102,29 @@ struct Outcome {
 // monitor's fate tell. Unknown only when the monitor died before it could report.
 enum class Execution { Ran, DidNotRun, Unknown };
 Execution execution_of(const Outcome& o);
+
+// Holds the signals whose default action would end this process (those of supervise()'s
+// set still at their default) blocked in the calling thread, from before a run changes
+// anything such an end leaves behind until supervise() takes them. Left to their default
+// there, a SIGINT, SIGTERM or SIGHUP after `run` had truncated the status file and made
+// placeholders ended zpolicy: an empty status document, no "nothing ran", placeholders in
+// the workspace until a later run or `cleanup` (one made but not yet recorded stayed for
+// good), and before the truncation a previous run's document stood (red team A28B-1).
+// Held, such a signal stays pending: supervise() takes it as one during the sandbox's
+// setup (nothing ran, the sandbox killed, the placeholders removed, the status written),
+// and one still pending when the outermost hold ends (a refusal before supervise()) is
+// delivered then, by the caller's disposition, after the status document is written.
+// Holds nest.
+class HeldSignals {
+ public:
+  HeldSignals();
+  ~HeldSignals();
+  HeldSignals(const HeldSignals&) = delete;
+  HeldSignals& operator=(const HeldSignals&) = delete;
+
+ private:
+  sigset_t found_;
+};
 
 // Runs the child in its own process group (with PR_SET_PDEATHSIG on Linux; when guarded,
 // below its guard, in the guard's group; the outcome is then the monitor's, as the guard
