@@ -13,6 +13,10 @@
 
 namespace zpolicy::compiler {
 
+// What a 32-bit argument may carry in the upper half of its register: the kernel reads the
+// lower half only, so a probe with this junk above its value must be refused as well.
+inline constexpr uint64_t kUpperHalf = 0xffffffff00000000u;
+
 // One call an invariant checked on the program itself requires it to refuse.
 struct InvariantProbe {
   ir::Arch arch;

@@ -15,7 +15,6 @@ constexpr uint64_t kFscryptCommands[] = {
     0xc0406618,  // FS_IOC_REMOVE_ENCRYPTION_KEY, 'f' 24, struct fscrypt_remove_key_arg (64)
     0xc0406619,  // FS_IOC_REMOVE_ENCRYPTION_KEY_ALL_USERS, 'f' 25, the same struct
 };
-constexpr uint64_t kUpperHalf = 0xffffffff00000000u;
 constexpr uint64_t kAddress = 0x1000, kOtherAddress = 0x2000;
 constexpr uint64_t kSessionKeyring = 0xfffffffd;  // KEY_SPEC_SESSION_KEYRING, -3
 constexpr uint64_t kKeyctlCommands[] = {0 /* GET_KEYRING_ID */, 2 /* UPDATE */, 8 /* SEARCH */,

@@ -10,7 +10,6 @@ namespace {
 constexpr uint64_t kS_ISUID = 04000, kS_ISGID = 02000, kS_IFREG = 0100000, kS_IFCHR = 0020000;
 constexpr uint64_t kO_WRONLY = 01, kO_RDWR = 02, kO_CREAT = 0100, kO_EXCL = 0200,
                    kO_TMPFILE = 020200000;
-constexpr uint64_t kHighWord = 0xffffffff00000000u;
 constexpr uint64_t kAT_FDCWD = 0xffffff9c;  // -100 as the low word
 constexpr uint64_t kPath = 0x1000;
 
@@ -18,7 +17,7 @@ std::vector<uint64_t> setid_modes() {
   std::vector<uint64_t> out;
   for (uint64_t bits : {kS_ISUID, kS_ISGID, kS_ISUID | kS_ISGID})
     for (uint64_t rest :
-         {uint64_t{0}, uint64_t{0755}, uint64_t{01777}, kS_IFREG | 0755, kHighWord | 0755})
+         {uint64_t{0}, uint64_t{0755}, uint64_t{01777}, kS_IFREG | 0755, kUpperHalf | 0755})
       out.push_back(bits | rest);
   return out;
 }
@@ -27,7 +26,7 @@ std::vector<uint64_t> setid_modes() {
 std::vector<InvariantProbe> setid_probes() {
   std::vector<InvariantProbe> out;
   const uint64_t open_flags[] = {kO_WRONLY | kO_CREAT, kO_RDWR | kO_CREAT | kO_EXCL,
-                                 kO_RDWR | kO_TMPFILE, kO_WRONLY | kO_CREAT | kHighWord,
+                                 kO_RDWR | kO_TMPFILE, kO_WRONLY | kO_CREAT | kUpperHalf,
                                  uint64_t{0}};
   for (ir::Arch a : {ir::Arch::X86_64, ir::Arch::X32, ir::Arch::I386}) {
     auto find = [&](const char* name) { return ir::find_syscall(a, name); };

@@ -8,7 +8,6 @@ namespace {
 // Written out here rather than taken from the baseline: the check must not share a
 // mistake with what it checks.
 constexpr uint64_t kS_IWOTH = 02, kS_ISVTX = 01000, kS_IFDIR = 0040000;
-constexpr uint64_t kUpperHalf = 0xffffffff00000000u;
 constexpr uint64_t kAtCwd = 0xffffff9c;  // -100 as the low word
 constexpr uint64_t kPathAddress = 0x1000, kName = 0x2000, kValue = 0x3000;
 
