@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -424,6 +425,27 @@ void accept_loop(int listener, Handle handle) {
   }
 }
 
+// A listener's thread, which takes no signal, and neither do the connections' threads it
+// starts (a new thread inherits its creator's mask): the runner's handlers and held signals
+// (runner/supervise.cpp) stay the main thread's alone. Started under the caller's mask inside
+// supervise(), the listeners lived past it, and a SIGTERM after supervise() had put the
+// default action back went to one of them and ended zpolicy there: the status file empty,
+// copied output lost (red team A28D-2).
+std::thread listener_thread(std::function<void()> serve) {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  std::thread t;
+  try {
+    t = std::thread(std::move(serve));
+  } catch (...) {
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    throw;
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  return t;
+}
+
 }  // namespace
 
 NetworkProxy::NetworkProxy(std::vector<ir::Located<ir::Destination>> allow, PinnedNames pinned)
@@ -441,16 +463,14 @@ NetworkProxy::~NetworkProxy() {
 void NetworkProxy::serve_proxy(int listener) {
   state_->listeners.push_back(listener);
   auto s = state_;
-  state_->acceptors.emplace_back([s, listener] {
-    accept_loop(listener, [s](int c) { handle_client(s, c); });
-  });
+  state_->acceptors.push_back(listener_thread(
+      [s, listener] { accept_loop(listener, [s](int c) { handle_client(s, c); }); }));
 }
 
 void NetworkProxy::serve_forward(int listener, uint16_t port) {
   state_->listeners.push_back(listener);
-  state_->acceptors.emplace_back([listener, port] {
-    accept_loop(listener, [port](int c) { handle_forward(c, port); });
-  });
+  state_->acceptors.push_back(listener_thread(
+      [listener, port] { accept_loop(listener, [port](int c) { handle_forward(c, port); }); }));
 }
 
 std::vector<ProxyRefusal> NetworkProxy::refusals() const {

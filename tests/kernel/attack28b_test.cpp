@@ -1,10 +1,13 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sandbox_fixture.hpp"
@@ -47,6 +50,23 @@ std::vector<std::string> signal_at(const std::string& call, const std::string& p
 const std::string kPreviousStatus =
     "{\"zpolicy_run_status\": 1, \"exit_code\": 0, \"network_refusals\": [], "
     "\"network_refusals_omitted\": 0, \"nothing_ran\": false}\n";
+
+// The signal masks of `pid`'s threads other than `pid` itself, by thread id (SigBlk in
+// /proc/PID/task/TID/status).
+std::vector<std::pair<std::string, unsigned long long>> other_threads_masks(pid_t pid) {
+  std::vector<std::pair<std::string, unsigned long long>> out;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& t : std::filesystem::directory_iterator(tasks, ec)) {
+    const std::string tid = t.path().filename();
+    if (tid == std::to_string(pid)) continue;
+    std::ifstream status(t.path() / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.starts_with("SigBlk:"))
+        out.emplace_back(tid, std::stoull(line.substr(7), nullptr, 16));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -110,6 +130,31 @@ BOOST_DATA_TEST_CASE(a_signal_while_the_run_sets_up_leaves_a_true_status_and_no_
   std::set<std::string> expected = before;
   expected.insert("ran");
   BOOST_TEST((entries(box.workspace()) == expected), r.describe());
+}
+
+// A28D-2 (attack 28d, of A28B-1's fix): the network proxy's listener threads were made in
+// supervise() under the caller's signal mask and lived until the run's end, so a SIGTERM
+// after supervise() had put the default action back went to one of them and ended zpolicy
+// there: the status file empty, copied output lost. Every thread of zpolicy but its main
+// one now takes no SIGINT, SIGTERM or SIGHUP: looked at during a run under an allow list,
+// whose proxy listens, each blocks all three.
+BOOST_DATA_TEST_CASE(no_thread_but_the_main_one_takes_a_signal, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--policy", box.write_policy("allow.yaml",
+                                               "zpolicy: 1\nmode: workspace-write\nnetwork:\n  "
+                                               "allow: [example.org:443]\n")};
+  spec.command = {"/bin/sh", "-c", std::string("sleep 2; echo '") + kDoneMarker + "'"};
+  Running running = box.start(spec);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const auto masks = other_threads_masks(running.pid);
+  const RunResult r = box.finish(running);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(!masks.empty(), "no thread beside the main one: the proxy is not listening");
+  const unsigned long long must =
+      (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1)) | (1ull << (SIGHUP - 1));
+  for (const auto& [tid, blocked] : masks)
+    BOOST_TEST((blocked & must) == must, "thread " << tid << " SigBlk " << std::hex << blocked);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
