@@ -275,7 +275,7 @@ bool StandardStreams::prepare(std::string& why, bool may_connect) {
     if (fstat(fd, &st) != 0) continue;  // closed: the sandbox gets it closed too
     const bool prepared = passes_as_is(fd, st) ? prepare_passed(fd, st, may_connect, why)
                           : S_ISREG(st.st_mode) && fd == 0 ? prepare_file_stdin(fd, why)
-                          : S_ISREG(st.st_mode)            ? prepare_copied_output(fd, st, why)
+                          : S_ISREG(st.st_mode)            ? prepare_file_output(fd, st, why)
                                                            : refuse(fd, st, why);
     if (!prepared) return false;
   }
@@ -293,15 +293,6 @@ bool StandardStreams::prepare_passed(int fd, const struct stat& st, bool may_con
           "network, which this policy's network closes; give the command a pipe or a "
           "unix socket (socat ... EXEC: makes one), or run it with network: none";
     return false;
-  }
-  if (fd != 0 && S_ISSOCK(st.st_mode)) {
-    // A socket is one object for everyone who holds it, and its state outlives the run:
-    // the caller's later commands write into the same socket (`sh -c 'zpolicy run -- x;
-    // y'` under a harness whose stdio are socket pairs, node's default). The sandbox's
-    // `shutdown()` of its stdout made the host's `y` die of SIGPIPE at its first write,
-    // and a send timeout or buffer it set stayed on the socket (red team A28A-1). It gets a
-    // pipe this process copies into the socket, as a file on stdout does.
-    return prepare_copied_output(fd, st, why);
   }
   if (S_ISCHR(st.st_mode) && !harmless_memory_device(st.st_rdev) && foreign_terminal(fd)) {
     why = std::string(kNames[fd]) +
@@ -375,8 +366,8 @@ bool StandardStreams::prepare_file_stdin(int fd, std::string& why) {
   return true;
 }
 
-// A regular file or a socket on stdout or stderr: a pipe this process copies into it.
-bool StandardStreams::prepare_copied_output(int fd, const struct stat& st, std::string& why) {
+// A regular file on stdout or stderr: a pipe this process copies into it.
+bool StandardStreams::prepare_file_output(int fd, const struct stat& st, std::string& why) {
   // stderr on the file stdout is on (`> log 2>&1`) shares stdout's pipe, as a terminal
   // does: two copies wrote them in whichever order their threads ran, all of stderr
   // before stdout's first line in a log (red team C20-3). Opened alike too: a pipe

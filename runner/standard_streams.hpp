@@ -28,9 +28,8 @@ namespace zpolicy::runner {
 // over opened again through a read-only mount by the guard's child (read_only(); red team
 // R16-2: the caller's own open file would let the sandbox chmod the node). A regular file on
 // stdin is handed over as a sealed in-memory copy from its current offset (up to 16 MiB;
-// a larger rest through a pipe this process fills); a regular file or a socket on stdout or
-// stderr gets a pipe, which this process copies into it (a socket's state outlives the
-// run for the caller's later writers: red team A28A-1), and so does a terminal on stdout or
+// a larger rest through a pipe this process fills); a regular file on stdout or stderr
+// gets a pipe, which this process copies into it, and so does a terminal on stdout or
 // stderr that is not the caller's controlling terminal, or is, of a run started in the
 // background (the sandbox would read it); a terminal on stdin that another session reads
 // meanwhile (not the caller's controlling terminal, and no ancestor of the caller's holding
@@ -72,7 +71,7 @@ class StandardStreams {
   // prepare() of one of 0-2, by what it is; false, with `why`, when it refuses.
   bool prepare_passed(int fd, const struct stat& st, bool may_connect, std::string& why);
   bool prepare_file_stdin(int fd, std::string& why);
-  bool prepare_copied_output(int fd, const struct stat& st, std::string& why);
+  bool prepare_file_output(int fd, const struct stat& st, std::string& why);
   bool refuse(int fd, const struct stat& st, std::string& why);
 
   std::vector<std::pair<int, int>> fds_;
@@ -87,8 +86,7 @@ class StandardStreams {
   };
   bool relay_to_terminal(int fd, dev_t terminal, std::string& why);
   std::vector<Relay> relays_;
-  // A regular file or a socket on stdout or stderr reaches it through a pipe, one per
-  // file or socket.
+  // A regular file on stdout or stderr reaches it through a pipe, one per file.
   struct FileCopy {
     dev_t dev;
     ino_t ino;

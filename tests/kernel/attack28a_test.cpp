@@ -13,45 +13,6 @@ namespace bdata = boost::unit_test::data;
 
 namespace {
 
-// On the host, as the caller: a harness whose child's stdout and stderr are one end of a
-// unix socket pair (node's `stdio: 'pipe'` makes socket pairs) runs a shell line with a
-// host command after the run, `zpolicy run … ; echo after-run $?`, and reads the socket to
-// its end. The command writes a line, then shuts its stdout down and shortens the send
-// timeout and buffer, state of the socket that outlived the run when the socket was the
-// caller's own. Prints what the harness read and how the shell ended.
-const std::string kSocketHarness = R"PY(
-import signal, socket, subprocess, sys
-z, ws, mode = sys.argv[1:4]
-inner = (
-    "import os, socket, struct, sys\n"
-    "print('inner-out', flush=True)\n"
-    "print('inner-err', file=sys.stderr, flush=True)\n"
-    "try:\n"
-    "    s = socket.socket(fileno=os.dup(1))\n"
-    "    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, struct.pack('ll', 0, 1000))\n"
-    "    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1)\n"
-    "    s.shutdown(socket.SHUT_RDWR)\n"
-    "    print('shutdown done', file=sys.stderr, flush=True)\n"
-    "except OSError as e:\n"
-    "    print('shutdown refused', e.errno, file=sys.stderr, flush=True)\n")
-ours, theirs = socket.socketpair()
-p = subprocess.Popen(
-    ["/bin/sh", "-c", '"$0" run --mode "$1" -- /usr/bin/python3 -c "$2"; echo "after-run $?"; '
-     'head -c 300000 /dev/zero | tr "\\0" x; echo; echo after-bulk $?', z, mode, inner],
-    stdin=subprocess.DEVNULL, stdout=theirs, stderr=theirs, cwd=ws,
-    preexec_fn=lambda: signal.signal(signal.SIGPIPE, signal.SIG_DFL))
-theirs.close()
-got = b""
-while True:
-    chunk = ours.recv(65536)
-    if not chunk: break
-    got += chunk
-st = p.wait()
-for line in got.decode(errors="replace").splitlines():
-    print("read:", line if len(line) < 200 else "%d x" % len(line))
-print("shell killed by", signal.Signals(-st).name if st < 0 else "nothing", "status", st)
-)PY";
-
 // On the host, as the caller: a pipe of the caller's own on the run's stdout and on its
 // stdin; the command sets each pipe's capacity (one page for stdout, 1 MiB for stdin).
 // Prints each pipe's capacity before and after the run.
@@ -121,31 +82,32 @@ print("stdout got:", got.decode(errors="replace").splitlines()[:1])
 ours.close()
 )PY";
 
+// On the host, as the caller: a unix socket pair on the run's stdout whose reader stops
+// reading (`stall`: the socket fills) or shuts its reading side (`shut`: writes fail EPIPE);
+// the command writes without end under `--timeout 3`. Prints how zpolicy ended, or that it
+// had not 20 s on.
+const std::string kStalledReader = R"PY(
+import socket, subprocess, sys, time
+z, ws, how = sys.argv[1:4]
+ours, theirs = socket.socketpair()
+if how == "shut":
+    ours.shutdown(socket.SHUT_RD)
+p = subprocess.Popen([z, "run", "--timeout", "3", "--", "/usr/bin/yes"],
+                     stdin=subprocess.DEVNULL, stdout=theirs, stderr=subprocess.DEVNULL, cwd=ws)
+theirs.close()
+try:
+    status = p.wait(timeout=20)
+    print("zpolicy returned", status)
+except subprocess.TimeoutExpired:
+    print("zpolicy still running 20 s on")
+    p.kill()
+    p.wait()
+ours.close()
+)PY";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack28a)
-
-// A28A-1: a socket on stdout or stderr reached the command as the caller's own open file,
-// and a socket is one object for everyone who holds it: the command's `shutdown()` of it
-// outlived the run, and the host command after it in the same shell line died of SIGPIPE at
-// its first write (its output lost); the send timeout and buffer the command set stayed on
-// the socket too. The command now writes into a pipe that zpolicy copies into the socket:
-// its `shutdown()` fails (ENOTSOCK), its output still arrives, in order, and the host's
-// later writes, a large one included, reach the harness.
-BOOST_DATA_TEST_CASE(the_sandbox_cannot_shut_the_callers_output_socket, bdata::make(kCallers),
-                     caller) {
-  Sandbox box(caller);
-  for (const std::string mode : {"workspace-write", "read-only"}) {
-    const RunResult r = box.host_command(
-        {"/usr/bin/python3", "-c", kSocketHarness, zpolicy_binary(), box.workspace(), mode});
-    const std::string what = mode + ": " + r.describe();
-    BOOST_TEST(r.out.find("read: inner-out\nread: inner-err\n") != std::string::npos, what);
-    BOOST_TEST(r.out.find("read: shutdown refused 88") != std::string::npos, what);
-    BOOST_TEST(r.out.find("read: after-run 0") != std::string::npos, what);
-    BOOST_TEST(r.out.find("read: 300000 x\nread: after-bulk 0") != std::string::npos, what);
-    BOOST_TEST(r.out.find("shell killed by nothing status 0") != std::string::npos, what);
-  }
-}
 
 // A28A-2: a pipe's capacity is the pipe's, not the open file's, so the command's
 // F_SETPIPE_SZ on the caller's own pipe outlived the run: the caller's stdout pipe went from
@@ -164,12 +126,13 @@ BOOST_DATA_TEST_CASE(the_sandbox_leaves_the_callers_pipes_their_capacity, bdata:
   }
 }
 
-// A28A-3: zpolicy copies what the command writes into a file (or, since A28A-1, a socket) on
-// stdout through a pipe, and waited for that pipe's end of file; the command sent the
+// A28A-3: zpolicy copies what the command writes into a file on stdout through a pipe, and
+// waited for that pipe's end of file; the command sent the
 // pipe's write end into its stdin socket, which outlived every process of the sandbox,
 // and zpolicy never returned while the caller, waiting for it, held its end of the socket.
 // The copies end once the sandbox is gone and the pipe is empty: zpolicy returns the
-// command's status, and what the command wrote arrives.
+// command's status, and what the command wrote arrives. A socket on stdout is no copy's
+// (the command holds it as the caller does), the control.
 BOOST_DATA_TEST_CASE(a_copy_ends_with_the_sandbox_whoever_holds_its_pipe, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
@@ -181,6 +144,24 @@ BOOST_DATA_TEST_CASE(a_copy_ends_with_the_sandbox_whoever_holds_its_pipe, bdata:
       BOOST_TEST(r.out.find("zpolicy returned 0 in under 20 s") != std::string::npos, what);
       BOOST_TEST(r.out.find("stdout got: ['command wrote']") != std::string::npos, what);
     }
+}
+
+// A28D-1 (attack 28d): A28A-1's fix copied a socket on stdout through a pipe, and the copy
+// waited for room in the socket without end: with a reader that stopped reading, or shut its
+// reading side (a unix stream then never polls writable), `zpolicy run --timeout 3` was
+// still running 20 s on and a SIGTERM did not end it. The socket is the command's again, as
+// the caller's: the command meets the full socket or EPIPE itself, and the timeout ends
+// the run.
+BOOST_DATA_TEST_CASE(a_stalled_reader_of_a_socket_on_stdout_does_not_hold_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const std::string how : {"stall", "shut"}) {
+    const RunResult r = box.host_command(
+        {"/usr/bin/python3", "-c", kStalledReader, zpolicy_binary(), box.workspace(), how});
+    const std::string what = how + ": " + r.describe();
+    BOOST_TEST(r.out.find("zpolicy returned") != std::string::npos, what);
+    BOOST_TEST(r.out.find("still running") == std::string::npos, what);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
