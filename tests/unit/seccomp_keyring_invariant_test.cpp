@@ -1,5 +1,5 @@
 #include <boost/test/unit_test.hpp>
-#include <cstring>
+#include <cstdio>
 #include <string>
 
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
@@ -13,6 +13,8 @@ namespace zc = zpolicy::compiler;
 namespace ir = zpolicy::ir;
 namespace es = zpolicy::emitters::seccomp;
 using zpolicy::test::baseline_syscalls;
+using zpolicy::test::expect_allow_all_caught;
+using zpolicy::test::expect_every_baseline_holds;
 using zpolicy::test::findings_report;
 using zpolicy::test::names_dropped_deny;
 
@@ -41,23 +43,11 @@ zc::SeccompData ioctl_call(uint64_t command) {
 BOOST_AUTO_TEST_SUITE(seccomp_keyring_invariant)
 
 BOOST_AUTO_TEST_CASE(emitted_filters_hold_it_in_every_confined_mode_and_action) {
-  for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
-    for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
-      const auto fs = keyring_findings(baseline_syscalls(mode, deny));
-      BOOST_TEST(fs.empty(), findings_report(fs));
-    }
+  expect_every_baseline_holds(keyring_findings);
 }
 
 BOOST_AUTO_TEST_CASE(an_allow_all_program_is_caught_on_every_call_and_abi) {
-  ir::SyscallPolicy open;
-  open.foreign_abi_action = ir::Action::allow();
-  const auto fs = keyring_findings(open);
-  for (const char* call : {"keyctl(", "add_key(", "request_key(", "ioctl("})
-    for (const char* abi : {"x86_64 ", "x32 ", "i386 "}) {
-      BOOST_TEST_CONTEXT(abi << call) {
-        BOOST_TEST(names_dropped_deny(fs, std::string(abi) + call), findings_report(fs));
-      }
-    }
+  expect_allow_all_caught(keyring_findings, {"keyctl", "add_key", "request_key", "ioctl"});
 }
 
 // A baseline that lost one fscrypt rule lets that command through: the check names it.

@@ -3,12 +3,15 @@
 // Shared by the seccomp unit tests: the policies they compile and the calls they probe.
 
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <fstream>
+#include <functional>
 #include <ostream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/analyzer/seccomp/syscall_decision.hpp"
@@ -52,6 +55,34 @@ inline ir::Policy policy_with(ir::Mode mode, ir::Network net,
 // what the invariants' tests hold every emitted filter to.
 inline ir::SyscallPolicy baseline_syscalls(ir::Mode mode, ir::Action deny = ir::Action::errno_(1)) {
   return compiler::effective_syscalls(policy_with(mode, ir::Network::None, deny), mode);
+}
+
+// An invariant's check of the program a syscall policy emits (set-id, shared access,
+// keyring): its findings.
+using InvariantCheck = std::function<std::vector<ir::Diagnostic>(const ir::SyscallPolicy&)>;
+
+// Every emitted baseline holds the invariant, in each confined mode and deny action.
+inline void expect_every_baseline_holds(const InvariantCheck& check) {
+  for (auto mode : {ir::Mode::WorkspaceWrite, ir::Mode::ReadOnly})
+    for (auto deny : {ir::Action::errno_(1), ir::Action::errno_(13), ir::Action::kill()}) {
+      const auto fs = check(baseline_syscalls(mode, deny));
+      BOOST_TEST(fs.empty(), findings_report(fs));
+    }
+}
+
+// A program that allows everything, the foreign ABIs too (they answer kill by default), is
+// caught on each of `calls` on every ABI that has it.
+inline void expect_allow_all_caught(const InvariantCheck& check,
+                                    std::initializer_list<std::string_view> calls) {
+  ir::SyscallPolicy open;
+  open.foreign_abi_action = ir::Action::allow();
+  const auto fs = check(open);
+  for (std::string_view call : calls)
+    for (std::string_view abi : {"x86_64", "x32", "i386"}) {
+      if (!ir::find_syscall(*ir::parse_arch(abi), call)) continue;
+      const std::string probe = std::string(abi) + " " + std::string(call) + "(";
+      BOOST_TEST_CONTEXT(probe) { BOOST_TEST(names_dropped_deny(fs, probe), findings_report(fs)); }
+    }
 }
 
 inline ir::SyscallPolicy default_syscalls() {
