@@ -157,25 +157,25 @@ std::string ns_of(pid_t pid) {
 }
 
 // Every process in the sandbox's pid namespace except its init, which only takes the
-// signals it has handlers for and is not the command.
-void signal_sandbox(pid_t init, int sig) {
+// signals it has handlers for and is not the command. Whether any process got it.
+bool signal_sandbox(pid_t init, int sig) {
   std::string ns = ns_of(init);
-  if (ns.empty()) return;
+  if (ns.empty()) return false;
   // A sandbox without a pid namespace of its own shares ours: broadcasting would signal
   // every process on the host. Only its first process is ours to signal then.
-  if (ns == ns_of(getpid())) {
-    kill(init, sig);
-    return;
-  }
+  if (ns == ns_of(getpid())) return kill(init, sig) == 0;
   DIR* d = opendir("/proc");
-  if (!d) return;
+  if (!d) return false;
+  bool delivered = false;
   while (dirent* e = readdir(d)) {
     char* end;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end || pid <= 0 || pid == init) continue;
-    if (ns_of(static_cast<pid_t>(pid)) == ns) kill(static_cast<pid_t>(pid), sig);
+    if (ns_of(static_cast<pid_t>(pid)) == ns && kill(static_cast<pid_t>(pid), sig) == 0)
+      delivered = true;
   }
   closedir(d);
+  return delivered;
 }
 
 // The state letter of /proc/PATH/stat ('R', 'S', 'D', 'T' ...), or 0 when gone.
@@ -429,6 +429,10 @@ constexpr auto kReportGrace = std::chrono::seconds(2);
 
 constexpr int kForegroundLookMs = static_cast<int>(kForegroundLook.count());
 
+// How often a forwarded signal that found no process of the command yet is sent again: the
+// init forks the command within milliseconds of its release.
+constexpr int kUndeliveredLookMs = 1;
+
 int ms_until(Clock::time_point t, Clock::time_point now) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t - now).count();
   return static_cast<int>(std::clamp<long long>(left, 1, 1 << 30));
@@ -591,6 +595,7 @@ class Supervision {
           guard_told_ = true;
         }
       take_signals();
+      forward_undelivered();
       // Left in the background with no stop and no SIGCONT to say so (red team A19-3): held
       // as after `bg`, or, in the orphaned process group such a job usually is, killed.
       if (!out_.killed_by_signal && hold_in_background()) suspend(hold_signal(), true);
@@ -657,6 +662,7 @@ class Supervision {
   // with it, and bwrap's monitor, alive, still reports whether the command was exec'd.
   // Without an init (not started yet, or no bwrap) the whole process group is killed.
   void kill_sandbox() {
+    undelivered_ = 0;
     status_.drain();
     if (pid_t init = status_.child_pid()) {
       kill(init, SIGKILL);
@@ -668,11 +674,22 @@ class Supervision {
 
   // Every process of the sandbox but its init (which is not the command), or the process
   // group before bwrap has named an init.
-  void signal_all(int sig) {
-    if (pid_t init = status_.child_pid())
-      signal_sandbox(init, sig);
-    else
-      kill(-pid_, sig);
+  bool signal_all(int sig) {
+    if (pid_t init = status_.child_pid()) return signal_sandbox(init, sig);
+    return kill(-pid_, sig) == 0;
+  }
+
+  // A signal for the command, once it is released. Between the release and the init's fork
+  // of the command (milliseconds) the sandbox holds only its init, which is not signalled:
+  // a SIGTERM then reached nobody, counted as forwarded, and the command ran to its end
+  // with exit 0 (red team A28D-4). Such a signal is kept and sent again on each look until
+  // a process of the command takes it.
+  void forward(int sig) {
+    if (!signal_all(sig)) undelivered_ = sig;
+  }
+
+  void forward_undelivered() {
+    if (undelivered_ && signal_all(undelivered_)) undelivered_ = 0;
   }
 
   // Before the release nothing of the command exists to get a SIGTERM or a forwarded
@@ -685,7 +702,7 @@ class Supervision {
       return;
     }
     status_.drain();
-    signal_all(SIGTERM);
+    forward(SIGTERM);
     in_grace_ = true;
     kill_at_ = now + spec_.timeout_grace;
   }
@@ -708,6 +725,7 @@ class Supervision {
     if (released_ && (spec_.controlling_terminal || spec_.output_held) && !out_.killed_by_signal)
       ms = ms < 0 ? kForegroundLookMs : std::min(ms, kForegroundLookMs);
     if (in_grace_) ms = ms_until(kill_at_, now);
+    if (undelivered_) ms = ms < 0 ? kUndeliveredLookMs : std::min(ms, kUndeliveredLookMs);
     if (grace_until_ && now >= *grace_until_) return 200;
     if (grace_until_)
       ms = ms < 0 ? ms_until(*grace_until_, now) : std::min(ms, ms_until(*grace_until_, now));
@@ -814,7 +832,7 @@ class Supervision {
         in_grace_ = false;
         kill_sandbox();
       } else {
-        signal_all(sig);
+        forward(sig);
       }
     }
   }
@@ -880,6 +898,7 @@ class Supervision {
   bool in_grace_ = false;
   Clock::time_point kill_at_;
   int forwarded_ = 0;
+  int undelivered_ = 0;  // a forwarded signal no process of the command has taken yet
   int wstatus_ = 0;
   bool done_ = false, timed_out_ = false, started_hook_ran_ = false, guard_told_ = false;
   bool reaped_ = false;         // the child, whose wait status is then in wstatus_

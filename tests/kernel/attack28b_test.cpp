@@ -1,3 +1,6 @@
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -155,6 +158,47 @@ BOOST_DATA_TEST_CASE(no_thread_but_the_main_one_takes_a_signal, bdata::make(kCal
       (1ull << (SIGINT - 1)) | (1ull << (SIGTERM - 1)) | (1ull << (SIGHUP - 1));
   for (const auto& [tid, blocked] : masks)
     BOOST_TEST((blocked & must) == must, "thread " << tid << " SigBlk " << std::hex << blocked);
+}
+
+// A28D-4 (attack 28d): the first SIGINT, SIGTERM or SIGHUP after the release is forwarded
+// to every process of the sandbox but its init; one that came before the init had forked
+// the command reached nobody, counted as forwarded, and the command ran to its end (exit 0,
+// its file written). strace holds the init's fork of the command 0.5 s while root, on the
+// host, sends zpolicy the signal. It is kept until the command exists, which it ends.
+BOOST_DATA_TEST_CASE(a_signal_before_the_init_forks_the_command_reaches_the_command,
+                     bdata::make(kCallers), caller) {
+  BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
+  // glibc's fork(): clone(CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID | SIGCHLD).
+  const std::string bwrap_init_forks = "held " + std::to_string(SYS_clone) + " '0x1200011 ' bwrap";
+  for (const char* sig : {"TERM", "INT", "HUP"}) {
+    Sandbox box(caller);
+    // $$ is the shell that execs strace, whose child zpolicy is (and this subshell).
+    const std::string signaller =
+        std::string(kShellOwnProcesses) + "( i=0; until " + bwrap_init_forks +
+        " || [ $i -ge 500 ]; do sleep 0.01; i=$((i+1)); done; "
+        "for s in /proc/[0-9]*/status; do grep -qs \"^PPid:\t$$\\$\" $s && "
+        "grep -qs \"^Name:\tzpolicy\\$\" $s && d=${s%/status} && kill -" +
+        sig + " ${d#/proc/}; done ) >/dev/null 2>&1 & exec \"$@\"";
+    RunSpec spec;
+    spec.root_prefix = {"/bin/sh",
+                        "-c",
+                        signaller,
+                        "sh",
+                        "/usr/bin/strace",
+                        "-f",
+                        "-qq",
+                        "-o",
+                        "/dev/null",
+                        "-e",
+                        "trace=clone",
+                        "-e",
+                        "inject=clone:delay_enter=500000:when=1"};
+    spec.command = {"/bin/sh", "-c", "sleep 1; echo ran > ran"};
+    const RunResult r = box.run(spec);
+    const std::string what = std::string("SIG") + sig + ": " + r.describe();
+    BOOST_TEST(!exists(box.ws("ran")), "the command ran to its end: " << what);
+    BOOST_TEST(r.exit_code != 0, what);
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()
