@@ -173,6 +173,21 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
 bool GitDirectories::read_work_tree() {
   const auto value = environment_path("GIT_WORK_TREE");
   if (!value) return true;
+  // Exported alone, it is the top of whatever repository the host's git in the caller's
+  // shell discovers, and a relative one names another top in each directory git runs in:
+  // with `core.hooksPath = .husky`, every `DIR/.husky` in a writable root was a hook
+  // directory for a `cd DIR && git commit` there (red team A28D-3). Which directories that
+  // shell runs git in is no question zpolicy can answer, so refused, as a relative
+  // `$GIT_CONFIG_GLOBAL` is (git_config_files.cpp). With `$GIT_DIR` (the shape git gives
+  // its hooks) the repository is fixed and the value is taken against the working directory.
+  if (!value->spelled.starts_with("/") && !environment_path("GIT_DIR")) {
+    diags.error({"$GIT_WORK_TREE", 0, 0},
+                "$GIT_WORK_TREE is the relative path '" + value->spelled +
+                    "' without $GIT_DIR: the host's git in the caller's shell takes it, from "
+                    "the directory it runs in, as the top of whatever repository it finds "
+                    "there, perhaps in a writable root: make it absolute; refusing to run");
+    return false;
+  }
   work_tree = h.canonical_or_refuse(value->lexical, {"$GIT_WORK_TREE", 0, 0}, "$GIT_WORK_TREE");
   work_tree_of_every_repository = !environment_path("GIT_DIR");
   return work_tree.has_value();

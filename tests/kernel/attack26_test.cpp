@@ -138,6 +138,42 @@ BOOST_DATA_TEST_CASE(a_git_work_tree_exported_alone_takes_the_global_hooks_path,
   BOOST_TEST(!exists(pwned), r.describe());
 }
 
+// A28D-3 (attack 28d): a relative `GIT_WORK_TREE` exported alone names another top in each
+// directory the host's git runs in. With `~/.gitconfig`'s `core.hooksPath = .husky` and
+// `GIT_WORK_TREE=.` exported in the workspace's repository, on c652582 zpolicy protected the
+// workspace's own `.husky` only: the command wrote `app/.husky/pre-commit`, and the host's
+// `cd app && git commit` in that shell ran it. A relative value without `$GIT_DIR` is refused
+// now (exit 2), as a relative `$GIT_CONFIG_GLOBAL` is, for each relative spelling.
+BOOST_DATA_TEST_CASE(a_relative_git_work_tree_exported_alone_is_refused, bdata::make(kCallers),
+                     caller) {
+  for (const char* relative : {".", "./", "app/.."}) {
+    Sandbox box(caller);
+    monorepo(box);
+    const std::string pwned = box.ws("pwned");
+    box.write_file(box.home() + "/.gitconfig", "[core]\n\thooksPath = .husky\n");
+    RunSpec spec;
+    spec.extra_env = {std::string("GIT_WORK_TREE=") + relative};
+    const RunResult r = run_script(
+        box, spec, "mkdir -p app/.husky && " + hook("app/.husky/pre-commit", pwned) + " || exit 1");
+    expect_refused(r, 2, std::string("$GIT_WORK_TREE is the relative path '") + relative + "'");
+    BOOST_TEST(!exists(box.ws("app/.husky/pre-commit")), relative << ": " << r.describe());
+    host_commit_in_work_tree(box, box.ws("app"), ".");
+    BOOST_TEST(!exists(pwned), relative << ": " << r.describe());
+  }
+}
+
+// The control: a relative `GIT_WORK_TREE` beside `GIT_DIR` (the shape git gives its hooks)
+// runs, taken against the working directory.
+BOOST_DATA_TEST_CASE(a_relative_git_work_tree_beside_git_dir_runs, bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  monorepo(box);
+  RunSpec spec;
+  spec.extra_env = {"GIT_DIR=.git", "GIT_WORK_TREE=."};
+  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("out")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 // The control: with `GIT_WORK_TREE` exported alone, a run in the repository works, and git
 // in the sandbox sees it.
 BOOST_DATA_TEST_CASE(a_run_with_a_git_work_tree_exported_alone_runs, bdata::make(kCallers),
