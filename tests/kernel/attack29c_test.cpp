@@ -1,0 +1,127 @@
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+#include <vector>
+
+#include "attack_steps.hpp"
+#include "host_git.hpp"
+#include "sandbox_fixture.hpp"
+
+// Red team attack 29c (docs/redteam-2026-12.md "Attack 29c"): the filesystem promise of
+// `zpolicy run` in the workspaces users have, with what the caller's shell exports. Each
+// case runs as root and as uid 65534 and is judged from the host: the host's git in that
+// shell runs nothing the command wrote.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+// How the caller's shell gives git a setting: what `git -c` exports to what it runs, and the
+// counted variables (CI runners, devcontainers).
+struct ExportedSetting {
+  const char* name;
+  std::vector<std::string> (*env)(const std::string& key, const std::string& value);
+};
+
+const std::vector<ExportedSetting> kExportedSettings = {
+    {"GIT_CONFIG_PARAMETERS",
+     [](const std::string& key, const std::string& value) {
+       return std::vector<std::string>{"GIT_CONFIG_PARAMETERS='" + key + "'='" + value + "'"};
+     }},
+    {"GIT_CONFIG_COUNT", [](const std::string& key, const std::string& value) {
+       return std::vector<std::string>{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=" + key,
+                                       "GIT_CONFIG_VALUE_0=" + value};
+     }}};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_attack29c)
+
+// A29C-1: the caller's shell exports a git setting (`git -c include.path=…`, or the counted
+// GIT_CONFIG_KEY_0/GIT_CONFIG_VALUE_0) including a host file outside the workspace, which says
+// `core.hooksPath = .husky` and includes `WS/local.gitconfig` in turn. On main 4df5a8b the
+// exported settings were only ZP003's, judged by their own value (the host file, outside every
+// writable root): resolution never read them, so neither `.husky` nor `local.gitconfig` was
+// protected; the command wrote a pre-commit hook and a `core.fsmonitor`, exit 0, and the host's
+// `git status` and `git commit` in that shell ran both. Now the exported settings are read with
+// every git directory's files, as an alias's `-c` settings: both are protected (placeholders),
+// both writes fail, and the host's git runs nothing.
+BOOST_DATA_TEST_CASE(exported_git_settings_are_read_as_git_reads_them,
+                     bdata::make(kCallers) * bdata::make(std::vector<size_t>{0, 1}), caller, form) {
+  Sandbox box(caller);
+  const ExportedSetting& setting = kExportedSettings[form];
+  box.host_command({kGit, "init", "-q", box.workspace()});
+  commit_empty(box, box.workspace(), "i");
+  const std::string team = box.home() + "/team.gitconfig", fsm = box.home() + "/fsm.sh";
+  const std::string hook_ran = box.home() + "/hook-ran", fsm_ran = box.home() + "/fsm-ran";
+  box.write_file(team, "[core]\n\thooksPath = .husky\n[include]\n\tpath = " +
+                           box.ws("local.gitconfig") + "\n");
+  box.write_file(fsm, "#!/bin/sh\necho PWNED > " + fsm_ran + "\n", 0755);
+  const std::vector<std::string> env = setting.env("include.path", team);
+  RunSpec spec;
+  spec.extra_env = env;
+  const RunResult r = run_script(box, spec,
+                                 "mkdir -p .husky; " + hook(".husky/pre-commit", hook_ran) +
+                                     "; printf '[core]\\n\\tfsmonitor = " + fsm +
+                                     "\\n' > local.gitconfig; echo mine > other");
+  const std::string what = std::string(setting.name) + ": " + r.describe();
+  BOOST_TEST(r.completed(), what);
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", what);
+  BOOST_TEST(!exists(box.ws(".husky/pre-commit")), what);
+  BOOST_TEST(!read_file(box.ws("local.gitconfig")).has_value(), what);
+  std::vector<std::string> host = {"/usr/bin/env"};
+  host.insert(host.end(), env.begin(), env.end());
+  for (const std::string s : {"/bin/sh", "-c",
+                              "cd \"$1\" && git status >/dev/null 2>&1; git -c user.name=t -c "
+                              "user.email=t@t.test commit -q --allow-empty -m x >/dev/null 2>&1; "
+                              "true",
+                              "sh"})
+    host.push_back(s);
+  host.push_back(box.workspace());
+  box.host_command(host);
+  BOOST_TEST(!exists(hook_ran), what);
+  BOOST_TEST(!exists(fsm_ran), what);
+}
+
+// A29C-1, its plainest member: the exported setting is `core.hooksPath = .githooks` itself,
+// relative to the top of whichever repository the caller's git runs in, and the run is
+// started from outside the workspace (`--workspace WS` from its parent). ZP003 judged the
+// value from the working directory only (`PARENT/.githooks`, outside every writable root): on
+// main 4df5a8b the command wrote `.githooks/pre-commit`, exit 0, and the host's `git commit`
+// in the workspace, in that shell, ran it. Now the setting is resolved against the
+// workspace's repository's top as the global config's relative values are (R18-6).
+BOOST_DATA_TEST_CASE(an_exported_relative_hooks_path_is_resolved_at_the_repositorys_top,
+                     bdata::make(kCallers) * bdata::make(std::vector<size_t>{0, 1}), caller, form) {
+  Sandbox box(caller);
+  const ExportedSetting& setting = kExportedSettings[form];
+  box.host_command({kGit, "init", "-q", box.workspace()});
+  commit_empty(box, box.workspace(), "i");
+  const std::string hook_ran = box.home() + "/hook-ran";
+  const std::vector<std::string> env = setting.env("core.hooksPath", ".githooks");
+  RunSpec spec;
+  spec.extra_env = env;
+  spec.cwd = box.home();
+  spec.options = {"--workspace", box.workspace()};
+  const RunResult r = run_script(
+      box, spec,
+      "mkdir -p .githooks; " + hook(".githooks/pre-commit", hook_ran) + "; echo mine > other");
+  const std::string what = std::string(setting.name) + ": " + r.describe();
+  BOOST_TEST(r.completed(), what);
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", what);
+  BOOST_TEST(!exists(box.ws(".githooks/pre-commit")), what);
+  std::vector<std::string> host = {"/usr/bin/env"};
+  host.insert(host.end(), env.begin(), env.end());
+  for (const std::string s : {"/bin/sh", "-c",
+                              "cd \"$1\" && git -c user.name=t -c user.email=t@t.test commit -q "
+                              "--allow-empty -m x >/dev/null 2>&1; true",
+                              "sh"})
+    host.push_back(s);
+  host.push_back(box.workspace());
+  box.host_command(host);
+  BOOST_TEST(!exists(hook_ran), what);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
