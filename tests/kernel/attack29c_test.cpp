@@ -122,6 +122,38 @@ BOOST_DATA_TEST_CASE(an_exported_relative_hooks_path_is_resolved_at_the_reposito
   BOOST_TEST(!exists(hook_ran), what);
 }
 
+// A29C-2: R18-7's list of the caller's variables whose value is a command lacked
+// `GIT_PROXY_COMMAND` (git runs it for every git:// URL), the editors and pager of sudoedit and
+// systemctl, make's `CC`/`CXX` and cargo's `RUSTC` and wrappers. On main 4df5a8b, with
+// `GIT_PROXY_COMMAND=WS/tools/proxy` exported, the run went on, exit 0, the command wrote the
+// proxy, and the host's `git ls-remote git://…` in that shell ran it (by hand); each of the
+// others was passed by the same way. Now each refuses the run (ZP003, exit 3) before anything
+// runs; the command's file is not there.
+BOOST_DATA_TEST_CASE(exported_commands_naming_the_workspace_are_refused, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  for (const std::string variable :
+       {"GIT_PROXY_COMMAND", "SUDO_EDITOR", "SYSTEMD_EDITOR", "SYSTEMD_PAGER", "CC", "CXX", "RUSTC",
+        "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER"}) {
+    const std::string program = box.ws("tools/" + variable);
+    RunSpec spec;
+    spec.extra_env = {variable + "=" + program};
+    const RunResult r = run_script(box, spec,
+                                   "mkdir -p tools && printf '#!/bin/sh\\necho PWNED\\n' > "
+                                   "tools/" +
+                                       variable + " && chmod +x tools/" + variable);
+    BOOST_TEST(r.exit_code == 3, variable + ": " + r.describe());
+    BOOST_TEST(r.err.find("ZP003") != std::string::npos, variable + ": " + r.describe());
+    BOOST_TEST(!exists(program), variable + ": " + r.describe());
+  }
+  // Control: the same variable naming a program outside every writable root runs.
+  RunSpec spec;
+  spec.extra_env = {"GIT_PROXY_COMMAND=" + box.base() + "/proxy"};
+  const RunResult r = run_script(box, spec, "echo mine > other");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
