@@ -321,6 +321,48 @@ bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedP
   return true;
 }
 
+// The names in writable roots (`linked`, by inode) that a file of a deny root shares, each
+// denied as a file of its own (masked as a denied file is): the deny root hides a name, not
+// the inode, and through its other name the command read and rewrote it (red team A29C-3:
+// `deny: ["${WORKSPACE}/secrets"]` with the host's `ln secrets/key docs-key`, or E4c's
+// `~/.aws/credentials` linked into the workspace). Every deny root that exists is walked,
+// the writable roots skipped (their names are the ones matched); a directory in it the caller
+// cannot list is passed by, as the caller reaches nothing there by that name either. False
+// when it refused the run.
+bool deny_shared_names(ir::Resolved& r, const std::map<Inode, std::vector<std::string>>& linked,
+                       ir::Diagnostics& diags) {
+  std::set<std::string> writable;
+  for (const auto& w : r.write) writable.insert(w.path);
+  std::map<std::string, ir::SourceLoc> aliases;  // writable name -> the deny root's rule
+  for (const auto& d : r.deny) {
+    if (d.kind == ir::HostKind::Missing) continue;
+    const auto failed = walk(
+        d.path, writable,
+        [&](const std::string&, const struct stat& st) {
+          if (const auto it = linked.find({st.st_dev, st.st_ino}); it != linked.end())
+            for (const auto& name : it->second) aliases.emplace(name, d.loc);
+          return aliases.size() <= kMaxHardLinkAliases;
+        },
+        [](const std::string&) { return true; });
+    if (failed) {
+      refuse_failed_walk(*failed, d, diags);
+      return false;
+    }
+  }
+  if (aliases.size() > kMaxHardLinkAliases) {
+    const auto& [name, loc] = *aliases.begin();
+    diags.error(loc, "more than " + std::to_string(kMaxHardLinkAliases) +
+                         " names inside writable roots share their inode with denied files "
+                         "(e.g. '" +
+                         name +
+                         "'); no more are masked; refusing to run (remove those links, or "
+                         "copy the files apart)");
+    return false;
+  }
+  for (const auto& [name, loc] : aliases) r.deny.push_back({name, ir::HostKind::File, loc});
+  return true;
+}
+
 // False when it refused the run.
 bool protect_hard_link_aliases(
     ir::Resolved& r, const std::vector<ir::ResolvedPath>& outside,
@@ -351,7 +393,8 @@ bool protect_hard_link_aliases(
   for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
   const std::vector<const ir::ResolvedPath*> trees = searched_trees(r, outside);
   if (hidden_from_walk && !hidden_directory_harmless(*hidden_from_walk, trees, diags)) return false;
-  return linked.empty() || protect_shared_names(r, trees, linked, privileged, diags);
+  return linked.empty() || (protect_shared_names(r, trees, linked, privileged, diags) &&
+                            deny_shared_names(r, linked, diags));
 }
 
 }  // namespace

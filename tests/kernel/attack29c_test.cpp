@@ -154,6 +154,41 @@ BOOST_DATA_TEST_CASE(exported_commands_naming_the_workspace_are_refused, bdata::
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
 }
 
+// A29C-3: a deny root hides a name, not the file: a file of it that has another name in a
+// writable root, made by the host before the run (`ln`, `cp -al`, a backup tool), was read and
+// rewritten through that name. On main 4df5a8b, with `deny: ["${WORKSPACE}/secrets"]` and
+// `ln secrets/key docs-key`, the command's `cat docs-key` printed the key and its `echo EVIL >>
+// docs-key` changed `secrets/key`; the same for a deny root outside the workspace
+// (`BASE/vault/key` linked at `WS/vault-key`). `zpolicy explain --op read docs-key` said
+// allowed, `secrets/key` denied. Now every such name is denied as the deny root is: the read
+// and the write fail, the file is unchanged, and the rest of the workspace stays writable.
+BOOST_DATA_TEST_CASE(a_denied_files_other_name_in_the_workspace_is_denied, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string vault = box.base() + "/vault";
+  box.make_dir(box.ws("secrets"));
+  box.make_dir(vault);
+  box.write_file(box.ws("secrets/key"), "TOPSECRET-IN\n", 0600);
+  box.write_file(vault + "/key", "TOPSECRET-OUT\n", 0600);
+  box.host_command({"/bin/ln", box.ws("secrets/key"), box.ws("docs-key")});
+  box.host_command({"/bin/ln", vault + "/key", box.ws("vault-key")});
+  RunSpec spec;
+  spec.options = {"--policy", box.write_policy("deny.yaml",
+                                               "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                               "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n"
+                                               "  deny: [\"${WORKSPACE}/secrets\", \"" +
+                                                   vault + "\"]\n")};
+  const RunResult r = run_script(box, spec,
+                                 "cat docs-key vault-key; echo EVIL >> docs-key; echo EVIL >> "
+                                 "vault-key; echo mine > other");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("TOPSECRET") == std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("secrets/key")).value_or("<missing>") == "TOPSECRET-IN\n",
+             r.describe());
+  BOOST_TEST(read_file(vault + "/key").value_or("<missing>") == "TOPSECRET-OUT\n", r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
