@@ -261,9 +261,13 @@ bool hidden_directory_harmless(const std::string& hidden,
 // The names in writable roots (`linked`, by inode) that a file of a protected tree shares,
 // each protected as a file of its own; privileged names are bound already. False when it
 // refused the run.
+// `in_writable`: filled with the regular files with other links that the walk meets in the
+// protected trees lying in writable roots, by inode (deny_shared_names looks for denied files
+// there too).
 bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedPath*>& trees,
                           const std::map<Inode, std::vector<std::string>>& linked,
                           const std::map<std::string, ir::SourceLoc>& privileged,
+                          std::map<Inode, std::vector<std::string>>& in_writable,
                           ir::Diagnostics& diags) {
   // Protected paths are walked whole (a nested protected path is walked with its parent;
   // the set below removes duplicates).
@@ -272,9 +276,14 @@ bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedP
   // A protected directory the walk cannot list may hold what a writable name shares.
   std::optional<std::pair<std::string, const ir::ResolvedPath*>> unlisted;
   for (const auto* p : trees) {
+    const bool writable = std::any_of(r.write.begin(), r.write.end(), [&](const auto& w) {
+      return ir::path_within(w.path, p->path);
+    });
     const auto failed = walk(
         p->path, {},
-        [&](const std::string&, const struct stat& st) {
+        [&](const std::string& path, const struct stat& st) {
+          if (writable && S_ISREG(st.st_mode) && st.st_nlink > 1)
+            in_writable[{st.st_dev, st.st_ino}].push_back(path);
           auto it = linked.find({st.st_dev, st.st_ino});
           // A privileged name is bound already: counted here, it refused a run for
           // mounts it does not need (red team A18-5).
@@ -327,8 +336,9 @@ bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedP
 // `deny: ["${WORKSPACE}/secrets"]` with the host's `ln secrets/key docs-key`, or E4c's
 // `~/.aws/credentials` linked into the workspace). Every deny root that exists is walked,
 // the writable roots skipped (their names are the ones matched); a directory in it the caller
-// cannot list is passed by, as the caller reaches nothing there by that name either. False
-// when it refused the run.
+// cannot list is passed by, as the caller reaches nothing there by that name either. A name
+// at a protected path (`.env` linked to a denied key: read-only, but readable) is denied
+// instead of protected. False when it refused the run.
 bool deny_shared_names(ir::Resolved& r, const std::map<Inode, std::vector<std::string>>& linked,
                        ir::Diagnostics& diags) {
   std::set<std::string> writable;
@@ -359,6 +369,7 @@ bool deny_shared_names(ir::Resolved& r, const std::map<Inode, std::vector<std::s
                          "copy the files apart)");
     return false;
   }
+  std::erase_if(r.protect, [&](const ir::ResolvedPath& p) { return aliases.count(p.path) > 0; });
   for (const auto& [name, loc] : aliases) r.deny.push_back({name, ir::HostKind::File, loc});
   return true;
 }
@@ -393,8 +404,31 @@ bool protect_hard_link_aliases(
   for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
   const std::vector<const ir::ResolvedPath*> trees = searched_trees(r, outside);
   if (hidden_from_walk && !hidden_directory_harmless(*hidden_from_walk, trees, diags)) return false;
-  return linked.empty() || (protect_shared_names(r, trees, linked, privileged, diags) &&
-                            deny_shared_names(r, linked, diags));
+  // The names a denied file may have in writable roots: those of the writable part, and
+  // those of the protected paths there, read-only but readable: the protected files among
+  // them looked at one by one, the protected trees as their walk for the writable part's
+  // names passes (made only when the writable part holds a linked file; a denied file's
+  // name elsewhere in a protected directory is the limit, docs/protected-paths.md).
+  std::map<Inode, std::vector<std::string>> deniable = linked;
+  for (const auto& p : r.protect) {
+    struct stat st;
+    if (std::any_of(r.write.begin(), r.write.end(),
+                    [&](const auto& w) { return ir::path_within(w.path, p.path); }) &&
+        lstat(p.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+      auto& all = deniable[{st.st_dev, st.st_ino}];
+      if (std::find(all.begin(), all.end(), p.path) == all.end()) all.push_back(p.path);
+    }
+  }
+  std::map<Inode, std::vector<std::string>> protected_linked;
+  if (!linked.empty() &&
+      !protect_shared_names(r, trees, linked, privileged, protected_linked, diags))
+    return false;
+  for (auto& [inode, names] : protected_linked) {
+    auto& all = deniable[inode];
+    for (auto& name : names)
+      if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(std::move(name));
+  }
+  return deniable.empty() || deny_shared_names(r, deniable, diags);
 }
 
 }  // namespace

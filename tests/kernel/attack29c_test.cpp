@@ -189,6 +189,29 @@ BOOST_DATA_TEST_CASE(a_denied_files_other_name_in_the_workspace_is_denied, bdata
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
 }
 
+// A29C-3 at a protected path: `.env` (protected by the default's list) hard-linked to a
+// denied key, and no other linked file in the workspace. Read-only, it was readable: the
+// command printed the key on main 4df5a8b. Now it is denied as the key is.
+BOOST_DATA_TEST_CASE(a_denied_files_other_name_at_a_protected_path_is_denied, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("secrets"));
+  box.write_file(box.ws("secrets/key"), "TOPSECRET-ENV\n", 0600);
+  box.host_command({"/bin/ln", box.ws("secrets/key"), box.ws(".env")});
+  RunSpec spec;
+  spec.options = {"--policy", box.write_policy("deny.yaml",
+                                               "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                               "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n"
+                                               "  protect: [.env]\n"
+                                               "  deny: [\"${WORKSPACE}/secrets\"]\n")};
+  const RunResult r = run_script(box, spec, "cat .env; echo mine > other");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(r.out.find("TOPSECRET") == std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("secrets/key")).value_or("<missing>") == "TOPSECRET-ENV\n",
+             r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
