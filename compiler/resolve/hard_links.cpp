@@ -338,24 +338,38 @@ bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedP
 // the writable roots skipped (their names are the ones matched); a directory in it the caller
 // cannot list is passed by, as the caller reaches nothing there by that name either. A name
 // at a protected path (`.env` linked to a denied key: read-only, but readable) is denied
-// instead of protected. False when it refused the run.
+// instead of protected. `closed`: a directory of a writable root the walk could not list
+// but the sandbox can search (another user's 0711, dev18-A1), which is bound read-only but
+// whose files the sandbox reads by name: with a denied file that has other links, one may lie
+// there, and the run is refused. False when it refused the run.
 bool deny_shared_names(ir::Resolved& r, const std::map<Inode, std::vector<std::string>>& linked,
-                       ir::Diagnostics& diags) {
+                       const std::optional<std::string>& closed, ir::Diagnostics& diags) {
   std::set<std::string> writable;
   for (const auto& w : r.write) writable.insert(w.path);
   std::map<std::string, ir::SourceLoc> aliases;  // writable name -> the deny root's rule
   for (const auto& d : r.deny) {
     if (d.kind == ir::HostKind::Missing) continue;
+    bool shared = false;
     const auto failed = walk(
         d.path, writable,
         [&](const std::string&, const struct stat& st) {
+          shared |= closed && S_ISREG(st.st_mode) && st.st_nlink > 1;
           if (const auto it = linked.find({st.st_dev, st.st_ino}); it != linked.end())
             for (const auto& name : it->second) aliases.emplace(name, d.loc);
-          return aliases.size() <= kMaxHardLinkAliases;
+          return !shared && aliases.size() <= kMaxHardLinkAliases;
         },
         [](const std::string&) { return true; });
     if (failed) {
       refuse_failed_walk(*failed, d, diags);
+      return false;
+    }
+    if (shared) {
+      diags.error(d.loc, "cannot list '" + *closed +
+                             "', which the sandbox can search, and files under deny root '" +
+                             d.path +
+                             "' have other hard links: one there would be read by its name; "
+                             "refusing to run (make it listable, or move it out of the "
+                             "writable root)");
       return false;
     }
   }
@@ -428,7 +442,10 @@ bool protect_hard_link_aliases(
     for (auto& name : names)
       if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(std::move(name));
   }
-  return deniable.empty() || deny_shared_names(r, deniable, diags);
+  std::optional<std::string> closed = hidden_from_walk;
+  for (const auto& [root, found] : walked)
+    if (!closed && !found.closed.empty()) closed = *found.closed.begin();
+  return (deniable.empty() && !closed) || deny_shared_names(r, deniable, closed, diags);
 }
 
 }  // namespace

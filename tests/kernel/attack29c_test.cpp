@@ -1,3 +1,6 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
@@ -210,6 +213,37 @@ BOOST_DATA_TEST_CASE(a_denied_files_other_name_at_a_protected_path_is_denied, bd
   BOOST_TEST(read_file(box.ws("secrets/key")).value_or("<missing>") == "TOPSECRET-ENV\n",
              r.describe());
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
+// A29C-3 below a directory of the workspace that another user (root) made 0711: the
+// caller's sandbox reaches its files by name, and nobody's walk cannot list it (dev18-A1's
+// directory, bound read-only whole). On main 4df5a8b the command printed the denied key through
+// `other/alias`. Now root's run, which lists it, denies the name; nobody's run, which cannot
+// tell what it holds while a denied file has other links, is refused. Either way nothing of
+// the key is printed and the key is unchanged.
+BOOST_DATA_TEST_CASE(a_denied_files_other_name_below_an_unlistable_directory_is_not_read,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("secrets"));
+  box.write_file(box.ws("secrets/key"), "TOPSECRET-HID\n", 0600);
+  const std::string other = box.ws("other");
+  // Root's, as the harness runs as root.
+  BOOST_TEST_REQUIRE(::mkdir(other.c_str(), 0755) == 0);
+  BOOST_TEST_REQUIRE(::link(box.ws("secrets/key").c_str(), (other + "/alias").c_str()) == 0);
+  BOOST_TEST_REQUIRE(::chmod(other.c_str(), 0711) == 0);
+  RunSpec spec;
+  spec.options = {"--policy", box.write_policy("deny.yaml",
+                                               "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                               "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n"
+                                               "  deny: [\"${WORKSPACE}/secrets\"]\n")};
+  const RunResult r = run_script(box, spec, "cat other/alias; echo EVIL >> other/alias");
+  BOOST_TEST(r.out.find("TOPSECRET") == std::string::npos, r.describe());
+  BOOST_TEST(read_file(box.ws("secrets/key")).value_or("<missing>") == "TOPSECRET-HID\n",
+             r.describe());
+  if (caller == Caller::Root)
+    BOOST_TEST(r.completed(), r.describe());
+  else
+    BOOST_TEST(r.err.find("cannot list '" + other + "'") != std::string::npos, r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
