@@ -12,7 +12,11 @@ namespace {
 using compiler::CallerEnvironment;
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
-// Variables whose value is a command or an option string (R18-7, add_command_paths).
+// Variables whose value is a command or an option string (R18-7, add_command_paths). The
+// last ten were missing (red team A29C-2): git runs $GIT_PROXY_COMMAND for every git:// URL
+// (`git ls-remote`, `fetch`), sudoedit and systemctl their editors and pager, make's rules
+// and build systems $CC and $CXX, cargo $RUSTC and its wrappers for every build of any
+// project; one naming a workspace file ran what the command wrote there.
 constexpr const char* kCommandVariables[] = {"EDITOR",
                                              "VISUAL",
                                              "PAGER",
@@ -39,7 +43,17 @@ constexpr const char* kCommandVariables[] = {"EDITOR",
                                              "JDK_JAVA_OPTIONS",
                                              "GOFLAGS",
                                              "VIMINIT",
-                                             "EXINIT"};
+                                             "EXINIT",
+                                             "GIT_PROXY_COMMAND",
+                                             "SUDO_EDITOR",
+                                             "SYSTEMD_EDITOR",
+                                             "SYSTEMD_PAGER",
+                                             "CC",
+                                             "CXX",
+                                             "RUSTC",
+                                             "RUSTC_WRAPPER",
+                                             "RUSTC_WORKSPACE_WRAPPER",
+                                             "CARGO_BUILD_RUSTC_WRAPPER"};
 
 // The caller's search paths for code (red team H17-8), and the directories that move the
 // start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart; $ZDOTDIR's

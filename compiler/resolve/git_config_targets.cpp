@@ -25,7 +25,8 @@ namespace {
 struct Located {
   GitConfigEntry entry;
   std::string file;  // canonical
-  // For a key a non-'!' alias sets with `-c`: "alias.x's -c", said in refusals.
+  // For a key a non-'!' alias sets with `-c`: "alias.x's -c", said in refusals; for one
+  // the caller's environment gives (`file` its variable): "exported".
   std::string via = {};
   // Read through an `includeIf`, whose condition zpolicy does not decide.
   bool conditional = false;
@@ -61,6 +62,19 @@ class Walk {
   std::vector<GitConfigTarget> run() {
     for (size_t i = 0; i < src_.files.size(); ++i)
       read(src_.files[i], {src_.files[i], 0, 0}, 0, false, i < src_.shared);
+    // The caller's exported settings, which every git of the caller's shell applies after
+    // the files, and in each submodule's directory too, as an alias's `-c` settings: an
+    // absolute `include.path` is read, a relative `core.hooksPath` resolves against each
+    // top. Only judged by ZP003 from the working directory before, `GIT_CONFIG_PARAMETERS`'s
+    // `include.path` of a host file saying `core.hooksPath = .husky` and including
+    // `WS/local.gitconfig` left both to the command, and the host's `git commit` and `git
+    // status` in that shell ran its hook and its `core.fsmonitor` (red team A29C-1).
+    for (const auto& s : src_.environment) {
+      by_var_[s.entry.var].push_back(entries_.size());
+      if (git_config_role(s.entry) == GitConfigRole::UrlRewrite)
+        rewrites_.push_back(entries_.size());
+      entries_.push_back({s.entry, s.variable, "exported"});
+    }
     if (src_.scheduled) {
       // And what they name by an absolute path, which git takes for every repository, one
       // elsewhere too (red team A25-5: `core.hooksPath = WS/hooks` in `~/.gitconfig`, read
@@ -154,8 +168,9 @@ class Walk {
         // Read once, from the files the scheduler's git reads (GitConfigSources::scheduled).
         break;
       case GitConfigRole::Include:
-        // Set by an alias's `-c`: git reads it only by an absolute path ("relative config
-        // includes must come from files"); the files' own are read by read().
+        // Set by an alias's `-c` or the caller's environment: git reads it only by an
+        // absolute path ("relative config includes must come from files"); the files' own
+        // are read by read().
         if (!e.via.empty() && e.entry.value && !e.entry.value->empty() &&
             ((*e.entry.value)[0] == '/' || (*e.entry.value)[0] == '~'))
           if (auto p = path_value(e, "/")) read(*p, loc(e), 1, e.entry.section() == "includeif");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/resolve/git_config.hpp"
+#include "compiler/resolve/git_config_environment.hpp"
 #include "compiler/resolve/gitdir.hpp"
 #include "ir/source_location.hpp"
 
@@ -76,6 +77,9 @@ struct GitConfigSources {
   // directories git's scheduled maintenance runs git in (`maintenance.repo`), which is
   // taken from these files only.
   bool scheduled = false;
+  // The settings of the caller's environment (git_config_environment.hpp), which git
+  // applies after `files`: read as `-c` settings are, their includes too.
+  std::vector<GitEnvironmentSetting> environment = {};
 };
 
 // A file or directory the host's next git command runs or reads as config, named by the

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "compiler/resolve/git_command_words.hpp"
+#include "compiler/resolve/git_config_environment.hpp"
 #include "compiler/resolve/git_config_files.hpp"
 #include "compiler/resolve/git_config_keys.hpp"
 #include "compiler/resolve/git_config_targets.hpp"
@@ -102,6 +103,9 @@ struct GitDirectories {
   std::vector<std::string> gitdirs;
   // The caller's system and global config files, read before each git directory's own.
   std::vector<std::string> global_git_configs;
+  // The settings the caller's environment gives every git of the caller's shell, read with
+  // each git directory's files and the global ones.
+  std::vector<GitEnvironmentSetting> environment_settings;
   // What the config files of every git directory read so far cost, against the bounds.
   GitConfigReads git_reads;
   // The worktrees git enters a git directory from, by that git directory, for those the
@@ -135,6 +139,12 @@ void GitDirectories::read(const std::vector<ResolvedPath>& protected_paths) {
     return;
   }
   global_git_configs = std::move(outside.files);
+  GitEnvironmentSettings exported = git_config_environment(walk.environment);
+  if (exported.refusal) {
+    diags.error({"<host>", 0, 0}, *exported.refusal + "; refusing to run");
+    return;
+  }
+  environment_settings = std::move(exported.settings);
   // Each git directory read, with the count of submodule worktrees it was read with: one
   // found a populated submodule's after it was read (a git directory of the workspace
   // `app/x/.git` that the repository above's `lib/.git` names) is read again with them. Read
@@ -304,6 +314,7 @@ void GitDirectories::protect_environment_trace_files() {
 void GitDirectories::read_scheduled_repositories() {
   GitConfigSources src{"", global_git_configs, {}, global_git_configs.size()};
   src.scheduled = true;
+  src.environment = environment_settings;
   if (work_tree_of_every_repository) src.tops.push_back(*work_tree);
   protect_config_and_hooks(src, {});
 }
@@ -317,6 +328,7 @@ void GitDirectories::read_git_directory(const std::string& dir) {
   GitConfigSources src{dir, global_git_configs, {}, global_git_configs.size()};
   src.files.push_back(dir + "/config");
   src.files.push_back(dir + "/config.worktree");
+  src.environment = environment_settings;
   const std::optional<std::string> common_dir = common_directory(dir);
   if (!common_dir) return;
   const std::string& common = *common_dir;

@@ -261,9 +261,13 @@ bool hidden_directory_harmless(const std::string& hidden,
 // The names in writable roots (`linked`, by inode) that a file of a protected tree shares,
 // each protected as a file of its own; privileged names are bound already. False when it
 // refused the run.
+// `in_writable`: filled with the regular files with other links that the walk meets in the
+// protected trees lying in writable roots, by inode (deny_shared_names looks for denied files
+// there too).
 bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedPath*>& trees,
                           const std::map<Inode, std::vector<std::string>>& linked,
                           const std::map<std::string, ir::SourceLoc>& privileged,
+                          std::map<Inode, std::vector<std::string>>& in_writable,
                           ir::Diagnostics& diags) {
   // Protected paths are walked whole (a nested protected path is walked with its parent;
   // the set below removes duplicates).
@@ -272,9 +276,14 @@ bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedP
   // A protected directory the walk cannot list may hold what a writable name shares.
   std::optional<std::pair<std::string, const ir::ResolvedPath*>> unlisted;
   for (const auto* p : trees) {
+    const bool writable = std::any_of(r.write.begin(), r.write.end(), [&](const auto& w) {
+      return ir::path_within(w.path, p->path);
+    });
     const auto failed = walk(
         p->path, {},
-        [&](const std::string&, const struct stat& st) {
+        [&](const std::string& path, const struct stat& st) {
+          if (writable && S_ISREG(st.st_mode) && st.st_nlink > 1)
+            in_writable[{st.st_dev, st.st_ino}].push_back(path);
           auto it = linked.find({st.st_dev, st.st_ino});
           // A privileged name is bound already: counted here, it refused a run for
           // mounts it does not need (red team A18-5).
@@ -321,6 +330,64 @@ bool protect_shared_names(ir::Resolved& r, const std::vector<const ir::ResolvedP
   return true;
 }
 
+// The names in writable roots (`linked`, by inode) that a file of a deny root shares, each
+// denied as a file of its own (masked as a denied file is): the deny root hides a name, not
+// the inode, and through its other name the command read and rewrote it (red team A29C-3:
+// `deny: ["${WORKSPACE}/secrets"]` with the host's `ln secrets/key docs-key`, or E4c's
+// `~/.aws/credentials` linked into the workspace). Every deny root that exists is walked,
+// the writable roots skipped (their names are the ones matched); a directory in it the caller
+// cannot list is passed by, as the caller reaches nothing there by that name either. A name
+// at a protected path (`.env` linked to a denied key: read-only, but readable) is denied
+// instead of protected. `closed`: a directory of a writable root the walk could not list
+// but the sandbox can search (another user's 0711, dev18-A1), which is bound read-only but
+// whose files the sandbox reads by name: with a denied file that has other links, one may lie
+// there, and the run is refused. False when it refused the run.
+bool deny_shared_names(ir::Resolved& r, const std::map<Inode, std::vector<std::string>>& linked,
+                       const std::optional<std::string>& closed, ir::Diagnostics& diags) {
+  std::set<std::string> writable;
+  for (const auto& w : r.write) writable.insert(w.path);
+  std::map<std::string, ir::SourceLoc> aliases;  // writable name -> the deny root's rule
+  for (const auto& d : r.deny) {
+    if (d.kind == ir::HostKind::Missing) continue;
+    bool shared = false;
+    const auto failed = walk(
+        d.path, writable,
+        [&](const std::string&, const struct stat& st) {
+          shared |= closed && S_ISREG(st.st_mode) && st.st_nlink > 1;
+          if (const auto it = linked.find({st.st_dev, st.st_ino}); it != linked.end())
+            for (const auto& name : it->second) aliases.emplace(name, d.loc);
+          return !shared && aliases.size() <= kMaxHardLinkAliases;
+        },
+        [](const std::string&) { return true; });
+    if (failed) {
+      refuse_failed_walk(*failed, d, diags);
+      return false;
+    }
+    if (shared) {
+      diags.error(d.loc, "cannot list '" + *closed +
+                             "', which the sandbox can search, and files under deny root '" +
+                             d.path +
+                             "' have other hard links: one there would be read by its name; "
+                             "refusing to run (make it listable, or move it out of the "
+                             "writable root)");
+      return false;
+    }
+  }
+  if (aliases.size() > kMaxHardLinkAliases) {
+    const auto& [name, loc] = *aliases.begin();
+    diags.error(loc, "more than " + std::to_string(kMaxHardLinkAliases) +
+                         " names inside writable roots share their inode with denied files "
+                         "(e.g. '" +
+                         name +
+                         "'); no more are masked; refusing to run (remove those links, or "
+                         "copy the files apart)");
+    return false;
+  }
+  std::erase_if(r.protect, [&](const ir::ResolvedPath& p) { return aliases.count(p.path) > 0; });
+  for (const auto& [name, loc] : aliases) r.deny.push_back({name, ir::HostKind::File, loc});
+  return true;
+}
+
 // False when it refused the run.
 bool protect_hard_link_aliases(
     ir::Resolved& r, const std::vector<ir::ResolvedPath>& outside,
@@ -351,7 +418,34 @@ bool protect_hard_link_aliases(
   for (const auto& [name, loc] : privileged) r.protect.push_back({name, ir::HostKind::File, loc});
   const std::vector<const ir::ResolvedPath*> trees = searched_trees(r, outside);
   if (hidden_from_walk && !hidden_directory_harmless(*hidden_from_walk, trees, diags)) return false;
-  return linked.empty() || protect_shared_names(r, trees, linked, privileged, diags);
+  // The names a denied file may have in writable roots: those of the writable part, and
+  // those of the protected paths there, read-only but readable: the protected files among
+  // them looked at one by one, the protected trees as their walk for the writable part's
+  // names passes (made only when the writable part holds a linked file; a denied file's
+  // name elsewhere in a protected directory is the limit, docs/protected-paths.md).
+  std::map<Inode, std::vector<std::string>> deniable = linked;
+  for (const auto& p : r.protect) {
+    struct stat st;
+    if (std::any_of(r.write.begin(), r.write.end(),
+                    [&](const auto& w) { return ir::path_within(w.path, p.path); }) &&
+        lstat(p.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+      auto& all = deniable[{st.st_dev, st.st_ino}];
+      if (std::find(all.begin(), all.end(), p.path) == all.end()) all.push_back(p.path);
+    }
+  }
+  std::map<Inode, std::vector<std::string>> protected_linked;
+  if (!linked.empty() &&
+      !protect_shared_names(r, trees, linked, privileged, protected_linked, diags))
+    return false;
+  for (auto& [inode, names] : protected_linked) {
+    auto& all = deniable[inode];
+    for (auto& name : names)
+      if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(std::move(name));
+  }
+  std::optional<std::string> closed = hidden_from_walk;
+  for (const auto& [root, found] : walked)
+    if (!closed && !found.closed.empty()) closed = *found.closed.begin();
+  return (deniable.empty() && !closed) || deny_shared_names(r, deniable, closed, diags);
 }
 
 }  // namespace
