@@ -230,16 +230,21 @@ bool stopped_or_gone(long pid) {
   return !waiting || stopped || stop_pending(path);
 }
 
-// Stops every process in the sandbox's pid namespace but its init (not the command), as
-// signal_sandbox signals them, walking again until a walk finds none running: a process
-// forked before its parent was stopped is stopped by the next walk. False when processes
-// still ran after a bounded number of walks (or /proc could not be read).
+// Stops every process in the sandbox's pid namespace, as signal_sandbox signals them,
+// walking again until a walk finds none running: a process forked before its parent was
+// stopped is stopped by the next walk. The init too, first (SIGSTOP reaches a namespace's
+// init from its parent namespace): between the release and its fork of the command (the
+// first milliseconds) it is the sandbox's only process, and a ^Z then stopped nothing, so
+// the command started while zpolicy was stopped and ran on unsupervised, past its timeout,
+// reading the terminal (red team A29A-1). False when processes still ran after a bounded
+// number of walks (or /proc could not be read).
 bool stop_sandbox(pid_t init) {
   const std::string ns = ns_of(init);
   if (ns.empty() || ns == ns_of(getpid())) {
     signal_sandbox(init, SIGSTOP);
     return true;
   }
+  if (kill(init, SIGSTOP) != 0) return false;
   for (int walk = 0; walk < 64; ++walk) {
     bool running = false;
     DIR* d = opendir("/proc");
@@ -800,7 +805,15 @@ class Supervision {
     // other signals stay.
     drop_stop_signals(sfd_, false);
     command_terminal.restore_in_foreground();
-    if (released_) signal_all(SIGCONT);
+    if (released_) continue_all();
+  }
+
+  // What suspend() stopped: the command's processes, and the init (stop_sandbox).
+  void continue_all() {
+    signal_all(SIGCONT);
+    const pid_t init = status_.child_pid();
+    const std::string ns = init ? ns_of(init) : "";
+    if (!ns.empty() && ns != ns_of(getpid())) kill(init, SIGCONT);
   }
 
   void take_signals() {
