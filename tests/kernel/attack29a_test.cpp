@@ -4,6 +4,7 @@
 #include <boost/test/data/monomorphic.hpp>
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -107,6 +108,53 @@ sys.exit(os.waitstatus_to_exitcode(status) & 255)
           "inject=clone:delay_enter=500000:when=1"};
 }
 
+// A RunSpec::root_prefix: strace over what follows holds each process's first exit_group
+// 2.5 s on entry (bwrap's monitor's, once it has reaped the sandbox's init and reported:
+// the sandbox's own processes are killed, and make no such call). Meanwhile a script, as
+// root, waits for the command's `ready` in `workspace`, notes the sandbox's init (pid 1 of
+// its namespace, below this script), sends zpolicy SIGTERM twice (the second kills the
+// sandbox), and once the init is gone starts a host process as uid `uid` that takes the
+// init's pid (ns_last_pid; tried again while other processes take it first). A third
+// SIGTERM follows, and the script writes into `seen` how that process ended.
+std::vector<std::string> reuse_the_inits_pid(const std::string& workspace, const std::string& seen,
+                                             uid_t uid) {
+  const std::string script =
+      std::string(kShellOwnProcesses) +
+      "( w=\"$1\"; seen=\"$2\"; u=$3; echo 'the command did not start' > \"$seen\"; "
+      "i=0; until [ -e \"$w/ready\" ] || [ $i -ge 1000 ]; do sleep 0.01; i=$((i+1)); done; "
+      "z=; init=; for s in /proc/[0-9]*/status; do d=${s%/status}; p=${d#/proc/}; "
+      "grep -qs \"^PPid:\t$$\\$\" $s && grep -qs \"^Name:\tzpolicy\\$\" $s && z=$p; "
+      "grep -qs \"^NSpid:.*\t1\\$\" $s && grep -qs \"^Name:\tbwrap\" $s && mine $p && init=$p; "
+      "done; "
+      "echo \"no zpolicy ($z) or init ($init)\" > \"$seen\"; [ -n \"$z\" ] && [ -n \"$init\" ] || "
+      "exit; "
+      "kill -TERM $z; sleep 0.3; kill -TERM $z; "
+      "i=0; while [ -e /proc/$init ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i+1)); done; "
+      "v=; for t in $(seq 1 50); do echo $((init-1)) > /proc/sys/kernel/ns_last_pid; "
+      "setpriv --reuid $u --regid $u --clear-groups sleep 300 & v=$!; "
+      "[ $v = $init ] && break; kill $v; wait $v; v=; done; "
+      "echo 'no process took the pid of the init' > \"$seen\"; [ -n \"$v\" ] || exit; "
+      "kill -TERM $z; sleep 0.5; "
+      "if kill -0 $v; then echo 'alive' > \"$seen\"; kill $v; else wait $v; "
+      "echo \"killed (status $?)\" > \"$seen\"; fi ) >/dev/null 2>&1 & shift 3; exec \"$@\"";
+  return {"/bin/sh",
+          "-c",
+          script,
+          "sh",
+          workspace,
+          seen,
+          std::to_string(uid),
+          "/usr/bin/strace",
+          "-f",
+          "-qq",
+          "-o",
+          "/dev/null",
+          "-e",
+          "trace=exit_group",
+          "-e",
+          "inject=exit_group:delay_enter=2500000:when=1"};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack29a)
@@ -131,6 +179,29 @@ BOOST_DATA_TEST_CASE(a_stop_before_the_init_forks_the_command_stops_the_command,
   // Continued, it runs to its end.
   BOOST_TEST(r.exit_code == 0, r.describe());
   BOOST_TEST(read_file(box.ws("ran")).value_or("") == "ran\n", r.describe());
+}
+
+// A29A-2: the sandbox's init was signalled by the pid bwrap named, after it had died too:
+// once bwrap's monitor has reaped it, its pid is any new process's, and zpolicy acts on
+// the run until the guard reports (2 s more when the monitor is slow: its report's grace).
+// A signal then (the third here; a second's kill, the tree's end, the re-sends of a
+// forwarded signal every millisecond) went to whatever process had the pid: a host process
+// was SIGKILLed (by root's run, any process; another run's sandbox's processes through its
+// init's pid namespace). The init is pinned by a pidfd: the process that took its pid lives.
+BOOST_DATA_TEST_CASE(a_signal_after_the_init_is_gone_reaches_no_process_that_took_its_pid,
+                     bdata::make(kCallers), caller) {
+  BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
+  Sandbox box(caller);
+  const std::string seen = box.base() + "/seen";
+  RunSpec spec;
+  spec.root_prefix = reuse_the_inits_pid(box.workspace(), seen, uid_of(caller));
+  spec.command = {"/bin/sh", "-c", "trap '' TERM; echo > ready; sleep 60"};
+  const RunResult r = box.run(spec);
+  const std::string what = read_file(seen).value_or("(the script wrote nothing)");
+  BOOST_TEST(what == "alive\n", what << r.describe());
+  // The second SIGTERM killed the sandbox.
+  BOOST_TEST(r.exit_code == 128 + SIGTERM, r.describe());
+  BOOST_TEST(r.err.find("interrupted (SIGTERM twice)") != std::string::npos, r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
