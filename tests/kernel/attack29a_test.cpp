@@ -155,6 +155,36 @@ std::vector<std::string> reuse_the_inits_pid(const std::string& workspace, const
           "inject=exit_group:delay_enter=2500000:when=1"};
 }
 
+// On the host, as the caller: a file larger than zpolicy holds in memory (16 MiB) on the
+// run's stdin, so that zpolicy feeds the rest through a pipe, and a unix socket pair on
+// stdout that the harness reads only once zpolicy has exited (as one that collects output
+// after the exit does). The command sends its stdin (the pipe's read end) into stdout
+// (SCM_RIGHTS), says so in `sent`, and exits without reading. Prints how zpolicy ended, or
+// that it had not 20 s on.
+const std::string kFedStdinSentAway = R"PY(
+import os, socket, subprocess, sys, tempfile
+z, ws = sys.argv[1:3]
+inner = (
+    "import array, socket\n"
+    "s = socket.socket(fileno=1)\n"
+    "s.sendmsg([b'x'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [0]))])\n"
+    "open('sent', 'w').write('sent')\n")
+big = tempfile.TemporaryFile()
+big.write(b'\0' * (20 << 20))
+big.seek(0)
+ours, theirs = socket.socketpair()
+p = subprocess.Popen([z, "run", "--", "/usr/bin/python3", "-c", inner], stdin=big, stdout=theirs,
+                     stderr=subprocess.DEVNULL, cwd=ws)
+theirs.close()
+try:
+    print("zpolicy returned", p.wait(timeout=20))
+except subprocess.TimeoutExpired:
+    print("zpolicy still running 20 s on")
+    p.kill()
+    p.wait()
+ours.close()
+)PY";
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack29a)
@@ -202,6 +232,22 @@ BOOST_DATA_TEST_CASE(a_signal_after_the_init_is_gone_reaches_no_process_that_too
   // The second SIGTERM killed the sandbox.
   BOOST_TEST(r.exit_code == 128 + SIGTERM, r.describe());
   BOOST_TEST(r.err.find("interrupted (SIGTERM twice)") != std::string::npos, r.describe());
+}
+
+// A29A-3 (A28A-3's class, for stdin): zpolicy feeds the part of a file on stdin beyond
+// what it holds in memory through a pipe, from a thread it waits for at the run's end. The
+// command sent the pipe's read end out of the sandbox (SCM_RIGHTS into a socket on its
+// stdout, which the caller reads only after zpolicy's exit) and exited without reading:
+// the feed waited for room in the full pipe forever, zpolicy with it (no SIGTERM ends it
+// then; its status file is never written), and the caller waiting for it. The feed stops
+// once the sandbox is gone, as the output copies do.
+BOOST_DATA_TEST_CASE(a_file_on_stdin_fed_to_a_pipe_sent_away_does_not_hold_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const RunResult r = box.host_command(
+      {"/usr/bin/python3", "-c", kFedStdinSentAway, zpolicy_binary(), box.workspace()});
+  BOOST_TEST(read_file(box.ws("sent")).value_or("") == "sent", r.describe());
+  BOOST_TEST(r.out.find("zpolicy returned 0") != std::string::npos, r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
