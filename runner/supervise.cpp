@@ -770,7 +770,7 @@ class Supervision {
     init_named_ = true;
     if (init_.pin(init, pid_) || !init_.refused()) return;
     if (!released_) out_.start_refused = true;
-    kill(-pid_, SIGKILL);
+    if (!reaped_) kill(-pid_, SIGKILL);
   }
 
   // A signal for the command, once it is released. Between the release and the init's fork
