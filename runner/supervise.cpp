@@ -238,6 +238,25 @@ class SandboxInit {
   bool refused_ = false;
 };
 
+// Sends `sig` to `pid` if it is a process of pid namespace `ns` (which the caller holds
+// open), through a pidfd opened before the namespace is looked at again: by number, a
+// process of the sandbox that ended between the look and the kill left its pid to any new
+// process, and a host process that took it got the signal (red team A29A-4; attack 20's
+// note). Whether it was sent.
+bool signal_if_in(pid_t pid, const std::string& ns, int sig) {
+  if (ns_of(pid) != ns) return false;
+#if defined(__linux__)
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return false;
+  const bool sent = ns_of(pid) == ns && syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0;
+  close(pidfd);
+  return sent;
+#else
+  (void)sig;
+  return false;
+#endif
+}
+
 // Every process in the sandbox's pid namespace except its init, which only takes the
 // signals it has handlers for and is not the command. Whether any process got it.
 bool signal_sandbox(const SandboxInit& init, int sig) {
@@ -249,8 +268,7 @@ bool signal_sandbox(const SandboxInit& init, int sig) {
     char* end;
     long pid = std::strtol(e->d_name, &end, 10);
     if (*end || pid <= 0 || pid == init.pid()) continue;
-    if (ns_of(static_cast<pid_t>(pid)) == init.ns() && kill(static_cast<pid_t>(pid), sig) == 0)
-      delivered = true;
+    if (signal_if_in(static_cast<pid_t>(pid), init.ns(), sig)) delivered = true;
   }
   closedir(d);
   return delivered;
@@ -328,7 +346,7 @@ bool stop_sandbox(const SandboxInit& init) {
       if (*end || pid <= 0 || pid == init.pid() || stopped_or_gone(pid)) continue;
       if (ns_of(static_cast<pid_t>(pid)) != init.ns()) continue;
       running = true;
-      kill(static_cast<pid_t>(pid), SIGSTOP);
+      signal_if_in(static_cast<pid_t>(pid), init.ns(), SIGSTOP);
     }
     closedir(d);
     if (!running) return true;

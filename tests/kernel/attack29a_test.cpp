@@ -185,6 +185,67 @@ except subprocess.TimeoutExpired:
 ours.close()
 )PY";
 
+// A RunSpec::root_prefix: strace over what follows holds zpolicy's first kill() and first
+// pidfd_send_signal() 1 s on entry. A script, as root, waits for the command's `ready` in
+// `workspace` and sends zpolicy SIGTERM, which it forwards to every process of the sandbox
+// by a walk of /proc. While the walk's first signal is held, the script reads the process
+// it is for (kill's pid, or the pidfd's), SIGKILLs that process (a process of the sandbox
+// that ends on its own at that moment), and starts a host process as uid `uid` that takes
+// its pid (ns_last_pid). Once the held call has returned it writes into `seen` how that
+// process fared.
+std::vector<std::string> reuse_a_walked_pid(const std::string& workspace, const std::string& seen,
+                                            uid_t uid) {
+  const std::string kill_nr = std::to_string(SYS_kill);
+  const std::string pidfd_nr = std::to_string(SYS_pidfd_send_signal);
+  const std::string script =
+      "( w=\"$1\"; seen=\"$2\"; u=$3; echo 'the command did not start' > \"$seen\"; "
+      "i=0; until [ -e \"$w/ready\" ] || [ $i -ge 1000 ]; do sleep 0.01; i=$((i+1)); done; "
+      "z=; for s in /proc/[0-9]*/status; do d=${s%/status}; "
+      "grep -qs \"^PPid:\t$$\\$\" $s && grep -qs \"^Name:\tzpolicy\\$\" $s && z=${d#/proc/}; done; "
+      "echo \"no zpolicy\" > \"$seen\"; [ -n \"$z\" ] || exit; "
+      "kill -TERM $z; x=; i=0; while [ -z \"$x\" ] && [ $i -lt 500 ]; do "
+      "set -- $(cat /proc/$z/syscall); "
+      "if [ \"$1\" = " +
+      kill_nr +
+      " ]; then x=$(($2)); "
+      "elif [ \"$1\" = " +
+      pidfd_nr +
+      " ]; then "
+      "x=$(sed -n 's/^Pid:[[:space:]]*//p' /proc/$z/fdinfo/$(($2))); fi; "
+      "[ -n \"$x\" ] || sleep 0.005; i=$((i+1)); done; "
+      "echo 'no signal of the walk was held' > \"$seen\"; [ -n \"$x\" ] || exit; "
+      "kill -KILL $x; i=0; while [ -e /proc/$x ] && [ $i -lt 100 ]; do sleep 0.01; i=$((i+1)); "
+      "done; "
+      "v=; for t in $(seq 1 50); do echo $((x-1)) > /proc/sys/kernel/ns_last_pid; "
+      "setpriv --reuid $u --regid $u --clear-groups sleep 300 & v=$!; "
+      "[ $v = $x ] && break; kill $v; wait $v; v=; done; "
+      "echo 'no process took the pid' > \"$seen\"; [ -n \"$v\" ] || exit; "
+      "i=0; while grep -qs \"^\\(" +
+      kill_nr + "\\|" + pidfd_nr +
+      "\\) \" /proc/$z/syscall && "
+      "[ $i -lt 300 ]; do sleep 0.01; i=$((i+1)); done; sleep 0.3; "
+      "if kill -0 $v; then echo 'alive' > \"$seen\"; kill $v; else wait $v; "
+      "echo \"killed (status $?)\" > \"$seen\"; fi ) >/dev/null 2>&1 & shift 3; exec \"$@\"";
+  return {"/bin/sh",
+          "-c",
+          script,
+          "sh",
+          workspace,
+          seen,
+          std::to_string(uid),
+          "/usr/bin/strace",
+          "-f",
+          "-qq",
+          "-o",
+          "/dev/null",
+          "-e",
+          "trace=kill,pidfd_send_signal",
+          "-e",
+          "inject=kill:delay_enter=1000000:when=1",
+          "-e",
+          "inject=pidfd_send_signal:delay_enter=1000000:when=1"};
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack29a)
@@ -248,6 +309,25 @@ BOOST_DATA_TEST_CASE(a_file_on_stdin_fed_to_a_pipe_sent_away_does_not_hold_the_r
       {"/usr/bin/python3", "-c", kFedStdinSentAway, zpolicy_binary(), box.workspace()});
   BOOST_TEST(read_file(box.ws("sent")).value_or("") == "sent", r.describe());
   BOOST_TEST(r.out.find("zpolicy returned 0") != std::string::npos, r.describe());
+}
+
+// A29A-4 (attack 20's note): the walk that forwards a signal to every process of the
+// sandbox read a process's pid namespace, then signalled its pid: a process of the sandbox
+// that ended in between left its pid to any new process, and a host process that took it
+// got the signal (SIGTERM here; the stop walk's SIGSTOP the same). Each process is pinned by
+// a pidfd before its namespace is read again, and signalled through it: the process that
+// took the pid lives.
+BOOST_DATA_TEST_CASE(a_forwarded_signal_reaches_no_process_that_took_a_walked_pid,
+                     bdata::make(kCallers), caller) {
+  BOOST_REQUIRE_MESSAGE(access("/usr/bin/strace", X_OK) == 0, "this test needs /usr/bin/strace");
+  Sandbox box(caller);
+  const std::string seen = box.base() + "/seen";
+  RunSpec spec;
+  spec.root_prefix = reuse_a_walked_pid(box.workspace(), seen, uid_of(caller));
+  spec.command = {"/bin/sh", "-c", "trap '' TERM; echo > ready; sleep 60"};
+  const RunResult r = box.run(spec);
+  const std::string what = read_file(seen).value_or("(the script wrote nothing)");
+  BOOST_TEST(what == "alive\n", what << r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
