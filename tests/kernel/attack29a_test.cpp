@@ -35,7 +35,10 @@ job = os.fork()
 if job == 0:
     os.setpgid(0, 0)
     os.execv(argv[0], argv)
-os.setpgid(job, job)
+try:
+    os.setpgid(job, job)
+except OSError:  # the child was first, and has exec'd
+    pass
 def read(path):
     try:
         with open(path, 'rb') as f:
