@@ -223,25 +223,44 @@ int sealed_copy(int fd, bool& complete) {
   return -1;
 }
 
+// Writes all of `data` into the pipe `to` (non-blocking) unless `gone` (an eventfd) is
+// readable first: false then, or when the pipe refuses it (its reader is gone: EPIPE).
+bool write_until_gone(int to, int gone, const char* data, size_t size) {
+  for (size_t done = 0; done < size;) {
+    pollfd ready[2] = {{to, POLLOUT, 0}, {gone, POLLIN, 0}};
+    if (poll(ready, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (ready[1].revents) return false;
+    const ssize_t w = write(to, data + done, size - done);
+    if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (w <= 0) return false;
+    done += static_cast<size_t>(w);
+  }
+  return true;
+}
+
 // Feeds the command's stdin pipe: what was copied, then the rest of the file. A command
 // that stops reading ends it (EPIPE; SIGPIPE is blocked in this thread, so it does not end
-// the runner).
-void feed(int copy, int from, int to) {
+// the runner), and so does the sandbox's end (`gone`, StandardStreams::finish()): the
+// pipe's read end sent out of the sandbox (`SCM_RIGHTS` into a socket on its stdout, which
+// the caller reads once zpolicy has exited) outlives every process of the sandbox, and
+// the feed waited for room in a full pipe that nothing would ever read, and zpolicy with
+// it, forever after the command had ended (red team A29A-3, A28A-3's class).
+void feed(int copy, int from, int to, int gone) {
   sigset_t pipe_signal;
   sigemptyset(&pipe_signal);
   sigaddset(&pipe_signal, SIGPIPE);
   pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
   char buf[64 * 1024];
+  bool going = true;
   for (int source : {copy, from}) {
-    for (;;) {
+    while (going) {
       const ssize_t n = read(source, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) break;
-      if (!write_all(to, buf, static_cast<size_t>(n))) {
-        close(copy);
-        close(to);
-        return;
-      }
+      going = write_until_gone(to, gone, buf, static_cast<size_t>(n));
     }
   }
   close(copy);
@@ -355,14 +374,20 @@ bool StandardStreams::prepare_file_stdin(int fd, std::string& why) {
     fds_.push_back({copy, fd});
     return true;
   }
+  if (!gone_event(fd, why)) {
+    close(copy);
+    return false;
+  }
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     why = std::string("cannot make a pipe for stdin: ") + std::strerror(errno);
     close(copy);
     return false;
   }
+  // This process's own end, never the sandbox's.
+  fcntl(p[1], F_SETFL, O_NONBLOCK);
   fds_.push_back({p[0], fd});
-  copies_.emplace_back(feed, copy, fd, p[1]);
+  copies_.emplace_back(feed, copy, fd, p[1], sandbox_gone_);
   return true;
 }
 
@@ -431,13 +456,16 @@ bool StandardStreams::shares_pipe(int write_end, int fd) {
   return true;
 }
 
-std::optional<int> StandardStreams::copied_pipe(int fd, std::string& why) {
+bool StandardStreams::gone_event(int fd, std::string& why) {
   if (sandbox_gone_ < 0) sandbox_gone_ = eventfd(0, EFD_CLOEXEC);
-  if (sandbox_gone_ < 0) {
+  if (sandbox_gone_ < 0)
     why =
         std::string("cannot make an event for ") + kNames[fd] + "'s copy: " + std::strerror(errno);
-    return std::nullopt;
-  }
+  return sandbox_gone_ >= 0;
+}
+
+std::optional<int> StandardStreams::copied_pipe(int fd, std::string& why) {
+  if (!gone_event(fd, why)) return std::nullopt;
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) {
     why = std::string("cannot make a pipe for ") + kNames[fd] + ": " + std::strerror(errno);

@@ -103,6 +103,8 @@ class StandardStreams {
   // A pipe the sandbox writes to as `fd`, which a thread of this process copies into `fd`:
   // its write end, or none with `why` when no pipe can be made.
   std::optional<int> copied_pipe(int fd, std::string& why);
+  // sandbox_gone_, made once; false, with `why`, when it cannot be (for `fd`'s copy).
+  bool gone_event(int fd, std::string& why);
   // Copies everything from `from` into `to` until end of file.
   void copy(int from, int to);
   // Waits until a write to `to` would not stop the job; false if it never will, in an
@@ -115,7 +117,8 @@ class StandardStreams {
   std::condition_variable changed_;
   int copying_ = 0;  // copy() threads not yet at their end
   // Readable once finish() is called, the sandbox gone: each copy() then takes what is left
-  // in its pipe and ends, whoever else still holds the pipe's write end.
+  // in its pipe and ends, whoever else still holds the pipe's write end; the feed of a file
+  // on stdin stops, whoever else still holds the pipe's read end.
   int sandbox_gone_ = -1;
   int held_ = 0;     // of them, waiting for the foreground
 };

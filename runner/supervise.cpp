@@ -8,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -156,23 +157,118 @@ std::string ns_of(pid_t pid) {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
 }
 
+// The sandbox's init, once bwrap has named it, pinned: its pid is any process's once
+// bwrap's monitor has reaped it, and zpolicy acts on the run a while longer (until the
+// guard reports; a signal then, its re-sends every millisecond, the kill of a second signal
+// and of the tree's end, 2 s more when the monitor is slow to report). Signalled by pid, a
+// reused one killed a host process (with SIGKILL; by root's run, any process), or, taken
+// for the init of another run's sandbox, that sandbox's processes (red team A29A-2). So it
+// is signalled through a pidfd, and its pid namespace, held open, cannot be recycled for
+// another namespace that processes of /proc would then be taken as the sandbox's for.
+class SandboxInit {
+ public:
+  SandboxInit() = default;
+  SandboxInit(const SandboxInit&) = delete;
+  SandboxInit& operator=(const SandboxInit&) = delete;
+  ~SandboxInit() {
+    if (pidfd_ >= 0) close(pidfd_);
+    if (ns_fd_ >= 0) close(ns_fd_);
+  }
+  // Once, when bwrap names it: false when it cannot be pinned, nor is it then ever
+  // signalled; refused() tells a pid that is not (or cannot be shown to be) the init's
+  // from an init gone already. Only a descendant of `ancestor` (the child zpolicy started,
+  // whose pid no other process can have) in a pid namespace of its own is taken: named to
+  // a zpolicy that read the name late (stopped meanwhile), the pid may be another's.
+  bool pin(pid_t pid, pid_t ancestor) {
+    pid_ = pid;
+#if defined(__linux__)
+    pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd_ < 0) {
+      refused_ = errno != ESRCH;
+      return false;
+    }
+    const std::string link = "/proc/" + std::to_string(pid) + "/ns/pid";
+    ns_fd_ = open(link.c_str(), O_RDONLY | O_CLOEXEC);
+    ns_ = ns_of(pid);
+    const bool own_namespace = !ns_.empty() && ns_ != ns_of(getpid());
+    bool descends = false;
+    for (auto up = process_stat(std::to_string(pid)); up && up->parent > 1 && !descends;
+         up = process_stat(std::to_string(up->parent)))
+      descends = up->parent == ancestor;
+    // Still alive once its namespace is open and named, and its parents looked at: they
+    // were the init's.
+    const bool gone = !alive();
+    if (gone || ns_fd_ < 0 || !own_namespace || !descends) {
+      refused_ = !gone;
+      close(pidfd_);
+      pidfd_ = -1;
+      return false;
+    }
+    return true;
+#else
+    (void)ancestor;
+    refused_ = true;
+    return false;
+#endif
+  }
+  bool refused() const { return refused_; }
+  bool pinned() const { return pidfd_ >= 0; }
+  pid_t pid() const { return pid_; }
+  bool alive() const {
+    pollfd exited{pidfd_, POLLIN, 0};
+    return pidfd_ >= 0 && poll(&exited, 1, 0) == 0;
+  }
+  bool signal(int sig) const {
+#if defined(__linux__)
+    return pidfd_ >= 0 && syscall(SYS_pidfd_send_signal, pidfd_, sig, nullptr, 0) == 0;
+#else
+    (void)sig;
+    return false;
+#endif
+  }
+  // Its pid namespace (bwrap's --unshare-pid), not zpolicy's: every process of it is the
+  // sandbox's.
+  const std::string& ns() const { return ns_; }
+
+ private:
+  pid_t pid_ = 0;
+  int pidfd_ = -1;
+  int ns_fd_ = -1;  // the namespace, held so that its name stays its own
+  std::string ns_;
+  bool refused_ = false;
+};
+
+// Sends `sig` to `pid` if it is a process of pid namespace `ns` (which the caller holds
+// open), through a pidfd opened before the namespace is looked at again: by number, a
+// process of the sandbox that ended between the look and the kill left its pid to any new
+// process, and a host process that took it got the signal (red team A29A-4; attack 20's
+// note). Whether it was sent.
+bool signal_if_in(pid_t pid, const std::string& ns, int sig) {
+  if (ns_of(pid) != ns) return false;
+#if defined(__linux__)
+  const int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return false;
+  const bool sent = ns_of(pid) == ns && syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0) == 0;
+  close(pidfd);
+  return sent;
+#else
+  (void)sig;
+  return false;
+#endif
+}
+
 // Every process in the sandbox's pid namespace except its init, which only takes the
 // signals it has handlers for and is not the command. Whether any process got it.
-bool signal_sandbox(pid_t init, int sig) {
-  std::string ns = ns_of(init);
-  if (ns.empty()) return false;
-  // A sandbox without a pid namespace of its own shares ours: broadcasting would signal
-  // every process on the host. Only its first process is ours to signal then.
-  if (ns == ns_of(getpid())) return kill(init, sig) == 0;
+bool signal_sandbox(const SandboxInit& init, int sig) {
+  if (!init.alive()) return false;
   DIR* d = opendir("/proc");
   if (!d) return false;
   bool delivered = false;
   while (dirent* e = readdir(d)) {
     char* end;
     long pid = std::strtol(e->d_name, &end, 10);
-    if (*end || pid <= 0 || pid == init) continue;
-    if (ns_of(static_cast<pid_t>(pid)) == ns && kill(static_cast<pid_t>(pid), sig) == 0)
-      delivered = true;
+    if (*end || pid <= 0 || pid == init.pid()) continue;
+    if (signal_if_in(static_cast<pid_t>(pid), init.ns(), sig)) delivered = true;
   }
   closedir(d);
   return delivered;
@@ -230,16 +326,16 @@ bool stopped_or_gone(long pid) {
   return !waiting || stopped || stop_pending(path);
 }
 
-// Stops every process in the sandbox's pid namespace but its init (not the command), as
-// signal_sandbox signals them, walking again until a walk finds none running: a process
-// forked before its parent was stopped is stopped by the next walk. False when processes
-// still ran after a bounded number of walks (or /proc could not be read).
-bool stop_sandbox(pid_t init) {
-  const std::string ns = ns_of(init);
-  if (ns.empty() || ns == ns_of(getpid())) {
-    signal_sandbox(init, SIGSTOP);
-    return true;
-  }
+// Stops every process in the sandbox's pid namespace, as signal_sandbox signals them,
+// walking again until a walk finds none running: a process forked before its parent was
+// stopped is stopped by the next walk. The init too, first (SIGSTOP reaches a namespace's
+// init from its parent namespace): between the release and its fork of the command (the
+// first milliseconds) it is the sandbox's only process, and a ^Z then stopped nothing, so
+// the command started while zpolicy was stopped and ran on unsupervised, past its timeout,
+// reading the terminal (red team A29A-1). False when processes still ran after a bounded
+// number of walks (or /proc could not be read).
+bool stop_sandbox(const SandboxInit& init) {
+  if (!init.signal(SIGSTOP)) return !init.alive();
   for (int walk = 0; walk < 64; ++walk) {
     bool running = false;
     DIR* d = opendir("/proc");
@@ -247,10 +343,10 @@ bool stop_sandbox(pid_t init) {
     while (dirent* e = readdir(d)) {
       char* end;
       long pid = std::strtol(e->d_name, &end, 10);
-      if (*end || pid <= 0 || pid == init || stopped_or_gone(pid)) continue;
-      if (ns_of(static_cast<pid_t>(pid)) != ns) continue;
+      if (*end || pid <= 0 || pid == init.pid() || stopped_or_gone(pid)) continue;
+      if (ns_of(static_cast<pid_t>(pid)) != init.ns()) continue;
       running = true;
-      kill(static_cast<pid_t>(pid), SIGSTOP);
+      signal_if_in(static_cast<pid_t>(pid), init.ns(), SIGSTOP);
     }
     closedir(d);
     if (!running) return true;
@@ -587,8 +683,9 @@ class Supervision {
                        {out_.tripped ? -1 : spec_.tripwire_fd, POLLIN, 0},
                        {relay_open_ ? relay_ : -1, POLLIN, 0}};
       poll(fds, 4, wait_ms(now));
-      if (fds[1].revents) status_.drain();
+      if (fds[1].revents) drain();
       if (fds[3].revents) take_report();
+      // The guard signals only a child of its own by the name: no pin needed.
       if (relay_ >= 0 && !guard_told_)
         if (pid_t init = status_.child_pid()) {
           tell_guard_init(relay_, init);
@@ -600,11 +697,11 @@ class Supervision {
       // as after `bg`, or, in the orphaned process group such a job usually is, killed.
       if (!out_.killed_by_signal && hold_in_background()) suspend(hold_signal(), true);
       if (fds[2].revents) check_tripwire();
-      if (spec_.on_started && !started_hook_ran_ && !out_.signal && !timed_out_ && !out_.tripped)
-        if (pid_t init = status_.child_pid()) {
-          started_hook_ran_ = true;
-          start_command(init);
-        }
+      if (spec_.on_started && !started_hook_ran_ && !out_.signal && !timed_out_ && !out_.tripped &&
+          init_.pinned()) {
+        started_hook_ran_ = true;
+        start_command(init_.pid());
+      }
       if (waitpid(pid_, &wstatus_, WNOHANG) == pid_) done_ = reaped_ = true;
     }
   }
@@ -612,12 +709,12 @@ class Supervision {
   void end_tree() {
     // A guard that exited wrote whatever it reported before.
     if (relay_open_ && !relayed_) relayed_ = relayed_status(relay_);
-    status_.drain();  // the monitor is gone: whatever it wrote is in the pipe
+    drain();  // the monitor is gone: whatever it wrote is in the pipe
     // A guard that reported left nothing below it. Otherwise (no guard, or a guard killed
     // itself) make sure nothing of the tree survives: the group, and the init, which leaves
     // the group (bwrap's setsid) once it is released.
     if (!relayed_) {
-      if (pid_t init = status_.child_pid()) kill(init, SIGKILL);
+      init_.signal(SIGKILL);
       kill(-pid_, SIGKILL);
     }
   }
@@ -663,9 +760,9 @@ class Supervision {
   // Without an init (not started yet, or no bwrap) the whole process group is killed.
   void kill_sandbox() {
     undelivered_ = 0;
-    status_.drain();
-    if (pid_t init = status_.child_pid()) {
-      kill(init, SIGKILL);
+    drain();
+    if (init_.pinned()) {
+      init_.signal(SIGKILL);
       if (!grace_until_) grace_until_ = Clock::now() + kReportGrace;
     } else {
       kill(-pid_, SIGKILL);
@@ -675,8 +772,23 @@ class Supervision {
   // Every process of the sandbox but its init (which is not the command), or the process
   // group before bwrap has named an init.
   bool signal_all(int sig) {
-    if (pid_t init = status_.child_pid()) return signal_sandbox(init, sig);
+    if (init_.pinned()) return signal_sandbox(init_, sig);
     return kill(-pid_, sig) == 0;
+  }
+
+  // bwrap's status stream, read; the init it names is pinned at once (SandboxInit). One
+  // that cannot be pinned is neither released nor ever signalled (a pid no longer the
+  // init's, named to a zpolicy that was stopped meanwhile): the tree is killed through its
+  // process group (the init dies with its monitor, --die-with-parent). One gone already
+  // (bwrap's setup failed) is left to the monitor's report.
+  void drain() {
+    status_.drain();
+    const pid_t init = status_.child_pid();
+    if (!init || init_named_) return;
+    init_named_ = true;
+    if (init_.pin(init, pid_) || !init_.refused()) return;
+    if (!released_) out_.start_refused = true;
+    if (!reaped_) kill(-pid_, SIGKILL);
   }
 
   // A signal for the command, once it is released. Between the release and the init's fork
@@ -701,7 +813,7 @@ class Supervision {
       kill_sandbox();
       return;
     }
-    status_.drain();
+    drain();
     forward(SIGTERM);
     in_grace_ = true;
     kill_at_ = now + spec_.timeout_grace;
@@ -760,10 +872,10 @@ class Supervision {
 
   // `hold`: zpolicy's own stop, as a background reader of the terminal (not a signal it got).
   void suspend(int sig, bool hold) {
-    status_.drain();
+    drain();
     if (released_) {
-      if (pid_t init = status_.child_pid()) {
-        if (!stop_sandbox(init)) {
+      if (init_.pinned()) {
+        if (!stop_sandbox(init_)) {
           out_.signal = sig;
           out_.killed_by_signal = true;
           kill_sandbox();
@@ -800,7 +912,13 @@ class Supervision {
     // other signals stay.
     drop_stop_signals(sfd_, false);
     command_terminal.restore_in_foreground();
-    if (released_) signal_all(SIGCONT);
+    if (released_) continue_all();
+  }
+
+  // What suspend() stopped: the command's processes, and the init (stop_sandbox).
+  void continue_all() {
+    signal_all(SIGCONT);
+    init_.signal(SIGCONT);
   }
 
   void take_signals() {
@@ -899,6 +1017,8 @@ class Supervision {
   Clock::time_point kill_at_;
   int forwarded_ = 0;
   int undelivered_ = 0;  // a forwarded signal no process of the command has taken yet
+  SandboxInit init_;
+  bool init_named_ = false;
   int wstatus_ = 0;
   bool done_ = false, timed_out_ = false, started_hook_ran_ = false, guard_told_ = false;
   bool reaped_ = false;         // the child, whose wait status is then in wstatus_
