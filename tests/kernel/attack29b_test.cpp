@@ -5,8 +5,9 @@
 // filter sees (x86_64 110, i386 64 by `int $0x80`, x32 110 with bit 30) with chosen
 // arguments; what the kernel did (allowed it, returned an errno or 0, trapped, killed) must
 // be what the interpreter's return value says, and the path the walk finds for the call
-// must return that same value. A body that returns A instead returns SECCOMP_RET_TRAP with one half
-// of A as its data, which the trap's siginfo carries: so every bit the body computed is seen.
+// must return that same value. A body that returns A instead returns SECCOMP_RET_TRAP with
+// one half of A as its data, which the trap's siginfo carries: so every bit the body
+// computed is seen.
 #include <grp.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
