@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <array>
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <cerrno>
 #include <csignal>
@@ -27,11 +29,14 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "compiler/analyzer/seccomp/bpf_interpreter.hpp"
 #include "compiler/analyzer/seccomp/bpf_loader_rules.hpp"
 #include "compiler/analyzer/seccomp/bpf_paths.hpp"
+#include "sandbox_fixture.hpp"
 
 namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
 namespace {
 
 using compiler::BpfInsn;
@@ -329,6 +334,34 @@ std::string listing(const std::vector<BpfInsn>& program) {
   return compiler::disassemble_bpf(program);
 }
 
+// `zpolicy ARGS` on the host as the box's caller, "status=N" appended to its output.
+RunResult zpolicy_as_caller_29b(const Sandbox& box, const std::vector<std::string>& args) {
+  std::string script = "\"$0\"";
+  for (size_t i = 0; i < args.size(); ++i) script += " \"$" + std::to_string(i + 1) + "\"";
+  std::vector<std::string> argv = {"/bin/sh", "-c", script + "; echo \"status=$?\"",
+                                   zpolicy_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return box.host_command(argv);
+}
+
+// A verified argv run by hand, as a user runs one: the real bwrap with `args` (without
+// the --seccomp descriptor, which a run by hand need not pass), then `sh -c SCRIPT`;
+// "status=N" appended to its output.
+RunResult bwrap_by_hand_29b(const Sandbox& box, const std::vector<std::string>& args,
+                            const std::string& script) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "\"$@\"; echo \"status=$?\"", "sh",
+                                   "/usr/bin/bwrap"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--seccomp") {
+      ++i;
+      continue;
+    }
+    argv.push_back(args[i]);
+  }
+  argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
+  return box.host_command(argv);
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack29b)
@@ -404,6 +437,67 @@ BOOST_AUTO_TEST_CASE(random_programs_answer_as_the_kernel_does) {
   // refuses, or the walk never proves, would compare nothing.
   BOOST_TEST(compared > 1000u);
   BOOST_TEST(walked > 700u);
+}
+
+// A29B-2: a -try bind's source was taken to exist, or to be missing, in every run because
+// the resolved policy said so at verification. The host changes that between runs of a
+// verified argv: after `rm -rf node_modules` (before a reinstall) the `--ro-bind-try` of
+// the protected node_modules is skipped and the sandbox makes node_modules on the host,
+// where the compiled plain bind makes bwrap abort; once `ssh-keygen` has made ~/.ssh, a
+// `--bind-try ~/.ssh ~/.ssh` verified while it was missing binds it writable. The real
+// bwrap shows both; `zpolicy verify` must refuse both argvs (it accepted them on 4df5a8b).
+BOOST_DATA_TEST_CASE(a_try_bind_verified_against_the_host_of_one_moment_is_refused,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  box.make_dir(box.ws("node_modules"));
+  const std::string policy =
+      box.write_policy("try.yaml", workspace_write_policy("[\"/\"]",
+                                                          "  protect: [node_modules]\n  deny: "
+                                                          "[\"~/.ssh\"]\n"));
+  const std::string out = box.base() + "/compiled";
+  box.make_dir(out);
+  const RunResult compiled = zpolicy_as_caller_29b(
+      box, {"compile", policy, "--target", "linux", "--workspace", box.workspace(), "--out", out});
+  BOOST_TEST_REQUIRE(compiled.out.find("status=0") != std::string::npos, compiled.describe());
+  const std::vector<std::string> args = read_lines(out + "/bwrap.args");
+  const std::string modules = box.ws("node_modules"), ssh = box.home() + "/.ssh";
+  auto verify = [&](const std::vector<std::string>& argv) {
+    write_lines(out + "/bwrap.args", argv);
+    return zpolicy_as_caller_29b(
+        box, {"verify", policy, out, "--target", "linux", "--workspace", box.workspace()});
+  };
+  const RunResult clean = verify(args);
+  BOOST_TEST(clean.out.find("status=0") != std::string::npos, clean.describe());
+
+  // node_modules, protected by a -try bind while it exists.
+  auto modules_try = args;
+  const auto bind = std::find(modules_try.begin(), modules_try.end(), modules);
+  BOOST_TEST_REQUIRE((bind != modules_try.end() && bind[-1] == "--ro-bind"));
+  bind[-1] = "--ro-bind-try";
+  const RunResult v1 = verify(modules_try);
+  BOOST_TEST(v1.out.find("status=3") != std::string::npos, v1.describe());
+  box.host_command({"/bin/rm", "-r", modules});
+  const RunResult plain = bwrap_by_hand_29b(box, args, "mkdir node_modules");
+  BOOST_TEST(plain.out.find("status=0") == std::string::npos, plain.describe());
+  BOOST_TEST(!exists(modules), "the compiled argv's plain bind made bwrap abort");
+  const RunResult tried = bwrap_by_hand_29b(box, modules_try, "mkdir node_modules");
+  BOOST_TEST(tried.out.find("status=0") != std::string::npos, tried.describe());
+  BOOST_TEST(exists(modules), "the -try argv let the sandbox make the protected node_modules");
+
+  // ~/.ssh, bound by a -try bind while it is missing.
+  box.host_command({"/bin/rm", "-r", modules});
+  box.make_dir(modules);
+  auto ssh_try = args;
+  ssh_try.insert(ssh_try.end() - 4, {"--bind-try", ssh, ssh});  // before --chdir D --seccomp N
+  const RunResult v2 = verify(ssh_try);
+  BOOST_TEST(v2.out.find("status=3") != std::string::npos, v2.describe());
+  box.make_dir(ssh);
+  box.write_file(ssh + "/authorized_keys", "host key\n");
+  const RunResult wrote =
+      bwrap_by_hand_29b(box, ssh_try, "echo sandbox key >> '" + ssh + "/authorized_keys'");
+  BOOST_TEST(wrote.out.find("status=0") != std::string::npos, wrote.describe());
+  BOOST_TEST(read_file(ssh + "/authorized_keys").value_or("") == "host key\nsandbox key\n",
+             "the -try argv bound the new ~/.ssh writable");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
