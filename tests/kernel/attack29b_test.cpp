@@ -23,7 +23,6 @@
 #include <boost/test/unit_test.hpp>
 #include <cerrno>
 #include <csignal>
-#include <cstdio>
 #include <optional>
 #include <random>
 #include <string>
@@ -95,10 +94,26 @@ compiler::SeccompData seen_by_filter(Abi29b abi, const std::array<uint64_t, 6>& 
   return d;
 }
 
+// Writes `word`, then " N" unless `number` is negative, to stdout. It runs between fork
+// and _exit and in a signal handler, so it calls nothing that may take a lock.
+void say_29b(const char* word, long number) {
+  char text[40];
+  size_t n = 0;
+  for (; word[n] != '\0' && n < 16; ++n) text[n] = word[n];
+  if (number >= 0) {
+    char digits[20];
+    size_t d = 0;
+    do {
+      digits[d++] = static_cast<char>('0' + number % 10);
+    } while ((number /= 10) > 0);
+    text[n++] = ' ';
+    while (d > 0) text[n++] = digits[--d];
+  }
+  (void)!write(1, text, n);
+}
+
 void report_trap_29b(int, siginfo_t* info, void*) {
-  char text[32];
-  const int n = std::snprintf(text, sizeof text, "trap %d", info->si_errno);
-  (void)!write(1, text, static_cast<size_t>(n));
+  say_29b("trap", info->si_errno);
   _exit(0);
 }
 
@@ -124,7 +139,7 @@ std::string kernel_effect(const std::vector<BpfInsn>& program, Abi29b abi,
                   reinterpret_cast<sock_filter*>(const_cast<BpfInsn*>(program.data()))};
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) _exit(3);
     if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fp) != 0) {
-      (void)!write(1, "load refused", 12);
+      say_29b("load refused", -1);
       _exit(0);
     }
     long r = 0;
@@ -138,11 +153,10 @@ std::string kernel_effect(const std::vector<BpfInsn>& program, Abi29b abi,
       r = syscall(abi == Abi29b::X32 ? kGetppidX32 : kGetppid29b, args[0], args[1], args[2],
                   args[3], args[4], args[5]);
     }
-    char text[32];
-    const int n = r == -1  ? std::snprintf(text, sizeof text, "errno %d", errno)
-                  : r == 0 ? std::snprintf(text, sizeof text, "ret0")
-                           : std::snprintf(text, sizeof text, "allow");
-    (void)!write(1, text, static_cast<size_t>(n));
+    if (r == -1)
+      say_29b("errno", errno);
+    else
+      say_29b(r == 0 ? "ret0" : "allow", -1);
     _exit(0);
   }
   close(out[1]);
