@@ -65,6 +65,29 @@ BOOST_AUTO_TEST_CASE(runs_alu_scratch_and_x_register) {
   BOOST_TEST(zc::run_bpf(*parsed, d).ret == 0x7fff0000u);
 }
 
+// Red team A29B-1: the kernel shifts by the count in X modulo 32 (tests/kernel/
+// attack29b_test.cpp shows it); the interpreter said 0, so `inspect --syscall ptrace` named
+// kill_thread for a program that lets ptrace through.
+BOOST_AUTO_TEST_CASE(a_shift_through_x_counts_modulo_32_as_the_kernel_does) {
+  // nr == ptrace: A = 0x7fff << X (48), or A = 0x7fff0000 >> X (32); ret a.
+  const auto shifted = [](uint16_t shift, uint32_t a, uint32_t x) {
+    return std::vector<zc::BpfInsn>{{0x20, 0, 0, 0}, {0x15, 1, 0, 101}, {0x06, 0, 0, 0x50001},
+                                    {0x00, 0, 0, a}, {0x01, 0, 0, x},   {shift, 0, 0, 0},
+                                    {0x16, 0, 0, 0}};
+  };
+  zc::SeccompData d;
+  d.nr = 101;
+  d.arch = 0xC000003Eu;
+  BOOST_TEST(zc::run_bpf(shifted(0x6c, 0x7fff, 48), d).ret == 0x7fff0000u);       // lsh x
+  BOOST_TEST(zc::run_bpf(shifted(0x7c, 0x7fff0000u, 32), d).ret == 0x7fff0000u);  // rsh x
+  BOOST_TEST(zc::run_bpf(shifted(0x6c, 0x7fff, 16), d).ret == 0x7fff0000u);
+  const auto eval =
+      zc::evaluate_bpf(bytes(shifted(0x6c, 0x7fff, 48)), zpolicy::ir::Arch::X86_64, 101, {}, 0);
+  BOOST_REQUIRE(eval.has_value());
+  BOOST_TEST(eval->action.has_value());
+  BOOST_TEST((eval->action && eval->action->kind == zpolicy::ir::Action::Kind::Allow));
+}
+
 BOOST_AUTO_TEST_CASE(disassembly_names_fields_syscalls_and_actions) {
   const std::string text =
       zc::disassemble_bpf(zpolicy::emitters::seccomp::emit_bpf(zpolicy::test::default_syscalls()));

@@ -146,16 +146,33 @@ BOOST_AUTO_TEST_CASE(a_remount_of_what_is_not_a_mount_point_aborts_bwrap) {
   BOOST_TEST(fs[0].actual.find("not a mount point") != std::string::npos, fs[0].actual);
 }
 
-BOOST_AUTO_TEST_CASE(a_try_bind_that_protects_counts_as_missing_unless_the_ir_knows_it_exists) {
+// A -try bind that protects counts as missing even where the IR knows its source exists:
+// the host removes it between runs (`rm -rf node_modules`), and then the plain bind aborts
+// where the -try bind lets the sandbox make it (red team A29B-2).
+BOOST_AUTO_TEST_CASE(a_try_bind_that_protects_counts_as_missing_whatever_the_ir_knows) {
   const std::string git = "${WORKSPACE}/.git";
   auto argv =
       replaced(test::workspace_argv(), {"--ro-bind", git, git}, {"--ro-bind-try", git, git});
-  auto fs = verify_bwrap(test::workspace_policy(), test::render(argv));
-  BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/.git"), all(fs));
-  BOOST_TEST(fs.front().trace.at(1).find("is missing, so bwrap skips it") != std::string::npos);
   auto known = test::workspace_policy();
   known.protect[1].kind = ir::HostKind::Directory;
-  BOOST_TEST(verify_bwrap(known, test::render(argv)).empty());
+  for (const auto& policy : {test::workspace_policy(), known}) {
+    auto fs = verify_bwrap(policy, test::render(argv));
+    BOOST_TEST(has(fs, "dropped-deny", "create ${WORKSPACE}/.git"), all(fs));
+    BOOST_TEST_REQUIRE(!fs.empty());
+    BOOST_TEST(fs.front().trace.at(1).find("is missing, so bwrap skips it") != std::string::npos);
+  }
+}
+
+// The other way: a -try bind of a deny root the host lacks now binds it once the host
+// makes it (`ssh-keygen`), so it counts as applied too (red team A29B-2).
+BOOST_AUTO_TEST_CASE(a_try_bind_of_a_missing_deny_root_counts_as_applied) {
+  auto policy = test::workspace_policy();
+  const std::string ssh = policy.deny.front().path;
+  policy.deny.front().kind = ir::HostKind::Missing;
+  auto argv = test::workspace_argv();
+  argv.insert(argv.end() - 2, Option{"--bind-try", ssh, ssh});
+  auto fs = verify_bwrap(policy, test::render(argv));
+  BOOST_TEST(has(fs, "dropped-deny", "write " + ssh), all(fs));
 }
 
 BOOST_AUTO_TEST_CASE(a_plain_bind_of_a_source_known_missing_aborts_bwrap) {

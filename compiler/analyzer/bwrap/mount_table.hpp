@@ -32,9 +32,6 @@ struct AccessResult {
   std::vector<std::string> trace;  // which operations decided, in order
 };
 
-// Whether the host holds a bind source: the only fact the replay needs from the host.
-enum class Existence { Exists, Missing, Unknown };
-
 // The mount namespace bwrap builds from its setup operations, replayed in order: each
 // mount covers whatever earlier mounts lie at or below its destination, a remount
 // changes only the mount at exactly that point, and every path resolves to the deepest

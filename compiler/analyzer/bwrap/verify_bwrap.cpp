@@ -70,58 +70,44 @@ ir::Diagnostic hardening(std::string what, std::string expected, std::string act
                      std::move(actual));
 }
 
-// What the host holds at a bind source, as far as the IR and the artifact tell: a
-// plain bind's source must exist or bwrap aborts, so it and its ancestors exist.
+// What holds at a bind source in every run of the argv that gets as far as its bind: a
+// plain bind's source exists (bwrap aborts otherwise), and so does everything above it.
+// The resolved policy's kinds are facts of the moment it was resolved, and the host
+// changes them between runs of one argv (`rm -rf node_modules` before a reinstall,
+// `ssh-keygen` making ~/.ssh): where a plain bind then aborts, a -try bind of the same
+// path runs another sandbox, in which the sandbox made node_modules or wrote ~/.ssh (red
+// team A29B-2). So they decide no -try bind; they still say where a plain bind aborts on
+// this host.
 class SourceFacts {
  public:
-  SourceFacts(const ir::Resolved& resolved, const Intent& intent, const std::vector<BwrapOp>& ops)
+  SourceFacts(const Intent& intent, const std::vector<BwrapOp>& ops)
       : paths_(intent.paths()), missing_(intent.paths()) {
-    // A bound protected path, pin or deny root the host lacks is taken to exist
-    // (resolve's assume_placeholders: `run` makes it before bwrap starts), with no
-    // identity: no fact of the host for a -try bind of it, which bwrap run without the
-    // runner skips (Z19-6).
-    std::unordered_set<PathTable::Id> assumed;
-    if (!resolved.portable)
-      for (const auto* list :
-           {&resolved.read, &resolved.write, &resolved.protect, &resolved.deny, &resolved.pin})
-        for (const auto& p : *list)
-          if (!p.identity && p.kind != ir::HostKind::Missing)
-            if (const auto id = paths_.parse(p.path)) assumed.insert(*id);
     PathMap<bool> seen(paths_);
     for (const auto* roots :
          {&intent.read(), &intent.write(), &intent.protect(), &intent.deny(), &intent.pin()})
       for (const auto& r : *roots) {
         if (seen.find(r.id)) continue;  // the first list to name a path says its kind
         seen.insert(r.id, true);
-        kinds_.emplace_back(r.id, assumed.count(r.id) ? ir::HostKind::Unknown : r.kind);
         if (r.kind == ir::HostKind::Missing) missing_.insert(r.id, true);
       }
-    // In path order, so that conflicting facts resolve the same way on every host.
-    std::sort(kinds_.begin(), kinds_.end(),
-              [&](const auto& x, const auto& y) { return paths_.less(x.first, y.first); });
     for (const auto& op : ops)
       if (op.source && !op.try_source) required_.push_back(*op.source);
   }
 
+  // Whether the resolved policy says the host lacks `src`.
   bool known_missing(PathTable::Id src) const {
     return missing_.deepest_containing(src) != nullptr;
   }
 
-  Existence operator()(PathTable::Id src) const {
-    for (PathTable::Id req : required_)
-      if (paths_.contains(src, req)) return Existence::Exists;
-    for (const auto& [path, kind] : kinds_) {
-      bool present = kind == ir::HostKind::Directory || kind == ir::HostKind::File;
-      if (present && paths_.contains(src, path)) return Existence::Exists;
-      if (kind == ir::HostKind::Missing && paths_.contains(path, src)) return Existence::Missing;
-    }
-    return Existence::Unknown;
+  // Whether every run that reaches a bind of `src` finds it.
+  bool always_exists(PathTable::Id src) const {
+    return std::any_of(required_.begin(), required_.end(),
+                       [&](PathTable::Id req) { return paths_.contains(src, req); });
   }
 
  private:
   PathTable& paths_;
-  std::vector<std::pair<PathTable::Id, ir::HostKind>> kinds_;
-  PathMap<bool> missing_;  // the paths of kinds_ that are Missing
+  PathMap<bool> missing_;  // the policy's paths the host lacks
   std::vector<PathTable::Id> required_;
 };
 
@@ -130,9 +116,9 @@ struct Scenario {
   std::vector<std::string> assumptions;  // the -try binds assumed skipped
 };
 
-// Whether the -try binds find their sources: `applied` says it of each op where the
-// host's facts tell (every op that is no -try bind is applied), `uncertain` lists the
-// -try binds whose sources the facts do not know.
+// Whether the -try binds find their sources: `applied` says it of each op every run
+// applies (every op that is no -try bind, and each -try bind a plain bind's source
+// below it makes find its own), `uncertain` lists the other -try binds.
 struct TryBinds {
   std::vector<bool> applied;
   std::vector<size_t> uncertain;
@@ -140,12 +126,8 @@ struct TryBinds {
 
 TryBinds try_binds(const std::vector<BwrapOp>& ops, const SourceFacts& facts) {
   TryBinds out{std::vector<bool>(ops.size(), true), {}};
-  for (size_t i = 0; i < ops.size(); ++i) {
-    if (!ops[i].try_source) continue;
-    const Existence e = facts(*ops[i].source);
-    if (e == Existence::Missing) out.applied[i] = false;
-    if (e == Existence::Unknown) out.uncertain.push_back(i);
-  }
+  for (size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].try_source && !facts.always_exists(*ops[i].source)) out.uncertain.push_back(i);
   return out;
 }
 
@@ -872,7 +854,7 @@ std::vector<ir::Diagnostic> verify_bwrap(const ir::Resolved& resolved,
     findings.push_back(ir::finding(kTarget, "malformed-artifact", p.loc, "intent path " + p.path,
                                    "an absolute or ${VAR} path", "cannot be evaluated"));
   check_flags(resolved, argv.flags, findings);
-  const SourceFacts facts(resolved, intent, argv.ops);
+  const SourceFacts facts(intent, argv.ops);
   const TryBinds tries = try_binds(argv.ops, facts);
   MountPointCheck(argv, intent, tries, findings).run();
   check_devices(argv, findings);

@@ -51,9 +51,13 @@ constexpr bool jump_taken(uint16_t code, uint32_t a, uint32_t b) {
   return false;
 }
 
-// A after the ALU instruction `code`, A holding `a` and its operand `b`, as the kernel's
-// interpreter computes it on 32 bits (a shift by 32 or more gives 0); nullopt for a
-// division or modulo by zero, which ends the filter with 0 (SECCOMP_RET_KILL_THREAD).
+// A after the ALU instruction `code`, A holding `a` and its operand `b`, as the kernel
+// computes it on 32 bits; nullopt for a division or modulo by zero, which ends the filter
+// with 0 (SECCOMP_RET_KILL_THREAD). A shift counts modulo 32: the kernel runs a classic
+// filter as 32-bit eBPF, whose interpreter masks a register's shift count to five bits
+// and whose JIT uses the CPU's shift, which does the same (a shift by a constant of 32 or
+// more is refused at load). `ld #0x7fff; ldx #48; lsh x; ret a` returns
+// SECCOMP_RET_ALLOW, not 0 (red team A29B-1).
 constexpr std::optional<uint32_t> alu_result(uint16_t code, uint32_t a, uint32_t b) {
   switch (op(code)) {
     case ADD:
@@ -73,9 +77,9 @@ constexpr std::optional<uint32_t> alu_result(uint16_t code, uint32_t a, uint32_t
     case XOR:
       return a ^ b;
     case LSH:
-      return b >= 32 ? 0 : a << b;
+      return a << (b & 31);
     case RSH:
-      return b >= 32 ? 0 : a >> b;
+      return a >> (b & 31);
     case NEG:
       return 0u - a;
   }
