@@ -180,19 +180,8 @@ BOOST_DATA_TEST_CASE(a_signal_before_the_init_forks_the_command_reaches_the_comm
         "grep -qs \"^Name:\tzpolicy\\$\" $s && d=${s%/status} && kill -" +
         sig + " ${d#/proc/}; done ) >/dev/null 2>&1 & exec \"$@\"";
     RunSpec spec;
-    spec.root_prefix = {"/bin/sh",
-                        "-c",
-                        signaller,
-                        "sh",
-                        "/usr/bin/strace",
-                        "-f",
-                        "-qq",
-                        "-o",
-                        "/dev/null",
-                        "-e",
-                        "trace=clone",
-                        "-e",
-                        "inject=clone:delay_enter=500000:when=1"};
+    spec.root_prefix = {"/bin/sh", "-c", signaller, "sh"};
+    for (auto& a : strace_holding("clone", 500000)) spec.root_prefix.push_back(std::move(a));
     spec.command = {"/bin/sh", "-c", "sleep 1; echo ran > ran"};
     const RunResult r = box.run(spec);
     const std::string what = std::string("SIG") + sig + ": " + r.describe();

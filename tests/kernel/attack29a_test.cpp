@@ -95,20 +95,9 @@ _, status = os.waitpid(job, 0)
 sys.exit(os.waitstatus_to_exitcode(status) & 255)
 )";
   const std::string with_number = "SYS_CLONE = " + std::to_string(SYS_clone) + "\n" + script;
-  return {"/usr/bin/python3",
-          "-c",
-          with_number,
-          workspace,
-          seen,
-          "/usr/bin/strace",
-          "-f",
-          "-qq",
-          "-o",
-          "/dev/null",
-          "-e",
-          "trace=clone",
-          "-e",
-          "inject=clone:delay_enter=500000:when=1"};
+  std::vector<std::string> argv = {"/usr/bin/python3", "-c", with_number, workspace, seen};
+  for (auto& a : strace_holding("clone", 500000)) argv.push_back(std::move(a));
+  return argv;
 }
 
 // A RunSpec::root_prefix: strace over what follows holds each process's first exit_group
@@ -140,22 +129,10 @@ std::vector<std::string> reuse_the_inits_pid(const std::string& workspace, const
       "kill -TERM $z; sleep 0.5; "
       "if kill -0 $v; then echo 'alive' > \"$seen\"; kill $v; else wait $v; "
       "echo \"killed (status $?)\" > \"$seen\"; fi ) >/dev/null 2>&1 & shift 3; exec \"$@\"";
-  return {"/bin/sh",
-          "-c",
-          script,
-          "sh",
-          workspace,
-          seen,
-          std::to_string(uid),
-          "/usr/bin/strace",
-          "-f",
-          "-qq",
-          "-o",
-          "/dev/null",
-          "-e",
-          "trace=exit_group",
-          "-e",
-          "inject=exit_group:delay_enter=2500000:when=1"};
+  std::vector<std::string> argv = {"/bin/sh",          "-c", script, "sh", workspace, seen,
+                                   std::to_string(uid)};
+  for (auto& a : strace_holding("exit_group", 2500000)) argv.push_back(std::move(a));
+  return argv;
 }
 
 // On the host, as the caller: a file larger than zpolicy holds in memory (16 MiB) on the
@@ -229,24 +206,11 @@ std::vector<std::string> reuse_a_walked_pid(const std::string& workspace, const 
       "[ $i -lt 300 ]; do sleep 0.01; i=$((i+1)); done; sleep 0.3; "
       "if kill -0 $v; then echo 'alive' > \"$seen\"; kill $v; else wait $v; "
       "echo \"killed (status $?)\" > \"$seen\"; fi ) >/dev/null 2>&1 & shift 3; exec \"$@\"";
-  return {"/bin/sh",
-          "-c",
-          script,
-          "sh",
-          workspace,
-          seen,
-          std::to_string(uid),
-          "/usr/bin/strace",
-          "-f",
-          "-qq",
-          "-o",
-          "/dev/null",
-          "-e",
-          "trace=kill,pidfd_send_signal",
-          "-e",
-          "inject=kill:delay_enter=1000000:when=1",
-          "-e",
-          "inject=pidfd_send_signal:delay_enter=1000000:when=1"};
+  std::vector<std::string> argv = {"/bin/sh",          "-c", script, "sh", workspace, seen,
+                                   std::to_string(uid)};
+  for (auto& a : strace_holding(std::vector<std::string>{"kill", "pidfd_send_signal"}, 1000000))
+    argv.push_back(std::move(a));
+  return argv;
 }
 
 }  // namespace

@@ -348,34 +348,6 @@ std::string listing(const std::vector<BpfInsn>& program) {
   return compiler::disassemble_bpf(program);
 }
 
-// `zpolicy ARGS` on the host as the box's caller, "status=N" appended to its output.
-RunResult zpolicy_as_caller_29b(const Sandbox& box, const std::vector<std::string>& args) {
-  std::string script = "\"$0\"";
-  for (size_t i = 0; i < args.size(); ++i) script += " \"$" + std::to_string(i + 1) + "\"";
-  std::vector<std::string> argv = {"/bin/sh", "-c", script + "; echo \"status=$?\"",
-                                   zpolicy_binary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return box.host_command(argv);
-}
-
-// A verified argv run by hand, as a user runs one: the real bwrap with `args` (without
-// the --seccomp descriptor, which a run by hand need not pass), then `sh -c SCRIPT`;
-// "status=N" appended to its output.
-RunResult bwrap_by_hand_29b(const Sandbox& box, const std::vector<std::string>& args,
-                            const std::string& script) {
-  std::vector<std::string> argv = {"/bin/sh", "-c", "\"$@\"; echo \"status=$?\"", "sh",
-                                   "/usr/bin/bwrap"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--seccomp") {
-      ++i;
-      continue;
-    }
-    argv.push_back(args[i]);
-  }
-  argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
-  return box.host_command(argv);
-}
-
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack29b)
@@ -470,14 +442,14 @@ BOOST_DATA_TEST_CASE(a_try_bind_verified_against_the_host_of_one_moment_is_refus
                                                           "[\"~/.ssh\"]\n"));
   const std::string out = box.base() + "/compiled";
   box.make_dir(out);
-  const RunResult compiled = zpolicy_as_caller_29b(
+  const RunResult compiled = zpolicy_on_host(
       box, {"compile", policy, "--target", "linux", "--workspace", box.workspace(), "--out", out});
   BOOST_TEST_REQUIRE(compiled.out.find("status=0") != std::string::npos, compiled.describe());
   const std::vector<std::string> args = read_lines(out + "/bwrap.args");
   const std::string modules = box.ws("node_modules"), ssh = box.home() + "/.ssh";
   auto verify = [&](const std::vector<std::string>& argv) {
     write_lines(out + "/bwrap.args", argv);
-    return zpolicy_as_caller_29b(
+    return zpolicy_on_host(
         box, {"verify", policy, out, "--target", "linux", "--workspace", box.workspace()});
   };
   const RunResult clean = verify(args);
@@ -491,10 +463,10 @@ BOOST_DATA_TEST_CASE(a_try_bind_verified_against_the_host_of_one_moment_is_refus
   const RunResult v1 = verify(modules_try);
   BOOST_TEST(v1.out.find("status=3") != std::string::npos, v1.describe());
   box.host_command({"/bin/rm", "-r", modules});
-  const RunResult plain = bwrap_by_hand_29b(box, args, "mkdir node_modules");
+  const RunResult plain = bwrap_by_hand(box, args, "mkdir node_modules");
   BOOST_TEST(plain.out.find("status=0") == std::string::npos, plain.describe());
   BOOST_TEST(!exists(modules), "the compiled argv's plain bind made bwrap abort");
-  const RunResult tried = bwrap_by_hand_29b(box, modules_try, "mkdir node_modules");
+  const RunResult tried = bwrap_by_hand(box, modules_try, "mkdir node_modules");
   BOOST_TEST(tried.out.find("status=0") != std::string::npos, tried.describe());
   BOOST_TEST(exists(modules), "the -try argv let the sandbox make the protected node_modules");
 
@@ -508,7 +480,7 @@ BOOST_DATA_TEST_CASE(a_try_bind_verified_against_the_host_of_one_moment_is_refus
   box.make_dir(ssh);
   box.write_file(ssh + "/authorized_keys", "host key\n");
   const RunResult wrote =
-      bwrap_by_hand_29b(box, ssh_try, "echo sandbox key >> '" + ssh + "/authorized_keys'");
+      bwrap_by_hand(box, ssh_try, "echo sandbox key >> '" + ssh + "/authorized_keys'");
   BOOST_TEST(wrote.out.find("status=0") != std::string::npos, wrote.describe());
   BOOST_TEST(read_file(ssh + "/authorized_keys").value_or("") == "host key\nsandbox key\n",
              "the -try argv bound the new ~/.ssh writable");

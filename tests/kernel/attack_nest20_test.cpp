@@ -36,33 +36,6 @@ std::ostream& operator<<(std::ostream& os, LinkAt l) {
 }
 const std::vector<LinkAt> kLinkAts{LinkAt::Way, LinkAt::Root, LinkAt::Tmpdir};
 
-// `zpolicy ARGS` on the host as the caller; its status, stdout and stderr.
-RunResult zpolicy_on_host(const Sandbox& box, const std::vector<std::string>& args) {
-  std::string script = "\"$0\"";
-  for (size_t i = 0; i < args.size(); ++i) script += " \"$" + std::to_string(i + 1) + "\"";
-  std::vector<std::string> argv = {"/bin/sh", "-c", script + "; echo \"status=$?\"",
-                                   zpolicy_binary()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return box.host_command(argv);
-}
-
-// The argv of a compiled `bwrap.args` (without its seccomp descriptor, which a run by
-// hand does not pass), then `-- /bin/sh -c SCRIPT`, run with the real bwrap as the caller.
-RunResult bwrap_by_hand(const Sandbox& box, const std::vector<std::string>& args,
-                        const std::string& script) {
-  std::vector<std::string> argv = {"/bin/sh", "-c", "\"$@\"; echo \"status=$?\"", "sh",
-                                   "/usr/bin/bwrap"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--seccomp") {
-      ++i;
-      continue;
-    }
-    argv.push_back(args[i]);
-  }
-  argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
-  return box.host_command(argv);
-}
-
 }  // namespace
 
 // N20-1: `write: [W, W/build/out]` with `build` (or `build/out`) a link that a command of

@@ -22,6 +22,33 @@ inline void root_owned(const std::string& path, mode_t mode) {
   BOOST_TEST_REQUIRE(chmod(path.c_str(), mode) == 0);
 }
 
+// `zpolicy ARGS` on the host as the caller, "status=N" appended to its output.
+inline RunResult zpolicy_on_host(const Sandbox& box, const std::vector<std::string>& args) {
+  std::string script = "\"$0\"";
+  for (size_t i = 0; i < args.size(); ++i) script += " \"$" + std::to_string(i + 1) + "\"";
+  std::vector<std::string> argv = {"/bin/sh", "-c", script + "; echo \"status=$?\"",
+                                   zpolicy_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return box.host_command(argv);
+}
+
+// The argv of a compiled `bwrap.args` (without its seccomp descriptor, which a run by
+// hand does not pass), then `-- /bin/sh -c SCRIPT`, run with the real bwrap as the caller.
+inline RunResult bwrap_by_hand(const Sandbox& box, const std::vector<std::string>& args,
+                               const std::string& script) {
+  std::vector<std::string> argv = {"/bin/sh", "-c", "\"$@\"; echo \"status=$?\"", "sh",
+                                   "/usr/bin/bwrap"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--seccomp") {
+      ++i;
+      continue;
+    }
+    argv.push_back(args[i]);
+  }
+  argv.insert(argv.end(), {"--", "/bin/sh", "-c", script});
+  return box.host_command(argv);
+}
+
 // A workspace-write policy reading `read` (a YAML list), writing the workspace, with
 // `rules` (whole lines: `  protect: […]\n`, `  deny: […]\n`) and no network.
 inline std::string workspace_write_policy(const std::string& read, const std::string& rules) {

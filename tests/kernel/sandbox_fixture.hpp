@@ -86,18 +86,20 @@ inline std::vector<std::string> host_bind_mount(const std::string& src, const st
 }
 
 // The argv of strace running what follows it (its processes and their children), each
-// process's first system call `call` held `usec` microseconds on entry, nothing printed:
-// the window in which a test's host script acts.
+// process's first system call of each of `calls` held `usec` microseconds on entry, nothing
+// printed: the window in which a test's host script acts.
+inline std::vector<std::string> strace_holding(const std::vector<std::string>& calls, long usec) {
+  std::string traced;
+  for (const auto& call : calls) traced += (traced.empty() ? "" : ",") + call;
+  std::vector<std::string> argv = {"/usr/bin/strace", "-f", "-qq", "-o", "/dev/null", "-e",
+                                   "trace=" + traced};
+  for (const auto& call : calls)
+    argv.insert(argv.end(),
+                {"-e", "inject=" + call + ":delay_enter=" + std::to_string(usec) + ":when=1"});
+  return argv;
+}
 inline std::vector<std::string> strace_holding(const std::string& call, long usec) {
-  return {"/usr/bin/strace",
-          "-f",
-          "-qq",
-          "-o",
-          "/dev/null",
-          "-e",
-          "trace=" + call,
-          "-e",
-          "inject=" + call + ":delay_enter=" + std::to_string(usec) + ":when=1"};
+  return strace_holding(std::vector<std::string>{call}, usec);
 }
 
 // What the host does while a run starts, for host_acts_while_held.
