@@ -605,8 +605,10 @@ int execute_bwrap(const compiler::RunPlan& plan, std::ostream& err, RunReport* r
   }
   spec.protections = stage_protections(writable, live);
   Outcome outcome = supervise(spec);
-  if (report)
+  if (report) {
     report->may_have_run = !outcome.start_refused && execution_of(outcome) != Execution::DidNotRun;
+    report->interrupted_by = outcome.signal;
+  }
   streams.finish();
   close_all();
   if (block[1] >= 0) close(block[1]);

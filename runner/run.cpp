@@ -245,8 +245,8 @@ int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   RunReport& observed = report ? *report : own;
   const int status = execute(plan, err, &observed, mounts);
   // A refusal's status is zpolicy's: the hint would say the command exited with it (red
-  // team R8-S1).
-  if (observed.refused_before_start) return status;
+  // team R8-S1). An interruption's is the caller's own signal.
+  if (observed.refused_before_start || observed.interrupted_by) return status;
   if (auto hint = explain_hint(req, plan.backend != compiler::Backend::Unconfined, status,
                                !observed.did_not_start))
     err << *hint << "\n";

@@ -43,6 +43,11 @@ struct RunReport {
   // unless its status stream proves otherwise. What the run status's `nothing_ran` denies,
   // so that a harness retries only a run that cannot have done anything (owner question 15).
   bool may_have_run = false;
+  // The SIGINT, SIGTERM or SIGHUP zpolicy took during the run (forwarded to the command, or
+  // the sandbox killed for it), or 0. The status is then that interruption's: the command
+  // killed by the signal it was sent is no sign of the sandbox refusing it, and hinting at
+  // `zpolicy explain` misled (red team attack 29a's note).
+  int interrupted_by = 0;
 };
 
 }  // namespace zpolicy::runner

@@ -260,6 +260,7 @@ BOOST_DATA_TEST_CASE(a_signal_after_the_init_is_gone_reaches_no_process_that_too
   // The second SIGTERM killed the sandbox.
   BOOST_TEST(r.exit_code == 128 + SIGTERM, r.describe());
   BOOST_TEST(r.err.find("interrupted (SIGTERM twice)") != std::string::npos, r.describe());
+  BOOST_TEST(r.err.find("zpolicy explain") == std::string::npos, r.describe());
 }
 
 // A29A-3 (A28A-3's class, for stdin): zpolicy feeds the part of a file on stdin beyond
