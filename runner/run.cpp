@@ -220,6 +220,7 @@ std::variant<compiler::RunPlan, int> prepare(const RunRequest& req, std::ostream
 }
 
 int run(const RunRequest& req, std::ostream& err, RunReport* report) {
+  if (req.status_file) StatusFile::empty_earlier(*req.status_file);
 #if defined(__linux__)
   // One descriptor of the host's mount table for the whole run (runner/host_mount_table.hpp).
   HostMountTable host_mounts;
@@ -230,7 +231,8 @@ int run(const RunRequest& req, std::ostream& err, RunReport* report) {
   auto prepared = prepare(req, err, compiler::FilterProof::BeforeRelease, mounts);
   const auto* planned = std::get_if<compiler::RunPlan>(&prepared);
   // From here on a run changes what a signal's default action would leave behind (red team
-  // A28B-1); resolution before changed nothing, and stays interruptible.
+  // A28B-1); resolution before changed nothing (but for the earlier status document, emptied
+  // first), and stays interruptible.
   std::optional<HeldSignals> own_hold;
   (report ? report->held_signals : own_hold).emplace();
   // A refusal that comes before any plan is a status too: nothing ran that could forge it.

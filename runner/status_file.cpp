@@ -30,6 +30,18 @@ int open_without_symlinks(const std::string& path) {
 
 }  // namespace
 
+void StatusFile::empty_earlier(const std::string& path) {
+  using compiler::Resolve;
+  const int fd = compiler::openat2(AT_FDCWD, path.c_str(), kFlags & ~O_CREAT,
+                                   Resolve::NoSymlinks | Resolve::NoMagicLinks, 0);
+  if (fd < 0) return;
+  struct stat st {};
+  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  // Emptied or not, open() empties it again or refuses the run.
+  [[maybe_unused]] const int emptied = regular ? ftruncate(fd, 0) : 0;
+  close(fd);
+}
+
 std::variant<StatusFile, int> StatusFile::open(const std::string& path,
                                                const compiler::RunPlan* plan, std::ostream& err) {
   if (plan)

@@ -26,6 +26,14 @@ class StatusFile {
   static std::variant<StatusFile, int> open(const std::string& path,
                                             const compiler::RunPlan* plan, std::ostream& err);
 
+  // Empties the document an earlier run left at `path`, when it is a regular file named
+  // without symlinks (none is followed: one a sandbox planted would empty a file
+  // elsewhere), before this run resolves its policy. A signal then ends zpolicy by its
+  // default action, the file not yet opened, and the earlier document (`"exit_code": 0`)
+  // stood for this run's (red team A28D-6). Nothing is created; what cannot be emptied is
+  // left for open() to judge.
+  static void empty_earlier(const std::string& path);
+
   StatusFile(StatusFile&& other) noexcept;
   StatusFile& operator=(StatusFile&&) = delete;
   StatusFile(const StatusFile&) = delete;

@@ -135,6 +135,32 @@ BOOST_DATA_TEST_CASE(a_signal_while_the_run_sets_up_leaves_a_true_status_and_no_
   BOOST_TEST((entries(box.workspace()) == expected), r.describe());
 }
 
+// A28D-6 (attack 28d): a signal while the policy is resolved, before the signals are held,
+// ends zpolicy by its default action (resolution stays interruptible: a walk of a large or
+// stalled tree must not hold off ^C). The status file was not opened yet, so the previous
+// run's document (`"exit_code": 0`) stood for this run's. It is emptied before resolution
+// now: signalled at its look at the workspace, zpolicy dies of the signal and leaves the
+// file empty; the command did not run.
+BOOST_DATA_TEST_CASE(a_signal_while_the_policy_resolves_leaves_no_earlier_status,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  const std::string out = box.base() + "/out";
+  box.make_dir(out);
+  const std::string status = out + "/status.json";
+  for (const char* sig : {"SIGTERM", "SIGINT", "SIGHUP"}) {
+    box.write_file(status, kPreviousStatus);
+    RunSpec spec;
+    spec.root_prefix = signal_at("openat", box.workspace(), sig, 1);
+    spec.options = {"--status-file", status};
+    spec.command = {"/bin/sh", "-c", "echo ran > ran"};
+    const RunResult r = box.run(spec);
+    const std::string what = std::string(sig) + ": " + r.describe();
+    BOOST_TEST(r.exit_code > 128, what);
+    BOOST_TEST(read_file(status).value_or("<missing>") == "", what);
+    BOOST_TEST(!exists(box.ws("ran")), what);
+  }
+}
+
 // A28D-2 (attack 28d, of A28B-1's fix): the network proxy's listener threads were made in
 // supervise() under the caller's signal mask and lived until the run's end, so a SIGTERM
 // after supervise() had put the default action back went to one of them and ended zpolicy
