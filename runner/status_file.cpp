@@ -36,7 +36,9 @@ void StatusFile::empty_earlier(const std::string& path) {
                                    Resolve::NoSymlinks | Resolve::NoMagicLinks, 0);
   if (fd < 0) return;
   struct stat st {};
-  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  // One name only: before the plan nothing tells whether FILE lies where an earlier sandbox
+  // could have linked it to a file of the caller's (`.bashrc`), which open() then refuses.
+  const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
   // Emptied or not, open() empties it again or refuses the run.
   [[maybe_unused]] const int emptied = regular ? ftruncate(fd, 0) : 0;
   close(fd);
@@ -67,6 +69,18 @@ std::variant<StatusFile, int> StatusFile::open(const std::string& path,
     fd = high;
   }
   struct stat st {};
+  // One name only (opened without O_TRUNC, so nothing is changed yet): an earlier sandbox
+  // that wrote where FILE is named (its workspace, not this run's writable roots) could link
+  // the name to a file of the caller's, and the status document replaced `~/.bashrc`; so did
+  // a refusal's, before any plan (red team, session 29).
+  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+    err << "zpolicy: run: --status-file '" << path << "' has " << st.st_nlink
+        << " names (hard links): writing it would change the file behind the others too, which "
+           "an earlier sandbox may have linked to a file of yours; name a file of one name; "
+           "nothing ran\n";
+    close(fd);
+    return kExitUsage;
+  }
   if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
       fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || ftruncate(fd, 0) != 0) {
     const int e = errno;

@@ -161,6 +161,37 @@ BOOST_DATA_TEST_CASE(a_signal_while_the_policy_resolves_leaves_no_earlier_status
   }
 }
 
+// A status file named where an earlier sandbox could have made the name a hard link or a
+// symlink to a file of the caller's: in this run's workspace (the run refuses such a
+// status file), or outside every writable root of this run (an earlier run's workspace).
+// Neither the early emptying (A28D-6's fix) nor the status document may reach the file it
+// names: on c652582 a hard link's refusal document replaced `~/.bashrc`, in both places.
+BOOST_DATA_TEST_CASE(a_status_file_linked_to_another_file_is_refused_and_that_file_kept,
+                     bdata::make(kCallers), caller) {
+  struct Link {
+    const char* what;
+    bool in_workspace, hard;
+  };
+  for (const Link& l : {Link{"hard link in the workspace", true, true},
+                        Link{"symlink in the workspace", true, false},
+                        Link{"hard link outside the writable roots", false, true}}) {
+    Sandbox box(caller);
+    const std::string victim = box.home() + "/.bashrc", out = box.base() + "/out";
+    box.make_dir(out);
+    box.write_file(victim, "export KEEP=1\n");
+    const std::string status = l.in_workspace ? box.ws("status.json") : out + "/status.json";
+    box.host_command({"/bin/ln", l.hard ? "-T" : "-sT", victim, status});
+    RunSpec spec;
+    spec.options = {"--status-file", status};
+    spec.command = {"/bin/sh", "-c", "echo ran > ran"};
+    const RunResult r = box.run(spec);
+    const std::string what = std::string(l.what) + ": " + r.describe();
+    BOOST_TEST(r.exit_code == 2, what);
+    BOOST_TEST(read_file(victim).value_or("<missing>") == "export KEEP=1\n", what);
+    BOOST_TEST(!exists(box.ws("ran")), what);
+  }
+}
+
 // A28D-2 (attack 28d, of A28B-1's fix): the network proxy's listener threads were made in
 // supervise() under the caller's signal mask and lived until the run's end, so a SIGTERM
 // after supervise() had put the default action back went to one of them and ended zpolicy
