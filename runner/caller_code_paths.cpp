@@ -16,7 +16,10 @@ using Entries = std::vector<std::pair<std::string, std::string>>;
 // last ten were missing (red team A29C-2): git runs $GIT_PROXY_COMMAND for every git:// URL
 // (`git ls-remote`, `fetch`), sudoedit and systemctl their editors and pager, make's rules
 // and build systems $CC and $CXX, cargo $RUSTC and its wrappers for every build of any
-// project; one naming a workspace file ran what the command wrote there.
+// project; one naming a workspace file ran what the command wrote there. And after them
+// (red team A29D-2) the remote shells of rsync and cvs, the editors of bash's `fc`,
+// `kubectl edit`, gh, hg and svn, gh's pager and browser, make's other tools, and cargo's
+// rustc and rustdoc.
 constexpr const char* kCommandVariables[] = {"EDITOR",
                                              "VISUAL",
                                              "PAGER",
@@ -53,19 +56,44 @@ constexpr const char* kCommandVariables[] = {"EDITOR",
                                              "RUSTC",
                                              "RUSTC_WRAPPER",
                                              "RUSTC_WORKSPACE_WRAPPER",
-                                             "CARGO_BUILD_RUSTC_WRAPPER"};
+                                             "CARGO_BUILD_RUSTC_WRAPPER",
+                                             "RSYNC_RSH",
+                                             "CVS_RSH",
+                                             "FCEDIT",
+                                             "KUBE_EDITOR",
+                                             "GH_EDITOR",
+                                             "GH_PAGER",
+                                             "GH_BROWSER",
+                                             "HGEDITOR",
+                                             "SVN_EDITOR",
+                                             "AS",
+                                             "AR",
+                                             "LD",
+                                             "CPP",
+                                             "FC",
+                                             "CARGO_BUILD_RUSTC",
+                                             "CARGO_BUILD_RUSTDOC",
+                                             "RUSTDOC"};
 
 // The caller's search paths for code (red team H17-8), and the directories that move the
 // start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart; $ZDOTDIR's
 // .zshrc). LD_PRELOAD names files (blanks or colons between them); the rest are
-// colon-separated lists.
+// colon-separated lists. gcc looks for the programs it runs (cc1, as, collect2, ld) in
+// $COMPILER_PATH's directories and below $GCC_EXEC_PREFIX first: one naming the workspace
+// had the host's next `gcc -c` run the `as` the command wrote there (red team A29D-2).
 void add_search_path_entries(const CallerEnvironment& caller, Entries& out) {
-  for (const char* variable :
-       {"LD_LIBRARY_PATH", "LD_PRELOAD",       "LD_AUDIT",   "PYTHONPATH",     "PERL5LIB",
-        "PERLLIB",         "RUBYLIB",          "NODE_PATH",  "BASH_ENV",       "ENV",
-        "PYTHONSTARTUP",   "XDG_CONFIG_HOME",  "ZDOTDIR",    "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
-        "GIT_EXEC_PATH",   "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME",    "GEM_HOME",
-        "GEM_PATH",        "CLASSPATH"}) {
+  for (const char* variable : {"LD_LIBRARY_PATH",   "LD_PRELOAD",
+                               "LD_AUDIT",          "PYTHONPATH",
+                               "PERL5LIB",          "PERLLIB",
+                               "RUBYLIB",           "NODE_PATH",
+                               "BASH_ENV",          "ENV",
+                               "PYTHONSTARTUP",     "XDG_CONFIG_HOME",
+                               "ZDOTDIR",           "PYTHONUSERBASE",
+                               "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH",
+                               "GIT_TEMPLATE_DIR",  "CARGO_HOME",
+                               "RUSTUP_HOME",       "GEM_HOME",
+                               "GEM_PATH",          "CLASSPATH",
+                               "COMPILER_PATH",     "GCC_EXEC_PREFIX"}) {
     const auto value = caller.get(variable);
     if (!value) continue;
     const std::string& rest = *value;
