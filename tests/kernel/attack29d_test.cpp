@@ -1,0 +1,113 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
+#include <boost/test/unit_test.hpp>
+#include <string>
+
+#include "attack_steps.hpp"
+#include "sandbox_fixture.hpp"
+
+// Red team attack 29d (docs/redteam-2026-12.md "Attack 29d"): session 29's fixes attacked.
+// Each case runs as root and as uid 65534 and is judged from the host.
+namespace zpolicy::tests::kernel {
+namespace bdata = boost::unit_test::data;
+
+namespace {
+
+// What the host's reader of `fifo` (opened before the run, so that the sandbox's open for
+// writing neither blocks nor fails for want of one) finds in it after the run.
+std::string drained_fifo(int fd) {
+  std::string got;
+  char buf[256];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<size_t>(n));
+  return got;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(kernel_attack29d)
+
+// A29D-1: A29C-3 denied a denied regular file's other names in the workspace, but not a
+// FIFO's: a FIFO of a deny root hard-linked into the workspace is bound read-only there as a
+// special file, and a read-only mount does not stop a FIFO's open for writing. On lead29
+// 151f995c the command's `echo INJECTED > ctl-link` reached the host process reading the denied
+// FIFO (a program's control channel kept in a denied directory), exit 0. Now the name is
+// denied as the FIFO's deny root: the open fails and the host's reader gets nothing, while the
+// rest of the workspace stays writable.
+BOOST_DATA_TEST_CASE(a_denied_fifos_other_name_in_the_workspace_is_denied, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  const std::string vault = box.base() + "/vault";
+  box.make_dir(vault);
+  box.make_dir(box.ws("secrets"));
+  box.host_command({"/usr/bin/mkfifo", "-m", "0600", vault + "/ctl"});
+  box.host_command({"/usr/bin/mkfifo", "-m", "0600", box.ws("secrets/ctl")});
+  box.host_command({"/bin/ln", vault + "/ctl", box.ws("ctl-link")});
+  box.host_command({"/bin/ln", box.ws("secrets/ctl"), box.ws("docs-ctl")});
+  const int outside = open((vault + "/ctl").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int inside = open(box.ws("secrets/ctl").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  BOOST_REQUIRE(outside >= 0);
+  BOOST_REQUIRE(inside >= 0);
+  RunSpec spec;
+  spec.options = {"--policy", box.write_policy("deny.yaml",
+                                               "zpolicy: 1\nmode: workspace-write\nfilesystem:\n"
+                                               "  read: [\"/\"]\n  write: [\"${WORKSPACE}\"]\n"
+                                               "  deny: [\"${WORKSPACE}/secrets\", \"" +
+                                                   vault + "\"]\n")};
+  const RunResult r = run_script(
+      box, spec, "echo INJECTED > ctl-link; echo INJECTED > docs-ctl; echo mine > other");
+  const std::string got_outside = drained_fifo(outside), got_inside = drained_fifo(inside);
+  close(outside);
+  close(inside);
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(got_outside.empty(),
+             "the denied FIFO outside got '" << got_outside << "'; " << r.describe());
+  BOOST_TEST(got_inside.empty(),
+             "the denied FIFO in the workspace got '" << got_inside << "'; " << r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
+// A29D-2: A29C-2 completed R18-7's list of command variables with ten; more of the class were
+// still passed by. `COMPILER_PATH`: on lead29 151f995c, with `COMPILER_PATH=WS/tools` exported,
+// the run went on, exit 0, the command wrote `tools/as`, and the host's `gcc -c x.c` in that
+// shell ran it (by hand); `GCC_EXEC_PREFIX` is gcc's other search for its programs, and the
+// command variables below are run by rsync and cvs for a remote, by bash's `fc`, `kubectl
+// edit`, gh, hg, svn, make's rules and cargo. Now each refuses the run (ZP003, exit 3) before
+// anything runs; the command's file is not there.
+BOOST_DATA_TEST_CASE(exported_tool_paths_naming_the_workspace_are_refused, bdata::make(kCallers),
+                     caller) {
+  Sandbox box(caller);
+  for (const std::string variable :
+       {"COMPILER_PATH", "GCC_EXEC_PREFIX", "RSYNC_RSH", "CVS_RSH", "FCEDIT", "KUBE_EDITOR",
+        "GH_EDITOR", "GH_PAGER", "GH_BROWSER", "HGEDITOR", "SVN_EDITOR", "AS", "AR", "LD", "CPP",
+        "FC", "CARGO_BUILD_RUSTC", "CARGO_BUILD_RUSTDOC", "RUSTDOC"}) {
+    const bool directory = variable == "COMPILER_PATH" || variable == "GCC_EXEC_PREFIX";
+    const std::string program =
+        directory ? box.ws("tools-" + variable + "/as") : box.ws("tools/" + variable);
+    RunSpec spec;
+    spec.extra_env = {
+        variable + "=" +
+        (directory ? box.ws("tools-" + variable) + (variable == "GCC_EXEC_PREFIX" ? "/" : "")
+                   : program)};
+    const std::string dir = program.substr(0, program.rfind('/'));
+    const RunResult r =
+        run_script(box, spec,
+                   "mkdir -p '" + dir + "' && printf '#!/bin/sh\\necho PWNED\\n' > '" + program +
+                       "' && chmod +x '" + program + "'");
+    BOOST_TEST(r.exit_code == 3, variable + ": " + r.describe());
+    BOOST_TEST(r.err.find("ZP003") != std::string::npos, variable + ": " + r.describe());
+    BOOST_TEST(!exists(program), variable + ": " + r.describe());
+  }
+  // Control: a search path outside every writable root runs.
+  RunSpec spec;
+  spec.extra_env = {"COMPILER_PATH=" + box.base() + "/tools"};
+  const RunResult r = run_script(box, spec, "echo mine > other");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+}  // namespace zpolicy::tests::kernel
