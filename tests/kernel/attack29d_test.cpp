@@ -108,6 +108,30 @@ BOOST_DATA_TEST_CASE(exported_tool_paths_naming_the_workspace_are_refused, bdata
   BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
 }
 
+// A29D-3: without a sandbox init (an unconfined run: `mode: danger-full-access`) zpolicy
+// signalled the command through its process group alone. A command that moved to another
+// group (setpgid into its parent's) left that group empty: the timeout's SIGTERM and SIGKILL
+// met ESRCH, and on lead29 151f995c the command ran on past its `--timeout 1s` to its end and
+// wrote its file (A28D-4's re-send then sent the SIGTERM again every millisecond, 1 349 kill()
+// calls in a second by strace). Now the child itself is signalled once its group is gone:
+// the run times out (124) and the command never writes.
+BOOST_DATA_TEST_CASE(an_unconfined_command_out_of_its_process_group_meets_its_timeout,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--policy",
+                  box.write_policy("full.yaml", "zpolicy: 1\nmode: danger-full-access\n"),
+                  "--timeout", "1s"};
+  spec.command = {"/usr/bin/python3", "-c",
+                  "import os, time\n"
+                  "os.setpgid(0, os.getpgid(os.getppid()))\n"
+                  "time.sleep(4)\n"
+                  "open('late', 'w').write('ran')\n"};
+  const RunResult r = box.run(spec);
+  BOOST_TEST(r.exit_code == 124, r.describe());
+  BOOST_TEST(!exists(box.ws("late")), r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
