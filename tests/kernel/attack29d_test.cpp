@@ -132,6 +132,38 @@ BOOST_DATA_TEST_CASE(an_unconfined_command_out_of_its_process_group_meets_its_ti
   BOOST_TEST(!exists(box.ws("late")), r.describe());
 }
 
+// A29D-4: ZP003 judged a relative entry of the caller's $PATH (or of another search path)
+// from the directory the run starts in (A12-3), but the caller's shell takes it from every
+// directory it runs a command in. Started from outside the workspace (`--workspace ws` from
+// its parent), `PATH=bin:…` was judged as PARENT/bin; on lead29 151f995c the command wrote
+// ws/bin/ls, exit 0, and the caller's next `ls` in ws ran it (by hand); `PYTHONPATH=src` the
+// same with a `sitecustomize.py`. Now a relative entry refuses the run wherever it starts
+// (ZP003, exit 3); the command's files are not there. Control: absolute entries run.
+BOOST_DATA_TEST_CASE(a_relative_search_path_entry_is_refused_from_outside_the_workspace,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  for (const std::string variable : {"PATH", "PYTHONPATH"}) {
+    RunSpec spec;
+    spec.cwd = box.base();
+    spec.options = {"--workspace", box.workspace()};
+    spec.extra_env = {variable == "PATH" ? std::string("PATH=bin:") + kHostPath
+                                         : std::string("PYTHONPATH=bin")};
+    const RunResult r = run_script(box, spec,
+                                   "mkdir -p bin && echo planted > bin/ls && "
+                                   "echo planted > bin/sitecustomize.py");
+    BOOST_TEST(r.exit_code == 3, variable + ": " + r.describe());
+    BOOST_TEST(r.err.find("ZP003") != std::string::npos, variable + ": " + r.describe());
+    BOOST_TEST(!exists(box.ws("bin")), variable + ": " + r.describe());
+  }
+  RunSpec spec;
+  spec.cwd = box.base();
+  spec.options = {"--workspace", box.workspace()};
+  spec.extra_env = {"PYTHONPATH=" + box.base() + "/lib"};
+  const RunResult r = run_script(box, spec, "echo mine > other");
+  BOOST_TEST(r.completed(), r.describe());
+  BOOST_TEST(read_file(box.ws("other")).value_or("<missing>") == "mine\n", r.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 }  // namespace zpolicy::tests::kernel
