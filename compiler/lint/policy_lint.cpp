@@ -667,7 +667,7 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
                               variable == "RUSTUP_HOME" || variable == "GEM_HOME" ||
                               variable == "PYTHONHOME" || variable == "PYTHONPYCACHEPREFIX" ||
                               variable == "GNUPGHOME" || variable == "DOCKER_CONFIG" ||
-                              variable == "CLOUDSDK_CONFIG";
+                              variable == "CLOUDSDK_CONFIG" || variable == "GRADLE_USER_HOME";
             if (holds(*bw, dir, look) ||
                 (tree && ir::path_within(binder.canonical_path(dir), *bw))) {
               add("ZP003", S::Error, w.loc,
