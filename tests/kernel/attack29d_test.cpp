@@ -74,15 +74,53 @@ BOOST_DATA_TEST_CASE(a_denied_fifos_other_name_in_the_workspace_is_denied, bdata
 // the run went on, exit 0, the command wrote `tools/as`, and the host's `gcc -c x.c` in that
 // shell ran it (by hand); `GCC_EXEC_PREFIX` is gcc's other search for its programs, and the
 // command variables below are run by rsync and cvs for a remote, by bash's `fc`, `kubectl
-// edit`, gh, hg, svn, make's rules and cargo. Now each refuses the run (ZP003, exit 3) before
+// edit`, gh, hg, svn, make's rules, cargo, the JVM build tools and npm; the files and trees
+// after them are read as code by cmake (`CMAKE_TOOLCHAIN_FILE=WS/tc.cmake`: the command's
+// `execute_process` ran at the host's next `cmake` of another project), npm
+// (`NPM_CONFIG_USERCONFIG=WS/.npmrc`: its `script-shell` ran at the next `npm run`), psql,
+// irb, R, go and gradle. Now each refuses the run (ZP003, exit 3) before
 // anything runs; the command's file is not there.
 BOOST_DATA_TEST_CASE(exported_tool_paths_naming_the_workspace_are_refused, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  for (const std::string variable :
-       {"COMPILER_PATH", "GCC_EXEC_PREFIX", "RSYNC_RSH", "CVS_RSH", "FCEDIT", "KUBE_EDITOR",
-        "GH_EDITOR", "GH_PAGER", "GH_BROWSER", "HGEDITOR", "SVN_EDITOR", "AS", "AR", "LD", "CPP",
-        "FC", "CARGO_BUILD_RUSTC", "CARGO_BUILD_RUSTDOC", "RUSTDOC"}) {
+  for (const std::string variable : {"COMPILER_PATH",
+                                     "GCC_EXEC_PREFIX",
+                                     "RSYNC_RSH",
+                                     "CVS_RSH",
+                                     "FCEDIT",
+                                     "KUBE_EDITOR",
+                                     "GH_EDITOR",
+                                     "GH_PAGER",
+                                     "GH_BROWSER",
+                                     "HGEDITOR",
+                                     "SVN_EDITOR",
+                                     "AS",
+                                     "AR",
+                                     "LD",
+                                     "CPP",
+                                     "FC",
+                                     "CARGO_BUILD_RUSTC",
+                                     "CARGO_BUILD_RUSTDOC",
+                                     "RUSTDOC",
+                                     "MAVEN_OPTS",
+                                     "GRADLE_OPTS",
+                                     "SBT_OPTS",
+                                     "ANT_OPTS",
+                                     "NPM_CONFIG_SCRIPT_SHELL",
+                                     "npm_config_script_shell",
+                                     "NPM_CONFIG_NODE_OPTIONS",
+                                     "npm_config_node_options",
+                                     "CMAKE_PREFIX_PATH",
+                                     "CMAKE_TOOLCHAIN_FILE",
+                                     "NPM_CONFIG_USERCONFIG",
+                                     "npm_config_userconfig",
+                                     "NPM_CONFIG_GLOBALCONFIG",
+                                     "npm_config_globalconfig",
+                                     "PSQLRC",
+                                     "IRBRC",
+                                     "R_PROFILE_USER",
+                                     "GOENV",
+                                     "GRADLE_USER_HOME"}) {
     const bool directory = variable == "COMPILER_PATH" || variable == "GCC_EXEC_PREFIX";
     const std::string program =
         directory ? box.ws("tools-" + variable + "/as") : box.ws("tools/" + variable);
