@@ -648,9 +648,11 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
         if (ctx.host)
           for (const auto& [variable, entry] : ctx.caller_load_paths) {
             const std::string dir = caller_path_directory(entry, ctx.host->cwd);
-            // As $PATH's (A29D-4). Not git's settings: resolution takes a relative one at
-            // each repository's top, where git does (red team A29C-1).
-            if (relative_caller_entry(entry) && !variable.starts_with("GIT_CONFIG_")) {
+            // As $PATH's (A29D-4). Not git's settings, which resolution takes relative at
+            // each repository's top, where git does (red team A29C-1), nor the places of its
+            // config files, which resolution refuses relative itself (R25-5).
+            if (relative_caller_entry(entry) && !variable.starts_with("GIT_CONFIG_") &&
+                variable != "XDG_CONFIG_HOME") {
               add("ZP003", S::Error, w.loc,
                   "'" + entry + "' in your $" + variable +
                       " is relative: it names a path below every directory your next "
