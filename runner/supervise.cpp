@@ -888,7 +888,8 @@ class Supervision {
           kill_sandbox();
         }
       } else {
-        kill(-pid_, SIGSTOP);
+        // The command out of its process group too (A29D-3): a stop that left it running.
+        signal_all(SIGSTOP);
       }
     }
     // The caller's terminal settings while stopped, the command's again when continued in

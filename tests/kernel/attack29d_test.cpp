@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <boost/test/data/monomorphic.hpp>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "attack_steps.hpp"
+#include "process_tree.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team attack 29d (docs/redteam-2026-12.md "Attack 29d"): session 29's fixes attacked.
@@ -168,6 +170,46 @@ BOOST_DATA_TEST_CASE(an_unconfined_command_out_of_its_process_group_meets_its_ti
   const RunResult r = box.run(spec);
   BOOST_TEST(r.exit_code == 124, r.describe());
   BOOST_TEST(!exists(box.ws("late")), r.describe());
+}
+
+// A29D-3 for a stop: the same command, out of its process group, and a SIGTSTP to zpolicy
+// (`kill -TSTP`, a job control that signals the run alone). On lead29 151f995c the stop went to
+// the empty group (ESRCH) and the command ran on, never in state T, while the run was held.
+// Now it is stopped with the run, and continued with it.
+BOOST_DATA_TEST_CASE(an_unconfined_command_out_of_its_process_group_is_stopped_with_the_run,
+                     bdata::make(kCallers), caller) {
+  Sandbox box(caller);
+  RunSpec spec;
+  spec.options = {"--policy",
+                  box.write_policy("full.yaml", "zpolicy: 1\nmode: danger-full-access\n"),
+                  "--timeout", "20s"};
+  spec.command = {"/usr/bin/python3", "-c",
+                  "import os, time\n"
+                  "os.setpgid(0, os.getpgid(os.getppid()))\n"
+                  "open('pid.tmp', 'w').write(str(os.getpid()))\n"
+                  "os.rename('pid.tmp', 'pid')\n"
+                  "time.sleep(15)\n"};
+  Running running = box.start(spec);
+  pid_t command = 0;
+  for (int i = 0; i < 1000 && command <= 0; ++i) {
+    if (const auto p = read_file(box.ws("pid")))
+      command = static_cast<pid_t>(std::stol(*p));
+    else
+      usleep(10000);
+  }
+  bool stopped = false;
+  if (command > 0) {
+    kill(running.pid, SIGTSTP);
+    for (int i = 0; i < 500 && !stopped; ++i) {
+      stopped = process_state(command) == 'T';
+      if (!stopped) usleep(10000);
+    }
+    kill(command, SIGKILL);
+  }
+  kill(running.pid, SIGCONT);
+  const RunResult r = box.finish(running);
+  BOOST_TEST(command > 0, r.describe());
+  BOOST_TEST(stopped, "the command ran on while the run was stopped; " << r.describe());
 }
 
 // A29D-4: ZP003 judged a relative entry of the caller's $PATH (or of another search path)
