@@ -249,12 +249,12 @@ std::optional<std::string> device_filesystem_of(const std::string& path,
   return std::nullopt;
 }
 
-// A $PATH entry as the directory it names from `cwd`: an empty entry is the working
-// directory itself, a relative one lies below it.
 // Whether a caller's entry names a path relative to the directory a program runs in:
 // empty (the directory itself, in $PATH) or not absolute.
 bool relative_caller_entry(const std::string& entry) { return entry.empty() || entry[0] != '/'; }
 
+// A $PATH entry as the directory it names from `cwd`: an empty entry is the working
+// directory itself, a relative one lies below it.
 std::string caller_path_directory(const std::string& entry, const std::string& cwd) {
   if (!entry.empty() && entry[0] == '/') return entry;
   std::string dir = (std::filesystem::path(cwd) / entry).lexically_normal().string();
