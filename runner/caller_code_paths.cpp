@@ -16,7 +16,11 @@ using Entries = std::vector<std::pair<std::string, std::string>>;
 // last ten were missing (red team A29C-2): git runs $GIT_PROXY_COMMAND for every git:// URL
 // (`git ls-remote`, `fetch`), sudoedit and systemctl their editors and pager, make's rules
 // and build systems $CC and $CXX, cargo $RUSTC and its wrappers for every build of any
-// project; one naming a workspace file ran what the command wrote there.
+// project; one naming a workspace file ran what the command wrote there. And after them
+// (red team A29D-2) the remote shells of rsync and cvs, the editors of bash's `fc`,
+// `kubectl edit`, gh, hg and svn, gh's pager and browser, make's other tools, and cargo's
+// rustc and rustdoc, the JVM build tools' option strings (`-javaagent:FILE`), and npm's
+// shell for every `npm run` and its node options.
 constexpr const char* kCommandVariables[] = {"EDITOR",
                                              "VISUAL",
                                              "PAGER",
@@ -53,19 +57,53 @@ constexpr const char* kCommandVariables[] = {"EDITOR",
                                              "RUSTC",
                                              "RUSTC_WRAPPER",
                                              "RUSTC_WORKSPACE_WRAPPER",
-                                             "CARGO_BUILD_RUSTC_WRAPPER"};
+                                             "CARGO_BUILD_RUSTC_WRAPPER",
+                                             "RSYNC_RSH",
+                                             "CVS_RSH",
+                                             "FCEDIT",
+                                             "KUBE_EDITOR",
+                                             "GH_EDITOR",
+                                             "GH_PAGER",
+                                             "GH_BROWSER",
+                                             "HGEDITOR",
+                                             "SVN_EDITOR",
+                                             "AS",
+                                             "AR",
+                                             "LD",
+                                             "CPP",
+                                             "FC",
+                                             "CARGO_BUILD_RUSTC",
+                                             "CARGO_BUILD_RUSTDOC",
+                                             "RUSTDOC",
+                                             "MAVEN_OPTS",
+                                             "GRADLE_OPTS",
+                                             "SBT_OPTS",
+                                             "ANT_OPTS",
+                                             "NPM_CONFIG_SCRIPT_SHELL",
+                                             "npm_config_script_shell",
+                                             "NPM_CONFIG_NODE_OPTIONS",
+                                             "npm_config_node_options"};
 
 // The caller's search paths for code (red team H17-8), and the directories that move the
 // start-up files ZP003 lists ($XDG_CONFIG_HOME's git, fish, systemd, autostart; $ZDOTDIR's
 // .zshrc). LD_PRELOAD names files (blanks or colons between them); the rest are
-// colon-separated lists.
+// colon-separated lists. gcc looks for the programs it runs (cc1, as, collect2, ld) in
+// $COMPILER_PATH's directories and below $GCC_EXEC_PREFIX first: one naming the workspace
+// had the host's next `gcc -c` run the `as` the command wrote there (red team A29D-2).
 void add_search_path_entries(const CallerEnvironment& caller, Entries& out) {
-  for (const char* variable :
-       {"LD_LIBRARY_PATH", "LD_PRELOAD",       "LD_AUDIT",   "PYTHONPATH",     "PERL5LIB",
-        "PERLLIB",         "RUBYLIB",          "NODE_PATH",  "BASH_ENV",       "ENV",
-        "PYTHONSTARTUP",   "XDG_CONFIG_HOME",  "ZDOTDIR",    "PYTHONUSERBASE", "GIT_CONFIG_GLOBAL",
-        "GIT_EXEC_PATH",   "GIT_TEMPLATE_DIR", "CARGO_HOME", "RUSTUP_HOME",    "GEM_HOME",
-        "GEM_PATH",        "CLASSPATH"}) {
+  for (const char* variable : {"LD_LIBRARY_PATH",   "LD_PRELOAD",
+                               "LD_AUDIT",          "PYTHONPATH",
+                               "PERL5LIB",          "PERLLIB",
+                               "RUBYLIB",           "NODE_PATH",
+                               "BASH_ENV",          "ENV",
+                               "PYTHONSTARTUP",     "XDG_CONFIG_HOME",
+                               "ZDOTDIR",           "PYTHONUSERBASE",
+                               "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH",
+                               "GIT_TEMPLATE_DIR",  "CARGO_HOME",
+                               "RUSTUP_HOME",       "GEM_HOME",
+                               "GEM_PATH",          "CLASSPATH",
+                               "COMPILER_PATH",     "GCC_EXEC_PREFIX",
+                               "CMAKE_PREFIX_PATH"}) {
     const auto value = caller.get(variable);
     if (!value) continue;
     const std::string& rest = *value;
@@ -90,14 +128,38 @@ void add_search_path_entries(const CallerEnvironment& caller, Entries& out) {
 // (`$(shell …)`), `kubectl` runs a kubeconfig's credential `exec` plugin, the AWS CLI a
 // profile's `credential_process`, hg an hgrc's hooks, python its $PYTHONHOME and the
 // bytecode in $PYTHONPYCACHEPREFIX, glibc's iconv the modules of $GCONV_PATH, gpg-agent
-// the `pinentry-program` of $GNUPGHOME. Colon lists; $MAKEFILES is blank-separated. An
-// empty entry names nothing here.
+// the `pinentry-program` of $GNUPGHOME. And (red team A29D-2) cmake the CMake code of
+// $CMAKE_TOOLCHAIN_FILE in every project it configures, npm an npmrc's `script-shell` for
+// every `npm run`, psql, irb and R their start-up files, go $GOENV's GOFLAGS, gradle every
+// init script of $GRADLE_USER_HOME/init.d: `CMAKE_TOOLCHAIN_FILE=WS/tc.cmake` and
+// `NPM_CONFIG_USERCONFIG=WS/.npmrc` ran the command's `execute_process` and shell at the
+// host's next `cmake` and `npm run` elsewhere. Colon lists; $MAKEFILES is blank-separated.
+// An empty entry names nothing here.
 void add_code_file_entries(const CallerEnvironment& caller, Entries& out) {
-  for (const char* variable :
-       {"KUBECONFIG", "AWS_CONFIG_FILE", "HGRCPATH", "MAKEFILES", "MYVIMRC", "PYTHONHOME",
-        "PYTHONPYCACHEPREFIX", "GCONV_PATH", "GNUPGHOME", "DOCKER_CONFIG", "CLOUDSDK_CONFIG"}) {
+  for (const char* variable : {"KUBECONFIG",
+                               "AWS_CONFIG_FILE",
+                               "HGRCPATH",
+                               "MAKEFILES",
+                               "MYVIMRC",
+                               "PYTHONHOME",
+                               "PYTHONPYCACHEPREFIX",
+                               "GCONV_PATH",
+                               "GNUPGHOME",
+                               "DOCKER_CONFIG",
+                               "CLOUDSDK_CONFIG",
+                               "CMAKE_TOOLCHAIN_FILE",
+                               "NPM_CONFIG_USERCONFIG",
+                               "npm_config_userconfig",
+                               "NPM_CONFIG_GLOBALCONFIG",
+                               "npm_config_globalconfig",
+                               "PSQLRC",
+                               "IRBRC",
+                               "R_PROFILE_USER",
+                               "GOENV",
+                               "GRADLE_USER_HOME"}) {
     const auto value = caller.get(variable);
-    if (!value) continue;
+    // GOENV=off names no file: go reads none.
+    if (!value || (std::string_view(variable) == "GOENV" && *value == "off")) continue;
     const std::string& rest = *value;
     const char* separators = std::string_view(variable) == "MAKEFILES" ? " \t" : ":";
     for (size_t pos = 0; pos <= rest.size();) {

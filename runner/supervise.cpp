@@ -765,15 +765,20 @@ class Supervision {
       init_.signal(SIGKILL);
       if (!grace_until_) grace_until_ = Clock::now() + kReportGrace;
     } else {
-      kill(-pid_, SIGKILL);
+      signal_all(SIGKILL);
     }
   }
 
   // Every process of the sandbox but its init (which is not the command), or the process
-  // group before bwrap has named an init.
+  // group before bwrap has named an init, or without one (an unconfined command) that
+  // group or, once it is gone, the child: a command that moved to another process group
+  // (setpgid) was signalled through its empty group alone, ESRCH, so a forwarded signal
+  // and the timeout's SIGTERM and SIGKILL reached nothing, and it ran past its timeout (red
+  // team A29D-3). Unreaped, the child's pid is its own.
   bool signal_all(int sig) {
     if (init_.pinned()) return signal_sandbox(init_, sig);
-    return kill(-pid_, sig) == 0;
+    if (kill(-pid_, sig) == 0) return true;
+    return errno == ESRCH && !reaped_ && kill(pid_, sig) == 0;
   }
 
   // bwrap's status stream, read; the init it names is pinned at once (SandboxInit). One
@@ -795,9 +800,11 @@ class Supervision {
   // of the command (milliseconds) the sandbox holds only its init, which is not signalled:
   // a SIGTERM then reached nobody, counted as forwarded, and the command ran to its end
   // with exit 0 (red team A28D-4). Such a signal is kept and sent again on each look until
-  // a process of the command takes it.
+  // a process of the command takes it. Only then: without an init (an unconfined command)
+  // a kill that failed fails again on each look (EPERM for a setuid command's processes),
+  // and its re-sends every millisecond kept zpolicy busy to the run's end (A29D-3).
   void forward(int sig) {
-    if (!signal_all(sig)) undelivered_ = sig;
+    if (!signal_all(sig) && init_.pinned()) undelivered_ = sig;
   }
 
   void forward_undelivered() {
@@ -881,7 +888,8 @@ class Supervision {
           kill_sandbox();
         }
       } else {
-        kill(-pid_, SIGSTOP);
+        // The command out of its process group too (A29D-3): a stop that left it running.
+        signal_all(SIGSTOP);
       }
     }
     // The caller's terminal settings while stopped, the command's again when continued in

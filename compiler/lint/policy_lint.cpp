@@ -249,6 +249,10 @@ std::optional<std::string> device_filesystem_of(const std::string& path,
   return std::nullopt;
 }
 
+// Whether a caller's entry names a path relative to the directory a program runs in:
+// empty (the directory itself, in $PATH) or not absolute.
+bool relative_caller_entry(const std::string& entry) { return entry.empty() || entry[0] != '/'; }
+
 // A $PATH entry as the directory it names from `cwd`: an empty entry is the working
 // directory itself, a relative one lies below it.
 std::string caller_path_directory(const std::string& entry, const std::string& cwd) {
@@ -615,9 +619,22 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
         if (ctx.host)
           for (const auto& entry : ctx.caller_path) {
             // An empty or relative entry names a directory below wherever the caller
-            // types a command: judged from here, the directory the run starts in, which
-            // is usually where they type next (red team A12-3).
+            // types a command: judged from here, the directory the run starts in (red team
+            // A12-3), it is refused from anywhere else too: a run started outside the
+            // writable root (`--workspace ws` from its parent) passed `bin` as PARENT/bin,
+            // the command wrote ws/bin/ls, and the caller's next `ls` in ws ran it (red team
+            // A29D-4, A28D-3's class: each directory the shell runs in names another).
             const std::string dir = caller_path_directory(entry, ctx.host->cwd);
+            if (relative_caller_entry(entry)) {
+              add("ZP003", S::Error, w.loc,
+                  "'" + entry +
+                      "' on your PATH is relative: it names a directory below every "
+                      "directory your shell runs a command in, those of writable root '" +
+                      w.value.str() +
+                      "' too, where a program planted there runs outside the sandbox (make "
+                      "it absolute)");
+              break;
+            }
             if (holds(*bw, dir, look)) {
               add("ZP003", S::Error, w.loc,
                   "writable root '" + w.value.str() + "' holds '" + dir +
@@ -631,13 +648,28 @@ std::vector<ir::Diagnostic> lint_policy(const ir::Policy& p, const LintContext& 
         if (ctx.host)
           for (const auto& [variable, entry] : ctx.caller_load_paths) {
             const std::string dir = caller_path_directory(entry, ctx.host->cwd);
+            // As $PATH's (A29D-4). Not git's settings, which resolution takes relative at
+            // each repository's top, where git does (red team A29C-1), nor the places of its
+            // config files, which resolution refuses relative itself (R25-5).
+            if (relative_caller_entry(entry) && !variable.starts_with("GIT_CONFIG_") &&
+                variable != "XDG_CONFIG_HOME") {
+              add("ZP003", S::Error, w.loc,
+                  "'" + entry + "' in your $" + variable +
+                      " is relative: it names a path below every directory your next "
+                      "programs run in, those of writable root '" +
+                      w.value.str() +
+                      "' too, where code or configuration planted there is loaded outside the "
+                      "sandbox (make it absolute, or give the command its value with --env " +
+                      variable + "=VALUE instead)");
+              break;
+            }
             // Read as a whole at start-up: a writable root inside one counts too.
             const bool tree = variable == "XDG_CONFIG_HOME" || variable == "ZDOTDIR" ||
                               variable == "PYTHONUSERBASE" || variable == "CARGO_HOME" ||
                               variable == "RUSTUP_HOME" || variable == "GEM_HOME" ||
                               variable == "PYTHONHOME" || variable == "PYTHONPYCACHEPREFIX" ||
                               variable == "GNUPGHOME" || variable == "DOCKER_CONFIG" ||
-                              variable == "CLOUDSDK_CONFIG";
+                              variable == "CLOUDSDK_CONFIG" || variable == "GRADLE_USER_HOME";
             if (holds(*bw, dir, look) ||
                 (tree && ir::path_within(binder.canonical_path(dir), *bw))) {
               add("ZP003", S::Error, w.loc,

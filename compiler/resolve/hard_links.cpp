@@ -132,8 +132,10 @@ LinkedFiles linked_files_below(const std::string& root, const std::set<std::stri
       [&](const std::string& path, const struct stat& st) {
         if (S_ISREG(st.st_mode) && st.st_nlink > 1)
           out.names[{st.st_dev, st.st_ino}].push_back(path);
-        else if (special_file(st.st_mode))
+        else if (special_file(st.st_mode)) {
           out.special.push_back(path);
+          if (st.st_nlink > 1) out.special_names[{st.st_dev, st.st_ino}].push_back(path);
+        }
         if (find_privileged && privileged_file(path, st, euid)) out.privileged.push_back(path);
         return true;
       },
@@ -172,9 +174,12 @@ namespace {
 void protect_special_files(
     ir::Resolved& r, const std::vector<std::pair<const ir::ResolvedPath*, LinkedFiles>>& walked,
     ir::Diagnostics& diags) {
+  std::set<std::string> denied;  // a denied node's other names (deny_shared_names)
+  for (const auto& d : r.deny) denied.insert(d.path);
   std::vector<ir::ResolvedPath> found;
   for (const auto& [root, files] : walked) {
-    for (const auto& path : files.special) found.push_back({path, ir::HostKind::File, root->loc});
+    for (const auto& path : files.special)
+      if (!denied.count(path)) found.push_back({path, ir::HostKind::File, root->loc});
     for (const auto& dir : files.closed) found.push_back({dir, ir::HostKind::Directory, root->loc});
   }
   if (found.size() > kMaxSpecialFiles) {
@@ -353,7 +358,7 @@ bool deny_shared_names(ir::Resolved& r, const std::map<Inode, std::vector<std::s
     const auto failed = walk(
         d.path, writable,
         [&](const std::string&, const struct stat& st) {
-          shared |= closed && S_ISREG(st.st_mode) && st.st_nlink > 1;
+          shared |= closed && (S_ISREG(st.st_mode) || special_file(st.st_mode)) && st.st_nlink > 1;
           if (const auto it = linked.find({st.st_dev, st.st_ino}); it != linked.end())
             for (const auto& name : it->second) aliases.emplace(name, d.loc);
           return !shared && aliases.size() <= kMaxHardLinkAliases;
@@ -424,6 +429,13 @@ bool protect_hard_link_aliases(
   // names passes (made only when the writable part holds a linked file; a denied file's
   // name elsewhere in a protected directory is the limit, docs/protected-paths.md).
   std::map<Inode, std::vector<std::string>> deniable = linked;
+  // And the writable roots' device nodes, sockets and FIFOs with other links: bound
+  // read-only as special files, a FIFO is still opened for writing and reading there, and
+  // a denied FIFO's other name in the workspace took the command's writes to the host
+  // process reading the denied one (red team A29D-1).
+  for (const auto& [root, found] : walked)
+    for (const auto& [inode, names] : found.special_names)
+      deniable[inode].insert(deniable[inode].end(), names.begin(), names.end());
   for (const auto& p : r.protect) {
     struct stat st;
     if (std::any_of(r.write.begin(), r.write.end(),

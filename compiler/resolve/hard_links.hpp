@@ -89,6 +89,8 @@ struct LinkedFiles {
   std::set<std::string> closed;
   // Character and block devices, sockets and FIFOs, in the order met.
   std::vector<std::string> special;
+  // Of them, those with other hard links, by inode: one may be a denied node's other name.
+  std::map<std::pair<dev_t, ino_t>, std::vector<std::string>> special_names;
   // With `find_privileged`: the files privileged_file() names.
   std::vector<std::string> privileged;
   std::optional<WalkFailure> failed;
