@@ -4,6 +4,7 @@
 #include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 #include <string>
+#include <vector>
 
 #include "attack_steps.hpp"
 #include "host_git.hpp"
@@ -14,6 +15,25 @@
 // the host: the host's git.
 namespace zpolicy::tests::kernel {
 namespace bdata = boost::unit_test::data;
+
+namespace {
+
+// The controls: in the monorepo, with `env` exported and the run started in `in` (a
+// directory of the workspace; "" for its top), the command writes there and git in the
+// sandbox sees the repository.
+void expect_git_sees_the_monorepo(const Sandbox& box, std::vector<std::string> env,
+                                  const std::string& in) {
+  monorepo(box);
+  RunSpec spec;
+  spec.extra_env = std::move(env);
+  if (!in.empty()) spec.cwd = box.ws(in);
+  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
+  BOOST_TEST(r.completed(), r.describe());
+  const std::string out = in.empty() ? box.ws("out") : box.ws(in + "/out");
+  BOOST_TEST(read_file(out).value_or("<missing>") == "mine\n", r.describe());
+}
+
+}  // namespace
 
 BOOST_AUTO_TEST_SUITE(kernel_attack26)
 
@@ -166,12 +186,7 @@ BOOST_DATA_TEST_CASE(a_relative_git_work_tree_exported_alone_is_refused, bdata::
 // runs, taken against the working directory.
 BOOST_DATA_TEST_CASE(a_relative_git_work_tree_beside_git_dir_runs, bdata::make(kCallers), caller) {
   Sandbox box(caller);
-  monorepo(box);
-  RunSpec spec;
-  spec.extra_env = {"GIT_DIR=.git", "GIT_WORK_TREE=."};
-  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(read_file(box.ws("out")).value_or("<missing>") == "mine\n", r.describe());
+  expect_git_sees_the_monorepo(box, {"GIT_DIR=.git", "GIT_WORK_TREE=."}, "");
 }
 
 // The control: with `GIT_WORK_TREE` exported alone, a run in the repository works, and git
@@ -179,12 +194,7 @@ BOOST_DATA_TEST_CASE(a_relative_git_work_tree_beside_git_dir_runs, bdata::make(k
 BOOST_DATA_TEST_CASE(a_run_with_a_git_work_tree_exported_alone_runs, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  monorepo(box);
-  RunSpec spec;
-  spec.extra_env = {"GIT_WORK_TREE=" + box.workspace()};
-  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(read_file(box.ws("out")).value_or("<missing>") == "mine\n", r.describe());
+  expect_git_sees_the_monorepo(box, {"GIT_WORK_TREE=" + box.workspace()}, "");
 }
 
 // The control: a run from a subdirectory of a repository with `GIT_DIR` exported, as a
@@ -192,13 +202,7 @@ BOOST_DATA_TEST_CASE(a_run_with_a_git_work_tree_exported_alone_runs, bdata::make
 BOOST_DATA_TEST_CASE(a_run_with_a_git_dir_exported_in_a_subdirectory_runs, bdata::make(kCallers),
                      caller) {
   Sandbox box(caller);
-  monorepo(box);
-  RunSpec spec;
-  spec.extra_env = {"GIT_DIR=" + box.ws(".git")};
-  spec.cwd = box.ws("app");
-  const RunResult r = run_script(box, spec, "echo mine > out && git log --oneline | grep -q i");
-  BOOST_TEST(r.completed(), r.describe());
-  BOOST_TEST(read_file(box.ws("app/out")).value_or("<missing>") == "mine\n", r.describe());
+  expect_git_sees_the_monorepo(box, {"GIT_DIR=" + box.ws(".git")}, "app");
 }
 
 // A26-3: the repository's config has `alias.st = -c core.fsmonitor=tools/fsm.sh status`, and

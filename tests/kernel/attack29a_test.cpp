@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "attack_steps.hpp"
 #include "sandbox_fixture.hpp"
 
 // Red team attack 29a (docs/redteam-2026-12.md "Attack 29a"): signals, the run's status
@@ -28,23 +29,7 @@ namespace {
 // zpolicy and exits with the job's status.
 std::vector<std::string> stop_while_the_init_forks(const std::string& workspace,
                                                    const std::string& seen) {
-  const std::string script = R"(
-import os, sys, time, signal
-workspace, seen, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-job = os.fork()
-if job == 0:
-    os.setpgid(0, 0)
-    os.execv(argv[0], argv)
-try:
-    os.setpgid(job, job)
-except OSError:  # the child was first, and has exec'd
-    pass
-def read(path):
-    try:
-        with open(path, 'rb') as f:
-            return f.read()
-    except OSError:
-        return b''
+  const std::string script = python_own_job(R"(
 def mine(pid):
     while pid > 1:
         if pid == job:
@@ -65,9 +50,6 @@ def zpolicy():
             if 'Name:\tzpolicy' in status and 'PPid:\t%d' % job in status:
                 return int(d)
     return 0
-def state(pid):
-    stat = read('/proc/%d/stat' % pid).decode(errors='replace')
-    return stat[stat.rfind(')') + 2:][:1]
 what = 'the init\'s fork was not held'
 for _ in range(1000):
     if held():
@@ -89,11 +71,7 @@ for _ in range(1000):
             os.kill(z, signal.SIGCONT)
         break
     time.sleep(0.01)
-with open(seen, 'w') as f:
-    f.write(what)
-_, status = os.waitpid(job, 0)
-sys.exit(os.waitstatus_to_exitcode(status) & 255)
-)";
+)");
   const std::string with_number = "SYS_CLONE = " + std::to_string(SYS_clone) + "\n" + script;
   std::vector<std::string> argv = {"/usr/bin/python3", "-c", with_number, workspace, seen};
   for (auto& a : strace_holding("clone", 500000)) argv.push_back(std::move(a));

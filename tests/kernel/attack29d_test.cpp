@@ -182,24 +182,7 @@ BOOST_DATA_TEST_CASE(an_unconfined_command_out_of_its_process_group_is_stopped_w
                      bdata::make(kCallers), caller) {
   Sandbox box(caller);
   const std::string seen = box.base() + "/seen";
-  const std::string script = R"(
-import os, sys, time, signal
-workspace, seen, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
-job = os.fork()
-if job == 0:
-    os.setpgid(0, 0)
-    os.execv(argv[0], argv)
-try:
-    os.setpgid(job, job)
-except OSError:  # the child was first, and has exec'd
-    pass
-def state(pid):
-    try:
-        with open('/proc/%d/stat' % pid) as f:
-            stat = f.read()
-    except OSError:
-        return ''
-    return stat[stat.rfind(')') + 2:][:1]
+  const std::string script = python_own_job(R"(
 what, command = 'the command did not start', 0
 for _ in range(1000):
     try:
@@ -223,11 +206,7 @@ if command:
         time.sleep(0.01)
     os.kill(command, signal.SIGKILL)
     os.kill(job, signal.SIGCONT)
-with open(seen, 'w') as f:
-    f.write(what)
-_, status = os.waitpid(job, 0)
-sys.exit(os.waitstatus_to_exitcode(status) & 255)
-)";
+)");
   RunSpec spec;
   spec.root_prefix = {"/usr/bin/python3", "-c", script, box.workspace(), seen};
   spec.options = {"--policy",

@@ -222,4 +222,42 @@ def chmod_by_fd(path, mode):
 )") + body;
 }
 
+// A Python RunSpec::root_prefix (`/usr/bin/python3 -c SCRIPT WORKSPACE SEEN`, the run's argv
+// after them) that runs the run as a job of its own: a process group whose parent, the
+// script, is in another group of the session, so not orphaned and stopped by a stop signal
+// whatever group the suite runs in (CI's detached runs leave that one orphaned, where
+// zpolicy by design does not stop). `body` runs beside the job with `workspace`, `seen`,
+// `job` (the job's first process: zpolicy, which setpriv execs, unless a tracer comes
+// first), `read(path)` and `state(pid)` (the letter of /proc/PID/stat) and sets `what`,
+// which is written into `seen`; then the script exits with the job's status.
+inline std::string python_own_job(const std::string& body) {
+  return R"(
+import os, sys, time, signal
+workspace, seen, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+job = os.fork()
+if job == 0:
+    os.setpgid(0, 0)
+    os.execv(argv[0], argv)
+try:
+    os.setpgid(job, job)
+except OSError:  # the child was first, and has exec'd
+    pass
+def read(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read()
+    except OSError:
+        return b''
+def state(pid):
+    stat = read('/proc/%d/stat' % pid).decode(errors='replace')
+    return stat[stat.rfind(')') + 2:][:1]
+)" + body +
+         R"(
+with open(seen, 'w') as f:
+    f.write(what)
+_, status = os.waitpid(job, 0)
+sys.exit(os.waitstatus_to_exitcode(status) & 255)
+)";
+}
+
 }  // namespace zpolicy::tests::kernel
